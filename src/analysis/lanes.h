@@ -1,0 +1,34 @@
+/* Derived overlap lanes (analyses.md §2b, as MindStudio Insight's OVERLAP_ANALYSIS lane draws
+ * them): per rank four TL_LANE_OVERLAP tracks built from the unions of compute and
+ * communication work, keyed
+ *   0 Computing                      = union of compute kernels
+ *   1 Communication                  = union of communication ops
+ *   2 Communication(Not Overlapped)  = communication minus computing
+ *   3 Free                           = gaps of (computing ∪ communication) between the first and
+ *                                      the last busy instant (StepTraceTime's free; leading and
+ *                                      trailing idle time are not bubbles)
+ * The Free intervals are the bubbles the viewer paints and jumps between. */
+#ifndef TL_LANES_H
+#define TL_LANES_H
+#include "model/trace.h"
+
+enum {
+	TL_OVL_COMPUTING = 0,
+	TL_OVL_COMMUNICATION = 1,
+	TL_OVL_COMM_EXPOSED = 2,
+	TL_OVL_FREE = 3,
+	TL_OVL__COUNT
+};
+
+/* Display names of the four lanes ("Computing", ...). */
+const char *lanes_overlap_name(int key);
+
+/* Adds the four overlap tracks to r unless it has them already (idempotent). The tracks are
+ * owned by the rank like any other and keep the rank's track order. */
+void lanes_build_rank(tl_rank *r);
+/* The same for every rank of the trace, ranks in parallel (threads = 0: one per core). */
+void lanes_build(tl_trace *tr, int threads);
+/* The overlap track `key` of r, or NULL when lanes_build_rank has not run (or it is empty). */
+tl_track *lanes_overlap_track(const tl_rank *r, int key);
+
+#endif

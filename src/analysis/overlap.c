@@ -1,0 +1,165 @@
+#include "config.h"
+#include "analysis/overlap.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+
+void
+union_iter_init(tl_union_iter *it, const tl_rank *r, tl_lane_kind kind, uint16_t step,
+    int64_t t0, int64_t t1)
+{
+	it->ntracks = 0;
+	for (size_t i = 0; i < r->ntracks; i++)
+		if (r->tracks[i]->kind == kind)
+			it->ntracks++;
+	it->tracks = xcalloc(it->ntracks ? it->ntracks : 1, sizeof *it->tracks);
+	it->pos = xcalloc(it->ntracks ? it->ntracks : 1, sizeof *it->pos);
+	size_t k = 0;
+	for (size_t i = 0; i < r->ntracks; i++)
+		if (r->tracks[i]->kind == kind) {
+			it->tracks[k] = r->tracks[i];
+			it->pos[k] = track_first_ending_after(r->tracks[i], t0);
+			k++;
+		}
+	it->step = step;
+	it->t0 = t0;
+	it->t1 = t1;
+	it->have_cur = 0;
+	it->done = 0;
+}
+
+void
+union_iter_done(tl_union_iter *it)
+{
+	free(it->tracks);
+	free(it->pos);
+	it->tracks = NULL;
+	it->pos = NULL;
+}
+
+/* The next slice (by start) over all tracks that passes the step filter, clipped. */
+static int
+next_slice(tl_union_iter *it, int64_t *s, int64_t *e)
+{
+	for (;;) {
+		size_t best = SIZE_MAX;
+		int64_t bs = INT64_MAX;
+		for (size_t i = 0; i < it->ntracks; i++) {
+			const tl_track *t = it->tracks[i];
+			size_t p = it->pos[i];
+			if (it->step != TL_NO_STEP && t->step)
+				while (p < t->n && t->step[p] != it->step && t->v[p].start < it->t1)
+					p++;
+			it->pos[i] = p;
+			if (p < t->n && t->v[p].start < bs && t->v[p].start < it->t1) {
+				bs = t->v[p].start;
+				best = i;
+			}
+		}
+		if (best == SIZE_MAX)
+			return 0;
+		const tl_slice *sl = &it->tracks[best]->v[it->pos[best]++];
+		int64_t a = sl->start < it->t0 ? it->t0 : sl->start;
+		int64_t b = sl->end > it->t1 ? it->t1 : sl->end;
+		if (b <= a)
+			continue; /* zero-length (or clipped away): adds no time */
+		*s = a;
+		*e = b;
+		return 1;
+	}
+}
+
+int
+union_iter_next(tl_union_iter *it, int64_t *s, int64_t *e)
+{
+	if (it->done)
+		return 0;
+	int64_t a, b;
+	for (;;) {
+		if (!next_slice(it, &a, &b)) {
+			it->done = 1;
+			if (!it->have_cur)
+				return 0;
+			*s = it->cur_s;
+			*e = it->cur_e;
+			it->have_cur = 0;
+			return 1;
+		}
+		if (!it->have_cur) {
+			it->cur_s = a;
+			it->cur_e = b;
+			it->have_cur = 1;
+		} else if (a <= it->cur_e) { /* touching or overlapping: merge */
+			if (b > it->cur_e)
+				it->cur_e = b;
+		} else {
+			*s = it->cur_s;
+			*e = it->cur_e;
+			it->cur_s = a;
+			it->cur_e = b;
+			return 1;
+		}
+	}
+}
+
+void
+overlap_compute(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, int64_t prep_from,
+    tl_overlap *o)
+{
+	tl_union_iter ci, mi;
+	union_iter_init(&ci, r, TL_LANE_COMPUTE, step, t0, t1);
+	union_iter_init(&mi, r, TL_LANE_COMM, step, t0, t1);
+	int64_t cs = 0, ce = 0, ms = 0, me = 0;
+	int hc = union_iter_next(&ci, &cs, &ce);
+	int hm = union_iter_next(&mi, &ms, &me);
+	int64_t comp = 0, comm = 0, inter = 0;
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	if (hc)
+		first = cs;
+	if (hm && ms < first)
+		first = ms;
+	/* two-pointer sweep over the two sorted disjoint unions */
+	int64_t comp_done_to = INT64_MIN, comm_done_to = INT64_MIN;
+	while (hc || hm) {
+		if (hc && cs >= comp_done_to) {
+			comp += ce - cs;
+			comp_done_to = ce;
+			if (ce > last)
+				last = ce;
+		}
+		if (hm && ms >= comm_done_to) {
+			comm += me - ms;
+			comm_done_to = me;
+			if (me > last)
+				last = me;
+		}
+		if (hc && hm) {
+			int64_t a = cs > ms ? cs : ms, b = ce < me ? ce : me;
+			if (b > a)
+				inter += b - a;
+			if (ce < me)
+				hc = union_iter_next(&ci, &cs, &ce);
+			else
+				hm = union_iter_next(&mi, &ms, &me);
+		} else if (hc) {
+			hc = union_iter_next(&ci, &cs, &ce);
+		} else {
+			hm = union_iter_next(&mi, &ms, &me);
+		}
+	}
+	union_iter_done(&ci);
+	union_iter_done(&mi);
+	o->computing = comp;
+	o->communication = comm;
+	o->overlapped = inter;
+	o->comm_not_overlapped = comm - inter;
+	o->first_busy = first;
+	o->last_busy = last;
+	if (first <= last) {
+		o->free = (last - first) - (comp + comm - inter);
+		o->preparing = prep_from != INT64_MIN ? first - prep_from : 0;
+	} else {
+		o->free = 0;
+		o->preparing = 0;
+	}
+}

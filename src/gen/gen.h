@@ -1,0 +1,76 @@
+/* The profile generator shared by `tl demo`, the tests and the benchmarks. It writes profiles in
+ * the real torch_npu layout and schema (../shared/spec/ddl/) and records the ground truth it
+ * built them from, so tests can assert numbers against values known by construction. */
+#ifndef TL_GEN_H
+#define TL_GEN_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gen_opts {
+	int nranks;              /* default 8 */
+	int nsteps;              /* GRPO steps, one STEP_TIME row each; default 2 */
+	uint64_t tasks_per_rank; /* approximate device TASK rows per rank; default 20000 */
+	int slow_rank;           /* rank that computes slower (others wait in collectives); -1 none;
+				  * default 3 */
+	uint64_t seed;           /* deterministic output for a given seed */
+	int64_t t0_ns;           /* epoch ns of the first step; 0 = a fixed default */
+	int json;                /* also write ASCEND_PROFILER_OUTPUT/trace_view.json (issue 3) */
+	int threads;             /* ranks written in parallel; 0 = number of cores */
+} gen_opts;
+
+void gen_opts_default(gen_opts *);
+
+/* Canonical RL stage names, as `tl summary` prints them. */
+#define GEN_NSTAGES 5
+extern const char *const gen_stage_canon[GEN_NSTAGES]; /* rollout, ref_logprob, ... */
+extern const char *const gen_stage_range[GEN_NSTAGES]; /* verl range: generate_sequences, ... */
+
+typedef struct gen_stage_truth {
+	int rank;
+	int64_t step;      /* STEP_TIME id */
+	int stage;         /* index into gen_stage_canon */
+	int64_t start_ns, end_ns;
+	int decode_steps;  /* nested decode-step ranges inside (rollout only, else 0) */
+} gen_stage_truth;
+
+typedef struct gen_overlap_truth { /* as torch_npu's StepTraceTime defines them, ns */
+	int rank;
+	int64_t step;
+	int64_t computing, communication, overlapped, comm_not_overlapped, free, preparing;
+} gen_overlap_truth;
+
+typedef struct gen_bubble_truth { /* a deliberate device idle gap (no compute, no comm) */
+	int rank;
+	int64_t step;
+	int stage; /* index into gen_stage_canon */
+	int64_t start_ns, end_ns;
+} gen_bubble_truth;
+
+typedef struct gen_step_truth { /* one STEP_TIME row; the same on every rank */
+	int64_t step;             /* STEP_TIME id: 1, 2, ... */
+	int64_t start_ns, end_ns;
+} gen_step_truth;
+
+typedef struct gen_truth {
+	int nranks, slow_rank;
+	uint64_t tasks; /* TASK rows written over all ranks */
+	gen_stage_truth *stages;
+	size_t nstages;
+	gen_overlap_truth *overlap;
+	size_t noverlap;
+	gen_bubble_truth *bubbles; /* one per rank x step x stage; the only device-idle gaps
+				    * inside a stage range longer than 100 us */
+	size_t nbubbles;
+	gen_step_truth *steps;
+	size_t nsteps;
+	uint64_t collectives; /* COMMUNICATION_OP rows per rank (the same ops on every rank) */
+} gen_truth;
+
+/* Writes a profile under outdir (created; must not exist or be empty): one
+ * `gen-r{r}_{pid}_{ts}_ascend_pt/` per rank with profiler_info_{r}.json and
+ * ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_{r}.db. truth may be NULL. Returns 0, or -1
+ * with a message on stderr. */
+int gen_profile(const gen_opts *, const char *outdir, gen_truth *truth);
+void gen_truth_free(gen_truth *);
+
+#endif

@@ -1,0 +1,826 @@
+/* The Ascend unified DB loader: ascend_pytorch_profiler_{r}.db, msprof_*.db and
+ * ascend_mindspore_profiler_{r}.db (one schema, ../shared/spec/ascend-format.md §2).
+ * Opens read-only, binds columns by name, treats every table as optional. */
+#include "config.h"
+#include "load/load.h"
+#include "util/msg.h"
+#include "util/u64map.h"
+#include "util/xalloc.h"
+
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TL_INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns (§0.6) */
+#define MSTX_CONN_MIN 4000000000LL  /* mstx connectionIds: mark_id + 4000000001 (§3.1) */
+#define PROGRESS_ROWS 65536
+/* Dense id arrays are used while ids stay below this many entries per row read; else a hash. */
+#define DENSE_SLACK (1u << 20)
+
+enum gt_class { GT_NONE, GT_COMPUTE, GT_COMM, GT_COMM_SCHED, GT_MEMCPY };
+
+typedef struct db_ctx {
+	const tl_source *src;
+	tl_rank *r;
+	sqlite3 *db;
+	const char *path;
+	tl_u64map strs; /* STRING_IDS id -> pool id */
+	tl_u64map tables; /* table name hash -> 1 */
+	/* globalTaskId -> class and name: dense arrays when ids are dense, else hash maps */
+	uint8_t *gt_class;
+	uint32_t *gt_name;
+	size_t gt_n;
+	tl_u64map gt_hclass, gt_hname;
+	int gt_hashed;
+	/* steps of this source, sorted; global index = step_base + i */
+	tl_step *steps;
+	size_t nsteps, step_base;
+	uint16_t *conn_step; /* CANN connectionId -> step (dense) */
+	size_t conn_n;
+	tl_u64map conn_hstep;
+	int conn_hashed, have_conn_steps;
+	tl_u64map mstx_conn; /* connectionId of host mstx ranges -> message pool id */
+	uint64_t rows, rows_reported;
+	int failed; /* the DB itself is unusable (not SQLite, encrypted, ...) */
+} db_ctx;
+
+static int db_prepare(db_ctx *c, const char *sql, sqlite3_stmt **st);
+
+static uint64_t
+name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static void
+ctx_rows(db_ctx *c, uint64_t n)
+{
+	c->rows += n;
+	if (c->rows - c->rows_reported >= PROGRESS_ROWS) {
+		msg_progress_add(0, c->rows - c->rows_reported);
+		c->rows_reported = c->rows;
+	}
+}
+
+static int
+has_table(db_ctx *c, const char *name)
+{
+	return u64map_get(&c->tables, name_hash(name), NULL);
+}
+
+/* Reports a failed statement once; returns -1. */
+static int
+db_fail(db_ctx *c, const char *what, int rc)
+{
+	if (rc == SQLITE_NOTADB) {
+		msg_warn(c->path, "not an SQLite database (or encrypted); skipped");
+		c->failed = 1;
+	} else if (rc == SQLITE_CORRUPT) {
+		msg_warn(c->path, "database is damaged or truncated while reading %s (%s); keeping "
+				  "what was read before",
+		    what, sqlite3_errmsg(c->db));
+	} else {
+		msg_warn(c->path, "cannot read %s: %s", what, sqlite3_errmsg(c->db));
+	}
+	return -1;
+}
+
+/* Builds "SELECT c1,c2,...,rowid FROM table", with NULL for columns the table lacks (columns
+ * drift between versions; §0.2). have[i] is set for present columns. */
+static sqlite3_stmt *
+prepare_cols(db_ctx *c, const char *table, const char *const *cols, int ncols, int *have,
+    const char *tail)
+{
+	char sql[2048];
+	size_t off = 0;
+	for (int i = 0; i < ncols; i++)
+		have[i] = 0;
+	sqlite3_stmt *st = NULL;
+	snprintf(sql, sizeof sql, "PRAGMA table_info(\"%s\")", table);
+	if (db_prepare(c, sql, &st) != SQLITE_OK) {
+		db_fail(c, table, sqlite3_errcode(c->db));
+		return NULL;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		for (int i = 0; name && i < ncols; i++)
+			if (strcmp(name, cols[i]) == 0)
+				have[i] = 1;
+	}
+	sqlite3_finalize(st);
+	off += (size_t)snprintf(sql + off, sizeof sql - off, "SELECT ");
+	for (int i = 0; i < ncols; i++)
+		off += (size_t)snprintf(sql + off, sizeof sql - off, have[i] ? "\"%s\"," : "NULL,",
+		    cols[i]);
+	snprintf(sql + off, sizeof sql - off, "rowid FROM \"%s\"%s", table, tail ? tail : "");
+	if (db_prepare(c, sql, &st) != SQLITE_OK) {
+		db_fail(c, table, sqlite3_errcode(c->db));
+		return NULL;
+	}
+	return st;
+}
+
+/* Every statement goes through here; TL_TRACE_SQL=1 prints them (the benchmark runs the very
+ * same SELECTs in the sqlite3 shell). */
+static int
+db_prepare(db_ctx *c, const char *sql, sqlite3_stmt **st)
+{
+	static int trace = -1;
+	if (trace < 0)
+		trace = getenv("TL_TRACE_SQL") != NULL;
+	if (trace)
+		fprintf(stderr, "%s;\n", sql);
+	return sqlite3_prepare_v2(c->db, sql, -1, st, NULL);
+}
+
+static uint32_t
+str_id(db_ctx *c, sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return 0;
+	int64_t sid = sqlite3_column_int64(st, col);
+	uint32_t id;
+	if (u64map_get(&c->strs, (uint64_t)sid, &id))
+		return id;
+	return 0; /* e.g. 4294967295: torch_npu's empty string, no STRING_IDS row (§2.0) */
+}
+
+static int64_t
+scalar_i64(db_ctx *c, const char *sql, int64_t def)
+{
+	sqlite3_stmt *st;
+	int64_t v = def;
+	if (db_prepare(c, sql, &st) != SQLITE_OK)
+		return def;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* ---- tables ---------------------------------------------------------------------------- */
+
+static int
+read_tables(db_ctx *c)
+{
+	sqlite3_stmt *st;
+	/* Only real tables count: a VIEW named like a profile table is not trusted. */
+	int rc = db_prepare(c, "SELECT name FROM sqlite_master WHERE type = 'table'", &st);
+	if (rc != SQLITE_OK)
+		return db_fail(c, "the schema", rc);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *n = (const char *)sqlite3_column_text(st, 0);
+		if (n)
+			u64map_put(&c->tables, name_hash(n), 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(c, "the schema", rc);
+	return 0;
+}
+
+static int
+read_strings(db_ctx *c)
+{
+	if (!has_table(c, "STRING_IDS"))
+		return 0;
+	sqlite3_stmt *st;
+	int rc = db_prepare(c, "SELECT id, value FROM STRING_IDS", &st);
+	if (rc != SQLITE_OK)
+		return db_fail(c, "STRING_IDS", rc);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 1);
+		int len = sqlite3_column_bytes(st, 1);
+		uint32_t id = strpool_intern(c->r->pool, v ? v : "", v ? (size_t)len : 0);
+		u64map_put(&c->strs, (uint64_t)sqlite3_column_int64(st, 0), id);
+		ctx_rows(c, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(c, "STRING_IDS", rc);
+	return 0;
+}
+
+static int
+cmp_step(const void *a, const void *b)
+{
+	const tl_step *x = a, *y = b;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int
+read_steps(db_ctx *c)
+{
+	if (!has_table(c, "STEP_TIME"))
+		return 0;
+	static const char *const cols[] = {"id", "startNs", "endNs"};
+	int have[3];
+	sqlite3_stmt *st = prepare_cols(c, "STEP_TIME", cols, 3, have, NULL);
+	if (st == NULL)
+		return -1;
+	size_t cap = 0, bad = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 1) == SQLITE_NULL ||
+		    sqlite3_column_type(st, 2) == SQLITE_NULL) {
+			bad++;
+			continue;
+		}
+		tl_step s = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+		    sqlite3_column_int64(st, 2)};
+		if (s.end < s.start) {
+			bad++;
+			continue;
+		}
+		VEC_PUSH(c->steps, c->nsteps, cap, s);
+	}
+	sqlite3_finalize(st);
+	if (bad)
+		msg_warn(c->path, "STEP_TIME: %zu rows with a NULL time or an end before the start "
+				  "skipped",
+		    bad);
+	if (rc != SQLITE_DONE)
+		db_fail(c, "STEP_TIME", rc);
+	if (c->nsteps > TL_NO_STEP - 1 - c->r->nsteps) {
+		msg_warn(c->path, "STEP_TIME: more than %d steps; steps ignored", TL_NO_STEP - 1);
+		c->nsteps = 0;
+		return 0;
+	}
+	qsort(c->steps, c->nsteps, sizeof *c->steps, cmp_step);
+	c->step_base = c->r->nsteps;
+	for (size_t i = 0; i < c->nsteps; i++)
+		VEC_PUSH(c->r->steps, c->r->nsteps, c->r->scap, c->steps[i]);
+	/* the step lane */
+	tl_track *t = rank_track(c->r, TL_LANE_STEP, 0, "Step");
+	for (size_t i = 0; i < c->nsteps; i++) {
+		char nm[48];
+		snprintf(nm, sizeof nm, "ProfilerStep#%" PRId64, c->steps[i].id);
+		track_push(t, c->steps[i].start, c->steps[i].end, strpool_intern_cstr(c->r->pool, nm),
+		    (uint32_t)(c->step_base + i));
+	}
+	return 0;
+}
+
+/* Step of host time t in this source, as a global step index. */
+static uint16_t
+step_at(const db_ctx *c, int64_t t)
+{
+	size_t lo = 0, hi = c->nsteps;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (c->steps[mid].start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || t > c->steps[lo - 1].end)
+		return TL_NO_STEP;
+	return (uint16_t)(c->step_base + lo - 1);
+}
+
+/* Device work belongs to the step in which it was launched: the CANN API call with the task's
+ * connectionId started inside STEP_TIME (torch_npu StepTraceTime; analyses.md §2a). */
+static int
+read_launches(db_ctx *c)
+{
+	if (c->nsteps < 2 || !has_table(c, "CANN_API"))
+		return 0;
+	int64_t maxc = scalar_i64(c, "SELECT max(connectionId) FROM CANN_API", -1);
+	if (maxc < 0)
+		return 0;
+	c->conn_hashed = (uint64_t)maxc >= (uint64_t)256 << 20;
+	if (c->conn_hashed)
+		u64map_init(&c->conn_hstep);
+	else {
+		c->conn_n = (size_t)maxc + 1;
+		c->conn_step = xmalloc(c->conn_n * sizeof *c->conn_step);
+		memset(c->conn_step, 0xff, c->conn_n * sizeof *c->conn_step);
+	}
+	static const char *const cols[] = {"connectionId", "startNs"};
+	int have[2];
+	sqlite3_stmt *st = prepare_cols(c, "CANN_API", cols, 2, have, NULL);
+	if (st == NULL)
+		return -1;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ctx_rows(c, 1);
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+			continue;
+		int64_t conn = sqlite3_column_int64(st, 0);
+		uint16_t s = step_at(c, sqlite3_column_int64(st, 1));
+		if (conn < 0)
+			continue;
+		if (c->conn_hashed)
+			u64map_put(&c->conn_hstep, (uint64_t)conn, s);
+		else if ((uint64_t)conn < c->conn_n)
+			c->conn_step[conn] = s;
+	}
+	sqlite3_finalize(st);
+	c->have_conn_steps = 1;
+	if (rc != SQLITE_DONE)
+		db_fail(c, "CANN_API", rc);
+	return 0;
+}
+
+static uint16_t
+step_of_work(const db_ctx *c, int64_t conn, int64_t dev_start)
+{
+	if (c->nsteps == 0)
+		return TL_NO_STEP;
+	if (c->nsteps == 1)
+		return (uint16_t)c->step_base; /* one step: the whole capture belongs to it */
+	if (c->have_conn_steps && conn >= 0) {
+		if (c->conn_hashed) {
+			uint32_t v;
+			if (u64map_get(&c->conn_hstep, (uint64_t)conn, &v))
+				return (uint16_t)v;
+		} else if ((uint64_t)conn < c->conn_n && c->conn_step[conn] != TL_NO_STEP) {
+			return c->conn_step[conn];
+		}
+	}
+	return step_at(c, dev_start); /* no launch record: fall back to device time */
+}
+
+/* ---- globalTaskId classes (§4.2) -------------------------------------------------------- */
+
+static void
+gt_set(db_ctx *c, int64_t gt, uint8_t cls, uint32_t name)
+{
+	if (gt < 0)
+		return;
+	if (c->gt_hashed) {
+		uint32_t old;
+		if (u64map_get(&c->gt_hclass, (uint64_t)gt, &old) && old == GT_COMPUTE)
+			return; /* compute wins (first rule) */
+		u64map_put(&c->gt_hclass, (uint64_t)gt, cls);
+		u64map_put(&c->gt_hname, (uint64_t)gt, name);
+	} else if ((uint64_t)gt < c->gt_n) {
+		if (c->gt_class[gt] == GT_COMPUTE)
+			return;
+		c->gt_class[gt] = cls;
+		c->gt_name[gt] = name;
+	}
+}
+
+static uint8_t
+gt_get(const db_ctx *c, int64_t gt, uint32_t *name)
+{
+	if (gt < 0)
+		return GT_NONE;
+	if (c->gt_hashed) {
+		uint32_t cls;
+		if (!u64map_get(&c->gt_hclass, (uint64_t)gt, &cls))
+			return GT_NONE;
+		u64map_get(&c->gt_hname, (uint64_t)gt, name);
+		return (uint8_t)cls;
+	}
+	if ((uint64_t)gt >= c->gt_n)
+		return GT_NONE;
+	*name = c->gt_name[gt];
+	return c->gt_class[gt];
+}
+
+static void
+gt_prepare(db_ctx *c)
+{
+	int64_t maxg = -1, rows = 0;
+	static const char *const info[] = {"COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO",
+	    "COMMUNICATION_SCHEDULE_TASK_INFO", "MEMCPY_INFO"};
+	for (size_t i = 0; i < sizeof info / sizeof *info; i++) {
+		if (!has_table(c, info[i]))
+			continue;
+		char sql[128];
+		snprintf(sql, sizeof sql, "SELECT max(globalTaskId), count(*) FROM %s", info[i]);
+		sqlite3_stmt *st;
+		if (db_prepare(c, sql, &st) != SQLITE_OK)
+			continue;
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t m = sqlite3_column_int64(st, 0);
+			if (m > maxg)
+				maxg = m;
+			rows += sqlite3_column_int64(st, 1);
+		}
+		sqlite3_finalize(st);
+	}
+	if (maxg < 0) {
+		c->gt_n = 0;
+		return;
+	}
+	if ((uint64_t)maxg > (uint64_t)rows * 4 + DENSE_SLACK) {
+		c->gt_hashed = 1;
+		u64map_init(&c->gt_hclass);
+		u64map_init(&c->gt_hname);
+		return;
+	}
+	c->gt_n = (size_t)maxg + 1;
+	c->gt_class = xcalloc(c->gt_n, 1);
+	c->gt_name = xmalloc(c->gt_n * sizeof *c->gt_name);
+}
+
+static int
+read_gt_table(db_ctx *c, const char *table, uint8_t cls)
+{
+	if (!has_table(c, table))
+		return 0;
+	/* compute/schedule kernels are named by `name`; HCCL sub-tasks by their task type
+	 * (Memcpy, Notify_Wait, ...) falling back to the op name at Level0 ('N/A'). */
+	static const char *const cols[] = {"globalTaskId", "name", "taskType"};
+	int have[3];
+	sqlite3_stmt *st = prepare_cols(c, table, cols, cls == GT_MEMCPY ? 1 : 3, have, NULL);
+	if (st == NULL)
+		return -1;
+	uint32_t na = strpool_intern_cstr(c->r->pool, "N/A");
+	uint32_t memcpy_name = strpool_intern_cstr(c->r->pool, "MEMCPY_ASYNC");
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ctx_rows(c, 1);
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+			continue;
+		int64_t gt = sqlite3_column_int64(st, 0);
+		uint32_t name;
+		if (cls == GT_MEMCPY) {
+			name = memcpy_name;
+		} else if (cls == GT_COMM) {
+			name = str_id(c, st, 2);
+			if (name == 0 || name == na)
+				name = str_id(c, st, 1);
+		} else {
+			name = str_id(c, st, 1);
+		}
+		gt_set(c, gt, cls, name);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(c, table, rc);
+	return 0;
+}
+
+/* ---- MSTX ranges (§3) ------------------------------------------------------------------- */
+
+static int
+read_mstx(db_ctx *c)
+{
+	if (!has_table(c, "MSTX_EVENTS"))
+		return 0;
+	static const char *const cols[] = {"startNs", "endNs", "eventType", "message", "domainId",
+	    "connectionId"};
+	int have[6];
+	sqlite3_stmt *st = prepare_cols(c, "MSTX_EVENTS", cols, 6, have, NULL);
+	if (st == NULL)
+		return -1;
+	size_t nulls = 0, backwards = 0;
+	int rc;
+	tl_track *last = NULL;
+	uint32_t last_dom = UINT32_MAX;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ctx_rows(c, 1);
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+			nulls++;
+			continue;
+		}
+		int64_t s = sqlite3_column_int64(st, 0);
+		int64_t e = sqlite3_column_type(st, 1) == SQLITE_NULL ? s : sqlite3_column_int64(st, 1);
+		if (e < s) {
+			backwards++;
+			continue;
+		}
+		uint32_t msg = str_id(c, st, 3);
+		uint32_t dom = str_id(c, st, 4);
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+			int64_t conn = sqlite3_column_int64(st, 5);
+			if (conn > MSTX_CONN_MIN && conn != TL_INVALID_U32)
+				u64map_put(&c->mstx_conn, (uint64_t)conn, msg);
+		}
+		if (last == NULL || dom != last_dom) {
+			const char *dn = strpool_get(c->r->pool, dom);
+			last = rank_track(c->r, TL_LANE_MSTX, dom, *dn ? dn : "default");
+			last_dom = dom;
+		}
+		track_push(last, s, e, msg, (uint32_t)sqlite3_column_int64(st, 6));
+	}
+	sqlite3_finalize(st);
+	if (nulls)
+		msg_warn(c->path, "MSTX_EVENTS: %zu rows with a NULL startNs skipped", nulls);
+	if (backwards)
+		msg_warn(c->path, "MSTX_EVENTS: %zu rows end before they start; skipped", backwards);
+	if (rc != SQLITE_DONE)
+		return db_fail(c, "MSTX_EVENTS", rc);
+	return 0;
+}
+
+/* ---- TASK ------------------------------------------------------------------------------- */
+
+typedef struct stream_cache {
+	int64_t key;
+	tl_lane_kind kind;
+	tl_track *t;
+} stream_cache;
+
+static tl_track *
+task_track(db_ctx *c, stream_cache **cache, size_t *n, size_t *cap, tl_lane_kind kind,
+    int64_t dev, int64_t stream)
+{
+	int64_t key = (dev << 32) | (stream & 0xffffffff);
+	for (size_t i = 0; i < *n; i++)
+		if ((*cache)[i].key == key && (*cache)[i].kind == kind)
+			return (*cache)[i].t;
+	char label[64];
+	snprintf(label, sizeof label, "Stream %" PRId64, stream);
+	stream_cache e = {key, kind, rank_track(c->r, kind, key, label)};
+	VEC_PUSH(*cache, *n, *cap, e);
+	return e.t;
+}
+
+typedef struct ffts_cand { /* possible FFTS+ container row (§0.7) */
+	uint64_t key;
+	tl_track *t;
+	uint32_t rowid;
+} ffts_cand;
+
+static uint64_t
+ffts_key(int64_t dev, int64_t stream, int64_t task)
+{
+	return ((uint64_t)dev << 48) ^ ((uint64_t)(stream & 0xffff) << 32) ^ (uint64_t)(task & 0xffffffff);
+}
+
+static int
+read_tasks(db_ctx *c)
+{
+	if (!has_table(c, "TASK")) {
+		msg_warn(c->path, "no TASK table: no device data in this profile");
+		return 0;
+	}
+	static const char *const cols[] = {"startNs", "endNs", "deviceId", "streamId",
+	    "globalTaskId", "taskType", "contextId", "taskId", "connectionId"};
+	int have[9];
+	sqlite3_stmt *st = prepare_cols(c, "TASK", cols, 9, have, NULL);
+	if (st == NULL)
+		return -1;
+	uint32_t ty_mstx = strpool_find(c->r->pool, "MsTx", 4);
+	uint32_t ty_memcpy = strpool_find(c->r->pool, "MEMCPY_ASYNC", 12);
+	stream_cache *cache = NULL;
+	size_t ncache = 0, ccap = 0;
+	ffts_cand *cand = NULL;
+	size_t ncand = 0, candcap = 0;
+	tl_u64map children;
+	u64map_init(&children);
+	size_t nulls = 0, backwards = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ctx_rows(c, 1);
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL ||
+		    sqlite3_column_type(st, 1) == SQLITE_NULL) {
+			nulls++;
+			continue;
+		}
+		int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
+		if (e < s) {
+			backwards++;
+			continue;
+		}
+		int64_t dev = sqlite3_column_int64(st, 2);
+		int64_t stream = sqlite3_column_int64(st, 3);
+		int64_t gt = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+		uint32_t ttype = str_id(c, st, 5);
+		int64_t ctxid = have[6] ? sqlite3_column_int64(st, 6) : TL_INVALID_U32;
+		int64_t conn = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 8);
+		uint32_t rowid = (uint32_t)sqlite3_column_int64(st, 9);
+		uint32_t name = ttype;
+		tl_lane_kind kind;
+		switch (gt_get(c, gt, &name)) {
+		case GT_COMPUTE:
+			kind = TL_LANE_COMPUTE;
+			break;
+		case GT_COMM:
+		case GT_COMM_SCHED:
+			kind = TL_LANE_COMM_TASK;
+			break;
+		case GT_MEMCPY:
+			kind = TL_LANE_MEMCPY;
+			name = ttype;
+			break;
+		default:
+			name = ttype;
+			if ((conn > MSTX_CONN_MIN && u64map_get(&c->mstx_conn, (uint64_t)conn, &name)) ||
+			    (ttype == ty_mstx && ty_mstx != UINT32_MAX))
+				kind = TL_LANE_MSTX_DEV;
+			else if (ttype == ty_memcpy && ty_memcpy != UINT32_MAX)
+				kind = TL_LANE_MEMCPY;
+			else
+				kind = TL_LANE_OTHER;
+		}
+		if (name == 0)
+			name = ttype;
+		tl_track *t = task_track(c, &cache, &ncache, &ccap, kind, dev, stream);
+		if (kind == TL_LANE_COMPUTE || kind == TL_LANE_COMM_TASK)
+			track_push_step(t, s, e, name, rowid, step_of_work(c, conn, s));
+		else
+			track_push(t, s, e, name, rowid);
+		if (have[6] && have[7]) {
+			int64_t task = sqlite3_column_int64(st, 7);
+			if (ctxid != TL_INVALID_U32)
+				u64map_put(&children, ffts_key(dev, stream, task), 1);
+			else if (kind == TL_LANE_OTHER) {
+				ffts_cand fc = {ffts_key(dev, stream, task), t, rowid};
+				VEC_PUSH(cand, ncand, candcap, fc);
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		db_fail(c, "TASK", rc);
+	if (nulls)
+		msg_warn(c->path, "TASK: %zu rows with a NULL startNs/endNs skipped", nulls);
+	if (backwards)
+		msg_warn(c->path, "TASK: %zu rows end before they start; skipped", backwards);
+
+	/* Hide FFTS+ container rows: they would double-count their sub-tasks (§0.7). */
+	if (children.n > 0 && ncand > 0) {
+		tl_u64map hide;
+		u64map_init(&hide);
+		size_t nhide = 0;
+		for (size_t i = 0; i < ncand; i++)
+			if (u64map_get(&children, cand[i].key, NULL)) {
+				u64map_put(&hide, cand[i].rowid, 1);
+				nhide++;
+			}
+		for (size_t i = 0; nhide && i < ncache; i++) {
+			tl_track *t = cache[i].t;
+			if (cache[i].kind != TL_LANE_OTHER)
+				continue;
+			size_t w = 0;
+			for (size_t k = 0; k < t->n; k++)
+				if (!u64map_get(&hide, t->v[k].arg, NULL))
+					t->v[w++] = t->v[k];
+			t->n = w;
+		}
+		u64map_free(&hide);
+	}
+	u64map_free(&children);
+	free(cand);
+	free(cache);
+	return 0;
+}
+
+/* ---- COMMUNICATION_OP ------------------------------------------------------------------- */
+
+static int
+read_comm_ops(db_ctx *c)
+{
+	if (!has_table(c, "COMMUNICATION_OP"))
+		return 0;
+	static const char *const cols[] = {"opName", "startNs", "endNs", "connectionId",
+	    "groupName"};
+	int have[5];
+	sqlite3_stmt *st = prepare_cols(c, "COMMUNICATION_OP", cols, 5, have, NULL);
+	if (st == NULL)
+		return -1;
+	size_t nulls = 0, backwards = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ctx_rows(c, 1);
+		if (sqlite3_column_type(st, 1) == SQLITE_NULL ||
+		    sqlite3_column_type(st, 2) == SQLITE_NULL) {
+			nulls++;
+			continue;
+		}
+		int64_t s = sqlite3_column_int64(st, 1), e = sqlite3_column_int64(st, 2);
+		if (e < s) {
+			backwards++;
+			continue;
+		}
+		int64_t conn = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
+		uint32_t group = str_id(c, st, 4);
+		const char *gname = strpool_get(c->r->pool, group);
+		tl_track *t = rank_track(c->r, TL_LANE_COMM, group, *gname ? gname : "(no group)");
+		track_push_step(t, s, e, str_id(c, st, 0), (uint32_t)sqlite3_column_int64(st, 5),
+		    step_of_work(c, conn, s));
+	}
+	sqlite3_finalize(st);
+	if (nulls)
+		msg_warn(c->path, "COMMUNICATION_OP: %zu rows with a NULL startNs/endNs skipped", nulls);
+	if (backwards)
+		msg_warn(c->path, "COMMUNICATION_OP: %zu rows end before they start; skipped",
+		    backwards);
+	if (rc != SQLITE_DONE)
+		return db_fail(c, "COMMUNICATION_OP", rc);
+	return 0;
+}
+
+static void
+read_rank_id(db_ctx *c)
+{
+	if (c->r->rank >= 0 || !has_table(c, "RANK_DEVICE_MAP"))
+		return;
+	int64_t r = scalar_i64(c, "SELECT rankId FROM RANK_DEVICE_MAP WHERE rankId >= 0 LIMIT 1", -1);
+	if (r >= 0 && r < 1000000)
+		c->r->rank = (int)r;
+}
+
+/* ---- open ------------------------------------------------------------------------------- */
+
+static sqlite3 *
+db_open(const char *path)
+{
+	sqlite3 *db = NULL;
+	char *uri = sqlite3_mprintf("file:%s?mode=ro", path);
+	/* read-only: never a write, never a journal beside the user's file */
+	int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+	    NULL);
+	sqlite3_free(uri);
+	if (rc != SQLITE_OK) {
+		msg_warn(path, "cannot open: %s", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		sqlite3_close(db);
+		return NULL;
+	}
+	/* untrusted input (SQLite's guidance for untrusted databases) */
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+#ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+#endif
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 16 * 1024 * 1024);
+	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 100000);
+	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+	sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+	return db;
+}
+
+static int
+ascend_db_load(const tl_source *src, tl_rank *r)
+{
+	db_ctx c;
+	memset(&c, 0, sizeof c);
+	c.src = src;
+	c.r = r;
+	c.path = src->path;
+	c.db = db_open(src->path);
+	if (c.db == NULL)
+		return -1;
+	u64map_init(&c.strs);
+	u64map_init(&c.tables);
+	u64map_init(&c.mstx_conn);
+	int ok = read_tables(&c) == 0;
+	if (ok && !has_table(&c, "TASK") && !has_table(&c, "COMMUNICATION_OP") &&
+	    !has_table(&c, "MSTX_EVENTS") && !has_table(&c, "STEP_TIME")) {
+		msg_warn(c.path, "not a profiler database (none of TASK, COMMUNICATION_OP, "
+				 "MSTX_EVENTS, STEP_TIME); skipped");
+		ok = 0;
+	}
+	size_t before = 0;
+	for (size_t i = 0; i < r->ntracks; i++)
+		before += r->tracks[i]->n;
+	if (ok) {
+		read_rank_id(&c);
+		read_strings(&c);
+		read_steps(&c);
+		read_launches(&c);
+		gt_prepare(&c);
+		read_gt_table(&c, "COMPUTE_TASK_INFO", GT_COMPUTE);
+		read_gt_table(&c, "COMMUNICATION_TASK_INFO", GT_COMM);
+		read_gt_table(&c, "COMMUNICATION_SCHEDULE_TASK_INFO", GT_COMM_SCHED);
+		read_gt_table(&c, "MEMCPY_INFO", GT_MEMCPY);
+		read_mstx(&c);
+		if (!c.failed)
+			read_tasks(&c);
+		if (!c.failed)
+			read_comm_ops(&c);
+	}
+	size_t after = 0;
+	for (size_t i = 0; i < r->ntracks; i++)
+		after += r->tracks[i]->n;
+	msg_progress_add(0, c.rows - c.rows_reported);
+	r->rows += c.rows;
+
+	u64map_free(&c.strs);
+	u64map_free(&c.tables);
+	if (c.gt_hashed) {
+		u64map_free(&c.gt_hclass);
+		u64map_free(&c.gt_hname);
+	}
+	free(c.gt_class);
+	free(c.gt_name);
+	free(c.steps);
+	free(c.conn_step);
+	if (c.conn_hashed)
+		u64map_free(&c.conn_hstep);
+	u64map_free(&c.mstx_conn);
+	sqlite3_close(c.db);
+	if (ok && !c.failed && after == before && c.nsteps == 0) {
+		msg_warn(src->path, "no slices found (empty profile?)");
+		return -1;
+	}
+	return ok && !c.failed ? 0 : -1;
+}
+
+const tl_loader loader_ascend_db = {
+	.name = "ascend-db",
+	.load = ascend_db_load,
+};

@@ -1,0 +1,147 @@
+#include "config.h"
+#include "load/load.h"
+#include "util/msg.h"
+#include "util/xalloc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+const tl_loader *
+loader_for(tl_source_kind k)
+{
+	switch (k) {
+	case TL_SRC_TORCH_DB:
+	case TL_SRC_MSPROF_DB:
+	case TL_SRC_MINDSPORE_DB:
+		return &loader_ascend_db;
+	default:
+		return NULL;
+	}
+}
+
+typedef struct load_job {
+	size_t first, count; /* range in the source list */
+	tl_rank *rank;
+} load_job;
+
+typedef struct load_ctx {
+	tl_trace *tr;
+	load_job *jobs;
+	size_t njobs, next;
+	pthread_mutex_t lock;
+} load_ctx;
+
+static void
+load_one(load_ctx *c, load_job *j)
+{
+	const tl_source *first = &c->tr->sources.v[j->first];
+	tl_rank *r = rank_new(first->rank);
+	r->sources = xreallocarray(NULL, j->count, sizeof *r->sources);
+	for (size_t i = 0; i < j->count; i++) {
+		const tl_source *src = &c->tr->sources.v[j->first + i];
+		r->sources[r->nsources++] = src;
+		if (src->role != NULL && r->role == NULL)
+			r->role = xstrdup(src->role);
+		const tl_loader *ld = loader_for(src->kind);
+		if (ld == NULL) {
+			msg_warn(src->path, "%s input is not supported yet; skipped",
+			    source_kind_name(src->kind));
+			continue;
+		}
+		if (ld->load(src, r) == 0)
+			r->loaded = 1;
+	}
+	rank_finish(r);
+	j->rank = r;
+	msg_progress_add(1, 0);
+}
+
+static void *
+load_worker(void *arg)
+{
+	load_ctx *c = arg;
+	for (;;) {
+		pthread_mutex_lock(&c->lock);
+		size_t i = c->next++;
+		pthread_mutex_unlock(&c->lock);
+		if (i >= c->njobs)
+			break;
+		load_one(c, &c->jobs[i]);
+	}
+	return NULL;
+}
+
+static int
+cmp_rank(const void *a, const void *b)
+{
+	const tl_rank *x = *(tl_rank *const *)a, *y = *(tl_rank *const *)b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+int
+load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
+{
+	trace_init(tr);
+	if (discover(path, o ? o->ranks : NULL, &tr->sources) != 0)
+		return 1;
+	if (tr->sources.n == 0) {
+		msg_error("%s: no profile data found (looked for *_ascend_pt/ASCEND_PROFILER_OUTPUT, "
+			  "PROF_*/msprof_*.db, trace_view.json and Chrome/Kineto traces)",
+		    path);
+		return 2;
+	}
+	/* one job per rank; sources of unknown rank (-1) each get their own job */
+	load_ctx c = {.tr = tr};
+	size_t cap = 0;
+	for (size_t i = 0; i < tr->sources.n;) {
+		size_t k = i + 1;
+		if (tr->sources.v[i].rank >= 0)
+			while (k < tr->sources.n && tr->sources.v[k].rank == tr->sources.v[i].rank)
+				k++;
+		load_job j = {.first = i, .count = k - i};
+		VEC_PUSH(c.jobs, c.njobs, cap, j);
+		i = k;
+	}
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nth = o && o->threads > 0 ? (size_t)o->threads : (size_t)(ncpu > 0 ? ncpu : 1);
+	if (nth > c.njobs)
+		nth = c.njobs;
+	pthread_mutex_init(&c.lock, NULL);
+	if (!(o && o->quiet_progress))
+		msg_progress_start((int)c.njobs);
+	pthread_t *th = xcalloc(nth, sizeof *th);
+	size_t started = 0;
+	for (size_t i = 1; i < nth; i++)
+		if (pthread_create(&th[i], NULL, load_worker, &c) == 0)
+			started = i;
+		else
+			break;
+	load_worker(&c);
+	for (size_t i = 1; i <= started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	pthread_mutex_destroy(&c.lock);
+	msg_progress_end();
+
+	size_t rcap = 0;
+	for (size_t i = 0; i < c.njobs; i++) {
+		tl_rank *r = c.jobs[i].rank;
+		if (!r->loaded) {
+			rank_free(r);
+			continue;
+		}
+		VEC_PUSH(tr->ranks, tr->nranks, rcap, r);
+		if (r->t_min < tr->t_min)
+			tr->t_min = r->t_min;
+		if (r->t_max > tr->t_max)
+			tr->t_max = r->t_max;
+	}
+	free(c.jobs);
+	if (tr->nranks == 0) {
+		msg_error("%s: nothing could be loaded", path);
+		return 2;
+	}
+	qsort(tr->ranks, tr->nranks, sizeof *tr->ranks, cmp_rank);
+	return 0;
+}

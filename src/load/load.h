@@ -1,0 +1,30 @@
+/* Loading: discovered sources -> the model. One file per input format; each format is a
+ * tl_loader. Ranks load in parallel, one job per rank (all captures of a rank go into the same
+ * tl_rank, so they share its string pool and merge on its timeline). */
+#ifndef TL_LOAD_H
+#define TL_LOAD_H
+#include "model/trace.h"
+#include "profile/discover.h"
+#include "util/rankspec.h"
+
+typedef struct tl_loader {
+	const char *name;
+	/* Adds the data of src to r (r->sources already lists src last). Reports every problem
+	 * with msg_warn(path, ...). Returns 0 when anything was loaded, -1 when nothing was. */
+	int (*load)(const tl_source *src, tl_rank *r);
+} tl_loader;
+
+extern const tl_loader loader_ascend_db;
+const tl_loader *loader_for(tl_source_kind);
+
+typedef struct tl_load_opts {
+	const tl_rankset *ranks; /* NULL = all */
+	int threads;             /* 0 = number of cores */
+	int quiet_progress;
+} tl_load_opts;
+
+/* Discovers and loads PATH into tr. Returns 0 when at least one rank loaded, 2 when nothing
+ * could be loaded (messages printed), 1 when the path itself is unusable. */
+int load_trace(const char *path, const tl_load_opts *, tl_trace *tr);
+
+#endif

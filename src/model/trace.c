@@ -1,0 +1,403 @@
+#include "config.h"
+#include "model/trace.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const lane_names[TL_LANE__COUNT] = {
+	[TL_LANE_STAGE] = "stage",
+	[TL_LANE_STEP] = "step",
+	[TL_LANE_MSTX] = "mstx",
+	[TL_LANE_COMPUTE] = "compute",
+	[TL_LANE_COMM] = "comm",
+	[TL_LANE_COMM_TASK] = "comm.task",
+	[TL_LANE_MEMCPY] = "memcpy",
+	[TL_LANE_MSTX_DEV] = "mstx.device",
+	[TL_LANE_OTHER] = "other",
+	[TL_LANE_OVERLAP] = "overlap",
+	[TL_LANE_HOST] = "host",
+};
+
+const char *
+lane_kind_name(tl_lane_kind k)
+{
+	return (unsigned)k < TL_LANE__COUNT ? lane_names[k] : "?";
+}
+
+tl_rank *
+rank_new(int rank)
+{
+	tl_rank *r = xcalloc(1, sizeof *r);
+	r->rank = rank;
+	r->pool = strpool_new();
+	r->t_min = INT64_MAX;
+	r->t_max = INT64_MIN;
+	return r;
+}
+
+static void
+track_free(tl_track *t)
+{
+	free(t->v);
+	free(t->step);
+	free(t->prefix);
+	free(t);
+}
+
+void
+rank_free(tl_rank *r)
+{
+	if (r == NULL)
+		return;
+	for (size_t i = 0; i < r->ntracks; i++)
+		track_free(r->tracks[i]);
+	free(r->tracks);
+	free(r->steps);
+	free(r->sources);
+	free(r->role);
+	strpool_free(r->pool);
+	free(r);
+}
+
+static tl_track *
+track_new(tl_rank *r, tl_lane_kind kind, int64_t key, uint32_t label, uint16_t depth)
+{
+	tl_track *t = xcalloc(1, sizeof *t);
+	t->kind = kind;
+	t->key = key;
+	t->label = label;
+	t->depth = depth;
+	t->source = r->nsources ? (uint16_t)(r->nsources - 1) : 0;
+	VEC_PUSH(r->tracks, r->ntracks, r->tcap, t);
+	return t;
+}
+
+tl_track *
+rank_track(tl_rank *r, tl_lane_kind kind, int64_t key, const char *label)
+{
+	for (size_t i = r->ntracks; i-- > 0;) {
+		tl_track *t = r->tracks[i];
+		if (t->kind == kind && t->key == key && t->depth == 0)
+			return t;
+	}
+	return track_new(r, kind, key, strpool_intern_cstr(r->pool, label), 0);
+}
+
+void
+track_push(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->v = xreallocarray(t->v, t->cap, sizeof *t->v);
+	}
+	tl_slice *s = &t->v[t->n++];
+	s->start = start;
+	s->end = end;
+	s->name = name;
+	s->arg = arg;
+}
+
+void
+track_push_step(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg,
+    uint16_t step)
+{
+	size_t oldcap = t->cap;
+	int fresh = t->step == NULL;
+	track_push(t, start, end, name, arg);
+	if (fresh || t->cap != oldcap)
+		t->step = xreallocarray(t->step, t->cap, sizeof *t->step);
+	if (fresh) /* slices pushed before had no step */
+		for (size_t i = 0; i + 1 < t->n; i++)
+			t->step[i] = TL_NO_STEP;
+	t->step[t->n - 1] = step;
+}
+
+/* ---- finishing ------------------------------------------------------------------------- */
+
+typedef struct {
+	tl_slice s;
+	uint16_t step;
+} tagged_slice;
+
+static int
+cmp_slice(const void *a, const void *b)
+{
+	const tl_slice *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end) /* longer first, so a parent precedes its children */
+		return x->end > y->end ? -1 : 1;
+	return 0;
+}
+
+static int
+cmp_tagged(const void *a, const void *b)
+{
+	return cmp_slice(&((const tagged_slice *)a)->s, &((const tagged_slice *)b)->s);
+}
+
+static void
+track_sort(tl_track *t)
+{
+	int sorted = 1;
+	for (size_t i = 1; i < t->n && sorted; i++)
+		if (cmp_slice(&t->v[i - 1], &t->v[i]) > 0)
+			sorted = 0;
+	if (sorted)
+		return;
+	if (t->step == NULL) {
+		qsort(t->v, t->n, sizeof *t->v, cmp_slice);
+		return;
+	}
+	tagged_slice *tmp = xreallocarray(NULL, t->n, sizeof *tmp);
+	for (size_t i = 0; i < t->n; i++) {
+		tmp[i].s = t->v[i];
+		tmp[i].step = t->step[i];
+	}
+	qsort(tmp, t->n, sizeof *tmp, cmp_tagged);
+	for (size_t i = 0; i < t->n; i++) {
+		t->v[i] = tmp[i].s;
+		t->step[i] = tmp[i].step;
+	}
+	free(tmp);
+}
+
+/* Splits overlapping slices of t into depth levels: each slice goes to the lowest level whose
+ * last slice ended at or before its start. Properly nested ranges land at their nesting depth;
+ * partly overlapping ones (torch isend ranges) still get a level. Nothing is dropped. */
+static void
+track_split_levels(tl_rank *r, tl_track *t)
+{
+	size_t i;
+	int64_t last_end = INT64_MIN;
+	for (i = 0; i < t->n; i++) {
+		if (t->v[i].start < last_end)
+			break;
+		last_end = t->v[i].end;
+	}
+	if (i == t->n)
+		return;
+	tl_track **lv = NULL;
+	int64_t *lend = NULL;
+	size_t nlv = 0, lvcap = 0, nlend = 0, lendcap = 0;
+	VEC_PUSH(lv, nlv, lvcap, t); /* level 0 is t itself, compacted in place */
+	VEC_PUSH(lend, nlend, lendcap, last_end);
+	size_t w = i;
+	for (; i < t->n; i++) {
+		tl_slice s = t->v[i];
+		uint16_t st = t->step ? t->step[i] : TL_NO_STEP;
+		size_t L = 0;
+		while (L < nlv && lend[L] > s.start)
+			L++;
+		if (L == 0) {
+			t->v[w] = s;
+			if (t->step)
+				t->step[w] = st;
+			w++;
+		} else {
+			if (L == nlv) {
+				tl_track *nt = track_new(r, t->kind, t->key, t->label, (uint16_t)L);
+				nt->source = t->source;
+				VEC_PUSH(lv, nlv, lvcap, nt);
+				VEC_PUSH(lend, nlend, lendcap, INT64_MIN);
+			}
+			if (t->step)
+				track_push_step(lv[L], s.start, s.end, s.name, s.arg, st);
+			else
+				track_push(lv[L], s.start, s.end, s.name, s.arg);
+		}
+		if (s.end > lend[L])
+			lend[L] = s.end;
+	}
+	t->n = w;
+	free(lv);
+	free(lend);
+}
+
+static int
+cmp_track(const void *a, const void *b)
+{
+	const tl_track *x = *(tl_track *const *)a, *y = *(tl_track *const *)b;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+/* Steps may come from several captures; sort them and renumber the slices' step tags. */
+static void
+rank_sort_steps(tl_rank *r)
+{
+	int sorted = 1;
+	for (size_t i = 1; i < r->nsteps && sorted; i++)
+		if (r->steps[i - 1].start > r->steps[i].start)
+			sorted = 0;
+	if (sorted)
+		return;
+	size_t *ord = xreallocarray(NULL, r->nsteps, sizeof *ord);
+	for (size_t i = 0; i < r->nsteps; i++)
+		ord[i] = i;
+	/* insertion sort by start: step counts are small */
+	for (size_t i = 1; i < r->nsteps; i++)
+		for (size_t k = i; k > 0 && r->steps[ord[k - 1]].start > r->steps[ord[k]].start; k--) {
+			size_t tmp = ord[k];
+			ord[k] = ord[k - 1];
+			ord[k - 1] = tmp;
+		}
+	uint16_t *remap = xreallocarray(NULL, r->nsteps, sizeof *remap);
+	tl_step *ns = xreallocarray(NULL, r->nsteps, sizeof *ns);
+	for (size_t i = 0; i < r->nsteps; i++) {
+		remap[ord[i]] = (uint16_t)i;
+		ns[i] = r->steps[ord[i]];
+	}
+	memcpy(r->steps, ns, r->nsteps * sizeof *ns);
+	for (size_t i = 0; i < r->ntracks; i++) {
+		tl_track *t = r->tracks[i];
+		if (t->kind == TL_LANE_STEP)
+			for (size_t k = 0; k < t->n; k++)
+				t->v[k].arg = remap[t->v[k].arg];
+		for (size_t k = 0; t->step && k < t->n; k++)
+			if (t->step[k] != TL_NO_STEP)
+				t->step[k] = remap[t->step[k]];
+	}
+	free(ns);
+	free(remap);
+	free(ord);
+}
+
+void
+rank_finish(tl_rank *r)
+{
+	rank_sort_steps(r);
+	size_t n0 = r->ntracks; /* tracks added by splitting are already final */
+	for (size_t i = 0; i < n0; i++) {
+		tl_track *t = r->tracks[i];
+		track_sort(t);
+		track_split_levels(r, t);
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < r->ntracks; i++) {
+		tl_track *t = r->tracks[i];
+		if (t->n == 0) {
+			track_free(t);
+			continue;
+		}
+		/* give back the slack of the growth doubling */
+		if (t->cap > t->n + t->n / 8) {
+			t->v = xreallocarray(t->v, t->n, sizeof *t->v);
+			if (t->step)
+				t->step = xreallocarray(t->step, t->n, sizeof *t->step);
+			t->cap = t->n;
+		}
+		for (size_t k = 0; k < t->n; k++) {
+			if (t->v[k].start < r->t_min)
+				r->t_min = t->v[k].start;
+			if (t->v[k].end > r->t_max)
+				r->t_max = t->v[k].end;
+		}
+		r->tracks[w++] = t;
+	}
+	r->ntracks = w;
+	qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
+}
+
+uint16_t
+rank_step_at(const tl_rank *r, int64_t t)
+{
+	size_t lo = 0, hi = r->nsteps;
+	while (lo < hi) { /* last step with start <= t */
+		size_t mid = (lo + hi) / 2;
+		if (r->steps[mid].start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return TL_NO_STEP;
+	const tl_step *s = &r->steps[lo - 1];
+	return t <= s->end ? (uint16_t)(lo - 1) : TL_NO_STEP;
+}
+
+const int64_t *
+track_prefix(tl_track *t)
+{
+	if (t->prefix == NULL) {
+		t->prefix = xreallocarray(NULL, t->n + 1, sizeof *t->prefix);
+		int64_t acc = 0;
+		t->prefix[0] = 0;
+		for (size_t i = 0; i < t->n; i++) {
+			acc += t->v[i].end - t->v[i].start;
+			t->prefix[i + 1] = acc;
+		}
+	}
+	return t->prefix;
+}
+
+size_t
+track_first_ending_after(const tl_track *t, int64_t x)
+{
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->v[mid].end <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t
+track_first_starting_at(const tl_track *t, int64_t x)
+{
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->v[mid].start < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void
+trace_init(tl_trace *tr)
+{
+	memset(tr, 0, sizeof *tr);
+	tr->t_min = INT64_MAX;
+	tr->t_max = INT64_MIN;
+}
+
+void
+trace_free(tl_trace *tr)
+{
+	for (size_t i = 0; i < tr->nranks; i++)
+		rank_free(tr->ranks[i]);
+	free(tr->ranks);
+	sourcelist_free(&tr->sources);
+	trace_init(tr);
+}
+
+size_t
+trace_slice_bytes(const tl_trace *tr, size_t *nslices)
+{
+	size_t bytes = 0, n = 0;
+	for (size_t i = 0; i < tr->nranks; i++) {
+		const tl_rank *r = tr->ranks[i];
+		for (size_t k = 0; k < r->ntracks; k++) {
+			const tl_track *t = r->tracks[k];
+			n += t->n;
+			bytes += t->cap * sizeof *t->v;
+			if (t->step)
+				bytes += t->cap * sizeof *t->step;
+			if (t->prefix)
+				bytes += (t->n + 1) * sizeof *t->prefix;
+		}
+	}
+	if (nslices)
+		*nslices = n;
+	return bytes;
+}

@@ -1,0 +1,107 @@
+/* The in-memory trace: ranks, their tracks (lanes) and slices. Owns all memory of a loaded
+ * profile; trace_free() releases everything. Times are int64_t ns on the profile's own clock
+ * (epoch ns for Ascend). */
+#ifndef TL_TRACE_H
+#define TL_TRACE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile/discover.h"
+#include "util/strpool.h"
+
+/* What a lane shows. The order here is the order of lanes inside a rank group on screen. */
+typedef enum tl_lane_kind {
+	TL_LANE_STAGE,     /* derived RL stages */
+	TL_LANE_STEP,      /* ProfilerStep (STEP_TIME) */
+	TL_LANE_MSTX,      /* MSTX / record_function ranges and marks, per domain, on depth rows */
+	TL_LANE_COMPUTE,   /* device compute kernels, per stream */
+	TL_LANE_COMM,      /* communication ops, per group */
+	TL_LANE_COMM_TASK, /* communication sub-tasks (HCCL small ops), per stream */
+	TL_LANE_MEMCPY,    /* memcpy tasks, per stream */
+	TL_LANE_MSTX_DEV,  /* device-side MSTX marker tasks, per stream */
+	TL_LANE_OTHER,     /* sync and other device tasks, per stream */
+	TL_LANE_OVERLAP,   /* derived: Computing, Communication, Communication(Not Overlapped),
+	                      Free (key 0..3); built on demand by the analysis layer */
+	TL_LANE_HOST,      /* host API (PyTorch / CANN), per thread; off by default */
+	TL_LANE__COUNT
+} tl_lane_kind;
+
+const char *lane_kind_name(tl_lane_kind);
+
+/* One slice: 24 bytes. `name` is a string id in the rank's pool. `arg` is the row id of the
+ * slice in its source (SQLite rowid, or event ordinal for JSON), to fetch details lazily. */
+typedef struct tl_slice {
+	int64_t start, end; /* ns; end >= start */
+	uint32_t name;
+	uint32_t arg;
+} tl_slice;
+
+#define TL_NO_STEP UINT16_MAX
+
+typedef struct tl_track {
+	tl_lane_kind kind;
+	uint32_t label;  /* string id: "Stream 3", a group name, an MSTX domain */
+	int64_t key;     /* stream id, group ordinal, ... (sort key inside the kind) */
+	uint16_t depth;  /* level of nested ranges; 0 = outermost */
+	uint16_t source; /* index into the rank's sources, for lazy details */
+	tl_slice *v;     /* sorted by start, non-overlapping once the rank is finished */
+	size_t n, cap;
+	uint16_t *step;  /* per slice: step index (launch-time attribution) or TL_NO_STEP;
+	                    NULL when the rank has fewer than two steps */
+	int64_t *prefix; /* prefix[i] = busy ns of v[0..i); built on first use (track_prefix) */
+} tl_track;
+
+typedef struct tl_step {
+	int64_t id;         /* N of ProfilerStep#N */
+	int64_t start, end; /* ns, host framework range */
+} tl_step;
+
+typedef struct tl_rank {
+	int rank;
+	tl_strpool *pool; /* owns every string of this rank */
+	tl_track **tracks;
+	size_t ntracks, tcap;
+	tl_step *steps; /* sorted by start */
+	size_t nsteps, scap;
+	const tl_source **sources; /* borrowed from the trace's source list */
+	size_t nsources;
+	int64_t t_min, t_max; /* envelope of all slices; t_min > t_max when empty */
+	uint64_t rows;        /* rows read while loading (for progress and benchmarks) */
+	int loaded;           /* at least one source loaded */
+	char *role;           /* verl/MindSpeed-RL role directory of the capture, if any */
+} tl_rank;
+
+typedef struct tl_trace {
+	tl_rank **ranks; /* sorted by rank number */
+	size_t nranks;
+	tl_sourcelist sources;
+	int64_t t_min, t_max;
+} tl_trace;
+
+tl_rank *rank_new(int rank);
+void rank_free(tl_rank *);
+/* Get-or-create the depth-0 track of (kind, key). label is used when the track is created. */
+tl_track *rank_track(tl_rank *, tl_lane_kind kind, int64_t key, const char *label);
+void track_push(tl_track *, int64_t start, int64_t end, uint32_t name, uint32_t arg);
+/* The same, tagging the slice with a step index (allocates the step array on first use). */
+void track_push_step(tl_track *, int64_t start, int64_t end, uint32_t name, uint32_t arg,
+    uint16_t step);
+/* Sorts every track, splits overlapping slices into depth levels (nothing is dropped), orders
+ * the tracks for display and computes the envelope. Call once all sources of the rank are in. */
+void rank_finish(tl_rank *);
+/* Index of the step that contains host time t, or TL_NO_STEP. */
+uint16_t rank_step_at(const tl_rank *, int64_t t);
+
+/* Prefix sums of busy time, built on first call (not thread-safe against itself). */
+const int64_t *track_prefix(tl_track *);
+/* First slice index whose end > t (slices sorted and non-overlapping, so ends are sorted). */
+size_t track_first_ending_after(const tl_track *, int64_t t);
+/* First slice index whose start >= t. */
+size_t track_first_starting_at(const tl_track *, int64_t t);
+
+void trace_init(tl_trace *);
+void trace_free(tl_trace *);
+/* Bytes held by slices, step tags and prefix sums of all ranks (for benchmarks). */
+size_t trace_slice_bytes(const tl_trace *, size_t *nslices);
+
+#endif

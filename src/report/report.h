@@ -1,0 +1,13 @@
+/* Headless output of the query layer: `tl info` and `tl summary` (text and JSON). */
+#ifndef TL_REPORT_H
+#define TL_REPORT_H
+#include <stdio.h>
+
+#include "model/trace.h"
+#include "profile/discover.h"
+
+void report_info(FILE *, const tl_sourcelist *);
+void report_summary_text(FILE *, const tl_trace *);
+void report_summary_json(FILE *, const tl_trace *);
+
+#endif

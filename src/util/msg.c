@@ -1,0 +1,124 @@
+#include "config.h"
+#include "util/msg.h"
+#include "util/text.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t msg_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned warn_count;
+static int quiet;
+static struct {
+	int active, shown, total, done;
+	uint64_t rows;
+	struct timespec t0, last;
+} prog;
+
+static double
+secs_since(const struct timespec *a)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - a->tv_sec) + (double)(now.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void
+progress_clear_locked(void)
+{
+	if (prog.shown) {
+		fputs("\r\033[K", stderr);
+		prog.shown = 0;
+	}
+}
+
+void
+msg_set_quiet(int q)
+{
+	quiet = q;
+}
+
+unsigned
+msg_warn_count(void)
+{
+	pthread_mutex_lock(&msg_lock);
+	unsigned n = warn_count;
+	pthread_mutex_unlock(&msg_lock);
+	return n;
+}
+
+void
+msg_warn(const char *path, const char *fmt, ...)
+{
+	char buf[1024], safe[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&msg_lock);
+	warn_count++;
+	if (!quiet) {
+		progress_clear_locked();
+		if (path != NULL) {
+			char p[1024];
+			text_sanitize(path, p, sizeof p, 1);
+			fprintf(stderr, "tl: %s: %s\n", p, text_sanitize(buf, safe, sizeof safe, 1));
+		} else {
+			fprintf(stderr, "tl: %s\n", text_sanitize(buf, safe, sizeof safe, 1));
+		}
+	}
+	pthread_mutex_unlock(&msg_lock);
+}
+
+void
+msg_error(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&msg_lock);
+	progress_clear_locked();
+	fprintf(stderr, "tl: %s\n", buf);
+	pthread_mutex_unlock(&msg_lock);
+}
+
+void
+msg_progress_start(int total)
+{
+	pthread_mutex_lock(&msg_lock);
+	memset(&prog, 0, sizeof prog);
+	prog.active = isatty(STDERR_FILENO);
+	prog.total = total;
+	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+	prog.last = prog.t0;
+	pthread_mutex_unlock(&msg_lock);
+}
+
+void
+msg_progress_add(int done, uint64_t rows)
+{
+	pthread_mutex_lock(&msg_lock);
+	prog.done += done;
+	prog.rows += rows;
+	if (prog.active && secs_since(&prog.t0) > 0.5 && secs_since(&prog.last) > 0.1) {
+		clock_gettime(CLOCK_MONOTONIC, &prog.last);
+		fprintf(stderr, "\r\033[Kloading: %d/%d ranks, %.1fM rows, %.1fs", prog.done, prog.total,
+		    (double)prog.rows / 1e6, secs_since(&prog.t0));
+		prog.shown = 1;
+	}
+	pthread_mutex_unlock(&msg_lock);
+}
+
+void
+msg_progress_end(void)
+{
+	pthread_mutex_lock(&msg_lock);
+	progress_clear_locked();
+	prog.active = 0;
+	pthread_mutex_unlock(&msg_lock);
+}

@@ -1,0 +1,143 @@
+#include "config.h"
+#include "util/text.h"
+
+#include <string.h>
+
+int
+text_utf8_decode(const char *s, size_t n, unsigned *cp)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	if (u[0] < 0x80) {
+		*cp = u[0];
+		return 1;
+	}
+	int len;
+	unsigned c, min;
+	if ((u[0] & 0xe0) == 0xc0) {
+		len = 2;
+		c = u[0] & 0x1f;
+		min = 0x80;
+	} else if ((u[0] & 0xf0) == 0xe0) {
+		len = 3;
+		c = u[0] & 0x0f;
+		min = 0x800;
+	} else if ((u[0] & 0xf8) == 0xf0) {
+		len = 4;
+		c = u[0] & 0x07;
+		min = 0x10000;
+	} else {
+		*cp = 0xfffd;
+		return 1;
+	}
+	if ((size_t)len > n) {
+		*cp = 0xfffd;
+		return 1;
+	}
+	for (int i = 1; i < len; i++) {
+		if ((u[i] & 0xc0) != 0x80) {
+			*cp = 0xfffd;
+			return 1;
+		}
+		c = (c << 6) | (u[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) {
+		*cp = 0xfffd;
+		return 1;
+	}
+	*cp = c;
+	return len;
+}
+
+static size_t
+put_utf8(unsigned cp, char *o)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | (cp >> 18));
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+char *
+text_sanitize(const char *s, char *out, size_t outlen, int utf8)
+{
+	size_t n = strlen(s), o = 0;
+	if (outlen == 0)
+		return out;
+	for (size_t i = 0; i < n;) {
+		char tmp[8];
+		size_t tl;
+		unsigned cp;
+		int l = text_utf8_decode(s + i, n - i, &cp);
+		i += (size_t)l;
+		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
+			const char *hex = "0123456789abcdef";
+			if (cp == '\n')
+				memcpy(tmp, "\\n", tl = 2);
+			else if (cp == '\t')
+				memcpy(tmp, "\\t", tl = 2);
+			else if (cp == '\r')
+				memcpy(tmp, "\\r", tl = 2);
+			else {
+				tmp[0] = '\\';
+				tmp[1] = 'x';
+				tmp[2] = hex[(cp >> 4) & 15];
+				tmp[3] = hex[cp & 15];
+				tl = 4;
+			}
+		} else if (cp >= 0x80 && !utf8) {
+			tmp[0] = '?';
+			tl = 1;
+		} else {
+			tl = put_utf8(cp, tmp);
+		}
+		if (o + tl + 1 > outlen)
+			break;
+		memcpy(out + o, tmp, tl);
+		o += tl;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+void
+text_json_write(FILE *f, const char *s)
+{
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n;) {
+		unsigned cp;
+		int l = text_utf8_decode(s + i, n - i, &cp);
+		if (cp == '"')
+			fputs("\\\"", f);
+		else if (cp == '\\')
+			fputs("\\\\", f);
+		else if (cp == '\n')
+			fputs("\\n", f);
+		else if (cp == '\t')
+			fputs("\\t", f);
+		else if (cp == '\r')
+			fputs("\\r", f);
+		else if (cp < 0x20 || cp == 0x7f)
+			fprintf(f, "\\u%04x", cp);
+		else if (cp == 0xfffd && l == 1)
+			fputs("\xef\xbf\xbd", f);
+		else
+			fwrite(s + i, 1, (size_t)l, f);
+		i += (size_t)l;
+	}
+}

@@ -1,0 +1,18 @@
+/* Text from profiles is untrusted: these make it safe to print on a terminal. */
+#ifndef TL_TEXT_H
+#define TL_TEXT_H
+#include <stddef.h>
+#include <stdio.h>
+
+/* Copies s into out (always NUL-terminated): control characters become \xNN (or \n, \t, \r),
+ * invalid UTF-8 becomes U+FFFD, or '?' when utf8 is 0 (and non-ASCII too then).
+ * Returns out. */
+char *text_sanitize(const char *s, char *out, size_t outlen, int utf8);
+/* Writes s to f as a JSON string body (without the quotes), escaping as JSON requires and
+ * replacing invalid UTF-8 with U+FFFD. */
+void text_json_write(FILE *f, const char *s);
+/* Decodes one UTF-8 sequence at s (n bytes available). Returns its length (>=1) and sets *cp;
+ * an invalid sequence returns 1 with *cp = 0xFFFD. */
+int text_utf8_decode(const char *s, size_t n, unsigned *cp);
+
+#endif

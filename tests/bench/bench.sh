@@ -1,0 +1,62 @@
+#!/bin/bash
+# `make bench`: figures, not assertions. Generates 8 ranks x 1,000,000 device tasks once (kept in
+# bench-out/), then times `tl summary` against the sqlite3 shell running the very same SELECTs
+# (printed by tl itself with TL_TRACE_SQL=1) on every rank's DB with output to /dev/null.
+# Machines are noisy: each side runs RUNS times, medians are reported.
+set -e
+: "${TL_BIN:?}" "${BENCH_GEN:?}"
+OUT=${BENCH_OUT:-bench-out}
+RANKS=${BENCH_RANKS:-8}
+TASKS=${BENCH_TASKS:-1000000}
+RUNS=${BENCH_RUNS:-3}
+PROFILE="$OUT/profile-${RANKS}x${TASKS}"
+calc() { awk "BEGIN { print $1 }"; }
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+now() { date +%s.%N; }
+
+if [ ! -f "$PROFILE/.complete" ]; then
+	rm -rf "$PROFILE"
+	mkdir -p "$OUT"
+	echo "bench: generating $RANKS ranks x $TASKS device tasks into $PROFILE ..."
+	t0=$(date +%s.%N)
+	"$BENCH_GEN" "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3 >/dev/null
+	t1=$(date +%s.%N)
+	touch "$PROFILE/.complete"
+	printf 'bench: generated in %.1f s\n' "$(calc "$t1 - $t0")"
+fi
+
+
+# the statements tl runs, per rank DB
+TL_TRACE_SQL=1 "$TL_BIN" summary "$PROFILE" --rank 0 >/dev/null 2>"$OUT/sql.txt"
+grep -v '^tl:' "$OUT/sql.txt" | grep -v '^stats:' >"$OUT/queries.sql"
+DBS=$(find "$PROFILE" -name 'ascend_pytorch_profiler_*.db' | sort)
+
+tl_times=()
+sh_times=()
+for i in $(seq "$RUNS"); do
+	t0=$(now)
+	TL_STATS=1 "$TL_BIN" summary "$PROFILE" >/dev/null 2>"$OUT/stats.txt"
+	t1=$(now)
+	tl_times+=("$(calc "$t1 - $t0")")
+	t0=$(now)
+	for db in $DBS; do
+		sqlite3 -readonly "$db" <"$OUT/queries.sql" >/dev/null
+	done
+	t1=$(now)
+	sh_times+=("$(calc "$t1 - $t0")")
+done
+tl_med=$(printf '%s\n' "${tl_times[@]}" | median)
+sh_med=$(printf '%s\n' "${sh_times[@]}" | median)
+stats=$(grep '^stats:' "$OUT/stats.txt")
+slices=$(echo "$stats" | sed 's/.*slices=\([0-9]*\).*/\1/')
+slice_bytes=$(echo "$stats" | sed 's/.*slice_bytes=\([0-9]*\).*/\1/')
+rss_kb=$(echo "$stats" | sed 's/.*maxrss_kb=\([0-9]*\).*/\1/')
+
+echo "== tl summary on $RANKS ranks x $TASKS tasks ($(nproc) cores, $RUNS runs, medians)"
+printf 'tl summary wall time:            %8.3f s   (runs: %s)\n' "$tl_med" "${tl_times[*]}"
+printf 'sqlite3 shell, same SELECTs:     %8.3f s   (runs: %s)\n' "$sh_med" "${sh_times[*]}"
+printf 'ratio tl / sqlite3 shell:        %8.3f     (bar: <= 0.35)\n' "$(calc "$tl_med / $sh_med")"
+printf 'slices loaded:                   %8d\n' "$slices"
+printf 'peak resident memory:            %8.1f MB\n' "$(calc "$rss_kb / 1024")"
+printf 'resident bytes per slice:        %8.1f     (bar: <= 48)\n' "$(calc "$rss_kb * 1024 / $slices")"
+printf 'slice arrays bytes per slice:    %8.1f\n' "$(calc "$slice_bytes / $slices")"

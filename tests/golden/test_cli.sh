@@ -1,0 +1,87 @@
+#!/bin/sh
+# Command-line behaviour of `tl info` and `tl summary`: the StepTraceTime oracle on the real
+# samples, rank specs, bad inputs, read-only inputs, exit statuses.
+. "$TL_SRCDIR/tests/lib.sh"
+TL=$TL_BIN
+
+# ---- the oracle: summary --json equals torch_npu's StepTraceTime to the nanosecond ----------
+if [ -d "$SAMPLES/ascend-db" ] && command -v sqlite3 >/dev/null; then
+	for level in level0 level2; do
+		json=$("$TL" summary "$SAMPLES/ascend-db/$level" --json 2>"$t_tmp/err")
+		check "summary $level exits 0" [ $? -eq 0 ]
+		check "summary $level prints no warnings" [ ! -s "$t_tmp/err" ]
+		for r in 0 1; do
+			an="$SAMPLES/ascend-db/$level/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db"
+			want=$(sqlite3 -readonly "$an" "SELECT printf('{\"step\":%d,\"computing_ns\":%d,\"communication_ns\":%d,\"overlapped_ns\":%d,\"communication_not_overlapped_ns\":%d,\"free_ns\":%d,\"preparing_ns\":%d}', step, round(computing*1000), round(communication*1000), round(overlapped*1000), round(communication_not_overlapped*1000), round(free*1000), round(preparing*1000)) FROM StepTraceTime")
+			case "$json" in
+			*"{\"rank\":$r,\"steps\":[$want]}"*) ok "$level rank $r: six numbers equal StepTraceTime to the ns" ;;
+			*) not_ok "$level rank $r: want $want in $json" ;;
+			esac
+		done
+	done
+	out=$("$TL" summary "$SAMPLES/ascend-db/level0")
+	check "text summary has a header with units" sh -c "echo '$out' | grep -q 'ms'"
+	check "text summary has a row for rank 1 step 50" sh -c "echo '$out' | grep -Eq '^ +1 +50 '"
+	check "text summary shows computing of rank 0 (8.843910 ms)" sh -c "echo '$out' | grep -q '8.843910'"
+
+	# info: one line per source with rank, kind, path
+	info=$("$TL" info "$SAMPLES/ascend-db/level2")
+	check "info lists rank 0 as torch_npu DB" sh -c "echo '$info' | grep -Eq '^0 +torch_npu DB'"
+	check "info lists rank 1" sh -c "echo '$info' | grep -Eq '^1 +torch_npu DB'"
+
+	# --rank filters before loading; a missing rank is named
+	"$TL" summary "$SAMPLES/ascend-db/level0" --rank 1,3 --json >"$t_tmp/out" 2>"$t_tmp/err"
+	check "--rank 1,3 loads rank 1 only" sh -c "grep -q '\"rank\":1' '$t_tmp/out' && ! grep -q '\"rank\":0' '$t_tmp/out'"
+	check "--rank 1,3 warns that rank 3 is absent" grep -q "3" "$t_tmp/err"
+
+	# a single .db file as PATH
+	one="$SAMPLES/ascend-db/level0/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db"
+	check "a single .db path works" sh -c "'$TL' summary '$one' --json | grep -q '\"rank\":1'"
+
+	# read-only copies (0444 files in 0555 dirs) load, and nothing appears beside them
+	cp -r "$SAMPLES/ascend-db/level0" "$t_tmp/ro"
+	find "$t_tmp/ro" -type f -exec chmod 0444 {} +
+	find "$t_tmp/ro" -type d -exec chmod 0555 {} +
+	before=$(cd "$t_tmp/ro" && find . | sort; find . -type f -exec cksum {} + | sort)
+	"$TL" summary "$t_tmp/ro" --json >"$t_tmp/ro.json" 2>&1
+	check "read-only profile loads" grep -q '"rank":1' "$t_tmp/ro.json"
+	"$TL" info "$t_tmp/ro" >/dev/null 2>&1
+	after=$(cd "$t_tmp/ro" && find . | sort; find . -type f -exec cksum {} + | sort)
+	check "no file changed or appeared beside the inputs" [ "$before" = "$after" ]
+	find "$t_tmp/ro" -type d -exec chmod 0755 {} +
+else
+	skip "samples or sqlite3 absent: $SAMPLES (StepTraceTime oracle via the CLI not checked)"
+fi
+
+# ---- usage errors --------------------------------------------------------------------------
+"$TL" summary /nonexistent --rank 0-x >/dev/null 2>"$t_tmp/err"
+check "bad rank spec exits 1" [ $? -eq 1 ]
+check "bad rank spec names the position" grep -q "position" "$t_tmp/err"
+"$TL" summary /nonexistent --rank 7-3 >/dev/null 2>"$t_tmp/err"
+check "backwards range is refused" grep -q "backwards" "$t_tmp/err"
+"$TL" frobnicate >/dev/null 2>&1
+check "unknown command exits 1" [ $? -eq 1 ]
+"$TL" --help | grep -q "tl summary PATH"
+check "--help lists the summary command" [ $? -eq 0 ]
+
+# ---- nothing loadable: exit 2 with a clear line ----------------------------------------------
+mkdir -p "$t_tmp/junk/x_ascend_pt/ASCEND_PROFILER_OUTPUT"
+echo "not a database" >"$t_tmp/junk/x_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
+"$TL" summary "$t_tmp/junk" >/dev/null 2>"$t_tmp/err"
+check "nothing loadable exits 2" [ $? -eq 2 ]
+check "the bad file is named with its problem" grep -q "ascend_pytorch_profiler_0.db: not an SQLite database" "$t_tmp/err"
+"$TL" summary "$t_tmp/empty-does-not-exist" >/dev/null 2>&1
+check "a missing path exits non-zero" [ $? -ne 0 ]
+
+# ---- one bad rank does not stop the others -----------------------------------------------------
+if [ -d "$SAMPLES/ascend-db" ]; then
+	cp -r "$SAMPLES/ascend-db/level0" "$t_tmp/mixed"
+	chmod -R u+w "$t_tmp/mixed"
+	head -c 3000 "$t_tmp/mixed/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db" >"$t_tmp/cut"
+	mv "$t_tmp/cut" "$t_tmp/mixed/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db"
+	"$TL" summary "$t_tmp/mixed" --json >"$t_tmp/out" 2>"$t_tmp/err"
+	check "a truncated rank: the other rank still loads (exit 0)" [ $? -eq 0 ]
+	check "a truncated rank: rank 0 present" grep -q '"rank":0' "$t_tmp/out"
+	check "a truncated rank: one line names the file" [ "$(grep -c 'ascend_pytorch_profiler_1.db' "$t_tmp/err")" -ge 1 ]
+fi
+t_done

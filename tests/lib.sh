@@ -1,0 +1,15 @@
+# Helpers for shell tests: TAP-like "ok N - msg" lines, counted by tests/run.sh.
+: "${TL_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${TL_BIN:=$TL_SRCDIR/tl}"
+: "${TL_TESTBIN:=$TL_SRCDIR/tests}"
+SAMPLES=${TL_SAMPLES:-$TL_SRCDIR/../shared/samples}
+t_n=0
+t_failed=0
+ok() { t_n=$((t_n + 1)); echo "ok $t_n - $*"; }
+not_ok() { t_n=$((t_n + 1)); t_failed=$((t_failed + 1)); echo "not ok $t_n - $*"; }
+skip() { t_n=$((t_n + 1)); echo "ok $t_n - # SKIP $*"; }
+# check "message" command...: passes when the command succeeds
+check() { msg=$1; shift; if "$@"; then ok "$msg"; else not_ok "$msg"; fi; }
+t_tmp=$(mktemp -d "${TMPDIR:-/tmp}/tl-test.XXXXXX")
+trap 'rm -rf "$t_tmp"' EXIT
+t_done() { [ "$t_failed" -eq 0 ]; }
