@@ -3,17 +3,22 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "gen/gen.h"
 #include "load/load.h"
 #include "report/report.h"
+#include "ui/ui.h"
 #include "util/msg.h"
 #include "util/rankspec.h"
 #include "util/xalloc.h"
@@ -24,7 +29,13 @@ typedef struct cli {
 	int have_ranks;
 	int json;
 	int no_view;
+	/* view */
+	const char *theme, *keymap, *script, *stats;
+	int cols, rows;
+	int man;
 } cli;
+
+static int64_t start_mono_ns; /* for the viewer's time to first frame */
 
 typedef struct command {
 	const char *name;
@@ -37,6 +48,8 @@ typedef struct command {
 static int cmd_info(cli *);
 static int cmd_summary(cli *);
 static int cmd_demo(cli *);
+static int cmd_view(cli *);
+static int cmd_keys(cli *);
 
 static const command commands[] = {
 	{"info", "tl info PATH [--rank SPEC]", "list the ranks and files found under PATH",
@@ -44,6 +57,11 @@ static const command commands[] = {
 	{"summary", "tl summary PATH [--rank SPEC] [--json]",
 	    "per-rank, per-step overlap breakdown (computing, communication, free, ...)",
 	    cmd_summary, 1},
+	{"view", "tl view PATH [--rank SPEC] [--theme NAME] [--keymap NAME]",
+	    "the timeline viewer: one group of lanes per rank (? in it lists the keys)", cmd_view,
+	    1},
+	{"keys", "tl keys [--keymap NAME] [--man|--markdown]", "list the viewer's actions and their keys",
+	    cmd_keys, 0},
 	{"demo", "tl demo [--no-view]",
 	    "generate an 8-rank GRPO profile in the cache directory (once) and open it", cmd_demo,
 	    0},
@@ -59,6 +77,11 @@ usage(FILE *f)
 	fprintf(f, "\noptions:\n"
 		   "  --rank SPEC   only these ranks: 0-7, 0,2,4, 0-3,8-11\n"
 		   "  --json        machine-readable output (summary)\n"
+		   "  --theme NAME  viewer colours: default, light, mono, or $XDG_CONFIG_HOME/tl/NAME.theme\n"
+		   "  --keymap NAME viewer keys: default, vim, emacs, or $XDG_CONFIG_HOME/tl/NAME.keys\n"
+		   "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"
+		   "  --size CxR    with --script: no terminal, a COLSxROWS screen (e.g. 120x40)\n"
+		   "  --no-view     (demo) print the summary instead of opening the viewer\n"
 		   "  -h, --help    this help\n"
 		   "  -V, --version print the version\n"
 		   "\nPATH is a profile directory (walked up to 10 levels deep) or a single .db file.\n"
@@ -109,6 +132,41 @@ cmd_summary(cli *c)
 	}
 	trace_free(&tr);
 	return rc;
+}
+
+static int
+view_trace(cli *c, tl_trace *tr)
+{
+	tl_ui_opts o = {.theme = c->theme, .keymap = c->keymap, .script = c->script,
+	    .cols = c->cols, .rows = c->rows, .stats_file = c->stats,
+	    .start_mono_ns = start_mono_ns};
+	return ui_main(tr, &o);
+}
+
+static int
+cmd_view(cli *c)
+{
+	if (c->script == NULL && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		msg_error("view needs a terminal (or --script FILE --size COLSxROWS)");
+		return 1;
+	}
+	if (c->cols > 0 && c->script == NULL) {
+		msg_error("--size goes with --script");
+		return 1;
+	}
+	tl_trace tr;
+	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL, .quiet_progress = c->script != NULL};
+	int rc = load_trace(c->path, &o, &tr);
+	if (rc == 0)
+		rc = view_trace(c, &tr);
+	trace_free(&tr);
+	return rc;
+}
+
+static int
+cmd_keys(cli *c)
+{
+	return ui_keys(stdout, c->keymap, c->man);
 }
 
 static char *
@@ -189,8 +247,11 @@ cmd_demo(cli *c)
 	}
 	if (rc == 0) {
 		c->path = dir;
-		/* the TUI does not exist yet: show the summary of the demo */
-		rc = cmd_summary(c);
+		/* the viewer, unless asked not to or there is no terminal to show it on */
+		if (c->no_view || (c->script == NULL && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))))
+			rc = cmd_summary(c);
+		else
+			rc = cmd_view(c);
 	}
 	free(stamp);
 	free(dir);
@@ -204,10 +265,25 @@ main(int argc, char **argv)
 		{"rank", required_argument, NULL, 'r'},
 		{"json", no_argument, NULL, 'j'},
 		{"no-view", no_argument, NULL, 'n'},
+		{"theme", required_argument, NULL, 'T'},
+		{"keymap", required_argument, NULL, 'K'},
+		{"script", required_argument, NULL, 'S'},
+		{"size", required_argument, NULL, 'Z'},
+		{"stats", required_argument, NULL, 'X'},
+		{"man", no_argument, NULL, 'M'},
+		{"markdown", no_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	start_mono_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	setlocale(LC_ALL, ""); /* the viewer draws UTF-8 when the locale says so */
+	setlocale(LC_NUMERIC, "C"); /* numbers in reports always use a decimal point */
+	/* Debian's SQLite keeps memory statistics under one global lock that serialises the
+	 * parallel rank loaders; tl does not use them. Must precede sqlite3_initialize(). */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	cli c;
 	memset(&c, 0, sizeof c);
 	const command *cmd = NULL;
@@ -242,6 +318,33 @@ main(int argc, char **argv)
 		case 'n':
 			c.no_view = 1;
 			break;
+		case 'T':
+			c.theme = optarg;
+			break;
+		case 'K':
+			c.keymap = optarg;
+			break;
+		case 'S':
+			c.script = optarg;
+			break;
+		case 'X':
+			c.stats = optarg;
+			break;
+		case 'M':
+			c.man = 1;
+			break;
+		case 'D':
+			c.man = 2;
+			break;
+		case 'Z': {
+			char x;
+			if (sscanf(optarg, "%d%c%d", &c.cols, &x, &c.rows) != 3 || (x != 'x' && x != 'X') ||
+			    c.cols < 1 || c.rows < 1 || c.cols > 1000 || c.rows > 1000) {
+				fprintf(stderr, "tl: --size takes COLSxROWS, e.g. 120x40\n");
+				return 1;
+			}
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;

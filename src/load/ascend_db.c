@@ -750,6 +750,8 @@ db_open(const char *path)
 	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 100000);
 	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
 	sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+	/* No mmap: it saves about a fifth of the CPU time but the mapped file pages count as
+	 * resident memory, doubling the peak (measured with `make bench`). */
 	return db;
 }
 

@@ -300,7 +300,8 @@ rank_finish(tl_rank *r)
 		r->tracks[w++] = t;
 	}
 	r->ntracks = w;
-	qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
+	if (r->ntracks > 1) /* tracks is NULL for a rank without any: qsort(NULL, 0) is undefined */
+		qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
 }
 
 uint16_t
