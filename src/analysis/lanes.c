@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 static const char *const overlap_names[TL_OVL__COUNT] = {
-	"Computing",
-	"Communication",
-	"Communication(Not Overlapped)",
-	"Free",
+    "Computing",
+    "Communication",
+    "Communication(Not Overlapped)",
+    "Free",
 };
 
 const char *

@@ -38,11 +38,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *const gen_stage_canon[GEN_NSTAGES] = {
-    "rollout", "ref_logprob", "actor_logprob", "reward", "actor_update"};
+const char *const gen_stage_canon[GEN_NSTAGES] = {"rollout", "ref_logprob", "actor_logprob",
+                                                  "reward", "actor_update"};
 /* verl worker-method MSTX ranges (../shared/spec/analyses.md §14), in the order they run here */
 const char *const gen_stage_range[GEN_NSTAGES] = {"generate_sequences", "compute_ref_log_prob",
-    "compute_log_prob", "compute_rm_score", "update_actor"};
+                                                  "compute_log_prob", "compute_rm_score",
+                                                  "update_actor"};
 
 enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 
@@ -53,9 +54,9 @@ enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 
 /* Device layout, ns. Incidental gaps stay well below BUB_BASE so the deliberate bubbles are the
  * largest idle stretches inside a stage. */
-#define KGAP (2 * US)       /* between consecutive kernels of a run */
-#define AUXGAP (30 * US)    /* every AUX_EVERY-th gap is this wide and holds one memcpy/event */
-#define AUX_OFF (10 * US)   /* the aux task starts this far into its gap */
+#define KGAP (2 * US)     /* between consecutive kernels of a run */
+#define AUXGAP (30 * US)  /* an aux gap (gap_is_aux) is this wide and holds one memcpy/event */
+#define AUX_OFF (10 * US) /* the aux task starts this far into its gap */
 #define AUX_EVERY 40
 #define DEC_GAP (80 * US)   /* host work between two decode steps */
 #define PAD_MIN (20 * US)   /* pad kernel = PAD_MIN + (largest bubble of the stage - own bubble) */
@@ -67,17 +68,18 @@ enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 #define NOTIFY_NS (2 * US)  /* Notify_Wait lasts until the last rank arrived, plus this */
 #define FFTS_PRE 500        /* FFTS+ container starts this long before its first child */
 #define FFTS_POST 300
-#define FFTS_SLOT 1 /* which kernel of the run becomes the FFTS+ container (needs KGAP both sides) */
+#define FFTS_SLOT                                                                                  \
+	1 /* which kernel of the run becomes the FFTS+ container (needs KGAP both sides) */
 
 /* Host layout, ns. A launch takes at most 2.2 us; launched device tasks start >= 3.2 us apart,
  * so the launches on the one dequeue thread never overlap. */
-#define LEAD (50 * US)      /* CANN launch start before its device task */
-#define MSTX_PRE (5 * US)   /* stage range start before its first launch */
-#define MSTX_POST (8 * US)  /* stage range end after its last device end (the host synchronises) */
+#define LEAD (50 * US)     /* CANN launch start before its device task */
+#define MSTX_PRE (5 * US)  /* stage range start before its first launch */
+#define MSTX_POST (8 * US) /* stage range end after its last device end (the host synchronises) */
 #define DEC_PRE (3 * US)
 #define DEC_POST (3 * US)
-#define HOST_GAP (20 * US)  /* between two stage ranges */
-#define STEP_PRE (1 * MS)   /* STEP_TIME start to the rollout range */
+#define HOST_GAP (20 * US) /* between two stage ranges */
+#define STEP_PRE (1 * MS)  /* STEP_TIME start to the rollout range */
 #define STEP_POST (500 * US)
 
 #define STREAM_A 2    /* main compute stream */
@@ -102,93 +104,93 @@ enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 /* ---- strings -------------------------------------------------------------------------------
  * STRING_IDS: the fixed strings get ids 0..S__COUNT-1 in this order, in every DB; the name of
  * collective number n (the same collective on every rank) gets id S__COUNT + n. */
-#define GEN_STRINGS(X)                                                                       \
-	X(S_LAUNCH, "launch")                                                                \
-	X(S_MEMCPY_API, "aclrtMemcpyAsync")                                                  \
-	X(S_RECORD_API, "aclrtRecordEvent")                                                  \
-	X(S_WAIT_API, "aclrtStreamWaitEvent")                                                \
-	X(S_KERNEL_AICORE, "KERNEL_AICORE")                                                  \
-	X(S_KERNEL_AIVEC, "KERNEL_AIVEC")                                                    \
-	X(S_KERNEL_MIX_AIC, "KERNEL_MIX_AIC")                                                \
-	X(S_MIX_AIC, "MIX_AIC")                                                              \
-	X(S_MIX_AIV, "MIX_AIV")                                                              \
-	X(S_MEMCPY_ASYNC, "MEMCPY_ASYNC")                                                    \
-	X(S_EVENT_RECORD, "EVENT_RECORD")                                                    \
-	X(S_EVENT_WAIT, "EVENT_WAIT")                                                        \
-	X(S_NOTIFY_WAIT_SQE, "Notify Wait")                                                  \
-	X(S_SDMA, "SDMA")                                                                    \
-	X(S_AI_CORE, "AI_CORE")                                                              \
-	X(S_AI_VECTOR_CORE, "AI_VECTOR_CORE")                                                \
-	X(S_HCCL_NOTIFY_WAIT, "Notify_Wait")                                                 \
-	X(S_HCCL_MEMCPY, "Memcpy")                                                           \
-	X(S_HCCL_REDUCE_INLINE, "Reduce_Inline")                                             \
-	X(S_GROUP, GROUP_NAME)                                                               \
-	X(S_ALLREDUCE, "hcom_allReduce_")                                                    \
-	X(S_ALLGATHER, "hcom_allGather_")                                                    \
-	X(S_MESH_RING, "MESH-RING")                                                          \
-	X(S_MESH, "MESH")                                                                    \
-	X(S_NA, "N/A")                                                                       \
-	X(S_ND, "ND")                                                                        \
-	X(S_ND2, "ND;ND")                                                                    \
-	X(S_ND3, "ND;ND;ND")                                                                 \
-	X(S_BF16, "BF16")                                                                    \
-	X(S_BF16_2, "BF16;BF16")                                                             \
-	X(S_BF16_3, "BF16;BF16;BF16")                                                        \
-	X(S_FLOAT, "FLOAT")                                                                  \
-	X(S_INT64, "INT64")                                                                  \
-	X(S_DYNAMIC, "dynamic")                                                              \
-	X(S_NO, "NO")                                                                        \
-	X(S_SH_ACT, "\"8,1024,4096\"")                                                       \
-	X(S_SH_ACT2, "\"8,1024,4096\";\"8,1024,4096\"")                                      \
-	X(S_SH_MM_IN, "\"8192,4096\";\"4096,11008\"")                                        \
-	X(S_SH_MM_OUT, "\"8192,11008\"")                                                     \
-	X(S_SH_ATT_IN, "\"8,32,1024,128\";\"8,32,1024,128\";\"8,32,1024,128\"")              \
-	X(S_SH_ATT_OUT, "\"8,32,1024,128\"")                                                 \
-	X(S_SH_DEC, "\"64,1,4096\"")                                                         \
-	X(S_SH_DEC2, "\"64,1,4096\";\"64,1,4096\"")                                          \
-	X(S_SH_KV_IN, "\"64,1,32,128\";\"2048,128,8,128\";\"2048,128,8,128\"")               \
-	X(S_SH_LOGITS, "\"8192,151936\"")                                                    \
-	X(S_SH_TOKENS, "\"64\"")                                                             \
-	X(S_SH_PARAM4, "\"4096,11008\";\"4096,11008\";\"4096,11008\";\"4096,11008\"")        \
-	X(S_ND4, "ND;ND;ND;ND")                                                              \
-	X(S_FLOAT4, "FLOAT;FLOAT;FLOAT;FLOAT")                                               \
-	X(S_SH_PARAM, "\"4096,11008\"")                                                      \
-	X(S_KN_MATMUL, "aclnnMatmul_MatMulV3_MatMul")                                        \
-	X(S_OT_MATMUL, "MatMulV3")                                                           \
-	X(S_KN_ADD, "aclnnAdd_AddAiCore_Add")                                                \
-	X(S_OT_ADD, "Add")                                                                   \
-	X(S_KN_MUL, "aclnnMul_MulAiCore_Mul")                                                \
-	X(S_OT_MUL, "Mul")                                                                   \
-	X(S_KN_RMSNORM, "aclnnRmsNorm_RmsNorm_RmsNorm")                                      \
-	X(S_OT_RMSNORM, "RmsNorm")                                                           \
-	X(S_KN_ROPE, "aclnnApplyRotaryPosEmb_ApplyRotaryPosEmb_ApplyRotaryPosEmb")           \
-	X(S_OT_ROPE, "ApplyRotaryPosEmb")                                                    \
-	X(S_KN_SWIGLU, "aclnnSwiGlu_SwiGlu_SwiGlu")                                          \
-	X(S_OT_SWIGLU, "SwiGlu")                                                             \
-	X(S_KN_FA, "FlashAttentionScore")                                                    \
-	X(S_OT_FA, "FlashAttentionScore")                                                    \
-	X(S_KN_FAG, "FlashAttentionScoreGrad")                                               \
-	X(S_OT_FAG, "FlashAttentionScoreGrad")                                               \
-	X(S_KN_IFA, "aclnnIncreFlashAttentionV4_IncreFlashAttention_IncreFlashAttention")    \
-	X(S_OT_IFA, "IncreFlashAttention")                                                   \
-	X(S_KN_CAST, "aclnnCast_CastAiCore_Cast")                                            \
-	X(S_OT_CAST, "Cast")                                                                 \
-	X(S_KN_LOGSM, "aclnnLogSoftmax_LogSoftmaxV2AiCore_LogSoftmaxV2")                     \
-	X(S_OT_LOGSM, "LogSoftmaxV2")                                                        \
-	X(S_KN_GATHER, "aclnnEmbedding_GatherV2AiCore_GatherV2")                             \
-	X(S_OT_GATHER, "GatherV2")                                                           \
-	X(S_KN_COPY, "aclnnInplaceCopy_TensorMove_TensorMove")                               \
-	X(S_OT_COPY, "TensorMove")                                                           \
-	X(S_KN_ADAMW, "aclnnApplyAdamWV2_ApplyAdamWV2_ApplyAdamWV2")                         \
-	X(S_OT_ADAMW, "ApplyAdamWV2")                                                        \
-	X(S_KN_ARGMAX, "aclnnArgMax_ArgMaxV2_ArgMaxV2")                                      \
-	X(S_OT_ARGMAX, "ArgMaxV2")                                                           \
-	X(S_DEFAULT, "default")                                                              \
-	X(S_R_ROLLOUT, "generate_sequences")                                                 \
-	X(S_R_REF, "compute_ref_log_prob")                                                   \
-	X(S_R_ACTOR_LP, "compute_log_prob")                                                  \
-	X(S_R_REWARD, "compute_rm_score")                                                    \
-	X(S_R_UPDATE, "update_actor")                                                        \
+#define GEN_STRINGS(X)                                                                             \
+	X(S_LAUNCH, "launch")                                                                      \
+	X(S_MEMCPY_API, "aclrtMemcpyAsync")                                                        \
+	X(S_RECORD_API, "aclrtRecordEvent")                                                        \
+	X(S_WAIT_API, "aclrtStreamWaitEvent")                                                      \
+	X(S_KERNEL_AICORE, "KERNEL_AICORE")                                                        \
+	X(S_KERNEL_AIVEC, "KERNEL_AIVEC")                                                          \
+	X(S_KERNEL_MIX_AIC, "KERNEL_MIX_AIC")                                                      \
+	X(S_MIX_AIC, "MIX_AIC")                                                                    \
+	X(S_MIX_AIV, "MIX_AIV")                                                                    \
+	X(S_MEMCPY_ASYNC, "MEMCPY_ASYNC")                                                          \
+	X(S_EVENT_RECORD, "EVENT_RECORD")                                                          \
+	X(S_EVENT_WAIT, "EVENT_WAIT")                                                              \
+	X(S_NOTIFY_WAIT_SQE, "Notify Wait")                                                        \
+	X(S_SDMA, "SDMA")                                                                          \
+	X(S_AI_CORE, "AI_CORE")                                                                    \
+	X(S_AI_VECTOR_CORE, "AI_VECTOR_CORE")                                                      \
+	X(S_HCCL_NOTIFY_WAIT, "Notify_Wait")                                                       \
+	X(S_HCCL_MEMCPY, "Memcpy")                                                                 \
+	X(S_HCCL_REDUCE_INLINE, "Reduce_Inline")                                                   \
+	X(S_GROUP, GROUP_NAME)                                                                     \
+	X(S_ALLREDUCE, "hcom_allReduce_")                                                          \
+	X(S_ALLGATHER, "hcom_allGather_")                                                          \
+	X(S_MESH_RING, "MESH-RING")                                                                \
+	X(S_MESH, "MESH")                                                                          \
+	X(S_NA, "N/A")                                                                             \
+	X(S_ND, "ND")                                                                              \
+	X(S_ND2, "ND;ND")                                                                          \
+	X(S_ND3, "ND;ND;ND")                                                                       \
+	X(S_BF16, "BF16")                                                                          \
+	X(S_BF16_2, "BF16;BF16")                                                                   \
+	X(S_BF16_3, "BF16;BF16;BF16")                                                              \
+	X(S_FLOAT, "FLOAT")                                                                        \
+	X(S_INT64, "INT64")                                                                        \
+	X(S_DYNAMIC, "dynamic")                                                                    \
+	X(S_NO, "NO")                                                                              \
+	X(S_SH_ACT, "\"8,1024,4096\"")                                                             \
+	X(S_SH_ACT2, "\"8,1024,4096\";\"8,1024,4096\"")                                            \
+	X(S_SH_MM_IN, "\"8192,4096\";\"4096,11008\"")                                              \
+	X(S_SH_MM_OUT, "\"8192,11008\"")                                                           \
+	X(S_SH_ATT_IN, "\"8,32,1024,128\";\"8,32,1024,128\";\"8,32,1024,128\"")                    \
+	X(S_SH_ATT_OUT, "\"8,32,1024,128\"")                                                       \
+	X(S_SH_DEC, "\"64,1,4096\"")                                                               \
+	X(S_SH_DEC2, "\"64,1,4096\";\"64,1,4096\"")                                                \
+	X(S_SH_KV_IN, "\"64,1,32,128\";\"2048,128,8,128\";\"2048,128,8,128\"")                     \
+	X(S_SH_LOGITS, "\"8192,151936\"")                                                          \
+	X(S_SH_TOKENS, "\"64\"")                                                                   \
+	X(S_SH_PARAM4, "\"4096,11008\";\"4096,11008\";\"4096,11008\";\"4096,11008\"")              \
+	X(S_ND4, "ND;ND;ND;ND")                                                                    \
+	X(S_FLOAT4, "FLOAT;FLOAT;FLOAT;FLOAT")                                                     \
+	X(S_SH_PARAM, "\"4096,11008\"")                                                            \
+	X(S_KN_MATMUL, "aclnnMatmul_MatMulV3_MatMul")                                              \
+	X(S_OT_MATMUL, "MatMulV3")                                                                 \
+	X(S_KN_ADD, "aclnnAdd_AddAiCore_Add")                                                      \
+	X(S_OT_ADD, "Add")                                                                         \
+	X(S_KN_MUL, "aclnnMul_MulAiCore_Mul")                                                      \
+	X(S_OT_MUL, "Mul")                                                                         \
+	X(S_KN_RMSNORM, "aclnnRmsNorm_RmsNorm_RmsNorm")                                            \
+	X(S_OT_RMSNORM, "RmsNorm")                                                                 \
+	X(S_KN_ROPE, "aclnnApplyRotaryPosEmb_ApplyRotaryPosEmb_ApplyRotaryPosEmb")                 \
+	X(S_OT_ROPE, "ApplyRotaryPosEmb")                                                          \
+	X(S_KN_SWIGLU, "aclnnSwiGlu_SwiGlu_SwiGlu")                                                \
+	X(S_OT_SWIGLU, "SwiGlu")                                                                   \
+	X(S_KN_FA, "FlashAttentionScore")                                                          \
+	X(S_OT_FA, "FlashAttentionScore")                                                          \
+	X(S_KN_FAG, "FlashAttentionScoreGrad")                                                     \
+	X(S_OT_FAG, "FlashAttentionScoreGrad")                                                     \
+	X(S_KN_IFA, "aclnnIncreFlashAttentionV4_IncreFlashAttention_IncreFlashAttention")          \
+	X(S_OT_IFA, "IncreFlashAttention")                                                         \
+	X(S_KN_CAST, "aclnnCast_CastAiCore_Cast")                                                  \
+	X(S_OT_CAST, "Cast")                                                                       \
+	X(S_KN_LOGSM, "aclnnLogSoftmax_LogSoftmaxV2AiCore_LogSoftmaxV2")                           \
+	X(S_OT_LOGSM, "LogSoftmaxV2")                                                              \
+	X(S_KN_GATHER, "aclnnEmbedding_GatherV2AiCore_GatherV2")                                   \
+	X(S_OT_GATHER, "GatherV2")                                                                 \
+	X(S_KN_COPY, "aclnnInplaceCopy_TensorMove_TensorMove")                                     \
+	X(S_OT_COPY, "TensorMove")                                                                 \
+	X(S_KN_ADAMW, "aclnnApplyAdamWV2_ApplyAdamWV2_ApplyAdamWV2")                               \
+	X(S_OT_ADAMW, "ApplyAdamWV2")                                                              \
+	X(S_KN_ARGMAX, "aclnnArgMax_ArgMaxV2_ArgMaxV2")                                            \
+	X(S_OT_ARGMAX, "ArgMaxV2")                                                                 \
+	X(S_DEFAULT, "default")                                                                    \
+	X(S_R_ROLLOUT, "generate_sequences")                                                       \
+	X(S_R_REF, "compute_ref_log_prob")                                                         \
+	X(S_R_ACTOR_LP, "compute_log_prob")                                                        \
+	X(S_R_REWARD, "compute_rm_score")                                                          \
+	X(S_R_UPDATE, "update_actor")                                                              \
 	X(S_DECODE, "decode_step")
 
 #define GEN_STR_ENUM(id, text) id,
@@ -226,48 +228,50 @@ typedef struct gen_kernel {
 /* The shortest kernel: 4.5 us nominal, x0.9 kernel jitter, x0.8 run jitter = 3.24 us. */
 static const gen_kernel kernels[K__COUNT] = {
     [K_MATMUL] = {S_KN_MATMUL, S_OT_MATMUL, S_AI_CORE, S_KERNEL_AICORE, 90 * US, 24, 0, S_ND2,
-	S_BF16_2, S_SH_MM_IN, S_ND, S_BF16, S_SH_MM_OUT},
-    [K_ADD] = {S_KN_ADD, S_OT_ADD, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 6 * US, 48, 0, S_ND2,
-	S_BF16_2, S_SH_ACT2, S_ND, S_BF16, S_SH_ACT},
-    [K_MUL] = {S_KN_MUL, S_OT_MUL, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 5500, 48, 0, S_ND2,
-	S_BF16_2, S_SH_ACT2, S_ND, S_BF16, S_SH_ACT},
+                  S_BF16_2, S_SH_MM_IN, S_ND, S_BF16, S_SH_MM_OUT},
+    [K_ADD] = {S_KN_ADD, S_OT_ADD, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 6 * US, 48, 0, S_ND2, S_BF16_2,
+               S_SH_ACT2, S_ND, S_BF16, S_SH_ACT},
+    [K_MUL] = {S_KN_MUL, S_OT_MUL, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 5500, 48, 0, S_ND2, S_BF16_2,
+               S_SH_ACT2, S_ND, S_BF16, S_SH_ACT},
     [K_RMSNORM] = {S_KN_RMSNORM, S_OT_RMSNORM, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 14 * US, 48, 0,
-	S_ND2, S_BF16_2, S_SH_ACT2, S_ND, S_BF16, S_SH_ACT},
+                   S_ND2, S_BF16_2, S_SH_ACT2, S_ND, S_BF16, S_SH_ACT},
     [K_ROPE] = {S_KN_ROPE, S_OT_ROPE, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 11 * US, 48, 0, S_ND2,
-	S_BF16_2, S_SH_ACT2, S_ND, S_BF16, S_SH_ACT},
-    [K_SWIGLU] = {S_KN_SWIGLU, S_OT_SWIGLU, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 21 * US, 48, 0,
-	S_ND, S_BF16, S_SH_ACT, S_ND, S_BF16, S_SH_ACT},
+                S_BF16_2, S_SH_ACT2, S_ND, S_BF16, S_SH_ACT},
+    [K_SWIGLU] = {S_KN_SWIGLU, S_OT_SWIGLU, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 21 * US, 48, 0, S_ND,
+                  S_BF16, S_SH_ACT, S_ND, S_BF16, S_SH_ACT},
     [K_FA] = {S_KN_FA, S_OT_FA, S_MIX_AIC, S_KERNEL_MIX_AIC, 160 * US, 24, 48, S_ND3, S_BF16_3,
-	S_SH_ATT_IN, S_ND, S_BF16, S_SH_ATT_OUT},
-    [K_FAG] = {S_KN_FAG, S_OT_FAG, S_MIX_AIC, S_KERNEL_MIX_AIC, 310 * US, 24, 48, S_ND3,
-	S_BF16_3, S_SH_ATT_IN, S_ND3, S_BF16_3, S_SH_ATT_IN},
-    [K_IFA] = {S_KN_IFA, S_OT_IFA, S_MIX_AIC, S_KERNEL_MIX_AIC, 35 * US, 24, 48, S_ND3,
-	S_BF16_3, S_SH_KV_IN, S_ND, S_BF16, S_SH_DEC},
-    [K_CAST] = {S_KN_CAST, S_OT_CAST, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 4500, 48, 0, S_ND,
-	S_BF16, S_SH_ACT, S_ND, S_FLOAT, S_SH_ACT},
+              S_SH_ATT_IN, S_ND, S_BF16, S_SH_ATT_OUT},
+    [K_FAG] = {S_KN_FAG, S_OT_FAG, S_MIX_AIC, S_KERNEL_MIX_AIC, 310 * US, 24, 48, S_ND3, S_BF16_3,
+               S_SH_ATT_IN, S_ND3, S_BF16_3, S_SH_ATT_IN},
+    [K_IFA] = {S_KN_IFA, S_OT_IFA, S_MIX_AIC, S_KERNEL_MIX_AIC, 35 * US, 24, 48, S_ND3, S_BF16_3,
+               S_SH_KV_IN, S_ND, S_BF16, S_SH_DEC},
+    [K_CAST] = {S_KN_CAST, S_OT_CAST, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 4500, 48, 0, S_ND, S_BF16,
+                S_SH_ACT, S_ND, S_FLOAT, S_SH_ACT},
     [K_LOGSM] = {S_KN_LOGSM, S_OT_LOGSM, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 40 * US, 48, 0, S_ND,
-	S_FLOAT, S_SH_LOGITS, S_ND, S_FLOAT, S_SH_LOGITS},
-    [K_GATHER] = {S_KN_GATHER, S_OT_GATHER, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 16 * US, 48, 0,
-	S_ND2, S_BF16_2, S_SH_ACT2, S_ND, S_BF16, S_SH_ACT},
+                 S_FLOAT, S_SH_LOGITS, S_ND, S_FLOAT, S_SH_LOGITS},
+    [K_GATHER] = {S_KN_GATHER, S_OT_GATHER, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 16 * US, 48, 0, S_ND2,
+                  S_BF16_2, S_SH_ACT2, S_ND, S_BF16, S_SH_ACT},
     [K_COPY] = {S_KN_COPY, S_OT_COPY, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 7 * US, 48, 0, S_ND2,
-	S_BF16_2, S_SH_ACT2, S_ND, S_BF16, S_SH_ACT},
+                S_BF16_2, S_SH_ACT2, S_ND, S_BF16, S_SH_ACT},
     [K_ADAMW] = {S_KN_ADAMW, S_OT_ADAMW, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 45 * US, 48, 0, S_ND4,
-	S_FLOAT4, S_SH_PARAM4, S_ND, S_FLOAT, S_SH_PARAM},
-    [K_ARGMAX] = {S_KN_ARGMAX, S_OT_ARGMAX, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 9 * US, 48, 0,
-	S_ND, S_BF16, S_SH_DEC, S_ND, S_INT64, S_SH_TOKENS},
+                 S_FLOAT4, S_SH_PARAM4, S_ND, S_FLOAT, S_SH_PARAM},
+    [K_ARGMAX] = {S_KN_ARGMAX, S_OT_ARGMAX, S_AI_VECTOR_CORE, S_KERNEL_AIVEC, 9 * US, 48, 0, S_ND,
+                  S_BF16, S_SH_DEC, S_ND, S_INT64, S_SH_TOKENS},
 };
 
 /* Which kernels a run draws from (uniformly, repeats weight a kernel). */
 enum { MIX_WLOAD, MIX_FWD, MIX_LOGP, MIX_DECODE, MIX_UPDATE, MIX_OVERLAP, MIX__COUNT };
 static const uint8_t mix_wload[] = {K_COPY, K_CAST, K_COPY, K_ADD, K_COPY};
-static const uint8_t mix_fwd[] = {K_RMSNORM, K_MATMUL, K_ROPE, K_FA, K_MATMUL, K_ADD, K_RMSNORM,
-    K_MATMUL, K_SWIGLU, K_MATMUL, K_ADD, K_MUL, K_CAST};
-static const uint8_t mix_logp[] = {K_RMSNORM, K_MATMUL, K_ROPE, K_FA, K_MATMUL, K_ADD, K_RMSNORM,
-    K_MATMUL, K_SWIGLU, K_MATMUL, K_ADD, K_MUL, K_CAST, K_LOGSM, K_GATHER};
-static const uint8_t mix_decode[] = {K_RMSNORM, K_MATMUL, K_ROPE, K_IFA, K_MATMUL, K_ADD,
-    K_RMSNORM, K_MATMUL, K_SWIGLU, K_MATMUL, K_ADD, K_ARGMAX, K_CAST};
-static const uint8_t mix_update[] = {K_FA, K_FAG, K_MATMUL, K_MATMUL, K_MATMUL, K_RMSNORM, K_ADD,
-    K_SWIGLU, K_MUL, K_CAST, K_ADAMW, K_ADD};
+static const uint8_t mix_fwd[] = {K_RMSNORM, K_MATMUL, K_ROPE,   K_FA,  K_MATMUL, K_ADD, K_RMSNORM,
+                                  K_MATMUL,  K_SWIGLU, K_MATMUL, K_ADD, K_MUL,    K_CAST};
+static const uint8_t mix_logp[] = {K_RMSNORM, K_MATMUL,  K_ROPE,   K_FA,     K_MATMUL,
+                                   K_ADD,     K_RMSNORM, K_MATMUL, K_SWIGLU, K_MATMUL,
+                                   K_ADD,     K_MUL,     K_CAST,   K_LOGSM,  K_GATHER};
+static const uint8_t mix_decode[] = {K_RMSNORM, K_MATMUL,  K_ROPE,   K_IFA,    K_MATMUL,
+                                     K_ADD,     K_RMSNORM, K_MATMUL, K_SWIGLU, K_MATMUL,
+                                     K_ADD,     K_ARGMAX,  K_CAST};
+static const uint8_t mix_update[] = {K_FA,  K_FAG,    K_MATMUL, K_MATMUL, K_MATMUL, K_RMSNORM,
+                                     K_ADD, K_SWIGLU, K_MUL,    K_CAST,   K_ADAMW,  K_ADD};
 static const uint8_t mix_overlap[] = {K_MATMUL, K_FAG};
 static const struct {
 	const uint8_t *k;
@@ -336,10 +340,12 @@ kdraw_next(kdraw *g, int *kind)
 	return w * g->jit / 1000 * g->f / 1000;
 }
 
+/* Gap i follows kernel i of a run of nk. Every AUX_EVERY-th gap and the middle one are wide and
+ * hold a memcpy/event task. Gaps 0 and 1 never are (FFTS_SLOT needs narrow gaps around it). */
 static int
-gap_is_aux(uint32_t i)
+gap_is_aux(uint32_t i, uint32_t nk)
 {
-	return (i + 1) % AUX_EVERY == 0;
+	return (i + 1) % AUX_EVERY == 0 || (nk >= 4 && i == nk / 2);
 }
 
 /* ---- the plan ------------------------------------------------------------------------------ */
@@ -368,6 +374,10 @@ typedef struct gen_rank {
 	int64_t range_start[GEN_NSTAGES], range_end[GEN_NSTAGES];
 	int64_t first_busy, last_end, comp, comm, ovl, idle; /* this step so far */
 	int64_t ov_busy, ov_span;                            /* scratch of plan_coll */
+	int64_t busy0; /* comp + comm - ovl when the current stage began */
+	/* pipeline-parallel profiles: the rank's blocks and P2P ops, in time order */
+	struct pp_item *pp;
+	size_t npp, ppcap;
 	/* written by the writer thread */
 	uint64_t tasks;
 	int failed;
@@ -389,6 +399,8 @@ typedef struct gen_plan {
 	uint32_t nops, seq[2];
 	gen_truth tr;
 	size_t stage_cap, overlap_cap, bubble_cap, step_cap;
+	int pp_dp, pp_mb;                       /* PP profiles: DP replicas, micro-batches */
+	size_t ppb_cap, pps_cap, p2p_cap;
 } gen_plan;
 
 static int64_t
@@ -407,8 +419,8 @@ pad_len(const gen_plan *P, int k, int r, int stage)
 
 /* Busy (kernel) and idle (gap) time of a run, as the writer will lay it out. */
 static void
-run_measure(uint64_t seed, int mix, int64_t f, uint32_t nk, int flags, int64_t pad,
-    int64_t *busy, int64_t *idle)
+run_measure(uint64_t seed, int mix, int64_t f, uint32_t nk, int flags, int64_t pad, int64_t *busy,
+            int64_t *idle)
 {
 	kdraw g;
 	int k;
@@ -417,7 +429,7 @@ run_measure(uint64_t seed, int mix, int64_t f, uint32_t nk, int flags, int64_t p
 	for (uint32_t i = 0; i < nk; i++) {
 		b += kdraw_next(&g, &k);
 		if (i + 1 < nk)
-			gaps += gap_is_aux(i) ? AUXGAP : KGAP;
+			gaps += gap_is_aux(i, nk) ? AUXGAP : KGAP;
 	}
 	if (flags & BF_PAD) {
 		gaps += KGAP;
@@ -450,8 +462,8 @@ rank_place(gen_rank *rk, int64_t start, int64_t end, int64_t idle_inside)
 }
 
 static void
-rank_run(gen_rank *rk, int k, int stage, uint64_t seed, int mix, uint32_t nk,
-    int stream, int flags, int64_t pad)
+rank_run(gen_rank *rk, int k, int stage, uint64_t seed, int mix, uint32_t nk, int stream, int flags,
+         int64_t pad)
 {
 	int64_t busy, idle;
 	run_measure(seed, mix, rk->f, nk, flags, pad, &busy, &idle);
@@ -474,12 +486,11 @@ rank_run(gen_rank *rk, int k, int stage, uint64_t seed, int mix, uint32_t nk,
 
 /* The same run on every rank, at each rank's cursor. */
 static void
-plan_run(gen_plan *P, int k, int stage, uint64_t seed, int mix, uint32_t nk, int stream,
-    int flags)
+plan_run(gen_plan *P, int k, int stage, uint64_t seed, int mix, uint32_t nk, int stream, int flags)
 {
 	for (int r = 0; r < P->nranks; r++)
 		rank_run(&P->rk[r], k, stage, seed, mix, nk, stream, flags,
-		    (flags & BF_PAD) ? pad_len(P, k, r, stage) : 0);
+		         (flags & BF_PAD) ? pad_len(P, k, r, stage) : 0);
 }
 
 static void
@@ -549,19 +560,30 @@ stage_begin(gen_plan *P, int stage, const int64_t *range_start)
 		gen_rank *rk = &P->rk[r];
 		rk->range_start[stage] = range_start[r];
 		rk->t = rk->range_start[stage] + MSTX_PRE + LEAD;
+		rk->busy0 = rk->comp + rk->comm - rk->ovl;
 	}
 }
 
+/* The stage's device work lies wholly inside its range, and the work of one stage never
+ * overlaps another's, so its busy time is the growth of comp + comm - ovl over the stage. */
 static void
 stage_end(gen_plan *P, int k, int stage, const int *decode_steps)
 {
+	int64_t latest = INT64_MIN;
 	for (int r = 0; r < P->nranks; r++) {
 		gen_rank *rk = &P->rk[r];
 		rk->range_end[stage] = rk->t + MSTX_POST;
+		if (rk->range_end[stage] > latest)
+			latest = rk->range_end[stage];
+	}
+	for (int r = 0; r < P->nranks; r++) {
+		gen_rank *rk = &P->rk[r];
 		gen_stage_truth st = {.rank = r, .step = k + 1, .stage = stage};
 		st.start_ns = rk->range_start[stage];
 		st.end_ns = rk->range_end[stage];
 		st.decode_steps = decode_steps ? decode_steps[r] : 0;
+		st.busy_ns = rk->comp + rk->comm - rk->ovl - rk->busy0;
+		st.wait_ns = latest - st.end_ns;
 		VEC_PUSH(P->tr.stages, P->tr.nstages, P->stage_cap, st);
 	}
 }
@@ -569,15 +591,16 @@ stage_end(gen_plan *P, int k, int stage, const int *decode_steps)
 static void
 plan_sizes(gen_plan *P)
 {
-	/* Shares of one step's device tasks, per cent: prefill 6, decode 32, the other stages
-	 * 15/15/6/26. A segment is a run and a collective; ~200 kernels each. */
-	static const unsigned share[GEN_NSTAGES] = {0, 15, 15, 6, 26};
+	/* Shares of one step's kernels, per cent: prefill 6, decode 30, the other stages
+	 * 14/14/6/24; the memcpy/event and comm sub-tasks make up the rest. A segment is a run
+	 * and a collective, ~200 kernels. */
+	static const unsigned share[GEN_NSTAGES] = {0, 14, 14, 6, 24};
 	uint64_t n = P->o.tasks_per_rank / (uint64_t)P->nsteps;
 	gen_sizes *s = &P->sz;
 	s->wload = 16;
 	s->prefill = (uint32_t)(n * 6 / 100 > 8 ? n * 6 / 100 : 8);
 	s->dec_kernels = 24;
-	s->dec_base = (uint32_t)(n * 32 / 100 / s->dec_kernels);
+	s->dec_base = (uint32_t)(n * 30 / 100 / s->dec_kernels);
 	if (s->dec_base < 3)
 		s->dec_base = 3;
 	s->dec_spread = s->dec_base / 4 > 1 ? s->dec_base / 4 : 1;
@@ -596,8 +619,8 @@ decode_count(const gen_plan *P, int k, int r)
 	const gen_sizes *s = &P->sz;
 	if (r == P->o.slow_rank) /* the slow rank also decodes the longest sequences */
 		return (int)(s->dec_base + s->dec_spread);
-	return (int)(s->dec_base + seed_of(P->o.seed, 0xDEC0, (uint64_t)k, (uint64_t)r) %
-					s->dec_spread);
+	return (int)(s->dec_base +
+	             seed_of(P->o.seed, 0xDEC0, (uint64_t)k, (uint64_t)r) % s->dec_spread);
 }
 
 static int
@@ -616,8 +639,8 @@ plan_step_check(gen_plan *P, int k, int64_t step_start)
 		int64_t span = rk->last_end - rk->first_busy;
 		if (rk->idle != span - (rk->comp + rk->comm - rk->ovl)) {
 			msg_error("gen: internal error: rank %d step %d: free %" PRId64
-				  " != span - busy %" PRId64,
-			    r, k + 1, rk->idle, span - (rk->comp + rk->comm - rk->ovl));
+			          " != span - busy %" PRId64,
+			          r, k + 1, rk->idle, span - (rk->comp + rk->comm - rk->ovl));
 			return -1;
 		}
 		VEC_PUSH(P->tr.overlap, P->tr.noverlap, P->overlap_cap, ot);
@@ -650,10 +673,10 @@ plan_build(gen_plan *P)
 		/* rollout: load weights, gather them, prefill, bubble, decode steps */
 		stage_begin(P, ST_ROLLOUT, rs);
 		plan_run(P, k, ST_ROLLOUT, seed_of(seed, (uint64_t)k, ST_ROLLOUT, 0), MIX_WLOAD,
-		    s->wload, STREAM_A, 0);
+		         s->wload, STREAM_A, 0);
 		plan_coll(P, k, ST_ROLLOUT, OP_ALLGATHER, 0);
 		plan_run(P, k, ST_ROLLOUT, seed_of(seed, (uint64_t)k, ST_ROLLOUT, 1), MIX_FWD,
-		    s->prefill, STREAM_A, BF_PAD);
+		         s->prefill, STREAM_A, BF_PAD);
 		for (int r = 0; r < R; r++) {
 			gen_rank *rk = &P->rk[r];
 			plan_bubble(P, rk, k, ST_ROLLOUT);
@@ -661,8 +684,8 @@ plan_build(gen_plan *P)
 				if (d > 0)
 					rk->t += DEC_GAP;
 				rank_run(rk, k, ST_ROLLOUT,
-				    seed_of(seed, (uint64_t)k, 100 + (uint64_t)d, 7), MIX_DECODE,
-				    s->dec_kernels, STREAM_A, BF_DECODE, 0);
+				         seed_of(seed, (uint64_t)k, 100 + (uint64_t)d, 7),
+				         MIX_DECODE, s->dec_kernels, STREAM_A, BF_DECODE, 0);
 			}
 		}
 		stage_end(P, k, ST_ROLLOUT, dec);
@@ -670,20 +693,24 @@ plan_build(gen_plan *P)
 		/* the other stages: segments of a run and a collective; the first segment's run is
 		 * split by the stage's bubble */
 		for (int st = ST_REF; st < GEN_NSTAGES; st++) {
-			int mix = st == ST_UPDATE ? MIX_UPDATE : st == ST_REWARD ? MIX_FWD : MIX_LOGP;
+			int mix = st == ST_UPDATE   ? MIX_UPDATE
+			          : st == ST_REWARD ? MIX_FWD
+			                            : MIX_LOGP;
 			uint32_t nk = s->seg_kernels[st];
 			for (int r = 0; r < R; r++)
 				rs[r] = P->rk[r].range_end[st - 1] + HOST_GAP;
 			stage_begin(P, st, rs);
 			for (uint32_t g = 0; g < s->nseg[st]; g++) {
-				int stream = st == ST_REWARD || ((st == ST_REF || st == ST_ACTOR_LP) && g % 2)
-				    ? STREAM_B
-				    : STREAM_A;
-				uint64_t sd = seed_of(seed, (uint64_t)k, (uint64_t)st, 2 * (uint64_t)g);
+				int stream = st == ST_REWARD ||
+				                     ((st == ST_REF || st == ST_ACTOR_LP) && g % 2)
+				                 ? STREAM_B
+				                 : STREAM_A;
+				uint64_t sd =
+				    seed_of(seed, (uint64_t)k, (uint64_t)st, 2 * (uint64_t)g);
 				if (g == 0) {
 					uint32_t n1 = nk / 2;
 					plan_run(P, k, st, sd, mix, n1, stream,
-					    st == ST_UPDATE ? BF_FFTS : 0);
+					         st == ST_UPDATE ? BF_FFTS : 0);
 					for (int r = 0; r < R; r++)
 						plan_bubble(P, &P->rk[r], k, st);
 					plan_run(P, k, st, sd + 1, mix, nk - n1, stream, BF_PAD);
@@ -708,8 +735,263 @@ plan_build(gen_plan *P)
 	return rc;
 }
 
+/* ---- pipeline parallelism (gen_opts.pp) ----------------------------------------------------
+ * Each PP stage runs its schedule (1F1B or GPipe) over the step's micro-batches. A block that
+ * needs data from a neighbour (F(s,m) needs F(s-1,m); B(s,m) needs B(s+1,m)) waits for a
+ * rendezvous: the sender posts hcom_send PP_SEND_OFF after its block, the receiver posts
+ * hcom_receive PP_RECV_OFF after its previous block, both end a transfer time after the later of
+ * the two, and the block starts PP_AFTER_RECV later. Blocks without a P2P dependency start
+ * PP_GAP after the previous one. Sends are asynchronous: the sender does not wait for them. The
+ * DP replicas of a stage run the same timeline. All offsets keep the launches of one rank at
+ * least 5 us apart (a launch lasts at most 2.2 us). */
+#define PP_F_BASE (1000 * US)
+#define PP_F_STAGE (30 * US) /* later stages are a little slower: distinct bubble ratios */
+#define PP_JITTER (50 * US)
+#define PP_XFER (60 * US)
+#define PP_GAP (30 * US)
+#define PP_SEND_OFF (10 * US)
+#define PP_RECV_OFF (15 * US)
+#define PP_AFTER_RECV (20 * US)
+#define PP_KOFF (10 * US) /* kernels fill [block start + PP_KOFF, block end - PP_KOFF] */
+#define PP_NK 4           /* kernels per block */
+
+enum { PPI_BLOCK, PPI_SEND, PPI_RECV };
+
+typedef struct pp_item {
+	int64_t start, end;
+	uint8_t what; /* PPI_* */
+	char kind;    /* block: 'F' or 'B' */
+	int mb;       /* block: micro-batch */
+	int peer;     /* send/recv: the other rank */
+	int group;    /* send/recv: pair group (PP stage g and g+1, replica d): g * dp + d */
+	uint32_t seq; /* send/recv: transfer number in its group (names the op) */
+} pp_item;
+
+static int64_t
+pp_dur(const gen_plan *P, int k, int s, int m, char kind)
+{
+	int64_t f = PP_F_BASE + s * PP_F_STAGE +
+	            (int64_t)(seed_of(P->o.seed, 0xB10C, (uint64_t)(k * 1000 + s),
+	                              (uint64_t)(m * 2 + (kind == 'B'))) %
+	                      (uint64_t)PP_JITTER);
+	return kind == 'F' ? f : 2 * f;
+}
+
+/* The order of blocks on stage s: GPipe runs every forward, then every backward; 1F1B
+ * (PipeDream-flush, Megatron's non-interleaved schedule) runs P-s-1 warm-up forwards, then
+ * alternates one forward and one backward, then drains the backwards. */
+static void
+pp_order(int sched, int P, int s, int M, char *kind, int *mb)
+{
+	int n = 0;
+	if (sched == GEN_PP_GPIPE) {
+		for (int m = 0; m < M; m++)
+			kind[n] = 'F', mb[n++] = m;
+		for (int m = 0; m < M; m++)
+			kind[n] = 'B', mb[n++] = m;
+		return;
+	}
+	int warm = P - s - 1 < M ? P - s - 1 : M;
+	for (int m = 0; m < warm; m++)
+		kind[n] = 'F', mb[n++] = m;
+	for (int i = 0; i < M - warm; i++) {
+		kind[n] = 'F', mb[n++] = warm + i;
+		kind[n] = 'B', mb[n++] = i;
+	}
+	for (int m = M - warm; m < M; m++)
+		kind[n] = 'B', mb[n++] = m;
+}
+
+static void
+pp_push(gen_plan *P, int s, pp_item it)
+{
+	for (int d = 0; d < P->pp_dp; d++) {
+		gen_rank *rk = &P->rk[s * P->pp_dp + d];
+		pp_item x = it;
+		if (x.what != PPI_BLOCK) {
+			x.peer = x.peer * P->pp_dp + d;
+			x.group = x.group * P->pp_dp + d;
+		}
+		VEC_PUSH(rk->pp, rk->npp, rk->ppcap, x);
+	}
+}
+
+/* When the item's first CANN launch happens: its device start (the first kernel's for a block)
+ * minus LEAD. The writer emits a rank's items in this order (launches never overlap). */
+static int64_t
+pp_launch_at(const pp_item *x)
+{
+	return x->start + (x->what == PPI_BLOCK ? PP_KOFF : 0) - LEAD;
+}
+
+static int
+cmp_pp_item(const void *a, const void *b)
+{
+	int64_t x = pp_launch_at(a), y = pp_launch_at(b);
+	return (x > y) - (x < y);
+}
+
+static int
+cmp_pp_block_truth(const void *a, const void *b)
+{
+	const gen_pp_block_truth *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+static int
+plan_pp(gen_plan *P)
+{
+	int S = P->o.pp, M = P->pp_mb, n = 2 * M, rc = 0;
+	char *kind = xcalloc((size_t)(S * n), 1);
+	int *mb = xcalloc((size_t)(S * n), sizeof *mb);
+	int *pos = xcalloc((size_t)S, sizeof *pos);
+	int64_t *free_at = xcalloc((size_t)S, sizeof *free_at);
+	int64_t *fend = xcalloc((size_t)(S * M), sizeof *fend), *bend = xcalloc((size_t)(S * M), sizeof *bend);
+	int64_t *busy = xcalloc((size_t)S, sizeof *busy);
+	uint32_t *seq = xcalloc((size_t)S, sizeof *seq);
+	int64_t step_start = P->t0;
+	for (int s = 0; s < S; s++)
+		pp_order(P->o.pp_schedule, S, s, M, kind + s * n, mb + s * n);
+	for (int k = 0; k < P->nsteps && rc == 0; k++) {
+		int64_t first = INT64_MAX, last = INT64_MIN;
+		for (int s = 0; s < S; s++) {
+			pos[s] = 0;
+			free_at[s] = step_start + STEP_PRE - PP_GAP;
+			busy[s] = 0;
+		}
+		for (int i = 0; i < S * M; i++)
+			fend[i] = bend[i] = -1;
+		for (int left = S * n; left > 0 && rc == 0;) {
+			int progress = 0;
+			for (int s = 0; s < S; s++) {
+				while (pos[s] < n) {
+					char kd = kind[s * n + pos[s]];
+					int m = mb[s * n + pos[s]];
+					int src = kd == 'F' ? s - 1 : s + 1; /* the stage it needs data from */
+					int64_t dep = -1, start;
+					if (src >= 0 && src < S) {
+						dep = kd == 'F' ? fend[src * M + m] : bend[src * M + m];
+						if (dep < 0)
+							break; /* not there yet */
+					}
+					if (dep >= 0 && !P->o.pp_no_p2p) {
+						int64_t ss = dep + PP_SEND_OFF, rs = free_at[s] + PP_RECV_OFF;
+						int64_t x = (ss > rs ? ss : rs) + PP_XFER +
+						            (int64_t)(seed_of(P->o.seed, 0x9292, (uint64_t)k,
+						                              (uint64_t)(s * 2 * M + 2 * m + (kd == 'B'))) %
+						                      (20 * US));
+						int g = s < src ? s : src;
+						uint32_t q = seq[g]++;
+						pp_push(P, src, (pp_item){.start = ss, .end = x, .what = PPI_SEND,
+						                          .peer = s, .group = g, .seq = q});
+						pp_push(P, s, (pp_item){.start = rs, .end = x, .what = PPI_RECV,
+						                        .peer = src, .group = g, .seq = q});
+						for (int d = 0; d < P->pp_dp; d++) {
+							gen_p2p_truth pt = {.step = k + 1,
+							                    .src_rank = src * P->pp_dp + d,
+							                    .dst_rank = s * P->pp_dp + d,
+							                    .send_start_ns = ss, .send_end_ns = x,
+							                    .recv_start_ns = rs, .recv_end_ns = x};
+							VEC_PUSH(P->tr.p2p, P->tr.np2p, P->p2p_cap, pt);
+						}
+						start = x + PP_AFTER_RECV;
+					} else {
+						start = free_at[s] + PP_GAP;
+						if (dep >= 0 && dep + PP_GAP > start) /* no P2P: data still flows */
+							start = dep + PP_GAP;
+					}
+					int64_t end = start + pp_dur(P, k, s, m, kd);
+					pp_push(P, s, (pp_item){.start = start, .end = end, .what = PPI_BLOCK,
+					                        .kind = kd, .mb = m});
+					for (int d = 0; d < P->pp_dp; d++) {
+						gen_pp_block_truth bt = {.rank = s * P->pp_dp + d, .pp_stage = s,
+						                         .step = k + 1, .kind = kd, .microbatch = m,
+						                         .start_ns = start, .end_ns = end};
+						VEC_PUSH(P->tr.pp_blocks, P->tr.npp_blocks, P->ppb_cap, bt);
+					}
+					(kd == 'F' ? fend : bend)[s * M + m] = end;
+					busy[s] += end - start;
+					free_at[s] = end;
+					if (start < first)
+						first = start;
+					if (end > last)
+						last = end;
+					pos[s]++;
+					left--;
+					progress = 1;
+				}
+			}
+			if (!progress) {
+				msg_error("gen: internal error: the PP schedule deadlocks");
+				rc = -1;
+			}
+		}
+		for (int s = 0; s < S; s++) {
+			gen_pp_stage_truth st = {.step = k + 1, .pp_stage = s, .span_ns = last - first,
+			                         .idle_ns = last - first - busy[s]};
+			VEC_PUSH(P->tr.pp_stages, P->tr.npp_stages, P->pps_cap, st);
+		}
+		int64_t step_end = last + STEP_POST;
+		gen_step_truth sp = {.step = k + 1, .start_ns = step_start, .end_ns = step_end};
+		VEC_PUSH(P->tr.steps, P->tr.nsteps, P->step_cap, sp);
+		step_start = step_end;
+	}
+	/* the truth lists blocks per rank in time order; the writer writes each rank's items in the
+	 * order their launches happen */
+	qsort(P->tr.pp_blocks, P->tr.npp_blocks, sizeof *P->tr.pp_blocks, cmp_pp_block_truth);
+	for (int r = 0; r < P->nranks; r++)
+		qsort(P->rk[r].pp, P->rk[r].npp, sizeof *P->rk[r].pp, cmp_pp_item);
+	P->session_start = (P->t0 - MS) / US * US;
+	P->session_end = (step_start + MS + US - 1) / US * US;
+	free(kind);
+	free(mb);
+	free(pos);
+	free(free_at);
+	free(fend);
+	free(bend);
+	free(busy);
+	free(seq);
+	return rc;
+}
+
+
+/* ---- a growing string -------------------------------------------------------------------- */
+typedef struct sbuf {
+	char *s;
+	size_t n, cap;
+} sbuf;
+
+static void sbuf_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+sbuf_printf(sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		size_t room = b->cap - b->n;
+		va_start(ap, fmt);
+		int m = vsnprintf(b->s ? b->s + b->n : NULL, room, fmt, ap);
+		va_end(ap);
+		if (m < 0)
+			return;
+		if ((size_t)m < room) {
+			b->n += (size_t)m;
+			return;
+		}
+		b->cap = b->cap * 2 + (size_t)m + 64;
+		b->s = xrealloc(b->s, b->cap);
+	}
+}
+
 /* ---- the writer ----------------------------------------------------------------------------- */
 enum { Q_TASK, Q_CTI, Q_API, Q_OP, Q_CTASK, Q_MSTX, Q_STR, Q_PAIR_TEXT, Q__COUNT };
+/* The three big tables are written BATCH rows per INSERT: per-statement overhead dominates. */
+#define NBATCHED 3 /* Q_TASK, Q_CTI, Q_API */
+#define BATCH 64
+static const int q_ncol[NBATCHED] = {11, 17, 6};
+static const char *const q_table[NBATCHED] = {"TASK", "COMPUTE_TASK_INFO", "CANN_API"};
 
 /* Exact DDL: ../shared/spec/ddl/ddl_msprof_db_current.sql (msprof creates these first, so its
  * DDL wins for the tables torch_npu shares) and ddl_torch_npu_tables.sql for STEP_TIME. */
@@ -773,21 +1055,27 @@ typedef struct gen_enum {
 /* ENUM_* rows as msprof's current code writes them (spec §2 "ENUM tables"); torch_npu adds the
  * 5000x API types. */
 static const gen_enum enum_api[] = {{5000, "runtime"}, {5500, "communication"}, {10000, "node"},
-    {15000, "model"}, {20000, "acl"}, {50001, "op"}, {50002, "queue"}, {50003, "trace"},
-    {50004, "mstx"}};
+                                    {15000, "model"},  {20000, "acl"},          {50001, "op"},
+                                    {50002, "queue"},  {50003, "trace"},        {50004, "mstx"}};
 static const gen_enum enum_mstx[] = {
     {0, "marker"}, {1, "push/pop"}, {2, "start/end"}, {3, "marker_ex"}};
-static const gen_enum enum_dtype[] = {{0, "INT8"}, {1, "INT16"}, {2, "INT32"}, {3, "FP16"},
-    {4, "FP32"}, {5, "INT64"}, {6, "UINT64"}, {7, "UINT8"}, {8, "UINT16"}, {9, "UINT32"},
-    {10, "FP64"}, {11, "BFP16"}, {12, "INT128"}, {14, "HIF8"}, {15, "FP8E4M3"}, {16, "FP8E5M2"},
-    {17, "FP8E8M0"}, {255, "RESERVED"}, {65534, "N/A"}, {65535, "INVALID_TYPE"}};
-static const gen_enum enum_link[] = {{0, "ON_CHIP"}, {1, "HCCS"}, {2, "PCIE"}, {3, "ROCE"},
-    {4, "SIO"}, {5, "HCCS_SW"}, {6, "STANDARD_ROCE"}, {7, "UB"}, {8, "UBoE"}, {255, "RESERVED"},
-    {65534, "N/A"}, {65535, "INVALID_TYPE"}};
-static const gen_enum enum_transport[] = {{0, "SDMA"}, {1, "RDMA"}, {2, "LOCAL"}, {3, "UB"},
+static const gen_enum enum_dtype[] = {
+    {0, "INT8"},     {1, "INT16"},    {2, "INT32"},      {3, "FP16"},    {4, "FP32"},
+    {5, "INT64"},    {6, "UINT64"},   {7, "UINT8"},      {8, "UINT16"},  {9, "UINT32"},
+    {10, "FP64"},    {11, "BFP16"},   {12, "INT128"},    {14, "HIF8"},   {15, "FP8E4M3"},
+    {16, "FP8E5M2"}, {17, "FP8E8M0"}, {255, "RESERVED"}, {65534, "N/A"}, {65535, "INVALID_TYPE"}};
+static const gen_enum enum_link[] = {{0, "ON_CHIP"},       {1, "HCCS"},    {2, "PCIE"},
+                                     {3, "ROCE"},          {4, "SIO"},     {5, "HCCS_SW"},
+                                     {6, "STANDARD_ROCE"}, {7, "UB"},      {8, "UBoE"},
+                                     {255, "RESERVED"},    {65534, "N/A"}, {65535, "INVALID_TYPE"}};
+static const gen_enum enum_transport[] = {
+    {0, "SDMA"}, {1, "RDMA"},       {2, "LOCAL"},   {3, "UB"},
     {4, "ROCE"}, {255, "RESERVED"}, {65534, "N/A"}, {65535, "INVALID_TYPE"}};
-static const gen_enum enum_rdma[] = {{0, "RDMA_SEND_NOTIFY"}, {1, "RDMA_SEND_PAYLOAD"},
-    {255, "RESERVED"}, {65534, "N/A"}, {65535, "INVALID_TYPE"}};
+static const gen_enum enum_rdma[] = {{0, "RDMA_SEND_NOTIFY"},
+                                     {1, "RDMA_SEND_PAYLOAD"},
+                                     {255, "RESERVED"},
+                                     {65534, "N/A"},
+                                     {65535, "INVALID_TYPE"}};
 
 typedef struct gen_writer {
 	const gen_plan *P;
@@ -796,11 +1084,15 @@ typedef struct gen_writer {
 	char *path; /* the DB file */
 	sqlite3 *db;
 	sqlite3_stmt *q[Q__COUNT];
+	sqlite3_stmt *many[NBATCHED]; /* BATCH rows at once */
+	int64_t *pend[NBATCHED];      /* rows waiting for a batch */
+	int npend[NBATCHED];
 	int64_t pid, gtid_main, gtid_dq;
 	int64_t next_gtask, next_conn, next_opid;
 	uint32_t taskid[NSTREAMS];
 	int64_t host_end; /* end of the last launch: launches on the dequeue thread never overlap */
-	uint64_t tasks;
+	uint64_t tasks, naux;
+	int64_t next_ppname; /* PP profiles: STRING_IDS id of the next P2P op name */
 	int err;
 } gen_writer;
 
@@ -827,9 +1119,8 @@ w_exec(gen_writer *w, const char *sql)
 }
 
 static void
-w_row(gen_writer *w, int q, const int64_t *v, int n)
+w_step(gen_writer *w, sqlite3_stmt *st, const int64_t *v, int n)
 {
-	sqlite3_stmt *st = w->q[q];
 	if (w->err)
 		return;
 	for (int i = 0; i < n; i++)
@@ -837,6 +1128,53 @@ w_row(gen_writer *w, int q, const int64_t *v, int n)
 	if (sqlite3_step(st) != SQLITE_DONE)
 		w_fail(w, "insert");
 	sqlite3_reset(st);
+}
+
+static void
+w_row(gen_writer *w, int q, const int64_t *v, int n)
+{
+	if (q >= NBATCHED) {
+		w_step(w, w->q[q], v, n);
+		return;
+	}
+	memcpy(w->pend[q] + (size_t)w->npend[q] * (size_t)n, v, (size_t)n * sizeof *v);
+	if (++w->npend[q] == BATCH) {
+		w_step(w, w->many[q], w->pend[q], BATCH * n);
+		w->npend[q] = 0;
+	}
+}
+
+/* Writes the rows that did not fill a batch, one by one. */
+static void
+w_flush(gen_writer *w)
+{
+	for (int q = 0; q < NBATCHED; q++) {
+		for (int i = 0; i < w->npend[q]; i++)
+			w_step(w, w->q[q], w->pend[q] + (size_t)i * (size_t)q_ncol[q], q_ncol[q]);
+		w->npend[q] = 0;
+	}
+}
+
+static void
+w_prepare(gen_writer *w)
+{
+	for (int q = 0; q < Q__COUNT && !w->err; q++)
+		if (sqlite3_prepare_v2(w->db, q_sql[q], -1, &w->q[q], NULL) != SQLITE_OK)
+			w_fail(w, q_sql[q]);
+	for (int q = 0; q < NBATCHED && !w->err; q++) {
+		sbuf b = {0};
+		sbuf_printf(&b, "INSERT INTO %s VALUES ", q_table[q]);
+		for (int r = 0; r < BATCH; r++) {
+			sbuf_printf(&b, "%s(", r ? "," : "");
+			for (int c = 0; c < q_ncol[q]; c++)
+				sbuf_printf(&b, "%s?", c ? "," : "");
+			sbuf_printf(&b, ")");
+		}
+		if (sqlite3_prepare_v2(w->db, b.s, -1, &w->many[q], NULL) != SQLITE_OK)
+			w_fail(w, "prepare a batch insert");
+		free(b.s);
+		w->pend[q] = xmalloc((size_t)BATCH * (size_t)q_ncol[q] * sizeof(int64_t));
+	}
 }
 
 static void
@@ -887,8 +1225,9 @@ w_launch(gen_writer *w, int type, int name, int64_t dev_start)
 	int64_t start = dev_start - LEAD;
 	int64_t end = start + 1500 + (conn % 8) * 100;
 	if (start < w->host_end && !w->err) {
-		msg_error("gen: internal error: rank %d: launch at %" PRId64 " overlaps the previous",
-		    w->rank, start);
+		msg_error("gen: internal error: rank %d: launch at %" PRId64
+		          " overlaps the previous",
+		          w->rank, start);
 		w->err = 1;
 	}
 	w->host_end = end;
@@ -899,10 +1238,11 @@ w_launch(gen_writer *w, int type, int name, int64_t dev_start)
 
 static int64_t
 w_task(gen_writer *w, int64_t start, int64_t end, int64_t conn, int type, int64_t ctx, int stream,
-    int64_t taskid)
+       int64_t taskid)
 {
 	int64_t g = w->next_gtask++;
-	int64_t v[11] = {start, end, w->dev, conn, g, w->pid, type, ctx, stream, taskid, INVALID_U32};
+	int64_t v[11] = {start, end, w->dev, conn,   g,          w->pid,
+	                 type,  ctx, stream, taskid, INVALID_U32};
 	w_row(w, Q_TASK, v, 11);
 	w->tasks++;
 	return g;
@@ -912,9 +1252,10 @@ static void
 w_cti(gen_writer *w, int64_t gtask, int k, int cti_type)
 {
 	const gen_kernel *kn = &kernels[k];
-	int64_t v[17] = {kn->name, gtask, kn->block_num, kn->mix_block_num, cti_type, kn->optype,
-	    kn->in_fmt, kn->in_dt, kn->in_shape, kn->out_fmt, kn->out_dt, kn->out_shape, S_NA,
-	    S_DYNAMIC, S_NO, S_NA, S_NA};
+	int64_t v[17] = {kn->name,   gtask,         kn->block_num, kn->mix_block_num, cti_type,
+	                 kn->optype, kn->in_fmt,    kn->in_dt,     kn->in_shape,      kn->out_fmt,
+	                 kn->out_dt, kn->out_shape, S_NA,          S_DYNAMIC,         S_NO,
+	                 S_NA,       S_NA};
 	w_row(w, Q_CTI, v, 17);
 }
 
@@ -923,7 +1264,7 @@ w_kernel(gen_writer *w, int k, int stream, int64_t start, int64_t d)
 {
 	int64_t conn = w_launch(w, API_NODE, S_LAUNCH, start);
 	int64_t g = w_task(w, start, start + d, conn, kernels[k].task_type, INVALID_U32, stream,
-	    w_taskid(w, stream));
+	                   w_taskid(w, stream));
 	w_cti(w, g, k, kernels[k].cti_type);
 }
 
@@ -935,17 +1276,17 @@ w_ffts(gen_writer *w, int stream, int64_t start, int64_t d)
 	int64_t c0 = d * 6 / 10;
 	int64_t conn = w_launch(w, API_NODE, S_LAUNCH, start - FFTS_PRE);
 	int64_t tid = w_taskid(w, stream);
-	w_task(w, start - FFTS_PRE, start + d + FFTS_POST, conn, S_KERNEL_MIX_AIC, INVALID_U32, stream,
-	    tid);
+	w_task(w, start - FFTS_PRE, start + d + FFTS_POST, conn, S_KERNEL_MIX_AIC, INVALID_U32,
+	       stream, tid);
 	int64_t g0 = w_task(w, start, start + c0, conn, S_MIX_AIC, 0, stream, tid);
 	w_cti(w, g0, K_FAG, S_MIX_AIC);
 	int64_t g1 = w_task(w, start + c0, start + d, conn, S_MIX_AIV, 1, stream, tid);
 	w_cti(w, g1, K_FAG, S_MIX_AIV);
 }
 
-/* A memcpy or event task inside an aux gap (never inside a bubble). */
+/* A memcpy or event task inside an aux gap (never inside a bubble); the kinds take turns. */
 static void
-w_aux(gen_writer *w, int stream, int64_t start, uint32_t n)
+w_aux(gen_writer *w, int stream, int64_t start)
 {
 	static const struct {
 		int api, type;
@@ -956,17 +1297,17 @@ w_aux(gen_writer *w, int stream, int64_t start, uint32_t n)
 	    {S_MEMCPY_API, S_MEMCPY_ASYNC, 6 * US},
 	    {S_WAIT_API, S_EVENT_WAIT, 1200},
 	};
-	int i = (int)(n % 4);
+	int i = (int)(w->naux++ % 4);
 	int64_t conn = w_launch(w, API_ACL, aux[i].api, start);
 	w_task(w, start, start + aux[i].ns, conn, aux[i].type, INVALID_U32, stream,
-	    w_taskid(w, stream));
+	       w_taskid(w, stream));
 }
 
 static void
 w_mstx(gen_writer *w, int64_t start, int64_t end, int message)
 {
-	int64_t v[10] = {start, end, MSTX_RANGE, INVALID_U32, INVALID_U32, message, w->gtid_main,
-	    w->gtid_main, S_DEFAULT, INVALID_U32};
+	int64_t v[10] = {start,   end,          MSTX_RANGE,   INVALID_U32, INVALID_U32,
+	                 message, w->gtid_main, w->gtid_main, S_DEFAULT,   INVALID_U32};
 	w_row(w, Q_MSTX, v, 10);
 }
 
@@ -985,8 +1326,8 @@ w_run(gen_writer *w, const gen_blk *b)
 			w_kernel(w, k, b->stream, t, d);
 		t += d;
 		if (i + 1 < b->nk) {
-			if (gap_is_aux(i)) {
-				w_aux(w, b->stream, t + AUX_OFF, i / AUX_EVERY);
+			if (gap_is_aux(i, b->nk)) {
+				w_aux(w, b->stream, t + AUX_OFF);
 				t += AUXGAP;
 			} else {
 				t += KGAP;
@@ -1000,10 +1341,10 @@ w_run(gen_writer *w, const gen_blk *b)
 	}
 	if (t != b->end && !w->err) {
 		msg_error("gen: internal error: rank %d: run ends at %" PRId64 ", planned %" PRId64,
-		    w->rank, t, b->end);
+		          w->rank, t, b->end);
 		w->err = 1;
 	}
-	if (b->flags & BF_DECODE)
+	if ((b->flags & BF_DECODE) && !w->P->o.no_stage_ranges)
 		w_mstx(w, b->start - LEAD - DEC_PRE, b->end + DEC_POST, S_DECODE);
 }
 
@@ -1030,8 +1371,8 @@ w_coll(gen_writer *w, const gen_blk *b)
 	int allreduce = b->optype == OP_ALLREDUCE;
 	char name[64];
 	int64_t name_id = S__COUNT + (int64_t)b->op;
-	snprintf(name, sizeof name, "%s_%03u_%u_1", allreduce ? "hcom_allReduce_" : "hcom_allGather_",
-	    P->group_hash3, b->seq);
+	snprintf(name, sizeof name, "%s_%03u_%u_1",
+	         allreduce ? "hcom_allReduce_" : "hcom_allGather_", P->group_hash3, b->seq);
 	if (!w->err) {
 		sqlite3_bind_text(w->q[Q_STR], 2, name, -1, SQLITE_TRANSIENT);
 		int64_t v[1] = {name_id};
@@ -1042,16 +1383,34 @@ w_coll(gen_writer *w, const gen_blk *b)
 	int64_t count = (int64_t)1 << (20 + h % 6); /* elements */
 	int64_t conn = w_launch(w, API_NODE, S_LAUNCH, b->start);
 	int64_t opid = w->next_opid++;
-	int64_t ov[14] = {name_id, b->start, b->end, conn, S_GROUP, opid, 0, 0, HCCL_BF16,
-	    allreduce ? S_MESH_RING : S_MESH, count, allreduce ? S_ALLREDUCE : S_ALLGATHER, w->dev, R};
+	int64_t ov[14] = {name_id,   b->start,
+	                  b->end,    conn,
+	                  S_GROUP,   opid,
+	                  0,         0,
+	                  HCCL_BF16, allreduce ? S_MESH_RING : S_MESH,
+	                  count,     allreduce ? S_ALLREDUCE : S_ALLGATHER,
+	                  w->dev,    R};
 	w_row(w, Q_OP, ov, 14);
 
 	/* sub-tasks, one stream each: the wait for the last rank, then one transfer per plane */
 	int64_t nw_end = b->wait_end + NOTIFY_NS;
 	int64_t g = w_task(w, b->start, nw_end, conn, S_NOTIFY_WAIT_SQE, INVALID_U32, STREAM_COMM,
-	    w_taskid(w, STREAM_COMM));
-	int64_t cw[15] = {name_id, g, S_HCCL_NOTIFY_WAIT, 0, S_GROUP, (int64_t)b->op << 8, RDMA_INVALID,
-	    (r + R - 1) % R, r, TRANSPORT_LOCAL, 4, HCCL_INT32, LINK_ON_CHIP, opid, 1};
+	                   w_taskid(w, STREAM_COMM));
+	int64_t cw[15] = {name_id,
+	                  g,
+	                  S_HCCL_NOTIFY_WAIT,
+	                  0,
+	                  S_GROUP,
+	                  (int64_t)b->op << 8,
+	                  RDMA_INVALID,
+	                  (r + R - 1) % R,
+	                  r,
+	                  TRANSPORT_LOCAL,
+	                  4,
+	                  HCCL_INT32,
+	                  LINK_ON_CHIP,
+	                  opid,
+	                  1};
 	w_ctask(w, cw, 0.0);
 	int nplanes = b->nsub - 1;
 	int64_t size = count * 2 / nplanes; /* BF16 */
@@ -1060,8 +1419,21 @@ w_coll(gen_writer *w, const gen_blk *b)
 		int64_t ps = nw_end + p * 500, pe = b->end - p * 700;
 		int htype = !allreduce || p % 2 == 0 ? S_HCCL_MEMCPY : S_HCCL_REDUCE_INLINE;
 		g = w_task(w, ps, pe, conn, S_SDMA, INVALID_U32, stream, w_taskid(w, stream));
-		int64_t cv[15] = {name_id, g, htype, p, S_GROUP, -1, RDMA_INVALID, r, (r + p + 1) % R,
-		    TRANSPORT_SDMA, size, HCCL_BF16, LINK_HCCS, opid, p == 0};
+		int64_t cv[15] = {name_id,
+		                  g,
+		                  htype,
+		                  p,
+		                  S_GROUP,
+		                  -1,
+		                  RDMA_INVALID,
+		                  r,
+		                  (r + p + 1) % R,
+		                  TRANSPORT_SDMA,
+		                  size,
+		                  HCCL_BF16,
+		                  LINK_HCCS,
+		                  opid,
+		                  p == 0};
 		w_ctask(w, cv, (double)size * 1e9 / (double)(pe - ps)); /* bytes/s */
 	}
 
@@ -1077,40 +1449,136 @@ w_coll(gen_writer *w, const gen_blk *b)
 			t += d + (i + 1 < b->nk ? KGAP : 0);
 		}
 		if (t > b->end - OVL_TAIL && !w->err) {
-			msg_error("gen: internal error: rank %d: overlap kernels leave their op", r);
+			msg_error("gen: internal error: rank %d: overlap kernels leave their op",
+			          r);
 			w->err = 1;
 		}
 	}
 }
 
-/* ---- files ------------------------------------------------------------------------------- */
-typedef struct sbuf {
-	char *s;
-	size_t n, cap;
-} sbuf;
+/* ---- pipeline-parallel rows ------------------------------------------------------------------
+ * Strings of PP profiles only, with ids far above the GRPO ones (whose ids stay as they are). */
+#define PPS_FWD 1000000 /* pp_chart's message: str({"name": "forward_step"}) */
+#define PPS_BWD 1000001
+#define PPS_SEND_TYPE 1000002
+#define PPS_RECV_TYPE 1000003
+#define PPS_GROUP 1000100 /* + pair group index */
+#define PPS_OP 2000000    /* + per-DB counter: op names */
+#define PP_GROUP_FMT "10.0.0.1%%eth0_%d_0_1736414082311975"
 
-static void sbuf_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *
+pp_group_name(int g)
+{
+	return xasprintf(PP_GROUP_FMT, 60100 + g);
+}
+
+static unsigned
+group_hash3(const char *name)
+{
+	uint32_t h0 = 0, h1 = 0; /* msprof-analyze double_hash (spec §5.1) */
+	for (const char *c = name; *c; c++) {
+		h0 = h0 * 29 + (unsigned char)*c;
+		h1 = h1 * 131 + (unsigned char)*c;
+	}
+	return (unsigned)((((uint64_t)h0 << 32) | h1) % 1000);
+}
+
+/* META_DATA['distributed_args'] as MindSpeed-LLM writes it (spec ascend-format §1.1). */
+static char *
+pp_distributed_args(const gen_plan *P, int rank)
+{
+	return xasprintf("{\"tensor_model_parallel_size\": 1, \"pipeline_model_parallel_size\": %d, "
+	                 "\"data_parallel_size\": %d, \"context_parallel_size\": 1, "
+	                 "\"expert_model_parallel_size\": 1, \"sequence_parallel\": false, "
+	                 "\"rank\": %d, \"world_size\": %d}",
+	                 P->o.pp, P->pp_dp, rank, P->nranks);
+}
 
 static void
-sbuf_printf(sbuf *b, const char *fmt, ...)
+w_pp_strings(gen_writer *w)
 {
-	va_list ap;
-	for (;;) {
-		size_t room = b->cap - b->n;
-		va_start(ap, fmt);
-		int m = vsnprintf(b->s ? b->s + b->n : NULL, room, fmt, ap);
-		va_end(ap);
-		if (m < 0)
-			return;
-		if ((size_t)m < room) {
-			b->n += (size_t)m;
-			return;
-		}
-		b->cap = b->cap * 2 + (size_t)m + 64;
-		b->s = xrealloc(b->s, b->cap);
+	const gen_plan *P = w->P;
+	w_pair(w, w->q[Q_STR], PPS_FWD, NULL, "{'name': 'forward_step'}");
+	w_pair(w, w->q[Q_STR], PPS_BWD, NULL, "{'name': 'backward_step'}");
+	w_pair(w, w->q[Q_STR], PPS_SEND_TYPE, NULL, "hcom_send_");
+	w_pair(w, w->q[Q_STR], PPS_RECV_TYPE, NULL, "hcom_receive_");
+	for (int g = 0; g < (P->o.pp - 1) * P->pp_dp; g++) {
+		char *name = pp_group_name(g);
+		w_pair(w, w->q[Q_STR], PPS_GROUP + g, NULL, name);
+		free(name);
+	}
+	if (!P->o.pp_no_meta) {
+		char *da = pp_distributed_args(P, w->rank);
+		w_pair(w, w->q[Q_PAIR_TEXT], 0, "distributed_args", da);
+		free(da);
 	}
 }
 
+/* A forward or backward step: the host range and PP_NK kernels filling the block. */
+static void
+w_pp_block(gen_writer *w, const pp_item *it)
+{
+	int64_t t = it->start + PP_KOFF, room = it->end - it->start - 2 * PP_KOFF - (PP_NK - 1) * KGAP;
+	for (int i = 0; i < PP_NK; i++) {
+		int64_t d = room / PP_NK + (i == PP_NK - 1 ? room % PP_NK : 0);
+		int k = it->kind == 'F' ? (i % 2 ? K_FA : K_MATMUL) : (i % 2 ? K_MATMUL : K_FAG);
+		w_kernel(w, k, STREAM_A, t, d);
+		t += d + KGAP;
+	}
+	w_mstx(w, it->start, it->end, it->kind == 'F' ? PPS_FWD : PPS_BWD);
+}
+
+/* hcom_send / hcom_receive: the op and its one transfer sub-task (a Memcpy between the two
+ * ranks of the pair group; local ranks 0 = lower PP stage, 1 = upper). Sends and receives use
+ * different streams: a pending send may overlap a receive. */
+static void
+w_pp_p2p(gen_writer *w, const pp_item *it)
+{
+	const gen_plan *P = w->P;
+	int send = it->what == PPI_SEND;
+	char *gname = pp_group_name(it->group);
+	char name[96];
+	snprintf(name, sizeof name, "%s_%03u_%u_1", send ? "hcom_send_" : "hcom_receive_",
+	         group_hash3(gname), it->seq);
+	free(gname);
+	int64_t name_id = PPS_OP + w->next_ppname++;
+	if (!w->err) {
+		sqlite3_bind_text(w->q[Q_STR], 2, name, -1, SQLITE_TRANSIENT);
+		int64_t v[1] = {name_id};
+		w_row(w, Q_STR, v, 1);
+	}
+	int64_t conn = w_launch(w, API_NODE, S_LAUNCH, it->start);
+	int64_t opid = w->next_opid++;
+	int64_t count = 1 << 22; /* activations or gradients of one micro-batch, BF16 elements */
+	int64_t ov[14] = {name_id,   it->start, it->end, conn,
+	                  PPS_GROUP + it->group, opid, 0, 0,
+	                  HCCL_BF16, S_NA,      count,   send ? PPS_SEND_TYPE : PPS_RECV_TYPE,
+	                  w->dev,    2};
+	w_row(w, Q_OP, ov, 14);
+	int stream = STREAM_COMM + (send ? 0 : 1);
+	int64_t g = w_task(w, it->start, it->end, conn, S_SDMA, INVALID_U32, stream,
+	                   w_taskid(w, stream));
+	int lo = w->rank < it->peer ? 0 : 1; /* this rank's local rank in the pair */
+	int64_t cv[15] = {name_id, g,  S_HCCL_MEMCPY, 0,  PPS_GROUP + it->group, -1,
+	                  RDMA_INVALID, send ? lo : 1 - lo, send ? 1 - lo : lo, TRANSPORT_SDMA,
+	                  count * 2, HCCL_BF16, LINK_HCCS, opid, 1};
+	w_ctask(w, cv, (double)count * 2 * 1e9 / (double)(it->end > it->start ? it->end - it->start : 1));
+	(void)P;
+}
+
+static void
+w_pp(gen_writer *w)
+{
+	for (size_t i = 0; i < w->rk->npp && !w->err; i++) {
+		if (w->rk->pp[i].what == PPI_BLOCK)
+			w_pp_block(w, &w->rk->pp[i]);
+		else
+			w_pp_p2p(w, &w->rk->pp[i]);
+	}
+}
+
+
+/* ---- files ------------------------------------------------------------------------------- */
 /* torch_npu's directory timestamp: YYYYmmddHHMMSSmmm (UTC here, so it does not depend on TZ). */
 static void
 stamp_format(int64_t ns, char *buf, size_t n)
@@ -1122,7 +1590,7 @@ stamp_format(int64_t ns, char *buf, size_t n)
 	int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
 	int64_t y = yoe + era * 400 + (m <= 2);
 	snprintf(buf, n, "%04d%02d%02d%02d%02d%02d%03d", (int)y, (int)m, (int)d, (int)(sod / 3600),
-	    (int)(sod / 60 % 60), (int)(sod % 60), (int)(ms % 1000));
+	         (int)(sod / 60 % 60), (int)(sod % 60), (int)(ms % 1000));
 }
 
 static int
@@ -1151,9 +1619,27 @@ static char *
 group_info_json(const gen_plan *P, int rank)
 {
 	sbuf b = {0};
-	sbuf_printf(&b, "{\"%s\": {\"group_name\": \"default_group\", \"group_rank\": %d, "
-			"\"global_ranks\": [",
-	    GROUP_NAME, rank);
+	if (P->o.pp > 0) { /* PP profiles: the rank's pair groups */
+		int s = rank / P->pp_dp, d = rank % P->pp_dp, n = 0;
+		sbuf_printf(&b, "{");
+		for (int g = s - 1; g <= s; g++) {
+			if (g < 0 || g >= P->o.pp - 1)
+				continue;
+			char *name = pp_group_name(g * P->pp_dp + d);
+			sbuf_printf(&b,
+			            "%s\"%s\": {\"group_name\": \"pp\", \"group_rank\": %d, "
+			            "\"global_ranks\": [%d, %d]}",
+			            n++ ? ", " : "", name, g == s ? 0 : 1, g * P->pp_dp + d,
+			            (g + 1) * P->pp_dp + d);
+			free(name);
+		}
+		sbuf_printf(&b, "}");
+		return b.s;
+	}
+	sbuf_printf(&b,
+	            "{\"%s\": {\"group_name\": \"default_group\", \"group_rank\": %d, "
+	            "\"global_ranks\": [",
+	            GROUP_NAME, rank);
 	for (int r = 0; r < P->nranks; r++)
 		sbuf_printf(&b, "%s%d", r ? ", " : "", r);
 	sbuf_printf(&b, "]}}");
@@ -1166,64 +1652,64 @@ write_profiler_info(const gen_plan *P, const char *dir, int rank, int64_t pid)
 	const int64_t mono0 = 177399527862390LL; /* a fake CLOCK_MONOTONIC_RAW at t0 */
 	sbuf b = {0};
 	sbuf_printf(&b,
-	    "{\n"
-	    "    \"config\": {\n"
-	    "        \"common_config\": {\n"
-	    "            \"activities\": [\n"
-	    "                \"ProfilerActivity.CPU\",\n"
-	    "                \"ProfilerActivity.NPU\"\n"
-	    "            ],\n"
-	    "            \"schedule\": {\n"
-	    "                \"wait\": 0,\n"
-	    "                \"active\": %d,\n"
-	    "                \"warmup\": 0,\n"
-	    "                \"repeat\": 1,\n"
-	    "                \"skip_first\": 0\n"
-	    "            },\n"
-	    "            \"record_shapes\": false,\n"
-	    "            \"profile_memory\": false,\n"
-	    "            \"with_stack\": false,\n"
-	    "            \"with_flops\": false,\n"
-	    "            \"with_modules\": false\n"
-	    "        },\n"
-	    "        \"experimental_config\": {\n"
-	    "            \"_profiler_level\": \"Level1\",\n"
-	    "            \"_aic_metrics\": \"ACL_AICORE_NONE\",\n"
-	    "            \"_l2_cache\": false,\n"
-	    "            \"_msprof_tx\": true,\n"
-	    "            \"_mstx\": true,\n"
-	    "            \"_data_simplification\": true,\n"
-	    "            \"record_op_args\": false,\n"
-	    "            \"_export_type\": [\n"
-	    "                \"db\"\n"
-	    "            ],\n"
-	    "            \"_op_attr\": false,\n"
-	    "            \"_gc_detect_threshold\": null,\n"
-	    "            \"_mstx_domain_include\": [],\n"
-	    "            \"_mstx_domain_exclude\": [\n"
-	    "                \"communication\"\n"
-	    "            ],\n"
-	    "            \"_sys_io\": false,\n"
-	    "            \"_sys_interconnection\": false,\n"
-	    "            \"_host_sys\": []\n"
-	    "        }\n"
-	    "    },\n"
-	    "    \"start_info\": {\n"
-	    "        \"syscnt_enable\": true,\n"
-	    "        \"freq\": 100,\n"
-	    "        \"start_cnt\": %" PRId64 ",\n"
-	    "        \"start_monotonic\": %" PRId64 "\n"
-	    "    },\n"
-	    "    \"end_info\": {\n"
-	    "        \"collectionTimeEnd\": %" PRId64 ",\n"
-	    "        \"MonotonicTimeEnd\": %" PRId64 "\n"
-	    "    },\n"
-	    "    \"torch_npu_version\": \"2.6.0\",\n"
-	    "    \"cann_version\": \"8.2.RC1\",\n"
-	    "    \"rank_id\": %d\n"
-	    "}",
-	    P->nsteps, (int64_t)17761792231585LL + pid, mono0 - (P->t0 - P->session_start),
-	    P->session_end, mono0 + (P->session_end - P->t0), rank);
+	            "{\n"
+	            "    \"config\": {\n"
+	            "        \"common_config\": {\n"
+	            "            \"activities\": [\n"
+	            "                \"ProfilerActivity.CPU\",\n"
+	            "                \"ProfilerActivity.NPU\"\n"
+	            "            ],\n"
+	            "            \"schedule\": {\n"
+	            "                \"wait\": 0,\n"
+	            "                \"active\": %d,\n"
+	            "                \"warmup\": 0,\n"
+	            "                \"repeat\": 1,\n"
+	            "                \"skip_first\": 0\n"
+	            "            },\n"
+	            "            \"record_shapes\": false,\n"
+	            "            \"profile_memory\": false,\n"
+	            "            \"with_stack\": false,\n"
+	            "            \"with_flops\": false,\n"
+	            "            \"with_modules\": false\n"
+	            "        },\n"
+	            "        \"experimental_config\": {\n"
+	            "            \"_profiler_level\": \"Level1\",\n"
+	            "            \"_aic_metrics\": \"ACL_AICORE_NONE\",\n"
+	            "            \"_l2_cache\": false,\n"
+	            "            \"_msprof_tx\": true,\n"
+	            "            \"_mstx\": true,\n"
+	            "            \"_data_simplification\": true,\n"
+	            "            \"record_op_args\": false,\n"
+	            "            \"_export_type\": [\n"
+	            "                \"db\"\n"
+	            "            ],\n"
+	            "            \"_op_attr\": false,\n"
+	            "            \"_gc_detect_threshold\": null,\n"
+	            "            \"_mstx_domain_include\": [],\n"
+	            "            \"_mstx_domain_exclude\": [\n"
+	            "                \"communication\"\n"
+	            "            ],\n"
+	            "            \"_sys_io\": false,\n"
+	            "            \"_sys_interconnection\": false,\n"
+	            "            \"_host_sys\": []\n"
+	            "        }\n"
+	            "    },\n"
+	            "    \"start_info\": {\n"
+	            "        \"syscnt_enable\": true,\n"
+	            "        \"freq\": 100,\n"
+	            "        \"start_cnt\": %" PRId64 ",\n"
+	            "        \"start_monotonic\": %" PRId64 "\n"
+	            "    },\n"
+	            "    \"end_info\": {\n"
+	            "        \"collectionTimeEnd\": %" PRId64 ",\n"
+	            "        \"MonotonicTimeEnd\": %" PRId64 "\n"
+	            "    },\n"
+	            "    \"torch_npu_version\": \"2.6.0\",\n"
+	            "    \"cann_version\": \"8.2.RC1\",\n"
+	            "    \"rank_id\": %d\n"
+	            "}",
+	            P->nsteps, (int64_t)17761792231585LL + pid, mono0 - (P->t0 - P->session_start),
+	            P->session_end, mono0 + (P->session_end - P->t0), rank);
 	char *path = xasprintf("%s/profiler_info_%d.json", dir, rank);
 	int rc = write_file(path, b.s, b.n);
 	free(path);
@@ -1233,7 +1719,16 @@ write_profiler_info(const gen_plan *P, const char *dir, int rank, int64_t pid)
 
 	char *gi = group_info_json(P, rank);
 	sbuf m = {0};
-	sbuf_printf(&m, "{\"ENV_VARIABLES\": %s, \"parallel_group_info\": %s}", env_json, gi);
+	if (P->o.pp > 0 && !P->o.pp_no_meta) {
+		char *da = pp_distributed_args(P, rank);
+		sbuf_printf(&m,
+		            "{\"ENV_VARIABLES\": %s, \"parallel_group_info\": %s, "
+		            "\"distributed_args\": %s}",
+		            env_json, gi, da);
+		free(da);
+	} else {
+		sbuf_printf(&m, "{\"ENV_VARIABLES\": %s, \"parallel_group_info\": %s}", env_json, gi);
+	}
 	path = xasprintf("%s/profiler_metadata.json", dir);
 	rc = write_file(path, m.s, m.n);
 	free(path);
@@ -1289,19 +1784,24 @@ w_header_rows(gen_writer *w)
 
 	char *gi = group_info_json(P, w->rank);
 	static const char *const meta[][2] = {{"SCHEMA_VERSION_MICRO", "0"},
-	    {"SCHEMA_VERSION_MINOR", "2"}, {"SCHEMA_VERSION_MAJOR", "1"},
-	    {"SCHEMA_VERSION", "1.2.0"}, {"ENV_VARIABLES", env_json}};
+	                                      {"SCHEMA_VERSION_MINOR", "2"},
+	                                      {"SCHEMA_VERSION_MAJOR", "1"},
+	                                      {"SCHEMA_VERSION", "1.2.0"},
+	                                      {"ENV_VARIABLES", env_json}};
 	for (size_t i = 0; i < sizeof meta / sizeof meta[0]; i++)
 		w_pair(w, w->q[Q_PAIR_TEXT], 0, meta[i][0], meta[i][1]);
 	w_pair(w, w->q[Q_PAIR_TEXT], 0, "parallel_group_info", gi);
 	free(gi);
+	if (P->o.pp > 0)
+		w_pp_strings(w);
 
 	char *sql = xasprintf("INSERT INTO RANK_DEVICE_MAP VALUES (%d,%d);"
-			      "INSERT INTO NPU_INFO VALUES (%d,'Ascend910B');"
-			      "INSERT INTO HOST_INFO VALUES ('%" PRIu64 "','gen-node%d');"
-			      "INSERT INTO SESSION_TIME_INFO VALUES (%" PRId64 ",%" PRId64 ");",
-	    w->rank, w->dev, w->dev, seed_of(P->o.seed, 0x4057, (uint64_t)(w->rank / 8), 0) >> 1,
-	    w->rank / 8, P->session_start, P->session_end);
+	                      "INSERT INTO NPU_INFO VALUES (%d,'Ascend910B');"
+	                      "INSERT INTO HOST_INFO VALUES ('%" PRIu64 "','gen-node%d');"
+	                      "INSERT INTO SESSION_TIME_INFO VALUES (%" PRId64 ",%" PRId64 ");",
+	                      w->rank, w->dev, w->dev,
+	                      seed_of(P->o.seed, 0x4057, (uint64_t)(w->rank / 8), 0) >> 1,
+	                      w->rank / 8, P->session_start, P->session_end);
 	w_exec(w, sql);
 	free(sql);
 	w_enum(w, "ENUM_API_TYPE", enum_api, sizeof enum_api / sizeof enum_api[0]);
@@ -1309,11 +1809,12 @@ w_header_rows(gen_writer *w)
 	w_enum(w, "ENUM_HCCL_DATA_TYPE", enum_dtype, sizeof enum_dtype / sizeof enum_dtype[0]);
 	w_enum(w, "ENUM_HCCL_LINK_TYPE", enum_link, sizeof enum_link / sizeof enum_link[0]);
 	w_enum(w, "ENUM_HCCL_TRANSPORT_TYPE", enum_transport,
-	    sizeof enum_transport / sizeof enum_transport[0]);
+	       sizeof enum_transport / sizeof enum_transport[0]);
 	w_enum(w, "ENUM_HCCL_RDMA_TYPE", enum_rdma, sizeof enum_rdma / sizeof enum_rdma[0]);
 	for (size_t i = 0; i < P->tr.nsteps; i++) {
-		sql = xasprintf("INSERT INTO STEP_TIME VALUES (%" PRId64 ",%" PRId64 ",%" PRId64 ");",
-		    P->tr.steps[i].step, P->tr.steps[i].start_ns, P->tr.steps[i].end_ns);
+		sql =
+		    xasprintf("INSERT INTO STEP_TIME VALUES (%" PRId64 ",%" PRId64 ",%" PRId64 ");",
+		              P->tr.steps[i].step, P->tr.steps[i].start_ns, P->tr.steps[i].end_ns);
 		w_exec(w, sql);
 		free(sql);
 	}
@@ -1324,6 +1825,8 @@ rank_pid(const gen_plan *P, int rank)
 {
 	return 100000 + (int64_t)(seed_of(P->o.seed, 0x91D, (uint64_t)rank, 0) % 3000000);
 }
+
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int
 rank_write(gen_plan *P, int rank)
@@ -1343,21 +1846,25 @@ rank_write(gen_plan *P, int rank)
 	char *dir = xasprintf("%s/gen-r%d_%" PRId64 "_%s_ascend_pt", P->outdir, rank, w.pid, stamp);
 	char *out = xasprintf("%s/ASCEND_PROFILER_OUTPUT", dir);
 	w.path = xasprintf("%s/ascend_pytorch_profiler_%d.db", out, rank);
-	if (make_dir(dir) != 0 || make_dir(out) != 0 || write_profiler_info(P, dir, rank, w.pid) != 0)
+	if (make_dir(dir) != 0 || make_dir(out) != 0 ||
+	    write_profiler_info(P, dir, rank, w.pid) != 0)
 		goto done;
 
-	if (sqlite3_open_v2(w.path, &w.db,
-		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	/* libsqlite3 sets a static lazily while opening (helgrind sees two opens race on it);
+	 * one open per rank, so serialising them costs nothing */
+	pthread_mutex_lock(&open_lock);
+	int orc = sqlite3_open_v2(
+	    w.path, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	pthread_mutex_unlock(&open_lock);
+	if (orc != SQLITE_OK) {
 		w_fail(&w, "open");
 		goto done;
 	}
 	w_exec(&w, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
-		   "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY; BEGIN;");
+	           "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY; BEGIN;");
 	for (size_t i = 0; i < sizeof ddl_tables / sizeof ddl_tables[0]; i++)
 		w_exec(&w, ddl_tables[i]);
-	for (int q = 0; q < Q__COUNT && !w.err; q++)
-		if (sqlite3_prepare_v2(w.db, q_sql[q], -1, &w.q[q], NULL) != SQLITE_OK)
-			w_fail(&w, q_sql[q]);
+	w_prepare(&w);
 	w_header_rows(&w);
 
 	for (size_t i = 0; i < rk->nblk && !w.err; i++) {
@@ -1366,11 +1873,13 @@ rank_write(gen_plan *P, int rank)
 		else
 			w_coll(&w, &rk->blk[i]);
 	}
+	w_pp(&w);
 	for (size_t i = 0; i < P->tr.nstages; i++) {
 		const gen_stage_truth *st = &P->tr.stages[i];
-		if (st->rank == rank)
+		if (st->rank == rank && !P->o.no_stage_ranges)
 			w_mstx(&w, st->start_ns, st->end_ns, S_R_ROLLOUT + st->stage);
 	}
+	w_flush(&w);
 	for (size_t i = 0; i < sizeof ddl_indexes / sizeof ddl_indexes[0]; i++)
 		w_exec(&w, ddl_indexes[i]);
 	w_exec(&w, "COMMIT;");
@@ -1378,9 +1887,18 @@ rank_write(gen_plan *P, int rank)
 done:
 	for (int q = 0; q < Q__COUNT; q++)
 		sqlite3_finalize(w.q[q]);
+	for (int q = 0; q < NBATCHED; q++) {
+		sqlite3_finalize(w.many[q]);
+		free(w.pend[q]);
+	}
 	if (w.db != NULL && sqlite3_close(w.db) != SQLITE_OK && rc == 0) {
 		msg_error("gen: %s: close: %s", w.path, sqlite3_errmsg(w.db));
 		rc = -1;
+	}
+	if (rc == 0 && P->o.json) { /* the same capture as torch_npu's text export (gen_json.c) */
+		char *tv = xasprintf("%s/trace_view.json", out);
+		rc = gen_json_from_db(w.path, tv);
+		free(tv);
 	}
 	rk->tasks = w.tasks;
 	free(w.path);
@@ -1428,6 +1946,9 @@ gen_truth_free(gen_truth *t)
 	free(t->overlap);
 	free(t->bubbles);
 	free(t->steps);
+	free(t->pp_blocks);
+	free(t->pp_stages);
+	free(t->p2p);
 	memset(t, 0, sizeof *t);
 }
 
@@ -1444,20 +1965,28 @@ opts_check(const gen_opts *o)
 	}
 	if (o->tasks_per_rank < 1 || o->tasks_per_rank > 200000000) {
 		msg_error("gen: %" PRIu64 " tasks per rank: expected 1 to 200000000",
-		    o->tasks_per_rank);
+		          o->tasks_per_rank);
 		return -1;
 	}
 	if (o->slow_rank < -1 || o->slow_rank >= o->nranks) {
 		msg_error("gen: slow rank %d is not one of the %d ranks (-1 = none)", o->slow_rank,
-		    o->nranks);
+		          o->nranks);
 		return -1;
 	}
 	if (o->t0_ns < 0) {
 		msg_error("gen: negative start time");
 		return -1;
 	}
-	if (o->json) {
-		msg_error("gen: trace_view.json output not implemented yet");
+	if (o->pp < 0 || o->pp > 64 || (o->pp > 0 && o->nranks % o->pp != 0)) {
+		msg_error("gen: %d PP stages for %d ranks: expected 0 (no PP) or 1 to 64 dividing the "
+		          "ranks",
+		          o->pp, o->nranks);
+		return -1;
+	}
+	if (o->pp_microbatches < 0 || o->pp_microbatches > 1000 ||
+	    (o->pp_schedule != GEN_PP_1F1B && o->pp_schedule != GEN_PP_GPIPE)) {
+		msg_error("gen: PP schedule %d with %d micro-batches: expected 1F1B or GPipe, 1 to 1000",
+		          o->pp_schedule, o->pp_microbatches);
 		return -1;
 	}
 	return 0;
@@ -1478,25 +2007,26 @@ gen_profile(const gen_opts *opts, const char *outdir, gen_truth *truth)
 	P.nranks = opts->nranks;
 	P.nsteps = opts->nsteps;
 	P.t0 = opts->t0_ns ? opts->t0_ns : GEN_T0_DEFAULT;
-	{
-		uint32_t h0 = 0, h1 = 0; /* msprof-analyze double_hash (spec §5.1) */
-		for (const char *c = GROUP_NAME; *c; c++) {
-			h0 = h0 * 29 + (unsigned char)*c;
-			h1 = h1 * 131 + (unsigned char)*c;
-		}
-		P.group_hash3 = (unsigned)((((uint64_t)h0 << 32) | h1) % 1000);
-	}
+	P.group_hash3 = group_hash3(GROUP_NAME);
 	plan_sizes(&P);
 	P.rk = xcalloc((size_t)P.nranks, sizeof *P.rk);
 	for (int r = 0; r < P.nranks; r++) {
 		P.rk[r].rank = r;
 		P.rk[r].f = r == opts->slow_rank ? 1300 : 1000 + 10 * (r % 4);
 	}
-	if (plan_build(&P) != 0 || outdir_prepare(outdir) != 0) {
+	P.pp_dp = opts->pp > 0 ? opts->nranks / opts->pp : 0;
+	P.pp_mb = opts->pp_microbatches > 0 ? opts->pp_microbatches : 8;
+	if ((opts->pp > 0 ? plan_pp(&P) : plan_build(&P)) != 0 || outdir_prepare(outdir) != 0) {
 		rc = -1;
 		goto done;
 	}
 
+	/* once, before the threads: sqlite's lazy initialisation is not meant to race */
+	if (sqlite3_initialize() != SQLITE_OK) {
+		msg_error("gen: cannot initialise sqlite3");
+		rc = -1;
+		goto done;
+	}
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int nth = opts->threads > 0 ? opts->threads : ncpu > 0 ? (int)ncpu : 1;
 	if (nth > P.nranks)
@@ -1528,14 +2058,19 @@ gen_profile(const gen_opts *opts, const char *outdir, gen_truth *truth)
 	P.tr.nranks = P.nranks;
 	P.tr.slow_rank = opts->slow_rank;
 	P.tr.collectives = P.nops;
+	P.tr.pp = opts->pp;
+	P.tr.pp_dp = P.pp_dp;
+	P.tr.pp_microbatches = opts->pp > 0 ? P.pp_mb : 0;
 	if (rc == 0 && truth != NULL) {
 		*truth = P.tr;
 		memset(&P.tr, 0, sizeof P.tr);
 	}
 done:
 	gen_truth_free(&P.tr);
-	for (int r = 0; r < P.nranks; r++)
+	for (int r = 0; r < P.nranks; r++) {
 		free(P.rk[r].blk);
+		free(P.rk[r].pp);
+	}
 	free(P.rk);
 	return rc;
 }

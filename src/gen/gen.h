@@ -11,12 +11,26 @@ typedef struct gen_opts {
 	int nsteps;              /* GRPO steps, one STEP_TIME row each; default 2 */
 	uint64_t tasks_per_rank; /* approximate device TASK rows per rank; default 20000 */
 	int slow_rank;           /* rank that computes slower (others wait in collectives); -1 none;
-				  * default 3 */
+	                          * default 3 */
 	uint64_t seed;           /* deterministic output for a given seed */
 	int64_t t0_ns;           /* epoch ns of the first step; 0 = a fixed default */
 	int json;                /* also write ASCEND_PROFILER_OUTPUT/trace_view.json (issue 3) */
 	int threads;             /* ranks written in parallel; 0 = number of cores */
+	int no_stage_ranges;     /* GRPO: write no stage or decode-step ranges (a verl/MindSpeed-RL
+	                          * discrete-mode capture: the role directory names the stage) */
+	/* Pipeline-parallel training instead of the GRPO timeline (issue 5). nranks = pp x dp; rank
+	 * r is PP stage r / dp (Megatron's order: PP outermost). Each step runs pp_microbatches
+	 * micro-batches as pp_chart-style MSTX ranges "{'name': 'forward_step'}" /
+	 * "{'name': 'backward_step'}" around their kernels, with hcom_send/hcom_receive ops between
+	 * neighbouring stages (one two-rank group per pair). */
+	int pp;                  /* PP stages; 0 = the GRPO profile */
+	int pp_microbatches;     /* default (0) 8 */
+	int pp_schedule;         /* GEN_PP_1F1B or GEN_PP_GPIPE */
+	int pp_no_meta;          /* no distributed_args in META_DATA / profiler_metadata.json */
+	int pp_no_p2p;           /* no send/receive ops */
 } gen_opts;
+
+enum { GEN_PP_1F1B, GEN_PP_GPIPE };
 
 void gen_opts_default(gen_opts *);
 
@@ -27,10 +41,12 @@ extern const char *const gen_stage_range[GEN_NSTAGES]; /* verl range: generate_s
 
 typedef struct gen_stage_truth {
 	int rank;
-	int64_t step;      /* STEP_TIME id */
-	int stage;         /* index into gen_stage_canon */
+	int64_t step; /* STEP_TIME id */
+	int stage;    /* index into gen_stage_canon */
 	int64_t start_ns, end_ns;
-	int decode_steps;  /* nested decode-step ranges inside (rollout only, else 0) */
+	int decode_steps; /* nested decode-step ranges inside (rollout only, else 0) */
+	int64_t busy_ns;  /* device busy (compute U communication) inside the range */
+	int64_t wait_ns;  /* wait-for-slowest: latest end of this stage and step - own end */
 } gen_stage_truth;
 
 typedef struct gen_overlap_truth { /* as torch_npu's StepTraceTime defines them, ns */
@@ -47,9 +63,30 @@ typedef struct gen_bubble_truth { /* a deliberate device idle gap (no compute, n
 } gen_bubble_truth;
 
 typedef struct gen_step_truth { /* one STEP_TIME row; the same on every rank */
-	int64_t step;             /* STEP_TIME id: 1, 2, ... */
+	int64_t step;           /* STEP_TIME id: 1, 2, ... */
 	int64_t start_ns, end_ns;
 } gen_step_truth;
+
+typedef struct gen_pp_block_truth { /* one forward or backward step range */
+	int rank, pp_stage;
+	int64_t step;   /* STEP_TIME id */
+	char kind;      /* 'F' or 'B' */
+	int microbatch; /* 0-based, as Megatron's current_microbatch */
+	int64_t start_ns, end_ns;
+} gen_pp_block_truth;
+
+typedef struct gen_pp_stage_truth { /* the same on every rank of the PP stage */
+	int64_t step;
+	int pp_stage;
+	int64_t span_ns; /* first block start to last block end over all PP stages of the step */
+	int64_t idle_ns; /* span - the stage's block time: bubble ratio = idle / span */
+} gen_pp_stage_truth;
+
+typedef struct gen_p2p_truth { /* a send and the receive it pairs with */
+	int64_t step;
+	int src_rank, dst_rank;
+	int64_t send_start_ns, send_end_ns, recv_start_ns, recv_end_ns;
+} gen_p2p_truth;
 
 typedef struct gen_truth {
 	int nranks, slow_rank;
@@ -59,11 +96,19 @@ typedef struct gen_truth {
 	gen_overlap_truth *overlap;
 	size_t noverlap;
 	gen_bubble_truth *bubbles; /* one per rank x step x stage; the only device-idle gaps
-				    * inside a stage range longer than 100 us */
+	                            * inside a stage range longer than 100 us */
 	size_t nbubbles;
 	gen_step_truth *steps;
 	size_t nsteps;
 	uint64_t collectives; /* COMMUNICATION_OP rows per rank (the same ops on every rank) */
+	/* pipeline-parallel profiles (gen_opts.pp) */
+	int pp, pp_dp, pp_microbatches;
+	gen_pp_block_truth *pp_blocks; /* per rank, in time order */
+	size_t npp_blocks;
+	gen_pp_stage_truth *pp_stages; /* per step x PP stage */
+	size_t npp_stages;
+	gen_p2p_truth *p2p; /* per transfer, in time order of the sends */
+	size_t np2p;
 } gen_truth;
 
 /* Writes a profile under outdir (created; must not exist or be empty): one
@@ -72,5 +117,10 @@ typedef struct gen_truth {
  * with a message on stderr. */
 int gen_profile(const gen_opts *, const char *outdir, gen_truth *truth);
 void gen_truth_free(gen_truth *);
+
+/* Converts a torch_npu unified DB (a generated one, or a real one) into the trace_view.json that
+ * torch_npu's text export writes for the same capture (../shared/spec/ascend-format.md §6): the
+ * same profile in both formats. Opens the DB read-only. Returns 0, or -1 with a message. */
+int gen_json_from_db(const char *db_path, const char *json_path);
 
 #endif

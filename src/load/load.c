@@ -15,6 +15,9 @@ loader_for(tl_source_kind k)
 	case TL_SRC_MSPROF_DB:
 	case TL_SRC_MINDSPORE_DB:
 		return &loader_ascend_db;
+	case TL_SRC_TRACE_VIEW:
+	case TL_SRC_KINETO:
+		return &loader_trace_json;
 	default:
 		return NULL;
 	}

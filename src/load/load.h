@@ -15,6 +15,12 @@ typedef struct tl_loader {
 } tl_loader;
 
 extern const tl_loader loader_ascend_db;
+/* Chrome-trace JSON: Ascend trace_view.json, Kineto, the legacy PyTorch exporter (trace_json.c) */
+extern const tl_loader loader_trace_json;
+/* Union length (ns) of each track of a trace_view.json's "Overlap Analysis" process, msprof's
+ * own result: [0] Computing, [1] Communication, [2] Communication(Not Overlapped), [3] Free.
+ * For cross-checking only; tl's numbers come from the tasks and ops. -1 when there is none. */
+int trace_json_overlap_lengths(const char *path, int64_t ns[4]);
 const tl_loader *loader_for(tl_source_kind);
 
 typedef struct tl_load_opts {

@@ -59,9 +59,13 @@ typedef struct tl_bubble {
 	uint16_t step;      /* index into the rank's steps, or TL_NO_STEP */
 	uint32_t stage;     /* name id (rank pool) of the enclosing stage slice, 0 when none */
 } tl_bubble;
-/* Every bubble of the ranks with shown[i] != 0 (shown NULL = all), longest first (ties: earlier
- * first). Returns the count; *out is the caller's to free. */
-size_t tlq_bubbles(const tl_trace *, const unsigned char *shown, tl_bubble **out);
+/* The max longest bubbles (max 0: all) of the ranks with shown[i] != 0 (shown NULL = all),
+ * longest first (ties: earlier first). Ranks are scanned in parallel with a bounded heap each,
+ * so the largest of millions of gaps come back in milliseconds. Returns the count; *out is the
+ * caller's to free. */
+size_t tlq_bubbles(const tl_trace *, const unsigned char *shown, size_t max, tl_bubble **out);
+/* Count and total length of the bubbles of one rank (O(1) after the first call). */
+size_t tlq_bubble_total(const tl_rank *, int64_t *total_ns);
 
 /* Regex search over slice names. The pattern is compiled once; each rank's string pool is
  * matched once (one pcre2_match per distinct name), then every track gets the sorted list of

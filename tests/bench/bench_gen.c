@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,8 @@ usage(void)
 	      "  --tasks   device TASK rows per rank, about (default 20000)\n"
 	      "  --slow    the rank that computes 30% slower, -1 for none (default 3)\n"
 	      "  --threads ranks written in parallel, 0 = one per core (default 0)\n"
-	      "  --json    also write trace_view.json (not implemented yet)\n",
-	    stderr);
+	      "  --json    also write trace_view.json\n",
+	      stderr);
 }
 
 static int
@@ -33,7 +34,7 @@ parse_i64(const char *opt, const char *s, long long lo, long long hi, long long 
 	long long v = strtoll(s, &end, 10);
 	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) {
 		fprintf(stderr, "bench_gen: %s: bad value '%s' (expected %lld..%lld)\n", opt, s, lo,
-		    hi);
+		        hi);
 		return -1;
 	}
 	*out = v;
@@ -116,6 +117,11 @@ main(int argc, char **argv)
 	if (o.slow_rank >= o.nranks) /* the default slow rank does not exist in a small job */
 		o.slow_rank = o.nranks > 1 ? o.nranks - 1 : -1;
 
+	/* Debian's libsqlite3 is built with SQLITE_OMIT_LOOKASIDE, so every small allocation takes
+	 * the global memory-statistics mutex: with it, the rank threads do not run in parallel at
+	 * all. Must come before sqlite3 is initialised. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+
 	gen_truth t;
 	double t0 = now_s();
 	if (gen_profile(&o, outdir, &t) != 0)
@@ -123,7 +129,7 @@ main(int argc, char **argv)
 	double secs = now_s() - t0;
 
 	printf("ranks %d\nsteps %d\nslow_rank %d\nseed %" PRIu64 "\n", o.nranks, o.nsteps,
-	    t.slow_rank, o.seed);
+	       t.slow_rank, o.seed);
 	printf("tasks %" PRIu64 "\n", t.tasks);
 	printf("collectives_per_rank %" PRIu64 "\n", t.collectives);
 	printf("bubbles %zu\n", t.nbubbles);
@@ -134,9 +140,9 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < t.noverlap; i++) {
 		const gen_overlap_truth *w = &t.overlap[i];
 		printf("%d %" PRId64 " %.3f %.3f %.3f %.3f %.3f %.3f\n", w->rank, w->step,
-		    (double)w->computing / 1e3, (double)w->communication / 1e3,
-		    (double)w->overlapped / 1e3, (double)w->comm_not_overlapped / 1e3,
-		    (double)w->free / 1e3, (double)w->preparing / 1e3);
+		       (double)w->computing / 1e3, (double)w->communication / 1e3,
+		       (double)w->overlapped / 1e3, (double)w->comm_not_overlapped / 1e3,
+		       (double)w->free / 1e3, (double)w->preparing / 1e3);
 	}
 	gen_truth_free(&t);
 	return 0;

@@ -1,0 +1,1848 @@
+/* Chrome-trace JSON loader: Ascend trace_view.json / msprof_*.json (torch_npu and msprof text
+ * export, ../shared/spec/ascend-format.md §6), PyTorch profiler (Kineto) traces and the legacy
+ * PyTorch exporter array.
+ *
+ * Streaming, with memory bounded by the model: the file is mapped read-only and a small scanner
+ * finds the byte bounds of one event object at a time (strings, escapes, nesting, UTF-8) and
+ * notes where its top-level fields are; only that object is handed to cJSON. Pages already
+ * walked are given back to the kernel as the scan moves on. Two walks over the mapping:
+ *   1. names: process_name / thread_name metadata (tracks are identified by these, never by pid
+ *      numbers; metadata may follow the events that use a pid), ProfilerStep#N ranges, HCCL
+ *      sub-task keys, Kineto's root fields, and the launch flows (HostToDevice, ac2g): with two
+ *      or more steps, the device slice a flow ends on belongs to the step in which it was
+ *      launched, like the DB loader's CANN_API connectionId join;
+ *   2. slices.
+ * Bad input is reported once per kind of problem, after the walks.
+ * Times: `ts` and `dur` are decimal microseconds (a string in Ascend files, an integer or a
+ * float in Kineto ones) and are parsed as decimals straight into integer ns, never through a
+ * double: 1.7e15 µs with three decimals needs more than the 53 bits a double has. */
+#include "config.h"
+#include "load/load.h"
+#include "util/msg.h"
+#include "util/strpool.h"
+#include "util/u64map.h"
+#include "util/xalloc.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_DEPTH 64                  /* nesting inside one event; deeper `args` are refused */
+#define DROP_CHUNK ((size_t)16 << 20) /* give walked pages back every this many bytes */
+#define PROGRESS_ROWS 65536
+#define THREAD_CACHE 4 /* threads recognised by their raw pid/tid tokens (events interleave) */
+#define FLOW_NONE INT64_MIN /* no start seen for a flow */
+
+/* ---- decimal times ------------------------------------------------------------------------- */
+
+enum { DEC_OK, DEC_NAN, DEC_RANGE };
+
+/* Parses the decimal number s[0..n) (JSON number syntax, leniently: '+', ".5", "5." pass) and
+ * scales it by 10^scale, rounding half away from zero, into *out. Exact: at most 19
+ * significant digits are kept and the first dropped one rounds. DEC_NAN when s is not a
+ * number (NaN, Infinity, "", text), DEC_RANGE when the result does not fit in int64. */
+static int
+dec_parse(const char *s, size_t n, int scale, int64_t *out)
+{
+	size_t i = 0;
+	int neg = 0, ndig = 0, nsig = 0, rdig = -1;
+	uint64_t m = 0;
+	int64_t e10 = scale;
+	if (i < n && (s[i] == '-' || s[i] == '+'))
+		neg = s[i++] == '-';
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, ndig++) {
+		int d = s[i] - '0';
+		if (nsig < 19) {
+			m = m * 10 + (uint64_t)d;
+			nsig += m != 0;
+		} else {
+			e10++; /* a dropped integer digit */
+			if (rdig < 0)
+				rdig = d;
+		}
+	}
+	if (i < n && s[i] == '.') {
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, ndig++) {
+			int d = s[i] - '0';
+			if (nsig < 19) {
+				m = m * 10 + (uint64_t)d;
+				nsig += m != 0;
+				e10--;
+			} else if (rdig < 0) {
+				rdig = d;
+			}
+		}
+	}
+	if (ndig == 0)
+		return DEC_NAN;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		int eneg = 0, edig = 0;
+		int64_t ex = 0;
+		i++;
+		if (i < n && (s[i] == '-' || s[i] == '+'))
+			eneg = s[i++] == '-';
+		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, edig++)
+			if (ex < 100000)
+				ex = ex * 10 + (s[i] - '0');
+		if (edig == 0)
+			return DEC_NAN;
+		e10 += eneg ? -ex : ex;
+	}
+	if (i != n)
+		return DEC_NAN;
+	uint64_t v;
+	if (m == 0) {
+		v = 0;
+	} else if (e10 >= 0) {
+		v = m;
+		for (int64_t k = 0; k < e10; k++) {
+			if (v > UINT64_MAX / 10)
+				return DEC_RANGE;
+			v *= 10;
+		}
+		if (e10 == 0 && rdig >= 5)
+			v++;
+	} else if (e10 < -20) {
+		v = 0; /* far below a nanosecond */
+	} else {
+		uint64_t p = 1;
+		for (int64_t k = 1; k < -e10; k++)
+			p *= 10;
+		/* v = m / 10^-e10, rounded by the first digit dropped */
+		v = e10 == -20 ? 0 : m / p / 10;
+		int r = e10 == -20 ? 0 : (int)(m / p % 10);
+		if (r >= 5)
+			v++;
+	}
+	if (v > (uint64_t)INT64_MAX)
+		return DEC_RANGE;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return DEC_OK;
+}
+
+/* ---- the scanner --------------------------------------------------------------------------- */
+
+typedef struct jspan {
+	size_t off, len; /* bytes of the raw JSON value; len 0 = absent */
+} jspan;
+
+enum { F_PH, F_NAME, F_CAT, F_TS, F_DUR, F_PID, F_TID, F_ID, F_ARGS, F__N };
+
+/* Problems with one event (or one array element): the event is skipped, the walk goes on. */
+enum {
+	PR_UTF8,
+	PR_DEPTH,
+	PR_NOT_OBJECT,
+	PR_NO_TS,
+	PR_TS_NAN,
+	PR_TS_RANGE,
+	PR_DUR,
+	PR_PARSE,
+	PR_ARGS,
+	PR__N
+};
+static const char *const problem_text[PR__N] = {
+    [PR_UTF8] = "invalid UTF-8 in a string",
+    [PR_DEPTH] = "an event nested deeper than 64 levels",
+    [PR_NOT_OBJECT] = "an array element that is not an event object",
+    [PR_NO_TS] = "an event without \"ts\"",
+    [PR_TS_NAN] = "a \"ts\" that is not a number",
+    [PR_TS_RANGE] = "a \"ts\" out of range",
+    [PR_DUR] = "a \"dur\" that is missing, negative, not a number or out of range",
+    [PR_PARSE] = "an event that is not valid JSON",
+    [PR_ARGS] = "\"args\" that are not valid JSON (the event is kept without them)",
+};
+
+typedef struct jevent {
+	size_t start, end; /* the object's bytes */
+	uint64_t ordinal;  /* index in the event array */
+	jspan f[F__N];
+	int bad; /* PR_UTF8 / PR_DEPTH / PR_PARSE, or -1 */
+	size_t bad_off;
+} jevent;
+
+/* Bytes a string body runs over without a closer look: printable ASCII but '"' and '\\'. */
+static unsigned char str_plain[256];
+/* Bytes where skip_nested looks closer: '"', '{', '}', '[', ']'. */
+static unsigned char nest_special[256];
+/* Bytes that end a scalar: white space and the JSON punctuation. */
+static unsigned char scalar_end[256];
+
+static void
+tables_init(void)
+{
+	for (int i = 0x20; i < 0x80; i++)
+		str_plain[i] = i != '"' && i != '\\';
+	nest_special['"'] = nest_special['{'] = nest_special['}'] = 1;
+	nest_special['['] = nest_special[']'] = 1;
+	for (const char *p = " \t\r\n,]}\"{[:"; *p; p++)
+		scalar_end[(unsigned char)*p] = 1;
+}
+
+/* Length of the valid UTF-8 sequence at b[0..n) (RFC 3629: no overlongs, no surrogates, at most
+ * U+10FFFF), or 0. */
+static size_t
+utf8_len(const unsigned char *b, size_t n)
+{
+	unsigned c = b[0];
+	size_t len;
+	unsigned lo = 0x80, hi = 0xBF;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2;
+	else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else
+		return 0;
+	if (n < len || b[1] < lo || b[1] > hi)
+		return 0;
+	for (size_t k = 2; k < len; k++)
+		if (b[k] < 0x80 || b[k] > 0xBF)
+			return 0;
+	return len;
+}
+
+/* Eight bytes at a time: nonzero when v holds a '"', a '\\' or a byte >= 0x80 (SWAR). */
+static uint64_t
+str_stop8(uint64_t v)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t q = v ^ (ones * '"'), bs = v ^ (ones * '\\');
+	return (((q - ones) & ~q) | ((bs - ones) & ~bs) | v) & high;
+}
+
+/* b[i] is just after an opening quote. Returns the offset after the closing quote, or SIZE_MAX
+ * when the input ends first. Invalid UTF-8 is noted in *bad / *bad_off (the first only). */
+static size_t
+scan_string(const unsigned char *b, size_t n, size_t i, int *bad, size_t *bad_off)
+{
+	for (;;) {
+		while (i + 8 <= n) {
+			uint64_t v;
+			memcpy(&v, b + i, 8);
+			uint64_t m = str_stop8(v);
+			if (m) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+				/* the lowest flagged byte is exact: straight to it */
+				i += (size_t)__builtin_ctzll(m) >> 3;
+#endif
+				break;
+			}
+			i += 8;
+		}
+		while (i < n && str_plain[b[i]])
+			i++;
+		if (i >= n)
+			return SIZE_MAX;
+		unsigned c = b[i];
+		if (c == '"')
+			return i + 1;
+		if (c == '\\') {
+			i += 2;
+			continue;
+		}
+		if (c < 0x80) { /* a raw control character: not ours to judge */
+			i++;
+			continue;
+		}
+		size_t len = utf8_len(b + i, n - i);
+		if (len == 0) {
+			if (*bad < 0) {
+				*bad = PR_UTF8;
+				*bad_off = i;
+			}
+			len = 1;
+		}
+		i += len;
+	}
+}
+
+static int
+is_ws(unsigned c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+static size_t
+skip_ws(const unsigned char *b, size_t n, size_t i)
+{
+	while (i < n && is_ws(b[i]))
+		i++;
+	return i;
+}
+
+/* End of a scalar (number, true, NaN, or junk) starting at i. */
+static size_t
+skip_scalar(const unsigned char *b, size_t n, size_t i)
+{
+	while (i < n && !scalar_end[b[i]])
+		i++;
+	return i;
+}
+
+/* Which top-level member a key names (F__N: none we read). */
+static int
+field_of(const unsigned char *k, size_t n)
+{
+	switch (n) {
+	case 2:
+		if (k[0] == 'p' && k[1] == 'h')
+			return F_PH;
+		if (k[0] == 't' && k[1] == 's')
+			return F_TS;
+		if (k[0] == 'i' && k[1] == 'd')
+			return F_ID;
+		break;
+	case 3:
+		if (memcmp(k, "pid", 3) == 0)
+			return F_PID;
+		if (memcmp(k, "tid", 3) == 0)
+			return F_TID;
+		if (memcmp(k, "dur", 3) == 0)
+			return F_DUR;
+		if (memcmp(k, "cat", 3) == 0)
+			return F_CAT;
+		break;
+	case 4:
+		if (memcmp(k, "name", 4) == 0)
+			return F_NAME;
+		if (memcmp(k, "args", 4) == 0)
+			return F_ARGS;
+		break;
+	}
+	return F__N;
+}
+
+/* b[i] is '{' or '[' at nesting level depth0 + 1. Returns the offset after the matching close,
+ * or SIZE_MAX when the input ends first. Only strings and brackets matter here: the values
+ * themselves are cJSON's to check, for the events that are used. */
+static size_t
+skip_nested(const unsigned char *b, size_t n, size_t i, size_t depth0, jevent *ev)
+{
+	size_t depth = 0;
+	for (;;) {
+		while (i < n && !nest_special[b[i]])
+			i++;
+		if (i >= n)
+			return SIZE_MAX;
+		switch (b[i]) {
+		case '"':
+			i = scan_string(b, n, i + 1, &ev->bad, &ev->bad_off);
+			if (i == SIZE_MAX)
+				return SIZE_MAX;
+			continue;
+		case '{':
+		case '[':
+			if (depth0 + ++depth > MAX_DEPTH && ev->bad < 0) {
+				ev->bad = PR_DEPTH;
+				ev->bad_off = i;
+			}
+			i++;
+			continue;
+		default:
+			i++;
+			if (--depth == 0)
+				return i;
+		}
+	}
+}
+
+/* b[i] is '{': an event. Finds its end and where its members ph, name, ... sit (ev->f), and
+ * notes invalid UTF-8, excess nesting, or a broken member list (ev->bad). Returns 0 with
+ * ev->end set, or -1 when the input ends first. */
+static int
+scan_event(const unsigned char *b, size_t n, size_t i, jevent *ev)
+{
+	size_t start = i;
+	ev->start = i;
+	ev->bad = -1;
+	for (int f = 0; f < F__N; f++)
+		ev->f[f].len = 0;
+	i++;
+	for (;;) {
+		i = skip_ws(b, n, i);
+		if (i >= n)
+			return -1;
+		if (b[i] == '}')
+			break;
+		if (b[i] != '"')
+			goto broken;
+		size_t ks = i + 1;
+		i = scan_string(b, n, ks, &ev->bad, &ev->bad_off);
+		if (i == SIZE_MAX)
+			return -1;
+		int f = field_of(b + ks, i - ks - 1);
+		i = skip_ws(b, n, i);
+		if (i >= n)
+			return -1;
+		if (b[i] != ':')
+			goto broken;
+		size_t vs = i = skip_ws(b, n, i + 1);
+		if (i >= n)
+			return -1;
+		if (b[i] == '"')
+			i = scan_string(b, n, i + 1, &ev->bad, &ev->bad_off);
+		else if (b[i] == '{' || b[i] == '[')
+			i = skip_nested(b, n, i, 1, ev);
+		else if ((i = skip_scalar(b, n, i)) == vs)
+			goto broken;
+		if (i == SIZE_MAX)
+			return -1;
+		if (f < F__N)
+			ev->f[f] = (jspan){vs, i - vs};
+		i = skip_ws(b, n, i);
+		if (i >= n)
+			return -1;
+		if (b[i] == ',')
+			i++;
+		else if (b[i] == '}')
+			break;
+		else
+			goto broken;
+	}
+	ev->end = i + 1;
+	return 0;
+broken:
+	/* not a member list: find the end by the brackets alone and skip the event */
+	if (ev->bad < 0) {
+		ev->bad = PR_PARSE;
+		ev->bad_off = i;
+	}
+	i = skip_nested(b, n, start, 0, ev);
+	if (i == SIZE_MAX)
+		return -1;
+	ev->end = i;
+	return 0;
+}
+
+/* ---- the loader's state -------------------------------------------------------------------- */
+
+/* What a process is, from its process_name (§6.2) or, for the legacy exporter, its pid string. */
+enum {
+	P_GENERIC,   /* Kineto, MsprofTx, unnamed: classified per event by category / args */
+	P_HW,        /* Ascend Hardware */
+	P_HCCL,      /* HCCL (≤ 2025) / Communication (2026) */
+	P_OVERLAP,   /* Overlap Analysis: msprof's own overlap, never used for the numbers */
+	P_PYTHON,    /* Python: torch ops; ProfilerStep#N */
+	P_HOST,      /* CANN, Python GC */
+	P_LEGACY_CPU /* "CPU functions" */,
+	P_LEGACY_GPU /* "CUDA functions" */,
+};
+
+/* What a thread is. */
+enum { T_HOST, T_DEVICE, T_GROUP, T_PLANE, T_OVERLAP };
+
+typedef struct jproc {
+	uint32_t tok;  /* raw pid token (c->tok pool) */
+	uint32_t name; /* process_name (c->tok pool), 0 when none */
+	int dev;       /* from process_labels "NPU 3" / "GPU 3", else -1 */
+	int kind;      /* P_* */
+	int ordinal;   /* among processes of the same kind, in order of appearance */
+} jproc;
+
+typedef struct jthread {
+	uint32_t proc;
+	uint32_t tok;  /* raw tid token */
+	uint32_t name; /* thread_name (c->tok pool), 0 when none */
+	int kind;      /* T_* */
+	int64_t key;   /* track key of every lane of this thread */
+	uint32_t label;                  /* r->pool */
+	tl_track *tr[TL_LANE__COUNT];    /* created on first use */
+	size_t lau_lo, lau_hi, lau_cur;  /* its launches: c->fend[lau_lo .. lau_hi) */
+} jthread;
+
+typedef struct step_cand {
+	uint32_t thread;
+	int gpu; /* gpu_user_annotation: the device copy of the range */
+	int64_t id, start, end;
+} step_cand;
+
+/* The end of a launch flow on a device thread. Once the steps are known, `x` turns from the
+ * flow into the step of its launch and the array into the launch table, sorted by (thread, ts). */
+typedef struct flow_end {
+	int64_t ts;
+	uint32_t thread, x;
+} flow_end;
+
+typedef struct dom_track {
+	uint32_t dom;
+	tl_track *t;
+} dom_track;
+
+typedef struct jctx {
+	const char *path;
+	const unsigned char *b;
+	size_t n;
+	int mapped;
+	size_t dropped; /* pages below this offset were given back */
+	size_t pagesz;
+	int pass;
+	tl_rank *r;
+	tl_strpool *tok; /* raw pid/tid tokens, process and thread names (not the rank's pool) */
+	jproc *procs;
+	size_t nprocs, pcap;
+	tl_u64map proc_map; /* pid token -> procs index */
+	jthread *threads;
+	size_t nthreads, thcap;
+	tl_u64map thread_map; /* pid token << 32 | tid token -> threads index */
+	struct {
+		jspan pid, tid; /* raw tokens of a recent event; pid.len 0 = empty slot */
+		uint32_t thread;
+	} recent[THREAD_CACHE];
+	unsigned recent_next;
+	/* walk 1 */
+	uint64_t problems[PR__N];
+	size_t problem_off[PR__N];
+	int damaged;
+	uint64_t events; /* array elements walked */
+	step_cand *cand;
+	size_t ncand, candcap;
+	tl_u64map planes; /* HCCL sub-task (stream, task, context) keys */
+	int dev_comm;     /* Kineto: NCCL kernels on the device, so host collectives are not comm */
+	int64_t base_ns;  /* Kineto baseTimeNanoseconds, else 0 */
+	int dist_rank;    /* Kineto distributedInfo.rank, else -1 */
+	int quiet;        /* count no problems (the Overlap Analysis cross-check) */
+	int has_root_object, has_events;
+	/* steps of this source: global index = step_base + i */
+	tl_step *steps;
+	size_t nsteps, step_base;
+	/* launch flows (walk 1): ts without base_ns */
+	tl_strpool *flows; /* "cat\x1fid" of HostToDevice / ac2g flows */
+	int64_t *fstart;   /* flow -> ts of its start, FLOW_NONE before it is seen */
+	size_t nfstart, fcap;
+	flow_end *fend;    /* flow ends in file order, then the launch table (walk 2) */
+	size_t nfend, fendcap;
+	/* walk 2 */
+	dom_track *doms;
+	size_t ndoms, domcap;
+	uint32_t s_default, s_record_function;
+	uint64_t slices, rows_reported;
+	char *sbuf; /* span_string */
+	size_t sbufcap;
+	/* Overlap Analysis cross-check (trace_json_overlap_lengths) */
+	struct {
+		int64_t *v; /* start, end pairs */
+		size_t n, cap;
+	} oa[4];
+} jctx;
+
+typedef void (*event_fn)(jctx *, const jevent *);
+
+/* Each event is judged once: the scanner's findings and flows in walk 1, slices in walk 2. A
+ * negative pr counts nothing. */
+static void
+problem(jctx *c, int pr, size_t off)
+{
+	if (pr < 0 || c->quiet)
+		return;
+	if (c->problems[pr]++ == 0 || off < c->problem_off[pr])
+		c->problem_off[pr] = off;
+}
+
+/* The raw bytes of a field, without the quotes of a string. */
+static const char *
+span_text(const jctx *c, jspan s, size_t *len)
+{
+	const char *p = (const char *)c->b + s.off;
+	*len = s.len;
+	if (s.len >= 2 && p[0] == '"') {
+		*len = s.len - 2;
+		return p + 1;
+	}
+	return p;
+}
+
+static int
+span_is_string(const jctx *c, jspan s)
+{
+	return s.len >= 2 && c->b[s.off] == '"';
+}
+
+/* Does the field hold exactly the string `want`? (Escaped spellings do not count.) */
+static int
+span_eq(const jctx *c, jspan s, const char *want)
+{
+	size_t n, wn = strlen(want);
+	const char *t = span_text(c, s, &n);
+	return span_is_string(c, s) && n == wn && memcmp(t, want, n) == 0;
+}
+
+static int
+span_starts(const jctx *c, jspan s, const char *want)
+{
+	size_t n, wn = strlen(want);
+	const char *t = span_text(c, s, &n);
+	return span_is_string(c, s) && n >= wn && memcmp(t, want, wn) == 0;
+}
+
+static char
+event_phase(const jctx *c, const jevent *ev)
+{
+	size_t n;
+	const char *t = span_text(c, ev->f[F_PH], &n);
+	return span_is_string(c, ev->f[F_PH]) && n == 1 ? t[0] : 0;
+}
+
+/* ts and dur of an event, in ns on the profile clock. Returns -1 when the event cannot be used
+ * (a problem is noted when `count`). */
+static int
+event_time(jctx *c, const jevent *ev, int need_dur, int count, int64_t *start, int64_t *dur)
+{
+	jspan s = ev->f[F_TS];
+	size_t n;
+	const char *t;
+	int64_t v;
+	if (s.len == 0) {
+		problem(c, count ? PR_NO_TS : -1, ev->start);
+		return -1;
+	}
+	t = span_text(c, s, &n);
+	switch (dec_parse(t, n, 3, &v)) {
+	case DEC_NAN:
+		problem(c, count ? PR_TS_NAN : -1, s.off);
+		return -1;
+	case DEC_RANGE:
+		problem(c, count ? PR_TS_RANGE : -1, s.off);
+		return -1;
+	}
+	/* walk 1 may meet baseTimeNanoseconds only after the events: its times get it later */
+	int64_t base = c->pass == 1 ? 0 : c->base_ns;
+	if ((base > 0 && v > INT64_MAX - base) || (base < 0 && v < INT64_MIN - base)) {
+		problem(c, count ? PR_TS_RANGE : -1, s.off);
+		return -1;
+	}
+	*start = v + base;
+	if (!need_dur)
+		return 0;
+	s = ev->f[F_DUR];
+	t = span_text(c, s, &n);
+	if (s.len == 0 || dec_parse(t, n, 3, &v) != DEC_OK || v < 0 || *start > INT64_MAX - v) {
+		problem(c, count ? PR_DUR : -1, s.len ? s.off : ev->start);
+		return -1;
+	}
+	*dur = v;
+	return 0;
+}
+
+/* ---- processes and threads ----------------------------------------------------------------- */
+
+static uint32_t
+tok_intern(jctx *c, jspan s)
+{
+	return strpool_intern(c->tok, (const char *)c->b + s.off, s.len);
+}
+
+static uint32_t
+proc_of(jctx *c, uint32_t tok)
+{
+	uint32_t i;
+	if (u64map_get(&c->proc_map, tok, &i))
+		return i;
+	jproc p = {.tok = tok, .dev = -1};
+	VEC_PUSH(c->procs, c->nprocs, c->pcap, p);
+	i = (uint32_t)(c->nprocs - 1);
+	u64map_put(&c->proc_map, tok, i);
+	return i;
+}
+
+static uint32_t
+thread_of(jctx *c, const jevent *ev)
+{
+	jspan p = ev->f[F_PID], t = ev->f[F_TID];
+	/* events of a few threads interleave: compare the raw tokens with theirs first */
+	for (unsigned k = 0; k < THREAD_CACHE; k++) {
+		jspan rp = c->recent[k].pid, rt = c->recent[k].tid;
+		if (rp.len == p.len && rt.len == t.len && p.len > 0 &&
+		    memcmp(c->b + p.off, c->b + rp.off, p.len) == 0 &&
+		    memcmp(c->b + t.off, c->b + rt.off, t.len) == 0)
+			return c->recent[k].thread;
+	}
+	uint32_t pt = tok_intern(c, p), tt = tok_intern(c, t);
+	uint64_t key = (uint64_t)pt << 32 | tt;
+	uint32_t i;
+	if (!u64map_get(&c->thread_map, key, &i)) {
+		jthread th;
+		memset(&th, 0, sizeof th);
+		th.proc = proc_of(c, pt);
+		th.tok = tt;
+		VEC_PUSH(c->threads, c->nthreads, c->thcap, th);
+		i = (uint32_t)(c->nthreads - 1);
+		u64map_put(&c->thread_map, key, i);
+	}
+	unsigned k = c->recent_next++ % THREAD_CACHE;
+	c->recent[k].pid = p;
+	c->recent[k].tid = t;
+	c->recent[k].thread = i;
+	return i;
+}
+
+static const char *
+tok_str(const jctx *c, uint32_t id)
+{
+	return strpool_get(c->tok, id);
+}
+
+/* The first integer in s after `word` (case-insensitive), e.g. 3 in "Stream 3" or "NPU 3". */
+static int
+int_after(const char *s, const char *word, int64_t *v)
+{
+	size_t wn = strlen(word);
+	for (const char *p = s; *p; p++) {
+		if (strncasecmp(p, word, wn) != 0)
+			continue;
+		const char *q = p + wn;
+		while (*q == ' ' || *q == '_' || *q == '-')
+			q++;
+		if (*q < '0' || *q > '9')
+			continue;
+		int64_t x = 0;
+		for (; *q >= '0' && *q <= '9' && x < (INT64_C(1) << 40); q++)
+			x = x * 10 + (*q - '0');
+		*v = x;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+proc_kind(const jctx *c, const jproc *p)
+{
+	const char *n = tok_str(c, p->name), *tok = tok_str(c, p->tok);
+	if (strcmp(n, "Ascend Hardware") == 0)
+		return P_HW;
+	if (strcmp(n, "HCCL") == 0 || strcmp(n, "Communication") == 0)
+		return P_HCCL;
+	if (strcmp(n, "Overlap Analysis") == 0)
+		return P_OVERLAP;
+	if (strcmp(n, "Python") == 0)
+		return P_PYTHON;
+	if (strcmp(n, "CANN") == 0 || strcmp(n, "Python GC") == 0)
+		return P_HOST;
+	if (*n == '\0' && strcmp(tok, "\"CPU functions\"") == 0)
+		return P_LEGACY_CPU;
+	if (*n == '\0' && strcmp(tok, "\"CUDA functions\"") == 0)
+		return P_LEGACY_GPU;
+	return P_GENERIC;
+}
+
+/* Kinds, keys and labels of every process and thread, once the metadata is known. */
+static void
+threads_resolve(jctx *c)
+{
+	int count[P_LEGACY_GPU + 1] = {0};
+	for (size_t i = 0; i < c->nprocs; i++) {
+		jproc *p = &c->procs[i];
+		p->kind = proc_kind(c, p);
+		p->ordinal = count[p->kind]++;
+	}
+	for (size_t i = 0; i < c->nthreads; i++) {
+		jthread *t = &c->threads[i];
+		const jproc *p = &c->procs[t->proc];
+		const char *tn = tok_str(c, t->name), *pn = tok_str(c, p->name);
+		int64_t num = -1;
+		char label[256];
+		int64_t dev = p->dev >= 0 ? p->dev : p->ordinal;
+		if (!int_after(tn, "stream", &num) && !int_after(tn, "plane", &num)) {
+			/* no usable thread name: the tid itself, when it is a number */
+			int64_t v;
+			const char *tt = tok_str(c, t->tok);
+			if (dec_parse(tt, strlen(tt), 0, &v) == DEC_OK && v >= 0)
+				num = v;
+		}
+		if (num < 0 || num > UINT32_MAX / 2)
+			num = (int64_t)i;
+		switch (p->kind) {
+		case P_HW:
+		case P_LEGACY_GPU:
+			t->kind = T_DEVICE;
+			break;
+		case P_HCCL:
+			t->kind = strncmp(tn, "Plane", 5) == 0 ? T_PLANE : T_GROUP;
+			break;
+		case P_OVERLAP:
+			t->kind = T_OVERLAP;
+			break;
+		case P_GENERIC:
+			/* Kineto device streams: "stream 7 " in a process labelled "GPU n" */
+			t->kind = (p->dev >= 0 || strncasecmp(tn, "stream", 6) == 0) ? T_DEVICE : T_HOST;
+			break;
+		default:
+			t->kind = T_HOST;
+		}
+		switch (t->kind) {
+		case T_DEVICE: /* like the DB loader: device << 32 | stream */
+			t->key = dev << 32 | num;
+			if (*tn)
+				snprintf(label, sizeof label, "%s", tn);
+			else
+				snprintf(label, sizeof label, "Stream %" PRId64, num);
+			break;
+		case T_PLANE: /* after the streams' sub-task lanes */
+			t->key = dev << 32 | (INT64_C(1) << 31) | num;
+			snprintf(label, sizeof label, "%s", *tn ? tn : "Plane");
+			break;
+		case T_GROUP:
+			t->key = dev << 32 | (int64_t)i;
+			snprintf(label, sizeof label, "%s", *tn ? tn : "Communication");
+			break;
+		default:
+			t->key = (int64_t)t->proc << 32 | (int64_t)i;
+			if (*pn && *tn)
+				snprintf(label, sizeof label, "%s %s", pn, tn);
+			else if (*tn)
+				snprintf(label, sizeof label, "%s", tn);
+			else
+				snprintf(label, sizeof label, "%s tid %s", *pn ? pn : tok_str(c, p->tok),
+				    tok_str(c, t->tok));
+		}
+		/* Kineto pads names ("stream 7 "): labels do not keep trailing blanks */
+		size_t ln = strlen(label);
+		while (ln > 0 && label[ln - 1] == ' ')
+			label[--ln] = '\0';
+		t->label = strpool_intern(c->r->pool, label, ln);
+	}
+}
+
+static tl_track *
+thread_track(jctx *c, jthread *t, tl_lane_kind kind)
+{
+	if (t->tr[kind] == NULL)
+		t->tr[kind] = rank_track(c->r, kind, t->key, strpool_get(c->r->pool, t->label));
+	return t->tr[kind];
+}
+
+static tl_track *
+mstx_track(jctx *c, uint32_t dom)
+{
+	for (size_t i = 0; i < c->ndoms; i++)
+		if (c->doms[i].dom == dom)
+			return c->doms[i].t;
+	dom_track d = {dom, rank_track(c->r, TL_LANE_MSTX, dom, strpool_get(c->r->pool, dom))};
+	VEC_PUSH(c->doms, c->ndoms, c->domcap, d);
+	return d.t;
+}
+
+/* ---- cJSON helpers ------------------------------------------------------------------------- */
+
+/* The whole event object, for metadata events. */
+static cJSON *
+event_parse(jctx *c, const jevent *ev)
+{
+	cJSON *j = cJSON_ParseWithLength((const char *)c->b + ev->start, ev->end - ev->start);
+	if (j == NULL || !cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		problem(c, PR_PARSE, ev->start);
+		return NULL;
+	}
+	return j;
+}
+
+/* The event's "args" object, or NULL (absent, or not valid JSON: noted as pr). The other
+ * members are read from their raw bytes: ts and dur must not go through a double. */
+static cJSON *
+args_parse(jctx *c, const jevent *ev, int pr)
+{
+	jspan a = ev->f[F_ARGS];
+	if (a.len == 0 || c->b[a.off] != '{')
+		return NULL;
+	cJSON *j = cJSON_ParseWithLength((const char *)c->b + a.off, a.len);
+	if (j == NULL || !cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		problem(c, pr, a.off);
+		return NULL;
+	}
+	return j;
+}
+
+/* A string member's value, NUL-terminated (JSON escapes decoded by cJSON when there are any),
+ * or the raw text of a non-string; "" when absent. Valid until the next call; *tmp (freed by
+ * the caller with cJSON_Delete) holds a decoded string. */
+static const char *
+span_string(jctx *c, jspan s, cJSON **tmp)
+{
+	size_t n;
+	const char *t = span_text(c, s, &n);
+	*tmp = NULL;
+	if (span_is_string(c, s) && memchr(t, '\\', n) != NULL) {
+		*tmp = cJSON_ParseWithLength((const char *)c->b + s.off, s.len);
+		if (cJSON_IsString(*tmp) && (*tmp)->valuestring)
+			return (*tmp)->valuestring;
+		return "";
+	}
+	VEC_RESERVE(c->sbuf, c->sbufcap, n + 1);
+	memcpy(c->sbuf, t, n);
+	c->sbuf[n] = '\0';
+	return c->sbuf;
+}
+
+static const char *
+json_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
+}
+
+/* An integer member (a JSON number or a string of digits), exactly; 0 when absent. */
+static int
+json_int(const cJSON *o, const char *key, int64_t *v)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (cJSON_IsString(it) && it->valuestring)
+		return dec_parse(it->valuestring, strlen(it->valuestring), 0, v) == DEC_OK;
+	if (cJSON_IsNumber(it) && it->valuedouble >= -9.0e15 && it->valuedouble <= 9.0e15) {
+		*v = (int64_t)it->valuedouble; /* exact below 2^53: ids, stream and task numbers */
+		return 1;
+	}
+	return 0;
+}
+
+static int
+str_ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* ---- walking ------------------------------------------------------------------------------- */
+
+static void
+give_back(jctx *c, size_t upto)
+{
+	if (!c->mapped || upto < c->dropped + DROP_CHUNK)
+		return;
+	size_t to = upto & ~(c->pagesz - 1);
+	madvise((void *)(c->b + c->dropped), to - c->dropped, MADV_DONTNEED);
+	c->dropped = to;
+}
+
+static void damage(jctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Damage that ends the walk: what was read before it is kept. */
+static void
+damage(jctx *c, const char *fmt, ...)
+{
+	if (c->pass == 1 && !c->quiet) {
+		char what[256];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof what, fmt, ap);
+		va_end(ap);
+		msg_warn(c->path, "%s; keeping the %" PRIu64 " events before it", what, c->events);
+	}
+	c->damaged = 1;
+}
+
+/* Walks the event array at b[i] == '['. Returns the offset after it, or SIZE_MAX (damage,
+ * reported in walk 1). */
+static size_t
+walk_array(jctx *c, size_t i, event_fn fn)
+{
+	const unsigned char *b = c->b;
+	size_t n = c->n;
+	jevent ev;
+	i++;
+	for (;;) {
+		i = skip_ws(b, n, i);
+		if (i >= n) {
+			damage(c, "the file ends at byte %zu before the event array is closed "
+				  "(truncated?)",
+			    i);
+			return SIZE_MAX;
+		}
+		if (b[i] == ']')
+			return i + 1;
+		if (b[i] == '{') {
+			if (scan_event(b, n, i, &ev) != 0) {
+				damage(c, "the file ends inside the event that starts at byte %zu "
+					  "(truncated?)",
+				    i);
+				return SIZE_MAX;
+			}
+			ev.ordinal = c->events++;
+			fn(c, &ev);
+			i = ev.end;
+			give_back(c, i);
+		} else {
+			/* not an event: note it and step over it */
+			size_t s = i;
+			int bad = -1;
+			size_t bad_off = 0;
+			if (b[i] == '[') {
+				ev.bad = -1;
+				i = skip_nested(b, n, i, 0, &ev);
+			} else if (b[i] == '"') {
+				i = scan_string(b, n, i + 1, &bad, &bad_off);
+			} else {
+				i = skip_scalar(b, n, i);
+				if (i == s) {
+					damage(c, "syntax error at byte %zu: expected an event", s);
+					return SIZE_MAX;
+				}
+			}
+			if (i == SIZE_MAX) {
+				damage(c, "the file ends inside the value that starts at byte %zu "
+					  "(truncated?)",
+				    s);
+				return SIZE_MAX;
+			}
+			c->events++;
+			if (c->pass == 1)
+				problem(c, PR_NOT_OBJECT, s);
+		}
+		i = skip_ws(b, n, i);
+		if (i < n && b[i] == ',') {
+			i++;
+			continue;
+		}
+		if (i < n && b[i] == ']')
+			return i + 1;
+		if (i >= n)
+			damage(c, "the file ends at byte %zu before the event array is closed "
+				  "(truncated?)",
+			    i);
+		else
+			damage(c, "syntax error at byte %zu: expected ',' or ']' after an event", i);
+		return SIZE_MAX;
+	}
+}
+
+static void root_member(jctx *c, const char *key, size_t kn, size_t v, size_t vend);
+
+/* One walk over the whole input. Returns 0, or -1 when it is not a trace at all. */
+static int
+walk(jctx *c, int pass, event_fn fn)
+{
+	const unsigned char *b = c->b;
+	size_t n = c->n, i = 0;
+	c->pass = pass;
+	c->events = 0;
+	c->dropped = 0;
+	memset(c->recent, 0, sizeof c->recent);
+	if (n >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0)
+		i = 3;
+	i = skip_ws(b, n, i);
+	if (i >= n) {
+		if (pass == 1 && !c->quiet)
+			msg_warn(c->path, "empty file: no JSON in it");
+		return -1;
+	}
+	if (b[i] == '[') {
+		walk_array(c, i, fn);
+		c->has_events = 1;
+		return 0;
+	}
+	if (b[i] != '{') {
+		if (pass == 1 && !c->quiet)
+			msg_warn(c->path, "byte %zu: the top level is neither a JSON array nor an "
+					  "object: not a Chrome trace",
+			    i);
+		return -1;
+	}
+	/* Kineto: {"schemaVersion":…, "distributedInfo":{…}, "traceEvents":[…], …} */
+	c->has_root_object = 1;
+	i++;
+	for (;;) {
+		i = skip_ws(b, n, i);
+		if (i < n && b[i] == '}')
+			break;
+		if (i >= n || b[i] != '"') {
+			if (i >= n)
+				damage(c, "the file ends at byte %zu inside the top-level object "
+					  "(truncated?)",
+				    i);
+			else
+				damage(c, "syntax error at byte %zu: expected a member name", i);
+			break;
+		}
+		int bad = -1;
+		size_t bad_off, ks = i + 1;
+		i = scan_string(b, n, ks, &bad, &bad_off);
+		if (i == SIZE_MAX) {
+			damage(c, "the file ends inside the member name at byte %zu (truncated?)", ks);
+			break;
+		}
+		size_t kn = i - ks - 1;
+		i = skip_ws(b, n, i);
+		if (i >= n || b[i] != ':') {
+			damage(c, "syntax error at byte %zu: expected ':'", i);
+			break;
+		}
+		size_t v = skip_ws(b, n, i + 1), vend;
+		if (v >= n) {
+			damage(c, "the file ends at byte %zu inside the top-level object (truncated?)",
+			    v);
+			break;
+		}
+		if (kn == 11 && memcmp(b + ks, "traceEvents", 11) == 0 && b[v] == '[') {
+			c->has_events = 1;
+			vend = walk_array(c, v, fn);
+			if (vend == SIZE_MAX)
+				break;
+		} else {
+			jevent tmp;
+			tmp.bad = -1;
+			if (b[v] == '{' || b[v] == '[')
+				vend = skip_nested(b, n, v, 0, &tmp);
+			else if (b[v] == '"')
+				vend = scan_string(b, n, v + 1, &bad, &bad_off);
+			else
+				vend = skip_scalar(b, n, v);
+			if (vend == SIZE_MAX) {
+				damage(c, "the file ends inside the member value at byte %zu "
+					  "(truncated?)",
+				    v);
+				break;
+			}
+			if (pass == 1)
+				root_member(c, (const char *)b + ks, kn, v, vend);
+		}
+		i = skip_ws(b, n, vend);
+		if (i < n && b[i] == ',') {
+			i++;
+			continue;
+		}
+		if (i < n && b[i] == '}')
+			break;
+		if (i >= n)
+			damage(c, "the file ends at byte %zu inside the top-level object "
+				  "(truncated?)",
+			    i);
+		else
+			damage(c, "syntax error at byte %zu: expected ',' or '}'", i);
+		break;
+	}
+	if (!c->has_events) {
+		if (pass == 1 && !c->quiet)
+			msg_warn(c->path, "a JSON object without a \"traceEvents\" array: not a Chrome "
+					  "trace");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- walk 1: names, steps, sub-task keys, problems ------------------------------------------ */
+
+static void
+root_member(jctx *c, const char *key, size_t kn, size_t v, size_t vend)
+{
+	if (kn == 15 && memcmp(key, "distributedInfo", 15) == 0) {
+		cJSON *d = cJSON_ParseWithLength((const char *)c->b + v, vend - v);
+		int64_t r;
+		if (d != NULL && json_int(d, "rank", &r) && r >= 0 && r < 1000000)
+			c->dist_rank = (int)r;
+		cJSON_Delete(d);
+	} else if (kn == 19 && memcmp(key, "baseTimeNanoseconds", 19) == 0) {
+		int64_t base;
+		size_t n;
+		jspan s = {v, vend - v};
+		const char *t = span_text(c, s, &n);
+		if (dec_parse(t, n, 0, &base) == DEC_OK)
+			c->base_ns = base;
+		else
+			msg_warn(c->path, "byte %zu: baseTimeNanoseconds is not an integer; times "
+					  "taken as absolute",
+			    v);
+	}
+}
+
+static void
+meta_event(jctx *c, const jevent *ev)
+{
+	cJSON *j = event_parse(c, ev);
+	if (j == NULL)
+		return;
+	const char *what = json_str(j, "name");
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(j, "args");
+	if (what == NULL || !cJSON_IsObject(args)) {
+		cJSON_Delete(j);
+		return;
+	}
+	if (strcmp(what, "process_name") == 0) {
+		const char *nm = json_str(args, "name");
+		uint32_t pi = proc_of(c, tok_intern(c, ev->f[F_PID])); /* may move c->procs */
+		if (nm)
+			c->procs[pi].name = strpool_intern_cstr(c->tok, nm);
+	} else if (strcmp(what, "thread_name") == 0) {
+		const char *nm = json_str(args, "name");
+		uint32_t ti = thread_of(c, ev); /* may move c->threads */
+		if (nm)
+			c->threads[ti].name = strpool_intern_cstr(c->tok, nm);
+	} else if (strcmp(what, "process_labels") == 0) {
+		const char *l = json_str(args, "labels");
+		int64_t d;
+		uint32_t pi = proc_of(c, tok_intern(c, ev->f[F_PID]));
+		if (l && (int_after(l, "NPU", &d) || int_after(l, "GPU", &d)) && d < 65536)
+			c->procs[pi].dev = (int)d;
+	}
+	cJSON_Delete(j);
+}
+
+static uint64_t
+plane_key(int64_t stream, int64_t task, int64_t ctx)
+{
+	return (uint64_t)(stream & 0xffff) << 48 | (uint64_t)(task & 0xffff) << 32 |
+	       (uint64_t)(ctx & 0xffffffff);
+}
+
+static int
+is_comm_name(const char *s)
+{
+	return strncmp(s, "nccl", 4) == 0 || strncmp(s, "gloo:", 5) == 0 ||
+	       strncmp(s, "c10d::", 6) == 0;
+}
+
+static void flow_event(jctx *c, const jevent *ev, char ph);
+static uint16_t step_at(const jctx *c, int64_t t);
+
+static void
+names_event(jctx *c, const jevent *ev)
+{
+	if (ev->bad >= 0) {
+		problem(c, ev->bad, ev->bad_off);
+		return;
+	}
+	char ph = event_phase(c, ev);
+	int64_t start, dur;
+	switch (ph) {
+	case 'M':
+		meta_event(c, ev);
+		return;
+	case 'X':
+		break;
+	case 's':
+	case 'f':
+		flow_event(c, ev, ph);
+		return;
+	default:
+		return;
+	}
+	uint32_t th = thread_of(c, ev);
+	/* the times of slices are judged (and counted) in walk 2 */
+	if (span_starts(c, ev->f[F_NAME], "ProfilerStep#") &&
+	    event_time(c, ev, 1, 0, &start, &dur) == 0) {
+		size_t n;
+		const char *t = span_text(c, ev->f[F_NAME], &n);
+		int64_t id;
+		if (dec_parse(t + 13, n - 13, 0, &id) == DEC_OK) {
+			step_cand sc = {th, span_eq(c, ev->f[F_CAT], "gpu_user_annotation"), id, start,
+			    start + dur};
+			VEC_PUSH(c->cand, c->ncand, c->candcap, sc);
+		}
+	}
+	/* an HCCL sub-task (§6.2: args "stream id", "task id", "context id"); its thread may be
+	 * named only later, so the args decide here */
+	jspan a = ev->f[F_ARGS];
+	if (a.len > 0 && memmem(c->b + a.off, a.len, "\"context id\"", 12) != NULL) {
+		cJSON *j = args_parse(c, ev, PR_ARGS);
+		int64_t s, t, x;
+		if (j && json_int(j, "stream id", &s) && json_int(j, "task id", &t) &&
+		    json_int(j, "context id", &x))
+			u64map_put(&c->planes, plane_key(s, t, x), 1);
+		cJSON_Delete(j);
+	}
+	if (!c->dev_comm && span_eq(c, ev->f[F_CAT], "kernel") &&
+	    span_starts(c, ev->f[F_NAME], "nccl"))
+		c->dev_comm = 1;
+}
+
+static int
+cmp_step(const void *a, const void *b)
+{
+	const tl_step *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* ProfilerStep#N ranges of host threads become the steps (the DB's STEP_TIME). */
+static void
+steps_build(jctx *c)
+{
+	size_t cap = 0;
+	for (size_t i = 0; i < c->ncand; i++) {
+		step_cand *sc = &c->cand[i];
+		const jthread *t = &c->threads[sc->thread];
+		if (sc->gpu || t->kind != T_HOST)
+			continue;
+		if ((c->base_ns > 0 && sc->end > INT64_MAX - c->base_ns) ||
+		    (c->base_ns < 0 && sc->start < INT64_MIN - c->base_ns))
+			continue; /* walk 3 drops the event as out of range */
+		sc->start += c->base_ns; /* see event_time */
+		sc->end += c->base_ns;
+		size_t k;
+		for (k = 0; k < c->nsteps; k++)
+			if (c->steps[k].id == sc->id)
+				break;
+		if (k < c->nsteps) { /* the same step on two threads: its envelope */
+			if (sc->start < c->steps[k].start)
+				c->steps[k].start = sc->start;
+			if (sc->end > c->steps[k].end)
+				c->steps[k].end = sc->end;
+			continue;
+		}
+		tl_step s = {sc->id, sc->start, sc->end};
+		VEC_PUSH(c->steps, c->nsteps, cap, s);
+	}
+	if (c->nsteps > (size_t)TL_NO_STEP - 1 - c->r->nsteps) {
+		msg_warn(c->path, "more than %d ProfilerStep ranges; steps ignored", TL_NO_STEP - 2);
+		c->nsteps = 0;
+		return;
+	}
+	c->step_base = c->r->nsteps;
+	if (c->nsteps == 0)
+		return;
+	qsort(c->steps, c->nsteps, sizeof *c->steps, cmp_step);
+	for (size_t i = 0; i < c->nsteps; i++)
+		VEC_PUSH(c->r->steps, c->r->nsteps, c->r->scap, c->steps[i]);
+	tl_track *t = rank_track(c->r, TL_LANE_STEP, 0, "Step");
+	for (size_t i = 0; i < c->nsteps; i++) {
+		char nm[48];
+		snprintf(nm, sizeof nm, "ProfilerStep#%" PRId64, c->steps[i].id);
+		track_push(t, c->steps[i].start, c->steps[i].end, strpool_intern_cstr(c->r->pool, nm),
+		    (uint32_t)(c->step_base + i));
+	}
+}
+
+/* Step of host time t in this source, as a global step index (as the DB loader's step_at). */
+static uint16_t
+step_at(const jctx *c, int64_t t)
+{
+	size_t lo = 0, hi = c->nsteps;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (c->steps[mid].start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || t > c->steps[lo - 1].end)
+		return TL_NO_STEP;
+	return (uint16_t)(c->step_base + lo - 1);
+}
+
+/* ---- launches ---------------------------------------------------------------------------- */
+
+/* HostToDevice (CANN launch -> device task or HCCL op, §6.4) and Kineto's ac2g (runtime launch
+ * -> kernel), joined by (cat, id). Ids stay strings: Ascend's exceed 2^64. */
+static void
+flow_event(jctx *c, const jevent *ev, char ph)
+{
+	char key[160];
+	size_t cn, in;
+	int64_t ts, dur;
+	const char *cat = span_text(c, ev->f[F_CAT], &cn);
+	const char *id = span_text(c, ev->f[F_ID], &in);
+	if (!span_eq(c, ev->f[F_CAT], "HostToDevice") && !span_eq(c, ev->f[F_CAT], "ac2g"))
+		return;
+	if (event_time(c, ev, 0, 1, &ts, &dur) != 0)
+		return;
+	uint32_t th = thread_of(c, ev); /* a thread with only flows still gets resolved */
+	if (ev->f[F_ID].len == 0 || cn + in + 1 > sizeof key)
+		return;
+	memcpy(key, cat, cn);
+	key[cn] = '\x1f';
+	memcpy(key + cn + 1, id, in);
+	if (c->flows == NULL)
+		c->flows = strpool_new();
+	uint32_t fid = strpool_intern(c->flows, key, cn + 1 + in);
+	while (c->nfstart <= fid) {
+		VEC_RESERVE(c->fstart, c->fcap, c->nfstart + 1);
+		c->fstart[c->nfstart++] = FLOW_NONE;
+	}
+	if (ph == 's') {
+		if (c->fstart[fid] == FLOW_NONE)
+			c->fstart[fid] = ts;
+	} else {
+		flow_end fe = {ts, th, fid};
+		VEC_PUSH(c->fend, c->nfend, c->fendcap, fe);
+	}
+}
+
+static int
+cmp_launch(const void *a, const void *b)
+{
+	const flow_end *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* Once the steps are known: the flow ends become the launch table, (thread, device start) ->
+ * step of the launch. Only with two or more steps (with one, everything belongs to it, as in
+ * the DB loader). The flow ids are freed. */
+static void
+launches_build(jctx *c)
+{
+	size_t w = 0;
+	for (size_t i = 0; c->nsteps >= 2 && i < c->nfend; i++) {
+		flow_end fe = c->fend[i];
+		int64_t s = c->fstart[fe.x];
+		if (s == FLOW_NONE || fe.ts > INT64_MAX - c->base_ns || s > INT64_MAX - c->base_ns)
+			continue; /* no start (Kineto drops some): the device time decides */
+		uint16_t step = step_at(c, s + c->base_ns);
+		if (step == TL_NO_STEP)
+			continue; /* launched outside every step: the device time decides, as in the DB */
+		fe.ts += c->base_ns;
+		fe.x = step;
+		c->fend[w++] = fe;
+	}
+	c->nfend = w;
+	if (w > 0) {
+		qsort(c->fend, w, sizeof *c->fend, cmp_launch);
+		c->fend = xreallocarray(c->fend, w, sizeof *c->fend);
+		c->fendcap = w;
+	}
+	for (size_t i = 0; i < w;) {
+		jthread *t = &c->threads[c->fend[i].thread];
+		size_t k = i;
+		while (k < w && c->fend[k].thread == c->fend[i].thread)
+			k++;
+		t->lau_lo = t->lau_cur = i;
+		t->lau_hi = k;
+		i = k;
+	}
+	free(c->fstart);
+	c->fstart = NULL;
+	c->nfstart = c->fcap = 0;
+	strpool_free(c->flows);
+	c->flows = NULL;
+}
+
+/* ---- walk 2: slices ------------------------------------------------------------------------- */
+
+/* Step of device work that starts at `start` on thread t: the step of its launch, else the
+ * step containing its start (as the DB loader's step_of_work). */
+static uint16_t
+step_of_work(const jctx *c, jthread *t, int64_t start)
+{
+	if (c->nsteps == 0)
+		return TL_NO_STEP;
+	if (c->nsteps == 1)
+		return (uint16_t)c->step_base; /* one step: the whole capture belongs to it */
+	/* a thread's device work mostly comes in start order: a cursor, else a binary search */
+	if (t->lau_cur < t->lau_hi && c->fend[t->lau_cur].ts == start)
+		return (uint16_t)c->fend[t->lau_cur++].x;
+	size_t lo = t->lau_lo, hi = t->lau_hi;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->fend[mid].ts < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->lau_hi && c->fend[lo].ts == start) {
+		t->lau_cur = lo + 1;
+		return (uint16_t)c->fend[lo].x;
+	}
+	return step_at(c, start);
+}
+
+/* Task types of compute kernels in trace_view's "Task Type": COMPUTE_TASK_INFO's spellings (S3
+ * trace_event_bean.py's compute set, plus DSA kernels, which COMPUTE_TASK_INFO lists) and the
+ * TASK table's host-side ones for the same kernels (§4.2: AI_CORE vs KERNEL_AICORE). FFTS+
+ * containers, also typed KERNEL_*, are not in the files: msprof hides them. */
+static int
+is_compute_type(const char *t)
+{
+	static const char *const set[] = {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV",
+	    "AI_CPU", "FFTS_PLUS", "DSA_SQE", "KERNEL_AICORE", "KERNEL_AIVEC", "KERNEL_MIX_AIC",
+	    "KERNEL_MIX_AIV", "KERNEL_AICPU"};
+	for (size_t i = 0; i < sizeof set / sizeof *set; i++)
+		if (strcmp(t, set[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* A task on an Ascend Hardware stream (§4.2, §6.2). Returns the lane, or TL_LANE__COUNT to drop
+ * it: an HCCL sub-task already drawn on its Plane lane. */
+static tl_lane_kind
+hw_lane(const jctx *c, const cJSON *args, const char *name)
+{
+	const char *ty = args ? json_str(args, "Task Type") : NULL;
+	int64_t s, t, x;
+	if (c->planes.n > 0 && args &&
+	    (json_int(args, "Physic Stream Id", &s) || json_int(args, "Stream Id", &s)) &&
+	    json_int(args, "Task Id", &t) && json_int(args, "Subtask Id", &x) &&
+	    u64map_get(&c->planes, plane_key(s, t, x), NULL))
+		return TL_LANE__COUNT;
+	/* MC2 / AIV communication kernels: msprof's overlap does not count them as compute */
+	if (str_ends(name, "AicpuKernel") || str_ends(name, "AivKernel"))
+		return TL_LANE_COMM_TASK;
+	if (ty && is_compute_type(ty))
+		return TL_LANE_COMPUTE;
+	if ((ty && (strcmp(ty, "PCIE_DMA_SQE") == 0 || strcmp(ty, "SDMA_SQE") == 0)) ||
+	    strcmp(name, "MEMCPY_ASYNC") == 0)
+		return TL_LANE_MEMCPY;
+	if (strncmp(name, "MsTx", 4) == 0 || (ty == NULL && args &&
+						 cJSON_GetObjectItemCaseSensitive(args, "Task Id")))
+		return TL_LANE_MSTX_DEV;
+	return TL_LANE_OTHER;
+}
+
+/* An event of a Kineto / MsprofTx / unnamed process, by its category. Returns TL_LANE__COUNT to
+ * drop it; *mstx_dom is set for MSTX ranges. */
+static tl_lane_kind
+generic_lane(jctx *c, const jevent *ev, const jthread *t, const char *name, uint32_t *mstx_dom)
+{
+	jspan cat = ev->f[F_CAT];
+	int host_comm = !c->dev_comm && is_comm_name(name);
+	if (cat.len == 0) {
+		/* msprof's MsprofTx process (§6.2): args event_type (and domain), legacy Payload_type */
+		jspan a = ev->f[F_ARGS];
+		tl_lane_kind k = t->kind == T_DEVICE ? TL_LANE_COMPUTE : TL_LANE_HOST;
+		if (a.len > 0 && (memmem(c->b + a.off, a.len, "\"event_type\"", 12) != NULL ||
+				     memmem(c->b + a.off, a.len, "\"Payload_type\"", 14) != NULL)) {
+			cJSON *j = args_parse(c, ev, PR_ARGS);
+			if (j != NULL && (cJSON_GetObjectItemCaseSensitive(j, "event_type") ||
+					     cJSON_GetObjectItemCaseSensitive(j, "Payload_type"))) {
+				const char *d = json_str(j, "domain");
+				*mstx_dom = d && *d ? strpool_intern_cstr(c->r->pool, d) : c->s_default;
+				k = TL_LANE_MSTX;
+			}
+			cJSON_Delete(j);
+		}
+		return k;
+	}
+	if (span_eq(c, cat, "kernel"))
+		return is_comm_name(name) ? TL_LANE_COMM : TL_LANE_COMPUTE;
+	if (span_eq(c, cat, "gpu_memcpy") || span_eq(c, cat, "gpu_memset"))
+		return TL_LANE_MEMCPY;
+	if (span_eq(c, cat, "gpu_user_annotation"))
+		return TL_LANE_MSTX_DEV;
+	if (span_eq(c, cat, "cuda_sync"))
+		return TL_LANE_OTHER;
+	if (span_eq(c, cat, "Trace"))
+		return TL_LANE__COUNT; /* the whole capture as one span */
+	if (span_eq(c, cat, "user_annotation")) {
+		if (strncmp(name, "ProfilerStep#", 13) == 0)
+			return TL_LANE__COUNT; /* already the step lane */
+		if (host_comm)
+			return TL_LANE_COMM;
+		*mstx_dom = c->s_record_function;
+		return TL_LANE_MSTX;
+	}
+	if (host_comm && span_eq(c, cat, "cpu_op"))
+		return TL_LANE_COMM;
+	return t->kind == T_DEVICE ? TL_LANE_OTHER : TL_LANE_HOST;
+}
+
+static void
+slice_event(jctx *c, const jevent *ev)
+{
+	int64_t start, dur;
+	if (ev->bad >= 0 || event_phase(c, ev) != 'X' || event_time(c, ev, 1, 1, &start, &dur) != 0)
+		return;
+	uint32_t ti = thread_of(c, ev); /* may move c->threads */
+	jthread *t = &c->threads[ti];
+	const jproc *p = &c->procs[t->proc];
+	if (t->kind == T_OVERLAP)
+		return; /* msprof's result, not an input (trace_json_overlap_lengths reads it) */
+	cJSON *tmp;
+	const char *name = span_string(c, ev->f[F_NAME], &tmp);
+	tl_lane_kind kind;
+	uint32_t dom = 0;
+	switch (t->kind) {
+	case T_DEVICE:
+		if (p->kind == P_HW) {
+			cJSON *args = args_parse(c, ev, PR_ARGS);
+			kind = hw_lane(c, args, name);
+			cJSON_Delete(args);
+		} else if (p->kind == P_LEGACY_GPU) {
+			kind = is_comm_name(name) ? TL_LANE_COMM : TL_LANE_COMPUTE;
+		} else {
+			kind = generic_lane(c, ev, t, name, &dom);
+		}
+		break;
+	case T_GROUP:
+		kind = TL_LANE_COMM;
+		break;
+	case T_PLANE:
+		kind = TL_LANE_COMM_TASK;
+		break;
+	default:
+		/* an MsprofTx process may carry any name, "Python" too: no category, mstx args */
+		if (p->kind == P_GENERIC || (p->kind == P_PYTHON && ev->f[F_CAT].len == 0))
+			kind = generic_lane(c, ev, t, name, &dom);
+		else
+			kind = TL_LANE_HOST;
+	}
+	if (kind != TL_LANE__COUNT) {
+		uint32_t nm = strpool_intern_cstr(c->r->pool, name);
+		uint32_t arg = ev->ordinal > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->ordinal;
+		tl_track *tr = kind == TL_LANE_MSTX ? mstx_track(c, dom) : thread_track(c, t, kind);
+		if (kind == TL_LANE_COMPUTE || kind == TL_LANE_COMM || kind == TL_LANE_COMM_TASK)
+			track_push_step(tr, start, start + dur, nm, arg, step_of_work(c, t, start));
+		else
+			track_push(tr, start, start + dur, nm, arg);
+		c->slices++;
+		if (c->slices - c->rows_reported >= PROGRESS_ROWS) {
+			msg_progress_add(0, c->slices - c->rows_reported);
+			c->rows_reported = c->slices;
+		}
+	}
+	cJSON_Delete(tmp);
+}
+
+/* ---- open and load ------------------------------------------------------------------------- */
+
+static int
+input_open(jctx *c)
+{
+	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0) {
+		msg_warn(c->path, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		msg_warn(c->path, "not a regular file");
+		close(fd);
+		return -1;
+	}
+	if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2) {
+		msg_warn(c->path, "too large for this system's address space");
+		close(fd);
+		return -1;
+	}
+	c->n = (size_t)st.st_size;
+	c->pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	if (c->n == 0) {
+		close(fd);
+		c->b = (const unsigned char *)"";
+		return 0;
+	}
+	/* TL_JSON_NO_MMAP: read into a buffer of the exact size, so that AddressSanitizer and
+	 * valgrind see every byte the scanner and cJSON touch (tests) */
+	void *m = getenv("TL_JSON_NO_MMAP") ? MAP_FAILED
+					    : mmap(NULL, c->n, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m != MAP_FAILED) {
+		madvise(m, c->n, MADV_SEQUENTIAL);
+		c->b = m;
+		c->mapped = 1;
+		close(fd);
+		return 0;
+	}
+	unsigned char *buf = xmalloc(c->n);
+	size_t got = 0;
+	while (got < c->n) {
+		ssize_t k = read(fd, buf + got, c->n - got > ((size_t)1 << 30) ? (size_t)1 << 30
+									  : c->n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			msg_warn(c->path, "cannot read: %s", k < 0 ? strerror(errno) : "file shrank");
+			free(buf);
+			close(fd);
+			return -1;
+		}
+		got += (size_t)k;
+	}
+	close(fd);
+	c->b = buf;
+	return 0;
+}
+
+static void
+ctx_init(jctx *c, const char *path, tl_rank *r)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, tables_init);
+	memset(c, 0, sizeof *c);
+	c->path = path;
+	c->r = r;
+	c->tok = strpool_new();
+	c->dist_rank = -1;
+	u64map_init(&c->proc_map);
+	u64map_init(&c->thread_map);
+	u64map_init(&c->planes);
+}
+
+static void
+ctx_free(jctx *c)
+{
+	if (c->b != NULL && c->n > 0) {
+		if (c->mapped)
+			munmap((void *)c->b, c->n);
+		else
+			free((void *)c->b);
+	}
+	free(c->threads);
+	free(c->procs);
+	u64map_free(&c->proc_map);
+	u64map_free(&c->thread_map);
+	u64map_free(&c->planes);
+	strpool_free(c->tok);
+	strpool_free(c->flows);
+	free(c->fstart);
+	free(c->fend);
+	free(c->cand);
+	free(c->steps);
+	free(c->doms);
+	free(c->sbuf);
+	for (int k = 0; k < 4; k++)
+		free(c->oa[k].v);
+}
+
+/* One line per kind of problem: where the first one is and how many there were. */
+static void
+problems_report(jctx *c)
+{
+	for (int k = 0; k < PR__N; k++)
+		if (c->problems[k])
+			msg_warn(c->path, "byte %zu: %s; %" PRIu64 " such element%s skipped",
+			    c->problem_off[k], problem_text[k], c->problems[k],
+			    c->problems[k] == 1 ? "" : "s");
+}
+
+/* The rank in a file name: rank-3, rank_3, rank3 (the last one), else -1. */
+static int
+rank_from_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	int rank = -1;
+	base = base ? base + 1 : path;
+	for (const char *p = base; (p = strstr(p, "rank")) != NULL; p += 4) {
+		const char *q = p + 4;
+		if (*q == '-' || *q == '_')
+			q++;
+		if (*q < '0' || *q > '9')
+			continue;
+		long v = 0;
+		for (; *q >= '0' && *q <= '9' && v < 1000000; q++)
+			v = v * 10 + (*q - '0');
+		if (v < 1000000)
+			rank = (int)v;
+	}
+	return rank;
+}
+
+/* Walk 1 and what follows from it. Returns -1 when the file is not a trace. */
+static int
+names_pass(jctx *c)
+{
+	if (input_open(c) != 0)
+		return -1;
+	if (walk(c, 1, names_event) != 0) {
+		problems_report(c);
+		return -1;
+	}
+	threads_resolve(c);
+	steps_build(c);
+	launches_build(c);
+	return 0;
+}
+
+static int
+trace_json_load(const tl_source *src, tl_rank *r)
+{
+	jctx c;
+	ctx_init(&c, src->path, r);
+	int rc = -1;
+	size_t nsteps_before = r->nsteps;
+	if (names_pass(&c) != 0)
+		goto done;
+	if (r->rank < 0)
+		r->rank = c.dist_rank >= 0 ? c.dist_rank : rank_from_name(src->path);
+	c.s_default = strpool_intern_cstr(r->pool, "default");
+	c.s_record_function = strpool_intern_cstr(r->pool, "record_function");
+	walk(&c, 2, slice_event);
+	problems_report(&c);
+	msg_progress_add(0, c.slices - c.rows_reported);
+	r->rows += c.events;
+	rc = c.slices > 0 || r->nsteps > nsteps_before ? 0 : -1;
+	if (rc != 0 && !c.damaged)
+		msg_warn(src->path, "no slices found (empty trace?)");
+done:
+	ctx_free(&c);
+	return rc;
+}
+
+const tl_loader loader_trace_json = {
+	.name = "chrome-json",
+	.load = trace_json_load,
+};
+
+/* ---- Overlap Analysis cross-check ----------------------------------------------------------- */
+
+static void
+overlap_event(jctx *c, const jevent *ev)
+{
+	int64_t start, dur;
+	if (ev->bad >= 0 || event_phase(c, ev) != 'X')
+		return;
+	uint32_t ti = thread_of(c, ev); /* may move c->threads */
+	jthread *t = &c->threads[ti];
+	if (t->kind != T_OVERLAP || event_time(c, ev, 1, 0, &start, &dur) != 0)
+		return;
+	static const char *const names[4] = {"Computing", "Communication",
+	    "Communication(Not Overlapped)", "Free"};
+	const char *tn = tok_str(c, t->name);
+	for (int k = 0; k < 4; k++)
+		if (strcmp(tn, names[k]) == 0) {
+			VEC_RESERVE(c->oa[k].v, c->oa[k].cap, c->oa[k].n + 2);
+			c->oa[k].v[c->oa[k].n++] = start;
+			c->oa[k].v[c->oa[k].n++] = start + dur;
+		}
+}
+
+static int
+cmp_pair(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+int
+trace_json_overlap_lengths(const char *path, int64_t ns[4])
+{
+	jctx c;
+	tl_rank *r = rank_new(-1);
+	int found = 0;
+	ctx_init(&c, path, r);
+	c.quiet = 1; /* the load reports the file's problems */
+	for (int k = 0; k < 4; k++)
+		ns[k] = 0;
+	if (names_pass(&c) == 0) {
+		walk(&c, 2, overlap_event);
+		for (int k = 0; k < 4; k++) {
+			size_t m = c.oa[k].n / 2;
+			int64_t *v = c.oa[k].v, cs = 0, ce = INT64_MIN;
+			found |= m > 0;
+			qsort(v, m, 2 * sizeof *v, cmp_pair);
+			for (size_t i = 0; i < m; i++) {
+				if (v[2 * i] > ce) {
+					if (ce > cs)
+						ns[k] += ce - cs;
+					cs = v[2 * i];
+					ce = v[2 * i + 1];
+				} else if (v[2 * i + 1] > ce) {
+					ce = v[2 * i + 1];
+				}
+			}
+			if (m > 0 && ce > cs)
+				ns[k] += ce - cs;
+		}
+	}
+	ctx_free(&c);
+	rank_free(r);
+	return found ? 0 : -1;
+}

@@ -1,0 +1,78 @@
+/* Every action of the viewer, in one table: it drives key dispatch, the `?` help screen, the
+ * keymap parser (action names), `:`-commands of the same name and the key list in tl(1)
+ * (`tl keys --man`). X(enum, name, section, help). */
+#ifndef TL_ACTIONS_H
+#define TL_ACTIONS_H
+
+#define TL_ACTIONS(X)                                                                              \
+	X(CURSOR_LEFT, "cursor-left", "Moving",                                                    \
+	  "Move the cursor one column left (pans at the edge)")                                    \
+	X(CURSOR_RIGHT, "cursor-right", "Moving",                                                  \
+	  "Move the cursor one column right (pans at the edge)")                                   \
+	X(PAN_LEFT, "pan-left", "Moving", "Pan the view left by one column")                       \
+	X(PAN_RIGHT, "pan-right", "Moving", "Pan the view right by one column")                    \
+	X(SCROLL_LEFT, "scroll-left", "Moving", "Pan the view left by an eighth of its width")     \
+	X(SCROLL_RIGHT, "scroll-right", "Moving", "Pan the view right by an eighth of its width")  \
+	X(PAGE_LEFT, "page-left", "Moving", "Pan the view left by its whole width")                \
+	X(PAGE_RIGHT, "page-right", "Moving", "Pan the view right by its whole width")             \
+	X(ZOOM_IN, "zoom-in", "Moving", "Zoom in around the cursor")                               \
+	X(ZOOM_OUT, "zoom-out", "Moving", "Zoom out around the cursor")                            \
+	X(FIT_ALL, "fit-all", "Moving", "Show the whole profile")                                  \
+	X(ZOOM_SELECTION, "zoom-selection", "Moving", "Zoom to the selected slice")                \
+	X(GO_START, "go-start", "Moving", "Move the cursor to the start of the profile")           \
+	X(GO_END, "go-end", "Moving", "Move the cursor to the end of the profile")                 \
+	X(GOTO, "goto", "Moving", "Go to a time: prompts for :goto TIME (12.5ms, +2ms, -500us)")   \
+	X(LANE_UP, "lane-up", "Lanes", "Move to the lane above")                                   \
+	X(LANE_DOWN, "lane-down", "Lanes", "Move to the lane below")                               \
+	X(PAGE_UP, "page-up", "Lanes", "Move one screen of lanes up")                              \
+	X(PAGE_DOWN, "page-down", "Lanes", "Move one screen of lanes down")                        \
+	X(RANK_PREV, "rank-prev", "Lanes", "Move to the previous rank")                            \
+	X(RANK_NEXT, "rank-next", "Lanes", "Move to the next rank")                                \
+	X(FIRST_LANE, "first-lane", "Lanes", "Move to the first lane")                             \
+	X(LAST_LANE, "last-lane", "Lanes", "Move to the last lane")                                \
+	X(TOGGLE_RANK, "toggle-rank", "Lanes", "Collapse or expand the lanes of the current rank") \
+	X(TOGGLE_ALL, "toggle-all", "Lanes", "Collapse or expand every rank")                      \
+	X(TOGGLE_STREAMS, "toggle-streams", "Lanes",                                               \
+	  "Show compute and memcpy per stream and the HCCL task lanes of the current rank")        \
+	X(TOGGLE_OVERLAP, "toggle-overlap", "Lanes", "Show or hide the overlap lanes")             \
+	X(TOGGLE_HOST, "toggle-host", "Lanes", "Show or hide host API lanes")                      \
+	X(SLICE_NEXT, "slice-next", "Slices", "Select the next slice on the current lane")         \
+	X(SLICE_PREV, "slice-prev", "Slices", "Select the previous slice on the current lane")     \
+	X(SELECT, "select", "Slices", "Select the slice under the cursor and show its details")    \
+	X(TOGGLE_DETAIL, "toggle-detail", "Slices", "Show or hide the detail pane")                \
+	X(DETAIL_UP, "detail-up", "Slices", "Scroll the detail pane up")                           \
+	X(DETAIL_DOWN, "detail-down", "Slices", "Scroll the detail pane down")                     \
+	X(MARK, "mark", "Ranges",                                                                  \
+	  "Mark a range end at the cursor (twice: a range with statistics)")                       \
+	X(ZOOM_MARK, "zoom-mark", "Ranges", "Zoom to the marked range")                            \
+	X(CLEAR, "clear", "Ranges", "Clear the mark, then the selection, then the search")         \
+	X(SEARCH, "search", "Search", "Search slice names with a regular expression (pcre2)")      \
+	X(SEARCH_NEXT, "search-next", "Search", "Go to the next match in time order")              \
+	X(SEARCH_PREV, "search-prev", "Search", "Go to the previous match in time order")          \
+	X(TOGGLE_BUBBLES, "toggle-bubbles", "Bubbles",                                             \
+	  "Highlight idle bubbles (Free) on every lane")                                           \
+	X(BUBBLE_NEXT, "bubble-next", "Bubbles", "Go to the next bubble of the current rank")      \
+	X(BUBBLE_PREV, "bubble-prev", "Bubbles", "Go to the previous bubble of the current rank")  \
+	X(BUBBLE_LARGEST, "bubble-largest", "Bubbles",                                             \
+	  "Go to the next largest bubble (all ranks)")                                             \
+	X(BUBBLE_LARGEST_PREV, "bubble-largest-prev", "Bubbles",                                   \
+	  "Go back to the previous larger bubble")                                                 \
+	X(TOGGLE_ABSTIME, "toggle-abstime", "View", "Show absolute (wall-clock) times")            \
+	X(COMMAND, "command", "View", "Enter a :-command")                                         \
+	X(HELP, "help", "View", "Show this help")                                                  \
+	X(REDRAW, "redraw", "View", "Redraw the screen")                                           \
+	X(QUIT, "quit", "View", "Quit")
+
+#define ACTION_ENUM_(e, n, s, h) ACT_##e,
+enum { ACT_NONE = -1, TL_ACTIONS(ACTION_ENUM_) ACT__COUNT };
+#undef ACTION_ENUM_
+
+typedef struct tl_action_info {
+	const char *name, *section, *help;
+} tl_action_info;
+
+extern const tl_action_info action_table[ACT__COUNT];
+/* ACT_NONE when unknown. */
+int action_by_name(const char *name);
+
+#endif

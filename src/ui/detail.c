@@ -1,0 +1,291 @@
+/* The detail pane under the lanes: the selected slice (name, rank, lane, times, enclosing
+ * stage and step, arguments read lazily from its source) and, with a marked range, per rank
+ * statistics of that range from the query layer (tlq_overlap, the function `tl summary` uses). */
+#include "config.h"
+#include "analysis/lanes.h"
+#include "ui/ui.h"
+#include "util/timefmt.h"
+#include "util/xalloc.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int
+detail_height(const tl_ui *ui, int h)
+{
+	if (!ui->detail)
+		return 0;
+	int d = h * 2 / 5;
+	if (d < 6)
+		d = 6;
+	if (d > h - 8)
+		d = h - 8;
+	return d < 3 ? 3 : d;
+}
+
+void
+detail_invalidate(tl_ui *ui)
+{
+	for (size_t i = 0; i < ui->nargs; i++)
+		free(ui->args[i]);
+	free(ui->args);
+	ui->args = NULL;
+	ui->nargs = 0;
+	ui->args_for_valid = 0;
+	ui->detail_scroll = 0;
+}
+
+typedef struct args_acc {
+	char **v;
+	size_t n, cap;
+} args_acc;
+
+static void
+arg_add(void *ctx, const char *key, const char *value)
+{
+	args_acc *a = ctx;
+	char *line = xasprintf("%s\t%s", key, value);
+	VEC_PUSH(a->v, a->n, a->cap, line);
+}
+
+static void
+load_args(tl_ui *ui)
+{
+	if (ui->args_for_valid && ui->args_rank == ui->sel_rank &&
+	    ui->args_track == ui->sel_track && ui->args_idx == ui->sel_idx)
+		return;
+	detail_invalidate(ui);
+	const tl_rank *r = ui->tr->ranks[ui->sel_rank];
+	args_acc a = {0};
+	tlq_slice_args(r, r->tracks[ui->sel_track], ui->sel_idx, arg_add, &a);
+	ui->args = a.v;
+	ui->nargs = a.n;
+	ui->args_for_valid = 1;
+	ui->args_rank = ui->sel_rank;
+	ui->args_track = ui->sel_track;
+	ui->args_idx = ui->sel_idx;
+}
+
+/* ---- lines --------------------------------------------------------------------------------- */
+
+typedef struct dline {
+	char key[24];
+	char val[480];
+	uint8_t slot;
+} dline;
+
+typedef struct dlines {
+	dline *v;
+	size_t n, cap;
+} dlines;
+
+static void add(dlines *d, uint8_t slot, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+add(dlines *d, uint8_t slot, const char *key, const char *fmt, ...)
+{
+	dline l;
+	snprintf(l.key, sizeof l.key, "%s", key);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(l.val, sizeof l.val, fmt, ap);
+	va_end(ap);
+	l.slot = slot;
+	VEC_PUSH(d->v, d->n, d->cap, l);
+}
+
+static void
+slice_lines(tl_ui *ui, dlines *d)
+{
+	const tl_rank *r = ui->tr->ranks[ui->sel_rank];
+	const tl_track *t = r->tracks[ui->sel_track];
+	const tl_slice *s = &t->v[ui->sel_idx];
+	char nm[400], a[64], b[64], du[32], lab[128];
+	add(d, SLOT_DETAIL, "slice", "%s",
+	    ui_clean(ui, strpool_get(r->pool, s->name), nm, sizeof nm));
+	add(d, SLOT_DETAIL, "rank", "%d%s%s", r->rank, r->role ? "  role " : "",
+	    r->role ? ui_clean(ui, r->role, b, sizeof b) : "");
+	ui_clean(ui, strpool_get(r->pool, t->label), lab, sizeof lab);
+	if (t->kind == TL_LANE_OVERLAP)
+		add(d, SLOT_DETAIL, "lane", "overlap %s", lanes_overlap_name((int)t->key));
+	else
+		add(d, SLOT_DETAIL, "lane", "%s %s%s", lane_kind_name(t->kind), lab,
+		    t->depth ? " (nested)" : "");
+	add(d, SLOT_DETAIL, "start", "%s  (%s)", ui_time(ui, s->start, a, sizeof a),
+	    timefmt_epoch(s->start, b, sizeof b));
+	add(d, SLOT_DETAIL, "end", "%s", ui_time(ui, s->end, a, sizeof a));
+	add(d, SLOT_DETAIL, "duration", "%s  (%s us)",
+	    timefmt_dur(s->end - s->start, du, sizeof du),
+	    timefmt_us3(s->end - s->start, a, sizeof a));
+	uint16_t sp = t->step && t->step[ui->sel_idx] != TL_NO_STEP ? t->step[ui->sel_idx]
+	                                                            : rank_step_at(r, s->start);
+	if (sp != TL_NO_STEP && sp < r->nsteps)
+		add(d, SLOT_DETAIL, "step", "ProfilerStep#%" PRId64 "%s", r->steps[sp].id,
+		    t->step ? " (launched in it)" : "");
+	else
+		add(d, SLOT_DETAIL, "step", "-");
+	const tl_slice *st = tlq_enclosing(r, TL_LANE_STAGE, s->start);
+	add(d, SLOT_DETAIL, "stage", "%s",
+	    st ? ui_clean(ui, strpool_get(r->pool, st->name), nm, sizeof nm) : "-");
+	if (t->kind != TL_LANE_MSTX) {
+		const tl_slice *mx = tlq_enclosing(r, TL_LANE_MSTX, s->start);
+		if (mx)
+			add(d, SLOT_DETAIL, "mstx", "%s",
+			    ui_clean(ui, strpool_get(r->pool, mx->name), nm, sizeof nm));
+	}
+	load_args(ui);
+	for (size_t i = 0; i < ui->nargs; i++) {
+		char *tab = strchr(ui->args[i], '\t');
+		char k[64], v[400];
+		snprintf(k, sizeof k, "%.*s", tab ? (int)(tab - ui->args[i]) : 0, ui->args[i]);
+		ui_clean(ui, tab ? tab + 1 : ui->args[i], v, sizeof v);
+		ui_clean(ui, k, nm, sizeof nm);
+		add(d, SLOT_DETAIL, nm, "%s", v);
+	}
+}
+
+static void
+range_stats(tl_ui *ui)
+{
+	if (ui->rstat_valid && ui->rstat_a == ui->mark[0] && ui->rstat_b == ui->mark[1])
+		return;
+	size_t n = ui->tr->nranks;
+	ui->rstat = xreallocarray(ui->rstat, n ? n : 1, sizeof *ui->rstat);
+	ui->rkind = xreallocarray(ui->rkind, (n ? n : 1) * TL_LANE__COUNT, sizeof *ui->rkind);
+	for (size_t i = 0; i < n; i++) {
+		const tl_rank *r = ui->tr->ranks[i];
+		tlq_overlap(r, ui->mark[0], ui->mark[1], &ui->rstat[i]);
+		for (int k = 0; k < TL_LANE__COUNT; k++)
+			ui->rkind[i * TL_LANE__COUNT + (size_t)k] =
+			    k == TL_LANE_OVERLAP
+			        ? 0
+			        : tlq_kind_busy(r, (tl_lane_kind)k, ui->mark[0], ui->mark[1]);
+	}
+	ui->rstat_a = ui->mark[0];
+	ui->rstat_b = ui->mark[1];
+	ui->rstat_valid = 1;
+}
+
+static char *
+ms(int64_t ns, char *buf, size_t len)
+{
+	const char *sign = ns < 0 ? "-" : "";
+	int64_t a = ns < 0 ? -ns : ns;
+	snprintf(buf, len, "%s%" PRId64 ".%03" PRId64, sign, a / 1000000, (a % 1000000) / 1000);
+	return buf;
+}
+
+static void
+range_lines(tl_ui *ui, dlines *d)
+{
+	range_stats(ui);
+	char a[64], b[64], du[32];
+	add(d, SLOT_DETAIL, "range", "%s \u2013 %s  (%s)", ui_time(ui, ui->mark[0], a, sizeof a),
+	    ui_time(ui, ui->mark[1], b, sizeof b),
+	    timefmt_dur(ui->mark[1] - ui->mark[0], du, sizeof du));
+	add(d, SLOT_DETAIL_KEY, "ms", "%10s %10s %10s %10s %10s", "computing", "comm", "overlapped",
+	    "comm.exp", "free");
+	for (size_t i = 0; i < ui->tr->nranks; i++) {
+		const tl_overlap *o = &ui->rstat[i];
+		char v[5][24], k[24];
+		snprintf(k, sizeof k, "rank %d", ui->tr->ranks[i]->rank);
+		add(d, SLOT_DETAIL, k, "%10s %10s %10s %10s %10s", ms(o->computing, v[0], 24),
+		    ms(o->communication, v[1], 24), ms(o->overlapped, v[2], 24),
+		    ms(o->comm_not_overlapped, v[3], 24), ms(o->free, v[4], 24));
+	}
+	static const tl_lane_kind kinds[] = {TL_LANE_STAGE,   TL_LANE_STEP, TL_LANE_MSTX,
+	                                     TL_LANE_COMPUTE, TL_LANE_COMM, TL_LANE_COMM_TASK,
+	                                     TL_LANE_MEMCPY,  TL_LANE_OTHER};
+	char hdr[256] = "";
+	size_t off = 0;
+	int shown[sizeof kinds / sizeof *kinds] = {0};
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+		for (size_t i = 0; i < ui->tr->nranks; i++)
+			if (ui->rkind[i * TL_LANE__COUNT + kinds[k]] > 0)
+				shown[k] = 1;
+		if (shown[k])
+			off += (size_t)snprintf(hdr + off, sizeof hdr - off, "%10s ",
+			                        lane_kind_name(kinds[k]));
+	}
+	add(d, SLOT_DETAIL_KEY, "busy ms", "%s  (sum over the lanes of a kind)", hdr);
+	for (size_t i = 0; i < ui->tr->nranks; i++) {
+		char line[480] = "", k[24], v[24];
+		size_t lo = 0;
+		for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
+			if (shown[j])
+				lo += (size_t)snprintf(
+				    line + lo, sizeof line - lo, "%10s ",
+				    ms(ui->rkind[i * TL_LANE__COUNT + kinds[j]], v, sizeof v));
+		snprintf(k, sizeof k, "rank %d", ui->tr->ranks[i]->rank);
+		add(d, SLOT_DETAIL, k, "%s", line);
+	}
+}
+
+static void
+detail_draw(tl_ui *ui, int x, int y, int w, int h)
+{
+	tl_screen *s = &ui->scr;
+	if (h < 2)
+		return;
+	dlines d = {0};
+	const char *title = "Detail";
+	if (ui->have_sel)
+		slice_lines(ui, &d);
+	if (ui->nmark == 2) {
+		if (d.n)
+			add(&d, SLOT_DETAIL, "", "%s", "");
+		range_lines(ui, &d);
+		title = ui->have_sel ? "Selected slice and range statistics" : "Range statistics";
+	} else if (ui->have_sel) {
+		title = "Selected slice";
+	}
+	if (d.n == 0)
+		add(&d, SLOT_DETAIL, "", "%s",
+		    "Nothing selected: Enter selects the slice under the cursor; mark twice for "
+		    "range "
+		    "statistics");
+	screen_fill(s, x, y, w, ' ', SLOT_TITLE);
+	char keys[64], up[64];
+	keymap_keys_text(&ui->keys, ACT_DETAIL_DOWN, keys, sizeof keys);
+	keymap_keys_text(&ui->keys, ACT_DETAIL_UP, up, sizeof up);
+	int maxscroll = (int)d.n - (h - 1);
+	if (maxscroll < 0)
+		maxscroll = 0;
+	if (ui->detail_scroll > maxscroll)
+		ui->detail_scroll = maxscroll;
+	if (maxscroll)
+		screen_printf(s, x, y, w, SLOT_TITLE, " %s  (%zu lines; %s %s scroll)", title, d.n,
+		              up, keys);
+	else
+		screen_printf(s, x, y, w, SLOT_TITLE, " %s", title);
+	int kw = 14;
+	for (int row = 1; row < h; row++) {
+		size_t i = (size_t)(ui->detail_scroll + row - 1);
+		if (i >= d.n)
+			break;
+		const dline *l = &d.v[i];
+		screen_fill(s, x, y + row, w, ' ', SLOT_DETAIL);
+		screen_text(s, x + 1, y + row, kw, l->key, SLOT_DETAIL_KEY);
+		screen_text(s, x + 2 + kw, y + row, w - kw - 3, l->val, l->slot);
+	}
+	free(d.v);
+}
+
+static void
+detail_done(tl_ui *ui)
+{
+	detail_invalidate(ui);
+	free(ui->rstat);
+	free(ui->rkind);
+	ui->rstat = NULL;
+	ui->rkind = NULL;
+}
+
+const view_ops detail_view = {
+    .name = "detail",
+    .draw = detail_draw,
+    .done = detail_done,
+};

@@ -1,0 +1,196 @@
+#include "config.h"
+#include "ui/screen.h"
+#include "ui/theme.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+void
+screen_resize(tl_screen *s, int w, int h)
+{
+	if (w < 1)
+		w = 1;
+	if (h < 1)
+		h = 1;
+	if (w != s->w || h != s->h) {
+		s->cell = xreallocarray(s->cell, (size_t)w * (size_t)h, sizeof *s->cell);
+		s->w = w;
+		s->h = h;
+	}
+	screen_clear(s, SLOT_NORMAL);
+}
+
+void
+screen_free(tl_screen *s)
+{
+	free(s->cell);
+	s->cell = NULL;
+	s->w = s->h = 0;
+}
+
+void
+screen_clear(tl_screen *s, uint8_t slot)
+{
+	for (int i = 0; i < s->w * s->h; i++)
+		s->cell[i] = (scr_cell){' ', slot, 0};
+}
+
+void
+screen_put(tl_screen *s, int x, int y, uint32_t ch, uint8_t slot, uint8_t flags)
+{
+	if (x < 0 || y < 0 || x >= s->w || y >= s->h)
+		return;
+	scr_cell *c = &s->cell[y * s->w + x];
+	/* never leave half of a wide character behind */
+	if (c->ch == SCR_WIDE_TAIL && x > 0)
+		c[-1].ch = ' ';
+	if (x + 1 < s->w && c[1].ch == SCR_WIDE_TAIL)
+		c[1].ch = ' ';
+	c->ch = ch;
+	c->slot = slot;
+	c->flags = flags;
+}
+
+void
+screen_fill(tl_screen *s, int x, int y, int n, uint32_t ch, uint8_t slot)
+{
+	for (int i = 0; i < n; i++)
+		screen_put(s, x + i, y, ch, slot, 0);
+}
+
+void
+screen_recolor(tl_screen *s, int x, int y, int n, uint8_t slot, uint8_t flags)
+{
+	if (y < 0 || y >= s->h)
+		return;
+	for (int i = x < 0 ? 0 : x; i < x + n && i < s->w; i++) {
+		s->cell[y * s->w + i].slot = slot;
+		s->cell[y * s->w + i].flags = flags;
+	}
+}
+
+static int
+cp_width(const tl_screen *s, unsigned cp)
+{
+	if (!s->utf8)
+		return 1;
+	int w = wcwidth((wchar_t)cp);
+	return w < 0 ? 1 : w; /* combining marks (0) are dropped below */
+}
+
+int
+screen_text_width(const tl_screen *s, const char *p)
+{
+	int w = 0;
+	size_t n = strlen(p);
+	while (n > 0) {
+		unsigned cp;
+		int k = text_utf8_decode(p, n, &cp);
+		p += k;
+		n -= (size_t)k;
+		w += cp_width(s, cp);
+	}
+	return w;
+}
+
+int
+screen_text(tl_screen *s, int x, int y, int maxw, const char *p, uint8_t slot)
+{
+	if (maxw <= 0)
+		return 0;
+	int total = screen_text_width(s, p);
+	int cut = total > maxw; /* leave one column for the ellipsis */
+	int limit = cut ? maxw - 1 : maxw, used = 0;
+	size_t n = strlen(p);
+	while (n > 0) {
+		unsigned cp;
+		int k = text_utf8_decode(p, n, &cp);
+		p += k;
+		n -= (size_t)k;
+		if (!s->utf8 && cp >= 0x80)
+			cp = '?';
+		int w = cp_width(s, cp);
+		if (w == 0)
+			continue;
+		if (used + w > limit)
+			break;
+		screen_put(s, x + used, y, cp, slot, 0);
+		if (w == 2 && x + used + 1 < s->w && x + used + 1 >= 0) {
+			scr_cell *c = &s->cell[y * s->w + x + used + 1];
+			if (y >= 0 && y < s->h)
+				*c = (scr_cell){SCR_WIDE_TAIL, slot, 0};
+		}
+		used += w;
+	}
+	if (cut) {
+		while (used < maxw - 1) /* a wide character did not fit */
+			screen_put(s, x + used++, y, ' ', slot, 0);
+		screen_put(s, x + used++, y, s->utf8 ? 0x2026 : '~', slot, 0);
+	}
+	return used;
+}
+
+int
+screen_printf(tl_screen *s, int x, int y, int maxw, uint8_t slot, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return screen_text(s, x, y, maxw, buf, slot);
+}
+
+static void
+put_utf8(FILE *f, uint32_t cp)
+{
+	char b[4];
+	int n;
+	if (cp < 0x80) {
+		b[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		b[0] = (char)(0xC0 | (cp >> 6));
+		b[1] = (char)(0x80 | (cp & 0x3F));
+		n = 2;
+	} else if (cp < 0x10000) {
+		b[0] = (char)(0xE0 | (cp >> 12));
+		b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		b[2] = (char)(0x80 | (cp & 0x3F));
+		n = 3;
+	} else {
+		b[0] = (char)(0xF0 | (cp >> 18));
+		b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+		b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		b[3] = (char)(0x80 | (cp & 0x3F));
+		n = 4;
+	}
+	fwrite(b, 1, (size_t)n, f);
+}
+
+void
+screen_dump_text(const tl_screen *s, FILE *f)
+{
+	for (int y = 0; y < s->h; y++) {
+		for (int x = 0; x < s->w; x++) {
+			uint32_t ch = s->cell[y * s->w + x].ch;
+			if (ch != SCR_WIDE_TAIL)
+				put_utf8(f, ch);
+		}
+		fputc('\n', f);
+	}
+}
+
+void
+screen_dump_attrs(const tl_screen *s, FILE *f)
+{
+	for (int y = 0; y < s->h; y++) {
+		for (int x = 0; x < s->w; x++)
+			fputc(theme_slot_char(s->cell[y * s->w + x].slot), f);
+		fputc('\n', f);
+	}
+}

@@ -1,0 +1,69 @@
+#!/bin/bash
+# `make bench`, the viewer: replays 1,000 navigation keys (zoom, pan, search, bubble jumps) on the
+# 8 ranks x 1,000,000 tasks profile (shared with bench.sh, kept in bench-out/) at 200x50 in
+# script mode, and prints the time to the first frame, the CPU time per frame and the bytes a
+# terminal (xterm-256color) would receive per frame. Figures, not assertions; the bars are
+# p99 <= 16 ms per frame and a median <= 2 KB per one-column pan.
+set -e
+: "${TL_BIN:?}" "${BENCH_GEN:?}"
+OUT=${BENCH_OUT:-bench-out}
+RANKS=${BENCH_RANKS:-8}
+TASKS=${BENCH_TASKS:-1000000}
+PROFILE="$OUT/profile-${RANKS}x${TASKS}"
+if [ ! -f "$PROFILE/.complete" ]; then
+	rm -rf "$PROFILE"
+	mkdir -p "$OUT"
+	echo "bench-tui: generating $RANKS ranks x $TASKS device tasks into $PROFILE ..."
+	"$BENCH_GEN" "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3 >/dev/null
+	touch "$PROFILE/.complete"
+fi
+
+# 1,000 keys: a deterministic mix of what a user does while triaging
+script="$OUT/tui-keys.txt"
+awk 'BEGIN {
+	srand(42)
+	n = 0
+	print "/MatMul"; n++
+	while (n < 1000) {
+		r = rand()
+		if (r < 0.30) { k = int(rand() * 6) + 1; for (i = 0; i < k && n < 1000; i++) { print (rand() < 0.5 ? "<gt>" : "<lt>"); n++ } }
+		else if (r < 0.45) { print (rand() < 0.6 ? "+" : "-"); n++ }
+		else if (r < 0.55) { print (rand() < 0.5 ? "<Right>" : "<Left>"); n++ }
+		else if (r < 0.62) { print (rand() < 0.5 ? "d" : "a"); n++ }
+		else if (r < 0.70) { print (rand() < 0.7 ? "n" : "N"); n++ }
+		else if (r < 0.76) { print (rand() < 0.5 ? "}" : "{"); n++ }
+		else if (r < 0.80) { print "B"; n++ }
+		else if (r < 0.90) { print (rand() < 0.5 ? "j" : "k"); n++ }
+		else if (r < 0.93) { print "<Tab>"; n++ }
+		else if (r < 0.96) { print "."; n++ }
+		else if (r < 0.98) { print "b"; n++ }
+		else { print "0"; n++ }
+	}
+	print ":quit"
+}' > "$script"
+stats="$OUT/tui-stats.txt"
+TERM=xterm-256color LC_ALL=C.UTF-8 NO_COLOR= XDG_CONFIG_HOME=/nonexistent \
+	"$TL_BIN" view "$PROFILE" --script "$script" --size 200x50 --stats "$stats"
+
+awk '
+function pct(arr, n, p,   i, j, t, k) {
+	for (i = 2; i <= n; i++) { t = arr[i]; for (j = i - 1; j >= 1 && arr[j] > t; j--) arr[j + 1] = arr[j]; arr[j + 1] = t }
+	k = int(p * n + 0.999999); if (k < 1) k = 1; if (k > n) k = n
+	return arr[k]
+}
+$1 == "first_frame_ms" { ff = $2 }
+$1 == "frame" && $2 > 0 {
+	n++; cpu[n] = $3 / 1e6; b[n] = $4
+	if ($5 == "pan-left" || $5 == "pan-right") { np++; pb[np] = $4; pc[np] = $3 / 1e6 }
+	if ($3 / 1e6 > mx) { mx = $3 / 1e6; mxa = $5 }
+}
+END {
+	for (i = 1; i <= n; i++) { c2[i] = cpu[i]; b2[i] = b[i] }
+	printf "== tl view: %d keys on %s at 200x50 (TERM=xterm-256color)\n", n, FILENAME
+	printf "time to first frame (load + lanes + draw): %8.1f ms\n", ff
+	printf "CPU per frame, median:                     %8.3f ms\n", pct(c2, n, 0.50)
+	printf "CPU per frame, p99:                        %8.3f ms   (bar: <= 16 ms; max %.1f ms on %s)\n", pct(cpu, n, 0.99), mx, mxa
+	printf "bytes to the terminal per frame, median:   %8d\n", pct(b2, n, 0.50)
+	printf "bytes to the terminal per frame, p99:      %8d\n", pct(b, n, 0.99)
+	printf "one-column pans: %d, median bytes %d (bar: <= 2048), median CPU %.3f ms\n", np, pct(pb, np, 0.5), pct(pc, np, 0.5)
+}' "$stats"

@@ -1,0 +1,798 @@
+/* The Chrome-trace JSON loader (src/load/trace_json.c) and the generator's JSON writer
+ * (src/gen/gen_json.c): exact times, track identity, the real samples against torch_npu's own
+ * step_trace_time.csv and msprof's Overlap Analysis, Kineto samples, the same profile as DB and
+ * as trace_view.json, and bad input (one line naming the file and the byte offset each). */
+#include "config.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gen/gen.h"
+#include "load/load.h"
+#include "query/query.h"
+#include "report/report.h"
+#include "util/msg.h"
+#include "util/xalloc.h"
+#include "test.h"
+
+static char tmpdir[4096];
+
+static const char *
+samples_dir(void)
+{
+	static char buf[4096];
+	const char *s = getenv("TL_SAMPLES");
+	if (s)
+		return s;
+	const char *src = getenv("TL_SRCDIR");
+	snprintf(buf, sizeof buf, "%s/../shared/samples", src ? src : ".");
+	return buf;
+}
+
+static int
+rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static char *
+tmp_path(const char *name)
+{
+	return xasprintf("%s/%s", tmpdir, name);
+}
+
+static char *
+write_tmp(const char *name, const char *text, size_t n)
+{
+	char *p = tmp_path(name);
+	FILE *f = fopen(p, "wb");
+	if (f != NULL) {
+		fwrite(text, 1, n, f);
+		fclose(f);
+	}
+	return p;
+}
+
+/* ---- loading one file, capturing what it says on stderr ------------------------------------ */
+
+typedef struct loaded {
+	tl_rank *r;
+	tl_source src;
+	int rc;
+	char err[4096]; /* stderr while loading */
+	int nlines;
+} loaded;
+
+static void
+load_file(loaded *l, const char *path, tl_source_kind kind, int rank)
+{
+	memset(l, 0, sizeof *l);
+	l->src.rank = rank;
+	l->src.kind = kind;
+	l->src.path = (char *)path;
+	l->r = rank_new(rank);
+	l->r->sources = xcalloc(1, sizeof *l->r->sources);
+	l->r->sources[l->r->nsources++] = &l->src;
+
+	char *cap = tmp_path("stderr.txt");
+	fflush(stderr);
+	int saved = dup(2), fd = open(cap, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 2);
+	close(fd);
+	l->rc = loader_for(kind)->load(&l->src, l->r);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	FILE *f = fopen(cap, "r");
+	size_t n = f ? fread(l->err, 1, sizeof l->err - 1, f) : 0;
+	if (f)
+		fclose(f);
+	l->err[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		l->nlines += l->err[i] == '\n';
+	while (n > 0 && l->err[n - 1] == '\n') /* for messages */
+		l->err[--n] = '\0';
+	free(cap);
+	rank_finish(l->r);
+}
+
+static void
+loaded_free(loaded *l)
+{
+	rank_free(l->r);
+}
+
+static size_t
+lane_slices(const tl_rank *r, tl_lane_kind k)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->ntracks; i++)
+		if (r->tracks[i]->kind == k)
+			n += r->tracks[i]->n;
+	return n;
+}
+
+static const tl_slice *
+first_slice(const tl_rank *r, tl_lane_kind k)
+{
+	for (size_t i = 0; i < r->ntracks; i++)
+		if (r->tracks[i]->kind == k && r->tracks[i]->n > 0)
+			return &r->tracks[i]->v[0];
+	return NULL;
+}
+
+/* ---- exact times ----------------------------------------------------------------------------- */
+
+static void
+test_exact_times(void)
+{
+	/* The metadata comes after the event that uses the pid (as in torch_npu's files). At
+	 * 1.7e15 µs a double has a step of 0.25 µs: .091 µs would not survive it. */
+	static const char tv[] =
+	    "[{\"ph\": \"X\", \"name\": \"k\", \"pid\": 77, \"tid\": 3, \"ts\": \"1736408883694756.091\", "
+	    "\"dur\": 840.07675, \"args\": {\"Task Type\": \"AI_CORE\", \"Physic Stream Id\": 3, "
+	    "\"Task Id\": 1, \"Subtask Id\": 4294967295}},\n"
+	    " {\"ph\": \"X\", \"name\": \"e\", \"pid\": 77, \"tid\": 3, \"ts\": \"1736408883694757.000\", "
+	    "\"dur\": 0.0005, \"args\": {\"Task Type\": \"EVENT_WAIT_SQE\"}},\n"
+	    " {\"ph\": \"X\", \"name\": \"x\", \"pid\": 77, \"tid\": 3, \"ts\": 1.7364088836957581e15, "
+	    "\"dur\": 1e-3, \"args\": {\"Task Type\": \"AI_CORE\"}},\n"
+	    " {\"name\": \"process_name\", \"pid\": 77, \"tid\": 0, \"args\": {\"name\": \"Ascend Hardware\"}, "
+	    "\"ph\": \"M\"},\n"
+	    " {\"name\": \"thread_name\", \"pid\": 77, \"tid\": 3, \"args\": {\"name\": \"Stream 3\"}, "
+	    "\"ph\": \"M\"}]\n";
+	char *p = write_tmp("exact_trace_view.json", tv, sizeof tv - 1);
+	loaded l;
+	load_file(&l, p, TL_SRC_TRACE_VIEW, 0);
+	CHECK(l.rc == 0 && l.nlines == 0, "a small trace_view.json loads without a warning (%s)",
+	    l.err);
+	const tl_slice *s = first_slice(l.r, TL_LANE_COMPUTE);
+	CHECK(s != NULL, "the kernel is compute, though its process is named after it");
+	if (s) {
+		CHECK_EQ_I64(s->start, INT64_C(1736408883694756091), "ts \"…756.091\" is exact in ns");
+		CHECK_EQ_I64(s->end - s->start, 840077, "dur 840.07675 µs rounds to 840077 ns");
+	}
+	s = first_slice(l.r, TL_LANE_OTHER);
+	CHECK(s != NULL && s->end - s->start == 1, "dur 0.0005 µs rounds half away from zero");
+	CHECK_EQ_I64(lane_slices(l.r, TL_LANE_COMPUTE), 2, "a ts in exponent notation loads");
+	if (l.r->ntracks > 0) {
+		const tl_track *t = NULL;
+		for (size_t i = 0; i < l.r->ntracks; i++)
+			if (l.r->tracks[i]->kind == TL_LANE_COMPUTE)
+				t = l.r->tracks[i];
+		CHECK(t && t->n == 2 && t->v[1].start == INT64_C(1736408883695758100) &&
+			  t->v[1].end == INT64_C(1736408883695758101),
+		    "1.7364088836957581e15 µs is 1736408883695758100 ns exactly");
+		CHECK_STR(t ? strpool_get(l.r->pool, t->label) : NULL, "Stream 3",
+		    "the lane is named by thread_name");
+	}
+	loaded_free(&l);
+	free(p);
+
+	/* Kineto: float µs relative to baseTimeNanoseconds, which comes after traceEvents */
+	static const char kin[] =
+	    "{\"schemaVersion\": 1, \"traceEvents\": [\n"
+	    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, "
+	    "\"ts\": 4203669604595.407, \"dur\": 6.88, \"args\": {}},\n"
+	    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclKernel_AllReduce\", \"pid\": 0, "
+	    "\"tid\": 8, \"ts\": 4203669604590, \"dur\": 20, \"args\": {}},\n"
+	    " {\"name\": \"process_labels\", \"ph\": \"M\", \"pid\": 0, \"tid\": 0, "
+	    "\"args\": {\"labels\": \"GPU 0\"}},\n"
+	    " {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": 7, "
+	    "\"args\": {\"name\": \"stream 7 \"}}\n"
+	    "], \"traceName\": \"x\", \"baseTimeNanoseconds\": 1735632360000000000}";
+	p = write_tmp("kineto_rank-5.json", kin, sizeof kin - 1);
+	load_file(&l, p, TL_SRC_KINETO, -1);
+	CHECK(l.rc == 0 && l.nlines == 0, "a Kineto object loads (%s)", l.err);
+	CHECK_EQ_I64(l.r->rank, 5, "rank from the file name (no distributedInfo)");
+	s = first_slice(l.r, TL_LANE_COMPUTE);
+	CHECK(s && s->start == INT64_C(1735632360000000000) + INT64_C(4203669604595407) &&
+		  s->end - s->start == 6880,
+	    "ts relative to baseTimeNanoseconds, exact");
+	CHECK_EQ_I64(lane_slices(l.r, TL_LANE_COMM), 1, "an NCCL kernel is communication");
+	for (size_t i = 0; i < l.r->ntracks; i++)
+		if (l.r->tracks[i]->kind == TL_LANE_COMPUTE)
+			CHECK_STR(strpool_get(l.r->pool, l.r->tracks[i]->label), "stream 7",
+			    "Kineto's padded thread name, trimmed");
+	loaded_free(&l);
+	free(p);
+}
+
+/* Flow ids beyond 2^64 stay strings: two launches whose ids differ in the last digit put their
+ * kernels into different steps (launch-time attribution, as the DB's connectionId join). */
+static void
+test_flows_and_steps(void)
+{
+	static const char tv[] =
+	    "[{\"ph\": \"X\", \"name\": \"ProfilerStep#1\", \"pid\": 9, \"tid\": 9, "
+	    "\"ts\": \"1000.000\", \"dur\": 100, \"cat\": \"cpu_op\"},\n"
+	    " {\"ph\": \"X\", \"name\": \"ProfilerStep#2\", \"pid\": 9, \"tid\": 9, "
+	    "\"ts\": \"1100.000\", \"dur\": 100, \"cat\": \"cpu_op\"},\n"
+	    " {\"ph\": \"s\", \"name\": \"HostToDevice\", \"cat\": \"HostToDevice\", "
+	    "\"id\": \"40004068119343529983\", \"pid\": 7, \"tid\": 1, \"ts\": \"1050.000\"},\n"
+	    " {\"ph\": \"X\", \"name\": \"k1\", \"pid\": 77, \"tid\": 3, \"ts\": \"1150.000\", "
+	    "\"dur\": 10, \"args\": {\"Task Type\": \"AI_CORE\"}},\n"
+	    " {\"ph\": \"f\", \"name\": \"HostToDevice\", \"cat\": \"HostToDevice\", "
+	    "\"id\": \"40004068119343529983\", \"pid\": 77, \"tid\": 3, \"ts\": \"1150.000\", "
+	    "\"bp\": \"e\"},\n"
+	    /* the f of k2 comes before its s */
+	    " {\"ph\": \"f\", \"name\": \"HostToDevice\", \"cat\": \"HostToDevice\", "
+	    "\"id\": \"40004068119343529984\", \"pid\": 77, \"tid\": 3, \"ts\": \"1180.000\", "
+	    "\"bp\": \"e\"},\n"
+	    " {\"ph\": \"X\", \"name\": \"k2\", \"pid\": 77, \"tid\": 3, \"ts\": \"1180.000\", "
+	    "\"dur\": 10, \"args\": {\"Task Type\": \"AI_CORE\"}},\n"
+	    " {\"ph\": \"s\", \"name\": \"HostToDevice\", \"cat\": \"HostToDevice\", "
+	    "\"id\": \"40004068119343529984\", \"pid\": 7, \"tid\": 1, \"ts\": \"1120.000\"},\n"
+	    " {\"ph\": \"X\", \"name\": \"k3\", \"pid\": 77, \"tid\": 3, \"ts\": \"1060.000\", "
+	    "\"dur\": 10, \"args\": {\"Task Type\": \"AI_CORE\"}},\n"
+	    " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 9, \"args\": {\"name\": \"Python\"}},\n"
+	    " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 7, \"args\": {\"name\": \"CANN\"}},\n"
+	    " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 77, "
+	    "\"args\": {\"name\": \"Ascend Hardware\"}}]";
+	char *p = write_tmp("flows_trace_view.json", tv, sizeof tv - 1);
+	loaded l;
+	load_file(&l, p, TL_SRC_TRACE_VIEW, 0);
+	CHECK(l.rc == 0 && l.nlines == 0, "flows file loads (%s)", l.err);
+	CHECK_EQ_I64(l.r->nsteps, 2, "two ProfilerStep ranges are two steps");
+	const tl_track *t = NULL;
+	for (size_t i = 0; i < l.r->ntracks; i++)
+		if (l.r->tracks[i]->kind == TL_LANE_COMPUTE)
+			t = l.r->tracks[i];
+	CHECK(t != NULL && t->n == 3 && t->step != NULL, "three tagged kernels");
+	if (t != NULL && t->n == 3 && t->step != NULL) {
+		CHECK_EQ_I64(t->step[0], 0, "k3: no flow, its device start is in step 1");
+		CHECK_EQ_I64(t->step[1], 0, "k1: runs in step 2, launched in step 1 (id …983)");
+		CHECK_EQ_I64(t->step[2], 1, "k2: launched in step 2 (id …984, f before s)");
+	}
+	loaded_free(&l);
+	free(p);
+}
+
+/* The legacy exporter array: string pids, integer µs, no metadata; ranges that only partly
+ * overlap (a torch isend until its wait) all stay. */
+static void
+test_legacy_and_overlaps(void)
+{
+	static const char tv[] =
+	    "[{\"name\": \"aten::add\", \"ph\": \"X\", \"ts\": 100, \"dur\": 5, \"tid\": 1, "
+	    "\"pid\": \"CPU functions\", \"args\": {}},\n"
+	    " {\"name\": \"isend\", \"ph\": \"X\", \"ts\": 110, \"dur\": 50, \"tid\": 1, "
+	    "\"pid\": \"CPU functions\", \"args\": {}},\n"
+	    " {\"name\": \"step\", \"ph\": \"X\", \"ts\": 105, \"dur\": 20, \"tid\": 1, "
+	    "\"pid\": \"CPU functions\", \"args\": {}},\n"
+	    " {\"name\": \"wait\", \"ph\": \"X\", \"ts\": 150, \"dur\": 20, \"tid\": 1, "
+	    "\"pid\": \"CPU functions\", \"args\": {}},\n"
+	    " {\"name\": \"kern\", \"ph\": \"X\", \"ts\": 102, \"dur\": 2, \"tid\": 0, "
+	    "\"pid\": \"CUDA functions\", \"args\": {}}]";
+	char *p = write_tmp("legacy_rank3.json", tv, sizeof tv - 1);
+	loaded l;
+	load_file(&l, p, TL_SRC_KINETO, -1);
+	CHECK(l.rc == 0 && l.nlines == 0, "the legacy exporter array loads (%s)", l.err);
+	CHECK_EQ_I64(l.r->rank, 3, "its rank from the file name");
+	CHECK_EQ_I64(lane_slices(l.r, TL_LANE_HOST), 4, "partly overlapping host ranges all kept");
+	size_t levels = 0;
+	for (size_t i = 0; i < l.r->ntracks; i++)
+		levels += l.r->tracks[i]->kind == TL_LANE_HOST;
+	CHECK(levels >= 2, "...on depth levels (%zu)", levels);
+	CHECK_EQ_I64(lane_slices(l.r, TL_LANE_COMPUTE), 1, "\"CUDA functions\" are device work");
+	const tl_slice *s = first_slice(l.r, TL_LANE_COMPUTE);
+	CHECK(s && s->start == 102000 && s->end == 104000, "integer µs -> ns");
+	loaded_free(&l);
+	free(p);
+}
+
+/* ---- bad input ------------------------------------------------------------------------------- */
+
+/* Loads text as path, expects exactly one warning line that names the file and contains `want`
+ * (e.g. "byte 123"), and `keep` compute slices. */
+static void
+bad_case(const char *name, const char *text, size_t n, const char *want, size_t keep,
+    const char *what)
+{
+	char *p = write_tmp(name, text, n);
+	loaded l;
+	load_file(&l, p, TL_SRC_TRACE_VIEW, 0);
+	CHECK(l.nlines == 1 && strstr(l.err, p) != NULL && strstr(l.err, want) != NULL,
+	    "%s: one line naming the file and \"%s\" (got: %s)", what, want, l.err);
+	CHECK_EQ_I64(lane_slices(l.r, TL_LANE_COMPUTE), keep, "...and the events before are kept");
+	loaded_free(&l);
+	free(p);
+}
+
+#define EV(ts) "{\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"tid\": 2, \"ts\": " ts ", \"dur\": 1, " \
+	       "\"args\": {\"Task Type\": \"AI_CORE\"}}"
+#define META                                                                                     \
+	"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"tid\": 0, "                      \
+	"\"args\": {\"name\": \"Ascend Hardware\"}}"
+
+static void
+test_bad_input(void)
+{
+	char buf[512], want[64];
+
+	/* cut in the middle of the third event */
+	static const char whole[] = "[" META ", " EV("\"1.000\"") ", " EV("\"2.000\"") ", " EV("\"3.000\"") "]";
+	size_t off3 = (size_t)(strstr(whole, "\"3.000\"") - whole);
+	while (whole[off3] != '{')
+		off3--;
+	snprintf(want, sizeof want, "byte %zu", off3);
+	bad_case("cut.json", whole, off3 + 30, want, 2, "a file cut inside an event");
+	snprintf(want, sizeof want, "byte %zu", sizeof whole - 2);
+	bad_case("cut2.json", whole, sizeof whole - 2, want, 3,
+	    "a file cut before the closing bracket");
+
+	bad_case("scalar.json", " 42\n", 4, "byte 1", 0, "a top level that is neither array nor object");
+	bad_case("string.json", "\"[{}]\"", 6, "byte 0", 0, "a top level that is a string");
+	bad_case("empty.json", "", 0, "empty", 0, "an empty file");
+
+	snprintf(buf, sizeof buf, "[%s, %s, {\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"dur\": 1}, %s]",
+	    META, EV("\"1.000\""), EV("\"2.000\""));
+	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, "{\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"dur\"") - buf));
+	bad_case("nots.json", buf, strlen(buf), want, 2, "an event without ts");
+
+	snprintf(buf, sizeof buf, "[%s, %s, %s]", META, EV("\"abc\""), EV("\"2.000\""));
+	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, "\"abc\"") - buf));
+	bad_case("tsstr.json", buf, strlen(buf), want, 1, "a ts that is not a number");
+
+	snprintf(buf, sizeof buf, "[%s, %s, %s]", META, EV("NaN"), EV("\"2.000\""));
+	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, "NaN") - buf));
+	bad_case("nan.json", buf, strlen(buf), want, 1, "a NaN ts");
+
+	snprintf(buf, sizeof buf, "[%s, %s, %s]", META, EV("1e300"), EV("\"2.000\""));
+	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, "1e300") - buf));
+	bad_case("huge.json", buf, strlen(buf), want, 1, "a huge ts");
+
+	snprintf(buf, sizeof buf, "[%s, %s, %s]", META, EV("\"99999999999999999999.000\""),
+	    EV("\"2.000\""));
+	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, "\"9999") - buf));
+	bad_case("huge2.json", buf, strlen(buf), want, 1, "a ts beyond int64 ns");
+
+	snprintf(buf, sizeof buf, "[%s, {\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"tid\": 2, "
+				  "\"ts\": \"1.0\", \"dur\": -5}, %s]",
+	    META, EV("\"2.000\""));
+	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, "-5") - buf));
+	bad_case("negdur.json", buf, strlen(buf), want, 1, "a negative dur");
+
+	snprintf(buf, sizeof buf, "[%s, {\"ph\": \"X\", \"name\": \"k\xff\xfe\", \"pid\": 1, "
+				  "\"tid\": 2, \"ts\": \"1.0\", \"dur\": 1}, %s]",
+	    META, EV("\"2.000\""));
+	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, "\xff") - buf));
+	bad_case("utf8.json", buf, strlen(buf), want, 1, "invalid UTF-8 in a name");
+
+	snprintf(buf, sizeof buf, "[%s, %s {\"x\": 1}, %s]", META, EV("\"1.000\""), EV("\"2.000\""));
+	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, " {\"x\"") - buf) + 1);
+	bad_case("syntax.json", buf, strlen(buf), want, 1, "two events without a comma");
+
+	snprintf(buf, sizeof buf, "[%s, %s, {\"ph\": \"X\" \"ts\": \"3.0\"}, %s]", META,
+	    EV("\"1.000\""), EV("\"2.000\""));
+	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, " \"ts\": \"3.0") - buf) + 1);
+	bad_case("member.json", buf, strlen(buf), want, 2, "an event that is not valid JSON");
+
+	snprintf(buf, sizeof buf, "[%s, %s, 17, %s]", META, EV("\"1.000\""), EV("\"2.000\""));
+	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, "17") - buf));
+	bad_case("notobj.json", buf, strlen(buf), want, 2, "an array element that is not an object");
+
+	/* args nested 100000 deep: refused (never recursed into), the next event still loads */
+	{
+		size_t depth = 100000;
+		size_t cap = 2 * depth + 1024, n = 0;
+		char *t = xmalloc(cap);
+		n += (size_t)snprintf(t + n, cap - n, "[%s, {\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, "
+						     "\"tid\": 2, \"ts\": \"1.0\", \"dur\": 1, \"args\": ",
+		    META);
+		size_t args = n;
+		for (size_t i = 0; i < depth; i++)
+			t[n++] = '[';
+		for (size_t i = 0; i < depth; i++)
+			t[n++] = ']';
+		n += (size_t)snprintf(t + n, cap - n, "}, %s]", EV("\"2.000\""));
+		snprintf(want, sizeof want, "byte %zu", args + 63); /* level 65 */
+		bad_case("deep.json", t, n, want, 1, "args nested 100000 levels deep");
+		free(t);
+	}
+
+	/* a Kineto object cut inside traceEvents: what came before is kept */
+	snprintf(buf, sizeof buf, "{\"distributedInfo\": {\"rank\": 4}, \"traceEvents\": [%s, %s, %s",
+	    EV("1"), EV("2"), "{\"ph\": \"X\", \"na");
+	char *p = write_tmp("cut_kineto.json", buf, strlen(buf));
+	loaded l;
+	load_file(&l, p, TL_SRC_KINETO, -1);
+	snprintf(want, sizeof want, "byte %zu", (size_t)(strrchr(buf, '{') - buf));
+	CHECK(l.nlines == 1 && strstr(l.err, want) && strstr(l.err, p),
+	    "a Kineto file cut inside traceEvents: one line with %s (%s)", want, l.err);
+	CHECK(l.r->rank == 4 && lane_slices(l.r, TL_LANE_HOST) == 2,
+	    "...its rank and the two events before are kept");
+	loaded_free(&l);
+	free(p);
+
+	/* the other ranks still load: one good and one damaged file in a directory */
+	char *dir = tmp_path("two");
+	mkdir(dir, 0700);
+	snprintf(buf, sizeof buf, "{\"distributedInfo\": {\"rank\": 0}, \"traceEvents\": [%s]}",
+	    EV("1"));
+	char *good = xasprintf("%s/rank0.json", dir), *bad = xasprintf("%s/rank1.json", dir);
+	FILE *f = fopen(good, "w");
+	fputs(buf, f);
+	fclose(f);
+	snprintf(buf, sizeof buf, "{\"distributedInfo\": {\"rank\": 1}, \"traceEvents\": [%s, {\"ph",
+	    EV("1"));
+	f = fopen(bad, "w");
+	fputs(buf, f);
+	fclose(f);
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	msg_set_quiet(1);
+	int rc = load_trace(dir, &lo, &tr);
+	msg_set_quiet(0);
+	CHECK(rc == 0 && tr.nranks == 2, "a damaged rank keeps what it had, the other loads (%zu)",
+	    tr.nranks);
+	trace_free(&tr);
+	free(good);
+	free(bad);
+	free(dir);
+}
+
+/* ---- the real samples ------------------------------------------------------------------------ */
+
+/* step_trace_time.csv: Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,
+ * ...,Preparing (µs). Returns ns in our order: computing, communication, overlapped, not
+ * overlapped, free, preparing. */
+static int
+read_csv(const char *path, int64_t *step, double v[6])
+{
+	char line[2][2048];
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	int ok = fgets(line[0], sizeof line[0], f) && fgets(line[1], sizeof line[1], f);
+	fclose(f);
+	if (!ok)
+		return -1;
+	static const char *const want[6] = {"Computing", "Communication", "Overlapped",
+	    "Communication(Not Overlapped)", "Free", "Preparing"};
+	char *hs[32], *vs[32];
+	int nh = 0, nv = 0;
+	for (char *t = strtok(line[0], ",\r\n"); t && nh < 32; t = strtok(NULL, ",\r\n"))
+		hs[nh++] = t;
+	for (char *t = strtok(line[1], ",\r\n"); t && nv < 32; t = strtok(NULL, ",\r\n"))
+		vs[nv++] = t;
+	int found = 0;
+	*step = nv > 0 ? strtoll(vs[0], NULL, 10) : -1;
+	for (int k = 0; k < 6; k++)
+		for (int i = 0; i < nh && i < nv; i++)
+			if (strcmp(hs[i], want[k]) == 0) {
+				v[k] = strtod(vs[i], NULL) * 1000.0;
+				found++;
+			}
+	return found == 6 ? 0 : -1;
+}
+
+static void
+test_ascend_text_sample(void)
+{
+	char base[4096];
+	struct stat sb;
+	snprintf(base, sizeof base, "%s/ascend-text/level1", samples_dir());
+	if (stat(base, &sb) != 0) {
+		SKIP("samples absent: %s", base);
+		return;
+	}
+	static const char *const nm[6] = {"computing", "communication", "overlapped",
+	    "comm. not overlapped", "free", "preparing"};
+	for (int rk = 0; rk < 2; rk++) {
+		char *tv = xasprintf("%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
+		    base, rk);
+		char *csv = xasprintf("%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
+		    base, rk);
+		loaded l;
+		load_file(&l, tv, TL_SRC_TRACE_VIEW, rk);
+		CHECK(l.rc == 0 && l.nlines == 0, "level1 rank %d trace_view.json loads (%s)", rk,
+		    l.err);
+		int64_t step;
+		double want[6];
+		if (read_csv(csv, &step, want) != 0) {
+			CHECK(0, "read %s", csv);
+			loaded_free(&l);
+			free(tv);
+			free(csv);
+			continue;
+		}
+		tl_step_overlap *so = NULL;
+		size_t n = tlq_step_overlaps(l.r, &so);
+		CHECK(n == 1 && so[0].step_id == step, "rank %d: one step, %lld as in the csv", rk,
+		    (long long)step);
+		if (n >= 1) {
+			const tl_overlap *o = &so[0].o;
+			int64_t got[6] = {o->computing, o->communication, o->overlapped,
+			    o->comm_not_overlapped, o->free, o->preparing};
+			for (int k = 0; k < 6; k++) {
+				double d = (double)got[k] - want[k];
+				CHECK(d >= -1000.0 && d <= 1000.0,
+				    "rank %d %s: %.3f us, step_trace_time.csv %.3f us (diff %+.0f ns, "
+				    "bar 1000)",
+				    rk, nm[k], (double)got[k] / 1000.0, want[k] / 1000.0, d);
+			}
+			/* msprof's own Overlap Analysis tracks: a cross-check, never an input */
+			int64_t oa[4];
+			CHECK(trace_json_overlap_lengths(tv, oa) == 0, "rank %d has Overlap Analysis",
+			    rk);
+			int64_t ours[4] = {o->computing, o->communication, o->comm_not_overlapped,
+			    o->free};
+			static const char *const oan[4] = {"Computing", "Communication",
+			    "Communication(Not Overlapped)", "Free"};
+			for (int k = 0; k < 4; k++) {
+				int64_t d = ours[k] - oa[k];
+				CHECK(d >= -1000 && d <= 1000,
+				    "rank %d %s: ours %.3f us, Overlap Analysis %.3f us (diff %+" PRId64
+				    " ns)",
+				    rk, oan[k], (double)ours[k] / 1000.0, (double)oa[k] / 1000.0, d);
+			}
+		}
+		free(so);
+		CHECK(lane_slices(l.r, TL_LANE_COMM_TASK) > 0 && lane_slices(l.r, TL_LANE_HOST) > 0 &&
+			  lane_slices(l.r, TL_LANE_MEMCPY) > 0,
+		    "rank %d: HCCL planes, host and memcpy lanes too", rk);
+		loaded_free(&l);
+		free(tv);
+		free(csv);
+	}
+}
+
+static void
+test_kineto_samples(void)
+{
+	char base[4096];
+	struct stat sb;
+	snprintf(base, sizeof base, "%s/kineto", samples_dir());
+	if (stat(base, &sb) != 0) {
+		SKIP("samples absent: %s", base);
+		return;
+	}
+	static const struct {
+		const char *file;
+		int rank;
+		size_t steps;
+		int compute, comm;
+	} k[] = {
+	    {"amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json", -1, 2, 1, 0},
+	    {"cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json", 34, 1, 0, 1},
+	    {"critical_path__simple_add__benchmark_result_493459_1694039959_trace.json", 0, 0, 1, 0},
+	    {"trace_filter__sampled_rank-0.json", 0, 2, 1, 1},
+	    {"trace_filter__sampled_rank-1.json", 1, 2, 1, 1},
+	};
+	for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
+		char *p = xasprintf("%s/%s", base, k[i].file);
+		tl_trace tr;
+		tl_load_opts lo = {.quiet_progress = 1};
+		unsigned w0 = msg_warn_count();
+		int rc = load_trace(p, &lo, &tr);
+		CHECK(rc == 0 && tr.nranks == 1 && msg_warn_count() == w0, "%s loads, no warning",
+		    k[i].file);
+		if (rc == 0 && tr.nranks == 1) {
+			const tl_rank *r = tr.ranks[0];
+			CHECK_EQ_I64(r->rank, k[i].rank, "...its rank (distributedInfo, else file name)");
+			CHECK_EQ_I64(r->nsteps, k[i].steps, "...its ProfilerStep ranges");
+			CHECK((lane_slices(r, TL_LANE_COMPUTE) > 0) == k[i].compute &&
+				  (lane_slices(r, TL_LANE_COMM) > 0) == k[i].comm,
+			    "...compute %zu, communication %zu slices", lane_slices(r, TL_LANE_COMPUTE),
+			    lane_slices(r, TL_LANE_COMM));
+		}
+		trace_free(&tr);
+		free(p);
+	}
+}
+
+/* ---- the same profile as DB and as trace_view.json ------------------------------------------- */
+
+static char *
+summary_json(const char *path)
+{
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	char *s = NULL;
+	size_t n = 0;
+	if (load_trace(path, &lo, &tr) != 0)
+		return NULL;
+	FILE *f = open_memstream(&s, &n);
+	report_summary_json(f, &tr);
+	fclose(f);
+	trace_free(&tr);
+	return s;
+}
+
+/* For every *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_{r}.db under src, writes
+ * dst/<same capture>/ASCEND_PROFILER_OUTPUT/trace_view.json (and the profiler_info beside it). */
+static int
+convert_tree(const char *src, const char *dst)
+{
+	DIR *d = opendir(src);
+	int n = 0;
+	struct dirent *e;
+	if (d == NULL)
+		return -1;
+	mkdir(dst, 0700);
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len < 10 || strcmp(e->d_name + len - 10, "_ascend_pt") != 0)
+			continue;
+		char *cap = xasprintf("%s/%s", src, e->d_name);
+		char *out = xasprintf("%s/%s", dst, e->d_name);
+		char *apo = xasprintf("%s/ASCEND_PROFILER_OUTPUT", out);
+		mkdir(out, 0700);
+		mkdir(apo, 0700);
+		DIR *c = opendir(cap);
+		struct dirent *ce;
+		while (c && (ce = readdir(c)) != NULL)
+			if (strncmp(ce->d_name, "profiler_info", 13) == 0) {
+				char *a = xasprintf("%s/%s", cap, ce->d_name);
+				char *b = xasprintf("%s/%s", out, ce->d_name);
+				FILE *in = fopen(a, "r"), *o = fopen(b, "w");
+				char buf[4096];
+				size_t k;
+				while (in && o && (k = fread(buf, 1, sizeof buf, in)) > 0)
+					fwrite(buf, 1, k, o);
+				if (in)
+					fclose(in);
+				if (o)
+					fclose(o);
+				free(a);
+				free(b);
+			}
+		if (c)
+			closedir(c);
+		char *capo = xasprintf("%s/ASCEND_PROFILER_OUTPUT", cap);
+		DIR *ao = opendir(capo);
+		while (ao && (ce = readdir(ao)) != NULL) {
+			size_t cl = strlen(ce->d_name);
+			if (strncmp(ce->d_name, "ascend_pytorch_profiler", 23) != 0 || cl < 3 ||
+			    strcmp(ce->d_name + cl - 3, ".db") != 0)
+				continue;
+			char *db = xasprintf("%s/%s", capo, ce->d_name);
+			char *js = xasprintf("%s/trace_view.json", apo);
+			if (gen_json_from_db(db, js) == 0)
+				n++;
+			free(db);
+			free(js);
+		}
+		if (ao)
+			closedir(ao);
+		free(capo);
+		free(cap);
+		free(out);
+		free(apo);
+	}
+	closedir(d);
+	return n;
+}
+
+static int
+same_file(const char *a, const char *b)
+{
+	FILE *f = fopen(a, "rb"), *g = fopen(b, "rb");
+	int same = f != NULL && g != NULL, x, y;
+	while (same) {
+		x = getc(f);
+		y = getc(g);
+		if (x != y)
+			same = 0;
+		if (x == EOF || y == EOF)
+			break;
+	}
+	if (f)
+		fclose(f);
+	if (g)
+		fclose(g);
+	return same;
+}
+
+static void
+same_summary(const char *db_root, const char *json_root, const char *what)
+{
+	char *a = summary_json(db_root), *b = summary_json(json_root);
+	CHECK(a != NULL && b != NULL && strcmp(a, b) == 0,
+	    "%s: tl summary --json identical from the DB and from trace_view.json", what);
+	if (a && b && strcmp(a, b) != 0)
+		printf("# DB:   %s# JSON: %s", a, b);
+	free(a);
+	free(b);
+}
+
+static void
+test_db_vs_json(void)
+{
+	/* a generated profile: 3 ranks, 3 steps (launch-time step attribution matters) */
+	char *gen = tmp_path("gen"), *gjson = tmp_path("gen-json");
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 3;
+	o.nsteps = 3;
+	o.tasks_per_rank = 4000;
+	o.slow_rank = 1;
+	o.seed = 11;
+	o.threads = 1;
+	o.json = 1;
+	CHECK(gen_profile(&o, gen, NULL) == 0, "generate 3 ranks x 3 steps, DB and trace_view.json");
+	/* discovery prefers the DB of a capture: the JSON goes into a tree of its own */
+	CHECK_EQ_I64(convert_tree(gen, gjson), 3, "convert each rank's DB to trace_view.json");
+	same_summary(gen, gjson, "generated profile");
+
+	/* msprof's Overlap Analysis as written by the converter = our whole-capture overlap */
+	DIR *d = opendir(gjson);
+	struct dirent *e;
+	int checked = 0;
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *tv = xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", gjson, e->d_name);
+		char *gtv = xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", gen, e->d_name);
+		CHECK(same_file(tv, gtv), "%s: gen_profile's trace_view.json is the converter's",
+		    e->d_name);
+		free(gtv);
+		loaded l;
+		load_file(&l, tv, TL_SRC_TRACE_VIEW, -1);
+		int64_t oa[4];
+		tl_overlap ov;
+		tlq_overlap(l.r, INT64_MIN, INT64_MAX, &ov);
+		if (trace_json_overlap_lengths(tv, oa) == 0 && oa[0] == ov.computing &&
+		    oa[1] == ov.communication && oa[2] == ov.comm_not_overlapped && oa[3] == ov.free)
+			checked++;
+		else
+			printf("# %s: OA %lld %lld %lld %lld, ours %lld %lld %lld %lld\n", tv,
+			    (long long)oa[0], (long long)oa[1], (long long)oa[2], (long long)oa[3],
+			    (long long)ov.computing, (long long)ov.communication,
+			    (long long)ov.comm_not_overlapped, (long long)ov.free);
+		CHECK(l.nlines == 0 && lane_slices(l.r, TL_LANE_MSTX) > 0 &&
+			  lane_slices(l.r, TL_LANE_COMM_TASK) > 0 && lane_slices(l.r, TL_LANE_MEMCPY) > 0,
+		    "%s: MSTX, HCCL planes and memcpy lanes (%s)", e->d_name, l.err);
+		loaded_free(&l);
+		free(tv);
+	}
+	if (d)
+		closedir(d);
+	CHECK_EQ_I64(checked, 3, "the written Overlap Analysis equals our whole-capture overlap");
+	free(gen);
+	free(gjson);
+
+	/* the real DB samples, converted */
+	static const char *const levels[] = {"level0", "level2"};
+	for (int i = 0; i < 2; i++) {
+		struct stat sb;
+		char *src = xasprintf("%s/ascend-db/%s", samples_dir(), levels[i]);
+		if (stat(src, &sb) != 0) {
+			SKIP("samples absent: %s", src);
+			free(src);
+			continue;
+		}
+		char *dst = tmp_path(levels[i]);
+		CHECK_EQ_I64(convert_tree(src, dst), 2, "convert the real DBs");
+		same_summary(src, dst, levels[i]);
+		free(dst);
+		free(src);
+	}
+}
+
+int
+main(void)
+{
+	const char *t = getenv("TMPDIR");
+	snprintf(tmpdir, sizeof tmpdir, "%s/tl-test-json-XXXXXX", t && *t ? t : "/tmp");
+	if (mkdtemp(tmpdir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_exact_times();
+	test_flows_and_steps();
+	test_legacy_and_overlaps();
+	test_bad_input();
+	test_ascend_text_sample();
+	test_kineto_samples();
+	test_db_vs_json();
+	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return test_done();
+}
