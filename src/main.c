@@ -17,6 +17,7 @@
 
 #include "gen/gen.h"
 #include "load/load.h"
+#include "query/query.h"
 #include "report/report.h"
 #include "ui/ui.h"
 #include "util/msg.h"
@@ -73,7 +74,10 @@ usage(FILE *f)
 {
 	fprintf(f, "usage:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-45s %s\n", commands[i].usage, commands[i].help);
+		if (strlen(commands[i].usage) > 45) /* too wide: the help goes on its own line */
+			fprintf(f, "  %s\n  %-45s %s\n", commands[i].usage, "", commands[i].help);
+		else
+			fprintf(f, "  %-45s %s\n", commands[i].usage, commands[i].help);
 	fprintf(f, "\noptions:\n"
 		   "  --rank SPEC   only these ranks: 0-7, 0,2,4, 0-3,8-11\n"
 		   "  --json        machine-readable output (summary)\n"
@@ -82,6 +86,8 @@ usage(FILE *f)
 		   "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"
 		   "  --size CxR    with --script: no terminal, a COLSxROWS screen (e.g. 120x40)\n"
 		   "  --no-view     (demo) print the summary instead of opening the viewer\n"
+		   "  --pp N        (summary, view) N pipeline stages in rank order, when the profile\n"
+		   "                names none (distributed_args) and P2P partners do not tell\n"
 		   "  -h, --help    this help\n"
 		   "  -V, --version print the version\n"
 		   "\nPATH is a profile directory (walked up to 10 levels deep) or a single .db file.\n"
@@ -263,6 +269,7 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"rank", required_argument, NULL, 'r'},
+		{"pp", required_argument, NULL, 'P'},
 		{"json", no_argument, NULL, 'j'},
 		{"no-view", no_argument, NULL, 'n'},
 		{"theme", required_argument, NULL, 'T'},
@@ -315,6 +322,17 @@ main(int argc, char **argv)
 		case 'j':
 			c.json = 1;
 			break;
+		case 'P': { /* issue 5: PP stages by rank order, for the PP view and summary */
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || n < 1 || n > 4096) {
+				fprintf(stderr, "tl: --pp takes a number of pipeline stages, 1 to 4096\n");
+				return 1;
+			}
+			tl_rl_opts ro = {.pp = (int)n};
+			tlq_rl_set_defaults(&ro);
+			break;
+		}
 		case 'n':
 			c.no_view = 1;
 			break;

@@ -140,7 +140,8 @@ lanes_build_rank(tl_rank *r)
 	free(comm.v);
 	free(exposed.v);
 	free(gaps.v);
-	qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
+	if (r->ntracks > 1) /* (qsort of a NULL array is undefined, even of none) */
+		qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
 }
 
 typedef struct build_ctx {

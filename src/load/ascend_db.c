@@ -3,6 +3,7 @@
  * Opens read-only, binds columns by name, treats every table as optional. */
 #include "config.h"
 #include "load/load.h"
+#include "load/profdb.h"
 #include "util/msg.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
@@ -24,10 +25,10 @@ enum gt_class { GT_NONE, GT_COMPUTE, GT_COMM, GT_COMM_SCHED, GT_MEMCPY };
 typedef struct db_ctx {
 	const tl_source *src;
 	tl_rank *r;
-	sqlite3 *db;
+	tl_profdb pdb; /* the hardened connection (profdb.c) */
+	sqlite3 *db;   /* pdb.db */
 	const char *path;
 	tl_u64map strs; /* STRING_IDS id -> pool id */
-	tl_u64map tables; /* table name hash -> 1 */
 	/* globalTaskId -> class and name: dense arrays when ids are dense, else hash maps */
 	uint8_t *gt_class;
 	uint32_t *gt_name;
@@ -43,21 +44,10 @@ typedef struct db_ctx {
 	int conn_hashed, have_conn_steps;
 	tl_u64map mstx_conn; /* connectionId of host mstx ranges -> message pool id */
 	uint64_t rows, rows_reported;
-	int failed; /* the DB itself is unusable (not SQLite, encrypted, ...) */
+	int failed; /* the DB itself is unusable (not SQLite, encrypted, crafted, ...): stop */
 } db_ctx;
 
 static int db_prepare(db_ctx *c, const char *sql, sqlite3_stmt **st);
-
-static uint64_t
-name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
 
 static void
 ctx_rows(db_ctx *c, uint64_t n)
@@ -72,17 +62,21 @@ ctx_rows(db_ctx *c, uint64_t n)
 static int
 has_table(db_ctx *c, const char *name)
 {
-	return u64map_get(&c->tables, name_hash(name), NULL);
+	return profdb_has(&c->pdb, name);
 }
 
-/* Reports a failed statement once; returns -1. */
+/* Reports a failed statement once; returns -1. A hostile or unusable file (refused by the
+ * authorizer, over the work budget or a limit, not SQLite at all) stops the whole rank. */
 static int
 db_fail(db_ctx *c, const char *what, int rc)
 {
-	if (rc == SQLITE_NOTADB) {
-		msg_warn(c->path, "not an SQLite database (or encrypted); skipped");
+	char m[400];
+	if (c->failed)
+		return -1; /* already said */
+	if (profdb_fatal(&c->pdb, rc)) {
+		msg_warn(c->path, "%s: %s; skipped", what, profdb_errmsg(&c->pdb, rc, m, sizeof m));
 		c->failed = 1;
-	} else if (rc == SQLITE_CORRUPT) {
+	} else if ((rc & 0xff) == SQLITE_CORRUPT) {
 		msg_warn(c->path, "database is damaged or truncated while reading %s (%s); keeping "
 				  "what was read before",
 		    what, sqlite3_errmsg(c->db));
@@ -137,7 +131,7 @@ db_prepare(db_ctx *c, const char *sql, sqlite3_stmt **st)
 		trace = getenv("TL_TRACE_SQL") != NULL;
 	if (trace)
 		fprintf(stderr, "%s;\n", sql);
-	return sqlite3_prepare_v2(c->db, sql, -1, st, NULL);
+	return profdb_prepare(&c->pdb, sql, st);
 }
 
 static uint32_t
@@ -153,38 +147,25 @@ str_id(db_ctx *c, sqlite3_stmt *st, int col)
 }
 
 static int64_t
-scalar_i64(db_ctx *c, const char *sql, int64_t def)
+scalar_i64(db_ctx *c, const char *table, const char *sql, int64_t def)
 {
 	sqlite3_stmt *st;
 	int64_t v = def;
-	if (db_prepare(c, sql, &st) != SQLITE_OK)
+	if (db_prepare(c, sql, &st) != SQLITE_OK) {
+		if (profdb_fatal(&c->pdb, sqlite3_errcode(c->db)))
+			db_fail(c, table, sqlite3_errcode(c->db));
 		return def;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+	}
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
 		v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE && profdb_fatal(&c->pdb, rc))
+		db_fail(c, table, rc);
 	return v;
 }
 
 /* ---- tables ---------------------------------------------------------------------------- */
-
-static int
-read_tables(db_ctx *c)
-{
-	sqlite3_stmt *st;
-	/* Only real tables count: a VIEW named like a profile table is not trusted. */
-	int rc = db_prepare(c, "SELECT name FROM sqlite_master WHERE type = 'table'", &st);
-	if (rc != SQLITE_OK)
-		return db_fail(c, "the schema", rc);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *n = (const char *)sqlite3_column_text(st, 0);
-		if (n)
-			u64map_put(&c->tables, name_hash(n), 1);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_fail(c, "the schema", rc);
-	return 0;
-}
 
 static int
 read_strings(db_ctx *c)
@@ -253,6 +234,8 @@ read_steps(db_ctx *c)
 		c->nsteps = 0;
 		return 0;
 	}
+	if (c->nsteps == 0)
+		return 0; /* (and no qsort of a NULL array: undefined even for none) */
 	qsort(c->steps, c->nsteps, sizeof *c->steps, cmp_step);
 	c->step_base = c->r->nsteps;
 	for (size_t i = 0; i < c->nsteps; i++)
@@ -292,10 +275,14 @@ read_launches(db_ctx *c)
 {
 	if (c->nsteps < 2 || !has_table(c, "CANN_API"))
 		return 0;
-	int64_t maxc = scalar_i64(c, "SELECT max(connectionId) FROM CANN_API", -1);
-	if (maxc < 0)
+	int64_t maxc = scalar_i64(c, "CANN_API", "SELECT max(connectionId) FROM CANN_API", -1);
+	if (maxc < 0 || c->failed)
 		return 0;
-	c->conn_hashed = (uint64_t)maxc >= (uint64_t)256 << 20;
+	/* a dense array while the ids are about as many as the rows (a crafted file with one
+	 * huge id must not make tl allocate for every id below it) */
+	int64_t rows = scalar_i64(c, "CANN_API", "SELECT count(*) FROM CANN_API", 0);
+	c->conn_hashed = (uint64_t)maxc >= (uint64_t)256 << 20 ||
+			 (uint64_t)maxc > (uint64_t)rows * 4 + DENSE_SLACK;
 	if (c->conn_hashed)
 		u64map_init(&c->conn_hstep);
 	else {
@@ -399,15 +386,20 @@ gt_prepare(db_ctx *c)
 		char sql[128];
 		snprintf(sql, sizeof sql, "SELECT max(globalTaskId), count(*) FROM %s", info[i]);
 		sqlite3_stmt *st;
-		if (db_prepare(c, sql, &st) != SQLITE_OK)
+		if (db_prepare(c, sql, &st) != SQLITE_OK) {
+			db_fail(c, info[i], sqlite3_errcode(c->db));
 			continue;
-		if (sqlite3_step(st) == SQLITE_ROW) {
+		}
+		int rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
 			int64_t m = sqlite3_column_int64(st, 0);
 			if (m > maxg)
 				maxg = m;
 			rows += sqlite3_column_int64(st, 1);
 		}
 		sqlite3_finalize(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			db_fail(c, info[i], rc);
 	}
 	if (maxg < 0) {
 		c->gt_n = 0;
@@ -719,40 +711,33 @@ read_rank_id(db_ctx *c)
 {
 	if (c->r->rank >= 0 || !has_table(c, "RANK_DEVICE_MAP"))
 		return;
-	int64_t r = scalar_i64(c, "SELECT rankId FROM RANK_DEVICE_MAP WHERE rankId >= 0 LIMIT 1", -1);
+	int64_t r = scalar_i64(c, "RANK_DEVICE_MAP",
+	    "SELECT rankId FROM RANK_DEVICE_MAP WHERE rankId >= 0 LIMIT 1", -1);
 	if (r >= 0 && r < 1000000)
 		c->r->rank = (int)r;
 }
 
 /* ---- open ------------------------------------------------------------------------------- */
 
-static sqlite3 *
-db_open(const char *path)
+/* What the checks of profdb_open found that the user should know. */
+static void
+db_notes(db_ctx *c)
 {
-	sqlite3 *db = NULL;
-	char *uri = sqlite3_mprintf("file:%s?mode=ro", path);
-	/* read-only: never a write, never a journal beside the user's file */
-	int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
-	    NULL);
-	sqlite3_free(uri);
-	if (rc != SQLITE_OK) {
-		msg_warn(path, "cannot open: %s", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-		sqlite3_close(db);
-		return NULL;
-	}
-	/* untrusted input (SQLite's guidance for untrusted databases) */
-	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-#ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA
-	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
-#endif
-	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
-	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 16 * 1024 * 1024);
-	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 100000);
-	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
-	sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
-	/* No mmap: it saves about a fifth of the CPU time but the mapped file pages count as
-	 * resident memory, doubling the peak (measured with `make bench`). */
-	return db;
+	if (c->pdb.wal)
+		msg_warn(c->path, "a -wal file lies beside it: the profile is still being written (or "
+				  "its writer stopped without closing it); showing what the database "
+				  "file holds, which may be incomplete");
+	else if (c->pdb.journal)
+		msg_warn(c->path, "a -journal file lies beside it: the profile is still being written "
+				  "(or its writer stopped mid-write); showing what the database file "
+				  "holds, which may be incomplete");
+	if (!c->pdb.has_meta)
+		msg_warn(c->path, "no META_DATA table: not written by an Ascend profiler as far as tl "
+				  "can tell; reading the tables it recognises");
+	else if (c->pdb.schema_version[0] != '\0' && strtol(c->pdb.schema_version, NULL, 10) != 1)
+		msg_warn(c->path, "META_DATA SCHEMA_VERSION %s is not one tl knows (1.x); reading the "
+				  "tables it recognises",
+		    c->pdb.schema_version);
 }
 
 static int
@@ -763,38 +748,42 @@ ascend_db_load(const tl_source *src, tl_rank *r)
 	c.src = src;
 	c.r = r;
 	c.path = src->path;
-	c.db = db_open(src->path);
-	if (c.db == NULL)
+	char err[400];
+	if (profdb_open(&c.pdb, src->path, err, sizeof err) != 0) {
+		msg_warn(c.path, "%s; skipped", err);
 		return -1;
-	u64map_init(&c.strs);
-	u64map_init(&c.tables);
-	u64map_init(&c.mstx_conn);
-	int ok = read_tables(&c) == 0;
-	if (ok && !has_table(&c, "TASK") && !has_table(&c, "COMMUNICATION_OP") &&
-	    !has_table(&c, "MSTX_EVENTS") && !has_table(&c, "STEP_TIME")) {
-		msg_warn(c.path, "not a profiler database (none of TASK, COMMUNICATION_OP, "
-				 "MSTX_EVENTS, STEP_TIME); skipped");
-		ok = 0;
 	}
+	c.db = c.pdb.db;
+	db_notes(&c);
+	u64map_init(&c.strs);
+	u64map_init(&c.mstx_conn);
 	size_t before = 0;
 	for (size_t i = 0; i < r->ntracks; i++)
 		before += r->tracks[i]->n;
-	if (ok) {
-		read_rank_id(&c);
+	/* a hostile or unusable file (c.failed) stops the rest */
+	read_rank_id(&c);
+	if (!c.failed)
 		read_strings(&c);
+	if (!c.failed)
 		read_steps(&c);
+	if (!c.failed)
 		read_launches(&c);
+	if (!c.failed)
 		gt_prepare(&c);
+	if (!c.failed)
 		read_gt_table(&c, "COMPUTE_TASK_INFO", GT_COMPUTE);
+	if (!c.failed)
 		read_gt_table(&c, "COMMUNICATION_TASK_INFO", GT_COMM);
+	if (!c.failed)
 		read_gt_table(&c, "COMMUNICATION_SCHEDULE_TASK_INFO", GT_COMM_SCHED);
+	if (!c.failed)
 		read_gt_table(&c, "MEMCPY_INFO", GT_MEMCPY);
+	if (!c.failed)
 		read_mstx(&c);
-		if (!c.failed)
-			read_tasks(&c);
-		if (!c.failed)
-			read_comm_ops(&c);
-	}
+	if (!c.failed)
+		read_tasks(&c);
+	if (!c.failed)
+		read_comm_ops(&c);
 	size_t after = 0;
 	for (size_t i = 0; i < r->ntracks; i++)
 		after += r->tracks[i]->n;
@@ -802,7 +791,6 @@ ascend_db_load(const tl_source *src, tl_rank *r)
 	r->rows += c.rows;
 
 	u64map_free(&c.strs);
-	u64map_free(&c.tables);
 	if (c.gt_hashed) {
 		u64map_free(&c.gt_hclass);
 		u64map_free(&c.gt_hname);
@@ -814,12 +802,12 @@ ascend_db_load(const tl_source *src, tl_rank *r)
 	if (c.conn_hashed)
 		u64map_free(&c.conn_hstep);
 	u64map_free(&c.mstx_conn);
-	sqlite3_close(c.db);
-	if (ok && !c.failed && after == before && c.nsteps == 0) {
+	profdb_close(&c.pdb);
+	if (!c.failed && after == before && c.nsteps == 0) {
 		msg_warn(src->path, "no slices found (empty profile?)");
 		return -1;
 	}
-	return ok && !c.failed ? 0 : -1;
+	return c.failed ? -1 : 0;
 }
 
 const tl_loader loader_ascend_db = {

@@ -35,14 +35,43 @@ typedef struct load_ctx {
 	pthread_mutex_t lock;
 } load_ctx;
 
+/* Envelope of the slices added to r since the track lengths were `before` (tracks keep their
+ * order while loading; new tracks start empty). The RL stage analysis needs it: a discrete-mode
+ * capture without stage ranges is one stage from its start to its end. */
+static void
+source_span(const tl_rank *r, const size_t *before, size_t nbefore, int64_t *t0, int64_t *t1)
+{
+	*t0 = INT64_MAX;
+	*t1 = INT64_MIN;
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		for (size_t k = i < nbefore ? before[i] : 0; k < t->n; k++) {
+			if (t->v[k].start < *t0)
+				*t0 = t->v[k].start;
+			if (t->v[k].end > *t1)
+				*t1 = t->v[k].end;
+		}
+	}
+}
+
 static void
 load_one(load_ctx *c, load_job *j)
 {
 	const tl_source *first = &c->tr->sources.v[j->first];
 	tl_rank *r = rank_new(first->rank);
 	r->sources = xreallocarray(NULL, j->count, sizeof *r->sources);
+	r->src_t0 = xreallocarray(NULL, j->count, sizeof *r->src_t0);
+	r->src_t1 = xreallocarray(NULL, j->count, sizeof *r->src_t1);
+	size_t *before = NULL, nbefore = 0, bcap = 0;
 	for (size_t i = 0; i < j->count; i++) {
 		const tl_source *src = &c->tr->sources.v[j->first + i];
+		r->src_t0[r->nsources] = INT64_MAX;
+		r->src_t1[r->nsources] = INT64_MIN;
+		if (j->count > 1) { /* one source: its envelope is the rank's (below) */
+			nbefore = 0;
+			for (size_t k = 0; k < r->ntracks; k++)
+				VEC_PUSH(before, nbefore, bcap, r->tracks[k]->n);
+		}
 		r->sources[r->nsources++] = src;
 		if (src->role != NULL && r->role == NULL)
 			r->role = xstrdup(src->role);
@@ -54,8 +83,15 @@ load_one(load_ctx *c, load_job *j)
 		}
 		if (ld->load(src, r) == 0)
 			r->loaded = 1;
+		if (j->count > 1)
+			source_span(r, before, nbefore, &r->src_t0[i], &r->src_t1[i]);
 	}
+	free(before);
 	rank_finish(r);
+	if (j->count == 1) {
+		r->src_t0[0] = r->t_min;
+		r->src_t1[0] = r->t_max;
+	}
 	j->rank = r;
 	msg_progress_add(1, 0);
 }

@@ -42,6 +42,11 @@
 #define PROGRESS_ROWS 65536
 #define THREAD_CACHE 4 /* threads recognised by their raw pid/tid tokens (events interleave) */
 #define FLOW_NONE INT64_MIN /* no start seen for a flow */
+/* Big inputs are scanned by a second thread while the first one handles the events it found,
+ * handed over in batches (the scan is about half the work). */
+#define PIPE_MIN ((size_t)32 << 20) /* bytes; smaller inputs are walked by one thread */
+#define PIPE_BATCH 512
+#define PIPE_DEPTH 4
 
 /* ---- decimal times ------------------------------------------------------------------------- */
 
@@ -376,7 +381,7 @@ scan_event(const unsigned char *b, size_t n, size_t i, jevent *ev)
 	ev->start = i;
 	ev->bad = -1;
 	for (int f = 0; f < F__N; f++)
-		ev->f[f].len = 0;
+		ev->f[f] = (jspan){0, 0}; /* absent (span_text adds off even then) */
 	i++;
 	for (;;) {
 		i = skip_ws(b, n, i);
@@ -483,12 +488,38 @@ typedef struct flow_end {
 	uint32_t thread, x;
 } flow_end;
 
+typedef struct flow_key {
+	uint64_t hi, lo; /* the id's digits before the last 19, and the last 19 */
+	uint32_t meta;   /* category << 8 | number of digits; 0 for ids kept as text */
+} flow_key;
+
+#define NAME_CACHE 64
+typedef struct name_slot {
+	uint32_t id; /* r->pool; 0 = empty (the empty name is not cached) */
+	size_t len;
+} name_slot;
+
 typedef struct dom_track {
 	uint32_t dom;
 	tl_track *t;
 } dom_track;
 
-typedef struct jctx {
+typedef struct jctx jctx;
+typedef void (*event_fn)(jctx *, const jevent *);
+
+/* Scanner -> handler hand-over: PIPE_DEPTH batches of events, filled in turn. */
+typedef struct jpipe {
+	pthread_mutex_t mu;
+	pthread_cond_t can_put, can_get;
+	jevent (*buf)[PIPE_BATCH];
+	size_t count[PIPE_DEPTH];
+	size_t head, tail; /* batches handed over / handled */
+	size_t fill;       /* events in the batch being filled, buf[head % PIPE_DEPTH] */
+	size_t consumed;   /* the handler is done with the bytes below this offset */
+	int done;
+} jpipe;
+
+struct jctx {
 	const char *path;
 	const unsigned char *b;
 	size_t n;
@@ -521,13 +552,18 @@ typedef struct jctx {
 	int64_t base_ns;  /* Kineto baseTimeNanoseconds, else 0 */
 	int dist_rank;    /* Kineto distributedInfo.rank, else -1 */
 	int quiet;        /* count no problems (the Overlap Analysis cross-check) */
-	int has_root_object, has_events;
+	int has_events;
 	/* steps of this source: global index = step_base + i */
 	tl_step *steps;
 	size_t nsteps, step_base;
 	/* launch flows (walk 1): ts without base_ns */
-	tl_strpool *flows; /* "cat\x1fid" of HostToDevice / ac2g flows */
-	int64_t *fstart;   /* flow -> ts of its start, FLOW_NONE before it is seen */
+	uint32_t *ftab;    /* digit-string flow ids (see flow_number): flow number + 1, 0 empty */
+	size_t fmask, nfdigit;
+	flow_key *fkey;    /* flow number -> its digits */
+	size_t fkcap;
+	tl_strpool *flows; /* other flow ids: "cat\x1fid" */
+	tl_u64map flow_text; /* flows pool id -> flow number */
+	int64_t *fstart;   /* flow number -> ts of its start, FLOW_NONE before it is seen */
 	size_t nfstart, fcap;
 	flow_end *fend;    /* flow ends in file order, then the launch table (walk 2) */
 	size_t nfend, fendcap;
@@ -538,14 +574,18 @@ typedef struct jctx {
 	uint64_t slices, rows_reported;
 	char *sbuf; /* span_string */
 	size_t sbufcap;
+	name_slot names[NAME_CACHE];
 	/* Overlap Analysis cross-check (trace_json_overlap_lengths) */
 	struct {
 		int64_t *v; /* start, end pairs */
 		size_t n, cap;
 	} oa[4];
-} jctx;
-
-typedef void (*event_fn)(jctx *, const jevent *);
+	/* the walk: the scanner's own state (its thread when piped) */
+	event_fn fn;
+	jpipe *pipe;
+	uint64_t nonobj; /* array elements that are not objects, and where the first was */
+	size_t nonobj_off;
+};
 
 /* Each event is judged once: the scanner's findings and flows in walk 1, slices in walk 2. A
  * negative pr counts nothing. */
@@ -873,25 +913,132 @@ args_parse(jctx *c, const jevent *ev, int pr)
 	return j;
 }
 
-/* A string member's value, NUL-terminated (JSON escapes decoded by cJSON when there are any),
- * or the raw text of a non-string; "" when absent. Valid until the next call; *tmp (freed by
- * the caller with cJSON_Delete) holds a decoded string. */
+/* A string member's value, NUL-terminated, and its length (JSON escapes decoded by cJSON when
+ * there are any), or the raw text of a non-string; "" when absent. Valid until the next call;
+ * *tmp (freed by the caller with cJSON_Delete) holds a decoded string. */
 static const char *
-span_string(jctx *c, jspan s, cJSON **tmp)
+span_string(jctx *c, jspan s, cJSON **tmp, size_t *len)
 {
 	size_t n;
 	const char *t = span_text(c, s, &n);
 	*tmp = NULL;
 	if (span_is_string(c, s) && memchr(t, '\\', n) != NULL) {
 		*tmp = cJSON_ParseWithLength((const char *)c->b + s.off, s.len);
-		if (cJSON_IsString(*tmp) && (*tmp)->valuestring)
+		if (cJSON_IsString(*tmp) && (*tmp)->valuestring) {
+			*len = strlen((*tmp)->valuestring);
 			return (*tmp)->valuestring;
+		}
+		*len = 0;
 		return "";
 	}
 	VEC_RESERVE(c->sbuf, c->sbufcap, n + 1);
 	memcpy(c->sbuf, t, n);
 	c->sbuf[n] = '\0';
+	*len = n;
 	return c->sbuf;
+}
+
+/* The pool id of a slice name. Names repeat (kernels, API calls): a small cache keyed by the
+ * length and the first and last bytes saves hashing each one again. */
+static uint32_t
+name_id(jctx *c, const char *s, size_t n)
+{
+	uint64_t a = 0, z = 0;
+	memcpy(&a, s, n < 8 ? n : 8);
+	if (n > 8)
+		memcpy(&z, s + n - 8, 8);
+	uint64_t h = (a ^ z * 0x9E3779B97F4A7C15ull ^ n) * 0xBF58476D1CE4E5B9ull;
+	name_slot *e = &c->names[(h >> 58) & (NAME_CACHE - 1)];
+	if (e->len == n && e->id != 0 && memcmp(strpool_get(c->r->pool, e->id), s, n) == 0)
+		return e->id;
+	e->id = strpool_intern(c->r->pool, s, n);
+	e->len = n;
+	return e->id;
+}
+
+/* One pass over the members of the event's "args" object, as the scanner delimited it: the
+ * value of each wanted key (len 0 when absent). The hot path of device tasks reads its few
+ * scalar members this way rather than building a cJSON tree per task. Returns -1 when args is
+ * absent or its member list is broken. */
+static int
+args_members(const jctx *c, const jevent *ev, const char *const *keys, int nkeys, jspan *out)
+{
+	const unsigned char *b = c->b;
+	jspan a = ev->f[F_ARGS];
+	size_t end = a.off + a.len, i = a.off, bad_off;
+	int bad = -1;
+	jevent tmp;
+	tmp.bad = -1;
+	for (int k = 0; k < nkeys; k++)
+		out[k].len = 0;
+	if (a.len < 2 || b[i] != '{')
+		return -1;
+	for (i++;;) {
+		i = skip_ws(b, end, i);
+		if (i < end && b[i] == '}')
+			return 0;
+		if (i >= end || b[i] != '"')
+			return -1;
+		size_t ks = i + 1;
+		if ((i = scan_string(b, end, ks, &bad, &bad_off)) == SIZE_MAX)
+			return -1;
+		size_t kn = i - ks - 1;
+		i = skip_ws(b, end, i);
+		if (i >= end || b[i] != ':')
+			return -1;
+		size_t vs = i = skip_ws(b, end, i + 1);
+		if (i >= end)
+			return -1;
+		if (b[i] == '"')
+			i = scan_string(b, end, i + 1, &bad, &bad_off);
+		else if (b[i] == '{' || b[i] == '[')
+			i = skip_nested(b, end, i, 2, &tmp);
+		else if ((i = skip_scalar(b, end, i)) == vs)
+			return -1;
+		if (i == SIZE_MAX)
+			return -1;
+		for (int k = 0; k < nkeys; k++)
+			if (strlen(keys[k]) == kn && memcmp(keys[k], b + ks, kn) == 0)
+				out[k] = (jspan){vs, i - vs};
+		i = skip_ws(b, end, i);
+		if (i < end && b[i] == ',')
+			i++;
+		else if (i >= end || b[i] != '}')
+			return -1;
+	}
+}
+
+/* An integer member value (a JSON number or a string of digits), exactly. */
+static int
+span_int(const jctx *c, jspan s, int64_t *v)
+{
+	size_t n;
+	const char *t = span_text(c, s, &n);
+	return s.len > 0 && dec_parse(t, n, 0, v) == DEC_OK;
+}
+
+/* A short string member value into buf (escapes decoded by cJSON), or NULL when it is not a
+ * string or does not fit. */
+static const char *
+span_str_buf(const jctx *c, jspan s, char *buf, size_t bufsz)
+{
+	size_t n;
+	const char *t = span_text(c, s, &n);
+	if (!span_is_string(c, s) || n >= bufsz)
+		return NULL;
+	if (memchr(t, '\\', n) == NULL) {
+		memcpy(buf, t, n);
+		buf[n] = '\0';
+		return buf;
+	}
+	cJSON *j = cJSON_ParseWithLength((const char *)c->b + s.off, s.len);
+	const char *r = NULL;
+	if (cJSON_IsString(j) && j->valuestring && strlen(j->valuestring) < bufsz) {
+		strcpy(buf, j->valuestring);
+		r = buf;
+	}
+	cJSON_Delete(j);
+	return r;
 }
 
 static const char *
@@ -929,6 +1076,14 @@ give_back(jctx *c, size_t upto)
 {
 	if (!c->mapped || upto < c->dropped + DROP_CHUNK)
 		return;
+	if (c->pipe != NULL) { /* not what the handler still reads */
+		pthread_mutex_lock(&c->pipe->mu);
+		if (c->pipe->consumed < upto)
+			upto = c->pipe->consumed;
+		pthread_mutex_unlock(&c->pipe->mu);
+		if (upto < c->dropped + DROP_CHUNK)
+			return;
+	}
 	size_t to = upto & ~(c->pagesz - 1);
 	madvise((void *)(c->b + c->dropped), to - c->dropped, MADV_DONTNEED);
 	c->dropped = to;
@@ -951,10 +1106,32 @@ damage(jctx *c, const char *fmt, ...)
 	c->damaged = 1;
 }
 
+/* Hands an event to the handler: directly, or through the pipe to the handler's thread. */
+static void
+deliver(jctx *c, const jevent *ev)
+{
+	jpipe *p = c->pipe;
+	if (p == NULL) {
+		c->fn(c, ev);
+		return;
+	}
+	p->buf[p->head % PIPE_DEPTH][p->fill++] = *ev;
+	if (p->fill < PIPE_BATCH)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->count[p->head % PIPE_DEPTH] = p->fill;
+	p->head++;
+	p->fill = 0;
+	pthread_cond_signal(&p->can_get);
+	while (p->head - p->tail == PIPE_DEPTH) /* the next batch to fill is still in use */
+		pthread_cond_wait(&p->can_put, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+}
+
 /* Walks the event array at b[i] == '['. Returns the offset after it, or SIZE_MAX (damage,
  * reported in walk 1). */
 static size_t
-walk_array(jctx *c, size_t i, event_fn fn)
+walk_array(jctx *c, size_t i)
 {
 	const unsigned char *b = c->b;
 	size_t n = c->n;
@@ -978,7 +1155,7 @@ walk_array(jctx *c, size_t i, event_fn fn)
 				return SIZE_MAX;
 			}
 			ev.ordinal = c->events++;
-			fn(c, &ev);
+			deliver(c, &ev);
 			i = ev.end;
 			give_back(c, i);
 		} else {
@@ -1004,9 +1181,9 @@ walk_array(jctx *c, size_t i, event_fn fn)
 				    s);
 				return SIZE_MAX;
 			}
+			if (c->nonobj++ == 0)
+				c->nonobj_off = s;
 			c->events++;
-			if (c->pass == 1)
-				problem(c, PR_NOT_OBJECT, s);
 		}
 		i = skip_ws(b, n, i);
 		if (i < n && b[i] == ',') {
@@ -1027,16 +1204,17 @@ walk_array(jctx *c, size_t i, event_fn fn)
 
 static void root_member(jctx *c, const char *key, size_t kn, size_t v, size_t vend);
 
-/* One walk over the whole input. Returns 0, or -1 when it is not a trace at all. */
+/* The scan of one walk (the scanner's thread when piped). Returns 0, or -1 when the input is
+ * not a trace at all. */
 static int
-walk(jctx *c, int pass, event_fn fn)
+walk_scan(jctx *c)
 {
 	const unsigned char *b = c->b;
 	size_t n = c->n, i = 0;
-	c->pass = pass;
+	int pass = c->pass;
 	c->events = 0;
 	c->dropped = 0;
-	memset(c->recent, 0, sizeof c->recent);
+	c->nonobj = 0;
 	if (n >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0)
 		i = 3;
 	i = skip_ws(b, n, i);
@@ -1046,7 +1224,7 @@ walk(jctx *c, int pass, event_fn fn)
 		return -1;
 	}
 	if (b[i] == '[') {
-		walk_array(c, i, fn);
+		walk_array(c, i);
 		c->has_events = 1;
 		return 0;
 	}
@@ -1058,7 +1236,6 @@ walk(jctx *c, int pass, event_fn fn)
 		return -1;
 	}
 	/* Kineto: {"schemaVersion":…, "distributedInfo":{…}, "traceEvents":[…], …} */
-	c->has_root_object = 1;
 	i++;
 	for (;;) {
 		i = skip_ws(b, n, i);
@@ -1094,7 +1271,7 @@ walk(jctx *c, int pass, event_fn fn)
 		}
 		if (kn == 11 && memcmp(b + ks, "traceEvents", 11) == 0 && b[v] == '[') {
 			c->has_events = 1;
-			vend = walk_array(c, v, fn);
+			vend = walk_array(c, v);
 			if (vend == SIZE_MAX)
 				break;
 		} else {
@@ -1137,6 +1314,106 @@ walk(jctx *c, int pass, event_fn fn)
 		return -1;
 	}
 	return 0;
+}
+
+typedef struct scan_job {
+	jctx *c;
+	int rc;
+} scan_job;
+
+static void *
+scan_thread(void *arg)
+{
+	scan_job *j = arg;
+	jpipe *p = j->c->pipe;
+	j->rc = walk_scan(j->c);
+	pthread_mutex_lock(&p->mu);
+	if (p->fill > 0) {
+		p->count[p->head % PIPE_DEPTH] = p->fill;
+		p->head++;
+	}
+	p->done = 1;
+	pthread_cond_signal(&p->can_get);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Whether a walk scans in a thread of its own: big inputs, when a core is free for it (two
+ * threads on one busy core only add the hand-over). TL_JSON_PIPE=0 / 1 forces it off / on. */
+static int
+want_pipe(const jctx *c)
+{
+	const char *e = getenv("TL_JSON_PIPE");
+	if (e != NULL && (*e == '0' || *e == '1'))
+		return *e == '1';
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double load[1];
+	if (c->n < PIPE_MIN || ncpu < 2)
+		return 0;
+	return getloadavg(load, 1) != 1 || load[0] < (double)ncpu - 1.0;
+}
+
+/* One walk over the whole input, each event to fn (always on the calling thread). Returns 0,
+ * or -1 when the input is not a trace at all. */
+static int
+walk(jctx *c, int pass, event_fn fn)
+{
+	int rc;
+	c->pass = pass;
+	c->fn = fn;
+	memset(c->recent, 0, sizeof c->recent);
+	jpipe p;
+	pthread_t th;
+	scan_job job = {c, -1};
+	memset(&p, 0, sizeof p);
+	if (want_pipe(c)) {
+		p.buf = xcalloc(PIPE_DEPTH, sizeof *p.buf);
+		pthread_mutex_init(&p.mu, NULL);
+		pthread_cond_init(&p.can_put, NULL);
+		pthread_cond_init(&p.can_get, NULL);
+		c->pipe = &p;
+		if (pthread_create(&th, NULL, scan_thread, &job) != 0) {
+			c->pipe = NULL; /* no thread: one does it all */
+			pthread_cond_destroy(&p.can_get);
+			pthread_cond_destroy(&p.can_put);
+			pthread_mutex_destroy(&p.mu);
+			free(p.buf);
+		}
+	}
+	if (c->pipe == NULL) {
+		rc = walk_scan(c);
+	} else {
+		for (;;) {
+			pthread_mutex_lock(&p.mu);
+			while (p.head == p.tail && !p.done)
+				pthread_cond_wait(&p.can_get, &p.mu);
+			if (p.head == p.tail) {
+				pthread_mutex_unlock(&p.mu);
+				break;
+			}
+			size_t slot = p.tail % PIPE_DEPTH, k = p.count[slot];
+			pthread_mutex_unlock(&p.mu);
+			for (size_t e = 0; e < k; e++)
+				fn(c, &p.buf[slot][e]);
+			pthread_mutex_lock(&p.mu);
+			p.consumed = p.buf[slot][k - 1].end;
+			p.tail++;
+			pthread_cond_signal(&p.can_put);
+			pthread_mutex_unlock(&p.mu);
+		}
+		pthread_join(th, NULL);
+		rc = job.rc;
+		c->pipe = NULL;
+		pthread_cond_destroy(&p.can_get);
+		pthread_cond_destroy(&p.can_put);
+		pthread_mutex_destroy(&p.mu);
+		free(p.buf);
+	}
+	if (pass == 1 && c->nonobj > 0 && !c->quiet) { /* counted by the scanner, in its thread */
+		c->problems[PR_NOT_OBJECT] += c->nonobj;
+		c->problem_off[PR_NOT_OBJECT] = c->nonobj_off;
+	}
+	return rc;
 }
 
 /* ---- walk 1: names, steps, sub-task keys, problems ------------------------------------------ */
@@ -1252,12 +1529,12 @@ names_event(jctx *c, const jevent *ev)
 	 * named only later, so the args decide here */
 	jspan a = ev->f[F_ARGS];
 	if (a.len > 0 && memmem(c->b + a.off, a.len, "\"context id\"", 12) != NULL) {
-		cJSON *j = args_parse(c, ev, PR_ARGS);
+		static const char *const keys[] = {"stream id", "task id", "context id"};
+		jspan v[3];
 		int64_t s, t, x;
-		if (j && json_int(j, "stream id", &s) && json_int(j, "task id", &t) &&
-		    json_int(j, "context id", &x))
+		if (args_members(c, ev, keys, 3, v) == 0 && span_int(c, v[0], &s) &&
+		    span_int(c, v[1], &t) && span_int(c, v[2], &x))
 			u64map_put(&c->planes, plane_key(s, t, x), 1);
-		cJSON_Delete(j);
 	}
 	if (!c->dev_comm && span_eq(c, ev->f[F_CAT], "kernel") &&
 	    span_starts(c, ev->f[F_NAME], "nccl"))
@@ -1341,38 +1618,113 @@ step_at(const jctx *c, int64_t t)
 
 /* ---- launches ---------------------------------------------------------------------------- */
 
+/* Flow ids are strings (Ascend's exceed 2^64). The common ones are decimal digit strings of at
+ * most 38 digits: those are keyed exactly, without copying them, by (category, length, the
+ * value of the last 19 digits, the value of the ones before); any other id by its text in a
+ * string pool. Both give a dense flow number. */
+static uint64_t
+flow_hash(uint64_t hi, uint64_t lo, uint32_t meta)
+{
+	uint64_t h = lo * 0x9E3779B97F4A7C15ull ^ hi * 0xC2B2AE3D27D4EB4Full ^ meta;
+	h ^= h >> 29;
+	h *= 0xBF58476D1CE4E5B9ull;
+	return h ^ (h >> 32);
+}
+
+static uint32_t
+flow_new(jctx *c, uint64_t hi, uint64_t lo, uint32_t meta)
+{
+	VEC_RESERVE(c->fstart, c->fcap, c->nfstart + 1);
+	c->fstart[c->nfstart] = FLOW_NONE;
+	VEC_RESERVE(c->fkey, c->fkcap, c->nfstart + 1);
+	c->fkey[c->nfstart] = (flow_key){hi, lo, meta};
+	return (uint32_t)c->nfstart++;
+}
+
+static uint32_t
+flow_number(jctx *c, int cat, const char *id, size_t n)
+{
+	int digits = n > 0 && n <= 38;
+	for (size_t k = 0; digits && k < n; k++)
+		digits = id[k] >= '0' && id[k] <= '9';
+	if (!digits) {
+		char key[160];
+		if (n + 2 > sizeof key)
+			n = sizeof key - 2; /* ids that long are not ours to join exactly */
+		key[0] = (char)('0' + cat);
+		key[1] = '\x1f';
+		memcpy(key + 2, id, n);
+		if (c->flows == NULL) {
+			c->flows = strpool_new();
+			u64map_init(&c->flow_text);
+		}
+		uint32_t sid = strpool_intern(c->flows, key, n + 2), fid;
+		if (!u64map_get(&c->flow_text, sid, &fid)) {
+			fid = flow_new(c, 0, 0, 0);
+			u64map_put(&c->flow_text, sid, fid);
+		}
+		return fid;
+	}
+	uint64_t hi = 0, lo = 0;
+	size_t split = n > 19 ? n - 19 : 0;
+	for (size_t k = 0; k < split; k++)
+		hi = hi * 10 + (uint64_t)(id[k] - '0');
+	for (size_t k = split; k < n; k++)
+		lo = lo * 10 + (uint64_t)(id[k] - '0');
+	uint32_t meta = (uint32_t)cat << 8 | (uint32_t)n;
+	if (c->ftab == NULL || (c->nfdigit + 1) * 2 > c->fmask + 1) { /* grow and rehash */
+		size_t nm = c->ftab ? c->fmask * 2 + 1 : 1023;
+		uint32_t *nt = xcalloc(nm + 1, sizeof *nt);
+		for (size_t k = 0; c->ftab && k <= c->fmask; k++) {
+			if (c->ftab[k] == 0)
+				continue;
+			const flow_key *o = &c->fkey[c->ftab[k] - 1];
+			size_t j = flow_hash(o->hi, o->lo, o->meta) & nm;
+			while (nt[j] != 0)
+				j = (j + 1) & nm;
+			nt[j] = c->ftab[k];
+		}
+		free(c->ftab);
+		c->ftab = nt;
+		c->fmask = nm;
+	}
+	for (size_t j = flow_hash(hi, lo, meta) & c->fmask;; j = (j + 1) & c->fmask) {
+		uint32_t f = c->ftab[j];
+		if (f == 0) {
+			uint32_t fid = flow_new(c, hi, lo, meta);
+			c->ftab[j] = fid + 1;
+			c->nfdigit++;
+			return fid;
+		}
+		const flow_key *k = &c->fkey[f - 1];
+		if (k->meta == meta && k->lo == lo && k->hi == hi)
+			return f - 1;
+	}
+}
+
 /* HostToDevice (CANN launch -> device task or HCCL op, §6.4) and Kineto's ac2g (runtime launch
- * -> kernel), joined by (cat, id). Ids stay strings: Ascend's exceed 2^64. */
+ * -> kernel), joined by (cat, id). */
 static void
 flow_event(jctx *c, const jevent *ev, char ph)
 {
-	char key[160];
-	size_t cn, in;
+	size_t in;
 	int64_t ts, dur;
-	const char *cat = span_text(c, ev->f[F_CAT], &cn);
+	int cat;
+	if (span_eq(c, ev->f[F_CAT], "HostToDevice"))
+		cat = 1;
+	else if (span_eq(c, ev->f[F_CAT], "ac2g"))
+		cat = 2;
+	else
+		return;
+	if (event_time(c, ev, 0, 1, &ts, &dur) != 0 || ev->f[F_ID].len == 0)
+		return;
 	const char *id = span_text(c, ev->f[F_ID], &in);
-	if (!span_eq(c, ev->f[F_CAT], "HostToDevice") && !span_eq(c, ev->f[F_CAT], "ac2g"))
-		return;
-	if (event_time(c, ev, 0, 1, &ts, &dur) != 0)
-		return;
-	uint32_t th = thread_of(c, ev); /* a thread with only flows still gets resolved */
-	if (ev->f[F_ID].len == 0 || cn + in + 1 > sizeof key)
-		return;
-	memcpy(key, cat, cn);
-	key[cn] = '\x1f';
-	memcpy(key + cn + 1, id, in);
-	if (c->flows == NULL)
-		c->flows = strpool_new();
-	uint32_t fid = strpool_intern(c->flows, key, cn + 1 + in);
-	while (c->nfstart <= fid) {
-		VEC_RESERVE(c->fstart, c->fcap, c->nfstart + 1);
-		c->fstart[c->nfstart++] = FLOW_NONE;
-	}
+	uint32_t fid = flow_number(c, cat, id, in);
 	if (ph == 's') {
 		if (c->fstart[fid] == FLOW_NONE)
 			c->fstart[fid] = ts;
 	} else {
-		flow_end fe = {ts, th, fid};
+		flow_end fe = {ts, thread_of(c, ev), fid};
 		VEC_PUSH(c->fend, c->nfend, c->fendcap, fe);
 	}
 }
@@ -1423,8 +1775,17 @@ launches_build(jctx *c)
 	free(c->fstart);
 	c->fstart = NULL;
 	c->nfstart = c->fcap = 0;
-	strpool_free(c->flows);
-	c->flows = NULL;
+	free(c->ftab);
+	c->ftab = NULL;
+	c->fmask = c->nfdigit = 0;
+	free(c->fkey);
+	c->fkey = NULL;
+	c->fkcap = 0;
+	if (c->flows != NULL) {
+		strpool_free(c->flows);
+		u64map_free(&c->flow_text);
+		c->flows = NULL;
+	}
 }
 
 /* ---- walk 2: slices ------------------------------------------------------------------------- */
@@ -1475,13 +1836,18 @@ is_compute_type(const char *t)
 /* A task on an Ascend Hardware stream (§4.2, §6.2). Returns the lane, or TL_LANE__COUNT to drop
  * it: an HCCL sub-task already drawn on its Plane lane. */
 static tl_lane_kind
-hw_lane(const jctx *c, const cJSON *args, const char *name)
+hw_lane(jctx *c, const jevent *ev, const char *name)
 {
-	const char *ty = args ? json_str(args, "Task Type") : NULL;
+	static const char *const keys[] = {"Task Type", "Physic Stream Id", "Stream Id", "Task Id",
+	    "Subtask Id"};
+	jspan v[5];
+	char tybuf[64];
+	if (args_members(c, ev, keys, 5, v) != 0 && ev->f[F_ARGS].len > 0)
+		problem(c, PR_ARGS, ev->f[F_ARGS].off);
+	const char *ty = span_str_buf(c, v[0], tybuf, sizeof tybuf);
 	int64_t s, t, x;
-	if (c->planes.n > 0 && args &&
-	    (json_int(args, "Physic Stream Id", &s) || json_int(args, "Stream Id", &s)) &&
-	    json_int(args, "Task Id", &t) && json_int(args, "Subtask Id", &x) &&
+	if (c->planes.n > 0 && (span_int(c, v[1], &s) || span_int(c, v[2], &s)) &&
+	    span_int(c, v[3], &t) && span_int(c, v[4], &x) &&
 	    u64map_get(&c->planes, plane_key(s, t, x), NULL))
 		return TL_LANE__COUNT;
 	/* MC2 / AIV communication kernels: msprof's overlap does not count them as compute */
@@ -1492,8 +1858,7 @@ hw_lane(const jctx *c, const cJSON *args, const char *name)
 	if ((ty && (strcmp(ty, "PCIE_DMA_SQE") == 0 || strcmp(ty, "SDMA_SQE") == 0)) ||
 	    strcmp(name, "MEMCPY_ASYNC") == 0)
 		return TL_LANE_MEMCPY;
-	if (strncmp(name, "MsTx", 4) == 0 || (ty == NULL && args &&
-						 cJSON_GetObjectItemCaseSensitive(args, "Task Id")))
+	if (strncmp(name, "MsTx", 4) == 0 || (ty == NULL && v[3].len > 0))
 		return TL_LANE_MSTX_DEV;
 	return TL_LANE_OTHER;
 }
@@ -1557,15 +1922,14 @@ slice_event(jctx *c, const jevent *ev)
 	if (t->kind == T_OVERLAP)
 		return; /* msprof's result, not an input (trace_json_overlap_lengths reads it) */
 	cJSON *tmp;
-	const char *name = span_string(c, ev->f[F_NAME], &tmp);
+	size_t namelen;
+	const char *name = span_string(c, ev->f[F_NAME], &tmp, &namelen);
 	tl_lane_kind kind;
 	uint32_t dom = 0;
 	switch (t->kind) {
 	case T_DEVICE:
 		if (p->kind == P_HW) {
-			cJSON *args = args_parse(c, ev, PR_ARGS);
-			kind = hw_lane(c, args, name);
-			cJSON_Delete(args);
+			kind = hw_lane(c, ev, name);
 		} else if (p->kind == P_LEGACY_GPU) {
 			kind = is_comm_name(name) ? TL_LANE_COMM : TL_LANE_COMPUTE;
 		} else {
@@ -1586,7 +1950,7 @@ slice_event(jctx *c, const jevent *ev)
 			kind = TL_LANE_HOST;
 	}
 	if (kind != TL_LANE__COUNT) {
-		uint32_t nm = strpool_intern_cstr(c->r->pool, name);
+		uint32_t nm = name_id(c, name, namelen);
 		uint32_t arg = ev->ordinal > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->ordinal;
 		tl_track *tr = kind == TL_LANE_MSTX ? mstx_track(c, dom) : thread_track(c, t, kind);
 		if (kind == TL_LANE_COMPUTE || kind == TL_LANE_COMM || kind == TL_LANE_COMM_TASK)
@@ -1691,7 +2055,12 @@ ctx_free(jctx *c)
 	u64map_free(&c->thread_map);
 	u64map_free(&c->planes);
 	strpool_free(c->tok);
-	strpool_free(c->flows);
+	if (c->flows != NULL) {
+		strpool_free(c->flows);
+		u64map_free(&c->flow_text);
+	}
+	free(c->ftab);
+	free(c->fkey);
 	free(c->fstart);
 	free(c->fend);
 	free(c->cand);
@@ -1827,7 +2196,8 @@ trace_json_overlap_lengths(const char *path, int64_t ns[4])
 			size_t m = c.oa[k].n / 2;
 			int64_t *v = c.oa[k].v, cs = 0, ce = INT64_MIN;
 			found |= m > 0;
-			qsort(v, m, 2 * sizeof *v, cmp_pair);
+			if (m > 1)
+				qsort(v, m, 2 * sizeof *v, cmp_pair);
 			for (size_t i = 0; i < m; i++) {
 				if (v[2 * i] > ce) {
 					if (ce > cs)

@@ -55,6 +55,8 @@ rank_free(tl_rank *r)
 	free(r->tracks);
 	free(r->steps);
 	free(r->sources);
+	free(r->src_t0);
+	free(r->src_t1);
 	free(r->role);
 	strpool_free(r->pool);
 	free(r);

@@ -65,6 +65,8 @@ typedef struct tl_rank {
 	size_t nsteps, scap;
 	const tl_source **sources; /* borrowed from the trace's source list */
 	size_t nsources;
+	int64_t *src_t0, *src_t1;  /* per source: envelope of the slices it loaded (t0 > t1: none);
+	                              set by load_trace, NULL for ranks built otherwise */
 	int64_t t_min, t_max; /* envelope of all slices; t_min > t_max when empty */
 	uint64_t rows;        /* rows read while loading (for progress and benchmarks) */
 	int loaded;           /* at least one source loaded */

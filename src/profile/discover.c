@@ -764,6 +764,10 @@ walk_add(walk *w, tl_source_kind kind, const char *path, const char *dir, int ra
 	s.role = NULL;
 	s.role_step = -1;
 	s.rank_from = rank >= 0 ? from : RF_UNKNOWN;
+	s.dev = (uint64_t)st.st_dev;
+	s.ino = (uint64_t)st.st_ino;
+	s.size = (int64_t)st.st_size;
+	s.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 
 	role_hint h = {NULL, NULL, NULL, -1};
 	if (cap_depth >= 2 && cap_depth - 1 <= DISCOVER_MAX_DEPTH &&

@@ -26,6 +26,10 @@ typedef struct tl_source {
 	char *role;         /* verl / MindSpeed-RL role directory (<step>/<role>/…), or NULL */
 	int role_step;      /* the <step> directory number in verl discrete mode, or -1 */
 	const char *rank_from; /* how the rank was found: "file name", "profiler_info", ... */
+	/* the file as discovery saw it: later reads (a slice's arguments) check that it is still
+	 * the same file, not deleted, replaced or grown by a writer */
+	uint64_t dev, ino;
+	int64_t size, mtime_ns;
 } tl_source;
 
 typedef struct tl_sourcelist {

@@ -2,7 +2,12 @@
  * model's arrays or SQL on its own; a number on screen or in a report comes from here. */
 #ifndef TL_QUERY_H
 #define TL_QUERY_H
+#include "analysis/bubbles.h"
+#include "analysis/imbalance.h"
 #include "analysis/overlap.h"
+#include "analysis/pipeline.h"
+#include "analysis/slowrank.h"
+#include "analysis/stages.h"
 #include "model/trace.h"
 
 /* Busy ns of a track inside [t0, t1): O(log n) through prefix sums. */
@@ -109,5 +114,70 @@ size_t tlq_search_ordinal(const tl_search *, const tl_trace *, const tl_match_po
  * number of fields, 0 when the source has none, -1 when the source cannot be read. */
 typedef void (*tlq_arg_fn)(void *ctx, const char *key, const char *value);
 int tlq_slice_args(const tl_rank *, const tl_track *, size_t idx, tlq_arg_fn fn, void *ctx);
+
+/* ---- RL triage: stages, DP imbalance, pipeline, slow ranks, bubbles (query_rl.c) ----------
+ * One context per loaded trace holds the stage rules and computes each analysis on first use
+ * (../shared/spec/analyses.md §4, §5, §10-12, §17). The TUI panels and `tl summary` print
+ * these numbers and no others. Times are ns on the profile clock. */
+typedef struct tl_rl tl_rl;
+
+typedef struct tl_rl_opts {
+	const char *rules_path;  /* stage rules file; NULL: $XDG_CONFIG_HOME/tl/stages if present */
+	int pp;                  /* --pp N: PP stages in rank order when the profile does not say */
+	size_t bubbles_per_rank; /* largest bubbles kept per rank; 0 = 10 (free_analysis top_num) */
+} tl_rl_opts;
+
+/* opts NULL: the process defaults (below). The trace must outlive the context. */
+tl_rl *tlq_rl_open(const tl_trace *, const tl_rl_opts *);
+/* Sets the process defaults (copied; strings borrowed): the command line sets them once, so the
+ * viewer and `tl summary` see the same --pp. */
+void tlq_rl_set_defaults(const tl_rl_opts *);
+void tlq_rl_close(tl_rl *);
+/* Stage names: canonical ("rollout", ...), then "other:NAME"; TL_STAGE_NONE gives NULL. */
+const char *tlq_rl_stage_name(const tl_rl *, int stage);
+size_t tlq_rl_stage_count(const tl_rl *);
+
+/* Per rank x stage instance: where it ran, how busy the device was, how late it ended. */
+typedef struct tl_stage_row {
+	size_t rank;        /* index into tr->ranks */
+	int stage;
+	int64_t step;       /* STEP_TIME id (or the role directory's step), -1 */
+	int occurrence;     /* 0 for the first instance of this stage in this step on the rank */
+	int64_t start, end;
+	int64_t busy;       /* device busy (compute U communication) inside [start, end) */
+	int64_t lag;        /* end - earliest end of (stage, step, occurrence) over the ranks */
+	int decode_steps;   /* decode-step ranges (else ProfilerSteps) wholly inside */
+	const char *range;  /* the range name, or the role directory (borrowed) */
+	int from_role;      /* a whole discrete-mode capture */
+	int level;          /* nesting on the stage lane */
+} tl_stage_row;
+/* Rows by rank, then start. Returns the count; *rows is owned by the context. */
+size_t tlq_stages(tl_rl *, const tl_stage_row **rows);
+
+/* DP load imbalance of each stage and step that ran on at least two ranks. */
+typedef struct tl_imbalance {
+	int stage;
+	int64_t step;
+	tl_imb_stats st;
+	tl_imb_rank *ranks; /* by rank */
+	size_t n;
+} tl_imbalance;
+/* By step, then stage. Returns the count; owned by the context. */
+size_t tlq_imbalances(tl_rl *, const tl_imbalance **out);
+/* The imbalance of one stage and step, or NULL. */
+const tl_imbalance *tlq_imbalance(tl_rl *, int stage, int64_t step);
+
+/* Pipeline-parallel blocks, bubbles and P2P links (nsteps == 0: no pipeline). */
+const tl_pipeline *tlq_pipeline(tl_rl *);
+
+/* Slow-rank votes (msprof-analyze slow_rank). */
+const tl_slow_result *tlq_slow_ranks(tl_rl *);
+
+/* The largest bubbles of every rank, by rank, longest first. Owned by the context. */
+size_t tlq_rl_bubbles(tl_rl *, const tl_rl_bubble **out);
+
+/* Adds the stage lanes (TL_LANE_STAGE tracks) to the ranks of tr, the trace the context was
+ * opened on. Idempotent. */
+void tlq_rl_add_lanes(tl_rl *, tl_trace *tr);
 
 #endif

@@ -2,11 +2,13 @@
  * search and lazily read slice arguments. */
 #include "config.h"
 #include "analysis/lanes.h"
+#include "load/profdb.h"
 #include "query/query.h"
 #include "util/xalloc.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <pcre2.h>
 #include <pthread.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define TL_INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns */
 
@@ -486,6 +489,7 @@ is_string_col(const char *c)
 }
 
 typedef struct args_ctx {
+	tl_profdb *pdb; /* the hardened connection: every statement through profdb_prepare */
 	sqlite3 *db;
 	sqlite3_stmt *str;
 	tlq_arg_fn fn;
@@ -543,7 +547,7 @@ query_row(args_ctx *a, const char *sql, int64_t id, const char *prefix)
 {
 	sqlite3_stmt *st;
 	int64_t gt = -1;
-	if (sqlite3_prepare_v2(a->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (profdb_prepare(a->pdb, sql, &st) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -589,22 +593,41 @@ tlq_slice_args(const tl_rank *r, const tl_track *t, size_t idx, tlq_arg_fn fn, v
 		return 0;
 	}
 	args_ctx a = {.fn = fn, .ctx = ctx};
-	char *uri = sqlite3_mprintf("file:%s?mode=ro", src->path);
-	int rc = sqlite3_open_v2(uri, &a.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-	sqlite3_free(uri);
-	if (rc != SQLITE_OK) {
-		sqlite3_close(a.db);
+	/* the file is read again, long after loading: it may be gone, or not the file it was */
+	struct stat sb;
+	char err[400];
+	if (stat(src->path, &sb) != 0) {
+		snprintf(err, sizeof err, "cannot read %s: %s (deleted or moved since tl loaded it)",
+		         src->path, strerror(errno));
+		fn(ctx, "arguments", err);
 		return -1;
 	}
-	sqlite3_exec(a.db, "PRAGMA query_only = 1", NULL, NULL, NULL);
-	if (sqlite3_prepare_v2(a.db, "SELECT value FROM STRING_IDS WHERE id = ?", -1, &a.str,
-	                       NULL) != SQLITE_OK)
+	if ((src->ino != 0 || src->size != 0) &&
+	    ((uint64_t)sb.st_dev != src->dev || (uint64_t)sb.st_ino != src->ino ||
+	     (int64_t)sb.st_size != src->size ||
+	     (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec != src->mtime_ns)) {
+		snprintf(err, sizeof err, "not shown: %s changed since tl loaded it (replaced, or "
+		                          "still being written)",
+		         src->path);
+		fn(ctx, "arguments", err);
+		return -1;
+	}
+	tl_profdb pdb;
+	if (profdb_open(&pdb, src->path, err, sizeof err) != 0) {
+		char m[600];
+		snprintf(m, sizeof m, "cannot read %s: %s", src->path, err);
+		fn(ctx, "arguments", m);
+		return -1;
+	}
+	a.pdb = &pdb;
+	a.db = pdb.db;
+	if (profdb_prepare(&pdb, "SELECT value FROM STRING_IDS WHERE id = ?", &a.str) != SQLITE_OK)
 		a.str = NULL;
 	/* the operator's own fields first (op type, shapes, group...), then the task's */
 	if (info) {
 		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(a.db, "SELECT globalTaskId FROM TASK WHERE rowid = ?", -1,
-		                       &st, NULL) == SQLITE_OK) {
+		if (profdb_prepare(&pdb, "SELECT globalTaskId FROM TASK WHERE rowid = ?", &st) ==
+		    SQLITE_OK) {
 			sqlite3_bind_int64(st, 1, t->v[idx].arg);
 			if (sqlite3_step(st) == SQLITE_ROW &&
 			    sqlite3_column_type(st, 0) != SQLITE_NULL)
@@ -614,6 +637,6 @@ tlq_slice_args(const tl_rank *r, const tl_track *t, size_t idx, tlq_arg_fn fn, v
 	}
 	query_row(&a, sql, t->v[idx].arg, "");
 	sqlite3_finalize(a.str);
-	sqlite3_close(a.db);
+	profdb_close(&pdb);
 	return a.n;
 }

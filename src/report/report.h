@@ -9,5 +9,9 @@
 void report_info(FILE *, const tl_sourcelist *);
 void report_summary_text(FILE *, const tl_trace *);
 void report_summary_json(FILE *, const tl_trace *);
+/* The RL sections after the overlap table (summary_rl.c): stages, DP imbalance, pipeline, slow
+ * ranks, bubbles; JSON: the members ,"stages":[...] ... ,"bubbles":[...] that follow "ranks". */
+void report_rl_text(FILE *, const tl_trace *);
+void report_rl_json(FILE *, const tl_trace *);
 
 #endif

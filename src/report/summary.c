@@ -41,6 +41,7 @@ report_summary_text(FILE *f, const tl_trace *tr)
 		}
 		free(so);
 	}
+	report_rl_text(f, tr); /* issue 5 */
 }
 
 void
@@ -65,5 +66,7 @@ report_summary_json(FILE *f, const tl_trace *tr)
 		fprintf(f, "]}");
 		free(so);
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "]");
+	report_rl_json(f, tr); /* issue 5: stages, imbalance, pipeline, slow_ranks, bubbles */
+	fprintf(f, "}\n");
 }

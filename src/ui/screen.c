@@ -39,11 +39,26 @@ screen_clear(tl_screen *s, uint8_t slot)
 		s->cell[i] = (scr_cell){' ', slot, 0};
 }
 
+/* The last gate before the terminal: whatever a view puts, no control character (C0, DEL,
+ * C1: the bytes escape sequences are made of) and nothing that is not a character reaches
+ * curses. Views sanitize profile text (ui_clean) before this; this is the guarantee. */
+static uint32_t
+safe_cp(const tl_screen *s, uint32_t ch)
+{
+	if (ch < 0x20 || ch == 0x7f || (ch >= 0x80 && ch < 0xa0) || ch > 0x10ffff ||
+	    (ch >= 0xd800 && ch <= 0xdfff))
+		return s->utf8 ? 0xfffd : '?';
+	if (!s->utf8 && ch >= 0x80)
+		return '?';
+	return ch;
+}
+
 void
 screen_put(tl_screen *s, int x, int y, uint32_t ch, uint8_t slot, uint8_t flags)
 {
 	if (x < 0 || y < 0 || x >= s->w || y >= s->h)
 		return;
+	ch = safe_cp(s, ch);
 	scr_cell *c = &s->cell[y * s->w + x];
 	/* never leave half of a wide character behind */
 	if (c->ch == SCR_WIDE_TAIL && x > 0)
@@ -79,7 +94,7 @@ cp_width(const tl_screen *s, unsigned cp)
 	if (!s->utf8)
 		return 1;
 	int w = wcwidth((wchar_t)cp);
-	return w < 0 ? 1 : w; /* combining marks (0) are dropped below */
+	return w < 0 ? 1 : w; /* combining marks (0) are dropped below; unprintable: U+FFFD */
 }
 
 int
@@ -113,6 +128,8 @@ screen_text(tl_screen *s, int x, int y, int maxw, const char *p, uint8_t slot)
 		n -= (size_t)k;
 		if (!s->utf8 && cp >= 0x80)
 			cp = '?';
+		else if (s->utf8 && wcwidth((wchar_t)cp) < 0)
+			cp = 0xfffd; /* not printable here (a control, unassigned...) */
 		int w = cp_width(s, cp);
 		if (w == 0)
 			continue;

@@ -41,7 +41,9 @@
 	X(STAGE_CRITIC, "stage.critic_update", '8')                                                \
 	X(STAGE_WEIGHTS, "stage.weight_sync", '9')                                                \
 	X(DETAIL, "detail", 'd')                                                                   \
-	X(DETAIL_KEY, "detail.key", 'k')
+	X(DETAIL_KEY, "detail.key", 'k')                                                           \
+	X(PP_FORWARD, "pp.forward", 'F')                                                           \
+	X(PP_BACKWARD, "pp.backward", 'B')
 
 #define SLOT_ENUM_(e, n, c) SLOT_##e,
 enum { TL_SLOTS(SLOT_ENUM_) SLOT__COUNT };

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "analysis/lanes.h"
 #include "ui/hscroll.h"
+#include "ui/rl.h"
 #include "ui/script.h"
 #include "ui/ui.h"
 #include "util/text.h"
@@ -198,7 +199,7 @@ flush_screen(tl_ui *ui)
 	wnoutrefresh(stdscr);
 	/* a pan by whole columns: shift the lane rows on the terminal, curses sends the rest */
 	int k = 0;
-	if (!term.full && term.have_last && !ui->help && !term.last_help &&
+	if (!term.full && term.have_last && !ui->help && !ui->panel && !term.last_help &&
 	    ui->colw == term.last_colw && ui->lanes_x == term.last_x &&
 	    ui->lanes_y == term.last_y && ui->lanes_h == term.last_h &&
 	    (ui->t0 - term.last_t0) % ui->colw == 0) {
@@ -238,7 +239,7 @@ flush_screen(tl_ui *ui)
 	term.last_x = ui->lanes_x;
 	term.last_y = ui->lanes_y;
 	term.last_h = ui->lanes_h;
-	term.last_help = ui->help;
+	term.last_help = ui->help || ui->panel != NULL;
 	term.have_last = 1;
 	term.full = 0;
 	doupdate();
@@ -464,6 +465,8 @@ run_action(tl_ui *ui, int a)
 	ui->msg[0] = '\0';
 	if (ui->help && help_view.action(ui, a))
 		return;
+	if (!ui->help && ui->panel && ui->panel->action(ui, a)) /* the DP panel, the PP view */
+		return;
 	switch (a) {
 	case ACT_QUIT:
 		ui->quit = 1;
@@ -477,6 +480,10 @@ run_action(tl_ui *ui, int a)
 		return;
 	case ACT_REDRAW:
 		term.full = 1;
+		return;
+	case ACT_DP_PANEL:
+	case ACT_PP_VIEW:
+		ui_rl_open_panel(ui, a);
 		return;
 	default:
 		timeline_view.action(ui, a);
@@ -728,6 +735,11 @@ draw_frame(tl_ui *ui)
 	timeline_layout(ui, w, h);
 	if (ui->help) {
 		help_view.draw(ui, 0, 0, w, h - 1);
+		draw_message_line(ui, h - 1);
+		return;
+	}
+	if (ui->panel) {
+		ui->panel->draw(ui, 0, 0, w, h - 1);
 		draw_message_line(ui, h - 1);
 		return;
 	}
@@ -990,10 +1002,12 @@ ui_main(tl_trace *tr, const tl_ui_opts *o)
 		return 1;
 	}
 	lanes_build(tr, 0); /* the overlap lanes, on demand when the viewer opens */
+	ui_rl_init(ui);     /* the RL stage lanes, and the DP / PP panels' context */
 	timeline_init(ui);
 	if (terminal_open(ui, o) != 0) {
 		terminal_close();
 		script_close(&script);
+		ui_rl_done(ui);
 		timeline_free(ui);
 		keymap_free(&ui->keys);
 		free(ui);
@@ -1085,6 +1099,7 @@ ui_main(tl_trace *tr, const tl_ui_opts *o)
 	script_close(&script);
 	timeline_view.done(ui);
 	detail_view.done(ui);
+	ui_rl_done(ui);
 	for (size_t i = 0; i < ui->nhist; i++)
 		free(ui->hist[i]);
 	free(ui->hist);

@@ -61,6 +61,8 @@ typedef struct view_ops {
 } view_ops;
 
 extern const view_ops timeline_view, detail_view, help_view;
+/* full-screen panels over the timeline (issue 5): imbalance.c, pipeline.c; state in rl.c */
+extern const view_ops imbalance_view, pipeline_view;
 
 struct tl_ui {
 	tl_trace *tr;
@@ -139,6 +141,10 @@ struct tl_ui {
 	tl_cell *cells, *cells2;
 	uint32_t *domtrack; /* merged lanes: track of the dominant slice per column */
 	int scratch_cols;
+
+	/* RL panels (rl.c): the open panel, if any, and the panels' state */
+	const view_ops *panel;
+	struct ui_rl *rl;
 };
 
 /* ui.c */

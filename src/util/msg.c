@@ -76,14 +76,15 @@ msg_warn(const char *path, const char *fmt, ...)
 void
 msg_error(const char *fmt, ...)
 {
-	char buf[1024];
+	char buf[1024], safe[2048];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	pthread_mutex_lock(&msg_lock);
 	progress_clear_locked();
-	fprintf(stderr, "tl: %s\n", buf);
+	/* paths and names in messages come from the user's files: never raw on a terminal */
+	fprintf(stderr, "tl: %s\n", text_sanitize(buf, safe, sizeof safe, 1));
 	pthread_mutex_unlock(&msg_lock);
 }
 

@@ -8,8 +8,9 @@
  * invalid UTF-8 becomes U+FFFD, or '?' when utf8 is 0 (and non-ASCII too then).
  * Returns out. */
 char *text_sanitize(const char *s, char *out, size_t outlen, int utf8);
-/* Writes s to f as a JSON string body (without the quotes), escaping as JSON requires and
- * replacing invalid UTF-8 with U+FFFD. */
+/* Writes s to f as a JSON string body (without the quotes), escaping as JSON requires (and
+ * DEL and the C1 controls, which JSON allows raw but terminals act on), replacing invalid
+ * UTF-8 with U+FFFD. */
 void text_json_write(FILE *f, const char *s);
 /* Decodes one UTF-8 sequence at s (n bytes available). Returns its length (>=1) and sets *cp;
  * an invalid sequence returns 1 with *cp = 0xFFFD. */

@@ -63,13 +63,13 @@ view "$P" 100x30 ":goto 20ms" "}" "}" "{"
 check "bubble-next/prev walk one rank's bubbles" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble [0-9]*/[0-9]*: '"
 
 # ---- detail pane --------------------------------------------------------------------------------
-view "$P" 100x30 ":goto 30ms" + + + + + + + + j j j j . "<Enter>"
+view "$P" 100x30 ":goto 30ms" + + + + + + + + j j j j j . "<Enter>"
 check "Enter opens the detail pane" has "Selected slice"
 for f in slice rank lane start end duration step stage; do
 	check "detail shows $f" sh -c "grep -q '^ $f ' '$t_tmp/screen.txt'"
 done
 golden detail
-view "$P" 100x50 ":goto 30ms" + + + + + + + + j j j j . "<Enter>" ")" ")" ")" ")" ")" ")"
+view "$P" 100x50 ":goto 30ms" + + + + + + + + j j j j j . "<Enter>" ")" ")" ")" ")" ")" ")"
 check "arguments are read from the profile" sh -c "grep -q '^ opType  *[A-Za-z]' '$t_tmp/screen.txt' && grep -q '^ inputShapes ' '$t_tmp/screen.txt'"
 view "$P" 100x30 ":mark 10ms 60ms"
 check "a marked range shows statistics per rank" sh -c "grep -q '^ rank 0 ' '$t_tmp/screen.txt' && grep -q '^ rank 1 ' '$t_tmp/screen.txt'"
@@ -118,9 +118,9 @@ printf 'bind x quit\ncolor compute 16/black 196/red\n' > "$XDG_CONFIG_HOME/tl/mi
 printf 'color compute 16/black 196/red\n' > "$XDG_CONFIG_HOME/tl/mine.theme"
 VIEW_OPTS="--keymap mine --theme mine" view "$P" 100x30 x ":dump $t_tmp/never"
 check "user keymaps in \$XDG_CONFIG_HOME/tl (a bad line is reported, the rest applies)" sh -c "[ ! -f '$t_tmp/never' ]"
-VIEW_OPTS="--keymap vim" view "$P" 100x30 ":goto 30ms" + + + + + j j j j w w
+VIEW_OPTS="--keymap vim" view "$P" 100x30 ":goto 30ms" + + + + + j j j j j w w
 check "vim keymap: w steps to the next slice" has "| sel "
-VIEW_OPTS="--keymap emacs" view "$P" 100x30 "<C-n>" "<C-n>" "<C-f>"
+VIEW_OPTS="--keymap emacs" view "$P" 100x30 "<C-n>" "<C-n>" "<C-n>" "<C-f>"
 check "emacs keymap: C-n moves down a lane" sh -c "sed -n 29p '$t_tmp/screen.txt' | grep -q 'rank 0 mstx'"
 VIEW_OPTS="--keymap emacs" view "$P" 100x30 "<M-x>" "fit-all" "<Enter>"
 check "emacs keymap: M-x opens the command line" [ $? -eq 0 ]

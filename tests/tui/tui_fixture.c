@@ -3,7 +3,8 @@
  * later. Never commits a binary DB: tests call this at test time.
  *
  *   tui_fixture OUTDIR [--ranks N] [--tasks N] [--steps N] [--seed S] [--slow R]
- *                      [--no-device R] [--late R SECONDS] */
+ *                      [--no-device R] [--late R SECONDS] [--json 1]
+ * --json 1 also writes each rank's trace_view.json beside its DB. */
 #include "config.h"
 #include "gen/gen.h"
 
@@ -109,7 +110,7 @@ main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr,
 		        "usage: tui_fixture OUTDIR [--ranks N] [--tasks N] [--steps N] [--seed S] "
-		        "[--slow R] [--no-device R] [--late R SECONDS]\n");
+		        "[--slow R] [--no-device R] [--late R SECONDS] [--json 1]\n");
 		return 2;
 	}
 	gen_opts o;
@@ -133,6 +134,8 @@ main(int argc, char **argv)
 			o.seed = strtoull(v, NULL, 10);
 		else if (strcmp(a, "--slow") == 0)
 			o.slow_rank = atoi(v);
+		else if (strcmp(a, "--json") == 0)
+			o.json = atoi(v);
 		else if (strcmp(a, "--no-device") == 0)
 			nodev = atoi(v);
 		else if (strcmp(a, "--late") == 0) {

@@ -172,6 +172,8 @@ test_exact_times(void)
 		CHECK_STR(t ? strpool_get(l.r->pool, t->label) : NULL, "Stream 3",
 		    "the lane is named by thread_name");
 	}
+	int64_t oa[4];
+	CHECK(trace_json_overlap_lengths(p, oa) == -1, "no Overlap Analysis process: -1");
 	loaded_free(&l);
 	free(p);
 
@@ -231,6 +233,19 @@ test_flows_and_steps(void)
 	    "\"id\": \"40004068119343529984\", \"pid\": 7, \"tid\": 1, \"ts\": \"1120.000\"},\n"
 	    " {\"ph\": \"X\", \"name\": \"k3\", \"pid\": 77, \"tid\": 3, \"ts\": \"1060.000\", "
 	    "\"dur\": 10, \"args\": {\"Task Type\": \"AI_CORE\"}},\n"
+	    /* the same digits with leading zeros are another id; ids need not be digits */
+	    " {\"ph\": \"s\", \"cat\": \"HostToDevice\", \"id\": \"0040004068119343529983\", "
+	    "\"pid\": 7, \"tid\": 1, \"ts\": \"1130.000\"},\n"
+	    " {\"ph\": \"X\", \"name\": \"k4\", \"pid\": 77, \"tid\": 3, \"ts\": \"1190.000\", "
+	    "\"dur\": 1, \"args\": {\"Task Type\": \"AI_CORE\"}},\n"
+	    " {\"ph\": \"f\", \"cat\": \"HostToDevice\", \"id\": \"0040004068119343529983\", "
+	    "\"pid\": 77, \"tid\": 3, \"ts\": \"1190.000\", \"bp\": \"e\"},\n"
+	    " {\"ph\": \"s\", \"cat\": \"HostToDevice\", \"id\": \"launch-x\", "
+	    "\"pid\": 7, \"tid\": 1, \"ts\": \"1040.000\"},\n"
+	    " {\"ph\": \"X\", \"name\": \"k5\", \"pid\": 77, \"tid\": 3, \"ts\": \"1195.000\", "
+	    "\"dur\": 1, \"args\": {\"Task Type\": \"AI_CORE\"}},\n"
+	    " {\"ph\": \"f\", \"cat\": \"HostToDevice\", \"id\": \"launch-x\", "
+	    "\"pid\": 77, \"tid\": 3, \"ts\": \"1195.000\", \"bp\": \"e\"},\n"
 	    " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 9, \"args\": {\"name\": \"Python\"}},\n"
 	    " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 7, \"args\": {\"name\": \"CANN\"}},\n"
 	    " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 77, "
@@ -244,11 +259,13 @@ test_flows_and_steps(void)
 	for (size_t i = 0; i < l.r->ntracks; i++)
 		if (l.r->tracks[i]->kind == TL_LANE_COMPUTE)
 			t = l.r->tracks[i];
-	CHECK(t != NULL && t->n == 3 && t->step != NULL, "three tagged kernels");
-	if (t != NULL && t->n == 3 && t->step != NULL) {
+	CHECK(t != NULL && t->n == 5 && t->step != NULL, "five tagged kernels");
+	if (t != NULL && t->n == 5 && t->step != NULL) {
 		CHECK_EQ_I64(t->step[0], 0, "k3: no flow, its device start is in step 1");
 		CHECK_EQ_I64(t->step[1], 0, "k1: runs in step 2, launched in step 1 (id …983)");
 		CHECK_EQ_I64(t->step[2], 1, "k2: launched in step 2 (id …984, f before s)");
+		CHECK_EQ_I64(t->step[3], 1, "k4: id 00…983 is not …983");
+		CHECK_EQ_I64(t->step[4], 0, "k5: a non-numeric id joins too");
 	}
 	loaded_free(&l);
 	free(p);

@@ -143,6 +143,8 @@ make_db(const char *path, const char *sql)
 }
 
 static const char *base_sql =
+    "CREATE TABLE META_DATA (name TEXT,value TEXT);"
+    "INSERT INTO META_DATA VALUES ('SCHEMA_VERSION','1.0.0');"
     "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
     "INSERT INTO STRING_IDS VALUES (1,'MatMul'),(2,'KERNEL_AICORE'),(3,'hcom_allReduce__1_1_1'),"
     "(4,'grp');"
@@ -213,7 +215,8 @@ test_bad_inputs(void)
 
 	/* no TASK table */
 	p = tmp_path("no_task.db");
-	make_db(p, "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
+	make_db(p, "CREATE TABLE META_DATA (name TEXT,value TEXT);"
+		   "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
 		   "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
 		   "INSERT INTO STEP_TIME VALUES (1, 100, 200);");
 	w0 = msg_warn_count();

@@ -110,6 +110,16 @@ test_text(void)
 	CHECK_STR(text_sanitize("\xc2\x9b" "2J", b, sizeof b, 1), "\\x9b2J", "C1 CSI escaped");
 	CHECK_STR(text_sanitize("caf\xc3\xa9", b, sizeof b, 0), "caf?", "ASCII mode");
 	CHECK_STR(text_sanitize("abcdefghij", b, 5, 1), "abcd", "cut to the buffer");
+	CHECK_STR(text_sanitize("ab\xe2\x82\xac", b, 5, 1), "ab", "cut before a character, not in it");
+	/* JSON: what JSON requires, plus DEL and C1, which terminals act on */
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	text_json_write(f, "q\"\\\x1b[1m\x7f\xc2\x9b" "2J\xff\xe2\x82\xac");
+	fclose(f);
+	CHECK_STR(out, "q\\\"\\\\\\u001b[1m\\u007f\\u009b2J\xef\xbf\xbd\xe2\x82\xac",
+	    "JSON strings: controls, DEL and C1 as \\u escapes, invalid UTF-8 replaced");
+	free(out);
 }
 
 int

@@ -1,0 +1,254 @@
+#include "config.h"
+#include "analysis/bubbles.h"
+#include "analysis/overlap.h"
+#include "util/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define SCAN_MAX 4096 /* device tasks looked at per track and gap: the evidence, not a census */
+
+const char *
+bubble_reason_name(tl_bubble_reason r)
+{
+	switch (r) {
+	case TL_BUBBLE_COLLECTIVE_WAIT:
+		return "collective_wait";
+	case TL_BUBBLE_LAUNCH_GAP:
+		return "host_launch_gap";
+	case TL_BUBBLE_NOTHING:
+		return "nothing_scheduled";
+	}
+	return "?";
+}
+
+typedef struct ivl {
+	int64_t s, e;
+} ivl;
+
+static int
+cmp_ivl(const void *a, const void *b)
+{
+	const ivl *x = a, *y = b;
+	return (x->s > y->s) - (x->s < y->s);
+}
+
+static int
+is_wait_name(const char *s)
+{
+	return strcasestr(s, "wait") != NULL || strcasestr(s, "notify") != NULL;
+}
+
+tl_bubble_reason
+bubble_reason(const tl_rank *r, int64_t s, int64_t e, char *detail, size_t len)
+{
+	/* 1. device tasks inside the gap that are no compute and no communication op */
+	ivl *w = NULL;
+	size_t nw = 0, wcap = 0, others = 0;
+	const char *wait_name = NULL, *other_name = NULL;
+	int64_t wait_longest = -1;
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		if (t->kind != TL_LANE_OTHER && t->kind != TL_LANE_MSTX_DEV &&
+		    t->kind != TL_LANE_COMM_TASK && t->kind != TL_LANE_MEMCPY)
+			continue;
+		size_t k = track_first_ending_after(t, s), seen = 0;
+		for (; k < t->n && t->v[k].start < e && seen < SCAN_MAX; k++, seen++) {
+			int64_t a = t->v[k].start > s ? t->v[k].start : s;
+			int64_t b = t->v[k].end < e ? t->v[k].end : e;
+			const char *nm = strpool_get(r->pool, t->v[k].name);
+			if (t->kind == TL_LANE_COMM_TASK ||
+			    (t->kind != TL_LANE_MEMCPY && is_wait_name(nm))) {
+				if (b > a) {
+					ivl x = {a, b};
+					VEC_PUSH(w, nw, wcap, x);
+					if (b - a > wait_longest) {
+						wait_longest = b - a;
+						wait_name = nm;
+					}
+				}
+			} else {
+				others++;
+				if (other_name == NULL)
+					other_name = nm;
+			}
+		}
+	}
+	int64_t covered = 0, reach = INT64_MIN;
+	if (nw > 1)
+		qsort(w, nw, sizeof *w, cmp_ivl);
+	for (size_t i = 0; i < nw; i++) {
+		int64_t a = w[i].s > reach ? w[i].s : reach;
+		if (w[i].e > a)
+			covered += w[i].e - a;
+		if (w[i].e > reach)
+			reach = w[i].e;
+	}
+	free(w);
+	int64_t gap = e - s;
+	if (gap > 0 && covered * 2 >= gap) {
+		snprintf(detail, len, "%s tasks fill %d%% of it", wait_name,
+		         (int)(covered * 100 / gap));
+		return TL_BUBBLE_COLLECTIVE_WAIT;
+	}
+	char extra[96] = "";
+	if (others > 0)
+		snprintf(extra, sizeof extra, "; %zu other device task%s ran (%.24s)", others,
+		         others == 1 ? "" : "s", other_name);
+
+	/* 2. the innermost host range that spans the whole gap */
+	const char *host = NULL;
+	int64_t hlen = INT64_MAX;
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		if (t->kind != TL_LANE_MSTX) /* host API lanes exist for JSON inputs only: the
+		                                same profile must get the same answer from a DB */
+			continue;
+		size_t k =
+		    track_first_starting_at(t, s + 1); /* the last slice starting at or before s */
+		if (k == 0)
+			continue;
+		const tl_slice *sl = &t->v[k - 1];
+		if (sl->end >= e && sl->end > sl->start && sl->end - sl->start < hlen) {
+			hlen = sl->end - sl->start;
+			host = strpool_get(r->pool, sl->name);
+		}
+	}
+	if (host != NULL) {
+		snprintf(detail, len, "inside %.48s, no compute or communication launched%s", host,
+		         extra);
+		return TL_BUBBLE_LAUNCH_GAP;
+	}
+	snprintf(detail, len, "no host range open%s", extra);
+	return TL_BUBBLE_NOTHING;
+}
+
+/* heap order: a is "less" (a worse bubble) than b when shorter, or as long and later */
+static int
+bubble_less(const tl_rl_bubble *a, const tl_rl_bubble *b)
+{
+	int64_t la = a->end - a->start, lb = b->end - b->start;
+	if (la != lb)
+		return la < lb;
+	return a->start > b->start;
+}
+
+static void
+heap_down(tl_rl_bubble *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n && bubble_less(&h[l], &h[m]))
+			m = l;
+		if (r < n && bubble_less(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			return;
+		tl_rl_bubble t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void
+heap_up(tl_rl_bubble *h, size_t i)
+{
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!bubble_less(&h[i], &h[p]))
+			return;
+		tl_rl_bubble t = h[i];
+		h[i] = h[p];
+		h[p] = t;
+		i = p;
+	}
+}
+
+static int
+cmp_bubble(const void *a, const void *b)
+{
+	const tl_rl_bubble *x = a, *y = b;
+	if (bubble_less(x, y))
+		return 1;
+	if (bubble_less(y, x))
+		return -1;
+	return 0;
+}
+
+size_t
+bubbles_of_rank(const tl_rank *r, size_t ri, const tl_stage_inst *inst, size_t ninst, size_t max,
+                tl_rl_bubble **out)
+{
+	if (max == 0)
+		max = 1;
+	tl_rl_bubble *h = xcalloc(max, sizeof *h);
+	size_t n = 0;
+	/* Free = the gaps of compute U communication between the first and the last busy instant
+	 * (lanes.h): two sorted disjoint unions merged by start */
+	tl_union_iter ci, mi;
+	union_iter_init(&ci, r, TL_LANE_COMPUTE, TL_NO_STEP, INT64_MIN, INT64_MAX);
+	union_iter_init(&mi, r, TL_LANE_COMM, TL_NO_STEP, INT64_MIN, INT64_MAX);
+	int64_t cs = 0, ce = 0, ms = 0, me = 0, reach = INT64_MIN;
+	int hc = union_iter_next(&ci, &cs, &ce), hm = union_iter_next(&mi, &ms, &me);
+	while (hc || hm) {
+		int64_t s, e;
+		if (hc && (!hm || cs <= ms)) {
+			s = cs;
+			e = ce;
+			hc = union_iter_next(&ci, &cs, &ce);
+		} else {
+			s = ms;
+			e = me;
+			hm = union_iter_next(&mi, &ms, &me);
+		}
+		if (reach != INT64_MIN && s > reach) {
+			tl_rl_bubble b = {.rank = ri, .start = reach, .end = s};
+			if (n < max) {
+				h[n] = b;
+				heap_up(h, n++);
+			} else if (bubble_less(&h[0], &b)) {
+				h[0] = b;
+				heap_down(h, n, 0);
+			}
+		}
+		if (e > reach)
+			reach = e;
+	}
+	union_iter_done(&ci);
+	union_iter_done(&mi);
+	if (n > 1)
+		qsort(h, n, sizeof *h, cmp_bubble);
+	for (size_t i = 0; i < n; i++) {
+		tl_rl_bubble *b = &h[i];
+		uint16_t si = rank_step_at(r, b->start);
+		b->step = si != TL_NO_STEP ? r->steps[si].id : -1;
+		b->stage = TL_STAGE_NONE;
+		int lvl = -1;
+		const tl_stage_inst *before = NULL, *after = NULL;
+		for (size_t k = 0; k < ninst; k++) {
+			const tl_stage_inst *x = &inst[k];
+			if (x->start <= b->start && b->end <= x->end && x->level > lvl) {
+				lvl =
+				    x->level; /* the innermost stage that encloses the whole gap */
+				b->stage = x->stage;
+			}
+			if (x->end <= b->end && x->start < b->start &&
+			    (!before || x->end > before->end))
+				before = x;
+			if (x->start >= b->start && x->end > b->end &&
+			    (!after || x->start < after->start))
+				after = x;
+		}
+		b->reason = bubble_reason(r, b->start, b->end, b->detail, sizeof b->detail);
+		if (b->stage == TL_STAGE_NONE && (before || after)) { /* between stages: which */
+			size_t l = strlen(b->detail);
+			snprintf(b->detail + l, sizeof b->detail - l, "; after %.32s, before %.32s",
+			         before ? before->origin : "-", after ? after->origin : "-");
+		}
+	}
+	*out = h;
+	return n;
+}

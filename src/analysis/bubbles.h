@@ -1,0 +1,45 @@
+/* Bubble attribution (../shared/spec/analyses.md §4 free_analysis, §17.3): the largest Free
+ * intervals of a rank -- gaps in the union of compute kernels and communication ops between its
+ * first and last busy instant, as the overlap lanes define Free -- each with the stage and step
+ * that enclose it and why the device was idle. */
+#ifndef TL_BUBBLES_H
+#define TL_BUBBLES_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/stages.h"
+#include "model/trace.h"
+
+typedef enum tl_bubble_reason {
+	/* device tasks that wait (event / notify waits, HCCL sub-tasks outside any op) fill at
+	 * least half the gap: the stream was held for a collective */
+	TL_BUBBLE_COLLECTIVE_WAIT,
+	/* a host range (MSTX / record_function) spans the whole gap: the framework was running
+	 * but launched no device work */
+	TL_BUBBLE_LAUNCH_GAP,
+	/* neither: nothing was scheduled (between stages, waiting for the controller) */
+	TL_BUBBLE_NOTHING,
+} tl_bubble_reason;
+
+/* "collective_wait", "host_launch_gap", "nothing_scheduled" (the JSON values) */
+const char *bubble_reason_name(tl_bubble_reason);
+
+typedef struct tl_rl_bubble {
+	size_t rank;        /* index into the trace's ranks */
+	int64_t start, end; /* ns */
+	int64_t step;       /* STEP_TIME id containing the start, -1 */
+	int stage;          /* the innermost stage instance enclosing the whole gap, or
+	                       TL_STAGE_NONE (the detail then names the stages around it) */
+	tl_bubble_reason reason;
+	char detail[192]; /* the evidence, for people (range names sanitized by the reader) */
+} tl_rl_bubble;
+
+/* The max (>= 1) longest bubbles of r (trace index ri), longest first (ties: earlier first).
+ * inst: the rank's stage instances (stages_of_rank). Returns the count; *out is the caller's. */
+size_t bubbles_of_rank(const tl_rank *r, size_t ri, const tl_stage_inst *inst, size_t ninst,
+                       size_t max, tl_rl_bubble **out);
+
+/* The reason and its evidence for an idle gap [s, e) of r (exposed for tests). */
+tl_bubble_reason bubble_reason(const tl_rank *r, int64_t s, int64_t e, char *detail, size_t len);
+
+#endif

@@ -1,0 +1,389 @@
+/* The RL sections of `tl summary`: stages, DP imbalance, pipeline, slow ranks, bubbles -- as
+ * aligned text and as the JSON members that follow "ranks" (names fixed by issue 5 and
+ * documented in tl(1)). Every number comes from the query layer. */
+#include "config.h"
+#include "query/query.h"
+#include "report/report.h"
+#include "util/text.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ns as ms with ns precision: "12.345678", "-0.000100" */
+static char *
+ms(char *buf, size_t len, int64_t ns)
+{
+	int64_t a = ns < 0 ? -ns : ns;
+	snprintf(buf, len, "%s%" PRId64 ".%06" PRId64, ns < 0 ? "-" : "", a / 1000000, a % 1000000);
+	return buf;
+}
+
+static char *
+step_str(char *buf, size_t len, int64_t step)
+{
+	if (step < 0)
+		snprintf(buf, len, "all");
+	else
+		snprintf(buf, len, "%" PRId64, step);
+	return buf;
+}
+
+/* Untrusted names (ranges, roles, ops) sanitized for a terminal. */
+static const char *
+clean(const char *s, char *buf, size_t len)
+{
+	return text_sanitize(s ? s : "", buf, len, 1);
+}
+
+static void
+text_stages(FILE *f, const tl_trace *tr, tl_rl *rl)
+{
+	const tl_stage_row *v;
+	size_t n = tlq_stages(rl, &v);
+	fprintf(f, "\n");
+	if (n == 0) {
+		fprintf(f,
+		        "RL stages: none found. No MSTX or record_function range matches a stage "
+		        "rule\n(see STAGE RULES in tl(1)), and no capture sits in a verl or "
+		        "MindSpeed-RL role directory.\n");
+		return;
+	}
+	fprintf(f,
+	        "RL stages per rank and step (ms from the profile start; busy = device busy "
+	        "inside;\nlag = end - earliest end of the same stage and step over the ranks)\n");
+	fprintf(f, "%6s %8s  %-14s %14s %14s %14s %14s %14s  %s\n", "rank", "step", "stage",
+	        "start", "end", "duration", "busy", "lag", "range");
+	for (size_t i = 0; i < n; i++) {
+		char a[32], b[32], c[32], d[32], e[32], st[24], nm[160], sn[160];
+		fprintf(f, "%6d %8s  %-14s %14s %14s %14s %14s %14s  %s%s\n",
+		        tr->ranks[v[i].rank]->rank, step_str(st, sizeof st, v[i].step),
+		        clean(tlq_rl_stage_name(rl, v[i].stage), sn, sizeof sn),
+		        ms(a, sizeof a, v[i].start - tr->t_min),
+		        ms(b, sizeof b, v[i].end - tr->t_min),
+		        ms(c, sizeof c, v[i].end - v[i].start), ms(d, sizeof d, v[i].busy),
+		        ms(e, sizeof e, v[i].lag), clean(v[i].range, nm, sizeof nm),
+		        v[i].from_role ? " (role directory)" : "");
+	}
+}
+
+static void
+text_imbalance(FILE *f, const tl_trace *tr, tl_rl *rl)
+{
+	const tl_imbalance *v;
+	size_t n = tlq_imbalances(rl, &v);
+	fprintf(f, "\n");
+	if (tr->nranks < 2) {
+		fprintf(f, "DP load imbalance: needs at least two ranks; this profile has %zu.\n",
+		        tr->nranks);
+		return;
+	}
+	if (n == 0) {
+		fprintf(f, "DP load imbalance: no RL stage ran on two ranks or more.\n");
+		return;
+	}
+	fprintf(f,
+	        "DP load imbalance per stage and step (ms; wait = latest end of the stage - own "
+	        "end;\ndecode = decode steps inside; idle = device idle share of the duration)\n");
+	for (size_t i = 0; i < n; i++) {
+		const tl_imbalance *im = &v[i];
+		char st[24], sk[32], sn[160];
+		fprintf(f,
+		        "stage %s, step %s: max/mean %.4f, cv %.4f, slowest rank %d, skew %s ms\n",
+		        clean(tlq_rl_stage_name(rl, im->stage), sn, sizeof sn),
+		        step_str(st, sizeof st, im->step),
+		        im->st.max_over_mean, im->st.cv,
+		        tr->ranks[im->ranks[im->st.slowest].rank]->rank,
+		        ms(sk, sizeof sk, im->st.skew));
+		fprintf(f, "%8s %14s %14s %7s %7s\n", "rank", "duration", "wait", "decode", "idle");
+		for (size_t k = 0; k < im->n; k++) {
+			const tl_imb_rank *x = &im->ranks[k];
+			char a[32], b[32];
+			fprintf(f, "%8d %14s %14s %7d %6.1f%%\n", tr->ranks[x->rank]->rank,
+			        ms(a, sizeof a, x->duration), ms(b, sizeof b, x->wait),
+			        x->decode_steps, x->idle_fraction * 100);
+		}
+	}
+}
+
+static void
+rank_list(FILE *f, const tl_trace *tr, const size_t *v, size_t n, int json)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%d", i ? "," : "", tr->ranks[v[i]]->rank);
+	if (!json && n == 0)
+		fprintf(f, "-");
+}
+
+static void
+text_pipeline(FILE *f, const tl_trace *tr, tl_rl *rl)
+{
+	const tl_pipeline *p = tlq_pipeline(rl);
+	fprintf(f, "\n");
+	if (tr->nranks < 2) {
+		fprintf(f,
+		        "Pipeline parallelism: needs at least two ranks; this profile has %zu.\n",
+		        tr->nranks);
+		return;
+	}
+	if (p->ranks_with_blocks == 0) {
+		fprintf(f,
+		        "Pipeline parallelism: none found (no forward or backward step ranges; see "
+		        "STAGE RULES in tl(1)).\n");
+		return;
+	}
+	if (p->nsteps == 0) {
+		fprintf(f,
+		        "Pipeline parallelism: forward/backward ranges on one PP stage only (%zu "
+		        "rank%s): no pipeline to show.\n",
+		        p->ranks_with_blocks, p->ranks_with_blocks == 1 ? "" : "s");
+		return;
+	}
+	fprintf(f,
+	        "Pipeline parallelism: %d PP stages (from %s); bubble = idle share of the "
+	        "step's pipeline span\n",
+	        p->npp, pipeline_source_name(p->source));
+	for (size_t k = 0; k < p->nsteps; k++) {
+		const tl_pp_step *s = &p->steps[k];
+		char st[24], sp[32];
+		fprintf(f, "step %s: span %s ms, %zu P2P transfers paired\n",
+		        step_str(st, sizeof st, s->step), ms(sp, sizeof sp, s->end - s->start),
+		        s->nlinks);
+		fprintf(f, "%4s  %-12s %7s  %s\n", "pp", "ranks", "bubble",
+		        "blocks (F/B and micro-batch, in time order)");
+		for (size_t i = 0; i < s->nstages; i++) {
+			const tl_pp_stage *ps = &s->stages[i];
+			char rk[64];
+			FILE *m = fmemopen(rk, sizeof rk, "w");
+			if (m) {
+				rank_list(m, tr, ps->ranks, ps->nranks, 0);
+				fclose(m);
+			} else {
+				snprintf(rk, sizeof rk, "?");
+			}
+			fprintf(f, "%4d  %-12s %6.2f%% ", ps->pp_stage, rk, ps->bubble_ratio * 100);
+			for (size_t b = 0; b < ps->nblocks; b++)
+				fprintf(f, " %c%d", ps->blocks[b].kind, ps->blocks[b].microbatch);
+			if (ps->nblocks == 0)
+				fprintf(f, " (no blocks in this step)");
+			fprintf(f, "\n");
+		}
+	}
+}
+
+static void
+text_slow(FILE *f, const tl_trace *tr, tl_rl *rl)
+{
+	const tl_slow_result *s = tlq_slow_ranks(rl);
+	fprintf(f, "\n");
+	if (tr->nranks < 2) {
+		fprintf(f, "Slow ranks: needs at least two ranks; this profile has %zu.\n",
+		        tr->nranks);
+		return;
+	}
+	if (s->instances == 0) {
+		fprintf(f, "Slow ranks: no collective communication ops to compare.\n");
+	} else if (s->n == 0) {
+		fprintf(f,
+		        "Slow ranks: none (%zu collective instances examined, no rank was an "
+		        "outlier).\n",
+		        s->instances);
+	} else {
+		fprintf(f,
+		        "Slow ranks (msprof-analyze slow_rank votes: collective instances in which "
+		        "the rank\nhad the outlying shortest op, i.e. arrived last; %zu instances "
+		        "examined, %zu group%s not aligned)\n",
+		        s->instances, s->groups_dropped, s->groups_dropped == 1 ? "" : "s");
+		fprintf(f, "%6s %7s\n", "rank", "votes");
+		for (size_t i = 0; i < s->n; i++)
+			fprintf(f, "%6d %7u\n", tr->ranks[s->v[i].rank]->rank, s->v[i].votes);
+	}
+	const tl_imbalance *v;
+	size_t n = tlq_imbalances(rl, &v);
+	if (n == 0)
+		return;
+	fprintf(f, "Stage skew (the rank that ends each stage last, and how long after the first "
+	           "rank)\n");
+	fprintf(f, "%8s  %-14s %9s %14s\n", "step", "stage", "last rank", "skew");
+	for (size_t i = 0; i < n; i++) {
+		char st[24], sk[32], sn[160];
+		fprintf(f, "%8s  %-14s %9d %14s\n", step_str(st, sizeof st, v[i].step),
+		        clean(tlq_rl_stage_name(rl, v[i].stage), sn, sizeof sn),
+		        tr->ranks[v[i].ranks[v[i].st.slowest].rank]->rank,
+		        ms(sk, sizeof sk, v[i].st.skew));
+	}
+}
+
+static void
+text_bubbles(FILE *f, const tl_trace *tr, tl_rl *rl)
+{
+	const tl_rl_bubble *v;
+	size_t n = tlq_rl_bubbles(rl, &v);
+	fprintf(f, "\n");
+	if (n == 0) {
+		fprintf(f, "Bubbles: none (no idle gap between device work on any rank).\n");
+		return;
+	}
+	fprintf(f, "Largest bubbles per rank (device idle: neither compute nor communication; the "
+	           "longest\nfirst; ms from the profile start)\n");
+	fprintf(f, "%6s %14s %14s %8s  %-14s %-18s %s\n", "rank", "start", "duration", "step",
+	        "stage", "reason", "detail");
+	for (size_t i = 0; i < n; i++) {
+		char a[32], b[32], st[24], d[200], snb[160];
+		const char *sn = tlq_rl_stage_name(rl, v[i].stage);
+		if (sn)
+			sn = clean(sn, snb, sizeof snb);
+		fprintf(f, "%6d %14s %14s %8s  %-14s %-18s %s\n", tr->ranks[v[i].rank]->rank,
+		        ms(a, sizeof a, v[i].start - tr->t_min),
+		        ms(b, sizeof b, v[i].end - v[i].start), step_str(st, sizeof st, v[i].step),
+		        sn ? sn : "-", bubble_reason_name(v[i].reason),
+		        clean(v[i].detail, d, sizeof d));
+	}
+}
+
+void
+report_rl_text(FILE *f, const tl_trace *tr)
+{
+	tl_rl *rl = tlq_rl_open(tr, NULL);
+	text_stages(f, tr, rl);
+	text_imbalance(f, tr, rl);
+	text_pipeline(f, tr, rl);
+	text_slow(f, tr, rl);
+	text_bubbles(f, tr, rl);
+	tlq_rl_close(rl);
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+static void
+json_str(FILE *f, const char *s)
+{
+	if (s == NULL) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	text_json_write(f, s);
+	fputc('"', f);
+}
+
+/* A fraction as a JSON number: six decimals, never NaN or inf. */
+static void
+json_frac(FILE *f, double x)
+{
+	if (!(x == x) || x > 1e300 || x < -1e300)
+		x = 0;
+	fprintf(f, "%.6f", x);
+}
+
+void
+report_rl_json(FILE *f, const tl_trace *tr)
+{
+	tl_rl *rl = tlq_rl_open(tr, NULL);
+
+	const tl_stage_row *sv;
+	size_t ns = tlq_stages(rl, &sv);
+	fprintf(f, ",\"stages\":[");
+	for (size_t i = 0; i < ns; i++) {
+		fprintf(f, "%s{\"rank\":%d,\"stage\":", i ? "," : "", tr->ranks[sv[i].rank]->rank);
+		json_str(f, tlq_rl_stage_name(rl, sv[i].stage));
+		fprintf(f,
+		        ",\"step\":%" PRId64 ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+		        ",\"duration_ns\":%" PRId64 ",\"busy_ns\":%" PRId64 ",\"lag_ns\":%" PRId64
+		        ",\"range\":",
+		        sv[i].step, sv[i].start, sv[i].end, sv[i].end - sv[i].start, sv[i].busy,
+		        sv[i].lag);
+		json_str(f, sv[i].range);
+		fprintf(f, ",\"from_role\":%s}", sv[i].from_role ? "true" : "false");
+	}
+
+	const tl_imbalance *iv;
+	size_t ni = tlq_imbalances(rl, &iv);
+	fprintf(f, "],\"imbalance\":[");
+	for (size_t i = 0; i < ni; i++) {
+		const tl_imbalance *im = &iv[i];
+		fprintf(f, "%s{\"stage\":", i ? "," : "");
+		json_str(f, tlq_rl_stage_name(rl, im->stage));
+		fprintf(f, ",\"step\":%" PRId64 ",\"max_over_mean\":", im->step);
+		json_frac(f, im->st.max_over_mean);
+		fprintf(f, ",\"cv\":");
+		json_frac(f, im->st.cv);
+		fprintf(f, ",\"slowest_rank\":%d,\"skew_ns\":%" PRId64 ",\"ranks\":[",
+		        tr->ranks[im->ranks[im->st.slowest].rank]->rank, im->st.skew);
+		for (size_t k = 0; k < im->n; k++) {
+			const tl_imb_rank *x = &im->ranks[k];
+			fprintf(f,
+			        "%s{\"rank\":%d,\"duration_ns\":%" PRId64
+			        ",\"wait_for_slowest_ns\":%" PRId64
+			        ",\"decode_steps\":%d,\"idle_fraction\":",
+			        k ? "," : "", tr->ranks[x->rank]->rank, x->duration, x->wait,
+			        x->decode_steps);
+			json_frac(f, x->idle_fraction);
+			fprintf(f, "}");
+		}
+		fprintf(f, "]}");
+	}
+
+	const tl_pipeline *p = tlq_pipeline(rl);
+	fprintf(f, "],\"pipeline\":[");
+	for (size_t k = 0; k < p->nsteps; k++) {
+		const tl_pp_step *s = &p->steps[k];
+		fprintf(f, "%s{\"step\":%" PRId64 ",\"pp_source\":", k ? "," : "", s->step);
+		json_str(f, pipeline_source_name(p->source));
+		fprintf(f, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"stages\":[",
+		        s->start, s->end);
+		for (size_t i = 0; i < s->nstages; i++) {
+			const tl_pp_stage *ps = &s->stages[i];
+			fprintf(f, "%s{\"pp_stage\":%d,\"ranks\":[", i ? "," : "", ps->pp_stage);
+			rank_list(f, tr, ps->ranks, ps->nranks, 1);
+			fprintf(f, "],\"bubble_ratio\":");
+			json_frac(f, ps->bubble_ratio);
+			if (ps->shown != SIZE_MAX)
+				fprintf(f, ",\"blocks_rank\":%d", tr->ranks[ps->shown]->rank);
+			fprintf(f, ",\"blocks\":[");
+			for (size_t b = 0; b < ps->nblocks; b++)
+				fprintf(f,
+				        "%s{\"kind\":\"%c\",\"microbatch\":%d,\"start_ns\":%" PRId64
+				        ",\"end_ns\":%" PRId64 "}",
+				        b ? "," : "", ps->blocks[b].kind, ps->blocks[b].microbatch,
+				        ps->blocks[b].start, ps->blocks[b].end);
+			fprintf(f, "]}");
+		}
+		fprintf(f, "],\"links\":[");
+		for (size_t l = 0; l < s->nlinks; l++) {
+			const tl_pp_link *x = &s->links[l];
+			fprintf(f,
+			        "%s{\"from_rank\":%d,\"to_rank\":%d,\"send_start_ns\":%" PRId64
+			        ",\"send_end_ns\":%" PRId64 ",\"recv_start_ns\":%" PRId64
+			        ",\"recv_end_ns\":%" PRId64 "}",
+			        l ? "," : "", tr->ranks[x->from_rank]->rank,
+			        tr->ranks[x->to_rank]->rank, x->send_start, x->send_end,
+			        x->recv_start, x->recv_end);
+		}
+		fprintf(f, "]}");
+	}
+
+	const tl_slow_result *sr = tlq_slow_ranks(rl);
+	fprintf(f, "],\"slow_ranks\":[");
+	for (size_t i = 0; i < sr->n; i++)
+		fprintf(f, "%s{\"rank\":%d,\"votes\":%u}", i ? "," : "",
+		        tr->ranks[sr->v[i].rank]->rank, sr->v[i].votes);
+
+	const tl_rl_bubble *bv;
+	size_t nb = tlq_rl_bubbles(rl, &bv);
+	fprintf(f, "],\"bubbles\":[");
+	for (size_t i = 0; i < nb; i++) {
+		fprintf(f,
+		        "%s{\"rank\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+		        ",\"duration_ns\":%" PRId64 ",\"stage\":",
+		        i ? "," : "", tr->ranks[bv[i].rank]->rank, bv[i].start, bv[i].end,
+		        bv[i].end - bv[i].start);
+		json_str(f, tlq_rl_stage_name(rl, bv[i].stage));
+		fprintf(f, ",\"step\":%" PRId64 ",\"reason\":\"%s\",\"detail\":", bv[i].step,
+		        bubble_reason_name(bv[i].reason));
+		json_str(f, bv[i].detail);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]");
+	tlq_rl_close(rl);
+}

@@ -1,0 +1,376 @@
+/* The DP load-imbalance panel (issue 5): for one RL stage and step, one row per rank with a bar
+ * of where its stage ran and how long it then waited for the slowest rank, its decode steps and
+ * device idle share; max/mean, coefficient of variation and the slowest rank on top. Sortable;
+ * Enter jumps to that rank and window in the timeline. Every number is tlq_imbalance's, the one
+ * `tl summary` prints. */
+#include "config.h"
+#include "ui/rl.h"
+#include "util/xalloc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const sort_names[RL_SORT__COUNT] = {"rank", "duration", "wait", "decode steps",
+                                                       "idle"};
+
+/* the first key of an action, for the panel's own hints */
+static const char *
+key_of(tl_ui *ui, int act, char *buf, size_t len)
+{
+	keymap_keys_text(&ui->keys, act, buf, len);
+	char *sp = strchr(buf, ' ');
+	if (sp)
+		*sp = '\0';
+	if (buf[0] == '\0')
+		snprintf(buf, len, ":%s", action_table[act].name);
+	return buf;
+}
+
+static const tl_imbalance *
+current(tl_ui *ui, const tl_imbalance **all, size_t *n)
+{
+	ui_rl *s = ui_rl_get(ui);
+	*n = tlq_imbalances(s->rl, all);
+	return s->imb < *n ? &(*all)[s->imb] : NULL;
+}
+
+static char *
+step_text(int64_t step, char *buf, size_t len)
+{
+	if (step < 0)
+		snprintf(buf, len, "all");
+	else
+		snprintf(buf, len, "%" PRId64, step);
+	return buf;
+}
+
+static char *
+ms_text(int64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+	return buf;
+}
+
+/* ---- row order ---------------------------------------------------------------------------- */
+
+static const tl_imbalance *sort_im; /* the comparator's rows (the viewer has one thread) */
+static int sort_key;
+
+static int
+cmp_row(const void *a, const void *b)
+{
+	const tl_imb_rank *x = &sort_im->ranks[*(const size_t *)a];
+	const tl_imb_rank *y = &sort_im->ranks[*(const size_t *)b];
+	int c = 0;
+	switch (sort_key) {
+	case RL_SORT_DURATION:
+		c = (x->duration < y->duration) - (x->duration > y->duration);
+		break;
+	case RL_SORT_WAIT:
+		c = (x->wait < y->wait) - (x->wait > y->wait);
+		break;
+	case RL_SORT_DECODE:
+		c = (x->decode_steps < y->decode_steps) - (x->decode_steps > y->decode_steps);
+		break;
+	case RL_SORT_IDLE:
+		c = (x->idle_fraction < y->idle_fraction) - (x->idle_fraction > y->idle_fraction);
+		break;
+	default:
+		break;
+	}
+	if (c == 0)
+		c = (x->rank > y->rank) - (x->rank < y->rank);
+	return c;
+}
+
+static void
+order_rows(ui_rl *s, const tl_imbalance *im)
+{
+	s->order = xreallocarray(s->order, im->n ? im->n : 1, sizeof *s->order);
+	s->norder = im->n;
+	for (size_t i = 0; i < im->n; i++)
+		s->order[i] = i;
+	sort_im = im;
+	sort_key = s->sort;
+	qsort(s->order, im->n, sizeof *s->order, cmp_row);
+	sort_im = NULL;
+}
+
+/* ---- drawing ------------------------------------------------------------------------------ */
+
+#define FIXED_COLS 48 /* everything but the bar: 21 columns before it, 27 after */
+
+static void
+imb_draw(tl_ui *ui, int x, int y, int w, int h)
+{
+	tl_screen *sc = &ui->scr;
+	ui_rl *s = ui_rl_get(ui);
+	const tl_imbalance *all, *im;
+	size_t n;
+	im = current(ui, &all, &n);
+	char k1[24], k2[24], k3[24], k4[24], st[24];
+	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
+	if (im == NULL) {
+		screen_printf(sc, x, y, w, SLOT_TITLE, " DP load imbalance  (%s: close)",
+		              key_of(ui, ACT_QUIT, k4, sizeof k4));
+		if (ui->tr->nranks < 2) /* the sentences of `tl summary` */
+			screen_printf(
+			    sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
+			    "DP load imbalance: needs at least two ranks; this profile has %zu.",
+			    ui->tr->nranks);
+		else
+			screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
+			              "DP load imbalance: no RL stage ran on two ranks or more.");
+		return;
+	}
+	if (s->norder != im->n)
+		order_rows(s, im);
+	const char *stage = tlq_rl_stage_name(s->rl, im->stage);
+	screen_printf(
+	    sc, x, y, w, SLOT_TITLE,
+	    " DP load imbalance: stage %s, step %s   (%s stage, %s step, %s sort, Enter: timeline, "
+	    "%s: close)",
+	    stage, step_text(im->step, st, sizeof st), key_of(ui, ACT_STAGE_NEXT, k1, sizeof k1),
+	    key_of(ui, ACT_STEP_NEXT, k2, sizeof k2), key_of(ui, ACT_SORT_NEXT, k3, sizeof k3),
+	    key_of(ui, ACT_QUIT, k4, sizeof k4));
+	char sk[32];
+	screen_printf(
+	    sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
+	    "max/mean %.3f   cv %.3f   slowest rank %d   skew %s   %zu ranks   sorted by %s",
+	    im->st.max_over_mean, im->st.cv, ui->tr->ranks[im->ranks[im->st.slowest].rank]->rank,
+	    ms_text(im->st.skew, sk, sizeof sk), im->n, sort_names[s->sort]);
+	int bw = w - FIXED_COLS;
+	if (bw < 0)
+		bw = 0;
+	/* header: rank duration [bar] wait decode idle */
+	int cx = x + 1;
+	screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%6s %12s ", "rank", "duration");
+	if (bw > 0)
+		screen_printf(sc, cx + 20, y + 2, bw, SLOT_LABEL, "%-*s", bw,
+		              "where it ran (then waited for the slowest)");
+	screen_printf(sc, cx + 20 + bw + 1, y + 2, w - (cx + 21 + bw), SLOT_LABEL, "%12s %6s %6s",
+	              "wait", "decode", "idle");
+	int rows = h - 3;
+	if (rows < 1)
+		return;
+	if (s->sel >= im->n)
+		s->sel = im->n - 1;
+	if (s->sel < s->top)
+		s->top = s->sel;
+	if (s->sel >= s->top + (size_t)rows)
+		s->top = s->sel - (size_t)rows + 1;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t i = 0; i < im->n; i++) {
+		if (im->ranks[i].start < lo)
+			lo = im->ranks[i].start;
+		if (im->ranks[i].end > hi)
+			hi = im->ranks[i].end;
+	}
+	int64_t span = hi > lo ? hi - lo : 1;
+	uint8_t slot = (uint8_t)theme_stage_slot(stage);
+	uint32_t wait_ch = ui->utf8 ? 0x2500 : '-'; /* ─ */
+	for (int r = 0; r < rows && s->top + (size_t)r < im->n; r++) {
+		size_t row = s->top + (size_t)r;
+		const tl_imb_rank *v = &im->ranks[s->order[row]];
+		int yy = y + 3 + r, sel = row == s->sel;
+		char d[32], wt[32];
+		if (sel)
+			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
+		screen_printf(sc, cx, yy, 6, sel ? SLOT_LABEL_CURRENT : SLOT_RANK, "%6d",
+		              ui->tr->ranks[v->rank]->rank);
+		screen_printf(sc, cx + 7, yy, 12, SLOT_NORMAL, "%12s",
+		              ms_text(v->duration, d, sizeof d));
+		if (bw > 0) {
+			int a = (int)((v->start - lo) * bw / span),
+			    b = (int)((v->end - lo) * bw / span);
+			if (b <= a)
+				b = a + 1;
+			if (b > bw)
+				b = bw;
+			screen_fill(sc, cx + 20 + a, yy, b - a, ' ', slot);
+			for (int c = b; c < bw; c++)
+				screen_put(sc, cx + 20 + c, yy, wait_ch, SLOT_FREE, SCR_GLYPH);
+		}
+		screen_printf(sc, cx + 20 + bw + 1, yy, w - (cx + 21 + bw), SLOT_NORMAL,
+		              "%12s %6d %5.1f%%", ms_text(v->wait, wt, sizeof wt), v->decode_steps,
+		              v->idle_fraction * 100);
+	}
+}
+
+/* ---- actions -------------------------------------------------------------------------------- */
+
+/* The entry of the next (dir > 0) or previous stage in the same step, or of the same stage in
+ * the next or previous step (by_step). */
+static size_t
+cycle(const tl_imbalance *v, size_t n, size_t cur, int dir, int by_step)
+{
+	size_t best = SIZE_MAX, wrap = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (i == cur)
+			continue;
+		int same = by_step ? v[i].stage == v[cur].stage : v[i].step == v[cur].step;
+		if (!same)
+			continue;
+		int64_t a = by_step ? v[i].step : v[i].stage,
+		        c = by_step ? v[cur].step : v[cur].stage;
+		int64_t ba = best == SIZE_MAX ? 0 : (by_step ? v[best].step : v[best].stage);
+		int64_t wa = wrap == SIZE_MAX ? 0 : (by_step ? v[wrap].step : v[wrap].stage);
+		if (dir > 0) {
+			if (a > c && (best == SIZE_MAX || a < ba))
+				best = i;
+			if (wrap == SIZE_MAX || a < wa)
+				wrap = i;
+		} else {
+			if (a < c && (best == SIZE_MAX || a > ba))
+				best = i;
+			if (wrap == SIZE_MAX || a > wa)
+				wrap = i;
+		}
+	}
+	return best != SIZE_MAX ? best : wrap;
+}
+
+static void
+jump(tl_ui *ui, const tl_imbalance *im, const tl_imb_rank *v)
+{
+	const tl_rank *r = ui->tr->ranks[v->rank];
+	ui_rl *s = ui_rl_get(ui);
+	char d[32], wt[32], st[24];
+	ui->panel = NULL;
+	ui_message(ui, 0, "Rank %d, %s step %s: %s, then waited %s for the slowest", r->rank,
+	           tlq_rl_stage_name(s->rl, im->stage), step_text(im->step, st, sizeof st),
+	           ms_text(v->duration, d, sizeof d), ms_text(v->wait, wt, sizeof wt));
+	/* its stage slice on the stage lane, selected and zoomed to */
+	for (size_t ti = 0; ti < r->ntracks; ti++) {
+		const tl_track *t = r->tracks[ti];
+		if (t->kind != TL_LANE_STAGE)
+			continue;
+		size_t k = track_first_starting_at(t, v->start);
+		if (k < t->n && t->v[k].start == v->start) {
+			timeline_select(ui, v->rank, ti, k, 0);
+			timeline_show_range(ui, v->start, v->end);
+			return;
+		}
+	}
+	for (size_t i = 0; i < ui->nlanes; i++)
+		if (ui->lanes[i].type == UL_HEADER && ui->lanes[i].rank == v->rank) {
+			ui->lane = i;
+			ui->top = i;
+			break;
+		}
+	timeline_show_range(ui, v->start, v->end);
+}
+
+static int
+imb_action(tl_ui *ui, int a)
+{
+	ui_rl *s = ui_rl_get(ui);
+	const tl_imbalance *all, *im;
+	size_t n;
+	im = current(ui, &all, &n);
+	if (a == ACT_DP_PANEL) {
+		if (s->imb == SIZE_MAX || s->imb >= n) { /* first open: rollout of the first step */
+			s->imb = 0;
+			for (size_t i = 0; i < n; i++)
+				if (all[i].stage == TL_STAGE_ROLLOUT) {
+					s->imb = i;
+					break;
+				}
+			s->sel = s->top = 0;
+			s->norder = 0;
+		}
+		ui->panel = &imbalance_view;
+		return 1;
+	}
+	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
+	size_t nx;
+	switch (a) {
+	case ACT_QUIT:
+	case ACT_CLEAR:
+		ui->panel = NULL;
+		return 1;
+	case ACT_HELP:
+	case ACT_COMMAND:
+	case ACT_REDRAW:
+	case ACT_PP_VIEW:
+		return 0; /* the main loop's */
+	case ACT_LANE_DOWN:
+		if (im && s->sel + 1 < im->n)
+			s->sel++;
+		return 1;
+	case ACT_LANE_UP:
+		if (s->sel > 0)
+			s->sel--;
+		return 1;
+	case ACT_PAGE_DOWN:
+		if (im)
+			s->sel = s->sel + (size_t)page < im->n ? s->sel + (size_t)page : im->n - 1;
+		return 1;
+	case ACT_PAGE_UP:
+		s->sel = s->sel > (size_t)page ? s->sel - (size_t)page : 0;
+		return 1;
+	case ACT_FIRST_LANE:
+		s->sel = 0;
+		return 1;
+	case ACT_LAST_LANE:
+		if (im)
+			s->sel = im->n - 1;
+		return 1;
+	case ACT_STAGE_NEXT:
+	case ACT_STAGE_PREV:
+	case ACT_CURSOR_RIGHT:
+	case ACT_CURSOR_LEFT:
+	case ACT_STEP_NEXT:
+	case ACT_STEP_PREV:
+	case ACT_PAGE_RIGHT:
+	case ACT_PAGE_LEFT: {
+		if (im == NULL)
+			return 1;
+		int by_step = a == ACT_STEP_NEXT || a == ACT_STEP_PREV || a == ACT_PAGE_RIGHT ||
+		              a == ACT_PAGE_LEFT;
+		int dir = a == ACT_STAGE_NEXT || a == ACT_CURSOR_RIGHT || a == ACT_STEP_NEXT ||
+		                  a == ACT_PAGE_RIGHT
+		              ? 1
+		              : -1;
+		nx = cycle(all, n, s->imb, dir, by_step);
+		if (nx == SIZE_MAX) {
+			char st[24];
+			if (by_step)
+				ui_message(ui, 0,
+				           "Stage %s ran on two ranks or more in one step only",
+				           tlq_rl_stage_name(s->rl, im->stage));
+			else
+				ui_message(ui, 0,
+				           "Step %s has one stage that ran on two ranks or more",
+				           step_text(im->step, st, sizeof st));
+			return 1;
+		}
+		s->imb = nx;
+		s->sel = s->top = 0;
+		s->norder = 0;
+		return 1;
+	}
+	case ACT_SORT_NEXT:
+		s->sort = (s->sort + 1) % RL_SORT__COUNT;
+		s->norder = 0;
+		s->sel = s->top = 0;
+		ui_message(ui, 0, "Sorted by %s", sort_names[s->sort]);
+		return 1;
+	case ACT_SELECT:
+		if (im && s->sel < im->n) {
+			if (s->norder != im->n)
+				order_rows(s, im);
+			jump(ui, im, &im->ranks[s->order[s->sel]]);
+		}
+		return 1;
+	default:
+		return 1; /* the timeline behind the panel does not move */
+	}
+}
+
+const view_ops imbalance_view = {
+    .name = "imbalance",
+    .draw = imb_draw,
+    .action = imb_action,
+};

@@ -1,0 +1,260 @@
+/* The pipeline-parallel flow view (issue 5): one row per PP stage with its forward (F) and
+ * backward (B) blocks labelled by micro-batch, the idle time between them shaded as bubbles, and
+ * between neighbouring rows the P2P transfers as arrows where the receive completes (down for
+ * activations, up for gradients). 1F1B and GPipe read the same way. Every number is
+ * tlq_pipeline's, the one `tl summary` prints. */
+#include "config.h"
+#include "ui/rl.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LABEL_W 22 /* " pp 0  r0,1    35.4% " */
+
+static const char *
+key_of(tl_ui *ui, int act, char *buf, size_t len)
+{
+	keymap_keys_text(&ui->keys, act, buf, len);
+	char *sp = strchr(buf, ' ');
+	if (sp)
+		*sp = '\0';
+	if (buf[0] == '\0')
+		snprintf(buf, len, ":%s", action_table[act].name);
+	return buf;
+}
+
+static const tl_pp_step *
+current(tl_ui *ui, const tl_pipeline **pp)
+{
+	ui_rl *s = ui_rl_get(ui);
+	*pp = tlq_pipeline(s->rl);
+	if ((*pp)->nsteps == 0)
+		return NULL;
+	if (s->pp_step >= (*pp)->nsteps)
+		s->pp_step = 0;
+	return &(*pp)->steps[s->pp_step];
+}
+
+/* "r0,1" or "r0-3" or "r0,2,+3" to fit a label */
+static void
+ranks_text(const tl_trace *tr, const tl_pp_stage *ps, char *buf, size_t len)
+{
+	size_t n = ps->nranks;
+	if (n == 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	int first = tr->ranks[ps->ranks[0]]->rank, last = tr->ranks[ps->ranks[n - 1]]->rank;
+	int run = 1;
+	for (size_t i = 1; i < n; i++)
+		run &= tr->ranks[ps->ranks[i]]->rank == first + (int)i;
+	if (n == 1)
+		snprintf(buf, len, "r%d", first);
+	else if (n == 2)
+		snprintf(buf, len, "r%d,%d", first, last);
+	else if (run)
+		snprintf(buf, len, "r%d-%d", first, last);
+	else
+		snprintf(buf, len, "r%d,+%zu", first, n - 1);
+}
+
+/* The column of time t in a bar of bw columns over [t0, t0 + span]; `end` maps the end of the
+ * span to bw (one past the last column) so the last block reaches the right edge. */
+static int
+col_of(int64_t t, int64_t t0, int64_t span, int bw, int end)
+{
+	if (t <= t0)
+		return 0;
+	int64_t c = (t - t0) * bw / span;
+	int max = end ? bw : bw - 1;
+	return c >= max ? max : (int)c;
+}
+
+static void
+pp_draw(tl_ui *ui, int x, int y, int w, int h)
+{
+	tl_screen *sc = &ui->scr;
+	ui_rl *s = ui_rl_get(ui);
+	const tl_pipeline *pp;
+	const tl_pp_step *st = current(ui, &pp);
+	char k1[24], k2[24], sp[32], stp[24];
+	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
+	if (st == NULL) {
+		screen_printf(sc, x, y, w, SLOT_TITLE, " Pipeline-parallel flow  (%s: close)",
+		              key_of(ui, ACT_QUIT, k2, sizeof k2));
+		if (ui->tr->nranks < 2)
+			screen_printf(
+			    sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
+			    "Pipeline parallelism: needs at least two ranks; this profile has %zu.",
+			    ui->tr->nranks);
+		else if (pp->ranks_with_blocks == 0)
+			screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
+			              "Pipeline parallelism: none found (no forward or backward "
+			              "step ranges; see "
+			              "STAGE RULES in tl(1)).");
+		else
+			screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
+			              "Pipeline parallelism: forward/backward ranges on one PP "
+			              "stage only: no "
+			              "pipeline to show.");
+		return;
+	}
+	if (st->step < 0)
+		snprintf(stp, sizeof stp, "all");
+	else
+		snprintf(stp, sizeof stp, "%" PRId64, st->step);
+	snprintf(sp, sizeof sp, "%.3f ms", (double)(st->end - st->start) / 1e6);
+	screen_printf(
+	    sc, x, y, w, SLOT_TITLE,
+	    " Pipeline: step %s (%zu of %zu), %d PP stages from %s, span %s   (%s step, Enter: "
+	    "timeline, %s: close)",
+	    stp, s->pp_step + 1, pp->nsteps, pp->npp, pipeline_source_name(pp->source), sp,
+	    key_of(ui, ACT_STEP_NEXT, k1, sizeof k1), key_of(ui, ACT_QUIT, k2, sizeof k2));
+	int bw = w - LABEL_W - 1;
+	if (bw < 4)
+		return;
+	int x0 = x + LABEL_W;
+	screen_printf(sc, x + 1, y + 1, LABEL_W - 1, SLOT_LABEL, "%-4s %-8s %6s", "pp", "ranks",
+	              "bubble");
+	/* a ruler: the step's span in ms */
+	screen_fill(sc, x0, y + 1, bw, ' ', SLOT_RULER);
+	screen_printf(sc, x0, y + 1, bw, SLOT_RULER, "0 ms");
+	int rl = (int)strlen(sp);
+	if (bw > rl + 6)
+		screen_text(sc, x0 + bw - rl, y + 1, rl, sp, SLOT_RULER);
+	int64_t span = st->end > st->start ? st->end - st->start : 1;
+	int avail = h - 2; /* rows for stages: 2 per stage (blocks, then links), the last 1 */
+	size_t per = (size_t)(avail + 1) / 2;
+	if (per == 0)
+		return;
+	if (s->pp_sel >= st->nstages)
+		s->pp_sel = st->nstages - 1;
+	if (s->pp_sel < s->pp_top)
+		s->pp_top = s->pp_sel;
+	if (s->pp_sel >= s->pp_top + per)
+		s->pp_top = s->pp_sel - per + 1;
+	uint32_t shade = ui->utf8 ? 0x2591 : '.'; /* ░ */
+	for (size_t i = s->pp_top; i < st->nstages && i < s->pp_top + per; i++) {
+		const tl_pp_stage *ps = &st->stages[i];
+		int yy = y + 2 + 2 * (int)(i - s->pp_top), sel = i == s->pp_sel;
+		char rk[32];
+		ranks_text(ui->tr, ps, rk, sizeof rk);
+		if (sel)
+			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
+		screen_printf(sc, x + 1, yy, LABEL_W - 2, sel ? SLOT_LABEL_CURRENT : SLOT_RANK,
+		              "pp %-2d%-8s", ps->pp_stage, rk);
+		screen_printf(sc, x + 14, yy, LABEL_W - 15, SLOT_NORMAL, "%5.1f%%",
+		              ps->bubble_ratio * 100);
+		/* bubbles first, blocks over them */
+		for (int c = 0; c < bw; c++)
+			screen_put(sc, x0 + c, yy, shade, SLOT_FREE, SCR_GLYPH);
+		for (size_t b = 0; b < ps->nblocks; b++) {
+			const tl_pp_block *blk = &ps->blocks[b];
+			int a = col_of(blk->start, st->start, span, bw, 0);
+			int e = col_of(blk->end, st->start, span, bw, 1);
+			if (e <= a)
+				e = a + 1 < bw ? a + 1 : bw;
+			if (e <= a)
+				continue;
+			uint8_t slot = blk->kind == 'F' ? SLOT_PP_FORWARD : SLOT_PP_BACKWARD;
+			screen_fill(sc, x0 + a, yy, e - a, ' ', slot);
+			char lab[16];
+			snprintf(lab, sizeof lab, "%c%d", blk->kind, blk->microbatch);
+			int ll = (int)strlen(lab);
+			if (e - a >= ll)
+				screen_text(sc, x0 + a + (e - a - ll) / 2, yy, ll, lab, slot);
+		}
+		if (ps->nblocks == 0)
+			screen_text(sc, x0 + 1, yy, bw - 1, "(no blocks in this step)",
+			            SLOT_NORMAL);
+		/* transfers to and from the next stage's shown rank: arrows where they complete */
+		if (i + 1 >= st->nstages || i + 1 >= s->pp_top + per)
+			continue;
+		const tl_pp_stage *nx = &st->stages[i + 1];
+		for (size_t l = 0; l < st->nlinks; l++) {
+			const tl_pp_link *lk = &st->links[l];
+			int down = lk->from_rank == ps->shown && lk->to_rank == nx->shown;
+			int up = lk->from_rank == nx->shown && lk->to_rank == ps->shown;
+			if (!down && !up)
+				continue;
+			int c = col_of(lk->recv_end, st->start, span, bw, 0);
+			uint32_t ch = down ? (ui->utf8 ? 0x2193 : 'v') : (ui->utf8 ? 0x2191 : '^');
+			const scr_cell *old =
+			    &sc->cell[(size_t)(yy + 1) * (size_t)sc->w + (size_t)(x0 + c)];
+			if (old->slot == SLOT_COMM && old->ch != ch) /* both ways in one column */
+				ch = ui->utf8 ? 0x2195 : '|';
+			screen_put(sc, x0 + c, yy + 1, ch, SLOT_COMM, SCR_GLYPH);
+		}
+	}
+}
+
+static void
+pp_jump(tl_ui *ui, const tl_pp_step *st, const tl_pp_stage *ps)
+{
+	ui->panel = NULL;
+	if (ps->shown == SIZE_MAX)
+		return;
+	for (size_t i = 0; i < ui->nlanes; i++)
+		if (ui->lanes[i].type == UL_HEADER && ui->lanes[i].rank == ps->shown) {
+			ui->lane = i;
+			ui->top = i;
+			break;
+		}
+	timeline_show_range(ui, st->start, st->end);
+	ui_message(ui, 0, "PP stage %d (rank %d): bubble ratio %.1f%% of the step's %.3f ms",
+	           ps->pp_stage, ui->tr->ranks[ps->shown]->rank, ps->bubble_ratio * 100,
+	           (double)(st->end - st->start) / 1e6);
+}
+
+static int
+pp_action(tl_ui *ui, int a)
+{
+	ui_rl *s = ui_rl_get(ui);
+	const tl_pipeline *pp;
+	const tl_pp_step *st = current(ui, &pp);
+	switch (a) {
+	case ACT_PP_VIEW:
+		ui->panel = &pipeline_view;
+		return 1;
+	case ACT_QUIT:
+	case ACT_CLEAR:
+		ui->panel = NULL;
+		return 1;
+	case ACT_HELP:
+	case ACT_COMMAND:
+	case ACT_REDRAW:
+	case ACT_DP_PANEL:
+		return 0;
+	case ACT_LANE_DOWN:
+		if (st && s->pp_sel + 1 < st->nstages)
+			s->pp_sel++;
+		return 1;
+	case ACT_LANE_UP:
+		if (s->pp_sel > 0)
+			s->pp_sel--;
+		return 1;
+	case ACT_STEP_NEXT:
+	case ACT_PAGE_RIGHT:
+		if (pp->nsteps > 0)
+			s->pp_step = (s->pp_step + 1) % pp->nsteps;
+		return 1;
+	case ACT_STEP_PREV:
+	case ACT_PAGE_LEFT:
+		if (pp->nsteps > 0)
+			s->pp_step = (s->pp_step + pp->nsteps - 1) % pp->nsteps;
+		return 1;
+	case ACT_SELECT:
+		if (st && s->pp_sel < st->nstages)
+			pp_jump(ui, st, &st->stages[s->pp_sel]);
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+const view_ops pipeline_view = {
+    .name = "pipeline",
+    .draw = pp_draw,
+    .action = pp_action,
+};

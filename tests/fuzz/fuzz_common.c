@@ -1,0 +1,94 @@
+/* Helpers of the fuzz targets (fuzz.h). */
+#include "config.h"
+#include "fuzz.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/lanes.h"
+#include "load/load.h"
+#include "query/query.h"
+#include "report/report.h"
+#include "util/msg.h"
+#include "util/xalloc.h"
+
+void
+fuzz_setup(void)
+{
+	static int done;
+	if (done)
+		return;
+	done = 1;
+	msg_set_quiet(1);
+	setenv("XDG_CONFIG_HOME", "/nonexistent/tl-fuzz", 1);
+	setenv("HOME", "/nonexistent/tl-fuzz", 1);
+	setenv("TL_JSON_NO_MMAP", "1", 1);
+}
+
+char *
+fuzz_cstr(const uint8_t *data, size_t size)
+{
+	char *s = xmalloc(size + 1);
+	if (size)
+		memcpy(s, data, size);
+	s[size] = '\0';
+	return s;
+}
+
+const char *
+fuzz_file(const uint8_t *data, size_t size, const char *ext)
+{
+	static char path[512];
+	const char *dir = getenv("TMPDIR");
+	if (dir == NULL || *dir == '\0')
+		dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+	snprintf(path, sizeof path, "%s/tl-fuzz-%ld.%s", dir, (long)getpid(), ext);
+	FILE *f = fopen(path, "wb");
+	if (f == NULL) {
+		perror(path);
+		abort();
+	}
+	if (size && fwrite(data, 1, size, f) != size) {
+		perror(path);
+		abort();
+	}
+	fclose(f);
+	return path;
+}
+
+static void
+arg_sink(void *ctx, const char *key, const char *value)
+{
+	size_t *n = ctx;
+	*n += strlen(key) + strlen(value);
+}
+
+void
+fuzz_exercise_rank(struct tl_rank *r, const void *src)
+{
+	(void)src;
+	tl_trace tr;
+	trace_init(&tr);
+	tr.ranks = xcalloc(1, sizeof *tr.ranks);
+	tr.ranks[0] = r;
+	tr.nranks = 1;
+	tr.t_min = r->t_min;
+	tr.t_max = r->t_max;
+	lanes_build_rank(r);
+	FILE *null = fopen("/dev/null", "w");
+	if (null) {
+		report_summary_text(null, &tr);
+		report_summary_json(null, &tr);
+		fclose(null);
+	}
+	/* the detail pane's lookups: a few slices of every track */
+	size_t n = 0;
+	for (size_t i = 0; i < r->ntracks; i++)
+		for (size_t k = 0; k < r->tracks[i]->n && k < 2; k++)
+			tlq_slice_args(r, r->tracks[i], k, arg_sink, &n);
+	tl_overlap o;
+	tlq_overlap(r, r->t_min, r->t_max, &o);
+	trace_free(&tr); /* frees r */
+}

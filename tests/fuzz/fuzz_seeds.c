@@ -1,0 +1,313 @@
+/* Seed corpora for the fuzz targets, made at fuzz time (no binary DB is committed):
+ *   fuzz_seeds OUTDIR [SAMPLES]
+ * writes OUTDIR/db/ (small SQLite files: hand-written schemas, a generated profile and the
+ * real samples cut down to a few rows per table, all with 512-byte pages) and OUTDIR/json/
+ * (trace_view.json of the generated profile, the real JSON samples cut to their metadata and
+ * first events). */
+#include "config.h"
+
+#include <cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gen/gen.h"
+#include "util/xalloc.h"
+
+#define KEEP_ROWS 24  /* rows kept per table of a cut-down DB */
+#define KEEP_EVENTS 48 /* events kept (besides metadata) of a cut-down JSON trace */
+
+static int nseeds;
+
+static int
+exec(sqlite3 *db, const char *sql)
+{
+	char *err = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
+		fprintf(stderr, "fuzz_seeds: %s: %s\n", sql, err ? err : "?");
+		sqlite3_free(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The tables the loader reads; the rest is dropped from cut-down copies. */
+static const char *const read_tables[] = {"META_DATA", "STRING_IDS", "STEP_TIME", "CANN_API",
+    "COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO", "COMMUNICATION_SCHEDULE_TASK_INFO",
+    "MEMCPY_INFO", "MSTX_EVENTS", "TASK", "COMMUNICATION_OP", "RANK_DEVICE_MAP",
+    "ENUM_API_TYPE"};
+
+static int
+is_read_table(const char *n)
+{
+	for (size_t i = 0; i < sizeof read_tables / sizeof *read_tables; i++)
+		if (strcmp(n, read_tables[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Copies src to dst keeping KEEP_ROWS rows of each table the loader reads, 512-byte pages. */
+static void
+cut_db(const char *src, const char *dst)
+{
+	sqlite3 *in, *out;
+	unlink(dst);
+	if (sqlite3_open_v2(src, &in, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		sqlite3_close(in);
+		return;
+	}
+	if (sqlite3_open(dst, &out) != SQLITE_OK) {
+		sqlite3_close(in);
+		sqlite3_close(out);
+		return;
+	}
+	exec(out, "PRAGMA page_size = 512; PRAGMA journal_mode = OFF;");
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(in, "SELECT name, sql FROM sqlite_master WHERE type = 'table'", -1,
+		&st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *name = (const char *)sqlite3_column_text(st, 0);
+			const char *sql = (const char *)sqlite3_column_text(st, 1);
+			if (name && sql && is_read_table(name))
+				exec(out, sql);
+		}
+		sqlite3_finalize(st);
+	}
+	char *att = sqlite3_mprintf("ATTACH %Q AS src", src);
+	if (exec(out, att) == 0) {
+		exec(out, "BEGIN");
+		for (size_t i = 0; i < sizeof read_tables / sizeof *read_tables; i++) {
+			char *sql = sqlite3_mprintf("INSERT INTO main.\"%w\" SELECT * FROM src.\"%w\" "
+						    "LIMIT %d",
+			    read_tables[i], read_tables[i], KEEP_ROWS);
+			sqlite3_exec(out, sql, NULL, NULL, NULL); /* absent tables fail: fine */
+			sqlite3_free(sql);
+		}
+		exec(out, "COMMIT");
+		exec(out, "DETACH src");
+	}
+	sqlite3_free(att);
+	exec(out, "VACUUM");
+	sqlite3_close(out);
+	sqlite3_close(in);
+	nseeds++;
+}
+
+static void
+sql_db(const char *dst, const char *sql)
+{
+	sqlite3 *db;
+	unlink(dst);
+	if (sqlite3_open(dst, &db) == SQLITE_OK) {
+		exec(db, "PRAGMA page_size = 512; PRAGMA journal_mode = OFF;");
+		exec(db, sql);
+		nseeds++;
+	}
+	sqlite3_close(db);
+}
+
+static const char *const small_schema =
+    "CREATE TABLE META_DATA (name TEXT,value TEXT);"
+    "INSERT INTO META_DATA VALUES ('SCHEMA_VERSION','1.0.0');"
+    "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
+    "INSERT INTO STRING_IDS VALUES (1,'MatMul'),(2,'KERNEL_AICORE'),(3,'hcom_allReduce__1_1_1'),"
+    "(4,'grp'),(5,'generate_sequences'),(6,'MsTx'),(7,'default');"
+    "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
+    "INSERT INTO STEP_TIME VALUES (1,50,450),(2,450,900);"
+    "CREATE TABLE CANN_API (startNs INTEGER,endNs INTEGER,type INTEGER,globalTid INTEGER,"
+    "connectionId INTEGER PRIMARY KEY,name INTEGER);"
+    "INSERT INTO CANN_API VALUES (60,70,1,1,1,1),(460,470,1,1,2,1);"
+    "CREATE TABLE TASK (startNs INTEGER,endNs INTEGER,deviceId INTEGER,connectionId INTEGER,"
+    "globalTaskId INTEGER,globalPid INTEGER,taskType INTEGER,contextId INTEGER,streamId INTEGER,"
+    "taskId INTEGER,modelId INTEGER);"
+    "INSERT INTO TASK VALUES (100,200,0,1,10,1,2,4294967295,1,1,0),"
+    "(300,400,0,2,11,1,2,4294967295,1,2,0),(500,600,0,2,12,1,2,0,2,3,0),"
+    "(500,650,0,2,13,1,2,4294967295,2,3,0);"
+    "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER,globalTaskId INTEGER PRIMARY KEY,"
+    "taskType INTEGER);"
+    "INSERT INTO COMPUTE_TASK_INFO VALUES (1,10,2),(1,11,2),(1,12,2);"
+    "CREATE TABLE COMMUNICATION_TASK_INFO (name INTEGER,globalTaskId INTEGER,taskType INTEGER,"
+    "planeId INTEGER);"
+    "INSERT INTO COMMUNICATION_TASK_INFO VALUES (3,13,3,0);"
+    "CREATE TABLE COMMUNICATION_OP (opName INTEGER,startNs INTEGER,endNs INTEGER,"
+    "connectionId INTEGER,groupName INTEGER,opId INTEGER PRIMARY KEY);"
+    "INSERT INTO COMMUNICATION_OP VALUES (3,150,350,2,4,1);"
+    "CREATE TABLE MSTX_EVENTS (startNs INTEGER,endNs INTEGER,eventType INTEGER,rangeId INTEGER,"
+    "category INTEGER,message INTEGER,globalTid INTEGER,endGlobalTid INTEGER,domainId INTEGER,"
+    "connectionId INTEGER);"
+    "INSERT INTO MSTX_EVENTS VALUES (80,420,2,1,0,5,1,1,7,4000000002),"
+    "(90,95,0,2,0,6,1,1,7,4294967295);"
+    "CREATE TABLE RANK_DEVICE_MAP (rankId INTEGER,deviceId INTEGER);"
+    "INSERT INTO RANK_DEVICE_MAP VALUES (3,0);";
+
+/* The first events of a Chrome trace (all metadata events, then KEEP_EVENTS others). */
+static void
+cut_json(const char *src, const char *dst)
+{
+	FILE *f = fopen(src, "rb");
+	if (f == NULL)
+		return;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	if (n <= 0 || n > (256L << 20)) {
+		fclose(f);
+		return;
+	}
+	char *buf = xmalloc((size_t)n + 1);
+	size_t got = fread(buf, 1, (size_t)n, f);
+	fclose(f);
+	buf[got] = '\0';
+	cJSON *doc = cJSON_ParseWithLength(buf, got);
+	free(buf);
+	if (doc == NULL)
+		return;
+	cJSON *events = cJSON_IsArray(doc) ? doc : cJSON_GetObjectItemCaseSensitive(doc, "traceEvents");
+	if (events != NULL) {
+		cJSON *keep = cJSON_CreateArray();
+		int others = 0;
+		cJSON *e;
+		cJSON_ArrayForEach(e, events)
+		{
+			cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+			int meta = cJSON_IsString(ph) && strcmp(ph->valuestring, "M") == 0;
+			if (meta || others++ < KEEP_EVENTS)
+				cJSON_AddItemToArray(keep, cJSON_Duplicate(e, 1));
+		}
+		if (events == doc) {
+			cJSON_Delete(doc);
+			doc = keep;
+		} else {
+			cJSON_ReplaceItemInObjectCaseSensitive(doc, "traceEvents", keep);
+		}
+	}
+	char *text = cJSON_PrintUnformatted(doc);
+	cJSON_Delete(doc);
+	if (text == NULL)
+		return;
+	FILE *o = fopen(dst, "wb");
+	if (o) {
+		fputs(text, o);
+		fclose(o);
+		nseeds++;
+	}
+	free(text);
+}
+
+/* Calls fn(path, name) for each regular file below dir whose name ends with suffix. */
+static void
+each_file(const char *dir, const char *suffix, void (*fn)(const char *, void *), void *ctx)
+{
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(p, &st) == 0) {
+			size_t n = strlen(e->d_name), s = strlen(suffix);
+			if (S_ISDIR(st.st_mode))
+				each_file(p, suffix, fn, ctx);
+			else if (S_ISREG(st.st_mode) && n >= s && strcmp(e->d_name + n - s, suffix) == 0)
+				fn(p, ctx);
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
+typedef struct seed_ctx {
+	const char *out;
+	const char *prefix;
+	int n;
+	int json;
+} seed_ctx;
+
+static void
+seed_one(const char *path, void *arg)
+{
+	seed_ctx *c = arg;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (strstr(base, "analysis.db") || (c->json && strstr(base, "trace") == NULL))
+		return; /* not a profile: torch_npu's own results, profiler_info.json, ... */
+	char *dst = xasprintf("%s/%s-%d.%s", c->out, c->prefix, c->n++, c->json ? "json" : "db");
+	if (c->json)
+		cut_json(path, dst);
+	else
+		cut_db(path, dst);
+	free(dst);
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: fuzz_seeds OUTDIR [SAMPLES]\n");
+		return 1;
+	}
+	const char *out = argv[1];
+	char *dbdir = xasprintf("%s/db", out), *jsondir = xasprintf("%s/json", out);
+	mkdir(out, 0755);
+	mkdir(dbdir, 0755);
+	mkdir(jsondir, 0755);
+
+	/* hand-written: every table the loader reads, then variants */
+	char *p = xasprintf("%s/small.db", dbdir);
+	sql_db(p, small_schema);
+	free(p);
+	p = xasprintf("%s/steps-only.db", dbdir);
+	sql_db(p, "CREATE TABLE META_DATA (name TEXT,value TEXT);"
+		  "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
+		  "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
+		  "INSERT INTO STEP_TIME VALUES (1,100,200),(2,150,120);");
+	free(p);
+
+	/* a generated GRPO profile, one rank, two steps */
+	char *gdir = xasprintf("%s/gen", out);
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 1;
+	o.tasks_per_rank = 120;
+	o.slow_rank = -1;
+	o.threads = 1;
+	char *rm = xasprintf("rm -rf '%s'", gdir);
+	if (system(rm) != 0)
+		fprintf(stderr, "fuzz_seeds: %s failed\n", rm);
+	if (gen_profile(&o, gdir, NULL) == 0) {
+		seed_ctx c = {dbdir, "gen", 0, 0};
+		each_file(gdir, ".db", seed_one, &c);
+		/* the same profile as trace_view.json, from the cut-down DB */
+		char *db = xasprintf("%s/gen-0.db", dbdir), *js = xasprintf("%s/gen.json", jsondir);
+		if (gen_json_from_db(db, js) == 0)
+			nseeds++;
+		free(db);
+		free(js);
+	}
+	if (system(rm) != 0)
+		fprintf(stderr, "fuzz_seeds: %s failed\n", rm);
+	free(rm);
+	free(gdir);
+
+	/* the real samples, cut down */
+	if (argc >= 3) {
+		char *s = xasprintf("%s/ascend-db", argv[2]);
+		seed_ctx c = {dbdir, "sample", 0, 0};
+		each_file(s, ".db", seed_one, &c);
+		free(s);
+		seed_ctx j = {jsondir, "sample", 0, 1};
+		each_file(argv[2], ".json", seed_one, &j);
+	}
+	printf("fuzz_seeds: %d seeds in %s\n", nseeds, out);
+	free(dbdir);
+	free(jsondir);
+	return 0;
+}

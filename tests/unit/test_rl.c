@@ -1,0 +1,896 @@
+/* The RL triage analyses (issue 5) against hand-computed numbers and against the generator's
+ * ground truth, which the generator knows by construction (it lays the timeline out; it does
+ * not run these analyses): stage rules, Dixon / 3-sigma, imbalance maths, stage rows, DP
+ * imbalance, slow-rank votes, bubbles, pipeline blocks and bubble ratios for 1F1B and GPipe,
+ * the PP stage from distributed_args / partners / --pp, discrete-mode role captures, and the
+ * plain answers for profiles without RL ranges, without PP, or with one rank. */
+#include "config.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gen/gen.h"
+#include "load/load.h"
+#include "query/query.h"
+#include "report/report.h"
+#include "util/msg.h"
+#include "util/xalloc.h"
+#include "test.h"
+
+static char tmp[64];
+
+static void
+rm_rf(const char *dir)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		CHECK(0, "shell: %s", cmd);
+	free(cmd);
+}
+
+/* ---- stage rules ------------------------------------------------------------------------- */
+
+static const char *
+cls(const tl_stage_rules *R, const char *name)
+{
+	int k = stage_rules_classify(R, name, strlen(name));
+	return k == TL_STAGE_IGNORED ? "(ignored)"
+	       : k == TL_STAGE_NONE  ? "(none)"
+	                             : stage_rules_name(R, k);
+}
+
+static void
+test_rules(void)
+{
+	tl_stage_rules *R = stage_rules_from_text(stages_default_text, "built-in");
+	CHECK_EQ_I64(stage_rules_errors(R), 0, "the built-in rules compile");
+	static const char *const cases[][2] = {
+	    /* verl worker ranges: order decides */
+	    {"compute_ref_log_prob", "ref_logprob"},
+	    {"compute_log_prob", "actor_logprob"},
+	    {"generate_sequences", "rollout"},
+	    {"update_actor", "actor_update"},
+	    {"update_critic", "critic_update"},
+	    {"compute_values", "values"},
+	    {"compute_rm_score", "reward"},
+	    /* verl trainer timers */
+	    {"gen", "rollout"},
+	    {"old_log_prob", "actor_logprob"},
+	    {"ref", "ref_logprob"},
+	    {"adv", "advantage"},
+	    {"update_weights", "weight_sync"},
+	    {"step", "(ignored)"},
+	    {"save_checkpoint", "(ignored)"},
+	    /* MindSpeed-RL qualnames */
+	    {"ActorHybridWorkerBase.generate_sequences", "rollout"},
+	    {"ActorHybridWorkerBase.compute_log_prob", "actor_logprob"},
+	    {"ActorHybridWorkerBase.update", "actor_update"},
+	    {"IntegratedWorker.compute_ref_log_prob", "ref_logprob"},
+	    {"ReferenceWorkerBase.compute_ref_log_prob", "ref_logprob"},
+	    {"Reference.compute_log_prob", "ref_logprob"},
+	    {"CriticWorkerBase.compute_values", "values"},
+	    {"CriticWorkerBase.update", "critic_update"},
+	    {"Critic.update_critic", "critic_update"},
+	    {"Reward.compute_rm_score", "reward"},
+	    {"compute_advantage", "advantage"},
+	    {"MegatronShardingManager.enter_infer_mode", "weight_sync"},
+	    /* discrete-mode role directories */
+	    {"rollout_generate", "rollout"},
+	    {"actor_generate", "rollout"},
+	    {"ref_compute_log_prob", "ref_logprob"},
+	    {"reference_compute_log_prob", "ref_logprob"},
+	    {"actor_compute_log_prob", "actor_logprob"},
+	    {"critic_compute_values", "values"},
+	    {"actor_update", "actor_update"},
+	    /* record_function names */
+	    {"Rollout", "rollout"},
+	    {"advantages", "advantage"},
+	    /* not stages */
+	    {"hcom_allReduce__123_4_1", "(none)"},
+	    {"decode_step", "(none)"},
+	    {"{'name': 'forward_step'}", "(none)"},
+	    {"BaseWorker.empty_cache", "(none)"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char m[160];
+		snprintf(m, sizeof m, "built-in rule: %s is %s", cases[i][0], cases[i][1]);
+		CHECK_STR(cls(R, cases[i][0]), cases[i][1], m);
+	}
+	static const char *const pp[][2] = {
+	    {"{'name': 'forward_step'}", "F"},
+	    {"{'name': 'backward_step'}", "B"},
+	    {"forward_step", "F"},
+	    {"backward_step", "B"},
+	    {"{\"name\": \"backward_step\", \"current_microbatch\": 3}", "B"},
+	    {"forward_step_with_model_graph", "F"},
+	    {"generate_sequences", "-"},
+	    {"forward", "-"},
+	};
+	for (size_t i = 0; i < sizeof pp / sizeof *pp; i++) {
+		int k = stage_rules_pp(R, pp[i][0], strlen(pp[i][0]));
+		char got[2] = {k ? (char)k : '-', 0};
+		char m[160];
+		snprintf(m, sizeof m, "pp rule: %s", pp[i][0]);
+		CHECK_STR(got, pp[i][1], m);
+	}
+	CHECK(stage_rules_is_decode(R, "decode_step", 11), "decode_step is a decode step");
+	CHECK(!stage_rules_is_decode(R, "generate_sequences", 18), "generate_sequences is not");
+	CHECK_EQ_I64(
+	    pipeline_parse_microbatch("{'name': 'forward_step', 'current_microbatch': 12}"), 12,
+	    "micro-batch from the message");
+	CHECK_EQ_I64(pipeline_parse_microbatch("{\"name\": \"backward_step\", \"microbatch\": 0}"),
+	             0, "micro-batch 0 from a JSON message");
+	CHECK_EQ_I64(pipeline_parse_microbatch("{'name': 'forward_step'}"), -1, "no micro-batch");
+	stage_rules_free(R);
+
+	/* a pattern that backtracks exponentially gives up instead of hanging */
+	R = stage_rules_from_text("rollout ^(a+)+$\nreward ^b$\n", "evil");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	const char *evil =
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab";
+	int k = stage_rules_classify(R, evil, strlen(evil));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	CHECK(k == TL_STAGE_NONE && secs < 2.0, "a catastrophic pattern gives up (%.3f s)", secs);
+	CHECK_STR(cls(R, "b"), "reward", "... and the next rule still applies");
+	stage_rules_free(R);
+
+	/* a user file: tried first, with its own stages; a bad line is named and skipped */
+	char *cfg = xasprintf("%s/cfg-user", tmp), *dir = xasprintf("%s/tl", cfg);
+	char *file = xasprintf("%s/stages", dir);
+	mkdir(cfg, 0700);
+	mkdir(dir, 0700);
+	FILE *f = fopen(file, "w");
+	fprintf(f, "# mine\nother:filter ^filter_batch$\nrollout ^my_gen$\nactor_update "
+	           "^compute_log_prob$\n"
+	           "bogus ^x$\nrollout ([\n");
+	fclose(f);
+	setenv("XDG_CONFIG_HOME", cfg, 1);
+	msg_set_quiet(1);
+	R = stage_rules_load(NULL);
+	msg_set_quiet(0);
+	CHECK_EQ_I64(stage_rules_errors(R), 2,
+	             "two bad user lines (unknown stage, bad pattern) reported");
+	CHECK_STR(cls(R, "my_gen"), "rollout", "user rule: my_gen is rollout");
+	CHECK_STR(cls(R, "filter_batch"), "other:filter", "user stage other:filter");
+	CHECK_STR(cls(R, "compute_log_prob"), "actor_update",
+	          "a user rule overrides a built-in one");
+	CHECK_STR(cls(R, "compute_ref_log_prob"), "ref_logprob",
+	          "built-in rules still apply after");
+	stage_rules_free(R);
+	f = fopen(file, "w");
+	fprintf(f, "clear\nreward ^score$\n");
+	fclose(f);
+	R = stage_rules_load(NULL);
+	CHECK_STR(cls(R, "score"), "reward", "after clear: the user's rule");
+	CHECK_STR(cls(R, "generate_sequences"), "(none)", "after clear: no built-in rule");
+	CHECK(stage_rules_pp(R, "forward_step", 12) == 0,
+	      "after clear: no built-in pp rule either");
+	stage_rules_free(R);
+	unlink(file);
+	rmdir(dir);
+	rmdir(cfg);
+	free(file);
+	free(dir);
+	free(cfg);
+	/* from here on: no user file */
+	char *empty = xasprintf("%s/cfg-empty", tmp);
+	mkdir(empty, 0700);
+	setenv("XDG_CONFIG_HOME", empty, 1);
+	free(empty);
+}
+
+/* ---- Dixon, 3 sigma, imbalance maths ----------------------------------------------------- */
+
+static void
+test_judge(void)
+{
+	size_t out[200];
+	double a[8] = {100, 100.5, 101, 101.5, 102, 103, 104, 10};
+	/* n = 8: r = (x2 - x1) / (x7 - x1) = 90 / 93 = 0.968 > 0.723 */
+	CHECK(slowrank_judge(a, 8, out) == 1 && out[0] == 7, "Dixon n=8 flags the low outlier");
+	double b[8] = {10, 11, 12, 13, 14, 15, 16, 17}; /* r = 1/6 */
+	CHECK(slowrank_judge(b, 8, out) == 0, "Dixon n=8: an even spread has no outlier");
+	double c[8] = {1, 1, 1, 5, 5, 5, 9, 9};
+	CHECK(slowrank_judge(c, 8, out) == 0, "Dixon: three distinct values are never judged");
+	CHECK(slowrank_judge(a, 2, out) == 0, "Dixon: two values are never judged");
+	double d[4] = {19.3, 10, 19.9, 20}; /* n = 4: r = 9.3 / 10 = 0.93 > 0.920 */
+	CHECK(slowrank_judge(d, 4, out) == 1 && out[0] == 1, "Dixon n=4 just above the table");
+	double e[4] = {19.1, 10, 19.9, 20}; /* r = 0.91 < 0.920 */
+	CHECK(slowrank_judge(e, 4, out) == 0, "Dixon n=4 just below the table");
+	double g[12] = {50, 50.2, 50.4, 50.6, 50.8, 51, 51.2, 51.4, 51.6, 51.8, 40, 40.5};
+	/* n = 12: r = (x3 - x1) / (x11 - x1) = 10 / 11.6 = 0.862 > 0.675; the first minimum */
+	CHECK(slowrank_judge(g, 12, out) == 1 && out[0] == 10, "Dixon n=12 uses x3 and x(n-1)");
+	double h[150];
+	for (int i = 0; i < 150; i++)
+		h[i] = 100 + (i % 5);
+	h[42] = 50;
+	CHECK(slowrank_judge(h, 150, out) == 1 && out[0] == 42, "n > 100: 3 sigma below the mean");
+	for (int i = 0; i < 150; i++)
+		h[i] = 100 + (i % 5);
+	h[7] = 400; /* one high outlier: the argmin (first 100) is added */
+	size_t nf = slowrank_judge(h, 150, out);
+	CHECK(nf == 1 && out[0] == 0, "n > 100: max above 3 sigma flags the minimum (got %zu)", nf);
+
+	tl_imb_rank v[3] = {{.rank = 0, .start = 90, .end = 100, .duration = 10, .busy = 5},
+	                    {.rank = 1, .start = 90, .end = 110, .duration = 20, .busy = 20},
+	                    {.rank = 2, .start = 100, .end = 130, .duration = 30, .busy = 0}};
+	tl_imb_stats st;
+	imbalance_compute(v, 3, &st);
+	CHECK(fabs(st.max_over_mean - 1.5) < 1e-12, "max/mean = 30 / 20");
+	CHECK(fabs(st.cv - sqrt(200.0 / 3) / 20) < 1e-12, "cv = population std / mean (%.6f)",
+	      st.cv);
+	CHECK(st.slowest == 2 && st.skew == 30, "slowest = latest end, skew = 130 - 100");
+	CHECK(v[0].wait == 30 && v[1].wait == 20 && v[2].wait == 0, "wait-for-slowest");
+	CHECK(fabs(v[0].idle_fraction - 0.5) < 1e-12 && v[1].idle_fraction == 0 &&
+	          v[2].idle_fraction == 1,
+	      "idle fraction = 1 - busy / duration");
+	v[2].end = 110;
+	imbalance_compute(v, 3, &st);
+	CHECK(st.slowest == 2, "a tie on the end goes to the rank that started last");
+}
+
+/* ---- generated profiles ---------------------------------------------------------------- */
+
+static int
+gen_load(const gen_opts *o, const char *name, gen_truth *t, tl_trace *tr)
+{
+	char *out = xasprintf("%s/%s", tmp, name);
+	memset(t, 0, sizeof *t);
+	int ok = gen_profile(o, out, t) == 0;
+	CHECK(ok, "generate %s", name);
+	tl_load_opts lo = {.quiet_progress = 1};
+	ok = ok && load_trace(out, &lo, tr) == 0;
+	CHECK(ok, "load %s", name);
+	free(out);
+	return ok;
+}
+
+static char *
+summary(const tl_trace *tr, int json)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+	if (json)
+		report_summary_json(f, tr);
+	else
+		report_summary_text(f, tr);
+	fclose(f);
+	return s;
+}
+
+static void
+test_rl_profile(void)
+{
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 8;
+	o.nsteps = 2;
+	o.tasks_per_rank = 20000;
+	o.slow_rank = 5;
+	o.seed = 11;
+	gen_truth t;
+	tl_trace tr;
+	if (!gen_load(&o, "rl8", &t, &tr))
+		return;
+	tl_rl_opts ro = {.bubbles_per_rank = 1000};
+	tl_rl *rl = tlq_rl_open(&tr, &ro);
+
+	/* stages: every truth row, with start, end, busy, decode steps and lag */
+	const tl_stage_row *sv;
+	size_t ns = tlq_stages(rl, &sv);
+	CHECK_EQ_I64(ns, t.nstages, "one stage row per rank, step and stage");
+	size_t found = 0, bad = 0;
+	for (size_t i = 0; i < t.nstages; i++) {
+		const gen_stage_truth *g = &t.stages[i];
+		int64_t earliest = INT64_MAX;
+		for (size_t k = 0; k < t.nstages; k++)
+			if (t.stages[k].stage == g->stage && t.stages[k].step == g->step &&
+			    t.stages[k].end_ns < earliest)
+				earliest = t.stages[k].end_ns;
+		for (size_t k = 0; k < ns; k++) {
+			const tl_stage_row *s = &sv[k];
+			if (tr.ranks[s->rank]->rank != g->rank || s->step != g->step ||
+			    strcmp(tlq_rl_stage_name(rl, s->stage), gen_stage_canon[g->stage]) != 0)
+				continue;
+			found++;
+			if (s->start != g->start_ns || s->end != g->end_ns ||
+			    s->busy != g->busy_ns || s->lag != g->end_ns - earliest ||
+			    (g->stage == 0 && s->decode_steps != g->decode_steps)) {
+				bad++;
+				CHECK(0,
+				      "rank %d step %lld %s: start %lld/%lld end %lld/%lld busy "
+				      "%lld/%lld "
+				      "lag %lld/%lld decode %d/%d",
+				      g->rank, (long long)g->step, gen_stage_canon[g->stage],
+				      (long long)s->start, (long long)g->start_ns,
+				      (long long)s->end, (long long)g->end_ns, (long long)s->busy,
+				      (long long)g->busy_ns, (long long)s->lag,
+				      (long long)(g->end_ns - earliest), s->decode_steps,
+				      g->decode_steps);
+			}
+		}
+	}
+	CHECK(found == t.nstages && bad == 0,
+	      "stage start, end, busy, lag and rollout decode steps equal the truth (%zu rows)",
+	      found);
+
+	/* DP imbalance of rollout: durations, wait-for-slowest, decode steps, idle, slowest */
+	for (int64_t step = 1; step <= o.nsteps; step++) {
+		const tl_imbalance *im = tlq_imbalance(rl, TL_STAGE_ROLLOUT, step);
+		CHECK(im != NULL && im->n == (size_t)o.nranks, "rollout step %lld: a row per rank",
+		      (long long)step);
+		if (im == NULL)
+			continue;
+		size_t ok = 0;
+		double sum = 0, mx = 0;
+		for (size_t i = 0; i < t.nstages; i++) {
+			const gen_stage_truth *g = &t.stages[i];
+			if (g->stage != 0 || g->step != step)
+				continue;
+			double d = (double)(g->end_ns - g->start_ns);
+			sum += d;
+			mx = d > mx ? d : mx;
+			for (size_t k = 0; k < im->n; k++) {
+				const tl_imb_rank *x = &im->ranks[k];
+				if (tr.ranks[x->rank]->rank != g->rank)
+					continue;
+				double idle = 1.0 - (double)g->busy_ns / d;
+				if (x->duration == g->end_ns - g->start_ns &&
+				    x->wait == g->wait_ns && x->decode_steps == g->decode_steps &&
+				    fabs(x->idle_fraction - idle) < 1e-12)
+					ok++;
+				else
+					CHECK(0,
+					      "rank %d: duration %lld/%lld wait %lld/%lld decode "
+					      "%d/%d",
+					      g->rank, (long long)x->duration,
+					      (long long)(g->end_ns - g->start_ns),
+					      (long long)x->wait, (long long)g->wait_ns,
+					      x->decode_steps, g->decode_steps);
+			}
+		}
+		CHECK_EQ_I64(ok, o.nranks,
+		             "rollout: duration, wait-for-slowest, decode steps and idle "
+		             "fraction equal the truth on every rank");
+		CHECK_EQ_I64(tr.ranks[im->ranks[im->st.slowest].rank]->rank, o.slow_rank,
+		             "rollout: the slowest rank is the generated slow rank");
+		CHECK(fabs(im->st.max_over_mean - mx / (sum / o.nranks)) < 1e-9,
+		      "rollout: max/mean from the truth durations (%.4f)", im->st.max_over_mean);
+	}
+
+	/* slow-rank votes: the chosen slow rank gets the most */
+	const tl_slow_result *sr = tlq_slow_ranks(rl);
+	CHECK_EQ_I64(sr->instances, t.collectives, "every collective instance examined");
+	CHECK(sr->n >= 1 && tr.ranks[sr->v[0].rank]->rank == o.slow_rank,
+	      "slow rank %d gets the most votes", o.slow_rank);
+	CHECK(sr->n >= 1 && (sr->n == 1 || sr->v[0].votes > sr->v[1].votes) &&
+	          sr->v[0].votes * 2 > t.collectives,
+	      "... clearly: %u of %llu instances", sr->n ? sr->v[0].votes : 0,
+	      (unsigned long long)t.collectives);
+
+	/* bubbles: every deliberate one, with its length, stage and step, a launch gap inside
+	 * its stage range */
+	const tl_rl_bubble *bv;
+	size_t nb = tlq_rl_bubbles(rl, &bv);
+	size_t hit = 0;
+	for (size_t i = 0; i < t.nbubbles; i++) {
+		const gen_bubble_truth *g = &t.bubbles[i];
+		for (size_t k = 0; k < nb; k++) {
+			const tl_rl_bubble *b = &bv[k];
+			if (tr.ranks[b->rank]->rank != g->rank || b->start != g->start_ns)
+				continue;
+			if (b->end == g->end_ns && b->step == g->step &&
+			    b->reason == TL_BUBBLE_LAUNCH_GAP &&
+			    strcmp(tlq_rl_stage_name(rl, b->stage) ? tlq_rl_stage_name(rl, b->stage)
+			                                           : "",
+			           gen_stage_canon[g->stage]) == 0)
+				hit++;
+			else
+				CHECK(0,
+				      "bubble rank %d at %lld: end %lld/%lld stage %s/%s reason %s",
+				      g->rank, (long long)g->start_ns, (long long)b->end,
+				      (long long)g->end_ns, tlq_rl_stage_name(rl, b->stage),
+				      gen_stage_canon[g->stage], bubble_reason_name(b->reason));
+		}
+	}
+	CHECK_EQ_I64(hit, t.nbubbles,
+	             "every generated bubble: length, stage, step, host launch gap");
+	/* the largest bubble inside each stage instance is the generated one */
+	size_t largest_ok = 0;
+	for (size_t i = 0; i < t.nbubbles; i++) {
+		const gen_bubble_truth *g = &t.bubbles[i];
+		const gen_stage_truth *sg = NULL;
+		for (size_t k = 0; k < t.nstages; k++)
+			if (t.stages[k].rank == g->rank && t.stages[k].step == g->step &&
+			    t.stages[k].stage == g->stage)
+				sg = &t.stages[k];
+		int64_t longest = 0;
+		for (size_t k = 0; sg && k < nb; k++)
+			if (tr.ranks[bv[k].rank]->rank == g->rank && bv[k].start >= sg->start_ns &&
+			    bv[k].end <= sg->end_ns && bv[k].end - bv[k].start > longest)
+				longest = bv[k].end - bv[k].start;
+		largest_ok += longest == g->end_ns - g->start_ns;
+	}
+	CHECK_EQ_I64(largest_ok, t.nbubbles, "each stage's largest bubble is the generated one");
+	/* between two steps nothing is scheduled and no stage encloses the gap */
+	size_t between = 0;
+	for (size_t k = 0; k < nb; k++)
+		if (bv[k].stage == TL_STAGE_NONE && bv[k].reason == TL_BUBBLE_NOTHING &&
+		    bv[k].start < t.steps[0].end_ns && bv[k].end > t.steps[1].start_ns)
+			between++;
+	CHECK_EQ_I64(between, o.nranks, "the gap between the steps: nothing scheduled, no stage");
+	CHECK(tlq_pipeline(rl)->ranks_with_blocks == 0 && tlq_pipeline(rl)->nsteps == 0,
+	      "a GRPO profile has no pipeline");
+	tlq_rl_close(rl);
+
+	/* the stage lanes: one TL_LANE_STAGE track in front of each rank's lanes */
+	rl = tlq_rl_open(&tr, NULL);
+	tlq_rl_add_lanes(rl, &tr);
+	tlq_rl_add_lanes(rl, &tr); /* idempotent */
+	size_t lanes_ok = 0;
+	for (size_t i = 0; i < tr.nranks; i++) {
+		const tl_rank *r = tr.ranks[i];
+		size_t nst = 0;
+		for (size_t k = 0; k < r->ntracks; k++)
+			nst += r->tracks[k]->kind == TL_LANE_STAGE;
+		const tl_track *s0 = r->tracks[0];
+		lanes_ok += nst == 1 && s0->kind == TL_LANE_STAGE &&
+		            s0->n == (size_t)(o.nsteps * GEN_NSTAGES) &&
+		            strcmp(strpool_get(r->pool, s0->v[0].name), "rollout") == 0;
+	}
+	CHECK_EQ_I64(lanes_ok, o.nranks, "each rank has one stage lane, first, named by stage");
+	tlq_rl_close(rl);
+
+	/* summary JSON: the fixed names, in the same object as "ranks" */
+	char *js = summary(&tr, 1);
+	cJSON *j = js ? cJSON_Parse(js) : NULL;
+	CHECK(j != NULL, "summary --json parses");
+	static const char *const top[] = {"ranks",    "stages",     "imbalance",
+	                                  "pipeline", "slow_ranks", "bubbles"};
+	for (size_t i = 0; j && i < sizeof top / sizeof *top; i++)
+		CHECK(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, top[i])), "JSON has \"%s\"",
+		      top[i]);
+	static const char *const stage_f[] = {"rank",   "stage",       "step",    "start_ns",
+	                                      "end_ns", "duration_ns", "busy_ns", "lag_ns"};
+	static const char *const imb_f[] = {"stage", "step",         "max_over_mean",
+	                                    "cv",    "slowest_rank", "ranks"};
+	static const char *const imbr_f[] = {"rank", "duration_ns", "wait_for_slowest_ns",
+	                                     "decode_steps", "idle_fraction"};
+	static const char *const bub_f[] = {"rank",  "start_ns", "end_ns", "duration_ns",
+	                                    "stage", "step",     "reason"};
+	struct {
+		const cJSON *o;
+		const char *const *f;
+		size_t n;
+		const char *what;
+	} want[] = {
+	    {j ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "stages"), 0) : NULL,
+	     stage_f, 8, "stages[0]"},
+	    {j ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "imbalance"), 0) : NULL,
+	     imb_f, 6, "imbalance[0]"},
+	    {NULL, imbr_f, 5, "imbalance[0].ranks[0]"},
+	    {j ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "bubbles"), 0) : NULL,
+	     bub_f, 7, "bubbles[0]"},
+	};
+	want[2].o =
+	    want[1].o ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(want[1].o, "ranks"), 0)
+	              : NULL;
+	for (size_t w = 0; w < sizeof want / sizeof *want; w++) {
+		size_t have = 0;
+		for (size_t i = 0; want[w].o && i < want[w].n; i++)
+			have += cJSON_GetObjectItemCaseSensitive(want[w].o, want[w].f[i]) != NULL;
+		CHECK_EQ_I64(have, want[w].n, want[w].what);
+	}
+	const cJSON *st0 = want[0].o;
+	CHECK(st0 && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(st0, "stage")) &&
+	          strcmp(cJSON_GetObjectItemCaseSensitive(st0, "stage")->valuestring, "rollout") ==
+	              0,
+	      "stages[0].stage is the canonical name \"rollout\"");
+	const cJSON *sl = j ? cJSON_GetObjectItemCaseSensitive(j, "slow_ranks") : NULL;
+	int sorted = 1, first = -1;
+	for (int i = 0; sl && i < cJSON_GetArraySize(sl); i++) {
+		const cJSON *a = cJSON_GetArrayItem(sl, i);
+		int v = cJSON_GetObjectItemCaseSensitive(a, "votes")->valueint;
+		if (i == 0)
+			first = cJSON_GetObjectItemCaseSensitive(a, "rank")->valueint;
+		if (i > 0 &&
+		    v > cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(sl, i - 1), "votes")
+		            ->valueint)
+			sorted = 0;
+	}
+	CHECK(sorted && first == o.slow_rank, "slow_ranks sorted by votes, slow rank first");
+	cJSON_Delete(j);
+	free(js);
+	char *txt = summary(&tr, 0);
+	CHECK(txt && strstr(txt, "Overlap per rank and step") == txt,
+	      "text summary starts as before");
+	CHECK(txt && strstr(txt, "RL stages per rank and step") &&
+	          strstr(txt, "DP load imbalance") && strstr(txt, "Slow ranks") &&
+	          strstr(txt, "Largest bubbles") && strstr(txt, "Pipeline parallelism: none found"),
+	      "text summary has every RL section");
+	free(txt);
+	trace_free(&tr);
+	gen_truth_free(&t);
+}
+
+/* ---- a hand-built trace: repeated and nested stages, bubble reasons ------------------- */
+
+static tl_rank *
+hand_rank(int rank, int64_t lp_end, int64_t gen_end)
+{
+	tl_rank *r = rank_new(rank);
+	uint32_t dom = strpool_intern_cstr(r->pool, "default");
+	tl_track *m = rank_track(r, TL_LANE_MSTX, dom, "default");
+	uint32_t lp = strpool_intern_cstr(r->pool, "compute_log_prob");
+	track_push(m, 100, lp_end, lp, 0);
+	track_push(m, 400, 400 + (lp_end - 100), lp, 1);
+	track_push(m, 700, gen_end, strpool_intern_cstr(r->pool, "generate_sequences"), 2);
+	track_push(m, 750, 800,
+	           strpool_intern_cstr(r->pool, "MegatronShardingManager.enter_infer_mode"), 3);
+	tl_track *c = rank_track(r, TL_LANE_COMPUTE, 1, "Stream 1");
+	static const int64_t k[][2] = {{110, 200}, {200, 290},  {410, 590},
+	                               {760, 790}, {900, 1000}, {1500, 1900}};
+	uint32_t kn = strpool_intern_cstr(r->pool, "MatMul");
+	for (size_t i = 0; i < sizeof k / sizeof *k; i++)
+		track_push(c, k[i][0], k[i][1], kn, (uint32_t)i);
+	tl_track *o = rank_track(r, TL_LANE_OTHER, 2, "Stream 2");
+	track_push(o, 1010, 1490, strpool_intern_cstr(r->pool, "EVENT_WAIT"), 0);
+	r->steps = xcalloc(1, sizeof *r->steps);
+	r->steps[0] = (tl_step){7, 0, 100000};
+	r->nsteps = r->scap = 1;
+	rank_finish(r);
+	r->loaded = 1;
+	return r;
+}
+
+static void
+test_handmade(void)
+{
+	tl_trace tr;
+	trace_init(&tr);
+	tr.ranks = xcalloc(2, sizeof *tr.ranks);
+	tr.ranks[0] = hand_rank(0, 300, 2000);
+	tr.ranks[1] = hand_rank(1, 350, 2500);
+	tr.nranks = 2;
+	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	const tl_stage_row *v;
+	size_t n = tlq_stages(rl, &v);
+	CHECK_EQ_I64(n, 8, "four stage instances per rank");
+	static const struct {
+		size_t i;
+		const char *stage;
+		int occ, level;
+		int64_t start, end, busy, lag;
+	} want[] = {
+	    {0, "actor_logprob", 0, 0, 100, 300, 180, 0},
+	    {1, "actor_logprob", 1, 0, 400, 600, 180, 0},
+	    {2, "rollout", 0, 0, 700, 2000, 530, 0},
+	    {3, "weight_sync", 0, 1, 750, 800, 30, 0},
+	    {4, "actor_logprob", 0, 0, 100, 350, 180, 50},
+	    {5, "actor_logprob", 1, 0, 400, 650, 180, 50},
+	    {6, "rollout", 0, 0, 700, 2500, 530, 500},
+	};
+	for (size_t w = 0; w < sizeof want / sizeof *want && n == 8; w++) {
+		const tl_stage_row *x = &v[want[w].i];
+		CHECK(strcmp(tlq_rl_stage_name(rl, x->stage), want[w].stage) == 0 &&
+		          x->occurrence == want[w].occ && x->level == want[w].level &&
+		          x->start == want[w].start && x->end == want[w].end &&
+		          x->busy == want[w].busy && x->lag == want[w].lag && x->step == 7,
+		      "row %zu: %s #%d level %d [%lld, %lld] busy %lld lag %lld", want[w].i,
+		      tlq_rl_stage_name(rl, x->stage), x->occurrence, x->level, (long long)x->start,
+		      (long long)x->end, (long long)x->busy, (long long)x->lag);
+	}
+	const tl_imbalance *im = tlq_imbalance(rl, TL_STAGE_ACTOR_LOGPROB, 7);
+	CHECK(im && im->n == 2 && im->ranks[0].duration == 400 && im->ranks[1].duration == 500 &&
+	          im->ranks[0].wait == 50 && im->ranks[1].wait == 0 && im->st.slowest == 1,
+	      "repeated instances add up per rank; the wait is to the last one's end");
+	const tl_rl_bubble *b;
+	size_t nb = tlq_rl_bubbles(rl, &b);
+	static const struct {
+		int64_t s, e;
+		const char *stage;
+		tl_bubble_reason why;
+	} bw[] = {
+	    {1000, 1500, "rollout", TL_BUBBLE_COLLECTIVE_WAIT},
+	    {590, 760, NULL, TL_BUBBLE_NOTHING},
+	    {290, 410, NULL, TL_BUBBLE_NOTHING},
+	    {790, 900, "rollout", TL_BUBBLE_LAUNCH_GAP},
+	};
+	CHECK_EQ_I64(nb, 8, "four bubbles per rank");
+	for (size_t w = 0; w < 4 && nb == 8; w++) {
+		const char *sn = tlq_rl_stage_name(rl, b[w].stage);
+		CHECK(b[w].start == bw[w].s && b[w].end == bw[w].e && b[w].reason == bw[w].why &&
+		          b[w].step == 7 &&
+		          (bw[w].stage ? sn && strcmp(sn, bw[w].stage) == 0 : sn == NULL),
+		      "bubble %zu: [%lld, %lld] %s %s (%s)", w, (long long)b[w].start,
+		      (long long)b[w].end, sn ? sn : "-", bubble_reason_name(b[w].reason),
+		      b[w].detail);
+	}
+	CHECK(nb == 8 && strstr(b[1].detail, "after compute_log_prob, before generate_sequences"),
+	      "a gap between stages names them");
+	tlq_rl_close(rl);
+	trace_free(&tr);
+}
+
+/* ---- pipeline parallelism ---------------------------------------------------------------- */
+
+static void
+check_pp(int sched, int no_meta, int no_p2p, int opt_pp, tl_pp_source want_src, const char *name)
+{
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 8;
+	o.nsteps = 2;
+	o.pp = 4;
+	o.pp_microbatches = 8;
+	o.pp_schedule = sched;
+	o.pp_no_meta = no_meta;
+	o.pp_no_p2p = no_p2p;
+	o.seed = 5;
+	gen_truth t;
+	tl_trace tr;
+	if (!gen_load(&o, name, &t, &tr))
+		return;
+	tl_rl_opts ro = {.pp = opt_pp};
+	tl_rl *rl = tlq_rl_open(&tr, &ro);
+	const tl_pipeline *p = tlq_pipeline(rl);
+	CHECK(p->source == want_src, "%s: PP stages from %s (got %s)", name,
+	      pipeline_source_name(want_src), pipeline_source_name(p->source));
+	CHECK(p->npp == 4 && p->nsteps == 2, "%s: 4 PP stages, 2 steps", name);
+	size_t map_ok = 0;
+	for (size_t i = 0; i < tr.nranks; i++)
+		map_ok += p->rank_stage[i] == tr.ranks[i]->rank / 2;
+	CHECK_EQ_I64(map_ok, 8, "every rank's PP stage is rank / dp");
+	size_t blocks_ok = 0, nblocks = 0, ratio_ok = 0, ranks_ok = 0;
+	for (size_t k = 0; k < p->nsteps; k++) {
+		const tl_pp_step *s = &p->steps[k];
+		for (size_t i = 0; i < s->nstages; i++) {
+			const tl_pp_stage *ps = &s->stages[i];
+			ranks_ok += ps->nranks == 2 && tr.ranks[ps->ranks[0]]->rank == 2 * (int)i &&
+			            tr.ranks[ps->ranks[1]]->rank == 2 * (int)i + 1;
+			int shown = ps->shown != SIZE_MAX ? tr.ranks[ps->shown]->rank : -1;
+			size_t b = 0;
+			for (size_t q = 0; q < t.npp_blocks; q++) {
+				const gen_pp_block_truth *g = &t.pp_blocks[q];
+				if (g->rank != shown || g->step != s->step)
+					continue;
+				nblocks++;
+				if (b < ps->nblocks && ps->blocks[b].kind == g->kind &&
+				    ps->blocks[b].microbatch == g->microbatch &&
+				    ps->blocks[b].start == g->start_ns &&
+				    ps->blocks[b].end == g->end_ns)
+					blocks_ok++;
+				b++;
+			}
+			for (size_t q = 0; q < t.npp_stages; q++) {
+				const gen_pp_stage_truth *g = &t.pp_stages[q];
+				if (g->step == s->step && g->pp_stage == ps->pp_stage &&
+				    fabs(ps->bubble_ratio -
+				         (double)g->idle_ns / (double)g->span_ns) < 1e-12 &&
+				    s->end - s->start == g->span_ns)
+					ratio_ok++;
+			}
+		}
+	}
+	CHECK_EQ_I64(ranks_ok, 8, "each PP stage lists its two ranks");
+	CHECK(nblocks == 2 * 4 * 16 && blocks_ok == nblocks,
+	      "%s: blocks, kinds, micro-batch numbers and times equal the schedule (%zu of %zu)",
+	      name, blocks_ok, nblocks);
+	CHECK_EQ_I64(ratio_ok, 8, "per-stage bubble ratios equal the schedule's");
+	size_t links = 0, links_ok = 0;
+	for (size_t k = 0; k < p->nsteps; k++)
+		links += p->steps[k].nlinks;
+	for (size_t q = 0; q < t.np2p; q++) {
+		const gen_p2p_truth *g = &t.p2p[q];
+		for (size_t k = 0; k < p->nsteps; k++)
+			for (size_t l = 0; l < p->steps[k].nlinks; l++) {
+				const tl_pp_link *x = &p->steps[k].links[l];
+				links_ok += tr.ranks[x->from_rank]->rank == g->src_rank &&
+				            tr.ranks[x->to_rank]->rank == g->dst_rank &&
+				            x->send_start == g->send_start_ns &&
+				            x->send_end == g->send_end_ns &&
+				            x->recv_start == g->recv_start_ns &&
+				            x->recv_end == g->recv_end_ns &&
+				            p->steps[k].step == g->step;
+			}
+	}
+	CHECK(links == t.np2p && links_ok == t.np2p,
+	      "%s: every send paired with its receive (%zu/%zu)", name, links_ok, t.np2p);
+	if (!no_p2p)
+		CHECK(t.np2p == 2 * 2 * 3 * 2 * 8,
+		      "the schedule moves 2 x 3 x 8 per replica and step");
+	const tl_slow_result *sr = tlq_slow_ranks(rl);
+	CHECK(sr->instances == 0 && sr->n == 0, "P2P ops are not collectives: no slow-rank votes");
+	tlq_rl_close(rl);
+	trace_free(&tr);
+	gen_truth_free(&t);
+}
+
+static void
+test_pp(void)
+{
+	check_pp(GEN_PP_1F1B, 0, 0, 0, TL_PP_FROM_META, "pp-1f1b");
+	check_pp(GEN_PP_GPIPE, 0, 0, 0, TL_PP_FROM_META, "pp-gpipe");
+	check_pp(GEN_PP_1F1B, 1, 0, 0, TL_PP_FROM_PARTNERS, "pp-partners");
+	check_pp(GEN_PP_GPIPE, 1, 1, 4, TL_PP_FROM_OPTION, "pp-option");
+
+	/* 1F1B shape on stage 0: 3 warm-up forwards, alternation, 3 cool-down backwards */
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 4;
+	o.nsteps = 1;
+	o.pp = 4;
+	gen_truth t;
+	tl_trace tr;
+	if (!gen_load(&o, "pp-shape", &t, &tr))
+		return;
+	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	const tl_pipeline *p = tlq_pipeline(rl);
+	char seq[128] = "";
+	if (p->nsteps == 1)
+		for (size_t b = 0; b < p->steps[0].stages[0].nblocks; b++) {
+			size_t l = strlen(seq);
+			snprintf(seq + l, sizeof seq - l, "%c%d ",
+			         p->steps[0].stages[0].blocks[b].kind,
+			         p->steps[0].stages[0].blocks[b].microbatch);
+		}
+	CHECK_STR(seq, "F0 F1 F2 F3 B0 F4 B1 F5 B2 F6 B3 F7 B4 B5 B6 B7 ", "1F1B order on stage 0");
+	double r0 = p->nsteps ? p->steps[0].stages[0].bubble_ratio : 0;
+	CHECK(r0 > 0.2 && r0 < 0.5, "stage 0 bubble ratio near (p-1)/(m+p-1) = 0.27 (%.3f)", r0);
+	char *js = summary(&tr, 1);
+	cJSON *j = js ? cJSON_Parse(js) : NULL;
+	const cJSON *pp = j ? cJSON_GetObjectItemCaseSensitive(j, "pipeline") : NULL;
+	const cJSON *st =
+	    pp ? cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(pp, 0), "stages") : NULL;
+	const cJSON *s0 = st ? cJSON_GetArrayItem(st, 0) : NULL;
+	const cJSON *b0 =
+	    s0 ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s0, "blocks"), 0) : NULL;
+	CHECK(s0 && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(s0, "ranks")) &&
+	          cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s0, "pp_stage")) &&
+	          cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s0, "bubble_ratio")),
+	      "pipeline[0].stages[0] has pp_stage, ranks, bubble_ratio");
+	CHECK(b0 && strcmp(cJSON_GetObjectItemCaseSensitive(b0, "kind")->valuestring, "F") == 0 &&
+	          cJSON_GetObjectItemCaseSensitive(b0, "microbatch")->valueint == 0 &&
+	          cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(b0, "start_ns")) &&
+	          cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(b0, "end_ns")),
+	      "blocks[0] is {\"kind\":\"F\",\"microbatch\":0,\"start_ns\",\"end_ns\"}");
+	cJSON_Delete(j);
+	free(js);
+	char *txt = summary(&tr, 0);
+	CHECK(txt && strstr(txt, "Pipeline parallelism: 4 PP stages (from distributed_args)") &&
+	          strstr(txt, " F0 F1 F2 F3 B0 F4 B1"),
+	      "text summary shows the pipeline");
+	CHECK(txt && strstr(txt, "RL stages: none found"),
+	      "a PP profile has no RL stages: said so");
+	free(txt);
+	tlq_rl_close(rl);
+	trace_free(&tr);
+	gen_truth_free(&t);
+}
+
+/* ---- plain answers: one rank, no RL ranges; discrete-mode role captures ------------------ */
+
+static void
+test_plain(void)
+{
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 1;
+	o.nsteps = 1;
+	o.tasks_per_rank = 3000;
+	o.slow_rank = -1;
+	gen_truth t;
+	tl_trace tr;
+	if (gen_load(&o, "one", &t, &tr)) {
+		char *txt = summary(&tr, 0), *js = summary(&tr, 1);
+		CHECK(
+		    txt &&
+		        strstr(txt,
+		               "DP load imbalance: needs at least two ranks; this profile has 1."),
+		    "one rank: imbalance says why it is empty");
+		CHECK(txt && strstr(txt, "Slow ranks: needs at least two ranks"),
+		      "one rank: slow ranks too");
+		CHECK(txt && strstr(txt, "Pipeline parallelism: needs at least two ranks"),
+		      "one rank: the pipeline too");
+		CHECK(txt && strstr(txt, "RL stages per rank"),
+		      "one rank: its stages are still listed");
+		CHECK(js && strstr(js, "\"imbalance\":[]") && strstr(js, "\"slow_ranks\":[]") &&
+		          strstr(js, "\"pipeline\":[]"),
+		      "one rank: empty JSON arrays, not missing ones");
+		free(txt);
+		free(js);
+		trace_free(&tr);
+		gen_truth_free(&t);
+	}
+	o.nranks = 2;
+	o.no_stage_ranges = 1;
+	if (gen_load(&o, "noranges", &t, &tr)) {
+		char *txt = summary(&tr, 0), *js = summary(&tr, 1);
+		CHECK(txt && strstr(txt, "RL stages: none found"), "no RL ranges: said so");
+		CHECK(txt &&
+		          strstr(txt, "DP load imbalance: no RL stage ran on two ranks or more."),
+		      "no RL ranges: the imbalance says so");
+		CHECK(js && strstr(js, "\"stages\":[]") && strstr(js, "\"imbalance\":[]"),
+		      "no RL ranges: empty JSON arrays");
+		const tl_rl_bubble *bv;
+		tl_rl *rl = tlq_rl_open(&tr, NULL);
+		size_t nb = tlq_rl_bubbles(rl, &bv), none = 0;
+		for (size_t i = 0; i < nb; i++)
+			none += bv[i].stage == TL_STAGE_NONE && bv[i].reason == TL_BUBBLE_NOTHING;
+		CHECK(nb > 0 && none == nb,
+		      "no ranges: bubbles have no stage and nothing scheduled");
+		tlq_rl_close(rl);
+		free(txt);
+		free(js);
+		trace_free(&tr);
+		gen_truth_free(&t);
+	}
+
+	/* verl discrete mode: <step>/<role>/ captures without ranges are one stage each */
+	char *root = xasprintf("%s/discrete", tmp), *d1 = xasprintf("%s/1", root);
+	mkdir(root, 0700);
+	mkdir(d1, 0700);
+	gen_truth ta, tb;
+	o.nranks = 2;
+	o.t0_ns = 1736407067000000000LL;
+	char *pa = xasprintf("%s/rollout_generate", d1), *pb = xasprintf("%s/actor_update", d1);
+	int ok = gen_profile(&o, pa, &ta) == 0;
+	o.t0_ns += 10000000000LL; /* ten seconds later */
+	ok = ok && gen_profile(&o, pb, &tb) == 0;
+	CHECK(ok, "generate two discrete-mode captures per rank");
+	tl_load_opts lo = {.quiet_progress = 1};
+	if (ok && load_trace(root, &lo, &tr) == 0) {
+		tl_rl *rl = tlq_rl_open(&tr, NULL);
+		const tl_stage_row *sv;
+		size_t ns = tlq_stages(rl, &sv), good = 0;
+		for (size_t i = 0; i < ns; i++) {
+			const gen_truth *g =
+			    strcmp(tlq_rl_stage_name(rl, sv[i].stage), "rollout") == 0 ? &ta
+			    : strcmp(tlq_rl_stage_name(rl, sv[i].stage), "actor_update") == 0
+			        ? &tb
+			        : NULL;
+			good += g && sv[i].from_role && sv[i].step == 1 &&
+			        sv[i].start == g->steps[0].start_ns &&
+			        sv[i].end == g->steps[g->nsteps - 1].end_ns;
+		}
+		CHECK(ns == 4 && good == 4,
+		      "each role capture is one stage over its envelope, named by its role (%zu of "
+		      "%zu)",
+		      good, ns);
+		const tl_imbalance *im = tlq_imbalance(rl, TL_STAGE_ACTOR_UPDATE, 1);
+		CHECK(im && im->n == 2, "role stages feed the DP imbalance");
+		tlq_rl_close(rl);
+		trace_free(&tr);
+	}
+	gen_truth_free(&ta);
+	gen_truth_free(&tb);
+	free(pa);
+	free(pb);
+	free(d1);
+	free(root);
+}
+
+int
+main(void)
+{
+	snprintf(tmp, sizeof tmp, "/tmp/tl-test-rl-XXXXXX");
+	if (mkdtemp(tmp) == NULL) {
+		CHECK(0, "mkdtemp");
+		return test_done();
+	}
+	test_rules();
+	test_judge();
+	test_handmade();
+	test_rl_profile();
+	test_pp();
+	test_plain();
+	rm_rf(tmp);
+	return test_done();
+}
