@@ -215,7 +215,8 @@ rules_parse(tl_stage_rules *R, const char *text, const char *origin, int user)
 			free(line);
 			continue;
 		}
-		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* best effort: interpreted otherwise */
+		/* no JIT: names are classified once each (cached), and valgrind cannot check
+		 * JIT-generated code */
 		stage_rule r = {kind, re};
 		VEC_PUSH(R->v, R->n, R->cap, r);
 		free(line);

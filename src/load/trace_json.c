@@ -4,8 +4,13 @@
  *
  * Streaming, with memory bounded by the model: the file is mapped read-only and a small scanner
  * finds the byte bounds of one event object at a time (strings, escapes, nesting, UTF-8) and
- * notes where its top-level fields are; only that object is handed to cJSON. Pages already
- * walked are given back to the kernel as the scan moves on. Two walks over the mapping:
+ * notes where its members are; an event's content is then taken from those bounds alone, never
+ * from one tree of the whole file: cJSON parses the objects read as trees (metadata, MsprofTx
+ * args, distributedInfo) and every string with escapes, while the few scalar members of a
+ * device task are read straight from the bytes of its "args" (millions of them: no tree each),
+ * and all times and ids with an exact decimal parser. Pages already walked are given back to
+ * the kernel as the scan moves on; on big inputs the scan runs in a thread of its own, ahead of
+ * the one handling the events. Two walks over the mapping:
  *   1. names: process_name / thread_name metadata (tracks are identified by these, never by pid
  *      numbers; metadata may follow the events that use a pid), ProfilerStep#N ranges, HCCL
  *      sub-task keys, Kineto's root fields, and the launch flows (HostToDevice, ac2g): with two
@@ -617,22 +622,25 @@ span_is_string(const jctx *c, jspan s)
 	return s.len >= 2 && c->b[s.off] == '"';
 }
 
-/* Does the field hold exactly the string `want`? (Escaped spellings do not count.) */
+/* Does the field hold exactly the string `want` (of wn bytes)? (Escaped spellings do not
+ * count.) span_eq / span_starts take a string literal. */
 static int
-span_eq(const jctx *c, jspan s, const char *want)
+span_eq_n(const jctx *c, jspan s, const char *want, size_t wn)
 {
-	size_t n, wn = strlen(want);
+	size_t n;
 	const char *t = span_text(c, s, &n);
 	return span_is_string(c, s) && n == wn && memcmp(t, want, n) == 0;
 }
 
 static int
-span_starts(const jctx *c, jspan s, const char *want)
+span_starts_n(const jctx *c, jspan s, const char *want, size_t wn)
 {
-	size_t n, wn = strlen(want);
+	size_t n;
 	const char *t = span_text(c, s, &n);
 	return span_is_string(c, s) && n >= wn && memcmp(t, want, wn) == 0;
 }
+#define span_eq(c, s, lit) span_eq_n(c, s, lit, sizeof lit - 1)
+#define span_starts(c, s, lit) span_starts_n(c, s, lit, sizeof lit - 1)
 
 static char
 event_phase(const jctx *c, const jevent *ev)
@@ -960,8 +968,14 @@ name_id(jctx *c, const char *s, size_t n)
  * value of each wanted key (len 0 when absent). The hot path of device tasks reads its few
  * scalar members this way rather than building a cJSON tree per task. Returns -1 when args is
  * absent or its member list is broken. */
+typedef struct jkey {
+	const char *s;
+	size_t n;
+} jkey;
+#define JKEY(lit) {lit, sizeof lit - 1}
+
 static int
-args_members(const jctx *c, const jevent *ev, const char *const *keys, int nkeys, jspan *out)
+args_members(const jctx *c, const jevent *ev, const jkey *keys, int nkeys, jspan *out)
 {
 	const unsigned char *b = c->b;
 	jspan a = ev->f[F_ARGS];
@@ -998,7 +1012,7 @@ args_members(const jctx *c, const jevent *ev, const char *const *keys, int nkeys
 		if (i == SIZE_MAX)
 			return -1;
 		for (int k = 0; k < nkeys; k++)
-			if (strlen(keys[k]) == kn && memcmp(keys[k], b + ks, kn) == 0)
+			if (keys[k].n == kn && memcmp(keys[k].s, b + ks, kn) == 0)
 				out[k] = (jspan){vs, i - vs};
 		i = skip_ws(b, end, i);
 		if (i < end && b[i] == ',')
@@ -1529,7 +1543,7 @@ names_event(jctx *c, const jevent *ev)
 	 * named only later, so the args decide here */
 	jspan a = ev->f[F_ARGS];
 	if (a.len > 0 && memmem(c->b + a.off, a.len, "\"context id\"", 12) != NULL) {
-		static const char *const keys[] = {"stream id", "task id", "context id"};
+		static const jkey keys[] = {JKEY("stream id"), JKEY("task id"), JKEY("context id")};
 		jspan v[3];
 		int64_t s, t, x;
 		if (args_members(c, ev, keys, 3, v) == 0 && span_int(c, v[0], &s) &&
@@ -1838,8 +1852,8 @@ is_compute_type(const char *t)
 static tl_lane_kind
 hw_lane(jctx *c, const jevent *ev, const char *name)
 {
-	static const char *const keys[] = {"Task Type", "Physic Stream Id", "Stream Id", "Task Id",
-	    "Subtask Id"};
+	static const jkey keys[] = {JKEY("Task Type"), JKEY("Physic Stream Id"), JKEY("Stream Id"),
+	    JKEY("Task Id"), JKEY("Subtask Id")};
 	jspan v[5];
 	char tybuf[64];
 	if (args_members(c, ev, keys, 5, v) != 0 && ev->f[F_ARGS].len > 0)
@@ -1996,8 +2010,10 @@ input_open(jctx *c)
 	}
 	/* TL_JSON_NO_MMAP: read into a buffer of the exact size, so that AddressSanitizer and
 	 * valgrind see every byte the scanner and cJSON touch (tests) */
-	void *m = getenv("TL_JSON_NO_MMAP") ? MAP_FAILED
-					    : mmap(NULL, c->n, PROT_READ, MAP_PRIVATE, fd, 0);
+	const char *nomap = getenv("TL_JSON_NO_MMAP");
+	void *m = nomap && *nomap && *nomap != '0'
+		      ? MAP_FAILED
+		      : mmap(NULL, c->n, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m != MAP_FAILED) {
 		madvise(m, c->n, MADV_SEQUENTIAL);
 		c->b = m;

@@ -171,7 +171,9 @@ test_bad_inputs(void)
 
 	/* not SQLite at all */
 	char *p = tmp_path("not_sqlite.db");
-	write_file(p, "hello, this is not a database at all, just some text\n" "padding padding padding padding padding padding padding padding\n", 120);
+	static const char text[] = "hello, this is not a database at all, just some text\n"
+				   "padding padding padding padding padding padding padding\n";
+	write_file(p, text, sizeof text - 1);
 	w0 = msg_warn_count();
 	r = load_file(p, 0, &src);
 	CHECK(!r->loaded && msg_warn_count() == w0 + 1, "a text file: not loaded, one message");
