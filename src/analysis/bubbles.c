@@ -1,5 +1,6 @@
 #include "config.h"
 #include "analysis/bubbles.h"
+#include "analysis/lanes.h"
 #include "analysis/overlap.h"
 #include "util/xalloc.h"
 
@@ -127,7 +128,7 @@ bubble_reason(const tl_rank *r, int64_t s, int64_t e, char *detail, size_t len)
 
 /* heap order: a is "less" (a worse bubble) than b when shorter, or as long and later */
 static int
-bubble_less(const tl_rl_bubble *a, const tl_rl_bubble *b)
+gap_less(const tl_gap *a, const tl_gap *b)
 {
 	int64_t la = a->end - a->start, lb = b->end - b->start;
 	if (la != lb)
@@ -136,17 +137,17 @@ bubble_less(const tl_rl_bubble *a, const tl_rl_bubble *b)
 }
 
 static void
-heap_down(tl_rl_bubble *h, size_t n, size_t i)
+heap_down(tl_gap *h, size_t n, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < n && bubble_less(&h[l], &h[m]))
+		if (l < n && gap_less(&h[l], &h[m]))
 			m = l;
-		if (r < n && bubble_less(&h[r], &h[m]))
+		if (r < n && gap_less(&h[r], &h[m]))
 			m = r;
 		if (m == i)
 			return;
-		tl_rl_bubble t = h[i];
+		tl_gap t = h[i];
 		h[i] = h[m];
 		h[m] = t;
 		i = m;
@@ -154,101 +155,152 @@ heap_down(tl_rl_bubble *h, size_t n, size_t i)
 }
 
 static void
-heap_up(tl_rl_bubble *h, size_t i)
+heap_up(tl_gap *h, size_t i)
 {
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
-		if (!bubble_less(&h[i], &h[p]))
+		if (!gap_less(&h[i], &h[p]))
 			return;
-		tl_rl_bubble t = h[i];
+		tl_gap t = h[i];
 		h[i] = h[p];
 		h[p] = t;
 		i = p;
 	}
 }
 
-static int
-cmp_bubble(const void *a, const void *b)
+/* a bounded min-heap of the longest gaps seen (grown as needed up to max) */
+typedef struct gap_heap {
+	tl_gap *h;
+	size_t n, cap, max;
+} gap_heap;
+
+static inline void
+heap_offer(gap_heap *g, int64_t s, int64_t e)
 {
-	const tl_rl_bubble *x = a, *y = b;
-	if (bubble_less(x, y))
+	tl_gap b = {s, e};
+	if (g->n < g->max) {
+		if (g->n == g->cap) {
+			g->cap = g->cap * 2 < g->max ? g->cap * 2 : g->max;
+			g->h = xreallocarray(g->h, g->cap, sizeof *g->h);
+		}
+		g->h[g->n] = b;
+		heap_up(g->h, g->n++);
+	} else if (gap_less(&g->h[0], &b)) {
+		g->h[0] = b;
+		heap_down(g->h, g->n, 0);
+	}
+}
+
+static int
+cmp_gap(const void *a, const void *b)
+{
+	const tl_gap *x = a, *y = b;
+	if (gap_less(x, y))
 		return 1;
-	if (bubble_less(y, x))
+	if (gap_less(y, x))
 		return -1;
 	return 0;
+}
+
+static int
+has_overlap_lanes(const tl_rank *r)
+{
+	for (size_t i = 0; i < r->ntracks; i++)
+		if (r->tracks[i]->kind == TL_LANE_OVERLAP)
+			return 1;
+	return 0;
+}
+
+size_t
+bubble_gaps_of_rank(const tl_rank *r, size_t max, tl_gap **out)
+{
+	if (max == 0)
+		max = 1;
+	size_t cap = max < 1024 ? max : 1024;
+	gap_heap g = {xreallocarray(NULL, cap, sizeof *g.h), 0, cap, max};
+	if (has_overlap_lanes(r)) {
+		/* the Free lane holds these very intervals (lanes.c); no Free lane: no gap */
+		const tl_track *f = lanes_overlap_track(r, TL_OVL_FREE);
+		for (size_t i = 0; f && i < f->n; i++) {
+			const tl_slice *x = &f->v[i];
+			if (g.n == g.max && x->end - x->start < g.h[0].end - g.h[0].start)
+				continue; /* the common case, without a call */
+			heap_offer(&g, x->start, x->end);
+		}
+	} else {
+		/* Free = the gaps of compute U communication between the first and the last busy
+		 * instant (lanes.h): two sorted disjoint unions merged by start */
+		tl_union_iter ci, mi;
+		union_iter_init(&ci, r, TL_LANE_COMPUTE, TL_NO_STEP, INT64_MIN, INT64_MAX);
+		union_iter_init(&mi, r, TL_LANE_COMM, TL_NO_STEP, INT64_MIN, INT64_MAX);
+		int64_t cs = 0, ce = 0, ms = 0, me = 0, reach = INT64_MIN;
+		int hc = union_iter_next(&ci, &cs, &ce), hm = union_iter_next(&mi, &ms, &me);
+		while (hc || hm) {
+			int64_t s, e;
+			if (hc && (!hm || cs <= ms)) {
+				s = cs;
+				e = ce;
+				hc = union_iter_next(&ci, &cs, &ce);
+			} else {
+				s = ms;
+				e = me;
+				hm = union_iter_next(&mi, &ms, &me);
+			}
+			if (reach != INT64_MIN && s > reach)
+				heap_offer(&g, reach, s);
+			if (e > reach)
+				reach = e;
+		}
+		union_iter_done(&ci);
+		union_iter_done(&mi);
+	}
+	if (g.n > 1)
+		qsort(g.h, g.n, sizeof *g.h, cmp_gap);
+	*out = g.h;
+	return g.n;
+}
+
+void
+bubble_attribute(const tl_rank *r, const tl_stage_inst *inst, size_t ninst, tl_rl_bubble *b)
+{
+	uint16_t si = rank_step_at(r, b->start);
+	b->step = si != TL_NO_STEP ? r->steps[si].id : -1;
+	b->stage = TL_STAGE_NONE;
+	int lvl = -1;
+	const tl_stage_inst *before = NULL, *after = NULL;
+	for (size_t k = 0; k < ninst; k++) {
+		const tl_stage_inst *x = &inst[k];
+		if (x->start <= b->start && b->end <= x->end && x->level > lvl) {
+			lvl = x->level; /* the innermost stage that encloses the whole gap */
+			b->stage = x->stage;
+		}
+		if (x->end <= b->end && x->start < b->start && (!before || x->end > before->end))
+			before = x;
+		if (x->start >= b->start && x->end > b->end && (!after || x->start < after->start))
+			after = x;
+	}
+	b->reason = bubble_reason(r, b->start, b->end, b->detail, sizeof b->detail);
+	if (b->stage == TL_STAGE_NONE && (before || after)) { /* between stages: which */
+		size_t l = strlen(b->detail);
+		snprintf(b->detail + l, sizeof b->detail - l, "; after %.32s, before %.32s",
+		         before ? before->origin : "-", after ? after->origin : "-");
+	}
 }
 
 size_t
 bubbles_of_rank(const tl_rank *r, size_t ri, const tl_stage_inst *inst, size_t ninst, size_t max,
                 tl_rl_bubble **out)
 {
-	if (max == 0)
-		max = 1;
-	tl_rl_bubble *h = xcalloc(max, sizeof *h);
-	size_t n = 0;
-	/* Free = the gaps of compute U communication between the first and the last busy instant
-	 * (lanes.h): two sorted disjoint unions merged by start */
-	tl_union_iter ci, mi;
-	union_iter_init(&ci, r, TL_LANE_COMPUTE, TL_NO_STEP, INT64_MIN, INT64_MAX);
-	union_iter_init(&mi, r, TL_LANE_COMM, TL_NO_STEP, INT64_MIN, INT64_MAX);
-	int64_t cs = 0, ce = 0, ms = 0, me = 0, reach = INT64_MIN;
-	int hc = union_iter_next(&ci, &cs, &ce), hm = union_iter_next(&mi, &ms, &me);
-	while (hc || hm) {
-		int64_t s, e;
-		if (hc && (!hm || cs <= ms)) {
-			s = cs;
-			e = ce;
-			hc = union_iter_next(&ci, &cs, &ce);
-		} else {
-			s = ms;
-			e = me;
-			hm = union_iter_next(&mi, &ms, &me);
-		}
-		if (reach != INT64_MIN && s > reach) {
-			tl_rl_bubble b = {.rank = ri, .start = reach, .end = s};
-			if (n < max) {
-				h[n] = b;
-				heap_up(h, n++);
-			} else if (bubble_less(&h[0], &b)) {
-				h[0] = b;
-				heap_down(h, n, 0);
-			}
-		}
-		if (e > reach)
-			reach = e;
-	}
-	union_iter_done(&ci);
-	union_iter_done(&mi);
-	if (n > 1)
-		qsort(h, n, sizeof *h, cmp_bubble);
+	tl_gap *g;
+	size_t n = bubble_gaps_of_rank(r, max, &g);
+	tl_rl_bubble *v = xcalloc(n ? n : 1, sizeof *v);
 	for (size_t i = 0; i < n; i++) {
-		tl_rl_bubble *b = &h[i];
-		uint16_t si = rank_step_at(r, b->start);
-		b->step = si != TL_NO_STEP ? r->steps[si].id : -1;
-		b->stage = TL_STAGE_NONE;
-		int lvl = -1;
-		const tl_stage_inst *before = NULL, *after = NULL;
-		for (size_t k = 0; k < ninst; k++) {
-			const tl_stage_inst *x = &inst[k];
-			if (x->start <= b->start && b->end <= x->end && x->level > lvl) {
-				lvl =
-				    x->level; /* the innermost stage that encloses the whole gap */
-				b->stage = x->stage;
-			}
-			if (x->end <= b->end && x->start < b->start &&
-			    (!before || x->end > before->end))
-				before = x;
-			if (x->start >= b->start && x->end > b->end &&
-			    (!after || x->start < after->start))
-				after = x;
-		}
-		b->reason = bubble_reason(r, b->start, b->end, b->detail, sizeof b->detail);
-		if (b->stage == TL_STAGE_NONE && (before || after)) { /* between stages: which */
-			size_t l = strlen(b->detail);
-			snprintf(b->detail + l, sizeof b->detail - l, "; after %.32s, before %.32s",
-			         before ? before->origin : "-", after ? after->origin : "-");
-		}
+		v[i].rank = ri;
+		v[i].start = g[i].start;
+		v[i].end = g[i].end;
+		bubble_attribute(r, inst, ninst, &v[i]);
 	}
-	*out = h;
+	free(g);
+	*out = v;
 	return n;
 }

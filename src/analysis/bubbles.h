@@ -34,8 +34,26 @@ typedef struct tl_rl_bubble {
 	char detail[192]; /* the evidence, for people (range names sanitized by the reader) */
 } tl_rl_bubble;
 
-/* The max (>= 1) longest bubbles of r (trace index ri), longest first (ties: earlier first).
- * inst: the rank's stage instances (stages_of_rank). Returns the count; *out is the caller's. */
+/* An idle gap [start, end) of a rank: a Free interval, before it is attributed. */
+typedef struct tl_gap {
+	int64_t start, end;
+} tl_gap;
+
+/* The max (>= 1) longest idle gaps of r, longest first (ties: earlier first), not attributed.
+ * They are read from the rank's Free overlap lane when lanes_build_rank has made the overlap
+ * lanes (lanes.c computes Free from the same unions, so the intervals are the same), else
+ * computed here from the unions of compute and communication. Returns the count; *out is the
+ * caller's. */
+size_t bubble_gaps_of_rank(const tl_rank *r, size_t max, tl_gap **out);
+
+/* Attributes the gap [b->start, b->end) of r (trace index b->rank): sets b->step, b->stage,
+ * b->reason and b->detail. inst: the rank's stage instances (stages_of_rank). Every bubble that
+ * `tl summary` or the viewer shows is attributed here and nowhere else. */
+void bubble_attribute(const tl_rank *r, const tl_stage_inst *inst, size_t ninst, tl_rl_bubble *b);
+
+/* The max (>= 1) longest bubbles of r (trace index ri), longest first (ties: earlier first),
+ * attributed: bubble_gaps_of_rank, then bubble_attribute on each. inst: the rank's stage
+ * instances (stages_of_rank). Returns the count; *out is the caller's. */
 size_t bubbles_of_rank(const tl_rank *r, size_t ri, const tl_stage_inst *inst, size_t ninst,
                        size_t max, tl_rl_bubble **out);
 

@@ -57,19 +57,8 @@ size_t tlq_slice_next(const tl_track *, int64_t t, int dir);
  * NULL. */
 const tl_slice *tlq_enclosing(const tl_rank *, tl_lane_kind, int64_t t);
 
-/* Idle bubbles: the Free intervals of the overlap lanes (analysis/lanes.h; lanes_build first). */
-typedef struct tl_bubble {
-	size_t rank;        /* index into tr->ranks */
-	int64_t start, end; /* ns */
-	uint16_t step;      /* index into the rank's steps, or TL_NO_STEP */
-	uint32_t stage;     /* name id (rank pool) of the enclosing stage slice, 0 when none */
-} tl_bubble;
-/* The max longest bubbles (max 0: all) of the ranks with shown[i] != 0 (shown NULL = all),
- * longest first (ties: earlier first). Ranks are scanned in parallel with a bounded heap each,
- * so the largest of millions of gaps come back in milliseconds. Returns the count; *out is the
- * caller's to free. */
-size_t tlq_bubbles(const tl_trace *, const unsigned char *shown, size_t max, tl_bubble **out);
-/* Count and total length of the bubbles of one rank (O(1) after the first call). */
+/* Count and total length of the idle gaps (Free intervals, lanes_build first) of one rank:
+ * O(1). Walk and name them with tlq_rl_bubble_next / tlq_rl_bubble_largest. */
 size_t tlq_bubble_total(const tl_rank *, int64_t *total_ns);
 
 /* Regex search over slice names. The pattern is compiled once; each rank's string pool is
@@ -175,6 +164,26 @@ const tl_slow_result *tlq_slow_ranks(tl_rl *);
 
 /* The largest bubbles of every rank, by rank, longest first. Owned by the context. */
 size_t tlq_rl_bubbles(tl_rl *, const tl_rl_bubble **out);
+
+/* The viewer's bubbles. Every idle gap of a rank (every Free interval) is a bubble, attributed
+ * by the function that attributes tlq_rl_bubbles (bubble_attribute: the stage enclosing the
+ * whole gap, the step, the reason), so the timeline and `tl summary` say the same of a gap. */
+
+/* The bubble [start, end) of rank ri (a Free interval), attributed. */
+void tlq_rl_bubble_at(tl_rl *, size_t ri, int64_t start, int64_t end, tl_rl_bubble *out);
+
+/* The bubble of rank ri that starts first after t (dir > 0) or last before t (dir < 0),
+ * attributed. Returns 0 and sets *out and *index (its position among the rank's bubbles in time
+ * order), or -1 when there is none; *count is always set to how many the rank has. Reads the
+ * rank's Free overlap lane (lanes_build first): O(log n). */
+int tlq_rl_bubble_next(tl_rl *, size_t ri, int64_t t, int dir, tl_rl_bubble *out, size_t *index,
+                       size_t *count);
+
+/* The longest bubbles over all ranks, longest first (ties: earlier, then the lower rank index),
+ * at most max (the max of the first call: the list is found once, each rank's longest gaps in
+ * parallel, and kept). Returns the length of the list and, when i is below it and out is not
+ * NULL, sets *out to the i-th bubble, attributed when first asked for. */
+size_t tlq_rl_bubble_largest(tl_rl *, size_t max, size_t i, tl_rl_bubble *out);
 
 /* Adds the stage lanes (TL_LANE_STAGE tracks) to the ranks of tr, the trace the context was
  * opened on. Idempotent. */

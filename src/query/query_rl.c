@@ -1,6 +1,7 @@
 /* The RL triage queries: one context per trace computes each analysis on first use and keeps
  * it, so a panel redraw or a second report costs nothing. */
 #include "config.h"
+#include "analysis/lanes.h"
 #include "query/query.h"
 #include "util/xalloc.h"
 
@@ -33,6 +34,11 @@ struct tl_rl {
 	int have_bubbles;
 	tl_rl_bubble *bubbles;
 	size_t nbubbles;
+	/* the viewer's list of the longest bubbles over all ranks, attributed on demand */
+	int have_largest;
+	tl_rl_bubble *largest;
+	unsigned char *largest_done; /* per entry: attributed yet */
+	size_t nlargest;
 };
 
 static tl_rl_opts rl_defaults; /* set once by the command line, before any thread */
@@ -71,6 +77,8 @@ tlq_rl_close(tl_rl *rl)
 	pipeline_free(&rl->pp);
 	slowrank_free(&rl->slow);
 	free(rl->bubbles);
+	free(rl->largest);
+	free(rl->largest_done);
 	stage_rules_free(rl->rules);
 	free(rl);
 }
@@ -535,4 +543,138 @@ tlq_rl_bubbles(tl_rl *rl, const tl_rl_bubble **out)
 	}
 	*out = rl->bubbles;
 	return rl->nbubbles;
+}
+
+/* ---- the viewer's bubble walks -------------------------------------------------------------- */
+
+void
+tlq_rl_bubble_at(tl_rl *rl, size_t ri, int64_t start, int64_t end, tl_rl_bubble *out)
+{
+	need_inst(rl);
+	memset(out, 0, sizeof *out);
+	out->rank = ri;
+	out->start = start;
+	out->end = end;
+	bubble_attribute(rl->tr->ranks[ri], rl->inst[ri], rl->ninst[ri], out);
+}
+
+int
+tlq_rl_bubble_next(tl_rl *rl, size_t ri, int64_t t, int dir, tl_rl_bubble *out, size_t *index,
+                   size_t *count)
+{
+	const tl_track *f =
+	    ri < rl->tr->nranks ? lanes_overlap_track(rl->tr->ranks[ri], TL_OVL_FREE) : NULL;
+	*count = f ? f->n : 0;
+	size_t k = f && f->n ? tlq_slice_next(f, t, dir) : SIZE_MAX;
+	if (k == SIZE_MAX)
+		return -1;
+	*index = k;
+	tlq_rl_bubble_at(rl, ri, f->v[k].start, f->v[k].end, out);
+	return 0;
+}
+
+typedef struct gaps_job {
+	size_t max;
+	tl_gap **v;
+	size_t *n;
+} gaps_job;
+
+static void
+rank_gaps(tl_rl *rl, size_t ri, void *arg)
+{
+	gaps_job *j = arg;
+	j->n[ri] = bubble_gaps_of_rank(rl->tr->ranks[ri], j->max, &j->v[ri]);
+}
+
+/* merge order of the heads of two ranks' lists: longer, then earlier, then the lower rank */
+static int
+head_before(const gaps_job *j, const size_t *pos, size_t a, size_t b)
+{
+	const tl_gap *x = &j->v[a][pos[a]], *y = &j->v[b][pos[b]];
+	int64_t lx = x->end - x->start, ly = y->end - y->start;
+	if (lx != ly)
+		return lx > ly;
+	if (x->start != y->start)
+		return x->start < y->start;
+	return a < b;
+}
+
+static void
+head_down(const gaps_job *j, const size_t *pos, size_t *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n && head_before(j, pos, h[l], h[m]))
+			m = l;
+		if (r < n && head_before(j, pos, h[r], h[m]))
+			m = r;
+		if (m == i)
+			return;
+		size_t t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void
+need_largest(tl_rl *rl, size_t max)
+{
+	if (rl->have_largest)
+		return;
+	need_inst(rl);
+	if (max == 0)
+		max = 1;
+	size_t n = rl->tr->nranks;
+	gaps_job j = {max, xcalloc(n ? n : 1, sizeof *j.v), xcalloc(n ? n : 1, sizeof *j.n)};
+	per_rank(rl, rank_gaps, &j);
+	/* each rank's list is longest first: a k-way merge of their heads */
+	size_t *pos = xcalloc(n ? n : 1, sizeof *pos), *h = xcalloc(n ? n : 1, sizeof *h), nh = 0;
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		total += j.n[i];
+		if (j.n[i] > 0)
+			h[nh++] = i;
+	}
+	if (total < max)
+		max = total;
+	for (size_t i = nh / 2; i-- > 0;)
+		head_down(&j, pos, h, nh, i);
+	rl->largest = xcalloc(max ? max : 1, sizeof *rl->largest);
+	size_t k = 0;
+	while (nh > 0 && k < max) {
+		size_t ri = h[0];
+		tl_rl_bubble *b = &rl->largest[k++];
+		b->rank = ri;
+		b->start = j.v[ri][pos[ri]].start;
+		b->end = j.v[ri][pos[ri]].end;
+		if (++pos[ri] >= j.n[ri])
+			h[0] = h[--nh];
+		head_down(&j, pos, h, nh, 0);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(j.v[i]);
+	free(j.v);
+	free(j.n);
+	free(pos);
+	free(h);
+	rl->nlargest = k;
+	rl->largest_done = xcalloc(k ? k : 1, 1);
+	rl->have_largest = 1;
+}
+
+size_t
+tlq_rl_bubble_largest(tl_rl *rl, size_t max, size_t i, tl_rl_bubble *out)
+{
+	need_largest(rl, max);
+	if (out != NULL && i < rl->nlargest) {
+		tl_rl_bubble *b = &rl->largest[i];
+		if (!rl->largest_done[i]) {
+			bubble_attribute(rl->tr->ranks[b->rank], rl->inst[b->rank],
+			                 rl->ninst[b->rank], b);
+			rl->largest_done[i] = 1;
+		}
+		*out = *b;
+	}
+	return rl->nlargest;
 }

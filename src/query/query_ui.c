@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pcre2.h>
-#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,132 +109,7 @@ tlq_enclosing(const tl_rank *r, tl_lane_kind kind, int64_t x)
 	return NULL;
 }
 
-/* ---- bubbles ------------------------------------------------------------------------------- */
-
-static int
-cmp_bubble(const void *a, const void *b)
-{
-	const tl_bubble *x = a, *y = b;
-	int64_t lx = x->end - x->start, ly = y->end - y->start;
-	if (lx != ly)
-		return lx > ly ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* per rank: a min-heap (by cmp_bubble order, the "smallest" on top) of its max largest gaps */
-typedef struct bubble_job {
-	const tl_trace *tr;
-	size_t rank, max;
-	tl_bubble *heap;
-	size_t n;
-} bubble_job;
-
-static int
-bubble_less(const tl_bubble *a, const tl_bubble *b)
-{
-	return cmp_bubble(a, b) > 0; /* a comes after b in the final order */
-}
-
-static void
-heap_down(tl_bubble *h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < n && bubble_less(&h[l], &h[m]))
-			m = l;
-		if (r < n && bubble_less(&h[r], &h[m]))
-			m = r;
-		if (m == i)
-			return;
-		tl_bubble t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-static void
-heap_up(tl_bubble *h, size_t i)
-{
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (!bubble_less(&h[i], &h[p]))
-			return;
-		tl_bubble t = h[i];
-		h[i] = h[p];
-		h[p] = t;
-		i = p;
-	}
-}
-
-static void *
-bubble_worker(void *arg)
-{
-	bubble_job *j = arg;
-	const tl_track *f = lanes_overlap_track(j->tr->ranks[j->rank], TL_OVL_FREE);
-	if (f == NULL)
-		return NULL;
-	size_t cap = j->max && j->max < f->n ? j->max : f->n;
-	j->heap = xreallocarray(NULL, cap ? cap : 1, sizeof *j->heap);
-	for (size_t i = 0; i < f->n; i++) {
-		tl_bubble b = {.rank = j->rank, .start = f->v[i].start, .end = f->v[i].end};
-		if (j->n < cap) {
-			j->heap[j->n] = b;
-			heap_up(j->heap, j->n++);
-		} else if (bubble_less(&j->heap[0], &b)) {
-			j->heap[0] = b;
-			heap_down(j->heap, j->n, 0);
-		}
-	}
-	return NULL;
-}
-
-size_t
-tlq_bubbles(const tl_trace *tr, const unsigned char *shown, size_t max, tl_bubble **out)
-{
-	size_t nj = 0;
-	bubble_job *jobs = xcalloc(tr->nranks ? tr->nranks : 1, sizeof *jobs);
-	for (size_t ri = 0; ri < tr->nranks; ri++)
-		if (!shown || shown[ri])
-			jobs[nj++] = (bubble_job){.tr = tr, .rank = ri, .max = max};
-	pthread_t *th = xcalloc(nj ? nj : 1, sizeof *th);
-	unsigned char *started = xcalloc(nj ? nj : 1, 1);
-	for (size_t i = 1; i < nj; i++)
-		started[i] = pthread_create(&th[i], NULL, bubble_worker, &jobs[i]) == 0;
-	for (size_t i = 0; i < nj; i++)
-		if (i == 0 || !started[i])
-			bubble_worker(&jobs[i]);
-	size_t n = 0;
-	for (size_t i = 1; i < nj; i++)
-		if (started[i])
-			pthread_join(th[i], NULL);
-	for (size_t i = 0; i < nj; i++)
-		n += jobs[i].n;
-	tl_bubble *v = xreallocarray(NULL, n ? n : 1, sizeof *v);
-	size_t k = 0;
-	for (size_t i = 0; i < nj; i++) {
-		memcpy(v + k, jobs[i].heap, jobs[i].n * sizeof *v);
-		k += jobs[i].n;
-		free(jobs[i].heap);
-	}
-	free(jobs);
-	free(th);
-	free(started);
-	if (n > 1)
-		qsort(v, n, sizeof *v, cmp_bubble);
-	if (max && n > max)
-		n = max;
-	for (size_t i = 0; i < n; i++) { /* the enclosing step and stage, for the kept ones only */
-		const tl_rank *r = tr->ranks[v[i].rank];
-		v[i].step = rank_step_at(r, v[i].start);
-		const tl_slice *st = tlq_enclosing(r, TL_LANE_STAGE, v[i].start);
-		v[i].stage = st ? st->name : 0;
-	}
-	*out = v;
-	return n;
-}
+/* ---- bubbles (found and attributed in query_rl.c; here only the Free lane's totals) ------ */
 
 size_t
 tlq_bubble_total(const tl_rank *r, int64_t *total)
@@ -597,8 +471,9 @@ tlq_slice_args(const tl_rank *r, const tl_track *t, size_t idx, tlq_arg_fn fn, v
 	struct stat sb;
 	char err[400];
 	if (stat(src->path, &sb) != 0) {
-		snprintf(err, sizeof err, "cannot read %s: %s (deleted or moved since tl loaded it)",
-		         src->path, strerror(errno));
+		snprintf(err, sizeof err, "the file is gone (%s: deleted or moved since tl loaded "
+		                          "it): %s",
+		         strerror(errno), src->path);
 		fn(ctx, "arguments", err);
 		return -1;
 	}
@@ -606,8 +481,8 @@ tlq_slice_args(const tl_rank *r, const tl_track *t, size_t idx, tlq_arg_fn fn, v
 	    ((uint64_t)sb.st_dev != src->dev || (uint64_t)sb.st_ino != src->ino ||
 	     (int64_t)sb.st_size != src->size ||
 	     (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec != src->mtime_ns)) {
-		snprintf(err, sizeof err, "not shown: %s changed since tl loaded it (replaced, or "
-		                          "still being written)",
+		snprintf(err, sizeof err, "not shown: the file changed since tl loaded it (replaced, "
+		                          "or still being written): %s",
 		         src->path);
 		fn(ctx, "arguments", err);
 		return -1;
@@ -615,7 +490,7 @@ tlq_slice_args(const tl_rank *r, const tl_track *t, size_t idx, tlq_arg_fn fn, v
 	tl_profdb pdb;
 	if (profdb_open(&pdb, src->path, err, sizeof err) != 0) {
 		char m[600];
-		snprintf(m, sizeof m, "cannot read %s: %s", src->path, err);
+		snprintf(m, sizeof m, "%s: %s", err, src->path);
 		fn(ctx, "arguments", m);
 		return -1;
 	}

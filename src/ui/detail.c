@@ -1,8 +1,11 @@
 /* The detail pane under the lanes: the selected slice (name, rank, lane, times, enclosing
- * stage and step, arguments read lazily from its source) and, with a marked range, per rank
- * statistics of that range from the query layer (tlq_overlap, the function `tl summary` uses). */
+ * stage and step, arguments read lazily from its source), or the selected bubble (a Free slice:
+ * its step, stage, reason and evidence from tlq_rl_bubble_at, the attribution `tl summary`
+ * prints) and, with a marked range, per rank statistics of that range from the query layer
+ * (tlq_overlap, the function `tl summary` uses). */
 #include "config.h"
 #include "analysis/lanes.h"
+#include "ui/rl.h"
 #include "ui/ui.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -97,9 +100,58 @@ add(dlines *d, uint8_t slot, const char *key, const char *fmt, ...)
 	VEC_PUSH(d->v, d->n, d->cap, l);
 }
 
+static int
+sel_is_bubble(const tl_ui *ui)
+{
+	const tl_track *t = ui->tr->ranks[ui->sel_rank]->tracks[ui->sel_track];
+	return t->kind == TL_LANE_OVERLAP && t->key == TL_OVL_FREE;
+}
+
+/* A selected Free slice is a bubble: what `tl summary` says of it. */
+static void
+bubble_lines(tl_ui *ui, dlines *d)
+{
+	const tl_rank *r = ui->tr->ranks[ui->sel_rank];
+	const tl_slice *s = &r->tracks[ui->sel_track]->v[ui->sel_idx];
+	if (!ui->bub_valid || ui->bub.rank != ui->sel_rank || ui->bub.start != s->start ||
+	    ui->bub.end != s->end) {
+		tlq_rl_bubble_at(ui_rl_get(ui)->rl, ui->sel_rank, s->start, s->end, &ui->bub);
+		ui->bub_valid = 1;
+	}
+	const tl_rl_bubble *b = &ui->bub;
+	char a[64], e[64], du[32], nm[400];
+	add(d, SLOT_DETAIL, "bubble", "%s idle: neither compute nor communication on the device",
+	    timefmt_dur(b->end - b->start, du, sizeof du));
+	add(d, SLOT_DETAIL, "rank", "%d%s%s", r->rank, r->role ? "  role " : "",
+	    r->role ? ui_clean(ui, r->role, nm, sizeof nm) : "");
+	add(d, SLOT_DETAIL, "start", "%s  (%s)", ui_time(ui, b->start, a, sizeof a),
+	    timefmt_epoch(b->start, e, sizeof e));
+	add(d, SLOT_DETAIL, "end", "%s  (%s)", ui_time(ui, b->end, a, sizeof a),
+	    timefmt_epoch(b->end, e, sizeof e));
+	add(d, SLOT_DETAIL, "duration", "%s  (%s us)",
+	    timefmt_dur(b->end - b->start, du, sizeof du),
+	    timefmt_us3(b->end - b->start, a, sizeof a));
+	if (b->step >= 0)
+		add(d, SLOT_DETAIL, "step", "%" PRId64, b->step);
+	else
+		add(d, SLOT_DETAIL, "step", "-");
+	const char *sn = tlq_rl_stage_name(ui_rl_get(ui)->rl, b->stage);
+	if (sn)
+		add(d, SLOT_DETAIL, "stage", "%s  (encloses the whole gap)",
+		    ui_clean(ui, sn, nm, sizeof nm));
+	else
+		add(d, SLOT_DETAIL, "stage", "-  (no stage encloses the whole gap)");
+	add(d, SLOT_DETAIL, "reason", "%s", bubble_reason_name(b->reason));
+	add(d, SLOT_DETAIL, "evidence", "%s", ui_clean(ui, b->detail, nm, sizeof nm));
+}
+
 static void
 slice_lines(tl_ui *ui, dlines *d)
 {
+	if (sel_is_bubble(ui)) {
+		bubble_lines(ui, d);
+		return;
+	}
 	const tl_rank *r = ui->tr->ranks[ui->sel_rank];
 	const tl_track *t = r->tracks[ui->sel_track];
 	const tl_slice *s = &t->v[ui->sel_idx];
@@ -238,9 +290,11 @@ detail_draw(tl_ui *ui, int x, int y, int w, int h)
 		if (d.n)
 			add(&d, SLOT_DETAIL, "", "%s", "");
 		range_lines(ui, &d);
-		title = ui->have_sel ? "Selected slice and range statistics" : "Range statistics";
+		title = !ui->have_sel       ? "Range statistics"
+		        : sel_is_bubble(ui) ? "Selected bubble and range statistics"
+		                            : "Selected slice and range statistics";
 	} else if (ui->have_sel) {
-		title = "Selected slice";
+		title = sel_is_bubble(ui) ? "Selected bubble" : "Selected slice";
 	}
 	if (d.n == 0)
 		add(&d, SLOT_DETAIL, "", "%s",

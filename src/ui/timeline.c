@@ -3,6 +3,7 @@
  * column), so a frame costs O(lanes x columns x log n) whatever the number of slices. */
 #include "config.h"
 #include "analysis/lanes.h"
+#include "ui/rl.h"
 #include "ui/ui.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -11,12 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_COLW 1 /* ns per column at the deepest zoom */
-#define BUBBLE_LIST_MAX 10000
-#define NAME_STEP                                                                                  \
-	24 /* columns between the places a long slice's name may sit */ /* bubble-largest walks    \
-	                                                                   this many, largest      \
-	                                                                   first */
+#define MIN_COLW 1            /* ns per column at the deepest zoom */
+#define BUBBLE_LIST_MAX 10000 /* bubble-largest walks this many, largest first */
+#define NAME_STEP 24          /* columns between the places a long slice's name may sit */
 
 static const uint32_t eighths[9] = {' ',    0x2581, 0x2582, 0x2583, 0x2584,
                                     0x2585, 0x2586, 0x2587, 0x2588};
@@ -619,22 +617,29 @@ slice_step(tl_ui *ui, int dir)
 
 /* ---- bubbles ------------------------------------------------------------------------------- */
 
+/* Bubbles are found and attributed by the query layer (tlq_rl_bubble_*: the stage enclosing the
+ * whole gap, the step, the reason), the functions behind `tl summary`'s bubbles. */
+
+/* Selects the bubble's Free slice and brings it into view. */
 static void
-bubble_show(tl_ui *ui, size_t ri, int64_t s, int64_t e)
+bubble_show(tl_ui *ui, const tl_rl_bubble *b)
 {
-	const tl_rank *r = ui->tr->ranks[ri];
+	const tl_rank *r = ui->tr->ranks[b->rank];
 	tl_track *f = lanes_overlap_track(r, TL_OVL_FREE);
+	int64_t s = b->start, e = b->end;
 	ui->bubbles = 1;
 	if (f) {
 		size_t k = tlq_slice_at(f, s);
 		for (size_t ti = 0; k != SIZE_MAX && ti < r->ntracks; ti++)
 			if (r->tracks[ti] == f) {
 				ui->have_sel = 1;
-				ui->sel_rank = ri;
+				ui->sel_rank = b->rank;
 				ui->sel_track = ti;
 				ui->sel_idx = k;
 				detail_invalidate(ui);
-				size_t l = lane_of_track(ui, ri, ti, 0);
+				ui->bub = *b; /* the detail pane shows it without asking again */
+				ui->bub_valid = 1;
+				size_t l = lane_of_track(ui, b->rank, ti, 0);
 				if (l != SIZE_MAX) {
 					ui->lane = l;
 					lane_visible(ui);
@@ -648,22 +653,28 @@ bubble_show(tl_ui *ui, size_t ri, int64_t s, int64_t e)
 	follow_cursor(ui);
 }
 
+/* "<what>: 1.563 ms idle on rank 0 at 84.531ms, step 1, no stage, nothing_scheduled": the
+ * columns of `tl summary`'s bubble table */
 static void
-bubble_describe(tl_ui *ui, const char *what, size_t ri, int64_t s, int64_t e)
+bubble_describe(tl_ui *ui, const char *what, const tl_rl_bubble *b)
 {
-	const tl_rank *r = ui->tr->ranks[ri];
-	char d[32], at[48], stage[96] = "", step[48] = "";
-	const tl_slice *st = tlq_enclosing(r, TL_LANE_STAGE, s);
-	if (st) {
+	const tl_rank *r = ui->tr->ranks[b->rank];
+	char d[32], at[48], stage[96], step[48];
+	const char *sn = tlq_rl_stage_name(ui_rl_get(ui)->rl, b->stage);
+	if (sn) {
 		char c[64];
-		snprintf(stage, sizeof stage, ", stage %s",
-		         ui_clean(ui, strpool_get(r->pool, st->name), c, sizeof c));
+		snprintf(stage, sizeof stage, "stage %s", ui_clean(ui, sn, c, sizeof c));
+	} else {
+		snprintf(stage, sizeof stage, "no stage");
 	}
-	uint16_t sp = rank_step_at(r, s);
-	if (sp != TL_NO_STEP)
-		snprintf(step, sizeof step, ", step %" PRId64, r->steps[sp].id);
-	ui_message(ui, 0, "%s: %s idle on rank %d at %s%s%s", what, timefmt_dur(e - s, d, sizeof d),
-	           r->rank, ui_time(ui, s, at, sizeof at), step, stage);
+	if (b->step >= 0)
+		snprintf(step, sizeof step, "step %" PRId64, b->step);
+	else
+		snprintf(step, sizeof step, "no step");
+	ui_message(ui, 0, "%s: %s idle on rank %d at %s, %s, %s, %s", what,
+	           timefmt_dur(b->end - b->start, d, sizeof d), r->rank,
+	           ui_time(ui, b->start, at, sizeof at), step, stage,
+	           bubble_reason_name(b->reason));
 }
 
 static void
@@ -671,43 +682,39 @@ bubble_step(tl_ui *ui, int dir)
 {
 	if (ui->lane >= ui->nlanes)
 		return;
-	size_t ri = ui->lanes[ui->lane].rank;
+	size_t ri = ui->lanes[ui->lane].rank, k = 0, n = 0;
 	const tl_rank *r = ui->tr->ranks[ri];
-	tl_track *f = lanes_overlap_track(r, TL_OVL_FREE);
-	if (f == NULL || f->n == 0) {
-		ui_message(ui, 0, "Rank %d has no bubbles (no idle gap between device work)",
-		           r->rank);
-		return;
-	}
-	int64_t ref = ui->cursor;
-	size_t k = tlq_slice_next(f, ref, dir);
-	if (k == SIZE_MAX) {
-		ui_message(ui, 0,
-		           dir > 0 ? "No bubble after the cursor on rank %d"
-		                   : "No bubble before the cursor on rank %d",
-		           r->rank);
+	tl_rl_bubble b;
+	if (tlq_rl_bubble_next(ui_rl_get(ui)->rl, ri, ui->cursor, dir, &b, &k, &n) != 0) {
+		if (n == 0)
+			ui_message(ui, 0,
+			           "Rank %d has no bubbles (no idle gap between device work)",
+			           r->rank);
+		else
+			ui_message(ui, 0,
+			           dir > 0 ? "No bubble after the cursor on rank %d"
+			                   : "No bubble before the cursor on rank %d",
+			           r->rank);
 		return;
 	}
 	char what[64];
-	snprintf(what, sizeof what, "Bubble %zu/%zu", k + 1, f->n);
-	bubble_show(ui, ri, f->v[k].start, f->v[k].end);
-	bubble_describe(ui, what, ri, f->v[k].start, f->v[k].end);
+	snprintf(what, sizeof what, "Bubble %zu/%zu", k + 1, n);
+	bubble_show(ui, &b);
+	bubble_describe(ui, what, &b);
 }
 
 static void
 bubble_largest(tl_ui *ui, int dir)
 {
-	if (ui->blist == NULL) {
-		ui->nb = tlq_bubbles(ui->tr, NULL, BUBBLE_LIST_MAX, &ui->blist);
-		ui->bpos = 0;
-	}
-	if (ui->nb == 0) {
+	tl_rl *rl = ui_rl_get(ui)->rl;
+	size_t nb = tlq_rl_bubble_largest(rl, BUBBLE_LIST_MAX, 0, NULL);
+	if (nb == 0) {
 		ui_message(ui, 0, "No bubbles: no idle gap between device work on any rank");
 		return;
 	}
 	if (dir > 0) {
-		if (ui->bpos >= ui->nb) {
-			ui_message(ui, 0, "That was the last of the %zu largest bubbles", ui->nb);
+		if (ui->bpos >= nb) {
+			ui_message(ui, 0, "That was the last of the %zu largest bubbles", nb);
 			return;
 		}
 		ui->bpos++;
@@ -718,11 +725,12 @@ bubble_largest(tl_ui *ui, int dir)
 		}
 		ui->bpos--;
 	}
-	const tl_bubble *b = &ui->blist[ui->bpos - 1];
+	tl_rl_bubble b;
+	tlq_rl_bubble_largest(rl, BUBBLE_LIST_MAX, ui->bpos - 1, &b);
 	char what[64];
-	snprintf(what, sizeof what, "Bubble #%zu of %zu by size", ui->bpos, ui->nb);
-	bubble_show(ui, b->rank, b->start, b->end);
-	bubble_describe(ui, what, b->rank, b->start, b->end);
+	snprintf(what, sizeof what, "Bubble #%zu of %zu by size", ui->bpos, nb);
+	bubble_show(ui, &b);
+	bubble_describe(ui, what, &b);
 }
 
 /* ---- search -------------------------------------------------------------------------------- */
@@ -1516,12 +1524,9 @@ timeline_action(tl_ui *ui, int a)
 				n += tlq_bubble_total(ui->tr->ranks[i], &t);
 				tot += t;
 			}
-			if (ui->blist == NULL) {
-				ui->nb = tlq_bubbles(ui->tr, NULL, BUBBLE_LIST_MAX, &ui->blist);
-				ui->bpos = 0;
-			}
-			if (ui->nb)
-				largest = ui->blist[0].end - ui->blist[0].start;
+			tl_rl_bubble b;
+			if (tlq_rl_bubble_largest(ui_rl_get(ui)->rl, BUBBLE_LIST_MAX, 0, &b))
+				largest = b.end - b.start;
 			char d1[32], d2[32];
 			if (n)
 				ui_message(ui, 0, "Bubbles: %zu idle gaps, %s in all, largest %s",
@@ -1603,7 +1608,6 @@ timeline_free(tl_ui *ui)
 	free(ui->cells);
 	free(ui->cells2);
 	free(ui->domtrack);
-	free(ui->blist);
 	if (ui->have_search)
 		tlq_search_free(&ui->search);
 	ui->lanes = NULL;
@@ -1612,7 +1616,7 @@ timeline_free(tl_ui *ui)
 	ui->rk_comp = ui->rk_comm = ui->rk_exp = ui->rk_free = NULL;
 	ui->cells = ui->cells2 = NULL;
 	ui->domtrack = NULL;
-	ui->blist = NULL;
+	ui->bub_valid = 0;
 	ui->have_search = 0;
 }
 

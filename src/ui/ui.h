@@ -100,11 +100,13 @@ struct tl_ui {
 	int have_match;
 	tl_match_pos match;
 
-	/* bubbles */
+	/* bubbles: found and attributed by the query layer (tlq_rl_bubble_*), as `tl summary`
+	 * does */
 	int bubbles;
-	tl_bubble *blist; /* longest first */
-	size_t nb;
-	size_t bpos; /* position in blist of the last jump + 1; 0 before the first */
+	size_t bpos; /* position in the largest-bubbles list of the last jump + 1; 0 before */
+	/* the attributed bubble of the selected Free slice, for the detail pane */
+	int bub_valid;
+	tl_rl_bubble bub;
 
 	/* panes */
 	int detail, detail_scroll;

@@ -90,6 +90,137 @@ check "... with no empty box or header row" sh -c "! grep -q 'wait decode' '$t_t
 view "$t_tmp/one" 60x20 D S T O j "<Enter>" P T j "<Enter>" q
 check "keys in empty panels do not crash" [ $? -eq 0 ]
 
+# ---- bubbles: the viewer and `tl summary` say the same of a gap ---------------------------------
+# For the largest bubble of every rank, the B message (step, stage, reason) and the detail pane
+# (start, end to the ns, step, stage, reason) agree with the rank's first entry of
+# `tl summary --json` "bubbles" (longest first). B walks the largest bubbles over all ranks,
+# longest first, so the first bubble B shows on a rank is that rank's largest.
+
+# json_bubbles PROFILE: "rank start_ns end_ns stage step reason" per bubble (stage - for null)
+json_bubbles() {
+	"$TL_BIN" summary "$1" --json 2>/dev/null | awk '
+	function field(o, k,   v) {
+		if (!match(o, "\"" k "\":(null|\"[^\"]*\"|-?[0-9]+)"))
+			return "?"
+		v = substr(o, RSTART + length(k) + 3, RLENGTH - length(k) - 3)
+		gsub(/"/, "", v)
+		return v == "null" ? "-" : v
+	}
+	{
+		i = index($0, "\"bubbles\":[")
+		if (i == 0)
+			next
+		n = split(substr($0, i + 11), b, "},{")
+		for (k = 1; k <= n; k++)
+			if (b[k] ~ /"rank":/)
+				print field(b[k], "rank"), field(b[k], "start_ns"), field(b[k], "end_ns"),
+				    field(b[k], "stage"), field(b[k], "step"), field(b[k], "reason")
+	}'
+}
+
+# epoch NS: the detail pane's "2025-01-09 07:17:47.102024860" (TZ=UTC) of an epoch ns time
+epoch() {
+	printf '%s.%09d\n' "$(date -u -d "@$(($1 / 1000000000))" '+%Y-%m-%d %H:%M:%S')" $(($1 % 1000000000))
+}
+
+# tui_bubbles PROFILE N: presses B N times with the detail pane open; per press
+# "rank start end stage step reason | message-step message-stage message-reason"
+tui_bubbles() {
+	: > "$t_tmp/bscript"
+	echo i >> "$t_tmp/bscript"
+	k=1
+	while [ $k -le "$2" ]; do
+		printf 'B\n:dump %s/b%d.txt\n' "$t_tmp" $k >> "$t_tmp/bscript"
+		k=$((k + 1))
+	done
+	"$TL_BIN" view "$1" --script "$t_tmp/bscript" --size 200x50 2> "$t_tmp/err" || return 1
+	k=1
+	while [ $k -le "$2" ]; do
+		awk '
+		/^ start  / { s = $0; sub(/.*\(/, "", s); sub(/\).*/, "", s) }
+		/^ end  / { e = $0; sub(/.*\(/, "", e); sub(/\).*/, "", e) }
+		/^ step  / { st = $2 }
+		/^ stage  / { sg = $2 }
+		/^ reason  / { rs = $2 }
+		/^Bubble #[0-9]* of [0-9]* by size: / {
+			m = $0; sub(/ *$/, "", m)
+			r = m; sub(/.* idle on rank /, "", r); sub(/ .*/, "", r)
+			n = split(m, f, ", ")
+			ms = f[n - 2]; sub(/^step /, "", ms); if (ms == "no step") ms = "-"
+			mg = f[n - 1]; sub(/^stage /, "", mg); if (mg == "no stage") mg = "-"
+			mr = f[n]
+		}
+		END { printf "%s %s|%s %s %s %s | %s %s %s\n", r, s, e, sg, (st == "-" ? -1 : st), rs, (ms == "-" ? -1 : ms), mg, mr }
+		' "$t_tmp/b$k.txt"
+		k=$((k + 1))
+	done
+}
+
+# want_of "rank start_ns end_ns stage step reason": the line tui_bubbles prints for it
+want_of() {
+	printf '%s %s|%s %s %s %s | %s %s %s\n' "$1" "$(epoch "$2")" "$(epoch "$3")" "$4" "$5" "$6" \
+		"$5" "$4" "$6"
+}
+
+# agree NAME PROFILE NRANKS MIN_STAGED: MIN_STAGED of the bubbles compared lie in a stage
+agree() {
+	name=$1 prof=$2 nr=$3 min_staged=$4
+	json_bubbles "$prof" > "$t_tmp/$name.json.txt"
+	tui_bubbles "$prof" 24 > "$t_tmp/$name.tui.txt"
+	check "$name: the summary lists bubbles" [ -s "$t_tmp/$name.json.txt" ]
+	check "$name: B runs and shows bubbles" [ -s "$t_tmp/$name.tui.txt" ]
+	r=0
+	while [ $r -lt "$nr" ]; do
+		j=$(awk -v r=$r '$1 == r { print; exit }' "$t_tmp/$name.json.txt")
+		u=$(awk -v r=$r '$1 == r { print; exit }' "$t_tmp/$name.tui.txt")
+		# shellcheck disable=SC2086
+		want=$(want_of $j)
+		if [ -n "$j" ] && [ "$u" = "$want" ]; then
+			ok "$name rank $r: the viewer's largest bubble is the summary's ($u)"
+		else
+			not_ok "$name rank $r: viewer '$u', summary '$want'"
+		fi
+		r=$((r + 1))
+	done
+	# every bubble B showed that the summary lists too (its 10 longest per rank) agrees
+	while IFS= read -r j; do
+		# shellcheck disable=SC2086
+		want_of $j
+	done < "$t_tmp/$name.json.txt" > "$t_tmp/$name.want.txt"
+	awk 'NR == FNR { want[$1 " " $2 " " $3 " " $4] = $0; next }
+	($1 " " $2 " " $3 " " $4) in want {
+		n++
+		if (want[$1 " " $2 " " $3 " " $4] != $0) { bad++; print "# viewer  " $0; print "# summary " want[$1 " " $2 " " $3 " " $4] }
+		if ($5 != "-") staged++
+	}
+	END { printf "%d %d %d\n", n, bad, staged }' "$t_tmp/$name.want.txt" "$t_tmp/$name.tui.txt" > "$t_tmp/$name.cmp"
+	grep '^#' "$t_tmp/$name.cmp"
+	grep -v '^#' "$t_tmp/$name.cmp" > "$t_tmp/$name.cmp.n"
+	read -r n bad staged < "$t_tmp/$name.cmp.n"
+	if [ "$n" -ge "$nr" ] && [ "$bad" -eq 0 ] && [ "$staged" -ge "$min_staged" ]; then
+		ok "$name: the $n bubbles of B's walk that the summary lists agree ($staged in a stage)"
+	else
+		not_ok "$name: of $n bubbles of B's walk the summary lists, $bad differ ($staged in a stage, want $min_staged)"
+	fi
+}
+if date -u -d @0 > /dev/null 2>&1; then
+	agree grpo "$t_tmp/grpo" 4 10
+	agree pp "$t_tmp/pp" 8 0
+	agree plain "$t_tmp/plain" 2 0
+else
+	skip "the viewer's bubbles agree with the summary's: date(1) cannot convert epoch seconds"
+fi
+view "$t_tmp/grpo" 160x40 B
+check "the B message names step, stage and reason: between two steps no stage encloses the gap" \
+	sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble #1 of [0-9]* by size: 1.563 ms idle on rank 0 at [0-9.]*ms, step 1, no stage, nothing_scheduled'"
+view "$t_tmp/grpo" 160x40 i B
+check "the detail pane of a bubble: the summary's evidence" \
+	sh -c "grep -q '^ evidence  *no host range open; after update_actor, before generate_sequences' '$t_tmp/screen.txt'"
+check "... under the title Selected bubble" has "Selected bubble"
+view "$t_tmp/grpo" 160x40 ":goto 60ms" "}"
+check "bubble-next names the stage enclosing the gap and the reason" \
+	sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq '^Bubble [0-9]+/[0-9]+: .* idle on rank 0 at [0-9.]+ms, step 1, (stage [a-z_]+|no stage), (collective_wait|host_launch_gap|nothing_scheduled) *$'"
+
 # ---- ? lists the panels' keys ----------------------------------------------------------------------
 view "$t_tmp/grpo" 100x60 "?" "<PgDn>"
 check "? lists dp-panel" has "dp-panel"

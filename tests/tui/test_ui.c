@@ -150,6 +150,93 @@ synthetic_rank(void)
 	return r;
 }
 
+/* a second rank: compute [0,5) [20,30) [40,45) [47,50): gaps [5,20) [30,40) [45,47) */
+static tl_rank *
+synthetic_rank1(void)
+{
+	tl_rank *r = rank_new(1);
+	tl_track *c = rank_track(r, TL_LANE_COMPUTE, 1, "Stream 1");
+	uint32_t mm = strpool_intern_cstr(r->pool, "MatMul_1");
+	track_push(c, 0, 5, mm, 1);
+	track_push(c, 20, 30, mm, 2);
+	track_push(c, 40, 45, mm, 3);
+	track_push(c, 47, 50, mm, 4);
+	rank_finish(r);
+	return r;
+}
+
+/* The viewer's bubbles from the query layer: the largest over the ranks in order, the next and
+ * previous of a rank in time order, attributed as `tl summary` attributes them. */
+static void
+test_bubbles(void)
+{
+	tl_trace tr;
+	trace_init(&tr);
+	tr.ranks = xcalloc(2, sizeof *tr.ranks);
+	tr.ranks[0] = synthetic_rank();
+	tr.ranks[1] = synthetic_rank1();
+	tr.nranks = 2;
+	lanes_build(&tr, 2);
+	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	static const struct {
+		size_t rank;
+		int64_t s, e;
+	} want[] = {{1, 5, 20}, {0, 30, 40}, {1, 30, 40}, {0, 50, 60}, {1, 45, 47}};
+	size_t nb = tlq_rl_bubble_largest(rl, 100, 0, NULL), good = 0;
+	CHECK_EQ_I64(nb, 5, "largest bubbles: every gap of both ranks");
+	for (size_t i = 0; i < 5 && nb == 5; i++) {
+		tl_rl_bubble b;
+		tlq_rl_bubble_largest(rl, 100, i, &b);
+		good += b.rank == want[i].rank && b.start == want[i].s && b.end == want[i].e &&
+		        b.stage == TL_STAGE_NONE && b.step == -1 && b.reason == TL_BUBBLE_NOTHING;
+	}
+	CHECK_EQ_I64(good, 5, "largest bubbles: longest first, ties by time, then by rank");
+	tl_rl_bubble b;
+	CHECK(tlq_rl_bubble_largest(rl, 1, 4, &b) == 5 && b.start == 45,
+	      "the list is found once: a later max does not change it");
+	const tl_rl_bubble *sv;
+	size_t ns = tlq_rl_bubbles(rl, &sv), same = 0;
+	for (size_t i = 0; i < ns; i++) {
+		tlq_rl_bubble_at(rl, sv[i].rank, sv[i].start, sv[i].end, &b);
+		same += b.stage == sv[i].stage && b.step == sv[i].step &&
+		        b.reason == sv[i].reason && strcmp(b.detail, sv[i].detail) == 0;
+	}
+	CHECK(ns == 5 && same == ns, "the viewer's bubbles are the summary's bubbles (%zu)", ns);
+	tlq_rl_close(rl);
+	rl = tlq_rl_open(&tr, NULL);
+	CHECK(tlq_rl_bubble_largest(rl, 2, 0, NULL) == 2, "at most max largest bubbles");
+	size_t k = 9, n = 9;
+	CHECK(tlq_rl_bubble_next(rl, 0, 0, 1, &b, &k, &n) == 0 && b.start == 30 && b.end == 40 &&
+	          k == 0 && n == 2,
+	      "bubble-next: the first after the cursor, 1 of 2");
+	CHECK(tlq_rl_bubble_next(rl, 0, 30, 1, &b, &k, &n) == 0 && b.start == 50 && k == 1,
+	      "bubble-next: strictly after");
+	CHECK(tlq_rl_bubble_next(rl, 0, 50, 1, &b, &k, &n) == -1 && n == 2,
+	      "bubble-next: none after the last");
+	CHECK(tlq_rl_bubble_next(rl, 0, 50, -1, &b, &k, &n) == 0 && b.start == 30 && k == 0,
+	      "bubble-prev: the last before");
+	CHECK(tlq_rl_bubble_next(rl, 1, 5, -1, &b, &k, &n) == -1 && n == 3,
+	      "bubble-prev: none before the first");
+	tlq_rl_close(rl);
+	/* without the overlap lanes the largest bubbles come from the unions: the same */
+	trace_free(&tr);
+	trace_init(&tr);
+	tr.ranks = xcalloc(2, sizeof *tr.ranks);
+	tr.ranks[0] = synthetic_rank();
+	tr.ranks[1] = synthetic_rank1();
+	tr.nranks = 2;
+	rl = tlq_rl_open(&tr, NULL);
+	good = 0;
+	nb = tlq_rl_bubble_largest(rl, 100, 0, NULL);
+	for (size_t i = 0; i < 5 && nb == 5; i++) {
+		tlq_rl_bubble_largest(rl, 100, i, &b);
+		good += b.rank == want[i].rank && b.start == want[i].s && b.end == want[i].e;
+	}
+	CHECK(nb == 5 && good == 5, "largest bubbles without the overlap lanes: the same");
+	tlq_rl_close(rl);
+	trace_free(&tr);
+}
+
 static void
 test_lanes(void)
 {
@@ -184,14 +271,6 @@ test_lanes(void)
 		CHECK(r->tracks[i - 1]->kind <= r->tracks[i]->kind,
 		      "tracks stay in lane order (%zu)", i);
 
-	tl_bubble *b;
-	size_t nb = tlq_bubbles(&tr, NULL, 0, &b);
-	CHECK(nb == 2 && b[0].end - b[0].start == 10 && b[0].start == 30,
-	      "bubbles: longest first, ties by time");
-	free(b);
-	nb = tlq_bubbles(&tr, NULL, 1, &b);
-	CHECK(nb == 1 && b[0].start == 30, "bubbles: the max largest only");
-	free(b);
 	int64_t tot;
 	CHECK(tlq_bubble_total(r, &tot) == 2 && tot == 20, "bubble count and total");
 
@@ -243,5 +322,6 @@ main(void)
 	test_themes();
 	test_screen();
 	test_lanes();
+	test_bubbles();
 	return test_done();
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/lanes.h"
 #include "gen/gen.h"
 #include "load/load.h"
 #include "query/query.h"
@@ -263,6 +264,78 @@ summary(const tl_trace *tr, int json)
 		report_summary_text(f, tr);
 	fclose(f);
 	return s;
+}
+
+static int
+same_bubble(const tl_rl_bubble *a, const tl_rl_bubble *b)
+{
+	return a->rank == b->rank && a->start == b->start && a->end == b->end &&
+	       a->step == b->step && a->stage == b->stage && a->reason == b->reason &&
+	       strcmp(a->detail, b->detail) == 0;
+}
+
+/* The viewer's bubbles (tlq_rl_bubble_largest / _next / _at, with the overlap lanes built as
+ * `tl view` builds them) are the summary's: the same gaps, stages, steps, reasons, evidence. */
+static void
+test_viewer_bubbles(tl_trace *tr)
+{
+	tl_rl *rl = tlq_rl_open(tr, NULL);
+	const tl_rl_bubble *v;
+	size_t n = tlq_rl_bubbles(rl, &v);
+	tl_rl_bubble *plain = xcalloc(n ? n : 1, sizeof *plain);
+	memcpy(plain, v, n * sizeof *plain);
+	tlq_rl_close(rl);
+
+	lanes_build(tr, 0);
+	rl = tlq_rl_open(tr, NULL);
+	size_t n2 = tlq_rl_bubbles(rl, &v), same = 0;
+	for (size_t i = 0; i < n && n2 == n; i++)
+		same += same_bubble(&plain[i], &v[i]);
+	CHECK(n > 0 && n2 == n && same == n,
+	      "the summary's bubbles read from the Free lane equal those from the unions (%zu)", n);
+
+	/* B: the first bubble of each rank in the list of the largest is the rank's largest */
+	size_t nl = tlq_rl_bubble_largest(rl, 1000000, 0, NULL), ranks = 0, agree = 0;
+	unsigned char *seen = xcalloc(tr->nranks, 1);
+	int64_t prev = INT64_MAX;
+	int ordered = 1;
+	for (size_t i = 0; i < nl; i++) {
+		tl_rl_bubble b;
+		tlq_rl_bubble_largest(rl, 1000000, i, &b);
+		ordered &= b.end - b.start <= prev;
+		prev = b.end - b.start;
+		if (seen[b.rank])
+			continue;
+		seen[b.rank] = 1;
+		ranks++;
+		for (size_t k = 0; k < n; k++)
+			if (plain[k].rank == b.rank) { /* by rank, longest first */
+				agree += same_bubble(&b, &plain[k]);
+				break;
+			}
+	}
+	CHECK(ordered, "the largest bubbles over all ranks come longest first (%zu)", nl);
+	CHECK(ranks == tr->nranks && agree == ranks,
+	      "B's first bubble of every rank is the summary's largest of the rank (%zu of %zu)",
+	      agree, ranks);
+
+	/* } and {: each of the summary's bubbles, reached in time order, is named the same */
+	size_t walked = 0;
+	for (size_t k = 0; k < n; k++) {
+		tl_rl_bubble b, c;
+		size_t idx, cnt;
+		if (tlq_rl_bubble_next(rl, plain[k].rank, plain[k].start - 1, 1, &b, &idx, &cnt) ==
+		        0 &&
+		    tlq_rl_bubble_next(rl, plain[k].rank, plain[k].end, -1, &c, &idx, &cnt) == 0)
+			walked += same_bubble(&b, &plain[k]) && same_bubble(&c, &plain[k]);
+	}
+	CHECK(walked == n,
+	      "bubble-next and bubble-prev land on the summary's bubbles, named the same (%zu of "
+	      "%zu)",
+	      walked, n);
+	free(seen);
+	free(plain);
+	tlq_rl_close(rl);
 }
 
 static void
@@ -516,6 +589,7 @@ test_rl_profile(void)
 	          strstr(txt, "Largest bubbles") && strstr(txt, "Pipeline parallelism: none found"),
 	      "text summary has every RL section");
 	free(txt);
+	test_viewer_bubbles(&tr);
 	trace_free(&tr);
 	gen_truth_free(&t);
 }
