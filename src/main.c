@@ -91,7 +91,11 @@ usage(FILE *f)
 		   "  -h, --help    this help\n"
 		   "  -V, --version print the version\n"
 		   "\nPATH is a profile directory (walked up to 10 levels deep) or a single .db file.\n"
-		   "Exit status: 0 ok, 1 usage or I/O error, 2 nothing could be loaded.\n");
+		   "Inputs are read-only to tl, and untrusted: crafted files are refused, names are\n"
+		   "printed escaped. Ranks that need more memory than is free are refused before\n"
+		   "loading (TL_MEM_AVAILABLE=SIZE overrides the free figure).\n"
+		   "Exit status: 0 ok, 1 usage or I/O error, 2 nothing could be loaded (or not enough\n"
+		   "memory for the ranks asked for).\n");
 }
 
 static int
@@ -161,7 +165,8 @@ cmd_view(cli *c)
 		return 1;
 	}
 	tl_trace tr;
-	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL, .quiet_progress = c->script != NULL};
+	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
+	    .quiet_progress = c->script != NULL, .view = 1};
 	int rc = load_trace(c->path, &o, &tr);
 	if (rc == 0)
 		rc = view_trace(c, &tr);

@@ -156,7 +156,9 @@ overlap_compute(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, int64_t
 	o->first_busy = first;
 	o->last_busy = last;
 	if (first <= last) {
-		o->free = (last - first) - (comp + comm - inter);
+		/* |C u M| = comp + (comm - inter), which fits: it lies within [first, last]
+		 * (comp + comm alone may not, for times far apart) */
+		o->free = (last - first) - (comp + (comm - inter));
 		o->preparing = prep_from != INT64_MIN ? first - prep_from : 0;
 	} else {
 		o->free = 0;

@@ -216,7 +216,7 @@ read_steps(db_ctx *c)
 		}
 		tl_step s = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
 		    sqlite3_column_int64(st, 2)};
-		if (s.end < s.start) {
+		if (s.end < s.start || !tl_time_ok(s.start) || !tl_time_ok(s.end)) {
 			bad++;
 			continue;
 		}
@@ -224,8 +224,8 @@ read_steps(db_ctx *c)
 	}
 	sqlite3_finalize(st);
 	if (bad)
-		msg_warn(c->path, "STEP_TIME: %zu rows with a NULL time or an end before the start "
-				  "skipped",
+		msg_warn(c->path, "STEP_TIME: %zu rows with a NULL time, an end before the start or a "
+				  "time out of range skipped",
 		    bad);
 	if (rc != SQLITE_DONE)
 		db_fail(c, "STEP_TIME", rc);
@@ -467,7 +467,7 @@ read_mstx(db_ctx *c)
 	sqlite3_stmt *st = prepare_cols(c, "MSTX_EVENTS", cols, 6, have, NULL);
 	if (st == NULL)
 		return -1;
-	size_t nulls = 0, backwards = 0;
+	size_t nulls = 0, backwards = 0, range = 0;
 	int rc;
 	tl_track *last = NULL;
 	uint32_t last_dom = UINT32_MAX;
@@ -479,6 +479,10 @@ read_mstx(db_ctx *c)
 		}
 		int64_t s = sqlite3_column_int64(st, 0);
 		int64_t e = sqlite3_column_type(st, 1) == SQLITE_NULL ? s : sqlite3_column_int64(st, 1);
+		if (!tl_time_ok(s) || !tl_time_ok(e)) {
+			range++;
+			continue;
+		}
 		if (e < s) {
 			backwards++;
 			continue;
@@ -502,6 +506,8 @@ read_mstx(db_ctx *c)
 		msg_warn(c->path, "MSTX_EVENTS: %zu rows with a NULL startNs skipped", nulls);
 	if (backwards)
 		msg_warn(c->path, "MSTX_EVENTS: %zu rows end before they start; skipped", backwards);
+	if (range)
+		msg_warn(c->path, "MSTX_EVENTS: %zu rows with a time out of range; skipped", range);
 	if (rc != SQLITE_DONE)
 		return db_fail(c, "MSTX_EVENTS", rc);
 	return 0;
@@ -519,7 +525,8 @@ static tl_track *
 task_track(db_ctx *c, stream_cache **cache, size_t *n, size_t *cap, tl_lane_kind kind,
     int64_t dev, int64_t stream)
 {
-	int64_t key = (dev << 32) | (stream & 0xffffffff);
+	/* (unsigned: a deviceId of any size shifts without overflow) */
+	int64_t key = (int64_t)(((uint64_t)dev << 32) | (uint32_t)stream);
 	for (size_t i = 0; i < *n; i++)
 		if ((*cache)[i].key == key && (*cache)[i].kind == kind)
 			return (*cache)[i].t;
@@ -563,7 +570,7 @@ read_tasks(db_ctx *c)
 	size_t ncand = 0, candcap = 0;
 	tl_u64map children;
 	u64map_init(&children);
-	size_t nulls = 0, backwards = 0;
+	size_t nulls = 0, backwards = 0, range = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ctx_rows(c, 1);
@@ -573,6 +580,10 @@ read_tasks(db_ctx *c)
 			continue;
 		}
 		int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
+		if (!tl_time_ok(s) || !tl_time_ok(e)) {
+			range++;
+			continue;
+		}
 		if (e < s) {
 			backwards++;
 			continue;
@@ -632,6 +643,8 @@ read_tasks(db_ctx *c)
 		msg_warn(c->path, "TASK: %zu rows with a NULL startNs/endNs skipped", nulls);
 	if (backwards)
 		msg_warn(c->path, "TASK: %zu rows end before they start; skipped", backwards);
+	if (range)
+		msg_warn(c->path, "TASK: %zu rows with a time out of range; skipped", range);
 
 	/* Hide FFTS+ container rows: they would double-count their sub-tasks (§0.7). */
 	if (children.n > 0 && ncand > 0) {
@@ -674,7 +687,7 @@ read_comm_ops(db_ctx *c)
 	sqlite3_stmt *st = prepare_cols(c, "COMMUNICATION_OP", cols, 5, have, NULL);
 	if (st == NULL)
 		return -1;
-	size_t nulls = 0, backwards = 0;
+	size_t nulls = 0, backwards = 0, range = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ctx_rows(c, 1);
@@ -684,6 +697,10 @@ read_comm_ops(db_ctx *c)
 			continue;
 		}
 		int64_t s = sqlite3_column_int64(st, 1), e = sqlite3_column_int64(st, 2);
+		if (!tl_time_ok(s) || !tl_time_ok(e)) {
+			range++;
+			continue;
+		}
 		if (e < s) {
 			backwards++;
 			continue;
@@ -701,6 +718,9 @@ read_comm_ops(db_ctx *c)
 	if (backwards)
 		msg_warn(c->path, "COMMUNICATION_OP: %zu rows end before they start; skipped",
 		    backwards);
+	if (range)
+		msg_warn(c->path, "COMMUNICATION_OP: %zu rows with a time out of range; skipped",
+		    range);
 	if (rc != SQLITE_DONE)
 		return db_fail(c, "COMMUNICATION_OP", rc);
 	return 0;

@@ -1,11 +1,45 @@
 #include "config.h"
 #include "load/load.h"
 #include "util/msg.h"
+#include "util/text.h"
 #include "util/xalloc.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+/* A mapped input that shrinks under tl (another program truncates or rewrites it while it is
+ * read) raises SIGBUS on the next page the loader reads. The JSON loader maps its file and
+ * cannot resume, but tl can still end with one line naming the file instead of "Bus error".
+ * Each loader thread names what it is reading here; the handler runs on the faulting thread. */
+static _Thread_local const char *bus_line; /* "tl: PATH: ...\n", sanitized; owned by load_one */
+static _Thread_local size_t bus_len;
+static int bus_tty; /* stderr is a terminal: clear the progress line first */
+
+static void
+on_sigbus(int sig)
+{
+	if (bus_line != NULL) {
+		if (bus_tty && write(STDERR_FILENO, "\r\033[K", 4) < 0)
+			_exit(2);
+		if (write(STDERR_FILENO, bus_line, bus_len) < 0)
+			_exit(2);
+		_exit(2);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static char *
+bus_message(const char *path)
+{
+	char p[1024];
+	return xasprintf("tl: %s: the file shrank while tl was reading it (truncated or rewritten "
+			 "by another program); stopped\n",
+	    text_sanitize(path, p, sizeof p, 1));
+}
 
 const tl_loader *
 loader_for(tl_source_kind k)
@@ -81,8 +115,13 @@ load_one(load_ctx *c, load_job *j)
 			    source_kind_name(src->kind));
 			continue;
 		}
+		char *line = bus_message(src->path);
+		bus_len = strlen(line);
+		bus_line = line;
 		if (ld->load(src, r) == 0)
 			r->loaded = 1;
+		bus_line = NULL;
+		free(line);
 		if (j->count > 1)
 			source_span(r, before, nbefore, &r->src_t0[i], &r->src_t1[i]);
 	}
@@ -130,6 +169,8 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 		    path);
 		return 2;
 	}
+	if (load_memcheck(path, &tr->sources, o ? o->view : 0) != 0)
+		return 2;
 	/* one job per rank; sources of unknown rank (-1) each get their own job */
 	load_ctx c = {.tr = tr};
 	size_t cap = 0;
@@ -149,6 +190,12 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 	pthread_mutex_init(&c.lock, NULL);
 	if (!(o && o->quiet_progress))
 		msg_progress_start((int)c.njobs);
+	struct sigaction bus, old_bus;
+	memset(&bus, 0, sizeof bus);
+	bus.sa_handler = on_sigbus;
+	sigemptyset(&bus.sa_mask);
+	bus_tty = isatty(STDERR_FILENO);
+	sigaction(SIGBUS, &bus, &old_bus);
 	pthread_t *th = xcalloc(nth, sizeof *th);
 	size_t started = 0;
 	for (size_t i = 1; i < nth; i++)
@@ -159,6 +206,7 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 	load_worker(&c);
 	for (size_t i = 1; i <= started; i++)
 		pthread_join(th[i], NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
 	free(th);
 	pthread_mutex_destroy(&c.lock);
 	msg_progress_end();

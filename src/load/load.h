@@ -27,7 +27,19 @@ typedef struct tl_load_opts {
 	const tl_rankset *ranks; /* NULL = all */
 	int threads;             /* 0 = number of cores */
 	int quiet_progress;
+	int view;                /* for the viewer, which needs more memory per slice */
 } tl_load_opts;
+
+/* memcheck.c: memory before loading. Bytes a source will take in memory (estimated cheaply:
+ * row counts, file size). */
+uint64_t load_estimate_source(const tl_source *, int view);
+/* Bytes the system can give: MemAvailable, less when a cgroup limits the process; the
+ * environment variable TL_MEM_AVAILABLE (bytes, or with K, M, G, T) overrides; UINT64_MAX when
+ * unknown. */
+uint64_t load_mem_available(void);
+/* 0 when the sources fit; else -1 after one message saying how much they need and which
+ * --rank would fit. */
+int load_memcheck(const char *path, const tl_sourcelist *, int view);
 
 /* Discovers and loads PATH into tr. Returns 0 when at least one rank loaded, 2 when nothing
  * could be loaded (messages printed), 1 when the path itself is unusable. */

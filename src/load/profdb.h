@@ -27,10 +27,10 @@ typedef struct tl_profdb {
 	/* what the authorizer refused last (for the message) */
 	char denied[160];
 	/* what the checks found */
-	int journal, wal;      /* a -journal / -wal file lies beside the DB: still being written */
+	int journal, wal; /* a -journal / -wal file lies beside the DB: still being written */
 	char schema_version[32]; /* META_DATA SCHEMA_VERSION, "" when absent */
-	int has_meta;          /* META_DATA is a table */
-	uint64_t tables[2];    /* bit i: known table i is present (profdb_has) */
+	int has_meta;            /* META_DATA is a table */
+	uint64_t tables[2];      /* bit i: known table i is present (profdb_has) */
 } tl_profdb;
 
 /* Opens path and checks that it is a profiler DB. Returns 0, or -1 with a one-line reason in
@@ -47,8 +47,9 @@ const char *profdb_errmsg(const tl_profdb *, int rc, char *buf, size_t len);
  * authorizer, over the work budget, over a limit): the rank stops loading. */
 int profdb_fatal(const tl_profdb *, int rc);
 
-/* Rows the DB's tables hold, estimated cheaply before loading (max(rowid) of the big tables,
- * capped by what the file size allows). 0 when the file cannot be opened. */
+/* Rows the DB's slice tables hold (TASK, COMMUNICATION_OP, MSTX_EVENTS), estimated cheaply
+ * before loading: their max(rowid), capped by what the file size allows. 0 when the file cannot
+ * be opened. */
 uint64_t profdb_estimate_rows(const char *path);
 
 #endif

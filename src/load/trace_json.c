@@ -679,11 +679,15 @@ event_time(jctx *c, const jevent *ev, int need_dur, int count, int64_t *start, i
 		return -1;
 	}
 	*start = v + base;
+	if (!tl_time_ok(*start)) { /* the model's range: any two times' difference fits */
+		problem(c, count ? PR_TS_RANGE : -1, s.off);
+		return -1;
+	}
 	if (!need_dur)
 		return 0;
 	s = ev->f[F_DUR];
 	t = span_text(c, s, &n);
-	if (s.len == 0 || dec_parse(t, n, 3, &v) != DEC_OK || v < 0 || *start > INT64_MAX - v) {
+	if (s.len == 0 || dec_parse(t, n, 3, &v) != DEC_OK || v < 0 || *start > TL_TIME_MAX - v) {
 		problem(c, count ? PR_DUR : -1, s.len ? s.off : ev->start);
 		return -1;
 	}

@@ -38,6 +38,16 @@ typedef struct tl_slice {
 
 #define TL_NO_STEP UINT16_MAX
 
+/* The times the model holds: within +-(2^62 - 1) ns of the epoch (146 years), so that the
+ * difference of any two fits in an int64. Loaders skip, and report, slices outside. */
+#define TL_TIME_MAX ((INT64_C(1) << 62) - 1)
+#define TL_TIME_MIN (-TL_TIME_MAX)
+static inline int
+tl_time_ok(int64_t t)
+{
+	return t >= TL_TIME_MIN && t <= TL_TIME_MAX;
+}
+
 typedef struct tl_track {
 	tl_lane_kind kind;
 	uint32_t label;  /* string id: "Stream 3", a group name, an MSTX domain */

@@ -86,8 +86,10 @@ tlq_kind_busy(const tl_rank *r, tl_lane_kind kind, int64_t t0, int64_t t1)
 {
 	int64_t sum = 0;
 	for (size_t i = 0; i < r->ntracks; i++)
-		if (r->tracks[i]->kind == kind)
-			sum += tlq_busy(r->tracks[i], t0, t1);
+		if (r->tracks[i]->kind == kind) {
+			int64_t b = tlq_busy(r->tracks[i], t0, t1);
+			sum = b > INT64_MAX - sum ? INT64_MAX : sum + b; /* saturates: crafted times */
+		}
 	return sum;
 }
 

@@ -126,7 +126,8 @@ imb_draw(tl_ui *ui, int x, int y, int w, int h)
 	}
 	if (s->norder != im->n)
 		order_rows(s, im);
-	const char *stage = tlq_rl_stage_name(s->rl, im->stage);
+	char sb[160]; /* a role directory's name: untrusted */
+	const char *stage = ui_clean(ui, tlq_rl_stage_name(s->rl, im->stage), sb, sizeof sb);
 	screen_printf(
 	    sc, x, y, w, SLOT_TITLE,
 	    " DP load imbalance: stage %s, step %s   (%s stage, %s step, %s sort, Enter: timeline, "

@@ -292,7 +292,9 @@ keymap_load(tl_keymap *km, const char *name, char *err, size_t errlen)
 		if (text == NULL)
 			return 0;
 	} else if (strcmp(name, "default") == 0 && builtin_file("default", "keys")) {
-		/* the built-in default is loaded; a user's own default.keys still applies */
+		/* the built-in default; a user's own default.keys still applies (the call starts
+		 * afresh: what this one bound is freed, not dropped) */
+		keymap_free(km);
 		return keymap_load(km, NULL, err, errlen);
 	} else {
 		text = config_file_read(name, "keys", origin, sizeof origin);

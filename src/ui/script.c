@@ -1,6 +1,7 @@
 #include "config.h"
 #include "ui/keymap.h"
 #include "ui/script.h"
+#include "util/msg.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -60,7 +61,7 @@ script_next(tl_script *s, script_step *st)
 			return 1;
 		}
 		if (line[0] == '<' && line[n - 1] == '>') {
-			fprintf(stderr, "tl: %s:%d: unknown key '%s'\n", s->path, s->lineno, line);
+			msg_error("%s:%d: unknown key '%s'", s->path, s->lineno, line);
 			s->errors++;
 			continue;
 		}

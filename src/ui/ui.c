@@ -8,6 +8,7 @@
 #include "ui/rl.h"
 #include "ui/script.h"
 #include "ui/ui.h"
+#include "util/msg.h"
 #include "util/text.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -42,6 +44,8 @@ typedef struct term_state {
 	scr_cell *before; /* the previous frame */
 	int sw, sh;
 	int full;
+	int lost;     /* the terminal went away: a hang-up, an I/O error */
+	int fast_err; /* reads in a row that failed at once instead of waiting */
 	/* the lane area of the last frame, for horizontal scrolling */
 	int64_t last_t0, last_colw;
 	int last_x, last_y, last_h, last_help, have_last;
@@ -815,14 +819,40 @@ mouse_event(tl_ui *ui, const MEVENT *m)
 	}
 }
 
-/* One key from the terminal, or -1 on timeout / nothing. */
+static int64_t mono_ns(void);
+
+/* Whether the terminal went away (the SSH connection closed, the other side of the pty shut):
+ * its descriptors report a hang-up or an error. */
+static int
+terminal_gone(void)
+{
+	struct pollfd p[2] = {{.fd = fileno(term.in), .events = POLLIN},
+	                      {.fd = fileno(term.out), .events = POLLOUT}};
+	if (poll(p, 2, 0) < 0)
+		return 0;
+	for (int i = 0; i < 2; i++)
+		if (p[i].revents & (POLLHUP | POLLERR | POLLNVAL))
+			return 1;
+	return 0;
+}
+
+/* One key from the terminal, or -1 on timeout / nothing (term.lost set when the terminal has
+ * gone: a read then fails at once, forever, and SIGHUP may be ignored or blocked, as under
+ * nohup). */
 static int
 read_key(tl_ui *ui)
 {
 	wint_t wc;
+	int64_t t0 = mono_ns();
 	int r = wget_wch(stdscr, &wc);
-	if (r == ERR)
+	if (r == ERR) {
+		/* a timeout waits 250 ms; a dead terminal returns at once */
+		term.fast_err = mono_ns() - t0 < 2000000 ? term.fast_err + 1 : 0;
+		if (terminal_gone() || term.fast_err > 100)
+			term.lost = 1;
 		return -1;
+	}
+	term.fast_err = 0;
 	if (r == KEY_CODE_YES) {
 		if (wc == KEY_MOUSE) {
 			MEVENT m;
@@ -980,7 +1010,7 @@ ui_main(tl_trace *tr, const tl_ui_opts *o)
 	char err[600], warn[600] = "";
 	int rc = theme_load(&ui->theme, o->theme, err, sizeof err);
 	if (rc == -2) {
-		fprintf(stderr, "tl: %s\n", err);
+		msg_error("%s", err); /* a theme or keymap file: printed escaped */
 		free(ui);
 		return 1;
 	}
@@ -988,7 +1018,7 @@ ui_main(tl_trace *tr, const tl_ui_opts *o)
 		snprintf(warn, sizeof warn, "%s", err);
 	rc = keymap_load(&ui->keys, o->keymap, err, sizeof err);
 	if (rc == -2) {
-		fprintf(stderr, "tl: %s\n", err);
+		msg_error("%s", err); /* a theme or keymap file: printed escaped */
 		keymap_free(&ui->keys);
 		free(ui);
 		return 1;
@@ -1046,8 +1076,8 @@ ui_main(tl_trace *tr, const tl_ui_opts *o)
 			if (step.is_cmd) {
 				last_action = -2;
 				if (ui_command(ui, step.text) != 0) {
-					fprintf(stderr, "tl: %s:%d: %s\n", script.path,
-					        script.lineno, ui->msg);
+					msg_error("%s:%d: %s", script.path, script.lineno,
+					          ui->msg);
 					script.errors++;
 				}
 			} else {
@@ -1067,13 +1097,15 @@ ui_main(tl_trace *tr, const tl_ui_opts *o)
 				handle_key(ui, key);
 			} else {
 				last_action = ACT_NONE;
-				if (got_signal)
+				if (got_signal || term.lost)
 					break;
 			}
 		}
 	}
-	int sig = got_signal;
+	int sig = got_signal, lost = term.lost;
 	terminal_close();
+	if (lost && !sig)
+		fprintf(stderr, "tl: the terminal went away (hang-up or I/O error); exiting\n");
 	if (o->stats_file) {
 		FILE *f = fopen(o->stats_file, "w");
 		if (f) {
@@ -1095,7 +1127,7 @@ ui_main(tl_trace *tr, const tl_ui_opts *o)
 		}
 	}
 	free(fs);
-	int status = script.errors ? 1 : 0;
+	int status = script.errors || lost ? 1 : 0;
 	script_close(&script);
 	timeline_view.done(ui);
 	detail_view.done(ui);
@@ -1120,12 +1152,12 @@ ui_keys(FILE *f, const char *keymap, int roff)
 	char err[512];
 	int rc = keymap_load(&km, keymap, err, sizeof err);
 	if (rc == -2) {
-		fprintf(stderr, "tl: %s\n", err);
+		msg_error("%s", err); /* a theme or keymap file: printed escaped */
 		keymap_free(&km);
 		return 1;
 	}
 	if (rc != 0)
-		fprintf(stderr, "tl: %s\n", err);
+		msg_error("%s", err); /* a theme or keymap file: printed escaped */
 	keymap_write_list(&km, f, roff);
 	keymap_free(&km);
 	return 0;

@@ -10,13 +10,13 @@
 #ifdef TL_FUZZ_NO_MAIN
 #define FUZZ_ENTRY(name) int fuzz_##name(const uint8_t *data, size_t size)
 #else
-#define FUZZ_ENTRY(name)                                                                      \
-	int fuzz_##name(const uint8_t *data, size_t size);                                    \
-	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);                         \
-	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                          \
-	{                                                                                     \
-		return fuzz_##name(data, size);                                               \
-	}                                                                                     \
+#define FUZZ_ENTRY(name)                                                                           \
+	int fuzz_##name(const uint8_t *data, size_t size);                                         \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);                              \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                               \
+	{                                                                                          \
+		return fuzz_##name(data, size);                                                    \
+	}                                                                                          \
 	int fuzz_##name(const uint8_t *data, size_t size)
 #endif
 

@@ -16,7 +16,8 @@ FUZZ_ENTRY(rankspec)
 		/* sorted and unique, every rank in range and found again */
 		for (size_t i = 0; i < rs.n; i++) {
 			if (rs.ranks[i] < 0 || rs.ranks[i] > TL_RANK_MAX ||
-			    (i > 0 && rs.ranks[i - 1] >= rs.ranks[i]) || !rankset_has(&rs, rs.ranks[i]))
+			    (i > 0 && rs.ranks[i - 1] >= rs.ranks[i]) ||
+			    !rankset_has(&rs, rs.ranks[i]))
 				abort();
 		}
 		rankset_free(&rs);

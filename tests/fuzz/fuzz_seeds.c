@@ -19,7 +19,7 @@
 #include "gen/gen.h"
 #include "util/xalloc.h"
 
-#define KEEP_ROWS 24  /* rows kept per table of a cut-down DB */
+#define KEEP_ROWS 24   /* rows kept per table of a cut-down DB */
 #define KEEP_EVENTS 48 /* events kept (besides metadata) of a cut-down JSON trace */
 
 static int nseeds;
@@ -37,10 +37,19 @@ exec(sqlite3 *db, const char *sql)
 }
 
 /* The tables the loader reads; the rest is dropped from cut-down copies. */
-static const char *const read_tables[] = {"META_DATA", "STRING_IDS", "STEP_TIME", "CANN_API",
-    "COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO", "COMMUNICATION_SCHEDULE_TASK_INFO",
-    "MEMCPY_INFO", "MSTX_EVENTS", "TASK", "COMMUNICATION_OP", "RANK_DEVICE_MAP",
-    "ENUM_API_TYPE"};
+static const char *const read_tables[] = {"META_DATA",
+                                          "STRING_IDS",
+                                          "STEP_TIME",
+                                          "CANN_API",
+                                          "COMPUTE_TASK_INFO",
+                                          "COMMUNICATION_TASK_INFO",
+                                          "COMMUNICATION_SCHEDULE_TASK_INFO",
+                                          "MEMCPY_INFO",
+                                          "MSTX_EVENTS",
+                                          "TASK",
+                                          "COMMUNICATION_OP",
+                                          "RANK_DEVICE_MAP",
+                                          "ENUM_API_TYPE"};
 
 static int
 is_read_table(const char *n)
@@ -69,7 +78,7 @@ cut_db(const char *src, const char *dst)
 	exec(out, "PRAGMA page_size = 512; PRAGMA journal_mode = OFF;");
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(in, "SELECT name, sql FROM sqlite_master WHERE type = 'table'", -1,
-		&st, NULL) == SQLITE_OK) {
+	                       &st, NULL) == SQLITE_OK) {
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			const char *name = (const char *)sqlite3_column_text(st, 0);
 			const char *sql = (const char *)sqlite3_column_text(st, 1);
@@ -82,9 +91,10 @@ cut_db(const char *src, const char *dst)
 	if (exec(out, att) == 0) {
 		exec(out, "BEGIN");
 		for (size_t i = 0; i < sizeof read_tables / sizeof *read_tables; i++) {
-			char *sql = sqlite3_mprintf("INSERT INTO main.\"%w\" SELECT * FROM src.\"%w\" "
-						    "LIMIT %d",
-			    read_tables[i], read_tables[i], KEEP_ROWS);
+			char *sql =
+			    sqlite3_mprintf("INSERT INTO main.\"%w\" SELECT * FROM src.\"%w\" "
+			                    "LIMIT %d",
+			                    read_tables[i], read_tables[i], KEEP_ROWS);
 			sqlite3_exec(out, sql, NULL, NULL, NULL); /* absent tables fail: fine */
 			sqlite3_free(sql);
 		}
@@ -167,7 +177,8 @@ cut_json(const char *src, const char *dst)
 	free(buf);
 	if (doc == NULL)
 		return;
-	cJSON *events = cJSON_IsArray(doc) ? doc : cJSON_GetObjectItemCaseSensitive(doc, "traceEvents");
+	cJSON *events =
+	    cJSON_IsArray(doc) ? doc : cJSON_GetObjectItemCaseSensitive(doc, "traceEvents");
 	if (events != NULL) {
 		cJSON *keep = cJSON_CreateArray();
 		int others = 0;
@@ -216,7 +227,8 @@ each_file(const char *dir, const char *suffix, void (*fn)(const char *, void *),
 			size_t n = strlen(e->d_name), s = strlen(suffix);
 			if (S_ISDIR(st.st_mode))
 				each_file(p, suffix, fn, ctx);
-			else if (S_ISREG(st.st_mode) && n >= s && strcmp(e->d_name + n - s, suffix) == 0)
+			else if (S_ISREG(st.st_mode) && n >= s &&
+			         strcmp(e->d_name + n - s, suffix) == 0)
 				fn(p, ctx);
 		}
 		free(p);
@@ -266,9 +278,9 @@ main(int argc, char **argv)
 	free(p);
 	p = xasprintf("%s/steps-only.db", dbdir);
 	sql_db(p, "CREATE TABLE META_DATA (name TEXT,value TEXT);"
-		  "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
-		  "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
-		  "INSERT INTO STEP_TIME VALUES (1,100,200),(2,150,120);");
+	          "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
+	          "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
+	          "INSERT INTO STEP_TIME VALUES (1,100,200),(2,150,120);");
 	free(p);
 
 	/* a generated GRPO profile, one rank, two steps */

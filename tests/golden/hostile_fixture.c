@@ -1,8 +1,8 @@
 /* A generated profile whose every string is hostile to a terminal, for test_untrusted.sh:
  *   hostile_fixture OUTDIR
  * writes OUTDIR/db/1/ROLE/gen-r{0,1}_…_ascend_pt/ (torch_npu DBs; ROLE, two verl discrete-mode
- * role directories, are themselves hostile) and OUTDIR/json/…/trace_view.json (rank 0 as JSON). Every
- * STRING_IDS value (kernel, op, group, MSTX message and domain names) gets one of: an OSC
+ * role directories, are themselves hostile) and OUTDIR/json/…/trace_view.json (rank 0 as JSON).
+ * Every STRING_IDS value (kernel, op, group, MSTX message and domain names) gets one of: an OSC
  * title sequence, CSI colour sequences (7-bit and C1), raw C0 controls, invalid UTF-8, or
  * 100 KB of text. The payloads carry the markers PWNED and EVIL, so a test can search the
  * bytes a terminal would receive for a marker right after an escape. */
@@ -20,15 +20,21 @@
 
 /* The role directory: ESC ] 0 ; PWNED BEL (sets the terminal title), then a name. */
 #define EVIL_ROLE "\x1b]0;PWNED\x07role"
-#define EVIL_ROLE2 "\x1b[31mEVIL\xc2\x9b" "critic\xff"
+#define EVIL_ROLE2                                                                                 \
+	"\x1b[31mEVIL\xc2\x9b"                                                                     \
+	"critic\xff"
 
 static const char *const payloads[] = {
-    "\x1b]0;PWNED\x07",            /* OSC: set the window title */
-    "\x1b[2J\x1b[31mEVIL",         /* CSI: clear the screen, red */
-    "\xc2\x9b" "31mEVIL",          /* CSI as the C1 character U+009B */
-    "\x9b" "31mEVIL\xff\xfe",      /* a raw C1 byte, then invalid UTF-8 */
-    "a\nb\rc\bd\x7f\x07" "EVIL",   /* C0 controls and DEL */
-    "\xe2\x80\xae" "EVIL\xc3",     /* RIGHT-TO-LEFT OVERRIDE, then a cut sequence */
+    "\x1b]0;PWNED\x07",    /* OSC: set the window title */
+    "\x1b[2J\x1b[31mEVIL", /* CSI: clear the screen, red */
+    "\xc2\x9b"
+    "31mEVIL", /* CSI as the C1 character U+009B */
+    "\x9b"
+    "31mEVIL\xff\xfe", /* a raw C1 byte, then invalid UTF-8 */
+    "a\nb\rc\bd\x7f\x07"
+    "EVIL", /* C0 controls and DEL */
+    "\xe2\x80\xae"
+    "EVIL\xc3", /* RIGHT-TO-LEFT OVERRIDE, then a cut sequence */
 };
 #define NPAYLOADS (sizeof payloads / sizeof *payloads)
 #define LONG_NAME 100000
@@ -44,9 +50,10 @@ poison_db(const char *path)
 	}
 	sqlite3_stmt *sel, *upd;
 	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
-	if (sqlite3_prepare_v2(db, "SELECT id, value FROM STRING_IDS", -1, &sel, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "UPDATE STRING_IDS SET value = ? WHERE id = ?", -1, &upd, NULL) !=
-		SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, "SELECT id, value FROM STRING_IDS", -1, &sel, NULL) !=
+	        SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "UPDATE STRING_IDS SET value = ? WHERE id = ?", -1, &upd,
+	                       NULL) != SQLITE_OK) {
 		fprintf(stderr, "hostile_fixture: %s: %s\n", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return -1;

@@ -14,11 +14,20 @@ export LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$t_tmp/config"
 # ---- the inputs -------------------------------------------------------------------------------
 profiles=""
 gen=$t_tmp/gen
+mkdir -p "$gen"
 if "$TL_TESTBIN/tui/tui_fixture" "$gen/both" --ranks 2 --tasks 600 --json 1 >/dev/null 2>&1; then
 	cp -r "$gen/both" "$gen/db" && find "$gen/db" -name trace_view.json -exec rm {} +
 	cp -r "$gen/both" "$gen/json" && find "$gen/json" -name '*.db' -exec rm {} +
 	rm -rf "$gen/both"
 	profiles="$gen/db $gen/json"
+	# WAL-mode DBs: SQLite's own read-only open would create -wal and -shm beside them
+	if command -v sqlite3 >/dev/null; then
+		cp -r "$gen/db" "$gen/wal"
+		find "$gen/wal" -name '*.db' -exec sqlite3 {} 'PRAGMA journal_mode=WAL;' \; >/dev/null
+		profiles="$profiles $gen/wal"
+	else
+		skip "sqlite3 absent: no WAL-mode fixture"
+	fi
 else
 	not_ok "generate the fixtures"
 fi
@@ -62,10 +71,12 @@ else
 	skip "strace absent or not permitted (tools/install-deps --test installs it): no syscall proof"
 fi
 
-# run NAME COMMAND...: under strace when there is one (its log in $t_tmp/trace)
+# run NAME COMMAND...: under strace when there is one (its log in $t_tmp/trace; LeakSanitizer
+# cannot work under ptrace, so a sanitized build checks leaks in the other tests)
 run() {
 	if [ $have_strace = 1 ]; then
-		strace -f -qq -e trace=%file -o "$t_tmp/trace" "$@"
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+			strace -f -qq -e trace=%file -o "$t_tmp/trace" "$@"
 	else
 		"$@"
 	fi

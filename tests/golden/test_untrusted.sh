@@ -100,13 +100,17 @@ n
 <End>
 <Enter>
 :dump SCREEN3
+D
+:dump SCREEN4
+]
+:dump SCREEN5
 KEYS
 sed -i "s|SCREEN|$t_tmp/screen|" "$t_tmp/keys"
 for kind in db json; do
 	TL_SCRIPT_OUT=$t_tmp/term-$kind.out "$TL" view "$h/$kind" --script "$t_tmp/keys" \
 		--size 120x40 >/dev/null 2>"$t_tmp/view.err"
 	check "$kind: view runs the script (exit 0)" [ $? -eq 0 ]
-	for n in 1 2 3; do
+	for n in 1 2 3 4 5; do
 		check "$kind: screen $n is clean, every line 120 columns wide" \
 			clean "$t_tmp/screen$n" width=120
 	done
@@ -123,5 +127,9 @@ PY
 	sed 's/^/# /' "$t_tmp/why"
 	check "$kind: the detail pane showed a hostile name escaped" \
 		grep -qE '\\x1b|\\x9b|\\x07|\\n' "$t_tmp/screen1" "$t_tmp/screen2" "$t_tmp/screen3"
+	if [ $kind = db ]; then
+		check "$kind: the DP panel names the hostile stage escaped" \
+			grep -qE 'DP load imbalance: stage other:\\x1b' "$t_tmp/screen4" "$t_tmp/screen5"
+	fi
 done
 t_done

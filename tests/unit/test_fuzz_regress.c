@@ -85,8 +85,8 @@ replay_dir(const char *dir, const char *t)
 		uint8_t *buf = xmalloc(1 << 20);
 		size_t len = fread(buf, 1, 1 << 20, f);
 		fclose(f);
-		CHECK(run_input(t, buf, len) == 0, "%s: regress/%s/%s replays without a crash", t, t,
-		    e->d_name);
+		CHECK(run_input(t, buf, len) == 0, "%s: regress/%s/%s replays without a crash", t,
+		      t, e->d_name);
 		free(buf);
 		free(p);
 		n++;
@@ -111,18 +111,23 @@ main(void)
 	run_text("rankspec", "empty spec", "");
 	run_text("rankspec", "largest range", "0-65536,999935-1000000");
 	run_text("rankspec", "overflowing number", "99999999999999999999999");
-	run_text("keymap", "nested meta names", "bind <M-<M-x>> quit\nbind <M-> quit\nbind <> quit");
+	run_text("keymap", "nested meta names",
+	         "bind <M-<M-x>> quit\nbind <M-> quit\nbind <> quit");
 	run_text("keymap", "a key name of 70 bytes",
-	    "bind <aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa> quit");
-	run_text("keymap", "a key at the top of Unicode", "bind \xf4\x8f\xbf\xbf quit\nunbind \xf4\x8f\xbf\xbf");
-	run_text("theme", "colours out of range",
+	         "bind <aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa> "
+	         "quit");
+	run_text("keymap", "a key at the top of Unicode",
+	         "bind \xf4\x8f\xbf\xbf quit\nunbind \xf4\x8f\xbf\xbf");
+	run_text(
+	    "theme", "colours out of range",
 	    "color ruler 256 -1\ncolor ruler color999 red\ncolor ruler 255/bright-white 0/15 bold");
 	run_text("theme", "twelve tokens and more", "color a b c d e f g h i j k l m n o p");
 	run_text("stages", "a bad pattern and a clear", "rollout (\nclear\nother: x\nignore ^$");
 	run_text("stages", "a user stage name with controls", "other:\x1b[31mx .\nrollout .*");
 	run_text("json", "an empty file", "");
 	run_text("json", "a cut event", "[{\"ph\":\"X\",\"ts\":\"1.5\",\"dur\":2,\"name\":\"a");
-	run_text("json", "deep args",
+	run_text(
+	    "json", "deep args",
 	    "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1,\"name\":\"a\",\"args\":"
 	    "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
 	    "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}]");

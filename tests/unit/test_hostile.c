@@ -73,17 +73,18 @@ count_lines(const char *s)
 /* ---- building files ------------------------------------------------------------------------- */
 
 static const char *const meta = "CREATE TABLE META_DATA (name TEXT,value TEXT);"
-				"INSERT INTO META_DATA VALUES ('SCHEMA_VERSION','1.0.0');";
+                                "INSERT INTO META_DATA VALUES ('SCHEMA_VERSION','1.0.0');";
 static const char *const strings = "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
-				   "INSERT INTO STRING_IDS VALUES (1,'MatMul'),(2,'grp');";
-static const char *const task = "CREATE TABLE TASK (startNs INTEGER,endNs INTEGER,"
-				"deviceId INTEGER,connectionId INTEGER,globalTaskId INTEGER,"
-				"streamId INTEGER,taskType INTEGER,contextId INTEGER,taskId INTEGER);";
+                                   "INSERT INTO STRING_IDS VALUES (1,'MatMul'),(2,'grp');";
+static const char *const task =
+    "CREATE TABLE TASK (startNs INTEGER,endNs INTEGER,"
+    "deviceId INTEGER,connectionId INTEGER,globalTaskId INTEGER,"
+    "streamId INTEGER,taskType INTEGER,contextId INTEGER,taskId INTEGER);";
 static const char *const task_rows = "INSERT INTO TASK VALUES (100,200,0,1,10,1,1,4294967295,1),"
-				     "(300,400,0,2,11,1,1,4294967295,2);";
+                                     "(300,400,0,2,11,1,1,4294967295,2);";
 static const char *const compute = "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER,"
-				   "globalTaskId INTEGER PRIMARY KEY,taskType INTEGER);"
-				   "INSERT INTO COMPUTE_TASK_INFO VALUES (1,10,1),(1,11,1);";
+                                   "globalTaskId INTEGER PRIMARY KEY,taskType INTEGER);"
+                                   "INSERT INTO COMPUTE_TASK_INFO VALUES (1,10,1),(1,11,1);";
 
 static char *
 make_db(const char *name, const char *sql)
@@ -108,8 +109,8 @@ make_db(const char *name, const char *sql)
 static char *
 make_good(const char *name, const char *extra)
 {
-	char *sql = xasprintf("%s%s%s%s%s%s", meta, strings, task, task_rows, compute,
-	    extra ? extra : "");
+	char *sql =
+	    xasprintf("%s%s%s%s%s%s", meta, strings, task, task_rows, compute, extra ? extra : "");
 	char *p = make_db(name, sql);
 	free(sql);
 	return p;
@@ -117,8 +118,8 @@ make_good(const char *name, const char *extra)
 
 typedef struct outcome {
 	int loaded;
-	int lines;     /* lines printed */
-	char *text;    /* what was printed */
+	int lines;  /* lines printed */
+	char *text; /* what was printed */
 	int64_t compute_ns;
 } outcome;
 
@@ -158,7 +159,7 @@ expect_refused(const char *name, const char *sql, const char *why, const char *w
 	ncase++;
 	CHECK(!o.loaded, "%s: refused", what);
 	CHECK(o.lines == 1 && strstr(o.text, p) && strstr(o.text, why),
-	    "%s: one line naming the file and '%s' (got: %s)", what, why, o.text);
+	      "%s: one line naming the file and '%s' (got: %s)", what, why, o.text);
 	free(o.text);
 	free(p);
 }
@@ -185,36 +186,36 @@ test_schema_tricks(void)
 {
 	char *sql;
 	sql = xasprintf("%s%s CREATE TABLE x (a); CREATE VIEW TASK AS SELECT 1 AS startNs, "
-			"2 AS endNs;",
-	    meta, strings);
+	                "2 AS endNs;",
+	                meta, strings);
 	expect_refused("view.db", sql, "TASK is a view", "a VIEW named TASK");
 	free(sql);
 
 	sql = xasprintf("%s%s%s CREATE VIEW COMMUNICATION_OP AS WITH RECURSIVE c(x) AS (SELECT 1 "
-			"UNION ALL SELECT x + 1 FROM c) SELECT x AS startNs, x AS endNs FROM c;",
-	    meta, strings, task);
+	                "UNION ALL SELECT x + 1 FROM c) SELECT x AS startNs, x AS endNs FROM c;",
+	                meta, strings, task);
 	expect_refused("recursive-view.db", sql, "COMMUNICATION_OP is a view",
-	    "a recursive VIEW named COMMUNICATION_OP");
+	               "a recursive VIEW named COMMUNICATION_OP");
 	free(sql);
 
 	sql = xasprintf("%s%s%s%s CREATE TABLE x (a); CREATE TRIGGER STEP_TIME AFTER INSERT ON x "
-			"BEGIN SELECT 1; END;",
-	    meta, strings, task, task_rows);
+	                "BEGIN SELECT 1; END;",
+	                meta, strings, task, task_rows);
 	expect_refused("trigger.db", sql, "STEP_TIME is a trigger",
-	    "a trigger named like a profile table");
+	               "a trigger named like a profile table");
 	free(sql);
 
 	/* generated columns run their expression on every read, unseen by the authorizer */
 	sql = xasprintf("%s%s CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, globalTaskId "
-			"INTEGER, streamId INTEGER AS (length(printf('%%.*c', 1000000, 'x'))));"
-			"%s INSERT INTO TASK (startNs, endNs, globalTaskId) VALUES (1, 2, 10);",
-	    meta, strings, compute);
+	                "INTEGER, streamId INTEGER AS (length(printf('%%.*c', 1000000, 'x'))));"
+	                "%s INSERT INTO TASK (startNs, endNs, globalTaskId) VALUES (1, 2, 10);",
+	                meta, strings, compute);
 	expect_refused("generated.db", sql, "TASK.streamId is a generated column",
-	    "a generated column calling printf");
+	               "a generated column calling printf");
 	free(sql);
 
 	sql = xasprintf("%s%s CREATE VIRTUAL TABLE TASK USING rtree(id, startNs, endNs);", meta,
-	    strings);
+	                strings);
 	expect_refused("virtual.db", sql, "TASK is a virtual table", "a virtual table named TASK");
 	free(sql);
 
@@ -224,7 +225,7 @@ test_schema_tricks(void)
 
 	sql = xasprintf("%s%s", task, task_rows);
 	expect_refused("no-meta-no-strings.db", sql, "neither META_DATA nor STRING_IDS",
-	    "neither META_DATA nor STRING_IDS");
+	               "neither META_DATA nor STRING_IDS");
 	free(sql);
 
 	/* a table wider than any profile's: the schema itself is refused */
@@ -247,38 +248,38 @@ test_schema_tricks(void)
 		e = n;
 	}
 	sql = xasprintf("%s%s%s CREATE TABLE deep (c INTEGER CHECK (%s > 0));", meta, strings, task,
-	    e);
+	                e);
 	expect_refused("deep.db", sql, "too large", "an expression 150 deep");
 	free(sql);
 	free(e);
 
 	/* a trigger on a profile table never fires on a read: the file loads */
 	char *p = make_good("trigger-on-task.db", "CREATE TABLE log (a);"
-						"CREATE TRIGGER t AFTER INSERT ON TASK BEGIN "
-						"INSERT INTO log VALUES (1); END;");
+	                                          "CREATE TRIGGER t AFTER INSERT ON TASK BEGIN "
+	                                          "INSERT INTO log VALUES (1); END;");
 	outcome o = load(p);
 	CHECK(o.loaded && o.lines == 0 && o.compute_ns == 200,
-	    "a trigger on TASK: loads, no message (%s)", o.text);
+	      "a trigger on TASK: loads, no message (%s)", o.text);
 	free(o.text);
 	free(p);
 
 	/* a view not named like a profile table is never touched */
 	p = make_good("other-view.db", "CREATE VIEW spin AS WITH RECURSIVE c(x) AS (SELECT 1 "
-				       "UNION ALL SELECT x + 1 FROM c) SELECT x FROM c;");
+	                               "UNION ALL SELECT x + 1 FROM c) SELECT x FROM c;");
 	o = load(p);
 	CHECK(o.loaded && o.lines == 0 && o.compute_ns == 200,
-	    "an endless view under another name: loads, never run (%s)", o.text);
+	      "an endless view under another name: loads, never run (%s)", o.text);
 	free(o.text);
 	free(p);
 
 	/* WITHOUT ROWID: tl's SELECTs need the rowid; one line, no crash */
 	sql = xasprintf("%s%s CREATE TABLE TASK (startNs INTEGER PRIMARY KEY, endNs INTEGER) "
-			"WITHOUT ROWID; INSERT INTO TASK VALUES (1, 2);",
-	    meta, strings);
+	                "WITHOUT ROWID; INSERT INTO TASK VALUES (1, 2);",
+	                meta, strings);
 	p = make_db("without-rowid.db", sql);
 	o = load(p);
 	CHECK(!o.loaded && o.lines >= 1 && strstr(o.text, "TASK"),
-	    "a WITHOUT ROWID TASK: not loaded, named (%s)", o.text);
+	      "a WITHOUT ROWID TASK: not loaded, named (%s)", o.text);
 	free(o.text);
 	free(p);
 	free(sql);
@@ -289,14 +290,14 @@ test_sizes(void)
 {
 	/* a 2 MB string: over the 1 MB limit, the rank is refused with one line */
 	char *sql = xasprintf("%s%s%s%s%s UPDATE STRING_IDS SET value = printf('%%.*c', 2000000, "
-			      "'x') WHERE id = 1;",
-	    meta, strings, task, task_rows, compute);
+	                      "'x') WHERE id = 1;",
+	                      meta, strings, task, task_rows, compute);
 	expect_refused("huge-string.db", sql, "longer than 1048576 bytes", "a 2 MB string");
 	free(sql);
 
 	/* 100 KB names are real enough: they load */
 	char *p = make_good("long-name.db", "UPDATE STRING_IDS SET value = printf('%.*c', 100000, "
-					    "'n') WHERE id = 1;");
+	                                    "'n') WHERE id = 1;");
 	outcome o = load(p);
 	CHECK(o.loaded && o.lines == 0 && o.compute_ns == 200, "a 100 KB name loads (%s)", o.text);
 	free(o.text);
@@ -304,7 +305,8 @@ test_sizes(void)
 
 	/* one huge id must not make tl allocate for every id below it */
 	long before = maxrss_kb();
-	p = make_good("huge-ids.db",
+	p = make_good(
+	    "huge-ids.db",
 	    "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
 	    "INSERT INTO STEP_TIME VALUES (1, 50, 250), (2, 250, 450);"
 	    "CREATE TABLE CANN_API (startNs INTEGER, endNs INTEGER, connectionId INTEGER);"
@@ -313,17 +315,78 @@ test_sizes(void)
 	o = load(p);
 	long grew = maxrss_kb() - before;
 	CHECK(o.loaded && o.compute_ns == 200 && grew < 64 * 1024,
-	    "huge connectionId and globalTaskId: loads, memory grew %ld KB (< 64 MB)", grew);
+	      "huge connectionId and globalTaskId: loads, memory grew %ld KB (< 64 MB)", grew);
+	free(o.text);
+	free(p);
+
+	/* the memory estimate before loading: a crafted max(rowid) is capped by the file size */
+	p = make_good("huge-rowid.db", "INSERT INTO TASK (rowid, startNs, endNs) VALUES "
+	                               "(4611686018427387904, 500, 600);");
+	tl_source src = {.rank = 0, .kind = TL_SRC_TORCH_DB, .path = p, .role_step = -1};
+	uint64_t est = load_estimate_source(&src, 1);
+	CHECK(est > 0 && est < ((uint64_t)1 << 20),
+	      "the memory estimate of a file claiming rowid 2^62: %" PRIu64 " bytes (< 1 MiB)",
+	      est);
+	free(p);
+	setenv("TL_MEM_AVAILABLE", "1.5G", 1);
+	CHECK_EQ_I64(load_mem_available(), (int64_t)3 << 29, "TL_MEM_AVAILABLE=1.5G");
+	setenv("TL_MEM_AVAILABLE", "123456", 1);
+	CHECK_EQ_I64(load_mem_available(), 123456, "TL_MEM_AVAILABLE=123456 (bytes)");
+	unsetenv("TL_MEM_AVAILABLE");
+	uint64_t avail = load_mem_available();
+	CHECK(avail > ((uint64_t)1 << 20),
+	      "the memory available here is known and plausible (%" PRIu64 " bytes)", avail);
+
+	/* times at the ends of int64 (a fuzzer finding: end - start overflowed in the analyses) */
+	p = make_good(
+	    "extreme-times.db",
+	    "INSERT INTO TASK VALUES (-9151314442816847873, 1736407067020229701, 0, 3, 10, 1, 1, "
+	    "4294967295, 5), (9223372036854775000, 9223372036854775807, 0, 4, 11, 1, 1, "
+	    "4294967295, "
+	    "6);"
+	    "CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, "
+	    "connectionId INTEGER, groupName INTEGER, opId INTEGER);"
+	    "INSERT INTO COMMUNICATION_OP VALUES (1, -9223372036854775808, 0, 1, 2, 1), "
+	    "(1, 150, 350, 2, 2, 2);");
+	o = load(p);
+	CHECK(o.loaded && o.lines == 2 && strstr(o.text, "TASK: 2 rows with a time out of range") &&
+	          strstr(o.text, "COMMUNICATION_OP: 1 rows with a time out of range") &&
+	          o.compute_ns == 200,
+	      "times beyond +-2^62 ns: skipped, one line per table, the rest loads (%s)", o.text);
+	free(o.text);
+	free(p);
+
+	/* compute and communication each near 2^62 long (a fuzzer finding: comp + comm
+	 * overflowed in the overlap numbers, UB) */
+	p = make_good("extreme-union.db",
+	    "INSERT INTO TASK VALUES (-4611686018427387000, 0, 0, 5, 12, 1, 1, 4294967295, 7);"
+	    "INSERT INTO COMPUTE_TASK_INFO VALUES (1, 12, 1);"
+	    "CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, "
+	    "connectionId INTEGER, groupName INTEGER, opId INTEGER);"
+	    "INSERT INTO COMMUNICATION_OP VALUES (1, -1000000000000000000, 4611686018427387000, 1, 2, "
+	    "1);");
+	o = load(p);
+	CHECK(o.loaded && o.lines == 0 && o.compute_ns > 4000000000000000000,
+	    "compute and communication of 4.6e18 ns each: loads, numbers without overflow (%s)",
+	    o.text);
+	free(o.text);
+	free(p);
+
+	/* a huge deviceId (a fuzzer finding: the lane key shifted it out of an int64, UB) */
+	p = make_good("huge-device.db", "UPDATE TASK SET deviceId = 1736414119776585040;");
+	o = load(p);
+	CHECK(o.loaded && o.lines == 0 && o.compute_ns == 200, "a deviceId of 1.7e18 loads (%s)",
+	      o.text);
 	free(o.text);
 	free(p);
 
 	/* STEP_TIME without a usable row (a fuzzer finding: qsort of a NULL array) */
 	p = make_good("empty-steps.db",
-	    "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
-	    "INSERT INTO STEP_TIME VALUES (1, 500, 100);");
+	              "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
+	              "INSERT INTO STEP_TIME VALUES (1, 500, 100);");
 	o = load(p);
 	CHECK(o.loaded && o.lines == 1 && o.compute_ns == 200,
-	    "STEP_TIME with only a backwards row: the rest loads, one line (%s)", o.text);
+	      "STEP_TIME with only a backwards row: the rest loads, one line (%s)", o.text);
 	free(o.text);
 	free(p);
 
@@ -334,7 +397,8 @@ test_sizes(void)
 	if (fd >= 0 && pread(fd, h, 100, 0) == 100) {
 		h[28] = 0x7f;
 		h[29] = h[30] = h[31] = 0xff;
-		memcpy(h + 92, h + 24, 4); /* "version-valid-for" = change counter: trust the count */
+		memcpy(h + 92, h + 24,
+		       4); /* "version-valid-for" = change counter: trust the count */
 		if (pwrite(fd, h, 100, 0) != 100)
 			CHECK(0, "patch %s", p);
 	}
@@ -350,12 +414,12 @@ static void
 test_meta(void)
 {
 	char *sql = xasprintf("CREATE TABLE META_DATA (name TEXT,value TEXT);"
-			      "INSERT INTO META_DATA VALUES ('SCHEMA_VERSION','9.0.0');%s%s%s%s",
-	    strings, task, task_rows, compute);
+	                      "INSERT INTO META_DATA VALUES ('SCHEMA_VERSION','9.0.0');%s%s%s%s",
+	                      strings, task, task_rows, compute);
 	char *p = make_db("future.db", sql);
 	outcome o = load(p);
 	CHECK(o.loaded && o.lines == 1 && strstr(o.text, "SCHEMA_VERSION 9.0.0"),
-	    "SCHEMA_VERSION 9.0.0: loads, one line says so (%s)", o.text);
+	      "SCHEMA_VERSION 9.0.0: loads, one line says so (%s)", o.text);
 	free(o.text);
 	free(p);
 	free(sql);
@@ -364,7 +428,7 @@ test_meta(void)
 	p = make_db("no-meta.db", sql);
 	o = load(p);
 	CHECK(o.loaded && o.lines == 1 && strstr(o.text, "no META_DATA"),
-	    "no META_DATA: loads, one line says so (%s)", o.text);
+	      "no META_DATA: loads, one line says so (%s)", o.text);
 	free(o.text);
 	free(p);
 	free(sql);
@@ -376,7 +440,7 @@ test_meta(void)
 	fclose(f);
 	o = load(p);
 	CHECK(!o.loaded && o.lines == 1 && strstr(o.text, "not an SQLite database"),
-	    "a text file: one line (%s)", o.text);
+	      "a text file: one line (%s)", o.text);
 	free(o.text);
 	free(p);
 	p = tmp_path("empty.db");
@@ -384,7 +448,7 @@ test_meta(void)
 	fclose(f);
 	o = load(p);
 	CHECK(!o.loaded && o.lines == 1 && strstr(o.text, "not a profiler database"),
-	    "an empty file: one line (%s)", o.text);
+	      "an empty file: one line (%s)", o.text);
 	free(o.text);
 	free(p);
 }
@@ -393,10 +457,11 @@ test_meta(void)
 static void
 test_authorizer(void)
 {
-	char *p = make_good("auth.db", "CREATE TABLE other (a); INSERT INTO other VALUES (1);"
-				       "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM "
-				       "c WHERE x < 20000) INSERT INTO TASK (startNs, endNs) SELECT "
-				       "x, x + 1 FROM c;");
+	char *p =
+	    make_good("auth.db", "CREATE TABLE other (a); INSERT INTO other VALUES (1);"
+	                         "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM "
+	                         "c WHERE x < 20000) INSERT INTO TASK (startNs, endNs) SELECT "
+	                         "x, x + 1 FROM c;");
 	tl_profdb pdb;
 	char err[256], m[400];
 	if (profdb_open(&pdb, p, err, sizeof err) != 0) {
@@ -415,7 +480,7 @@ test_authorizer(void)
 	    {"PRAGMA journal_mode = WAL", "PRAGMA journal_mode"},
 	    {"ATTACH '/tmp/tl-x.db' AS x", "action"},
 	    {"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c",
-		"WITH clause c"},
+	     "WITH clause c"},
 	    {"SELECT printf('%s', startNs) FROM TASK", "printf()"},
 	};
 	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
@@ -427,11 +492,12 @@ test_authorizer(void)
 		}
 		profdb_errmsg(&pdb, rc, m, sizeof m);
 		CHECK(rc != SQLITE_OK && rc != SQLITE_ROW && profdb_fatal(&pdb, rc) &&
-			  strstr(m, "crafted") && strstr(m, denied[i].why),
-		    "refused: %s (%s)", denied[i].sql, m);
+		          strstr(m, "crafted") && strstr(m, denied[i].why),
+		      "refused: %s (%s)", denied[i].sql, m);
 	}
 	static const char *const allowed[] = {"SELECT max(startNs), count(*) FROM TASK",
-	    "PRAGMA table_info(\"TASK\")", "SELECT name FROM sqlite_master"};
+	                                      "PRAGMA table_info(\"TASK\")",
+	                                      "SELECT name FROM sqlite_master"};
 	for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++) {
 		sqlite3_stmt *st = NULL;
 		int rc = profdb_prepare(&pdb, allowed[i], &st);
@@ -450,8 +516,8 @@ test_authorizer(void)
 		sqlite3_finalize(st);
 	}
 	CHECK((rc & 0xff) == SQLITE_INTERRUPT && profdb_fatal(&pdb, rc) &&
-		  strstr(profdb_errmsg(&pdb, rc, m, sizeof m), "far more work"),
-	    "over the work budget: stopped (%s)", m);
+	          strstr(profdb_errmsg(&pdb, rc, m, sizeof m), "far more work"),
+	      "over the work budget: stopped (%s)", m);
 	profdb_close(&pdb);
 	free(p);
 }
@@ -466,9 +532,10 @@ test_side_files(void)
 	     *jn = xasprintf("%s-journal", p);
 	CHECK(!exists(wal) && !exists(shm), "the WAL-mode file has no -wal or -shm yet");
 	outcome o = load(p);
-	CHECK(o.loaded && o.lines == 0 && o.compute_ns == 200, "a WAL-mode file loads (%s)", o.text);
+	CHECK(o.loaded && o.lines == 0 && o.compute_ns == 200, "a WAL-mode file loads (%s)",
+	      o.text);
 	CHECK(!exists(wal) && !exists(shm) && !exists(jn),
-	    "no -wal, -shm or -journal appeared beside it");
+	      "no -wal, -shm or -journal appeared beside it");
 	free(o.text);
 
 	/* a rollback journal beside it: still being written */
@@ -481,7 +548,7 @@ test_side_files(void)
 		CHECK(0, "rename");
 	o = load(q);
 	CHECK(o.loaded && o.lines == 1 && strstr(o.text, "still being written"),
-	    "a -journal beside it: loads, one line says it may be incomplete (%s)", o.text);
+	      "a -journal beside it: loads, one line says it may be incomplete (%s)", o.text);
 	free(o.text);
 	free(qj);
 	free(q);
@@ -494,7 +561,7 @@ test_side_files(void)
 	p = make_good("we?ird#na%me%20.db", NULL);
 	o = load(p);
 	CHECK(o.loaded && o.lines == 0 && o.compute_ns == 200,
-	    "a file name with ?, # and %% loads (%s)", o.text);
+	      "a file name with ?, # and %% loads (%s)", o.text);
 	free(o.text);
 	free(p);
 }
@@ -529,9 +596,10 @@ test_profile(void)
 	}
 	sqlite3 *db;
 	sqlite3_open(victim, &db);
-	sqlite3_exec(db, "ALTER TABLE TASK RENAME TO TASK_REAL; CREATE VIEW TASK AS SELECT * FROM "
-			 "TASK_REAL;",
-	    NULL, NULL, NULL);
+	sqlite3_exec(db,
+	             "ALTER TABLE TASK RENAME TO TASK_REAL; CREATE VIEW TASK AS SELECT * FROM "
+	             "TASK_REAL;",
+	             NULL, NULL, NULL);
 	sqlite3_close(db);
 	sourcelist_free(&sl);
 	tl_trace tr;
@@ -540,13 +608,13 @@ test_profile(void)
 	int rc = load_trace(dir, &lo, &tr);
 	char *text = capture_end();
 	CHECK(rc == 0 && tr.nranks == 2 && tr.ranks[0]->rank == 0 && tr.ranks[1]->rank == 2,
-	    "a crafted rank 1: ranks 0 and 2 load (%zu ranks)", tr.nranks);
+	      "a crafted rank 1: ranks 0 and 2 load (%zu ranks)", tr.nranks);
 	int lines = count_lines(text);
 	for (char *q = text; *q; q++)
 		if (*q == '\n')
 			*q = ' ';
 	CHECK(lines == 1 && strstr(text, "TASK is a view"),
-	    "a crafted rank 1: one line names it (%s)", text);
+	      "a crafted rank 1: one line names it (%s)", text);
 	free(text);
 	trace_free(&tr);
 	free(dir);
@@ -556,7 +624,7 @@ int
 main(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "%s/tl-test-hostile-XXXXXX",
-	    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (mkdtemp(tmpdir) == NULL) {
 		CHECK(0, "mkdtemp");
 		return test_done();
