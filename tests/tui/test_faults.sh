@@ -166,7 +166,10 @@ wait_for() {
 	return 1
 }
 # alive PID: running (a zombie waiting for its parent to reap it has ended)
-alive() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" != Z ]; }
+alive() {
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+	[ -n "$st" ] && [ "$st" != Z ]
+}
 
 start
 pid=$(cat "$t_tmp/pid")
