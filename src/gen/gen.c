@@ -20,7 +20,11 @@
  *    slower (others 0-3%) and decodes the most tokens, and every rank spends the same time in
  *    "bubble + pad kernel", so the slow rank always arrives last and has the shortest op.
  *  - Host rows (CANN_API launches, MSTX ranges, STEP_TIME) are placed around the device times
- *    with fixed offsets, so every launch is inside its step and its stage range. */
+ *    with fixed offsets, so every launch is inside its step and its stage range.
+ *  - Pipeline-parallel profiles (gen_opts.pp) mark each forward/backward block with an MSTX range,
+ *    or, with gen_opts.pp_op_pairs, only with torch operators (PYTORCH_API) whose forward and
+ *    backward rows share a CONNECTION_IDS link; the operators span exactly the block, so the
+ *    block truth is the same either way. */
 #include "config.h"
 #include "gen/gen.h"
 #include "util/msg.h"
@@ -762,6 +766,7 @@ typedef struct pp_item {
 	uint8_t what; /* PPI_* */
 	char kind;    /* block: 'F' or 'B' */
 	int mb;       /* block: micro-batch */
+	int step;     /* block: 0-based step (names its operators' autograd links) */
 	int peer;     /* send/recv: the other rank */
 	int group;    /* send/recv: pair group (PP stage g and g+1, replica d): g * dp + d */
 	uint32_t seq; /* send/recv: transfer number in its group (names the op) */
@@ -904,7 +909,7 @@ plan_pp(gen_plan *P)
 					}
 					int64_t end = start + pp_dur(P, k, s, m, kd);
 					pp_push(P, s, (pp_item){.start = start, .end = end, .what = PPI_BLOCK,
-					                        .kind = kd, .mb = m});
+					                        .kind = kd, .mb = m, .step = k});
 					for (int d = 0; d < P->pp_dp; d++) {
 						gen_pp_block_truth bt = {.rank = s * P->pp_dp + d, .pp_stage = s,
 						                         .step = k + 1, .kind = kd, .microbatch = m,
@@ -986,7 +991,8 @@ sbuf_printf(sbuf *b, const char *fmt, ...)
 }
 
 /* ---- the writer ----------------------------------------------------------------------------- */
-enum { Q_TASK, Q_CTI, Q_API, Q_OP, Q_CTASK, Q_MSTX, Q_STR, Q_PAIR_TEXT, Q__COUNT };
+enum { Q_TASK, Q_CTI, Q_API, Q_OP, Q_CTASK, Q_MSTX, Q_STR, Q_PAIR_TEXT, Q_TORCH, Q_CONN_IDS,
+       Q__COUNT };
 /* The three big tables are written BATCH rows per INSERT: per-statement overhead dominates. */
 #define NBATCHED 3 /* Q_TASK, Q_CTI, Q_API */
 #define BATCH 64
@@ -994,7 +1000,8 @@ static const int q_ncol[NBATCHED] = {11, 17, 6};
 static const char *const q_table[NBATCHED] = {"TASK", "COMPUTE_TASK_INFO", "CANN_API"};
 
 /* Exact DDL: ../shared/spec/ddl/ddl_msprof_db_current.sql (msprof creates these first, so its
- * DDL wins for the tables torch_npu shares) and ddl_torch_npu_tables.sql for STEP_TIME. */
+ * DDL wins for the tables torch_npu shares) and ddl_torch_npu_tables.sql for STEP_TIME,
+ * PYTORCH_API and CONNECTION_IDS. */
 static const char *const ddl_tables[] = {
     "CREATE TABLE IF NOT EXISTS STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);",
     "CREATE TABLE IF NOT EXISTS SESSION_TIME_INFO (startTimeNs INTEGER,endTimeNs INTEGER);",
@@ -1030,6 +1037,10 @@ static const char *const ddl_tables[] = {
     "CREATE TABLE IF NOT EXISTS ENUM_HCCL_RDMA_TYPE (id INTEGER PRIMARY KEY,name TEXT);",
     "CREATE TABLE IF NOT EXISTS ENUM_MSTX_EVENT_TYPE (id INTEGER PRIMARY KEY,name TEXT);",
     "CREATE TABLE IF NOT EXISTS STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER)",
+    "CREATE TABLE IF NOT EXISTS PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, "
+    "connectionId INTEGER, name INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER, "
+    "inputDtypes INTEGER, inputShapes INTEGER, callchainId INTEGER, type INTEGER);",
+    "CREATE TABLE IF NOT EXISTS CONNECTION_IDS (id INTEGER, connectionId INTEGER);",
 };
 static const char *const ddl_indexes[] = {
     "CREATE INDEX IF NOT EXISTS TaskIndex ON TASK (startNs,globalTaskId);",
@@ -1045,6 +1056,8 @@ static const char *const q_sql[Q__COUNT] = {
     [Q_MSTX] = "INSERT INTO MSTX_EVENTS VALUES (?,?,?,?,?,?,?,?,?,?)",
     [Q_STR] = "INSERT INTO STRING_IDS VALUES (?,?)",
     [Q_PAIR_TEXT] = "INSERT INTO META_DATA VALUES (?,?)",
+    [Q_TORCH] = "INSERT INTO PYTORCH_API VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+    [Q_CONN_IDS] = "INSERT INTO CONNECTION_IDS VALUES (?,?)",
 };
 
 typedef struct gen_enum {
@@ -1088,11 +1101,13 @@ typedef struct gen_writer {
 	int64_t *pend[NBATCHED];      /* rows waiting for a batch */
 	int npend[NBATCHED];
 	int64_t pid, gtid_main, gtid_dq;
+	int64_t gtid_autograd; /* the thread autograd runs backward operators on */
 	int64_t next_gtask, next_conn, next_opid;
 	uint32_t taskid[NSTREAMS];
 	int64_t host_end; /* end of the last launch: launches on the dequeue thread never overlap */
 	uint64_t tasks, naux;
 	int64_t next_ppname; /* PP profiles: STRING_IDS id of the next P2P op name */
+	int64_t next_oplink; /* PP operator pairs: the next PYTORCH_API.connectionId */
 	int err;
 } gen_writer;
 
@@ -1462,6 +1477,11 @@ w_coll(gen_writer *w, const gen_blk *b)
 #define PPS_BWD 1000001
 #define PPS_SEND_TYPE 1000002
 #define PPS_RECV_TYPE 1000003
+#define PPS_LINEAR 1000004 /* operator names (gen_opts.pp_op_pairs) */
+#define PPS_GELU 1000005
+#define PPS_T 1000006
+#define PPS_ADDMM_BWD 1000007
+#define PPS_GELU_BWD 1000008
 #define PPS_GROUP 1000100 /* + pair group index */
 #define PPS_OP 2000000    /* + per-DB counter: op names */
 #define PP_GROUP_FMT "10.0.0.1%%eth0_%d_0_1736414082311975"
@@ -1498,8 +1518,16 @@ static void
 w_pp_strings(gen_writer *w)
 {
 	const gen_plan *P = w->P;
-	w_pair(w, w->q[Q_STR], PPS_FWD, NULL, "{'name': 'forward_step'}");
-	w_pair(w, w->q[Q_STR], PPS_BWD, NULL, "{'name': 'backward_step'}");
+	if (P->o.pp_op_pairs) { /* no pp_chart patch: no range messages either */
+		w_pair(w, w->q[Q_STR], PPS_LINEAR, NULL, "aten::linear");
+		w_pair(w, w->q[Q_STR], PPS_GELU, NULL, "aten::gelu");
+		w_pair(w, w->q[Q_STR], PPS_T, NULL, "aten::t");
+		w_pair(w, w->q[Q_STR], PPS_ADDMM_BWD, NULL, "AddmmBackward0");
+		w_pair(w, w->q[Q_STR], PPS_GELU_BWD, NULL, "GeluBackward0");
+	} else {
+		w_pair(w, w->q[Q_STR], PPS_FWD, NULL, "{'name': 'forward_step'}");
+		w_pair(w, w->q[Q_STR], PPS_BWD, NULL, "{'name': 'backward_step'}");
+	}
 	w_pair(w, w->q[Q_STR], PPS_SEND_TYPE, NULL, "hcom_send_");
 	w_pair(w, w->q[Q_STR], PPS_RECV_TYPE, NULL, "hcom_receive_");
 	for (int g = 0; g < (P->o.pp - 1) * P->pp_dp; g++) {
@@ -1514,7 +1542,82 @@ w_pp_strings(gen_writer *w)
 	}
 }
 
-/* A forward or backward step: the host range and PP_NK kernels filling the block. */
+/* Operator pairs (gen_opts.pp_op_pairs): a block is PP_NOPS layers' operators, forward ones on
+ * the main thread, backward ones on autograd's thread in reverse layer order. Both operators of
+ * a layer carry the same autograd sequence number and point at CONNECTION_IDS rows with one
+ * shared link, the sequence number + 5<<28 as current torch_npu offsets its framework flows
+ * (spec ascend-format §2). Sequence numbers grow with (step, micro-batch, layer), and every rank
+ * runs its forward blocks in that order, so they grow in time as autograd's do. */
+#define PP_NOPS 3
+#define PP_OPGAP (2 * US) /* host time between two operators of a block */
+#define PP_SEQ0 100       /* the model's setup created autograd nodes before the first step */
+#define TORCH_OP 50001    /* ENUM_API_TYPE "op" */
+#define TORCH_FLOW_BASE 1342177280LL
+
+/* One PYTORCH_API row; times are TEXT in every torch_npu version (spec §0.4), so they are bound
+ * as text. link < 0: no CONNECTION_IDS rows (connectionId NULL). */
+static void
+w_torch_op(gen_writer *w, int64_t start, int64_t end, int64_t gtid, int name, int64_t seq,
+           int64_t fwd_tid, int64_t link)
+{
+	sqlite3_stmt *st = w->q[Q_TORCH];
+	char s[24], e[24];
+	if (w->err)
+		return;
+	snprintf(s, sizeof s, "%" PRId64, start);
+	snprintf(e, sizeof e, "%" PRId64, end);
+	sqlite3_bind_text(st, 1, s, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, e, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, gtid);
+	if (link >= 0) {
+		int64_t id = w->next_oplink++;
+		int64_t v[2] = {id, link};
+		sqlite3_bind_int64(st, 4, id);
+		w_row(w, Q_CONN_IDS, v, 2);
+	} else {
+		sqlite3_bind_null(st, 4);
+	}
+	sqlite3_bind_int64(st, 5, name);
+	sqlite3_bind_int64(st, 6, seq);
+	sqlite3_bind_int64(st, 7, fwd_tid);
+	for (int c = 8; c <= 10; c++) /* no record_shapes, no with_stack */
+		sqlite3_bind_null(st, c);
+	sqlite3_bind_int64(st, 11, TORCH_OP);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		w_fail(w, "insert");
+	sqlite3_reset(st);
+}
+
+/* The block's operators: slot p of PP_NOPS tiles [start, end) with a gap after it, except that
+ * the first starts at the block start and the last ends at the block end, so the operators span
+ * exactly the block (what a range would have said). */
+static void
+w_pp_ops(gen_writer *w, const pp_item *it)
+{
+	static const int fwd_name[PP_NOPS] = {PPS_LINEAR, PPS_GELU, PPS_LINEAR};
+	static const int bwd_name[PP_NOPS] = {PPS_ADDMM_BWD, PPS_GELU_BWD, PPS_ADDMM_BWD};
+	int fwd = it->kind == 'F';
+	int64_t len = it->end - it->start;
+	int64_t seq0 = PP_SEQ0 + ((int64_t)it->step * w->P->pp_mb + it->mb) * PP_NOPS;
+	for (int p = 0; p < PP_NOPS; p++) {
+		int layer = fwd ? p : PP_NOPS - 1 - p;
+		int64_t s = it->start + len * p / PP_NOPS;
+		int64_t e = p == PP_NOPS - 1 ? it->end : it->start + len * (p + 1) / PP_NOPS - PP_OPGAP;
+		int64_t seq = seq0 + layer;
+		if (fwd)
+			w_torch_op(w, s, e, w->gtid_main, fwd_name[layer], seq, 0,
+			           TORCH_FLOW_BASE + seq);
+		else
+			w_torch_op(w, s, e, w->gtid_autograd, bwd_name[layer], seq, 1,
+			           TORCH_FLOW_BASE + seq);
+		/* a nested operator with no backward link: pairs are not "every operator" */
+		if (fwd && p == 0)
+			w_torch_op(w, s + PP_OPGAP, s + 2 * PP_OPGAP, w->gtid_main, PPS_T, -1, 0, -1);
+	}
+}
+
+/* A forward or backward step: PP_NK kernels filling the block, and the host range around them
+ * (or the block's operators). */
 static void
 w_pp_block(gen_writer *w, const pp_item *it)
 {
@@ -1525,7 +1628,10 @@ w_pp_block(gen_writer *w, const pp_item *it)
 		w_kernel(w, k, STREAM_A, t, d);
 		t += d + KGAP;
 	}
-	w_mstx(w, it->start, it->end, it->kind == 'F' ? PPS_FWD : PPS_BWD);
+	if (w->P->o.pp_op_pairs)
+		w_pp_ops(w, it);
+	else
+		w_mstx(w, it->start, it->end, it->kind == 'F' ? PPS_FWD : PPS_BWD);
 }
 
 /* hcom_send / hcom_receive: the op and its one transfer sub-task (a Memcpy between the two
@@ -1838,7 +1944,9 @@ rank_write(gen_plan *P, int rank)
 	w.pid = rank_pid(P, rank);
 	w.gtid_main = w.pid << 32 | w.pid;
 	w.gtid_dq = w.pid << 32 | (w.pid + 41); /* torch_npu's task-queue worker thread */
+	w.gtid_autograd = w.pid << 32 | (w.pid + 17);
 	w.next_conn = 1000;
+	w.next_oplink = 1;
 	w.next_opid = 1;
 	for (int s = 0; s < NSTREAMS; s++)
 		w.taskid[s] = 100 * (uint32_t)s;

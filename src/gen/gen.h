@@ -28,6 +28,10 @@ typedef struct gen_opts {
 	int pp_schedule;         /* GEN_PP_1F1B or GEN_PP_GPIPE */
 	int pp_no_meta;          /* no distributed_args in META_DATA / profiler_metadata.json */
 	int pp_no_p2p;           /* no send/receive ops */
+	int pp_op_pairs;         /* no forward/backward ranges: the blocks are marked only by the
+	                          * torch operators autograd links (PYTORCH_API rows sharing a
+	                          * CONNECTION_IDS connectionId), as a capture without pp_chart's
+	                          * patch has them */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };

@@ -300,8 +300,58 @@ ivals_minus(const ivals *a, const ivals *b, ivals *out)
 
 /* ---- the processes -------------------------------------------------------------------------- */
 
-/* Python: the ProfilerStep#N ranges (STEP_TIME) and the torch ops (PYTORCH_API, when the DB has
- * them); its metadata after its events, as torch_npu writes it. */
+/* One end of a fwdbwd flow, spelled as torch_npu's text export writes it: a numeric id and
+ * "bp": "e" on both ends (flow() writes the msprof spelling). */
+static void
+fwdbwd_flow(jw *w, int end, int64_t id, int64_t tid, int64_t ts)
+{
+	fputs(w->first ? "[" : ", ", w->f);
+	w->first = 0;
+	fprintf(w->f, "{\"ph\": \"%s\", \"bp\": \"e\", \"name\": \"fwdbwd\", \"id\": %" PRId64
+		      ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": \"",
+	    end ? "f" : "s", id, w->pid, tid);
+	jus(w, ts);
+	fputs("\", \"cat\": \"fwdbwd\"}", w->f);
+}
+
+/* The forward -> backward flows: CONNECTION_IDS groups of exactly two operators on two threads
+ * (Insight's "fwdbwd" category; the same table links operators to their kernels and Enqueue to
+ * Dequeue). torch_npu's exporter pairs them by autograd sequence number, the start being the
+ * operator with "Fwd thread id" 0, and uses that number as the id (spec ascend-format §6.4). */
+static void
+write_fwdbwd(jw *w)
+{
+	sqlite3_stmt *st = prep(w,
+	    "SELECT c.connectionId, p.sequenceNumber, p.globalTid, CAST(p.startNs AS INTEGER) "
+	    "FROM CONNECTION_IDS c JOIN PYTORCH_API p ON p.connectionId = c.id "
+	    "WHERE p.type = 50001 AND c.connectionId IN ("
+	    "SELECT c2.connectionId FROM CONNECTION_IDS c2 JOIN PYTORCH_API p2 "
+	    "ON p2.connectionId = c2.id WHERE p2.type = 50001 GROUP BY c2.connectionId "
+	    "HAVING count(*) = 2 AND count(DISTINCT p2.globalTid) = 2) "
+	    "ORDER BY c.connectionId, coalesce(p.fwdThreadId, 0) != 0, 4");
+	int64_t conn = 0, seq = 0, tid = 0, ts = 0;
+	int have = 0;
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t c = col(st, 0), t = col(st, 2) & 0xffffffff, s = col(st, 3);
+		if (have && c == conn) {
+			if (seq >= 0) { /* torch_npu leaves operators without a number out */
+				fwdbwd_flow(w, 0, seq, tid, ts);
+				fwdbwd_flow(w, 1, seq, t, s);
+			}
+			have = 0;
+			continue;
+		}
+		conn = c;
+		seq = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : col(st, 1);
+		tid = t;
+		ts = s;
+		have = 1;
+	}
+	sqlite3_finalize(st);
+}
+
+/* Python: the ProfilerStep#N ranges (STEP_TIME), the torch ops (PYTORCH_API, when the DB has
+ * them) and their fwdbwd flows; its metadata after its events, as torch_npu writes it. */
 static void
 write_python(jw *w)
 {
@@ -334,6 +384,7 @@ write_python(jw *w)
 		u64map_put(&tids, (uint64_t)tid, 1);
 	}
 	sqlite3_finalize(st);
+	write_fwdbwd(w);
 	process_meta(w, w->pid, "Python", "CPU", w->pid);
 	for (size_t i = 0; i <= tids.mask; i++)
 		if (tids.used[i]) {

@@ -1,7 +1,9 @@
 /* rl_fixture OUTDIR [--ranks N] [--steps N] [--tasks N] [--seed S] [--slow R] [--pp N]
  *                   [--microbatches M] [--gpipe] [--no-meta] [--no-p2p] [--no-ranges]
+ *                   [--op-pairs]
  * Generated profiles for the screen tests of the RL panels (issue 5): GRPO runs with a slow
- * rank, or pipeline-parallel runs (1F1B or GPipe). */
+ * rank, or pipeline-parallel runs (1F1B or GPipe), whose blocks are forward/backward ranges or,
+ * with --op-pairs, only linked forward/backward torch operators. */
 #include "config.h"
 
 #include <stdio.h>
@@ -16,7 +18,7 @@ main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr, "usage: rl_fixture OUTDIR [--ranks N] [--steps N] [--tasks N] "
 		                "[--seed S] [--slow R] [--pp N] [--microbatches M] [--gpipe] "
-		                "[--no-meta] [--no-p2p] [--no-ranges]\n");
+		                "[--no-meta] [--no-p2p] [--no-ranges] [--op-pairs]\n");
 		return 2;
 	}
 	gen_opts o;
@@ -34,6 +36,8 @@ main(int argc, char **argv)
 			o.pp_no_p2p = 1;
 		else if (strcmp(a, "--no-ranges") == 0)
 			o.no_stage_ranges = 1;
+		else if (strcmp(a, "--op-pairs") == 0)
+			o.pp_op_pairs = 1;
 		else if (v == NULL)
 			goto bad;
 		else {
