@@ -86,6 +86,30 @@ db_fail(db_ctx *c, const char *what, int rc)
 	return -1;
 }
 
+/* Sets have[i] when the table has the column cols[i]; returns how many it has, -1 on failure. */
+static int
+table_columns(db_ctx *c, const char *table, const char *const *cols, int ncols, int *have)
+{
+	char sql[160];
+	int n = 0;
+	for (int i = 0; i < ncols; i++)
+		have[i] = 0;
+	sqlite3_stmt *st = NULL;
+	snprintf(sql, sizeof sql, "PRAGMA table_info(\"%s\")", table);
+	if (db_prepare(c, sql, &st) != SQLITE_OK)
+		return db_fail(c, table, sqlite3_errcode(c->db));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		for (int i = 0; name && i < ncols; i++)
+			if (!have[i] && strcmp(name, cols[i]) == 0) {
+				have[i] = 1;
+				n++;
+			}
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
 /* Builds "SELECT c1,c2,...,rowid FROM table", with NULL for columns the table lacks (columns
  * drift between versions; §0.2). have[i] is set for present columns. */
 static sqlite3_stmt *
@@ -94,21 +118,9 @@ prepare_cols(db_ctx *c, const char *table, const char *const *cols, int ncols, i
 {
 	char sql[2048];
 	size_t off = 0;
-	for (int i = 0; i < ncols; i++)
-		have[i] = 0;
 	sqlite3_stmt *st = NULL;
-	snprintf(sql, sizeof sql, "PRAGMA table_info(\"%s\")", table);
-	if (db_prepare(c, sql, &st) != SQLITE_OK) {
-		db_fail(c, table, sqlite3_errcode(c->db));
+	if (table_columns(c, table, cols, ncols, have) < 0)
 		return NULL;
-	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 1);
-		for (int i = 0; name && i < ncols; i++)
-			if (strcmp(name, cols[i]) == 0)
-				have[i] = 1;
-	}
-	sqlite3_finalize(st);
 	off += (size_t)snprintf(sql + off, sizeof sql - off, "SELECT ");
 	for (int i = 0; i < ncols; i++)
 		off += (size_t)snprintf(sql + off, sizeof sql - off, have[i] ? "\"%s\"," : "NULL,",
@@ -739,6 +751,141 @@ read_rank_id(db_ctx *c)
 
 /* ---- open ------------------------------------------------------------------------------- */
 
+/* ---- forward/backward operator pairs (on demand, for the pipeline view) ------------------
+ * torch_npu links a forward operator and the backward operator autograd runs for it through one
+ * CONNECTION_IDS.connectionId that both PYTORCH_API rows point at (spec §2.3; Insight's
+ * "fwdbwd" connection category, analyses.md §10). The same table also links operators to the
+ * kernels they launch and Enqueue to Dequeue, so a pair is exactly two operator rows (type
+ * 50001) on two threads (backward runs on autograd's thread), the forward one first. */
+
+typedef struct op_row {
+	int64_t conn, tid, start, end;
+} op_row;
+
+static int
+cmp_op_row(const void *a, const void *b)
+{
+	const op_row *x = a, *y = b;
+	if (x->conn != y->conn)
+		return x->conn < y->conn ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* A time column: INTEGER, or TEXT holding a decimal integer (PYTORCH_API declares its times
+ * TEXT, spec §0.4). */
+static int
+col_time(sqlite3_stmt *st, int col, int64_t *out)
+{
+	switch (sqlite3_column_type(st, col)) {
+	case SQLITE_INTEGER:
+		*out = sqlite3_column_int64(st, col);
+		return tl_time_ok(*out) ? 0 : -1;
+	case SQLITE_TEXT: {
+		const char *t = (const char *)sqlite3_column_text(st, col);
+		int64_t v = 0;
+		int neg = *t == '-', digits = 0;
+		for (t += neg; *t >= '0' && *t <= '9' && digits < 19; t++, digits++)
+			v = v * 10 + (*t - '0');
+		if (digits == 0 || *t != '\0')
+			return -1;
+		*out = neg ? -v : v;
+		return tl_time_ok(*out) ? 0 : -1;
+	}
+	default:
+		return -1;
+	}
+}
+
+static void
+read_fwdbwd(db_ctx *c)
+{
+	static const char *const pcols[] = {"startNs", "endNs", "globalTid", "connectionId", "type"};
+	static const char *const ccols[] = {"id", "connectionId"};
+	int have[5];
+	if (!has_table(c, "PYTORCH_API") || !has_table(c, "CONNECTION_IDS") ||
+	    table_columns(c, "PYTORCH_API", pcols, 5, have) != 5 ||
+	    table_columns(c, "CONNECTION_IDS", ccols, 2, have) != 2)
+		return;
+	sqlite3_stmt *st;
+	const char *sql = "SELECT c.connectionId, p.globalTid, p.startNs, p.endNs FROM PYTORCH_API p "
+	                  "JOIN CONNECTION_IDS c ON c.id = p.connectionId WHERE p.type = 50001";
+	if (db_prepare(c, sql, &st) != SQLITE_OK) {
+		db_fail(c, "PYTORCH_API", sqlite3_errcode(c->db));
+		return;
+	}
+	op_row *v = NULL;
+	size_t n = 0, cap = 0, bad = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ctx_rows(c, 1);
+		op_row x;
+		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+		    col_time(st, 2, &x.start) != 0 || col_time(st, 3, &x.end) != 0 ||
+		    x.end < x.start) {
+			bad++;
+			continue;
+		}
+		x.conn = sqlite3_column_int64(st, 0);
+		x.tid = sqlite3_column_int64(st, 1);
+		VEC_PUSH(v, n, cap, x);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		db_fail(c, "PYTORCH_API", rc);
+	if (bad)
+		msg_warn(c->path, "PYTORCH_API: %zu operator rows without usable times skipped", bad);
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_op_row);
+	for (size_t i = 0; i < n;) {
+		size_t k = i + 1;
+		while (k < n && v[k].conn == v[i].conn)
+			k++;
+		if (k - i == 2 && v[i].tid != v[i + 1].tid && v[i].start < v[i + 1].start)
+			rank_add_fwdbwd(c->r, v[i].start, v[i].end, v[i + 1].start, v[i + 1].end);
+		i = k;
+	}
+	free(v);
+}
+
+static void
+ascend_db_fwdbwd(const tl_source *src, tl_rank *r)
+{
+	db_ctx c;
+	memset(&c, 0, sizeof c);
+	c.src = src;
+	c.r = r;
+	c.path = src->path;
+	char err[400];
+	if (profdb_open(&c.pdb, src->path, err, sizeof err) != 0) {
+		msg_warn(c.path, "%s; no forward/backward operator pairs", err);
+		return;
+	}
+	c.db = c.pdb.db;
+	read_fwdbwd(&c);
+	profdb_close(&c.pdb);
+}
+
+char *
+ascend_db_meta(const char *path, const char *name)
+{
+	tl_profdb p;
+	char err[400], *v = NULL;
+	if (profdb_open(&p, path, err, sizeof err) != 0)
+		return NULL; /* the load said what is wrong with it */
+	sqlite3_stmt *st = NULL;
+	if (p.has_meta &&
+	    profdb_prepare(&p, "SELECT value FROM META_DATA WHERE name = ?", &st) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
+			v = xstrdup((const char *)sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	profdb_close(&p);
+	return v;
+}
+
 /* What the checks of profdb_open found that the user should know. */
 static void
 db_notes(db_ctx *c)
@@ -833,4 +980,5 @@ ascend_db_load(const tl_source *src, tl_rank *r)
 const tl_loader loader_ascend_db = {
 	.name = "ascend-db",
 	.load = ascend_db_load,
+	.fwdbwd = ascend_db_fwdbwd,
 };

@@ -57,6 +57,20 @@ loader_for(tl_source_kind k)
 	}
 }
 
+void
+load_fwdbwd(tl_rank *r)
+{
+	if (r->fwdbwd_read)
+		return;
+	r->fwdbwd_read = 1;
+	for (size_t i = 0; i < r->nsources; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		if (ld != NULL && ld->fwdbwd != NULL)
+			ld->fwdbwd(r->sources[i], r);
+	}
+	rank_sort_fwdbwd(r);
+}
+
 typedef struct load_job {
 	size_t first, count; /* range in the source list */
 	tl_rank *rank;

@@ -12,6 +12,10 @@ typedef struct tl_loader {
 	/* Adds the data of src to r (r->sources already lists src last). Reports every problem
 	 * with msg_warn(path, ...). Returns 0 when anything was loaded, -1 when nothing was. */
 	int (*load)(const tl_source *src, tl_rank *r);
+	/* Optional, on demand: adds the forward/backward operator pairs of src to r->fwdbwd (the
+	 * pipeline view's fallback, read only when it is needed: a scan of the operator tables).
+	 * NULL for formats whose loader finds them while loading. */
+	void (*fwdbwd)(const tl_source *src, tl_rank *r);
 } tl_loader;
 
 extern const tl_loader loader_ascend_db;
@@ -22,6 +26,13 @@ extern const tl_loader loader_trace_json;
  * For cross-checking only; tl's numbers come from the tasks and ops. -1 when there is none. */
 int trace_json_overlap_lengths(const char *path, int64_t ns[4]);
 const tl_loader *loader_for(tl_source_kind);
+
+/* The forward/backward operator pairs of r's sources whose loader reads them on demand; r's
+ * list stays sorted. Reads once per rank; later calls do nothing. */
+void load_fwdbwd(tl_rank *r);
+
+/* META_DATA's value of `name` in a profile DB (opened as the loader opens it), or NULL. */
+char *ascend_db_meta(const char *path, const char *name);
 
 typedef struct tl_load_opts {
 	const tl_rankset *ranks; /* NULL = all */

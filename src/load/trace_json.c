@@ -493,6 +493,26 @@ typedef struct flow_end {
 	uint32_t thread, x;
 } flow_end;
 
+/* A fwdbwd flow's end (walk 1): "s" on a forward operator, "f" on the backward one. */
+typedef struct fb_end {
+	uint32_t flow, thread;
+	int64_t ts; /* without base_ns */
+	char ph;
+} fb_end;
+
+/* A forward/backward operator pair once both ends are known, and the ends walk 2 finds: the
+ * longest operator on the thread starting at the flow's ts (the flow binds to it). */
+typedef struct fb_pair {
+	uint32_t thread[2]; /* forward, backward */
+	int64_t ts[2];
+	int64_t end[2]; /* INT64_MIN until found */
+} fb_pair;
+
+typedef struct fb_key { /* lookup of pair ends by (thread, ts) */
+	uint32_t thread, pair_end; /* pair index * 2 + which end */
+	int64_t ts;
+} fb_key;
+
 typedef struct flow_key {
 	uint64_t hi, lo; /* the id's digits before the last 19, and the last 19 */
 	uint32_t meta;   /* category << 8 | number of digits; 0 for ids kept as text */
@@ -572,6 +592,13 @@ struct jctx {
 	size_t nfstart, fcap;
 	flow_end *fend;    /* flow ends in file order, then the launch table (walk 2) */
 	size_t nfend, fendcap;
+	/* fwdbwd flows: their ends (walk 1), then pairs and the lookup of their operators */
+	fb_end *fbe;
+	size_t nfbe, fbecap;
+	fb_pair *fbp;
+	size_t nfbp;
+	fb_key *fbk; /* by (thread, ts) */
+	size_t nfbk;
 	/* walk 2 */
 	dom_track *doms;
 	size_t ndoms, domcap;
@@ -1721,7 +1748,8 @@ flow_number(jctx *c, int cat, const char *id, size_t n)
 }
 
 /* HostToDevice (CANN launch -> device task or HCCL op, §6.4) and Kineto's ac2g (runtime launch
- * -> kernel), joined by (cat, id). */
+ * -> kernel), joined by (cat, id); fwdbwd (forward operator -> its backward operator, torch_npu
+ * and Kineto alike) kept for fwdbwd_build. */
 static void
 flow_event(jctx *c, const jevent *ev, char ph)
 {
@@ -1732,18 +1760,111 @@ flow_event(jctx *c, const jevent *ev, char ph)
 		cat = 1;
 	else if (span_eq(c, ev->f[F_CAT], "ac2g"))
 		cat = 2;
+	else if (span_eq(c, ev->f[F_CAT], "fwdbwd"))
+		cat = 3;
 	else
 		return;
 	if (event_time(c, ev, 0, 1, &ts, &dur) != 0 || ev->f[F_ID].len == 0)
 		return;
 	const char *id = span_text(c, ev->f[F_ID], &in);
 	uint32_t fid = flow_number(c, cat, id, in);
+	if (cat == 3) {
+		fb_end e = {fid, thread_of(c, ev), ts, ph};
+		VEC_PUSH(c->fbe, c->nfbe, c->fbecap, e);
+		return;
+	}
 	if (ph == 's') {
 		if (c->fstart[fid] == FLOW_NONE)
 			c->fstart[fid] = ts;
 	} else {
 		flow_end fe = {ts, thread_of(c, ev), fid};
 		VEC_PUSH(c->fend, c->nfend, c->fendcap, fe);
+	}
+}
+
+static int
+cmp_fb_end(const void *a, const void *b)
+{
+	const fb_end *x = a, *y = b;
+	if (x->flow != y->flow)
+		return x->flow < y->flow ? -1 : 1;
+	return (x->ph > y->ph) - (x->ph < y->ph); /* 'f' before 's' */
+}
+
+static int
+cmp_fb_key(const void *a, const void *b)
+{
+	const fb_key *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* After walk 1: the fwdbwd flows with exactly one start and one end on two threads become
+ * pairs, and their ends the lookup walk 2 uses to find the operators. */
+static void
+fwdbwd_build(jctx *c)
+{
+	if (c->nfbe > 1)
+		qsort(c->fbe, c->nfbe, sizeof *c->fbe, cmp_fb_end);
+	for (size_t i = 0; i < c->nfbe;) {
+		size_t k = i + 1;
+		while (k < c->nfbe && c->fbe[k].flow == c->fbe[i].flow)
+			k++;
+		const fb_end *f = &c->fbe[i], *st = &c->fbe[i + 1];
+		if (k - i == 2 && f->ph == 'f' && st->ph == 's' && f->thread != st->thread &&
+		    st->ts < f->ts && st->ts <= INT64_MAX - c->base_ns &&
+		    f->ts <= INT64_MAX - c->base_ns) {
+			fb_pair p = {{st->thread, f->thread},
+			             {st->ts + c->base_ns, f->ts + c->base_ns},
+			             {INT64_MIN, INT64_MIN}};
+			size_t cap = c->nfbp;
+			VEC_PUSH(c->fbp, c->nfbp, cap, p);
+		}
+		i = k;
+	}
+	free(c->fbe);
+	c->fbe = NULL;
+	c->nfbe = c->fbecap = 0;
+	if (c->nfbp == 0)
+		return;
+	c->fbk = xreallocarray(NULL, c->nfbp * 2, sizeof *c->fbk);
+	for (size_t i = 0; i < c->nfbp; i++)
+		for (int e = 0; e < 2; e++)
+			c->fbk[c->nfbk++] =
+			    (fb_key){c->fbp[i].thread[e], (uint32_t)(i * 2 + (size_t)e), c->fbp[i].ts[e]};
+	qsort(c->fbk, c->nfbk, sizeof *c->fbk, cmp_fb_key);
+}
+
+/* Walk 2: a host slice [start, end] on thread ti; the longest one starting at a pair end's ts
+ * is that end's operator. */
+static void
+fwdbwd_match(jctx *c, uint32_t ti, int64_t start, int64_t end)
+{
+	size_t lo = 0, hi = c->nfbk;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const fb_key *k = &c->fbk[mid];
+		if (k->thread < ti || (k->thread == ti && k->ts < start))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->nfbk && c->fbk[lo].thread == ti && c->fbk[lo].ts == start; lo++) {
+		int64_t *e = &c->fbp[c->fbk[lo].pair_end / 2].end[c->fbk[lo].pair_end % 2];
+		if (end > *e)
+			*e = end;
+	}
+}
+
+/* After walk 2: the pairs whose two operators were found. */
+static void
+fwdbwd_finish(jctx *c)
+{
+	for (size_t i = 0; i < c->nfbp; i++) {
+		const fb_pair *p = &c->fbp[i];
+		if (p->end[0] != INT64_MIN && p->end[1] != INT64_MIN)
+			rank_add_fwdbwd(c->r, p->ts[0], p->end[0], p->ts[1], p->end[1]);
 	}
 }
 
@@ -1975,6 +2096,8 @@ slice_event(jctx *c, const jevent *ev)
 			track_push_step(tr, start, start + dur, nm, arg, step_of_work(c, t, start));
 		else
 			track_push(tr, start, start + dur, nm, arg);
+		if (kind == TL_LANE_HOST && c->nfbk > 0)
+			fwdbwd_match(c, ti, start, start + dur);
 		c->slices++;
 		if (c->slices - c->rows_reported >= PROGRESS_ROWS) {
 			msg_progress_add(0, c->slices - c->rows_reported);
@@ -2083,6 +2206,9 @@ ctx_free(jctx *c)
 	free(c->fkey);
 	free(c->fstart);
 	free(c->fend);
+	free(c->fbe);
+	free(c->fbp);
+	free(c->fbk);
 	free(c->cand);
 	free(c->steps);
 	free(c->doms);
@@ -2137,6 +2263,7 @@ names_pass(jctx *c)
 	threads_resolve(c);
 	steps_build(c);
 	launches_build(c);
+	fwdbwd_build(c);
 	return 0;
 }
 
@@ -2154,6 +2281,7 @@ trace_json_load(const tl_source *src, tl_rank *r)
 	c.s_default = strpool_intern_cstr(r->pool, "default");
 	c.s_record_function = strpool_intern_cstr(r->pool, "record_function");
 	walk(&c, 2, slice_event);
+	fwdbwd_finish(&c);
 	problems_report(&c);
 	msg_progress_add(0, c.slices - c.rows_reported);
 	r->rows += c.events;

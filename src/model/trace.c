@@ -58,6 +58,7 @@ rank_free(tl_rank *r)
 	free(r->src_t0);
 	free(r->src_t1);
 	free(r->role);
+	free(r->fwdbwd);
 	strpool_free(r->pool);
 	free(r);
 }
@@ -269,10 +270,34 @@ rank_sort_steps(tl_rank *r)
 	free(ord);
 }
 
+static int
+cmp_fwdbwd(const void *a, const void *b)
+{
+	const tl_fwdbwd *x = a, *y = b;
+	if (x->fwd_start != y->fwd_start)
+		return x->fwd_start < y->fwd_start ? -1 : 1;
+	return (x->bwd_start > y->bwd_start) - (x->bwd_start < y->bwd_start);
+}
+
+void
+rank_add_fwdbwd(tl_rank *r, int64_t fs, int64_t fe, int64_t bs, int64_t be)
+{
+	tl_fwdbwd x = {fs, fe, bs, be};
+	VEC_PUSH(r->fwdbwd, r->nfwdbwd, r->fbcap, x);
+}
+
+void
+rank_sort_fwdbwd(tl_rank *r)
+{
+	if (r->nfwdbwd > 1)
+		qsort(r->fwdbwd, r->nfwdbwd, sizeof *r->fwdbwd, cmp_fwdbwd);
+}
+
 void
 rank_finish(tl_rank *r)
 {
 	rank_sort_steps(r);
+	rank_sort_fwdbwd(r);
 	size_t n0 = r->ntracks; /* tracks added by splitting are already final */
 	for (size_t i = 0; i < n0; i++) {
 		tl_track *t = r->tracks[i];

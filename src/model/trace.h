@@ -66,6 +66,14 @@ typedef struct tl_step {
 	int64_t start, end; /* ns, host framework range */
 } tl_step;
 
+/* A forward operator and the backward operator autograd ran for it (torch's fwdbwd link:
+ * PYTORCH_API rows sharing a CONNECTION_IDS connectionId, or a "fwdbwd" flow in JSON). Host
+ * times, ns. The pipeline view builds its blocks from these when a rank has no forward/backward
+ * ranges. */
+typedef struct tl_fwdbwd {
+	int64_t fwd_start, fwd_end, bwd_start, bwd_end;
+} tl_fwdbwd;
+
 typedef struct tl_rank {
 	int rank;
 	tl_strpool *pool; /* owns every string of this rank */
@@ -81,6 +89,9 @@ typedef struct tl_rank {
 	uint64_t rows;        /* rows read while loading (for progress and benchmarks) */
 	int loaded;           /* at least one source loaded */
 	char *role;           /* verl/MindSpeed-RL role directory of the capture, if any */
+	tl_fwdbwd *fwdbwd;    /* by forward start once the rank is finished */
+	size_t nfwdbwd, fbcap;
+	int fwdbwd_read;      /* load_fwdbwd has run (it reads on demand, once) */
 } tl_rank;
 
 typedef struct tl_trace {
@@ -98,6 +109,11 @@ void track_push(tl_track *, int64_t start, int64_t end, uint32_t name, uint32_t 
 /* The same, tagging the slice with a step index (allocates the step array on first use). */
 void track_push_step(tl_track *, int64_t start, int64_t end, uint32_t name, uint32_t arg,
     uint16_t step);
+/* A forward/backward operator pair; the caller checks that the times are within TL_TIME_*. */
+void rank_add_fwdbwd(tl_rank *, int64_t fwd_start, int64_t fwd_end, int64_t bwd_start,
+    int64_t bwd_end);
+/* Sorts the pairs by forward start (rank_finish does; for pairs added later). */
+void rank_sort_fwdbwd(tl_rank *);
 /* Sorts every track, splits overlapping slices into depth levels (nothing is dropped), orders
  * the tracks for display and computes the envelope. Call once all sources of the rank are in. */
 void rank_finish(tl_rank *);

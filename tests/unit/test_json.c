@@ -555,6 +555,24 @@ test_ascend_text_sample(void)
 		CHECK(lane_slices(l.r, TL_LANE_COMM_TASK) > 0 && lane_slices(l.r, TL_LANE_HOST) > 0 &&
 			  lane_slices(l.r, TL_LANE_MEMCPY) > 0,
 		    "rank %d: HCCL planes, host and memcpy lanes too", rk);
+		/* 27 fwdbwd flows, each from a forward operator to its backward one */
+		size_t rev = 0;
+		for (size_t i = 1; i < l.r->nfwdbwd; i++)
+			rev += l.r->fwdbwd[i].fwd_start > l.r->fwdbwd[i - 1].fwd_start &&
+			       l.r->fwdbwd[i].bwd_start < l.r->fwdbwd[i - 1].bwd_start;
+		CHECK(l.r->nfwdbwd == 27 && rev == 26,
+		    "rank %d: 27 forward/backward operator pairs, backward in reverse order (%zu, %zu)",
+		    rk, l.r->nfwdbwd, rev);
+		if (rk == 0 && l.r->nfwdbwd > 0) {
+			/* aten::convolution at 1736408883702199.870 for 777.74 us, and its
+			 * ConvolutionBackward0 at 1736408883736817.250 for 369.36 us */
+			const tl_fwdbwd *p = &l.r->fwdbwd[0];
+			CHECK(p->fwd_start == INT64_C(1736408883702199870) &&
+				  p->fwd_end == INT64_C(1736408883702977610) &&
+				  p->bwd_start == INT64_C(1736408883736817250) &&
+				  p->bwd_end == INT64_C(1736408883737186610),
+			    "rank 0: the first pair is the convolution and its backward, to the ns");
+		}
 		loaded_free(&l);
 		free(tv);
 		free(csv);
@@ -576,12 +594,14 @@ test_kineto_samples(void)
 		int rank;
 		size_t steps;
 		int compute, comm;
+		size_t fwdbwd; /* pairs: the file's complete fwdbwd flows */
 	} k[] = {
-	    {"amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json", -1, 2, 1, 0},
-	    {"cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json", 34, 1, 0, 1},
-	    {"critical_path__simple_add__benchmark_result_493459_1694039959_trace.json", 0, 0, 1, 0},
-	    {"trace_filter__sampled_rank-0.json", 0, 2, 1, 1},
-	    {"trace_filter__sampled_rank-1.json", 1, 2, 1, 1},
+	    {"amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json", -1, 2, 1, 0, 4},
+	    {"cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json", 34, 1, 0, 1, 0},
+	    {"critical_path__simple_add__benchmark_result_493459_1694039959_trace.json", 0, 0, 1, 0,
+		0},
+	    {"trace_filter__sampled_rank-0.json", 0, 2, 1, 1, 0},
+	    {"trace_filter__sampled_rank-1.json", 1, 2, 1, 1, 0},
 	};
 	for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
 		char *p = xasprintf("%s/%s", base, k[i].file);
@@ -599,6 +619,7 @@ test_kineto_samples(void)
 				  (lane_slices(r, TL_LANE_COMM) > 0) == k[i].comm,
 			    "...compute %zu, communication %zu slices", lane_slices(r, TL_LANE_COMPUTE),
 			    lane_slices(r, TL_LANE_COMM));
+			CHECK_EQ_I64(r->nfwdbwd, k[i].fwdbwd, "...its forward/backward operator pairs");
 		}
 		trace_free(&tr);
 		free(p);
@@ -624,7 +645,8 @@ summary_json(const char *path)
 }
 
 /* For every *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_{r}.db under src, writes
- * dst/<same capture>/ASCEND_PROFILER_OUTPUT/trace_view.json (and the profiler_info beside it). */
+ * dst/<same capture>/ASCEND_PROFILER_OUTPUT/trace_view.json (and profiler_info and
+ * profiler_metadata.json beside it, as a text export has them). */
 static int
 convert_tree(const char *src, const char *dst)
 {
@@ -646,7 +668,8 @@ convert_tree(const char *src, const char *dst)
 		DIR *c = opendir(cap);
 		struct dirent *ce;
 		while (c && (ce = readdir(c)) != NULL)
-			if (strncmp(ce->d_name, "profiler_info", 13) == 0) {
+			if (strncmp(ce->d_name, "profiler_info", 13) == 0 ||
+			    strcmp(ce->d_name, "profiler_metadata.json") == 0) {
 				char *a = xasprintf("%s/%s", cap, ce->d_name);
 				char *b = xasprintf("%s/%s", out, ce->d_name);
 				FILE *in = fopen(a, "r"), *o = fopen(b, "w");

@@ -115,6 +115,98 @@ test_samples(void)
 		}
 }
 
+/* The forward/backward operator pairs of a sample DB the way MindStudio Insight finds them
+ * (connectionCats 'fwdbwd': CONNECTION_IDS groups of more than one PYTORCH_API row whose name
+ * is not Enqueue/Dequeue; analyses.md §10), the forward one first. */
+static size_t
+insight_pairs(const char *path, tl_fwdbwd **out)
+{
+	sqlite3 *db;
+	tl_fwdbwd *v = NULL;
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	char *uri = xasprintf("file:%s?immutable=1", path);
+	int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db,
+		"WITH g AS (SELECT c.connectionId FROM CONNECTION_IDS c JOIN PYTORCH_API p ON "
+		"p.connectionId = c.id JOIN STRING_IDS s ON s.id = p.name WHERE s.value NOT LIKE "
+		"'Enqueue%' AND s.value NOT LIKE 'Dequeue%' GROUP BY c.connectionId HAVING "
+		"count(*) > 1) SELECT c.connectionId, CAST(p.startNs AS INTEGER), CAST(p.endNs AS "
+		"INTEGER) FROM g JOIN CONNECTION_IDS c ON c.connectionId = g.connectionId JOIN "
+		"PYTORCH_API p ON p.connectionId = c.id ORDER BY 1, 2",
+		-1, &st, NULL) == SQLITE_OK) {
+		int64_t conn = -1;
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t c = sqlite3_column_int64(st, 0), s = sqlite3_column_int64(st, 1),
+				e = sqlite3_column_int64(st, 2);
+			if (c != conn) {
+				tl_fwdbwd x = {s, e, s, e};
+				VEC_PUSH(v, n, cap, x);
+				conn = c;
+			} else {
+				v[n - 1].bwd_start = s;
+				v[n - 1].bwd_end = e;
+			}
+		}
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	*out = v;
+	return n;
+}
+
+static int
+cmp_fb(const void *a, const void *b)
+{
+	const tl_fwdbwd *x = a, *y = b;
+	return (x->fwd_start > y->fwd_start) - (x->fwd_start < y->fwd_start);
+}
+
+/* The samples are a data-parallel job with one micro-batch: 27 operator pairs per rank (conv,
+ * relu, pooling, linear, loss), read on demand. */
+static void
+test_sample_fwdbwd(void)
+{
+	const char *dir = samples_dir();
+	struct stat sb;
+	if (stat(dir, &sb) != 0) {
+		SKIP("samples absent: %s (operator pairs not checked)", dir);
+		return;
+	}
+	for (int rk = 0; rk < 2; rk++) {
+		char *db = xasprintf("%s/ascend-db/level2/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+				     "ascend_pytorch_profiler_%d.db",
+		    dir, rk, rk);
+		tl_source src;
+		tl_rank *r = load_file(db, rk, &src);
+		CHECK(r->nfwdbwd == 0, "rank %d: operator pairs are not read with the slices", rk);
+		load_fwdbwd(r);
+		tl_fwdbwd *want;
+		size_t n = insight_pairs(db, &want);
+		if (n > 1)
+			qsort(want, n, sizeof *want, cmp_fb);
+		size_t same = 0;
+		for (size_t i = 0; i < n && i < r->nfwdbwd; i++)
+			same += memcmp(&want[i], &r->fwdbwd[i], sizeof *want) == 0;
+		CHECK(n == 27 && r->nfwdbwd == n && same == n,
+		    "level2 rank %d: %zu operator pairs, as Insight finds them (%zu of %zu equal)", rk,
+		    r->nfwdbwd, same, n);
+		CHECK(r->nfwdbwd > 0 && r->fwdbwd[0].fwd_start < r->fwdbwd[0].bwd_start &&
+			  r->fwdbwd[0].bwd_start > r->fwdbwd[r->nfwdbwd - 1].bwd_start,
+		    "rank %d: backward runs in the reverse order of forward", rk);
+		size_t before = r->nfwdbwd;
+		load_fwdbwd(r);
+		CHECK_EQ_I64(r->nfwdbwd, before, "reading them again adds nothing");
+		free(want);
+		rank_free(r);
+		free(db);
+	}
+}
+
 /* ---- bad inputs ---------------------------------------------------------------------------- */
 
 static char tmpdir[256];
@@ -273,6 +365,7 @@ int
 main(void)
 {
 	test_samples();
+	test_sample_fwdbwd();
 	test_bad_inputs();
 	return test_done();
 }
