@@ -4,6 +4,7 @@
 #include "util/xalloc.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -65,9 +66,87 @@ cmp_rank_block(const void *a, const void *b)
 	return (x->b.end < y->b.end) - (x->b.end > y->b.end); /* longer first: parent first */
 }
 
-/* The outermost forward/backward ranges of r, by start, with their steps and micro-batches. */
+typedef struct bwd_key {
+	int64_t bwd_start, fwd_start;
+	size_t i;
+} bwd_key;
+
+static int
+cmp_bwd(const void *a, const void *b)
+{
+	const bwd_key *x = a, *y = b;
+	if (x->bwd_start != y->bwd_start)
+		return x->bwd_start < y->bwd_start ? -1 : 1;
+	return (x->fwd_start > y->fwd_start) - (x->fwd_start < y->fwd_start);
+}
+
+/* Blocks from forward/backward operator pairs, the way Insight's pp chart reads fwdbwd flows
+ * (analyses.md §10): in order of forward start, the forward operators of one micro-batch run
+ * layer by layer while their backward operators run in the reverse order, so backward starts
+ * fall; where a backward start rises, the next micro-batch begins. The same in order of
+ * backward start (forward starts rise at a boundary) catches what the first pass misses. Each
+ * group gives an F block (its first forward start to its last forward end) and a B block; the
+ * groups are numbered in order of forward start within each step. */
 static size_t
-rank_blocks(const tl_rank *r, const tl_stage_rules *R, rank_block **out)
+op_blocks(const tl_rank *r, rank_block **out)
+{
+	size_t np = r->nfwdbwd;
+	const tl_fwdbwd *p = r->fwdbwd; /* by forward start */
+	size_t *g1 = xreallocarray(NULL, np, sizeof *g1), *g2 = xreallocarray(NULL, np, sizeof *g2);
+	bwd_key *ord = xreallocarray(NULL, np, sizeof *ord);
+	int64_t *step = xreallocarray(NULL, np, sizeof *step);
+	for (size_t i = 0; i < np; i++) {
+		uint16_t si = rank_step_at(r, p[i].fwd_start);
+		step[i] = si != TL_NO_STEP ? r->steps[si].id : -1;
+		g1[i] = i == 0 ? 0
+		               : g1[i - 1] + (step[i] != step[i - 1] ||
+		                              p[i].bwd_start > p[i - 1].bwd_start);
+		ord[i] = (bwd_key){p[i].bwd_start, p[i].fwd_start, i};
+	}
+	qsort(ord, np, sizeof *ord, cmp_bwd);
+	for (size_t k = 0; k < np; k++) {
+		size_t i = ord[k].i, h = k ? ord[k - 1].i : 0;
+		g2[i] = k == 0 ? 0
+		               : g2[h] + (step[i] != step[h] || p[i].fwd_start > p[h].fwd_start);
+	}
+	rank_block *v = NULL;
+	size_t n = 0, cap = 0;
+	int64_t cur = INT64_MIN;
+	int mb = 0;
+	for (size_t i = 0; i < np;) {
+		size_t k = i + 1;
+		while (k < np && g1[k] == g1[i] && g2[k] == g2[i])
+			k++;
+		if (step[i] != cur) {
+			cur = step[i];
+			mb = 0;
+		}
+		rank_block f = {{'F', mb, INT64_MAX, INT64_MIN}, step[i]};
+		rank_block b = {{'B', mb, INT64_MAX, INT64_MIN}, step[i]};
+		mb++;
+		for (size_t j = i; j < k; j++) {
+			f.b.start = p[j].fwd_start < f.b.start ? p[j].fwd_start : f.b.start;
+			f.b.end = p[j].fwd_end > f.b.end ? p[j].fwd_end : f.b.end;
+			b.b.start = p[j].bwd_start < b.b.start ? p[j].bwd_start : b.b.start;
+			b.b.end = p[j].bwd_end > b.b.end ? p[j].bwd_end : b.b.end;
+		}
+		VEC_PUSH(v, n, cap, f);
+		VEC_PUSH(v, n, cap, b);
+		i = k;
+	}
+	free(g1);
+	free(g2);
+	free(ord);
+	free(step);
+	*out = v;
+	return n;
+}
+
+/* The outermost forward/backward ranges of r, by start, with their steps and micro-batches;
+ * without any, the blocks of its forward/backward operator pairs (*from_ops set). */
+static size_t
+rank_blocks(const tl_rank *r, const tl_stage_rules *R, int use_ops, rank_block **out,
+            int *from_ops)
 {
 	rank_block *v = NULL;
 	size_t n = 0, cap = 0;
@@ -98,6 +177,11 @@ rank_blocks(const tl_rank *r, const tl_stage_rules *R, rank_block **out)
 		}
 	}
 	u64map_free(&cache);
+	*from_ops = 0;
+	if (n == 0 && use_ops && r->nfwdbwd > 0) {
+		n = op_blocks(r, &v);
+		*from_ops = 1;
+	}
 	if (n > 1)
 		qsort(v, n, sizeof *v, cmp_rank_block);
 	/* keep the outermost: a block inside the last kept one is part of it (pp_chart's
@@ -155,6 +239,39 @@ cmp_p2p(const void *a, const void *b)
 }
 
 /* Every send and receive of the trace, sorted by group, rank, kind, start. */
+/* trace_view.json names a rank's communication threads "Group N Communication", N counting
+ * that rank's groups: the same N on two ranks need not be the same group. The op names carry
+ * it: HCCL names an op "<type>_<group hash>_<index>_<n>" ("hcom_send__063_4_1"), the hash
+ * being msprof's double hash of the group name modulo 1000 (analyses.md §5). */
+static int
+label_is_ordinal(const char *label)
+{
+	size_t n = strlen(label);
+	return strncmp(label, "Group ", 6) == 0 && n > 20 &&
+	       strcmp(label + n - 14, " Communication") == 0;
+}
+
+static int
+op_group_hash(const char *op)
+{
+	const char *f[3] = {NULL, NULL, NULL}; /* the last three '_' */
+	for (const char *p = op; *p; p++)
+		if (*p == '_') {
+			f[0] = f[1];
+			f[1] = f[2];
+			f[2] = p;
+		}
+	if (f[0] == NULL || f[1] - f[0] != 4)
+		return -1;
+	int h = 0;
+	for (const char *p = f[0] + 1; p < f[1]; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		h = h * 10 + (*p - '0');
+	}
+	return h;
+}
+
 static size_t
 collect_p2p(const tl_trace *tr, p2p_op **out)
 {
@@ -168,6 +285,7 @@ collect_p2p(const tl_trace *tr, p2p_op **out)
 				continue;
 			const char *group = strpool_get(r->pool, t->label);
 			uint64_t gh = str_hash(group);
+			int ordinal = label_is_ordinal(group);
 			for (size_t k = 0; k < t->n; k++) {
 				const char *op = strpool_get(r->pool, t->v[k].name);
 				int s = strcasestr(op, "send") != NULL;
@@ -177,6 +295,13 @@ collect_p2p(const tl_trace *tr, p2p_op **out)
 				    rv) /* neither, or both (batchsendrecv: partners unknown) */
 					continue;
 				p2p_op x = {gh, group, ri, s, t->v[k].start, t->v[k].end, 0};
+				if (ordinal) {
+					int h = op_group_hash(op);
+					if (h < 0)
+						continue; /* its group is not known */
+					x.gh = ((uint64_t)1 << 32) | (uint64_t)h;
+					x.group = "";
+				}
 				VEC_PUSH(v, n, cap, x);
 			}
 		}
@@ -347,7 +472,7 @@ cmp_i64(const void *a, const void *b)
 
 void
 pipeline_build(const tl_trace *tr, const tl_stage_rules *R, const int *meta_stage, int opt_pp,
-               tl_pipeline *P)
+               int use_ops, tl_pipeline *P)
 {
 	memset(P, 0, sizeof *P);
 	size_t NR = tr->nranks;
@@ -355,14 +480,22 @@ pipeline_build(const tl_trace *tr, const tl_stage_rules *R, const int *meta_stag
 	rank_block **rb = xcalloc(NR ? NR : 1, sizeof *rb);
 	size_t *nrb = xcalloc(NR ? NR : 1, sizeof *nrb);
 	int *has = xcalloc(NR ? NR : 1, sizeof *has);
+	int *from_ops = xcalloc(NR ? NR : 1, sizeof *from_ops);
+	P->rank_blocks = xcalloc(NR ? NR : 1, sizeof *P->rank_blocks);
+	P->used_ops = use_ops;
 	for (size_t i = 0; i < NR; i++) {
 		P->rank_stage[i] = -1;
-		nrb[i] = rank_blocks(tr->ranks[i], R, &rb[i]);
+		nrb[i] = rank_blocks(tr->ranks[i], R, use_ops, &rb[i], &from_ops[i]);
 		has[i] = nrb[i] > 0;
 		P->ranks_with_blocks += has[i];
+		P->ranks_from_ops += has[i] && from_ops[i];
+		P->rank_blocks[i] = !has[i] ? TL_PP_BLOCKS_NONE
+		                    : from_ops[i] ? TL_PP_BLOCKS_OPS
+		                                  : TL_PP_BLOCKS_RANGES;
 	}
 	p2p_op *ops;
 	size_t nops = collect_p2p(tr, &ops);
+	P->p2p_ops = nops;
 
 	/* the PP stage of each rank */
 	int meta_ok = meta_stage != NULL && P->ranks_with_blocks > 0;
@@ -381,13 +514,15 @@ pipeline_build(const tl_trace *tr, const tl_stage_rules *R, const int *meta_stag
 		for (size_t i = 0; i < NR; i++) /* PP outermost, as Megatron orders ranks */
 			P->rank_stage[i] = per ? (int)(i / per) : (int)(i * (size_t)opt_pp / NR);
 	} else {
+		/* Ranges named forward/backward say the job is pipeline-parallel; operator pairs
+		 * do not (every training job has them), so those ranks get no guessed stage. */
 		P->source = TL_PP_FROM_GUESS;
 		int s = 0;
 		for (size_t i = 0; i < NR; i++)
-			P->rank_stage[i] = has[i] ? s++ : -1;
+			P->rank_stage[i] = has[i] && !from_ops[i] ? s++ : -1;
 	}
 	for (size_t i = 0; i < NR; i++)
-		if (has[i] && P->rank_stage[i] + 1 > P->npp)
+		if (has[i] && P->rank_stage[i] >= 0 && P->rank_stage[i] + 1 > P->npp)
 			P->npp = P->rank_stage[i] + 1;
 
 	if (P->npp >= 2) {
@@ -481,7 +616,34 @@ pipeline_build(const tl_trace *tr, const tl_stage_rules *R, const int *meta_stag
 	free(rb);
 	free(nrb);
 	free(has);
+	free(from_ops);
 	free(ops);
+}
+
+const char *
+pipeline_absence(const tl_trace *tr, const tl_pipeline *P, char *buf, size_t n)
+{
+	if (tr->nranks < 2)
+		snprintf(buf, n, "Pipeline parallelism: needs at least two ranks; this profile has %zu.",
+		         tr->nranks);
+	else if (P->ranks_with_blocks == 0)
+		snprintf(buf, n,
+		         "Pipeline parallelism: none found (no forward or backward step ranges%s; see "
+		         "STAGE RULES in tl(1)).",
+		         P->used_ops ? " or operator pairs" : "");
+	else if (P->ranks_from_ops == P->ranks_with_blocks && P->source == TL_PP_FROM_GUESS)
+		snprintf(buf, n,
+		         "Pipeline parallelism: forward/backward operator pairs on %zu rank%s, but "
+		         "the PP stage of no rank is known (no distributed_args, and the send/receive "
+		         "partners do not form a pipeline): give --pp N.",
+		         P->ranks_with_blocks, P->ranks_with_blocks == 1 ? "" : "s");
+	else
+		snprintf(buf, n,
+		         "Pipeline parallelism: forward/backward %s on one PP stage only (%zu rank%s): "
+		         "no pipeline to show.",
+		         P->ranks_from_ops == P->ranks_with_blocks ? "operator pairs" : "ranges",
+		         P->ranks_with_blocks, P->ranks_with_blocks == 1 ? "" : "s");
+	return buf;
 }
 
 void
@@ -497,5 +659,6 @@ pipeline_free(tl_pipeline *P)
 	}
 	free(P->steps);
 	free(P->rank_stage);
+	free(P->rank_blocks);
 	memset(P, 0, sizeof *P);
 }

@@ -2,6 +2,7 @@
  * it, so a panel redraw or a second report costs nothing. */
 #include "config.h"
 #include "analysis/lanes.h"
+#include "load/load.h"
 #include "query/query.h"
 #include "util/xalloc.h"
 
@@ -450,46 +451,44 @@ meta_stage_of(const tl_rank *r)
 		if (src->kind != TL_SRC_TORCH_DB && src->kind != TL_SRC_MSPROF_DB &&
 		    src->kind != TL_SRC_MINDSPORE_DB)
 			continue;
-		sqlite3 *db = NULL;
-		char *uri = sqlite3_mprintf("file:%s?mode=ro", src->path);
-		int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-		sqlite3_free(uri);
-		if (rc == SQLITE_OK) { /* untrusted input, never written (as the loader opens it) */
-			sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-			sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
-		}
-		sqlite3_stmt *q = NULL;
-		if (rc == SQLITE_OK &&
-		    sqlite3_prepare_v2(
-		        db, "SELECT value FROM META_DATA WHERE name = 'distributed_args'", -1, &q,
-		        NULL) == SQLITE_OK &&
-		    sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0) != NULL)
-			st = pp_stage_from_args((const char *)sqlite3_column_text(q, 0), r->rank);
-		sqlite3_finalize(q);
-		sqlite3_close(db);
+		text = ascend_db_meta(src->path, "distributed_args");
+		st = text ? pp_stage_from_args(text, r->rank) : -1;
+		free(text);
 		if (st >= 0)
 			return st;
 	}
 	return -1;
 }
 
+/* Ranges named forward/backward make the pipeline; without them, the forward/backward operator
+ * pairs do, but only where something says the job is pipeline-parallel (--pp, send/receive
+ * ops, a PP stage above 0 in distributed_args): every training job has such pairs. DB sources
+ * read theirs here, on first need (a scan of the operator tables). */
 const tl_pipeline *
 tlq_pipeline(tl_rl *rl)
 {
-	if (!rl->have_pp) {
-		/* the metadata of every rank is read only when there are blocks to place */
-		pipeline_build(rl->tr, rl->rules, NULL, rl->o.pp, &rl->pp);
-		if (rl->pp.ranks_with_blocks > 0) {
-			size_t n = rl->tr->nranks;
-			int *meta = xreallocarray(NULL, n ? n : 1, sizeof *meta);
-			for (size_t i = 0; i < n; i++)
-				meta[i] = meta_stage_of(rl->tr->ranks[i]);
-			pipeline_free(&rl->pp);
-			pipeline_build(rl->tr, rl->rules, meta, rl->o.pp, &rl->pp);
-			free(meta);
+	if (rl->have_pp)
+		return &rl->pp;
+	const tl_trace *tr = rl->tr;
+	size_t n = tr->nranks;
+	pipeline_build(tr, rl->rules, NULL, rl->o.pp, 0, &rl->pp);
+	int pp_said = rl->o.pp > 0 || rl->pp.p2p_ops > 0;
+	if (rl->pp.ranks_with_blocks > 0 || pp_said) {
+		/* the metadata of every rank is read only when it can matter */
+		int *meta = xreallocarray(NULL, n ? n : 1, sizeof *meta);
+		for (size_t i = 0; i < n; i++) {
+			meta[i] = meta_stage_of(tr->ranks[i]);
+			pp_said |= meta[i] > 0;
 		}
-		rl->have_pp = 1;
+		if (pp_said)
+			for (size_t i = 0; i < n; i++)
+				if (rl->pp.rank_blocks[i] == TL_PP_BLOCKS_NONE)
+					load_fwdbwd(tr->ranks[i]);
+		pipeline_free(&rl->pp);
+		pipeline_build(tr, rl->rules, meta, rl->o.pp, pp_said, &rl->pp);
+		free(meta);
 	}
+	rl->have_pp = 1;
 	return &rl->pp;
 }
 

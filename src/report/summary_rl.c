@@ -120,29 +120,19 @@ text_pipeline(FILE *f, const tl_trace *tr, tl_rl *rl)
 {
 	const tl_pipeline *p = tlq_pipeline(rl);
 	fprintf(f, "\n");
-	if (tr->nranks < 2) {
-		fprintf(f,
-		        "Pipeline parallelism: needs at least two ranks; this profile has %zu.\n",
-		        tr->nranks);
-		return;
-	}
-	if (p->ranks_with_blocks == 0) {
-		fprintf(f,
-		        "Pipeline parallelism: none found (no forward or backward step ranges; see "
-		        "STAGE RULES in tl(1)).\n");
-		return;
-	}
 	if (p->nsteps == 0) {
-		fprintf(f,
-		        "Pipeline parallelism: forward/backward ranges on one PP stage only (%zu "
-		        "rank%s): no pipeline to show.\n",
-		        p->ranks_with_blocks, p->ranks_with_blocks == 1 ? "" : "s");
+		char why[256];
+		fprintf(f, "%s\n", pipeline_absence(tr, p, why, sizeof why));
 		return;
 	}
 	fprintf(f,
-	        "Pipeline parallelism: %d PP stages (from %s); bubble = idle share of the "
+	        "Pipeline parallelism: %d PP stages (from %s)%s; bubble = idle share of the "
 	        "step's pipeline span\n",
-	        p->npp, pipeline_source_name(p->source));
+	        p->npp, pipeline_source_name(p->source),
+	        p->ranks_from_ops == 0 ? ""
+	        : p->ranks_from_ops == p->ranks_with_blocks
+	            ? ", blocks from forward/backward operator pairs"
+	            : ", some ranks' blocks from forward/backward operator pairs");
 	for (size_t k = 0; k < p->nsteps; k++) {
 		const tl_pp_step *s = &p->steps[k];
 		char st[24], sp[32];
@@ -339,7 +329,10 @@ report_rl_json(FILE *f, const tl_trace *tr)
 			fprintf(f, "],\"bubble_ratio\":");
 			json_frac(f, ps->bubble_ratio);
 			if (ps->shown != SIZE_MAX)
-				fprintf(f, ",\"blocks_rank\":%d", tr->ranks[ps->shown]->rank);
+				fprintf(f, ",\"blocks_rank\":%d,\"blocks_from\":\"%s\"",
+				        tr->ranks[ps->shown]->rank,
+				        p->rank_blocks[ps->shown] == TL_PP_BLOCKS_OPS ? "operator_pairs"
+				                                                        : "ranges");
 			fprintf(f, ",\"blocks\":[");
 			for (size_t b = 0; b < ps->nblocks; b++)
 				fprintf(f,

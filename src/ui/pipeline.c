@@ -83,21 +83,9 @@ pp_draw(tl_ui *ui, int x, int y, int w, int h)
 	if (st == NULL) {
 		screen_printf(sc, x, y, w, SLOT_TITLE, " Pipeline-parallel flow  (%s: close)",
 		              key_of(ui, ACT_QUIT, k2, sizeof k2));
-		if (ui->tr->nranks < 2)
-			screen_printf(
-			    sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
-			    "Pipeline parallelism: needs at least two ranks; this profile has %zu.",
-			    ui->tr->nranks);
-		else if (pp->ranks_with_blocks == 0)
-			screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
-			              "Pipeline parallelism: none found (no forward or backward "
-			              "step ranges; see "
-			              "STAGE RULES in tl(1)).");
-		else
-			screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
-			              "Pipeline parallelism: forward/backward ranges on one PP "
-			              "stage only: no "
-			              "pipeline to show.");
+		char why[256];
+		screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL, "%s",
+		              pipeline_absence(ui->tr, pp, why, sizeof why));
 		return;
 	}
 	if (st->step < 0)
@@ -107,9 +95,10 @@ pp_draw(tl_ui *ui, int x, int y, int w, int h)
 	snprintf(sp, sizeof sp, "%.3f ms", (double)(st->end - st->start) / 1e6);
 	screen_printf(
 	    sc, x, y, w, SLOT_TITLE,
-	    " Pipeline: step %s (%zu of %zu), %d PP stages from %s, span %s   (%s step, Enter: "
+	    " Pipeline: step %s (%zu of %zu), %d PP stages from %s%s, span %s   (%s step, Enter: "
 	    "timeline, %s: close)",
-	    stp, s->pp_step + 1, pp->nsteps, pp->npp, pipeline_source_name(pp->source), sp,
+	    stp, s->pp_step + 1, pp->nsteps, pp->npp, pipeline_source_name(pp->source),
+	    pp->ranks_from_ops ? ", blocks from op pairs" : "", sp,
 	    key_of(ui, ACT_STEP_NEXT, k1, sizeof k1), key_of(ui, ACT_QUIT, k2, sizeof k2));
 	int bw = w - LABEL_W - 1;
 	if (bw < 4)

@@ -19,7 +19,9 @@ rlfix() {
 
 if ! rlfix grpo --ranks 4 --steps 2 --seed 3 --slow 2 || ! rlfix pp --ranks 8 --pp 4 --steps 2 ||
 	! rlfix gpipe --ranks 4 --pp 4 --steps 1 --gpipe || ! rlfix one --ranks 1 --steps 1 ||
-	! rlfix plain --ranks 2 --steps 1 --no-ranges; then
+	! rlfix plain --ranks 2 --steps 1 --no-ranges ||
+	! rlfix ppops --ranks 8 --pp 4 --steps 2 --op-pairs ||
+	! rlfix ppops-unsaid --ranks 4 --pp 4 --steps 1 --op-pairs --no-meta --no-p2p; then
 	not_ok "generate the fixtures"
 	t_done
 	exit 1
@@ -72,6 +74,13 @@ view "$t_tmp/pp" 120x24 P T
 check "T shows the next step" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'step 2 (2 of 2)'"
 view "$t_tmp/gpipe" 120x24 P
 check "GPipe: every forward before the first backward" sh -c "sed -n 3p '$t_tmp/screen.txt' | grep -Eq 'F7.*B0' && ! sed -n 3p '$t_tmp/screen.txt' | grep -Eq 'B0.*F'"
+view "$t_tmp/pp" 120x24 P
+sed 1d "$t_tmp/screen.txt" > "$t_tmp/pp-ranges.txt"
+view "$t_tmp/ppops" 120x24 P
+check "without ranges, the blocks come from the operator pairs (said in the title)" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '4 PP stages from distributed_args, blocks from op pairs'"
+check "... and the view is the one the ranges give" sh -c "sed 1d '$t_tmp/screen.txt' | cmp -s - '$t_tmp/pp-ranges.txt'"
+view "$t_tmp/ppops-unsaid" 100x30 P
+check "operator pairs alone, nothing says PP: the PP view says none found" has "Pipeline parallelism: none found (no forward or backward step ranges;"
 view "$t_tmp/pp" 120x24 P j "<Enter>"
 check "Enter jumps to the PP stage's rank and step" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^PP stage 1 (rank 2): bubble ratio'"
 

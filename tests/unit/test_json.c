@@ -4,6 +4,7 @@
  * as trace_view.json, and bad input (one line naming the file and the byte offset each). */
 #include "config.h"
 
+#include <cJSON.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -761,6 +762,51 @@ test_db_vs_json(void)
 	/* discovery prefers the DB of a capture: the JSON goes into a tree of its own */
 	CHECK_EQ_I64(convert_tree(gen, gjson), 3, "convert each rank's DB to trace_view.json");
 	same_summary(gen, gjson, "generated profile");
+
+	/* pipeline-parallel, blocks marked only by forward/backward operator pairs: PYTORCH_API +
+	 * CONNECTION_IDS in the DB, fwdbwd flows in the JSON; the same pipeline from both, with
+	 * the PP stages from distributed_args and from the send/receive partners (in the JSON
+	 * the group of a P2P op is known from the hash in its name only) */
+	for (int no_meta = 0; no_meta < 2; no_meta++) {
+		char *pp = tmp_path(no_meta ? "pp-ops-p" : "pp-ops-m");
+		char *ppj = tmp_path(no_meta ? "pp-ops-p-json" : "pp-ops-m-json");
+		const char *what = no_meta ? "PP from operator pairs, stages from partners"
+					   : "PP from operator pairs, stages from distributed_args";
+		gen_opts q;
+		gen_opts_default(&q);
+		q.nranks = 8;
+		q.nsteps = 1;
+		q.pp = 4;
+		q.pp_no_meta = no_meta;
+		q.pp_op_pairs = 1;
+		q.seed = 3;
+		q.threads = 1;
+		CHECK(gen_profile(&q, pp, NULL) == 0, "%s: generate", what);
+		CHECK_EQ_I64(convert_tree(pp, ppj), 8, "convert each rank's DB to trace_view.json");
+		same_summary(pp, ppj, what);
+		char *js = summary_json(ppj);
+		cJSON *j = js ? cJSON_Parse(js) : NULL;
+		const cJSON *p0 = j ? cJSON_GetArrayItem(
+					  cJSON_GetObjectItemCaseSensitive(j, "pipeline"), 0)
+				    : NULL;
+		const cJSON *st = p0 ? cJSON_GetObjectItemCaseSensitive(p0, "stages") : NULL;
+		const cJSON *src = p0 ? cJSON_GetObjectItemCaseSensitive(p0, "pp_source") : NULL;
+		CHECK(cJSON_GetArraySize(st) == 4 &&
+			  cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+			      cJSON_GetArrayItem(st, 3), "blocks")) == 16 &&
+			  cJSON_IsString(src) &&
+			  strcmp(src->valuestring,
+			      no_meta ? "send/receive partners" : "distributed_args") == 0,
+		    "%s: 4 PP stages, 16 blocks on the last, from the JSON", what);
+		const cJSON *bf = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(st, 0),
+		    "blocks_from");
+		CHECK(cJSON_IsString(bf) && strcmp(bf->valuestring, "operator_pairs") == 0,
+		    "%s: \"blocks_from\": \"operator_pairs\"", what);
+		cJSON_Delete(j);
+		free(js);
+		free(pp);
+		free(ppj);
+	}
 
 	/* msprof's Overlap Analysis as written by the converter = our whole-capture overlap */
 	DIR *d = opendir(gjson);

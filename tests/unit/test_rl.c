@@ -696,7 +696,8 @@ test_handmade(void)
 /* ---- pipeline parallelism ---------------------------------------------------------------- */
 
 static void
-check_pp(int sched, int no_meta, int no_p2p, int opt_pp, tl_pp_source want_src, const char *name)
+check_pp(int sched, int no_meta, int no_p2p, int opt_pp, int op_pairs, tl_pp_source want_src,
+         const char *name)
 {
 	gen_opts o;
 	gen_opts_default(&o);
@@ -707,6 +708,7 @@ check_pp(int sched, int no_meta, int no_p2p, int opt_pp, tl_pp_source want_src, 
 	o.pp_schedule = sched;
 	o.pp_no_meta = no_meta;
 	o.pp_no_p2p = no_p2p;
+	o.pp_op_pairs = op_pairs;
 	o.seed = 5;
 	gen_truth t;
 	tl_trace tr;
@@ -718,6 +720,12 @@ check_pp(int sched, int no_meta, int no_p2p, int opt_pp, tl_pp_source want_src, 
 	CHECK(p->source == want_src, "%s: PP stages from %s (got %s)", name,
 	      pipeline_source_name(want_src), pipeline_source_name(p->source));
 	CHECK(p->npp == 4 && p->nsteps == 2, "%s: 4 PP stages, 2 steps", name);
+	size_t from = 0;
+	for (size_t i = 0; i < tr.nranks; i++)
+		from += p->rank_blocks[i] == (op_pairs ? TL_PP_BLOCKS_OPS : TL_PP_BLOCKS_RANGES);
+	CHECK(from == 8 && p->ranks_from_ops == (op_pairs ? 8u : 0u),
+	      "%s: every rank's blocks come from its %s", name,
+	      op_pairs ? "forward/backward operator pairs" : "forward/backward ranges");
 	size_t map_ok = 0;
 	for (size_t i = 0; i < tr.nranks; i++)
 		map_ok += p->rank_stage[i] == tr.ranks[i]->rank / 2;
@@ -787,13 +795,67 @@ check_pp(int sched, int no_meta, int no_p2p, int opt_pp, tl_pp_source want_src, 
 	gen_truth_free(&t);
 }
 
+/* Operator pairs alone do not make a pipeline: every training job has them. With nothing that
+ * says the job is pipeline-parallel (no distributed_args, no send/receive, no --pp), there is
+ * no PP view and the DBs' operator tables are not even read. */
+static void
+test_pp_ops_unsaid(void)
+{
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 4;
+	o.nsteps = 1;
+	o.pp = 4;
+	o.pp_no_meta = 1;
+	o.pp_no_p2p = 1;
+	o.pp_op_pairs = 1;
+	gen_truth t;
+	tl_trace tr;
+	if (!gen_load(&o, "pp-ops-unsaid", &t, &tr))
+		return;
+	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	const tl_pipeline *p = tlq_pipeline(rl);
+	size_t read = 0;
+	for (size_t i = 0; i < tr.nranks; i++)
+		read += tr.ranks[i]->fwdbwd_read;
+	CHECK(p->nsteps == 0 && p->ranks_with_blocks == 0 && read == 0,
+	      "operator pairs without a sign of PP: no pipeline, operator tables unread");
+	char why[256];
+	CHECK_STR(pipeline_absence(&tr, p, why, sizeof why),
+	          "Pipeline parallelism: none found (no forward or backward step ranges; see STAGE "
+	          "RULES in tl(1)).",
+	          "the plain message");
+	tlq_rl_close(rl);
+	trace_free(&tr);
+	gen_truth_free(&t);
+
+	/* the same with --pp 4: the pipeline is there */
+	gen_truth t2;
+	if (!gen_load(&o, "pp-ops-told", &t2, &tr))
+		return;
+	tl_rl_opts ro = {.pp = 4};
+	rl = tlq_rl_open(&tr, &ro);
+	p = tlq_pipeline(rl);
+	CHECK(p->npp == 4 && p->nsteps == 1 && p->ranks_from_ops == 4,
+	      "--pp 4: four PP stages from operator pairs");
+	tlq_rl_close(rl);
+	trace_free(&tr);
+	gen_truth_free(&t2);
+}
+
 static void
 test_pp(void)
 {
-	check_pp(GEN_PP_1F1B, 0, 0, 0, TL_PP_FROM_META, "pp-1f1b");
-	check_pp(GEN_PP_GPIPE, 0, 0, 0, TL_PP_FROM_META, "pp-gpipe");
-	check_pp(GEN_PP_1F1B, 1, 0, 0, TL_PP_FROM_PARTNERS, "pp-partners");
-	check_pp(GEN_PP_GPIPE, 1, 1, 4, TL_PP_FROM_OPTION, "pp-option");
+	check_pp(GEN_PP_1F1B, 0, 0, 0, 0, TL_PP_FROM_META, "pp-1f1b");
+	check_pp(GEN_PP_GPIPE, 0, 0, 0, 0, TL_PP_FROM_META, "pp-gpipe");
+	check_pp(GEN_PP_1F1B, 1, 0, 0, 0, TL_PP_FROM_PARTNERS, "pp-partners");
+	check_pp(GEN_PP_GPIPE, 1, 1, 4, 0, TL_PP_FROM_OPTION, "pp-option");
+	/* no forward/backward ranges: the blocks come from the operator pairs autograd links */
+	check_pp(GEN_PP_1F1B, 0, 0, 0, 1, TL_PP_FROM_META, "pp-ops-1f1b");
+	check_pp(GEN_PP_GPIPE, 0, 0, 0, 1, TL_PP_FROM_META, "pp-ops-gpipe");
+	check_pp(GEN_PP_1F1B, 1, 0, 0, 1, TL_PP_FROM_PARTNERS, "pp-ops-partners");
+	check_pp(GEN_PP_GPIPE, 1, 1, 4, 1, TL_PP_FROM_OPTION, "pp-ops-option");
+	test_pp_ops_unsaid();
 
 	/* 1F1B shape on stage 0: 3 warm-up forwards, alternation, 3 cool-down backwards */
 	gen_opts o;
@@ -830,6 +892,9 @@ test_pp(void)
 	          cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s0, "pp_stage")) &&
 	          cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s0, "bubble_ratio")),
 	      "pipeline[0].stages[0] has pp_stage, ranks, bubble_ratio");
+	const cJSON *bf = s0 ? cJSON_GetObjectItemCaseSensitive(s0, "blocks_from") : NULL;
+	CHECK(cJSON_IsString(bf) && strcmp(bf->valuestring, "ranges") == 0,
+	      "blocks from forward/backward ranges: \"blocks_from\": \"ranges\"");
 	CHECK(b0 && strcmp(cJSON_GetObjectItemCaseSensitive(b0, "kind")->valuestring, "F") == 0 &&
 	          cJSON_GetObjectItemCaseSensitive(b0, "microbatch")->valueint == 0 &&
 	          cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(b0, "start_ns")) &&
