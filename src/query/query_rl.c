@@ -460,10 +460,24 @@ meta_stage_of(const tl_rank *r)
 	return -1;
 }
 
+static void
+meta_job(tl_rl *rl, size_t i, void *arg)
+{
+	((int *)arg)[i] = meta_stage_of(rl->tr->ranks[i]);
+}
+
+static void
+fwdbwd_job(tl_rl *rl, size_t i, void *arg)
+{
+	(void)arg;
+	if (rl->pp.rank_blocks[i] == TL_PP_BLOCKS_NONE)
+		load_fwdbwd(rl->tr->ranks[i]);
+}
+
 /* Ranges named forward/backward make the pipeline; without them, the forward/backward operator
  * pairs do, but only where something says the job is pipeline-parallel (--pp, send/receive
  * ops, a PP stage above 0 in distributed_args): every training job has such pairs. DB sources
- * read theirs here, on first need (a scan of the operator tables). */
+ * read theirs here, on first need (a scan of the operator tables), ranks in parallel. */
 const tl_pipeline *
 tlq_pipeline(tl_rl *rl)
 {
@@ -476,14 +490,11 @@ tlq_pipeline(tl_rl *rl)
 	if (rl->pp.ranks_with_blocks > 0 || pp_said) {
 		/* the metadata of every rank is read only when it can matter */
 		int *meta = xreallocarray(NULL, n ? n : 1, sizeof *meta);
-		for (size_t i = 0; i < n; i++) {
-			meta[i] = meta_stage_of(tr->ranks[i]);
+		per_rank(rl, meta_job, meta);
+		for (size_t i = 0; i < n; i++)
 			pp_said |= meta[i] > 0;
-		}
 		if (pp_said)
-			for (size_t i = 0; i < n; i++)
-				if (rl->pp.rank_blocks[i] == TL_PP_BLOCKS_NONE)
-					load_fwdbwd(tr->ranks[i]);
+			per_rank(rl, fwdbwd_job, NULL);
 		pipeline_free(&rl->pp);
 		pipeline_build(tr, rl->rules, meta, rl->o.pp, pp_said, &rl->pp);
 		free(meta);
