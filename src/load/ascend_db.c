@@ -759,18 +759,21 @@ read_rank_id(db_ctx *c)
  * 50001) on two threads (backward runs on autograd's thread), the forward one first. */
 
 typedef struct op_row {
-	int64_t conn, tid, start, end;
+	int64_t tid, start, end;
 } op_row;
 
+typedef struct op_link { /* a CONNECTION_IDS row of an operator: 16 bytes, there are many */
+	int64_t conn;
+	uint32_t op; /* index into the operators read */
+} op_link;
+
 static int
-cmp_op_row(const void *a, const void *b)
+cmp_op_link(const void *a, const void *b)
 {
-	const op_row *x = a, *y = b;
+	const op_link *x = a, *y = b;
 	if (x->conn != y->conn)
 		return x->conn < y->conn ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->tid > y->tid) - (x->tid < y->tid);
+	return (x->op > y->op) - (x->op < y->op);
 }
 
 /* A time column: INTEGER, or TEXT holding a decimal integer (PYTORCH_API declares its times
@@ -844,7 +847,6 @@ read_fwdbwd(db_ctx *c)
 		uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
 		if (u64map_get(&by_id, id, NULL) || nops >= UINT32_MAX)
 			continue; /* an id is one operator's */
-		x.conn = 0;
 		x.tid = sqlite3_column_int64(st, 1);
 		u64map_put(&by_id, id, (uint32_t)nops);
 		VEC_PUSH(ops, nops, ocap, x);
@@ -854,7 +856,7 @@ read_fwdbwd(db_ctx *c)
 		db_fail(c, "PYTORCH_API", rc);
 	if (bad)
 		msg_warn(c->path, "PYTORCH_API: %zu operator rows without usable times skipped", bad);
-	op_row *v = NULL;
+	op_link *v = NULL;
 	size_t n = 0, cap = 0;
 	snprintf(sql, sizeof sql,
 	    "SELECT id, connectionId FROM CONNECTION_IDS WHERE id IN (SELECT connectionId FROM "
@@ -870,8 +872,7 @@ read_fwdbwd(db_ctx *c)
 				if (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
 				    !u64map_get(&by_id, (uint64_t)sqlite3_column_int64(st, 0), &k))
 					continue;
-				op_row x = ops[k];
-				x.conn = sqlite3_column_int64(st, 1);
+				op_link x = {sqlite3_column_int64(st, 1), k};
 				VEC_PUSH(v, n, cap, x);
 			}
 			sqlite3_finalize(st);
@@ -880,18 +881,26 @@ read_fwdbwd(db_ctx *c)
 		}
 	}
 	u64map_free(&by_id);
-	free(ops);
 	if (n > 1)
-		qsort(v, n, sizeof *v, cmp_op_row);
+		qsort(v, n, sizeof *v, cmp_op_link);
 	for (size_t i = 0; i < n;) {
 		size_t k = i + 1;
 		while (k < n && v[k].conn == v[i].conn)
 			k++;
-		if (k - i == 2 && v[i].tid != v[i + 1].tid && v[i].start < v[i + 1].start)
-			rank_add_fwdbwd(c->r, v[i].start, v[i].end, v[i + 1].start, v[i + 1].end);
+		if (k - i == 2) {
+			const op_row *a = &ops[v[i].op], *b = &ops[v[i + 1].op];
+			if (b->start < a->start) {
+				const op_row *t = a;
+				a = b;
+				b = t;
+			}
+			if (a->tid != b->tid && a->start < b->start)
+				rank_add_fwdbwd(c->r, a->start, a->end, b->start, b->end);
+		}
 		i = k;
 	}
 	free(v);
+	free(ops);
 }
 
 static void

@@ -10,9 +10,7 @@ RANKS=${BENCH_RANKS:-8}
 TASKS=${BENCH_TASKS:-1000000}
 RUNS=${BENCH_RUNS:-3}
 PROFILE="$OUT/profile-${RANKS}x${TASKS}"
-calc() { awk "BEGIN { print $1 }"; }
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-now() { date +%s.%N; }
+. "$(dirname "$0")/lib.sh"
 
 if [ ! -f "$PROFILE/.complete" ]; then
 	rm -rf "$PROFILE"

@@ -1,4 +1,5 @@
 /* bench_gen OUTDIR [--ranks N] [--tasks N] [--steps N] [--slow R] [--seed S] [--threads N] [--json]
+ *                  [--pp N [--op-pairs]]
  *
  * Writes a generated profile (src/gen/gen.h) into OUTDIR and prints what it wrote and how long it
  * took, then the ground truth per rank and step (torch_npu StepTraceTime definitions, in us). */
@@ -18,11 +19,13 @@ static void
 usage(void)
 {
 	fputs("usage: bench_gen OUTDIR [--ranks N] [--tasks N] [--steps N] [--slow R] [--seed S]\n"
-	      "                        [--threads N] [--json]\n"
+	      "                        [--threads N] [--json] [--pp N [--op-pairs]]\n"
 	      "  --tasks   device TASK rows per rank, about (default 20000)\n"
 	      "  --slow    the rank that computes 30% slower, -1 for none (default 3)\n"
 	      "  --threads ranks written in parallel, 0 = one per core (default 0)\n"
-	      "  --json    also write trace_view.json\n",
+	      "  --json    also write trace_view.json\n"
+	      "  --pp      a pipeline-parallel job of N stages (ranks = N x data-parallel)\n"
+	      "  --op-pairs  PP blocks marked by forward/backward operator pairs, not ranges\n",
 	      stderr);
 }
 
@@ -62,6 +65,10 @@ main(int argc, char **argv)
 			o.json = 1;
 			continue;
 		}
+		if (strcmp(a, "--op-pairs") == 0) {
+			o.pp_op_pairs = 1;
+			continue;
+		}
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage();
 			return 0;
@@ -92,6 +99,10 @@ main(int argc, char **argv)
 				if (parse_i64(a, val, 0, INT64_MAX, &v) != 0)
 					return 2;
 				o.seed = (uint64_t)v;
+			} else if (strcmp(a, "--pp") == 0) {
+				if (parse_i64(a, val, 2, 64, &v) != 0)
+					return 2;
+				o.pp = (int)v;
 			} else if (strcmp(a, "--threads") == 0) {
 				if (parse_i64(a, val, 0, 1024, &v) != 0)
 					return 2;

@@ -13,9 +13,7 @@ TASKS=${BENCH_JSON_TASKS:-1100000}
 RUNS=${BENCH_RUNS:-3}
 PY_RUNS=${BENCH_PY_RUNS:-1}
 PROFILE="$OUT/json-1x${TASKS}"
-calc() { awk "BEGIN { print $1 }"; }
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-now() { date +%s.%N; }
+. "$(dirname "$0")/lib.sh"
 
 if [ ! -f "$PROFILE/.complete" ]; then
 	rm -rf "$PROFILE"
