@@ -903,20 +903,30 @@ read_fwdbwd(db_ctx *c)
 	free(ops);
 }
 
+/* Opens src for r through the hardened connection; `then` ends the one-line message of a DB
+ * that cannot be opened. */
+static int
+ctx_open(db_ctx *c, const tl_source *src, tl_rank *r, const char *then)
+{
+	memset(c, 0, sizeof *c);
+	c->src = src;
+	c->r = r;
+	c->path = src->path;
+	char err[400];
+	if (profdb_open(&c->pdb, src->path, err, sizeof err) != 0) {
+		msg_warn(c->path, "%s; %s", err, then);
+		return -1;
+	}
+	c->db = c->pdb.db;
+	return 0;
+}
+
 static void
 ascend_db_fwdbwd(const tl_source *src, tl_rank *r)
 {
 	db_ctx c;
-	memset(&c, 0, sizeof c);
-	c.src = src;
-	c.r = r;
-	c.path = src->path;
-	char err[400];
-	if (profdb_open(&c.pdb, src->path, err, sizeof err) != 0) {
-		msg_warn(c.path, "%s; no forward/backward operator pairs", err);
+	if (ctx_open(&c, src, r, "no forward/backward operator pairs") != 0)
 		return;
-	}
-	c.db = c.pdb.db;
 	read_fwdbwd(&c);
 	profdb_close(&c.pdb);
 }
@@ -965,16 +975,8 @@ static int
 ascend_db_load(const tl_source *src, tl_rank *r)
 {
 	db_ctx c;
-	memset(&c, 0, sizeof c);
-	c.src = src;
-	c.r = r;
-	c.path = src->path;
-	char err[400];
-	if (profdb_open(&c.pdb, src->path, err, sizeof err) != 0) {
-		msg_warn(c.path, "%s; skipped", err);
+	if (ctx_open(&c, src, r, "skipped") != 0)
 		return -1;
-	}
-	c.db = c.pdb.db;
 	db_notes(&c);
 	u64map_init(&c.strs);
 	u64map_init(&c.mstx_conn);

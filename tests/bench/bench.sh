@@ -12,17 +12,8 @@ RUNS=${BENCH_RUNS:-3}
 PROFILE="$OUT/profile-${RANKS}x${TASKS}"
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -f "$PROFILE/.complete" ]; then
-	rm -rf "$PROFILE"
-	mkdir -p "$OUT"
-	echo "bench: generating $RANKS ranks x $TASKS device tasks into $PROFILE ..."
-	t0=$(date +%s.%N)
-	"$BENCH_GEN" "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3 >/dev/null
-	t1=$(date +%s.%N)
-	touch "$PROFILE/.complete"
-	printf 'bench: generated in %.1f s\n' "$(calc "$t1 - $t0")"
-fi
-
+generate_once "$PROFILE" "$RANKS ranks x $TASKS device tasks" \
+	"$BENCH_GEN" "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
 
 # the statements tl runs, per rank DB
 TL_TRACE_SQL=1 "$TL_BIN" summary "$PROFILE" --rank 0 >/dev/null 2>"$OUT/sql.txt"

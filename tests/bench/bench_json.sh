@@ -15,16 +15,8 @@ PY_RUNS=${BENCH_PY_RUNS:-1}
 PROFILE="$OUT/json-1x${TASKS}"
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -f "$PROFILE/.complete" ]; then
-	rm -rf "$PROFILE"
-	mkdir -p "$OUT"
-	echo "bench: generating 1 rank x $TASKS device tasks, DB and trace_view.json, into $PROFILE ..."
-	t0=$(now)
-	"$BENCH_GEN" "$PROFILE" --ranks 1 --tasks "$TASKS" --steps 3 --slow -1 --json >/dev/null
-	t1=$(now)
-	touch "$PROFILE/.complete"
-	printf 'bench: generated in %.1f s\n' "$(calc "$t1 - $t0")"
-fi
+generate_once "$PROFILE" "1 rank x $TASKS device tasks, DB and trace_view.json" \
+	"$BENCH_GEN" "$PROFILE" --ranks 1 --tasks "$TASKS" --steps 3 --slow -1 --json
 FILE=$(find "$PROFILE" -name trace_view.json | head -n 1)
 SIZE=$(stat -c %s "$FILE")
 MB=$(calc "$SIZE / 1000000")

@@ -14,12 +14,9 @@ OPS=${BENCH_PP_OPS:-1000000}
 RUNS=${BENCH_RUNS:-3}
 PROFILE="$OUT/pp-ops-4x${OPS}"
 
-if [ ! -f "$PROFILE/.complete" ]; then
-	rm -rf "$PROFILE"
-	mkdir -p "$OUT"
-	echo "bench: generating a 4-stage PP job with $OPS more operators per rank into $PROFILE ..."
-	t0=$(now)
-	"$BENCH_GEN" "$PROFILE" --ranks 4 --pp 4 --op-pairs --steps 2 >/dev/null
+# the generated job, then the other operators and their kernel links in every rank's DB
+make_profile() {
+	"$BENCH_GEN" "$PROFILE" --ranks 4 --pp 4 --op-pairs --steps 2
 	for db in $(find "$PROFILE" -name 'ascend_pytorch_profiler_*.db'); do
 		sqlite3 "$db" <<SQL
 BEGIN;
@@ -32,10 +29,8 @@ INSERT INTO CONNECTION_IDS SELECT 100000000 + i / 3, 500000000 + i FROM n;
 COMMIT;
 SQL
 	done
-	t1=$(now)
-	touch "$PROFILE/.complete"
-	printf 'bench: generated in %.1f s\n' "$(calc "$t1 - $t0")"
-fi
+}
+generate_once "$PROFILE" "a 4-stage PP job with $OPS more operators per rank" make_profile
 DBS=$(find "$PROFILE" -name 'ascend_pytorch_profiler_*.db' | sort)
 INSIGHT="SELECT count(*) FROM (SELECT c.connectionId FROM CONNECTION_IDS c JOIN PYTORCH_API p
   ON p.connectionId = c.id WHERE p.type = 50001 GROUP BY c.connectionId HAVING count(*) > 1);"

@@ -6,17 +6,13 @@
 # p99 <= 16 ms per frame and a median <= 2 KB per one-column pan.
 set -e
 : "${TL_BIN:?}" "${BENCH_GEN:?}"
+. "$(dirname "$0")/lib.sh"
 OUT=${BENCH_OUT:-bench-out}
 RANKS=${BENCH_RANKS:-8}
 TASKS=${BENCH_TASKS:-1000000}
 PROFILE="$OUT/profile-${RANKS}x${TASKS}"
-if [ ! -f "$PROFILE/.complete" ]; then
-	rm -rf "$PROFILE"
-	mkdir -p "$OUT"
-	echo "bench-tui: generating $RANKS ranks x $TASKS device tasks into $PROFILE ..."
-	"$BENCH_GEN" "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3 >/dev/null
-	touch "$PROFILE/.complete"
-fi
+generate_once "$PROFILE" "$RANKS ranks x $TASKS device tasks" \
+	"$BENCH_GEN" "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
 
 # 1,000 keys: a deterministic mix of what a user does while triaging
 script="$OUT/tui-keys.txt"
