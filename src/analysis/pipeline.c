@@ -1,5 +1,6 @@
 #include "config.h"
 #include "analysis/pipeline.h"
+#include "util/hash.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
 
@@ -211,17 +212,6 @@ rank_blocks(const tl_rank *r, const tl_stage_rules *R, int use_ops, rank_block *
 	return n;
 }
 
-static uint64_t
-str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static int
 cmp_p2p(const void *a, const void *b)
 {
@@ -284,7 +274,7 @@ collect_p2p(const tl_trace *tr, p2p_op **out)
 			if (t->kind != TL_LANE_COMM)
 				continue;
 			const char *group = strpool_get(r->pool, t->label);
-			uint64_t gh = str_hash(group);
+			uint64_t gh = util_hash_str(group);
 			int ordinal = label_is_ordinal(group);
 			for (size_t k = 0; k < t->n; k++) {
 				const char *op = strpool_get(r->pool, t->v[k].name);

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "analysis/slowrank.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -128,17 +129,6 @@ typedef struct op_rec {
 	int64_t start, dur;
 } op_rec;
 
-static uint64_t
-str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static int
 cmp_rec(const void *a, const void *b)
 {
@@ -204,7 +194,7 @@ slowrank_votes(const tl_trace *tr, tl_slow_result *res)
 			if (t->kind != TL_LANE_COMM)
 				continue;
 			const char *group = strpool_get(r->pool, t->label);
-			uint64_t gh = str_hash(group);
+			uint64_t gh = util_hash_str(group);
 			for (size_t k = 0; k < t->n; k++) {
 				const char *op = strpool_get(r->pool, t->v[k].name);
 				/* P2P is not a collective (slow_rank.py drops "send" and "receive")
@@ -212,7 +202,7 @@ slowrank_votes(const tl_trace *tr, tl_slow_result *res)
 				if (strstr(op, "send") != NULL || strstr(op, "receive") != NULL)
 					continue;
 				op_rec x = {gh,
-				            str_hash(op),
+				            util_hash_str(op),
 				            group,
 				            op,
 				            ri,

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "util/strpool.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -23,12 +24,8 @@ struct tl_strpool {
 static uint64_t
 hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h ^ (h >> 29);
+	uint64_t h = util_hash_bytes(s, n);
+	return h ^ (h >> 29); /* the table takes the low bits */
 }
 
 static const char *
