@@ -34,15 +34,10 @@ tlq_busy(tl_track *t, int64_t t0, int64_t t1)
 }
 
 void
-tlq_columns(tl_track *t, int64_t t0, int64_t t1, int ncols, tl_cell *out)
+tlq_columns_edges(tl_track *t, const int64_t *edges, int ncols, tl_cell *out)
 {
-	if (ncols <= 0)
-		return;
-	double w = (double)(t1 - t0) / ncols;
 	for (int c = 0; c < ncols; c++) {
-		int64_t c0 = t0 + (int64_t)(w * c), c1 = t0 + (int64_t)(w * (c + 1));
-		if (c == ncols - 1)
-			c1 = t1;
+		int64_t c0 = edges[c], c1 = edges[c + 1];
 		if (c1 <= c0)
 			c1 = c0 + 1;
 		out[c].busy = tlq_busy(t, c0, c1);
@@ -50,8 +45,7 @@ tlq_columns(tl_track *t, int64_t t0, int64_t t1, int ncols, tl_cell *out)
 		out[c].count = 0;
 		size_t a, b;
 		tlq_window(t, c0, c1, &a, &b);
-		/* zero-length slices (marks) sit exactly at c0 too */
-		if (a == b) {
+		if (a == b) { /* a zero-length slice (a mark) at c0 */
 			size_t z = track_first_starting_at(t, c0);
 			if (z < t->n && t->v[z].start < c1)
 				a = z, b = z + 1;
@@ -59,8 +53,8 @@ tlq_columns(tl_track *t, int64_t t0, int64_t t1, int ncols, tl_cell *out)
 		if (a >= b)
 			continue;
 		out[c].count = b - a > UINT32_MAX ? UINT32_MAX : (uint32_t)(b - a);
-		/* the dominant slice: longest visible part; look at a bounded sample so a frame
-		 * stays O(log n) per column (first, last, and up to 64 in between) */
+		/* dominant: the longest visible part among a bounded sample (first, last and up to
+		 * 64 in between) so that a column stays O(log n) */
 		size_t step = (b - a) > 64 ? (b - a) / 64 : 1, best = a;
 		int64_t bestv = -1;
 		for (size_t i = a; i < b; i += step) {
@@ -71,8 +65,29 @@ tlq_columns(tl_track *t, int64_t t0, int64_t t1, int ncols, tl_cell *out)
 				best = i;
 			}
 		}
+		{
+			size_t i = b - 1;
+			int64_t s = t->v[i].start > c0 ? t->v[i].start : c0;
+			int64_t e = t->v[i].end < c1 ? t->v[i].end : c1;
+			if (e - s > bestv)
+				best = i;
+		}
 		out[c].dominant = best;
 	}
+}
+
+void
+tlq_columns(tl_track *t, int64_t t0, int64_t t1, int ncols, tl_cell *out)
+{
+	if (ncols <= 0)
+		return;
+	int64_t *edges = xmalloc(((size_t)ncols + 1) * sizeof *edges);
+	double w = (double)(t1 - t0) / ncols;
+	for (int c = 0; c < ncols; c++)
+		edges[c] = t0 + (int64_t)(w * c);
+	edges[ncols] = t1;
+	tlq_columns_edges(t, edges, ncols, out);
+	free(edges);
 }
 
 void

@@ -22,49 +22,6 @@
 /* ---- columns ------------------------------------------------------------------------------- */
 
 void
-tlq_columns_edges(tl_track *t, const int64_t *edges, int ncols, tl_cell *out)
-{
-	for (int c = 0; c < ncols; c++) {
-		int64_t c0 = edges[c], c1 = edges[c + 1];
-		if (c1 <= c0)
-			c1 = c0 + 1;
-		out[c].busy = tlq_busy(t, c0, c1);
-		out[c].dominant = SIZE_MAX;
-		out[c].count = 0;
-		size_t a, b;
-		tlq_window(t, c0, c1, &a, &b);
-		if (a == b) { /* a zero-length slice (a mark) at c0 */
-			size_t z = track_first_starting_at(t, c0);
-			if (z < t->n && t->v[z].start < c1)
-				a = z, b = z + 1;
-		}
-		if (a >= b)
-			continue;
-		out[c].count = b - a > UINT32_MAX ? UINT32_MAX : (uint32_t)(b - a);
-		/* dominant: the longest visible part among a bounded sample (first, last and up to
-		 * 64 in between) so that a column stays O(log n) */
-		size_t step = (b - a) > 64 ? (b - a) / 64 : 1, best = a;
-		int64_t bestv = -1;
-		for (size_t i = a; i < b; i += step) {
-			int64_t s = t->v[i].start > c0 ? t->v[i].start : c0;
-			int64_t e = t->v[i].end < c1 ? t->v[i].end : c1;
-			if (e - s > bestv) {
-				bestv = e - s;
-				best = i;
-			}
-		}
-		{
-			size_t i = b - 1;
-			int64_t s = t->v[i].start > c0 ? t->v[i].start : c0;
-			int64_t e = t->v[i].end < c1 ? t->v[i].end : c1;
-			if (e - s > bestv)
-				best = i;
-		}
-		out[c].dominant = best;
-	}
-}
-
-void
 tlq_busy_columns(tl_track *t, const int64_t *edges, int ncols, int64_t *out)
 {
 	for (int c = 0; c < ncols; c++)
