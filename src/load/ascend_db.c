@@ -202,13 +202,6 @@ read_strings(db_ctx *c)
 }
 
 static int
-cmp_step(const void *a, const void *b)
-{
-	const tl_step *x = a, *y = b;
-	return (x->start > y->start) - (x->start < y->start);
-}
-
-static int
 read_steps(db_ctx *c)
 {
 	if (!has_table(c, "STEP_TIME"))
@@ -241,24 +234,9 @@ read_steps(db_ctx *c)
 		    bad);
 	if (rc != SQLITE_DONE)
 		db_fail(c, "STEP_TIME", rc);
-	if (c->nsteps > TL_NO_STEP - 1 - c->r->nsteps) {
+	if (rank_add_steps(c->r, c->steps, c->nsteps, &c->step_base) != 0) {
 		msg_warn(c->path, "STEP_TIME: more than %d steps; steps ignored", TL_NO_STEP - 1);
 		c->nsteps = 0;
-		return 0;
-	}
-	if (c->nsteps == 0)
-		return 0; /* (and no qsort of a NULL array: undefined even for none) */
-	qsort(c->steps, c->nsteps, sizeof *c->steps, cmp_step);
-	c->step_base = c->r->nsteps;
-	for (size_t i = 0; i < c->nsteps; i++)
-		VEC_PUSH(c->r->steps, c->r->nsteps, c->r->scap, c->steps[i]);
-	/* the step lane */
-	tl_track *t = rank_track(c->r, TL_LANE_STEP, 0, "Step");
-	for (size_t i = 0; i < c->nsteps; i++) {
-		char nm[48];
-		snprintf(nm, sizeof nm, "ProfilerStep#%" PRId64, c->steps[i].id);
-		track_push(t, c->steps[i].start, c->steps[i].end, strpool_intern_cstr(c->r->pool, nm),
-		    (uint32_t)(c->step_base + i));
 	}
 	return 0;
 }
@@ -267,17 +245,8 @@ read_steps(db_ctx *c)
 static uint16_t
 step_at(const db_ctx *c, int64_t t)
 {
-	size_t lo = 0, hi = c->nsteps;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (c->steps[mid].start <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || t > c->steps[lo - 1].end)
-		return TL_NO_STEP;
-	return (uint16_t)(c->step_base + lo - 1);
+	size_t i = steps_index_at(c->steps, c->nsteps, t);
+	return i == SIZE_MAX ? TL_NO_STEP : (uint16_t)(c->step_base + i);
 }
 
 /* Device work belongs to the step in which it was launched: the CANN API call with the task's

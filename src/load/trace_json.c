@@ -1586,15 +1586,6 @@ names_event(jctx *c, const jevent *ev)
 		c->dev_comm = 1;
 }
 
-static int
-cmp_step(const void *a, const void *b)
-{
-	const tl_step *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
 /* ProfilerStep#N ranges of host threads become the steps (the DB's STEP_TIME). */
 static void
 steps_build(jctx *c)
@@ -1624,23 +1615,9 @@ steps_build(jctx *c)
 		tl_step s = {sc->id, sc->start, sc->end};
 		VEC_PUSH(c->steps, c->nsteps, cap, s);
 	}
-	if (c->nsteps > (size_t)TL_NO_STEP - 1 - c->r->nsteps) {
-		msg_warn(c->path, "more than %d ProfilerStep ranges; steps ignored", TL_NO_STEP - 2);
+	if (rank_add_steps(c->r, c->steps, c->nsteps, &c->step_base) != 0) {
+		msg_warn(c->path, "more than %d ProfilerStep ranges; steps ignored", TL_NO_STEP - 1);
 		c->nsteps = 0;
-		return;
-	}
-	c->step_base = c->r->nsteps;
-	if (c->nsteps == 0)
-		return;
-	qsort(c->steps, c->nsteps, sizeof *c->steps, cmp_step);
-	for (size_t i = 0; i < c->nsteps; i++)
-		VEC_PUSH(c->r->steps, c->r->nsteps, c->r->scap, c->steps[i]);
-	tl_track *t = rank_track(c->r, TL_LANE_STEP, 0, "Step");
-	for (size_t i = 0; i < c->nsteps; i++) {
-		char nm[48];
-		snprintf(nm, sizeof nm, "ProfilerStep#%" PRId64, c->steps[i].id);
-		track_push(t, c->steps[i].start, c->steps[i].end, strpool_intern_cstr(c->r->pool, nm),
-		    (uint32_t)(c->step_base + i));
 	}
 }
 
@@ -1648,17 +1625,8 @@ steps_build(jctx *c)
 static uint16_t
 step_at(const jctx *c, int64_t t)
 {
-	size_t lo = 0, hi = c->nsteps;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (c->steps[mid].start <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || t > c->steps[lo - 1].end)
-		return TL_NO_STEP;
-	return (uint16_t)(c->step_base + lo - 1);
+	size_t i = steps_index_at(c->steps, c->nsteps, t);
+	return i == SIZE_MAX ? TL_NO_STEP : (uint16_t)(c->step_base + i);
 }
 
 /* ---- launches ---------------------------------------------------------------------------- */

@@ -2,6 +2,8 @@
 #include "model/trace.h"
 #include "util/xalloc.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,21 +333,55 @@ rank_finish(tl_rank *r)
 		qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
 }
 
-uint16_t
-rank_step_at(const tl_rank *r, int64_t t)
+size_t
+steps_index_at(const tl_step *v, size_t n, int64_t t)
 {
-	size_t lo = 0, hi = r->nsteps;
+	size_t lo = 0, hi = n;
 	while (lo < hi) { /* last step with start <= t */
 		size_t mid = (lo + hi) / 2;
-		if (r->steps[mid].start <= t)
+		if (v[mid].start <= t)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0)
-		return TL_NO_STEP;
-	const tl_step *s = &r->steps[lo - 1];
-	return t <= s->end ? (uint16_t)(lo - 1) : TL_NO_STEP;
+	return lo > 0 && t <= v[lo - 1].end ? lo - 1 : SIZE_MAX;
+}
+
+uint16_t
+rank_step_at(const tl_rank *r, int64_t t)
+{
+	size_t i = steps_index_at(r->steps, r->nsteps, t);
+	return i == SIZE_MAX ? TL_NO_STEP : (uint16_t)i;
+}
+
+static int
+cmp_step_start(const void *a, const void *b)
+{
+	const tl_step *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+int
+rank_add_steps(tl_rank *r, tl_step *v, size_t n, size_t *base)
+{
+	*base = r->nsteps;
+	if (n > (size_t)TL_NO_STEP - 1 - r->nsteps)
+		return -1;
+	if (n == 0)
+		return 0; /* (and no qsort of a NULL array: undefined even for none) */
+	qsort(v, n, sizeof *v, cmp_step_start);
+	for (size_t i = 0; i < n; i++)
+		VEC_PUSH(r->steps, r->nsteps, r->scap, v[i]);
+	tl_track *t = rank_track(r, TL_LANE_STEP, 0, "Step");
+	for (size_t i = 0; i < n; i++) {
+		char nm[48];
+		snprintf(nm, sizeof nm, "ProfilerStep#%" PRId64, v[i].id);
+		track_push(t, v[i].start, v[i].end, strpool_intern_cstr(r->pool, nm),
+		    (uint32_t)(*base + i));
+	}
+	return 0;
 }
 
 const int64_t *

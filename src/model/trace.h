@@ -119,6 +119,12 @@ void rank_sort_fwdbwd(tl_rank *);
 void rank_finish(tl_rank *);
 /* Index of the step that contains host time t, or TL_NO_STEP. */
 uint16_t rank_step_at(const tl_rank *, int64_t t);
+/* The same in any array of steps sorted by start: an index, or SIZE_MAX. */
+size_t steps_index_at(const tl_step *v, size_t n, int64_t t);
+/* A source's steps (sorted here by start) join r's steps and its step lane; *base is the
+ * index of v[0] among r's steps. -1 (nothing added) when r would have more than
+ * TL_NO_STEP - 1 steps. */
+int rank_add_steps(tl_rank *, tl_step *v, size_t n, size_t *base);
 
 /* Prefix sums of busy time, built on first call (not thread-safe against itself). */
 const int64_t *track_prefix(tl_track *);
