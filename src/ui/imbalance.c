@@ -14,19 +14,6 @@
 static const char *const sort_names[RL_SORT__COUNT] = {"rank", "duration", "wait", "decode steps",
                                                        "idle"};
 
-/* the first key of an action, for the panel's own hints */
-static const char *
-key_of(tl_ui *ui, int act, char *buf, size_t len)
-{
-	keymap_keys_text(&ui->keys, act, buf, len);
-	char *sp = strchr(buf, ' ');
-	if (sp)
-		*sp = '\0';
-	if (buf[0] == '\0')
-		snprintf(buf, len, ":%s", action_table[act].name);
-	return buf;
-}
-
 static const tl_imbalance *
 current(tl_ui *ui, const tl_imbalance **all, size_t *n)
 {
@@ -113,7 +100,7 @@ imb_draw(tl_ui *ui, int x, int y, int w, int h)
 	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
 	if (im == NULL) {
 		screen_printf(sc, x, y, w, SLOT_TITLE, " DP load imbalance  (%s: close)",
-		              key_of(ui, ACT_QUIT, k4, sizeof k4));
+		              keymap_key_hint(&ui->keys, ACT_QUIT, k4, sizeof k4));
 		if (ui->tr->nranks < 2) /* the sentences of `tl summary` */
 			screen_printf(
 			    sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
@@ -132,9 +119,9 @@ imb_draw(tl_ui *ui, int x, int y, int w, int h)
 	    sc, x, y, w, SLOT_TITLE,
 	    " DP load imbalance: stage %s, step %s   (%s stage, %s step, %s sort, Enter: timeline, "
 	    "%s: close)",
-	    stage, step_text(im->step, st, sizeof st), key_of(ui, ACT_STAGE_NEXT, k1, sizeof k1),
-	    key_of(ui, ACT_STEP_NEXT, k2, sizeof k2), key_of(ui, ACT_SORT_NEXT, k3, sizeof k3),
-	    key_of(ui, ACT_QUIT, k4, sizeof k4));
+	    stage, step_text(im->step, st, sizeof st), keymap_key_hint(&ui->keys, ACT_STAGE_NEXT, k1, sizeof k1),
+	    keymap_key_hint(&ui->keys, ACT_STEP_NEXT, k2, sizeof k2), keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k3, sizeof k3),
+	    keymap_key_hint(&ui->keys, ACT_QUIT, k4, sizeof k4));
 	char sk[32];
 	screen_printf(
 	    sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,

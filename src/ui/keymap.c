@@ -162,25 +162,8 @@ key_to_name(int k, char *buf, size_t len)
 		return buf;
 	}
 	if (k >= 0x20 && k < 0x110000 && k != 0x7f) {
-		char u[8];
-		unsigned cp = (unsigned)k;
-		int n = 0;
-		if (cp < 0x80)
-			u[n++] = (char)cp;
-		else if (cp < 0x800) {
-			u[n++] = (char)(0xC0 | (cp >> 6));
-			u[n++] = (char)(0x80 | (cp & 0x3F));
-		} else if (cp < 0x10000) {
-			u[n++] = (char)(0xE0 | (cp >> 12));
-			u[n++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-			u[n++] = (char)(0x80 | (cp & 0x3F));
-		} else {
-			u[n++] = (char)(0xF0 | (cp >> 18));
-			u[n++] = (char)(0x80 | ((cp >> 12) & 0x3F));
-			u[n++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-			u[n++] = (char)(0x80 | (cp & 0x3F));
-		}
-		u[n] = '\0';
+		char u[5];
+		u[text_utf8_encode((unsigned)k, u)] = '\0';
 		snprintf(buf, len, "%s", u);
 		return buf;
 	}
@@ -333,6 +316,18 @@ keymap_keys(const tl_keymap *km, int action, int *keys, size_t max)
 		if (km->v[i].action == action)
 			keys[n++] = km->v[i].key;
 	return n;
+}
+
+char *
+keymap_key_hint(const tl_keymap *km, int action, char *buf, size_t len)
+{
+	keymap_keys_text(km, action, buf, len);
+	char *sp = strchr(buf, ' ');
+	if (sp)
+		*sp = '\0';
+	if (buf[0] == '\0')
+		snprintf(buf, len, ":%s", action_table[action].name);
+	return buf;
 }
 
 char *

@@ -46,6 +46,8 @@ int keymap_action(const tl_keymap *, int key); /* ACT_NONE when unbound */
 size_t keymap_keys(const tl_keymap *, int action, int *keys, size_t max);
 /* "a, <Left>" for an action (empty when unbound). */
 char *keymap_keys_text(const tl_keymap *, int action, char *buf, size_t len);
+/* The first key of an action, or ":name" when no key runs it: for a panel's own hints. */
+char *keymap_key_hint(const tl_keymap *, int action, char *buf, size_t len);
 /* Writes the action table with its keys: format 0 plain text, 1 the man page section (roff),
  * 2 a Markdown table (README). */
 void keymap_write_list(const tl_keymap *, FILE *, int format);

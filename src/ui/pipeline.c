@@ -12,18 +12,6 @@
 
 #define LABEL_W 22 /* " pp 0  r0,1    35.4% " */
 
-static const char *
-key_of(tl_ui *ui, int act, char *buf, size_t len)
-{
-	keymap_keys_text(&ui->keys, act, buf, len);
-	char *sp = strchr(buf, ' ');
-	if (sp)
-		*sp = '\0';
-	if (buf[0] == '\0')
-		snprintf(buf, len, ":%s", action_table[act].name);
-	return buf;
-}
-
 static const tl_pp_step *
 current(tl_ui *ui, const tl_pipeline **pp)
 {
@@ -82,7 +70,7 @@ pp_draw(tl_ui *ui, int x, int y, int w, int h)
 	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
 	if (st == NULL) {
 		screen_printf(sc, x, y, w, SLOT_TITLE, " Pipeline-parallel flow  (%s: close)",
-		              key_of(ui, ACT_QUIT, k2, sizeof k2));
+		              keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
 		char why[256];
 		screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL, "%s",
 		              pipeline_absence(ui->tr, pp, why, sizeof why));
@@ -99,7 +87,7 @@ pp_draw(tl_ui *ui, int x, int y, int w, int h)
 	    "timeline, %s: close)",
 	    stp, s->pp_step + 1, pp->nsteps, pp->npp, pipeline_source_name(pp->source),
 	    pp->ranks_from_ops ? ", blocks from op pairs" : "", sp,
-	    key_of(ui, ACT_STEP_NEXT, k1, sizeof k1), key_of(ui, ACT_QUIT, k2, sizeof k2));
+	    keymap_key_hint(&ui->keys, ACT_STEP_NEXT, k1, sizeof k1), keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
 	int bw = w - LABEL_W - 1;
 	if (bw < 4)
 		return;

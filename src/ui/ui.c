@@ -436,24 +436,8 @@ prompt_key(tl_ui *ui, int key)
 	}
 	if (key < 0x20 || key >= 0x110000 || key == 0x7f)
 		return;
-	char u[5];
-	unsigned cp = (unsigned)key;
-	int n = 0;
-	if (cp < 0x80)
-		u[n++] = (char)cp;
-	else if (cp < 0x800) {
-		u[n++] = (char)(0xC0 | (cp >> 6));
-		u[n++] = (char)(0x80 | (cp & 0x3F));
-	} else if (cp < 0x10000) {
-		u[n++] = (char)(0xE0 | (cp >> 12));
-		u[n++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		u[n++] = (char)(0x80 | (cp & 0x3F));
-	} else {
-		u[n++] = (char)(0xF0 | (cp >> 18));
-		u[n++] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		u[n++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		u[n++] = (char)(0x80 | (cp & 0x3F));
-	}
+	char u[4];
+	int n = text_utf8_encode((unsigned)key, u);
 	if (ui->plen + (size_t)n + 1 >= sizeof ui->pbuf)
 		return;
 	memcpy(ui->pbuf + ui->plen, u, (size_t)n);

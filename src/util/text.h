@@ -15,5 +15,7 @@ void text_json_write(FILE *f, const char *s);
 /* Decodes one UTF-8 sequence at s (n bytes available). Returns its length (>=1) and sets *cp;
  * an invalid sequence returns 1 with *cp = 0xFFFD. */
 int text_utf8_decode(const char *s, size_t n, unsigned *cp);
+/* Encodes code point cp (below 0x110000) as UTF-8 into out; returns its length (1 to 4). */
+int text_utf8_encode(unsigned cp, char out[4]);
 
 #endif
