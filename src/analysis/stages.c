@@ -2,6 +2,7 @@
 #include "analysis/stages.h"
 #include "util/msg.h"
 #include "util/u64map.h"
+#include "util/confpath.h"
 #include "util/xalloc.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -260,11 +261,7 @@ stage_rules_load(const char *path)
 	tl_stage_rules *R = rules_new();
 	char *dflt = NULL;
 	if (path == NULL) {
-		const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
-		if (x && *x)
-			dflt = xasprintf("%s/tl/stages", x);
-		else if (h && *h)
-			dflt = xasprintf("%s/.config/tl/stages", h);
+		dflt = config_path("stages");
 		path = dflt;
 	}
 	char *user = path ? read_file(path) : NULL;

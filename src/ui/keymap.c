@@ -260,18 +260,7 @@ keymap_load(tl_keymap *km, const char *name, char *err, size_t errlen)
 	char origin[512];
 	char *text = NULL;
 	if (name == NULL) {
-		const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-		char *path = xdg && *xdg     ? xasprintf("%s/tl/default.keys", xdg)
-		             : home && *home ? xasprintf("%s/.config/tl/default.keys", home)
-		                             : NULL;
-		if (path) {
-			FILE *f = fopen(path, "r");
-			if (f) {
-				fclose(f);
-				text = config_file_read(path, "keys", origin, sizeof origin);
-			}
-			free(path);
-		}
+		text = config_user_default("keys", origin, sizeof origin);
 		if (text == NULL)
 			return 0;
 	} else if (strcmp(name, "default") == 0 && builtin_file("default", "keys")) {

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "ui/theme.h"
+#include "util/confpath.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -276,18 +277,31 @@ theme_inherit(tl_theme *t)
 }
 
 char *
+config_user_default(const char *ext, char *origin, size_t originlen)
+{
+	char *file = xasprintf("default.%s", ext), *path = config_path(file), *text = NULL;
+	free(file);
+	if (path == NULL)
+		return NULL;
+	FILE *f = fopen(path, "r");
+	if (f) {
+		fclose(f);
+		text = config_file_read(path, ext, origin, originlen);
+	}
+	free(path);
+	return text;
+}
+
+char *
 config_file_read(const char *name, const char *ext, char *origin, size_t originlen)
 {
 	char *path = NULL;
 	if (strchr(name, '/') != NULL) {
 		path = xstrdup(name);
 	} else {
-		const char *xdg = getenv("XDG_CONFIG_HOME");
-		const char *home = getenv("HOME");
-		if (xdg && *xdg)
-			path = xasprintf("%s/tl/%s.%s", xdg, name, ext);
-		else if (home && *home)
-			path = xasprintf("%s/.config/tl/%s.%s", home, name, ext);
+		char *file = xasprintf("%s.%s", name, ext);
+		path = config_path(file);
+		free(file);
 	}
 	if (path) {
 		FILE *f = fopen(path, "r");
@@ -344,18 +358,7 @@ theme_load(tl_theme *t, const char *name, char *err, size_t errlen)
 	char *text = NULL;
 	if (user_default) {
 		/* only a user's own default.theme; the built-in one is loaded already */
-		const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-		char *path = xdg && *xdg     ? xasprintf("%s/tl/default.theme", xdg)
-		             : home && *home ? xasprintf("%s/.config/tl/default.theme", home)
-		                             : NULL;
-		if (path) {
-			FILE *f = fopen(path, "r");
-			if (f) {
-				fclose(f);
-				text = config_file_read(path, "theme", origin, sizeof origin);
-			}
-			free(path);
-		}
+		text = config_user_default("theme", origin, sizeof origin);
 		if (text == NULL)
 			return 0;
 	} else {

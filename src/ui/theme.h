@@ -91,6 +91,8 @@ int theme_load(tl_theme *, const char *name, char *err, size_t errlen);
 /* Finds the user's or the built-in file NAME.EXT; returns its text (malloc'd) or NULL, and a
  * description of where it came from in origin. Shared with the keymap loader. */
 char *config_file_read(const char *name, const char *ext, char *origin, size_t originlen);
+/* The user's own default.EXT (in the config folder) when there is one, as config_file_read. */
+char *config_user_default(const char *ext, char *origin, size_t originlen);
 
 /* The compiled-in files of themes/ and keymaps/ (builtin.c, generated at build time). */
 const char *builtin_file(const char *name, const char *ext);
