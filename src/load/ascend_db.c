@@ -435,6 +435,49 @@ read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 	return 0;
 }
 
+/* ---- row times ------------------------------------------------------------------------------
+ * Every slice table is checked the same way: a NULL, out-of-range or backwards time skips the
+ * row, counted, and each kind is said once per table after the scan. */
+
+typedef struct row_check {
+	size_t nulls, backwards, range;
+} row_check;
+
+/* The start and end of the row in columns cs and ce; a NULL end is the start when
+ * end_optional (MSTX marks). Returns 0 for a usable row. */
+static int
+row_times(row_check *k, sqlite3_stmt *st, int cs, int ce, int end_optional, int64_t *s,
+    int64_t *e)
+{
+	int end_null = sqlite3_column_type(st, ce) == SQLITE_NULL;
+	if (sqlite3_column_type(st, cs) == SQLITE_NULL || (end_null && !end_optional)) {
+		k->nulls++;
+		return -1;
+	}
+	*s = sqlite3_column_int64(st, cs);
+	*e = end_null ? *s : sqlite3_column_int64(st, ce);
+	if (!tl_time_ok(*s) || !tl_time_ok(*e)) {
+		k->range++;
+		return -1;
+	}
+	if (*e < *s) {
+		k->backwards++;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+row_check_report(db_ctx *c, const char *table, const char *null_cols, const row_check *k)
+{
+	if (k->nulls)
+		msg_warn(c->path, "%s: %zu rows with a NULL %s skipped", table, k->nulls, null_cols);
+	if (k->backwards)
+		msg_warn(c->path, "%s: %zu rows end before they start; skipped", table, k->backwards);
+	if (k->range)
+		msg_warn(c->path, "%s: %zu rows with a time out of range; skipped", table, k->range);
+}
+
 /* ---- MSTX ranges (§3) ------------------------------------------------------------------- */
 
 static int
@@ -448,26 +491,15 @@ read_mstx(db_ctx *c)
 	sqlite3_stmt *st = prepare_cols(c, "MSTX_EVENTS", cols, 6, have, NULL);
 	if (st == NULL)
 		return -1;
-	size_t nulls = 0, backwards = 0, range = 0;
+	row_check k = {0};
 	int rc;
 	tl_track *last = NULL;
 	uint32_t last_dom = UINT32_MAX;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ctx_rows(c, 1);
-		if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
-			nulls++;
+		int64_t s, e;
+		if (row_times(&k, st, 0, 1, 1, &s, &e) != 0)
 			continue;
-		}
-		int64_t s = sqlite3_column_int64(st, 0);
-		int64_t e = sqlite3_column_type(st, 1) == SQLITE_NULL ? s : sqlite3_column_int64(st, 1);
-		if (!tl_time_ok(s) || !tl_time_ok(e)) {
-			range++;
-			continue;
-		}
-		if (e < s) {
-			backwards++;
-			continue;
-		}
 		uint32_t msg = str_id(c, st, 3);
 		uint32_t dom = str_id(c, st, 4);
 		if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
@@ -483,12 +515,7 @@ read_mstx(db_ctx *c)
 		track_push(last, s, e, msg, (uint32_t)sqlite3_column_int64(st, 6));
 	}
 	sqlite3_finalize(st);
-	if (nulls)
-		msg_warn(c->path, "MSTX_EVENTS: %zu rows with a NULL startNs skipped", nulls);
-	if (backwards)
-		msg_warn(c->path, "MSTX_EVENTS: %zu rows end before they start; skipped", backwards);
-	if (range)
-		msg_warn(c->path, "MSTX_EVENTS: %zu rows with a time out of range; skipped", range);
+	row_check_report(c, "MSTX_EVENTS", "startNs", &k);
 	if (rc != SQLITE_DONE)
 		return db_fail(c, "MSTX_EVENTS", rc);
 	return 0;
@@ -551,24 +578,13 @@ read_tasks(db_ctx *c)
 	size_t ncand = 0, candcap = 0;
 	tl_u64map children;
 	u64map_init(&children);
-	size_t nulls = 0, backwards = 0, range = 0;
+	row_check bad = {0};
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ctx_rows(c, 1);
-		if (sqlite3_column_type(st, 0) == SQLITE_NULL ||
-		    sqlite3_column_type(st, 1) == SQLITE_NULL) {
-			nulls++;
+		int64_t s, e;
+		if (row_times(&bad, st, 0, 1, 0, &s, &e) != 0)
 			continue;
-		}
-		int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
-		if (!tl_time_ok(s) || !tl_time_ok(e)) {
-			range++;
-			continue;
-		}
-		if (e < s) {
-			backwards++;
-			continue;
-		}
 		int64_t dev = sqlite3_column_int64(st, 2);
 		int64_t stream = sqlite3_column_int64(st, 3);
 		int64_t gt = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
@@ -620,12 +636,7 @@ read_tasks(db_ctx *c)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		db_fail(c, "TASK", rc);
-	if (nulls)
-		msg_warn(c->path, "TASK: %zu rows with a NULL startNs/endNs skipped", nulls);
-	if (backwards)
-		msg_warn(c->path, "TASK: %zu rows end before they start; skipped", backwards);
-	if (range)
-		msg_warn(c->path, "TASK: %zu rows with a time out of range; skipped", range);
+	row_check_report(c, "TASK", "startNs/endNs", &bad);
 
 	/* Hide FFTS+ container rows: they would double-count their sub-tasks (§0.7). */
 	if (children.n > 0 && ncand > 0) {
@@ -668,24 +679,13 @@ read_comm_ops(db_ctx *c)
 	sqlite3_stmt *st = prepare_cols(c, "COMMUNICATION_OP", cols, 5, have, NULL);
 	if (st == NULL)
 		return -1;
-	size_t nulls = 0, backwards = 0, range = 0;
+	row_check k = {0};
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ctx_rows(c, 1);
-		if (sqlite3_column_type(st, 1) == SQLITE_NULL ||
-		    sqlite3_column_type(st, 2) == SQLITE_NULL) {
-			nulls++;
+		int64_t s, e;
+		if (row_times(&k, st, 1, 2, 0, &s, &e) != 0)
 			continue;
-		}
-		int64_t s = sqlite3_column_int64(st, 1), e = sqlite3_column_int64(st, 2);
-		if (!tl_time_ok(s) || !tl_time_ok(e)) {
-			range++;
-			continue;
-		}
-		if (e < s) {
-			backwards++;
-			continue;
-		}
 		int64_t conn = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
 		uint32_t group = str_id(c, st, 4);
 		const char *gname = strpool_get(c->r->pool, group);
@@ -694,14 +694,7 @@ read_comm_ops(db_ctx *c)
 		    step_of_work(c, conn, s));
 	}
 	sqlite3_finalize(st);
-	if (nulls)
-		msg_warn(c->path, "COMMUNICATION_OP: %zu rows with a NULL startNs/endNs skipped", nulls);
-	if (backwards)
-		msg_warn(c->path, "COMMUNICATION_OP: %zu rows end before they start; skipped",
-		    backwards);
-	if (range)
-		msg_warn(c->path, "COMMUNICATION_OP: %zu rows with a time out of range; skipped",
-		    range);
+	row_check_report(c, "COMMUNICATION_OP", "startNs/endNs", &k);
 	if (rc != SQLITE_DONE)
 		return db_fail(c, "COMMUNICATION_OP", rc);
 	return 0;
