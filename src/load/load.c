@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 /* A mapped input that shrinks under tl (another program truncates or rewrites it while it is
- * read) raises SIGBUS on the next page the loader reads. The JSON loader maps its file and
- * cannot resume, but tl can still end with one line naming the file instead of "Bus error".
- * Each loader thread names what it is reading here; the handler runs on the faulting thread. */
+ * read) raises SIGBUS on the next page the loader reads. The handler runs on the faulting
+ * thread: where the loader armed load_bus_env it returns there (the JSON loader stops that
+ * file and keeps what it read); elsewhere tl ends with one line naming the file instead of
+ * "Bus error". Each loader thread names what it is reading here for that line. */
+_Thread_local sigjmp_buf *load_bus_env;
 static _Thread_local const char *bus_line; /* "tl: PATH: ...\n", sanitized; owned by load_one */
 static _Thread_local size_t bus_len;
 static int bus_tty; /* stderr is a terminal: clear the progress line first */
@@ -21,6 +23,8 @@ static int bus_tty; /* stderr is a terminal: clear the progress line first */
 static void
 on_sigbus(int sig)
 {
+	if (load_bus_env != NULL)
+		siglongjmp(*load_bus_env, 1);
 	if (bus_line != NULL) {
 		if (bus_tty && write(STDERR_FILENO, "\r\033[K", 4) < 0)
 			_exit(2);

@@ -3,6 +3,8 @@
  * tl_rank, so they share its string pool and merge on its timeline). */
 #ifndef TL_LOAD_H
 #define TL_LOAD_H
+#include <setjmp.h>
+
 #include "model/trace.h"
 #include "profile/discover.h"
 #include "util/rankspec.h"
@@ -26,6 +28,13 @@ extern const tl_loader loader_trace_json;
  * For cross-checking only; tl's numbers come from the tasks and ops. -1 when there is none. */
 int trace_json_overlap_lengths(const char *path, int64_t ns[4]);
 const tl_loader *loader_for(tl_source_kind);
+
+/* A mapped input that shrinks under tl raises SIGBUS when its lost pages are read. A loader
+ * thread that reads a mapping points this at a recovery point (sigsetjmp(env, 1)) while it
+ * does: during load_trace the signal then returns there with siglongjmp(env, 1), and the
+ * loader says so and keeps what it read, while the other ranks load. NULL: tl ends with one
+ * line naming the file. */
+extern _Thread_local sigjmp_buf *load_bus_env;
 
 /* The forward/backward operator pairs of r's sources whose loader reads them on demand; r's
  * list stays sorted. Reads once per rank; later calls do nothing. */

@@ -542,6 +542,7 @@ typedef struct jpipe {
 	size_t fill;       /* events in the batch being filled, buf[head % PIPE_DEPTH] */
 	size_t consumed;   /* the handler is done with the bytes below this offset */
 	int done;
+	int stop; /* the handler stopped (the file shrank): the scanner stops too */
 } jpipe;
 
 struct jctx {
@@ -577,6 +578,7 @@ struct jctx {
 	int64_t base_ns;  /* Kineto baseTimeNanoseconds, else 0 */
 	int dist_rank;    /* Kineto distributedInfo.rank, else -1 */
 	int quiet;        /* count no problems (the Overlap Analysis cross-check) */
+	int shrank;       /* the file shrank while read (SIGBUS): what was read is kept */
 	int has_events;
 	/* steps of this source: global index = step_base + i */
 	tl_step *steps;
@@ -1168,9 +1170,12 @@ deliver(jctx *c, const jevent *ev)
 	p->head++;
 	p->fill = 0;
 	pthread_cond_signal(&p->can_get);
-	while (p->head - p->tail == PIPE_DEPTH) /* the next batch to fill is still in use */
+	while (p->head - p->tail == PIPE_DEPTH && !p->stop) /* the next batch is still in use */
 		pthread_cond_wait(&p->can_put, &p->mu);
+	int stop = p->stop;
 	pthread_mutex_unlock(&p->mu);
+	if (stop && load_bus_env != NULL)
+		siglongjmp(*load_bus_env, 2); /* to scan_thread */
 }
 
 /* Walks the event array at b[i] == '['. Returns the offset after it, or SIZE_MAX (damage,
@@ -1371,7 +1376,14 @@ scan_thread(void *arg)
 {
 	scan_job *j = arg;
 	jpipe *p = j->c->pipe;
-	j->rc = walk_scan(j->c);
+	sigjmp_buf env;
+	if (sigsetjmp(env, 1) == 0) {
+		load_bus_env = &env;
+		j->rc = walk_scan(j->c);
+	} else {
+		j->rc = -2; /* the file shrank under the scan, or the handler stopped */
+	}
+	load_bus_env = NULL;
 	pthread_mutex_lock(&p->mu);
 	if (p->fill > 0) {
 		p->count[p->head % PIPE_DEPTH] = p->fill;
@@ -1398,8 +1410,54 @@ want_pipe(const jctx *c)
 	return getloadavg(load, 1) != 1 || load[0] < (double)ncpu - 1.0;
 }
 
+/* This thread's part of a walk: the whole scan, or the handling of the batches the scanner
+ * thread hands over through p. A SIGBUS while it reads the file returns here (-2), and the
+ * scanner is told to stop. */
+static int
+walk_guarded(jctx *c, jpipe *p)
+{
+	sigjmp_buf env, *saved = load_bus_env;
+	if (sigsetjmp(env, 1) != 0) {
+		load_bus_env = saved;
+		if (p != NULL) {
+			pthread_mutex_lock(&p->mu);
+			p->stop = 1;
+			pthread_cond_signal(&p->can_put);
+			pthread_mutex_unlock(&p->mu);
+		}
+		return -2;
+	}
+	load_bus_env = &env;
+	int rc = 0;
+	if (p == NULL) {
+		rc = walk_scan(c);
+	} else {
+		for (;;) {
+			pthread_mutex_lock(&p->mu);
+			while (p->head == p->tail && !p->done)
+				pthread_cond_wait(&p->can_get, &p->mu);
+			if (p->head == p->tail) {
+				pthread_mutex_unlock(&p->mu);
+				break;
+			}
+			size_t slot = p->tail % PIPE_DEPTH, k = p->count[slot];
+			pthread_mutex_unlock(&p->mu);
+			for (size_t e = 0; e < k; e++)
+				c->fn(c, &p->buf[slot][e]);
+			pthread_mutex_lock(&p->mu);
+			p->consumed = p->buf[slot][k - 1].end;
+			p->tail++;
+			pthread_cond_signal(&p->can_put);
+			pthread_mutex_unlock(&p->mu);
+		}
+	}
+	load_bus_env = saved;
+	return rc;
+}
+
 /* One walk over the whole input, each event to fn (always on the calling thread). Returns 0,
- * or -1 when the input is not a trace at all. */
+ * -1 when the input is not a trace at all, -2 when it shrank while read (c->shrank; what was
+ * handled before is kept). */
 static int
 walk(jctx *c, int pass, event_fn fn)
 {
@@ -1426,28 +1484,12 @@ walk(jctx *c, int pass, event_fn fn)
 		}
 	}
 	if (c->pipe == NULL) {
-		rc = walk_scan(c);
+		rc = walk_guarded(c, NULL);
 	} else {
-		for (;;) {
-			pthread_mutex_lock(&p.mu);
-			while (p.head == p.tail && !p.done)
-				pthread_cond_wait(&p.can_get, &p.mu);
-			if (p.head == p.tail) {
-				pthread_mutex_unlock(&p.mu);
-				break;
-			}
-			size_t slot = p.tail % PIPE_DEPTH, k = p.count[slot];
-			pthread_mutex_unlock(&p.mu);
-			for (size_t e = 0; e < k; e++)
-				fn(c, &p.buf[slot][e]);
-			pthread_mutex_lock(&p.mu);
-			p.consumed = p.buf[slot][k - 1].end;
-			p.tail++;
-			pthread_cond_signal(&p.can_put);
-			pthread_mutex_unlock(&p.mu);
-		}
+		rc = walk_guarded(c, &p);
 		pthread_join(th, NULL);
-		rc = job.rc;
+		if (rc == 0)
+			rc = job.rc;
 		c->pipe = NULL;
 		pthread_cond_destroy(&p.can_get);
 		pthread_cond_destroy(&p.can_put);
@@ -1458,6 +1500,8 @@ walk(jctx *c, int pass, event_fn fn)
 		c->problems[PR_NOT_OBJECT] += c->nonobj;
 		c->problem_off[PR_NOT_OBJECT] = c->nonobj_off;
 	}
+	if (rc == -2)
+		c->shrank = 1;
 	return rc;
 }
 
@@ -2225,6 +2269,9 @@ names_pass(jctx *c)
 	if (input_open(c) != 0)
 		return -1;
 	if (walk(c, 1, names_event) != 0) {
+		if (c->shrank && !c->quiet)
+			msg_warn(c->path, "the file shrank while tl was reading it (truncated or "
+					  "rewritten by another program); skipped");
 		problems_report(c);
 		return -1;
 	}
@@ -2249,12 +2296,16 @@ trace_json_load(const tl_source *src, tl_rank *r)
 	c.s_default = strpool_intern_cstr(r->pool, "default");
 	c.s_record_function = strpool_intern_cstr(r->pool, "record_function");
 	walk(&c, 2, slice_event);
+	if (c.shrank)
+		msg_warn(src->path, "the file shrank while tl was reading it (truncated or rewritten by "
+				    "another program); keeping the %" PRIu64 " slices read before",
+		    c.slices);
 	fwdbwd_finish(&c);
 	problems_report(&c);
 	msg_progress_add(0, c.slices - c.rows_reported);
 	r->rows += c.events;
 	rc = c.slices > 0 || r->nsteps > nsteps_before ? 0 : -1;
-	if (rc != 0 && !c.damaged)
+	if (rc != 0 && !c.damaged && !c.shrank)
 		msg_warn(src->path, "no slices found (empty trace?)");
 done:
 	ctx_free(&c);
