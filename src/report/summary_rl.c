@@ -36,6 +36,43 @@ clean(const char *s, char *buf, size_t len)
 	return text_sanitize(s ? s : "", buf, len, 1);
 }
 
+/* Columns of a UTF-8 string (sanitized text: one column per code point). */
+static int
+text_cols(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+/* s, then spaces up to w columns (printf's %-*s counts bytes, not columns). */
+static void
+put_col(FILE *f, const char *s, int w)
+{
+	fputs(s, f);
+	for (int n = text_cols(s); n < w; n++)
+		fputc(' ', f);
+}
+
+#define STAGE_W 14 /* the stage column: at least this wide, wider for longer stage names */
+
+/* The width of the stage column over stage indexes st[0..n) (stride bytes apart). */
+static int
+stage_col_width(tl_rl *rl, const int *st, size_t n, size_t stride)
+{
+	int w = STAGE_W;
+	for (size_t i = 0; i < n; i++) {
+		int k = *(const int *)(const void *)((const char *)st + i * stride);
+		const char *nm = tlq_rl_stage_name(rl, k);
+		char sn[160];
+		int c = nm ? text_cols(clean(nm, sn, sizeof sn)) : 1;
+		if (c > w)
+			w = c;
+	}
+	return w;
+}
+
 static void
 text_stages(FILE *f, const tl_trace *tr, tl_rl *rl)
 {
@@ -52,13 +89,16 @@ text_stages(FILE *f, const tl_trace *tr, tl_rl *rl)
 	fprintf(f,
 	        "RL stages per rank and step (ms from the profile start; busy = device busy "
 	        "inside;\nlag = end - earliest end of the same stage and step over the ranks)\n");
-	fprintf(f, "%6s %8s  %-14s %14s %14s %14s %14s %14s  %s\n", "rank", "step", "stage",
-	        "start", "end", "duration", "busy", "lag", "range");
+	int sw = n ? stage_col_width(rl, &v[0].stage, n, sizeof *v) : STAGE_W;
+	fprintf(f, "%6s %8s  ", "rank", "step");
+	put_col(f, "stage", sw);
+	fprintf(f, " %14s %14s %14s %14s %14s  %s\n", "start", "end", "duration", "busy", "lag",
+	        "range");
 	for (size_t i = 0; i < n; i++) {
 		char a[32], b[32], c[32], d[32], e[32], st[24], nm[160], sn[160];
-		fprintf(f, "%6d %8s  %-14s %14s %14s %14s %14s %14s  %s%s\n",
-		        tr->ranks[v[i].rank]->rank, step_str(st, sizeof st, v[i].step),
-		        clean(tlq_rl_stage_name(rl, v[i].stage), sn, sizeof sn),
+		fprintf(f, "%6d %8s  ", tr->ranks[v[i].rank]->rank, step_str(st, sizeof st, v[i].step));
+		put_col(f, clean(tlq_rl_stage_name(rl, v[i].stage), sn, sizeof sn), sw);
+		fprintf(f, " %14s %14s %14s %14s %14s  %s%s\n",
 		        ms(a, sizeof a, v[i].start - tr->t_min),
 		        ms(b, sizeof b, v[i].end - tr->t_min),
 		        ms(c, sizeof c, v[i].end - v[i].start), ms(d, sizeof d, v[i].busy),
@@ -194,12 +234,15 @@ text_slow(FILE *f, const tl_trace *tr, tl_rl *rl)
 		return;
 	fprintf(f, "Stage skew (the rank that ends each stage last, and how long after the first "
 	           "rank)\n");
-	fprintf(f, "%8s  %-14s %9s %14s\n", "step", "stage", "last rank", "skew");
+	int sw = stage_col_width(rl, &v[0].stage, n, sizeof *v);
+	fprintf(f, "%8s  ", "step");
+	put_col(f, "stage", sw);
+	fprintf(f, " %9s %14s\n", "last rank", "skew");
 	for (size_t i = 0; i < n; i++) {
 		char st[24], sk[32], sn[160];
-		fprintf(f, "%8s  %-14s %9d %14s\n", step_str(st, sizeof st, v[i].step),
-		        clean(tlq_rl_stage_name(rl, v[i].stage), sn, sizeof sn),
-		        tr->ranks[v[i].ranks[v[i].st.slowest].rank]->rank,
+		fprintf(f, "%8s  ", step_str(st, sizeof st, v[i].step));
+		put_col(f, clean(tlq_rl_stage_name(rl, v[i].stage), sn, sizeof sn), sw);
+		fprintf(f, " %9d %14s\n", tr->ranks[v[i].ranks[v[i].st.slowest].rank]->rank,
 		        ms(sk, sizeof sk, v[i].st.skew));
 	}
 }
@@ -216,17 +259,20 @@ text_bubbles(FILE *f, const tl_trace *tr, tl_rl *rl)
 	}
 	fprintf(f, "Largest bubbles per rank (device idle: neither compute nor communication; the "
 	           "longest\nfirst; ms from the profile start)\n");
-	fprintf(f, "%6s %14s %14s %8s  %-14s %-18s %s\n", "rank", "start", "duration", "step",
-	        "stage", "reason", "detail");
+	int sw = stage_col_width(rl, &v[0].stage, n, sizeof *v);
+	fprintf(f, "%6s %14s %14s %8s  ", "rank", "start", "duration", "step");
+	put_col(f, "stage", sw);
+	fprintf(f, " %-18s %s\n", "reason", "detail");
 	for (size_t i = 0; i < n; i++) {
 		char a[32], b[32], st[24], d[200], snb[160];
 		const char *sn = tlq_rl_stage_name(rl, v[i].stage);
 		if (sn)
 			sn = clean(sn, snb, sizeof snb);
-		fprintf(f, "%6d %14s %14s %8s  %-14s %-18s %s\n", tr->ranks[v[i].rank]->rank,
+		fprintf(f, "%6d %14s %14s %8s  ", tr->ranks[v[i].rank]->rank,
 		        ms(a, sizeof a, v[i].start - tr->t_min),
-		        ms(b, sizeof b, v[i].end - v[i].start), step_str(st, sizeof st, v[i].step),
-		        sn ? sn : "-", bubble_reason_name(v[i].reason),
+		        ms(b, sizeof b, v[i].end - v[i].start), step_str(st, sizeof st, v[i].step));
+		put_col(f, sn ? sn : "-", sw);
+		fprintf(f, " %-18s %s\n", bubble_reason_name(v[i].reason),
 		        clean(v[i].detail, d, sizeof d));
 	}
 }

@@ -84,6 +84,19 @@ check "operator pairs alone, nothing says PP: the PP view says none found" has "
 view "$t_tmp/pp" 120x24 P j "<Enter>"
 check "Enter jumps to the PP stage's rank and step" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^PP stage 1 (rank 2): bubble ratio'"
 
+# ---- tl summary text: a long stage name widens its column, the others stay aligned -----------
+mkdir -p "$t_tmp/xdg/tl"
+echo 'other:a_rather_long_stage_name_for_rollout   ^generate_sequences$' >"$t_tmp/xdg/tl/stages"
+XDG_CONFIG_HOME="$t_tmp/xdg" "$TL_BIN" summary "$t_tmp/grpo" >"$t_tmp/sum.txt" 2>/dev/null
+# the column where the "end" header ends, and where each row's end time ends
+check "a long stage name: the stages table stays aligned" awk '
+	/^RL stages per rank/ { t = 1; next }
+	t && /^ +rank +step +stage/ { col = index($0, " end ") + 3; next }
+	t && col && /^$/ { exit ok ? 0 : 1 }
+	t && col { if (substr($0, col, 1) ~ /[0-9]/ && substr($0, col + 1, 1) == " ") ok = 1; else exit 1 }
+	END { exit ok ? 0 : 1 }' "$t_tmp/sum.txt"
+check "... with the long name in it" grep -q "other:a_rather_long_stage_name_for_rollout" "$t_tmp/sum.txt"
+
 # ---- plain messages ------------------------------------------------------------------------------
 view "$t_tmp/one" 100x30 D
 check "one rank: the DP panel says why it is empty" has "DP load imbalance: needs at least two ranks; this profile has 1."
