@@ -124,7 +124,8 @@ void gen_truth_free(gen_truth *);
 
 /* Converts a torch_npu unified DB (a generated one, or a real one) into the trace_view.json that
  * torch_npu's text export writes for the same capture (../shared/spec/ascend-format.md §6): the
- * same profile in both formats. Opens the DB read-only. Returns 0, or -1 with a message. */
+ * same profile in both formats. Opens the DB immutable (nothing is written beside it). Returns
+ * 0, or -1 with a message. */
 int gen_json_from_db(const char *db_path, const char *json_path);
 
 #endif

@@ -774,7 +774,9 @@ gen_json_from_db(const char *db_path, const char *json_path)
 	w.db_path = db_path;
 	w.path = json_path;
 	w.first = 1;
-	char *uri = sqlite3_mprintf("file:%s?mode=ro", db_path);
+	/* immutable, as tl's loader opens DBs: never a -wal, -shm or lock beside the input (a
+	 * real sample's directory is not ours to write in). Paths are the caller's own. */
+	char *uri = sqlite3_mprintf("file:%s?immutable=1", db_path);
 	int rc = sqlite3_open_v2(uri, &w.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
 	sqlite3_free(uri);
 	if (rc != SQLITE_OK) {
