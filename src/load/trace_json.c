@@ -159,6 +159,7 @@ enum {
 	PR_DUR,
 	PR_PARSE,
 	PR_ARGS,
+	PR_UNPAIRED,
 	PR__N
 };
 static const char *const problem_text[PR__N] = {
@@ -171,6 +172,8 @@ static const char *const problem_text[PR__N] = {
     [PR_DUR] = "a \"dur\" that is missing, negative, not a number or out of range",
     [PR_PARSE] = "an event that is not valid JSON",
     [PR_ARGS] = "\"args\" that are not valid JSON (the event is kept without them)",
+    [PR_UNPAIRED] = "a \"B\" event without its \"E\" on the same thread, or an \"E\" without a "
+                    "\"B\" (or before it)",
 };
 
 typedef struct jevent {
@@ -478,7 +481,14 @@ typedef struct jthread {
 	uint32_t label;                  /* r->pool */
 	tl_track *tr[TL_LANE__COUNT];    /* created on first use */
 	size_t lau_lo, lau_hi, lau_cur;  /* its launches: c->fend[lau_lo .. lau_hi) */
+	struct be_open *open;            /* walk 2: its "B" events waiting for their "E" */
+	size_t nopen, opencap;
 } jthread;
+
+typedef struct be_open {
+	jevent ev;
+	int64_t ts;
+} be_open;
 
 typedef struct step_cand {
 	uint32_t thread;
@@ -2061,13 +2071,57 @@ generic_lane(jctx *c, const jevent *ev, const jthread *t, const char *name, uint
 	return t->kind == T_DEVICE ? TL_LANE_OTHER : TL_LANE_HOST;
 }
 
+static void slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur);
+
+/* Walk 2: "X" events are slices; a "B" waits on its thread's stack for the "E" that closes it
+ * (Chrome's duration events; the "E" may carry no name: the "B" gives it all). */
 static void
 slice_event(jctx *c, const jevent *ev)
 {
 	int64_t start, dur;
-	if (ev->bad >= 0 || event_phase(c, ev) != 'X' || event_time(c, ev, 1, 1, &start, &dur) != 0)
+	if (ev->bad >= 0)
+		return;
+	char ph = event_phase(c, ev);
+	if (ph == 'X') {
+		if (event_time(c, ev, 1, 1, &start, &dur) == 0)
+			slice_add(c, ev, thread_of(c, ev), start, dur);
+		return;
+	}
+	if ((ph != 'B' && ph != 'E') || event_time(c, ev, 0, 1, &start, &dur) != 0)
 		return;
 	uint32_t ti = thread_of(c, ev); /* may move c->threads */
+	jthread *t = &c->threads[ti];
+	if (ph == 'B') {
+		be_open o = {*ev, start};
+		VEC_PUSH(t->open, t->nopen, t->opencap, o);
+		return;
+	}
+	if (t->nopen == 0 || start < t->open[t->nopen - 1].ts) {
+		problem(c, PR_UNPAIRED, ev->start);
+		return;
+	}
+	be_open o = t->open[--t->nopen];
+	slice_add(c, &o.ev, ti, o.ts, start - o.ts);
+}
+
+/* After walk 2: "B" events nothing closed. */
+static void
+unpaired_report(jctx *c)
+{
+	for (size_t i = 0; i < c->nthreads; i++) {
+		jthread *t = &c->threads[i];
+		for (size_t k = 0; k < t->nopen; k++)
+			problem(c, PR_UNPAIRED, t->open[k].ev.start);
+		free(t->open);
+		t->open = NULL;
+		t->nopen = t->opencap = 0;
+	}
+}
+
+/* One slice of thread ti from event ev (its name, category, args) over [start, start + dur]. */
+static void
+slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
+{
 	jthread *t = &c->threads[ti];
 	const jproc *p = &c->procs[t->proc];
 	if (t->kind == T_OVERLAP)
@@ -2204,6 +2258,8 @@ ctx_free(jctx *c)
 		else
 			free((void *)c->b);
 	}
+	for (size_t i = 0; i < c->nthreads; i++)
+		free(c->threads[i].open);
 	free(c->threads);
 	free(c->procs);
 	u64map_free(&c->proc_map);
@@ -2296,6 +2352,7 @@ trace_json_load(const tl_source *src, tl_rank *r)
 	c.s_default = strpool_intern_cstr(r->pool, "default");
 	c.s_record_function = strpool_intern_cstr(r->pool, "record_function");
 	walk(&c, 2, slice_event);
+	unpaired_report(&c);
 	if (c.shrank)
 		msg_warn(src->path, "the file shrank while tl was reading it (truncated or rewritten by "
 				    "another program); keeping the %" PRIu64 " slices read before",

@@ -207,6 +207,56 @@ test_exact_times(void)
 	free(p);
 }
 
+/* Chrome's duration events: a "B" and the "E" that closes it on the same thread are one slice
+ * (nested pairs close innermost first); an "E" with nothing open and a "B" never closed are
+ * said once, and the rest loads. */
+static void
+test_begin_end(void)
+{
+	static const char kin[] =
+	    "{\"traceEvents\": [\n"
+	    " {\"ph\": \"B\", \"cat\": \"kernel\", \"name\": \"outer\", \"pid\": 0, \"tid\": 7, "
+	    "\"ts\": 100},\n"
+	    " {\"ph\": \"B\", \"cat\": \"kernel\", \"name\": \"inner\", \"pid\": 0, \"tid\": 7, "
+	    "\"ts\": 110.5},\n"
+	    " {\"ph\": \"E\", \"pid\": 0, \"tid\": 7, \"ts\": 120},\n"
+	    " {\"ph\": \"E\", \"pid\": 0, \"tid\": 7, \"ts\": 150},\n"
+	    " {\"ph\": \"E\", \"pid\": 0, \"tid\": 7, \"ts\": 160},\n"
+	    " {\"ph\": \"B\", \"cat\": \"user_annotation\", \"name\": \"update_actor\", "
+	    "\"pid\": 1, \"tid\": 1, \"ts\": 90},\n"
+	    " {\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": 200},\n"
+	    " {\"ph\": \"B\", \"cat\": \"kernel\", \"name\": \"left_open\", \"pid\": 0, "
+	    "\"tid\": 8, \"ts\": 300}\n"
+	    "]}";
+	char *p = write_tmp("be_rank-0.json", kin, sizeof kin - 1);
+	loaded l;
+	load_file(&l, p, TL_SRC_KINETO, -1);
+	CHECK(l.rc == 0 && l.nlines == 1 && strstr(l.err, "without its \"E\"") &&
+		  strstr(l.err, "2 such elements"),
+	    "an unmatched E and an unclosed B: one line, counted (%s)", l.err);
+	size_t nk = 0, ok = 0;
+	for (size_t i = 0; i < l.r->ntracks; i++) {
+		const tl_track *t = l.r->tracks[i];
+		if (t->kind != TL_LANE_COMPUTE)
+			continue;
+		for (size_t k = 0; k < t->n; k++) {
+			const char *nm = strpool_get(l.r->pool, t->v[k].name);
+			nk++;
+			ok += (strcmp(nm, "outer") == 0 && t->v[k].start == 100000 &&
+			       t->v[k].end == 150000) ||
+			      (strcmp(nm, "inner") == 0 && t->v[k].start == 110500 &&
+			       t->v[k].end == 120000);
+		}
+	}
+	CHECK(nk == 2 && ok == 2, "B/E pairs become slices, nested pairs close innermost first");
+	const tl_slice *m = first_slice(l.r, TL_LANE_MSTX);
+	CHECK(m && m->start == 90000 && m->end == 200000 &&
+		  strcmp(strpool_get(l.r->pool, m->name), "update_actor") == 0,
+	    "a B/E user_annotation is a range like an X one");
+	loaded_free(&l);
+	free(p);
+}
+
 /* Flow ids beyond 2^64 stay strings: two launches whose ids differ in the last digit put their
  * kernels into different steps (launch-time attribution, as the DB's connectionId join). */
 static void
@@ -878,6 +928,7 @@ main(void)
 	test_bad_input();
 	test_ascend_text_sample();
 	test_kineto_samples();
+	test_begin_end();
 	test_db_vs_json();
 	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return test_done();
