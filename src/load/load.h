@@ -40,6 +40,14 @@ extern _Thread_local sigjmp_buf *load_bus_env;
  * list stays sorted. Reads once per rank; later calls do nothing. */
 void load_fwdbwd(tl_rank *r);
 
+/* The fields of the event with this ordinal in a JSON source (the slices' arg), found through
+ * the source's event index: name, cat, ph, ts, dur, pid, tid, then each member of its args;
+ * fn(ctx, key, value) per field, values untrusted. Returns the number of fields, -1 when the
+ * event cannot be read (fn then gets one "arguments" line saying why). */
+typedef void (*load_arg_fn)(void *ctx, const char *key, const char *value);
+int trace_json_event_args(const char *path, const tl_evindex *ix, uint64_t ordinal,
+    load_arg_fn fn, void *ctx);
+
 /* META_DATA's value of `name` in a profile DB (opened as the loader opens it), or NULL. */
 char *ascend_db_meta(const char *path, const char *name);
 

@@ -589,6 +589,9 @@ struct jctx {
 	int dist_rank;    /* Kineto distributedInfo.rank, else -1 */
 	int quiet;        /* count no problems (the Overlap Analysis cross-check) */
 	int shrank;       /* the file shrank while read (SIGBUS): what was read is kept */
+	uint64_t *evidx;  /* walk 2: byte offset of every TL_EVIDX_STEP-th event */
+	size_t nevidx, evidxcap;
+	struct args_req *req; /* trace_json_event_args: the event wanted */
 	int has_events;
 	/* steps of this source: global index = step_base + i */
 	tl_step *steps;
@@ -1215,6 +1218,8 @@ walk_array(jctx *c, size_t i)
 				return SIZE_MAX;
 			}
 			ev.ordinal = c->events++;
+			if (c->pass == 2 && ev.ordinal % TL_EVIDX_STEP == 0)
+				VEC_PUSH(c->evidx, c->nevidx, c->evidxcap, (uint64_t)i);
 			deliver(c, &ev);
 			i = ev.end;
 			give_back(c, i);
@@ -2258,6 +2263,7 @@ ctx_free(jctx *c)
 		else
 			free((void *)c->b);
 	}
+	free(c->evidx);
 	for (size_t i = 0; i < c->nthreads; i++)
 		free(c->threads[i].open);
 	free(c->threads);
@@ -2353,6 +2359,10 @@ trace_json_load(const tl_source *src, tl_rank *r)
 	c.s_record_function = strpool_intern_cstr(r->pool, "record_function");
 	walk(&c, 2, slice_event);
 	unpaired_report(&c);
+	if (c.nevidx > 0 && r->nsources > 0) { /* (the loader's source is r's last) */
+		rank_set_evindex(r, r->nsources - 1, c.evidx, c.nevidx);
+		c.evidx = NULL;
+	}
 	if (c.shrank)
 		msg_warn(src->path, "the file shrank while tl was reading it (truncated or rewritten by "
 				    "another program); keeping the %" PRIu64 " slices read before",
@@ -2439,4 +2449,104 @@ trace_json_overlap_lengths(const char *path, int64_t ns[4])
 	ctx_free(&c);
 	rank_free(r);
 	return found ? 0 : -1;
+}
+
+/* ---- one event again, for the detail pane ---------------------------------------------------- */
+
+typedef struct args_req {
+	uint64_t want; /* ordinal within the window */
+	load_arg_fn fn;
+	void *ctx;
+	int fields; /* -1 until found */
+} args_req;
+
+static void
+emit_value(args_req *q, const char *key, const cJSON *v)
+{
+	if (cJSON_IsString(v)) {
+		q->fn(q->ctx, key, v->valuestring);
+	} else {
+		char *t = cJSON_PrintUnformatted(v);
+		if (t == NULL)
+			return;
+		if (strlen(t) > 1024)
+			strcpy(t + 1020, "...");
+		q->fn(q->ctx, key, t);
+		free(t);
+	}
+	q->fields++;
+}
+
+static void
+args_event(jctx *c, const jevent *ev)
+{
+	args_req *q = c->req;
+	if (ev->ordinal != q->want || q->fields >= 0)
+		return;
+	q->fields = 0;
+	cJSON *j = cJSON_ParseWithLength((const char *)c->b + ev->start, ev->end - ev->start);
+	if (j == NULL) {
+		q->fn(q->ctx, "arguments", "the event is not valid JSON");
+		return;
+	}
+	static const char *const top[] = {"name", "cat", "ph", "ts", "dur", "pid", "tid", "id"};
+	for (size_t k = 0; k < sizeof top / sizeof *top; k++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, top[k]);
+		if (v != NULL)
+			emit_value(q, top[k], v);
+	}
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "args"), *m;
+	if (cJSON_IsObject(a))
+		cJSON_ArrayForEach(m, a)
+			if (m->string != NULL)
+				emit_value(q, m->string, m);
+	cJSON_Delete(j);
+}
+
+int
+trace_json_event_args(const char *path, const tl_evindex *ix, uint64_t ordinal, load_arg_fn fn,
+    void *ctx)
+{
+	if (ix == NULL || ordinal / TL_EVIDX_STEP >= ix->n) {
+		fn(ctx, "arguments", "not indexed: the event cannot be found again");
+		return -1;
+	}
+	uint64_t off = ix->off[ordinal / TL_EVIDX_STEP];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fn(ctx, "arguments", strerror(errno));
+		return -1;
+	}
+	args_req q = {ordinal % TL_EVIDX_STEP, fn, ctx, -1};
+	/* "[" and the file from the indexed event on, in windows that grow until the event is
+	 * in one (events are a few hundred bytes; a window ends mid-event quietly) */
+	for (size_t win = (size_t)1 << 20; q.fields < 0 && win <= ((size_t)256 << 20); win *= 4) {
+		unsigned char *buf = xmalloc(win + 1);
+		buf[0] = '[';
+		size_t got = 0;
+		while (got < win) {
+			ssize_t k = pread(fd, buf + 1 + got, win - got, (off_t)(off + got));
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+		jctx c;
+		ctx_init(&c, path, NULL);
+		c.b = buf;
+		c.n = got + 1;
+		c.pass = 3; /* no problems counted, no index */
+		c.quiet = 1;
+		c.fn = args_event;
+		c.req = &q;
+		walk_array(&c, 0);
+		ctx_free(&c); /* frees buf */
+		if (got < win)
+			break; /* the end of the file: it is not there */
+	}
+	close(fd);
+	if (q.fields < 0)
+		fn(ctx, "arguments", "not found again: the file changed since tl loaded it?");
+	return q.fields;
 }

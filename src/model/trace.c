@@ -61,6 +61,9 @@ rank_free(tl_rank *r)
 	free(r->src_t1);
 	free(r->role);
 	free(r->fwdbwd);
+	for (size_t i = 0; i < r->nevidx; i++)
+		free(r->src_evidx[i].off);
+	free(r->src_evidx);
 	strpool_free(r->pool);
 	free(r);
 }
@@ -286,6 +289,18 @@ rank_add_fwdbwd(tl_rank *r, int64_t fs, int64_t fe, int64_t bs, int64_t be)
 {
 	tl_fwdbwd x = {fs, fe, bs, be};
 	VEC_PUSH(r->fwdbwd, r->nfwdbwd, r->fbcap, x);
+}
+
+void
+rank_set_evindex(tl_rank *r, size_t src, uint64_t *off, size_t n)
+{
+	if (src >= r->nevidx) {
+		r->src_evidx = xreallocarray(r->src_evidx, src + 1, sizeof *r->src_evidx);
+		memset(r->src_evidx + r->nevidx, 0, (src + 1 - r->nevidx) * sizeof *r->src_evidx);
+		r->nevidx = src + 1;
+	}
+	free(r->src_evidx[src].off);
+	r->src_evidx[src] = (tl_evindex){off, n};
 }
 
 void

@@ -74,6 +74,15 @@ typedef struct tl_fwdbwd {
 	int64_t fwd_start, fwd_end, bwd_start, bwd_end;
 } tl_fwdbwd;
 
+/* A JSON source's event index: the byte offset of every TL_EVIDX_STEP-th event of its event
+ * array (by ordinal, which its slices carry as arg), so that the detail pane finds one event
+ * again by reading a little of the file, not all of it. */
+#define TL_EVIDX_STEP 1024
+typedef struct tl_evindex {
+	uint64_t *off;
+	size_t n;
+} tl_evindex;
+
 typedef struct tl_rank {
 	int rank;
 	tl_strpool *pool; /* owns every string of this rank */
@@ -92,6 +101,8 @@ typedef struct tl_rank {
 	tl_fwdbwd *fwdbwd;    /* by forward start once the rank is finished */
 	size_t nfwdbwd, fbcap;
 	int fwdbwd_read;      /* load_fwdbwd has run (it reads on demand, once) */
+	tl_evindex *src_evidx; /* per source (nevidx of them; JSON sources only), or NULL */
+	size_t nevidx;
 } tl_rank;
 
 typedef struct tl_trace {
@@ -112,6 +123,8 @@ void track_push_step(tl_track *, int64_t start, int64_t end, uint32_t name, uint
 /* A forward/backward operator pair; the caller checks that the times are within TL_TIME_*. */
 void rank_add_fwdbwd(tl_rank *, int64_t fwd_start, int64_t fwd_end, int64_t bwd_start,
     int64_t bwd_end);
+/* Gives source src (an index into r->sources) its event index; r owns off from now on. */
+void rank_set_evindex(tl_rank *, size_t src, uint64_t *off, size_t n);
 /* Sorts the pairs by forward start (rank_finish does; for pairs added later). */
 void rank_sort_fwdbwd(tl_rank *);
 /* Sorts every track, splits overlapping slices into depth levels (nothing is dropped), orders

@@ -2,6 +2,7 @@
  * search and lazily read slice arguments. */
 #include "config.h"
 #include "analysis/lanes.h"
+#include "load/load.h"
 #include "load/profdb.h"
 #include "query/query.h"
 #include "util/xalloc.h"
@@ -393,11 +394,18 @@ tlq_slice_args(const tl_rank *r, const tl_track *t, size_t idx, tlq_arg_fn fn, v
 	if (idx >= t->n || t->source >= r->nsources)
 		return 0;
 	const tl_source *src = r->sources[t->source];
-	if (src->kind != TL_SRC_TORCH_DB && src->kind != TL_SRC_MSPROF_DB &&
+	int json = src->kind == TL_SRC_TRACE_VIEW || src->kind == TL_SRC_KINETO;
+	if (!json && src->kind != TL_SRC_TORCH_DB && src->kind != TL_SRC_MSPROF_DB &&
 	    src->kind != TL_SRC_MINDSPORE_DB)
 		return 0;
+	/* a JSON slice's arg is its event's ordinal (the step lane's is a step index) */
+	if (json && (t->kind == TL_LANE_STEP || t->kind == TL_LANE_STAGE ||
+	             t->kind == TL_LANE_OVERLAP || t->v[idx].arg == UINT32_MAX))
+		return 0;
 	const char *sql = NULL, *info = NULL;
-	switch (t->kind) {
+	switch (json ? TL_LANE__COUNT : t->kind) {
+	case TL_LANE__COUNT:
+		break;
 	case TL_LANE_COMPUTE:
 		info = "SELECT * FROM COMPUTE_TASK_INFO WHERE globalTaskId = ? LIMIT 1";
 		sql = "SELECT * FROM TASK WHERE rowid = ?";
@@ -444,6 +452,10 @@ tlq_slice_args(const tl_rank *r, const tl_track *t, size_t idx, tlq_arg_fn fn, v
 		fn(ctx, "arguments", err);
 		return -1;
 	}
+	if (json)
+		return trace_json_event_args(
+		    src->path, t->source < r->nevidx ? &r->src_evidx[t->source] : NULL,
+		    t->v[idx].arg, fn, ctx);
 	tl_profdb pdb;
 	if (profdb_open(&pdb, src->path, err, sizeof err) != 0) {
 		char m[600];

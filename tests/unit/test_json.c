@@ -257,6 +257,60 @@ test_begin_end(void)
 	free(p);
 }
 
+/* The detail pane's arguments of a JSON slice: its event is found again through the event
+ * index (every 1024th event's offset) and read from the file, whatever its place in it. */
+static void
+arg_collect(void *ctx, const char *key, const char *value)
+{
+	char *out = ctx;
+	size_t n = strlen(out);
+	snprintf(out + n, 4096 - n, "%s=%s;", key, value);
+}
+
+static void
+test_json_args(void)
+{
+	char *dir = tmp_path("args_trace");
+	mkdir(dir, 0700);
+	char *p = xasprintf("%s/kineto_rank-0.json", dir);
+	FILE *f = fopen(p, "w");
+	fputs("{\"traceEvents\": [\n", f);
+	for (int i = 0; i < 3000; i++)
+		fprintf(f,
+		    "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0, "
+		    "\"tid\": 7, \"ts\": %d, \"dur\": 1, \"args\": {\"i\": %d, \"shape\": "
+		    "\"[%d, 4]\", \"grid\": [1, 2]}}\n",
+		    i ? "," : "", i, 10 * i, i, i);
+	fputs("]}\n", f);
+	fclose(f);
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	int rc = load_trace(p, &lo, &tr);
+	CHECK(rc == 0 && tr.nranks == 1, "3000 kernels load");
+	const tl_track *t = NULL;
+	for (size_t i = 0; rc == 0 && i < tr.ranks[0]->ntracks; i++)
+		if (tr.ranks[0]->tracks[i]->kind == TL_LANE_COMPUTE)
+			t = tr.ranks[0]->tracks[i];
+	int ok = 0;
+	static const int probe[] = {0, 1023, 1024, 2500, 2999};
+	for (size_t k = 0; t && t->n == 3000 && k < sizeof probe / sizeof *probe; k++) {
+		char got[4096] = "", want[256];
+		int nf = tlq_slice_args(tr.ranks[0], t, (size_t)probe[k], arg_collect, got);
+		snprintf(want, sizeof want,
+		    "name=k%d;cat=kernel;ph=X;ts=%d;dur=1;pid=0;tid=7;i=%d;shape=[%d, 4];grid=[1,2];",
+		    probe[k], 10 * probe[k], probe[k], probe[k]);
+		if (nf == 10 && strcmp(got, want) == 0)
+			ok++;
+		else
+			printf("# slice %d: %d fields: %s\n", probe[k], nf, got);
+	}
+	CHECK(ok == 5, "a JSON slice's event fields and args, read again from the file (5 of 5)");
+	if (rc == 0)
+		trace_free(&tr);
+	free(p);
+	free(dir);
+}
+
 /* Flow ids beyond 2^64 stay strings: two launches whose ids differ in the last digit put their
  * kernels into different steps (launch-time attribution, as the DB's connectionId join). */
 static void
@@ -929,6 +983,7 @@ main(void)
 	test_ascend_text_sample();
 	test_kineto_samples();
 	test_begin_end();
+	test_json_args();
 	test_db_vs_json();
 	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return test_done();
