@@ -90,5 +90,13 @@ fuzz_exercise_rank(struct tl_rank *r, const void *src)
 			tlq_slice_args(r, r->tracks[i], k, arg_sink, &n);
 	tl_overlap o;
 	tlq_overlap(r, r->t_min, r->t_max, &o);
+	/* the pipeline as --pp 2 asks for it: a DB's forward/backward operator pairs are read,
+	 * and blocks built from them */
+	tl_rl_opts ro = {.pp = 2};
+	tl_rl *rl = tlq_rl_open(&tr, &ro);
+	if (rl != NULL) {
+		tlq_pipeline(rl);
+		tlq_rl_close(rl);
+	}
 	trace_free(&tr); /* frees r */
 }

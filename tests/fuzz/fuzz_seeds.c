@@ -49,7 +49,9 @@ static const char *const read_tables[] = {"META_DATA",
                                           "TASK",
                                           "COMMUNICATION_OP",
                                           "RANK_DEVICE_MAP",
-                                          "ENUM_API_TYPE"};
+                                          "ENUM_API_TYPE",
+                                          "PYTORCH_API",
+                                          "CONNECTION_IDS"};
 
 static int
 is_read_table(const char *n)
@@ -299,6 +301,23 @@ main(int argc, char **argv)
 		each_file(gdir, ".db", seed_one, &c);
 		/* the same profile as trace_view.json, from the cut-down DB */
 		char *db = xasprintf("%s/gen-0.db", dbdir), *js = xasprintf("%s/gen.json", jsondir);
+		if (gen_json_from_db(db, js) == 0)
+			nseeds++;
+		free(db);
+		free(js);
+	}
+	if (system(rm) != 0)
+		fprintf(stderr, "fuzz_seeds: %s failed\n", rm);
+	/* a pipeline-parallel one marked by forward/backward operator pairs (two stages) */
+	o.nranks = 2;
+	o.nsteps = 1;
+	o.pp = 2;
+	o.pp_microbatches = 2;
+	o.pp_op_pairs = 1;
+	if (gen_profile(&o, gdir, NULL) == 0) {
+		seed_ctx c = {dbdir, "gen-pp", 0, 0};
+		each_file(gdir, ".db", seed_one, &c);
+		char *db = xasprintf("%s/gen-pp-0.db", dbdir), *js = xasprintf("%s/gen-pp.json", jsondir);
 		if (gen_json_from_db(db, js) == 0)
 			nseeds++;
 		free(db);
