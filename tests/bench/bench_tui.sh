@@ -41,7 +41,7 @@ stats="$OUT/tui-stats.txt"
 TERM=xterm-256color LC_ALL=C.UTF-8 NO_COLOR= XDG_CONFIG_HOME=/nonexistent \
 	"$TL_BIN" view "$PROFILE" --script "$script" --size 200x50 --stats "$stats"
 
-awk '
+awk -v profile="$PROFILE" '
 function pct(arr, n, p,   i, j, t, k) {
 	for (i = 2; i <= n; i++) { t = arr[i]; for (j = i - 1; j >= 1 && arr[j] > t; j--) arr[j + 1] = arr[j]; arr[j + 1] = t }
 	k = int(p * n + 0.999999); if (k < 1) k = 1; if (k > n) k = n
@@ -55,7 +55,7 @@ $1 == "frame" && $2 > 0 {
 }
 END {
 	for (i = 1; i <= n; i++) { c2[i] = cpu[i]; b2[i] = b[i] }
-	printf "== tl view: %d keys on %s at 200x50 (TERM=xterm-256color)\n", n, FILENAME
+	printf "== tl view: %d keys on %s at 200x50 (TERM=xterm-256color)\n", n, profile
 	printf "time to first frame (load + lanes + draw): %8.1f ms\n", ff
 	printf "CPU per frame, median:                     %8.3f ms\n", pct(c2, n, 0.50)
 	printf "CPU per frame, p99:                        %8.3f ms   (bar: <= 16 ms; max %.1f ms on %s)\n", pct(cpu, n, 0.99), mx, mxa
