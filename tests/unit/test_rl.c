@@ -843,6 +843,73 @@ test_pp_ops_unsaid(void)
 	gen_truth_free(&t2);
 }
 
+/* Interleaved 1F1B (Megatron's virtual pipeline: two model chunks per stage, 2 stages, 4
+ * micro-batches) marked only by operator pairs. In order of forward start the forward of chunk 1
+ * of micro-batch 0 follows chunk 0 of micro-batch 1 while its backward runs earlier: the
+ * forward-order pass alone would merge the two; the backward-order pass separates them. Each
+ * block is three layers' operators; blocks are numbered by forward order within the step. */
+static void
+test_pp_ops_interleaved(void)
+{
+	/* stage 0's order: 4 warm-up forwards, 1F1B, 4 cool-down backwards; (chunk, micro-batch) */
+	static const struct {
+		char kind;
+		int chunk, mb;
+	} sched[16] = {{'F', 0, 0}, {'F', 0, 1}, {'F', 1, 0}, {'F', 1, 1}, {'F', 0, 2}, {'B', 1, 0},
+	               {'F', 0, 3}, {'B', 1, 1}, {'F', 1, 2}, {'B', 0, 0}, {'F', 1, 3}, {'B', 0, 1},
+	               {'B', 1, 2}, {'B', 1, 3}, {'B', 0, 2}, {'B', 0, 3}};
+	const int64_t T0 = INT64_C(1700000000000000000), BLK = 10000, OP = 3000;
+	tl_trace tr;
+	trace_init(&tr);
+	tr.ranks = xcalloc(2, sizeof *tr.ranks);
+	for (int rk = 0; rk < 2; rk++) {
+		tl_rank *r = rank_new(rk);
+		tl_step st = {1, T0, T0 + 16 * BLK};
+		size_t base;
+		rank_add_steps(r, &st, 1, &base);
+		int64_t fs[2][4][3], fe[2][4][3];
+		for (int b = 0; b < 16; b++) {
+			int64_t t0 = T0 + b * BLK;
+			for (int j = 0; j < 3; j++) { /* forward: layers 0,1,2; backward: 2,1,0 */
+				int layer = sched[b].kind == 'F' ? j : 2 - j;
+				int64_t s = t0 + j * OP, e = s + OP - 1000;
+				if (sched[b].kind == 'F') {
+					fs[sched[b].chunk][sched[b].mb][layer] = s;
+					fe[sched[b].chunk][sched[b].mb][layer] = e;
+				} else {
+					rank_add_fwdbwd(r, fs[sched[b].chunk][sched[b].mb][layer],
+					                fe[sched[b].chunk][sched[b].mb][layer], s, e);
+				}
+			}
+		}
+		rank_finish(r);
+		tr.ranks[tr.nranks++] = r;
+	}
+	tr.t_min = T0;
+	tr.t_max = T0 + 16 * BLK;
+	tl_stage_rules *R = stage_rules_load(NULL);
+	tl_pipeline P;
+	pipeline_build(&tr, R, NULL, 2, 1, &P);
+	char seq[128] = "";
+	int extents = 0;
+	if (P.nsteps == 1 && P.steps[0].nstages == 2) {
+		const tl_pp_stage *ps = &P.steps[0].stages[0];
+		for (size_t b = 0; b < ps->nblocks; b++) {
+			size_t l = strlen(seq);
+			snprintf(seq + l, sizeof seq - l, "%s%c%d", b ? " " : "", ps->blocks[b].kind,
+			         ps->blocks[b].microbatch);
+			extents += ps->blocks[b].start == T0 + (int64_t)b * BLK &&
+			           ps->blocks[b].end == T0 + (int64_t)b * BLK + 2 * OP + OP - 1000;
+		}
+	}
+	CHECK_STR(seq, "F0 F1 F2 F3 F4 B2 F5 B3 F6 B0 F7 B1 B6 B7 B4 B5",
+	          "interleaved 1F1B: one block per chunk and micro-batch, F and B numbered alike");
+	CHECK_EQ_I64(extents, 16, "each block spans its three operators exactly");
+	pipeline_free(&P);
+	stage_rules_free(R);
+	trace_free(&tr);
+}
+
 static void
 test_pp(void)
 {
@@ -856,6 +923,7 @@ test_pp(void)
 	check_pp(GEN_PP_1F1B, 1, 0, 0, 1, TL_PP_FROM_PARTNERS, "pp-ops-partners");
 	check_pp(GEN_PP_GPIPE, 1, 1, 4, 1, TL_PP_FROM_OPTION, "pp-ops-option");
 	test_pp_ops_unsaid();
+	test_pp_ops_interleaved();
 
 	/* 1F1B shape on stage 0: 3 warm-up forwards, alternation, 3 cool-down backwards */
 	gen_opts o;
