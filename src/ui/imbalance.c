@@ -119,8 +119,10 @@ imb_draw(tl_ui *ui, int x, int y, int w, int h)
 	    sc, x, y, w, SLOT_TITLE,
 	    " DP load imbalance: stage %s, step %s   (%s stage, %s step, %s sort, Enter: timeline, "
 	    "%s: close)",
-	    stage, step_text(im->step, st, sizeof st), keymap_key_hint(&ui->keys, ACT_STAGE_NEXT, k1, sizeof k1),
-	    keymap_key_hint(&ui->keys, ACT_STEP_NEXT, k2, sizeof k2), keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k3, sizeof k3),
+	    stage, step_text(im->step, st, sizeof st),
+	    keymap_key_hint(&ui->keys, ACT_STAGE_NEXT, k1, sizeof k1),
+	    keymap_key_hint(&ui->keys, ACT_STEP_NEXT, k2, sizeof k2),
+	    keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k3, sizeof k3),
 	    keymap_key_hint(&ui->keys, ACT_QUIT, k4, sizeof k4));
 	char sk[32];
 	screen_printf(

@@ -83,11 +83,11 @@ pp_draw(tl_ui *ui, int x, int y, int w, int h)
 	snprintf(sp, sizeof sp, "%.3f ms", (double)(st->end - st->start) / 1e6);
 	screen_printf(
 	    sc, x, y, w, SLOT_TITLE,
-	    " Pipeline: step %s (%zu of %zu), %d PP stages from %s%s, span %s   (%s step, Enter: "
+	    " Pipeline: step %s (%zu of %zu), %d PP stages from %s, span %s   (%s step, Enter: "
 	    "timeline, %s: close)",
-	    stp, s->pp_step + 1, pp->nsteps, pp->npp, pipeline_source_name(pp->source),
-	    pp->ranks_from_ops ? ", blocks from op pairs" : "", sp,
-	    keymap_key_hint(&ui->keys, ACT_STEP_NEXT, k1, sizeof k1), keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
+	    stp, s->pp_step + 1, pp->nsteps, pp->npp, pipeline_source_name(pp->source), sp,
+	    keymap_key_hint(&ui->keys, ACT_STEP_NEXT, k1, sizeof k1),
+	    keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
 	int bw = w - LABEL_W - 1;
 	if (bw < 4)
 		return;
@@ -96,7 +96,12 @@ pp_draw(tl_ui *ui, int x, int y, int w, int h)
 	              "bubble");
 	/* a ruler: the step's span in ms */
 	screen_fill(sc, x0, y + 1, bw, ' ', SLOT_RULER);
-	screen_printf(sc, x0, y + 1, bw, SLOT_RULER, "0 ms");
+	/* where the blocks come from, when not from ranges (the title has no room left) */
+	screen_printf(sc, x0, y + 1, bw, SLOT_RULER, "0 ms%s",
+	              pp->ranks_from_ops == 0 ? ""
+	              : pp->ranks_from_ops == pp->ranks_with_blocks
+	                  ? "   blocks from forward/backward operator pairs"
+	                  : "   some blocks from forward/backward operator pairs");
 	int rl = (int)strlen(sp);
 	if (bw > rl + 6)
 		screen_text(sc, x0 + bw - rl, y + 1, rl, sp, SLOT_RULER);
