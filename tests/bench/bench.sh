@@ -20,22 +20,15 @@ TL_TRACE_SQL=1 "$TL_BIN" summary "$PROFILE" --rank 0 >/dev/null 2>"$OUT/sql.txt"
 grep -v '^tl:' "$OUT/sql.txt" | grep -v '^stats:' >"$OUT/queries.sql"
 DBS=$(find "$PROFILE" -name 'ascend_pytorch_profiler_*.db' | sort)
 
-tl_times=()
-sh_times=()
-for i in $(seq "$RUNS"); do
-	t0=$(now)
-	TL_STATS=1 "$TL_BIN" summary "$PROFILE" >/dev/null 2>"$OUT/stats.txt"
-	t1=$(now)
-	tl_times+=("$(calc "$t1 - $t0")")
-	t0=$(now)
+run_tl() { TL_STATS=1 "$TL_BIN" summary "$PROFILE" >/dev/null 2>"$OUT/stats.txt"; }
+run_shell() {
 	for db in $DBS; do
 		sqlite3 -readonly "$db" <"$OUT/queries.sql" >/dev/null
 	done
-	t1=$(now)
-	sh_times+=("$(calc "$t1 - $t0")")
-done
-tl_med=$(printf '%s\n' "${tl_times[@]}" | median)
-sh_med=$(printf '%s\n' "${sh_times[@]}" | median)
+}
+side_by_side "$RUNS" run_tl run_shell
+sh_med=$base_med
+sh_times=("${base_times[@]}")
 stats=$(grep '^stats:' "$OUT/stats.txt")
 slices=$(echo "$stats" | sed 's/.*slices=\([0-9]*\).*/\1/')
 slice_bytes=$(echo "$stats" | sed 's/.*slice_bytes=\([0-9]*\).*/\1/')

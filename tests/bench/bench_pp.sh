@@ -35,22 +35,15 @@ DBS=$(find "$PROFILE" -name 'ascend_pytorch_profiler_*.db' | sort)
 INSIGHT="SELECT count(*) FROM (SELECT c.connectionId FROM CONNECTION_IDS c JOIN PYTORCH_API p
   ON p.connectionId = c.id WHERE p.type = 50001 GROUP BY c.connectionId HAVING count(*) > 1);"
 
-tl_times=()
-sh_times=()
-for i in $(seq "$RUNS"); do
-	t0=$(now)
-	TL_STATS=1 "$TL_BIN" summary "$PROFILE" >"$OUT/pp-summary.txt" 2>"$OUT/pp-stats.txt"
-	t1=$(now)
-	tl_times+=("$(calc "$t1 - $t0")")
-	t0=$(now)
+run_tl() { TL_STATS=1 "$TL_BIN" summary "$PROFILE" >"$OUT/pp-summary.txt" 2>"$OUT/pp-stats.txt"; }
+run_insight() {
 	for db in $DBS; do
 		echo "$INSIGHT" | sqlite3 -readonly "$db" >/dev/null
 	done
-	t1=$(now)
-	sh_times+=("$(calc "$t1 - $t0")")
-done
-tl_med=$(printf '%s\n' "${tl_times[@]}" | median)
-sh_med=$(printf '%s\n' "${sh_times[@]}" | median)
+}
+side_by_side "$RUNS" run_tl run_insight
+sh_med=$base_med
+sh_times=("${base_times[@]}")
 rss_kb=$(sed -n 's/.*maxrss_kb=\([0-9]*\).*/\1/p' "$OUT/pp-stats.txt")
 head=$(grep '^Pipeline parallelism' "$OUT/pp-summary.txt" || true)
 

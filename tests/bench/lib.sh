@@ -18,3 +18,21 @@ generate_once() {
 	touch "$_profile/.complete"
 	printf 'bench: generated in %.1f s\n' "$(calc "$_t1 - $_t0")"
 }
+# side_by_side RUNS TL_FN BASE_FN: runs the two shell functions alternately RUNS times and sets
+# tl_times / base_times (seconds per run) and tl_med / base_med (their medians).
+side_by_side() {
+	tl_times=()
+	base_times=()
+	for _i in $(seq "$1"); do
+		_t0=$(now)
+		"$2"
+		_t1=$(now)
+		tl_times+=("$(calc "$_t1 - $_t0")")
+		_t0=$(now)
+		"$3"
+		_t1=$(now)
+		base_times+=("$(calc "$_t1 - $_t0")")
+	done
+	tl_med=$(printf '%s\n' "${tl_times[@]}" | median)
+	base_med=$(printf '%s\n' "${base_times[@]}" | median)
+}
