@@ -243,12 +243,7 @@ jump(tl_ui *ui, const tl_imbalance *im, const tl_imb_rank *v)
 			return;
 		}
 	}
-	for (size_t i = 0; i < ui->nlanes; i++)
-		if (ui->lanes[i].type == UL_HEADER && ui->lanes[i].rank == v->rank) {
-			ui->lane = i;
-			ui->top = i;
-			break;
-		}
+	timeline_goto_rank(ui, v->rank);
 	timeline_show_range(ui, v->start, v->end);
 }
 

@@ -177,12 +177,7 @@ pp_jump(tl_ui *ui, const tl_pp_step *st, const tl_pp_stage *ps)
 	ui->panel = NULL;
 	if (ps->shown == SIZE_MAX)
 		return;
-	for (size_t i = 0; i < ui->nlanes; i++)
-		if (ui->lanes[i].type == UL_HEADER && ui->lanes[i].rank == ps->shown) {
-			ui->lane = i;
-			ui->top = i;
-			break;
-		}
+	timeline_goto_rank(ui, ps->shown);
 	timeline_show_range(ui, st->start, st->end);
 	ui_message(ui, 0, "PP stage %d (rank %d): bubble ratio %.1f%% of the step's %.3f ms",
 	           ps->pp_stage, ui->tr->ranks[ps->shown]->rank, ps->bubble_ratio * 100,

@@ -358,6 +358,18 @@ timeline_goto(tl_ui *ui, int64_t t)
 	follow_cursor(ui);
 }
 
+int
+timeline_goto_rank(tl_ui *ui, size_t ri)
+{
+	for (size_t i = 0; i < ui->nlanes; i++)
+		if (ui->lanes[i].type == UL_HEADER && ui->lanes[i].rank == ri) {
+			ui->lane = i;
+			ui->top = i;
+			return 0;
+		}
+	return -1;
+}
+
 static void
 zoom(tl_ui *ui, int in)
 {

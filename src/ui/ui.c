@@ -581,13 +581,9 @@ ui_command(tl_ui *ui, const char *line)
 	if (strcmp(cmd, "rank") == 0) {
 		char *end;
 		long r = strtol(arg, &end, 10);
-		for (size_t i = 0; *arg && *end == '\0' && i < ui->nlanes; i++)
-			if (ui->lanes[i].type == UL_HEADER &&
-			    ui->tr->ranks[ui->lanes[i].rank]->rank == r) {
-				ui->lane = i;
-				ui->top = i;
+		for (size_t ri = 0; *arg && *end == '\0' && ri < ui->tr->nranks; ri++)
+			if (ui->tr->ranks[ri]->rank == r && timeline_goto_rank(ui, ri) == 0)
 				return 0;
-			}
 		ui_message(ui, 1, "rank: no rank '%s' loaded", arg);
 		return -1;
 	}

@@ -168,6 +168,9 @@ void timeline_fit(tl_ui *);
 /* Centres the view on t (zooming out to show [t0,t1) with margins when wider than the view). */
 void timeline_show_range(tl_ui *, int64_t t0, int64_t t1);
 void timeline_goto(tl_ui *, int64_t t);
+/* Puts the header lane of trace rank ri (an index into the trace's ranks) first on screen and
+ * under the cursor. Returns 0, or -1 when no lane shows that rank. */
+int timeline_goto_rank(tl_ui *, size_t ri);
 /* Selects slice idx of track ti of rank ri, makes its lane current and visible. */
 void timeline_select(tl_ui *, size_t ri, size_t ti, size_t idx, int zoom);
 int timeline_search(tl_ui *, const char *pattern);
