@@ -196,26 +196,11 @@ keymap_parse(tl_keymap *km, const char *text, const char *origin, char *err, siz
 {
 	int rc = 0, lineno = 0;
 	const char *p = text;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char *line = xstrndup(p, len);
-		p += len + (nl ? 1 : 0);
+	char *line;
+	while ((line = config_next_line(&p)) != NULL) {
 		lineno++;
 		char *tok[4];
-		int n = 0;
-		char *s = line;
-		while (*s && n < 4) {
-			while (*s == ' ' || *s == '\t' || *s == '\r')
-				s++;
-			if (*s == '\0' || *s == '#') /* '#' as a key is <Hash> */
-				break;
-			tok[n++] = s;
-			while (*s && *s != ' ' && *s != '\t' && *s != '\r')
-				s++;
-			if (*s)
-				*s++ = '\0';
-		}
+		int n = config_words(line, tok, 4, " \t\r"); /* '#' as a key is <Hash> */
 		char problem[160] = "";
 		int key;
 		if (n == 0) {

@@ -149,18 +149,30 @@ parse_attr(const char *s, uint16_t *attr)
 
 #define MAXTOK 12
 
-static int
-tokenize(char *line, char **tok)
+char *
+config_next_line(const char **p)
+{
+	if (**p == '\0')
+		return NULL;
+	const char *nl = strchr(*p, '\n');
+	size_t len = nl ? (size_t)(nl - *p) : strlen(*p);
+	char *line = xstrndup(*p, len);
+	*p += len + (nl ? 1 : 0);
+	return line;
+}
+
+int
+config_words(char *line, char **tok, int max, const char *seps)
 {
 	int n = 0;
 	char *p = line;
-	while (*p && n < MAXTOK) {
-		while (*p == ' ' || *p == '\t')
+	while (*p && n < max) {
+		while (*p && strchr(seps, *p) != NULL)
 			p++;
 		if (*p == '\0' || *p == '#')
 			break;
 		tok[n++] = p;
-		while (*p && *p != ' ' && *p != '\t')
+		while (*p && strchr(seps, *p) == NULL)
 			p++;
 		if (*p)
 			*p++ = '\0';
@@ -173,17 +185,14 @@ theme_parse(tl_theme *t, const char *text, const char *origin, char *err, size_t
 {
 	int rc = 0, lineno = 0;
 	const char *p = text;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char *line = xstrndup(p, len);
-		p += len + (nl ? 1 : 0);
+	char *line;
+	while ((line = config_next_line(&p)) != NULL) {
 		lineno++;
 		size_t l = strlen(line);
 		if (l && line[l - 1] == '\r')
 			line[l - 1] = '\0';
 		char *tok[MAXTOK];
-		int n = tokenize(line, tok);
+		int n = config_words(line, tok, MAXTOK, " \t");
 		const char *problem = NULL;
 		char pbuf[160];
 		if (n == 0) {

@@ -91,6 +91,12 @@ int theme_load(tl_theme *, const char *name, char *err, size_t errlen);
 /* Finds the user's or the built-in file NAME.EXT; returns its text (malloc'd) or NULL, and a
  * description of where it came from in origin. Shared with the keymap loader. */
 char *config_file_read(const char *name, const char *ext, char *origin, size_t originlen);
+/* The next line of config text at *p (malloc'd, without its newline; *p moves past it), or
+ * NULL at the end of the text. Shared with the keymap parser. */
+char *config_next_line(const char **p);
+/* Splits line in place into at most max words separated by any of the characters of seps; a
+ * word starting with '#' starts a comment, which ends the line. Returns the number of words. */
+int config_words(char *line, char **tok, int max, const char *seps);
 /* The user's own default.EXT (in the config folder) when there is one, as config_file_read. */
 char *config_user_default(const char *ext, char *origin, size_t originlen);
 
