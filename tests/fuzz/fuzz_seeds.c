@@ -261,6 +261,33 @@ seed_one(const char *path, void *arg)
 	free(dst);
 }
 
+/* A generated profile (written under out/gen, removed after) gives its cut-down DBs as seeds
+ * PREFIX-N.db, and its rank 0 DB converted to trace_view.json as PREFIX.json. */
+static void
+seed_generated(const gen_opts *o, const char *out, const char *prefix, const char *dbdir,
+               const char *jsondir)
+{
+	char *gdir = xasprintf("%s/gen", out);
+	char *rm = xasprintf("rm -rf '%s'", gdir);
+	if (system(rm) != 0)
+		fprintf(stderr, "fuzz_seeds: %s failed\n", rm);
+	if (gen_profile(o, gdir, NULL) == 0) {
+		seed_ctx c = {dbdir, prefix, 0, 0};
+		each_file(gdir, ".db", seed_one, &c);
+		/* the same profile as trace_view.json, from the cut-down DB */
+		char *db = xasprintf("%s/%s-0.db", dbdir, prefix);
+		char *js = xasprintf("%s/%s.json", jsondir, prefix);
+		if (gen_json_from_db(db, js) == 0)
+			nseeds++;
+		free(db);
+		free(js);
+	}
+	if (system(rm) != 0)
+		fprintf(stderr, "fuzz_seeds: %s failed\n", rm);
+	free(rm);
+	free(gdir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -286,47 +313,20 @@ main(int argc, char **argv)
 	free(p);
 
 	/* a generated GRPO profile, one rank, two steps */
-	char *gdir = xasprintf("%s/gen", out);
 	gen_opts o;
 	gen_opts_default(&o);
 	o.nranks = 1;
 	o.tasks_per_rank = 120;
 	o.slow_rank = -1;
 	o.threads = 1;
-	char *rm = xasprintf("rm -rf '%s'", gdir);
-	if (system(rm) != 0)
-		fprintf(stderr, "fuzz_seeds: %s failed\n", rm);
-	if (gen_profile(&o, gdir, NULL) == 0) {
-		seed_ctx c = {dbdir, "gen", 0, 0};
-		each_file(gdir, ".db", seed_one, &c);
-		/* the same profile as trace_view.json, from the cut-down DB */
-		char *db = xasprintf("%s/gen-0.db", dbdir), *js = xasprintf("%s/gen.json", jsondir);
-		if (gen_json_from_db(db, js) == 0)
-			nseeds++;
-		free(db);
-		free(js);
-	}
-	if (system(rm) != 0)
-		fprintf(stderr, "fuzz_seeds: %s failed\n", rm);
+	seed_generated(&o, out, "gen", dbdir, jsondir);
 	/* a pipeline-parallel one marked by forward/backward operator pairs (two stages) */
 	o.nranks = 2;
 	o.nsteps = 1;
 	o.pp = 2;
 	o.pp_microbatches = 2;
 	o.pp_op_pairs = 1;
-	if (gen_profile(&o, gdir, NULL) == 0) {
-		seed_ctx c = {dbdir, "gen-pp", 0, 0};
-		each_file(gdir, ".db", seed_one, &c);
-		char *db = xasprintf("%s/gen-pp-0.db", dbdir), *js = xasprintf("%s/gen-pp.json", jsondir);
-		if (gen_json_from_db(db, js) == 0)
-			nseeds++;
-		free(db);
-		free(js);
-	}
-	if (system(rm) != 0)
-		fprintf(stderr, "fuzz_seeds: %s failed\n", rm);
-	free(rm);
-	free(gdir);
+	seed_generated(&o, out, "gen-pp", dbdir, jsondir);
 
 	/* the real samples, cut down */
 	if (argc >= 3) {
