@@ -32,6 +32,12 @@ typedef struct gen_opts {
 	                          * torch operators autograd links (PYTORCH_API rows sharing a
 	                          * CONNECTION_IDS connectionId), as a capture without pp_chart's
 	                          * patch has them */
+	int pp_device_ranges;    /* the forward/backward ranges carry a stream, as pp_chart's patch
+	                          * writes them (range_start(msg, current_stream())): each is an
+	                          * MSTX_EVENTS row for the host call -- a few us long and early, the
+	                          * host running ahead of the device -- and a MsTx TASK row with the
+	                          * same connectionId spanning the block on the device; messages carry
+	                          * 'current_microbatch'. The truth's blocks are the device ranges. */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };
