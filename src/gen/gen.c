@@ -1533,6 +1533,16 @@ pp_distributed_args(const gen_plan *P, int rank)
 	                 P->o.pp, P->pp_dp, rank, P->nranks);
 }
 
+/* The strings of ranges that carry a stream: the marker's task type and the queued ops that
+ * carry the calls to the task-queue thread. */
+static void
+w_mstx_strings(gen_writer *w)
+{
+	w_pair(w, w->q[Q_STR], PPS_MSTX_TYPE, NULL, "MsTx");
+	w_pair(w, w->q[Q_STR], PPS_MSTX_START_OP, NULL, "mstx_range_start_op");
+	w_pair(w, w->q[Q_STR], PPS_MSTX_END_OP, NULL, "mstx_range_end_op");
+}
+
 static void
 w_pp_strings(gen_writer *w)
 {
@@ -1553,9 +1563,7 @@ w_pp_strings(gen_writer *w)
 				w_pair(w, w->q[Q_STR], PPS_MB + b * 1000 + m, NULL, msg);
 				free(msg);
 			}
-		w_pair(w, w->q[Q_STR], PPS_MSTX_TYPE, NULL, "MsTx");
-		w_pair(w, w->q[Q_STR], PPS_MSTX_START_OP, NULL, "mstx_range_start_op");
-		w_pair(w, w->q[Q_STR], PPS_MSTX_END_OP, NULL, "mstx_range_end_op");
+		w_mstx_strings(w);
 	} else {
 		w_pair(w, w->q[Q_STR], PPS_FWD, NULL, "{'name': 'forward_step'}");
 		w_pair(w, w->q[Q_STR], PPS_BWD, NULL, "{'name': 'backward_step'}");
@@ -1648,29 +1656,53 @@ w_pp_ops(gen_writer *w, const pp_item *it)
 	}
 }
 
-/* A forward or backward range that carries a stream, as torch_npu writes it (spec
- * ascend-format §3.2-3.3): the Python thread's queued ops mstx_range_start_op /
- * mstx_range_end_op (PYTORCH_API, linked through CONNECTION_IDS to the range's connectionId),
- * the task-queue thread's MSTX_EVENTS row from the start call to the end call around the
- * block's launches, connectionId = mark id + 4000000001, and the device marker pair as msprof
- * stores it: one MsTx TASK row on the stream from the begin marker to the end marker, which run
- * right before the block's first kernel and right after its last -- the block. */
-#define PP_LAUNCH_GAP (3 * US) /* between the block's launches when the host runs ahead */
+/* A range that carries a stream, as torch_npu writes it (spec ascend-format §3.2-3.3): the
+ * Python thread's queued ops mstx_range_start_op / mstx_range_end_op (PYTORCH_API, linked
+ * through CONNECTION_IDS to the range's connectionId) just before the task-queue thread runs
+ * them, that thread's MSTX_EVENTS row from the start call to the end call, [hs, he],
+ * connectionId = mark id + 4000000001, and the device marker pair as msprof stores it: one MsTx
+ * TASK row on the stream from the begin marker to the end marker, [ds, de]. */
 #define MSTX_CONN_BASE 4000000001LL
+static void
+w_mstx_device(gen_writer *w, int64_t hs, int64_t he, int64_t ds, int64_t de, int msg)
+{
+	int64_t conn = w->next_mark++ + MSTX_CONN_BASE;
+	w_torch_op(w, hs - 6 * US, hs - 5 * US, w->gtid_main, PPS_MSTX_START_OP, -1, 0, conn);
+	w_torch_op(w, he - 4 * US, he - 3 * US, w->gtid_main, PPS_MSTX_END_OP, -1, 0, conn);
+	int64_t v[10] = {hs,  he,         MSTX_RANGE, INVALID_U32, INVALID_U32,
+	                 msg, w->gtid_dq, w->gtid_dq, S_DEFAULT,   conn};
+	w_row(w, Q_MSTX, v, 10);
+	w_task(w, ds, de, conn, PPS_MSTX_TYPE, INVALID_U32, STREAM_A, w_taskid(w, STREAM_A));
+}
+
+/* A forward or backward range given a stream: the host calls around the block's launches,
+ * the markers right before its first kernel and right after its last -- the block. */
+#define PP_LAUNCH_GAP (3 * US) /* between the block's launches when the host runs ahead */
 static void
 w_pp_device_range(gen_writer *w, const pp_item *it, int64_t first_launch)
 {
-	int64_t conn = w->next_mark++ + MSTX_CONN_BASE;
-	int64_t hs = first_launch - 2 * US;
-	int64_t he = first_launch + (PP_NK - 1) * PP_LAUNCH_GAP + 3 * US;
-	int msg = PPS_MB + (it->kind == 'B') * 1000 + it->mb;
-	w_torch_op(w, hs - 6 * US, hs - 5 * US, w->gtid_main, PPS_MSTX_START_OP, -1, 0, conn);
-	w_torch_op(w, hs - 4 * US, hs - 3 * US, w->gtid_main, PPS_MSTX_END_OP, -1, 0, conn);
-	int64_t v[10] = {hs,  he,           MSTX_RANGE,   INVALID_U32, INVALID_U32,
-	                 msg, w->gtid_dq,   w->gtid_dq,   S_DEFAULT,   conn};
-	w_row(w, Q_MSTX, v, 10);
-	w_task(w, it->start, it->end, conn, PPS_MSTX_TYPE, INVALID_U32, STREAM_A,
-	       w_taskid(w, STREAM_A));
+	w_mstx_device(w, first_launch - 2 * US, first_launch + (PP_NK - 1) * PP_LAUNCH_GAP + 3 * US,
+	              it->start, it->end, PPS_MB + (it->kind == 'B') * 1000 + it->mb);
+}
+
+/* gen_opts.stage_device_ranges: when the host made a stage range's end call. The host does
+ * not wait for the device inside a stage, so that is right after its last launch (each
+ * launch of a block is at most LEAD before the block's end and lasts under 3 us); rollout's
+ * decode steps do wait (their ranges end DEC_POST after their device work), so its range
+ * ends just before the device part does. */
+static int64_t
+stage_host_end(const gen_plan *P, int rank, const gen_stage_truth *st)
+{
+	if (st->stage == ST_ROLLOUT)
+		return st->end_ns - 2 * US;
+	const gen_rank *rk = &P->rk[rank];
+	int64_t he = st->start_ns + 3 * US;
+	for (size_t i = 0; i < rk->nblk; i++) {
+		const gen_blk *b = &rk->blk[i];
+		if (b->step + 1 == st->step && b->stage == st->stage && b->end - LEAD + 3 * US > he)
+			he = b->end - LEAD + 3 * US;
+	}
+	return he < st->end_ns ? he : st->end_ns;
 }
 
 /* A forward or backward step: PP_NK kernels filling the block, and the host range around them
@@ -1970,6 +2002,8 @@ w_header_rows(gen_writer *w)
 	free(gi);
 	if (P->o.pp > 0)
 		w_pp_strings(w);
+	else if (P->o.stage_device_ranges && !P->o.no_stage_ranges)
+		w_mstx_strings(w);
 
 	char *sql = xasprintf("INSERT INTO RANK_DEVICE_MAP VALUES (%d,%d);"
 	                      "INSERT INTO NPU_INFO VALUES (%d,'Ascend910B');"
@@ -2057,7 +2091,12 @@ rank_write(gen_plan *P, int rank)
 	w_pp(&w);
 	for (size_t i = 0; i < P->tr.nstages; i++) {
 		const gen_stage_truth *st = &P->tr.stages[i];
-		if (st->rank == rank && !P->o.no_stage_ranges)
+		if (st->rank != rank || P->o.no_stage_ranges)
+			continue;
+		if (P->o.stage_device_ranges)
+			w_mstx_device(&w, st->start_ns, stage_host_end(P, rank, st), st->start_ns,
+			              st->end_ns, S_R_ROLLOUT + st->stage);
+		else
 			w_mstx(&w, st->start_ns, st->end_ns, S_R_ROLLOUT + st->stage);
 	}
 	w_flush(&w);
