@@ -777,8 +777,33 @@ check_pp_as(int sched, int no_meta, int no_p2p, int opt_pp, int op_pairs, int de
 		      "(micro-batch N)' (%zu of %zu)",
 		      name, dev_ok, t.npp_blocks);
 	}
-	tl_rl_opts ro = {.pp = opt_pp};
+	tl_rl_opts ro = {.pp = opt_pp, .bubbles_per_rank = 1000};
 	tl_rl *rl = tlq_rl_open(&tr, &ro);
+	if (device) {
+		/* the idle gaps between a block's kernels lie inside its device part (and after its
+		 * host part ended): the device was inside that range and had nothing to run */
+		const tl_rl_bubble *bv;
+		size_t nb = tlq_rl_bubbles(rl, &bv), inside = 0, named = 0;
+		for (size_t q = 0; q < t.npp_blocks; q++) {
+			const gen_pp_block_truth *g = &t.pp_blocks[q];
+			char want[64];
+			snprintf(want, sizeof want, "inside %s_step (micro-batch %d),",
+			         g->kind == 'F' ? "forward" : "backward", g->microbatch);
+			size_t hit = 0;
+			for (size_t k = 0; k < nb; k++)
+				if (tr.ranks[bv[k].rank]->rank == g->rank && bv[k].start >= g->start_ns &&
+				    bv[k].end <= g->end_ns) {
+					hit++;
+					named += bv[k].reason == TL_BUBBLE_LAUNCH_GAP &&
+					         strstr(bv[k].detail, want) != NULL;
+				}
+			inside += hit > 0;
+		}
+		CHECK(inside == t.npp_blocks && named >= t.npp_blocks,
+		      "%s: the gaps inside each block are launch gaps inside its range, named with "
+		      "its micro-batch (%zu blocks, %zu gaps)",
+		      name, inside, named);
+	}
 	const tl_pipeline *p = tlq_pipeline(rl);
 	CHECK(p->source == want_src, "%s: PP stages from %s (got %s)", name,
 	      pipeline_source_name(want_src), pipeline_source_name(p->source));
