@@ -52,8 +52,9 @@ bubble_reason(const tl_rank *r, int64_t s, int64_t e, char *detail, size_t len)
 	int64_t wait_longest = -1;
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *t = r->tracks[i];
-		if (t->kind != TL_LANE_OTHER && t->kind != TL_LANE_MSTX_DEV &&
-		    t->kind != TL_LANE_COMM_TASK && t->kind != TL_LANE_MEMCPY)
+		/* (device MSTX slices are markers of ranges, not work: step 2 reads them) */
+		if (t->kind != TL_LANE_OTHER && t->kind != TL_LANE_COMM_TASK &&
+		    t->kind != TL_LANE_MEMCPY)
 			continue;
 		size_t k = track_first_ending_after(t, s), seen = 0;
 		for (; k < t->n && t->v[k].start < e && seen < SCAN_MAX; k++, seen++) {
@@ -99,19 +100,24 @@ bubble_reason(const tl_rank *r, int64_t s, int64_t e, char *detail, size_t len)
 		snprintf(extra, sizeof extra, "; %zu other device task%s ran (%.24s)", others,
 		         others == 1 ? "" : "s", other_name);
 
-	/* 2. the innermost host range that spans the whole gap */
+	/* 2. the innermost range that spans the whole gap: a host range, or the device part of
+	 * one that carried a stream (its host part, a launch of microseconds, is not read) */
 	const char *host = NULL;
 	int64_t hlen = INT64_MAX;
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *t = r->tracks[i];
-		if (t->kind != TL_LANE_MSTX) /* host API lanes exist for JSON inputs only: the
-		                                same profile must get the same answer from a DB */
+		if (t->kind != TL_LANE_MSTX &&
+		    t->kind !=
+		        TL_LANE_MSTX_DEV) /* host API lanes exist for JSON inputs only: the
+		                             same profile must get the same answer from a DB */
 			continue;
 		size_t k =
 		    track_first_starting_at(t, s + 1); /* the last slice starting at or before s */
 		if (k == 0)
 			continue;
 		const tl_slice *sl = &t->v[k - 1];
+		if (t->dev != NULL && t->dev[k - 1].end >= t->dev[k - 1].start)
+			continue; /* on the device lane */
 		if (sl->end >= e && sl->end > sl->start && sl->end - sl->start < hlen) {
 			hlen = sl->end - sl->start;
 			host = strpool_get(r->pool, sl->name);

@@ -14,8 +14,8 @@ typedef enum tl_bubble_reason {
 	/* device tasks that wait (event / notify waits, HCCL sub-tasks outside any op) fill at
 	 * least half the gap: the stream was held for a collective */
 	TL_BUBBLE_COLLECTIVE_WAIT,
-	/* a host range (MSTX / record_function) spans the whole gap: the framework was running
-	 * but launched no device work */
+	/* a host range (MSTX / record_function), or the device part of a range given a stream,
+	 * spans the whole gap: the framework was inside it but launched no device work */
 	TL_BUBBLE_LAUNCH_GAP,
 	/* neither: nothing was scheduled (between stages, waiting for the controller) */
 	TL_BUBBLE_NOTHING,

@@ -13,6 +13,7 @@
 typedef struct rank_block {
 	tl_pp_block b;
 	int64_t step;
+	int64_t host_start; /* the step is the one the host call was made in */
 } rank_block;
 
 typedef struct p2p_op {
@@ -122,8 +123,8 @@ op_blocks(const tl_rank *r, rank_block **out)
 			cur = step[i];
 			mb = 0;
 		}
-		rank_block f = {{'F', mb, INT64_MAX, INT64_MIN}, step[i]};
-		rank_block b = {{'B', mb, INT64_MAX, INT64_MIN}, step[i]};
+		rank_block f = {{'F', mb, INT64_MAX, INT64_MIN}, step[i], p[i].fwd_start};
+		rank_block b = {{'B', mb, INT64_MAX, INT64_MIN}, step[i], p[i].fwd_start};
 		mb++;
 		for (size_t j = i; j < k; j++) {
 			f.b.start = p[j].fwd_start < f.b.start ? p[j].fwd_start : f.b.start;
@@ -131,6 +132,8 @@ op_blocks(const tl_rank *r, rank_block **out)
 			b.b.start = p[j].bwd_start < b.b.start ? p[j].bwd_start : b.b.start;
 			b.b.end = p[j].bwd_end > b.b.end ? p[j].bwd_end : b.b.end;
 		}
+		f.host_start = f.b.start; /* operators are host times */
+		b.host_start = b.b.start;
 		VEC_PUSH(v, n, cap, f);
 		VEC_PUSH(v, n, cap, b);
 		i = k;
@@ -144,7 +147,9 @@ op_blocks(const tl_rank *r, rank_block **out)
 }
 
 /* The outermost forward/backward ranges of r, by start, with their steps and micro-batches;
- * without any, the blocks of its forward/backward operator pairs (*from_ops set). */
+ * without any, the blocks of its forward/backward operator pairs (*from_ops set). A range that
+ * carried a stream is a block where its device part ran (pp_chart takes TASK.startNs/endNs);
+ * it belongs to the step its host call was made in (pp_chart: MSTX_EVENTS inside STEP_TIME). */
 static size_t
 rank_blocks(const tl_rank *r, const tl_stage_rules *R, int use_ops, rank_block **out,
             int *from_ops)
@@ -159,7 +164,9 @@ rank_blocks(const tl_rank *r, const tl_stage_rules *R, int use_ops, rank_block *
 			continue;
 		for (size_t k = 0; k < t->n; k++) {
 			const tl_slice *s = &t->v[k];
-			if (s->end <= s->start)
+			int64_t bs, be;
+			track_range_times(t, k, &bs, &be);
+			if (be <= bs)
 				continue;
 			uint32_t kd;
 			if (!u64map_get(&cache, s->name, &kd)) {
@@ -172,8 +179,9 @@ rank_blocks(const tl_rank *r, const tl_stage_rules *R, int use_ops, rank_block *
 				continue;
 			rank_block x = {{(char)(kd - 1),
 			                 pipeline_parse_microbatch(strpool_get(r->pool, s->name)),
-			                 s->start, s->end},
-			                -1};
+			                 bs, be},
+			                -1,
+			                s->start};
 			VEC_PUSH(v, n, cap, x);
 		}
 	}
@@ -198,7 +206,7 @@ rank_blocks(const tl_rank *r, const tl_stage_rules *R, int use_ops, rank_block *
 	int64_t cur = INT64_MIN;
 	int nf = 0, nb = 0;
 	for (size_t k = 0; k < n; k++) {
-		uint16_t si = rank_step_at(r, v[k].b.start);
+		uint16_t si = rank_step_at(r, v[k].host_start);
 		v[k].step = si != TL_NO_STEP ? r->steps[si].id : -1;
 		if (v[k].step != cur) {
 			cur = v[k].step;

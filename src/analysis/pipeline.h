@@ -16,7 +16,8 @@ typedef struct tl_pp_block {
 	int microbatch;     /* from the range's message ('current_microbatch': k), else the 0-based
 	                       order of the rank's F (or B) blocks in the step; for operator pairs
 	                       the order of the micro-batch's forward in the step */
-	int64_t start, end; /* ns, the range's (host) times, or the span of the operators */
+	int64_t start, end; /* ns: the range's device part where it carried a stream, else its
+	                       host times; or the span of the operators */
 } tl_pp_block;
 
 typedef struct tl_pp_link {        /* a send and the receive it pairs with */

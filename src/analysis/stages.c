@@ -394,14 +394,19 @@ stages_of_rank(tl_stage_rules *R, const tl_rank *r, tl_stage_inst **out)
 			continue;
 		for (size_t k = 0; k < t->n; k++) {
 			const tl_slice *s = &t->v[k];
-			if (s->end <= s->start) /* a mark, not a range */
+			int64_t a, b;
+			int dev = track_range_times(t, k, &a, &b);
+			if (b <= a) /* a mark, not a range */
 				continue;
 			int st = cached_class(R, r, &c, s->name);
 			if (st < 0)
 				continue;
 			tl_stage_inst x = {.stage = st,
-			                   .start = s->start,
-			                   .end = s->end,
+			                   .start = a,
+			                   .end = b,
+			                   .host_start = s->start,
+			                   .host_end = s->end,
+			                   .device = dev,
 			                   .origin = strpool_get(r->pool, s->name)};
 			VEC_PUSH(v, n, cap, x);
 		}
@@ -426,21 +431,24 @@ stages_of_rank(tl_stage_rules *R, const tl_rank *r, tl_stage_inst **out)
 		tl_stage_inst x = {.stage = st,
 		                   .start = r->src_t0[i],
 		                   .end = r->src_t1[i],
+		                   .host_start = r->src_t0[i],
+		                   .host_end = r->src_t1[i],
 		                   .origin = src->role,
 		                   .from_role = 1};
 		VEC_PUSH(v, n, cap, x);
 	}
 	if (n > 1)
 		qsort(v, n, sizeof *v, cmp_inst);
-	/* steps, and nesting levels (each instance on the lowest level free at its start) */
+	/* steps (the one the host call was made in), and nesting levels (each instance on the
+	 * lowest level free at its start) */
 	int64_t lend[TL_STAGE_LEVELS];
 	int nlv = 0;
 	for (size_t k = 0; k < n; k++) {
-		uint16_t si = rank_step_at(r, v[k].start);
+		uint16_t si = rank_step_at(r, v[k].host_start);
 		if (si != TL_NO_STEP) {
 			v[k].step = r->steps[si].id;
 		} else {
-			size_t src = source_at(r, v[k].start);
+			size_t src = source_at(r, v[k].host_start);
 			v[k].step = src != SIZE_MAX && r->sources[src]->role_step >= 0
 			                ? r->sources[src]->role_step
 			                : -1;

@@ -59,7 +59,10 @@ int stage_rules_pp(const tl_stage_rules *, const char *name, size_t len);
 /* One stage instance of a rank. */
 typedef struct tl_stage_inst {
 	int stage;
-	int64_t start, end; /* ns; a range's host times, or a capture's envelope */
+	int64_t start, end; /* ns; a range's device part where it carried a stream, else its
+	                       host times; or a capture's envelope */
+	int64_t host_start, host_end; /* the host call (= start, end without a device part) */
+	int device;                   /* start, end are the range's device part */
 	const char *origin; /* the range name or role directory; borrowed from the trace */
 	int from_role;      /* the whole capture, named by its role directory */
 	int64_t step;       /* STEP_TIME id containing the start, else the role directory's step
@@ -72,8 +75,9 @@ typedef struct tl_stage_inst {
  * *out is the caller's to free. */
 size_t stages_of_rank(tl_stage_rules *, const tl_rank *r, tl_stage_inst **out);
 
-/* Decode steps inside [t0, t1] on r: the decode ranges wholly inside it, or when there are
- * none, the ProfilerStep ranges wholly inside it. */
+/* Decode steps inside [t0, t1] on r, host times (a stage instance's host_start, host_end):
+ * the decode ranges whose host calls lie wholly inside it, or when there are none, the
+ * ProfilerStep ranges wholly inside it. */
 int stages_decode_count(const tl_stage_rules *, const tl_rank *r, int64_t t0, int64_t t1);
 
 /* Adds the stage lane of r: a TL_LANE_STAGE track per nesting level (key and depth = level;

@@ -24,7 +24,10 @@
  *  - Pipeline-parallel profiles (gen_opts.pp) mark each forward/backward block with an MSTX range,
  *    or, with gen_opts.pp_op_pairs, only with torch operators (PYTORCH_API) whose forward and
  *    backward rows share a CONNECTION_IDS link; the operators span exactly the block, so the
- *    block truth is the same either way. */
+ *    block truth is the same either way. With gen_opts.pp_device_ranges the ranges carry a
+ *    stream: the host runs PP_HOST_AHEAD ahead of the device, the range's MSTX_EVENTS row is the
+ *    host call around the block's launches (microseconds), and its MsTx TASK row -- one per
+ *    range, the begin and end markers paired as msprof pairs them -- spans the block. */
 #include "config.h"
 #include "gen/gen.h"
 #include "util/msg.h"
@@ -758,6 +761,9 @@ plan_build(gen_plan *P)
 #define PP_AFTER_RECV (20 * US)
 #define PP_KOFF (10 * US) /* kernels fill [block start + PP_KOFF, block end - PP_KOFF] */
 #define PP_NK 4           /* kernels per block */
+/* gen_opts.pp_device_ranges: the host launches everything this long before the device runs it
+ * (less than STEP_PRE, so every host call stays inside its step) */
+#define PP_HOST_AHEAD (600 * US)
 
 enum { PPI_BLOCK, PPI_SEND, PPI_RECV };
 
@@ -1108,6 +1114,8 @@ typedef struct gen_writer {
 	uint64_t tasks, naux;
 	int64_t next_ppname; /* PP profiles: STRING_IDS id of the next P2P op name */
 	int64_t next_oplink; /* PP operator pairs: the next PYTORCH_API.connectionId */
+	int64_t ahead;       /* PP device ranges: the host launches this much earlier */
+	int64_t next_mark;   /* mstx mark id of the next range carrying a stream */
 	int err;
 } gen_writer;
 
@@ -1232,12 +1240,11 @@ w_taskid(gen_writer *w, int stream)
 	return id;
 }
 
-/* One CANN_API row, `lead` before the device task it launches; returns its connectionId. */
+/* One CANN_API row at host time start; returns its connectionId. */
 static int64_t
-w_launch(gen_writer *w, int type, int name, int64_t dev_start)
+w_launch_at(gen_writer *w, int type, int name, int64_t start)
 {
 	int64_t conn = w->next_conn++;
-	int64_t start = dev_start - LEAD;
 	int64_t end = start + 1500 + (conn % 8) * 100;
 	if (start < w->host_end && !w->err) {
 		msg_error("gen: internal error: rank %d: launch at %" PRId64
@@ -1249,6 +1256,14 @@ w_launch(gen_writer *w, int type, int name, int64_t dev_start)
 	int64_t v[6] = {start, end, type, w->gtid_dq, conn, name};
 	w_row(w, Q_API, v, 6);
 	return conn;
+}
+
+/* One CANN_API row, LEAD (plus the host's lead, if it runs ahead) before the device task it
+ * launches; returns its connectionId. */
+static int64_t
+w_launch(gen_writer *w, int type, int name, int64_t dev_start)
+{
+	return w_launch_at(w, type, name, dev_start - LEAD - w->ahead);
 }
 
 static int64_t
@@ -1482,8 +1497,12 @@ w_coll(gen_writer *w, const gen_blk *b)
 #define PPS_T 1000006
 #define PPS_ADDMM_BWD 1000007
 #define PPS_GELU_BWD 1000008
+#define PPS_MSTX_TYPE 1000009 /* TASK.taskType of a device mstx marker */
+#define PPS_MSTX_START_OP 1000010 /* the queued torch ops of mstx calls with a stream */
+#define PPS_MSTX_END_OP 1000011
 #define PPS_GROUP 1000100 /* + pair group index */
 #define PPS_OP 2000000    /* + per-DB counter: op names */
+#define PPS_MB 3000000    /* + (backward) * 1000 + micro-batch: device-range messages */
 #define PP_GROUP_FMT "10.0.0.1%%eth0_%d_0_1736414082311975"
 
 static char *
@@ -1514,6 +1533,16 @@ pp_distributed_args(const gen_plan *P, int rank)
 	                 P->o.pp, P->pp_dp, rank, P->nranks);
 }
 
+/* The strings of ranges that carry a stream: the marker's task type and the queued ops that
+ * carry the calls to the task-queue thread. */
+static void
+w_mstx_strings(gen_writer *w)
+{
+	w_pair(w, w->q[Q_STR], PPS_MSTX_TYPE, NULL, "MsTx");
+	w_pair(w, w->q[Q_STR], PPS_MSTX_START_OP, NULL, "mstx_range_start_op");
+	w_pair(w, w->q[Q_STR], PPS_MSTX_END_OP, NULL, "mstx_range_end_op");
+}
+
 static void
 w_pp_strings(gen_writer *w)
 {
@@ -1524,6 +1553,17 @@ w_pp_strings(gen_writer *w)
 		w_pair(w, w->q[Q_STR], PPS_T, NULL, "aten::t");
 		w_pair(w, w->q[Q_STR], PPS_ADDMM_BWD, NULL, "AddmmBackward0");
 		w_pair(w, w->q[Q_STR], PPS_GELU_BWD, NULL, "GeluBackward0");
+	} else if (P->o.pp_device_ranges) {
+		/* str({'name': ..., 'current_microbatch': m}) per block; the marker's task type and
+		 * the queued ops that carry the calls to the task-queue thread */
+		for (int b = 0; b < 2; b++)
+			for (int m = 0; m < P->pp_mb; m++) {
+				char *msg = xasprintf("{'name': '%s', 'current_microbatch': %d}",
+				                      b ? "backward_step" : "forward_step", m);
+				w_pair(w, w->q[Q_STR], PPS_MB + b * 1000 + m, NULL, msg);
+				free(msg);
+			}
+		w_mstx_strings(w);
 	} else {
 		w_pair(w, w->q[Q_STR], PPS_FWD, NULL, "{'name': 'forward_step'}");
 		w_pair(w, w->q[Q_STR], PPS_BWD, NULL, "{'name': 'backward_step'}");
@@ -1616,17 +1656,79 @@ w_pp_ops(gen_writer *w, const pp_item *it)
 	}
 }
 
+/* A range that carries a stream, as torch_npu writes it (spec ascend-format §3.2-3.3): the
+ * Python thread's queued ops mstx_range_start_op / mstx_range_end_op (PYTORCH_API, linked
+ * through CONNECTION_IDS to the range's connectionId) just before the task-queue thread runs
+ * them, that thread's MSTX_EVENTS row from the start call to the end call, [hs, he],
+ * connectionId = mark id + 4000000001, and the device marker pair as msprof stores it: one MsTx
+ * TASK row on the stream from the begin marker to the end marker, [ds, de]. */
+#define MSTX_CONN_BASE 4000000001LL
+static void
+w_mstx_device(gen_writer *w, int64_t hs, int64_t he, int64_t ds, int64_t de, int msg)
+{
+	int64_t conn = w->next_mark++ + MSTX_CONN_BASE;
+	w_torch_op(w, hs - 6 * US, hs - 5 * US, w->gtid_main, PPS_MSTX_START_OP, -1, 0, conn);
+	w_torch_op(w, he - 4 * US, he - 3 * US, w->gtid_main, PPS_MSTX_END_OP, -1, 0, conn);
+	int64_t v[10] = {hs,  he,         MSTX_RANGE, INVALID_U32, INVALID_U32,
+	                 msg, w->gtid_dq, w->gtid_dq, S_DEFAULT,   conn};
+	w_row(w, Q_MSTX, v, 10);
+	w_task(w, ds, de, conn, PPS_MSTX_TYPE, INVALID_U32, STREAM_A, w_taskid(w, STREAM_A));
+}
+
+/* A forward or backward range given a stream: the host calls around the block's launches,
+ * the markers right before its first kernel and right after its last -- the block. */
+#define PP_LAUNCH_GAP (3 * US) /* between the block's launches when the host runs ahead */
+static void
+w_pp_device_range(gen_writer *w, const pp_item *it, int64_t first_launch)
+{
+	w_mstx_device(w, first_launch - 2 * US, first_launch + (PP_NK - 1) * PP_LAUNCH_GAP + 3 * US,
+	              it->start, it->end, PPS_MB + (it->kind == 'B') * 1000 + it->mb);
+}
+
+/* gen_opts.stage_device_ranges: when the host made a stage range's end call. The host does
+ * not wait for the device inside a stage, so that is right after its last launch (each
+ * launch of a block is at most LEAD before the block's end and lasts under 3 us); rollout's
+ * decode steps do wait (their ranges end DEC_POST after their device work), so its range
+ * ends just before the device part does. */
+static int64_t
+stage_host_end(const gen_plan *P, int rank, const gen_stage_truth *st)
+{
+	if (st->stage == ST_ROLLOUT)
+		return st->end_ns - 2 * US;
+	const gen_rank *rk = &P->rk[rank];
+	int64_t he = st->start_ns + 3 * US;
+	for (size_t i = 0; i < rk->nblk; i++) {
+		const gen_blk *b = &rk->blk[i];
+		if (b->step + 1 == st->step && b->stage == st->stage && b->end - LEAD + 3 * US > he)
+			he = b->end - LEAD + 3 * US;
+	}
+	return he < st->end_ns ? he : st->end_ns;
+}
+
 /* A forward or backward step: PP_NK kernels filling the block, and the host range around them
  * (or the block's operators). */
 static void
 w_pp_block(gen_writer *w, const pp_item *it)
 {
 	int64_t t = it->start + PP_KOFF, room = it->end - it->start - 2 * PP_KOFF - (PP_NK - 1) * KGAP;
+	int dev = w->P->o.pp_device_ranges && !w->P->o.pp_op_pairs;
+	int64_t first_launch = t - LEAD - w->ahead;
 	for (int i = 0; i < PP_NK; i++) {
 		int64_t d = room / PP_NK + (i == PP_NK - 1 ? room % PP_NK : 0);
 		int k = it->kind == 'F' ? (i % 2 ? K_FA : K_MATMUL) : (i % 2 ? K_MATMUL : K_FAG);
-		w_kernel(w, k, STREAM_A, t, d);
+		if (dev) { /* the host launches the whole block at once, well ahead */
+			int64_t conn = w_launch_at(w, API_NODE, S_LAUNCH, first_launch + i * PP_LAUNCH_GAP);
+			int64_t g = w_task(w, t, t + d, conn, kernels[k].task_type, INVALID_U32,
+			                   STREAM_A, w_taskid(w, STREAM_A));
+			w_cti(w, g, k, kernels[k].cti_type);
+		} else {
+			w_kernel(w, k, STREAM_A, t, d);
+		}
 		t += d + KGAP;
+	}
+	if (dev) {
+		w_pp_device_range(w, it, first_launch);
+		return;
 	}
 	if (w->P->o.pp_op_pairs)
 		w_pp_ops(w, it);
@@ -1900,6 +2002,8 @@ w_header_rows(gen_writer *w)
 	free(gi);
 	if (P->o.pp > 0)
 		w_pp_strings(w);
+	else if (P->o.stage_device_ranges && !P->o.no_stage_ranges)
+		w_mstx_strings(w);
 
 	char *sql = xasprintf("INSERT INTO RANK_DEVICE_MAP VALUES (%d,%d);"
 	                      "INSERT INTO NPU_INFO VALUES (%d,'Ascend910B');"
@@ -1948,6 +2052,9 @@ rank_write(gen_plan *P, int rank)
 	w.next_conn = 1000;
 	w.next_oplink = 1;
 	w.next_opid = 1;
+	w.next_mark = 1;
+	if (P->o.pp > 0 && P->o.pp_device_ranges && !P->o.pp_op_pairs)
+		w.ahead = PP_HOST_AHEAD;
 	for (int s = 0; s < NSTREAMS; s++)
 		w.taskid[s] = 100 * (uint32_t)s;
 	stamp_format(P->session_end + (int64_t)rank * 7 * MS, stamp, sizeof stamp);
@@ -1984,7 +2091,12 @@ rank_write(gen_plan *P, int rank)
 	w_pp(&w);
 	for (size_t i = 0; i < P->tr.nstages; i++) {
 		const gen_stage_truth *st = &P->tr.stages[i];
-		if (st->rank == rank && !P->o.no_stage_ranges)
+		if (st->rank != rank || P->o.no_stage_ranges)
+			continue;
+		if (P->o.stage_device_ranges)
+			w_mstx_device(&w, st->start_ns, stage_host_end(P, rank, st), st->start_ns,
+			              st->end_ns, S_R_ROLLOUT + st->stage);
+		else
 			w_mstx(&w, st->start_ns, st->end_ns, S_R_ROLLOUT + st->stage);
 	}
 	w_flush(&w);

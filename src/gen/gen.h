@@ -18,6 +18,10 @@ typedef struct gen_opts {
 	int threads;             /* ranks written in parallel; 0 = number of cores */
 	int no_stage_ranges;     /* GRPO: write no stage or decode-step ranges (a verl/MindSpeed-RL
 	                          * discrete-mode capture: the role directory names the stage) */
+	int stage_device_ranges; /* GRPO: the stage ranges carry a stream: the device part (a MsTx
+	                          * TASK row) spans the truth's stage, the host part (MSTX_EVENTS)
+	                          * ends with the stage's last launch, before the device work does
+	                          */
 	/* Pipeline-parallel training instead of the GRPO timeline (issue 5). nranks = pp x dp; rank
 	 * r is PP stage r / dp (Megatron's order: PP outermost). Each step runs pp_microbatches
 	 * micro-batches as pp_chart-style MSTX ranges "{'name': 'forward_step'}" /
@@ -32,6 +36,12 @@ typedef struct gen_opts {
 	                          * torch operators autograd links (PYTORCH_API rows sharing a
 	                          * CONNECTION_IDS connectionId), as a capture without pp_chart's
 	                          * patch has them */
+	int pp_device_ranges;    /* the forward/backward ranges carry a stream, as pp_chart's patch
+	                          * writes them (range_start(msg, current_stream())): each is an
+	                          * MSTX_EVENTS row for the host call -- a few us long and early, the
+	                          * host running ahead of the device -- and a MsTx TASK row with the
+	                          * same connectionId spanning the block on the device; messages carry
+	                          * 'current_microbatch'. The truth's blocks are the device ranges. */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };

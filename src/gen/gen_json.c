@@ -18,6 +18,10 @@
  *    stream and on their plane;
  *  - HostToDevice flows from the CANN launch to kernels, memcpy tasks and HCCL ops; ids are
  *    strings (here connectionId << 32 | contextId, and the bare connectionId for memcpy);
+ *  - the device part of an MSTX range given a stream (its MsTx TASK row) as msprof's msproftx
+ *    viewer writes it: on its Ascend Hardware stream, named by the range's message, args
+ *    "Physic Stream Id" and "Task Id" only, joined to the host range by an MsTx flow whose id
+ *    is the connectionId;
  *  - the Overlap Analysis process computed as msprof does: Computing = ∪ compute tasks,
  *    Communication = ∪ ops, Communication(Not Overlapped) = Communication − Computing,
  *    Free = [first, last busy] − (Computing ∪ Communication). */
@@ -495,10 +499,21 @@ write_hardware(jw *w)
 					  col(st, 1), col(st, 2)),
 		    1);
 	sqlite3_finalize(st);
-	st = prep(w, "SELECT t.startNs, t.endNs, t.streamId, t.taskId, t.contextId, t.connectionId, "
-		     "t.modelId, t.taskType, c.name, c.taskType, c.globalTaskId IS NOT NULL "
-		     "FROM TASK t LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
-		     "ORDER BY t.rowid");
+	/* the message of a range's device part (spec §3.2: TASK.connectionId = MSTX_EVENTS'),
+	 * when the profile has MSTX_EVENTS */
+	int mstx =
+	    scalar(w, "SELECT count(*) FROM sqlite_master WHERE name = 'MSTX_EVENTS'", 0) > 0;
+	st = prep(
+	    w, mstx ? "SELECT t.startNs, t.endNs, t.streamId, t.taskId, t.contextId, "
+	              "t.connectionId, t.modelId, t.taskType, c.name, c.taskType, "
+	              "c.globalTaskId IS NOT NULL, (SELECT m.message FROM MSTX_EVENTS m WHERE "
+	              "m.connectionId = t.connectionId AND t.connectionId > 4000000000 LIMIT 1) "
+	              "FROM TASK t LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
+	              "t.globalTaskId ORDER BY t.rowid"
+	            : "SELECT t.startNs, t.endNs, t.streamId, t.taskId, t.contextId, "
+	              "t.connectionId, t.modelId, t.taskType, c.name, c.taskType, "
+	              "c.globalTaskId IS NOT NULL, NULL FROM TASK t LEFT JOIN COMPUTE_TASK_INFO c "
+	              "ON c.globalTaskId = t.globalTaskId ORDER BY t.rowid");
 	if (st == NULL)
 		msg_warn(w->db_path, "no TASK table: no Ascend Hardware process written");
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
@@ -511,6 +526,27 @@ write_hardware(jw *w)
 		if (!kernel && ctx == INVALID_U32 &&
 		    u64map_get(&children, ffts_key(stream, task, conn), NULL))
 			continue;
+		if (sqlite3_column_type(st, 11) != SQLITE_NULL) { /* an MSTX range's device part */
+			char id[24];
+			snprintf(id, sizeof id, "%" PRId64, conn);
+			ev_open(w, "X", str(w, st, 11), pid, stream, s);
+			ev_dur(w, e - s);
+			fprintf(w->f,
+			        ", \"args\": {\"Physic Stream Id\": %" PRId64
+			        ", \"Task Id\": %" PRId64 "}}",
+			        stream, task);
+			fprintf(w->f,
+			        ", {\"name\": \"MsTx_%s\", \"ph\": \"f\", \"id\": \"%s\", "
+			        "\"ts\": \"",
+			        id, id);
+			jus(w, s);
+			fprintf(w->f,
+			        "\", \"cat\": \"MsTx\", \"pid\": %" PRId64 ", \"tid\": %" PRId64
+			        ", \"bp\": \"e\"}",
+			        pid, stream);
+			u64map_put(&streams, (uint64_t)stream, 1);
+			continue;
+		}
 		const char *ttype = str(w, st, 7);
 		const char *name = kernel ? str(w, st, 8) : ttype;
 		const char *type = kernel ? str(w, st, 9) : ttype;
@@ -718,8 +754,13 @@ write_mstx(jw *w)
 	tl_u64map tids;
 	int any = 0;
 	u64map_init(&tids);
-	sqlite3_stmt *st = prep(w, "SELECT startNs, endNs, eventType, message, globalTid, domainId "
-				   "FROM MSTX_EVENTS ORDER BY startNs");
+	int task = scalar(w, "SELECT count(*) FROM sqlite_master WHERE name = 'TASK'", 0) > 0;
+	sqlite3_stmt *st =
+	    prep(w, task ? "SELECT startNs, endNs, eventType, message, globalTid, "
+	                   "domainId, connectionId, connectionId IN (SELECT "
+	                   "connectionId FROM TASK) FROM MSTX_EVENTS ORDER BY startNs"
+	                 : "SELECT startNs, endNs, eventType, message, globalTid, "
+	                   "domainId, connectionId, 0 FROM MSTX_EVENTS ORDER BY startNs");
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		int64_t s = col(st, 0);
 		int64_t e = sqlite3_column_type(st, 1) == SQLITE_NULL ? s : col(st, 1);
@@ -731,6 +772,20 @@ write_mstx(jw *w)
 		fputs(", \"domain\": ", w->f);
 		jstr(w, str(w, st, 5));
 		fputs("}}", w->f);
+		int64_t conn = col(st, 6);
+		if (conn > 4000000000 && sqlite3_column_int(st, 7)) { /* to its device part */
+			char id[24];
+			snprintf(id, sizeof id, "%" PRId64, conn);
+			fprintf(w->f,
+			        ", {\"name\": \"MsTx_%s\", \"ph\": \"s\", \"id\": \"%s\", "
+			        "\"ts\": \"",
+			        id, id);
+			jus(w, s);
+			fprintf(w->f,
+			        "\", \"cat\": \"MsTx\", \"pid\": %" PRId64 ", \"tid\": %" PRId64
+			        "}",
+			        pid, tid);
+		}
 		u64map_put(&tids, (uint64_t)tid, 1);
 		any = 1;
 	}

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "load/load.h"
 #include "load/profdb.h"
+#include "model/mstx.h"
 #include "util/msg.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
@@ -42,7 +43,9 @@ typedef struct db_ctx {
 	size_t conn_n;
 	tl_u64map conn_hstep;
 	int conn_hashed, have_conn_steps;
-	tl_u64map mstx_conn; /* connectionId of host mstx ranges -> message pool id */
+	tl_u64map mstx_conn; /* connectionId of host mstx ranges -> index into mstx */
+	struct mstx_link *mstx;
+	size_t nmstx, mstxcap;
 	uint64_t rows, rows_reported;
 	int failed; /* the DB itself is unusable (not SQLite, encrypted, crafted, ...): stop */
 } db_ctx;
@@ -478,7 +481,24 @@ row_check_report(db_ctx *c, const char *table, const char *null_cols, const row_
 		msg_warn(c->path, "%s: %zu rows with a time out of range; skipped", table, k->range);
 }
 
-/* ---- MSTX ranges (§3) ------------------------------------------------------------------- */
+/* ---- MSTX ranges (§3) -------------------------------------------------------------------
+ * A range (or mark) given a stream has a host part, its MSTX_EVENTS row (the calls, on the
+ * thread that made them), and a device part, the marker tasks CANN put on the stream: TASK rows
+ * with the same connectionId (mark id + 4000000001). msprof pairs a range's begin and end
+ * markers into one TASK row (startNs = begin marker, endNs = end marker; a mark's row has
+ * endNs = startNs), and pp_chart takes a block's times from that row. Should a file hold the
+ * two markers as rows of their own, the device range is still first marker start to last
+ * marker end: the rows of one connectionId are merged so. The host row then gets the device
+ * range (track_set_dev) for the analyses, and the device lane one slice per range. */
+
+typedef struct mstx_link {
+	tl_track *t; /* the host row's lane and index, until rank_finish sorts it */
+	size_t k;
+	uint32_t msg; /* pool id of the message */
+	int64_t s, e; /* device part: first marker start, last marker end; s > e: none yet */
+	int64_t dev, stream;
+	uint32_t rowid; /* TASK rowid of the first marker (the detail pane's row) */
+} mstx_link;
 
 static int
 read_mstx(db_ctx *c)
@@ -502,17 +522,21 @@ read_mstx(db_ctx *c)
 			continue;
 		uint32_t msg = str_id(c, st, 3);
 		uint32_t dom = str_id(c, st, 4);
-		if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
-			int64_t conn = sqlite3_column_int64(st, 5);
-			if (conn > MSTX_CONN_MIN && conn != TL_INVALID_U32)
-				u64map_put(&c->mstx_conn, (uint64_t)conn, msg);
-		}
 		if (last == NULL || dom != last_dom) {
 			const char *dn = strpool_get(c->r->pool, dom);
 			last = rank_track(c->r, TL_LANE_MSTX, dom, *dn ? dn : "default");
 			last_dom = dom;
 		}
 		track_push(last, s, e, msg, (uint32_t)sqlite3_column_int64(st, 6));
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL && c->nmstx < UINT32_MAX) {
+			int64_t conn = sqlite3_column_int64(st, 5);
+			if (conn > MSTX_CONN_MIN && conn != TL_INVALID_U32) {
+				mstx_link l = {.t = last, .k = last->n - 1, .msg = msg,
+				    .s = INT64_MAX, .e = INT64_MIN};
+				u64map_put(&c->mstx_conn, (uint64_t)conn, (uint32_t)c->nmstx);
+				VEC_PUSH(c->mstx, c->nmstx, c->mstxcap, l);
+			}
+		}
 	}
 	sqlite3_finalize(st);
 	row_check_report(c, "MSTX_EVENTS", "startNs", &k);
@@ -608,8 +632,20 @@ read_tasks(db_ctx *c)
 			break;
 		default:
 			name = ttype;
-			if ((conn > MSTX_CONN_MIN && u64map_get(&c->mstx_conn, (uint64_t)conn, &name)) ||
-			    (ttype == ty_mstx && ty_mstx != UINT32_MAX))
+			uint32_t li;
+			if (conn > MSTX_CONN_MIN && u64map_get(&c->mstx_conn, (uint64_t)conn, &li)) {
+				/* a marker of a host range: merged, drawn below */
+				mstx_link *l = &c->mstx[li];
+				if (l->s > l->e) {
+					l->dev = dev;
+					l->stream = stream;
+					l->rowid = rowid;
+				}
+				l->s = s < l->s ? s : l->s;
+				l->e = e > l->e ? e : l->e;
+				continue;
+			}
+			if (ttype == ty_mstx && ty_mstx != UINT32_MAX)
 				kind = TL_LANE_MSTX_DEV;
 			else if (ttype == ty_memcpy && ty_memcpy != UINT32_MAX)
 				kind = TL_LANE_MEMCPY;
@@ -637,6 +673,21 @@ read_tasks(db_ctx *c)
 	if (rc != SQLITE_DONE)
 		db_fail(c, "TASK", rc);
 	row_check_report(c, "TASK", "startNs/endNs", &bad);
+
+	/* the device part of each range that has one: on its host row, and as one slice of the
+	 * device lane named by the decoded message */
+	for (size_t i = 0; i < c->nmstx; i++) {
+		mstx_link *l = &c->mstx[i];
+		if (l->s > l->e)
+			continue;
+		track_set_dev(l->t, l->k, l->s, l->e);
+		char label[300];
+		mstx_msg_label(strpool_get(c->r->pool, l->msg), strpool_len(c->r->pool, l->msg),
+		               label, sizeof label);
+		tl_track *t =
+		    task_track(c, &cache, &ncache, &ccap, TL_LANE_MSTX_DEV, l->dev, l->stream);
+		track_push(t, l->s, l->e, strpool_intern_cstr(c->r->pool, label), l->rowid);
+	}
 
 	/* Hide FFTS+ container rows: they would double-count their sub-tasks (§0.7). */
 	if (children.n > 0 && ncand > 0) {
@@ -987,6 +1038,7 @@ ascend_db_load(const tl_source *src, tl_rank *r)
 	if (c.conn_hashed)
 		u64map_free(&c.conn_hstep);
 	u64map_free(&c.mstx_conn);
+	free(c.mstx);
 	profdb_close(&c.pdb);
 	if (!c.failed && after == before && c.nsteps == 0) {
 		msg_warn(src->path, "no slices found (empty profile?)");

@@ -23,6 +23,7 @@
  * double: 1.7e15 µs with three decimals needs more than the 53 bits a double has. */
 #include "config.h"
 #include "load/load.h"
+#include "model/mstx.h"
 #include "util/msg.h"
 #include "util/strpool.h"
 #include "util/u64map.h"
@@ -523,6 +524,15 @@ typedef struct fb_key { /* lookup of pair ends by (thread, ts) */
 	int64_t ts;
 } fb_key;
 
+/* An MsTx flow (host MSTX range -> the device part of that range, §6.4) with both ends: their
+ * threads and times (walk 1), then the slices they bind to (walk 2; n = none yet). */
+typedef struct mx_pair {
+	uint32_t thread[2]; /* host, device */
+	int64_t ts[2];
+	tl_track *t[2];
+	size_t k[2];
+} mx_pair;
+
 typedef struct flow_key {
 	uint64_t hi, lo; /* the id's digits before the last 19, and the last 19 */
 	uint32_t meta;   /* category << 8 | number of digits; 0 for ids kept as text */
@@ -614,6 +624,13 @@ struct jctx {
 	size_t nfbp;
 	fb_key *fbk; /* by (thread, ts) */
 	size_t nfbk;
+	/* MsTx flows: their ends (walk 1), then pairs and the lookup of their slices */
+	fb_end *mxe;
+	size_t nmxe, mxecap;
+	mx_pair *mxp;
+	size_t nmxp;
+	fb_key *mxk; /* by (thread, ts) */
+	size_t nmxk;
 	/* walk 2 */
 	dom_track *doms;
 	size_t ndoms, domcap;
@@ -1776,7 +1793,8 @@ flow_number(jctx *c, int cat, const char *id, size_t n)
 
 /* HostToDevice (CANN launch -> device task or HCCL op, §6.4) and Kineto's ac2g (runtime launch
  * -> kernel), joined by (cat, id); fwdbwd (forward operator -> its backward operator, torch_npu
- * and Kineto alike) kept for fwdbwd_build. */
+ * and Kineto alike) kept for fwdbwd_build; MsTx (host MSTX range -> its device part) kept for
+ * mstx_links_build. */
 static void
 flow_event(jctx *c, const jevent *ev, char ph)
 {
@@ -1789,15 +1807,20 @@ flow_event(jctx *c, const jevent *ev, char ph)
 		cat = 2;
 	else if (span_eq(c, ev->f[F_CAT], "fwdbwd"))
 		cat = 3;
+	else if (span_eq(c, ev->f[F_CAT], "MsTx"))
+		cat = 4;
 	else
 		return;
 	if (event_time(c, ev, 0, 1, &ts, &dur) != 0 || ev->f[F_ID].len == 0)
 		return;
 	const char *id = span_text(c, ev->f[F_ID], &in);
 	uint32_t fid = flow_number(c, cat, id, in);
-	if (cat == 3) {
+	if (cat == 3 || cat == 4) {
 		fb_end e = {fid, thread_of(c, ev), ts, ph};
-		VEC_PUSH(c->fbe, c->nfbe, c->fbecap, e);
+		if (cat == 3)
+			VEC_PUSH(c->fbe, c->nfbe, c->fbecap, e);
+		else
+			VEC_PUSH(c->mxe, c->nmxe, c->mxecap, e);
 		return;
 	}
 	if (ph == 's') {
@@ -1892,6 +1915,85 @@ fwdbwd_finish(jctx *c)
 		const fb_pair *p = &c->fbp[i];
 		if (p->end[0] != INT64_MIN && p->end[1] != INT64_MIN)
 			rank_add_fwdbwd(c->r, p->ts[0], p->end[0], p->ts[1], p->end[1]);
+	}
+}
+
+/* ---- MSTX ranges that carried a stream ---------------------------------------------------
+ * msprof writes the device part of such a range as a slice of its own on the Ascend Hardware
+ * stream (named by the message, args "Physic Stream Id" and "Task Id", one slice from the
+ * begin marker to the end marker) and joins it to the host range (MsprofTx process) with an
+ * MsTx flow: "s" at the host range's start, "f" at the device slice's start. The host slice gets
+ * the device times, as the DB loader gives them from TASK. */
+
+/* After walk 1: flows with exactly one start and one end become pairs, their ends the lookup. */
+static void
+mstx_links_build(jctx *c)
+{
+	if (c->nmxe > 1)
+		qsort(c->mxe, c->nmxe, sizeof *c->mxe, cmp_fb_end);
+	size_t cap = 0;
+	for (size_t i = 0; i < c->nmxe;) {
+		size_t k = i + 1;
+		while (k < c->nmxe && c->mxe[k].flow == c->mxe[i].flow)
+			k++;
+		const fb_end *f = &c->mxe[i], *st = &c->mxe[i + 1];
+		if (k - i == 2 && f->ph == 'f' && st->ph == 's' &&
+		    st->ts <= INT64_MAX - c->base_ns && f->ts <= INT64_MAX - c->base_ns) {
+			mx_pair p = {{st->thread, f->thread},
+			             {st->ts + c->base_ns, f->ts + c->base_ns},
+			             {NULL, NULL},
+			             {0, 0}};
+			VEC_PUSH(c->mxp, c->nmxp, cap, p);
+		}
+		i = k;
+	}
+	free(c->mxe);
+	c->mxe = NULL;
+	c->nmxe = c->mxecap = 0;
+	if (c->nmxp == 0)
+		return;
+	c->mxk = xreallocarray(NULL, c->nmxp * 2, sizeof *c->mxk);
+	for (size_t i = 0; i < c->nmxp; i++)
+		for (int e = 0; e < 2; e++)
+			c->mxk[c->nmxk++] = (fb_key){
+			    c->mxp[i].thread[e], (uint32_t)(i * 2 + (size_t)e), c->mxp[i].ts[e]};
+	qsort(c->mxk, c->nmxk, sizeof *c->mxk, cmp_fb_key);
+}
+
+/* Walk 2: slice k of tr, an MSTX range (dev = 0) or a device MSTX slice (dev = 1) that starts
+ * at `start` on thread ti; a flow end there binds to it. */
+static void
+mstx_link_match(jctx *c, uint32_t ti, int64_t start, tl_track *tr, size_t k, int dev)
+{
+	size_t lo = 0, hi = c->nmxk;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const fb_key *x = &c->mxk[mid];
+		if (x->thread < ti || (x->thread == ti && x->ts < start))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->nmxk && c->mxk[lo].thread == ti && c->mxk[lo].ts == start; lo++) {
+		if (c->mxk[lo].pair_end % 2 != (uint32_t)dev)
+			continue;
+		mx_pair *p = &c->mxp[c->mxk[lo].pair_end / 2];
+		p->t[dev] = tr;
+		p->k[dev] = k;
+	}
+}
+
+/* After walk 2: each host range whose device part was found gets its times. */
+static void
+mstx_links_finish(jctx *c)
+{
+	for (size_t i = 0; i < c->nmxp; i++) {
+		const mx_pair *p = &c->mxp[i];
+		if (p->t[0] == NULL || p->t[1] == NULL || p->k[0] >= p->t[0]->n ||
+		    p->k[1] >= p->t[1]->n)
+			continue;
+		const tl_slice *d = &p->t[1]->v[p->k[1]];
+		track_set_dev(p->t[0], p->k[0], d->start, d->end);
 	}
 }
 
@@ -2160,13 +2262,22 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 			kind = TL_LANE_HOST;
 	}
 	if (kind != TL_LANE__COUNT) {
-		uint32_t nm = name_id(c, name, namelen);
+		uint32_t nm;
+		if (kind == TL_LANE_MSTX_DEV && namelen > 0 && name[0] == '{') {
+			char label[300]; /* a range's device part: its decoded message */
+			nm = strpool_intern_cstr(
+			    c->r->pool, mstx_msg_label(name, namelen, label, sizeof label));
+		} else {
+			nm = name_id(c, name, namelen);
+		}
 		uint32_t arg = ev->ordinal > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->ordinal;
 		tl_track *tr = kind == TL_LANE_MSTX ? mstx_track(c, dom) : thread_track(c, t, kind);
 		if (kind == TL_LANE_COMPUTE || kind == TL_LANE_COMM || kind == TL_LANE_COMM_TASK)
 			track_push_step(tr, start, start + dur, nm, arg, step_of_work(c, t, start));
 		else
 			track_push(tr, start, start + dur, nm, arg);
+		if ((kind == TL_LANE_MSTX || kind == TL_LANE_MSTX_DEV) && c->nmxk > 0)
+			mstx_link_match(c, ti, start, tr, tr->n - 1, kind == TL_LANE_MSTX_DEV);
 		if (kind == TL_LANE_HOST && c->nfbk > 0)
 			fwdbwd_match(c, ti, start, start + dur);
 		c->slices++;
@@ -2283,6 +2394,9 @@ ctx_free(jctx *c)
 	free(c->fbe);
 	free(c->fbp);
 	free(c->fbk);
+	free(c->mxe);
+	free(c->mxp);
+	free(c->mxk);
 	free(c->cand);
 	free(c->steps);
 	free(c->doms);
@@ -2341,6 +2455,7 @@ names_pass(jctx *c)
 	steps_build(c);
 	launches_build(c);
 	fwdbwd_build(c);
+	mstx_links_build(c);
 	return 0;
 }
 
@@ -2368,6 +2483,7 @@ trace_json_load(const tl_source *src, tl_rank *r)
 				    "another program); keeping the %" PRIu64 " slices read before",
 		    c.slices);
 	fwdbwd_finish(&c);
+	mstx_links_finish(&c);
 	problems_report(&c);
 	msg_progress_add(0, c.slices - c.rows_reported);
 	r->rows += c.events;

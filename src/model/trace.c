@@ -44,6 +44,7 @@ track_free(tl_track *t)
 	free(t->v);
 	free(t->step);
 	free(t->prefix);
+	free(t->dev);
 	free(t);
 }
 
@@ -98,7 +99,11 @@ track_push(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg)
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 256;
 		t->v = xreallocarray(t->v, t->cap, sizeof *t->v);
+		if (t->dev)
+			t->dev = xreallocarray(t->dev, t->cap, sizeof *t->dev);
 	}
+	if (t->dev)
+		t->dev[t->n] = (tl_span){0, -1};
 	tl_slice *s = &t->v[t->n++];
 	s->start = start;
 	s->end = end;
@@ -121,10 +126,24 @@ track_push_step(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t
 	t->step[t->n - 1] = step;
 }
 
+void
+track_set_dev(tl_track *t, size_t k, int64_t start, int64_t end)
+{
+	if (k >= t->n)
+		return;
+	if (t->dev == NULL) {
+		t->dev = xreallocarray(NULL, t->cap, sizeof *t->dev);
+		for (size_t i = 0; i < t->n; i++)
+			t->dev[i] = (tl_span){0, -1};
+	}
+	t->dev[k] = (tl_span){start, end};
+}
+
 /* ---- finishing ------------------------------------------------------------------------- */
 
 typedef struct {
 	tl_slice s;
+	tl_span dev;
 	uint16_t step;
 } tagged_slice;
 
@@ -154,19 +173,23 @@ track_sort(tl_track *t)
 			sorted = 0;
 	if (sorted)
 		return;
-	if (t->step == NULL) {
+	if (t->step == NULL && t->dev == NULL) {
 		qsort(t->v, t->n, sizeof *t->v, cmp_slice);
 		return;
 	}
 	tagged_slice *tmp = xreallocarray(NULL, t->n, sizeof *tmp);
 	for (size_t i = 0; i < t->n; i++) {
 		tmp[i].s = t->v[i];
-		tmp[i].step = t->step[i];
+		tmp[i].step = t->step ? t->step[i] : TL_NO_STEP;
+		tmp[i].dev = t->dev ? t->dev[i] : (tl_span){0, -1};
 	}
 	qsort(tmp, t->n, sizeof *tmp, cmp_tagged);
 	for (size_t i = 0; i < t->n; i++) {
 		t->v[i] = tmp[i].s;
-		t->step[i] = tmp[i].step;
+		if (t->step)
+			t->step[i] = tmp[i].step;
+		if (t->dev)
+			t->dev[i] = tmp[i].dev;
 	}
 	free(tmp);
 }
@@ -195,6 +218,7 @@ track_split_levels(tl_rank *r, tl_track *t)
 	for (; i < t->n; i++) {
 		tl_slice s = t->v[i];
 		uint16_t st = t->step ? t->step[i] : TL_NO_STEP;
+		tl_span dv = t->dev ? t->dev[i] : (tl_span){0, -1};
 		size_t L = 0;
 		while (L < nlv && lend[L] > s.start)
 			L++;
@@ -202,6 +226,8 @@ track_split_levels(tl_rank *r, tl_track *t)
 			t->v[w] = s;
 			if (t->step)
 				t->step[w] = st;
+			if (t->dev)
+				t->dev[w] = dv;
 			w++;
 		} else {
 			if (L == nlv) {
@@ -214,6 +240,8 @@ track_split_levels(tl_rank *r, tl_track *t)
 				track_push_step(lv[L], s.start, s.end, s.name, s.arg, st);
 			else
 				track_push(lv[L], s.start, s.end, s.name, s.arg);
+			if (dv.end >= dv.start)
+				track_set_dev(lv[L], lv[L]->n - 1, dv.start, dv.end);
 		}
 		if (s.end > lend[L])
 			lend[L] = s.end;
@@ -333,6 +361,8 @@ rank_finish(tl_rank *r)
 			t->v = xreallocarray(t->v, t->n, sizeof *t->v);
 			if (t->step)
 				t->step = xreallocarray(t->step, t->n, sizeof *t->step);
+			if (t->dev)
+				t->dev = xreallocarray(t->dev, t->n, sizeof *t->dev);
 			t->cap = t->n;
 		}
 		for (size_t k = 0; k < t->n; k++) {
@@ -472,6 +502,8 @@ trace_slice_bytes(const tl_trace *tr, size_t *nslices)
 			bytes += t->cap * sizeof *t->v;
 			if (t->step)
 				bytes += t->cap * sizeof *t->step;
+			if (t->dev)
+				bytes += t->cap * sizeof *t->dev;
 			if (t->prefix)
 				bytes += (t->n + 1) * sizeof *t->prefix;
 		}

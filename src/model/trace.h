@@ -38,6 +38,11 @@ typedef struct tl_slice {
 
 #define TL_NO_STEP UINT16_MAX
 
+/* An interval, ns. end < start: none. */
+typedef struct tl_span {
+	int64_t start, end;
+} tl_span;
+
 /* The times the model holds: within +-(2^62 - 1) ns of the epoch (146 years), so that the
  * difference of any two fits in an int64. Loaders skip, and report, slices outside. */
 #define TL_TIME_MAX ((INT64_C(1) << 62) - 1)
@@ -59,7 +64,27 @@ typedef struct tl_track {
 	uint16_t *step;  /* per slice: step index (launch-time attribution) or TL_NO_STEP;
 	                    NULL when the rank has fewer than two steps */
 	int64_t *prefix; /* prefix[i] = busy ns of v[0..i); built on first use (track_prefix) */
+	tl_span *dev;    /* MSTX lanes, per slice: the device part of a range that carried a
+	                    stream (its marker tasks, first start to last end), end < start when
+	                    it has none; NULL when no slice of the track has one. The slice
+	                    itself keeps the host call's times. */
 } tl_track;
+
+/* The times an analysis takes for slice k of an MSTX lane: where the range has a device part,
+ * that part (the work it marks ran then; its host part only lasted as long as the asynchronous
+ * launch), else the host times. Returns 1 for device times. */
+static inline int
+track_range_times(const tl_track *t, size_t k, int64_t *start, int64_t *end)
+{
+	if (t->dev != NULL && t->dev[k].end >= t->dev[k].start) {
+		*start = t->dev[k].start;
+		*end = t->dev[k].end;
+		return 1;
+	}
+	*start = t->v[k].start;
+	*end = t->v[k].end;
+	return 0;
+}
 
 typedef struct tl_step {
 	int64_t id;         /* N of ProfilerStep#N */
@@ -120,6 +145,8 @@ void track_push(tl_track *, int64_t start, int64_t end, uint32_t name, uint32_t 
 /* The same, tagging the slice with a step index (allocates the step array on first use). */
 void track_push_step(tl_track *, int64_t start, int64_t end, uint32_t name, uint32_t arg,
     uint16_t step);
+/* Gives slice k of t its device part (allocates the array on first use). */
+void track_set_dev(tl_track *, size_t k, int64_t start, int64_t end);
 /* A forward/backward operator pair; the caller checks that the times are within TL_TIME_*. */
 void rank_add_fwdbwd(tl_rank *, int64_t fwd_start, int64_t fwd_end, int64_t bwd_start,
     int64_t bwd_end);

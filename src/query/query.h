@@ -56,6 +56,10 @@ size_t tlq_slice_next(const tl_track *, int64_t t, int dir);
 /* The outermost slice of a lane kind that contains t on r (the enclosing stage, step, ...), or
  * NULL. */
 const tl_slice *tlq_enclosing(const tl_rank *, tl_lane_kind, int64_t t);
+/* The other part of an MSTX range that carried a stream: for slice idx of an MSTX lane its
+ * device part, for a slice of the device MSTX lane the host call it belongs to. Returns 1 and
+ * sets *out, or 0 when there is none. */
+int tlq_mstx_other_part(const tl_rank *, const tl_track *, size_t idx, tl_span *out);
 
 /* Count and total length of the idle gaps (Free intervals, lanes_build first) of one rank:
  * O(1). Walk and name them with tlq_rl_bubble_next / tlq_rl_bubble_largest. */
@@ -132,7 +136,9 @@ typedef struct tl_stage_row {
 	int stage;
 	int64_t step;       /* STEP_TIME id (or the role directory's step), -1 */
 	int occurrence;     /* 0 for the first instance of this stage in this step on the rank */
-	int64_t start, end;
+	int64_t start, end; /* the range's device part where it carried a stream, else host */
+	int64_t host_start, host_end; /* the host call */
+	int device;                   /* start, end are device times */
 	int64_t busy;       /* device busy (compute U communication) inside [start, end) */
 	int64_t lag;        /* end - earliest end of (stage, step, occurrence) over the ranks */
 	int decode_steps;   /* decode-step ranges (else ProfilerSteps) wholly inside */

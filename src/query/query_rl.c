@@ -179,7 +179,8 @@ stage_busy(tl_rl *rl, size_t ri, void *arg)
 		tl_overlap o;
 		overlap_compute(r, TL_NO_STEP, row->start, row->end, INT64_MIN, &o);
 		row->busy = o.computing + o.communication - o.overlapped;
-		row->decode_steps = stages_decode_count(rl->rules, r, row->start, row->end);
+		row->decode_steps =
+		    stages_decode_count(rl->rules, r, row->host_start, row->host_end);
 	}
 }
 
@@ -236,6 +237,9 @@ need_stages(tl_rl *rl)
 			row->step = in->step;
 			row->start = in->start;
 			row->end = in->end;
+			row->host_start = in->host_start;
+			row->host_end = in->host_end;
+			row->device = in->device;
 			row->range = in->origin;
 			row->from_role = in->from_role;
 			row->level = in->level;

@@ -67,6 +67,33 @@ tlq_enclosing(const tl_rank *r, tl_lane_kind kind, int64_t x)
 	return NULL;
 }
 
+int
+tlq_mstx_other_part(const tl_rank *r, const tl_track *t, size_t idx, tl_span *out)
+{
+	if (idx >= t->n)
+		return 0;
+	if (t->kind == TL_LANE_MSTX) {
+		if (t->dev == NULL || t->dev[idx].end < t->dev[idx].start)
+			return 0;
+		*out = t->dev[idx];
+		return 1;
+	}
+	if (t->kind != TL_LANE_MSTX_DEV)
+		return 0;
+	const tl_slice *d = &t->v[idx];
+	for (size_t i = 0; i < r->ntracks; i++) { /* one look-up, for the detail pane */
+		const tl_track *m = r->tracks[i];
+		if (m->kind != TL_LANE_MSTX || m->dev == NULL)
+			continue;
+		for (size_t k = 0; k < m->n; k++)
+			if (m->dev[k].start == d->start && m->dev[k].end == d->end) {
+				*out = (tl_span){m->v[k].start, m->v[k].end};
+				return 1;
+			}
+	}
+	return 0;
+}
+
 /* ---- bubbles (found and attributed in query_rl.c; here only the Free lane's totals) ------ */
 
 size_t

@@ -103,7 +103,9 @@ text_stages(FILE *f, const tl_trace *tr, tl_rl *rl)
 		        ms(b, sizeof b, v[i].end - tr->t_min),
 		        ms(c, sizeof c, v[i].end - v[i].start), ms(d, sizeof d, v[i].busy),
 		        ms(e, sizeof e, v[i].lag), clean(v[i].range, nm, sizeof nm),
-		        v[i].from_role ? " (role directory)" : "");
+		        v[i].from_role ? " (role directory)"
+		        : v[i].device  ? " (device times)"
+		                       : "");
 	}
 }
 
@@ -330,7 +332,10 @@ report_rl_json(FILE *f, const tl_trace *tr)
 		        sv[i].step, sv[i].start, sv[i].end, sv[i].end - sv[i].start, sv[i].busy,
 		        sv[i].lag);
 		json_str(f, sv[i].range);
-		fprintf(f, ",\"from_role\":%s}", sv[i].from_role ? "true" : "false");
+		fprintf(f, ",\"from_role\":%s,\"device_times\":%s",
+		        sv[i].from_role ? "true" : "false", sv[i].device ? "true" : "false");
+		fprintf(f, ",\"host_start_ns\":%" PRId64 ",\"host_end_ns\":%" PRId64 "}",
+		        sv[i].host_start, sv[i].host_end);
 	}
 
 	const tl_imbalance *iv;

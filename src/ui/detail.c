@@ -172,6 +172,11 @@ slice_lines(tl_ui *ui, dlines *d)
 	add(d, SLOT_DETAIL, "duration", "%s  (%s us)",
 	    timefmt_dur(s->end - s->start, du, sizeof du),
 	    timefmt_us3(s->end - s->start, a, sizeof a));
+	tl_span other; /* a range given a stream: its host call and its device part */
+	if (tlq_mstx_other_part(r, t, ui->sel_idx, &other))
+		add(d, SLOT_DETAIL, t->kind == TL_LANE_MSTX ? "device" : "host call", "%s  (%s)",
+		    ui_time(ui, other.start, a, sizeof a),
+		    timefmt_dur(other.end - other.start, du, sizeof du));
 	uint16_t sp = t->step && t->step[ui->sel_idx] != TL_NO_STEP ? t->step[ui->sel_idx]
 	                                                            : rank_step_at(r, s->start);
 	if (sp != TL_NO_STEP && sp < r->nsteps)

@@ -327,6 +327,10 @@ main(int argc, char **argv)
 	o.pp_microbatches = 2;
 	o.pp_op_pairs = 1;
 	seed_generated(&o, out, "gen-pp", dbdir, jsondir);
+	/* ... and one whose ranges carry a stream: host calls, MsTx marker tasks and flows */
+	o.pp_op_pairs = 0;
+	o.pp_device_ranges = 1;
+	seed_generated(&o, out, "gen-pp-dev", dbdir, jsondir);
 
 	/* the real samples, cut down */
 	if (argc >= 3) {

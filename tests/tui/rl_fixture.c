@@ -1,9 +1,11 @@
 /* rl_fixture OUTDIR [--ranks N] [--steps N] [--tasks N] [--seed S] [--slow R] [--pp N]
  *                   [--microbatches M] [--gpipe] [--no-meta] [--no-p2p] [--no-ranges]
- *                   [--op-pairs]
- * Generated profiles for the screen tests of the RL panels (issue 5): GRPO runs with a slow
- * rank, or pipeline-parallel runs (1F1B or GPipe), whose blocks are forward/backward ranges or,
- * with --op-pairs, only linked forward/backward torch operators. */
+ *                   [--op-pairs] [--pp-device] [--stage-device]
+ * Generated profiles for the screen tests of the RL panels: GRPO runs with a slow rank, or
+ * pipeline-parallel runs (1F1B or GPipe), whose blocks are forward/backward ranges (with
+ * --pp-device, ranges that carry a stream: short early host calls, the blocks on the device)
+ * or, with --op-pairs, only linked forward/backward torch operators; --stage-device makes the
+ * GRPO stage ranges carry a stream too. */
 #include "config.h"
 
 #include <stdio.h>
@@ -18,7 +20,8 @@ main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr, "usage: rl_fixture OUTDIR [--ranks N] [--steps N] [--tasks N] "
 		                "[--seed S] [--slow R] [--pp N] [--microbatches M] [--gpipe] "
-		                "[--no-meta] [--no-p2p] [--no-ranges] [--op-pairs]\n");
+		                "[--no-meta] [--no-p2p] [--no-ranges] [--op-pairs] [--pp-device] "
+		                "[--stage-device]\n");
 		return 2;
 	}
 	gen_opts o;
@@ -38,6 +41,10 @@ main(int argc, char **argv)
 			o.no_stage_ranges = 1;
 		else if (strcmp(a, "--op-pairs") == 0)
 			o.pp_op_pairs = 1;
+		else if (strcmp(a, "--pp-device") == 0)
+			o.pp_device_ranges = 1;
+		else if (strcmp(a, "--stage-device") == 0)
+			o.stage_device_ranges = 1;
 		else if (v == NULL)
 			goto bad;
 		else {

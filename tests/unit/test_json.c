@@ -912,6 +912,39 @@ test_db_vs_json(void)
 		free(ppj);
 	}
 
+	/* ranges that carry a stream: in the JSON their device parts are Ascend Hardware slices
+	 * joined to the host ranges by MsTx flows; the same PP blocks (the device parts), stage
+	 * rows, DP panel and bubbles from both */
+	for (int grpo = 0; grpo < 2; grpo++) {
+		char *dv = tmp_path(grpo ? "stage-device" : "pp-device");
+		char *dvj = tmp_path(grpo ? "stage-device-json" : "pp-device-json");
+		const char *what =
+		    grpo ? "GRPO stage ranges given a stream" : "PP ranges given a stream";
+		gen_opts q;
+		gen_opts_default(&q);
+		q.nranks = grpo ? 3 : 8;
+		q.nsteps = grpo ? 2 : 1;
+		q.tasks_per_rank = 4000;
+		q.slow_rank = grpo ? 1 : -1;
+		q.pp = grpo ? 0 : 4;
+		q.pp_device_ranges = !grpo;
+		q.stage_device_ranges = grpo;
+		q.seed = 7;
+		q.threads = 1;
+		CHECK(gen_profile(&q, dv, NULL) == 0, "%s: generate", what);
+		CHECK_EQ_I64(convert_tree(dv, dvj), q.nranks,
+		             "convert each rank's DB to trace_view.json");
+		same_summary(dv, dvj, what);
+		char *js = summary_json(dvj);
+		CHECK(js != NULL && (grpo ? strstr(js, "\"device_times\":true") != NULL &&
+		                                strstr(js, "\"device_times\":false") == NULL
+		                          : strstr(js, "\"bubble_ratio\":0.9") == NULL),
+		      "%s: the JSON's analyses use the device parts", what);
+		free(js);
+		free(dv);
+		free(dvj);
+	}
+
 	/* msprof's Overlap Analysis as written by the converter = our whole-capture overlap */
 	DIR *d = opendir(gjson);
 	struct dirent *e;

@@ -3,8 +3,10 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/overlap.h"
+#include "model/mstx.h"
 #include "query/query.h"
 #include "util/xalloc.h"
 #include "test.h"
@@ -131,9 +133,52 @@ test_steps(void)
 	rank_free(r);
 }
 
+/* Range messages: pp_chart's str(dict) and JSON, with and without a micro-batch; anything
+ * else is left as it is. */
+static void
+test_mstx_messages(void)
+{
+	static const struct {
+		const char *msg, *name;
+		int mb;
+		const char *label;
+	} v[] = {
+	    {"{'name': 'forward_step'}", "forward_step", -1, "forward_step"},
+	    {"{'name': 'backward_step', 'current_microbatch': 3}", "backward_step", 3,
+	     "backward_step (micro-batch 3)"},
+	    {"{\"name\": \"forward_step\", \"current_microbatch\": 12}", "forward_step", 12,
+	     "forward_step (micro-batch 12)"},
+	    {" { 'current_microbatch' : 0 , 'name' : 'WeightGradStore.pop' } ",
+	     "WeightGradStore.pop", 0, "WeightGradStore.pop (micro-batch 0)"},
+	    {"{'name': 'it\\'s', 'extra': [1, {'a': '}'}], 'ok': True}", "it's", -1, "it's"},
+	    {"{\"name\": \"decode\", \"microbatch\": 2}", "decode", 2, "decode (micro-batch 2)"},
+	    {"forward_step", NULL, -1, "forward_step"},
+	    {"{'name': 'forward_step'", NULL, -1, "{'name': 'forward_step'"},
+	    {"{'name': 'forward_step'} tail", NULL, -1, "{'name': 'forward_step'} tail"},
+	    {"{\"streamId\": \"32\",\"count\": \"25701386\",\"opName\": \"HcclAllreduce\"}", NULL,
+	     -1, "{\"streamId\": \"32\",\"count\": \"25701386\",\"opName\": \"HcclAllreduce\"}"},
+	    {"{'name': 7}", NULL, -1, "{'name': 7}"},
+	    {"", NULL, -1, ""},
+	};
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+		char nm[64] = "untouched", lab[128];
+		int mb = -7;
+		int ok = mstx_msg_decode(v[i].msg, strlen(v[i].msg), nm, sizeof nm, &mb);
+		if (v[i].name)
+			CHECK(ok && strcmp(nm, v[i].name) == 0 && mb == v[i].mb,
+			      "decode %s: name %s, micro-batch %d", v[i].msg, nm, mb);
+		else
+			CHECK(!ok && strcmp(nm, "untouched") == 0 && mb == -7,
+			      "not a named dict, left alone: %s", v[i].msg);
+		mstx_msg_label(v[i].msg, strlen(v[i].msg), lab, sizeof lab);
+		CHECK_STR(lab, v[i].label, "device-lane label");
+	}
+}
+
 int
 main(void)
 {
+	test_mstx_messages();
 	test_levels();
 	test_busy_and_columns();
 	test_overlap();

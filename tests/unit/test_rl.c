@@ -7,7 +7,9 @@
 #include "config.h"
 
 #include <cJSON.h>
+#include <glob.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -338,8 +340,11 @@ test_viewer_bubbles(tl_trace *tr)
 	tlq_rl_close(rl);
 }
 
+/* device: the stage ranges carry a stream (gen_opts.stage_device_ranges): their host parts end
+ * with the stage's last launch, their device parts span the truth's stages, and every number
+ * below must still be the truth's. */
 static void
-test_rl_profile(void)
+test_rl_profile(int device)
 {
 	gen_opts o;
 	gen_opts_default(&o);
@@ -348,9 +353,10 @@ test_rl_profile(void)
 	o.tasks_per_rank = 20000;
 	o.slow_rank = 5;
 	o.seed = 11;
+	o.stage_device_ranges = device;
 	gen_truth t;
 	tl_trace tr;
-	if (!gen_load(&o, "rl8", &t, &tr))
+	if (!gen_load(&o, device ? "rl8-device" : "rl8", &t, &tr))
 		return;
 	tl_rl_opts ro = {.bubbles_per_rank = 1000};
 	tl_rl *rl = tlq_rl_open(&tr, &ro);
@@ -391,8 +397,21 @@ test_rl_profile(void)
 		}
 	}
 	CHECK(found == t.nstages && bad == 0,
-	      "stage start, end, busy, lag and rollout decode steps equal the truth (%zu rows)",
-	      found);
+	      "%sstage start, end, busy, lag and rollout decode steps equal the truth (%zu rows)",
+	      device ? "device-marked ranges: " : "", found);
+	size_t clock_ok = 0, host_short = 0;
+	for (size_t k = 0; k < ns; k++) {
+		clock_ok += sv[k].device == device && sv[k].host_start == sv[k].start &&
+		            (device ? sv[k].host_end < sv[k].end : sv[k].host_end == sv[k].end);
+		host_short += sv[k].host_end + 40 * 1000 < sv[k].end;
+	}
+	CHECK_EQ_I64(clock_ok, ns,
+	             device ? "every stage row has device times, its host call ends earlier"
+	                    : "every stage row has host times");
+	if (device)
+		CHECK(host_short >= ns * 3 / 4,
+		      "the host parts end well before the device parts (%zu of %zu rows)",
+		      host_short, ns);
 
 	/* DP imbalance of rollout: durations, wait-for-slowest, decode steps, idle, slowest */
 	for (int64_t step = 1; step <= o.nsteps; step++) {
@@ -695,9 +714,11 @@ test_handmade(void)
 
 /* ---- pipeline parallelism ---------------------------------------------------------------- */
 
+/* device: the ranges carry a stream (gen_opts.pp_device_ranges): their host parts are a few
+ * microseconds, 600 us ahead of the device; the truth's blocks are their device parts. */
 static void
-check_pp(int sched, int no_meta, int no_p2p, int opt_pp, int op_pairs, tl_pp_source want_src,
-         const char *name)
+check_pp_as(int sched, int no_meta, int no_p2p, int opt_pp, int op_pairs, int device,
+            tl_pp_source want_src, const char *name)
 {
 	gen_opts o;
 	gen_opts_default(&o);
@@ -709,13 +730,80 @@ check_pp(int sched, int no_meta, int no_p2p, int opt_pp, int op_pairs, tl_pp_sou
 	o.pp_no_meta = no_meta;
 	o.pp_no_p2p = no_p2p;
 	o.pp_op_pairs = op_pairs;
+	o.pp_device_ranges = device;
 	o.seed = 5;
 	gen_truth t;
 	tl_trace tr;
 	if (!gen_load(&o, name, &t, &tr))
 		return;
-	tl_rl_opts ro = {.pp = opt_pp};
+	if (device) {
+		/* the profile is what the case says: short host parts, early; device parts that
+		 * are the blocks, named on the device lane by the decoded message */
+		size_t host_ok = 0, dev_ok = 0, nranges = 0;
+		for (size_t i = 0; i < tr.nranks; i++) {
+			const tl_rank *r = tr.ranks[i];
+			for (size_t k = 0; k < r->ntracks; k++) {
+				const tl_track *x = r->tracks[k];
+				for (size_t q = 0; x->kind == TL_LANE_MSTX && q < x->n; q++) {
+					nranges++;
+					host_ok += x->dev != NULL &&
+					           x->v[q].end - x->v[q].start < 20 * 1000 &&
+					           x->dev[q].start - x->v[q].start > 500 * 1000;
+				}
+				for (size_t q = 0; x->kind == TL_LANE_MSTX_DEV && q < x->n; q++) {
+					int mb = -1;
+					const char *nm = strpool_get(r->pool, x->v[q].name);
+					sscanf(nm, "%*[a-z_] (micro-batch %d)", &mb);
+					for (size_t g = 0; g < t.npp_blocks; g++)
+						dev_ok +=
+						    t.pp_blocks[g].rank == r->rank &&
+						    t.pp_blocks[g].start_ns == x->v[q].start &&
+						    t.pp_blocks[g].end_ns == x->v[q].end &&
+						    t.pp_blocks[g].microbatch == mb &&
+						    strncmp(nm,
+						            t.pp_blocks[g].kind == 'F'
+						                ? "forward_step ("
+						                : "backward_step (",
+						            14) == 0;
+				}
+			}
+		}
+		CHECK(nranges == t.npp_blocks && host_ok == nranges,
+		      "%s: every range's host part is under 20 us and over 500 us ahead of its "
+		      "device part (%zu of %zu)",
+		      name, host_ok, nranges);
+		CHECK(dev_ok == t.npp_blocks,
+		      "%s: the device lane has one slice per block, named 'forward_step "
+		      "(micro-batch N)' (%zu of %zu)",
+		      name, dev_ok, t.npp_blocks);
+	}
+	tl_rl_opts ro = {.pp = opt_pp, .bubbles_per_rank = 1000};
 	tl_rl *rl = tlq_rl_open(&tr, &ro);
+	if (device) {
+		/* the idle gaps between a block's kernels lie inside its device part (and after its
+		 * host part ended): the device was inside that range and had nothing to run */
+		const tl_rl_bubble *bv;
+		size_t nb = tlq_rl_bubbles(rl, &bv), inside = 0, named = 0;
+		for (size_t q = 0; q < t.npp_blocks; q++) {
+			const gen_pp_block_truth *g = &t.pp_blocks[q];
+			char want[64];
+			snprintf(want, sizeof want, "inside %s_step (micro-batch %d),",
+			         g->kind == 'F' ? "forward" : "backward", g->microbatch);
+			size_t hit = 0;
+			for (size_t k = 0; k < nb; k++)
+				if (tr.ranks[bv[k].rank]->rank == g->rank && bv[k].start >= g->start_ns &&
+				    bv[k].end <= g->end_ns) {
+					hit++;
+					named += bv[k].reason == TL_BUBBLE_LAUNCH_GAP &&
+					         strstr(bv[k].detail, want) != NULL;
+				}
+			inside += hit > 0;
+		}
+		CHECK(inside == t.npp_blocks && named >= t.npp_blocks,
+		      "%s: the gaps inside each block are launch gaps inside its range, named with "
+		      "its micro-batch (%zu blocks, %zu gaps)",
+		      name, inside, named);
+	}
 	const tl_pipeline *p = tlq_pipeline(rl);
 	CHECK(p->source == want_src, "%s: PP stages from %s (got %s)", name,
 	      pipeline_source_name(want_src), pipeline_source_name(p->source));
@@ -793,6 +881,94 @@ check_pp(int sched, int no_meta, int no_p2p, int opt_pp, int op_pairs, tl_pp_sou
 	tlq_rl_close(rl);
 	trace_free(&tr);
 	gen_truth_free(&t);
+}
+
+/* A file that keeps a range's begin and end markers as TASK rows of their own (each a
+ * zero-length row at its marker's time, both with the range's connectionId), not paired into
+ * one as msprof does: the device range is still first marker start to last marker end, and the
+ * blocks are the same. */
+static void
+test_pp_split_markers(void)
+{
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 4;
+	o.nsteps = 1;
+	o.pp = 4;
+	o.pp_microbatches = 4;
+	o.pp_device_ranges = 1;
+	o.seed = 9;
+	gen_truth t;
+	char *out = xasprintf("%s/pp-split", tmp);
+	memset(&t, 0, sizeof t);
+	CHECK(gen_profile(&o, out, &t) == 0, "generate pp-split");
+	char *pat = xasprintf("%s/*/ASCEND_PROFILER_OUTPUT/*.db", out);
+	glob_t g;
+	size_t split = 0;
+	if (glob(pat, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			sqlite3 *db;
+			if (sqlite3_open(g.gl_pathv[i], &db) != SQLITE_OK)
+				continue;
+			split +=
+			    sqlite3_exec(
+			        db,
+			        "CREATE TEMP TABLE m AS SELECT rowid AS r FROM TASK WHERE taskType "
+			        "= "
+			        "(SELECT id FROM STRING_IDS WHERE value = 'MsTx');"
+			        "INSERT INTO TASK SELECT endNs, endNs, deviceId, connectionId, "
+			        "globalTaskId + 1000000, globalPid, taskType, contextId, streamId, "
+			        "taskId + 1, modelId FROM TASK WHERE rowid IN (SELECT r FROM m);"
+			        "UPDATE TASK SET endNs = startNs WHERE rowid IN (SELECT r FROM m);",
+			        NULL, NULL, NULL) == SQLITE_OK;
+			sqlite3_close(db);
+		}
+		globfree(&g);
+	}
+	CHECK_EQ_I64(split, 4, "every rank's marker rows split in two");
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	if (load_trace(out, &lo, &tr) != 0) {
+		CHECK(0, "load pp-split");
+		free(out);
+		free(pat);
+		gen_truth_free(&t);
+		return;
+	}
+	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	const tl_pipeline *p = tlq_pipeline(rl);
+	size_t ok = 0, n = 0;
+	for (size_t k = 0; k < p->nsteps; k++)
+		for (size_t s = 0; s < p->steps[k].nstages; s++) {
+			const tl_pp_stage *ps = &p->steps[k].stages[s];
+			for (size_t b = 0; b < ps->nblocks; b++, n++)
+				for (size_t q = 0; q < t.npp_blocks; q++)
+					ok += t.pp_blocks[q].rank == tr.ranks[ps->shown]->rank &&
+					      t.pp_blocks[q].start_ns == ps->blocks[b].start &&
+					      t.pp_blocks[q].end_ns == ps->blocks[b].end &&
+					      t.pp_blocks[q].microbatch == ps->blocks[b].microbatch;
+		}
+	CHECK(n == t.npp_blocks && ok == n,
+	      "split markers: every block is first marker start to last marker end (%zu of %zu)",
+	      ok, n);
+	size_t dev = 0;
+	for (size_t i = 0; i < tr.nranks; i++)
+		for (size_t k = 0; k < tr.ranks[i]->ntracks; k++)
+			if (tr.ranks[i]->tracks[k]->kind == TL_LANE_MSTX_DEV)
+				dev += tr.ranks[i]->tracks[k]->n;
+	CHECK_EQ_I64(dev, t.npp_blocks, "split markers: one device-lane slice per range");
+	tlq_rl_close(rl);
+	trace_free(&tr);
+	gen_truth_free(&t);
+	free(out);
+	free(pat);
+}
+
+static void
+check_pp(int sched, int no_meta, int no_p2p, int opt_pp, int op_pairs, tl_pp_source want_src,
+         const char *name)
+{
+	check_pp_as(sched, no_meta, no_p2p, opt_pp, op_pairs, 0, want_src, name);
 }
 
 /* Operator pairs alone do not make a pipeline: every training job has them. With nothing that
@@ -922,6 +1098,10 @@ test_pp(void)
 	check_pp(GEN_PP_GPIPE, 0, 0, 0, 1, TL_PP_FROM_META, "pp-ops-gpipe");
 	check_pp(GEN_PP_1F1B, 1, 0, 0, 1, TL_PP_FROM_PARTNERS, "pp-ops-partners");
 	check_pp(GEN_PP_GPIPE, 1, 1, 4, 1, TL_PP_FROM_OPTION, "pp-ops-option");
+	check_pp_as(GEN_PP_1F1B, 0, 0, 0, 0, 1, TL_PP_FROM_META, "pp-device-1f1b");
+	check_pp_as(GEN_PP_GPIPE, 0, 0, 0, 0, 1, TL_PP_FROM_META, "pp-device-gpipe");
+	check_pp_as(GEN_PP_1F1B, 1, 0, 0, 0, 1, TL_PP_FROM_PARTNERS, "pp-device-partners");
+	test_pp_split_markers();
 	test_pp_ops_unsaid();
 	test_pp_ops_interleaved();
 
@@ -1095,7 +1275,8 @@ main(void)
 	test_rules();
 	test_judge();
 	test_handmade();
-	test_rl_profile();
+	test_rl_profile(0);
+	test_rl_profile(1);
 	test_pp();
 	test_plain();
 	rm_rf(tmp);
