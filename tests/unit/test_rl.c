@@ -445,6 +445,39 @@ test_rl_profile(void)
 		      "rollout: max/mean from the truth durations (%.4f)", im->st.max_over_mean);
 	}
 
+	/* every stage and step: the longest-running rank is the truth's longest duration (the
+	 * lower rank on a tie), the last to finish its latest end */
+	const tl_imbalance *all;
+	size_t nall = tlq_imbalances(rl, &all), long_ok = 0, last_ok = 0, differ = 0;
+	for (size_t i = 0; i < nall; i++) {
+		int64_t best = -1, latest = INT64_MIN;
+		int want = -1;
+		for (size_t k = 0; k < t.nstages; k++) {
+			const gen_stage_truth *g = &t.stages[k];
+			if (g->step != all[i].step ||
+			    strcmp(gen_stage_canon[g->stage], tlq_rl_stage_name(rl, all[i].stage)) != 0)
+				continue;
+			int64_t d = g->end_ns - g->start_ns;
+			if (d > best || (d == best && g->rank < want)) {
+				best = d;
+				want = g->rank;
+			}
+			if (g->end_ns > latest)
+				latest = g->end_ns;
+		}
+		const tl_imb_rank *lr = &all[i].ranks[all[i].st.longest];
+		const tl_imb_rank *sr = &all[i].ranks[all[i].st.slowest];
+		long_ok += tr.ranks[lr->rank]->rank == want;
+		last_ok += sr->end == latest;
+		differ += all[i].st.longest != all[i].st.slowest;
+	}
+	CHECK(nall > 0 && long_ok == nall && last_ok == nall,
+	      "every stage and step: longest running = the truth's longest duration (%zu of %zu), "
+	      "last to finish = its latest end (%zu)",
+	      long_ok, nall, last_ok);
+	CHECK(differ > 0, "... and they differ somewhere (%zu stage-steps): both are worth naming",
+	      differ);
+
 	/* slow-rank votes: the chosen slow rank gets the most */
 	const tl_slow_result *sr = tlq_slow_ranks(rl);
 	CHECK_EQ_I64(sr->instances, t.collectives, "every collective instance examined");
