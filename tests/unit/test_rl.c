@@ -455,7 +455,8 @@ test_rl_profile(void)
 		for (size_t k = 0; k < t.nstages; k++) {
 			const gen_stage_truth *g = &t.stages[k];
 			if (g->step != all[i].step ||
-			    strcmp(gen_stage_canon[g->stage], tlq_rl_stage_name(rl, all[i].stage)) != 0)
+			    strcmp(gen_stage_canon[g->stage],
+			           tlq_rl_stage_name(rl, all[i].stage)) != 0)
 				continue;
 			int64_t d = g->end_ns - g->start_ns;
 			if (d > best || (d == best && g->rank < want)) {
