@@ -53,7 +53,8 @@ static int cmd_view(cli *);
 static int cmd_keys(cli *);
 
 static const command commands[] = {
-	{"info", "tl info PATH [--rank SPEC]", "list the ranks and files found under PATH",
+	{"info", "tl info PATH [--rank SPEC]",
+	    "list the ranks and files found under PATH, with when each was captured",
 	    cmd_info, 1},
 	{"summary", "tl summary PATH [--rank SPEC] [--json]",
 	    "per-rank, per-step overlap breakdown (computing, communication, free, ...)",
@@ -112,6 +113,7 @@ cmd_info(cli *c)
 	tl_sourcelist sl = {0};
 	if (discover(c->path, c->have_ranks ? &c->ranks : NULL, &sl) != 0)
 		return 1;
+	load_capture_times(&sl);
 	report_info(stdout, &sl);
 	int rc = sl.n == 0 ? 2 : 0;
 	if (sl.n == 0)

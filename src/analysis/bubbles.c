@@ -4,6 +4,7 @@
 #include "analysis/overlap.h"
 #include "util/xalloc.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,11 +267,26 @@ bubble_gaps_of_rank(const tl_rank *r, size_t max, tl_gap **out)
 	return g.n;
 }
 
+char *
+bubble_step_text(const tl_rl_bubble *b, const char *none_text, char *buf, size_t len)
+{
+	if (b->step >= 0)
+		snprintf(buf, len, "%" PRId64, b->step);
+	else
+		snprintf(buf, len, "%s", b->between_steps ? "between steps" : none_text);
+	return buf;
+}
+
 void
 bubble_attribute(const tl_rank *r, const tl_stage_inst *inst, size_t ninst, tl_rl_bubble *b)
 {
 	uint16_t si = rank_step_at(r, b->start);
+	/* a gap that runs past the end of its step (into the next, as the idle tail of one
+	 * step and the head of the next usually do) belongs to neither */
+	if (si != TL_NO_STEP && b->end > r->steps[si].end)
+		si = TL_NO_STEP;
 	b->step = si != TL_NO_STEP ? r->steps[si].id : -1;
+	b->between_steps = si == TL_NO_STEP && r->nsteps > 0;
 	b->stage = TL_STAGE_NONE;
 	int lvl = -1;
 	const tl_stage_inst *before = NULL, *after = NULL;

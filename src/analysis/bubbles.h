@@ -27,12 +27,19 @@ const char *bubble_reason_name(tl_bubble_reason);
 typedef struct tl_rl_bubble {
 	size_t rank;        /* index into the trace's ranks */
 	int64_t start, end; /* ns */
-	int64_t step;       /* STEP_TIME id containing the start, -1 */
+	int64_t step;       /* STEP_TIME id containing the whole gap, -1 */
+	int between_steps;  /* step is -1 on a rank that has steps: the gap lies between them
+	                       (or before the first, after the last), not in a profile without
+	                       steps */
 	int stage;          /* the innermost stage instance enclosing the whole gap, or
 	                       TL_STAGE_NONE (the detail then names the stages around it) */
 	tl_bubble_reason reason;
 	char detail[192]; /* the evidence, for people (range names sanitized by the reader) */
 } tl_rl_bubble;
+
+/* The step of a bubble as people read it: "12", "between steps", or none_text on a rank
+ * without steps. Returns buf. */
+char *bubble_step_text(const tl_rl_bubble *, const char *none_text, char *buf, size_t len);
 
 /* An idle gap [start, end) of a rank: a Free interval, before it is attributed. */
 typedef struct tl_gap {

@@ -9,6 +9,7 @@ imbalance_compute(tl_imb_rank *v, size_t n, tl_imb_stats *st)
 	st->max_over_mean = 0;
 	st->cv = 0;
 	st->slowest = 0;
+	st->longest = 0;
 	st->skew = 0;
 	if (n == 0)
 		return;
@@ -21,8 +22,10 @@ imbalance_compute(tl_imb_rank *v, size_t n, tl_imb_stats *st)
 			latest = v[i].end;
 		if (v[i].end < earliest)
 			earliest = v[i].end;
-		if (v[i].duration > longest)
+		if (v[i].duration > longest) {
 			longest = v[i].duration;
+			st->longest = i;
+		}
 		sum += (double)v[i].duration;
 	}
 	double mean = sum / (double)n, var = 0;

@@ -471,38 +471,84 @@ stages_of_rank(tl_stage_rules *R, const tl_rank *r, tl_stage_inst **out)
 	return n;
 }
 
-int
-stages_decode_count(const tl_stage_rules *R, const tl_rank *r, int64_t t0, int64_t t1)
-{
-	int n = 0;
+/* A range on an MSTX track is a decode step when a decode rule matches its name or its domain
+ * (the track's label): vLLM's per-step range and dp_analysis' "step" live in domains of their
+ * own. */
+typedef struct decode_scan {
+	const tl_stage_rules *R;
+	const tl_rank *r;
 	tl_u64map cache; /* name id -> 1 decode, 2 not */
-	u64map_init(&cache);
+} decode_scan;
+
+static int
+decode_domain(const decode_scan *c, const tl_track *t)
+{
+	const char *d = strpool_get(c->r->pool, t->label);
+	return d != NULL && stage_rules_is_decode(c->R, d, strlen(d));
+}
+
+static int
+decode_name(decode_scan *c, uint32_t name)
+{
+	uint32_t d;
+	if (!u64map_get(&c->cache, name, &d)) {
+		d = stage_rules_is_decode(c->R, strpool_get(c->r->pool, name),
+		                          strpool_len(c->r->pool, name))
+		        ? 1
+		        : 2;
+		u64map_put(&c->cache, name, d);
+	}
+	return d == 1;
+}
+
+/* Decode ranges of r inside [t0, t1] (all of them when t0 > t1), stopping at the first when
+ * first_only. */
+static int
+decode_ranges(const tl_stage_rules *R, const tl_rank *r, int64_t t0, int64_t t1, int first_only)
+{
+	decode_scan c = {R, r, {0}};
+	u64map_init(&c.cache);
+	int n = 0, all = t0 > t1;
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *t = r->tracks[i];
-		if (t->kind != TL_LANE_MSTX)
+		if (t->kind != TL_LANE_MSTX || t->n == 0)
 			continue;
-		for (size_t k = track_first_starting_at(t, t0); k < t->n && t->v[k].start <= t1;
-		     k++) {
+		int whole = decode_domain(&c, t);
+		for (size_t k = all ? 0 : track_first_starting_at(t, t0);
+		     k < t->n && (all || t->v[k].start <= t1); k++) {
 			const tl_slice *s = &t->v[k];
-			if (s->end > t1 || s->end <= s->start)
+			if (s->end <= s->start || (!all && s->end > t1)) /* a mark, or past t1 */
 				continue;
-			uint32_t d;
-			if (!u64map_get(&cache, s->name, &d)) {
-				d = stage_rules_is_decode(R, strpool_get(r->pool, s->name),
-				                          strpool_len(r->pool, s->name))
-				        ? 1
-				        : 2;
-				u64map_put(&cache, s->name, d);
+			if (whole || decode_name(&c, s->name)) {
+				n++;
+				if (first_only)
+					goto done;
 			}
-			n += d == 1;
 		}
 	}
-	u64map_free(&cache);
-	if (n > 0)
-		return n;
+done:
+	u64map_free(&c.cache);
+	return n;
+}
+
+int
+stages_rank_has_decode(const tl_stage_rules *R, const tl_rank *r)
+{
+	return decode_ranges(R, r, 1, 0, 1) > 0;
+}
+
+int
+stages_decode_count(const tl_stage_rules *R, const tl_rank *r, int has_decode, int stage,
+                    int64_t t0, int64_t t1)
+{
+	if (has_decode)
+		return decode_ranges(R, r, t0, t1, 0);
+	if (stage != TL_STAGE_ROLLOUT)
+		return -1;
+	int n = 0;
 	for (size_t k = 0; k < r->nsteps; k++)
 		n += r->steps[k].start >= t0 && r->steps[k].end <= t1;
-	return n;
+	return n > 0 ? n : -1;
 }
 
 void

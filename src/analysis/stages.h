@@ -75,10 +75,18 @@ typedef struct tl_stage_inst {
  * *out is the caller's to free. */
 size_t stages_of_rank(tl_stage_rules *, const tl_rank *r, tl_stage_inst **out);
 
-/* Decode steps inside [t0, t1] on r, host times (a stage instance's host_start, host_end):
- * the decode ranges whose host calls lie wholly inside it, or when there are none, the
- * ProfilerStep ranges wholly inside it. */
-int stages_decode_count(const tl_stage_rules *, const tl_rank *r, int64_t t0, int64_t t1);
+/* Whether r has decode ranges: MSTX ranges whose name, or whose domain, a decode rule matches
+ * (vLLM's per-step range and dp_analysis' "step" live in domains of their own). */
+int stages_rank_has_decode(const tl_stage_rules *, const tl_rank *r);
+
+/* Decode steps of a stage instance on r, [t0, t1] in host times (the instance's host_start and
+ * host_end: a decode range counts when its host call lies inside the stage's host call);
+ * has_decode is stages_rank_has_decode(r). Where the rank has decode ranges, the ones wholly inside: a true count, 0 included. Where it
+ * has none, on a rollout stage, the ProfilerStep ranges wholly inside it (vLLM-Ascend steps its
+ * profiler once per decode iteration), when there is at least one. Otherwise -1: nothing says
+ * how many decode steps ran, and 0 would be a claim. */
+int stages_decode_count(const tl_stage_rules *, const tl_rank *r, int has_decode, int stage,
+                        int64_t t0, int64_t t1);
 
 /* Adds the stage lane of r: a TL_LANE_STAGE track per nesting level (key and depth = level;
  * slice names are the stage names, arg the instance index), in front of the rank's other

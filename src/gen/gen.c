@@ -198,7 +198,8 @@ enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 	X(S_R_ACTOR_LP, "compute_log_prob")                                                        \
 	X(S_R_REWARD, "compute_rm_score")                                                          \
 	X(S_R_UPDATE, "update_actor")                                                              \
-	X(S_DECODE, "decode_step")
+	X(S_DECODE, "decode_step")                                                                 \
+	X(S_VLLM_STEP, "vllm_one_step")
 
 #define GEN_STR_ENUM(id, text) id,
 #define GEN_STR_TEXT(id, text) text,
@@ -589,6 +590,8 @@ stage_end(gen_plan *P, int k, int stage, const int *decode_steps)
 		st.start_ns = rk->range_start[stage];
 		st.end_ns = rk->range_end[stage];
 		st.decode_steps = decode_steps ? decode_steps[r] : 0;
+		if (P->o.no_stage_ranges || P->o.decode_marks == GEN_DECODE_NONE)
+			st.decode_steps = -1; /* no range records them */
 		st.busy_ns = rk->comp + rk->comm - rk->ovl - rk->busy0;
 		st.wait_ns = latest - st.end_ns;
 		VEC_PUSH(P->tr.stages, P->tr.nstages, P->stage_cap, st);
@@ -1341,6 +1344,20 @@ w_mstx(gen_writer *w, int64_t start, int64_t end, int message)
 	w_row(w, Q_MSTX, v, 10);
 }
 
+/* The range around one decode step, as gen_opts.decode_marks says (GEN_DECODE_NONE: none). */
+static void
+w_decode_mark(gen_writer *w, int64_t start, int64_t end)
+{
+	if (w->P->o.decode_marks == GEN_DECODE_RANGES) {
+		w_mstx(w, start, end, S_DECODE);
+	} else if (w->P->o.decode_marks == GEN_DECODE_VLLM) {
+		/* range_start("vllm_one_step", domain="vllm_one_step"): no stream, host only */
+		int64_t v[10] = {start,       end,          MSTX_RANGE,   INVALID_U32, INVALID_U32,
+		                 S_VLLM_STEP, w->gtid_main, w->gtid_main, S_VLLM_STEP, INVALID_U32};
+		w_row(w, Q_MSTX, v, 10);
+	}
+}
+
 static void
 w_run(gen_writer *w, const gen_blk *b)
 {
@@ -1375,7 +1392,7 @@ w_run(gen_writer *w, const gen_blk *b)
 		w->err = 1;
 	}
 	if ((b->flags & BF_DECODE) && !w->P->o.no_stage_ranges)
-		w_mstx(w, b->start - LEAD - DEC_PRE, b->end + DEC_POST, S_DECODE);
+		w_decode_mark(w, b->start - LEAD - DEC_PRE, b->end + DEC_POST);
 }
 
 /* A COMMUNICATION_TASK_INFO row: 15 integer columns, then bandwidth (NUMERIC). */

@@ -22,6 +22,8 @@ typedef struct gen_opts {
 	                          * TASK row) spans the truth's stage, the host part (MSTX_EVENTS)
 	                          * ends with the stage's last launch, before the device work does
 	                          */
+	int decode_marks;        /* GRPO: what marks each decode step of the rollout
+	                          * (GEN_DECODE_*) */
 	/* Pipeline-parallel training instead of the GRPO timeline (issue 5). nranks = pp x dp; rank
 	 * r is PP stage r / dp (Megatron's order: PP outermost). Each step runs pp_microbatches
 	 * micro-batches as pp_chart-style MSTX ranges "{'name': 'forward_step'}" /
@@ -46,6 +48,11 @@ typedef struct gen_opts {
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };
 
+/* Decode-step marks: a "decode_step" range in the default domain; vLLM's per-step range as its
+ * users add it, range_start("vllm_one_step", domain="vllm_one_step"); or none at all (a rollout
+ * whose steps nothing records: the truth then says -1, unknown). */
+enum { GEN_DECODE_RANGES, GEN_DECODE_VLLM, GEN_DECODE_NONE };
+
 void gen_opts_default(gen_opts *);
 
 /* Canonical RL stage names, as `tl summary` prints them. */
@@ -58,7 +65,9 @@ typedef struct gen_stage_truth {
 	int64_t step; /* STEP_TIME id */
 	int stage;    /* index into gen_stage_canon */
 	int64_t start_ns, end_ns;
-	int decode_steps; /* nested decode-step ranges inside (rollout only, else 0) */
+	int decode_steps; /* nested decode-step ranges inside (rollout only, else 0); -1 on
+	                     every stage when the profile records no decode step
+	                     (GEN_DECODE_NONE, no_stage_ranges) */
 	int64_t busy_ns;  /* device busy (compute U communication) inside the range */
 	int64_t wait_ns;  /* wait-for-slowest: latest end of this stage and step - own end */
 } gen_stage_truth;

@@ -50,6 +50,12 @@ int trace_json_event_args(const char *path, const tl_evindex *ix, uint64_t ordin
 
 /* META_DATA's value of `name` in a profile DB (opened as the loader opens it), or NULL. */
 char *ascend_db_meta(const char *path, const char *name);
+/* SESSION_TIME_INFO endTimeNs of a profile DB (epoch ns: when the collection stopped), 0 when
+ * it has none or cannot be opened. */
+int64_t ascend_db_session_end(const char *path);
+/* Sets the capture time of every DB source that records its session (TL_CAPTURE_SESSION);
+ * the others keep discovery's. Opens each DB once (read-only, immutable). */
+void load_capture_times(tl_sourcelist *);
 
 typedef struct tl_load_opts {
 	const tl_rankset *ranks; /* NULL = all */

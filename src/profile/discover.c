@@ -751,11 +751,12 @@ walk_add(walk *w, tl_source_kind kind, const char *path, const char *dir, int ra
 	close(fd);
 	if (!fidset_add(&w->files, st.st_dev, st.st_ino))
 		return 0;
+	tl_source s;
+	memset(&s, 0, sizeof s);
+	s.capture_from = capture_ns != 0 ? TL_CAPTURE_NAME : TL_CAPTURE_FILE_TIME;
 	if (capture_ns == 0)
 		capture_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 
-	tl_source s;
-	memset(&s, 0, sizeof s);
 	s.rank = rank >= 0 ? rank : -1;
 	s.kind = kind;
 	s.path = xstrdup(path);
@@ -1428,6 +1429,93 @@ roles_decide(walk *w)
 	free(v);
 }
 
+/* ---- capture time from profiler_info ------------------------------------------------------ */
+
+/* Epoch ns that a profile could have been written at (1990 .. 2100): anything else is not a
+ * wall-clock time. */
+#define CAPTURE_NS_MIN INT64_C(631152000000000000)
+#define CAPTURE_NS_MAX INT64_C(4102444800000000000)
+
+/* end_info.collectionTimeEnd of a profiler_info JSON text (ns since the epoch, wall clock,
+ * written when the profiler stopped), or 0. The digits are read from the text itself: the
+ * value needs 61 bits, more than a double (cJSON's number) keeps. */
+static int64_t
+info_collection_end(const char *buf, size_t len)
+{
+	cJSON *doc = cJSON_ParseWithLength(buf, len);
+	if (doc == NULL)
+		return 0;
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "end_info");
+	const cJSON *v = cJSON_IsObject(e) ? cJSON_GetObjectItemCaseSensitive(e, "collectionTimeEnd")
+	                                   : NULL;
+	int64_t ns = 0;
+	if (cJSON_IsString(v) && v->valuestring && str_digits(v->valuestring) &&
+	    strlen(v->valuestring) <= 19) {
+		ns = strtoll(v->valuestring, NULL, 10);
+	} else if (cJSON_IsNumber(v) && v->valuedouble > 0) {
+		ns = (int64_t)v->valuedouble;
+		/* the exact digits: the key's only number in the end_info object */
+		const char *k = strstr(buf, "\"collectionTimeEnd\"");
+		if (k != NULL) {
+			const char *p = k + strlen("\"collectionTimeEnd\"");
+			while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ':')
+				p++;
+			char *q;
+			errno = 0;
+			long long x = strtoll(p, &q, 10);
+			if (q > p && errno == 0 && (*q == ',' || *q == '}' || isspace((unsigned char)*q)))
+				ns = x;
+		}
+	}
+	cJSON_Delete(doc);
+	return ns >= CAPTURE_NS_MIN && ns <= CAPTURE_NS_MAX ? ns : 0;
+}
+
+/* The capture time that dir's profiler_info*.json gives (the first by name that has one), 0
+ * when none does. Unreadable files were named when the rank was looked for. */
+static int64_t
+dir_collection_end(const char *dir)
+{
+	dirlist dl;
+	if (dirlist_read(dir, &dl) != 0)
+		return 0;
+	int64_t ns = 0;
+	for (size_t i = 0; i < dl.n && ns == 0; i++) {
+		const char *n = dl.v[i].name;
+		if (!str_starts(n, "profiler_info") || !str_ends(n, ".json"))
+			continue;
+		char *p = path_join(dir, n);
+		size_t len;
+		char *buf = file_read(p, DISCOVER_META_MAX, &len);
+		free(p);
+		if (buf != NULL)
+			ns = info_collection_end(buf, len);
+		free(buf);
+	}
+	dirlist_free(&dl);
+	return ns;
+}
+
+/* Capture times from the profiler's own record where there is one (each capture directory
+ * read once: its sources are next to each other in the walk's list). */
+static void
+capture_times_from_info(tl_sourcelist *l)
+{
+	const char *last_dir = NULL;
+	int64_t last = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		tl_source *s = &l->v[i];
+		if (last_dir == NULL || strcmp(last_dir, s->dir) != 0) {
+			last_dir = s->dir;
+			last = dir_collection_end(s->dir);
+		}
+		if (last != 0) {
+			s->capture_ns = last;
+			s->capture_from = TL_CAPTURE_PROFILER_INFO;
+		}
+	}
+}
+
 static int
 source_cmp(const void *a, const void *b)
 {
@@ -1437,6 +1525,13 @@ source_cmp(const void *a, const void *b)
 	if (x->capture_ns != y->capture_ns)
 		return x->capture_ns < y->capture_ns ? -1 : 1;
 	return strcmp(x->path, y->path);
+}
+
+void
+sourcelist_sort(tl_sourcelist *l)
+{
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof *l->v, source_cmp);
 }
 
 static void
@@ -1559,6 +1654,7 @@ discover(const char *path, const tl_rankset *ranks, tl_sourcelist *out)
 		goto done;
 
 	roles_decide(&w);
+	capture_times_from_info(&w.found);
 	int all = ranks == NULL || ranks->all;
 	size_t unknown_dropped = 0;
 	for (size_t i = 0; i < w.found.n; i++) {

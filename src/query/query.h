@@ -141,7 +141,7 @@ typedef struct tl_stage_row {
 	int device;                   /* start, end are device times */
 	int64_t busy;       /* device busy (compute U communication) inside [start, end) */
 	int64_t lag;        /* end - earliest end of (stage, step, occurrence) over the ranks */
-	int decode_steps;   /* decode-step ranges (else ProfilerSteps) wholly inside */
+	int decode_steps;   /* decode steps inside (stages_decode_count), -1 when unknown */
 	const char *range;  /* the range name, or the role directory (borrowed) */
 	int from_role;      /* a whole discrete-mode capture */
 	int level;          /* nesting on the stage lane */

@@ -174,13 +174,15 @@ stage_busy(tl_rl *rl, size_t ri, void *arg)
 {
 	const stage_job *j = arg;
 	const tl_rank *r = rl->tr->ranks[ri];
+	int has_decode = stages_rank_has_decode(rl->rules, r);
 	for (size_t k = 0; k < rl->ninst[ri]; k++) {
 		tl_stage_row *row = &rl->rows[j->first[ri] + k];
 		tl_overlap o;
 		overlap_compute(r, TL_NO_STEP, row->start, row->end, INT64_MIN, &o);
 		row->busy = o.computing + o.communication - o.overlapped;
 		row->decode_steps =
-		    stages_decode_count(rl->rules, r, row->host_start, row->host_end);
+		    stages_decode_count(rl->rules, r, has_decode, row->stage, row->host_start,
+		                        row->host_end);
 	}
 }
 
@@ -339,7 +341,10 @@ need_imbalance(tl_rl *rl)
 		for (size_t i = a; i < b; i++) {
 			const tl_stage_row *s = p[i];
 			if (nv == 0 || v[nv - 1].rank != s->rank) {
-				tl_imb_rank x = {.rank = s->rank, .start = s->start, .end = s->end};
+				tl_imb_rank x = {.rank = s->rank,
+				                 .start = s->start,
+				                 .end = s->end,
+				                 .decode_steps = -1};
 				VEC_PUSH(v, nv, vcap, x);
 			}
 			tl_imb_rank *x = &v[nv - 1];
@@ -347,7 +352,9 @@ need_imbalance(tl_rl *rl)
 				x->end = s->end;
 			x->duration += s->end - s->start;
 			x->busy += s->busy;
-			x->decode_steps += s->decode_steps;
+			if (s->decode_steps >= 0) /* unknown (-1) only while no instance knows */
+				x->decode_steps =
+				    (x->decode_steps > 0 ? x->decode_steps : 0) + s->decode_steps;
 		}
 		if (nv >= 2) {
 			tl_imbalance im = {

@@ -5,10 +5,20 @@
 
 #include <string.h>
 
+/* CAPTURED is when the collection ended as the profile records it (SESSION_TIME_INFO,
+ * profiler_info), else the stamp in the capture directory's name; a file's modification time
+ * is only a guess (copies and archives change it), so it says so. */
+#define FILE_TIME_MARK " (file time)"
+
 void
 report_info(FILE *f, const tl_sourcelist *sl)
 {
-	fprintf(f, "%-5s  %-15s  %-23s  %-18s  %s\n", "RANK", "KIND", "CAPTURED", "ROLE", "PATH");
+	int cw = 23; /* the CAPTURED column: to the millisecond, wider for the mark */
+	for (size_t i = 0; i < sl->n; i++)
+		if (sl->v[i].capture_ns > 0 && sl->v[i].capture_from == TL_CAPTURE_FILE_TIME)
+			cw = 23 + (int)strlen(FILE_TIME_MARK);
+	fprintf(f, "%-5s  %-15s  %-*s  %-18s  %s\n", "RANK", "KIND", cw, "CAPTURED", "ROLE",
+	        "PATH");
 	for (size_t i = 0; i < sl->n; i++) {
 		const tl_source *s = &sl->v[i];
 		char rank[16], when[64], role[128], path[4096];
@@ -19,6 +29,8 @@ report_info(FILE *f, const tl_sourcelist *sl)
 		if (s->capture_ns > 0) {
 			timefmt_epoch(s->capture_ns, when, sizeof when);
 			when[23] = '\0'; /* to the millisecond */
+			if (s->capture_from == TL_CAPTURE_FILE_TIME)
+				strcat(when, FILE_TIME_MARK);
 		} else {
 			snprintf(when, sizeof when, "-");
 		}
@@ -33,8 +45,8 @@ report_info(FILE *f, const tl_sourcelist *sl)
 			snprintf(role, sizeof role, "-");
 		}
 		text_sanitize(s->path, path, sizeof path, 1);
-		fprintf(f, "%-5s  %-15s  %-23s  %-18s  %s\n", rank, source_kind_name(s->kind), when,
-		    role, path);
+		fprintf(f, "%-5s  %-15s  %-*s  %-18s  %s\n", rank, source_kind_name(s->kind), cw,
+		        when, role, path);
 	}
 	fprintf(f, "%zu source%s\n", sl->n, sl->n == 1 ? "" : "s");
 }

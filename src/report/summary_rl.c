@@ -124,26 +124,34 @@ text_imbalance(FILE *f, const tl_trace *tr, tl_rl *rl)
 		fprintf(f, "DP load imbalance: no RL stage ran on two ranks or more.\n");
 		return;
 	}
-	fprintf(f,
-	        "DP load imbalance per stage and step (ms; wait = latest end of the stage - own "
-	        "end;\ndecode = decode steps inside; idle = device idle share of the duration)\n");
+	fprintf(
+	    f, "DP load imbalance per stage and step (ms; wait = latest end of the stage - own "
+	       "end;\ndecode = decode steps inside, - where no decode range or ProfilerStep counts "
+	       "them;\nidle = device idle share of the duration)\n");
 	for (size_t i = 0; i < n; i++) {
 		const tl_imbalance *im = &v[i];
-		char st[24], sk[32], sn[160];
+		char st[24], sk[32], sn[160], lr[48] = "";
+		if (im->st.longest != im->st.slowest)
+			snprintf(lr, sizeof lr, ", longest running rank %d",
+			         tr->ranks[im->ranks[im->st.longest].rank]->rank);
 		fprintf(f,
-		        "stage %s, step %s: max/mean %.4f, cv %.4f, slowest rank %d, skew %s ms\n",
+		        "stage %s, step %s: max/mean %.4f, cv %.4f, last to finish rank %d%s, skew "
+		        "%s ms\n",
 		        clean(tlq_rl_stage_name(rl, im->stage), sn, sizeof sn),
-		        step_str(st, sizeof st, im->step),
-		        im->st.max_over_mean, im->st.cv,
-		        tr->ranks[im->ranks[im->st.slowest].rank]->rank,
+		        step_str(st, sizeof st, im->step), im->st.max_over_mean, im->st.cv,
+		        tr->ranks[im->ranks[im->st.slowest].rank]->rank, lr,
 		        ms(sk, sizeof sk, im->st.skew));
 		fprintf(f, "%8s %14s %14s %7s %7s\n", "rank", "duration", "wait", "decode", "idle");
 		for (size_t k = 0; k < im->n; k++) {
 			const tl_imb_rank *x = &im->ranks[k];
-			char a[32], b[32];
-			fprintf(f, "%8d %14s %14s %7d %6.1f%%\n", tr->ranks[x->rank]->rank,
-			        ms(a, sizeof a, x->duration), ms(b, sizeof b, x->wait),
-			        x->decode_steps, x->idle_fraction * 100);
+			char a[32], b[32], dc[16];
+			if (x->decode_steps >= 0)
+				snprintf(dc, sizeof dc, "%d", x->decode_steps);
+			else
+				snprintf(dc, sizeof dc, "-");
+			fprintf(f, "%8d %14s %14s %7s %6.1f%%\n", tr->ranks[x->rank]->rank,
+			        ms(a, sizeof a, x->duration), ms(b, sizeof b, x->wait), dc,
+			        x->idle_fraction * 100);
 		}
 	}
 }
@@ -262,17 +270,18 @@ text_bubbles(FILE *f, const tl_trace *tr, tl_rl *rl)
 	fprintf(f, "Largest bubbles per rank (device idle: neither compute nor communication; the "
 	           "longest\nfirst; ms from the profile start)\n");
 	int sw = stage_col_width(rl, &v[0].stage, n, sizeof *v);
-	fprintf(f, "%6s %14s %14s %8s  ", "rank", "start", "duration", "step");
+	fprintf(f, "%6s %14s %14s %13s  ", "rank", "start", "duration", "step");
 	put_col(f, "stage", sw);
 	fprintf(f, " %-18s %s\n", "reason", "detail");
 	for (size_t i = 0; i < n; i++) {
-		char a[32], b[32], st[24], d[200], snb[160];
+		char a[32], b[32], st[32], d[200], snb[160];
 		const char *sn = tlq_rl_stage_name(rl, v[i].stage);
 		if (sn)
 			sn = clean(sn, snb, sizeof snb);
-		fprintf(f, "%6d %14s %14s %8s  ", tr->ranks[v[i].rank]->rank,
+		fprintf(f, "%6d %14s %14s %13s  ", tr->ranks[v[i].rank]->rank,
 		        ms(a, sizeof a, v[i].start - tr->t_min),
-		        ms(b, sizeof b, v[i].end - v[i].start), step_str(st, sizeof st, v[i].step));
+		        ms(b, sizeof b, v[i].end - v[i].start),
+		        bubble_step_text(&v[i], "all", st, sizeof st));
 		put_col(f, sn ? sn : "-", sw);
 		fprintf(f, " %-18s %s\n", bubble_reason_name(v[i].reason),
 		        clean(v[i].detail, d, sizeof d));
@@ -349,16 +358,23 @@ report_rl_json(FILE *f, const tl_trace *tr)
 		json_frac(f, im->st.max_over_mean);
 		fprintf(f, ",\"cv\":");
 		json_frac(f, im->st.cv);
-		fprintf(f, ",\"slowest_rank\":%d,\"skew_ns\":%" PRId64 ",\"ranks\":[",
-		        tr->ranks[im->ranks[im->st.slowest].rank]->rank, im->st.skew);
+		/* slowest_rank: the rank that finished last (the name predates the distinction) */
+		fprintf(f,
+		        ",\"slowest_rank\":%d,\"longest_running_rank\":%d,\"skew_ns\":%" PRId64
+		        ",\"ranks\":[",
+		        tr->ranks[im->ranks[im->st.slowest].rank]->rank,
+		        tr->ranks[im->ranks[im->st.longest].rank]->rank, im->st.skew);
 		for (size_t k = 0; k < im->n; k++) {
 			const tl_imb_rank *x = &im->ranks[k];
 			fprintf(f,
 			        "%s{\"rank\":%d,\"duration_ns\":%" PRId64
-			        ",\"wait_for_slowest_ns\":%" PRId64
-			        ",\"decode_steps\":%d,\"idle_fraction\":",
-			        k ? "," : "", tr->ranks[x->rank]->rank, x->duration, x->wait,
-			        x->decode_steps);
+			        ",\"wait_for_slowest_ns\":%" PRId64 ",\"decode_steps\":",
+			        k ? "," : "", tr->ranks[x->rank]->rank, x->duration, x->wait);
+			if (x->decode_steps >= 0)
+				fprintf(f, "%d", x->decode_steps);
+			else
+				fputs("null", f);
+			fprintf(f, ",\"idle_fraction\":");
 			json_frac(f, x->idle_fraction);
 			fprintf(f, "}");
 		}
@@ -423,8 +439,12 @@ report_rl_json(FILE *f, const tl_trace *tr)
 		        i ? "," : "", tr->ranks[bv[i].rank]->rank, bv[i].start, bv[i].end,
 		        bv[i].end - bv[i].start);
 		json_str(f, tlq_rl_stage_name(rl, bv[i].stage));
-		fprintf(f, ",\"step\":%" PRId64 ",\"reason\":\"%s\",\"detail\":", bv[i].step,
-		        bubble_reason_name(bv[i].reason));
+		/* between steps: no step (null), unlike -1 of a profile without steps */
+		if (bv[i].between_steps)
+			fprintf(f, ",\"step\":null,\"between_steps\":true");
+		else
+			fprintf(f, ",\"step\":%" PRId64 ",\"between_steps\":false", bv[i].step);
+		fprintf(f, ",\"reason\":\"%s\",\"detail\":", bubble_reason_name(bv[i].reason));
 		json_str(f, bv[i].detail);
 		fprintf(f, "}");
 	}

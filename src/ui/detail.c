@@ -131,10 +131,7 @@ bubble_lines(tl_ui *ui, dlines *d)
 	add(d, SLOT_DETAIL, "duration", "%s  (%s us)",
 	    timefmt_dur(b->end - b->start, du, sizeof du),
 	    timefmt_us3(b->end - b->start, a, sizeof a));
-	if (b->step >= 0)
-		add(d, SLOT_DETAIL, "step", "%" PRId64, b->step);
-	else
-		add(d, SLOT_DETAIL, "step", "-");
+	add(d, SLOT_DETAIL, "step", "%s", bubble_step_text(b, "-", e, sizeof e));
 	const char *sn = tlq_rl_stage_name(ui_rl_get(ui)->rl, b->stage);
 	if (sn)
 		add(d, SLOT_DETAIL, "stage", "%s  (encloses the whole gap)",

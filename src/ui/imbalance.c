@@ -1,8 +1,9 @@
 /* The DP load-imbalance panel (issue 5): for one RL stage and step, one row per rank with a bar
- * of where its stage ran and how long it then waited for the slowest rank, its decode steps and
- * device idle share; max/mean, coefficient of variation and the slowest rank on top. Sortable;
- * Enter jumps to that rank and window in the timeline. Every number is tlq_imbalance's, the one
- * `tl summary` prints. */
+ * of where its stage ran and how long it then waited for the rank that finished last, its decode
+ * steps (a dash where nothing counts them) and device idle share; max/mean, coefficient of
+ * variation, the rank that finished last and the longest-running one (when another) on top.
+ * Sortable; Enter jumps to that rank and window in the timeline. Every number is tlq_imbalance's,
+ * the one `tl summary` prints. */
 #include "config.h"
 #include "ui/rl.h"
 #include "util/xalloc.h"
@@ -124,12 +125,18 @@ imb_draw(tl_ui *ui, int x, int y, int w, int h)
 	    keymap_key_hint(&ui->keys, ACT_STEP_NEXT, k2, sizeof k2),
 	    keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k3, sizeof k3),
 	    keymap_key_hint(&ui->keys, ACT_QUIT, k4, sizeof k4));
-	char sk[32];
-	screen_printf(
-	    sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
-	    "max/mean %.3f   cv %.3f   slowest rank %d   skew %s   %zu ranks   sorted by %s",
-	    im->st.max_over_mean, im->st.cv, ui->tr->ranks[im->ranks[im->st.slowest].rank]->rank,
-	    ms_text(im->st.skew, sk, sizeof sk), im->n, sort_names[s->sort]);
+	char sk[32], lr[48] = "";
+	/* "slowest" would not say which: the rank every other one waits for is the one that
+	 * finished last, not always the one that ran longest */
+	if (im->st.longest != im->st.slowest)
+		snprintf(lr, sizeof lr, "   longest running rank %d",
+		         ui->tr->ranks[im->ranks[im->st.longest].rank]->rank);
+	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
+	              "max/mean %.3f   cv %.3f   last to finish rank %d%s   skew %s   %zu ranks   "
+	              "sorted by %s",
+	              im->st.max_over_mean, im->st.cv,
+	              ui->tr->ranks[im->ranks[im->st.slowest].rank]->rank, lr,
+	              ms_text(im->st.skew, sk, sizeof sk), im->n, sort_names[s->sort]);
 	int bw = w - FIXED_COLS;
 	if (bw < 0)
 		bw = 0;
@@ -138,7 +145,7 @@ imb_draw(tl_ui *ui, int x, int y, int w, int h)
 	screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%6s %12s ", "rank", "duration");
 	if (bw > 0)
 		screen_printf(sc, cx + 20, y + 2, bw, SLOT_LABEL, "%-*s", bw,
-		              "where it ran (then waited for the slowest)");
+		              "where it ran (then waited for the last to finish)");
 	screen_printf(sc, cx + 20 + bw + 1, y + 2, w - (cx + 21 + bw), SLOT_LABEL, "%12s %6s %6s",
 	              "wait", "decode", "idle");
 	int rows = h - 3;
@@ -164,7 +171,11 @@ imb_draw(tl_ui *ui, int x, int y, int w, int h)
 		size_t row = s->top + (size_t)r;
 		const tl_imb_rank *v = &im->ranks[s->order[row]];
 		int yy = y + 3 + r, sel = row == s->sel;
-		char d[32], wt[32];
+		char d[32], wt[32], dc[16];
+		if (v->decode_steps >= 0) /* a dash, not a false 0, where nothing counts them */
+			snprintf(dc, sizeof dc, "%6d", v->decode_steps);
+		else
+			snprintf(dc, sizeof dc, "     %s", ui->utf8 ? "\u2013" : "-");
 		if (sel)
 			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
 		screen_printf(sc, cx, yy, 6, sel ? SLOT_LABEL_CURRENT : SLOT_RANK, "%6d",
@@ -183,7 +194,7 @@ imb_draw(tl_ui *ui, int x, int y, int w, int h)
 				screen_put(sc, cx + 20 + c, yy, wait_ch, SLOT_FREE, SCR_GLYPH);
 		}
 		screen_printf(sc, cx + 20 + bw + 1, yy, w - (cx + 21 + bw), SLOT_NORMAL,
-		              "%12s %6d %5.1f%%", ms_text(v->wait, wt, sizeof wt), v->decode_steps,
+		              "%12s %s %5.1f%%", ms_text(v->wait, wt, sizeof wt), dc,
 		              v->idle_fraction * 100);
 	}
 }
@@ -228,7 +239,7 @@ jump(tl_ui *ui, const tl_imbalance *im, const tl_imb_rank *v)
 	ui_rl *s = ui_rl_get(ui);
 	char d[32], wt[32], st[24];
 	ui->panel = NULL;
-	ui_message(ui, 0, "Rank %d, %s step %s: %s, then waited %s for the slowest", r->rank,
+	ui_message(ui, 0, "Rank %d, %s step %s: %s, then waited %s for the last to finish", r->rank,
 	           tlq_rl_stage_name(s->rl, im->stage), step_text(im->step, st, sizeof st),
 	           ms_text(v->duration, d, sizeof d), ms_text(v->wait, wt, sizeof wt));
 	/* its stage slice on the stage lane, selected and zoomed to */

@@ -681,8 +681,8 @@ bubble_describe(tl_ui *ui, const char *what, const tl_rl_bubble *b)
 	}
 	if (b->step >= 0)
 		snprintf(step, sizeof step, "step %" PRId64, b->step);
-	else
-		snprintf(step, sizeof step, "no step");
+	else /* "between steps" on a rank with steps, as `tl summary` says */
+		snprintf(step, sizeof step, "%s", b->between_steps ? "between steps" : "no step");
 	ui_message(ui, 0, "%s: %s idle on rank %d at %s, %s, %s, %s", what,
 	           timefmt_dur(b->end - b->start, d, sizeof d), r->rank,
 	           ui_time(ui, b->start, at, sizeof at), step, stage,

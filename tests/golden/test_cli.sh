@@ -29,6 +29,49 @@ if [ -d "$SAMPLES/ascend-db" ] && command -v sqlite3 >/dev/null; then
 	check "info lists rank 0 as torch_npu DB" sh -c "echo '$info' | grep -Eq '^0 +torch_npu DB'"
 	check "info lists rank 1" sh -c "echo '$info' | grep -Eq '^1 +torch_npu DB'"
 
+	# CAPTURED: when the collection ended as the DB records it (SESSION_TIME_INFO endTimeNs),
+	# to the millisecond, read here with plain SQL
+	info=$(TZ=UTC "$TL" info "$SAMPLES/ascend-db/level2")
+	for r in 0 1; do
+		db="$SAMPLES/ascend-db/level2/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_$r.db"
+		want=$(sqlite3 -readonly "$db" "SELECT printf('%s.%03d', datetime(endTimeNs / 1000000000, 'unixepoch'), (endTimeNs / 1000000) % 1000) FROM SESSION_TIME_INFO")
+		check "info: rank $r captured $want (SESSION_TIME_INFO)" sh -c "echo '$info' | grep -Eq '^$r +torch_npu DB +$want  '"
+	done
+	check "info: no (file time) where the DB says" sh -c "! echo '$info' | grep -q 'file time'"
+else
+	skip "samples or sqlite3 absent: $SAMPLES (StepTraceTime oracle via the CLI not checked)"
+fi
+
+# CAPTURED of a text export: profiler_info's end_info.collectionTimeEnd (ns), read by python3
+if [ -d "$SAMPLES/ascend-text" ] && command -v python3 >/dev/null; then
+	info=$(TZ=UTC "$TL" info "$SAMPLES/ascend-text" 2>/dev/null)
+	for r in 0 1; do
+		pi="$SAMPLES/ascend-text/level1/rank${r}_ascend_pt/profiler_info_$r.json"
+		want=$(python3 -c 'import json, sys, datetime
+ns = int(json.load(open(sys.argv[1]))["end_info"]["collectionTimeEnd"])
+t = datetime.datetime.fromtimestamp(ns // 10**9, datetime.timezone.utc)
+print(t.strftime("%Y-%m-%d %H:%M:%S") + ".%03d" % (ns // 10**6 % 1000))' "$pi")
+		check "info: text rank $r captured $want (profiler_info collectionTimeEnd)" sh -c "echo '$info' | grep -Eq '^$r +[^ ].* +$want  '"
+	done
+	# without profiler_info: the stamp in the directory name (local time), else the file's time
+	mkdir -p "$t_tmp/stamp/w_42_20240131235958123_ascend_pt/ASCEND_PROFILER_OUTPUT" "$t_tmp/loose"
+	cp "$SAMPLES/ascend-text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json" \
+		"$t_tmp/stamp/w_42_20240131235958123_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+	cp "$SAMPLES/ascend-text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json" "$t_tmp/loose/"
+	touch -d '2023-05-06 07:08:09.250' "$t_tmp/loose/trace_view.json"
+	info=$(TZ=UTC "$TL" info "$t_tmp/stamp" 2>/dev/null)
+	check "info: the directory's stamp when no profiler_info says (2024-01-31 23:59:58.123)" \
+		sh -c "echo '$info' | grep -q ' 2024-01-31 23:59:58.123  ' && ! echo '$info' | grep -q 'file time'"
+	info=$(TZ=UTC "$TL" info "$t_tmp/loose" 2>/dev/null)
+	check "info: only the file's time: said so (2023-05-06 07:08:09.250 (file time))" \
+		sh -c "echo '$info' | grep -q ' 2023-05-06 07:08:09.250 (file time)  '"
+	check "... under a CAPTURED column wide enough for it" \
+		sh -c "echo '$info' | head -1 | grep -q 'CAPTURED                             ROLE'"
+else
+	skip "text samples or python3 absent: capture times of a text export not checked"
+fi
+
+if [ -d "$SAMPLES/ascend-db" ] && command -v sqlite3 >/dev/null; then
 	# --rank filters before loading; a missing rank is named
 	"$TL" summary "$SAMPLES/ascend-db/level0" --rank 1,3 --json >"$t_tmp/out" 2>"$t_tmp/err"
 	check "--rank 1,3 loads rank 1 only" sh -c "grep -q '\"rank\":1' '$t_tmp/out' && ! grep -q '\"rank\":0' '$t_tmp/out'"

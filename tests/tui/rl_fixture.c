@@ -21,7 +21,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: rl_fixture OUTDIR [--ranks N] [--steps N] [--tasks N] "
 		                "[--seed S] [--slow R] [--pp N] [--microbatches M] [--gpipe] "
 		                "[--no-meta] [--no-p2p] [--no-ranges] [--op-pairs] [--pp-device] "
-		                "[--stage-device]\n");
+		                "[--stage-device] [--decode ranges|vllm|none]\n");
 		return 2;
 	}
 	gen_opts o;
@@ -62,6 +62,10 @@ main(int argc, char **argv)
 				o.pp = atoi(v);
 			else if (strcmp(a, "--microbatches") == 0)
 				o.pp_microbatches = atoi(v);
+			else if (strcmp(a, "--decode") == 0)
+				o.decode_marks = strcmp(v, "vllm") == 0   ? GEN_DECODE_VLLM
+				                 : strcmp(v, "none") == 0 ? GEN_DECODE_NONE
+				                                          : GEN_DECODE_RANGES;
 			else
 				goto bad;
 			i++;

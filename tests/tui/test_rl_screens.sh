@@ -20,6 +20,7 @@ rlfix() {
 if ! rlfix grpo --ranks 4 --steps 2 --seed 3 --slow 2 || ! rlfix pp --ranks 8 --pp 4 --steps 2 ||
 	! rlfix gpipe --ranks 4 --pp 4 --steps 1 --gpipe || ! rlfix one --ranks 1 --steps 1 ||
 	! rlfix plain --ranks 2 --steps 1 --no-ranges ||
+	! rlfix decnone --ranks 3 --steps 1 --decode none ||
 	! rlfix ppops --ranks 8 --pp 4 --steps 2 --op-pairs ||
 	! rlfix ppops-unsaid --ranks 4 --pp 4 --steps 1 --op-pairs --no-meta --no-p2p; then
 	not_ok "generate the fixtures"
@@ -37,13 +38,19 @@ check "... and actor_update in its own" attr_has 7
 # ---- the DP load-imbalance panel ---------------------------------------------------------------
 view "$t_tmp/grpo" 100x30 D
 check "D opens the DP panel on rollout, step 1" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'DP load imbalance: stage rollout, step 1'"
-check "the header names the slowest rank: the generated slow rank 2" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'slowest rank 2 '"
+check "the header names the rank that finished last: the generated slow rank 2" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'last to finish rank 2 '"
+check "... which is also the longest running, so no second rank is named" sh -c "! sed -n 2p '$t_tmp/screen.txt' | grep -q 'longest running'"
 check "the header has max/mean and cv" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'max/mean [0-9.]*   cv [0-9.]*'"
 check "one row per rank" sh -c "[ \$(sed -n '4,7p' '$t_tmp/screen.txt' | grep -c ' ms ') -eq 4 ]"
 check "the slowest rank waits 0" sh -c "sed -n '4,7p' '$t_tmp/screen.txt' | grep -Eq '^ +2 .* 0\.000 ms '"
 check "bars in the rollout colour" sh -c "sed -n 4p '$t_tmp/screen.attr' | grep -q 1111"
 check "the wait for the slowest in the free colour" sh -c "sed -n 4p '$t_tmp/screen.attr' | grep -q ffff"
 golden dp-panel
+check "decode steps are counted on every rank" sh -c "[ \$(sed -n '4,7p' '$t_tmp/screen.txt' | grep -Ec ' ms +[0-9]+ +[0-9.]+%') -eq 4 ]"
+view "$t_tmp/decnone" 100x30 D
+check "no decode range: the decode column shows a dash, not 0" sh -c "[ \$(sed -n '4,6p' '$t_tmp/screen.txt' | grep -Ec ' ms +– +[0-9.]+%') -eq 3 ]"
+LANG=C LC_ALL=C view "$t_tmp/decnone" 100x30 D
+check "... an ASCII dash under LANG=C" sh -c "[ \$(sed -n '4,6p' '$t_tmp/screen.txt' | grep -Ec ' ms +- +[0-9.]+%') -eq 3 ]"
 view "$t_tmp/grpo" 100x30 D S
 check "S cycles to the next stage" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'stage ref_logprob, step 1'"
 view "$t_tmp/grpo" 100x30 D T
@@ -119,11 +126,12 @@ check "keys in empty panels do not crash" [ $? -eq 0 ]
 # `tl summary --json` "bubbles" (longest first). B walks the largest bubbles over all ranks,
 # longest first, so the first bubble B shows on a rank is that rank's largest.
 
-# json_bubbles PROFILE: "rank start_ns end_ns stage step reason" per bubble (stage - for null)
+# json_bubbles PROFILE: "rank start_ns end_ns stage step reason" per bubble (stage - for null,
+# step "between" for a gap between steps: "step": null with "between_steps": true)
 json_bubbles() {
 	"$TL_BIN" summary "$1" --json 2>/dev/null | awk '
 	function field(o, k,   v) {
-		if (!match(o, "\"" k "\":(null|\"[^\"]*\"|-?[0-9]+)"))
+		if (!match(o, "\"" k "\":(null|true|false|\"[^\"]*\"|-?[0-9]+)"))
 			return "?"
 		v = substr(o, RSTART + length(k) + 3, RLENGTH - length(k) - 3)
 		gsub(/"/, "", v)
@@ -137,7 +145,9 @@ json_bubbles() {
 		for (k = 1; k <= n; k++)
 			if (b[k] ~ /"rank":/)
 				print field(b[k], "rank"), field(b[k], "start_ns"), field(b[k], "end_ns"),
-				    field(b[k], "stage"), field(b[k], "step"), field(b[k], "reason")
+				    field(b[k], "stage"),
+				    (field(b[k], "between_steps") == "true" && field(b[k], "step") == "-" \
+				        ? "between" : field(b[k], "step")), field(b[k], "reason")
 	}'
 }
 
@@ -170,6 +180,7 @@ tui_bubbles() {
 			r = m; sub(/.* idle on rank /, "", r); sub(/ .*/, "", r)
 			n = split(m, f, ", ")
 			ms = f[n - 2]; sub(/^step /, "", ms); if (ms == "no step") ms = "-"
+			if (ms == "between steps") ms = "between"
 			mg = f[n - 1]; sub(/^stage /, "", mg); if (mg == "no stage") mg = "-"
 			mr = f[n]
 		}
@@ -234,12 +245,13 @@ else
 	skip "the viewer's bubbles agree with the summary's: date(1) cannot convert epoch seconds"
 fi
 view "$t_tmp/grpo" 160x40 B
-check "the B message names step, stage and reason: between two steps no stage encloses the gap" \
-	sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble #1 of [0-9]* by size: 1.563 ms idle on rank 0 at [0-9.]*ms, step 1, no stage, nothing_scheduled'"
+check "the B message names step, stage and reason: the gap between two steps, in no stage" \
+	sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble #1 of [0-9]* by size: 1.563 ms idle on rank 0 at [0-9.]*ms, between steps, no stage, nothing_scheduled'"
 view "$t_tmp/grpo" 160x40 i B
 check "the detail pane of a bubble: the summary's evidence" \
 	sh -c "grep -q '^ evidence  *no host range open; after update_actor, before generate_sequences' '$t_tmp/screen.txt'"
 check "... under the title Selected bubble" has "Selected bubble"
+check "... its step: between steps, as the summary says" sh -c "grep -q '^ step  *between steps' '$t_tmp/screen.txt'"
 view "$t_tmp/grpo" 160x40 ":goto 60ms" "}"
 check "bubble-next names the stage enclosing the gap and the reason" \
 	sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq '^Bubble [0-9]+/[0-9]+: .* idle on rank 0 at [0-9.]+ms, step 1, (stage [a-z_]+|no stage), (collective_wait|host_launch_gap|nothing_scheduled) *$'"

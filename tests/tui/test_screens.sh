@@ -56,8 +56,10 @@ check "bubble toggle reports the bubbles" sh -c "tail -1 '$t_tmp/screen.txt' | g
 check "bubbles are painted in the free slot" attr_has f
 view "$P" 100x30 B
 check "B jumps to the largest bubble" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble #1 of [0-9]* by size: .* idle on rank'"
-check "the bubble message has the step, stage and reason of tl summary" sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq ' idle on rank [0-9]+ at [0-9.]+ms, (step [0-9]+|no step), (stage [a-z_:]+|no stage), (collective_wait|host_launch_gap|nothing_scheduled) *\$'"
 golden bubbles
+view "$P" 120x30 B
+check "the bubble message has the step, stage and reason of tl summary" sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq ' idle on rank [0-9]+ at [0-9.]+ms, (step [0-9]+|between steps|no step), (stage [a-z_:]+|no stage), (collective_wait|host_launch_gap|nothing_scheduled) *\$'"
+check "... the largest, between two steps, is said to be so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q ', between steps, no stage, '"
 view "$P" 100x30 B i
 check "the detail pane of a bubble is titled so" has "Selected bubble"
 for f in bubble rank start end duration step stage reason evidence; do
@@ -67,7 +69,7 @@ golden bubble-detail
 view "$P" 100x30 B B "<C-b>"
 check "bubble-largest-prev goes back" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble #1 of'"
 view "$P" 100x30 ":goto 20ms" "}" "}" "{"
-check "bubble-next/prev walk one rank's bubbles" sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq '^Bubble [0-9]+/[0-9]+: .* idle on rank 0 at [0-9.]+ms, (step [0-9]+|no step), (stage [a-z_:]+|no stage), (collective_wait|host_launch_gap|nothing_scheduled) *\$'"
+check "bubble-next/prev walk one rank's bubbles" sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq '^Bubble [0-9]+/[0-9]+: .* idle on rank 0 at [0-9.]+ms, (step [0-9]+|between steps|no step), (stage [a-z_:]+|no stage), (collective_wait|host_launch_gap|nothing_scheduled) *\$'"
 
 # ---- detail pane --------------------------------------------------------------------------------
 view "$P" 100x30 ":goto 30ms" + + + + + + + + j j j j j . "<Enter>"

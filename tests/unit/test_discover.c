@@ -667,6 +667,60 @@ test_samples(void)
 	sourcelist_free(&l);
 }
 
+/* Capture time: profiler_info's end_info.collectionTimeEnd to the ns (more digits than a
+ * double keeps), else the stamp in the directory name, else the file's time, each said. */
+static void
+test_capture_time(void)
+{
+	put("cap/a_1_20250101120000123_ascend_pt/profiler_info_0.json",
+	    "{\"rank_id\": 0, \"end_info\": {\"collectionTimeEnd\": 1736407068203015517, "
+	    "\"MonotonicTimeEnd\": 170348444595830}}");
+	put("cap/a_1_20250101120000123_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
+	    "[{\"ph\":\"X\"}]");
+	put("cap/b_1_20250101120000456_ascend_pt/profiler_info_1.json",
+	    "{\"end_info\": {\"collectionTimeEnd\": \"1736407068203015999\"}}");
+	put("cap/b_1_20250101120000456_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
+	    "[{\"ph\":\"X\"}]");
+	/* not a wall-clock time: ignored, the name's stamp holds */
+	put("cap/c_1_20250101120000789_ascend_pt/profiler_info_2.json",
+	    "{\"end_info\": {\"collectionTimeEnd\": 12}}");
+	put("cap/c_1_20250101120000789_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
+	    "[{\"ph\":\"X\"}]");
+	put("cap/loose/trace_view_3.json", "[{\"ph\":\"X\"}]");
+	tl_sourcelist l;
+	CHECK_EQ_I64(run(tpath("cap"), "", &l), 0, "capture times: discover returns 0");
+	CHECK_EQ_I64(l.n, 4, "capture times: four sources");
+	/* by their directories: the unranked loose file sorts first */
+	const tl_source *sa = NULL, *sb = NULL, *sc = NULL, *sl = NULL;
+	for (size_t i = 0; i < l.n; i++) {
+		const char *d = l.v[i].dir;
+		if (strstr(d, "/a_1_"))
+			sa = &l.v[i];
+		else if (strstr(d, "/b_1_"))
+			sb = &l.v[i];
+		else if (strstr(d, "/c_1_"))
+			sc = &l.v[i];
+		else if (strstr(d, "/loose"))
+			sl = &l.v[i];
+	}
+	CHECK(sa && sa->capture_ns == INT64_C(1736407068203015517) &&
+	          sa->capture_from == TL_CAPTURE_PROFILER_INFO,
+	      "collectionTimeEnd to the ns, over the name's stamp (%lld)",
+	      sa ? (long long)sa->capture_ns : 0LL);
+	CHECK(sb && sb->capture_ns == INT64_C(1736407068203015999) &&
+	          sb->capture_from == TL_CAPTURE_PROFILER_INFO,
+	      "collectionTimeEnd written as a string");
+	CHECK(sc && sc->capture_ns == wall_ns(2025, 1, 1, 12, 0, 0, 789, 0) &&
+	          sc->capture_from == TL_CAPTURE_NAME,
+	      "a value that is no wall-clock time is ignored: the directory's stamp");
+	struct stat st;
+	CHECK(sl && stat(sl->path, &st) == 0 &&
+	          sl->capture_ns == (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec &&
+	          sl->capture_from == TL_CAPTURE_FILE_TIME,
+	      "nothing else: the file's modification time, marked as such");
+	sourcelist_free(&l);
+}
+
 int
 main(void)
 {
@@ -685,6 +739,7 @@ main(void)
 	test_kineto();
 	test_links_and_depth();
 	test_samples();
+	test_capture_time();
 	nftw(tmproot, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return test_done();
 }

@@ -233,9 +233,16 @@ test_judge(void)
 	CHECK(fabs(v[0].idle_fraction - 0.5) < 1e-12 && v[1].idle_fraction == 0 &&
 	          v[2].idle_fraction == 1,
 	      "idle fraction = 1 - busy / duration");
+	CHECK(st.longest == 2, "the longest-running rank is the one that finished last here");
 	v[2].end = 110;
 	imbalance_compute(v, 3, &st);
 	CHECK(st.slowest == 2, "a tie on the end goes to the rank that started last");
+	/* rank 0 starts first and runs longest, rank 1 starts late and finishes last */
+	tl_imb_rank u[2] = {{.rank = 0, .start = 0, .end = 100, .duration = 100},
+	                    {.rank = 1, .start = 60, .end = 120, .duration = 60}};
+	imbalance_compute(u, 2, &st);
+	CHECK(st.slowest == 1 && st.longest == 0,
+	      "last to finish (rank 1) and longest running (rank 0) are told apart");
 }
 
 /* ---- generated profiles ---------------------------------------------------------------- */
@@ -457,6 +464,40 @@ test_rl_profile(int device)
 		      "rollout: max/mean from the truth durations (%.4f)", im->st.max_over_mean);
 	}
 
+	/* every stage and step: the longest-running rank is the truth's longest duration (the
+	 * lower rank on a tie), the last to finish its latest end */
+	const tl_imbalance *all;
+	size_t nall = tlq_imbalances(rl, &all), long_ok = 0, last_ok = 0, differ = 0;
+	for (size_t i = 0; i < nall; i++) {
+		int64_t best = -1, latest = INT64_MIN;
+		int want = -1;
+		for (size_t k = 0; k < t.nstages; k++) {
+			const gen_stage_truth *g = &t.stages[k];
+			if (g->step != all[i].step ||
+			    strcmp(gen_stage_canon[g->stage],
+			           tlq_rl_stage_name(rl, all[i].stage)) != 0)
+				continue;
+			int64_t d = g->end_ns - g->start_ns;
+			if (d > best || (d == best && g->rank < want)) {
+				best = d;
+				want = g->rank;
+			}
+			if (g->end_ns > latest)
+				latest = g->end_ns;
+		}
+		const tl_imb_rank *lr = &all[i].ranks[all[i].st.longest];
+		const tl_imb_rank *sr = &all[i].ranks[all[i].st.slowest];
+		long_ok += tr.ranks[lr->rank]->rank == want;
+		last_ok += sr->end == latest;
+		differ += all[i].st.longest != all[i].st.slowest;
+	}
+	CHECK(nall > 0 && long_ok == nall && last_ok == nall,
+	      "every stage and step: longest running = the truth's longest duration (%zu of %zu), "
+	      "last to finish = its latest end (%zu)",
+	      long_ok, nall, last_ok);
+	CHECK(differ > 0, "... and they differ somewhere (%zu stage-steps): both are worth naming",
+	      differ);
+
 	/* slow-rank votes: the chosen slow rank gets the most */
 	const tl_slow_result *sr = tlq_slow_ranks(rl);
 	CHECK_EQ_I64(sr->instances, t.collectives, "every collective instance examined");
@@ -513,11 +554,28 @@ test_rl_profile(int device)
 	CHECK_EQ_I64(largest_ok, t.nbubbles, "each stage's largest bubble is the generated one");
 	/* between two steps nothing is scheduled and no stage encloses the gap */
 	size_t between = 0;
-	for (size_t k = 0; k < nb; k++)
+	size_t between_named = 0, in_step_named = 0, in_step = 0;
+	for (size_t k = 0; k < nb; k++) {
+		/* the truth's steps: which one holds the whole gap, if any */
+		int64_t holder = -1;
+		for (size_t q = 0; q < t.nsteps; q++)
+			if (t.steps[q].start_ns <= bv[k].start && bv[k].end <= t.steps[q].end_ns)
+				holder = t.steps[q].step;
+		if (holder < 0)
+			between_named += bv[k].step == -1 && bv[k].between_steps;
+		else {
+			in_step++;
+			in_step_named += bv[k].step == holder && !bv[k].between_steps;
+		}
 		if (bv[k].stage == TL_STAGE_NONE && bv[k].reason == TL_BUBBLE_NOTHING &&
 		    bv[k].start < t.steps[0].end_ns && bv[k].end > t.steps[1].start_ns)
 			between++;
+	}
 	CHECK_EQ_I64(between, o.nranks, "the gap between the steps: nothing scheduled, no stage");
+	CHECK(between_named >= (size_t)o.nranks && in_step_named == in_step,
+	      "a gap outside the truth's steps is 'between steps' (%zu), one inside a step has "
+	      "its number (%zu of %zu)",
+	      between_named, in_step_named, in_step);
 	CHECK(tlq_pipeline(rl)->ranks_with_blocks == 0 && tlq_pipeline(rl)->nsteps == 0,
 	      "a GRPO profile has no pipeline");
 	tlq_rl_close(rl);
@@ -598,6 +656,45 @@ test_rl_profile(int device)
 			sorted = 0;
 	}
 	CHECK(sorted && first == o.slow_rank, "slow_ranks sorted by votes, slow rank first");
+	const cJSON *ij = j ? cJSON_GetObjectItemCaseSensitive(j, "imbalance") : NULL;
+	size_t lr_ok = 0, nij = ij ? (size_t)cJSON_GetArraySize(ij) : 0;
+	for (size_t i = 0; i < nij; i++) {
+		/* the longest duration among the rows, from the JSON's own numbers */
+		const cJSON *e = cJSON_GetArrayItem(ij, (int)i), *rk;
+		double best = -1;
+		int want_rank = -1;
+		cJSON_ArrayForEach(rk, cJSON_GetObjectItemCaseSensitive(e, "ranks"))
+		{
+			double d = cJSON_GetObjectItemCaseSensitive(rk, "duration_ns")->valuedouble;
+			if (d > best) {
+				best = d;
+				want_rank = cJSON_GetObjectItemCaseSensitive(rk, "rank")->valueint;
+			}
+		}
+		const cJSON *lr = cJSON_GetObjectItemCaseSensitive(e, "longest_running_rank");
+		lr_ok += cJSON_IsNumber(lr) && lr->valueint == want_rank;
+	}
+	CHECK(nij > 0 && lr_ok == nij,
+	      "imbalance[].longest_running_rank is the rank with the longest duration_ns (%zu of "
+	      "%zu)",
+	      lr_ok, nij);
+	const cJSON *bj = j ? cJSON_GetObjectItemCaseSensitive(j, "bubbles") : NULL, *bb;
+	size_t bnull = 0, bnum = 0, bbad = 0;
+	cJSON_ArrayForEach(bb, bj)
+	{
+		const cJSON *stp = cJSON_GetObjectItemCaseSensitive(bb, "step");
+		const cJSON *btw = cJSON_GetObjectItemCaseSensitive(bb, "between_steps");
+		if (cJSON_IsNull(stp) && cJSON_IsTrue(btw))
+			bnull++;
+		else if (cJSON_IsNumber(stp) && stp->valueint >= 1 && cJSON_IsFalse(btw))
+			bnum++;
+		else
+			bbad++;
+	}
+	CHECK(bnull >= (size_t)o.nranks && bnum > 0 && bbad == 0,
+	      "bubbles between steps: \"step\": null, \"between_steps\": true (%zu); inside a "
+	      "step its number (%zu); nothing else (%zu)",
+	      bnull, bnum, bbad);
 	cJSON_Delete(j);
 	free(js);
 	char *txt = summary(&tr, 0);
@@ -607,10 +704,198 @@ test_rl_profile(int device)
 	          strstr(txt, "DP load imbalance") && strstr(txt, "Slow ranks") &&
 	          strstr(txt, "Largest bubbles") && strstr(txt, "Pipeline parallelism: none found"),
 	      "text summary has every RL section");
+	CHECK(txt && strstr(txt, " between steps  ") && strstr(txt, "last to finish rank "),
+	      "text summary names gaps 'between steps' and the rank that finished last");
 	free(txt);
 	test_viewer_bubbles(&tr);
 	trace_free(&tr);
 	gen_truth_free(&t);
+}
+
+/* ---- decode steps: what marks them, and a dash where nothing does ------------------------- */
+
+/* The rollout's decode steps per rank against the generator's truth, in the query and in the
+ * summary JSON (a number, or null where the truth says nothing records them). */
+static void
+check_decode(int marks, const char *name)
+{
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 3;
+	o.nsteps = 1;
+	o.tasks_per_rank = 3000;
+	o.slow_rank = 1;
+	o.seed = 5;
+	o.decode_marks = marks;
+	gen_truth t;
+	tl_trace tr;
+	if (!gen_load(&o, name, &t, &tr))
+		return;
+	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	const tl_imbalance *im = tlq_imbalance(rl, TL_STAGE_ROLLOUT, 1);
+	char *js = summary(&tr, 1);
+	cJSON *j = js ? cJSON_Parse(js) : NULL, *e, *rk;
+	const cJSON *jr = NULL, *ja = j ? cJSON_GetObjectItemCaseSensitive(j, "imbalance") : NULL;
+	cJSON_ArrayForEach(e, ja)
+	{
+		const cJSON *sn = cJSON_GetObjectItemCaseSensitive(e, "stage");
+		if (cJSON_IsString(sn) && strcmp(sn->valuestring, "rollout") == 0)
+			jr = cJSON_GetObjectItemCaseSensitive(e, "ranks");
+	}
+	size_t ok = 0, jok = 0, known = 0;
+	for (size_t i = 0; im && i < t.nstages; i++) {
+		const gen_stage_truth *g = &t.stages[i];
+		if (g->stage != 0)
+			continue;
+		known += g->decode_steps >= 0;
+		for (size_t k = 0; k < im->n; k++)
+			if (tr.ranks[im->ranks[k].rank]->rank == g->rank) {
+				ok += im->ranks[k].decode_steps == g->decode_steps;
+				if (im->ranks[k].decode_steps != g->decode_steps)
+					CHECK(0, "%s rank %d: decode %d, truth %d", name, g->rank,
+					      im->ranks[k].decode_steps, g->decode_steps);
+			}
+		cJSON_ArrayForEach(rk, jr)
+		{
+			if (cJSON_GetObjectItemCaseSensitive(rk, "rank")->valueint != g->rank)
+				continue;
+			const cJSON *d = cJSON_GetObjectItemCaseSensitive(rk, "decode_steps");
+			if (g->decode_steps < 0)
+				jok += cJSON_IsNull(d) != 0;
+			else
+				jok += cJSON_IsNumber(d) && d->valueint == g->decode_steps;
+		}
+	}
+	CHECK(im && ok == (size_t)o.nranks && jok == (size_t)o.nranks &&
+	          known == (marks == GEN_DECODE_NONE ? 0 : (size_t)o.nranks),
+	      "%s: rollout decode steps equal the truth on every rank, in the JSON too (%zu, %zu)",
+	      name, ok, jok);
+	char *txt = summary(&tr, 0);
+	/* the rollout table's rows: "rank duration wait decode idle", after its title and
+	 * header lines */
+	size_t dash = 0, rows = 0;
+	const char *p = txt ? strstr(txt, "stage rollout, step 1:") : NULL;
+	for (int k = 0; p && k < o.nranks + 2; k++) {
+		p = strchr(p, '\n');
+		if (p++ == NULL)
+			break;
+		char dc[16] = "";
+		if (k >= 1 && sscanf(p, "%*d %*s %*s %15s", dc) == 1) {
+			rows++;
+			dash += strcmp(dc, "-") == 0;
+		}
+	}
+	CHECK(rows == (size_t)o.nranks && dash == (marks == GEN_DECODE_NONE ? rows : 0),
+	      "%s: the text's decode column is a dash exactly where nothing counts (%zu of %zu)",
+	      name, dash, rows);
+	free(txt);
+	cJSON_Delete(j);
+	free(js);
+	tlq_rl_close(rl);
+	trace_free(&tr);
+	gen_truth_free(&t);
+}
+
+/* A rank with a rollout range and ProfilerSteps, no decode ranges; or decode ranges by domain. */
+static tl_rank *
+decode_rank(int rank, int profiler_steps, const char *domain, const char *range, int64_t late)
+{
+	tl_rank *r = rank_new(rank);
+	tl_track *m = rank_track(r, TL_LANE_MSTX, 0, "default");
+	/* late: the rollout starts 2 x late after the others' and ends late after them */
+	track_push(m, 1000 + 2 * late, 2000 + late,
+	           strpool_intern_cstr(r->pool, "generate_sequences"), 0);
+	track_push(m, 3000, 4000, strpool_intern_cstr(r->pool, "update_actor"), 1);
+	if (domain) {
+		tl_track *d = rank_track(r, TL_LANE_MSTX, 1, domain);
+		uint32_t nm = strpool_intern_cstr(r->pool, range);
+		for (int i = 0; i < 4; i++) /* three inside the rollout, one outside */
+			track_push(d, 1100 + 300 * i, 1200 + 300 * i, nm, (uint32_t)i);
+		track_push(d, 1300, 1300, nm, 9); /* a mark: never a step */
+	}
+	if (profiler_steps) {
+		/* five ProfilerSteps wholly inside the rollout, one across its end, one in the
+		 * update */
+		static const int64_t st[][2] = {{1050, 1100}, {1150, 1200}, {1250, 1300},
+		                                {1350, 1400}, {1450, 1500}, {1900, 2100},
+		                                {3100, 3200}};
+		r->steps = xcalloc(7, sizeof *r->steps);
+		for (int i = 0; i < 7; i++)
+			r->steps[i] = (tl_step){i + 1, st[i][0], st[i][1]};
+		r->nsteps = r->scap = 7;
+	}
+	rank_finish(r);
+	r->loaded = 1;
+	return r;
+}
+
+static void
+test_decode(void)
+{
+	check_decode(GEN_DECODE_RANGES, "decode-ranges");
+	check_decode(GEN_DECODE_VLLM, "decode-vllm");
+	check_decode(GEN_DECODE_NONE, "decode-none");
+
+	tl_stage_rules *R = stage_rules_from_text(stages_default_text, "built-in");
+	static const struct {
+		int psteps;
+		const char *domain, *range;
+		int rollout, update;
+		const char *what;
+	} c[] = {
+	    {1, NULL, NULL, 5, -1, "ProfilerSteps wholly inside a rollout count; not in an update"},
+	    {0, NULL, NULL, -1, -1, "no decode range, no ProfilerStep: unknown, not 0"},
+	    {1, "vllm_one_step", "vllm_one_step", 3, 0,
+	     "vLLM's ranges in their domain count, before ProfilerSteps; 0 in the update is true"},
+	    {0, "step_process", "step", 3, 0, "dp_analysis' step ranges, by their domain"},
+	    {0, "default2", "step", -1, -1, "a range named step elsewhere is no decode step"},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		tl_rank *r = decode_rank(0, c[i].psteps, c[i].domain, c[i].range, 0);
+		int has = stages_rank_has_decode(R, r);
+		int a = stages_decode_count(R, r, has, TL_STAGE_ROLLOUT, 1000, 2000);
+		int b = stages_decode_count(R, r, has, TL_STAGE_ACTOR_UPDATE, 3000, 4000);
+		CHECK(a == c[i].rollout && b == c[i].update, "%s (rollout %d, update %d)",
+		      c[i].what, a, b);
+		rank_free(r);
+	}
+	stage_rules_free(R);
+
+	/* in the DP panel's rows: known counts add up, unknown stays unknown */
+	tl_trace tr;
+	trace_init(&tr);
+	tr.ranks = xcalloc(2, sizeof *tr.ranks);
+	tr.ranks[0] = decode_rank(0, 1, NULL, NULL, 0);
+	tr.ranks[1] = decode_rank(1, 0, NULL, NULL, 40); /* [1080, 2040]: shorter, ends last */
+	tr.nranks = 2;
+	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	const tl_imbalance *v;
+	size_t n = tlq_imbalances(rl, &v);
+	int seen = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].stage != TL_STAGE_ROLLOUT || v[i].n != 2)
+			continue;
+		seen = 1;
+		CHECK(v[i].ranks[0].decode_steps == 5 && v[i].ranks[1].decode_steps == -1,
+		      "DP rows: 5 ProfilerSteps on rank 0, unknown on rank 1 (%d, %d)",
+		      v[i].ranks[0].decode_steps, v[i].ranks[1].decode_steps);
+		CHECK(v[i].st.slowest == 1 && v[i].st.longest == 0,
+		      "rank 1 finished last (2040 > 2000), rank 0 ran longest (1000 > 960)");
+	}
+	CHECK(seen, "the rollout ran on both ranks");
+	tlq_rl_close(rl);
+	char *txt = summary(&tr, 0), *js = summary(&tr, 1);
+	CHECK(txt && strstr(txt, "stage rollout, step all: max/mean 1.0204, cv 0.0204, last to "
+	                         "finish rank 1, longest running rank 0, skew 0.000040 ms"),
+	      "the text names both ranks: max/mean 1000 / 980, cv 20 / 980");
+	CHECK(txt && strstr(txt, "       1       0.000960       0.000000       -  100.0%"),
+	      "the text shows rank 1's unknown decode steps as a dash");
+	CHECK(js && strstr(js, "\"slowest_rank\":1,\"longest_running_rank\":0,") &&
+	          strstr(js, "\"decode_steps\":5,") && strstr(js, "\"decode_steps\":null,"),
+	      "the JSON: slowest_rank 1 (kept), longest_running_rank 0, decode_steps 5 and null");
+	free(txt);
+	free(js);
+	trace_free(&tr);
 }
 
 /* ---- a hand-built trace: repeated and nested stages, bubble reasons ------------------- */
@@ -1277,6 +1562,7 @@ main(void)
 	test_handmade();
 	test_rl_profile(0);
 	test_rl_profile(1);
+	test_decode();
 	test_pp();
 	test_plain();
 	rm_rf(tmp);

@@ -1,0 +1,52 @@
+/* Capture times from the profile DBs themselves: SESSION_TIME_INFO, the collection window the
+ * profiler recorded (../shared/spec/ascend-format.md, identity tables). Discovery cannot open
+ * DBs (that is this layer's, with its defences against hostile files), so `tl info` refines the
+ * times discovery found (profiler_info, a name's stamp, the file's time) here. */
+#include "config.h"
+#include "load/load.h"
+#include "load/profdb.h"
+
+#include <sqlite3.h>
+
+/* Epoch ns a profile could have been written at (1990 .. 2100). */
+#define SESSION_NS_MIN INT64_C(631152000000000000)
+#define SESSION_NS_MAX INT64_C(4102444800000000000)
+
+int64_t
+ascend_db_session_end(const char *path)
+{
+	tl_profdb p;
+	char err[400];
+	if (profdb_open(&p, path, err, sizeof err) != 0)
+		return 0; /* loading it says what is wrong with it */
+	int64_t ns = 0;
+	sqlite3_stmt *st = NULL;
+	/* endTimeNs: when the collection stopped, as profiler_info's collectionTimeEnd */
+	if (profdb_has(&p, "SESSION_TIME_INFO") &&
+	    profdb_prepare(&p, "SELECT endTimeNs FROM SESSION_TIME_INFO", &st) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+		int64_t v = sqlite3_column_int64(st, 0);
+		if (v >= SESSION_NS_MIN && v <= SESSION_NS_MAX)
+			ns = v;
+	}
+	sqlite3_finalize(st);
+	profdb_close(&p);
+	return ns;
+}
+
+void
+load_capture_times(tl_sourcelist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		tl_source *s = &l->v[i];
+		if (s->kind != TL_SRC_TORCH_DB && s->kind != TL_SRC_MSPROF_DB &&
+		    s->kind != TL_SRC_MINDSPORE_DB)
+			continue;
+		int64_t ns = ascend_db_session_end(s->path);
+		if (ns != 0) {
+			s->capture_ns = ns;
+			s->capture_from = TL_CAPTURE_SESSION;
+		}
+	}
+	sourcelist_sort(l);
+}
