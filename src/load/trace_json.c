@@ -1999,8 +1999,47 @@ is_compute_type(const char *t)
 	return 0;
 }
 
+/* A device task name that is a task type, not a kernel: msprof names the tasks that run no
+ * operator after their type ("EVENT_RECORD_SQE", "Notify Wait", "Write Value", "MEMCPY_ASYNC").
+ * Kernel names are operator names: never with a space, never all capitals. */
+static int
+is_type_name(const char *s)
+{
+	int lower = 0;
+	if (strchr(s, ' ') != NULL)
+		return 1;
+	for (const char *p = s; *p; p++)
+		lower |= *p >= 'a' && *p <= 'z';
+	return *s != '\0' && !lower;
+}
+
+/* HCCL's own device tasks where a file carries them on a stream (older files write no Plane
+ * threads for them): the sub-task names of the HCCL process (§6.2) and the op prefixes. */
+static int
+is_hccl_task_name(const char *s)
+{
+	static const char *const set[] = {"Notify_Wait", "Notify_Record", "Memcpy",
+	    "Reduce_Inline", "Inline_Reduce", "RDMASend", "RDMA_Send", "Local_Notify"};
+	for (size_t i = 0; i < sizeof set / sizeof *set; i++)
+		if (strcmp(s, set[i]) == 0)
+			return 1;
+	return strncmp(s, "hcom_", 5) == 0 || strncasecmp(s, "hccl", 4) == 0;
+}
+
 /* A task on an Ascend Hardware stream (§4.2, §6.2). Returns the lane, or TL_LANE__COUNT to drop
- * it: an HCCL sub-task already drawn on its Plane lane. */
+ * it: an HCCL sub-task already drawn on its Plane lane.
+ *
+ * The "Task Type" a file gives a kernel depends on the torch_npu / msprof version that wrote it:
+ *  - 2025 and later (streams in "Physic Stream Id"): COMPUTE_TASK_INFO's type for every kernel
+ *    (AI_CORE, MIX_AIV, AI_CPU, ...); a task with a "Task Id" and no "Task Type" is a device
+ *    MSTX marker.
+ *  - 2024 (streams in "Stream Id"): only AI_CPU kernels carry their type; AI Core and vector
+ *    kernels are "Other" or carry no "Task Type" at all, and msprof's own Overlap Analysis
+ *    counts them as computing. Such a task is a compute kernel unless it is communication
+ *    (an HCCL task or an MC2 kernel), a memory copy or a marker: what is not a kernel is named
+ *    after its task type (is_type_name).
+ * "Other" is read the 2024 way in any file: the profiler wrote it for a kernel whose type it did
+ * not know. */
 static tl_lane_kind
 hw_lane(jctx *c, const jevent *ev, const char *name)
 {
@@ -2024,7 +2063,18 @@ hw_lane(jctx *c, const jevent *ev, const char *name)
 	if ((ty && (strcmp(ty, "PCIE_DMA_SQE") == 0 || strcmp(ty, "SDMA_SQE") == 0)) ||
 	    strcmp(name, "MEMCPY_ASYNC") == 0)
 		return TL_LANE_MEMCPY;
-	if (strncmp(name, "MsTx", 4) == 0 || (ty == NULL && v[3].len > 0))
+	if (strncmp(name, "MsTx", 4) == 0)
+		return TL_LANE_MSTX_DEV;
+	int older = v[1].len == 0 && v[2].len > 0; /* 2024: "Stream Id" */
+	if ((ty != NULL && strcmp(ty, "Other") == 0) || (ty == NULL && older)) {
+		if (is_hccl_task_name(name))
+			return TL_LANE_OTHER;
+		if (is_type_name(name))
+			return strstr(name, "MEMCPY") || strstr(name, "SDMA") ? TL_LANE_MEMCPY
+									  : TL_LANE_OTHER;
+		return TL_LANE_COMPUTE;
+	}
+	if (ty == NULL && v[3].len > 0)
 		return TL_LANE_MSTX_DEV;
 	return TL_LANE_OTHER;
 }

@@ -684,6 +684,80 @@ test_ascend_text_sample(void)
 	}
 }
 
+/* ---- every Overlap Analysis process against ours --------------------------------------------- */
+
+/* The file's times carry nanoseconds: "ts" is a string of µs with three decimals (torch_npu) */
+static int
+ts_full_precision(const char *path)
+{
+	char buf[65536];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	const char *p = strstr(buf, "\"ts\":");
+	if (p == NULL)
+		return 0;
+	p += 5;
+	while (*p == ' ')
+		p++;
+	return *p == '"';
+}
+
+static int oa_files; /* files with an Overlap Analysis process, compared */
+
+/* tl's whole-capture computing, communication, not overlapped and free against the file's own
+ * Overlap Analysis: within 1 us where the times carry nanoseconds, else 0.5%. */
+static void
+overlap_check_file(const char *path)
+{
+	int64_t oa[4];
+	if (trace_json_overlap_lengths(path, oa) != 0)
+		return;
+	oa_files++;
+	loaded l;
+	load_file(&l, path, TL_SRC_TRACE_VIEW, -1);
+	tl_overlap ov;
+	tlq_overlap(l.r, INT64_MIN, INT64_MAX, &ov);
+	int64_t ours[4] = {ov.computing, ov.communication, ov.comm_not_overlapped, ov.free};
+	static const char *const nm[4] = {"Computing", "Communication",
+	    "Communication(Not Overlapped)", "Free"};
+	int full = ts_full_precision(path);
+	for (int k = 0; k < 4; k++) {
+		int64_t d = ours[k] - oa[k], bar = full ? 1000 : oa[k] / 200;
+		if (bar < 1000)
+			bar = 1000;
+		CHECK(d >= -bar && d <= bar,
+		    "%s %s: tl %.3f us, its Overlap Analysis %.3f us (diff %+" PRId64 " ns, bar %" PRId64
+		    ")",
+		    path, nm[k], (double)ours[k] / 1000.0, (double)oa[k] / 1000.0, d, bar);
+	}
+	loaded_free(&l);
+}
+
+static int
+overlap_visit(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	size_t n = strlen(p);
+	if (flag == FTW_F && n > 5 && strcmp(p + n - 5, ".json") == 0)
+		overlap_check_file(p);
+	return 0;
+}
+
+/* Every JSON file under dir that carries an Overlap Analysis process. */
+static int
+overlap_check_tree(const char *dir)
+{
+	int before = oa_files;
+	struct stat sb;
+	if (stat(dir, &sb) == 0)
+		nftw(dir, overlap_visit, 16, FTW_PHYS);
+	return oa_files - before;
+}
+
 static void
 test_kineto_samples(void)
 {
@@ -753,7 +827,7 @@ summary_json(const char *path)
  * dst/<same capture>/ASCEND_PROFILER_OUTPUT/trace_view.json (and profiler_info and
  * profiler_metadata.json beside it, as a text export has them). */
 static int
-convert_tree(const char *src, const char *dst)
+convert_tree_version(const char *src, const char *dst, int version)
 {
 	DIR *d = opendir(src);
 	int n = 0;
@@ -800,7 +874,7 @@ convert_tree(const char *src, const char *dst)
 				continue;
 			char *db = xasprintf("%s/%s", capo, ce->d_name);
 			char *js = xasprintf("%s/trace_view.json", apo);
-			if (gen_json_from_db(db, js) == 0)
+			if (gen_json_from_db_version(db, js, version) == 0)
 				n++;
 			free(db);
 			free(js);
@@ -814,6 +888,12 @@ convert_tree(const char *src, const char *dst)
 	}
 	closedir(d);
 	return n;
+}
+
+static int
+convert_tree(const char *src, const char *dst)
+{
+	return convert_tree_version(src, dst, GEN_JSON_2025);
 }
 
 static int
@@ -967,6 +1047,95 @@ test_db_vs_json(void)
 	}
 }
 
+/* 2024 torch_npu files: AI Core kernels typed "Other" or untyped, streams in "Stream Id", the
+ * older pids; their own Overlap Analysis (the generator's, from the DB) against ours */
+static void
+test_older_trace_view(void)
+{
+	char *gen = tmp_path("old-db"), *old = tmp_path("old-json"), *cur = tmp_path("cur-json");
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 2;
+	o.nsteps = 2;
+	o.tasks_per_rank = 3000;
+	o.slow_rank = 1;
+	o.seed = 5;
+	o.threads = 1;
+	CHECK(gen_profile(&o, gen, NULL) == 0, "generate 2 ranks x 2 steps");
+	CHECK_EQ_I64(convert_tree_version(gen, old, GEN_JSON_2024), 2,
+	    "write each rank's DB as a 2024 trace_view.json");
+	CHECK_EQ_I64(convert_tree(gen, cur), 2, "and as a 2025 one");
+	same_summary(gen, old, "2024 trace_view.json");
+	CHECK_EQ_I64(overlap_check_tree(old), 2, "both 2024 files carry an Overlap Analysis");
+	DIR *d = opendir(old);
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *tv = xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", old, e->d_name);
+		char *tv25 = xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", cur, e->d_name);
+		FILE *f = fopen(tv, "rb");
+		char *text = xcalloc(1, (size_t)64 << 20);
+		size_t n = f ? fread(text, 1, ((size_t)64 << 20) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		text[n] = '\0';
+		CHECK(strstr(text, "\"Task Type\": \"Other\"") != NULL &&
+			  strstr(text, "\"Physic Stream Id\"") == NULL &&
+			  strstr(text, "\"pid\": 800,") != NULL,
+		    "%s: kernels typed Other, streams in Stream Id, Ascend Hardware pid 800",
+		    e->d_name);
+		free(text);
+		loaded a, b;
+		load_file(&a, tv, TL_SRC_TRACE_VIEW, -1);
+		load_file(&b, tv25, TL_SRC_TRACE_VIEW, -1);
+		CHECK(a.nlines == 0, "%s: loads without a complaint (%s)", e->d_name, a.err);
+		int64_t oa[4];
+		tl_overlap x, y;
+		tlq_overlap(a.r, INT64_MIN, INT64_MAX, &x);
+		tlq_overlap(b.r, INT64_MIN, INT64_MAX, &y);
+		CHECK(trace_json_overlap_lengths(tv, oa) == 0 && oa[0] == x.computing &&
+			  oa[1] == x.communication && oa[2] == x.comm_not_overlapped &&
+			  oa[3] == x.free,
+		    "%s: to the ns its Overlap Analysis (computing %.3f us, OA %.3f us)", e->d_name,
+		    (double)x.computing / 1000.0, (double)oa[0] / 1000.0);
+		CHECK(x.computing == y.computing && x.free == y.free &&
+			  lane_slices(a.r, TL_LANE_COMPUTE) == lane_slices(b.r, TL_LANE_COMPUTE) &&
+			  lane_slices(a.r, TL_LANE_OTHER) == lane_slices(b.r, TL_LANE_OTHER) &&
+			  lane_slices(a.r, TL_LANE_MEMCPY) == lane_slices(b.r, TL_LANE_MEMCPY),
+		    "%s: the same kernels, memcpy and other tasks as the 2025 file", e->d_name);
+		loaded_free(&a);
+		loaded_free(&b);
+		free(tv);
+		free(tv25);
+	}
+	if (d)
+		closedir(d);
+	free(gen);
+	free(old);
+	free(cur);
+}
+
+/* Every file with an Overlap Analysis process in the samples and in the repository's tests */
+static void
+test_all_overlap_analyses(void)
+{
+	char base[4096];
+	struct stat sb;
+	snprintf(base, sizeof base, "%s", samples_dir());
+	if (stat(base, &sb) != 0) {
+		SKIP("samples absent: %s", base);
+	} else {
+		int n = overlap_check_tree(base);
+		CHECK(n >= 2, "%d sample files with an Overlap Analysis process compared", n);
+	}
+	const char *src = getenv("TL_SRCDIR");
+	char *t = xasprintf("%s/tests", src ? src : ".");
+	int n = overlap_check_tree(t);
+	CHECK(n >= 1, "%d test fixtures with an Overlap Analysis process compared", n);
+	free(t);
+}
+
 int
 main(void)
 {
@@ -985,6 +1154,8 @@ main(void)
 	test_begin_end();
 	test_json_args();
 	test_db_vs_json();
+	test_older_trace_view();
+	test_all_overlap_analyses();
 	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return test_done();
 }
