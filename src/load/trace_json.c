@@ -1588,8 +1588,23 @@ static int
 is_comm_name(const char *s)
 {
 	return strncmp(s, "nccl", 4) == 0 || strncmp(s, "gloo:", 5) == 0 ||
-	       strncmp(s, "c10d::", 6) == 0;
+	       strncmp(s, "c10d::", 6) == 0 || strncasecmp(s, "hccl", 4) == 0;
 }
+
+/* A device kernel that is a collective (HolisticTraceAnalysis' communication kernels, NCCL's
+ * "ncclKernel_*" / "ncclDevKernel_*", and their RCCL and HCCL counterparts). */
+static int
+is_comm_kernel(const char *s)
+{
+	return strncasecmp(s, "nccl", 4) == 0 || strncasecmp(s, "rccl", 4) == 0 ||
+	       strncasecmp(s, "hccl", 4) == 0 || strstr(s, "ncclKernel") != NULL ||
+	       strstr(s, "ncclDevKernel") != NULL;
+}
+
+/* Kineto device event categories: CUDA / ROCm kernels ("kernel"), memory transfers
+ * ("gpu_memcpy", "gpu_memset") and Meta MTIA's on-device events ("mtia_ccp_events"). */
+static int
+is_device_cat(const jctx *c, jspan cat);
 
 static void flow_event(jctx *c, const jevent *ev, char ph);
 static uint16_t step_at(const jctx *c, int64_t t);
@@ -1640,9 +1655,12 @@ names_event(jctx *c, const jevent *ev)
 		    span_int(c, v[1], &t) && span_int(c, v[2], &x))
 			u64map_put(&c->planes, plane_key(s, t, x), 1);
 	}
-	if (!c->dev_comm && span_eq(c, ev->f[F_CAT], "kernel") &&
-	    span_starts(c, ev->f[F_NAME], "nccl"))
-		c->dev_comm = 1;
+	if (!c->dev_comm && is_device_cat(c, ev->f[F_CAT])) {
+		char nb[64];
+		const char *nm = span_str_buf(c, ev->f[F_NAME], nb, sizeof nb);
+		if (nm != NULL && is_comm_kernel(nm))
+			c->dev_comm = 1;
+	}
 }
 
 /* ProfilerStep#N ranges of host threads become the steps (the DB's STEP_TIME). */
@@ -2079,6 +2097,13 @@ hw_lane(jctx *c, const jevent *ev, const char *name)
 	return TL_LANE_OTHER;
 }
 
+static int
+is_device_cat(const jctx *c, jspan cat)
+{
+	return span_eq(c, cat, "kernel") || span_eq(c, cat, "gpu_memcpy") ||
+	       span_eq(c, cat, "gpu_memset") || span_eq(c, cat, "mtia_ccp_events");
+}
+
 /* An event of a Kineto / MsprofTx / unnamed process, by its category. Returns TL_LANE__COUNT to
  * drop it; *mstx_dom is set for MSTX ranges. */
 static tl_lane_kind
@@ -2103,8 +2128,18 @@ generic_lane(jctx *c, const jevent *ev, const jthread *t, const char *name, uint
 		}
 		return k;
 	}
-	if (span_eq(c, cat, "kernel"))
-		return is_comm_name(name) ? TL_LANE_COMM : TL_LANE_COMPUTE;
+	/* device work as HolisticTraceAnalysis classifies it (its temporal breakdown's compute
+	 * time is the union of the computation kernels): a collective's kernel is communication,
+	 * a kernel named Memcpy / Memset and the memcpy / memset categories are memory, an MTIA
+	 * event is a memory transfer when it is a dma_request and a kernel otherwise */
+	if (span_eq(c, cat, "kernel") || span_eq(c, cat, "mtia_ccp_events")) {
+		if (is_comm_kernel(name))
+			return TL_LANE_COMM;
+		if (strstr(name, "Memcpy") != NULL || strstr(name, "Memset") != NULL ||
+		    strstr(name, "dma_request") != NULL)
+			return TL_LANE_MEMCPY;
+		return TL_LANE_COMPUTE;
+	}
 	if (span_eq(c, cat, "gpu_memcpy") || span_eq(c, cat, "gpu_memset"))
 		return TL_LANE_MEMCPY;
 	if (span_eq(c, cat, "gpu_user_annotation"))

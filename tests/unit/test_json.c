@@ -1047,6 +1047,85 @@ test_db_vs_json(void)
 	}
 }
 
+/* ---- Kineto device categories beyond CUDA -------------------------------------------------- */
+
+typedef struct kev {
+	const char *cat, *name;
+	int64_t ts, dur; /* us */
+} kev;
+
+/* A Kineto trace of device events on one stream (GPU or MTIA device 0, stream 7). */
+static char *
+write_kineto(const char *name, const kev *ev, size_t n)
+{
+	char *p = tmp_path(name);
+	FILE *f = fopen(p, "w");
+	if (f == NULL)
+		return p;
+	fputs("{\"schemaVersion\": 1, \"deviceProperties\": [], \"traceEvents\": [\n"
+	      "{\"name\": \"process_labels\", \"ph\": \"M\", \"pid\": 0, \"tid\": 0, "
+	      "\"args\": {\"labels\": \"GPU 0\"}},\n"
+	      "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": 7, "
+	      "\"args\": {\"name\": \"stream 7 \"}}",
+	    f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, ",\n{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": 0, "
+			   "\"tid\": 7, \"ts\": %lld, \"dur\": %lld, \"args\": {\"device\": 0, "
+			   "\"stream\": 7}}",
+		    ev[i].cat, ev[i].name, (long long)(1000000 + ev[i].ts), (long long)ev[i].dur);
+	fputs("\n]}\n", f);
+	fclose(f);
+	return p;
+}
+
+/* Each device category as HolisticTraceAnalysis classifies it; computing = HTA's compute_time,
+ * the union of the computation kernels, worked out by hand for each case. */
+static void
+test_kineto_device_categories(void)
+{
+	static const kev cuda[] = {{"kernel", "volta_sgemm_128x64_nn", 0, 100},
+	    {"kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 50, 100},
+	    {"kernel", "Memcpy DtoD (Device -> Device)", 160, 10},
+	    {"gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 170, 10},
+	    {"gpu_memset", "Memset (Device)", 180, 5}, {"cuda_sync", "Stream Sync", 185, 1},
+	    {"kernel", "vectorized_elementwise_kernel", 200, 50}};
+	static const kev mtia[] = {{"mtia_ccp_events", "aten::mm", 0, 100},
+	    {"mtia_ccp_events", "dma_request", 100, 50},
+	    {"mtia_ccp_events", "fused_relu_add", 120, 80},
+	    {"mtia_ccp_events", "dma_request", 300, 40}};
+	static const kev rccl[] = {{"kernel", "Cijk_Ailk_Bljk_HHS_BH_MT128x128", 0, 100},
+	    {"kernel", "ncclDevKernel_Generic", 80, 60}, {"kernel", "rcclAllReduceKernel", 300, 10},
+	    {"kernel", "hcclAllReduce", 400, 10}};
+	static const struct {
+		const char *file;
+		const kev *ev;
+		size_t n;
+		int64_t computing, communication, memcpy_slices; /* us, us, count */
+	} cases[] = {
+	    {"cuda.json", cuda, sizeof cuda / sizeof *cuda, 150, 100, 3},
+	    {"mtia.json", mtia, sizeof mtia / sizeof *mtia, 180, 0, 2},
+	    {"rccl.json", rccl, sizeof rccl / sizeof *rccl, 100, 80, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *p = write_kineto(cases[i].file, cases[i].ev, cases[i].n);
+		loaded l;
+		load_file(&l, p, TL_SRC_KINETO, 0);
+		tl_overlap ov;
+		tlq_overlap(l.r, INT64_MIN, INT64_MAX, &ov);
+		CHECK(l.rc == 0 && l.nlines == 0, "%s loads (%s)", cases[i].file, l.err);
+		CHECK_EQ_I64(ov.computing, cases[i].computing * 1000,
+		    "Kineto device categories: computing = union of computation kernels");
+		CHECK_EQ_I64(ov.communication, cases[i].communication * 1000,
+		    "Kineto device categories: communication = union of collective kernels");
+		CHECK_EQ_I64((int64_t)lane_slices(l.r, TL_LANE_MEMCPY), cases[i].memcpy_slices,
+		    "Kineto device categories: memory transfers on the memcpy lanes");
+		printf("# %s: computing %.3f us, communication %.3f us\n", cases[i].file,
+		    (double)ov.computing / 1000.0, (double)ov.communication / 1000.0);
+		loaded_free(&l);
+		free(p);
+	}
+}
+
 /* 2024 torch_npu files: AI Core kernels typed "Other" or untyped, streams in "Stream Id", the
  * older pids; their own Overlap Analysis (the generator's, from the DB) against ours */
 static void
@@ -1155,6 +1234,7 @@ main(void)
 	test_json_args();
 	test_db_vs_json();
 	test_older_trace_view();
+	test_kineto_device_categories();
 	test_all_overlap_analyses();
 	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return test_done();
