@@ -390,7 +390,7 @@ stages_of_rank(tl_stage_rules *R, const tl_rank *r, tl_stage_inst **out)
 	u64map_init(&c.m);
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *t = r->tracks[i];
-		if (t->kind != TL_LANE_MSTX)
+		if (!track_user_ranges(t))
 			continue;
 		for (size_t k = 0; k < t->n; k++) {
 			const tl_slice *s = &t->v[k];
@@ -471,7 +471,7 @@ stages_decode_count(const tl_stage_rules *R, const tl_rank *r, int64_t t0, int64
 	u64map_init(&cache);
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *t = r->tracks[i];
-		if (t->kind != TL_LANE_MSTX)
+		if (!track_user_ranges(t))
 			continue;
 		for (size_t k = track_first_starting_at(t, t0); k < t->n && t->v[k].start <= t1;
 		     k++) {

@@ -619,6 +619,7 @@ struct jctx {
 	size_t ndoms, domcap;
 	uint32_t s_default, s_record_function;
 	uint64_t slices, rows_reported;
+	uint64_t device_slices; /* slices of device work (not host, MSTX or host collectives) */
 	char *sbuf; /* span_string */
 	size_t sbufcap;
 	name_slot names[NAME_CACHE];
@@ -900,7 +901,9 @@ threads_resolve(jctx *c)
 			break;
 		default:
 			t->key = (int64_t)t->proc << 32 | (int64_t)i;
-			if (*pn && *tn)
+			if (p->kind == P_LEGACY_CPU && !*tn) /* every thread is "CPU functions" */
+				snprintf(label, sizeof label, "CPU thread %s", tok_str(c, t->tok));
+			else if (*pn && *tn)
 				snprintf(label, sizeof label, "%s %s", pn, tn);
 			else if (*tn)
 				snprintf(label, sizeof label, "%s", tn);
@@ -919,8 +922,13 @@ threads_resolve(jctx *c)
 static tl_track *
 thread_track(jctx *c, jthread *t, tl_lane_kind kind)
 {
-	if (t->tr[kind] == NULL)
+	if (t->tr[kind] == NULL) {
 		t->tr[kind] = rank_track(c->r, kind, t->key, strpool_get(c->r->pool, t->label));
+		/* the legacy exporter writes record_function ranges and operators alike, without a
+		 * category: the stage and pipeline rules find the ranges by name */
+		if (kind == TL_LANE_HOST && c->procs[t->proc].kind == P_LEGACY_CPU)
+			t->tr[kind]->user_ranges = 1;
+	}
 	return t->tr[kind];
 }
 
@@ -1655,7 +1663,8 @@ names_event(jctx *c, const jevent *ev)
 		    span_int(c, v[1], &t) && span_int(c, v[2], &x))
 			u64map_put(&c->planes, plane_key(s, t, x), 1);
 	}
-	if (!c->dev_comm && is_device_cat(c, ev->f[F_CAT])) {
+	if (!c->dev_comm && (is_device_cat(c, ev->f[F_CAT]) ||
+				span_eq(c, ev->f[F_PID], "\"CUDA functions\""))) {
 		char nb[64];
 		const char *nm = span_str_buf(c, ev->f[F_NAME], nb, sizeof nb);
 		if (nm != NULL && is_comm_kernel(nm))
@@ -2241,6 +2250,8 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 		/* an MsprofTx process may carry any name, "Python" too: no category, mstx args */
 		if (p->kind == P_GENERIC || (p->kind == P_PYTHON && ev->f[F_CAT].len == 0))
 			kind = generic_lane(c, ev, t, name, &dom);
+		else if (p->kind == P_LEGACY_CPU && !c->dev_comm && is_comm_name(name))
+			kind = TL_LANE_COMM; /* gloo / c10d collectives of a CPU-only job */
 		else
 			kind = TL_LANE_HOST;
 	}
@@ -2248,12 +2259,17 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 		uint32_t nm = name_id(c, name, namelen);
 		uint32_t arg = ev->ordinal > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->ordinal;
 		tl_track *tr = kind == TL_LANE_MSTX ? mstx_track(c, dom) : thread_track(c, t, kind);
+		if (kind == TL_LANE_HOST && ev->f[F_CAT].len == 0 && p->kind == P_GENERIC)
+			tr->user_ranges = 1; /* a trace without categories at all, as the legacy one */
 		if (kind == TL_LANE_COMPUTE || kind == TL_LANE_COMM || kind == TL_LANE_COMM_TASK)
 			track_push_step(tr, start, start + dur, nm, arg, step_of_work(c, t, start));
 		else
 			track_push(tr, start, start + dur, nm, arg);
 		if (kind == TL_LANE_HOST && c->nfbk > 0)
 			fwdbwd_match(c, ti, start, start + dur);
+		if (kind != TL_LANE_HOST && kind != TL_LANE_MSTX &&
+		    !(kind == TL_LANE_COMM && t->kind == T_HOST))
+			c->device_slices++;
 		c->slices++;
 		if (c->slices - c->rows_reported >= PROGRESS_ROWS) {
 			msg_progress_add(0, c->slices - c->rows_reported);
@@ -2456,6 +2472,12 @@ trace_json_load(const tl_source *src, tl_rank *r)
 	problems_report(&c);
 	msg_progress_add(0, c.slices - c.rows_reported);
 	r->rows += c.events;
+	/* a CPU-only trace: the summary says so instead of printing zeros for computing */
+	int dev_before = 0;
+	for (size_t i = 0; i < r->ntracks; i++)
+		dev_before |= r->tracks[i]->kind != TL_LANE_HOST && r->tracks[i]->kind != TL_LANE_MSTX &&
+			      r->tracks[i]->kind != TL_LANE_COMM && r->tracks[i]->kind != TL_LANE_STEP;
+	r->host_only = c.slices > 0 && c.device_slices == 0 && (r->host_only || !dev_before);
 	rc = c.slices > 0 || r->nsteps > nsteps_before ? 0 : -1;
 	if (rc != 0 && !c.damaged && !c.shrank)
 		msg_warn(src->path, "no slices found (empty trace?)");

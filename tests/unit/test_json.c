@@ -17,10 +17,12 @@
 #include "query/query.h"
 #include "report/report.h"
 #include "util/msg.h"
+#include "util/strpool.h"
 #include "util/xalloc.h"
 #include "test.h"
 
 static char tmpdir[4096];
+static char *summary_json(const char *path);
 
 static const char *
 samples_dir(void)
@@ -407,6 +409,109 @@ test_legacy_and_overlaps(void)
 	CHECK(s && s->start == 102000 && s->end == 104000, "integer µs -> ns");
 	loaded_free(&l);
 	free(p);
+}
+
+/* torch's legacy exporter, a CPU-only job of two ranks: record_function ranges without a
+ * category, gloo / c10d collectives. Rank r runs 50 us * r later from generate_sequences on;
+ * every expected number below follows from the events written here. */
+static void
+test_legacy_user_ranges(void)
+{
+	char *dir = tmp_path("legacy-pp");
+	mkdir(dir, 0700);
+	for (int r = 0; r < 2; r++) {
+		char *p = xasprintf("%s/legacy_rank%d.json", dir, r);
+		FILE *f = fopen(p, "w");
+		int off = 50 * r;
+		struct {
+			const char *name;
+			int tid, ts, dur;
+		} ev[] = {{"generate_sequences", 1, 0, 1000 + off}, {"aten::mm", 1, 100, 100},
+		    {"compute_log_prob", 1, 1100 + off, 400}, {"update_actor", 1, 1600 + off, 1400},
+		    {"forward_step", 1, 1600 + off, 200}, {"backward_step", 1, 1800 + off, 400},
+		    {"forward_step", 1, 2200 + off, 200}, {"backward_step", 1, 2400 + off, 400},
+		    {"c10d::allreduce_", 2, 2850 + off, 100}, {"gloo:all_reduce", 2, 2860 + off, 80},
+		    {"gloo:broadcast", 2, 3100 + off, 50}};
+		for (size_t i = 0; f && i < sizeof ev / sizeof *ev; i++)
+			fprintf(f, "%s{\"name\": \"%s\", \"ph\": \"X\", \"ts\": %d, \"dur\": %d, "
+				   "\"tid\": %d, \"pid\": \"CPU functions\", \"args\": {}}",
+			    i ? ",\n " : "[", ev[i].name, 1000 + ev[i].ts, ev[i].dur, ev[i].tid);
+		if (f) {
+			fputs("]\n", f);
+			fclose(f);
+		}
+		if (r == 0) {
+			loaded l;
+			load_file(&l, p, TL_SRC_KINETO, 0);
+			int t1 = 0, t2 = 0;
+			for (size_t i = 0; i < l.r->ntracks; i++) {
+				const char *lb = strpool_get(l.r->pool, l.r->tracks[i]->label);
+				t1 |= strcmp(lb, "CPU thread 1") == 0;
+				t2 |= strcmp(lb, "CPU thread 2") == 0;
+			}
+			CHECK(t1 && t2, "legacy: host lanes named by thread (CPU thread 1, 2)");
+			CHECK(l.r->host_only, "legacy: no device activity");
+			loaded_free(&l);
+		}
+		free(p);
+	}
+	tl_rl_opts ro = {.pp = 2};
+	tlq_rl_set_defaults(&ro);
+	char *js = summary_json(dir);
+	tl_rl_opts none = {0};
+	tlq_rl_set_defaults(&none);
+	cJSON *j = js ? cJSON_Parse(js) : NULL;
+	const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(j, "ranks"), *x;
+	int nr = 0;
+	cJSON_ArrayForEach(x, ranks)
+	{
+		const cJSON *da = cJSON_GetObjectItemCaseSensitive(x, "device_activity");
+		const cJSON *st = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(x, "steps"), 0);
+		const cJSON *cm = cJSON_GetObjectItemCaseSensitive(st, "communication_ns");
+		CHECK(cJSON_IsFalse(da) && cJSON_IsNumber(cm) && cm->valuedouble == 150000.0,
+		    "legacy rank %d: \"device_activity\": false, host collectives 150 us "
+		    "(c10d::allreduce_ over gloo:all_reduce, and gloo:broadcast)",
+		    nr);
+		nr++;
+	}
+	CHECK_EQ_I64(nr, 2, "legacy: two ranks");
+	static const struct {
+		int rank;
+		const char *stage;
+		int64_t start, end; /* ns */
+	} want[] = {{0, "rollout", 1000000, 2000000}, {0, "actor_logprob", 2100000, 2500000},
+	    {0, "actor_update", 2600000, 4000000}, {1, "rollout", 1000000, 2050000},
+	    {1, "actor_logprob", 2150000, 2550000}, {1, "actor_update", 2650000, 4050000}};
+	const cJSON *stages = cJSON_GetObjectItemCaseSensitive(j, "stages");
+	CHECK_EQ_I64(cJSON_GetArraySize(stages), 6, "legacy: six stage ranges found by name");
+	for (size_t i = 0; i < 6; i++) {
+		const cJSON *e = cJSON_GetArrayItem(stages, (int)i);
+		const cJSON *rk = cJSON_GetObjectItemCaseSensitive(e, "rank"),
+			    *sn = cJSON_GetObjectItemCaseSensitive(e, "stage"),
+			    *s0 = cJSON_GetObjectItemCaseSensitive(e, "start_ns"),
+			    *s1 = cJSON_GetObjectItemCaseSensitive(e, "end_ns");
+		CHECK(cJSON_IsNumber(rk) && rk->valueint == want[i].rank && cJSON_IsString(sn) &&
+			  strcmp(sn->valuestring, want[i].stage) == 0 && cJSON_IsNumber(s0) &&
+			  (int64_t)s0->valuedouble == want[i].start && cJSON_IsNumber(s1) &&
+			  (int64_t)s1->valuedouble == want[i].end,
+		    "legacy: rank %d %s from %" PRId64 " to %" PRId64 " ns", want[i].rank,
+		    want[i].stage, want[i].start, want[i].end);
+	}
+	/* --pp 2: each rank a PP stage of F0 B0 F1 B1; span 2.60..3.85 ms, 1.20 ms of blocks */
+	const cJSON *pp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "pipeline"), 0);
+	const cJSON *pst = cJSON_GetObjectItemCaseSensitive(pp, "stages");
+	CHECK_EQ_I64(cJSON_GetArraySize(pst), 2, "legacy --pp 2: two PP stages");
+	for (int k = 0; k < 2; k++) {
+		const cJSON *ps = cJSON_GetArrayItem(pst, k);
+		const cJSON *br = cJSON_GetObjectItemCaseSensitive(ps, "bubble_ratio");
+		const cJSON *bl = cJSON_GetObjectItemCaseSensitive(ps, "blocks");
+		CHECK(cJSON_GetArraySize(bl) == 4 && cJSON_IsNumber(br) &&
+			  br->valuedouble > 0.0399 && br->valuedouble < 0.0401,
+		    "legacy --pp 2: PP stage %d has 4 blocks and a bubble ratio of 0.05 / 1.25", k);
+	}
+	cJSON_Delete(j);
+	free(js);
+	free(dir);
 }
 
 /* ---- bad input ------------------------------------------------------------------------------- */
@@ -1227,6 +1332,7 @@ main(void)
 	test_exact_times();
 	test_flows_and_steps();
 	test_legacy_and_overlaps();
+	test_legacy_user_ranges();
 	test_bad_input();
 	test_ascend_text_sample();
 	test_kineto_samples();
