@@ -62,8 +62,7 @@ report_summary_json(FILE *f, const tl_trace *tr)
 		const tl_rank *r = tr->ranks[i];
 		tl_step_overlap *so;
 		size_t n = tlq_step_overlaps(r, &so);
-		fprintf(f, "%s{\"rank\":%d,\"device_activity\":%s,\"steps\":[", i ? "," : "", r->rank,
-		    r->host_only ? "false" : "true");
+		fprintf(f, "%s{\"rank\":%d,\"steps\":[", i ? "," : "", r->rank);
 		for (size_t k = 0; k < n; k++) {
 			const tl_overlap *o = &so[k].o;
 			fprintf(f,
@@ -74,7 +73,8 @@ report_summary_json(FILE *f, const tl_trace *tr)
 			    k ? "," : "", so[k].step_id, o->computing, o->communication, o->overlapped,
 			    o->comm_not_overlapped, o->free, o->preparing);
 		}
-		fprintf(f, "]}");
+		/* added after the fields that were there first: a new field, nothing moved */
+		fprintf(f, "],\"device_activity\":%s}", r->host_only ? "false" : "true");
 		free(so);
 	}
 	fprintf(f, "]");
