@@ -1665,10 +1665,12 @@ names_event(jctx *c, const jevent *ev)
 	}
 	if (!c->dev_comm && (is_device_cat(c, ev->f[F_CAT]) ||
 				span_eq(c, ev->f[F_PID], "\"CUDA functions\""))) {
-		char nb[64];
-		const char *nm = span_str_buf(c, ev->f[F_NAME], nb, sizeof nb);
+		cJSON *tmp;
+		size_t nl;
+		const char *nm = span_string(c, ev->f[F_NAME], &tmp, &nl);
 		if (nm != NULL && is_comm_kernel(nm))
 			c->dev_comm = 1;
+		cJSON_Delete(tmp);
 	}
 }
 

@@ -1201,12 +1201,20 @@ test_kineto_device_categories(void)
 	static const kev rccl[] = {{"kernel", "Cijk_Ailk_Bljk_HHS_BH_MT128x128", 0, 100},
 	    {"kernel", "ncclDevKernel_Generic", 80, 60}, {"kernel", "rcclAllReduceKernel", 300, 10},
 	    {"kernel", "hcclAllReduce", 400, 10}};
+	/* a device collective with a long name: the host's c10d range is then not communication
+	 * (the device kernel is) */
+	static const kev longname[] = {
+	    {"kernel",
+		"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 0,
+		100},
+	    {"cpu_op", "c10d::allreduce_", 200, 50}, {"kernel", "sm80_xmma_gemm", 300, 20}};
 	static const struct {
 		const char *file;
 		const kev *ev;
 		size_t n;
 		int64_t computing, communication, memcpy_slices; /* us, us, count */
 	} cases[] = {
+	    {"nccl_long.json", longname, sizeof longname / sizeof *longname, 20, 100, 0},
 	    {"cuda.json", cuda, sizeof cuda / sizeof *cuda, 150, 100, 3},
 	    {"mtia.json", mtia, sizeof mtia / sizeof *mtia, 180, 0, 2},
 	    {"rccl.json", rccl, sizeof rccl / sizeof *rccl, 100, 80, 0},
