@@ -22,10 +22,11 @@
  *    Communication = ∪ ops, Communication(Not Overlapped) = Communication − Computing,
  *    Free = [first, last busy] − (Computing ∪ Communication).
  *
- * GEN_JSON_2024 writes what the torch_npu / msprof of early 2024 wrote instead (the Jan-2024
- * file of the spec's §7, the older of the §6.3 pid schemes): pids Ascend Hardware 800, CANN
- * pid * 100 + 2, Overlap Analysis pid * 10000 + 1100 (HCCL pid * 10000 + 1000 and MsprofTx
- * pid * 100 + 8 are our choice, not observed); streams in "Stream Id" (no "Physic Stream Id");
+ * GEN_JSON_2024 writes what the torch_npu / msprof of early 2024 wrote instead (as a real
+ * January-2024 trace_view.json has it, the oldest of three pid schemes seen): pids Ascend
+ * Hardware 800, CANN pid * 100 + 2, Overlap Analysis pid * 10000 + 1100 (HCCL pid * 10000 +
+ * 1000 and MsprofTx pid * 100 + 8 are our choice, not observed); streams in "Stream Id" (no
+ * "Physic Stream Id");
  * the kernels' "Task Type" only for AI_CPU kernels, "Other" for the AI Core and vector ones, or
  * no "Task Type" at all (every third one here); no AI Core Freq counter. The Overlap Analysis
  * process still comes from the DB (COMPUTE_TASK_INFO membership), never from those strings. */

@@ -2043,7 +2043,8 @@ is_type_name(const char *s)
 }
 
 /* HCCL's own device tasks where a file carries them on a stream (older files write no Plane
- * threads for them): the sub-task names of the HCCL process (§6.2) and the op prefixes. */
+ * threads for them): the sub-task names the HCCL process uses on its Plane threads, and the op
+ * prefixes. */
 static int
 is_hccl_task_name(const char *s)
 {

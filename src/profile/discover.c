@@ -494,7 +494,8 @@ json_peek_file(const char *path, json_peek *pk)
 		if (p < end && *p == '{')
 			pk->trace = json_members(p, end, NULL, "ph");
 		/* Kineto and the legacy exporter write "ts" as a number; Ascend files as a string
-		 * (ascend-format §6.1), and name their processes after the msprof layers */
+		 * (torch_npu keeps the nanoseconds that way), and name their processes after the
+		 * msprof layers */
 		pk->ascend = pk->trace && (memmem(p, (size_t)(end - p), "\"ts\": \"", 7) != NULL ||
 					      memmem(p, (size_t)(end - p), "\"ts\":\"", 6) != NULL ||
 					      memmem(p, (size_t)(end - p), "\"Ascend Hardware\"", 17) != NULL ||
