@@ -854,15 +854,34 @@ capture_rank(capture *c, const char **from)
 	return c->rank;
 }
 
+static int is_capture_name(const char *name);
+
 /* The rank of a trace_view.json, which holds none itself (a DB has RANK_DEVICE_MAP, which the
  * loader reads): profiler_info in its capture directory, else the capture directory's name
- * (rank3_ascend_pt, job_rank_3_x), else -1 (tl info then says where it looked). */
+ * (rank3_ascend_pt, job_rank_3_x), else the same of the *_ascend_pt directory it sits in (a
+ * few levels up: a copy moved into a folder of its own), else -1 (tl info then says where it
+ * looked). */
 static int
 trace_view_rank(capture *c, const char **from)
 {
 	int r = capture_rank(c, from);
 	if (r < 0 && (r = name_rank_pattern(path_base(c->dir))) >= 0)
 		*from = RF_DIR_NAME;
+	char *d = path_dir(c->dir);
+	for (int up = 0; r < 0 && up < 3 && strcmp(d, path_base(d)) != 0; up++) {
+		if (is_capture_name(path_base(d))) {
+			capture pc;
+			capture_init(&pc, d, -1);
+			r = capture_rank(&pc, from);
+			if (r < 0 && (r = name_rank_pattern(path_base(d))) >= 0)
+				*from = RF_DIR_NAME;
+			break;
+		}
+		char *next = path_dir(d);
+		free(d);
+		d = next;
+	}
+	free(d);
 	return r;
 }
 

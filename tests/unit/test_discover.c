@@ -588,6 +588,12 @@ test_loose_trace_view(void)
 	run(tpath("tvl/b/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"), "", &l);
 	CHECK(l.n == 1 && l.v[0].rank == 3, "the file alone: rank 3 from its capture directory");
 	sourcelist_free(&l);
+	put("tvl2/host_1_ascend_pt/profiler_info_6.json", "{}");
+	put("tvl2/host_1_ascend_pt/copies/trace_view.json", ev);
+	run(tpath("tvl2/host_1_ascend_pt/copies"), "", &l);
+	CHECK(l.n == 1 && l.v[0].rank == 6 && strcmp(l.v[0].rank_from, "profiler_info file name") == 0,
+	    "a trace_view.json in a folder under its *_ascend_pt: rank 6 from its profiler_info");
+	sourcelist_free(&l);
 	run(tpath("tvl/a/info/npu_trace.json"), "", &l);
 	CHECK(l.n == 1 && l.v[0].kind == TL_SRC_TRACE_VIEW && l.v[0].rank == 4,
 	    "the file alone: trace_view.json, rank 4");
