@@ -511,6 +511,23 @@ test_legacy_user_ranges(void)
 	}
 	cJSON_Delete(j);
 	free(js);
+	/* the text summary says so, instead of a row of zeros */
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	if (load_trace(dir, &lo, &tr) == 0) {
+		char *txt = NULL;
+		size_t tn = 0;
+		FILE *f = open_memstream(&txt, &tn);
+		report_summary_text(f, &tr);
+		fclose(f);
+		CHECK(strstr(txt, "     0        -  no device activity (a CPU-only trace); host "
+				  "collectives 0.150000 ms") != NULL,
+		    "legacy: the text summary says no device activity, 0.15 ms of collectives");
+		free(txt);
+		trace_free(&tr);
+	} else {
+		CHECK(0, "legacy: load %s", dir);
+	}
 	free(dir);
 }
 
