@@ -221,6 +221,10 @@ has_overlap_lanes(const tl_rank *r)
 size_t
 bubble_gaps_of_rank(const tl_rank *r, size_t max, tl_gap **out)
 {
+	if (r->host_only) { /* a CPU-only trace: no device, so no device idle time */
+		*out = NULL;
+		return 0;
+	}
 	if (max == 0)
 		max = 1;
 	size_t cap = max < 1024 ? max : 1024;

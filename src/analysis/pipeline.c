@@ -160,7 +160,7 @@ rank_blocks(const tl_rank *r, const tl_stage_rules *R, int use_ops, rank_block *
 	u64map_init(&cache);
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *t = r->tracks[i];
-		if (t->kind != TL_LANE_MSTX)
+		if (!track_user_ranges(t))
 			continue;
 		for (size_t k = 0; k < t->n; k++) {
 			const tl_slice *s = &t->v[k];

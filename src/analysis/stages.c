@@ -390,7 +390,7 @@ stages_of_rank(tl_stage_rules *R, const tl_rank *r, tl_stage_inst **out)
 	u64map_init(&c.m);
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *t = r->tracks[i];
-		if (t->kind != TL_LANE_MSTX)
+		if (!track_user_ranges(t))
 			continue;
 		for (size_t k = 0; k < t->n; k++) {
 			const tl_slice *s = &t->v[k];
@@ -511,7 +511,7 @@ decode_ranges(const tl_stage_rules *R, const tl_rank *r, int64_t t0, int64_t t1,
 	int n = 0, all = t0 > t1;
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *t = r->tracks[i];
-		if (t->kind != TL_LANE_MSTX || t->n == 0)
+		if (!track_user_ranges(t) || t->n == 0)
 			continue;
 		int whole = decode_domain(&c, t);
 		for (size_t k = all ? 0 : track_first_starting_at(t, t0);

@@ -146,5 +146,10 @@ void gen_truth_free(gen_truth *);
  * same profile in both formats. Opens the DB immutable (nothing is written beside it). Returns
  * 0, or -1 with a message. */
 int gen_json_from_db(const char *db_path, const char *json_path);
+/* The same in the layout of a given torch_npu version: GEN_JSON_2025 (what gen_json_from_db
+ * writes) or GEN_JSON_2024 (the older pids, "Stream Id", AI Core kernels typed "Other" or
+ * untyped; see gen_json.c). */
+enum { GEN_JSON_2025, GEN_JSON_2024 };
+int gen_json_from_db_version(const char *db_path, const char *json_path, int version);
 
 #endif

@@ -24,7 +24,16 @@
  *    is the connectionId;
  *  - the Overlap Analysis process computed as msprof does: Computing = ∪ compute tasks,
  *    Communication = ∪ ops, Communication(Not Overlapped) = Communication − Computing,
- *    Free = [first, last busy] − (Computing ∪ Communication). */
+ *    Free = [first, last busy] − (Computing ∪ Communication).
+ *
+ * GEN_JSON_2024 writes what the torch_npu / msprof of early 2024 wrote instead (as a real
+ * January-2024 trace_view.json has it, the oldest of three pid schemes seen): pids Ascend
+ * Hardware 800, CANN pid * 100 + 2, Overlap Analysis pid * 10000 + 1100 (HCCL pid * 10000 +
+ * 1000 and MsprofTx pid * 100 + 8 are our choice, not observed); streams in "Stream Id" (no
+ * "Physic Stream Id");
+ * the kernels' "Task Type" only for AI_CPU kernels, "Other" for the AI Core and vector ones, or
+ * no "Task Type" at all (every third one here); no AI Core Freq counter. The Overlap Analysis
+ * process still comes from the DB (COMPUTE_TASK_INFO membership), never from those strings. */
 #include "config.h"
 #include "gen/gen.h"
 #include "util/msg.h"
@@ -80,6 +89,8 @@ typedef struct jw {
 	int64_t *plane_base;
 	size_t ngroups;
 	ivals compute, comm; /* sorted unions, for Overlap Analysis */
+	int version;         /* GEN_JSON_2025 or GEN_JSON_2024 */
+	uint64_t kernels;    /* kernels written (the 2024 layout drops every third one's type) */
 } jw;
 
 /* ---- output ------------------------------------------------------------------------------- */
@@ -175,6 +186,21 @@ flow(jw *w, const char *cat, const char *id, int64_t pid, int64_t tid, int64_t t
 static int64_t
 layer_pid(const jw *w, int sort, int device)
 {
+	if (w->version == GEN_JSON_2024)
+		switch (sort) {
+		case SORT_HW:
+			return 800;
+		case SORT_CANN:
+			return w->pid * 100 + 2;
+		case SORT_MSPROFTX:
+			return w->pid * 100 + 8;
+		case SORT_HCCL:
+			return w->pid * 10000 + 1000;
+		case SORT_OVERLAP:
+			return w->pid * 10000 + 1100;
+		default:
+			break;
+		}
 	return (w->pid << 10) | ((int64_t)sort << 5) | (device ? (w->dev & 31) : 0);
 }
 
@@ -554,13 +580,18 @@ write_hardware(jw *w)
 			type = device_type(ttype); /* Level0: COMPUTE_TASK_INFO has none (§4.1) */
 		ev_open(w, "X", name, pid, stream, s);
 		ev_dur(w, e - s);
-		fprintf(w->f, ", \"args\": {\"Model Id\": %" PRId64 ", \"Task Type\": ",
-		    col(st, 6));
-		jstr(w, type);
-		fprintf(w->f, ", \"Physic Stream Id\": %" PRId64 ", \"Task Id\": %" PRId64
+		fprintf(w->f, ", \"args\": {\"Model Id\": %" PRId64, col(st, 6));
+		if (w->version == GEN_JSON_2024 && kernel && strcmp(type, "AI_CPU") != 0)
+			type = w->kernels++ % 3 == 2 ? NULL : "Other";
+		if (type != NULL) {
+			fputs(", \"Task Type\": ", w->f);
+			jstr(w, type);
+		}
+		fprintf(w->f, ", \"%s\": %" PRId64 ", \"Task Id\": %" PRId64
 			      ", \"Batch Id\": 0, \"Subtask Id\": %" PRId64 ", \"connection_id\": %" PRId64
 			      "}}",
-		    stream, task, ctx, conn);
+		    w->version == GEN_JSON_2024 ? "Stream Id" : "Physic Stream Id", stream, task, ctx,
+		    conn);
 		if (kernel) {
 			char id[48];
 			snprintf(id, sizeof id, "%" PRIu64,
@@ -824,8 +855,15 @@ write_freq(jw *w)
 int
 gen_json_from_db(const char *db_path, const char *json_path)
 {
+	return gen_json_from_db_version(db_path, json_path, GEN_JSON_2025);
+}
+
+int
+gen_json_from_db_version(const char *db_path, const char *json_path, int version)
+{
 	jw w;
 	memset(&w, 0, sizeof w);
+	w.version = version;
 	w.db_path = db_path;
 	w.path = json_path;
 	w.first = 1;
@@ -866,7 +904,8 @@ gen_json_from_db(const char *db_path, const char *json_path)
 	write_hccl(&w);
 	write_overlap(&w);
 	write_mstx(&w);
-	write_freq(&w);
+	if (version != GEN_JSON_2024)
+		write_freq(&w);
 	fputs(w.first ? "[]\n" : "]\n", w.f);
 
 	if (ferror(w.f) || fclose(w.f) != 0) {

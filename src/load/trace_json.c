@@ -636,6 +636,7 @@ struct jctx {
 	size_t ndoms, domcap;
 	uint32_t s_default, s_record_function;
 	uint64_t slices, rows_reported;
+	uint64_t device_slices; /* slices of device work (not host, MSTX or host collectives) */
 	char *sbuf; /* span_string */
 	size_t sbufcap;
 	name_slot names[NAME_CACHE];
@@ -917,7 +918,9 @@ threads_resolve(jctx *c)
 			break;
 		default:
 			t->key = (int64_t)t->proc << 32 | (int64_t)i;
-			if (*pn && *tn)
+			if (p->kind == P_LEGACY_CPU && !*tn) /* every thread is "CPU functions" */
+				snprintf(label, sizeof label, "CPU thread %s", tok_str(c, t->tok));
+			else if (*pn && *tn)
 				snprintf(label, sizeof label, "%s %s", pn, tn);
 			else if (*tn)
 				snprintf(label, sizeof label, "%s", tn);
@@ -936,8 +939,13 @@ threads_resolve(jctx *c)
 static tl_track *
 thread_track(jctx *c, jthread *t, tl_lane_kind kind)
 {
-	if (t->tr[kind] == NULL)
+	if (t->tr[kind] == NULL) {
 		t->tr[kind] = rank_track(c->r, kind, t->key, strpool_get(c->r->pool, t->label));
+		/* the legacy exporter writes record_function ranges and operators alike, without a
+		 * category: the stage and pipeline rules find the ranges by name */
+		if (kind == TL_LANE_HOST && c->procs[t->proc].kind == P_LEGACY_CPU)
+			t->tr[kind]->user_ranges = 1;
+	}
 	return t->tr[kind];
 }
 
@@ -1605,8 +1613,23 @@ static int
 is_comm_name(const char *s)
 {
 	return strncmp(s, "nccl", 4) == 0 || strncmp(s, "gloo:", 5) == 0 ||
-	       strncmp(s, "c10d::", 6) == 0;
+	       strncmp(s, "c10d::", 6) == 0 || strncasecmp(s, "hccl", 4) == 0;
 }
+
+/* A device kernel that is a collective (HolisticTraceAnalysis' communication kernels, NCCL's
+ * "ncclKernel_*" / "ncclDevKernel_*", and their RCCL and HCCL counterparts). */
+static int
+is_comm_kernel(const char *s)
+{
+	return strncasecmp(s, "nccl", 4) == 0 || strncasecmp(s, "rccl", 4) == 0 ||
+	       strncasecmp(s, "hccl", 4) == 0 || strstr(s, "ncclKernel") != NULL ||
+	       strstr(s, "ncclDevKernel") != NULL;
+}
+
+/* Kineto device event categories: CUDA / ROCm kernels ("kernel"), memory transfers
+ * ("gpu_memcpy", "gpu_memset") and Meta MTIA's on-device events ("mtia_ccp_events"). */
+static int
+is_device_cat(const jctx *c, jspan cat);
 
 static void flow_event(jctx *c, const jevent *ev, char ph);
 static uint16_t step_at(const jctx *c, int64_t t);
@@ -1657,9 +1680,15 @@ names_event(jctx *c, const jevent *ev)
 		    span_int(c, v[1], &t) && span_int(c, v[2], &x))
 			u64map_put(&c->planes, plane_key(s, t, x), 1);
 	}
-	if (!c->dev_comm && span_eq(c, ev->f[F_CAT], "kernel") &&
-	    span_starts(c, ev->f[F_NAME], "nccl"))
-		c->dev_comm = 1;
+	if (!c->dev_comm && (is_device_cat(c, ev->f[F_CAT]) ||
+				span_eq(c, ev->f[F_PID], "\"CUDA functions\""))) {
+		cJSON *tmp;
+		size_t nl;
+		const char *nm = span_string(c, ev->f[F_NAME], &tmp, &nl);
+		if (nm != NULL && is_comm_kernel(nm))
+			c->dev_comm = 1;
+		cJSON_Delete(tmp);
+	}
 }
 
 /* ProfilerStep#N ranges of host threads become the steps (the DB's STEP_TIME). */
@@ -2101,8 +2130,48 @@ is_compute_type(const char *t)
 	return 0;
 }
 
+/* A device task name that is a task type, not a kernel: msprof names the tasks that run no
+ * operator after their type ("EVENT_RECORD_SQE", "Notify Wait", "Write Value", "MEMCPY_ASYNC").
+ * Kernel names are operator names: never with a space, never all capitals. */
+static int
+is_type_name(const char *s)
+{
+	int lower = 0;
+	if (strchr(s, ' ') != NULL)
+		return 1;
+	for (const char *p = s; *p; p++)
+		lower |= *p >= 'a' && *p <= 'z';
+	return *s != '\0' && !lower;
+}
+
+/* HCCL's own device tasks where a file carries them on a stream (older files write no Plane
+ * threads for them): the sub-task names the HCCL process uses on its Plane threads, and the op
+ * prefixes. */
+static int
+is_hccl_task_name(const char *s)
+{
+	static const char *const set[] = {"Notify_Wait", "Notify_Record", "Memcpy",
+	    "Reduce_Inline", "Inline_Reduce", "RDMASend", "RDMA_Send", "Local_Notify"};
+	for (size_t i = 0; i < sizeof set / sizeof *set; i++)
+		if (strcmp(s, set[i]) == 0)
+			return 1;
+	return strncmp(s, "hcom_", 5) == 0 || strncasecmp(s, "hccl", 4) == 0;
+}
+
 /* A task on an Ascend Hardware stream (§4.2, §6.2). Returns the lane, or TL_LANE__COUNT to drop
- * it: an HCCL sub-task already drawn on its Plane lane. */
+ * it: an HCCL sub-task already drawn on its Plane lane.
+ *
+ * The "Task Type" a file gives a kernel depends on the torch_npu / msprof version that wrote it:
+ *  - 2025 and later (streams in "Physic Stream Id"): COMPUTE_TASK_INFO's type for every kernel
+ *    (AI_CORE, MIX_AIV, AI_CPU, ...); a task with a "Task Id" and no "Task Type" is a device
+ *    MSTX marker.
+ *  - 2024 (streams in "Stream Id"): only AI_CPU kernels carry their type; AI Core and vector
+ *    kernels are "Other" or carry no "Task Type" at all, and msprof's own Overlap Analysis
+ *    counts them as computing. Such a task is a compute kernel unless it is communication
+ *    (an HCCL task or an MC2 kernel), a memory copy or a marker: what is not a kernel is named
+ *    after its task type (is_type_name).
+ * "Other" is read the 2024 way in any file: the profiler wrote it for a kernel whose type it did
+ * not know. */
 static tl_lane_kind
 hw_lane(jctx *c, const jevent *ev, const char *name)
 {
@@ -2126,9 +2195,27 @@ hw_lane(jctx *c, const jevent *ev, const char *name)
 	if ((ty && (strcmp(ty, "PCIE_DMA_SQE") == 0 || strcmp(ty, "SDMA_SQE") == 0)) ||
 	    strcmp(name, "MEMCPY_ASYNC") == 0)
 		return TL_LANE_MEMCPY;
-	if (strncmp(name, "MsTx", 4) == 0 || (ty == NULL && v[3].len > 0))
+	if (strncmp(name, "MsTx", 4) == 0)
+		return TL_LANE_MSTX_DEV;
+	int older = v[1].len == 0 && v[2].len > 0; /* 2024: "Stream Id" */
+	if ((ty != NULL && strcmp(ty, "Other") == 0) || (ty == NULL && older)) {
+		if (is_hccl_task_name(name))
+			return TL_LANE_OTHER;
+		if (is_type_name(name))
+			return strstr(name, "MEMCPY") || strstr(name, "SDMA") ? TL_LANE_MEMCPY
+									  : TL_LANE_OTHER;
+		return TL_LANE_COMPUTE;
+	}
+	if (ty == NULL && v[3].len > 0)
 		return TL_LANE_MSTX_DEV;
 	return TL_LANE_OTHER;
+}
+
+static int
+is_device_cat(const jctx *c, jspan cat)
+{
+	return span_eq(c, cat, "kernel") || span_eq(c, cat, "gpu_memcpy") ||
+	       span_eq(c, cat, "gpu_memset") || span_eq(c, cat, "mtia_ccp_events");
 }
 
 /* An event of a Kineto / MsprofTx / unnamed process, by its category. Returns TL_LANE__COUNT to
@@ -2155,8 +2242,18 @@ generic_lane(jctx *c, const jevent *ev, const jthread *t, const char *name, uint
 		}
 		return k;
 	}
-	if (span_eq(c, cat, "kernel"))
-		return is_comm_name(name) ? TL_LANE_COMM : TL_LANE_COMPUTE;
+	/* device work as HolisticTraceAnalysis classifies it (its temporal breakdown's compute
+	 * time is the union of the computation kernels): a collective's kernel is communication,
+	 * a kernel named Memcpy / Memset and the memcpy / memset categories are memory, an MTIA
+	 * event is a memory transfer when it is a dma_request and a kernel otherwise */
+	if (span_eq(c, cat, "kernel") || span_eq(c, cat, "mtia_ccp_events")) {
+		if (is_comm_kernel(name))
+			return TL_LANE_COMM;
+		if (strstr(name, "Memcpy") != NULL || strstr(name, "Memset") != NULL ||
+		    strstr(name, "dma_request") != NULL)
+			return TL_LANE_MEMCPY;
+		return TL_LANE_COMPUTE;
+	}
 	if (span_eq(c, cat, "gpu_memcpy") || span_eq(c, cat, "gpu_memset"))
 		return TL_LANE_MEMCPY;
 	if (span_eq(c, cat, "gpu_user_annotation"))
@@ -2258,6 +2355,8 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 		/* an MsprofTx process may carry any name, "Python" too: no category, mstx args */
 		if (p->kind == P_GENERIC || (p->kind == P_PYTHON && ev->f[F_CAT].len == 0))
 			kind = generic_lane(c, ev, t, name, &dom);
+		else if (p->kind == P_LEGACY_CPU && !c->dev_comm && is_comm_name(name))
+			kind = TL_LANE_COMM; /* gloo / c10d collectives of a CPU-only job */
 		else
 			kind = TL_LANE_HOST;
 	}
@@ -2272,6 +2371,8 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 		}
 		uint32_t arg = ev->ordinal > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->ordinal;
 		tl_track *tr = kind == TL_LANE_MSTX ? mstx_track(c, dom) : thread_track(c, t, kind);
+		if (kind == TL_LANE_HOST && ev->f[F_CAT].len == 0 && p->kind == P_GENERIC)
+			tr->user_ranges = 1; /* a trace without categories at all, as the legacy one */
 		if (kind == TL_LANE_COMPUTE || kind == TL_LANE_COMM || kind == TL_LANE_COMM_TASK)
 			track_push_step(tr, start, start + dur, nm, arg, step_of_work(c, t, start));
 		else
@@ -2280,6 +2381,9 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 			mstx_link_match(c, ti, start, tr, tr->n - 1, kind == TL_LANE_MSTX_DEV);
 		if (kind == TL_LANE_HOST && c->nfbk > 0)
 			fwdbwd_match(c, ti, start, start + dur);
+		if (kind != TL_LANE_HOST && kind != TL_LANE_MSTX &&
+		    !(kind == TL_LANE_COMM && t->kind == T_HOST))
+			c->device_slices++;
 		c->slices++;
 		if (c->slices - c->rows_reported >= PROGRESS_ROWS) {
 			msg_progress_add(0, c->slices - c->rows_reported);
@@ -2487,6 +2591,12 @@ trace_json_load(const tl_source *src, tl_rank *r)
 	problems_report(&c);
 	msg_progress_add(0, c.slices - c.rows_reported);
 	r->rows += c.events;
+	/* a CPU-only trace: the summary says so instead of printing zeros for computing */
+	int dev_before = 0;
+	for (size_t i = 0; i < r->ntracks; i++)
+		dev_before |= r->tracks[i]->kind != TL_LANE_HOST && r->tracks[i]->kind != TL_LANE_MSTX &&
+			      r->tracks[i]->kind != TL_LANE_COMM && r->tracks[i]->kind != TL_LANE_STEP;
+	r->host_only = c.slices > 0 && c.device_slices == 0 && (r->host_only || !dev_before);
 	rc = c.slices > 0 || r->nsteps > nsteps_before ? 0 : -1;
 	if (rc != 0 && !c.damaged && !c.shrank)
 		msg_warn(src->path, "no slices found (empty trace?)");

@@ -233,6 +233,7 @@ track_split_levels(tl_rank *r, tl_track *t)
 			if (L == nlv) {
 				tl_track *nt = track_new(r, t->kind, t->key, t->label, (uint16_t)L);
 				nt->source = t->source;
+				nt->user_ranges = t->user_ranges;
 				VEC_PUSH(lv, nlv, lvcap, nt);
 				VEC_PUSH(lend, nlend, lendcap, INT64_MIN);
 			}

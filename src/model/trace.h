@@ -68,7 +68,18 @@ typedef struct tl_track {
 	                    stream (its marker tasks, first start to last end), end < start when
 	                    it has none; NULL when no slice of the track has one. The slice
 	                    itself keeps the host call's times. */
+	int user_ranges; /* a host lane of a trace without categories (torch's legacy exporter):
+	                    its record_function ranges are not told apart from operators, so the
+	                    stage and pipeline rules pick them out by name, as on MSTX lanes */
 } tl_track;
+
+/* A lane whose ranges the stage, decode and pipeline rules read: MSTX / record_function
+ * ranges, and the host lanes of traces that do not say which ranges are the user's. */
+static inline int
+track_user_ranges(const tl_track *t)
+{
+	return t->kind == TL_LANE_MSTX || t->user_ranges;
+}
 
 /* The times an analysis takes for slice k of an MSTX lane: where the range has a device part,
  * that part (the work it marks ran then; its host part only lasted as long as the asynchronous
@@ -126,6 +137,8 @@ typedef struct tl_rank {
 	tl_fwdbwd *fwdbwd;    /* by forward start once the rank is finished */
 	size_t nfwdbwd, fbcap;
 	int fwdbwd_read;      /* load_fwdbwd has run (it reads on demand, once) */
+	int host_only;        /* its sources hold host events only (a CPU-only trace): no device
+	                         work, communication from host collectives; set by the loader */
 	tl_evindex *src_evidx; /* per source (nevidx of them; JSON sources only), or NULL */
 	size_t nevidx;
 } tl_rank;

@@ -39,6 +39,7 @@ static const char RF_INFO_RANK[] = "profiler_info rank_id";
 static const char RF_DEVICE_INFO[] = "info.json rank_id";
 static const char RF_DISTRIBUTED[] = "distributedInfo";
 static const char RF_UNKNOWN[] = "unknown";
+static const char RF_DIR_NAME[] = "directory name";
 
 /* Role directories written by verl's discrete mode (<step>/<role>/) and MindSpeed-RL (<role>/). */
 static const char *const known_roles[] = {
@@ -418,8 +419,10 @@ json_skip_value(const char *p, const char *end)
 }
 
 typedef struct json_peek {
-	int trace; /* an object with "traceEvents", or an array whose first object has "ph" */
-	int rank;  /* distributedInfo.rank, or -1 */
+	int trace;  /* an object with "traceEvents", or an array whose first object has "ph" */
+	int rank;   /* distributedInfo.rank, or -1 */
+	int ascend; /* an Ascend trace_view.json (msprof / torch_npu text export), whatever its
+		     * name: "ts" as a string of µs, or Ascend process names */
 } json_peek;
 
 static int
@@ -475,6 +478,7 @@ json_peek_file(const char *path, json_peek *pk)
 {
 	pk->trace = 0;
 	pk->rank = -1;
+	pk->ascend = 0;
 	size_t n;
 	char *buf = file_read(path, DISCOVER_PEEK, &n);
 	if (buf == NULL) {
@@ -489,6 +493,13 @@ json_peek_file(const char *path, json_peek *pk)
 		p = json_ws(p + 1, end);
 		if (p < end && *p == '{')
 			pk->trace = json_members(p, end, NULL, "ph");
+		/* Kineto and the legacy exporter write "ts" as a number; Ascend files as a string
+		 * (torch_npu keeps the nanoseconds that way), and name their processes after the
+		 * msprof layers */
+		pk->ascend = pk->trace && (memmem(p, (size_t)(end - p), "\"ts\": \"", 7) != NULL ||
+					      memmem(p, (size_t)(end - p), "\"ts\":\"", 6) != NULL ||
+					      memmem(p, (size_t)(end - p), "\"Ascend Hardware\"", 17) != NULL ||
+					      memmem(p, (size_t)(end - p), "\"Overlap Analysis\"", 18) != NULL);
 	} else if (p < end && *p == '{') {
 		json_members(p, end, pk, NULL);
 	}
@@ -844,6 +855,37 @@ capture_rank(capture *c, const char **from)
 	return c->rank;
 }
 
+static int is_capture_name(const char *name);
+
+/* The rank of a trace_view.json, which holds none itself (a DB has RANK_DEVICE_MAP, which the
+ * loader reads): profiler_info in its capture directory, else the capture directory's name
+ * (rank3_ascend_pt, job_rank_3_x), else the same of the *_ascend_pt directory it sits in (a
+ * few levels up: a copy moved into a folder of its own), else -1 (tl info then says where it
+ * looked). */
+static int
+trace_view_rank(capture *c, const char **from)
+{
+	int r = capture_rank(c, from);
+	if (r < 0 && (r = name_rank_pattern(path_base(c->dir))) >= 0)
+		*from = RF_DIR_NAME;
+	char *d = path_dir(c->dir);
+	for (int up = 0; r < 0 && up < 3 && strcmp(d, path_base(d)) != 0; up++) {
+		if (is_capture_name(path_base(d))) {
+			capture pc;
+			capture_init(&pc, d, -1);
+			r = capture_rank(&pc, from);
+			if (r < 0 && (r = name_rank_pattern(path_base(d))) >= 0)
+				*from = RF_DIR_NAME;
+			break;
+		}
+		char *next = path_dir(d);
+		free(d);
+		d = next;
+	}
+	free(d);
+	return r;
+}
+
 /* §1.2/§1.4 item 4: rank_id of PROF/device_{id}/info.json.{id}. -1 when absent, or when the
  * devices disagree (then the loader decides, and the user is told). */
 static int
@@ -1031,6 +1073,8 @@ output_scan(walk *w, capture *c, const char *apo, const dirlist *dl)
 				rank = db_rank;
 				from = RF_FILE_NAME;
 			}
+			if (rank < 0 && kind == TL_SRC_TRACE_VIEW)
+				rank = trace_view_rank(c, &from);
 			char *p = path_join(apo, dl->v[i].name);
 			int r = walk_add(w, kind, p, c->dir, rank, from, c->stamp, c->depth);
 			free(p);
@@ -1110,7 +1154,8 @@ file_scan(walk *w, const char *dir, const char *name, const char *path, int dept
 		/* collected loose, perhaps with its profiler_info next to it */
 		capture_init(&c, dir, depth);
 		if (rank < 0)
-			rank = capture_rank(&c, &from);
+			rank = nk == NK_TRACE_VIEW ? trace_view_rank(&c, &from)
+						   : capture_rank(&c, &from);
 		walk_add(w,
 		    nk == NK_TORCH_DB ? TL_SRC_TORCH_DB
 		    : nk == NK_MS_DB  ? TL_SRC_MINDSPORE_DB
@@ -1133,6 +1178,14 @@ file_scan(walk *w, const char *dir, const char *name, const char *path, int dept
 	case NK_JSON:
 		if (json_peek_file(path, &pk) != 0 || !pk.trace)
 			return;
+		if (pk.ascend) { /* a trace_view.json by another name */
+			capture_init(&c, dir, depth);
+			rank = name_rank_pattern(name);
+			if (rank < 0)
+				rank = trace_view_rank(&c, &from);
+			walk_add(w, TL_SRC_TRACE_VIEW, path, dir, rank, from, 0, cap_depth);
+			return;
+		}
 		if (pk.rank >= 0) {
 			rank = pk.rank;
 			from = RF_DISTRIBUTED;
@@ -1263,7 +1316,8 @@ discover_file(walk *w, const char *path)
 		const char *cap = strcmp(path_base(fdir), APO_NAME) == 0 ? up : fdir;
 		capture_init(&c, cap, -1);
 		if (rank < 0)
-			rank = capture_rank(&c, &from);
+			rank = nk == NK_TRACE_VIEW ? trace_view_rank(&c, &from)
+						   : capture_rank(&c, &from);
 		walk_add(w,
 		    nk == NK_TORCH_DB ? TL_SRC_TORCH_DB
 		    : nk == NK_MS_DB  ? TL_SRC_MINDSPORE_DB
@@ -1313,6 +1367,15 @@ discover_file(walk *w, const char *path)
 	case NK_JSON:
 		if (json_peek_file(path, &pk) != 0 || !pk.trace) {
 			ok = 0;
+			break;
+		}
+		if (pk.ascend) { /* a trace_view.json by another name */
+			const char *cap = strcmp(path_base(fdir), APO_NAME) == 0 ? up : fdir;
+			capture_init(&c, cap, -1);
+			rank = name_rank_pattern(name);
+			if (rank < 0)
+				rank = trace_view_rank(&c, &from);
+			walk_add(w, TL_SRC_TRACE_VIEW, path, cap, rank, from, c.stamp, -1);
 			break;
 		}
 		if (pk.rank >= 0) {

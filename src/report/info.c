@@ -49,4 +49,12 @@ report_info(FILE *f, const tl_sourcelist *sl)
 		        when, role, path);
 	}
 	fprintf(f, "%zu source%s\n", sl->n, sl->n == 1 ? "" : "s");
+	size_t unknown = 0;
+	for (size_t i = 0; i < sl->n; i++)
+		unknown += sl->v[i].rank < 0;
+	if (unknown > 0)
+		fprintf(f, "rank ?: not found for %zu source%s; tl reads it from profiler_info_{rank}.json "
+			   "beside the file or in its *_ascend_pt directory, a directory or file name "
+			   "with rank{N} / rank_{N}, or Kineto's distributedInfo\n",
+		    unknown, unknown == 1 ? "" : "s");
 }

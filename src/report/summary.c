@@ -23,6 +23,16 @@ report_summary_text(FILE *f, const tl_trace *tr)
 		const tl_rank *r = tr->ranks[i];
 		tl_step_overlap *so;
 		size_t n = tlq_step_overlaps(r, &so);
+		if (r->host_only) {
+			/* no device work: computing, overlap and free mean nothing, zeros would
+			 * mislead; the host collectives are the communication */
+			tl_overlap all;
+			tlq_overlap(r, INT64_MIN, INT64_MAX, &all);
+			fprintf(f, "%6d %8s  no device activity (a CPU-only trace); host collectives "
+				   "%" PRId64 ".%06" PRId64 " ms\n",
+			    r->rank, "-", all.communication / 1000000, all.communication % 1000000);
+			n = 0;
+		}
 		for (size_t k = 0; k < n; k++) {
 			char step[24];
 			if (so[k].step_id < 0)
@@ -63,7 +73,8 @@ report_summary_json(FILE *f, const tl_trace *tr)
 			    k ? "," : "", so[k].step_id, o->computing, o->communication, o->overlapped,
 			    o->comm_not_overlapped, o->free, o->preparing);
 		}
-		fprintf(f, "]}");
+		/* added after the fields that were there first: a new field, nothing moved */
+		fprintf(f, "],\"device_activity\":%s}", r->host_only ? "false" : "true");
 		free(so);
 	}
 	fprintf(f, "]");

@@ -550,6 +550,56 @@ test_kineto(void)
 	CHECK_EQ_I64(run(tpath("kin/config.json"), "", &l), -1, "single non-trace JSON: -1");
 }
 
+/* trace_view.json files collected loose, under any name: kind trace_view.json, rank from
+ * profiler_info beside, the directory name, or unknown */
+static void
+test_loose_trace_view(void)
+{
+	static const char ev[] = "[{\"ph\": \"X\", \"name\": \"k\", \"pid\": 800, \"tid\": 7, "
+				 "\"ts\": \"1700000000000100.000\", \"dur\": 5}]";
+	static const char named[] = "[{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 800, "
+				    "\"tid\": 0, \"args\": {\"name\": \"Ascend Hardware\"}}]";
+	put("tvl/a/info/profiler_info_4.json", "{}");
+	put("tvl/a/info/npu_trace.json", ev);
+	put("tvl/b/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", ev);
+	put("tvl/c/job_rank_6_x/dump.json", named);
+	put("tvl/d/plain/trace_view.json", ev);
+	put("tvl/e/kin/k.json", "[{\"ph\": \"X\", \"name\": \"x\", \"ts\": 1, \"dur\": 1}]");
+	tl_sourcelist l;
+	run(tpath("tvl"), "", &l);
+	CHECK_EQ_I64(l.n, 5, "loose trace_view: five sources");
+	const tl_source *s = find(&l, "/npu_trace.json");
+	CHECK(s && s->kind == TL_SRC_TRACE_VIEW && s->rank == 4 &&
+		strcmp(s->rank_from, "profiler_info file name") == 0,
+	    "a trace_view by another name: kind trace_view.json, rank 4 from profiler_info beside");
+	s = find(&l, "/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json");
+	CHECK(s && s->kind == TL_SRC_TRACE_VIEW && s->rank == 3 &&
+		strcmp(s->rank_from, "directory name") == 0,
+	    "rank3_ascend_pt without profiler_info: rank 3 from the directory name");
+	s = find(&l, "/dump.json");
+	CHECK(s && s->kind == TL_SRC_TRACE_VIEW && s->rank == 6,
+	    "Ascend process names: trace_view.json; rank 6 from job_rank_6_x");
+	s = find(&l, "/plain/trace_view.json");
+	CHECK(s && s->rank == -1 && strcmp(s->rank_from, "unknown") == 0,
+	    "no evidence: rank unknown");
+	s = find(&l, "/kin/k.json");
+	CHECK(s && s->kind == TL_SRC_KINETO, "numeric ts, no Ascend names: still Kineto JSON");
+	sourcelist_free(&l);
+	run(tpath("tvl/b/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"), "", &l);
+	CHECK(l.n == 1 && l.v[0].rank == 3, "the file alone: rank 3 from its capture directory");
+	sourcelist_free(&l);
+	put("tvl2/host_1_ascend_pt/profiler_info_6.json", "{}");
+	put("tvl2/host_1_ascend_pt/copies/trace_view.json", ev);
+	run(tpath("tvl2/host_1_ascend_pt/copies"), "", &l);
+	CHECK(l.n == 1 && l.v[0].rank == 6 && strcmp(l.v[0].rank_from, "profiler_info file name") == 0,
+	    "a trace_view.json in a folder under its *_ascend_pt: rank 6 from its profiler_info");
+	sourcelist_free(&l);
+	run(tpath("tvl/a/info/npu_trace.json"), "", &l);
+	CHECK(l.n == 1 && l.v[0].kind == TL_SRC_TRACE_VIEW && l.v[0].rank == 4,
+	    "the file alone: trace_view.json, rank 4");
+	sourcelist_free(&l);
+}
+
 static void
 test_links_and_depth(void)
 {
@@ -737,6 +787,7 @@ main(void)
 	test_msprof();
 	test_mindspore();
 	test_kineto();
+	test_loose_trace_view();
 	test_links_and_depth();
 	test_samples();
 	test_capture_time();

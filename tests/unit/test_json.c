@@ -17,10 +17,12 @@
 #include "query/query.h"
 #include "report/report.h"
 #include "util/msg.h"
+#include "util/strpool.h"
 #include "util/xalloc.h"
 #include "test.h"
 
 static char tmpdir[4096];
+static char *summary_json(const char *path);
 
 static const char *
 samples_dir(void)
@@ -409,6 +411,126 @@ test_legacy_and_overlaps(void)
 	free(p);
 }
 
+/* torch's legacy exporter, a CPU-only job of two ranks: record_function ranges without a
+ * category, gloo / c10d collectives. Rank r runs 50 us * r later from generate_sequences on;
+ * every expected number below follows from the events written here. */
+static void
+test_legacy_user_ranges(void)
+{
+	char *dir = tmp_path("legacy-pp");
+	mkdir(dir, 0700);
+	for (int r = 0; r < 2; r++) {
+		char *p = xasprintf("%s/legacy_rank%d.json", dir, r);
+		FILE *f = fopen(p, "w");
+		int off = 50 * r;
+		struct {
+			const char *name;
+			int tid, ts, dur;
+		} ev[] = {{"generate_sequences", 1, 0, 1000 + off}, {"aten::mm", 1, 100, 100},
+		    {"compute_log_prob", 1, 1100 + off, 400}, {"update_actor", 1, 1600 + off, 1400},
+		    {"forward_step", 1, 1600 + off, 200}, {"backward_step", 1, 1800 + off, 400},
+		    {"forward_step", 1, 2200 + off, 200}, {"backward_step", 1, 2400 + off, 400},
+		    {"c10d::allreduce_", 2, 2850 + off, 100}, {"gloo:all_reduce", 2, 2860 + off, 80},
+		    {"gloo:broadcast", 2, 3100 + off, 50}};
+		for (size_t i = 0; f && i < sizeof ev / sizeof *ev; i++)
+			fprintf(f, "%s{\"name\": \"%s\", \"ph\": \"X\", \"ts\": %d, \"dur\": %d, "
+				   "\"tid\": %d, \"pid\": \"CPU functions\", \"args\": {}}",
+			    i ? ",\n " : "[", ev[i].name, 1000 + ev[i].ts, ev[i].dur, ev[i].tid);
+		if (f) {
+			fputs("]\n", f);
+			fclose(f);
+		}
+		if (r == 0) {
+			loaded l;
+			load_file(&l, p, TL_SRC_KINETO, 0);
+			int t1 = 0, t2 = 0;
+			for (size_t i = 0; i < l.r->ntracks; i++) {
+				const char *lb = strpool_get(l.r->pool, l.r->tracks[i]->label);
+				t1 |= strcmp(lb, "CPU thread 1") == 0;
+				t2 |= strcmp(lb, "CPU thread 2") == 0;
+			}
+			CHECK(t1 && t2, "legacy: host lanes named by thread (CPU thread 1, 2)");
+			CHECK(l.r->host_only, "legacy: no device activity");
+			loaded_free(&l);
+		}
+		free(p);
+	}
+	tl_rl_opts ro = {.pp = 2};
+	tlq_rl_set_defaults(&ro);
+	char *js = summary_json(dir);
+	tl_rl_opts none = {0};
+	tlq_rl_set_defaults(&none);
+	cJSON *j = js ? cJSON_Parse(js) : NULL;
+	const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(j, "ranks"), *x;
+	int nr = 0;
+	cJSON_ArrayForEach(x, ranks)
+	{
+		const cJSON *da = cJSON_GetObjectItemCaseSensitive(x, "device_activity");
+		const cJSON *st = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(x, "steps"), 0);
+		const cJSON *cm = cJSON_GetObjectItemCaseSensitive(st, "communication_ns");
+		CHECK(cJSON_IsFalse(da) && cJSON_IsNumber(cm) && cm->valuedouble == 150000.0,
+		    "legacy rank %d: \"device_activity\": false, host collectives 150 us "
+		    "(c10d::allreduce_ over gloo:all_reduce, and gloo:broadcast)",
+		    nr);
+		nr++;
+	}
+	CHECK_EQ_I64(nr, 2, "legacy: two ranks");
+	static const struct {
+		int rank;
+		const char *stage;
+		int64_t start, end; /* ns */
+	} want[] = {{0, "rollout", 1000000, 2000000}, {0, "actor_logprob", 2100000, 2500000},
+	    {0, "actor_update", 2600000, 4000000}, {1, "rollout", 1000000, 2050000},
+	    {1, "actor_logprob", 2150000, 2550000}, {1, "actor_update", 2650000, 4050000}};
+	const cJSON *stages = cJSON_GetObjectItemCaseSensitive(j, "stages");
+	CHECK_EQ_I64(cJSON_GetArraySize(stages), 6, "legacy: six stage ranges found by name");
+	for (size_t i = 0; i < 6; i++) {
+		const cJSON *e = cJSON_GetArrayItem(stages, (int)i);
+		const cJSON *rk = cJSON_GetObjectItemCaseSensitive(e, "rank"),
+			    *sn = cJSON_GetObjectItemCaseSensitive(e, "stage"),
+			    *s0 = cJSON_GetObjectItemCaseSensitive(e, "start_ns"),
+			    *s1 = cJSON_GetObjectItemCaseSensitive(e, "end_ns");
+		CHECK(cJSON_IsNumber(rk) && rk->valueint == want[i].rank && cJSON_IsString(sn) &&
+			  strcmp(sn->valuestring, want[i].stage) == 0 && cJSON_IsNumber(s0) &&
+			  (int64_t)s0->valuedouble == want[i].start && cJSON_IsNumber(s1) &&
+			  (int64_t)s1->valuedouble == want[i].end,
+		    "legacy: rank %d %s from %" PRId64 " to %" PRId64 " ns", want[i].rank,
+		    want[i].stage, want[i].start, want[i].end);
+	}
+	/* --pp 2: each rank a PP stage of F0 B0 F1 B1; span 2.60..3.85 ms, 1.20 ms of blocks */
+	const cJSON *pp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "pipeline"), 0);
+	const cJSON *pst = cJSON_GetObjectItemCaseSensitive(pp, "stages");
+	CHECK_EQ_I64(cJSON_GetArraySize(pst), 2, "legacy --pp 2: two PP stages");
+	for (int k = 0; k < 2; k++) {
+		const cJSON *ps = cJSON_GetArrayItem(pst, k);
+		const cJSON *br = cJSON_GetObjectItemCaseSensitive(ps, "bubble_ratio");
+		const cJSON *bl = cJSON_GetObjectItemCaseSensitive(ps, "blocks");
+		CHECK(cJSON_GetArraySize(bl) == 4 && cJSON_IsNumber(br) &&
+			  br->valuedouble > 0.0399 && br->valuedouble < 0.0401,
+		    "legacy --pp 2: PP stage %d has 4 blocks and a bubble ratio of 0.05 / 1.25", k);
+	}
+	cJSON_Delete(j);
+	free(js);
+	/* the text summary says so, instead of a row of zeros */
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	if (load_trace(dir, &lo, &tr) == 0) {
+		char *txt = NULL;
+		size_t tn = 0;
+		FILE *f = open_memstream(&txt, &tn);
+		report_summary_text(f, &tr);
+		fclose(f);
+		CHECK(strstr(txt, "     0        -  no device activity (a CPU-only trace); host "
+				  "collectives 0.150000 ms") != NULL,
+		    "legacy: the text summary says no device activity, 0.15 ms of collectives");
+		free(txt);
+		trace_free(&tr);
+	} else {
+		CHECK(0, "legacy: load %s", dir);
+	}
+	free(dir);
+}
+
 /* ---- bad input ------------------------------------------------------------------------------- */
 
 /* Loads text as path, expects exactly one warning line that names the file and contains `want`
@@ -684,6 +806,80 @@ test_ascend_text_sample(void)
 	}
 }
 
+/* ---- every Overlap Analysis process against ours --------------------------------------------- */
+
+/* The file's times carry nanoseconds: "ts" is a string of µs with three decimals (torch_npu) */
+static int
+ts_full_precision(const char *path)
+{
+	char buf[65536];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	const char *p = strstr(buf, "\"ts\":");
+	if (p == NULL)
+		return 0;
+	p += 5;
+	while (*p == ' ')
+		p++;
+	return *p == '"';
+}
+
+static int oa_files; /* files with an Overlap Analysis process, compared */
+
+/* tl's whole-capture computing, communication, not overlapped and free against the file's own
+ * Overlap Analysis: within 1 us where the times carry nanoseconds, else 0.5%. */
+static void
+overlap_check_file(const char *path)
+{
+	int64_t oa[4];
+	if (trace_json_overlap_lengths(path, oa) != 0)
+		return;
+	oa_files++;
+	loaded l;
+	load_file(&l, path, TL_SRC_TRACE_VIEW, -1);
+	tl_overlap ov;
+	tlq_overlap(l.r, INT64_MIN, INT64_MAX, &ov);
+	int64_t ours[4] = {ov.computing, ov.communication, ov.comm_not_overlapped, ov.free};
+	static const char *const nm[4] = {"Computing", "Communication",
+	    "Communication(Not Overlapped)", "Free"};
+	int full = ts_full_precision(path);
+	for (int k = 0; k < 4; k++) {
+		int64_t d = ours[k] - oa[k], bar = full ? 1000 : oa[k] / 200;
+		if (bar < 1000)
+			bar = 1000;
+		CHECK(d >= -bar && d <= bar,
+		    "%s %s: tl %.3f us, its Overlap Analysis %.3f us (diff %+" PRId64 " ns, bar %" PRId64
+		    ")",
+		    path, nm[k], (double)ours[k] / 1000.0, (double)oa[k] / 1000.0, d, bar);
+	}
+	loaded_free(&l);
+}
+
+static int
+overlap_visit(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	size_t n = strlen(p);
+	if (flag == FTW_F && n > 5 && strcmp(p + n - 5, ".json") == 0)
+		overlap_check_file(p);
+	return 0;
+}
+
+/* Every JSON file under dir that carries an Overlap Analysis process. */
+static int
+overlap_check_tree(const char *dir)
+{
+	int before = oa_files;
+	struct stat sb;
+	if (stat(dir, &sb) == 0)
+		nftw(dir, overlap_visit, 16, FTW_PHYS);
+	return oa_files - before;
+}
+
 static void
 test_kineto_samples(void)
 {
@@ -753,7 +949,7 @@ summary_json(const char *path)
  * dst/<same capture>/ASCEND_PROFILER_OUTPUT/trace_view.json (and profiler_info and
  * profiler_metadata.json beside it, as a text export has them). */
 static int
-convert_tree(const char *src, const char *dst)
+convert_tree_version(const char *src, const char *dst, int version)
 {
 	DIR *d = opendir(src);
 	int n = 0;
@@ -800,7 +996,7 @@ convert_tree(const char *src, const char *dst)
 				continue;
 			char *db = xasprintf("%s/%s", capo, ce->d_name);
 			char *js = xasprintf("%s/trace_view.json", apo);
-			if (gen_json_from_db(db, js) == 0)
+			if (gen_json_from_db_version(db, js, version) == 0)
 				n++;
 			free(db);
 			free(js);
@@ -814,6 +1010,12 @@ convert_tree(const char *src, const char *dst)
 	}
 	closedir(d);
 	return n;
+}
+
+static int
+convert_tree(const char *src, const char *dst)
+{
+	return convert_tree_version(src, dst, GEN_JSON_2025);
 }
 
 static int
@@ -1000,6 +1202,182 @@ test_db_vs_json(void)
 	}
 }
 
+/* ---- Kineto device categories beyond CUDA -------------------------------------------------- */
+
+typedef struct kev {
+	const char *cat, *name;
+	int64_t ts, dur; /* us */
+} kev;
+
+/* A Kineto trace of device events on one stream (GPU or MTIA device 0, stream 7). */
+static char *
+write_kineto(const char *name, const kev *ev, size_t n)
+{
+	char *p = tmp_path(name);
+	FILE *f = fopen(p, "w");
+	if (f == NULL)
+		return p;
+	fputs("{\"schemaVersion\": 1, \"deviceProperties\": [], \"traceEvents\": [\n"
+	      "{\"name\": \"process_labels\", \"ph\": \"M\", \"pid\": 0, \"tid\": 0, "
+	      "\"args\": {\"labels\": \"GPU 0\"}},\n"
+	      "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": 7, "
+	      "\"args\": {\"name\": \"stream 7 \"}}",
+	    f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, ",\n{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": 0, "
+			   "\"tid\": 7, \"ts\": %lld, \"dur\": %lld, \"args\": {\"device\": 0, "
+			   "\"stream\": 7}}",
+		    ev[i].cat, ev[i].name, (long long)(1000000 + ev[i].ts), (long long)ev[i].dur);
+	fputs("\n]}\n", f);
+	fclose(f);
+	return p;
+}
+
+/* Each device category as HolisticTraceAnalysis classifies it; computing = HTA's compute_time,
+ * the union of the computation kernels, worked out by hand for each case. */
+static void
+test_kineto_device_categories(void)
+{
+	static const kev cuda[] = {{"kernel", "volta_sgemm_128x64_nn", 0, 100},
+	    {"kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 50, 100},
+	    {"kernel", "Memcpy DtoD (Device -> Device)", 160, 10},
+	    {"gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 170, 10},
+	    {"gpu_memset", "Memset (Device)", 180, 5}, {"cuda_sync", "Stream Sync", 185, 1},
+	    {"kernel", "vectorized_elementwise_kernel", 200, 50}};
+	static const kev mtia[] = {{"mtia_ccp_events", "aten::mm", 0, 100},
+	    {"mtia_ccp_events", "dma_request", 100, 50},
+	    {"mtia_ccp_events", "fused_relu_add", 120, 80},
+	    {"mtia_ccp_events", "dma_request", 300, 40}};
+	static const kev rccl[] = {{"kernel", "Cijk_Ailk_Bljk_HHS_BH_MT128x128", 0, 100},
+	    {"kernel", "ncclDevKernel_Generic", 80, 60}, {"kernel", "rcclAllReduceKernel", 300, 10},
+	    {"kernel", "hcclAllReduce", 400, 10}};
+	/* a device collective with a long name: the host's c10d range is then not communication
+	 * (the device kernel is) */
+	static const kev longname[] = {
+	    {"kernel",
+		"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 0,
+		100},
+	    {"cpu_op", "c10d::allreduce_", 200, 50}, {"kernel", "sm80_xmma_gemm", 300, 20}};
+	static const struct {
+		const char *file;
+		const kev *ev;
+		size_t n;
+		int64_t computing, communication, memcpy_slices; /* us, us, count */
+	} cases[] = {
+	    {"nccl_long.json", longname, sizeof longname / sizeof *longname, 20, 100, 0},
+	    {"cuda.json", cuda, sizeof cuda / sizeof *cuda, 150, 100, 3},
+	    {"mtia.json", mtia, sizeof mtia / sizeof *mtia, 180, 0, 2},
+	    {"rccl.json", rccl, sizeof rccl / sizeof *rccl, 100, 80, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *p = write_kineto(cases[i].file, cases[i].ev, cases[i].n);
+		loaded l;
+		load_file(&l, p, TL_SRC_KINETO, 0);
+		tl_overlap ov;
+		tlq_overlap(l.r, INT64_MIN, INT64_MAX, &ov);
+		CHECK(l.rc == 0 && l.nlines == 0, "%s loads (%s)", cases[i].file, l.err);
+		CHECK_EQ_I64(ov.computing, cases[i].computing * 1000,
+		    "Kineto device categories: computing = union of computation kernels");
+		CHECK_EQ_I64(ov.communication, cases[i].communication * 1000,
+		    "Kineto device categories: communication = union of collective kernels");
+		CHECK_EQ_I64((int64_t)lane_slices(l.r, TL_LANE_MEMCPY), cases[i].memcpy_slices,
+		    "Kineto device categories: memory transfers on the memcpy lanes");
+		printf("# %s: computing %.3f us, communication %.3f us\n", cases[i].file,
+		    (double)ov.computing / 1000.0, (double)ov.communication / 1000.0);
+		loaded_free(&l);
+		free(p);
+	}
+}
+
+/* 2024 torch_npu files: AI Core kernels typed "Other" or untyped, streams in "Stream Id", the
+ * older pids; their own Overlap Analysis (the generator's, from the DB) against ours */
+static void
+test_older_trace_view(void)
+{
+	char *gen = tmp_path("old-db"), *old = tmp_path("old-json"), *cur = tmp_path("cur-json");
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 2;
+	o.nsteps = 2;
+	o.tasks_per_rank = 3000;
+	o.slow_rank = 1;
+	o.seed = 5;
+	o.threads = 1;
+	CHECK(gen_profile(&o, gen, NULL) == 0, "generate 2 ranks x 2 steps");
+	CHECK_EQ_I64(convert_tree_version(gen, old, GEN_JSON_2024), 2,
+	    "write each rank's DB as a 2024 trace_view.json");
+	CHECK_EQ_I64(convert_tree(gen, cur), 2, "and as a 2025 one");
+	same_summary(gen, old, "2024 trace_view.json");
+	CHECK_EQ_I64(overlap_check_tree(old), 2, "both 2024 files carry an Overlap Analysis");
+	DIR *d = opendir(old);
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *tv = xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", old, e->d_name);
+		char *tv25 = xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", cur, e->d_name);
+		FILE *f = fopen(tv, "rb");
+		char *text = xcalloc(1, (size_t)64 << 20);
+		size_t n = f ? fread(text, 1, ((size_t)64 << 20) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		text[n] = '\0';
+		CHECK(strstr(text, "\"Task Type\": \"Other\"") != NULL &&
+			  strstr(text, "\"Physic Stream Id\"") == NULL &&
+			  strstr(text, "\"pid\": 800,") != NULL,
+		    "%s: kernels typed Other, streams in Stream Id, Ascend Hardware pid 800",
+		    e->d_name);
+		free(text);
+		loaded a, b;
+		load_file(&a, tv, TL_SRC_TRACE_VIEW, -1);
+		load_file(&b, tv25, TL_SRC_TRACE_VIEW, -1);
+		CHECK(a.nlines == 0, "%s: loads without a complaint (%s)", e->d_name, a.err);
+		int64_t oa[4];
+		tl_overlap x, y;
+		tlq_overlap(a.r, INT64_MIN, INT64_MAX, &x);
+		tlq_overlap(b.r, INT64_MIN, INT64_MAX, &y);
+		CHECK(trace_json_overlap_lengths(tv, oa) == 0 && oa[0] == x.computing &&
+			  oa[1] == x.communication && oa[2] == x.comm_not_overlapped &&
+			  oa[3] == x.free,
+		    "%s: to the ns its Overlap Analysis (computing %.3f us, OA %.3f us)", e->d_name,
+		    (double)x.computing / 1000.0, (double)oa[0] / 1000.0);
+		CHECK(x.computing == y.computing && x.free == y.free &&
+			  lane_slices(a.r, TL_LANE_COMPUTE) == lane_slices(b.r, TL_LANE_COMPUTE) &&
+			  lane_slices(a.r, TL_LANE_OTHER) == lane_slices(b.r, TL_LANE_OTHER) &&
+			  lane_slices(a.r, TL_LANE_MEMCPY) == lane_slices(b.r, TL_LANE_MEMCPY),
+		    "%s: the same kernels, memcpy and other tasks as the 2025 file", e->d_name);
+		loaded_free(&a);
+		loaded_free(&b);
+		free(tv);
+		free(tv25);
+	}
+	if (d)
+		closedir(d);
+	free(gen);
+	free(old);
+	free(cur);
+}
+
+/* Every file with an Overlap Analysis process in the samples and in the repository's tests */
+static void
+test_all_overlap_analyses(void)
+{
+	char base[4096];
+	struct stat sb;
+	snprintf(base, sizeof base, "%s", samples_dir());
+	if (stat(base, &sb) != 0) {
+		SKIP("samples absent: %s", base);
+	} else {
+		int n = overlap_check_tree(base);
+		CHECK(n >= 2, "%d sample files with an Overlap Analysis process compared", n);
+	}
+	const char *src = getenv("TL_SRCDIR");
+	char *t = xasprintf("%s/tests", src ? src : ".");
+	int n = overlap_check_tree(t);
+	CHECK(n >= 1, "%d test fixtures with an Overlap Analysis process compared", n);
+	free(t);
+}
+
 int
 main(void)
 {
@@ -1012,12 +1390,16 @@ main(void)
 	test_exact_times();
 	test_flows_and_steps();
 	test_legacy_and_overlaps();
+	test_legacy_user_ranges();
 	test_bad_input();
 	test_ascend_text_sample();
 	test_kineto_samples();
 	test_begin_end();
 	test_json_args();
 	test_db_vs_json();
+	test_older_trace_view();
+	test_kineto_device_categories();
+	test_all_overlap_analyses();
 	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return test_done();
 }
