@@ -26,8 +26,8 @@ if [ -d "$SAMPLES/ascend-db" ] && command -v sqlite3 >/dev/null; then
 
 	# info: one line per source with rank, kind, path
 	info=$("$TL" info "$SAMPLES/ascend-db/level2")
-	check "info lists rank 0 as torch_npu DB" sh -c "echo '$info' | grep -Eq '^0 +torch_npu DB'"
-	check "info lists rank 1" sh -c "echo '$info' | grep -Eq '^1 +torch_npu DB'"
+	check "info lists rank 0 as torch_npu DB" env INFO="$info" sh -c "printf '%s\\n' \"\$INFO\" | grep -Eq '^0 +torch_npu DB'"
+	check "info lists rank 1" env INFO="$info" sh -c "printf '%s\\n' \"\$INFO\" | grep -Eq '^1 +torch_npu DB'"
 
 	# CAPTURED: when the collection ended as the DB records it (SESSION_TIME_INFO endTimeNs),
 	# to the millisecond, read here with plain SQL
@@ -35,9 +35,9 @@ if [ -d "$SAMPLES/ascend-db" ] && command -v sqlite3 >/dev/null; then
 	for r in 0 1; do
 		db="$SAMPLES/ascend-db/level2/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_$r.db"
 		want=$(sqlite3 -readonly "$db" "SELECT printf('%s.%03d', datetime(endTimeNs / 1000000000, 'unixepoch'), (endTimeNs / 1000000) % 1000) FROM SESSION_TIME_INFO")
-		check "info: rank $r captured $want (SESSION_TIME_INFO)" sh -c "echo '$info' | grep -Eq '^$r +torch_npu DB +$want  '"
+		check "info: rank $r captured $want (SESSION_TIME_INFO)" env INFO="$info" sh -c "printf '%s\\n' \"\$INFO\" | grep -Eq '^$r +torch_npu DB +$want  '"
 	done
-	check "info: no (file time) where the DB says" sh -c "! echo '$info' | grep -q 'file time'"
+	check "info: no (file time) where the DB says" env INFO="$info" sh -c "! printf '%s\\n' \"\$INFO\" | grep -q 'file time'"
 else
 	skip "samples or sqlite3 absent: $SAMPLES (StepTraceTime oracle via the CLI not checked)"
 fi
@@ -51,7 +51,7 @@ if [ -d "$SAMPLES/ascend-text" ] && command -v python3 >/dev/null; then
 ns = int(json.load(open(sys.argv[1]))["end_info"]["collectionTimeEnd"])
 t = datetime.datetime.fromtimestamp(ns // 10**9, datetime.timezone.utc)
 print(t.strftime("%Y-%m-%d %H:%M:%S") + ".%03d" % (ns // 10**6 % 1000))' "$pi")
-		check "info: text rank $r captured $want (profiler_info collectionTimeEnd)" sh -c "echo '$info' | grep -Eq '^$r +[^ ].* +$want  '"
+		check "info: text rank $r captured $want (profiler_info collectionTimeEnd)" env INFO="$info" sh -c "printf '%s\\n' \"\$INFO\" | grep -Eq '^$r +[^ ].* +$want  '"
 	done
 	# without profiler_info: the stamp in the directory name (local time), else the file's time
 	mkdir -p "$t_tmp/stamp/w_42_20240131235958123_ascend_pt/ASCEND_PROFILER_OUTPUT" "$t_tmp/loose"
@@ -61,12 +61,12 @@ print(t.strftime("%Y-%m-%d %H:%M:%S") + ".%03d" % (ns // 10**6 % 1000))' "$pi")
 	touch -d '2023-05-06 07:08:09.250' "$t_tmp/loose/trace_view.json"
 	info=$(TZ=UTC "$TL" info "$t_tmp/stamp" 2>/dev/null)
 	check "info: the directory's stamp when no profiler_info says (2024-01-31 23:59:58.123)" \
-		sh -c "echo '$info' | grep -q ' 2024-01-31 23:59:58.123  ' && ! echo '$info' | grep -q 'file time'"
+		env INFO="$info" sh -c "printf '%s\\n' \"\$INFO\" | grep -q ' 2024-01-31 23:59:58.123  ' && ! printf '%s\\n' \"\$INFO\" | grep -q 'file time'"
 	info=$(TZ=UTC "$TL" info "$t_tmp/loose" 2>/dev/null)
 	check "info: only the file's time: said so (2023-05-06 07:08:09.250 (file time))" \
-		sh -c "echo '$info' | grep -q ' 2023-05-06 07:08:09.250 (file time)  '"
+		env INFO="$info" sh -c "printf '%s\\n' \"\$INFO\" | grep -q ' 2023-05-06 07:08:09.250 (file time)  '"
 	check "... under a CAPTURED column wide enough for it" \
-		sh -c "echo '$info' | head -1 | grep -q 'CAPTURED                             ROLE'"
+		env INFO="$info" sh -c "printf '%s\\n' \"\$INFO\" | head -1 | grep -q 'CAPTURED                             ROLE'"
 else
 	skip "text samples or python3 absent: capture times of a text export not checked"
 fi
