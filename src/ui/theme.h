@@ -74,7 +74,6 @@ typedef struct tl_theme {
 } tl_theme;
 
 const char *theme_slot_name(int slot);
-int theme_slot_by_name(const char *name); /* -1 when unknown */
 char theme_slot_char(int slot);
 /* The slot of a stage slice: stage.NAME when the theme knows it, else stage. */
 int theme_stage_slot(const char *stage_name);

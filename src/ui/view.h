@@ -129,7 +129,6 @@ void *ui_view_state(tl_ui *, const view_ops *);
 void ui_view_open(tl_ui *, const view_ops *);
 /* Takes the view (and what is above it) off the stack. */
 void ui_view_close(tl_ui *, const view_ops *);
-int ui_view_is_open(const tl_ui *, const view_ops *);
 /* The top view of the stack that is not a pane: the one that has the screen. */
 const view_ops *ui_view_front(const tl_ui *);
 /* Runs an action through the stack. */

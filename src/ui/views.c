@@ -30,16 +30,6 @@ ui_view_state(tl_ui *ui, const view_ops *v)
 	return ui->state[id];
 }
 
-int
-ui_view_is_open(const tl_ui *ui, const view_ops *v)
-{
-	int id = view_id(v);
-	for (int i = 0; i < ui->depth; i++)
-		if (ui->stack[i] == id)
-			return 1;
-	return 0;
-}
-
 void
 ui_view_open(tl_ui *ui, const view_ops *v)
 {
