@@ -12,6 +12,9 @@
  * takes one (its `action` returns 1); what none takes, ui_view_action does itself: quit, the
  * prompt, redraw, and opening the view whose `open_action` it is.
  *
+ * TL_VIEWS declares every view's ops, so a view that offers nothing else needs no header of its
+ * own; the timeline, which the commands and panels ask for more, has ui/timeline.h.
+ *
  * Adding a panel (a communication matrix, a search result list, ...):
  *   1. src/ui/NAME.c: its state struct, `open` (xcalloc the state), `draw`, `action` (return 0
  *      for ACT_HELP, ACT_COMMAND, ACT_REDRAW and the other panels' actions so they reach the
