@@ -44,7 +44,12 @@ typedef struct command {
 	const char *help;
 	int (*run)(cli *);
 	int needs_path;
+	const char *opts; /* the options it takes: their getopt values (see longopts in main) */
 } command;
+
+/* The options of the viewer, which `tl demo` opens too: --rank, --pp, --theme, --keymap,
+ * --script, --size and --stats (per-frame figures for `make bench`). */
+#define VIEW_OPTS "rPTKSZX"
 
 static int cmd_info(cli *);
 static int cmd_summary(cli *);
@@ -55,18 +60,20 @@ static int cmd_keys(cli *);
 static const command commands[] = {
 	{"info", "tl info PATH [--rank SPEC]",
 	    "list the ranks and files found under PATH, with when each was captured",
-	    cmd_info, 1},
-	{"summary", "tl summary PATH [--rank SPEC] [--json]",
+	    cmd_info, 1, "r"},
+	{"summary", "tl summary PATH [--rank SPEC] [--json] [--pp N]",
 	    "per-rank, per-step overlap breakdown (computing, communication, free, ...)",
-	    cmd_summary, 1},
-	{"view", "tl view PATH [--rank SPEC] [--theme NAME] [--keymap NAME]",
+	    cmd_summary, 1, "rjP"},
+	{"view",
+	    "tl view PATH [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
+	    "          [--script FILE [--size CxR]]",
 	    "the timeline viewer: one group of lanes per rank (? in it lists the keys)", cmd_view,
-	    1},
-	{"keys", "tl keys [--keymap NAME] [--man|--markdown]", "list the viewer's actions and their keys",
-	    cmd_keys, 0},
-	{"demo", "tl demo [--no-view]",
+	    1, VIEW_OPTS},
+	{"keys", "tl keys [--keymap NAME] [--man|--markdown]",
+	    "list the viewer's actions and :-commands with their keys", cmd_keys, 0, "KMD"},
+	{"demo", "tl demo [--no-view] [the options of view]",
 	    "generate an 8-rank GRPO profile in the cache directory (once) and open it", cmd_demo,
-	    0},
+	    0, "n" VIEW_OPTS},
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
@@ -92,7 +99,8 @@ usage(FILE *f)
 		   "                also lets forward/backward operator pairs make PP blocks\n"
 		   "  -h, --help    this help\n"
 		   "  -V, --version print the version\n"
-		   "\nPATH is a profile directory (walked up to 10 levels deep) or a single file: a .db,\n"
+		   "\nEach command takes only the options its usage shows (demo: those of view too).\n"
+		   "PATH is a profile directory (walked up to 10 levels deep) or a single file: a .db,\n"
 		   "a trace_view.json (any version, any name), a Kineto or legacy PyTorch trace.\n"
 		   "A trace without device work (CPU-only) is summarised as such: its gloo/c10d\n"
 		   "collectives are the communication, and stage rules find its record_function ranges.\n"
@@ -317,9 +325,15 @@ main(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	int ch;
+	int ch, li;
 	char err[256];
-	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	while ((li = -1, ch = getopt_long(argc, argv, "hV", longopts, &li)) != -1) {
+		/* each command takes its own options only: others are a usage error, not ignored */
+		if (cmd && li >= 0 && strchr(cmd->opts, ch) == NULL) {
+			fprintf(stderr, "tl: %s does not take --%s\nusage: %s\n", cmd->name,
+			    longopts[li].name, cmd->usage);
+			return 1;
+		}
 		switch (ch) {
 		case 'r':
 			if (c.have_ranks)

@@ -5,8 +5,7 @@
  * (tlq_overlap, the function `tl summary` uses). */
 #include "config.h"
 #include "analysis/lanes.h"
-#include "ui/rl.h"
-#include "ui/ui.h"
+#include "ui/common.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
 
@@ -15,11 +14,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-int
-detail_height(const tl_ui *ui, int h)
+typedef struct detail_state {
+	int scroll;
+	unsigned gen; /* of the selection shown: a new one is shown from its top */
+	char **args;  /* "key\tvalue" of the selected slice, read lazily */
+	size_t nargs;
+	int args_valid;
+	ui_slice_ref args_for;
+	/* range statistics, computed once per marked range */
+	tl_overlap *rstat;
+	int64_t *rkind; /* nranks x TL_LANE__COUNT busy ns */
+	int64_t rstat_a, rstat_b;
+	int rstat_valid;
+	/* the bubble of the selected Free slice */
+	int bub_valid;
+	tl_rl_bubble bub;
+} detail_state;
+
+static int
+detail_height(tl_ui *ui, void *st, int h)
 {
-	if (!ui->detail)
-		return 0;
+	(void)ui;
+	(void)st;
 	int d = h * 2 / 5;
 	if (d < 6)
 		d = 6;
@@ -28,16 +44,25 @@ detail_height(const tl_ui *ui, int h)
 	return d < 3 ? 3 : d;
 }
 
-void
-detail_invalidate(tl_ui *ui)
+static void
+args_free(detail_state *d)
 {
-	for (size_t i = 0; i < ui->nargs; i++)
-		free(ui->args[i]);
-	free(ui->args);
-	ui->args = NULL;
-	ui->nargs = 0;
-	ui->args_for_valid = 0;
-	ui->detail_scroll = 0;
+	for (size_t i = 0; i < d->nargs; i++)
+		free(d->args[i]);
+	free(d->args);
+	d->args = NULL;
+	d->nargs = 0;
+	d->args_valid = 0;
+}
+
+/* A new selection or range is shown from the top. */
+static void
+sync_selection(tl_ui *ui, detail_state *d)
+{
+	if (d->gen != ui->sel.gen) {
+		d->gen = ui->sel.gen;
+		d->scroll = 0;
+	}
 }
 
 typedef struct args_acc {
@@ -54,21 +79,20 @@ arg_add(void *ctx, const char *key, const char *value)
 }
 
 static void
-load_args(tl_ui *ui)
+load_args(tl_ui *ui, detail_state *d)
 {
-	if (ui->args_for_valid && ui->args_rank == ui->sel_rank &&
-	    ui->args_track == ui->sel_track && ui->args_idx == ui->sel_idx)
+	const ui_slice_ref *sel = &ui->sel.s;
+	if (d->args_valid && d->args_for.rank == sel->rank && d->args_for.track == sel->track &&
+	    d->args_for.idx == sel->idx)
 		return;
-	detail_invalidate(ui);
-	const tl_rank *r = ui->tr->ranks[ui->sel_rank];
+	args_free(d);
+	const tl_rank *r = ui->tr->ranks[sel->rank];
 	args_acc a = {0};
-	tlq_slice_args(r, r->tracks[ui->sel_track], ui->sel_idx, arg_add, &a);
-	ui->args = a.v;
-	ui->nargs = a.n;
-	ui->args_for_valid = 1;
-	ui->args_rank = ui->sel_rank;
-	ui->args_track = ui->sel_track;
-	ui->args_idx = ui->sel_idx;
+	tlq_slice_args(r, r->tracks[sel->track], sel->idx, arg_add, &a);
+	d->args = a.v;
+	d->nargs = a.n;
+	d->args_valid = 1;
+	d->args_for = *sel;
 }
 
 /* ---- lines --------------------------------------------------------------------------------- */
@@ -103,22 +127,26 @@ add(dlines *d, uint8_t slot, const char *key, const char *fmt, ...)
 static int
 sel_is_bubble(const tl_ui *ui)
 {
-	const tl_track *t = ui->tr->ranks[ui->sel_rank]->tracks[ui->sel_track];
+	const tl_track *t = ui->tr->ranks[ui->sel.s.rank]->tracks[ui->sel.s.track];
 	return t->kind == TL_LANE_OVERLAP && t->key == TL_OVL_FREE;
 }
 
 /* A selected Free slice is a bubble: what `tl summary` says of it. */
 static void
-bubble_lines(tl_ui *ui, dlines *d)
+bubble_lines(tl_ui *ui, detail_state *ds, dlines *d)
 {
-	const tl_rank *r = ui->tr->ranks[ui->sel_rank];
-	const tl_slice *s = &r->tracks[ui->sel_track]->v[ui->sel_idx];
-	if (!ui->bub_valid || ui->bub.rank != ui->sel_rank || ui->bub.start != s->start ||
-	    ui->bub.end != s->end) {
-		tlq_rl_bubble_at(ui_rl_get(ui)->rl, ui->sel_rank, s->start, s->end, &ui->bub);
-		ui->bub_valid = 1;
+	const tl_rank *r = ui->tr->ranks[ui->sel.s.rank];
+	const tl_slice *s = &r->tracks[ui->sel.s.track]->v[ui->sel.s.idx];
+	if (ui->sel.have_bubble) { /* the timeline found it: not asked again */
+		ds->bub = ui->sel.bubble;
+		ds->bub_valid = 1;
 	}
-	const tl_rl_bubble *b = &ui->bub;
+	if (!ds->bub_valid || ds->bub.rank != ui->sel.s.rank || ds->bub.start != s->start ||
+	    ds->bub.end != s->end) {
+		tlq_rl_bubble_at(ui->rl, ui->sel.s.rank, s->start, s->end, &ds->bub);
+		ds->bub_valid = 1;
+	}
+	const tl_rl_bubble *b = &ds->bub;
 	char a[64], e[64], du[32], nm[400];
 	add(d, SLOT_DETAIL, "bubble", "%s idle: neither compute nor communication on the device",
 	    timefmt_dur(b->end - b->start, du, sizeof du));
@@ -132,7 +160,7 @@ bubble_lines(tl_ui *ui, dlines *d)
 	    timefmt_dur(b->end - b->start, du, sizeof du),
 	    timefmt_us3(b->end - b->start, a, sizeof a));
 	add(d, SLOT_DETAIL, "step", "%s", bubble_step_text(b, "-", e, sizeof e));
-	const char *sn = tlq_rl_stage_name(ui_rl_get(ui)->rl, b->stage);
+	const char *sn = tlq_rl_stage_name(ui->rl, b->stage);
 	if (sn)
 		add(d, SLOT_DETAIL, "stage", "%s  (encloses the whole gap)",
 		    ui_clean(ui, sn, nm, sizeof nm));
@@ -143,15 +171,15 @@ bubble_lines(tl_ui *ui, dlines *d)
 }
 
 static void
-slice_lines(tl_ui *ui, dlines *d)
+slice_lines(tl_ui *ui, detail_state *ds, dlines *d)
 {
 	if (sel_is_bubble(ui)) {
-		bubble_lines(ui, d);
+		bubble_lines(ui, ds, d);
 		return;
 	}
-	const tl_rank *r = ui->tr->ranks[ui->sel_rank];
-	const tl_track *t = r->tracks[ui->sel_track];
-	const tl_slice *s = &t->v[ui->sel_idx];
+	const tl_rank *r = ui->tr->ranks[ui->sel.s.rank];
+	const tl_track *t = r->tracks[ui->sel.s.track];
+	const tl_slice *s = &t->v[ui->sel.s.idx];
 	char nm[400], a[64], b[64], du[32], lab[128];
 	add(d, SLOT_DETAIL, "slice", "%s",
 	    ui_clean(ui, strpool_get(r->pool, s->name), nm, sizeof nm));
@@ -170,12 +198,12 @@ slice_lines(tl_ui *ui, dlines *d)
 	    timefmt_dur(s->end - s->start, du, sizeof du),
 	    timefmt_us3(s->end - s->start, a, sizeof a));
 	tl_span other; /* a range given a stream: its host call and its device part */
-	if (tlq_mstx_other_part(r, t, ui->sel_idx, &other))
+	if (tlq_mstx_other_part(r, t, ui->sel.s.idx, &other))
 		add(d, SLOT_DETAIL, t->kind == TL_LANE_MSTX ? "device" : "host call", "%s  (%s)",
 		    ui_time(ui, other.start, a, sizeof a),
 		    timefmt_dur(other.end - other.start, du, sizeof du));
-	uint16_t sp = t->step && t->step[ui->sel_idx] != TL_NO_STEP ? t->step[ui->sel_idx]
-	                                                            : rank_step_at(r, s->start);
+	uint16_t sp = t->step && t->step[ui->sel.s.idx] != TL_NO_STEP ? t->step[ui->sel.s.idx]
+	                                                              : rank_step_at(r, s->start);
 	if (sp != TL_NO_STEP && sp < r->nsteps)
 		add(d, SLOT_DETAIL, "step", "ProfilerStep#%" PRId64 "%s", r->steps[sp].id,
 		    t->step ? " (launched in it)" : "");
@@ -190,37 +218,37 @@ slice_lines(tl_ui *ui, dlines *d)
 			add(d, SLOT_DETAIL, "mstx", "%s",
 			    ui_clean(ui, strpool_get(r->pool, mx->name), nm, sizeof nm));
 	}
-	load_args(ui);
-	for (size_t i = 0; i < ui->nargs; i++) {
-		char *tab = strchr(ui->args[i], '\t');
+	load_args(ui, ds);
+	for (size_t i = 0; i < ds->nargs; i++) {
+		char *tab = strchr(ds->args[i], '\t');
 		char k[64], v[400];
-		snprintf(k, sizeof k, "%.*s", tab ? (int)(tab - ui->args[i]) : 0, ui->args[i]);
-		ui_clean(ui, tab ? tab + 1 : ui->args[i], v, sizeof v);
+		snprintf(k, sizeof k, "%.*s", tab ? (int)(tab - ds->args[i]) : 0, ds->args[i]);
+		ui_clean(ui, tab ? tab + 1 : ds->args[i], v, sizeof v);
 		ui_clean(ui, k, nm, sizeof nm);
 		add(d, SLOT_DETAIL, nm, "%s", v);
 	}
 }
 
 static void
-range_stats(tl_ui *ui)
+range_stats(tl_ui *ui, detail_state *d)
 {
-	if (ui->rstat_valid && ui->rstat_a == ui->mark[0] && ui->rstat_b == ui->mark[1])
+	if (d->rstat_valid && d->rstat_a == ui->sel.mark[0] && d->rstat_b == ui->sel.mark[1])
 		return;
 	size_t n = ui->tr->nranks;
-	ui->rstat = xreallocarray(ui->rstat, n ? n : 1, sizeof *ui->rstat);
-	ui->rkind = xreallocarray(ui->rkind, (n ? n : 1) * TL_LANE__COUNT, sizeof *ui->rkind);
+	d->rstat = xreallocarray(d->rstat, n ? n : 1, sizeof *d->rstat);
+	d->rkind = xreallocarray(d->rkind, (n ? n : 1) * TL_LANE__COUNT, sizeof *d->rkind);
 	for (size_t i = 0; i < n; i++) {
 		const tl_rank *r = ui->tr->ranks[i];
-		tlq_overlap(r, ui->mark[0], ui->mark[1], &ui->rstat[i]);
+		tlq_overlap(r, ui->sel.mark[0], ui->sel.mark[1], &d->rstat[i]);
 		for (int k = 0; k < TL_LANE__COUNT; k++)
-			ui->rkind[i * TL_LANE__COUNT + (size_t)k] =
-			    k == TL_LANE_OVERLAP
-			        ? 0
-			        : tlq_kind_busy(r, (tl_lane_kind)k, ui->mark[0], ui->mark[1]);
+			d->rkind[i * TL_LANE__COUNT + (size_t)k] =
+			    k == TL_LANE_OVERLAP ? 0
+			                         : tlq_kind_busy(r, (tl_lane_kind)k,
+			                                         ui->sel.mark[0], ui->sel.mark[1]);
 	}
-	ui->rstat_a = ui->mark[0];
-	ui->rstat_b = ui->mark[1];
-	ui->rstat_valid = 1;
+	d->rstat_a = ui->sel.mark[0];
+	d->rstat_b = ui->sel.mark[1];
+	d->rstat_valid = 1;
 }
 
 static char *
@@ -233,17 +261,17 @@ ms(int64_t ns, char *buf, size_t len)
 }
 
 static void
-range_lines(tl_ui *ui, dlines *d)
+range_lines(tl_ui *ui, detail_state *ds, dlines *d)
 {
-	range_stats(ui);
+	range_stats(ui, ds);
 	char a[64], b[64], du[32];
-	add(d, SLOT_DETAIL, "range", "%s \u2013 %s  (%s)", ui_time(ui, ui->mark[0], a, sizeof a),
-	    ui_time(ui, ui->mark[1], b, sizeof b),
-	    timefmt_dur(ui->mark[1] - ui->mark[0], du, sizeof du));
+	add(d, SLOT_DETAIL, "range", "%s \u2013 %s  (%s)",
+	    ui_time(ui, ui->sel.mark[0], a, sizeof a), ui_time(ui, ui->sel.mark[1], b, sizeof b),
+	    timefmt_dur(ui->sel.mark[1] - ui->sel.mark[0], du, sizeof du));
 	add(d, SLOT_DETAIL_KEY, "ms", "%10s %10s %10s %10s %10s", "computing", "comm", "overlapped",
 	    "comm.exp", "free");
 	for (size_t i = 0; i < ui->tr->nranks; i++) {
-		const tl_overlap *o = &ui->rstat[i];
+		const tl_overlap *o = &ds->rstat[i];
 		char v[5][24], k[24];
 		snprintf(k, sizeof k, "rank %d", ui->tr->ranks[i]->rank);
 		add(d, SLOT_DETAIL, k, "%10s %10s %10s %10s %10s", ms(o->computing, v[0], 24),
@@ -258,7 +286,7 @@ range_lines(tl_ui *ui, dlines *d)
 	int shown[sizeof kinds / sizeof *kinds] = {0};
 	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
 		for (size_t i = 0; i < ui->tr->nranks; i++)
-			if (ui->rkind[i * TL_LANE__COUNT + kinds[k]] > 0)
+			if (ds->rkind[i * TL_LANE__COUNT + kinds[k]] > 0)
 				shown[k] = 1;
 		if (shown[k])
 			off += (size_t)snprintf(hdr + off, sizeof hdr - off, "%10s ",
@@ -272,30 +300,32 @@ range_lines(tl_ui *ui, dlines *d)
 			if (shown[j])
 				lo += (size_t)snprintf(
 				    line + lo, sizeof line - lo, "%10s ",
-				    ms(ui->rkind[i * TL_LANE__COUNT + kinds[j]], v, sizeof v));
+				    ms(ds->rkind[i * TL_LANE__COUNT + kinds[j]], v, sizeof v));
 		snprintf(k, sizeof k, "rank %d", ui->tr->ranks[i]->rank);
 		add(d, SLOT_DETAIL, k, "%s", line);
 	}
 }
 
 static void
-detail_draw(tl_ui *ui, int x, int y, int w, int h)
+detail_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 {
+	detail_state *ds = st;
 	tl_screen *s = &ui->scr;
+	sync_selection(ui, ds);
 	if (h < 2)
 		return;
 	dlines d = {0};
 	const char *title = "Detail";
-	if (ui->have_sel)
-		slice_lines(ui, &d);
-	if (ui->nmark == 2) {
+	if (ui->sel.have)
+		slice_lines(ui, ds, &d);
+	if (ui->sel.nmark == 2) {
 		if (d.n)
 			add(&d, SLOT_DETAIL, "", "%s", "");
-		range_lines(ui, &d);
-		title = !ui->have_sel       ? "Range statistics"
+		range_lines(ui, ds, &d);
+		title = !ui->sel.have       ? "Range statistics"
 		        : sel_is_bubble(ui) ? "Selected bubble and range statistics"
 		                            : "Selected slice and range statistics";
-	} else if (ui->have_sel) {
+	} else if (ui->sel.have) {
 		title = sel_is_bubble(ui) ? "Selected bubble" : "Selected slice";
 	}
 	if (d.n == 0)
@@ -310,8 +340,8 @@ detail_draw(tl_ui *ui, int x, int y, int w, int h)
 	int maxscroll = (int)d.n - (h - 1);
 	if (maxscroll < 0)
 		maxscroll = 0;
-	if (ui->detail_scroll > maxscroll)
-		ui->detail_scroll = maxscroll;
+	if (ds->scroll > maxscroll)
+		ds->scroll = maxscroll;
 	if (maxscroll)
 		screen_printf(s, x, y, w, SLOT_TITLE, " %s  (%zu lines; %s %s scroll)", title, d.n,
 		              up, keys);
@@ -319,7 +349,7 @@ detail_draw(tl_ui *ui, int x, int y, int w, int h)
 		screen_printf(s, x, y, w, SLOT_TITLE, " %s", title);
 	int kw = 14;
 	for (int row = 1; row < h; row++) {
-		size_t i = (size_t)(ui->detail_scroll + row - 1);
+		size_t i = (size_t)(ds->scroll + row - 1);
 		if (i >= d.n)
 			break;
 		const dline *l = &d.v[i];
@@ -330,18 +360,53 @@ detail_draw(tl_ui *ui, int x, int y, int w, int h)
 	free(d.v);
 }
 
-static void
-detail_done(tl_ui *ui)
+static int
+detail_action(tl_ui *ui, void *st, int a)
 {
-	detail_invalidate(ui);
-	free(ui->rstat);
-	free(ui->rkind);
-	ui->rstat = NULL;
-	ui->rkind = NULL;
+	detail_state *d = st;
+	sync_selection(ui, d);
+	switch (a) {
+	case ACT_TOGGLE_DETAIL:
+		ui_view_close(ui, &detail_view);
+		return 1;
+	case ACT_DETAIL_UP:
+		if (d->scroll > 0)
+			d->scroll--;
+		return 1;
+	case ACT_DETAIL_DOWN:
+		d->scroll++;
+		return 1;
+	default:
+		return 0; /* the timeline above keeps the other keys */
+	}
+}
+
+static void *
+detail_open(tl_ui *ui)
+{
+	detail_state *d = xcalloc(1, sizeof *d);
+	d->gen = ui->sel.gen;
+	return d;
+}
+
+static void
+detail_close(tl_ui *ui, void *st)
+{
+	(void)ui;
+	detail_state *d = st;
+	args_free(d);
+	free(d->rstat);
+	free(d->rkind);
+	free(d);
 }
 
 const view_ops detail_view = {
     .name = "detail",
+    .layer = UI_LAYER_PANE,
+    .open_action = ACT_TOGGLE_DETAIL,
+    .open = detail_open,
     .draw = detail_draw,
-    .done = detail_done,
+    .action = detail_action,
+    .height = detail_height,
+    .close = detail_close,
 };

@@ -1,33 +1,26 @@
 /* The help screen: generated from the action table and the keymap in use, so it always tells
- * the keys that work; then the :-commands and the colour slots of the theme. */
+ * the keys that work; then the :-commands from their table and the colour slots of the theme. */
 #include "config.h"
-#include "ui/ui.h"
+#include "ui/commands.h"
+#include "ui/common.h"
 #include "util/xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const commands[][2] = {
-    {"goto TIME", "go to a time since the start: 12.5ms, 3s, 250us; +2ms/-2ms from the cursor"},
-    {"search PATTERN", "search slice names (also /PATTERN); smart case"},
-    {"zoom T0 T1", "show the range [T0, T1)"},
-    {"mark T0 T1", "mark the range [T0, T1) and show its statistics"},
-    {"rank N", "go to rank N"},
-    {"theme NAME", "switch theme (default, light, mono, or your own)"},
-    {"keymap NAME", "switch keymap (default, vim, emacs, or your own)"},
-    {"dump FILE", "write the screen as text"},
-    {"dump-attrs FILE", "write one character per cell naming its colour slot"},
-    {"ACTION", "run any action by its name, e.g. :fit-all"},
-    {"quit", "quit (also :q)"},
-};
+typedef struct help_state {
+	int scroll, lines;
+} help_state;
 
 static void
-help_draw(tl_ui *ui, int x, int y, int w, int h)
+help_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 {
+	help_state *hs = st;
 	tl_screen *s = &ui->scr;
 	screen_clear(s, SLOT_NORMAL);
 	int row = 0, line = 0;
-	const int top = ui->help_scroll;
+	const int top = hs->scroll;
 #define EMIT(...)                                                                                  \
 	do {                                                                                       \
 		if (line >= top && row < h - 1) {                                                  \
@@ -61,9 +54,18 @@ help_draw(tl_ui *ui, int x, int y, int w, int h)
 	EMIT((void)0);
 	EMIT(screen_text(s, x + 1, y + row, w - 1, ":-commands (Up and Down recall history)",
 	                 SLOT_DETAIL_KEY));
-	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-		EMIT(screen_printf(s, x + 3, y + row, 22, SLOT_RANK, ":%s", commands[i][0]);
-		     screen_text(s, x + 26, y + row, w - 27, commands[i][1], SLOT_NORMAL));
+	for (int i = 0; i < CMD__COUNT; i++) {
+		const tl_command_info *c = &command_table[i];
+		char help[400], also[64];
+		snprintf(help, sizeof help, "%s%s", c->help,
+		         command_aliases(c, " (also ", ")", also, sizeof also));
+		EMIT(screen_printf(s, x + 3, y + row, 22, SLOT_RANK, ":%s%s%s", c->name,
+		                   *c->args ? " " : "", c->args);
+		     screen_text(s, x + 26, y + row, w - 27, help, SLOT_NORMAL));
+	}
+	EMIT(screen_text(s, x + 3, y + row, 22, ":ACTION", SLOT_RANK);
+	     screen_text(s, x + 26, y + row, w - 27, "Run any action by its name, e.g. :fit-all",
+	                 SLOT_NORMAL));
 	EMIT((void)0);
 	EMIT(screen_text(s, x + 1, y + row, w - 1, "Colours (theme slots)", SLOT_DETAIL_KEY));
 	for (int sl = 1; sl < SLOT__COUNT; sl += 3)
@@ -73,36 +75,38 @@ help_draw(tl_ui *ui, int x, int y, int w, int h)
 			screen_text(s, cx + 4, y + row, 21, theme_slot_name(sl + k), SLOT_NORMAL);
 		});
 #undef EMIT
-	ui->help_lines = line;
+	hs->lines = line;
 }
 
 static int
-help_action(tl_ui *ui, int a)
+help_action(tl_ui *ui, void *st, int a)
 {
+	help_state *hs = st;
 	int page = ui->scr.h > 4 ? ui->scr.h - 3 : 1;
 	switch (a) {
 	case ACT_LANE_DOWN:
-		ui->help_scroll++;
+		hs->scroll++;
 		break;
 	case ACT_LANE_UP:
-		ui->help_scroll--;
+		hs->scroll--;
 		break;
 	case ACT_PAGE_DOWN:
-		ui->help_scroll += page;
+		hs->scroll += page;
 		break;
 	case ACT_PAGE_UP:
-		ui->help_scroll -= page;
+		hs->scroll -= page;
 		break;
 	case ACT_FIRST_LANE:
-		ui->help_scroll = 0;
+		hs->scroll = 0;
 		break;
 	case ACT_LAST_LANE:
-		ui->help_scroll = ui->help_lines;
+		hs->scroll = hs->lines;
 		break;
 	case ACT_HELP:
 	case ACT_QUIT:
 	case ACT_CLEAR:
-		ui->help = 0;
+		hs->scroll = 0; /* it opens at the top */
+		ui_view_close(ui, &help_view);
 		return 1;
 	case ACT_REDRAW:
 	case ACT_COMMAND:
@@ -110,16 +114,34 @@ help_action(tl_ui *ui, int a)
 	default:
 		break;
 	}
-	int max = ui->help_lines - (ui->scr.h - 2);
-	if (ui->help_scroll > max)
-		ui->help_scroll = max;
-	if (ui->help_scroll < 0)
-		ui->help_scroll = 0;
+	int max = hs->lines - (ui->scr.h - 2);
+	if (hs->scroll > max)
+		hs->scroll = max;
+	if (hs->scroll < 0)
+		hs->scroll = 0;
 	return 1;
+}
+
+static void *
+help_open(tl_ui *ui)
+{
+	(void)ui;
+	return xcalloc(1, sizeof(help_state));
+}
+
+static void
+help_close(tl_ui *ui, void *st)
+{
+	(void)ui;
+	free(st);
 }
 
 const view_ops help_view = {
     .name = "help",
+    .layer = UI_LAYER_HELP,
+    .open_action = ACT_HELP,
+    .open = help_open,
     .draw = help_draw,
     .action = help_action,
+    .close = help_close,
 };

@@ -77,17 +77,6 @@ screen_fill(tl_screen *s, int x, int y, int n, uint32_t ch, uint8_t slot)
 		screen_put(s, x + i, y, ch, slot, 0);
 }
 
-void
-screen_recolor(tl_screen *s, int x, int y, int n, uint8_t slot, uint8_t flags)
-{
-	if (y < 0 || y >= s->h)
-		return;
-	for (int i = x < 0 ? 0 : x; i < x + n && i < s->w; i++) {
-		s->cell[y * s->w + i].slot = slot;
-		s->cell[y * s->w + i].flags = flags;
-	}
-}
-
 static int
 cp_width(const tl_screen *s, unsigned cp)
 {

@@ -30,8 +30,6 @@ void screen_clear(tl_screen *, uint8_t slot);
 /* Puts one character; out-of-range positions are ignored. */
 void screen_put(tl_screen *, int x, int y, uint32_t ch, uint8_t slot, uint8_t flags);
 void screen_fill(tl_screen *, int x, int y, int n, uint32_t ch, uint8_t slot);
-/* Changes the slot of n cells, keeping their characters. */
-void screen_recolor(tl_screen *, int x, int y, int n, uint8_t slot, uint8_t flags);
 /* Draws UTF-8 text (already sanitized: no control characters) into at most maxw columns,
  * cutting with an ellipsis when it does not fit. Returns the columns used. */
 int screen_text(tl_screen *, int x, int y, int maxw, const char *s, uint8_t slot);

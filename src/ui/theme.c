@@ -22,7 +22,8 @@ theme_slot_name(int slot)
 	return slot >= 0 && slot < SLOT__COUNT ? slot_names[slot] : "?";
 }
 
-int
+/* The slot of a name, or -1 when unknown. */
+static int
 theme_slot_by_name(const char *name)
 {
 	for (int i = 0; i < SLOT__COUNT; i++)

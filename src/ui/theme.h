@@ -34,12 +34,12 @@
 	X(STAGE_ROLLOUT, "stage.rollout", '1')                                                     \
 	X(STAGE_REWARD, "stage.reward", '2')                                                       \
 	X(STAGE_REF, "stage.ref_logprob", '3')                                                     \
-	X(STAGE_OLD, "stage.actor_logprob", '4')                                                     \
+	X(STAGE_OLD, "stage.actor_logprob", '4')                                                   \
 	X(STAGE_VALUES, "stage.values", '5')                                                       \
-	X(STAGE_ADV, "stage.advantage", '6')                                                      \
+	X(STAGE_ADV, "stage.advantage", '6')                                                       \
 	X(STAGE_ACTOR, "stage.actor_update", '7')                                                  \
 	X(STAGE_CRITIC, "stage.critic_update", '8')                                                \
-	X(STAGE_WEIGHTS, "stage.weight_sync", '9')                                                \
+	X(STAGE_WEIGHTS, "stage.weight_sync", '9')                                                 \
 	X(DETAIL, "detail", 'd')                                                                   \
 	X(DETAIL_KEY, "detail.key", 'k')                                                           \
 	X(PP_FORWARD, "pp.forward", 'F')                                                           \
@@ -74,7 +74,6 @@ typedef struct tl_theme {
 } tl_theme;
 
 const char *theme_slot_name(int slot);
-int theme_slot_by_name(const char *name); /* -1 when unknown */
 char theme_slot_char(int slot);
 /* The slot of a stage slice: stage.NAME when the theme knows it, else stage. */
 int theme_stage_slot(const char *stage_name);

@@ -106,6 +106,24 @@ check "backwards range is refused" grep -q "backwards" "$t_tmp/err"
 check "unknown command exits 1" [ $? -eq 1 ]
 "$TL" --help | grep -q "tl summary PATH"
 check "--help lists the summary command" [ $? -eq 0 ]
+# each command takes its own options: another command's is a usage error with one clear line
+for bad in "keys --json" "keys --rank 0" "summary /nonexistent --theme x" \
+	"summary /nonexistent --script s" "info /nonexistent --json" "info /nonexistent --pp 2" \
+	"view /nonexistent --json" "view /nonexistent --man" "demo --json"; do
+	set -- $bad
+	"$TL" "$@" >/dev/null 2>"$t_tmp/err"
+	rc=$?
+	opt=$(printf '%s\n' "$@" | grep -- '^--')
+	check "tl $bad: exit 1, '$1 does not take $opt' and the usage" sh -c "[ $rc -eq 1 ] &&
+		grep -qx 'tl: $1 does not take $opt' '$t_tmp/err' && grep -q '^usage: tl $1' '$t_tmp/err'"
+done
+set --
+"$TL" keys --keymap vim --markdown >/dev/null 2>"$t_tmp/err"
+check "keys takes --keymap and --markdown" [ $? -eq 0 ]
+"$TL" summary /nonexistent --pp 2 --json --rank 0 >/dev/null 2>"$t_tmp/err"
+rc=$?
+check "summary takes --pp, --json and --rank (the path is what fails)" sh -c "[ $rc -eq 1 ] &&
+	grep -q 'nonexistent: No such file' '$t_tmp/err' && ! grep -q 'does not take' '$t_tmp/err'"
 
 # ---- nothing loadable: exit 2 with a clear line ----------------------------------------------
 mkdir -p "$t_tmp/junk/x_ascend_pt/ASCEND_PROFILER_OUTPUT"

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The key lists of man/tl.1 (`tl keys --man`) and README.md (`tl keys --markdown`) are
-# generated from the action table, between BEGIN KEYS and END KEYS markers.
+# The key and command lists of man/tl.1 (`tl keys --man`) and README.md (`tl keys --markdown`)
+# are generated from the action and command tables, between BEGIN KEYS and END KEYS markers.
 #   man_keys.sh --update TL_BIN FILE   rewrites the list between the markers
 #   man_keys.sh --check  TL_BIN FILE   exits 1 when it differs from the table
 mode=$1 bin=$2 man=$3

@@ -111,6 +111,36 @@ check "help lists keys" has "+ = w <WheelUp>"
 golden help
 view "$P" 100x30 "?" q
 check "q closes help" has "rank 0"
+view "$P" 100x30 "?" ":last-lane"
+check "help lists every :-command of the table, bubbles and resize too" sh -c "
+	for c in \$('$TL_BIN' keys | sed -n '/^:-commands/,\$s/^  :\([a-z-]*\).*/\1/p'); do
+		grep -qF \":\$c\" '$t_tmp/screen.txt' || { echo \"# missing :\$c\"; exit 1; }
+	done"
+
+# ---- :-commands ---------------------------------------------------------------------------------
+# every command of the table (and alias) is dispatched: none is an unknown command
+cmds=$("$TL_BIN" keys | sed -n '/^:-commands/,$s/^  :\([a-z-]*\).*(also \(.*\))$/\1 \2/p; /^:-commands/,$s/^  :\([a-z-]*\) .*/\1/p' | tr -d ':,' | tr ' ' '\n' | sort -u)
+check "tl keys lists the commands" [ -n "$cmds" ]
+# one run for the commands that leave the viewer open (each failing line is reported with its
+# number), one per way to quit
+: > "$t_tmp/cmds"
+for c in $cmds; do
+	case $c in q | q! | quit) ;; *) echo ":$c" >> "$t_tmp/cmds" ;; esac
+done
+view "$P" 60x20 $(cat "$t_tmp/cmds")
+check "every command of the table runs: $(echo $(cat "$t_tmp/cmds"))" sh -c "
+	[ \$(wc -l < '$t_tmp/cmds') -ge 10 ] && ! grep -q 'Unknown command' '$t_tmp/err'"
+for c in q q! quit; do
+	rm -f "$t_tmp/screen.txt"
+	view "$P" 60x20 ":$c"
+	check ":$c quits (the :dump after it never runs)" sh -c "[ $? -eq 0 ] && [ ! -f '$t_tmp/screen.txt' ]"
+done
+view "$P" 100x30 ":" "resi" "<Tab>" "80x25" "<Enter>"
+check "Tab completes a command name at the : prompt" sh -c "[ \$(wc -l < '$t_tmp/screen.txt') -eq 25 ]"
+view "$P" 100x30 ":" "bubb" "<Tab>" "s" "<Enter>"
+check "Tab extends the line to what the names have in common" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubbles: [0-9]* idle gaps'"
+view "$P" 100x30 ":" "toggle-ab" "<Tab>" "<Enter>"
+check "Tab completes an action name too" sh -c "sed -n 29p '$t_tmp/screen.txt' | grep -q ' [0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.'"
 
 # ---- ASCII, themes, keymaps ---------------------------------------------------------------------
 LC_ALL=C view "$P" 100x30 b ":goto 30ms" + + +

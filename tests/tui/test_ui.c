@@ -4,9 +4,11 @@
 #include "analysis/lanes.h"
 #include "query/query.h"
 #include "ui/actions.h"
+#include "ui/commands.h"
 #include "ui/keymap.h"
 #include "ui/screen.h"
 #include "ui/theme.h"
+#include "ui/view.h"
 #include "util/xalloc.h"
 
 #include <curses.h>
@@ -313,6 +315,89 @@ test_lanes(void)
 	trace_free(&tr);
 }
 
+/* The :-command table: every name and alias names one command; the lists written from it name
+ * every command. */
+static void
+test_commands(void)
+{
+	char names[CMD__COUNT * 4][32];
+	size_t n = 0;
+	for (int i = 0; i < CMD__COUNT; i++) {
+		const tl_command_info *c = &command_table[i];
+		CHECK(c->name && *c->name && c->help && *c->help && c->args,
+		      "command %s has a name, arguments and help", c->name);
+		snprintf(names[n++], sizeof names[0], "%s", c->name);
+		for (const char *p = c->alias; p && *p && n < sizeof names / sizeof *names;) {
+			size_t k = strcspn(p, " ");
+			snprintf(names[n++], sizeof names[0], "%.*s", (int)k, p);
+			p += k + (p[k] == ' ');
+		}
+	}
+	int dup = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			dup |= strcmp(names[i], names[j]) == 0;
+	CHECK(!dup, "command names and aliases are unique (%zu of them)", n);
+	for (int f = 0; f < 3; f++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		commands_write_list(m, f);
+		fclose(m);
+		int all = 1;
+		for (int i = 0; i < CMD__COUNT; i++) {
+			char want[64];
+			size_t w = (size_t)snprintf(want, sizeof want, ":");
+			for (const char *c = command_table[i].name; *c && w + 3 < sizeof want; c++)
+				w += (size_t)snprintf(want + w, sizeof want - w, "%s",
+				                      f == 1 && *c == '-' ? "\\-"
+				                                          : (char[2]){*c, 0});
+			all &= strstr(buf, want) != NULL;
+		}
+		CHECK(all, "the command list (format %d) names every command", f);
+		free(buf);
+	}
+	char also[64];
+	for (int i = 0; i < CMD__COUNT; i++)
+		if (strcmp(command_table[i].name, "quit") == 0)
+			CHECK_STR(
+			    command_aliases(&command_table[i], "(also ", ")", also, sizeof also),
+			    "(also :q, :q!)", "aliases are listed as :-commands");
+}
+
+/* The view stack: one view per layer, ordered by layer; closing a view closes what is above
+ * it; the front view is the top one that is not a pane. */
+static void
+test_view_stack(void)
+{
+	tl_ui ui;
+	memset(&ui, 0, sizeof ui);
+	ui_view_open(&ui, &help_view);
+	ui_view_open(&ui, &detail_view);
+	CHECK(ui.depth == 2 && ui_view_at(ui.stack[0]) == &detail_view &&
+	          ui_view_at(ui.stack[1]) == &help_view,
+	      "a pane goes under the help screen opened before it");
+	CHECK(ui_view_front(&ui) == &help_view, "the help screen has the screen");
+	ui_view_open(&ui, &pp_view);
+	CHECK(ui.depth == 3 && ui_view_at(ui.stack[1]) == &pp_view, "a panel goes between them");
+	ui_view_open(&ui, &pp_view);
+	CHECK(ui.depth == 3, "opening an open view keeps one of it");
+	ui_view_action(&ui, ACT_QUIT);
+	CHECK(ui.depth == 2 && ui_view_front(&ui) == &pp_view && !ui.quit,
+	      "quit closes the help screen first, not the viewer");
+	ui_view_close(&ui, &detail_view);
+	CHECK(ui.depth == 0, "closing a view closes what is above it");
+	CHECK(ui_view_front(&ui) == NULL, "an empty stack has no front view");
+	ui_view_action(&ui, ACT_HELP);
+	CHECK(ui.depth == 1 && ui_view_front(&ui) == &help_view,
+	      "an action no view takes opens the view it belongs to");
+	ui_view_action(&ui, ACT_QUIT);
+	ui_view_action(&ui, ACT_QUIT);
+	CHECK(ui.depth == 0 && ui.quit, "quit with nothing above quits");
+	ui_view_close_all(&ui);
+	CHECK(ui.state[VIEW_ID_help_view] == NULL, "the states are freed at the end");
+}
+
 int
 main(void)
 {
@@ -323,5 +408,7 @@ main(void)
 	test_screen();
 	test_lanes();
 	test_bubbles();
+	test_commands();
+	test_view_stack();
 	return test_done();
 }

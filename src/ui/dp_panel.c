@@ -5,21 +5,31 @@
  * Sortable; Enter jumps to that rank and window in the timeline. Every number is tlq_imbalance's,
  * the one `tl summary` prints. */
 #include "config.h"
-#include "ui/rl.h"
+#include "ui/common.h"
+#include "ui/timeline.h"
 #include "util/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+enum { RL_SORT_RANK, RL_SORT_DURATION, RL_SORT_WAIT, RL_SORT_DECODE, RL_SORT_IDLE, RL_SORT__COUNT };
+
+typedef struct dp_state {
+	size_t imb;      /* index into tlq_imbalances */
+	int sort;        /* RL_SORT_* */
+	size_t sel, top; /* selected row and first row shown */
+	size_t *order;   /* rows in display order */
+	size_t norder;
+} dp_state;
+
 static const char *const sort_names[RL_SORT__COUNT] = {"rank", "duration", "wait", "decode steps",
                                                        "idle"};
 
 static const tl_imbalance *
-current(tl_ui *ui, const tl_imbalance **all, size_t *n)
+current(tl_ui *ui, dp_state *s, const tl_imbalance **all, size_t *n)
 {
-	ui_rl *s = ui_rl_get(ui);
-	*n = tlq_imbalances(s->rl, all);
+	*n = tlq_imbalances(ui->rl, all);
 	return s->imb < *n ? &(*all)[s->imb] : NULL;
 }
 
@@ -73,7 +83,7 @@ cmp_row(const void *a, const void *b)
 }
 
 static void
-order_rows(ui_rl *s, const tl_imbalance *im)
+order_rows(dp_state *s, const tl_imbalance *im)
 {
 	s->order = xreallocarray(s->order, im->n ? im->n : 1, sizeof *s->order);
 	s->norder = im->n;
@@ -90,13 +100,13 @@ order_rows(ui_rl *s, const tl_imbalance *im)
 #define FIXED_COLS 48 /* everything but the bar: 21 columns before it, 27 after */
 
 static void
-imb_draw(tl_ui *ui, int x, int y, int w, int h)
+imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 {
 	tl_screen *sc = &ui->scr;
-	ui_rl *s = ui_rl_get(ui);
+	dp_state *s = state;
 	const tl_imbalance *all, *im;
 	size_t n;
-	im = current(ui, &all, &n);
+	im = current(ui, s, &all, &n);
 	char k1[24], k2[24], k3[24], k4[24], st[24];
 	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
 	if (im == NULL) {
@@ -115,7 +125,7 @@ imb_draw(tl_ui *ui, int x, int y, int w, int h)
 	if (s->norder != im->n)
 		order_rows(s, im);
 	char sb[160]; /* a role directory's name: untrusted */
-	const char *stage = ui_clean(ui, tlq_rl_stage_name(s->rl, im->stage), sb, sizeof sb);
+	const char *stage = ui_clean(ui, tlq_rl_stage_name(ui->rl, im->stage), sb, sizeof sb);
 	screen_printf(
 	    sc, x, y, w, SLOT_TITLE,
 	    " DP load imbalance: stage %s, step %s   (%s stage, %s step, %s sort, Enter: timeline, "
@@ -236,11 +246,10 @@ static void
 jump(tl_ui *ui, const tl_imbalance *im, const tl_imb_rank *v)
 {
 	const tl_rank *r = ui->tr->ranks[v->rank];
-	ui_rl *s = ui_rl_get(ui);
 	char d[32], wt[32], st[24];
-	ui->panel = NULL;
+	ui_view_close(ui, &dp_panel_view);
 	ui_message(ui, 0, "Rank %d, %s step %s: %s, then waited %s for the last to finish", r->rank,
-	           tlq_rl_stage_name(s->rl, im->stage), step_text(im->step, st, sizeof st),
+	           tlq_rl_stage_name(ui->rl, im->stage), step_text(im->step, st, sizeof st),
 	           ms_text(v->duration, d, sizeof d), ms_text(v->wait, wt, sizeof wt));
 	/* its stage slice on the stage lane, selected and zoomed to */
 	for (size_t ti = 0; ti < r->ntracks; ti++) {
@@ -249,48 +258,34 @@ jump(tl_ui *ui, const tl_imbalance *im, const tl_imb_rank *v)
 			continue;
 		size_t k = track_first_starting_at(t, v->start);
 		if (k < t->n && t->v[k].start == v->start) {
-			timeline_select(ui, v->rank, ti, k, 0);
-			timeline_show_range(ui, v->start, v->end);
+			ui_slice_ref sel = {v->rank, ti, k};
+			timeline_reveal(ui, v->rank, v->start, v->end, &sel);
 			return;
 		}
 	}
-	timeline_goto_rank(ui, v->rank);
-	timeline_show_range(ui, v->start, v->end);
+	timeline_reveal(ui, v->rank, v->start, v->end, NULL);
 }
 
 static int
-imb_action(tl_ui *ui, int a)
+imb_action(tl_ui *ui, void *state, int a)
 {
-	ui_rl *s = ui_rl_get(ui);
+	dp_state *s = state;
 	const tl_imbalance *all, *im;
 	size_t n;
-	im = current(ui, &all, &n);
-	if (a == ACT_DP_PANEL) {
-		if (s->imb == SIZE_MAX || s->imb >= n) { /* first open: rollout of the first step */
-			s->imb = 0;
-			for (size_t i = 0; i < n; i++)
-				if (all[i].stage == TL_STAGE_ROLLOUT) {
-					s->imb = i;
-					break;
-				}
-			s->sel = s->top = 0;
-			s->norder = 0;
-		}
-		ui->panel = &imbalance_view;
-		return 1;
-	}
+	im = current(ui, s, &all, &n);
 	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
 	size_t nx;
 	switch (a) {
 	case ACT_QUIT:
 	case ACT_CLEAR:
-		ui->panel = NULL;
+		ui_view_close(ui, &dp_panel_view);
 		return 1;
 	case ACT_HELP:
 	case ACT_COMMAND:
 	case ACT_REDRAW:
+	case ACT_DP_PANEL:
 	case ACT_PP_VIEW:
-		return 0; /* the main loop's */
+		return 0; /* the view stack's */
 	case ACT_LANE_DOWN:
 		if (im && s->sel + 1 < im->n)
 			s->sel++;
@@ -335,7 +330,7 @@ imb_action(tl_ui *ui, int a)
 			if (by_step)
 				ui_message(ui, 0,
 				           "Stage %s ran on two ranks or more in one step only",
-				           tlq_rl_stage_name(s->rl, im->stage));
+				           tlq_rl_stage_name(ui->rl, im->stage));
 			else
 				ui_message(ui, 0,
 				           "Step %s has one stage that ran on two ranks or more",
@@ -365,8 +360,35 @@ imb_action(tl_ui *ui, int a)
 	}
 }
 
-const view_ops imbalance_view = {
-    .name = "imbalance",
+static void *
+imb_open(tl_ui *ui)
+{
+	dp_state *s = xcalloc(1, sizeof *s);
+	const tl_imbalance *all;
+	size_t n = tlq_imbalances(ui->rl, &all);
+	for (size_t i = 0; i < n; i++) /* first shown: rollout of the first step */
+		if (all[i].stage == TL_STAGE_ROLLOUT) {
+			s->imb = i;
+			break;
+		}
+	return s;
+}
+
+static void
+imb_close(tl_ui *ui, void *st)
+{
+	(void)ui;
+	dp_state *s = st;
+	free(s->order);
+	free(s);
+}
+
+const view_ops dp_panel_view = {
+    .name = "dp-panel",
+    .layer = UI_LAYER_PANEL,
+    .open_action = ACT_DP_PANEL,
+    .open = imb_open,
     .draw = imb_draw,
     .action = imb_action,
+    .close = imb_close,
 };

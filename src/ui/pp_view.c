@@ -4,7 +4,9 @@
  * activations, up for gradients). 1F1B and GPipe read the same way. Every number is
  * tlq_pipeline's, the one `tl summary` prints. */
 #include "config.h"
-#include "ui/rl.h"
+#include "ui/common.h"
+#include "ui/timeline.h"
+#include "util/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -12,16 +14,20 @@
 
 #define LABEL_W 22 /* " pp 0  r0,1    35.4% " */
 
+typedef struct pp_state {
+	size_t step;     /* index into the pipeline's steps */
+	size_t sel, top; /* selected PP stage, first shown */
+} pp_state;
+
 static const tl_pp_step *
-current(tl_ui *ui, const tl_pipeline **pp)
+current(tl_ui *ui, pp_state *s, const tl_pipeline **pp)
 {
-	ui_rl *s = ui_rl_get(ui);
-	*pp = tlq_pipeline(s->rl);
+	*pp = tlq_pipeline(ui->rl);
 	if ((*pp)->nsteps == 0)
 		return NULL;
-	if (s->pp_step >= (*pp)->nsteps)
-		s->pp_step = 0;
-	return &(*pp)->steps[s->pp_step];
+	if (s->step >= (*pp)->nsteps)
+		s->step = 0;
+	return &(*pp)->steps[s->step];
 }
 
 /* "r0,1" or "r0-3" or "r0,2,+3" to fit a label */
@@ -60,12 +66,12 @@ col_of(int64_t t, int64_t t0, int64_t span, int bw, int end)
 }
 
 static void
-pp_draw(tl_ui *ui, int x, int y, int w, int h)
+pp_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 {
 	tl_screen *sc = &ui->scr;
-	ui_rl *s = ui_rl_get(ui);
+	pp_state *s = state;
 	const tl_pipeline *pp;
-	const tl_pp_step *st = current(ui, &pp);
+	const tl_pp_step *st = current(ui, s, &pp);
 	char k1[24], k2[24], sp[32], stp[24];
 	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
 	if (st == NULL) {
@@ -85,7 +91,7 @@ pp_draw(tl_ui *ui, int x, int y, int w, int h)
 	    sc, x, y, w, SLOT_TITLE,
 	    " Pipeline: step %s (%zu of %zu), %d PP stages from %s, span %s   (%s step, Enter: "
 	    "timeline, %s: close)",
-	    stp, s->pp_step + 1, pp->nsteps, pp->npp, pipeline_source_name(pp->source), sp,
+	    stp, s->step + 1, pp->nsteps, pp->npp, pipeline_source_name(pp->source), sp,
 	    keymap_key_hint(&ui->keys, ACT_STEP_NEXT, k1, sizeof k1),
 	    keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
 	int bw = w - LABEL_W - 1;
@@ -110,16 +116,16 @@ pp_draw(tl_ui *ui, int x, int y, int w, int h)
 	size_t per = (size_t)(avail + 1) / 2;
 	if (per == 0)
 		return;
-	if (s->pp_sel >= st->nstages)
-		s->pp_sel = st->nstages - 1;
-	if (s->pp_sel < s->pp_top)
-		s->pp_top = s->pp_sel;
-	if (s->pp_sel >= s->pp_top + per)
-		s->pp_top = s->pp_sel - per + 1;
+	if (s->sel >= st->nstages)
+		s->sel = st->nstages - 1;
+	if (s->sel < s->top)
+		s->top = s->sel;
+	if (s->sel >= s->top + per)
+		s->top = s->sel - per + 1;
 	uint32_t shade = ui->utf8 ? 0x2591 : '.'; /* ░ */
-	for (size_t i = s->pp_top; i < st->nstages && i < s->pp_top + per; i++) {
+	for (size_t i = s->top; i < st->nstages && i < s->top + per; i++) {
 		const tl_pp_stage *ps = &st->stages[i];
-		int yy = y + 2 + 2 * (int)(i - s->pp_top), sel = i == s->pp_sel;
+		int yy = y + 2 + 2 * (int)(i - s->top), sel = i == s->sel;
 		char rk[32];
 		ranks_text(ui->tr, ps, rk, sizeof rk);
 		if (sel)
@@ -151,7 +157,7 @@ pp_draw(tl_ui *ui, int x, int y, int w, int h)
 			screen_text(sc, x0 + 1, yy, bw - 1, "(no blocks in this step)",
 			            SLOT_NORMAL);
 		/* transfers to and from the next stage's shown rank: arrows where they complete */
-		if (i + 1 >= st->nstages || i + 1 >= s->pp_top + per)
+		if (i + 1 >= st->nstages || i + 1 >= s->top + per)
 			continue;
 		const tl_pp_stage *nx = &st->stages[i + 1];
 		for (size_t l = 0; l < st->nlinks; l++) {
@@ -174,64 +180,79 @@ pp_draw(tl_ui *ui, int x, int y, int w, int h)
 static void
 pp_jump(tl_ui *ui, const tl_pp_step *st, const tl_pp_stage *ps)
 {
-	ui->panel = NULL;
+	ui_view_close(ui, &pp_view);
 	if (ps->shown == SIZE_MAX)
 		return;
-	timeline_goto_rank(ui, ps->shown);
-	timeline_show_range(ui, st->start, st->end);
+	timeline_reveal(ui, ps->shown, st->start, st->end, NULL);
 	ui_message(ui, 0, "PP stage %d (rank %d): bubble ratio %.1f%% of the step's %.3f ms",
 	           ps->pp_stage, ui->tr->ranks[ps->shown]->rank, ps->bubble_ratio * 100,
 	           (double)(st->end - st->start) / 1e6);
 }
 
 static int
-pp_action(tl_ui *ui, int a)
+pp_action(tl_ui *ui, void *state, int a)
 {
-	ui_rl *s = ui_rl_get(ui);
+	pp_state *s = state;
 	const tl_pipeline *pp;
-	const tl_pp_step *st = current(ui, &pp);
+	const tl_pp_step *st = current(ui, s, &pp);
 	switch (a) {
-	case ACT_PP_VIEW:
-		ui->panel = &pipeline_view;
-		return 1;
 	case ACT_QUIT:
 	case ACT_CLEAR:
-		ui->panel = NULL;
+		ui_view_close(ui, &pp_view);
 		return 1;
 	case ACT_HELP:
 	case ACT_COMMAND:
 	case ACT_REDRAW:
 	case ACT_DP_PANEL:
-		return 0;
+	case ACT_PP_VIEW:
+		return 0; /* the view stack's */
 	case ACT_LANE_DOWN:
-		if (st && s->pp_sel + 1 < st->nstages)
-			s->pp_sel++;
+		if (st && s->sel + 1 < st->nstages)
+			s->sel++;
 		return 1;
 	case ACT_LANE_UP:
-		if (s->pp_sel > 0)
-			s->pp_sel--;
+		if (s->sel > 0)
+			s->sel--;
 		return 1;
 	case ACT_STEP_NEXT:
 	case ACT_PAGE_RIGHT:
 		if (pp->nsteps > 0)
-			s->pp_step = (s->pp_step + 1) % pp->nsteps;
+			s->step = (s->step + 1) % pp->nsteps;
 		return 1;
 	case ACT_STEP_PREV:
 	case ACT_PAGE_LEFT:
 		if (pp->nsteps > 0)
-			s->pp_step = (s->pp_step + pp->nsteps - 1) % pp->nsteps;
+			s->step = (s->step + pp->nsteps - 1) % pp->nsteps;
 		return 1;
 	case ACT_SELECT:
-		if (st && s->pp_sel < st->nstages)
-			pp_jump(ui, st, &st->stages[s->pp_sel]);
+		if (st && s->sel < st->nstages)
+			pp_jump(ui, st, &st->stages[s->sel]);
 		return 1;
 	default:
 		return 1;
 	}
 }
 
-const view_ops pipeline_view = {
-    .name = "pipeline",
+static void *
+pp_open(tl_ui *ui)
+{
+	(void)ui;
+	return xcalloc(1, sizeof(pp_state));
+}
+
+static void
+pp_close(tl_ui *ui, void *state)
+{
+	(void)ui;
+	free(state);
+}
+
+const view_ops pp_view = {
+    .name = "pp-view",
+    .layer = UI_LAYER_PANEL,
+    .open_action = ACT_PP_VIEW,
+    .open = pp_open,
     .draw = pp_draw,
     .action = pp_action,
+    .close = pp_close,
 };

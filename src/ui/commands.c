@@ -1,0 +1,333 @@
+/* The :-commands: one handler per entry of TL_COMMANDS (ui/commands.h), the dispatcher, and the
+ * command list of tl(1) and README.md. */
+#include "config.h"
+#include "ui/commands.h"
+#include "ui/common.h"
+#include "ui/term.h"
+#include "ui/timeline.h"
+#include "util/timefmt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the handlers -------------------------------------------------------------------------- */
+
+/* A time since the start of the profile, or from the cursor with a sign. */
+static int
+parse_time(tl_ui *ui, const char *s, int64_t *out)
+{
+	while (*s == ' ')
+		s++;
+	int rel = *s == '+' || *s == '-';
+	int64_t v;
+	if (timefmt_parse(s, 1000000 /* bare numbers are ms */, &v) != 0)
+		return -1;
+	*out = rel ? timeline_cursor(ui) + v : ui->origin + v;
+	return 0;
+}
+
+/* "T0 T1": two increasing times. */
+static int
+parse_range(tl_ui *ui, const char *cmd, char *arg, int64_t *a, int64_t *b)
+{
+	char *sp = strchr(arg, ' ');
+	if (sp == NULL) {
+		ui_message(ui, 1, "%s: give two times, e.g. :%s 10ms 20ms", cmd, cmd);
+		return -1;
+	}
+	*sp = '\0';
+	if (parse_time(ui, arg, a) != 0 || parse_time(ui, sp + 1, b) != 0 || *b <= *a) {
+		ui_message(ui, 1, "%s: give two increasing times, e.g. :%s 10ms 20ms", cmd, cmd);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cmd_goto(tl_ui *ui, char *arg)
+{
+	int64_t a;
+	if (parse_time(ui, arg, &a) != 0) {
+		ui_message(ui, 1, "goto: give a time such as 12.5ms, 3s, 250us or +2ms");
+		return -1;
+	}
+	timeline_goto(ui, a);
+	return 0;
+}
+
+static int
+cmd_search(tl_ui *ui, char *arg)
+{
+	return timeline_search(ui, arg);
+}
+
+static int
+cmd_zoom(tl_ui *ui, char *arg)
+{
+	int64_t a, b;
+	if (parse_range(ui, "zoom", arg, &a, &b) != 0)
+		return -1;
+	timeline_show_range(ui, a, b);
+	return 0;
+}
+
+static int
+cmd_mark(tl_ui *ui, char *arg)
+{
+	int64_t a, b;
+	if (parse_range(ui, "mark", arg, &a, &b) != 0)
+		return -1;
+	timeline_mark_range(ui, a, b);
+	return 0;
+}
+
+static int
+cmd_rank(tl_ui *ui, char *arg)
+{
+	char *end;
+	long r = strtol(arg, &end, 10);
+	for (size_t ri = 0; *arg && *end == '\0' && ri < ui->tr->nranks; ri++)
+		if (ui->tr->ranks[ri]->rank == r && timeline_goto_rank(ui, ri) == 0)
+			return 0;
+	ui_message(ui, 1, "rank: no rank '%s' loaded", arg);
+	return -1;
+}
+
+static int
+cmd_bubbles(tl_ui *ui, char *arg)
+{
+	int want = strcmp(arg, "off") != 0;
+	if (want != timeline_bubbles_shown(ui))
+		ui_view_action(ui, ACT_TOGGLE_BUBBLES);
+	return 0;
+}
+
+static int
+cmd_theme(tl_ui *ui, char *arg)
+{
+	tl_theme t;
+	char err[512];
+	int rc = theme_load(&t, *arg ? arg : NULL, err, sizeof err);
+	if (rc == -2) {
+		ui_message(ui, 1, "%s", err);
+		return -1;
+	}
+	ui->theme = t;
+	term_styles(&ui->theme);
+	if (rc != 0)
+		ui_message(ui, 1, "%s", err);
+	return rc;
+}
+
+static int
+cmd_keymap(tl_ui *ui, char *arg)
+{
+	tl_keymap k;
+	char err[512];
+	int rc = keymap_load(&k, *arg ? arg : NULL, err, sizeof err);
+	if (rc == -2) {
+		keymap_free(&k);
+		ui_message(ui, 1, "%s", err);
+		return -1;
+	}
+	keymap_free(&ui->keys);
+	ui->keys = k;
+	if (rc != 0)
+		ui_message(ui, 1, "%s", err);
+	return rc;
+}
+
+static int
+dump_to(tl_ui *ui, const char *cmd, const char *path, int attrs)
+{
+	if (*path == '\0') {
+		ui_message(ui, 1, "%s: give a file name", cmd);
+		return -1;
+	}
+	FILE *f = fopen(path, "w");
+	if (f == NULL) {
+		ui_message(ui, 1, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (attrs)
+		screen_dump_attrs(&ui->scr, f);
+	else
+		screen_dump_text(&ui->scr, f);
+	if (fclose(f) != 0) {
+		ui_message(ui, 1, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cmd_dump(tl_ui *ui, char *arg)
+{
+	return dump_to(ui, "dump", arg, 0);
+}
+
+static int
+cmd_dump_attrs(tl_ui *ui, char *arg)
+{
+	return dump_to(ui, "dump-attrs", arg, 1);
+}
+
+static int
+cmd_resize(tl_ui *ui, char *arg)
+{
+	int c, r;
+	if (sscanf(arg, "%dx%d", &c, &r) != 2 || c < 1 || r < 1 || c > 1000 || r > 1000) {
+		ui_message(ui, 1, "resize: give COLSxROWS");
+		return -1;
+	}
+	term_resize(&ui->scr, c, r);
+	ui_view_resize_all(ui);
+	return 0;
+}
+
+static int
+cmd_quit(tl_ui *ui, char *arg)
+{
+	(void)arg;
+	ui->quit = 1;
+	return 0;
+}
+
+/* ---- the table ----------------------------------------------------------------------------- */
+
+#define COMMAND_INFO_(n, a, g, f, h) {n, a, g, h},
+const tl_command_info command_table[CMD__COUNT] = {TL_COMMANDS(COMMAND_INFO_)};
+#undef COMMAND_INFO_
+
+typedef int (*command_fn)(tl_ui *, char *arg);
+#define COMMAND_FN_(n, a, g, f, h) f,
+static const command_fn command_fns[CMD__COUNT] = {TL_COMMANDS(COMMAND_FN_)};
+#undef COMMAND_FN_
+
+/* Whether word is one of the space-separated names of list. */
+static int
+in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; p && *p;) {
+		size_t k = strcspn(p, " ");
+		if (k == n && strncmp(p, word, n) == 0)
+			return 1;
+		p += k;
+		while (*p == ' ')
+			p++;
+	}
+	return 0;
+}
+
+char *
+command_aliases(const tl_command_info *c, const char *pre, const char *post, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (c->alias == NULL)
+		return buf;
+	size_t off = (size_t)snprintf(buf, len, "%s", pre);
+	for (const char *p = c->alias; *p && off < len;) {
+		size_t k = strcspn(p, " ");
+		off += (size_t)snprintf(buf + off, len - off, "%s:%.*s", p == c->alias ? "" : ", ",
+		                        (int)k, p);
+		p += k;
+		while (*p == ' ')
+			p++;
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, "%s", post);
+	return buf;
+}
+
+int
+ui_command(tl_ui *ui, const char *line)
+{
+	char cmd[64], arg[512];
+	while (*line == ' ')
+		line++;
+	size_t n = strcspn(line, " ");
+	snprintf(cmd, sizeof cmd, "%.*s", (int)(n < sizeof cmd ? n : sizeof cmd - 1), line);
+	const char *rest = line + n;
+	while (*rest == ' ')
+		rest++;
+	snprintf(arg, sizeof arg, "%s", rest);
+	size_t al = strlen(arg);
+	while (al && arg[al - 1] == ' ')
+		arg[--al] = '\0';
+
+	if (cmd[0] == '\0')
+		return 0;
+	if (cmd[0] == '/') /* :/PATTERN searches, as / does */
+		return timeline_search(ui, line + 1);
+	for (int i = 0; i < CMD__COUNT; i++)
+		if (strcmp(cmd, command_table[i].name) == 0 || in_list(command_table[i].alias, cmd))
+			return command_fns[i](ui, arg);
+	int act = action_by_name(cmd);
+	if (act != ACT_NONE) {
+		ui_view_action(ui, act);
+		return 0;
+	}
+	char c[80];
+	ui_message(ui, 1, "Unknown command '%s' (? lists actions and commands)",
+	           ui_clean(ui, cmd, c, sizeof c));
+	return -1;
+}
+
+/* ---- the list in tl(1) and README.md ------------------------------------------------------- */
+
+static void
+roff_escaped(FILE *f, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", f);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+void
+commands_write_list(FILE *f, int format)
+{
+	if (format == 1)
+		fputs(".SH COMMANDS\nCommands are typed after\n.BR : ;\nUp and Down recall earlier "
+		      "commands and searches, Tab completes names.\n",
+		      f);
+	else if (format == 2)
+		fputs("| **:-commands** | | |\n", f);
+	else
+		fputs("\n:-commands\n", f);
+	for (int i = 0; i < CMD__COUNT + 1; i++) {
+		/* the last row: every action is a command too */
+		const tl_command_info any = {"ACTION", NULL, "",
+		                             "Run any action by its name, e.g. :fit-all"};
+		const tl_command_info *c = i < CMD__COUNT ? &command_table[i] : &any;
+		char also[64], usage[96];
+		command_aliases(c, " (also ", ")", also, sizeof also);
+		snprintf(usage, sizeof usage, ":%s%s%s", c->name, *c->args ? " " : "", c->args);
+		if (format == 1) {
+			fputs(".TP\n.B ", f);
+			roff_escaped(f, usage);
+			fputs("\n", f);
+			roff_escaped(f, c->help);
+			roff_escaped(f, also);
+			fputs(".\n", f);
+		} else if (format == 2) {
+			fputs("| | `", f);
+			for (const char *k = usage; *k; k++)
+				fputs(*k == '|' ? "\\|" : (char[2]){*k, 0}, f);
+			fputs("` | ", f);
+			for (const char *k = c->help; *k; k++)
+				fputs(*k == '|' ? "\\|" : (char[2]){*k, 0}, f);
+			fprintf(f, "%s |\n", also);
+		} else {
+			fprintf(f, "  %-22s %s%s\n", usage, c->help, also);
+		}
+	}
+}

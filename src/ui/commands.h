@@ -1,0 +1,52 @@
+/* Every :-command of the viewer, in one table (tmux's cmd_entry): it drives dispatch, the `?`
+ * help screen, Tab completion at the ':' prompt and the command list of tl(1) and README.md
+ * (`tl keys --man`, `make man-keys`; tests/tui/test_units.sh fails when they drift).
+ * X(name, alias, arguments, handler, help). Aliases are separated by spaces; every action of
+ * ui/actions.h is a command too, by its name. */
+#ifndef TL_UI_COMMANDS_H
+#define TL_UI_COMMANDS_H
+#include <stdio.h>
+
+#include "ui/view.h"
+
+#define TL_COMMANDS(X)                                                                             \
+	X("goto", "g", "TIME", cmd_goto,                                                           \
+	  "Go to a time since the start: 12.5ms, 3s, 250us, 40ns (a bare number is ms); +2ms "     \
+	  "and -500us move from the cursor")                                                       \
+	X("search", NULL, "PATTERN", cmd_search,                                                   \
+	  "Search slice names of all ranks with a PCRE2 regular expression (as /); caseless "      \
+	  "unless the pattern has an upper-case letter")                                           \
+	X("zoom", NULL, "T0 T1", cmd_zoom, "Show the range from T0 to T1")                         \
+	X("mark", NULL, "T0 T1", cmd_mark, "Mark the range from T0 to T1 and show its statistics") \
+	X("rank", NULL, "N", cmd_rank, "Go to rank N")                                             \
+	X("bubbles", NULL, "[on|off]", cmd_bubbles, "Switch bubble highlighting on (or off)")      \
+	X("theme", NULL, "[NAME]", cmd_theme,                                                      \
+	  "Switch the theme: default, light, mono or your own (tl-theme(5))")                      \
+	X("keymap", NULL, "[NAME]", cmd_keymap,                                                    \
+	  "Switch the keymap: default, vim, emacs or your own (tl-keymap(5))")                     \
+	X("dump", NULL, "FILE", cmd_dump, "Write the screen as text")                              \
+	X("dump-attrs", NULL, "FILE", cmd_dump_attrs,                                              \
+	  "Write one character per cell naming its colour slot (tl-theme(5))")                     \
+	X("resize", NULL, "COLSxROWS", cmd_resize, "Resize the screen (script mode)")              \
+	X("quit", "q q!", "", cmd_quit, "Quit")
+
+typedef struct tl_command_info {
+	const char *name, *alias, *args, *help;
+} tl_command_info;
+
+#define COMMAND_COUNT_(n, a, g, f, h) +1
+enum { CMD__COUNT = 0 TL_COMMANDS(COMMAND_COUNT_) };
+#undef COMMAND_COUNT_
+
+extern const tl_command_info command_table[CMD__COUNT];
+
+/* Runs a :-command line (without the ':'): a command of the table or an action by name.
+ * Returns 0 on success; the message line says what went wrong. */
+int ui_command(tl_ui *, const char *line);
+/* The aliases as ":q, :q!" between pre and post, or "" when there are none. */
+char *command_aliases(const tl_command_info *, const char *pre, const char *post, char *buf,
+                      size_t len);
+/* The command list: format 0 plain text, 1 roff (tl(1)), 2 Markdown (README.md). */
+void commands_write_list(FILE *, int format);
+
+#endif

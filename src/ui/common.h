@@ -1,0 +1,16 @@
+/* Helpers every view uses: the message line, times as the viewer shows them, names made safe
+ * for the screen. They read tl_ui and call nothing of the views. */
+#ifndef TL_UI_COMMON_H
+#define TL_UI_COMMON_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ui/view.h"
+
+void ui_message(tl_ui *, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "12.500ms" relative to the origin, or wall-clock with abstime. */
+char *ui_time(const tl_ui *, int64_t t, char *buf, size_t len);
+/* Sanitized copy of an untrusted name for the screen. */
+char *ui_clean(const tl_ui *, const char *s, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,48 @@
+/* The timeline view (the base of the view stack): a time ruler, one group of lanes per rank, a
+ * status line. What other files may ask of it; its state is its own (ui/timeline_int.h, read
+ * only by the timeline_*.c files). */
+#ifndef TL_UI_TIMELINE_H
+#define TL_UI_TIMELINE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ui/view.h"
+
+/* Shows a place: the lanes of trace rank `rank` (an index into tr->ranks) from its header, or
+ * with sel the lane of that slice, selected; and the time range [t0, t1) centred. The one way
+ * for a panel to send the user to the timeline. Returns -1 when no lane shows that rank. */
+int timeline_reveal(tl_ui *, size_t rank, int64_t t0, int64_t t1, const ui_slice_ref *sel);
+/* Puts the header lane of trace rank ri first on screen and under the cursor. Returns 0, or
+ * -1 when no lane shows that rank. */
+int timeline_goto_rank(tl_ui *, size_t ri);
+/* Moves the cursor to t, the view with it. */
+void timeline_goto(tl_ui *, int64_t t);
+int64_t timeline_cursor(const tl_ui *);
+/* Centres the view on [t0, t1) (zooming out to show it with margins when wider). */
+void timeline_show_range(tl_ui *, int64_t t0, int64_t t1);
+/* Marks [t0, t1) and shows its statistics in the detail pane. */
+void timeline_mark_range(tl_ui *, int64_t t0, int64_t t1);
+/* Searches slice names and goes to the first match after the cursor; "" repeats the last
+ * search. Returns 0, or -1 with a message. */
+int timeline_search(tl_ui *, const char *pattern);
+int timeline_bubbles_shown(const tl_ui *);
+
+/* For the main loop: the lane area for a screen of w x h with a pane of pane_h rows below
+ * the lanes; the status line; the whole profile in view. */
+void timeline_layout(tl_ui *, int w, int h, int pane_h);
+void timeline_status(tl_ui *, int y);
+void timeline_fit(tl_ui *);
+
+/* Where the lanes were drawn, for scrolling the terminal by whole columns. */
+typedef struct timeline_geometry {
+	int64_t t0, colw;
+	int ncols, x, y, h; /* the lane area: columns from x, rows y to y + h */
+} timeline_geometry;
+void timeline_geometry_get(const tl_ui *, timeline_geometry *);
+
+/* A mouse event at screen cell (x, y): the wheel puts the cursor under the pointer, a press
+ * and drag pan, a click selects. Returns 0 for a drag that was not one (no press before). */
+enum { TM_PRESS, TM_DRAG, TM_RELEASE, TM_WHEEL };
+int timeline_mouse(tl_ui *, int kind, int x, int y);
+
+#endif

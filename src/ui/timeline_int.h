@@ -1,0 +1,84 @@
+/* The timeline's own state, shared by the files of the timeline view only: timeline.c (state,
+ * actions, selection, bubbles, search), timeline_lanes.c (the lane list and moving between
+ * lanes), timeline_draw.c (ruler, lanes, status line). */
+#ifndef TL_UI_TIMELINE_INT_H
+#define TL_UI_TIMELINE_INT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ui/timeline.h"
+#include "ui/viewport.h"
+
+typedef enum ui_lane_type {
+	UL_HEADER, /* a rank's title row: the rank at a glance */
+	UL_TRACK,  /* one track */
+	UL_MERGED, /* several tracks of one kind drawn as one lane (all streams of compute) */
+} ui_lane_type;
+
+typedef struct ui_lane {
+	ui_lane_type type;
+	size_t rank; /* index into tr->ranks */
+	tl_lane_kind kind;
+	size_t first, count; /* tracks [first, first + count) of the rank */
+	char label[64];      /* sanitized */
+	uint8_t slot;        /* colour slot of its slices */
+	uint8_t indent;
+} ui_lane;
+
+typedef struct ui_rank_state {
+	unsigned char collapsed, streams;
+} ui_rank_state;
+
+typedef struct tl_timeline {
+	tl_viewport vp;
+	int lanes_x, lanes_y, lanes_h; /* the lane area on screen */
+	int pane_h;                    /* rows of the pane below the lanes */
+
+	/* lanes */
+	ui_lane *lanes;
+	size_t nlanes, lcap;
+	size_t lane, top; /* the current lane, the first shown */
+	ui_rank_state *rs;
+	int show_overlap, show_host;
+
+	/* search */
+	int have_search;
+	tl_search search;
+	int have_match;
+	tl_match_pos match;
+
+	/* bubbles: found and attributed by the query layer (tlq_rl_bubble_*), as `tl summary`
+	 * does */
+	int bubbles;
+	size_t bpos; /* position in the largest-bubbles list of the last jump + 1; 0 before */
+
+	/* mouse drag */
+	int drag, drag_x, drag_moved;
+
+	/* per-frame scratch, ncols + 1 wide */
+	int64_t *edges;
+	int64_t *rk_comp, *rk_comm, *rk_exp, *rk_free; /* overlap lanes of rk_rank per column */
+	size_t rk_rank;
+	int rk_valid;
+	tl_cell *cells, *cells2;
+	uint32_t *domtrack; /* merged lanes: track of the dominant slice per column */
+	int scratch_cols;
+} tl_timeline;
+
+#define TIMELINE(ui) ((tl_timeline *)(ui)->state[VIEW_ID_timeline_view])
+
+/* timeline_lanes.c */
+void timeline_rebuild_lanes(tl_ui *);
+/* Scrolls the lanes so that the current one is on screen. */
+void lane_visible(tl_ui *);
+void lane_move(tl_ui *, long d);
+void rank_move(tl_ui *, int dir);
+/* The lane of a screen row, or SIZE_MAX. */
+size_t lane_at_row(const tl_ui *, int row);
+/* The lane showing track ti of rank ri (with reveal, making it shown when it is hidden). */
+size_t lane_of_track(tl_ui *, size_t ri, size_t ti, int reveal);
+
+/* timeline_draw.c */
+void timeline_draw(tl_ui *, void *st, int x, int y, int w, int h);
+
+#endif

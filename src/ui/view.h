@@ -1,0 +1,145 @@
+/* Views and the view stack (tig's struct view and its display stack, tmux's window modes).
+ *
+ * A view is one file exporting a `const view_ops`: it draws into a rectangle of the cell grid
+ * (ui->scr) and handles actions. Its state is its own: `open` makes it the first time the view
+ * is shown, the view's functions receive it as `st`, `close` frees it when the viewer ends; no
+ * other file sees inside it. What views share is in tl_ui below: the trace, the query session,
+ * the selection, the message line, the screen, theme and keymap.
+ *
+ * The stack holds the views on screen, one per layer, bottom up: the timeline, the detail pane
+ * (a pane: drawn under the timeline's lanes, the timeline keeps the keys it does not take), a
+ * panel (the DP panel, the PP view), the help screen. Actions go from the top down until a view
+ * takes one (its `action` returns 1); what none takes, ui_view_action does itself: quit, the
+ * prompt, redraw, and opening the view whose `open_action` it is.
+ *
+ * TL_VIEWS declares every view's ops, so a view that offers nothing else needs no header of its
+ * own; the timeline, which the commands and panels ask for more, has ui/timeline.h.
+ *
+ * Adding a panel (a communication matrix, a search result list, ...):
+ *   1. src/ui/NAME.c: its state struct, `open` (xcalloc the state), `draw`, `action` (return 0
+ *      for ACT_HELP, ACT_COMMAND, ACT_REDRAW and the other panels' actions so they reach the
+ *      stack; ACT_QUIT and ACT_CLEAR close it with ui_view_close), `close`, and
+ *      `const view_ops NAME_view = {.name = "NAME", .layer = UI_LAYER_PANEL,
+ *      .open_action = ACT_NAME, ...}`. To show a place in the timeline: ui_view_close, then
+ *      timeline_reveal (ui/timeline.h).
+ *   2. One line in TL_VIEWS below; the file in Makefile.am.
+ *   3. Its opening action in ui/actions.h (and a key in keymaps/default.keys; `make man-keys`).
+ */
+#ifndef TL_UI_VIEW_H
+#define TL_UI_VIEW_H
+#include <stdint.h>
+
+#include "model/trace.h"
+#include "query/query.h"
+#include "ui/actions.h"
+#include "ui/keymap.h"
+#include "ui/prompt.h"
+#include "ui/screen.h"
+#include "ui/theme.h"
+
+typedef struct tl_ui tl_ui;
+
+enum {
+	UI_LAYER_BASE,  /* the timeline, always at the bottom */
+	UI_LAYER_PANE,  /* under the base view's lanes; the base view keeps the screen */
+	UI_LAYER_PANEL, /* full screen over the timeline */
+	UI_LAYER_HELP,  /* over everything */
+	UI_LAYER__COUNT
+};
+
+typedef struct view_ops {
+	const char *name;
+	int layer;       /* UI_LAYER_*: a view replaces the one of its layer on the stack */
+	int open_action; /* the action that shows it; ACT_NONE: none */
+	/* Its state, made the first time the view is shown and kept until the viewer ends. */
+	void *(*open)(tl_ui *);
+	/* Draws into the rectangle. */
+	void (*draw)(tl_ui *, void *st, int x, int y, int w, int h);
+	/* Handles an action; returns 1 when handled. */
+	int (*action)(tl_ui *, void *st, int action);
+	/* Panes: the rows it takes of a screen h rows high. */
+	int (*height)(tl_ui *, void *st, int h);
+	/* The screen changed size. */
+	void (*resize)(tl_ui *, void *st);
+	/* Frees the state. */
+	void (*close)(tl_ui *, void *st);
+} view_ops;
+
+/* Every view, once: the registration list. */
+#define TL_VIEWS(X)                                                                                \
+	X(timeline_view)                                                                           \
+	X(detail_view)                                                                             \
+	X(dp_panel_view)                                                                           \
+	X(pp_view)                                                                                 \
+	X(help_view)
+
+#define VIEW_EXTERN_(v) extern const view_ops v;
+TL_VIEWS(VIEW_EXTERN_)
+#undef VIEW_EXTERN_
+#define VIEW_ENUM_(v) VIEW_ID_##v,
+enum { TL_VIEWS(VIEW_ENUM_) VIEW__COUNT };
+#undef VIEW_ENUM_
+
+/* A slice: slice idx of track `track` of trace rank `rank` (an index into tr->ranks). */
+typedef struct ui_slice_ref {
+	size_t rank, track, idx;
+} ui_slice_ref;
+
+/* What the user points at, shared by the timeline (which sets it) and the detail pane (which
+ * describes it). */
+typedef struct ui_selection {
+	int have;
+	ui_slice_ref s;
+	/* the selected Free slice's bubble, when the timeline already has it (bubble-next) */
+	int have_bubble;
+	tl_rl_bubble bubble;
+	/* a marked range: nmark ends set */
+	int nmark;
+	int64_t mark[2];
+	unsigned gen; /* bumped on every change of the selection or the range */
+} ui_selection;
+
+struct tl_ui {
+	tl_trace *tr;
+	tl_rl *rl; /* the RL query context: stage lanes, bubbles, the panels (ui/session.c) */
+	tl_screen scr;
+	tl_theme theme;
+	tl_keymap keys;
+	int utf8;
+
+	/* how times are shown: relative to the start of the profile, or wall-clock */
+	int64_t origin;
+	int abstime;
+
+	ui_selection sel;
+
+	/* the :-prompt and the message line */
+	ui_prompt prompt;
+	char msg[512];
+	int msg_err;
+	int quit;
+	int redraw; /* the terminal must be redrawn in full */
+
+	/* the views: their states (NULL before first shown) and the stack of those on screen */
+	void *state[VIEW__COUNT];
+	int stack[UI_LAYER__COUNT];
+	int depth;
+};
+
+/* The view's state, opened when it was never shown. */
+void *ui_view_state(tl_ui *, const view_ops *);
+/* Shows the view: it takes its layer's place on the stack. */
+void ui_view_open(tl_ui *, const view_ops *);
+/* Takes the view (and what is above it) off the stack. */
+void ui_view_close(tl_ui *, const view_ops *);
+/* The top view of the stack that is not a pane: the one that has the screen. */
+const view_ops *ui_view_front(const tl_ui *);
+/* Runs an action through the stack. */
+void ui_view_action(tl_ui *, int action);
+/* Every open state: after a resize; at the end (frees them). */
+void ui_view_resize_all(tl_ui *);
+void ui_view_close_all(tl_ui *);
+/* The registered views, for help and tests. */
+const view_ops *ui_view_at(int i);
+
+#endif

@@ -1,0 +1,119 @@
+/* The view stack: which views are on screen, and actions sent down through them. */
+#include "config.h"
+#include "ui/common.h"
+
+#define VIEW_PTR_(v) &v,
+static const view_ops *const views[VIEW__COUNT] = {TL_VIEWS(VIEW_PTR_)};
+#undef VIEW_PTR_
+
+static int
+view_id(const view_ops *v)
+{
+	for (int i = 0; i < VIEW__COUNT; i++)
+		if (views[i] == v)
+			return i;
+	return -1; /* not registered in TL_VIEWS: a programming error */
+}
+
+const view_ops *
+ui_view_at(int i)
+{
+	return i >= 0 && i < VIEW__COUNT ? views[i] : NULL;
+}
+
+void *
+ui_view_state(tl_ui *ui, const view_ops *v)
+{
+	int id = view_id(v);
+	if (ui->state[id] == NULL && v->open)
+		ui->state[id] = v->open(ui);
+	return ui->state[id];
+}
+
+void
+ui_view_open(tl_ui *ui, const view_ops *v)
+{
+	int id = view_id(v);
+	ui_view_state(ui, v);
+	/* the stack is ordered by layer, one view per layer */
+	int i = 0;
+	while (i < ui->depth && views[ui->stack[i]]->layer < v->layer)
+		i++;
+	if (i < ui->depth && views[ui->stack[i]]->layer == v->layer) {
+		ui->stack[i] = id;
+		return;
+	}
+	for (int k = ui->depth; k > i; k--)
+		ui->stack[k] = ui->stack[k - 1];
+	ui->stack[i] = id;
+	ui->depth++;
+}
+
+void
+ui_view_close(tl_ui *ui, const view_ops *v)
+{
+	int id = view_id(v);
+	for (int i = 0; i < ui->depth; i++)
+		if (ui->stack[i] == id) {
+			ui->depth = i;
+			return;
+		}
+}
+
+const view_ops *
+ui_view_front(const tl_ui *ui)
+{
+	for (int i = ui->depth - 1; i >= 0; i--)
+		if (views[ui->stack[i]]->layer != UI_LAYER_PANE)
+			return views[ui->stack[i]];
+	return NULL;
+}
+
+void
+ui_view_action(tl_ui *ui, int a)
+{
+	ui->msg[0] = '\0';
+	for (int i = ui->depth - 1; i >= 0; i--) {
+		const view_ops *v = views[ui->stack[i]];
+		if (v->action && v->action(ui, ui->state[ui->stack[i]], a))
+			return;
+	}
+	switch (a) {
+	case ACT_QUIT:
+		ui->quit = 1;
+		return;
+	case ACT_COMMAND:
+		prompt_start(ui, ':', "");
+		return;
+	case ACT_REDRAW:
+		ui->redraw = 1;
+		return;
+	default:
+		break;
+	}
+	for (int i = 0; i < VIEW__COUNT; i++)
+		if (views[i]->open_action == a) {
+			ui_view_open(ui, views[i]);
+			return;
+		}
+}
+
+void
+ui_view_resize_all(tl_ui *ui)
+{
+	for (int i = 0; i < VIEW__COUNT; i++)
+		if (ui->state[i] && views[i]->resize)
+			views[i]->resize(ui, ui->state[i]);
+}
+
+void
+ui_view_close_all(tl_ui *ui)
+{
+	ui->depth = 0;
+	for (int i = 0; i < VIEW__COUNT; i++)
+		if (ui->state[i]) {
+			if (views[i]->close)
+				views[i]->close(ui, ui->state[i]);
+			ui->state[i] = NULL;
+		}
+}
