@@ -12,7 +12,10 @@ fi
 
 pass=0 fail=0 skip=0 crashed=""
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+# the model cache of every test run goes to a directory of its own, never the user's
+XDG_CACHE_HOME=$(mktemp -d)
+export XDG_CACHE_HOME
+trap 'rm -f "$out"; rm -rf "$XDG_CACHE_HOME"' EXIT
 
 run_one() {
 	name=$1
