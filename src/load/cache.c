@@ -760,6 +760,47 @@ inputs_unchanged(const tl_source *src, size_t n)
 	return 1;
 }
 
+int
+cache_write_fd(int fd, const uint8_t *key, size_t klen, const tl_rank *r, char *const *warn,
+               size_t nwarn, uint64_t *bytes)
+{
+	FILE *f = fdopen(fd, "wb");
+	if (f == NULL) {
+		close(fd);
+		return -1;
+	}
+	uint8_t hdr[TL_CACHE_HEADER] = {0};
+	wbuf w = {.f = f, .sum = SUM_SEED};
+	if (fwrite(hdr, 1, sizeof hdr, f) != sizeof hdr)
+		w.err = 1;
+	put_raw(&w, key, klen);
+	put_rank(&w, r, warn, nwarn);
+	uint32_t ver = TL_CACHE_VERSION, bom = BYTE_ORDER_MARK;
+	uint64_t size = TL_CACHE_HEADER + w.off, slices = rank_slices(r), kl = klen;
+	int64_t rank = r->rank;
+	memcpy(hdr, magic, 8);
+	memcpy(hdr + 8, &ver, 4);
+	memcpy(hdr + 12, &bom, 4);
+	memcpy(hdr + 16, &size, 8);
+	memcpy(hdr + 24, &w.sum, 8);
+	memcpy(hdr + 32, &kl, 8);
+	memcpy(hdr + 40, &slices, 8);
+	memcpy(hdr + 48, &rank, 8);
+	/* the header last, then the data on disk before the rename makes it visible */
+	if (fflush(f) != 0 || w.err)
+		w.err = 1;
+	else if (pwrite(fd, hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr || fsync(fd) != 0)
+		w.err = 1;
+	int e = errno;
+	if (fclose(f) != 0 && !w.err) {
+		e = errno;
+		w.err = 1;
+	}
+	errno = e;
+	*bytes = size;
+	return w.err ? -1 : 0;
+}
+
 void
 cache_store_rank(tl_cache *c, const tl_source *src, size_t n, const tl_rank *r, char *const *warn,
                  size_t nwarn)
@@ -781,51 +822,20 @@ cache_store_rank(tl_cache *c, const tl_source *src, size_t n, const tl_rank *r, 
 	pthread_mutex_unlock(&c->lock);
 	char *tmp = xasprintf("%s/" TMP_PREFIX "%ld-%lu%s", c->dir, (long)getpid(), my, FILE_EXT);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
 	const char *why = NULL;
 	int saved = 0;
-	if (f == NULL) {
+	uint64_t size = 0;
+	if (fd < 0) {
 		saved = errno;
 		why = "cannot create a file";
-		if (fd >= 0)
-			close(fd);
+	} else if (cache_write_fd(fd, key, klen, r, warn, nwarn, &size) != 0) {
+		saved = errno;
+		why = "cannot write a file";
+	} else if (rename(tmp, file) != 0) {
+		saved = errno;
+		why = "cannot rename a file";
 	} else {
-		uint8_t hdr[TL_CACHE_HEADER] = {0};
-		wbuf w = {.f = f, .sum = SUM_SEED};
-		if (fwrite(hdr, 1, sizeof hdr, f) != sizeof hdr)
-			w.err = 1;
-		put_raw(&w, key, klen);
-		put_rank(&w, r, warn, nwarn);
-		uint32_t ver = TL_CACHE_VERSION, bom = BYTE_ORDER_MARK;
-		uint64_t size = TL_CACHE_HEADER + w.off, slices = rank_slices(r);
-		int64_t rank = r->rank;
-		uint64_t kl = klen;
-		memcpy(hdr, magic, 8);
-		memcpy(hdr + 8, &ver, 4);
-		memcpy(hdr + 12, &bom, 4);
-		memcpy(hdr + 16, &size, 8);
-		memcpy(hdr + 24, &w.sum, 8);
-		memcpy(hdr + 32, &kl, 8);
-		memcpy(hdr + 40, &slices, 8);
-		memcpy(hdr + 48, &rank, 8);
-		if (fflush(f) != 0 || w.err)
-			w.err = 1;
-		else if (pwrite(fd, hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr || fsync(fd) != 0)
-			w.err = 1;
-		if (w.err)
-			saved = errno;
-		if (fclose(f) != 0 && !w.err) {
-			saved = errno;
-			w.err = 1;
-		}
-		if (w.err)
-			why = "cannot write a file";
-		else if (rename(tmp, file) != 0) {
-			saved = errno;
-			why = "cannot rename a file";
-		} else {
-			add_rec(c, r->rank, TL_CACHE_WROTE, file, size, slices);
-		}
+		add_rec(c, r->rank, TL_CACHE_WROTE, file, size, rank_slices(r));
 	}
 	if (why != NULL) {
 		unlink(tmp);

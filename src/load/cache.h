@@ -85,6 +85,10 @@ long cache_clear(const tl_cache *);
  * against the key of src[0..n). Returns the rank, or NULL with the reason in err. */
 tl_rank *cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *err,
                       size_t errlen);
+/* Writes a cache file of r under key to fd (closed here; a new, empty file). Returns 0 with
+ * its size in *bytes, -1 (errno set) when it could not be written. */
+int cache_write_fd(int fd, const uint8_t *key, size_t klen, const tl_rank *r, char *const *warn,
+                   size_t nwarn, uint64_t *bytes);
 /* The key blob of src[0..n) (malloc'd, *len bytes). */
 uint8_t *cache_key(const tl_source *src, size_t n, size_t *len);
 /* The body checksum a header carries (for tests and the fuzz target, which repair it). */
