@@ -72,12 +72,13 @@ static const command commands[] = {
 	{"info", "tl info PATH [--rank SPEC]",
 	    "list the ranks and files found under PATH, with when each was captured",
 	    cmd_info, 1, "r"},
-	{"summary", "tl summary PATH [--rank SPEC] [--json] [--pp N]",
+	{"summary", "tl summary PATH [--rank SPEC] [--json] [--pp N] [--no-cache]\n"
+	    "          [--cache-dir DIR]",
 	    "per-rank, per-step overlap breakdown (computing, communication, free, ...)",
 	    cmd_summary, 1, "rjPNC"},
 	{"view",
 	    "tl view PATH [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
-	    "          [--script FILE [--size CxR]]",
+	    "          [--script FILE [--size CxR]] [--no-cache] [--cache-dir DIR]",
 	    "the timeline viewer: one group of lanes per rank (? in it lists the keys)", cmd_view,
 	    1, VIEW_OPTS},
 	{"index", "tl index PATH [--rank SPEC] [--cache-dir DIR]",
