@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,6 +442,9 @@ main(int argc, char **argv)
 	/* Debian's SQLite keeps memory statistics under one global lock that serialises the
 	 * parallel rank loaders; tl does not use them. Must precede sqlite3_initialize(). */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	/* a file size limit makes the model cache's write fail (EFBIG: no cache, one warning)
+	 * rather than end tl */
+	signal(SIGXFSZ, SIG_IGN);
 	cli c;
 	memset(&c, 0, sizeof c);
 	const command *cmd = NULL;

@@ -47,6 +47,26 @@ for p in $profiles; do
 	check "$name: index finds every rank cached ($nr of $n)" [ "$nr" -eq "$n" ]
 done
 
+# ---- the viewer: the same screens (lanes, a slice's arguments read through its row id or
+# event index) from the cache as from the files ------------------------------------------------
+views="$t_tmp/db $t_tmp/json"
+[ -d "$SAMPLES/kineto" ] && views="$views $SAMPLES/kineto"
+for p in $views; do
+	name=$(basename "$p")
+	rm -rf "$t_tmp/xdg"
+	for run in none cold warm; do
+		printf 'j\nj\nj\n<Enter>\n:dump %s\n+\n+\n<Right>\n:dump %s\n:quit\n' \
+			"$t_tmp/$run.1" "$t_tmp/$run.2" >"$t_tmp/keys"
+		if [ $run = none ]; then
+			"$TL" view "$p" --no-cache --script "$t_tmp/keys" --size 120x40 >/dev/null 2>&1
+		else
+			"$TL" view "$p" --script "$t_tmp/keys" --size 120x40 >/dev/null 2>&1
+		fi
+	done
+	check "$name: the viewer's screens are the same cold, warm and without the cache" \
+		sh -c "[ -s '$t_tmp/none.1' ] && cmp -s '$t_tmp/none.1' '$t_tmp/cold.1' && cmp -s '$t_tmp/none.1' '$t_tmp/warm.1' && cmp -s '$t_tmp/none.2' '$t_tmp/warm.2'"
+done
+
 # ---- tl index, hits and invalidation ------------------------------------------------------
 rm -rf "$t_tmp/xdg"
 P=$t_tmp/db
@@ -100,6 +120,16 @@ else
 	skip "read-only cache directory: root writes anyway"
 	skip "read-only cache directory filled by others: root writes anyway"
 fi
+
+# a full disk: here a file size limit, which fails the cache's write as ENOSPC would
+(
+	ulimit -f 8
+	"$TL" summary "$P" --json --cache-dir "$t_tmp/full" 2>"$t_tmp/err"
+) | cat >"$t_tmp/got.json"
+check "a cache write that fails (file size limit): exit 0, the same numbers" cmp -s "$t_tmp/want.json" "$t_tmp/got.json"
+check "... one warning, and no file left behind" \
+	sh -c "[ \$(wc -l <'$t_tmp/err') -eq 1 ] && grep -q 'full: cannot write the model cache here (cannot write a file: File too large)' '$t_tmp/err' && [ -z \"\$(ls -A '$t_tmp/full')\" ]"
+sed 's/^/# /' "$t_tmp/err"
 
 # ---- several tl index at once into one directory --------------------------------------------
 rm -rf "$t_tmp/conc"
