@@ -170,6 +170,11 @@ cmd_index(cli *c)
 {
 	tl_cache cache;
 	cache_open(&cache, c->cache_dir);
+	if (cache.dir == NULL) {
+		msg_error("no cache directory: neither XDG_CACHE_HOME nor HOME is set (--cache-dir DIR)");
+		cache_close(&cache);
+		return 1;
+	}
 	tl_trace tr;
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL, .cache = &cache};
 	int rc = load_trace(c->path, &o, &tr);
