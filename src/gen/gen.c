@@ -402,7 +402,7 @@ typedef struct gen_plan {
 	gen_rank *rk;
 	uint32_t nops, seq[2];
 	gen_truth tr;
-	size_t stage_cap, overlap_cap, bubble_cap, step_cap;
+	size_t stage_cap, overlap_cap, bubble_cap, step_cap, comm_cap;
 	int pp_dp, pp_mb;                       /* PP profiles: DP replicas, micro-batches */
 	size_t ppb_cap, pps_cap, p2p_cap;
 } gen_plan;
@@ -534,8 +534,21 @@ plan_coll(gen_plan *P, int k, int stage, int optype, int overlap)
 	if (overlap)
 		xfer += OVL_DELAY + ovmax + OVL_TAIL;
 	int64_t end = amax + xfer;
+	int last = 0;
+	for (int r = 0; r < P->nranks; r++)
+		if (P->rk[r].t == amax) {
+			last = r; /* the first rank to have arrived last */
+			break;
+		}
 	for (int r = 0; r < P->nranks; r++) {
 		gen_rank *rk = &P->rk[r];
+		/* what w_coll writes: plane 0 waits (Notify_Wait) from the rank's arrival until
+		 * NOTIFY_NS after the last arrival, then transfers until the op ends */
+		gen_comm_truth ct = {.rank = r, .step = k + 1, .op = op, .start_ns = rk->t,
+		    .end_ns = end, .last_arrival_ns = amax, .last_rank = last,
+		    .wait_ns = amax + NOTIFY_NS - rk->t, .transit_ns = end - (amax + NOTIFY_NS)};
+		ct.sync_ns = ct.wait_ns;
+		VEC_PUSH(P->tr.comm, P->tr.ncomm, P->comm_cap, ct);
 		gen_blk *b = rank_push(rk);
 		b->kind = BLK_COLL;
 		b->start = rk->t;
@@ -2057,6 +2070,7 @@ gen_truth_free(gen_truth *t)
 	free(t->pp_blocks);
 	free(t->pp_stages);
 	free(t->p2p);
+	free(t->comm);
 	memset(t, 0, sizeof *t);
 }
 
