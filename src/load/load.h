@@ -5,6 +5,7 @@
 #define TL_LOAD_H
 #include <setjmp.h>
 
+#include "model/comm.h"
 #include "model/trace.h"
 #include "profile/discover.h"
 #include "util/rankspec.h"
@@ -47,6 +48,11 @@ void load_fwdbwd(tl_rank *r);
 typedef void (*load_arg_fn)(void *ctx, const char *key, const char *value);
 int trace_json_event_args(const char *path, const tl_evindex *ix, uint64_t ordinal,
     load_arg_fn fn, void *ctx);
+
+/* The communication ops of r's sources with their HCCL sub-tasks (ascend_db_comm.c), read on
+ * demand: d is initialised here and owned by the caller (comm_data_free). Sources without
+ * per-op sub-tasks (JSON) add nothing; every unreadable table gets one line naming the file. */
+void load_comm(const tl_rank *r, tl_comm_data *d);
 
 /* META_DATA's value of `name` in a profile DB (opened as the loader opens it), or NULL. */
 char *ascend_db_meta(const char *path, const char *name);

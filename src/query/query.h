@@ -3,6 +3,7 @@
 #ifndef TL_QUERY_H
 #define TL_QUERY_H
 #include "analysis/bubbles.h"
+#include "analysis/comm.h"
 #include "analysis/imbalance.h"
 #include "analysis/overlap.h"
 #include "analysis/pipeline.h"
@@ -188,5 +189,35 @@ size_t tlq_rl_bubble_largest(tl_rl *, size_t max, size_t i, tl_rl_bubble *out);
 /* Adds the stage lanes (TL_LANE_STAGE tracks) to the ranks of tr, the trace the context was
  * opened on. Idempotent. */
 void tlq_rl_add_lanes(tl_rl *, tl_trace *tr);
+
+/* ---- communication analysis (comm.c) ------------------------------------------------------
+ * Per communication op and rank: the time breakdown, the bandwidth per transport and the
+ * traffic per rank pair (analysis/comm.h), from each op's HCCL sub-tasks, read from the
+ * profile on demand (profile DBs; JSON sources give none). */
+typedef struct tl_comm_row {
+	int rank;                /* rank number */
+	const char *op_name;     /* as in the profile: "hcom_allReduce__210_0_1" (borrowed) */
+	const char *op_type;     /* "hcom_allReduce_", "" when the profile has none */
+	const char *group;       /* group name, "" when none */
+	int64_t step;            /* STEP_TIME id of the op's launch, -1 */
+	int64_t start;           /* ns */
+	tl_comm_time t;
+	size_t ntasks;           /* sub-tasks read for it */
+	size_t bw0, nbw;         /* its rows in bw */
+	size_t link0, nlink;     /* its rows in links */
+} tl_comm_row;
+typedef struct tl_comm_result {
+	tl_comm_row *ops; /* by rank, then start */
+	size_t nops;
+	tl_comm_bw *bw;
+	size_t nbw;
+	tl_comm_link *links;
+	size_t nlinks;
+	tl_comm_data *data; /* per rank; owns the strings */
+	size_t ndata;
+} tl_comm_result;
+/* Reads and analyses every rank (in parallel); free with tlq_comm_free. */
+void tlq_comm(const tl_trace *, tl_comm_result *out);
+void tlq_comm_free(tl_comm_result *);
 
 #endif

@@ -13,5 +13,9 @@ void report_summary_json(FILE *, const tl_trace *);
  * ranks, bubbles; JSON: the members ,"stages":[...] ... ,"bubbles":[...] that follow "ranks". */
 void report_rl_text(FILE *, const tl_trace *);
 void report_rl_json(FILE *, const tl_trace *);
+/* The communication sections (summary_comm.c): text totals per rank, step and group and
+ * bandwidth per transport; JSON: ,"communication":[...],"bandwidth":[...],"comm_matrix":[...]. */
+void report_comm_text(FILE *, const tl_trace *);
+void report_comm_json(FILE *, const tl_trace *);
 
 #endif

@@ -42,6 +42,7 @@ report_summary_text(FILE *f, const tl_trace *tr)
 		free(so);
 	}
 	report_rl_text(f, tr); /* issue 5 */
+	report_comm_text(f, tr);
 }
 
 void
@@ -68,5 +69,6 @@ report_summary_json(FILE *f, const tl_trace *tr)
 	}
 	fprintf(f, "]");
 	report_rl_json(f, tr); /* issue 5: stages, imbalance, pipeline, slow_ranks, bubbles */
+	report_comm_json(f, tr);
 	fprintf(f, "}\n");
 }

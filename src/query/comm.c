@@ -1,0 +1,117 @@
+/* The communication analysis over a loaded trace: each rank's ops and sub-tasks are read from
+ * its sources (load_comm, one thread per rank, bounded by the core count), then analysed op by
+ * op (analysis/comm.c) and tagged with the step the model gave the op's lane slice. */
+#include "config.h"
+#include "load/load.h"
+#include "query/query.h"
+#include "util/u64map.h"
+#include "util/xalloc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct comm_job {
+	const tl_trace *tr;
+	tl_comm_data *data;
+	size_t next; /* next rank index to read; guarded by mu */
+	pthread_mutex_t mu;
+} comm_job;
+
+static void *
+comm_worker(void *arg)
+{
+	comm_job *j = arg;
+	for (;;) {
+		pthread_mutex_lock(&j->mu);
+		size_t i = j->next++;
+		pthread_mutex_unlock(&j->mu);
+		if (i >= j->tr->nranks)
+			return NULL;
+		load_comm(j->tr->ranks[i], &j->data[i]);
+	}
+}
+
+/* The step of each of r's communication ops, keyed by (source << 32 | opId): the step index
+ * the loader gave the op's slice on the communication lane (the step of its launch). */
+static void
+op_steps(const tl_rank *r, tl_u64map *m)
+{
+	for (size_t k = 0; k < r->ntracks; k++) {
+		const tl_track *t = r->tracks[k];
+		if (t->kind != TL_LANE_COMM)
+			continue;
+		for (size_t i = 0; i < t->n; i++) {
+			uint16_t s = t->step ? t->step[i] : r->nsteps == 1 ? 0 : TL_NO_STEP;
+			u64map_put(m, (uint64_t)t->source << 32 | t->v[i].arg, s);
+		}
+	}
+}
+
+void
+tlq_comm(const tl_trace *tr, tl_comm_result *out)
+{
+	memset(out, 0, sizeof *out);
+	out->ndata = tr->nranks;
+	out->data = xcalloc(tr->nranks ? tr->nranks : 1, sizeof *out->data);
+	comm_job j = {.tr = tr, .data = out->data};
+	pthread_mutex_init(&j.mu, NULL);
+	long nc = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = nc > 0 ? (size_t)nc : 1;
+	if (nt > tr->nranks)
+		nt = tr->nranks;
+	pthread_t *th = xcalloc(nt ? nt : 1, sizeof *th);
+	size_t started = 0;
+	for (size_t i = 1; i < nt; i++)
+		if (pthread_create(&th[started], NULL, comm_worker, &j) == 0)
+			started++;
+	comm_worker(&j); /* this thread reads too (and alone when no thread could start) */
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	pthread_mutex_destroy(&j.mu);
+
+	size_t ocap = 0, bcap = 0, lcap = 0;
+	for (size_t ri = 0; ri < tr->nranks; ri++) {
+		const tl_rank *r = tr->ranks[ri];
+		tl_comm_data *d = &out->data[ri];
+		tl_u64map steps;
+		u64map_init(&steps);
+		op_steps(r, &steps);
+		for (size_t i = 0; i < d->nops; i++) {
+			const tl_comm_op *o = &d->ops[i];
+			const tl_comm_task *v = d->tasks + o->task0;
+			tl_comm_row row = {
+			    .rank = r->rank, .start = o->start, .step = -1, .ntasks = o->ntasks};
+			row.op_name = strpool_get(d->pool, o->name);
+			row.op_type = strpool_get(d->pool, o->type);
+			row.group = strpool_get(d->pool, o->group);
+			uint32_t s;
+			if ((uint64_t)o->id <= UINT32_MAX &&
+			    u64map_get(&steps, (uint64_t)o->source << 32 | (uint64_t)o->id, &s) &&
+			    s < r->nsteps)
+				row.step = r->steps[s].id;
+			comm_time(o, v, o->ntasks, &row.t);
+			row.bw0 = out->nbw;
+			row.nbw = comm_bandwidth(v, o->ntasks, &out->bw, &out->nbw, &bcap);
+			row.link0 = out->nlinks;
+			row.nlink = comm_links(v, o->ntasks, &out->links, &out->nlinks, &lcap);
+			VEC_PUSH(out->ops, out->nops, ocap, row);
+		}
+		u64map_free(&steps);
+	}
+}
+
+void
+tlq_comm_free(tl_comm_result *c)
+{
+	comm_bw_free(c->bw, c->nbw);
+	free(c->bw);
+	free(c->links);
+	free(c->ops);
+	for (size_t i = 0; i < c->ndata; i++)
+		comm_data_free(&c->data[i]);
+	free(c->data);
+	memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,429 @@
+/* The communication analysis against answers tl did not compute: torch_npu's own analysis.db
+ * (CommAnalyzerTime, CommAnalyzerBandwidth, CommAnalyzerMatrix) of the real level2 samples,
+ * the generator's construction, and hand-built sub-task lists for the rule's corners. */
+#include "config.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/comm.h"
+#include "gen/gen.h"
+#include "load/load.h"
+#include "query/query.h"
+#include "util/msg.h"
+#include "util/xalloc.h"
+#include "test.h"
+
+#define US 1000
+
+static tl_comm_task
+task(int64_t plane, uint8_t kind, int64_t start, int64_t end, int64_t src, int64_t dst,
+     uint64_t size)
+{
+	tl_comm_task t = {.start = start,
+	                  .end = end,
+	                  .plane = plane,
+	                  .kind = kind,
+	                  .src = src,
+	                  .dst = dst,
+	                  .size = size};
+	t.xport = dst < 0 || dst == src ? TL_XPORT_LOCAL : TL_XPORT_HCCS;
+	return t;
+}
+
+/* The rule on hand-built ops: which plane, what counts as sync, ops without transfers. */
+static void
+test_rule(void)
+{
+	tl_comm_op op = {.start = 0, .end = 1000 * US};
+	/* plane 0: local copies only; plane 1: wait 100, transfer 200, wait 50, transfer 300;
+	 * plane 2 (also remote) must not be counted */
+	tl_comm_task v[] = {
+	    task(0, TL_CTASK_TRANSFER, 0, 10 * US, 0, 0, 64),
+	    task(1, TL_CTASK_WAIT, 5 * US, 105 * US, 0, 1, 0),
+	    task(1, TL_CTASK_OTHER, 106 * US, 107 * US, 0, 1, 0),
+	    task(1, TL_CTASK_TRANSFER, 110 * US, 310 * US, 0, 1, 1000),
+	    task(1, TL_CTASK_WAIT, 320 * US, 370 * US, 0, 1, 0),
+	    task(1, TL_CTASK_TRANSFER, 380 * US, 680 * US, 0, 1, 1000),
+	    task(2, TL_CTASK_WAIT, 5 * US, 600 * US, 0, 2, 0),
+	    task(2, TL_CTASK_TRANSFER, 600 * US, 990 * US, 0, 2, 2000),
+	};
+	tl_comm_time t;
+	comm_time(&op, v, sizeof v / sizeof *v, &t);
+	CHECK_EQ_I64(t.plane, 1, "rule: the lowest plane with a transfer to another rank");
+	CHECK_EQ_I64(t.elapse, 1000 * US, "rule: elapse is the op's duration");
+	CHECK_EQ_I64(t.transit, 500 * US, "rule: transit sums the plane's transfers");
+	CHECK_EQ_I64(t.wait, 150 * US, "rule: wait sums the plane's Notify_Waits");
+	CHECK_EQ_I64(t.sync, 100 * US, "rule: sync is the wait before the first transfer");
+	CHECK_EQ_I64(t.idle, 350 * US, "rule: idle = elapse - transit - wait");
+	CHECK(fabs(t.sync_ratio - 100.0 / 600.0) < 1e-12, "rule: sync ratio sync/(transit+sync)");
+	CHECK(fabs(t.wait_ratio - 150.0 / 650.0) < 1e-12, "rule: wait ratio wait/(transit+wait)");
+
+	/* only local transfers: measured on the lowest plane that has any */
+	comm_time(&op, v, 1, &t);
+	CHECK(t.plane == 0 && t.transit == 10 * US && t.idle == 990 * US,
+	      "rule: an op with local transfers only is measured on them");
+	/* no transfer at all (a capture below Level1) */
+	comm_time(&op, v + 1, 1, &t);
+	CHECK(t.plane == -1 && t.transit == 0 && t.wait == 0 && t.idle == t.elapse,
+	      "rule: an op without transfers is unmeasured (plane -1)");
+
+	tl_comm_bw *bw = NULL;
+	size_t nbw = 0, bcap = 0;
+	CHECK_EQ_I64(comm_bandwidth(v, sizeof v / sizeof *v, &bw, &nbw, &bcap), 2,
+	             "bandwidth: HCCS and the SDMA sum; local copies are left out");
+	CHECK(nbw == 2 && bw[1].xport == TL_XPORT_SDMA && bw[1].size == 4000 &&
+	          bw[1].time == 890 * US && bw[1].npk == 0 && bw[0].size == 4000 &&
+	          bw[0].time == 890 * US && bw[0].npk == 2 && bw[0].pk[0].size == 1000 &&
+	          bw[0].pk[0].count == 2 && bw[0].pk[0].time == 500 * US &&
+	          bw[0].pk[1].size == 2000,
+	      "bandwidth: all planes, packets by size");
+	comm_bw_free(bw, nbw);
+	free(bw);
+	tl_comm_link *l = NULL;
+	size_t nl = 0, lcap = 0;
+	comm_links(v, sizeof v / sizeof *v, &l, &nl, &lcap);
+	CHECK(nl == 3 && l[0].dst == 0 && l[0].xport == TL_XPORT_LOCAL && l[1].dst == 1 &&
+	          l[1].size == 2000 && l[1].time == 500 * US && l[2].dst == 2,
+	      "matrix: one cell per (src, dst), LOCAL for the rank itself");
+	free(l);
+}
+
+static const tl_comm_row *
+find_op(const tl_comm_result *c, int rank, int64_t start)
+{
+	for (size_t i = 0; i < c->nops; i++)
+		if (c->ops[i].rank == rank && c->ops[i].start == start)
+			return &c->ops[i];
+	return NULL;
+}
+
+/* The generator writes each collective's sub-tasks the way it planned the ranks' arrivals. */
+static void
+test_generated(void)
+{
+	char dir[] = "/tmp/tl-test-comm-XXXXXX";
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	char *out = xasprintf("%s/profile", dir);
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 4;
+	o.nsteps = 2;
+	o.tasks_per_rank = 20000;
+	o.slow_rank = 2;
+	o.seed = 11;
+	gen_truth truth;
+	memset(&truth, 0, sizeof truth);
+	CHECK(gen_profile(&o, out, &truth) == 0, "generate 4 ranks x 2 steps");
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	CHECK(load_trace(out, &lo, &tr) == 0, "load the generated profile");
+	tl_comm_result c;
+	unsigned w0 = msg_warn_count();
+	tlq_comm(&tr, &c);
+	CHECK_EQ_I64(msg_warn_count() - w0, 0, "generated: no warnings");
+	CHECK_EQ_I64(c.nops, truth.ncomm, "generated: one row per collective and rank");
+	size_t bad = 0, found = 0;
+	for (size_t i = 0; i < truth.ncomm; i++) {
+		const gen_comm_truth *t = &truth.comm[i];
+		const tl_comm_row *r = find_op(&c, t->rank, t->start_ns);
+		if (r == NULL)
+			continue;
+		found++;
+		if (r->step != t->step || r->t.elapse != t->end_ns - t->start_ns ||
+		    r->t.transit != t->transit_ns || r->t.wait != t->wait_ns ||
+		    r->t.sync != t->sync_ns || r->t.idle != 0) {
+			if (bad++ < 5)
+				printf("# rank %d op %u: step %lld/%lld transit %lld/%lld wait "
+				       "%lld/%lld "
+				       "sync %lld/%lld idle %lld\n",
+				       t->rank, t->op, (long long)r->step, (long long)t->step,
+				       (long long)r->t.transit, (long long)t->transit_ns,
+				       (long long)r->t.wait, (long long)t->wait_ns,
+				       (long long)r->t.sync, (long long)t->sync_ns,
+				       (long long)r->t.idle);
+		}
+	}
+	CHECK(found == truth.ncomm && truth.ncomm > 0,
+	      "generated: every collective found (%zu of %zu)", found, truth.ncomm);
+	CHECK(bad == 0,
+	      "generated: step, elapse, transit, wait, sync and idle equal the "
+	      "construction on all %zu (%zu differ)",
+	      truth.ncomm, bad);
+	tlq_comm_free(&c);
+	trace_free(&tr);
+	gen_truth_free(&truth);
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		CHECK(0, "cleanup %s", dir);
+	free(cmd);
+	free(out);
+}
+
+/* ---- the real samples: torch_npu's analysis.db ------------------------------------------- */
+
+static double maxdev_time; /* ns, over every compared time */
+
+static int
+near_ns(int64_t got, double want_ms, double tol_ns)
+{
+	double d = fabs((double)got - want_ms * 1e6);
+	if (d > maxdev_time)
+		maxdev_time = d;
+	return d <= tol_ns;
+}
+
+static const tl_comm_row *
+find_named(const tl_comm_result *c, int rank, const char *name)
+{
+	for (size_t i = 0; i < c->nops; i++)
+		if (c->ops[i].rank == rank && strcmp(c->ops[i].op_name, name) == 0)
+			return &c->ops[i];
+	return NULL;
+}
+
+static sqlite3 *
+open_oracle(const char *samples, int rank)
+{
+	char p[4300];
+	snprintf(p, sizeof p,
+	         "file:%s/ascend-db/level2/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db"
+	         "?immutable=1",
+	         samples, rank);
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+static void
+oracle_time(const tl_comm_result *c, sqlite3 *db, int rank)
+{
+	sqlite3_stmt *st;
+	sqlite3_prepare_v2(
+	    db,
+	    "SELECT hccl_op_name, elapse_time, transit_time, wait_time, synchronization_time, "
+	    "idle_time FROM CommAnalyzerTime",
+	    -1, &st, NULL);
+	size_t n = 0, ok = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const tl_comm_row *r = find_named(c, rank, name);
+		n++;
+		if (r == NULL) {
+			CHECK(0, "level2 rank %d: op %s found", rank, name);
+			continue;
+		}
+		int good = near_ns(r->t.elapse, sqlite3_column_double(st, 1), 1000) &&
+		           near_ns(r->t.transit, sqlite3_column_double(st, 2), 1000) &&
+		           near_ns(r->t.wait, sqlite3_column_double(st, 3), 1000) &&
+		           near_ns(r->t.sync, sqlite3_column_double(st, 4), 1000) &&
+		           near_ns(r->t.idle, sqlite3_column_double(st, 5), 1000);
+		CHECK(good,
+		      "level2 rank %d %s: elapse, transit, wait, sync, idle equal "
+		      "CommAnalyzerTime to 1 us",
+		      rank, name);
+		ok += good;
+	}
+	sqlite3_finalize(st);
+	size_t mine = 0;
+	for (size_t i = 0; i < c->nops; i++)
+		mine += c->ops[i].rank == rank;
+	CHECK(n > 0 && mine == n, "level2 rank %d: as many ops as CommAnalyzerTime (%zu, %zu)",
+	      rank, mine, n);
+}
+
+static const tl_comm_bw *
+find_bw(const tl_comm_result *c, const tl_comm_row *r, const char *xport)
+{
+	for (size_t b = r->bw0; b < r->bw0 + r->nbw; b++)
+		if (strcmp(tl_xport_name[c->bw[b].xport], xport) == 0)
+			return &c->bw[b];
+	return NULL;
+}
+
+static void
+oracle_bandwidth(const tl_comm_result *c, sqlite3 *db, int rank)
+{
+	sqlite3_stmt *st;
+	sqlite3_prepare_v2(
+	    db,
+	    "SELECT hccl_op_name, transport_type, transit_size, transit_time, bandwidth, "
+	    "package_size, count, total_duration FROM CommAnalyzerBandwidth",
+	    -1, &st, NULL);
+	size_t rows = 0, good = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		rows++;
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *xp = (const char *)sqlite3_column_text(st, 1);
+		const tl_comm_row *r = find_named(c, rank, name);
+		const tl_comm_bw *b = r ? find_bw(c, r, xp) : NULL;
+		double size_mb = sqlite3_column_double(st, 2);
+		if (size_mb == 0) { /* a transport the op did not use: tl has no row for it */
+			good += b == NULL || b->size == 0;
+			continue;
+		}
+		if (b == NULL) {
+			printf("# %s %s: no bandwidth row\n", name, xp);
+			continue;
+		}
+		double pkt_mb = sqlite3_column_double(st, 5);
+		const tl_comm_packet *p = NULL;
+		for (size_t k = 0; k < b->npk; k++)
+			if (fabs((double)b->pk[k].size - pkt_mb * 1e6) < 0.5)
+				p = &b->pk[k];
+		/* a row without packets (package_size and count 0: the SDMA sum) */
+		int nopkt = pkt_mb == 0 && sqlite3_column_int64(st, 6) == 0;
+		int ok = fabs((double)b->size - size_mb * 1e6) < 0.5 &&
+		         near_ns(b->time, sqlite3_column_double(st, 3), 1000) &&
+		         fabs(b->gbps - sqlite3_column_double(st, 4)) < 1e-4 + 1e-6 * b->gbps &&
+		         (nopkt ? b->npk == 0
+		                : p && p->count == (uint64_t)sqlite3_column_int64(st, 6) &&
+		                      near_ns(p->time, sqlite3_column_double(st, 7), 1000));
+		if (!ok)
+			printf("# %s %s: size %.0f/%.0f time %lld gbps %f/%f pkt %p\n", name, xp,
+			       (double)b->size, size_mb * 1e6, (long long)b->time, b->gbps,
+			       sqlite3_column_double(st, 4), (const void *)p);
+		good += ok;
+	}
+	sqlite3_finalize(st);
+	CHECK(rows > 0 && good == rows,
+	      "level2 rank %d: every CommAnalyzerBandwidth row (size, time, GB/s, packet size, "
+	      "count, time) equal (%zu of %zu)",
+	      rank, good, rows);
+}
+
+static const tl_comm_link *
+find_link(const tl_comm_result *c, const tl_comm_row *r, int64_t src, int64_t dst)
+{
+	for (size_t k = r->link0; k < r->link0 + r->nlink; k++)
+		if (c->links[k].src == src && c->links[k].dst == dst)
+			return &c->links[k];
+	return NULL;
+}
+
+/* The matrix rows name the op they show (op_name), except the "-total" rows, which sum every
+ * op of the type over the step. */
+static void
+oracle_matrix(const tl_comm_result *c, sqlite3 *db, int rank)
+{
+	sqlite3_stmt *st;
+	sqlite3_prepare_v2(
+	    db,
+	    "SELECT hccl_op_name, src_rank, dst_rank, transport_type, transit_size, transit_time, "
+	    "op_name FROM CommAnalyzerMatrix",
+	    -1, &st, NULL);
+	size_t rows = 0, good = 0, totals = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		rows++;
+		const char *agg = (const char *)sqlite3_column_text(st, 0);
+		int64_t src = strtoll((const char *)sqlite3_column_text(st, 1), NULL, 10);
+		int64_t dst = strtoll((const char *)sqlite3_column_text(st, 2), NULL, 10);
+		const char *xp = (const char *)sqlite3_column_text(st, 3);
+		double size_mb = sqlite3_column_double(st, 4),
+		       time_ms = sqlite3_column_double(st, 5);
+		uint64_t size = 0;
+		int64_t time = 0;
+		const char *xport = NULL;
+		if (strstr(agg, "total") != NULL) {
+			totals++;
+			for (size_t i = 0; i < c->nops; i++) {
+				const tl_comm_link *l = c->ops[i].rank == rank
+				                            ? find_link(c, &c->ops[i], src, dst)
+				                            : NULL;
+				if (l) {
+					size += l->size;
+					time += l->time;
+					xport = tl_xport_name[l->src == l->dst ? TL_XPORT_LOCAL
+					                                       : l->xport];
+				}
+			}
+		} else {
+			const tl_comm_row *r =
+			    find_named(c, rank, (const char *)sqlite3_column_text(st, 6));
+			const tl_comm_link *l = r ? find_link(c, r, src, dst) : NULL;
+			if (l == NULL)
+				continue;
+			size = l->size;
+			time = l->time;
+			xport = tl_xport_name[l->src == l->dst ? TL_XPORT_LOCAL : l->xport];
+		}
+		good += xport && strcmp(xport, xp) == 0 &&
+		        fabs((double)size - size_mb * 1e6) < 0.5 && near_ns(time, time_ms, 1000);
+	}
+	sqlite3_finalize(st);
+	CHECK(rows > 0 && totals > 0 && good == rows,
+	      "level2 rank %d: every CommAnalyzerMatrix row (per op, and the -total sums) equal "
+	      "(%zu of %zu)",
+	      rank, good, rows);
+}
+
+static void
+test_samples(void)
+{
+	const char *srcdir = getenv("TL_SRCDIR");
+	const char *samples = getenv("TL_SAMPLES");
+	char def[4096], p[4200];
+	if (samples == NULL || *samples == '\0') {
+		snprintf(def, sizeof def, "%s/../shared/samples", srcdir && *srcdir ? srcdir : ".");
+		samples = def;
+	}
+	snprintf(p, sizeof p, "%s/ascend-db/level2", samples);
+	struct stat sb;
+	if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		SKIP("samples absent: %s (communication against analysis.db not checked)", p);
+		return;
+	}
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	CHECK(load_trace(p, &lo, &tr) == 0, "load the level2 sample");
+	tl_comm_result c;
+	tlq_comm(&tr, &c);
+	for (int rank = 0; rank < 2; rank++) {
+		sqlite3 *db = open_oracle(samples, rank);
+		if (db == NULL) {
+			CHECK(0, "open analysis.db of rank %d", rank);
+			continue;
+		}
+		oracle_time(&c, db, rank);
+		oracle_bandwidth(&c, db, rank);
+		oracle_matrix(&c, db, rank);
+		sqlite3_close(db);
+	}
+	printf("# level2: largest deviation from analysis.db: %.3f ns\n", maxdev_time);
+	CHECK(maxdev_time < 1000, "level2: every time within 1 us (max %.3f ns)", maxdev_time);
+	tlq_comm_free(&c);
+	trace_free(&tr);
+
+	/* level0 records no sub-task detail (taskType N/A): ops are there, unmeasured */
+	snprintf(p, sizeof p, "%s/ascend-db/level0", samples);
+	if (load_trace(p, &lo, &tr) == 0) {
+		tlq_comm(&tr, &c);
+		size_t unmeasured = 0;
+		for (size_t i = 0; i < c.nops; i++)
+			unmeasured += c.ops[i].t.plane < 0;
+		CHECK(c.nops == 8 && unmeasured == c.nops && c.nbw == 0,
+		      "level0: 8 ops, none with a time breakdown or bandwidth (%zu, %zu)", c.nops,
+		      unmeasured);
+		tlq_comm_free(&c);
+		trace_free(&tr);
+	}
+}
+
+int
+main(void)
+{
+	msg_set_quiet(1);
+	test_rule();
+	test_generated();
+	test_samples();
+	return test_done();
+}
