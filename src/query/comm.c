@@ -115,3 +115,52 @@ tlq_comm_free(tl_comm_result *c)
 	free(c->data);
 	memset(c, 0, sizeof *c);
 }
+
+/* ---- collective instances and P2P pairs, from the model's communication lanes ------------- */
+
+static void
+coll_entries(const tl_trace *tr, tl_coll_entry **v, size_t *n)
+{
+	size_t cap = 0;
+	*v = NULL;
+	*n = 0;
+	for (size_t ri = 0; ri < tr->nranks; ri++) {
+		const tl_rank *r = tr->ranks[ri];
+		for (size_t k = 0; k < r->ntracks; k++) {
+			const tl_track *t = r->tracks[k];
+			if (t->kind != TL_LANE_COMM)
+				continue;
+			const char *group = strpool_get(r->pool, t->label);
+			for (size_t i = 0; i < t->n; i++) {
+				uint16_t s = t->step ? t->step[i] : r->nsteps == 1 ? 0 : TL_NO_STEP;
+				tl_coll_entry e = {.rank = r->rank,
+				                   .group = group,
+				                   .name = strpool_get(r->pool, t->v[i].name),
+				                   .step = s < r->nsteps ? r->steps[s].id : -1,
+				                   .start = t->v[i].start,
+				                   .end = t->v[i].end};
+				VEC_PUSH(*v, *n, cap, e);
+			}
+		}
+	}
+}
+
+void
+tlq_collectives(const tl_trace *tr, tl_coll_result *out)
+{
+	memset(out, 0, sizeof *out);
+	tl_coll_entry *v;
+	size_t n;
+	coll_entries(tr, &v, &n);
+	out->n = coll_match(v, n, &out->v);
+	out->np2p = coll_p2p_pairs(v, n, &out->p2p);
+	free(v);
+}
+
+void
+tlq_collectives_free(tl_coll_result *c)
+{
+	coll_free(c->v, c->n);
+	free(c->p2p);
+	memset(c, 0, sizeof *c);
+}

@@ -3,6 +3,7 @@
 #ifndef TL_QUERY_H
 #define TL_QUERY_H
 #include "analysis/bubbles.h"
+#include "analysis/collectives.h"
 #include "analysis/comm.h"
 #include "analysis/imbalance.h"
 #include "analysis/overlap.h"
@@ -219,5 +220,17 @@ typedef struct tl_comm_result {
 /* Reads and analyses every rank (in parallel); free with tlq_comm_free. */
 void tlq_comm(const tl_trace *, tl_comm_result *out);
 void tlq_comm_free(tl_comm_result *);
+
+/* Collective instances across the ranks of their group (arrival, wait for the last rank, the
+ * last arriver) and point-to-point pairs, from the communication lanes of the model (any
+ * format). Strings are borrowed from the trace. */
+typedef struct tl_coll_result {
+	tl_coll *v; /* by group, then index */
+	size_t n;
+	tl_p2p_pair *p2p; /* by send start */
+	size_t np2p;
+} tl_coll_result;
+void tlq_collectives(const tl_trace *, tl_coll_result *out);
+void tlq_collectives_free(tl_coll_result *);
 
 #endif

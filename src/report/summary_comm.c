@@ -152,9 +152,89 @@ text_bandwidth(FILE *f, const tl_comm_result *c)
 	}
 }
 
+static int
+cmp_skew(const void *a, const void *b)
+{
+	const tl_coll *x = *(const tl_coll *const *)a, *y = *(const tl_coll *const *)b;
+	if (x->skew != y->skew)
+		return x->skew > y->skew ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* Who arrives last, and the collectives with the widest arrival spread. */
+static void
+text_collectives(FILE *f, const tl_trace *tr, const tl_coll_result *c)
+{
+	size_t multi = 0;
+	for (size_t i = 0; i < c->n; i++)
+		multi += c->v[i].n > 1;
+	if (multi == 0)
+		return;
+	fprintf(f,
+	        "\nCollectives: last arriver per rank (of %zu collectives run by two or more "
+	        "ranks;\nwait = the time the other ranks spent waiting for it, summed)\n",
+	        multi);
+	fprintf(f, "%6s %8s %16s\n", "rank", "last", "others' wait ms");
+	for (size_t ri = 0; ri < tr->nranks; ri++) {
+		int rank = tr->ranks[ri]->rank;
+		size_t last = 0;
+		int64_t wait = 0;
+		for (size_t i = 0; i < c->n; i++) {
+			const tl_coll *x = &c->v[i];
+			if (x->n < 2 || x->last_rank != rank)
+				continue;
+			last++;
+			for (size_t k = 0; k < x->n; k++)
+				wait += x->ranks[k].wait;
+		}
+		char b[32];
+		fprintf(f, "%6d %8zu %16s\n", rank, last, ms(b, sizeof b, wait));
+	}
+	const tl_coll **v = malloc(multi * sizeof *v);
+	if (v == NULL)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].n > 1)
+			v[n++] = &c->v[i];
+	qsort(v, n, sizeof *v, cmp_skew);
+	size_t show = n < 10 ? n : 10;
+	fprintf(f, "\nWidest arrival spreads (ms: last arrival - first arrival)\n");
+	fprintf(f, "%8s %6s %14s %5s  %s\n", "step", "last", "skew", "ranks", "op");
+	for (size_t i = 0; i < show; i++) {
+		char st[24], b[32], nm[160];
+		fprintf(f, "%8s %6d %14s %5zu  %s\n", step_str(st, sizeof st, v[i]->step),
+		        v[i]->last_rank, ms(b, sizeof b, v[i]->skew), v[i]->n,
+		        text_sanitize(v[i]->name, nm, sizeof nm, 1));
+	}
+	free(v);
+}
+
+static void
+text_p2p(FILE *f, const tl_coll_result *c)
+{
+	if (c->np2p == 0)
+		return;
+	int64_t sw = 0, rw = 0;
+	for (size_t i = 0; i < c->np2p; i++) {
+		sw += c->p2p[i].send_wait;
+		rw += c->p2p[i].recv_wait;
+	}
+	char a[32], b[32];
+	fprintf(f,
+	        "\nP2P: %zu send/receive pairs; senders waited %s ms for receivers, receivers %s "
+	        "ms for senders\n",
+	        c->np2p, ms(a, sizeof a, sw), ms(b, sizeof b, rw));
+}
+
 void
 report_comm_text(FILE *f, const tl_trace *tr)
 {
+	tl_coll_result cr;
+	tlq_collectives(tr, &cr);
+	text_collectives(f, tr, &cr);
+	text_p2p(f, &cr);
+	tlq_collectives_free(&cr);
 	tl_comm_result c;
 	tlq_comm(tr, &c);
 	if (c.nops > 0) {
@@ -262,9 +342,51 @@ json_matrix(FILE *f, const tl_comm_result *c)
 	fprintf(f, "]");
 }
 
+static void
+json_collectives(FILE *f, const tl_coll_result *c)
+{
+	fprintf(f, ",\"collectives\":[");
+	for (size_t i = 0; i < c->n; i++) {
+		const tl_coll *x = &c->v[i];
+		fprintf(f, "%s{\"group\":", i ? "," : "");
+		json_str(f, x->group);
+		fprintf(f, ",\"op_type\":");
+		json_str(f, x->op_type);
+		fprintf(f, ",\"op_name\":");
+		json_str(f, x->name);
+		fprintf(f, ",\"step\":%" PRId64 ",\"index\":%zu,\"ranks\":[", x->step, x->index);
+		for (size_t k = 0; k < x->n; k++)
+			fprintf(f,
+			        "%s{\"rank\":%d,\"arrive_ns\":%" PRId64 ",\"wait_ns\":%" PRId64
+			        ",\"end_ns\":%" PRId64 "}",
+			        k ? "," : "", x->ranks[k].rank, x->ranks[k].arrive,
+			        x->ranks[k].wait, x->ranks[k].end);
+		fprintf(f, "],\"last_rank\":%d,\"skew_ns\":%" PRId64 "}", x->last_rank, x->skew);
+	}
+	fprintf(f, "],\"p2p\":[");
+	for (size_t i = 0; i < c->np2p; i++) {
+		const tl_p2p_pair *p = &c->p2p[i];
+		fprintf(f, "%s{\"group\":", i ? "," : "");
+		json_str(f, p->group);
+		fprintf(f,
+		        ",\"step\":%" PRId64
+		        ",\"src_rank\":%d,\"dst_rank\":%d,\"send_start_ns\":%" PRId64
+		        ",\"send_end_ns\":%" PRId64 ",\"recv_start_ns\":%" PRId64
+		        ",\"recv_end_ns\":%" PRId64 ",\"send_wait_ns\":%" PRId64
+		        ",\"recv_wait_ns\":%" PRId64 "}",
+		        p->step, p->src_rank, p->dst_rank, p->send_start, p->send_end,
+		        p->recv_start, p->recv_end, p->send_wait, p->recv_wait);
+	}
+	fprintf(f, "]");
+}
+
 void
 report_comm_json(FILE *f, const tl_trace *tr)
 {
+	tl_coll_result cr;
+	tlq_collectives(tr, &cr);
+	json_collectives(f, &cr);
+	tlq_collectives_free(&cr);
 	tl_comm_result c;
 	tlq_comm(tr, &c);
 	json_comm(f, &c);

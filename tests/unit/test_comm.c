@@ -157,6 +157,40 @@ test_generated(void)
 	      "construction on all %zu (%zu differ)",
 	      truth.ncomm, bad);
 	tlq_comm_free(&c);
+
+	/* arrival skew: every rank's arrival, its wait for the last, the last arriver */
+	tl_coll_result cr;
+	tlq_collectives(&tr, &cr);
+	CHECK_EQ_I64(cr.n * (size_t)o.nranks, truth.ncomm,
+	             "collectives: one instance per collective, on every rank");
+	size_t cbad = 0, cfound = 0, slow_last = 0;
+	for (size_t i = 0; i < truth.ncomm; i++) {
+		const gen_comm_truth *t = &truth.comm[i];
+		for (size_t k = 0; k < cr.n; k++)
+			for (size_t m = 0; m < cr.v[k].n; m++) {
+				const tl_coll_arrival *a = &cr.v[k].ranks[m];
+				if (a->rank != t->rank || a->arrive != t->start_ns)
+					continue;
+				cfound++;
+				cbad += a->wait != t->last_arrival_ns - t->start_ns ||
+				        cr.v[k].last_rank != t->last_rank ||
+				        cr.v[k].step != t->step || cr.v[k].n != (size_t)o.nranks;
+				slow_last += t->rank == 0 && cr.v[k].last_rank == o.slow_rank;
+			}
+	}
+	CHECK(cfound == truth.ncomm && cbad == 0,
+	      "collectives: arrival, wait for the last and last arriver equal the construction "
+	      "(%zu found of %zu, %zu differ)",
+	      cfound, truth.ncomm, cbad);
+	CHECK(slow_last * 2 > cr.n, "collectives: the slow rank arrives last in most (%zu of %zu)",
+	      slow_last, cr.n);
+	for (size_t k = 1; k < cr.n; k++)
+		if (strcmp(cr.v[k].group, cr.v[k - 1].group) == 0 &&
+		    cr.v[k].index != cr.v[k - 1].index + 1) {
+			CHECK(0, "collectives: index counts the group's instances");
+			break;
+		}
+	tlq_collectives_free(&cr);
 	trace_free(&tr);
 	gen_truth_free(&truth);
 	char *cmd = xasprintf("rm -rf '%s'", dir);
@@ -164,6 +198,76 @@ test_generated(void)
 		CHECK(0, "cleanup %s", dir);
 	free(cmd);
 	free(out);
+}
+
+/* P2P pairs of a generated pipeline-parallel profile against the sends and receives it wrote. */
+static void
+test_p2p(void)
+{
+	char dir[] = "/tmp/tl-test-p2p-XXXXXX";
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	char *out = xasprintf("%s/profile", dir);
+	gen_opts o;
+	gen_opts_default(&o);
+	o.pp = 4;
+	o.nranks = 4;
+	o.nsteps = 1;
+	o.tasks_per_rank = 3000;
+	o.seed = 5;
+	gen_truth truth;
+	memset(&truth, 0, sizeof truth);
+	CHECK(gen_profile(&o, out, &truth) == 0, "generate a 4-stage pipeline");
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	CHECK(load_trace(out, &lo, &tr) == 0, "load the pipeline profile");
+	tl_coll_result cr;
+	tlq_collectives(&tr, &cr);
+	CHECK_EQ_I64(cr.np2p, truth.np2p, "p2p: one pair per transfer the generator wrote");
+	size_t ok = 0;
+	for (size_t i = 0; i < truth.np2p; i++) {
+		const gen_p2p_truth *t = &truth.p2p[i];
+		for (size_t k = 0; k < cr.np2p; k++) {
+			const tl_p2p_pair *p = &cr.p2p[k];
+			if (p->send_start != t->send_start_ns || p->src_rank != t->src_rank)
+				continue;
+			int64_t rw = t->send_start_ns > t->recv_start_ns
+			                 ? t->send_start_ns - t->recv_start_ns
+			                 : 0;
+			ok += p->dst_rank == t->dst_rank && p->recv_start == t->recv_start_ns &&
+			      p->recv_end == t->recv_end_ns && p->send_end == t->send_end_ns &&
+			      p->recv_wait == rw && p->step == t->step;
+		}
+	}
+	CHECK(ok == truth.np2p && ok > 0,
+	      "p2p: pairs, times and waits equal the generator's (%zu of %zu)", ok, truth.np2p);
+	CHECK_EQ_I64(cr.n, 0, "p2p: sends and receives are not collectives");
+	tlq_collectives_free(&cr);
+	trace_free(&tr);
+	gen_truth_free(&truth);
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		CHECK(0, "cleanup %s", dir);
+	free(cmd);
+	free(out);
+}
+
+static void
+test_op_type(void)
+{
+	char b[64];
+	coll_op_type("hcom_allReduce__865_0_1", b, sizeof b);
+	CHECK_STR(b, "hcom_allReduce_", "op type: trailing _N parts dropped");
+	coll_op_type("hcom_broadcast_", b, sizeof b);
+	CHECK_STR(b, "hcom_broadcast_", "op type: a name without numbers stays");
+	coll_op_type("12_3", b, sizeof b);
+	CHECK_STR(b, "12", "op type: a name of numbers keeps its first");
+	CHECK(coll_p2p_kind("hcom_send__1_2") == 1 && coll_p2p_kind("hcom_receive__1_2") == 2 &&
+	          coll_p2p_kind("hcom_batchSendRecv_1") == 3 &&
+	          coll_p2p_kind("hcom_allReduce_") == 0,
+	      "p2p kinds by name");
 }
 
 /* ---- the real samples: torch_npu's analysis.db ------------------------------------------- */
@@ -423,7 +527,9 @@ main(void)
 {
 	msg_set_quiet(1);
 	test_rule();
+	test_op_type();
 	test_generated();
+	test_p2p();
 	test_samples();
 	return test_done();
 }
