@@ -233,4 +233,18 @@ typedef struct tl_coll_result {
 void tlq_collectives(const tl_trace *, tl_coll_result *out);
 void tlq_collectives_free(tl_coll_result *);
 
+/* Per rank and step, the rest of msprof-analyze's cluster_time_summary (timesplit.c). */
+typedef struct tl_step_split {
+	int64_t step_ns;   /* STEP_TIME length; without steps computing + not overlapped + free */
+	int64_t memory_ns; /* MEMCPY_ASYNC tasks starting in the step, summed */
+	int64_t memory_not_overlapped_ns; /* of their union, what no compute or comm covers */
+	int64_t transmit_ns; /* over collectives every rank of whose group is loaded: the
+	                        shortest op of the instance among its ranks */
+	int64_t wait_ns;     /* ... the rank's own op minus that */
+} tl_step_split;
+/* out[k] for the row so[k] of tlq_step_overlaps of rank ri. cr NULL: no communication split;
+ * cm (NULL: none) tells which ranks each group has. */
+void tlq_step_split(const tl_trace *, size_t ri, const tl_step_overlap *so, size_t n,
+                    const tl_coll_result *cr, const tl_comm_result *cm, tl_step_split *out);
+
 #endif

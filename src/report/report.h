@@ -15,7 +15,11 @@ void report_rl_text(FILE *, const tl_trace *);
 void report_rl_json(FILE *, const tl_trace *);
 /* The communication sections (summary_comm.c): text totals per rank, step and group and
  * bandwidth per transport; JSON: ,"communication":[...],"bandwidth":[...],"comm_matrix":[...]. */
-void report_comm_text(FILE *, const tl_trace *);
-void report_comm_json(FILE *, const tl_trace *);
+struct tl_comm_result;
+struct tl_coll_result;
+void report_comm_text(FILE *, const tl_trace *, const struct tl_comm_result *,
+                      const struct tl_coll_result *);
+void report_comm_json(FILE *, const tl_trace *, const struct tl_comm_result *,
+                      const struct tl_coll_result *);
 
 #endif

@@ -228,20 +228,14 @@ text_p2p(FILE *f, const tl_coll_result *c)
 }
 
 void
-report_comm_text(FILE *f, const tl_trace *tr)
+report_comm_text(FILE *f, const tl_trace *tr, const tl_comm_result *c, const tl_coll_result *cr)
 {
-	tl_coll_result cr;
-	tlq_collectives(tr, &cr);
-	text_collectives(f, tr, &cr);
-	text_p2p(f, &cr);
-	tlq_collectives_free(&cr);
-	tl_comm_result c;
-	tlq_comm(tr, &c);
-	if (c.nops > 0) {
-		text_times(f, &c);
-		text_bandwidth(f, &c);
+	text_collectives(f, tr, cr);
+	text_p2p(f, cr);
+	if (c->nops > 0) {
+		text_times(f, c);
+		text_bandwidth(f, c);
 	}
-	tlq_comm_free(&c);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
@@ -381,16 +375,11 @@ json_collectives(FILE *f, const tl_coll_result *c)
 }
 
 void
-report_comm_json(FILE *f, const tl_trace *tr)
+report_comm_json(FILE *f, const tl_trace *tr, const tl_comm_result *c, const tl_coll_result *cr)
 {
-	tl_coll_result cr;
-	tlq_collectives(tr, &cr);
-	json_collectives(f, &cr);
-	tlq_collectives_free(&cr);
-	tl_comm_result c;
-	tlq_comm(tr, &c);
-	json_comm(f, &c);
-	json_bandwidth(f, &c);
-	json_matrix(f, &c);
-	tlq_comm_free(&c);
+	(void)tr;
+	json_collectives(f, cr);
+	json_comm(f, c);
+	json_bandwidth(f, c);
+	json_matrix(f, c);
 }

@@ -190,6 +190,42 @@ test_generated(void)
 			CHECK(0, "collectives: index counts the group's instances");
 			break;
 		}
+
+	/* cluster_time_summary's split: every rank of the group is loaded, so each collective
+	 * gives transmit = the shortest op (all ranks end together: end - last arrival) and wait =
+	 * the rest (last arrival - own arrival) */
+	tl_comm_result cm;
+	tlq_comm(&tr, &cm);
+	size_t sbad = 0, srows = 0;
+	for (size_t ri = 0; ri < tr.nranks; ri++) {
+		tl_step_overlap *so;
+		size_t n = tlq_step_overlaps(tr.ranks[ri], &so);
+		tl_step_split *sp = xcalloc(n, sizeof *sp);
+		tlq_step_split(&tr, ri, so, n, &cr, &cm, sp);
+		for (size_t k = 0; k < n; k++) {
+			int64_t tx = 0, wt = 0, len = -1;
+			for (size_t i = 0; i < truth.ncomm; i++)
+				if (truth.comm[i].rank == tr.ranks[ri]->rank &&
+				    truth.comm[i].step == so[k].step_id) {
+					tx += truth.comm[i].end_ns - truth.comm[i].last_arrival_ns;
+					wt +=
+					    truth.comm[i].last_arrival_ns - truth.comm[i].start_ns;
+				}
+			for (size_t i = 0; i < truth.nsteps; i++)
+				if (truth.steps[i].step == so[k].step_id)
+					len = truth.steps[i].end_ns - truth.steps[i].start_ns;
+			srows++;
+			sbad += sp[k].transmit_ns != tx || sp[k].wait_ns != wt ||
+			        sp[k].step_ns != len || tx == 0;
+		}
+		free(sp);
+		free(so);
+	}
+	CHECK(srows == (size_t)o.nranks * (size_t)o.nsteps && sbad == 0,
+	      "step split: step length, transmit and wait stages equal the construction on every "
+	      "rank and step (%zu rows, %zu differ)",
+	      srows, sbad);
+	tlq_comm_free(&cm);
 	tlq_collectives_free(&cr);
 	trace_free(&tr);
 	gen_truth_free(&truth);
@@ -470,6 +506,105 @@ oracle_matrix(const tl_comm_result *c, sqlite3 *db, int rank)
 	      rank, good, rows);
 }
 
+typedef struct edge {
+	int64_t t;
+	int kind, delta; /* kind 0 memcpy, 1 compute or communication */
+} edge;
+
+static int
+cmp_edge(const void *a, const void *b)
+{
+	const edge *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return (x->delta > y->delta) - (x->delta < y->delta);
+}
+
+static void
+add_edges(sqlite3 *db, const char *sql, int kind, edge **v, size_t *n, size_t *cap)
+{
+	sqlite3_stmt *st;
+	sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		edge a = {sqlite3_column_int64(st, 0), kind, 1};
+		edge b = {sqlite3_column_int64(st, 1), kind, -1};
+		VEC_PUSH(*v, *n, *cap, a);
+		VEC_PUSH(*v, *n, *cap, b);
+	}
+	sqlite3_finalize(st);
+}
+
+/* memory and memory not overlapped from plain SQL over the profile DB, with a counting sweep
+ * (not tl's interval unions); transmit and wait stages are 0: two of the group's eight ranks */
+static void
+check_split_sample(const tl_trace *tr, const tl_comm_result *cm, const char *samples)
+{
+	tl_coll_result cr;
+	tlq_collectives(tr, &cr);
+	for (size_t ri = 0; ri < tr->nranks; ri++) {
+		int rank = tr->ranks[ri]->rank;
+		char p[4300];
+		snprintf(p, sizeof p,
+		         "file:%s/ascend-db/level2/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+		         "ascend_pytorch_profiler_%d.db?immutable=1",
+		         samples, rank, rank);
+		sqlite3 *db = NULL;
+		if (sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) !=
+		    SQLITE_OK) {
+			CHECK(0, "open %s", p);
+			sqlite3_close(db);
+			continue;
+		}
+		edge *v = NULL;
+		size_t n = 0, cap = 0;
+		add_edges(
+		    db,
+		    "SELECT t.startNs, t.endNs FROM TASK t, STEP_TIME s WHERE t.taskType = (SELECT "
+		    "id "
+		    "FROM STRING_IDS WHERE value = 'MEMCPY_ASYNC') AND t.startNs BETWEEN s.startNs "
+		    "AND s.endNs",
+		    0, &v, &n, &cap);
+		int64_t mem = 0;
+		for (size_t i = 0; i < n; i++)
+			mem += v[i].delta < 0 ? v[i].t : -v[i].t;
+		add_edges(
+		    db,
+		    "SELECT startNs, endNs FROM TASK WHERE globalTaskId IN (SELECT globalTaskId "
+		    "FROM COMPUTE_TASK_INFO) UNION ALL SELECT startNs, endNs FROM COMMUNICATION_OP",
+		    1, &v, &n, &cap);
+		qsort(v, n, sizeof *v, cmp_edge);
+		int cnt[2] = {0, 0};
+		int64_t exposed = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (i > 0 && cnt[0] > 0 && cnt[1] == 0)
+				exposed += v[i].t - v[i - 1].t;
+			cnt[v[i].kind] += v[i].delta;
+		}
+		free(v);
+		sqlite3_close(db);
+		tl_step_overlap *so;
+		size_t ns = tlq_step_overlaps(tr->ranks[ri], &so);
+		tl_step_split sp;
+		if (ns == 1) {
+			tlq_step_split(tr, ri, so, 1, &cr, cm, &sp);
+			CHECK_EQ_I64(sp.memory_ns, mem,
+			             "level2: memory_ns is the SQL sum of MEMCPY_ASYNC");
+			CHECK_EQ_I64(
+			    sp.memory_not_overlapped_ns, exposed,
+			    "level2: memory_not_overlapped_ns equals a sweep over the SQL rows");
+			CHECK(
+			    mem > 0 && sp.transmit_ns == 0 && sp.wait_ns == 0,
+			    "level2: no transmit/wait stage split for a group with ranks missing");
+			CHECK_EQ_I64(sp.step_ns, so[0].step_end - so[0].step_start,
+			             "level2: step_ns is the STEP_TIME length");
+		} else {
+			CHECK(0, "level2 rank %d: one step", rank);
+		}
+		free(so);
+	}
+	tlq_collectives_free(&cr);
+}
+
 static void
 test_samples(void)
 {
@@ -502,6 +637,7 @@ test_samples(void)
 		oracle_matrix(&c, db, rank);
 		sqlite3_close(db);
 	}
+	check_split_sample(&tr, &c, samples);
 	printf("# level2: largest deviation from analysis.db: %.3f ns\n", maxdev_time);
 	CHECK(maxdev_time < 1000, "level2: every time within 1 us (max %.3f ns)", maxdev_time);
 	tlq_comm_free(&c);
