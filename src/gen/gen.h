@@ -103,6 +103,12 @@ typedef struct gen_comm_truth { /* one rank's part of one collective (GRPO profi
 	 * until shortly after the last arrival, then transfers until the end; no idle */
 	int64_t transit_ns, wait_ns, sync_ns;
 } gen_comm_truth;
+typedef struct gen_op_truth { /* the compute operators of one rank by op type and task type */
+	int rank;
+	const char *op_type, *task_type; /* static strings, as written to STRING_IDS */
+	uint64_t count;                  /* COMPUTE_TASK_INFO rows */
+	int64_t total_ns;                /* their TASK durations, summed */
+} gen_op_truth;
 typedef struct gen_truth {
 	int nranks, slow_rank;
 	uint64_t tasks; /* TASK rows written over all ranks */
@@ -126,6 +132,8 @@ typedef struct gen_truth {
 	size_t np2p;
 	gen_comm_truth *comm; /* per collective and rank, collectives in time order */
 	size_t ncomm;
+	gen_op_truth *ops; /* per rank, op type and task type */
+	size_t nops;
 } gen_truth;
 
 /* Writes a profile under outdir (created; must not exist or be empty): one
