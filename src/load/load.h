@@ -6,6 +6,7 @@
 #include <setjmp.h>
 
 #include "model/comm.h"
+#include "model/ops.h"
 #include "model/trace.h"
 #include "profile/discover.h"
 #include "util/rankspec.h"
@@ -53,6 +54,11 @@ int trace_json_event_args(const char *path, const tl_evindex *ix, uint64_t ordin
  * demand: d is initialised here and owned by the caller (comm_data_free). Sources without
  * per-op sub-tasks (JSON) add nothing; every unreadable table gets one line naming the file. */
 void load_comm(const tl_rank *r, tl_comm_data *d);
+
+/* The compute operators of r's profile DBs grouped by (name, op type, task type, input shapes)
+ * with every task's duration (ascend_db_ops.c), read on demand: d is initialised here and owned
+ * by the caller (op_data_free). */
+void load_ops(const tl_rank *r, tl_op_data *d);
 
 /* META_DATA's value of `name` in a profile DB (opened as the loader opens it), or NULL. */
 char *ascend_db_meta(const char *path, const char *name);

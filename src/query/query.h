@@ -6,10 +6,12 @@
 #include "analysis/collectives.h"
 #include "analysis/comm.h"
 #include "analysis/imbalance.h"
+#include "analysis/opstats.h"
 #include "analysis/overlap.h"
 #include "analysis/pipeline.h"
 #include "analysis/slowrank.h"
 #include "analysis/stages.h"
+#include "model/ops.h"
 #include "model/trace.h"
 
 /* Busy ns of a track inside [t0, t1): O(log n) through prefix sums. */
@@ -246,5 +248,40 @@ typedef struct tl_step_split {
  * cm (NULL: none) tells which ranks each group has. */
 void tlq_step_split(const tl_trace *, size_t ri, const tl_step_overlap *so, size_t n,
                     const tl_coll_result *cr, const tl_comm_result *cm, tl_step_split *out);
+
+/* ---- operator statistics (ops.c) --------------------------------------------------------
+ * Compute operators per rank by (op type, task type), and inside each by (op name, input
+ * shapes), from each DB's COMPUTE_TASK_INFO and TASK, read on demand (a scan of TASK per rank:
+ * `tl summary --json` asks for it, the text summary does not). Rows by rank, then total time,
+ * longest first. Strings are owned by the result. */
+typedef struct tl_op_name_row {
+	const char *op_name, *input_shapes; /* "" when the profile has none */
+	tl_opstat st;
+} tl_op_name_row;
+typedef struct tl_op_type_row {
+	int rank;
+	const char *op_type, *task_type; /* "AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "AI_CPU" ... */
+	tl_opstat st;
+	size_t by0, nby; /* its rows in names, by total time */
+} tl_op_type_row;
+typedef struct tl_ops_result {
+	tl_op_type_row *types;
+	size_t ntypes;
+	tl_op_name_row *names;
+	size_t nnames;
+	tl_op_data *data; /* per rank; owns the strings */
+	size_t ndata;
+} tl_ops_result;
+void tlq_ops(const tl_trace *, tl_ops_result *out);
+void tlq_ops_free(tl_ops_result *);
+
+/* Communication ops per rank by op type (the name without its trailing _N parts), from the
+ * model's communication lanes (any format). Rows by rank, then total time; *out malloc'ed. */
+typedef struct tl_comm_op_row {
+	int rank;
+	char op_type[64];
+	tl_opstat st;
+} tl_comm_op_row;
+size_t tlq_comm_ops(const tl_trace *, tl_comm_op_row **out);
 
 #endif

@@ -21,5 +21,8 @@ void report_comm_text(FILE *, const tl_trace *, const struct tl_comm_result *,
                       const struct tl_coll_result *);
 void report_comm_json(FILE *, const tl_trace *, const struct tl_comm_result *,
                       const struct tl_coll_result *);
+/* The operator sections (summary_ops.c), JSON only: ,"operators":[...],"comm_operators":[...]
+ * (reads every rank's compute tasks: a scan of TASK per rank). */
+void report_ops_json(FILE *, const tl_trace *);
 
 #endif

@@ -133,6 +133,7 @@ report_summary_json(FILE *f, const tl_trace *tr)
 	fprintf(f, "]");
 	report_rl_json(f, tr); /* issue 5: stages, imbalance, pipeline, slow_ranks, bubbles */
 	report_comm_json(f, tr, &cm, &cr);
+	report_ops_json(f, tr);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 	fprintf(f, "}\n");
