@@ -49,18 +49,4 @@ int coll_p2p_kind(const char *name);
 size_t coll_match(tl_coll_entry *v, size_t n, tl_coll **out);
 void coll_free(tl_coll *v, size_t n);
 
-typedef struct tl_p2p_pair {
-	const char *group; /* borrowed */
-	int64_t step;      /* of the send */
-	int src_rank, dst_rank;
-	int64_t send_start, send_end, recv_start, recv_end;
-	int64_t send_wait; /* recv_start - send_start when the receiver came later, else 0 */
-	int64_t recv_wait; /* send_start - recv_start when the sender came later, else 0 */
-} tl_p2p_pair;
-
-/* Pairs sends and receives (reorders v): within a group of two ranks, the k-th send of one rank
- * pairs with the k-th receive of the other (P2P is ordered per pair of ranks). By send start.
- * Returns the count; *out is malloc'ed. */
-size_t coll_p2p_pairs(tl_coll_entry *v, size_t n, tl_p2p_pair **out);
-
 #endif

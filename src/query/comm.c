@@ -153,8 +153,27 @@ tlq_collectives(const tl_trace *tr, tl_coll_result *out)
 	size_t n;
 	coll_entries(tr, &v, &n);
 	out->n = coll_match(v, n, &out->v);
-	out->np2p = coll_p2p_pairs(v, n, &out->p2p);
 	free(v);
+	/* P2P: the pairs the pipeline view draws, with who waited for whom */
+	tl_pp_link *l;
+	size_t nl = pipeline_p2p_pairs(tr, &l);
+	out->p2p = xcalloc(nl ? nl : 1, sizeof *out->p2p);
+	out->np2p = nl;
+	for (size_t i = 0; i < nl; i++) {
+		const tl_rank *src = tr->ranks[l[i].from_rank];
+		uint16_t si = rank_step_at(src, l[i].send_start);
+		tl_p2p_pair *p = &out->p2p[i];
+		*p = (tl_p2p_pair){.step = si != TL_NO_STEP ? src->steps[si].id : -1,
+		                   .src_rank = src->rank,
+		                   .dst_rank = tr->ranks[l[i].to_rank]->rank,
+		                   .send_start = l[i].send_start,
+		                   .send_end = l[i].send_end,
+		                   .recv_start = l[i].recv_start,
+		                   .recv_end = l[i].recv_end};
+		p->send_wait = p->recv_start > p->send_start ? p->recv_start - p->send_start : 0;
+		p->recv_wait = p->send_start > p->recv_start ? p->send_start - p->recv_start : 0;
+	}
+	free(l);
 }
 
 void

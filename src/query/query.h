@@ -224,8 +224,15 @@ void tlq_comm(const tl_trace *, tl_comm_result *out);
 void tlq_comm_free(tl_comm_result *);
 
 /* Collective instances across the ranks of their group (arrival, wait for the last rank, the
- * last arriver) and point-to-point pairs, from the communication lanes of the model (any
- * format). Strings are borrowed from the trace. */
+ * last arriver) and point-to-point pairs (the pipeline view's pairing, pipeline_p2p_pairs), from
+ * the communication lanes of the model (any format). Strings are borrowed from the trace. */
+typedef struct tl_p2p_pair {
+	int64_t step; /* STEP_TIME id of the send's start, -1 */
+	int src_rank, dst_rank;
+	int64_t send_start, send_end, recv_start, recv_end;
+	int64_t send_wait; /* recv_start - send_start when the receiver came later, else 0 */
+	int64_t recv_wait; /* send_start - recv_start when the sender came later, else 0 */
+} tl_p2p_pair;
 typedef struct tl_coll_result {
 	tl_coll *v; /* by group, then index */
 	size_t n;

@@ -18,8 +18,7 @@ text_split(FILE *f, const tl_trace *tr, const tl_coll_result *cr, const tl_comm_
 	                                  "comm.wait"};
 	fprintf(f, "\nStep split per rank and step (ms; mem.exposed = memcpy covered by neither "
 	           "compute nor\ncommunication; comm.transmit/comm.wait: per collective, the "
-	           "shortest op of its group\nand the rest, 0 where the group's ranks are not all "
-	           "loaded)\n");
+	           "shortest op of its group\nand the rest, 0 where ranks of the group are missing)\n");
 	fprintf(f, "%6s %8s", "rank", "step");
 	for (int i = 0; i < 5; i++)
 		fprintf(f, " %14s", hdr[i]);

@@ -174,7 +174,7 @@ text_collectives(FILE *f, const tl_trace *tr, const tl_coll_result *c)
 	        "\nCollectives: last arriver per rank (of %zu collectives run by two or more "
 	        "ranks;\nwait = the time the other ranks spent waiting for it, summed)\n",
 	        multi);
-	fprintf(f, "%6s %8s %16s\n", "rank", "last", "others' wait ms");
+	fprintf(f, "%6s %8s %16s\n", "rank", "last", "waited for, ms");
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
 		int rank = tr->ranks[ri]->rank;
 		size_t last = 0;
@@ -360,15 +360,13 @@ json_collectives(FILE *f, const tl_coll_result *c)
 	fprintf(f, "],\"p2p\":[");
 	for (size_t i = 0; i < c->np2p; i++) {
 		const tl_p2p_pair *p = &c->p2p[i];
-		fprintf(f, "%s{\"group\":", i ? "," : "");
-		json_str(f, p->group);
 		fprintf(f,
-		        ",\"step\":%" PRId64
+		        "%s{\"step\":%" PRId64
 		        ",\"src_rank\":%d,\"dst_rank\":%d,\"send_start_ns\":%" PRId64
 		        ",\"send_end_ns\":%" PRId64 ",\"recv_start_ns\":%" PRId64
 		        ",\"recv_end_ns\":%" PRId64 ",\"send_wait_ns\":%" PRId64
 		        ",\"recv_wait_ns\":%" PRId64 "}",
-		        p->step, p->src_rank, p->dst_rank, p->send_start, p->send_end,
+		        i ? "," : "", p->step, p->src_rank, p->dst_rank, p->send_start, p->send_end,
 		        p->recv_start, p->recv_end, p->send_wait, p->recv_wait);
 	}
 	fprintf(f, "]");
