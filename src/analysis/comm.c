@@ -2,6 +2,7 @@
 #include "analysis/comm.h"
 #include "util/xalloc.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,4 +185,53 @@ comm_links(const tl_comm_task *v, size_t n, tl_comm_link **out, size_t *len, siz
 	if (*len - base > 1)
 		qsort(*out + base, *len - base, sizeof **out, cmp_link);
 	return *len - base;
+}
+
+const char *const tl_mx_pick_name[TL_MX__PICKS] = {"top1", "middle", "bottom1", "bottom2",
+                                                   "bottom3"};
+
+typedef struct ranked {
+	double gbps;
+	size_t i;
+} ranked;
+
+static int
+cmp_ranked(const void *a, const void *b)
+{
+	const ranked *x = a, *y = b;
+	if (x->gbps != y->gbps)
+		return x->gbps > y->gbps ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i); /* ties: the earlier op first */
+}
+
+void
+comm_matrix_picks(const tl_comm_link *const *v, size_t n, size_t pick[TL_MX__PICKS])
+{
+	for (int k = 0; k < TL_MX__PICKS; k++)
+		pick[k] = SIZE_MAX;
+	if (n == 0)
+		return;
+	ranked *r = xreallocarray(NULL, n, sizeof *r);
+	for (size_t i = 0; i < n; i++)
+		r[i] = (ranked){v[i]->gbps, i};
+	qsort(r, n, sizeof *r, cmp_ranked);
+	pick[TL_MX_TOP1] = r[0].i;
+	pick[TL_MX_MIDDLE] = r[n / 2].i;
+	for (size_t k = 0; k < 3 && k < n; k++)
+		pick[TL_MX_BOTTOM1 + k] = r[n - 1 - k].i;
+	free(r);
+}
+
+void
+comm_matrix_type(const char *op_type, char *out, size_t len)
+{
+	size_t o = 0;
+	const char *s = op_type;
+	if (strncmp(s, "hcom", 4) == 0)
+		s += 4;
+	for (; *s && o + 1 < len; s++)
+		if (*s != '_')
+			out[o++] = (char)tolower((unsigned char)*s);
+	if (len > 0)
+		out[o] = '\0';
 }

@@ -56,4 +56,17 @@ typedef struct tl_comm_link {
  * Returns the number of rows added. */
 size_t comm_links(const tl_comm_task *v, size_t n, tl_comm_link **out, size_t *len, size_t *cap);
 
+/* msprof's summary rows of a rank-pair matrix: for one (group, step, op type, source,
+ * destination), its ops ranked by bandwidth, highest first; the rows name the op at rank 0
+ * ("-top1"), n / 2 ("-middle"), n - 1, n - 2, n - 3 ("-bottom1" .. "-bottom3"), and "-total" sums
+ * them all. Checked against torch_npu's CommAnalyzerMatrix on every row. */
+enum { TL_MX_TOP1, TL_MX_MIDDLE, TL_MX_BOTTOM1, TL_MX_BOTTOM2, TL_MX_BOTTOM3, TL_MX__PICKS };
+extern const char *const tl_mx_pick_name[TL_MX__PICKS]; /* "top1", "middle", "bottom1" ... */
+/* For links v[0 .. n) of one pair: pick[k] = the index into v of the k-th summary row's op, or
+ * SIZE_MAX when there are too few ops for it. */
+void comm_matrix_picks(const tl_comm_link *const *v, size_t n, size_t pick[TL_MX__PICKS]);
+/* The summary rows' prefix for an op type: lower case, without "hcom" and underscores
+ * ("hcom_allReduce_" -> "allreduce"). */
+void comm_matrix_type(const char *op_type, char *out, size_t len);
+
 #endif

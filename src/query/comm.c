@@ -8,6 +8,7 @@
 #include "util/xalloc.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -182,4 +183,126 @@ tlq_collectives_free(tl_coll_result *c)
 	coll_free(c->v, c->n);
 	free(c->p2p);
 	memset(c, 0, sizeof *c);
+}
+
+/* ---- the matrix's summary rows (msprof's -top1 ... -total) -------------------------------- */
+
+typedef struct mx_ent {
+	const tl_comm_row *op;
+	const tl_comm_link *l;
+	char type[48];
+} mx_ent;
+
+static int
+cmp_mx_ent(const void *a, const void *b)
+{
+	const mx_ent *x = a, *y = b;
+	if (x->op->rank != y->op->rank)
+		return x->op->rank < y->op->rank ? -1 : 1;
+	int c = strcmp(x->op->group, y->op->group);
+	if (c != 0)
+		return c;
+	if (x->op->step != y->op->step)
+		return x->op->step < y->op->step ? -1 : 1;
+	if ((c = strcmp(x->type, y->type)) != 0)
+		return c;
+	if (x->l->src != y->l->src)
+		return x->l->src < y->l->src ? -1 : 1;
+	if (x->l->dst != y->l->dst)
+		return x->l->dst < y->l->dst ? -1 : 1;
+	return (x->op->start > y->op->start) - (x->op->start < y->op->start);
+}
+
+static int
+cmp_mx_row(const void *a, const void *b)
+{
+	const tl_mx_row *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	int c = strcmp(x->group, y->group);
+	if (c != 0)
+		return c;
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)) != 0)
+		return c;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+size_t
+tlq_comm_matrix_summary(const tl_comm_result *c, tl_mx_row **out)
+{
+	mx_ent *e = NULL;
+	size_t ne = 0, ecap = 0;
+	for (size_t i = 0; i < c->nops; i++) {
+		const tl_comm_row *o = &c->ops[i];
+		char ty[64];
+		if (*o->op_type && strcmp(o->op_type, "N/A") != 0)
+			snprintf(ty, sizeof ty, "%s", o->op_type);
+		else
+			coll_op_type(o->op_name, ty, sizeof ty);
+		for (size_t k = o->link0; k < o->link0 + o->nlink; k++) {
+			mx_ent x = {.op = o, .l = &c->links[k]};
+			comm_matrix_type(ty, x.type, sizeof x.type);
+			VEC_PUSH(e, ne, ecap, x);
+		}
+	}
+	if (ne > 1)
+		qsort(e, ne, sizeof *e, cmp_mx_ent);
+	tl_mx_row *v = NULL;
+	size_t n = 0, cap = 0;
+	const tl_comm_link **run = NULL;
+	size_t rcap = 0;
+	for (size_t i = 0; i < ne;) {
+		size_t j = i + 1;
+		while (j < ne && e[j].op->rank == e[i].op->rank && e[j].op->step == e[i].op->step &&
+		       e[j].l->src == e[i].l->src && e[j].l->dst == e[i].l->dst &&
+		       strcmp(e[j].op->group, e[i].op->group) == 0 &&
+		       strcmp(e[j].type, e[i].type) == 0)
+			j++;
+		size_t m = j - i;
+		VEC_RESERVE(run, rcap, m);
+		for (size_t k = 0; k < m; k++)
+			run[k] = e[i + k].l;
+		size_t pick[TL_MX__PICKS];
+		comm_matrix_picks(run, m, pick);
+		tl_mx_row base = {.rank = e[i].op->rank,
+		                  .group = e[i].op->group,
+		                  .step = e[i].op->step,
+		                  .src = e[i].l->src,
+		                  .dst = e[i].l->dst};
+		for (int k = 0; k <= TL_MX__PICKS; k++) {
+			tl_mx_row r = base;
+			const char *what = k < TL_MX__PICKS ? tl_mx_pick_name[k] : "total";
+			snprintf(r.name, sizeof r.name, "%s-%s", e[i].type, what);
+			if (k < TL_MX__PICKS) {
+				if (pick[k] == SIZE_MAX)
+					continue;
+				const mx_ent *p = &e[i + pick[k]];
+				r.op_name = p->op->op_name;
+				r.xport = p->l->src == p->l->dst ? TL_XPORT_LOCAL : p->l->xport;
+				r.size = p->l->size;
+				r.time = p->l->time;
+			} else {
+				r.op_name = "";
+				r.xport =
+				    e[i].l->src == e[i].l->dst ? TL_XPORT_LOCAL : e[i].l->xport;
+				for (size_t q = i; q < j; q++) {
+					r.size += e[q].l->size;
+					r.time += e[q].l->time;
+				}
+			}
+			r.gbps = r.time > 0 ? (double)r.size / (double)r.time : 0.0;
+			VEC_PUSH(v, n, cap, r);
+		}
+		i = j;
+	}
+	free(run);
+	free(e);
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_mx_row);
+	*out = v;
+	return n;
 }

@@ -222,6 +222,22 @@ typedef struct tl_comm_result {
 /* Reads and analyses every rank (in parallel); free with tlq_comm_free. */
 void tlq_comm(const tl_trace *, tl_comm_result *out);
 void tlq_comm_free(tl_comm_result *);
+/* The summary rows msprof adds to the rank-pair matrix (analysis/comm.h comm_matrix_picks):
+ * per rank, group, step, op type and pair, the ops at top1, middle, bottom1-3 by bandwidth and
+ * the total. Strings are borrowed from c; *out malloc'ed. */
+typedef struct tl_mx_row {
+	int rank;
+	const char *group;
+	int64_t step;
+	char name[64];       /* "allreduce-top1", ..., "allreduce-total" */
+	const char *op_name; /* the op the row shows; "" for -total */
+	int64_t src, dst;
+	uint8_t xport;
+	uint64_t size;
+	int64_t time;
+	double gbps;
+} tl_mx_row;
+size_t tlq_comm_matrix_summary(const tl_comm_result *c, tl_mx_row **out);
 
 /* Collective instances across the ranks of their group (arrival, wait for the last rank, the
  * last arriver) and point-to-point pairs (the pipeline view's pairing, pipeline_p2p_pairs), from

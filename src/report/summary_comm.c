@@ -372,6 +372,31 @@ json_collectives(FILE *f, const tl_coll_result *c)
 	fprintf(f, "]");
 }
 
+static void
+json_matrix_summary(FILE *f, const tl_comm_result *c)
+{
+	tl_mx_row *v;
+	size_t n = tlq_comm_matrix_summary(c, &v);
+	fprintf(f, ",\"comm_matrix_summary\":[");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s{\"group\":", i ? "," : "");
+		json_str(f, v[i].group);
+		fprintf(f, ",\"step\":%" PRId64 ",\"rank\":%d,\"name\":", v[i].step, v[i].rank);
+		json_str(f, v[i].name);
+		fprintf(f, ",\"op_name\":");
+		json_str(f, v[i].op_name);
+		fprintf(f,
+		        ",\"src_rank\":%" PRId64 ",\"dst_rank\":%" PRId64
+		        ",\"transport\":\"%s\",\"size_bytes\":%" PRIu64 ",\"time_ns\":%" PRId64
+		        ",\"bandwidth_gbps\":",
+		        v[i].src, v[i].dst, tl_xport_name[v[i].xport], v[i].size, v[i].time);
+		json_num(f, 6, v[i].gbps);
+		fputc('}', f);
+	}
+	fprintf(f, "]");
+	free(v);
+}
+
 void
 report_comm_json(FILE *f, const tl_trace *tr, const tl_comm_result *c, const tl_coll_result *cr)
 {
@@ -380,4 +405,5 @@ report_comm_json(FILE *f, const tl_trace *tr, const tl_comm_result *c, const tl_
 	json_comm(f, c);
 	json_bandwidth(f, c);
 	json_matrix(f, c);
+	json_matrix_summary(f, c);
 }

@@ -83,6 +83,20 @@ test_rule(void)
 	      "bandwidth: all planes, packets by size");
 	comm_bw_free(bw, nbw);
 	free(bw);
+	char ty[32];
+	comm_matrix_type("hcom_allReduce_", ty, sizeof ty);
+	CHECK_STR(ty, "allreduce", "matrix summary: the op type as msprof names its rows");
+	tl_comm_link lk[4] = {{.gbps = 2}, {.gbps = 9}, {.gbps = 5}, {.gbps = 1}};
+	const tl_comm_link *lp[4] = {&lk[0], &lk[1], &lk[2], &lk[3]};
+	size_t pick[TL_MX__PICKS];
+	comm_matrix_picks(lp, 4, pick);
+	CHECK(pick[TL_MX_TOP1] == 1 && pick[TL_MX_MIDDLE] == 0 && pick[TL_MX_BOTTOM1] == 3 &&
+	          pick[TL_MX_BOTTOM2] == 0 && pick[TL_MX_BOTTOM3] == 2,
+	      "matrix summary: top1, middle, bottom1-3 by bandwidth");
+	comm_matrix_picks(lp, 2, pick);
+	CHECK(pick[TL_MX_TOP1] == 1 && pick[TL_MX_MIDDLE] == 0 && pick[TL_MX_BOTTOM1] == 0 &&
+	          pick[TL_MX_BOTTOM2] == 1 && pick[TL_MX_BOTTOM3] == SIZE_MAX,
+	      "matrix summary: too few ops leave bottom3 out");
 	tl_comm_link *l = NULL;
 	size_t nl = 0, lcap = 0;
 	comm_links(v, sizeof v / sizeof *v, &l, &nl, &lcap);
@@ -605,6 +619,47 @@ check_split_sample(const tl_trace *tr, const tl_comm_result *cm, const char *sam
 	tlq_collectives_free(&cr);
 }
 
+/* msprof's summary rows (-top1, -middle, -bottom1..3, -total): every one of them, with the op
+ * it names */
+static void
+oracle_matrix_summary(const tl_comm_result *c, sqlite3 *db, int rank)
+{
+	tl_mx_row *v;
+	size_t n = tlq_comm_matrix_summary(c, &v), mine = 0;
+	for (size_t i = 0; i < n; i++)
+		mine += v[i].rank == rank;
+	sqlite3_stmt *st;
+	sqlite3_prepare_v2(
+	    db,
+	    "SELECT hccl_op_name, src_rank, dst_rank, transport_type, transit_size, transit_time, "
+	    "coalesce(op_name, '') FROM CommAnalyzerMatrix",
+	    -1, &st, NULL);
+	size_t rows = 0, good = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		rows++;
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		int64_t src = strtoll((const char *)sqlite3_column_text(st, 1), NULL, 10);
+		int64_t dst = strtoll((const char *)sqlite3_column_text(st, 2), NULL, 10);
+		for (size_t i = 0; i < n; i++) {
+			const tl_mx_row *r = &v[i];
+			if (r->rank != rank || r->src != src || r->dst != dst ||
+			    strcmp(r->name, name) != 0)
+				continue;
+			good += strcmp(tl_xport_name[r->xport],
+			               (const char *)sqlite3_column_text(st, 3)) == 0 &&
+			        strcmp(r->op_name, (const char *)sqlite3_column_text(st, 6)) == 0 &&
+			        fabs((double)r->size - sqlite3_column_double(st, 4) * 1e6) < 0.5 &&
+			        near_ns(r->time, sqlite3_column_double(st, 5), 1000);
+		}
+	}
+	sqlite3_finalize(st);
+	free(v);
+	CHECK(rows > 0 && good == rows && mine == rows,
+	      "level2 rank %d: the matrix summary rows (-top1 .. -total) are CommAnalyzerMatrix's, "
+	      "with the ops they name (%zu of %zu, %zu made)",
+	      rank, good, rows, mine);
+}
+
 static void
 test_samples(void)
 {
@@ -635,6 +690,7 @@ test_samples(void)
 		oracle_time(&c, db, rank);
 		oracle_bandwidth(&c, db, rank);
 		oracle_matrix(&c, db, rank);
+		oracle_matrix_summary(&c, db, rank);
 		sqlite3_close(db);
 	}
 	check_split_sample(&tr, &c, samples);

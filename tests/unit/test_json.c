@@ -882,8 +882,9 @@ drop_member(char *s, const char *key)
 static char *
 without_db_only(char *s)
 {
-	static const char *const keys[] = {"communication", "bandwidth", "comm_matrix", "operators",
-	    "communication_transmit_stage_ns", "communication_wait_stage_ns"};
+	static const char *const keys[] = {"communication", "bandwidth", "comm_matrix",
+	    "comm_matrix_summary", "operators", "communication_transmit_stage_ns",
+	    "communication_wait_stage_ns"};
 	if (s == NULL)
 		return NULL;
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
