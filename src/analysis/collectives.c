@@ -121,7 +121,8 @@ coll_match(tl_coll_entry *v, size_t n, tl_coll **out)
 		}
 		o[no++] = (occ){&v[i], k};
 	}
-	qsort(o, no, sizeof *o, cmp_occ);
+	if (no > 1)
+		qsort(o, no, sizeof *o, cmp_occ);
 	tl_coll *c = NULL;
 	size_t nc = 0, cap = 0;
 	for (size_t i = 0; i < no;) {
@@ -154,7 +155,8 @@ coll_match(tl_coll_entry *v, size_t n, tl_coll **out)
 		i = j;
 	}
 	free(o);
-	qsort(c, nc, sizeof *c, cmp_coll);
+	if (nc > 1)
+		qsort(c, nc, sizeof *c, cmp_coll);
 	for (size_t i = 0; i < nc; i++)
 		c[i].index =
 		    i > 0 && strcmp(c[i].group, c[i - 1].group) == 0 ? c[i - 1].index + 1 : 0;

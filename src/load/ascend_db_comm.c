@@ -396,8 +396,11 @@ load_comm(const tl_rank *r, tl_comm_data *d)
 		case TL_SRC_MINDSPORE_DB:
 			ascend_db_comm(r->sources[i], (uint16_t)i, d, &owner, &ocap);
 			break;
+		case TL_SRC_TRACE_VIEW:
+			trace_json_comm(r, (uint16_t)i, d, &owner, &ocap);
+			break;
 		default:
-			break; /* JSON: the HCCL task lanes carry no per-op sub-task link */
+			break; /* Kineto: no HCCL sub-tasks */
 		}
 	}
 	comm_data_finish(d, owner);

@@ -87,6 +87,13 @@ tlq_comm(const tl_trace *tr, tl_comm_result *out)
 			    .rank = r->rank, .start = o->start, .step = -1, .ntasks = o->ntasks};
 			row.op_name = strpool_get(d->pool, o->name);
 			row.op_type = strpool_get(d->pool, o->type);
+			if (*row.op_type == '\0' || strcmp(row.op_type, "N/A") == 0) {
+				/* a capture below Level1 says N/A: the type its name says */
+				char ty[64];
+				coll_op_type(row.op_name, ty, sizeof ty);
+				row.op_type =
+				    strpool_get(d->pool, strpool_intern_cstr(d->pool, ty));
+			}
 			row.group = strpool_get(d->pool, o->group);
 			uint32_t s;
 			if ((uint64_t)o->id <= UINT32_MAX &&

@@ -120,7 +120,8 @@ rank_rows(int rank, tl_op_data *d, tl_ops_result *out, size_t *tcap, size_t *nca
 			VEC_PUSH(out->names, out->nnames, *ncap, nr);
 		}
 		row->nby = out->nnames - row->by0;
-		qsort(out->names + row->by0, row->nby, sizeof *out->names, cmp_name_row);
+		if (row->nby > 1)
+			qsort(out->names + row->by0, row->nby, sizeof *out->names, cmp_name_row);
 	}
 	u64map_free(&types);
 }
@@ -151,7 +152,8 @@ tlq_ops(const tl_trace *tr, tl_ops_result *out)
 	for (size_t ri = 0; ri < tr->nranks; ri++)
 		rank_rows(tr->ranks[ri]->rank, &out->data[ri], out, &tcap, &ncap);
 	/* by rank, then total: the name rows move with their type rows' indexes kept */
-	qsort(out->types, out->ntypes, sizeof *out->types, cmp_type_row);
+	if (out->ntypes > 1)
+		qsort(out->types, out->ntypes, sizeof *out->types, cmp_type_row);
 }
 
 void

@@ -196,7 +196,7 @@ void tlq_rl_add_lanes(tl_rl *, tl_trace *tr);
 /* ---- communication analysis (comm.c) ------------------------------------------------------
  * Per communication op and rank: the time breakdown, the bandwidth per transport and the
  * traffic per rank pair (analysis/comm.h), from each op's HCCL sub-tasks, read from the
- * profile on demand (profile DBs; JSON sources give none). */
+ * profile on demand (profile DBs; trace_view.json's HCCL Plane lanes and their args). */
 typedef struct tl_comm_row {
 	int rank;                /* rank number */
 	const char *op_name;     /* as in the profile: "hcom_allReduce__210_0_1" (borrowed) */

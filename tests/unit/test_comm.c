@@ -3,6 +3,7 @@
  * the generator's construction, and hand-built sub-task lists for the rule's corners. */
 #include "config.h"
 
+#include <cJSON.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -714,6 +715,133 @@ test_samples(void)
 	}
 }
 
+/* trace_view.json: the HCCL Group and Plane lanes against the same capture's communication.json
+ * (msprof's own per-op time and bandwidth, ms and MB) */
+static void
+test_text_sample(void)
+{
+	const char *srcdir = getenv("TL_SRCDIR");
+	const char *samples = getenv("TL_SAMPLES");
+	char def[4096], p[4300];
+	if (samples == NULL || *samples == '\0') {
+		snprintf(def, sizeof def, "%s/../shared/samples", srcdir && *srcdir ? srcdir : ".");
+		samples = def;
+	}
+	snprintf(p, sizeof p, "%s/ascend-text/level1", samples);
+	struct stat sb;
+	if (stat(p, &sb) != 0) {
+		SKIP("samples absent: %s (trace_view.json communication not checked)", p);
+		return;
+	}
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	CHECK(load_trace(p, &lo, &tr) == 0, "load the text-export sample");
+	tl_comm_result c;
+	tlq_comm(&tr, &c);
+	double dev = 0;
+	for (int rank = 0; rank < 2; rank++) {
+		snprintf(p, sizeof p,
+		         "%s/ascend-text/level1/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+		         "communication.json",
+		         samples, rank);
+		FILE *f = fopen(p, "rb");
+		char *text = NULL;
+		size_t len = 0;
+		if (f != NULL) {
+			text = xmalloc(1 << 22);
+			len = fread(text, 1, (1 << 22) - 1, f);
+			text[len] = '\0';
+			fclose(f);
+		}
+		cJSON *j = text ? cJSON_Parse(text) : NULL;
+		free(text);
+		if (j == NULL) {
+			CHECK(0, "read %s", p);
+			continue;
+		}
+		size_t ops = 0, good = 0, bw = 0, bwgood = 0;
+		const cJSON *step, *op, *x;
+		cJSON_ArrayForEach(step, j)
+		{
+			cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(step, "collective"))
+			{
+				char name[160];
+				snprintf(name, sizeof name, "%s", op->string);
+				char *at = strchr(name, '@');
+				if (at == NULL)
+					continue; /* "Total Op Info" */
+				*at = '\0';
+				ops++;
+				const tl_comm_row *r = find_named(&c, rank, name);
+				const cJSON *t =
+				    cJSON_GetObjectItemCaseSensitive(op, "Communication Time Info");
+				static const char *const k[] = {
+				    "Elapse Time(ms)", "Transit Time(ms)", "Wait Time(ms)",
+				    "Synchronization Time(ms)", "Idle Time(ms)"};
+				int ok = r != NULL;
+				for (int i = 0; ok && i < 5; i++) {
+					int64_t v[5] = {r->t.elapse, r->t.transit, r->t.wait,
+					                r->t.sync, r->t.idle};
+					double want = cJSON_GetNumberValue(
+					    cJSON_GetObjectItemCaseSensitive(t, k[i]));
+					double d = fabs((double)v[i] - want * 1e6);
+					dev = d > dev ? d : dev;
+					ok = d <= 1000;
+				}
+				good += ok;
+				cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(
+				                          op, "Communication Bandwidth Info"))
+				{
+					double mb =
+					    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+					        x, "Transit Size(MB)"));
+					double ms =
+					    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+					        x, "Transit Time(ms)"));
+					const tl_comm_bw *b = r ? find_bw(&c, r, x->string) : NULL;
+					bw++;
+					if (mb == 0) {
+						bwgood += b == NULL;
+						continue;
+					}
+					int bok = b && fabs((double)b->size - mb * 1e6) < 1 &&
+					          fabs((double)b->time - ms * 1e6) <= 1000;
+					const cJSON *pk;
+					cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(
+					                           x, "Size Distribution"))
+					{
+						double sz = strtod(pk->string, NULL) * 1e6;
+						const tl_comm_packet *q = NULL;
+						for (size_t i = 0; bok && i < b->npk; i++)
+							if (fabs((double)b->pk[i].size - sz) < 1)
+								q = &b->pk[i];
+						bok = bok && q &&
+						      q->count == (uint64_t)cJSON_GetNumberValue(
+						                      cJSON_GetArrayItem(pk, 0)) &&
+						      fabs((double)q->time -
+						           cJSON_GetNumberValue(
+						               cJSON_GetArrayItem(pk, 1)) *
+						               1e6) <= 1000;
+					}
+					bwgood += bok;
+				}
+			}
+		}
+		cJSON_Delete(j);
+		CHECK(ops > 0 && good == ops,
+		      "trace_view.json rank %d: every op's elapse, transit, wait, sync, idle equal "
+		      "communication.json to 1 us (%zu of %zu)",
+		      rank, good, ops);
+		CHECK(bw > 0 && bwgood == bw,
+		      "trace_view.json rank %d: every bandwidth row and packet size equal "
+		      "communication.json (%zu of %zu)",
+		      rank, bwgood, bw);
+	}
+	printf("# trace_view.json: largest deviation from communication.json: %.3f ns\n", dev);
+	tlq_comm_free(&c);
+	trace_free(&tr);
+}
+
 int
 main(void)
 {
@@ -723,5 +851,6 @@ main(void)
 	test_generated();
 	test_p2p();
 	test_samples();
+	test_text_sample();
 	return test_done();
 }

@@ -874,25 +874,21 @@ drop_member(char *s, const char *key)
 	}
 }
 
-/* The summary without what only a profile DB gives: the HCCL sub-tasks of each op (the
- * communication breakdown, bandwidth, rank pairs, and through the peers they name whether a
- * group's ranks are all loaded, which the transmit/wait stage split needs), the operator tables
- * (op type, task type, input shapes) and group names (trace_view.json names a group's lane
- * "Group N Communication"). */
+/* The summary without what only a profile DB gives: the operator tables (op type, task type,
+ * input shapes) and group names (trace_view.json names a group's lane "Group N
+ * Communication"). */
 static char *
 without_db_only(char *s)
 {
-	static const char *const keys[] = {"communication", "bandwidth", "comm_matrix",
-	    "comm_matrix_summary", "operators", "communication_transmit_stage_ns",
-	    "communication_wait_stage_ns"};
+	static const char *const keys[] = {"operators"};
 	if (s == NULL)
 		return NULL;
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
 		drop_member(s, keys[i]);
 	/* "group":"NAME" -> "group":"" */
 	char *p = s;
-	while ((p = strstr(p, "{\"group\":\"")) != NULL) {
-		char *v = p + 10, *q = v;
+	while ((p = strstr(p, "\"group\":\"")) != NULL) {
+		char *v = p + 9, *q = v;
 		while (*q && *q != '"')
 			q += *q == '\\' && q[1] ? 2 : 1;
 		memmove(v, q, strlen(q) + 1);
