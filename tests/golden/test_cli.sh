@@ -25,6 +25,21 @@ if [ -d "$SAMPLES/ascend-db" ] && command -v sqlite3 >/dev/null; then
 	check "text summary has a row for rank 1 step 50" sh -c "echo '$out' | grep -Eq '^ +1 +50 '"
 	check "text summary shows computing of rank 0 (8.843910 ms)" sh -c "echo '$out' | grep -q '8.843910'"
 
+	# the communication sections: rank 0's transit summed over its ops is CommAnalyzerTime's to
+	# the us (ms with 3 places), and the JSON members under their fixed names
+	out2=$("$TL" summary "$SAMPLES/ascend-db/level2")
+	want=$(sqlite3 -readonly "$SAMPLES/ascend-db/level2/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db" \
+		"SELECT printf('%.3f', sum(transit_time)) FROM CommAnalyzerTime")
+	check "text summary: rank 0's summed transit is CommAnalyzerTime's ($want ms)" \
+		sh -c "echo '$out2' | grep -E '^ +0 +50 ' | grep -Eq ' $want[0-9]{3} '"
+	json2=$("$TL" summary "$SAMPLES/ascend-db/level2" --json)
+	for m in collectives p2p communication bandwidth comm_matrix comm_matrix_summary operators comm_operators; do
+		case "$json2" in
+		*",\"$m\":["*) ok "summary --json has \"$m\"" ;;
+		*) not_ok "summary --json has no \"$m\"" ;;
+		esac
+	done
+
 	# info: one line per source with rank, kind, path
 	info=$("$TL" info "$SAMPLES/ascend-db/level2")
 	check "info lists rank 0 as torch_npu DB" sh -c "echo '$info' | grep -Eq '^0 +torch_npu DB'"
