@@ -1765,7 +1765,7 @@ w_pp_block(gen_writer *w, const pp_item *it)
 			int64_t conn = w_launch_at(w, API_NODE, S_LAUNCH, first_launch + i * PP_LAUNCH_GAP);
 			int64_t g = w_task(w, t, t + d, conn, kernels[k].task_type, INVALID_U32,
 			                   STREAM_A, w_taskid(w, STREAM_A));
-			w_cti(w, g, k, kernels[k].cti_type);
+			w_cti(w, g, k, kernels[k].cti_type, d);
 		} else {
 			w_kernel(w, k, STREAM_A, t, d);
 		}
