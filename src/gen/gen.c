@@ -387,6 +387,8 @@ typedef struct gen_rank {
 	size_t npp, ppcap;
 	/* written by the writer thread */
 	uint64_t tasks;
+	gen_launch_truth *launches;
+	size_t nlaunches;
 	int failed;
 } gen_rank;
 
@@ -1116,6 +1118,9 @@ typedef struct gen_writer {
 	int64_t next_oplink; /* PP operator pairs: the next PYTORCH_API.connectionId */
 	int64_t ahead;       /* PP device ranges: the host launches this much earlier */
 	int64_t next_mark;   /* mstx mark id of the next range carrying a stream */
+	int64_t last_launch; /* start of the last CANN_API row written */
+	gen_launch_truth *lt; /* launches of compute / communication work (w_launch_truth) */
+	size_t nlt, ltcap;
 	int err;
 } gen_writer;
 
@@ -1240,6 +1245,40 @@ w_taskid(gen_writer *w, int stream)
 	return id;
 }
 
+/* ---- launch delays (gen_opts.launch_jitter, gen_truth.launches) ---- */
+#define JITTER_MAX (40 * US)
+
+/* With launch_jitter, how much earlier than LEAD the launch of work starting at dev_start
+ * starts: 0..JITTER_MAX from the seed, less where it would reach into the previous launch. */
+static int64_t
+launch_jitter(gen_writer *w, int64_t dev_start)
+{
+	if (!w->P->o.launch_jitter)
+		return 0;
+	int64_t j =
+	    (int64_t)(seed_of(w->P->o.seed, 0x1A0C, (uint64_t)w->rank, (uint64_t)w->next_conn) %
+	              (JITTER_MAX / US + 1)) *
+	    US;
+	int64_t room = dev_start - LEAD - w->ahead - w->host_end;
+	return j < room ? j : room > 0 ? room : 0;
+}
+
+/* The truth of the launch just written (w->last_launch), whose first compute or communication
+ * task starts at dev_start. */
+static void
+w_launch_truth(gen_writer *w, int64_t dev_start)
+{
+	const gen_truth *T = &w->P->tr;
+	int64_t step = -1;
+	if (T->nsteps == 1)
+		step = T->steps[0].step;
+	for (size_t i = 0; T->nsteps > 1 && i < T->nsteps; i++)
+		if (w->last_launch >= T->steps[i].start_ns && w->last_launch <= T->steps[i].end_ns)
+			step = T->steps[i].step;
+	gen_launch_truth x = {w->rank, step, dev_start - w->last_launch};
+	VEC_PUSH(w->lt, w->nlt, w->ltcap, x);
+}
+
 /* One CANN_API row at host time start; returns its connectionId. */
 static int64_t
 w_launch_at(gen_writer *w, int type, int name, int64_t start)
@@ -1253,6 +1292,7 @@ w_launch_at(gen_writer *w, int type, int name, int64_t start)
 		w->err = 1;
 	}
 	w->host_end = end;
+	w->last_launch = start;
 	int64_t v[6] = {start, end, type, w->gtid_dq, conn, name};
 	w_row(w, Q_API, v, 6);
 	return conn;
@@ -1263,7 +1303,8 @@ w_launch_at(gen_writer *w, int type, int name, int64_t start)
 static int64_t
 w_launch(gen_writer *w, int type, int name, int64_t dev_start)
 {
-	return w_launch_at(w, type, name, dev_start - LEAD - w->ahead);
+	return w_launch_at(w, type, name,
+	                   dev_start - LEAD - w->ahead - launch_jitter(w, dev_start));
 }
 
 static int64_t
@@ -1296,6 +1337,7 @@ w_kernel(gen_writer *w, int k, int stream, int64_t start, int64_t d)
 	int64_t g = w_task(w, start, start + d, conn, kernels[k].task_type, INVALID_U32, stream,
 	                   w_taskid(w, stream));
 	w_cti(w, g, k, kernels[k].cti_type);
+	w_launch_truth(w, start);
 }
 
 /* An FFTS+ kernel: a container row (contextId INVALID, not in COMPUTE_TASK_INFO) a little wider
@@ -1312,6 +1354,7 @@ w_ffts(gen_writer *w, int stream, int64_t start, int64_t d)
 	w_cti(w, g0, K_FAG, S_MIX_AIC);
 	int64_t g1 = w_task(w, start + c0, start + d, conn, S_MIX_AIV, 1, stream, tid);
 	w_cti(w, g1, K_FAG, S_MIX_AIV);
+	w_launch_truth(w, start); /* the container is neither compute nor communication */
 }
 
 /* A memcpy or event task inside an aux gap (never inside a bubble); the kinds take turns. */
@@ -1412,6 +1455,7 @@ w_coll(gen_writer *w, const gen_blk *b)
 	uint64_t h = seed_of(P->o.seed, 0xC0DE, b->op, 1);
 	int64_t count = (int64_t)1 << (20 + h % 6); /* elements */
 	int64_t conn = w_launch(w, API_NODE, S_LAUNCH, b->start);
+	w_launch_truth(w, b->start); /* its first sub-task, the notify wait, starts the op */
 	int64_t opid = w->next_opid++;
 	int64_t ov[14] = {name_id,   b->start,
 	                  b->end,    conn,
@@ -1721,6 +1765,7 @@ w_pp_block(gen_writer *w, const pp_item *it)
 			int64_t g = w_task(w, t, t + d, conn, kernels[k].task_type, INVALID_U32,
 			                   STREAM_A, w_taskid(w, STREAM_A));
 			w_cti(w, g, k, kernels[k].cti_type);
+			w_launch_truth(w, t);
 		} else {
 			w_kernel(w, k, STREAM_A, t, d);
 		}
@@ -1756,6 +1801,7 @@ w_pp_p2p(gen_writer *w, const pp_item *it)
 		w_row(w, Q_STR, v, 1);
 	}
 	int64_t conn = w_launch(w, API_NODE, S_LAUNCH, it->start);
+	w_launch_truth(w, it->start);
 	int64_t opid = w->next_opid++;
 	int64_t count = 1 << 22; /* activations or gradients of one micro-batch, BF16 elements */
 	int64_t ov[14] = {name_id,   it->start, it->end, conn,
@@ -2121,6 +2167,8 @@ done:
 		free(tv);
 	}
 	rk->tasks = w.tasks;
+	rk->launches = w.lt;
+	rk->nlaunches = w.nlt;
 	free(w.path);
 	free(out);
 	free(dir);
@@ -2169,6 +2217,7 @@ gen_truth_free(gen_truth *t)
 	free(t->pp_blocks);
 	free(t->pp_stages);
 	free(t->p2p);
+	free(t->launches);
 	memset(t, 0, sizeof *t);
 }
 
@@ -2272,6 +2321,14 @@ gen_profile(const gen_opts *opts, const char *outdir, gen_truth *truth)
 
 	for (int r = 0; r < P.nranks; r++) {
 		P.tr.tasks += P.rk[r].tasks;
+		size_t nl = P.rk[r].nlaunches;
+		if (nl > 0) {
+			P.tr.launches = xreallocarray(P.tr.launches, P.tr.nlaunches + nl,
+			                              sizeof *P.tr.launches);
+			memcpy(P.tr.launches + P.tr.nlaunches, P.rk[r].launches,
+			       nl * sizeof *P.tr.launches);
+			P.tr.nlaunches += nl;
+		}
 		if (P.rk[r].failed)
 			rc = -1;
 	}
@@ -2290,6 +2347,7 @@ done:
 	for (int r = 0; r < P.nranks; r++) {
 		free(P.rk[r].blk);
 		free(P.rk[r].pp);
+		free(P.rk[r].launches);
 	}
 	free(P.rk);
 	return rc;

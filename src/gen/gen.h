@@ -42,6 +42,9 @@ typedef struct gen_opts {
 	                          * host running ahead of the device -- and a MsTx TASK row with the
 	                          * same connectionId spanning the block on the device; messages carry
 	                          * 'current_microbatch'. The truth's blocks are the device ranges. */
+	int launch_jitter;       /* launches start a varying 0..40 us earlier than LEAD before their
+	                          * device work (never overlapping the previous launch), so launch
+	                          * delays vary; the truth lists each one */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };
@@ -102,6 +105,13 @@ typedef struct gen_p2p_truth { /* a send and the receive it pairs with */
 	int64_t send_start_ns, send_end_ns, recv_start_ns, recv_end_ns;
 } gen_p2p_truth;
 
+typedef struct gen_launch_truth { /* a CANN launch of compute or communication tasks */
+	int rank;
+	int64_t step;     /* STEP_TIME id of the step holding the launch's start (the only step
+	                   * when there is one); -1: none */
+	int64_t delay_ns; /* start of its first compute / communication task - launch start */
+} gen_launch_truth;
+
 typedef struct gen_truth {
 	int nranks, slow_rank;
 	uint64_t tasks; /* TASK rows written over all ranks */
@@ -123,6 +133,8 @@ typedef struct gen_truth {
 	size_t npp_stages;
 	gen_p2p_truth *p2p; /* per transfer, in time order of the sends */
 	size_t np2p;
+	gen_launch_truth *launches; /* per rank, in launch order */
+	size_t nlaunches;
 } gen_truth;
 
 /* Writes a profile under outdir (created; must not exist or be empty): one

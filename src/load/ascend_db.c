@@ -934,6 +934,130 @@ ctx_open(db_ctx *c, const tl_source *src, tl_rank *r, const char *then)
 	return 0;
 }
 
+/* ---- host API lanes and launches (on demand) ------------------------------------------------
+ * PYTORCH_API (operators, task-queue Enqueue/Dequeue, Python trace) and CANN_API (acl, node,
+ * runtime, hccl calls) become one host lane per thread and table; nesting comes from interval
+ * containment when the rank splits the lane into depth levels (neither table stores a depth). */
+
+static void
+read_host_table(db_ctx *c, size_t src_index, const char *table, int cann)
+{
+	static const char *const cols[] = {"startNs", "endNs", "globalTid", "name"};
+	int have[4];
+	if (!has_table(c, table))
+		return;
+	sqlite3_stmt *st = prepare_cols(c, table, cols, 4, have, NULL);
+	if (st == NULL)
+		return;
+	if (!have[0] || !have[1] || !have[2]) {
+		msg_warn(c->path,
+		         "%s: no startNs, endNs or globalTid column; no host lanes from it", table);
+		sqlite3_finalize(st);
+		return;
+	}
+	tl_track *last = NULL;
+	int64_t last_key = 0;
+	size_t bad = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ctx_rows(c, 1);
+		int64_t s, e;
+		/* PYTORCH_API declares its times TEXT; CANN_API INTEGER */
+		if (col_time(st, 0, &s) != 0 || col_time(st, 1, &e) != 0 || e < s ||
+		    sqlite3_column_type(st, 2) != SQLITE_INTEGER) {
+			bad++;
+			continue;
+		}
+		int64_t gtid = sqlite3_column_int64(st, 2);
+		int64_t key = TL_HOST_KEY(src_index, gtid, cann);
+		if (last == NULL || key != last_key) {
+			char label[64];
+			snprintf(label, sizeof label, "%s %" PRId64, cann ? "CANN" : "PyTorch",
+			         (int64_t)((uint64_t)gtid & 0xffffffffu));
+			last = rank_track(c->r, TL_LANE_HOST, key, label);
+			last->source = (uint16_t)src_index;
+			last_key = key;
+		}
+		int64_t rowid = sqlite3_column_int64(st, 4);
+		track_push(last, s, e, str_id(c, st, 3),
+		           rowid < 0 || rowid > UINT32_MAX ? UINT32_MAX : (uint32_t)rowid);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		db_fail(c, table, rc);
+	if (bad)
+		msg_warn(c->path, "%s: %zu rows without usable times or thread skipped", table,
+		         bad);
+}
+
+static void
+ascend_db_host(const tl_source *src, size_t src_index, tl_rank *r)
+{
+	db_ctx c;
+	if (ctx_open(&c, src, r, "no host API lanes") != 0)
+		return;
+	u64map_init(&c.strs);
+	read_strings(&c);
+	if (!c.failed)
+		read_host_table(&c, src_index, "PYTORCH_API", 0);
+	if (!c.failed)
+		read_host_table(&c, src_index, "CANN_API", 1);
+	u64map_free(&c.strs);
+	profdb_close(&c.pdb);
+}
+
+/* A launch per CANN_API connectionId whose TASK rows include compute (COMPUTE_TASK_INFO) or
+ * communication (COMMUNICATION_TASK_INFO) tasks: the call's start and the first such task's
+ * start. FFTS+ container rows, memcpy and event tasks are in neither table. */
+static void
+ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n, size_t *cap)
+{
+	db_ctx c;
+	if (ctx_open(&c, src, (tl_rank *)r, "no launch delays") != 0) /* only read */
+		return;
+	int comp = has_table(&c, "COMPUTE_TASK_INFO"),
+	    comm = has_table(&c, "COMMUNICATION_TASK_INFO");
+	if (!has_table(&c, "CANN_API") || !has_table(&c, "TASK") || (!comp && !comm)) {
+		profdb_close(&c.pdb);
+		return;
+	}
+	char sql[512];
+	snprintf(sql, sizeof sql,
+	         "SELECT a.startNs, min(t.startNs) FROM TASK t JOIN CANN_API a ON a.connectionId = "
+	         "t.connectionId WHERE %s%s%s GROUP BY t.connectionId",
+	         comp ? "t.globalTaskId IN (SELECT globalTaskId FROM COMPUTE_TASK_INFO)" : "",
+	         comp && comm ? " OR " : "",
+	         comm ? "t.globalTaskId IN (SELECT globalTaskId FROM COMMUNICATION_TASK_INFO)"
+	              : "");
+	sqlite3_stmt *st;
+	if (db_prepare(&c, sql, &st) != SQLITE_OK) {
+		db_fail(&c, "CANN_API and TASK", sqlite3_errcode(c.db));
+		profdb_close(&c.pdb);
+		return;
+	}
+	size_t bad = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+		    sqlite3_column_type(st, 1) != SQLITE_INTEGER) {
+			bad++;
+			continue;
+		}
+		tl_launch x = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+		if (!tl_time_ok(x.host_start) || !tl_time_ok(x.dev_start)) {
+			bad++;
+			continue;
+		}
+		VEC_PUSH(*v, *n, *cap, x);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		db_fail(&c, "CANN_API and TASK", rc);
+	if (bad)
+		msg_warn(c.path, "CANN_API: %zu launches without usable start times skipped", bad);
+	profdb_close(&c.pdb);
+}
+
 static void
 ascend_db_fwdbwd(const tl_source *src, tl_rank *r)
 {
@@ -1048,7 +1172,9 @@ ascend_db_load(const tl_source *src, tl_rank *r)
 }
 
 const tl_loader loader_ascend_db = {
-	.name = "ascend-db",
-	.load = ascend_db_load,
-	.fwdbwd = ascend_db_fwdbwd,
+    .name = "ascend-db",
+    .load = ascend_db_load,
+    .fwdbwd = ascend_db_fwdbwd,
+    .host = ascend_db_host,
+    .launches = ascend_db_launches,
 };

@@ -378,6 +378,40 @@ rank_finish(tl_rank *r)
 		qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
 }
 
+void
+rank_finish_grown(tl_rank *r, const size_t *before, size_t nbefore)
+{
+	size_t n0 = r->ntracks; /* tracks added by splitting are already final */
+	for (size_t i = 0; i < n0; i++) {
+		tl_track *t = r->tracks[i];
+		if (i < nbefore && t->n == before[i])
+			continue;
+		free(t->prefix); /* the busy sums no longer hold */
+		t->prefix = NULL;
+		track_sort(t);
+		track_split_levels(r, t);
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < r->ntracks; i++) {
+		tl_track *t = r->tracks[i];
+		if (t->n == 0) {
+			track_free(t);
+			continue;
+		}
+		if (i >= nbefore || t->n != before[i])
+			for (size_t k = 0; k < t->n; k++) {
+				if (t->v[k].start < r->t_min)
+					r->t_min = t->v[k].start;
+				if (t->v[k].end > r->t_max)
+					r->t_max = t->v[k].end;
+			}
+		r->tracks[w++] = t;
+	}
+	r->ntracks = w;
+	if (r->ntracks > 1)
+		qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
+}
+
 size_t
 steps_index_at(const tl_step *v, size_t n, int64_t t)
 {

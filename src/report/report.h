@@ -13,5 +13,7 @@ void report_summary_json(FILE *, const tl_trace *);
  * ranks, bubbles; JSON: the members ,"stages":[...] ... ,"bubbles":[...] that follow "ranks". */
 void report_rl_text(FILE *, const tl_trace *);
 void report_rl_json(FILE *, const tl_trace *);
+/* The member ,"host":[...] (summary_host.c): launch delays per rank and step. */
+void report_host_json(FILE *, const tl_trace *);
 
 #endif

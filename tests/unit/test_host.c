@@ -1,0 +1,330 @@
+/* Host API lanes and launch delays of DB profiles, against answers tl did not compute: plain
+ * SQL over the real samples' own tables (PYTORCH_API, CANN_API, TASK, COMPUTE_TASK_INFO,
+ * COMMUNICATION_TASK_INFO) and the generator's truth (each launch's delay, known by
+ * construction). */
+#include "config.h"
+
+#include <ftw.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/launch.h"
+#include "gen/gen.h"
+#include "load/load.h"
+#include "query/host.h"
+#include "util/msg.h"
+#include "util/xalloc.h"
+#include "test.h"
+
+static const char *
+samples_dir(void)
+{
+	static char buf[4096];
+	const char *s = getenv("TL_SAMPLES");
+	if (s)
+		return s;
+	const char *src = getenv("TL_SRCDIR");
+	snprintf(buf, sizeof buf, "%s/../shared/samples", src ? src : ".");
+	return buf;
+}
+
+static int
+rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+/* ---- plain SQL over a sample DB ---------------------------------------------------------- */
+
+static sqlite3 *
+sql_open(const char *path)
+{
+	char *uri = xasprintf("file:%s?immutable=1", path);
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		db = NULL;
+	}
+	free(uri);
+	return db;
+}
+
+static int64_t
+sql_i64(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = INT64_MIN;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return v;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* One launch per connectionId: its CANN call's start and its first compute or communication
+ * task's start, written out in SQL the way the definition reads. */
+#define SQL_DELAYS                                                                                 \
+	"WITH d AS (SELECT min(t.startNs) - a.startNs AS x FROM TASK t JOIN CANN_API a ON "        \
+	"a.connectionId = t.connectionId WHERE t.globalTaskId IN (SELECT globalTaskId FROM "       \
+	"COMPUTE_TASK_INFO UNION SELECT globalTaskId FROM COMMUNICATION_TASK_INFO) GROUP BY "      \
+	"t.connectionId) "
+
+static void
+check_sample_launches(const tl_rank *r, sqlite3 *db, const char *name)
+{
+	tl_launch_step *v;
+	size_t n = tlq_launch_steps(r, &v);
+	char m[200];
+	/* the samples hold one step (ProfilerStep#50): every launch of the capture is in it */
+	snprintf(m, sizeof m, "%s: one row of launch delays", name);
+	CHECK_EQ_I64(n, 1, m);
+	if (n == 1) {
+		int64_t step = sql_i64(db, "SELECT id FROM STEP_TIME");
+		snprintf(m, sizeof m, "%s: the row is STEP_TIME's step", name);
+		CHECK_EQ_I64(v[0].step_id, step, m);
+		snprintf(m, sizeof m, "%s: launches equal the SQL count", name);
+		CHECK_EQ_I64(v[0].launches, sql_i64(db, SQL_DELAYS "SELECT count(*) FROM d"), m);
+		snprintf(m, sizeof m, "%s: max launch delay equals SQL", name);
+		CHECK_EQ_I64(v[0].max, sql_i64(db, SQL_DELAYS "SELECT max(x) FROM d"), m);
+		snprintf(m, sizeof m, "%s: p50 equals SQL's nearest rank", name);
+		CHECK_EQ_I64(v[0].p50,
+		             sql_i64(db,
+		                     SQL_DELAYS "SELECT x FROM d ORDER BY x LIMIT 1 OFFSET (SELECT "
+		                                "(count(*) * 50 + 99) / 100 - 1 FROM d)"),
+		             m);
+		snprintf(m, sizeof m, "%s: p90 equals SQL's nearest rank", name);
+		CHECK_EQ_I64(v[0].p90,
+		             sql_i64(db,
+		                     SQL_DELAYS "SELECT x FROM d ORDER BY x LIMIT 1 OFFSET (SELECT "
+		                                "(count(*) * 90 + 99) / 100 - 1 FROM d)"),
+		             m);
+		CHECK(v[0].launches > 100 && v[0].p50 > 0 && v[0].p50 <= v[0].p90 &&
+		          v[0].p90 <= v[0].max,
+		      "%s: the sample has launches and ordered percentiles", name);
+	}
+	free(v);
+}
+
+/* Rows of table on thread gtid whose times load (PYTORCH_API stores them as TEXT). */
+static int64_t
+sql_host_rows(sqlite3 *db, const char *table, int64_t gtid)
+{
+	char sql[400];
+	snprintf(sql, sizeof sql,
+	         "SELECT count(*) FROM %s WHERE globalTid = %" PRId64
+	         " AND startNs IS NOT NULL AND endNs IS NOT NULL AND CAST(endNs AS INTEGER) >= "
+	         "CAST(startNs AS INTEGER)",
+	         table, gtid);
+	return sql_i64(db, sql);
+}
+
+static void
+check_sample_host(tl_rank *r, sqlite3 *db, const char *name)
+{
+	size_t before = r->ntracks;
+	for (size_t i = 0; i < r->ntracks; i++)
+		CHECK(r->tracks[i]->kind != TL_LANE_HOST,
+		      "%s: no host lanes before they are asked for", name);
+	load_host(r);
+	CHECK(r->ntracks > before, "%s: host lanes added on demand", name);
+	/* per lane (thread and table): slices over all depth levels equal the table's rows */
+	int64_t total[2] = {0, 0};
+	int sorted = 1;
+	for (size_t i = 0; i < r->ntracks;) {
+		const tl_track *t = r->tracks[i];
+		size_t k = i;
+		int64_t n = 0;
+		for (;
+		     k < r->ntracks && r->tracks[k]->kind == t->kind && r->tracks[k]->key == t->key;
+		     k++) {
+			const tl_track *u = r->tracks[k];
+			n += (int64_t)u->n;
+			for (size_t j = 1; j < u->n; j++)
+				if (u->v[j].start < u->v[j - 1].end)
+					sorted = 0;
+		}
+		if (t->kind == TL_LANE_HOST) {
+			int cann = (t->key & TL_HOST_KEY_CANN) != 0;
+			int64_t gtid = t->key & ((INT64_C(1) << 54) - 1);
+			char m[200];
+			snprintf(m, sizeof m, "%s: %s lane of thread %" PRId64 " holds every row",
+			         name, cann ? "CANN_API" : "PYTORCH_API", gtid & 0xffffffff);
+			CHECK_EQ_I64(n, sql_host_rows(db, cann ? "CANN_API" : "PYTORCH_API", gtid),
+			             m);
+			total[cann] += n;
+		}
+		i = k;
+	}
+	CHECK(sorted, "%s: every lane level is sorted and free of overlaps", name);
+	char m[200];
+	snprintf(m, sizeof m, "%s: PYTORCH_API rows all on host lanes", name);
+	CHECK_EQ_I64(total[0], sql_i64(db, "SELECT count(*) FROM PYTORCH_API"), m);
+	snprintf(m, sizeof m, "%s: CANN_API rows all on host lanes", name);
+	CHECK_EQ_I64(total[1], sql_i64(db, "SELECT count(*) FROM CANN_API"), m);
+	size_t n1 = r->ntracks;
+	load_host(r);
+	CHECK_EQ_I64(r->ntracks, n1, "reading host lanes twice adds nothing");
+}
+
+static void
+check_samples(const char *level)
+{
+	char base[4200];
+	struct stat sb;
+	snprintf(base, sizeof base, "%.4000s/ascend-db/%s", samples_dir(), level);
+	if (stat(base, &sb) != 0) {
+		SKIP("samples absent: %s", base);
+		return;
+	}
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	CHECK(load_trace(base, &lo, &tr) == 0, "load %s", level);
+	for (size_t i = 0; i < tr.nranks; i++) {
+		tl_rank *r = tr.ranks[i];
+		char path[4400], name[64];
+		snprintf(path, sizeof path,
+		         "%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_%d.db",
+		         base, r->rank, r->rank);
+		snprintf(name, sizeof name, "%s rank %d", level, r->rank);
+		sqlite3 *db = sql_open(path);
+		CHECK(db != NULL, "%s: open the sample with sqlite3", name);
+		if (db == NULL)
+			continue;
+		check_sample_launches(r, db, name);
+		check_sample_host(r, db, name);
+		sqlite3_close(db);
+	}
+	trace_free(&tr);
+}
+
+/* ---- the generator's truth --------------------------------------------------------------- */
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void
+check_generated(const char *what, gen_opts *o)
+{
+	char dir[] = "/tmp/tl-test-host-XXXXXX";
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	char *out = xasprintf("%s/profile", dir);
+	gen_truth truth;
+	memset(&truth, 0, sizeof truth);
+	CHECK(gen_profile(o, out, &truth) == 0, "%s: generate", what);
+	CHECK(truth.nlaunches > 0, "%s: the truth lists launches", what);
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	unsigned w0 = msg_warn_count();
+	CHECK(load_trace(out, &lo, &tr) == 0, "%s: load", what);
+	CHECK_EQ_I64(msg_warn_count() - w0, 0, "no warnings on a generated profile");
+	size_t rows = 0, distinct = 0;
+	int64_t *d = xreallocarray(NULL, truth.nlaunches + 1, sizeof *d);
+	for (size_t i = 0; i < tr.nranks; i++) {
+		const tl_rank *r = tr.ranks[i];
+		tl_launch_step *v;
+		size_t n = tlq_launch_steps(r, &v);
+		for (size_t k = 0; k < n; k++) {
+			size_t m = 0;
+			for (size_t j = 0; j < truth.nlaunches; j++)
+				if (truth.launches[j].rank == r->rank &&
+				    truth.launches[j].step == v[k].step_id)
+					d[m++] = truth.launches[j].delay_ns;
+			qsort(d, m, sizeof *d, cmp_i64);
+			char msg[200];
+			snprintf(msg, sizeof msg,
+			         "%s rank %d step %" PRId64 ": launches equal the truth", what,
+			         r->rank, v[k].step_id);
+			CHECK_EQ_I64(v[k].launches, m, msg);
+			if (m == 0)
+				continue;
+			rows += m;
+			for (size_t j = 1; j < m; j++)
+				distinct += d[j] != d[j - 1];
+			/* the truth's own nearest rank: the smallest delay that at least p% of the
+			 * launches do not exceed */
+			int64_t want[3] = {0, 0, d[m - 1]};
+			int pct[2] = {50, 90};
+			for (int p = 0; p < 2; p++)
+				for (size_t j = 0; j < m; j++)
+					if ((j + 1) * 100 >= m * (size_t)pct[p]) {
+						want[p] = d[j];
+						break;
+					}
+			snprintf(msg, sizeof msg,
+			         "%s rank %d step %" PRId64 ": p50, p90, max equal the truth", what,
+			         r->rank, v[k].step_id);
+			CHECK(v[k].p50 == want[0] && v[k].p90 == want[1] && v[k].max == want[2],
+			      "%s (got %" PRId64 " %" PRId64 " %" PRId64 ", want %" PRId64
+			      " %" PRId64 " %" PRId64 ")",
+			      msg, v[k].p50, v[k].p90, v[k].max, want[0], want[1], want[2]);
+		}
+		free(v);
+	}
+	CHECK_EQ_I64(rows, truth.nlaunches, "every launch of the truth is counted once");
+	if (o->launch_jitter)
+		CHECK(distinct > 20, "%s: the launch delays vary (%zu distinct values)", what,
+		      distinct);
+	free(d);
+	trace_free(&tr);
+	gen_truth_free(&truth);
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(out);
+}
+
+static void
+test_percentile(void)
+{
+	int64_t v[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+	CHECK_EQ_I64(launch_percentile(v, 10, 50), 5, "p50 of 1..10 is 5 (nearest rank)");
+	CHECK_EQ_I64(launch_percentile(v, 10, 90), 9, "p90 of 1..10 is 9");
+	CHECK_EQ_I64(launch_percentile(v, 1, 90), 1, "p90 of one value is that value");
+	CHECK_EQ_I64(launch_percentile(v, 3, 50), 2, "p50 of 1..3 is 2");
+	CHECK_EQ_I64(launch_percentile(v, 4, 50), 2, "p50 of 1..4 is 2 (the lower middle)");
+}
+
+int
+main(void)
+{
+	msg_set_quiet(1);
+	test_percentile();
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 2;
+	o.nsteps = 3;
+	o.tasks_per_rank = 3000;
+	o.slow_rank = 1;
+	o.seed = 11;
+	o.launch_jitter = 1;
+	check_generated("GRPO, varying launch delays", &o);
+	gen_opts_default(&o);
+	o.nranks = 2;
+	o.nsteps = 1;
+	o.tasks_per_rank = 2000;
+	o.slow_rank = -1;
+	o.seed = 3;
+	check_generated("GRPO, one step", &o);
+	gen_opts_default(&o);
+	o.nranks = 4;
+	o.nsteps = 2;
+	o.pp = 2;
+	o.pp_microbatches = 4;
+	o.pp_device_ranges = 1;
+	o.seed = 5;
+	check_generated("PP, host running ahead", &o);
+	check_samples("level0");
+	check_samples("level2");
+	return test_done();
+}
