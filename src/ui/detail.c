@@ -5,6 +5,7 @@
  * (tlq_overlap, the function `tl summary` uses). */
 #include "config.h"
 #include "analysis/lanes.h"
+#include "query/host.h"
 #include "ui/rl.h"
 #include "ui/ui.h"
 #include "util/timefmt.h"
@@ -63,6 +64,7 @@ load_args(tl_ui *ui)
 	const tl_rank *r = ui->tr->ranks[ui->sel_rank];
 	args_acc a = {0};
 	tlq_slice_args(r, r->tracks[ui->sel_track], ui->sel_idx, arg_add, &a);
+	tlq_slice_links(r, r->tracks[ui->sel_track], ui->sel_idx, arg_add, &a);
 	ui->args = a.v;
 	ui->nargs = a.n;
 	ui->args_for_valid = 1;

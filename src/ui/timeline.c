@@ -3,6 +3,7 @@
  * column), so a frame costs O(lanes x columns x log n) whatever the number of slices. */
 #include "config.h"
 #include "analysis/lanes.h"
+#include "query/host.h"
 #include "ui/rl.h"
 #include "ui/ui.h"
 #include "util/timefmt.h"
@@ -1451,6 +1452,8 @@ timeline_action(tl_ui *ui, int a)
 		break;
 	case ACT_TOGGLE_HOST:
 		ui->show_host ^= 1;
+		if (ui->show_host)
+			tlq_host_lanes(ui->tr); /* DB profiles read them now, once */
 		timeline_rebuild_lanes(ui);
 		break;
 	case ACT_SLICE_NEXT:

@@ -172,6 +172,125 @@ check_sample_host(tl_rank *r, sqlite3 *db, const char *name)
 	CHECK_EQ_I64(r->ntracks, n1, "reading host lanes twice adds nothing");
 }
 
+/* ---- links, against the CONNECTION_IDS join in SQL ---- */
+
+typedef struct rowcount {
+	int64_t row, n, extra;
+} rowcount;
+
+static int
+cmp_rowcount(const void *a, const void *b)
+{
+	const rowcount *x = a, *y = b;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+/* rows of `sql` (rowid, count, extra), sorted by rowid */
+static rowcount *
+sql_rowcounts(sqlite3 *db, const char *sql, size_t *n)
+{
+	sqlite3_stmt *st;
+	rowcount *v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		rowcount x = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+		              sqlite3_column_int64(st, 2)};
+		VEC_PUSH(v, *n, cap, x);
+	}
+	sqlite3_finalize(st);
+	if (*n > 1)
+		qsort(v, *n, sizeof *v, cmp_rowcount);
+	return v;
+}
+
+static const rowcount *
+find_row(const rowcount *v, size_t n, int64_t row)
+{
+	rowcount key = {row, 0, 0};
+	return n ? bsearch(&key, v, n, sizeof *v, cmp_rowcount) : NULL;
+}
+
+static void
+check_sample_links(const tl_rank *r, sqlite3 *db, const char *name)
+{
+	size_t nops, ntasks, nlaunch;
+	rowcount *ops = sql_rowcounts(
+	    db,
+	    "SELECT p.rowid, count(*), 0 FROM PYTORCH_API p JOIN CONNECTION_IDS c ON c.id = "
+	    "p.connectionId JOIN TASK t ON t.connectionId = c.connectionId GROUP BY p.rowid",
+	    &nops);
+	rowcount *tasks = sql_rowcounts(
+	    db,
+	    "SELECT t.rowid, count(*), 0 FROM TASK t JOIN CONNECTION_IDS c ON c.connectionId = "
+	    "t.connectionId JOIN PYTORCH_API p ON p.connectionId = c.id GROUP BY t.rowid",
+	    &ntasks);
+	rowcount *launch =
+	    sql_rowcounts(db,
+	                  "SELECT t.rowid, 1, t.startNs - a.startNs FROM TASK t JOIN CANN_API a ON "
+	                  "a.connectionId = t.connectionId",
+	                  &nlaunch);
+	int64_t join_total = sql_i64(
+	    db, "SELECT count(*) FROM PYTORCH_API p JOIN CONNECTION_IDS c ON c.id = p.connectionId "
+	        "JOIN TASK t ON t.connectionId = c.connectionId");
+	int64_t got_total = 0, op_bad = 0, op_checked = 0, task_bad = 0, task_checked = 0,
+	        delay_bad = 0, sorted_bad = 0;
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		for (size_t k = 0; k < t->n; k++) {
+			if (t->kind == TL_LANE_HOST && !(t->key & TL_HOST_KEY_CANN)) {
+				/* every linked row, and every 8th of the others (a file open each)
+				 */
+				const rowcount *w = find_row(ops, nops, t->v[k].arg);
+				if (w == NULL && k % 8 != 0)
+					continue;
+				tlq_kernel *kv;
+				ptrdiff_t n = tlq_op_kernels(r, t, k, &kv);
+				op_checked++;
+				if (n != (w ? w->n : 0))
+					op_bad++;
+				for (ptrdiff_t j = 1; j < n; j++)
+					if (kv[j].start < kv[j - 1].start)
+						sorted_bad++;
+				got_total += n > 0 ? n : 0;
+				free(kv);
+			} else if (t->kind == TL_LANE_COMPUTE || t->kind == TL_LANE_COMM_TASK ||
+			           t->kind == TL_LANE_MEMCPY || t->kind == TL_LANE_OTHER) {
+				tlq_launcher l;
+				int rc = tlq_task_launcher(r, t, k, &l);
+				const rowcount *w = find_row(tasks, ntasks, t->v[k].arg);
+				const rowcount *a = find_row(launch, nlaunch, t->v[k].arg);
+				task_checked++;
+				if ((rc == 1) != (a != NULL) ||
+				    (rc == 1 && l.nops != (size_t)(w ? w->n : 0)))
+					task_bad++;
+				if (rc == 1 &&
+				    (l.delay != a->extra || l.task_start != t->v[k].start))
+					delay_bad++;
+			}
+		}
+	}
+	char m[200];
+	snprintf(m, sizeof m, "%s: kernels of %" PRId64 " PyTorch rows sum to the join", name,
+	         op_checked);
+	CHECK_EQ_I64(got_total, join_total, m);
+	snprintf(m, sizeof m, "%s: every PyTorch row's kernel count equals SQL's", name);
+	CHECK_EQ_I64(op_bad, 0, m);
+	CHECK(join_total > 100, "%s: the sample links operators to kernels (%" PRId64 ")", name,
+	      join_total);
+	CHECK_EQ_I64(sorted_bad, 0, "kernels come by start");
+	snprintf(m, sizeof m, "%s: the launcher of each of %" PRId64 " tasks equals SQL's", name,
+	         task_checked);
+	CHECK_EQ_I64(task_bad, 0, m);
+	snprintf(m, sizeof m, "%s: each task's launch delay equals SQL's", name);
+	CHECK_EQ_I64(delay_bad, 0, m);
+	free(ops);
+	free(tasks);
+	free(launch);
+}
+
 static void
 check_samples(const char *level)
 {
@@ -198,6 +317,7 @@ check_samples(const char *level)
 			continue;
 		check_sample_launches(r, db, name);
 		check_sample_host(r, db, name);
+		check_sample_links(r, db, name);
 		sqlite3_close(db);
 	}
 	trace_free(&tr);
