@@ -98,21 +98,24 @@ int
 tlq_task_launcher(const tl_rank *r, const tl_track *t, size_t idx, tlq_launcher *out)
 {
 	memset(out, 0, sizeof *out);
-	if (idx >= t->n || !is_task_lane(t->kind) || t->v[idx].arg == UINT32_MAX)
+	if (idx >= t->n || (!is_task_lane(t->kind) && t->kind != TL_LANE_COMM) ||
+	    t->v[idx].arg == UINT32_MAX)
 		return 0;
+	/* a communication op's row carries the connectionId its sub-tasks share */
+	const char *table = t->kind == TL_LANE_COMM ? "COMMUNICATION_OP" : "TASK";
 	tl_profdb pdb;
 	if (src_open(r, t, &pdb) != 0)
 		return -1;
-	if (!profdb_has(&pdb, "TASK") || !profdb_has(&pdb, "CANN_API")) {
+	if (!profdb_has(&pdb, table) || !profdb_has(&pdb, "CANN_API")) {
 		profdb_close(&pdb);
 		return 0;
 	}
 	int str = profdb_has(&pdb, "STRING_IDS");
 	char sql[600];
 	snprintf(sql, sizeof sql,
-	         "SELECT a.startNs, a.endNs, %s, t.startNs FROM TASK t JOIN CANN_API a ON "
+	         "SELECT a.startNs, a.endNs, %s, t.startNs FROM %s t JOIN CANN_API a ON "
 	         "a.connectionId = t.connectionId WHERE t.rowid = ?",
-	         str ? "(SELECT value FROM STRING_IDS WHERE id = a.name)" : "NULL");
+	         str ? "(SELECT value FROM STRING_IDS WHERE id = a.name)" : "NULL", table);
 	sqlite3_stmt *st;
 	int rc = 0;
 	if (profdb_prepare(&pdb, sql, &st) != SQLITE_OK) {
@@ -132,12 +135,10 @@ tlq_task_launcher(const tl_rank *r, const tl_track *t, size_t idx, tlq_launcher 
 	sqlite3_finalize(st);
 	if (rc == 1 && profdb_has(&pdb, "PYTORCH_API") && profdb_has(&pdb, "CONNECTION_IDS")) {
 		snprintf(sql, sizeof sql,
-		         "SELECT p.startNs, p.endNs, %s, p.type, p.rowid FROM TASK t JOIN "
-		         "CONNECTION_IDS "
-		         "c ON c.connectionId = t.connectionId JOIN PYTORCH_API p ON "
-		         "p.connectionId = c.id "
-		         "WHERE t.rowid = ?",
-		         str ? "(SELECT value FROM STRING_IDS WHERE id = p.name)" : "NULL");
+		         "SELECT p.startNs, p.endNs, %s, p.type, p.rowid FROM %s t JOIN "
+		         "CONNECTION_IDS c ON c.connectionId = t.connectionId JOIN PYTORCH_API p "
+		         "ON p.connectionId = c.id WHERE t.rowid = ?",
+		         str ? "(SELECT value FROM STRING_IDS WHERE id = p.name)" : "NULL", table);
 		if (profdb_prepare(&pdb, sql, &st) == SQLITE_OK) {
 			sqlite3_bind_int64(st, 1, t->v[idx].arg);
 			int best_op = 0;

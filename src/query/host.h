@@ -36,9 +36,9 @@ typedef struct tlq_launcher {
 	char op_name[128];
 } tlq_launcher;
 
-/* The launch of the device task at slice idx of t (a TASK row: compute, communication
- * sub-task, memcpy, other). 1: *out is filled; 0: not a DB task or nothing launched it; -1:
- * the file could not be read. */
+/* The launch of the device work at slice idx of t (a TASK row: compute, communication
+ * sub-task, memcpy, other; or a COMMUNICATION_OP row). 1: *out is filled; 0: not a DB task or
+ * nothing launched it; -1: the file could not be read. */
 int tlq_task_launcher(const tl_rank *, const tl_track *, size_t idx, tlq_launcher *out);
 
 typedef struct tlq_kernel {

@@ -232,6 +232,19 @@ check_sample_links(const tl_rank *r, sqlite3 *db, const char *name)
 	                  "SELECT t.rowid, 1, t.startNs - a.startNs FROM TASK t JOIN CANN_API a ON "
 	                  "a.connectionId = t.connectionId",
 	                  &nlaunch);
+	size_t ncops, ncl;
+	rowcount *cops = sql_rowcounts(
+	    db,
+	    "SELECT o.rowid, count(*), 0 FROM COMMUNICATION_OP o JOIN CONNECTION_IDS c ON "
+	    "c.connectionId = o.connectionId JOIN PYTORCH_API p ON p.connectionId = c.id GROUP BY "
+	    "o.rowid",
+	    &ncops);
+	rowcount *claunch = sql_rowcounts(
+	    db,
+	    "SELECT o.rowid, 1, o.startNs - a.startNs FROM COMMUNICATION_OP o JOIN CANN_API a ON "
+	    "a.connectionId = o.connectionId",
+	    &ncl);
+	int64_t comm_checked = 0, comm_bad = 0;
 	int64_t join_total = sql_i64(
 	    db, "SELECT count(*) FROM PYTORCH_API p JOIN CONNECTION_IDS c ON c.id = p.connectionId "
 	        "JOIN TASK t ON t.connectionId = c.connectionId");
@@ -256,6 +269,16 @@ check_sample_links(const tl_rank *r, sqlite3 *db, const char *name)
 						sorted_bad++;
 				got_total += n > 0 ? n : 0;
 				free(kv);
+			} else if (t->kind == TL_LANE_COMM) {
+				tlq_launcher l;
+				int rc = tlq_task_launcher(r, t, k, &l);
+				const rowcount *w = find_row(cops, ncops, t->v[k].arg);
+				const rowcount *a = find_row(claunch, ncl, t->v[k].arg);
+				comm_checked++;
+				if ((rc == 1) != (a != NULL) ||
+				    (rc == 1 &&
+				     (l.nops != (size_t)(w ? w->n : 0) || l.delay != a->extra)))
+					comm_bad++;
 			} else if (t->kind == TL_LANE_COMPUTE || t->kind == TL_LANE_COMM_TASK ||
 			           t->kind == TL_LANE_MEMCPY || t->kind == TL_LANE_OTHER) {
 				tlq_launcher l;
@@ -286,6 +309,12 @@ check_sample_links(const tl_rank *r, sqlite3 *db, const char *name)
 	CHECK_EQ_I64(task_bad, 0, m);
 	snprintf(m, sizeof m, "%s: each task's launch delay equals SQL's", name);
 	CHECK_EQ_I64(delay_bad, 0, m);
+	snprintf(m, sizeof m,
+	         "%s: launcher and delay of each of %" PRId64 " communication ops equal SQL's",
+	         name, comm_checked);
+	CHECK(comm_checked > 0 && comm_bad == 0, "%s (%" PRId64 " differ)", m, comm_bad);
+	free(cops);
+	free(claunch);
 	free(ops);
 	free(tasks);
 	free(launch);
