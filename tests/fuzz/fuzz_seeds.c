@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
+#include "host_bad.h"
 #include "util/xalloc.h"
 
 #define KEEP_ROWS 24   /* rows kept per table of a cut-down DB */
@@ -310,6 +311,12 @@ main(int argc, char **argv)
 	          "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
 	          "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
 	          "INSERT INTO STEP_TIME VALUES (1,100,200),(2,150,120);");
+	free(p);
+
+	/* host tables gone wrong: a dangling connectionId (TASK and CONNECTION_IDS name launches
+	 * CANN_API lacks), times NULL, text or reversed, rows out of time order */
+	p = xasprintf("%s/host-bad.db", dbdir);
+	sql_db(p, HOST_BAD_SQL);
 	free(p);
 
 	/* a generated GRPO profile, one rank, two steps */

@@ -17,6 +17,7 @@
 #include "util/msg.h"
 #include "util/xalloc.h"
 #include "test.h"
+#include "../fuzz/host_bad.h"
 
 static const char *
 samples_dir(void)
@@ -433,6 +434,89 @@ check_generated(const char *what, gen_opts *o)
 	free(out);
 }
 
+/* ---- damaged host tables: one line per table, the good rows kept ---- */
+
+static const tl_track *
+find_track(const tl_rank *r, tl_lane_kind kind, int64_t key)
+{
+	for (size_t i = 0; i < r->ntracks; i++)
+		if (r->tracks[i]->kind == kind && (key < 0 || r->tracks[i]->key == key) &&
+		    r->tracks[i]->depth == 0)
+			return r->tracks[i];
+	return NULL;
+}
+
+static void
+check_bad_host(void)
+{
+	char dir[] = "/tmp/tl-test-host-bad-XXXXXX";
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	char *d1 = xasprintf("%s/bad_ascend_pt", dir);
+	char *d2 = xasprintf("%s/ASCEND_PROFILER_OUTPUT", d1);
+	char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", d2);
+	mkdir(d1, 0755);
+	mkdir(d2, 0755);
+	sqlite3 *db;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK &&
+	          sqlite3_exec(db, HOST_BAD_SQL, NULL, NULL, NULL) == SQLITE_OK,
+	      "write the damaged host fixture");
+	sqlite3_close(db);
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	CHECK(load_trace(dir, &lo, &tr) == 0 && tr.nranks == 1, "load the damaged fixture");
+	if (tr.nranks != 1) {
+		free(path);
+		free(d2);
+		free(d1);
+		return;
+	}
+	tl_rank *r = tr.ranks[0];
+	tl_launch_step *v;
+	size_t n = tlq_launch_steps(r, &v);
+	/* launches 1, 2, 3 (delays 50, 50, 20); 99 has no CANN_API row, NULL none at all */
+	CHECK(n == 1 && v[0].step_id == -1 && v[0].launches == 3 && v[0].p50 == 50 &&
+	          v[0].p90 == 50 && v[0].max == 50,
+	      "dangling and NULL connectionIds are no launches; a NULL end does not matter");
+	free(v);
+	unsigned w0 = msg_warn_count();
+	load_host(r);
+	CHECK_EQ_I64(msg_warn_count() - w0, 2, "one line per damaged host table");
+	const tl_track *cann = find_track(r, TL_LANE_HOST, TL_HOST_KEY(0, 7, 1));
+	const tl_track *py7 = find_track(r, TL_LANE_HOST, TL_HOST_KEY(0, 7, 0));
+	const tl_track *py8 = find_track(r, TL_LANE_HOST, TL_HOST_KEY(0, 8, 0));
+	CHECK(cann != NULL && cann->n == 2 && cann->v[0].start == 100 && cann->v[1].start == 300,
+	      "CANN_API: the two usable rows, in time order");
+	CHECK(py7 != NULL && py7->n == 1 && py7->v[0].start == 90 && py7->v[0].end == 350,
+	      "PYTORCH_API: the operator with text times kept, the broken ones skipped");
+	CHECK(py8 != NULL && py8->n == 1, "PYTORCH_API: a second thread, its own lane");
+	const tl_track *task = find_track(r, TL_LANE_COMPUTE, -1);
+	CHECK(task != NULL && task->n == 5, "five compute tasks");
+	if (task != NULL && task->n == 5 && py7 != NULL) {
+		tlq_launcher l;
+		CHECK(tlq_task_launcher(r, task, 0, &l) == 1 && l.delay == 50 && l.nops == 1 &&
+		          l.have_op && strcmp(l.op_name, "aten::mm") == 0 &&
+		          strcmp(l.cann_name, "launch") == 0,
+		      "task 1: launched by aten::mm through CONNECTION_IDS, 50 ns after the call");
+		CHECK(tlq_task_launcher(r, task, 1, &l) == 1 && l.nops == 1 && !l.have_op,
+		      "task 2: its operator's times are broken: counted, not named");
+		CHECK(tlq_task_launcher(r, task, 3, &l) == 0, "task 4: a dangling connectionId");
+		CHECK(tlq_task_launcher(r, task, 4, &l) == 0, "task 5: no connectionId");
+		tlq_kernel *k;
+		ptrdiff_t nk = tlq_op_kernels(r, py7, 0, &k);
+		CHECK(nk == 3 && k[0].start == 150 && k[1].start == 320 && k[2].start == 400,
+		      "aten::mm launched the tasks of connectionIds 1, 3 and 99, by start");
+		free(k);
+	}
+	trace_free(&tr);
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(path);
+	free(d2);
+	free(d1);
+}
+
 static void
 test_percentile(void)
 {
@@ -449,6 +533,7 @@ main(void)
 {
 	msg_set_quiet(1);
 	test_percentile();
+	check_bad_host();
 	gen_opts o;
 	gen_opts_default(&o);
 	o.nranks = 2;
