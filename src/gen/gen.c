@@ -1121,6 +1121,10 @@ typedef struct gen_writer {
 	int64_t last_launch; /* start of the last CANN_API row written */
 	gen_launch_truth *lt; /* launches of compute / communication work (w_launch_truth) */
 	size_t nlt, ltcap;
+	int64_t *lt_conn; /* per lt entry: its connectionId */
+	size_t nltc, ltccap;
+	int *conn_tasks; /* per launch (connectionId - CONN_BASE): its TASK rows */
+	size_t nconn, conncap;
 	int err;
 } gen_writer;
 
@@ -1247,6 +1251,9 @@ w_taskid(gen_writer *w, int stream)
 
 /* ---- launch delays (gen_opts.launch_jitter, gen_truth.launches) ---- */
 #define JITTER_MAX (40 * US)
+#define CONN_BASE 1000    /* the first CANN_API connectionId of a rank */
+#define HOST_OP_LEAD 1000 /* host_ops: an operator starts this long before its launch... */
+#define HOST_OP_TAIL 200  /* ... and ends this long before it (launches are >= 1500 apart) */
 
 /* With launch_jitter, how much earlier than LEAD the launch of work starting at dev_start
  * starts: 0..JITTER_MAX from the seed, less where it would reach into the previous launch. */
@@ -1265,8 +1272,11 @@ launch_jitter(gen_writer *w, int64_t dev_start)
 
 /* The truth of the launch just written (w->last_launch), whose first compute or communication
  * task starts at dev_start. */
+static void w_torch_op(gen_writer *w, int64_t start, int64_t end, int64_t gtid, int name,
+                       int64_t seq, int64_t fwd_tid, int64_t link);
+
 static void
-w_launch_truth(gen_writer *w, int64_t dev_start)
+w_launch_truth(gen_writer *w, int64_t dev_start, int name)
 {
 	const gen_truth *T = &w->P->tr;
 	int64_t step = -1;
@@ -1275,8 +1285,15 @@ w_launch_truth(gen_writer *w, int64_t dev_start)
 	for (size_t i = 0; T->nsteps > 1 && i < T->nsteps; i++)
 		if (w->last_launch >= T->steps[i].start_ns && w->last_launch <= T->steps[i].end_ns)
 			step = T->steps[i].step;
-	gen_launch_truth x = {w->rank, step, dev_start - w->last_launch};
+	gen_launch_truth x = {w->rank, step, dev_start - w->last_launch, w->last_launch, 0, 0};
+	if (w->P->o.host_ops) {
+		x.op_start_ns = w->last_launch - HOST_OP_LEAD;
+		w_torch_op(w, x.op_start_ns, w->last_launch - HOST_OP_TAIL, w->gtid_main, name, -1,
+		           0, w->next_conn - 1);
+	}
 	VEC_PUSH(w->lt, w->nlt, w->ltcap, x);
+	int64_t conn = w->next_conn - 1;
+	VEC_PUSH(w->lt_conn, w->nltc, w->ltccap, conn);
 }
 
 /* One CANN_API row at host time start; returns its connectionId. */
@@ -1293,6 +1310,9 @@ w_launch_at(gen_writer *w, int type, int name, int64_t start)
 	}
 	w->host_end = end;
 	w->last_launch = start;
+	int zero = 0;
+	if (conn - CONN_BASE == (int64_t)w->nconn)
+		VEC_PUSH(w->conn_tasks, w->nconn, w->conncap, zero);
 	int64_t v[6] = {start, end, type, w->gtid_dq, conn, name};
 	w_row(w, Q_API, v, 6);
 	return conn;
@@ -1316,6 +1336,8 @@ w_task(gen_writer *w, int64_t start, int64_t end, int64_t conn, int type, int64_
 	                 type,  ctx, stream, taskid, INVALID_U32};
 	w_row(w, Q_TASK, v, 11);
 	w->tasks++;
+	if (conn >= CONN_BASE && conn - CONN_BASE < (int64_t)w->nconn)
+		w->conn_tasks[conn - CONN_BASE]++;
 	return g;
 }
 
@@ -1337,7 +1359,7 @@ w_kernel(gen_writer *w, int k, int stream, int64_t start, int64_t d)
 	int64_t g = w_task(w, start, start + d, conn, kernels[k].task_type, INVALID_U32, stream,
 	                   w_taskid(w, stream));
 	w_cti(w, g, k, kernels[k].cti_type);
-	w_launch_truth(w, start);
+	w_launch_truth(w, start, kernels[k].name);
 }
 
 /* An FFTS+ kernel: a container row (contextId INVALID, not in COMPUTE_TASK_INFO) a little wider
@@ -1354,7 +1376,8 @@ w_ffts(gen_writer *w, int stream, int64_t start, int64_t d)
 	w_cti(w, g0, K_FAG, S_MIX_AIC);
 	int64_t g1 = w_task(w, start + c0, start + d, conn, S_MIX_AIV, 1, stream, tid);
 	w_cti(w, g1, K_FAG, S_MIX_AIV);
-	w_launch_truth(w, start); /* the container is neither compute nor communication */
+	w_launch_truth(w, start, kernels[K_FAG].name); /* the container is neither compute nor
+	                                                   communication */
 }
 
 /* A memcpy or event task inside an aux gap (never inside a bubble); the kinds take turns. */
@@ -1455,7 +1478,8 @@ w_coll(gen_writer *w, const gen_blk *b)
 	uint64_t h = seed_of(P->o.seed, 0xC0DE, b->op, 1);
 	int64_t count = (int64_t)1 << (20 + h % 6); /* elements */
 	int64_t conn = w_launch(w, API_NODE, S_LAUNCH, b->start);
-	w_launch_truth(w, b->start); /* its first sub-task, the notify wait, starts the op */
+	w_launch_truth(w, b->start, (int)name_id); /* its first sub-task, the notify wait, starts
+	                                             the op */
 	int64_t opid = w->next_opid++;
 	int64_t ov[14] = {name_id,   b->start,
 	                  b->end,    conn,
@@ -1765,7 +1789,7 @@ w_pp_block(gen_writer *w, const pp_item *it)
 			int64_t g = w_task(w, t, t + d, conn, kernels[k].task_type, INVALID_U32,
 			                   STREAM_A, w_taskid(w, STREAM_A));
 			w_cti(w, g, k, kernels[k].cti_type);
-			w_launch_truth(w, t);
+			w_launch_truth(w, t, kernels[k].name);
 		} else {
 			w_kernel(w, k, STREAM_A, t, d);
 		}
@@ -1801,7 +1825,7 @@ w_pp_p2p(gen_writer *w, const pp_item *it)
 		w_row(w, Q_STR, v, 1);
 	}
 	int64_t conn = w_launch(w, API_NODE, S_LAUNCH, it->start);
-	w_launch_truth(w, it->start);
+	w_launch_truth(w, it->start, (int)name_id);
 	int64_t opid = w->next_opid++;
 	int64_t count = 1 << 22; /* activations or gradients of one micro-batch, BF16 elements */
 	int64_t ov[14] = {name_id,   it->start, it->end, conn,
@@ -2095,7 +2119,7 @@ rank_write(gen_plan *P, int rank)
 	w.gtid_main = w.pid << 32 | w.pid;
 	w.gtid_dq = w.pid << 32 | (w.pid + 41); /* torch_npu's task-queue worker thread */
 	w.gtid_autograd = w.pid << 32 | (w.pid + 17);
-	w.next_conn = 1000;
+	w.next_conn = CONN_BASE;
 	w.next_oplink = 1;
 	w.next_opid = 1;
 	w.next_mark = 1;
@@ -2167,8 +2191,13 @@ done:
 		free(tv);
 	}
 	rk->tasks = w.tasks;
+	for (size_t i = 0; i < w.nlt; i++) /* the launch's tasks are all written now */
+		if (w.lt_conn[i] - CONN_BASE < (int64_t)w.nconn)
+			w.lt[i].tasks = w.conn_tasks[w.lt_conn[i] - CONN_BASE];
 	rk->launches = w.lt;
 	rk->nlaunches = w.nlt;
+	free(w.lt_conn);
+	free(w.conn_tasks);
 	free(w.path);
 	free(out);
 	free(dir);

@@ -45,6 +45,9 @@ typedef struct gen_opts {
 	int launch_jitter;       /* launches start a varying 0..40 us earlier than LEAD before their
 	                          * device work (never overlapping the previous launch), so launch
 	                          * delays vary; the truth lists each one */
+	int host_ops;            /* a PyTorch operator (PYTORCH_API, main thread) before each launch
+	                          * of compute or communication work, linked to it through
+	                          * CONNECTION_IDS, as torch_npu links an operator to its launches */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };
@@ -110,6 +113,9 @@ typedef struct gen_launch_truth { /* a CANN launch of compute or communication t
 	int64_t step;     /* STEP_TIME id of the step holding the launch's start (the only step
 	                   * when there is one); -1: none */
 	int64_t delay_ns; /* start of its first compute / communication task - launch start */
+	int64_t host_start_ns; /* the CANN_API call's start */
+	int64_t op_start_ns;   /* with host_ops: the operator's start (it ends before the call) */
+	int tasks;             /* TASK rows carrying its connectionId */
 } gen_launch_truth;
 
 typedef struct gen_truth {

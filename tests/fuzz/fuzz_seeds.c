@@ -327,6 +327,10 @@ main(int argc, char **argv)
 	o.slow_rank = -1;
 	o.threads = 1;
 	seed_generated(&o, out, "gen", dbdir, jsondir);
+	/* ... with a PyTorch operator linked to every launch */
+	o.host_ops = 1;
+	seed_generated(&o, out, "gen-host", dbdir, jsondir);
+	o.host_ops = 0;
 	/* a pipeline-parallel one marked by forward/backward operator pairs (two stages) */
 	o.nranks = 2;
 	o.nsteps = 1;

@@ -362,6 +362,71 @@ cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int
+cmp_launch_op(const void *a, const void *b)
+{
+	const gen_launch_truth *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->op_start_ns > y->op_start_ns) - (x->op_start_ns < y->op_start_ns);
+}
+
+/* With host_ops every launch has an operator before it, linked to it alone: the operator's
+ * kernels are the launch's tasks, and each task names the launch's operator. */
+static void
+check_generated_links(const char *what, tl_trace *tr, gen_truth *truth)
+{
+	qsort(truth->launches, truth->nlaunches, sizeof *truth->launches, cmp_launch_op);
+	size_t ops = 0, checked = 0, bad = 0, tasks_checked = 0, tasks_bad = 0;
+	for (size_t i = 0; i < tr->nranks; i++) {
+		tl_rank *r = tr->ranks[i];
+		load_host(r);
+		for (size_t ti = 0; ti < r->ntracks; ti++) {
+			const tl_track *t = r->tracks[ti];
+			if (t->kind == TL_LANE_HOST && !(t->key & TL_HOST_KEY_CANN)) {
+				ops += t->n;
+				for (size_t k = 0; k < t->n; k += 97) { /* a DB open each: some */
+					gen_launch_truth key = {.rank = r->rank,
+					                        .op_start_ns = t->v[k].start};
+					const gen_launch_truth *g =
+					    bsearch(&key, truth->launches, truth->nlaunches,
+					            sizeof key, cmp_launch_op);
+					tlq_kernel *kv;
+					ptrdiff_t n = tlq_op_kernels(r, t, k, &kv);
+					checked++;
+					if (g == NULL || n != g->tasks)
+						bad++;
+					free(kv);
+				}
+			}
+			if (t->kind == TL_LANE_COMPUTE)
+				for (size_t k = 0; k < t->n; k += 211) {
+					tlq_launcher l;
+					tasks_checked++;
+					gen_launch_truth key = {.rank = r->rank};
+					if (tlq_task_launcher(r, t, k, &l) != 1 || !l.have_op) {
+						tasks_bad++;
+						continue;
+					}
+					key.op_start_ns = l.op_start;
+					const gen_launch_truth *g =
+					    bsearch(&key, truth->launches, truth->nlaunches,
+					            sizeof key, cmp_launch_op);
+					if (g == NULL || g->host_start_ns != l.cann_start ||
+					    l.nops != 1)
+						tasks_bad++;
+				}
+		}
+	}
+	CHECK_EQ_I64(ops, truth->nlaunches, "one PyTorch operator per launch of the truth");
+	CHECK(checked > 10 && bad == 0,
+	      "%s: %zu operators' kernels are their launch's tasks (%zu differ)", what, checked,
+	      bad);
+	CHECK(tasks_checked > 10 && tasks_bad == 0,
+	      "%s: %zu tasks name their launch's operator and call (%zu differ)", what,
+	      tasks_checked, tasks_bad);
+}
+
 static void
 check_generated(const char *what, gen_opts *o)
 {
@@ -424,6 +489,8 @@ check_generated(const char *what, gen_opts *o)
 		free(v);
 	}
 	CHECK_EQ_I64(rows, truth.nlaunches, "every launch of the truth is counted once");
+	if (o->host_ops)
+		check_generated_links(what, &tr, &truth);
 	if (o->launch_jitter)
 		CHECK(distinct > 20, "%s: the launch delays vary (%zu distinct values)", what,
 		      distinct);
@@ -542,7 +609,8 @@ main(void)
 	o.slow_rank = 1;
 	o.seed = 11;
 	o.launch_jitter = 1;
-	check_generated("GRPO, varying launch delays", &o);
+	o.host_ops = 1;
+	check_generated("GRPO, varying launch delays, host operators", &o);
 	gen_opts_default(&o);
 	o.nranks = 2;
 	o.nsteps = 1;
