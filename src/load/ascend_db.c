@@ -1008,53 +1008,182 @@ ascend_db_host(const tl_source *src, size_t src_index, tl_rank *r)
 
 /* A launch per CANN_API connectionId whose TASK rows include compute (COMPUTE_TASK_INFO) or
  * communication (COMMUNICATION_TASK_INFO) tasks: the call's start and the first such task's
- * start. FFTS+ container rows, memcpy and event tasks are in neither table. */
+ * start. FFTS+ container rows, memcpy and event tasks are in neither table. Three scans joined
+ * here in arrays indexed by id (a hash where ids are sparse): SQLite's GROUP BY over the join
+ * takes three times as long and a temporary B-tree as large as TASK. */
+
+typedef struct id_index { /* id -> slot: dense below n, else a hash */
+	int hashed;
+	size_t n;
+	tl_u64map h;
+} id_index;
+
+static void
+id_index_init(id_index *x, int64_t maxid, int64_t rows)
+{
+	memset(x, 0, sizeof *x);
+	x->hashed = maxid >= (int64_t)256 << 20 || maxid > rows * 4 + (int64_t)DENSE_SLACK;
+	if (x->hashed)
+		u64map_init(&x->h);
+	else
+		x->n = maxid >= 0 ? (size_t)maxid + 1 : 0;
+}
+
+/* The slot of id (dense: id itself; hash: the next free slot when add), or SIZE_MAX. */
+static size_t
+id_index_slot(id_index *x, int64_t id, int add, size_t *next)
+{
+	if (id < 0)
+		return SIZE_MAX;
+	if (!x->hashed)
+		return (uint64_t)id < x->n ? (size_t)id : SIZE_MAX;
+	uint32_t v;
+	if (u64map_get(&x->h, (uint64_t)id, &v))
+		return v;
+	if (!add || *next >= UINT32_MAX)
+		return SIZE_MAX;
+	u64map_put(&x->h, (uint64_t)id, (uint32_t)*next);
+	return (*next)++;
+}
+
+static void
+id_index_free(id_index *x)
+{
+	if (x->hashed)
+		u64map_free(&x->h);
+}
+
+static int64_t
+scalar_or(db_ctx *c, const char *table, const char *what, int64_t def)
+{
+	char sql[160];
+	snprintf(sql, sizeof sql, "SELECT %s FROM %s", what, table);
+	return scalar_i64(c, table, sql, def);
+}
+
 static void
 ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n, size_t *cap)
 {
 	db_ctx c;
 	if (ctx_open(&c, src, (tl_rank *)r, "no launch delays") != 0) /* only read */
 		return;
-	int comp = has_table(&c, "COMPUTE_TASK_INFO"),
-	    comm = has_table(&c, "COMMUNICATION_TASK_INFO");
-	if (!has_table(&c, "CANN_API") || !has_table(&c, "TASK") || (!comp && !comm)) {
+	static const char *const work[] = {"COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO"};
+	if (!has_table(&c, "CANN_API") || !has_table(&c, "TASK") ||
+	    (!has_table(&c, work[0]) && !has_table(&c, work[1]))) {
 		profdb_close(&c.pdb);
 		return;
 	}
-	char sql[512];
-	snprintf(sql, sizeof sql,
-	         "SELECT a.startNs, min(t.startNs) FROM TASK t JOIN CANN_API a ON a.connectionId = "
-	         "t.connectionId WHERE %s%s%s GROUP BY t.connectionId",
-	         comp ? "t.globalTaskId IN (SELECT globalTaskId FROM COMPUTE_TASK_INFO)" : "",
-	         comp && comm ? " OR " : "",
-	         comm ? "t.globalTaskId IN (SELECT globalTaskId FROM COMMUNICATION_TASK_INFO)"
-	              : "");
+	/* globalTaskIds of compute and communication tasks */
+	int64_t maxg = -1, grows = 0;
+	for (int i = 0; i < 2; i++)
+		if (has_table(&c, work[i])) {
+			int64_t m = scalar_or(&c, work[i], "max(globalTaskId)", -1);
+			maxg = m > maxg ? m : maxg;
+			grows += scalar_or(&c, work[i], "count(*)", 0);
+		}
+	id_index gx;
+	id_index_init(&gx, maxg, grows);
+	uint8_t *is_work = gx.hashed ? NULL : xcalloc(gx.n ? gx.n : 1, 1);
+	size_t gnext = 0;
 	sqlite3_stmt *st;
-	if (db_prepare(&c, sql, &st) != SQLITE_OK) {
-		db_fail(&c, "CANN_API and TASK", sqlite3_errcode(c.db));
-		profdb_close(&c.pdb);
-		return;
+	int rc;
+	for (int i = 0; i < 2 && !c.failed; i++) {
+		if (!has_table(&c, work[i]))
+			continue;
+		char sql[96];
+		snprintf(sql, sizeof sql, "SELECT globalTaskId FROM %s", work[i]);
+		if (db_prepare(&c, sql, &st) != SQLITE_OK) {
+			db_fail(&c, work[i], sqlite3_errcode(c.db));
+			break;
+		}
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+				continue;
+			size_t k = id_index_slot(&gx, sqlite3_column_int64(st, 0), 1, &gnext);
+			if (k != SIZE_MAX && is_work != NULL)
+				is_work[k] = 1;
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			db_fail(&c, work[i], rc);
+	}
+	/* the calls: start per connectionId */
+	int64_t maxc = scalar_or(&c, "CANN_API", "max(connectionId)", -1);
+	id_index cx;
+	id_index_init(&cx, maxc, scalar_or(&c, "CANN_API", "count(*)", 0));
+	int64_t *call = NULL, *first = NULL; /* per slot: call start, first work start */
+	size_t ncall = 0, callcap = 0, cnext = 0;
+	if (!cx.hashed && cx.n > 0) {
+		ncall = cx.n;
+		call = xreallocarray(NULL, ncall, sizeof *call);
+		for (size_t i = 0; i < ncall; i++)
+			call[i] = INT64_MIN;
 	}
 	size_t bad = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
-		    sqlite3_column_type(st, 1) != SQLITE_INTEGER) {
-			bad++;
-			continue;
+	if (!c.failed &&
+	    db_prepare(&c, "SELECT connectionId, startNs FROM CANN_API", &st) == SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+				continue;
+			if (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+			    !tl_time_ok(sqlite3_column_int64(st, 1))) {
+				bad++;
+				continue;
+			}
+			size_t k = id_index_slot(&cx, sqlite3_column_int64(st, 0), 1, &cnext);
+			if (k == SIZE_MAX)
+				continue;
+			int64_t none = INT64_MIN;
+			while (cx.hashed && ncall <= k)
+				VEC_PUSH(call, ncall, callcap, none);
+			call[k] = sqlite3_column_int64(st, 1);
 		}
-		tl_launch x = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
-		if (!tl_time_ok(x.host_start) || !tl_time_ok(x.dev_start)) {
-			bad++;
-			continue;
-		}
-		VEC_PUSH(*v, *n, *cap, x);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			db_fail(&c, "CANN_API", rc);
+	} else if (!c.failed) {
+		db_fail(&c, "CANN_API", sqlite3_errcode(c.db));
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		db_fail(&c, "CANN_API and TASK", rc);
+	if (ncall > 0) {
+		first = xreallocarray(NULL, ncall, sizeof *first);
+		for (size_t i = 0; i < ncall; i++)
+			first[i] = INT64_MAX;
+	}
+	/* the tasks: the first compute or communication task of each call */
+	if (!c.failed && ncall > 0 &&
+	    db_prepare(&c, "SELECT connectionId, startNs, globalTaskId FROM TASK", &st) ==
+	        SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+			    sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+			    sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+				continue;
+			size_t g = id_index_slot(&gx, sqlite3_column_int64(st, 2), 0, NULL);
+			if (g == SIZE_MAX || (is_work != NULL && !is_work[g]))
+				continue;
+			size_t k = id_index_slot(&cx, sqlite3_column_int64(st, 0), 0, NULL);
+			int64_t t = sqlite3_column_int64(st, 1);
+			if (k < ncall && call[k] != INT64_MIN && tl_time_ok(t) && t < first[k])
+				first[k] = t;
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			db_fail(&c, "TASK", rc);
+	} else if (!c.failed && ncall > 0) {
+		db_fail(&c, "TASK", sqlite3_errcode(c.db));
+	}
+	for (size_t k = 0; k < ncall; k++)
+		if (first[k] != INT64_MAX) {
+			tl_launch x = {call[k], first[k]};
+			VEC_PUSH(*v, *n, *cap, x);
+		}
 	if (bad)
-		msg_warn(c.path, "CANN_API: %zu launches without usable start times skipped", bad);
+		msg_warn(c.path, "CANN_API: %zu calls without a usable start skipped", bad);
+	free(call);
+	free(first);
+	free(is_work);
+	id_index_free(&gx);
+	id_index_free(&cx);
 	profdb_close(&c.pdb);
 }
 

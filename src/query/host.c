@@ -6,11 +6,13 @@
 #include "util/xalloc.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void
 tlq_host_lanes(tl_trace *tr)
@@ -27,6 +29,55 @@ tlq_launch_steps(const tl_rank *r, tl_launch_step **out)
 	size_t m = launch_steps(r, v, n, out);
 	free(v);
 	return m;
+}
+
+typedef struct launch_job {
+	const tl_trace *tr;
+	tl_launch_step **out;
+	size_t *n;
+	size_t next;
+	pthread_mutex_t lock;
+} launch_job;
+
+static void *
+launch_worker(void *arg)
+{
+	launch_job *j = arg;
+	for (;;) {
+		pthread_mutex_lock(&j->lock);
+		size_t i = j->next++;
+		pthread_mutex_unlock(&j->lock);
+		if (i >= j->tr->nranks)
+			return NULL;
+		j->n[i] = tlq_launch_steps(j->tr->ranks[i], &j->out[i]);
+	}
+}
+
+void
+tlq_launch_steps_all(const tl_trace *tr, int threads, tl_launch_step ***out, size_t **n)
+{
+	size_t nr = tr->nranks ? tr->nranks : 1;
+	launch_job j = {.tr = tr, .out = xcalloc(nr, sizeof **out), .n = xcalloc(nr, sizeof **n)};
+	pthread_mutex_init(&j.lock, NULL);
+	if (threads <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = c > 0 ? (int)c : 1;
+	}
+	if ((size_t)threads > tr->nranks)
+		threads = tr->nranks > 0 ? (int)tr->nranks : 1;
+	pthread_t *th = xcalloc((size_t)threads, sizeof *th);
+	int *ok = xcalloc((size_t)threads, sizeof *ok);
+	for (int i = 1; i < threads; i++)
+		ok[i] = pthread_create(&th[i], NULL, launch_worker, &j) == 0;
+	launch_worker(&j); /* (a thread that could not start leaves its ranks to this one) */
+	for (int i = 1; i < threads; i++)
+		if (ok[i])
+			pthread_join(th[i], NULL);
+	free(th);
+	free(ok);
+	pthread_mutex_destroy(&j.lock);
+	*out = j.out;
+	*n = j.n;
 }
 
 /* ---- host <-> device links ---- */

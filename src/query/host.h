@@ -54,3 +54,7 @@ ptrdiff_t tlq_op_kernels(const tl_rank *, const tl_track *, size_t idx, tlq_kern
  * "launch delay" for a device task, "kernels" for a PyTorch operator. Returns lines added. */
 int tlq_slice_links(const tl_rank *, const tl_track *, size_t idx,
                     void (*fn)(void *ctx, const char *key, const char *value), void *ctx);
+
+/* tlq_launch_steps for every rank, ranks in parallel (threads 0: one per core): out[i] is rank
+ * i's rows, n[i] their count; the caller frees each out[i], then out and n. */
+void tlq_launch_steps_all(const tl_trace *, int threads, tl_launch_step ***out, size_t **n);

@@ -11,10 +11,13 @@ report_host_json(FILE *f, const tl_trace *tr)
 {
 	fprintf(f, ",\"host\":[");
 	int first = 1;
+	tl_launch_step **all;
+	size_t *nall;
+	tlq_launch_steps_all(tr, 0, &all, &nall);
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
-		tl_launch_step *v;
-		size_t n = tlq_launch_steps(r, &v);
+		tl_launch_step *v = all[i];
+		size_t n = nall[i];
 		for (size_t k = 0; k < n; k++) {
 			fprintf(f, "%s{\"rank\":%d,\"step\":", first ? "" : ",", r->rank);
 			if (v[k].step_id < 0)
@@ -30,5 +33,7 @@ report_host_json(FILE *f, const tl_trace *tr)
 		}
 		free(v);
 	}
+	free(all);
+	free(nall);
 	fprintf(f, "]");
 }
