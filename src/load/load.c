@@ -98,6 +98,20 @@ load_host(tl_rank *r)
 	free(before);
 }
 
+void
+load_counters(tl_rank *r)
+{
+	if (r->counters_read)
+		return;
+	r->counters_read = 1;
+	for (size_t i = 0; i < r->nsources; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		if (ld != NULL && ld->counters != NULL)
+			ld->counters(r->sources[i], i, r);
+	}
+	rank_sort_counters(r);
+}
+
 size_t
 load_launches(const tl_rank *r, tl_launch **out)
 {

@@ -25,6 +25,9 @@ typedef struct tl_loader {
 	/* Optional, on demand: appends src's launches to *v (n, cap: a VEC_PUSH vector). */
 	void (*launches)(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n,
 	                 size_t *cap);
+	/* Optional, on demand: adds src's counters (memory, frequency) to r, each sorted by time,
+	 * their source set to src_index. */
+	void (*counters)(const tl_source *src, size_t src_index, tl_rank *r);
 } tl_loader;
 
 extern const tl_loader loader_ascend_db;
@@ -50,6 +53,9 @@ void load_fwdbwd(tl_rank *r);
  * API tables can be a profile's largest: only the viewer's host lanes need them). Reads once
  * per rank; r stays finished. Not thread-safe against other users of r. */
 void load_host(tl_rank *r);
+/* The counters of r's sources (r->counters, sorted). Reads once per rank; ranks may be read in
+ * parallel, one thread per rank. */
+void load_counters(tl_rank *r);
 /* r's launches (tl_launch, unsorted) from the sources whose loader has them; the caller frees
  * *out. Read on every call (nothing is kept in memory). */
 size_t load_launches(const tl_rank *r, tl_launch **out);

@@ -117,6 +117,27 @@ typedef struct tl_launch {
 	int64_t dev_start;  /* min TASK.startNs of its compute / communication tasks */
 } tl_launch;
 
+/* Counters: one value over time per thing measured (allocator totals, NPU memory, frequency),
+ * read on demand by load_counters. A value holds from its sample until the next one. */
+typedef enum tl_counter_kind {
+	TL_CTR_ALLOCATED, /* MEMORY_RECORD.totalAllocated per component, bytes */
+	TL_CTR_RESERVED,  /* MEMORY_RECORD.totalReserved per component, bytes */
+	TL_CTR_ACTIVE,    /* MEMORY_RECORD.totalActive per component, bytes */
+	TL_CTR_NPU_HBM,   /* NPU_MEM.hbm per type (app, device), bytes */
+	TL_CTR_NPU_DDR,   /* NPU_MEM.ddr per type, bytes */
+	TL_CTR_MODULE,    /* NPU_MODULE_MEM.totalReserved per module (ENUM_MODULE), bytes */
+	TL_CTR_FREQ,      /* AICORE_FREQ.freq, MHz (only its changes are recorded) */
+	TL_CTR__COUNT
+} tl_counter_kind;
+
+typedef struct tl_counter {
+	tl_counter_kind kind;
+	uint32_t group;  /* string id: the component, NPU_MEM type, module; "" for frequency */
+	uint16_t source; /* index into the rank's sources */
+	int64_t *t, *v;  /* time (ns) and value of each sample, by time once the rank has them */
+	size_t n, cap;
+} tl_counter;
+
 /* A JSON source's event index: the byte offset of every TL_EVIDX_STEP-th event of its event
  * array (by ordinal, which its slices carry as arg), so that the detail pane finds one event
  * again by reading a little of the file, not all of it. */
@@ -145,6 +166,9 @@ typedef struct tl_rank {
 	size_t nfwdbwd, fbcap;
 	int fwdbwd_read;      /* load_fwdbwd has run (it reads on demand, once) */
 	int host_read;        /* load_host has run (host API lanes are read on demand, once) */
+	tl_counter **counters; /* read on demand (load_counters), by kind then group */
+	size_t ncounters, ctrcap;
+	int counters_read;     /* load_counters has run */
 	tl_evindex *src_evidx; /* per source (nevidx of them; JSON sources only), or NULL */
 	size_t nevidx;
 } tl_rank;
@@ -180,6 +204,14 @@ void rank_finish(tl_rank *);
  * the tracks that got slices (before[i]: slice count of track i before; tracks from nbefore on
  * are new), drops empty ones, widens the envelope and puts the tracks back in display order. */
 void rank_finish_grown(tl_rank *, const size_t *before, size_t nbefore);
+/* Get-or-create the counter (kind, group, source); group is interned in r's pool. */
+tl_counter *rank_counter(tl_rank *, tl_counter_kind kind, const char *group, uint16_t source);
+void counter_push(tl_counter *, int64_t t, int64_t v);
+/* Sorts the samples by time (stable: equal times keep their order). Returns how many samples
+ * were found earlier than the one before them. */
+size_t counter_sort(tl_counter *);
+/* Sorts r's counters by kind, group name and source (after loading them). */
+void rank_sort_counters(tl_rank *);
 /* Index of the step that contains host time t, or TL_NO_STEP. */
 uint16_t rank_step_at(const tl_rank *, int64_t t);
 /* The same in any array of steps sorted by start: an index, or SIZE_MAX. */

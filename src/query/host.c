@@ -31,33 +31,33 @@ tlq_launch_steps(const tl_rank *r, tl_launch_step **out)
 	return m;
 }
 
-typedef struct launch_job {
+typedef struct rank_job {
 	const tl_trace *tr;
-	tl_launch_step **out;
-	size_t *n;
+	void (*fn)(const tl_rank *, size_t, void *);
+	void *ctx;
 	size_t next;
 	pthread_mutex_t lock;
-} launch_job;
+} rank_job;
 
 static void *
-launch_worker(void *arg)
+rank_worker(void *arg)
 {
-	launch_job *j = arg;
+	rank_job *j = arg;
 	for (;;) {
 		pthread_mutex_lock(&j->lock);
 		size_t i = j->next++;
 		pthread_mutex_unlock(&j->lock);
 		if (i >= j->tr->nranks)
 			return NULL;
-		j->n[i] = tlq_launch_steps(j->tr->ranks[i], &j->out[i]);
+		j->fn(j->tr->ranks[i], i, j->ctx);
 	}
 }
 
 void
-tlq_launch_steps_all(const tl_trace *tr, int threads, tl_launch_step ***out, size_t **n)
+tlq_for_ranks(const tl_trace *tr, int threads, void (*fn)(const tl_rank *, size_t, void *),
+              void *ctx)
 {
-	size_t nr = tr->nranks ? tr->nranks : 1;
-	launch_job j = {.tr = tr, .out = xcalloc(nr, sizeof **out), .n = xcalloc(nr, sizeof **n)};
+	rank_job j = {.tr = tr, .fn = fn, .ctx = ctx};
 	pthread_mutex_init(&j.lock, NULL);
 	if (threads <= 0) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
@@ -68,16 +68,36 @@ tlq_launch_steps_all(const tl_trace *tr, int threads, tl_launch_step ***out, siz
 	pthread_t *th = xcalloc((size_t)threads, sizeof *th);
 	int *ok = xcalloc((size_t)threads, sizeof *ok);
 	for (int i = 1; i < threads; i++)
-		ok[i] = pthread_create(&th[i], NULL, launch_worker, &j) == 0;
-	launch_worker(&j); /* (a thread that could not start leaves its ranks to this one) */
+		ok[i] = pthread_create(&th[i], NULL, rank_worker, &j) == 0;
+	rank_worker(&j); /* (a thread that could not start leaves its ranks to this one) */
 	for (int i = 1; i < threads; i++)
 		if (ok[i])
 			pthread_join(th[i], NULL);
 	free(th);
 	free(ok);
 	pthread_mutex_destroy(&j.lock);
-	*out = j.out;
-	*n = j.n;
+}
+
+typedef struct launch_all {
+	tl_launch_step **out;
+	size_t *n;
+} launch_all;
+
+static void
+launch_one(const tl_rank *r, size_t i, void *ctx)
+{
+	launch_all *a = ctx;
+	a->n[i] = tlq_launch_steps(r, &a->out[i]);
+}
+
+void
+tlq_launch_steps_all(const tl_trace *tr, int threads, tl_launch_step ***out, size_t **n)
+{
+	size_t nr = tr->nranks ? tr->nranks : 1;
+	launch_all a = {xcalloc(nr, sizeof **out), xcalloc(nr, sizeof **n)};
+	tlq_for_ranks(tr, threads, launch_one, &a);
+	*out = a.out;
+	*n = a.n;
 }
 
 /* ---- host <-> device links ---- */

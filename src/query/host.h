@@ -55,6 +55,10 @@ ptrdiff_t tlq_op_kernels(const tl_rank *, const tl_track *, size_t idx, tlq_kern
 int tlq_slice_links(const tl_rank *, const tl_track *, size_t idx,
                     void (*fn)(void *ctx, const char *key, const char *value), void *ctx);
 
+/* fn(rank, index, ctx) for every rank of tr, ranks in parallel (threads 0: one per core). */
+void tlq_for_ranks(const tl_trace *, int threads, void (*fn)(const tl_rank *, size_t, void *),
+                   void *ctx);
+
 /* tlq_launch_steps for every rank, ranks in parallel (threads 0: one per core): out[i] is rank
  * i's rows, n[i] their count; the caller frees each out[i], then out and n. */
 void tlq_launch_steps_all(const tl_trace *, int threads, tl_launch_step ***out, size_t **n);

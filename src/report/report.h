@@ -15,5 +15,7 @@ void report_rl_text(FILE *, const tl_trace *);
 void report_rl_json(FILE *, const tl_trace *);
 /* The member ,"host":[...] (summary_host.c): launch delays per rank and step. */
 void report_host_json(FILE *, const tl_trace *);
+/* The members ,"memory":[...],"npu_memory":[...] (summary_memory.c): memory peaks. */
+void report_memory_json(FILE *, const tl_trace *);
 
 #endif

@@ -69,5 +69,6 @@ report_summary_json(FILE *f, const tl_trace *tr)
 	fprintf(f, "]");
 	report_rl_json(f, tr); /* issue 5: stages, imbalance, pipeline, slow_ranks, bubbles */
 	report_host_json(f, tr);
+	report_memory_json(f, tr);
 	fprintf(f, "}\n");
 }
