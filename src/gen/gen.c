@@ -389,6 +389,8 @@ typedef struct gen_rank {
 	uint64_t tasks;
 	gen_launch_truth *launches;
 	size_t nlaunches;
+	gen_memory_truth memory[2]; /* gen_opts.memory_records: PTA, GE */
+	int nmemory;
 	int failed;
 } gen_rank;
 
@@ -1844,6 +1846,93 @@ w_pp_p2p(gen_writer *w, const pp_item *it)
 	(void)P;
 }
 
+/* ---- MEMORY_RECORD (gen_opts.memory_records) ----
+ * torch_npu records the allocator's totals at each allocation and free, per component (PTA: the
+ * PyTorch caching allocator, GE: graph engine workspace). Here: a sample at the start, middle and
+ * end of every stage range of the rank, growing through a stage and falling back after it, and
+ * one highest allocated total at the middle of one stage per rank (the stage of index rank %
+ * stages, in its last step): the peak is known, and so is the stage and step it falls in. */
+#define MEM_STR_BASE 536870912 /* torch_npu's memory strings start at 2 << 28 */
+#define MEM_BASE ((int64_t)1 << 30)
+#define MEM_PEAK ((int64_t)6 << 30)
+
+static void
+w_memory(gen_writer *w, gen_rank *rk)
+{
+	static const char *const comp[2] = {"PTA", "GE"};
+	w_exec(w, "CREATE TABLE IF NOT EXISTS MEMORY_RECORD (component INTEGER, timestamp INTEGER, "
+	          "totalAllocated INTEGER, totalReserved INTEGER, totalActive INTEGER, streamPtr "
+	          "INTEGER, deviceId INTEGER);");
+	sqlite3_stmt *st = NULL;
+	if (w->err || sqlite3_prepare_v2(w->db, "INSERT INTO MEMORY_RECORD VALUES (?,?,?,?,?,?,?)",
+	                                 -1, &st, NULL) != SQLITE_OK) {
+		w_fail(w, "prepare MEMORY_RECORD");
+		return;
+	}
+	for (int c = 0; c < 2 && !w->err; c++) {
+		sqlite3_bind_text(w->q[Q_STR], 2, comp[c], -1, SQLITE_STATIC);
+		int64_t v[1] = {MEM_STR_BASE + c};
+		w_row(w, Q_STR, v, 1);
+	}
+	const gen_truth *T = &w->P->tr;
+	/* the stages of this rank, in time order (the truth lists them so); the peak's stage */
+	size_t nst = 0, peak = SIZE_MAX;
+	for (size_t i = 0; i < T->nstages; i++)
+		if (T->stages[i].rank == w->rank)
+			nst++;
+	size_t want = nst ? (size_t)w->rank % nst : 0, k = 0;
+	for (size_t i = 0; i < T->nstages; i++)
+		if (T->stages[i].rank == w->rank && k++ == want)
+			peak = i;
+	for (int c = 0; c < 2; c++)
+		rk->memory[c] =
+		    (gen_memory_truth){.rank = w->rank, .component = comp[c], .stage = -1};
+	int64_t stream = 0x7f3a00000000 + w->rank;
+	size_t si = 0;
+	for (size_t i = 0; i < T->nstages && !w->err; i++) {
+		const gen_stage_truth *g = &T->stages[i];
+		if (g->rank != w->rank)
+			continue;
+		int64_t mid = g->start_ns + (g->end_ns - g->start_ns) / 2;
+		int64_t at[3] = {g->start_ns + US, mid, g->end_ns - US};
+		for (int j = 0; j < 3; j++)
+			for (int c = 0; c < 2; c++) {
+				int64_t scale = c == 0 ? 1 : 16; /* GE holds a sixteenth of PTA */
+				int64_t alloc = MEM_BASE + (int64_t)(si % 7) * (64 << 20) +
+				                (j == 1 ? (int64_t)512 << 20 : 0);
+				if (i == peak && j == 1)
+					alloc = MEM_PEAK + (int64_t)w->rank * 4096;
+				alloc /= scale;
+				int64_t reserved = alloc + ((int64_t)256 << 20) / scale;
+				int64_t active = alloc - (alloc / 8);
+				sqlite3_bind_int64(st, 1, MEM_STR_BASE + c);
+				sqlite3_bind_int64(st, 2, at[j]);
+				sqlite3_bind_int64(st, 3, alloc);
+				sqlite3_bind_int64(st, 4, reserved);
+				sqlite3_bind_int64(st, 5, active);
+				sqlite3_bind_int64(st, 6, stream);
+				sqlite3_bind_int64(st, 7, w->dev);
+				if (sqlite3_step(st) != SQLITE_DONE)
+					w_fail(w, "insert MEMORY_RECORD");
+				sqlite3_reset(st);
+				gen_memory_truth *m = &rk->memory[c];
+				if (alloc > m->peak_allocated) {
+					m->peak_allocated = alloc;
+					m->peak_allocated_ns = at[j];
+					m->step = g->step;
+					m->stage = g->stage;
+				}
+				if (reserved > m->peak_reserved)
+					m->peak_reserved = reserved;
+				if (active > m->peak_active)
+					m->peak_active = active;
+			}
+		si++;
+	}
+	sqlite3_finalize(st);
+	rk->nmemory = 2;
+}
+
 static void
 w_pp(gen_writer *w)
 {
@@ -2169,6 +2258,8 @@ rank_write(gen_plan *P, int rank)
 		else
 			w_mstx(&w, st->start_ns, st->end_ns, S_R_ROLLOUT + st->stage);
 	}
+	if (P->o.memory_records)
+		w_memory(&w, rk);
 	w_flush(&w);
 	for (size_t i = 0; i < sizeof ddl_indexes / sizeof ddl_indexes[0]; i++)
 		w_exec(&w, ddl_indexes[i]);
@@ -2247,6 +2338,7 @@ gen_truth_free(gen_truth *t)
 	free(t->pp_stages);
 	free(t->p2p);
 	free(t->launches);
+	free(t->memory);
 	memset(t, 0, sizeof *t);
 }
 
@@ -2350,6 +2442,11 @@ gen_profile(const gen_opts *opts, const char *outdir, gen_truth *truth)
 
 	for (int r = 0; r < P.nranks; r++) {
 		P.tr.tasks += P.rk[r].tasks;
+		for (int m = 0; m < P.rk[r].nmemory; m++) {
+			P.tr.memory =
+			    xreallocarray(P.tr.memory, P.tr.nmemory + 1, sizeof *P.tr.memory);
+			P.tr.memory[P.tr.nmemory++] = P.rk[r].memory[m];
+		}
 		size_t nl = P.rk[r].nlaunches;
 		if (nl > 0) {
 			P.tr.launches = xreallocarray(P.tr.launches, P.tr.nlaunches + nl,

@@ -48,6 +48,8 @@ typedef struct gen_opts {
 	int host_ops;            /* a PyTorch operator (PYTORCH_API, main thread) before each launch
 	                          * of compute or communication work, linked to it through
 	                          * CONNECTION_IDS, as torch_npu links an operator to its launches */
+	int memory_records;      /* MEMORY_RECORD rows (components PTA and GE) with one allocated
+	                          * peak per rank inside one stage range; the truth has it */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };
@@ -118,6 +120,16 @@ typedef struct gen_launch_truth { /* a CANN launch of compute or communication t
 	int tasks;             /* TASK rows carrying its connectionId */
 } gen_launch_truth;
 
+typedef struct gen_memory_truth { /* per rank and MEMORY_RECORD component */
+	int rank;
+	const char *component;  /* "PTA", "GE" */
+	int64_t peak_allocated; /* bytes */
+	int64_t peak_allocated_ns;
+	int64_t peak_reserved, peak_active; /* bytes */
+	int64_t step;                       /* STEP_TIME id holding the allocated peak */
+	int stage; /* index into gen_stage_canon of the stage range holding it */
+} gen_memory_truth;
+
 typedef struct gen_truth {
 	int nranks, slow_rank;
 	uint64_t tasks; /* TASK rows written over all ranks */
@@ -141,6 +153,8 @@ typedef struct gen_truth {
 	size_t np2p;
 	gen_launch_truth *launches; /* per rank, in launch order */
 	size_t nlaunches;
+	gen_memory_truth *memory; /* per rank and component (gen_opts.memory_records) */
+	size_t nmemory;
 } gen_truth;
 
 /* Writes a profile under outdir (created; must not exist or be empty): one
