@@ -1198,19 +1198,40 @@ typedef struct ctr_table {
 	const char *val_col[3];
 	tl_counter_kind kind[3];
 	int nval;
+	int unordered; /* real writers write it out of time order: sorted without a word */
 } ctr_table;
 
 static const ctr_table ctr_tables[] = {
-    {"MEMORY_RECORD",
-     "timestamp",
-     "component",
-     0,
-     {"totalAllocated", "totalReserved", "totalActive"},
-     {TL_CTR_ALLOCATED, TL_CTR_RESERVED, TL_CTR_ACTIVE},
-     3},
-    {"NPU_MEM", "timestampNs", "type", 0, {"hbm", "ddr"}, {TL_CTR_NPU_HBM, TL_CTR_NPU_DDR}, 2},
-    {"NPU_MODULE_MEM", "timestampNs", "moduleId", 1, {"totalReserved"}, {TL_CTR_MODULE}, 1},
-    {"AICORE_FREQ", "timestampNs", NULL, 2, {"freq"}, {TL_CTR_FREQ}, 1},
+    {.table = "MEMORY_RECORD",
+     .time_col = "timestamp",
+     .group_col = "component",
+     .group_kind = 0,
+     .val_col = {"totalAllocated", "totalReserved", "totalActive"},
+     .kind = {TL_CTR_ALLOCATED, TL_CTR_RESERVED, TL_CTR_ACTIVE},
+     .nval = 3},
+    {.table = "NPU_MEM",
+     .time_col = "timestampNs",
+     .group_col = "type",
+     .group_kind = 0,
+     .val_col = {"hbm", "ddr"},
+     .kind = {TL_CTR_NPU_HBM, TL_CTR_NPU_DDR},
+     .nval = 2},
+    {.table = "NPU_MODULE_MEM",
+     .time_col = "timestampNs",
+     .group_col = "moduleId",
+     .group_kind = 1,
+     .val_col = {"totalReserved"},
+     .kind = {TL_CTR_MODULE},
+     .nval = 1},
+    /* msprof writes the sample taken at the start of collection after the first change (seen
+     * in real files) */
+    {.table = "AICORE_FREQ",
+     .time_col = "timestampNs",
+     .group_kind = 2,
+     .val_col = {"freq"},
+     .kind = {TL_CTR_FREQ},
+     .nval = 1,
+     .unordered = 1},
 };
 
 /* An integer cell: INTEGER, or a REAL holding a whole number (NUMERIC columns). */
@@ -1299,7 +1320,7 @@ read_counter_table(db_ctx *c, size_t src_index, const ctr_table *ct, const tl_u6
 	if (bad)
 		msg_warn(c->path, "%s: %zu values without a usable time or number skipped",
 		         ct->table, bad);
-	if (back)
+	if (back && !ct->unordered)
 		msg_warn(c->path, "%s: %zu samples out of time order (put in order)", ct->table,
 		         back);
 }

@@ -291,6 +291,45 @@ tlq_op_kernels(const tl_rank *r, const tl_track *t, size_t idx, tlq_kernel **out
 	return (ptrdiff_t)n;
 }
 
+ptrdiff_t
+tlq_op_stack(const tl_rank *r, const tl_track *t, size_t idx, char ***out)
+{
+	*out = NULL;
+	if (idx >= t->n || t->kind != TL_LANE_HOST || (t->key & TL_HOST_KEY_CANN) ||
+	    t->v[idx].arg == UINT32_MAX)
+		return 0;
+	tl_profdb pdb;
+	if (src_open(r, t, &pdb) != 0)
+		return -1;
+	if (!profdb_has(&pdb, "PYTORCH_API") || !profdb_has(&pdb, "PYTORCH_CALLCHAINS") ||
+	    !profdb_has(&pdb, "STRING_IDS")) {
+		profdb_close(&pdb);
+		return 0;
+	}
+	sqlite3_stmt *st;
+	/* stackDepth 0 is the innermost frame */
+	if (profdb_prepare(&pdb,
+	                   "SELECT (SELECT value FROM STRING_IDS WHERE id = c.stack) FROM "
+	                   "PYTORCH_API p JOIN PYTORCH_CALLCHAINS c ON c.id = p.callchainId WHERE "
+	                   "p.rowid = ? ORDER BY c.stackDepth",
+	                   &st) != SQLITE_OK) {
+		profdb_close(&pdb);
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, t->v[idx].arg);
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *f = (const char *)sqlite3_column_text(st, 0);
+		char *x = xstrdup(f ? f : "?");
+		VEC_PUSH(v, n, cap, x);
+	}
+	sqlite3_finalize(st);
+	profdb_close(&pdb);
+	*out = v;
+	return (ptrdiff_t)n;
+}
+
 int
 tlq_slice_links(const tl_rank *r, const tl_track *t, size_t idx,
                 void (*fn)(void *ctx, const char *key, const char *value), void *ctx)
@@ -317,5 +356,13 @@ tlq_slice_links(const tl_rank *r, const tl_track *t, size_t idx,
 		n++;
 	}
 	free(k);
+	char **fr;
+	ptrdiff_t nf = tlq_op_stack(r, t, idx, &fr);
+	for (ptrdiff_t i = 0; i < nf; i++) {
+		fn(ctx, i == 0 ? "stack" : "", fr[i]);
+		free(fr[i]);
+		n++;
+	}
+	free(fr);
 	return n;
 }

@@ -62,3 +62,9 @@ void tlq_for_ranks(const tl_trace *, int threads, void (*fn)(const tl_rank *, si
 /* tlq_launch_steps for every rank, ranks in parallel (threads 0: one per core): out[i] is rank
  * i's rows, n[i] their count; the caller frees each out[i], then out and n. */
 void tlq_launch_steps_all(const tl_trace *, int threads, tl_launch_step ***out, size_t **n);
+
+/* The Python call stack recorded with the PyTorch row at slice idx of host lane t
+ * (PYTORCH_API.callchainId -> PYTORCH_CALLCHAINS, with_stack captures): frames innermost first,
+ * "file.py(line): function"; *out is the caller's (each string and the array). -1 when the file
+ * could not be read, 0 when the row has no stack. */
+ptrdiff_t tlq_op_stack(const tl_rank *, const tl_track *, size_t idx, char ***out);

@@ -321,6 +321,63 @@ check_sample_links(const tl_rank *r, sqlite3 *db, const char *name)
 	free(launch);
 }
 
+/* Call stacks: the frames of an operator, innermost first, against PYTORCH_CALLCHAINS in SQL */
+static void
+check_sample_stacks(const tl_rank *r, sqlite3 *db, const char *name)
+{
+	size_t nst;
+	rowcount *st =
+	    sql_rowcounts(db,
+	                  "SELECT p.rowid, count(*), 0 FROM PYTORCH_API p JOIN "
+	                  "PYTORCH_CALLCHAINS c ON c.id = p.callchainId GROUP BY p.rowid",
+	                  &nst);
+	sqlite3_stmt *inner = NULL;
+	sqlite3_prepare_v2(
+	    db,
+	    "SELECT s.value FROM PYTORCH_API p JOIN PYTORCH_CALLCHAINS c ON c.id = "
+	    "p.callchainId JOIN STRING_IDS s ON s.id = c.stack WHERE p.rowid = ? AND "
+	    "c.stackDepth = (SELECT min(stackDepth) FROM PYTORCH_CALLCHAINS WHERE id = "
+	    "p.callchainId)",
+	    -1, &inner, NULL);
+	size_t checked = 0, bad = 0, seen = 0;
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		if (t->kind != TL_LANE_HOST || (t->key & TL_HOST_KEY_CANN))
+			continue;
+		for (size_t k = 0; k < t->n; k++) {
+			const rowcount *w = find_row(st, nst, t->v[k].arg);
+			if (w == NULL && k % 16 != 0)
+				continue;
+			if (w != NULL && seen++ % 3 != 0) /* a DB open each: every third */
+				continue;
+			char **fr;
+			ptrdiff_t n = tlq_op_stack(r, t, k, &fr);
+			checked++;
+			if (n != (w ? w->n : 0))
+				bad++;
+			if (n > 0 && inner != NULL) {
+				sqlite3_reset(inner);
+				sqlite3_bind_int64(inner, 1, t->v[k].arg);
+				const char *want = sqlite3_step(inner) == SQLITE_ROW
+				                       ? (const char *)sqlite3_column_text(inner, 0)
+				                       : NULL;
+				if (want == NULL || strcmp(fr[0], want) != 0)
+					bad++;
+			}
+			for (ptrdiff_t j = 0; j < n; j++)
+				free(fr[j]);
+			free(fr);
+		}
+	}
+	sqlite3_finalize(inner);
+	CHECK(nst > 0, "%s: the sample has call stacks (%zu operators)", name, nst);
+	CHECK(checked > 50 && bad == 0,
+	      "%s: the frames of %zu operators, innermost first, equal PYTORCH_CALLCHAINS (%zu "
+	      "differ)",
+	      name, checked, bad);
+	free(st);
+}
+
 static void
 check_samples(const char *level)
 {
@@ -348,6 +405,7 @@ check_samples(const char *level)
 		check_sample_launches(r, db, name);
 		check_sample_host(r, db, name);
 		check_sample_links(r, db, name);
+		check_sample_stacks(r, db, name);
 		sqlite3_close(db);
 	}
 	trace_free(&tr);
