@@ -113,12 +113,12 @@ is_db(const tl_source *s)
 
 /* Opens t's source DB again, unless it is gone or changed since loading (its rowids would name
  * other rows). */
-static int
-src_open(const tl_rank *r, const tl_track *t, tl_profdb *pdb)
+int
+tlq_source_open(const tl_rank *r, size_t source, tl_profdb *pdb)
 {
-	if (t->source >= r->nsources || !is_db(r->sources[t->source]))
+	if (source >= r->nsources || !is_db(r->sources[source]))
 		return -1;
-	const tl_source *src = r->sources[t->source];
+	const tl_source *src = r->sources[source];
 	struct stat sb;
 	if (stat(src->path, &sb) != 0)
 		return -1;
@@ -129,6 +129,12 @@ src_open(const tl_rank *r, const tl_track *t, tl_profdb *pdb)
 		return -1;
 	char err[400];
 	return profdb_open(pdb, src->path, err, sizeof err);
+}
+
+static int
+src_open(const tl_rank *r, const tl_track *t, tl_profdb *pdb)
+{
+	return tlq_source_open(r, t->source, pdb);
 }
 
 static int

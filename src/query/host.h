@@ -23,6 +23,10 @@ size_t tlq_launch_steps(const tl_rank *r, tl_launch_step **out);
  * (one id, many connectionIds: an operator lists every launch it made). Read from the source
  * DB on demand; a file that changed since loading is not read. */
 
+/* Opens source `source` of r (a DB) again, unless it is gone or changed since loading. 0 or -1. */
+struct tl_profdb;
+int tlq_source_open(const tl_rank *, size_t source, struct tl_profdb *);
+
 typedef struct tlq_launcher {
 	int have_cann; /* the CANN_API row of the task's connectionId exists */
 	int64_t cann_start, cann_end;

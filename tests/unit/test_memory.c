@@ -123,6 +123,58 @@ sql_i64(sqlite3 *db, const char *sql)
 	return v;
 }
 
+/* The largest live allocations at a few times, against OP_MEMORY in SQL: allocated at or
+ * before t, released after t or never. */
+static void
+check_live(const tl_rank *r, sqlite3 *db, const char *level)
+{
+	int64_t t0 = sql_i64(db, "SELECT min(allocationTime) FROM OP_MEMORY");
+	int64_t t1 = sql_i64(db, "SELECT max(releaseTime) FROM OP_MEMORY");
+	if (t0 == INT64_MIN || t1 == INT64_MIN) {
+		CHECK(0, "%s rank %d: the sample has OP_MEMORY", level, r->rank);
+		return;
+	}
+	size_t bad = 0, rows = 0;
+	for (int k = 0; k <= 8; k++) {
+		int64_t t = t0 + (t1 - t0) / 8 * k;
+		tlq_alloc *v;
+		ptrdiff_t n = tlq_live_allocations(r, t, 12, &v);
+		sqlite3_stmt *st;
+		char q[400];
+		snprintf(
+		    q, sizeof q,
+		    "SELECT s.value, o.size FROM OP_MEMORY o LEFT JOIN STRING_IDS s ON s.id = "
+		    "o.name WHERE o.allocationTime <= %" PRId64 " AND (o.releaseTime IS NULL OR "
+		    "o.releaseTime > %" PRId64 ") AND o.size IS NOT NULL ORDER BY o.size DESC, "
+		    "o.allocationTime LIMIT 12",
+		    t, t);
+		ptrdiff_t m = 0;
+		if (sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK) {
+			while (sqlite3_step(st) == SQLITE_ROW) {
+				const char *op = (const char *)sqlite3_column_text(st, 0);
+				/* sizes in order; the operator where the size is not tied */
+				if (m >= n || v[m].size != sqlite3_column_int64(st, 1))
+					bad++;
+				else if ((m + 1 >= n || v[m + 1].size != v[m].size) &&
+				         (m == 0 || v[m - 1].size != v[m].size) &&
+				         strcmp(v[m].op, op ? op : "") != 0)
+					bad++;
+				m++;
+			}
+			sqlite3_finalize(st);
+		}
+		if (m != n)
+			bad++;
+		rows += (size_t)m;
+		free(v);
+	}
+	CHECK(
+	    rows > 20 && bad == 0,
+	    "%s rank %d: the largest live allocations at 9 times equal OP_MEMORY in SQL (%zu rows, "
+	    "%zu differ)",
+	    level, r->rank, rows, bad);
+}
+
 static void
 check_sample(const char *level)
 {
@@ -238,6 +290,7 @@ check_sample(const char *level)
 			         level, rank, types[k]);
 			CHECK_EQ_I64(num(row, "peak_ddr_bytes"), sql_i64(db, q), m);
 		}
+		check_live(tr.ranks[i], db, level);
 		sqlite3_close(db);
 	}
 	cJSON_Delete(j);
