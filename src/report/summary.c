@@ -144,6 +144,8 @@ report_summary_json(FILE *f, const tl_trace *tr)
 	report_rl_json(f, tr); /* issue 5: stages, imbalance, pipeline, slow_ranks, bubbles */
 	report_comm_json(f, tr, &cm, &cr);
 	report_ops_json(f, tr);
+	report_host_json(f, tr);
+	report_memory_json(f, tr);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 	fprintf(f, "}\n");
