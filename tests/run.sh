@@ -35,10 +35,11 @@ run_one() {
 	fi
 }
 
-for t in "$TL_TESTBIN"/unit/test_*; do
+for t in "$TL_TESTBIN"/unit/*/test_* "$TL_TESTBIN"/fuzz/test_*; do
 	case "$t" in *.c | *.h | *.o) continue ;; esac
 	[ -x "$t" ] || continue
-	run_one "unit/$(basename "$t")" "$t"
+	[ "$t" = "$TL_TESTBIN/unit/ui/test_ui" ] && continue # run by tests/tui/test_units.sh
+	run_one "${t#"$TL_TESTBIN"/}" "$t"
 done
 for t in "$TL_SRCDIR"/tests/golden/test_*.sh "$TL_SRCDIR"/tests/tui/test_*.sh; do
 	[ -f "$t" ] || continue

@@ -1,8 +1,8 @@
 #!/bin/sh
-# The viewer's unit tests (tests/tui/test_ui) and the man page key list check.
+# The viewer's unit tests (tests/unit/ui/test_ui) and the man page key list check.
 . "$(dirname "$0")/../lib.sh"
-if [ -x "$TL_TESTBIN/tui/test_ui" ]; then
-	"$TL_TESTBIN/tui/test_ui" | sed -n 's/^\(not \)\{0,1\}ok [0-9]* - /&/p' > "$t_tmp/out"
+if [ -x "$TL_TESTBIN/unit/ui/test_ui" ]; then
+	"$TL_TESTBIN/unit/ui/test_ui" | sed -n 's/^\(not \)\{0,1\}ok [0-9]* - /&/p' > "$t_tmp/out"
 	while IFS= read -r line; do
 		case "$line" in
 		"not ok "*) not_ok "${line#not ok * - }" ;;
@@ -11,7 +11,7 @@ if [ -x "$TL_TESTBIN/tui/test_ui" ]; then
 		esac
 	done < "$t_tmp/out"
 else
-	not_ok "tests/tui/test_ui is not built"
+	not_ok "tests/unit/ui/test_ui is not built"
 fi
 for f in man/tl.1 README.md; do
 	if sh "$TL_SRCDIR/tests/tui/man_keys.sh" --check "$TL_BIN" "$TL_SRCDIR/$f" > "$t_tmp/mk" 2>&1; then

@@ -13,7 +13,7 @@
 #include <locale.h>
 #include <stdlib.h>
 
-#include "../unit/test.h"
+#include "../test.h"
 
 static void
 test_keys(void)

@@ -5,7 +5,7 @@
 #include "util/msg.h"
 #include "util/rankspec.h"
 
-#include "test.h"
+#include "../test.h"
 
 #include <errno.h>
 #include <ftw.h>

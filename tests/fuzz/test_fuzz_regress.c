@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../fuzz/fuzz.h"
+#include "fuzz.h"
 #include "util/xalloc.h"
-#include "test.h"
+#include "../unit/test.h"
 
 typedef int (*fuzz_fn)(const uint8_t *, size_t);
 

@@ -10,7 +10,7 @@
 #include "query/query.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
-#include "test.h"
+#include "../test.h"
 
 static const tl_rank *
 find_rank(const tl_trace *tr, int rank)

@@ -18,7 +18,7 @@
 #include "query/query.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
-#include "test.h"
+#include "../test.h"
 
 static char tmpdir[256];
 static int ncase;

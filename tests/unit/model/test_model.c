@@ -7,7 +7,7 @@
 #include "analysis/overlap.h"
 #include "query/query.h"
 #include "util/xalloc.h"
-#include "test.h"
+#include "../test.h"
 
 static void
 test_levels(void)

@@ -8,7 +8,7 @@
 #include "util/text.h"
 #include "util/timefmt.h"
 #include "util/u64map.h"
-#include "test.h"
+#include "../test.h"
 
 static void
 test_rankspec(void)

@@ -18,7 +18,7 @@
 #include "report/report.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
-#include "test.h"
+#include "../test.h"
 
 static char tmpdir[4096];
 

@@ -11,7 +11,7 @@
 #include "query/query.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
-#include "test.h"
+#include "../test.h"
 
 static const char *
 samples_dir(void)
