@@ -17,6 +17,7 @@
 
 #include "gen/gen.h"
 #include "load/load.h"
+#include "profile/discover.h"
 #include "query/query.h"
 #include "report/report.h"
 #include "ui/ui.h"

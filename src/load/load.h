@@ -6,7 +6,7 @@
 #include <setjmp.h>
 
 #include "model/trace.h"
-#include "profile/discover.h"
+#include "model/source.h"
 #include "util/rankspec.h"
 
 typedef struct tl_loader {

@@ -15,6 +15,7 @@
 #include "gen/gen.h"
 #include "load/load.h"
 #include "load/profdb.h"
+#include "profile/discover.h"
 #include "query/query.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
