@@ -11,7 +11,7 @@
 export LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$t_tmp/config"
 RLFIX=$TL_TESTBIN/tui/rl_fixture
 GOLD=$TL_SRCDIR/tests/golden/summary
-update=${TL_GOLDEN_UPDATE:-}
+update=${TL_UPDATE_GOLDEN:-}
 
 # NAME and rl_fixture options, one profile a line at the end (read on fd 3: the body keeps stdin)
 while read -r name args <&3; do
