@@ -1,4 +1,4 @@
-/* Profile discovery: which ranks, which files. See ../shared/spec/ascend-format.md §1.4-1.5. */
+/* Profile discovery: which ranks, which files (docs/architecture.md, "profile"). */
 #ifndef TL_DISCOVER_H
 #define TL_DISCOVER_H
 #include "model/source.h"

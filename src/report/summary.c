@@ -41,7 +41,7 @@ report_summary_text(FILE *f, const tl_trace *tr)
 		}
 		free(so);
 	}
-	report_rl_text(f, tr); /* issue 5 */
+	report_rl_text(f, tr); /* stages, imbalance, pipeline, slow ranks, bubbles */
 }
 
 void
@@ -67,6 +67,6 @@ report_summary_json(FILE *f, const tl_trace *tr)
 		free(so);
 	}
 	fprintf(f, "]");
-	report_rl_json(f, tr); /* issue 5: stages, imbalance, pipeline, slow_ranks, bubbles */
+	report_rl_json(f, tr); /* stages, imbalance, pipeline, slow_ranks, bubbles */
 	fprintf(f, "}\n");
 }

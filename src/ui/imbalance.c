@@ -1,4 +1,4 @@
-/* The DP load-imbalance panel (issue 5): for one RL stage and step, one row per rank with a bar
+/* The DP load-imbalance panel: for one RL stage and step, one row per rank with a bar
  * of where its stage ran and how long it then waited for the slowest rank, its decode steps and
  * device idle share; max/mean, coefficient of variation and the slowest rank on top. Sortable;
  * Enter jumps to that rank and window in the timeline. Every number is tlq_imbalance's, the one

@@ -1,4 +1,4 @@
-/* The RL panels' shared state (issue 5): one query context per viewer, opened with the viewer so
+/* The RL panels' shared state: one query context per viewer, opened with the viewer so
  * every rank gets its stage lane, and what the DP panel and the PP view show. */
 #ifndef TL_UI_RL_H
 #define TL_UI_RL_H

@@ -61,7 +61,7 @@ typedef struct view_ops {
 } view_ops;
 
 extern const view_ops timeline_view, detail_view, help_view;
-/* full-screen panels over the timeline (issue 5): imbalance.c, pipeline.c; state in rl.c */
+/* full-screen panels over the timeline: imbalance.c, pipeline.c; state in rl.c */
 extern const view_ops imbalance_view, pipeline_view;
 
 struct tl_ui {

@@ -1,7 +1,7 @@
 /* rl_fixture OUTDIR [--ranks N] [--steps N] [--tasks N] [--seed S] [--slow R] [--pp N]
  *                   [--microbatches M] [--gpipe] [--no-meta] [--no-p2p] [--no-ranges]
  *                   [--op-pairs] [--truth FILE]
- * Generated profiles for the screen tests of the RL panels (issue 5): GRPO runs with a slow
+ * Generated profiles for the screen tests of the RL panels: GRPO runs with a slow
  * rank, or pipeline-parallel runs (1F1B or GPipe), whose blocks are forward/backward ranges or,
  * with --op-pairs, only linked forward/backward torch operators.
  * --truth FILE writes what the generator laid out (it does not run tl's analyses) as the JSON

@@ -1,4 +1,4 @@
-/* The RL triage analyses (issue 5) against hand-computed numbers and against the generator's
+/* The RL triage analyses against hand-computed numbers and against the generator's
  * ground truth, which the generator knows by construction (it lays the timeline out; it does
  * not run these analyses): stage rules, Dixon / 3-sigma, imbalance maths, stage rows, DP
  * imbalance, slow-rank votes, bubbles, pipeline blocks and bubble ratios for 1F1B and GPipe,

@@ -117,7 +117,7 @@ test_samples(void)
 
 /* The forward/backward operator pairs of a sample DB the way MindStudio Insight finds them
  * (connectionCats 'fwdbwd': CONNECTION_IDS groups of more than one PYTORCH_API row whose name
- * is not Enqueue/Dequeue; analyses.md §10), the forward one first. */
+ * is not Enqueue/Dequeue), the forward one first. */
 static size_t
 insight_pairs(const char *path, tl_fwdbwd **out)
 {
