@@ -1,6 +1,7 @@
 #include "config.h"
 #include "load/load.h"
 #include "load/cache.h"
+#include "profile/discover.h"
 #include "util/msg.h"
 #include "util/text.h"
 #include "util/xalloc.h"

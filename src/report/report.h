@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "model/trace.h"
-#include "profile/discover.h"
+#include "model/source.h"
 
 void report_info(FILE *, const tl_sourcelist *);
 void report_summary_text(FILE *, const tl_trace *);
