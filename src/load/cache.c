@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,30 @@ writer_side(const tl_source *s, size_t i)
 	return there;
 }
 
+/* The identity of the running program: a checksum of its own executable. The cache holds what
+ * the loaders made, so a build whose loaders differ (a new commit, or an uncommitted change on
+ * the same one: the version string and TL_CACHE_VERSION would not tell them apart) must not
+ * read an older build's files and show its numbers. 0 when the executable cannot be read; the
+ * version and format then decide alone. */
+static uint64_t exe_sum;
+static pthread_once_t exe_once = PTHREAD_ONCE_INIT;
+
+static void
+exe_sum_init(void)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	static uint8_t buf[1 << 16]; /* once per process, under exe_once */
+	uint64_t h = SUM_SEED;
+	ssize_t got;
+	while ((got = read(fd, buf, sizeof buf)) > 0)
+		h = sum_update(h, buf, (size_t)got); /* whole 8-byte words but for the file's end */
+	close(fd);
+	if (got == 0)
+		exe_sum = h;
+}
+
 uint8_t *
 cache_key(const tl_source *src, size_t n, size_t *len)
 {
@@ -204,6 +229,8 @@ cache_key(const tl_source *src, size_t n, size_t *len)
 	const char *ver = PACKAGE_VERSION;
 	put_str(&w, ver, strlen(ver));
 	put_u64(&w, TL_CACHE_VERSION);
+	pthread_once(&exe_once, exe_sum_init);
+	put_u64(&w, exe_sum);
 	put_u64(&w, n);
 	for (size_t i = 0; i < n; i++) {
 		const tl_source *s = &src[i];

@@ -97,6 +97,12 @@ check "the stale file of rank 1 stays until the bound evicts it ($n files)" [ "$
 # ---- --cache-dir, and a directory tl cannot write ------------------------------------------
 "$TL" index "$P" --cache-dir "$t_tmp/shared" >"$t_tmp/idx" 2>&1
 check "--cache-dir DIR: the files go there" [ "$(nfiles "$t_tmp/shared")" -eq 3 ]
+# another build of tl (here: the same program with one byte more) never reads this build's files:
+# its loaders may differ, so it writes its own
+cp "$TL" "$t_tmp/tl-other" && printf x >>"$t_tmp/tl-other" && chmod +x "$t_tmp/tl-other"
+"$t_tmp/tl-other" index "$t_tmp/db" --cache-dir "$t_tmp/shared" >"$t_tmp/idx2" 2>&1
+check "another build of tl writes its own cache files, reads none of this build's" \
+	sh -c "[ \$(grep -c '^rank [0-9]*: wrote' '$t_tmp/idx2') -eq 3 ] && [ \$(find '$t_tmp/shared' -maxdepth 1 -name '*.tlc' | wc -l) -eq 6 ]"
 "$TL" summary "$P" --json --no-cache >"$t_tmp/want.json" 2>/dev/null
 : >"$t_tmp/notadir"
 "$TL" summary "$P" --json --cache-dir "$t_tmp/notadir/cache" >"$t_tmp/got.json" 2>"$t_tmp/err"
