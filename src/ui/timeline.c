@@ -608,9 +608,11 @@ timeline_action(tl_ui *ui, void *st, int a)
 	case ACT_CLEAR:
 		if (ui->sel.nmark)
 			ui->sel.nmark = 0;
-		else if (ui->sel.have)
+		else if (ui->sel.have) {
+			/* the pane the selection opened has nothing left to show */
 			ui->sel.have = 0, tl->have_match = 0;
-		else if (tl->have_search)
+			ui_view_close(ui, &detail_view);
+		} else if (tl->have_search)
 			tlq_search_free(&tl->search), tl->have_search = 0, tl->have_match = 0;
 		else
 			ui_view_close(ui, &detail_view);
