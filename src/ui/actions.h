@@ -44,6 +44,8 @@
 	X(DETAIL_DOWN, "detail-down", "Slices", "Scroll the detail pane down")                     \
 	X(MARK, "mark", "Ranges",                                                                  \
 	  "Mark a range end at the cursor (twice: a range with statistics)")                       \
+	X(MARK_STEP, "mark-step", "Ranges",                                                        \
+	  "Mark the step under the cursor as the range: its statistics in one key")                \
 	X(ZOOM_MARK, "zoom-mark", "Ranges", "Zoom to the marked range")                            \
 	X(CLEAR, "clear", "Ranges", "Clear the mark, then the selection, then the search")         \
 	X(SEARCH, "search", "Search", "Search slice names with a regular expression (pcre2)")      \
@@ -63,8 +65,10 @@
 	  "Show the pipeline-parallel flow view: F/B blocks per PP stage")                         \
 	X(STAGE_NEXT, "stage-next", "Panels", "In the DP panel: the next RL stage (also Right)")    \
 	X(STAGE_PREV, "stage-prev", "Panels", "In the DP panel: the previous RL stage (also Left)") \
-	X(STEP_NEXT, "step-next", "Panels", "In a panel: the next step (also ])")                  \
-	X(STEP_PREV, "step-prev", "Panels", "In a panel: the previous step (also [)")              \
+	X(STEP_NEXT, "step-next", "Panels",                                                        \
+	  "The next step: the timeline zooms to it, a panel shows it (also ] there)")              \
+	X(STEP_PREV, "step-prev", "Panels",                                                        \
+	  "The previous step: the timeline zooms to it, a panel shows it (also [ there)")          \
 	X(SORT_NEXT, "sort-next", "Panels",                                                        \
 	  "In the DP panel: sort by rank, duration, wait, decode steps or idle")                   \
 	X(TOGGLE_ABSTIME, "toggle-abstime", "View", "Show absolute (wall-clock) times")            \

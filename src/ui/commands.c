@@ -95,6 +95,18 @@ cmd_rank(tl_ui *ui, char *arg)
 }
 
 static int
+cmd_step(tl_ui *ui, char *arg)
+{
+	char *end;
+	long long id = strtoll(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0') {
+		ui_message(ui, 1, "step: expected a step number (ProfilerStep#N), got '%s'", arg);
+		return -1;
+	}
+	return timeline_goto_step(ui, (int64_t)id);
+}
+
+static int
 cmd_bubbles(tl_ui *ui, char *arg)
 {
 	int want = strcmp(arg, "off") != 0;

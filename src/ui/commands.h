@@ -19,6 +19,8 @@
 	X("zoom", NULL, "T0 T1", cmd_zoom, "Show the range from T0 to T1")                         \
 	X("mark", NULL, "T0 T1", cmd_mark, "Mark the range from T0 to T1 and show its statistics") \
 	X("rank", NULL, "N", cmd_rank, "Go to rank N")                                             \
+	X("step", NULL, "N", cmd_step,                                                             \
+	  "Zoom to step N (ProfilerStep#N) over all ranks; mark-step then gives its statistics")   \
 	X("bubbles", NULL, "[on|off]", cmd_bubbles, "Switch bubble highlighting on (or off)")      \
 	X("theme", NULL, "[NAME]", cmd_theme,                                                      \
 	  "Switch the theme: default, light, mono or your own (tl-theme(5))")                      \

@@ -425,6 +425,88 @@ search_step(tl_ui *ui, int dir)
 	match_go(ui, &m);
 }
 
+/* ---- steps --------------------------------------------------------------------------------- */
+
+/* The step of the current lane's rank at the cursor: returns 0 and sets *id, or -1. */
+static int
+cursor_step(const tl_ui *ui, int64_t *id)
+{
+	const tl_timeline *tl = TIMELINE(ui);
+	if (tl->lane >= tl->nlanes)
+		return -1;
+	return tlq_step_at(ui->tr->ranks[tl->lanes[tl->lane].rank], tl->vp.cursor, id);
+}
+
+int
+timeline_step_at_cursor(const tl_ui *ui, int64_t *id)
+{
+	return cursor_step(ui, id);
+}
+
+int
+timeline_goto_step(tl_ui *ui, int64_t id)
+{
+	int64_t t0, t1;
+	if (tlq_step_span(ui->tr, id, &t0, &t1) != 0) {
+		ui_message(ui, 1, "No step %" PRId64 " in this profile", id);
+		return -1;
+	}
+	tl_timeline *tl = TIMELINE(ui);
+	timeline_show_range(ui, t0, t1);
+	tl->vp.cursor = t0;
+	vp_follow_cursor(&tl->vp);
+	char a[48], b[48], d[32], k[32];
+	ui_message(ui, 0, "Step %" PRId64 ": %s \u2013 %s (%s); %s marks it for statistics", id,
+	           ui_time(ui, t0, a, sizeof a), ui_time(ui, t1, b, sizeof b),
+	           timefmt_dur(t1 - t0, d, sizeof d),
+	           keymap_key_hint(&ui->keys, ACT_MARK_STEP, k, sizeof k));
+	return 0;
+}
+
+/* The next (dir > 0) or previous step from the one at the cursor, or from the cursor when it
+ * is in none. */
+static void
+step_move(tl_ui *ui, int dir)
+{
+	int64_t *ids, cur, t0, t1, cursor = TIMELINE(ui)->vp.cursor;
+	size_t n = tlq_step_ids(ui->tr, &ids);
+	int have = cursor_step(ui, &cur) == 0;
+	size_t pick = SIZE_MAX;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = dir > 0 ? k : n - 1 - k;
+		if (have ? (dir > 0 ? ids[i] > cur : ids[i] < cur)
+		         : tlq_step_span(ui->tr, ids[i], &t0, &t1) == 0 &&
+		               (dir > 0 ? t0 >= cursor : t1 <= cursor)) {
+			pick = i;
+			break;
+		}
+	}
+	if (n == 0)
+		ui_message(ui, 1, "This profile has no steps (no ProfilerStep ranges)");
+	else if (pick == SIZE_MAX)
+		ui_message(ui, 1, dir > 0 ? "No step after this one" : "No step before this one");
+	else
+		timeline_goto_step(ui, ids[pick]);
+	free(ids);
+}
+
+/* Marks the step at the cursor (its span over the ranks) as the range. */
+static void
+mark_step(tl_ui *ui)
+{
+	int64_t id, t0, t1;
+	if (cursor_step(ui, &id) != 0) {
+		ui_message(ui, 1, "The cursor is in no step of this rank (:step N goes to one)");
+		return;
+	}
+	if (tlq_step_span(ui->tr, id, &t0, &t1) != 0)
+		return;
+	timeline_mark_range(ui, t0, t1);
+	char d[32];
+	ui_message(ui, 0, "Step %" PRId64 " marked (%s): its statistics below", id,
+	           timefmt_dur(t1 - t0, d, sizeof d));
+}
+
 /* ---- actions ------------------------------------------------------------------------------- */
 
 static int
@@ -597,6 +679,15 @@ timeline_action(tl_ui *ui, void *st, int a)
 			           "Range of %s marked: statistics below; zoom-mark zooms to it",
 			           timefmt_dur(b0 - a0, d, sizeof d));
 		}
+		break;
+	case ACT_MARK_STEP:
+		mark_step(ui);
+		break;
+	case ACT_STEP_NEXT:
+		step_move(ui, 1);
+		break;
+	case ACT_STEP_PREV:
+		step_move(ui, -1);
 		break;
 	case ACT_ZOOM_MARK:
 		if (ui->sel.nmark != 2) {

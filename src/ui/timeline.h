@@ -26,6 +26,11 @@ void timeline_mark_range(tl_ui *, int64_t t0, int64_t t1);
  * search. Returns 0, or -1 with a message. */
 int timeline_search(tl_ui *, const char *pattern);
 int timeline_bubbles_shown(const tl_ui *);
+/* Zooms to step id (its span over the ranks), the cursor at its start. Returns 0, or -1 with a
+ * message when no rank has it. */
+int timeline_goto_step(tl_ui *, int64_t id);
+/* The step of the current rank at the cursor: returns 0 and sets *id, or -1. */
+int timeline_step_at_cursor(const tl_ui *, int64_t *id);
 
 /* For the main loop: the lane area for a screen of w x h with a pane of pane_h rows below
  * the lanes; the status line; the whole profile in view. */

@@ -482,6 +482,9 @@ timeline_status(tl_ui *ui, int y)
 	                   ui_time(ui, tl->vp.t0, a, sizeof a), ui_time(ui, t1, b, sizeof b),
 	                   timefmt_dur(t1 - tl->vp.t0, d, sizeof d),
 	                   ui_time(ui, tl->vp.cursor, cur, sizeof cur));
+	int64_t step;
+	if (timeline_step_at_cursor(ui, &step) == 0)
+		off += snprintf(buf + off, sizeof buf - (size_t)off, " step %" PRId64, step);
 	if (!ui->utf8) {
 		char *p = strstr(buf, "\u2013");
 		if (p) {

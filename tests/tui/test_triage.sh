@@ -34,4 +34,37 @@ check "O outside a panel says where it works" sh -c "tail -1 '$t_tmp/screen.txt'
 view "$P" 100x30 f
 check "f without a selection says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Nothing selected'"
 
+# ---- steps: go to step N, next/previous step, "this step" statistics in one key ------------
+# the answer: the step's span over the ranks, from the fixture's own STEP_TIME tables
+span_ms() { # span_ms ID: max(endNs) - min(startNs) of step ID over every rank's DB, in ms
+	for db in "$P"/*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db; do
+		sqlite3 "$db" "SELECT startNs, endNs FROM STEP_TIME WHERE id = $1"
+	done | awk -F'|' 'NR == 1 || $1 < lo { lo = $1 } NR == 1 || $2 > hi { hi = $2 }
+		END { if (NR) printf "%.3f ms", (hi - lo) / 1e6 }'
+}
+if command -v sqlite3 >/dev/null; then
+	want=$(span_ms 2)
+	check "the fixture has a step 2" [ -n "$want" ]
+	# path: 2 keys (:step 2, M) to the statistics of step 2
+	view "$P" 100x30 ":step 2" M
+	check "step path: :step 2 then M marks step 2 ($want)" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Step 2 marked ($want): its statistics below'"
+	check "... the detail pane shows the range statistics of every rank" sh -c "grep -q '^ Range statistics' '$t_tmp/screen.txt' && grep -q '^ rank 0 ' '$t_tmp/screen.txt' && grep -q '^ rank 1 ' '$t_tmp/screen.txt'"
+	check "... the range is the step's span" sh -c "grep -q '^ range .*($want)' '$t_tmp/screen.txt'"
+	check "... the status line shows the step" sh -c "sed -n 29p '$t_tmp/screen.txt' | grep -q 'cursor [0-9.]*ms step 2  | range $want'"
+	# path: 2 keys from the start (T, M) give the same step
+	view "$P" 100x30 T M
+	check "step-next from step 1 goes to step 2 and M marks it" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Step 2 marked ($want)'"
+	view "$P" 100x30 ":step 2" "<M-T>"
+	check "step-prev goes back to step 1 ($(span_ms 1))" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Step 1: .*($(span_ms 1)); M marks it'"
+	check "... the status line shows step 1" sh -c "sed -n 29p '$t_tmp/screen.txt' | grep -q 'cursor 0ns step 1 '"
+	view "$P" 100x30 ":step 2" T
+	check "past the last step T says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^No step after this one'"
+else
+	skip "sqlite3 absent: the step spans are not checked"
+fi
+view "$P" 100x30 ":step 99"
+check ":step of a step that is not there says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^No step 99 in this profile'"
+view "$P" 100x30 ":step x"
+check ":step with no number says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^step: expected a step number'"
+
 t_done
