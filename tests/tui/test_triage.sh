@@ -26,6 +26,24 @@ check "Enter selects and shows the detail pane" has "Selected slice"
 view "$P" 100x30 ":goto 30ms" + + + + + + + + j j j j j . "<Enter>" "<Esc>"
 check "Esc clears the selection and closes the empty pane" sh -c "! grep -q 'Selected slice\|Nothing selected' '$t_tmp/screen.txt'"
 
+# ---- the detail pane gives each field once ---------------------------------------------------
+view "$P" 100x30 ":goto 30ms" + + + + + + + + j j j j j . "<Enter>" ":resize 100x90"
+sed -n '/^ Selected slice/,$p' "$t_tmp/screen.txt" | awk 'NF > 1 && $1 != "" { print $1 }' |
+	sort | uniq -d > "$t_tmp/dups"
+check "no field of a task is shown twice" [ ! -s "$t_tmp/dups" ]
+[ -s "$t_tmp/dups" ] && sed 's/^/# twice: /' "$t_tmp/dups"
+gt=$(sed -n 's/^ globalTaskId *\([0-9]*\) *$/\1/p' "$t_tmp/screen.txt")
+check "the task's globalTaskId is shown" [ -n "$gt" ]
+if command -v sqlite3 >/dev/null && [ -n "$gt" ]; then
+	db=$(ls "$P"/*r0_*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db)
+	want=$(sqlite3 "$db" "SELECT s.value FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType WHERE t.globalTaskId = $gt")
+	info=$(sqlite3 "$db" "SELECT s.value FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s ON s.id = c.taskType WHERE c.globalTaskId = $gt")
+	check "taskType is COMPUTE_TASK_INFO's ($info)" grep -Eq "^ taskType +$info *\$" "$t_tmp/screen.txt"
+	if [ "$want" != "$info" ]; then
+		check "TASK's own taskType ($want) is named by its table" grep -Eq "^ TASK\.taskType +$want *\$" "$t_tmp/screen.txt"
+	fi
+fi
+
 # ---- a key that does nothing says why -----------------------------------------------------
 view "$P" 100x30 S
 check "S outside a panel says where it works" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^stage-next does nothing here: In the DP panel'"
