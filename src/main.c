@@ -66,7 +66,7 @@ static const command commands[] = {
 	    cmd_summary, 1, "rjP"},
 	{"view",
 	    "tl view PATH [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
-	    "          [--script FILE [--size CxR]]",
+	    "          [--script FILE [--size CxR]] [--stats FILE]",
 	    "the timeline viewer: one group of lanes per rank (? in it lists the keys)", cmd_view,
 	    1, VIEW_OPTS},
 	{"keys", "tl keys [--keymap NAME] [--man|--markdown]",
@@ -93,6 +93,7 @@ usage(FILE *f)
 		   "  --keymap NAME viewer keys: default, vim, emacs, or $XDG_CONFIG_HOME/tl/NAME.keys\n"
 		   "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"
 		   "  --size CxR    with --script: no terminal, a COLSxROWS screen (e.g. 120x40)\n"
+		   "  --stats FILE  (view) write per-frame CPU time and terminal bytes to FILE\n"
 		   "  --no-view     (demo) print the summary instead of opening the viewer\n"
 		   "  --pp N        (summary, view) N pipeline stages in rank order, when the profile\n"
 		   "                names none (distributed_args) and P2P partners do not tell; it\n"

@@ -85,4 +85,36 @@ check ":step of a step that is not there says so" sh -c "tail -1 '$t_tmp/screen.
 view "$P" 100x30 ":step x"
 check ":step with no number says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^step: expected a step number'"
 
+# ---- the man page: escapes render, the SYNOPSIS lists every option of every command -------
+if command -v groff >/dev/null; then
+	groff -man -Tutf8 -P-cbou -rLL=300n "$TL_SRCDIR/man/tl.1" > "$t_tmp/man.txt" 2>"$t_tmp/man.err"
+	check "tl.1 renders" [ -s "$t_tmp/man.txt" ]
+	check "the eighth-block escapes render as blocks" grep -q "eighth blocks (▁ to █)" "$t_tmp/man.txt"
+	check "no escape is left as digits" sh -c "! grep -Eq '\(581|(^| )581 ' '$t_tmp/man.txt'"
+	sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' "$t_tmp/man.txt" > "$t_tmp/synopsis"
+	opts=$(sed -n 's/^[[:space:]]*{"\([a-z-]*\)", [a-z_]*_argument.*/\1/p' "$TL_SRCDIR/src/main.c")
+	check "the option table was read from main.c" [ -n "$opts" ]
+	for cmd in info summary view keys demo; do
+		# the SYNOPSIS lines of the command, with view's where they refer to them
+		grep -E "^ +tl $cmd( |\$)" "$t_tmp/synopsis" > "$t_tmp/syn.$cmd"
+		grep -q "options of view" "$t_tmp/syn.$cmd" && grep -E "^ +tl view " "$t_tmp/synopsis" >> "$t_tmp/syn.$cmd"
+		for o in $opts; do
+			case $o in help | version) continue ;; esac
+			if [ "$cmd" = keys ]; then
+				"$TL_BIN" keys --$o x > /dev/null 2> "$t_tmp/o.err"
+			else
+				"$TL_BIN" $cmd /nonexistent --$o x > /dev/null 2> "$t_tmp/o.err"
+			fi
+			if grep -q "does not take --$o" "$t_tmp/o.err"; then
+				check "SYNOPSIS: tl $cmd does not list --$o it does not take" sh -c "! grep -q -- '--$o\b' '$t_tmp/syn.$cmd'"
+			else
+				check "SYNOPSIS: tl $cmd lists --$o" grep -q -- "--$o" "$t_tmp/syn.$cmd"
+			fi
+		done
+	done
+	check "SYNOPSIS lists --help and --version" grep -Eq "^ +tl --help.*--version" "$t_tmp/synopsis"
+else
+	skip "groff absent: the man page is not rendered"
+fi
+
 t_done
