@@ -84,10 +84,11 @@ int
 timeline_goto_rank(tl_ui *ui, size_t ri)
 {
 	tl_timeline *tl = TIMELINE(ui);
+	rank_focus(ui, ri);
 	for (size_t i = 0; i < tl->nlanes; i++)
 		if (tl->lanes[i].type == UL_HEADER && tl->lanes[i].rank == ri) {
 			tl->lane = i;
-			tl->top = i;
+			rank_visible(ui);
 			return 0;
 		}
 	return -1;
@@ -604,13 +605,14 @@ timeline_action(tl_ui *ui, void *st, int a)
 		if (tl->lane < tl->nlanes) {
 			size_t ri = tl->lanes[tl->lane].rank;
 			tl->rs[ri].collapsed ^= 1;
+			tl->accordion = 0; /* folded by hand: moving no longer folds */
 			timeline_rebuild_lanes(ui);
 			for (size_t i = 0; i < tl->nlanes; i++)
 				if (tl->lanes[i].rank == ri) {
 					tl->lane = i;
 					break;
 				}
-			lane_visible(ui);
+			rank_visible(ui);
 		}
 		break;
 	case ACT_TOGGLE_ALL: {
@@ -619,8 +621,15 @@ timeline_action(tl_ui *ui, void *st, int a)
 			any_open |= !tl->rs[i].collapsed;
 		for (size_t i = 0; i < ui->tr->nranks; i++)
 			tl->rs[i].collapsed = (unsigned char)any_open;
+		tl->accordion = 0;
+		size_t ri = tl->lane < tl->nlanes ? tl->lanes[tl->lane].rank : 0;
 		timeline_rebuild_lanes(ui);
-		lane_visible(ui);
+		for (size_t i = 0; i < tl->nlanes; i++)
+			if (tl->lanes[i].rank == ri) {
+				tl->lane = i; /* the same rank stays current, from its header */
+				break;
+			}
+		rank_visible(ui);
 		break;
 	}
 	case ACT_TOGGLE_STREAMS:
@@ -875,10 +884,13 @@ timeline_open(tl_ui *ui)
 	tl->vp.colw = 1;
 	tl->rs = xcalloc(ui->tr->nranks ? ui->tr->nranks : 1, sizeof *tl->rs);
 	tl->show_overlap = 1;
-	/* many ranks: start collapsed past the first few so the screen shows the job at a glance */
-	if (ui->tr->nranks > 8)
+	/* many ranks: every rank a header row, the job at a glance, and the current one open;
+	 * moving to another rank opens it and folds the one left */
+	if (ui->tr->nranks > 8) {
+		tl->accordion = 1;
 		for (size_t i = 1; i < ui->tr->nranks; i++)
 			tl->rs[i].collapsed = 1;
+	}
 	ui->state[VIEW_ID_timeline_view] = tl; /* the lanes are built through TIMELINE(ui) */
 	timeline_rebuild_lanes(ui);
 	return tl;

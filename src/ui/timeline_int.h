@@ -40,6 +40,7 @@ typedef struct tl_timeline {
 	size_t lane, top; /* the current lane, the first shown */
 	ui_rank_state *rs;
 	int show_overlap, show_host;
+	int accordion; /* many ranks: only the current one open, until the user folds by hand */
 
 	/* search */
 	int have_search;
@@ -72,6 +73,10 @@ void timeline_rebuild_lanes(tl_ui *);
 /* Scrolls the lanes so that the current one is on screen. */
 void lane_visible(tl_ui *);
 void lane_move(tl_ui *, long d);
+/* Scrolls the lanes the least that shows the current lane's rank from its header. */
+void rank_visible(tl_ui *);
+/* Many ranks: opens rank ri and folds the others to their header row (accordion mode). */
+void rank_focus(tl_ui *, size_t ri);
 void rank_move(tl_ui *, int dir);
 /* The lane of a screen row, or SIZE_MAX. */
 size_t lane_at_row(const tl_ui *, int row);

@@ -213,6 +213,41 @@ lane_visible(tl_ui *ui)
 		tl->top = tl->lane - h + 1;
 	if (tl->nlanes > h && tl->top > tl->nlanes - h)
 		tl->top = tl->nlanes - h;
+	if (tl->nlanes <= h)
+		tl->top = 0; /* everything fits: no rank above the screen, no empty rows below */
+}
+
+void
+rank_visible(tl_ui *ui)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	if (tl->lane >= tl->nlanes)
+		return;
+	size_t h = (size_t)(tl->lanes_h > 0 ? tl->lanes_h : 1);
+	size_t ri = tl->lanes[tl->lane].rank, first = tl->lane, end = tl->lane + 1;
+	while (first > 0 && tl->lanes[first - 1].rank == ri)
+		first--;
+	while (end < tl->nlanes && tl->lanes[end].rank == ri)
+		end++;
+	/* least movement: scroll only as far as the group (or as much of it from its header as
+	 * fits) needs; when every lane fits, nothing scrolls */
+	size_t want_end = end - first > h ? first + h : end;
+	if (first < tl->top)
+		tl->top = first;
+	else if (want_end > tl->top + h)
+		tl->top = want_end - h;
+	lane_visible(ui);
+}
+
+void
+rank_focus(tl_ui *ui, size_t ri)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	if (!tl->accordion || ri >= ui->tr->nranks || !tl->rs[ri].collapsed)
+		return;
+	for (size_t i = 0; i < ui->tr->nranks; i++)
+		tl->rs[i].collapsed = i != ri;
+	timeline_rebuild_lanes(ui);
 }
 
 void
@@ -252,10 +287,15 @@ rank_move(tl_ui *ui, int dir)
 		}
 		i = h;
 	}
+	/* many ranks open one at a time: the one moved to, the others as header rows */
+	size_t ri = tl->lanes[i].rank;
+	if (tl->accordion && tl->rs[ri].collapsed) {
+		rank_focus(ui, ri);
+		for (i = 0; i < tl->nlanes && tl->lanes[i].rank != ri; i++)
+			;
+	}
 	tl->lane = i;
-	/* a rank group reads best from its header down */
-	tl->top = i;
-	lane_visible(ui);
+	rank_visible(ui);
 }
 
 size_t
@@ -289,6 +329,7 @@ lane_of_track(tl_ui *ui, size_t ri, size_t ti, int reveal)
 		if (!reveal || pass == 1)
 			break;
 		const tl_track *t = ui->tr->ranks[ri]->tracks[ti];
+		rank_focus(ui, ri);
 		tl->rs[ri].collapsed = 0;
 		if (t->kind == TL_LANE_OVERLAP)
 			tl->show_overlap = 1;

@@ -20,6 +20,45 @@ for km in default vim emacs; do
 	[ -s "$t_tmp/nokey" ] && sed 's/^/# no key: /' "$t_tmp/nokey"
 done
 
+# ---- moving between ranks keeps them on screen ---------------------------------------------
+# both ranks fit at 100x30: J and Tab move the cursor, not the lanes
+for k in J "<Tab>"; do
+	view "$P" 100x30 "$k"
+	check "$k with every lane on screen: rank 0 stays at the top" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q '^▾ rank 0 '"
+	check "... and rank 1 is current" sh -c "sed -n 29p '$t_tmp/screen.txt' | grep -q '| rank 1  '"
+done
+view "$P" 100x30 J C
+check "C folds every rank and both header rows stay on screen" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q '^▸ rank 0 ' && sed -n 3p '$t_tmp/screen.txt' | grep -q '^▸ rank 1 '"
+view "$P" 100x30 J C C
+check "C again opens them with rank 0 still at the top" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q '^▾ rank 0 '"
+if [ -d "$SAMPLES/ascend-db/level0" ]; then
+	view "$SAMPLES/ascend-db/level0" 100x30 J
+	check "level0 sample: J keeps rank 0 on screen" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q '^▾ rank 0 '"
+else
+	skip "samples absent: J on the level0 sample not checked"
+fi
+# a small screen: the rank moved to is shown from its header, with the least scrolling
+view "$P" 100x16 J
+check "100x16: J shows rank 1 from its header" sh -c "grep -q '^▾ rank 1 ' '$t_tmp/screen.txt'"
+view "$P" 100x16 J K
+check "100x16: K goes back to rank 0, its header on screen" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q '^▾ rank 0 '"
+
+# ---- more than 8 ranks: header rows, the current rank open --------------------------------
+if fixture twelve --ranks 12 --tasks 200; then
+	view "$t_tmp/twelve" 120x40
+	check "12 ranks: rank 0 open" has "▾ rank 0 "
+	check "... the others folded to header rows" sh -c "[ \$(grep -c '^▸ rank ' '$t_tmp/screen.txt') -eq 11 ]"
+	view "$t_tmp/twelve" 120x40 J J
+	check "J J opens rank 2 and folds the others" sh -c "grep -q '^▾ rank 2 ' '$t_tmp/screen.txt' && [ \$(grep -c '^▸ rank ' '$t_tmp/screen.txt') -eq 11 ]"
+	check "... every header row stays on screen" sh -c "grep -q '^▸ rank 0 ' '$t_tmp/screen.txt' && grep -q '^▸ rank 11 ' '$t_tmp/screen.txt'"
+	view "$t_tmp/twelve" 120x40 ":rank 9"
+	check ":rank 9 opens rank 9" has "▾ rank 9 "
+	view "$t_tmp/twelve" 120x40 "<Space>" J
+	check "folded by hand, J no longer opens ranks" sh -c "[ \$(grep -c '^▸ rank ' '$t_tmp/screen.txt') -eq 12 ]"
+else
+	not_ok "generate the 12-rank fixture"
+fi
+
 # ---- Esc that clears the selection closes the pane it opened ------------------------------
 view "$P" 100x30 ":goto 30ms" + + + + + + + + j j j j j . "<Enter>"
 check "Enter selects and shows the detail pane" has "Selected slice"
