@@ -814,8 +814,15 @@ timeline_geometry_get(const tl_ui *ui, timeline_geometry *g)
 static void
 drag_pan(tl_ui *ui, int dx)
 {
-	for (int i = 0; i < (dx < 0 ? -dx : dx); i++)
-		vp_pan(&TIMELINE(ui)->vp, dx > 0 ? -1 : 1);
+	/* a drag stops where the profile ends: it does not pull empty time onto the screen (the
+	 * keys may, to centre an end) */
+	tl_viewport *v = &TIMELINE(ui)->vp;
+	for (int i = 0; i < (dx < 0 ? -dx : dx); i++) {
+		int64_t span = v->colw * v->ncols;
+		if (dx > 0 ? v->t0 - v->colw < v->t_min : v->t0 + span + v->colw > v->t_max)
+			break;
+		vp_pan(v, dx > 0 ? -1 : 1);
+	}
 }
 
 int

@@ -124,6 +124,50 @@ check ":step of a step that is not there says so" sh -c "tail -1 '$t_tmp/screen.
 view "$P" 100x30 ":step x"
 check ":step with no number says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^step: expected a step number'"
 
+# ---- the mouse in a real terminal (tmux): SGR reports, drags that stop at the ends --------
+if command -v tmux > /dev/null 2>&1; then
+	TM="tmux -L tl-triage-$$ -f /dev/null"
+	trap '$TM kill-server 2>/dev/null; rm -rf "$t_tmp"' EXIT
+	esc=$(printf '\033')
+	tcap() { sleep 0.5; $TM capture-pane -p -t t > "$t_tmp/pane"; }
+	tstart() { # tstart COLS ROWS: tl view in a fresh tmux session (TERM with X10 mouse)
+		$TM kill-server 2> /dev/null
+		$TM new-session -d -x "$1" -y "$2" -s t \
+			"env TERM=tmux-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$XDG_CONFIG_HOME' '$TL_BIN' view '$P'; sleep 60"
+		i=0
+		while [ $i -lt 100 ] && ! $TM capture-pane -p -t t 2> /dev/null | grep -q "rank 0"; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		sleep 0.3
+	}
+	tstart 260 30
+	# a click on the ruler at column 241 (1-based), beyond X10's 223
+	$TM send-keys -t t -l "${esc}[<0;241;1M"
+	$TM send-keys -t t -l "${esc}[<0;241;1m"
+	tcap
+	col=$(sed -n 1p "$t_tmp/pane" | python3 -c 'import sys; print(sys.stdin.read().find("▼") + 1)')
+	check "an SGR click at column 241 puts the cursor there (at $col)" [ "$col" = 241 ]
+	check "... the cursor moved from the start" sh -c "sed -n 29p '$t_tmp/pane' | grep -q 'cursor [1-9][0-9.]*ms'"
+	# a drag at fit-all does not pull empty time onto the screen
+	before=$(sed -n 29p "$t_tmp/pane" | cut -c1-40)
+	$TM send-keys -t t -l "${esc}[<0;100;5M${esc}[<32;160;5M${esc}[<0;160;5m"
+	tcap
+	check "a drag at fit-all leaves the view where it is" [ "$(sed -n 29p "$t_tmp/pane" | cut -c1-40)" = "$before" ]
+	# zoomed in at the start, dragging right stops at the profile's start
+	$TM send-keys -t t Home + + +
+	tcap
+	$TM send-keys -t t -l "${esc}[<0;250;5M${esc}[<32;150;5M${esc}[<0;150;5m"
+	tcap
+	check "a drag to the left pans forward" sh -c "sed -n 29p '$t_tmp/pane' | grep -q '^ [1-9][0-9.]*ms '"
+	$TM send-keys -t t -l "${esc}[<0;20;5M${esc}[<32;250;5M${esc}[<0;250;5m"
+	tcap
+	check "a long drag to the right stops at the profile's start" sh -c "sed -n 29p '$t_tmp/pane' | grep -Eq '^ [0-9][0-9.]*(ns|us|µs) '"
+	$TM kill-server 2> /dev/null
+else
+	skip "tmux absent: the mouse is not checked"
+fi
+
 # ---- the man page: escapes render, the SYNOPSIS lists every option of every command -------
 if command -v groff >/dev/null; then
 	groff -man -Tutf8 -P-cbou -rLL=300n "$TL_SRCDIR/man/tl.1" > "$t_tmp/man.txt" 2>"$t_tmp/man.err"
