@@ -63,14 +63,19 @@
 	  "Show the DP load-imbalance panel: per rank, one RL stage and step")                     \
 	X(PP_VIEW, "pp-view", "Panels",                                                            \
 	  "Show the pipeline-parallel flow view: F/B blocks per PP stage")                         \
-	X(STAGE_NEXT, "stage-next", "Panels", "In the DP panel: the next RL stage (also Right)")    \
-	X(STAGE_PREV, "stage-prev", "Panels", "In the DP panel: the previous RL stage (also Left)") \
+	X(OVERVIEW, "overview", "Panels",                                                          \
+	  "Show the overview: the tables of tl summary, sortable; Enter goes to the row")          \
+	X(STAGE_NEXT, "stage-next", "Panels",                                                      \
+	  "In the DP panel: the next RL stage; in the overview: the next table (also Right)")      \
+	X(STAGE_PREV, "stage-prev", "Panels",                                                      \
+	  "In the DP panel: the previous RL stage; in the overview: the previous table (also "     \
+	  "Left)")                                                                                 \
 	X(STEP_NEXT, "step-next", "Panels",                                                        \
 	  "The next step: the timeline zooms to it, a panel shows it (also ] there)")              \
 	X(STEP_PREV, "step-prev", "Panels",                                                        \
 	  "The previous step: the timeline zooms to it, a panel shows it (also [ there)")          \
 	X(SORT_NEXT, "sort-next", "Panels",                                                        \
-	  "In the DP panel: sort by rank, duration, wait, decode steps or idle")                   \
+	  "In the DP panel and the overview: sort by the next column")                             \
 	X(TOGGLE_ABSTIME, "toggle-abstime", "View", "Show absolute (wall-clock) times")            \
 	X(COMMAND, "command", "View", "Enter a :-command")                                         \
 	X(HELP, "help", "View", "Show this help")                                                  \

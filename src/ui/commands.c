@@ -95,6 +95,14 @@ cmd_rank(tl_ui *ui, char *arg)
 }
 
 static int
+cmd_summary(tl_ui *ui, char *arg)
+{
+	(void)arg;
+	ui_view_open(ui, &overview_view);
+	return 0;
+}
+
+static int
 cmd_step(tl_ui *ui, char *arg)
 {
 	char *end;

@@ -21,6 +21,8 @@
 	X("rank", NULL, "N", cmd_rank, "Go to rank N")                                             \
 	X("step", NULL, "N", cmd_step,                                                             \
 	  "Zoom to step N (ProfilerStep#N) over all ranks; mark-step then gives its statistics")   \
+	X("summary", NULL, "", cmd_summary,                                                        \
+	  "Show the overview panel: the tables of tl summary (as the overview key)")               \
 	X("bubbles", NULL, "[on|off]", cmd_bubbles, "Switch bubble highlighting on (or off)")      \
 	X("theme", NULL, "[NAME]", cmd_theme,                                                      \
 	  "Switch the theme: default, light, mono or your own (tl-theme(5))")                      \

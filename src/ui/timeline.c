@@ -288,6 +288,13 @@ bubble_describe(tl_ui *ui, const char *what, const tl_rl_bubble *b)
 	           bubble_reason_name(b->reason));
 }
 
+void
+timeline_show_bubble(tl_ui *ui, const tl_rl_bubble *b)
+{
+	bubble_show(ui, b);
+	bubble_describe(ui, "Bubble", b);
+}
+
 static void
 bubble_step(tl_ui *ui, int dir)
 {
@@ -325,6 +332,20 @@ bubble_largest(tl_ui *ui, int dir)
 		ui_message(ui, 0, "No bubbles: no idle gap between device work on any rank");
 		return;
 	}
+	if (tl->border == NULL) {
+		/* the bubbles inside steps (or of a profile without steps) first, longest first:
+		 * they are the ones a change to the step can remove; the gaps between steps (data
+		 * loading, checkpoints) come after */
+		tl->border = xmalloc(nb * sizeof *tl->border);
+		size_t k = 0;
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t i = 0; i < nb; i++) {
+				tl_rl_bubble b;
+				tlq_rl_bubble_largest(rl, BUBBLE_LIST_MAX, i, &b);
+				if (b.between_steps == pass)
+					tl->border[k++] = i;
+			}
+	}
 	if (dir > 0) {
 		if (tl->bpos >= nb) {
 			ui_message(ui, 0, "That was the last of the %zu largest bubbles", nb);
@@ -339,8 +360,8 @@ bubble_largest(tl_ui *ui, int dir)
 		tl->bpos--;
 	}
 	tl_rl_bubble b;
-	tlq_rl_bubble_largest(rl, BUBBLE_LIST_MAX, tl->bpos - 1, &b);
-	char what[64];
+	tlq_rl_bubble_largest(rl, BUBBLE_LIST_MAX, tl->border[tl->bpos - 1], &b);
+	char what[64]; /* the message says "between steps" of those that are */
 	snprintf(what, sizeof what, "Bubble #%zu of %zu by size", tl->bpos, nb);
 	bubble_show(ui, &b);
 	bubble_describe(ui, what, &b);
@@ -909,6 +930,7 @@ timeline_close(tl_ui *ui, void *st)
 	(void)ui;
 	tl_timeline *tl = st;
 	free(tl->lanes);
+	free(tl->border);
 	free(tl->rs);
 	free(tl->edges);
 	free(tl->rk_comp);

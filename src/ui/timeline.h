@@ -26,6 +26,8 @@ void timeline_mark_range(tl_ui *, int64_t t0, int64_t t1);
  * search. Returns 0, or -1 with a message. */
 int timeline_search(tl_ui *, const char *pattern);
 int timeline_bubbles_shown(const tl_ui *);
+/* Selects a bubble (a Free interval of tlq_rl_bubble_*), shows it and says what it is. */
+void timeline_show_bubble(tl_ui *, const tl_rl_bubble *);
 /* Zooms to step id (its span over the ranks), the cursor at its start. Returns 0, or -1 with a
  * message when no rank has it. */
 int timeline_goto_step(tl_ui *, int64_t id);

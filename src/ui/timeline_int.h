@@ -51,7 +51,8 @@ typedef struct tl_timeline {
 	/* bubbles: found and attributed by the query layer (tlq_rl_bubble_*), as `tl summary`
 	 * does */
 	int bubbles;
-	size_t bpos; /* position in the largest-bubbles list of the last jump + 1; 0 before */
+	size_t bpos; /* position in border of the last jump + 1; 0 before */
+	size_t *border; /* the largest-bubbles list, those between steps last (NULL before B) */
 
 	/* mouse drag */
 	int drag, drag_x, drag_moved;

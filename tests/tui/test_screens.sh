@@ -59,7 +59,9 @@ check "B jumps to the largest bubble" sh -c "tail -1 '$t_tmp/screen.txt' | grep 
 golden bubbles
 view "$P" 120x30 B
 check "the bubble message has the step, stage and reason of tl summary" sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq ' idle on rank [0-9]+ at [0-9.]+ms, (step [0-9]+|between steps|no step), (stage [a-z_:]+|no stage), (collective_wait|host_launch_gap|nothing_scheduled) *\$'"
-check "... the largest, between two steps, is said to be so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q ', between steps, no stage, '"
+check "... B gives the bubbles inside steps first" sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq ', step [0-9]+, '"
+view "$P" 120x30 V S S S "<Enter>"
+check "... the largest of all, between two steps, is said to be so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q ', between steps, no stage, '"
 view "$P" 100x30 B i
 check "the detail pane of a bubble is titled so" has "Selected bubble"
 for f in bubble rank start end duration step stage reason evidence; do
@@ -111,7 +113,7 @@ check "help lists keys" has "+ = w <WheelUp>"
 golden help
 view "$P" 100x30 "?" q
 check "q closes help" has "rank 0"
-view "$P" 100x30 "?" ":last-lane"
+view "$P" 100x40 "?" ":last-lane"
 check "help lists every :-command of the table, bubbles and resize too" sh -c "
 	for c in \$('$TL_BIN' keys | sed -n '/^:-commands/,\$s/^  :\([a-z-]*\).*/\1/p'); do
 		grep -qF \":\$c\" '$t_tmp/screen.txt' || { echo \"# missing :\$c\"; exit 1; }

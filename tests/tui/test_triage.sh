@@ -124,6 +124,50 @@ check ":step of a step that is not there says so" sh -c "tail -1 '$t_tmp/screen.
 view "$P" 100x30 ":step x"
 check ":step with no number says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^step: expected a step number'"
 
+# ---- the overview panel: the tables of tl summary, sortable, Enter jumps ---------------------
+# path: 1 key (V, or :summary) to the overlap of every rank and step
+if [ -d "$SAMPLES/ascend-db/level0" ] && command -v sqlite3 > /dev/null; then
+	L0=$SAMPLES/ascend-db/level0
+	view "$L0" 120x30 V
+	check "overview path: V shows the overlap table" has "Overview 1/4: overlap per rank and step"
+	for r in 0 1; do
+		an=$L0/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db
+		# torch_npu's own numbers (us) as the panel prints them (ms, 3 decimals)
+		want=$(sqlite3 -readonly "$an" "SELECT printf('%6d %6d %12.3f %14.3f %12.3f %13.3f %12.3f %12.3f', $r, step, computing/1000.0, communication/1000.0, overlapped/1000.0, communication_not_overlapped/1000.0, free/1000.0, preparing/1000.0) FROM StepTraceTime")
+		check "overview rank $r: the row is StepTraceTime's ($want)" grep -qF -- "$want" "$t_tmp/screen.txt"
+	done
+	view "$L0" 120x30 ":summary"
+	check ":summary opens the same panel" has "Overview 1/4: overlap per rank and step"
+	# sorted by comm.exposed (5 presses of O), the largest first: rank 1 per StepTraceTime
+	top=$(for r in 0 1; do sqlite3 -readonly "$L0/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db" "SELECT communication_not_overlapped, $r FROM StepTraceTime"; done | sort -t'|' -k1,1nr | head -1 | cut -d'|' -f2)
+	view "$L0" 120x30 V O O O O O
+	check "exposed-communication path: V and O x5 sort by comm.exposed" has "sorted by comm.exposed (largest first)"
+	check "... the first row is the rank with the most (rank $top)" sh -c "sed -n 4p '$t_tmp/screen.txt' | grep -Eq '^. +$top +50 '"
+	view "$L0" 120x30 V O O O O O "<Enter>"
+	check "... Enter goes to that rank and step in the timeline" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Rank $top: ' && sed -n 29p '$t_tmp/screen.txt' | grep -q 'step 50  | rank $top '"
+else
+	skip "samples or sqlite3 absent: the overview's overlap is not checked against StepTraceTime"
+fi
+# the GRPO demo profile: slow-rank votes and the largest bubble as tl summary gives them
+if XDG_CACHE_HOME="$t_tmp/cache" "$TL_BIN" demo --no-view > "$t_tmp/demo.txt" 2> /dev/null; then
+	DEMO=$(ls -d "$t_tmp/cache"/tl/demo* | head -1)
+	votes=$(sed -n '/^Slow ranks/,/^Stage skew/p' "$t_tmp/demo.txt" | awk '$1 ~ /^[0-9]+$/ { print $1, $2; exit }')
+	view "$DEMO" 120x40 V S S
+	check "slow-rank path: V S S shows the votes" has "Overview 3/4: slow-rank votes"
+	set -- $votes
+	check "... the first row is the summary's ($votes)" sh -c "sed -n 4p '$t_tmp/screen.txt' | grep -Eq '^. +$1 +$2 *\$'"
+	view "$DEMO" 120x40 V S S "<Enter>"
+	check "... Enter goes to that rank" sh -c "sed -n 39p '$t_tmp/screen.txt' | grep -q '| rank $1 '"
+	big=$(sed -n '/^Largest bubbles/,$p' "$t_tmp/demo.txt" | awk '$1 ~ /^[0-9]+$/ { printf "%s %.3f %.3f\n", $1, $2, $3 }' | sort -k3,3nr -k2,2n -k1,1n | head -1)
+	set -- $big
+	view "$DEMO" 120x40 V S S S
+	check "longest-stall path: V S S S lists the largest bubble first ($big)" sh -c "sed -n 4p '$t_tmp/screen.txt' | grep -Eq '^. +$1 +$2 +$3 '"
+	view "$DEMO" 120x40 V S S S "<Enter>"
+	check "... Enter selects it in the timeline" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble: $3 ms idle on rank $1 at $2ms'"
+else
+	not_ok "tl demo --no-view"
+fi
+
 # ---- the mouse in a real terminal (tmux): SGR reports, drags that stop at the ends --------
 if command -v tmux > /dev/null 2>&1; then
 	TM="tmux -L tl-triage-$$ -f /dev/null"
