@@ -36,6 +36,8 @@
 	  "Show compute and memcpy per stream and the HCCL task lanes of the current rank")        \
 	X(TOGGLE_OVERLAP, "toggle-overlap", "Lanes", "Show or hide the overlap lanes")             \
 	X(TOGGLE_HOST, "toggle-host", "Lanes", "Show or hide host API lanes")                      \
+	X(PIN_RANK, "pin-rank", "Lanes",                                                           \
+	  "Pin the current rank to the top (again: unpin); :lanes REGEX filters lanes")            \
 	X(SLICE_NEXT, "slice-next", "Slices", "Select the next slice on the current lane")         \
 	X(SLICE_PREV, "slice-prev", "Slices", "Select the previous slice on the current lane")     \
 	X(SELECT, "select", "Slices", "Select the slice under the cursor and show its details")    \

@@ -95,6 +95,30 @@ cmd_rank(tl_ui *ui, char *arg)
 }
 
 static int
+cmd_pin(tl_ui *ui, char *arg)
+{
+	if (*arg == '\0') {
+		ui_view_action(ui, ACT_PIN_RANK);
+		return 0;
+	}
+	char *end;
+	long r = strtol(arg, &end, 10);
+	for (size_t ri = 0; *end == '\0' && ri < ui->tr->nranks; ri++)
+		if (ui->tr->ranks[ri]->rank == r) {
+			timeline_pin_rank(ui, ri);
+			return 0;
+		}
+	ui_message(ui, 1, "pin: no rank '%s' loaded", arg);
+	return -1;
+}
+
+static int
+cmd_lanes(tl_ui *ui, char *arg)
+{
+	return timeline_filter_lanes(ui, arg);
+}
+
+static int
 cmd_summary(tl_ui *ui, char *arg)
 {
 	(void)arg;

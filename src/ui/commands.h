@@ -19,6 +19,10 @@
 	X("zoom", NULL, "T0 T1", cmd_zoom, "Show the range from T0 to T1")                         \
 	X("mark", NULL, "T0 T1", cmd_mark, "Mark the range from T0 to T1 and show its statistics") \
 	X("rank", NULL, "N", cmd_rank, "Go to rank N")                                             \
+	X("pin", NULL, "[N]", cmd_pin,                                                             \
+	  "Pin rank N (or the current one) to the top of the lanes; again: unpin")                 \
+	X("lanes", NULL, "[REGEX]", cmd_lanes,                                                     \
+	  "Show only lanes whose name or kind matches (comm|stage); alone: every lane again")      \
 	X("step", NULL, "N", cmd_step,                                                             \
 	  "Zoom to step N (ProfilerStep#N) over all ranks; mark-step then gives its statistics")   \
 	X("summary", NULL, "", cmd_summary,                                                        \

@@ -673,6 +673,10 @@ timeline_action(tl_ui *ui, void *st, int a)
 		tl->show_host ^= 1;
 		timeline_rebuild_lanes(ui);
 		break;
+	case ACT_PIN_RANK:
+		if (tl->lane < tl->nlanes)
+			timeline_pin_rank(ui, tl->lanes[tl->lane].rank);
+		break;
 	case ACT_SLICE_NEXT:
 		slice_step(ui, 1);
 		break;
@@ -795,6 +799,45 @@ timeline_action(tl_ui *ui, void *st, int a)
 }
 
 /* ---- what other files ask of the timeline -------------------------------------------------- */
+
+int
+timeline_pin_rank(tl_ui *ui, size_t ri)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	int on = lanes_pin_toggle(ui, ri);
+	for (size_t i = 0; i < tl->nlanes; i++)
+		if (tl->lanes[i].type == UL_HEADER && tl->lanes[i].rank == ri) {
+			tl->lane = i;
+			break;
+		}
+	rank_visible(ui);
+	char k[32];
+	ui_message(ui, 0,
+	           on ? "Rank %d pinned to the top (%s again unpins it)"
+	              : "Rank %d unpinned: back in rank order",
+	           ui->tr->ranks[ri]->rank, keymap_key_hint(&ui->keys, ACT_PIN_RANK, k, sizeof k));
+	return on;
+}
+
+int
+timeline_filter_lanes(tl_ui *ui, const char *pattern)
+{
+	char err[300];
+	if (lanes_filter_set(ui, pattern, err, sizeof err) != 0) {
+		ui_message(ui, 1, "lanes: %s", err);
+		return -1;
+	}
+	size_t n = 0;
+	tl_timeline *tl = TIMELINE(ui);
+	for (size_t i = 0; i < tl->nlanes; i++)
+		n += tl->lanes[i].type != UL_HEADER;
+	if (pattern && *pattern)
+		ui_message(ui, 0, "%zu lanes match /%s/ (:lanes alone shows every lane again)", n,
+		           tl->filter);
+	else
+		ui_message(ui, 0, "Every lane shown again");
+	return 0;
+}
 
 int
 timeline_reveal(tl_ui *ui, size_t rank, int64_t t0, int64_t t1, const ui_slice_ref *sel)
@@ -927,8 +970,8 @@ timeline_open(tl_ui *ui)
 static void
 timeline_close(tl_ui *ui, void *st)
 {
-	(void)ui;
 	tl_timeline *tl = st;
+	lanes_free(ui);
 	free(tl->lanes);
 	free(tl->border);
 	free(tl->rs);

@@ -26,6 +26,11 @@ void timeline_mark_range(tl_ui *, int64_t t0, int64_t t1);
  * search. Returns 0, or -1 with a message. */
 int timeline_search(tl_ui *, const char *pattern);
 int timeline_bubbles_shown(const tl_ui *);
+/* Pins trace rank ri to the top of the lanes, or unpins it; returns 1 when now pinned. */
+int timeline_pin_rank(tl_ui *, size_t ri);
+/* Shows only the lanes whose name or kind matches pattern; NULL or "" shows all again.
+ * Returns 0, or -1 with a message. */
+int timeline_filter_lanes(tl_ui *, const char *pattern);
 /* Selects a bubble (a Free interval of tlq_rl_bubble_*), shows it and says what it is. */
 void timeline_show_bubble(tl_ui *, const tl_rl_bubble *);
 /* Zooms to step id (its span over the ranks), the cursor at its start. Returns 0, or -1 with a

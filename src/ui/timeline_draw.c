@@ -502,6 +502,17 @@ timeline_status(tl_ui *ui, int y)
 			off += snprintf(buf + off, sizeof buf - (size_t)off, "  | %zu matches",
 			                tl->search.total);
 	}
+	if (tl->npinned) {
+		off += snprintf(buf + off, sizeof buf - (size_t)off, "  | pinned");
+		for (size_t i = 0; i < tl->npinned && off < (int)sizeof buf - 16; i++)
+			off += snprintf(buf + off, sizeof buf - (size_t)off, " %d",
+			                ui->tr->ranks[tl->pinned[i]]->rank);
+	}
+	if (tl->filter) {
+		char f[64];
+		off += snprintf(buf + off, sizeof buf - (size_t)off, "  | lanes /%s/",
+		                ui_clean(ui, tl->filter, f, sizeof f));
+	}
 	if (ui->sel.nmark == 2)
 		off += snprintf(buf + off, sizeof buf - (size_t)off, "  | range %s",
 		                timefmt_dur(ui->sel.mark[1] - ui->sel.mark[0], d, sizeof d));

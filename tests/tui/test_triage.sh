@@ -168,6 +168,28 @@ else
 	not_ok "tl demo --no-view"
 fi
 
+# ---- pin ranks to the top, filter lanes: both undoable, both on the status line ------------
+# path: 3 keys — the slow card (rank 1) above the fast one (rank 0), only communication and
+# stage lanes
+view "$P" 100x30 "J" p ":lanes comm|step"
+check "pin path: p pins the current rank (1) to the top" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q '^▾ rank 1 '"
+check "... rank 0 follows it" sh -c "grep -n '^▾ rank 0 ' '$t_tmp/screen.txt' | grep -qv '^2:'"
+check "... the status line says so" sh -c "sed -n 29p '$t_tmp/screen.txt' | grep -q '| pinned 1  | lanes /comm|step/'"
+# the lanes left: per rank its header, step, comm group lanes and the two Communication overlap
+# lanes; nothing else
+check "... only lanes whose name or kind matches are left" sh -c "sed -n '2,27p' '$t_tmp/screen.txt' | grep -v '^[▾▸] rank ' | grep -v '^ *$' | cut -c1-22 | grep -Eiv 'comm|step' | grep -q . && exit 1 || exit 0"
+check "... the step lane of each rank is kept" sh -c "[ \$(grep -c '^ step ' '$t_tmp/screen.txt') -eq 2 ]"
+check "... compute lanes are gone" sh -c "! grep -q '^ compute' '$t_tmp/screen.txt'"
+check "... the message counts the lanes" sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq '^[0-9]+ lanes match /comm\|step/'"
+view "$P" 100x30 "J" p ":lanes comm|step" p ":lanes"
+check "undo: p again unpins and :lanes alone shows every lane" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q '^▾ rank 0 ' && grep -q '^ compute' '$t_tmp/screen.txt' && ! grep -q 'pinned\|lanes /' '$t_tmp/screen.txt'"
+view "$P" 100x30 ":pin 1" ":pin 0"
+check ":pin N pins in the order given" sh -c "sed -n 29p '$t_tmp/screen.txt' | grep -q '| pinned 1 0 '"
+view "$P" 100x30 ":lanes ("
+check "a bad lane pattern says pcre2's message and changes nothing" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^lanes: missing closing parenthesis' && grep -q '^ compute' '$t_tmp/screen.txt'"
+view "$P" 100x30 ":pin 9"
+check ":pin of a rank not loaded says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q \"^pin: no rank '9' loaded\""
+
 # ---- the mouse in a real terminal (tmux): SGR reports, drags that stop at the ends --------
 if command -v tmux > /dev/null 2>&1; then
 	TM="tmux -L tl-triage-$$ -f /dev/null"
