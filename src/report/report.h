@@ -13,5 +13,16 @@ void report_summary_json(FILE *, const tl_trace *);
  * ranks, bubbles; JSON: the members ,"stages":[...] ... ,"bubbles":[...] that follow "ranks". */
 void report_rl_text(FILE *, const tl_trace *);
 void report_rl_json(FILE *, const tl_trace *);
+/* The communication sections (summary_comm.c): text totals per rank, step and group and
+ * bandwidth per transport; JSON: ,"communication":[...],"bandwidth":[...],"comm_matrix":[...]. */
+struct tl_comm_result;
+struct tl_coll_result;
+void report_comm_text(FILE *, const tl_trace *, const struct tl_comm_result *,
+                      const struct tl_coll_result *);
+void report_comm_json(FILE *, const tl_trace *, const struct tl_comm_result *,
+                      const struct tl_coll_result *);
+/* The operator sections (summary_ops.c), JSON only: ,"operators":[...],"comm_operators":[...]
+ * (reads every rank's compute tasks: a scan of TASK per rank). */
+void report_ops_json(FILE *, const tl_trace *);
 
 #endif
