@@ -158,7 +158,7 @@ if XDG_CACHE_HOME="$t_tmp/cache" "$TL_BIN" demo --no-view > "$t_tmp/demo.txt" 2>
 	check "... the first row is the summary's ($votes)" sh -c "sed -n 4p '$t_tmp/screen.txt' | grep -Eq '^. +$1 +$2 *\$'"
 	view "$DEMO" 120x40 V S S "<Enter>"
 	check "... Enter goes to that rank" sh -c "sed -n 39p '$t_tmp/screen.txt' | grep -q '| rank $1 '"
-	big=$(sed -n '/^Largest bubbles/,$p' "$t_tmp/demo.txt" | awk '$1 ~ /^[0-9]+$/ { printf "%s %.3f %.3f\n", $1, $2, $3 }' | sort -k3,3nr -k2,2n -k1,1n | head -1)
+	big=$(sed -n '/^Largest bubbles/,/^$/p' "$t_tmp/demo.txt" | awk '$1 ~ /^[0-9]+$/ { printf "%s %.3f %.3f\n", $1, $2, $3 }' | sort -k3,3nr -k2,2n -k1,1n | head -1)
 	set -- $big
 	view "$DEMO" 120x40 V S S S
 	check "longest-stall path: V S S S lists the largest bubble first ($big)" sh -c "sed -n 4p '$t_tmp/screen.txt' | grep -Eq '^. +$1 +$2 +$3 '"
