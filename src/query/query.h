@@ -116,6 +116,10 @@ int tlq_search_step(const tl_search *, const tl_trace *, const tl_match_pos *fro
 /* Number of matches ordered before *pos (its 0-based rank in time order). */
 size_t tlq_search_ordinal(const tl_search *, const tl_trace *, const tl_match_pos *pos);
 
+/* Matches of rank ri: their number and summed duration (ns; the mean is total / count). */
+void tlq_search_rank_stats(const tl_search *, const tl_trace *, size_t ri, size_t *count,
+    int64_t *total);
+
 /* Arguments of a slice, read lazily from its source (op type, shapes, group, sizes ...):
  * calls fn(ctx, key, value) per field, values untrusted (sanitize before display). Returns the
  * number of fields, 0 when the source has none, -1 when the source cannot be read. */

@@ -53,6 +53,8 @@
 	X(SEARCH, "search", "Search", "Search slice names with a regular expression (pcre2)")      \
 	X(SEARCH_NEXT, "search-next", "Search", "Go to the next match in time order")              \
 	X(SEARCH_PREV, "search-prev", "Search", "Go to the previous match in time order")          \
+	X(SEARCH_LIST, "search-list", "Search",                                                    \
+	  "List the matches: per rank count, total and mean duration, then each; Enter goes there") \
 	X(TOGGLE_BUBBLES, "toggle-bubbles", "Bubbles",                                             \
 	  "Highlight idle bubbles (Free) on every lane")                                           \
 	X(BUBBLE_NEXT, "bubble-next", "Bubbles", "Go to the next bubble of the current rank")      \

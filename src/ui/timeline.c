@@ -800,6 +800,19 @@ timeline_action(tl_ui *ui, void *st, int a)
 
 /* ---- what other files ask of the timeline -------------------------------------------------- */
 
+const tl_search *
+timeline_search_results(const tl_ui *ui)
+{
+	const tl_timeline *tl = TIMELINE(ui);
+	return tl->have_search ? &tl->search : NULL;
+}
+
+void
+timeline_show_match(tl_ui *ui, const tl_match_pos *m)
+{
+	match_go(ui, m);
+}
+
 int
 timeline_pin_rank(tl_ui *ui, size_t ri)
 {

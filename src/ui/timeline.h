@@ -26,6 +26,9 @@ void timeline_mark_range(tl_ui *, int64_t t0, int64_t t1);
  * search. Returns 0, or -1 with a message. */
 int timeline_search(tl_ui *, const char *pattern);
 int timeline_bubbles_shown(const tl_ui *);
+/* The last search, or NULL; and going to one of its matches (selected, in view). */
+const tl_search *timeline_search_results(const tl_ui *);
+void timeline_show_match(tl_ui *, const tl_match_pos *);
 /* Pins trace rank ri to the top of the lanes, or unpins it; returns 1 when now pinned. */
 int timeline_pin_rank(tl_ui *, size_t ri);
 /* Shows only the lanes whose name or kind matches pattern; NULL or "" shows all again.

@@ -72,6 +72,7 @@ typedef struct view_ops {
 	X(dp_panel_view)                                                                           \
 	X(pp_view)                                                                                 \
 	X(overview_view)                                                                           \
+	X(search_list_view)                                                                        \
 	X(help_view)
 
 #define VIEW_EXTERN_(v) extern const view_ops v;

@@ -190,6 +190,28 @@ check "a bad lane pattern says pcre2's message and changes nothing" sh -c "tail 
 view "$P" 100x30 ":pin 9"
 check ":pin of a rank not loaded says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q \"^pin: no rank '9' loaded\""
 
+# ---- search results: per rank count, total, mean; every match; Enter jumps -------------------
+# path: 2 keys (/matmul, F)
+view "$P" 120x30 "/matmul" F
+check "search-list path: / then F lists the matches" has "Search results for /matmul/: "
+if command -v sqlite3 > /dev/null; then
+	for r in 0 1; do
+		db=$(ls "$P"/*r${r}_*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_$r.db)
+		# the kernels named *matmul* (the only slices of the fixture whose names match)
+		want=$(sqlite3 -readonly "$db" "SELECT printf('%d %.3f ms', count(*), sum(t.endNs - t.startNs) / 1e6) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId JOIN STRING_IDS s ON s.id = c.name WHERE s.value LIKE '%matmul%'")
+		set -- $want
+		check "rank $r: $1 matches, $2 ms in all, as the DB's own kernels" sh -c "grep -Eq '^. +$r +$1 +$2 ms ' '$t_tmp/screen.txt'"
+	done
+else
+	skip "sqlite3 absent: the search counts are not checked"
+fi
+total=$(sed -n 's/.*: \([0-9]*\) matches on .*/\1/p' "$t_tmp/screen.txt")
+check "... the title's count is the sum of the ranks'" sh -c "[ \$(sed -n 3,4p '$t_tmp/screen.txt' | awk '{ for (i = 1; i <= NF; i++) if (\$i == \"ms\") { n += \$(i - 2); break } } END { print n }') -eq $total ]"
+view "$P" 120x30 "/matmul" F j j j "<Enter>"
+check "Enter on the second match row goes to match 2" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Match 2 of $total: aclnnMatmul'"
+view "$P" 120x30 F
+check "F before any search says how to search" has "No search yet"
+
 # ---- the mouse in a real terminal (tmux): SGR reports, drags that stop at the ends --------
 if command -v tmux > /dev/null 2>&1; then
 	TM="tmux -L tl-triage-$$ -f /dev/null"
