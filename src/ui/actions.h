@@ -49,6 +49,8 @@
 	X(MARK_STEP, "mark-step", "Ranges",                                                        \
 	  "Mark the step under the cursor as the range: its statistics in one key")                \
 	X(ZOOM_MARK, "zoom-mark", "Ranges", "Zoom to the marked range")                            \
+	X(BOOKMARKS, "bookmarks", "Ranges",                                                        \
+	  "List the bookmarks (:mark NAME sets one at the cursor); Enter goes back to one")        \
 	X(CLEAR, "clear", "Ranges", "Clear the mark, then the selection, then the search")         \
 	X(SEARCH, "search", "Search", "Search slice names with a regular expression (pcre2)")      \
 	X(SEARCH_NEXT, "search-next", "Search", "Go to the next match in time order")              \

@@ -76,6 +76,8 @@ static int
 cmd_mark(tl_ui *ui, char *arg)
 {
 	int64_t a, b;
+	if (*arg && strchr(arg, ' ') == NULL) /* one word: a bookmark at the cursor */
+		return bookmarks_add(ui, arg);
 	if (parse_range(ui, "mark", arg, &a, &b) != 0)
 		return -1;
 	timeline_mark_range(ui, a, b);

@@ -17,7 +17,9 @@
 	  "Search slice names of all ranks with a PCRE2 regular expression (as /); caseless "      \
 	  "unless the pattern has an upper-case letter")                                           \
 	X("zoom", NULL, "T0 T1", cmd_zoom, "Show the range from T0 to T1")                         \
-	X("mark", NULL, "T0 T1", cmd_mark, "Mark the range from T0 to T1 and show its statistics") \
+	X("mark", NULL, "T0 T1 | NAME", cmd_mark,                                                  \
+	  "Mark the range from T0 to T1 and show its statistics; with one word, set bookmark NAME " \
+	  "at the cursor (kept per profile in $XDG_STATE_HOME/tl/)")                               \
 	X("rank", NULL, "N", cmd_rank, "Go to rank N")                                             \
 	X("pin", NULL, "[N]", cmd_pin,                                                             \
 	  "Pin rank N (or the current one) to the top of the lanes; again: unpin")                 \

@@ -800,6 +800,13 @@ timeline_action(tl_ui *ui, void *st, int a)
 
 /* ---- what other files ask of the timeline -------------------------------------------------- */
 
+size_t
+timeline_current_rank(const tl_ui *ui)
+{
+	const tl_timeline *tl = TIMELINE(ui);
+	return tl->lane < tl->nlanes ? tl->lanes[tl->lane].rank : SIZE_MAX;
+}
+
 const tl_search *
 timeline_search_results(const tl_ui *ui)
 {

@@ -26,6 +26,11 @@ void timeline_mark_range(tl_ui *, int64_t t0, int64_t t1);
  * search. Returns 0, or -1 with a message. */
 int timeline_search(tl_ui *, const char *pattern);
 int timeline_bubbles_shown(const tl_ui *);
+/* The trace rank of the current lane, or SIZE_MAX. */
+size_t timeline_current_rank(const tl_ui *);
+/* Sets bookmark NAME at the cursor on the current rank and keeps it in the state directory
+ * (ui/bookmarks.c). Returns 0, or -1 with a message. */
+int bookmarks_add(tl_ui *, const char *name);
 /* The last search, or NULL; and going to one of its matches (selected, in view). */
 const tl_search *timeline_search_results(const tl_ui *);
 void timeline_show_match(tl_ui *, const tl_match_pos *);

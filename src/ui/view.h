@@ -73,6 +73,7 @@ typedef struct view_ops {
 	X(pp_view)                                                                                 \
 	X(overview_view)                                                                           \
 	X(search_list_view)                                                                        \
+	X(bookmarks_view)                                                                          \
 	X(help_view)
 
 #define VIEW_EXTERN_(v) extern const view_ops v;

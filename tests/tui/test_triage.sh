@@ -212,6 +212,30 @@ check "Enter on the second match row goes to match 2" sh -c "tail -1 '$t_tmp/scr
 view "$P" 120x30 F
 check "F before any search says how to search" has "No search yet"
 
+# ---- bookmarks: :mark NAME, listed and jumpable, kept per profile in the state directory ---
+cp -R "$P" "$t_tmp/ro"
+chmod -R a-w "$t_tmp/ro"
+find "$t_tmp/ro" -type f -exec cksum {} + | sort > "$t_tmp/ro.before"
+view "$t_tmp/ro" 100x30 ":goto 42ms" J ":mark slowstart" ":goto 100ms" K ":mark later"
+check "mark path: :mark NAME says where it is" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bookmark later: rank 0 at 100.000ms (2 kept for this profile)'"
+bm=$(ls "$XDG_STATE_HOME"/tl/bookmarks/*.tsv 2> /dev/null)
+check "... kept in \$XDG_STATE_HOME/tl/bookmarks/" [ -n "$bm" ]
+check "... as NAME, rank, time" sh -c "grep -q '^slowstart	1	' '$bm' && grep -q '^later	0	' '$bm'"
+find "$t_tmp/ro" -type f -exec cksum {} + | sort > "$t_tmp/ro.after"
+check "... and nothing is written beside the profile" cmp -s "$t_tmp/ro.before" "$t_tmp/ro.after"
+# a new session of the same profile: 3 keys (' j Enter) back to the first bookmark
+view "$t_tmp/ro" 100x30 "'"
+check "bookmarks panel lists both" sh -c "grep -q '^▸ slowstart  *1 *42.000ms' '$t_tmp/screen.txt' && grep -q '^  later  *0 *100.000ms' '$t_tmp/screen.txt'"
+view "$t_tmp/ro" 100x30 "'" "<Enter>"
+check "Enter goes back to it: rank 1 at 42ms" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bookmark slowstart: rank 1 at 42.000ms' && sed -n 29p '$t_tmp/screen.txt' | grep -q 'cursor 42.000ms.*| rank 1 '"
+view "$P" 100x30 "'"
+check "another profile has its own (none)" has "None yet: :mark NAME"
+HOME=$t_tmp/home XDG_STATE_HOME= view "$t_tmp/ro" 100x30 ":mark h"
+check "without XDG_STATE_HOME: ~/.local/state/tl/bookmarks/" sh -c "ls '$t_tmp'/home/.local/state/tl/bookmarks/*.tsv > /dev/null 2>&1"
+view "$P" 100x30 ":mark 10ms 20ms"
+check ":mark T0 T1 still marks a range" sh -c "grep -q '^ Range statistics' '$t_tmp/screen.txt'"
+chmod -R u+w "$t_tmp/ro"
+
 # ---- the mouse in a real terminal (tmux): SGR reports, drags that stop at the ends --------
 if command -v tmux > /dev/null 2>&1; then
 	TM="tmux -L tl-triage-$$ -f /dev/null"
