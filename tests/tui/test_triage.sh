@@ -236,6 +236,18 @@ view "$P" 100x30 ":mark 10ms 20ms"
 check ":mark T0 T1 still marks a range" sh -c "grep -q '^ Range statistics' '$t_tmp/screen.txt'"
 chmod -R u+w "$t_tmp/ro"
 
+# ---- help at 80 columns: every key, name and description whole ---------------------------------
+view "$P" 80x220 "?"
+sed -n '/^ Moving/,/^ :-commands/p' "$t_tmp/screen.txt" > "$t_tmp/help80"
+check "help at 80 columns cuts nothing (no …)" sh -c "! grep -q '…' '$t_tmp/help80'"
+"$TL_BIN" keys | sed -n "1,/^:-commands/p" | awk 'substr($0, 1, 2) == "  " && NF >= 2 { print substr($0, 26, 20) }' | awk '{ print $1 }' > "$t_tmp/names"
+missing=$(while read -r n; do grep -q " $n " "$t_tmp/help80" || echo "$n"; done < "$t_tmp/names")
+check "... every action name is there whole" [ -z "$missing" ]
+[ -n "$missing" ] && echo "# missing: $missing"
+# each description, its wrapped lines joined, is the action table's
+desc=$("$TL_BIN" keys | awk 'substr($0, 1, 2) == "  " && $0 ~ /goto/ { print substr($0, 47) }')
+check "... a long description wraps onto the next line" sh -c "grep -A1 ' goto ' '$t_tmp/help80' | tr -s ' \n' ' ' | grep -qF -- '$desc'"
+
 # ---- the mouse in a real terminal (tmux): SGR reports, drags that stop at the ends --------
 if command -v tmux > /dev/null 2>&1; then
 	TM="tmux -L tl-triage-$$ -f /dev/null"
