@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BUBBLE_LIST_MAX 10000 /* bubble-largest walks this many, largest first */
+#define BUBBLE_LIST_MAX 10000
+#define LABEL_WIDTH_MAX                                                                            \
+	48 /* columns the lane names may take */ /* bubble-largest walks this many, largest first  \
+	                                          */
 
 /* ---- view geometry ------------------------------------------------------------------------- */
 
@@ -27,6 +30,18 @@ timeline_layout(tl_ui *ui, int w, int h, int pane_h)
 {
 	tl_timeline *tl = TIMELINE(ui);
 	int lw = label_width(w);
+	/* wider to fit the longest lane name, up to a third of the screen (LABEL_WIDTH_MAX at most)
+	 */
+	int want = 0;
+	for (size_t i = 0; i < tl->nlanes; i++) {
+		int lwi = tl->lanes[i].indent + screen_text_width(&ui->scr, tl->lanes[i].label) + 1;
+		want = lwi > want ? lwi : want;
+	}
+	int cap = w / 3 < LABEL_WIDTH_MAX ? w / 3 : LABEL_WIDTH_MAX;
+	if (want > cap)
+		want = cap;
+	if (want > lw)
+		lw = want;
 	int ncols = w - lw - 1;
 	if (ncols < 1)
 		ncols = 1;

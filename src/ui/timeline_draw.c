@@ -260,7 +260,21 @@ draw_label(tl_ui *ui, const ui_lane *l, int y, int current)
 	int lw = tl->lanes_x - 1;
 	uint8_t slot = current ? SLOT_LABEL_CURRENT : l->type == UL_HEADER ? SLOT_RANK : SLOT_LABEL;
 	screen_fill(&ui->scr, 0, y, lw, ' ', slot);
-	screen_text(&ui->scr, l->indent, y, lw - l->indent, l->label, slot);
+	int room = lw - l->indent;
+	size_t len = strlen(l->label);
+	int ascii = 1;
+	for (size_t i = 0; i < len; i++)
+		ascii &= (unsigned char)l->label[i] < 0x80;
+	if (ascii && (int)len > room && room >= 8) {
+		/* cut in the middle: the end tells lanes apart (a group's id, a thread, a depth) */
+		int tail = room * 2 / 5, head = room - tail - 1;
+		char cut[160];
+		snprintf(cut, sizeof cut, "%.*s%s%s", head, l->label, ui->utf8 ? "\u2026" : "~",
+		         l->label + len - (size_t)tail);
+		screen_text(&ui->scr, l->indent, y, room, cut, slot);
+	} else {
+		screen_text(&ui->scr, l->indent, y, room, l->label, slot);
+	}
 	screen_put(&ui->scr, lw, y, ui->utf8 ? 0x2502 : '|', SLOT_LABEL, 0);
 }
 

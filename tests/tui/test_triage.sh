@@ -236,6 +236,20 @@ view "$P" 100x30 ":mark 10ms 20ms"
 check ":mark T0 T1 still marks a range" sh -c "grep -q '^ Range statistics' '$t_tmp/screen.txt'"
 chmod -R u+w "$t_tmp/ro"
 
+# ---- lane labels: the column widens to fit, a cut label keeps its end ----------------------
+view "$P" 100x30
+bar=$(sed -n 2p "$t_tmp/screen.txt" | python3 -c 'import sys; print(sys.stdin.read().find("│"))')
+check "the label column widened past the old 22 columns (to $bar)" [ "$bar" -gt 22 ]
+check "... at most a third of the screen" [ "$bar" -le 34 ]
+if command -v sqlite3 > /dev/null; then
+	db=$(ls "$P"/*r0_*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db)
+	group=$(sqlite3 -readonly "$db" "SELECT DISTINCT s.value FROM COMMUNICATION_OP c JOIN STRING_IDS s ON s.id = c.groupName LIMIT 1")
+	tail=$(printf '%s' "$group" | awk '{ print substr($0, length($0) - 9) }')
+	check "a cut group label keeps its distinguishing end (…$tail)" sh -c "grep -q '^ comm .*….*$tail│' '$t_tmp/screen.txt'"
+fi
+view "$P" 160x30
+check "with room, the whole group name is shown" sh -c "grep -qF ' comm $group ' '$t_tmp/screen.txt'"
+
 # ---- help at 80 columns: every key, name and description whole ---------------------------------
 view "$P" 80x220 "?"
 sed -n '/^ Moving/,/^ :-commands/p' "$t_tmp/screen.txt" > "$t_tmp/help80"
