@@ -84,7 +84,7 @@ check "GPipe: every forward before the first backward" sh -c "sed -n 3p '$t_tmp/
 view "$t_tmp/pp" 120x24 P
 sed 1,2d "$t_tmp/screen.txt" > "$t_tmp/pp-ranges.txt"
 view "$t_tmp/ppops" 120x24 P
-check "without ranges, the blocks come from the operator pairs (said above the rows)" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q '0 ms   blocks from forward/backward operator pairs'"
+check "without ranges, the blocks come from the operator pairs (said above the rows)" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 't=0   blocks from forward/backward operator pairs'"
 check "... the title still ends with its key hints at 120 columns" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'q: close)'"
 check "... and the view is the one the ranges give" sh -c "sed 1,2d '$t_tmp/screen.txt' | cmp -s - '$t_tmp/pp-ranges.txt'"
 view "$t_tmp/ppops-unsaid" 100x30 P

@@ -230,7 +230,9 @@ view "$t_tmp/ro" 100x30 "'" "<Enter>"
 check "Enter goes back to it: rank 1 at 42ms" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bookmark slowstart: rank 1 at 42.000ms' && sed -n 29p '$t_tmp/screen.txt' | grep -q 'cursor 42.000ms.*| rank 1 '"
 view "$P" 100x30 "'"
 check "another profile has its own (none)" has "None yet: :mark NAME"
+state=$XDG_STATE_HOME
 HOME=$t_tmp/home XDG_STATE_HOME= view "$t_tmp/ro" 100x30 ":mark h"
+export XDG_STATE_HOME="$state"
 check "without XDG_STATE_HOME: ~/.local/state/tl/bookmarks/" sh -c "ls '$t_tmp'/home/.local/state/tl/bookmarks/*.tsv > /dev/null 2>&1"
 view "$P" 100x30 ":mark 10ms 20ms"
 check ":mark T0 T1 still marks a range" sh -c "grep -q '^ Range statistics' '$t_tmp/screen.txt'"
@@ -249,6 +251,23 @@ if command -v sqlite3 > /dev/null; then
 fi
 view "$P" 160x30
 check "with room, the whole group name is shown" sh -c "grep -qF ' comm $group ' '$t_tmp/screen.txt'"
+
+# ---- the PP view: F/B letters in mono too, the bubble ratio and idle time in words ---------
+RLFIX=$TL_TESTBIN/tui/rl_fixture
+if "$RLFIX" "$t_tmp/pp" --ranks 8 --pp 4 --steps 2 > /dev/null 2>&1; then
+	NO_COLOR=1 VIEW_OPTS="--theme mono" view "$t_tmp/pp" 120x24 P
+	unset NO_COLOR VIEW_OPTS # a shell may keep what a function call was given
+	check "PP view in mono: forward and backward blocks carry F and B with the micro-batch" sh -c "sed -n 3p '$t_tmp/screen.txt' | grep -q 'F0' && sed -n 3p '$t_tmp/screen.txt' | grep -q 'B0'"
+	check "... and differ in their slot (mono: reverse, reverse underline)" sh -c "sed -n 3p '$t_tmp/screen.attr' | grep -q F && sed -n 3p '$t_tmp/screen.attr' | grep -q B"
+	check "... the ruler starts at t=0, apart from the bubble column" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'bubble │t=0'"
+	ratio=$("$TL_BIN" summary "$t_tmp/pp" 2> /dev/null | awk '/^step 1:/ { s = 1 } s && $1 == "0" { sub(/%/, "", $3); printf "%.1f", $3; exit }')
+	span=$("$TL_BIN" summary "$t_tmp/pp" 2> /dev/null | awk '/^step 1:/ { printf "%.3f", $4; exit }')
+	check "... the header says bubble ratio $ratio% of $span ms, as tl summary" sh -c "tail -2 '$t_tmp/screen.txt' | grep -q '^ pp 0: bubble ratio $ratio%, [0-9.]* ms idle of the step.s $span ms'"
+	idle=$(sed -n 's/.* bubble ratio [0-9.]*%, \([0-9.]*\) ms idle.*/\1/p' "$t_tmp/screen.txt")
+	check "... the idle time is the ratio of the span ($idle ms)" sh -c "awk 'BEGIN { r = $idle / $span * 100; exit !(r > $ratio - 0.06 && r < $ratio + 0.06) }'"
+else
+	not_ok "generate the PP fixture"
+fi
 
 # ---- help at 80 columns: every key, name and description whole ---------------------------------
 view "$P" 80x220 "?"
