@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "model/trace.h"
-#include "profile/discover.h"
+#include "model/source.h"
 
 void report_info(FILE *, const tl_sourcelist *);
 void report_summary_text(FILE *, const tl_trace *);
@@ -24,5 +24,9 @@ void report_comm_json(FILE *, const tl_trace *, const struct tl_comm_result *,
 /* The operator sections (summary_ops.c), JSON only: ,"operators":[...],"comm_operators":[...]
  * (reads every rank's compute tasks: a scan of TASK per rank). */
 void report_ops_json(FILE *, const tl_trace *);
+/* The member ,"host":[...] (summary_host.c): launch delays per rank and step. */
+void report_host_json(FILE *, const tl_trace *);
+/* The members ,"memory":[...],"npu_memory":[...] (summary_memory.c): memory peaks. */
+void report_memory_json(FILE *, const tl_trace *);
 
 #endif

@@ -92,7 +92,7 @@ report_summary_text(FILE *f, const tl_trace *tr)
 		}
 		free(so);
 	}
-	report_rl_text(f, tr); /* issue 5 */
+	report_rl_text(f, tr); /* stages, imbalance, pipeline, slow ranks, bubbles */
 	tl_comm_result cm;
 	tl_coll_result cr;
 	tlq_comm(tr, &cm);
@@ -141,9 +141,11 @@ report_summary_json(FILE *f, const tl_trace *tr)
 		free(so);
 	}
 	fprintf(f, "]");
-	report_rl_json(f, tr); /* issue 5: stages, imbalance, pipeline, slow_ranks, bubbles */
+	report_rl_json(f, tr); /* stages, imbalance, pipeline, slow_ranks, bubbles */
 	report_comm_json(f, tr, &cm, &cr);
 	report_ops_json(f, tr);
+	report_host_json(f, tr);
+	report_memory_json(f, tr);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 	fprintf(f, "}\n");
