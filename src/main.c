@@ -80,7 +80,7 @@ static const command commands[] = {
 	    cmd_summary, 1, "rjPNC"},
 	{"view",
 	    "tl view PATH [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
-	    "          [--script FILE [--size CxR]] [--no-cache] [--cache-dir DIR]",
+	    "          [--script FILE [--size CxR]] [--stats FILE] [--no-cache] [--cache-dir DIR]",
 	    "the timeline viewer: one group of lanes per rank (? in it lists the keys)", cmd_view,
 	    1, VIEW_OPTS},
 	{"index", "tl index PATH [--rank SPEC] [--cache-dir DIR]",
@@ -112,6 +112,7 @@ usage(FILE *f)
 		   "  --keymap NAME viewer keys: default, vim, emacs, or $XDG_CONFIG_HOME/tl/NAME.keys\n"
 		   "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"
 		   "  --size CxR    with --script: no terminal, a COLSxROWS screen (e.g. 120x40)\n"
+		   "  --stats FILE  (view) write per-frame CPU time and terminal bytes to FILE\n"
 		   "  --no-view     (demo) print the summary instead of opening the viewer\n"
 		   "  --no-cache    (summary, view, demo) neither read nor write the model cache\n"
 		   "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"

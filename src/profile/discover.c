@@ -1256,7 +1256,9 @@ walk_dir(walk *w, const char *path, int depth)
 	dirlist_free(&dl);
 }
 
-/* path names one file. Returns -1 (message printed) when it is not a profile we can read. */
+/* path names one file. Returns -1 (message printed) when it cannot be read, -2 when it is not a
+ * profile: like a directory without profiles, nothing is found (and the command exits as it
+ * does for one). */
 static int
 discover_file(walk *w, const char *path)
 {
@@ -1388,7 +1390,7 @@ discover_file(walk *w, const char *path)
 	free(up);
 	free(fdir);
 	free(real);
-	return ok ? 0 : -1;
+	return ok ? 0 : -2;
 }
 
 /* ---- after the walk: roles, filter, order -------------------------------------------------- */
@@ -1666,6 +1668,8 @@ discover(const char *path, const tl_rankset *ranks, tl_sourcelist *out)
 			    DISCOVER_MAX_DEPTH);
 	} else if (S_ISREG(st.st_mode)) {
 		rc = discover_file(&w, root);
+		if (rc == -2)
+			rc = 0; /* not a profile: the caller sees no sources */
 	} else {
 		msg_error("%s: not a directory or a regular file",
 		    text_sanitize(path, buf, sizeof buf, 1));
@@ -1678,8 +1682,12 @@ discover(const char *path, const tl_rankset *ranks, tl_sourcelist *out)
 	capture_times_from_info(&w.found);
 	int all = ranks == NULL || ranks->all;
 	size_t unknown_dropped = 0;
+	tl_rankset have = {0}; /* the ranks there are, for when none asked for is */
+	size_t have_cap = 0;
 	for (size_t i = 0; i < w.found.n; i++) {
 		tl_source *s = &w.found.v[i];
+		if (!all && s->rank >= 0)
+			VEC_PUSH(have.ranks, have.n, have_cap, s->rank);
 		/* rank -1: the loader may still find it (RANK_DEVICE_MAP), but a filter cannot */
 		int keep = all || (s->rank >= 0 && rankset_has(ranks, s->rank));
 		if (keep) {
@@ -1692,8 +1700,16 @@ discover(const char *path, const tl_rankset *ranks, tl_sourcelist *out)
 	w.found.n = 0;
 	if (out->n > 1)
 		sourcelist_sort(out);
-	if (!all)
+	if (!all) {
 		ranks_warn_missing(root, ranks, out, unknown_dropped);
+		if (out->n == 0 && have.n > 0) {
+			rankset_normalize(&have);
+			char list[640];
+			rankset_format(&have, list, sizeof list);
+			msg_warn(root, "the ranks there are: %s", list);
+		}
+	}
+	free(have.ranks);
 
 done:
 	for (size_t i = 0; i < w.found.n; i++)

@@ -6,7 +6,9 @@
 
 /* Walks path (a directory, depth <= 10, symlink loops avoided, or a single file) and appends
  * every source whose rank is in `ranks` (NULL = all). Ranks asked for but absent are named in a
- * warning. Returns 0, or -1 when path cannot be read at all (message printed). */
+ * warning. Returns 0, or -1 when path cannot be read at all (message printed). A single file
+ * that is not a profile is named in an error and lists nothing (0): callers treat it as they
+ * treat a directory without profiles. */
 int discover(const char *path, const tl_rankset *ranks, tl_sourcelist *out);
 
 #endif

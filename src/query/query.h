@@ -44,6 +44,16 @@ size_t tlq_step_overlaps(const tl_rank *, tl_step_overlap **out);
 /* Sum of slice durations of a lane kind inside [t0, t1) over all its tracks. */
 int64_t tlq_kind_busy(const tl_rank *, tl_lane_kind, int64_t t0, int64_t t1);
 
+/* ---- steps across the ranks (query_steps.c) ------------------------------------------------ */
+
+/* The distinct step ids of all ranks, ascending. Returns the count; *ids is the caller's. */
+size_t tlq_step_ids(const tl_trace *, int64_t **ids);
+/* Where step id runs: from its earliest start to its latest end over the ranks (host ranges).
+ * Returns 0, or -1 when no rank has the step. */
+int tlq_step_span(const tl_trace *, int64_t id, int64_t *t0, int64_t *t1);
+/* The id of the step of r whose range holds t: returns 0, or -1 outside every step. */
+int tlq_step_at(const tl_rank *, int64_t t, int64_t *id);
+
 /* ---- queries of the timeline viewer (query_ui.c) ------------------------------------------ */
 
 /* Like tlq_columns with explicit edges: column c covers [edges[c], edges[c+1]). Equal-width
@@ -105,6 +115,10 @@ int tlq_search_step(const tl_search *, const tl_trace *, const tl_match_pos *fro
     tl_match_pos *out);
 /* Number of matches ordered before *pos (its 0-based rank in time order). */
 size_t tlq_search_ordinal(const tl_search *, const tl_trace *, const tl_match_pos *pos);
+
+/* Matches of rank ri: their number and summed duration (ns; the mean is total / count). */
+void tlq_search_rank_stats(const tl_search *, const tl_trace *, size_t ri, size_t *count,
+    int64_t *total);
 
 /* Arguments of a slice, read lazily from its source (op type, shapes, group, sizes ...):
  * calls fn(ctx, key, value) per field, values untrusted (sanitize before display). Returns the

@@ -347,6 +347,8 @@ is_string_col(const char *c)
 	return 0;
 }
 
+#define ARGS_SEEN_MAX 64 /* more columns than a task and its operator's table have */
+
 typedef struct args_ctx {
 	tl_profdb *pdb; /* the hardened connection: every statement through profdb_prepare */
 	sqlite3 *db;
@@ -354,11 +356,31 @@ typedef struct args_ctx {
 	tlq_arg_fn fn;
 	void *ctx;
 	int n;
+	/* fields given so far: a column that the operator's table and TASK both have (taskType,
+	 * globalTaskId) is given once; with another value, it is given again named by its table */
+	char seen_key[ARGS_SEEN_MAX][96];
+	char seen_val[ARGS_SEEN_MAX][512];
+	int nseen;
 } args_ctx;
+
+/* Whether key was given already: 1 with the same value, 2 with another, 0 not yet (noted). */
+static int
+args_seen(args_ctx *a, const char *key, const char *val)
+{
+	for (int i = 0; i < a->nseen; i++)
+		if (strcmp(a->seen_key[i], key) == 0)
+			return strcmp(a->seen_val[i], val) == 0 ? 1 : 2;
+	if (a->nseen < ARGS_SEEN_MAX) {
+		snprintf(a->seen_key[a->nseen], sizeof a->seen_key[0], "%s", key);
+		snprintf(a->seen_val[a->nseen], sizeof a->seen_val[0], "%s", val);
+		a->nseen++;
+	}
+	return 0;
+}
 
 /* Emits every column of the row except the times; returns globalTaskId or -1. */
 static int64_t
-emit_row(args_ctx *a, sqlite3_stmt *st, const char *prefix)
+emit_row(args_ctx *a, sqlite3_stmt *st, const char *prefix, const char *table)
 {
 	int64_t gt = -1;
 	for (int i = 0; i < sqlite3_column_count(st); i++) {
@@ -395,7 +417,16 @@ emit_row(args_ctx *a, sqlite3_stmt *st, const char *prefix)
 			const char *s = (const char *)sqlite3_column_text(st, i);
 			snprintf(val, sizeof val, "%s", s ? s : "");
 		}
-		a->fn(a->ctx, key, val);
+		int seen = args_seen(a, key, val);
+		if (seen == 1)
+			continue;
+		if (seen == 2 && table) {
+			char tk[160];
+			snprintf(tk, sizeof tk, "%s.%s", table, key);
+			a->fn(a->ctx, tk, val);
+		} else {
+			a->fn(a->ctx, key, val);
+		}
 		a->n++;
 	}
 	return gt;
@@ -406,11 +437,16 @@ query_row(args_ctx *a, const char *sql, int64_t id, const char *prefix)
 {
 	sqlite3_stmt *st;
 	int64_t gt = -1;
+	/* the table's name, for a column given twice: "SELECT * FROM TASK WHERE ..." */
+	char table[64] = "";
+	const char *from = strstr(sql, " FROM ");
+	if (from)
+		sscanf(from + 6, "%63[A-Za-z_]", table);
 	if (profdb_prepare(a->pdb, sql, &st) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		gt = emit_row(a, st, prefix);
+		gt = emit_row(a, st, prefix, table);
 	sqlite3_finalize(st);
 	return gt;
 }
@@ -467,8 +503,9 @@ tlq_slice_args(const tl_rank *r, const tl_track *t, size_t idx, tlq_arg_fn fn, v
 	struct stat sb;
 	char err[400];
 	if (stat(src->path, &sb) != 0) {
-		snprintf(err, sizeof err, "the file is gone (%s: deleted or moved since tl loaded "
-		                          "it): %s",
+		snprintf(err, sizeof err,
+		         "the file is gone (%s: deleted or moved since tl loaded "
+		         "it): %s",
 		         strerror(errno), src->path);
 		fn(ctx, "arguments", err);
 		return -1;
@@ -477,8 +514,9 @@ tlq_slice_args(const tl_rank *r, const tl_track *t, size_t idx, tlq_arg_fn fn, v
 	    ((uint64_t)sb.st_dev != src->dev || (uint64_t)sb.st_ino != src->ino ||
 	     (int64_t)sb.st_size != src->size ||
 	     (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec != src->mtime_ns)) {
-		snprintf(err, sizeof err, "not shown: the file changed since tl loaded it (replaced, "
-		                          "or still being written): %s",
+		snprintf(err, sizeof err,
+		         "not shown: the file changed since tl loaded it (replaced, "
+		         "or still being written): %s",
 		         src->path);
 		fn(ctx, "arguments", err);
 		return -1;

@@ -36,6 +36,8 @@
 	  "Show compute and memcpy per stream and the HCCL task lanes of the current rank")        \
 	X(TOGGLE_OVERLAP, "toggle-overlap", "Lanes", "Show or hide the overlap lanes")             \
 	X(TOGGLE_HOST, "toggle-host", "Lanes", "Show or hide host API lanes")                      \
+	X(PIN_RANK, "pin-rank", "Lanes",                                                           \
+	  "Pin the current rank to the top (again: unpin); :lanes REGEX filters lanes")            \
 	X(SLICE_NEXT, "slice-next", "Slices", "Select the next slice on the current lane")         \
 	X(SLICE_PREV, "slice-prev", "Slices", "Select the previous slice on the current lane")     \
 	X(SELECT, "select", "Slices", "Select the slice under the cursor and show its details")    \
@@ -44,11 +46,17 @@
 	X(DETAIL_DOWN, "detail-down", "Slices", "Scroll the detail pane down")                     \
 	X(MARK, "mark", "Ranges",                                                                  \
 	  "Mark a range end at the cursor (twice: a range with statistics)")                       \
+	X(MARK_STEP, "mark-step", "Ranges",                                                        \
+	  "Mark the step under the cursor as the range: its statistics in one key")                \
 	X(ZOOM_MARK, "zoom-mark", "Ranges", "Zoom to the marked range")                            \
+	X(BOOKMARKS, "bookmarks", "Ranges",                                                        \
+	  "List the bookmarks (:mark NAME sets one at the cursor); Enter goes back to one")        \
 	X(CLEAR, "clear", "Ranges", "Clear the mark, then the selection, then the search")         \
 	X(SEARCH, "search", "Search", "Search slice names with a regular expression (pcre2)")      \
 	X(SEARCH_NEXT, "search-next", "Search", "Go to the next match in time order")              \
 	X(SEARCH_PREV, "search-prev", "Search", "Go to the previous match in time order")          \
+	X(SEARCH_LIST, "search-list", "Search",                                                    \
+	  "List the matches: per rank count, total and mean duration, then each; Enter goes there") \
 	X(TOGGLE_BUBBLES, "toggle-bubbles", "Bubbles",                                             \
 	  "Highlight idle bubbles (Free) on every lane")                                           \
 	X(BUBBLE_NEXT, "bubble-next", "Bubbles", "Go to the next bubble of the current rank")      \
@@ -61,12 +69,19 @@
 	  "Show the DP load-imbalance panel: per rank, one RL stage and step")                     \
 	X(PP_VIEW, "pp-view", "Panels",                                                            \
 	  "Show the pipeline-parallel flow view: F/B blocks per PP stage")                         \
-	X(STAGE_NEXT, "stage-next", "Panels", "In the DP panel: the next RL stage (also Right)")    \
-	X(STAGE_PREV, "stage-prev", "Panels", "In the DP panel: the previous RL stage (also Left)") \
-	X(STEP_NEXT, "step-next", "Panels", "In a panel: the next step (also ])")                  \
-	X(STEP_PREV, "step-prev", "Panels", "In a panel: the previous step (also [)")              \
+	X(OVERVIEW, "overview", "Panels",                                                          \
+	  "Show the overview: the tables of tl summary, sortable; Enter goes to the row")          \
+	X(STAGE_NEXT, "stage-next", "Panels",                                                      \
+	  "In the DP panel: the next RL stage; in the overview: the next table (also Right)")      \
+	X(STAGE_PREV, "stage-prev", "Panels",                                                      \
+	  "In the DP panel: the previous RL stage; in the overview: the previous table (also "     \
+	  "Left)")                                                                                 \
+	X(STEP_NEXT, "step-next", "Panels",                                                        \
+	  "The next step: the timeline zooms to it, a panel shows it (also ] there)")              \
+	X(STEP_PREV, "step-prev", "Panels",                                                        \
+	  "The previous step: the timeline zooms to it, a panel shows it (also [ there)")          \
 	X(SORT_NEXT, "sort-next", "Panels",                                                        \
-	  "In the DP panel: sort by rank, duration, wait, decode steps or idle")                   \
+	  "In the DP panel and the overview: sort by the next column")                             \
 	X(TOGGLE_ABSTIME, "toggle-abstime", "View", "Show absolute (wall-clock) times")            \
 	X(COMMAND, "command", "View", "Enter a :-command")                                         \
 	X(HELP, "help", "View", "Show this help")                                                  \

@@ -76,6 +76,8 @@ static int
 cmd_mark(tl_ui *ui, char *arg)
 {
 	int64_t a, b;
+	if (*arg && strchr(arg, ' ') == NULL) /* one word: a bookmark at the cursor */
+		return bookmarks_add(ui, arg);
 	if (parse_range(ui, "mark", arg, &a, &b) != 0)
 		return -1;
 	timeline_mark_range(ui, a, b);
@@ -92,6 +94,50 @@ cmd_rank(tl_ui *ui, char *arg)
 			return 0;
 	ui_message(ui, 1, "rank: no rank '%s' loaded", arg);
 	return -1;
+}
+
+static int
+cmd_pin(tl_ui *ui, char *arg)
+{
+	if (*arg == '\0') {
+		ui_view_action(ui, ACT_PIN_RANK);
+		return 0;
+	}
+	char *end;
+	long r = strtol(arg, &end, 10);
+	for (size_t ri = 0; *end == '\0' && ri < ui->tr->nranks; ri++)
+		if (ui->tr->ranks[ri]->rank == r) {
+			timeline_pin_rank(ui, ri);
+			return 0;
+		}
+	ui_message(ui, 1, "pin: no rank '%s' loaded", arg);
+	return -1;
+}
+
+static int
+cmd_lanes(tl_ui *ui, char *arg)
+{
+	return timeline_filter_lanes(ui, arg);
+}
+
+static int
+cmd_summary(tl_ui *ui, char *arg)
+{
+	(void)arg;
+	ui_view_open(ui, &overview_view);
+	return 0;
+}
+
+static int
+cmd_step(tl_ui *ui, char *arg)
+{
+	char *end;
+	long long id = strtoll(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0') {
+		ui_message(ui, 1, "step: expected a step number (ProfilerStep#N), got '%s'", arg);
+		return -1;
+	}
+	return timeline_goto_step(ui, (int64_t)id);
 }
 
 static int

@@ -17,8 +17,18 @@
 	  "Search slice names of all ranks with a PCRE2 regular expression (as /); caseless "      \
 	  "unless the pattern has an upper-case letter")                                           \
 	X("zoom", NULL, "T0 T1", cmd_zoom, "Show the range from T0 to T1")                         \
-	X("mark", NULL, "T0 T1", cmd_mark, "Mark the range from T0 to T1 and show its statistics") \
+	X("mark", NULL, "T0 T1 | NAME", cmd_mark,                                                  \
+	  "Mark the range from T0 to T1 and show its statistics; with one word, set bookmark NAME " \
+	  "at the cursor (kept per profile in $XDG_STATE_HOME/tl/)")                               \
 	X("rank", NULL, "N", cmd_rank, "Go to rank N")                                             \
+	X("pin", NULL, "[N]", cmd_pin,                                                             \
+	  "Pin rank N (or the current one) to the top of the lanes; again: unpin")                 \
+	X("lanes", NULL, "[REGEX]", cmd_lanes,                                                     \
+	  "Show only lanes whose name or kind matches (comm|stage); alone: every lane again")      \
+	X("step", NULL, "N", cmd_step,                                                             \
+	  "Zoom to step N (ProfilerStep#N) over all ranks; mark-step then gives its statistics")   \
+	X("summary", NULL, "", cmd_summary,                                                        \
+	  "Show the overview panel: the tables of tl summary (as the overview key)")               \
 	X("bubbles", NULL, "[on|off]", cmd_bubbles, "Switch bubble highlighting on (or off)")      \
 	X("theme", NULL, "[NAME]", cmd_theme,                                                      \
 	  "Switch the theme: default, light, mono or your own (tl-theme(5))")                      \

@@ -13,6 +13,19 @@ typedef struct help_state {
 	int scroll, lines;
 } help_state;
 
+/* How many bytes of text fit a line of w columns, cut at a space when it must be cut. */
+static int
+help_wrap(const char *t, int w)
+{
+	int len = (int)strlen(t);
+	if (len <= w) /* the descriptions are ASCII */
+		return len;
+	int cut = w;
+	while (cut > 0 && t[cut] != ' ')
+		cut--;
+	return t[cut] == ' ' ? cut : w;
+}
+
 static void
 help_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 {
@@ -36,6 +49,21 @@ help_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	    ui->keys.name, ui->theme.name);
 	y++;
 	h--;
+	/* the columns: keys and action names as wide as they need (keys cut at a narrow
+	 * screen), the description the rest, wrapped onto more lines rather than cut */
+	int kw = 0, nw = 0;
+	for (int a = 0; a < ACT__COUNT; a++) {
+		char keys[128];
+		keymap_keys_text(&ui->keys, a, keys, sizeof keys);
+		int k = screen_text_width(s, keys), n = (int)strlen(action_table[a].name);
+		kw = k > kw ? k : kw;
+		nw = n > nw ? n : nw;
+	}
+	int kmax = w >= 120 ? 18 : w >= 100 ? 16 : 12;
+	kw = kw > kmax ? kmax : kw < 1 ? 1 : kw;
+	int nx = x + 3 + kw + 1, dx = nx + nw + 1, dw = w - (dx - x) - 1;
+	if (dw < 10)
+		dw = 10;
 	const char *section = NULL;
 	for (int a = 0; a < ACT__COUNT; a++) {
 		const tl_action_info *ai = &action_table[a];
@@ -47,9 +75,21 @@ help_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 		}
 		char keys[128];
 		keymap_keys_text(&ui->keys, a, keys, sizeof keys);
-		EMIT(screen_text(s, x + 3, y + row, 18, keys[0] ? keys : "-", SLOT_RANK);
-		     screen_text(s, x + 22, y + row, 20, ai->name, SLOT_LABEL);
-		     screen_text(s, x + 43, y + row, w - 44, ai->help, SLOT_NORMAL));
+		const char *p = ai->help, *kp = keys[0] ? keys : "-";
+		int first = 1;
+		while (first || *p || *kp) {
+			int n = help_wrap(p, dw), kn = help_wrap(kp, kw);
+			EMIT(screen_printf(s, x + 3, y + row, kw, SLOT_RANK, "%.*s", kn, kp);
+			     if (first) screen_text(s, nx, y + row, nw, ai->name, SLOT_LABEL);
+			     screen_printf(s, dx, y + row, dw, SLOT_NORMAL, "%.*s", n, p));
+			p += n;
+			kp += kn;
+			while (*p == ' ')
+				p++;
+			while (*kp == ' ')
+				kp++;
+			first = 0;
+		}
 	}
 	EMIT((void)0);
 	EMIT(screen_text(s, x + 1, y + row, w - 1, ":-commands (Up and Down recall history)",

@@ -97,13 +97,28 @@ pp_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	int bw = w - LABEL_W - 1;
 	if (bw < 4)
 		return;
+	/* the selected stage's bubble in words under the title: its ratio and its idle time (the
+	 * step's span less the union of its blocks, both tlq_pipeline's) */
+	if (st->nstages) {
+		const tl_pp_stage *cs = &st->stages[s->sel < st->nstages ? s->sel : 0];
+		int64_t idle = (st->end - st->start) - cs->busy;
+		char id[32];
+		snprintf(id, sizeof id, "%.3f ms", (double)(idle > 0 ? idle : 0) / 1e6);
+		screen_fill(sc, x, y + h - 1, w, ' ', SLOT_DETAIL_KEY);
+		screen_printf(sc, x + 1, y + h - 1, w - 1, SLOT_DETAIL_KEY,
+		              "pp %d: bubble ratio %.1f%%, %s idle of the step's %s; F forward, B "
+		              "backward, the number its micro-batch",
+		              cs->pp_stage, cs->bubble_ratio * 100, id, sp);
+		h--;
+	}
+	const char *ruler_start = ui->utf8 ? "\u2502t=0" : "|t=0";
 	int x0 = x + LABEL_W;
-	screen_printf(sc, x + 1, y + 1, LABEL_W - 1, SLOT_LABEL, "%-4s %-8s %6s", "pp", "ranks",
+	screen_printf(sc, x + 1, y + 1, LABEL_W - 2, SLOT_LABEL, "%-4s %-8s %6s", "pp", "ranks",
 	              "bubble");
 	/* a ruler: the step's span in ms */
 	screen_fill(sc, x0, y + 1, bw, ' ', SLOT_RULER);
 	/* where the blocks come from, when not from ranges (the title has no room left) */
-	screen_printf(sc, x0, y + 1, bw, SLOT_RULER, "0 ms%s",
+	screen_printf(sc, x0, y + 1, bw, SLOT_RULER, "%s%s", ruler_start,
 	              pp->ranks_from_ops == 0 ? ""
 	              : pp->ranks_from_ops == pp->ranks_with_blocks
 	                  ? "   blocks from forward/backward operator pairs"

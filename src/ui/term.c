@@ -22,6 +22,13 @@
 
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t curses_active;
+/* SGR (1006) mouse reports turned on by tl itself, for terminals whose terminfo mouse is the
+ * X10 encoding (tmux-256color, screen): X10 cannot say a column past 223 */
+static volatile sig_atomic_t sgr_mouse_on;
+static FILE *sgr_mouse_out;
+
+#define SGR_MOUSE_ON "\033[?1006h"
+#define SGR_MOUSE_OFF "\033[?1006l"
 
 typedef struct term_state {
 	SCREEN *screen;
@@ -50,6 +57,11 @@ terminal_restore(void)
 {
 	if (curses_active) {
 		curses_active = 0;
+		if (sgr_mouse_on && sgr_mouse_out) {
+			fputs(SGR_MOUSE_OFF, sgr_mouse_out);
+			fflush(sgr_mouse_out);
+		}
+		sgr_mouse_on = 0;
 		endwin();
 	}
 }
@@ -267,6 +279,49 @@ terminal_gone(void)
 	return 0;
 }
 
+/* After ESC [: an SGR mouse report "< b ; x ; y M" (press, motion) or "m" (release), x and y
+ * from 1. Returns 1 and fills *tm; 0 when the next key is not '<' (given back, so ESC [ stays
+ * Alt-[) or the report is cut short. */
+static int
+sgr_mouse_read(term_mouse *tm)
+{
+	wint_t c;
+	if (wget_wch(stdscr, &c) != OK)
+		return 0;
+	if (c != '<') {
+		unget_wch((wchar_t)c);
+		return 0;
+	}
+	long v[3] = {0, 0, 0};
+	int field = 0, final = 0;
+	for (int n = 0; n < 24; n++) {
+		if (wget_wch(stdscr, &c) != OK)
+			return 0;
+		if (c >= '0' && c <= '9' && v[field] < 100000)
+			v[field] = v[field] * 10 + (long)(c - '0');
+		else if (c == ';' && field < 2)
+			field++;
+		else if ((c == 'M' || c == 'm') && field == 2) {
+			final = (int)c;
+			break;
+		} else
+			return 0;
+	}
+	if (!final || v[1] < 1 || v[2] < 1)
+		return 0;
+	long b = v[0];
+	*tm = (term_mouse){.x = (int)v[1] - 1, .y = (int)v[2] - 1};
+	if (b & 64) /* the wheel: 64 up, 65 down */
+		tm->wheel = (b & 1) ? -1 : 1;
+	else if (final == 'm')
+		tm->release = (b & 3) == 0;
+	else if (b & 32) /* motion, with the button held (32) or none (35) */
+		tm->motion = 1;
+	else
+		tm->press = (b & 3) == 0;
+	return 1;
+}
+
 /* One key from the terminal, or -1 on timeout / nothing (term.lost set when the terminal has
  * gone: a read then fails at once, forever, and SIGHUP may be ignored or blocked, as under
  * nohup). */
@@ -321,6 +376,11 @@ read_key(tl_screen *scr, term_mouse *tm, int *ev)
 		wtimeout(stdscr, 30);
 		wint_t w2;
 		int r2 = wget_wch(stdscr, &w2);
+		if (r2 == OK && w2 == '[' && sgr_mouse_on && sgr_mouse_read(tm)) {
+			wtimeout(stdscr, 250);
+			*ev = TERM_MOUSE;
+			return -1;
+		}
 		wtimeout(stdscr, 250);
 		*ev = TERM_KEY;
 		if (r2 == OK && w2 != TLK_ESC)
@@ -401,6 +461,15 @@ term_open(const tl_theme *theme, int want_cols, int want_rows, tl_screen *scr)
 	if (!term.counting) {
 		mouseinterval(0);
 		mousemask(ALL_MOUSE_EVENTS | REPORT_MOUSE_POSITION, NULL);
+		/* where curses itself asks for X10 reports, ask for SGR ones too and read them in
+		 * read_key (SGR: any column, and a release that names its button) */
+		const char *km = tigetstr("kmous");
+		if (km == NULL || km == (char *)-1 || strcmp(km, "\033[<") != 0) {
+			sgr_mouse_out = term.out;
+			fputs(SGR_MOUSE_ON, term.out);
+			fflush(term.out);
+			sgr_mouse_on = 1;
+		}
 	}
 	term_styles(theme);
 	int rows, cols;

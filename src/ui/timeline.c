@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BUBBLE_LIST_MAX 10000 /* bubble-largest walks this many, largest first */
+#define BUBBLE_LIST_MAX 10000
+#define LABEL_WIDTH_MAX                                                                            \
+	48 /* columns the lane names may take */ /* bubble-largest walks this many, largest first  \
+	                                          */
 
 /* ---- view geometry ------------------------------------------------------------------------- */
 
@@ -28,6 +31,18 @@ timeline_layout(tl_ui *ui, int w, int h, int pane_h)
 {
 	tl_timeline *tl = TIMELINE(ui);
 	int lw = label_width(w);
+	/* wider to fit the longest lane name, up to a third of the screen (LABEL_WIDTH_MAX at most)
+	 */
+	int want = 0;
+	for (size_t i = 0; i < tl->nlanes; i++) {
+		int lwi = tl->lanes[i].indent + screen_text_width(&ui->scr, tl->lanes[i].label) + 1;
+		want = lwi > want ? lwi : want;
+	}
+	int cap = w / 3 < LABEL_WIDTH_MAX ? w / 3 : LABEL_WIDTH_MAX;
+	if (want > cap)
+		want = cap;
+	if (want > lw)
+		lw = want;
 	int ncols = w - lw - 1;
 	if (ncols < 1)
 		ncols = 1;
@@ -85,10 +100,11 @@ int
 timeline_goto_rank(tl_ui *ui, size_t ri)
 {
 	tl_timeline *tl = TIMELINE(ui);
+	rank_focus(ui, ri);
 	for (size_t i = 0; i < tl->nlanes; i++)
 		if (tl->lanes[i].type == UL_HEADER && tl->lanes[i].rank == ri) {
 			tl->lane = i;
-			tl->top = i;
+			rank_visible(ui);
 			return 0;
 		}
 	return -1;
@@ -288,6 +304,13 @@ bubble_describe(tl_ui *ui, const char *what, const tl_rl_bubble *b)
 	           bubble_reason_name(b->reason));
 }
 
+void
+timeline_show_bubble(tl_ui *ui, const tl_rl_bubble *b)
+{
+	bubble_show(ui, b);
+	bubble_describe(ui, "Bubble", b);
+}
+
 static void
 bubble_step(tl_ui *ui, int dir)
 {
@@ -325,6 +348,20 @@ bubble_largest(tl_ui *ui, int dir)
 		ui_message(ui, 0, "No bubbles: no idle gap between device work on any rank");
 		return;
 	}
+	if (tl->border == NULL) {
+		/* the bubbles inside steps (or of a profile without steps) first, longest first:
+		 * they are the ones a change to the step can remove; the gaps between steps (data
+		 * loading, checkpoints) come after */
+		tl->border = xmalloc(nb * sizeof *tl->border);
+		size_t k = 0;
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t i = 0; i < nb; i++) {
+				tl_rl_bubble b;
+				tlq_rl_bubble_largest(rl, BUBBLE_LIST_MAX, i, &b);
+				if (b.between_steps == pass)
+					tl->border[k++] = i;
+			}
+	}
 	if (dir > 0) {
 		if (tl->bpos >= nb) {
 			ui_message(ui, 0, "That was the last of the %zu largest bubbles", nb);
@@ -339,8 +376,8 @@ bubble_largest(tl_ui *ui, int dir)
 		tl->bpos--;
 	}
 	tl_rl_bubble b;
-	tlq_rl_bubble_largest(rl, BUBBLE_LIST_MAX, tl->bpos - 1, &b);
-	char what[64];
+	tlq_rl_bubble_largest(rl, BUBBLE_LIST_MAX, tl->border[tl->bpos - 1], &b);
+	char what[64]; /* the message says "between steps" of those that are */
 	snprintf(what, sizeof what, "Bubble #%zu of %zu by size", tl->bpos, nb);
 	bubble_show(ui, &b);
 	bubble_describe(ui, what, &b);
@@ -424,6 +461,88 @@ search_step(tl_ui *ui, int dir)
 		return;
 	}
 	match_go(ui, &m);
+}
+
+/* ---- steps --------------------------------------------------------------------------------- */
+
+/* The step of the current lane's rank at the cursor: returns 0 and sets *id, or -1. */
+static int
+cursor_step(const tl_ui *ui, int64_t *id)
+{
+	const tl_timeline *tl = TIMELINE(ui);
+	if (tl->lane >= tl->nlanes)
+		return -1;
+	return tlq_step_at(ui->tr->ranks[tl->lanes[tl->lane].rank], tl->vp.cursor, id);
+}
+
+int
+timeline_step_at_cursor(const tl_ui *ui, int64_t *id)
+{
+	return cursor_step(ui, id);
+}
+
+int
+timeline_goto_step(tl_ui *ui, int64_t id)
+{
+	int64_t t0, t1;
+	if (tlq_step_span(ui->tr, id, &t0, &t1) != 0) {
+		ui_message(ui, 1, "No step %" PRId64 " in this profile", id);
+		return -1;
+	}
+	tl_timeline *tl = TIMELINE(ui);
+	timeline_show_range(ui, t0, t1);
+	tl->vp.cursor = t0;
+	vp_follow_cursor(&tl->vp);
+	char a[48], b[48], d[32], k[32];
+	ui_message(ui, 0, "Step %" PRId64 ": %s \u2013 %s (%s); %s marks it for statistics", id,
+	           ui_time(ui, t0, a, sizeof a), ui_time(ui, t1, b, sizeof b),
+	           timefmt_dur(t1 - t0, d, sizeof d),
+	           keymap_key_hint(&ui->keys, ACT_MARK_STEP, k, sizeof k));
+	return 0;
+}
+
+/* The next (dir > 0) or previous step from the one at the cursor, or from the cursor when it
+ * is in none. */
+static void
+step_move(tl_ui *ui, int dir)
+{
+	int64_t *ids, cur, t0, t1, cursor = TIMELINE(ui)->vp.cursor;
+	size_t n = tlq_step_ids(ui->tr, &ids);
+	int have = cursor_step(ui, &cur) == 0;
+	size_t pick = SIZE_MAX;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = dir > 0 ? k : n - 1 - k;
+		if (have ? (dir > 0 ? ids[i] > cur : ids[i] < cur)
+		         : tlq_step_span(ui->tr, ids[i], &t0, &t1) == 0 &&
+		               (dir > 0 ? t0 >= cursor : t1 <= cursor)) {
+			pick = i;
+			break;
+		}
+	}
+	if (n == 0)
+		ui_message(ui, 1, "This profile has no steps (no ProfilerStep ranges)");
+	else if (pick == SIZE_MAX)
+		ui_message(ui, 1, dir > 0 ? "No step after this one" : "No step before this one");
+	else
+		timeline_goto_step(ui, ids[pick]);
+	free(ids);
+}
+
+/* Marks the step at the cursor (its span over the ranks) as the range. */
+static void
+mark_step(tl_ui *ui)
+{
+	int64_t id, t0, t1;
+	if (cursor_step(ui, &id) != 0) {
+		ui_message(ui, 1, "The cursor is in no step of this rank (:step N goes to one)");
+		return;
+	}
+	if (tlq_step_span(ui->tr, id, &t0, &t1) != 0)
+		return;
+	timeline_mark_range(ui, t0, t1);
+	char d[32];
+	ui_message(ui, 0, "Step %" PRId64 " marked (%s): its statistics below", id,
+	           timefmt_dur(t1 - t0, d, sizeof d));
 }
 
 /* ---- actions ------------------------------------------------------------------------------- */
@@ -523,13 +642,14 @@ timeline_action(tl_ui *ui, void *st, int a)
 		if (tl->lane < tl->nlanes) {
 			size_t ri = tl->lanes[tl->lane].rank;
 			tl->rs[ri].collapsed ^= 1;
+			tl->accordion = 0; /* folded by hand: moving no longer folds */
 			timeline_rebuild_lanes(ui);
 			for (size_t i = 0; i < tl->nlanes; i++)
 				if (tl->lanes[i].rank == ri) {
 					tl->lane = i;
 					break;
 				}
-			lane_visible(ui);
+			rank_visible(ui);
 		}
 		break;
 	case ACT_TOGGLE_ALL: {
@@ -538,8 +658,15 @@ timeline_action(tl_ui *ui, void *st, int a)
 			any_open |= !tl->rs[i].collapsed;
 		for (size_t i = 0; i < ui->tr->nranks; i++)
 			tl->rs[i].collapsed = (unsigned char)any_open;
+		tl->accordion = 0;
+		size_t ri = tl->lane < tl->nlanes ? tl->lanes[tl->lane].rank : 0;
 		timeline_rebuild_lanes(ui);
-		lane_visible(ui);
+		for (size_t i = 0; i < tl->nlanes; i++)
+			if (tl->lanes[i].rank == ri) {
+				tl->lane = i; /* the same rank stays current, from its header */
+				break;
+			}
+		rank_visible(ui);
 		break;
 	}
 	case ACT_TOGGLE_STREAMS:
@@ -563,6 +690,10 @@ timeline_action(tl_ui *ui, void *st, int a)
 		if (tl->show_host)
 			tlq_host_lanes(ui->tr); /* DB profiles read them now, once */
 		timeline_rebuild_lanes(ui);
+		break;
+	case ACT_PIN_RANK:
+		if (tl->lane < tl->nlanes)
+			timeline_pin_rank(ui, tl->lanes[tl->lane].rank);
 		break;
 	case ACT_SLICE_NEXT:
 		slice_step(ui, 1);
@@ -601,6 +732,15 @@ timeline_action(tl_ui *ui, void *st, int a)
 			           timefmt_dur(b0 - a0, d, sizeof d));
 		}
 		break;
+	case ACT_MARK_STEP:
+		mark_step(ui);
+		break;
+	case ACT_STEP_NEXT:
+		step_move(ui, 1);
+		break;
+	case ACT_STEP_PREV:
+		step_move(ui, -1);
+		break;
 	case ACT_ZOOM_MARK:
 		if (ui->sel.nmark != 2) {
 			ui_message(ui, 1, "No range marked (mark twice)");
@@ -611,9 +751,11 @@ timeline_action(tl_ui *ui, void *st, int a)
 	case ACT_CLEAR:
 		if (ui->sel.nmark)
 			ui->sel.nmark = 0;
-		else if (ui->sel.have)
+		else if (ui->sel.have) {
+			/* the pane the selection opened has nothing left to show */
 			ui->sel.have = 0, tl->have_match = 0;
-		else if (tl->have_search)
+			ui_view_close(ui, &detail_view);
+		} else if (tl->have_search)
 			tlq_search_free(&tl->search), tl->have_search = 0, tl->have_match = 0;
 		else
 			ui_view_close(ui, &detail_view);
@@ -676,6 +818,65 @@ timeline_action(tl_ui *ui, void *st, int a)
 
 /* ---- what other files ask of the timeline -------------------------------------------------- */
 
+size_t
+timeline_current_rank(const tl_ui *ui)
+{
+	const tl_timeline *tl = TIMELINE(ui);
+	return tl->lane < tl->nlanes ? tl->lanes[tl->lane].rank : SIZE_MAX;
+}
+
+const tl_search *
+timeline_search_results(const tl_ui *ui)
+{
+	const tl_timeline *tl = TIMELINE(ui);
+	return tl->have_search ? &tl->search : NULL;
+}
+
+void
+timeline_show_match(tl_ui *ui, const tl_match_pos *m)
+{
+	match_go(ui, m);
+}
+
+int
+timeline_pin_rank(tl_ui *ui, size_t ri)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	int on = lanes_pin_toggle(ui, ri);
+	for (size_t i = 0; i < tl->nlanes; i++)
+		if (tl->lanes[i].type == UL_HEADER && tl->lanes[i].rank == ri) {
+			tl->lane = i;
+			break;
+		}
+	rank_visible(ui);
+	char k[32];
+	ui_message(ui, 0,
+	           on ? "Rank %d pinned to the top (%s again unpins it)"
+	              : "Rank %d unpinned: back in rank order",
+	           ui->tr->ranks[ri]->rank, keymap_key_hint(&ui->keys, ACT_PIN_RANK, k, sizeof k));
+	return on;
+}
+
+int
+timeline_filter_lanes(tl_ui *ui, const char *pattern)
+{
+	char err[300];
+	if (lanes_filter_set(ui, pattern, err, sizeof err) != 0) {
+		ui_message(ui, 1, "lanes: %s", err);
+		return -1;
+	}
+	size_t n = 0;
+	tl_timeline *tl = TIMELINE(ui);
+	for (size_t i = 0; i < tl->nlanes; i++)
+		n += tl->lanes[i].type != UL_HEADER;
+	if (pattern && *pattern)
+		ui_message(ui, 0, "%zu lanes match /%s/ (:lanes alone shows every lane again)", n,
+		           tl->filter);
+	else
+		ui_message(ui, 0, "Every lane shown again");
+	return 0;
+}
+
 int
 timeline_reveal(tl_ui *ui, size_t rank, int64_t t0, int64_t t1, const ui_slice_ref *sel)
 {
@@ -715,8 +916,15 @@ timeline_geometry_get(const tl_ui *ui, timeline_geometry *g)
 static void
 drag_pan(tl_ui *ui, int dx)
 {
-	for (int i = 0; i < (dx < 0 ? -dx : dx); i++)
-		vp_pan(&TIMELINE(ui)->vp, dx > 0 ? -1 : 1);
+	/* a drag stops where the profile ends: it does not pull empty time onto the screen (the
+	 * keys may, to centre an end) */
+	tl_viewport *v = &TIMELINE(ui)->vp;
+	for (int i = 0; i < (dx < 0 ? -dx : dx); i++) {
+		int64_t span = v->colw * v->ncols;
+		if (dx > 0 ? v->t0 - v->colw < v->t_min : v->t0 + span + v->colw > v->t_max)
+			break;
+		vp_pan(v, dx > 0 ? -1 : 1);
+	}
 }
 
 int
@@ -785,10 +993,13 @@ timeline_open(tl_ui *ui)
 	tl->vp.colw = 1;
 	tl->rs = xcalloc(ui->tr->nranks ? ui->tr->nranks : 1, sizeof *tl->rs);
 	tl->show_overlap = 1;
-	/* many ranks: start collapsed past the first few so the screen shows the job at a glance */
-	if (ui->tr->nranks > 8)
+	/* many ranks: every rank a header row, the job at a glance, and the current one open;
+	 * moving to another rank opens it and folds the one left */
+	if (ui->tr->nranks > 8) {
+		tl->accordion = 1;
 		for (size_t i = 1; i < ui->tr->nranks; i++)
 			tl->rs[i].collapsed = 1;
+	}
 	ui->state[VIEW_ID_timeline_view] = tl; /* the lanes are built through TIMELINE(ui) */
 	timeline_rebuild_lanes(ui);
 	return tl;
@@ -797,9 +1008,10 @@ timeline_open(tl_ui *ui)
 static void
 timeline_close(tl_ui *ui, void *st)
 {
-	(void)ui;
 	tl_timeline *tl = st;
+	lanes_free(ui);
 	free(tl->lanes);
+	free(tl->border);
 	free(tl->rs);
 	free(tl->edges);
 	free(tl->rk_comp);

@@ -26,6 +26,26 @@ void timeline_mark_range(tl_ui *, int64_t t0, int64_t t1);
  * search. Returns 0, or -1 with a message. */
 int timeline_search(tl_ui *, const char *pattern);
 int timeline_bubbles_shown(const tl_ui *);
+/* The trace rank of the current lane, or SIZE_MAX. */
+size_t timeline_current_rank(const tl_ui *);
+/* Sets bookmark NAME at the cursor on the current rank and keeps it in the state directory
+ * (ui/bookmarks.c). Returns 0, or -1 with a message. */
+int bookmarks_add(tl_ui *, const char *name);
+/* The last search, or NULL; and going to one of its matches (selected, in view). */
+const tl_search *timeline_search_results(const tl_ui *);
+void timeline_show_match(tl_ui *, const tl_match_pos *);
+/* Pins trace rank ri to the top of the lanes, or unpins it; returns 1 when now pinned. */
+int timeline_pin_rank(tl_ui *, size_t ri);
+/* Shows only the lanes whose name or kind matches pattern; NULL or "" shows all again.
+ * Returns 0, or -1 with a message. */
+int timeline_filter_lanes(tl_ui *, const char *pattern);
+/* Selects a bubble (a Free interval of tlq_rl_bubble_*), shows it and says what it is. */
+void timeline_show_bubble(tl_ui *, const tl_rl_bubble *);
+/* Zooms to step id (its span over the ranks), the cursor at its start. Returns 0, or -1 with a
+ * message when no rank has it. */
+int timeline_goto_step(tl_ui *, int64_t id);
+/* The step of the current rank at the cursor: returns 0 and sets *id, or -1. */
+int timeline_step_at_cursor(const tl_ui *, int64_t *id);
 
 /* For the main loop: the lane area for a screen of w x h with a pane of pane_h rows below
  * the lanes; the status line; the whole profile in view. */

@@ -260,7 +260,21 @@ draw_label(tl_ui *ui, const ui_lane *l, int y, int current)
 	int lw = tl->lanes_x - 1;
 	uint8_t slot = current ? SLOT_LABEL_CURRENT : l->type == UL_HEADER ? SLOT_RANK : SLOT_LABEL;
 	screen_fill(&ui->scr, 0, y, lw, ' ', slot);
-	screen_text(&ui->scr, l->indent, y, lw - l->indent, l->label, slot);
+	int room = lw - l->indent;
+	size_t len = strlen(l->label);
+	int ascii = 1;
+	for (size_t i = 0; i < len; i++)
+		ascii &= (unsigned char)l->label[i] < 0x80;
+	if (ascii && (int)len > room && room >= 8) {
+		/* cut in the middle: the end tells lanes apart (a group's id, a thread, a depth) */
+		int tail = room * 2 / 5, head = room - tail - 1;
+		char cut[160];
+		snprintf(cut, sizeof cut, "%.*s%s%s", head, l->label, ui->utf8 ? "\u2026" : "~",
+		         l->label + len - (size_t)tail);
+		screen_text(&ui->scr, l->indent, y, room, cut, slot);
+	} else {
+		screen_text(&ui->scr, l->indent, y, room, l->label, slot);
+	}
 	screen_put(&ui->scr, lw, y, ui->utf8 ? 0x2502 : '|', SLOT_LABEL, 0);
 }
 
@@ -482,6 +496,9 @@ timeline_status(tl_ui *ui, int y)
 	                   ui_time(ui, tl->vp.t0, a, sizeof a), ui_time(ui, t1, b, sizeof b),
 	                   timefmt_dur(t1 - tl->vp.t0, d, sizeof d),
 	                   ui_time(ui, tl->vp.cursor, cur, sizeof cur));
+	int64_t step;
+	if (timeline_step_at_cursor(ui, &step) == 0)
+		off += snprintf(buf + off, sizeof buf - (size_t)off, " step %" PRId64, step);
 	if (!ui->utf8) {
 		char *p = strstr(buf, "\u2013");
 		if (p) {
@@ -498,6 +515,17 @@ timeline_status(tl_ui *ui, int y)
 		else
 			off += snprintf(buf + off, sizeof buf - (size_t)off, "  | %zu matches",
 			                tl->search.total);
+	}
+	if (tl->npinned) {
+		off += snprintf(buf + off, sizeof buf - (size_t)off, "  | pinned");
+		for (size_t i = 0; i < tl->npinned && off < (int)sizeof buf - 16; i++)
+			off += snprintf(buf + off, sizeof buf - (size_t)off, " %d",
+			                ui->tr->ranks[tl->pinned[i]]->rank);
+	}
+	if (tl->filter) {
+		char f[64];
+		off += snprintf(buf + off, sizeof buf - (size_t)off, "  | lanes /%s/",
+		                ui_clean(ui, tl->filter, f, sizeof f));
 	}
 	if (ui->sel.nmark == 2)
 		off += snprintf(buf + off, sizeof buf - (size_t)off, "  | range %s",

@@ -40,6 +40,14 @@ typedef struct tl_timeline {
 	size_t lane, top; /* the current lane, the first shown */
 	ui_rank_state *rs;
 	int show_overlap, show_host;
+	int accordion; /* many ranks: only the current one open, until the user folds by hand */
+	/* ranks pinned to the top (indexes into tr->ranks, in the order pinned), and the lane
+	 * filter: only lanes whose label or kind matches are shown (headers always are) */
+	size_t *pinned;
+	size_t npinned;
+	char *filter;    /* the pattern, NULL: every lane */
+	void *filter_re; /* its pcre2_code */
+	void *filter_md; /* its pcre2_match_data */
 
 	/* search */
 	int have_search;
@@ -50,7 +58,8 @@ typedef struct tl_timeline {
 	/* bubbles: found and attributed by the query layer (tlq_rl_bubble_*), as `tl summary`
 	 * does */
 	int bubbles;
-	size_t bpos; /* position in the largest-bubbles list of the last jump + 1; 0 before */
+	size_t bpos;    /* position in border of the last jump + 1; 0 before */
+	size_t *border; /* the largest-bubbles list, those between steps last (NULL before B) */
 
 	/* mouse drag */
 	int drag, drag_x, drag_moved;
@@ -72,7 +81,19 @@ void timeline_rebuild_lanes(tl_ui *);
 /* Scrolls the lanes so that the current one is on screen. */
 void lane_visible(tl_ui *);
 void lane_move(tl_ui *, long d);
+/* Scrolls the lanes the least that shows the current lane's rank from its header. */
+void rank_visible(tl_ui *);
+/* Many ranks: opens rank ri and folds the others to their header row (accordion mode). */
+void rank_focus(tl_ui *, size_t ri);
 void rank_move(tl_ui *, int dir);
+/* Pins rank ri to the top, or unpins it when pinned; returns 1 when it is now pinned. */
+int lanes_pin_toggle(tl_ui *, size_t ri);
+/* Shows only the lanes whose label or kind matches pattern (PCRE2, caseless unless it has an
+ * upper-case letter); NULL or "" shows every lane again. Returns 0, or -1 with pcre2's message
+ * in err (the filter is then unchanged). */
+int lanes_filter_set(tl_ui *, const char *pattern, char *err, size_t errlen);
+/* Frees the pins and the filter. */
+void lanes_free(tl_ui *);
 /* The lane of a screen row, or SIZE_MAX. */
 size_t lane_at_row(const tl_ui *, int row);
 /* The lane showing track ti of rank ri (with reveal, making it shown when it is hidden). */

@@ -6,6 +6,10 @@
 #include "ui/timeline_int.h"
 #include "util/xalloc.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <ctype.h>
+#include <pcre2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,11 +46,28 @@ kind_slot(tl_lane_kind k, int64_t key)
 	}
 }
 
+/* Whether the lane filter lets a lane of this label and kind through. */
+static int
+filter_pass(const tl_timeline *tl, tl_lane_kind kind, const char *label)
+{
+	if (tl->filter_re == NULL)
+		return 1;
+	const char *kn = lane_kind_name(kind);
+	const char *s[2] = {label, kn ? kn : ""};
+	for (int i = 0; i < 2; i++)
+		if (pcre2_match(tl->filter_re, (PCRE2_SPTR)s[i], PCRE2_ZERO_TERMINATED, 0, 0,
+		                tl->filter_md, NULL) >= 0)
+			return 1;
+	return 0;
+}
+
 static void
 add_lane(tl_ui *ui, ui_lane_type type, size_t ri, tl_lane_kind kind, size_t first, size_t count,
          uint8_t indent, const char *label)
 {
 	tl_timeline *tl = TIMELINE(ui);
+	if (type != UL_HEADER && !filter_pass(tl, kind, label))
+		return;
 	ui_lane l = {.type = type,
 	             .rank = ri,
 	             .kind = kind,
@@ -85,6 +106,81 @@ track_label(const tl_rank *r, const tl_track *t, const char *prefix, char *buf, 
 		snprintf(buf, len, "%s%s", prefix, l);
 }
 
+static int
+rank_pinned(const tl_timeline *tl, size_t ri)
+{
+	for (size_t i = 0; i < tl->npinned; i++)
+		if (tl->pinned[i] == ri)
+			return 1;
+	return 0;
+}
+
+int
+lanes_pin_toggle(tl_ui *ui, size_t ri)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	for (size_t i = 0; i < tl->npinned; i++)
+		if (tl->pinned[i] == ri) {
+			memmove(&tl->pinned[i], &tl->pinned[i + 1],
+			        (tl->npinned - i - 1) * sizeof *tl->pinned);
+			tl->npinned--;
+			timeline_rebuild_lanes(ui);
+			rank_visible(ui);
+			return 0;
+		}
+	tl->pinned = xreallocarray(tl->pinned, tl->npinned + 1, sizeof *tl->pinned);
+	tl->pinned[tl->npinned++] = ri;
+	timeline_rebuild_lanes(ui);
+	rank_visible(ui);
+	return 1;
+}
+
+int
+lanes_filter_set(tl_ui *ui, const char *pattern, char *err, size_t errlen)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	pcre2_code *re = NULL;
+	if (pattern && *pattern) {
+		int ec, upper = 0;
+		PCRE2_SIZE eo;
+		for (const char *p = pattern; *p; p++)
+			upper |= isupper((unsigned char)*p) != 0;
+		re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+		                   PCRE2_UTF | PCRE2_MATCH_INVALID_UTF |
+		                       (upper ? 0 : PCRE2_CASELESS),
+		                   &ec, &eo, NULL);
+		if (re == NULL) {
+			PCRE2_UCHAR msg[256];
+			pcre2_get_error_message(ec, msg, sizeof msg);
+			snprintf(err, errlen, "%s at offset %zu", (const char *)msg, (size_t)eo);
+			return -1;
+		}
+	}
+	pcre2_code_free(tl->filter_re);
+	pcre2_match_data_free(tl->filter_md);
+	free(tl->filter);
+	tl->filter_re = re;
+	tl->filter_md = re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
+	tl->filter = re ? xstrdup(pattern) : NULL;
+	timeline_rebuild_lanes(ui);
+	rank_visible(ui);
+	return 0;
+}
+
+void
+lanes_free(tl_ui *ui)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	pcre2_code_free(tl->filter_re);
+	pcre2_match_data_free(tl->filter_md);
+	free(tl->filter);
+	free(tl->pinned);
+	tl->filter = NULL;
+	tl->filter_re = tl->filter_md = NULL;
+	tl->pinned = NULL;
+	tl->npinned = 0;
+}
+
 void
 timeline_rebuild_lanes(tl_ui *ui)
 {
@@ -96,7 +192,11 @@ timeline_rebuild_lanes(tl_ui *ui)
 		old = tl->lanes[tl->lane];
 	tl->nlanes = 0;
 	const tl_trace *tr = ui->tr;
-	for (size_t ri = 0; ri < tr->nranks; ri++) {
+	/* the pinned ranks first, in the order pinned, then the others in rank order */
+	for (size_t pos = 0; pos < tl->npinned + tr->nranks; pos++) {
+		size_t ri = pos < tl->npinned ? tl->pinned[pos] : pos - tl->npinned;
+		if (pos >= tl->npinned && rank_pinned(tl, ri))
+			continue;
 		const tl_rank *r = tr->ranks[ri];
 		char label[128];
 		const char *arrow = tl->rs[ri].collapsed ? (ui->utf8 ? "\u25b8" : "+")
@@ -213,6 +313,41 @@ lane_visible(tl_ui *ui)
 		tl->top = tl->lane - h + 1;
 	if (tl->nlanes > h && tl->top > tl->nlanes - h)
 		tl->top = tl->nlanes - h;
+	if (tl->nlanes <= h)
+		tl->top = 0; /* everything fits: no rank above the screen, no empty rows below */
+}
+
+void
+rank_visible(tl_ui *ui)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	if (tl->lane >= tl->nlanes)
+		return;
+	size_t h = (size_t)(tl->lanes_h > 0 ? tl->lanes_h : 1);
+	size_t ri = tl->lanes[tl->lane].rank, first = tl->lane, end = tl->lane + 1;
+	while (first > 0 && tl->lanes[first - 1].rank == ri)
+		first--;
+	while (end < tl->nlanes && tl->lanes[end].rank == ri)
+		end++;
+	/* least movement: scroll only as far as the group (or as much of it from its header as
+	 * fits) needs; when every lane fits, nothing scrolls */
+	size_t want_end = end - first > h ? first + h : end;
+	if (first < tl->top)
+		tl->top = first;
+	else if (want_end > tl->top + h)
+		tl->top = want_end - h;
+	lane_visible(ui);
+}
+
+void
+rank_focus(tl_ui *ui, size_t ri)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	if (!tl->accordion || ri >= ui->tr->nranks || !tl->rs[ri].collapsed)
+		return;
+	for (size_t i = 0; i < ui->tr->nranks; i++)
+		tl->rs[i].collapsed = i != ri;
+	timeline_rebuild_lanes(ui);
 }
 
 void
@@ -252,10 +387,15 @@ rank_move(tl_ui *ui, int dir)
 		}
 		i = h;
 	}
+	/* many ranks open one at a time: the one moved to, the others as header rows */
+	size_t ri = tl->lanes[i].rank;
+	if (tl->accordion && tl->rs[ri].collapsed) {
+		rank_focus(ui, ri);
+		for (i = 0; i < tl->nlanes && tl->lanes[i].rank != ri; i++)
+			;
+	}
 	tl->lane = i;
-	/* a rank group reads best from its header down */
-	tl->top = i;
-	lane_visible(ui);
+	rank_visible(ui);
 }
 
 size_t
@@ -289,6 +429,7 @@ lane_of_track(tl_ui *ui, size_t ri, size_t ti, int reveal)
 		if (!reveal || pass == 1)
 			break;
 		const tl_track *t = ui->tr->ranks[ri]->tracks[ti];
+		rank_focus(ui, ri);
 		tl->rs[ri].collapsed = 0;
 		if (t->kind == TL_LANE_OVERLAP)
 			tl->show_overlap = 1;

@@ -71,6 +71,9 @@ typedef struct view_ops {
 	X(detail_view)                                                                             \
 	X(dp_panel_view)                                                                           \
 	X(pp_view)                                                                                 \
+	X(overview_view)                                                                           \
+	X(search_list_view)                                                                        \
+	X(bookmarks_view)                                                                          \
 	X(help_view)
 
 #define VIEW_EXTERN_(v) extern const view_ops v;

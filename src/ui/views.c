@@ -96,6 +96,10 @@ ui_view_action(tl_ui *ui, int a)
 			ui_view_open(ui, views[i]);
 			return;
 		}
+	/* a key that does nothing here says why: the help text names where it works */
+	if (a >= 0 && a < ACT__COUNT)
+		ui_message(ui, 1, "%s does nothing here: %s", action_table[a].name,
+		           action_table[a].help);
 }
 
 void

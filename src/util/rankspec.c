@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int
 cmp_int(const void *a, const void *b)
@@ -13,20 +14,74 @@ cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A rank number: returns the end, or NULL with *big set when it is a number above TL_RANK_MAX
+ * (out of range, not malformed). */
 static const char *
-parse_num(const char *p, long *out)
+parse_num(const char *p, long *out, int *big)
 {
+	*big = 0;
 	if (!isdigit((unsigned char)*p))
 		return NULL;
 	long v = 0;
 	while (isdigit((unsigned char)*p)) {
-		v = v * 10 + (*p - '0');
-		if (v > TL_RANK_MAX)
-			return NULL;
+		if (v <= TL_RANK_MAX)
+			v = v * 10 + (*p - '0');
 		p++;
+	}
+	if (v > TL_RANK_MAX) {
+		*big = 1;
+		return NULL;
 	}
 	*out = v;
 	return p;
+}
+
+static void
+out_of_range(const char *spec, const char *at, char *err, size_t errlen)
+{
+	int n = 0;
+	while (isdigit((unsigned char)at[n]))
+		n++;
+	snprintf(err, errlen, "bad rank spec '%s': rank %.*s is out of range (0-%d)", spec, n, at,
+	    TL_RANK_MAX);
+}
+
+void
+rankset_normalize(tl_rankset *rs)
+{
+	if (rs->n > 1)
+		qsort(rs->ranks, rs->n, sizeof *rs->ranks, cmp_int);
+	size_t w = 0;
+	for (size_t i = 0; i < rs->n; i++)
+		if (w == 0 || rs->ranks[w - 1] != rs->ranks[i])
+			rs->ranks[w++] = rs->ranks[i];
+	rs->n = w;
+}
+
+void
+rankset_format(const tl_rankset *rs, char *buf, size_t len)
+{
+	size_t used = 0, more = 0;
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < rs->n;) {
+		size_t j = i + 1;
+		while (j < rs->n && rs->ranks[j] == rs->ranks[j - 1] + 1)
+			j++;
+		char item[32];
+		if (j - i == 1)
+			snprintf(item, sizeof item, "%d", rs->ranks[i]);
+		else
+			snprintf(item, sizeof item, "%d-%d", rs->ranks[i], rs->ranks[j - 1]);
+		if (more == 0 && used + strlen(item) + 24 < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", item);
+		else
+			more += j - i;
+		i = j;
+	}
+	if (more)
+		snprintf(buf + used, len - used, " and %zu more", more);
 }
 
 int
@@ -44,7 +99,12 @@ rankspec_parse(const char *spec, tl_rankset *out, char *err, size_t errlen)
 	for (;;) {
 		const char *item = p;
 		long a, b;
-		const char *q = parse_num(p, &a);
+		int big;
+		const char *q = parse_num(p, &a, &big);
+		if (q == NULL && big) {
+			out_of_range(spec, p, err, errlen);
+			goto fail;
+		}
 		if (q == NULL) {
 			snprintf(err, errlen,
 			    "bad rank spec '%s' at position %d: expected a rank number (0-%d)", spec,
@@ -53,7 +113,11 @@ rankspec_parse(const char *spec, tl_rankset *out, char *err, size_t errlen)
 		}
 		b = a;
 		if (*q == '-') {
-			const char *r = parse_num(q + 1, &b);
+			const char *r = parse_num(q + 1, &b, &big);
+			if (r == NULL && big) {
+				out_of_range(spec, q + 1, err, errlen);
+				goto fail;
+			}
 			if (r == NULL) {
 				snprintf(err, errlen,
 				    "bad rank spec '%s' at position %d: expected a number after '-'", spec,
@@ -84,12 +148,7 @@ rankspec_parse(const char *spec, tl_rankset *out, char *err, size_t errlen)
 		}
 		p = q + 1;
 	}
-	qsort(out->ranks, out->n, sizeof *out->ranks, cmp_int);
-	size_t w = 0;
-	for (size_t i = 0; i < out->n; i++)
-		if (w == 0 || out->ranks[w - 1] != out->ranks[i])
-			out->ranks[w++] = out->ranks[i];
-	out->n = w;
+	rankset_normalize(out);
 	return 0;
 fail:
 	free(out->ranks);

@@ -92,6 +92,10 @@ if [ -d "$SAMPLES/ascend-db" ] && command -v sqlite3 >/dev/null; then
 	"$TL" summary "$SAMPLES/ascend-db/level0" --rank 1,3 --json >"$t_tmp/out" 2>"$t_tmp/err"
 	check "--rank 1,3 loads rank 1 only" sh -c "grep -q '\"rank\":1' '$t_tmp/out' && ! grep -q '\"rank\":0' '$t_tmp/out'"
 	check "--rank 1,3 warns that rank 3 is absent" grep -q "3" "$t_tmp/err"
+	# no rank asked for exists: the ranks that do are listed (the sample has ranks 0 and 1)
+	"$TL" summary "$SAMPLES/ascend-db/level0" --rank 5,7 >"$t_tmp/out" 2>"$t_tmp/err"
+	check "--rank with no existing rank exits 2" [ $? -eq 2 ]
+	check "... and lists the ranks there are" grep -q "the ranks there are: 0-1\$" "$t_tmp/err"
 
 	# a single .db file as PATH
 	one="$SAMPLES/ascend-db/level0/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db"
@@ -118,6 +122,24 @@ check "bad rank spec exits 1" [ $? -eq 1 ]
 check "bad rank spec names the position" grep -q "position" "$t_tmp/err"
 "$TL" summary /nonexistent --rank 7-3 >/dev/null 2>"$t_tmp/err"
 check "backwards range is refused" grep -q "backwards" "$t_tmp/err"
+# a rank above the limit is out of range, not malformed
+for spec in 99999999999 0-99999999999 2,1000001; do
+	"$TL" summary /nonexistent --rank $spec >/dev/null 2>"$t_tmp/err"
+	check "--rank $spec exits 1" [ $? -eq 1 ]
+	check "--rank $spec is said to be out of range" grep -q "is out of range (0-1000000)" "$t_tmp/err"
+	check "--rank $spec is not called malformed" sh -c "! grep -q 'expected' '$t_tmp/err'"
+done
+# a file that is not a profile and a directory without profiles: the same exit status
+mkdir -p "$t_tmp/noprof"
+printf 'not a profile\n' > "$t_tmp/noprof.txt"
+"$TL" summary "$t_tmp/noprof" >/dev/null 2>&1
+rc_dir=$?
+"$TL" summary "$t_tmp/noprof.txt" >/dev/null 2>"$t_tmp/err"
+rc_file=$?
+check "not-a-profile and no-profiles exit alike (2)" [ "$rc_dir$rc_file" = 22 ]
+check "... the file is named with its problem" grep -q "noprof.txt: neither a profiler DB" "$t_tmp/err"
+"$TL" info "$t_tmp/noprof.txt" >/dev/null 2>&1
+check "info on a file that is not a profile exits 2" [ $? -eq 2 ]
 "$TL" frobnicate >/dev/null 2>&1
 check "unknown command exits 1" [ $? -eq 1 ]
 "$TL" --help | grep -q "tl summary PATH"

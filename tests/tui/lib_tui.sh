@@ -4,7 +4,7 @@
 . "$(dirname "$0")/../lib.sh"
 FIXTURE=$TL_TESTBIN/tui/tui_fixture
 GOLDEN=$TL_SRCDIR/tests/tui/golden
-export XDG_CONFIG_HOME="$t_tmp/config" TZ=UTC LC_ALL=C.UTF-8
+export XDG_CONFIG_HOME="$t_tmp/config" XDG_STATE_HOME="$t_tmp/state" TZ=UTC LC_ALL=C.UTF-8
 unset NO_COLOR LANG LANGUAGE
 
 # fixture NAME [tui_fixture options]: a generated profile in $t_tmp/NAME

@@ -84,7 +84,7 @@ check "GPipe: every forward before the first backward" sh -c "sed -n 3p '$t_tmp/
 view "$t_tmp/pp" 120x24 P
 sed 1,2d "$t_tmp/screen.txt" > "$t_tmp/pp-ranges.txt"
 view "$t_tmp/ppops" 120x24 P
-check "without ranges, the blocks come from the operator pairs (said above the rows)" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q '0 ms   blocks from forward/backward operator pairs'"
+check "without ranges, the blocks come from the operator pairs (said above the rows)" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 't=0   blocks from forward/backward operator pairs'"
 check "... the title still ends with its key hints at 120 columns" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'q: close)'"
 check "... and the view is the one the ranges give" sh -c "sed 1,2d '$t_tmp/screen.txt' | cmp -s - '$t_tmp/pp-ranges.txt'"
 view "$t_tmp/ppops-unsaid" 100x30 P
@@ -200,12 +200,14 @@ want_of() {
 agree() {
 	name=$1 prof=$2 nr=$3 min_staged=$4
 	json_bubbles "$prof" > "$t_tmp/$name.json.txt"
-	tui_bubbles "$prof" 24 > "$t_tmp/$name.tui.txt"
+	tui_bubbles "$prof" 80 > "$t_tmp/$name.tui.txt"
 	check "$name: the summary lists bubbles" [ -s "$t_tmp/$name.json.txt" ]
 	check "$name: B runs and shows bubbles" [ -s "$t_tmp/$name.tui.txt" ]
 	r=0
 	while [ $r -lt "$nr" ]; do
-		j=$(awk -v r=$r '$1 == r { print; exit }' "$t_tmp/$name.json.txt")
+		# B walks the bubbles inside steps first: the rank's largest of those, if any
+		j=$(awk -v r=$r '$1 == r && $5 != "between" { print; exit }' "$t_tmp/$name.json.txt")
+		[ -n "$j" ] || j=$(awk -v r=$r '$1 == r { print; exit }' "$t_tmp/$name.json.txt")
 		u=$(awk -v r=$r '$1 == r { print; exit }' "$t_tmp/$name.tui.txt")
 		# shellcheck disable=SC2086
 		want=$(want_of $j)
@@ -245,9 +247,15 @@ else
 	skip "the viewer's bubbles agree with the summary's: date(1) cannot convert epoch seconds"
 fi
 view "$t_tmp/grpo" 160x40 B
-check "the B message names step, stage and reason: the gap between two steps, in no stage" \
-	sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble #1 of [0-9]* by size: 1.563 ms idle on rank 0 at [0-9.]*ms, between steps, no stage, nothing_scheduled'"
-view "$t_tmp/grpo" 160x40 i B
+check "the B message names step, stage and reason: first the largest gap inside a step" \
+	sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq '^Bubble #1 of [0-9]* by size: [0-9.]+ (ms|us|µs) idle on rank [0-9]+ at [0-9.]*ms, step [0-9]+, stage [a-z_]+, [a-z_]+ *\$'"
+# the summary's answer: the longest bubble inside a step over every rank (between steps last)
+json_bubbles "$t_tmp/grpo" > "$t_tmp/grpo.all.txt"
+first=$(awk '$5 != "between"' "$t_tmp/grpo.all.txt" | sort -k1,1n -s | awk '{ print ($3 - $2), $0 }' | sort -k1,1nr -s | head -1)
+fr=$(echo "$first" | awk '{ print $2 }')
+check "... it is the summary's longest in-step bubble (rank $fr)" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q ' idle on rank $fr at '"
+# the longest bubble of all, between two steps: the overview's bubble table, longest first
+view "$t_tmp/grpo" 160x40 i V S S S "<Enter>"
 check "the detail pane of a bubble: the summary's evidence" \
 	sh -c "grep -q '^ evidence  *no host range open; after update_actor, before generate_sequences' '$t_tmp/screen.txt'"
 check "... under the title Selected bubble" has "Selected bubble"

@@ -1,0 +1,288 @@
+/* Bookmarks: named places (a rank and a time) set with `:mark NAME`, listed in a panel where
+ * Enter goes back to one. They are kept per profile in the user's state directory,
+ * $XDG_STATE_HOME/tl/bookmarks/ (default ~/.local/state/tl/bookmarks/), one file per profile
+ * named by a hash of its source files' paths — never beside the profile, which is read-only to
+ * tl. The file is text: "# profile PATH" and then NAME<TAB>RANK<TAB>TIME lines, the time in ns
+ * on the profile's clock. */
+#include "config.h"
+#include "ui/common.h"
+#include "ui/timeline.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define BOOKMARK_NAME_MAX 64
+
+typedef struct bookmark {
+	char name[BOOKMARK_NAME_MAX];
+	int rank; /* the profile's rank number */
+	int64_t t;
+} bookmark;
+
+typedef struct bm_state {
+	int loaded;
+	char *file; /* NULL: no state directory (neither XDG_STATE_HOME nor HOME) */
+	bookmark *v;
+	size_t n, cap;
+	size_t sel, top;
+} bm_state;
+
+/* The state directory's tl folder (malloc'd), or NULL. */
+static char *
+state_dir(void)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	if (xdg && *xdg == '/')
+		return xasprintf("%s/tl/bookmarks", xdg);
+	if (home && *home)
+		return xasprintf("%s/.local/state/tl/bookmarks", home);
+	return NULL;
+}
+
+static int
+mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+				free(p);
+				return -1;
+			}
+			*s = '/';
+		}
+	int rc = mkdir(p, 0700) != 0 && errno != EEXIST ? -1 : 0;
+	free(p);
+	return rc;
+}
+
+/* FNV-1a over the source paths: the same profile opened again finds its bookmarks. */
+static uint64_t
+profile_hash(const tl_trace *tr)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < tr->sources.n; i++) {
+		for (const char *p = tr->sources.v[i].path; p && *p; p++) {
+			h ^= (unsigned char)*p;
+			h *= 1099511628211ULL;
+		}
+		h ^= '\n';
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static void
+load(tl_ui *ui, bm_state *s)
+{
+	if (s->loaded)
+		return;
+	s->loaded = 1;
+	char *dir = state_dir();
+	if (dir == NULL)
+		return;
+	s->file = xasprintf("%s/%016" PRIx64 ".tsv", dir, profile_hash(ui->tr));
+	free(dir);
+	FILE *f = fopen(s->file, "r");
+	if (f == NULL)
+		return;
+	char line[512];
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#')
+			continue;
+		bookmark b = {0};
+		char *tab = strchr(line, '\t');
+		if (tab == NULL || tab - line >= BOOKMARK_NAME_MAX || tab == line)
+			continue;
+		memcpy(b.name, line, (size_t)(tab - line));
+		long long t;
+		if (sscanf(tab + 1, "%d\t%lld", &b.rank, &t) != 2)
+			continue;
+		b.t = t;
+		VEC_PUSH(s->v, s->n, s->cap, b);
+	}
+	fclose(f);
+}
+
+static int
+save(tl_ui *ui, bm_state *s)
+{
+	if (s->file == NULL)
+		return -1;
+	char *dir = xstrdup(s->file);
+	*strrchr(dir, '/') = '\0';
+	int rc = mkdir_p(dir);
+	free(dir);
+	if (rc != 0)
+		return -1;
+	char *tmp = xasprintf("%s.tmp", s->file);
+	FILE *f = fopen(tmp, "w");
+	if (f == NULL) {
+		free(tmp);
+		return -1;
+	}
+	fprintf(f, "# tl bookmarks of the profile %s\n",
+	        ui->tr->sources.n ? ui->tr->sources.v[0].dir : "?");
+	for (size_t i = 0; i < s->n; i++)
+		fprintf(f, "%s\t%d\t%" PRId64 "\n", s->v[i].name, s->v[i].rank, s->v[i].t);
+	rc = fclose(f) == 0 ? rename(tmp, s->file) : -1;
+	if (rc != 0)
+		remove(tmp);
+	free(tmp);
+	return rc;
+}
+
+int
+bookmarks_add(tl_ui *ui, const char *name)
+{
+	bm_state *s = ui_view_state(ui, &bookmarks_view);
+	load(ui, s);
+	size_t len = strlen(name);
+	if (len == 0 || len >= BOOKMARK_NAME_MAX || strpbrk(name, "\t\n\r")) {
+		ui_message(ui, 1, "mark: a name of 1 to %d characters", BOOKMARK_NAME_MAX - 1);
+		return -1;
+	}
+	size_t ri = timeline_current_rank(ui);
+	bookmark b = {.rank = ri < ui->tr->nranks ? ui->tr->ranks[ri]->rank : 0,
+	              .t = timeline_cursor(ui)};
+	memcpy(b.name, name, len + 1);
+	size_t i;
+	for (i = 0; i < s->n && strcmp(s->v[i].name, name) != 0; i++)
+		;
+	if (i < s->n)
+		s->v[i] = b; /* the same name again moves it */
+	else
+		VEC_PUSH(s->v, s->n, s->cap, b);
+	char at[48], nm[96];
+	if (save(ui, s) != 0)
+		ui_message(ui, 1, "Bookmark %s set, but not kept: cannot write %s",
+		           ui_clean(ui, name, nm, sizeof nm), s->file ? s->file : "(no HOME)");
+	else
+		ui_message(ui, 0, "Bookmark %s: rank %d at %s (%zu kept for this profile)",
+		           ui_clean(ui, name, nm, sizeof nm), b.rank,
+		           ui_time(ui, b.t, at, sizeof at), s->n);
+	return 0;
+}
+
+static void
+bm_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
+{
+	tl_screen *sc = &ui->scr;
+	bm_state *s = st;
+	load(ui, s);
+	char k[24];
+	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
+	screen_printf(sc, x, y, w, SLOT_TITLE, " Bookmarks: %zu   (Enter: go there, %s: close)",
+	              s->n, keymap_key_hint(&ui->keys, ACT_QUIT, k, sizeof k));
+	if (s->n == 0) {
+		screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
+		              "None yet: :mark NAME sets one at the cursor, on the current rank.");
+		return;
+	}
+	screen_printf(sc, x + 2, y + 1, w - 2, SLOT_LABEL, "%-24s %6s %16s", "name", "rank",
+	              "time");
+	int rows = h - 2;
+	if (rows < 1)
+		return;
+	if (s->sel >= s->n)
+		s->sel = s->n - 1;
+	if (s->sel < s->top)
+		s->top = s->sel;
+	if (s->sel >= s->top + (size_t)rows)
+		s->top = s->sel - (size_t)rows + 1;
+	for (int r = 0; r < rows && s->top + (size_t)r < s->n; r++) {
+		size_t i = s->top + (size_t)r;
+		int yy = y + 2 + r;
+		char nm[96], at[48];
+		if (i == s->sel)
+			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
+		screen_printf(sc, x + 2, yy, w - 2, i == s->sel ? SLOT_LABEL_CURRENT : SLOT_NORMAL,
+		              "%-24s %6d %16s", ui_clean(ui, s->v[i].name, nm, sizeof nm),
+		              s->v[i].rank, ui_time(ui, s->v[i].t, at, sizeof at));
+	}
+}
+
+static int
+bm_action(tl_ui *ui, void *st, int a)
+{
+	bm_state *s = st;
+	load(ui, s);
+	switch (a) {
+	case ACT_QUIT:
+	case ACT_CLEAR:
+		ui_view_close(ui, &bookmarks_view);
+		return 1;
+	case ACT_HELP:
+	case ACT_COMMAND:
+	case ACT_REDRAW:
+	case ACT_DP_PANEL:
+	case ACT_PP_VIEW:
+	case ACT_OVERVIEW:
+	case ACT_SEARCH_LIST:
+		return 0;
+	case ACT_LANE_DOWN:
+		if (s->sel + 1 < s->n)
+			s->sel++;
+		return 1;
+	case ACT_LANE_UP:
+		if (s->sel > 0)
+			s->sel--;
+		return 1;
+	case ACT_FIRST_LANE:
+		s->sel = 0;
+		return 1;
+	case ACT_LAST_LANE:
+		if (s->n)
+			s->sel = s->n - 1;
+		return 1;
+	case ACT_SELECT:
+		if (s->sel < s->n) {
+			bookmark b = s->v[s->sel];
+			ui_view_close(ui, &bookmarks_view);
+			for (size_t ri = 0; ri < ui->tr->nranks; ri++)
+				if (ui->tr->ranks[ri]->rank == b.rank)
+					timeline_goto_rank(ui, ri);
+			timeline_goto(ui, b.t);
+			char nm[96], at[48];
+			ui_message(ui, 0, "Bookmark %s: rank %d at %s",
+			           ui_clean(ui, b.name, nm, sizeof nm), b.rank,
+			           ui_time(ui, b.t, at, sizeof at));
+		}
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+static void *
+bm_open(tl_ui *ui)
+{
+	(void)ui;
+	return xcalloc(1, sizeof(bm_state));
+}
+
+static void
+bm_close(tl_ui *ui, void *st)
+{
+	(void)ui;
+	bm_state *s = st;
+	free(s->v);
+	free(s->file);
+	free(s);
+}
+
+const view_ops bookmarks_view = {
+    .name = "bookmarks",
+    .layer = UI_LAYER_PANEL,
+    .open_action = ACT_BOOKMARKS,
+    .open = bm_open,
+    .draw = bm_draw,
+    .action = bm_action,
+    .close = bm_close,
+};

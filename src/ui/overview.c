@@ -1,0 +1,469 @@
+/* The overview panel: the tables of `tl summary` in the viewer — overlap per rank and step,
+ * RL stages, slow-rank votes, the largest bubbles — one at a time, sortable by any column, and
+ * Enter shows the row's rank and time range in the timeline. The rows are made from the query
+ * functions the report prints (tlq_step_overlaps, tlq_stages, tlq_slow_ranks, tlq_rl_bubbles):
+ * the panel computes nothing of its own. */
+#include "config.h"
+#include "ui/common.h"
+#include "ui/timeline.h"
+#include "util/xalloc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OV_OVERLAP, OV_STAGES, OV_SLOW, OV_BUBBLES, OV__COUNT };
+
+#define OV_COLS 8
+
+enum { COL_INT, COL_MS, COL_TEXT };
+
+typedef struct ov_col {
+	const char *name;
+	int kind;  /* COL_* */
+	int width; /* columns on screen */
+	int desc;  /* sorted largest first */
+	int bynum; /* a COL_TEXT column shown as text, sorted by its number (steps) */
+} ov_col;
+
+typedef struct ov_row {
+	size_t rank;    /* index into tr->ranks */
+	int64_t t0, t1; /* what Enter shows; t1 <= t0: the rank only */
+	int64_t num[OV_COLS];
+	char text[OV_COLS][40];
+	int have_bubble;
+	tl_rl_bubble bubble;
+} ov_row;
+
+typedef struct ov_table {
+	const char *title;
+	const ov_col *cols;
+	int ncols;
+	ov_row *rows;
+	size_t n;
+	int built;
+	char empty[160]; /* the report's sentence when there are no rows */
+} ov_table;
+
+typedef struct ov_state {
+	ov_table t[OV__COUNT];
+	int cur;
+	int sort[OV__COUNT]; /* column sorted by */
+	size_t sel, top;
+	size_t *order;
+	size_t norder;
+} ov_state;
+
+static const ov_col overlap_cols[] = {
+    {"rank", COL_INT, 6, 0, 0},       {"step", COL_TEXT, 6, 0, 1},
+    {"computing", COL_MS, 12, 1, 0},  {"communication", COL_MS, 14, 1, 0},
+    {"overlapped", COL_MS, 12, 1, 0}, {"comm.exposed", COL_MS, 13, 1, 0},
+    {"free", COL_MS, 12, 1, 0},       {"preparing", COL_MS, 12, 1, 0},
+};
+static const ov_col stage_cols[] = {
+    {"rank", COL_INT, 6, 0, 0},  {"step", COL_TEXT, 6, 0, 1},    {"stage", COL_TEXT, 16, 0, 0},
+    {"start", COL_MS, 12, 0, 0}, {"duration", COL_MS, 12, 1, 0}, {"busy", COL_MS, 12, 1, 0},
+    {"lag", COL_MS, 12, 1, 0},
+};
+static const ov_col slow_cols[] = {
+    {"rank", COL_INT, 6, 0, 0},
+    {"votes", COL_INT, 7, 1, 0},
+};
+static const ov_col bubble_cols[] = {
+    {"rank", COL_INT, 6, 0, 0},   {"start", COL_MS, 12, 0, 0},   {"duration", COL_MS, 12, 1, 0},
+    {"step", COL_TEXT, 14, 0, 1}, {"stage", COL_TEXT, 16, 0, 0}, {"reason", COL_TEXT, 18, 0, 0},
+};
+
+/* ---- the rows, from the query layer ------------------------------------------------------ */
+
+static char *
+step_cell(int64_t step, char *buf, size_t len)
+{
+	if (step < 0)
+		snprintf(buf, len, "all");
+	else
+		snprintf(buf, len, "%" PRId64, step);
+	return buf;
+}
+
+static void
+build_overlap(tl_ui *ui, ov_table *t)
+{
+	size_t cap = 0;
+	for (size_t ri = 0; ri < ui->tr->nranks; ri++) {
+		const tl_rank *r = ui->tr->ranks[ri];
+		tl_step_overlap *so;
+		size_t n = tlq_step_overlaps(r, &so);
+		for (size_t k = 0; k < n; k++) {
+			ov_row row = {.rank = ri};
+			row.num[0] = r->rank;
+			step_cell(so[k].step_id, row.text[1], sizeof row.text[1]);
+			row.num[1] = so[k].step_id;
+			row.num[2] = so[k].o.computing;
+			row.num[3] = so[k].o.communication;
+			row.num[4] = so[k].o.overlapped;
+			row.num[5] = so[k].o.comm_not_overlapped;
+			row.num[6] = so[k].o.free;
+			row.num[7] = so[k].o.preparing;
+			/* the step's work: its host range, widened to the device work it launched
+			 */
+			row.t0 = so[k].step_end > so[k].step_start ? so[k].step_start : r->t_min;
+			row.t1 = so[k].step_end > so[k].step_start ? so[k].step_end : r->t_max;
+			if (so[k].o.first_busy <= so[k].o.last_busy) {
+				if (so[k].o.first_busy < row.t0)
+					row.t0 = so[k].o.first_busy;
+				if (so[k].o.last_busy > row.t1)
+					row.t1 = so[k].o.last_busy;
+			}
+			VEC_PUSH(t->rows, t->n, cap, row);
+		}
+		free(so);
+	}
+}
+
+static void
+build_stages(tl_ui *ui, ov_table *t)
+{
+	const tl_stage_row *v;
+	size_t n = tlq_stages(ui->rl, &v), cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		ov_row row = {.rank = v[i].rank, .t0 = v[i].start, .t1 = v[i].end};
+		row.num[0] = ui->tr->ranks[v[i].rank]->rank;
+		row.num[1] = v[i].step;
+		step_cell(v[i].step, row.text[1], sizeof row.text[1]);
+		ui_clean(ui, tlq_rl_stage_name(ui->rl, v[i].stage), row.text[2],
+		         sizeof row.text[2]);
+		row.num[3] = v[i].start - ui->origin;
+		row.num[4] = v[i].end - v[i].start;
+		row.num[5] = v[i].busy;
+		row.num[6] = v[i].lag;
+		VEC_PUSH(t->rows, t->n, cap, row);
+	}
+	if (n == 0)
+		snprintf(t->empty, sizeof t->empty,
+		         "RL stages: none found (no MSTX range or role directory names one).");
+}
+
+static void
+build_slow(tl_ui *ui, ov_table *t)
+{
+	const tl_slow_result *s = tlq_slow_ranks(ui->rl);
+	size_t cap = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		ov_row row = {.rank = s->v[i].rank};
+		row.num[0] = ui->tr->ranks[s->v[i].rank]->rank;
+		row.num[1] = s->v[i].votes;
+		VEC_PUSH(t->rows, t->n, cap, row);
+	}
+	/* the sentences of `tl summary` */
+	if (ui->tr->nranks < 2)
+		snprintf(t->empty, sizeof t->empty,
+		         "Slow ranks: needs at least two ranks; this profile has %zu.",
+		         ui->tr->nranks);
+	else if (s->instances == 0)
+		snprintf(t->empty, sizeof t->empty,
+		         "Slow ranks: no collective communication ops to compare.");
+	else if (s->n == 0)
+		snprintf(t->empty, sizeof t->empty,
+		         "Slow ranks: none (%zu collective instances examined, no rank was an "
+		         "outlier).",
+		         s->instances);
+}
+
+static void
+build_bubbles(tl_ui *ui, ov_table *t)
+{
+	const tl_rl_bubble *v;
+	size_t n = tlq_rl_bubbles(ui->rl, &v), cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		ov_row row = {.rank = v[i].rank, .t0 = v[i].start, .t1 = v[i].end};
+		row.num[0] = ui->tr->ranks[v[i].rank]->rank;
+		row.num[1] = v[i].start - ui->origin;
+		row.num[2] = v[i].end - v[i].start;
+		bubble_step_text(&v[i], "-", row.text[3], sizeof row.text[3]);
+		/* between steps sorts after every step: in-step bubbles are the ones to fix */
+		row.num[3] = v[i].step >= 0 ? v[i].step : INT64_MAX;
+		const char *sn = tlq_rl_stage_name(ui->rl, v[i].stage);
+		ui_clean(ui, sn ? sn : "-", row.text[4], sizeof row.text[4]);
+		snprintf(row.text[5], sizeof row.text[5], "%s", bubble_reason_name(v[i].reason));
+		row.have_bubble = 1;
+		row.bubble = v[i];
+		VEC_PUSH(t->rows, t->n, cap, row);
+	}
+	if (n == 0)
+		snprintf(t->empty, sizeof t->empty, "Bubbles: no idle gaps.");
+}
+
+static ov_table *
+table(tl_ui *ui, ov_state *s)
+{
+	ov_table *t = &s->t[s->cur];
+	if (t->built)
+		return t;
+	t->built = 1;
+	switch (s->cur) {
+	case OV_OVERLAP:
+		build_overlap(ui, t);
+		break;
+	case OV_STAGES:
+		build_stages(ui, t);
+		break;
+	case OV_SLOW:
+		build_slow(ui, t);
+		break;
+	default:
+		build_bubbles(ui, t);
+		break;
+	}
+	return t;
+}
+
+/* ---- row order ---------------------------------------------------------------------------- */
+
+static const ov_table *sort_t; /* the comparator's table (the viewer has one thread) */
+static int sort_col;
+
+static int
+cmp_row(const void *a, const void *b)
+{
+	const ov_row *x = &sort_t->rows[*(const size_t *)a], *y = &sort_t->rows[*(const size_t *)b];
+	const ov_col *c = &sort_t->cols[sort_col];
+	int r;
+	if (c->kind == COL_TEXT && !c->bynum)
+		r = strcmp(x->text[sort_col], y->text[sort_col]);
+	else
+		r = (x->num[sort_col] > y->num[sort_col]) - (x->num[sort_col] < y->num[sort_col]);
+	if (c->desc)
+		r = -r;
+	if (r == 0) /* then as the report lists them */
+		r = (*(const size_t *)a > *(const size_t *)b) -
+		    (*(const size_t *)a < *(const size_t *)b);
+	return r;
+}
+
+static void
+order_rows(ov_state *s, const ov_table *t)
+{
+	s->order = xreallocarray(s->order, t->n ? t->n : 1, sizeof *s->order);
+	s->norder = t->n;
+	for (size_t i = 0; i < t->n; i++)
+		s->order[i] = i;
+	sort_t = t;
+	sort_col = s->sort[s->cur];
+	qsort(s->order, t->n, sizeof *s->order, cmp_row);
+	sort_t = NULL;
+}
+
+/* ---- drawing ------------------------------------------------------------------------------ */
+
+static int
+cell_text(tl_ui *ui, const ov_table *t, const ov_row *r, int c, char *buf, size_t len)
+{
+	(void)ui;
+	switch (t->cols[c].kind) {
+	case COL_INT:
+		return snprintf(buf, len, "%" PRId64, r->num[c]);
+	case COL_MS:
+		return snprintf(buf, len, "%.3f", (double)r->num[c] / 1e6);
+	default:
+		return snprintf(buf, len, "%s", r->text[c]);
+	}
+}
+
+static void
+ov_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
+{
+	tl_screen *sc = &ui->scr;
+	ov_state *s = st;
+	ov_table *t = table(ui, s);
+	if (s->norder != t->n)
+		order_rows(s, t);
+	char k1[24], k2[24], k3[24];
+	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
+	screen_printf(sc, x, y, w, SLOT_TITLE,
+	              " Overview %d/%d: %s   (%s next table, %s sort, Enter: timeline, %s: close)",
+	              s->cur + 1, OV__COUNT, t->title,
+	              keymap_key_hint(&ui->keys, ACT_STAGE_NEXT, k1, sizeof k1),
+	              keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k2, sizeof k2),
+	              keymap_key_hint(&ui->keys, ACT_QUIT, k3, sizeof k3));
+	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY, "%zu rows, sorted by %s%s; ms",
+	              t->n, t->cols[s->sort[s->cur]].name,
+	              t->cols[s->sort[s->cur]].desc ? " (largest first)" : "");
+	int cx = x + 2;
+	for (int c = 0; c < t->ncols && cx < x + w; c++) {
+		int cw = t->cols[c].width;
+		uint8_t slot = c == s->sort[s->cur] ? SLOT_LABEL_CURRENT : SLOT_LABEL;
+		if (t->cols[c].kind == COL_TEXT && !t->cols[c].bynum)
+			screen_printf(sc, cx, y + 2, x + w - cx, slot, "%-*s", cw, t->cols[c].name);
+		else
+			screen_printf(sc, cx, y + 2, x + w - cx, slot, "%*s", cw, t->cols[c].name);
+		cx += cw + 1;
+	}
+	if (t->n == 0) {
+		screen_printf(sc, x + 1, y + 4, w - 2, SLOT_NORMAL, "%s",
+		              t->empty[0] ? t->empty : "Nothing to show.");
+		return;
+	}
+	int rows = h - 3;
+	if (rows < 1)
+		return;
+	if (s->sel >= t->n)
+		s->sel = t->n - 1;
+	if (s->sel < s->top)
+		s->top = s->sel;
+	if (s->sel >= s->top + (size_t)rows)
+		s->top = s->sel - (size_t)rows + 1;
+	for (int r = 0; r < rows && s->top + (size_t)r < t->n; r++) {
+		size_t i = s->top + (size_t)r;
+		const ov_row *row = &t->rows[s->order[i]];
+		int yy = y + 3 + r, sel = i == s->sel;
+		if (sel)
+			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
+		cx = x + 2;
+		for (int c = 0; c < t->ncols && cx < x + w; c++) {
+			char buf[64];
+			cell_text(ui, t, row, c, buf, sizeof buf);
+			int cw = t->cols[c].width;
+			uint8_t slot =
+			    c == 0 ? (sel ? SLOT_LABEL_CURRENT : SLOT_RANK) : SLOT_NORMAL;
+			if (t->cols[c].kind == COL_TEXT && !t->cols[c].bynum)
+				screen_printf(sc, cx, yy, x + w - cx, slot, "%-*.*s", cw, cw, buf);
+			else
+				screen_printf(sc, cx, yy, x + w - cx, slot, "%*s", cw, buf);
+			cx += cw + 1;
+		}
+	}
+}
+
+/* ---- actions -------------------------------------------------------------------------------- */
+
+static void
+jump(tl_ui *ui, ov_state *s, const ov_row *r)
+{
+	(void)s;
+	ui_view_close(ui, &overview_view);
+	if (r->have_bubble) {
+		timeline_show_bubble(ui, &r->bubble);
+		return;
+	}
+	if (r->t1 > r->t0) {
+		timeline_reveal(ui, r->rank, r->t0, r->t1, NULL);
+		char a[48], b[48];
+		ui_message(ui, 0, "Rank %d: %s \u2013 %s", ui->tr->ranks[r->rank]->rank,
+		           ui_time(ui, r->t0, a, sizeof a), ui_time(ui, r->t1, b, sizeof b));
+	} else {
+		timeline_goto_rank(ui, r->rank);
+		ui_message(ui, 0, "Rank %d", ui->tr->ranks[r->rank]->rank);
+	}
+}
+
+static int
+ov_action(tl_ui *ui, void *st, int a)
+{
+	ov_state *s = st;
+	ov_table *t = table(ui, s);
+	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
+	switch (a) {
+	case ACT_QUIT:
+	case ACT_CLEAR:
+		ui_view_close(ui, &overview_view);
+		return 1;
+	case ACT_HELP:
+	case ACT_COMMAND:
+	case ACT_REDRAW:
+	case ACT_DP_PANEL:
+	case ACT_PP_VIEW:
+		return 0; /* the view stack's */
+	case ACT_LANE_DOWN:
+		if (s->sel + 1 < t->n)
+			s->sel++;
+		return 1;
+	case ACT_LANE_UP:
+		if (s->sel > 0)
+			s->sel--;
+		return 1;
+	case ACT_PAGE_DOWN:
+		if (t->n)
+			s->sel = s->sel + (size_t)page < t->n ? s->sel + (size_t)page : t->n - 1;
+		return 1;
+	case ACT_PAGE_UP:
+		s->sel = s->sel > (size_t)page ? s->sel - (size_t)page : 0;
+		return 1;
+	case ACT_FIRST_LANE:
+		s->sel = 0;
+		return 1;
+	case ACT_LAST_LANE:
+		if (t->n)
+			s->sel = t->n - 1;
+		return 1;
+	case ACT_STAGE_NEXT:
+	case ACT_CURSOR_RIGHT:
+	case ACT_STAGE_PREV:
+	case ACT_CURSOR_LEFT:
+		s->cur =
+		    (s->cur + (a == ACT_STAGE_NEXT || a == ACT_CURSOR_RIGHT ? 1 : OV__COUNT - 1)) %
+		    OV__COUNT;
+		s->sel = s->top = 0;
+		s->norder = SIZE_MAX;
+		return 1;
+	case ACT_SORT_NEXT:
+		s->sort[s->cur] = (s->sort[s->cur] + 1) % t->ncols;
+		s->norder = SIZE_MAX;
+		s->sel = s->top = 0;
+		ui_message(ui, 0, "Sorted by %s", t->cols[s->sort[s->cur]].name);
+		return 1;
+	case ACT_SELECT:
+		if (s->sel < t->n) {
+			if (s->norder != t->n)
+				order_rows(s, t);
+			jump(ui, s, &t->rows[s->order[s->sel]]);
+		}
+		return 1;
+	default:
+		return 1; /* the timeline behind the panel does not move */
+	}
+}
+
+static void *
+ov_open(tl_ui *ui)
+{
+	(void)ui;
+	ov_state *s = xcalloc(1, sizeof *s);
+	s->t[OV_OVERLAP] = (ov_table){.title = "overlap per rank and step",
+	                              .cols = overlap_cols,
+	                              .ncols = (int)(sizeof overlap_cols / sizeof *overlap_cols)};
+	s->t[OV_STAGES] = (ov_table){.title = "RL stages per rank and step",
+	                             .cols = stage_cols,
+	                             .ncols = (int)(sizeof stage_cols / sizeof *stage_cols)};
+	s->t[OV_SLOW] = (ov_table){.title = "slow-rank votes (msprof-analyze slow_rank)",
+	                           .cols = slow_cols,
+	                           .ncols = (int)(sizeof slow_cols / sizeof *slow_cols)};
+	s->t[OV_BUBBLES] = (ov_table){.title = "largest bubbles of each rank",
+	                              .cols = bubble_cols,
+	                              .ncols = (int)(sizeof bubble_cols / sizeof *bubble_cols)};
+	s->sort[OV_SLOW] = 1;    /* most votes first */
+	s->sort[OV_BUBBLES] = 2; /* longest first */
+	s->norder = SIZE_MAX;
+	return s;
+}
+
+static void
+ov_close(tl_ui *ui, void *st)
+{
+	(void)ui;
+	ov_state *s = st;
+	for (int i = 0; i < OV__COUNT; i++)
+		free(s->t[i].rows);
+	free(s->order);
+	free(s);
+}
+
+const view_ops overview_view = {
+    .name = "overview",
+    .layer = UI_LAYER_PANEL,
+    .open_action = ACT_OVERVIEW,
+    .open = ov_open,
+    .draw = ov_draw,
+    .action = ov_action,
+    .close = ov_close,
+};

@@ -1,0 +1,214 @@
+/* The search results panel: what the last / search found — per rank the number of matching
+ * slices, their total and mean duration (tlq_search_rank_stats), then every match in time order
+ * (tlq_search_step). Enter shows the row in the timeline: a rank row its first match, a match
+ * row that slice, selected. */
+#include "config.h"
+#include "ui/common.h"
+#include "ui/timeline.h"
+#include "util/timefmt.h"
+#include "util/xalloc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEARCH_LIST_MAX 100000 /* match rows listed; the per-rank rows count them all */
+
+typedef struct sl_row {
+	int is_rank; /* a per-rank row */
+	size_t rank;
+	size_t count;
+	int64_t total;
+	tl_match_pos m; /* a match row; for a rank row, its first match */
+} sl_row;
+
+typedef struct sl_state {
+	char *pattern; /* the search the rows are of */
+	size_t total;
+	sl_row *rows;
+	size_t n, nranks_rows;
+	size_t sel, top;
+} sl_state;
+
+static void
+build(tl_ui *ui, sl_state *s, const tl_search *se)
+{
+	free(s->rows);
+	free(s->pattern);
+	s->rows = NULL;
+	s->n = 0;
+	s->sel = s->top = 0;
+	s->pattern = xstrdup(se->pattern);
+	s->total = se->total;
+	size_t cap = 0;
+	for (size_t ri = 0; ri < ui->tr->nranks; ri++) {
+		sl_row r = {.is_rank = 1, .rank = ri, .m = {.rank = SIZE_MAX}};
+		tlq_search_rank_stats(se, ui->tr, ri, &r.count, &r.total);
+		if (r.count)
+			VEC_PUSH(s->rows, s->n, cap, r);
+	}
+	s->nranks_rows = s->n;
+	tl_match_pos from = {.rank = SIZE_MAX, .start = INT64_MIN}, m;
+	size_t listed = 0;
+	while (listed < SEARCH_LIST_MAX && tlq_search_step(se, ui->tr, &from, 1, &m) == 0) {
+		sl_row r = {.rank = m.rank, .m = m};
+		VEC_PUSH(s->rows, s->n, cap, r);
+		for (size_t i = 0; i < s->nranks_rows; i++) /* each rank's first match */
+			if (s->rows[i].rank == m.rank && s->rows[i].m.rank == SIZE_MAX)
+				s->rows[i].m = m;
+		from = m;
+		listed++;
+	}
+}
+
+static const tl_search *
+current(tl_ui *ui, sl_state *s)
+{
+	const tl_search *se = timeline_search_results(ui);
+	if (se &&
+	    (s->pattern == NULL || strcmp(s->pattern, se->pattern) != 0 || s->total != se->total))
+		build(ui, s, se);
+	return se;
+}
+
+static void
+sl_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
+{
+	tl_screen *sc = &ui->scr;
+	sl_state *s = st;
+	const tl_search *se = current(ui, s);
+	char k1[24], k2[24];
+	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
+	if (se == NULL) {
+		screen_printf(sc, x, y, w, SLOT_TITLE, " Search results  (%s: close)",
+		              keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
+		screen_printf(
+		    sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
+		    "No search yet: %s searches slice names, then this lists the matches.",
+		    keymap_key_hint(&ui->keys, ACT_SEARCH, k1, sizeof k1));
+		return;
+	}
+	char pat[128];
+	screen_printf(sc, x, y, w, SLOT_TITLE,
+	              " Search results for /%s/: %zu matches on %zu ranks   (Enter: timeline, %s: "
+	              "close)",
+	              ui_clean(ui, s->pattern, pat, sizeof pat), s->total, s->nranks_rows,
+	              keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
+	screen_printf(sc, x + 2, y + 1, w - 2, SLOT_LABEL, "%6s %8s %14s %14s   %s", "rank",
+	              "count", "total", "mean",
+	              "(then every match in time order: start, duration, lane)");
+	int rows = h - 2;
+	if (rows < 1 || s->n == 0)
+		return;
+	if (s->sel >= s->n)
+		s->sel = s->n - 1;
+	if (s->sel < s->top)
+		s->top = s->sel;
+	if (s->sel >= s->top + (size_t)rows)
+		s->top = s->sel - (size_t)rows + 1;
+	for (int r = 0; r < rows && s->top + (size_t)r < s->n; r++) {
+		size_t i = s->top + (size_t)r;
+		const sl_row *row = &s->rows[i];
+		int yy = y + 2 + r, sel = i == s->sel;
+		const tl_rank *rk = ui->tr->ranks[row->rank];
+		if (sel)
+			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
+		if (row->is_rank) {
+			char a[32], b[32];
+			screen_printf(sc, x + 2, yy, w - 2, sel ? SLOT_LABEL_CURRENT : SLOT_RANK,
+			              "%6d %8zu %14s %14s", rk->rank, row->count,
+			              timefmt_dur(row->total, a, sizeof a),
+			              timefmt_dur(row->total / (int64_t)row->count, b, sizeof b));
+			continue;
+		}
+		const tl_track *t = rk->tracks[row->m.track];
+		const tl_slice *sl = &t->v[row->m.slice];
+		char at[48], d[32], nm[200], lab[96];
+		ui_clean(ui, strpool_get(rk->pool, sl->name), nm, sizeof nm);
+		ui_clean(ui, strpool_get(rk->pool, t->label), lab, sizeof lab);
+		screen_printf(sc, x + 2, yy, w - 2, SLOT_NORMAL, "%6d %14s %12s  %-10s %s  %s",
+		              rk->rank, ui_time(ui, sl->start, at, sizeof at),
+		              timefmt_dur(sl->end - sl->start, d, sizeof d),
+		              lane_kind_name(t->kind), lab, nm);
+	}
+}
+
+static int
+sl_action(tl_ui *ui, void *st, int a)
+{
+	sl_state *s = st;
+	current(ui, s);
+	int page = ui->scr.h > 5 ? ui->scr.h - 4 : 1;
+	switch (a) {
+	case ACT_QUIT:
+	case ACT_CLEAR:
+		ui_view_close(ui, &search_list_view);
+		return 1;
+	case ACT_HELP:
+	case ACT_COMMAND:
+	case ACT_REDRAW:
+	case ACT_DP_PANEL:
+	case ACT_PP_VIEW:
+	case ACT_OVERVIEW:
+	case ACT_SEARCH:
+		return 0; /* the view stack's, or a new search from the timeline */
+	case ACT_LANE_DOWN:
+		if (s->sel + 1 < s->n)
+			s->sel++;
+		return 1;
+	case ACT_LANE_UP:
+		if (s->sel > 0)
+			s->sel--;
+		return 1;
+	case ACT_PAGE_DOWN:
+		if (s->n)
+			s->sel = s->sel + (size_t)page < s->n ? s->sel + (size_t)page : s->n - 1;
+		return 1;
+	case ACT_PAGE_UP:
+		s->sel = s->sel > (size_t)page ? s->sel - (size_t)page : 0;
+		return 1;
+	case ACT_FIRST_LANE:
+		s->sel = 0;
+		return 1;
+	case ACT_LAST_LANE:
+		if (s->n)
+			s->sel = s->n - 1;
+		return 1;
+	case ACT_SELECT:
+		if (s->sel < s->n && s->rows[s->sel].m.rank != SIZE_MAX) {
+			tl_match_pos m = s->rows[s->sel].m;
+			ui_view_close(ui, &search_list_view);
+			timeline_show_match(ui, &m);
+		}
+		return 1;
+	default:
+		return 1; /* the timeline behind the panel does not move */
+	}
+}
+
+static void *
+sl_open(tl_ui *ui)
+{
+	(void)ui;
+	return xcalloc(1, sizeof(sl_state));
+}
+
+static void
+sl_close(tl_ui *ui, void *st)
+{
+	(void)ui;
+	sl_state *s = st;
+	free(s->rows);
+	free(s->pattern);
+	free(s);
+}
+
+const view_ops search_list_view = {
+    .name = "search-list",
+    .layer = UI_LAYER_PANEL,
+    .open_action = ACT_SEARCH_LIST,
+    .open = sl_open,
+    .draw = sl_draw,
+    .action = sl_action,
+    .close = sl_close,
+};
