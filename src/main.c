@@ -29,6 +29,7 @@ typedef struct cli {
 	tl_rankset ranks;
 	int have_ranks;
 	int json;
+	int series; /* summary --json --series */
 	int no_view;
 	/* view */
 	const char *theme, *keymap, *script, *stats;
@@ -61,9 +62,9 @@ static const command commands[] = {
 	{"info", "tl info PATH [--rank SPEC]",
 	    "list the ranks and files found under PATH, with when each was captured",
 	    cmd_info, 1, "r"},
-	{"summary", "tl summary PATH [--rank SPEC] [--json] [--pp N]",
+	{"summary", "tl summary PATH [--rank SPEC] [--json [--series]] [--pp N]",
 	    "per-rank, per-step overlap breakdown (computing, communication, free, ...)",
-	    cmd_summary, 1, "rjP"},
+	    cmd_summary, 1, "rjPs"},
 	{"view",
 	    "tl view PATH [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
 	    "          [--script FILE [--size CxR]]",
@@ -89,6 +90,8 @@ usage(FILE *f)
 	fprintf(f, "\noptions:\n"
 		   "  --rank SPEC   only these ranks: 0-7, 0,2,4, 0-3,8-11\n"
 		   "  --json        machine-readable output (summary)\n"
+		   "  --series      (summary --json) each rollout's engine steps in \"dp\": times,\n"
+		   "                requests, KV-cache use and tokens per step\n"
 		   "  --theme NAME  viewer colours: default, light, mono, or $XDG_CONFIG_HOME/tl/NAME.theme\n"
 		   "  --keymap NAME viewer keys: default, vim, emacs, or $XDG_CONFIG_HOME/tl/NAME.keys\n"
 		   "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"
@@ -140,7 +143,8 @@ cmd_summary(cli *c)
 	int rc = load_opts_run(c, &tr);
 	if (rc == 0) {
 		if (c->json)
-			report_summary_json(stdout, &tr);
+			report_summary_json_opts(stdout, &tr,
+			    &(report_opts){.series = c->series});
 		else
 			report_summary_text(stdout, &tr);
 	}
@@ -298,6 +302,7 @@ main(int argc, char **argv)
 		{"stats", required_argument, NULL, 'X'},
 		{"man", no_argument, NULL, 'M'},
 		{"markdown", no_argument, NULL, 'D'},
+		{"series", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -346,6 +351,9 @@ main(int argc, char **argv)
 			break;
 		case 'j':
 			c.json = 1;
+			break;
+		case 's':
+			c.series = 1;
 			break;
 		case 'P': { /* issue 5: PP stages by rank order, for the PP view and summary */
 			char *end;

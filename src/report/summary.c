@@ -57,6 +57,12 @@ report_summary_text(FILE *f, const tl_trace *tr)
 void
 report_summary_json(FILE *f, const tl_trace *tr)
 {
+	report_summary_json_opts(f, tr, NULL);
+}
+
+void
+report_summary_json_opts(FILE *f, const tl_trace *tr, const report_opts *ro)
+{
 	fprintf(f, "{\"ranks\":[");
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
@@ -78,6 +84,6 @@ report_summary_json(FILE *f, const tl_trace *tr)
 		free(so);
 	}
 	fprintf(f, "]");
-	report_rl_json(f, tr); /* issue 5: stages, imbalance, pipeline, slow_ranks, bubbles */
+	report_rl_json(f, tr, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
 	fprintf(f, "}\n");
 }
