@@ -1,11 +1,14 @@
 /* rl_fixture OUTDIR [--ranks N] [--steps N] [--tasks N] [--seed S] [--slow R] [--pp N]
  *                   [--microbatches M] [--gpipe] [--no-meta] [--no-p2p] [--no-ranges]
  *                   [--op-pairs] [--pp-device] [--stage-device]
+ *                   [--decode ranges|vllm|none|dp] [--dp-bad]
  * Generated profiles for the screen tests of the RL panels: GRPO runs with a slow rank, or
  * pipeline-parallel runs (1F1B or GPipe), whose blocks are forward/backward ranges (with
  * --pp-device, ranges that carry a stream: short early host calls, the blocks on the device)
  * or, with --op-pairs, only linked forward/backward torch operators; --stage-device makes the
- * GRPO stage ranges carry a stream too. */
+ * GRPO stage ranges carry a stream too; --decode dp marks the decode steps as dp_analysis'
+ * instrumentation does (step_process ranges and JSON marks), --dp-bad with malformed and
+ * missing marks. */
 #include "config.h"
 
 #include <stdio.h>
@@ -21,7 +24,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: rl_fixture OUTDIR [--ranks N] [--steps N] [--tasks N] "
 		                "[--seed S] [--slow R] [--pp N] [--microbatches M] [--gpipe] "
 		                "[--no-meta] [--no-p2p] [--no-ranges] [--op-pairs] [--pp-device] "
-		                "[--stage-device] [--decode ranges|vllm|none]\n");
+		                "[--stage-device] [--decode ranges|vllm|none|dp] [--dp-bad]\n");
 		return 2;
 	}
 	gen_opts o;
@@ -45,6 +48,8 @@ main(int argc, char **argv)
 			o.pp_device_ranges = 1;
 		else if (strcmp(a, "--stage-device") == 0)
 			o.stage_device_ranges = 1;
+		else if (strcmp(a, "--dp-bad") == 0)
+			o.dp_bad_marks = 1;
 		else if (v == NULL)
 			goto bad;
 		else {
@@ -65,6 +70,7 @@ main(int argc, char **argv)
 			else if (strcmp(a, "--decode") == 0)
 				o.decode_marks = strcmp(v, "vllm") == 0   ? GEN_DECODE_VLLM
 				                 : strcmp(v, "none") == 0 ? GEN_DECODE_NONE
+				                 : strcmp(v, "dp") == 0   ? GEN_DECODE_DP
 				                                          : GEN_DECODE_RANGES;
 			else
 				goto bad;
