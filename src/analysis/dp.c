@@ -90,3 +90,59 @@ dp_compute(tl_dp_rank *v, size_t n)
 		x->peak_cache_usage = peak;
 	}
 }
+
+const char *
+dp_metric_name(int metric)
+{
+	static const char *const names[TL_DP__METRICS] = {"out_tokens", "running_reqs",
+	                                                  "waiting_reqs", "gpu_cache_usage"};
+	return metric >= 0 && metric < TL_DP__METRICS ? names[metric] : "";
+}
+
+double
+dp_step_value(const tl_dp_step *s, int metric)
+{
+	if (!s->has_stats)
+		return TL_DP_NONE;
+	switch (metric) {
+	case TL_DP_TOKENS:
+		return s->out_tokens;
+	case TL_DP_RUNNING:
+		return s->running;
+	case TL_DP_WAITING:
+		return s->waiting;
+	case TL_DP_CACHE:
+		return s->cache_usage;
+	default:
+		return TL_DP_NONE;
+	}
+}
+
+double
+dp_metric_max(const tl_dp_rank *v, size_t n, int metric)
+{
+	double m = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < v[i].nsteps; k++) {
+			double x = dp_step_value(&v[i].steps[k], metric);
+			if (x > m)
+				m = x;
+		}
+	return m;
+}
+
+void
+dp_end_steps(const tl_dp_rank *v, size_t n, int *earliest, int *latest)
+{
+	*earliest = -1;
+	*latest = -1;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].nsteps == 0)
+			continue;
+		int m = (int)v[i].nsteps - 1;
+		if (*earliest < 0 || m < *earliest)
+			*earliest = m;
+		if (m > *latest)
+			*latest = m;
+	}
+}

@@ -40,4 +40,17 @@ typedef struct tl_dp_rank {
 /* Fills everything but rank, steps and nsteps of the n rows (one rollout). */
 void dp_compute(tl_dp_rank *v, size_t n);
 
+/* What the concurrency chart shows per step: dp_analysis' dp_event_plot draws out_tokens; the
+ * other three numbers of the mark show why a rank drains early or late. */
+enum { TL_DP_TOKENS, TL_DP_RUNNING, TL_DP_WAITING, TL_DP_CACHE, TL_DP__METRICS };
+/* "out_tokens", "running_reqs", "waiting_reqs", "gpu_cache_usage" (the mark's keys). */
+const char *dp_metric_name(int metric);
+/* The step's number, or TL_DP_NONE when its mark gave none. */
+double dp_step_value(const tl_dp_step *, int metric);
+/* The largest value of the metric over the rows' steps (0 when none is known), and over all
+ * rows the largest max_step, and the smallest max_step of a row with steps (-1: no row has
+ * one): the steps where the first rank and the last rank ran out of work. */
+double dp_metric_max(const tl_dp_rank *v, size_t n, int metric);
+void dp_end_steps(const tl_dp_rank *v, size_t n, int *earliest, int *latest);
+
 #endif

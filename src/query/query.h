@@ -180,6 +180,9 @@ typedef struct tl_dp {
 size_t tlq_dp(tl_rl *, const tl_dp **out);
 /* The entry of one stage and step, or NULL. */
 const tl_dp *tlq_dp_of(tl_rl *, int stage, int64_t step);
+/* Pairs every rank's marks with its steps now (the warnings are printed then): the viewer
+ * calls it before the screen is taken, so that no line lands on it. */
+void tlq_dp_prepare(tl_rl *);
 
 /* Pipeline-parallel blocks, bubbles and P2P links (nsteps == 0: no pipeline). */
 const tl_pipeline *tlq_pipeline(tl_rl *);

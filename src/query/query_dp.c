@@ -13,9 +13,12 @@
 #define DP_DOMAIN "step_process"
 
 struct tl_dp_cache {
+	tl_dp_step **all; /* per rank: every decode step, with its mark's stats */
+	size_t *nall, nranks;
+	int have_v; /* the entries below are made */
 	tl_dp *v;
 	size_t n;
-	tl_dp_step **win; /* every window's own steps (the rows borrow them) */
+	tl_dp_step **win; /* the windows' own steps (the rows borrow them, or all's) */
 	size_t nwin, wcap;
 };
 
@@ -28,6 +31,10 @@ dp_cache_free(struct tl_dp_cache *c)
 		free(c->v[i].ranks);
 	for (size_t i = 0; i < c->nwin; i++)
 		free(c->win[i]);
+	for (size_t i = 0; c->all && i < c->nranks; i++)
+		free(c->all[i]);
+	free(c->all);
+	free(c->nall);
 	free(c->v);
 	free(c->win);
 	free(c);
@@ -140,19 +147,38 @@ cache_window(struct tl_dp_cache *c, tl_dp_rank *x, tl_dp_step *w, size_t nw)
 		VEC_PUSH(c->win, c->nwin, c->wcap, w);
 }
 
-static void
-need_dp(tl_rl *rl)
+static struct tl_dp_cache *
+need_steps(tl_rl *rl)
 {
 	struct tl_dp_cache **slot = rl_dp_slot(rl);
 	if (*slot != NULL)
-		return;
+		return *slot;
 	struct tl_dp_cache *c = xcalloc(1, sizeof *c);
-	const tl_trace *tr = rl_trace(rl);
-	size_t nr = tr->nranks, cap = 0;
-	tl_dp_step **all = xcalloc(nr ? nr : 1, sizeof *all);
-	size_t *nall = xcalloc(nr ? nr : 1, sizeof *nall);
+	size_t nr = rl_trace(rl)->nranks;
+	c->nranks = nr;
+	c->all = xcalloc(nr ? nr : 1, sizeof *c->all);
+	c->nall = xcalloc(nr ? nr : 1, sizeof *c->nall);
 	for (size_t i = 0; i < nr; i++)
-		nall[i] = rank_steps(rl, i, &all[i]);
+		c->nall[i] = rank_steps(rl, i, &c->all[i]);
+	*slot = c;
+	return c;
+}
+
+void
+tlq_dp_prepare(tl_rl *rl)
+{
+	need_steps(rl);
+}
+
+static struct tl_dp_cache *
+need_dp(tl_rl *rl)
+{
+	struct tl_dp_cache *c = need_steps(rl);
+	if (c->have_v)
+		return c;
+	size_t nr = c->nranks, cap = 0;
+	tl_dp_step **all = c->all;
+	const size_t *nall = c->nall;
 	const tl_stage_row *rows;
 	size_t nrows = tlq_stages(rl, &rows);
 	const tl_imbalance *im;
@@ -189,8 +215,8 @@ need_dp(tl_rl *rl)
 			if (nall[i] == 0)
 				continue;
 			d.ranks[d.n].rank = i;
-			cache_window(c, &d.ranks[d.n++], all[i], nall[i]);
-			all[i] = NULL; /* the window owns it now */
+			d.ranks[d.n].steps = all[i]; /* borrowed from the cache */
+			d.ranks[d.n++].nsteps = nall[i];
 		}
 		if (d.n > 0) {
 			dp_compute(d.ranks, d.n);
@@ -199,19 +225,16 @@ need_dp(tl_rl *rl)
 			free(d.ranks);
 		}
 	}
-	for (size_t i = 0; i < nr; i++)
-		free(all[i]);
-	free(all);
-	free(nall);
-	*slot = c;
+	c->have_v = 1;
+	return c;
 }
 
 size_t
 tlq_dp(tl_rl *rl, const tl_dp **out)
 {
-	need_dp(rl);
-	*out = (*rl_dp_slot(rl))->v;
-	return (*rl_dp_slot(rl))->n;
+	struct tl_dp_cache *c = need_dp(rl);
+	*out = c->v;
+	return c->n;
 }
 
 const tl_dp *

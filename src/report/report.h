@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "model/trace.h"
+#include "query/query.h"
 #include "profile/discover.h"
 
 void report_info(FILE *, const tl_sourcelist *);
@@ -20,5 +21,12 @@ void report_summary_json_opts(FILE *, const tl_trace *, const report_opts *);
  * follow "ranks". */
 void report_rl_text(FILE *, const tl_trace *);
 void report_rl_json(FILE *, const tl_trace *, const report_opts *);
+
+/* The concurrency chart of one rollout (dp_svg.c): metric (TL_DP_*) per engine step, one line
+ * per rank, row `highlight` of d drawn on top and thicker (SIZE_MAX: none), the earliest and
+ * latest end steps marked. stage: its name (untrusted: escaped), NULL for the whole capture.
+ * Returns 0, or -1 when writing failed. */
+int report_dp_svg(FILE *, const tl_trace *, const tl_dp *d, const char *stage, int metric,
+                  size_t highlight);
 
 #endif

@@ -61,12 +61,15 @@
 	  "Show the DP load-imbalance panel: per rank, one RL stage and step")                     \
 	X(PP_VIEW, "pp-view", "Panels",                                                            \
 	  "Show the pipeline-parallel flow view: F/B blocks per PP stage")                         \
-	X(STAGE_NEXT, "stage-next", "Panels", "In the DP panel: the next RL stage (also Right)")    \
-	X(STAGE_PREV, "stage-prev", "Panels", "In the DP panel: the previous RL stage (also Left)") \
+	X(STAGE_NEXT, "stage-next", "Panels", "In the DP panel: the next RL stage (also Right)")   \
+	X(STAGE_PREV, "stage-prev", "Panels",                                                      \
+	  "In the DP panel: the previous RL stage (also Left)")                                    \
 	X(STEP_NEXT, "step-next", "Panels", "In a panel: the next step (also ])")                  \
 	X(STEP_PREV, "step-prev", "Panels", "In a panel: the previous step (also [)")              \
 	X(SORT_NEXT, "sort-next", "Panels",                                                        \
-	  "In the DP panel: sort by rank, duration, wait, decode steps or idle")                   \
+	  "In the DP panel: sort by the next column (rank, duration, wait, decode steps, ...)")    \
+	X(CHART_NEXT, "chart-next", "Panels",                                                      \
+	  "In the DP panel: chart out_tokens, running or waiting requests, or KV-cache use")       \
 	X(TOGGLE_ABSTIME, "toggle-abstime", "View", "Show absolute (wall-clock) times")            \
 	X(COMMAND, "command", "View", "Enter a :-command")                                         \
 	X(HELP, "help", "View", "Show this help")                                                  \
