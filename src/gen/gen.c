@@ -97,7 +97,7 @@ enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 #define API_NODE 10000 /* ENUM_API_TYPE ids (written below, spec §2) */
 #define API_ACL 20000
 #define MSTX_RANGE 2 /* ENUM_MSTX_EVENT_TYPE start/end */
-#define MSTX_MARKER 0        /* ENUM_MSTX_EVENT_TYPE marker */
+#define MSTX_MARK_EX 3       /* ENUM_MSTX_EVENT_TYPE marker_ex: what torch_npu's mstx.mark writes */
 #define DP_MARK_OFF (2 * US) /* the step_process mark: this long before the range's end */
 #define HCCL_BF16 11 /* ENUM_HCCL_DATA_TYPE */
 #define HCCL_INT32 2
@@ -1564,6 +1564,7 @@ w_coll(gen_writer *w, const gen_blk *b)
 #define PPS_MSTX_TYPE 1000009 /* TASK.taskType of a device mstx marker */
 #define PPS_MSTX_START_OP 1000010 /* the queued torch ops of mstx calls with a stream */
 #define PPS_MSTX_END_OP 1000011
+#define PPS_MSTX_MARK_OP 1000012
 #define PPS_GROUP 1000100 /* + pair group index */
 #define PPS_OP 2000000    /* + per-DB counter: op names */
 #define PPS_MB 3000000    /* + (backward) * 1000 + micro-batch: device-range messages */
@@ -1605,6 +1606,7 @@ w_mstx_strings(gen_writer *w)
 	w_pair(w, w->q[Q_STR], PPS_MSTX_TYPE, NULL, "MsTx");
 	w_pair(w, w->q[Q_STR], PPS_MSTX_START_OP, NULL, "mstx_range_start_op");
 	w_pair(w, w->q[Q_STR], PPS_MSTX_END_OP, NULL, "mstx_range_end_op");
+	w_pair(w, w->q[Q_STR], PPS_MSTX_MARK_OP, NULL, "mstx_mark_op");
 }
 
 static void
@@ -1766,12 +1768,14 @@ w_dp_step(gen_writer *w, const gen_blk *b, int64_t hs, int64_t he)
 		snprintf(msg, sizeof msg, "{\"running_reqs\": %d, \"waiting_re", t.running);
 	int64_t id = DPS_MSG + w->next_dpmsg++;
 	w_pair(w, w->q[Q_STR], id, NULL, msg);
+	/* given a stream too: the queued mstx_mark_op, the dequeue thread's row (endNs = startNs),
+	 * and a zero-length MsTx marker task where the step's kernels end */
 	int64_t conn = w->next_mark++ + MSTX_CONN_BASE, ms = he - DP_MARK_OFF;
-	int64_t v[10] = {ms, ms,         MSTX_MARKER, INVALID_U32, INVALID_U32,
-	                 id, w->gtid_dq, w->gtid_dq,  S_DP_DOMAIN, conn};
+	w_torch_op(w, ms - 6 * US, ms - 5 * US, w->gtid_main, PPS_MSTX_MARK_OP, -1, 0, conn);
+	int64_t v[10] = {ms, ms,         MSTX_MARK_EX, INVALID_U32, INVALID_U32,
+	                 id, w->gtid_dq, w->gtid_dq,   S_DP_DOMAIN, conn};
 	w_row(w, Q_MSTX, v, 10);
-	w_task(w, b->end + KGAP, b->end + KGAP + 1 * US, conn, PPS_MSTX_TYPE, INVALID_U32, STREAM_A,
-	       w_taskid(w, STREAM_A));
+	w_task(w, b->end, b->end, conn, PPS_MSTX_TYPE, INVALID_U32, STREAM_A, w_taskid(w, STREAM_A));
 }
 
 /* A forward or backward range given a stream: the host calls around the block's launches,

@@ -55,8 +55,9 @@ enum { GEN_PP_1F1B, GEN_PP_GPIPE };
 enum { GEN_DECODE_RANGES, GEN_DECODE_VLLM, GEN_DECODE_NONE, GEN_DECODE_DP };
 /* GEN_DECODE_DP: dp_analysis' instrumentation of EngineCore.step: a "step" range in domain
  * "step_process" given a stream (an MSTX_EVENTS row for the host call and a MsTx TASK row with
- * its connectionId spanning the step's kernels), and inside it a mark (eventType marker, no
- * connection) in the same domain whose message is the step's JSON: {"running_reqs": N,
+ * its connectionId spanning the step's kernels), and inside it a mark in the same domain, also
+ * given the stream (eventType marker_ex, as torch_npu's mstx.mark writes, its own connectionId
+ * and a zero-length MsTx task), whose message is the step's JSON: {"running_reqs": N,
  * "waiting_reqs": N, "gpu_cache_usage": X, "out_tokens": N}. With gen_opts.dp_bad_marks, rank
  * 1's second mark of each step is not JSON and rank 2 lacks its very last mark (the truth's
  * steps then have no stats: rank 1 those, rank 2 all). */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tl summary's dp entries against plain SQL over the profile's own tables (the sqlite3 shell,
 # not tl): dp_analysis' queries -- step_process ranges that carry a stream (eventType start/end,
-# a connectionId) and step_process marks (eventType marker) -- per rank, their count, the
+# a connectionId) and step_process marks (dp_analysis asks for eventType 'marker'; torch_npu's
+# mstx.mark writes 'marker_ex', so both) -- per rank, their count, the
 # out_tokens of the marks' JSON, and one rollout's throughput from the range times inside it.
 . "$(dirname "$0")/../lib.sh"
 if ! command -v sqlite3 >/dev/null || ! command -v python3 >/dev/null; then
@@ -27,7 +28,7 @@ for db in "$t_tmp"/dp/*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db; do
 	      WHERE t.name = 'start/end' AND m.domainId IN d AND m.connectionId != 4294967295),
 	    (SELECT SUM(json_extract(s.value, '\$.out_tokens')) FROM MSTX_EVENTS m
 	      JOIN t ON t.id = m.eventType JOIN STRING_IDS s ON s.id = m.message
-	      WHERE t.name = 'marker' AND m.domainId IN d);" | tr '|' ' ' >> "$t_tmp/sql.txt"
+	      WHERE t.name IN ('marker', 'marker_ex') AND m.domainId IN d);" | tr '|' ' ' >> "$t_tmp/sql.txt"
 done
 python3 - "$t_tmp/s.json" > "$t_tmp/tl.txt" <<'PY'
 import json, sys
@@ -55,7 +56,7 @@ sqlite3 -readonly "$db" "
               WHERE m.domainId IN d AND m.eventType = 2 AND m.startNs >= g.s AND m.endNs <= g.e),
        mk AS (SELECT json_extract(v.value, '\$.out_tokens') tok FROM MSTX_EVENTS m
               JOIN STRING_IDS v ON v.id = m.message, g
-              WHERE m.domainId IN d AND m.eventType = 0 AND m.startNs >= g.s AND m.startNs <= g.e)
+              WHERE m.domainId IN d AND m.eventType IN (0, 3) AND m.startNs >= g.s AND m.startNs <= g.e)
   SELECT printf('%.3f', (SELECT SUM(tok) FROM mk) * 1.0 / ((SELECT MAX(e) FROM st) - (SELECT MIN(s) FROM st)) * 1e9);" \
 	> "$t_tmp/thr.sql"
 python3 -c "
@@ -66,6 +67,18 @@ print('%.3f' % [e for e in d['dp'] if e['rank']==0 and e['step']==2][0]['through
 check "rank 0's throughput in rollout 2 equals SQL's tokens / (last end - first start)" \
 	cmp -s "$t_tmp/thr.sql" "$t_tmp/thr.tl"
 [ -n "$VERBOSE" ] && cat "$t_tmp/thr.sql" "$t_tmp/thr.tl"
+
+# the same capture as torch_npu's trace_view.json (the DBs removed): the same dp entries
+"$TL_TESTBIN/tui/rl_fixture" "$t_tmp/dpj" --ranks 4 --steps 2 --seed 9 --decode dp --json \
+	> "$t_tmp/gen.log" 2>&1 || { cat "$t_tmp/gen.log"; not_ok "generate"; exit 1; }
+find "$t_tmp/dpj" -name '*.db' -exec rm -f {} +
+"$TL_BIN" summary "$t_tmp/dpj" --json --series > "$t_tmp/sj.json" 2> "$t_tmp/errj"
+check "from trace_view.json: the same dp entries, series included, as from the DBs" python3 -c "
+import json, sys
+a = json.load(open(sys.argv[1]))['dp']
+b = json.load(open(sys.argv[2]))['dp']
+sys.exit(0 if a == b and len(a) == 8 else 1)" "$t_tmp/s.json" "$t_tmp/sj.json"
+check "... and no warning" test ! -s "$t_tmp/errj"
 
 "$TL_TESTBIN/tui/rl_fixture" "$t_tmp/bad" --ranks 4 --steps 2 --seed 9 --decode dp --dp-bad \
 	> "$t_tmp/gen.log" 2>&1 || { cat "$t_tmp/gen.log"; not_ok "generate"; exit 1; }
