@@ -5,6 +5,8 @@
 #define TL_LOAD_H
 #include <setjmp.h>
 
+#include "model/comm.h"
+#include "model/ops.h"
 #include "model/trace.h"
 #include "profile/discover.h"
 #include "util/rankspec.h"
@@ -47,6 +49,30 @@ void load_fwdbwd(tl_rank *r);
 typedef void (*load_arg_fn)(void *ctx, const char *key, const char *value);
 int trace_json_event_args(const char *path, const tl_evindex *ix, uint64_t ordinal,
     load_arg_fn fn, void *ctx);
+
+/* The communication ops of r's sources with their HCCL sub-tasks (ascend_db_comm.c, and
+ * trace_json_comm.c for trace_view.json), read on demand: d is initialised here and owned by
+ * the caller (comm_data_free). Kineto sources add nothing; every unreadable table gets one line
+ * naming the file. */
+void load_comm(const tl_rank *r, tl_comm_data *d);
+
+/* The compute operators of r's profile DBs grouped by (name, op type, task type, input shapes)
+ * with every task's duration (ascend_db_ops.c), read on demand: d is initialised here and owned
+ * by the caller (op_data_free). */
+void load_ops(const tl_rank *r, tl_op_data *d);
+
+/* The communication ops of JSON source `source` of r (its HCCL Group and Plane lanes) with their
+ * sub-tasks, added to d; owner[i] gets the op index of task i (trace_json_comm.c). */
+void trace_json_comm(const tl_rank *r, uint16_t source, tl_comm_data *d, size_t **owner,
+    size_t *ocap);
+
+/* The args of many events of a JSON source at once (ordinals ascending, as the slices' arg):
+ * one parse per indexed block that holds any of them. fn(ctx, i, key, value) per string or
+ * number member of event ordinals[i]'s args, values untrusted. Returns how many were found, -1
+ * when the file cannot be opened. */
+typedef void (*load_event_arg_fn)(void *ctx, size_t i, const char *key, const char *value);
+int trace_json_events_args(const char *path, const tl_evindex *ix, const uint64_t *ordinals,
+    size_t n, load_event_arg_fn fn, void *ctx);
 
 /* META_DATA's value of `name` in a profile DB (opened as the loader opens it), or NULL. */
 char *ascend_db_meta(const char *path, const char *name);

@@ -21,6 +21,17 @@ void report_summary_json_opts(FILE *, const tl_trace *, const report_opts *);
  * follow "ranks". */
 void report_rl_text(FILE *, const tl_trace *);
 void report_rl_json(FILE *, const tl_trace *, const report_opts *);
+/* The communication sections (summary_comm.c): text totals per rank, step and group and
+ * bandwidth per transport; JSON: ,"communication":[...],"bandwidth":[...],"comm_matrix":[...]. */
+struct tl_comm_result;
+struct tl_coll_result;
+void report_comm_text(FILE *, const tl_trace *, const struct tl_comm_result *,
+                      const struct tl_coll_result *);
+void report_comm_json(FILE *, const tl_trace *, const struct tl_comm_result *,
+                      const struct tl_coll_result *);
+/* The operator sections (summary_ops.c), JSON only: ,"operators":[...],"comm_operators":[...]
+ * (reads every rank's compute tasks: a scan of TASK per rank). */
+void report_ops_json(FILE *, const tl_trace *);
 
 /* The concurrency chart of one rollout (dp_svg.c): metric (TL_DP_*) per engine step, one line
  * per rank, row `highlight` of d drawn on top and thicker (SIZE_MAX: none), the earliest and
