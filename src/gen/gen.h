@@ -25,6 +25,8 @@ typedef struct gen_opts {
 	int decode_marks;        /* GRPO: what marks each decode step of the rollout
 	                          * (GEN_DECODE_*) */
 	int dp_bad_marks;        /* with GEN_DECODE_DP: malformed and missing marks (above) */
+	int dp_only;             /* no stage ranges, the decode steps' kept: an inference capture
+	                          * as dp_analysis profiles it (the truth keeps its stages) */
 	/* Pipeline-parallel training instead of the GRPO timeline (issue 5). nranks = pp x dp; rank
 	 * r is PP stage r / dp (Megatron's order: PP outermost). Each step runs pp_microbatches
 	 * micro-batches as pp_chart-style MSTX ranges "{'name': 'forward_step'}" /

@@ -70,20 +70,40 @@ typedef struct dp_state {
 	size_t sel, top; /* selected row and first row shown */
 	size_t *order;   /* rows in display order */
 	size_t norder;
+	/* a profile without stages: its engine steps as one rollout over the whole capture, each
+	 * rank's row spanning its first step's start to its last step's end (host) */
+	tl_imbalance whole; /* n == 0: none; ranks owned */
 } dp_state;
 
 static const tl_imbalance *
 current(tl_ui *ui, dp_state *s, const tl_imbalance **all, size_t *n)
 {
 	*n = tlq_imbalances(ui->rl, all);
+	if (*n == 0 && s->whole.n > 0) {
+		*all = &s->whole;
+		*n = 1;
+	}
 	return s->imb < *n ? &(*all)[s->imb] : NULL;
 }
 
-/* dp_analysis' numbers of the entry, or NULL when its ranks ran no engine step. */
-static const tl_dp *
-current_dp(tl_ui *ui, const tl_imbalance *im)
+/* The whole capture as one rollout where no stage ran on two ranks (see dp_state.whole). */
+static void
+whole_build(tl_ui *ui, dp_state *s)
 {
-	return im ? tlq_dp_of(ui->rl, im->stage, im->step) : NULL;
+	const tl_dp *d = tlq_dp_of(ui->rl, TL_STAGE_NONE, -1);
+	if (d == NULL || d->n == 0)
+		return;
+	tl_imb_rank *v = xcalloc(d->n, sizeof *v);
+	for (size_t i = 0; i < d->n; i++) {
+		const tl_dp_rank *x = &d->ranks[i];
+		v[i].rank = x->rank;
+		v[i].decode_steps = (int)x->nsteps;
+		v[i].start = x->steps[0].start;
+		v[i].end = x->steps[x->nsteps - 1].end;
+		v[i].duration = v[i].end - v[i].start;
+	}
+	s->whole = (tl_imbalance){.stage = TL_STAGE_NONE, .step = -1, .ranks = v, .n = d->n};
+	imbalance_compute(v, d->n, &s->whole.st);
 }
 
 static char *
@@ -94,6 +114,28 @@ step_text(int64_t step, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%" PRId64, step);
 	return buf;
+}
+
+/* "stage rollout, step 1", or what the whole capture is called. */
+static const char *
+entry_name(tl_ui *ui, const tl_imbalance *im, char *buf, size_t len)
+{
+	if (im->stage == TL_STAGE_NONE) {
+		snprintf(buf, len, "whole capture (no RL stage)");
+		return buf;
+	}
+	char sb[160], st[24]; /* a role directory's name: untrusted */
+	snprintf(buf, len, "stage %s, step %s",
+	         ui_clean(ui, tlq_rl_stage_name(ui->rl, im->stage), sb, sizeof sb),
+	         step_text(im->step, st, sizeof st));
+	return buf;
+}
+
+/* dp_analysis' numbers of the entry, or NULL when its ranks ran no engine step. */
+static const tl_dp *
+current_dp(tl_ui *ui, const tl_imbalance *im)
+{
+	return im ? tlq_dp_of(ui->rl, im->stage, im->step) : NULL;
 }
 
 static char *
@@ -195,10 +237,11 @@ dp_level(const tl_dp *d)
 
 /* Which columns fit in w, and the bar's width (0: none). */
 static int
-layout(int w, int level, int shown[COL__COUNT])
+layout(int w, int level, int whole, int shown[COL__COUNT])
 {
 	for (int c = 0; c < COL__COUNT; c++)
 		shown[c] = cols[c].dp <= level;
+	shown[COL_IDLE] = !whole; /* engine-step spans: no device busy time is measured for them */
 	for (;;) {
 		int used = 1;
 		for (int c = 0; c < COL__COUNT; c++)
@@ -497,7 +540,7 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	const tl_imbalance *all, *im;
 	size_t n;
 	im = current(ui, s, &all, &n);
-	char k1[24], k2[24], k3[24], k4[24], st[24];
+	char k1[24], k2[24], k3[24], k4[24];
 	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
 	if (im == NULL) {
 		screen_printf(sc, x, y, w, SLOT_TITLE, " DP load imbalance  (%s: close)",
@@ -519,11 +562,11 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 		order_rows(s, im, dp);
 	char sb[160]; /* a role directory's name: untrusted */
 	const char *stage = ui_clean(ui, tlq_rl_stage_name(ui->rl, im->stage), sb, sizeof sb);
+	char en[200];
 	screen_printf(
 	    sc, x, y, w, SLOT_TITLE,
-	    " DP load imbalance: stage %s, step %s   (%s stage, %s step, %s sort, Enter: timeline, "
-	    "%s: close)",
-	    stage, step_text(im->step, st, sizeof st),
+	    " DP load imbalance: %s   (%s stage, %s step, %s sort, Enter: timeline, %s: close)",
+	    entry_name(ui, im, en, sizeof en),
 	    keymap_key_hint(&ui->keys, ACT_STAGE_NEXT, k1, sizeof k1),
 	    keymap_key_hint(&ui->keys, ACT_STEP_NEXT, k2, sizeof k2),
 	    keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k3, sizeof k3),
@@ -541,7 +584,7 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	              ui->tr->ranks[im->ranks[im->st.slowest].rank]->rank, lr,
 	              ms_text(im->st.skew, sk, sizeof sk), im->n, cols[s->sort].sort_name);
 	int shown[COL__COUNT];
-	int bw = layout(w, dp_level(dp), shown);
+	int bw = layout(w, dp_level(dp), im->stage == TL_STAGE_NONE, shown);
 	/* the rows left for the table and the chart: one line per rank when both fit, else the
 	 * overlaid chart in half of them */
 	int avail = h - 3, chart_h = 0, per_rank = 0;
@@ -566,7 +609,9 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 		cx += cols[c].width + 1;
 		if (c == COL_DURATION && bw > 0) {
 			screen_printf(sc, cx, y + 2, bw, SLOT_LABEL, "%-*s", bw,
-			              "where it ran (then waited for the last to finish)");
+			              im->stage == TL_STAGE_NONE
+			                  ? "where its engine steps ran (then waited for the last)"
+			                  : "where it ran (then waited for the last to finish)");
 			cx += bw + 1;
 		}
 	}
@@ -669,11 +714,12 @@ static void
 jump(tl_ui *ui, const tl_imbalance *im, const tl_imb_rank *v)
 {
 	const tl_rank *r = ui->tr->ranks[v->rank];
-	char d[32], wt[32], st[24];
+	char d[32], wt[32];
 	ui_view_close(ui, &dp_panel_view);
-	ui_message(ui, 0, "Rank %d, %s step %s: %s, then waited %s for the last to finish", r->rank,
-	           tlq_rl_stage_name(ui->rl, im->stage), step_text(im->step, st, sizeof st),
-	           ms_text(v->duration, d, sizeof d), ms_text(v->wait, wt, sizeof wt));
+	char en[200];
+	ui_message(ui, 0, "Rank %d, %s: %s, then waited %s for the last to finish", r->rank,
+	           entry_name(ui, im, en, sizeof en), ms_text(v->duration, d, sizeof d),
+	           ms_text(v->wait, wt, sizeof wt));
 	/* its stage slice on the stage lane, selected and zoomed to */
 	for (size_t ti = 0; ti < r->ntracks; ti++) {
 		const tl_track *t = r->tracks[ti];
@@ -750,7 +796,9 @@ imb_action(tl_ui *ui, void *state, int a)
 		nx = cycle(all, n, s->imb, dir, by_step);
 		if (nx == SIZE_MAX) {
 			char st[24];
-			if (by_step)
+			if (im->stage == TL_STAGE_NONE)
+				ui_message(ui, 0, "No RL stage: the whole capture is one rollout");
+			else if (by_step)
 				ui_message(ui, 0,
 				           "Stage %s ran on two ranks or more in one step only",
 				           tlq_rl_stage_name(ui->rl, im->stage));
@@ -769,7 +817,8 @@ imb_action(tl_ui *ui, void *state, int a)
 		int level = dp_level(current_dp(ui, im));
 		do /* dp_analysis' columns where the stage has them */
 			s->sort = (s->sort + 1) % COL__COUNT;
-		while (cols[s->sort].dp > level);
+		while (cols[s->sort].dp > level ||
+		       (s->sort == COL_IDLE && im != NULL && im->stage == TL_STAGE_NONE));
 		s->norder = 0;
 		s->sel = s->top = 0;
 		ui_message(ui, 0, "Sorted by %s", cols[s->sort].sort_name);
@@ -808,6 +857,8 @@ imb_open(tl_ui *ui)
 			s->imb = i;
 			break;
 		}
+	if (n == 0)
+		whole_build(ui, s);
 	return s;
 }
 
@@ -817,6 +868,7 @@ imb_close(tl_ui *ui, void *st)
 	(void)ui;
 	dp_state *s = st;
 	free(s->order);
+	free(s->whole.ranks);
 	free(s);
 }
 

@@ -1,14 +1,15 @@
 /* rl_fixture OUTDIR [--ranks N] [--steps N] [--tasks N] [--seed S] [--slow R] [--pp N]
  *                   [--microbatches M] [--gpipe] [--no-meta] [--no-p2p] [--no-ranges]
  *                   [--op-pairs] [--pp-device] [--stage-device]
- *                   [--decode ranges|vllm|none|dp] [--dp-bad] [--json]
+ *                   [--decode ranges|vllm|none|dp] [--dp-bad] [--dp-only] [--json]
  * Generated profiles for the screen tests of the RL panels: GRPO runs with a slow rank, or
  * pipeline-parallel runs (1F1B or GPipe), whose blocks are forward/backward ranges (with
  * --pp-device, ranges that carry a stream: short early host calls, the blocks on the device)
  * or, with --op-pairs, only linked forward/backward torch operators; --stage-device makes the
  * GRPO stage ranges carry a stream too; --decode dp marks the decode steps as dp_analysis'
  * instrumentation does (step_process ranges and JSON marks), --dp-bad with malformed and
- * missing marks; --json also writes each capture's trace_view.json. */
+ * missing marks, --dp-only without stage ranges (an inference capture); --json also writes each
+ * capture's trace_view.json. */
 #include "config.h"
 
 #include <stdio.h>
@@ -24,7 +25,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: rl_fixture OUTDIR [--ranks N] [--steps N] [--tasks N] "
 		                "[--seed S] [--slow R] [--pp N] [--microbatches M] [--gpipe] "
 		                "[--no-meta] [--no-p2p] [--no-ranges] [--op-pairs] [--pp-device] "
-		                "[--stage-device] [--decode ranges|vllm|none|dp] [--dp-bad] [--json]\n");
+		                "[--stage-device] [--decode ranges|vllm|none|dp] [--dp-bad] [--dp-only] [--json]\n");
 		return 2;
 	}
 	gen_opts o;
@@ -52,6 +53,8 @@ main(int argc, char **argv)
 			o.dp_bad_marks = 1;
 		else if (strcmp(a, "--json") == 0)
 			o.json = 1;
+		else if (strcmp(a, "--dp-only") == 0)
+			o.dp_only = 1;
 		else if (v == NULL)
 			goto bad;
 		else {

@@ -18,6 +18,7 @@ rlfix() {
 if ! rlfix dp --ranks 4 --steps 2 --seed 3 --slow 2 --decode dp ||
 	! rlfix dpbad --ranks 4 --steps 1 --seed 3 --slow 2 --decode dp --dp-bad ||
 	! rlfix dp16 --ranks 16 --steps 1 --seed 4 --slow 5 --tasks 1500 --decode dp ||
+	! rlfix dponly --ranks 4 --steps 2 --seed 3 --slow 2 --decode dp --dp-only ||
 	! rlfix decnone --ranks 3 --steps 1 --decode none; then
 	not_ok "generate the fixtures"
 	t_done
@@ -103,7 +104,28 @@ sys.exit(0 if any(0x2801 <= ord(c) <= 0x28ff for c in open(sys.argv[1], encoding
 check "... the axis still on the screen" sh -c "sed -n 1,23p '$t_tmp/screen.txt' | grep -q '┴'"
 golden dp-chart-overlay-80x24
 
+# ---- no stage: the whole capture ---------------------------------------------------------------------
+view "$t_tmp/dponly" 80x24 D
+check "no RL stage: the panel shows the whole capture" has "DP load imbalance: whole capture (no RL stage)"
+check "... without an idle column (no device time is measured for engine-step spans)" \
+	sh -c "! sed -n 3p '$t_tmp/screen.txt' | grep -q idle"
+want=$(jdp "$t_tmp/dponly" "' '.join('%.1f%%' % e(r,-1)['bubble_rate_pct'] for r in range(4))")
+got=$(sed -n 4,7p "$t_tmp/screen.txt" | awk '{print $(NF-2)}' | tr '\n' ' ' | sed 's/ $//')
+check "... bubble rates over the whole capture are the summary's ($want)" [ "$got" = "$want" ]
+golden dp-chart-whole-80x24
+view "$t_tmp/dponly" 80x24 D S
+check "... S says there is nothing to cycle" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q 'No RL stage: the whole capture is one rollout'"
+view "$t_tmp/dponly" 80x24 D ":export $t_tmp/whole.svg"
+check "... and :export writes its chart" python3 -c "
+import sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+root = ET.parse(sys.argv[1]).getroot()
+assert any((t.text or '').startswith('out_tokens per engine step, stage (whole capture)') for t in root.iter(ns + 'text'))
+assert len(root.findall('.//' + ns + 'polyline')) == 4
+" "$t_tmp/whole.svg"
+
 # ---- :export ---------------------------------------------------------------------------------------
+jdp "$t_tmp/dp" 0 > /dev/null # $t_tmp/j.json: the summary of the profile exported
 view "$t_tmp/dp" 100x30 D j ":export $t_tmp/chart.svg"
 check ":export writes the file" test -s "$t_tmp/chart.svg"
 check "... says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q 'Wrote the out_tokens chart to'"

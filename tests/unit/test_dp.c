@@ -365,6 +365,79 @@ check_generated(int bad)
 	gen_truth_free(&t);
 }
 
+/* An inference capture (no stage ranges): one rollout over the whole capture, every step of a
+ * rank in it, as dp_analysis takes a capture. */
+static void
+check_whole_capture(void)
+{
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 4;
+	o.nsteps = 2;
+	o.tasks_per_rank = 3000;
+	o.slow_rank = 2;
+	o.seed = 3;
+	o.threads = 1;
+	o.decode_marks = GEN_DECODE_DP;
+	o.dp_only = 1;
+	char *out = xasprintf("%s/dp-only", tmp);
+	gen_truth t;
+	memset(&t, 0, sizeof t);
+	tl_trace tr;
+	int ok = gen_profile(&o, out, &t) == 0;
+	tl_load_opts lo = {.quiet_progress = 1};
+	ok = ok && load_trace(out, &lo, &tr) == 0;
+	CHECK(ok, "dp-only: generate and load");
+	free(out);
+	if (!ok)
+		return;
+	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	const tl_dp *v;
+	size_t n = tlq_dp(rl, &v);
+	CHECK(n == 1 && v[0].stage == TL_STAGE_NONE && v[0].step == -1 && v[0].n == 4,
+	      "dp-only: one entry, the whole capture");
+	int gmax = 0;
+	want w[4];
+	for (int r = 0; r < 4; r++) {
+		w[r] = (want){.has = 1, .first = INT64_MAX, .last = INT64_MIN};
+		for (int64_t k = 1; k <= o.nsteps; k++) {
+			want x = truth_of(&t, r, k);
+			w[r].n += x.n;
+			w[r].tokens += x.tokens;
+			w[r].run += x.run;
+			w[r].wait += x.wait;
+			w[r].peak = x.peak > w[r].peak ? x.peak : w[r].peak;
+			w[r].first = x.first < w[r].first ? x.first : w[r].first;
+			w[r].last = x.last > w[r].last ? x.last : w[r].last;
+		}
+		if (w[r].n - 1 > gmax)
+			gmax = w[r].n - 1;
+	}
+	size_t good = 0;
+	for (size_t k = 0; n == 1 && k < v[0].n; k++) {
+		const tl_dp_rank *x = &v[0].ranks[k];
+		const want *y = &w[tr.ranks[x->rank]->rank];
+		double thr = y->tokens / ((double)(y->last - y->first) / 1e9);
+		int eq = (int)x->nsteps == y->n &&
+		         near(x->bubble_rate_pct, (double)(gmax - (y->n - 1)) / gmax * 100) &&
+		         near(x->out_tokens, y->tokens) && near(x->throughput, thr) &&
+		         near(x->mean_running, y->run / y->n) &&
+		         near(x->mean_waiting, y->wait / y->n) &&
+		         near(x->peak_cache_usage, y->peak);
+		good += eq;
+		if (!eq)
+			CHECK(0, "dp-only rank %d: steps %zu (%d), tokens %g (%g), tok/s %g (%g)",
+			      tr.ranks[x->rank]->rank, x->nsteps, y->n, x->out_tokens, y->tokens,
+			      x->throughput, thr);
+	}
+	CHECK_EQ_I64(good, 4,
+	             "dp-only: every rank's steps, bubble rate, tokens, throughput, means "
+	             "and peak over the whole capture equal the truth");
+	tlq_rl_close(rl);
+	trace_free(&tr);
+	gen_truth_free(&t);
+}
+
 int
 main(void)
 {
@@ -378,6 +451,7 @@ main(void)
 	test_whole_capture();
 	check_generated(0);
 	check_generated(1);
+	check_whole_capture();
 	char *cmd = xasprintf("rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
 		CHECK(0, "rm -rf %s", tmp);
