@@ -716,10 +716,14 @@ jump(tl_ui *ui, const tl_imbalance *im, const tl_imb_rank *v)
 	const tl_rank *r = ui->tr->ranks[v->rank];
 	char d[32], wt[32];
 	ui_view_close(ui, &dp_panel_view);
-	char en[200];
-	ui_message(ui, 0, "Rank %d, %s: %s, then waited %s for the last to finish", r->rank,
-	           entry_name(ui, im, en, sizeof en), ms_text(v->duration, d, sizeof d),
-	           ms_text(v->wait, wt, sizeof wt));
+	char en[200], st[24];
+	if (im->stage == TL_STAGE_NONE)
+		snprintf(en, sizeof en, "the whole capture");
+	else
+		snprintf(en, sizeof en, "%s step %s", tlq_rl_stage_name(ui->rl, im->stage),
+		         step_text(im->step, st, sizeof st));
+	ui_message(ui, 0, "Rank %d, %s: %s, then waited %s for the last to finish", r->rank, en,
+	           ms_text(v->duration, d, sizeof d), ms_text(v->wait, wt, sizeof wt));
 	/* its stage slice on the stage lane, selected and zoomed to */
 	for (size_t ti = 0; ti < r->ntracks; ti++) {
 		const tl_track *t = r->tracks[ti];
