@@ -392,6 +392,10 @@ typedef struct gen_rank {
 	size_t npp, ppcap;
 	/* written by the writer thread */
 	uint64_t tasks;
+	gen_launch_truth *launches;
+	size_t nlaunches;
+	gen_memory_truth memory[2]; /* gen_opts.memory_records: PTA, GE */
+	int nmemory;
 	int failed;
 	gen_op_truth *ops; /* per (op type, task type) of the COMPUTE_TASK_INFO rows written */
 	size_t nops, opcap;
@@ -1179,6 +1183,13 @@ typedef struct gen_writer {
 	int64_t next_mark;   /* mstx mark id of the next range carrying a stream */
 	int64_t next_dpmsg;  /* GEN_DECODE_DP: the next mark message's STRING_IDS offset */
 	int dp_step, dp_i;   /* GEN_DECODE_DP: the step of the last engine step, its index */
+	int64_t last_launch; /* start of the last CANN_API row written */
+	gen_launch_truth *lt; /* launches of compute / communication work (w_launch_truth) */
+	size_t nlt, ltcap;
+	int64_t *lt_conn; /* per lt entry: its connectionId */
+	size_t nltc, ltccap;
+	int *conn_tasks; /* per launch (connectionId - CONN_BASE): its TASK rows */
+	size_t nconn, conncap;
 	int err;
 } gen_writer;
 
@@ -1303,6 +1314,53 @@ w_taskid(gen_writer *w, int stream)
 	return id;
 }
 
+/* ---- launch delays (gen_opts.launch_jitter, gen_truth.launches) ---- */
+#define JITTER_MAX (40 * US)
+#define CONN_BASE 1000    /* the first CANN_API connectionId of a rank */
+#define HOST_OP_LEAD 1000 /* host_ops: an operator starts this long before its launch... */
+#define HOST_OP_TAIL 200  /* ... and ends this long before it (launches are >= 1500 apart) */
+
+/* With launch_jitter, how much earlier than LEAD the launch of work starting at dev_start
+ * starts: 0..JITTER_MAX from the seed, less where it would reach into the previous launch. */
+static int64_t
+launch_jitter(gen_writer *w, int64_t dev_start)
+{
+	if (!w->P->o.launch_jitter)
+		return 0;
+	int64_t j =
+	    (int64_t)(seed_of(w->P->o.seed, 0x1A0C, (uint64_t)w->rank, (uint64_t)w->next_conn) %
+	              (JITTER_MAX / US + 1)) *
+	    US;
+	int64_t room = dev_start - LEAD - w->ahead - w->host_end;
+	return j < room ? j : room > 0 ? room : 0;
+}
+
+/* The truth of the launch just written (w->last_launch), whose first compute or communication
+ * task starts at dev_start. */
+static void w_torch_op(gen_writer *w, int64_t start, int64_t end, int64_t gtid, int name,
+                       int64_t seq, int64_t fwd_tid, int64_t link);
+
+static void
+w_launch_truth(gen_writer *w, int64_t dev_start, int name)
+{
+	const gen_truth *T = &w->P->tr;
+	int64_t step = -1;
+	if (T->nsteps == 1)
+		step = T->steps[0].step;
+	for (size_t i = 0; T->nsteps > 1 && i < T->nsteps; i++)
+		if (w->last_launch >= T->steps[i].start_ns && w->last_launch <= T->steps[i].end_ns)
+			step = T->steps[i].step;
+	gen_launch_truth x = {w->rank, step, dev_start - w->last_launch, w->last_launch, 0, 0};
+	if (w->P->o.host_ops) {
+		x.op_start_ns = w->last_launch - HOST_OP_LEAD;
+		w_torch_op(w, x.op_start_ns, w->last_launch - HOST_OP_TAIL, w->gtid_main, name, -1,
+		           0, w->next_conn - 1);
+	}
+	VEC_PUSH(w->lt, w->nlt, w->ltcap, x);
+	int64_t conn = w->next_conn - 1;
+	VEC_PUSH(w->lt_conn, w->nltc, w->ltccap, conn);
+}
+
 /* One CANN_API row at host time start; returns its connectionId. */
 static int64_t
 w_launch_at(gen_writer *w, int type, int name, int64_t start)
@@ -1316,6 +1374,10 @@ w_launch_at(gen_writer *w, int type, int name, int64_t start)
 		w->err = 1;
 	}
 	w->host_end = end;
+	w->last_launch = start;
+	int zero = 0;
+	if (conn - CONN_BASE == (int64_t)w->nconn)
+		VEC_PUSH(w->conn_tasks, w->nconn, w->conncap, zero);
 	int64_t v[6] = {start, end, type, w->gtid_dq, conn, name};
 	w_row(w, Q_API, v, 6);
 	return conn;
@@ -1326,7 +1388,8 @@ w_launch_at(gen_writer *w, int type, int name, int64_t start)
 static int64_t
 w_launch(gen_writer *w, int type, int name, int64_t dev_start)
 {
-	return w_launch_at(w, type, name, dev_start - LEAD - w->ahead);
+	return w_launch_at(w, type, name,
+	                   dev_start - LEAD - w->ahead - launch_jitter(w, dev_start));
 }
 
 static int64_t
@@ -1338,6 +1401,8 @@ w_task(gen_writer *w, int64_t start, int64_t end, int64_t conn, int type, int64_
 	                 type,  ctx, stream, taskid, INVALID_U32};
 	w_row(w, Q_TASK, v, 11);
 	w->tasks++;
+	if (conn >= CONN_BASE && conn - CONN_BASE < (int64_t)w->nconn)
+		w->conn_tasks[conn - CONN_BASE]++;
 	return g;
 }
 
@@ -1370,6 +1435,7 @@ w_kernel(gen_writer *w, int k, int stream, int64_t start, int64_t d)
 	int64_t g = w_task(w, start, start + d, conn, kernels[k].task_type, INVALID_U32, stream,
 	                   w_taskid(w, stream));
 	w_cti(w, g, k, kernels[k].cti_type, d);
+	w_launch_truth(w, start, kernels[k].name);
 }
 
 /* An FFTS+ kernel: a container row (contextId INVALID, not in COMPUTE_TASK_INFO) a little wider
@@ -1386,6 +1452,8 @@ w_ffts(gen_writer *w, int stream, int64_t start, int64_t d)
 	w_cti(w, g0, K_FAG, S_MIX_AIC, c0);
 	int64_t g1 = w_task(w, start + c0, start + d, conn, S_MIX_AIV, 1, stream, tid);
 	w_cti(w, g1, K_FAG, S_MIX_AIV, d - c0);
+	w_launch_truth(w, start, kernels[K_FAG].name); /* the container is neither compute nor
+	                                                   communication */
 }
 
 /* A memcpy or event task inside an aux gap (never inside a bubble); the kinds take turns. */
@@ -1504,6 +1572,8 @@ w_coll(gen_writer *w, const gen_blk *b)
 	uint64_t h = seed_of(P->o.seed, 0xC0DE, b->op, 1);
 	int64_t count = (int64_t)1 << (20 + h % 6); /* elements */
 	int64_t conn = w_launch(w, API_NODE, S_LAUNCH, b->start);
+	w_launch_truth(w, b->start, (int)name_id); /* its first sub-task, the notify wait, starts
+	                                             the op */
 	int64_t opid = w->next_opid++;
 	int64_t ov[14] = {name_id,   b->start,
 	                  b->end,    conn,
@@ -1852,6 +1922,7 @@ w_pp_block(gen_writer *w, const pp_item *it)
 			int64_t g = w_task(w, t, t + d, conn, kernels[k].task_type, INVALID_U32,
 			                   STREAM_A, w_taskid(w, STREAM_A));
 			w_cti(w, g, k, kernels[k].cti_type, d);
+			w_launch_truth(w, t, kernels[k].name);
 		} else {
 			w_kernel(w, k, STREAM_A, t, d);
 		}
@@ -1887,6 +1958,7 @@ w_pp_p2p(gen_writer *w, const pp_item *it)
 		w_row(w, Q_STR, v, 1);
 	}
 	int64_t conn = w_launch(w, API_NODE, S_LAUNCH, it->start);
+	w_launch_truth(w, it->start, (int)name_id);
 	int64_t opid = w->next_opid++;
 	int64_t count = 1 << 22; /* activations or gradients of one micro-batch, BF16 elements */
 	int64_t ov[14] = {name_id,   it->start, it->end, conn,
@@ -1903,6 +1975,93 @@ w_pp_p2p(gen_writer *w, const pp_item *it)
 	                  count * 2, HCCL_BF16, LINK_HCCS, opid, 1};
 	w_ctask(w, cv, (double)count * 2 * 1e9 / (double)(it->end > it->start ? it->end - it->start : 1));
 	(void)P;
+}
+
+/* ---- MEMORY_RECORD (gen_opts.memory_records) ----
+ * torch_npu records the allocator's totals at each allocation and free, per component (PTA: the
+ * PyTorch caching allocator, GE: graph engine workspace). Here: a sample at the start, middle and
+ * end of every stage range of the rank, growing through a stage and falling back after it, and
+ * one highest allocated total at the middle of one stage per rank (the stage of index rank %
+ * stages, in its last step): the peak is known, and so is the stage and step it falls in. */
+#define MEM_STR_BASE 536870912 /* torch_npu's memory strings start at 2 << 28 */
+#define MEM_BASE ((int64_t)1 << 30)
+#define MEM_PEAK ((int64_t)6 << 30)
+
+static void
+w_memory(gen_writer *w, gen_rank *rk)
+{
+	static const char *const comp[2] = {"PTA", "GE"};
+	w_exec(w, "CREATE TABLE IF NOT EXISTS MEMORY_RECORD (component INTEGER, timestamp INTEGER, "
+	          "totalAllocated INTEGER, totalReserved INTEGER, totalActive INTEGER, streamPtr "
+	          "INTEGER, deviceId INTEGER);");
+	sqlite3_stmt *st = NULL;
+	if (w->err || sqlite3_prepare_v2(w->db, "INSERT INTO MEMORY_RECORD VALUES (?,?,?,?,?,?,?)",
+	                                 -1, &st, NULL) != SQLITE_OK) {
+		w_fail(w, "prepare MEMORY_RECORD");
+		return;
+	}
+	for (int c = 0; c < 2 && !w->err; c++) {
+		sqlite3_bind_text(w->q[Q_STR], 2, comp[c], -1, SQLITE_STATIC);
+		int64_t v[1] = {MEM_STR_BASE + c};
+		w_row(w, Q_STR, v, 1);
+	}
+	const gen_truth *T = &w->P->tr;
+	/* the stages of this rank, in time order (the truth lists them so); the peak's stage */
+	size_t nst = 0, peak = SIZE_MAX;
+	for (size_t i = 0; i < T->nstages; i++)
+		if (T->stages[i].rank == w->rank)
+			nst++;
+	size_t want = nst ? (size_t)w->rank % nst : 0, k = 0;
+	for (size_t i = 0; i < T->nstages; i++)
+		if (T->stages[i].rank == w->rank && k++ == want)
+			peak = i;
+	for (int c = 0; c < 2; c++)
+		rk->memory[c] =
+		    (gen_memory_truth){.rank = w->rank, .component = comp[c], .stage = -1};
+	int64_t stream = 0x7f3a00000000 + w->rank;
+	size_t si = 0;
+	for (size_t i = 0; i < T->nstages && !w->err; i++) {
+		const gen_stage_truth *g = &T->stages[i];
+		if (g->rank != w->rank)
+			continue;
+		int64_t mid = g->start_ns + (g->end_ns - g->start_ns) / 2;
+		int64_t at[3] = {g->start_ns + US, mid, g->end_ns - US};
+		for (int j = 0; j < 3; j++)
+			for (int c = 0; c < 2; c++) {
+				int64_t scale = c == 0 ? 1 : 16; /* GE holds a sixteenth of PTA */
+				int64_t alloc = MEM_BASE + (int64_t)(si % 7) * (64 << 20) +
+				                (j == 1 ? (int64_t)512 << 20 : 0);
+				if (i == peak && j == 1)
+					alloc = MEM_PEAK + (int64_t)w->rank * 4096;
+				alloc /= scale;
+				int64_t reserved = alloc + ((int64_t)256 << 20) / scale;
+				int64_t active = alloc - (alloc / 8);
+				sqlite3_bind_int64(st, 1, MEM_STR_BASE + c);
+				sqlite3_bind_int64(st, 2, at[j]);
+				sqlite3_bind_int64(st, 3, alloc);
+				sqlite3_bind_int64(st, 4, reserved);
+				sqlite3_bind_int64(st, 5, active);
+				sqlite3_bind_int64(st, 6, stream);
+				sqlite3_bind_int64(st, 7, w->dev);
+				if (sqlite3_step(st) != SQLITE_DONE)
+					w_fail(w, "insert MEMORY_RECORD");
+				sqlite3_reset(st);
+				gen_memory_truth *m = &rk->memory[c];
+				if (alloc > m->peak_allocated) {
+					m->peak_allocated = alloc;
+					m->peak_allocated_ns = at[j];
+					m->step = g->step;
+					m->stage = g->stage;
+				}
+				if (reserved > m->peak_reserved)
+					m->peak_reserved = reserved;
+				if (active > m->peak_active)
+					m->peak_active = active;
+			}
+		si++;
+	}
+	sqlite3_finalize(st);
+	rk->nmemory = 2;
 }
 
 static void
@@ -2181,7 +2340,7 @@ rank_write(gen_plan *P, int rank)
 	w.gtid_main = w.pid << 32 | w.pid;
 	w.gtid_dq = w.pid << 32 | (w.pid + 41); /* torch_npu's task-queue worker thread */
 	w.gtid_autograd = w.pid << 32 | (w.pid + 17);
-	w.next_conn = 1000;
+	w.next_conn = CONN_BASE;
 	w.next_oplink = 1;
 	w.next_opid = 1;
 	w.next_mark = 1;
@@ -2231,6 +2390,8 @@ rank_write(gen_plan *P, int rank)
 		else
 			w_mstx(&w, st->start_ns, st->end_ns, S_R_ROLLOUT + st->stage);
 	}
+	if (P->o.memory_records)
+		w_memory(&w, rk);
 	w_flush(&w);
 	for (size_t i = 0; i < sizeof ddl_indexes / sizeof ddl_indexes[0]; i++)
 		w_exec(&w, ddl_indexes[i]);
@@ -2256,6 +2417,13 @@ done:
 	rk->ops = w.ops;
 	rk->nops = w.nops;
 	w.ops = NULL;
+	for (size_t i = 0; i < w.nlt; i++) /* the launch's tasks are all written now */
+		if (w.lt_conn[i] - CONN_BASE < (int64_t)w.nconn)
+			w.lt[i].tasks = w.conn_tasks[w.lt_conn[i] - CONN_BASE];
+	rk->launches = w.lt;
+	rk->nlaunches = w.nlt;
+	free(w.lt_conn);
+	free(w.conn_tasks);
 	free(w.path);
 	free(out);
 	free(dir);
@@ -2307,6 +2475,8 @@ gen_truth_free(gen_truth *t)
 	free(t->dp_steps);
 	free(t->comm);
 	free(t->ops);
+	free(t->launches);
+	free(t->memory);
 	memset(t, 0, sizeof *t);
 }
 
@@ -2412,6 +2582,19 @@ gen_profile(const gen_opts *opts, const char *outdir, gen_truth *truth)
 		P.tr.tasks += P.rk[r].tasks;
 		for (size_t i = 0; i < P.rk[r].nops; i++)
 			VEC_PUSH(P.tr.ops, P.tr.nops, P.op_cap, P.rk[r].ops[i]);
+		for (int m = 0; m < P.rk[r].nmemory; m++) {
+			P.tr.memory =
+			    xreallocarray(P.tr.memory, P.tr.nmemory + 1, sizeof *P.tr.memory);
+			P.tr.memory[P.tr.nmemory++] = P.rk[r].memory[m];
+		}
+		size_t nl = P.rk[r].nlaunches;
+		if (nl > 0) {
+			P.tr.launches = xreallocarray(P.tr.launches, P.tr.nlaunches + nl,
+			                              sizeof *P.tr.launches);
+			memcpy(P.tr.launches + P.tr.nlaunches, P.rk[r].launches,
+			       nl * sizeof *P.tr.launches);
+			P.tr.nlaunches += nl;
+		}
 		if (P.rk[r].failed)
 			rc = -1;
 	}
@@ -2431,6 +2614,7 @@ done:
 		free(P.rk[r].blk);
 		free(P.rk[r].pp);
 		free(P.rk[r].ops);
+		free(P.rk[r].launches);
 	}
 	free(P.rk);
 	return rc;

@@ -47,6 +47,14 @@ typedef struct gen_opts {
 	                          * host running ahead of the device -- and a MsTx TASK row with the
 	                          * same connectionId spanning the block on the device; messages carry
 	                          * 'current_microbatch'. The truth's blocks are the device ranges. */
+	int launch_jitter;       /* launches start a varying 0..40 us earlier than LEAD before their
+	                          * device work (never overlapping the previous launch), so launch
+	                          * delays vary; the truth lists each one */
+	int host_ops;            /* a PyTorch operator (PYTORCH_API, main thread) before each launch
+	                          * of compute or communication work, linked to it through
+	                          * CONNECTION_IDS, as torch_npu links an operator to its launches */
+	int memory_records;      /* MEMORY_RECORD rows (components PTA and GE) with one allocated
+	                          * peak per rank inside one stage range; the truth has it */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };
@@ -149,6 +157,26 @@ typedef struct gen_op_truth { /* the compute operators of one rank by op type an
 	uint64_t count;                  /* COMPUTE_TASK_INFO rows */
 	int64_t total_ns;                /* their TASK durations, summed */
 } gen_op_truth;
+typedef struct gen_launch_truth { /* a CANN launch of compute or communication tasks */
+	int rank;
+	int64_t step;     /* STEP_TIME id of the step holding the launch's start (the only step
+	                   * when there is one); -1: none */
+	int64_t delay_ns; /* start of its first compute / communication task - launch start */
+	int64_t host_start_ns; /* the CANN_API call's start */
+	int64_t op_start_ns;   /* with host_ops: the operator's start (it ends before the call) */
+	int tasks;             /* TASK rows carrying its connectionId */
+} gen_launch_truth;
+
+typedef struct gen_memory_truth { /* per rank and MEMORY_RECORD component */
+	int rank;
+	const char *component;  /* "PTA", "GE" */
+	int64_t peak_allocated; /* bytes */
+	int64_t peak_allocated_ns;
+	int64_t peak_reserved, peak_active; /* bytes */
+	int64_t step;                       /* STEP_TIME id holding the allocated peak */
+	int stage; /* index into gen_stage_canon of the stage range holding it */
+} gen_memory_truth;
+
 typedef struct gen_truth {
 	int nranks, slow_rank;
 	uint64_t tasks; /* TASK rows written over all ranks */
@@ -176,6 +204,10 @@ typedef struct gen_truth {
 	size_t ncomm;
 	gen_op_truth *ops; /* per rank, op type and task type */
 	size_t nops;
+	gen_launch_truth *launches; /* per rank, in launch order */
+	size_t nlaunches;
+	gen_memory_truth *memory; /* per rank and component (gen_opts.memory_records) */
+	size_t nmemory;
 } gen_truth;
 
 /* Writes a profile under outdir (created; must not exist or be empty): one

@@ -32,6 +32,10 @@ void report_comm_json(FILE *, const tl_trace *, const struct tl_comm_result *,
 /* The operator sections (summary_ops.c), JSON only: ,"operators":[...],"comm_operators":[...]
  * (reads every rank's compute tasks: a scan of TASK per rank). */
 void report_ops_json(FILE *, const tl_trace *);
+/* The member ,"host":[...] (summary_host.c): launch delays per rank and step. */
+void report_host_json(FILE *, const tl_trace *);
+/* The members ,"memory":[...],"npu_memory":[...] (summary_memory.c): memory peaks. */
+void report_memory_json(FILE *, const tl_trace *);
 
 /* The concurrency chart of one rollout (dp_svg.c): metric (TL_DP_*) per engine step, one line
  * per rank, row `highlight` of d drawn on top and thicker (SIZE_MAX: none), the earliest and

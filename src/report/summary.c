@@ -150,6 +150,8 @@ report_summary_json_opts(FILE *f, const tl_trace *tr, const report_opts *ro)
 	report_rl_json(f, tr, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
 	report_comm_json(f, tr, &cm, &cr);
 	report_ops_json(f, tr);
+	report_host_json(f, tr);
+	report_memory_json(f, tr);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 	fprintf(f, "}\n");

@@ -5,6 +5,7 @@
 #include "analysis/lanes.h"
 #include "ui/common.h"
 #include "ui/timeline_int.h"
+#include "query/host.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
 
@@ -559,6 +560,8 @@ timeline_action(tl_ui *ui, void *st, int a)
 		break;
 	case ACT_TOGGLE_HOST:
 		tl->show_host ^= 1;
+		if (tl->show_host)
+			tlq_host_lanes(ui->tr); /* DB profiles read them now, once */
 		timeline_rebuild_lanes(ui);
 		break;
 	case ACT_SLICE_NEXT:
