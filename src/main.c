@@ -144,6 +144,10 @@ cmd_info(cli *c)
 static int
 cmd_summary(cli *c)
 {
+	if (c->series && !c->json) { /* the text summary has no series to add them to */
+		fprintf(stderr, "tl: --series goes with --json\n");
+		return 1;
+	}
 	tl_trace tr;
 	int rc = load_opts_run(c, &tr);
 	if (rc == 0) {

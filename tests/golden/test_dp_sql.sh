@@ -14,6 +14,10 @@ fi
 "$TL_BIN" summary "$t_tmp/dp" --json --series > "$t_tmp/s.json" 2> "$t_tmp/err" ||
 	{ not_ok "tl summary --json --series"; exit 1; }
 check "no warning on well-formed marks" test ! -s "$t_tmp/err"
+"$TL_BIN" summary "$t_tmp/dp" --series > /dev/null 2> "$t_tmp/err2"
+rc=$?
+check "--series without --json: a usage error (status 1, one line)" \
+	sh -c "[ $rc -eq 1 ] && grep -q -- '--series goes with --json' '$t_tmp/err2'"
 
 # per rank: "rank steps tokens" over the whole capture, from SQL and from tl
 : > "$t_tmp/sql.txt"
