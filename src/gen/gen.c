@@ -1,5 +1,5 @@
 /* The profile generator: torch_npu's on-disk layout and msprof's current DDL
- * (../shared/spec/ascend-format.md §1.1, §2; ../shared/spec/ddl/), with a GRPO-like timeline
+ * (the exact CREATE TABLE statements of real files), with a GRPO-like timeline
  * whose overlap numbers, stage ranges and idle gaps are known by construction.
  *
  * How the truth is known without measuring the rows afterwards:
@@ -47,7 +47,7 @@
 
 const char *const gen_stage_canon[GEN_NSTAGES] = {"rollout", "ref_logprob", "actor_logprob",
                                                   "reward", "actor_update"};
-/* verl worker-method MSTX ranges (../shared/spec/analyses.md §14), in the order they run here */
+/* verl worker-method MSTX ranges (verl's worker methods), in the order they run here */
 const char *const gen_stage_range[GEN_NSTAGES] = {"generate_sequences", "compute_ref_log_prob",
                                                   "compute_log_prob", "compute_rm_score",
                                                   "update_actor"};
@@ -55,7 +55,7 @@ const char *const gen_stage_range[GEN_NSTAGES] = {"generate_sequences", "compute
 enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 
 #define GEN_T0_DEFAULT 1736407067000000000LL
-#define INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns (spec §0.6) */
+#define INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns */
 #define US 1000LL
 #define MS 1000000LL
 
@@ -94,7 +94,7 @@ enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 #define STREAM_COMM 4 /* comm sub-task streams 4..9: one per sub-task of an op */
 #define NSTREAMS 16
 
-#define API_NODE 10000 /* ENUM_API_TYPE ids (written below, spec §2) */
+#define API_NODE 10000 /* ENUM_API_TYPE ids (written below) */
 #define API_ACL 20000
 #define MSTX_RANGE 2 /* ENUM_MSTX_EVENT_TYPE start/end */
 #define MSTX_MARK_EX 3       /* ENUM_MSTX_EVENT_TYPE marker_ex: what torch_npu's mstx.mark writes */
@@ -1068,8 +1068,8 @@ enum { Q_TASK, Q_CTI, Q_API, Q_OP, Q_CTASK, Q_MSTX, Q_STR, Q_PAIR_TEXT, Q_TORCH,
 static const int q_ncol[NBATCHED] = {11, 17, 6};
 static const char *const q_table[NBATCHED] = {"TASK", "COMPUTE_TASK_INFO", "CANN_API"};
 
-/* Exact DDL: ../shared/spec/ddl/ddl_msprof_db_current.sql (msprof creates these first, so its
- * DDL wins for the tables torch_npu shares) and ddl_torch_npu_tables.sql for STEP_TIME,
+/* Exact DDL: msprof's current CREATE TABLE statements (msprof creates these first, so its
+ * DDL wins for the tables torch_npu shares) and torch_npu's for STEP_TIME,
  * PYTORCH_API and CONNECTION_IDS. */
 static const char *const ddl_tables[] = {
     "CREATE TABLE IF NOT EXISTS STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);",
@@ -1134,7 +1134,7 @@ typedef struct gen_enum {
 	const char *name;
 } gen_enum;
 
-/* ENUM_* rows as msprof's current code writes them (spec §2 "ENUM tables"); torch_npu adds the
+/* ENUM_* rows as msprof's current code writes them; torch_npu adds the
  * 5000x API types. */
 static const gen_enum enum_api[] = {{5000, "runtime"}, {5500, "communication"}, {10000, "node"},
                                     {15000, "model"},  {20000, "acl"},          {50001, "op"},
@@ -1677,7 +1677,7 @@ pp_group_name(int g)
 static unsigned
 group_hash3(const char *name)
 {
-	uint32_t h0 = 0, h1 = 0; /* msprof-analyze double_hash (spec §5.1) */
+	uint32_t h0 = 0, h1 = 0; /* msprof-analyze's double_hash */
 	for (const char *c = name; *c; c++) {
 		h0 = h0 * 29 + (unsigned char)*c;
 		h1 = h1 * 131 + (unsigned char)*c;
@@ -1685,7 +1685,7 @@ group_hash3(const char *name)
 	return (unsigned)((((uint64_t)h0 << 32) | h1) % 1000);
 }
 
-/* META_DATA['distributed_args'] as MindSpeed-LLM writes it (spec ascend-format §1.1). */
+/* META_DATA['distributed_args'] as MindSpeed-LLM writes it. */
 static char *
 pp_distributed_args(const gen_plan *P, int rank)
 {
@@ -1750,7 +1750,7 @@ w_pp_strings(gen_writer *w)
  * the main thread, backward ones on autograd's thread in reverse layer order. Both operators of
  * a layer carry the same autograd sequence number and point at CONNECTION_IDS rows with one
  * shared link, the sequence number + 5<<28 as current torch_npu offsets its framework flows
- * (spec ascend-format §2). Sequence numbers grow with (step, micro-batch, layer), and every rank
+ * (5 << 28 = 1342177280). Sequence numbers grow with (step, micro-batch, layer), and every rank
  * runs its forward blocks in that order, so they grow in time as autograd's do. */
 #define PP_NOPS 3
 #define PP_OPGAP (2 * US) /* host time between two operators of a block */
@@ -1758,7 +1758,7 @@ w_pp_strings(gen_writer *w)
 #define TORCH_OP 50001    /* ENUM_API_TYPE "op" */
 #define TORCH_FLOW_BASE 1342177280LL
 
-/* One PYTORCH_API row; times are TEXT in every torch_npu version (spec §0.4), so they are bound
+/* One PYTORCH_API row; times are TEXT in every torch_npu version, so they are bound
  * as text. link < 0: no CONNECTION_IDS rows (connectionId NULL). */
 static void
 w_torch_op(gen_writer *w, int64_t start, int64_t end, int64_t gtid, int name, int64_t seq,
@@ -2112,7 +2112,7 @@ static const char env_json[] =
     "\"ACLNN_CACHE_LIMIT\": \"\", \"HOST_CACHE_CAPACITY\": \"\", \"ASCEND_ENHANCE_ENABLE\": \"\", "
     "\"PYTORCH_NPU_ALLOC_CONF\": \"\", \"ASCEND_LAUNCH_BLOCKING\": \"\"}";
 
-/* META_DATA['parallel_group_info'] as json.dumps writes it (spec §1.1). */
+/* META_DATA['parallel_group_info'] as json.dumps writes it. */
 static char *
 group_info_json(const gen_plan *P, int rank)
 {

@@ -1,6 +1,7 @@
 /* The profile generator shared by `tl demo`, the tests and the benchmarks. It writes profiles in
- * the real torch_npu layout and schema (../shared/spec/ddl/) and records the ground truth it
- * built them from, so tests can assert numbers against values known by construction. */
+ * the real torch_npu layout and schema (real files' CREATE TABLE statements) and records the
+ * ground truth it built them from, so tests can assert numbers against values known by
+ * construction. */
 #ifndef TL_GEN_H
 #define TL_GEN_H
 #include <stddef.h>
@@ -14,7 +15,7 @@ typedef struct gen_opts {
 	                          * default 3 */
 	uint64_t seed;           /* deterministic output for a given seed */
 	int64_t t0_ns;           /* epoch ns of the first step; 0 = a fixed default */
-	int json;                /* also write ASCEND_PROFILER_OUTPUT/trace_view.json (issue 3) */
+	int json;                /* also write ASCEND_PROFILER_OUTPUT/trace_view.json */
 	int threads;             /* ranks written in parallel; 0 = number of cores */
 	int no_stage_ranges;     /* GRPO: write no stage or decode-step ranges (a verl/MindSpeed-RL
 	                          * discrete-mode capture: the role directory names the stage) */
@@ -27,7 +28,7 @@ typedef struct gen_opts {
 	int dp_bad_marks;        /* with GEN_DECODE_DP: malformed and missing marks (above) */
 	int dp_only;             /* no stage ranges, the decode steps' kept: an inference capture
 	                          * as dp_analysis profiles it (the truth keeps its stages) */
-	/* Pipeline-parallel training instead of the GRPO timeline (issue 5). nranks = pp x dp; rank
+	/* Pipeline-parallel training instead of the GRPO timeline. nranks = pp x dp; rank
 	 * r is PP stage r / dp (Megatron's order: PP outermost). Each step runs pp_microbatches
 	 * micro-batches as pp_chart-style MSTX ranges "{'name': 'forward_step'}" /
 	 * "{'name': 'backward_step'}" around their kernels, with hcom_send/hcom_receive ops between
@@ -218,7 +219,7 @@ int gen_profile(const gen_opts *, const char *outdir, gen_truth *truth);
 void gen_truth_free(gen_truth *);
 
 /* Converts a torch_npu unified DB (a generated one, or a real one) into the trace_view.json that
- * torch_npu's text export writes for the same capture (../shared/spec/ascend-format.md §6): the
+ * torch_npu's text export writes for the same capture: the
  * same profile in both formats. Opens the DB immutable (nothing is written beside it). Returns
  * 0, or -1 with a message. */
 int gen_json_from_db(const char *db_path, const char *json_path);

@@ -1,5 +1,5 @@
 /* The Ascend unified DB loader: ascend_pytorch_profiler_{r}.db, msprof_*.db and
- * ascend_mindspore_profiler_{r}.db (one schema, ../shared/spec/ascend-format.md §2).
+ * ascend_mindspore_profiler_{r}.db (one schema: msprof's tables, torch_npu adds its own).
  * Opens read-only, binds columns by name, treats every table as optional. */
 #include "config.h"
 #include "load/load.h"
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TL_INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns (§0.6) */
-#define MSTX_CONN_MIN 4000000000LL  /* mstx connectionIds: mark_id + 4000000001 (§3.1) */
+#define TL_INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns */
+#define MSTX_CONN_MIN 4000000000LL  /* mstx connectionIds: mark_id + 4000000001 */
 #define PROGRESS_ROWS 65536
 /* Dense id arrays are used while ids stay below this many entries per row read; else a hash. */
 #define DENSE_SLACK (1u << 20)
@@ -114,7 +114,7 @@ table_columns(db_ctx *c, const char *table, const char *const *cols, int ncols, 
 }
 
 /* Builds "SELECT c1,c2,...,rowid FROM table", with NULL for columns the table lacks (columns
- * drift between versions; §0.2). have[i] is set for present columns. */
+ * drift between torch_npu and CANN versions). have[i] is set for present columns. */
 static sqlite3_stmt *
 prepare_cols(db_ctx *c, const char *table, const char *const *cols, int ncols, int *have,
     const char *tail)
@@ -158,7 +158,7 @@ str_id(db_ctx *c, sqlite3_stmt *st, int col)
 	uint32_t id;
 	if (u64map_get(&c->strs, (uint64_t)sid, &id))
 		return id;
-	return 0; /* e.g. 4294967295: torch_npu's empty string, no STRING_IDS row (§2.0) */
+	return 0; /* e.g. 4294967295: torch_npu's empty string, no STRING_IDS row */
 }
 
 static int64_t
@@ -253,7 +253,7 @@ step_at(const db_ctx *c, int64_t t)
 }
 
 /* Device work belongs to the step in which it was launched: the CANN API call with the task's
- * connectionId started inside STEP_TIME (torch_npu StepTraceTime; analyses.md §2a). */
+ * connectionId started inside STEP_TIME (as torch_npu's StepTraceTime assigns it). */
 static int
 read_launches(db_ctx *c)
 {
@@ -319,7 +319,7 @@ step_of_work(const db_ctx *c, int64_t conn, int64_t dev_start)
 	return step_at(c, dev_start); /* no launch record: fall back to device time */
 }
 
-/* ---- globalTaskId classes (§4.2) -------------------------------------------------------- */
+/* ---- globalTaskId classes: compute, communication, memcpy -------------------------------- */
 
 static void
 gt_set(db_ctx *c, int64_t gt, uint8_t cls, uint32_t name)
@@ -481,7 +481,7 @@ row_check_report(db_ctx *c, const char *table, const char *null_cols, const row_
 		msg_warn(c->path, "%s: %zu rows with a time out of range; skipped", table, k->range);
 }
 
-/* ---- MSTX ranges (§3) -------------------------------------------------------------------
+/* ---- MSTX ranges ------------------------------------------------------------------------
  * A range (or mark) given a stream has a host part, its MSTX_EVENTS row (the calls, on the
  * thread that made them), and a device part, the marker tasks CANN put on the stream: TASK rows
  * with the same connectionId (mark id + 4000000001). msprof pairs a range's begin and end
@@ -569,7 +569,7 @@ task_track(db_ctx *c, stream_cache **cache, size_t *n, size_t *cap, tl_lane_kind
 	return e.t;
 }
 
-typedef struct ffts_cand { /* possible FFTS+ container row (§0.7) */
+typedef struct ffts_cand { /* possible FFTS+ container row */
 	uint64_t key;
 	tl_track *t;
 	uint32_t rowid;
@@ -689,7 +689,7 @@ read_tasks(db_ctx *c)
 		track_push(t, l->s, l->e, strpool_intern_cstr(c->r->pool, label), l->rowid);
 	}
 
-	/* Hide FFTS+ container rows: they would double-count their sub-tasks (§0.7). */
+	/* Hide FFTS+ container rows: they would double-count their sub-tasks. */
 	if (children.n > 0 && ncand > 0) {
 		tl_u64map hide;
 		u64map_init(&hide);
@@ -766,8 +766,8 @@ read_rank_id(db_ctx *c)
 
 /* ---- forward/backward operator pairs (on demand, for the pipeline view) ------------------
  * torch_npu links a forward operator and the backward operator autograd runs for it through one
- * CONNECTION_IDS.connectionId that both PYTORCH_API rows point at (spec §2.3; Insight's
- * "fwdbwd" connection category, analyses.md §10). The same table also links operators to the
+ * CONNECTION_IDS.connectionId that both PYTORCH_API rows point at (MindStudio
+ * Insight's "fwdbwd" connection category). The same table also links operators to the
  * kernels they launch and Enqueue to Dequeue, so a pair is exactly two operator rows (type
  * 50001) on two threads (backward runs on autograd's thread), the forward one first. */
 
@@ -790,7 +790,7 @@ cmp_op_link(const void *a, const void *b)
 }
 
 /* A time column: INTEGER, or TEXT holding a decimal integer (PYTORCH_API declares its times
- * TEXT, spec §0.4). */
+ * TEXT in every torch_npu version). */
 static int
 col_time(sqlite3_stmt *st, int col, int64_t *out)
 {

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "load/load.h"
+#include "profile/discover.h"
 #include "util/msg.h"
 #include "util/text.h"
 #include "util/xalloc.h"

@@ -8,7 +8,7 @@
 #include "model/comm.h"
 #include "model/ops.h"
 #include "model/trace.h"
-#include "profile/discover.h"
+#include "model/source.h"
 #include "util/rankspec.h"
 
 typedef struct tl_loader {

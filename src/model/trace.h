@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile/discover.h"
+#include "model/source.h"
 #include "util/strpool.h"
 
 /* What a lane shows. The order here is the order of lanes inside a rank group on screen. */

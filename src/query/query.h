@@ -115,8 +115,8 @@ int tlq_slice_args(const tl_rank *, const tl_track *, size_t idx, tlq_arg_fn fn,
 
 /* ---- RL triage: stages, DP imbalance, pipeline, slow ranks, bubbles (query_rl.c) ----------
  * One context per loaded trace holds the stage rules and computes each analysis on first use
- * (../shared/spec/analyses.md §4, §5, §10-12, §17). The TUI panels and `tl summary` print
- * these numbers and no others. Times are ns on the profile clock. */
+ * (the definitions msprof-analyze and MindStudio Insight use). The TUI panels and `tl summary`
+ * print these numbers and no others. Times are ns on the profile clock. */
 typedef struct tl_rl tl_rl;
 
 typedef struct tl_rl_opts {

@@ -331,7 +331,7 @@ tlq_search_ordinal(const tl_search *s, const tl_trace *tr, const tl_match_pos *p
 
 /* ---- slice arguments ----------------------------------------------------------------------- */
 
-/* Columns whose integers are STRING_IDS ids (ascend-format.md §2) */
+/* Columns whose integers are STRING_IDS ids in torch_npu DBs */
 static int
 is_string_col(const char *c)
 {

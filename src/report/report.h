@@ -4,8 +4,8 @@
 #include <stdio.h>
 
 #include "model/trace.h"
+#include "model/source.h"
 #include "query/query.h"
-#include "profile/discover.h"
 
 void report_info(FILE *, const tl_sourcelist *);
 void report_summary_text(FILE *, const tl_trace *);

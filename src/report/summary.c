@@ -92,7 +92,7 @@ report_summary_text(FILE *f, const tl_trace *tr)
 		}
 		free(so);
 	}
-	report_rl_text(f, tr); /* issue 5 */
+	report_rl_text(f, tr); /* stages, imbalance, pipeline, slow ranks, bubbles */
 	tl_comm_result cm;
 	tl_coll_result cr;
 	tlq_comm(tr, &cm);
