@@ -16,7 +16,7 @@
 #include "report/report.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
-#include "test.h"
+#include "../test.h"
 
 static char tmp[64];
 
