@@ -37,11 +37,4 @@ void report_host_json(FILE *, const tl_trace *);
 /* The members ,"memory":[...],"npu_memory":[...] (summary_memory.c): memory peaks. */
 void report_memory_json(FILE *, const tl_trace *);
 
-/* The concurrency chart of one rollout (dp_svg.c): metric (TL_DP_*) per engine step, one line
- * per rank, row `highlight` of d drawn on top and thicker (SIZE_MAX: none), the earliest and
- * latest end steps marked. stage: its name (untrusted: escaped), NULL for the whole capture.
- * Returns 0, or -1 when writing failed. */
-int report_dp_svg(FILE *, const tl_trace *, const tl_dp *d, const char *stage, int metric,
-                  size_t highlight);
-
 #endif

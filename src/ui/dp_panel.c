@@ -11,7 +11,6 @@
 #include "ui/common.h"
 #include "ui/dp_panel.h"
 #include "ui/timeline.h"
-#include "report/report.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -917,7 +916,7 @@ dp_panel_export_svg(tl_ui *ui, const char *path)
 		ui_message(ui, 1, "cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
-	int rc = report_dp_svg(f, ui->tr, dp, tlq_rl_stage_name(ui->rl, dp->stage), s->metric, hl);
+	int rc = dp_svg_write(f, ui->tr, dp, tlq_rl_stage_name(ui->rl, dp->stage), s->metric, hl);
 	if (fclose(f) != 0 || rc != 0) {
 		ui_message(ui, 1, "cannot write %s: %s", path, strerror(errno));
 		return -1;

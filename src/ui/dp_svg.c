@@ -3,7 +3,7 @@
  * steps where the first and the last rank ran out of work marked, as dp_analysis'
  * dp_event_plot.png draws out_tokens. */
 #include "config.h"
-#include "report/report.h"
+#include "ui/dp_panel.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -68,8 +68,8 @@ end_marker(FILE *f, int step, int gmax, const char *what)
 }
 
 int
-report_dp_svg(FILE *f, const tl_trace *tr, const tl_dp *d, const char *stage, int metric,
-              size_t highlight)
+dp_svg_write(FILE *f, const tl_trace *tr, const tl_dp *d, const char *stage, int metric,
+             size_t highlight)
 {
 	int early, gmax;
 	dp_end_steps(d->ranks, d->n, &early, &gmax);
