@@ -37,6 +37,7 @@ typedef struct cli {
 	tl_rankset ranks;
 	int have_ranks;
 	int json;
+	int series; /* summary --json --series */
 	int no_view;
 	/* view */
 	const char *theme, *keymap, *script, *stats;
@@ -74,10 +75,10 @@ static const command commands[] = {
 	{"info", "tl info PATH [--rank SPEC]",
 	    "list the ranks and files found under PATH, with when each was captured",
 	    cmd_info, 1, "r"},
-	{"summary", "tl summary PATH [--rank SPEC] [--json] [--pp N] [--no-cache]\n"
+	{"summary", "tl summary PATH [--rank SPEC] [--json [--series]] [--pp N] [--no-cache]\n"
 	    "          [--cache-dir DIR]",
 	    "per-rank, per-step overlap breakdown (computing, communication, free, ...)",
-	    cmd_summary, 1, "rjPNC"},
+	    cmd_summary, 1, "rjPNCs"},
 	{"view",
 	    "tl view PATH [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
 	    "          [--script FILE [--size CxR]] [--stats FILE] [--no-cache] [--cache-dir DIR]",
@@ -108,6 +109,8 @@ usage(FILE *f)
 	fprintf(f, "\noptions:\n"
 		   "  --rank SPEC   only these ranks: 0-7, 0,2,4, 0-3,8-11\n"
 		   "  --json        machine-readable output (summary)\n"
+		   "  --series      (summary --json) each rollout's engine steps in \"dp\": times,\n"
+		   "                requests, KV-cache use and tokens per step\n"
 		   "  --theme NAME  viewer colours: default, light, mono, or $XDG_CONFIG_HOME/tl/NAME.theme\n"
 		   "  --keymap NAME viewer keys: default, vim, emacs, or $XDG_CONFIG_HOME/tl/NAME.keys\n"
 		   "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"
@@ -247,11 +250,16 @@ cmd_info(cli *c)
 static int
 cmd_summary(cli *c)
 {
+	if (c->series && !c->json) { /* the text summary has no series to add them to */
+		fprintf(stderr, "tl: --series goes with --json\n");
+		return 1;
+	}
 	tl_trace tr;
 	int rc = load_opts_run(c, &tr);
 	if (rc == 0) {
 		if (c->json)
-			report_summary_json(stdout, &tr);
+			report_summary_json_opts(stdout, &tr,
+			    &(report_opts){.series = c->series});
 		else
 			report_summary_text(stdout, &tr);
 	}
@@ -437,6 +445,7 @@ main(int argc, char **argv)
 		{"no-cache", no_argument, NULL, 'N'},
 		{"cache-dir", required_argument, NULL, 'C'},
 		{"clear", no_argument, NULL, 'L'},
+		{"series", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -488,6 +497,9 @@ main(int argc, char **argv)
 			break;
 		case 'j':
 			c.json = 1;
+			break;
+		case 's':
+			c.series = 1;
 			break;
 		case 'P': { /* --pp N: PP stages by rank order, for the PP view and summary */
 			char *end;

@@ -502,9 +502,10 @@ decode_name(decode_scan *c, uint32_t name)
 }
 
 /* Decode ranges of r inside [t0, t1] (all of them when t0 > t1), stopping at the first when
- * first_only. */
+ * first_only; their host spans into *spans (grown, *cap its capacity) unless spans is NULL. */
 static int
-decode_ranges(const tl_stage_rules *R, const tl_rank *r, int64_t t0, int64_t t1, int first_only)
+decode_ranges(const tl_stage_rules *R, const tl_rank *r, int64_t t0, int64_t t1, int first_only,
+              tl_span **spans, size_t *cap)
 {
 	decode_scan c = {R, r, {0}};
 	u64map_init(&c.cache);
@@ -520,6 +521,11 @@ decode_ranges(const tl_stage_rules *R, const tl_rank *r, int64_t t0, int64_t t1,
 			if (s->end <= s->start || (!all && s->end > t1)) /* a mark, or past t1 */
 				continue;
 			if (whole || decode_name(&c, s->name)) {
+				if (spans != NULL) {
+					size_t nn = (size_t)n;
+					tl_span sp = {s->start, s->end};
+					VEC_PUSH(*spans, nn, *cap, sp);
+				}
 				n++;
 				if (first_only)
 					goto done;
@@ -534,7 +540,7 @@ done:
 int
 stages_rank_has_decode(const tl_stage_rules *R, const tl_rank *r)
 {
-	return decode_ranges(R, r, 1, 0, 1) > 0;
+	return decode_ranges(R, r, 1, 0, 1, NULL, NULL) > 0;
 }
 
 int
@@ -542,13 +548,35 @@ stages_decode_count(const tl_stage_rules *R, const tl_rank *r, int has_decode, i
                     int64_t t0, int64_t t1)
 {
 	if (has_decode)
-		return decode_ranges(R, r, t0, t1, 0);
+		return decode_ranges(R, r, t0, t1, 0, NULL, NULL);
 	if (stage != TL_STAGE_ROLLOUT)
 		return -1;
 	int n = 0;
 	for (size_t k = 0; k < r->nsteps; k++)
 		n += r->steps[k].start >= t0 && r->steps[k].end <= t1;
 	return n > 0 ? n : -1;
+}
+
+static int
+cmp_span(const void *a, const void *b)
+{
+	const tl_span *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+size_t
+stages_decode_spans(const tl_stage_rules *R, const tl_rank *r, int64_t t0, int64_t t1,
+                    tl_span **out)
+{
+	tl_span *v = NULL;
+	size_t cap = 0;
+	int n = decode_ranges(R, r, t0, t1, 0, &v, &cap);
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof *v, cmp_span);
+	*out = v;
+	return (size_t)n;
 }
 
 void

@@ -88,6 +88,11 @@ int stages_rank_has_decode(const tl_stage_rules *, const tl_rank *r);
 int stages_decode_count(const tl_stage_rules *, const tl_rank *r, int has_decode, int stage,
                         int64_t t0, int64_t t1);
 
+/* The decode ranges that stages_decode_count counts, [t0, t1] as there (all of the rank's when
+ * t0 > t1): their host spans by start into *out (the caller's to free; NULL when none). */
+size_t stages_decode_spans(const tl_stage_rules *, const tl_rank *r, int64_t t0, int64_t t1,
+                           tl_span **out);
+
 /* Adds the stage lane of r: a TL_LANE_STAGE track per nesting level (key and depth = level;
  * slice names are the stage names, arg the instance index), in front of the rank's other
  * tracks. Does nothing when r already has stage tracks. */

@@ -97,6 +97,8 @@ enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 #define API_NODE 10000 /* ENUM_API_TYPE ids (written below) */
 #define API_ACL 20000
 #define MSTX_RANGE 2 /* ENUM_MSTX_EVENT_TYPE start/end */
+#define MSTX_MARK_EX 3       /* ENUM_MSTX_EVENT_TYPE marker_ex: what torch_npu's mstx.mark writes */
+#define DP_MARK_OFF (2 * US) /* the step_process mark: this long before the range's end */
 #define HCCL_BF16 11 /* ENUM_HCCL_DATA_TYPE */
 #define HCCL_INT32 2
 #define HCCL_NA 65534
@@ -199,7 +201,9 @@ enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 	X(S_R_REWARD, "compute_rm_score")                                                          \
 	X(S_R_UPDATE, "update_actor")                                                              \
 	X(S_DECODE, "decode_step")                                                                 \
-	X(S_VLLM_STEP, "vllm_one_step")
+	X(S_VLLM_STEP, "vllm_one_step")                                                            \
+	X(S_DP_DOMAIN, "step_process")                                                             \
+	X(S_DP_STEP, "step")
 
 #define GEN_STR_ENUM(id, text) id,
 #define GEN_STR_TEXT(id, text) text,
@@ -414,7 +418,7 @@ typedef struct gen_plan {
 	gen_truth tr;
 	size_t stage_cap, overlap_cap, bubble_cap, step_cap, comm_cap, op_cap;
 	int pp_dp, pp_mb;                       /* PP profiles: DP replicas, micro-batches */
-	size_t ppb_cap, pps_cap, p2p_cap;
+	size_t ppb_cap, pps_cap, p2p_cap, dp_cap;
 } gen_plan;
 
 static int64_t
@@ -679,6 +683,41 @@ plan_step_check(gen_plan *P, int k, int64_t step_start)
 
 /* Every rank's timeline, step by step, stage by stage. Ranks move in lockstep because the
  * collectives synchronise them. */
+/* The numbers of engine step d of n on rank r in step k (0-based) as its mark reports them: the
+ * requests drain as the rollout goes on (the last steps run the longest answers alone), a few
+ * wait early on, and the KV cache empties with them. */
+static void
+dp_stats(int r, int k, int d, int n, gen_dp_step_truth *t)
+{
+	t->running = n - d;
+	t->waiting = d < 3 ? 3 - d + (r + k) % 2 : 0;
+	t->out_tokens = t->running - (d % 3 == 2); /* a request can finish without an output */
+	t->cache_usage = (double)(n - d) / (double)(n + 4);
+}
+
+/* dp_bad_marks: whether the mark of step d on rank r reads as stats (rank 2's marks are all
+ * paired wrong once its last one is missing). */
+static int
+dp_has_stats(const gen_plan *P, int r, int d)
+{
+	if (!P->o.dp_bad_marks)
+		return 1;
+	return !(r == 1 && d == 1) && r != 2;
+}
+
+static void
+plan_dp_step(gen_plan *P, int r, int k, int d, int n, const gen_blk *b)
+{
+	gen_dp_step_truth t = {.rank = r,
+	                       .step = k + 1,
+	                       .index = d,
+	                       .start_ns = b->start - LEAD - DEC_PRE,
+	                       .end_ns = b->end + DEC_POST,
+	                       .has_stats = dp_has_stats(P, r, d)};
+	dp_stats(r, k, d, n, &t);
+	VEC_PUSH(P->tr.dp_steps, P->tr.ndp_steps, P->dp_cap, t);
+}
+
 static int
 plan_build(gen_plan *P)
 {
@@ -715,6 +754,8 @@ plan_build(gen_plan *P)
 				rank_run(rk, k, ST_ROLLOUT,
 				         seed_of(seed, (uint64_t)k, 100 + (uint64_t)d, 7),
 				         MIX_DECODE, s->dec_kernels, STREAM_A, BF_DECODE, 0);
+				if (P->o.decode_marks == GEN_DECODE_DP && !P->o.no_stage_ranges)
+					plan_dp_step(P, r, k, d, dec[r], &rk->blk[rk->nblk - 1]);
 			}
 		}
 		stage_end(P, k, ST_ROLLOUT, dec);
@@ -1140,6 +1181,8 @@ typedef struct gen_writer {
 	int64_t next_oplink; /* PP operator pairs: the next PYTORCH_API.connectionId */
 	int64_t ahead;       /* PP device ranges: the host launches this much earlier */
 	int64_t next_mark;   /* mstx mark id of the next range carrying a stream */
+	int64_t next_dpmsg;  /* GEN_DECODE_DP: the next mark message's STRING_IDS offset */
+	int dp_step, dp_i;   /* GEN_DECODE_DP: the step of the last engine step, its index */
 	int64_t last_launch; /* start of the last CANN_API row written */
 	gen_launch_truth *lt; /* launches of compute / communication work (w_launch_truth) */
 	size_t nlt, ltcap;
@@ -1440,11 +1483,15 @@ w_mstx(gen_writer *w, int64_t start, int64_t end, int message)
 	w_row(w, Q_MSTX, v, 10);
 }
 
+static void w_dp_step(gen_writer *w, const gen_blk *b, int64_t hs, int64_t he);
+
 /* The range around one decode step, as gen_opts.decode_marks says (GEN_DECODE_NONE: none). */
 static void
-w_decode_mark(gen_writer *w, int64_t start, int64_t end)
+w_decode_mark(gen_writer *w, const gen_blk *b, int64_t start, int64_t end)
 {
-	if (w->P->o.decode_marks == GEN_DECODE_RANGES) {
+	if (w->P->o.decode_marks == GEN_DECODE_DP) {
+		w_dp_step(w, b, start, end);
+	} else if (w->P->o.decode_marks == GEN_DECODE_RANGES) {
 		w_mstx(w, start, end, S_DECODE);
 	} else if (w->P->o.decode_marks == GEN_DECODE_VLLM) {
 		/* range_start("vllm_one_step", domain="vllm_one_step"): no stream, host only */
@@ -1488,7 +1535,7 @@ w_run(gen_writer *w, const gen_blk *b)
 		w->err = 1;
 	}
 	if ((b->flags & BF_DECODE) && !w->P->o.no_stage_ranges)
-		w_decode_mark(w, b->start - LEAD - DEC_PRE, b->end + DEC_POST);
+		w_decode_mark(w, b, b->start - LEAD - DEC_PRE, b->end + DEC_POST);
 }
 
 /* A COMMUNICATION_TASK_INFO row: 15 integer columns, then bandwidth (NUMERIC). */
@@ -1615,6 +1662,7 @@ w_coll(gen_writer *w, const gen_blk *b)
 #define PPS_MSTX_TYPE 1000009 /* TASK.taskType of a device mstx marker */
 #define PPS_MSTX_START_OP 1000010 /* the queued torch ops of mstx calls with a stream */
 #define PPS_MSTX_END_OP 1000011
+#define PPS_MSTX_MARK_OP 1000012
 #define PPS_GROUP 1000100 /* + pair group index */
 #define PPS_OP 2000000    /* + per-DB counter: op names */
 #define PPS_MB 3000000    /* + (backward) * 1000 + micro-batch: device-range messages */
@@ -1656,6 +1704,7 @@ w_mstx_strings(gen_writer *w)
 	w_pair(w, w->q[Q_STR], PPS_MSTX_TYPE, NULL, "MsTx");
 	w_pair(w, w->q[Q_STR], PPS_MSTX_START_OP, NULL, "mstx_range_start_op");
 	w_pair(w, w->q[Q_STR], PPS_MSTX_END_OP, NULL, "mstx_range_end_op");
+	w_pair(w, w->q[Q_STR], PPS_MSTX_MARK_OP, NULL, "mstx_mark_op");
 }
 
 static void
@@ -1779,15 +1828,52 @@ w_pp_ops(gen_writer *w, const pp_item *it)
  * TASK row on the stream from the begin marker to the end marker, [ds, de]. */
 #define MSTX_CONN_BASE 4000000001LL
 static void
-w_mstx_device(gen_writer *w, int64_t hs, int64_t he, int64_t ds, int64_t de, int msg)
+w_mstx_device(gen_writer *w, int64_t hs, int64_t he, int64_t ds, int64_t de, int msg, int domain)
 {
 	int64_t conn = w->next_mark++ + MSTX_CONN_BASE;
 	w_torch_op(w, hs - 6 * US, hs - 5 * US, w->gtid_main, PPS_MSTX_START_OP, -1, 0, conn);
 	w_torch_op(w, he - 4 * US, he - 3 * US, w->gtid_main, PPS_MSTX_END_OP, -1, 0, conn);
 	int64_t v[10] = {hs,  he,         MSTX_RANGE, INVALID_U32, INVALID_U32,
-	                 msg, w->gtid_dq, w->gtid_dq, S_DEFAULT,   conn};
+	                 msg, w->gtid_dq, w->gtid_dq, domain,      conn};
 	w_row(w, Q_MSTX, v, 10);
 	w_task(w, ds, de, conn, PPS_MSTX_TYPE, INVALID_U32, STREAM_A, w_taskid(w, STREAM_A));
+}
+
+/* dp_analysis' step range given a stream, [hs, he] on the host and the step's kernels [ds, de]
+ * on the device, and the mark with the step's JSON before its end (also given the stream: a
+ * MsTx marker task after the kernels). */
+#define DPS_MSG 6000000 /* + per-DB counter: the marks' messages */
+static void
+w_dp_step(gen_writer *w, const gen_blk *b, int64_t hs, int64_t he)
+{
+	if (b->step != w->dp_step) {
+		w->dp_step = b->step;
+		w->dp_i = 0;
+	}
+	int d = w->dp_i++, n = decode_count(w->P, b->step, w->rank);
+	w_mstx_device(w, hs, he, b->start, b->end, S_DP_STEP, S_DP_DOMAIN);
+	if (w->P->o.dp_bad_marks && w->rank == 2 && b->step + 1 == w->P->o.nsteps && d == n - 1)
+		return; /* the missing mark */
+	gen_dp_step_truth t;
+	dp_stats(w->rank, b->step, d, n, &t);
+	char msg[160];
+	if (!w->P->o.dp_bad_marks || !(w->rank == 1 && d == 1))
+		snprintf(msg, sizeof msg,
+		         "{\"running_reqs\": %d, \"waiting_reqs\": %d, \"gpu_cache_usage\": %.17g, "
+		         "\"out_tokens\": %d}",
+		         t.running, t.waiting, t.cache_usage, t.out_tokens);
+	else /* cut short, as a message over the profiler's length limit would be */
+		snprintf(msg, sizeof msg, "{\"running_reqs\": %d, \"waiting_re", t.running);
+	int64_t id = DPS_MSG + w->next_dpmsg++;
+	w_pair(w, w->q[Q_STR], id, NULL, msg);
+	/* given a stream too: the queued mstx_mark_op, the dequeue thread's row (endNs = startNs),
+	 * and a zero-length MsTx marker task where the step's kernels end */
+	int64_t conn = w->next_mark++ + MSTX_CONN_BASE, ms = he - DP_MARK_OFF;
+	w_torch_op(w, ms - 6 * US, ms - 5 * US, w->gtid_main, PPS_MSTX_MARK_OP, -1, 0, conn);
+	int64_t v[10] = {ms, ms,         MSTX_MARK_EX, INVALID_U32, INVALID_U32,
+	                 id, w->gtid_dq, w->gtid_dq,   S_DP_DOMAIN, conn};
+	w_row(w, Q_MSTX, v, 10);
+	w_task(w, b->end, b->end, conn, PPS_MSTX_TYPE, INVALID_U32, STREAM_A, w_taskid(w, STREAM_A));
 }
 
 /* A forward or backward range given a stream: the host calls around the block's launches,
@@ -1797,7 +1883,7 @@ static void
 w_pp_device_range(gen_writer *w, const pp_item *it, int64_t first_launch)
 {
 	w_mstx_device(w, first_launch - 2 * US, first_launch + (PP_NK - 1) * PP_LAUNCH_GAP + 3 * US,
-	              it->start, it->end, PPS_MB + (it->kind == 'B') * 1000 + it->mb);
+	              it->start, it->end, PPS_MB + (it->kind == 'B') * 1000 + it->mb, S_DEFAULT);
 }
 
 /* gen_opts.stage_device_ranges: when the host made a stage range's end call. The host does
@@ -2206,7 +2292,8 @@ w_header_rows(gen_writer *w)
 	free(gi);
 	if (P->o.pp > 0)
 		w_pp_strings(w);
-	else if (P->o.stage_device_ranges && !P->o.no_stage_ranges)
+	else if ((P->o.stage_device_ranges || P->o.decode_marks == GEN_DECODE_DP) &&
+	         !P->o.no_stage_ranges)
 		w_mstx_strings(w);
 
 	char *sql = xasprintf("INSERT INTO RANK_DEVICE_MAP VALUES (%d,%d);"
@@ -2295,11 +2382,11 @@ rank_write(gen_plan *P, int rank)
 	w_pp(&w);
 	for (size_t i = 0; i < P->tr.nstages; i++) {
 		const gen_stage_truth *st = &P->tr.stages[i];
-		if (st->rank != rank || P->o.no_stage_ranges)
+		if (st->rank != rank || P->o.no_stage_ranges || P->o.dp_only)
 			continue;
 		if (P->o.stage_device_ranges)
 			w_mstx_device(&w, st->start_ns, stage_host_end(P, rank, st), st->start_ns,
-			              st->end_ns, S_R_ROLLOUT + st->stage);
+			              st->end_ns, S_R_ROLLOUT + st->stage, S_DEFAULT);
 		else
 			w_mstx(&w, st->start_ns, st->end_ns, S_R_ROLLOUT + st->stage);
 	}
@@ -2385,6 +2472,7 @@ gen_truth_free(gen_truth *t)
 	free(t->pp_blocks);
 	free(t->pp_stages);
 	free(t->p2p);
+	free(t->dp_steps);
 	free(t->comm);
 	free(t->ops);
 	free(t->launches);

@@ -25,6 +25,9 @@ typedef struct gen_opts {
 	                          */
 	int decode_marks;        /* GRPO: what marks each decode step of the rollout
 	                          * (GEN_DECODE_*) */
+	int dp_bad_marks;        /* with GEN_DECODE_DP: malformed and missing marks (above) */
+	int dp_only;             /* no stage ranges, the decode steps' kept: an inference capture
+	                          * as dp_analysis profiles it (the truth keeps its stages) */
 	/* Pipeline-parallel training instead of the GRPO timeline. nranks = pp x dp; rank
 	 * r is PP stage r / dp (Megatron's order: PP outermost). Each step runs pp_microbatches
 	 * micro-batches as pp_chart-style MSTX ranges "{'name': 'forward_step'}" /
@@ -60,7 +63,15 @@ enum { GEN_PP_1F1B, GEN_PP_GPIPE };
 /* Decode-step marks: a "decode_step" range in the default domain; vLLM's per-step range as its
  * users add it, range_start("vllm_one_step", domain="vllm_one_step"); or none at all (a rollout
  * whose steps nothing records: the truth then says -1, unknown). */
-enum { GEN_DECODE_RANGES, GEN_DECODE_VLLM, GEN_DECODE_NONE };
+enum { GEN_DECODE_RANGES, GEN_DECODE_VLLM, GEN_DECODE_NONE, GEN_DECODE_DP };
+/* GEN_DECODE_DP: dp_analysis' instrumentation of EngineCore.step: a "step" range in domain
+ * "step_process" given a stream (an MSTX_EVENTS row for the host call and a MsTx TASK row with
+ * its connectionId spanning the step's kernels), and inside it a mark in the same domain, also
+ * given the stream (eventType marker_ex, as torch_npu's mstx.mark writes, its own connectionId
+ * and a zero-length MsTx task), whose message is the step's JSON: {"running_reqs": N,
+ * "waiting_reqs": N, "gpu_cache_usage": X, "out_tokens": N}. With gen_opts.dp_bad_marks, rank
+ * 1's second mark of each step is not JSON and rank 2 lacks its very last mark (the truth's
+ * steps then have no stats: rank 1 those, rank 2 all). */
 
 void gen_opts_default(gen_opts *);
 
@@ -120,6 +131,16 @@ typedef struct gen_p2p_truth { /* a send and the receive it pairs with */
 	int64_t send_start_ns, send_end_ns, recv_start_ns, recv_end_ns;
 } gen_p2p_truth;
 
+typedef struct gen_dp_step_truth { /* one engine step of GEN_DECODE_DP, by rank then time */
+	int rank;
+	int64_t step;             /* STEP_TIME id of the rollout */
+	int index;                /* 0-based among the rank's steps in this rollout */
+	int64_t start_ns, end_ns; /* host: the range's MSTX_EVENTS row */
+	int has_stats;            /* its mark gives them (see dp_bad_marks) */
+	int running, waiting, out_tokens;
+	double cache_usage;
+} gen_dp_step_truth;
+
 typedef struct gen_comm_truth { /* one rank's part of one collective (GRPO profiles) */
 	int rank;
 	int64_t step;          /* STEP_TIME id */
@@ -178,6 +199,8 @@ typedef struct gen_truth {
 	size_t npp_stages;
 	gen_p2p_truth *p2p; /* per transfer, in time order of the sends */
 	size_t np2p;
+	gen_dp_step_truth *dp_steps; /* GEN_DECODE_DP */
+	size_t ndp_steps;
 	gen_comm_truth *comm; /* per collective and rank, collectives in time order */
 	size_t ncomm;
 	gen_op_truth *ops; /* per rank, op type and task type */

@@ -5,6 +5,7 @@
 #include "analysis/bubbles.h"
 #include "analysis/collectives.h"
 #include "analysis/comm.h"
+#include "analysis/dp.h"
 #include "analysis/imbalance.h"
 #include "analysis/opstats.h"
 #include "analysis/overlap.h"
@@ -179,6 +180,27 @@ typedef struct tl_imbalance {
 size_t tlq_imbalances(tl_rl *, const tl_imbalance **out);
 /* The imbalance of one stage and step, or NULL. */
 const tl_imbalance *tlq_imbalance(tl_rl *, int stage, int64_t step);
+
+/* Rollout load balance as dp_analysis measures it (query_dp.c): for each stage and step of
+ * tlq_imbalances whose ranks ran decode steps (the decode rules' ranges: vLLM's vllm_one_step,
+ * dp_analysis' step_process "step"), per rank its steps, bubble rate and, where every step's
+ * step_process mark carries them, its tokens, throughput and scheduler numbers. A profile
+ * without stages is one entry over the whole capture, stage TL_STAGE_NONE and step -1. The
+ * n-th step_process mark of a rank belongs to its n-th step_process range: a rank whose counts
+ * differ, or whose marks do not parse, gets one warning line and no stats for those steps. */
+typedef struct tl_dp {
+	int stage;
+	int64_t step;
+	tl_dp_rank *ranks; /* by rank */
+	size_t n;
+} tl_dp;
+/* By step, then stage. Returns the count; owned by the context. */
+size_t tlq_dp(tl_rl *, const tl_dp **out);
+/* The entry of one stage and step, or NULL. */
+const tl_dp *tlq_dp_of(tl_rl *, int stage, int64_t step);
+/* Pairs every rank's marks with its steps now (the warnings are printed then): the viewer
+ * calls it before the screen is taken, so that no line lands on it. */
+void tlq_dp_prepare(tl_rl *);
 
 /* Pipeline-parallel blocks, bubbles and P2P links (nsteps == 0: no pipeline). */
 const tl_pipeline *tlq_pipeline(tl_rl *);

@@ -3,7 +3,7 @@
 #include "config.h"
 #include "analysis/lanes.h"
 #include "load/load.h"
-#include "query/query.h"
+#include "query/query_int.h"
 #include "util/xalloc.h"
 
 #include <cJSON.h>
@@ -40,7 +40,26 @@ struct tl_rl {
 	tl_rl_bubble *largest;
 	unsigned char *largest_done; /* per entry: attributed yet */
 	size_t nlargest;
+	struct tl_dp_cache *dp; /* query_dp.c's */
 };
+
+const tl_trace *
+rl_trace(const tl_rl *rl)
+{
+	return rl->tr;
+}
+
+const tl_stage_rules *
+rl_rules(const tl_rl *rl)
+{
+	return rl->rules;
+}
+
+struct tl_dp_cache **
+rl_dp_slot(tl_rl *rl)
+{
+	return &rl->dp;
+}
 
 static tl_rl_opts rl_defaults; /* set once by the command line, before any thread */
 
@@ -80,6 +99,7 @@ tlq_rl_close(tl_rl *rl)
 	free(rl->bubbles);
 	free(rl->largest);
 	free(rl->largest_done);
+	dp_cache_free(rl->dp);
 	stage_rules_free(rl->rules);
 	free(rl);
 }

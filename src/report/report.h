@@ -5,14 +5,22 @@
 
 #include "model/trace.h"
 #include "model/source.h"
+#include "query/query.h"
 
 void report_info(FILE *, const tl_sourcelist *);
 void report_summary_text(FILE *, const tl_trace *);
+/* What `tl summary --json` adds on request. */
+typedef struct report_opts {
+	int series; /* --series: the per-step series of the dp entries */
+} report_opts;
 void report_summary_json(FILE *, const tl_trace *);
+/* The same with options (NULL: none). */
+void report_summary_json_opts(FILE *, const tl_trace *, const report_opts *);
 /* The RL sections after the overlap table (summary_rl.c): stages, DP imbalance, pipeline, slow
- * ranks, bubbles; JSON: the members ,"stages":[...] ... ,"bubbles":[...] that follow "ranks". */
+ * ranks, bubbles; JSON: the members ,"stages":[...] ... ,"bubbles":[...],"dp":[...] that
+ * follow "ranks". */
 void report_rl_text(FILE *, const tl_trace *);
-void report_rl_json(FILE *, const tl_trace *);
+void report_rl_json(FILE *, const tl_trace *, const report_opts *);
 /* The communication sections (summary_comm.c): text totals per rank, step and group and
  * bandwidth per transport; JSON: ,"communication":[...],"bandwidth":[...],"comm_matrix":[...]. */
 struct tl_comm_result;

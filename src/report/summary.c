@@ -106,6 +106,12 @@ report_summary_text(FILE *f, const tl_trace *tr)
 void
 report_summary_json(FILE *f, const tl_trace *tr)
 {
+	report_summary_json_opts(f, tr, NULL);
+}
+
+void
+report_summary_json_opts(FILE *f, const tl_trace *tr, const report_opts *ro)
+{
 	tl_comm_result cm;
 	tl_coll_result cr;
 	tlq_comm(tr, &cm);
@@ -141,7 +147,7 @@ report_summary_json(FILE *f, const tl_trace *tr)
 		free(so);
 	}
 	fprintf(f, "]");
-	report_rl_json(f, tr); /* stages, imbalance, pipeline, slow_ranks, bubbles */
+	report_rl_json(f, tr, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
 	report_comm_json(f, tr, &cm, &cr);
 	report_ops_json(f, tr);
 	report_host_json(f, tr);

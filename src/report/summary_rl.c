@@ -323,8 +323,80 @@ json_frac(FILE *f, double x)
 	fprintf(f, "%.6f", x);
 }
 
+/* A dp number: null where the marks do not give it. */
+static void
+json_dp_num(FILE *f, double x, int integer)
+{
+	if (x == TL_DP_NONE || !(x == x))
+		fputs("null", f);
+	else if (integer)
+		fprintf(f, "%.0f", x);
+	else
+		fprintf(f, "%.6f", x);
+}
+
+/* dp_analysis' numbers per rollout and rank; the steps themselves with series. */
+static void
+json_dp(FILE *f, const tl_trace *tr, tl_rl *rl, int series)
+{
+	const tl_dp *v;
+	size_t n = tlq_dp(rl, &v);
+	fprintf(f, ",\"dp\":[");
+	int first = 1;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < v[i].n; k++) {
+			const tl_dp_rank *x = &v[i].ranks[k];
+			fprintf(f, "%s{\"stage\":", first ? "" : ",");
+			first = 0;
+			json_str(f, tlq_rl_stage_name(rl, v[i].stage));
+			fprintf(f,
+			        ",\"step\":%" PRId64
+			        ",\"rank\":%d,\"decode_steps\":%zu,\"max_step\":%d",
+			        v[i].step, tr->ranks[x->rank]->rank, x->nsteps, x->max_step);
+			fprintf(f, ",\"bubble_rate_pct\":");
+			json_dp_num(f, x->bubble_rate_pct, 0);
+			fprintf(f, ",\"out_tokens\":");
+			json_dp_num(f, x->out_tokens, 1);
+			fprintf(f, ",\"throughput_tokens_per_s\":");
+			json_dp_num(f, x->throughput, 0);
+			fprintf(f, ",\"mean_running_reqs\":");
+			json_dp_num(f, x->mean_running, 0);
+			fprintf(f, ",\"mean_waiting_reqs\":");
+			json_dp_num(f, x->mean_waiting, 0);
+			fprintf(f, ",\"peak_gpu_cache_usage\":");
+			json_dp_num(f, x->peak_cache_usage, 0);
+			if (series) {
+				fprintf(f, ",\"series\":[");
+				for (size_t s = 0; s < x->nsteps; s++) {
+					const tl_dp_step *p = &x->steps[s];
+					fprintf(f,
+					        "%s{\"step_index\":%zu,\"start_ns\":%" PRId64
+					        ",\"end_ns\":%" PRId64,
+					        s ? "," : "", s, p->start, p->end);
+					if (p->has_stats)
+						fprintf(f,
+						        ",\"running_reqs\":%.17g,\"waiting_reqs\":%"
+						        ".17g,"
+						        "\"gpu_cache_usage\":%.17g,\"out_tokens\":%"
+						        ".17g}",
+						        p->running, p->waiting, p->cache_usage,
+						        p->out_tokens);
+					else
+						fprintf(
+						    f,
+						    ",\"running_reqs\":null,\"waiting_reqs\":null,"
+						    "\"gpu_cache_usage\":null,\"out_tokens\":"
+						    "null}");
+				}
+				fprintf(f, "]");
+			}
+			fprintf(f, "}");
+		}
+	fprintf(f, "]");
+}
+
 void
-report_rl_json(FILE *f, const tl_trace *tr)
+report_rl_json(FILE *f, const tl_trace *tr, const report_opts *o)
 {
 	tl_rl *rl = tlq_rl_open(tr, NULL);
 
@@ -449,5 +521,6 @@ report_rl_json(FILE *f, const tl_trace *tr)
 		fprintf(f, "}");
 	}
 	fprintf(f, "]");
+	json_dp(f, tr, rl, o != NULL && o->series);
 	tlq_rl_close(rl);
 }

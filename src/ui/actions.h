@@ -82,6 +82,8 @@
 	  "The previous step: the timeline zooms to it, a panel shows it (also [ there)")          \
 	X(SORT_NEXT, "sort-next", "Panels",                                                        \
 	  "In the DP panel and the overview: sort by the next column")                             \
+	X(CHART_NEXT, "chart-next", "Panels",                                                      \
+	  "In the DP panel: chart out_tokens, running or waiting requests, or KV-cache use")       \
 	X(TOGGLE_ABSTIME, "toggle-abstime", "View", "Show absolute (wall-clock) times")            \
 	X(COMMAND, "command", "View", "Enter a :-command")                                         \
 	X(HELP, "help", "View", "Show this help")                                                  \

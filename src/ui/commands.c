@@ -3,6 +3,7 @@
 #include "config.h"
 #include "ui/commands.h"
 #include "ui/common.h"
+#include "ui/dp_panel.h"
 #include "ui/term.h"
 #include "ui/timeline.h"
 #include "util/timefmt.h"
@@ -217,6 +218,12 @@ static int
 cmd_dump_attrs(tl_ui *ui, char *arg)
 {
 	return dump_to(ui, "dump-attrs", arg, 1);
+}
+
+static int
+cmd_export(tl_ui *ui, char *arg)
+{
+	return dp_panel_export_svg(ui, arg);
 }
 
 static int

@@ -37,6 +37,8 @@
 	X("dump", NULL, "FILE", cmd_dump, "Write the screen as text")                              \
 	X("dump-attrs", NULL, "FILE", cmd_dump_attrs,                                              \
 	  "Write one character per cell naming its colour slot (tl-theme(5))")                     \
+	X("export", NULL, "FILE.svg", cmd_export,                                                  \
+	  "Write the DP panel's concurrency chart (its stage, step and number) as an SVG file")    \
 	X("resize", NULL, "COLSxROWS", cmd_resize, "Resize the screen (script mode)")              \
 	X("quit", "q q!", "", cmd_quit, "Quit")
 

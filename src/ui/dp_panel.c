@@ -1,36 +1,108 @@
-/* The DP load-imbalance panel: for one RL stage and step, one row per rank with a bar
- * of where its stage ran and how long it then waited for the rank that finished last, its decode
- * steps (a dash where nothing counts them) and device idle share; max/mean, coefficient of
- * variation, the rank that finished last and the longest-running one (when another) on top.
- * Sortable; Enter jumps to that rank and window in the timeline. Every number is tlq_imbalance's,
- * the one `tl summary` prints. */
+/* The DP load-imbalance panel: for one RL stage and step, one row per rank with a bar of where
+ * its stage ran and how long it then waited for the rank that finished last, its decode steps (a
+ * dash where nothing counts them) and device idle share; max/mean, coefficient of variation, the
+ * rank that finished last and the longest-running one (when another) on top. Where the stage ran
+ * engine steps, dp_analysis' columns too (last step, bubble rate, throughput, tokens, mean
+ * running and waiting requests, peak KV-cache use) and under the table the concurrency chart:
+ * one mark number per step for every rank, the steps where the first and the last rank ran out
+ * of work marked. Sortable; Enter jumps to that rank and window in the timeline. Every number
+ * is the query layer's (tlq_imbalance, tlq_dp), the one `tl summary` prints. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/dp_panel.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { RL_SORT_RANK, RL_SORT_DURATION, RL_SORT_WAIT, RL_SORT_DECODE, RL_SORT_IDLE, RL_SORT__COUNT };
+/* The columns, in screen order; the bar of where the rank ran sits after duration. Narrow
+ * screens drop the columns of lowest priority first. dp: dp_analysis' numbers, shown where the
+ * stage ran engine steps. */
+enum {
+	COL_RANK,
+	COL_DURATION,
+	COL_WAIT,
+	COL_DECODE,
+	COL_LAST,
+	COL_BUBBLE,
+	COL_TPUT,
+	COL_TOKENS,
+	COL_RUNNING,
+	COL_WAITING,
+	COL_CACHE,
+	COL_IDLE,
+	COL__COUNT
+};
+
+typedef struct col_def {
+	const char *head, *sort_name;
+	int width, prio;
+	int dp; /* 1: shown where the stage ran engine steps; 2: where their marks gave stats */
+} col_def;
+
+static const col_def cols[COL__COUNT] = {
+    [COL_RANK] = {"rank", "rank", 6, 100, 0},
+    [COL_DURATION] = {"duration", "duration", 12, 90, 0},
+    [COL_WAIT] = {"wait", "wait", 12, 80, 0},
+    [COL_DECODE] = {"decode", "decode steps", 6, 70, 0},
+    [COL_LAST] = {"last", "last step", 5, 15, 1},
+    [COL_BUBBLE] = {"bubble", "bubble rate", 6, 60, 1},
+    [COL_TPUT] = {"tok/s", "throughput", 9, 50, 2},
+    [COL_TOKENS] = {"tokens", "out tokens", 7, 40, 2},
+    [COL_RUNNING] = {"run", "mean running requests", 5, 20, 2},
+    [COL_WAITING] = {"queued", "mean waiting requests", 6, 10, 2},
+    [COL_CACHE] = {"kv", "peak KV-cache use", 4, 25, 2},
+    [COL_IDLE] = {"idle", "idle", 6, 30, 0},
+};
+
+#define BAR_MIN 10 /* narrower than this, the bar goes */
 
 typedef struct dp_state {
 	size_t imb;      /* index into tlq_imbalances */
-	int sort;        /* RL_SORT_* */
+	int sort;        /* COL_*: the column rows are sorted by */
+	int metric;      /* TL_DP_*: what the chart shows */
 	size_t sel, top; /* selected row and first row shown */
 	size_t *order;   /* rows in display order */
 	size_t norder;
+	/* a profile without stages: its engine steps as one rollout over the whole capture, each
+	 * rank's row spanning its first step's start to its last step's end (host) */
+	tl_imbalance whole; /* n == 0: none; ranks owned */
 } dp_state;
-
-static const char *const sort_names[RL_SORT__COUNT] = {"rank", "duration", "wait", "decode steps",
-                                                       "idle"};
 
 static const tl_imbalance *
 current(tl_ui *ui, dp_state *s, const tl_imbalance **all, size_t *n)
 {
 	*n = tlq_imbalances(ui->rl, all);
+	if (*n == 0 && s->whole.n > 0) {
+		*all = &s->whole;
+		*n = 1;
+	}
 	return s->imb < *n ? &(*all)[s->imb] : NULL;
+}
+
+/* The whole capture as one rollout where no stage ran on two ranks (see dp_state.whole). */
+static void
+whole_build(tl_ui *ui, dp_state *s)
+{
+	const tl_dp *d = tlq_dp_of(ui->rl, TL_STAGE_NONE, -1);
+	if (d == NULL || d->n == 0)
+		return;
+	tl_imb_rank *v = xcalloc(d->n, sizeof *v);
+	for (size_t i = 0; i < d->n; i++) {
+		const tl_dp_rank *x = &d->ranks[i];
+		v[i].rank = x->rank;
+		v[i].decode_steps = (int)x->nsteps;
+		v[i].start = x->steps[0].start;
+		v[i].end = x->steps[x->nsteps - 1].end;
+		v[i].duration = v[i].end - v[i].start;
+	}
+	s->whole = (tl_imbalance){.stage = TL_STAGE_NONE, .step = -1, .ranks = v, .n = d->n};
+	imbalance_compute(v, d->n, &s->whole.st);
 }
 
 static char *
@@ -43,6 +115,28 @@ step_text(int64_t step, char *buf, size_t len)
 	return buf;
 }
 
+/* "stage rollout, step 1", or what the whole capture is called. */
+static const char *
+entry_name(tl_ui *ui, const tl_imbalance *im, char *buf, size_t len)
+{
+	if (im->stage == TL_STAGE_NONE) {
+		snprintf(buf, len, "whole capture (no RL stage)");
+		return buf;
+	}
+	char sb[160], st[24]; /* a role directory's name: untrusted */
+	snprintf(buf, len, "stage %s, step %s",
+	         ui_clean(ui, tlq_rl_stage_name(ui->rl, im->stage), sb, sizeof sb),
+	         step_text(im->step, st, sizeof st));
+	return buf;
+}
+
+/* dp_analysis' numbers of the entry, or NULL when its ranks ran no engine step. */
+static const tl_dp *
+current_dp(tl_ui *ui, const tl_imbalance *im)
+{
+	return im ? tlq_dp_of(ui->rl, im->stage, im->step) : NULL;
+}
+
 static char *
 ms_text(int64_t ns, char *buf, size_t len)
 {
@@ -50,32 +144,60 @@ ms_text(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+/* The sort value of a row in a column (higher first; unknown lowest). */
+static double
+col_value(int col, const tl_imb_rank *x, const tl_dp_rank *d)
+{
+	switch (col) {
+	case COL_DURATION:
+		return (double)x->duration;
+	case COL_WAIT:
+		return (double)x->wait;
+	case COL_DECODE:
+		return x->decode_steps;
+	case COL_IDLE:
+		return x->idle_fraction;
+	default:
+		break;
+	}
+	if (d == NULL)
+		return TL_DP_NONE;
+	switch (col) {
+	case COL_LAST:
+		return d->max_step;
+	case COL_BUBBLE:
+		return d->bubble_rate_pct;
+	case COL_TPUT:
+		return d->throughput;
+	case COL_TOKENS:
+		return d->out_tokens;
+	case COL_RUNNING:
+		return d->mean_running;
+	case COL_WAITING:
+		return d->mean_waiting;
+	case COL_CACHE:
+		return d->peak_cache_usage;
+	default:
+		return 0;
+	}
+}
+
 /* ---- row order ---------------------------------------------------------------------------- */
 
 static const tl_imbalance *sort_im; /* the comparator's rows (the viewer has one thread) */
+static const tl_dp *sort_dp;
 static int sort_key;
 
 static int
 cmp_row(const void *a, const void *b)
 {
-	const tl_imb_rank *x = &sort_im->ranks[*(const size_t *)a];
-	const tl_imb_rank *y = &sort_im->ranks[*(const size_t *)b];
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const tl_imb_rank *x = &sort_im->ranks[i], *y = &sort_im->ranks[j];
 	int c = 0;
-	switch (sort_key) {
-	case RL_SORT_DURATION:
-		c = (x->duration < y->duration) - (x->duration > y->duration);
-		break;
-	case RL_SORT_WAIT:
-		c = (x->wait < y->wait) - (x->wait > y->wait);
-		break;
-	case RL_SORT_DECODE:
-		c = (x->decode_steps < y->decode_steps) - (x->decode_steps > y->decode_steps);
-		break;
-	case RL_SORT_IDLE:
-		c = (x->idle_fraction < y->idle_fraction) - (x->idle_fraction > y->idle_fraction);
-		break;
-	default:
-		break;
+	if (sort_key != COL_RANK) {
+		double u = col_value(sort_key, x, sort_dp ? &sort_dp->ranks[i] : NULL);
+		double v = col_value(sort_key, y, sort_dp ? &sort_dp->ranks[j] : NULL);
+		c = (u < v) - (u > v);
 	}
 	if (c == 0)
 		c = (x->rank > y->rank) - (x->rank < y->rank);
@@ -83,21 +205,331 @@ cmp_row(const void *a, const void *b)
 }
 
 static void
-order_rows(dp_state *s, const tl_imbalance *im)
+order_rows(dp_state *s, const tl_imbalance *im, const tl_dp *dp)
 {
 	s->order = xreallocarray(s->order, im->n ? im->n : 1, sizeof *s->order);
 	s->norder = im->n;
 	for (size_t i = 0; i < im->n; i++)
 		s->order[i] = i;
 	sort_im = im;
+	sort_dp = dp && dp->n == im->n ? dp : NULL;
 	sort_key = s->sort;
 	qsort(s->order, im->n, sizeof *s->order, cmp_row);
 	sort_im = NULL;
+	sort_dp = NULL;
+}
+
+/* ---- the table ---------------------------------------------------------------------------- */
+
+/* 0: the stage ran no engine step (NULL), 1: steps without stats, 2: some with stats. */
+static int
+dp_level(const tl_dp *d)
+{
+	if (d == NULL)
+		return 0;
+	for (size_t i = 0; i < d->n; i++)
+		for (size_t k = 0; k < d->ranks[i].nsteps; k++)
+			if (d->ranks[i].steps[k].has_stats)
+				return 2;
+	return 1;
+}
+
+/* Which columns fit in w, and the bar's width (0: none). */
+static int
+layout(int w, int level, int whole, int shown[COL__COUNT])
+{
+	for (int c = 0; c < COL__COUNT; c++)
+		shown[c] = cols[c].dp <= level;
+	shown[COL_IDLE] = !whole; /* engine-step spans: no device busy time is measured for them */
+	for (;;) {
+		int used = 1;
+		for (int c = 0; c < COL__COUNT; c++)
+			if (shown[c])
+				used += cols[c].width + 1;
+		int bar = w - used - 1;
+		if (bar >= BAR_MIN)
+			return bar;
+		int low = -1;
+		for (int c = 0; c < COL__COUNT; c++)
+			if (shown[c] && cols[c].prio < 60 &&
+			    (low < 0 || cols[c].prio < cols[low].prio))
+				low = c;
+		if (low < 0)
+			return 0; /* the essential columns only, no bar */
+		shown[low] = 0;
+	}
+}
+
+static const char *
+dash(const tl_ui *ui)
+{
+	return ui->utf8 ? "\u2013" : "-";
+}
+
+/* The text of a cell, right-aligned in its width. */
+static void
+cell_text(const tl_ui *ui, int col, const tl_imb_rank *x, const tl_dp_rank *d, char *buf,
+          size_t len)
+{
+	int w = cols[col].width;
+	char t[32];
+	double v = col_value(col, x, d);
+	switch (col) {
+	case COL_DURATION:
+		ms_text(x->duration, t, sizeof t);
+		break;
+	case COL_WAIT:
+		ms_text(x->wait, t, sizeof t);
+		break;
+	case COL_DECODE: /* a dash, not a false 0, where nothing counts them */
+		if (x->decode_steps >= 0)
+			snprintf(t, sizeof t, "%d", x->decode_steps);
+		else
+			snprintf(t, sizeof t, "%s", dash(ui));
+		break;
+	case COL_IDLE:
+		snprintf(t, sizeof t, "%.1f%%", x->idle_fraction * 100);
+		break;
+	case COL_LAST:
+		if (d && d->max_step >= 0)
+			snprintf(t, sizeof t, "%d", d->max_step);
+		else
+			snprintf(t, sizeof t, "%s", dash(ui));
+		break;
+	default:
+		if (v == TL_DP_NONE)
+			snprintf(t, sizeof t, "%s", dash(ui));
+		else if (col == COL_BUBBLE)
+			snprintf(t, sizeof t, "%.1f%%", v);
+		else if (col == COL_CACHE) /* vLLM's gpu_cache_usage is a fraction */
+			snprintf(t, sizeof t, "%.0f%%", v * 100);
+		else if (col == COL_TOKENS)
+			snprintf(t, sizeof t, "%.0f", v);
+		else
+			snprintf(t, sizeof t, "%.1f", v);
+	}
+	/* right-aligned by display width: the dash is one column, three bytes */
+	int tw = (int)strlen(t) - (strcmp(t, "\u2013") == 0 ? 2 : 0);
+	snprintf(buf, len, "%*s%s", w > tw ? w - tw : 0, "", t);
+}
+
+/* ---- the concurrency chart ---------------------------------------------------------------- */
+
+/* The first screen column of step s in a plot of pw columns over nsteps steps. */
+static int
+step_col(int s, int nsteps, int pw)
+{
+	if (nsteps <= pw) /* a step spans columns: its first */
+		return (int)(((int64_t)s * pw + nsteps - 1) / nsteps);
+	return (int)((int64_t)s * pw / nsteps); /* a column spans steps: the one holding it */
+}
+
+/* The steps [*s0, *s1) that column c of pw shows. */
+static void
+col_steps(int c, int nsteps, int pw, int *s0, int *s1)
+{
+	*s0 = (int)((int64_t)c * nsteps / pw);
+	*s1 = (int)((int64_t)(c + 1) * nsteps / pw);
+	if (*s1 <= *s0)
+		*s1 = *s0 + 1;
+}
+
+/* The largest known value of steps [s0, s1) of a rank: 1 and *v, 0 when it ran none of them,
+ * -1 when it ran them without stats. */
+static int
+col_value_of(const tl_dp_rank *d, int metric, int s0, int s1, double *v)
+{
+	if ((size_t)s0 >= d->nsteps)
+		return 0;
+	int any = -1;
+	for (int s = s0; s < s1 && (size_t)s < d->nsteps; s++) {
+		double x = dp_step_value(&d->steps[s], metric);
+		if (x == TL_DP_NONE)
+			continue;
+		if (any < 0 || x > *v)
+			*v = x;
+		any = 1;
+	}
+	return any;
+}
+
+static const char *const metric_titles[TL_DP__METRICS] = {"out_tokens", "running requests",
+                                                          "waiting requests", "KV-cache use"};
+
+static void
+chart_title(tl_ui *ui, dp_state *s, const tl_dp *d, int x, int y, int w, int early, int late)
+{
+	tl_screen *sc = &ui->scr;
+	double vmax = dp_metric_max(d->ranks, d->n, s->metric);
+	char k[24], mx[32];
+	if (s->metric == TL_DP_CACHE)
+		snprintf(mx, sizeof mx, "%.0f%%", vmax * 100);
+	else
+		snprintf(mx, sizeof mx, "%.4g", vmax);
+	if (dp_level(d) < 2) {
+		screen_printf(sc, x + 1, y, w - 1, SLOT_LABEL,
+		              "engine steps (no stats in their marks)   end steps: earliest "
+		              "%d, latest %d",
+		              early, late);
+		return;
+	}
+	screen_printf(sc, x + 1, y, w - 1, SLOT_LABEL,
+	              "%s per step, max %s (%s: next)   end steps: earliest %d, latest %d",
+	              metric_titles[s->metric], mx,
+	              keymap_key_hint(&ui->keys, ACT_CHART_NEXT, k, sizeof k), early, late);
+}
+
+/* The step axis under a plot at px of pw columns: 0, and the end steps ticked and numbered
+ * beside their ticks where the numbers fit. */
+static void
+chart_axis(tl_ui *ui, int px, int y, int pw, int nsteps, int early, int late)
+{
+	tl_screen *sc = &ui->scr;
+	uint32_t line = ui->utf8 ? 0x2500 : '-', tick = ui->utf8 ? 0x2534 : '^';
+	screen_fill(sc, px, y, pw, line, SLOT_LABEL);
+	screen_put(sc, px, y, '0', SLOT_LABEL, 0);
+	int busy_to = 1, mc[2] = {step_col(early, nsteps, pw), step_col(late, nsteps, pw)};
+	for (int m = 0; m < 2; m++)
+		if (mc[m] >= 0 && mc[m] < pw)
+			screen_put(sc, px + mc[m], y, tick, SLOT_MARK, 0);
+	for (int m = 0; m < 2; m++) { /* left to right: each number after the last one drawn */
+		if (m == 1 && mc[1] == mc[0])
+			break;
+		char t[16];
+		int n = snprintf(t, sizeof t, "%d", m ? late : early);
+		int at = mc[m] + 1 + n <= pw && (m == 1 || mc[m] + 1 + n < mc[1]) ? mc[m] + 1
+		         : mc[m] - n >= busy_to + 1 && (m == 1 || mc[m] > mc[0])  ? mc[m] - n
+		                                                                  : -1;
+		if (at < busy_to + 1 || (m == 1 && at <= mc[0]) || at < 0)
+			continue;
+		screen_printf(sc, px + at, y, n, SLOT_LABEL, "%s", t);
+		busy_to = at + n;
+	}
+}
+
+/* One line per rank: eighth blocks (or ASCII levels) per column; the end steps as lines where
+ * a rank had already stopped. */
+static void
+chart_rows(tl_ui *ui, dp_state *s, const tl_dp *d, int x, int y, int w, uint8_t slot)
+{
+	tl_screen *sc = &ui->scr;
+	int early, late;
+	dp_end_steps(d->ranks, d->n, &early, &late);
+	int nsteps = late + 1, px = x + 8, pw = w - 9;
+	if (nsteps <= 0 || pw < 4)
+		return;
+	double vmax = dp_metric_max(d->ranks, d->n, s->metric);
+	chart_title(ui, s, d, x, y, w, early, late);
+	static const char ascii_levels[] = " .:-=+*#%";
+	int stats = dp_level(d) == 2;
+	size_t sel_row = s->sel < s->norder ? s->order[s->sel] : SIZE_MAX;
+	int me = step_col(early, nsteps, pw), ml = step_col(late, nsteps, pw);
+	for (size_t i = 0; i < d->n; i++) {
+		int yy = y + 1 + (int)i, sel = i == sel_row;
+		screen_printf(sc, x + 1, yy, 6, sel ? SLOT_LABEL_CURRENT : SLOT_RANK, "%6d",
+		              ui->tr->ranks[d->ranks[i].rank]->rank);
+		for (int c = 0; c < pw; c++) {
+			int s0, s1;
+			double v = 0;
+			col_steps(c, nsteps, pw, &s0, &s1);
+			int k = col_value_of(&d->ranks[i], s->metric, s0, s1, &v);
+			if (k == 0) {
+				if (c == me || c == ml)
+					screen_put(sc, px + c, yy, ui->utf8 ? 0x2502 : '|',
+					           SLOT_MARK, SCR_GLYPH);
+				continue;
+			}
+			if (k < 0 && !stats) { /* no mark says anything: where it ran */
+				screen_put(sc, px + c, yy, ui->utf8 ? 0x2501 : '=',
+				           sel ? SLOT_LABEL_CURRENT : slot, SCR_GLYPH);
+				continue;
+			}
+			if (k < 0) { /* it ran, its mark said nothing */
+				screen_put(sc, px + c, yy, ui->utf8 ? 0x00b7 : '?', SLOT_FREE,
+				           SCR_GLYPH);
+				continue;
+			}
+			int lv = vmax > 0 ? (int)ceil(v / vmax * 8) : 0;
+			lv = lv < 0 ? 0 : lv > 8 ? 8 : lv;
+			uint32_t ch = ui->utf8 ? (lv == 0 ? 0x2581 : 0x2580 + (uint32_t)lv)
+			                       : (uint32_t)ascii_levels[lv == 0 ? 1 : lv];
+			screen_put(sc, px + c, yy, ch,
+			           lv == 0 ? SLOT_FREE
+			           : sel   ? SLOT_LABEL_CURRENT
+			                   : slot,
+			           SCR_GLYPH);
+		}
+	}
+	chart_axis(ui, px, y + 1 + (int)d->n, pw, nsteps, early, late);
+}
+
+/* Every rank in one plot of braille dots (2 x 4 per cell), the selected rank's cells in the
+ * highlight; for more ranks than rows. */
+static void
+chart_overlay(tl_ui *ui, dp_state *s, const tl_dp *d, int x, int y, int w, int h, uint8_t slot)
+{
+	tl_screen *sc = &ui->scr;
+	int early, late;
+	dp_end_steps(d->ranks, d->n, &early, &late);
+	int nsteps = late + 1, px = x + 8, pw = w - 9, ph = h - 2;
+	if (nsteps <= 0 || pw < 4 || ph < 1)
+		return;
+	double vmax = dp_metric_max(d->ranks, d->n, s->metric);
+	chart_title(ui, s, d, x, y, w, early, late);
+	size_t cells = (size_t)pw * (size_t)ph;
+	uint8_t *dots = xcalloc(cells, 1), *hit = xcalloc(cells, 1);
+	size_t sel_row = s->sel < s->norder ? s->order[s->sel] : SIZE_MAX;
+	int xd_n = 2 * pw, yd_n = 4 * ph;
+	static const uint8_t bit[2][4] = {{0x01, 0x02, 0x04, 0x40}, {0x08, 0x10, 0x20, 0x80}};
+	for (size_t i = 0; i < d->n; i++) {
+		int prev = -1;
+		for (int xd = 0; xd < xd_n; xd++) {
+			int st = (int)((int64_t)xd * nsteps / xd_n);
+			double v = (size_t)st < d->ranks[i].nsteps
+			               ? dp_step_value(&d->ranks[i].steps[st], s->metric)
+			               : TL_DP_NONE;
+			if (v == TL_DP_NONE) {
+				prev = -1;
+				continue;
+			}
+			int yd = vmax > 0 ? (int)lround((1 - v / vmax) * (yd_n - 1)) : yd_n - 1;
+			int a = prev < 0 ? yd : prev < yd ? prev : yd, b = prev > yd ? prev : yd;
+			for (int q = a; q <= b; q++) {
+				size_t cell = (size_t)(q / 4) * (size_t)pw + (size_t)(xd / 2);
+				dots[cell] |= bit[xd % 2][q % 4];
+				if (i == sel_row)
+					hit[cell] = 1;
+			}
+			prev = yd;
+		}
+	}
+	char t[16];
+	if (s->metric == TL_DP_CACHE)
+		snprintf(t, sizeof t, "%.0f%%", vmax * 100);
+	else
+		snprintf(t, sizeof t, "%.4g", vmax);
+	screen_printf(sc, x + 1, y + 1, 6, SLOT_LABEL, "%6s", t);
+	screen_printf(sc, x + 1, y + ph, 6, SLOT_LABEL, "%6s", "0");
+	int me = step_col(early, nsteps, pw), ml = step_col(late, nsteps, pw);
+	for (int r = 0; r < ph; r++)
+		for (int c = 0; c < pw; c++) {
+			size_t cell = (size_t)r * (size_t)pw + (size_t)c;
+			if (dots[cell] == 0) {
+				if (c == me || c == ml)
+					screen_put(sc, px + c, y + 1 + r, ui->utf8 ? 0x2502 : '|',
+					           SLOT_MARK, SCR_GLYPH);
+				continue;
+			}
+			uint32_t ch = ui->utf8 ? 0x2800 + dots[cell] : hit[cell] ? '#' : '*';
+			screen_put(sc, px + c, y + 1 + r, ch, hit[cell] ? SLOT_LABEL_CURRENT : slot,
+			           SCR_GLYPH);
+		}
+	free(dots);
+	free(hit);
+	chart_axis(ui, px, y + 1 + ph, pw, nsteps, early, late);
 }
 
 /* ---- drawing ------------------------------------------------------------------------------ */
-
-#define FIXED_COLS 48 /* everything but the bar: 21 columns before it, 27 after */
 
 static void
 imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
@@ -107,7 +539,7 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	const tl_imbalance *all, *im;
 	size_t n;
 	im = current(ui, s, &all, &n);
-	char k1[24], k2[24], k3[24], k4[24], st[24];
+	char k1[24], k2[24], k3[24], k4[24];
 	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
 	if (im == NULL) {
 		screen_printf(sc, x, y, w, SLOT_TITLE, " DP load imbalance  (%s: close)",
@@ -122,15 +554,18 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 			              "DP load imbalance: no RL stage ran on two ranks or more.");
 		return;
 	}
+	const tl_dp *dp = current_dp(ui, im);
+	if (dp != NULL && dp->n != im->n)
+		dp = NULL; /* (built from the same rows: never) */
 	if (s->norder != im->n)
-		order_rows(s, im);
+		order_rows(s, im, dp);
 	char sb[160]; /* a role directory's name: untrusted */
 	const char *stage = ui_clean(ui, tlq_rl_stage_name(ui->rl, im->stage), sb, sizeof sb);
+	char en[200];
 	screen_printf(
 	    sc, x, y, w, SLOT_TITLE,
-	    " DP load imbalance: stage %s, step %s   (%s stage, %s step, %s sort, Enter: timeline, "
-	    "%s: close)",
-	    stage, step_text(im->step, st, sizeof st),
+	    " DP load imbalance: %s   (%s stage, %s step, %s sort, Enter: timeline, %s: close)",
+	    entry_name(ui, im, en, sizeof en),
 	    keymap_key_hint(&ui->keys, ACT_STAGE_NEXT, k1, sizeof k1),
 	    keymap_key_hint(&ui->keys, ACT_STEP_NEXT, k2, sizeof k2),
 	    keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k3, sizeof k3),
@@ -146,19 +581,39 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	              "sorted by %s",
 	              im->st.max_over_mean, im->st.cv,
 	              ui->tr->ranks[im->ranks[im->st.slowest].rank]->rank, lr,
-	              ms_text(im->st.skew, sk, sizeof sk), im->n, sort_names[s->sort]);
-	int bw = w - FIXED_COLS;
-	if (bw < 0)
-		bw = 0;
-	/* header: rank duration [bar] wait decode idle */
+	              ms_text(im->st.skew, sk, sizeof sk), im->n, cols[s->sort].sort_name);
+	int shown[COL__COUNT];
+	int bw = layout(w, dp_level(dp), im->stage == TL_STAGE_NONE, shown);
+	/* the rows left for the table and the chart: one line per rank when both fit, else the
+	 * overlaid chart in half of them */
+	int avail = h - 3, chart_h = 0, per_rank = 0;
+	if (dp != NULL) {
+		if ((int)im->n * 2 + 3 <= avail) {
+			chart_h = (int)im->n + 2;
+			per_rank = 1;
+		} else if (avail >= 9) {
+			chart_h = avail / 2;
+		}
+	}
+	int rows = avail - (chart_h ? chart_h + 1 : 0);
+	if (chart_h && rows > (int)im->n)
+		rows = (int)im->n; /* the chart right under the table */
+	/* header */
 	int cx = x + 1;
-	screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%6s %12s ", "rank", "duration");
-	if (bw > 0)
-		screen_printf(sc, cx + 20, y + 2, bw, SLOT_LABEL, "%-*s", bw,
-		              "where it ran (then waited for the last to finish)");
-	screen_printf(sc, cx + 20 + bw + 1, y + 2, w - (cx + 21 + bw), SLOT_LABEL, "%12s %6s %6s",
-	              "wait", "decode", "idle");
-	int rows = h - 3;
+	for (int c = 0; c < COL__COUNT; c++) {
+		if (!shown[c])
+			continue;
+		screen_printf(sc, cx, y + 2, cols[c].width, SLOT_LABEL, "%*s", cols[c].width,
+		              cols[c].head);
+		cx += cols[c].width + 1;
+		if (c == COL_DURATION && bw > 0) {
+			screen_printf(sc, cx, y + 2, bw, SLOT_LABEL, "%-*s", bw,
+			              im->stage == TL_STAGE_NONE
+			                  ? "where its engine steps ran (then waited for the last)"
+			                  : "where it ran (then waited for the last to finish)");
+			cx += bw + 1;
+		}
+	}
 	if (rows < 1)
 		return;
 	if (s->sel >= im->n)
@@ -179,34 +634,46 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	uint32_t wait_ch = ui->utf8 ? 0x2500 : '-'; /* ─ */
 	for (int r = 0; r < rows && s->top + (size_t)r < im->n; r++) {
 		size_t row = s->top + (size_t)r;
-		const tl_imb_rank *v = &im->ranks[s->order[row]];
+		size_t i = s->order[row];
+		const tl_imb_rank *v = &im->ranks[i];
+		const tl_dp_rank *d = dp ? &dp->ranks[i] : NULL;
 		int yy = y + 3 + r, sel = row == s->sel;
-		char d[32], wt[32], dc[16];
-		if (v->decode_steps >= 0) /* a dash, not a false 0, where nothing counts them */
-			snprintf(dc, sizeof dc, "%6d", v->decode_steps);
-		else
-			snprintf(dc, sizeof dc, "     %s", ui->utf8 ? "\u2013" : "-");
 		if (sel)
 			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
-		screen_printf(sc, cx, yy, 6, sel ? SLOT_LABEL_CURRENT : SLOT_RANK, "%6d",
-		              ui->tr->ranks[v->rank]->rank);
-		screen_printf(sc, cx + 7, yy, 12, SLOT_NORMAL, "%12s",
-		              ms_text(v->duration, d, sizeof d));
-		if (bw > 0) {
-			int a = (int)((v->start - lo) * bw / span),
-			    b = (int)((v->end - lo) * bw / span);
-			if (b <= a)
-				b = a + 1;
-			if (b > bw)
-				b = bw;
-			screen_fill(sc, cx + 20 + a, yy, b - a, ' ', slot);
-			for (int c = b; c < bw; c++)
-				screen_put(sc, cx + 20 + c, yy, wait_ch, SLOT_FREE, SCR_GLYPH);
+		cx = x + 1;
+		for (int c = 0; c < COL__COUNT; c++) {
+			if (!shown[c])
+				continue;
+			char t[48];
+			if (c == COL_RANK)
+				screen_printf(sc, cx, yy, 6, sel ? SLOT_LABEL_CURRENT : SLOT_RANK,
+				              "%6d", ui->tr->ranks[v->rank]->rank);
+			else {
+				cell_text(ui, c, v, d, t, sizeof t);
+				screen_printf(sc, cx, yy, cols[c].width, SLOT_NORMAL, "%s", t);
+			}
+			cx += cols[c].width + 1;
+			if (c == COL_DURATION && bw > 0) {
+				int a = (int)((v->start - lo) * bw / span),
+				    b = (int)((v->end - lo) * bw / span);
+				if (b <= a)
+					b = a + 1;
+				if (b > bw)
+					b = bw;
+				screen_fill(sc, cx + a, yy, b - a, ' ', slot);
+				for (int k = b; k < bw; k++)
+					screen_put(sc, cx + k, yy, wait_ch, SLOT_FREE, SCR_GLYPH);
+				cx += bw + 1;
+			}
 		}
-		screen_printf(sc, cx + 20 + bw + 1, yy, w - (cx + 21 + bw), SLOT_NORMAL,
-		              "%12s %s %5.1f%%", ms_text(v->wait, wt, sizeof wt), dc,
-		              v->idle_fraction * 100);
 	}
+	if (chart_h == 0)
+		return;
+	int cy = y + 3 + rows + 1;
+	if (per_rank)
+		chart_rows(ui, s, dp, x, cy, w, slot);
+	else
+		chart_overlay(ui, s, dp, x, cy, w, chart_h, slot);
 }
 
 /* ---- actions -------------------------------------------------------------------------------- */
@@ -246,10 +713,15 @@ static void
 jump(tl_ui *ui, const tl_imbalance *im, const tl_imb_rank *v)
 {
 	const tl_rank *r = ui->tr->ranks[v->rank];
-	char d[32], wt[32], st[24];
+	char d[32], wt[32];
 	ui_view_close(ui, &dp_panel_view);
-	ui_message(ui, 0, "Rank %d, %s step %s: %s, then waited %s for the last to finish", r->rank,
-	           tlq_rl_stage_name(ui->rl, im->stage), step_text(im->step, st, sizeof st),
+	char en[200], st[24];
+	if (im->stage == TL_STAGE_NONE)
+		snprintf(en, sizeof en, "the whole capture");
+	else
+		snprintf(en, sizeof en, "%s step %s", tlq_rl_stage_name(ui->rl, im->stage),
+		         step_text(im->step, st, sizeof st));
+	ui_message(ui, 0, "Rank %d, %s: %s, then waited %s for the last to finish", r->rank, en,
 	           ms_text(v->duration, d, sizeof d), ms_text(v->wait, wt, sizeof wt));
 	/* its stage slice on the stage lane, selected and zoomed to */
 	for (size_t ti = 0; ti < r->ntracks; ti++) {
@@ -327,7 +799,9 @@ imb_action(tl_ui *ui, void *state, int a)
 		nx = cycle(all, n, s->imb, dir, by_step);
 		if (nx == SIZE_MAX) {
 			char st[24];
-			if (by_step)
+			if (im->stage == TL_STAGE_NONE)
+				ui_message(ui, 0, "No RL stage: the whole capture is one rollout");
+			else if (by_step)
 				ui_message(ui, 0,
 				           "Stage %s ran on two ranks or more in one step only",
 				           tlq_rl_stage_name(ui->rl, im->stage));
@@ -342,16 +816,31 @@ imb_action(tl_ui *ui, void *state, int a)
 		s->norder = 0;
 		return 1;
 	}
-	case ACT_SORT_NEXT:
-		s->sort = (s->sort + 1) % RL_SORT__COUNT;
+	case ACT_SORT_NEXT: {
+		int level = dp_level(current_dp(ui, im));
+		do /* dp_analysis' columns where the stage has them */
+			s->sort = (s->sort + 1) % COL__COUNT;
+		while (cols[s->sort].dp > level ||
+		       (s->sort == COL_IDLE && im != NULL && im->stage == TL_STAGE_NONE));
 		s->norder = 0;
 		s->sel = s->top = 0;
-		ui_message(ui, 0, "Sorted by %s", sort_names[s->sort]);
+		ui_message(ui, 0, "Sorted by %s", cols[s->sort].sort_name);
+		return 1;
+	}
+	case ACT_CHART_NEXT:
+		s->metric = (s->metric + 1) % TL_DP__METRICS;
+		if (current_dp(ui, im) == NULL)
+			ui_message(
+			    ui, 0,
+			    "No engine steps in this stage: the chart shows %s where there are",
+			    metric_titles[s->metric]);
+		else
+			ui_message(ui, 0, "Chart: %s per engine step", metric_titles[s->metric]);
 		return 1;
 	case ACT_SELECT:
 		if (im && s->sel < im->n) {
 			if (s->norder != im->n)
-				order_rows(s, im);
+				order_rows(s, im, current_dp(ui, im));
 			jump(ui, im, &im->ranks[s->order[s->sel]]);
 		}
 		return 1;
@@ -371,6 +860,8 @@ imb_open(tl_ui *ui)
 			s->imb = i;
 			break;
 		}
+	if (n == 0)
+		whole_build(ui, s);
 	return s;
 }
 
@@ -380,6 +871,7 @@ imb_close(tl_ui *ui, void *st)
 	(void)ui;
 	dp_state *s = st;
 	free(s->order);
+	free(s->whole.ranks);
 	free(s);
 }
 
@@ -392,3 +884,45 @@ const view_ops dp_panel_view = {
     .action = imb_action,
     .close = imb_close,
 };
+
+int
+dp_panel_export_svg(tl_ui *ui, const char *path)
+{
+	if (*path == '\0') {
+		ui_message(ui, 1, "export: give a file name, e.g. :export dp.svg");
+		return -1;
+	}
+	dp_state *s = ui_view_state(ui, &dp_panel_view);
+	const tl_imbalance *all, *im;
+	size_t n;
+	im = current(ui, s, &all, &n);
+	const tl_dp *dp = current_dp(ui, im);
+	if (dp == NULL) {
+		const tl_dp *v;
+		if (tlq_dp(ui->rl, &v) == 1 && v[0].stage == TL_STAGE_NONE)
+			dp = &v[0]; /* no stages: the whole capture */
+	}
+	if (dp == NULL) {
+		ui_message(ui, 1,
+		           "export: no engine steps (step_process or vllm_one_step ranges) in %s",
+		           im ? "this stage and step" : "this profile");
+		return -1;
+	}
+	if (im && s->norder != im->n)
+		order_rows(s, im, dp);
+	size_t hl = im && s->sel < s->norder && dp->n == im->n ? s->order[s->sel] : SIZE_MAX;
+	FILE *f = fopen(path, "w");
+	if (f == NULL) {
+		ui_message(ui, 1, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	int rc = dp_svg_write(f, ui->tr, dp, tlq_rl_stage_name(ui->rl, dp->stage), s->metric, hl);
+	if (fclose(f) != 0 || rc != 0) {
+		ui_message(ui, 1, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	char pb[160];
+	ui_message(ui, 0, "Wrote the %s chart to %s", metric_titles[s->metric],
+	           ui_clean(ui, path, pb, sizeof pb));
+	return 0;
+}

@@ -6,6 +6,7 @@ ui_session_open(tl_ui *ui)
 {
 	ui->rl = tlq_rl_open(ui->tr, NULL);
 	tlq_rl_add_lanes(ui->rl, ui->tr);
+	tlq_dp_prepare(ui->rl); /* its warnings before the screen is taken */
 }
 
 void

@@ -1,12 +1,16 @@
 /* rl_fixture OUTDIR [--ranks N] [--steps N] [--tasks N] [--seed S] [--slow R] [--pp N]
  *                   [--microbatches M] [--gpipe] [--no-meta] [--no-p2p] [--no-ranges]
- *                   [--op-pairs] [--pp-device] [--stage-device] [--decode ranges|vllm|none]
+ *                   [--op-pairs] [--pp-device] [--stage-device]
+ *                   [--decode ranges|vllm|none|dp] [--dp-bad] [--dp-only] [--json]
  *                   [--truth FILE]
  * Generated profiles for the screen tests of the RL panels: GRPO runs with a slow rank, or
  * pipeline-parallel runs (1F1B or GPipe), whose blocks are forward/backward ranges (with
  * --pp-device, ranges that carry a stream: short early host calls, the blocks on the device)
  * or, with --op-pairs, only linked forward/backward torch operators; --stage-device makes the
- * GRPO stage ranges carry a stream too.
+ * GRPO stage ranges carry a stream too; --decode dp marks the decode steps as dp_analysis'
+ * instrumentation does (step_process ranges and JSON marks), --dp-bad with malformed and
+ * missing marks, --dp-only without stage ranges (an inference capture); --json also writes each
+ * capture's trace_view.json.
  * --truth FILE writes what the generator laid out (it does not run tl's analyses) as the JSON
  * fragments `tl summary --json` must contain, one a line: per rank its overlap steps, per stage
  * range its times and busy time, per rank and stage its imbalance entry, per PP stage its
@@ -83,7 +87,8 @@ main(int argc, char **argv)
 		        "usage: rl_fixture OUTDIR [--ranks N] [--steps N] [--tasks N] "
 		        "[--seed S] [--slow R] [--pp N] [--microbatches M] [--gpipe] "
 		        "[--no-meta] [--no-p2p] [--no-ranges] [--op-pairs] [--pp-device] "
-		        "[--stage-device] [--decode ranges|vllm|none] [--truth FILE]\n");
+		        "[--stage-device] [--decode ranges|vllm|none|dp] [--dp-bad] [--dp-only] "
+		        "[--json] [--truth FILE]\n");
 		return 2;
 	}
 	const char *truth_path = NULL;
@@ -108,6 +113,12 @@ main(int argc, char **argv)
 			o.pp_device_ranges = 1;
 		else if (strcmp(a, "--stage-device") == 0)
 			o.stage_device_ranges = 1;
+		else if (strcmp(a, "--dp-bad") == 0)
+			o.dp_bad_marks = 1;
+		else if (strcmp(a, "--json") == 0)
+			o.json = 1;
+		else if (strcmp(a, "--dp-only") == 0)
+			o.dp_only = 1;
 		else if (v == NULL)
 			goto bad;
 		else if (strcmp(a, "--truth") == 0) {
@@ -131,6 +142,7 @@ main(int argc, char **argv)
 			else if (strcmp(a, "--decode") == 0)
 				o.decode_marks = strcmp(v, "vllm") == 0   ? GEN_DECODE_VLLM
 				                 : strcmp(v, "none") == 0 ? GEN_DECODE_NONE
+				                 : strcmp(v, "dp") == 0   ? GEN_DECODE_DP
 				                                          : GEN_DECODE_RANGES;
 			else
 				goto bad;

@@ -46,7 +46,7 @@ check "the slowest rank waits 0" sh -c "sed -n '4,7p' '$t_tmp/screen.txt' | grep
 check "bars in the rollout colour" sh -c "sed -n 4p '$t_tmp/screen.attr' | grep -q 1111"
 check "the wait for the slowest in the free colour" sh -c "sed -n 4p '$t_tmp/screen.attr' | grep -q ffff"
 golden dp-panel
-check "decode steps are counted on every rank" sh -c "[ \$(sed -n '4,7p' '$t_tmp/screen.txt' | grep -Ec ' ms +[0-9]+ +[0-9.]+%') -eq 4 ]"
+check "decode steps are counted on every rank, with the last step and the bubble rate" sh -c "[ \$(sed -n '4,7p' '$t_tmp/screen.txt' | grep -Ec ' ms +[0-9]+ +[0-9]+ +[0-9.]+% +[0-9.]+%') -eq 4 ]"
 view "$t_tmp/decnone" 100x30 D
 check "no decode range: the decode column shows a dash, not 0" sh -c "[ \$(sed -n '4,6p' '$t_tmp/screen.txt' | grep -Ec ' ms +– +[0-9.]+%') -eq 3 ]"
 LANG=C LC_ALL=C view "$t_tmp/decnone" 100x30 D
@@ -141,7 +141,11 @@ json_bubbles() {
 		i = index($0, "\"bubbles\":[")
 		if (i == 0)
 			next
-		n = split(substr($0, i + 11), b, "},{")
+		s = substr($0, i + 11)
+		j = index(s, "],\"dp\":[") # the array after it
+		if (j > 0)
+			s = substr(s, 1, j - 1)
+		n = split(s, b, "},{")
 		for (k = 1; k <= n; k++)
 			if (b[k] ~ /"rank":/)
 				print field(b[k], "rank"), field(b[k], "start_ns"), field(b[k], "end_ns"),
