@@ -30,6 +30,7 @@ typedef struct cli {
 	int have_ranks;
 	int json;
 	int no_view;
+	tl_query_opts query; /* summary, view: the query session's options (--pp) */
 	/* view */
 	const char *theme, *keymap, *script, *stats;
 	int cols, rows;
@@ -139,10 +140,12 @@ cmd_summary(cli *c)
 	tl_trace tr;
 	int rc = load_opts_run(c, &tr);
 	if (rc == 0) {
+		tl_query *q = tlq_open(&tr, &c->query);
 		if (c->json)
-			report_summary_json(stdout, &tr);
+			report_summary_json(stdout, q);
 		else
-			report_summary_text(stdout, &tr);
+			report_summary_text(stdout, q);
+		tlq_close(q);
 	}
 	if (getenv("TL_STATS") != NULL) { /* figures for `make bench` */
 		size_t nslices = 0, bytes = trace_slice_bytes(&tr, &nslices);
@@ -164,7 +167,12 @@ view_trace(cli *c, tl_trace *tr)
 	tl_ui_opts o = {.theme = c->theme, .keymap = c->keymap, .script = c->script,
 	    .cols = c->cols, .rows = c->rows, .stats_file = c->stats,
 	    .start_mono_ns = start_mono_ns};
-	return ui_main(tr, &o);
+	tl_query_opts qo = c->query;
+	qo.lanes = 1; /* the viewer draws the overlap and stage lanes */
+	tl_query *q = tlq_open(tr, &qo);
+	int rc = ui_main(q, &o);
+	tlq_close(q);
+	return rc;
 }
 
 static int
@@ -347,15 +355,14 @@ main(int argc, char **argv)
 		case 'j':
 			c.json = 1;
 			break;
-		case 'P': { /* issue 5: PP stages by rank order, for the PP view and summary */
+		case 'P': { /* PP stages by rank order, for the PP view and summary */
 			char *end;
 			long n = strtol(optarg, &end, 10);
 			if (*optarg == '\0' || *end != '\0' || n < 1 || n > 4096) {
 				fprintf(stderr, "tl: --pp takes a number of pipeline stages, 1 to 4096\n");
 				return 1;
 			}
-			tl_rl_opts ro = {.pp = (int)n};
-			tlq_rl_set_defaults(&ro);
+			c.query.pp = (int)n;
 			break;
 		}
 		case 'n':

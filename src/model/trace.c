@@ -8,17 +8,12 @@
 #include <string.h>
 
 static const char *const lane_names[TL_LANE__COUNT] = {
-	[TL_LANE_STAGE] = "stage",
-	[TL_LANE_STEP] = "step",
-	[TL_LANE_MSTX] = "mstx",
-	[TL_LANE_COMPUTE] = "compute",
-	[TL_LANE_COMM] = "comm",
-	[TL_LANE_COMM_TASK] = "comm.task",
-	[TL_LANE_MEMCPY] = "memcpy",
-	[TL_LANE_MSTX_DEV] = "mstx.device",
-	[TL_LANE_OTHER] = "other",
-	[TL_LANE_OVERLAP] = "overlap",
-	[TL_LANE_HOST] = "host",
+    [TL_LANE_STAGE] = "stage",   [TL_LANE_STEP] = "step",
+    [TL_LANE_MSTX] = "mstx",     [TL_LANE_COMPUTE] = "compute",
+    [TL_LANE_COMM] = "comm",     [TL_LANE_COMM_TASK] = "comm.task",
+    [TL_LANE_MEMCPY] = "memcpy", [TL_LANE_MSTX_DEV] = "mstx.device",
+    [TL_LANE_OTHER] = "other",   [TL_LANE_OVERLAP] = "overlap",
+    [TL_LANE_HOST] = "host",
 };
 
 const char *
@@ -112,8 +107,7 @@ track_push(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg)
 }
 
 void
-track_push_step(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg,
-    uint16_t step)
+track_push_step(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg, uint16_t step)
 {
 	size_t oldcap = t->cap;
 	int fresh = t->step == NULL;
@@ -278,7 +272,8 @@ rank_sort_steps(tl_rank *r)
 		ord[i] = i;
 	/* insertion sort by start: step counts are small */
 	for (size_t i = 1; i < r->nsteps; i++)
-		for (size_t k = i; k > 0 && r->steps[ord[k - 1]].start > r->steps[ord[k]].start; k--) {
+		for (size_t k = i; k > 0 && r->steps[ord[k - 1]].start > r->steps[ord[k]].start;
+		     k--) {
 			size_t tmp = ord[k];
 			ord[k] = ord[k - 1];
 			ord[k - 1] = tmp;
@@ -425,13 +420,13 @@ rank_add_steps(tl_rank *r, tl_step *v, size_t n, size_t *base)
 		char nm[48];
 		snprintf(nm, sizeof nm, "ProfilerStep#%" PRId64, v[i].id);
 		track_push(t, v[i].start, v[i].end, strpool_intern_cstr(r->pool, nm),
-		    (uint32_t)(*base + i));
+		           (uint32_t)(*base + i));
 	}
 	return 0;
 }
 
-const int64_t *
-track_prefix(tl_track *t)
+void
+track_prefix_build(tl_track *t)
 {
 	if (t->prefix == NULL) {
 		t->prefix = xreallocarray(NULL, t->n + 1, sizeof *t->prefix);
@@ -442,7 +437,6 @@ track_prefix(tl_track *t)
 			t->prefix[i + 1] = acc;
 		}
 	}
-	return t->prefix;
 }
 
 size_t

@@ -29,7 +29,7 @@ static const char *const sort_names[RL_SORT__COUNT] = {"rank", "duration", "wait
 static const tl_imbalance *
 current(tl_ui *ui, dp_state *s, const tl_imbalance **all, size_t *n)
 {
-	*n = tlq_imbalances(ui->rl, all);
+	*n = tlq_imbalances(ui->q, all);
 	return s->imb < *n ? &(*all)[s->imb] : NULL;
 }
 
@@ -125,7 +125,7 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	if (s->norder != im->n)
 		order_rows(s, im);
 	char sb[160]; /* a role directory's name: untrusted */
-	const char *stage = ui_clean(ui, tlq_rl_stage_name(ui->rl, im->stage), sb, sizeof sb);
+	const char *stage = ui_clean(ui, tlq_stage_name(ui->q, im->stage), sb, sizeof sb);
 	screen_printf(
 	    sc, x, y, w, SLOT_TITLE,
 	    " DP load imbalance: stage %s, step %s   (%s stage, %s step, %s sort, Enter: timeline, "
@@ -249,7 +249,7 @@ jump(tl_ui *ui, const tl_imbalance *im, const tl_imb_rank *v)
 	char d[32], wt[32], st[24];
 	ui_view_close(ui, &dp_panel_view);
 	ui_message(ui, 0, "Rank %d, %s step %s: %s, then waited %s for the last to finish", r->rank,
-	           tlq_rl_stage_name(ui->rl, im->stage), step_text(im->step, st, sizeof st),
+	           tlq_stage_name(ui->q, im->stage), step_text(im->step, st, sizeof st),
 	           ms_text(v->duration, d, sizeof d), ms_text(v->wait, wt, sizeof wt));
 	/* its stage slice on the stage lane, selected and zoomed to */
 	for (size_t ti = 0; ti < r->ntracks; ti++) {
@@ -330,7 +330,7 @@ imb_action(tl_ui *ui, void *state, int a)
 			if (by_step)
 				ui_message(ui, 0,
 				           "Stage %s ran on two ranks or more in one step only",
-				           tlq_rl_stage_name(ui->rl, im->stage));
+				           tlq_stage_name(ui->q, im->stage));
 			else
 				ui_message(ui, 0,
 				           "Step %s has one stage that ran on two ranks or more",
@@ -365,7 +365,7 @@ imb_open(tl_ui *ui)
 {
 	dp_state *s = xcalloc(1, sizeof *s);
 	const tl_imbalance *all;
-	size_t n = tlq_imbalances(ui->rl, &all);
+	size_t n = tlq_imbalances(ui->q, &all);
 	for (size_t i = 0; i < n; i++) /* first shown: rollout of the first step */
 		if (all[i].stage == TL_STAGE_ROLLOUT) {
 			s->imb = i;

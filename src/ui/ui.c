@@ -3,11 +3,9 @@
  * and mouse, or from the script, and goes to the prompt (prompt.c), the view stack (views.c) or
  * the :-commands (commands.c). */
 #include "config.h"
-#include "analysis/lanes.h"
 #include "ui/commands.h"
 #include "ui/common.h"
 #include "ui/script.h"
-#include "ui/session.h"
 #include "ui/term.h"
 #include "ui/timeline.h"
 #include "ui/ui.h"
@@ -163,10 +161,11 @@ typedef struct frame_stat {
 } frame_stat;
 
 int
-ui_main(tl_trace *tr, const tl_ui_opts *o)
+ui_main(const tl_query *q, const tl_ui_opts *o)
 {
 	tl_ui *ui = xcalloc(1, sizeof *ui);
-	ui->tr = tr;
+	ui->q = q;
+	ui->tr = tlq_trace(q);
 	const char *cs = nl_langinfo(CODESET);
 	ui->utf8 = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
 	ui->scr.utf8 = ui->utf8;
@@ -194,14 +193,11 @@ ui_main(tl_trace *tr, const tl_ui_opts *o)
 		free(ui);
 		return 1;
 	}
-	lanes_build(tr, 0);  /* the overlap lanes, on demand when the viewer opens */
-	ui_session_open(ui); /* the RL stage lanes, and the panels' queries */
 	ui_view_open(ui, &timeline_view);
 	if (term_open(&ui->theme, o->cols, o->rows, &ui->scr) != 0) {
 		term_close();
 		script_close(&script);
 		ui_view_close_all(ui);
-		ui_session_close(ui);
 		keymap_free(&ui->keys);
 		free(ui);
 		return 1;
@@ -302,7 +298,6 @@ ui_main(tl_trace *tr, const tl_ui_opts *o)
 	int status = script.errors || lost ? 1 : 0;
 	script_close(&script);
 	ui_view_close_all(ui);
-	ui_session_close(ui);
 	prompt_free(&ui->prompt);
 	keymap_free(&ui->keys);
 	screen_free(&ui->scr);

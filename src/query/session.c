@@ -1,0 +1,140 @@
+/* The query session: tlq_open prepares what every query reads (stage rules and instances, and
+ * for the viewer the overlap and stage lanes and every track's prefix sums); the tables only
+ * some commands need are built on first use under the session's lock (session.h). */
+#include "config.h"
+#include "analysis/lanes.h"
+#include "query/session.h"
+#include "util/xalloc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* ---- per-rank work in parallel -------------------------------------------------------------- */
+
+typedef struct par_ctx {
+	tl_query *q;
+	void (*fn)(tl_query *, size_t, void *);
+	void *arg;
+	size_t next;
+	pthread_mutex_t lock;
+} par_ctx;
+
+static void *
+par_worker(void *p)
+{
+	par_ctx *c = p;
+	for (;;) {
+		pthread_mutex_lock(&c->lock);
+		size_t i = c->next++;
+		pthread_mutex_unlock(&c->lock);
+		if (i >= c->q->tr->nranks)
+			return NULL;
+		c->fn(c->q, i, c->arg);
+	}
+}
+
+void
+tlq_per_rank(tl_query *q, void (*fn)(tl_query *, size_t, void *), void *arg)
+{
+	size_t n = q->tr->nranks;
+	if (n == 0)
+		return;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nth = ncpu > 0 ? (size_t)ncpu : 1;
+	if (nth > n)
+		nth = n;
+	par_ctx c = {.q = q, .fn = fn, .arg = arg};
+	pthread_mutex_init(&c.lock, NULL);
+	pthread_t *th = xcalloc(nth, sizeof *th);
+	unsigned char *ok = xcalloc(nth, 1);
+	for (size_t i = 1; i < nth; i++)
+		ok[i] = pthread_create(&th[i], NULL, par_worker, &c) == 0;
+	par_worker(&c);
+	for (size_t i = 1; i < nth; i++)
+		if (ok[i])
+			pthread_join(th[i], NULL);
+	free(th);
+	free(ok);
+	pthread_mutex_destroy(&c.lock);
+}
+
+/* ---- open, close ---------------------------------------------------------------------------- */
+
+static void
+prefix_job(tl_query *q, size_t ri, void *arg)
+{
+	(void)arg;
+	const tl_rank *r = q->tr->ranks[ri];
+	for (size_t i = 0; i < r->ntracks; i++)
+		track_prefix_build(r->tracks[i]);
+}
+
+tl_query *
+tlq_open(tl_trace *tr, const tl_query_opts *o)
+{
+	tl_query *q = xcalloc(1, sizeof *q);
+	q->tr = tr;
+	if (o != NULL)
+		q->o = *o;
+	if (q->o.bubbles_per_rank == 0)
+		q->o.bubbles_per_rank = 10;
+	q->rules = stage_rules_load(q->o.rules_path);
+	size_t n = tr->nranks;
+	q->inst = xcalloc(n ? n : 1, sizeof *q->inst);
+	q->ninst = xcalloc(n ? n : 1, sizeof *q->ninst);
+	/* one thread: a role directory may add an other:NAME stage to the rules */
+	for (size_t i = 0; i < n; i++)
+		q->ninst[i] = stages_of_rank(q->rules, tr->ranks[i], &q->inst[i]);
+	if (q->o.lanes) {
+		lanes_build(tr, 0);
+		for (size_t i = 0; i < n; i++)
+			stages_add_lanes(tr->ranks[i], q->rules, q->inst[i], q->ninst[i]);
+		tlq_per_rank(q, prefix_job, NULL);
+	}
+	pthread_mutex_init(&q->lock, NULL);
+	return q;
+}
+
+void
+tlq_close(tl_query *q)
+{
+	if (q == NULL)
+		return;
+	for (size_t i = 0; i < q->tr->nranks; i++)
+		free(q->inst[i]);
+	free(q->inst);
+	free(q->ninst);
+	free(q->rows);
+	for (size_t i = 0; i < q->nimb; i++)
+		free(q->imb[i].ranks);
+	free(q->imb);
+	pipeline_free(&q->pp);
+	slowrank_free(&q->slow);
+	free(q->bubbles);
+	free(q->largest);
+	free(q->largest_done);
+	stage_rules_free(q->rules);
+	pthread_mutex_destroy(&q->lock);
+	free(q);
+}
+
+const tl_trace *
+tlq_trace(const tl_query *q)
+{
+	return q->tr;
+}
+
+const char *
+tlq_stage_name(const tl_query *q, int stage)
+{
+	return stage >= 0 && (size_t)stage < stage_rules_count(q->rules)
+	           ? stage_rules_name(q->rules, stage)
+	           : NULL;
+}
+
+size_t
+tlq_stage_count(const tl_query *q)
+{
+	return stage_rules_count(q->rules);
+}
