@@ -13,6 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+#include <curses.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <sqlite3.h>
 
 #include "gen/gen.h"
@@ -23,6 +27,7 @@
 #include "util/msg.h"
 #include "util/rankspec.h"
 #include "util/xalloc.h"
+#include "tl_revision.h" /* TL_REVISION, written at build time by tools/git-revision */
 
 typedef struct cli {
 	const char *path;
@@ -99,7 +104,7 @@ usage(FILE *f)
 		   "                names none (distributed_args) and P2P partners do not tell; it\n"
 		   "                also lets forward/backward operator pairs make PP blocks\n"
 		   "  -h, --help    this help\n"
-		   "  -V, --version print the version\n"
+		   "  -V, --version print the version, the git revision and how tl was linked\n"
 		   "\nEach command takes only the options its usage shows (demo: those of view too).\n"
 		   "PATH is a profile directory (walked up to 10 levels deep) or a single file: a .db,\n"
 		   "a trace_view.json (any version, any name), a Kineto or legacy PyTorch trace.\n"
@@ -291,6 +296,28 @@ cmd_demo(cli *c)
 	return rc;
 }
 
+#ifdef TL_STATIC_BINARY
+extern const char tl_terminfo_fallbacks[]; /* src/static/terminfo_fallbacks.sh */
+#endif
+
+/* The libraries' own version calls: in the dynamic build they name the versions loaded at run
+ * time, in the static build the ones linked in. */
+static void
+version(void)
+{
+	char pcre2[64] = "";
+	pcre2_config(PCRE2_CONFIG_VERSION, pcre2);
+	printf("tl %s\nrevision %s\n", PACKAGE_VERSION, TL_REVISION);
+#ifdef TL_STATIC_BINARY
+	printf("static %s build: needs no shared library; built-in terminfo for %s\n", TL_HOST_CPU,
+	       tl_terminfo_fallbacks);
+#else
+	printf("dynamic %s build\n", TL_HOST_CPU);
+#endif
+	printf("%s, SQLite %s, PCRE2 %s, cJSON %s\n", curses_version(), sqlite3_libversion(), pcre2,
+	       cJSON_Version());
+}
+
 int
 main(int argc, char **argv)
 {
@@ -399,7 +426,7 @@ main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("tl %s\n", PACKAGE_VERSION);
+			version();
 			return 0;
 		default:
 			usage(stderr);
