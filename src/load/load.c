@@ -1,13 +1,16 @@
 #include "config.h"
-#include "load/load.h"
+#include "load/load_int.h"
 #include "util/msg.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A mapped input that shrinks under tl (another program truncates or rewrites it while it is
@@ -41,8 +44,8 @@ bus_message(const char *path)
 {
 	char p[1024];
 	return xasprintf("tl: %s: the file shrank while tl was reading it (truncated or rewritten "
-			 "by another program); stopped\n",
-	    text_sanitize(path, p, sizeof p, 1));
+	                 "by another program); stopped\n",
+	                 text_sanitize(path, p, sizeof p, 1));
 }
 
 const tl_loader *
@@ -64,15 +67,81 @@ loader_for(tl_source_kind k)
 void
 load_fwdbwd(tl_rank *r)
 {
-	if (r->fwdbwd_read)
-		return;
-	r->fwdbwd_read = 1;
 	for (size_t i = 0; i < r->nsources; i++) {
 		const tl_loader *ld = loader_for(r->sources[i]->kind);
 		if (ld != NULL && ld->fwdbwd != NULL)
-			ld->fwdbwd(r->sources[i], r);
+			ld->fwdbwd(r, i); /* reads once per source */
 	}
 	rank_sort_fwdbwd(r);
+}
+
+/* ---- what the rest asks of a source after loading ------------------------------------------ */
+
+int
+load_source_unchanged(const tl_source *src, load_arg_fn fn, void *ctx)
+{
+	struct stat sb;
+	char err[400];
+	if (stat(src->path, &sb) != 0) {
+		snprintf(err, sizeof err,
+		         "the file is gone (%s: deleted or moved since tl loaded "
+		         "it): %s",
+		         strerror(errno), src->path);
+		fn(ctx, "arguments", err);
+		return -1;
+	}
+	if ((src->ino != 0 || src->size != 0) &&
+	    ((uint64_t)sb.st_dev != src->dev || (uint64_t)sb.st_ino != src->ino ||
+	     (int64_t)sb.st_size != src->size ||
+	     (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec != src->mtime_ns)) {
+		snprintf(err, sizeof err,
+		         "not shown: the file changed since tl loaded it (replaced, "
+		         "or still being written): %s",
+		         src->path);
+		fn(ctx, "arguments", err);
+		return -1;
+	}
+	return 0;
+}
+
+int
+load_slice_args(const tl_rank *r, const tl_track *t, size_t idx, load_arg_fn fn, void *ctx)
+{
+	if (idx >= t->n || t->source >= r->nsources)
+		return 0;
+	const tl_loader *ld = loader_for(r->sources[t->source]->kind);
+	if (ld == NULL || ld->args == NULL)
+		return 0;
+	return ld->args(r, t->source, t, idx, fn, ctx);
+}
+
+char *
+load_capture_metadata(const tl_source *src)
+{
+	char *path = xasprintf("%s/profiler_metadata.json", src->dir);
+	FILE *f = fopen(path, "r");
+	free(path);
+	if (f == NULL)
+		return NULL;
+	char *buf = NULL;
+	size_t n = 0, cap = 0, got;
+	char chunk[4096];
+	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && n < (4u << 20)) {
+		VEC_RESERVE(buf, cap, n + got + 1);
+		memcpy(buf + n, chunk, got);
+		n += got;
+	}
+	fclose(f);
+	if (buf)
+		buf[n] = '\0';
+	return buf;
+}
+
+char *
+load_source_meta(const tl_source *src, const char *name)
+{
+	const tl_loader *ld = loader_for(src->kind);
+	return ld != NULL && ld->meta != NULL ? ld->meta(src, name) : NULL;
 }
 
 typedef struct load_job {
@@ -130,7 +199,7 @@ load_one(load_ctx *c, load_job *j)
 		const tl_loader *ld = loader_for(src->kind);
 		if (ld == NULL) {
 			msg_warn(src->path, "%s input is not supported yet; skipped",
-			    source_kind_name(src->kind));
+			         source_kind_name(src->kind));
 			continue;
 		}
 		char *line = bus_message(src->path);
@@ -182,8 +251,9 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 	if (discover(path, o ? o->ranks : NULL, &tr->sources) != 0)
 		return 1;
 	if (tr->sources.n == 0) {
-		msg_error("%s: no profile data found (looked for *_ascend_pt/ASCEND_PROFILER_OUTPUT, "
-			  "PROF_*/msprof_*.db, trace_view.json and Chrome/Kineto traces)",
+		msg_error(
+		    "%s: no profile data found (looked for *_ascend_pt/ASCEND_PROFILER_OUTPUT, "
+		    "PROF_*/msprof_*.db, trace_view.json and Chrome/Kineto traces)",
 		    path);
 		return 2;
 	}

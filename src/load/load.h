@@ -9,15 +9,31 @@
 #include "profile/discover.h"
 #include "util/rankspec.h"
 
+/* The fields of a slice's event or row, one call per field; values untrusted. */
+typedef void (*load_arg_fn)(void *ctx, const char *key, const char *value);
+
+/* One input format. The loader is the only code that knows its format: what it keeps of a
+ * source after loading is its state (rank_set_source_state, freed through the function it
+ * gives), and everything else that needs the format asks through these hooks. */
 typedef struct tl_loader {
 	const char *name;
 	/* Adds the data of src to r (r->sources already lists src last). Reports every problem
 	 * with msg_warn(path, ...). Returns 0 when anything was loaded, -1 when nothing was. */
 	int (*load)(const tl_source *src, tl_rank *r);
-	/* Optional, on demand: adds the forward/backward operator pairs of src to r->fwdbwd (the
-	 * pipeline view's fallback, read only when it is needed: a scan of the operator tables).
-	 * NULL for formats whose loader finds them while loading. */
-	void (*fwdbwd)(const tl_source *src, tl_rank *r);
+	/* Bytes src will take in memory once loaded (the viewer's when view), estimated cheaply
+	 * before loading. */
+	uint64_t (*estimate)(const tl_source *src, int view);
+	/* Optional, on demand: adds the forward/backward operator pairs of source si of r to
+	 * r->fwdbwd (the pipeline view's fallback, read only when it is needed: a scan of the
+	 * operator tables), once. NULL for formats whose loader finds them while loading. */
+	void (*fwdbwd)(tl_rank *r, size_t si);
+	/* The arguments of slice idx of track t, which source si of r loaded: see
+	 * load_slice_args. NULL: the format keeps none. */
+	int (*args)(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_arg_fn fn,
+	            void *ctx);
+	/* Optional: the value of the profile's own metadata entry `name` (a DB's META_DATA), as
+	 * text (caller frees), or NULL. */
+	char *(*meta)(const tl_source *src, const char *name);
 } tl_loader;
 
 extern const tl_loader loader_ascend_db;
@@ -40,16 +56,18 @@ extern _Thread_local sigjmp_buf *load_bus_env;
  * list stays sorted. Reads once per rank; later calls do nothing. */
 void load_fwdbwd(tl_rank *r);
 
-/* The fields of the event with this ordinal in a JSON source (the slices' arg), found through
- * the source's event index: name, cat, ph, ts, dur, pid, tid, then each member of its args;
- * fn(ctx, key, value) per field, values untrusted. Returns the number of fields, -1 when the
- * event cannot be read (fn then gets one "arguments" line saying why). */
-typedef void (*load_arg_fn)(void *ctx, const char *key, const char *value);
-int trace_json_event_args(const char *path, const tl_evindex *ix, uint64_t ordinal,
-    load_arg_fn fn, void *ctx);
+/* Arguments of a slice, read again from its source file (op type, shapes, group, sizes ...; a
+ * JSON event's name, cat, ph, ts, dur, pid, tid, then each member of its args): fn(ctx, key,
+ * value) per field. Returns the number of fields, 0 when the source keeps none for the slice,
+ * -1 when the source cannot be read (fn then gets one "arguments" line saying why: gone,
+ * changed since loading, unreadable). */
+int load_slice_args(const tl_rank *, const tl_track *, size_t idx, load_arg_fn fn, void *ctx);
 
-/* META_DATA's value of `name` in a profile DB (opened as the loader opens it), or NULL. */
-char *ascend_db_meta(const char *path, const char *name);
+/* The capture's profiler_metadata.json beside source src (at most 4 MiB), or NULL; then the
+ * value of metadata entry `name` the source's format keeps itself (a DB's META_DATA), or NULL.
+ * Callers free both. */
+char *load_capture_metadata(const tl_source *src);
+char *load_source_meta(const tl_source *src, const char *name);
 /* SESSION_TIME_INFO endTimeNs of a profile DB (epoch ns: when the collection stopped), 0 when
  * it has none or cannot be opened. */
 int64_t ascend_db_session_end(const char *path);
@@ -61,7 +79,7 @@ typedef struct tl_load_opts {
 	const tl_rankset *ranks; /* NULL = all */
 	int threads;             /* 0 = number of cores */
 	int quiet_progress;
-	int view;                /* for the viewer, which needs more memory per slice */
+	int view; /* for the viewer, which needs more memory per slice */
 } tl_load_opts;
 
 /* memcheck.c: memory before loading. Bytes a source will take in memory (estimated cheaply:

@@ -57,9 +57,10 @@ rank_free(tl_rank *r)
 	free(r->src_t1);
 	free(r->role);
 	free(r->fwdbwd);
-	for (size_t i = 0; i < r->nevidx; i++)
-		free(r->src_evidx[i].off);
-	free(r->src_evidx);
+	for (size_t i = 0; i < r->nsrc_state; i++)
+		if (r->src_state[i].free != NULL)
+			r->src_state[i].free(r->src_state[i].p);
+	free(r->src_state);
 	strpool_free(r->pool);
 	free(r);
 }
@@ -316,15 +317,23 @@ rank_add_fwdbwd(tl_rank *r, int64_t fs, int64_t fe, int64_t bs, int64_t be)
 }
 
 void
-rank_set_evindex(tl_rank *r, size_t src, uint64_t *off, size_t n)
+rank_set_source_state(tl_rank *r, size_t src, void *state, void (*free_fn)(void *))
 {
-	if (src >= r->nevidx) {
-		r->src_evidx = xreallocarray(r->src_evidx, src + 1, sizeof *r->src_evidx);
-		memset(r->src_evidx + r->nevidx, 0, (src + 1 - r->nevidx) * sizeof *r->src_evidx);
-		r->nevidx = src + 1;
+	if (src >= r->nsrc_state) {
+		r->src_state = xreallocarray(r->src_state, src + 1, sizeof *r->src_state);
+		memset(r->src_state + r->nsrc_state, 0,
+		       (src + 1 - r->nsrc_state) * sizeof *r->src_state);
+		r->nsrc_state = src + 1;
 	}
-	free(r->src_evidx[src].off);
-	r->src_evidx[src] = (tl_evindex){off, n};
+	if (r->src_state[src].free != NULL)
+		r->src_state[src].free(r->src_state[src].p);
+	r->src_state[src] = (tl_srcstate){state, free_fn};
+}
+
+void *
+rank_source_state(const tl_rank *r, size_t src)
+{
+	return src < r->nsrc_state ? r->src_state[src].p : NULL;
 }
 
 void

@@ -111,14 +111,13 @@ typedef struct tl_fwdbwd {
 	int64_t fwd_start, fwd_end, bwd_start, bwd_end;
 } tl_fwdbwd;
 
-/* A JSON source's event index: the byte offset of every TL_EVIDX_STEP-th event of its event
- * array (by ordinal, which its slices carry as arg), so that the detail pane finds one event
- * again by reading a little of the file, not all of it. */
-#define TL_EVIDX_STEP 1024
-typedef struct tl_evindex {
-	uint64_t *off;
-	size_t n;
-} tl_evindex;
+/* What a loader keeps of one of its sources after loading (a JSON file's event index, whether
+ * the forward/backward pairs were read ...): opaque outside the loader, which gives the
+ * function that frees it. */
+typedef struct tl_srcstate {
+	void *p;
+	void (*free)(void *);
+} tl_srcstate;
 
 typedef struct tl_rank {
 	int rank;
@@ -137,11 +136,10 @@ typedef struct tl_rank {
 	char *role;               /* verl/MindSpeed-RL role directory of the capture, if any */
 	tl_fwdbwd *fwdbwd;        /* by forward start once the rank is finished */
 	size_t nfwdbwd, fbcap;
-	int fwdbwd_read;       /* load_fwdbwd has run (it reads on demand, once) */
 	int host_only;         /* its sources hold host events only (a CPU-only trace): no device
 	                          work, communication from host collectives; set by the loader */
-	tl_evindex *src_evidx; /* per source (nevidx of them; JSON sources only), or NULL */
-	size_t nevidx;
+	tl_srcstate *src_state; /* per source (nsrc_state of them), each set by its loader, or NULL */
+	size_t nsrc_state;
 } tl_rank;
 
 typedef struct tl_trace {
@@ -164,8 +162,11 @@ void track_set_dev(tl_track *, size_t k, int64_t start, int64_t end);
 /* A forward/backward operator pair; the caller checks that the times are within TL_TIME_*. */
 void rank_add_fwdbwd(tl_rank *, int64_t fwd_start, int64_t fwd_end, int64_t bwd_start,
                      int64_t bwd_end);
-/* Gives source src (an index into r->sources) its event index; r owns off from now on. */
-void rank_set_evindex(tl_rank *, size_t src, uint64_t *off, size_t n);
+/* Gives source src (an index into r->sources) its loader's state; r frees it with free_fn (the
+ * state it had before, too). */
+void rank_set_source_state(tl_rank *, size_t src, void *state, void (*free_fn)(void *));
+/* The loader's state of source src, or NULL. */
+void *rank_source_state(const tl_rank *, size_t src);
 /* Sorts the pairs by forward start (rank_finish does; for pairs added later). */
 void rank_sort_fwdbwd(tl_rank *);
 /* Sorts every track, splits overlapping slices into depth levels (nothing is dropped), orders

@@ -270,43 +270,18 @@ pp_stage_from_args(const char *json, int rank)
 	return stage;
 }
 
-static char *
-slurp_small(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (f == NULL)
-		return NULL;
-	char *buf = NULL;
-	size_t n = 0, cap = 0, got;
-	char chunk[4096];
-	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && n < (4u << 20)) {
-		VEC_RESERVE(buf, cap, n + got + 1);
-		memcpy(buf + n, chunk, got);
-		n += got;
-	}
-	fclose(f);
-	if (buf)
-		buf[n] = '\0';
-	return buf;
-}
-
 /* distributed_args from the capture's profiler_metadata.json, else META_DATA of its DB. */
 static int
 meta_stage_of(const tl_rank *r)
 {
 	for (size_t i = 0; i < r->nsources; i++) {
 		const tl_source *src = r->sources[i];
-		char *path = xasprintf("%s/profiler_metadata.json", src->dir);
-		char *text = slurp_small(path);
-		free(path);
+		char *text = load_capture_metadata(src);
 		int st = text ? pp_stage_from_args(text, r->rank) : -1;
 		free(text);
 		if (st >= 0)
 			return st;
-		if (src->kind != TL_SRC_TORCH_DB && src->kind != TL_SRC_MSPROF_DB &&
-		    src->kind != TL_SRC_MINDSPORE_DB)
-			continue;
-		text = ascend_db_meta(src->path, "distributed_args");
+		text = load_source_meta(src, "distributed_args");
 		st = text ? pp_stage_from_args(text, r->rank) : -1;
 		free(text);
 		if (st >= 0)

@@ -1281,7 +1281,7 @@ test_pp_ops_unsaid(void)
 	const tl_pipeline *p = tlq_pipeline(rl);
 	size_t read = 0;
 	for (size_t i = 0; i < tr.nranks; i++)
-		read += tr.ranks[i]->fwdbwd_read;
+		read += tr.ranks[i]->nfwdbwd > 0;
 	CHECK(p->nsteps == 0 && p->ranks_with_blocks == 0 && read == 0,
 	      "operator pairs without a sign of PP: no pipeline, operator tables unread");
 	char why[256];
