@@ -31,6 +31,7 @@
 #include "config.h"
 #include "gen/gen.h"
 #include "util/msg.h"
+#include "util/parallel.h"
 #include "util/xalloc.h"
 
 #include <dirent.h>
@@ -2144,19 +2145,12 @@ done:
 	return rc;
 }
 
-typedef struct gen_job {
-	gen_plan *P;
-	int first, stride;
-} gen_job;
-
-static void *
-gen_thread(void *arg)
+static void
+write_rank_job(void *arg, size_t r)
 {
-	gen_job *j = arg;
-	for (int r = j->first; r < j->P->nranks; r += j->stride)
-		if (rank_write(j->P, r) != 0)
-			j->P->rk[r].failed = 1;
-	return NULL;
+	gen_plan *P = arg;
+	if (rank_write(P, (int)r) != 0)
+		P->rk[r].failed = 1;
 }
 
 /* ---- entry points ------------------------------------------------------------------------- */
@@ -2264,28 +2258,7 @@ gen_profile(const gen_opts *opts, const char *outdir, gen_truth *truth)
 		rc = -1;
 		goto done;
 	}
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nth = opts->threads > 0 ? opts->threads : ncpu > 0 ? (int)ncpu : 1;
-	if (nth > P.nranks)
-		nth = P.nranks;
-	pthread_t *th = xcalloc((size_t)nth, sizeof *th);
-	int *started = xcalloc((size_t)nth, sizeof *started);
-	gen_job *jobs = xcalloc((size_t)nth, sizeof *jobs);
-	for (int i = 0; i < nth; i++) {
-		jobs[i] = (gen_job){.P = &P, .first = i, .stride = nth};
-		if (i > 0)
-			started[i] = pthread_create(&th[i], NULL, gen_thread, &jobs[i]) == 0;
-	}
-	gen_thread(&jobs[0]);
-	for (int i = 1; i < nth; i++) {
-		if (started[i])
-			pthread_join(th[i], NULL);
-		else
-			gen_thread(&jobs[i]); /* no thread: do its ranks here */
-	}
-	free(th);
-	free(started);
-	free(jobs);
+	parallel_for((size_t)P.nranks, opts->threads, write_rank_job, &P);
 
 	for (int r = 0; r < P.nranks; r++) {
 		P.tr.tasks += P.rk[r].tasks;

@@ -1,11 +1,11 @@
 #include "config.h"
 #include "load/load_int.h"
 #include "util/msg.h"
+#include "util/parallel.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,8 +152,7 @@ typedef struct load_job {
 typedef struct load_ctx {
 	tl_trace *tr;
 	load_job *jobs;
-	size_t njobs, next;
-	pthread_mutex_t lock;
+	size_t njobs;
 } load_ctx;
 
 /* Envelope of the slices added to r since the track lengths were `before` (tracks keep their
@@ -222,19 +221,11 @@ load_one(load_ctx *c, load_job *j)
 	msg_progress_add(1, 0);
 }
 
-static void *
-load_worker(void *arg)
+static void
+load_item(void *arg, size_t i)
 {
 	load_ctx *c = arg;
-	for (;;) {
-		pthread_mutex_lock(&c->lock);
-		size_t i = c->next++;
-		pthread_mutex_unlock(&c->lock);
-		if (i >= c->njobs)
-			break;
-		load_one(c, &c->jobs[i]);
-	}
-	return NULL;
+	load_one(c, &c->jobs[i]);
 }
 
 static int
@@ -271,11 +262,6 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 		VEC_PUSH(c.jobs, c.njobs, cap, j);
 		i = k;
 	}
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nth = o && o->threads > 0 ? (size_t)o->threads : (size_t)(ncpu > 0 ? ncpu : 1);
-	if (nth > c.njobs)
-		nth = c.njobs;
-	pthread_mutex_init(&c.lock, NULL);
 	if (!(o && o->quiet_progress))
 		msg_progress_start((int)c.njobs);
 	struct sigaction bus, old_bus;
@@ -284,19 +270,8 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 	sigemptyset(&bus.sa_mask);
 	bus_tty = isatty(STDERR_FILENO);
 	sigaction(SIGBUS, &bus, &old_bus);
-	pthread_t *th = xcalloc(nth, sizeof *th);
-	size_t started = 0;
-	for (size_t i = 1; i < nth; i++)
-		if (pthread_create(&th[i], NULL, load_worker, &c) == 0)
-			started = i;
-		else
-			break;
-	load_worker(&c);
-	for (size_t i = 1; i <= started; i++)
-		pthread_join(th[i], NULL);
+	parallel_for(c.njobs, o ? o->threads : 0, load_item, &c);
 	sigaction(SIGBUS, &old_bus, NULL);
-	free(th);
-	pthread_mutex_destroy(&c.lock);
 	msg_progress_end();
 
 	size_t rcap = 0;

@@ -4,59 +4,30 @@
 #include "config.h"
 #include "analysis/lanes.h"
 #include "query/session.h"
+#include "util/parallel.h"
 #include "util/xalloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <unistd.h>
 
-/* ---- per-rank work in parallel -------------------------------------------------------------- */
-
-typedef struct par_ctx {
+typedef struct per_rank_ctx {
 	tl_query *q;
 	void (*fn)(tl_query *, size_t, void *);
 	void *arg;
-	size_t next;
-	pthread_mutex_t lock;
-} par_ctx;
+} per_rank_ctx;
 
-static void *
-par_worker(void *p)
+static void
+per_rank_item(void *p, size_t i)
 {
-	par_ctx *c = p;
-	for (;;) {
-		pthread_mutex_lock(&c->lock);
-		size_t i = c->next++;
-		pthread_mutex_unlock(&c->lock);
-		if (i >= c->q->tr->nranks)
-			return NULL;
-		c->fn(c->q, i, c->arg);
-	}
+	per_rank_ctx *c = p;
+	c->fn(c->q, i, c->arg);
 }
 
 void
 tlq_per_rank(tl_query *q, void (*fn)(tl_query *, size_t, void *), void *arg)
 {
-	size_t n = q->tr->nranks;
-	if (n == 0)
-		return;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nth = ncpu > 0 ? (size_t)ncpu : 1;
-	if (nth > n)
-		nth = n;
-	par_ctx c = {.q = q, .fn = fn, .arg = arg};
-	pthread_mutex_init(&c.lock, NULL);
-	pthread_t *th = xcalloc(nth, sizeof *th);
-	unsigned char *ok = xcalloc(nth, 1);
-	for (size_t i = 1; i < nth; i++)
-		ok[i] = pthread_create(&th[i], NULL, par_worker, &c) == 0;
-	par_worker(&c);
-	for (size_t i = 1; i < nth; i++)
-		if (ok[i])
-			pthread_join(th[i], NULL);
-	free(th);
-	free(ok);
-	pthread_mutex_destroy(&c.lock);
+	per_rank_ctx c = {q, fn, arg};
+	parallel_for(q->tr->nranks, 0, per_rank_item, &c);
 }
 
 /* ---- open, close ---------------------------------------------------------------------------- */
