@@ -1312,9 +1312,15 @@ walk_array(jctx *c, size_t i)
 
 static void root_member(jctx *c, const char *key, size_t kn, size_t v, size_t vend);
 
-/* The scan of one walk (the scanner's thread when piped). Returns 0, or -1 when the input is
- * not a trace at all. */
-static int
+/* What a walk over the input came to. */
+typedef enum walk_status {
+	WALK_OK = 0,
+	WALK_NOT_TRACE = -1, /* the input is not a trace at all */
+	WALK_SHRANK = -2,    /* the file shrank while read (SIGBUS), or the handler stopped */
+} walk_status;
+
+/* The scan of one walk (the scanner's thread when piped). */
+static walk_status
 walk_scan(jctx *c)
 {
 	const unsigned char *b = c->b;
@@ -1329,19 +1335,19 @@ walk_scan(jctx *c)
 	if (i >= n) {
 		if (pass == 1 && !c->quiet)
 			msg_warn(c->path, "empty file: no JSON in it");
-		return -1;
+		return WALK_NOT_TRACE;
 	}
 	if (b[i] == '[') {
 		walk_array(c, i);
 		c->has_events = 1;
-		return 0;
+		return WALK_OK;
 	}
 	if (b[i] != '{') {
 		if (pass == 1 && !c->quiet)
 			msg_warn(c->path, "byte %zu: the top level is neither a JSON array nor an "
 					  "object: not a Chrome trace",
 			    i);
-		return -1;
+		return WALK_NOT_TRACE;
 	}
 	/* Kineto: {"schemaVersion":…, "distributedInfo":{…}, "traceEvents":[…], …} */
 	i++;
@@ -1419,14 +1425,14 @@ walk_scan(jctx *c)
 		if (pass == 1 && !c->quiet)
 			msg_warn(c->path, "a JSON object without a \"traceEvents\" array: not a Chrome "
 					  "trace");
-		return -1;
+		return WALK_NOT_TRACE;
 	}
-	return 0;
+	return WALK_OK;
 }
 
 typedef struct scan_job {
 	jctx *c;
-	int rc;
+	walk_status rc;
 } scan_job;
 
 static void *
@@ -1439,7 +1445,7 @@ scan_thread(void *arg)
 		load_bus_env = &env;
 		j->rc = walk_scan(j->c);
 	} else {
-		j->rc = -2; /* the file shrank under the scan, or the handler stopped */
+		j->rc = WALK_SHRANK;
 	}
 	load_bus_env = NULL;
 	pthread_mutex_lock(&p->mu);
@@ -1469,9 +1475,9 @@ want_pipe(const jctx *c)
 }
 
 /* This thread's part of a walk: the whole scan, or the handling of the batches the scanner
- * thread hands over through p. A SIGBUS while it reads the file returns here (-2), and the
- * scanner is told to stop. */
-static int
+ * thread hands over through p. A SIGBUS while it reads the file returns here (WALK_SHRANK),
+ * and the scanner is told to stop. */
+static walk_status
 walk_guarded(jctx *c, jpipe *p)
 {
 	sigjmp_buf env, *saved = load_bus_env;
@@ -1483,10 +1489,10 @@ walk_guarded(jctx *c, jpipe *p)
 			pthread_cond_signal(&p->can_put);
 			pthread_mutex_unlock(&p->mu);
 		}
-		return -2;
+		return WALK_SHRANK;
 	}
 	load_bus_env = &env;
-	int rc = 0;
+	walk_status rc = WALK_OK;
 	if (p == NULL) {
 		rc = walk_scan(c);
 	} else {
@@ -1513,19 +1519,18 @@ walk_guarded(jctx *c, jpipe *p)
 	return rc;
 }
 
-/* One walk over the whole input, each event to fn (always on the calling thread). Returns 0,
- * -1 when the input is not a trace at all, -2 when it shrank while read (c->shrank; what was
- * handled before is kept). */
-static int
+/* One walk over the whole input, each event to fn (always on the calling thread). On
+ * WALK_SHRANK c->shrank is set and what was handled before is kept. */
+static walk_status
 walk(jctx *c, int pass, event_fn fn)
 {
-	int rc;
+	walk_status rc;
 	c->pass = pass;
 	c->fn = fn;
 	memset(c->recent, 0, sizeof c->recent);
 	jpipe p;
 	pthread_t th;
-	scan_job job = {c, -1};
+	scan_job job = {c, WALK_NOT_TRACE};
 	memset(&p, 0, sizeof p);
 	if (want_pipe(c)) {
 		p.buf = xcalloc(PIPE_DEPTH, sizeof *p.buf);
@@ -1546,7 +1551,7 @@ walk(jctx *c, int pass, event_fn fn)
 	} else {
 		rc = walk_guarded(c, &p);
 		pthread_join(th, NULL);
-		if (rc == 0)
+		if (rc == WALK_OK)
 			rc = job.rc;
 		c->pipe = NULL;
 		pthread_cond_destroy(&p.can_get);
@@ -1558,7 +1563,7 @@ walk(jctx *c, int pass, event_fn fn)
 		c->problems[PR_NOT_OBJECT] += c->nonobj;
 		c->problem_off[PR_NOT_OBJECT] = c->nonobj_off;
 	}
-	if (rc == -2)
+	if (rc == WALK_SHRANK)
 		c->shrank = 1;
 	return rc;
 }
@@ -2566,7 +2571,7 @@ names_pass(jctx *c)
 {
 	if (input_open(c) != 0)
 		return -1;
-	if (walk(c, 1, names_event) != 0) {
+	if (walk(c, 1, names_event) != WALK_OK) {
 		if (c->shrank && !c->quiet)
 			msg_warn(c->path, "the file shrank while tl was reading it (truncated or "
 					  "rewritten by another program); skipped");

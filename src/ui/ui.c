@@ -171,7 +171,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	ui->scr.utf8 = ui->utf8;
 	char err[600], warn[600] = "";
 	int rc = theme_load(&ui->theme, o->theme, err, sizeof err);
-	if (rc == -2) {
+	if (rc == TL_CONF_UNREADABLE) {
 		msg_error("%s", err); /* a theme or keymap file: printed escaped */
 		free(ui);
 		return 1;
@@ -179,7 +179,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	if (rc != 0)
 		snprintf(warn, sizeof warn, "%s", err);
 	rc = keymap_load(&ui->keys, o->keymap, err, sizeof err);
-	if (rc == -2) {
+	if (rc == TL_CONF_UNREADABLE) {
 		msg_error("%s", err); /* a theme or keymap file: printed escaped */
 		keymap_free(&ui->keys);
 		free(ui);
@@ -315,7 +315,7 @@ ui_keys(FILE *f, const char *keymap, int format)
 	tl_keymap km;
 	char err[512];
 	int rc = keymap_load(&km, keymap, err, sizeof err);
-	if (rc == -2) {
+	if (rc == TL_CONF_UNREADABLE) {
 		msg_error("%s", err); /* a theme or keymap file: printed escaped */
 		keymap_free(&km);
 		return 1;
