@@ -468,6 +468,16 @@ cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+size_t
+pipeline_p2p_pairs(const tl_trace *tr, tl_pp_link **out)
+{
+	p2p_op *ops;
+	size_t nops = collect_p2p(tr, &ops);
+	size_t n = pair_p2p(ops, nops, out);
+	free(ops);
+	return n;
+}
+
 void
 pipeline_build(const tl_trace *tr, const tl_stage_rules *R, const int *meta_stage, int opt_pp,
                int use_ops, tl_pipeline *P)

@@ -80,6 +80,10 @@ void pipeline_build(const tl_trace *, const tl_stage_rules *, const int *meta_st
 /* The plain sentence a panel shows when there is no pipeline to show (nsteps == 0). */
 const char *pipeline_absence(const tl_trace *, const tl_pipeline *, char *buf, size_t n);
 void pipeline_free(tl_pipeline *);
+/* Every send of the trace paired with its receive, as pipeline_build pairs them (groups named
+ * by the profile, or by the op names' group hash where a JSON lane is only "Group N"), by send
+ * start; *out malloc'ed. */
+size_t pipeline_p2p_pairs(const tl_trace *, tl_pp_link **out);
 const char *pipeline_source_name(tl_pp_source);
 
 /* The micro-batch number a range message carries ('current_microbatch': 3, "microbatch": 3),

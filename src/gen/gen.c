@@ -390,6 +390,8 @@ typedef struct gen_rank {
 	/* written by the writer thread */
 	uint64_t tasks;
 	int failed;
+	gen_op_truth *ops; /* per (op type, task type) of the COMPUTE_TASK_INFO rows written */
+	size_t nops, opcap;
 } gen_rank;
 
 typedef struct gen_sizes {
@@ -407,7 +409,7 @@ typedef struct gen_plan {
 	gen_rank *rk;
 	uint32_t nops, seq[2];
 	gen_truth tr;
-	size_t stage_cap, overlap_cap, bubble_cap, step_cap;
+	size_t stage_cap, overlap_cap, bubble_cap, step_cap, comm_cap, op_cap;
 	int pp_dp, pp_mb;                       /* PP profiles: DP replicas, micro-batches */
 	size_t ppb_cap, pps_cap, p2p_cap;
 } gen_plan;
@@ -539,8 +541,21 @@ plan_coll(gen_plan *P, int k, int stage, int optype, int overlap)
 	if (overlap)
 		xfer += OVL_DELAY + ovmax + OVL_TAIL;
 	int64_t end = amax + xfer;
+	int last = 0;
+	for (int r = 0; r < P->nranks; r++)
+		if (P->rk[r].t == amax) {
+			last = r; /* the first rank to have arrived last */
+			break;
+		}
 	for (int r = 0; r < P->nranks; r++) {
 		gen_rank *rk = &P->rk[r];
+		/* what w_coll writes: plane 0 waits (Notify_Wait) from the rank's arrival until
+		 * NOTIFY_NS after the last arrival, then transfers until the op ends */
+		gen_comm_truth ct = {.rank = r, .step = k + 1, .op = op, .start_ns = rk->t,
+		    .end_ns = end, .last_arrival_ns = amax, .last_rank = last,
+		    .wait_ns = amax + NOTIFY_NS - rk->t, .transit_ns = end - (amax + NOTIFY_NS)};
+		ct.sync_ns = ct.wait_ns;
+		VEC_PUSH(P->tr.comm, P->tr.ncomm, P->comm_cap, ct);
 		gen_blk *b = rank_push(rk);
 		b->kind = BLK_COLL;
 		b->start = rk->t;
@@ -1116,6 +1131,8 @@ typedef struct gen_writer {
 	uint32_t taskid[NSTREAMS];
 	int64_t host_end; /* end of the last launch: launches on the dequeue thread never overlap */
 	uint64_t tasks, naux;
+	gen_op_truth *ops; /* moves to the rank when it is written */
+	size_t nops, opcap;
 	int64_t next_ppname; /* PP profiles: STRING_IDS id of the next P2P op name */
 	int64_t next_oplink; /* PP operator pairs: the next PYTORCH_API.connectionId */
 	int64_t ahead;       /* PP device ranges: the host launches this much earlier */
@@ -1282,10 +1299,21 @@ w_task(gen_writer *w, int64_t start, int64_t end, int64_t conn, int type, int64_
 	return g;
 }
 
+/* A COMPUTE_TASK_INFO row for the task gtask of duration d, counted in the operator truth. */
 static void
-w_cti(gen_writer *w, int64_t gtask, int k, int cti_type)
+w_cti(gen_writer *w, int64_t gtask, int k, int cti_type, int64_t d)
 {
 	const gen_kernel *kn = &kernels[k];
+	const char *ot = str_text[kn->optype], *tt = str_text[cti_type];
+	size_t i = 0;
+	while (i < w->nops && (w->ops[i].op_type != ot || w->ops[i].task_type != tt))
+		i++; /* the strings are str_text's own: equal strings are the same pointer */
+	if (i == w->nops) {
+		gen_op_truth o = {.rank = w->rank, .op_type = ot, .task_type = tt};
+		VEC_PUSH(w->ops, w->nops, w->opcap, o);
+	}
+	w->ops[i].count++;
+	w->ops[i].total_ns += d;
 	int64_t v[17] = {kn->name,   gtask,         kn->block_num, kn->mix_block_num, cti_type,
 	                 kn->optype, kn->in_fmt,    kn->in_dt,     kn->in_shape,      kn->out_fmt,
 	                 kn->out_dt, kn->out_shape, S_NA,          S_DYNAMIC,         S_NO,
@@ -1299,7 +1327,7 @@ w_kernel(gen_writer *w, int k, int stream, int64_t start, int64_t d)
 	int64_t conn = w_launch(w, API_NODE, S_LAUNCH, start);
 	int64_t g = w_task(w, start, start + d, conn, kernels[k].task_type, INVALID_U32, stream,
 	                   w_taskid(w, stream));
-	w_cti(w, g, k, kernels[k].cti_type);
+	w_cti(w, g, k, kernels[k].cti_type, d);
 }
 
 /* An FFTS+ kernel: a container row (contextId INVALID, not in COMPUTE_TASK_INFO) a little wider
@@ -1313,9 +1341,9 @@ w_ffts(gen_writer *w, int stream, int64_t start, int64_t d)
 	w_task(w, start - FFTS_PRE, start + d + FFTS_POST, conn, S_KERNEL_MIX_AIC, INVALID_U32,
 	       stream, tid);
 	int64_t g0 = w_task(w, start, start + c0, conn, S_MIX_AIC, 0, stream, tid);
-	w_cti(w, g0, K_FAG, S_MIX_AIC);
+	w_cti(w, g0, K_FAG, S_MIX_AIC, c0);
 	int64_t g1 = w_task(w, start + c0, start + d, conn, S_MIX_AIV, 1, stream, tid);
-	w_cti(w, g1, K_FAG, S_MIX_AIV);
+	w_cti(w, g1, K_FAG, S_MIX_AIV, d - c0);
 }
 
 /* A memcpy or event task inside an aux gap (never inside a bubble); the kinds take turns. */
@@ -1738,7 +1766,7 @@ w_pp_block(gen_writer *w, const pp_item *it)
 			int64_t conn = w_launch_at(w, API_NODE, S_LAUNCH, first_launch + i * PP_LAUNCH_GAP);
 			int64_t g = w_task(w, t, t + d, conn, kernels[k].task_type, INVALID_U32,
 			                   STREAM_A, w_taskid(w, STREAM_A));
-			w_cti(w, g, k, kernels[k].cti_type);
+			w_cti(w, g, k, kernels[k].cti_type, d);
 		} else {
 			w_kernel(w, k, STREAM_A, t, d);
 		}
@@ -2139,6 +2167,9 @@ done:
 		free(tv);
 	}
 	rk->tasks = w.tasks;
+	rk->ops = w.ops;
+	rk->nops = w.nops;
+	w.ops = NULL;
 	free(w.path);
 	free(out);
 	free(dir);
@@ -2180,6 +2211,8 @@ gen_truth_free(gen_truth *t)
 	free(t->pp_blocks);
 	free(t->pp_stages);
 	free(t->p2p);
+	free(t->comm);
+	free(t->ops);
 	memset(t, 0, sizeof *t);
 }
 
@@ -2262,6 +2295,8 @@ gen_profile(const gen_opts *opts, const char *outdir, gen_truth *truth)
 
 	for (int r = 0; r < P.nranks; r++) {
 		P.tr.tasks += P.rk[r].tasks;
+		for (size_t i = 0; i < P.rk[r].nops; i++)
+			VEC_PUSH(P.tr.ops, P.tr.nops, P.op_cap, P.rk[r].ops[i]);
 		if (P.rk[r].failed)
 			rc = -1;
 	}
@@ -2280,6 +2315,7 @@ done:
 	for (int r = 0; r < P.nranks; r++) {
 		free(P.rk[r].blk);
 		free(P.rk[r].pp);
+		free(P.rk[r].ops);
 	}
 	free(P.rk);
 	return rc;

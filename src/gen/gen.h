@@ -111,6 +111,23 @@ typedef struct gen_p2p_truth { /* a send and the receive it pairs with */
 	int64_t send_start_ns, send_end_ns, recv_start_ns, recv_end_ns;
 } gen_p2p_truth;
 
+typedef struct gen_comm_truth { /* one rank's part of one collective (GRPO profiles) */
+	int rank;
+	int64_t step;          /* STEP_TIME id */
+	uint32_t op;           /* the collective's index over the profile (the same on every rank) */
+	int64_t start_ns, end_ns; /* the rank's COMMUNICATION_OP row: start = its arrival */
+	int64_t last_arrival_ns;  /* when the last rank of the group arrived */
+	int last_rank;            /* that rank (the lowest one on a tie) */
+	/* the time breakdown by construction: the rank waits on a Notify_Wait from its arrival
+	 * until shortly after the last arrival, then transfers until the end; no idle */
+	int64_t transit_ns, wait_ns, sync_ns;
+} gen_comm_truth;
+typedef struct gen_op_truth { /* the compute operators of one rank by op type and task type */
+	int rank;
+	const char *op_type, *task_type; /* static strings, as written to STRING_IDS */
+	uint64_t count;                  /* COMPUTE_TASK_INFO rows */
+	int64_t total_ns;                /* their TASK durations, summed */
+} gen_op_truth;
 typedef struct gen_truth {
 	int nranks, slow_rank;
 	uint64_t tasks; /* TASK rows written over all ranks */
@@ -132,6 +149,10 @@ typedef struct gen_truth {
 	size_t npp_stages;
 	gen_p2p_truth *p2p; /* per transfer, in time order of the sends */
 	size_t np2p;
+	gen_comm_truth *comm; /* per collective and rank, collectives in time order */
+	size_t ncomm;
+	gen_op_truth *ops; /* per rank, op type and task type */
+	size_t nops;
 } gen_truth;
 
 /* Writes a profile under outdir (created; must not exist or be empty): one

@@ -5,6 +5,8 @@
 #define TL_LOAD_H
 #include <setjmp.h>
 
+#include "model/comm.h"
+#include "model/ops.h"
 #include "model/trace.h"
 #include "profile/discover.h"
 #include "util/rankspec.h"
@@ -68,6 +70,31 @@ int load_slice_args(const tl_rank *, const tl_track *, size_t idx, load_arg_fn f
  * Callers free both. */
 char *load_capture_metadata(const tl_source *src);
 char *load_source_meta(const tl_source *src, const char *name);
+
+/* The communication ops of r's sources with their HCCL sub-tasks (ascend_db_comm.c, and
+ * trace_json_comm.c for trace_view.json), read on demand: d is initialised here and owned by
+ * the caller (comm_data_free). Kineto sources add nothing; every unreadable table gets one line
+ * naming the file. */
+void load_comm(const tl_rank *r, tl_comm_data *d);
+
+/* The compute operators of r's profile DBs grouped by (name, op type, task type, input shapes)
+ * with every task's duration (ascend_db_ops.c), read on demand: d is initialised here and owned
+ * by the caller (op_data_free). */
+void load_ops(const tl_rank *r, tl_op_data *d);
+
+/* The communication ops of JSON source `source` of r (its HCCL Group and Plane lanes) with their
+ * sub-tasks, added to d; owner[i] gets the op index of task i (trace_json_comm.c). */
+void trace_json_comm(const tl_rank *r, uint16_t source, tl_comm_data *d, size_t **owner,
+                     size_t *ocap);
+
+/* The args of many events of JSON source `source` of r at once (ordinals ascending, as the
+ * slices' arg), found through the source's event index: one parse per indexed block that holds
+ * any of them. fn(ctx, i, key, value) per string or number member of event ordinals[i]'s args,
+ * values untrusted. Returns how many were found, -1 when the source has no index or the file
+ * cannot be opened. */
+typedef void (*load_event_arg_fn)(void *ctx, size_t i, const char *key, const char *value);
+int trace_json_events_args(const tl_rank *r, size_t source, const uint64_t *ordinals, size_t n,
+                           load_event_arg_fn fn, void *ctx);
 /* SESSION_TIME_INFO endTimeNs of a profile DB (epoch ns: when the collection stopped), 0 when
  * it has none or cannot be opened. */
 int64_t ascend_db_session_end(const char *path);

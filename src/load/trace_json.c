@@ -2801,6 +2801,111 @@ event_args(const char *path, const json_state *ix, uint64_t ordinal, load_arg_fn
 	return q.fields;
 }
 
+/* ---- many events again, in one pass per indexed block (the communication analysis) -------- */
+
+typedef struct args_batch {
+	args_req q; /* first: the walk's c->req points here */
+	const uint64_t *want; /* ordinals (ascending) of this block, relative to its start */
+	size_t nwant, next, found;
+	size_t base; /* index of want[0] in the caller's list */
+	load_event_arg_fn fn;
+	void *ctx;
+} args_batch;
+
+static void
+args_batch_event(jctx *c, const jevent *ev)
+{
+	args_batch *b = (args_batch *)c->req;
+	while (b->next < b->nwant && b->want[b->next] < ev->ordinal)
+		b->next++; /* not in the window: skipped */
+	if (b->next >= b->nwant || b->want[b->next] != ev->ordinal)
+		return;
+	size_t i = b->base + b->next++;
+	b->found++;
+	cJSON *j = cJSON_ParseWithLength((const char *)c->b + ev->start, ev->end - ev->start);
+	const cJSON *a = j ? cJSON_GetObjectItemCaseSensitive(j, "args") : NULL, *m;
+	if (cJSON_IsObject(a))
+		cJSON_ArrayForEach(m, a)
+		{
+			if (m->string == NULL)
+				continue;
+			if (cJSON_IsString(m)) {
+				b->fn(b->ctx, i, m->string, m->valuestring);
+			} else if (cJSON_IsNumber(m)) {
+				char t[64];
+				if (m->valuedouble == (double)(int64_t)m->valuedouble)
+					snprintf(t, sizeof t, "%" PRId64, (int64_t)m->valuedouble);
+				else
+					snprintf(t, sizeof t, "%.17g", m->valuedouble);
+				b->fn(b->ctx, i, m->string, t);
+			}
+		}
+	cJSON_Delete(j);
+}
+
+int
+trace_json_events_args(const tl_rank *r, size_t source, const uint64_t *ordinals, size_t n,
+                       load_event_arg_fn fn, void *ctx)
+{
+	const json_state *ix = source < r->nsources ? rank_source_state(r, source) : NULL;
+	if (ix == NULL)
+		return -1;
+	const char *path = r->sources[source]->path;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t found = 0;
+	uint64_t *rel = xmalloc((n ? n : 1) * sizeof *rel);
+	for (size_t i = 0; i < n;) {
+		uint64_t blk = ordinals[i] / EVIDX_STEP;
+		size_t j = i;
+		while (j < n && ordinals[j] / EVIDX_STEP == blk) {
+			rel[j] = ordinals[j] % EVIDX_STEP;
+			j++;
+		}
+		if (ix == NULL || blk >= ix->n) {
+			i = j;
+			continue;
+		}
+		uint64_t off = ix->off[blk];
+		args_batch b = {.q = {0, NULL, NULL, -1}, .want = rel + i, .nwant = j - i,
+		    .base = i, .fn = fn, .ctx = ctx};
+		/* as event_args: windows that grow until the last wanted event is in */
+		for (size_t win = (size_t)1 << 20; b.found < b.nwant && win <= ((size_t)256 << 20);
+		     win *= 4) {
+			unsigned char *buf = xmalloc(win + 1);
+			buf[0] = '[';
+			size_t got = 0;
+			while (got < win) {
+				ssize_t k = pread(fd, buf + 1 + got, win - got, (off_t)(off + got));
+				if (k < 0 && errno == EINTR)
+					continue;
+				if (k <= 0)
+					break;
+				got += (size_t)k;
+			}
+			b.next = b.found = 0;
+			jctx c;
+			ctx_init(&c, path, NULL);
+			c.b = buf;
+			c.n = got + 1;
+			c.pass = 3;
+			c.quiet = 1;
+			c.fn = args_batch_event;
+			c.req = &b.q;
+			walk_array(&c, 0);
+			ctx_free(&c);
+			if (got < win)
+				break;
+		}
+		found += b.found;
+		i = j;
+	}
+	free(rel);
+	close(fd);
+	return (int)(found > INT32_MAX ? INT32_MAX : found);
+}
+
 static int
 trace_json_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_arg_fn fn,
                 void *ctx)

@@ -22,12 +22,16 @@
 #ifndef TL_QUERY_H
 #define TL_QUERY_H
 #include "analysis/bubbles.h" /* the types of the answers; callers use the tlq_ functions */
+#include "analysis/collectives.h"
+#include "analysis/comm.h"
 #include "analysis/imbalance.h"
 #include "analysis/lanes.h"
+#include "analysis/opstats.h"
 #include "analysis/overlap.h"
 #include "analysis/pipeline.h"
 #include "analysis/slowrank.h"
 #include "analysis/stages.h"
+#include "model/ops.h"
 #include "model/trace.h"
 
 /* ---- the session (session.c) ---------------------------------------------------------------- */
@@ -233,5 +237,119 @@ int tlq_bubble_next(const tl_query *, size_t ri, int64_t t, int dir, tl_rl_bubbl
  * parallel, and kept). Returns the length of the list and, when i is below it and out is not
  * NULL, sets *out to the i-th bubble, attributed when first asked for. */
 size_t tlq_bubble_largest(const tl_query *, size_t max, size_t i, tl_rl_bubble *out);
+
+/* ---- communication analysis (comm.c) ------------------------------------------------------
+ * Per communication op and rank: the time breakdown, the bandwidth per transport and the
+ * traffic per rank pair (analysis/comm.h), from each op's HCCL sub-tasks, read from the
+ * profile on demand (profile DBs; trace_view.json's HCCL Plane lanes and their args). */
+typedef struct tl_comm_row {
+	int rank;            /* rank number */
+	const char *op_name; /* as in the profile: "hcom_allReduce__210_0_1" (borrowed) */
+	const char *op_type; /* "hcom_allReduce_", "" when the profile has none */
+	const char *group;   /* group name, "" when none */
+	int64_t step;        /* STEP_TIME id of the op's launch, -1 */
+	int64_t start;       /* ns */
+	tl_comm_time t;
+	size_t ntasks;       /* sub-tasks read for it */
+	size_t bw0, nbw;     /* its rows in bw */
+	size_t link0, nlink; /* its rows in links */
+} tl_comm_row;
+typedef struct tl_comm_result {
+	tl_comm_row *ops; /* by rank, then start */
+	size_t nops;
+	tl_comm_bw *bw;
+	size_t nbw;
+	tl_comm_link *links;
+	size_t nlinks;
+	tl_comm_data *data; /* per rank; owns the strings */
+	size_t ndata;
+} tl_comm_result;
+/* Reads and analyses every rank (in parallel); free with tlq_comm_free. */
+void tlq_comm(const tl_query *, tl_comm_result *out);
+void tlq_comm_free(tl_comm_result *);
+/* The summary rows msprof adds to the rank-pair matrix (analysis/comm.h comm_matrix_picks):
+ * per rank, group, step, op type and pair, the ops at top1, middle, bottom1-3 by bandwidth and
+ * the total. Strings are borrowed from c; *out malloc'ed. */
+typedef struct tl_mx_row {
+	int rank;
+	const char *group;
+	int64_t step;
+	char name[64];       /* "allreduce-top1", ..., "allreduce-total" */
+	const char *op_name; /* the op the row shows; "" for -total */
+	int64_t src, dst;
+	uint8_t xport;
+	uint64_t size;
+	int64_t time;
+	double gbps;
+} tl_mx_row;
+size_t tlq_comm_matrix_summary(const tl_comm_result *c, tl_mx_row **out);
+
+/* Collective instances across the ranks of their group (arrival, wait for the last rank, the
+ * last arriver) and point-to-point pairs (the pipeline view's pairing, pipeline_p2p_pairs), from
+ * the communication lanes of the model (any format). Strings are borrowed from the trace. */
+typedef struct tl_p2p_pair {
+	int64_t step; /* STEP_TIME id of the send's start, -1 */
+	int src_rank, dst_rank;
+	int64_t send_start, send_end, recv_start, recv_end;
+	int64_t send_wait; /* recv_start - send_start when the receiver came later, else 0 */
+	int64_t recv_wait; /* send_start - recv_start when the sender came later, else 0 */
+} tl_p2p_pair;
+typedef struct tl_coll_result {
+	tl_coll *v; /* by group, then index */
+	size_t n;
+	tl_p2p_pair *p2p; /* by send start */
+	size_t np2p;
+} tl_coll_result;
+void tlq_collectives(const tl_query *, tl_coll_result *out);
+void tlq_collectives_free(tl_coll_result *);
+
+/* Per rank and step, the rest of msprof-analyze's cluster_time_summary (timesplit.c). */
+typedef struct tl_step_split {
+	int64_t step_ns;   /* STEP_TIME length; without steps computing + not overlapped + free */
+	int64_t memory_ns; /* MEMCPY_ASYNC tasks starting in the step, summed */
+	int64_t memory_not_overlapped_ns; /* of their union, what no compute or comm covers */
+	int64_t transmit_ns; /* over collectives every rank of whose group is loaded: the
+	                        shortest op of the instance among its ranks */
+	int64_t wait_ns;     /* ... the rank's own op minus that */
+} tl_step_split;
+/* out[k] for the row so[k] of tlq_step_overlaps of rank ri. cr NULL: no communication split;
+ * cm (NULL: none) tells which ranks each group has. */
+void tlq_step_split(const tl_query *, size_t ri, const tl_step_overlap *so, size_t n,
+                    const tl_coll_result *cr, const tl_comm_result *cm, tl_step_split *out);
+
+/* ---- operator statistics (ops.c) --------------------------------------------------------
+ * Compute operators per rank by (op type, task type), and inside each by (op name, input
+ * shapes), from each DB's COMPUTE_TASK_INFO and TASK, read on demand (a scan of TASK per rank:
+ * `tl summary --json` asks for it, the text summary does not). Rows by rank, then total time,
+ * longest first. Strings are owned by the result. */
+typedef struct tl_op_name_row {
+	const char *op_name, *input_shapes; /* "" when the profile has none */
+	tl_opstat st;
+} tl_op_name_row;
+typedef struct tl_op_type_row {
+	int rank;
+	const char *op_type, *task_type; /* "AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "AI_CPU" ... */
+	tl_opstat st;
+	size_t by0, nby; /* its rows in names, by total time */
+} tl_op_type_row;
+typedef struct tl_ops_result {
+	tl_op_type_row *types;
+	size_t ntypes;
+	tl_op_name_row *names;
+	size_t nnames;
+	tl_op_data *data; /* per rank; owns the strings */
+	size_t ndata;
+} tl_ops_result;
+void tlq_ops(const tl_query *, tl_ops_result *out);
+void tlq_ops_free(tl_ops_result *);
+
+/* Communication ops per rank by op type (the name without its trailing _N parts), from the
+ * model's communication lanes (any format). Rows by rank, then total time; *out malloc'ed. */
+typedef struct tl_comm_op_row {
+	int rank;
+	char op_type[64];
+	tl_opstat st;
+} tl_comm_op_row;
+size_t tlq_comm_ops(const tl_query *, tl_comm_op_row **out);
 
 #endif

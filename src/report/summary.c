@@ -6,9 +6,52 @@
 #include <stdlib.h>
 
 #include "util/timefmt.h"
+#include "util/xalloc.h"
 
 /* Overlap table: one row per rank and step, times in ms with ns precision (µs with three
  * decimals would be torch_npu's unit; ms reads better at step scale). */
+/* Step length, memory and the communication split per rank and step (cluster_time_summary). */
+static void
+text_split(FILE *f, const tl_query *q, const tl_coll_result *cr, const tl_comm_result *cm)
+{
+	const tl_trace *tr = tlq_trace(q);
+	static const char *const hdr[] = {"step time", "memory", "mem.exposed", "comm.transmit",
+	                                  "comm.wait"};
+	fprintf(
+	    f, "\nStep split per rank and step (ms; mem.exposed = memcpy covered by neither "
+	       "compute nor\ncommunication; comm.transmit/comm.wait: per collective, the "
+	       "shortest op of its group\nand the rest, 0 where ranks of the group are missing)\n");
+	fprintf(f, "%6s %8s", "rank", "step");
+	for (int i = 0; i < 5; i++)
+		fprintf(f, " %14s", hdr[i]);
+	fprintf(f, "\n");
+	for (size_t i = 0; i < tr->nranks; i++) {
+		tl_step_overlap *so;
+		size_t n = tlq_step_overlaps(tr->ranks[i], &so);
+		tl_step_split *sp = xcalloc(n ? n : 1, sizeof *sp);
+		tlq_step_split(q, i, so, n, cr, cm, sp);
+		for (size_t k = 0; k < n; k++) {
+			char step[24];
+			if (so[k].step_id < 0)
+				snprintf(step, sizeof step, "all");
+			else
+				snprintf(step, sizeof step, "%" PRId64, so[k].step_id);
+			int64_t v[5] = {sp[k].step_ns, sp[k].memory_ns,
+			                sp[k].memory_not_overlapped_ns, sp[k].transmit_ns,
+			                sp[k].wait_ns};
+			fprintf(f, "%6d %8s", tr->ranks[i]->rank, step);
+			for (int c = 0; c < 5; c++) {
+				int64_t a = v[c] < 0 ? -v[c] : v[c];
+				fprintf(f, " %s%7" PRId64 ".%06" PRId64, v[c] < 0 ? "-" : " ",
+				        a / 1000000, a % 1000000);
+			}
+			fprintf(f, "\n");
+		}
+		free(sp);
+		free(so);
+	}
+}
+
 void
 report_summary_text(FILE *f, const tl_query *q)
 {
@@ -56,17 +99,31 @@ report_summary_text(FILE *f, const tl_query *q)
 		free(so);
 	}
 	report_rl_text(f, q);
+	tl_comm_result cm;
+	tl_coll_result cr;
+	tlq_comm(q, &cm);
+	tlq_collectives(q, &cr);
+	text_split(f, q, &cr, &cm);
+	report_comm_text(f, q, &cm, &cr);
+	tlq_collectives_free(&cr);
+	tlq_comm_free(&cm);
 }
 
 void
 report_summary_json(FILE *f, const tl_query *q)
 {
 	const tl_trace *tr = tlq_trace(q);
+	tl_comm_result cm;
+	tl_coll_result cr;
+	tlq_comm(q, &cm);
+	tlq_collectives(q, &cr);
 	fprintf(f, "{\"ranks\":[");
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
 		tl_step_overlap *so;
 		size_t n = tlq_step_overlaps(r, &so);
+		tl_step_split *sp = xcalloc(n ? n : 1, sizeof *sp);
+		tlq_step_split(q, i, so, n, &cr, &cm, sp);
 		fprintf(f, "%s{\"rank\":%d,\"steps\":[", i ? "," : "", r->rank);
 		for (size_t k = 0; k < n; k++) {
 			const tl_overlap *o = &so[k].o;
@@ -74,15 +131,27 @@ report_summary_json(FILE *f, const tl_query *q)
 			        "%s{\"step\":%" PRId64 ",\"computing_ns\":%" PRId64
 			        ",\"communication_ns\":%" PRId64 ",\"overlapped_ns\":%" PRId64
 			        ",\"communication_not_overlapped_ns\":%" PRId64
-			        ",\"free_ns\":%" PRId64 ",\"preparing_ns\":%" PRId64 "}",
+			        ",\"free_ns\":%" PRId64 ",\"preparing_ns\":%" PRId64,
 			        k ? "," : "", so[k].step_id, o->computing, o->communication,
 			        o->overlapped, o->comm_not_overlapped, o->free, o->preparing);
+			fprintf(f,
+			        ",\"step_ns\":%" PRId64 ",\"memory_ns\":%" PRId64
+			        ",\"memory_not_overlapped_ns\":%" PRId64
+			        ",\"communication_transmit_stage_ns\":%" PRId64
+			        ",\"communication_wait_stage_ns\":%" PRId64 "}",
+			        sp[k].step_ns, sp[k].memory_ns, sp[k].memory_not_overlapped_ns,
+			        sp[k].transmit_ns, sp[k].wait_ns);
 		}
 		/* added after the fields that were there first: a new field, nothing moved */
 		fprintf(f, "],\"device_activity\":%s}", r->host_only ? "false" : "true");
+		free(sp);
 		free(so);
 	}
 	fprintf(f, "]");
 	report_rl_json(f, q); /* stages, imbalance, pipeline, slow_ranks, bubbles */
+	report_comm_json(f, q, &cm, &cr);
+	report_ops_json(f, q);
+	tlq_collectives_free(&cr);
+	tlq_comm_free(&cm);
 	fprintf(f, "}\n");
 }

@@ -42,3 +42,18 @@ printf 'slices loaded:                   %8d\n' "$slices"
 printf 'peak resident memory:            %8.1f MB\n' "$(calc "$rss_kb / 1024")"
 printf 'resident bytes per slice:        %8.1f     (bar: <= 48)\n' "$(calc "$rss_kb * 1024 / $slices")"
 printf 'slice arrays bytes per slice:    %8.1f\n' "$(calc "$slice_bytes / $slices")"
+
+# BENCH_BASE_TL=/path/to/an/older/tl: the same `tl summary` by that binary, alternately with
+# this one (what a change to the summary costs; the communication sections read each rank's
+# HCCL sub-tasks besides what the load reads).
+if [ -n "${BENCH_BASE_TL:-}" ]; then
+	run_base_tl() { "$BENCH_BASE_TL" summary "$PROFILE" >/dev/null 2>&1; }
+	run_tl_json() { "$TL_BIN" summary --json "$PROFILE" >/dev/null 2>&1; }
+	run_base_json() { "$BENCH_BASE_TL" summary --json "$PROFILE" >/dev/null 2>&1; }
+	side_by_side "$RUNS" run_tl run_base_tl
+	printf 'tl summary / %s:    %8.3f     (runs: %s / %s)\n' "base tl" \
+		"$(calc "$tl_med / $base_med")" "${tl_times[*]}" "${base_times[*]}"
+	side_by_side "$RUNS" run_tl_json run_base_json
+	printf 'tl summary --json / base tl:     %8.3f     (runs: %s / %s)\n' \
+		"$(calc "$tl_med / $base_med")" "${tl_times[*]}" "${base_times[*]}"
+fi

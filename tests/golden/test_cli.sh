@@ -12,9 +12,10 @@ if [ -d "$SAMPLES/ascend-db" ] && command -v sqlite3 >/dev/null; then
 		check "summary $level prints no warnings" [ ! -s "$t_tmp/err" ]
 		for r in 0 1; do
 			an="$SAMPLES/ascend-db/$level/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db"
-			want=$(sqlite3 -readonly "$an" "SELECT printf('{\"step\":%d,\"computing_ns\":%d,\"communication_ns\":%d,\"overlapped_ns\":%d,\"communication_not_overlapped_ns\":%d,\"free_ns\":%d,\"preparing_ns\":%d}', step, round(computing*1000), round(communication*1000), round(overlapped*1000), round(communication_not_overlapped*1000), round(free*1000), round(preparing*1000)) FROM StepTraceTime")
+			want=$(sqlite3 -readonly "$an" "SELECT printf('{\"step\":%d,\"computing_ns\":%d,\"communication_ns\":%d,\"overlapped_ns\":%d,\"communication_not_overlapped_ns\":%d,\"free_ns\":%d,\"preparing_ns\":%d', step, round(computing*1000), round(communication*1000), round(overlapped*1000), round(communication_not_overlapped*1000), round(free*1000), round(preparing*1000)) FROM StepTraceTime")
 			case "$json" in
-			*"{\"rank\":$r,\"steps\":[$want],"*) ok "$level rank $r: six numbers equal StepTraceTime to the ns" ;;
+			# (the cluster_time_summary fields follow the six, from step_ns on)
+			*"{\"rank\":$r,\"steps\":[$want,\"step_ns\":"*) ok "$level rank $r: six numbers equal StepTraceTime to the ns" ;;
 			*) not_ok "$level rank $r: want $want in $json" ;;
 			esac
 		done
@@ -23,6 +24,21 @@ if [ -d "$SAMPLES/ascend-db" ] && command -v sqlite3 >/dev/null; then
 	check "text summary has a header with units" sh -c "echo '$out' | grep -q 'ms'"
 	check "text summary has a row for rank 1 step 50" sh -c "echo '$out' | grep -Eq '^ +1 +50 '"
 	check "text summary shows computing of rank 0 (8.843910 ms)" sh -c "echo '$out' | grep -q '8.843910'"
+
+	# the communication sections: rank 0's transit summed over its ops is CommAnalyzerTime's to
+	# the us (ms with 3 places), and the JSON members under their fixed names
+	out2=$("$TL" summary "$SAMPLES/ascend-db/level2")
+	want=$(sqlite3 -readonly "$SAMPLES/ascend-db/level2/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db" \
+		"SELECT printf('%.3f', sum(transit_time)) FROM CommAnalyzerTime")
+	check "text summary: rank 0's summed transit is CommAnalyzerTime's ($want ms)" \
+		sh -c "echo '$out2' | grep -E '^ +0 +50 ' | grep -Eq ' $want[0-9]{3} '"
+	json2=$("$TL" summary "$SAMPLES/ascend-db/level2" --json)
+	for m in collectives p2p communication bandwidth comm_matrix comm_matrix_summary operators comm_operators; do
+		case "$json2" in
+		*",\"$m\":["*) ok "summary --json has \"$m\"" ;;
+		*) not_ok "summary --json has no \"$m\"" ;;
+		esac
+	done
 
 	# info: one line per source with rank, kind, path
 	info=$("$TL" info "$SAMPLES/ascend-db/level2")

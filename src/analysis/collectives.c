@@ -1,0 +1,173 @@
+#include "config.h"
+#include "analysis/collectives.h"
+#include "util/xalloc.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+coll_op_type(const char *name, char *out, size_t len)
+{
+	size_t n = strlen(name);
+	for (;;) {
+		size_t k = n;
+		while (k > 0 && isdigit((unsigned char)name[k - 1]))
+			k--;
+		if (k == n || k == 0 || name[k - 1] != '_')
+			break;
+		n = k - 1; /* drop "_<digits>" */
+	}
+	if (len == 0)
+		return;
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, name, n);
+	out[n] = '\0';
+}
+
+static int
+has_ci(const char *s, const char *w)
+{
+	size_t m = strlen(w);
+	for (; *s; s++)
+		if (strncasecmp(s, w, m) == 0)
+			return 1;
+	return 0;
+}
+
+int
+coll_p2p_kind(const char *name)
+{
+	int send = has_ci(name, "send"), recv = has_ci(name, "recv") || has_ci(name, "receive");
+	if (send && recv)
+		return 3; /* batchSendRecv: partners of both kinds, not a matched pair */
+	return send ? 1 : recv ? 2 : 0;
+}
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+	const tl_coll_entry *x = a, *y = b;
+	int c = strcmp(x->group, y->group);
+	if (c == 0)
+		c = strcmp(x->name, y->name);
+	if (c != 0)
+		return c;
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* An entry with its occurrence number among the rank's ops of the same group, name and step. */
+typedef struct occ {
+	const tl_coll_entry *e;
+	size_t k;
+} occ;
+
+static int
+cmp_occ(const void *a, const void *b)
+{
+	const occ *x = a, *y = b;
+	int c = strcmp(x->e->group, y->e->group);
+	if (c == 0)
+		c = strcmp(x->e->name, y->e->name);
+	if (c != 0)
+		return c;
+	if (x->e->step != y->e->step)
+		return x->e->step < y->e->step ? -1 : 1;
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	return (x->e->rank > y->e->rank) - (x->e->rank < y->e->rank);
+}
+
+static int
+cmp_coll(const void *a, const void *b)
+{
+	const tl_coll *x = a, *y = b;
+	int c = strcmp(x->group, y->group);
+	if (c != 0)
+		return c;
+	int64_t fx = x->ranks[0].arrive, fy = y->ranks[0].arrive;
+	for (size_t i = 1; i < x->n; i++)
+		fx = x->ranks[i].arrive < fx ? x->ranks[i].arrive : fx;
+	for (size_t i = 1; i < y->n; i++)
+		fy = y->ranks[i].arrive < fy ? y->ranks[i].arrive : fy;
+	if (fx != fy)
+		return fx < fy ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+size_t
+coll_match(tl_coll_entry *v, size_t n, tl_coll **out)
+{
+	*out = NULL;
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof *v, cmp_entry);
+	occ *o = xreallocarray(NULL, n, sizeof *o);
+	size_t no = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (coll_p2p_kind(v[i].name) != 0)
+			continue;
+		size_t k = 0;
+		if (no > 0) {
+			const tl_coll_entry *p = o[no - 1].e;
+			if (p->rank == v[i].rank && p->step == v[i].step &&
+			    strcmp(p->name, v[i].name) == 0 && strcmp(p->group, v[i].group) == 0)
+				k = o[no - 1].k + 1;
+		}
+		o[no++] = (occ){&v[i], k};
+	}
+	if (no > 1)
+		qsort(o, no, sizeof *o, cmp_occ);
+	tl_coll *c = NULL;
+	size_t nc = 0, cap = 0;
+	for (size_t i = 0; i < no;) {
+		size_t j = i + 1;
+		while (j < no && o[j].k == o[i].k && o[j].e->step == o[i].e->step &&
+		       strcmp(o[j].e->name, o[i].e->name) == 0 &&
+		       strcmp(o[j].e->group, o[i].e->group) == 0)
+			j++;
+		tl_coll x = {.group = o[i].e->group, .name = o[i].e->name, .step = o[i].e->step};
+		coll_op_type(x.name, x.op_type, sizeof x.op_type);
+		x.n = j - i;
+		x.ranks = xreallocarray(NULL, x.n, sizeof *x.ranks);
+		int64_t last = INT64_MIN, first = INT64_MAX;
+		x.min_elapse = INT64_MAX;
+		for (size_t m = 0; m < x.n; m++) {
+			const tl_coll_entry *e = o[i + m].e;
+			x.ranks[m] = (tl_coll_arrival){e->rank, e->start, e->end, 0};
+			if (e->start > last) { /* ranks ascend: the lowest rank wins a tie */
+				last = e->start;
+				x.last_rank = e->rank;
+			}
+			first = e->start < first ? e->start : first;
+			if (e->end - e->start < x.min_elapse)
+				x.min_elapse = e->end - e->start;
+		}
+		for (size_t m = 0; m < x.n; m++)
+			x.ranks[m].wait = last - x.ranks[m].arrive;
+		x.skew = last - first;
+		VEC_PUSH(c, nc, cap, x);
+		i = j;
+	}
+	free(o);
+	if (nc > 1)
+		qsort(c, nc, sizeof *c, cmp_coll);
+	for (size_t i = 0; i < nc; i++)
+		c[i].index =
+		    i > 0 && strcmp(c[i].group, c[i - 1].group) == 0 ? c[i - 1].index + 1 : 0;
+	*out = c;
+	return nc;
+}
+
+void
+coll_free(tl_coll *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].ranks);
+	free(v);
+}

@@ -1,0 +1,40 @@
+#include "config.h"
+#include "analysis/opstats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+double
+opstats_quantile(const int64_t *v, size_t n, double p)
+{
+	double h = (double)(n - 1) * p;
+	size_t lo = (size_t)h;
+	if (lo + 1 >= n)
+		return (double)v[n - 1];
+	return (double)v[lo] + (h - (double)lo) * (double)(v[lo + 1] - v[lo]);
+}
+
+void
+opstats_describe(int64_t *v, size_t n, tl_opstat *out)
+{
+	memset(out, 0, sizeof *out);
+	if (n == 0)
+		return;
+	qsort(v, n, sizeof *v, cmp_i64);
+	out->count = n;
+	for (size_t i = 0; i < n; i++)
+		out->total += v[i];
+	out->min = v[0];
+	out->max = v[n - 1];
+	out->mean = (double)out->total / (double)n;
+	out->q1 = opstats_quantile(v, n, 0.25);
+	out->median = opstats_quantile(v, n, 0.5);
+	out->q3 = opstats_quantile(v, n, 0.75);
+}

@@ -1,0 +1,64 @@
+/* Communication ops with their sub-tasks, as a profile records them: the input of the
+ * communication analysis (analysis/comm.h). Read on demand by the loaders (load_comm), not kept
+ * in the trace: only `tl summary`'s communication sections need them. */
+#ifndef TL_COMM_DATA_H
+#define TL_COMM_DATA_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/strpool.h"
+
+/* What a sub-task does, from its HCCL task type. */
+typedef enum tl_ctask_kind {
+	TL_CTASK_OTHER,    /* Notify_Record, bookkeeping */
+	TL_CTASK_TRANSFER, /* moves data: Memcpy, Reduce_Inline, Reduce_TBE, RDMASend */
+	TL_CTASK_WAIT,     /* Notify_Wait: waits for a peer's notify */
+} tl_ctask_kind;
+
+/* The link a transfer uses, in the names CANN's communication analysis gives them. HCCS, PCIE
+ * and SIO are links of the SDMA engine; CANN's SDMA figures are their sum (see comm_bandwidth). */
+typedef enum tl_xport {
+	TL_XPORT_HCCS,  /* SDMA over HCCS (HCCS_SW) */
+	TL_XPORT_PCIE,  /* SDMA over PCIe */
+	TL_XPORT_RDMA,  /* RDMA transport (RoCE) */
+	TL_XPORT_SIO,   /* SDMA over SIO (between the two dies of a chip) */
+	TL_XPORT_SDMA,  /* SDMA over a link named otherwise */
+	TL_XPORT_LOCAL, /* on the rank itself: source and destination equal, or no destination */
+	TL_XPORT__COUNT
+} tl_xport;
+extern const char *const tl_xport_name[TL_XPORT__COUNT];
+
+typedef struct tl_comm_task {
+	int64_t start, end; /* ns, the TASK row's device times */
+	uint64_t size;      /* bytes */
+	int64_t src, dst;   /* ranks as the profile numbers them (global on torch_npu), -1: none */
+	int64_t plane;      /* planeId: one ordered lane of the algorithm's sub-tasks */
+	uint8_t kind;       /* tl_ctask_kind */
+	uint8_t xport;      /* tl_xport; meaningful for transfers */
+} tl_comm_task;
+
+typedef struct tl_comm_op {
+	int64_t id;         /* COMMUNICATION_OP.opId (the comm lane slice's arg) */
+	int64_t start, end; /* ns */
+	uint32_t name, type,
+	    group; /* ids in the data's pool: "hcom_allReduce__865_0_1", "hcom_allReduce_", group */
+	size_t task0, ntasks; /* its sub-tasks: tasks[task0 .. task0 + ntasks), by start */
+	uint16_t source;      /* index into the rank's sources */
+} tl_comm_op;
+
+/* One rank's communication ops. Owns everything it points to. */
+typedef struct tl_comm_data {
+	tl_strpool *pool;
+	tl_comm_op *ops; /* by start */
+	size_t nops, opcap;
+	tl_comm_task *tasks;
+	size_t ntasks, taskcap;
+} tl_comm_data;
+
+void comm_data_init(tl_comm_data *);
+void comm_data_free(tl_comm_data *);
+/* Sorts the ops by start and each op's tasks by start (after a loader added ops whose tasks
+ * came in any order: tasks of op i are those with op index i in `owner`, one per task). */
+void comm_data_finish(tl_comm_data *, const size_t *owner);
+
+#endif

@@ -1,0 +1,58 @@
+#include "config.h"
+#include "model/ops.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void
+op_data_init(tl_op_data *d)
+{
+	memset(d, 0, sizeof *d);
+	d->pool = strpool_new();
+	u64map_init(&d->pair);
+	u64map_init(&d->type);
+	u64map_init(&d->key);
+}
+
+void
+op_data_free(tl_op_data *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->g[i].dur);
+	free(d->g);
+	strpool_free(d->pool);
+	u64map_free(&d->pair);
+	u64map_free(&d->type);
+	u64map_free(&d->key);
+	memset(d, 0, sizeof *d);
+}
+
+static uint32_t
+dense_id(tl_u64map *m, uint64_t key, uint32_t *next)
+{
+	uint32_t v;
+	if (!u64map_get(m, key, &v)) {
+		v = (*next)++;
+		u64map_put(m, key, v);
+	}
+	return v;
+}
+
+void
+op_data_add(tl_op_data *d, uint32_t name, uint32_t op_type, uint32_t task_type, uint32_t shapes,
+            int64_t dur)
+{
+	uint32_t p = dense_id(&d->pair, (uint64_t)name << 32 | shapes, &d->npair);
+	uint32_t t = dense_id(&d->type, (uint64_t)op_type << 32 | task_type, &d->ntype);
+	uint64_t key = (uint64_t)p << 32 | t;
+	uint32_t gi;
+	if (!u64map_get(&d->key, key, &gi)) {
+		tl_op_group g = {name, op_type, task_type, shapes, NULL, 0, 0};
+		gi = (uint32_t)d->n;
+		VEC_PUSH(d->g, d->n, d->cap, g);
+		u64map_put(&d->key, key, gi);
+	}
+	tl_op_group *g = &d->g[gi];
+	VEC_PUSH(g->dur, g->n, g->cap, dur);
+}

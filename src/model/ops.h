@@ -1,0 +1,33 @@
+/* Device compute tasks grouped by operator, as a profile records them: the input of the
+ * operator statistics (analysis/opstats.h). Read on demand (load_ops), not kept in the trace. */
+#ifndef TL_OPS_DATA_H
+#define TL_OPS_DATA_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/strpool.h"
+#include "util/u64map.h"
+
+/* All tasks of one (op name, op type, task type, input shapes) on one rank. */
+typedef struct tl_op_group {
+	uint32_t name, op_type, task_type, shapes; /* ids in the data's pool */
+	int64_t *dur;                              /* ns, one per task */
+	size_t n, cap;
+} tl_op_group;
+
+typedef struct tl_op_data {
+	tl_strpool *pool;
+	tl_op_group *g;
+	size_t n, cap;
+	tl_u64map pair, type, key; /* (name, shapes) -> pair id; (op type, task type) -> type id;
+	                              (pair, type) -> index into g */
+	uint32_t npair, ntype;
+} tl_op_data;
+
+void op_data_init(tl_op_data *);
+void op_data_free(tl_op_data *);
+/* Adds one task of duration dur to its group (created on first use). */
+void op_data_add(tl_op_data *, uint32_t name, uint32_t op_type, uint32_t task_type, uint32_t shapes,
+                 int64_t dur);
+
+#endif

@@ -1,0 +1,231 @@
+/* Operator statistics: compute operators per rank by (op type, task type) and, inside each, by
+ * (op name, input shapes), as msprof-analyze's compute_op_sum; communication ops per rank by op
+ * type, as its hccl_sum. */
+#include "config.h"
+#include "analysis/collectives.h"
+#include "load/load.h"
+#include "query/query.h"
+#include "util/u64map.h"
+#include "util/xalloc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct ops_job {
+	const tl_trace *tr;
+	tl_op_data *data;
+	size_t next; /* guarded by mu */
+	pthread_mutex_t mu;
+} ops_job;
+
+static void *
+ops_worker(void *arg)
+{
+	ops_job *j = arg;
+	for (;;) {
+		pthread_mutex_lock(&j->mu);
+		size_t i = j->next++;
+		pthread_mutex_unlock(&j->mu);
+		if (i >= j->tr->nranks)
+			return NULL;
+		load_ops(j->tr->ranks[i], &j->data[i]);
+	}
+}
+
+static int
+cmp_total_desc(const tl_opstat *a, const tl_opstat *b)
+{
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return (a->count < b->count) - (a->count > b->count);
+}
+
+static int
+cmp_type_row(const void *a, const void *b)
+{
+	const tl_op_type_row *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	int c = cmp_total_desc(&x->st, &y->st);
+	if (c != 0)
+		return c;
+	c = strcmp(x->op_type, y->op_type);
+	return c != 0 ? c : strcmp(x->task_type, y->task_type);
+}
+
+static int
+cmp_name_row(const void *a, const void *b)
+{
+	const tl_op_name_row *x = a, *y = b;
+	int c = cmp_total_desc(&x->st, &y->st);
+	if (c != 0)
+		return c;
+	c = strcmp(x->op_name, y->op_name);
+	return c != 0 ? c : strcmp(x->input_shapes, y->input_shapes);
+}
+
+/* One rank's groups -> rows by (op type, task type), each with its rows by (name, shapes). */
+static void
+rank_rows(int rank, tl_op_data *d, tl_ops_result *out, size_t *tcap, size_t *ncap)
+{
+	tl_u64map types; /* (op type, task type) pool ids -> index among this rank's type rows */
+	u64map_init(&types);
+	size_t base = out->ntypes;
+	/* durations of each type, concatenated */
+	int64_t **dur = NULL;
+	size_t *nd = NULL, *cd = NULL, ntype = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		const tl_op_group *g = &d->g[i];
+		uint64_t key = (uint64_t)g->op_type << 32 | g->task_type;
+		uint32_t t;
+		if (!u64map_get(&types, key, &t)) {
+			t = (uint32_t)ntype++;
+			u64map_put(&types, key, t);
+			tl_op_type_row row = {.rank = rank,
+			                      .op_type = strpool_get(d->pool, g->op_type),
+			                      .task_type = strpool_get(d->pool, g->task_type)};
+			VEC_PUSH(out->types, out->ntypes, *tcap, row);
+			dur = xreallocarray(dur, ntype, sizeof *dur);
+			nd = xreallocarray(nd, ntype, sizeof *nd);
+			cd = xreallocarray(cd, ntype, sizeof *cd);
+			dur[t] = NULL;
+			nd[t] = cd[t] = 0;
+		}
+		VEC_RESERVE(dur[t], cd[t], nd[t] + g->n);
+		memcpy(dur[t] + nd[t], g->dur, g->n * sizeof *g->dur);
+		nd[t] += g->n;
+	}
+	for (size_t t = 0; t < ntype; t++) {
+		opstats_describe(dur[t], nd[t], &out->types[base + t].st);
+		free(dur[t]);
+	}
+	free(dur);
+	free(nd);
+	free(cd);
+	/* the rows by name, grouped under their type */
+	for (size_t t = 0; t < ntype; t++) {
+		tl_op_type_row *row = &out->types[base + t];
+		row->by0 = out->nnames;
+		for (size_t i = 0; i < d->n; i++) {
+			tl_op_group *g = &d->g[i];
+			uint32_t gt;
+			u64map_get(&types, (uint64_t)g->op_type << 32 | g->task_type, &gt);
+			if (gt != t)
+				continue;
+			tl_op_name_row nr = {.op_name = strpool_get(d->pool, g->name),
+			                     .input_shapes = strpool_get(d->pool, g->shapes)};
+			opstats_describe(g->dur, g->n, &nr.st);
+			VEC_PUSH(out->names, out->nnames, *ncap, nr);
+		}
+		row->nby = out->nnames - row->by0;
+		if (row->nby > 1)
+			qsort(out->names + row->by0, row->nby, sizeof *out->names, cmp_name_row);
+	}
+	u64map_free(&types);
+}
+
+void
+tlq_ops(const tl_query *q, tl_ops_result *out)
+{
+	const tl_trace *tr = tlq_trace(q);
+	memset(out, 0, sizeof *out);
+	out->ndata = tr->nranks;
+	out->data = xcalloc(tr->nranks ? tr->nranks : 1, sizeof *out->data);
+	ops_job j = {.tr = tr, .data = out->data};
+	pthread_mutex_init(&j.mu, NULL);
+	long nc = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = nc > 0 ? (size_t)nc : 1;
+	if (nt > tr->nranks)
+		nt = tr->nranks;
+	pthread_t *th = xcalloc(nt ? nt : 1, sizeof *th);
+	size_t started = 0;
+	for (size_t i = 1; i < nt; i++)
+		if (pthread_create(&th[started], NULL, ops_worker, &j) == 0)
+			started++;
+	ops_worker(&j);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	pthread_mutex_destroy(&j.mu);
+	size_t tcap = 0, ncap = 0;
+	for (size_t ri = 0; ri < tr->nranks; ri++)
+		rank_rows(tr->ranks[ri]->rank, &out->data[ri], out, &tcap, &ncap);
+	/* by rank, then total: the name rows move with their type rows' indexes kept */
+	if (out->ntypes > 1)
+		qsort(out->types, out->ntypes, sizeof *out->types, cmp_type_row);
+}
+
+void
+tlq_ops_free(tl_ops_result *o)
+{
+	free(o->types);
+	free(o->names);
+	for (size_t i = 0; i < o->ndata; i++)
+		op_data_free(&o->data[i]);
+	free(o->data);
+	memset(o, 0, sizeof *o);
+}
+
+/* ---- communication ops by type (hccl_sum), from the model's communication lanes ---------- */
+
+typedef struct comm_key {
+	int rank;
+	char type[64];
+	int64_t *dur;
+	size_t n, cap;
+} comm_key;
+
+static int
+cmp_comm_row(const void *a, const void *b)
+{
+	const tl_comm_op_row *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	int c = cmp_total_desc(&x->st, &y->st);
+	return c != 0 ? c : strcmp(x->op_type, y->op_type);
+}
+
+size_t
+tlq_comm_ops(const tl_query *q, tl_comm_op_row **out)
+{
+	const tl_trace *tr = tlq_trace(q);
+	tl_comm_op_row *v = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t ri = 0; ri < tr->nranks; ri++) {
+		const tl_rank *r = tr->ranks[ri];
+		comm_key *k = NULL;
+		size_t nk = 0, kcap = 0;
+		for (size_t t = 0; t < r->ntracks; t++) {
+			const tl_track *tk = r->tracks[t];
+			if (tk->kind != TL_LANE_COMM)
+				continue;
+			for (size_t i = 0; i < tk->n; i++) {
+				char ty[64];
+				coll_op_type(strpool_get(r->pool, tk->v[i].name), ty, sizeof ty);
+				size_t x = 0;
+				while (x < nk && strcmp(k[x].type, ty) != 0)
+					x++;
+				if (x == nk) {
+					comm_key z = {.rank = r->rank};
+					memcpy(z.type, ty, sizeof ty);
+					VEC_PUSH(k, nk, kcap, z);
+				}
+				VEC_PUSH(k[x].dur, k[x].n, k[x].cap, tk->v[i].end - tk->v[i].start);
+			}
+		}
+		for (size_t x = 0; x < nk; x++) {
+			tl_comm_op_row row = {.rank = r->rank};
+			memcpy(row.op_type, k[x].type, sizeof row.op_type);
+			opstats_describe(k[x].dur, k[x].n, &row.st);
+			free(k[x].dur);
+			VEC_PUSH(v, n, cap, row);
+		}
+		free(k);
+	}
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_comm_row);
+	*out = v;
+	return n;
+}

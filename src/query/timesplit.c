@@ -1,0 +1,82 @@
+/* cluster_time_summary's split of each rank's step beyond the overlap breakdown: step length,
+ * memory, memory not overlapped, and communication split into transmitting and waiting. */
+#include "config.h"
+#include "analysis/timesplit.h"
+#include "query/query.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether every rank of the group is loaded. The group's ranks: those that ran its ops here and
+ * the peers its ops' transfers went to or came from (the sub-tasks name them; a profile of two
+ * ranks of an eight-rank group thus says the group is incomplete). */
+static int
+group_complete(const tl_trace *tr, const tl_comm_result *cm, const char *group)
+{
+	if (cm == NULL)
+		return 1;
+	for (size_t i = 0; i < cm->nops; i++) {
+		const tl_comm_row *o = &cm->ops[i];
+		if (strcmp(o->group, group) != 0)
+			continue;
+		for (size_t k = o->link0; k < o->link0 + o->nlink; k++) {
+			int64_t rk[2] = {cm->links[k].src, cm->links[k].dst};
+			for (int s = 0; s < 2; s++) {
+				if (rk[s] < 0)
+					continue;
+				int found = 0;
+				for (size_t r = 0; r < tr->nranks && !found; r++)
+					found = tr->ranks[r]->rank == rk[s];
+				if (!found)
+					return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+void
+tlq_step_split(const tl_query *q, size_t ri, const tl_step_overlap *so, size_t n,
+               const tl_coll_result *cr, const tl_comm_result *cm, tl_step_split *out)
+{
+	const tl_trace *tr = tlq_trace(q);
+	const tl_rank *r = tr->ranks[ri];
+	memset(out, 0, n * sizeof *out);
+	for (size_t k = 0; k < n; k++) {
+		const tl_overlap *o = &so[k].o;
+		if (r->nsteps > 0)
+			out[k].step_ns = so[k].step_end - so[k].step_start;
+		else
+			out[k].step_ns = o->computing + o->comm_not_overlapped + o->free;
+		if (r->nsteps > 0)
+			timesplit_memory(r, (uint16_t)k, so[k].step_start, so[k].step_end,
+			                 &out[k].memory_ns, &out[k].memory_not_overlapped_ns);
+		else
+			timesplit_memory(r, TL_NO_STEP, INT64_MIN, INT64_MAX, &out[k].memory_ns,
+			                 &out[k].memory_not_overlapped_ns);
+	}
+	if (cr == NULL)
+		return;
+	/* groups decided once: most collectives share a few groups */
+	const char *last_group = NULL;
+	int last_ok = 0;
+	for (size_t i = 0; i < cr->n; i++) {
+		const tl_coll *c = &cr->v[i];
+		int64_t tx, wt;
+		if (timesplit_collective(c, r->rank, &tx, &wt) != 0)
+			continue;
+		if (last_group == NULL || strcmp(last_group, c->group) != 0) {
+			last_group = c->group;
+			last_ok = group_complete(tr, cm, c->group);
+		}
+		if (!last_ok)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (so[k].step_id == c->step) {
+				out[k].transmit_ns += tx;
+				out[k].wait_ns += wt;
+				break;
+			}
+	}
+}

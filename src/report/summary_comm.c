@@ -1,0 +1,410 @@
+/* The communication sections of `tl summary`: per op and rank the time breakdown, bandwidth per
+ * transport and traffic per rank pair, as aligned text (totals per rank, step and group) and as
+ * the JSON members "communication", "bandwidth" and "comm_matrix" (documented in tl(1)). Every
+ * number comes from the query layer (tlq_comm). */
+#include "config.h"
+#include "query/query.h"
+#include "report/report.h"
+#include "util/text.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *
+ms(char *buf, size_t len, int64_t ns)
+{
+	int64_t a = ns < 0 ? -ns : ns;
+	snprintf(buf, len, "%s%" PRId64 ".%06" PRId64, ns < 0 ? "-" : "", a / 1000000, a % 1000000);
+	return buf;
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	text_json_write(f, s ? s : "");
+	fputc('"', f);
+}
+
+/* A ratio or a bandwidth as a JSON number, never NaN or inf. */
+static void
+json_num(FILE *f, int decimals, double x)
+{
+	if (!(x == x) || x > 1e300 || x < -1e300)
+		x = 0;
+	fprintf(f, "%.*f", decimals, x);
+}
+
+/* ---- text ------------------------------------------------------------------------------------ */
+
+static double
+ratio(int64_t a, int64_t b)
+{
+	return a + b > 0 ? (double)a / (double)(a + b) : 0.0;
+}
+
+static int
+cmp_rsg(const void *a, const void *b)
+{
+	const tl_comm_row *x = *(const tl_comm_row *const *)a, *y = *(const tl_comm_row *const *)b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	int g = strcmp(x->group, y->group);
+	if (g != 0)
+		return g;
+	return (x > y) - (x < y);
+}
+
+static char *
+step_str(char *buf, size_t len, int64_t step)
+{
+	if (step < 0)
+		snprintf(buf, len, "all");
+	else
+		snprintf(buf, len, "%" PRId64, step);
+	return buf;
+}
+
+/* Totals per rank, step and group: msprof-analyze's "Total Op Info" rows. */
+static void
+text_times(FILE *f, const tl_comm_result *c)
+{
+	const tl_comm_row **v = malloc(c->nops * sizeof *v);
+	if (v == NULL)
+		return;
+	for (size_t i = 0; i < c->nops; i++)
+		v[i] = &c->ops[i];
+	qsort(v, c->nops, sizeof *v, cmp_rsg);
+	fprintf(f, "\nCommunication per rank, step and group (ms; sync = the wait before the first "
+	           "transfer,\nidle = elapse - transit - wait; sync%% = sync / (transit + sync), "
+	           "wait%% = wait / (transit + wait))\n");
+	fprintf(f, "%6s %8s %-22s %6s %14s %14s %14s %14s %14s %7s %7s\n", "rank", "step", "group",
+	        "ops", "elapse", "transit", "wait", "sync", "idle", "sync%", "wait%");
+	for (size_t i = 0; i < c->nops;) {
+		size_t k = i;
+		int64_t s[5] = {0};
+		size_t measured = 0;
+		while (k < c->nops && v[k]->rank == v[i]->rank && v[k]->step == v[i]->step &&
+		       strcmp(v[k]->group, v[i]->group) == 0) {
+			const tl_comm_time *t = &v[k]->t;
+			s[0] += t->elapse;
+			if (t->plane >= 0) { /* ops without sub-tasks add their elapse only */
+				measured++;
+				s[1] += t->transit;
+				s[2] += t->wait;
+				s[3] += t->sync;
+				s[4] += t->idle;
+			}
+			k++;
+		}
+		char st[24], g[64], b[5][32];
+		text_sanitize(*v[i]->group ? v[i]->group : "-", g, sizeof g, 1);
+		fprintf(f, "%6d %8s %-22s %6zu", v[i]->rank, step_str(st, sizeof st, v[i]->step), g,
+		        k - i);
+		fprintf(f, " %14s", ms(b[0], sizeof b[0], s[0]));
+		if (measured == 0) { /* no sub-task recorded (a capture below Level1) */
+			fprintf(f, " %14s %14s %14s %14s %7s %7s\n", "-", "-", "-", "-", "-", "-");
+		} else {
+			for (int x = 1; x < 5; x++)
+				fprintf(f, " %14s", ms(b[x], sizeof b[x], s[x]));
+			fprintf(f, " %7.2f %7.2f\n", 100 * ratio(s[3], s[1]),
+			        100 * ratio(s[2], s[1]));
+		}
+		i = k;
+	}
+	free(v);
+}
+
+/* Bandwidth per rank and transport over all ops. */
+static void
+text_bandwidth(FILE *f, const tl_comm_result *c)
+{
+	if (c->nbw == 0)
+		return;
+	fprintf(f,
+	        "\nCommunication bandwidth per rank and transport (over all ops; MB = 10^6 bytes, "
+	        "GB/s = 10^9 bytes/s)\n");
+	fprintf(f, "%6s %-9s %16s %14s %10s\n", "rank", "transport", "MB", "time ms", "GB/s");
+	for (size_t i = 0; i < c->nops;) {
+		uint64_t size[TL_XPORT__COUNT] = {0};
+		int64_t time[TL_XPORT__COUNT] = {0};
+		int any[TL_XPORT__COUNT] = {0};
+		size_t k = i;
+		for (; k < c->nops && c->ops[k].rank == c->ops[i].rank; k++)
+			for (size_t b = c->ops[k].bw0; b < c->ops[k].bw0 + c->ops[k].nbw; b++) {
+				size[c->bw[b].xport] += c->bw[b].size;
+				time[c->bw[b].xport] += c->bw[b].time;
+				any[c->bw[b].xport] = 1;
+			}
+		for (int x = 0; x < TL_XPORT__COUNT; x++) {
+			if (!any[x])
+				continue;
+			char t[32];
+			fprintf(f, "%6d %-9s %9" PRIu64 ".%06" PRIu64 " %14s %10.4f\n",
+			        c->ops[i].rank, tl_xport_name[x], size[x] / 1000000,
+			        size[x] % 1000000, ms(t, sizeof t, time[x]),
+			        time[x] > 0 ? (double)size[x] / (double)time[x] : 0.0);
+		}
+		i = k;
+	}
+}
+
+static int
+cmp_skew(const void *a, const void *b)
+{
+	const tl_coll *x = *(const tl_coll *const *)a, *y = *(const tl_coll *const *)b;
+	if (x->skew != y->skew)
+		return x->skew > y->skew ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* Who arrives last, and the collectives with the widest arrival spread. */
+static void
+text_collectives(FILE *f, const tl_trace *tr, const tl_coll_result *c)
+{
+	size_t multi = 0;
+	for (size_t i = 0; i < c->n; i++)
+		multi += c->v[i].n > 1;
+	if (multi == 0)
+		return;
+	fprintf(f,
+	        "\nCollectives: last arriver per rank (of %zu collectives run by two or more "
+	        "ranks;\nwait = the time the other ranks spent waiting for it, summed)\n",
+	        multi);
+	fprintf(f, "%6s %8s %16s\n", "rank", "last", "waited for, ms");
+	for (size_t ri = 0; ri < tr->nranks; ri++) {
+		int rank = tr->ranks[ri]->rank;
+		size_t last = 0;
+		int64_t wait = 0;
+		for (size_t i = 0; i < c->n; i++) {
+			const tl_coll *x = &c->v[i];
+			if (x->n < 2 || x->last_rank != rank)
+				continue;
+			last++;
+			for (size_t k = 0; k < x->n; k++)
+				wait += x->ranks[k].wait;
+		}
+		char b[32];
+		fprintf(f, "%6d %8zu %16s\n", rank, last, ms(b, sizeof b, wait));
+	}
+	const tl_coll **v = malloc(multi * sizeof *v);
+	if (v == NULL)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].n > 1)
+			v[n++] = &c->v[i];
+	qsort(v, n, sizeof *v, cmp_skew);
+	size_t show = n < 10 ? n : 10;
+	fprintf(f, "\nWidest arrival spreads (ms: last arrival - first arrival)\n");
+	fprintf(f, "%8s %6s %14s %5s  %s\n", "step", "last", "skew", "ranks", "op");
+	for (size_t i = 0; i < show; i++) {
+		char st[24], b[32], nm[160];
+		fprintf(f, "%8s %6d %14s %5zu  %s\n", step_str(st, sizeof st, v[i]->step),
+		        v[i]->last_rank, ms(b, sizeof b, v[i]->skew), v[i]->n,
+		        text_sanitize(v[i]->name, nm, sizeof nm, 1));
+	}
+	free(v);
+}
+
+static void
+text_p2p(FILE *f, const tl_coll_result *c)
+{
+	if (c->np2p == 0)
+		return;
+	int64_t sw = 0, rw = 0;
+	for (size_t i = 0; i < c->np2p; i++) {
+		sw += c->p2p[i].send_wait;
+		rw += c->p2p[i].recv_wait;
+	}
+	char a[32], b[32];
+	fprintf(f,
+	        "\nP2P: %zu send/receive pairs; senders waited %s ms for receivers, receivers %s "
+	        "ms for senders\n",
+	        c->np2p, ms(a, sizeof a, sw), ms(b, sizeof b, rw));
+}
+
+void
+report_comm_text(FILE *f, const tl_query *q, const tl_comm_result *c, const tl_coll_result *cr)
+{
+	const tl_trace *tr = tlq_trace(q);
+	text_collectives(f, tr, cr);
+	text_p2p(f, cr);
+	if (c->nops > 0) {
+		text_times(f, c);
+		text_bandwidth(f, c);
+	}
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+static void
+json_comm(FILE *f, const tl_comm_result *c)
+{
+	fprintf(f, ",\"communication\":[");
+	for (size_t i = 0; i < c->nops; i++) {
+		const tl_comm_row *o = &c->ops[i];
+		const tl_comm_time *t = &o->t;
+		fprintf(f, "%s{\"rank\":%d,\"op_name\":", i ? "," : "", o->rank);
+		json_str(f, o->op_name);
+		fprintf(f, ",\"op_type\":");
+		json_str(f, o->op_type);
+		fprintf(f, ",\"group\":");
+		json_str(f, o->group);
+		fprintf(f, ",\"step\":%" PRId64 ",\"start_ns\":%" PRId64 ",\"elapse_ns\":%" PRId64,
+		        o->step, o->start, t->elapse);
+		if (t->plane < 0) {
+			/* no transfer sub-task recorded (a capture below Level1): unknown, not 0 */
+			fprintf(
+			    f,
+			    ",\"transit_ns\":null,\"wait_ns\":null,\"synchronization_ns\":null,"
+			    "\"idle_ns\":null,\"synchronization_ratio\":null,\"wait_ratio\":null");
+		} else {
+			fprintf(f,
+			        ",\"transit_ns\":%" PRId64 ",\"wait_ns\":%" PRId64
+			        ",\"synchronization_ns\":%" PRId64 ",\"idle_ns\":%" PRId64
+			        ",\"synchronization_ratio\":",
+			        t->transit, t->wait, t->sync, t->idle);
+			json_num(f, 4, t->sync_ratio);
+			fprintf(f, ",\"wait_ratio\":");
+			json_num(f, 4, t->wait_ratio);
+		}
+		fprintf(f, ",\"plane\":%" PRId64 ",\"sub_tasks\":%zu}", t->plane, o->ntasks);
+	}
+	fprintf(f, "]");
+}
+
+static void
+json_bandwidth(FILE *f, const tl_comm_result *c)
+{
+	fprintf(f, ",\"bandwidth\":[");
+	int first = 1;
+	for (size_t i = 0; i < c->nops; i++) {
+		const tl_comm_row *o = &c->ops[i];
+		for (size_t b = o->bw0; b < o->bw0 + o->nbw; b++) {
+			const tl_comm_bw *w = &c->bw[b];
+			fprintf(f, "%s{\"rank\":%d,\"op_name\":", first ? "" : ",", o->rank);
+			first = 0;
+			json_str(f, o->op_name);
+			fprintf(f, ",\"group\":");
+			json_str(f, o->group);
+			fprintf(f,
+			        ",\"step\":%" PRId64 ",\"transport\":\"%s\",\"size_bytes\":%" PRIu64
+			        ",\"time_ns\":%" PRId64 ",\"bandwidth_gbps\":",
+			        o->step, tl_xport_name[w->xport], w->size, w->time);
+			json_num(f, 6, w->gbps);
+			fprintf(f, ",\"packets\":[");
+			for (size_t p = 0; p < w->npk; p++)
+				fprintf(f,
+				        "%s{\"size_bytes\":%" PRIu64 ",\"count\":%" PRIu64
+				        ",\"time_ns\":%" PRId64 "}",
+				        p ? "," : "", w->pk[p].size, w->pk[p].count, w->pk[p].time);
+			fprintf(f, "]}");
+		}
+	}
+	fprintf(f, "]");
+}
+
+static void
+json_matrix(FILE *f, const tl_comm_result *c)
+{
+	fprintf(f, ",\"comm_matrix\":[");
+	int first = 1;
+	for (size_t i = 0; i < c->nops; i++) {
+		const tl_comm_row *o = &c->ops[i];
+		for (size_t k = o->link0; k < o->link0 + o->nlink; k++) {
+			const tl_comm_link *l = &c->links[k];
+			fprintf(f, "%s{\"group\":", first ? "" : ",");
+			first = 0;
+			json_str(f, o->group);
+			fprintf(f, ",\"step\":%" PRId64 ",\"rank\":%d,\"op_name\":", o->step,
+			        o->rank);
+			json_str(f, o->op_name);
+			fprintf(f,
+			        ",\"src_rank\":%" PRId64 ",\"dst_rank\":%" PRId64
+			        ",\"transport\":\"%s\",\"size_bytes\":%" PRIu64
+			        ",\"time_ns\":%" PRId64 ",\"bandwidth_gbps\":",
+			        l->src, l->dst,
+			        tl_xport_name[l->src == l->dst ? TL_XPORT_LOCAL : l->xport],
+			        l->size, l->time);
+			json_num(f, 6, l->gbps);
+			fprintf(f, "}");
+		}
+	}
+	fprintf(f, "]");
+}
+
+static void
+json_collectives(FILE *f, const tl_coll_result *c)
+{
+	fprintf(f, ",\"collectives\":[");
+	for (size_t i = 0; i < c->n; i++) {
+		const tl_coll *x = &c->v[i];
+		fprintf(f, "%s{\"group\":", i ? "," : "");
+		json_str(f, x->group);
+		fprintf(f, ",\"op_type\":");
+		json_str(f, x->op_type);
+		fprintf(f, ",\"op_name\":");
+		json_str(f, x->name);
+		fprintf(f, ",\"step\":%" PRId64 ",\"index\":%zu,\"ranks\":[", x->step, x->index);
+		for (size_t k = 0; k < x->n; k++)
+			fprintf(f,
+			        "%s{\"rank\":%d,\"arrive_ns\":%" PRId64 ",\"wait_ns\":%" PRId64
+			        ",\"end_ns\":%" PRId64 "}",
+			        k ? "," : "", x->ranks[k].rank, x->ranks[k].arrive,
+			        x->ranks[k].wait, x->ranks[k].end);
+		fprintf(f, "],\"last_rank\":%d,\"skew_ns\":%" PRId64 "}", x->last_rank, x->skew);
+	}
+	fprintf(f, "],\"p2p\":[");
+	for (size_t i = 0; i < c->np2p; i++) {
+		const tl_p2p_pair *p = &c->p2p[i];
+		fprintf(f,
+		        "%s{\"step\":%" PRId64
+		        ",\"src_rank\":%d,\"dst_rank\":%d,\"send_start_ns\":%" PRId64
+		        ",\"send_end_ns\":%" PRId64 ",\"recv_start_ns\":%" PRId64
+		        ",\"recv_end_ns\":%" PRId64 ",\"send_wait_ns\":%" PRId64
+		        ",\"recv_wait_ns\":%" PRId64 "}",
+		        i ? "," : "", p->step, p->src_rank, p->dst_rank, p->send_start, p->send_end,
+		        p->recv_start, p->recv_end, p->send_wait, p->recv_wait);
+	}
+	fprintf(f, "]");
+}
+
+static void
+json_matrix_summary(FILE *f, const tl_comm_result *c)
+{
+	tl_mx_row *v;
+	size_t n = tlq_comm_matrix_summary(c, &v);
+	fprintf(f, ",\"comm_matrix_summary\":[");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s{\"group\":", i ? "," : "");
+		json_str(f, v[i].group);
+		fprintf(f, ",\"step\":%" PRId64 ",\"rank\":%d,\"name\":", v[i].step, v[i].rank);
+		json_str(f, v[i].name);
+		fprintf(f, ",\"op_name\":");
+		json_str(f, v[i].op_name);
+		fprintf(f,
+		        ",\"src_rank\":%" PRId64 ",\"dst_rank\":%" PRId64
+		        ",\"transport\":\"%s\",\"size_bytes\":%" PRIu64 ",\"time_ns\":%" PRId64
+		        ",\"bandwidth_gbps\":",
+		        v[i].src, v[i].dst, tl_xport_name[v[i].xport], v[i].size, v[i].time);
+		json_num(f, 6, v[i].gbps);
+		fputc('}', f);
+	}
+	fprintf(f, "]");
+	free(v);
+}
+
+void
+report_comm_json(FILE *f, const tl_query *q, const tl_comm_result *c, const tl_coll_result *cr)
+{
+	(void)q;
+	json_collectives(f, cr);
+	json_comm(f, c);
+	json_bandwidth(f, c);
+	json_matrix(f, c);
+	json_matrix_summary(f, c);
+}
