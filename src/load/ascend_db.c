@@ -1081,4 +1081,6 @@ const tl_loader loader_ascend_db = {
     .fwdbwd = ascend_db_fwdbwd,
     .args = ascend_db_args,
     .meta = ascend_db_meta,
+    .comm = ascend_db_comm_hook,
+    .ops = ascend_db_ops,
 };

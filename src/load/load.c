@@ -137,6 +137,31 @@ load_capture_metadata(const tl_source *src)
 	return buf;
 }
 
+void
+load_comm(const tl_rank *r, tl_comm_data *d)
+{
+	comm_data_init(d);
+	size_t *owner = NULL, ocap = 0;
+	for (size_t i = 0; i < r->nsources && i < UINT16_MAX; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		if (ld != NULL && ld->comm != NULL)
+			ld->comm(r, i, d, &owner, &ocap);
+	}
+	comm_data_finish(d, owner);
+	free(owner);
+}
+
+void
+load_ops(const tl_rank *r, tl_op_data *d)
+{
+	op_data_init(d);
+	for (size_t i = 0; i < r->nsources; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		if (ld != NULL && ld->ops != NULL)
+			ld->ops(r->sources[i], d);
+	}
+}
+
 char *
 load_source_meta(const tl_source *src, const char *name)
 {

@@ -36,6 +36,12 @@ typedef struct tl_loader {
 	/* Optional: the value of the profile's own metadata entry `name` (a DB's META_DATA), as
 	 * text (caller frees), or NULL. */
 	char *(*meta)(const tl_source *src, const char *name);
+	/* Optional, on demand: the communication ops of source si of r with their HCCL sub-tasks,
+	 * added to d; (*owner)[i] gets the op index of task i (see load_comm). */
+	void (*comm)(const tl_rank *r, size_t si, tl_comm_data *d, size_t **owner, size_t *ocap);
+	/* Optional, on demand: the compute operators of src with every task's duration, added to d
+	 * (see load_ops). */
+	void (*ops)(const tl_source *src, tl_op_data *d);
 } tl_loader;
 
 extern const tl_loader loader_ascend_db;
@@ -82,19 +88,6 @@ void load_comm(const tl_rank *r, tl_comm_data *d);
  * by the caller (op_data_free). */
 void load_ops(const tl_rank *r, tl_op_data *d);
 
-/* The communication ops of JSON source `source` of r (its HCCL Group and Plane lanes) with their
- * sub-tasks, added to d; owner[i] gets the op index of task i (trace_json_comm.c). */
-void trace_json_comm(const tl_rank *r, uint16_t source, tl_comm_data *d, size_t **owner,
-                     size_t *ocap);
-
-/* The args of many events of JSON source `source` of r at once (ordinals ascending, as the
- * slices' arg), found through the source's event index: one parse per indexed block that holds
- * any of them. fn(ctx, i, key, value) per string or number member of event ordinals[i]'s args,
- * values untrusted. Returns how many were found, -1 when the source has no index or the file
- * cannot be opened. */
-typedef void (*load_event_arg_fn)(void *ctx, size_t i, const char *key, const char *value);
-int trace_json_events_args(const tl_rank *r, size_t source, const uint64_t *ordinals, size_t n,
-                           load_event_arg_fn fn, void *ctx);
 /* SESSION_TIME_INFO endTimeNs of a profile DB (epoch ns: when the collection stopped), 0 when
  * it has none or cannot be opened. */
 int64_t ascend_db_session_end(const char *path);

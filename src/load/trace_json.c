@@ -2937,4 +2937,5 @@ const tl_loader loader_trace_json = {
     .load = trace_json_load,
     .estimate = trace_json_estimate,
     .args = trace_json_args,
+    .comm = trace_json_comm,
 };

@@ -5,7 +5,7 @@
  * (src rank, dst rank, size(Byte), transport type, link type) are read again from the file,
  * for the transfers only, in one pass per indexed block. */
 #include "config.h"
-#include "load/load.h"
+#include "load/load_int.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -138,8 +138,11 @@ op_at(const op_span *v, size_t n, int64_t t)
 }
 
 void
-trace_json_comm(const tl_rank *r, uint16_t source, tl_comm_data *d, size_t **owner, size_t *ocap)
+trace_json_comm(const tl_rank *r, size_t si, tl_comm_data *d, size_t **owner, size_t *ocap)
 {
+	if (r->sources[si]->kind != TL_SRC_TRACE_VIEW)
+		return; /* Kineto traces have no HCCL sub-tasks */
+	uint16_t source = (uint16_t)si;
 	size_t first = d->nops;
 	for (size_t k = 0; k < r->ntracks; k++) {
 		const tl_track *t = r->tracks[k];
