@@ -21,6 +21,7 @@
 
 #include "gen/gen.h"
 #include "load/load.h"
+#include "profile/discover.h"
 #include "query/query.h"
 #include "report/report.h"
 #include "ui/ui.h"
@@ -382,7 +383,7 @@ main(int argc, char **argv)
 		case 'j':
 			c.json = 1;
 			break;
-		case 'P': { /* PP stages by rank order, for the PP view and summary */
+		case 'P': { /* --pp N: PP stages by rank order, for the PP view and summary */
 			char *end;
 			long n = strtol(optarg, &end, 10);
 			if (*optarg == '\0' || *end != '\0' || n < 1 || n > 4096) {

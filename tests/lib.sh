@@ -1,4 +1,5 @@
-# Helpers for shell tests: TAP-like "ok N - msg" lines, counted by tests/run.sh.
+# Helpers for shell tests: TAP "ok N - msg" lines, and t_done's "1..N" plan at the end, read by
+# automake's TAP driver (`make check`). A script that stops before t_done is reported as an error.
 : "${TL_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TL_BIN:=$TL_SRCDIR/tl}"
 : "${TL_TESTBIN:=$TL_SRCDIR/tests}"
@@ -12,4 +13,7 @@ skip() { t_n=$((t_n + 1)); echo "ok $t_n - # SKIP $*"; }
 check() { msg=$1; shift; if "$@"; then ok "$msg"; else not_ok "$msg"; fi; }
 t_tmp=$(mktemp -d "${TMPDIR:-/tmp}/tl-test.XXXXXX")
 trap 'rm -rf "$t_tmp"' EXIT
-t_done() { [ "$t_failed" -eq 0 ]; }
+t_done() {
+	echo "1..$t_n"
+	[ "$t_failed" -eq 0 ]
+}

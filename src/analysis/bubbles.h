@@ -1,4 +1,4 @@
-/* Bubble attribution (../shared/spec/analyses.md §4 free_analysis, §17.3): the largest Free
+/* Bubble attribution (msprof-analyze's free_analysis, with the enclosing stage): the largest Free
  * intervals of a rank -- gaps in the union of compute kernels and communication ops between its
  * first and last busy instant, as the overlap lanes define Free -- each with the stage and step
  * that enclose it and why the device was idle. */

@@ -1,5 +1,5 @@
-/* DP load imbalance of one stage and step across ranks (../shared/spec/analyses.md §11 and
- * §17.2: dp_analysis measures it in decode steps; here it is time, per rank). */
+/* DP load imbalance of one stage and step across ranks (msprof-analyze's dp_analysis measures
+ * it in decode steps; here it is time, per rank). */
 #ifndef TL_IMBALANCE_H
 #define TL_IMBALANCE_H
 #include <stddef.h>

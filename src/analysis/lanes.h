@@ -1,4 +1,4 @@
-/* Derived overlap lanes (analyses.md §2b, as MindStudio Insight's OVERLAP_ANALYSIS lane draws
+/* Derived overlap lanes (as MindStudio Insight's OVERLAP_ANALYSIS lane draws
  * them): per rank four TL_LANE_OVERLAP tracks built from the unions of compute and
  * communication work, keyed
  *   0 Computing                      = union of compute kernels

@@ -83,7 +83,7 @@ cmp_bwd(const void *a, const void *b)
 }
 
 /* Blocks from forward/backward operator pairs, the way Insight's pp chart reads fwdbwd flows
- * (analyses.md §10): in order of forward start, the forward operators of one micro-batch run
+ * (its fwdbwd connections): in order of forward start, the forward operators of one micro-batch run
  * layer by layer while their backward operators run in the reverse order, so backward starts
  * fall; where a backward start rises, the next micro-batch begins. The same in order of
  * backward start (forward starts rise at a boundary) catches what the first pass misses. Each
@@ -240,7 +240,7 @@ cmp_p2p(const void *a, const void *b)
 /* trace_view.json names a rank's communication threads "Group N Communication", N counting
  * that rank's groups: the same N on two ranks need not be the same group. The op names carry
  * it: HCCL names an op "<type>_<group hash>_<index>_<n>" ("hcom_send__063_4_1"), the hash
- * being msprof's double hash of the group name modulo 1000 (analyses.md §5). */
+ * being msprof's double hash of the group name modulo 1000. */
 static int
 label_is_ordinal(const char *label)
 {

@@ -1,4 +1,4 @@
-/* Pipeline-parallel flow (../shared/spec/analyses.md §10 pp_chart, §17.6): forward and backward
+/* Pipeline-parallel flow (as MindStudio Insight's pp chart draws it): forward and backward
  * blocks per PP stage and micro-batch, from ranges the stage rules call `forward` / `backward`
  * (pp_chart's "{'name': 'forward_step'}", the plain names, DualPipeV's, Megatron's), else from
  * the rank's forward/backward operator pairs (tl_rank.fwdbwd, Insight's fwdbwd fallback); the

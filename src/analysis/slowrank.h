@@ -1,4 +1,4 @@
-/* Slow ranks as msprof-analyze's slow_rank recipe finds them (../shared/spec/analyses.md §5).
+/* Slow ranks as msprof-analyze's slow_rank recipe finds them.
  * Ops of the same name in the same communication group are one collective instance; it ends at
  * about the same time everywhere, so the rank that arrived last has the abnormally *shortest*
  * op: that rank gets a vote. P2P ops are left out, and so is a whole group whose op names do

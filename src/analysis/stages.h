@@ -1,4 +1,4 @@
-/* RL stages (../shared/spec/analyses.md §12, §14, §17): rules map range names (MSTX ranges of
+/* RL stages: rules map range names (MSTX ranges of
  * any domain, record_function / user_annotation ranges) and verl / MindSpeed-RL discrete-mode
  * role directories to canonical stages. The rules are data in the user's own syntax:
  * src/analysis/stages.default is compiled in, $XDG_CONFIG_HOME/tl/stages is tried first. */

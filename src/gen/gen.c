@@ -1,5 +1,5 @@
 /* The profile generator: torch_npu's on-disk layout and msprof's current DDL
- * (../shared/spec/ascend-format.md §1.1, §2; ../shared/spec/ddl/), with a GRPO-like timeline
+ * (the exact CREATE TABLE statements of real files), with a GRPO-like timeline
  * whose overlap numbers, stage ranges and idle gaps are known by construction.
  *
  * How the truth is known without measuring the rows afterwards:
@@ -48,7 +48,7 @@
 
 const char *const gen_stage_canon[GEN_NSTAGES] = {"rollout", "ref_logprob", "actor_logprob",
                                                   "reward", "actor_update"};
-/* verl worker-method MSTX ranges (../shared/spec/analyses.md §14), in the order they run here */
+/* verl worker-method MSTX ranges (verl's worker methods), in the order they run here */
 const char *const gen_stage_range[GEN_NSTAGES] = {"generate_sequences", "compute_ref_log_prob",
                                                   "compute_log_prob", "compute_rm_score",
                                                   "update_actor"};
@@ -56,7 +56,7 @@ const char *const gen_stage_range[GEN_NSTAGES] = {"generate_sequences", "compute
 enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 
 #define GEN_T0_DEFAULT 1736407067000000000LL
-#define INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns (spec §0.6) */
+#define INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns */
 #define US 1000LL
 #define MS 1000000LL
 
@@ -95,7 +95,7 @@ enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 #define STREAM_COMM 4 /* comm sub-task streams 4..9: one per sub-task of an op */
 #define NSTREAMS 16
 
-#define API_NODE 10000 /* ENUM_API_TYPE ids (written below, spec §2) */
+#define API_NODE 10000 /* ENUM_API_TYPE ids (written below) */
 #define API_ACL 20000
 #define MSTX_RANGE 2 /* ENUM_MSTX_EVENT_TYPE start/end */
 #define HCCL_BF16 11 /* ENUM_HCCL_DATA_TYPE */
@@ -389,6 +389,10 @@ typedef struct gen_rank {
 	size_t npp, ppcap;
 	/* written by the writer thread */
 	uint64_t tasks;
+	gen_launch_truth *launches;
+	size_t nlaunches;
+	gen_memory_truth memory[2]; /* gen_opts.memory_records: PTA, GE */
+	int nmemory;
 	int failed;
 	gen_op_truth *ops; /* per (op type, task type) of the COMPUTE_TASK_INFO rows written */
 	size_t nops, opcap;
@@ -1024,8 +1028,8 @@ enum { Q_TASK, Q_CTI, Q_API, Q_OP, Q_CTASK, Q_MSTX, Q_STR, Q_PAIR_TEXT, Q_TORCH,
 static const int q_ncol[NBATCHED] = {11, 17, 6};
 static const char *const q_table[NBATCHED] = {"TASK", "COMPUTE_TASK_INFO", "CANN_API"};
 
-/* Exact DDL: ../shared/spec/ddl/ddl_msprof_db_current.sql (msprof creates these first, so its
- * DDL wins for the tables torch_npu shares) and ddl_torch_npu_tables.sql for STEP_TIME,
+/* Exact DDL: msprof's current CREATE TABLE statements (msprof creates these first, so its
+ * DDL wins for the tables torch_npu shares) and torch_npu's for STEP_TIME,
  * PYTORCH_API and CONNECTION_IDS. */
 static const char *const ddl_tables[] = {
     "CREATE TABLE IF NOT EXISTS STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);",
@@ -1090,7 +1094,7 @@ typedef struct gen_enum {
 	const char *name;
 } gen_enum;
 
-/* ENUM_* rows as msprof's current code writes them (spec §2 "ENUM tables"); torch_npu adds the
+/* ENUM_* rows as msprof's current code writes them; torch_npu adds the
  * 5000x API types. */
 static const gen_enum enum_api[] = {{5000, "runtime"}, {5500, "communication"}, {10000, "node"},
                                     {15000, "model"},  {20000, "acl"},          {50001, "op"},
@@ -1137,6 +1141,13 @@ typedef struct gen_writer {
 	int64_t next_oplink; /* PP operator pairs: the next PYTORCH_API.connectionId */
 	int64_t ahead;       /* PP device ranges: the host launches this much earlier */
 	int64_t next_mark;   /* mstx mark id of the next range carrying a stream */
+	int64_t last_launch; /* start of the last CANN_API row written */
+	gen_launch_truth *lt; /* launches of compute / communication work (w_launch_truth) */
+	size_t nlt, ltcap;
+	int64_t *lt_conn; /* per lt entry: its connectionId */
+	size_t nltc, ltccap;
+	int *conn_tasks; /* per launch (connectionId - CONN_BASE): its TASK rows */
+	size_t nconn, conncap;
 	int err;
 } gen_writer;
 
@@ -1261,6 +1272,53 @@ w_taskid(gen_writer *w, int stream)
 	return id;
 }
 
+/* ---- launch delays (gen_opts.launch_jitter, gen_truth.launches) ---- */
+#define JITTER_MAX (40 * US)
+#define CONN_BASE 1000    /* the first CANN_API connectionId of a rank */
+#define HOST_OP_LEAD 1000 /* host_ops: an operator starts this long before its launch... */
+#define HOST_OP_TAIL 200  /* ... and ends this long before it (launches are >= 1500 apart) */
+
+/* With launch_jitter, how much earlier than LEAD the launch of work starting at dev_start
+ * starts: 0..JITTER_MAX from the seed, less where it would reach into the previous launch. */
+static int64_t
+launch_jitter(gen_writer *w, int64_t dev_start)
+{
+	if (!w->P->o.launch_jitter)
+		return 0;
+	int64_t j =
+	    (int64_t)(seed_of(w->P->o.seed, 0x1A0C, (uint64_t)w->rank, (uint64_t)w->next_conn) %
+	              (JITTER_MAX / US + 1)) *
+	    US;
+	int64_t room = dev_start - LEAD - w->ahead - w->host_end;
+	return j < room ? j : room > 0 ? room : 0;
+}
+
+/* The truth of the launch just written (w->last_launch), whose first compute or communication
+ * task starts at dev_start. */
+static void w_torch_op(gen_writer *w, int64_t start, int64_t end, int64_t gtid, int name,
+                       int64_t seq, int64_t fwd_tid, int64_t link);
+
+static void
+w_launch_truth(gen_writer *w, int64_t dev_start, int name)
+{
+	const gen_truth *T = &w->P->tr;
+	int64_t step = -1;
+	if (T->nsteps == 1)
+		step = T->steps[0].step;
+	for (size_t i = 0; T->nsteps > 1 && i < T->nsteps; i++)
+		if (w->last_launch >= T->steps[i].start_ns && w->last_launch <= T->steps[i].end_ns)
+			step = T->steps[i].step;
+	gen_launch_truth x = {w->rank, step, dev_start - w->last_launch, w->last_launch, 0, 0};
+	if (w->P->o.host_ops) {
+		x.op_start_ns = w->last_launch - HOST_OP_LEAD;
+		w_torch_op(w, x.op_start_ns, w->last_launch - HOST_OP_TAIL, w->gtid_main, name, -1,
+		           0, w->next_conn - 1);
+	}
+	VEC_PUSH(w->lt, w->nlt, w->ltcap, x);
+	int64_t conn = w->next_conn - 1;
+	VEC_PUSH(w->lt_conn, w->nltc, w->ltccap, conn);
+}
+
 /* One CANN_API row at host time start; returns its connectionId. */
 static int64_t
 w_launch_at(gen_writer *w, int type, int name, int64_t start)
@@ -1274,6 +1332,10 @@ w_launch_at(gen_writer *w, int type, int name, int64_t start)
 		w->err = 1;
 	}
 	w->host_end = end;
+	w->last_launch = start;
+	int zero = 0;
+	if (conn - CONN_BASE == (int64_t)w->nconn)
+		VEC_PUSH(w->conn_tasks, w->nconn, w->conncap, zero);
 	int64_t v[6] = {start, end, type, w->gtid_dq, conn, name};
 	w_row(w, Q_API, v, 6);
 	return conn;
@@ -1284,7 +1346,8 @@ w_launch_at(gen_writer *w, int type, int name, int64_t start)
 static int64_t
 w_launch(gen_writer *w, int type, int name, int64_t dev_start)
 {
-	return w_launch_at(w, type, name, dev_start - LEAD - w->ahead);
+	return w_launch_at(w, type, name,
+	                   dev_start - LEAD - w->ahead - launch_jitter(w, dev_start));
 }
 
 static int64_t
@@ -1296,6 +1359,8 @@ w_task(gen_writer *w, int64_t start, int64_t end, int64_t conn, int type, int64_
 	                 type,  ctx, stream, taskid, INVALID_U32};
 	w_row(w, Q_TASK, v, 11);
 	w->tasks++;
+	if (conn >= CONN_BASE && conn - CONN_BASE < (int64_t)w->nconn)
+		w->conn_tasks[conn - CONN_BASE]++;
 	return g;
 }
 
@@ -1328,6 +1393,7 @@ w_kernel(gen_writer *w, int k, int stream, int64_t start, int64_t d)
 	int64_t g = w_task(w, start, start + d, conn, kernels[k].task_type, INVALID_U32, stream,
 	                   w_taskid(w, stream));
 	w_cti(w, g, k, kernels[k].cti_type, d);
+	w_launch_truth(w, start, kernels[k].name);
 }
 
 /* An FFTS+ kernel: a container row (contextId INVALID, not in COMPUTE_TASK_INFO) a little wider
@@ -1344,6 +1410,8 @@ w_ffts(gen_writer *w, int stream, int64_t start, int64_t d)
 	w_cti(w, g0, K_FAG, S_MIX_AIC, c0);
 	int64_t g1 = w_task(w, start + c0, start + d, conn, S_MIX_AIV, 1, stream, tid);
 	w_cti(w, g1, K_FAG, S_MIX_AIV, d - c0);
+	w_launch_truth(w, start, kernels[K_FAG].name); /* the container is neither compute nor
+	                                                   communication */
 }
 
 /* A memcpy or event task inside an aux gap (never inside a bubble); the kinds take turns. */
@@ -1458,6 +1526,8 @@ w_coll(gen_writer *w, const gen_blk *b)
 	uint64_t h = seed_of(P->o.seed, 0xC0DE, b->op, 1);
 	int64_t count = (int64_t)1 << (20 + h % 6); /* elements */
 	int64_t conn = w_launch(w, API_NODE, S_LAUNCH, b->start);
+	w_launch_truth(w, b->start, (int)name_id); /* its first sub-task, the notify wait, starts
+	                                             the op */
 	int64_t opid = w->next_opid++;
 	int64_t ov[14] = {name_id,   b->start,
 	                  b->end,    conn,
@@ -1560,7 +1630,7 @@ pp_group_name(int g)
 static unsigned
 group_hash3(const char *name)
 {
-	uint32_t h0 = 0, h1 = 0; /* msprof-analyze double_hash (spec §5.1) */
+	uint32_t h0 = 0, h1 = 0; /* msprof-analyze's double_hash */
 	for (const char *c = name; *c; c++) {
 		h0 = h0 * 29 + (unsigned char)*c;
 		h1 = h1 * 131 + (unsigned char)*c;
@@ -1568,7 +1638,7 @@ group_hash3(const char *name)
 	return (unsigned)((((uint64_t)h0 << 32) | h1) % 1000);
 }
 
-/* META_DATA['distributed_args'] as MindSpeed-LLM writes it (spec ascend-format §1.1). */
+/* META_DATA['distributed_args'] as MindSpeed-LLM writes it. */
 static char *
 pp_distributed_args(const gen_plan *P, int rank)
 {
@@ -1632,7 +1702,7 @@ w_pp_strings(gen_writer *w)
  * the main thread, backward ones on autograd's thread in reverse layer order. Both operators of
  * a layer carry the same autograd sequence number and point at CONNECTION_IDS rows with one
  * shared link, the sequence number + 5<<28 as current torch_npu offsets its framework flows
- * (spec ascend-format §2). Sequence numbers grow with (step, micro-batch, layer), and every rank
+ * (5 << 28 = 1342177280). Sequence numbers grow with (step, micro-batch, layer), and every rank
  * runs its forward blocks in that order, so they grow in time as autograd's do. */
 #define PP_NOPS 3
 #define PP_OPGAP (2 * US) /* host time between two operators of a block */
@@ -1640,7 +1710,7 @@ w_pp_strings(gen_writer *w)
 #define TORCH_OP 50001    /* ENUM_API_TYPE "op" */
 #define TORCH_FLOW_BASE 1342177280LL
 
-/* One PYTORCH_API row; times are TEXT in every torch_npu version (spec §0.4), so they are bound
+/* One PYTORCH_API row; times are TEXT in every torch_npu version, so they are bound
  * as text. link < 0: no CONNECTION_IDS rows (connectionId NULL). */
 static void
 w_torch_op(gen_writer *w, int64_t start, int64_t end, int64_t gtid, int name, int64_t seq,
@@ -1767,6 +1837,7 @@ w_pp_block(gen_writer *w, const pp_item *it)
 			int64_t g = w_task(w, t, t + d, conn, kernels[k].task_type, INVALID_U32,
 			                   STREAM_A, w_taskid(w, STREAM_A));
 			w_cti(w, g, k, kernels[k].cti_type, d);
+			w_launch_truth(w, t, kernels[k].name);
 		} else {
 			w_kernel(w, k, STREAM_A, t, d);
 		}
@@ -1802,6 +1873,7 @@ w_pp_p2p(gen_writer *w, const pp_item *it)
 		w_row(w, Q_STR, v, 1);
 	}
 	int64_t conn = w_launch(w, API_NODE, S_LAUNCH, it->start);
+	w_launch_truth(w, it->start, (int)name_id);
 	int64_t opid = w->next_opid++;
 	int64_t count = 1 << 22; /* activations or gradients of one micro-batch, BF16 elements */
 	int64_t ov[14] = {name_id,   it->start, it->end, conn,
@@ -1818,6 +1890,93 @@ w_pp_p2p(gen_writer *w, const pp_item *it)
 	                  count * 2, HCCL_BF16, LINK_HCCS, opid, 1};
 	w_ctask(w, cv, (double)count * 2 * 1e9 / (double)(it->end > it->start ? it->end - it->start : 1));
 	(void)P;
+}
+
+/* ---- MEMORY_RECORD (gen_opts.memory_records) ----
+ * torch_npu records the allocator's totals at each allocation and free, per component (PTA: the
+ * PyTorch caching allocator, GE: graph engine workspace). Here: a sample at the start, middle and
+ * end of every stage range of the rank, growing through a stage and falling back after it, and
+ * one highest allocated total at the middle of one stage per rank (the stage of index rank %
+ * stages, in its last step): the peak is known, and so is the stage and step it falls in. */
+#define MEM_STR_BASE 536870912 /* torch_npu's memory strings start at 2 << 28 */
+#define MEM_BASE ((int64_t)1 << 30)
+#define MEM_PEAK ((int64_t)6 << 30)
+
+static void
+w_memory(gen_writer *w, gen_rank *rk)
+{
+	static const char *const comp[2] = {"PTA", "GE"};
+	w_exec(w, "CREATE TABLE IF NOT EXISTS MEMORY_RECORD (component INTEGER, timestamp INTEGER, "
+	          "totalAllocated INTEGER, totalReserved INTEGER, totalActive INTEGER, streamPtr "
+	          "INTEGER, deviceId INTEGER);");
+	sqlite3_stmt *st = NULL;
+	if (w->err || sqlite3_prepare_v2(w->db, "INSERT INTO MEMORY_RECORD VALUES (?,?,?,?,?,?,?)",
+	                                 -1, &st, NULL) != SQLITE_OK) {
+		w_fail(w, "prepare MEMORY_RECORD");
+		return;
+	}
+	for (int c = 0; c < 2 && !w->err; c++) {
+		sqlite3_bind_text(w->q[Q_STR], 2, comp[c], -1, SQLITE_STATIC);
+		int64_t v[1] = {MEM_STR_BASE + c};
+		w_row(w, Q_STR, v, 1);
+	}
+	const gen_truth *T = &w->P->tr;
+	/* the stages of this rank, in time order (the truth lists them so); the peak's stage */
+	size_t nst = 0, peak = SIZE_MAX;
+	for (size_t i = 0; i < T->nstages; i++)
+		if (T->stages[i].rank == w->rank)
+			nst++;
+	size_t want = nst ? (size_t)w->rank % nst : 0, k = 0;
+	for (size_t i = 0; i < T->nstages; i++)
+		if (T->stages[i].rank == w->rank && k++ == want)
+			peak = i;
+	for (int c = 0; c < 2; c++)
+		rk->memory[c] =
+		    (gen_memory_truth){.rank = w->rank, .component = comp[c], .stage = -1};
+	int64_t stream = 0x7f3a00000000 + w->rank;
+	size_t si = 0;
+	for (size_t i = 0; i < T->nstages && !w->err; i++) {
+		const gen_stage_truth *g = &T->stages[i];
+		if (g->rank != w->rank)
+			continue;
+		int64_t mid = g->start_ns + (g->end_ns - g->start_ns) / 2;
+		int64_t at[3] = {g->start_ns + US, mid, g->end_ns - US};
+		for (int j = 0; j < 3; j++)
+			for (int c = 0; c < 2; c++) {
+				int64_t scale = c == 0 ? 1 : 16; /* GE holds a sixteenth of PTA */
+				int64_t alloc = MEM_BASE + (int64_t)(si % 7) * (64 << 20) +
+				                (j == 1 ? (int64_t)512 << 20 : 0);
+				if (i == peak && j == 1)
+					alloc = MEM_PEAK + (int64_t)w->rank * 4096;
+				alloc /= scale;
+				int64_t reserved = alloc + ((int64_t)256 << 20) / scale;
+				int64_t active = alloc - (alloc / 8);
+				sqlite3_bind_int64(st, 1, MEM_STR_BASE + c);
+				sqlite3_bind_int64(st, 2, at[j]);
+				sqlite3_bind_int64(st, 3, alloc);
+				sqlite3_bind_int64(st, 4, reserved);
+				sqlite3_bind_int64(st, 5, active);
+				sqlite3_bind_int64(st, 6, stream);
+				sqlite3_bind_int64(st, 7, w->dev);
+				if (sqlite3_step(st) != SQLITE_DONE)
+					w_fail(w, "insert MEMORY_RECORD");
+				sqlite3_reset(st);
+				gen_memory_truth *m = &rk->memory[c];
+				if (alloc > m->peak_allocated) {
+					m->peak_allocated = alloc;
+					m->peak_allocated_ns = at[j];
+					m->step = g->step;
+					m->stage = g->stage;
+				}
+				if (reserved > m->peak_reserved)
+					m->peak_reserved = reserved;
+				if (active > m->peak_active)
+					m->peak_active = active;
+			}
+		si++;
+	}
+	sqlite3_finalize(st);
+	rk->nmemory = 2;
 }
 
 static void
@@ -1868,7 +2027,7 @@ static const char env_json[] =
     "\"ACLNN_CACHE_LIMIT\": \"\", \"HOST_CACHE_CAPACITY\": \"\", \"ASCEND_ENHANCE_ENABLE\": \"\", "
     "\"PYTORCH_NPU_ALLOC_CONF\": \"\", \"ASCEND_LAUNCH_BLOCKING\": \"\"}";
 
-/* META_DATA['parallel_group_info'] as json.dumps writes it (spec §1.1). */
+/* META_DATA['parallel_group_info'] as json.dumps writes it. */
 static char *
 group_info_json(const gen_plan *P, int rank)
 {
@@ -2095,7 +2254,7 @@ rank_write(gen_plan *P, int rank)
 	w.gtid_main = w.pid << 32 | w.pid;
 	w.gtid_dq = w.pid << 32 | (w.pid + 41); /* torch_npu's task-queue worker thread */
 	w.gtid_autograd = w.pid << 32 | (w.pid + 17);
-	w.next_conn = 1000;
+	w.next_conn = CONN_BASE;
 	w.next_oplink = 1;
 	w.next_opid = 1;
 	w.next_mark = 1;
@@ -2145,6 +2304,8 @@ rank_write(gen_plan *P, int rank)
 		else
 			w_mstx(&w, st->start_ns, st->end_ns, S_R_ROLLOUT + st->stage);
 	}
+	if (P->o.memory_records)
+		w_memory(&w, rk);
 	w_flush(&w);
 	for (size_t i = 0; i < sizeof ddl_indexes / sizeof ddl_indexes[0]; i++)
 		w_exec(&w, ddl_indexes[i]);
@@ -2170,6 +2331,13 @@ done:
 	rk->ops = w.ops;
 	rk->nops = w.nops;
 	w.ops = NULL;
+	for (size_t i = 0; i < w.nlt; i++) /* the launch's tasks are all written now */
+		if (w.lt_conn[i] - CONN_BASE < (int64_t)w.nconn)
+			w.lt[i].tasks = w.conn_tasks[w.lt_conn[i] - CONN_BASE];
+	rk->launches = w.lt;
+	rk->nlaunches = w.nlt;
+	free(w.lt_conn);
+	free(w.conn_tasks);
 	free(w.path);
 	free(out);
 	free(dir);
@@ -2213,6 +2381,8 @@ gen_truth_free(gen_truth *t)
 	free(t->p2p);
 	free(t->comm);
 	free(t->ops);
+	free(t->launches);
+	free(t->memory);
 	memset(t, 0, sizeof *t);
 }
 
@@ -2297,6 +2467,19 @@ gen_profile(const gen_opts *opts, const char *outdir, gen_truth *truth)
 		P.tr.tasks += P.rk[r].tasks;
 		for (size_t i = 0; i < P.rk[r].nops; i++)
 			VEC_PUSH(P.tr.ops, P.tr.nops, P.op_cap, P.rk[r].ops[i]);
+		for (int m = 0; m < P.rk[r].nmemory; m++) {
+			P.tr.memory =
+			    xreallocarray(P.tr.memory, P.tr.nmemory + 1, sizeof *P.tr.memory);
+			P.tr.memory[P.tr.nmemory++] = P.rk[r].memory[m];
+		}
+		size_t nl = P.rk[r].nlaunches;
+		if (nl > 0) {
+			P.tr.launches = xreallocarray(P.tr.launches, P.tr.nlaunches + nl,
+			                              sizeof *P.tr.launches);
+			memcpy(P.tr.launches + P.tr.nlaunches, P.rk[r].launches,
+			       nl * sizeof *P.tr.launches);
+			P.tr.nlaunches += nl;
+		}
 		if (P.rk[r].failed)
 			rc = -1;
 	}
@@ -2316,6 +2499,7 @@ done:
 		free(P.rk[r].blk);
 		free(P.rk[r].pp);
 		free(P.rk[r].ops);
+		free(P.rk[r].launches);
 	}
 	free(P.rk);
 	return rc;

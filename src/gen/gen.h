@@ -1,6 +1,7 @@
 /* The profile generator shared by `tl demo`, the tests and the benchmarks. It writes profiles in
- * the real torch_npu layout and schema (../shared/spec/ddl/) and records the ground truth it
- * built them from, so tests can assert numbers against values known by construction. */
+ * the real torch_npu layout and schema (real files' CREATE TABLE statements) and records the
+ * ground truth it built them from, so tests can assert numbers against values known by
+ * construction. */
 #ifndef TL_GEN_H
 #define TL_GEN_H
 #include <stddef.h>
@@ -14,7 +15,7 @@ typedef struct gen_opts {
 	                          * default 3 */
 	uint64_t seed;           /* deterministic output for a given seed */
 	int64_t t0_ns;           /* epoch ns of the first step; 0 = a fixed default */
-	int json;                /* also write ASCEND_PROFILER_OUTPUT/trace_view.json (issue 3) */
+	int json;                /* also write ASCEND_PROFILER_OUTPUT/trace_view.json */
 	int threads;             /* ranks written in parallel; 0 = number of cores */
 	int no_stage_ranges;     /* GRPO: write no stage or decode-step ranges (a verl/MindSpeed-RL
 	                          * discrete-mode capture: the role directory names the stage) */
@@ -24,7 +25,7 @@ typedef struct gen_opts {
 	                          */
 	int decode_marks;        /* GRPO: what marks each decode step of the rollout
 	                          * (GEN_DECODE_*) */
-	/* Pipeline-parallel training instead of the GRPO timeline (issue 5). nranks = pp x dp; rank
+	/* Pipeline-parallel training instead of the GRPO timeline. nranks = pp x dp; rank
 	 * r is PP stage r / dp (Megatron's order: PP outermost). Each step runs pp_microbatches
 	 * micro-batches as pp_chart-style MSTX ranges "{'name': 'forward_step'}" /
 	 * "{'name': 'backward_step'}" around their kernels, with hcom_send/hcom_receive ops between
@@ -44,6 +45,14 @@ typedef struct gen_opts {
 	                          * host running ahead of the device -- and a MsTx TASK row with the
 	                          * same connectionId spanning the block on the device; messages carry
 	                          * 'current_microbatch'. The truth's blocks are the device ranges. */
+	int launch_jitter;       /* launches start a varying 0..40 us earlier than LEAD before their
+	                          * device work (never overlapping the previous launch), so launch
+	                          * delays vary; the truth lists each one */
+	int host_ops;            /* a PyTorch operator (PYTORCH_API, main thread) before each launch
+	                          * of compute or communication work, linked to it through
+	                          * CONNECTION_IDS, as torch_npu links an operator to its launches */
+	int memory_records;      /* MEMORY_RECORD rows (components PTA and GE) with one allocated
+	                          * peak per rank inside one stage range; the truth has it */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };
@@ -128,6 +137,26 @@ typedef struct gen_op_truth { /* the compute operators of one rank by op type an
 	uint64_t count;                  /* COMPUTE_TASK_INFO rows */
 	int64_t total_ns;                /* their TASK durations, summed */
 } gen_op_truth;
+typedef struct gen_launch_truth { /* a CANN launch of compute or communication tasks */
+	int rank;
+	int64_t step;     /* STEP_TIME id of the step holding the launch's start (the only step
+	                   * when there is one); -1: none */
+	int64_t delay_ns; /* start of its first compute / communication task - launch start */
+	int64_t host_start_ns; /* the CANN_API call's start */
+	int64_t op_start_ns;   /* with host_ops: the operator's start (it ends before the call) */
+	int tasks;             /* TASK rows carrying its connectionId */
+} gen_launch_truth;
+
+typedef struct gen_memory_truth { /* per rank and MEMORY_RECORD component */
+	int rank;
+	const char *component;  /* "PTA", "GE" */
+	int64_t peak_allocated; /* bytes */
+	int64_t peak_allocated_ns;
+	int64_t peak_reserved, peak_active; /* bytes */
+	int64_t step;                       /* STEP_TIME id holding the allocated peak */
+	int stage; /* index into gen_stage_canon of the stage range holding it */
+} gen_memory_truth;
+
 typedef struct gen_truth {
 	int nranks, slow_rank;
 	uint64_t tasks; /* TASK rows written over all ranks */
@@ -153,6 +182,10 @@ typedef struct gen_truth {
 	size_t ncomm;
 	gen_op_truth *ops; /* per rank, op type and task type */
 	size_t nops;
+	gen_launch_truth *launches; /* per rank, in launch order */
+	size_t nlaunches;
+	gen_memory_truth *memory; /* per rank and component (gen_opts.memory_records) */
+	size_t nmemory;
 } gen_truth;
 
 /* Writes a profile under outdir (created; must not exist or be empty): one
@@ -163,7 +196,7 @@ int gen_profile(const gen_opts *, const char *outdir, gen_truth *truth);
 void gen_truth_free(gen_truth *);
 
 /* Converts a torch_npu unified DB (a generated one, or a real one) into the trace_view.json that
- * torch_npu's text export writes for the same capture (../shared/spec/ascend-format.md §6): the
+ * torch_npu's text export writes for the same capture: the
  * same profile in both formats. Opens the DB immutable (nothing is written beside it). Returns
  * 0, or -1 with a message. */
 int gen_json_from_db(const char *db_path, const char *json_path);

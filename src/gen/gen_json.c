@@ -1,9 +1,9 @@
 /* The generator's JSON writer: a torch_npu unified DB -> the trace_view.json that torch_npu's text
- * export would have written for the same capture (../shared/spec/ascend-format.md §6), so one
+ * export would have written for the same capture, so one
  * profile exists in both formats and the two loaders can be held to the same numbers.
  *
- * What the real files look like, and what is copied here (the January-2025 torch_npu sample in
- * ../shared/samples/ascend-text/level1 is the model):
+ * What the real files look like, and what is copied here (a January-2025 torch_npu text export
+ * is the model):
  *  - a bare JSON array; `ts` a string of µs with exactly three decimals, `dur` a number of µs;
  *  - pids of the 2025 scheme: Python = the OS pid, the msprof layers (pid << 10) | (sort << 5) |
  *    device, with the 2025 sort indexes (CANN 7, Ascend Hardware 13, AI Core Freq 14, HCCL 15,
@@ -49,9 +49,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns (spec §0.6) */
+#define INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns */
 
-/* 2025 sort indexes of the msprof layers (spec §6.3) */
+/* 2025 sort indexes of the msprof layers (pid = (pid << 10) | (sort << 5) | ...) */
 #define SORT_CANN 7
 #define SORT_MSPROFTX 8
 #define SORT_HW 13
@@ -252,7 +252,7 @@ read_map(jw *w, const char *sql, tl_u64map *m)
 }
 
 /* "alias.col", or "NULL" when the table lacks the column (columns drift between versions,
- * spec §0.2: e.g. COMMUNICATION_TASK_INFO.bandwidth is a 2026 addition). */
+ * e.g. COMMUNICATION_TASK_INFO.bandwidth is a 2026 addition). */
 static char *
 colref(jw *w, const char *table, const char *alias, const char *colname)
 {
@@ -347,7 +347,7 @@ fwdbwd_flow(jw *w, int end, int64_t id, int64_t tid, int64_t ts)
 /* The forward -> backward flows: CONNECTION_IDS groups of exactly two operators on two threads
  * (Insight's "fwdbwd" category; the same table links operators to their kernels and Enqueue to
  * Dequeue). torch_npu's exporter pairs them by autograd sequence number, the start being the
- * operator with "Fwd thread id" 0, and uses that number as the id (spec ascend-format §6.4). */
+ * operator with "Fwd thread id" 0, and uses that number as the id. */
 static void
 write_fwdbwd(jw *w)
 {
@@ -400,7 +400,7 @@ write_python(jw *w)
 		    w->f);
 	}
 	sqlite3_finalize(st);
-	/* PYTORCH_API times are TEXT in every torch_npu version (spec §0.4) */
+	/* PYTORCH_API times are TEXT in every torch_npu version */
 	st = prep(w, "SELECT CAST(startNs AS INTEGER), CAST(endNs AS INTEGER), globalTid, name "
 		     "FROM PYTORCH_API");
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
@@ -487,7 +487,7 @@ launch_flow(jw *w, const char *id, int64_t conn, int64_t pid, int64_t tid, int64
 }
 
 /* The device-side spelling msprof writes as "Task Type" for a kernel whose TASK row has the
- * host-side one (spec §4.2: KERNEL_AICORE vs AI_CORE; DSA kernels are STARS_COMMON rows that
+ * host-side one (KERNEL_AICORE vs AI_CORE; DSA kernels are STARS_COMMON rows that
  * COMPUTE_TASK_INFO types DSA_SQE). */
 static const char *
 device_type(const char *host)
@@ -516,7 +516,7 @@ write_hardware(jw *w)
 	tl_u64map children, streams;
 	u64map_init(&children);
 	u64map_init(&streams);
-	/* FFTS+ containers (spec §0.7): contextId invalid, not a kernel, with sub-task rows of
+	/* FFTS+ containers: contextId invalid, not a kernel, with sub-task rows of
 	 * the same stream, taskId and launch */
 	sqlite3_stmt *st = prep(w, "SELECT streamId, taskId, connectionId FROM TASK "
 				   "WHERE contextId != 4294967295");
@@ -577,7 +577,7 @@ write_hardware(jw *w)
 		const char *name = kernel ? str(w, st, 8) : ttype;
 		const char *type = kernel ? str(w, st, 9) : ttype;
 		if (*type == '\0' || strcmp(type, "N/A") == 0)
-			type = device_type(ttype); /* Level0: COMPUTE_TASK_INFO has none (§4.1) */
+			type = device_type(ttype); /* Level0: COMPUTE_TASK_INFO has none */
 		ev_open(w, "X", name, pid, stream, s);
 		ev_dur(w, e - s);
 		fprintf(w->f, ", \"args\": {\"Model Id\": %" PRId64, col(st, 6));
@@ -737,7 +737,7 @@ write_hccl(jw *w)
 	sqlite3_finalize(st);
 }
 
-/* Overlap Analysis, computed as msprof does (the spec's §4.3). */
+/* Overlap Analysis, computed as msprof does (unions of compute and communication). */
 static void
 write_overlap(jw *w)
 {
@@ -777,7 +777,7 @@ write_overlap(jw *w)
 	free(span.v);
 }
 
-/* MsprofTx: the host MSTX ranges in a process named like the profiled program (spec §6.2). */
+/* MsprofTx: the host MSTX ranges in a process named like the profiled program. */
 static void
 write_mstx(jw *w)
 {

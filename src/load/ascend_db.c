@@ -1,5 +1,5 @@
 /* The Ascend unified DB loader: ascend_pytorch_profiler_{r}.db, msprof_*.db and
- * ascend_mindspore_profiler_{r}.db (one schema, ../shared/spec/ascend-format.md §2).
+ * ascend_mindspore_profiler_{r}.db (one schema: msprof's tables, torch_npu adds its own).
  * Opens read-only, binds columns by name, treats every table as optional. */
 #include "config.h"
 #include "load/load_int.h"
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TL_INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns (§0.6) */
-#define MSTX_CONN_MIN 4000000000LL  /* mstx connectionIds: mark_id + 4000000001 (§3.1) */
+#define TL_INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns */
+#define MSTX_CONN_MIN 4000000000LL  /* mstx connectionIds: mark_id + 4000000001 */
 #define PROGRESS_ROWS 65536
 /* Dense id arrays are used while ids stay below this many entries per row read; else a hash. */
 #define DENSE_SLACK (1u << 20)
@@ -114,7 +114,7 @@ table_columns(db_ctx *c, const char *table, const char *const *cols, int ncols, 
 }
 
 /* Builds "SELECT c1,c2,...,rowid FROM table", with NULL for columns the table lacks (columns
- * drift between versions; §0.2). have[i] is set for present columns. */
+ * drift between torch_npu and CANN versions). have[i] is set for present columns. */
 static sqlite3_stmt *
 prepare_cols(db_ctx *c, const char *table, const char *const *cols, int ncols, int *have,
     const char *tail)
@@ -158,7 +158,7 @@ str_id(db_ctx *c, sqlite3_stmt *st, int col)
 	uint32_t id;
 	if (u64map_get(&c->strs, (uint64_t)sid, &id))
 		return id;
-	return 0; /* e.g. 4294967295: torch_npu's empty string, no STRING_IDS row (§2.0) */
+	return 0; /* e.g. 4294967295: torch_npu's empty string, no STRING_IDS row */
 }
 
 static int64_t
@@ -253,7 +253,7 @@ step_at(const db_ctx *c, int64_t t)
 }
 
 /* Device work belongs to the step in which it was launched: the CANN API call with the task's
- * connectionId started inside STEP_TIME (torch_npu StepTraceTime; analyses.md §2a). */
+ * connectionId started inside STEP_TIME (as torch_npu's StepTraceTime assigns it). */
 static int
 read_launches(db_ctx *c)
 {
@@ -319,7 +319,7 @@ step_of_work(const db_ctx *c, int64_t conn, int64_t dev_start)
 	return step_at(c, dev_start); /* no launch record: fall back to device time */
 }
 
-/* ---- globalTaskId classes (§4.2) -------------------------------------------------------- */
+/* ---- globalTaskId classes: compute, communication, memcpy -------------------------------- */
 
 static void
 gt_set(db_ctx *c, int64_t gt, uint8_t cls, uint32_t name)
@@ -481,7 +481,7 @@ row_check_report(db_ctx *c, const char *table, const char *null_cols, const row_
 		msg_warn(c->path, "%s: %zu rows with a time out of range; skipped", table, k->range);
 }
 
-/* ---- MSTX ranges (§3) -------------------------------------------------------------------
+/* ---- MSTX ranges ------------------------------------------------------------------------
  * A range (or mark) given a stream has a host part, its MSTX_EVENTS row (the calls, on the
  * thread that made them), and a device part, the marker tasks CANN put on the stream: TASK rows
  * with the same connectionId (mark id + 4000000001). msprof pairs a range's begin and end
@@ -569,7 +569,7 @@ task_track(db_ctx *c, stream_cache **cache, size_t *n, size_t *cap, tl_lane_kind
 	return e.t;
 }
 
-typedef struct ffts_cand { /* possible FFTS+ container row (§0.7) */
+typedef struct ffts_cand { /* possible FFTS+ container row */
 	uint64_t key;
 	tl_track *t;
 	uint32_t rowid;
@@ -689,7 +689,7 @@ read_tasks(db_ctx *c)
 		track_push(t, l->s, l->e, strpool_intern_cstr(c->r->pool, label), l->rowid);
 	}
 
-	/* Hide FFTS+ container rows: they would double-count their sub-tasks (§0.7). */
+	/* Hide FFTS+ container rows: they would double-count their sub-tasks. */
 	if (children.n > 0 && ncand > 0) {
 		tl_u64map hide;
 		u64map_init(&hide);
@@ -766,8 +766,8 @@ read_rank_id(db_ctx *c)
 
 /* ---- forward/backward operator pairs (on demand, for the pipeline view) ------------------
  * torch_npu links a forward operator and the backward operator autograd runs for it through one
- * CONNECTION_IDS.connectionId that both PYTORCH_API rows point at (spec §2.3; Insight's
- * "fwdbwd" connection category, analyses.md §10). The same table also links operators to the
+ * CONNECTION_IDS.connectionId that both PYTORCH_API rows point at (MindStudio
+ * Insight's "fwdbwd" connection category). The same table also links operators to the
  * kernels they launch and Enqueue to Dequeue, so a pair is exactly two operator rows (type
  * 50001) on two threads (backward runs on autograd's thread), the forward one first. */
 
@@ -790,7 +790,7 @@ cmp_op_link(const void *a, const void *b)
 }
 
 /* A time column: INTEGER, or TEXT holding a decimal integer (PYTORCH_API declares its times
- * TEXT, spec §0.4). */
+ * TEXT in every torch_npu version). */
 static int
 col_time(sqlite3_stmt *st, int col, int64_t *out)
 {
@@ -939,6 +939,425 @@ typedef struct db_state {
 	int fwdbwd_read;
 } db_state;
 
+/* ---- host API lanes and launches (on demand) ------------------------------------------------
+ * PYTORCH_API (operators, task-queue Enqueue/Dequeue, Python trace) and CANN_API (acl, node,
+ * runtime, hccl calls) become one host lane per thread and table; nesting comes from interval
+ * containment when the rank splits the lane into depth levels (neither table stores a depth). */
+
+static void
+read_host_table(db_ctx *c, size_t src_index, const char *table, int cann)
+{
+	static const char *const cols[] = {"startNs", "endNs", "globalTid", "name"};
+	int have[4];
+	if (!has_table(c, table))
+		return;
+	sqlite3_stmt *st = prepare_cols(c, table, cols, 4, have, NULL);
+	if (st == NULL)
+		return;
+	if (!have[0] || !have[1] || !have[2]) {
+		msg_warn(c->path,
+		         "%s: no startNs, endNs or globalTid column; no host lanes from it", table);
+		sqlite3_finalize(st);
+		return;
+	}
+	tl_track *last = NULL;
+	int64_t last_key = 0;
+	size_t bad = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ctx_rows(c, 1);
+		int64_t s, e;
+		/* PYTORCH_API declares its times TEXT; CANN_API INTEGER */
+		if (col_time(st, 0, &s) != 0 || col_time(st, 1, &e) != 0 || e < s ||
+		    sqlite3_column_type(st, 2) != SQLITE_INTEGER) {
+			bad++;
+			continue;
+		}
+		int64_t gtid = sqlite3_column_int64(st, 2);
+		int64_t key = TL_HOST_KEY(src_index, gtid, cann);
+		if (last == NULL || key != last_key) {
+			char label[64];
+			snprintf(label, sizeof label, "%s %" PRId64, cann ? "CANN" : "PyTorch",
+			         (int64_t)((uint64_t)gtid & 0xffffffffu));
+			last = rank_track(c->r, TL_LANE_HOST, key, label);
+			last->source = (uint16_t)src_index;
+			last_key = key;
+		}
+		int64_t rowid = sqlite3_column_int64(st, 4);
+		track_push(last, s, e, str_id(c, st, 3),
+		           rowid < 0 || rowid > UINT32_MAX ? UINT32_MAX : (uint32_t)rowid);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		db_fail(c, table, rc);
+	if (bad)
+		msg_warn(c->path, "%s: %zu rows without usable times or thread skipped", table,
+		         bad);
+}
+
+static void
+ascend_db_host(const tl_source *src, size_t src_index, tl_rank *r)
+{
+	db_ctx c;
+	if (ctx_open(&c, src, r, "no host API lanes") != 0)
+		return;
+	u64map_init(&c.strs);
+	read_strings(&c);
+	if (!c.failed)
+		read_host_table(&c, src_index, "PYTORCH_API", 0);
+	if (!c.failed)
+		read_host_table(&c, src_index, "CANN_API", 1);
+	u64map_free(&c.strs);
+	profdb_close(&c.pdb);
+}
+
+/* A launch per CANN_API connectionId whose TASK rows include compute (COMPUTE_TASK_INFO) or
+ * communication (COMMUNICATION_TASK_INFO) tasks: the call's start and the first such task's
+ * start. FFTS+ container rows, memcpy and event tasks are in neither table. Three scans joined
+ * here in arrays indexed by id (a hash where ids are sparse): SQLite's GROUP BY over the join
+ * takes three times as long and a temporary B-tree as large as TASK. */
+
+typedef struct id_index { /* id -> slot: dense below n, else a hash */
+	int hashed;
+	size_t n;
+	tl_u64map h;
+} id_index;
+
+static void
+id_index_init(id_index *x, int64_t maxid, int64_t rows)
+{
+	memset(x, 0, sizeof *x);
+	x->hashed = maxid >= (int64_t)256 << 20 || maxid > rows * 4 + (int64_t)DENSE_SLACK;
+	if (x->hashed)
+		u64map_init(&x->h);
+	else
+		x->n = maxid >= 0 ? (size_t)maxid + 1 : 0;
+}
+
+/* The slot of id (dense: id itself; hash: the next free slot when add), or SIZE_MAX. */
+static size_t
+id_index_slot(id_index *x, int64_t id, int add, size_t *next)
+{
+	if (id < 0)
+		return SIZE_MAX;
+	if (!x->hashed)
+		return (uint64_t)id < x->n ? (size_t)id : SIZE_MAX;
+	uint32_t v;
+	if (u64map_get(&x->h, (uint64_t)id, &v))
+		return v;
+	if (!add || *next >= UINT32_MAX)
+		return SIZE_MAX;
+	u64map_put(&x->h, (uint64_t)id, (uint32_t)*next);
+	return (*next)++;
+}
+
+static void
+id_index_free(id_index *x)
+{
+	if (x->hashed)
+		u64map_free(&x->h);
+}
+
+static int64_t
+scalar_or(db_ctx *c, const char *table, const char *what, int64_t def)
+{
+	char sql[160];
+	snprintf(sql, sizeof sql, "SELECT %s FROM %s", what, table);
+	return scalar_i64(c, table, sql, def);
+}
+
+static void
+ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n, size_t *cap)
+{
+	db_ctx c;
+	if (ctx_open(&c, src, (tl_rank *)r, "no launch delays") != 0) /* only read */
+		return;
+	static const char *const work[] = {"COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO"};
+	if (!has_table(&c, "CANN_API") || !has_table(&c, "TASK") ||
+	    (!has_table(&c, work[0]) && !has_table(&c, work[1]))) {
+		profdb_close(&c.pdb);
+		return;
+	}
+	/* globalTaskIds of compute and communication tasks */
+	int64_t maxg = -1, grows = 0;
+	for (int i = 0; i < 2; i++)
+		if (has_table(&c, work[i])) {
+			int64_t m = scalar_or(&c, work[i], "max(globalTaskId)", -1);
+			maxg = m > maxg ? m : maxg;
+			grows += scalar_or(&c, work[i], "count(*)", 0);
+		}
+	id_index gx;
+	id_index_init(&gx, maxg, grows);
+	uint8_t *is_work = gx.hashed ? NULL : xcalloc(gx.n ? gx.n : 1, 1);
+	size_t gnext = 0;
+	sqlite3_stmt *st;
+	int rc;
+	for (int i = 0; i < 2 && !c.failed; i++) {
+		if (!has_table(&c, work[i]))
+			continue;
+		char sql[96];
+		snprintf(sql, sizeof sql, "SELECT globalTaskId FROM %s", work[i]);
+		if (db_prepare(&c, sql, &st) != SQLITE_OK) {
+			db_fail(&c, work[i], sqlite3_errcode(c.db));
+			break;
+		}
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+				continue;
+			size_t k = id_index_slot(&gx, sqlite3_column_int64(st, 0), 1, &gnext);
+			if (k != SIZE_MAX && is_work != NULL)
+				is_work[k] = 1;
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			db_fail(&c, work[i], rc);
+	}
+	/* the calls: start per connectionId */
+	int64_t maxc = scalar_or(&c, "CANN_API", "max(connectionId)", -1);
+	id_index cx;
+	id_index_init(&cx, maxc, scalar_or(&c, "CANN_API", "count(*)", 0));
+	int64_t *call = NULL, *first = NULL; /* per slot: call start, first work start */
+	size_t ncall = 0, callcap = 0, cnext = 0;
+	if (!cx.hashed && cx.n > 0) {
+		ncall = cx.n;
+		call = xreallocarray(NULL, ncall, sizeof *call);
+		for (size_t i = 0; i < ncall; i++)
+			call[i] = INT64_MIN;
+	}
+	size_t bad = 0;
+	if (!c.failed &&
+	    db_prepare(&c, "SELECT connectionId, startNs FROM CANN_API", &st) == SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+				continue;
+			if (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+			    !tl_time_ok(sqlite3_column_int64(st, 1))) {
+				bad++;
+				continue;
+			}
+			size_t k = id_index_slot(&cx, sqlite3_column_int64(st, 0), 1, &cnext);
+			if (k == SIZE_MAX)
+				continue;
+			int64_t none = INT64_MIN;
+			while (cx.hashed && ncall <= k)
+				VEC_PUSH(call, ncall, callcap, none);
+			call[k] = sqlite3_column_int64(st, 1);
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			db_fail(&c, "CANN_API", rc);
+	} else if (!c.failed) {
+		db_fail(&c, "CANN_API", sqlite3_errcode(c.db));
+	}
+	if (ncall > 0) {
+		first = xreallocarray(NULL, ncall, sizeof *first);
+		for (size_t i = 0; i < ncall; i++)
+			first[i] = INT64_MAX;
+	}
+	/* the tasks: the first compute or communication task of each call */
+	if (!c.failed && ncall > 0 &&
+	    db_prepare(&c, "SELECT connectionId, startNs, globalTaskId FROM TASK", &st) ==
+	        SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+			    sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+			    sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+				continue;
+			size_t g = id_index_slot(&gx, sqlite3_column_int64(st, 2), 0, NULL);
+			if (g == SIZE_MAX || (is_work != NULL && !is_work[g]))
+				continue;
+			size_t k = id_index_slot(&cx, sqlite3_column_int64(st, 0), 0, NULL);
+			int64_t t = sqlite3_column_int64(st, 1);
+			if (k < ncall && call[k] != INT64_MIN && tl_time_ok(t) && t < first[k])
+				first[k] = t;
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			db_fail(&c, "TASK", rc);
+	} else if (!c.failed && ncall > 0) {
+		db_fail(&c, "TASK", sqlite3_errcode(c.db));
+	}
+	for (size_t k = 0; k < ncall; k++)
+		if (first[k] != INT64_MAX) {
+			tl_launch x = {call[k], first[k]};
+			VEC_PUSH(*v, *n, *cap, x);
+		}
+	if (bad)
+		msg_warn(c.path, "CANN_API: %zu calls without a usable start skipped", bad);
+	free(call);
+	free(first);
+	free(is_work);
+	id_index_free(&gx);
+	id_index_free(&cx);
+	profdb_close(&c.pdb);
+}
+
+/* ---- counters (on demand): allocator totals, NPU memory, module memory, AI Core frequency ----
+ * Each table is a series of samples keyed by a group (a STRING_IDS component or type, a module
+ * id); one counter per (value column, group). Memory is in bytes, time in ns, frequency in
+ * MHz. */
+
+typedef struct ctr_table {
+	const char *table, *time_col, *group_col;
+	int group_kind; /* 0: STRING_IDS id, 1: ENUM_MODULE id, 2: no group */
+	const char *val_col[3];
+	tl_counter_kind kind[3];
+	int nval;
+	int unordered; /* real writers write it out of time order: sorted without a word */
+} ctr_table;
+
+static const ctr_table ctr_tables[] = {
+    {.table = "MEMORY_RECORD",
+     .time_col = "timestamp",
+     .group_col = "component",
+     .group_kind = 0,
+     .val_col = {"totalAllocated", "totalReserved", "totalActive"},
+     .kind = {TL_CTR_ALLOCATED, TL_CTR_RESERVED, TL_CTR_ACTIVE},
+     .nval = 3},
+    {.table = "NPU_MEM",
+     .time_col = "timestampNs",
+     .group_col = "type",
+     .group_kind = 0,
+     .val_col = {"hbm", "ddr"},
+     .kind = {TL_CTR_NPU_HBM, TL_CTR_NPU_DDR},
+     .nval = 2},
+    {.table = "NPU_MODULE_MEM",
+     .time_col = "timestampNs",
+     .group_col = "moduleId",
+     .group_kind = 1,
+     .val_col = {"totalReserved"},
+     .kind = {TL_CTR_MODULE},
+     .nval = 1},
+    /* msprof writes the sample taken at the start of collection after the first change (seen
+     * in real files) */
+    {.table = "AICORE_FREQ",
+     .time_col = "timestampNs",
+     .group_kind = 2,
+     .val_col = {"freq"},
+     .kind = {TL_CTR_FREQ},
+     .nval = 1,
+     .unordered = 1},
+};
+
+/* An integer cell: INTEGER, or a REAL holding a whole number (NUMERIC columns). */
+static int
+col_int(sqlite3_stmt *st, int col, int64_t *out)
+{
+	switch (sqlite3_column_type(st, col)) {
+	case SQLITE_INTEGER:
+		*out = sqlite3_column_int64(st, col);
+		return 0;
+	case SQLITE_FLOAT: {
+		double d = sqlite3_column_double(st, col);
+		if (!(d >= -9.2e18 && d <= 9.2e18) || d != (double)(int64_t)d)
+			return -1;
+		*out = (int64_t)d;
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
+static void
+read_counter_table(db_ctx *c, size_t src_index, const ctr_table *ct, const tl_u64map *modules)
+{
+	if (!has_table(c, ct->table))
+		return;
+	const char *cols[5] = {ct->time_col, ct->group_col ? ct->group_col : ct->time_col};
+	for (int i = 0; i < ct->nval; i++)
+		cols[2 + i] = ct->val_col[i];
+	int have[5];
+	sqlite3_stmt *st = prepare_cols(c, ct->table, cols, 2 + ct->nval, have, NULL);
+	if (st == NULL)
+		return;
+	tl_counter *cache[3] = {NULL, NULL, NULL};
+	int64_t last_group = INT64_MIN;
+	size_t bad = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ctx_rows(c, 1);
+		int64_t t;
+		if (!have[0] || col_int(st, 0, &t) != 0 || !tl_time_ok(t)) {
+			bad++;
+			continue;
+		}
+		int64_t g = 0;
+		if (ct->group_kind != 2)
+			g = sqlite3_column_type(st, 1) == SQLITE_INTEGER
+			        ? sqlite3_column_int64(st, 1)
+			        : INT64_MIN + 1;
+		if (g != last_group) {
+			char name[64] = "";
+			const char *gname = name;
+			uint32_t m;
+			if (ct->group_kind == 0)
+				gname = strpool_get(c->r->pool, str_id(c, st, 1));
+			else if (ct->group_kind == 1 && u64map_get(modules, (uint64_t)g, &m))
+				gname = strpool_get(c->r->pool, m);
+			else if (ct->group_kind == 1)
+				snprintf(name, sizeof name, "module %" PRId64, g);
+			if (*gname == '\0' && ct->group_kind != 2)
+				gname = "(none)";
+			for (int i = 0; i < ct->nval; i++)
+				cache[i] =
+				    rank_counter(c->r, ct->kind[i], gname, (uint16_t)src_index);
+			last_group = g;
+		}
+		for (int i = 0; i < ct->nval; i++) {
+			int64_t v;
+			if (!have[2 + i] || col_int(st, 2 + i, &v) != 0) {
+				bad++; /* a NULL size: that value only */
+				continue;
+			}
+			counter_push(cache[i], t, v);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		db_fail(c, ct->table, rc);
+	size_t back = 0;
+	for (size_t i = 0; i < c->r->ncounters; i++)
+		for (int k = 0; k < ct->nval; k++)
+			if (c->r->counters[i]->kind == ct->kind[k] &&
+			    c->r->counters[i]->source == (uint16_t)src_index)
+				back += counter_sort(c->r->counters[i]);
+	if (bad)
+		msg_warn(c->path, "%s: %zu values without a usable time or number skipped",
+		         ct->table, bad);
+	if (back && !ct->unordered)
+		msg_warn(c->path, "%s: %zu samples out of time order (put in order)", ct->table,
+		         back);
+}
+
+static void
+ascend_db_counters(const tl_source *src, size_t src_index, tl_rank *r)
+{
+	db_ctx c;
+	if (ctx_open(&c, src, r, "no memory or frequency counters") != 0)
+		return;
+	u64map_init(&c.strs);
+	read_strings(&c);
+	tl_u64map modules; /* ENUM_MODULE id -> pool id */
+	u64map_init(&modules);
+	sqlite3_stmt *st;
+	if (!c.failed && has_table(&c, "ENUM_MODULE") &&
+	    db_prepare(&c, "SELECT id, name FROM ENUM_MODULE", &st) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *v = (const char *)sqlite3_column_text(st, 1);
+			if (sqlite3_column_type(st, 0) == SQLITE_INTEGER && v != NULL)
+				u64map_put(&modules, (uint64_t)sqlite3_column_int64(st, 0),
+				           strpool_intern_cstr(r->pool, v));
+		}
+		sqlite3_finalize(st);
+	}
+	for (size_t i = 0; i < sizeof ctr_tables / sizeof *ctr_tables && !c.failed; i++)
+		read_counter_table(&c, src_index, &ctr_tables[i], &modules);
+	u64map_free(&modules);
+	u64map_free(&c.strs);
+	profdb_close(&c.pdb);
+}
+
 static void
 ascend_db_fwdbwd(tl_rank *r, size_t si)
 {
@@ -1083,4 +1502,7 @@ const tl_loader loader_ascend_db = {
     .meta = ascend_db_meta,
     .comm = ascend_db_comm_hook,
     .ops = ascend_db_ops,
+    .host = ascend_db_host,
+    .launches = ascend_db_launches,
+    .counters = ascend_db_counters,
 };

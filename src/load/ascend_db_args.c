@@ -12,16 +12,16 @@
 
 #define TL_INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns */
 
-/* Columns whose integers are STRING_IDS ids (the STRING_IDS table of the profile DBs) */
+/* Columns whose integers are STRING_IDS ids in torch_npu DBs */
 static int
 is_string_col(const char *c)
 {
 	static const char *const cols[] = {
-	    "name",          "opName",         "opType",         "taskType",      "groupName",
-	    "inputFormats",  "inputDataTypes", "inputShapes",    "outputFormats", "outputDataTypes",
-	    "outputShapes",  "attrInfo",       "opState",        "hf32Eligible",  "message",
-	    "domainId",      "algType",        "dataType",       "category",      "linkType",
-	    "transportType", "rdmaType",       "memcpyOperation"};
+	    "name",         "opName",         "opType",      "taskType",       "groupName",
+	    "inputFormats", "inputDataTypes", "inputShapes", "outputFormats",  "outputDataTypes",
+	    "outputShapes", "inputDtypes",    "attrInfo",    "opState",        "hf32Eligible",
+	    "message",      "domainId",       "algType",     "dataType",       "category",
+	    "linkType",     "transportType",  "rdmaType",    "memcpyOperation"};
 	for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
 		if (strcmp(c, cols[i]) == 0)
 			return 1;
@@ -124,6 +124,10 @@ ascend_db_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_
 		break;
 	case TL_LANE_MSTX:
 		sql = "SELECT * FROM MSTX_EVENTS WHERE rowid = ?";
+		break;
+	case TL_LANE_HOST: /* read on demand from one of two tables: the key says which */
+		sql = (t->key & TL_HOST_KEY_CANN) ? "SELECT * FROM CANN_API WHERE rowid = ?"
+		                                  : "SELECT * FROM PYTORCH_API WHERE rowid = ?";
 		break;
 	default:
 		return 0;

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "load/load_int.h"
+#include "profile/discover.h"
 #include "util/msg.h"
 #include "util/parallel.h"
 #include "util/text.h"
@@ -167,6 +168,57 @@ load_source_meta(const tl_source *src, const char *name)
 {
 	const tl_loader *ld = loader_for(src->kind);
 	return ld != NULL && ld->meta != NULL ? ld->meta(src, name) : NULL;
+}
+
+void
+load_host(tl_rank *r)
+{
+	if (r->host_read)
+		return;
+	r->host_read = 1;
+	size_t nbefore = r->ntracks;
+	size_t *before = xreallocarray(NULL, nbefore ? nbefore : 1, sizeof *before);
+	for (size_t i = 0; i < nbefore; i++)
+		before[i] = r->tracks[i]->n;
+	int any = 0;
+	for (size_t i = 0; i < r->nsources; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		if (ld != NULL && ld->host != NULL) {
+			ld->host(r->sources[i], i, r);
+			any = 1;
+		}
+	}
+	if (any)
+		rank_finish_grown(r, before, nbefore);
+	free(before);
+}
+
+void
+load_counters(tl_rank *r)
+{
+	if (r->counters_read)
+		return;
+	r->counters_read = 1;
+	for (size_t i = 0; i < r->nsources; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		if (ld != NULL && ld->counters != NULL)
+			ld->counters(r->sources[i], i, r);
+	}
+	rank_sort_counters(r);
+}
+
+size_t
+load_launches(const tl_rank *r, tl_launch **out)
+{
+	tl_launch *v = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < r->nsources; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		if (ld != NULL && ld->launches != NULL)
+			ld->launches(r->sources[i], r, &v, &n, &cap);
+	}
+	*out = v;
+	return n;
 }
 
 typedef struct load_job {

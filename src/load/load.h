@@ -8,7 +8,7 @@
 #include "model/comm.h"
 #include "model/ops.h"
 #include "model/trace.h"
-#include "profile/discover.h"
+#include "model/source.h"
 #include "util/rankspec.h"
 
 /* The fields of a slice's event or row, one call per field; values untrusted. */
@@ -42,6 +42,16 @@ typedef struct tl_loader {
 	/* Optional, on demand: the compute operators of src with every task's duration, added to d
 	 * (see load_ops). */
 	void (*ops)(const tl_source *src, tl_op_data *d);
+	/* Optional, on demand: adds src's host API lanes (TL_LANE_HOST, TL_HOST_KEY keys) to r,
+	 * tracks unsorted, their source set to src_index. NULL for formats whose loader reads
+	 * host lanes while loading. */
+	void (*host)(const tl_source *src, size_t src_index, tl_rank *r);
+	/* Optional, on demand: appends src's launches to *v (n, cap: a VEC_PUSH vector). */
+	void (*launches)(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n,
+	                 size_t *cap);
+	/* Optional, on demand: adds src's counters (memory, frequency) to r, each sorted by time,
+	 * their source set to src_index. */
+	void (*counters)(const tl_source *src, size_t src_index, tl_rank *r);
 } tl_loader;
 
 extern const tl_loader loader_ascend_db;
@@ -63,6 +73,16 @@ extern _Thread_local sigjmp_buf *load_bus_env;
 /* The forward/backward operator pairs of r's sources whose loader reads them on demand; r's
  * list stays sorted. Reads once per rank; later calls do nothing. */
 void load_fwdbwd(tl_rank *r);
+/* The host API lanes of r's sources whose loader reads them on demand (the PyTorch and CANN
+ * API tables can be a profile's largest: only the viewer's host lanes need them). Reads once
+ * per rank; r stays finished. Not thread-safe against other users of r. */
+void load_host(tl_rank *r);
+/* The counters of r's sources (r->counters, sorted). Reads once per rank; ranks may be read in
+ * parallel, one thread per rank. */
+void load_counters(tl_rank *r);
+/* r's launches (tl_launch, unsorted) from the sources whose loader has them; the caller frees
+ * *out. Read on every call (nothing is kept in memory). */
+size_t load_launches(const tl_rank *r, tl_launch **out);
 
 /* Arguments of a slice, read again from its source file (op type, shapes, group, sizes ...; a
  * JSON event's name, cat, ph, ts, dur, pid, tid, then each member of its args): fn(ctx, key,

@@ -28,7 +28,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-/* The tables of Ascend profiler DBs (../shared/spec/ddl: msprof DB, torch_npu framework tables,
+/* The tables of Ascend profiler DBs (msprof's DB DDL, torch_npu's framework tables, and
  * tables seen in real files). Sorted (strcmp) for bsearch; at most 128 (the bit set). */
 static const char *const known_tables[] = {
     "ACC_PMU",

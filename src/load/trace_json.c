@@ -1,5 +1,5 @@
 /* Chrome-trace JSON loader: Ascend trace_view.json / msprof_*.json (torch_npu and msprof text
- * export, ../shared/spec/ascend-format.md §6), PyTorch profiler (Kineto) traces and the legacy
+ * export), PyTorch profiler (Kineto) traces and the legacy
  * PyTorch exporter array.
  *
  * Streaming, with memory bounded by the model: the file is mapped read-only and a small scanner
@@ -468,7 +468,8 @@ broken:
 
 /* ---- the loader's state -------------------------------------------------------------------- */
 
-/* What a process is, from its process_name (§6.2) or, for the legacy exporter, its pid string. */
+/* What a process is, from its process_name ("Ascend Hardware", "HCCL", ...) or, for the legacy
+ * exporter, its pid string. */
 enum {
 	P_GENERIC,   /* Kineto, MsprofTx, unnamed: classified per event by category / args */
 	P_HW,        /* Ascend Hardware */
@@ -1692,7 +1693,7 @@ names_event(jctx *c, const jevent *ev)
 			VEC_PUSH(c->cand, c->ncand, c->candcap, sc);
 		}
 	}
-	/* an HCCL sub-task (§6.2: args "stream id", "task id", "context id"); its thread may be
+	/* an HCCL sub-task (args "stream id", "task id", "context id"); its thread may be
 	 * named only later, so the args decide here */
 	jspan a = ev->f[F_ARGS];
 	if (a.len > 0 && memmem(c->b + a.off, a.len, "\"context id\"", 12) != NULL) {
@@ -1843,7 +1844,7 @@ flow_number(jctx *c, int cat, const char *id, size_t n)
 	}
 }
 
-/* HostToDevice (CANN launch -> device task or HCCL op, §6.4) and Kineto's ac2g (runtime launch
+/* HostToDevice (CANN launch -> device task or HCCL op) and Kineto's ac2g (runtime launch
  * -> kernel), joined by (cat, id); fwdbwd (forward operator -> its backward operator, torch_npu
  * and Kineto alike) kept for fwdbwd_build; MsTx (host MSTX range -> its device part) kept for
  * mstx_links_build. */
@@ -2139,7 +2140,7 @@ step_of_work(const jctx *c, jthread *t, int64_t start)
 
 /* Task types of compute kernels in trace_view's "Task Type": COMPUTE_TASK_INFO's spellings (S3
  * trace_event_bean.py's compute set, plus DSA kernels, which COMPUTE_TASK_INFO lists) and the
- * TASK table's host-side ones for the same kernels (§4.2: AI_CORE vs KERNEL_AICORE). FFTS+
+ * TASK table's host-side ones for the same kernels (AI_CORE vs KERNEL_AICORE). FFTS+
  * containers, also typed KERNEL_*, are not in the files: msprof hides them. */
 static int
 is_compute_type(const char *t)
@@ -2181,8 +2182,7 @@ is_hccl_task_name(const char *s)
 	return strncmp(s, "hcom_", 5) == 0 || strncasecmp(s, "hccl", 4) == 0;
 }
 
-/* A task on an Ascend Hardware stream (§4.2, §6.2). Returns the lane, or TL_LANE__COUNT to drop
- * it: an HCCL sub-task already drawn on its Plane lane.
+/* A task on an Ascend Hardware stream. Returns the lane, or TL_LANE__COUNT to drop it: an HCCL sub-task already drawn on its Plane lane.
  *
  * The "Task Type" a file gives a kernel depends on the torch_npu / msprof version that wrote it:
  *  - 2025 and later (streams in "Physic Stream Id"): COMPUTE_TASK_INFO's type for every kernel
@@ -2249,7 +2249,7 @@ generic_lane(jctx *c, const jevent *ev, const jthread *t, const char *name, uint
 	jspan cat = ev->f[F_CAT];
 	int host_comm = !c->dev_comm && is_comm_name(name);
 	if (cat.len == 0) {
-		/* msprof's MsprofTx process (§6.2): args event_type (and domain), legacy Payload_type */
+		/* msprof's MsprofTx process: args event_type (and domain), legacy Payload_type */
 		jspan a = ev->f[F_ARGS];
 		tl_lane_kind k = t->kind == T_DEVICE ? TL_LANE_COMPUTE : TL_LANE_HOST;
 		if (a.len > 0 && (memmem(c->b + a.off, a.len, "\"event_type\"", 12) != NULL ||

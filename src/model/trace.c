@@ -57,6 +57,12 @@ rank_free(tl_rank *r)
 	free(r->src_t1);
 	free(r->role);
 	free(r->fwdbwd);
+	for (size_t i = 0; i < r->ncounters; i++) {
+		free(r->counters[i]->t);
+		free(r->counters[i]->v);
+		free(r->counters[i]);
+	}
+	free(r->counters);
 	for (size_t i = 0; i < r->nsrc_state; i++)
 		if (r->src_state[i].free != NULL)
 			r->src_state[i].free(r->src_state[i].p);
@@ -383,6 +389,40 @@ rank_finish(tl_rank *r)
 		qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
 }
 
+void
+rank_finish_grown(tl_rank *r, const size_t *before, size_t nbefore)
+{
+	size_t n0 = r->ntracks; /* tracks added by splitting are already final */
+	for (size_t i = 0; i < n0; i++) {
+		tl_track *t = r->tracks[i];
+		if (i < nbefore && t->n == before[i])
+			continue;
+		free(t->prefix); /* the busy sums no longer hold */
+		t->prefix = NULL;
+		track_sort(t);
+		track_split_levels(r, t);
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < r->ntracks; i++) {
+		tl_track *t = r->tracks[i];
+		if (t->n == 0) {
+			track_free(t);
+			continue;
+		}
+		if (i >= nbefore || t->n != before[i])
+			for (size_t k = 0; k < t->n; k++) {
+				if (t->v[k].start < r->t_min)
+					r->t_min = t->v[k].start;
+				if (t->v[k].end > r->t_max)
+					r->t_max = t->v[k].end;
+			}
+		r->tracks[w++] = t;
+	}
+	r->ntracks = w;
+	if (r->ntracks > 1)
+		qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
+}
+
 size_t
 steps_index_at(const tl_step *v, size_t n, int64_t t)
 {
@@ -515,4 +555,101 @@ trace_slice_bytes(const tl_trace *tr, size_t *nslices)
 	if (nslices)
 		*nslices = n;
 	return bytes;
+}
+
+/* ---- counters ---- */
+
+tl_counter *
+rank_counter(tl_rank *r, tl_counter_kind kind, const char *group, uint16_t source)
+{
+	uint32_t g = strpool_intern_cstr(r->pool, group);
+	for (size_t i = r->ncounters; i-- > 0;) {
+		tl_counter *c = r->counters[i];
+		if (c->kind == kind && c->group == g && c->source == source)
+			return c;
+	}
+	tl_counter *c = xcalloc(1, sizeof *c);
+	c->kind = kind;
+	c->group = g;
+	c->source = source;
+	VEC_PUSH(r->counters, r->ncounters, r->ctrcap, c);
+	return c;
+}
+
+void
+counter_push(tl_counter *c, int64_t t, int64_t v)
+{
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 64;
+		c->t = xreallocarray(c->t, c->cap, sizeof *c->t);
+		c->v = xreallocarray(c->v, c->cap, sizeof *c->v);
+	}
+	c->t[c->n] = t;
+	c->v[c->n] = v;
+	c->n++;
+}
+
+typedef struct ctr_sample {
+	int64_t t, v;
+	size_t i;
+} ctr_sample;
+
+static int
+cmp_ctr_sample(const void *a, const void *b)
+{
+	const ctr_sample *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+size_t
+counter_sort(tl_counter *c)
+{
+	size_t back = 0;
+	for (size_t i = 1; i < c->n; i++)
+		back += c->t[i] < c->t[i - 1];
+	if (back == 0)
+		return 0;
+	ctr_sample *s = xreallocarray(NULL, c->n, sizeof *s);
+	for (size_t i = 0; i < c->n; i++)
+		s[i] = (ctr_sample){c->t[i], c->v[i], i};
+	qsort(s, c->n, sizeof *s, cmp_ctr_sample);
+	for (size_t i = 0; i < c->n; i++) {
+		c->t[i] = s[i].t;
+		c->v[i] = s[i].v;
+	}
+	free(s);
+	return back;
+}
+
+typedef struct ctr_key { /* a counter and its group's name, to sort by (ranks sort in parallel) */
+	tl_counter *c;
+	const char *group;
+} ctr_key;
+
+static int
+cmp_counter(const void *a, const void *b)
+{
+	const ctr_key *x = a, *y = b;
+	if (x->c->kind != y->c->kind)
+		return x->c->kind < y->c->kind ? -1 : 1;
+	int c = strcmp(x->group, y->group);
+	if (c != 0)
+		return c;
+	return (x->c->source > y->c->source) - (x->c->source < y->c->source);
+}
+
+void
+rank_sort_counters(tl_rank *r)
+{
+	if (r->ncounters < 2)
+		return;
+	ctr_key *k = xreallocarray(NULL, r->ncounters, sizeof *k);
+	for (size_t i = 0; i < r->ncounters; i++)
+		k[i] = (ctr_key){r->counters[i], strpool_get(r->pool, r->counters[i]->group)};
+	qsort(k, r->ncounters, sizeof *k, cmp_counter);
+	for (size_t i = 0; i < r->ncounters; i++)
+		r->counters[i] = k[i].c;
+	free(k);
 }

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile/discover.h"
+#include "model/source.h"
 #include "util/strpool.h"
 
 /* What a lane shows. The order here is the order of lanes inside a rank group on screen. */
@@ -111,6 +111,45 @@ typedef struct tl_fwdbwd {
 	int64_t fwd_start, fwd_end, bwd_start, bwd_end;
 } tl_fwdbwd;
 
+/* Host API lanes of Ascend DBs (TL_LANE_HOST, read on demand by load_host): one lane per
+ * thread for PyTorch operators (PYTORCH_API) and one for CANN API calls (CANN_API), keyed by
+ * TL_HOST_KEY(source, globalTid, cann) so that both kinds of one thread and the same thread of
+ * two captures keep their own lanes, PyTorch before CANN. globalTid = pid << 32 | tid, with pid
+ * below 2^22 on Linux: bits 54..61 hold the source index (capped at 255), bit 62 says CANN. */
+#define TL_HOST_KEY_CANN (INT64_C(1) << 62)
+#define TL_HOST_KEY(src, gtid, cann)                                                               \
+	((int64_t)(((uint64_t)((src) > 255 ? 255 : (src)) << 54) |                                 \
+	           ((uint64_t)(gtid) & ((UINT64_C(1) << 54) - 1))) |                               \
+	 ((cann) ? TL_HOST_KEY_CANN : 0))
+
+/* A launch: the CANN API call that launched device work (its connectionId on TASK rows) and
+ * the start of the first compute or communication task it launched. ns. */
+typedef struct tl_launch {
+	int64_t host_start; /* CANN_API.startNs */
+	int64_t dev_start;  /* min TASK.startNs of its compute / communication tasks */
+} tl_launch;
+
+/* Counters: one value over time per thing measured (allocator totals, NPU memory, frequency),
+ * read on demand by load_counters. A value holds from its sample until the next one. */
+typedef enum tl_counter_kind {
+	TL_CTR_ALLOCATED, /* MEMORY_RECORD.totalAllocated per component, bytes */
+	TL_CTR_RESERVED,  /* MEMORY_RECORD.totalReserved per component, bytes */
+	TL_CTR_ACTIVE,    /* MEMORY_RECORD.totalActive per component, bytes */
+	TL_CTR_NPU_HBM,   /* NPU_MEM.hbm per type (app, device), bytes */
+	TL_CTR_NPU_DDR,   /* NPU_MEM.ddr per type, bytes */
+	TL_CTR_MODULE,    /* NPU_MODULE_MEM.totalReserved per module (ENUM_MODULE), bytes */
+	TL_CTR_FREQ,      /* AICORE_FREQ.freq, MHz (only its changes are recorded) */
+	TL_CTR__COUNT
+} tl_counter_kind;
+
+typedef struct tl_counter {
+	tl_counter_kind kind;
+	uint32_t group;  /* string id: the component, NPU_MEM type, module; "" for frequency */
+	uint16_t source; /* index into the rank's sources */
+	int64_t *t, *v;  /* time (ns) and value of each sample, by time once the rank has them */
+	size_t n, cap;
+} tl_counter;
+
 /* What a loader keeps of one of its sources after loading (a JSON file's event index, whether
  * the forward/backward pairs were read ...): opaque outside the loader, which gives the
  * function that frees it. */
@@ -138,7 +177,12 @@ typedef struct tl_rank {
 	size_t nfwdbwd, fbcap;
 	int host_only;         /* its sources hold host events only (a CPU-only trace): no device
 	                          work, communication from host collectives; set by the loader */
-	tl_srcstate *src_state; /* per source (nsrc_state of them), each set by its loader, or NULL */
+	int host_read;         /* load_host has run (host API lanes are read on demand, once) */
+	tl_counter **counters; /* read on demand (load_counters), by kind then group */
+	size_t ncounters, ctrcap;
+	int counters_read; /* load_counters has run */
+	tl_srcstate
+	    *src_state; /* per source (nsrc_state of them), each set by its loader, or NULL */
 	size_t nsrc_state;
 } tl_rank;
 
@@ -172,6 +216,18 @@ void rank_sort_fwdbwd(tl_rank *);
 /* Sorts every track, splits overlapping slices into depth levels (nothing is dropped), orders
  * the tracks for display and computes the envelope. Call once all sources of the rank are in. */
 void rank_finish(tl_rank *);
+/* After tracks grew once the rank was finished (host lanes read on demand): sorts and splits
+ * the tracks that got slices (before[i]: slice count of track i before; tracks from nbefore on
+ * are new), drops empty ones, widens the envelope and puts the tracks back in display order. */
+void rank_finish_grown(tl_rank *, const size_t *before, size_t nbefore);
+/* Get-or-create the counter (kind, group, source); group is interned in r's pool. */
+tl_counter *rank_counter(tl_rank *, tl_counter_kind kind, const char *group, uint16_t source);
+void counter_push(tl_counter *, int64_t t, int64_t v);
+/* Sorts the samples by time (stable: equal times keep their order). Returns how many samples
+ * were found earlier than the one before them. */
+size_t counter_sort(tl_counter *);
+/* Sorts r's counters by kind, group name and source (after loading them). */
+void rank_sort_counters(tl_rank *);
 /* Index of the step that contains host time t, or TL_NO_STEP. */
 uint16_t rank_step_at(const tl_rank *, int64_t t);
 /* The same in any array of steps sorted by start: an index, or SIZE_MAX. */

@@ -1,6 +1,6 @@
 /* Profile discovery: walk a path and list every capture's data file with its rank, capture time
- * and RL role. Layouts and rank evidence: ../shared/spec/ascend-format.md §1.1-1.5; several
- * captures per rank (verl <step>/<role>/, MindSpeed-RL <role>/): ../shared/spec/analyses.md §1.
+ * and RL role: the directory layouts of torch_npu, msprof and MindSpore, where the rank is
+ * written, and several captures per rank (verl <step>/<role>/, MindSpeed-RL <role>/).
  * Nothing here writes: files are opened read-only, only to read their first bytes. */
 #include "config.h"
 #include "profile/discover.h"
@@ -23,14 +23,14 @@
 #include <time.h>
 #include <unistd.h>
 
-/* directories below the root that are read: msprof-analyze's os.walk limit (§1.5) */
+/* directories below the root that are read: msprof-analyze's os.walk limit */
 #define DISCOVER_MAX_DEPTH 10
 /* bytes of a JSON file read to tell a trace from other JSON */
 #define DISCOVER_PEEK (64 * 1024)
 /* profiler_info / info.json bigger than this are not metadata */
 #define DISCOVER_META_MAX (16 << 20)
 #define APO_NAME "ASCEND_PROFILER_OUTPUT"
-#define MPO_NAME "mindstudio_profiler_output" /* msprof text output inside PROF_* (§1.2) */
+#define MPO_NAME "mindstudio_profiler_output" /* msprof text output inside PROF_* */
 
 /* How the rank was found (tl_source.rank_from). */
 static const char RF_FILE_NAME[] = "file name";
@@ -56,25 +56,6 @@ static const char *const known_roles[] = {
 	"actor_image_embeds",
 };
 
-const char *
-source_kind_name(tl_source_kind k)
-{
-	switch (k) {
-	case TL_SRC_TORCH_DB:
-		return "torch_npu DB";
-	case TL_SRC_MSPROF_DB:
-		return "msprof DB";
-	case TL_SRC_MINDSPORE_DB:
-		return "MindSpore DB";
-	case TL_SRC_TRACE_VIEW:
-		return "trace_view.json";
-	case TL_SRC_KINETO:
-		return "Kineto JSON";
-	case TL_SRC__COUNT:
-		break;
-	}
-	return "unknown";
-}
 
 /* ---- small string helpers --------------------------------------------------------------- */
 
@@ -254,8 +235,8 @@ stamp_to_ns(const char *s, size_t n, int utc)
 }
 
 /* Capture time from a directory name, 0 when the name carries none:
- * {worker}_{pid}_{YYYYmmddHHMMSSmmm}_ascend_pt (local time, §1.1), …_ascend_ms (UTC, §1.3),
- * PROF_{n}_{YYYYmmddHHMMSSmmm}_{random} (local time, §1.2). */
+ * {worker}_{pid}_{YYYYmmddHHMMSSmmm}_ascend_pt (local time), …_ascend_ms (UTC),
+ * PROF_{n}_{YYYYmmddHHMMSSmmm}_{random} (local time). */
 static int64_t
 capture_stamp(const char *name)
 {
@@ -327,7 +308,7 @@ file_read(const char *path, size_t max, size_t *len)
 	return buf;
 }
 
-/* A rank in JSON: a number, or a string of digits ("rank_id" is either, §1.1). -1 otherwise. */
+/* A rank in JSON: a number, or a string of digits ("rank_id" is either). -1 otherwise. */
 static int
 json_rank(const cJSON *it)
 {
@@ -514,9 +495,9 @@ typedef enum name_kind {
 	NK_TORCH_DB,     /* ascend_pytorch_profiler[_{r}].db */
 	NK_MS_DB,        /* ascend_mindspore_profiler[_{r}].db */
 	NK_MSPROF_DB,    /* msprof_{digits}.db */
-	NK_MSMONITOR_DB, /* msmonitor_{pid}_{ts}_{rank|-1}.db (§1.5) */
+	NK_MSMONITOR_DB, /* msmonitor_{pid}_{ts}_{rank|-1}.db */
 	NK_TRACE_VIEW,   /* trace_view.json */
-	NK_MSPROF_JSON,  /* msprof_[slice_{k}_]{ts}.json: trace_view's format (§6) */
+	NK_MSPROF_JSON,  /* msprof_[slice_{k}_]{ts}.json: trace_view's format */
 	NK_JSON,         /* any other JSON that may be a Chrome/Kineto trace */
 } name_kind;
 
@@ -583,7 +564,7 @@ name_classify(const char *name, int *rank)
 		return NK_MSPROF_JSON;
 	if (!str_ends(name, ".json") || name[0] == '.')
 		return NK_NONE;
-	/* metadata written next to the traces, never a timeline (§1.1, §5.2) */
+	/* metadata written next to the traces, never a timeline */
 	if (str_starts(name, "profiler_info") || str_starts(name, "profiler_metadata") ||
 	    str_starts(name, "communication"))
 		return NK_NONE;
@@ -818,7 +799,8 @@ capture_init(capture *c, const char *dir, int depth)
 	c->rank_from = RF_UNKNOWN;
 }
 
-/* §1.4 item 2: profiler_info_{r}.json in the capture directory, else its rank_id. */
+/* The rank after the file name's: profiler_info_{r}.json in the capture directory, else its
+ * rank_id. */
 static int
 capture_rank(capture *c, const char **from)
 {
@@ -886,7 +868,7 @@ trace_view_rank(capture *c, const char **from)
 	return r;
 }
 
-/* §1.2/§1.4 item 4: rank_id of PROF/device_{id}/info.json.{id}. -1 when absent, or when the
+/* msprof captures: rank_id of PROF/device_{id}/info.json.{id}. -1 when absent, or when the
  * devices disagree (then the loader decides, and the user is told). */
 static int
 prof_device_rank(const char *prof, const dirlist *dl)
@@ -931,7 +913,7 @@ prof_device_rank(const char *prof, const dirlist *dl)
 	return rank;
 }
 
-/* The newest msprof_{ts}.db in dl ("newest name wins", §1.2), or NULL. */
+/* The newest msprof_{ts}.db in dl (msprof: "newest name wins"), or NULL. */
 static const char *
 prof_newest_db(const dirlist *dl)
 {
@@ -970,7 +952,7 @@ prof_scan(walk *w, const char *prof, int depth, capture *c)
 			msg_warn(mpo_path, "cannot read directory: %s", strerror(errno));
 	}
 
-	/* torch_npu looks in the PROF root, then in mindstudio_profiler_output (§1.1) */
+	/* torch_npu looks in the PROF root, then in mindstudio_profiler_output */
 	char **files = NULL;
 	size_t nfiles = 0, capfiles = 0;
 	tl_source_kind kind = TL_SRC_MSPROF_DB;
@@ -1579,31 +1561,7 @@ capture_times_from_info(tl_sourcelist *l)
 	}
 }
 
-static int
-source_cmp(const void *a, const void *b)
-{
-	const tl_source *x = a, *y = b;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->capture_ns != y->capture_ns)
-		return x->capture_ns < y->capture_ns ? -1 : 1;
-	return strcmp(x->path, y->path);
-}
 
-void
-sourcelist_sort(tl_sourcelist *l)
-{
-	if (l->n > 1)
-		qsort(l->v, l->n, sizeof *l->v, source_cmp);
-}
-
-static void
-source_free(tl_source *s)
-{
-	free(s->path);
-	free(s->dir);
-	free(s->role);
-}
 
 static int
 sourcelist_has_rank(const tl_sourcelist *l, int rank)
@@ -1733,7 +1691,7 @@ discover(const char *path, const tl_rankset *ranks, tl_sourcelist *out)
 	}
 	w.found.n = 0;
 	if (out->n > 1)
-		qsort(out->v, out->n, sizeof *out->v, source_cmp);
+		sourcelist_sort(out);
 	if (!all)
 		ranks_warn_missing(root, ranks, out, unknown_dropped);
 
@@ -1754,12 +1712,3 @@ done:
 	return rc;
 }
 
-void
-sourcelist_free(tl_sourcelist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		source_free(&l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = l->cap = 0;
-}

@@ -41,6 +41,12 @@ prefix_job(tl_query *q, size_t ri, void *arg)
 		track_prefix_build(r->tracks[i]);
 }
 
+void
+tlq_prefix_sums(tl_query *q)
+{
+	tlq_per_rank(q, prefix_job, NULL);
+}
+
 tl_query *
 tlq_open(tl_trace *tr, const tl_query_opts *o)
 {
@@ -61,7 +67,7 @@ tlq_open(tl_trace *tr, const tl_query_opts *o)
 		lanes_build(tr, 0);
 		for (size_t i = 0; i < n; i++)
 			stages_add_lanes(tr->ranks[i], q->rules, q->inst[i], q->ninst[i]);
-		tlq_per_rank(q, prefix_job, NULL);
+		tlq_prefix_sums(q);
 	}
 	pthread_mutex_init(&q->lock, NULL);
 	return q;

@@ -31,6 +31,8 @@ struct tl_query {
 	int have_bubbles;
 	tl_rl_bubble *bubbles;
 	size_t nbubbles;
+	/* read from the profile on first use (they add to the ranks: host lanes, counters) */
+	int have_host, have_counters;
 	/* the viewer's list of the longest bubbles over all ranks, attributed on demand */
 	int have_largest;
 	tl_rl_bubble *largest;
@@ -48,5 +50,8 @@ tlq_mut(const tl_query *q)
 /* Runs fn for every rank, ranks in parallel (one thread per core at most). fn must touch only
  * its rank's results. */
 void tlq_per_rank(tl_query *, void (*fn)(tl_query *, size_t rank, void *arg), void *arg);
+
+/* Builds the prefix sums of every track that has none, ranks in parallel. */
+void tlq_prefix_sums(tl_query *);
 
 #endif

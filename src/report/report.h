@@ -3,7 +3,7 @@
 #define TL_REPORT_H
 #include <stdio.h>
 
-#include "profile/discover.h"
+#include "model/source.h"
 #include "query/query.h"
 
 void report_info(FILE *, const tl_sourcelist *);
@@ -21,5 +21,9 @@ void report_comm_json(FILE *, const tl_query *, const tl_comm_result *, const tl
 /* The operator sections (summary_ops.c), JSON only: ,"operators":[...],"comm_operators":[...]
  * (reads every rank's compute tasks: a scan of TASK per rank). */
 void report_ops_json(FILE *, const tl_query *);
+/* The member ,"host":[...] (summary_host.c): launch delays per rank and step. */
+void report_host_json(FILE *, const tl_query *);
+/* The members ,"memory":[...],"npu_memory":[...] (summary_memory.c): memory peaks. */
+void report_memory_json(FILE *, const tl_query *);
 
 #endif

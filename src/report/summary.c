@@ -151,6 +151,8 @@ report_summary_json(FILE *f, const tl_query *q)
 	report_rl_json(f, q); /* stages, imbalance, pipeline, slow_ranks, bubbles */
 	report_comm_json(f, q, &cm, &cr);
 	report_ops_json(f, q);
+	report_host_json(f, q);
+	report_memory_json(f, q);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 	fprintf(f, "}\n");

@@ -1,6 +1,6 @@
 /* The RL sections of `tl summary`: stages, DP imbalance, pipeline, slow ranks, bubbles -- as
- * aligned text and as the JSON members that follow "ranks" (names fixed by issue 5 and
- * documented in tl(1)). Every number comes from the query layer. */
+ * aligned text and as the JSON members that follow "ranks" (names fixed: scripts read
+ * them; documented in tl(1)). Every number comes from the query layer. */
 #include "config.h"
 #include "query/query.h"
 #include "report/report.h"

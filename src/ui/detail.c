@@ -5,6 +5,7 @@
  * (tlq_overlap, the function `tl summary` uses). */
 #include "config.h"
 #include "ui/common.h"
+#include "query/host.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
 
@@ -88,6 +89,7 @@ load_args(tl_ui *ui, detail_state *d)
 	const tl_rank *r = ui->tr->ranks[sel->rank];
 	args_acc a = {0};
 	tlq_slice_args(r, r->tracks[sel->track], sel->idx, arg_add, &a);
+	tlq_slice_links(r, r->tracks[sel->track], sel->idx, arg_add, &a);
 	d->args = a.v;
 	d->nargs = a.n;
 	d->args_valid = 1;

@@ -1,4 +1,4 @@
-/* The DP load-imbalance panel (issue 5): for one RL stage and step, one row per rank with a bar
+/* The DP load-imbalance panel: for one RL stage and step, one row per rank with a bar
  * of where its stage ran and how long it then waited for the rank that finished last, its decode
  * steps (a dash where nothing counts them) and device idle share; max/mean, coefficient of
  * variation, the rank that finished last and the longest-running one (when another) on top.

@@ -1,4 +1,4 @@
-/* The pipeline-parallel flow view (issue 5): one row per PP stage with its forward (F) and
+/* The pipeline-parallel flow view: one row per PP stage with its forward (F) and
  * backward (B) blocks labelled by micro-batch, the idle time between them shaded as bubbles, and
  * between neighbouring rows the P2P transfers as arrows where the receive completes (down for
  * activations, up for gradients). 1F1B and GPipe read the same way. Every number is

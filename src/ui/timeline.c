@@ -4,6 +4,7 @@
 #include "config.h"
 #include "ui/common.h"
 #include "ui/timeline_int.h"
+#include "query/host.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
 
@@ -558,6 +559,8 @@ timeline_action(tl_ui *ui, void *st, int a)
 		break;
 	case ACT_TOGGLE_HOST:
 		tl->show_host ^= 1;
+		if (tl->show_host)
+			tlq_host_lanes(ui->q); /* DB profiles read them now, once */
 		timeline_rebuild_lanes(ui);
 		break;
 	case ACT_SLICE_NEXT:

@@ -1,5 +1,5 @@
 /* bench_gen OUTDIR [--ranks N] [--tasks N] [--steps N] [--slow R] [--seed S] [--threads N] [--json]
- *                  [--pp N [--op-pairs]]
+ *                  [--pp N [--op-pairs]] [--host-ops] [--jitter]
  *
  * Writes a generated profile (src/gen/gen.h) into OUTDIR and prints what it wrote and how long it
  * took, then the ground truth per rank and step (torch_npu StepTraceTime definitions, in us). */
@@ -19,13 +19,16 @@ static void
 usage(void)
 {
 	fputs("usage: bench_gen OUTDIR [--ranks N] [--tasks N] [--steps N] [--slow R] [--seed S]\n"
-	      "                        [--threads N] [--json] [--pp N [--op-pairs]]\n"
+	      "                        [--threads N] [--json] [--pp N [--op-pairs]] [--host-ops]\n"
+	      "                        [--jitter]\n"
 	      "  --tasks   device TASK rows per rank, about (default 20000)\n"
 	      "  --slow    the rank that computes 30% slower, -1 for none (default 3)\n"
 	      "  --threads ranks written in parallel, 0 = one per core (default 0)\n"
 	      "  --json    also write trace_view.json\n"
 	      "  --pp      a pipeline-parallel job of N stages (ranks = N x data-parallel)\n"
-	      "  --op-pairs  PP blocks marked by forward/backward operator pairs, not ranges\n",
+	      "  --op-pairs  PP blocks marked by forward/backward operator pairs, not ranges\n"
+	      "  --host-ops  a PyTorch operator linked to every launch (PYTORCH_API)\n"
+	      "  --jitter    launch delays that vary (0..40 us more)\n",
 	      stderr);
 }
 
@@ -67,6 +70,14 @@ main(int argc, char **argv)
 		}
 		if (strcmp(a, "--op-pairs") == 0) {
 			o.pp_op_pairs = 1;
+			continue;
+		}
+		if (strcmp(a, "--host-ops") == 0) {
+			o.host_ops = 1;
+			continue;
+		}
+		if (strcmp(a, "--jitter") == 0) {
+			o.launch_jitter = 1;
 			continue;
 		}
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {

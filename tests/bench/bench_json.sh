@@ -3,7 +3,7 @@
 # device tasks as a DB and as trace_view.json (>= 1 GiB; kept in bench-out/), then times
 # `tl summary` on the JSON file (a streaming, event-by-event load) against Python's
 # json.load() of the same file, and compares tl's peak resident memory with the file size.
-# Bars (issue 3): at least 4x faster than the Python load, peak memory at most 0.5x the file.
+# Bars: at least 4x faster than the Python load, peak memory at most 0.5x the file.
 # Machines are noisy: tl runs RUNS times and the median is reported; Python runs BENCH_PY_RUNS
 # times (default once: it needs several GB of memory and tens of seconds per GB).
 set -e

@@ -9,6 +9,8 @@
 
 #include "analysis/lanes.h"
 #include "load/load.h"
+#include "query/host.h"
+#include "query/memory.h"
 #include "query/query.h"
 #include "report/report.h"
 #include "util/msg.h"
@@ -90,6 +92,15 @@ fuzz_exercise_rank(struct tl_rank *r, const void *src)
 	for (size_t i = 0; i < r->ntracks; i++)
 		for (size_t k = 0; k < r->tracks[i]->n && k < 2; k++)
 			tlq_slice_args(r, r->tracks[i], k, arg_sink, &n);
+	/* the host lanes H reads on demand, and the launch links of the detail pane */
+	load_host(r);
+	for (size_t i = 0; i < r->ntracks; i++)
+		for (size_t k = 0; k < r->tracks[i]->n && k < 2; k++)
+			tlq_slice_links(r, r->tracks[i], k, arg_sink, &n);
+	/* the largest allocations live in the middle of the capture */
+	tlq_alloc *al;
+	if (tlq_live_allocations(r, r->t_min / 2 + r->t_max / 2, 8, &al) >= 0)
+		free(al);
 	tl_overlap o;
 	tlq_overlap(r, r->t_min, r->t_max, &o);
 	/* the pipeline as --pp 2 asks for it: a DB's forward/backward operator pairs are read,

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
+#include "host_bad.h"
 #include "util/xalloc.h"
 
 #define KEEP_ROWS 24   /* rows kept per table of a cut-down DB */
@@ -51,7 +52,12 @@ static const char *const read_tables[] = {"META_DATA",
                                           "RANK_DEVICE_MAP",
                                           "ENUM_API_TYPE",
                                           "PYTORCH_API",
-                                          "CONNECTION_IDS"};
+                                          "CONNECTION_IDS",
+                                          "MEMORY_RECORD",
+                                          "NPU_MEM",
+                                          "NPU_MODULE_MEM",
+                                          "AICORE_FREQ",
+                                          "ENUM_MODULE"};
 
 static int
 is_read_table(const char *n)
@@ -312,6 +318,40 @@ main(int argc, char **argv)
 	          "INSERT INTO STEP_TIME VALUES (1,100,200),(2,150,120);");
 	free(p);
 
+	/* host tables gone wrong: a dangling connectionId (TASK and CONNECTION_IDS name launches
+	 * CANN_API lacks), times NULL, text or reversed, rows out of time order */
+	p = xasprintf("%s/host-bad.db", dbdir);
+	sql_db(p, HOST_BAD_SQL);
+	free(p);
+
+	/* counters gone wrong: NULL, text and REAL sizes, samples out of time order, an unknown
+	 * module, a component without a name */
+	p = xasprintf("%s/counters-bad.db", dbdir);
+	sql_db(p,
+	       "CREATE TABLE META_DATA (name TEXT,value TEXT);"
+	       "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
+	       "INSERT INTO STRING_IDS VALUES (536870912,'PTA'),(1,'app');"
+	       "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
+	       "INSERT INTO STEP_TIME VALUES (7,100,1000);"
+	       "CREATE TABLE MEMORY_RECORD (component INTEGER, timestamp INTEGER, totalAllocated "
+	       "INTEGER, totalReserved INTEGER, totalActive INTEGER, streamPtr INTEGER, deviceId "
+	       "INTEGER);"
+	       "INSERT INTO MEMORY_RECORD VALUES (536870912,500,300,400,NULL,1,0),"
+	       "(536870912,200,900,NULL,100,1,0),(536870912,300,900,950,'x',1,0),"
+	       "(536870912,NULL,5000,5000,5000,1,0),(NULL,400,77,77,77,1,0),"
+	       "(536870912,9223372036854775807,1e300,-5,2.5,1,0);"
+	       "CREATE TABLE NPU_MEM (type INTEGER,ddr NUMERIC,hbm NUMERIC,timestampNs INTEGER,"
+	       "deviceId INTEGER);"
+	       "INSERT INTO NPU_MEM VALUES (1,NULL,2048.0,150,0),(1,10,1024,120,0);"
+	       "CREATE TABLE NPU_MODULE_MEM (moduleId INTEGER,timestampNs INTEGER,totalReserved "
+	       "NUMERIC,deviceId INTEGER);"
+	       "INSERT INTO NPU_MODULE_MEM VALUES (3,100,5,0),(999,90,6,0),(NULL,80,NULL,0);"
+	       "CREATE TABLE ENUM_MODULE (id INTEGER PRIMARY KEY,name TEXT);"
+	       "INSERT INTO ENUM_MODULE VALUES (3,'HCCL');"
+	       "CREATE TABLE AICORE_FREQ (deviceId INTEGER,timestampNs NUMERIC,freq INTEGER);"
+	       "INSERT INTO AICORE_FREQ VALUES (0,200,1800),(0,100,1650),(0,'t',NULL);");
+	free(p);
+
 	/* a generated GRPO profile, one rank, two steps */
 	gen_opts o;
 	gen_opts_default(&o);
@@ -320,6 +360,10 @@ main(int argc, char **argv)
 	o.slow_rank = -1;
 	o.threads = 1;
 	seed_generated(&o, out, "gen", dbdir, jsondir);
+	/* ... with a PyTorch operator linked to every launch */
+	o.host_ops = 1;
+	seed_generated(&o, out, "gen-host", dbdir, jsondir);
+	o.host_ops = 0;
 	/* a pipeline-parallel one marked by forward/backward operator pairs (two stages) */
 	o.nranks = 2;
 	o.nsteps = 1;

@@ -30,9 +30,11 @@ env -i $qemu "$A" --version >"$t_tmp/v" 2>&1
 check "--version under qemu, empty environment" grep -q "^static aarch64 build" "$t_tmp/v"
 
 # ---- unit tests, built for aarch64 --------------------------------------------------------------
-for t in "$ABUILD"/tests/unit/test_*; do
-	case "$t" in *.c | *.h | *.o) continue ;; esac
+nunit=0
+for t in "$ABUILD"/tests/unit/*/test_*; do
+	case "$t" in *.c | *.h | *.o | *.log | *.trs) continue ;; esac
 	[ -x "$t" ] || continue
+	nunit=$((nunit + 1))
 	n=$(basename "$t")
 	TL_TESTBIN=$ABUILD/tests TL_BIN=$A $qemu "$t" >"$t_tmp/unit" 2>&1
 	rc=$?
@@ -43,6 +45,7 @@ for t in "$ABUILD"/tests/unit/test_*; do
 		not_ok "aarch64 unit/$n (status $rc)"
 	fi
 done
+check "aarch64: unit test programs were found and run ($nunit)" test "$nunit" -ge 10
 
 # ---- the same numbers as the native dynamic build ---------------------------------------------
 same_json() { # same_json LABEL PATH

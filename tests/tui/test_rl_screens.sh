@@ -1,5 +1,5 @@
 #!/bin/sh
-# Screen tests of the RL panels (issue 5) through script mode: the DP load-imbalance panel and
+# Screen tests of the RL panels through script mode: the DP load-imbalance panel and
 # the pipeline-parallel view on generated profiles whose slow rank and schedule are known, the
 # stage lanes, and the plain messages of profiles without RL ranges, without PP, or with one
 # rank.

@@ -1,5 +1,6 @@
-/* A tiny TAP-like test harness: every check prints "ok N - msg" or "not ok N - msg";
- * tests/run.sh counts them. Include once per test program. */
+/* A tiny TAP producer: every check prints "ok N - msg" or "not ok N - msg", and test_done()
+ * prints the plan "1..N" that automake's TAP driver (`make check`) expects at the end; a program
+ * that dies before it is reported as an error. Include once per test program. */
 #ifndef TL_TEST_H
 #define TL_TEST_H
 #include <inttypes.h>
@@ -46,6 +47,8 @@ static int test_n, test_failed;
 static inline int
 test_done(void)
 {
+	printf("1..%d\n", test_n);
+	fflush(stdout);
 	return test_failed ? 1 : 0;
 }
 

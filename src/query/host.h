@@ -1,0 +1,76 @@
+/* Host-side queries: host API lanes (read on demand), launch delays per step, and the links
+ * from a device task to the host calls that launched it and back. */
+#ifndef TL_QUERY_HOST_H
+#define TL_QUERY_HOST_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/launch.h"
+#include "model/trace.h"
+#include "query/query.h"
+
+/* Reads the host API lanes of every rank that has not got them yet (DB profiles read them on
+ * demand; JSON traces have them from loading), once per session, under its lock. It adds
+ * tracks to the ranks: the viewer calls it from its own thread, between frames. */
+void tlq_host_lanes(const tl_query *);
+
+/* r's launches per step (launch_steps); *out is the caller's. */
+size_t tlq_launch_steps(const tl_rank *r, tl_launch_step **out);
+
+#endif
+
+/* ---- host <-> device links of DB profiles ----
+ * A device task's TASK.connectionId is the CANN_API call that launched it; the PyTorch rows
+ * behind it are PYTORCH_API rows whose connectionId is a CONNECTION_IDS.id expanding to it
+ * (one id, many connectionIds: an operator lists every launch it made). Read from the source
+ * DB on demand; a file that changed since loading is not read. */
+
+/* Opens source `source` of r (a DB) again, unless it is gone or changed since loading. 0 or -1. */
+struct tl_profdb;
+int tlq_source_open(const tl_rank *, size_t source, struct tl_profdb *);
+
+typedef struct tlq_launcher {
+	int have_cann; /* the CANN_API row of the task's connectionId exists */
+	int64_t cann_start, cann_end;
+	char cann_name[128];
+	int64_t task_start;
+	int64_t delay; /* task_start - cann_start, ns */
+	size_t nops;   /* PYTORCH_API rows linked to the connectionId */
+	int have_op;   /* the innermost of them (operators before queue rows) */
+	int64_t op_start, op_end;
+	uint32_t op_row; /* its PYTORCH_API rowid */
+	char op_name[128];
+} tlq_launcher;
+
+/* The launch of the device work at slice idx of t (a TASK row: compute, communication
+ * sub-task, memcpy, other; or a COMMUNICATION_OP row). 1: *out is filled; 0: not a DB task or
+ * nothing launched it; -1: the file could not be read. */
+int tlq_task_launcher(const tl_rank *, const tl_track *, size_t idx, tlq_launcher *out);
+
+typedef struct tlq_kernel {
+	uint32_t task_row; /* TASK rowid */
+	int64_t start, end;
+} tlq_kernel;
+
+/* The device tasks the PyTorch row at slice idx of host lane t launched, by start; *out is the
+ * caller's. -1 when the file could not be read, 0 for a slice that is no PyTorch row. */
+ptrdiff_t tlq_op_kernels(const tl_rank *, const tl_track *, size_t idx, tlq_kernel **out);
+
+/* The detail pane's link lines of a slice through fn (as tlq_slice_args): "launched by",
+ * "launch delay" for a device task, "kernels" for a PyTorch operator. Returns lines added. */
+int tlq_slice_links(const tl_rank *, const tl_track *, size_t idx,
+                    void (*fn)(void *ctx, const char *key, const char *value), void *ctx);
+
+/* fn(rank, index, ctx) for every rank of tr, ranks in parallel (threads 0: one per core). */
+void tlq_for_ranks(const tl_trace *, int threads, void (*fn)(const tl_rank *, size_t, void *),
+                   void *ctx);
+
+/* tlq_launch_steps for every rank, ranks in parallel (threads 0: one per core): out[i] is rank
+ * i's rows, n[i] their count; the caller frees each out[i], then out and n. */
+void tlq_launch_steps_all(const tl_query *, int threads, tl_launch_step ***out, size_t **n);
+
+/* The Python call stack recorded with the PyTorch row at slice idx of host lane t
+ * (PYTORCH_API.callchainId -> PYTORCH_CALLCHAINS, with_stack captures): frames innermost first,
+ * "file.py(line): function"; *out is the caller's (each string and the array). -1 when the file
+ * could not be read, 0 when the row has no stack. */
+ptrdiff_t tlq_op_stack(const tl_rank *, const tl_track *, size_t idx, char ***out);

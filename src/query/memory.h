@@ -1,0 +1,35 @@
+/* Memory queries: counters (read on demand), their peaks and where in the run they fall. */
+#ifndef TL_QUERY_MEMORY_H
+#define TL_QUERY_MEMORY_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/memory.h"
+#include "model/trace.h"
+#include "query/query.h"
+
+/* Reads the counters of every rank that has not got them (DB memory and frequency tables),
+ * ranks in parallel. The ranks' counter lists are a cache filled on first use. */
+void tlq_counters(const tl_query *);
+
+/* The stage whose host range holds t on rank index ri (the innermost when stages nest), or
+ * NULL. */
+const char *tlq_stage_at(const tl_query *, size_t ri, int64_t t);
+
+/* The value of counter c at time t (the last sample at or before t); 0 when none is. */
+int tlq_counter_at(const tl_counter *c, int64_t t, int64_t *v);
+
+/* An allocation of OP_MEMORY (torch_npu's per-tensor lifetimes, with profile_memory). */
+typedef struct tlq_alloc {
+	char op[128];       /* the operator that allocated it */
+	int64_t size;       /* bytes */
+	int64_t alloc_ns;   /* allocationTime */
+	int64_t release_ns; /* releaseTime; INT64_MAX: not released within the capture */
+} tlq_alloc;
+
+/* The largest allocations of r live at time t (allocated at or before t, released after t or
+ * never), largest first, at most max; *out is the caller's. -1 when a source could not be
+ * read. */
+ptrdiff_t tlq_live_allocations(const tl_rank *, int64_t t, size_t max, tlq_alloc **out);
+
+#endif

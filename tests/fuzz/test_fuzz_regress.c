@@ -1,0 +1,137 @@
+/* Replays through the fuzz targets' own functions (tests/fuzz/fuzz_*.c, built here by the
+ * normal compiler) every input committed under tests/fuzz/regress/TARGET/ -- each one a crash
+ * or hang the fuzzers once found -- and a few inputs written here. A crash fails the run;
+ * under `make check-sanitizers` so does any memory error. */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "util/xalloc.h"
+#include "../unit/test.h"
+
+typedef int (*fuzz_fn)(const uint8_t *, size_t);
+
+static const struct {
+	const char *name;
+	fuzz_fn fn;
+} targets[] = {
+    {"rankspec", fuzz_rankspec}, {"keymap", fuzz_keymap}, {"theme", fuzz_theme},
+    {"stages", fuzz_stages},     {"json", fuzz_json},     {"db", fuzz_db},
+};
+#define NTARGETS (sizeof targets / sizeof *targets)
+
+static fuzz_fn
+target(const char *name)
+{
+	for (size_t i = 0; i < NTARGETS; i++)
+		if (strcmp(targets[i].name, name) == 0)
+			return targets[i].fn;
+	return NULL;
+}
+
+/* Runs one input in a child process: 0 when it returned normally. */
+static int
+run_input(const char *t, const uint8_t *data, size_t len)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		target(t)(data, len);
+		_exit(0);
+	}
+	int status;
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(status))
+		printf("# %s: killed by signal %d\n", t, WTERMSIG(status));
+	else if (WEXITSTATUS(status) != 0)
+		printf("# %s: exit status %d\n", t, WEXITSTATUS(status));
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static void
+run_text(const char *t, const char *what, const char *text)
+{
+	CHECK(run_input(t, (const uint8_t *)text, strlen(text)) == 0, "%s: %s", t, what);
+}
+
+static int
+replay_dir(const char *dir, const char *t)
+{
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return 0;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || strcmp(e->d_name, "README") == 0)
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		FILE *f = fopen(p, "rb");
+		if (f == NULL) {
+			CHECK(0, "%s: cannot read %s", t, p);
+			free(p);
+			continue;
+		}
+		uint8_t *buf = xmalloc(1 << 20);
+		size_t len = fread(buf, 1, 1 << 20, f);
+		fclose(f);
+		CHECK(run_input(t, buf, len) == 0, "%s: regress/%s/%s replays without a crash", t,
+		      t, e->d_name);
+		free(buf);
+		free(p);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int
+main(void)
+{
+	const char *src = getenv("TL_SRCDIR");
+	int total = 0;
+	for (size_t i = 0; i < NTARGETS; i++) {
+		char *dir = xasprintf("%s/tests/fuzz/regress/%s", src ? src : ".", targets[i].name);
+		total += replay_dir(dir, targets[i].name);
+		free(dir);
+	}
+	printf("# %d committed regression inputs replayed\n", total);
+
+	/* inputs at the edges of each parser, replayed on every run */
+	run_text("rankspec", "empty spec", "");
+	run_text("rankspec", "largest range", "0-65536,999935-1000000");
+	run_text("rankspec", "overflowing number", "99999999999999999999999");
+	run_text("keymap", "nested meta names",
+	         "bind <M-<M-x>> quit\nbind <M-> quit\nbind <> quit");
+	run_text("keymap", "a key name of 70 bytes",
+	         "bind <aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa> "
+	         "quit");
+	run_text("keymap", "a key at the top of Unicode",
+	         "bind \xf4\x8f\xbf\xbf quit\nunbind \xf4\x8f\xbf\xbf");
+	run_text(
+	    "theme", "colours out of range",
+	    "color ruler 256 -1\ncolor ruler color999 red\ncolor ruler 255/bright-white 0/15 bold");
+	run_text("theme", "twelve tokens and more", "color a b c d e f g h i j k l m n o p");
+	run_text("stages", "a bad pattern and a clear", "rollout (\nclear\nother: x\nignore ^$");
+	run_text("stages", "a user stage name with controls", "other:\x1b[31mx .\nrollout .*");
+	run_text("json", "an empty file", "");
+	run_text("json", "a cut event", "[{\"ph\":\"X\",\"ts\":\"1.5\",\"dur\":2,\"name\":\"a");
+	run_text(
+	    "json", "deep args",
+	    "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1,\"name\":\"a\",\"args\":"
+	    "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+	    "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}]");
+	run_text("db", "an empty file (a rank without tracks)", "");
+	run_text("db", "a text file", "SQLite format 3");
+	return test_done();
+}

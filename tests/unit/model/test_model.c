@@ -1,0 +1,191 @@
+/* The model: depth levels for nested and partly overlapping ranges, sorting, prefix sums and
+ * the per-column queries the timeline draws from, overlap sweeps with exact answers. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/overlap.h"
+#include "model/mstx.h"
+#include "query/query.h"
+#include "util/xalloc.h"
+#include "../test.h"
+
+static void
+test_levels(void)
+{
+	tl_rank *r = rank_new(0);
+	tl_track *t = rank_track(r, TL_LANE_MSTX, 1, "default");
+	/* step [0,100) holding a [10,40) with child [15,20), then [50,90); an isend-like range
+	 * [80,120) that only partly overlaps [50,90); a mark at 60; pushed out of order */
+	track_push(t, 50, 90, 4, 0);
+	track_push(t, 0, 100, 1, 0);
+	track_push(t, 15, 20, 3, 0);
+	track_push(t, 10, 40, 2, 0);
+	track_push(t, 80, 120, 5, 0);
+	track_push(t, 60, 60, 6, 0);
+	rank_finish(r);
+	size_t total = 0, nlev = 0;
+	tl_track *lv[4] = {0};
+	for (size_t i = 0; i < r->ntracks; i++)
+		if (r->tracks[i]->kind == TL_LANE_MSTX) {
+			total += r->tracks[i]->n;
+			if (r->tracks[i]->depth < 4)
+				lv[r->tracks[i]->depth] = r->tracks[i];
+			nlev++;
+		}
+	CHECK_EQ_I64(total, 6, "nothing dropped");
+	CHECK_EQ_I64(nlev, 3, "three depth levels");
+	CHECK(lv[0] && lv[0]->n == 1 && lv[0]->v[0].name == 1, "level 0: the step alone");
+	CHECK(lv[1] && lv[1]->n == 2 && lv[1]->v[0].name == 2 && lv[1]->v[1].name == 4,
+	      "level 1: the two children of the step");
+	CHECK(lv[2] && lv[2]->n == 3 && lv[2]->v[0].name == 3 && lv[2]->v[1].name == 6 &&
+	          lv[2]->v[2].name == 5,
+	      "level 2: the grandchild, the mark inside [50,90), and the partly overlapping range");
+	for (int d = 0; d < 3; d++) {
+		int ok = 1;
+		for (size_t k = 1; lv[d] && k < lv[d]->n; k++)
+			if (lv[d]->v[k].start < lv[d]->v[k - 1].end)
+				ok = 0;
+		CHECK(ok, "level %d is sorted and non-overlapping", d);
+	}
+	CHECK_EQ_I64(r->t_min, 0, "envelope start");
+	CHECK_EQ_I64(r->t_max, 120, "envelope end");
+	rank_free(r);
+}
+
+static void
+test_busy_and_columns(void)
+{
+	tl_rank *r = rank_new(0);
+	tl_track *t = rank_track(r, TL_LANE_COMPUTE, 0, "Stream 0");
+	/* ten slices of 10 ns every 20 ns: [0,10) [20,30) ... [180,190) */
+	for (int i = 0; i < 10; i++)
+		track_push(t, i * 20, i * 20 + 10, (uint32_t)i, 0);
+	rank_finish(r);
+	t = r->tracks[0];
+	/* first by walking the slices, then through the prefix sums a viewer's session builds */
+	for (int pass = 0; pass < 2; pass++) {
+		CHECK_EQ_I64(tlq_busy(t, 0, 200), 100, "busy over everything");
+		CHECK_EQ_I64(tlq_busy(t, 5, 25), 10, "busy clipped at both ends");
+		CHECK_EQ_I64(tlq_busy(t, 12, 18), 0, "busy inside a gap");
+		CHECK_EQ_I64(tlq_busy(t, 22, 24), 2, "busy inside one slice");
+		CHECK_EQ_I64(tlq_busy(t, 185, 1000), 5, "busy past the end");
+		track_prefix_build(t);
+	}
+	tl_cell c[4];
+	tlq_columns(t, 0, 200, 4, c);
+	CHECK(c[0].busy == 30 && c[0].count == 3, "column 0: three slices, 30 ns busy");
+	CHECK(c[3].busy == 20 && c[3].dominant != SIZE_MAX, "column 3 has a dominant slice");
+	tlq_columns(t, 12, 18, 2, c);
+	CHECK(c[0].dominant == SIZE_MAX && c[1].busy == 0, "empty columns are empty");
+	rank_free(r);
+}
+
+static void
+test_overlap(void)
+{
+	/* compute on two streams: [0,10) [5,20) (union [0,20)), [40,50); comm [15,45) */
+	tl_rank *r = rank_new(0);
+	tl_track *a = rank_track(r, TL_LANE_COMPUTE, 0, "Stream 0");
+	tl_track *b = rank_track(r, TL_LANE_COMPUTE, 1, "Stream 1");
+	tl_track *m = rank_track(r, TL_LANE_COMM, 7, "group");
+	track_push(a, 0, 10, 1, 0);
+	track_push(b, 5, 20, 1, 0);
+	track_push(a, 40, 50, 1, 0);
+	track_push(m, 15, 45, 2, 0);
+	track_push(m, 70, 80, 2, 0);
+	rank_finish(r);
+	tl_overlap o;
+	tlq_overlap(r, INT64_MIN, INT64_MAX, &o);
+	CHECK_EQ_I64(o.computing, 30, "computing = |[0,20) ∪ [40,50)|");
+	CHECK_EQ_I64(o.communication, 40, "communication");
+	CHECK_EQ_I64(o.overlapped, 10, "overlapped = [15,20) + [40,45)");
+	CHECK_EQ_I64(o.comm_not_overlapped, 30, "not overlapped");
+	CHECK_EQ_I64(o.free, 20, "free = the gap [50,70)");
+	tlq_overlap(r, 10, 42, &o);
+	CHECK(o.computing == 12 && o.communication == 27 && o.overlapped == 7 && o.free == 0,
+	      "range [10,42): computing 12, communication 27, overlapped 7");
+	rank_free(r);
+}
+
+static void
+test_steps(void)
+{
+	/* two steps; a task launched in step 1 but executed during step 2's host range */
+	tl_rank *r = rank_new(0);
+	tl_step s1 = {1, 0, 100}, s2 = {2, 100, 200};
+	VEC_PUSH(r->steps, r->nsteps, r->scap, s2); /* out of order on purpose */
+	VEC_PUSH(r->steps, r->nsteps, r->scap, s1);
+	tl_track *t = rank_track(r, TL_LANE_COMPUTE, 0, "Stream 0");
+	track_push_step(t, 10, 50, 1, 0, 1);   /* step index 1 = step id 1 before sorting */
+	track_push_step(t, 120, 150, 1, 0, 1); /* launched in step 1, runs at 120 */
+	track_push_step(t, 160, 190, 1, 0, 0); /* step id 2 */
+	rank_finish(r);
+	CHECK(r->steps[0].id == 1 && r->steps[1].id == 2, "steps sorted by start");
+	tl_step_overlap *so;
+	size_t n = tlq_step_overlaps(r, &so);
+	CHECK_EQ_I64(n, 2, "two steps");
+	CHECK_EQ_I64(so[0].o.computing, 70, "step 1 owns the work it launched (40 + 30)");
+	CHECK_EQ_I64(so[0].o.free, 70, "step 1 free = 140 - 70");
+	CHECK_EQ_I64(so[0].o.preparing, 10, "step 1 preparing");
+	CHECK_EQ_I64(so[1].o.computing, 30, "step 2 computing");
+	CHECK_EQ_I64(so[1].o.preparing, 60, "step 2 preparing = 160 - 100");
+	free(so);
+	CHECK_EQ_I64(rank_step_at(r, 150), 1, "host time 150 is in step index 1");
+	CHECK_EQ_I64(rank_step_at(r, 250), TL_NO_STEP, "after the last step");
+	rank_free(r);
+}
+
+/* Range messages: pp_chart's str(dict) and JSON, with and without a micro-batch; anything
+ * else is left as it is. */
+static void
+test_mstx_messages(void)
+{
+	static const struct {
+		const char *msg, *name;
+		int mb;
+		const char *label;
+	} v[] = {
+	    {"{'name': 'forward_step'}", "forward_step", -1, "forward_step"},
+	    {"{'name': 'backward_step', 'current_microbatch': 3}", "backward_step", 3,
+	     "backward_step (micro-batch 3)"},
+	    {"{\"name\": \"forward_step\", \"current_microbatch\": 12}", "forward_step", 12,
+	     "forward_step (micro-batch 12)"},
+	    {" { 'current_microbatch' : 0 , 'name' : 'WeightGradStore.pop' } ",
+	     "WeightGradStore.pop", 0, "WeightGradStore.pop (micro-batch 0)"},
+	    {"{'name': 'it\\'s', 'extra': [1, {'a': '}'}], 'ok': True}", "it's", -1, "it's"},
+	    {"{\"name\": \"decode\", \"microbatch\": 2}", "decode", 2, "decode (micro-batch 2)"},
+	    {"forward_step", NULL, -1, "forward_step"},
+	    {"{'name': 'forward_step'", NULL, -1, "{'name': 'forward_step'"},
+	    {"{'name': 'forward_step'} tail", NULL, -1, "{'name': 'forward_step'} tail"},
+	    {"{\"streamId\": \"32\",\"count\": \"25701386\",\"opName\": \"HcclAllreduce\"}", NULL,
+	     -1, "{\"streamId\": \"32\",\"count\": \"25701386\",\"opName\": \"HcclAllreduce\"}"},
+	    {"{'name': 7}", NULL, -1, "{'name': 7}"},
+	    {"", NULL, -1, ""},
+	};
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+		char nm[64] = "untouched", lab[128];
+		int mb = -7;
+		int ok = mstx_msg_decode(v[i].msg, strlen(v[i].msg), nm, sizeof nm, &mb);
+		if (v[i].name)
+			CHECK(ok && strcmp(nm, v[i].name) == 0 && mb == v[i].mb,
+			      "decode %s: name %s, micro-batch %d", v[i].msg, nm, mb);
+		else
+			CHECK(!ok && strcmp(nm, "untouched") == 0 && mb == -7,
+			      "not a named dict, left alone: %s", v[i].msg);
+		mstx_msg_label(v[i].msg, strlen(v[i].msg), lab, sizeof lab);
+		CHECK_STR(lab, v[i].label, "device-lane label");
+	}
+}
+
+int
+main(void)
+{
+	test_mstx_messages();
+	test_levels();
+	test_busy_and_columns();
+	test_overlap();
+	test_steps();
+	return test_done();
+}

@@ -1,0 +1,134 @@
+/* util: rank specs, time formatting and parsing, string pool, hash map, text sanitising. */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "util/rankspec.h"
+#include "util/strpool.h"
+#include "util/text.h"
+#include "util/timefmt.h"
+#include "util/u64map.h"
+#include "../test.h"
+
+static void
+test_rankspec(void)
+{
+	tl_rankset s;
+	char err[256];
+	CHECK(rankspec_parse("0-7", &s, err, sizeof err) == 0 && s.n == 8, "0-7 is eight ranks");
+	CHECK(rankset_has(&s, 0) && rankset_has(&s, 7) && !rankset_has(&s, 8), "0-7 membership");
+	rankset_free(&s);
+	CHECK(rankspec_parse("0,2,4", &s, err, sizeof err) == 0 && s.n == 3 && !rankset_has(&s, 1),
+	    "0,2,4");
+	rankset_free(&s);
+	CHECK(rankspec_parse("0-3,8-11", &s, err, sizeof err) == 0 && s.n == 8 &&
+		  rankset_has(&s, 9) && !rankset_has(&s, 5),
+	    "0-3,8-11");
+	rankset_free(&s);
+	CHECK(rankspec_parse("3,1,3,2", &s, err, sizeof err) == 0 && s.n == 3 && s.ranks[0] == 1,
+	    "duplicates folded and sorted");
+	rankset_free(&s);
+	static const char *const bad[] = {"", "a", "1-", "-1", "1,,2", "1 2", "5-3", "1-2-3",
+	    "99999999", "0-70000"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		err[0] = '\0';
+		int rc = rankspec_parse(bad[i], &s, err, sizeof err);
+		CHECK(rc == -1 && err[0] != '\0', "bad spec '%s' refused: %s", bad[i], err);
+	}
+}
+
+static void
+test_timefmt(void)
+{
+	char b[64];
+	CHECK_STR(timefmt_dur(980, b, sizeof b), "980 ns", "ns");
+	CHECK_STR(timefmt_dur(12345, b, sizeof b), "12.3 us", "us");
+	CHECK_STR(timefmt_dur(8843910, b, sizeof b), "8.844 ms", "ms");
+	CHECK_STR(timefmt_dur(1250000000, b, sizeof b), "1.250 s", "s");
+	CHECK_STR(timefmt_us3(8843910, b, sizeof b), "8843.910", "us with three decimals");
+	CHECK_STR(timefmt_us3(-5, b, sizeof b), "-0.005", "negative us3");
+	int64_t v;
+	CHECK(timefmt_parse("12.5ms", 1, &v) == 0 && v == 12500000, "parse 12.5ms");
+	CHECK(timefmt_parse("3s", 1, &v) == 0 && v == 3000000000, "parse 3s");
+	CHECK(timefmt_parse("250us", 1, &v) == 0 && v == 250000, "parse 250us");
+	CHECK(timefmt_parse("1736408883694756.090", 1000, &v) == 0 && v == 1736408883694756090,
+	    "parse an epoch us string to the exact ns");
+	CHECK(timefmt_parse("0.000000001s", 1, &v) == 0 && v == 1, "one ns in seconds");
+	CHECK(timefmt_parse("12parsecs", 1, &v) == -1, "unknown unit refused");
+	CHECK(timefmt_parse("", 1, &v) == -1, "empty refused");
+	CHECK(timefmt_parse("99999999999999999999", 1, &v) == -1, "overflow refused");
+}
+
+static void
+test_strpool(void)
+{
+	tl_strpool *p = strpool_new();
+	CHECK_EQ_I64(strpool_intern_cstr(p, ""), 0, "empty string is id 0");
+	uint32_t a = strpool_intern_cstr(p, "MatMul");
+	uint32_t b = strpool_intern_cstr(p, "Add");
+	CHECK(a != b && strpool_intern_cstr(p, "MatMul") == a, "interning is idempotent");
+	CHECK_STR(strpool_get(p, b), "Add", "get");
+	char buf[32];
+	for (int i = 0; i < 100000; i++) {
+		snprintf(buf, sizeof buf, "kernel_%d", i);
+		strpool_intern_cstr(p, buf);
+	}
+	CHECK_EQ_I64(strpool_count(p), 100003, "100k strings");
+	CHECK_STR(strpool_get(p, a), "MatMul", "old pointers stay valid after growth");
+	CHECK_EQ_I64(strpool_find(p, "kernel_99999", 12), 100002, "find");
+	CHECK_EQ_I64(strpool_find(p, "nope", 4), UINT32_MAX, "find missing");
+	strpool_free(p);
+}
+
+static void
+test_u64map(void)
+{
+	tl_u64map m;
+	u64map_init(&m);
+	for (uint64_t i = 0; i < 50000; i++)
+		u64map_put(&m, i * 2654435761u + 4294967295u, (uint32_t)i);
+	uint32_t v;
+	int good = 1;
+	for (uint64_t i = 0; i < 50000; i++)
+		if (!u64map_get(&m, i * 2654435761u + 4294967295u, &v) || v != i)
+			good = 0;
+	CHECK(good, "50k keys round-trip");
+	CHECK(!u64map_get(&m, 12345, &v), "absent key");
+	u64map_free(&m);
+}
+
+static void
+test_text(void)
+{
+	char b[128];
+	CHECK_STR(text_sanitize("plain", b, sizeof b, 1), "plain", "plain text unchanged");
+	CHECK_STR(text_sanitize("a\033[31mred", b, sizeof b, 1), "a\\x1b[31mred",
+	    "escape sequences are escaped");
+	CHECK_STR(text_sanitize("x\ny", b, sizeof b, 1), "x\\ny", "newline escaped");
+	CHECK_STR(text_sanitize("bad\xff\xfe", b, sizeof b, 1), "bad\xef\xbf\xbd\xef\xbf\xbd",
+	    "invalid UTF-8 replaced");
+	CHECK_STR(text_sanitize("\xc2\x9b" "2J", b, sizeof b, 1), "\\x9b2J", "C1 CSI escaped");
+	CHECK_STR(text_sanitize("caf\xc3\xa9", b, sizeof b, 0), "caf?", "ASCII mode");
+	CHECK_STR(text_sanitize("abcdefghij", b, 5, 1), "abcd", "cut to the buffer");
+	CHECK_STR(text_sanitize("ab\xe2\x82\xac", b, 5, 1), "ab", "cut before a character, not in it");
+	/* JSON: what JSON requires, plus DEL and C1, which terminals act on */
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	text_json_write(f, "q\"\\\x1b[1m\x7f\xc2\x9b" "2J\xff\xe2\x82\xac");
+	fclose(f);
+	CHECK_STR(out, "q\\\"\\\\\\u001b[1m\\u007f\\u009b2J\xef\xbf\xbd\xe2\x82\xac",
+	    "JSON strings: controls, DEL and C1 as \\u escapes, invalid UTF-8 replaced");
+	free(out);
+}
+
+int
+main(void)
+{
+	test_rankspec();
+	test_timefmt();
+	test_strpool();
+	test_u64map();
+	test_text();
+	return test_done();
+}
