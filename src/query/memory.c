@@ -46,23 +46,6 @@ tlq_stage_at(const tl_query *rl, size_t ri, int64_t t)
 	return best ? tlq_stage_name(rl, best->stage) : NULL;
 }
 
-int
-tlq_counter_at(const tl_counter *c, int64_t t, int64_t *v)
-{
-	size_t lo = 0, hi = c->n;
-	while (lo < hi) { /* first sample after t */
-		size_t mid = (lo + hi) / 2;
-		if (c->t[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return 0;
-	*v = c->v[lo - 1];
-	return 1;
-}
-
 static int
 cmp_alloc(const void *a, const void *b)
 {

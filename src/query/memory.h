@@ -16,8 +16,6 @@ void tlq_counters(const tl_query *);
  * NULL. */
 const char *tlq_stage_at(const tl_query *, size_t ri, int64_t t);
 
-/* The value of counter c at time t (the last sample at or before t); 0 when none is. */
-int tlq_counter_at(const tl_counter *c, int64_t t, int64_t *v);
 
 /* An allocation of OP_MEMORY (torch_npu's per-tensor lifetimes, with profile_memory). */
 typedef struct tlq_alloc {
