@@ -16,7 +16,6 @@ void tlq_counters(const tl_query *);
  * NULL. */
 const char *tlq_stage_at(const tl_query *, size_t ri, int64_t t);
 
-
 /* An allocation of OP_MEMORY (torch_npu's per-tensor lifetimes, with profile_memory). */
 typedef struct tlq_alloc {
 	char op[128];       /* the operator that allocated it */

@@ -158,4 +158,3 @@ strpool_count(const tl_strpool *p)
 {
 	return p->n;
 }
-
