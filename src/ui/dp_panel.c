@@ -77,7 +77,7 @@ typedef struct dp_state {
 static const tl_imbalance *
 current(tl_ui *ui, dp_state *s, const tl_imbalance **all, size_t *n)
 {
-	*n = tlq_imbalances(ui->rl, all);
+	*n = tlq_imbalances(ui->q, all);
 	if (*n == 0 && s->whole.n > 0) {
 		*all = &s->whole;
 		*n = 1;
@@ -89,7 +89,7 @@ current(tl_ui *ui, dp_state *s, const tl_imbalance **all, size_t *n)
 static void
 whole_build(tl_ui *ui, dp_state *s)
 {
-	const tl_dp *d = tlq_dp_of(ui->rl, TL_STAGE_NONE, -1);
+	const tl_dp *d = tlq_dp_of(ui->q, TL_STAGE_NONE, -1);
 	if (d == NULL || d->n == 0)
 		return;
 	tl_imb_rank *v = xcalloc(d->n, sizeof *v);
@@ -125,7 +125,7 @@ entry_name(tl_ui *ui, const tl_imbalance *im, char *buf, size_t len)
 	}
 	char sb[160], st[24]; /* a role directory's name: untrusted */
 	snprintf(buf, len, "stage %s, step %s",
-	         ui_clean(ui, tlq_rl_stage_name(ui->rl, im->stage), sb, sizeof sb),
+	         ui_clean(ui, tlq_stage_name(ui->q, im->stage), sb, sizeof sb),
 	         step_text(im->step, st, sizeof st));
 	return buf;
 }
@@ -134,7 +134,7 @@ entry_name(tl_ui *ui, const tl_imbalance *im, char *buf, size_t len)
 static const tl_dp *
 current_dp(tl_ui *ui, const tl_imbalance *im)
 {
-	return im ? tlq_dp_of(ui->rl, im->stage, im->step) : NULL;
+	return im ? tlq_dp_of(ui->q, im->stage, im->step) : NULL;
 }
 
 static char *
@@ -560,7 +560,7 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	if (s->norder != im->n)
 		order_rows(s, im, dp);
 	char sb[160]; /* a role directory's name: untrusted */
-	const char *stage = ui_clean(ui, tlq_rl_stage_name(ui->rl, im->stage), sb, sizeof sb);
+	const char *stage = ui_clean(ui, tlq_stage_name(ui->q, im->stage), sb, sizeof sb);
 	char en[200];
 	screen_printf(
 	    sc, x, y, w, SLOT_TITLE,
@@ -719,7 +719,7 @@ jump(tl_ui *ui, const tl_imbalance *im, const tl_imb_rank *v)
 	if (im->stage == TL_STAGE_NONE)
 		snprintf(en, sizeof en, "the whole capture");
 	else
-		snprintf(en, sizeof en, "%s step %s", tlq_rl_stage_name(ui->rl, im->stage),
+		snprintf(en, sizeof en, "%s step %s", tlq_stage_name(ui->q, im->stage),
 		         step_text(im->step, st, sizeof st));
 	ui_message(ui, 0, "Rank %d, %s: %s, then waited %s for the last to finish", r->rank, en,
 	           ms_text(v->duration, d, sizeof d), ms_text(v->wait, wt, sizeof wt));
@@ -804,7 +804,7 @@ imb_action(tl_ui *ui, void *state, int a)
 			else if (by_step)
 				ui_message(ui, 0,
 				           "Stage %s ran on two ranks or more in one step only",
-				           tlq_rl_stage_name(ui->rl, im->stage));
+				           tlq_stage_name(ui->q, im->stage));
 			else
 				ui_message(ui, 0,
 				           "Step %s has one stage that ran on two ranks or more",
@@ -854,7 +854,7 @@ imb_open(tl_ui *ui)
 {
 	dp_state *s = xcalloc(1, sizeof *s);
 	const tl_imbalance *all;
-	size_t n = tlq_imbalances(ui->rl, &all);
+	size_t n = tlq_imbalances(ui->q, &all);
 	for (size_t i = 0; i < n; i++) /* first shown: rollout of the first step */
 		if (all[i].stage == TL_STAGE_ROLLOUT) {
 			s->imb = i;
@@ -899,7 +899,7 @@ dp_panel_export_svg(tl_ui *ui, const char *path)
 	const tl_dp *dp = current_dp(ui, im);
 	if (dp == NULL) {
 		const tl_dp *v;
-		if (tlq_dp(ui->rl, &v) == 1 && v[0].stage == TL_STAGE_NONE)
+		if (tlq_dp(ui->q, &v) == 1 && v[0].stage == TL_STAGE_NONE)
 			dp = &v[0]; /* no stages: the whole capture */
 	}
 	if (dp == NULL) {
@@ -916,7 +916,7 @@ dp_panel_export_svg(tl_ui *ui, const char *path)
 		ui_message(ui, 1, "cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
-	int rc = dp_svg_write(f, ui->tr, dp, tlq_rl_stage_name(ui->rl, dp->stage), s->metric, hl);
+	int rc = dp_svg_write(f, ui->tr, dp, tlq_stage_name(ui->q, dp->stage), s->metric, hl);
 	if (fclose(f) != 0 || rc != 0) {
 		ui_message(ui, 1, "cannot write %s: %s", path, strerror(errno));
 		return -1;
