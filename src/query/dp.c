@@ -20,6 +20,8 @@ struct tl_dp_cache {
 	size_t n;
 	tl_dp_step **win; /* the windows' own steps (the rows borrow them, or all's) */
 	size_t nwin, wcap;
+	int have_whole; /* tlq_dp_whole's entry is made (whole.n == 0: there is none) */
+	tl_imbalance whole;
 };
 
 void
@@ -37,6 +39,7 @@ dp_cache_free(struct tl_dp_cache *c)
 	free(c->nall);
 	free(c->v);
 	free(c->win);
+	free(c->whole.ranks);
 	free(c);
 }
 
@@ -254,4 +257,53 @@ tlq_dp_of(const tl_query *q, int stage, int64_t step)
 		if (v[i].stage == stage && v[i].step == step)
 			return &v[i];
 	return NULL;
+}
+
+const tl_imbalance *
+tlq_dp_whole(const tl_query *cq)
+{
+	const tl_dp *d = tlq_dp_of(cq, TL_STAGE_NONE, -1);
+	tl_query *q = tlq_mut(cq);
+	pthread_mutex_lock(&q->lock);
+	struct tl_dp_cache *c = q->dp; /* made by tlq_dp_of */
+	if (!c->have_whole && d != NULL && d->n > 0) {
+		tl_imb_rank *v = xcalloc(d->n, sizeof *v);
+		for (size_t i = 0; i < d->n; i++) {
+			const tl_dp_rank *x = &d->ranks[i];
+			v[i].rank = x->rank;
+			v[i].decode_steps = (int)x->nsteps;
+			v[i].start = x->steps[0].start;
+			v[i].end = x->steps[x->nsteps - 1].end;
+			v[i].duration = v[i].end - v[i].start;
+		}
+		c->whole = (tl_imbalance){.stage = TL_STAGE_NONE, .step = -1, .ranks = v, .n = d->n};
+		imbalance_compute(v, d->n, &c->whole.st);
+	}
+	c->have_whole = 1;
+	pthread_mutex_unlock(&q->lock);
+	return c->whole.n > 0 ? &c->whole : NULL;
+}
+
+const char *
+tlq_dp_metric_name(int metric)
+{
+	return dp_metric_name(metric);
+}
+
+double
+tlq_dp_step_value(const tl_dp_step *s, int metric)
+{
+	return dp_step_value(s, metric);
+}
+
+double
+tlq_dp_metric_max(const tl_dp_rank *v, size_t n, int metric)
+{
+	return dp_metric_max(v, n, metric);
+}
+
+void
+tlq_dp_end_steps(const tl_dp_rank *v, size_t n, int *earliest, int *latest)
+{
+	dp_end_steps(v, n, earliest, latest);
 }

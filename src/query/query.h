@@ -232,6 +232,17 @@ const tl_dp *tlq_dp_of(const tl_query *, int stage, int64_t step);
 /* Pairs every rank's marks with its steps now (the warnings are printed then): the viewer
  * calls it before the screen is taken, so that no line lands on it. */
 void tlq_dp_prepare(const tl_query *);
+/* A profile without stages: its engine steps as one rollout over the whole capture, each rank's
+ * row spanning its first step's start to its last step's end (host), as a DP imbalance entry
+ * (stage TL_STAGE_NONE, step -1); NULL when there is no such entry. Owned by the session. */
+const tl_imbalance *tlq_dp_whole(const tl_query *);
+/* A step's number of a TL_DP_* metric (TL_DP_NONE when its mark gave none); the largest value
+ * over the rows' steps; the steps where the first and the last rank ran out of work (see
+ * analysis/dp.h). */
+const char *tlq_dp_metric_name(int metric);
+double tlq_dp_step_value(const tl_dp_step *, int metric);
+double tlq_dp_metric_max(const tl_dp_rank *, size_t n, int metric);
+void tlq_dp_end_steps(const tl_dp_rank *, size_t n, int *earliest, int *latest);
 
 /* Pipeline-parallel blocks, bubbles and P2P links (nsteps == 0: no pipeline). */
 const tl_pipeline *tlq_pipeline(const tl_query *);

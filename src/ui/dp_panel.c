@@ -69,40 +69,19 @@ typedef struct dp_state {
 	size_t sel, top; /* selected row and first row shown */
 	size_t *order;   /* rows in display order */
 	size_t norder;
-	/* a profile without stages: its engine steps as one rollout over the whole capture, each
-	 * rank's row spanning its first step's start to its last step's end (host) */
-	tl_imbalance whole; /* n == 0: none; ranks owned */
+	/* a profile without stages: its engine steps as one rollout (tlq_dp_whole), or NULL */
+	const tl_imbalance *whole;
 } dp_state;
 
 static const tl_imbalance *
 current(tl_ui *ui, dp_state *s, const tl_imbalance **all, size_t *n)
 {
 	*n = tlq_imbalances(ui->q, all);
-	if (*n == 0 && s->whole.n > 0) {
-		*all = &s->whole;
+	if (*n == 0 && s->whole != NULL) {
+		*all = s->whole;
 		*n = 1;
 	}
 	return s->imb < *n ? &(*all)[s->imb] : NULL;
-}
-
-/* The whole capture as one rollout where no stage ran on two ranks (see dp_state.whole). */
-static void
-whole_build(tl_ui *ui, dp_state *s)
-{
-	const tl_dp *d = tlq_dp_of(ui->q, TL_STAGE_NONE, -1);
-	if (d == NULL || d->n == 0)
-		return;
-	tl_imb_rank *v = xcalloc(d->n, sizeof *v);
-	for (size_t i = 0; i < d->n; i++) {
-		const tl_dp_rank *x = &d->ranks[i];
-		v[i].rank = x->rank;
-		v[i].decode_steps = (int)x->nsteps;
-		v[i].start = x->steps[0].start;
-		v[i].end = x->steps[x->nsteps - 1].end;
-		v[i].duration = v[i].end - v[i].start;
-	}
-	s->whole = (tl_imbalance){.stage = TL_STAGE_NONE, .step = -1, .ranks = v, .n = d->n};
-	imbalance_compute(v, d->n, &s->whole.st);
 }
 
 static char *
@@ -343,7 +322,7 @@ col_value_of(const tl_dp_rank *d, int metric, int s0, int s1, double *v)
 		return 0;
 	int any = -1;
 	for (int s = s0; s < s1 && (size_t)s < d->nsteps; s++) {
-		double x = dp_step_value(&d->steps[s], metric);
+		double x = tlq_dp_step_value(&d->steps[s], metric);
 		if (x == TL_DP_NONE)
 			continue;
 		if (any < 0 || x > *v)
@@ -360,7 +339,7 @@ static void
 chart_title(tl_ui *ui, dp_state *s, const tl_dp *d, int x, int y, int w, int early, int late)
 {
 	tl_screen *sc = &ui->scr;
-	double vmax = dp_metric_max(d->ranks, d->n, s->metric);
+	double vmax = tlq_dp_metric_max(d->ranks, d->n, s->metric);
 	char k[24], mx[32];
 	if (s->metric == TL_DP_CACHE)
 		snprintf(mx, sizeof mx, "%.0f%%", vmax * 100);
@@ -414,11 +393,11 @@ chart_rows(tl_ui *ui, dp_state *s, const tl_dp *d, int x, int y, int w, uint8_t 
 {
 	tl_screen *sc = &ui->scr;
 	int early, late;
-	dp_end_steps(d->ranks, d->n, &early, &late);
+	tlq_dp_end_steps(d->ranks, d->n, &early, &late);
 	int nsteps = late + 1, px = x + 8, pw = w - 9;
 	if (nsteps <= 0 || pw < 4)
 		return;
-	double vmax = dp_metric_max(d->ranks, d->n, s->metric);
+	double vmax = tlq_dp_metric_max(d->ranks, d->n, s->metric);
 	chart_title(ui, s, d, x, y, w, early, late);
 	static const char ascii_levels[] = " .:-=+*#%";
 	int stats = dp_level(d) == 2;
@@ -470,11 +449,11 @@ chart_overlay(tl_ui *ui, dp_state *s, const tl_dp *d, int x, int y, int w, int h
 {
 	tl_screen *sc = &ui->scr;
 	int early, late;
-	dp_end_steps(d->ranks, d->n, &early, &late);
+	tlq_dp_end_steps(d->ranks, d->n, &early, &late);
 	int nsteps = late + 1, px = x + 8, pw = w - 9, ph = h - 2;
 	if (nsteps <= 0 || pw < 4 || ph < 1)
 		return;
-	double vmax = dp_metric_max(d->ranks, d->n, s->metric);
+	double vmax = tlq_dp_metric_max(d->ranks, d->n, s->metric);
 	chart_title(ui, s, d, x, y, w, early, late);
 	size_t cells = (size_t)pw * (size_t)ph;
 	uint8_t *dots = xcalloc(cells, 1), *hit = xcalloc(cells, 1);
@@ -486,7 +465,7 @@ chart_overlay(tl_ui *ui, dp_state *s, const tl_dp *d, int x, int y, int w, int h
 		for (int xd = 0; xd < xd_n; xd++) {
 			int st = (int)((int64_t)xd * nsteps / xd_n);
 			double v = (size_t)st < d->ranks[i].nsteps
-			               ? dp_step_value(&d->ranks[i].steps[st], s->metric)
+			               ? tlq_dp_step_value(&d->ranks[i].steps[st], s->metric)
 			               : TL_DP_NONE;
 			if (v == TL_DP_NONE) {
 				prev = -1;
@@ -861,7 +840,7 @@ imb_open(tl_ui *ui)
 			break;
 		}
 	if (n == 0)
-		whole_build(ui, s);
+		s->whole = tlq_dp_whole(ui->q);
 	return s;
 }
 
@@ -871,7 +850,6 @@ imb_close(tl_ui *ui, void *st)
 	(void)ui;
 	dp_state *s = st;
 	free(s->order);
-	free(s->whole.ranks);
 	free(s);
 }
 

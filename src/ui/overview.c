@@ -180,12 +180,12 @@ build_bubbles(tl_ui *ui, ov_table *t)
 		row.num[0] = ui->tr->ranks[v[i].rank]->rank;
 		row.num[1] = v[i].start - ui->origin;
 		row.num[2] = v[i].end - v[i].start;
-		bubble_step_text(&v[i], "-", row.text[3], sizeof row.text[3]);
+		tlq_bubble_step_text(&v[i], "-", row.text[3], sizeof row.text[3]);
 		/* between steps sorts after every step: in-step bubbles are the ones to fix */
 		row.num[3] = v[i].step >= 0 ? v[i].step : INT64_MAX;
 		const char *sn = tlq_stage_name(ui->q, v[i].stage);
 		ui_clean(ui, sn ? sn : "-", row.text[4], sizeof row.text[4]);
-		snprintf(row.text[5], sizeof row.text[5], "%s", bubble_reason_name(v[i].reason));
+		snprintf(row.text[5], sizeof row.text[5], "%s", tlq_bubble_reason_name(v[i].reason));
 		row.have_bubble = 1;
 		row.bubble = v[i];
 		VEC_PUSH(t->rows, t->n, cap, row);
