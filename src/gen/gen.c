@@ -371,7 +371,8 @@ rank_write(gen_plan *P, int rank)
 			continue;
 		if (P->o.stage_device_ranges)
 			gen_w_mstx_device(&w, st->start_ns, gen_stage_host_end(P, rank, st),
-			                  st->start_ns, st->end_ns, S_R_ROLLOUT + st->stage, S_DEFAULT);
+			                  st->start_ns, st->end_ns, S_R_ROLLOUT + st->stage,
+			                  S_DEFAULT);
 		else
 			gen_w_mstx(&w, st->start_ns, st->end_ns, S_R_ROLLOUT + st->stage);
 	}

@@ -55,10 +55,10 @@ enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 
 #define API_NODE 10000 /* ENUM_API_TYPE ids (written below) */
 #define API_ACL 20000
-#define MSTX_RANGE 2 /* ENUM_MSTX_EVENT_TYPE start/end */
+#define MSTX_RANGE 2         /* ENUM_MSTX_EVENT_TYPE start/end */
 #define MSTX_MARK_EX 3       /* ENUM_MSTX_EVENT_TYPE marker_ex: what torch_npu's mstx.mark writes */
 #define DP_MARK_OFF (2 * US) /* the step_process mark: this long before the range's end */
-#define HCCL_BF16 11 /* ENUM_HCCL_DATA_TYPE */
+#define HCCL_BF16 11         /* ENUM_HCCL_DATA_TYPE */
 #define HCCL_INT32 2
 #define HCCL_NA 65534
 #define LINK_HCCS 1 /* ENUM_HCCL_LINK_TYPE */
@@ -157,8 +157,8 @@ enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 	X(S_R_REWARD, "compute_rm_score")                                                          \
 	X(S_R_UPDATE, "update_actor")                                                              \
 	X(S_DECODE, "decode_step")                                                                 \
-	X(S_VLLM_STEP, "vllm_one_step")                                                                   \
-	X(S_DP_DOMAIN, "step_process")                                                                    \
+	X(S_VLLM_STEP, "vllm_one_step")                                                            \
+	X(S_DP_DOMAIN, "step_process")                                                             \
 	X(S_DP_STEP, "step")
 
 #define GEN_STR_ENUM(id, text) id,
@@ -338,8 +338,8 @@ typedef struct gen_writer {
 	int64_t next_ppname;  /* PP profiles: STRING_IDS id of the next P2P op name */
 	int64_t next_oplink;  /* PP operator pairs: the next PYTORCH_API.connectionId */
 	int64_t ahead;        /* PP device ranges: the host launches this much earlier */
-	int64_t next_dpmsg;  /* GEN_DECODE_DP: the next mark message's STRING_IDS offset */
-	int dp_step, dp_i;   /* GEN_DECODE_DP: the step of the last engine step, its index */
+	int64_t next_dpmsg;   /* GEN_DECODE_DP: the next mark message's STRING_IDS offset */
+	int dp_step, dp_i;    /* GEN_DECODE_DP: the step of the last engine step, its index */
 	int64_t next_mark;    /* mstx mark id of the next range carrying a stream */
 	int64_t last_launch;  /* start of the last CANN_API row written */
 	gen_launch_truth *lt; /* launches of compute / communication work (w_launch_truth) */

@@ -276,7 +276,8 @@ tlq_dp_whole(const tl_query *cq)
 			v[i].end = x->steps[x->nsteps - 1].end;
 			v[i].duration = v[i].end - v[i].start;
 		}
-		c->whole = (tl_imbalance){.stage = TL_STAGE_NONE, .step = -1, .ranks = v, .n = d->n};
+		c->whole =
+		    (tl_imbalance){.stage = TL_STAGE_NONE, .step = -1, .ranks = v, .n = d->n};
 		imbalance_compute(v, d->n, &c->whole.st);
 	}
 	c->have_whole = 1;

@@ -131,8 +131,7 @@ build_stages(tl_ui *ui, ov_table *t)
 		row.num[0] = ui->tr->ranks[v[i].rank]->rank;
 		row.num[1] = v[i].step;
 		step_cell(v[i].step, row.text[1], sizeof row.text[1]);
-		ui_clean(ui, tlq_stage_name(ui->q, v[i].stage), row.text[2],
-		         sizeof row.text[2]);
+		ui_clean(ui, tlq_stage_name(ui->q, v[i].stage), row.text[2], sizeof row.text[2]);
 		row.num[3] = v[i].start - ui->origin;
 		row.num[4] = v[i].end - v[i].start;
 		row.num[5] = v[i].busy;
@@ -185,7 +184,8 @@ build_bubbles(tl_ui *ui, ov_table *t)
 		row.num[3] = v[i].step >= 0 ? v[i].step : INT64_MAX;
 		const char *sn = tlq_stage_name(ui->q, v[i].stage);
 		ui_clean(ui, sn ? sn : "-", row.text[4], sizeof row.text[4]);
-		snprintf(row.text[5], sizeof row.text[5], "%s", tlq_bubble_reason_name(v[i].reason));
+		snprintf(row.text[5], sizeof row.text[5], "%s",
+		         tlq_bubble_reason_name(v[i].reason));
 		row.have_bubble = 1;
 		row.bubble = v[i];
 		VEC_PUSH(t->rows, t->n, cap, row);
