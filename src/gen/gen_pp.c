@@ -294,6 +294,7 @@ gen_w_mstx_strings(gen_writer *w)
 	gen_w_pair(w, w->q[Q_STR], PPS_MSTX_TYPE, NULL, "MsTx");
 	gen_w_pair(w, w->q[Q_STR], PPS_MSTX_START_OP, NULL, "mstx_range_start_op");
 	gen_w_pair(w, w->q[Q_STR], PPS_MSTX_END_OP, NULL, "mstx_range_end_op");
+	gen_w_pair(w, w->q[Q_STR], PPS_MSTX_MARK_OP, NULL, "mstx_mark_op");
 }
 
 void
