@@ -71,6 +71,8 @@ typedef struct view_ops {
 	X(detail_view)                                                                             \
 	X(dp_panel_view)                                                                           \
 	X(pp_view)                                                                                 \
+	X(comm_panel_view)                                                                         \
+	X(slow_panel_view)                                                                         \
 	X(help_view)
 
 #define VIEW_EXTERN_(v) extern const view_ops v;
