@@ -61,8 +61,9 @@
 	  "Show the DP load-imbalance panel: per rank, one RL stage and step")                     \
 	X(PP_VIEW, "pp-view", "Panels",                                                            \
 	  "Show the pipeline-parallel flow view: F/B blocks per PP stage")                         \
-	X(COMM_PANEL, "comm", "Panels", "Show the communication panel: time per op and rank")     \
-	X(SLOW_PANEL, "slow", "Panels", "Show the slow-rank votes: Enter jumps to the worst collective") \
+	X(COMM_PANEL, "comm", "Panels", "Show the communication panel: time per op and rank")      \
+	X(SLOW_PANEL, "slow", "Panels",                                                            \
+	  "Show the slow-rank votes: Enter jumps to a rank's worst collective")                    \
 	X(STAGE_NEXT, "stage-next", "Panels", "In the DP panel: the next RL stage (also Right)")    \
 	X(STAGE_PREV, "stage-prev", "Panels", "In the DP panel: the previous RL stage (also Left)") \
 	X(STEP_NEXT, "step-next", "Panels", "In a panel: the next step (also ])")                  \

@@ -86,7 +86,17 @@ us_text(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-#define NUM_COLS 74 /* rank, the five times in us, the two ratios */
+/* The op name's column: its longest name up to 32 columns, so that at 80 columns the name and
+ * the five times show and only the ratios and the group are cut. */
+static int
+op_width(const tl_comm_result *c)
+{
+	size_t m = 2;
+	for (size_t i = 0; i < c->nops; i++)
+		if (strlen(c->ops[i].op_name) > m)
+			m = strlen(c->ops[i].op_name);
+	return m > 32 ? 32 : (int)m;
+}
 
 static void
 comm_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
@@ -112,13 +122,19 @@ comm_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	    keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
 	screen_printf(
 	    sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
-	    "%zu ops   times in us; idle = elapse - transit - wait; sync: the wait before "
-	    "the first transfer   sorted by %s",
-	    s->c.nops, sort_names[s->sort]);
+	    "sorted by %s   %zu ops   times in us; idle = elapse - transit - wait; sync: the wait "
+	    "before the first transfer",
+	    sort_names[s->sort], s->c.nops);
 	int cx = x + 1;
-	screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%5s %11s %11s %11s %11s %11s %5s %5s  %s",
-	              "rank", "elapse", "transit", "wait", "sync", "idle", "sync%", "wait%",
-	              "op (group)");
+	int ow = op_width(&s->c);
+	if (w - 5 - (ow + 51) >= 12)
+		screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL,
+		              "%4s %-*s %9s %9s %9s %9s %9s %5s %5s  %s", "rank", ow, "op",
+		              "elapse", "transit", "wait", "sync", "idle", "sync%", "wait%",
+		              "group");
+	else
+		screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%4s %-*s %9s %9s %9s %9s %9s",
+		              "rank", ow, "op", "elapse", "transit", "wait", "sync", "idle");
 	int rows = h - 3;
 	if (rows < 1)
 		return;
@@ -135,14 +151,19 @@ comm_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 		char e[24], t[24], wt[24], sy[24], id[24], nb[160], gb[160];
 		if (sel)
 			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
-		screen_printf(sc, cx, yy, 5, sel ? SLOT_LABEL_CURRENT : SLOT_RANK, "%5d", o->rank);
-		screen_printf(sc, cx + 5, yy, w - 6, SLOT_NORMAL,
-		              " %11s %11s %11s %11s %11s %5.1f %5.1f  %s (%s)",
+		screen_printf(sc, cx, yy, 4, sel ? SLOT_LABEL_CURRENT : SLOT_RANK, "%4d", o->rank);
+		/* the op and its five times first: at 80 columns the ratios and the group are what
+		 * does not fit, so they start only where there is room for them */
+		int nw = ow + 51, rest = w - 5 - nw;
+		screen_printf(sc, cx + 4, yy, nw, SLOT_NORMAL, " %-*.*s %9s %9s %9s %9s %9s", ow,
+		              ow, ui_clean(ui, o->op_name, nb, sizeof nb),
 		              us_text(o->t.elapse, e, sizeof e), us_text(o->t.transit, t, sizeof t),
 		              us_text(o->t.wait, wt, sizeof wt), us_text(o->t.sync, sy, sizeof sy),
-		              us_text(o->t.idle, id, sizeof id), o->t.sync_ratio * 100,
-		              o->t.wait_ratio * 100, ui_clean(ui, o->op_name, nb, sizeof nb),
-		              ui_clean(ui, o->group, gb, sizeof gb));
+		              us_text(o->t.idle, id, sizeof id));
+		if (rest >= 12)
+			screen_printf(sc, cx + 4 + nw, yy, rest, SLOT_NORMAL, " %5.1f %5.1f  %s",
+			              o->t.sync_ratio * 100, o->t.wait_ratio * 100,
+			              ui_clean(ui, o->group, gb, sizeof gb));
 	}
 }
 

@@ -124,10 +124,10 @@ slow_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	              keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
 	screen_printf(
 	    sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
-	    "a vote: a collective instance in which the rank had the outlying shortest "
-	    "op (it arrived last)   %zu instances, %zu group%s not aligned   sorted by %s",
-	    sr->instances, sr->groups_dropped, sr->groups_dropped == 1 ? "" : "s",
-	    sort_names[s->sort]);
+	    "sorted by %s   %zu instances, %zu group%s not aligned   a vote: an instance in which "
+	    "the rank had the outlying shortest op (it arrived last)",
+	    sort_names[s->sort], sr->instances, sr->groups_dropped,
+	    sr->groups_dropped == 1 ? "" : "s");
 	int cx = x + 1;
 	screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%6s %6s %14s %14s  %s", "rank", "votes",
 	              "worst wait", "its op", "worst collective (group)");
