@@ -279,6 +279,17 @@ if rlfix slow --ranks 4 --steps 1; then
 	view "$t_tmp/slow" 100x30 V "<Enter>"
 	check "Enter jumps to the worst collective on rank 3" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Rank 3 arrived last at $op: its op '"
 	check "... selected on rank 3's communication lane" sh -c "grep -q '| rank 3 comm .*| sel' '$t_tmp/screen.txt' || grep -q '| rank 3 comm' '$t_tmp/screen.txt'"
+	# the detail pane of that collective: every rank's arrival, against COMMUNICATION_OP's starts
+	view "$t_tmp/slow" 100x40 V "<Enter>" i
+	for db in "$t_tmp"/slow/*/ASCEND_PROFILER_OUTPUT/*.db; do
+		r=${db##*_}
+		sqlite3 "$db" "SELECT ${r%.db}, c.startNs FROM COMMUNICATION_OP c JOIN STRING_IDS s ON s.id = c.opName WHERE s.value = '$op'"
+	done | tr '|' ' ' | sort -k2n > "$t_tmp/arrive.txt"
+	last=$(tail -1 "$t_tmp/arrive.txt" | awk '{ print $1 }')
+	skew=$(awk 'NR == 1 { a = $2 } { b = $2 } END { printf "%.3f ms", (b - a) / 1e6 }' "$t_tmp/arrive.txt")
+	check "the detail pane names the last to arrive (rank $last in SQL) and the skew ($skew)" \
+		grep -q "^ collective .* 4 ranks; last to arrive: rank $last, $skew after the first" "$t_tmp/screen.txt"
+	check "... and lists every rank's arrival, the last one marked" sh -c "[ \$(grep -c '^ rank [0-9].*arrived +.*, waited .* for the last' '$t_tmp/screen.txt') -eq 4 ] && grep -q '^ rank $last last .*arrived +$skew, waited 0 ns' '$t_tmp/screen.txt'"
 	view "$t_tmp/slow" 100x30 V O
 	check "O sorts by the worst wait" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'sorted by worst wait'"
 	view "$t_tmp/slow" 100x30 ":slow"
