@@ -64,6 +64,8 @@
 	X(COMM_PANEL, "comm", "Panels", "Show the communication panel: time per op and rank")      \
 	X(SLOW_PANEL, "slow", "Panels",                                                            \
 	  "Show the slow-rank votes: Enter jumps to a rank's worst collective")                    \
+	X(OPS_PANEL, "ops", "Panels",                                                              \
+	  "Show the operator statistics per rank (the slowest first) by op type")                  \
 	X(STAGE_NEXT, "stage-next", "Panels", "In the DP panel: the next RL stage (also Right)")    \
 	X(STAGE_PREV, "stage-prev", "Panels", "In the DP panel: the previous RL stage (also Left)") \
 	X(STEP_NEXT, "step-next", "Panels", "In a panel: the next step (also ])")                  \

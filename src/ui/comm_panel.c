@@ -214,6 +214,7 @@ comm_action(tl_ui *ui, void *state, int a)
 	case ACT_DP_PANEL:
 	case ACT_PP_VIEW:
 	case ACT_SLOW_PANEL:
+	case ACT_OPS_PANEL:
 		return 0; /* the view stack's */
 	case ACT_LANE_DOWN:
 		if (s->sel + 1 < n)

@@ -334,10 +334,39 @@ else
 	skip "level2 sample or sqlite3 missing: the communication panel against CommAnalyzerTime"
 fi
 
+# ---- the operator statistics panel -------------------------------------------------------------
+# Checked against COMPUTE_TASK_INFO joined with TASK, read with sqlite3: the slow rank's count and
+# total of its longest op type, and that total over the median of the four ranks' totals.
+if [ -d "$t_tmp/slow" ]; then
+	view "$t_tmp/slow" 100x30 I
+	check "I opens the operator panel on the slow rank 3" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Operators of rank 3 by op type'"
+	golden ops-panel
+	row=$(sed -n 4p "$t_tmp/screen.txt" | sed 's/^[^ ]*//')
+	ty=$(echo "$row" | awk '{ print $7 }')
+	for db in "$t_tmp"/slow/*/ASCEND_PROFILER_OUTPUT/*.db; do
+		r=${db##*_}
+		sqlite3 "$db" "SELECT ${r%.db}, count(*), sum(t.endNs - t.startNs) FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId JOIN STRING_IDS s ON s.id = c.opType WHERE s.value = '$ty'"
+	done | tr '|' ' ' > "$t_tmp/ops.txt"
+	want=$(awk '$1 == 3 { printf "%d %.3f", $2, $3 / 1e3 }' "$t_tmp/ops.txt")
+	vs=$(sort -k3n "$t_tmp/ops.txt" | awk '{ t[NR] = $3; if ($1 == 3) m = $3 } END { printf "%.2fx", m / ((t[2] + t[3]) / 2) }')
+	check "its longest op type ($ty): count and total as in SQL ($want)" sh -c "echo '$row' | awk '{ print \$1, \$2 }' | grep -qx '$want'"
+	check "... and its total over the median rank's ($vs)" sh -c "echo '$row' | awk '{ print \$6 }' | grep -qx '$vs'"
+	view "$t_tmp/slow" 100x30 I "<Tab>"
+	check "Tab: the next rank (0)" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Operators of rank 0 by op type'"
+	view "$t_tmp/slow" 100x30 I "<Enter>"
+	check "Enter: the type's op names and input shapes" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Operators of rank 3: $ty .* by name and input shapes'"
+	view "$t_tmp/slow" 100x30 I O O O O
+	check "O sorts by vs median" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'sorted by vs median'"
+	view "$t_tmp/slow" 100x30 ":ops"
+	check "the panel opens as :ops too" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Operators of rank'"
+fi
+view "$t_tmp/one" 100x30 I
+check "the operator panel of a one-rank profile opens" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'Operators'"
+
 # ---- ? lists the panels' keys ----------------------------------------------------------------------
 view "$t_tmp/grpo" 100x60 "?" "<PgDn>"
 check "? lists dp-panel" has "dp-panel"
 check "? lists pp-view" has "pp-view"
-check "? lists comm and slow" sh -c "grep -q ' comm ' '$t_tmp/screen.txt' && grep -q ' slow ' '$t_tmp/screen.txt'"
+check "? lists comm, slow and ops" sh -c "grep -q ' comm ' '$t_tmp/screen.txt' && grep -q ' slow ' '$t_tmp/screen.txt' && grep -q ' ops ' '$t_tmp/screen.txt'"
 check "? lists stage-next and step-next" sh -c "grep -q stage-next '$t_tmp/screen.txt' && grep -q step-next '$t_tmp/screen.txt'"
 t_done

@@ -105,6 +105,11 @@ wait_for "Slow ranks"
 check "V: the slow-rank panel in a terminal" sh -c "sed -n 1p '$t_tmp/pane' | grep -q '^ Slow ranks'"
 keys q
 wait_for "rank 0"
+keys I
+wait_for "Operators"
+check "I: the operator panel in a terminal" sh -c "sed -n 1p '$t_tmp/pane' | grep -q '^ Operators of rank'"
+keys q
+wait_for "rank 0"
 check "q: back to the timeline" grep -q "rank 0" "$t_tmp/pane"
 
 keys '?'
