@@ -173,13 +173,13 @@ ops_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 		    keymap_key_hint(&ui->keys, ACT_RANK_PREV, k3, sizeof k3),
 		    keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k2, sizeof k2),
 		    keymap_key_hint(&ui->keys, ACT_QUIT, kb, sizeof kb));
-	screen_printf(
-	    sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY, "sorted by %s   %zu rows   times in us%s",
-	    sort_names[s->sort], s->nrows,
-	    byname ? "" : "; vs median: the rank's total over the median of the ranks' totals");
+	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
+	              "sorted by %s   %zu rows   total in ms, the rest in us%s",
+	              sort_names[s->sort], s->nrows,
+	              byname ? "" : "; vs med: the total over the median rank's");
 	int cx = x + 1;
-	screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%8s %13s %11s %10s %11s %9s  %s", "count",
-	              "total", "mean", "min", "max", byname ? "" : "vs median",
+	screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%7s %10s %9s %9s %9s %7s  %s", "count",
+	              "total", "mean", "min", "max", byname ? "" : "vs med",
 	              byname ? "op name [input shapes]" : "op type (task type)");
 	int rows = h - 3;
 	if (rows < 1 || s->nrows == 0)
@@ -212,8 +212,8 @@ ops_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 			sub = ui_clean(ui, s->o.types[i].task_type, sb, sizeof sb);
 		}
 		screen_printf(sc, cx, yy, w - 1, sel ? SLOT_LABEL_CURRENT : SLOT_NORMAL,
-		              "%8" PRIu64 " %13s %11s %10s %11s %9s  %s %s%s%s", st->count,
-		              us_text((double)st->total, tot, sizeof tot),
+		              "%7" PRIu64 " %10s %9s %9s %9s %7s  %s %s%s%s", st->count,
+		              us_text((double)st->total / 1e3, tot, sizeof tot),
 		              us_text(st->mean, mn, sizeof mn),
 		              us_text((double)st->min, mi, sizeof mi),
 		              us_text((double)st->max, mx, sizeof mx), vs, name, byname ? "[" : "(",

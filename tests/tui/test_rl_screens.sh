@@ -347,7 +347,7 @@ if [ -d "$t_tmp/slow" ]; then
 		r=${db##*_}
 		sqlite3 "$db" "SELECT ${r%.db}, count(*), sum(t.endNs - t.startNs) FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId JOIN STRING_IDS s ON s.id = c.opType WHERE s.value = '$ty'"
 	done | tr '|' ' ' > "$t_tmp/ops.txt"
-	want=$(awk '$1 == 3 { printf "%d %.3f", $2, $3 / 1e3 }' "$t_tmp/ops.txt")
+	want=$(awk '$1 == 3 { printf "%d %.3f", $2, $3 / 1e6 }' "$t_tmp/ops.txt")
 	vs=$(sort -k3n "$t_tmp/ops.txt" | awk '{ t[NR] = $3; if ($1 == 3) m = $3 } END { printf "%.2fx", m / ((t[2] + t[3]) / 2) }')
 	check "its longest op type ($ty): count and total as in SQL ($want)" sh -c "echo '$row' | awk '{ print \$1, \$2 }' | grep -qx '$want'"
 	check "... and its total over the median rank's ($vs)" sh -c "echo '$row' | awk '{ print \$6 }' | grep -qx '$vs'"
