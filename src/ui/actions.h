@@ -71,7 +71,7 @@
 	X(STEP_NEXT, "step-next", "Panels", "In a panel: the next step (also ])")                  \
 	X(STEP_PREV, "step-prev", "Panels", "In a panel: the previous step (also [)")              \
 	X(SORT_NEXT, "sort-next", "Panels",                                                        \
-	  "In the DP panel: sort by rank, duration, wait, decode steps or idle")                   \
+	  "In a panel: the next sort order (DP panel: rank, duration, wait, decode steps, idle)")  \
 	X(TOGGLE_ABSTIME, "toggle-abstime", "View", "Show absolute (wall-clock) times")            \
 	X(COMMAND, "command", "View", "Enter a :-command")                                         \
 	X(HELP, "help", "View", "Show this help")                                                  \
