@@ -274,8 +274,8 @@ check "bubble-next names the stage enclosing the gap and the reason" \
 # and the median of the group's durations minus it (msprof-analyze's median of an even count: the
 # mean of the middle two).
 if rlfix slow --ranks 4 --steps 1; then
-	view "$t_tmp/slow" 100x30 V
-	check "V opens the slow-rank panel" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Slow ranks: votes of msprof-analyze slow_rank'"
+	view "$t_tmp/slow" 100x30 R
+	check "R opens the slow-rank panel" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Slow ranks: votes of msprof-analyze slow_rank'"
 	golden slow-panel
 	votes=$("$TL_BIN" summary --json "$t_tmp/slow" 2>/dev/null | grep -o '"slow_ranks":\[[^]]*\]')
 	row=$(sed -n 4p "$t_tmp/screen.txt" | sed 's/^.//')
@@ -288,11 +288,11 @@ if rlfix slow --ranks 4 --steps 1; then
 	want=$(echo "$durs" | awk '{ printf "%.3f ms +%.3f ms", (($2 + $3) / 2 - $1) / 1e6, $1 / 1e6 }')
 	check "its worst collective ($op): the wait (median - its op) and its op agree with SQL" \
 		sh -c "echo '$row' | grep -Eq '$want'"
-	view "$t_tmp/slow" 100x30 V "<Enter>"
+	view "$t_tmp/slow" 100x30 R "<Enter>"
 	check "Enter jumps to the worst collective on rank 3" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Rank 3 arrived last at $op: its op '"
 	check "... selected on rank 3's communication lane" sh -c "grep -q '| rank 3 comm .*| sel' '$t_tmp/screen.txt' || grep -q '| rank 3 comm' '$t_tmp/screen.txt'"
 	# the detail pane of that collective: every rank's arrival, against COMMUNICATION_OP's starts
-	view "$t_tmp/slow" 100x40 V "<Enter>" i
+	view "$t_tmp/slow" 100x40 R "<Enter>" i
 	for db in "$t_tmp"/slow/*/ASCEND_PROFILER_OUTPUT/*.db; do
 		r=${db##*_}
 		sqlite3 "$db" "SELECT ${r%.db}, c.startNs FROM COMMUNICATION_OP c JOIN STRING_IDS s ON s.id = c.opName WHERE s.value = '$op'"
@@ -302,37 +302,37 @@ if rlfix slow --ranks 4 --steps 1; then
 	check "the detail pane names the last to arrive (rank $last in SQL) and the skew ($skew)" \
 		grep -q "^ collective .* 4 ranks; last to arrive: rank $last, $skew after the first" "$t_tmp/screen.txt"
 	check "... and lists every rank's arrival, the last one marked" sh -c "[ \$(grep -c '^ rank [0-9].*arrived +.*, waited .* for the last' '$t_tmp/screen.txt') -eq 4 ] && grep -q '^ rank $last last .*arrived +$skew, waited 0 ns' '$t_tmp/screen.txt'"
-	view "$t_tmp/slow" 100x30 V O
+	view "$t_tmp/slow" 100x30 R O
 	check "O sorts by the worst wait" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'sorted by worst wait'"
 	view "$t_tmp/slow" 100x30 ":slow"
 	check "the panel opens as :slow too" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'Slow ranks'"
 else
 	not_ok "generate the slow-rank fixture"
 fi
-view "$t_tmp/one" 100x30 V
+view "$t_tmp/one" 100x30 R
 check "one rank: the slow-rank panel says why it is empty" has "Slow ranks: needs at least two ranks; this profile has 1."
 
 # ---- the communication panel ---------------------------------------------------------------------
 if [ -d "$t_tmp/slow" ]; then
-	view "$t_tmp/slow" 100x30 M
-	check "M opens the communication panel" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Communication: time per op and rank'"
+	view "$t_tmp/slow" 100x30 X
+	check "X opens the communication panel" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Communication: time per op and rank'"
 	golden comm-panel
 	n=$(for db in "$t_tmp"/slow/*/ASCEND_PROFILER_OUTPUT/*.db; do sqlite3 "$db" "SELECT count(*) FROM COMMUNICATION_OP"; done | awk '{ s += $1 } END { print s }')
 	check "one row per op and rank: $n in COMMUNICATION_OP" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q ' $n ops '"
-	view "$t_tmp/slow" 100x30 M O
+	view "$t_tmp/slow" 100x30 X O
 	sed -n '4,8p' "$t_tmp/screen.txt" | sed 's/^[^ ]*//' | awk '{ print $3 }' > "$t_tmp/elapse.txt"
 	check "O sorts by elapse, the longest first" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'sorted by elapse' && sort -rn '$t_tmp/elapse.txt' | cmp -s - '$t_tmp/elapse.txt'"
-	view "$t_tmp/slow" 100x30 M j "<Enter>"
+	view "$t_tmp/slow" 100x30 X j "<Enter>"
 	check "Enter shows the op on its rank's communication lane" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Rank 0, hcom_.*: elapse [0-9.]* us, wait '"
 	view "$t_tmp/slow" 100x30 ":comm"
 	check "the panel opens as :comm too" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'Communication: time per op and rank'"
 fi
-view "$t_tmp/plain" 100x30 M
+view "$t_tmp/plain" 100x30 X
 check "the panel of a profile without HCCL sub-tasks opens" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'Communication'"
 # Every row against torch_npu's own CommAnalyzerTime (ms) of the level2 sample, to 1 us.
 L2=$SAMPLES/ascend-db/level2
 if [ -d "$L2" ] && command -v sqlite3 > /dev/null; then
-	view "$L2" 160x20 M
+	view "$L2" 160x20 X
 	for r in 0 1; do
 		sqlite3 -separator ' ' "$L2/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db" \
 			"SELECT $r, hccl_op_name, elapse_time * 1e3, transit_time * 1e3, wait_time * 1e3, synchronization_time * 1e3, idle_time * 1e3 FROM CommAnalyzerTime"
