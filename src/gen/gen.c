@@ -2316,7 +2316,7 @@ rank_write(gen_plan *P, int rank)
 	w_pp(&w);
 	for (size_t i = 0; i < P->tr.nstages; i++) {
 		const gen_stage_truth *st = &P->tr.stages[i];
-		if (st->rank != rank || P->o.no_stage_ranges)
+		if (st->rank != rank || P->o.no_stage_ranges || st->stage + 1 == P->o.unmarked_stage)
 			continue;
 		if (P->o.stage_device_ranges)
 			w_mstx_device(&w, st->start_ns, stage_host_end(P, rank, st), st->start_ns,

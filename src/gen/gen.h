@@ -63,6 +63,8 @@ typedef struct gen_opts {
 	uint64_t slow_ranks_mask;
 	int64_t delay_coll;
 	int64_t delay_ns;
+	int unmarked_stage; /* 1 + index of a stage whose ranges are not written (its work is; the
+	                     * truth still lists it): a profile that lacks that stage; 0 none */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };

@@ -326,6 +326,43 @@ test_pair(const char *dir)
 	tlq_diff_side_free(&a);
 	tlq_diff_side_free(&b);
 	trace_free(&trc);
+
+	/* B with an extra stage: A's profile has no range of the last stage */
+	gen_opts od;
+	base_opts(&od, 4);
+	od.unmarked_stage = GEN_NSTAGES;
+	char *pd = xasprintf("%s/d", dir);
+	gen_truth td;
+	CHECK(gen_profile(&od, pd, &td) == 0, "generate an A without %s ranges",
+	      gen_stage_canon[GEN_NSTAGES - 1]);
+	tl_trace trd;
+	CHECK(load(pd, &trd) == 0, "load it");
+	tlq_diff_gather(&trd, &so, &a);
+	tlq_diff_gather(&tra, &so, &b);
+	j = diff_json(&a, &b);
+	only = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "only_in_b"),
+	                                        "stages");
+	CHECK(cJSON_GetArraySize(only) == 1 && strcmp(cJSON_GetArrayItem(only, 0)->valuestring,
+	                                              gen_stage_canon[GEN_NSTAGES - 1]) == 0,
+	      "the extra stage is named as only in B");
+	size_t newrows = 0, moved = 0;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(j, "stages"))
+	{
+		if (strcmp(str(c, "name"), gen_stage_canon[GEN_NSTAGES - 1]) == 0)
+			newrows += cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "a_ns"));
+		else
+			moved += num(c, "delta_ns") != 0;
+	}
+	CHECK(newrows == 2 * 5 && moved == 0,
+	      "its %zu rows have no A value; the other stages did not change (%zu did)", newrows,
+	      moved);
+	cJSON_Delete(j);
+	tlq_diff_side_free(&a);
+	tlq_diff_side_free(&b);
+	trace_free(&trd);
+	gen_truth_free(&td);
+	free(pd);
+
 	trace_free(&tra);
 	gen_truth_free(&ta);
 	gen_truth_free(&tb);
