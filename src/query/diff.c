@@ -68,16 +68,22 @@ add(tl_diff_side *s, tl_diff_kind kind, const char *name, int rank, int64_t step
 	s->v[s->n - 1].name = (const char *)(uintptr_t)id;
 }
 
+/* Each rank's step overlaps, asked once: they give the steps and the overlap rows. */
+typedef struct rank_steps {
+	tl_step_overlap *so;
+	size_t n;
+} rank_steps;
+
 static void
-gather_overlap(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
+gather_overlap(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s,
+               const rank_steps *rs)
 {
 	for (size_t i = 0; i < tr->nranks; i++) {
 		int rank = side_rank(tr, o, i);
 		if (rank < 0 || tr->ranks[i]->host_only)
 			continue;
-		tl_step_overlap *so;
-		size_t n = tlq_step_overlaps(tr->ranks[i], &so);
-		for (size_t k = 0; k < n; k++) {
+		const tl_step_overlap *so = rs[i].so;
+		for (size_t k = 0; k < rs[i].n; k++) {
 			const tl_overlap *v = &so[k].o;
 			int64_t st = so[k].step_id;
 			add(s, TL_DIFF_OVERLAP, "computing", rank, st, v->computing, 0);
@@ -90,20 +96,19 @@ gather_overlap(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
 				add(s, TL_DIFF_OVERLAP, "step", rank, st,
 				    so[k].step_end - so[k].step_start, 0);
 		}
-		free(so);
 	}
 }
 
 static void
-collect_steps(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
+collect_steps(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s, rank_steps *rs)
 {
 	size_t cap = 0;
 	for (size_t i = 0; i < tr->nranks; i++) {
 		if (side_rank(tr, o, i) < 0)
 			continue;
-		tl_step_overlap *so;
-		size_t n = tlq_step_overlaps(tr->ranks[i], &so);
-		for (size_t k = 0; k < n; k++) {
+		rs[i].n = tlq_step_overlaps(tr->ranks[i], &rs[i].so);
+		const tl_step_overlap *so = rs[i].so;
+		for (size_t k = 0; k < rs[i].n; k++) {
 			if (so[k].step_id < 0)
 				continue;
 			if (s->nsteps == cap) {
@@ -112,7 +117,6 @@ collect_steps(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
 			}
 			s->steps[s->nsteps++] = so[k].step_id;
 		}
-		free(so);
 	}
 	if (s->nsteps)
 		qsort(s->steps, s->nsteps, sizeof *s->steps, cmp_i64);
@@ -201,7 +205,8 @@ tlq_diff_gather(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
 	memset(s, 0, sizeof *s);
 	s->names = strpool_new();
 	s->step_first = o->step_first;
-	collect_steps(tr, o, s);
+	rank_steps *rs = xcalloc(tr->nranks + 1, sizeof *rs);
+	collect_steps(tr, o, s, rs);
 	for (size_t i = 0; i < tr->nranks; i++) {
 		int r = side_rank(tr, o, i);
 		if (r < 0)
@@ -211,7 +216,10 @@ tlq_diff_gather(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
 	}
 	if (s->nranks)
 		qsort(s->ranks, s->nranks, sizeof *s->ranks, cmp_int);
-	gather_overlap(tr, o, s);
+	gather_overlap(tr, o, s, rs);
+	for (size_t i = 0; i < tr->nranks; i++)
+		free(rs[i].so);
+	free(rs);
 	gather_rl(tr, o, s);
 	gather_ops(tr, o, s);
 	gather_comm(tr, o, s);
