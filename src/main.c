@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <sqlite3.h>
 
 #include "gen/gen.h"
+#include "load/cache.h"
 #include "load/load.h"
 #include "profile/discover.h"
 #include "query/diff.h"
@@ -44,6 +46,9 @@ typedef struct cli {
 	const char *theme, *keymap, *script, *stats;
 	int cols, rows;
 	int man;
+	/* the model cache */
+	int no_cache, clear;
+	const char *cache_dir;
 } cli;
 
 static int64_t start_mono_ns; /* for the viewer's time to first frame */
@@ -59,7 +64,7 @@ typedef struct command {
 
 /* The options of the viewer, which `tl demo` opens too: --rank, --pp, --theme, --keymap,
  * --script, --size and --stats (per-frame figures for `make bench`). */
-#define VIEW_OPTS "rPTKSZX"
+#define VIEW_OPTS "rPTKSZXNC"
 
 static int cmd_info(cli *);
 static int cmd_summary(cli *);
@@ -67,23 +72,31 @@ static int cmd_diff(cli *);
 static int cmd_demo(cli *);
 static int cmd_view(cli *);
 static int cmd_keys(cli *);
+static int cmd_index(cli *);
+static int cmd_cache(cli *);
 
 static const command commands[] = {
 	{"info", "tl info PATH [--rank SPEC]",
 	    "list the ranks and files found under PATH, with when each was captured",
 	    cmd_info, 1, "r"},
-	{"summary", "tl summary PATH [--rank SPEC] [--json] [--pp N]",
+	{"summary", "tl summary PATH [--rank SPEC] [--json] [--pp N] [--no-cache]\n"
+	    "          [--cache-dir DIR]",
 	    "per-rank, per-step overlap breakdown (computing, communication, free, ...)",
-	    cmd_summary, 1, "rjP"},
-	{"diff", "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N]\n"
-	    "          tl diff A --rank N --vs M [--steps A:B] [--json] [--pp N]",
+	    cmd_summary, 1, "rjPNC"},
+	{"diff", "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N] [--no-cache]\n"
+	    "          [--cache-dir DIR]; tl diff A --rank N --vs M [the options above]",
 	    "what changed from A to B (or rank N to M), largest first: stages, overlap, ops, ...",
-	    cmd_diff, 1, "rjPvs"},
+	    cmd_diff, 1, "rjPvsNC"},
 	{"view",
 	    "tl view PATH [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
-	    "          [--script FILE [--size CxR]]",
+	    "          [--script FILE [--size CxR]] [--no-cache] [--cache-dir DIR]",
 	    "the timeline viewer: one group of lanes per rank (? in it lists the keys)", cmd_view,
 	    1, VIEW_OPTS},
+	{"index", "tl index PATH [--rank SPEC] [--cache-dir DIR]",
+	    "read the profile into the model cache without viewing; print what was written",
+	    cmd_index, 1, "rC"},
+	{"cache", "tl cache [--clear] [--cache-dir DIR]",
+	    "where the model cache is and its size; --clear empties it", cmd_cache, 0, "LC"},
 	{"keys", "tl keys [--keymap NAME] [--man|--markdown]",
 	    "list the viewer's actions and :-commands with their keys", cmd_keys, 0, "KMD"},
 	{"demo", "tl demo [--no-view] [the options of view]",
@@ -112,6 +125,10 @@ usage(FILE *f)
 		   "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"
 		   "  --size CxR    with --script: no terminal, a COLSxROWS screen (e.g. 120x40)\n"
 		   "  --no-view     (demo) print the summary instead of opening the viewer\n"
+		   "  --no-cache    (summary, diff, view, demo) neither read nor write the model cache\n"
+		   "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
+		   "                else ~/.cache/tl/models); a shared one serves several hosts\n"
+		   "  --clear       (cache) remove every cache file\n"
 		   "  --pp N        (summary, view) N pipeline stages in rank order, when the profile\n"
 		   "                names none (distributed_args) and P2P partners do not tell; it\n"
 		   "                also lets forward/backward operator pairs make PP blocks\n"
@@ -125,15 +142,102 @@ usage(FILE *f)
 		   "Inputs are read-only to tl, and untrusted: crafted files are refused, names are\n"
 		   "printed escaped. Ranks that need more memory than is free are refused before\n"
 		   "loading (TL_MEM_AVAILABLE=SIZE overrides the free figure).\n"
+		   "Each rank read is kept in the model cache, keyed by its files' identity (path,\n"
+		   "inode, size, modification time): the next open of unchanged files reads it\n"
+		   "instead (TL_CACHE_MAX=SIZE bounds it, default 4G, least recently used first out).\n"
 		   "Exit status: 0 ok, 1 usage or I/O error, 2 nothing could be loaded (or not enough\n"
 		   "memory for the ranks asked for).\n");
+}
+
+/* The model cache a command reads and writes: NULL with --no-cache. */
+static tl_cache *
+cli_cache(cli *c, tl_cache *store)
+{
+	if (c->no_cache)
+		return NULL;
+	cache_open(store, c->cache_dir);
+	return store;
 }
 
 static int
 load_opts_run(cli *c, tl_trace *tr)
 {
-	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL};
-	return load_trace(c->path, &o, tr);
+	tl_cache cache;
+	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
+	    .cache = cli_cache(c, &cache)};
+	int rc = load_trace(c->path, &o, tr);
+	if (o.cache != NULL)
+		cache_close(o.cache);
+	return rc;
+}
+
+static int
+cmp_rec(const void *a, const void *b)
+{
+	const tl_cache_rec *x = a, *y = b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int
+cmd_index(cli *c)
+{
+	tl_cache cache;
+	cache_open(&cache, c->cache_dir);
+	if (cache.dir == NULL) {
+		msg_error("no cache directory: neither XDG_CACHE_HOME nor HOME is set (--cache-dir DIR)");
+		cache_close(&cache);
+		return 1;
+	}
+	tl_trace tr;
+	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL, .cache = &cache};
+	int rc = load_trace(c->path, &o, &tr);
+	if (cache.nrecs > 1)
+		qsort(cache.recs, cache.nrecs, sizeof *cache.recs, cmp_rec);
+	uint64_t bytes = 0, slices = 0;
+	size_t unwritten = 0;
+	for (size_t i = 0; i < cache.nrecs; i++) {
+		const tl_cache_rec *x = &cache.recs[i];
+		if (x->status == TL_CACHE_UNWRITTEN) {
+			printf("rank %d: not written (%llu slices)\n", x->rank,
+			    (unsigned long long)x->slices);
+			unwritten++;
+			continue;
+		}
+		printf("rank %d: %s %s (%llu slices, %llu bytes)\n", x->rank,
+		    x->status == TL_CACHE_HIT ? "already cached in" : "wrote", x->file,
+		    (unsigned long long)x->slices, (unsigned long long)x->bytes);
+		bytes += x->bytes;
+		slices += x->slices;
+	}
+	printf("%zu ranks in %s: %llu slices, %llu bytes\n", cache.nrecs - unwritten,
+	    cache.dir ? cache.dir : "(no cache directory)", (unsigned long long)slices,
+	    (unsigned long long)bytes);
+	if (rc == 0 && unwritten > 0)
+		rc = 1;
+	trace_free(&tr);
+	cache_close(&cache);
+	return rc;
+}
+
+static int
+cmd_cache(cli *c)
+{
+	tl_cache cache;
+	cache_open(&cache, c->cache_dir);
+	int rc = 0;
+	if (c->clear) {
+		long n = cache_clear(&cache);
+		if (n < 0) {
+			msg_error("%s: cannot read the cache directory: %s", cache.dir, strerror(errno));
+			rc = 1;
+		} else {
+			printf("removed %ld cache files from %s\n", n, cache.dir);
+		}
+	} else {
+		cache_report(&cache, stdout);
+	}
+	cache_close(&cache);
+	return rc;
 }
 
 static int
@@ -201,8 +305,10 @@ cmd_diff(cli *c)
 			fprintf(stderr, "tl: %s\n", err);
 			return 1;
 		}
-		tl_load_opts lo = {.ranks = &both};
-		rc = load_trace(c->path, &lo, &ta);
+		tl_rankset asked = c->ranks;
+		c->ranks = both; /* load the two ranks, through the cache like any load */
+		rc = load_opts_run(c, &ta);
+		c->ranks = asked;
 		rankset_free(&both);
 		if (rc != 0) {
 			trace_free(&ta);
@@ -275,9 +381,12 @@ cmd_view(cli *c)
 		return 1;
 	}
 	tl_trace tr;
+	tl_cache cache;
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
-	    .quiet_progress = c->script != NULL, .view = 1};
+	    .quiet_progress = c->script != NULL, .view = 1, .cache = cli_cache(c, &cache)};
 	int rc = load_trace(c->path, &o, &tr);
+	if (o.cache != NULL)
+		cache_close(o.cache);
 	if (rc == 0)
 		rc = view_trace(c, &tr);
 	trace_free(&tr);
@@ -418,6 +527,9 @@ main(int argc, char **argv)
 		{"stats", required_argument, NULL, 'X'},
 		{"man", no_argument, NULL, 'M'},
 		{"markdown", no_argument, NULL, 'D'},
+		{"no-cache", no_argument, NULL, 'N'},
+		{"cache-dir", required_argument, NULL, 'C'},
+		{"clear", no_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -430,6 +542,9 @@ main(int argc, char **argv)
 	/* Debian's SQLite keeps memory statistics under one global lock that serialises the
 	 * parallel rank loaders; tl does not use them. Must precede sqlite3_initialize(). */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	/* a file size limit makes the model cache's write fail (EFBIG: no cache, one warning)
+	 * rather than end tl */
+	signal(SIGXFSZ, SIG_IGN);
 	cli c;
 	memset(&c, 0, sizeof c);
 	c.vs_rank = -1;
@@ -518,6 +633,15 @@ main(int argc, char **argv)
 			break;
 		case 'M':
 			c.man = 1;
+			break;
+		case 'N':
+			c.no_cache = 1;
+			break;
+		case 'C':
+			c.cache_dir = optarg;
+			break;
+		case 'L':
+			c.clear = 1;
 			break;
 		case 'D':
 			c.man = 2;

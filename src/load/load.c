@@ -1,5 +1,6 @@
 #include "config.h"
 #include "load/load.h"
+#include "load/cache.h"
 #include "profile/discover.h"
 #include "util/msg.h"
 #include "util/text.h"
@@ -137,7 +138,22 @@ typedef struct load_ctx {
 	load_job *jobs;
 	size_t njobs, next;
 	pthread_mutex_t lock;
+	tl_cache *cache;
 } load_ctx;
+
+/* A rank's load warnings, path/text pairs, for its cache file. */
+typedef struct warn_list {
+	char **v;
+	size_t n, cap;
+} warn_list;
+
+static void
+keep_warning(void *ctx, const char *path, const char *text)
+{
+	warn_list *w = ctx;
+	VEC_PUSH(w->v, w->n, w->cap, path ? xstrdup(path) : NULL);
+	VEC_PUSH(w->v, w->n, w->cap, xstrdup(text));
+}
 
 /* Envelope of the slices added to r since the track lengths were `before` (tracks keep their
  * order while loading; new tracks start empty). The RL stage analysis needs it: a discrete-mode
@@ -162,7 +178,16 @@ static void
 load_one(load_ctx *c, load_job *j)
 {
 	const tl_source *first = &c->tr->sources.v[j->first];
-	tl_rank *r = rank_new(first->rank);
+	tl_rank *r = cache_load_rank(c->cache, first, j->count);
+	if (r != NULL) {
+		j->rank = r;
+		msg_progress_add(1, 0);
+		return;
+	}
+	warn_list warns = {0};
+	if (c->cache != NULL)
+		msg_capture(keep_warning, &warns);
+	r = rank_new(first->rank);
 	r->sources = xreallocarray(NULL, j->count, sizeof *r->sources);
 	r->src_t0 = xreallocarray(NULL, j->count, sizeof *r->src_t0);
 	r->src_t1 = xreallocarray(NULL, j->count, sizeof *r->src_t1);
@@ -200,6 +225,13 @@ load_one(load_ctx *c, load_job *j)
 	if (j->count == 1) {
 		r->src_t0[0] = r->t_min;
 		r->src_t1[0] = r->t_max;
+	}
+	if (c->cache != NULL) {
+		msg_capture(NULL, NULL);
+		cache_store_rank(c->cache, first, j->count, r, warns.v, warns.n / 2);
+		for (size_t i = 0; i < warns.n; i++)
+			free(warns.v[i]);
+		free(warns.v);
 	}
 	j->rank = r;
 	msg_progress_add(1, 0);
@@ -242,7 +274,7 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 	if (load_memcheck(path, &tr->sources, o ? o->view : 0) != 0)
 		return 2;
 	/* one job per rank; sources of unknown rank (-1) each get their own job */
-	load_ctx c = {.tr = tr};
+	load_ctx c = {.tr = tr, .cache = o ? o->cache : NULL};
 	size_t cap = 0;
 	for (size_t i = 0; i < tr->sources.n;) {
 		size_t k = i + 1;
@@ -295,6 +327,7 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 			tr->t_max = r->t_max;
 	}
 	free(c.jobs);
+	cache_evict(c.cache);
 	if (tr->nranks == 0) {
 		msg_error("%s: nothing could be loaded", path);
 		return 2;

@@ -108,6 +108,7 @@ typedef struct tl_load_opts {
 	int threads;             /* 0 = number of cores */
 	int quiet_progress;
 	int view;                /* for the viewer, which needs more memory per slice */
+	struct tl_cache *cache;  /* the model cache (load/cache.h), NULL: none */
 } tl_load_opts;
 
 /* memcheck.c: memory before loading. Bytes a source will take in memory (estimated cheaply:

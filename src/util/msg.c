@@ -12,6 +12,8 @@
 static pthread_mutex_t msg_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned warn_count;
 static int quiet;
+static _Thread_local msg_capture_fn capture_fn;
+static _Thread_local void *capture_ctx;
 static struct {
 	int active, shown, total, done;
 	uint64_t rows;
@@ -51,6 +53,13 @@ msg_warn_count(void)
 }
 
 void
+msg_capture(msg_capture_fn fn, void *ctx)
+{
+	capture_fn = fn;
+	capture_ctx = ctx;
+}
+
+void
 msg_warn(const char *path, const char *fmt, ...)
 {
 	char buf[1024], safe[2048];
@@ -58,6 +67,8 @@ msg_warn(const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	if (capture_fn != NULL)
+		capture_fn(capture_ctx, path, buf);
 	pthread_mutex_lock(&msg_lock);
 	warn_count++;
 	if (!quiet) {

@@ -12,6 +12,11 @@ void msg_progress_add(int done, uint64_t rows);
 void msg_progress_end(void);
 /* Count of msg_warn calls so far. */
 unsigned msg_warn_count(void);
+/* Calls fn(ctx, path, text) for each msg_warn of the calling thread from now on (as well as
+ * printing it), until called with NULL: the model cache keeps a rank's load warnings and says
+ * them again when it opens the rank from the cache. */
+typedef void (*msg_capture_fn)(void *ctx, const char *path, const char *text);
+void msg_capture(msg_capture_fn fn, void *ctx);
 /* Silence warnings (tests that expect them print their own). */
 void msg_set_quiet(int quiet);
 

@@ -16,11 +16,11 @@ generate_once "$PROFILE" "$RANKS ranks x $TASKS device tasks" \
 	"$BENCH_GEN" "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
 
 # the statements tl runs, per rank DB
-TL_TRACE_SQL=1 "$TL_BIN" summary "$PROFILE" --rank 0 >/dev/null 2>"$OUT/sql.txt"
+TL_TRACE_SQL=1 "$TL_BIN" summary "$PROFILE" --rank 0 --no-cache >/dev/null 2>"$OUT/sql.txt"
 grep -v '^tl:' "$OUT/sql.txt" | grep -v '^stats:' >"$OUT/queries.sql"
 DBS=$(find "$PROFILE" -name 'ascend_pytorch_profiler_*.db' | sort)
 
-run_tl() { TL_STATS=1 "$TL_BIN" summary "$PROFILE" >/dev/null 2>"$OUT/stats.txt"; }
+run_tl() { TL_STATS=1 "$TL_BIN" summary "$PROFILE" --no-cache >/dev/null 2>"$OUT/stats.txt"; }
 run_shell() {
 	for db in $DBS; do
 		sqlite3 -readonly "$db" <"$OUT/queries.sql" >/dev/null

@@ -28,7 +28,7 @@ cat "$FILE" >/dev/null # both sides read from the page cache
 tl_times=()
 for i in $(seq "$RUNS"); do
 	t0=$(now)
-	TL_STATS=1 "$TL_BIN" summary "$FILE" >/dev/null 2>"$OUT/json-stats.txt"
+	TL_STATS=1 "$TL_BIN" summary "$FILE" --no-cache >/dev/null 2>"$OUT/json-stats.txt"
 	t1=$(now)
 	tl_times+=("$(calc "$t1 - $t0")")
 done

@@ -35,7 +35,7 @@ DBS=$(find "$PROFILE" -name 'ascend_pytorch_profiler_*.db' | sort)
 INSIGHT="SELECT count(*) FROM (SELECT c.connectionId FROM CONNECTION_IDS c JOIN PYTORCH_API p
   ON p.connectionId = c.id WHERE p.type = 50001 GROUP BY c.connectionId HAVING count(*) > 1);"
 
-run_tl() { TL_STATS=1 "$TL_BIN" summary "$PROFILE" >"$OUT/pp-summary.txt" 2>"$OUT/pp-stats.txt"; }
+run_tl() { TL_STATS=1 "$TL_BIN" summary "$PROFILE" --no-cache >"$OUT/pp-summary.txt" 2>"$OUT/pp-stats.txt"; }
 run_insight() {
 	for db in $DBS; do
 		echo "$INSIGHT" | sqlite3 -readonly "$db" >/dev/null

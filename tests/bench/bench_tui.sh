@@ -39,7 +39,7 @@ awk 'BEGIN {
 }' > "$script"
 stats="$OUT/tui-stats.txt"
 TERM=xterm-256color LC_ALL=C.UTF-8 NO_COLOR= XDG_CONFIG_HOME=/nonexistent \
-	"$TL_BIN" view "$PROFILE" --script "$script" --size 200x50 --stats "$stats"
+	"$TL_BIN" view "$PROFILE" --no-cache --script "$script" --size 200x50 --stats "$stats"
 
 awk -v profile="$PROFILE" '
 function pct(arr, n, p,   i, j, t, k) {

@@ -8,6 +8,7 @@
 
 #include <cJSON.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -18,6 +19,9 @@
 
 #include "gen/gen.h"
 #include "host_bad.h"
+#include "load/cache.h"
+#include "load/load.h"
+#include "util/msg.h"
 #include "util/xalloc.h"
 
 #define KEEP_ROWS 24   /* rows kept per table of a cut-down DB */
@@ -294,6 +298,58 @@ seed_generated(const gen_opts *o, const char *out, const char *prefix, const cha
 	free(gdir);
 }
 
+/* A cache file body (what fuzz_cache takes: the file after its header and key) of the rank
+ * a seed DB loads into, as rank 0 of one source. */
+static void
+seed_cache(const char *path, void *arg)
+{
+	const char *out = arg;
+	tl_source src;
+	memset(&src, 0, sizeof src);
+	src.rank = 0;
+	src.kind = TL_SRC_TORCH_DB;
+	src.path = (char *)path;
+	src.role_step = -1;
+	tl_rank *r = rank_new(0);
+	r->sources = xcalloc(1, sizeof *r->sources);
+	r->sources[r->nsources++] = &src;
+	r->src_t0 = xcalloc(1, sizeof *r->src_t0);
+	r->src_t1 = xcalloc(1, sizeof *r->src_t1);
+	r->loaded = loader_ascend_db.load(&src, r) == 0;
+	rank_finish(r);
+	r->src_t0[0] = r->t_min;
+	r->src_t1[0] = r->t_max;
+	const char *base = strrchr(path, '/');
+	char *tmp = xasprintf("%s/%s.tlc", out, base ? base + 1 : path);
+	size_t klen;
+	uint8_t *key = cache_key(&src, 1, &klen);
+	uint64_t bytes;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (r->loaded && fd >= 0 && cache_write_fd(fd, key, klen, r, NULL, 0, &bytes) == 0) {
+		FILE *f = fopen(tmp, "rb");
+		uint8_t *buf = xmalloc(bytes);
+		if (f != NULL && fread(buf, 1, bytes, f) == bytes) {
+			char *dst = xasprintf("%s/%s", out, base ? base + 1 : path);
+			FILE *o = fopen(dst, "wb");
+			size_t skip = TL_CACHE_HEADER + klen;
+			if (o != NULL && fwrite(buf + skip, 1, bytes - skip, o) == bytes - skip)
+				nseeds++;
+			if (o != NULL)
+				fclose(o);
+			free(dst);
+		}
+		if (f != NULL)
+			fclose(f);
+		free(buf);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	unlink(tmp);
+	free(tmp);
+	free(key);
+	rank_free(r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -385,6 +441,12 @@ main(int argc, char **argv)
 		seed_ctx j = {jsondir, "sample", 0, 1};
 		each_file(argv[2], ".json", seed_one, &j);
 	}
+	/* the model cache's files of the DB seeds (their bodies) */
+	char *cachedir = xasprintf("%s/cache", out);
+	mkdir(cachedir, 0755);
+	msg_set_quiet(1);
+	each_file(dbdir, ".db", seed_cache, cachedir);
+	free(cachedir);
 	printf("fuzz_seeds: %d seeds in %s\n", nseeds, out);
 	free(dbdir);
 	free(jsondir);

@@ -24,6 +24,7 @@ static const struct {
 } targets[] = {
     {"rankspec", fuzz_rankspec}, {"keymap", fuzz_keymap}, {"theme", fuzz_theme},
     {"stages", fuzz_stages},     {"json", fuzz_json},     {"db", fuzz_db},
+    {"cache", fuzz_cache},
 };
 #define NTARGETS (sizeof targets / sizeof *targets)
 
@@ -133,5 +134,13 @@ main(void)
 	    "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}]");
 	run_text("db", "an empty file (a rank without tracks)", "");
 	run_text("db", "a text file", "SQLite format 3");
+	run_text("cache", "an empty body", "");
+	run_text("cache", "a file of its header only", "RTLMODEL");
+	/* a body whose counts claim more than it holds: rank 0, flags, rows, no role, 2^60
+	 * strings */
+	static const uint8_t huge[] = {0,   0,   0,   0,   0, 0, 0, 0, 1, 0, 0,   0,   0,   0,
+	                               0,   0,   0,   0,   0, 0, 0, 0, 0, 0, 255, 255, 255, 255,
+	                               255, 255, 255, 255, 0, 0, 0, 0, 0, 0, 0,   16};
+	CHECK(run_input("cache", huge, sizeof huge) == 0, "cache: a string count of 2^60");
 	return test_done();
 }

@@ -1,0 +1,98 @@
+/* The model cache: one file per rank under $XDG_CACHE_HOME/tl/models (or --cache-dir), holding
+ * what the loaders made of that rank's captures (tracks, slices, steps, strings, the warnings
+ * they gave), so that the next open reads one file instead of SQLite or JSON.
+ *
+ * One file per rank, not per capture: a rank is the unit the loaders fill (all captures of a
+ * rank share its string pool and merge on its timeline, and rank_finish orders and splits the
+ * merged tracks), so a rank's file is what a load produces and what `--rank` selects, and a
+ * `tl index --rank` on one host writes exactly its ranks' files.
+ *
+ * The key is the cache format version and, for every file the rank was read from (the data
+ * files and the capture's profiler_info / profiler_metadata files, which discovery reads for
+ * the rank and capture time): its real path, inode, size and modification time. The device
+ * number is left out: hosts mounting the same shared storage see it under different device
+ * numbers, and a shared cache directory must serve them all. A file's full key is stored in it
+ * and compared, so a name collision can never hand back another rank.
+ *
+ * A cache file is untrusted input: its header, sizes, every count and index, and a checksum of
+ * the whole body are checked before anything is used; a bad file is named in one line, ignored
+ * and rewritten. */
+#ifndef TL_CACHE_H
+#define TL_CACHE_H
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/trace.h"
+#include "profile/discover.h"
+
+#define TL_CACHE_VERSION 1
+#define TL_CACHE_MAX_DEFAULT (UINT64_C(4) << 30) /* bytes: LRU eviction above this */
+
+typedef enum tl_cache_status {
+	TL_CACHE_HIT,       /* read from its cache file */
+	TL_CACHE_WROTE,     /* loaded and written */
+	TL_CACHE_UNWRITTEN, /* loaded, not written (cache off, unwritable, or input changed) */
+} tl_cache_status;
+
+/* What happened to one rank (for `tl index`). */
+typedef struct tl_cache_rec {
+	int rank;
+	tl_cache_status status;
+	char *file; /* the cache file */
+	uint64_t bytes, slices;
+} tl_cache_rec;
+
+typedef struct tl_cache {
+	char *dir;          /* owned; NULL: caching is off */
+	uint64_t max_bytes; /* LRU bound of the directory's cache files */
+	int read_only;      /* could not write here: read what is there, write nothing */
+	char ro_why[128];   /* why not */
+	pthread_mutex_t lock;
+	int warned; /* the one "cannot write" warning was given */
+	tl_cache_rec *recs;
+	size_t nrecs, rcap;
+} tl_cache;
+
+/* The default directory: $XDG_CACHE_HOME/tl/models, else ~/.cache/tl/models (malloc'd). */
+char *cache_default_dir(void);
+/* Opens the cache in dir (NULL: the default), creating the directory; the bound comes from
+ * TL_CACHE_MAX (bytes, or with K, M, G, T) or TL_CACHE_MAX_DEFAULT. A directory that cannot be
+ * created or written is a read-only cache: read, and one warning when a rank would have been
+ * written. Returns 0. */
+int cache_open(tl_cache *, const char *dir);
+void cache_close(tl_cache *);
+
+/* The rank whose captures are src[0..n) (the job's sources, in the trace's list), read from
+ * its cache file, or NULL (no file, or a bad one: said in one line). Replays the warnings its
+ * load gave. */
+tl_rank *cache_load_rank(tl_cache *, const tl_source *src, size_t n);
+/* Writes r (finished, loaded from src[0..n)) with the warnings its load gave (path/text pairs;
+ * path may be NULL). Skipped when an input changed while it was read. */
+void cache_store_rank(tl_cache *, const tl_source *src, size_t n, const tl_rank *r,
+                      char *const *warn, size_t nwarn);
+/* Removes the least recently used cache files until the directory is within its bound. */
+void cache_evict(tl_cache *);
+
+/* `tl cache`: where, how many files, how many bytes. */
+void cache_report(const tl_cache *, FILE *);
+/* `tl cache --clear`: removes every cache file (and stale temporary file). Returns the count,
+ * -1 when the directory cannot be read. */
+long cache_clear(const tl_cache *);
+
+/* The reader itself, for tests and the fuzz target: a cache file's bytes checked and decoded
+ * against the key of src[0..n). Returns the rank, or NULL with the reason in err. */
+tl_rank *cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *err,
+                      size_t errlen);
+/* Writes a cache file of r under key to fd (closed here; a new, empty file). Returns 0 with
+ * its size in *bytes, -1 (errno set) when it could not be written. */
+int cache_write_fd(int fd, const uint8_t *key, size_t klen, const tl_rank *r, char *const *warn,
+                   size_t nwarn, uint64_t *bytes);
+/* The key blob of src[0..n) (malloc'd, *len bytes). */
+uint8_t *cache_key(const tl_source *src, size_t n, size_t *len);
+/* The body checksum a header carries (for tests and the fuzz target, which repair it). */
+uint64_t cache_checksum(const void *buf, size_t len);
+#define TL_CACHE_HEADER 64
+
+#endif

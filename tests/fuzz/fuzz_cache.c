@@ -1,0 +1,55 @@
+/* The model cache's reader on one (mutated) cache file, then the analyses, the reports and
+ * the viewer's lookups over the rank it accepted. An input is the body of a cache file after
+ * its key: the target puts a valid header and key in front and repairs the checksum, so that
+ * mutations reach the decoder's own checks rather than stopping at the checksum. An input
+ * that starts with 'R' is taken whole, as a file, for the header checks. */
+#include "config.h"
+#include "fuzz.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "load/cache.h"
+#include "util/xalloc.h"
+
+FUZZ_ENTRY(cache)
+{
+	fuzz_setup();
+	static tl_source src; /* the rank's one source: a DB that is not there */
+	memset(&src, 0, sizeof src);
+	src.rank = 0;
+	src.kind = TL_SRC_TORCH_DB;
+	src.path = (char *)"/nonexistent/tl-fuzz/ascend_pytorch_profiler_0.db";
+	src.role_step = -1;
+	uint8_t *buf;
+	size_t len;
+	if (size > 0 && data[0] == 'R') {
+		len = size - 1;
+		buf = xmalloc(len + 1);
+		memcpy(buf, data + 1, len);
+	} else {
+		size_t klen;
+		uint8_t *key = cache_key(&src, 1, &klen);
+		len = TL_CACHE_HEADER + klen + size;
+		buf = xcalloc(1, len);
+		memcpy(buf + TL_CACHE_HEADER, key, klen);
+		if (size > 0)
+			memcpy(buf + TL_CACHE_HEADER + klen, data, size);
+		uint32_t ver = TL_CACHE_VERSION, bom = 0x01020304u;
+		uint64_t size64 = len, kl = klen;
+		memcpy(buf, "TLMODEL", 8);
+		memcpy(buf + 8, &ver, 4);
+		memcpy(buf + 12, &bom, 4);
+		memcpy(buf + 16, &size64, 8);
+		memcpy(buf + 32, &kl, 8);
+		uint64_t sum = cache_checksum(buf + TL_CACHE_HEADER, len - TL_CACHE_HEADER);
+		memcpy(buf + 24, &sum, 8);
+		free(key);
+	}
+	char err[160];
+	tl_rank *r = cache_decode(buf, len, &src, 1, err, sizeof err);
+	free(buf);
+	if (r != NULL)
+		fuzz_exercise_rank(r, &src);
+	return 0;
+}

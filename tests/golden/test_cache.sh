@@ -1,0 +1,227 @@
+#!/bin/sh
+# The model cache: `tl summary --json` byte-identical with and without it (samples and generated
+# profiles), hits and misses, invalidation when an input is touched, --no-cache, --cache-dir,
+# a cache directory tl cannot write, several `tl index` at once into one directory, the LRU
+# bound, `tl cache`, and hostile cache files (each named in one line, rebuilt, same numbers).
+. "$TL_SRCDIR/tests/lib.sh"
+TL=$TL_BIN
+export LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$t_tmp/config" XDG_CACHE_HOME="$t_tmp/xdg"
+CD="$t_tmp/xdg/tl/models"
+
+if ! "$TL_TESTBIN/tui/tui_fixture" "$t_tmp/both" --ranks 3 --tasks 800 --json 1 >/dev/null 2>&1; then
+	not_ok "generate the fixture"
+	t_done
+	exit 1
+fi
+cp -r "$t_tmp/both" "$t_tmp/json" && find "$t_tmp/json" -name '*.db' -exec rm {} +
+find "$t_tmp/both" -name trace_view.json -exec rm {} +
+mv "$t_tmp/both" "$t_tmp/db"
+
+nfiles() { find "$1" -maxdepth 1 -name '*.tlc' ! -name '.tmp-*' 2>/dev/null | wc -l; }
+ntmp() { find "$1" -maxdepth 1 -name '.tmp-*' 2>/dev/null | wc -l; }
+
+# ---- the same output without the cache, writing it, and reading it ------------------------
+profiles="$t_tmp/db $t_tmp/json"
+for s in ascend-db/level0 ascend-db/level2 ascend-text kineto; do
+	[ -d "$SAMPLES/$s" ] && profiles="$profiles $SAMPLES/$s"
+done
+for p in $profiles; do
+	name=${p#"$t_tmp/"}
+	name=${name#"$SAMPLES/"}
+	rm -rf "$t_tmp/xdg"
+	"$TL" summary "$p" --json --no-cache >"$t_tmp/none.json" 2>"$t_tmp/none.err"
+	check "$name: --no-cache writes no cache file" [ "$(nfiles "$CD")" -eq 0 ]
+	"$TL" summary "$p" --json >"$t_tmp/cold.json" 2>"$t_tmp/cold.err"
+	n=$(nfiles "$CD")
+	check "$name: a cold open writes one file per rank ($n)" [ "$n" -gt 0 ]
+	"$TL" summary "$p" --json >"$t_tmp/warm.json" 2>"$t_tmp/warm.err"
+	"$TL" summary "$p" >"$t_tmp/warm.txt" 2>/dev/null
+	"$TL" summary "$p" --no-cache >"$t_tmp/none.txt" 2>/dev/null
+	check "$name: summary --json is byte-identical cold, warm and without the cache" \
+		sh -c "cmp -s '$t_tmp/none.json' '$t_tmp/cold.json' && cmp -s '$t_tmp/none.json' '$t_tmp/warm.json' && [ -s '$t_tmp/none.json' ]"
+	check "$name: the text summary too" cmp -s "$t_tmp/none.txt" "$t_tmp/warm.txt"
+	check "$name: the same warnings from the cache as from the files" \
+		sh -c "cmp -s '$t_tmp/none.err' '$t_tmp/cold.err' && cmp -s '$t_tmp/none.err' '$t_tmp/warm.err'"
+	"$TL" index "$p" >"$t_tmp/idx" 2>&1
+	nr=$(grep -c '^rank .*: already cached in ' "$t_tmp/idx")
+	check "$name: index finds every rank cached ($nr of $n)" [ "$nr" -eq "$n" ]
+done
+
+# ---- the viewer: the same screens (lanes, a slice's arguments read through its row id or
+# event index) from the cache as from the files ------------------------------------------------
+views="$t_tmp/db $t_tmp/json"
+[ -d "$SAMPLES/kineto" ] && views="$views $SAMPLES/kineto"
+for p in $views; do
+	name=$(basename "$p")
+	rm -rf "$t_tmp/xdg"
+	for run in none cold warm; do
+		printf 'j\nj\nj\n<Enter>\n:dump %s\n+\n+\n<Right>\n:dump %s\n:quit\n' \
+			"$t_tmp/$run.1" "$t_tmp/$run.2" >"$t_tmp/keys"
+		if [ $run = none ]; then
+			"$TL" view "$p" --no-cache --script "$t_tmp/keys" --size 120x40 >/dev/null 2>&1
+		else
+			"$TL" view "$p" --script "$t_tmp/keys" --size 120x40 >/dev/null 2>&1
+		fi
+	done
+	check "$name: the viewer's screens are the same cold, warm and without the cache" \
+		sh -c "[ -s '$t_tmp/none.1' ] && cmp -s '$t_tmp/none.1' '$t_tmp/cold.1' && cmp -s '$t_tmp/none.1' '$t_tmp/warm.1' && cmp -s '$t_tmp/none.2' '$t_tmp/warm.2'"
+done
+
+# ---- tl index, hits and invalidation ------------------------------------------------------
+rm -rf "$t_tmp/xdg"
+P=$t_tmp/db
+"$TL" index "$P" >"$t_tmp/idx" 2>"$t_tmp/err"
+check "index exits 0 and warns of nothing" sh -c "[ $? -eq 0 ] && [ ! -s '$t_tmp/err' ]"
+check "index wrote ranks 0, 1 and 2" sh -c "grep -q '^rank 0: wrote $CD/.*\.tlc ([0-9]* slices, [0-9]* bytes)' '$t_tmp/idx' && grep -q '^rank 1: wrote' '$t_tmp/idx' && grep -q '^rank 2: wrote' '$t_tmp/idx'"
+check "index's last line totals 3 ranks in the directory" grep -q "^3 ranks in $CD: [0-9]* slices, [0-9]* bytes" "$t_tmp/idx"
+slices=$(sed -n 's/^3 ranks in .*: \([0-9]*\) slices.*/\1/p' "$t_tmp/idx")
+want=$(TL_STATS=1 "$TL" summary "$P" --no-cache 2>&1 >/dev/null | sed -n 's/.* slices=\([0-9]*\) .*/\1/p')
+check "index counts the slices the loader made ($slices = $want)" [ "$slices" = "$want" ]
+db1=$(find "$P" -name 'ascend_pytorch_profiler_1.db')
+touch -d '2001-01-01 00:00:00' "$db1"
+"$TL" index "$P" >"$t_tmp/idx" 2>&1
+check "touching rank 1's DB re-reads rank 1 only" sh -c "grep -q '^rank 1: wrote' '$t_tmp/idx' && grep -q '^rank 0: already cached' '$t_tmp/idx' && grep -q '^rank 2: already cached' '$t_tmp/idx'"
+info1=$(find "$(dirname "$(dirname "$db1")")" -maxdepth 1 -name 'profiler_info*.json' | head -1)
+if [ -n "$info1" ]; then
+	touch -d '2002-02-02 00:00:00' "$info1"
+	"$TL" index "$P" >"$t_tmp/idx" 2>&1
+	check "touching rank 1's profiler_info re-reads rank 1" grep -q '^rank 1: wrote' "$t_tmp/idx"
+else
+	skip "the fixture has no profiler_info file"
+fi
+"$TL" index "$P" --rank 2 >"$t_tmp/idx" 2>&1
+check "index --rank 2 names rank 2 only" sh -c "[ \$(grep -c '^rank ' '$t_tmp/idx') -eq 1 ] && grep -q '^rank 2: already cached' '$t_tmp/idx'"
+n=$(nfiles "$CD")
+check "the stale file of rank 1 stays until the bound evicts it ($n files)" [ "$n" -ge 3 ]
+
+# ---- --cache-dir, and a directory tl cannot write ------------------------------------------
+"$TL" index "$P" --cache-dir "$t_tmp/shared" >"$t_tmp/idx" 2>&1
+check "--cache-dir DIR: the files go there" [ "$(nfiles "$t_tmp/shared")" -eq 3 ]
+# another build of tl (here: the same program with one byte more) never reads this build's files:
+# its loaders may differ, so it writes its own
+cp "$TL" "$t_tmp/tl-other" && printf x >>"$t_tmp/tl-other" && chmod +x "$t_tmp/tl-other"
+"$t_tmp/tl-other" index "$t_tmp/db" --cache-dir "$t_tmp/shared" >"$t_tmp/idx2" 2>&1
+check "another build of tl writes its own cache files, reads none of this build's" \
+	sh -c "[ \$(grep -c '^rank [0-9]*: wrote' '$t_tmp/idx2') -eq 3 ] && [ \$(find '$t_tmp/shared' -maxdepth 1 -name '*.tlc' | wc -l) -eq 6 ]"
+"$TL" summary "$P" --json --no-cache >"$t_tmp/want.json" 2>/dev/null
+: >"$t_tmp/notadir"
+"$TL" summary "$P" --json --cache-dir "$t_tmp/notadir/cache" >"$t_tmp/got.json" 2>"$t_tmp/err"
+check "a cache directory that cannot be made: exit 0, the same numbers" \
+	sh -c "[ $? -eq 0 ] && cmp -s '$t_tmp/want.json' '$t_tmp/got.json'"
+check "... and one warning naming it" \
+	sh -c "[ \$(wc -l <'$t_tmp/err') -eq 1 ] && grep -q 'notadir/cache: cannot write the model cache here' '$t_tmp/err'"
+sed 's/^/# /' "$t_tmp/err"
+if [ "$(id -u)" -ne 0 ]; then
+	rm -rf "$t_tmp/ro" && mkdir -p "$t_tmp/ro" && chmod 555 "$t_tmp/ro"
+	"$TL" summary "$P" --json --cache-dir "$t_tmp/ro" >"$t_tmp/got.json" 2>"$t_tmp/err"
+	check "a read-only cache directory: the same numbers, one warning" \
+		sh -c "cmp -s '$t_tmp/want.json' '$t_tmp/got.json' && [ \$(wc -l <'$t_tmp/err') -eq 1 ] && grep -q 'cannot write the model cache' '$t_tmp/err'"
+	chmod 755 "$t_tmp/ro"
+	chmod 555 "$t_tmp/shared"
+	"$TL" summary "$P" --json --cache-dir "$t_tmp/shared" >"$t_tmp/got.json" 2>"$t_tmp/err"
+	check "a read-only directory others filled is still read (no warning: nothing to write)" \
+		sh -c "cmp -s '$t_tmp/want.json' '$t_tmp/got.json' && [ ! -s '$t_tmp/err' ]"
+	chmod 755 "$t_tmp/shared"
+else
+	skip "read-only cache directory: root writes anyway"
+	skip "read-only cache directory filled by others: root writes anyway"
+fi
+
+# a full disk: here a file size limit, which fails the cache's write as ENOSPC would
+(
+	ulimit -f 8
+	"$TL" summary "$P" --json --cache-dir "$t_tmp/full" 2>"$t_tmp/err"
+) | cat >"$t_tmp/got.json"
+check "a cache write that fails (file size limit): exit 0, the same numbers" cmp -s "$t_tmp/want.json" "$t_tmp/got.json"
+check "... one warning, and no file left behind" \
+	sh -c "[ \$(wc -l <'$t_tmp/err') -eq 1 ] && grep -q 'full: cannot write the model cache here (cannot write a file: File too large)' '$t_tmp/err' && [ -z \"\$(ls -A '$t_tmp/full')\" ]"
+sed 's/^/# /' "$t_tmp/err"
+
+# ---- several tl index at once into one directory --------------------------------------------
+rm -rf "$t_tmp/conc"
+pids=""
+for i in 1 2 3 4; do
+	"$TL" index "$P" --cache-dir "$t_tmp/conc" >"$t_tmp/conc.$i" 2>&1 &
+	pids="$pids $!"
+done
+okall=1
+for p in $pids; do wait "$p" || okall=0; done
+check "four tl index at once into one directory all exit 0" [ $okall -eq 1 ]
+check "... each reports all 3 ranks" sh -c "for i in 1 2 3 4; do grep -q '^3 ranks in ' '$t_tmp/conc.'\$i || exit 1; done"
+check "... no temporary or lock file is left" sh -c "[ \$(ls -A '$t_tmp/conc' | grep -cv '\.tlc\$') -eq 0 ] && [ $(ntmp "$t_tmp/conc") -eq 0 ]"
+check "... three files, one per rank" [ "$(nfiles "$t_tmp/conc")" -eq 3 ]
+"$TL" summary "$P" --json --cache-dir "$t_tmp/conc" >"$t_tmp/got.json" 2>"$t_tmp/err"
+check "... and they are whole: read without a warning, the same numbers" \
+	sh -c "cmp -s '$t_tmp/want.json' '$t_tmp/got.json' && [ ! -s '$t_tmp/err' ]"
+
+# ---- the LRU bound ---------------------------------------------------------------------------
+rm -rf "$t_tmp/lru"
+"$TL" index "$t_tmp/json" --cache-dir "$t_tmp/lru" >/dev/null 2>&1
+sleep 0.05
+"$TL" index "$P" --cache-dir "$t_tmp/lru" >/dev/null 2>&1
+dbbytes=$("$TL" index "$P" --cache-dir "$t_tmp/lru" 2>/dev/null | sed -n 's/^3 ranks in .*, \([0-9]*\) bytes$/\1/p')
+check "both profiles are cached under the default bound" [ "$(nfiles "$t_tmp/lru")" -eq 6 ]
+# a bound that holds one profile: the least recently used (the JSON one) goes
+TL_CACHE_MAX=$((dbbytes + 100)) "$TL" index "$P" --cache-dir "$t_tmp/lru" >"$t_tmp/idx" 2>&1
+check "TL_CACHE_MAX of one profile's size keeps 3 files" [ "$(nfiles "$t_tmp/lru")" -eq 3 ]
+check "... the ones just used" sh -c "grep -q '^rank 0: already cached' '$t_tmp/idx' && for f in \$(sed -n 's/^rank .* in \(.*\.tlc\) .*/\1/p' '$t_tmp/idx'); do [ -f \"\$f\" ] || exit 1; done"
+"$TL" index "$t_tmp/json" --cache-dir "$t_tmp/lru" >"$t_tmp/idx" 2>&1
+check "... the evicted profile is read again" grep -q '^rank 0: wrote' "$t_tmp/idx"
+
+# ---- tl cache ------------------------------------------------------------------------------
+"$TL" cache --cache-dir "$t_tmp/conc" >"$t_tmp/out" 2>&1
+bytes=$(cat "$t_tmp/conc"/*.tlc | wc -c)
+check "tl cache names the directory" grep -q "^cache: $t_tmp/conc\$" "$t_tmp/out"
+check "tl cache counts 3 files" grep -q '^files: 3$' "$t_tmp/out"
+check "tl cache sums their bytes ($bytes)" grep -q "^size: $bytes bytes" "$t_tmp/out"
+"$TL" cache >"$t_tmp/out" 2>&1
+check "tl cache defaults to \$XDG_CACHE_HOME/tl/models" grep -q "^cache: $CD\$" "$t_tmp/out"
+"$TL" cache --clear --cache-dir "$t_tmp/conc" >"$t_tmp/out" 2>&1
+check "tl cache --clear removes them" sh -c "grep -q '^removed 3 cache files' '$t_tmp/out' && [ $(nfiles "$t_tmp/conc") -eq 0 ]"
+mkdir -p "$t_tmp/conc/keep" && echo x >"$t_tmp/conc/notes.txt"
+"$TL" cache --clear --cache-dir "$t_tmp/conc" >/dev/null 2>&1
+check "... and nothing that is not a cache file" sh -c "[ -d '$t_tmp/conc/keep' ] && [ -f '$t_tmp/conc/notes.txt' ]"
+check "tl summary does not take --clear" sh -c "! '$TL' summary '$P' --clear 2>/dev/null"
+
+# ---- hostile cache files ---------------------------------------------------------------------
+rm -rf "$t_tmp/h"
+"$TL" index "$P" --cache-dir "$t_tmp/h" >"$t_tmp/idx" 2>&1
+f0=$(sed -n 's/^rank 0: wrote \(.*\.tlc\) .*/\1/p' "$t_tmp/idx")
+f1=$(sed -n 's/^rank 1: wrote \(.*\.tlc\) .*/\1/p' "$t_tmp/idx")
+cp "$f0" "$t_tmp/good0"
+size0=$(wc -c <"$f0")
+# hostile NAME WHAT: f0 was spoiled; the next open names it in one line, rebuilds it, and
+# the numbers are those of the profile
+hostile() {
+	"$TL" summary "$P" --json --cache-dir "$t_tmp/h" >"$t_tmp/got.json" 2>"$t_tmp/err"
+	rc=$?
+	check "$1: exit 0, the same numbers" sh -c "[ $rc -eq 0 ] && cmp -s '$t_tmp/want.json' '$t_tmp/got.json'"
+	check "$1: one line names the file and says $2" \
+		sh -c "[ \$(wc -l <'$t_tmp/err') -eq 1 ] && grep -q '$f0: cache file not used: $2.*; reading the profile again\$' '$t_tmp/err'"
+	sed 's/^/# /' "$t_tmp/err"
+	"$TL" summary "$P" --json --cache-dir "$t_tmp/h" >/dev/null 2>"$t_tmp/err"
+	check "$1: rebuilt (the next open is quiet)" [ ! -s "$t_tmp/err" ]
+	cp "$t_tmp/good0" "$f0"
+}
+head -c $((size0 / 2)) "$t_tmp/good0" >"$f0"
+hostile "truncated" "truncated or extended"
+: >"$f0"
+hostile "empty" "empty"
+cp "$t_tmp/good0" "$f0" && printf 'X' | dd of="$f0" bs=1 seek=$((size0 - 200)) conv=notrunc 2>/dev/null
+hostile "one byte changed" "its checksum does not match"
+cp "$t_tmp/good0" "$f0" && printf '\011' | dd of="$f0" bs=1 seek=8 conv=notrunc 2>/dev/null
+hostile "another format version" "written by another version of tl"
+cp "$t_tmp/good0" "$f0" && printf '\001\002\003\004' | dd of="$f0" bs=1 seek=12 conv=notrunc 2>/dev/null
+hostile "the other byte order" "written on a host of the other byte order"
+cp "$t_tmp/good0" "$f0" && printf 'NOTMODEL' | dd of="$f0" bs=1 seek=0 conv=notrunc 2>/dev/null
+hostile "another kind of file" "not a tl cache file"
+cp "$f1" "$f0"
+hostile "another rank's file under its name" "made from other input files"
+cat "$t_tmp/good0" "$t_tmp/good0" >"$f0"
+hostile "extended" "truncated or extended"
+rm -f "$f0" && mkdir "$f0"
+"$TL" summary "$P" --json --cache-dir "$t_tmp/h" >"$t_tmp/got.json" 2>"$t_tmp/err"
+check "a directory under a cache file's name: the same numbers" cmp -s "$t_tmp/want.json" "$t_tmp/got.json"
+rmdir "$f0"
+
+t_done
