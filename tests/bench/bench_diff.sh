@@ -4,7 +4,9 @@
 # ref_logprob's kernels 1.5x as long on ranks 1 and 2, a collective's last arrival 2 ms late and
 # the clock 5 hours later. `tl diff A B` (both loaded, each gathered through the summary's
 # queries, plus the operator statistics that `tl summary --json` reads) side by side with one
-# `tl summary A`; bar: <= 2.2x. Machines are noisy: RUNS runs per side, medians reported.
+# `tl summary A`; bar: <= 2.2x. Both use the model cache (the runs after the first read it);
+# the operator statistics are read from each rank's TASK table on every run, which the text
+# summary does not do. Machines are noisy: RUNS runs per side, medians reported.
 set -e
 : "${TL_BIN:?}" "${BENCH_GEN:?}"
 OUT=${BENCH_OUT:-bench-out}
