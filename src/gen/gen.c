@@ -379,6 +379,7 @@ typedef struct gen_blk {
 typedef struct gen_rank {
 	int rank;
 	int64_t f; /* per mille: kernel durations are scaled by f/1000 */
+	const gen_opts *o; /* the plan's options (stage_f) */
 	gen_blk *blk;
 	size_t nblk, cap;
 	/* planning state */
@@ -420,6 +421,17 @@ typedef struct gen_plan {
 	int pp_dp, pp_mb;                       /* PP profiles: DP replicas, micro-batches */
 	size_t ppb_cap, pps_cap, p2p_cap, dp_cap;
 } gen_plan;
+
+/* The kernel length factor (per mille) of rank rk's work in a stage: its own speed, times the
+ * pair option's slowdown where it applies. */
+static int64_t
+stage_f(const gen_opts *o, const gen_rank *rk, int stage)
+{
+	if (o->slow_stage >= 0 && stage == o->slow_stage && rk->rank < 64 &&
+	    (o->slow_ranks_mask >> rk->rank) & 1)
+		return rk->f * o->slow_factor / 1000;
+	return rk->f;
+}
 
 static int64_t
 bubble_len(const gen_plan *P, int k, int r, int stage)
@@ -484,7 +496,7 @@ rank_run(gen_rank *rk, int k, int stage, uint64_t seed, int mix, uint32_t nk, in
          int64_t pad)
 {
 	int64_t busy, idle;
-	run_measure(seed, mix, rk->f, nk, flags, pad, &busy, &idle);
+	run_measure(seed, mix, stage_f(rk->o, rk, stage), nk, flags, pad, &busy, &idle);
 	gen_blk *b = rank_push(rk);
 	b->kind = BLK_RUN;
 	b->start = rk->t;
@@ -532,6 +544,14 @@ plan_coll(gen_plan *P, int k, int stage, int optype, int overlap)
 	uint64_t ovseed = seed_of(P->o.seed, 0x0F1A, op, 0);
 	int64_t xfer = 60 * US + (int64_t)(h % (140 * US));
 	int64_t amax = INT64_MIN, ovmax = 0;
+	if ((int64_t)op == P->o.delay_coll && P->o.delay_ns > 0) {
+		/* the pair option: the last rank to arrive comes delay_ns later (host idle) */
+		int late = 0;
+		for (int r = 1; r < P->nranks; r++)
+			if (P->rk[r].t > P->rk[late].t)
+				late = r;
+		P->rk[late].t += P->o.delay_ns;
+	}
 	for (int r = 0; r < P->nranks; r++) {
 		gen_rank *rk = &P->rk[r];
 		int64_t idle;
@@ -539,7 +559,8 @@ plan_coll(gen_plan *P, int k, int stage, int optype, int overlap)
 			amax = rk->t;
 		rk->ov_busy = rk->ov_span = 0;
 		if (overlap) {
-			run_measure(ovseed, MIX_OVERLAP, rk->f, OVL_NK, 0, 0, &rk->ov_busy, &idle);
+			run_measure(ovseed, MIX_OVERLAP, stage_f(&P->o, rk, stage), OVL_NK, 0, 0,
+			            &rk->ov_busy, &idle);
 			rk->ov_span = rk->ov_busy + idle;
 			if (rk->ov_span > ovmax)
 				ovmax = rk->ov_span;
@@ -1507,7 +1528,7 @@ w_run(gen_writer *w, const gen_blk *b)
 	kdraw g;
 	int k;
 	int64_t t = b->start;
-	kdraw_init(&g, b->seed, b->mix, w->rk->f);
+	kdraw_init(&g, b->seed, b->mix, stage_f(&w->P->o, w->rk, b->stage));
 	for (uint32_t i = 0; i < b->nk; i++) {
 		int64_t d = kdraw_next(&g, &k);
 		if ((b->flags & BF_FFTS) && i == FFTS_SLOT)
@@ -1634,7 +1655,7 @@ w_coll(gen_writer *w, const gen_blk *b)
 		kdraw kg;
 		int k;
 		int64_t t = b->start + OVL_DELAY;
-		kdraw_init(&kg, b->seed, MIX_OVERLAP, w->rk->f);
+		kdraw_init(&kg, b->seed, MIX_OVERLAP, stage_f(&w->P->o, w->rk, b->stage));
 		for (uint32_t i = 0; i < b->nk; i++) {
 			int64_t d = kdraw_next(&kg, &k);
 			w_kernel(w, k, STREAM_A, t, d);
@@ -2382,7 +2403,8 @@ rank_write(gen_plan *P, int rank)
 	w_pp(&w);
 	for (size_t i = 0; i < P->tr.nstages; i++) {
 		const gen_stage_truth *st = &P->tr.stages[i];
-		if (st->rank != rank || P->o.no_stage_ranges || P->o.dp_only)
+		if (st->rank != rank || P->o.no_stage_ranges || P->o.dp_only ||
+		    st->stage + 1 == P->o.unmarked_stage)
 			continue;
 		if (P->o.stage_device_ranges)
 			w_mstx_device(&w, st->start_ns, stage_host_end(P, rank, st), st->start_ns,
@@ -2458,6 +2480,9 @@ gen_opts_default(gen_opts *o)
 	o->t0_ns = 0;
 	o->json = 0;
 	o->threads = 0;
+	o->slow_stage = -1;
+	o->slow_factor = 1000;
+	o->delay_coll = -1;
 }
 
 void
@@ -2541,6 +2566,7 @@ gen_profile(const gen_opts *opts, const char *outdir, gen_truth *truth)
 	for (int r = 0; r < P.nranks; r++) {
 		P.rk[r].rank = r;
 		P.rk[r].f = r == opts->slow_rank ? 1300 : 1000 + 10 * (r % 4);
+		P.rk[r].o = &P.o;
 	}
 	P.pp_dp = opts->pp > 0 ? opts->nranks / opts->pp : 0;
 	P.pp_mb = opts->pp_microbatches > 0 ? opts->pp_microbatches : 8;
