@@ -24,6 +24,7 @@
 #include "load/cache.h"
 #include "load/load.h"
 #include "profile/discover.h"
+#include "query/diff.h"
 #include "query/query.h"
 #include "report/report.h"
 #include "ui/ui.h"
@@ -34,6 +35,9 @@
 
 typedef struct cli {
 	const char *path;
+	const char *path_b; /* diff: the second profile, NULL with --vs */
+	int vs_rank;        /* diff --vs N: compare the --rank rank with rank N; -1 when not given */
+	int64_t steps_a, steps_b; /* diff --steps A:B; -1 when not given */
 	tl_rankset ranks;
 	int have_ranks;
 	int json;
@@ -66,6 +70,7 @@ typedef struct command {
 
 static int cmd_info(cli *);
 static int cmd_summary(cli *);
+static int cmd_diff(cli *);
 static int cmd_demo(cli *);
 static int cmd_view(cli *);
 static int cmd_keys(cli *);
@@ -80,6 +85,10 @@ static const command commands[] = {
 	    "          [--cache-dir DIR]",
 	    "per-rank, per-step overlap breakdown (computing, communication, free, ...)",
 	    cmd_summary, 1, "rjPNCs"},
+	{"diff", "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N] [--no-cache]\n"
+	    "          [--cache-dir DIR]; tl diff A --rank N --vs M [the options above]",
+	    "what changed from A to B (or rank N to M), largest first: stages, overlap, ops, ...",
+	    cmd_diff, 1, "rjPvANC"},
 	{"view",
 	    "tl view PATH [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
 	    "          [--script FILE [--size CxR]] [--stats FILE] [--no-cache] [--cache-dir DIR]",
@@ -109,16 +118,19 @@ usage(FILE *f)
 			fprintf(f, "  %-45s %s\n", commands[i].usage, commands[i].help);
 	fprintf(f, "\noptions:\n"
 		   "  --rank SPEC   only these ranks: 0-7, 0,2,4, 0-3,8-11\n"
-		   "  --json        machine-readable output (summary)\n"
+		   "  --json        machine-readable output (summary, diff)\n"
 		   "  --series      (summary --json) each rollout's engine steps in \"dp\": times,\n"
 		   "                requests, KV-cache use and tokens per step\n"
+		   "  --steps A:B   (diff) pair A's step A with B's step B (and the steps after them);\n"
+		   "                default: the n-th profiled step of A with the n-th of B\n"
+		   "  --vs M        (diff) with --rank N and one PATH: compare rank N against rank M\n"
 		   "  --theme NAME  viewer colours: default, light, mono, or $XDG_CONFIG_HOME/tl/NAME.theme\n"
 		   "  --keymap NAME viewer keys: default, vim, emacs, or $XDG_CONFIG_HOME/tl/NAME.keys\n"
 		   "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"
 		   "  --size CxR    with --script: no terminal, a COLSxROWS screen (e.g. 120x40)\n"
 		   "  --stats FILE  (view) write per-frame CPU time and terminal bytes to FILE\n"
 		   "  --no-view     (demo) print the summary instead of opening the viewer\n"
-		   "  --no-cache    (summary, view, demo) neither read nor write the model cache\n"
+		   "  --no-cache    (summary, diff, view, demo) neither read nor write the model cache\n"
 		   "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
 		   "                else ~/.cache/tl/models); a shared one serves several hosts\n"
 		   "  --clear       (cache) remove every cache file\n"
@@ -276,6 +288,91 @@ cmd_summary(cli *c)
 		    tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss);
 	}
 	trace_free(&tr);
+	return rc;
+}
+
+/* tl diff: both profiles loaded, each gathered through the queries of tl summary, then joined
+ * by rank, aligned step and name. */
+static int
+cmd_diff(cli *c)
+{
+	tl_diff_side_opts oa = {.only_rank = -1, .as_rank = -1, .step_first = c->steps_a};
+	tl_diff_side_opts ob = {.only_rank = -1, .as_rank = -1, .step_first = c->steps_b};
+	tl_trace ta, tb;
+	int rc;
+	if (c->vs_rank >= 0) {
+		if (!c->have_ranks || c->ranks.all || c->ranks.n != 1) {
+			fprintf(stderr, "tl: --vs M needs --rank N, one rank\n");
+			return 1;
+		}
+		int n = c->ranks.ranks[0];
+		oa.only_rank = oa.as_rank = n;
+		ob.only_rank = c->vs_rank;
+		ob.as_rank = n;
+		tl_rankset both = {0};
+		char spec[32], err[128];
+		snprintf(spec, sizeof spec, "%d,%d", n, c->vs_rank);
+		if (rankspec_parse(spec, &both, err, sizeof err) != 0) {
+			fprintf(stderr, "tl: %s\n", err);
+			return 1;
+		}
+		tl_rankset asked = c->ranks;
+		c->ranks = both; /* load the two ranks, through the cache like any load */
+		rc = load_opts_run(c, &ta);
+		c->ranks = asked;
+		rankset_free(&both);
+		if (rc != 0) {
+			trace_free(&ta);
+			return rc;
+		}
+		tl_diff_side a, b;
+		tl_query *q = tlq_open(&ta, &c->query);
+		tlq_diff_gather(q, &oa, &a);
+		tlq_diff_gather(q, &ob, &b);
+		tlq_close(q);
+		if (a.nranks == 0 || b.nranks == 0) {
+			msg_error("%s: rank %d is not in the profile", c->path,
+			          a.nranks == 0 ? n : c->vs_rank);
+			rc = 2;
+		} else {
+			char la[64], lb[64];
+			snprintf(la, sizeof la, "rank %d", n);
+			snprintf(lb, sizeof lb, "rank %d (filed under rank %d)", c->vs_rank, n);
+			if (c->json)
+				report_diff_json(stdout, &a, &b);
+			else
+				report_diff_text(stdout, &a, &b, la, lb);
+		}
+		tlq_diff_side_free(&a);
+		tlq_diff_side_free(&b);
+		trace_free(&ta);
+		return rc;
+	}
+	rc = load_opts_run(c, &ta);
+	if (rc != 0) {
+		trace_free(&ta);
+		return rc;
+	}
+	const char *pa = c->path;
+	c->path = c->path_b;
+	rc = load_opts_run(c, &tb);
+	c->path = pa;
+	if (rc == 0) {
+		tl_diff_side a, b;
+		tl_query *qa = tlq_open(&ta, &c->query), *qb = tlq_open(&tb, &c->query);
+		tlq_diff_gather(qa, &oa, &a);
+		tlq_diff_gather(qb, &ob, &b);
+		tlq_close(qb);
+		tlq_close(qa);
+		if (c->json)
+			report_diff_json(stdout, &a, &b);
+		else
+			report_diff_text(stdout, &a, &b, c->path, c->path_b);
+		tlq_diff_side_free(&a);
+		tlq_diff_side_free(&b);
+	}
+	trace_free(&tb);
+	trace_free(&ta);
 	return rc;
 }
 
@@ -441,6 +538,8 @@ main(int argc, char **argv)
 		{"rank", required_argument, NULL, 'r'},
 		{"pp", required_argument, NULL, 'P'},
 		{"json", no_argument, NULL, 'j'},
+		{"vs", required_argument, NULL, 'v'},
+		{"steps", required_argument, NULL, 'A'},
 		{"no-view", no_argument, NULL, 'n'},
 		{"theme", required_argument, NULL, 'T'},
 		{"keymap", required_argument, NULL, 'K'},
@@ -470,6 +569,8 @@ main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	cli c;
 	memset(&c, 0, sizeof c);
+	c.vs_rank = -1;
+	c.steps_a = c.steps_b = -1;
 	const command *cmd = NULL;
 	if (argc >= 2 && argv[1][0] != '-') {
 		for (size_t i = 0; i < NCOMMANDS; i++)
@@ -516,6 +617,27 @@ main(int argc, char **argv)
 				return 1;
 			}
 			c.query.pp = (int)n;
+			break;
+		}
+		case 'v': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || n < 0 || n > INT32_MAX) {
+				fprintf(stderr, "tl: --vs takes a rank number\n");
+				return 1;
+			}
+			c.vs_rank = (int)n;
+			break;
+		}
+		case 'A': {
+			long long x, y;
+			char tail;
+			if (sscanf(optarg, "%lld:%lld%c", &x, &y, &tail) != 2 || x < 0 || y < 0) {
+				fprintf(stderr, "tl: --steps takes A:B, two STEP_TIME ids (e.g. 3:7)\n");
+				return 1;
+			}
+			c.steps_a = x;
+			c.steps_b = y;
 			break;
 		}
 		case 'n':
@@ -578,6 +700,14 @@ main(int argc, char **argv)
 			return 1;
 		}
 		c.path = argv[optind++];
+		if (cmd->run == cmd_diff && c.vs_rank < 0) {
+			if (optind >= argc) {
+				fprintf(stderr, "tl: diff needs two profiles, or one with --rank N --vs M\n"
+				                "usage: %s\n", cmd->usage);
+				return 1;
+			}
+			c.path_b = argv[optind++];
+		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "tl: unexpected argument '%s'\nusage: %s\n", argv[optind], cmd->usage);

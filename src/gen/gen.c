@@ -367,7 +367,8 @@ rank_write(gen_plan *P, int rank)
 	gen_w_pp(&w);
 	for (size_t i = 0; i < P->tr.nstages; i++) {
 		const gen_stage_truth *st = &P->tr.stages[i];
-		if (st->rank != rank || P->o.no_stage_ranges || P->o.dp_only)
+		if (st->rank != rank || P->o.no_stage_ranges || P->o.dp_only ||
+		    st->stage + 1 == P->o.unmarked_stage)
 			continue;
 		if (P->o.stage_device_ranges)
 			gen_w_mstx_device(&w, st->start_ns, gen_stage_host_end(P, rank, st),
@@ -437,6 +438,9 @@ gen_opts_default(gen_opts *o)
 	o->t0_ns = 0;
 	o->json = 0;
 	o->threads = 0;
+	o->slow_stage = -1;
+	o->slow_factor = 1000;
+	o->delay_coll = -1;
 }
 
 void
@@ -522,6 +526,7 @@ gen_profile(const gen_opts *opts, const char *outdir, gen_truth *truth)
 	for (int r = 0; r < P.nranks; r++) {
 		P.rk[r].rank = r;
 		P.rk[r].f = r == opts->slow_rank ? 1300 : 1000 + 10 * (r % 4);
+		P.rk[r].o = &P.o;
 	}
 	P.pp_dp = opts->pp > 0 ? opts->nranks / opts->pp : 0;
 	P.pp_mb = opts->pp_microbatches > 0 ? opts->pp_microbatches : 8;

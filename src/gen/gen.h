@@ -56,6 +56,18 @@ typedef struct gen_opts {
 	                          * CONNECTION_IDS, as torch_npu links an operator to its launches */
 	int memory_records;      /* MEMORY_RECORD rows (components PTA and GE) with one allocated
 	                          * peak per rank inside one stage range; the truth has it */
+	/* The B of a pair with known changes (GRPO profiles): the kernels of stage slow_stage
+	 * (index into gen_stage_canon; -1 none) run slow_factor per mille of their length on the
+	 * ranks in slow_ranks_mask (bit r: rank r), and the last rank to arrive at collective
+	 * delay_coll (its index over the profile; -1 none) arrives delay_ns later, so every other
+	 * rank waits that much longer in it. Shift B's clock with t0_ns. */
+	int slow_stage;
+	int slow_factor;         /* per mille, e.g. 1500 */
+	uint64_t slow_ranks_mask;
+	int64_t delay_coll;
+	int64_t delay_ns;
+	int unmarked_stage; /* 1 + index of a stage whose ranges are not written (its work is; the
+	                     * truth still lists it): a profile that lacks that stage; 0 none */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };

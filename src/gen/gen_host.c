@@ -202,7 +202,7 @@ gen_w_run(gen_writer *w, const gen_blk *b)
 	kdraw g;
 	int k;
 	int64_t t = b->start;
-	gen_kdraw_init(&g, b->seed, b->mix, w->rk->f);
+	gen_kdraw_init(&g, b->seed, b->mix, gen_stage_f(&w->P->o, w->rk, b->stage));
 	for (uint32_t i = 0; i < b->nk; i++) {
 		int64_t d = gen_kdraw_next(&g, &k);
 		if ((b->flags & BF_FFTS) && i == FFTS_SLOT)
@@ -330,7 +330,7 @@ gen_w_coll(gen_writer *w, const gen_blk *b)
 		kdraw kg;
 		int k;
 		int64_t t = b->start + OVL_DELAY;
-		gen_kdraw_init(&kg, b->seed, MIX_OVERLAP, w->rk->f);
+		gen_kdraw_init(&kg, b->seed, MIX_OVERLAP, gen_stage_f(&w->P->o, w->rk, b->stage));
 		for (uint32_t i = 0; i < b->nk; i++) {
 			int64_t d = gen_kdraw_next(&kg, &k);
 			gen_w_kernel(w, k, STREAM_A, t, d);

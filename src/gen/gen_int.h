@@ -221,6 +221,7 @@ typedef struct gen_blk {
 typedef struct gen_rank {
 	int rank;
 	int64_t f; /* per mille: kernel durations are scaled by f/1000 */
+	const gen_opts *o; /* the plan's options (gen_stage_f) */
 	gen_blk *blk;
 	size_t nblk, cap;
 	/* planning state */
@@ -415,6 +416,9 @@ void gen_plan_sizes(gen_plan *P);
 /* Every rank's timeline, step by step, stage by stage. Ranks move in lockstep because the
  * collectives synchronise them. */
 int gen_plan_build(gen_plan *P);
+/* The kernel length factor (per mille) of rank rk's work in a stage: its own speed, times the
+ * pair option's slowdown where it applies. */
+int64_t gen_stage_f(const gen_opts *o, const gen_rank *rk, int stage);
 /* Decode steps of rank r in step k. */
 int gen_decode_count(const gen_plan *P, int k, int r);
 /* The numbers of engine step d of n on rank r in step k as its step_process mark reports them. */

@@ -203,7 +203,7 @@ rank_run(gen_rank *rk, int k, int stage, uint64_t seed, int mix, uint32_t nk, in
          int64_t pad)
 {
 	int64_t busy, idle;
-	run_measure(seed, mix, rk->f, nk, flags, pad, &busy, &idle);
+	run_measure(seed, mix, gen_stage_f(rk->o, rk, stage), nk, flags, pad, &busy, &idle);
 	gen_blk *b = rank_push(rk);
 	b->kind = BLK_RUN;
 	b->start = rk->t;
@@ -242,6 +242,15 @@ plan_bubble(gen_plan *P, gen_rank *rk, int k, int stage)
 
 /* A collective: every rank's op starts at its own cursor and ends when the last rank's transfer
  * ends. With `overlap`, OVL_NK kernels run on the compute stream inside the op. */
+int64_t
+gen_stage_f(const gen_opts *o, const gen_rank *rk, int stage)
+{
+	if (o->slow_stage >= 0 && stage == o->slow_stage && rk->rank < 64 &&
+	    (o->slow_ranks_mask >> rk->rank) & 1)
+		return rk->f * o->slow_factor / 1000;
+	return rk->f;
+}
+
 static void
 plan_coll(gen_plan *P, int k, int stage, int optype, int overlap)
 {
@@ -251,6 +260,14 @@ plan_coll(gen_plan *P, int k, int stage, int optype, int overlap)
 	uint64_t ovseed = gen_seed_of(P->o.seed, 0x0F1A, op, 0);
 	int64_t xfer = 60 * US + (int64_t)(h % (140 * US));
 	int64_t amax = INT64_MIN, ovmax = 0;
+	if ((int64_t)op == P->o.delay_coll && P->o.delay_ns > 0) {
+		/* the pair option: the last rank to arrive comes delay_ns later (host idle) */
+		int late = 0;
+		for (int r = 1; r < P->nranks; r++)
+			if (P->rk[r].t > P->rk[late].t)
+				late = r;
+		P->rk[late].t += P->o.delay_ns;
+	}
 	for (int r = 0; r < P->nranks; r++) {
 		gen_rank *rk = &P->rk[r];
 		int64_t idle;
@@ -258,7 +275,8 @@ plan_coll(gen_plan *P, int k, int stage, int optype, int overlap)
 			amax = rk->t;
 		rk->ov_busy = rk->ov_span = 0;
 		if (overlap) {
-			run_measure(ovseed, MIX_OVERLAP, rk->f, OVL_NK, 0, 0, &rk->ov_busy, &idle);
+			run_measure(ovseed, MIX_OVERLAP, gen_stage_f(&P->o, rk, stage), OVL_NK, 0, 0,
+			            &rk->ov_busy, &idle);
 			rk->ov_span = rk->ov_busy + idle;
 			if (rk->ov_span > ovmax)
 				ovmax = rk->ov_span;

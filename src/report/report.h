@@ -32,5 +32,11 @@ void report_ops_json(FILE *, const tl_query *);
 void report_host_json(FILE *, const tl_query *);
 /* The members ,"memory":[...],"npu_memory":[...] (summary_memory.c): memory peaks. */
 void report_memory_json(FILE *, const tl_query *);
+/* `tl diff` (diff.c): the verdict, what is only in one side, the changes largest first and the
+ * stages per step; JSON: {"verdict", "changes", "stages", "operators", "overlap", ...}. */
+struct tl_diff_side;
+void report_diff_text(FILE *, const struct tl_diff_side *a, const struct tl_diff_side *b,
+                      const char *label_a, const char *label_b);
+void report_diff_json(FILE *, const struct tl_diff_side *a, const struct tl_diff_side *b);
 
 #endif

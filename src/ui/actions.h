@@ -71,6 +71,11 @@
 	  "Show the pipeline-parallel flow view: F/B blocks per PP stage")                         \
 	X(OVERVIEW, "overview", "Panels",                                                          \
 	  "Show the overview: the tables of tl summary, sortable; Enter goes to the row")          \
+	X(COMM_PANEL, "comm", "Panels", "Show the communication panel: time per op and rank")      \
+	X(SLOW_PANEL, "slow", "Panels",                                                            \
+	  "Show the slow-rank votes: Enter jumps to a rank's worst collective")                    \
+	X(OPS_PANEL, "ops", "Panels",                                                              \
+	  "Show the operator statistics per rank (the slowest first) by op type")                  \
 	X(STAGE_NEXT, "stage-next", "Panels",                                                      \
 	  "In the DP panel: the next RL stage; in the overview: the next table (also Right)")      \
 	X(STAGE_PREV, "stage-prev", "Panels",                                                      \
@@ -81,7 +86,7 @@
 	X(STEP_PREV, "step-prev", "Panels",                                                        \
 	  "The previous step: the timeline zooms to it, a panel shows it (also [ there)")          \
 	X(SORT_NEXT, "sort-next", "Panels",                                                        \
-	  "In the DP panel and the overview: sort by the next column")                             \
+	  "In a panel: the next sort order (DP panel: rank, duration, wait, decode steps, idle)")  \
 	X(CHART_NEXT, "chart-next", "Panels",                                                      \
 	  "In the DP panel: chart out_tokens, running or waiting requests, or KV-cache use")       \
 	X(TOGGLE_ABSTIME, "toggle-abstime", "View", "Show absolute (wall-clock) times")            \

@@ -29,6 +29,9 @@ typedef struct detail_state {
 	/* the bubble of the selected Free slice */
 	int bub_valid;
 	tl_rl_bubble bub;
+	/* collective instances across ranks, computed when a communication op is first shown */
+	tl_coll_result coll;
+	int coll_valid;
 } detail_state;
 
 static int
@@ -171,6 +174,45 @@ bubble_lines(tl_ui *ui, detail_state *ds, dlines *d)
 	add(d, SLOT_DETAIL, "evidence", "%s", ui_clean(ui, b->detail, nm, sizeof nm));
 }
 
+/* A communication op that is a collective: every rank's arrival at it, the wait for the last
+ * one and who that was (tlq_collectives, the `collectives` of `tl summary --json`). */
+static void
+arrival_lines(tl_ui *ui, detail_state *ds, dlines *d, const tl_rank *r, const tl_slice *s)
+{
+	if (!ds->coll_valid) {
+		tlq_collectives(ui->q, &ds->coll);
+		ds->coll_valid = 1;
+	}
+	for (size_t i = 0; i < ds->coll.n; i++) {
+		const tl_coll *c = &ds->coll.v[i];
+		const tl_coll_arrival *me = NULL;
+		int64_t first = INT64_MAX;
+		for (size_t k = 0; k < c->n; k++) {
+			if (c->ranks[k].rank == r->rank && c->ranks[k].arrive == s->start)
+				me = &c->ranks[k];
+			if (c->ranks[k].arrive < first)
+				first = c->ranks[k].arrive;
+		}
+		if (me == NULL)
+			continue;
+		char a[32], b[32];
+		add(d, SLOT_DETAIL_KEY, "collective",
+		    "#%zu of its group, %zu ranks; last to arrive: "
+		    "rank %d, %s after the first",
+		    c->index, c->n, c->last_rank, timefmt_dur(c->skew, a, sizeof a));
+		for (size_t k = 0; k < c->n; k++) {
+			char key[32];
+			snprintf(key, sizeof key, "rank %d%s", c->ranks[k].rank,
+			         c->ranks[k].rank == c->last_rank ? " last" : "");
+			add(d, c->ranks[k].rank == r->rank ? SLOT_DETAIL_KEY : SLOT_DETAIL, key,
+			    "arrived +%s, waited %s for the last",
+			    timefmt_dur(c->ranks[k].arrive - first, a, sizeof a),
+			    timefmt_dur(c->ranks[k].wait, b, sizeof b));
+		}
+		return;
+	}
+}
+
 static void
 slice_lines(tl_ui *ui, detail_state *ds, dlines *d)
 {
@@ -219,6 +261,8 @@ slice_lines(tl_ui *ui, detail_state *ds, dlines *d)
 			add(d, SLOT_DETAIL, "mstx", "%s",
 			    ui_clean(ui, strpool_get(r->pool, mx->name), nm, sizeof nm));
 	}
+	if (t->kind == TL_LANE_COMM)
+		arrival_lines(ui, ds, d, r, s);
 	load_args(ui, ds);
 	for (size_t i = 0; i < ds->nargs; i++) {
 		char *tab = strchr(ds->args[i], '\t');
@@ -398,6 +442,8 @@ detail_close(tl_ui *ui, void *st)
 	args_free(d);
 	free(d->rstat);
 	free(d->rkind);
+	if (d->coll_valid)
+		tlq_collectives_free(&d->coll);
 	free(d);
 }
 

@@ -74,6 +74,9 @@ typedef struct view_ops {
 	X(overview_view)                                                                           \
 	X(search_list_view)                                                                        \
 	X(bookmarks_view)                                                                          \
+	X(comm_panel_view)                                                                         \
+	X(slow_panel_view)                                                                         \
+	X(ops_panel_view)                                                                          \
 	X(help_view)
 
 #define VIEW_EXTERN_(v) extern const view_ops v;

@@ -1,5 +1,7 @@
 /* bench_gen OUTDIR [--ranks N] [--tasks N] [--steps N] [--slow R] [--seed S] [--threads N] [--json]
  *                  [--pp N [--op-pairs]] [--host-ops] [--jitter]
+ *                  [--slow-stage S --slow-factor PERMILLE --slow-ranks MASK]
+ *                  [--delay-coll N --delay-ns NS] [--t0 NS]
  *
  * Writes a generated profile (src/gen/gen.h) into OUTDIR and prints what it wrote and how long it
  * took, then the ground truth per rank and step (torch_npu StepTraceTime definitions, in us). */
@@ -28,7 +30,12 @@ usage(void)
 	      "  --pp      a pipeline-parallel job of N stages (ranks = N x data-parallel)\n"
 	      "  --op-pairs  PP blocks marked by forward/backward operator pairs, not ranges\n"
 	      "  --host-ops  a PyTorch operator linked to every launch (PYTORCH_API)\n"
-	      "  --jitter    launch delays that vary (0..40 us more)\n",
+	      "  --jitter    launch delays that vary (0..40 us more)\n"
+	      "  --slow-stage S --slow-factor PERMILLE --slow-ranks MASK\n"
+	      "            the kernels of stage S (0 rollout .. 4 actor_update) PERMILLE/1000 as\n"
+	      "            long on the ranks of bit MASK (the B of a pair for tl diff)\n"
+	      "  --delay-coll N --delay-ns NS  collective N's last rank arrives NS later\n"
+	      "  --t0 NS     epoch ns of the first step (shift a pair's clocks)\n",
 	      stderr);
 }
 
@@ -114,6 +121,30 @@ main(int argc, char **argv)
 				if (parse_i64(a, val, 2, 64, &v) != 0)
 					return 2;
 				o.pp = (int)v;
+			} else if (strcmp(a, "--slow-stage") == 0) {
+				if (parse_i64(a, val, -1, GEN_NSTAGES - 1, &v) != 0)
+					return 2;
+				o.slow_stage = (int)v;
+			} else if (strcmp(a, "--slow-factor") == 0) {
+				if (parse_i64(a, val, 1, 100000, &v) != 0)
+					return 2;
+				o.slow_factor = (int)v;
+			} else if (strcmp(a, "--slow-ranks") == 0) {
+				if (parse_i64(a, val, 0, INT64_MAX, &v) != 0)
+					return 2;
+				o.slow_ranks_mask = (uint64_t)v;
+			} else if (strcmp(a, "--delay-coll") == 0) {
+				if (parse_i64(a, val, -1, INT64_MAX, &v) != 0)
+					return 2;
+				o.delay_coll = v;
+			} else if (strcmp(a, "--delay-ns") == 0) {
+				if (parse_i64(a, val, 0, 3600000000000LL, &v) != 0)
+					return 2;
+				o.delay_ns = v;
+			} else if (strcmp(a, "--t0") == 0) {
+				if (parse_i64(a, val, 0, INT64_MAX / 2, &v) != 0)
+					return 2;
+				o.t0_ns = v;
 			} else if (strcmp(a, "--threads") == 0) {
 				if (parse_i64(a, val, 0, 1024, &v) != 0)
 					return 2;

@@ -172,6 +172,36 @@ check "the bad file is named with its problem" grep -q "ascend_pytorch_profiler_
 "$TL" summary "$t_tmp/empty-does-not-exist" >/dev/null 2>&1
 check "a missing path exits non-zero" [ $? -ne 0 ]
 
+# ---- tl diff on the real samples: two ranks against StepTraceTime, a profile against itself ----
+if [ -d "$SAMPLES/ascend-db" ] && command -v sqlite3 >/dev/null; then
+	l2="$SAMPLES/ascend-db/level2"
+	out=$("$TL" diff "$l2" "$l2" 2>"$t_tmp/err")
+	check "diff of a profile with itself: exit 0, verdict 'no changes'" sh -c "[ $? -eq 0 ] &&
+		[ '$(printf '%s\n' "$out" | head -1)' = 'no changes' ]"
+	json=$("$TL" diff "$l2" --rank 1 --vs 0 --json)
+	# A is rank 1, B rank 0: each overlap category of step 50 is the ranks' StepTraceTime
+	an() { echo "$l2/rank$1_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db"; }
+	for col in computing free; do
+		a=$(sqlite3 -readonly "$(an 1)" "SELECT round($col*1000) FROM StepTraceTime WHERE step = 50" | sed 's/\.0$//')
+		b=$(sqlite3 -readonly "$(an 0)" "SELECT round($col*1000) FROM StepTraceTime WHERE step = 50" | sed 's/\.0$//')
+		want="{\"kind\":\"overlap\",\"name\":\"$col\",\"rank\":1,\"step\":50,\"step_b\":50,\"a_ns\":$a,\"b_ns\":$b,\"delta_ns\":$((b - a)),"
+		case "$json" in
+		*"$want"*) ok "diff --rank 1 --vs 0: $col of step 50 is StepTraceTime's (A $a, B $b)" ;;
+		*) not_ok "diff --rank 1 --vs 0: want $want" ;;
+		esac
+	done
+	case "$json" in
+	'{"verdict":'*'"changes":['*'"stages":['*'"operators":['*'"overlap":['*) ok "diff --json has verdict, changes, stages, operators, overlap" ;;
+	*) not_ok "diff --json members: $json" ;;
+	esac
+fi
+"$TL" diff /nonexistent >/dev/null 2>"$t_tmp/err"
+check "diff with one profile and no --vs: exit 1 and the usage" sh -c "[ $? -eq 1 ] && grep -q '^usage: tl diff' '$t_tmp/err'"
+"$TL" diff /nonexistent --vs 0 >/dev/null 2>"$t_tmp/err"
+check "diff --vs without --rank: exit 1, one line" sh -c "[ $? -eq 1 ] && grep -q 'needs --rank N' '$t_tmp/err'"
+"$TL" diff /a /b --steps 3 >/dev/null 2>"$t_tmp/err"
+check "diff --steps 3: exit 1, says A:B" sh -c "[ $? -eq 1 ] && grep -q 'takes A:B' '$t_tmp/err'"
+
 # ---- one bad rank does not stop the others -----------------------------------------------------
 if [ -d "$SAMPLES/ascend-db" ]; then
 	cp -r "$SAMPLES/ascend-db/level0" "$t_tmp/mixed"

@@ -268,9 +268,117 @@ view "$t_tmp/grpo" 160x40 ":goto 60ms" "}"
 check "bubble-next names the stage enclosing the gap and the reason" \
 	sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq '^Bubble [0-9]+/[0-9]+: .* idle on rank 0 at [0-9.]+ms, step 1, (stage [a-z_]+|no stage), (collective_wait|host_launch_gap|nothing_scheduled) *$'"
 
+# ---- the slow-rank panel ---------------------------------------------------------------------------
+# The generator's slow rank (3 by default) arrives last at the collectives. The panel's worst
+# collective of that rank is checked against COMMUNICATION_OP read with sqlite3: its own duration
+# and the median of the group's durations minus it (msprof-analyze's median of an even count: the
+# mean of the middle two).
+if rlfix slow --ranks 4 --steps 1; then
+	view "$t_tmp/slow" 100x30 R
+	check "R opens the slow-rank panel" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Slow ranks: votes of msprof-analyze slow_rank'"
+	golden slow-panel
+	votes=$("$TL_BIN" summary --json "$t_tmp/slow" 2>/dev/null | grep -o '"slow_ranks":\[[^]]*\]')
+	row=$(sed -n 4p "$t_tmp/screen.txt" | sed 's/^.//')
+	check "the first row is the generated slow rank 3 with the votes of tl summary --json" \
+		sh -c "echo '$row' | awk '{ exit !(\$1 == 3) }' && echo '$votes' | grep -q \"{\\\"rank\\\":3,\\\"votes\\\":\$(echo '$row' | awk '{ print \$2 }')}\""
+	op=$(echo "$row" | awk '{ print $7 }')
+	durs=$(for db in "$t_tmp"/slow/*/ASCEND_PROFILER_OUTPUT/*.db; do
+		sqlite3 "$db" "SELECT c.endNs - c.startNs FROM COMMUNICATION_OP c JOIN STRING_IDS s ON s.id = c.opName WHERE s.value = '$op'"
+	done | sort -n | tr '\n' ' ')
+	want=$(echo "$durs" | awk '{ printf "%.3f ms +%.3f ms", (($2 + $3) / 2 - $1) / 1e6, $1 / 1e6 }')
+	check "its worst collective ($op): the wait (median - its op) and its op agree with SQL" \
+		sh -c "echo '$row' | grep -Eq '$want'"
+	view "$t_tmp/slow" 100x30 R "<Enter>"
+	check "Enter jumps to the worst collective on rank 3" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Rank 3 arrived last at $op: its op '"
+	check "... selected on rank 3's communication lane" sh -c "grep -q '| rank 3 comm .*| sel' '$t_tmp/screen.txt' || grep -q '| rank 3 comm' '$t_tmp/screen.txt'"
+	# the detail pane of that collective: every rank's arrival, against COMMUNICATION_OP's starts
+	view "$t_tmp/slow" 100x40 R "<Enter>" i
+	for db in "$t_tmp"/slow/*/ASCEND_PROFILER_OUTPUT/*.db; do
+		r=${db##*_}
+		sqlite3 "$db" "SELECT ${r%.db}, c.startNs FROM COMMUNICATION_OP c JOIN STRING_IDS s ON s.id = c.opName WHERE s.value = '$op'"
+	done | tr '|' ' ' | sort -k2n > "$t_tmp/arrive.txt"
+	last=$(tail -1 "$t_tmp/arrive.txt" | awk '{ print $1 }')
+	skew=$(awk 'NR == 1 { a = $2 } { b = $2 } END { printf "%.3f ms", (b - a) / 1e6 }' "$t_tmp/arrive.txt")
+	check "the detail pane names the last to arrive (rank $last in SQL) and the skew ($skew)" \
+		grep -q "^ collective .* 4 ranks; last to arrive: rank $last, $skew after the first" "$t_tmp/screen.txt"
+	check "... and lists every rank's arrival, the last one marked" sh -c "[ \$(grep -c '^ rank [0-9].*arrived +.*, waited .* for the last' '$t_tmp/screen.txt') -eq 4 ] && grep -q '^ rank $last last .*arrived +$skew, waited 0 ns' '$t_tmp/screen.txt'"
+	view "$t_tmp/slow" 100x30 R O
+	check "O sorts by the worst wait" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'sorted by worst wait'"
+	view "$t_tmp/slow" 100x30 ":slow"
+	check "the panel opens as :slow too" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'Slow ranks'"
+else
+	not_ok "generate the slow-rank fixture"
+fi
+view "$t_tmp/one" 100x30 R
+check "one rank: the slow-rank panel says why it is empty" has "Slow ranks: needs at least two ranks; this profile has 1."
+
+# ---- the communication panel ---------------------------------------------------------------------
+if [ -d "$t_tmp/slow" ]; then
+	view "$t_tmp/slow" 100x30 X
+	check "X opens the communication panel" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Communication: time per op and rank'"
+	golden comm-panel
+	n=$(for db in "$t_tmp"/slow/*/ASCEND_PROFILER_OUTPUT/*.db; do sqlite3 "$db" "SELECT count(*) FROM COMMUNICATION_OP"; done | awk '{ s += $1 } END { print s }')
+	check "one row per op and rank: $n in COMMUNICATION_OP" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q ' $n ops '"
+	view "$t_tmp/slow" 100x30 X O
+	sed -n '4,8p' "$t_tmp/screen.txt" | sed 's/^[^ ]*//' | awk '{ print $3 }' > "$t_tmp/elapse.txt"
+	check "O sorts by elapse, the longest first" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'sorted by elapse' && sort -rn '$t_tmp/elapse.txt' | cmp -s - '$t_tmp/elapse.txt'"
+	view "$t_tmp/slow" 100x30 X j "<Enter>"
+	check "Enter shows the op on its rank's communication lane" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Rank 0, hcom_.*: elapse [0-9.]* us, wait '"
+	view "$t_tmp/slow" 100x30 ":comm"
+	check "the panel opens as :comm too" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'Communication: time per op and rank'"
+fi
+view "$t_tmp/plain" 100x30 X
+check "the panel of a profile without HCCL sub-tasks opens" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'Communication'"
+# Every row against torch_npu's own CommAnalyzerTime (ms) of the level2 sample, to 1 us.
+L2=$SAMPLES/ascend-db/level2
+if [ -d "$L2" ] && command -v sqlite3 > /dev/null; then
+	view "$L2" 160x20 X
+	for r in 0 1; do
+		sqlite3 -separator ' ' "$L2/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db" \
+			"SELECT $r, hccl_op_name, elapse_time * 1e3, transit_time * 1e3, wait_time * 1e3, synchronization_time * 1e3, idle_time * 1e3 FROM CommAnalyzerTime"
+	done > "$t_tmp/cat.txt"
+	sed -n '4,11p' "$t_tmp/screen.txt" | sed 's/^[^ ]*//' | awk '{ print $1, $2, $3, $4, $5, $6, $7 }' > "$t_tmp/panel.txt"
+	check "level2: every row equals CommAnalyzerTime to 1 us (8 ops)" awk '
+		NR == FNR { k = $1 " " $2; for (i = 3; i <= 7; i++) w[k, i] = $i; n++; next }
+		{ k = $1 " " $2; if (!((k, 3) in w)) exit 1; for (i = 3; i <= 7; i++) { d = $i - w[k, i]; if (d > 1 || d < -1) exit 1 } m++ }
+		END { exit !(n == 8 && m == 8) }' "$t_tmp/cat.txt" "$t_tmp/panel.txt"
+else
+	skip "level2 sample or sqlite3 missing: the communication panel against CommAnalyzerTime"
+fi
+
+# ---- the operator statistics panel -------------------------------------------------------------
+# Checked against COMPUTE_TASK_INFO joined with TASK, read with sqlite3: the slow rank's count and
+# total of its longest op type, and that total over the median of the four ranks' totals.
+if [ -d "$t_tmp/slow" ]; then
+	view "$t_tmp/slow" 100x30 I
+	check "I opens the operator panel on the slow rank 3" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Operators of rank 3 by op type'"
+	golden ops-panel
+	row=$(sed -n 4p "$t_tmp/screen.txt" | sed 's/^[^ ]*//')
+	ty=$(echo "$row" | awk '{ print $7 }')
+	for db in "$t_tmp"/slow/*/ASCEND_PROFILER_OUTPUT/*.db; do
+		r=${db##*_}
+		sqlite3 "$db" "SELECT ${r%.db}, count(*), sum(t.endNs - t.startNs) FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId JOIN STRING_IDS s ON s.id = c.opType WHERE s.value = '$ty'"
+	done | tr '|' ' ' > "$t_tmp/ops.txt"
+	want=$(awk '$1 == 3 { printf "%d %.3f", $2, $3 / 1e6 }' "$t_tmp/ops.txt")
+	vs=$(sort -k3n "$t_tmp/ops.txt" | awk '{ t[NR] = $3; if ($1 == 3) m = $3 } END { printf "%.2fx", m / ((t[2] + t[3]) / 2) }')
+	check "its longest op type ($ty): count and total as in SQL ($want)" sh -c "echo '$row' | awk '{ print \$1, \$2 }' | grep -qx '$want'"
+	check "... and its total over the median rank's ($vs)" sh -c "echo '$row' | awk '{ print \$6 }' | grep -qx '$vs'"
+	view "$t_tmp/slow" 100x30 I "<Tab>"
+	check "Tab: the next rank (0)" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Operators of rank 0 by op type'"
+	view "$t_tmp/slow" 100x30 I "<Enter>"
+	check "Enter: the type's op names and input shapes" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Operators of rank 3: $ty .* by name and input shapes'"
+	view "$t_tmp/slow" 100x30 I O O O O
+	check "O sorts by vs median" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'sorted by vs median'"
+	view "$t_tmp/slow" 100x30 ":ops"
+	check "the panel opens as :ops too" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Operators of rank'"
+fi
+view "$t_tmp/one" 100x30 I
+check "the operator panel of a one-rank profile opens" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'Operators'"
+
 # ---- ? lists the panels' keys ----------------------------------------------------------------------
 view "$t_tmp/grpo" 100x60 "?" "<PgDn>"
 check "? lists dp-panel" has "dp-panel"
 check "? lists pp-view" has "pp-view"
+check "? lists comm, slow and ops" sh -c "grep -q ' comm ' '$t_tmp/screen.txt' && grep -q ' slow ' '$t_tmp/screen.txt' && grep -q ' ops ' '$t_tmp/screen.txt'"
 check "? lists stage-next and step-next" sh -c "grep -q stage-next '$t_tmp/screen.txt' && grep -q step-next '$t_tmp/screen.txt'"
 t_done

@@ -94,6 +94,24 @@ sleep 0.5
 cap
 check "and back: recovers" grep -q "rank 0" "$t_tmp/pane"
 
+# the panels of communication and slow ranks open over the timeline and close with q
+keys X
+wait_for "Communication"
+check "X: the communication panel in a terminal" sh -c "sed -n 1p '$t_tmp/pane' | grep -q '^ Communication'"
+keys q
+wait_for "rank 0"
+keys R
+wait_for "Slow ranks"
+check "R: the slow-rank panel in a terminal" sh -c "sed -n 1p '$t_tmp/pane' | grep -q '^ Slow ranks'"
+keys q
+wait_for "rank 0"
+keys I
+wait_for "Operators"
+check "I: the operator panel in a terminal" sh -c "sed -n 1p '$t_tmp/pane' | grep -q '^ Operators of rank'"
+keys q
+wait_for "rank 0"
+check "q: back to the timeline" grep -q "rank 0" "$t_tmp/pane"
+
 keys '?'
 wait_for "tl help"
 check "? shows the help" grep -q "zoom-in" "$t_tmp/pane"

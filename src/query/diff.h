@@ -1,0 +1,38 @@
+/* The measurements `tl diff` compares, gathered from the queries `tl summary` prints (stages,
+ * per-step overlap, operator statistics, communication time, bubbles): nothing recomputed. */
+#ifndef TL_QUERY_DIFF_H
+#define TL_QUERY_DIFF_H
+#include "analysis/diff.h"
+#include "query/query.h"
+#include "model/trace.h"
+#include "util/strpool.h"
+
+typedef struct tl_diff_side_opts {
+	int only_rank;      /* gather this rank number only; -1: every loaded rank */
+	int as_rank;        /* with only_rank: file its numbers under this rank (--vs) */
+	int64_t step_first; /* the STEP_TIME id that pairs with the other side's; -1: the n-th
+	                       profiled step pairs with the n-th */
+} tl_diff_side_opts;
+
+typedef struct tl_diff_side {
+	tl_diff_meas *v;
+	size_t n, cap;
+	tl_strpool *names; /* owns the measurements' names */
+	int *ranks;        /* rank numbers gathered, ascending */
+	size_t nranks;
+	int64_t *steps; /* distinct STEP_TIME ids seen, ascending */
+	size_t nsteps;
+	int64_t step_first;
+	size_t steps_skipped; /* steps before step_first: nothing to pair them with */
+	const char **stages;  /* stage names present (borrowed from names), sorted */
+	size_t nstages;
+	int have_stages;
+} tl_diff_side;
+
+/* The measurements of the session's trace (the ranks o selects). */
+void tlq_diff_gather(const tl_query *, const tl_diff_side_opts *, tl_diff_side *out);
+void tlq_diff_side_free(tl_diff_side *);
+/* The STEP_TIME id of an aligned step key on this side, or -1 when it has none. */
+int64_t tlq_diff_step_id(const tl_diff_side *, int64_t key);
+
+#endif

@@ -1,0 +1,380 @@
+#include "config.h"
+#include "query/diff.h"
+#include "report/report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/text.h"
+#include "util/xalloc.h"
+
+/* Rows shown in the text list of changes; --json has them all. */
+#define TEXT_CHANGES 30
+
+static const char op_type_prefix[] = "type ";
+
+/* ns as milliseconds with ns precision and a sign when asked. */
+static void
+put_ms(FILE *f, int64_t ns, int sign, int width)
+{
+	char buf[48];
+	int64_t a = ns < 0 ? -ns : ns;
+	snprintf(buf, sizeof buf, "%s%" PRId64 ".%06" PRId64, ns < 0 ? "-" : (sign ? "+" : ""),
+	         a / 1000000, a % 1000000);
+	fprintf(f, " %*s", width, buf);
+}
+
+static void
+put_name(FILE *f, const char *s, int width)
+{
+	char buf[256];
+	text_sanitize(s, buf, sizeof buf, 0);
+	fprintf(f, " %-*s", width, buf);
+}
+
+/* Percent of a change as text: "+42.1%", "new", "gone" or "-". */
+static const char *
+pct_text(const tl_diff_change *c, char *buf, size_t len)
+{
+	double p;
+	if (!c->has_a)
+		snprintf(buf, len, "new");
+	else if (!c->has_b)
+		snprintf(buf, len, "gone");
+	else if (diff_pct(c, &p))
+		snprintf(buf, len, "%+.1f%%", p);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static int
+changed(const tl_diff_change *c)
+{
+	return !c->sole && (c->a != c->b || c->has_a != c->has_b);
+}
+
+/* The headline: the stage (else the overlap category) that changed most over all ranks, summed
+ * over its steps, and the operator that changed most in the same direction. */
+static void
+verdict(const tl_diff_change *v, size_t n, char *out, size_t len)
+{
+	const tl_diff_change *top = NULL;
+	for (int pass = 0; pass < 2 && top == NULL; pass++) {
+		tl_diff_kind k = pass == 0 ? TL_DIFF_STAGE : TL_DIFF_OVERLAP;
+		for (size_t i = 0; i < n; i++)
+			if (v[i].rank < 0 && v[i].kind == k && changed(&v[i]) &&
+			    (k != TL_DIFF_OVERLAP || strcmp(v[i].name, "step") != 0)) {
+				top = &v[i]; /* v is ranked: the first is the largest */
+				break;
+			}
+	}
+	if (top == NULL) {
+		snprintf(out, len, "no changes");
+		return;
+	}
+	int64_t sa = 0, sb = 0, nsteps = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].rank < 0 && v[i].kind == top->kind && strcmp(v[i].name, top->name) == 0) {
+			sa += v[i].a;
+			sb += v[i].b;
+			nsteps++;
+		}
+	char name[128], pct[32], ms[48];
+	text_sanitize(top->name, name, sizeof name, 0);
+	int64_t per = (sb - sa) / (nsteps ? nsteps : 1), ap = per < 0 ? -per : per;
+	if (sa > 0)
+		snprintf(pct, sizeof pct, "%+.0f%%", 100.0 * (double)(sb - sa) / (double)sa);
+	else
+		snprintf(pct, sizeof pct, "new");
+	snprintf(ms, sizeof ms, "%s%" PRId64 ".%01" PRId64 " ms", per < 0 ? "-" : "+", ap / 1000000,
+	         ap % 1000000 / 100000);
+	int w = snprintf(out, len, "%s %s (%s per %s)", name, pct, ms,
+	                 top->step >= 0 ? "step" : "capture");
+	if (w < 0 || (size_t)w >= len)
+		return;
+	const tl_diff_change *op = NULL;
+	int64_t d = sb - sa;
+	for (size_t i = 0; i < n && op == NULL; i++)
+		if (v[i].rank < 0 && v[i].kind == TL_DIFF_OPERATOR && changed(&v[i]) &&
+		    strncmp(v[i].name, op_type_prefix, sizeof op_type_prefix - 1) != 0 &&
+		    (diff_delta(&v[i]) > 0) == (d > 0))
+			op = &v[i];
+	if (op != NULL) {
+		char oname[128], p[32];
+		text_sanitize(op->name, oname, sizeof oname, 0);
+		snprintf(out + w, len - (size_t)w, ", mostly %s %s", oname,
+		         pct_text(op, p, sizeof p));
+	}
+}
+
+static void
+step_text(const tl_diff_side *a, const tl_diff_side *b, int64_t key, char *buf, size_t len)
+{
+	int64_t sa = tlq_diff_step_id(a, key), sb = tlq_diff_step_id(b, key);
+	if (key < 0)
+		snprintf(buf, len, "all");
+	else if (sa == sb)
+		snprintf(buf, len, "%" PRId64, sa);
+	else if (sa >= 0 && sb >= 0)
+		snprintf(buf, len, "%" PRId64 ":%" PRId64, sa, sb);
+	else
+		snprintf(buf, len, "#%" PRId64, key + 1);
+}
+
+/* Names in one list and not in the other (sorted lists of rank numbers or strings). */
+static void
+text_only(FILE *f, const char *label, const tl_diff_side *x, const tl_diff_side *y)
+{
+	int any = 0;
+	for (size_t i = 0; i < x->nranks; i++) {
+		int found = 0;
+		for (size_t j = 0; j < y->nranks; j++)
+			found |= y->ranks[j] == x->ranks[i];
+		if (found)
+			continue;
+		fprintf(f, "%s rank %d", any++ ? "," : label, x->ranks[i]);
+	}
+	for (size_t i = 0; i < x->nstages; i++) {
+		int found = 0;
+		for (size_t j = 0; j < y->nstages; j++)
+			found |= strcmp(x->stages[i], y->stages[j]) == 0;
+		if (!found && y->have_stages) {
+			char n[128];
+			fprintf(f, "%s stage %s", any++ ? "," : label,
+			        text_sanitize(x->stages[i], n, sizeof n, 0));
+		}
+	}
+	if (any)
+		fprintf(f, "\n");
+}
+
+static tl_diff_change *
+join(const tl_diff_side *a, const tl_diff_side *b, size_t *n)
+{
+	tl_diff_meas *va = xmalloc((a->n + 1) * sizeof *va), *vb = xmalloc((b->n + 1) * sizeof *vb);
+	memcpy(va, a->v, a->n * sizeof *va);
+	memcpy(vb, b->v, b->n * sizeof *vb);
+	tl_diff_change *v;
+	*n = diff_join(va, a->n, vb, b->n, &v);
+	free(va);
+	free(vb);
+	diff_rank_changes(v, *n);
+	return v;
+}
+
+static void
+text_row(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_change *c)
+{
+	char st[48], rk[24], p[32];
+	step_text(a, b, c->step, st, sizeof st);
+	if (c->rank < 0 && c->top_rank >= 0)
+		snprintf(rk, sizeof rk, "all(%d)", c->top_rank);
+	else if (c->rank < 0)
+		snprintf(rk, sizeof rk, "all");
+	else
+		snprintf(rk, sizeof rk, "%d", c->rank);
+	fprintf(f, "%-13s", diff_kind_name(c->kind));
+	put_name(f, c->name, 36);
+	fprintf(f, " %8s %8s", rk, st);
+	put_ms(f, c->a, 0, 14);
+	put_ms(f, c->b, 0, 14);
+	put_ms(f, diff_delta(c), 1, 14);
+	fprintf(f, " %8s\n", pct_text(c, p, sizeof p));
+}
+
+static void
+text_head(FILE *f, const char *title)
+{
+	fprintf(f, "\n%s\n%-13s %-36s %8s %8s %14s %14s %14s %8s\n", title, "kind", "name", "rank",
+	        "step", "A ms", "B ms", "delta ms", "delta %");
+}
+
+void
+report_diff_text(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const char *la,
+                 const char *lb)
+{
+	size_t n;
+	tl_diff_change *v = join(a, b, &n);
+	char vd[512], x[256], y[256];
+	verdict(v, n, vd, sizeof vd);
+	fprintf(f, "%s\n", vd);
+	fprintf(f, "A: %s (%zu ranks, %zu steps)\nB: %s (%zu ranks, %zu steps)\n",
+	        text_sanitize(la, x, sizeof x, 0), a->nranks, a->nsteps,
+	        text_sanitize(lb, y, sizeof y, 0), b->nranks, b->nsteps);
+	if (a->step_first >= 0)
+		fprintf(f,
+		        "steps: A's %" PRId64 " paired with B's %" PRId64 " (%zu of A and %zu of "
+		        "B before them not compared)\n",
+		        a->step_first, b->step_first, a->steps_skipped, b->steps_skipped);
+	else
+		fprintf(f, "steps: the n-th profiled step of A paired with the n-th of B\n");
+	text_only(f, "only in A:", a, b);
+	text_only(f, "only in B:", b, a);
+	if (!a->have_stages || !b->have_stages)
+		fprintf(f, "no RL stages in %s: compared by step and overlap\n",
+		        !a->have_stages && !b->have_stages ? "either profile"
+		        : !a->have_stages                  ? "A"
+		                                           : "B");
+	text_head(f, "Changes, largest first (rank all: the mean over ranks, in brackets the rank "
+	             "that changed most)");
+	size_t shown = 0;
+	for (size_t i = 0; i < n && shown < TEXT_CHANGES; i++)
+		if (changed(&v[i])) {
+			text_row(f, a, b, &v[i]);
+			shown++;
+		}
+	if (shown == 0)
+		fprintf(f, "(none)\n");
+	fprintf(f, "\nStages per step over ranks (ms: mean A, mean B, max A, max B; the rank that "
+	           "changed most)\n");
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].kind != TL_DIFF_STAGE || v[i].rank >= 0)
+			continue;
+		char st[48];
+		step_text(a, b, v[i].step, st, sizeof st);
+		put_name(f, v[i].name, 24);
+		fprintf(f, " %8s", st);
+		put_ms(f, v[i].a, 0, 14);
+		put_ms(f, v[i].b, 0, 14);
+		put_ms(f, v[i].max_a, 0, 14);
+		put_ms(f, v[i].max_b, 0, 14);
+		if (v[i].top_rank >= 0)
+			fprintf(f, "  rank %d", v[i].top_rank);
+		fprintf(f, "\n");
+	}
+	free(v);
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	text_json_write(f, s);
+	fputc('"', f);
+}
+
+static void
+json_step(FILE *f, int64_t id)
+{
+	if (id < 0)
+		fputs("null", f);
+	else
+		fprintf(f, "%" PRId64, id);
+}
+
+static void
+json_change(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_change *c,
+            int full)
+{
+	fprintf(f, "{\"kind\":\"%s\",\"name\":", diff_kind_name(c->kind));
+	json_str(f, c->name);
+	fputs(",\"rank\":", f);
+	if (c->rank < 0)
+		fputs("null", f);
+	else
+		fprintf(f, "%d", c->rank);
+	fputs(",\"step\":", f);
+	json_step(f, tlq_diff_step_id(a, c->step));
+	fputs(",\"step_b\":", f);
+	json_step(f, tlq_diff_step_id(b, c->step));
+	fputs(",\"a_ns\":", f);
+	if (c->has_a)
+		fprintf(f, "%" PRId64, c->a);
+	else
+		fputs("null", f);
+	fputs(",\"b_ns\":", f);
+	if (c->has_b)
+		fprintf(f, "%" PRId64, c->b);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"delta_ns\":%" PRId64 ",\"delta_pct\":", diff_delta(c));
+	double p;
+	if (c->has_a && c->has_b && diff_pct(c, &p))
+		fprintf(f, "%.3f", p);
+	else
+		fputs("null", f);
+	if (full) {
+		fprintf(f,
+		        ",\"a_max_ns\":%" PRId64 ",\"b_max_ns\":%" PRId64 ",\"a_count\":%" PRIu64
+		        ",\"b_count\":%" PRIu64 ",\"a_ranks\":%zu,\"b_ranks\":%zu,\"top_rank\":",
+		        c->max_a, c->max_b, c->count_a, c->count_b, c->nranks_a, c->nranks_b);
+		if (c->top_rank < 0)
+			fputs("null", f);
+		else
+			fprintf(f, "%d", c->top_rank);
+	}
+	fputc('}', f);
+}
+
+static void
+json_only(FILE *f, const tl_diff_side *x, const tl_diff_side *y)
+{
+	fputs("{\"ranks\":[", f);
+	int any = 0;
+	for (size_t i = 0; i < x->nranks; i++) {
+		int found = 0;
+		for (size_t j = 0; j < y->nranks; j++)
+			found |= y->ranks[j] == x->ranks[i];
+		if (!found)
+			fprintf(f, "%s%d", any++ ? "," : "", x->ranks[i]);
+	}
+	fputs("],\"stages\":[", f);
+	any = 0;
+	for (size_t i = 0; i < x->nstages; i++) {
+		int found = 0;
+		for (size_t j = 0; j < y->nstages; j++)
+			found |= strcmp(x->stages[i], y->stages[j]) == 0;
+		if (!found && y->have_stages) {
+			fputs(any++ ? "," : "", f);
+			json_str(f, x->stages[i]);
+		}
+	}
+	fputs("]}", f);
+}
+
+/* Every row of one kind, over all ranks and per rank, ordered like changes. */
+static void
+json_kind(FILE *f, const char *member, const tl_diff_side *a, const tl_diff_side *b,
+          tl_diff_change *v, size_t n, tl_diff_kind k)
+{
+	fprintf(f, ",\"%s\":[", member);
+	int any = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].kind == k) {
+			fputs(any++ ? "," : "", f);
+			json_change(f, a, b, &v[i], 1);
+		}
+	fputs("]", f);
+}
+
+void
+report_diff_json(FILE *f, const tl_diff_side *a, const tl_diff_side *b)
+{
+	size_t n;
+	tl_diff_change *v = join(a, b, &n);
+	char vd[512];
+	verdict(v, n, vd, sizeof vd);
+	fputs("{\"verdict\":", f);
+	json_str(f, vd);
+	fputs(",\"changes\":[", f);
+	int any = 0;
+	for (size_t i = 0; i < n; i++)
+		if (changed(&v[i])) {
+			fputs(any++ ? "," : "", f);
+			json_change(f, a, b, &v[i], 0);
+		}
+	fputs("]", f);
+	json_kind(f, "stages", a, b, v, n, TL_DIFF_STAGE);
+	json_kind(f, "operators", a, b, v, n, TL_DIFF_OPERATOR);
+	json_kind(f, "overlap", a, b, v, n, TL_DIFF_OVERLAP);
+	json_kind(f, "communication", a, b, v, n, TL_DIFF_COMM);
+	json_kind(f, "bubbles", a, b, v, n, TL_DIFF_BUBBLE);
+	fputs(",\"only_in_a\":", f);
+	json_only(f, a, b);
+	fputs(",\"only_in_b\":", f);
+	json_only(f, b, a);
+	fprintf(f, ",\"a_steps\":%zu,\"b_steps\":%zu}\n", a->nsteps, b->nsteps);
+	free(v);
+}

@@ -1,0 +1,362 @@
+/* The operator statistics panel (msprof-analyze compute_op_sum): for one rank, its compute
+ * operators per op type and task type -- count, total, mean, min, max device time -- and, to
+ * say which kernels are slower on this rank, its total against the median of the ranks' totals
+ * of the same op type and task type. Opened on the slowest rank (the one with the most slow-rank
+ * votes, else the one with the most compute time); rank-next/rank-prev change the rank, Enter
+ * lists the type's op names and input shapes. Every number is tlq_ops', the `operators` of
+ * `tl summary --json`. */
+#include "config.h"
+#include "ui/common.h"
+#include "util/xalloc.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPS_SORT_TOTAL, OPS_SORT_COUNT, OPS_SORT_MEAN, OPS_SORT_MAX, OPS_SORT_VS, OPS_SORT__COUNT };
+
+typedef struct ops_state {
+	tl_ops_result o;
+	int *ranks; /* the rank numbers with operators, ascending */
+	size_t nranks, cur;
+	double *vs; /* per type row: its total / the median over ranks of the same type's totals */
+	int sort;
+	size_t sel, top;
+	size_t *rows; /* the shown rows: type rows of the rank, or name rows of one type */
+	size_t nrows;
+	size_t type; /* SIZE_MAX: the types; else the type row whose names are shown */
+	int built;
+} ops_state;
+
+static const char *const sort_names[OPS_SORT__COUNT] = {"total", "count", "mean", "max",
+                                                        "vs median"};
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* For every type row, its total over the median of that (op type, task type)'s totals on all
+ * ranks with operators (a rank without it counts 0). */
+static void
+compare_ranks(ops_state *s)
+{
+	const tl_ops_result *o = &s->o;
+	s->vs = xreallocarray(NULL, o->ntypes ? o->ntypes : 1, sizeof *s->vs);
+	int64_t *t = xreallocarray(NULL, s->nranks ? s->nranks : 1, sizeof *t);
+	for (size_t i = 0; i < o->ntypes; i++) {
+		const tl_op_type_row *a = &o->types[i];
+		for (size_t r = 0; r < s->nranks; r++)
+			t[r] = 0;
+		for (size_t j = 0; j < o->ntypes; j++) {
+			const tl_op_type_row *b = &o->types[j];
+			if (strcmp(a->op_type, b->op_type) != 0 ||
+			    strcmp(a->task_type, b->task_type) != 0)
+				continue;
+			int *p = bsearch(&b->rank, s->ranks, s->nranks, sizeof *s->ranks, cmp_int);
+			if (p)
+				t[p - s->ranks] = b->st.total;
+		}
+		qsort(t, s->nranks, sizeof *t, cmp_i64);
+		double med = s->nranks % 2
+		                 ? (double)t[s->nranks / 2]
+		                 : ((double)t[s->nranks / 2 - 1] + (double)t[s->nranks / 2]) / 2;
+		s->vs[i] = med > 0 ? (double)a->st.total / med : NAN;
+	}
+	free(t);
+}
+
+static const ops_state *sort_s; /* the comparator's state (the viewer has one thread) */
+
+static double
+key_of(size_t i)
+{
+	const ops_state *s = sort_s;
+	const tl_opstat *st = s->type == SIZE_MAX ? &s->o.types[i].st : &s->o.names[i].st;
+	switch (s->sort) {
+	case OPS_SORT_COUNT:
+		return (double)st->count;
+	case OPS_SORT_MEAN:
+		return st->mean;
+	case OPS_SORT_MAX:
+		return (double)st->max;
+	case OPS_SORT_VS:
+		return s->type == SIZE_MAX && !isnan(s->vs[i]) ? s->vs[i] : -1;
+	default:
+		return (double)st->total;
+	}
+}
+
+static int
+cmp_row(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	double x = key_of(i), y = key_of(j);
+	int c = (x < y) - (x > y);
+	return c ? c : (i > j) - (i < j);
+}
+
+static void
+build(ops_state *s)
+{
+	const tl_ops_result *o = &s->o;
+	s->nrows = 0;
+	s->rows = xreallocarray(s->rows, (o->ntypes > o->nnames ? o->ntypes : o->nnames) + 1,
+	                        sizeof *s->rows);
+	if (s->type == SIZE_MAX) {
+		for (size_t i = 0; i < o->ntypes; i++)
+			if (s->nranks && o->types[i].rank == s->ranks[s->cur])
+				s->rows[s->nrows++] = i;
+	} else {
+		const tl_op_type_row *t = &o->types[s->type];
+		for (size_t i = 0; i < t->nby; i++)
+			s->rows[s->nrows++] = t->by0 + i;
+	}
+	sort_s = s;
+	qsort(s->rows, s->nrows, sizeof *s->rows, cmp_row);
+	sort_s = NULL;
+	s->built = 1;
+}
+
+static char *
+us_text(double ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.3f", ns / 1e3);
+	return buf;
+}
+
+static void
+ops_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
+{
+	tl_screen *sc = &ui->scr;
+	ops_state *s = state;
+	char k1[24], k2[24], k3[24];
+	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
+	if (s->nranks == 0) {
+		screen_printf(sc, x, y, w, SLOT_TITLE, " Operators  (%s: close)",
+		              keymap_key_hint(&ui->keys, ACT_QUIT, k1, sizeof k1));
+		screen_printf(
+		    sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
+		    "Operators: no compute operator in this profile (COMPUTE_TASK_INFO of a "
+		    "profile DB; record with profiler level 1 or higher).");
+		return;
+	}
+	if (!s->built)
+		build(s);
+	int byname = s->type != SIZE_MAX;
+	char tb[160], kb[64];
+	if (byname)
+		screen_printf(sc, x, y, w, SLOT_TITLE,
+		              " Operators of rank %d: %s (%s) by name and input shapes   (%s sort, "
+		              "%s: back)",
+		              s->ranks[s->cur],
+		              ui_clean(ui, s->o.types[s->type].op_type, tb, sizeof tb),
+		              ui_clean(ui, s->o.types[s->type].task_type, kb, sizeof kb),
+		              keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k1, sizeof k1),
+		              keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
+	else
+		screen_printf(
+		    sc, x, y, w, SLOT_TITLE,
+		    " Operators of rank %d by op type   (%s/%s rank, %s sort, Enter: by name, "
+		    "%s: close)",
+		    s->ranks[s->cur], keymap_key_hint(&ui->keys, ACT_RANK_NEXT, k1, sizeof k1),
+		    keymap_key_hint(&ui->keys, ACT_RANK_PREV, k3, sizeof k3),
+		    keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k2, sizeof k2),
+		    keymap_key_hint(&ui->keys, ACT_QUIT, kb, sizeof kb));
+	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
+	              "sorted by %s   %zu rows   total in ms, the rest in us%s",
+	              sort_names[s->sort], s->nrows,
+	              byname ? "" : "; vs med: the total over the median rank's");
+	int cx = x + 1;
+	screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%7s %10s %9s %9s %9s %7s  %s", "count",
+	              "total", "mean", "min", "max", byname ? "" : "vs med",
+	              byname ? "op name [input shapes]" : "op type (task type)");
+	int rows = h - 3;
+	if (rows < 1 || s->nrows == 0)
+		return;
+	if (s->sel >= s->nrows)
+		s->sel = s->nrows - 1;
+	if (s->sel < s->top)
+		s->top = s->sel;
+	if (s->sel >= s->top + (size_t)rows)
+		s->top = s->sel - (size_t)rows + 1;
+	for (int r = 0; r < rows && s->top + (size_t)r < s->nrows; r++) {
+		size_t row = s->top + (size_t)r, i = s->rows[row];
+		int yy = y + 3 + r, sel = row == s->sel;
+		const tl_opstat *st = byname ? &s->o.names[i].st : &s->o.types[i].st;
+		char tot[32], mn[32], mi[32], mx[32], vs[32], nb[400], sb[400];
+		if (sel)
+			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
+		if (byname)
+			snprintf(vs, sizeof vs, "%s", "");
+		else if (isnan(s->vs[i]))
+			snprintf(vs, sizeof vs, "%s", "-");
+		else
+			snprintf(vs, sizeof vs, "%.2fx", s->vs[i]);
+		const char *name, *sub;
+		if (byname) {
+			name = ui_clean(ui, s->o.names[i].op_name, nb, sizeof nb);
+			sub = ui_clean(ui, s->o.names[i].input_shapes, sb, sizeof sb);
+		} else {
+			name = ui_clean(ui, s->o.types[i].op_type, nb, sizeof nb);
+			sub = ui_clean(ui, s->o.types[i].task_type, sb, sizeof sb);
+		}
+		screen_printf(sc, cx, yy, w - 1, sel ? SLOT_LABEL_CURRENT : SLOT_NORMAL,
+		              "%7" PRIu64 " %10s %9s %9s %9s %7s  %s %s%s%s", st->count,
+		              us_text((double)st->total / 1e3, tot, sizeof tot),
+		              us_text(st->mean, mn, sizeof mn),
+		              us_text((double)st->min, mi, sizeof mi),
+		              us_text((double)st->max, mx, sizeof mx), vs, name, byname ? "[" : "(",
+		              sub, byname ? "]" : ")");
+	}
+}
+
+static int
+ops_action(tl_ui *ui, void *state, int a)
+{
+	ops_state *s = state;
+	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
+	switch (a) {
+	case ACT_QUIT:
+	case ACT_CLEAR:
+		if (s->type != SIZE_MAX) { /* back to the types */
+			s->type = SIZE_MAX;
+			s->built = 0;
+			s->sel = s->top = 0;
+			return 1;
+		}
+		ui_view_close(ui, &ops_panel_view);
+		return 1;
+	case ACT_HELP:
+	case ACT_COMMAND:
+	case ACT_REDRAW:
+	case ACT_DP_PANEL:
+	case ACT_PP_VIEW:
+	case ACT_COMM_PANEL:
+	case ACT_SLOW_PANEL:
+		return 0; /* the view stack's */
+	case ACT_LANE_DOWN:
+		if (s->sel + 1 < s->nrows)
+			s->sel++;
+		return 1;
+	case ACT_LANE_UP:
+		if (s->sel > 0)
+			s->sel--;
+		return 1;
+	case ACT_PAGE_DOWN:
+		if (s->nrows)
+			s->sel =
+			    s->sel + (size_t)page < s->nrows ? s->sel + (size_t)page : s->nrows - 1;
+		return 1;
+	case ACT_PAGE_UP:
+		s->sel = s->sel > (size_t)page ? s->sel - (size_t)page : 0;
+		return 1;
+	case ACT_FIRST_LANE:
+		s->sel = 0;
+		return 1;
+	case ACT_LAST_LANE:
+		if (s->nrows)
+			s->sel = s->nrows - 1;
+		return 1;
+	case ACT_RANK_NEXT:
+	case ACT_RANK_PREV:
+		if (s->nranks == 0 || s->type != SIZE_MAX)
+			return 1;
+		s->cur = a == ACT_RANK_NEXT ? (s->cur + 1) % s->nranks
+		                            : (s->cur + s->nranks - 1) % s->nranks;
+		s->built = 0;
+		s->sel = s->top = 0;
+		return 1;
+	case ACT_SORT_NEXT:
+		s->sort = (s->sort + 1) % OPS_SORT__COUNT;
+		if (s->sort == OPS_SORT_VS && s->type != SIZE_MAX)
+			s->sort = 0;
+		s->built = 0;
+		s->sel = s->top = 0;
+		ui_message(ui, 0, "Sorted by %s", sort_names[s->sort]);
+		return 1;
+	case ACT_SELECT:
+		if (s->type == SIZE_MAX && s->sel < s->nrows) {
+			s->type = s->rows[s->sel];
+			if (s->sort == OPS_SORT_VS)
+				s->sort = 0;
+			s->built = 0;
+			s->sel = s->top = 0;
+		}
+		return 1;
+	default:
+		return 1; /* the timeline behind the panel does not move */
+	}
+}
+
+static void *
+ops_open(tl_ui *ui)
+{
+	ops_state *s = xcalloc(1, sizeof *s);
+	s->type = SIZE_MAX;
+	tlq_ops(ui->q, &s->o); /* read once, when first shown */
+	s->ranks = xreallocarray(NULL, s->o.ntypes ? s->o.ntypes : 1, sizeof *s->ranks);
+	for (size_t i = 0; i < s->o.ntypes; i++)
+		s->ranks[s->nranks++] = s->o.types[i].rank;
+	qsort(s->ranks, s->nranks, sizeof *s->ranks, cmp_int);
+	size_t n = 0;
+	for (size_t i = 0; i < s->nranks; i++)
+		if (n == 0 || s->ranks[n - 1] != s->ranks[i])
+			s->ranks[n++] = s->ranks[i];
+	s->nranks = n;
+	compare_ranks(s);
+	/* first shown: the slowest rank, by slow-rank votes, else by compute time */
+	const tl_slow_result *sr = tlq_slow_ranks(ui->q);
+	int want = -1;
+	if (sr->n > 0)
+		want = ui->tr->ranks[sr->v[0].rank]->rank;
+	else {
+		int64_t best = -1;
+		for (size_t r = 0; r < s->nranks; r++) {
+			int64_t t = 0;
+			for (size_t i = 0; i < s->o.ntypes; i++)
+				if (s->o.types[i].rank == s->ranks[r])
+					t += s->o.types[i].st.total;
+			if (t > best) {
+				best = t;
+				want = s->ranks[r];
+			}
+		}
+	}
+	for (size_t r = 0; r < s->nranks; r++)
+		if (s->ranks[r] == want)
+			s->cur = r;
+	return s;
+}
+
+static void
+ops_close(tl_ui *ui, void *st)
+{
+	(void)ui;
+	ops_state *s = st;
+	tlq_ops_free(&s->o);
+	free(s->ranks);
+	free(s->vs);
+	free(s->rows);
+	free(s);
+}
+
+const view_ops ops_panel_view = {
+    .name = "ops",
+    .layer = UI_LAYER_PANEL,
+    .open_action = ACT_OPS_PANEL,
+    .open = ops_open,
+    .draw = ops_draw,
+    .action = ops_action,
+    .close = ops_close,
+};
