@@ -10,8 +10,8 @@
  *
  * Adding a query (what a new panel does):
  *  - a function over `const tl_query *` (or const tracks) in the file of its concept
- *    (window.c, search.c, args.c, bubbles.c, stages.c, comm.c, timesplit.c, ops.c; a new
- *    concept gets a new file), declared here in its section;
+ *    (window.c, search.c, args.c, bubbles.c, stages.c, steps.c, dp.c, comm.c, timesplit.c,
+ *    ops.c, diff.c; a new concept gets a new file), declared here in its section;
  *  - data every caller needs is prepared in tlq_open (cheap, or asked for in tl_query_opts);
  *    an expensive table only some commands need is computed on first use: a field and a
  *    have_ flag in struct tl_query (session.h), filled by a need_* function while holding
