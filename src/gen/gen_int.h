@@ -220,7 +220,7 @@ typedef struct gen_blk {
 
 typedef struct gen_rank {
 	int rank;
-	int64_t f; /* per mille: kernel durations are scaled by f/1000 */
+	int64_t f;         /* per mille: kernel durations are scaled by f/1000 */
 	const gen_opts *o; /* the plan's options (gen_stage_f) */
 	gen_blk *blk;
 	size_t nblk, cap;

@@ -275,8 +275,8 @@ plan_coll(gen_plan *P, int k, int stage, int optype, int overlap)
 			amax = rk->t;
 		rk->ov_busy = rk->ov_span = 0;
 		if (overlap) {
-			run_measure(ovseed, MIX_OVERLAP, gen_stage_f(&P->o, rk, stage), OVL_NK, 0, 0,
-			            &rk->ov_busy, &idle);
+			run_measure(ovseed, MIX_OVERLAP, gen_stage_f(&P->o, rk, stage), OVL_NK, 0,
+			            0, &rk->ov_busy, &idle);
 			rk->ov_span = rk->ov_busy + idle;
 			if (rk->ov_span > ovmax)
 				ovmax = rk->ov_span;
