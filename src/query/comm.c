@@ -59,7 +59,8 @@ tlq_comm(const tl_query *q, tl_comm_result *out)
 		op_steps(r, &steps);
 		for (size_t i = 0; i < d->nops; i++) {
 			const tl_comm_op *o = &d->ops[i];
-			const tl_comm_task *v = d->tasks + o->task0;
+			/* an op without sub-tasks: tasks may be NULL, and NULL + 0 is undefined */
+			const tl_comm_task *v = o->ntasks ? d->tasks + o->task0 : NULL;
 			tl_comm_row row = {
 			    .rank = r->rank, .start = o->start, .step = -1, .ntasks = o->ntasks};
 			row.op_name = strpool_get(d->pool, o->name);
