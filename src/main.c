@@ -43,6 +43,7 @@ typedef struct cli {
 	int json;
 	int series; /* summary --json --series */
 	int no_view;
+	tl_query_opts query; /* summary, view: the query session's options (--pp) */
 	/* view */
 	const char *theme, *keymap, *script, *stats;
 	int cols, rows;
@@ -269,11 +270,12 @@ cmd_summary(cli *c)
 	tl_trace tr;
 	int rc = load_opts_run(c, &tr);
 	if (rc == 0) {
+		tl_query *q = tlq_open(&tr, &c->query);
 		if (c->json)
-			report_summary_json_opts(stdout, &tr,
-			    &(report_opts){.series = c->series});
+			report_summary_json_opts(stdout, q, &(report_opts){.series = c->series});
 		else
-			report_summary_text(stdout, &tr);
+			report_summary_text(stdout, q);
+		tlq_close(q);
 	}
 	if (getenv("TL_STATS") != NULL) { /* figures for `make bench` */
 		size_t nslices = 0, bytes = trace_slice_bytes(&tr, &nslices);
@@ -324,8 +326,10 @@ cmd_diff(cli *c)
 			return rc;
 		}
 		tl_diff_side a, b;
-		tlq_diff_gather(&ta, &oa, &a);
-		tlq_diff_gather(&ta, &ob, &b);
+		tl_query *q = tlq_open(&ta, &c->query);
+		tlq_diff_gather(q, &oa, &a);
+		tlq_diff_gather(q, &ob, &b);
+		tlq_close(q);
 		if (a.nranks == 0 || b.nranks == 0) {
 			msg_error("%s: rank %d is not in the profile", c->path,
 			          a.nranks == 0 ? n : c->vs_rank);
@@ -355,8 +359,11 @@ cmd_diff(cli *c)
 	c->path = pa;
 	if (rc == 0) {
 		tl_diff_side a, b;
-		tlq_diff_gather(&ta, &oa, &a);
-		tlq_diff_gather(&tb, &ob, &b);
+		tl_query *qa = tlq_open(&ta, &c->query), *qb = tlq_open(&tb, &c->query);
+		tlq_diff_gather(qa, &oa, &a);
+		tlq_diff_gather(qb, &ob, &b);
+		tlq_close(qb);
+		tlq_close(qa);
 		if (c->json)
 			report_diff_json(stdout, &a, &b);
 		else
@@ -375,7 +382,12 @@ view_trace(cli *c, tl_trace *tr)
 	tl_ui_opts o = {.theme = c->theme, .keymap = c->keymap, .script = c->script,
 	    .cols = c->cols, .rows = c->rows, .stats_file = c->stats,
 	    .start_mono_ns = start_mono_ns};
-	return ui_main(tr, &o);
+	tl_query_opts qo = c->query;
+	qo.lanes = 1; /* the viewer draws the overlap and stage lanes */
+	tl_query *q = tlq_open(tr, &qo);
+	int rc = ui_main(q, &o);
+	tlq_close(q);
+	return rc;
 }
 
 static int
@@ -604,8 +616,7 @@ main(int argc, char **argv)
 				fprintf(stderr, "tl: --pp takes a number of pipeline stages, 1 to 4096\n");
 				return 1;
 			}
-			tl_rl_opts ro = {.pp = (int)n};
-			tlq_rl_set_defaults(&ro);
+			c.query.pp = (int)n;
 			break;
 		}
 		case 'v': {

@@ -43,7 +43,7 @@ is_wait_name(const char *s)
 	return strcasestr(s, "wait") != NULL || strcasestr(s, "notify") != NULL;
 }
 
-tl_bubble_reason
+static tl_bubble_reason
 bubble_reason(const tl_rank *r, int64_t s, int64_t e, char *detail, size_t len)
 {
 	/* 1. device tasks inside the gap that are no compute and no communication op */

@@ -64,7 +64,4 @@ void bubble_attribute(const tl_rank *r, const tl_stage_inst *inst, size_t ninst,
 size_t bubbles_of_rank(const tl_rank *r, size_t ri, const tl_stage_inst *inst, size_t ninst,
                        size_t max, tl_rl_bubble **out);
 
-/* The reason and its evidence for an idle gap [s, e) of r (exposed for tests). */
-tl_bubble_reason bubble_reason(const tl_rank *r, int64_t s, int64_t e, char *detail, size_t len);
-
 #endif

@@ -1,11 +1,10 @@
 #include "config.h"
 #include "analysis/lanes.h"
 #include "analysis/overlap.h"
+#include "util/parallel.h"
 #include "util/xalloc.h"
 
-#include <pthread.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 static const char *const overlap_names[TL_OVL__COUNT] = {
     "Computing",
@@ -144,47 +143,14 @@ lanes_build_rank(tl_rank *r)
 		qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
 }
 
-typedef struct build_ctx {
-	tl_trace *tr;
-	size_t next;
-	pthread_mutex_t lock;
-} build_ctx;
-
-static void *
-build_worker(void *arg)
+static void
+build_item(void *arg, size_t i)
 {
-	build_ctx *c = arg;
-	for (;;) {
-		pthread_mutex_lock(&c->lock);
-		size_t i = c->next++;
-		pthread_mutex_unlock(&c->lock);
-		if (i >= c->tr->nranks)
-			return NULL;
-		lanes_build_rank(c->tr->ranks[i]);
-	}
+	lanes_build_rank(((tl_trace *)arg)->ranks[i]);
 }
 
 void
 lanes_build(tl_trace *tr, int threads)
 {
-	if (tr->nranks == 0)
-		return;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nth = threads > 0 ? (size_t)threads : (size_t)(ncpu > 0 ? ncpu : 1);
-	if (nth > tr->nranks)
-		nth = tr->nranks;
-	build_ctx c = {.tr = tr};
-	pthread_mutex_init(&c.lock, NULL);
-	pthread_t *th = xcalloc(nth, sizeof *th);
-	size_t started = 0;
-	for (size_t i = 1; i < nth; i++) {
-		if (pthread_create(&th[i], NULL, build_worker, &c) != 0)
-			break;
-		started = i;
-	}
-	build_worker(&c);
-	for (size_t i = 1; i <= started; i++)
-		pthread_join(th[i], NULL);
-	free(th);
-	pthread_mutex_destroy(&c.lock);
+	parallel_for(tr->nranks, threads, build_item, tr);
 }

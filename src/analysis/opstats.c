@@ -11,7 +11,9 @@ cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double
+/* The p-quantile (0 <= p <= 1) of sorted v[0 .. n), n > 0: v[h] + (h - floor h)(v[h+1] - v[h])
+ * with h = (n - 1) p. */
+static double
 opstats_quantile(const int64_t *v, size_t n, double p)
 {
 	double h = (double)(n - 1) * p;

@@ -14,8 +14,5 @@ typedef struct tl_opstat {
 
 /* Statistics of v[0 .. n) (sorted here, ascending). All zero when n is 0. */
 void opstats_describe(int64_t *v, size_t n, tl_opstat *out);
-/* The p-quantile (0 <= p <= 1) of sorted v[0 .. n), n > 0: v[h] + (h - floor h)(v[h+1] - v[h])
- * with h = (n - 1) p. */
-double opstats_quantile(const int64_t *v, size_t n, double p);
 
 #endif

@@ -109,7 +109,8 @@ stage_rules_find(const tl_stage_rules *R, const char *name)
 	return TL_STAGE_NONE;
 }
 
-int
+/* Index of "other:NAME", added when new (not thread-safe). */
+static int
 stage_rules_other(tl_stage_rules *R, const char *name)
 {
 	char *full = xasprintf("other:%s", name);

@@ -47,8 +47,6 @@ size_t stage_rules_count(const tl_stage_rules *);
 const char *stage_rules_name(const tl_stage_rules *, int stage);
 /* Index of a stage name, or TL_STAGE_NONE. */
 int stage_rules_find(const tl_stage_rules *, const char *name);
-/* Index of "other:NAME", added when new (not thread-safe). */
-int stage_rules_other(tl_stage_rules *, const char *name);
 
 /* What the rules say a name is. classify: a stage index, TL_STAGE_IGNORED or TL_STAGE_NONE.
  * pp: 'F', 'B' or 0. */

@@ -2,7 +2,7 @@
  * ascend_mindspore_profiler_{r}.db (one schema: msprof's tables, torch_npu adds its own).
  * Opens read-only, binds columns by name, treats every table as optional. */
 #include "config.h"
-#include "load/load.h"
+#include "load/load_int.h"
 #include "load/profdb.h"
 #include "model/mstx.h"
 #include "util/msg.h"
@@ -934,6 +934,11 @@ ctx_open(db_ctx *c, const tl_source *src, tl_rank *r, const char *then)
 	return 0;
 }
 
+/* What the DB loader keeps of a source: whether its operator pairs were read. */
+typedef struct db_state {
+	int fwdbwd_read;
+} db_state;
+
 /* ---- host API lanes and launches (on demand) ------------------------------------------------
  * PYTORCH_API (operators, task-queue Enqueue/Dequeue, Python trace) and CANN_API (acl, node,
  * runtime, hccl calls) become one host lane per thread and table; nesting comes from interval
@@ -1354,18 +1359,28 @@ ascend_db_counters(const tl_source *src, size_t src_index, tl_rank *r)
 }
 
 static void
-ascend_db_fwdbwd(const tl_source *src, tl_rank *r)
+ascend_db_fwdbwd(tl_rank *r, size_t si)
 {
+	db_state *st = rank_source_state(r, si);
+	if (st == NULL) {
+		st = xcalloc(1, sizeof *st);
+		rank_set_source_state(r, si, st, free);
+	}
+	if (st->fwdbwd_read)
+		return;
+	st->fwdbwd_read = 1;
 	db_ctx c;
-	if (ctx_open(&c, src, r, "no forward/backward operator pairs") != 0)
+	if (ctx_open(&c, r->sources[si], r, "no forward/backward operator pairs") != 0)
 		return;
 	read_fwdbwd(&c);
 	profdb_close(&c.pdb);
 }
 
-char *
-ascend_db_meta(const char *path, const char *name)
+/* META_DATA's value of `name` (opened as the loader opens the file), or NULL. */
+static char *
+ascend_db_meta(const tl_source *src, const char *name)
 {
+	const char *path = src->path;
 	tl_profdb p;
 	char err[400], *v = NULL;
 	if (profdb_open(&p, path, err, sizeof err) != 0)
@@ -1466,11 +1481,56 @@ ascend_db_load(const tl_source *src, tl_rank *r)
 	return c.failed ? -1 : 0;
 }
 
+/* Bytes of memory per row, measured with `tl summary` and a scripted `tl view` on generated
+ * profiles (2 ranks x 500,000 tasks: 30 and 102 bytes per TASK row), with a margin. The
+ * viewer holds more: prefix sums, the overlap and stage lanes, the bubble list. */
+#define DB_ROW_SUMMARY 40
+#define DB_ROW_VIEW 120
+
+static uint64_t
+ascend_db_estimate(const tl_source *src, int view)
+{
+	return profdb_estimate_rows(src->path) * (uint64_t)(view ? DB_ROW_VIEW : DB_ROW_SUMMARY);
+}
+
+/* The model cache keeps whether the operator pairs were read (they are in r->fwdbwd then): one
+ * byte, and none while they were not, so that a rank from the cache reads them when asked. */
+static void
+ascend_db_state_save(const tl_rank *r, size_t si, uint8_t **out, size_t *len)
+{
+	const db_state *st = rank_source_state(r, si);
+	*out = NULL;
+	*len = 0;
+	if (st == NULL || !st->fwdbwd_read)
+		return;
+	*out = xmalloc(1);
+	(*out)[0] = 1;
+	*len = 1;
+}
+
+static int
+ascend_db_state_restore(tl_rank *r, size_t si, const uint8_t *p, size_t len)
+{
+	if (len != 1 || p[0] != 1)
+		return -1;
+	db_state *st = xcalloc(1, sizeof *st);
+	st->fwdbwd_read = 1;
+	rank_set_source_state(r, si, st, free);
+	return 0;
+}
+
 const tl_loader loader_ascend_db = {
     .name = "ascend-db",
     .load = ascend_db_load,
+    .estimate = ascend_db_estimate,
     .fwdbwd = ascend_db_fwdbwd,
+    .args = ascend_db_args,
+    .meta = ascend_db_meta,
+    .comm = ascend_db_comm_hook,
+    .ops = ascend_db_ops,
     .host = ascend_db_host,
     .launches = ascend_db_launches,
     .counters = ascend_db_counters,
+    .state_save = ascend_db_state_save,
+    .state_restore = ascend_db_state_restore,
 };

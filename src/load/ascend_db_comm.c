@@ -3,7 +3,7 @@
  * sub-tasks (their device times), with STRING_IDS and the ENUM_HCCL_* tables for names. Opened
  * through the hardened connection (profdb.c) like the loader itself. */
 #include "config.h"
-#include "load/load.h"
+#include "load/load_int.h"
 #include "load/profdb.h"
 #include "util/msg.h"
 #include "util/u64map.h"
@@ -385,24 +385,7 @@ ascend_db_comm(const tl_source *src, uint16_t source, tl_comm_data *d, size_t **
 }
 
 void
-load_comm(const tl_rank *r, tl_comm_data *d)
+ascend_db_comm_hook(const tl_rank *r, size_t si, tl_comm_data *d, size_t **owner, size_t *ocap)
 {
-	comm_data_init(d);
-	size_t *owner = NULL, ocap = 0;
-	for (size_t i = 0; i < r->nsources && i < UINT16_MAX; i++) {
-		switch (r->sources[i]->kind) {
-		case TL_SRC_TORCH_DB:
-		case TL_SRC_MSPROF_DB:
-		case TL_SRC_MINDSPORE_DB:
-			ascend_db_comm(r->sources[i], (uint16_t)i, d, &owner, &ocap);
-			break;
-		case TL_SRC_TRACE_VIEW:
-			trace_json_comm(r, (uint16_t)i, d, &owner, &ocap);
-			break;
-		default:
-			break; /* Kineto: no HCCL sub-tasks */
-		}
-	}
-	comm_data_finish(d, owner);
-	free(owner);
+	ascend_db_comm(r->sources[si], (uint16_t)si, d, owner, ocap);
 }

@@ -2,7 +2,7 @@
  * msprof-analyze's compute_op_sum): each COMPUTE_TASK_INFO row joined to its TASK row, grouped
  * by (op name, op type, task type, input shapes). Opened through the hardened connection. */
 #include "config.h"
-#include "load/load.h"
+#include "load/load_int.h"
 #include "load/profdb.h"
 #include "util/msg.h"
 #include "util/u64map.h"
@@ -63,7 +63,7 @@ col_sid(sqlite3_stmt *st, int col, const tl_u64map *m)
 	return v;
 }
 
-static void
+void
 ascend_db_ops(const tl_source *src, tl_op_data *d)
 {
 	tl_profdb p;
@@ -126,21 +126,4 @@ ascend_db_ops(const tl_source *src, tl_op_data *d)
 	}
 	u64map_free(&strs);
 	profdb_close(&p);
-}
-
-void
-load_ops(const tl_rank *r, tl_op_data *d)
-{
-	op_data_init(d);
-	for (size_t i = 0; i < r->nsources; i++) {
-		switch (r->sources[i]->kind) {
-		case TL_SRC_TORCH_DB:
-		case TL_SRC_MSPROF_DB:
-		case TL_SRC_MINDSPORE_DB:
-			ascend_db_ops(r->sources[i], d);
-			break;
-		default:
-			break; /* JSON kernels carry no op type / input shapes link here */
-		}
-	}
 }

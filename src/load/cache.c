@@ -253,7 +253,7 @@ cache_key(const tl_source *src, size_t n, size_t *len)
 
 /* ---- the rank ------------------------------------------------------------------------------- */
 
-enum { RANK_LOADED = 1, RANK_HOST_ONLY = 2, RANK_FWDBWD_READ = 4 };
+enum { RANK_LOADED = 1, RANK_HOST_ONLY = 2 };
 enum { TRACK_STEP = 1, TRACK_DEV = 2 };
 #define NO_STR UINT64_MAX
 
@@ -261,8 +261,7 @@ static void
 put_rank(wbuf *w, const tl_rank *r, char *const *warn, size_t nwarn)
 {
 	put_u64(w, (uint64_t)(int64_t)r->rank);
-	put_u64(w, (r->loaded ? RANK_LOADED : 0) | (r->host_only ? RANK_HOST_ONLY : 0) |
-	               (r->fwdbwd_read ? RANK_FWDBWD_READ : 0));
+	put_u64(w, (r->loaded ? RANK_LOADED : 0) | (r->host_only ? RANK_HOST_ONLY : 0));
 	put_u64(w, r->rows);
 	if (r->role != NULL)
 		put_str(w, r->role, strlen(r->role));
@@ -276,9 +275,18 @@ put_rank(wbuf *w, const tl_rank *r, char *const *warn, size_t nwarn)
 	put_arr(w, r->src_t1, r->src_t1 ? r->nsources : 0, sizeof *r->src_t1);
 	put_arr(w, r->steps, r->nsteps, sizeof *r->steps);
 	put_arr(w, r->fwdbwd, r->nfwdbwd, sizeof *r->fwdbwd);
-	put_u64(w, r->nevidx);
-	for (size_t i = 0; i < r->nevidx; i++)
-		put_arr(w, r->src_evidx[i].off, r->src_evidx[i].n, sizeof *r->src_evidx[i].off);
+	/* each source's loader state (a JSON event index, which on-demand reads are done), as
+	 * its loader writes it */
+	put_u64(w, r->nsources);
+	for (size_t i = 0; i < r->nsources; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		uint8_t *st = NULL;
+		size_t stlen = 0;
+		if (ld != NULL && ld->state_save != NULL)
+			ld->state_save(r, i, &st, &stlen);
+		put_arr(w, st, stlen, 1);
+		free(st);
+	}
 	put_u64(w, r->ntracks);
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *t = r->tracks[i];
@@ -487,11 +495,10 @@ cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *
 	int64_t rank = (int64_t)get_u64(&r);
 	uint64_t flags = get_u64(&r);
 	tl_rank *rk = rank_new((int)rank);
-	if (r.bad == NULL && (rank != (int64_t)src[0].rank || flags > 7))
+	if (r.bad == NULL && (rank != (int64_t)src[0].rank || flags > 3))
 		r.bad = "its rank fields are inconsistent";
 	rk->loaded = (flags & RANK_LOADED) != 0;
 	rk->host_only = (flags & RANK_HOST_ONLY) != 0;
-	rk->fwdbwd_read = (flags & RANK_FWDBWD_READ) != 0;
 	rk->rows = get_u64(&r);
 	int none = 0;
 	rk->role = get_str(&r, &none);
@@ -529,16 +536,18 @@ cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *
 		    (i > 0 && f->fwd_start < rk->fwdbwd[i - 1].fwd_start))
 			r.bad = "its operator pairs are out of order or range";
 	}
-	uint64_t nev = get_u64(&r);
-	if (r.bad == NULL && nev > n)
-		r.bad = "its event indexes are more than its sources";
-	if (r.bad == NULL && nev > 0) {
-		rk->src_evidx = xcalloc((size_t)nev, sizeof *rk->src_evidx);
-		rk->nevidx = (size_t)nev;
-		for (size_t i = 0; i < rk->nevidx && r.bad == NULL; i++) {
-			tl_evindex *x = &rk->src_evidx[i];
-			x->off = get_arr(&r, sizeof *x->off, SIZE_MAX, &x->n);
-		}
+	uint64_t nst = get_u64(&r);
+	if (r.bad == NULL && nst != n)
+		r.bad = "its loader states do not match its sources";
+	for (size_t i = 0; i < n && r.bad == NULL; i++) {
+		uint64_t stlen = get_u64(&r);
+		const uint8_t *p = get_bytes(&r, stlen, 1);
+		if (p == NULL || stlen == 0)
+			continue;
+		const tl_loader *ld = loader_for(src[i].kind);
+		if (ld == NULL || ld->state_restore == NULL ||
+		    ld->state_restore(rk, i, p, (size_t)stlen) != 0)
+			r.bad = "a source's loader state is not one its loader wrote";
 	}
 	uint64_t nt = get_u64(&r);
 	if (r.bad == NULL && nt > (r.n - r.off) / 64) /* a lane takes at least 64 bytes */

@@ -1,15 +1,18 @@
 #include "config.h"
-#include "load/load.h"
 #include "load/cache.h"
+#include "load/load_int.h"
 #include "profile/discover.h"
 #include "util/msg.h"
+#include "util/parallel.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
-#include <pthread.h>
+#include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A mapped input that shrinks under tl (another program truncates or rewrites it while it is
@@ -43,8 +46,8 @@ bus_message(const char *path)
 {
 	char p[1024];
 	return xasprintf("tl: %s: the file shrank while tl was reading it (truncated or rewritten "
-			 "by another program); stopped\n",
-	    text_sanitize(path, p, sizeof p, 1));
+	                 "by another program); stopped\n",
+	                 text_sanitize(path, p, sizeof p, 1));
 }
 
 const tl_loader *
@@ -66,15 +69,106 @@ loader_for(tl_source_kind k)
 void
 load_fwdbwd(tl_rank *r)
 {
-	if (r->fwdbwd_read)
-		return;
-	r->fwdbwd_read = 1;
 	for (size_t i = 0; i < r->nsources; i++) {
 		const tl_loader *ld = loader_for(r->sources[i]->kind);
 		if (ld != NULL && ld->fwdbwd != NULL)
-			ld->fwdbwd(r->sources[i], r);
+			ld->fwdbwd(r, i); /* reads once per source */
 	}
 	rank_sort_fwdbwd(r);
+}
+
+/* ---- what the rest asks of a source after loading ------------------------------------------ */
+
+int
+load_source_unchanged(const tl_source *src, load_arg_fn fn, void *ctx)
+{
+	struct stat sb;
+	char err[400];
+	if (stat(src->path, &sb) != 0) {
+		snprintf(err, sizeof err,
+		         "the file is gone (%s: deleted or moved since tl loaded "
+		         "it): %s",
+		         strerror(errno), src->path);
+		fn(ctx, "arguments", err);
+		return -1;
+	}
+	if ((src->ino != 0 || src->size != 0) &&
+	    ((uint64_t)sb.st_dev != src->dev || (uint64_t)sb.st_ino != src->ino ||
+	     (int64_t)sb.st_size != src->size ||
+	     (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec != src->mtime_ns)) {
+		snprintf(err, sizeof err,
+		         "not shown: the file changed since tl loaded it (replaced, "
+		         "or still being written): %s",
+		         src->path);
+		fn(ctx, "arguments", err);
+		return -1;
+	}
+	return 0;
+}
+
+int
+load_slice_args(const tl_rank *r, const tl_track *t, size_t idx, load_arg_fn fn, void *ctx)
+{
+	if (idx >= t->n || t->source >= r->nsources)
+		return 0;
+	const tl_loader *ld = loader_for(r->sources[t->source]->kind);
+	if (ld == NULL || ld->args == NULL)
+		return 0;
+	return ld->args(r, t->source, t, idx, fn, ctx);
+}
+
+char *
+load_capture_metadata(const tl_source *src)
+{
+	char *path = xasprintf("%s/profiler_metadata.json", src->dir);
+	FILE *f = fopen(path, "r");
+	free(path);
+	if (f == NULL)
+		return NULL;
+	char *buf = NULL;
+	size_t n = 0, cap = 0, got;
+	char chunk[4096];
+	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && n < (4u << 20)) {
+		VEC_RESERVE(buf, cap, n + got + 1);
+		memcpy(buf + n, chunk, got);
+		n += got;
+	}
+	fclose(f);
+	if (buf)
+		buf[n] = '\0';
+	return buf;
+}
+
+void
+load_comm(const tl_rank *r, tl_comm_data *d)
+{
+	comm_data_init(d);
+	size_t *owner = NULL, ocap = 0;
+	for (size_t i = 0; i < r->nsources && i < UINT16_MAX; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		if (ld != NULL && ld->comm != NULL)
+			ld->comm(r, i, d, &owner, &ocap);
+	}
+	comm_data_finish(d, owner);
+	free(owner);
+}
+
+void
+load_ops(const tl_rank *r, tl_op_data *d)
+{
+	op_data_init(d);
+	for (size_t i = 0; i < r->nsources; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		if (ld != NULL && ld->ops != NULL)
+			ld->ops(r->sources[i], d);
+	}
+}
+
+char *
+load_source_meta(const tl_source *src, const char *name)
+{
+	const tl_loader *ld = loader_for(src->kind);
+	return ld != NULL && ld->meta != NULL ? ld->meta(src, name) : NULL;
 }
 
 void
@@ -136,8 +230,7 @@ typedef struct load_job {
 typedef struct load_ctx {
 	tl_trace *tr;
 	load_job *jobs;
-	size_t njobs, next;
-	pthread_mutex_t lock;
+	size_t njobs;
 	tl_cache *cache;
 } load_ctx;
 
@@ -207,7 +300,7 @@ load_one(load_ctx *c, load_job *j)
 		const tl_loader *ld = loader_for(src->kind);
 		if (ld == NULL) {
 			msg_warn(src->path, "%s input is not supported yet; skipped",
-			    source_kind_name(src->kind));
+			         source_kind_name(src->kind));
 			continue;
 		}
 		char *line = bus_message(src->path);
@@ -237,19 +330,11 @@ load_one(load_ctx *c, load_job *j)
 	msg_progress_add(1, 0);
 }
 
-static void *
-load_worker(void *arg)
+static void
+load_item(void *arg, size_t i)
 {
 	load_ctx *c = arg;
-	for (;;) {
-		pthread_mutex_lock(&c->lock);
-		size_t i = c->next++;
-		pthread_mutex_unlock(&c->lock);
-		if (i >= c->njobs)
-			break;
-		load_one(c, &c->jobs[i]);
-	}
-	return NULL;
+	load_one(c, &c->jobs[i]);
 }
 
 static int
@@ -266,8 +351,9 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 	if (discover(path, o ? o->ranks : NULL, &tr->sources) != 0)
 		return 1;
 	if (tr->sources.n == 0) {
-		msg_error("%s: no profile data found (looked for *_ascend_pt/ASCEND_PROFILER_OUTPUT, "
-			  "PROF_*/msprof_*.db, trace_view.json and Chrome/Kineto traces)",
+		msg_error(
+		    "%s: no profile data found (looked for *_ascend_pt/ASCEND_PROFILER_OUTPUT, "
+		    "PROF_*/msprof_*.db, trace_view.json and Chrome/Kineto traces)",
 		    path);
 		return 2;
 	}
@@ -285,11 +371,6 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 		VEC_PUSH(c.jobs, c.njobs, cap, j);
 		i = k;
 	}
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nth = o && o->threads > 0 ? (size_t)o->threads : (size_t)(ncpu > 0 ? ncpu : 1);
-	if (nth > c.njobs)
-		nth = c.njobs;
-	pthread_mutex_init(&c.lock, NULL);
 	if (!(o && o->quiet_progress))
 		msg_progress_start((int)c.njobs);
 	struct sigaction bus, old_bus;
@@ -298,19 +379,8 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 	sigemptyset(&bus.sa_mask);
 	bus_tty = isatty(STDERR_FILENO);
 	sigaction(SIGBUS, &bus, &old_bus);
-	pthread_t *th = xcalloc(nth, sizeof *th);
-	size_t started = 0;
-	for (size_t i = 1; i < nth; i++)
-		if (pthread_create(&th[i], NULL, load_worker, &c) == 0)
-			started = i;
-		else
-			break;
-	load_worker(&c);
-	for (size_t i = 1; i <= started; i++)
-		pthread_join(th[i], NULL);
+	parallel_for(c.njobs, o ? o->threads : 0, load_item, &c);
 	sigaction(SIGBUS, &old_bus, NULL);
-	free(th);
-	pthread_mutex_destroy(&c.lock);
 	msg_progress_end();
 
 	size_t rcap = 0;

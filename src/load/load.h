@@ -11,15 +11,37 @@
 #include "model/source.h"
 #include "util/rankspec.h"
 
+/* The fields of a slice's event or row, one call per field; values untrusted. */
+typedef void (*load_arg_fn)(void *ctx, const char *key, const char *value);
+
+/* One input format. The loader is the only code that knows its format: what it keeps of a
+ * source after loading is its state (rank_set_source_state, freed through the function it
+ * gives), and everything else that needs the format asks through these hooks. */
 typedef struct tl_loader {
 	const char *name;
 	/* Adds the data of src to r (r->sources already lists src last). Reports every problem
 	 * with msg_warn(path, ...). Returns 0 when anything was loaded, -1 when nothing was. */
 	int (*load)(const tl_source *src, tl_rank *r);
-	/* Optional, on demand: adds the forward/backward operator pairs of src to r->fwdbwd (the
-	 * pipeline view's fallback, read only when it is needed: a scan of the operator tables).
-	 * NULL for formats whose loader finds them while loading. */
-	void (*fwdbwd)(const tl_source *src, tl_rank *r);
+	/* Bytes src will take in memory once loaded (the viewer's when view), estimated cheaply
+	 * before loading. */
+	uint64_t (*estimate)(const tl_source *src, int view);
+	/* Optional, on demand: adds the forward/backward operator pairs of source si of r to
+	 * r->fwdbwd (the pipeline view's fallback, read only when it is needed: a scan of the
+	 * operator tables), once. NULL for formats whose loader finds them while loading. */
+	void (*fwdbwd)(tl_rank *r, size_t si);
+	/* The arguments of slice idx of track t, which source si of r loaded: see
+	 * load_slice_args. NULL: the format keeps none. */
+	int (*args)(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_arg_fn fn,
+	            void *ctx);
+	/* Optional: the value of the profile's own metadata entry `name` (a DB's META_DATA), as
+	 * text (caller frees), or NULL. */
+	char *(*meta)(const tl_source *src, const char *name);
+	/* Optional, on demand: the communication ops of source si of r with their HCCL sub-tasks,
+	 * added to d; (*owner)[i] gets the op index of task i (see load_comm). */
+	void (*comm)(const tl_rank *r, size_t si, tl_comm_data *d, size_t **owner, size_t *ocap);
+	/* Optional, on demand: the compute operators of src with every task's duration, added to d
+	 * (see load_ops). */
+	void (*ops)(const tl_source *src, tl_op_data *d);
 	/* Optional, on demand: adds src's host API lanes (TL_LANE_HOST, TL_HOST_KEY keys) to r,
 	 * tracks unsorted, their source set to src_index. NULL for formats whose loader reads
 	 * host lanes while loading. */
@@ -30,6 +52,11 @@ typedef struct tl_loader {
 	/* Optional, on demand: adds src's counters (memory, frequency) to r, each sorted by time,
 	 * their source set to src_index. */
 	void (*counters)(const tl_source *src, size_t src_index, tl_rank *r);
+	/* Optional, for the model cache: the state of source si of r as bytes (*out the caller's,
+	 * NULL and 0 when it has none), and the same bytes given back to a rank read from the
+	 * cache. state_restore returns -1 when they are not a state this loader wrote. */
+	void (*state_save)(const tl_rank *r, size_t si, uint8_t **out, size_t *len);
+	int (*state_restore)(tl_rank *r, size_t si, const uint8_t *p, size_t len);
 } tl_loader;
 
 extern const tl_loader loader_ascend_db;
@@ -62,13 +89,18 @@ void load_counters(tl_rank *r);
  * *out. Read on every call (nothing is kept in memory). */
 size_t load_launches(const tl_rank *r, tl_launch **out);
 
-/* The fields of the event with this ordinal in a JSON source (the slices' arg), found through
- * the source's event index: name, cat, ph, ts, dur, pid, tid, then each member of its args;
- * fn(ctx, key, value) per field, values untrusted. Returns the number of fields, -1 when the
- * event cannot be read (fn then gets one "arguments" line saying why). */
-typedef void (*load_arg_fn)(void *ctx, const char *key, const char *value);
-int trace_json_event_args(const char *path, const tl_evindex *ix, uint64_t ordinal,
-    load_arg_fn fn, void *ctx);
+/* Arguments of a slice, read again from its source file (op type, shapes, group, sizes ...; a
+ * JSON event's name, cat, ph, ts, dur, pid, tid, then each member of its args): fn(ctx, key,
+ * value) per field. Returns the number of fields, 0 when the source keeps none for the slice,
+ * -1 when the source cannot be read (fn then gets one "arguments" line saying why: gone,
+ * changed since loading, unreadable). */
+int load_slice_args(const tl_rank *, const tl_track *, size_t idx, load_arg_fn fn, void *ctx);
+
+/* The capture's profiler_metadata.json beside source src (at most 4 MiB), or NULL; then the
+ * value of metadata entry `name` the source's format keeps itself (a DB's META_DATA), or NULL.
+ * Callers free both. */
+char *load_capture_metadata(const tl_source *src);
+char *load_source_meta(const tl_source *src, const char *name);
 
 /* The communication ops of r's sources with their HCCL sub-tasks (ascend_db_comm.c, and
  * trace_json_comm.c for trace_view.json), read on demand: d is initialised here and owned by
@@ -81,21 +113,6 @@ void load_comm(const tl_rank *r, tl_comm_data *d);
  * by the caller (op_data_free). */
 void load_ops(const tl_rank *r, tl_op_data *d);
 
-/* The communication ops of JSON source `source` of r (its HCCL Group and Plane lanes) with their
- * sub-tasks, added to d; owner[i] gets the op index of task i (trace_json_comm.c). */
-void trace_json_comm(const tl_rank *r, uint16_t source, tl_comm_data *d, size_t **owner,
-    size_t *ocap);
-
-/* The args of many events of a JSON source at once (ordinals ascending, as the slices' arg):
- * one parse per indexed block that holds any of them. fn(ctx, i, key, value) per string or
- * number member of event ordinals[i]'s args, values untrusted. Returns how many were found, -1
- * when the file cannot be opened. */
-typedef void (*load_event_arg_fn)(void *ctx, size_t i, const char *key, const char *value);
-int trace_json_events_args(const char *path, const tl_evindex *ix, const uint64_t *ordinals,
-    size_t n, load_event_arg_fn fn, void *ctx);
-
-/* META_DATA's value of `name` in a profile DB (opened as the loader opens it), or NULL. */
-char *ascend_db_meta(const char *path, const char *name);
 /* SESSION_TIME_INFO endTimeNs of a profile DB (epoch ns: when the collection stopped), 0 when
  * it has none or cannot be opened. */
 int64_t ascend_db_session_end(const char *path);
@@ -107,8 +124,8 @@ typedef struct tl_load_opts {
 	const tl_rankset *ranks; /* NULL = all */
 	int threads;             /* 0 = number of cores */
 	int quiet_progress;
-	int view;                /* for the viewer, which needs more memory per slice */
-	struct tl_cache *cache;  /* the model cache (load/cache.h), NULL: none */
+	int view;               /* for the viewer, which needs more memory per slice */
+	struct tl_cache *cache; /* the model cache (load/cache.h), NULL: none */
 } tl_load_opts;
 
 /* memcheck.c: memory before loading. Bytes a source will take in memory (estimated cheaply:

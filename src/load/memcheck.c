@@ -5,7 +5,6 @@
  * by the OOM killer half-way through without a word. */
 #include "config.h"
 #include "load/load.h"
-#include "load/profdb.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 
@@ -15,32 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes of memory per row or per file byte, measured with `tl summary` and a scripted `tl
- * view` on generated profiles (2 ranks x 500,000 tasks: DB 30 and 102 bytes per TASK row,
- * trace_view.json 0.11 and 0.13 bytes per file byte), with a margin. The viewer holds more:
- * prefix sums, the overlap and stage lanes, the bubble list. */
-#define DB_ROW_SUMMARY 40
-#define DB_ROW_VIEW 120
-#define JSON_BYTE_SUMMARY 0.14
-#define JSON_BYTE_VIEW 0.16
 #define BASE_BYTES ((uint64_t)16 << 20) /* the program, SQLite's caches, the screen */
 
+/* Each format estimates its own (tl_loader.estimate: a DB's max(rowid) of its big tables, a
+ * JSON file's size). */
 uint64_t
 load_estimate_source(const tl_source *s, int view)
 {
-	switch (s->kind) {
-	case TL_SRC_TORCH_DB:
-	case TL_SRC_MSPROF_DB:
-	case TL_SRC_MINDSPORE_DB:
-		return profdb_estimate_rows(s->path) *
-		       (uint64_t)(view ? DB_ROW_VIEW : DB_ROW_SUMMARY);
-	case TL_SRC_TRACE_VIEW:
-	case TL_SRC_KINETO:
-		return (uint64_t)((double)(s->size > 0 ? s->size : 0) *
-		                  (view ? JSON_BYTE_VIEW : JSON_BYTE_SUMMARY));
-	default:
-		return 0;
-	}
+	const tl_loader *ld = loader_for(s->kind);
+	return ld != NULL && ld->estimate != NULL ? ld->estimate(s, view) : 0;
 }
 
 /* "12G", "512M", "100000" (bytes; K, M, G, T binary). 0 when it is not a size. */

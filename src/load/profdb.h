@@ -5,7 +5,7 @@
  * tight limits, an authorizer that allows only what tl's own SELECTs need, and a work budget so
  * that no statement can run without end. The file is checked to be a profiler DB (its table
  * set and META_DATA) before any of its tables is trusted. The loader (ascend_db.c) and the
- * viewer's argument lookup (query_ui.c) both open DBs through here. */
+ * viewer's argument lookup (ascend_db_args.c) both open DBs through here. */
 #ifndef TL_PROFDB_H
 #define TL_PROFDB_H
 #include <stddef.h>

@@ -5,7 +5,7 @@
  * (src rank, dst rank, size(Byte), transport type, link type) are read again from the file,
  * for the transfers only, in one pass per indexed block. */
 #include "config.h"
-#include "load/load.h"
+#include "load/load_int.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -138,8 +138,11 @@ op_at(const op_span *v, size_t n, int64_t t)
 }
 
 void
-trace_json_comm(const tl_rank *r, uint16_t source, tl_comm_data *d, size_t **owner, size_t *ocap)
+trace_json_comm(const tl_rank *r, size_t si, tl_comm_data *d, size_t **owner, size_t *ocap)
 {
+	if (r->sources[si]->kind != TL_SRC_TRACE_VIEW)
+		return; /* Kineto traces have no HCCL sub-tasks */
+	uint16_t source = (uint16_t)si;
 	size_t first = d->nops;
 	for (size_t k = 0; k < r->ntracks; k++) {
 		const tl_track *t = r->tracks[k];
@@ -199,7 +202,7 @@ trace_json_comm(const tl_rank *r, uint16_t source, tl_comm_data *d, size_t **own
 		}
 	}
 	free(by_start);
-	if (nw > 0 && source < r->nevidx && r->src_evidx != NULL) {
+	if (nw > 0 && rank_source_state(r, source) != NULL) { /* the JSON index */
 		qsort(w, nw, sizeof *w, cmp_want);
 		uint64_t *ord = xmalloc(nw * sizeof *ord);
 		size_t *task = xmalloc(nw * sizeof *task);
@@ -208,8 +211,7 @@ trace_json_comm(const tl_rank *r, uint16_t source, tl_comm_data *d, size_t **own
 			ord[i] = w[i].ordinal;
 			task[i] = w[i].task;
 		}
-		trace_json_events_args(r->sources[source]->path, &r->src_evidx[source], ord, nw,
-		                       on_arg, &a);
+		trace_json_events_args(r, source, ord, nw, on_arg, &a);
 		for (size_t i = 0; i < nw; i++) {
 			tl_comm_task *t = &d->tasks[task[i]];
 			t->xport = xport_of(t, a.xport[i], a.link[i]);

@@ -8,17 +8,12 @@
 #include <string.h>
 
 static const char *const lane_names[TL_LANE__COUNT] = {
-	[TL_LANE_STAGE] = "stage",
-	[TL_LANE_STEP] = "step",
-	[TL_LANE_MSTX] = "mstx",
-	[TL_LANE_COMPUTE] = "compute",
-	[TL_LANE_COMM] = "comm",
-	[TL_LANE_COMM_TASK] = "comm.task",
-	[TL_LANE_MEMCPY] = "memcpy",
-	[TL_LANE_MSTX_DEV] = "mstx.device",
-	[TL_LANE_OTHER] = "other",
-	[TL_LANE_OVERLAP] = "overlap",
-	[TL_LANE_HOST] = "host",
+    [TL_LANE_STAGE] = "stage",   [TL_LANE_STEP] = "step",
+    [TL_LANE_MSTX] = "mstx",     [TL_LANE_COMPUTE] = "compute",
+    [TL_LANE_COMM] = "comm",     [TL_LANE_COMM_TASK] = "comm.task",
+    [TL_LANE_MEMCPY] = "memcpy", [TL_LANE_MSTX_DEV] = "mstx.device",
+    [TL_LANE_OTHER] = "other",   [TL_LANE_OVERLAP] = "overlap",
+    [TL_LANE_HOST] = "host",
 };
 
 const char *
@@ -68,9 +63,10 @@ rank_free(tl_rank *r)
 		free(r->counters[i]);
 	}
 	free(r->counters);
-	for (size_t i = 0; i < r->nevidx; i++)
-		free(r->src_evidx[i].off);
-	free(r->src_evidx);
+	for (size_t i = 0; i < r->nsrc_state; i++)
+		if (r->src_state[i].free != NULL)
+			r->src_state[i].free(r->src_state[i].p);
+	free(r->src_state);
 	strpool_free(r->pool);
 	free(r);
 }
@@ -118,8 +114,7 @@ track_push(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg)
 }
 
 void
-track_push_step(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg,
-    uint16_t step)
+track_push_step(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg, uint16_t step)
 {
 	size_t oldcap = t->cap;
 	int fresh = t->step == NULL;
@@ -284,7 +279,8 @@ rank_sort_steps(tl_rank *r)
 		ord[i] = i;
 	/* insertion sort by start: step counts are small */
 	for (size_t i = 1; i < r->nsteps; i++)
-		for (size_t k = i; k > 0 && r->steps[ord[k - 1]].start > r->steps[ord[k]].start; k--) {
+		for (size_t k = i; k > 0 && r->steps[ord[k - 1]].start > r->steps[ord[k]].start;
+		     k--) {
 			size_t tmp = ord[k];
 			ord[k] = ord[k - 1];
 			ord[k - 1] = tmp;
@@ -327,15 +323,23 @@ rank_add_fwdbwd(tl_rank *r, int64_t fs, int64_t fe, int64_t bs, int64_t be)
 }
 
 void
-rank_set_evindex(tl_rank *r, size_t src, uint64_t *off, size_t n)
+rank_set_source_state(tl_rank *r, size_t src, void *state, void (*free_fn)(void *))
 {
-	if (src >= r->nevidx) {
-		r->src_evidx = xreallocarray(r->src_evidx, src + 1, sizeof *r->src_evidx);
-		memset(r->src_evidx + r->nevidx, 0, (src + 1 - r->nevidx) * sizeof *r->src_evidx);
-		r->nevidx = src + 1;
+	if (src >= r->nsrc_state) {
+		r->src_state = xreallocarray(r->src_state, src + 1, sizeof *r->src_state);
+		memset(r->src_state + r->nsrc_state, 0,
+		       (src + 1 - r->nsrc_state) * sizeof *r->src_state);
+		r->nsrc_state = src + 1;
 	}
-	free(r->src_evidx[src].off);
-	r->src_evidx[src] = (tl_evindex){off, n};
+	if (r->src_state[src].free != NULL)
+		r->src_state[src].free(r->src_state[src].p);
+	r->src_state[src] = (tl_srcstate){state, free_fn};
+}
+
+void *
+rank_source_state(const tl_rank *r, size_t src)
+{
+	return src < r->nsrc_state ? r->src_state[src].p : NULL;
 }
 
 void
@@ -465,13 +469,13 @@ rank_add_steps(tl_rank *r, tl_step *v, size_t n, size_t *base)
 		char nm[48];
 		snprintf(nm, sizeof nm, "ProfilerStep#%" PRId64, v[i].id);
 		track_push(t, v[i].start, v[i].end, strpool_intern_cstr(r->pool, nm),
-		    (uint32_t)(*base + i));
+		           (uint32_t)(*base + i));
 	}
 	return 0;
 }
 
-const int64_t *
-track_prefix(tl_track *t)
+void
+track_prefix_build(tl_track *t)
 {
 	if (t->prefix == NULL) {
 		t->prefix = xreallocarray(NULL, t->n + 1, sizeof *t->prefix);
@@ -482,7 +486,6 @@ track_prefix(tl_track *t)
 			t->prefix[i + 1] = acc;
 		}
 	}
-	return t->prefix;
 }
 
 size_t

@@ -63,7 +63,8 @@ typedef struct tl_track {
 	size_t n, cap;
 	uint16_t *step;  /* per slice: step index (launch-time attribution) or TL_NO_STEP;
 	                    NULL when the rank has fewer than two steps */
-	int64_t *prefix; /* prefix[i] = busy ns of v[0..i); built on first use (track_prefix) */
+	int64_t *prefix; /* prefix[i] = busy ns of v[0..i); built by the query session
+	                    (track_prefix_build) */
 	tl_span *dev;    /* MSTX lanes, per slice: the device part of a range that carried a
 	                    stream (its marker tasks, first start to last end), end < start when
 	                    it has none; NULL when no slice of the track has one. The slice
@@ -149,14 +150,13 @@ typedef struct tl_counter {
 	size_t n, cap;
 } tl_counter;
 
-/* A JSON source's event index: the byte offset of every TL_EVIDX_STEP-th event of its event
- * array (by ordinal, which its slices carry as arg), so that the detail pane finds one event
- * again by reading a little of the file, not all of it. */
-#define TL_EVIDX_STEP 1024
-typedef struct tl_evindex {
-	uint64_t *off;
-	size_t n;
-} tl_evindex;
+/* What a loader keeps of one of its sources after loading (a JSON file's event index, whether
+ * the forward/backward pairs were read ...): opaque outside the loader, which gives the
+ * function that frees it. */
+typedef struct tl_srcstate {
+	void *p;
+	void (*free)(void *);
+} tl_srcstate;
 
 typedef struct tl_rank {
 	int rank;
@@ -167,23 +167,23 @@ typedef struct tl_rank {
 	size_t nsteps, scap;
 	const tl_source **sources; /* borrowed from the trace's source list */
 	size_t nsources;
-	int64_t *src_t0, *src_t1;  /* per source: envelope of the slices it loaded (t0 > t1: none);
-	                              set by load_trace, NULL for ranks built otherwise */
-	int64_t t_min, t_max; /* envelope of all slices; t_min > t_max when empty */
-	uint64_t rows;        /* rows read while loading (for progress and benchmarks) */
-	int loaded;           /* at least one source loaded */
-	char *role;           /* verl/MindSpeed-RL role directory of the capture, if any */
-	tl_fwdbwd *fwdbwd;    /* by forward start once the rank is finished */
+	int64_t *src_t0, *src_t1; /* per source: envelope of the slices it loaded (t0 > t1: none);
+	                             set by load_trace, NULL for ranks built otherwise */
+	int64_t t_min, t_max;     /* envelope of all slices; t_min > t_max when empty */
+	uint64_t rows;            /* rows read while loading (for progress and benchmarks) */
+	int loaded;               /* at least one source loaded */
+	char *role;               /* verl/MindSpeed-RL role directory of the capture, if any */
+	tl_fwdbwd *fwdbwd;        /* by forward start once the rank is finished */
 	size_t nfwdbwd, fbcap;
-	int fwdbwd_read;      /* load_fwdbwd has run (it reads on demand, once) */
-	int host_only;        /* its sources hold host events only (a CPU-only trace): no device
-	                         work, communication from host collectives; set by the loader */
-	int host_read;        /* load_host has run (host API lanes are read on demand, once) */
+	int host_only;         /* its sources hold host events only (a CPU-only trace): no device
+	                          work, communication from host collectives; set by the loader */
+	int host_read;         /* load_host has run (host API lanes are read on demand, once) */
 	tl_counter **counters; /* read on demand (load_counters), by kind then group */
 	size_t ncounters, ctrcap;
-	int counters_read;     /* load_counters has run */
-	tl_evindex *src_evidx; /* per source (nevidx of them; JSON sources only), or NULL */
-	size_t nevidx;
+	int counters_read; /* load_counters has run */
+	tl_srcstate
+	    *src_state; /* per source (nsrc_state of them), each set by its loader, or NULL */
+	size_t nsrc_state;
 } tl_rank;
 
 typedef struct tl_trace {
@@ -200,14 +200,17 @@ tl_track *rank_track(tl_rank *, tl_lane_kind kind, int64_t key, const char *labe
 void track_push(tl_track *, int64_t start, int64_t end, uint32_t name, uint32_t arg);
 /* The same, tagging the slice with a step index (allocates the step array on first use). */
 void track_push_step(tl_track *, int64_t start, int64_t end, uint32_t name, uint32_t arg,
-    uint16_t step);
+                     uint16_t step);
 /* Gives slice k of t its device part (allocates the array on first use). */
 void track_set_dev(tl_track *, size_t k, int64_t start, int64_t end);
 /* A forward/backward operator pair; the caller checks that the times are within TL_TIME_*. */
 void rank_add_fwdbwd(tl_rank *, int64_t fwd_start, int64_t fwd_end, int64_t bwd_start,
-    int64_t bwd_end);
-/* Gives source src (an index into r->sources) its event index; r owns off from now on. */
-void rank_set_evindex(tl_rank *, size_t src, uint64_t *off, size_t n);
+                     int64_t bwd_end);
+/* Gives source src (an index into r->sources) its loader's state; r frees it with free_fn (the
+ * state it had before, too). */
+void rank_set_source_state(tl_rank *, size_t src, void *state, void (*free_fn)(void *));
+/* The loader's state of source src, or NULL. */
+void *rank_source_state(const tl_rank *, size_t src);
 /* Sorts the pairs by forward start (rank_finish does; for pairs added later). */
 void rank_sort_fwdbwd(tl_rank *);
 /* Sorts every track, splits overlapping slices into depth levels (nothing is dropped), orders
@@ -235,7 +238,7 @@ size_t steps_index_at(const tl_step *v, size_t n, int64_t t);
 int rank_add_steps(tl_rank *, tl_step *v, size_t n, size_t *base);
 
 /* Prefix sums of busy time, built on first call (not thread-safe against itself). */
-const int64_t *track_prefix(tl_track *);
+void track_prefix_build(tl_track *);
 /* First slice index whose end > t (slices sorted and non-overlapping, so ends are sorted). */
 size_t track_first_ending_after(const tl_track *, int64_t t);
 /* First slice index whose start >= t. */

@@ -5,33 +5,23 @@
 #include "load/load.h"
 #include "query/query.h"
 #include "util/u64map.h"
+#include "util/parallel.h"
 #include "util/xalloc.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct comm_job {
 	const tl_trace *tr;
 	tl_comm_data *data;
-	size_t next; /* next rank index to read; guarded by mu */
-	pthread_mutex_t mu;
 } comm_job;
 
-static void *
-comm_worker(void *arg)
+static void
+comm_rank(void *arg, size_t i)
 {
 	comm_job *j = arg;
-	for (;;) {
-		pthread_mutex_lock(&j->mu);
-		size_t i = j->next++;
-		pthread_mutex_unlock(&j->mu);
-		if (i >= j->tr->nranks)
-			return NULL;
-		load_comm(j->tr->ranks[i], &j->data[i]);
-	}
+	load_comm(j->tr->ranks[i], &j->data[i]);
 }
 
 /* The step of each of r's communication ops, keyed by (source << 32 | opId): the step index
@@ -51,27 +41,14 @@ op_steps(const tl_rank *r, tl_u64map *m)
 }
 
 void
-tlq_comm(const tl_trace *tr, tl_comm_result *out)
+tlq_comm(const tl_query *q, tl_comm_result *out)
 {
+	const tl_trace *tr = tlq_trace(q);
 	memset(out, 0, sizeof *out);
 	out->ndata = tr->nranks;
 	out->data = xcalloc(tr->nranks ? tr->nranks : 1, sizeof *out->data);
 	comm_job j = {.tr = tr, .data = out->data};
-	pthread_mutex_init(&j.mu, NULL);
-	long nc = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nt = nc > 0 ? (size_t)nc : 1;
-	if (nt > tr->nranks)
-		nt = tr->nranks;
-	pthread_t *th = xcalloc(nt ? nt : 1, sizeof *th);
-	size_t started = 0;
-	for (size_t i = 1; i < nt; i++)
-		if (pthread_create(&th[started], NULL, comm_worker, &j) == 0)
-			started++;
-	comm_worker(&j); /* this thread reads too (and alone when no thread could start) */
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	free(th);
-	pthread_mutex_destroy(&j.mu);
+	parallel_for(tr->nranks, 0, comm_rank, &j); /* ranks read in parallel */
 
 	size_t ocap = 0, bcap = 0, lcap = 0;
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
@@ -155,8 +132,9 @@ coll_entries(const tl_trace *tr, tl_coll_entry **v, size_t *n)
 }
 
 void
-tlq_collectives(const tl_trace *tr, tl_coll_result *out)
+tlq_collectives(const tl_query *q, tl_coll_result *out)
 {
+	const tl_trace *tr = tlq_trace(q);
 	memset(out, 0, sizeof *out);
 	tl_coll_entry *v;
 	size_t n;

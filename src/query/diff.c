@@ -131,13 +131,13 @@ collect_steps(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s, r
 }
 
 static void
-gather_rl(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
+gather_rl(const tl_query *rl, const tl_diff_side_opts *o, tl_diff_side *s)
 {
-	tl_rl *rl = tlq_rl_open(tr, NULL);
+	const tl_trace *tr = tlq_trace(rl);
 	const tl_stage_row *rows;
 	size_t n = tlq_stages(rl, &rows);
 	for (size_t k = 0; k < n; k++) {
-		const char *name = tlq_rl_stage_name(rl, rows[k].stage);
+		const char *name = tlq_stage_name(rl, rows[k].stage);
 		if (name == NULL)
 			continue;
 		s->have_stages = 1;
@@ -146,12 +146,11 @@ gather_rl(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
 	}
 	/* the longest idle gap of each rank: the first of its bubbles (longest first) */
 	const tl_rl_bubble *b;
-	size_t nb = tlq_rl_bubbles(rl, &b);
+	size_t nb = tlq_bubbles(rl, &b);
 	for (size_t k = 0; k < nb; k++)
 		if (k == 0 || b[k].rank != b[k - 1].rank)
 			add(s, TL_DIFF_BUBBLE, "longest bubble", side_rank(tr, o, b[k].rank), -1,
 			    b[k].end - b[k].start, 1);
-	tlq_rl_close(rl);
 }
 
 static int
@@ -164,10 +163,11 @@ rank_of_number(const tl_trace *tr, const tl_diff_side_opts *o, int number)
 }
 
 static void
-gather_ops(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
+gather_ops(const tl_query *q, const tl_diff_side_opts *o, tl_diff_side *s)
 {
+	const tl_trace *tr = tlq_trace(q);
 	tl_ops_result r;
-	tlq_ops(tr, &r);
+	tlq_ops(q, &r);
 	char buf[512];
 	for (size_t k = 0; k < r.ntypes; k++) {
 		const tl_op_type_row *t = &r.types[k];
@@ -182,10 +182,11 @@ gather_ops(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
 }
 
 static void
-gather_comm(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
+gather_comm(const tl_query *q, const tl_diff_side_opts *o, tl_diff_side *s)
 {
+	const tl_trace *tr = tlq_trace(q);
 	tl_comm_result c;
-	tlq_comm(tr, &c);
+	tlq_comm(q, &c);
 	char buf[256];
 	for (size_t k = 0; k < c.nops; k++) {
 		const tl_comm_row *r = &c.ops[k];
@@ -200,8 +201,9 @@ gather_comm(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
 }
 
 void
-tlq_diff_gather(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
+tlq_diff_gather(const tl_query *q, const tl_diff_side_opts *o, tl_diff_side *s)
 {
+	const tl_trace *tr = tlq_trace(q);
 	memset(s, 0, sizeof *s);
 	s->names = strpool_new();
 	s->step_first = o->step_first;
@@ -220,9 +222,9 @@ tlq_diff_gather(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s)
 	for (size_t i = 0; i < tr->nranks; i++)
 		free(rs[i].so);
 	free(rs);
-	gather_rl(tr, o, s);
-	gather_ops(tr, o, s);
-	gather_comm(tr, o, s);
+	gather_rl(q, o, s);
+	gather_ops(q, o, s);
+	gather_comm(q, o, s);
 	for (size_t k = 0; k < s->n; k++)
 		s->v[k].name = strpool_get(s->names, (uint32_t)(uintptr_t)s->v[k].name);
 	/* the stage names present, each once */

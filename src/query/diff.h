@@ -3,6 +3,7 @@
 #ifndef TL_QUERY_DIFF_H
 #define TL_QUERY_DIFF_H
 #include "analysis/diff.h"
+#include "query/query.h"
 #include "model/trace.h"
 #include "util/strpool.h"
 
@@ -28,7 +29,8 @@ typedef struct tl_diff_side {
 	int have_stages;
 } tl_diff_side;
 
-void tlq_diff_gather(const tl_trace *, const tl_diff_side_opts *, tl_diff_side *out);
+/* The measurements of the session's trace (the ranks o selects). */
+void tlq_diff_gather(const tl_query *, const tl_diff_side_opts *, tl_diff_side *out);
 void tlq_diff_side_free(tl_diff_side *);
 /* The STEP_TIME id of an aligned step key on this side, or -1 when it has none. */
 int64_t tlq_diff_step_id(const tl_diff_side *, int64_t key);

@@ -1,4 +1,6 @@
 #include "config.h"
+#include "query/session.h"
+#include "util/parallel.h"
 #include "query/host.h"
 #include "load/load.h"
 #include "load/profdb.h"
@@ -15,10 +17,18 @@
 #include <unistd.h>
 
 void
-tlq_host_lanes(tl_trace *tr)
+tlq_host_lanes(const tl_query *cq)
 {
-	for (size_t i = 0; i < tr->nranks; i++)
-		load_host(tr->ranks[i]);
+	tl_query *q = tlq_mut(cq);
+	pthread_mutex_lock(&q->lock);
+	if (!q->have_host) {
+		for (size_t i = 0; i < q->tr->nranks; i++)
+			load_host(q->tr->ranks[i]);
+		if (q->o.lanes)
+			tlq_prefix_sums(q); /* of the new lanes and of the tracks they grew */
+		q->have_host = 1;
+	}
+	pthread_mutex_unlock(&q->lock);
 }
 
 size_t
@@ -35,47 +45,21 @@ typedef struct rank_job {
 	const tl_trace *tr;
 	void (*fn)(const tl_rank *, size_t, void *);
 	void *ctx;
-	size_t next;
-	pthread_mutex_t lock;
 } rank_job;
 
-static void *
-rank_worker(void *arg)
+static void
+rank_item(void *arg, size_t i)
 {
 	rank_job *j = arg;
-	for (;;) {
-		pthread_mutex_lock(&j->lock);
-		size_t i = j->next++;
-		pthread_mutex_unlock(&j->lock);
-		if (i >= j->tr->nranks)
-			return NULL;
-		j->fn(j->tr->ranks[i], i, j->ctx);
-	}
+	j->fn(j->tr->ranks[i], i, j->ctx);
 }
 
 void
 tlq_for_ranks(const tl_trace *tr, int threads, void (*fn)(const tl_rank *, size_t, void *),
               void *ctx)
 {
-	rank_job j = {.tr = tr, .fn = fn, .ctx = ctx};
-	pthread_mutex_init(&j.lock, NULL);
-	if (threads <= 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-		threads = c > 0 ? (int)c : 1;
-	}
-	if ((size_t)threads > tr->nranks)
-		threads = tr->nranks > 0 ? (int)tr->nranks : 1;
-	pthread_t *th = xcalloc((size_t)threads, sizeof *th);
-	int *ok = xcalloc((size_t)threads, sizeof *ok);
-	for (int i = 1; i < threads; i++)
-		ok[i] = pthread_create(&th[i], NULL, rank_worker, &j) == 0;
-	rank_worker(&j); /* (a thread that could not start leaves its ranks to this one) */
-	for (int i = 1; i < threads; i++)
-		if (ok[i])
-			pthread_join(th[i], NULL);
-	free(th);
-	free(ok);
-	pthread_mutex_destroy(&j.lock);
+	rank_job j = {tr, fn, ctx};
+	parallel_for(tr->nranks, threads, rank_item, &j);
 }
 
 typedef struct launch_all {
@@ -91,8 +75,9 @@ launch_one(const tl_rank *r, size_t i, void *ctx)
 }
 
 void
-tlq_launch_steps_all(const tl_trace *tr, int threads, tl_launch_step ***out, size_t **n)
+tlq_launch_steps_all(const tl_query *q, int threads, tl_launch_step ***out, size_t **n)
 {
+	const tl_trace *tr = tlq_trace(q);
 	size_t nr = tr->nranks ? tr->nranks : 1;
 	launch_all a = {xcalloc(nr, sizeof **out), xcalloc(nr, sizeof **n)};
 	tlq_for_ranks(tr, threads, launch_one, &a);

@@ -7,10 +7,12 @@
 
 #include "analysis/launch.h"
 #include "model/trace.h"
+#include "query/query.h"
 
 /* Reads the host API lanes of every rank that has not got them yet (DB profiles read them on
- * demand; JSON traces have them from loading). */
-void tlq_host_lanes(tl_trace *);
+ * demand; JSON traces have them from loading), once per session, under its lock. It adds
+ * tracks to the ranks: the viewer calls it from its own thread, between frames. */
+void tlq_host_lanes(const tl_query *);
 
 /* r's launches per step (launch_steps); *out is the caller's. */
 size_t tlq_launch_steps(const tl_rank *r, tl_launch_step **out);
@@ -65,7 +67,7 @@ void tlq_for_ranks(const tl_trace *, int threads, void (*fn)(const tl_rank *, si
 
 /* tlq_launch_steps for every rank, ranks in parallel (threads 0: one per core): out[i] is rank
  * i's rows, n[i] their count; the caller frees each out[i], then out and n. */
-void tlq_launch_steps_all(const tl_trace *, int threads, tl_launch_step ***out, size_t **n);
+void tlq_launch_steps_all(const tl_query *, int threads, tl_launch_step ***out, size_t **n);
 
 /* The Python call stack recorded with the PyTorch row at slice idx of host lane t
  * (PYTORCH_API.callchainId -> PYTORCH_CALLCHAINS, with_stack captures): frames innermost first,

@@ -1,4 +1,5 @@
 #include "config.h"
+#include "query/session.h"
 #include "query/memory.h"
 #include "load/load.h"
 #include "load/profdb.h"
@@ -18,13 +19,19 @@ counters_one(const tl_rank *r, size_t i, void *ctx)
 }
 
 void
-tlq_counters(const tl_trace *tr)
+tlq_counters(const tl_query *cq)
 {
-	tlq_for_ranks(tr, 0, counters_one, NULL);
+	tl_query *q = tlq_mut(cq);
+	pthread_mutex_lock(&q->lock);
+	if (!q->have_counters) {
+		tlq_for_ranks(q->tr, 0, counters_one, NULL);
+		q->have_counters = 1;
+	}
+	pthread_mutex_unlock(&q->lock);
 }
 
 const char *
-tlq_stage_at(tl_rl *rl, size_t ri, int64_t t)
+tlq_stage_at(const tl_query *rl, size_t ri, int64_t t)
 {
 	const tl_stage_row *rows;
 	size_t n = tlq_stages(rl, &rows);
@@ -36,24 +43,7 @@ tlq_stage_at(tl_rl *rl, size_t ri, int64_t t)
 		if (best == NULL || s->level > best->level)
 			best = s;
 	}
-	return best ? tlq_rl_stage_name(rl, best->stage) : NULL;
-}
-
-int
-tlq_counter_at(const tl_counter *c, int64_t t, int64_t *v)
-{
-	size_t lo = 0, hi = c->n;
-	while (lo < hi) { /* first sample after t */
-		size_t mid = (lo + hi) / 2;
-		if (c->t[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return 0;
-	*v = c->v[lo - 1];
-	return 1;
+	return best ? tlq_stage_name(rl, best->stage) : NULL;
 }
 
 static int

@@ -10,14 +10,11 @@
 
 /* Reads the counters of every rank that has not got them (DB memory and frequency tables),
  * ranks in parallel. The ranks' counter lists are a cache filled on first use. */
-void tlq_counters(const tl_trace *);
+void tlq_counters(const tl_query *);
 
 /* The stage whose host range holds t on rank index ri (the innermost when stages nest), or
  * NULL. */
-const char *tlq_stage_at(tl_rl *, size_t ri, int64_t t);
-
-/* The value of counter c at time t (the last sample at or before t); 0 when none is. */
-int tlq_counter_at(const tl_counter *c, int64_t t, int64_t *v);
+const char *tlq_stage_at(const tl_query *, size_t ri, int64_t t);
 
 /* An allocation of OP_MEMORY (torch_npu's per-tensor lifetimes, with profile_memory). */
 typedef struct tlq_alloc {

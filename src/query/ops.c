@@ -6,32 +6,22 @@
 #include "load/load.h"
 #include "query/query.h"
 #include "util/u64map.h"
+#include "util/parallel.h"
 #include "util/xalloc.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct ops_job {
 	const tl_trace *tr;
 	tl_op_data *data;
-	size_t next; /* guarded by mu */
-	pthread_mutex_t mu;
 } ops_job;
 
-static void *
-ops_worker(void *arg)
+static void
+ops_rank(void *arg, size_t i)
 {
 	ops_job *j = arg;
-	for (;;) {
-		pthread_mutex_lock(&j->mu);
-		size_t i = j->next++;
-		pthread_mutex_unlock(&j->mu);
-		if (i >= j->tr->nranks)
-			return NULL;
-		load_ops(j->tr->ranks[i], &j->data[i]);
-	}
+	load_ops(j->tr->ranks[i], &j->data[i]);
 }
 
 static int
@@ -127,27 +117,14 @@ rank_rows(int rank, tl_op_data *d, tl_ops_result *out, size_t *tcap, size_t *nca
 }
 
 void
-tlq_ops(const tl_trace *tr, tl_ops_result *out)
+tlq_ops(const tl_query *q, tl_ops_result *out)
 {
+	const tl_trace *tr = tlq_trace(q);
 	memset(out, 0, sizeof *out);
 	out->ndata = tr->nranks;
 	out->data = xcalloc(tr->nranks ? tr->nranks : 1, sizeof *out->data);
 	ops_job j = {.tr = tr, .data = out->data};
-	pthread_mutex_init(&j.mu, NULL);
-	long nc = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nt = nc > 0 ? (size_t)nc : 1;
-	if (nt > tr->nranks)
-		nt = tr->nranks;
-	pthread_t *th = xcalloc(nt ? nt : 1, sizeof *th);
-	size_t started = 0;
-	for (size_t i = 1; i < nt; i++)
-		if (pthread_create(&th[started], NULL, ops_worker, &j) == 0)
-			started++;
-	ops_worker(&j);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	free(th);
-	pthread_mutex_destroy(&j.mu);
+	parallel_for(tr->nranks, 0, ops_rank, &j); /* ranks read in parallel */
 	size_t tcap = 0, ncap = 0;
 	for (size_t ri = 0; ri < tr->nranks; ri++)
 		rank_rows(tr->ranks[ri]->rank, &out->data[ri], out, &tcap, &ncap);
@@ -187,8 +164,9 @@ cmp_comm_row(const void *a, const void *b)
 }
 
 size_t
-tlq_comm_ops(const tl_trace *tr, tl_comm_op_row **out)
+tlq_comm_ops(const tl_query *q, tl_comm_op_row **out)
 {
+	const tl_trace *tr = tlq_trace(q);
 	tl_comm_op_row *v = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t ri = 0; ri < tr->nranks; ri++) {

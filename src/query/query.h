@@ -1,12 +1,34 @@
 /* The query layer: the one API that the TUI and `tl summary` both use. Neither reaches into the
- * model's arrays or SQL on its own; a number on screen or in a report comes from here. */
+ * model's arrays, the analyses or SQL on its own; a number on screen or in a report comes from
+ * here.
+ *
+ * One session per loaded trace. main opens it once (tlq_open) after loading and hands it to the
+ * command that runs, the viewer or the report; tlq_open prepares what every query reads (stage
+ * rules and stage instances; for the viewer, .lanes: the overlap and stage lanes and the prefix
+ * sums of every track). After tlq_open nothing changes the trace, and every query takes the
+ * session (or a track or rank of its trace) const and may be called from any view or thread.
+ *
+ * Adding a query (what a new panel does):
+ *  - a function over `const tl_query *` (or const tracks) in the file of its concept
+ *    (window.c, search.c, args.c, bubbles.c, stages.c, steps.c, dp.c, comm.c, timesplit.c,
+ *    ops.c, diff.c; a new concept gets a new file), declared here in its section;
+ *  - data every caller needs is prepared in tlq_open (cheap, or asked for in tl_query_opts);
+ *    an expensive table only some commands need is computed on first use: a field and a
+ *    have_ flag in struct tl_query (session.h), filled by a need_* function while holding
+ *    q->lock, never changed afterwards, freed by tlq_close; the query returns pointers into it,
+ *    valid until tlq_close (see tlq_stages, tlq_pipeline). A result the caller asks for once
+ *    may instead be filled into the caller's struct and freed by the caller (tlq_comm);
+ *  - it reads files only through the loader (load.h), never SQL or JSON of its own;
+ *  - the numbers are tested against an answer tl did not compute.
+ * Times are ns on the profile clock. */
 #ifndef TL_QUERY_H
 #define TL_QUERY_H
-#include "analysis/bubbles.h"
+#include "analysis/bubbles.h" /* the types of the answers; callers use the tlq_ functions */
 #include "analysis/collectives.h"
 #include "analysis/comm.h"
 #include "analysis/dp.h"
 #include "analysis/imbalance.h"
+#include "analysis/lanes.h"
 #include "analysis/opstats.h"
 #include "analysis/overlap.h"
 #include "analysis/pipeline.h"
@@ -15,9 +37,33 @@
 #include "model/ops.h"
 #include "model/trace.h"
 
-/* Busy ns of a track inside [t0, t1): O(log n) through prefix sums. */
-int64_t tlq_busy(tl_track *, int64_t t0, int64_t t1);
+/* ---- the session (session.c) ---------------------------------------------------------------- */
 
+typedef struct tl_query tl_query;
+
+typedef struct tl_query_opts {
+	const char *rules_path;  /* stage rules file; NULL: $XDG_CONFIG_HOME/tl/stages if present */
+	int pp;                  /* --pp N: PP stages in rank order when the profile does not say */
+	size_t bubbles_per_rank; /* largest bubbles kept per rank; 0 = 10 (free_analysis top_num) */
+	int lanes; /* the viewer: add the overlap lanes (lanes_build) and the stage lanes, and build
+	            * the prefix sums of every track (tlq_busy in O(log n)) */
+} tl_query_opts;
+
+/* Prepares the queries of tr (opts NULL: all zero). The session may add derived lanes to tr;
+ * the trace must outlive it and not change while it is open. */
+tl_query *tlq_open(tl_trace *, const tl_query_opts *);
+void tlq_close(tl_query *);
+/* The session's trace. */
+const tl_trace *tlq_trace(const tl_query *);
+/* Stage names: canonical ("rollout", ...), then "other:NAME"; TL_STAGE_NONE gives NULL. */
+const char *tlq_stage_name(const tl_query *, int stage);
+size_t tlq_stage_count(const tl_query *);
+
+/* ---- windows of time on a track or a rank (window.c) ----------------------------------------- */
+
+/* Busy ns of a track inside [t0, t1): O(log n) through the prefix sums a .lanes session builds,
+ * linear in the slices of the window on a track without them. */
+int64_t tlq_busy(const tl_track *, int64_t t0, int64_t t1);
 /* Slices overlapping [t0, t1): indexes [*first, *last) into t->v. */
 void tlq_window(const tl_track *, int64_t t0, int64_t t1, size_t *first, size_t *last);
 
@@ -27,7 +73,12 @@ typedef struct tl_cell {
 	size_t dominant; /* index into t->v, or SIZE_MAX when the column is empty */
 	uint32_t count;  /* slices touching the column (saturates) */
 } tl_cell;
-void tlq_columns(tl_track *, int64_t t0, int64_t t1, int ncols, tl_cell *out);
+void tlq_columns(const tl_track *, int64_t t0, int64_t t1, int ncols, tl_cell *out);
+
+/* The derived overlap lane `key` (TL_OVL_COMPUTING ... TL_OVL_FREE) of a .lanes session's rank,
+ * or NULL; its display name ("Computing", ...). */
+const tl_track *tlq_overlap_lane(const tl_rank *, int key);
+const char *tlq_overlap_lane_name(int key);
 
 /* Overlap breakdown of everything inside [t0, t1) on one rank (range statistics). */
 void tlq_overlap(const tl_rank *, int64_t t0, int64_t t1, tl_overlap *out);
@@ -45,23 +96,21 @@ size_t tlq_step_overlaps(const tl_rank *, tl_step_overlap **out);
 /* Sum of slice durations of a lane kind inside [t0, t1) over all its tracks. */
 int64_t tlq_kind_busy(const tl_rank *, tl_lane_kind, int64_t t0, int64_t t1);
 
-/* ---- steps across the ranks (query_steps.c) ------------------------------------------------ */
+/* ---- steps across the ranks (steps.c) ------------------------------------------------------ */
 
 /* The distinct step ids of all ranks, ascending. Returns the count; *ids is the caller's. */
-size_t tlq_step_ids(const tl_trace *, int64_t **ids);
+size_t tlq_step_ids(const tl_query *, int64_t **ids);
 /* Where step id runs: from its earliest start to its latest end over the ranks (host ranges).
  * Returns 0, or -1 when no rank has the step. */
-int tlq_step_span(const tl_trace *, int64_t id, int64_t *t0, int64_t *t1);
+int tlq_step_span(const tl_query *, int64_t id, int64_t *t0, int64_t *t1);
 /* The id of the step of r whose range holds t: returns 0, or -1 outside every step. */
 int tlq_step_at(const tl_rank *, int64_t t, int64_t *id);
 
-/* ---- queries of the timeline viewer (query_ui.c) ------------------------------------------ */
-
 /* Like tlq_columns with explicit edges: column c covers [edges[c], edges[c+1]). Equal-width
  * columns on a fixed grid make a one-column pan shift every column by exactly one. */
-void tlq_columns_edges(tl_track *, const int64_t *edges, int ncols, tl_cell *out);
+void tlq_columns_edges(const tl_track *, const int64_t *edges, int ncols, tl_cell *out);
 /* Busy ns of the track in each column (edges as above). */
-void tlq_busy_columns(tl_track *, const int64_t *edges, int ncols, int64_t *out);
+void tlq_busy_columns(const tl_track *, const int64_t *edges, int ncols, int64_t *out);
 /* Index of the slice that contains t (start <= t < end, or a zero-length slice at t), or
  * SIZE_MAX. */
 size_t tlq_slice_at(const tl_track *, int64_t t);
@@ -76,11 +125,9 @@ const tl_slice *tlq_enclosing(const tl_rank *, tl_lane_kind, int64_t t);
  * sets *out, or 0 when there is none. */
 int tlq_mstx_other_part(const tl_rank *, const tl_track *, size_t idx, tl_span *out);
 
-/* Count and total length of the idle gaps (Free intervals, lanes_build first) of one rank:
- * O(1). Walk and name them with tlq_rl_bubble_next / tlq_rl_bubble_largest. */
-size_t tlq_bubble_total(const tl_rank *, int64_t *total_ns);
+/* ---- regex search over slice names (search.c) ------------------------------------------------ */
 
-/* Regex search over slice names. The pattern is compiled once; each rank's string pool is
+/* The pattern is compiled once; each rank's string pool is
  * matched once (one pcre2_match per distinct name), then every track gets the sorted list of
  * its matching slices, so stepping through matches in time order is a few binary searches. */
 typedef struct tl_track_matches {
@@ -90,21 +137,21 @@ typedef struct tl_track_matches {
 typedef struct tl_search {
 	char *pattern;
 	size_t nranks;
-	size_t *base;          /* per rank: offset of its tracks in tm */
-	tl_track_matches *tm;  /* per (rank, track) */
+	size_t *base;         /* per rank: offset of its tracks in tm */
+	tl_track_matches *tm; /* per (rank, track) */
 	size_t total;
 } tl_search;
 /* Compiles pattern (smart case: caseless unless it has an upper-case letter) and matches it
  * over the ranks with shown[i] != 0 (NULL = all); derived overlap lanes are not searched.
  * Returns 0, or -1 with pcre2's message and the offset in err. */
-int tlq_search(const tl_trace *, const unsigned char *shown, const char *pattern,
-    tl_search *out, char *err, size_t errlen);
+int tlq_search(const tl_trace *, const unsigned char *shown, const char *pattern, tl_search *out,
+               char *err, size_t errlen);
 void tlq_search_free(tl_search *);
 /* Matches of track ti of rank ri (NULL when none). */
 const tl_track_matches *tlq_search_track(const tl_search *, size_t ri, size_t ti);
 /* Whether a match of the track overlaps [t0, t1) (or is a mark at t0). */
 int tlq_search_any(const tl_search *, const tl_trace *, size_t ri, size_t ti, int64_t t0,
-    int64_t t1);
+                   int64_t t1);
 /* A position in the time order of matches: (start, rank, track, slice). */
 typedef struct tl_match_pos {
 	size_t rank, track, slice;
@@ -113,13 +160,15 @@ typedef struct tl_match_pos {
 /* The next (dir > 0) or previous match strictly after/before *from; returns 0 and sets *out, or
  * -1 when there is none. from->rank == SIZE_MAX means "at from->start, before any match". */
 int tlq_search_step(const tl_search *, const tl_trace *, const tl_match_pos *from, int dir,
-    tl_match_pos *out);
+                    tl_match_pos *out);
 /* Number of matches ordered before *pos (its 0-based rank in time order). */
 size_t tlq_search_ordinal(const tl_search *, const tl_trace *, const tl_match_pos *pos);
 
 /* Matches of rank ri: their number and summed duration (ns; the mean is total / count). */
 void tlq_search_rank_stats(const tl_search *, const tl_trace *, size_t ri, size_t *count,
-    int64_t *total);
+                           int64_t *total);
+
+/* ---- slice arguments (args.c) --------------------------------------------------------------- */
 
 /* Arguments of a slice, read lazily from its source (op type, shapes, group, sizes ...):
  * calls fn(ctx, key, value) per field, values untrusted (sanitize before display). Returns the
@@ -127,46 +176,28 @@ void tlq_search_rank_stats(const tl_search *, const tl_trace *, size_t ri, size_
 typedef void (*tlq_arg_fn)(void *ctx, const char *key, const char *value);
 int tlq_slice_args(const tl_rank *, const tl_track *, size_t idx, tlq_arg_fn fn, void *ctx);
 
-/* ---- RL triage: stages, DP imbalance, pipeline, slow ranks, bubbles (query_rl.c) ----------
- * One context per loaded trace holds the stage rules and computes each analysis on first use
- * (the definitions msprof-analyze and MindStudio Insight use). The TUI panels and `tl summary`
- * print these numbers and no others. Times are ns on the profile clock. */
-typedef struct tl_rl tl_rl;
-
-typedef struct tl_rl_opts {
-	const char *rules_path;  /* stage rules file; NULL: $XDG_CONFIG_HOME/tl/stages if present */
-	int pp;                  /* --pp N: PP stages in rank order when the profile does not say */
-	size_t bubbles_per_rank; /* largest bubbles kept per rank; 0 = 10 (free_analysis top_num) */
-} tl_rl_opts;
-
-/* opts NULL: the process defaults (below). The trace must outlive the context. */
-tl_rl *tlq_rl_open(const tl_trace *, const tl_rl_opts *);
-/* Sets the process defaults (copied; strings borrowed): the command line sets them once, so the
- * viewer and `tl summary` see the same --pp. */
-void tlq_rl_set_defaults(const tl_rl_opts *);
-void tlq_rl_close(tl_rl *);
-/* Stage names: canonical ("rollout", ...), then "other:NAME"; TL_STAGE_NONE gives NULL. */
-const char *tlq_rl_stage_name(const tl_rl *, int stage);
-size_t tlq_rl_stage_count(const tl_rl *);
+/* ---- RL triage: stages, DP imbalance, pipeline, slow ranks (stages.c) -----------------------
+ * The TUI panels and `tl summary` print these numbers and no others. Each table is computed on
+ * first use and kept; the pointers returned stay valid until tlq_close. */
 
 /* Per rank x stage instance: where it ran, how busy the device was, how late it ended. */
 typedef struct tl_stage_row {
-	size_t rank;        /* index into tr->ranks */
+	size_t rank; /* index into tr->ranks */
 	int stage;
 	int64_t step;       /* STEP_TIME id (or the role directory's step), -1 */
 	int occurrence;     /* 0 for the first instance of this stage in this step on the rank */
 	int64_t start, end; /* the range's device part where it carried a stream, else host */
 	int64_t host_start, host_end; /* the host call */
 	int device;                   /* start, end are device times */
-	int64_t busy;       /* device busy (compute U communication) inside [start, end) */
-	int64_t lag;        /* end - earliest end of (stage, step, occurrence) over the ranks */
-	int decode_steps;   /* decode steps inside (stages_decode_count), -1 when unknown */
-	const char *range;  /* the range name, or the role directory (borrowed) */
-	int from_role;      /* a whole discrete-mode capture */
-	int level;          /* nesting on the stage lane */
+	int64_t busy;      /* device busy (compute U communication) inside [start, end) */
+	int64_t lag;       /* end - earliest end of (stage, step, occurrence) over the ranks */
+	int decode_steps;  /* decode steps inside (stages_decode_count), -1 when unknown */
+	const char *range; /* the range name, or the role directory (borrowed) */
+	int from_role;     /* a whole discrete-mode capture */
+	int level;         /* nesting on the stage lane */
 } tl_stage_row;
-/* Rows by rank, then start. Returns the count; *rows is owned by the context. */
-size_t tlq_stages(tl_rl *, const tl_stage_row **rows);
+/* Rows by rank, then start. Returns the count; *rows is owned by the session. */
+size_t tlq_stages(const tl_query *, const tl_stage_row **rows);
 
 /* DP load imbalance of each stage and step that ran on at least two ranks. */
 typedef struct tl_imbalance {
@@ -176,12 +207,12 @@ typedef struct tl_imbalance {
 	tl_imb_rank *ranks; /* by rank */
 	size_t n;
 } tl_imbalance;
-/* By step, then stage. Returns the count; owned by the context. */
-size_t tlq_imbalances(tl_rl *, const tl_imbalance **out);
+/* By step, then stage. Returns the count; owned by the session. */
+size_t tlq_imbalances(const tl_query *, const tl_imbalance **out);
 /* The imbalance of one stage and step, or NULL. */
-const tl_imbalance *tlq_imbalance(tl_rl *, int stage, int64_t step);
+const tl_imbalance *tlq_imbalance(const tl_query *, int stage, int64_t step);
 
-/* Rollout load balance as dp_analysis measures it (query_dp.c): for each stage and step of
+/* Rollout load balance as dp_analysis measures it (dp.c): for each stage and step of
  * tlq_imbalances whose ranks ran decode steps (the decode rules' ranges: vLLM's vllm_one_step,
  * dp_analysis' step_process "step"), per rank its steps, bubble rate and, where every step's
  * step_process mark carries them, its tokens, throughput and scheduler numbers. A profile
@@ -194,62 +225,83 @@ typedef struct tl_dp {
 	tl_dp_rank *ranks; /* by rank */
 	size_t n;
 } tl_dp;
-/* By step, then stage. Returns the count; owned by the context. */
-size_t tlq_dp(tl_rl *, const tl_dp **out);
+/* By step, then stage. Returns the count; owned by the session. */
+size_t tlq_dp(const tl_query *, const tl_dp **out);
 /* The entry of one stage and step, or NULL. */
-const tl_dp *tlq_dp_of(tl_rl *, int stage, int64_t step);
+const tl_dp *tlq_dp_of(const tl_query *, int stage, int64_t step);
 /* Pairs every rank's marks with its steps now (the warnings are printed then): the viewer
  * calls it before the screen is taken, so that no line lands on it. */
-void tlq_dp_prepare(tl_rl *);
+void tlq_dp_prepare(const tl_query *);
+/* A profile without stages: its engine steps as one rollout over the whole capture, each rank's
+ * row spanning its first step's start to its last step's end (host), as a DP imbalance entry
+ * (stage TL_STAGE_NONE, step -1); NULL when there is no such entry. Owned by the session. */
+const tl_imbalance *tlq_dp_whole(const tl_query *);
+/* A step's number of a TL_DP_* metric (TL_DP_NONE when its mark gave none); the largest value
+ * over the rows' steps; the steps where the first and the last rank ran out of work (see
+ * analysis/dp.h). */
+const char *tlq_dp_metric_name(int metric);
+double tlq_dp_step_value(const tl_dp_step *, int metric);
+double tlq_dp_metric_max(const tl_dp_rank *, size_t n, int metric);
+void tlq_dp_end_steps(const tl_dp_rank *, size_t n, int *earliest, int *latest);
 
 /* Pipeline-parallel blocks, bubbles and P2P links (nsteps == 0: no pipeline). */
-const tl_pipeline *tlq_pipeline(tl_rl *);
+const tl_pipeline *tlq_pipeline(const tl_query *);
+/* Where the PP stages came from ("distributed_args", ...); why there is no pipeline, in words. */
+const char *tlq_pipeline_source_name(tl_pp_source);
+const char *tlq_pipeline_absence(const tl_query *, const tl_pipeline *, char *buf, size_t n);
 
 /* Slow-rank votes (msprof-analyze slow_rank). */
-const tl_slow_result *tlq_slow_ranks(tl_rl *);
+const tl_slow_result *tlq_slow_ranks(const tl_query *);
 
-/* The largest bubbles of every rank, by rank, longest first. Owned by the context. */
-size_t tlq_rl_bubbles(tl_rl *, const tl_rl_bubble **out);
+/* ---- bubbles (bubbles.c) ----------------------------------------------------------------------
+ */
+
+/* Count and total length of the idle gaps (Free intervals of a .lanes session) of one rank:
+ * O(1). Walk and name them with tlq_bubble_next / tlq_bubble_largest. */
+size_t tlq_bubble_total(const tl_rank *, int64_t *total_ns);
+/* A bubble's reason in words; its step as text (none_text when it has none). */
+const char *tlq_bubble_reason_name(tl_bubble_reason);
+char *tlq_bubble_step_text(const tl_rl_bubble *, const char *none_text, char *buf, size_t len);
+
+/* The largest bubbles of every rank (opts.bubbles_per_rank), by rank, longest first. Owned by
+ * the session. */
+size_t tlq_bubbles(const tl_query *, const tl_rl_bubble **out);
 
 /* The viewer's bubbles. Every idle gap of a rank (every Free interval) is a bubble, attributed
- * by the function that attributes tlq_rl_bubbles (bubble_attribute: the stage enclosing the
+ * by the function that attributes tlq_bubbles (bubble_attribute: the stage enclosing the
  * whole gap, the step, the reason), so the timeline and `tl summary` say the same of a gap. */
 
 /* The bubble [start, end) of rank ri (a Free interval), attributed. */
-void tlq_rl_bubble_at(tl_rl *, size_t ri, int64_t start, int64_t end, tl_rl_bubble *out);
+void tlq_bubble_at(const tl_query *, size_t ri, int64_t start, int64_t end, tl_rl_bubble *out);
 
 /* The bubble of rank ri that starts first after t (dir > 0) or last before t (dir < 0),
  * attributed. Returns 0 and sets *out and *index (its position among the rank's bubbles in time
  * order), or -1 when there is none; *count is always set to how many the rank has. Reads the
- * rank's Free overlap lane (lanes_build first): O(log n). */
-int tlq_rl_bubble_next(tl_rl *, size_t ri, int64_t t, int dir, tl_rl_bubble *out, size_t *index,
-                       size_t *count);
+ * rank's Free overlap lane (a .lanes session): O(log n). */
+int tlq_bubble_next(const tl_query *, size_t ri, int64_t t, int dir, tl_rl_bubble *out,
+                    size_t *index, size_t *count);
 
 /* The longest bubbles over all ranks, longest first (ties: earlier, then the lower rank index),
  * at most max (the max of the first call: the list is found once, each rank's longest gaps in
  * parallel, and kept). Returns the length of the list and, when i is below it and out is not
  * NULL, sets *out to the i-th bubble, attributed when first asked for. */
-size_t tlq_rl_bubble_largest(tl_rl *, size_t max, size_t i, tl_rl_bubble *out);
-
-/* Adds the stage lanes (TL_LANE_STAGE tracks) to the ranks of tr, the trace the context was
- * opened on. Idempotent. */
-void tlq_rl_add_lanes(tl_rl *, tl_trace *tr);
+size_t tlq_bubble_largest(const tl_query *, size_t max, size_t i, tl_rl_bubble *out);
 
 /* ---- communication analysis (comm.c) ------------------------------------------------------
  * Per communication op and rank: the time breakdown, the bandwidth per transport and the
  * traffic per rank pair (analysis/comm.h), from each op's HCCL sub-tasks, read from the
  * profile on demand (profile DBs; trace_view.json's HCCL Plane lanes and their args). */
 typedef struct tl_comm_row {
-	int rank;                /* rank number */
-	const char *op_name;     /* as in the profile: "hcom_allReduce__210_0_1" (borrowed) */
-	const char *op_type;     /* "hcom_allReduce_", "" when the profile has none */
-	const char *group;       /* group name, "" when none */
-	int64_t step;            /* STEP_TIME id of the op's launch, -1 */
-	int64_t start;           /* ns */
+	int rank;            /* rank number */
+	const char *op_name; /* as in the profile: "hcom_allReduce__210_0_1" (borrowed) */
+	const char *op_type; /* "hcom_allReduce_", "" when the profile has none */
+	const char *group;   /* group name, "" when none */
+	int64_t step;        /* STEP_TIME id of the op's launch, -1 */
+	int64_t start;       /* ns */
 	tl_comm_time t;
-	size_t ntasks;           /* sub-tasks read for it */
-	size_t bw0, nbw;         /* its rows in bw */
-	size_t link0, nlink;     /* its rows in links */
+	size_t ntasks;       /* sub-tasks read for it */
+	size_t bw0, nbw;     /* its rows in bw */
+	size_t link0, nlink; /* its rows in links */
 } tl_comm_row;
 typedef struct tl_comm_result {
 	tl_comm_row *ops; /* by rank, then start */
@@ -262,7 +314,7 @@ typedef struct tl_comm_result {
 	size_t ndata;
 } tl_comm_result;
 /* Reads and analyses every rank (in parallel); free with tlq_comm_free. */
-void tlq_comm(const tl_trace *, tl_comm_result *out);
+void tlq_comm(const tl_query *, tl_comm_result *out);
 void tlq_comm_free(tl_comm_result *);
 /* The summary rows msprof adds to the rank-pair matrix (analysis/comm.h comm_matrix_picks):
  * per rank, group, step, op type and pair, the ops at top1, middle, bottom1-3 by bandwidth and
@@ -297,7 +349,7 @@ typedef struct tl_coll_result {
 	tl_p2p_pair *p2p; /* by send start */
 	size_t np2p;
 } tl_coll_result;
-void tlq_collectives(const tl_trace *, tl_coll_result *out);
+void tlq_collectives(const tl_query *, tl_coll_result *out);
 void tlq_collectives_free(tl_coll_result *);
 
 /* Per rank and step, the rest of msprof-analyze's cluster_time_summary (timesplit.c). */
@@ -311,7 +363,7 @@ typedef struct tl_step_split {
 } tl_step_split;
 /* out[k] for the row so[k] of tlq_step_overlaps of rank ri. cr NULL: no communication split;
  * cm (NULL: none) tells which ranks each group has. */
-void tlq_step_split(const tl_trace *, size_t ri, const tl_step_overlap *so, size_t n,
+void tlq_step_split(const tl_query *, size_t ri, const tl_step_overlap *so, size_t n,
                     const tl_coll_result *cr, const tl_comm_result *cm, tl_step_split *out);
 
 /* ---- operator statistics (ops.c) --------------------------------------------------------
@@ -337,7 +389,7 @@ typedef struct tl_ops_result {
 	tl_op_data *data; /* per rank; owns the strings */
 	size_t ndata;
 } tl_ops_result;
-void tlq_ops(const tl_trace *, tl_ops_result *out);
+void tlq_ops(const tl_query *, tl_ops_result *out);
 void tlq_ops_free(tl_ops_result *);
 
 /* Communication ops per rank by op type (the name without its trailing _N parts), from the
@@ -347,6 +399,6 @@ typedef struct tl_comm_op_row {
 	char op_type[64];
 	tl_opstat st;
 } tl_comm_op_row;
-size_t tlq_comm_ops(const tl_trace *, tl_comm_op_row **out);
+size_t tlq_comm_ops(const tl_query *, tl_comm_op_row **out);
 
 #endif

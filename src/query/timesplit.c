@@ -37,9 +37,10 @@ group_complete(const tl_trace *tr, const tl_comm_result *cm, const char *group)
 }
 
 void
-tlq_step_split(const tl_trace *tr, size_t ri, const tl_step_overlap *so, size_t n,
+tlq_step_split(const tl_query *q, size_t ri, const tl_step_overlap *so, size_t n,
                const tl_coll_result *cr, const tl_comm_result *cm, tl_step_split *out)
 {
+	const tl_trace *tr = tlq_trace(q);
 	const tl_rank *r = tr->ranks[ri];
 	memset(out, 0, n * sizeof *out);
 	for (size_t k = 0; k < n; k++) {

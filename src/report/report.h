@@ -3,39 +3,35 @@
 #define TL_REPORT_H
 #include <stdio.h>
 
-#include "model/trace.h"
 #include "model/source.h"
 #include "query/query.h"
 
 void report_info(FILE *, const tl_sourcelist *);
-void report_summary_text(FILE *, const tl_trace *);
 /* What `tl summary --json` adds on request. */
 typedef struct report_opts {
 	int series; /* --series: the per-step series of the dp entries */
 } report_opts;
-void report_summary_json(FILE *, const tl_trace *);
+/* The summary of the session's trace, every number from its queries. */
+void report_summary_text(FILE *, const tl_query *);
+void report_summary_json(FILE *, const tl_query *);
 /* The same with options (NULL: none). */
-void report_summary_json_opts(FILE *, const tl_trace *, const report_opts *);
+void report_summary_json_opts(FILE *, const tl_query *, const report_opts *);
 /* The RL sections after the overlap table (summary_rl.c): stages, DP imbalance, pipeline, slow
  * ranks, bubbles; JSON: the members ,"stages":[...] ... ,"bubbles":[...],"dp":[...] that
  * follow "ranks". */
-void report_rl_text(FILE *, const tl_trace *);
-void report_rl_json(FILE *, const tl_trace *, const report_opts *);
+void report_rl_text(FILE *, const tl_query *);
+void report_rl_json(FILE *, const tl_query *, const report_opts *);
 /* The communication sections (summary_comm.c): text totals per rank, step and group and
  * bandwidth per transport; JSON: ,"communication":[...],"bandwidth":[...],"comm_matrix":[...]. */
-struct tl_comm_result;
-struct tl_coll_result;
-void report_comm_text(FILE *, const tl_trace *, const struct tl_comm_result *,
-                      const struct tl_coll_result *);
-void report_comm_json(FILE *, const tl_trace *, const struct tl_comm_result *,
-                      const struct tl_coll_result *);
+void report_comm_text(FILE *, const tl_query *, const tl_comm_result *, const tl_coll_result *);
+void report_comm_json(FILE *, const tl_query *, const tl_comm_result *, const tl_coll_result *);
 /* The operator sections (summary_ops.c), JSON only: ,"operators":[...],"comm_operators":[...]
  * (reads every rank's compute tasks: a scan of TASK per rank). */
-void report_ops_json(FILE *, const tl_trace *);
+void report_ops_json(FILE *, const tl_query *);
 /* The member ,"host":[...] (summary_host.c): launch delays per rank and step. */
-void report_host_json(FILE *, const tl_trace *);
+void report_host_json(FILE *, const tl_query *);
 /* The members ,"memory":[...],"npu_memory":[...] (summary_memory.c): memory peaks. */
-void report_memory_json(FILE *, const tl_trace *);
+void report_memory_json(FILE *, const tl_query *);
 /* `tl diff` (diff.c): the verdict, what is only in one side, the changes largest first and the
  * stages per step; JSON: {"verdict", "changes", "stages", "operators", "overlap", ...}. */
 struct tl_diff_side;

@@ -12,13 +12,15 @@
  * decimals would be torch_npu's unit; ms reads better at step scale). */
 /* Step length, memory and the communication split per rank and step (cluster_time_summary). */
 static void
-text_split(FILE *f, const tl_trace *tr, const tl_coll_result *cr, const tl_comm_result *cm)
+text_split(FILE *f, const tl_query *q, const tl_coll_result *cr, const tl_comm_result *cm)
 {
+	const tl_trace *tr = tlq_trace(q);
 	static const char *const hdr[] = {"step time", "memory", "mem.exposed", "comm.transmit",
 	                                  "comm.wait"};
-	fprintf(f, "\nStep split per rank and step (ms; mem.exposed = memcpy covered by neither "
-	           "compute nor\ncommunication; comm.transmit/comm.wait: per collective, the "
-	           "shortest op of its group\nand the rest, 0 where ranks of the group are missing)\n");
+	fprintf(
+	    f, "\nStep split per rank and step (ms; mem.exposed = memcpy covered by neither "
+	       "compute nor\ncommunication; comm.transmit/comm.wait: per collective, the "
+	       "shortest op of its group\nand the rest, 0 where ranks of the group are missing)\n");
 	fprintf(f, "%6s %8s", "rank", "step");
 	for (int i = 0; i < 5; i++)
 		fprintf(f, " %14s", hdr[i]);
@@ -27,7 +29,7 @@ text_split(FILE *f, const tl_trace *tr, const tl_coll_result *cr, const tl_comm_
 		tl_step_overlap *so;
 		size_t n = tlq_step_overlaps(tr->ranks[i], &so);
 		tl_step_split *sp = xcalloc(n ? n : 1, sizeof *sp);
-		tlq_step_split(tr, i, so, n, cr, cm, sp);
+		tlq_step_split(q, i, so, n, cr, cm, sp);
 		for (size_t k = 0; k < n; k++) {
 			char step[24];
 			if (so[k].step_id < 0)
@@ -51,10 +53,11 @@ text_split(FILE *f, const tl_trace *tr, const tl_coll_result *cr, const tl_comm_
 }
 
 void
-report_summary_text(FILE *f, const tl_trace *tr)
+report_summary_text(FILE *f, const tl_query *q)
 {
-	static const char *const hdr[] = {"computing", "communication", "overlapped",
-	    "comm.exposed", "free", "preparing"};
+	const tl_trace *tr = tlq_trace(q);
+	static const char *const hdr[] = {"computing",    "communication", "overlapped",
+	                                  "comm.exposed", "free",          "preparing"};
 	fprintf(f, "Overlap per rank and step (ms; comm.exposed = communication not overlapped)\n");
 	fprintf(f, "%6s %8s", "rank", "step");
 	for (int i = 0; i < 6; i++)
@@ -69,9 +72,11 @@ report_summary_text(FILE *f, const tl_trace *tr)
 			 * mislead; the host collectives are the communication */
 			tl_overlap all;
 			tlq_overlap(r, INT64_MIN, INT64_MAX, &all);
-			fprintf(f, "%6d %8s  no device activity (a CPU-only trace); host collectives "
-				   "%" PRId64 ".%06" PRId64 " ms\n",
-			    r->rank, "-", all.communication / 1000000, all.communication % 1000000);
+			fprintf(f,
+			        "%6d %8s  no device activity (a CPU-only trace); host collectives "
+			        "%" PRId64 ".%06" PRId64 " ms\n",
+			        r->rank, "-", all.communication / 1000000,
+			        all.communication % 1000000);
 			n = 0;
 		}
 		for (size_t k = 0; k < n; k++) {
@@ -80,59 +85,61 @@ report_summary_text(FILE *f, const tl_trace *tr)
 				snprintf(step, sizeof step, "all");
 			else
 				snprintf(step, sizeof step, "%" PRId64, so[k].step_id);
-			int64_t v[6] = {so[k].o.computing, so[k].o.communication, so[k].o.overlapped,
-			    so[k].o.comm_not_overlapped, so[k].o.free, so[k].o.preparing};
+			int64_t v[6] = {so[k].o.computing,  so[k].o.communication,
+			                so[k].o.overlapped, so[k].o.comm_not_overlapped,
+			                so[k].o.free,       so[k].o.preparing};
 			fprintf(f, "%6d %8s", r->rank, step);
 			for (int c = 0; c < 6; c++) {
 				int64_t a = v[c] < 0 ? -v[c] : v[c];
 				fprintf(f, " %s%7" PRId64 ".%06" PRId64, v[c] < 0 ? "-" : " ",
-				    a / 1000000, a % 1000000);
+				        a / 1000000, a % 1000000);
 			}
 			fprintf(f, "\n");
 		}
 		free(so);
 	}
-	report_rl_text(f, tr); /* stages, imbalance, pipeline, slow ranks, bubbles */
+	report_rl_text(f, q);
 	tl_comm_result cm;
 	tl_coll_result cr;
-	tlq_comm(tr, &cm);
-	tlq_collectives(tr, &cr);
-	text_split(f, tr, &cr, &cm);
-	report_comm_text(f, tr, &cm, &cr);
+	tlq_comm(q, &cm);
+	tlq_collectives(q, &cr);
+	text_split(f, q, &cr, &cm);
+	report_comm_text(f, q, &cm, &cr);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 }
 
 void
-report_summary_json(FILE *f, const tl_trace *tr)
+report_summary_json(FILE *f, const tl_query *q)
 {
-	report_summary_json_opts(f, tr, NULL);
+	report_summary_json_opts(f, q, NULL);
 }
 
 void
-report_summary_json_opts(FILE *f, const tl_trace *tr, const report_opts *ro)
+report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 {
+	const tl_trace *tr = tlq_trace(q);
 	tl_comm_result cm;
 	tl_coll_result cr;
-	tlq_comm(tr, &cm);
-	tlq_collectives(tr, &cr);
+	tlq_comm(q, &cm);
+	tlq_collectives(q, &cr);
 	fprintf(f, "{\"ranks\":[");
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
 		tl_step_overlap *so;
 		size_t n = tlq_step_overlaps(r, &so);
 		tl_step_split *sp = xcalloc(n ? n : 1, sizeof *sp);
-		tlq_step_split(tr, i, so, n, &cr, &cm, sp);
+		tlq_step_split(q, i, so, n, &cr, &cm, sp);
 		fprintf(f, "%s{\"rank\":%d,\"steps\":[", i ? "," : "", r->rank);
 		for (size_t k = 0; k < n; k++) {
 			const tl_overlap *o = &so[k].o;
 			fprintf(f,
-			    "%s{\"step\":%" PRId64 ",\"computing_ns\":%" PRId64
-			    ",\"communication_ns\":%" PRId64 ",\"overlapped_ns\":%" PRId64
-			    ",\"communication_not_overlapped_ns\":%" PRId64 ",\"free_ns\":%" PRId64
-			    ",\"preparing_ns\":%" PRId64,
-			    k ? "," : "", so[k].step_id, o->computing, o->communication, o->overlapped,
-			    o->comm_not_overlapped, o->free, o->preparing);
+			        "%s{\"step\":%" PRId64 ",\"computing_ns\":%" PRId64
+			        ",\"communication_ns\":%" PRId64 ",\"overlapped_ns\":%" PRId64
+			        ",\"communication_not_overlapped_ns\":%" PRId64
+			        ",\"free_ns\":%" PRId64 ",\"preparing_ns\":%" PRId64,
+			        k ? "," : "", so[k].step_id, o->computing, o->communication,
+			        o->overlapped, o->comm_not_overlapped, o->free, o->preparing);
 			fprintf(f,
 			        ",\"step_ns\":%" PRId64 ",\"memory_ns\":%" PRId64
 			        ",\"memory_not_overlapped_ns\":%" PRId64
@@ -147,11 +154,11 @@ report_summary_json_opts(FILE *f, const tl_trace *tr, const report_opts *ro)
 		free(so);
 	}
 	fprintf(f, "]");
-	report_rl_json(f, tr, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
-	report_comm_json(f, tr, &cm, &cr);
-	report_ops_json(f, tr);
-	report_host_json(f, tr);
-	report_memory_json(f, tr);
+	report_rl_json(f, q, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
+	report_comm_json(f, q, &cm, &cr);
+	report_ops_json(f, q);
+	report_host_json(f, q);
+	report_memory_json(f, q);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 	fprintf(f, "}\n");

@@ -228,8 +228,9 @@ text_p2p(FILE *f, const tl_coll_result *c)
 }
 
 void
-report_comm_text(FILE *f, const tl_trace *tr, const tl_comm_result *c, const tl_coll_result *cr)
+report_comm_text(FILE *f, const tl_query *q, const tl_comm_result *c, const tl_coll_result *cr)
 {
+	const tl_trace *tr = tlq_trace(q);
 	text_collectives(f, tr, cr);
 	text_p2p(f, cr);
 	if (c->nops > 0) {
@@ -398,9 +399,9 @@ json_matrix_summary(FILE *f, const tl_comm_result *c)
 }
 
 void
-report_comm_json(FILE *f, const tl_trace *tr, const tl_comm_result *c, const tl_coll_result *cr)
+report_comm_json(FILE *f, const tl_query *q, const tl_comm_result *c, const tl_coll_result *cr)
 {
-	(void)tr;
+	(void)q;
 	json_collectives(f, cr);
 	json_comm(f, c);
 	json_bandwidth(f, c);

@@ -7,13 +7,14 @@
 #include <stdlib.h>
 
 void
-report_host_json(FILE *f, const tl_trace *tr)
+report_host_json(FILE *f, const tl_query *q)
 {
+	const tl_trace *tr = tlq_trace(q);
 	fprintf(f, ",\"host\":[");
 	int first = 1;
 	tl_launch_step **all;
 	size_t *nall;
-	tlq_launch_steps_all(tr, 0, &all, &nall);
+	tlq_launch_steps_all(q, 0, &all, &nall);
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
 		tl_launch_step *v = all[i];

@@ -32,10 +32,10 @@ json_opt(FILE *f, const char *key, int have, int64_t v)
 }
 
 void
-report_memory_json(FILE *f, const tl_trace *tr)
+report_memory_json(FILE *f, const tl_query *q)
 {
-	tlq_counters(tr);
-	tl_rl *rl = NULL;
+	const tl_trace *tr = tlq_trace(q);
+	tlq_counters(q);
 	fprintf(f, ",\"memory\":[");
 	int first = 1;
 	for (size_t i = 0; i < tr->nranks; i++) {
@@ -55,9 +55,7 @@ report_memory_json(FILE *f, const tl_trace *tr)
 			json_opt(f, "step", si != SIZE_MAX, si != SIZE_MAX ? r->steps[si].id : 0);
 			const char *stage = NULL;
 			if (v[k].have[0]) {
-				if (rl == NULL)
-					rl = tlq_rl_open(tr, NULL);
-				stage = rl ? tlq_stage_at(rl, i, v[k].allocated_ns) : NULL;
+				stage = tlq_stage_at(q, i, v[k].allocated_ns);
 			}
 			fprintf(f, ",\"stage\":");
 			if (stage)
@@ -86,6 +84,4 @@ report_memory_json(FILE *f, const tl_trace *tr)
 		free(v);
 	}
 	fprintf(f, "]");
-	if (rl)
-		tlq_rl_close(rl);
 }

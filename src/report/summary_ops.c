@@ -29,10 +29,10 @@ json_stat(FILE *f, const tl_opstat *s)
 }
 
 void
-report_ops_json(FILE *f, const tl_trace *tr)
+report_ops_json(FILE *f, const tl_query *q)
 {
 	tl_ops_result o;
-	tlq_ops(tr, &o);
+	tlq_ops(q, &o);
 	fprintf(f, ",\"operators\":[");
 	for (size_t i = 0; i < o.ntypes; i++) {
 		const tl_op_type_row *t = &o.types[i];
@@ -59,7 +59,7 @@ report_ops_json(FILE *f, const tl_trace *tr)
 	tlq_ops_free(&o);
 
 	tl_comm_op_row *c;
-	size_t n = tlq_comm_ops(tr, &c);
+	size_t n = tlq_comm_ops(q, &c);
 	fprintf(f, ",\"comm_operators\":[");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "%s{\"rank\":%d,\"op_type\":", i ? "," : "", c[i].rank);

@@ -59,12 +59,12 @@ put_col(FILE *f, const char *s, int w)
 
 /* The width of the stage column over stage indexes st[0..n) (stride bytes apart). */
 static int
-stage_col_width(tl_rl *rl, const int *st, size_t n, size_t stride)
+stage_col_width(const tl_query *rl, const int *st, size_t n, size_t stride)
 {
 	int w = STAGE_W;
 	for (size_t i = 0; i < n; i++) {
 		int k = *(const int *)(const void *)((const char *)st + i * stride);
-		const char *nm = tlq_rl_stage_name(rl, k);
+		const char *nm = tlq_stage_name(rl, k);
 		char sn[160];
 		int c = nm ? text_cols(clean(nm, sn, sizeof sn)) : 1;
 		if (c > w)
@@ -74,7 +74,7 @@ stage_col_width(tl_rl *rl, const int *st, size_t n, size_t stride)
 }
 
 static void
-text_stages(FILE *f, const tl_trace *tr, tl_rl *rl)
+text_stages(FILE *f, const tl_trace *tr, const tl_query *rl)
 {
 	const tl_stage_row *v;
 	size_t n = tlq_stages(rl, &v);
@@ -96,8 +96,9 @@ text_stages(FILE *f, const tl_trace *tr, tl_rl *rl)
 	        "range");
 	for (size_t i = 0; i < n; i++) {
 		char a[32], b[32], c[32], d[32], e[32], st[24], nm[160], sn[160];
-		fprintf(f, "%6d %8s  ", tr->ranks[v[i].rank]->rank, step_str(st, sizeof st, v[i].step));
-		put_col(f, clean(tlq_rl_stage_name(rl, v[i].stage), sn, sizeof sn), sw);
+		fprintf(f, "%6d %8s  ", tr->ranks[v[i].rank]->rank,
+		        step_str(st, sizeof st, v[i].step));
+		put_col(f, clean(tlq_stage_name(rl, v[i].stage), sn, sizeof sn), sw);
 		fprintf(f, " %14s %14s %14s %14s %14s  %s%s\n",
 		        ms(a, sizeof a, v[i].start - tr->t_min),
 		        ms(b, sizeof b, v[i].end - tr->t_min),
@@ -110,7 +111,7 @@ text_stages(FILE *f, const tl_trace *tr, tl_rl *rl)
 }
 
 static void
-text_imbalance(FILE *f, const tl_trace *tr, tl_rl *rl)
+text_imbalance(FILE *f, const tl_trace *tr, const tl_query *rl)
 {
 	const tl_imbalance *v;
 	size_t n = tlq_imbalances(rl, &v);
@@ -137,7 +138,7 @@ text_imbalance(FILE *f, const tl_trace *tr, tl_rl *rl)
 		fprintf(f,
 		        "stage %s, step %s: max/mean %.4f, cv %.4f, last to finish rank %d%s, skew "
 		        "%s ms\n",
-		        clean(tlq_rl_stage_name(rl, im->stage), sn, sizeof sn),
+		        clean(tlq_stage_name(rl, im->stage), sn, sizeof sn),
 		        step_str(st, sizeof st, im->step), im->st.max_over_mean, im->st.cv,
 		        tr->ranks[im->ranks[im->st.slowest].rank]->rank, lr,
 		        ms(sk, sizeof sk, im->st.skew));
@@ -166,19 +167,19 @@ rank_list(FILE *f, const tl_trace *tr, const size_t *v, size_t n, int json)
 }
 
 static void
-text_pipeline(FILE *f, const tl_trace *tr, tl_rl *rl)
+text_pipeline(FILE *f, const tl_trace *tr, const tl_query *rl)
 {
 	const tl_pipeline *p = tlq_pipeline(rl);
 	fprintf(f, "\n");
 	if (p->nsteps == 0) {
 		char why[256];
-		fprintf(f, "%s\n", pipeline_absence(tr, p, why, sizeof why));
+		fprintf(f, "%s\n", tlq_pipeline_absence(rl, p, why, sizeof why));
 		return;
 	}
 	fprintf(f,
 	        "Pipeline parallelism: %d PP stages (from %s)%s; bubble = idle share of the "
 	        "step's pipeline span\n",
-	        p->npp, pipeline_source_name(p->source),
+	        p->npp, tlq_pipeline_source_name(p->source),
 	        p->ranks_from_ops == 0 ? ""
 	        : p->ranks_from_ops == p->ranks_with_blocks
 	            ? ", blocks from forward/backward operator pairs"
@@ -212,7 +213,7 @@ text_pipeline(FILE *f, const tl_trace *tr, tl_rl *rl)
 }
 
 static void
-text_slow(FILE *f, const tl_trace *tr, tl_rl *rl)
+text_slow(FILE *f, const tl_trace *tr, const tl_query *rl)
 {
 	const tl_slow_result *s = tlq_slow_ranks(rl);
 	fprintf(f, "\n");
@@ -251,17 +252,17 @@ text_slow(FILE *f, const tl_trace *tr, tl_rl *rl)
 	for (size_t i = 0; i < n; i++) {
 		char st[24], sk[32], sn[160];
 		fprintf(f, "%8s  ", step_str(st, sizeof st, v[i].step));
-		put_col(f, clean(tlq_rl_stage_name(rl, v[i].stage), sn, sizeof sn), sw);
+		put_col(f, clean(tlq_stage_name(rl, v[i].stage), sn, sizeof sn), sw);
 		fprintf(f, " %9d %14s\n", tr->ranks[v[i].ranks[v[i].st.slowest].rank]->rank,
 		        ms(sk, sizeof sk, v[i].st.skew));
 	}
 }
 
 static void
-text_bubbles(FILE *f, const tl_trace *tr, tl_rl *rl)
+text_bubbles(FILE *f, const tl_trace *tr, const tl_query *rl)
 {
 	const tl_rl_bubble *v;
-	size_t n = tlq_rl_bubbles(rl, &v);
+	size_t n = tlq_bubbles(rl, &v);
 	fprintf(f, "\n");
 	if (n == 0) {
 		fprintf(f, "Bubbles: none (no idle gap between device work on any rank).\n");
@@ -275,29 +276,28 @@ text_bubbles(FILE *f, const tl_trace *tr, tl_rl *rl)
 	fprintf(f, " %-18s %s\n", "reason", "detail");
 	for (size_t i = 0; i < n; i++) {
 		char a[32], b[32], st[32], d[200], snb[160];
-		const char *sn = tlq_rl_stage_name(rl, v[i].stage);
+		const char *sn = tlq_stage_name(rl, v[i].stage);
 		if (sn)
 			sn = clean(sn, snb, sizeof snb);
 		fprintf(f, "%6d %14s %14s %13s  ", tr->ranks[v[i].rank]->rank,
 		        ms(a, sizeof a, v[i].start - tr->t_min),
 		        ms(b, sizeof b, v[i].end - v[i].start),
-		        bubble_step_text(&v[i], "all", st, sizeof st));
+		        tlq_bubble_step_text(&v[i], "all", st, sizeof st));
 		put_col(f, sn ? sn : "-", sw);
-		fprintf(f, " %-18s %s\n", bubble_reason_name(v[i].reason),
+		fprintf(f, " %-18s %s\n", tlq_bubble_reason_name(v[i].reason),
 		        clean(v[i].detail, d, sizeof d));
 	}
 }
 
 void
-report_rl_text(FILE *f, const tl_trace *tr)
+report_rl_text(FILE *f, const tl_query *rl)
 {
-	tl_rl *rl = tlq_rl_open(tr, NULL);
+	const tl_trace *tr = tlq_trace(rl);
 	text_stages(f, tr, rl);
 	text_imbalance(f, tr, rl);
 	text_pipeline(f, tr, rl);
 	text_slow(f, tr, rl);
 	text_bubbles(f, tr, rl);
-	tlq_rl_close(rl);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
@@ -337,7 +337,7 @@ json_dp_num(FILE *f, double x, int integer)
 
 /* dp_analysis' numbers per rollout and rank; the steps themselves with series. */
 static void
-json_dp(FILE *f, const tl_trace *tr, tl_rl *rl, int series)
+json_dp(FILE *f, const tl_trace *tr, const tl_query *rl, int series)
 {
 	const tl_dp *v;
 	size_t n = tlq_dp(rl, &v);
@@ -348,7 +348,7 @@ json_dp(FILE *f, const tl_trace *tr, tl_rl *rl, int series)
 			const tl_dp_rank *x = &v[i].ranks[k];
 			fprintf(f, "%s{\"stage\":", first ? "" : ",");
 			first = 0;
-			json_str(f, tlq_rl_stage_name(rl, v[i].stage));
+			json_str(f, tlq_stage_name(rl, v[i].stage));
 			fprintf(f,
 			        ",\"step\":%" PRId64
 			        ",\"rank\":%d,\"decode_steps\":%zu,\"max_step\":%d",
@@ -396,16 +396,16 @@ json_dp(FILE *f, const tl_trace *tr, tl_rl *rl, int series)
 }
 
 void
-report_rl_json(FILE *f, const tl_trace *tr, const report_opts *o)
+report_rl_json(FILE *f, const tl_query *rl, const report_opts *o)
 {
-	tl_rl *rl = tlq_rl_open(tr, NULL);
+	const tl_trace *tr = tlq_trace(rl);
 
 	const tl_stage_row *sv;
 	size_t ns = tlq_stages(rl, &sv);
 	fprintf(f, ",\"stages\":[");
 	for (size_t i = 0; i < ns; i++) {
 		fprintf(f, "%s{\"rank\":%d,\"stage\":", i ? "," : "", tr->ranks[sv[i].rank]->rank);
-		json_str(f, tlq_rl_stage_name(rl, sv[i].stage));
+		json_str(f, tlq_stage_name(rl, sv[i].stage));
 		fprintf(f,
 		        ",\"step\":%" PRId64 ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
 		        ",\"duration_ns\":%" PRId64 ",\"busy_ns\":%" PRId64 ",\"lag_ns\":%" PRId64
@@ -425,7 +425,7 @@ report_rl_json(FILE *f, const tl_trace *tr, const report_opts *o)
 	for (size_t i = 0; i < ni; i++) {
 		const tl_imbalance *im = &iv[i];
 		fprintf(f, "%s{\"stage\":", i ? "," : "");
-		json_str(f, tlq_rl_stage_name(rl, im->stage));
+		json_str(f, tlq_stage_name(rl, im->stage));
 		fprintf(f, ",\"step\":%" PRId64 ",\"max_over_mean\":", im->step);
 		json_frac(f, im->st.max_over_mean);
 		fprintf(f, ",\"cv\":");
@@ -458,7 +458,7 @@ report_rl_json(FILE *f, const tl_trace *tr, const report_opts *o)
 	for (size_t k = 0; k < p->nsteps; k++) {
 		const tl_pp_step *s = &p->steps[k];
 		fprintf(f, "%s{\"step\":%" PRId64 ",\"pp_source\":", k ? "," : "", s->step);
-		json_str(f, pipeline_source_name(p->source));
+		json_str(f, tlq_pipeline_source_name(p->source));
 		fprintf(f, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"stages\":[",
 		        s->start, s->end);
 		for (size_t i = 0; i < s->nstages; i++) {
@@ -470,8 +470,9 @@ report_rl_json(FILE *f, const tl_trace *tr, const report_opts *o)
 			if (ps->shown != SIZE_MAX)
 				fprintf(f, ",\"blocks_rank\":%d,\"blocks_from\":\"%s\"",
 				        tr->ranks[ps->shown]->rank,
-				        p->rank_blocks[ps->shown] == TL_PP_BLOCKS_OPS ? "operator_pairs"
-				                                                        : "ranges");
+				        p->rank_blocks[ps->shown] == TL_PP_BLOCKS_OPS
+				            ? "operator_pairs"
+				            : "ranges");
 			fprintf(f, ",\"blocks\":[");
 			for (size_t b = 0; b < ps->nblocks; b++)
 				fprintf(f,
@@ -502,7 +503,7 @@ report_rl_json(FILE *f, const tl_trace *tr, const report_opts *o)
 		        tr->ranks[sr->v[i].rank]->rank, sr->v[i].votes);
 
 	const tl_rl_bubble *bv;
-	size_t nb = tlq_rl_bubbles(rl, &bv);
+	size_t nb = tlq_bubbles(rl, &bv);
 	fprintf(f, "],\"bubbles\":[");
 	for (size_t i = 0; i < nb; i++) {
 		fprintf(f,
@@ -510,17 +511,16 @@ report_rl_json(FILE *f, const tl_trace *tr, const report_opts *o)
 		        ",\"duration_ns\":%" PRId64 ",\"stage\":",
 		        i ? "," : "", tr->ranks[bv[i].rank]->rank, bv[i].start, bv[i].end,
 		        bv[i].end - bv[i].start);
-		json_str(f, tlq_rl_stage_name(rl, bv[i].stage));
+		json_str(f, tlq_stage_name(rl, bv[i].stage));
 		/* between steps: no step (null), unlike -1 of a profile without steps */
 		if (bv[i].between_steps)
 			fprintf(f, ",\"step\":null,\"between_steps\":true");
 		else
 			fprintf(f, ",\"step\":%" PRId64 ",\"between_steps\":false", bv[i].step);
-		fprintf(f, ",\"reason\":\"%s\",\"detail\":", bubble_reason_name(bv[i].reason));
+		fprintf(f, ",\"reason\":\"%s\",\"detail\":", tlq_bubble_reason_name(bv[i].reason));
 		json_str(f, bv[i].detail);
 		fprintf(f, "}");
 	}
 	fprintf(f, "]");
 	json_dp(f, tr, rl, o != NULL && o->series);
-	tlq_rl_close(rl);
 }

@@ -259,7 +259,7 @@ static void *
 comm_open(tl_ui *ui)
 {
 	comm_state *s = xcalloc(1, sizeof *s);
-	tlq_comm(ui->tr, &s->c); /* read once, when first shown */
+	tlq_comm(ui->q, &s->c); /* read once, when first shown */
 	return s;
 }
 

@@ -156,7 +156,7 @@ cmd_theme(tl_ui *ui, char *arg)
 	tl_theme t;
 	char err[512];
 	int rc = theme_load(&t, *arg ? arg : NULL, err, sizeof err);
-	if (rc == -2) {
+	if (rc == TL_CONF_UNREADABLE) {
 		ui_message(ui, 1, "%s", err);
 		return -1;
 	}
@@ -173,7 +173,7 @@ cmd_keymap(tl_ui *ui, char *arg)
 	tl_keymap k;
 	char err[512];
 	int rc = keymap_load(&k, *arg ? arg : NULL, err, sizeof err);
-	if (rc == -2) {
+	if (rc == TL_CONF_UNREADABLE) {
 		keymap_free(&k);
 		ui_message(ui, 1, "%s", err);
 		return -1;

@@ -1,10 +1,9 @@
 /* The detail pane under the lanes: the selected slice (name, rank, lane, times, enclosing
  * stage and step, arguments read lazily from its source), or the selected bubble (a Free slice:
- * its step, stage, reason and evidence from tlq_rl_bubble_at, the attribution `tl summary`
+ * its step, stage, reason and evidence from tlq_bubble_at, the attribution `tl summary`
  * prints) and, with a marked range, per rank statistics of that range from the query layer
  * (tlq_overlap, the function `tl summary` uses). */
 #include "config.h"
-#include "analysis/lanes.h"
 #include "ui/common.h"
 #include "query/host.h"
 #include "util/timefmt.h"
@@ -148,7 +147,7 @@ bubble_lines(tl_ui *ui, detail_state *ds, dlines *d)
 	}
 	if (!ds->bub_valid || ds->bub.rank != ui->sel.s.rank || ds->bub.start != s->start ||
 	    ds->bub.end != s->end) {
-		tlq_rl_bubble_at(ui->rl, ui->sel.s.rank, s->start, s->end, &ds->bub);
+		tlq_bubble_at(ui->q, ui->sel.s.rank, s->start, s->end, &ds->bub);
 		ds->bub_valid = 1;
 	}
 	const tl_rl_bubble *b = &ds->bub;
@@ -164,14 +163,14 @@ bubble_lines(tl_ui *ui, detail_state *ds, dlines *d)
 	add(d, SLOT_DETAIL, "duration", "%s  (%s us)",
 	    timefmt_dur(b->end - b->start, du, sizeof du),
 	    timefmt_us3(b->end - b->start, a, sizeof a));
-	add(d, SLOT_DETAIL, "step", "%s", bubble_step_text(b, "-", e, sizeof e));
-	const char *sn = tlq_rl_stage_name(ui->rl, b->stage);
+	add(d, SLOT_DETAIL, "step", "%s", tlq_bubble_step_text(b, "-", e, sizeof e));
+	const char *sn = tlq_stage_name(ui->q, b->stage);
 	if (sn)
 		add(d, SLOT_DETAIL, "stage", "%s  (encloses the whole gap)",
 		    ui_clean(ui, sn, nm, sizeof nm));
 	else
 		add(d, SLOT_DETAIL, "stage", "-  (no stage encloses the whole gap)");
-	add(d, SLOT_DETAIL, "reason", "%s", bubble_reason_name(b->reason));
+	add(d, SLOT_DETAIL, "reason", "%s", tlq_bubble_reason_name(b->reason));
 	add(d, SLOT_DETAIL, "evidence", "%s", ui_clean(ui, b->detail, nm, sizeof nm));
 }
 
@@ -181,7 +180,7 @@ static void
 arrival_lines(tl_ui *ui, detail_state *ds, dlines *d, const tl_rank *r, const tl_slice *s)
 {
 	if (!ds->coll_valid) {
-		tlq_collectives(ui->tr, &ds->coll);
+		tlq_collectives(ui->q, &ds->coll);
 		ds->coll_valid = 1;
 	}
 	for (size_t i = 0; i < ds->coll.n; i++) {
@@ -231,7 +230,7 @@ slice_lines(tl_ui *ui, detail_state *ds, dlines *d)
 	    r->role ? ui_clean(ui, r->role, b, sizeof b) : "");
 	ui_clean(ui, strpool_get(r->pool, t->label), lab, sizeof lab);
 	if (t->kind == TL_LANE_OVERLAP)
-		add(d, SLOT_DETAIL, "lane", "overlap %s", lanes_overlap_name((int)t->key));
+		add(d, SLOT_DETAIL, "lane", "overlap %s", tlq_overlap_lane_name((int)t->key));
 	else
 		add(d, SLOT_DETAIL, "lane", "%s %s%s", lane_kind_name(t->kind), lab,
 		    t->depth ? " (nested)" : "");

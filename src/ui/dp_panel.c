@@ -69,40 +69,19 @@ typedef struct dp_state {
 	size_t sel, top; /* selected row and first row shown */
 	size_t *order;   /* rows in display order */
 	size_t norder;
-	/* a profile without stages: its engine steps as one rollout over the whole capture, each
-	 * rank's row spanning its first step's start to its last step's end (host) */
-	tl_imbalance whole; /* n == 0: none; ranks owned */
+	/* a profile without stages: its engine steps as one rollout (tlq_dp_whole), or NULL */
+	const tl_imbalance *whole;
 } dp_state;
 
 static const tl_imbalance *
 current(tl_ui *ui, dp_state *s, const tl_imbalance **all, size_t *n)
 {
-	*n = tlq_imbalances(ui->rl, all);
-	if (*n == 0 && s->whole.n > 0) {
-		*all = &s->whole;
+	*n = tlq_imbalances(ui->q, all);
+	if (*n == 0 && s->whole != NULL) {
+		*all = s->whole;
 		*n = 1;
 	}
 	return s->imb < *n ? &(*all)[s->imb] : NULL;
-}
-
-/* The whole capture as one rollout where no stage ran on two ranks (see dp_state.whole). */
-static void
-whole_build(tl_ui *ui, dp_state *s)
-{
-	const tl_dp *d = tlq_dp_of(ui->rl, TL_STAGE_NONE, -1);
-	if (d == NULL || d->n == 0)
-		return;
-	tl_imb_rank *v = xcalloc(d->n, sizeof *v);
-	for (size_t i = 0; i < d->n; i++) {
-		const tl_dp_rank *x = &d->ranks[i];
-		v[i].rank = x->rank;
-		v[i].decode_steps = (int)x->nsteps;
-		v[i].start = x->steps[0].start;
-		v[i].end = x->steps[x->nsteps - 1].end;
-		v[i].duration = v[i].end - v[i].start;
-	}
-	s->whole = (tl_imbalance){.stage = TL_STAGE_NONE, .step = -1, .ranks = v, .n = d->n};
-	imbalance_compute(v, d->n, &s->whole.st);
 }
 
 static char *
@@ -125,7 +104,7 @@ entry_name(tl_ui *ui, const tl_imbalance *im, char *buf, size_t len)
 	}
 	char sb[160], st[24]; /* a role directory's name: untrusted */
 	snprintf(buf, len, "stage %s, step %s",
-	         ui_clean(ui, tlq_rl_stage_name(ui->rl, im->stage), sb, sizeof sb),
+	         ui_clean(ui, tlq_stage_name(ui->q, im->stage), sb, sizeof sb),
 	         step_text(im->step, st, sizeof st));
 	return buf;
 }
@@ -134,7 +113,7 @@ entry_name(tl_ui *ui, const tl_imbalance *im, char *buf, size_t len)
 static const tl_dp *
 current_dp(tl_ui *ui, const tl_imbalance *im)
 {
-	return im ? tlq_dp_of(ui->rl, im->stage, im->step) : NULL;
+	return im ? tlq_dp_of(ui->q, im->stage, im->step) : NULL;
 }
 
 static char *
@@ -343,7 +322,7 @@ col_value_of(const tl_dp_rank *d, int metric, int s0, int s1, double *v)
 		return 0;
 	int any = -1;
 	for (int s = s0; s < s1 && (size_t)s < d->nsteps; s++) {
-		double x = dp_step_value(&d->steps[s], metric);
+		double x = tlq_dp_step_value(&d->steps[s], metric);
 		if (x == TL_DP_NONE)
 			continue;
 		if (any < 0 || x > *v)
@@ -360,7 +339,7 @@ static void
 chart_title(tl_ui *ui, dp_state *s, const tl_dp *d, int x, int y, int w, int early, int late)
 {
 	tl_screen *sc = &ui->scr;
-	double vmax = dp_metric_max(d->ranks, d->n, s->metric);
+	double vmax = tlq_dp_metric_max(d->ranks, d->n, s->metric);
 	char k[24], mx[32];
 	if (s->metric == TL_DP_CACHE)
 		snprintf(mx, sizeof mx, "%.0f%%", vmax * 100);
@@ -414,11 +393,11 @@ chart_rows(tl_ui *ui, dp_state *s, const tl_dp *d, int x, int y, int w, uint8_t 
 {
 	tl_screen *sc = &ui->scr;
 	int early, late;
-	dp_end_steps(d->ranks, d->n, &early, &late);
+	tlq_dp_end_steps(d->ranks, d->n, &early, &late);
 	int nsteps = late + 1, px = x + 8, pw = w - 9;
 	if (nsteps <= 0 || pw < 4)
 		return;
-	double vmax = dp_metric_max(d->ranks, d->n, s->metric);
+	double vmax = tlq_dp_metric_max(d->ranks, d->n, s->metric);
 	chart_title(ui, s, d, x, y, w, early, late);
 	static const char ascii_levels[] = " .:-=+*#%";
 	int stats = dp_level(d) == 2;
@@ -470,11 +449,11 @@ chart_overlay(tl_ui *ui, dp_state *s, const tl_dp *d, int x, int y, int w, int h
 {
 	tl_screen *sc = &ui->scr;
 	int early, late;
-	dp_end_steps(d->ranks, d->n, &early, &late);
+	tlq_dp_end_steps(d->ranks, d->n, &early, &late);
 	int nsteps = late + 1, px = x + 8, pw = w - 9, ph = h - 2;
 	if (nsteps <= 0 || pw < 4 || ph < 1)
 		return;
-	double vmax = dp_metric_max(d->ranks, d->n, s->metric);
+	double vmax = tlq_dp_metric_max(d->ranks, d->n, s->metric);
 	chart_title(ui, s, d, x, y, w, early, late);
 	size_t cells = (size_t)pw * (size_t)ph;
 	uint8_t *dots = xcalloc(cells, 1), *hit = xcalloc(cells, 1);
@@ -486,7 +465,7 @@ chart_overlay(tl_ui *ui, dp_state *s, const tl_dp *d, int x, int y, int w, int h
 		for (int xd = 0; xd < xd_n; xd++) {
 			int st = (int)((int64_t)xd * nsteps / xd_n);
 			double v = (size_t)st < d->ranks[i].nsteps
-			               ? dp_step_value(&d->ranks[i].steps[st], s->metric)
+			               ? tlq_dp_step_value(&d->ranks[i].steps[st], s->metric)
 			               : TL_DP_NONE;
 			if (v == TL_DP_NONE) {
 				prev = -1;
@@ -560,7 +539,7 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	if (s->norder != im->n)
 		order_rows(s, im, dp);
 	char sb[160]; /* a role directory's name: untrusted */
-	const char *stage = ui_clean(ui, tlq_rl_stage_name(ui->rl, im->stage), sb, sizeof sb);
+	const char *stage = ui_clean(ui, tlq_stage_name(ui->q, im->stage), sb, sizeof sb);
 	char en[200];
 	screen_printf(
 	    sc, x, y, w, SLOT_TITLE,
@@ -719,7 +698,7 @@ jump(tl_ui *ui, const tl_imbalance *im, const tl_imb_rank *v)
 	if (im->stage == TL_STAGE_NONE)
 		snprintf(en, sizeof en, "the whole capture");
 	else
-		snprintf(en, sizeof en, "%s step %s", tlq_rl_stage_name(ui->rl, im->stage),
+		snprintf(en, sizeof en, "%s step %s", tlq_stage_name(ui->q, im->stage),
 		         step_text(im->step, st, sizeof st));
 	ui_message(ui, 0, "Rank %d, %s: %s, then waited %s for the last to finish", r->rank, en,
 	           ms_text(v->duration, d, sizeof d), ms_text(v->wait, wt, sizeof wt));
@@ -807,7 +786,7 @@ imb_action(tl_ui *ui, void *state, int a)
 			else if (by_step)
 				ui_message(ui, 0,
 				           "Stage %s ran on two ranks or more in one step only",
-				           tlq_rl_stage_name(ui->rl, im->stage));
+				           tlq_stage_name(ui->q, im->stage));
 			else
 				ui_message(ui, 0,
 				           "Step %s has one stage that ran on two ranks or more",
@@ -857,14 +836,14 @@ imb_open(tl_ui *ui)
 {
 	dp_state *s = xcalloc(1, sizeof *s);
 	const tl_imbalance *all;
-	size_t n = tlq_imbalances(ui->rl, &all);
+	size_t n = tlq_imbalances(ui->q, &all);
 	for (size_t i = 0; i < n; i++) /* first shown: rollout of the first step */
 		if (all[i].stage == TL_STAGE_ROLLOUT) {
 			s->imb = i;
 			break;
 		}
 	if (n == 0)
-		whole_build(ui, s);
+		s->whole = tlq_dp_whole(ui->q);
 	return s;
 }
 
@@ -874,7 +853,6 @@ imb_close(tl_ui *ui, void *st)
 	(void)ui;
 	dp_state *s = st;
 	free(s->order);
-	free(s->whole.ranks);
 	free(s);
 }
 
@@ -902,7 +880,7 @@ dp_panel_export_svg(tl_ui *ui, const char *path)
 	const tl_dp *dp = current_dp(ui, im);
 	if (dp == NULL) {
 		const tl_dp *v;
-		if (tlq_dp(ui->rl, &v) == 1 && v[0].stage == TL_STAGE_NONE)
+		if (tlq_dp(ui->q, &v) == 1 && v[0].stage == TL_STAGE_NONE)
 			dp = &v[0]; /* no stages: the whole capture */
 	}
 	if (dp == NULL) {
@@ -919,7 +897,7 @@ dp_panel_export_svg(tl_ui *ui, const char *path)
 		ui_message(ui, 1, "cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
-	int rc = dp_svg_write(f, ui->tr, dp, tlq_rl_stage_name(ui->rl, dp->stage), s->metric, hl);
+	int rc = dp_svg_write(f, ui->tr, dp, tlq_stage_name(ui->q, dp->stage), s->metric, hl);
 	if (fclose(f) != 0 || rc != 0) {
 		ui_message(ui, 1, "cannot write %s: %s", path, strerror(errno));
 		return -1;

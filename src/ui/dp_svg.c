@@ -72,9 +72,9 @@ dp_svg_write(FILE *f, const tl_trace *tr, const tl_dp *d, const char *stage, int
              size_t highlight)
 {
 	int early, gmax;
-	dp_end_steps(d->ranks, d->n, &early, &gmax);
-	double vmax = dp_metric_max(d->ranks, d->n, metric);
-	const char *mn = dp_metric_name(metric);
+	tlq_dp_end_steps(d->ranks, d->n, &early, &gmax);
+	double vmax = tlq_dp_metric_max(d->ranks, d->n, metric);
+	const char *mn = tlq_dp_metric_name(metric);
 	fprintf(f,
 	        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -129,7 +129,7 @@ dp_svg_write(FILE *f, const tl_trace *tr, const tl_dp *d, const char *stage, int
 			        palette[i % NPALETTE], hl ? "3" : "1.5",
 			        highlight != SIZE_MAX && !hl ? " stroke-opacity=\"0.55\"" : "");
 			for (size_t k = 0; k < x->nsteps; k++) {
-				double v = dp_step_value(&x->steps[k], metric);
+				double v = tlq_dp_step_value(&x->steps[k], metric);
 				if (v == TL_DP_NONE) {
 					if (open)
 						fprintf(f, "\"/>");

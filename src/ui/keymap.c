@@ -191,10 +191,11 @@ keymap_bind(tl_keymap *km, int key, int action)
 	VEC_PUSH(km->v, km->n, km->cap, b);
 }
 
-int
+tl_conf_status
 keymap_parse(tl_keymap *km, const char *text, const char *origin, char *err, size_t errlen)
 {
-	int rc = 0, lineno = 0;
+	tl_conf_status rc = TL_CONF_OK;
+	int lineno = 0;
 	const char *p = text;
 	char *line;
 	while ((line = config_next_line(&p)) != NULL) {
@@ -225,16 +226,16 @@ keymap_parse(tl_keymap *km, const char *text, const char *origin, char *err, siz
 			snprintf(problem, sizeof problem,
 			         "unknown command '%.60s' (bind or unbind)", tok[0]);
 		}
-		if (problem[0] && rc == 0) {
+		if (problem[0] && rc == TL_CONF_OK) {
 			snprintf(err, errlen, "%s:%d: %s", origin, lineno, problem);
-			rc = -1;
+			rc = TL_CONF_BAD_LINE;
 		}
 		free(line);
 	}
 	return rc;
 }
 
-int
+tl_conf_status
 keymap_load(tl_keymap *km, const char *name, char *err, size_t errlen)
 {
 	memset(km, 0, sizeof *km);
@@ -247,7 +248,7 @@ keymap_load(tl_keymap *km, const char *name, char *err, size_t errlen)
 	if (name == NULL) {
 		text = config_user_default("keys", origin, sizeof origin);
 		if (text == NULL)
-			return 0;
+			return TL_CONF_OK;
 	} else if (strcmp(name, "default") == 0 && builtin_file("default", "keys")) {
 		/* the built-in default; a user's own default.keys still applies (the call starts
 		 * afresh: what this one bound is freed, not dropped) */
@@ -257,10 +258,10 @@ keymap_load(tl_keymap *km, const char *name, char *err, size_t errlen)
 		text = config_file_read(name, "keys", origin, sizeof origin);
 		if (text == NULL) {
 			snprintf(err, errlen, "%s", origin);
-			return -2;
+			return TL_CONF_UNREADABLE;
 		}
 	}
-	int rc = keymap_parse(km, text, origin, err, errlen);
+	tl_conf_status rc = keymap_parse(km, text, origin, err, errlen);
 	free(text);
 	snprintf(km->name, sizeof km->name, "%s", name ? name : "default");
 	return rc;

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "util/confpath.h"
+
 #define TLK_FN(k) (0x110000 + (k))
 #define TLK_META 0x400000
 #define TLK_WHEEL_UP TLK_FN(0x10001)
@@ -32,14 +34,15 @@ typedef struct tl_keymap {
 	size_t n, cap;
 } tl_keymap;
 
-/* Applies "bind KEY ACTION" / "unbind KEY" lines over km. Returns 0, or -1 with
- * "origin:LINE: problem" in err (the other lines still apply). */
-int keymap_parse(tl_keymap *, const char *text, const char *origin, char *err, size_t errlen);
+/* Applies "bind KEY ACTION" / "unbind KEY" lines over km. Returns TL_CONF_OK, or
+ * TL_CONF_BAD_LINE with "origin:LINE: problem" in err (the other lines still apply). */
+tl_conf_status keymap_parse(tl_keymap *, const char *text, const char *origin, char *err,
+                            size_t errlen);
 /* The built-in default keymap, then NAME on top of it (a path, $XDG_CONFIG_HOME/tl/NAME.keys,
  * or a built-in keymap); NAME NULL: the user's default.keys when there is one. */
-/* Returns 0; -1 with a message when a line is bad (the rest applies); -2 when NAME cannot be
- * found or read. */
-int keymap_load(tl_keymap *, const char *name, char *err, size_t errlen);
+/* Returns TL_CONF_OK; TL_CONF_BAD_LINE with a message when a line is bad (the rest applies);
+ * TL_CONF_UNREADABLE when NAME cannot be found or read. */
+tl_conf_status keymap_load(tl_keymap *, const char *name, char *err, size_t errlen);
 void keymap_free(tl_keymap *);
 int keymap_action(const tl_keymap *, int key); /* ACT_NONE when unbound */
 /* Keys bound to an action, in binding order; returns how many (up to max). */

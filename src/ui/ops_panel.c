@@ -304,7 +304,7 @@ ops_open(tl_ui *ui)
 {
 	ops_state *s = xcalloc(1, sizeof *s);
 	s->type = SIZE_MAX;
-	tlq_ops(ui->tr, &s->o); /* read once, when first shown */
+	tlq_ops(ui->q, &s->o); /* read once, when first shown */
 	s->ranks = xreallocarray(NULL, s->o.ntypes ? s->o.ntypes : 1, sizeof *s->ranks);
 	for (size_t i = 0; i < s->o.ntypes; i++)
 		s->ranks[s->nranks++] = s->o.types[i].rank;
@@ -316,7 +316,7 @@ ops_open(tl_ui *ui)
 	s->nranks = n;
 	compare_ranks(s);
 	/* first shown: the slowest rank, by slow-rank votes, else by compute time */
-	const tl_slow_result *sr = tlq_slow_ranks(ui->rl);
+	const tl_slow_result *sr = tlq_slow_ranks(ui->q);
 	int want = -1;
 	if (sr->n > 0)
 		want = ui->tr->ranks[sr->v[0].rank]->rank;

@@ -1,7 +1,7 @@
 /* The overview panel: the tables of `tl summary` in the viewer — overlap per rank and step,
  * RL stages, slow-rank votes, the largest bubbles — one at a time, sortable by any column, and
  * Enter shows the row's rank and time range in the timeline. The rows are made from the query
- * functions the report prints (tlq_step_overlaps, tlq_stages, tlq_slow_ranks, tlq_rl_bubbles):
+ * functions the report prints (tlq_step_overlaps, tlq_stages, tlq_slow_ranks, tlq_bubbles):
  * the panel computes nothing of its own. */
 #include "config.h"
 #include "ui/common.h"
@@ -125,14 +125,13 @@ static void
 build_stages(tl_ui *ui, ov_table *t)
 {
 	const tl_stage_row *v;
-	size_t n = tlq_stages(ui->rl, &v), cap = 0;
+	size_t n = tlq_stages(ui->q, &v), cap = 0;
 	for (size_t i = 0; i < n; i++) {
 		ov_row row = {.rank = v[i].rank, .t0 = v[i].start, .t1 = v[i].end};
 		row.num[0] = ui->tr->ranks[v[i].rank]->rank;
 		row.num[1] = v[i].step;
 		step_cell(v[i].step, row.text[1], sizeof row.text[1]);
-		ui_clean(ui, tlq_rl_stage_name(ui->rl, v[i].stage), row.text[2],
-		         sizeof row.text[2]);
+		ui_clean(ui, tlq_stage_name(ui->q, v[i].stage), row.text[2], sizeof row.text[2]);
 		row.num[3] = v[i].start - ui->origin;
 		row.num[4] = v[i].end - v[i].start;
 		row.num[5] = v[i].busy;
@@ -147,7 +146,7 @@ build_stages(tl_ui *ui, ov_table *t)
 static void
 build_slow(tl_ui *ui, ov_table *t)
 {
-	const tl_slow_result *s = tlq_slow_ranks(ui->rl);
+	const tl_slow_result *s = tlq_slow_ranks(ui->q);
 	size_t cap = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		ov_row row = {.rank = s->v[i].rank};
@@ -174,18 +173,19 @@ static void
 build_bubbles(tl_ui *ui, ov_table *t)
 {
 	const tl_rl_bubble *v;
-	size_t n = tlq_rl_bubbles(ui->rl, &v), cap = 0;
+	size_t n = tlq_bubbles(ui->q, &v), cap = 0;
 	for (size_t i = 0; i < n; i++) {
 		ov_row row = {.rank = v[i].rank, .t0 = v[i].start, .t1 = v[i].end};
 		row.num[0] = ui->tr->ranks[v[i].rank]->rank;
 		row.num[1] = v[i].start - ui->origin;
 		row.num[2] = v[i].end - v[i].start;
-		bubble_step_text(&v[i], "-", row.text[3], sizeof row.text[3]);
+		tlq_bubble_step_text(&v[i], "-", row.text[3], sizeof row.text[3]);
 		/* between steps sorts after every step: in-step bubbles are the ones to fix */
 		row.num[3] = v[i].step >= 0 ? v[i].step : INT64_MAX;
-		const char *sn = tlq_rl_stage_name(ui->rl, v[i].stage);
+		const char *sn = tlq_stage_name(ui->q, v[i].stage);
 		ui_clean(ui, sn ? sn : "-", row.text[4], sizeof row.text[4]);
-		snprintf(row.text[5], sizeof row.text[5], "%s", bubble_reason_name(v[i].reason));
+		snprintf(row.text[5], sizeof row.text[5], "%s",
+		         tlq_bubble_reason_name(v[i].reason));
 		row.have_bubble = 1;
 		row.bubble = v[i];
 		VEC_PUSH(t->rows, t->n, cap, row);

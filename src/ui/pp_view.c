@@ -22,7 +22,7 @@ typedef struct pp_state {
 static const tl_pp_step *
 current(tl_ui *ui, pp_state *s, const tl_pipeline **pp)
 {
-	*pp = tlq_pipeline(ui->rl);
+	*pp = tlq_pipeline(ui->q);
 	if ((*pp)->nsteps == 0)
 		return NULL;
 	if (s->step >= (*pp)->nsteps)
@@ -79,7 +79,7 @@ pp_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 		              keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
 		char why[256];
 		screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL, "%s",
-		              pipeline_absence(ui->tr, pp, why, sizeof why));
+		              tlq_pipeline_absence(ui->q, pp, why, sizeof why));
 		return;
 	}
 	if (st->step < 0)
@@ -91,7 +91,7 @@ pp_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	    sc, x, y, w, SLOT_TITLE,
 	    " Pipeline: step %s (%zu of %zu), %d PP stages from %s, span %s   (%s step, Enter: "
 	    "timeline, %s: close)",
-	    stp, s->step + 1, pp->nsteps, pp->npp, pipeline_source_name(pp->source), sp,
+	    stp, s->step + 1, pp->nsteps, pp->npp, tlq_pipeline_source_name(pp->source), sp,
 	    keymap_key_hint(&ui->keys, ACT_STEP_NEXT, k1, sizeof k1),
 	    keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
 	int bw = w - LABEL_W - 1;

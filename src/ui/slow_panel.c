@@ -93,7 +93,7 @@ slow_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 {
 	tl_screen *sc = &ui->scr;
 	slow_state *s = state;
-	const tl_slow_result *sr = tlq_slow_ranks(ui->rl);
+	const tl_slow_result *sr = tlq_slow_ranks(ui->q);
 	char k1[24], k2[24];
 	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
 	if (!s->built)
@@ -195,7 +195,7 @@ static int
 slow_action(tl_ui *ui, void *state, int a)
 {
 	slow_state *s = state;
-	const tl_slow_result *sr = tlq_slow_ranks(ui->rl);
+	const tl_slow_result *sr = tlq_slow_ranks(ui->q);
 	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
 	switch (a) {
 	case ACT_QUIT:

@@ -150,41 +150,11 @@ parse_attr(const char *s, uint16_t *attr)
 
 #define MAXTOK 12
 
-char *
-config_next_line(const char **p)
-{
-	if (**p == '\0')
-		return NULL;
-	const char *nl = strchr(*p, '\n');
-	size_t len = nl ? (size_t)(nl - *p) : strlen(*p);
-	char *line = xstrndup(*p, len);
-	*p += len + (nl ? 1 : 0);
-	return line;
-}
-
-int
-config_words(char *line, char **tok, int max, const char *seps)
-{
-	int n = 0;
-	char *p = line;
-	while (*p && n < max) {
-		while (*p && strchr(seps, *p) != NULL)
-			p++;
-		if (*p == '\0' || *p == '#')
-			break;
-		tok[n++] = p;
-		while (*p && strchr(seps, *p) == NULL)
-			p++;
-		if (*p)
-			*p++ = '\0';
-	}
-	return n;
-}
-
-int
+tl_conf_status
 theme_parse(tl_theme *t, const char *text, const char *origin, char *err, size_t errlen)
 {
-	int rc = 0, lineno = 0;
+	tl_conf_status rc = TL_CONF_OK;
+	int lineno = 0;
 	const char *p = text;
 	char *line;
 	while ((line = config_next_line(&p)) != NULL) {
@@ -247,9 +217,9 @@ theme_parse(tl_theme *t, const char *text, const char *origin, char *err, size_t
 			         tok[0]);
 			problem = pbuf;
 		}
-		if (problem && rc == 0) {
+		if (problem && rc == TL_CONF_OK) {
 			snprintf(err, errlen, "%s:%d: %s", origin, lineno, problem);
-			rc = -1;
+			rc = TL_CONF_BAD_LINE;
 		}
 		free(line);
 	}
@@ -349,7 +319,7 @@ config_file_read(const char *name, const char *ext, char *origin, size_t originl
 	return NULL;
 }
 
-int
+tl_conf_status
 theme_load(tl_theme *t, const char *name, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof *t);
@@ -370,18 +340,18 @@ theme_load(tl_theme *t, const char *name, char *err, size_t errlen)
 		/* only a user's own default.theme; the built-in one is loaded already */
 		text = config_user_default("theme", origin, sizeof origin);
 		if (text == NULL)
-			return 0;
+			return TL_CONF_OK;
 	} else {
 		text = config_file_read(name, "theme", origin, sizeof origin);
 		if (text == NULL) {
 			snprintf(err, errlen, "%s", origin);
-			return -2;
+			return TL_CONF_UNREADABLE;
 		}
 	}
 	tl_theme over = base;
 	for (int i = 0; i < SLOT__COUNT; i++)
 		over.slot[i].has_color = over.slot[i].has_mono = 0;
-	int rc = theme_parse(&over, text, origin, err, errlen);
+	tl_conf_status rc = theme_parse(&over, text, origin, err, errlen);
 	free(text);
 	/* what the file leaves out stays as the default theme has it */
 	for (int i = 0; i < SLOT__COUNT; i++) {

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/confpath.h"
+
 /* X(enum, name in theme files, character in :dump-attrs) */
 #define TL_SLOTS(X)                                                                                \
 	X(NORMAL, "normal", '.')                                                                   \
@@ -78,24 +80,19 @@ char theme_slot_char(int slot);
 /* The slot of a stage slice: stage.NAME when the theme knows it, else stage. */
 int theme_stage_slot(const char *stage_name);
 
-/* Parses theme text over *t. origin names it in messages. Returns 0, or -1 with
- * "origin:LINE: problem" in err (the other lines still apply). */
-int theme_parse(tl_theme *, const char *text, const char *origin, char *err, size_t errlen);
+/* Parses theme text over *t. origin names it in messages. Returns TL_CONF_OK, or
+ * TL_CONF_BAD_LINE with "origin:LINE: problem" in err (the other lines still apply). */
+tl_conf_status theme_parse(tl_theme *, const char *text, const char *origin, char *err,
+                           size_t errlen);
 /* Loads the built-in default, then NAME on top of it: a path (with a '/'), a file
  * $XDG_CONFIG_HOME/tl/NAME.theme, or a built-in theme. NAME NULL: the user's default.theme
- * when there is one. Returns 0; -1 with a message when a line is bad (the rest applies); -2
- * when NAME cannot be found or read. */
-int theme_load(tl_theme *, const char *name, char *err, size_t errlen);
+ * when there is one. Returns TL_CONF_OK; TL_CONF_BAD_LINE with a message when a line is bad
+ * (the rest applies); TL_CONF_UNREADABLE when NAME cannot be found or read. */
+tl_conf_status theme_load(tl_theme *, const char *name, char *err, size_t errlen);
 
 /* Finds the user's or the built-in file NAME.EXT; returns its text (malloc'd) or NULL, and a
  * description of where it came from in origin. Shared with the keymap loader. */
 char *config_file_read(const char *name, const char *ext, char *origin, size_t originlen);
-/* The next line of config text at *p (malloc'd, without its newline; *p moves past it), or
- * NULL at the end of the text. Shared with the keymap parser. */
-char *config_next_line(const char **p);
-/* Splits line in place into at most max words separated by any of the characters of seps; a
- * word starting with '#' starts a comment, which ends the line. Returns the number of words. */
-int config_words(char *line, char **tok, int max, const char *seps);
 /* The user's own default.EXT (in the config folder) when there is one, as config_file_read. */
 char *config_user_default(const char *ext, char *origin, size_t originlen);
 

@@ -2,7 +2,6 @@
  * search) and what other files ask of it (ui/timeline.h). Lanes are in timeline_lanes.c, drawing
  * in timeline_draw.c, the viewport maths in viewport.c. */
 #include "config.h"
-#include "analysis/lanes.h"
 #include "ui/common.h"
 #include "ui/timeline_int.h"
 #include "query/host.h"
@@ -246,7 +245,7 @@ slice_step(tl_ui *ui, int dir)
 
 /* ---- bubbles ------------------------------------------------------------------------------- */
 
-/* Bubbles are found and attributed by the query layer (tlq_rl_bubble_*: the stage enclosing the
+/* Bubbles are found and attributed by the query layer (tlq_bubble_*: the stage enclosing the
  * whole gap, the step, the reason), the functions behind `tl summary`'s bubbles. */
 
 /* Selects the bubble's Free slice and brings it into view. */
@@ -255,7 +254,7 @@ bubble_show(tl_ui *ui, const tl_rl_bubble *b)
 {
 	tl_timeline *tl = TIMELINE(ui);
 	const tl_rank *r = ui->tr->ranks[b->rank];
-	tl_track *f = lanes_overlap_track(r, TL_OVL_FREE);
+	const tl_track *f = tlq_overlap_lane(r, TL_OVL_FREE);
 	int64_t s = b->start, e = b->end;
 	tl->bubbles = 1;
 	if (f) {
@@ -287,7 +286,7 @@ bubble_describe(tl_ui *ui, const char *what, const tl_rl_bubble *b)
 {
 	const tl_rank *r = ui->tr->ranks[b->rank];
 	char d[32], at[48], stage[96], step[48];
-	const char *sn = tlq_rl_stage_name(ui->rl, b->stage);
+	const char *sn = tlq_stage_name(ui->q, b->stage);
 	if (sn) {
 		char c[64];
 		snprintf(stage, sizeof stage, "stage %s", ui_clean(ui, sn, c, sizeof c));
@@ -301,7 +300,7 @@ bubble_describe(tl_ui *ui, const char *what, const tl_rl_bubble *b)
 	ui_message(ui, 0, "%s: %s idle on rank %d at %s, %s, %s, %s", what,
 	           timefmt_dur(b->end - b->start, d, sizeof d), r->rank,
 	           ui_time(ui, b->start, at, sizeof at), step, stage,
-	           bubble_reason_name(b->reason));
+	           tlq_bubble_reason_name(b->reason));
 }
 
 void
@@ -320,7 +319,7 @@ bubble_step(tl_ui *ui, int dir)
 	size_t ri = tl->lanes[tl->lane].rank, k = 0, n = 0;
 	const tl_rank *r = ui->tr->ranks[ri];
 	tl_rl_bubble b;
-	if (tlq_rl_bubble_next(ui->rl, ri, tl->vp.cursor, dir, &b, &k, &n) != 0) {
+	if (tlq_bubble_next(ui->q, ri, tl->vp.cursor, dir, &b, &k, &n) != 0) {
 		if (n == 0)
 			ui_message(ui, 0,
 			           "Rank %d has no bubbles (no idle gap between device work)",
@@ -342,8 +341,8 @@ static void
 bubble_largest(tl_ui *ui, int dir)
 {
 	tl_timeline *tl = TIMELINE(ui);
-	tl_rl *rl = ui->rl;
-	size_t nb = tlq_rl_bubble_largest(rl, BUBBLE_LIST_MAX, 0, NULL);
+	const tl_query *rl = ui->q;
+	size_t nb = tlq_bubble_largest(rl, BUBBLE_LIST_MAX, 0, NULL);
 	if (nb == 0) {
 		ui_message(ui, 0, "No bubbles: no idle gap between device work on any rank");
 		return;
@@ -357,7 +356,7 @@ bubble_largest(tl_ui *ui, int dir)
 		for (int pass = 0; pass < 2; pass++)
 			for (size_t i = 0; i < nb; i++) {
 				tl_rl_bubble b;
-				tlq_rl_bubble_largest(rl, BUBBLE_LIST_MAX, i, &b);
+				tlq_bubble_largest(rl, BUBBLE_LIST_MAX, i, &b);
 				if (b.between_steps == pass)
 					tl->border[k++] = i;
 			}
@@ -376,7 +375,7 @@ bubble_largest(tl_ui *ui, int dir)
 		tl->bpos--;
 	}
 	tl_rl_bubble b;
-	tlq_rl_bubble_largest(rl, BUBBLE_LIST_MAX, tl->border[tl->bpos - 1], &b);
+	tlq_bubble_largest(rl, BUBBLE_LIST_MAX, tl->border[tl->bpos - 1], &b);
 	char what[64]; /* the message says "between steps" of those that are */
 	snprintf(what, sizeof what, "Bubble #%zu of %zu by size", tl->bpos, nb);
 	bubble_show(ui, &b);
@@ -485,7 +484,7 @@ int
 timeline_goto_step(tl_ui *ui, int64_t id)
 {
 	int64_t t0, t1;
-	if (tlq_step_span(ui->tr, id, &t0, &t1) != 0) {
+	if (tlq_step_span(ui->q, id, &t0, &t1) != 0) {
 		ui_message(ui, 1, "No step %" PRId64 " in this profile", id);
 		return -1;
 	}
@@ -507,13 +506,13 @@ static void
 step_move(tl_ui *ui, int dir)
 {
 	int64_t *ids, cur, t0, t1, cursor = TIMELINE(ui)->vp.cursor;
-	size_t n = tlq_step_ids(ui->tr, &ids);
+	size_t n = tlq_step_ids(ui->q, &ids);
 	int have = cursor_step(ui, &cur) == 0;
 	size_t pick = SIZE_MAX;
 	for (size_t k = 0; k < n; k++) {
 		size_t i = dir > 0 ? k : n - 1 - k;
 		if (have ? (dir > 0 ? ids[i] > cur : ids[i] < cur)
-		         : tlq_step_span(ui->tr, ids[i], &t0, &t1) == 0 &&
+		         : tlq_step_span(ui->q, ids[i], &t0, &t1) == 0 &&
 		               (dir > 0 ? t0 >= cursor : t1 <= cursor)) {
 			pick = i;
 			break;
@@ -537,7 +536,7 @@ mark_step(tl_ui *ui)
 		ui_message(ui, 1, "The cursor is in no step of this rank (:step N goes to one)");
 		return;
 	}
-	if (tlq_step_span(ui->tr, id, &t0, &t1) != 0)
+	if (tlq_step_span(ui->q, id, &t0, &t1) != 0)
 		return;
 	timeline_mark_range(ui, t0, t1);
 	char d[32];
@@ -688,7 +687,7 @@ timeline_action(tl_ui *ui, void *st, int a)
 	case ACT_TOGGLE_HOST:
 		tl->show_host ^= 1;
 		if (tl->show_host)
-			tlq_host_lanes(ui->tr); /* DB profiles read them now, once */
+			tlq_host_lanes(ui->q); /* DB profiles read them now, once */
 		timeline_rebuild_lanes(ui);
 		break;
 	case ACT_PIN_RANK:
@@ -781,7 +780,7 @@ timeline_action(tl_ui *ui, void *st, int a)
 				tot += t;
 			}
 			tl_rl_bubble b;
-			if (tlq_rl_bubble_largest(ui->rl, BUBBLE_LIST_MAX, 0, &b))
+			if (tlq_bubble_largest(ui->q, BUBBLE_LIST_MAX, 0, &b))
 				largest = b.end - b.start;
 			char d1[32], d2[32];
 			if (n)

@@ -39,7 +39,7 @@ int timeline_pin_rank(tl_ui *, size_t ri);
 /* Shows only the lanes whose name or kind matches pattern; NULL or "" shows all again.
  * Returns 0, or -1 with a message. */
 int timeline_filter_lanes(tl_ui *, const char *pattern);
-/* Selects a bubble (a Free interval of tlq_rl_bubble_*), shows it and says what it is. */
+/* Selects a bubble (a Free interval of tlq_bubble_*), shows it and says what it is. */
 void timeline_show_bubble(tl_ui *, const tl_rl_bubble *);
 /* Zooms to step id (its span over the ranks), the cursor at its start. Returns 0, or -1 with a
  * message when no rank has it. */

@@ -2,7 +2,6 @@
  * by column from the query layer (tlq_columns_edges: a few binary searches per column), so a
  * frame costs O(lanes x columns x log n) whatever the number of slices. */
 #include "config.h"
-#include "analysis/lanes.h"
 #include "ui/common.h"
 #include "ui/timeline_int.h"
 #include "util/timefmt.h"
@@ -28,13 +27,13 @@ rank_columns(tl_ui *ui, size_t ri)
 	if (tl->rk_valid && tl->rk_rank == ri)
 		return;
 	const tl_rank *r = ui->tr->ranks[ri];
-	tlq_busy_columns(lanes_overlap_track(r, TL_OVL_COMPUTING), tl->edges, tl->vp.ncols,
+	tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_COMPUTING), tl->edges, tl->vp.ncols,
 	                 tl->rk_comp);
-	tlq_busy_columns(lanes_overlap_track(r, TL_OVL_COMMUNICATION), tl->edges, tl->vp.ncols,
+	tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_COMMUNICATION), tl->edges, tl->vp.ncols,
 	                 tl->rk_comm);
-	tlq_busy_columns(lanes_overlap_track(r, TL_OVL_COMM_EXPOSED), tl->edges, tl->vp.ncols,
+	tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_COMM_EXPOSED), tl->edges, tl->vp.ncols,
 	                 tl->rk_exp);
-	tlq_busy_columns(lanes_overlap_track(r, TL_OVL_FREE), tl->edges, tl->vp.ncols, tl->rk_free);
+	tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_FREE), tl->edges, tl->vp.ncols, tl->rk_free);
 	tl->rk_rank = ri;
 	tl->rk_valid = 1;
 }

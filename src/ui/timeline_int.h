@@ -55,7 +55,7 @@ typedef struct tl_timeline {
 	int have_match;
 	tl_match_pos match;
 
-	/* bubbles: found and attributed by the query layer (tlq_rl_bubble_*), as `tl summary`
+	/* bubbles: found and attributed by the query layer (tlq_bubble_*), as `tl summary`
 	 * does */
 	int bubbles;
 	size_t bpos;    /* position in border of the last jump + 1; 0 before */

@@ -1,7 +1,6 @@
 /* The timeline's lanes: the list of what is drawn, per rank a header row, then its tracks
  * (merged per kind, or one lane per stream), and moving between them. */
 #include "config.h"
-#include "analysis/lanes.h"
 #include "ui/common.h"
 #include "ui/timeline_int.h"
 #include "util/xalloc.h"

@@ -3,11 +3,9 @@
  * and mouse, or from the script, and goes to the prompt (prompt.c), the view stack (views.c) or
  * the :-commands (commands.c). */
 #include "config.h"
-#include "analysis/lanes.h"
 #include "ui/commands.h"
 #include "ui/common.h"
 #include "ui/script.h"
-#include "ui/session.h"
 #include "ui/term.h"
 #include "ui/timeline.h"
 #include "ui/ui.h"
@@ -163,16 +161,17 @@ typedef struct frame_stat {
 } frame_stat;
 
 int
-ui_main(tl_trace *tr, const tl_ui_opts *o)
+ui_main(const tl_query *q, const tl_ui_opts *o)
 {
 	tl_ui *ui = xcalloc(1, sizeof *ui);
-	ui->tr = tr;
+	ui->q = q;
+	ui->tr = tlq_trace(q);
 	const char *cs = nl_langinfo(CODESET);
 	ui->utf8 = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
 	ui->scr.utf8 = ui->utf8;
 	char err[600], warn[600] = "";
 	int rc = theme_load(&ui->theme, o->theme, err, sizeof err);
-	if (rc == -2) {
+	if (rc == TL_CONF_UNREADABLE) {
 		msg_error("%s", err); /* a theme or keymap file: printed escaped */
 		free(ui);
 		return 1;
@@ -180,7 +179,7 @@ ui_main(tl_trace *tr, const tl_ui_opts *o)
 	if (rc != 0)
 		snprintf(warn, sizeof warn, "%s", err);
 	rc = keymap_load(&ui->keys, o->keymap, err, sizeof err);
-	if (rc == -2) {
+	if (rc == TL_CONF_UNREADABLE) {
 		msg_error("%s", err); /* a theme or keymap file: printed escaped */
 		keymap_free(&ui->keys);
 		free(ui);
@@ -194,14 +193,12 @@ ui_main(tl_trace *tr, const tl_ui_opts *o)
 		free(ui);
 		return 1;
 	}
-	lanes_build(tr, 0);  /* the overlap lanes, on demand when the viewer opens */
-	ui_session_open(ui); /* the RL stage lanes, and the panels' queries */
+	tlq_dp_prepare(q); /* its warnings before the screen is taken */
 	ui_view_open(ui, &timeline_view);
 	if (term_open(&ui->theme, o->cols, o->rows, &ui->scr) != 0) {
 		term_close();
 		script_close(&script);
 		ui_view_close_all(ui);
-		ui_session_close(ui);
 		keymap_free(&ui->keys);
 		free(ui);
 		return 1;
@@ -302,7 +299,6 @@ ui_main(tl_trace *tr, const tl_ui_opts *o)
 	int status = script.errors || lost ? 1 : 0;
 	script_close(&script);
 	ui_view_close_all(ui);
-	ui_session_close(ui);
 	prompt_free(&ui->prompt);
 	keymap_free(&ui->keys);
 	screen_free(&ui->scr);
@@ -320,7 +316,7 @@ ui_keys(FILE *f, const char *keymap, int format)
 	tl_keymap km;
 	char err[512];
 	int rc = keymap_load(&km, keymap, err, sizeof err);
-	if (rc == -2) {
+	if (rc == TL_CONF_UNREADABLE) {
 		msg_error("%s", err); /* a theme or keymap file: printed escaped */
 		keymap_free(&km);
 		return 1;

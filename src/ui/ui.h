@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model/trace.h"
+#include "query/query.h"
 
 typedef struct tl_ui_opts {
 	const char *theme, *keymap; /* NULL: the defaults (and the user's default files) */
@@ -15,8 +15,8 @@ typedef struct tl_ui_opts {
 	int64_t start_mono_ns;      /* CLOCK_MONOTONIC at program start, for time to first frame */
 } tl_ui_opts;
 
-/* Runs the viewer on a loaded trace. Returns the exit status. */
-int ui_main(tl_trace *, const tl_ui_opts *);
+/* Runs the viewer on a query session (opened with .lanes). Returns the exit status. */
+int ui_main(const tl_query *, const tl_ui_opts *);
 /* `tl keys`: the actions with the keys of a keymap, then the :-commands, as text, as the roff
  * of tl(1) (format 1) or as Markdown for the README (format 2). */
 int ui_keys(FILE *, const char *keymap, int format);

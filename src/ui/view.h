@@ -106,8 +106,8 @@ typedef struct ui_selection {
 } ui_selection;
 
 struct tl_ui {
-	tl_trace *tr;
-	tl_rl *rl; /* the RL query context: stage lanes, bubbles, the panels (ui/session.c) */
+	const tl_trace *tr; /* tlq_trace(q) */
+	const tl_query *q;  /* the session main opened: every number the views show */
 	tl_screen scr;
 	tl_theme theme;
 	tl_keymap keys;

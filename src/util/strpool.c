@@ -158,9 +158,3 @@ strpool_count(const tl_strpool *p)
 {
 	return p->n;
 }
-
-size_t
-strpool_bytes(const tl_strpool *p)
-{
-	return p->bytes + (size_t)p->cap * (sizeof(char *) + 4) + ((size_t)p->tmask + 1) * 4;
-}

@@ -16,6 +16,5 @@ uint32_t strpool_find(const tl_strpool *, const char *s, size_t len);
 const char *strpool_get(const tl_strpool *, uint32_t id); /* borrowed; lives as long as the pool */
 size_t strpool_len(const tl_strpool *, uint32_t id);
 uint32_t strpool_count(const tl_strpool *);
-size_t strpool_bytes(const tl_strpool *);
 
 #endif

@@ -81,8 +81,10 @@ fuzz_exercise_rank(struct tl_rank *r, const void *src)
 	lanes_build_rank(r);
 	FILE *null = fopen("/dev/null", "w");
 	if (null) {
-		report_summary_text(null, &tr);
-		report_summary_json(null, &tr);
+		tl_query *q = tlq_open(&tr, NULL);
+		report_summary_text(null, q);
+		report_summary_json(null, q);
+		tlq_close(q);
 		fclose(null);
 	}
 	/* the detail pane's lookups: a few slices of every track */
@@ -103,11 +105,11 @@ fuzz_exercise_rank(struct tl_rank *r, const void *src)
 	tlq_overlap(r, r->t_min, r->t_max, &o);
 	/* the pipeline as --pp 2 asks for it: a DB's forward/backward operator pairs are read,
 	 * and blocks built from them */
-	tl_rl_opts ro = {.pp = 2};
-	tl_rl *rl = tlq_rl_open(&tr, &ro);
+	tl_query_opts ro = {.pp = 2};
+	tl_query *rl = tlq_open(&tr, &ro);
 	if (rl != NULL) {
 		tlq_pipeline(rl);
-		tlq_rl_close(rl);
+		tlq_close(rl);
 	}
 	trace_free(&tr); /* frees r */
 }

@@ -224,4 +224,22 @@ rm -f "$f0" && mkdir "$f0"
 check "a directory under a cache file's name: the same numbers" cmp -s "$t_tmp/want.json" "$t_tmp/got.json"
 rmdir "$f0"
 
+
+# ---- loader state read on demand after loading: a DB's forward/backward operator pairs are
+# read when the pipeline needs them, after the rank was cached; a rank from the cache must read
+# them too (its "pairs read" state is cached only where they were read, and they with it) ------
+if "$TL_TESTBIN/tui/rl_fixture" "$t_tmp/pp" --pp 2 --op-pairs --no-meta --ranks 4 --tasks 500 \
+	>/dev/null 2>&1; then
+	"$TL" summary "$t_tmp/pp" --pp 2 --json --no-cache >"$t_tmp/pp.none" 2>&1
+	"$TL" summary "$t_tmp/pp" --pp 2 --json --cache-dir "$t_tmp/ppc" >"$t_tmp/pp.cold" 2>&1
+	"$TL" summary "$t_tmp/pp" --pp 2 --json --cache-dir "$t_tmp/ppc" >"$t_tmp/pp.warm" 2>&1
+	"$TL" summary "$t_tmp/pp" --pp 2 --cache-dir "$t_tmp/ppc" >"$t_tmp/pp.txt" 2>&1
+	check "op-pair pipeline: the blocks come from the operator pairs" \
+		grep -q 'blocks from forward/backward operator pairs' "$t_tmp/pp.txt"
+	check "op-pair pipeline: summary --json the same cold, warm and without the cache" \
+		sh -c "cmp -s '$t_tmp/pp.none' '$t_tmp/pp.cold' && cmp -s '$t_tmp/pp.none' '$t_tmp/pp.warm'"
+else
+	not_ok "generate the op-pair pipeline fixture"
+fi
+
 t_done

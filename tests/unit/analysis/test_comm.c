@@ -20,6 +20,32 @@
 
 #define US 1000
 
+/* The queries take a session: these tests open one per call over the trace they loaded. */
+static void
+comm_of(tl_trace *tr, tl_comm_result *c)
+{
+	tl_query *q = tlq_open(tr, NULL);
+	tlq_comm(q, c);
+	tlq_close(q);
+}
+
+static void
+coll_of(tl_trace *tr, tl_coll_result *c)
+{
+	tl_query *q = tlq_open(tr, NULL);
+	tlq_collectives(q, c);
+	tlq_close(q);
+}
+
+static void
+split_of(tl_trace *tr, size_t ri, const tl_step_overlap *so, size_t n, const tl_coll_result *cr,
+         const tl_comm_result *cm, tl_step_split *out)
+{
+	tl_query *q = tlq_open(tr, NULL);
+	tlq_step_split(q, ri, so, n, cr, cm, out);
+	tlq_close(q);
+}
+
 static tl_comm_task
 task(int64_t plane, uint8_t kind, int64_t start, int64_t end, int64_t src, int64_t dst,
      uint64_t size)
@@ -141,7 +167,7 @@ test_generated(void)
 	CHECK(load_trace(out, &lo, &tr) == 0, "load the generated profile");
 	tl_comm_result c;
 	unsigned w0 = msg_warn_count();
-	tlq_comm(&tr, &c);
+	comm_of(&tr, &c);
 	CHECK_EQ_I64(msg_warn_count() - w0, 0, "generated: no warnings");
 	CHECK_EQ_I64(c.nops, truth.ncomm, "generated: one row per collective and rank");
 	size_t bad = 0, found = 0;
@@ -175,7 +201,7 @@ test_generated(void)
 
 	/* arrival skew: every rank's arrival, its wait for the last, the last arriver */
 	tl_coll_result cr;
-	tlq_collectives(&tr, &cr);
+	coll_of(&tr, &cr);
 	CHECK_EQ_I64(cr.n * (size_t)o.nranks, truth.ncomm,
 	             "collectives: one instance per collective, on every rank");
 	size_t cbad = 0, cfound = 0, slow_last = 0;
@@ -210,13 +236,13 @@ test_generated(void)
 	 * gives transmit = the shortest op (all ranks end together: end - last arrival) and wait =
 	 * the rest (last arrival - own arrival) */
 	tl_comm_result cm;
-	tlq_comm(&tr, &cm);
+	comm_of(&tr, &cm);
 	size_t sbad = 0, srows = 0;
 	for (size_t ri = 0; ri < tr.nranks; ri++) {
 		tl_step_overlap *so;
 		size_t n = tlq_step_overlaps(tr.ranks[ri], &so);
 		tl_step_split *sp = xcalloc(n, sizeof *sp);
-		tlq_step_split(&tr, ri, so, n, &cr, &cm, sp);
+		split_of(&tr, ri, so, n, &cr, &cm, sp);
 		for (size_t k = 0; k < n; k++) {
 			int64_t tx = 0, wt = 0, len = -1;
 			for (size_t i = 0; i < truth.ncomm; i++)
@@ -275,7 +301,7 @@ test_p2p(void)
 	tl_load_opts lo = {.quiet_progress = 1};
 	CHECK(load_trace(out, &lo, &tr) == 0, "load the pipeline profile");
 	tl_coll_result cr;
-	tlq_collectives(&tr, &cr);
+	coll_of(&tr, &cr);
 	CHECK_EQ_I64(cr.np2p, truth.np2p, "p2p: one pair per transfer the generator wrote");
 	size_t ok = 0;
 	for (size_t i = 0; i < truth.np2p; i++) {
@@ -552,10 +578,10 @@ add_edges(sqlite3 *db, const char *sql, int kind, edge **v, size_t *n, size_t *c
 /* memory and memory not overlapped from plain SQL over the profile DB, with a counting sweep
  * (not tl's interval unions); transmit and wait stages are 0: two of the group's eight ranks */
 static void
-check_split_sample(const tl_trace *tr, const tl_comm_result *cm, const char *samples)
+check_split_sample(tl_trace *tr, const tl_comm_result *cm, const char *samples)
 {
 	tl_coll_result cr;
-	tlq_collectives(tr, &cr);
+	coll_of(tr, &cr);
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
 		int rank = tr->ranks[ri]->rank;
 		char p[4300];
@@ -601,7 +627,7 @@ check_split_sample(const tl_trace *tr, const tl_comm_result *cm, const char *sam
 		size_t ns = tlq_step_overlaps(tr->ranks[ri], &so);
 		tl_step_split sp;
 		if (ns == 1) {
-			tlq_step_split(tr, ri, so, 1, &cr, cm, &sp);
+			split_of(tr, ri, so, 1, &cr, cm, &sp);
 			CHECK_EQ_I64(sp.memory_ns, mem,
 			             "level2: memory_ns is the SQL sum of MEMCPY_ASYNC");
 			CHECK_EQ_I64(
@@ -681,7 +707,7 @@ test_samples(void)
 	tl_load_opts lo = {.quiet_progress = 1};
 	CHECK(load_trace(p, &lo, &tr) == 0, "load the level2 sample");
 	tl_comm_result c;
-	tlq_comm(&tr, &c);
+	comm_of(&tr, &c);
 	for (int rank = 0; rank < 2; rank++) {
 		sqlite3 *db = open_oracle(samples, rank);
 		if (db == NULL) {
@@ -703,7 +729,7 @@ test_samples(void)
 	/* level0 records no sub-task detail (taskType N/A): ops are there, unmeasured */
 	snprintf(p, sizeof p, "%s/ascend-db/level0", samples);
 	if (load_trace(p, &lo, &tr) == 0) {
-		tlq_comm(&tr, &c);
+		comm_of(&tr, &c);
 		size_t unmeasured = 0;
 		for (size_t i = 0; i < c.nops; i++)
 			unmeasured += c.ops[i].t.plane < 0;
@@ -737,7 +763,7 @@ test_text_sample(void)
 	tl_load_opts lo = {.quiet_progress = 1};
 	CHECK(load_trace(p, &lo, &tr) == 0, "load the text-export sample");
 	tl_comm_result c;
-	tlq_comm(&tr, &c);
+	comm_of(&tr, &c);
 	double dev = 0;
 	for (int rank = 0; rank < 2; rank++) {
 		snprintf(p, sizeof p,

@@ -155,7 +155,7 @@ test_whole_capture(void)
 	}
 	msg_set_quiet(1);
 	unsigned w0 = msg_warn_count();
-	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	tl_query *rl = tlq_open(&tr, NULL);
 	const tl_dp *v;
 	size_t n = tlq_dp(rl, &v);
 	CHECK(n == 1 && v[0].stage == TL_STAGE_NONE && v[0].step == -1 && v[0].n == 2,
@@ -175,19 +175,21 @@ test_whole_capture(void)
 	}
 	CHECK_EQ_I64(msg_warn_count() - w0, 1, "one line for the rank whose counts differ");
 	msg_set_quiet(0);
-	tlq_rl_close(rl);
+	tlq_close(rl);
 	trace_free(&tr);
 }
 
 /* ---- generated profiles ------------------------------------------------------------------- */
 
 static char *
-summary_json(const tl_trace *tr, int series)
+summary_json(tl_trace *tr, int series)
 {
 	char *s = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&s, &n);
-	report_summary_json_opts(f, tr, &(report_opts){.series = series});
+	tl_query *q = tlq_open(tr, NULL);
+	report_summary_json_opts(f, q, &(report_opts){.series = series});
+	tlq_close(q);
 	fclose(f);
 	return s;
 }
@@ -271,7 +273,7 @@ check_generated(int bad)
 		return;
 	msg_set_quiet(1);
 	unsigned w0 = msg_warn_count();
-	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	tl_query *rl = tlq_open(&tr, NULL);
 	const tl_dp *v;
 	size_t n = tlq_dp(rl, &v);
 	CHECK_EQ_I64(msg_warn_count() - w0, bad ? 2 : 0,
@@ -360,7 +362,7 @@ check_generated(int bad)
 	CHECK(plain && strstr(plain, "\"series\"") == NULL, "%s: no series without --series", name);
 	free(plain);
 	msg_set_quiet(0);
-	tlq_rl_close(rl);
+	tlq_close(rl);
 	trace_free(&tr);
 	gen_truth_free(&t);
 }
@@ -391,7 +393,7 @@ check_whole_capture(void)
 	free(out);
 	if (!ok)
 		return;
-	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	tl_query *rl = tlq_open(&tr, NULL);
 	const tl_dp *v;
 	size_t n = tlq_dp(rl, &v);
 	CHECK(n == 1 && v[0].stage == TL_STAGE_NONE && v[0].step == -1 && v[0].n == 4,
@@ -433,7 +435,7 @@ check_whole_capture(void)
 	CHECK_EQ_I64(good, 4,
 	             "dp-only: every rank's steps, bubble rate, tokens, throughput, means "
 	             "and peak over the whole capture equal the truth");
-	tlq_rl_close(rl);
+	tlq_close(rl);
 	trace_free(&tr);
 	gen_truth_free(&t);
 }

@@ -16,6 +16,24 @@
 #include "util/xalloc.h"
 #include "../test.h"
 
+/* The queries take a session: these tests open one per call over the trace they loaded. */
+static void
+ops_of(tl_trace *tr, tl_ops_result *o)
+{
+	tl_query *q = tlq_open(tr, NULL);
+	tlq_ops(q, o);
+	tlq_close(q);
+}
+
+static size_t
+comm_ops_of(tl_trace *tr, tl_comm_op_row **out)
+{
+	tl_query *q = tlq_open(tr, NULL);
+	size_t n = tlq_comm_ops(q, out);
+	tlq_close(q);
+	return n;
+}
+
 static void
 test_describe(void)
 {
@@ -68,7 +86,7 @@ test_generated(void)
 	tl_load_opts lo = {.quiet_progress = 1};
 	CHECK(load_trace(out, &lo, &tr) == 0, "load it");
 	tl_ops_result r;
-	tlq_ops(&tr, &r);
+	ops_of(&tr, &r);
 	size_t ok = 0;
 	for (size_t i = 0; i < truth.nops; i++) {
 		const gen_op_truth *t = &truth.ops[i];
@@ -220,9 +238,9 @@ test_samples(void)
 		tl_load_opts lo = {.quiet_progress = 1};
 		CHECK(load_trace(p, &lo, &tr) == 0, "load %s", levels[l]);
 		tl_ops_result r;
-		tlq_ops(&tr, &r);
+		ops_of(&tr, &r);
 		tl_comm_op_row *c;
-		size_t nc = tlq_comm_ops(&tr, &c);
+		size_t nc = comm_ops_of(&tr, &c);
 		CHECK(nc == 2 && strcmp(c[0].op_type, "hcom_allReduce_") == 0,
 		      "%s: one communication op type per rank, hcom_allReduce_", levels[l]);
 		for (int rank = 0; rank < 2; rank++)

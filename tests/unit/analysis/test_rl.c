@@ -262,15 +262,17 @@ gen_load(const gen_opts *o, const char *name, gen_truth *t, tl_trace *tr)
 }
 
 static char *
-summary(const tl_trace *tr, int json)
+summary(tl_trace *tr, int json)
 {
 	char *s = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&s, &n);
+	tl_query *q = tlq_open(tr, NULL);
 	if (json)
-		report_summary_json(f, tr);
+		report_summary_json(f, q);
 	else
-		report_summary_text(f, tr);
+		report_summary_text(f, q);
+	tlq_close(q);
 	fclose(f);
 	return s;
 }
@@ -283,34 +285,34 @@ same_bubble(const tl_rl_bubble *a, const tl_rl_bubble *b)
 	       strcmp(a->detail, b->detail) == 0;
 }
 
-/* The viewer's bubbles (tlq_rl_bubble_largest / _next / _at, with the overlap lanes built as
+/* The viewer's bubbles (tlq_bubble_largest / _next / _at, with the overlap lanes built as
  * `tl view` builds them) are the summary's: the same gaps, stages, steps, reasons, evidence. */
 static void
 test_viewer_bubbles(tl_trace *tr)
 {
-	tl_rl *rl = tlq_rl_open(tr, NULL);
+	tl_query *rl = tlq_open(tr, NULL);
 	const tl_rl_bubble *v;
-	size_t n = tlq_rl_bubbles(rl, &v);
+	size_t n = tlq_bubbles(rl, &v);
 	tl_rl_bubble *plain = xcalloc(n ? n : 1, sizeof *plain);
 	memcpy(plain, v, n * sizeof *plain);
-	tlq_rl_close(rl);
+	tlq_close(rl);
 
 	lanes_build(tr, 0);
-	rl = tlq_rl_open(tr, NULL);
-	size_t n2 = tlq_rl_bubbles(rl, &v), same = 0;
+	rl = tlq_open(tr, NULL);
+	size_t n2 = tlq_bubbles(rl, &v), same = 0;
 	for (size_t i = 0; i < n && n2 == n; i++)
 		same += same_bubble(&plain[i], &v[i]);
 	CHECK(n > 0 && n2 == n && same == n,
 	      "the summary's bubbles read from the Free lane equal those from the unions (%zu)", n);
 
 	/* B: the first bubble of each rank in the list of the largest is the rank's largest */
-	size_t nl = tlq_rl_bubble_largest(rl, 1000000, 0, NULL), ranks = 0, agree = 0;
+	size_t nl = tlq_bubble_largest(rl, 1000000, 0, NULL), ranks = 0, agree = 0;
 	unsigned char *seen = xcalloc(tr->nranks, 1);
 	int64_t prev = INT64_MAX;
 	int ordered = 1;
 	for (size_t i = 0; i < nl; i++) {
 		tl_rl_bubble b;
-		tlq_rl_bubble_largest(rl, 1000000, i, &b);
+		tlq_bubble_largest(rl, 1000000, i, &b);
 		ordered &= b.end - b.start <= prev;
 		prev = b.end - b.start;
 		if (seen[b.rank])
@@ -333,9 +335,9 @@ test_viewer_bubbles(tl_trace *tr)
 	for (size_t k = 0; k < n; k++) {
 		tl_rl_bubble b, c;
 		size_t idx, cnt;
-		if (tlq_rl_bubble_next(rl, plain[k].rank, plain[k].start - 1, 1, &b, &idx, &cnt) ==
+		if (tlq_bubble_next(rl, plain[k].rank, plain[k].start - 1, 1, &b, &idx, &cnt) ==
 		        0 &&
-		    tlq_rl_bubble_next(rl, plain[k].rank, plain[k].end, -1, &c, &idx, &cnt) == 0)
+		    tlq_bubble_next(rl, plain[k].rank, plain[k].end, -1, &c, &idx, &cnt) == 0)
 			walked += same_bubble(&b, &plain[k]) && same_bubble(&c, &plain[k]);
 	}
 	CHECK(walked == n,
@@ -344,7 +346,7 @@ test_viewer_bubbles(tl_trace *tr)
 	      walked, n);
 	free(seen);
 	free(plain);
-	tlq_rl_close(rl);
+	tlq_close(rl);
 }
 
 /* device: the stage ranges carry a stream (gen_opts.stage_device_ranges): their host parts end
@@ -365,8 +367,8 @@ test_rl_profile(int device)
 	tl_trace tr;
 	if (!gen_load(&o, device ? "rl8-device" : "rl8", &t, &tr))
 		return;
-	tl_rl_opts ro = {.bubbles_per_rank = 1000};
-	tl_rl *rl = tlq_rl_open(&tr, &ro);
+	tl_query_opts ro = {.bubbles_per_rank = 1000};
+	tl_query *rl = tlq_open(&tr, &ro);
 
 	/* stages: every truth row, with start, end, busy, decode steps and lag */
 	const tl_stage_row *sv;
@@ -383,7 +385,7 @@ test_rl_profile(int device)
 		for (size_t k = 0; k < ns; k++) {
 			const tl_stage_row *s = &sv[k];
 			if (tr.ranks[s->rank]->rank != g->rank || s->step != g->step ||
-			    strcmp(tlq_rl_stage_name(rl, s->stage), gen_stage_canon[g->stage]) != 0)
+			    strcmp(tlq_stage_name(rl, s->stage), gen_stage_canon[g->stage]) != 0)
 				continue;
 			found++;
 			if (s->start != g->start_ns || s->end != g->end_ns ||
@@ -475,7 +477,7 @@ test_rl_profile(int device)
 			const gen_stage_truth *g = &t.stages[k];
 			if (g->step != all[i].step ||
 			    strcmp(gen_stage_canon[g->stage],
-			           tlq_rl_stage_name(rl, all[i].stage)) != 0)
+			           tlq_stage_name(rl, all[i].stage)) != 0)
 				continue;
 			int64_t d = g->end_ns - g->start_ns;
 			if (d > best || (d == best && g->rank < want)) {
@@ -511,7 +513,7 @@ test_rl_profile(int device)
 	/* bubbles: every deliberate one, with its length, stage and step, a launch gap inside
 	 * its stage range */
 	const tl_rl_bubble *bv;
-	size_t nb = tlq_rl_bubbles(rl, &bv);
+	size_t nb = tlq_bubbles(rl, &bv);
 	size_t hit = 0;
 	for (size_t i = 0; i < t.nbubbles; i++) {
 		const gen_bubble_truth *g = &t.bubbles[i];
@@ -521,7 +523,7 @@ test_rl_profile(int device)
 				continue;
 			if (b->end == g->end_ns && b->step == g->step &&
 			    b->reason == TL_BUBBLE_LAUNCH_GAP &&
-			    strcmp(tlq_rl_stage_name(rl, b->stage) ? tlq_rl_stage_name(rl, b->stage)
+			    strcmp(tlq_stage_name(rl, b->stage) ? tlq_stage_name(rl, b->stage)
 			                                           : "",
 			           gen_stage_canon[g->stage]) == 0)
 				hit++;
@@ -529,7 +531,7 @@ test_rl_profile(int device)
 				CHECK(0,
 				      "bubble rank %d at %lld: end %lld/%lld stage %s/%s reason %s",
 				      g->rank, (long long)g->start_ns, (long long)b->end,
-				      (long long)g->end_ns, tlq_rl_stage_name(rl, b->stage),
+				      (long long)g->end_ns, tlq_stage_name(rl, b->stage),
 				      gen_stage_canon[g->stage], bubble_reason_name(b->reason));
 		}
 	}
@@ -578,12 +580,13 @@ test_rl_profile(int device)
 	      between_named, in_step_named, in_step);
 	CHECK(tlq_pipeline(rl)->ranks_with_blocks == 0 && tlq_pipeline(rl)->nsteps == 0,
 	      "a GRPO profile has no pipeline");
-	tlq_rl_close(rl);
+	tlq_close(rl);
 
 	/* the stage lanes: one TL_LANE_STAGE track in front of each rank's lanes */
-	rl = tlq_rl_open(&tr, NULL);
-	tlq_rl_add_lanes(rl, &tr);
-	tlq_rl_add_lanes(rl, &tr); /* idempotent */
+	tl_query_opts lanes = {.lanes = 1};
+	rl = tlq_open(&tr, &lanes);
+	tlq_close(rl);
+	rl = tlq_open(&tr, &lanes); /* a second session adds no second stage lane */
 	size_t lanes_ok = 0;
 	for (size_t i = 0; i < tr.nranks; i++) {
 		const tl_rank *r = tr.ranks[i];
@@ -596,7 +599,7 @@ test_rl_profile(int device)
 		            strcmp(strpool_get(r->pool, s0->v[0].name), "rollout") == 0;
 	}
 	CHECK_EQ_I64(lanes_ok, o.nranks, "each rank has one stage lane, first, named by stage");
-	tlq_rl_close(rl);
+	tlq_close(rl);
 
 	/* summary JSON: the fixed names, in the same object as "ranks" */
 	char *js = summary(&tr, 1);
@@ -731,7 +734,7 @@ check_decode(int marks, const char *name)
 	tl_trace tr;
 	if (!gen_load(&o, name, &t, &tr))
 		return;
-	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	tl_query *rl = tlq_open(&tr, NULL);
 	const tl_imbalance *im = tlq_imbalance(rl, TL_STAGE_ROLLOUT, 1);
 	char *js = summary(&tr, 1);
 	cJSON *j = js ? cJSON_Parse(js) : NULL, *e, *rk;
@@ -791,7 +794,7 @@ check_decode(int marks, const char *name)
 	free(txt);
 	cJSON_Delete(j);
 	free(js);
-	tlq_rl_close(rl);
+	tlq_close(rl);
 	trace_free(&tr);
 	gen_truth_free(&t);
 }
@@ -868,7 +871,7 @@ test_decode(void)
 	tr.ranks[0] = decode_rank(0, 1, NULL, NULL, 0);
 	tr.ranks[1] = decode_rank(1, 0, NULL, NULL, 40); /* [1080, 2040]: shorter, ends last */
 	tr.nranks = 2;
-	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	tl_query *rl = tlq_open(&tr, NULL);
 	const tl_imbalance *v;
 	size_t n = tlq_imbalances(rl, &v);
 	int seen = 0;
@@ -883,7 +886,7 @@ test_decode(void)
 		      "rank 1 finished last (2040 > 2000), rank 0 ran longest (1000 > 960)");
 	}
 	CHECK(seen, "the rollout ran on both ranks");
-	tlq_rl_close(rl);
+	tlq_close(rl);
 	char *txt = summary(&tr, 0), *js = summary(&tr, 1);
 	CHECK(txt && strstr(txt, "stage rollout, step all: max/mean 1.0204, cv 0.0204, last to "
 	                         "finish rank 1, longest running rank 0, skew 0.000040 ms"),
@@ -937,7 +940,7 @@ test_handmade(void)
 	tr.ranks[0] = hand_rank(0, 300, 2000);
 	tr.ranks[1] = hand_rank(1, 350, 2500);
 	tr.nranks = 2;
-	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	tl_query *rl = tlq_open(&tr, NULL);
 	const tl_stage_row *v;
 	size_t n = tlq_stages(rl, &v);
 	CHECK_EQ_I64(n, 8, "four stage instances per rank");
@@ -957,12 +960,12 @@ test_handmade(void)
 	};
 	for (size_t w = 0; w < sizeof want / sizeof *want && n == 8; w++) {
 		const tl_stage_row *x = &v[want[w].i];
-		CHECK(strcmp(tlq_rl_stage_name(rl, x->stage), want[w].stage) == 0 &&
+		CHECK(strcmp(tlq_stage_name(rl, x->stage), want[w].stage) == 0 &&
 		          x->occurrence == want[w].occ && x->level == want[w].level &&
 		          x->start == want[w].start && x->end == want[w].end &&
 		          x->busy == want[w].busy && x->lag == want[w].lag && x->step == 7,
 		      "row %zu: %s #%d level %d [%lld, %lld] busy %lld lag %lld", want[w].i,
-		      tlq_rl_stage_name(rl, x->stage), x->occurrence, x->level, (long long)x->start,
+		      tlq_stage_name(rl, x->stage), x->occurrence, x->level, (long long)x->start,
 		      (long long)x->end, (long long)x->busy, (long long)x->lag);
 	}
 	const tl_imbalance *im = tlq_imbalance(rl, TL_STAGE_ACTOR_LOGPROB, 7);
@@ -970,7 +973,7 @@ test_handmade(void)
 	          im->ranks[0].wait == 50 && im->ranks[1].wait == 0 && im->st.slowest == 1,
 	      "repeated instances add up per rank; the wait is to the last one's end");
 	const tl_rl_bubble *b;
-	size_t nb = tlq_rl_bubbles(rl, &b);
+	size_t nb = tlq_bubbles(rl, &b);
 	static const struct {
 		int64_t s, e;
 		const char *stage;
@@ -983,7 +986,7 @@ test_handmade(void)
 	};
 	CHECK_EQ_I64(nb, 8, "four bubbles per rank");
 	for (size_t w = 0; w < 4 && nb == 8; w++) {
-		const char *sn = tlq_rl_stage_name(rl, b[w].stage);
+		const char *sn = tlq_stage_name(rl, b[w].stage);
 		CHECK(b[w].start == bw[w].s && b[w].end == bw[w].e && b[w].reason == bw[w].why &&
 		          b[w].step == 7 &&
 		          (bw[w].stage ? sn && strcmp(sn, bw[w].stage) == 0 : sn == NULL),
@@ -993,7 +996,7 @@ test_handmade(void)
 	}
 	CHECK(nb == 8 && strstr(b[1].detail, "after compute_log_prob, before generate_sequences"),
 	      "a gap between stages names them");
-	tlq_rl_close(rl);
+	tlq_close(rl);
 	trace_free(&tr);
 }
 
@@ -1062,13 +1065,13 @@ check_pp_as(int sched, int no_meta, int no_p2p, int opt_pp, int op_pairs, int de
 		      "(micro-batch N)' (%zu of %zu)",
 		      name, dev_ok, t.npp_blocks);
 	}
-	tl_rl_opts ro = {.pp = opt_pp, .bubbles_per_rank = 1000};
-	tl_rl *rl = tlq_rl_open(&tr, &ro);
+	tl_query_opts ro = {.pp = opt_pp, .bubbles_per_rank = 1000};
+	tl_query *rl = tlq_open(&tr, &ro);
 	if (device) {
 		/* the idle gaps between a block's kernels lie inside its device part (and after its
 		 * host part ended): the device was inside that range and had nothing to run */
 		const tl_rl_bubble *bv;
-		size_t nb = tlq_rl_bubbles(rl, &bv), inside = 0, named = 0;
+		size_t nb = tlq_bubbles(rl, &bv), inside = 0, named = 0;
 		for (size_t q = 0; q < t.npp_blocks; q++) {
 			const gen_pp_block_truth *g = &t.pp_blocks[q];
 			char want[64];
@@ -1163,7 +1166,7 @@ check_pp_as(int sched, int no_meta, int no_p2p, int opt_pp, int op_pairs, int de
 		      "the schedule moves 2 x 3 x 8 per replica and step");
 	const tl_slow_result *sr = tlq_slow_ranks(rl);
 	CHECK(sr->instances == 0 && sr->n == 0, "P2P ops are not collectives: no slow-rank votes");
-	tlq_rl_close(rl);
+	tlq_close(rl);
 	trace_free(&tr);
 	gen_truth_free(&t);
 }
@@ -1220,7 +1223,7 @@ test_pp_split_markers(void)
 		gen_truth_free(&t);
 		return;
 	}
-	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	tl_query *rl = tlq_open(&tr, NULL);
 	const tl_pipeline *p = tlq_pipeline(rl);
 	size_t ok = 0, n = 0;
 	for (size_t k = 0; k < p->nsteps; k++)
@@ -1242,7 +1245,7 @@ test_pp_split_markers(void)
 			if (tr.ranks[i]->tracks[k]->kind == TL_LANE_MSTX_DEV)
 				dev += tr.ranks[i]->tracks[k]->n;
 	CHECK_EQ_I64(dev, t.npp_blocks, "split markers: one device-lane slice per range");
-	tlq_rl_close(rl);
+	tlq_close(rl);
 	trace_free(&tr);
 	gen_truth_free(&t);
 	free(out);
@@ -1274,11 +1277,11 @@ test_pp_ops_unsaid(void)
 	tl_trace tr;
 	if (!gen_load(&o, "pp-ops-unsaid", &t, &tr))
 		return;
-	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	tl_query *rl = tlq_open(&tr, NULL);
 	const tl_pipeline *p = tlq_pipeline(rl);
 	size_t read = 0;
 	for (size_t i = 0; i < tr.nranks; i++)
-		read += tr.ranks[i]->fwdbwd_read;
+		read += tr.ranks[i]->nfwdbwd > 0;
 	CHECK(p->nsteps == 0 && p->ranks_with_blocks == 0 && read == 0,
 	      "operator pairs without a sign of PP: no pipeline, operator tables unread");
 	char why[256];
@@ -1286,7 +1289,7 @@ test_pp_ops_unsaid(void)
 	          "Pipeline parallelism: none found (no forward or backward step ranges; see STAGE "
 	          "RULES in tl(1)).",
 	          "the plain message");
-	tlq_rl_close(rl);
+	tlq_close(rl);
 	trace_free(&tr);
 	gen_truth_free(&t);
 
@@ -1294,12 +1297,12 @@ test_pp_ops_unsaid(void)
 	gen_truth t2;
 	if (!gen_load(&o, "pp-ops-told", &t2, &tr))
 		return;
-	tl_rl_opts ro = {.pp = 4};
-	rl = tlq_rl_open(&tr, &ro);
+	tl_query_opts ro = {.pp = 4};
+	rl = tlq_open(&tr, &ro);
 	p = tlq_pipeline(rl);
 	CHECK(p->npp == 4 && p->nsteps == 1 && p->ranks_from_ops == 4,
 	      "--pp 4: four PP stages from operator pairs");
-	tlq_rl_close(rl);
+	tlq_close(rl);
 	trace_free(&tr);
 	gen_truth_free(&t2);
 }
@@ -1400,7 +1403,7 @@ test_pp(void)
 	tl_trace tr;
 	if (!gen_load(&o, "pp-shape", &t, &tr))
 		return;
-	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	tl_query *rl = tlq_open(&tr, NULL);
 	const tl_pipeline *p = tlq_pipeline(rl);
 	char seq[128] = "";
 	if (p->nsteps == 1)
@@ -1442,7 +1445,7 @@ test_pp(void)
 	CHECK(txt && strstr(txt, "RL stages: none found"),
 	      "a PP profile has no RL stages: said so");
 	free(txt);
-	tlq_rl_close(rl);
+	tlq_close(rl);
 	trace_free(&tr);
 	gen_truth_free(&t);
 }
@@ -1492,13 +1495,13 @@ test_plain(void)
 		CHECK(js && strstr(js, "\"stages\":[]") && strstr(js, "\"imbalance\":[]"),
 		      "no RL ranges: empty JSON arrays");
 		const tl_rl_bubble *bv;
-		tl_rl *rl = tlq_rl_open(&tr, NULL);
-		size_t nb = tlq_rl_bubbles(rl, &bv), none = 0;
+		tl_query *rl = tlq_open(&tr, NULL);
+		size_t nb = tlq_bubbles(rl, &bv), none = 0;
 		for (size_t i = 0; i < nb; i++)
 			none += bv[i].stage == TL_STAGE_NONE && bv[i].reason == TL_BUBBLE_NOTHING;
 		CHECK(nb > 0 && none == nb,
 		      "no ranges: bubbles have no stage and nothing scheduled");
-		tlq_rl_close(rl);
+		tlq_close(rl);
 		free(txt);
 		free(js);
 		trace_free(&tr);
@@ -1519,13 +1522,13 @@ test_plain(void)
 	CHECK(ok, "generate two discrete-mode captures per rank");
 	tl_load_opts lo = {.quiet_progress = 1};
 	if (ok && load_trace(root, &lo, &tr) == 0) {
-		tl_rl *rl = tlq_rl_open(&tr, NULL);
+		tl_query *rl = tlq_open(&tr, NULL);
 		const tl_stage_row *sv;
 		size_t ns = tlq_stages(rl, &sv), good = 0;
 		for (size_t i = 0; i < ns; i++) {
 			const gen_truth *g =
-			    strcmp(tlq_rl_stage_name(rl, sv[i].stage), "rollout") == 0 ? &ta
-			    : strcmp(tlq_rl_stage_name(rl, sv[i].stage), "actor_update") == 0
+			    strcmp(tlq_stage_name(rl, sv[i].stage), "rollout") == 0 ? &ta
+			    : strcmp(tlq_stage_name(rl, sv[i].stage), "actor_update") == 0
 			        ? &tb
 			        : NULL;
 			good += g && sv[i].from_role && sv[i].step == 1 &&
@@ -1538,7 +1541,7 @@ test_plain(void)
 		      good, ns);
 		const tl_imbalance *im = tlq_imbalance(rl, TL_STAGE_ACTOR_UPDATE, 1);
 		CHECK(im && im->n == 2, "role stages feed the DP imbalance");
-		tlq_rl_close(rl);
+		tlq_close(rl);
 		trace_free(&tr);
 	}
 	gen_truth_free(&ta);

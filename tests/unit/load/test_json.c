@@ -22,7 +22,7 @@
 #include "../test.h"
 
 static char tmpdir[4096];
-static char *summary_json(const char *path);
+static char *summary_json(const char *path, const tl_query_opts *);
 
 static const char *
 samples_dir(void)
@@ -455,11 +455,8 @@ test_legacy_user_ranges(void)
 		}
 		free(p);
 	}
-	tl_rl_opts ro = {.pp = 2};
-	tlq_rl_set_defaults(&ro);
-	char *js = summary_json(dir);
-	tl_rl_opts none = {0};
-	tlq_rl_set_defaults(&none);
+	tl_query_opts ro = {.pp = 2};
+	char *js = summary_json(dir, &ro);
 	cJSON *j = js ? cJSON_Parse(js) : NULL;
 	const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(j, "ranks"), *x;
 	int nr = 0;
@@ -518,7 +515,9 @@ test_legacy_user_ranges(void)
 		char *txt = NULL;
 		size_t tn = 0;
 		FILE *f = open_memstream(&txt, &tn);
-		report_summary_text(f, &tr);
+		tl_query *q = tlq_open(&tr, NULL);
+		report_summary_text(f, q);
+		tlq_close(q);
 		fclose(f);
 		CHECK(strstr(txt, "     0        -  no device activity (a CPU-only trace); host "
 				  "collectives 0.150000 ms") != NULL,
@@ -930,7 +929,7 @@ test_kineto_samples(void)
 /* ---- the same profile as DB and as trace_view.json ------------------------------------------- */
 
 static char *
-summary_json(const char *path)
+summary_json(const char *path, const tl_query_opts *qo)
 {
 	tl_trace tr;
 	tl_load_opts lo = {.quiet_progress = 1};
@@ -939,7 +938,9 @@ summary_json(const char *path)
 	if (load_trace(path, &lo, &tr) != 0)
 		return NULL;
 	FILE *f = open_memstream(&s, &n);
-	report_summary_json(f, &tr);
+	tl_query *q = tlq_open(&tr, qo);
+	report_summary_json(f, q);
+	tlq_close(q);
 	fclose(f);
 	trace_free(&tr);
 	return s;
@@ -1103,8 +1104,8 @@ without_db_only(char *s)
 static void
 same_summary(const char *db_root, const char *json_root, const char *what)
 {
-	char *a = without_db_only(summary_json(db_root));
-	char *b = without_db_only(summary_json(json_root));
+	char *a = without_db_only(summary_json(db_root, NULL));
+	char *b = without_db_only(summary_json(json_root, NULL));
 	CHECK(a != NULL && b != NULL && strcmp(a, b) == 0,
 	    "%s: tl summary --json identical from the DB and from trace_view.json", what);
 	if (a && b && strcmp(a, b) != 0)
@@ -1153,7 +1154,7 @@ test_db_vs_json(void)
 		CHECK(gen_profile(&q, pp, NULL) == 0, "%s: generate", what);
 		CHECK_EQ_I64(convert_tree(pp, ppj), 8, "convert each rank's DB to trace_view.json");
 		same_summary(pp, ppj, what);
-		char *js = summary_json(ppj);
+		char *js = summary_json(ppj, NULL);
 		cJSON *j = js ? cJSON_Parse(js) : NULL;
 		const cJSON *p0 = j ? cJSON_GetArrayItem(
 					  cJSON_GetObjectItemCaseSensitive(j, "pipeline"), 0)
@@ -1200,7 +1201,7 @@ test_db_vs_json(void)
 		CHECK_EQ_I64(convert_tree(dv, dvj), q.nranks,
 		             "convert each rank's DB to trace_view.json");
 		same_summary(dv, dvj, what);
-		char *js = summary_json(dvj);
+		char *js = summary_json(dvj, NULL);
 		CHECK(js != NULL && (grpo ? strstr(js, "\"device_times\":true") != NULL &&
 		                                strstr(js, "\"device_times\":false") == NULL
 		                          : strstr(js, "\"bubble_ratio\":0.9") == NULL),

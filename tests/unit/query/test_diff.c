@@ -19,6 +19,15 @@
 #include "util/xalloc.h"
 #include "../test.h"
 
+/* One side's measurements from a session of its own, as tl diff opens one per trace. */
+static void
+gather(tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *out)
+{
+	tl_query *q = tlq_open(tr, NULL);
+	tlq_diff_gather(q, o, out);
+	tlq_close(q);
+}
+
 #define HOUR (3600LL * 1000000000LL)
 #define T0 1736407067000000000LL
 
@@ -130,8 +139,8 @@ test_pair(const char *dir)
 	CHECK(load(pa, &tra) == 0 && load(pb, &trb) == 0, "load both");
 	tl_diff_side_opts so = {.only_rank = -1, .as_rank = -1, .step_first = -1};
 	tl_diff_side a, b;
-	tlq_diff_gather(&tra, &so, &a);
-	tlq_diff_gather(&trb, &so, &b);
+	gather(&tra, &so, &a);
+	gather(&trb, &so, &b);
 	cJSON *j = diff_json(&a, &b);
 	CHECK(j != NULL, "the JSON parses");
 	const char *vd = str(j, "verdict");
@@ -254,8 +263,8 @@ test_pair(const char *dir)
 	tl_diff_side r1, r2;
 	tl_diff_side_opts s1 = {.only_rank = 1, .as_rank = 1, .step_first = -1};
 	tl_diff_side_opts s2 = {.only_rank = 3, .as_rank = 1, .step_first = -1};
-	tlq_diff_gather(&trb, &s1, &r1);
-	tlq_diff_gather(&trb, &s2, &r2);
+	gather(&trb, &s1, &r1);
+	gather(&trb, &s2, &r2);
 	j = diff_json(&r2, &r1); /* A = rank 3 (not slowed), B = rank 1 (slowed) */
 	int64_t d = INT64_MIN;
 	cJSON_ArrayForEach(
@@ -274,8 +283,8 @@ test_pair(const char *dir)
 	tl_diff_side_opts sa2 = {.only_rank = -1, .as_rank = -1, .step_first = 2};
 	tl_diff_side_opts sb1 = {.only_rank = -1, .as_rank = -1, .step_first = 1};
 	tl_diff_side a2, b1;
-	tlq_diff_gather(&tra, &sa2, &a2);
-	tlq_diff_gather(&trb, &sb1, &b1);
+	gather(&tra, &sa2, &a2);
+	gather(&trb, &sb1, &b1);
 	j = diff_json(&a2, &b1);
 	size_t paired = 0, badp = 0;
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(j, "stages"))
@@ -307,8 +316,8 @@ test_pair(const char *dir)
 	CHECK(gen_profile(&oc, pc, &tc) == 0, "generate a 3-rank B");
 	tl_trace trc;
 	CHECK(load(pc, &trc) == 0, "load it");
-	tlq_diff_gather(&tra, &so, &a);
-	tlq_diff_gather(&trc, &so, &b);
+	gather(&tra, &so, &a);
+	gather(&trc, &so, &b);
 	j = diff_json(&a, &b);
 	const cJSON *only = cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(j, "only_in_a"), "ranks");
@@ -337,8 +346,8 @@ test_pair(const char *dir)
 	      gen_stage_canon[GEN_NSTAGES - 1]);
 	tl_trace trd;
 	CHECK(load(pd, &trd) == 0, "load it");
-	tlq_diff_gather(&trd, &so, &a);
-	tlq_diff_gather(&tra, &so, &b);
+	gather(&trd, &so, &a);
+	gather(&tra, &so, &b);
 	j = diff_json(&a, &b);
 	only = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "only_in_b"),
 	                                        "stages");

@@ -63,14 +63,16 @@ raw_i64(const char *section, int r, const char *key, const char *value, const ch
 
 /* tl summary --json of tr, parsed */
 static cJSON *
-summary_json(const tl_trace *tr)
+summary_json(tl_trace *tr)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (f == NULL)
 		return NULL;
-	report_summary_json(f, tr);
+	tl_query *q = tlq_open(tr, NULL);
+	report_summary_json(f, q);
+	tlq_close(q);
 	fclose(f);
 	cJSON *j = cJSON_Parse(buf);
 	free(last_json);
@@ -405,7 +407,9 @@ check_bad(void)
 	CHECK(load_trace(dir, &lo, &tr) == 0 && tr.nranks == 1, "load the damaged fixture");
 	if (tr.nranks == 1) {
 		unsigned w0 = msg_warn_count();
-		tlq_counters(&tr);
+		tl_query *q = tlq_open(&tr, NULL);
+		tlq_counters(q);
+		tlq_close(q);
 		/* MEMORY_RECORD: bad values and one out-of-order sample; NPU_MEM: a NULL and one
 		 * sample out of order: four lines */
 		CHECK_EQ_I64(msg_warn_count() - w0, 4, "one line per table and problem");

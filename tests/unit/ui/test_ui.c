@@ -179,47 +179,47 @@ test_bubbles(void)
 	tr.ranks[1] = synthetic_rank1();
 	tr.nranks = 2;
 	lanes_build(&tr, 2);
-	tl_rl *rl = tlq_rl_open(&tr, NULL);
+	tl_query *rl = tlq_open(&tr, NULL);
 	static const struct {
 		size_t rank;
 		int64_t s, e;
 	} want[] = {{1, 5, 20}, {0, 30, 40}, {1, 30, 40}, {0, 50, 60}, {1, 45, 47}};
-	size_t nb = tlq_rl_bubble_largest(rl, 100, 0, NULL), good = 0;
+	size_t nb = tlq_bubble_largest(rl, 100, 0, NULL), good = 0;
 	CHECK_EQ_I64(nb, 5, "largest bubbles: every gap of both ranks");
 	for (size_t i = 0; i < 5 && nb == 5; i++) {
 		tl_rl_bubble b;
-		tlq_rl_bubble_largest(rl, 100, i, &b);
+		tlq_bubble_largest(rl, 100, i, &b);
 		good += b.rank == want[i].rank && b.start == want[i].s && b.end == want[i].e &&
 		        b.stage == TL_STAGE_NONE && b.step == -1 && b.reason == TL_BUBBLE_NOTHING;
 	}
 	CHECK_EQ_I64(good, 5, "largest bubbles: longest first, ties by time, then by rank");
 	tl_rl_bubble b;
-	CHECK(tlq_rl_bubble_largest(rl, 1, 4, &b) == 5 && b.start == 45,
+	CHECK(tlq_bubble_largest(rl, 1, 4, &b) == 5 && b.start == 45,
 	      "the list is found once: a later max does not change it");
 	const tl_rl_bubble *sv;
-	size_t ns = tlq_rl_bubbles(rl, &sv), same = 0;
+	size_t ns = tlq_bubbles(rl, &sv), same = 0;
 	for (size_t i = 0; i < ns; i++) {
-		tlq_rl_bubble_at(rl, sv[i].rank, sv[i].start, sv[i].end, &b);
+		tlq_bubble_at(rl, sv[i].rank, sv[i].start, sv[i].end, &b);
 		same += b.stage == sv[i].stage && b.step == sv[i].step &&
 		        b.reason == sv[i].reason && strcmp(b.detail, sv[i].detail) == 0;
 	}
 	CHECK(ns == 5 && same == ns, "the viewer's bubbles are the summary's bubbles (%zu)", ns);
-	tlq_rl_close(rl);
-	rl = tlq_rl_open(&tr, NULL);
-	CHECK(tlq_rl_bubble_largest(rl, 2, 0, NULL) == 2, "at most max largest bubbles");
+	tlq_close(rl);
+	rl = tlq_open(&tr, NULL);
+	CHECK(tlq_bubble_largest(rl, 2, 0, NULL) == 2, "at most max largest bubbles");
 	size_t k = 9, n = 9;
-	CHECK(tlq_rl_bubble_next(rl, 0, 0, 1, &b, &k, &n) == 0 && b.start == 30 && b.end == 40 &&
+	CHECK(tlq_bubble_next(rl, 0, 0, 1, &b, &k, &n) == 0 && b.start == 30 && b.end == 40 &&
 	          k == 0 && n == 2,
 	      "bubble-next: the first after the cursor, 1 of 2");
-	CHECK(tlq_rl_bubble_next(rl, 0, 30, 1, &b, &k, &n) == 0 && b.start == 50 && k == 1,
+	CHECK(tlq_bubble_next(rl, 0, 30, 1, &b, &k, &n) == 0 && b.start == 50 && k == 1,
 	      "bubble-next: strictly after");
-	CHECK(tlq_rl_bubble_next(rl, 0, 50, 1, &b, &k, &n) == -1 && n == 2,
+	CHECK(tlq_bubble_next(rl, 0, 50, 1, &b, &k, &n) == -1 && n == 2,
 	      "bubble-next: none after the last");
-	CHECK(tlq_rl_bubble_next(rl, 0, 50, -1, &b, &k, &n) == 0 && b.start == 30 && k == 0,
+	CHECK(tlq_bubble_next(rl, 0, 50, -1, &b, &k, &n) == 0 && b.start == 30 && k == 0,
 	      "bubble-prev: the last before");
-	CHECK(tlq_rl_bubble_next(rl, 1, 5, -1, &b, &k, &n) == -1 && n == 3,
+	CHECK(tlq_bubble_next(rl, 1, 5, -1, &b, &k, &n) == -1 && n == 3,
 	      "bubble-prev: none before the first");
-	tlq_rl_close(rl);
+	tlq_close(rl);
 	/* without the overlap lanes the largest bubbles come from the unions: the same */
 	trace_free(&tr);
 	trace_init(&tr);
@@ -227,15 +227,15 @@ test_bubbles(void)
 	tr.ranks[0] = synthetic_rank();
 	tr.ranks[1] = synthetic_rank1();
 	tr.nranks = 2;
-	rl = tlq_rl_open(&tr, NULL);
+	rl = tlq_open(&tr, NULL);
 	good = 0;
-	nb = tlq_rl_bubble_largest(rl, 100, 0, NULL);
+	nb = tlq_bubble_largest(rl, 100, 0, NULL);
 	for (size_t i = 0; i < 5 && nb == 5; i++) {
-		tlq_rl_bubble_largest(rl, 100, i, &b);
+		tlq_bubble_largest(rl, 100, i, &b);
 		good += b.rank == want[i].rank && b.start == want[i].s && b.end == want[i].e;
 	}
 	CHECK(nb == 5 && good == 5, "largest bubbles without the overlap lanes: the same");
-	tlq_rl_close(rl);
+	tlq_close(rl);
 	trace_free(&tr);
 }
 

@@ -1,7 +1,7 @@
 /* Rollout load balance as dp_analysis measures it: each rank's decode steps, paired with the
  * stats its step_process marks carry, cut into rollouts (the stages of tlq_imbalances). */
 #include "config.h"
-#include "query/query_int.h"
+#include "query/session.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 
@@ -20,6 +20,8 @@ struct tl_dp_cache {
 	size_t n;
 	tl_dp_step **win; /* the windows' own steps (the rows borrow them, or all's) */
 	size_t nwin, wcap;
+	int have_whole; /* tlq_dp_whole's entry is made (whole.n == 0: there is none) */
+	tl_imbalance whole;
 };
 
 void
@@ -37,6 +39,7 @@ dp_cache_free(struct tl_dp_cache *c)
 	free(c->nall);
 	free(c->v);
 	free(c->win);
+	free(c->whole.ranks);
 	free(c);
 }
 
@@ -69,11 +72,11 @@ step_find(const tl_dp_step *v, size_t n, int64_t s, int64_t e)
 
 /* All decode steps of rank ri, by start, with the stats of their marks. */
 static size_t
-rank_steps(tl_rl *rl, size_t ri, tl_dp_step **out)
+rank_steps(const tl_query *q, size_t ri, tl_dp_step **out)
 {
-	const tl_rank *r = rl_trace(rl)->ranks[ri];
+	const tl_rank *r = q->tr->ranks[ri];
 	tl_span *sp;
-	size_t n = stages_decode_spans(rl_rules(rl), r, 1, 0, &sp);
+	size_t n = stages_decode_spans(q->rules, r, 1, 0, &sp);
 	tl_dp_step *v = xcalloc(n ? n : 1, sizeof *v);
 	for (size_t i = 0; i < n; i++) {
 		v[i].start = sp[i].start;
@@ -147,42 +150,43 @@ cache_window(struct tl_dp_cache *c, tl_dp_rank *x, tl_dp_step *w, size_t nw)
 		VEC_PUSH(c->win, c->nwin, c->wcap, w);
 }
 
+/* Under q->lock. */
 static struct tl_dp_cache *
-need_steps(tl_rl *rl)
+need_steps(tl_query *q)
 {
-	struct tl_dp_cache **slot = rl_dp_slot(rl);
-	if (*slot != NULL)
-		return *slot;
+	if (q->dp != NULL)
+		return q->dp;
 	struct tl_dp_cache *c = xcalloc(1, sizeof *c);
-	size_t nr = rl_trace(rl)->nranks;
+	size_t nr = q->tr->nranks;
 	c->nranks = nr;
 	c->all = xcalloc(nr ? nr : 1, sizeof *c->all);
 	c->nall = xcalloc(nr ? nr : 1, sizeof *c->nall);
 	for (size_t i = 0; i < nr; i++)
-		c->nall[i] = rank_steps(rl, i, &c->all[i]);
-	*slot = c;
+		c->nall[i] = rank_steps(q, i, &c->all[i]);
+	q->dp = c;
 	return c;
 }
 
 void
-tlq_dp_prepare(tl_rl *rl)
+tlq_dp_prepare(const tl_query *cq)
 {
-	need_steps(rl);
+	tl_query *q = tlq_mut(cq);
+	pthread_mutex_lock(&q->lock);
+	need_steps(q);
+	pthread_mutex_unlock(&q->lock);
 }
 
+/* Under q->lock; rows and im: the session's stage rows and imbalances (asked for before the
+ * lock is taken, as they take it themselves). */
 static struct tl_dp_cache *
-need_dp(tl_rl *rl)
+need_dp(tl_query *q, const tl_stage_row *rows, size_t nrows, const tl_imbalance *im, size_t nim)
 {
-	struct tl_dp_cache *c = need_steps(rl);
+	struct tl_dp_cache *c = need_steps(q);
 	if (c->have_v)
 		return c;
 	size_t nr = c->nranks, cap = 0;
 	tl_dp_step **all = c->all;
 	const size_t *nall = c->nall;
-	const tl_stage_row *rows;
-	size_t nrows = tlq_stages(rl, &rows);
-	const tl_imbalance *im;
-	size_t nim = tlq_imbalances(rl, &im);
 	for (size_t e = 0; e < nim; e++) {
 		tl_dp d = {.stage = im[e].stage, .step = im[e].step, .n = im[e].n};
 		d.ranks = xcalloc(d.n, sizeof *d.ranks);
@@ -230,20 +234,77 @@ need_dp(tl_rl *rl)
 }
 
 size_t
-tlq_dp(tl_rl *rl, const tl_dp **out)
+tlq_dp(const tl_query *cq, const tl_dp **out)
 {
-	struct tl_dp_cache *c = need_dp(rl);
+	tl_query *q = tlq_mut(cq);
+	const tl_stage_row *rows;
+	size_t nrows = tlq_stages(cq, &rows);
+	const tl_imbalance *im;
+	size_t nim = tlq_imbalances(cq, &im);
+	pthread_mutex_lock(&q->lock);
+	struct tl_dp_cache *c = need_dp(q, rows, nrows, im, nim);
+	pthread_mutex_unlock(&q->lock);
 	*out = c->v;
 	return c->n;
 }
 
 const tl_dp *
-tlq_dp_of(tl_rl *rl, int stage, int64_t step)
+tlq_dp_of(const tl_query *q, int stage, int64_t step)
 {
 	const tl_dp *v;
-	size_t n = tlq_dp(rl, &v);
+	size_t n = tlq_dp(q, &v);
 	for (size_t i = 0; i < n; i++)
 		if (v[i].stage == stage && v[i].step == step)
 			return &v[i];
 	return NULL;
+}
+
+const tl_imbalance *
+tlq_dp_whole(const tl_query *cq)
+{
+	const tl_dp *d = tlq_dp_of(cq, TL_STAGE_NONE, -1);
+	tl_query *q = tlq_mut(cq);
+	pthread_mutex_lock(&q->lock);
+	struct tl_dp_cache *c = q->dp; /* made by tlq_dp_of */
+	if (!c->have_whole && d != NULL && d->n > 0) {
+		tl_imb_rank *v = xcalloc(d->n, sizeof *v);
+		for (size_t i = 0; i < d->n; i++) {
+			const tl_dp_rank *x = &d->ranks[i];
+			v[i].rank = x->rank;
+			v[i].decode_steps = (int)x->nsteps;
+			v[i].start = x->steps[0].start;
+			v[i].end = x->steps[x->nsteps - 1].end;
+			v[i].duration = v[i].end - v[i].start;
+		}
+		c->whole =
+		    (tl_imbalance){.stage = TL_STAGE_NONE, .step = -1, .ranks = v, .n = d->n};
+		imbalance_compute(v, d->n, &c->whole.st);
+	}
+	c->have_whole = 1;
+	pthread_mutex_unlock(&q->lock);
+	return c->whole.n > 0 ? &c->whole : NULL;
+}
+
+const char *
+tlq_dp_metric_name(int metric)
+{
+	return dp_metric_name(metric);
+}
+
+double
+tlq_dp_step_value(const tl_dp_step *s, int metric)
+{
+	return dp_step_value(s, metric);
+}
+
+double
+tlq_dp_metric_max(const tl_dp_rank *v, size_t n, int metric)
+{
+	return dp_metric_max(v, n, metric);
+}
+
+void
+tlq_dp_end_steps(const tl_dp_rank *v, size_t n, int *earliest, int *latest)
+{
+	dp_end_steps(v, n, earliest, latest);
 }

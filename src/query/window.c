@@ -1,4 +1,7 @@
+/* Queries over one track or one rank in a window of time: busy time, the slices in view, the
+ * screen columns of a lane, slice navigation and the overlap breakdown. */
 #include "config.h"
+#include "analysis/lanes.h"
 #include "query/query.h"
 #include "util/xalloc.h"
 
@@ -15,16 +18,21 @@ tlq_window(const tl_track *t, int64_t t0, int64_t t1, size_t *first, size_t *las
 }
 
 int64_t
-tlq_busy(tl_track *t, int64_t t0, int64_t t1)
+tlq_busy(const tl_track *t, int64_t t0, int64_t t1)
 {
 	if (t->n == 0 || t1 <= t0)
 		return 0;
-	const int64_t *pre = track_prefix(t);
 	size_t a, b;
 	tlq_window(t, t0, t1, &a, &b);
 	if (a >= b)
 		return 0;
-	int64_t busy = pre[b] - pre[a];
+	int64_t busy = 0;
+	if (t->prefix != NULL) {
+		busy = t->prefix[b] - t->prefix[a];
+	} else { /* a track no session prepared (see query.h) */
+		for (size_t i = a; i < b; i++)
+			busy += t->v[i].end - t->v[i].start;
+	}
 	/* clip the first and last slice to the window */
 	if (t->v[a].start < t0)
 		busy -= t0 - t->v[a].start;
@@ -34,7 +42,7 @@ tlq_busy(tl_track *t, int64_t t0, int64_t t1)
 }
 
 void
-tlq_columns_edges(tl_track *t, const int64_t *edges, int ncols, tl_cell *out)
+tlq_columns_edges(const tl_track *t, const int64_t *edges, int ncols, tl_cell *out)
 {
 	for (int c = 0; c < ncols; c++) {
 		int64_t c0 = edges[c], c1 = edges[c + 1];
@@ -77,7 +85,7 @@ tlq_columns_edges(tl_track *t, const int64_t *edges, int ncols, tl_cell *out)
 }
 
 void
-tlq_columns(tl_track *t, int64_t t0, int64_t t1, int ncols, tl_cell *out)
+tlq_columns(const tl_track *t, int64_t t0, int64_t t1, int ncols, tl_cell *out)
 {
 	if (ncols <= 0)
 		return;
@@ -88,6 +96,90 @@ tlq_columns(tl_track *t, int64_t t0, int64_t t1, int ncols, tl_cell *out)
 	edges[ncols] = t1;
 	tlq_columns_edges(t, edges, ncols, out);
 	free(edges);
+}
+
+void
+tlq_busy_columns(const tl_track *t, const int64_t *edges, int ncols, int64_t *out)
+{
+	for (int c = 0; c < ncols; c++)
+		out[c] = t ? tlq_busy(t, edges[c], edges[c + 1]) : 0;
+}
+
+size_t
+tlq_slice_at(const tl_track *t, int64_t x)
+{
+	size_t i = track_first_ending_after(t, x);
+	if (i < t->n && t->v[i].start <= x)
+		return i;
+	/* zero-length slices end at their start: look for one exactly at x */
+	size_t z = track_first_starting_at(t, x);
+	if (z < t->n && t->v[z].start == x && t->v[z].end == x)
+		return z;
+	return SIZE_MAX;
+}
+
+size_t
+tlq_slice_next(const tl_track *t, int64_t x, int dir)
+{
+	if (dir > 0) {
+		size_t i = x == INT64_MAX ? t->n : track_first_starting_at(t, x + 1);
+		return i < t->n ? i : SIZE_MAX;
+	}
+	size_t i = track_first_starting_at(t, x);
+	return i > 0 ? i - 1 : SIZE_MAX;
+}
+
+const tl_slice *
+tlq_enclosing(const tl_rank *r, tl_lane_kind kind, int64_t x)
+{
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		if (t->kind != kind || t->depth != 0)
+			continue;
+		size_t k = tlq_slice_at(t, x);
+		if (k != SIZE_MAX)
+			return &t->v[k];
+	}
+	return NULL;
+}
+
+int
+tlq_mstx_other_part(const tl_rank *r, const tl_track *t, size_t idx, tl_span *out)
+{
+	if (idx >= t->n)
+		return 0;
+	if (t->kind == TL_LANE_MSTX) {
+		if (t->dev == NULL || t->dev[idx].end < t->dev[idx].start)
+			return 0;
+		*out = t->dev[idx];
+		return 1;
+	}
+	if (t->kind != TL_LANE_MSTX_DEV)
+		return 0;
+	const tl_slice *d = &t->v[idx];
+	for (size_t i = 0; i < r->ntracks; i++) { /* one look-up, for the detail pane */
+		const tl_track *m = r->tracks[i];
+		if (m->kind != TL_LANE_MSTX || m->dev == NULL)
+			continue;
+		for (size_t k = 0; k < m->n; k++)
+			if (m->dev[k].start == d->start && m->dev[k].end == d->end) {
+				*out = (tl_span){m->v[k].start, m->v[k].end};
+				return 1;
+			}
+	}
+	return 0;
+}
+
+const tl_track *
+tlq_overlap_lane(const tl_rank *r, int key)
+{
+	return lanes_overlap_track(r, key);
+}
+
+const char *
+tlq_overlap_lane_name(int key)
+{
+	return lanes_overlap_name(key);
 }
 
 void
@@ -103,7 +195,8 @@ tlq_kind_busy(const tl_rank *r, tl_lane_kind kind, int64_t t0, int64_t t1)
 	for (size_t i = 0; i < r->ntracks; i++)
 		if (r->tracks[i]->kind == kind) {
 			int64_t b = tlq_busy(r->tracks[i], t0, t1);
-			sum = b > INT64_MAX - sum ? INT64_MAX : sum + b; /* saturates: crafted times */
+			sum = b > INT64_MAX - sum ? INT64_MAX
+			                          : sum + b; /* saturates: crafted times */
 		}
 	return sum;
 }

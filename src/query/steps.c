@@ -15,8 +15,9 @@ cmp_i64(const void *a, const void *b)
 }
 
 size_t
-tlq_step_ids(const tl_trace *tr, int64_t **ids)
+tlq_step_ids(const tl_query *q, int64_t **ids)
 {
+	const tl_trace *tr = tlq_trace(q);
 	size_t n = 0;
 	for (size_t i = 0; i < tr->nranks; i++)
 		n += tr->ranks[i]->nsteps;
@@ -35,8 +36,9 @@ tlq_step_ids(const tl_trace *tr, int64_t **ids)
 }
 
 int
-tlq_step_span(const tl_trace *tr, int64_t id, int64_t *t0, int64_t *t1)
+tlq_step_span(const tl_query *q, int64_t id, int64_t *t0, int64_t *t1)
 {
+	const tl_trace *tr = tlq_trace(q);
 	int found = 0;
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];

@@ -1,0 +1,441 @@
+/* The generator's host-side and memory rows: CANN launches with their delays to the device
+ * (gen_opts.launch_jitter), the PyTorch operators that made them, and the allocator's
+ * MEMORY_RECORD samples (gen_opts.memory_records). */
+#include "config.h"
+#include "gen/gen_int.h"
+#include "gen/gen.h"
+#include "util/msg.h"
+#include "util/parallel.h"
+#include "util/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- launch delays (gen_opts.launch_jitter, gen_truth.launches) ---- */
+
+/* With launch_jitter, how much earlier than LEAD the launch of work starting at dev_start
+ * starts: 0..JITTER_MAX from the seed, less where it would reach into the previous launch. */
+static int64_t
+launch_jitter(gen_writer *w, int64_t dev_start)
+{
+	if (!w->P->o.launch_jitter)
+		return 0;
+	int64_t j =
+	    (int64_t)(gen_seed_of(w->P->o.seed, 0x1A0C, (uint64_t)w->rank, (uint64_t)w->next_conn) %
+	              (JITTER_MAX / US + 1)) *
+	    US;
+	int64_t room = dev_start - LEAD - w->ahead - w->host_end;
+	return j < room ? j : room > 0 ? room : 0;
+}
+
+void
+gen_w_launch_truth(gen_writer *w, int64_t dev_start, int name)
+{
+	const gen_truth *T = &w->P->tr;
+	int64_t step = -1;
+	if (T->nsteps == 1)
+		step = T->steps[0].step;
+	for (size_t i = 0; T->nsteps > 1 && i < T->nsteps; i++)
+		if (w->last_launch >= T->steps[i].start_ns && w->last_launch <= T->steps[i].end_ns)
+			step = T->steps[i].step;
+	gen_launch_truth x = {w->rank, step, dev_start - w->last_launch, w->last_launch, 0, 0};
+	if (w->P->o.host_ops) {
+		x.op_start_ns = w->last_launch - HOST_OP_LEAD;
+		gen_w_torch_op(w, x.op_start_ns, w->last_launch - HOST_OP_TAIL, w->gtid_main, name,
+		               -1, 0, w->next_conn - 1);
+	}
+	VEC_PUSH(w->lt, w->nlt, w->ltcap, x);
+	int64_t conn = w->next_conn - 1;
+	VEC_PUSH(w->lt_conn, w->nltc, w->ltccap, conn);
+}
+
+/* One CANN_API row at host time start; returns its connectionId. */
+int64_t
+gen_w_launch_at(gen_writer *w, int type, int name, int64_t start)
+{
+	int64_t conn = w->next_conn++;
+	int64_t end = start + 1500 + (conn % 8) * 100;
+	if (start < w->host_end && !w->err) {
+		msg_error("gen: internal error: rank %d: launch at %" PRId64
+		          " overlaps the previous",
+		          w->rank, start);
+		w->err = 1;
+	}
+	w->host_end = end;
+	w->last_launch = start;
+	int zero = 0;
+	if (conn - CONN_BASE == (int64_t)w->nconn)
+		VEC_PUSH(w->conn_tasks, w->nconn, w->conncap, zero);
+	int64_t v[6] = {start, end, type, w->gtid_dq, conn, name};
+	gen_w_row(w, Q_API, v, 6);
+	return conn;
+}
+
+/* One CANN_API row, LEAD (plus the host's lead, if it runs ahead) before the device task it
+ * launches; returns its connectionId. */
+int64_t
+gen_w_launch(gen_writer *w, int type, int name, int64_t dev_start)
+{
+	return gen_w_launch_at(w, type, name,
+	                       dev_start - LEAD - w->ahead - launch_jitter(w, dev_start));
+}
+
+int64_t
+gen_w_task(gen_writer *w, int64_t start, int64_t end, int64_t conn, int type, int64_t ctx,
+           int stream, int64_t taskid)
+{
+	int64_t g = w->next_gtask++;
+	int64_t v[11] = {start, end, w->dev, conn,   g,          w->pid,
+	                 type,  ctx, stream, taskid, INVALID_U32};
+	gen_w_row(w, Q_TASK, v, 11);
+	w->tasks++;
+	if (conn >= CONN_BASE && conn - CONN_BASE < (int64_t)w->nconn)
+		w->conn_tasks[conn - CONN_BASE]++;
+	return g;
+}
+
+/* A COMPUTE_TASK_INFO row for the task gtask of duration d, counted in the operator truth. */
+void
+gen_w_cti(gen_writer *w, int64_t gtask, int k, int cti_type, int64_t d)
+{
+	const gen_kernel *kn = &gen_kernels[k];
+	const char *ot = gen_str_text[kn->optype], *tt = gen_str_text[cti_type];
+	size_t i = 0;
+	while (i < w->nops && (w->ops[i].op_type != ot || w->ops[i].task_type != tt))
+		i++; /* the strings are str_text's own: equal strings are the same pointer */
+	if (i == w->nops) {
+		gen_op_truth o = {.rank = w->rank, .op_type = ot, .task_type = tt};
+		VEC_PUSH(w->ops, w->nops, w->opcap, o);
+	}
+	w->ops[i].count++;
+	w->ops[i].total_ns += d;
+	int64_t v[17] = {kn->name,   gtask,         kn->block_num, kn->mix_block_num, cti_type,
+	                 kn->optype, kn->in_fmt,    kn->in_dt,     kn->in_shape,      kn->out_fmt,
+	                 kn->out_dt, kn->out_shape, S_NA,          S_DYNAMIC,         S_NO,
+	                 S_NA,       S_NA};
+	gen_w_row(w, Q_CTI, v, 17);
+}
+
+void
+gen_w_kernel(gen_writer *w, int k, int stream, int64_t start, int64_t d)
+{
+	int64_t conn = gen_w_launch(w, API_NODE, S_LAUNCH, start);
+	int64_t g = gen_w_task(w, start, start + d, conn, gen_kernels[k].task_type, INVALID_U32,
+	                       stream, gen_w_taskid(w, stream));
+	gen_w_cti(w, g, k, gen_kernels[k].cti_type, d);
+	gen_w_launch_truth(w, start, gen_kernels[k].name);
+}
+
+/* An FFTS+ kernel: a container row (contextId INVALID, not in COMPUTE_TASK_INFO) a little wider
+ * than its two children (contextId 0, 1; same stream and taskId), which tile [start, start+d). */
+static void
+w_ffts(gen_writer *w, int stream, int64_t start, int64_t d)
+{
+	int64_t c0 = d * 6 / 10;
+	int64_t conn = gen_w_launch(w, API_NODE, S_LAUNCH, start - FFTS_PRE);
+	int64_t tid = gen_w_taskid(w, stream);
+	gen_w_task(w, start - FFTS_PRE, start + d + FFTS_POST, conn, S_KERNEL_MIX_AIC, INVALID_U32,
+	           stream, tid);
+	int64_t g0 = gen_w_task(w, start, start + c0, conn, S_MIX_AIC, 0, stream, tid);
+	gen_w_cti(w, g0, K_FAG, S_MIX_AIC, c0);
+	int64_t g1 = gen_w_task(w, start + c0, start + d, conn, S_MIX_AIV, 1, stream, tid);
+	gen_w_cti(w, g1, K_FAG, S_MIX_AIV, d - c0);
+	gen_w_launch_truth(w, start, gen_kernels[K_FAG].name); /* the container is neither compute
+	                                                   nor communication */
+}
+
+/* A memcpy or event task inside an aux gap (never inside a bubble); the kinds take turns. */
+static void
+w_aux(gen_writer *w, int stream, int64_t start)
+{
+	static const struct {
+		int api, type;
+		int64_t ns;
+	} aux[4] = {
+	    {S_MEMCPY_API, S_MEMCPY_ASYNC, 8 * US},
+	    {S_RECORD_API, S_EVENT_RECORD, 0},
+	    {S_MEMCPY_API, S_MEMCPY_ASYNC, 6 * US},
+	    {S_WAIT_API, S_EVENT_WAIT, 1200},
+	};
+	int i = (int)(w->naux++ % 4);
+	int64_t conn = gen_w_launch(w, API_ACL, aux[i].api, start);
+	gen_w_task(w, start, start + aux[i].ns, conn, aux[i].type, INVALID_U32, stream,
+	           gen_w_taskid(w, stream));
+}
+
+void
+gen_w_mstx(gen_writer *w, int64_t start, int64_t end, int message)
+{
+	int64_t v[10] = {start,   end,          MSTX_RANGE,   INVALID_U32, INVALID_U32,
+	                 message, w->gtid_main, w->gtid_main, S_DEFAULT,   INVALID_U32};
+	gen_w_row(w, Q_MSTX, v, 10);
+}
+
+/* The range around one decode step, as gen_opts.decode_marks says (GEN_DECODE_NONE: none). */
+static void
+w_decode_mark(gen_writer *w, const gen_blk *b, int64_t start, int64_t end)
+{
+	if (w->P->o.decode_marks == GEN_DECODE_DP) {
+		gen_w_dp_step(w, b, start, end);
+	} else if (w->P->o.decode_marks == GEN_DECODE_RANGES) {
+		gen_w_mstx(w, start, end, S_DECODE);
+	} else if (w->P->o.decode_marks == GEN_DECODE_VLLM) {
+		/* range_start("vllm_one_step", domain="vllm_one_step"): no stream, host only */
+		int64_t v[10] = {start,       end,          MSTX_RANGE,   INVALID_U32, INVALID_U32,
+		                 S_VLLM_STEP, w->gtid_main, w->gtid_main, S_VLLM_STEP, INVALID_U32};
+		gen_w_row(w, Q_MSTX, v, 10);
+	}
+}
+
+void
+gen_w_run(gen_writer *w, const gen_blk *b)
+{
+	kdraw g;
+	int k;
+	int64_t t = b->start;
+	gen_kdraw_init(&g, b->seed, b->mix, gen_stage_f(&w->P->o, w->rk, b->stage));
+	for (uint32_t i = 0; i < b->nk; i++) {
+		int64_t d = gen_kdraw_next(&g, &k);
+		if ((b->flags & BF_FFTS) && i == FFTS_SLOT)
+			w_ffts(w, b->stream, t, d);
+		else
+			gen_w_kernel(w, k, b->stream, t, d);
+		t += d;
+		if (i + 1 < b->nk) {
+			if (gen_gap_is_aux(i, b->nk)) {
+				w_aux(w, b->stream, t + AUX_OFF);
+				t += AUXGAP;
+			} else {
+				t += KGAP;
+			}
+		}
+	}
+	if (b->flags & BF_PAD) {
+		t += KGAP;
+		gen_w_kernel(w, K_COPY, b->stream, t, PAD_MIN + b->pad);
+		t += PAD_MIN + b->pad;
+	}
+	if (t != b->end && !w->err) {
+		msg_error("gen: internal error: rank %d: run ends at %" PRId64 ", planned %" PRId64,
+		          w->rank, t, b->end);
+		w->err = 1;
+	}
+	if ((b->flags & BF_DECODE) && !w->P->o.no_stage_ranges)
+		w_decode_mark(w, b, b->start - LEAD - DEC_PRE, b->end + DEC_POST);
+}
+
+/* A COMMUNICATION_TASK_INFO row: 15 integer columns, then bandwidth (NUMERIC). */
+void
+gen_w_ctask(gen_writer *w, const int64_t *v, double bandwidth)
+{
+	sqlite3_stmt *st = w->q[Q_CTASK];
+	if (w->err)
+		return;
+	for (int i = 0; i < 15; i++)
+		sqlite3_bind_int64(st, i + 1, v[i]);
+	sqlite3_bind_double(st, 16, bandwidth);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		gen_w_fail(w, "insert");
+	sqlite3_reset(st);
+}
+
+void
+gen_w_coll(gen_writer *w, const gen_blk *b)
+{
+	const gen_plan *P = w->P;
+	int R = P->nranks, r = w->rank;
+	int allreduce = b->optype == OP_ALLREDUCE;
+	char name[64];
+	int64_t name_id = S__COUNT + (int64_t)b->op;
+	snprintf(name, sizeof name, "%s_%03u_%u_1",
+	         allreduce ? "hcom_allReduce_" : "hcom_allGather_", P->gen_group_hash3, b->seq);
+	if (!w->err) {
+		sqlite3_bind_text(w->q[Q_STR], 2, name, -1, SQLITE_TRANSIENT);
+		int64_t v[1] = {name_id};
+		gen_w_row(w, Q_STR, v, 1);
+	}
+
+	uint64_t h = gen_seed_of(P->o.seed, 0xC0DE, b->op, 1);
+	int64_t count = (int64_t)1 << (20 + h % 6); /* elements */
+	int64_t conn = gen_w_launch(w, API_NODE, S_LAUNCH, b->start);
+	gen_w_launch_truth(w, b->start, (int)name_id); /* its first sub-task, the notify wait,
+	                                             starts the op */
+	int64_t opid = w->next_opid++;
+	int64_t ov[14] = {name_id,   b->start,
+	                  b->end,    conn,
+	                  S_GROUP,   opid,
+	                  0,         0,
+	                  HCCL_BF16, allreduce ? S_MESH_RING : S_MESH,
+	                  count,     allreduce ? S_ALLREDUCE : S_ALLGATHER,
+	                  w->dev,    R};
+	gen_w_row(w, Q_OP, ov, 14);
+
+	/* sub-tasks, one stream each: the wait for the last rank, then one transfer per plane */
+	int64_t nw_end = b->wait_end + NOTIFY_NS;
+	int64_t g = gen_w_task(w, b->start, nw_end, conn, S_NOTIFY_WAIT_SQE, INVALID_U32,
+	                       STREAM_COMM, gen_w_taskid(w, STREAM_COMM));
+	int64_t cw[15] = {name_id,
+	                  g,
+	                  S_HCCL_NOTIFY_WAIT,
+	                  0,
+	                  S_GROUP,
+	                  (int64_t)b->op << 8,
+	                  RDMA_INVALID,
+	                  (r + R - 1) % R,
+	                  r,
+	                  TRANSPORT_LOCAL,
+	                  4,
+	                  HCCL_INT32,
+	                  LINK_ON_CHIP,
+	                  opid,
+	                  1};
+	gen_w_ctask(w, cw, 0.0);
+	int nplanes = b->nsub - 1;
+	int64_t size = count * 2 / nplanes; /* BF16 */
+	for (int p = 0; p < nplanes; p++) {
+		int stream = STREAM_COMM + 1 + p;
+		int64_t ps = nw_end + p * 500, pe = b->end - p * 700;
+		int htype = !allreduce || p % 2 == 0 ? S_HCCL_MEMCPY : S_HCCL_REDUCE_INLINE;
+		g = gen_w_task(w, ps, pe, conn, S_SDMA, INVALID_U32, stream,
+		               gen_w_taskid(w, stream));
+		int64_t cv[15] = {name_id,
+		                  g,
+		                  htype,
+		                  p,
+		                  S_GROUP,
+		                  -1,
+		                  RDMA_INVALID,
+		                  r,
+		                  (r + p + 1) % R,
+		                  TRANSPORT_SDMA,
+		                  size,
+		                  HCCL_BF16,
+		                  LINK_HCCS,
+		                  opid,
+		                  p == 0};
+		gen_w_ctask(w, cv, (double)size * 1e9 / (double)(pe - ps)); /* bytes/s */
+	}
+
+	/* overlap kernels on the main compute stream, wholly inside the op */
+	if (b->nk > 0) {
+		kdraw kg;
+		int k;
+		int64_t t = b->start + OVL_DELAY;
+		gen_kdraw_init(&kg, b->seed, MIX_OVERLAP, gen_stage_f(&w->P->o, w->rk, b->stage));
+		for (uint32_t i = 0; i < b->nk; i++) {
+			int64_t d = gen_kdraw_next(&kg, &k);
+			gen_w_kernel(w, k, STREAM_A, t, d);
+			t += d + (i + 1 < b->nk ? KGAP : 0);
+		}
+		if (t > b->end - OVL_TAIL && !w->err) {
+			msg_error("gen: internal error: rank %d: overlap kernels leave their op",
+			          r);
+			w->err = 1;
+		}
+	}
+}
+
+/* ---- MEMORY_RECORD (gen_opts.memory_records) ----
+ * torch_npu records the allocator's totals at each allocation and free, per component (PTA: the
+ * PyTorch caching allocator, GE: graph engine workspace). Here: a sample at the start, middle and
+ * end of every stage range of the rank, growing through a stage and falling back after it, and
+ * one highest allocated total at the middle of one stage per rank (the stage of index rank %
+ * stages, in its last step): the peak is known, and so is the stage and step it falls in. */
+
+void
+gen_w_memory(gen_writer *w, gen_rank *rk)
+{
+	static const char *const comp[2] = {"PTA", "GE"};
+	gen_w_exec(
+	    w, "CREATE TABLE IF NOT EXISTS MEMORY_RECORD (component INTEGER, timestamp INTEGER, "
+	       "totalAllocated INTEGER, totalReserved INTEGER, totalActive INTEGER, streamPtr "
+	       "INTEGER, deviceId INTEGER);");
+	sqlite3_stmt *st = NULL;
+	if (w->err || sqlite3_prepare_v2(w->db, "INSERT INTO MEMORY_RECORD VALUES (?,?,?,?,?,?,?)",
+	                                 -1, &st, NULL) != SQLITE_OK) {
+		gen_w_fail(w, "prepare MEMORY_RECORD");
+		return;
+	}
+	for (int c = 0; c < 2 && !w->err; c++) {
+		sqlite3_bind_text(w->q[Q_STR], 2, comp[c], -1, SQLITE_STATIC);
+		int64_t v[1] = {MEM_STR_BASE + c};
+		gen_w_row(w, Q_STR, v, 1);
+	}
+	const gen_truth *T = &w->P->tr;
+	/* the stages of this rank, in time order (the truth lists them so); the peak's stage */
+	size_t nst = 0, peak = SIZE_MAX;
+	for (size_t i = 0; i < T->nstages; i++)
+		if (T->stages[i].rank == w->rank)
+			nst++;
+	size_t want = nst ? (size_t)w->rank % nst : 0, k = 0;
+	for (size_t i = 0; i < T->nstages; i++)
+		if (T->stages[i].rank == w->rank && k++ == want)
+			peak = i;
+	for (int c = 0; c < 2; c++)
+		rk->memory[c] =
+		    (gen_memory_truth){.rank = w->rank, .component = comp[c], .stage = -1};
+	int64_t stream = 0x7f3a00000000 + w->rank;
+	size_t si = 0;
+	for (size_t i = 0; i < T->nstages && !w->err; i++) {
+		const gen_stage_truth *g = &T->stages[i];
+		if (g->rank != w->rank)
+			continue;
+		int64_t mid = g->start_ns + (g->end_ns - g->start_ns) / 2;
+		int64_t at[3] = {g->start_ns + US, mid, g->end_ns - US};
+		for (int j = 0; j < 3; j++)
+			for (int c = 0; c < 2; c++) {
+				int64_t scale = c == 0 ? 1 : 16; /* GE holds a sixteenth of PTA */
+				int64_t alloc = MEM_BASE + (int64_t)(si % 7) * (64 << 20) +
+				                (j == 1 ? (int64_t)512 << 20 : 0);
+				if (i == peak && j == 1)
+					alloc = MEM_PEAK + (int64_t)w->rank * 4096;
+				alloc /= scale;
+				int64_t reserved = alloc + ((int64_t)256 << 20) / scale;
+				int64_t active = alloc - (alloc / 8);
+				sqlite3_bind_int64(st, 1, MEM_STR_BASE + c);
+				sqlite3_bind_int64(st, 2, at[j]);
+				sqlite3_bind_int64(st, 3, alloc);
+				sqlite3_bind_int64(st, 4, reserved);
+				sqlite3_bind_int64(st, 5, active);
+				sqlite3_bind_int64(st, 6, stream);
+				sqlite3_bind_int64(st, 7, w->dev);
+				if (sqlite3_step(st) != SQLITE_DONE)
+					gen_w_fail(w, "insert MEMORY_RECORD");
+				sqlite3_reset(st);
+				gen_memory_truth *m = &rk->memory[c];
+				if (alloc > m->peak_allocated) {
+					m->peak_allocated = alloc;
+					m->peak_allocated_ns = at[j];
+					m->step = g->step;
+					m->stage = g->stage;
+				}
+				if (reserved > m->peak_reserved)
+					m->peak_reserved = reserved;
+				if (active > m->peak_active)
+					m->peak_active = active;
+			}
+		si++;
+	}
+	sqlite3_finalize(st);
+	rk->nmemory = 2;
+}
+
+void
+gen_w_pp(gen_writer *w)
+{
+	for (size_t i = 0; i < w->rk->npp && !w->err; i++) {
+		if (w->rk->pp[i].what == PPI_BLOCK)
+			gen_w_pp_block(w, &w->rk->pp[i]);
+		else
+			gen_w_pp_p2p(w, &w->rk->pp[i]);
+	}
+}

@@ -1,0 +1,433 @@
+/* Inside the Chrome-trace JSON loader: the types, the walk context and the functions its files
+ * share (trace_json.c: open, load and the hooks; json_scan.c: the scanner; json_walk.c: the
+ * mapped-file walker; json_names.c: walk 1; json_slices.c: walk 2). Nothing outside them
+ * includes it. */
+#ifndef TL_TRACE_JSON_INT_H
+#define TL_TRACE_JSON_INT_H
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "load/load_int.h"
+#include "util/strpool.h"
+#include "util/u64map.h"
+
+#define MAX_DEPTH 64                  /* nesting inside one event; deeper `args` are refused */
+#define DROP_CHUNK ((size_t)16 << 20) /* give walked pages back every this many bytes */
+#define PROGRESS_ROWS 65536
+#define THREAD_CACHE 4      /* threads recognised by their raw pid/tid tokens (events interleave) */
+#define FLOW_NONE INT64_MIN /* no start seen for a flow */
+/* Big inputs are scanned by a second thread while the first one handles the events it found,
+ * handed over in batches (the scan is about half the work). */
+#define PIPE_MIN ((size_t)32 << 20) /* bytes; smaller inputs are walked by one thread */
+#define PIPE_BATCH 512
+#define PIPE_DEPTH 4
+
+enum { DEC_OK, DEC_NAN, DEC_RANGE };
+
+typedef struct jspan {
+	size_t off, len; /* bytes of the raw JSON value; len 0 = absent */
+} jspan;
+
+enum { F_PH, F_NAME, F_CAT, F_TS, F_DUR, F_PID, F_TID, F_ID, F_ARGS, F__N };
+
+/* Problems with one event (or one array element): the event is skipped, the walk goes on. */
+enum {
+	PR_UTF8,
+	PR_DEPTH,
+	PR_NOT_OBJECT,
+	PR_NO_TS,
+	PR_TS_NAN,
+	PR_TS_RANGE,
+	PR_DUR,
+	PR_PARSE,
+	PR_ARGS,
+	PR_UNPAIRED,
+	PR__N
+};
+
+typedef struct jevent {
+	size_t start, end; /* the object's bytes */
+	uint64_t ordinal;  /* index in the event array */
+	jspan f[F__N];
+	int bad; /* PR_UTF8 / PR_DEPTH / PR_PARSE, or -1 */
+	size_t bad_off;
+} jevent;
+
+/* What the JSON loader keeps of a source: the byte offset of every EVIDX_STEP-th event of its
+ * event array (by ordinal, which its slices carry as arg), so that the detail pane finds one
+ * event again by reading a little of the file, not all of it. */
+#define EVIDX_STEP 1024
+typedef struct json_state {
+	uint64_t *off;
+	size_t n;
+} json_state;
+
+/* What a process is, from its process_name ("Ascend Hardware", "HCCL", ...) or, for the legacy
+ * exporter, its pid string. */
+enum {
+	P_GENERIC, /* Kineto, MsprofTx, unnamed: classified per event by category / args */
+	P_HW,      /* Ascend Hardware */
+	P_HCCL,    /* HCCL (≤ 2025) / Communication (2026) */
+	P_OVERLAP, /* Overlap Analysis: msprof's own overlap, never used for the numbers */
+	P_PYTHON,  /* Python: torch ops; ProfilerStep#N */
+	P_HOST,    /* CANN, Python GC */
+	P_LEGACY_CPU /* "CPU functions" */,
+	P_LEGACY_GPU /* "CUDA functions" */,
+};
+
+/* What a thread is. */
+enum { T_HOST, T_DEVICE, T_GROUP, T_PLANE, T_OVERLAP };
+
+typedef struct jproc {
+	uint32_t tok;  /* raw pid token (c->tok pool) */
+	uint32_t name; /* process_name (c->tok pool), 0 when none */
+	int dev;       /* from process_labels "NPU 3" / "GPU 3", else -1 */
+	int kind;      /* P_* */
+	int ordinal;   /* among processes of the same kind, in order of appearance */
+} jproc;
+
+typedef struct jthread {
+	uint32_t proc;
+	uint32_t tok;                   /* raw tid token */
+	uint32_t name;                  /* thread_name (c->tok pool), 0 when none */
+	int kind;                       /* T_* */
+	int64_t key;                    /* track key of every lane of this thread */
+	uint32_t label;                 /* r->pool */
+	tl_track *tr[TL_LANE__COUNT];   /* created on first use */
+	size_t lau_lo, lau_hi, lau_cur; /* its launches: c->fend[lau_lo .. lau_hi) */
+	struct be_open *open;           /* walk 2: its "B" events waiting for their "E" */
+	size_t nopen, opencap;
+} jthread;
+
+typedef struct be_open {
+	jevent ev;
+	int64_t ts;
+} be_open;
+
+typedef struct step_cand {
+	uint32_t thread;
+	int gpu; /* gpu_user_annotation: the device copy of the range */
+	int64_t id, start, end;
+} step_cand;
+
+/* The end of a launch flow on a device thread. Once the steps are known, `x` turns from the
+ * flow into the step of its launch and the array into the launch table, sorted by (thread, ts). */
+typedef struct flow_end {
+	int64_t ts;
+	uint32_t thread, x;
+} flow_end;
+
+/* A fwdbwd flow's end (walk 1): "s" on a forward operator, "f" on the backward one. */
+typedef struct fb_end {
+	uint32_t flow, thread;
+	int64_t ts; /* without base_ns */
+	char ph;
+} fb_end;
+
+/* A forward/backward operator pair once both ends are known, and the ends walk 2 finds: the
+ * longest operator on the thread starting at the flow's ts (the flow binds to it). */
+typedef struct fb_pair {
+	uint32_t thread[2]; /* forward, backward */
+	int64_t ts[2];
+	int64_t end[2]; /* INT64_MIN until found */
+} fb_pair;
+
+typedef struct fb_key {            /* lookup of pair ends by (thread, ts) */
+	uint32_t thread, pair_end; /* pair index * 2 + which end */
+	int64_t ts;
+} fb_key;
+
+/* An MsTx flow (host MSTX range -> the device part of that range, §6.4) with both ends: their
+ * threads and times (walk 1), then the slices they bind to (walk 2; n = none yet). */
+typedef struct mx_pair {
+	uint32_t thread[2]; /* host, device */
+	int64_t ts[2];
+	tl_track *t[2];
+	size_t k[2];
+} mx_pair;
+
+typedef struct flow_key {
+	uint64_t hi, lo; /* the id's digits before the last 19, and the last 19 */
+	uint32_t meta;   /* category << 8 | number of digits; 0 for ids kept as text */
+} flow_key;
+
+#define NAME_CACHE 64
+typedef struct name_slot {
+	uint32_t id; /* r->pool; 0 = empty (the empty name is not cached) */
+	size_t len;
+} name_slot;
+
+typedef struct dom_track {
+	uint32_t dom;
+	tl_track *t;
+} dom_track;
+
+typedef struct jctx jctx;
+typedef void (*event_fn)(jctx *, const jevent *);
+
+/* Scanner -> handler hand-over: PIPE_DEPTH batches of events, filled in turn. */
+typedef struct jpipe {
+	pthread_mutex_t mu;
+	pthread_cond_t can_put, can_get;
+	jevent (*buf)[PIPE_BATCH];
+	size_t count[PIPE_DEPTH];
+	size_t head, tail; /* batches handed over / handled */
+	size_t fill;       /* events in the batch being filled, buf[head % PIPE_DEPTH] */
+	size_t consumed;   /* the handler is done with the bytes below this offset */
+	int done;
+	int stop; /* the handler stopped (the file shrank): the scanner stops too */
+} jpipe;
+
+struct jctx {
+	const char *path;
+	const unsigned char *b;
+	size_t n;
+	int mapped;
+	size_t dropped; /* pages below this offset were given back */
+	size_t pagesz;
+	int pass;
+	tl_rank *r;
+	tl_strpool *tok; /* raw pid/tid tokens, process and thread names (not the rank's pool) */
+	jproc *procs;
+	size_t nprocs, pcap;
+	tl_u64map proc_map; /* pid token -> procs index */
+	jthread *threads;
+	size_t nthreads, thcap;
+	tl_u64map thread_map; /* pid token << 32 | tid token -> threads index */
+	struct {
+		jspan pid, tid; /* raw tokens of a recent event; pid.len 0 = empty slot */
+		uint32_t thread;
+	} recent[THREAD_CACHE];
+	unsigned recent_next;
+	/* walk 1 */
+	uint64_t problems[PR__N];
+	size_t problem_off[PR__N];
+	int damaged;
+	uint64_t events; /* array elements walked */
+	step_cand *cand;
+	size_t ncand, candcap;
+	tl_u64map planes; /* HCCL sub-task (stream, task, context) keys */
+	int dev_comm;     /* Kineto: NCCL kernels on the device, so host collectives are not comm */
+	int64_t base_ns;  /* Kineto baseTimeNanoseconds, else 0 */
+	int dist_rank;    /* Kineto distributedInfo.rank, else -1 */
+	int quiet;        /* count no problems (the Overlap Analysis cross-check) */
+	int shrank;       /* the file shrank while read (SIGBUS): what was read is kept */
+	uint64_t *evidx;  /* walk 2: byte offset of every EVIDX_STEP-th event */
+	size_t nevidx, evidxcap;
+	struct args_req *req; /* event_args: the event wanted */
+	int has_events;
+	/* steps of this source: global index = step_base + i */
+	tl_step *steps;
+	size_t nsteps, step_base;
+	/* launch flows (walk 1): ts without base_ns */
+	uint32_t *ftab; /* digit-string flow ids (see flow_number): flow number + 1, 0 empty */
+	size_t fmask, nfdigit;
+	flow_key *fkey; /* flow number -> its digits */
+	size_t fkcap;
+	tl_strpool *flows;   /* other flow ids: "cat\x1fid" */
+	tl_u64map flow_text; /* flows pool id -> flow number */
+	int64_t *fstart;     /* flow number -> ts of its start, FLOW_NONE before it is seen */
+	size_t nfstart, fcap;
+	flow_end *fend; /* flow ends in file order, then the launch table (walk 2) */
+	size_t nfend, fendcap;
+	/* fwdbwd flows: their ends (walk 1), then pairs and the lookup of their operators */
+	fb_end *fbe;
+	size_t nfbe, fbecap;
+	fb_pair *fbp;
+	size_t nfbp;
+	fb_key *fbk; /* by (thread, ts) */
+	size_t nfbk;
+	/* MsTx flows: their ends (walk 1), then pairs and the lookup of their slices */
+	fb_end *mxe;
+	size_t nmxe, mxecap;
+	mx_pair *mxp;
+	size_t nmxp;
+	fb_key *mxk; /* by (thread, ts) */
+	size_t nmxk;
+	/* walk 2 */
+	dom_track *doms;
+	size_t ndoms, domcap;
+	uint32_t s_default, s_record_function;
+	uint64_t slices, rows_reported;
+	uint64_t device_slices; /* slices of device work (not host, MSTX or host collectives) */
+	char *sbuf;             /* span_string */
+	size_t sbufcap;
+	name_slot names[NAME_CACHE];
+	/* Overlap Analysis cross-check (trace_json_overlap_lengths) */
+	struct {
+		int64_t *v; /* start, end pairs */
+		size_t n, cap;
+	} oa[4];
+	/* the walk: the scanner's own state (its thread when piped) */
+	event_fn fn;
+	jpipe *pipe;
+	uint64_t nonobj; /* array elements that are not objects, and where the first was */
+	size_t nonobj_off;
+};
+#define span_eq(c, s, lit) json_span_eq_n(c, s, lit, sizeof lit - 1)
+#define span_starts(c, s, lit) json_span_starts_n(c, s, lit, sizeof lit - 1)
+
+/* One pass over the members of the event's "args" object, as the scanner delimited it: the
+ * value of each wanted key (len 0 when absent). The hot path of device tasks reads its few
+ * scalar members this way rather than building a cJSON tree per task. Returns -1 when args is
+ * absent or its member list is broken. */
+typedef struct jkey {
+	const char *s;
+	size_t n;
+} jkey;
+#define JKEY(lit)                                                                                  \
+	{                                                                                          \
+		lit, sizeof lit - 1                                                                \
+	}
+
+/* What a walk over the input came to. */
+typedef enum walk_status {
+	WALK_OK = 0,
+	WALK_NOT_TRACE = -1, /* the input is not a trace at all */
+	WALK_SHRANK = -2,    /* the file shrank while read (SIGBUS), or the handler stopped */
+} walk_status;
+
+typedef struct scan_job {
+	jctx *c;
+	walk_status rc;
+} scan_job;
+
+typedef struct args_req {
+	uint64_t want; /* ordinal within the window */
+	load_arg_fn fn;
+	void *ctx;
+	int fields; /* -1 until found */
+} args_req;
+
+typedef struct args_batch {
+	args_req q;           /* first: the walk's c->req points here */
+	const uint64_t *want; /* ordinals (ascending) of this block, relative to its start */
+	size_t nwant, next, found;
+	size_t base; /* index of want[0] in the caller's list */
+	load_event_arg_fn fn;
+	void *ctx;
+} args_batch;
+
+/* Bytes of memory per file byte, measured with `tl summary` and a scripted `tl view` on
+ * generated profiles (2 ranks x 500,000 tasks: trace_view.json 0.11 and 0.13 bytes per file
+ * byte), with a margin. The viewer holds more: prefix sums, the overlap and stage lanes. */
+#define JSON_BYTE_SUMMARY 0.14
+#define JSON_BYTE_VIEW 0.16
+
+/* json_scan.c */
+/* Parses the decimal number s[0..n) (JSON number syntax, leniently: '+', ".5", "5." pass) and
+ * scales it by 10^scale, rounding half away from zero, into *out. Exact: at most 19
+ * significant digits are kept and the first dropped one rounds. DEC_NAN when s is not a
+ * number (NaN, Infinity, "", text), DEC_RANGE when the result does not fit in int64. */
+int json_dec_parse(const char *s, size_t n, int scale, int64_t *out);
+extern const char *const json_problem_text[PR__N];
+void json_tables_init(void);
+/* b[i] is just after an opening quote. Returns the offset after the closing quote, or SIZE_MAX
+ * when the input ends first. Invalid UTF-8 is noted in *bad / *bad_off (the first only). */
+size_t json_scan_string(const unsigned char *b, size_t n, size_t i, int *bad, size_t *bad_off);
+size_t json_skip_ws(const unsigned char *b, size_t n, size_t i);
+/* End of a scalar (number, true, NaN, or junk) starting at i. */
+size_t json_skip_scalar(const unsigned char *b, size_t n, size_t i);
+/* b[i] is '{' or '[' at nesting level depth0 + 1. Returns the offset after the matching close,
+ * or SIZE_MAX when the input ends first. Only strings and brackets matter here: the values
+ * themselves are cJSON's to check, for the events that are used. */
+size_t json_skip_nested(const unsigned char *b, size_t n, size_t i, size_t depth0, jevent *ev);
+/* b[i] is '{': an event. Finds its end and where its members ph, name, ... sit (ev->f), and
+ * notes invalid UTF-8, excess nesting, or a broken member list (ev->bad). Returns 0 with
+ * ev->end set, or -1 when the input ends first. */
+int json_scan_event(const unsigned char *b, size_t n, size_t i, jevent *ev);
+
+/* trace_json.c */
+/* Each event is judged once: the scanner's findings and flows in walk 1, slices in walk 2. A
+ * negative pr counts nothing. */
+void json_problem(jctx *c, int pr, size_t off);
+/* The raw bytes of a field, without the quotes of a string. */
+const char *json_span_text(const jctx *c, jspan s, size_t *len);
+int json_span_is_string(const jctx *c, jspan s);
+/* Does the field hold exactly the string `want` (of wn bytes)? (Escaped spellings do not
+ * count.) span_eq / span_starts take a string literal. */
+int json_span_eq_n(const jctx *c, jspan s, const char *want, size_t wn);
+int json_span_starts_n(const jctx *c, jspan s, const char *want, size_t wn);
+char json_event_phase(const jctx *c, const jevent *ev);
+/* ts and dur of an event, in ns on the profile clock. Returns -1 when the event cannot be used
+ * (a problem is noted when `count`). */
+int json_event_time(jctx *c, const jevent *ev, int need_dur, int count, int64_t *start,
+                    int64_t *dur);
+
+/* json_names.c */
+uint32_t json_thread_of(jctx *c, const jevent *ev);
+const char *json_tok_str(const jctx *c, uint32_t id);
+/* Kinds, keys and labels of every process and thread, once the metadata is known. */
+void json_threads_resolve(jctx *c);
+tl_track *json_thread_track(jctx *c, jthread *t, tl_lane_kind kind);
+tl_track *json_mstx_track(jctx *c, uint32_t dom);
+/* The event's "args" object, or NULL (absent, or not valid JSON: noted as pr). The other
+ * members are read from their raw bytes: ts and dur must not go through a double. */
+cJSON *json_args_parse(jctx *c, const jevent *ev, int pr);
+/* A string member's value, NUL-terminated, and its length (JSON escapes decoded by cJSON when
+ * there are any), or the raw text of a non-string; "" when absent. Valid until the next call;
+ * *tmp (freed by the caller with cJSON_Delete) holds a decoded string. */
+const char *json_span_string(jctx *c, jspan s, cJSON **tmp, size_t *len);
+/* The pool id of a slice name. Names repeat (kernels, API calls): a small cache keyed by the
+ * length and the first and last bytes saves hashing each one again. */
+uint32_t json_name_id(jctx *c, const char *s, size_t n);
+int json_args_members(const jctx *c, const jevent *ev, const jkey *keys, int nkeys, jspan *out);
+/* An integer member value (a JSON number or a string of digits), exactly. */
+int json_span_int(const jctx *c, jspan s, int64_t *v);
+/* A short string member value into buf (escapes decoded by cJSON), or NULL when it is not a
+ * string or does not fit. */
+const char *json_span_str_buf(const jctx *c, jspan s, char *buf, size_t bufsz);
+const char *json_str(const cJSON *o, const char *key);
+int json_str_ends(const char *s, const char *suffix);
+
+/* json_walk.c */
+/* Walks the event array at b[i] == '['. Returns the offset after it, or SIZE_MAX (damage,
+ * reported in walk 1). */
+size_t json_walk_array(jctx *c, size_t i);
+/* One walk over the whole input, each event to fn (always on the calling thread). On
+ * WALK_SHRANK c->shrank is set and what was handled before is kept. */
+walk_status json_walk(jctx *c, int pass, event_fn fn);
+
+/* json_names.c */
+void json_root_member(jctx *c, const char *key, size_t kn, size_t v, size_t vend);
+uint64_t json_plane_key(int64_t stream, int64_t task, int64_t ctx);
+int json_is_comm_name(const char *s);
+/* A device kernel that is a collective (HolisticTraceAnalysis' communication kernels, NCCL's
+ * "ncclKernel_*" / "ncclDevKernel_*", and their RCCL and HCCL counterparts). */
+int json_is_comm_kernel(const char *s);
+void json_names_event(jctx *c, const jevent *ev);
+/* ProfilerStep#N ranges of host threads become the steps (the DB's STEP_TIME). */
+void json_steps_build(jctx *c);
+/* Step of host time t in this source, as a global step index (as the DB loader's step_at). */
+uint16_t json_step_at(const jctx *c, int64_t t);
+
+/* json_slices.c */
+/* HostToDevice (CANN launch -> device task or HCCL op) and Kineto's ac2g (runtime launch
+ * -> kernel), joined by (cat, id); fwdbwd (forward operator -> its backward operator, torch_npu
+ * and Kineto alike) kept for fwdbwd_build; MsTx (host MSTX range -> its device part) kept for
+ * mstx_links_build. */
+void json_flow_event(jctx *c, const jevent *ev, char ph);
+/* After walk 1: the fwdbwd flows with exactly one start and one end on two threads become
+ * pairs, and their ends the lookup walk 2 uses to find the operators. */
+void json_fwdbwd_build(jctx *c);
+/* After walk 2: the pairs whose two operators were found. */
+void json_fwdbwd_finish(jctx *c);
+/* After walk 1: flows with exactly one start and one end become pairs, their ends the lookup. */
+void json_mstx_links_build(jctx *c);
+/* After walk 2: each host range whose device part was found gets its times. */
+void json_mstx_links_finish(jctx *c);
+/* Once the steps are known: the flow ends become the launch table, (thread, device start) ->
+ * step of the launch. Only with two or more steps (with one, everything belongs to it, as in
+ * the DB loader). The flow ids are freed. */
+void json_launches_build(jctx *c);
+int json_is_device_cat(const jctx *c, jspan cat);
+/* Walk 2: "X" events are slices; a "B" waits on its thread's stack for the "E" that closes it
+ * (Chrome's duration events; the "E" may carry no name: the "B" gives it all). */
+void json_slice_event(jctx *c, const jevent *ev);
+/* After walk 2: "B" events nothing closed. */
+void json_unpaired_report(jctx *c);
+
+#endif

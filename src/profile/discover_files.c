@@ -1,0 +1,490 @@
+/* Discovery's look into files: small metadata files (profiler_info, info.json), the start of a
+ * JSON file (what kind of trace, which rank), and the capture time from profiler_info. */
+#include "config.h"
+#include "profile/discover_int.h"
+#include "profile/discover.h"
+#include "util/msg.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- reading small files ----------------------------------------------------------------- */
+
+/* Reads at most max bytes of a regular file into a NUL-terminated buffer (owned by the caller).
+ * Returns NULL with errno set on failure. */
+static char *
+file_read(const char *path, size_t max, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	size_t want = (uintmax_t)st.st_size < max ? (size_t)st.st_size : max;
+	char *buf = xmalloc(want + 1);
+	size_t got = 0;
+	while (got < want) {
+		ssize_t r = read(fd, buf + got, want - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*len = got;
+	return buf;
+}
+
+/* A rank in JSON: a number, or a string of digits ("rank_id" is either). -1 otherwise. */
+static int
+json_rank(const cJSON *it)
+{
+	if (cJSON_IsNumber(it)) {
+		double d = it->valuedouble;
+		if (d >= 0 && d <= TL_RANK_MAX && d == (double)(int)d)
+			return (int)d;
+		return -1;
+	}
+	if (cJSON_IsString(it) && it->valuestring != NULL)
+		return disc_digits_rank(it->valuestring, strlen(it->valuestring));
+	return -1;
+}
+
+/* The top-level `key` of a small JSON file as a rank, or -1 (with a warning when the file cannot
+ * be read or parsed; a missing or -1 key is normal). */
+int
+disc_json_file_rank(const char *path, const char *key)
+{
+	size_t len;
+	char *buf = file_read(path, DISCOVER_META_MAX, &len);
+	if (buf == NULL) {
+		msg_warn(path, "cannot read: %s", strerror(errno));
+		return -1;
+	}
+	cJSON *doc = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	if (doc == NULL) {
+		msg_warn(path, "not valid JSON; its %s is ignored", key);
+		return -1;
+	}
+	int r = json_rank(cJSON_GetObjectItemCaseSensitive(doc, key));
+	cJSON_Delete(doc);
+	return r;
+}
+
+/* ---- peeking at the start of a JSON file -------------------------------------------------- */
+
+static const char *
+json_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* p at '"': returns the byte after the closing quote, NULL when the buffer ends first. */
+static const char *
+json_skip_string(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* Returns the byte after the value at p, NULL when the buffer ends inside it. */
+static const char *
+json_skip_value(const char *p, const char *end)
+{
+	if (p >= end)
+		return NULL;
+	if (*p == '"')
+		return json_skip_string(p, end);
+	if (*p == '{' || *p == '[') {
+		int depth = 0;
+		while (p < end) {
+			if (*p == '"') {
+				p = json_skip_string(p, end);
+				if (p == NULL)
+					return NULL;
+				continue;
+			}
+			if (*p == '{' || *p == '[')
+				depth++;
+			else if ((*p == '}' || *p == ']') && --depth == 0)
+				return p + 1;
+			p++;
+		}
+		return NULL;
+	}
+	while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' &&
+	       *p != '\n' && *p != '\r')
+		p++;
+	return p < end ? p : NULL;
+}
+
+static int
+json_key_is(const char *k, size_t n, const char *want)
+{
+	return n == strlen(want) && memcmp(k, want, n) == 0;
+}
+
+/* Walks the members of the object at p ('{'), calling back for each key; stops when the buffer
+ * ends. Returns 1 when `stop_key` was found. */
+static int
+json_members(const char *p, const char *end, json_peek *pk, const char *stop_key)
+{
+	p++;
+	for (;;) {
+		p = json_ws(p, end);
+		if (p >= end || *p != '"')
+			return 0;
+		const char *k = p + 1, *q = json_skip_string(p, end);
+		if (q == NULL)
+			return 0;
+		size_t kn = (size_t)(q - 1 - k);
+		if (stop_key != NULL && json_key_is(k, kn, stop_key))
+			return 1;
+		p = json_ws(q, end);
+		if (p >= end || *p != ':')
+			return 0;
+		p = json_ws(p + 1, end);
+		if (p >= end)
+			return 0;
+		const char *v = p;
+		if (pk != NULL && json_key_is(k, kn, "traceEvents") && *v == '[')
+			pk->trace = 1;
+		q = json_skip_value(v, end);
+		if (q == NULL)
+			return 0;
+		if (pk != NULL && json_key_is(k, kn, "distributedInfo") && *v == '{') {
+			cJSON *di = cJSON_ParseWithLength(v, (size_t)(q - v));
+			if (di != NULL)
+				pk->rank = json_rank(cJSON_GetObjectItemCaseSensitive(di, "rank"));
+			cJSON_Delete(di);
+		}
+		p = json_ws(q, end);
+		if (p >= end || *p != ',')
+			return 0;
+		p++;
+	}
+}
+
+/* Looks at the first DISCOVER_PEEK bytes of path. Returns -1 (warned) when it cannot be read. */
+int
+disc_json_peek_file(const char *path, json_peek *pk)
+{
+	pk->trace = 0;
+	pk->rank = -1;
+	pk->ascend = 0;
+	size_t n;
+	char *buf = file_read(path, DISCOVER_PEEK, &n);
+	if (buf == NULL) {
+		msg_warn(path, "cannot read: %s", strerror(errno));
+		return -1;
+	}
+	const char *p = buf, *end = buf + n;
+	if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p += 3;
+	p = json_ws(p, end);
+	if (p < end && *p == '[') {
+		p = json_ws(p + 1, end);
+		if (p < end && *p == '{')
+			pk->trace = json_members(p, end, NULL, "ph");
+		/* Kineto and the legacy exporter write "ts" as a number; Ascend files as a string
+		 * (torch_npu keeps the nanoseconds that way), and name their processes after the
+		 * msprof layers */
+		pk->ascend =
+		    pk->trace && (memmem(p, (size_t)(end - p), "\"ts\": \"", 7) != NULL ||
+		                  memmem(p, (size_t)(end - p), "\"ts\":\"", 6) != NULL ||
+		                  memmem(p, (size_t)(end - p), "\"Ascend Hardware\"", 17) != NULL ||
+		                  memmem(p, (size_t)(end - p), "\"Overlap Analysis\"", 18) != NULL);
+	} else if (p < end && *p == '{') {
+		json_members(p, end, pk, NULL);
+	}
+	free(buf);
+	return 0;
+}
+
+/* ---- capture time from profiler_info ------------------------------------------------------ */
+
+/* end_info.collectionTimeEnd of a profiler_info JSON text (ns since the epoch, wall clock,
+ * written when the profiler stopped), or 0. The digits are read from the text itself: the
+ * value needs 61 bits, more than a double (cJSON's number) keeps. */
+static int64_t
+info_collection_end(const char *buf, size_t len)
+{
+	cJSON *doc = cJSON_ParseWithLength(buf, len);
+	if (doc == NULL)
+		return 0;
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "end_info");
+	const cJSON *v =
+	    cJSON_IsObject(e) ? cJSON_GetObjectItemCaseSensitive(e, "collectionTimeEnd") : NULL;
+	int64_t ns = 0;
+	if (cJSON_IsString(v) && v->valuestring && disc_str_digits(v->valuestring) &&
+	    strlen(v->valuestring) <= 19) {
+		ns = strtoll(v->valuestring, NULL, 10);
+	} else if (cJSON_IsNumber(v) && v->valuedouble > 0) {
+		ns = (int64_t)v->valuedouble;
+		/* the exact digits: the key's only number in the end_info object */
+		const char *k = strstr(buf, "\"collectionTimeEnd\"");
+		if (k != NULL) {
+			const char *p = k + strlen("\"collectionTimeEnd\"");
+			while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ':')
+				p++;
+			char *q;
+			errno = 0;
+			long long x = strtoll(p, &q, 10);
+			if (q > p && errno == 0 &&
+			    (*q == ',' || *q == '}' || isspace((unsigned char)*q)))
+				ns = x;
+		}
+	}
+	cJSON_Delete(doc);
+	return ns >= CAPTURE_NS_MIN && ns <= CAPTURE_NS_MAX ? ns : 0;
+}
+
+/* The capture time that dir's profiler_info*.json gives (the first by name that has one), 0
+ * when none does. Unreadable files were named when the rank was looked for. */
+static int64_t
+dir_collection_end(const char *dir)
+{
+	dirlist dl;
+	if (disc_dirlist_read(dir, &dl) != 0)
+		return 0;
+	int64_t ns = 0;
+	for (size_t i = 0; i < dl.n && ns == 0; i++) {
+		const char *n = dl.v[i].name;
+		if (!disc_str_starts(n, "profiler_info") || !disc_str_ends(n, ".json"))
+			continue;
+		char *p = disc_path_join(dir, n);
+		size_t len;
+		char *buf = file_read(p, DISCOVER_META_MAX, &len);
+		free(p);
+		if (buf != NULL)
+			ns = info_collection_end(buf, len);
+		free(buf);
+	}
+	disc_dirlist_free(&dl);
+	return ns;
+}
+
+/* Capture times from the profiler's own record where there is one (each capture directory
+ * read once: its sources are next to each other in the walk's list). */
+static void
+capture_times_from_info(tl_sourcelist *l)
+{
+	const char *last_dir = NULL;
+	int64_t last = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		tl_source *s = &l->v[i];
+		if (last_dir == NULL || strcmp(last_dir, s->dir) != 0) {
+			last_dir = s->dir;
+			last = dir_collection_end(s->dir);
+		}
+		if (last != 0) {
+			s->capture_ns = last;
+			s->capture_from = TL_CAPTURE_PROFILER_INFO;
+		}
+	}
+}
+
+static int
+sourcelist_has_rank(const tl_sourcelist *l, int rank)
+{
+	size_t lo = 0, hi = l->n; /* sorted by rank */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->v[mid].rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->n && l->v[lo].rank == rank;
+}
+
+/* One line naming every rank asked for that no source has: "rank(s) 3, 5-7 asked for…". */
+static void
+ranks_warn_missing(const char *path, const tl_rankset *rs, const tl_sourcelist *out,
+                   size_t unknown_dropped)
+{
+	char list[640];
+	size_t len = 0, more = 0;
+	int any = 0;
+	list[0] = '\0';
+	for (size_t i = 0; i < rs->n;) {
+		if (sourcelist_has_rank(out, rs->ranks[i])) {
+			i++;
+			continue;
+		}
+		size_t j = i + 1;
+		while (j < rs->n && rs->ranks[j] == rs->ranks[j - 1] + 1 &&
+		       !sourcelist_has_rank(out, rs->ranks[j]))
+			j++;
+		char item[32];
+		if (j - i == 1)
+			snprintf(item, sizeof item, "%d", rs->ranks[i]);
+		else
+			snprintf(item, sizeof item, "%d-%d", rs->ranks[i], rs->ranks[j - 1]);
+		if (len + strlen(item) + 8 < sizeof list) {
+			const char *sep = any ? ", " : "";
+			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", sep, item);
+		} else {
+			more += j - i;
+		}
+		any = 1;
+		i = j;
+	}
+	if (!any)
+		return;
+	char tail[160] = "";
+	if (more)
+		snprintf(tail, sizeof tail, " and %zu more", more);
+	char unk[160] = "";
+	if (unknown_dropped)
+		snprintf(
+		    unk, sizeof unk,
+		    " (%zu source(s) whose rank is not known were left out by the rank filter)",
+		    unknown_dropped);
+	msg_warn(path, "rank(s) %s%s asked for but not found%s", list, tail, unk);
+}
+
+int
+discover(const char *path, const tl_rankset *ranks, tl_sourcelist *out)
+{
+	char buf[1024];
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		msg_error("%s: %s", text_sanitize(path, buf, sizeof buf, 1), strerror(errno));
+		return -1;
+	}
+	walk w;
+	memset(&w, 0, sizeof w);
+	size_t plen = strlen(path);
+	while (plen > 1 && path[plen - 1] == '/')
+		plen--;
+	char *root = xstrndup(path, plen);
+	char *real = NULL;
+	int rc = 0;
+
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(root);
+		if (d == NULL) {
+			msg_error("%s: cannot open directory: %s",
+			          text_sanitize(path, buf, sizeof buf, 1), strerror(errno));
+			rc = -1;
+			goto done;
+		}
+		closedir(d);
+		real = realpath(root, NULL);
+		const char *rname = disc_path_base(real ? real : root);
+		if (strcmp(rname, APO_NAME) == 0 && real != NULL) {
+			/* pointed at the output directory itself: its parent is the capture */
+			char *cap = disc_path_dir(real);
+			disc_capture_scan(&w, cap, root, -1);
+			free(cap);
+		} else {
+			w.names[0] = rname;
+			w.paths[0] = root;
+			disc_walk_dir(&w, root, 0);
+		}
+		if (w.too_deep)
+			msg_warn(root, "directories more than %d levels down were not searched",
+			         DISCOVER_MAX_DEPTH);
+	} else if (S_ISREG(st.st_mode)) {
+		rc = disc_discover_file(&w, root);
+		if (rc == -2)
+			rc = 0; /* not a profile: the caller sees no sources */
+	} else {
+		msg_error("%s: not a directory or a regular file",
+		          text_sanitize(path, buf, sizeof buf, 1));
+		rc = -1;
+	}
+	if (rc != 0)
+		goto done;
+
+	disc_roles_decide(&w);
+	capture_times_from_info(&w.found);
+	int all = ranks == NULL || ranks->all;
+	size_t unknown_dropped = 0;
+	tl_rankset have = {0}; /* the ranks there are, for when none asked for is */
+	size_t have_cap = 0;
+	for (size_t i = 0; i < w.found.n; i++) {
+		tl_source *s = &w.found.v[i];
+		if (!all && s->rank >= 0)
+			VEC_PUSH(have.ranks, have.n, have_cap, s->rank);
+		/* rank -1: the loader may still find it (RANK_DEVICE_MAP), but a filter cannot */
+		int keep = all || (s->rank >= 0 && rankset_has(ranks, s->rank));
+		if (keep) {
+			VEC_PUSH(out->v, out->n, out->cap, *s);
+		} else {
+			unknown_dropped += s->rank < 0;
+			source_free(s);
+		}
+	}
+	w.found.n = 0;
+	if (out->n > 1)
+		sourcelist_sort(out);
+	if (!all) {
+		ranks_warn_missing(root, ranks, out, unknown_dropped);
+		if (out->n == 0 && have.n > 0) {
+			rankset_normalize(&have);
+			char list[640];
+			rankset_format(&have, list, sizeof list);
+			msg_warn(root, "the ranks there are: %s", list);
+		}
+	}
+	free(have.ranks);
+
+done:
+	for (size_t i = 0; i < w.found.n; i++)
+		source_free(&w.found.v[i]);
+	free(w.found.v);
+	for (size_t i = 0; i < w.nhints; i++) {
+		free(w.hints[i].name);
+		free(w.hints[i].dir);
+		free(w.hints[i].parent);
+	}
+	free(w.hints);
+	free(w.dirs.v);
+	free(w.files.v);
+	free(real);
+	free(root);
+	return rc;
+}

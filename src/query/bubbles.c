@@ -1,0 +1,210 @@
+/* Bubbles: every idle gap of a rank (a Free interval of its overlap lanes), attributed to the
+ * stage, the step and a reason by bubble_attribute, for `tl summary` and the viewer alike. */
+#include "config.h"
+#include "analysis/lanes.h"
+#include "query/session.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the Free lane's totals ----------------------------------------------------------------- */
+
+size_t
+tlq_bubble_total(const tl_rank *r, int64_t *total)
+{
+	const tl_track *f = lanes_overlap_track(r, TL_OVL_FREE);
+	*total = f && f->n ? tlq_busy(f, INT64_MIN, INT64_MAX) : 0;
+	return f ? f->n : 0;
+}
+
+const char *
+tlq_bubble_reason_name(tl_bubble_reason r)
+{
+	return bubble_reason_name(r);
+}
+
+char *
+tlq_bubble_step_text(const tl_rl_bubble *b, const char *none_text, char *buf, size_t len)
+{
+	return bubble_step_text(b, none_text, buf, len);
+}
+
+/* ---- the largest bubbles of every rank ------------------------------------------------------ */
+
+typedef struct bubble_job {
+	tl_rl_bubble **v;
+	size_t *n;
+} bubble_job;
+
+static void
+rank_bubbles(tl_query *q, size_t ri, void *arg)
+{
+	bubble_job *j = arg;
+	j->n[ri] = bubbles_of_rank(q->tr->ranks[ri], ri, q->inst[ri], q->ninst[ri],
+	                           q->o.bubbles_per_rank, &j->v[ri]);
+}
+
+size_t
+tlq_bubbles(const tl_query *cq, const tl_rl_bubble **out)
+{
+	tl_query *q = tlq_mut(cq);
+	pthread_mutex_lock(&q->lock);
+	if (!q->have_bubbles) {
+		size_t n = q->tr->nranks;
+		bubble_job j = {xcalloc(n ? n : 1, sizeof *j.v), xcalloc(n ? n : 1, sizeof *j.n)};
+		tlq_per_rank(q, rank_bubbles, &j);
+		size_t total = 0, k = 0;
+		for (size_t i = 0; i < n; i++)
+			total += j.n[i];
+		q->bubbles = xcalloc(total ? total : 1, sizeof *q->bubbles);
+		for (size_t i = 0; i < n; i++) {
+			memcpy(q->bubbles + k, j.v[i], j.n[i] * sizeof *q->bubbles);
+			k += j.n[i];
+			free(j.v[i]);
+		}
+		q->nbubbles = total;
+		free(j.v);
+		free(j.n);
+		q->have_bubbles = 1;
+	}
+	pthread_mutex_unlock(&q->lock);
+	*out = q->bubbles;
+	return q->nbubbles;
+}
+
+/* ---- the viewer's bubble walks -------------------------------------------------------------- */
+
+void
+tlq_bubble_at(const tl_query *q, size_t ri, int64_t start, int64_t end, tl_rl_bubble *out)
+{
+	memset(out, 0, sizeof *out);
+	out->rank = ri;
+	out->start = start;
+	out->end = end;
+	bubble_attribute(q->tr->ranks[ri], q->inst[ri], q->ninst[ri], out);
+}
+
+int
+tlq_bubble_next(const tl_query *q, size_t ri, int64_t t, int dir, tl_rl_bubble *out, size_t *index,
+                size_t *count)
+{
+	const tl_track *f =
+	    ri < q->tr->nranks ? lanes_overlap_track(q->tr->ranks[ri], TL_OVL_FREE) : NULL;
+	*count = f ? f->n : 0;
+	size_t k = f && f->n ? tlq_slice_next(f, t, dir) : SIZE_MAX;
+	if (k == SIZE_MAX)
+		return -1;
+	*index = k;
+	tlq_bubble_at(q, ri, f->v[k].start, f->v[k].end, out);
+	return 0;
+}
+
+typedef struct gaps_job {
+	size_t max;
+	tl_gap **v;
+	size_t *n;
+} gaps_job;
+
+static void
+rank_gaps(tl_query *q, size_t ri, void *arg)
+{
+	gaps_job *j = arg;
+	j->n[ri] = bubble_gaps_of_rank(q->tr->ranks[ri], j->max, &j->v[ri]);
+}
+
+/* merge order of the heads of two ranks' lists: longer, then earlier, then the lower rank */
+static int
+head_before(const gaps_job *j, const size_t *pos, size_t a, size_t b)
+{
+	const tl_gap *x = &j->v[a][pos[a]], *y = &j->v[b][pos[b]];
+	int64_t lx = x->end - x->start, ly = y->end - y->start;
+	if (lx != ly)
+		return lx > ly;
+	if (x->start != y->start)
+		return x->start < y->start;
+	return a < b;
+}
+
+static void
+head_down(const gaps_job *j, const size_t *pos, size_t *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n && head_before(j, pos, h[l], h[m]))
+			m = l;
+		if (r < n && head_before(j, pos, h[r], h[m]))
+			m = r;
+		if (m == i)
+			return;
+		size_t t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void
+need_largest(tl_query *q, size_t max)
+{
+	if (q->have_largest)
+		return;
+	if (max == 0)
+		max = 1;
+	size_t n = q->tr->nranks;
+	gaps_job j = {max, xcalloc(n ? n : 1, sizeof *j.v), xcalloc(n ? n : 1, sizeof *j.n)};
+	tlq_per_rank(q, rank_gaps, &j);
+	/* each rank's list is longest first: a k-way merge of their heads */
+	size_t *pos = xcalloc(n ? n : 1, sizeof *pos), *h = xcalloc(n ? n : 1, sizeof *h), nh = 0;
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		total += j.n[i];
+		if (j.n[i] > 0)
+			h[nh++] = i;
+	}
+	if (total < max)
+		max = total;
+	for (size_t i = nh / 2; i-- > 0;)
+		head_down(&j, pos, h, nh, i);
+	q->largest = xcalloc(max ? max : 1, sizeof *q->largest);
+	size_t k = 0;
+	while (nh > 0 && k < max) {
+		size_t ri = h[0];
+		tl_rl_bubble *b = &q->largest[k++];
+		b->rank = ri;
+		b->start = j.v[ri][pos[ri]].start;
+		b->end = j.v[ri][pos[ri]].end;
+		if (++pos[ri] >= j.n[ri])
+			h[0] = h[--nh];
+		head_down(&j, pos, h, nh, 0);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(j.v[i]);
+	free(j.v);
+	free(j.n);
+	free(pos);
+	free(h);
+	q->nlargest = k;
+	q->largest_done = xcalloc(k ? k : 1, 1);
+	q->have_largest = 1;
+}
+
+size_t
+tlq_bubble_largest(const tl_query *cq, size_t max, size_t i, tl_rl_bubble *out)
+{
+	tl_query *q = tlq_mut(cq);
+	pthread_mutex_lock(&q->lock);
+	need_largest(q, max);
+	if (out != NULL && i < q->nlargest) {
+		tl_rl_bubble *b = &q->largest[i];
+		if (!q->largest_done[i]) {
+			bubble_attribute(q->tr->ranks[b->rank], q->inst[b->rank], q->ninst[b->rank],
+			                 b);
+			q->largest_done[i] = 1;
+		}
+		*out = *b;
+	}
+	size_t n = q->nlargest;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}

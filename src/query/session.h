@@ -1,0 +1,62 @@
+/* Inside the query layer: the session's fields, shared by the files of src/query/ and by no one
+ * else (the public API is query.h). */
+#ifndef TL_QUERY_SESSION_H
+#define TL_QUERY_SESSION_H
+#include <pthread.h>
+
+#include "query/query.h"
+
+struct tl_query {
+	tl_trace *tr; /* the session's trace: changed by tlq_open only (lanes, prefix sums) */
+	tl_query_opts o;
+	tl_stage_rules *rules;
+	/* stage instances per rank (stages_of_rank), built by tlq_open: read-only afterwards */
+	tl_stage_inst **inst;
+	size_t *ninst;
+
+	/* Computed on first use, under `lock`, then read-only until tlq_close: a query that
+	 * fills one of these takes the lock, calls the need_* function and returns a pointer into
+	 * the table, which stays valid (and unchanged) for the life of the session. */
+	pthread_mutex_t lock;
+	int have_stages;
+	tl_stage_row *rows;
+	size_t nrows;
+	int have_imb;
+	tl_imbalance *imb;
+	size_t nimb;
+	int have_pp;
+	tl_pipeline pp;
+	int have_slow;
+	tl_slow_result slow;
+	int have_bubbles;
+	tl_rl_bubble *bubbles;
+	size_t nbubbles;
+	/* read from the profile on first use (they add to the ranks: host lanes, counters) */
+	int have_host, have_counters;
+	/* the viewer's list of the longest bubbles over all ranks, attributed on demand */
+	int have_largest;
+	tl_rl_bubble *largest;
+	unsigned char *largest_done; /* per entry: attributed yet */
+	size_t nlargest;
+	/* dp.c's decode steps and rollout entries, made on first use (NULL: not yet) */
+	struct tl_dp_cache *dp;
+};
+
+/* Frees dp.c's table (NULL: nothing). */
+void dp_cache_free(struct tl_dp_cache *);
+
+/* The session a const query may fill a table of: only under q->lock (see above). */
+static inline tl_query *
+tlq_mut(const tl_query *q)
+{
+	return (tl_query *)q;
+}
+
+/* Runs fn for every rank, ranks in parallel (one thread per core at most). fn must touch only
+ * its rank's results. */
+void tlq_per_rank(tl_query *, void (*fn)(tl_query *, size_t rank, void *arg), void *arg);
+
+/* Builds the prefix sums of every track that has none, ranks in parallel. */
+void tlq_prefix_sums(tl_query *);
+
+#endif
