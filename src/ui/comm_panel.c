@@ -203,6 +203,8 @@ comm_action(tl_ui *ui, void *state, int a)
 	comm_state *s = state;
 	size_t n = s->c.nops;
 	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
+	if (ui_list_move(&s->sel, n, page, a))
+		return 1;
 	switch (a) {
 	case ACT_QUIT:
 	case ACT_CLEAR:
@@ -216,28 +218,6 @@ comm_action(tl_ui *ui, void *state, int a)
 	case ACT_SLOW_PANEL:
 	case ACT_OPS_PANEL:
 		return 0; /* the view stack's */
-	case ACT_LANE_DOWN:
-		if (s->sel + 1 < n)
-			s->sel++;
-		return 1;
-	case ACT_LANE_UP:
-		if (s->sel > 0)
-			s->sel--;
-		return 1;
-	case ACT_PAGE_DOWN:
-		if (n)
-			s->sel = s->sel + (size_t)page < n ? s->sel + (size_t)page : n - 1;
-		return 1;
-	case ACT_PAGE_UP:
-		s->sel = s->sel > (size_t)page ? s->sel - (size_t)page : 0;
-		return 1;
-	case ACT_FIRST_LANE:
-		s->sel = 0;
-		return 1;
-	case ACT_LAST_LANE:
-		if (n)
-			s->sel = n - 1;
-		return 1;
 	case ACT_SORT_NEXT:
 		s->sort = (s->sort + 1) % COMM_SORT__COUNT;
 		s->built = 0;

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "ui/common.h"
+#include "ui/actions.h"
 #include "util/text.h"
 #include "util/timefmt.h"
 
@@ -40,4 +41,35 @@ char *
 ui_clean(const tl_ui *ui, const char *s, char *buf, size_t len)
 {
 	return text_sanitize(s ? s : "", buf, len, ui->utf8);
+}
+
+int
+ui_list_move(size_t *sel, size_t n, int page, int action)
+{
+	size_t pg = page > 0 ? (size_t)page : 1;
+	switch (action) {
+	case ACT_LANE_DOWN:
+		if (*sel + 1 < n)
+			(*sel)++;
+		return 1;
+	case ACT_LANE_UP:
+		if (*sel > 0)
+			(*sel)--;
+		return 1;
+	case ACT_PAGE_DOWN:
+		if (n)
+			*sel = *sel + pg < n ? *sel + pg : n - 1;
+		return 1;
+	case ACT_PAGE_UP:
+		*sel = *sel > pg ? *sel - pg : 0;
+		return 1;
+	case ACT_FIRST_LANE:
+		*sel = 0;
+		return 1;
+	case ACT_LAST_LANE:
+		if (n)
+			*sel = n - 1;
+		return 1;
+	}
+	return 0;
 }

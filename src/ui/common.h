@@ -12,5 +12,8 @@ void ui_message(tl_ui *, int error, const char *fmt, ...) __attribute__((format(
 char *ui_time(const tl_ui *, int64_t t, char *buf, size_t len);
 /* Sanitized copy of an untrusted name for the screen. */
 char *ui_clean(const tl_ui *, const char *s, char *buf, size_t len);
+/* Moves a panel's selected row *sel among n rows for the line, page, first and last actions
+ * (page rows a page). Returns 1 when action was one of them, 0 otherwise (nothing moved). */
+int ui_list_move(size_t *sel, size_t n, int page, int action);
 
 #endif

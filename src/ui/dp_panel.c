@@ -726,6 +726,8 @@ imb_action(tl_ui *ui, void *state, int a)
 	im = current(ui, s, &all, &n);
 	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
 	size_t nx;
+	if (ui_list_move(&s->sel, im ? im->n : 0, page, a))
+		return 1;
 	switch (a) {
 	case ACT_QUIT:
 	case ACT_CLEAR:
@@ -740,28 +742,6 @@ imb_action(tl_ui *ui, void *state, int a)
 	case ACT_SLOW_PANEL:
 	case ACT_OPS_PANEL:
 		return 0; /* the view stack's */
-	case ACT_LANE_DOWN:
-		if (im && s->sel + 1 < im->n)
-			s->sel++;
-		return 1;
-	case ACT_LANE_UP:
-		if (s->sel > 0)
-			s->sel--;
-		return 1;
-	case ACT_PAGE_DOWN:
-		if (im)
-			s->sel = s->sel + (size_t)page < im->n ? s->sel + (size_t)page : im->n - 1;
-		return 1;
-	case ACT_PAGE_UP:
-		s->sel = s->sel > (size_t)page ? s->sel - (size_t)page : 0;
-		return 1;
-	case ACT_FIRST_LANE:
-		s->sel = 0;
-		return 1;
-	case ACT_LAST_LANE:
-		if (im)
-			s->sel = im->n - 1;
-		return 1;
 	case ACT_STAGE_NEXT:
 	case ACT_STAGE_PREV:
 	case ACT_CURSOR_RIGHT:

@@ -226,6 +226,8 @@ ops_action(tl_ui *ui, void *state, int a)
 {
 	ops_state *s = state;
 	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
+	if (ui_list_move(&s->sel, s->nrows, page, a))
+		return 1;
 	switch (a) {
 	case ACT_QUIT:
 	case ACT_CLEAR:
@@ -245,29 +247,6 @@ ops_action(tl_ui *ui, void *state, int a)
 	case ACT_COMM_PANEL:
 	case ACT_SLOW_PANEL:
 		return 0; /* the view stack's */
-	case ACT_LANE_DOWN:
-		if (s->sel + 1 < s->nrows)
-			s->sel++;
-		return 1;
-	case ACT_LANE_UP:
-		if (s->sel > 0)
-			s->sel--;
-		return 1;
-	case ACT_PAGE_DOWN:
-		if (s->nrows)
-			s->sel =
-			    s->sel + (size_t)page < s->nrows ? s->sel + (size_t)page : s->nrows - 1;
-		return 1;
-	case ACT_PAGE_UP:
-		s->sel = s->sel > (size_t)page ? s->sel - (size_t)page : 0;
-		return 1;
-	case ACT_FIRST_LANE:
-		s->sel = 0;
-		return 1;
-	case ACT_LAST_LANE:
-		if (s->nrows)
-			s->sel = s->nrows - 1;
-		return 1;
 	case ACT_RANK_NEXT:
 	case ACT_RANK_PREV:
 		if (s->nranks == 0 || s->type != SIZE_MAX)

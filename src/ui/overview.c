@@ -363,6 +363,8 @@ ov_action(tl_ui *ui, void *st, int a)
 	ov_state *s = st;
 	ov_table *t = table(ui, s);
 	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
+	if (ui_list_move(&s->sel, t->n, page, a))
+		return 1;
 	switch (a) {
 	case ACT_QUIT:
 	case ACT_CLEAR:
@@ -374,28 +376,6 @@ ov_action(tl_ui *ui, void *st, int a)
 	case ACT_DP_PANEL:
 	case ACT_PP_VIEW:
 		return 0; /* the view stack's */
-	case ACT_LANE_DOWN:
-		if (s->sel + 1 < t->n)
-			s->sel++;
-		return 1;
-	case ACT_LANE_UP:
-		if (s->sel > 0)
-			s->sel--;
-		return 1;
-	case ACT_PAGE_DOWN:
-		if (t->n)
-			s->sel = s->sel + (size_t)page < t->n ? s->sel + (size_t)page : t->n - 1;
-		return 1;
-	case ACT_PAGE_UP:
-		s->sel = s->sel > (size_t)page ? s->sel - (size_t)page : 0;
-		return 1;
-	case ACT_FIRST_LANE:
-		s->sel = 0;
-		return 1;
-	case ACT_LAST_LANE:
-		if (t->n)
-			s->sel = t->n - 1;
-		return 1;
 	case ACT_STAGE_NEXT:
 	case ACT_CURSOR_RIGHT:
 	case ACT_STAGE_PREV:

@@ -139,6 +139,8 @@ sl_action(tl_ui *ui, void *st, int a)
 	sl_state *s = st;
 	current(ui, s);
 	int page = ui->scr.h > 5 ? ui->scr.h - 4 : 1;
+	if (ui_list_move(&s->sel, s->n, page, a))
+		return 1;
 	switch (a) {
 	case ACT_QUIT:
 	case ACT_CLEAR:
@@ -152,28 +154,6 @@ sl_action(tl_ui *ui, void *st, int a)
 	case ACT_OVERVIEW:
 	case ACT_SEARCH:
 		return 0; /* the view stack's, or a new search from the timeline */
-	case ACT_LANE_DOWN:
-		if (s->sel + 1 < s->n)
-			s->sel++;
-		return 1;
-	case ACT_LANE_UP:
-		if (s->sel > 0)
-			s->sel--;
-		return 1;
-	case ACT_PAGE_DOWN:
-		if (s->n)
-			s->sel = s->sel + (size_t)page < s->n ? s->sel + (size_t)page : s->n - 1;
-		return 1;
-	case ACT_PAGE_UP:
-		s->sel = s->sel > (size_t)page ? s->sel - (size_t)page : 0;
-		return 1;
-	case ACT_FIRST_LANE:
-		s->sel = 0;
-		return 1;
-	case ACT_LAST_LANE:
-		if (s->n)
-			s->sel = s->n - 1;
-		return 1;
 	case ACT_SELECT:
 		if (s->sel < s->n && s->rows[s->sel].m.rank != SIZE_MAX) {
 			tl_match_pos m = s->rows[s->sel].m;
