@@ -387,7 +387,7 @@ typedef struct gen_writer {
 #define TORCH_OP 50001    /* ENUM_API_TYPE "op" */
 #define TORCH_FLOW_BASE 1342177280LL
 
-/* A range that carries a stream, as torch_npu writes it (spec ascend-format §3.2-3.3): the
+/* A range that carries a stream, as torch_npu writes it: the
  * Python thread's queued ops mstx_range_start_op / mstx_range_end_op (PYTORCH_API, linked
  * through CONNECTION_IDS to the range's connectionId) just before the task-queue thread runs
  * them, that thread's MSTX_EVENTS row from the start call to the end call, [hs, he],

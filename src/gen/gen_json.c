@@ -525,7 +525,7 @@ write_hardware(jw *w)
 					  col(st, 1), col(st, 2)),
 		    1);
 	sqlite3_finalize(st);
-	/* the message of a range's device part (spec §3.2: TASK.connectionId = MSTX_EVENTS'),
+	/* the message of a range's device part (its TASK rows share MSTX_EVENTS' connectionId),
 	 * when the profile has MSTX_EVENTS */
 	int mstx =
 	    scalar(w, "SELECT count(*) FROM sqlite_master WHERE name = 'MSTX_EVENTS'", 0) > 0;

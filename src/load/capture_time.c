@@ -1,5 +1,5 @@
 /* Capture times from the profile DBs themselves: SESSION_TIME_INFO, the collection window the
- * profiler recorded (../shared/spec/ascend-format.md, identity tables). Discovery cannot open
+ * profiler recorded (startTimeNs, endTimeNs, epoch ns). Discovery cannot open
  * DBs (that is this layer's, with its defences against hostile files), so `tl info` refines the
  * times discovery found (profiler_info, a name's stamp, the file's time) here. */
 #include "config.h"
