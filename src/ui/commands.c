@@ -86,6 +86,16 @@ cmd_mark(tl_ui *ui, char *arg)
 }
 
 static int
+cmd_unmark(tl_ui *ui, char *arg)
+{
+	if (*arg == '\0') {
+		ui_message(ui, 1, "unmark: which bookmark? (' lists them)");
+		return -1;
+	}
+	return bookmarks_delete(ui, arg);
+}
+
+static int
 cmd_rank(tl_ui *ui, char *arg)
 {
 	char *end;
@@ -119,6 +129,19 @@ static int
 cmd_lanes(tl_ui *ui, char *arg)
 {
 	return timeline_filter_lanes(ui, arg);
+}
+
+static int
+cmd_labels(tl_ui *ui, char *arg)
+{
+	char *end;
+	long n = *arg ? strtol(arg, &end, 10) : 0;
+	if (*arg && (*end != '\0' || n < 1 || n > 1000)) {
+		ui_message(ui, 1, "labels: expected a number of columns, not '%s'", arg);
+		return -1;
+	}
+	timeline_labels_set(ui, (int)n);
+	return 0;
 }
 
 static int

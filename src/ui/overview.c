@@ -21,9 +21,11 @@ enum { COL_INT, COL_MS, COL_TEXT };
 typedef struct ov_col {
 	const char *name;
 	int kind;  /* COL_* */
-	int width; /* columns on screen */
+	int width; /* a text column's widest (longer text is cut); numbers take what they need */
 	int desc;  /* sorted largest first */
 	int bynum; /* a COL_TEXT column shown as text, sorted by its number (steps) */
+	const char *abbr; /* the header on a narrow screen (NULL: the name) */
+	int drop; /* on a screen too narrow for every column, dropped in this order (0: never) */
 } ov_col;
 
 typedef struct ov_row {
@@ -42,6 +44,7 @@ typedef struct ov_table {
 	ov_row *rows;
 	size_t n;
 	int built;
+	int dw[OV_COLS]; /* the widest cell of each column */
 	char empty[160]; /* the report's sentence when there are no rows */
 } ov_table;
 
@@ -54,24 +57,38 @@ typedef struct ov_state {
 	size_t norder;
 } ov_state;
 
+/* The time splits of the overlap table as tl summary names them; at 80 columns the least asked
+ * for (preparing, overlapped) go first, the exposed communication last. */
 static const ov_col overlap_cols[] = {
-    {"rank", COL_INT, 6, 0, 0},       {"step", COL_TEXT, 6, 0, 1},
-    {"computing", COL_MS, 12, 1, 0},  {"communication", COL_MS, 14, 1, 0},
-    {"overlapped", COL_MS, 12, 1, 0}, {"comm.exposed", COL_MS, 13, 1, 0},
-    {"free", COL_MS, 12, 1, 0},       {"preparing", COL_MS, 12, 1, 0},
+    {.name = "rank", .kind = COL_INT},
+    {.name = "step", .kind = COL_TEXT, .width = 6, .bynum = 1},
+    {.name = "computing", .kind = COL_MS, .desc = 1, .abbr = "compute", .drop = 5},
+    {.name = "communication", .kind = COL_MS, .desc = 1, .abbr = "comm", .drop = 4},
+    {.name = "overlapped", .kind = COL_MS, .desc = 1, .abbr = "overlap", .drop = 2},
+    {.name = "comm.exposed", .kind = COL_MS, .desc = 1, .abbr = "exposed"},
+    {.name = "free", .kind = COL_MS, .desc = 1, .drop = 3},
+    {.name = "preparing", .kind = COL_MS, .desc = 1, .abbr = "prep", .drop = 1},
 };
 static const ov_col stage_cols[] = {
-    {"rank", COL_INT, 6, 0, 0},  {"step", COL_TEXT, 6, 0, 1},    {"stage", COL_TEXT, 16, 0, 0},
-    {"start", COL_MS, 12, 0, 0}, {"duration", COL_MS, 12, 1, 0}, {"busy", COL_MS, 12, 1, 0},
-    {"lag", COL_MS, 12, 1, 0},
+    {.name = "rank", .kind = COL_INT},
+    {.name = "step", .kind = COL_TEXT, .width = 6, .bynum = 1},
+    {.name = "stage", .kind = COL_TEXT, .width = 16},
+    {.name = "start", .kind = COL_MS, .drop = 3},
+    {.name = "duration", .kind = COL_MS, .desc = 1},
+    {.name = "busy", .kind = COL_MS, .desc = 1, .drop = 2},
+    {.name = "lag", .kind = COL_MS, .desc = 1, .drop = 1},
 };
 static const ov_col slow_cols[] = {
-    {"rank", COL_INT, 6, 0, 0},
-    {"votes", COL_INT, 7, 1, 0},
+    {.name = "rank", .kind = COL_INT},
+    {.name = "votes", .kind = COL_INT, .desc = 1},
 };
 static const ov_col bubble_cols[] = {
-    {"rank", COL_INT, 6, 0, 0},   {"start", COL_MS, 12, 0, 0},   {"duration", COL_MS, 12, 1, 0},
-    {"step", COL_TEXT, 14, 0, 1}, {"stage", COL_TEXT, 16, 0, 0}, {"reason", COL_TEXT, 18, 0, 0},
+    {.name = "rank", .kind = COL_INT},
+    {.name = "start", .kind = COL_MS, .drop = 3},
+    {.name = "duration", .kind = COL_MS, .desc = 1},
+    {.name = "step", .kind = COL_TEXT, .width = 14, .bynum = 1},
+    {.name = "stage", .kind = COL_TEXT, .width = 16, .drop = 2},
+    {.name = "reason", .kind = COL_TEXT, .width = 18, .drop = 1},
 };
 
 /* ---- the rows, from the query layer ------------------------------------------------------ */
@@ -194,6 +211,20 @@ build_bubbles(tl_ui *ui, ov_table *t)
 		snprintf(t->empty, sizeof t->empty, "Bubbles: no idle gaps.");
 }
 
+/* A cell as shown (text cells are sanitized already); its length. */
+static int
+cell_text(const ov_table *t, const ov_row *r, int c, char *buf, size_t len)
+{
+	switch (t->cols[c].kind) {
+	case COL_INT:
+		return snprintf(buf, len, "%" PRId64, r->num[c]);
+	case COL_MS:
+		return snprintf(buf, len, "%.3f", (double)r->num[c] / 1e6);
+	default:
+		return (int)strlen(r->text[c]);
+	}
+}
+
 static ov_table *
 table(tl_ui *ui, ov_state *s)
 {
@@ -215,6 +246,13 @@ table(tl_ui *ui, ov_state *s)
 		build_bubbles(ui, t);
 		break;
 	}
+	for (size_t i = 0; i < t->n; i++)
+		for (int c = 0; c < t->ncols; c++) {
+			char buf[64];
+			int n = cell_text(t, &t->rows[i], c, buf, sizeof buf);
+			if (n > t->dw[c])
+				t->dw[c] = n;
+		}
 	return t;
 }
 
@@ -256,18 +294,47 @@ order_rows(ov_state *s, const ov_table *t)
 
 /* ---- drawing ------------------------------------------------------------------------------ */
 
-static int
-cell_text(tl_ui *ui, const ov_table *t, const ov_row *r, int c, char *buf, size_t len)
+/* The columns that fit w: each as wide as its header and its widest cell (cw[c], 0: dropped),
+ * the short headers (abbr) when the full ones do not fit, then the columns dropped in their
+ * drop order (the sorted one kept), then the text columns cut. Numbers are never cut. */
+static void
+layout(const ov_table *t, int sortc, int w, int *cw, int *abbr)
 {
-	(void)ui;
-	switch (t->cols[c].kind) {
-	case COL_INT:
-		return snprintf(buf, len, "%" PRId64, r->num[c]);
-	case COL_MS:
-		return snprintf(buf, len, "%.3f", (double)r->num[c] / 1e6);
-	default:
-		return snprintf(buf, len, "%s", r->text[c]);
+	int total;
+	for (*abbr = 0; *abbr < 2; ++*abbr) {
+		total = 2;
+		for (int c = 0; c < t->ncols; c++) {
+			const ov_col *col = &t->cols[c];
+			const char *nm = *abbr && col->abbr ? col->abbr : col->name;
+			int d = t->dw[c];
+			if (col->kind == COL_TEXT && col->width && d > col->width)
+				d = col->width;
+			cw[c] = (int)strlen(nm) > d ? (int)strlen(nm) : d;
+			total += cw[c] + (c ? 1 : 0);
+		}
+		if (total <= w)
+			return;
 	}
+	*abbr = 1;
+	for (int order = 1; total > w; order++) {
+		int any = 0;
+		for (int c = 0; c < t->ncols; c++)
+			if (t->cols[c].drop >= order)
+				any = 1;
+		if (!any)
+			break;
+		for (int c = 0; c < t->ncols && total > w; c++)
+			if (t->cols[c].drop == order && c != sortc && cw[c]) {
+				total -= cw[c] + 1;
+				cw[c] = 0;
+			}
+	}
+	for (int c = t->ncols - 1; c >= 0 && total > w; c--)
+		if (cw[c] > 4 && t->cols[c].kind == COL_TEXT && !t->cols[c].bynum) {
+			int cut = total - w < cw[c] - 4 ? total - w : cw[c] - 4;
+			cw[c] -= cut;
+			total -= cut;
+		}
 }
 
 static void
@@ -278,26 +345,35 @@ ov_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	ov_table *t = table(ui, s);
 	if (s->norder != t->n)
 		order_rows(s, t);
-	char k1[24], k2[24], k3[24];
+	char k1[24], k2[24], k3[24], title[256];
+	keymap_key_hint(&ui->keys, ACT_STAGE_NEXT, k1, sizeof k1);
+	keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k2, sizeof k2);
+	keymap_key_hint(&ui->keys, ACT_QUIT, k3, sizeof k3);
+	int tw =
+	    snprintf(title, sizeof title,
+	             " Overview %d/%d: %s   (%s next table, %s sort, Enter: timeline, %s: close)",
+	             s->cur + 1, OV__COUNT, t->title, k1, k2, k3);
+	if (tw > w) /* the keys, shorter, rather than cut */
+		snprintf(title, sizeof title, " Overview %d/%d: %s  (%s table, %s sort, %s close)",
+		         s->cur + 1, OV__COUNT, t->title, k1, k2, k3);
 	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
-	screen_printf(sc, x, y, w, SLOT_TITLE,
-	              " Overview %d/%d: %s   (%s next table, %s sort, Enter: timeline, %s: close)",
-	              s->cur + 1, OV__COUNT, t->title,
-	              keymap_key_hint(&ui->keys, ACT_STAGE_NEXT, k1, sizeof k1),
-	              keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k2, sizeof k2),
-	              keymap_key_hint(&ui->keys, ACT_QUIT, k3, sizeof k3));
+	screen_printf(sc, x, y, w, SLOT_TITLE, "%s", title);
+	int cw[OV_COLS], abbr;
+	layout(t, s->sort[s->cur], w, cw, &abbr);
 	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY, "%zu rows, sorted by %s%s; ms",
 	              t->n, t->cols[s->sort[s->cur]].name,
 	              t->cols[s->sort[s->cur]].desc ? " (largest first)" : "");
 	int cx = x + 2;
 	for (int c = 0; c < t->ncols && cx < x + w; c++) {
-		int cw = t->cols[c].width;
+		if (cw[c] == 0)
+			continue;
+		const char *nm = abbr && t->cols[c].abbr ? t->cols[c].abbr : t->cols[c].name;
 		uint8_t slot = c == s->sort[s->cur] ? SLOT_LABEL_CURRENT : SLOT_LABEL;
 		if (t->cols[c].kind == COL_TEXT && !t->cols[c].bynum)
-			screen_printf(sc, cx, y + 2, x + w - cx, slot, "%-*s", cw, t->cols[c].name);
+			screen_printf(sc, cx, y + 2, x + w - cx, slot, "%-*.*s", cw[c], cw[c], nm);
 		else
-			screen_printf(sc, cx, y + 2, x + w - cx, slot, "%*s", cw, t->cols[c].name);
-		cx += cw + 1;
+			screen_printf(sc, cx, y + 2, x + w - cx, slot, "%*s", cw[c], nm);
+		cx += cw[c] + 1;
 	}
 	if (t->n == 0) {
 		screen_printf(sc, x + 1, y + 4, w - 2, SLOT_NORMAL, "%s",
@@ -321,16 +397,21 @@ ov_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
 		cx = x + 2;
 		for (int c = 0; c < t->ncols && cx < x + w; c++) {
+			if (cw[c] == 0)
+				continue;
 			char buf[64];
-			cell_text(ui, t, row, c, buf, sizeof buf);
-			int cw = t->cols[c].width;
+			if (t->cols[c].kind == COL_TEXT)
+				snprintf(buf, sizeof buf, "%s", row->text[c]);
+			else
+				cell_text(t, row, c, buf, sizeof buf);
 			uint8_t slot =
 			    c == 0 ? (sel ? SLOT_LABEL_CURRENT : SLOT_RANK) : SLOT_NORMAL;
 			if (t->cols[c].kind == COL_TEXT && !t->cols[c].bynum)
-				screen_printf(sc, cx, yy, x + w - cx, slot, "%-*.*s", cw, cw, buf);
+				screen_printf(sc, cx, yy, x + w - cx, slot, "%-*.*s", cw[c], cw[c],
+				              buf);
 			else
-				screen_printf(sc, cx, yy, x + w - cx, slot, "%*s", cw, buf);
-			cx += cw + 1;
+				screen_printf(sc, cx, yy, x + w - cx, slot, "%*s", cw[c], buf);
+			cx += cw[c] + 1;
 		}
 	}
 }

@@ -40,7 +40,9 @@ typedef struct tl_timeline {
 	size_t lane, top; /* the current lane, the first shown */
 	ui_rank_state *rs;
 	int show_overlap, show_host;
-	int accordion; /* many ranks: only the current one open, until the user folds by hand */
+	int label_cols; /* the label column's width the user chose (label-width, :labels); 0: fitted
+	                 */
+	int accordion;  /* many ranks: only the current one open, until the user folds by hand */
 	/* ranks pinned to the top (indexes into tr->ranks, in the order pinned), and the lane
 	 * filter: only lanes whose label or kind matches are shown (headers always are) */
 	size_t *pinned;

@@ -36,6 +36,10 @@ handle_key(tl_ui *ui, int key)
 		}
 		return;
 	}
+	const view_ops *front = ui_view_front(ui);
+	if (front && front->key && front->key(ui, ui_view_state(ui, front), key)) {
+		return;
+	}
 	int a = keymap_action(&ui->keys, key);
 	if (a == ACT_NONE) {
 		char kn[48], hk[64];

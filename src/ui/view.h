@@ -57,6 +57,9 @@ typedef struct view_ops {
 	void (*draw)(tl_ui *, void *st, int x, int y, int w, int h);
 	/* Handles an action; returns 1 when handled. */
 	int (*action)(tl_ui *, void *st, int action);
+	/* The view's own keys, asked before the keymap when the view has the screen (the
+	 * bookmarks panel's x deletes); returns 1 when it took the key. NULL: none. */
+	int (*key)(tl_ui *, void *st, int key);
 	/* Panes: the rows it takes of a screen h rows high. */
 	int (*height)(tl_ui *, void *st, int h);
 	/* The screen changed size. */

@@ -133,9 +133,17 @@ if [ -d "$SAMPLES/ascend-db/level0" ] && command -v sqlite3 > /dev/null; then
 	for r in 0 1; do
 		an=$L0/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db
 		# torch_npu's own numbers (us) as the panel prints them (ms, 3 decimals)
-		want=$(sqlite3 -readonly "$an" "SELECT printf('%6d %6d %12.3f %14.3f %12.3f %13.3f %12.3f %12.3f', $r, step, computing/1000.0, communication/1000.0, overlapped/1000.0, communication_not_overlapped/1000.0, free/1000.0, preparing/1000.0) FROM StepTraceTime")
-		check "overview rank $r: the row is StepTraceTime's ($want)" grep -qF -- "$want" "$t_tmp/screen.txt"
+		want=$(sqlite3 -readonly "$an" "SELECT printf('%d %d %.3f %.3f %.3f %.3f %.3f %.3f', $r, step, computing/1000.0, communication/1000.0, overlapped/1000.0, communication_not_overlapped/1000.0, free/1000.0, preparing/1000.0) FROM StepTraceTime")
+		check "overview rank $r: the row is StepTraceTime's ($want)" sh -c "sed 's/^.//; s/  */ /g; s/^ //; s/ $//' '$t_tmp/screen.txt' | grep -qxF -- '$want'"
 	done
+	# at 80 columns every column still fits: the full headers, no number cut
+	view "$L0" 80x30 V
+	check "overview at 80 columns: every overlap column's header" sh -c "sed -n 3p '$t_tmp/screen.txt' | grep -q 'computing communication overlapped comm.exposed *free preparing'"
+	for r in 0 1; do
+		want=$(sqlite3 -readonly "$L0/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db" "SELECT printf('%d %d %.3f %.3f %.3f %.3f %.3f %.3f', $r, step, computing/1000.0, communication/1000.0, overlapped/1000.0, communication_not_overlapped/1000.0, free/1000.0, preparing/1000.0) FROM StepTraceTime")
+		check "... rank $r's row whole ($want)" sh -c "sed 's/^.//; s/  */ /g; s/^ //; s/ $//' '$t_tmp/screen.txt' | grep -qxF -- '$want'"
+	done
+	check "... nothing cut (no …)" sh -c "! grep -q '…' '$t_tmp/screen.txt'"
 	view "$L0" 120x30 ":summary"
 	check ":summary opens the same panel" has "Overview 1/4: overlap per rank and step"
 	# sorted by comm.exposed (5 presses of O), the largest first: rank 1 per StepTraceTime
@@ -234,6 +242,19 @@ state=$XDG_STATE_HOME
 HOME=$t_tmp/home XDG_STATE_HOME= view "$t_tmp/ro" 100x30 ":mark h"
 export XDG_STATE_HOME="$state"
 check "without XDG_STATE_HOME: ~/.local/state/tl/bookmarks/" sh -c "ls '$t_tmp'/home/.local/state/tl/bookmarks/*.tsv > /dev/null 2>&1"
+# deleting: x (or Delete) on the panel's row, :unmark NAME; the file follows
+view "$t_tmp/ro" 100x30 "'" j x
+check "x in the bookmarks panel deletes the row under the cursor (later)" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bookmark later deleted (1 kept for this profile)' && ! grep -q '^. later ' '$t_tmp/screen.txt' && grep -q '^▸ slowstart ' '$t_tmp/screen.txt'"
+check "... and from the file" sh -c "grep -q '^slowstart	' '$bm' && ! grep -q '^later	' '$bm'"
+view "$t_tmp/ro" 100x30 "'"
+check "... a new session lists only the one kept" sh -c "grep -q 'Bookmarks: 1 ' '$t_tmp/screen.txt' && grep -q '^▸ slowstart ' '$t_tmp/screen.txt'"
+view "$t_tmp/ro" 100x30 ":unmark nosuch"
+check ":unmark of a name not kept says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q \"^unmark: no bookmark 'nosuch'\""
+view "$t_tmp/ro" 100x30 ":unmark slowstart" "'"
+check ":unmark NAME deletes it: the panel is empty" has "None yet: :mark NAME"
+check "... and so is the file" sh -c "! grep -qv '^#' '$bm'"
+view "$t_tmp/ro" 100x30 ":mark a" "'" "<Delete>"
+check "Delete deletes too" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bookmark a deleted (0 kept for this profile)'"
 view "$P" 100x30 ":mark 10ms 20ms"
 check ":mark T0 T1 still marks a range" sh -c "grep -q '^ Range statistics' '$t_tmp/screen.txt'"
 chmod -R u+w "$t_tmp/ro"
@@ -249,6 +270,33 @@ if command -v sqlite3 > /dev/null; then
 	tail=$(printf '%s' "$group" | awk '{ print substr($0, length($0) - 9) }')
 	check "a cut group label keeps its distinguishing end (…$tail)" sh -c "grep -q '^ comm .*….*$tail│' '$t_tmp/screen.txt'"
 fi
+# label-width (|) widens by 8 up to half the screen, then the narrowest, then fitted again;
+# :labels N sets it
+bar_of() { sed -n 2p "$t_tmp/screen.txt" | python3 -c 'import sys; print(sys.stdin.read().find("│"))'; }
+view "$P" 100x30 "|"
+check "| widens the label column by 8 ($bar to $(bar_of))" [ "$(bar_of)" -eq $((bar + 8)) ]
+check "... and says how wide" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Lane names: $((bar + 8)) columns'"
+n=0 w=$bar
+while [ $((w + 8)) -le 50 ]; do w=$((w + 8)) n=$((n + 1)); done
+keys=$(i=0; while [ $i -lt $n ]; do printf '| '; i=$((i + 1)); done)
+view "$P" 100x30 $keys
+check "$n presses: $w columns, the widest up to half the screen" [ "$(bar_of)" -eq "$w" ]
+view "$P" 100x30 $keys "|"
+check "... once more: the narrowest (8)" [ "$(bar_of)" -eq 8 ]
+view "$P" 100x30 $keys "|" "|"
+check "... and once more: fitted again ($bar)" sh -c "[ \$(sed -n 2p '$t_tmp/screen.txt' | python3 -c 'import sys; print(sys.stdin.read().find(\"│\"))') -eq $bar ] && tail -1 '$t_tmp/screen.txt' | grep -q '^Lane names: fitted, $bar columns'"
+view "$P" 100x30 ":labels 16"
+check ":labels 16 makes it 16 columns" [ "$(bar_of)" -eq 16 ]
+if [ -n "$group" ]; then
+	end=$(printf '%s' "$group" | awk '{ print substr($0, length($0) - 4) }')
+	check "... a cut group label keeps its end (…$end)" sh -c "grep -q '^ comm.*….*$end│' '$t_tmp/screen.txt'"
+fi
+view "$P" 100x30 ":labels 16" ":labels"
+check ":labels alone fits them again" [ "$(bar_of)" -eq "$bar" ]
+view "$P" 100x30 ":labels 500"
+check ":labels keeps 20 columns of time ($(bar_of))" [ "$(bar_of)" -eq 79 ]
+view "$P" 100x30 ":labels wide"
+check ":labels with no number says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q \"^labels: expected a number of columns, not 'wide'\""
 view "$P" 160x30
 check "with room, the whole group name is shown" sh -c "grep -qF ' comm $group ' '$t_tmp/screen.txt'"
 
