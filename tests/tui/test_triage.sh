@@ -172,6 +172,40 @@ if XDG_CACHE_HOME="$t_tmp/cache" "$TL_BIN" demo --no-view > "$t_tmp/demo.txt" 2>
 	check "longest-stall path: V S S S lists the largest bubble first ($big)" sh -c "sed -n 4p '$t_tmp/screen.txt' | grep -Eq '^. +$1 +$2 +$3 '"
 	view "$DEMO" 120x40 V S S S "<Enter>"
 	check "... Enter selects it in the timeline" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble: $3 ms idle on rank $1 at $2ms'"
+	# ---- the four triage questions on tl demo, each in one key -----------------------------
+	# keystrokes KEY...: what a user types (a :command or /search: its characters and Enter)
+	keystrokes() {
+		n=0
+		for k in "$@"; do
+			case $k in :* | /*) n=$((n + ${#k} + 1)) ;; *) n=$((n + 1)) ;; esac
+		done
+		echo $n
+	}
+	# the slow rank: msprof-analyze's votes, the generator's slow rank (3) first
+	set -- R
+	check "slow rank in $(keystrokes "$@") key (R)" [ "$(keystrokes "$@")" -eq 1 ]
+	view "$DEMO" 120x40 "$@"
+	check "... the first row is the generator's slow rank 3 with the summary's votes ($votes)" sh -c "sed -n 4p '$t_tmp/screen.txt' | grep -Eq '^. +3 +${votes#* } '"
+	# the slowest rollout rank: the DP panel of rollout, step 1, as tl summary's DP section
+	last=$(sed -n 's/^stage rollout, step 1: .*last to finish rank \([0-9]*\),.*/\1/p' "$t_tmp/demo.txt")
+	set -- D
+	check "slowest rollout rank in $(keystrokes "$@") key (D)" [ "$(keystrokes "$@")" -eq 1 ]
+	view "$DEMO" 120x40 "$@"
+	check "... rank $last last to finish, as tl summary (the generator's slow rank 3)" sh -c "[ '$last' = 3 ] && sed -n 2p '$t_tmp/screen.txt' | grep -q 'last to finish rank $last '"
+	# the longest stall inside a step: B, the summary's longest in-step bubble
+	stall=$(sed -n '/^Largest bubbles/,/^$/p' "$t_tmp/demo.txt" | awk '$1 ~ /^[0-9]+$/ && $4 ~ /^[0-9]+$/ { printf "%s %.3f %.3f %s\n", $1, $2, $3, $4 }' | sort -k3,3nr -k2,2n -k1,1n | head -1)
+	set -- B
+	check "longest stall in $(keystrokes "$@") key (B)" [ "$(keystrokes "$@")" -eq 1 ]
+	view "$DEMO" 120x40 "$@"
+	set -- $stall
+	check "... the summary's longest bubble inside a step ($stall)" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble #1 of [0-9]* by size: $3 ms idle on rank $1 at [0-9.]*m*s, step $4,'"
+	# exposed communication per step: V, every rank and step of the summary's overlap table
+	set -- V
+	check "exposed communication per step in $(keystrokes "$@") key (V)" [ "$(keystrokes "$@")" -eq 1 ]
+	view "$DEMO" 120x40 "$@"
+	sed -n '/^Overlap per rank/,/^$/p' "$t_tmp/demo.txt" | awk '$1 ~ /^[0-9]+$/ { printf "%s %s %.3f\n", $1, $2, $6 }' > "$t_tmp/exposed.want"
+	sed -n '4,$p' "$t_tmp/screen.txt" | sed 's/^.//' | awk '$1 ~ /^[0-9]+$/ { print $1, $2, $6 }' > "$t_tmp/exposed.got"
+	check "... all $(wc -l < "$t_tmp/exposed.want") rows of rank, step and comm.exposed, as tl summary" sh -c "[ -s '$t_tmp/exposed.want' ] && cmp -s '$t_tmp/exposed.want' '$t_tmp/exposed.got'"
 else
 	not_ok "tl demo --no-view"
 fi
