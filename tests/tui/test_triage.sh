@@ -372,7 +372,7 @@ if command -v tmux > /dev/null 2>&1; then
 	tstart() { # tstart COLS ROWS: tl view in a fresh tmux session (TERM with X10 mouse)
 		$TM kill-server 2> /dev/null
 		$TM new-session -d -x "$1" -y "$2" -s t \
-			"env TERM=tmux-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$XDG_CONFIG_HOME' '$TL_BIN' view '$P'; sleep 60"
+			"env TERM=tmux-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$XDG_CONFIG_HOME' XDG_STATE_HOME='$XDG_STATE_HOME' '$TL_BIN' view '$P'; sleep 60"
 		i=0
 		while [ $i -lt 100 ] && ! $TM capture-pane -p -t t 2> /dev/null | grep -q "rank 0"; do
 			sleep 0.1
@@ -402,6 +402,15 @@ if command -v tmux > /dev/null 2>&1; then
 	$TM send-keys -t t -l "${esc}[<0;20;5M${esc}[<32;250;5M${esc}[<0;250;5m"
 	tcap
 	check "a long drag to the right stops at the profile's start" sh -c "sed -n 29p '$t_tmp/pane' | grep -Eq '^ [0-9][0-9.]*(ns|us|µs) '"
+	# the terminal's | and Delete keys: the label column widens, a bookmark is deleted
+	$TM send-keys -t t '|'
+	tcap
+	check "| from the terminal widens the label column" sh -c "tail -1 '$t_tmp/pane' | grep -q '^Lane names: [0-9]* columns'"
+	$TM send-keys -t t ':mark tm' Enter "'"
+	tcap
+	$TM send-keys -t t DC
+	tcap
+	check "Delete from the terminal deletes the bookmark" sh -c "tail -1 '$t_tmp/pane' | grep -q '^Bookmark tm deleted'"
 	$TM kill-server 2> /dev/null
 else
 	skip "tmux absent: the mouse is not checked"
