@@ -79,6 +79,8 @@
 	  "Show the slow-rank votes: Enter jumps to a rank's worst collective")                    \
 	X(OPS_PANEL, "ops", "Panels",                                                              \
 	  "Show the operator statistics per rank (the slowest first) by op type")                  \
+	X(DIFF_PANEL, "diff", "Panels",                                                            \
+	  "With --compare: the ranked changes of tl diff; Enter shows one in both runs")           \
 	X(STAGE_NEXT, "stage-next", "Panels",                                                      \
 	  "In the DP panel: the next RL stage; in the overview: the next table (also Right)")      \
 	X(STAGE_PREV, "stage-prev", "Panels",                                                      \

@@ -1,6 +1,7 @@
 /* The :-commands: one handler per entry of TL_COMMANDS (ui/commands.h), the dispatcher, and the
  * command list of tl(1) and README.md. */
 #include "config.h"
+#include "ui/compare.h"
 #include "ui/commands.h"
 #include "ui/common.h"
 #include "ui/dp_panel.h"
@@ -142,6 +143,12 @@ cmd_labels(tl_ui *ui, char *arg)
 	}
 	timeline_labels_set(ui, (int)n);
 	return 0;
+}
+
+static int
+cmd_align(tl_ui *ui, char *arg)
+{
+	return compare_align(ui, arg);
 }
 
 static int

@@ -32,6 +32,9 @@
 	  "Make the lane names' column N columns wide; alone: fitted to the names again")          \
 	X("step", NULL, "N", cmd_step,                                                             \
 	  "Zoom to step N (ProfilerStep#N) over all ranks; mark-step then gives its statistics")   \
+	X("align", NULL, "step | stage NAME", cmd_align,                                           \
+	  "With --compare: align B on the start of the step at the cursor, or of stage NAME in "   \
+	  "it")                                                                                    \
 	X("summary", NULL, "", cmd_summary,                                                        \
 	  "Show the overview panel: the tables of tl summary (as the overview key)")               \
 	X("bubbles", NULL, "[on|off]", cmd_bubbles, "Switch bubble highlighting on (or off)")      \

@@ -213,7 +213,7 @@ slice_at_cursor(tl_ui *ui, size_t *ti_out, size_t *idx_out)
 	if (tl->lane >= tl->nlanes)
 		return 0;
 	const ui_lane *l = &tl->lanes[tl->lane];
-	if (l->type == UL_HEADER)
+	if (l->type == UL_HEADER || l->type >= UL_COMPARE) /* B's lanes: not A's slices */
 		return 0;
 	const tl_rank *r = ui->tr->ranks[l->rank];
 	int64_t c0 = tl->vp.t0 + (tl->vp.cursor - tl->vp.t0) / tl->vp.colw * tl->vp.colw,
@@ -252,6 +252,10 @@ slice_step(tl_ui *ui, int dir)
 	const ui_lane *l = &tl->lanes[tl->lane];
 	if (l->type == UL_HEADER) {
 		ui_message(ui, 0, "Move to a lane first (Down)");
+		return;
+	}
+	if (l->type >= UL_COMPARE) {
+		ui_message(ui, 0, "Slices are selected on A's lanes; this lane is run B's");
 		return;
 	}
 	const tl_rank *r = ui->tr->ranks[l->rank];

@@ -3,6 +3,7 @@
  * and mouse, or from the script, and goes to the prompt (prompt.c), the view stack (views.c) or
  * the :-commands (commands.c). */
 #include "config.h"
+#include "ui/compare.h"
 #include "ui/commands.h"
 #include "ui/common.h"
 #include "ui/script.h"
@@ -198,6 +199,8 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 		return 1;
 	}
 	tlq_dp_prepare(q); /* its warnings before the screen is taken */
+	if (o->compare)
+		ui->cmp = compare_open(q, o->compare, o->path, o->compare_path);
 	ui_view_open(ui, &timeline_view);
 	if (term_open(&ui->theme, o->cols, o->rows, &ui->scr) != 0) {
 		term_close();
@@ -303,6 +306,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	int status = script.errors || lost ? 1 : 0;
 	script_close(&script);
 	ui_view_close_all(ui);
+	compare_free(ui->cmp);
 	prompt_free(&ui->prompt);
 	keymap_free(&ui->keys);
 	screen_free(&ui->scr);

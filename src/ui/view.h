@@ -80,6 +80,7 @@ typedef struct view_ops {
 	X(comm_panel_view)                                                                         \
 	X(slow_panel_view)                                                                         \
 	X(ops_panel_view)                                                                          \
+	X(diff_panel_view)                                                                         \
 	X(help_view)
 
 #define VIEW_EXTERN_(v) extern const view_ops v;
@@ -111,6 +112,9 @@ typedef struct ui_selection {
 struct tl_ui {
 	const tl_trace *tr; /* tlq_trace(q) */
 	const tl_query *q;  /* the session main opened: every number the views show */
+	/* tl view A --compare B: B's session, its lanes' alignment and tl diff's changes
+	 * (ui/compare.h); NULL without --compare */
+	struct ui_compare *cmp;
 	tl_screen scr;
 	tl_theme theme;
 	tl_keymap keys;

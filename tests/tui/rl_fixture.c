@@ -2,7 +2,8 @@
  *                   [--microbatches M] [--gpipe] [--no-meta] [--no-p2p] [--no-ranges]
  *                   [--op-pairs] [--pp-device] [--stage-device]
  *                   [--decode ranges|vllm|none|dp] [--dp-bad] [--dp-only] [--json]
- *                   [--truth FILE]
+ *                   [--truth FILE] [--slow-stage I] [--slow-factor PERMILLE]
+ *                   [--slow-ranks MASK] [--delay-coll I] [--delay-ns NS] [--t0 NS]
  * Generated profiles for the screen tests of the RL panels: GRPO runs with a slow rank, or
  * pipeline-parallel runs (1F1B or GPipe), whose blocks are forward/backward ranges (with
  * --pp-device, ranges that carry a stream: short early host calls, the blocks on the device)
@@ -15,7 +16,10 @@
  * fragments `tl summary --json` must contain, one a line: per rank its overlap steps, per stage
  * range its times and busy time, per rank and stage its imbalance entry, per PP stage its
  * ranks and bubble ratio, and every forward/backward block. The golden test
- * (tests/golden/test_summary.sh) checks the committed expected output against them. */
+ * (tests/golden/test_summary.sh) checks the committed expected output against them.
+ * --slow-stage and the options after it make the B of a pair with known changes for tl diff
+ * and the compare view: stage I's kernels slowed to PERMILLE per mille on the ranks of MASK,
+ * the last arrival at collective I delayed by NS, the clock started at NS. */
 #include "config.h"
 
 #include <stdio.h>
@@ -88,7 +92,8 @@ main(int argc, char **argv)
 		        "[--seed S] [--slow R] [--pp N] [--microbatches M] [--gpipe] "
 		        "[--no-meta] [--no-p2p] [--no-ranges] [--op-pairs] [--pp-device] "
 		        "[--stage-device] [--decode ranges|vllm|none|dp] [--dp-bad] [--dp-only] "
-		        "[--json] [--truth FILE]\n");
+		        "[--json] [--truth FILE] [--slow-stage I] [--slow-factor PERMILLE] "
+		        "[--slow-ranks MASK] [--delay-coll I] [--delay-ns NS] [--t0 NS]\n");
 		return 2;
 	}
 	const char *truth_path = NULL;
@@ -137,6 +142,18 @@ main(int argc, char **argv)
 				o.slow_rank = atoi(v);
 			else if (strcmp(a, "--pp") == 0)
 				o.pp = atoi(v);
+			else if (strcmp(a, "--slow-stage") == 0)
+				o.slow_stage = atoi(v);
+			else if (strcmp(a, "--slow-factor") == 0)
+				o.slow_factor = atoi(v);
+			else if (strcmp(a, "--slow-ranks") == 0)
+				o.slow_ranks_mask = strtoull(v, NULL, 0);
+			else if (strcmp(a, "--delay-coll") == 0)
+				o.delay_coll = strtoll(v, NULL, 10);
+			else if (strcmp(a, "--delay-ns") == 0)
+				o.delay_ns = strtoll(v, NULL, 10);
+			else if (strcmp(a, "--t0") == 0)
+				o.t0_ns = strtoll(v, NULL, 10);
 			else if (strcmp(a, "--microbatches") == 0)
 				o.pp_microbatches = atoi(v);
 			else if (strcmp(a, "--decode") == 0)
