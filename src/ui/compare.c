@@ -478,7 +478,8 @@ draw_delta(tl_ui *ui, const ui_lane *l, int y)
 		char txt[64], pct[32];
 		signed_dur(d, txt, sizeof txt);
 		if (b->has_a && b->a > 0 && d != 0) {
-			snprintf(pct, sizeof pct, " %+.0f%%", 100.0 * (double)d / (double)b->a);
+			double pc = 100.0 * (double)d / (double)b->a;
+			snprintf(pct, sizeof pct, pc > -10 && pc < 10 ? " %+.1f%%" : " %+.0f%%", pc);
 			if ((int)(strlen(txt) + strlen(pct)) + 2 <= cb - ca + 1)
 				strcat(txt, pct);
 		}
