@@ -62,7 +62,7 @@ static const struct {
 	int opt;
 	const char *commands; /* separated by spaces */
 } long_only[] = {
-	{OPT_COMPARE, "view"},
+	{OPT_COMPARE, "view demo"}, /* demo: the options of view */
 };
 
 typedef struct command {
@@ -134,7 +134,7 @@ usage(FILE *f)
 		   "  --steps A:B   (diff) pair A's step A with B's step B (and the steps after them);\n"
 		   "                default: the n-th profiled step of A with the n-th of B\n"
 		   "  --vs M        (diff) with --rank N and one PATH: compare rank N against rank M\n"
-		   "  --compare B   (view) run B's lanes under PATH's for each rank, aligned on the\n"
+		   "  --compare B   (view, demo) run B's lanes under PATH's for each rank, aligned on the\n"
 		   "                step at the cursor, a delta lane per stage and tl diff's changes (%%)\n"
 		   "  --theme NAME  viewer colours: default, light, mono, or $XDG_CONFIG_HOME/tl/NAME.theme\n"
 		   "  --keymap NAME viewer keys: default, vim, emacs, or $XDG_CONFIG_HOME/tl/NAME.keys\n"
