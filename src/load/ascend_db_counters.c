@@ -5,7 +5,6 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 
 /* ---- counters (on demand): allocator totals, NPU memory, module memory, AI Core frequency ----
  * Each table is a series of samples keyed by a group (a STRING_IDS component or type, a module

@@ -6,7 +6,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* ---- forward/backward operator pairs (on demand, for the pipeline view) ------------------
  * torch_npu links a forward operator and the backward operator autograd runs for it through one

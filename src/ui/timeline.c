@@ -9,9 +9,7 @@
 #include "util/timefmt.h"
 #include "util/xalloc.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define LABEL_WIDTH_MAX 48 /* columns the lane names may take */
 
