@@ -748,6 +748,10 @@ const tl_loader loader_ascend_db = {
     .host = ascend_db_host,
     .launches = ascend_db_launches,
     .counters = ascend_db_counters,
+    .launcher = ascend_db_launcher,
+    .kernels = ascend_db_kernels,
+    .stack = ascend_db_stack,
+    .allocations = ascend_db_allocations,
     .state_save = ascend_db_state_save,
     .state_restore = ascend_db_state_restore,
 };

@@ -81,5 +81,13 @@ void ascend_db_host(const tl_source *src, size_t src_index, tl_rank *r);
 void ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n,
                         size_t *cap);
 void ascend_db_counters(const tl_source *src, size_t src_index, tl_rank *r);
+/* The link hooks (ascend_db_links.c): launcher, kernels, stack, allocations. */
+int ascend_db_launcher(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
+                       tl_launcher *out);
+ptrdiff_t ascend_db_kernels(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
+                            tl_kernel **out);
+ptrdiff_t ascend_db_stack(const tl_rank *r, size_t si, const tl_track *t, size_t idx, char ***out);
+int ascend_db_allocations(const tl_rank *r, size_t si, int64_t t, size_t max, tl_alloc **v,
+                          size_t *n, size_t *cap);
 
 #endif
