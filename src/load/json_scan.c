@@ -3,26 +3,9 @@
  * and parses decimal times exactly into integer ns. Pure: bytes in, bounds out. */
 #include "config.h"
 #include "load/trace_json_int.h"
-#include "load/load_int.h"
-#include "model/mstx.h"
-#include "util/msg.h"
-#include "util/strpool.h"
-#include "util/u64map.h"
-#include "util/xalloc.h"
 
-#include <cJSON.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- decimal times ------------------------------------------------------------------------- */
 
