@@ -5,6 +5,7 @@
  * the panel computes nothing of its own. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/table.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
 
@@ -24,8 +25,8 @@ typedef struct ov_col {
 	int width; /* a text column's widest (longer text is cut); numbers take what they need */
 	int desc;  /* sorted largest first */
 	int bynum; /* a COL_TEXT column shown as text, sorted by its number (steps) */
-	const char *abbr; /* the header on a narrow screen (NULL: the name) */
-	int drop; /* on a screen too narrow for every column, dropped in this order (0: never) */
+	const char *abbr; /* the header on a screen too narrow for the full ones (NULL: name) */
+	int drop; /* on a screen too narrow for every column, dropped highest first (0: never) */
 } ov_col;
 
 typedef struct ov_row {
@@ -51,32 +52,35 @@ typedef struct ov_table {
 typedef struct ov_state {
 	ov_table t[OV__COUNT];
 	int cur;
-	int sort[OV__COUNT]; /* column sorted by */
-	size_t sel, top;
+	int sort[OV__COUNT];              /* column sorted by */
+	ui_col ucols[OV__COUNT][OV_COLS]; /* each table's columns as the table draws them */
+	ui_table tab;
+	const ov_table *shown; /* the table the rows are of, while drawing */
 	size_t *order;
 	size_t norder;
 } ov_state;
 
-/* The time splits of the overlap table as tl summary names them; at 80 columns the least asked
- * for (preparing, overlapped) go first, the exposed communication last. */
+/* Each column as wide as its header and its widest cell. The time splits of the overlap table
+ * as tl summary names them; on a narrow screen the short headers, then the least asked-for
+ * columns leave (preparing, overlapped first; the exposed communication never). */
 static const ov_col overlap_cols[] = {
     {.name = "rank", .kind = COL_INT},
     {.name = "step", .kind = COL_TEXT, .width = 6, .bynum = 1},
-    {.name = "computing", .kind = COL_MS, .desc = 1, .abbr = "compute", .drop = 5},
-    {.name = "communication", .kind = COL_MS, .desc = 1, .abbr = "comm", .drop = 4},
-    {.name = "overlapped", .kind = COL_MS, .desc = 1, .abbr = "overlap", .drop = 2},
+    {.name = "computing", .kind = COL_MS, .desc = 1, .abbr = "compute", .drop = 1},
+    {.name = "communication", .kind = COL_MS, .desc = 1, .abbr = "comm", .drop = 2},
+    {.name = "overlapped", .kind = COL_MS, .desc = 1, .abbr = "overlap", .drop = 4},
     {.name = "comm.exposed", .kind = COL_MS, .desc = 1, .abbr = "exposed"},
     {.name = "free", .kind = COL_MS, .desc = 1, .drop = 3},
-    {.name = "preparing", .kind = COL_MS, .desc = 1, .abbr = "prep", .drop = 1},
+    {.name = "preparing", .kind = COL_MS, .desc = 1, .abbr = "prep", .drop = 5},
 };
 static const ov_col stage_cols[] = {
     {.name = "rank", .kind = COL_INT},
     {.name = "step", .kind = COL_TEXT, .width = 6, .bynum = 1},
     {.name = "stage", .kind = COL_TEXT, .width = 16},
-    {.name = "start", .kind = COL_MS, .drop = 3},
+    {.name = "start", .kind = COL_MS, .drop = 1},
     {.name = "duration", .kind = COL_MS, .desc = 1},
     {.name = "busy", .kind = COL_MS, .desc = 1, .drop = 2},
-    {.name = "lag", .kind = COL_MS, .desc = 1, .drop = 1},
+    {.name = "lag", .kind = COL_MS, .desc = 1, .drop = 3},
 };
 static const ov_col slow_cols[] = {
     {.name = "rank", .kind = COL_INT},
@@ -84,11 +88,11 @@ static const ov_col slow_cols[] = {
 };
 static const ov_col bubble_cols[] = {
     {.name = "rank", .kind = COL_INT},
-    {.name = "start", .kind = COL_MS, .drop = 3},
+    {.name = "start", .kind = COL_MS, .drop = 1},
     {.name = "duration", .kind = COL_MS, .desc = 1},
     {.name = "step", .kind = COL_TEXT, .width = 14, .bynum = 1},
     {.name = "stage", .kind = COL_TEXT, .width = 16, .drop = 2},
-    {.name = "reason", .kind = COL_TEXT, .width = 18, .drop = 1},
+    {.name = "reason", .kind = COL_TEXT, .width = 18, .drop = 3},
 };
 
 /* ---- the rows, from the query layer ------------------------------------------------------ */
@@ -211,20 +215,6 @@ build_bubbles(tl_ui *ui, ov_table *t)
 		snprintf(t->empty, sizeof t->empty, "Bubbles: no idle gaps.");
 }
 
-/* A cell as shown (text cells are sanitized already); its length. */
-static int
-cell_text(const ov_table *t, const ov_row *r, int c, char *buf, size_t len)
-{
-	switch (t->cols[c].kind) {
-	case COL_INT:
-		return snprintf(buf, len, "%" PRId64, r->num[c]);
-	case COL_MS:
-		return snprintf(buf, len, "%.3f", (double)r->num[c] / 1e6);
-	default:
-		return (int)strlen(r->text[c]);
-	}
-}
-
 static ov_table *
 table(tl_ui *ui, ov_state *s)
 {
@@ -249,34 +239,63 @@ table(tl_ui *ui, ov_state *s)
 	for (size_t i = 0; i < t->n; i++)
 		for (int c = 0; c < t->ncols; c++) {
 			char buf[64];
-			int n = cell_text(t, &t->rows[i], c, buf, sizeof buf);
+			const ov_row *r = &t->rows[i];
+			int n = t->cols[c].kind == COL_INT
+			            ? snprintf(buf, sizeof buf, "%" PRId64, r->num[c])
+			        : t->cols[c].kind == COL_MS
+			            ? snprintf(buf, sizeof buf, "%.3f", (double)r->num[c] / 1e6)
+			            : (int)strlen(r->text[c]);
 			if (n > t->dw[c])
 				t->dw[c] = n;
 		}
 	return t;
 }
 
+/* The columns of table i for a panel w wide: each as wide as its header and its widest cell
+ * (text up to its width), the short headers when the full ones do not fit; the table helper
+ * then drops the droppable ones, never the sorted one. */
+static void
+fit_columns(ov_state *s, int i, int w)
+{
+	const ov_table *t = &s->t[i];
+	for (int abbr = 0; abbr < 2; abbr++) {
+		int total = 2;
+		for (int c = 0; c < t->ncols; c++) {
+			const ov_col *oc = &t->cols[c];
+			const char *nm = abbr && oc->abbr ? oc->abbr : oc->name;
+			int d = t->dw[c];
+			if (oc->kind == COL_TEXT && oc->width && d > oc->width)
+				d = oc->width;
+			int cw = (int)strlen(nm) > d ? (int)strlen(nm) : d;
+			s->ucols[i][c] =
+			    (ui_col){.name = nm,
+			             .width = cw,
+			             .align = oc->kind == COL_TEXT && !oc->bynum ? UI_ALIGN_LEFT
+			                                                         : UI_ALIGN_RIGHT,
+			             .drop = c == s->sort[i] ? 0 : oc->drop};
+			total += cw + (c ? 1 : 0);
+		}
+		if (total <= w)
+			return;
+	}
+}
+
 /* ---- row order ---------------------------------------------------------------------------- */
 
-static const ov_table *sort_t; /* the comparator's table (the viewer has one thread) */
-static int sort_col;
-
 static int
-cmp_row(const void *a, const void *b)
+cmp_row(const void *ctx, size_t a, size_t b)
 {
-	const ov_row *x = &sort_t->rows[*(const size_t *)a], *y = &sort_t->rows[*(const size_t *)b];
-	const ov_col *c = &sort_t->cols[sort_col];
+	const ov_state *s = ctx;
+	const ov_table *t = s->shown;
+	int col = s->sort[s->cur];
+	const ov_row *x = &t->rows[a], *y = &t->rows[b];
+	const ov_col *c = &t->cols[col];
 	int r;
 	if (c->kind == COL_TEXT && !c->bynum)
-		r = strcmp(x->text[sort_col], y->text[sort_col]);
+		r = strcmp(x->text[col], y->text[col]);
 	else
-		r = (x->num[sort_col] > y->num[sort_col]) - (x->num[sort_col] < y->num[sort_col]);
-	if (c->desc)
-		r = -r;
-	if (r == 0) /* then as the report lists them */
-		r = (*(const size_t *)a > *(const size_t *)b) -
-		    (*(const size_t *)a < *(const size_t *)b);
-	return r;
+		r = (x->num[col] > y->num[col]) - (x->num[col] < y->num[col]);
+	return c->desc ? -r : r; /* ties as the report lists them: the sort is stable */
 }
 
 static void
@@ -286,55 +305,35 @@ order_rows(ov_state *s, const ov_table *t)
 	s->norder = t->n;
 	for (size_t i = 0; i < t->n; i++)
 		s->order[i] = i;
-	sort_t = t;
-	sort_col = s->sort[s->cur];
-	qsort(s->order, t->n, sizeof *s->order, cmp_row);
-	sort_t = NULL;
+	s->shown = t;
+	ui_table_sort(s->order, t->n, cmp_row, s);
 }
 
 /* ---- drawing ------------------------------------------------------------------------------ */
 
-/* The columns that fit w: each as wide as its header and its widest cell (cw[c], 0: dropped),
- * the short headers (abbr) when the full ones do not fit, then the columns dropped in their
- * drop order (the sorted one kept), then the text columns cut. Numbers are never cut. */
 static void
-layout(const ov_table *t, int sortc, int w, int *cw, int *abbr)
+ov_row_cells(tl_ui *ui, void *ctx, size_t i, int sel, ui_table_row *out)
 {
-	int total;
-	for (*abbr = 0; *abbr < 2; ++*abbr) {
-		total = 2;
-		for (int c = 0; c < t->ncols; c++) {
-			const ov_col *col = &t->cols[c];
-			const char *nm = *abbr && col->abbr ? col->abbr : col->name;
-			int d = t->dw[c];
-			if (col->kind == COL_TEXT && col->width && d > col->width)
-				d = col->width;
-			cw[c] = (int)strlen(nm) > d ? (int)strlen(nm) : d;
-			total += cw[c] + (c ? 1 : 0);
-		}
-		if (total <= w)
-			return;
-	}
-	*abbr = 1;
-	for (int order = 1; total > w; order++) {
-		int any = 0;
-		for (int c = 0; c < t->ncols; c++)
-			if (t->cols[c].drop >= order)
-				any = 1;
-		if (!any)
+	(void)ui;
+	const ov_state *s = ctx;
+	const ov_table *t = s->shown;
+	const ov_row *r = &t->rows[s->order[i]];
+	for (int c = 0; c < t->ncols; c++) {
+		char *buf = out->cell[c];
+		size_t len = sizeof out->cell[c];
+		switch (t->cols[c].kind) {
+		case COL_INT:
+			snprintf(buf, len, "%" PRId64, r->num[c]);
 			break;
-		for (int c = 0; c < t->ncols && total > w; c++)
-			if (t->cols[c].drop == order && c != sortc && cw[c]) {
-				total -= cw[c] + 1;
-				cw[c] = 0;
-			}
-	}
-	for (int c = t->ncols - 1; c >= 0 && total > w; c--)
-		if (cw[c] > 4 && t->cols[c].kind == COL_TEXT && !t->cols[c].bynum) {
-			int cut = total - w < cw[c] - 4 ? total - w : cw[c] - 4;
-			cw[c] -= cut;
-			total -= cut;
+		case COL_MS:
+			snprintf(buf, len, "%.3f", (double)r->num[c] / 1e6);
+			break;
+		default:
+			snprintf(buf, len, "%s", r->text[c]);
+			break;
 		}
+	}
+	out->slot[0] = sel ? SLOT_LABEL_CURRENT : SLOT_RANK;
 }
 
 static void
@@ -356,64 +355,23 @@ ov_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	if (tw > w) /* the keys, shorter, rather than cut */
 		snprintf(title, sizeof title, " Overview %d/%d: %s  (%s table, %s sort, %s close)",
 		         s->cur + 1, OV__COUNT, t->title, k1, k2, k3);
-	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
-	screen_printf(sc, x, y, w, SLOT_TITLE, "%s", title);
-	int cw[OV_COLS], abbr;
-	layout(t, s->sort[s->cur], w, cw, &abbr);
+	ui_table_title(ui, x, y, w, "%s", title);
+	fit_columns(s, s->cur, w);
 	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY, "%zu rows, sorted by %s%s; ms",
 	              t->n, t->cols[s->sort[s->cur]].name,
 	              t->cols[s->sort[s->cur]].desc ? " (largest first)" : "");
-	int cx = x + 2;
-	for (int c = 0; c < t->ncols && cx < x + w; c++) {
-		if (cw[c] == 0)
-			continue;
-		const char *nm = abbr && t->cols[c].abbr ? t->cols[c].abbr : t->cols[c].name;
-		uint8_t slot = c == s->sort[s->cur] ? SLOT_LABEL_CURRENT : SLOT_LABEL;
-		if (t->cols[c].kind == COL_TEXT && !t->cols[c].bynum)
-			screen_printf(sc, cx, y + 2, x + w - cx, slot, "%-*.*s", cw[c], cw[c], nm);
-		else
-			screen_printf(sc, cx, y + 2, x + w - cx, slot, "%*s", cw[c], nm);
-		cx += cw[c] + 1;
-	}
+	s->shown = t;
+	s->tab.cols = s->ucols[s->cur];
+	s->tab.ncols = t->ncols;
+	s->tab.sort_col = s->sort[s->cur];
+	s->tab.n = t->n;
 	if (t->n == 0) {
+		ui_table_header(ui, &s->tab, x, y, w);
 		screen_printf(sc, x + 1, y + 4, w - 2, SLOT_NORMAL, "%s",
 		              t->empty[0] ? t->empty : "Nothing to show.");
 		return;
 	}
-	int rows = h - 3;
-	if (rows < 1)
-		return;
-	if (s->sel >= t->n)
-		s->sel = t->n - 1;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)rows)
-		s->top = s->sel - (size_t)rows + 1;
-	for (int r = 0; r < rows && s->top + (size_t)r < t->n; r++) {
-		size_t i = s->top + (size_t)r;
-		const ov_row *row = &t->rows[s->order[i]];
-		int yy = y + 3 + r, sel = i == s->sel;
-		if (sel)
-			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
-		cx = x + 2;
-		for (int c = 0; c < t->ncols && cx < x + w; c++) {
-			if (cw[c] == 0)
-				continue;
-			char buf[64];
-			if (t->cols[c].kind == COL_TEXT)
-				snprintf(buf, sizeof buf, "%s", row->text[c]);
-			else
-				cell_text(t, row, c, buf, sizeof buf);
-			uint8_t slot =
-			    c == 0 ? (sel ? SLOT_LABEL_CURRENT : SLOT_RANK) : SLOT_NORMAL;
-			if (t->cols[c].kind == COL_TEXT && !t->cols[c].bynum)
-				screen_printf(sc, cx, yy, x + w - cx, slot, "%-*.*s", cw[c], cw[c],
-				              buf);
-			else
-				screen_printf(sc, cx, yy, x + w - cx, slot, "%*s", cw[c], buf);
-			cx += cw[c] + 1;
-		}
-	}
+	ui_table_draw(ui, &s->tab, x, y, w, h);
 }
 
 /* ---- actions -------------------------------------------------------------------------------- */
@@ -443,8 +401,8 @@ ov_action(tl_ui *ui, void *st, int a)
 {
 	ov_state *s = st;
 	ov_table *t = table(ui, s);
-	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
-	if (ui_list_move(&s->sel, t->n, page, a))
+	s->tab.n = t->n;
+	if (ui_table_move(ui, &s->tab, a))
 		return 1;
 	switch (a) {
 	case ACT_QUIT:
@@ -464,20 +422,20 @@ ov_action(tl_ui *ui, void *st, int a)
 		s->cur =
 		    (s->cur + (a == ACT_STAGE_NEXT || a == ACT_CURSOR_RIGHT ? 1 : OV__COUNT - 1)) %
 		    OV__COUNT;
-		s->sel = s->top = 0;
+		s->tab.sel = s->tab.top = 0;
 		s->norder = SIZE_MAX;
 		return 1;
 	case ACT_SORT_NEXT:
 		s->sort[s->cur] = (s->sort[s->cur] + 1) % t->ncols;
 		s->norder = SIZE_MAX;
-		s->sel = s->top = 0;
+		s->tab.sel = s->tab.top = 0;
 		ui_message(ui, 0, "Sorted by %s", t->cols[s->sort[s->cur]].name);
 		return 1;
 	case ACT_SELECT:
-		if (s->sel < t->n) {
+		if (s->tab.sel < t->n) {
 			if (s->norder != t->n)
 				order_rows(s, t);
-			jump(ui, s, &t->rows[s->order[s->sel]]);
+			jump(ui, s, &t->rows[s->order[s->tab.sel]]);
 		}
 		return 1;
 	default:
@@ -502,6 +460,7 @@ ov_open(tl_ui *ui)
 	s->t[OV_BUBBLES] = (ov_table){.title = "largest bubbles of each rank",
 	                              .cols = bubble_cols,
 	                              .ncols = (int)(sizeof bubble_cols / sizeof *bubble_cols)};
+	s->tab = (ui_table){.x0 = 2, .head = 3, .split = 1, .row = ov_row_cells, .ctx = s};
 	s->sort[OV_SLOW] = 1;    /* most votes first */
 	s->sort[OV_BUBBLES] = 2; /* longest first */
 	s->norder = SIZE_MAX;

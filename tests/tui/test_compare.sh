@@ -6,13 +6,13 @@
 # against the generator's truth in tests/unit/query/test_diff.c.
 . "$(dirname "$0")/lib_tui.sh"
 
-RLFIX=$TL_TESTBIN/tui/rl_fixture
+rlgen() { "$TLGEN" rl "$@"; }
 T0=1736407067000000000
 pair() { # pair NAME [rl_fixture options of B]: $t_tmp/NAME.a (once) and $t_tmp/NAME.b
 	name=$1
 	shift
-	[ -d "$t_tmp/a" ] || "$RLFIX" "$t_tmp/a" --ranks 4 --steps 2 --seed 7 --slow -1 > /dev/null 2>&1 || return 1
-	"$RLFIX" "$t_tmp/$name" --ranks 4 --steps 2 --seed 7 --slow -1 "$@" > /dev/null 2>&1
+	[ -d "$t_tmp/a" ] || rlgen "$t_tmp/a" --ranks 4 --steps 2 --seed 7 --slow -1 > /dev/null 2>&1 || return 1
+	rlgen "$t_tmp/$name" --ranks 4 --steps 2 --seed 7 --slow -1 "$@" > /dev/null 2>&1
 }
 if ! pair b --slow-stage 1 --slow-factor 1600 --slow-ranks 6 --delay-coll 40 --delay-ns 2000000 \
 	--t0 $((T0 + 5 * 3600 * 1000000000)); then
@@ -130,7 +130,7 @@ check "A against itself: the verdict is 'no changes'" sh -c "head -1 '$t_tmp/scr
 check "... and the panel lists none" has "No changes."
 VIEW_OPTS="--compare $A" view "$A" 120x40 ":step 1"
 check "... the delta lane shows = only" sh -c "! grep '^ Δ B−A' '$t_tmp/screen.txt' | grep -q '[-+]'"
-if "$RLFIX" "$t_tmp/three" --ranks 3 --steps 2 --seed 7 --slow -1 > /dev/null 2>&1; then
+if rlgen "$t_tmp/three" --ranks 3 --steps 2 --seed 7 --slow -1 > /dev/null 2>&1; then
 	VIEW_OPTS="--compare $t_tmp/three" view "$A" 120x40 ":step 1" ":rank 3"
 	check "B without rank 3: rank 3's delta lane says so" has "rank 3 is not in B"
 else
