@@ -180,8 +180,8 @@ bm_delete(tl_ui *ui, bm_state *s, size_t i)
 	ui_clean(ui, s->v[i].name, nm, sizeof nm);
 	memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof *s->v);
 	s->n--;
-	if (s->sel >= s->n && s->sel > 0)
-		s->sel--;
+	if (s->tab.sel >= s->n && s->tab.sel > 0)
+		s->tab.sel--;
 	if (save(ui, s) != 0) {
 		ui_message(ui, 1, "Bookmark %s deleted, but not kept: cannot write %s", nm,
 		           s->file ? s->file : "(no HOME)");
@@ -285,8 +285,8 @@ bm_key(tl_ui *ui, void *st, int key)
 	if (key != 'x' && key != del)
 		return 0;
 	load(ui, s);
-	if (s->sel < s->n)
-		bm_delete(ui, s, s->sel);
+	if (s->tab.sel < s->n)
+		bm_delete(ui, s, s->tab.sel);
 	else
 		ui_message(ui, 0, "No bookmark to delete");
 	return 1;

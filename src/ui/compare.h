@@ -57,8 +57,9 @@ int compare_align(tl_ui *, const char *how);
 void compare_draw_lane(tl_ui *, const void *lane, int y);
 /* The status line's part: the delta at the cursor on the current rank ("" when none). */
 void compare_status(tl_ui *, char *buf, size_t len);
-/* Shows stage (or, NULL, the whole step) of aligned step key `key` on A's rank of number rank
- * in the timeline, with B aligned on it: the diff panel's Enter. */
+/* The diff panel's Enter: shows change ch in the timeline on its rank (for a row over all ranks,
+ * the rank that changed most): a stage row's stage in its step, B aligned on the stage's start;
+ * another row's step, B aligned on the step; a whole-capture row, the rank. */
 void compare_show(tl_ui *, const tl_diff_change *);
 
 #endif
