@@ -4,6 +4,7 @@
 #include "config.h"
 #include "ui/common.h"
 #include "ui/compare.h"
+#include "ui/table.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
 
@@ -11,12 +12,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { DC_KIND, DC_NAME, DC_RANK, DC_STEP, DC_A, DC_B, DC_DELTA, DC_PCT, DC__COUNT };
+
 typedef struct diff_state {
 	size_t *rows; /* indexes into cmp->ch of the changes shown */
 	size_t n;
 	int built;
-	size_t sel, top;
+	ui_col cols[DC__COUNT]; /* the name's width follows the screen's */
+	ui_table tab;
+	tl_ui *ui;
 } diff_state;
+
+/* The columns as tl diff prints them; on a narrow screen the kind leaves first, then A and B:
+ * the delta stays. */
+static const ui_col diff_cols[DC__COUNT] = {
+    {.name = "kind", .width = 13, .align = UI_ALIGN_LEFT, .drop = 2},
+    {.name = "name", .width = 36, .align = UI_ALIGN_LEFT},
+    {.name = "rank", .width = 8, .align = UI_ALIGN_RIGHT},
+    {.name = "step", .width = 6, .align = UI_ALIGN_RIGHT},
+    {.name = "A", .width = 11, .align = UI_ALIGN_RIGHT, .drop = 1},
+    {.name = "B", .width = 11, .align = UI_ALIGN_RIGHT, .drop = 1},
+    {.name = "delta", .width = 11, .align = UI_ALIGN_RIGHT},
+    {.name = "delta%", .width = 7, .align = UI_ALIGN_RIGHT},
+};
 
 static void
 build(tl_ui *ui, diff_state *s)
@@ -33,14 +51,6 @@ build(tl_ui *ui, diff_state *s)
 			s->rows[s->n++] = i;
 }
 
-/* ns as ms with 3 decimals, signed when asked */
-static char *
-ms(int64_t ns, int sign, char *buf, size_t len)
-{
-	snprintf(buf, len, sign ? "%+.3f" : "%.3f", (double)ns / 1e6);
-	return buf;
-}
-
 static void
 step_text(const ui_compare *c, int64_t key, char *buf, size_t len)
 {
@@ -54,6 +64,33 @@ step_text(const ui_compare *c, int64_t key, char *buf, size_t len)
 }
 
 static void
+diff_row(tl_ui *ui, void *ctx, size_t i, int sel, ui_table_row *out)
+{
+	const diff_state *s = ctx;
+	const ui_compare *c = ui->cmp;
+	const tl_diff_change *ch = &c->ch[s->rows[i]];
+	snprintf(out->cell[DC_KIND], sizeof out->cell[DC_KIND], "%s", diff_kind_name(ch->kind));
+	ui_clean(ui, ch->name, out->cell[DC_NAME], sizeof out->cell[DC_NAME]);
+	if (ch->rank < 0 && ch->top_rank >= 0)
+		snprintf(out->cell[DC_RANK], sizeof out->cell[DC_RANK], "all(%d)", ch->top_rank);
+	else if (ch->rank < 0)
+		snprintf(out->cell[DC_RANK], sizeof out->cell[DC_RANK], "all");
+	else
+		snprintf(out->cell[DC_RANK], sizeof out->cell[DC_RANK], "%d", ch->rank);
+	step_text(c, ch->step, out->cell[DC_STEP], sizeof out->cell[DC_STEP]);
+	snprintf(out->cell[DC_A], sizeof out->cell[DC_A], "%.3f", (double)ch->a / 1e6);
+	snprintf(out->cell[DC_B], sizeof out->cell[DC_B], "%.3f", (double)ch->b / 1e6);
+	int64_t d = diff_delta(ch);
+	snprintf(out->cell[DC_DELTA], sizeof out->cell[DC_DELTA], "%+.3f", (double)d / 1e6);
+	tlq_diff_pct_text(ch, out->cell[DC_PCT], sizeof out->cell[DC_PCT]);
+	for (int k = 0; k < DC__COUNT; k++)
+		out->slot[k] = sel ? SLOT_LABEL_CURRENT : SLOT_NORMAL;
+	out->slot[DC_DELTA] = out->slot[DC_PCT] = d > 0   ? SLOT_DIFF_LONGER
+	                                          : d < 0 ? SLOT_DIFF_SHORTER
+	                                                  : out->slot[DC_PCT];
+}
+
+static void
 diff_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 {
 	tl_screen *sc = &ui->scr;
@@ -61,71 +98,33 @@ diff_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	build(ui, s);
 	ui_compare *c = ui->cmp;
 	char k[24];
-	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
+	keymap_key_hint(&ui->keys, ACT_QUIT, k, sizeof k);
 	if (c == NULL) {
-		screen_printf(sc, x, y, w, SLOT_TITLE, " Diff   (%s: close)",
-		              keymap_key_hint(&ui->keys, ACT_QUIT, k, sizeof k));
+		ui_table_title(ui, x, y, w, " Diff   (%s: close)", k);
 		screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
 		              "Nothing to compare: open two runs with tl view A --compare B.");
 		return;
 	}
 	char vd[600];
 	ui_clean(ui, c->verdict, vd, sizeof vd);
-	screen_printf(sc, x, y, w, SLOT_TITLE, " Diff: %s   (Enter: both runs, %s: close)", vd,
-	              keymap_key_hint(&ui->keys, ACT_QUIT, k, sizeof k));
+	ui_table_title(ui, x, y, w, " Diff: %s   (Enter: both runs, %s: close)", vd, k);
 	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
 	              "A %s, B %s: %zu changes, largest first; ms; rank all(N): the mean over "
 	              "ranks, N changed most",
 	              c->label_a, c->label_b, s->n);
-	/* the name takes what the numbers leave */
-	int nw = w - 2 - 14 - 9 - 7 - 3 * 12 - 8 - 1;
-	if (nw < 12)
-		nw = 12;
-	if (nw > 40)
-		nw = 40;
-	screen_printf(sc, x + 2, y + 2, w - 2, SLOT_LABEL, "%-13s %-*s %8s %6s %11s %11s %11s %7s",
-	              "kind", nw, "name", "rank", "step", "A", "B", "delta", "delta%");
+	/* the name takes what the other columns leave (up to 40); below 24 the kind leaves
+	 * instead (the table drops it: the line is too wide) */
+	int others = 2 + 9 + 7 + 3 * 12 + 8, nw = w - others - 14;
+	if (nw < 24)
+		nw = w - others;
+	s->cols[DC_NAME].width = nw < 12 ? 12 : nw > 40 ? 40 : nw;
+	s->tab.n = s->n;
 	if (s->n == 0) {
+		ui_table_header(ui, &s->tab, x, y, w);
 		screen_printf(sc, x + 1, y + 4, w - 2, SLOT_NORMAL, "No changes.");
 		return;
 	}
-	int rows = h - 3;
-	if (rows < 1)
-		return;
-	if (s->sel >= s->n)
-		s->sel = s->n - 1;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)rows)
-		s->top = s->sel - (size_t)rows + 1;
-	for (int r = 0; r < rows && s->top + (size_t)r < s->n; r++) {
-		size_t i = s->top + (size_t)r;
-		const tl_diff_change *ch = &c->ch[s->rows[i]];
-		int yy = y + 3 + r, sel = i == s->sel;
-		char nm[256], rk[24], stp[48], a[32], b[32], d[32], p[32];
-		ui_clean(ui, ch->name, nm, sizeof nm);
-		if (ch->rank < 0 && ch->top_rank >= 0)
-			snprintf(rk, sizeof rk, "all(%d)", ch->top_rank);
-		else if (ch->rank < 0)
-			snprintf(rk, sizeof rk, "all");
-		else
-			snprintf(rk, sizeof rk, "%d", ch->rank);
-		step_text(c, ch->step, stp, sizeof stp);
-		if (sel)
-			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
-		int64_t dl = diff_delta(ch);
-		int cx = x + 2;
-		screen_printf(sc, cx, yy, w - 2, sel ? SLOT_LABEL_CURRENT : SLOT_NORMAL,
-		              "%-13s %-*.*s %8s %6s %11s %11s", diff_kind_name(ch->kind), nw, nw,
-		              nm, rk, stp, ms(ch->a, 0, a, sizeof a), ms(ch->b, 0, b, sizeof b));
-		cx += 13 + 1 + nw + 1 + 8 + 1 + 6 + 1 + 11 + 1 + 11;
-		screen_printf(sc, cx, yy, x + w - cx,
-		              dl > 0   ? SLOT_DIFF_LONGER
-		              : dl < 0 ? SLOT_DIFF_SHORTER
-		                       : SLOT_NORMAL,
-		              " %11s %7s", ms(dl, 1, d, sizeof d),
-		              tlq_diff_pct_text(ch, p, sizeof p));
-	}
+	ui_table_draw(ui, &s->tab, x, y, w, h);
 }
 
 static int
@@ -133,8 +132,8 @@ diff_action(tl_ui *ui, void *st, int a)
 {
 	diff_state *s = st;
 	build(ui, s);
-	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
-	if (ui_list_move(&s->sel, s->n, page, a))
+	s->tab.n = s->n;
+	if (ui_table_move(ui, &s->tab, a))
 		return 1;
 	switch (a) {
 	case ACT_QUIT:
@@ -152,8 +151,8 @@ diff_action(tl_ui *ui, void *st, int a)
 	case ACT_OPS_PANEL:
 		return 0;
 	case ACT_SELECT:
-		if (ui->cmp && s->sel < s->n) {
-			const tl_diff_change *ch = &ui->cmp->ch[s->rows[s->sel]];
+		if (ui->cmp && s->tab.sel < s->n) {
+			const tl_diff_change *ch = &ui->cmp->ch[s->rows[s->tab.sel]];
 			ui_view_close(ui, &diff_panel_view);
 			compare_show(ui, ch);
 		}
@@ -167,7 +166,11 @@ static void *
 diff_open(tl_ui *ui)
 {
 	(void)ui;
-	return xcalloc(1, sizeof(diff_state));
+	diff_state *s = xcalloc(1, sizeof *s);
+	memcpy(s->cols, diff_cols, sizeof s->cols);
+	ui_table_init(&s->tab, s->cols, DC__COUNT, 2, 3, diff_row, s);
+	s->tab.split = 1;
+	return s;
 }
 
 static void

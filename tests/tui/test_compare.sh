@@ -103,6 +103,11 @@ sed -n '4,23p' "$t_tmp/screen.txt" | sed 's/^.//' | awk '{
 	printf " %s %s %s %s %s\n", rk, $(n - 4), $(n - 3), $(n - 2), $(n - 1) }' > "$t_tmp/got20"
 check "... the first 20 rows are tl diff's, in its order" cmp -s "$t_tmp/want20" "$t_tmp/got20"
 cmp -s "$t_tmp/want20" "$t_tmp/got20" || diff "$t_tmp/want20" "$t_tmp/got20" | head -6 | sed 's/^/# /'
+# at 80 columns the kind leaves, the numbers stay whole
+view "$A" 80x24 "%"
+first=$(head -1 "$t_tmp/changes" | awk -F'|' '{ printf "%.3f %.3f %+.3f", $5 / 1e6, $6 / 1e6, $7 / 1e6 }')
+check "at 80 columns: the first row's A, B and delta whole ($first)" sh -c "sed -n 4p '$t_tmp/screen.txt' | grep -q -- '$(echo "$first" | sed 's/ /  */g') '"
+check "... and no number cut (no … on the rows)" sh -c "! sed -n '4,\$p' '$t_tmp/screen.txt' | grep -q '…'"
 view "$A" 140x45 ":diff"
 check ":diff opens it too" sh -c "head -1 '$t_tmp/screen.txt' | grep -q '^ Diff: '"
 # Enter on the first stage row: that stage and step in both runs
