@@ -458,6 +458,15 @@ draw_delta(tl_ui *ui, const ui_lane *l, int y)
 		screen_text(&ui->scr, x0 + 1, y, n - 1, m, SLOT_LABEL);
 		return;
 	}
+	if (c->nbars[l->rank] == 0) { /* compared by step and overlap only: the diff panel */
+		screen_text(&ui->scr, x0 + 1, y, n - 1,
+		            !c->a.have_stages && !c->b.have_stages ? "no RL stages in either run"
+		            : !c->a.have_stages                    ? "no RL stages in A"
+		            : !c->b.have_stages                    ? "no RL stages in B"
+		                                : "no stage of this rank in both runs",
+		            SLOT_LABEL);
+		return;
+	}
 	for (size_t i = 0; i < c->nbars[l->rank]; i++) {
 		const ui_delta_bar *b = &c->bars[l->rank][i];
 		int ca = vp_time_col(&tl->vp, b->t0),
@@ -479,7 +488,8 @@ draw_delta(tl_ui *ui, const ui_lane *l, int y)
 		signed_dur(d, txt, sizeof txt);
 		if (b->has_a && b->a > 0 && d != 0) {
 			double pc = 100.0 * (double)d / (double)b->a;
-			snprintf(pct, sizeof pct, pc > -10 && pc < 10 ? " %+.1f%%" : " %+.0f%%", pc);
+			snprintf(pct, sizeof pct, pc > -10 && pc < 10 ? " %+.1f%%" : " %+.0f%%",
+			         pc);
 			if ((int)(strlen(txt) + strlen(pct)) + 2 <= cb - ca + 1)
 				strcat(txt, pct);
 		}

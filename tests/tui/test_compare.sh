@@ -142,6 +142,18 @@ else
 	not_ok "generate the 3-rank B"
 fi
 
+# ---- real captures without RL stages: compared by step and overlap; the delta lane says why --
+if [ -d "$SAMPLES/ascend-db/level0" ] && [ -d "$SAMPLES/ascend-db/level2" ]; then
+	VIEW_OPTS="--compare $SAMPLES/ascend-db/level2" view "$SAMPLES/ascend-db/level0" 120x30 ":step 50"
+	check "two samples without stages: the delta lane says so" has "no RL stages in either run"
+	check "... B's lanes are there" sh -c "grep -q '^▍comm ' '$t_tmp/screen.txt'"
+	VIEW_OPTS="--compare $SAMPLES/ascend-db/level2" view "$SAMPLES/ascend-db/level0" 120x30 "%"
+	v=$("$TL_BIN" diff "$SAMPLES/ascend-db/level0" "$SAMPLES/ascend-db/level2" 2> /dev/null | head -1)
+	check "... the diff panel's verdict is tl diff's ($v)" sh -c "head -1 '$t_tmp/screen.txt' | grep -qF -- ' Diff: $v'"
+else
+	skip "samples absent: real captures not compared"
+fi
+
 # ---- without --compare; options ----------------------------------------------------------------
 unset VIEW_OPTS
 view "$A" 100x30 "%"
