@@ -212,6 +212,13 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	}
 	timeline_layout(ui, ui->scr.w, ui->scr.h, 0);
 	timeline_fit(ui);
+	if (ui->cmp) { /* what the two runs are and where the changes are listed */
+		char k[24];
+		ui_message(
+		    ui, 0, "B (%s) under each rank, aligned on the step at the cursor; %s: %s",
+		    ui->cmp->label_b, keymap_key_hint(&ui->keys, ACT_DIFF_PANEL, k, sizeof k),
+		    ui->cmp->verdict);
+	}
 	if (warn[0])
 		ui_message(ui, 1, "%s", warn);
 

@@ -57,6 +57,9 @@ view "$A" 140x45 ":step 1" ":rank 1" ":goto ${start}ms"
 ms=$(awk -v d="$want" 'BEGIN { printf "%s%.3f ms", (d >= 0 ? "+" : "-"), (d < 0 ? -d : d) / 1e6 }')
 check "the status line gives rank 1's ref_logprob delta at the cursor ($ms)" sh -c "grep -q 'B−A ref_logprob step 1: $ms' '$t_tmp/screen.txt'"
 
+view "$A" 140x45
+check "the message line names B and gives tl diff's verdict" sh -c "tail -1 '$t_tmp/screen.txt' | grep -qF -- 'B (b) under each rank, aligned on the step at the cursor; %: $(head -1 "$t_tmp/diff.txt")'"
+
 # ---- alignment: on the step at the cursor, or on a stage start in it --------------------------
 # the column where actor_update starts (slot char 7) in A's stage lane and in B's, rank 0
 au_cols() {
