@@ -4,6 +4,7 @@
  * viewport.c. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/compare.h"
 #include "ui/timeline_int.h"
 #include "query/host.h"
 #include "util/timefmt.h"
@@ -739,6 +740,10 @@ timeline_open(tl_ui *ui)
 	tl->vp.t_max = ui->tr->t_max;
 	if (tl->vp.t_min > tl->vp.t_max)
 		tl->vp.t_min = tl->vp.t_max = 0;
+	/* --compare: room for the whole of a longer B, drawn from about A's start */
+	if (ui->cmp && ui->cmp->trb->t_max > ui->cmp->trb->t_min &&
+	    ui->cmp->trb->t_max - ui->cmp->trb->t_min > tl->vp.t_max - tl->vp.t_min)
+		tl->vp.t_max = tl->vp.t_min + (ui->cmp->trb->t_max - ui->cmp->trb->t_min);
 	ui->origin = tl->vp.t_min;
 	tl->vp.cursor = tl->vp.t_min;
 	tl->vp.colw = 1;
