@@ -494,8 +494,8 @@ draw_delta(tl_ui *ui, const ui_lane *l, int y)
 				strcat(txt, pct);
 		}
 		int w = (int)strlen(txt);
-		if (w + 2 <= cb - ca + 1)
-			screen_text(&ui->scr, x0 + ca + 1, y, w, txt, slot);
+		if (w + 1 <= cb - ca + 1) /* from the bar's start, one + or - after it at least */
+			screen_text(&ui->scr, x0 + ca, y, w, txt, slot);
 	}
 }
 

@@ -125,7 +125,7 @@ check "... the status line is on that rank's ref_logprob" sh -c "grep -q 'rank $
 # ---- without colour: + and - tell B longer and shorter apart ----------------------------------
 if pair fast --slow-stage 1 --slow-factor 500 --slow-ranks 15; then
 	NO_COLOR=1 VIEW_OPTS="--compare $t_tmp/fast --theme mono" view "$A" 140x45 ":step 1"
-	check "B faster: its ref_logprob shows - in the delta lane" sh -c "grep '^ Δ B−A' '$t_tmp/screen.txt' | head -1 | grep -q -- '--*-[0-9.]* ms'"
+	check "B faster: its ref_logprob shows - in the delta lane" sh -c "grep '^ Δ B−A' '$t_tmp/screen.txt' | head -1 | grep -Eq -- '=-[0-9.]+ ms .*-='"
 	check "... in slot diff.shorter" sh -c "grep -q H '$t_tmp/screen.attr'"
 	golden compare-mono
 else
