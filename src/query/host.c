@@ -37,8 +37,25 @@ tlq_launch_steps(const tl_rank *r, tl_launch_step **out)
 	tl_launch *v;
 	size_t n = load_launches(r, &v);
 	size_t m = launch_steps(r, v, n, out);
+	launch_steps_idle(r, v, n, *out, m);
 	free(v);
 	return m;
+}
+
+int
+tlq_host_idle(const tl_rank *r, int64_t t0, int64_t t1, tl_host_idle *out)
+{
+	tl_launch *v;
+	size_t n = load_launches(r, &v);
+	if (n == 0) {
+		free(v);
+		out->idle = out->idle_host = 0;
+		return -1;
+	}
+	launch_sort_dev(v, n);
+	launch_idle(r, TL_NO_STEP, t0, t1, v, n, out);
+	free(v);
+	return 0;
 }
 
 typedef struct rank_job {
