@@ -1530,6 +1530,7 @@ const tl_loader loader_ascend_db = {
     .ops = ascend_db_ops,
     .host = ascend_db_host,
     .launches = ascend_db_launches,
+    .links = ascend_db_links,
     .counters = ascend_db_counters,
     .state_save = ascend_db_state_save,
     .state_restore = ascend_db_state_restore,
