@@ -2,9 +2,11 @@
 #include "query/links.h"
 #include "query/host.h"
 #include "query/session.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static int
@@ -144,4 +146,60 @@ tlq_fwdbwd_partner(const tl_query *q, size_t ri, const tl_track *t, size_t idx, 
 		*why = "its partner is not on the host lanes";
 	}
 	return 0;
+}
+
+int
+tlq_slice_flow_lines(const tl_rank *r, const tl_track *t, size_t idx,
+                     void (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+{
+	if (idx >= t->n || t->source >= r->nsources)
+		return 0;
+	tl_source_kind k = r->sources[t->source]->kind;
+	if (k == TL_SRC_TORCH_DB || k == TL_SRC_MSPROF_DB || k == TL_SRC_MINDSPORE_DB)
+		return 0; /* tlq_slice_links reads a DB's own links */
+	char buf[400], d[32];
+	int n = 0;
+	const tl_slice *s = &t->v[idx];
+	for (int dir = 0; dir < 2; dir++) {
+		tl_link_end *e;
+		ptrdiff_t ne = load_slice_links(r, t, idx, (tl_link_dir)dir, &e);
+		tlq_slice_pos p[2];
+		size_t np = 0;
+		for (ptrdiff_t i = 0; i < ne && (dir == TL_LINK_KERNELS || np < 2); i++) {
+			tlq_slice_pos x;
+			if (!tlq_link_find(r, &e[i], &x))
+				continue;
+			if (dir == TL_LINK_LAUNCHER)
+				p[np] = x;
+			else if (np == 0)
+				p[0] = x;
+			np++;
+		}
+		free(e);
+		if (np == 0)
+			continue;
+		const tl_slice *a = &r->tracks[p[0].track]->v[p[0].idx];
+		if (dir == TL_LINK_LAUNCHER && t->kind != TL_LANE_HOST) {
+			const char *call = strpool_get(r->pool, a->name);
+			if (np > 1)
+				snprintf(
+				    buf, sizeof buf, "%s (operator), %s (launch call)",
+				    strpool_get(r->pool, r->tracks[p[1].track]->v[p[1].idx].name),
+				    call);
+			else
+				snprintf(buf, sizeof buf, "%s", call);
+			fn(ctx, "launched by", buf);
+			fn(ctx, "launch delay", timefmt_dur(s->start - a->start, d, sizeof d));
+			n += 2;
+		} else if (dir == TL_LINK_LAUNCHER) {
+			fn(ctx, "called by", strpool_get(r->pool, a->name));
+			n++;
+		} else {
+			snprintf(buf, sizeof buf, "%zu, the first %s after the call's start", np,
+			         timefmt_dur(a->start - s->start, d, sizeof d));
+			fn(ctx, "kernels", buf);
+			n++;
+		}
+	}
+	return n;
 }

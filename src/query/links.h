@@ -32,6 +32,13 @@ ptrdiff_t tlq_links(const tl_query *, size_t ri, const tl_track *t, size_t idx, 
 int tlq_fwdbwd_partner(const tl_query *, size_t ri, const tl_track *t, size_t idx,
                        tlq_slice_pos *out, const char **why);
 
+/* The detail pane's link lines of a slice of a JSON trace through fn (as tlq_slice_links
+ * gives a DB's): "launched by" and "launch delay" for device work, "called by" for a launch
+ * call, "kernels" for a host call or operator. Ends on lanes not loaded are not named. Returns
+ * the lines added; 0 for DB slices. */
+int tlq_slice_flow_lines(const tl_rank *, const tl_track *, size_t idx,
+                         void (*fn)(void *ctx, const char *key, const char *value), void *ctx);
+
 /* Finds one end on r's lanes: 1 with *out, 0 when no slice matches. */
 int tlq_link_find(const tl_rank *, const tl_link_end *, tlq_slice_pos *out);
 

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "ui/common.h"
 #include "query/host.h"
+#include "query/links.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
 
@@ -95,6 +96,7 @@ load_args(tl_ui *ui, detail_state *d)
 	args_acc a = {0};
 	tlq_slice_args(r, r->tracks[sel->track], sel->idx, arg_add, &a);
 	tlq_slice_links(r, r->tracks[sel->track], sel->idx, arg_add, &a);
+	tlq_slice_flow_lines(r, r->tracks[sel->track], sel->idx, arg_add, &a);
 	d->args = a.v;
 	d->nargs = a.n;
 	d->args_valid = 1;

@@ -165,17 +165,13 @@ jump_launcher(tl_ui *ui)
 	if (!selected(ui, &cur))
 		return;
 	char nm[128], d[32];
-	if (L->have_chain && ref_is_selected(ui, &L->cann) && L->op.t != NULL) {
+	if (L->have_chain && ref_is_selected(ui, &L->cann)) {
 		go(ui, &cur, &L->op);
-		ui_message(ui, 0, "Launched by PyTorch operator %s",
-		           slice_name(ui, &L->op, nm, sizeof nm));
+		ui_message(ui, 0, "Launched by operator %s", slice_name(ui, &L->op, nm, sizeof nm));
 		return;
 	}
-	if (!is_device(cur.t->kind) && !is_cann(cur.t)) {
-		ui_message(ui, 0,
-		           cur.t->kind == TL_LANE_HOST
-		               ? "A PyTorch operator is where launches start: v goes to its kernels"
-		               : "Not device work or a CANN call: nothing launched it");
+	if (!is_device(cur.t->kind) && cur.t->kind != TL_LANE_HOST) {
+		ui_message(ui, 0, "Not device work or a host call: nothing launched it");
 		return;
 	}
 	show_host(ui);
@@ -188,36 +184,34 @@ jump_launcher(tl_ui *ui)
 		return;
 	}
 	if (n == 0) {
-		ui_message(
-		    ui, 0,
-		    named ? "Its launcher is not on the host lanes (not in the loaded data)"
-		    : is_cann(cur.t)
-		        ? "No PyTorch operator is linked to this CANN call"
-		        : "No launch is linked to this slice (no connectionId or launch flow)");
+		if (named)
+			ui_message(ui, 0, "Its launcher is not on the host lanes");
+		else if (cur.t->kind == TL_LANE_HOST)
+			ui_message(ui, 0,
+			           "No launch call or operator is linked to this host slice "
+			           "(v: the device work it launched)");
+		else
+			ui_message(ui, 0,
+			           "No launch is linked to this slice (no connectionId or "
+			           "launch flow in the profile)");
 		free(v);
 		return;
 	}
 	const tl_rank *r = ui->tr->ranks[cur.rank];
 	link_ref first = {cur.rank, r->tracks[v[0].track], v[0].idx};
-	L->have_chain = 0;
-	if (is_cann(first.t)) {
-		L->have_chain = 1;
-		L->cann = first;
-		L->op = (link_ref){0};
-		if (n > 1)
-			L->op = (link_ref){cur.rank, r->tracks[v[1].track], v[1].idx};
-	}
+	/* the launch call, then the operator behind it: the next press goes there */
+	L->have_chain = n > 1;
+	L->cann = first;
+	L->op = n > 1 ? (link_ref){cur.rank, r->tracks[v[1].track], v[1].idx} : (link_ref){0};
 	go(ui, &cur, &first);
 	const tl_slice *a = &first.t->v[first.idx], *b = &cur.t->v[cur.idx];
-	if (is_cann(first.t))
-		ui_message(ui, 0, "Launched by CANN call %s, %s before it started%s",
+	if (is_device(cur.t->kind))
+		ui_message(ui, 0, "Launched by %s, %s before it started%s",
 		           slice_name(ui, &first, nm, sizeof nm),
 		           timefmt_dur(b->start - a->start, d, sizeof d),
-		           L->op.t ? " (u again: its PyTorch operator)" : "");
+		           n > 1 ? " (u again: its operator)" : "");
 	else
-		ui_message(ui, 0, "Launched by %s, %s before it started",
-		           slice_name(ui, &first, nm, sizeof nm),
-		           timefmt_dur(b->start - a->start, d, sizeof d));
+		ui_message(ui, 0, "Called by operator %s", slice_name(ui, &first, nm, sizeof nm));
 	free(v);
 }
 
