@@ -18,6 +18,9 @@
  *    stream and on their plane;
  *  - HostToDevice flows from the CANN launch to kernels, memcpy tasks and HCCL ops; ids are
  *    strings (here connectionId << 32 | contextId, and the bare connectionId for memcpy);
+ *  - async_npu flows ("torch_to_npu") from the PyTorch operator behind a launch (the innermost
+ *    row CONNECTION_IDS links to it: operators before queue rows, the latest start, the
+ *    shortest) to its kernels and HCCL ops, not to memcpy tasks; ids are JSON numbers;
  *  - the device part of an MSTX range given a stream (its MsTx TASK row) as msprof's msproftx
  *    viewer writes it: on its Ascend Hardware stream, named by the range's message, args
  *    "Physic Stream Id" and "Task Id" only, joined to the host range by an MsTx flow whose id
@@ -72,6 +75,11 @@ typedef struct cann_row {
 	int64_t start, tid;
 } cann_row;
 
+typedef struct op_row { /* the innermost PyTorch row behind a launch */
+	int64_t start, end, tid;
+	int op; /* an operator (type 50001), not a queue or trace row */
+} op_row;
+
 typedef struct jw {
 	const char *db_path, *path;
 	sqlite3 *db;
@@ -85,6 +93,9 @@ typedef struct jw {
 	cann_row *cann; /* CANN_API rows, by index */
 	size_t ncann, canncap;
 	tl_u64map cann_of; /* connectionId -> index into cann */
+	op_row *ops;       /* PyTorch rows behind launches, by index */
+	size_t nops, opcap;
+	tl_u64map op_of; /* CANN connectionId -> index into ops */
 	tl_u64map groups;  /* group string id -> thread index of its "Group … Communication" */
 	int64_t *plane_base;
 	size_t ngroups;
@@ -475,15 +486,57 @@ write_cann(jw *w)
 	u64map_free(&tids);
 }
 
-/* The HostToDevice flow into a device item that starts at ts on (pid, tid). */
+/* The PyTorch row behind each launch (w->op_of), read once. */
 static void
-launch_flow(jw *w, const char *id, int64_t conn, int64_t pid, int64_t tid, int64_t ts)
+read_ops(jw *w)
+{
+	u64map_init(&w->op_of);
+	sqlite3_stmt *st = prep(w, "SELECT c.connectionId, CAST(p.startNs AS INTEGER), "
+				   "CAST(p.endNs AS INTEGER), p.type, p.globalTid FROM "
+				   "CONNECTION_IDS c JOIN PYTORCH_API p ON p.connectionId = c.id");
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		op_row o = {col(st, 1), col(st, 2), col(st, 4) & 0xffffffff, col(st, 3) == 50001};
+		uint64_t conn = (uint64_t)col(st, 0);
+		uint32_t k;
+		if (!u64map_get(&w->op_of, conn, &k)) {
+			VEC_PUSH(w->ops, w->nops, w->opcap, o);
+			u64map_put(&w->op_of, conn, (uint32_t)(w->nops - 1));
+			continue;
+		}
+		op_row *b = &w->ops[k];
+		if (o.op > b->op ||
+		    (o.op == b->op && (o.start > b->start || (o.start == b->start && o.end < b->end))))
+			*b = o;
+	}
+	sqlite3_finalize(st);
+}
+
+/* The HostToDevice flow into a device item that starts at ts on (pid, tid); with op, the
+ * async_npu flow from its operator too (torch_npu draws none to memcpy tasks). */
+static void
+launch_flow_op(jw *w, const char *id, int64_t conn, int64_t pid, int64_t tid, int64_t ts, int op)
 {
 	uint32_t k;
 	if (conn < 0 || !u64map_get(&w->cann_of, (uint64_t)conn, &k))
 		return; /* no launch record */
 	flow(w, "HostToDevice", id, layer_pid(w, SORT_CANN, 0), w->cann[k].tid, w->cann[k].start, 0);
 	flow(w, "HostToDevice", id, pid, tid, ts, 1);
+	if (!op || w->op_of.keys == NULL || !u64map_get(&w->op_of, (uint64_t)conn, &k))
+		return;
+	const op_row *o = &w->ops[k];
+	for (int end = 0; end < 2; end++) {
+		fprintf(w->f, ", {\"ph\": \"%s\", \"bp\": \"e\", \"name\": \"torch_to_npu\", "
+			      "\"id\": %s, \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": \"",
+		    end ? "f" : "s", id, end ? pid : w->pid, end ? tid : o->tid);
+		jus(w, end ? ts : o->start);
+		fputs("\", \"cat\": \"async_npu\"}", w->f);
+	}
+}
+
+static void
+launch_flow(jw *w, const char *id, int64_t conn, int64_t pid, int64_t tid, int64_t ts)
+{
+	launch_flow_op(w, id, conn, pid, tid, ts, 1);
 }
 
 /* The device-side spelling msprof writes as "Task Type" for a kernel whose TASK row has the
@@ -602,7 +655,7 @@ write_hardware(jw *w)
 		} else if (strcmp(ttype, "MEMCPY_ASYNC") == 0) {
 			char id[24];
 			snprintf(id, sizeof id, "%" PRId64, conn);
-			launch_flow(w, id, conn, pid, stream, s);
+			launch_flow_op(w, id, conn, pid, stream, s, 0);
 		}
 		u64map_put(&streams, (uint64_t)stream, 1);
 	}
@@ -899,6 +952,7 @@ gen_json_from_db_version(const char *db_path, const char *json_path, int version
 	w.pid &= (INT64_C(1) << 22) - 1; /* (pid << 10) must stay a plain JSON integer */
 
 	write_python(&w);
+	read_ops(&w);
 	write_cann(&w);
 	write_hardware(&w);
 	write_hccl(&w);
@@ -923,6 +977,9 @@ gen_json_from_db_version(const char *db_path, const char *json_path, int version
 	u64map_free(&w.mstx_type);
 	if (w.cann_of.keys)
 		u64map_free(&w.cann_of);
+	if (w.op_of.keys)
+		u64map_free(&w.op_of);
+	free(w.ops);
 	if (w.groups.keys)
 		u64map_free(&w.groups);
 	free(w.cann);

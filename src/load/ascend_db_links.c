@@ -95,10 +95,10 @@ innermost_op(tl_profdb *pdb, const char *sql, uint32_t row, size_t si, tl_link_e
 	return have;
 }
 
-/* Device tasks of the statement's ?1 row (sql selects rowid, startNs), by start. */
+/* Device work of the statement's ?1 row (sql selects rowid, startNs) on lanes of `kinds`. */
 static void
-tasks_of(tl_profdb *pdb, const char *sql, uint32_t row, size_t si, tl_link_end **v, size_t *n,
-         size_t *cap)
+tasks_of(tl_profdb *pdb, const char *sql, uint32_t row, size_t si, uint32_t kinds, tl_link_end **v,
+         size_t *n, size_t *cap)
 {
 	sqlite3_stmt *st;
 	if (profdb_prepare(pdb, sql, &st) != SQLITE_OK)
@@ -108,7 +108,7 @@ tasks_of(tl_profdb *pdb, const char *sql, uint32_t row, size_t si, tl_link_end *
 		int64_t s;
 		if (col_ns(st, 1, &s) != 0)
 			continue;
-		tl_link_end e = {.kinds = KINDS_TASK,
+		tl_link_end e = {.kinds = kinds,
 		                 .source = (uint16_t)si,
 		                 .cann = -1,
 		                 .arg = col_row(st, 0),
@@ -192,30 +192,40 @@ ascend_db_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_l
 		                 row, si, &e))
 			VEC_PUSH(v, n, cap, e);
 	} else if (dir == TL_LINK_KERNELS && profdb_has(&pdb, "TASK")) {
-		if (cann && profdb_has(&pdb, "CANN_API"))
-			tasks_of(&pdb,
-			         "SELECT t.rowid, t.startNs FROM CANN_API a JOIN TASK t ON "
-			         "t.connectionId = a.connectionId WHERE a.rowid = ?1",
-			         row, si, &v, &n, &cap);
-		else if (!cann && links)
-			tasks_of(
-			    &pdb,
-			    "SELECT t.rowid, t.startNs FROM PYTORCH_API p JOIN CONNECTION_IDS c "
-			    "ON c.id = p.connectionId JOIN TASK t ON t.connectionId = "
-			    "c.connectionId WHERE p.rowid = ?1",
-			    row, si, &v, &n, &cap);
-		/* an operator that launched nothing itself (aten::conv2d): the kernels of the
-		 * operators nested in it on its thread (aclnnConvolution ...) are its work */
-		if (!cann && links && n == 0)
-			tasks_of(
-			    &pdb,
-			    "SELECT t.rowid, t.startNs FROM PYTORCH_API o JOIN PYTORCH_API p ON "
-			    "p.globalTid = o.globalTid AND CAST(p.startNs AS INTEGER) >= "
-			    "CAST(o.startNs AS INTEGER) AND CAST(p.endNs AS INTEGER) <= "
-			    "CAST(o.endNs AS INTEGER) JOIN CONNECTION_IDS c ON c.id = "
-			    "p.connectionId JOIN TASK t ON t.connectionId = c.connectionId WHERE "
-			    "o.rowid = ?1",
-			    row, si, &v, &n, &cap);
+		/* the launch's tasks, and for a collective its COMMUNICATION_OP row rather than
+		 * its HCCL sub-tasks (as trace_view.json links an operator to the op) */
+		int coll = profdb_has(&pdb, "COMMUNICATION_OP") &&
+		           profdb_has(&pdb, "COMMUNICATION_TASK_INFO");
+		const char *not_sub = coll ? " AND t.globalTaskId NOT IN (SELECT globalTaskId FROM "
+		                             "COMMUNICATION_TASK_INFO)"
+		                           : "";
+		/* which connectionIds: the CANN call's own, or those of the operator (and, for
+		 * an operator that launched nothing itself, of the operators nested in it) */
+		static const char *const conns[3] = {
+		    "SELECT a.connectionId FROM CANN_API a WHERE a.rowid = ?1",
+		    "SELECT c.connectionId FROM PYTORCH_API p JOIN CONNECTION_IDS c ON c.id = "
+		    "p.connectionId WHERE p.rowid = ?1",
+		    "SELECT c.connectionId FROM PYTORCH_API o JOIN PYTORCH_API p ON p.globalTid = "
+		    "o.globalTid AND CAST(p.startNs AS INTEGER) >= CAST(o.startNs AS INTEGER) AND "
+		    "CAST(p.endNs AS INTEGER) <= CAST(o.endNs AS INTEGER) JOIN CONNECTION_IDS c ON "
+		    "c.id = p.connectionId WHERE o.rowid = ?1"};
+		for (int w = cann ? 0 : 1; w < (cann ? 1 : 3) && n == 0; w++) {
+			if (cann ? !profdb_has(&pdb, "CANN_API") : !links)
+				break;
+			char sql[900];
+			snprintf(
+			    sql, sizeof sql,
+			    "SELECT t.rowid, t.startNs FROM TASK t WHERE t.connectionId IN (%s)%s",
+			    conns[w], not_sub);
+			tasks_of(&pdb, sql, row, si, KINDS_TASK, &v, &n, &cap);
+			if (coll) {
+				snprintf(sql, sizeof sql,
+				         "SELECT o.rowid, o.startNs FROM COMMUNICATION_OP o WHERE "
+				         "o.connectionId IN (%s)",
+				         conns[w]);
+				tasks_of(&pdb, sql, row, si, 1u << TL_LANE_COMM, &v, &n, &cap);
+			}
+		}
 		if (n > 1)
 			qsort(v, n, sizeof *v, cmp_end);
 	}
