@@ -167,7 +167,7 @@ jump_launcher(tl_ui *ui)
 	char nm[128], d[32];
 	if (L->have_chain && ref_is_selected(ui, &L->cann)) {
 		go(ui, &cur, &L->op);
-		ui_message(ui, 0, "Launched by operator %s", slice_name(ui, &L->op, nm, sizeof nm));
+		ui_message(ui, 0, "Operator %s launched it", slice_name(ui, &L->op, nm, sizeof nm));
 		return;
 	}
 	if (!is_device(cur.t->kind) && cur.t->kind != TL_LANE_HOST) {
@@ -206,12 +206,12 @@ jump_launcher(tl_ui *ui)
 	go(ui, &cur, &first);
 	const tl_slice *a = &first.t->v[first.idx], *b = &cur.t->v[cur.idx];
 	if (is_device(cur.t->kind))
-		ui_message(ui, 0, "Launched by %s, %s before it started%s",
+		ui_message(ui, 0, "Launch call %s, %s before the task started%s",
 		           slice_name(ui, &first, nm, sizeof nm),
 		           timefmt_dur(b->start - a->start, d, sizeof d),
 		           n > 1 ? " (u again: its operator)" : "");
 	else
-		ui_message(ui, 0, "Called by operator %s", slice_name(ui, &first, nm, sizeof nm));
+		ui_message(ui, 0, "Operator %s made this call", slice_name(ui, &first, nm, sizeof nm));
 	free(v);
 }
 
