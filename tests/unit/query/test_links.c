@@ -19,6 +19,8 @@
 #include "util/u64map.h"
 #include "util/xalloc.h"
 #include "../test.h"
+#include "../../fuzz/flows_bad.h"
+#include "../../fuzz/host_bad.h"
 
 static const char *
 samples_dir(void)
@@ -562,6 +564,127 @@ out:
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* ---- damaged inputs: what is linked, and no crash ---------------------------------------- */
+
+/* The slice of r on a lane of kind (any key) starting at t, or 0. */
+static int
+slice_at(const tl_rank *r, tl_lane_kind kind, int64_t t, const tl_track **ot, size_t *oi)
+{
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *x = r->tracks[i];
+		if (x->kind != kind)
+			continue;
+		size_t k = track_first_starting_at(x, t);
+		if (k < x->n && x->v[k].start == t) {
+			*ot = x;
+			*oi = k;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static ptrdiff_t
+links_of(const tl_query *q, const tl_track *t, size_t k, tl_link_dir dir, size_t *named)
+{
+	tlq_slice_pos *v;
+	ptrdiff_t n = tlq_links(q, 0, t, k, dir, &v, named);
+	free(v);
+	return n;
+}
+
+static void
+check_bad_inputs(void)
+{
+	char dir[] = "/tmp/tl-test-links-bad-XXXXXX";
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	/* a DB whose TASK and CONNECTION_IDS name launches CANN_API lacks */
+	char *d1 = xasprintf("%s/bad_ascend_pt", dir),
+	     *d2 = xasprintf("%s/ASCEND_PROFILER_OUTPUT", d1);
+	char *db = xasprintf("%s/ascend_pytorch_profiler_0.db", d2);
+	mkdir(d1, 0755);
+	mkdir(d2, 0755);
+	sqlite3 *h;
+	CHECK(sqlite3_open(db, &h) == SQLITE_OK &&
+	          sqlite3_exec(h, HOST_BAD_SQL, NULL, NULL, NULL) == SQLITE_OK,
+	      "write the damaged host DB");
+	sqlite3_close(h);
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	if (load_trace(dir, &lo, &tr) == 0 && tr.nranks == 1) {
+		tl_query *q = tlq_open(&tr, NULL);
+		tlq_host_lanes(q);
+		const tl_rank *r = tr.ranks[0];
+		const tl_track *t;
+		size_t k, named;
+		CHECK(slice_at(r, TL_LANE_COMPUTE, 150, &t, &k) &&
+		          links_of(q, t, k, TL_LINK_LAUNCHER, NULL) == 2,
+		      "a task whose launch and operator exist: both found");
+		CHECK(slice_at(r, TL_LANE_COMPUTE, 400, &t, &k) &&
+		          links_of(q, t, k, TL_LINK_LAUNCHER, &named) == 0 && named == 0,
+		      "a task whose connectionId no CANN_API row has: no launcher, no crash");
+		CHECK(slice_at(r, TL_LANE_COMPUTE, 250, &t, &k) &&
+		          links_of(q, t, k, TL_LINK_LAUNCHER, &named) == 0 && named == 1,
+		      "a task whose launch call has no usable time: named, not on the lanes");
+		CHECK(
+		    slice_at(r, TL_LANE_HOST, 90, &t, &k) &&
+		        links_of(q, t, k, TL_LINK_KERNELS, NULL) == 3,
+		    "the operator linked to three launches (one of them dangling) has their three "
+		    "tasks");
+		tlq_slice_pos p;
+		const char *why = NULL;
+		CHECK(!tlq_fwdbwd_partner(q, 0, t, k, &p, &why) && why != NULL,
+		      "no operator pairs: y says why (%s)", why ? why : "");
+		tl_host_idle hi;
+		CHECK(tlq_host_idle(r, INT64_MIN, INT64_MAX, &hi) == 0 && hi.idle >= 0 &&
+		          hi.idle_host >= 0 && hi.idle_host <= hi.idle,
+		      "host-bound idle time of the damaged DB is within its idle time");
+		tlq_close(q);
+		trace_free(&tr);
+	} else
+		CHECK(0, "load the damaged host DB");
+	/* a trace_view.json with broken flows */
+	char *js = xasprintf("%s/trace_view.json", dir);
+	FILE *f = fopen(js, "w");
+	if (f != NULL) {
+		fputs(FLOWS_BAD_JSON, f);
+		fclose(f);
+	}
+	unsigned w0 = msg_warn_count();
+	if (load_trace(js, &lo, &tr) == 0 && tr.nranks == 1) {
+		tl_query *q = tlq_open(&tr, NULL);
+		const tl_rank *r = tr.ranks[0];
+		const tl_track *t;
+		size_t k, named;
+		CHECK(slice_at(r, TL_LANE_COMPUTE, 200000, &t, &k) &&
+		          links_of(q, t, k, TL_LINK_LAUNCHER, NULL) == 2,
+		      "the task with both flows: its launch call and operator");
+		CHECK(slice_at(r, TL_LANE_COMPUTE, 300000, &t, &k) &&
+		          links_of(q, t, k, TL_LINK_LAUNCHER, &named) == 0 && named == 0,
+		      "the task whose flow has no start (and one without an id): nothing");
+		CHECK(slice_at(r, TL_LANE_HOST, 110000, &t, &k) &&
+		          links_of(q, t, k, TL_LINK_KERNELS, &named) == 1 && named == 2,
+		      "the launch call: its one kernel found, the flow ending where no slice is "
+		      "named but not found");
+		CHECK(slice_at(r, TL_LANE_HOST, 110000, &t, &k) &&
+		          links_of(q, t, k, TL_LINK_LAUNCHER, NULL) == 1,
+		      "... and the operator behind it");
+		tlq_close(q);
+		trace_free(&tr);
+		CHECK(msg_warn_count() - w0 >= 1, "the unreadable flow time is reported (%u lines)",
+		      msg_warn_count() - w0);
+	} else
+		CHECK(0, "load the trace with broken flows");
+	free(js);
+	free(db);
+	free(d2);
+	free(d1);
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int
 main(void)
 {
@@ -584,5 +707,6 @@ main(void)
 	         samples_dir());
 	check_json_file(p, "ac2g", 0, "kineto critical_path");
 	check_db_vs_json();
+	check_bad_inputs();
 	return test_done();
 }
