@@ -96,14 +96,23 @@ innermost_op(tl_profdb *pdb, const char *sql, uint32_t row, size_t si, tl_link_e
 }
 
 /* Device work of the statement's ?1 row (sql selects rowid, startNs) on lanes of `kinds`. */
+typedef struct host_row { /* the host slice asked about: ?2 .. ?4 of the statements */
+	int64_t gtid, start, end;
+} host_row;
+
 static void
-tasks_of(tl_profdb *pdb, const char *sql, uint32_t row, size_t si, uint32_t kinds, tl_link_end **v,
-         size_t *n, size_t *cap)
+tasks_of(tl_profdb *pdb, const char *sql, uint32_t row, const host_row *h, size_t si,
+         uint32_t kinds, tl_link_end **v, size_t *n, size_t *cap)
 {
 	sqlite3_stmt *st;
 	if (profdb_prepare(pdb, sql, &st) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, row);
+	if (sqlite3_bind_parameter_count(st) >= 4) {
+		sqlite3_bind_int64(st, 2, h->gtid);
+		sqlite3_bind_int64(st, 3, h->start);
+		sqlite3_bind_int64(st, 4, h->end);
+	}
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t s;
 		if (col_ns(st, 1, &s) != 0)
@@ -153,9 +162,11 @@ ascend_db_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_l
 	if (dir == TL_LINK_LAUNCHER && (task || comm) && profdb_has(&pdb, "CANN_API")) {
 		const char *table = comm ? "COMMUNICATION_OP" : "TASK";
 		char sql[400];
+		/* one id from the row, then the tables searched once each: a join would make
+		 * SQLite index PYTORCH_API (no index on connectionId) for every lookup */
 		snprintf(sql, sizeof sql,
-		         "SELECT a.rowid, a.startNs FROM %s t JOIN CANN_API a ON a.connectionId = "
-		         "t.connectionId WHERE t.rowid = ?1",
+		         "SELECT a.rowid, a.startNs FROM CANN_API a WHERE a.connectionId = (SELECT "
+		         "connectionId FROM %s WHERE rowid = ?1)",
 		         table);
 		sqlite3_stmt *st;
 		if (profdb_has(&pdb, table) && profdb_prepare(&pdb, sql, &st) == SQLITE_OK) {
@@ -175,9 +186,9 @@ ascend_db_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_l
 		if (n == 1 && links) {
 			snprintf(
 			    sql, sizeof sql,
-			    "SELECT p.startNs, p.endNs, p.type, p.rowid FROM %s t JOIN "
-			    "CONNECTION_IDS c ON c.connectionId = t.connectionId JOIN PYTORCH_API "
-			    "p ON p.connectionId = c.id WHERE t.rowid = ?1",
+			    "SELECT p.startNs, p.endNs, p.type, p.rowid FROM PYTORCH_API p WHERE "
+			    "p.connectionId IN (SELECT c.id FROM CONNECTION_IDS c WHERE "
+			    "c.connectionId = (SELECT connectionId FROM %s WHERE rowid = ?1))",
 			    table);
 			tl_link_end e;
 			if (innermost_op(&pdb, sql, row, si, &e))
@@ -185,30 +196,36 @@ ascend_db_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_l
 		}
 	} else if (dir == TL_LINK_LAUNCHER && cann && links) {
 		tl_link_end e;
-		if (innermost_op(&pdb,
-		                 "SELECT p.startNs, p.endNs, p.type, p.rowid FROM CANN_API a JOIN "
-		                 "CONNECTION_IDS c ON c.connectionId = a.connectionId JOIN "
-		                 "PYTORCH_API p ON p.connectionId = c.id WHERE a.rowid = ?1",
-		                 row, si, &e))
+		if (innermost_op(
+		        &pdb,
+		        "SELECT p.startNs, p.endNs, p.type, p.rowid FROM PYTORCH_API p "
+		        "WHERE p.connectionId IN (SELECT c.id FROM CONNECTION_IDS c WHERE "
+		        "c.connectionId = (SELECT connectionId FROM CANN_API WHERE rowid = "
+		        "?1))",
+		        row, si, &e))
 			VEC_PUSH(v, n, cap, e);
 	} else if (dir == TL_LINK_KERNELS && profdb_has(&pdb, "TASK")) {
 		/* the launch's tasks, and for a collective its COMMUNICATION_OP row rather than
 		 * its HCCL sub-tasks (as trace_view.json links an operator to the op) */
+		/* the globalTid as the host key keeps it (pid << 32 | tid, pid below 2^22) */
+		host_row h = {t->key & ((INT64_C(1) << 54) - 1), t->v[idx].start, t->v[idx].end};
 		int coll = profdb_has(&pdb, "COMMUNICATION_OP") &&
 		           profdb_has(&pdb, "COMMUNICATION_TASK_INFO");
 		const char *not_sub = coll ? " AND t.globalTaskId NOT IN (SELECT globalTaskId FROM "
 		                             "COMMUNICATION_TASK_INFO)"
 		                           : "";
 		/* which connectionIds: the CANN call's own, or those of the operator (and, for
-		 * an operator that launched nothing itself, of the operators nested in it) */
+		 * an operator that launched nothing itself, of the operators nested in it on its
+		 * thread: ?2 its globalTid, [?3, ?4] its times) */
 		static const char *const conns[3] = {
-		    "SELECT a.connectionId FROM CANN_API a WHERE a.rowid = ?1",
-		    "SELECT c.connectionId FROM PYTORCH_API p JOIN CONNECTION_IDS c ON c.id = "
-		    "p.connectionId WHERE p.rowid = ?1",
-		    "SELECT c.connectionId FROM PYTORCH_API o JOIN PYTORCH_API p ON p.globalTid = "
-		    "o.globalTid AND CAST(p.startNs AS INTEGER) >= CAST(o.startNs AS INTEGER) AND "
-		    "CAST(p.endNs AS INTEGER) <= CAST(o.endNs AS INTEGER) JOIN CONNECTION_IDS c ON "
-		    "c.id = p.connectionId WHERE o.rowid = ?1"};
+		    "SELECT connectionId FROM CANN_API WHERE rowid = ?1",
+		    "SELECT c.connectionId FROM CONNECTION_IDS c WHERE c.id = (SELECT connectionId "
+		    "FROM PYTORCH_API WHERE rowid = ?1)",
+		    "SELECT c.connectionId FROM CONNECTION_IDS c WHERE c.id IN (SELECT "
+		    "p.connectionId "
+		    "FROM PYTORCH_API p WHERE p.globalTid = ?2 AND CAST(p.startNs AS INTEGER) >= "
+		    "?3 "
+		    "AND CAST(p.endNs AS INTEGER) <= ?4 AND p.connectionId IS NOT NULL)"};
 		for (int w = cann ? 0 : 1; w < (cann ? 1 : 3) && n == 0; w++) {
 			if (cann ? !profdb_has(&pdb, "CANN_API") : !links)
 				break;
@@ -217,13 +234,13 @@ ascend_db_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_l
 			    sql, sizeof sql,
 			    "SELECT t.rowid, t.startNs FROM TASK t WHERE t.connectionId IN (%s)%s",
 			    conns[w], not_sub);
-			tasks_of(&pdb, sql, row, si, KINDS_TASK, &v, &n, &cap);
+			tasks_of(&pdb, sql, row, &h, si, KINDS_TASK, &v, &n, &cap);
 			if (coll) {
 				snprintf(sql, sizeof sql,
 				         "SELECT o.rowid, o.startNs FROM COMMUNICATION_OP o WHERE "
 				         "o.connectionId IN (%s)",
 				         conns[w]);
-				tasks_of(&pdb, sql, row, si, 1u << TL_LANE_COMM, &v, &n, &cap);
+				tasks_of(&pdb, sql, row, &h, si, 1u << TL_LANE_COMM, &v, &n, &cap);
 			}
 		}
 		if (n > 1)

@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LINK_MARKS_MAX 64 /* linked ends marked on screen (an operator may launch many) */
-
 typedef struct link_ref {
 	size_t rank;
 	const tl_track *t;
@@ -32,11 +30,11 @@ struct timeline_links {
 	link_ref from;
 	link_ref *kern;
 	size_t nkern, kpos;
-	/* the markers of the selection (computed once per selection) */
+	/* the link just followed: the slice the jump came from, marked with the selection
+	 * while that stays selected (marks_gen) */
 	unsigned marks_gen;
-	int marks_valid;
-	link_ref *marks;
-	size_t nmarks;
+	int have_mark;
+	link_ref mark;
 };
 
 static struct timeline_links *
@@ -55,7 +53,6 @@ timeline_links_free(tl_ui *ui)
 	if (tl->links == NULL)
 		return;
 	free(tl->links->kern);
-	free(tl->links->marks);
 	free(tl->links);
 	tl->links = NULL;
 }
@@ -114,6 +111,10 @@ go(tl_ui *ui, const link_ref *from, const link_ref *x)
 	int64_t t1 = a->end > b->end ? a->end : b->end;
 	ui_slice_ref sel = {x->rank, ti, x->idx};
 	timeline_reveal(ui, x->rank, t0, t1 > t0 ? t1 : t0 + 1, &sel);
+	struct timeline_links *L = links_state(ui);
+	L->have_mark = 1;
+	L->mark = *from;
+	L->marks_gen = ui->sel.gen;
 }
 
 static const char *
@@ -211,7 +212,8 @@ jump_launcher(tl_ui *ui)
 		           timefmt_dur(b->start - a->start, d, sizeof d),
 		           n > 1 ? " (u again: its operator)" : "");
 	else
-		ui_message(ui, 0, "Operator %s made this call", slice_name(ui, &first, nm, sizeof nm));
+		ui_message(ui, 0, "Operator %s made this call",
+		           slice_name(ui, &first, nm, sizeof nm));
 	free(v);
 }
 
@@ -306,41 +308,6 @@ timeline_link_action(tl_ui *ui, int act)
 
 /* ---- markers ---- */
 
-static void
-marks_compute(tl_ui *ui, struct timeline_links *L)
-{
-	L->nmarks = 0;
-	L->marks_valid = 1;
-	L->marks_gen = ui->sel.gen;
-	if (!ui->sel.have)
-		return;
-	tl_timeline *tl = TIMELINE(ui);
-	const tl_rank *r = ui->tr->ranks[ui->sel.s.rank];
-	const tl_track *t = r->tracks[ui->sel.s.track];
-	/* ends on host lanes are only visible with the host lanes shown: a device slice's links
-	 * are looked up then only (reading the host lanes is the user's choice, H) */
-	if (t->kind != TL_LANE_HOST && (!tl->show_host || !is_device(t->kind)))
-		return;
-	for (int dir = 0; dir < 2; dir++) {
-		if (dir == TL_LINK_KERNELS && t->kind != TL_LANE_HOST)
-			continue;
-		tlq_slice_pos *v;
-		ptrdiff_t n =
-		    tlq_links(ui->q, ui->sel.s.rank, t, ui->sel.s.idx, (tl_link_dir)dir, &v, NULL);
-		/* the session may have read the host lanes: the selection by address again */
-		size_t ti = track_index(ui, ui->sel.s.rank, t);
-		if (ti != SIZE_MAX)
-			ui->sel.s.track = ti;
-		for (ptrdiff_t i = 0; i < n && L->nmarks < LINK_MARKS_MAX; i++) {
-			if (L->marks == NULL)
-				L->marks = xreallocarray(NULL, LINK_MARKS_MAX, sizeof *L->marks);
-			L->marks[L->nmarks++] =
-			    (link_ref){ui->sel.s.rank, r->tracks[v[i].track], v[i].idx};
-		}
-		free(v);
-	}
-}
-
 /* The screen row of track t of rank ri's lane, or -1 when it is not on screen. */
 static int
 row_of(tl_ui *ui, size_t ri, const tl_track *t)
@@ -379,22 +346,19 @@ put_mark(tl_ui *ui, const link_ref *x)
 void
 timeline_links_draw(tl_ui *ui)
 {
+	/* the ends of the link just followed, while its target stays selected: found by the
+	 * jump, so drawing looks nothing up */
 	struct timeline_links *L = links_state(ui);
-	if (!L->marks_valid || L->marks_gen != ui->sel.gen)
-		marks_compute(ui, L);
-	if (L->nmarks == 0 || !ui->sel.have)
+	if (!L->have_mark || L->marks_gen != ui->sel.gen || !ui->sel.have)
 		return;
 	const tl_rank *r = ui->tr->ranks[ui->sel.s.rank];
 	link_ref self = {ui->sel.s.rank, r->tracks[ui->sel.s.track], ui->sel.s.idx};
-	/* both ends visible: the selection's end and every linked end on screen */
 	tl_timeline *tl = TIMELINE(ui);
-	int y = row_of(ui, self.rank, self.t);
+	int y = row_of(ui, self.rank, self.t), y2 = row_of(ui, L->mark.rank, L->mark.t);
 	int c = vp_time_col(&tl->vp, self.t->v[self.idx].start);
-	if (y < 0 || c < 0 || c >= tl->vp.ncols)
-		return;
-	int any = 0;
-	for (size_t i = 0; i < L->nmarks; i++)
-		any |= put_mark(ui, &L->marks[i]);
-	if (any)
-		put_mark(ui, &self);
+	int c2 = vp_time_col(&tl->vp, L->mark.t->v[L->mark.idx].start);
+	if (y < 0 || y2 < 0 || c < 0 || c >= tl->vp.ncols || c2 < 0 || c2 >= tl->vp.ncols)
+		return; /* both ends on screen, or neither marked */
+	put_mark(ui, &L->mark);
+	put_mark(ui, &self);
 }
