@@ -12,10 +12,6 @@ int load_source_unchanged(const tl_source *src, load_arg_fn fn, void *ctx);
 int ascend_db_args(const tl_rank *, size_t si, const tl_track *, size_t idx, load_arg_fn fn,
                    void *ctx);
 
-/* The DB loader's links hook (ascend_db_links.c). */
-ptrdiff_t ascend_db_links(const tl_rank *, size_t si, const tl_track *, size_t idx, tl_link_dir,
-                          tl_link_end **out);
-
 /* The communication hooks: a DB's COMMUNICATION_OP and COMMUNICATION_TASK_INFO
  * (ascend_db_comm.c); a trace_view.json's HCCL Group and Plane lanes and their args
  * (trace_json_comm.c; Kineto traces have none). The operator hook of the DBs (ascend_db_ops.c). */
