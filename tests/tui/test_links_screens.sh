@@ -26,6 +26,8 @@ view "$P" 120x40 ":goto 30ms" + + + + + + + + j j j j j "." v
 check "v on a kernel says it wants a host call" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Not a host call'"
 view "$P" 120x40 ":goto 30ms" + + + + + + + + j j j j j "." y
 check "y on a kernel says why there is no partner" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^No forward/backward partner: not a host operator'"
+view "$P" 120x40 ":mark 10ms 60ms"
+check "the range statistics have a host-bound column with a time per rank" sh -c "grep -q 'host-bound' '$t_tmp/screen.txt' && grep -Eq '^ rank 0 +([0-9]+\\.[0-9]{3} +){5}[0-9]+\\.[0-9]{3} *\$' '$t_tmp/screen.txt'"
 view "$P" 120x40 u
 check "u without a selection asks for one" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Select a slice first'"
 view "$P" 120x40 ":goto 30ms" + + + + + + + + j j j j j "." "<Enter>" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")"
@@ -63,5 +65,14 @@ else
 	check "... and again the async_npu flow to the operator" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Operator Conv2D launched it'"
 	view "$TV" 140x40 ":goto 20ms" j j "." u u v
 	check "... whose kernels v walks" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Kernel 1 of 4: '"
+	# the flows are kept in the model cache: a second, cached load links the same
+	XDG_CACHE_HOME=$t_tmp/cache
+	export XDG_CACHE_HOME
+	VIEW_OPTS=
+	view "$TV" 140x40 ":goto 20ms" j j "." u u
+	view "$TV" 140x40 ":goto 20ms" j j "." u u
+	check "... and so does a load from the model cache" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Operator Conv2D launched it' && [ -n \"\$(find '$t_tmp/cache' -type f | head -1)\" ]"
+	view "$TV" 140x40 ":mark 10ms 60ms"
+	check "a JSON trace has no launches for the host-bound column: a dash" sh -c "grep -Eq '^ rank 0 .* - *\$' '$t_tmp/screen.txt'"
 fi
 t_done
