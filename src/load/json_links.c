@@ -110,6 +110,27 @@ host_at(const tl_rank *r, size_t si, int64_t key, int64_t t, unsigned below, con
 	return found;
 }
 
+/* The slice a flow end at t on host lane key binds to, as the query layer finds it: the deepest
+ * slice starting at t, else the innermost one containing t. */
+static int
+bound_slice(const tl_rank *r, size_t si, int64_t key, int64_t t, const tl_track **ot, size_t *oi)
+{
+	int found = 0;
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *x = r->tracks[i];
+		if (x->kind != TL_LANE_HOST || x->key != key || x->source != si ||
+		    (found && x->depth <= (*ot)->depth))
+			continue;
+		size_t k = track_first_starting_at(x, t);
+		if (k < x->n && x->v[k].start == t) {
+			*ot = x;
+			*oi = k;
+			found = 1;
+		}
+	}
+	return found || host_at(r, si, key, t, UINT16_MAX, ot, oi);
+}
+
 static tl_link_end
 host_end(size_t si, int64_t key, int64_t start, uint32_t arg)
 {
@@ -182,10 +203,20 @@ trace_json_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_
 	} else if (dir == TL_LINK_LAUNCHER && host) {
 		/* a launch call's operator: the async_npu flow to the same task (torch_npu), else
 		 * the slice around the call (Kineto) */
-		size_t k = lower(st->links, st->nlinks, t->key, s->start, 0);
-		if (k < st->nlinks && st->links[k].s_key == t->key && st->links[k].s_ts <= s->end &&
-		    st->links[k].cat != FLOW_ASYNC_NPU) {
-			const json_link *l = &st->links[k];
+		const json_link *l = NULL;
+		for (size_t k = lower(st->links, st->nlinks, t->key, s->start, 0);
+		     l == NULL && k < st->nlinks && st->links[k].s_key == t->key &&
+		     st->links[k].s_ts <= s->end;
+		     k++) {
+			const tl_track *bt;
+			size_t bi;
+			/* a flow of this call, not of a call nested in it */
+			if (st->links[k].cat != FLOW_ASYNC_NPU &&
+			    bound_slice(r, si, t->key, st->links[k].s_ts, &bt, &bi) && bt == t &&
+			    bi == idx)
+				l = &st->links[k];
+		}
+		if (l != NULL) {
 			tl_link_end e;
 			size_t j = lower(st->by_dev, st->nlinks, l->f_key, l->f_ts, 1);
 			for (; j < st->nlinks && st->by_dev[j].f_key == l->f_key &&
