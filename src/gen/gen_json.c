@@ -20,7 +20,8 @@
  *    strings (here connectionId << 32 | contextId, and the bare connectionId for memcpy);
  *  - async_npu flows ("torch_to_npu") from the PyTorch operator behind a launch (the innermost
  *    row CONNECTION_IDS links to it: operators before queue rows, the latest start, the
- *    shortest) to its kernels and HCCL ops, not to memcpy tasks; ids are JSON numbers;
+ *    shortest) to its kernels and HCCL ops, not to memcpy tasks; the id is the target's start in
+ *    ns, a JSON number;
  *  - the device part of an MSTX range given a stream (its MsTx TASK row) as msprof's msproftx
  *    viewer writes it: on its Ascend Hardware stream, named by the range's message, args
  *    "Physic Stream Id" and "Task Id" only, joined to the host range by an MsTx flow whose id

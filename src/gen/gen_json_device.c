@@ -11,7 +11,8 @@
 #include <string.h>
 
 /* The HostToDevice flow into a device item that starts at ts on (pid, tid); with op, the
- * async_npu flow from its operator too (torch_npu draws none to memcpy tasks). */
+ * async_npu flow from its operator too (torch_npu draws none to memcpy tasks), whose id is the
+ * item's start in ns, a JSON number (two items starting together share it, as in the files). */
 static void
 launch_flow_op(jw *w, const char *id, int64_t conn, int64_t pid, int64_t tid, int64_t ts, int op)
 {
@@ -25,10 +26,11 @@ launch_flow_op(jw *w, const char *id, int64_t conn, int64_t pid, int64_t tid, in
 		return;
 	const op_row *o = &w->ops[k];
 	for (int end = 0; end < 2; end++) {
-		fprintf(w->f,
-		        ", {\"ph\": \"%s\", \"bp\": \"e\", \"name\": \"torch_to_npu\", \"id\": %s, "
-		        "\"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": \"",
-		        end ? "f" : "s", id, end ? pid : w->pid, end ? tid : o->tid);
+		fprintf(
+		    w->f,
+		    ", {\"ph\": \"%s\", \"bp\": \"e\", \"name\": \"torch_to_npu\", \"id\": %" PRId64
+		    ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": \"",
+		    end ? "f" : "s", ts, end ? pid : w->pid, end ? tid : o->tid);
 		jw_us(w, end ? ts : o->start);
 		fputs("\", \"cat\": \"async_npu\"}", w->f);
 	}
