@@ -292,7 +292,7 @@ range_stats(tl_ui *ui, detail_state *d)
 		const tl_rank *r = ui->tr->ranks[i];
 		tlq_overlap(r, ui->sel.mark[0], ui->sel.mark[1], &d->rstat[i]);
 		d->rhost_ok[i] =
-		    tlq_host_idle(r, ui->sel.mark[0], ui->sel.mark[1], &d->rhost[i]) == 0;
+		    tlq_host_idle(ui->q, i, ui->sel.mark[0], ui->sel.mark[1], &d->rhost[i]) == 0;
 		for (int k = 0; k < TL_LANE__COUNT; k++)
 			d->rkind[i * TL_LANE__COUNT + (size_t)k] =
 			    k == TL_LANE_OVERLAP ? 0

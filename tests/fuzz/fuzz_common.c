@@ -117,10 +117,10 @@ fuzz_exercise_rank(struct tl_rank *r, const void *src)
 				tlq_slice_pos fp;
 				tlq_fwdbwd_partner(lq, 0, r->tracks[i], k, &fp, NULL);
 			}
+		tl_host_idle hi;
+		tlq_host_idle(lq, 0, r->t_min, r->t_max, &hi);
 		tlq_close(lq);
 	}
-	tl_host_idle hi;
-	tlq_host_idle(r, r->t_min, r->t_max, &hi);
 	/* the largest allocations live in the middle of the capture */
 	tlq_alloc *al;
 	if (tlq_live_allocations(r, r->t_min / 2 + r->t_max / 2, 8, &al) >= 0)

@@ -276,6 +276,17 @@ check_db_samples(const char *level)
 		}
 		check_db_rank(q, i, db, name);
 		check_db_pairs(q, i, db, name);
+		/* the range statistics' host-bound time over the whole one-step capture is the
+		 * step's (test_host holds that one to SQL) */
+		tl_launch_step *ls;
+		size_t nls = tlq_launch_steps(tr.ranks[i], &ls);
+		tl_host_idle hi;
+		CHECK(nls == 1 && tlq_host_idle(q, i, INT64_MIN, INT64_MAX, &hi) == 0 &&
+		          hi.idle == ls[0].idle && hi.idle_host == ls[0].idle_host,
+		      "%s: a range over the capture is as host bound as its one step (%" PRId64
+		      " of %" PRId64 " ns idle)",
+		      name, hi.idle_host, hi.idle);
+		free(ls);
 		sqlite3_close(db);
 	}
 	tlq_close(q);
@@ -639,7 +650,7 @@ check_bad_inputs(void)
 		CHECK(!tlq_fwdbwd_partner(q, 0, t, k, &p, &why) && why != NULL,
 		      "no operator pairs: y says why (%s)", why ? why : "");
 		tl_host_idle hi;
-		CHECK(tlq_host_idle(r, INT64_MIN, INT64_MAX, &hi) == 0 && hi.idle >= 0 &&
+		CHECK(tlq_host_idle(q, 0, INT64_MIN, INT64_MAX, &hi) == 0 && hi.idle >= 0 &&
 		          hi.idle_host >= 0 && hi.idle_host <= hi.idle,
 		      "host-bound idle time of the damaged DB is within its idle time");
 		tlq_close(q);
