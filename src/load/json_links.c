@@ -262,3 +262,56 @@ trace_json_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_
 	*out = v;
 	return (ptrdiff_t)n;
 }
+
+/* ---- launches ------------------------------------------------------------------------------ */
+
+/* The device slice of a compute or communication lane of key `key` at t (a flow's device end),
+ * or NULL. */
+static const tl_slice *
+work_at(const tl_rank *r, size_t si, int64_t key, int64_t t)
+{
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *x = r->tracks[i];
+		if ((x->kind != TL_LANE_COMPUTE && x->kind != TL_LANE_COMM) || x->key != key ||
+		    x->source != si)
+			continue;
+		size_t k = track_first_ending_after(x, t);
+		if (k < x->n && x->v[k].start <= t)
+			return &x->v[k];
+	}
+	return NULL;
+}
+
+void
+trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n, size_t *cap)
+{
+	size_t si = 0;
+	while (si < r->nsources && r->sources[si] != src)
+		si++;
+	const json_state *st = si < r->nsources ? rank_source_state(r, si) : NULL;
+	if (st == NULL)
+		return;
+	/* one launch per launch call (its flows start at the same host time on one thread), as a
+	 * DB has one per CANN_API connectionId: the first of its compute or communication tasks
+	 * is where the device started the work (memcpy and event tasks are neither) */
+	for (size_t i = 0; i < st->nlinks;) {
+		const json_link *l = &st->links[i];
+		size_t k = i;
+		int64_t dev = INT64_MAX;
+		for (; k < st->nlinks && st->links[k].s_key == l->s_key &&
+		       st->links[k].s_ts == l->s_ts;
+		     k++) {
+			const json_link *x = &st->links[k];
+			if (x->cat == FLOW_ASYNC_NPU)
+				continue;
+			const tl_slice *w = work_at(r, si, x->f_key, x->f_ts);
+			if (w != NULL && w->start < dev)
+				dev = w->start;
+		}
+		if (dev != INT64_MAX) {
+			tl_launch x = {l->s_ts, dev};
+			VEC_PUSH(*v, *n, *cap, x);
+		}
+		i = k;
+	}
+}

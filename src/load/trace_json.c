@@ -748,4 +748,5 @@ const tl_loader loader_trace_json = {
     .state_save = json_state_save,
     .state_restore = json_state_restore,
     .links = trace_json_links,
+    .launches = trace_json_launches,
 };

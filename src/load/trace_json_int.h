@@ -155,8 +155,8 @@ typedef struct fb_key {            /* lookup of pair ends by (thread, ts) */
 	int64_t ts;
 } fb_key;
 
-/* An MsTx flow (host MSTX range -> the device part msprof drew on Ascend Hardware) with both ends: their
- * threads and times (walk 1), then the slices they bind to (walk 2; n = none yet). */
+/* An MsTx flow (host MSTX range -> the device part msprof drew on Ascend Hardware) with both ends:
+ * their threads and times (walk 1), then the slices they bind to (walk 2; n = none yet). */
 typedef struct mx_pair {
 	uint32_t thread[2]; /* host, device */
 	int64_t ts[2];
@@ -438,6 +438,10 @@ void json_launches_build(jctx *c);
 void json_links_build(jctx *c);
 ptrdiff_t trace_json_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
                            tl_link_dir dir, tl_link_end **out);
+/* The loader's launches hook: one launch per launch call with flows to compute or
+ * communication work (its host start, its first such slice's start). */
+void trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n,
+                         size_t *cap);
 /* Sorts st's links both ways (st->links by launch end, st->by_dev by device end). */
 void json_links_index(json_state *st);
 int json_is_device_cat(const jctx *c, jspan cat);

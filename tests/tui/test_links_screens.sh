@@ -73,6 +73,13 @@ else
 	view "$TV" 140x40 ":goto 20ms" j j "." u u
 	check "... and so does a load from the model cache" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Operator Conv2D launched it' && [ -n \"\$(find '$t_tmp/cache' -type f | head -1)\" ]"
 	view "$TV" 140x40 ":mark 10ms 60ms"
-	check "a JSON trace has no launches for the host-bound column: a dash" sh -c "grep -Eq '^ rank 0 .* - *\$' '$t_tmp/screen.txt'"
+	check "trace_view.json: the host-bound column from its launch flows" sh -c "grep -Eq '^ rank 0 +([0-9]+\\.[0-9]{3} +){5}[0-9]+\\.[0-9]{3} *\$' '$t_tmp/screen.txt'"
+fi
+KT=$SAMPLES/kineto/trace_filter__sampled_rank-0.json
+if [ ! -f "$KT" ]; then
+	skip "samples absent: $KT"
+else
+	view "$KT" 140x40 ":mark 10ms 60ms"
+	check "a trace without launch flows has no host-bound time: a dash" sh -c "grep -Eq '^ rank 0 .* - *\$' '$t_tmp/screen.txt'"
 fi
 t_done
