@@ -65,6 +65,8 @@ else
 	check "... and again the async_npu flow to the operator" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Operator Conv2D launched it'"
 	view "$TV" 140x40 ":goto 20ms" j j "." u u v
 	check "... whose kernels v walks" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Kernel 1 of 4: '"
+	view "$TV" 140x40 H "/^ConvolutionBackward0" y
+	check "... and y follows its fwdbwd flows to the forward operator" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Forward operator aten::convolution'"
 	# the flows are kept in the model cache: a second, cached load links the same
 	XDG_CACHE_HOME=$t_tmp/cache
 	export XDG_CACHE_HOME
