@@ -37,6 +37,65 @@ json_links_build(jctx *c)
 	}
 }
 
+/* ---- Kineto's correlation ids ------------------------------------------------------------- */
+
+struct json_corr {
+	int64_t corr, key, ts;
+};
+
+void
+json_links_corr(jctx *c, const jevent *ev, const jthread *t, int64_t start, int dev)
+{
+	static const jkey keys[] = {JKEY("correlation")};
+	jspan v[1];
+	int64_t corr;
+	if (json_args_members(c, ev, keys, 1, v) != 0 || !json_span_int(c, v[0], &corr))
+		return;
+	struct json_corr x = {corr, t->key, start};
+	if (dev)
+		VEC_PUSH(c->corr_d, c->ncorr_d, c->corr_dcap, x);
+	else
+		VEC_PUSH(c->corr_h, c->ncorr_h, c->corr_hcap, x);
+}
+
+static int
+cmp_corr(const void *a, const void *b)
+{
+	const struct json_corr *x = a, *y = b;
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+void
+json_links_correlate(jctx *c)
+{
+	int have_ac2g = 0;
+	for (size_t i = 0; i < c->nlinks && !have_ac2g; i++)
+		have_ac2g = c->links[i].cat == FLOW_AC2G;
+	if (!have_ac2g && c->ncorr_h > 0 && c->ncorr_d > 0) {
+		qsort(c->corr_h, c->ncorr_h, sizeof *c->corr_h, cmp_corr);
+		qsort(c->corr_d, c->ncorr_d, sizeof *c->corr_d, cmp_corr);
+		size_t cap = c->nlinks, i = 0;
+		/* a correlation is one launch: its call (the first, should a trace repeat it) and
+		 * every device event it names */
+		for (size_t k = 0; k < c->ncorr_d; k++) {
+			const struct json_corr *d = &c->corr_d[k];
+			while (i < c->ncorr_h && c->corr_h[i].corr < d->corr)
+				i++;
+			if (i == c->ncorr_h || c->corr_h[i].corr != d->corr)
+				continue;
+			const struct json_corr *h = &c->corr_h[i];
+			json_link l = {h->ts, d->ts, h->key, d->key, FLOW_AC2G};
+			VEC_PUSH(c->links, c->nlinks, cap, l);
+		}
+	}
+	free(c->corr_h);
+	free(c->corr_d);
+	c->corr_h = c->corr_d = NULL;
+	c->ncorr_h = c->ncorr_d = c->corr_hcap = c->corr_dcap = 0;
+}
+
 static int
 cmp_by_host(const void *a, const void *b)
 {

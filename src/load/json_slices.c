@@ -692,6 +692,12 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 			mstx_link_match(c, ti, start, tr, tr->n - 1, kind == TL_LANE_MSTX_DEV);
 		if (kind == TL_LANE_HOST && c->nfbk > 0)
 			fwdbwd_match(c, ti, start, start + dur);
+		/* Kineto: a runtime call and the device events it launched share a correlation */
+		if (p->kind == P_GENERIC && ev->f[F_ARGS].len > 0 &&
+		    (span_eq(c, ev->f[F_CAT], "cuda_runtime") ||
+		     span_eq(c, ev->f[F_CAT], "cuda_driver") ||
+		     json_is_device_cat(c, ev->f[F_CAT])))
+			json_links_corr(c, ev, t, start, t->kind == T_DEVICE);
 		if (kind != TL_LANE_HOST && kind != TL_LANE_MSTX &&
 		    !(kind == TL_LANE_COMM && t->kind == T_HOST))
 			c->device_slices++;

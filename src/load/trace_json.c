@@ -264,6 +264,8 @@ ctx_free(jctx *c)
 	free(c->fsthr);
 	free(c->fcat);
 	free(c->links);
+	free(c->corr_h);
+	free(c->corr_d);
 	free(c->fend);
 	free(c->fbe);
 	free(c->fbp);
@@ -349,6 +351,7 @@ trace_json_load(const tl_source *src, tl_rank *r)
 	c.s_record_function = strpool_intern_cstr(r->pool, "record_function");
 	json_walk(&c, 2, json_slice_event);
 	json_unpaired_report(&c);
+	json_links_correlate(&c);
 	if ((c.nevidx > 0 || c.nlinks > 0) && r->nsources > 0) { /* (the loader's source is
 		                                                       r's last) */
 		json_state *st = xcalloc(1, sizeof *st);

@@ -251,6 +251,10 @@ struct jctx {
 	size_t fscap, fccap;
 	json_link *links; /* the launch flows with both ends (json_links_build) */
 	size_t nlinks;
+	/* walk 2, Kineto: the "correlation" of each runtime call and of each device event, which
+	 * link them where the trace has no ac2g flows (json_links_correlate) */
+	struct json_corr *corr_h, *corr_d;
+	size_t ncorr_h, ncorr_d, corr_hcap, corr_dcap;
 	flow_end *fend; /* flow ends in file order, then the launch table (walk 2) */
 	size_t nfend, fendcap;
 	/* fwdbwd flows: their ends (walk 1), then pairs and the lookup of their operators */
@@ -438,6 +442,12 @@ void json_launches_build(jctx *c);
 void json_links_build(jctx *c);
 ptrdiff_t trace_json_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
                            tl_link_dir dir, tl_link_end **out);
+/* Walk 2: a Kineto slice of thread t at start; records its correlation when it is a runtime
+ * call (host) or device work. */
+void json_links_corr(jctx *c, const jevent *ev, const jthread *t, int64_t start, int dev);
+/* After walk 2: the runtime calls and the device events with the same correlation become
+ * links, unless the trace's ac2g flows gave them already. */
+void json_links_correlate(jctx *c);
 /* The loader's launches hook: one launch per launch call with flows to compute or
  * communication work (its host start, its first such slice's start). */
 void trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n,

@@ -77,11 +77,14 @@ else
 	view "$TV" 140x40 ":mark 10ms 60ms"
 	check "trace_view.json: the host-bound column from its launch flows" sh -c "grep -Eq '^ rank 0 +([0-9]+\\.[0-9]{3} +){5}[0-9]+\\.[0-9]{3} *\$' '$t_tmp/screen.txt'"
 fi
-KT=$SAMPLES/kineto/trace_filter__sampled_rank-0.json
+KT=$SAMPLES/kineto/cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json
 if [ ! -f "$KT" ]; then
 	skip "samples absent: $KT"
 else
-	view "$KT" 140x40 ":mark 10ms 60ms"
-	check "a trace without launch flows has no host-bound time: a dash" sh -c "grep -Eq '^ rank 0 .* - *\$' '$t_tmp/screen.txt'"
+	view "$KT" 140x40 ":mark 0ms 10s"
+	check "a trace without device launches (CPU only) has no host-bound time: a dash" sh -c "grep -Eq '^ rank [0-9]+ .* - *\$' '$t_tmp/screen.txt'"
+	TF=$SAMPLES/kineto/trace_filter__sampled_rank-0.json
+	view "$TF" 140x40 "/elementwise" u u
+	check "Kineto without ac2g flows: u by the correlation ids, then the operator around the call" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Operator aten::fill_ launched it'"
 fi
 t_done
