@@ -46,6 +46,9 @@
 	X(DETAIL_KEY, "detail.key", 'k')                                                           \
 	X(PP_FORWARD, "pp.forward", 'F')                                                           \
 	X(PP_BACKWARD, "pp.backward", 'B')                                                         \
+	X(DIFF_LONGER, "diff.longer", 'G')                                                         \
+	X(DIFF_SHORTER, "diff.shorter", 'H')                                                       \
+	X(COMPARE_B, "compare.b", 'b')                                                           \
 	X(LINK, "link", 'J')
 
 #define SLOT_ENUM_(e, n, c) SLOT_##e,
