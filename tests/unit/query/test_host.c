@@ -76,13 +76,14 @@ check_sample_launches(const tl_rank *r, sqlite3 *db, const char *name)
 		 * start of the launch whose first task is the first to start at or after the
 		 * gap's end */
 		snprintf(m, sizeof m, "%s: device idle time equals SQL's gaps", name);
-		CHECK_EQ_I64(v[0].idle, sql_i64(db, SQL_GAPS "SELECT sum(ge - gs) FROM gl"), m);
+		CHECK_EQ_I64(v[0].idle, test_sql_i64(db, SQL_GAPS "SELECT sum(ge - gs) FROM gl"),
+		             m);
 		snprintf(m, sizeof m, "%s: idle time the host was still launching equals SQL's",
 		         name);
 		CHECK_EQ_I64(v[0].idle_host,
-		             sql_i64(db,
-		                     SQL_GAPS "SELECT sum(CASE WHEN l > gs THEN min(l, ge) - gs "
-		                              "ELSE 0 END) FROM gl"),
+		             test_sql_i64(db, SQL_GAPS
+		                          "SELECT sum(CASE WHEN l > gs THEN min(l, ge) - gs "
+		                          "ELSE 0 END) FROM gl"),
 		             m);
 		tl_step_overlap *so;
 		size_t nso = tlq_step_overlaps(r, &so);
