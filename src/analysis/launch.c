@@ -1,5 +1,6 @@
 #include "config.h"
 #include "analysis/launch.h"
+#include "analysis/overlap.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -62,4 +63,149 @@ launch_steps(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step **out)
 	free(k);
 	*out = o;
 	return no;
+}
+
+/* ---- device idle time the host was still launching ---- */
+
+static int
+cmp_dev(const void *a, const void *b)
+{
+	const tl_launch *x = a, *y = b;
+	if (x->dev_start != y->dev_start)
+		return x->dev_start < y->dev_start ? -1 : 1;
+	return (x->host_start > y->host_start) - (x->host_start < y->host_start);
+}
+
+void
+launch_sort_dev(tl_launch *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_dev);
+}
+
+/* The host start of the launch of the first device work at or after t (v by device start,
+ * equal device starts by host start), or INT64_MIN when none follows. */
+static int64_t
+next_launch(const tl_launch *v, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].dev_start < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n ? v[lo].host_start : INT64_MIN;
+}
+
+/* Busy blocks of compute ∪ communication, in order: the two unions merged. */
+typedef struct busy_iter {
+	tl_union_iter c, m;
+	int hc, hm;
+	int64_t cs, ce, ms, me;
+} busy_iter;
+
+static void
+busy_init(busy_iter *b, const tl_rank *r, uint16_t step, int64_t t0, int64_t t1)
+{
+	union_iter_init(&b->c, r, TL_LANE_COMPUTE, step, t0, t1);
+	union_iter_init(&b->m, r, TL_LANE_COMM, step, t0, t1);
+	b->hc = union_iter_next(&b->c, &b->cs, &b->ce);
+	b->hm = union_iter_next(&b->m, &b->ms, &b->me);
+}
+
+/* The next interval of either union by start (not yet merged with its neighbours). */
+static int
+busy_next(busy_iter *b, int64_t *s, int64_t *e)
+{
+	if (b->hc && (!b->hm || b->cs <= b->ms)) {
+		*s = b->cs;
+		*e = b->ce;
+		b->hc = union_iter_next(&b->c, &b->cs, &b->ce);
+		return 1;
+	}
+	if (b->hm) {
+		*s = b->ms;
+		*e = b->me;
+		b->hm = union_iter_next(&b->m, &b->ms, &b->me);
+		return 1;
+	}
+	return 0;
+}
+
+void
+launch_idle(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, const tl_launch *v, size_t n,
+            tl_host_idle *out)
+{
+	out->idle = out->idle_host = 0;
+	busy_iter b;
+	busy_init(&b, r, step, t0, t1);
+	int64_t s, e, end = INT64_MIN;
+	int have = 0;
+	while (busy_next(&b, &s, &e)) {
+		if (have && s > end) { /* a gap [end, s) */
+			out->idle += s - end;
+			int64_t l = next_launch(v, n, s);
+			if (l != INT64_MIN && l > end)
+				out->idle_host += (l < s ? l : s) - end;
+		}
+		if (!have || e > end)
+			end = e;
+		have = 1;
+	}
+	union_iter_done(&b.c);
+	union_iter_done(&b.m);
+}
+
+void
+launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows, size_t nrows)
+{
+	launch_sort_dev(v, n);
+	/* each step's work envelope, so that each step scans its own window (work is tagged
+	 * with its launch's step; a rank with fewer than two steps has no tags) */
+	size_t ns = r->nsteps ? r->nsteps : 1;
+	int64_t *lo = xmalloc(ns * sizeof *lo), *hi = xmalloc(ns * sizeof *hi);
+	for (size_t k = 0; k < ns; k++) {
+		lo[k] = INT64_MAX;
+		hi[k] = INT64_MIN;
+	}
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		if (t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM)
+			continue;
+		for (size_t k = 0; k < t->n; k++) {
+			size_t st = r->nsteps < 2 ? 0 : t->step ? t->step[k] : TL_NO_STEP;
+			if (st >= ns)
+				continue;
+			if (t->v[k].start < lo[st])
+				lo[st] = t->v[k].start;
+			if (t->v[k].end > hi[st])
+				hi[st] = t->v[k].end;
+		}
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		tl_launch_step *row = &rows[i];
+		row->have_idle = 0;
+		row->idle = row->idle_host = 0;
+		size_t k;
+		if (r->nsteps == 0 && row->step_id < 0)
+			k = 0;
+		else {
+			for (k = 0; k < r->nsteps && r->steps[k].id != row->step_id; k++)
+				;
+			if (k == r->nsteps || row->step_id < 0)
+				continue;
+		}
+		if (lo[k] > hi[k])
+			continue;
+		tl_host_idle h;
+		launch_idle(r, r->nsteps < 2 ? TL_NO_STEP : (uint16_t)k, lo[k], hi[k] + 1, v, n,
+		            &h);
+		row->have_idle = 1;
+		row->idle = h.idle;
+		row->idle_host = h.idle_host;
+	}
+	free(lo);
+	free(hi);
 }

@@ -12,6 +12,12 @@ typedef struct tl_launch_step {
 	int64_t step_id;       /* STEP_TIME id; -1: launched outside every step (or no steps) */
 	size_t launches;       /* launches (CANN calls with compute or communication tasks) */
 	int64_t p50, p90, max; /* ns, nearest-rank percentiles of the launch delays */
+	/* Device idle time of the step (the gaps between its merged compute and communication
+	 * work: the overlap analysis's free) and the part of it during which the host had not yet
+	 * started the launch of the work that ended the gap (host bound). have_idle 0: no device
+	 * work of the step (or launched outside every step). ns. */
+	int have_idle;
+	int64_t idle, idle_host;
 } tl_launch_step;
 
 /* Nearest-rank percentile p (0 < p <= 100) of sorted v[0..n), n > 0: v[ceil(p n / 100) - 1]. */
@@ -21,5 +27,23 @@ int64_t launch_percentile(const int64_t *v, size_t n, int p);
  * torch_npu's step statistics count a one-step capture), in step order, launches outside every
  * step last. v is reordered. Returns the number of rows; *out (caller frees) has them. */
 size_t launch_steps(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step **out);
+
+/* Device idle time in [t0, t1) of the work of `step` (TL_NO_STEP: all work): the gaps between
+ * consecutive blocks of the union of compute kernels and communication ops, the envelope's
+ * free time. For each gap [s, e) the work that ends it is launched by the launch whose device
+ * start is the first at or after e (the earliest host start among equal ones); when that launch
+ * started on the host at L > s, the device waited on the host for [s, min(L, e)): host bound.
+ * Launches with no device work after a gap leave it unattributed. v: sorted by launch_sort_dev. */
+typedef struct tl_host_idle {
+	int64_t idle, idle_host; /* ns */
+} tl_host_idle;
+void launch_sort_dev(tl_launch *v, size_t n);
+void launch_idle(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, const tl_launch *v,
+                 size_t n, tl_host_idle *out);
+
+/* Fills have_idle, idle and idle_host of rows[0..nrows) (launch_steps' rows of r): each step's
+ * idle time over the envelope of its own work. v is reordered (launch_sort_dev). */
+void launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows,
+                       size_t nrows);
 
 #endif

@@ -108,6 +108,9 @@ typedef struct gen_overlap_truth { /* as torch_npu's StepTraceTime defines them,
 	int rank;
 	int64_t step;
 	int64_t computing, communication, overlapped, comm_not_overlapped, free, preparing;
+	int64_t idle_host_launching; /* of free: the time before the host had started the launch of
+	                              * the work that ended each idle gap; -1 where launches vary
+	                              * (launch_jitter, pp) */
 } gen_overlap_truth;
 
 typedef struct gen_bubble_truth { /* a deliberate device idle gap (no compute, no comm) */

@@ -228,8 +228,9 @@ typedef struct gen_rank {
 	int64_t t; /* device cursor */
 	int64_t range_start[GEN_NSTAGES], range_end[GEN_NSTAGES];
 	int64_t first_busy, last_end, comp, comm, ovl, idle; /* this step so far */
-	int64_t ov_busy, ov_span;                            /* scratch of plan_coll */
-	int64_t busy0; /* comp + comm - ovl when the current stage began */
+	int64_t idle_host; /* this step so far: idle time before the launch of the work after it */
+	int64_t ov_busy, ov_span; /* scratch of plan_coll */
+	int64_t busy0;            /* comp + comm - ovl when the current stage began */
 	/* pipeline-parallel profiles: the rank's blocks and P2P ops, in time order */
 	struct pp_item *pp;
 	size_t npp, ppcap;

@@ -18,6 +18,10 @@
  *    stream and on their plane;
  *  - HostToDevice flows from the CANN launch to kernels, memcpy tasks and HCCL ops; ids are
  *    strings (here connectionId << 32 | contextId, and the bare connectionId for memcpy);
+ *  - async_npu flows ("torch_to_npu") from the PyTorch operator behind a launch (the innermost
+ *    row CONNECTION_IDS links to it: operators before queue rows, the latest start, the
+ *    shortest) to its kernels and HCCL ops, not to memcpy tasks; the id is the target's start in
+ *    ns, a JSON number;
  *  - the device part of an MSTX range given a stream (its MsTx TASK row) as msprof's msproftx
  *    viewer writes it: on its Ascend Hardware stream, named by the range's message, args
  *    "Physic Stream Id" and "Task Id" only, joined to the host range by an MsTx flow whose id
@@ -330,6 +334,7 @@ gen_json_from_db_version(const char *db_path, const char *json_path, int version
 	w.pid &= (INT64_C(1) << 22) - 1; /* (pid << 10) must stay a plain JSON integer */
 
 	jw_write_python(&w);
+	jw_read_ops(&w);
 	jw_write_cann(&w);
 	jw_write_hardware(&w);
 	jw_write_hccl(&w);
@@ -354,6 +359,9 @@ gen_json_from_db_version(const char *db_path, const char *json_path, int version
 	u64map_free(&w.mstx_type);
 	if (w.cann_of.keys)
 		u64map_free(&w.cann_of);
+	if (w.op_of.keys)
+		u64map_free(&w.op_of);
+	free(w.ops);
 	if (w.groups.keys)
 		u64map_free(&w.groups);
 	free(w.cann);

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The HostToDevice flow into a device item that starts at ts on (pid, tid). */
+/* The HostToDevice flow into a device item that starts at ts on (pid, tid); with op, the
+ * async_npu flow from its operator too (torch_npu draws none to memcpy tasks), whose id is the
+ * item's start in ns, a JSON number (two items starting together share it, as in the files). */
 static void
-launch_flow(jw *w, const char *id, int64_t conn, int64_t pid, int64_t tid, int64_t ts)
+launch_flow_op(jw *w, const char *id, int64_t conn, int64_t pid, int64_t tid, int64_t ts, int op)
 {
 	uint32_t k;
 	if (conn < 0 || !u64map_get(&w->cann_of, (uint64_t)conn, &k))
@@ -20,6 +22,24 @@ launch_flow(jw *w, const char *id, int64_t conn, int64_t pid, int64_t tid, int64
 	jw_flow(w, "HostToDevice", id, jw_layer_pid(w, SORT_CANN, 0), w->cann[k].tid,
 	        w->cann[k].start, 0);
 	jw_flow(w, "HostToDevice", id, pid, tid, ts, 1);
+	if (!op || w->op_of.keys == NULL || !u64map_get(&w->op_of, (uint64_t)conn, &k))
+		return;
+	const op_row *o = &w->ops[k];
+	for (int end = 0; end < 2; end++) {
+		fprintf(
+		    w->f,
+		    ", {\"ph\": \"%s\", \"bp\": \"e\", \"name\": \"torch_to_npu\", \"id\": %" PRId64
+		    ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": \"",
+		    end ? "f" : "s", ts, end ? pid : w->pid, end ? tid : o->tid);
+		jw_us(w, end ? ts : o->start);
+		fputs("\", \"cat\": \"async_npu\"}", w->f);
+	}
+}
+
+static void
+launch_flow(jw *w, const char *id, int64_t conn, int64_t pid, int64_t tid, int64_t ts)
+{
+	launch_flow_op(w, id, conn, pid, tid, ts, 1);
 }
 
 /* The device-side spelling msprof writes as "Task Type" for a kernel whose TASK row has the
@@ -137,7 +157,7 @@ jw_write_hardware(jw *w)
 		} else if (strcmp(ttype, "MEMCPY_ASYNC") == 0) {
 			char id[24];
 			snprintf(id, sizeof id, "%" PRId64, conn);
-			launch_flow(w, id, conn, pid, stream, s);
+			launch_flow_op(w, id, conn, pid, stream, s, 0);
 		}
 		u64map_put(&streams, (uint64_t)stream, 1);
 	}

@@ -214,3 +214,30 @@ jw_write_mstx(jw *w)
 	}
 	u64map_free(&tids);
 }
+
+void
+jw_read_ops(jw *w)
+{
+	u64map_init(&w->op_of);
+	sqlite3_stmt *st =
+	    jw_prep(w, "SELECT c.connectionId, CAST(p.startNs AS INTEGER), "
+	               "CAST(p.endNs AS INTEGER), p.type, p.globalTid FROM "
+	               "CONNECTION_IDS c JOIN PYTORCH_API p ON p.connectionId = c.id");
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		op_row o = {jw_col(st, 1), jw_col(st, 2), jw_col(st, 4) & 0xffffffff,
+		            jw_col(st, 3) == 50001};
+		uint64_t conn = (uint64_t)jw_col(st, 0);
+		uint32_t k;
+		if (!u64map_get(&w->op_of, conn, &k)) {
+			VEC_PUSH(w->ops, w->nops, w->opcap, o);
+			u64map_put(&w->op_of, conn, (uint32_t)(w->nops - 1));
+			continue;
+		}
+		/* the innermost: operators before queue rows, the latest start, the shortest */
+		op_row *b = &w->ops[k];
+		if (o.op > b->op || (o.op == b->op && (o.start > b->start ||
+		                                       (o.start == b->start && o.end < b->end))))
+			*b = o;
+	}
+	sqlite3_finalize(st);
+}

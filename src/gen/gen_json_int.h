@@ -32,6 +32,11 @@ typedef struct cann_row {
 	int64_t start, tid;
 } cann_row;
 
+typedef struct op_row { /* the innermost PyTorch row behind a launch */
+	int64_t start, end, tid;
+	int op; /* an operator (type 50001), not a queue or trace row */
+} op_row;
+
 typedef struct jw {
 	const char *db_path, *path;
 	sqlite3 *db;
@@ -45,7 +50,10 @@ typedef struct jw {
 	cann_row *cann; /* CANN_API rows, by index */
 	size_t ncann, canncap;
 	tl_u64map cann_of; /* connectionId -> index into cann */
-	tl_u64map groups;  /* group string id -> thread index of its "Group … Communication" */
+	op_row *ops;       /* PyTorch rows behind launches, by index (jw_read_ops) */
+	size_t nops, opcap;
+	tl_u64map op_of;  /* CANN connectionId -> index into ops */
+	tl_u64map groups; /* group string id -> thread index of its "Group … Communication" */
 	int64_t *plane_base;
 	size_t ngroups;
 	ivals compute, comm; /* sorted unions, for Overlap Analysis */
@@ -82,6 +90,8 @@ void jw_ivals_minus(const ivals *a, const ivals *b, ivals *out);
  * Hardware, HCCL, Overlap Analysis, AI Core Freq) */
 void jw_write_python(jw *w);
 void jw_write_cann(jw *w);
+/* The PyTorch row behind each launch (w->op_of), for the async_npu flows. */
+void jw_read_ops(jw *w);
 void jw_write_mstx(jw *w);
 void jw_write_hardware(jw *w);
 void jw_write_hccl(jw *w);

@@ -186,14 +186,20 @@ rank_push(gen_rank *rk)
 }
 
 /* Accounts a busy block [start, end): the time since the previous busy block is idle (free) once
- * the step has seen its first busy block; idle_inside is idle time within the block. */
+ * the step has seen its first busy block; idle_inside is idle time within the block. The block's
+ * first work is launched LEAD before it starts (without launch_jitter), so of an idle gap longer
+ * than LEAD the device spends gap - LEAD waiting for the host to start that launch; the gaps
+ * inside a run (KGAP, AUXGAP) are shorter than LEAD. */
 static void
 rank_place(gen_rank *rk, int64_t start, int64_t end, int64_t idle_inside)
 {
 	if (rk->first_busy < 0)
 		rk->first_busy = start;
-	else
+	else {
 		rk->idle += start - rk->last_end;
+		if (start - rk->last_end > LEAD)
+			rk->idle_host += start - rk->last_end - LEAD;
+	}
 	rk->idle += idle_inside;
 	rk->last_end = end;
 }
@@ -410,6 +416,9 @@ plan_step_check(gen_plan *P, int k, int64_t step_start)
 		ot.overlapped = rk->ovl;
 		ot.comm_not_overlapped = rk->comm - rk->ovl;
 		ot.free = rk->idle;
+		/* known only where every launch is LEAD before its work */
+		ot.idle_host_launching =
+		    P->o.launch_jitter || P->o.pp || P->o.pp_device_ranges ? -1 : rk->idle_host;
 		ot.preparing = rk->first_busy - step_start;
 		/* the definition, from the sums: span - |compute U comm| */
 		int64_t span = rk->last_end - rk->first_busy;
@@ -476,7 +485,7 @@ gen_plan_build(gen_plan *P)
 		for (int r = 0; r < R; r++) {
 			gen_rank *rk = &P->rk[r];
 			rk->first_busy = -1;
-			rk->last_end = rk->comp = rk->comm = rk->ovl = rk->idle = 0;
+			rk->last_end = rk->comp = rk->comm = rk->ovl = rk->idle = rk->idle_host = 0;
 			rs[r] = step_start + STEP_PRE;
 			dec[r] = gen_decode_count(P, k, r);
 		}

@@ -747,6 +747,7 @@ const tl_loader loader_ascend_db = {
     .ops = ascend_db_ops,
     .host = ascend_db_host,
     .launches = ascend_db_launches,
+    .links = ascend_db_link_ends,
     .counters = ascend_db_counters,
     .launcher = ascend_db_launcher,
     .kernels = ascend_db_kernels,

@@ -89,5 +89,8 @@ ptrdiff_t ascend_db_kernels(const tl_rank *r, size_t si, const tl_track *t, size
 ptrdiff_t ascend_db_stack(const tl_rank *r, size_t si, const tl_track *t, size_t idx, char ***out);
 int ascend_db_allocations(const tl_rank *r, size_t si, int64_t t, size_t max, tl_alloc **v,
                           size_t *n, size_t *cap);
+/* The links hook (ascend_db_link_ends.c): the ends the link keys jump to. */
+ptrdiff_t ascend_db_link_ends(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
+                              tl_link_dir dir, tl_link_end **out);
 
 #endif

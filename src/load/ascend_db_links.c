@@ -109,11 +109,15 @@ ascend_db_launcher(const tl_rank *r, size_t si, const tl_track *t, size_t idx, t
 	}
 	sqlite3_finalize(st);
 	if (rc == 1 && profdb_has(&pdb, "PYTORCH_API") && profdb_has(&pdb, "CONNECTION_IDS")) {
-		snprintf(sql, sizeof sql,
-		         "SELECT p.startNs, p.endNs, %s, p.type, p.rowid FROM %s t JOIN "
-		         "CONNECTION_IDS c ON c.connectionId = t.connectionId JOIN PYTORCH_API p "
-		         "ON p.connectionId = c.id WHERE t.rowid = ?",
-		         str ? "(SELECT value FROM STRING_IDS WHERE id = p.name)" : "NULL", table);
+		snprintf(
+		    sql, sizeof sql,
+		    /* one id from the row, then each table searched once: joining
+		     * CONNECTION_IDS and PYTORCH_API (neither indexed on the columns) makes
+		     * SQLite build an index of PYTORCH_API for every lookup */
+		    "SELECT p.startNs, p.endNs, %s, p.type, p.rowid FROM PYTORCH_API p WHERE "
+		    "p.connectionId IN (SELECT c.id FROM CONNECTION_IDS c WHERE c.connectionId "
+		    "= (SELECT connectionId FROM %s WHERE rowid = ?))",
+		    str ? "(SELECT value FROM STRING_IDS WHERE id = p.name)" : "NULL", table);
 		if (profdb_prepare(&pdb, sql, &st) == SQLITE_OK) {
 			sqlite3_bind_int64(st, 1, t->v[idx].arg);
 			int best_op = 0;
@@ -162,9 +166,9 @@ ascend_db_kernels(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl
 	sqlite3_stmt *st;
 	if (profdb_prepare(
 	        &pdb,
-	        "SELECT t.rowid, t.startNs, t.endNs FROM PYTORCH_API p JOIN CONNECTION_IDS c ON "
-	        "c.id = p.connectionId JOIN TASK t ON t.connectionId = c.connectionId WHERE "
-	        "p.rowid = ?",
+	        "SELECT t.rowid, t.startNs, t.endNs FROM TASK t WHERE t.connectionId IN (SELECT "
+	        "c.connectionId FROM CONNECTION_IDS c WHERE c.id = (SELECT connectionId FROM "
+	        "PYTORCH_API WHERE rowid = ?))",
 	        &st) != SQLITE_OK) {
 		profdb_close(&pdb);
 		return -1;

@@ -45,6 +45,10 @@ flow_new(jctx *c, uint64_t hi, uint64_t lo, uint32_t meta)
 	c->fstart[c->nfstart] = FLOW_NONE;
 	VEC_RESERVE(c->fkey, c->fkcap, c->nfstart + 1);
 	c->fkey[c->nfstart] = (flow_key){hi, lo, meta};
+	VEC_RESERVE(c->fsthr, c->fscap, c->nfstart + 1);
+	c->fsthr[c->nfstart] = UINT32_MAX;
+	VEC_RESERVE(c->fcat, c->fccap, c->nfstart + 1);
+	c->fcat[c->nfstart] = 0;
 	return (uint32_t)c->nfstart++;
 }
 
@@ -120,30 +124,35 @@ json_flow_event(jctx *c, const jevent *ev, char ph)
 	int64_t ts, dur;
 	int cat;
 	if (span_eq(c, ev->f[F_CAT], "HostToDevice"))
-		cat = 1;
+		cat = FLOW_H2D;
 	else if (span_eq(c, ev->f[F_CAT], "ac2g"))
-		cat = 2;
+		cat = FLOW_AC2G;
 	else if (span_eq(c, ev->f[F_CAT], "fwdbwd"))
-		cat = 3;
+		cat = FLOW_FWDBWD;
 	else if (span_eq(c, ev->f[F_CAT], "MsTx"))
-		cat = 4;
+		cat = FLOW_MSTX;
+	else if (span_eq(c, ev->f[F_CAT], "async_npu"))
+		cat = FLOW_ASYNC_NPU;
 	else
 		return;
 	if (json_event_time(c, ev, 0, 1, &ts, &dur) != 0 || ev->f[F_ID].len == 0)
 		return;
 	const char *id = json_span_text(c, ev->f[F_ID], &in);
 	uint32_t fid = flow_number(c, cat, id, in);
-	if (cat == 3 || cat == 4) {
+	if (cat == FLOW_FWDBWD || cat == FLOW_MSTX) {
 		fb_end e = {fid, json_thread_of(c, ev), ts, ph};
-		if (cat == 3)
+		if (cat == FLOW_FWDBWD)
 			VEC_PUSH(c->fbe, c->nfbe, c->fbecap, e);
 		else
 			VEC_PUSH(c->mxe, c->nmxe, c->mxecap, e);
 		return;
 	}
+	c->fcat[fid] = (uint8_t)cat;
 	if (ph == 's') {
-		if (c->fstart[fid] == FLOW_NONE)
+		if (c->fstart[fid] == FLOW_NONE) {
 			c->fstart[fid] = ts;
+			c->fsthr[fid] = json_thread_of(c, ev);
+		}
 	} else {
 		flow_end fe = {ts, json_thread_of(c, ev), fid};
 		VEC_PUSH(c->fend, c->nfend, c->fendcap, fe);
@@ -333,6 +342,8 @@ json_launches_build(jctx *c)
 	size_t w = 0;
 	for (size_t i = 0; c->nsteps >= 2 && i < c->nfend; i++) {
 		flow_end fe = c->fend[i];
+		if (c->fcat[fe.x] == FLOW_ASYNC_NPU)
+			continue; /* from the operator, not the launch call: the H2D flow decides */
 		int64_t s = c->fstart[fe.x];
 		if (s == FLOW_NONE || fe.ts > INT64_MAX - c->base_ns || s > INT64_MAX - c->base_ns)
 			continue; /* no start (Kineto drops some): the device time decides */
@@ -362,6 +373,11 @@ json_launches_build(jctx *c)
 	free(c->fstart);
 	c->fstart = NULL;
 	c->nfstart = c->fcap = 0;
+	free(c->fsthr);
+	c->fsthr = NULL;
+	free(c->fcat);
+	c->fcat = NULL;
+	c->fscap = c->fccap = 0;
 	free(c->ftab);
 	c->ftab = NULL;
 	c->fmask = c->nfdigit = 0;
@@ -676,6 +692,12 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 			mstx_link_match(c, ti, start, tr, tr->n - 1, kind == TL_LANE_MSTX_DEV);
 		if (kind == TL_LANE_HOST && c->nfbk > 0)
 			fwdbwd_match(c, ti, start, start + dur);
+		/* Kineto: a runtime call and the device events it launched share a correlation */
+		if (p->kind == P_GENERIC && ev->f[F_ARGS].len > 0 &&
+		    (span_eq(c, ev->f[F_CAT], "cuda_runtime") ||
+		     span_eq(c, ev->f[F_CAT], "cuda_driver") ||
+		     json_is_device_cat(c, ev->f[F_CAT])))
+			json_links_corr(c, ev, t, start, t->kind == T_DEVICE);
 		if (kind != TL_LANE_HOST && kind != TL_LANE_MSTX &&
 		    !(kind == TL_LANE_COMM && t->kind == T_HOST))
 			c->device_slices++;

@@ -117,6 +117,19 @@ load_slice_args(const tl_rank *r, const tl_track *t, size_t idx, load_arg_fn fn,
 	return ld->args(r, t->source, t, idx, fn, ctx);
 }
 
+ptrdiff_t
+load_slice_links(const tl_rank *r, const tl_track *t, size_t idx, tl_link_dir dir,
+                 tl_link_end **out)
+{
+	*out = NULL;
+	if (idx >= t->n || t->source >= r->nsources)
+		return 0;
+	const tl_loader *ld = loader_for(r->sources[t->source]->kind);
+	if (ld == NULL || ld->links == NULL)
+		return 0;
+	return ld->links(r, t->source, t, idx, dir, out);
+}
+
 static const tl_loader *
 track_loader(const tl_rank *r, const tl_track *t, size_t idx)
 {

@@ -13,6 +13,27 @@
 #include "model/source.h"
 #include "util/rankspec.h"
 
+/* One end of a host <-> device link, as its source names it: a slice to find on the rank's lanes
+ * of the kinds in `kinds` (bit 1 << tl_lane_kind) from source `source`, starting at `start`;
+ * `arg` (the slice's row id or event ordinal) and `key` (its track key) narrow it down unless
+ * UINT32_MAX / INT64_MIN. cann: 1 only CANN host lanes, 0 only the others, -1 either. With
+ * `within`, an end may lie inside its slice (a flow bound to its enclosing slice): the
+ * innermost slice containing `start` then. */
+typedef struct tl_link_end {
+	uint32_t kinds;
+	uint16_t source;
+	int8_t cann;
+	int8_t within;
+	uint32_t arg;
+	int64_t key;
+	int64_t start;
+} tl_link_end;
+
+/* What a link query asks: the calls that launched a slice (a device task's CANN launch call
+ * then its PyTorch operator, innermost first; a CANN call's PyTorch operator), or the device
+ * work a host call launched (an operator's or a CANN call's tasks, by start). */
+typedef enum tl_link_dir { TL_LINK_LAUNCHER, TL_LINK_KERNELS } tl_link_dir;
+
 /* The fields of a slice's event or row, one call per field; values untrusted. */
 typedef void (*load_arg_fn)(void *ctx, const char *key, const char *value);
 
@@ -104,6 +125,11 @@ typedef struct tl_loader {
 	 * cache. state_restore returns -1 when they are not a state this loader wrote. */
 	void (*state_save)(const tl_rank *r, size_t si, uint8_t **out, size_t *len);
 	int (*state_restore)(tl_rank *r, size_t si, const uint8_t *p, size_t len);
+	/* Optional: the ends linked to slice idx of t (a slice of source si of r) in direction
+	 * dir; *out the caller's. Returns the count, 0 for none, -1 when the source cannot be
+	 * read (see load_slice_links). */
+	ptrdiff_t (*links)(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
+	                   tl_link_dir dir, tl_link_end **out);
 } tl_loader;
 
 extern const tl_loader loader_ascend_db;
@@ -143,6 +169,13 @@ size_t load_launches(const tl_rank *r, tl_launch **out);
  * changed since loading, unreadable). */
 int load_slice_args(const tl_rank *, const tl_track *, size_t idx, load_arg_fn fn, void *ctx);
 
+/* The host <-> device links of slice idx of t (tl_link_dir), from its source: a DB's
+ * CANN_API / CONNECTION_IDS / PYTORCH_API rows, a JSON trace's launch flows (HostToDevice,
+ * torch_npu's async_npu, Kineto's ac2g). *out (the caller's) gets the ends in the order
+ * tl_link_dir gives. Returns their count, 0 when the slice has none, -1 when the source cannot
+ * be read (gone, or changed since loading). */
+ptrdiff_t load_slice_links(const tl_rank *, const tl_track *, size_t idx, tl_link_dir dir,
+                           tl_link_end **out);
 /* The links of slice idx of track t through its source's loader (tl_loader's launcher,
  * kernels and stack hooks; the same returns). A source whose format keeps no links gives 0. */
 int load_task_launcher(const tl_rank *, const tl_track *, size_t idx, tl_launcher *out);

@@ -50,8 +50,11 @@ static void
 json_state_free(void *p)
 {
 	json_state *st = p;
-	if (st != NULL)
+	if (st != NULL) {
 		free(st->off);
+		free(st->links);
+		free(st->by_dev);
+	}
 	free(st);
 }
 
@@ -258,6 +261,11 @@ ctx_free(jctx *c)
 	free(c->ftab);
 	free(c->fkey);
 	free(c->fstart);
+	free(c->fsthr);
+	free(c->fcat);
+	free(c->links);
+	free(c->corr_h);
+	free(c->corr_d);
 	free(c->fend);
 	free(c->fbe);
 	free(c->fbp);
@@ -321,6 +329,7 @@ names_pass(jctx *c)
 	}
 	json_threads_resolve(c);
 	json_steps_build(c);
+	json_links_build(c);
 	json_launches_build(c);
 	json_fwdbwd_build(c);
 	json_mstx_links_build(c);
@@ -342,12 +351,19 @@ trace_json_load(const tl_source *src, tl_rank *r)
 	c.s_record_function = strpool_intern_cstr(r->pool, "record_function");
 	json_walk(&c, 2, json_slice_event);
 	json_unpaired_report(&c);
-	if (c.nevidx > 0 && r->nsources > 0) { /* (the loader's source is r's last) */
+	json_links_correlate(&c);
+	if ((c.nevidx > 0 || c.nlinks > 0) && r->nsources > 0) { /* (the loader's source is
+		                                                       r's last) */
 		json_state *st = xcalloc(1, sizeof *st);
 		st->off = c.evidx;
 		st->n = c.nevidx;
+		st->links = c.links;
+		st->nlinks = c.nlinks;
+		json_links_index(st);
 		rank_set_source_state(r, r->nsources - 1, st, json_state_free);
 		c.evidx = NULL;
+		c.links = NULL;
+		c.nlinks = 0;
 	}
 	if (c.shrank)
 		msg_warn(src->path,
@@ -656,17 +672,32 @@ trace_json_estimate(const tl_source *src, int view)
 }
 
 /* The model cache keeps a source's event index: its offsets as they are. */
+/* The state in the model cache: the event index's offsets alone (what tl wrote before links
+ * were kept), or LINKS_MAGIC, the offset count, the offsets, the link count, the links. */
+#define LINKS_MAGIC UINT64_C(0x314B4E494C4A4C54) /* "TLJLINK1" */
+
 static void
 json_state_save(const tl_rank *r, size_t si, uint8_t **out, size_t *len)
 {
 	const json_state *st = rank_source_state(r, si);
 	*out = NULL;
 	*len = 0;
-	if (st == NULL || st->n == 0)
+	if (st == NULL || (st->n == 0 && st->nlinks == 0))
 		return;
-	*len = st->n * sizeof *st->off;
+	uint64_t head[2] = {LINKS_MAGIC, st->n}, nl = st->nlinks;
+	size_t offs = st->n * sizeof *st->off, links = st->nlinks * sizeof *st->links;
+	*len = sizeof head + offs + sizeof nl + links;
 	*out = xmalloc(*len);
-	memcpy(*out, st->off, *len);
+	uint8_t *p = *out;
+	memcpy(p, head, sizeof head);
+	p += sizeof head;
+	if (offs)
+		memcpy(p, st->off, offs);
+	p += offs;
+	memcpy(p, &nl, sizeof nl);
+	p += sizeof nl;
+	if (links)
+		memcpy(p, st->links, links);
 }
 
 static int
@@ -675,9 +706,38 @@ json_state_restore(tl_rank *r, size_t si, const uint8_t *p, size_t len)
 	if (len == 0 || len % sizeof(uint64_t) != 0)
 		return -1;
 	json_state *st = xcalloc(1, sizeof *st);
-	st->n = len / sizeof *st->off;
-	st->off = xmalloc(len);
-	memcpy(st->off, p, len);
+	uint64_t head[2];
+	if (len >= sizeof head)
+		memcpy(head, p, sizeof head);
+	if (len >= sizeof head + sizeof(uint64_t) && head[0] == LINKS_MAGIC) {
+		size_t rest = len - sizeof head - sizeof(uint64_t);
+		uint64_t nl;
+		if (head[1] > rest / sizeof *st->off) {
+			free(st);
+			return -1;
+		}
+		size_t offs = (size_t)head[1] * sizeof *st->off;
+		memcpy(&nl, p + sizeof head + offs, sizeof nl);
+		if (nl > (rest - offs) / sizeof *st->links ||
+		    (rest - offs) != (size_t)nl * sizeof *st->links) {
+			free(st);
+			return -1;
+		}
+		st->n = (size_t)head[1];
+		st->off = st->n ? xmalloc(offs) : NULL;
+		if (offs)
+			memcpy(st->off, p + sizeof head, offs);
+		st->nlinks = (size_t)nl;
+		st->links = nl ? xreallocarray(NULL, st->nlinks, sizeof *st->links) : NULL;
+		if (nl)
+			memcpy(st->links, p + sizeof head + offs + sizeof nl,
+			       st->nlinks * sizeof *st->links);
+		json_links_index(st);
+	} else {
+		st->n = len / sizeof *st->off;
+		st->off = xmalloc(len);
+		memcpy(st->off, p, len);
+	}
 	rank_set_source_state(r, si, st, json_state_free);
 	return 0;
 }
@@ -690,4 +750,6 @@ const tl_loader loader_trace_json = {
     .comm = trace_json_comm,
     .state_save = json_state_save,
     .state_restore = json_state_restore,
+    .links = trace_json_links,
+    .launches = trace_json_launches,
 };

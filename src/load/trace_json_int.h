@@ -60,10 +60,25 @@ typedef struct jevent {
  * event array (by ordinal, which its slices carry as arg), so that the detail pane finds one
  * event again by reading a little of the file, not all of it. */
 #define EVIDX_STEP 1024
+typedef struct json_link json_link;
 typedef struct json_state {
 	uint64_t *off;
 	size_t n;
+	/* the launch flows with both ends (json_links.c): by launch end, and the same by device
+	 * end */
+	json_link *links, *by_dev;
+	size_t nlinks;
 } json_state;
+
+/* A launch flow with both ends, after loading: the host end (the call or operator that
+ * launched, on the thread of track key s_key) and the device end (f_key), ns with base_ns. */
+enum { FLOW_H2D = 1, FLOW_AC2G, FLOW_FWDBWD, FLOW_MSTX, FLOW_ASYNC_NPU };
+struct json_link {
+	int64_t s_ts, f_ts;
+	int64_t s_key, f_key;
+	int64_t cat; /* FLOW_H2D (CANN call -> task), FLOW_AC2G (runtime call -> kernel),
+	                FLOW_ASYNC_NPU (torch_npu: operator -> task) */
+};
 
 /* What a process is, from its process_name ("Ascend Hardware", "HCCL", ...) or, for the legacy
  * exporter, its pid string. */
@@ -140,8 +155,8 @@ typedef struct fb_key {            /* lookup of pair ends by (thread, ts) */
 	int64_t ts;
 } fb_key;
 
-/* An MsTx flow (host MSTX range -> the device part msprof drew on Ascend Hardware) with both ends: their
- * threads and times (walk 1), then the slices they bind to (walk 2; n = none yet). */
+/* An MsTx flow (host MSTX range -> the device part msprof drew on Ascend Hardware) with both ends:
+ * their threads and times (walk 1), then the slices they bind to (walk 2; n = none yet). */
 typedef struct mx_pair {
 	uint32_t thread[2]; /* host, device */
 	int64_t ts[2];
@@ -231,6 +246,15 @@ struct jctx {
 	tl_u64map flow_text; /* flows pool id -> flow number */
 	int64_t *fstart;     /* flow number -> ts of its start, FLOW_NONE before it is seen */
 	size_t nfstart, fcap;
+	uint32_t *fsthr; /* flow number -> the thread of its start */
+	uint8_t *fcat;   /* flow number -> FLOW_* */
+	size_t fscap, fccap;
+	json_link *links; /* the launch flows with both ends (json_links_build) */
+	size_t nlinks;
+	/* walk 2, Kineto: the "correlation" of each runtime call and of each device event, which
+	 * link them where the trace has no ac2g flows (json_links_correlate) */
+	struct json_corr *corr_h, *corr_d;
+	size_t ncorr_h, ncorr_d, corr_hcap, corr_dcap;
 	flow_end *fend; /* flow ends in file order, then the launch table (walk 2) */
 	size_t nfend, fendcap;
 	/* fwdbwd flows: their ends (walk 1), then pairs and the lookup of their operators */
@@ -412,6 +436,24 @@ void json_mstx_links_finish(jctx *c);
  * step of the launch. Only with two or more steps (with one, everything belongs to it, as in
  * the DB loader). The flow ids are freed. */
 void json_launches_build(jctx *c);
+/* json_links.c: after walk 1, the launch flows with both ends become c->links (before
+ * json_launches_build frees the flows); the loader's links hook; the state's links in the
+ * model cache. */
+void json_links_build(jctx *c);
+ptrdiff_t trace_json_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
+                           tl_link_dir dir, tl_link_end **out);
+/* Walk 2: a Kineto slice of thread t at start; records its correlation when it is a runtime
+ * call (host) or device work. */
+void json_links_corr(jctx *c, const jevent *ev, const jthread *t, int64_t start, int dev);
+/* After walk 2: the runtime calls and the device events with the same correlation become
+ * links, unless the trace's ac2g flows gave them already. */
+void json_links_correlate(jctx *c);
+/* The loader's launches hook: one launch per launch call with flows to compute or
+ * communication work (its host start, its first such slice's start). */
+void trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n,
+                         size_t *cap);
+/* Sorts st's links both ways (st->links by launch end, st->by_dev by device end). */
+void json_links_index(json_state *st);
 int json_is_device_cat(const jctx *c, jspan cat);
 /* Walk 2: "X" events are slices; a "B" waits on its thread's stack for the "E" that closes it
  * (Chrome's duration events; the "E" may carry no name: the "B" gives it all). */

@@ -32,8 +32,47 @@ tlq_launch_steps(const tl_rank *r, tl_launch_step **out)
 	tl_launch *v;
 	size_t n = load_launches(r, &v);
 	size_t m = launch_steps(r, v, n, out);
+	launch_steps_idle(r, v, n, *out, m);
 	free(v);
 	return m;
+}
+
+static void
+launches_job(tl_query *q, size_t i, void *arg)
+{
+	(void)arg;
+	q->nlaunches[i] = load_launches(q->tr->ranks[i], &q->launches[i]);
+	launch_sort_dev(q->launches[i], q->nlaunches[i]);
+}
+
+/* Every rank's launches, read once per session (ranks in parallel), kept by device start: a
+ * range's statistics ask again for every range. */
+static void
+need_launches(tl_query *q)
+{
+	if (q->have_launches)
+		return;
+	size_t n = q->tr->nranks ? q->tr->nranks : 1;
+	q->launches = xcalloc(n, sizeof *q->launches);
+	q->nlaunches = xcalloc(n, sizeof *q->nlaunches);
+	tlq_per_rank(q, launches_job, NULL);
+	q->have_launches = 1;
+}
+
+int
+tlq_host_idle(const tl_query *cq, size_t ri, int64_t t0, int64_t t1, tl_host_idle *out)
+{
+	tl_query *q = tlq_mut(cq);
+	out->idle = out->idle_host = 0;
+	if (ri >= q->tr->nranks)
+		return -1;
+	pthread_mutex_lock(&q->lock);
+	need_launches(q);
+	pthread_mutex_unlock(&q->lock);
+	if (q->nlaunches[ri] == 0)
+		return -1;
+	launch_idle(q->tr->ranks[ri], TL_NO_STEP, t0, t1, q->launches[ri], q->nlaunches[ri], out);
+	return 0;
 }
 
 typedef struct rank_job {

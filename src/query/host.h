@@ -18,6 +18,11 @@ void tlq_host_lanes(const tl_query *);
 /* r's launches per step (launch_steps); *out is the caller's. */
 size_t tlq_launch_steps(const tl_rank *r, tl_launch_step **out);
 
+/* Rank ri's device idle time inside [t0, t1) and the part of it the host was still launching
+ * (launch_idle over all of its work). -1 (zeros) when the rank's sources have no launches. The
+ * launches of every rank are read on the first call, once per session. */
+int tlq_host_idle(const tl_query *, size_t ri, int64_t t0, int64_t t1, tl_host_idle *out);
+
 #endif
 
 /* ---- host <-> device links ----

@@ -92,6 +92,10 @@ tlq_close(tl_query *q)
 	free(q->largest);
 	free(q->largest_done);
 	dp_cache_free(q->dp);
+	for (size_t i = 0; q->launches != NULL && i < q->tr->nranks; i++)
+		free(q->launches[i]);
+	free(q->launches);
+	free(q->nlaunches);
 	stage_rules_free(q->rules);
 	pthread_mutex_destroy(&q->lock);
 	free(q);

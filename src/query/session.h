@@ -33,6 +33,10 @@ struct tl_query {
 	size_t nbubbles;
 	/* read from the profile on first use (they add to the ranks: host lanes, counters) */
 	int have_host, have_counters;
+	/* every rank's launches, by device start (host.c: the range statistics' host-bound time) */
+	int have_launches;
+	tl_launch **launches;
+	size_t *nlaunches;
 	/* the viewer's list of the longest bubbles over all ranks, attributed on demand */
 	int have_largest;
 	tl_rl_bubble *largest;

@@ -30,6 +30,8 @@ void report_comm_json(FILE *, const tl_query *, const tl_comm_result *, const tl
 void report_ops_json(FILE *, const tl_query *);
 /* The member ,"host":[...] (summary_host.c): launch delays per rank and step. */
 void report_host_json(FILE *, const tl_query *);
+/* The host launch table of the text summary (nothing when no rank has launches). */
+void report_host_text(FILE *, const tl_query *);
 /* The members ,"memory":[...],"npu_memory":[...] (summary_memory.c): memory peaks. */
 void report_memory_json(FILE *, const tl_query *);
 /* `tl diff` (diff.c): the verdict, what is only in one side, the changes largest first and the

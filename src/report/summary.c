@@ -105,6 +105,7 @@ report_summary_text(FILE *f, const tl_query *q)
 	tlq_collectives(q, &cr);
 	text_split(f, q, &cr, &cm);
 	report_comm_text(f, q, &cm, &cr);
+	report_host_text(f, q);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 }

@@ -43,6 +43,13 @@
 	X(SLICE_NEXT, "slice-next", "Slices", "Select the next slice on the current lane")         \
 	X(SLICE_PREV, "slice-prev", "Slices", "Select the previous slice on the current lane")     \
 	X(SELECT, "select", "Slices", "Select the slice under the cursor and show its details")    \
+	X(LINK_LAUNCHER, "link-launcher", "Slices",                                                \
+	  "From a device task to the CANN call that launched it, again: its PyTorch operator")    \
+	X(LINK_KERNELS, "link-kernels", "Slices",                                                  \
+	  "From a PyTorch operator or CANN call to the first device task it launched, again: "    \
+	  "the next")                                                                              \
+	X(LINK_PARTNER, "link-partner", "Slices",                                                  \
+	  "From a forward operator to its backward operator (autograd's pair), and back")          \
 	X(TOGGLE_DETAIL, "toggle-detail", "Slices", "Show or hide the detail pane")                \
 	X(DETAIL_UP, "detail-up", "Slices", "Scroll the detail pane up")                           \
 	X(DETAIL_DOWN, "detail-down", "Slices", "Scroll the detail pane down")                     \

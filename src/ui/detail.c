@@ -6,6 +6,7 @@
 #include "config.h"
 #include "ui/common.h"
 #include "query/host.h"
+#include "query/links.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
 
@@ -23,7 +24,9 @@ typedef struct detail_state {
 	ui_slice_ref args_for;
 	/* range statistics, computed once per marked range */
 	tl_overlap *rstat;
-	int64_t *rkind; /* nranks x TL_LANE__COUNT busy ns */
+	tl_host_idle *rhost; /* per rank: idle time, the part the host was still launching */
+	int *rhost_ok;       /* per rank: the profile has launches */
+	int64_t *rkind;      /* nranks x TL_LANE__COUNT busy ns */
 	int64_t rstat_a, rstat_b;
 	int rstat_valid;
 	/* the bubble of the selected Free slice */
@@ -93,6 +96,7 @@ load_args(tl_ui *ui, detail_state *d)
 	args_acc a = {0};
 	tlq_slice_args(r, r->tracks[sel->track], sel->idx, arg_add, &a);
 	tlq_slice_links(r, r->tracks[sel->track], sel->idx, arg_add, &a);
+	tlq_slice_flow_lines(r, r->tracks[sel->track], sel->idx, arg_add, &a);
 	d->args = a.v;
 	d->nargs = a.n;
 	d->args_valid = 1;
@@ -281,10 +285,14 @@ range_stats(tl_ui *ui, detail_state *d)
 		return;
 	size_t n = ui->tr->nranks;
 	d->rstat = xreallocarray(d->rstat, n ? n : 1, sizeof *d->rstat);
+	d->rhost = xreallocarray(d->rhost, n ? n : 1, sizeof *d->rhost);
+	d->rhost_ok = xreallocarray(d->rhost_ok, n ? n : 1, sizeof *d->rhost_ok);
 	d->rkind = xreallocarray(d->rkind, (n ? n : 1) * TL_LANE__COUNT, sizeof *d->rkind);
 	for (size_t i = 0; i < n; i++) {
 		const tl_rank *r = ui->tr->ranks[i];
 		tlq_overlap(r, ui->sel.mark[0], ui->sel.mark[1], &d->rstat[i]);
+		d->rhost_ok[i] =
+		    tlq_host_idle(ui->q, i, ui->sel.mark[0], ui->sel.mark[1], &d->rhost[i]) == 0;
 		for (int k = 0; k < TL_LANE__COUNT; k++)
 			d->rkind[i * TL_LANE__COUNT + (size_t)k] =
 			    k == TL_LANE_OVERLAP ? 0
@@ -313,15 +321,21 @@ range_lines(tl_ui *ui, detail_state *ds, dlines *d)
 	add(d, SLOT_DETAIL, "range", "%s \u2013 %s  (%s)",
 	    ui_time(ui, ui->sel.mark[0], a, sizeof a), ui_time(ui, ui->sel.mark[1], b, sizeof b),
 	    timefmt_dur(ui->sel.mark[1] - ui->sel.mark[0], du, sizeof du));
-	add(d, SLOT_DETAIL_KEY, "ms", "%10s %10s %10s %10s %10s", "computing", "comm", "overlapped",
-	    "comm.exp", "free");
+	/* host-bound: of the free time, how long the device waited for the host to start the
+	 * launch of the work after each idle gap (a DB's CANN_API launches) */
+	add(d, SLOT_DETAIL_KEY, "ms", "%10s %10s %10s %10s %10s %10s", "computing", "comm",
+	    "overlapped", "comm.exp", "free", "host-bound");
 	for (size_t i = 0; i < ui->tr->nranks; i++) {
 		const tl_overlap *o = &ds->rstat[i];
-		char v[5][24], k[24];
+		char v[6][24], k[24];
 		snprintf(k, sizeof k, "rank %d", ui->tr->ranks[i]->rank);
-		add(d, SLOT_DETAIL, k, "%10s %10s %10s %10s %10s", ms(o->computing, v[0], 24),
+		if (ds->rhost_ok[i])
+			ms(ds->rhost[i].idle_host, v[5], 24);
+		else
+			snprintf(v[5], 24, "-");
+		add(d, SLOT_DETAIL, k, "%10s %10s %10s %10s %10s %10s", ms(o->computing, v[0], 24),
 		    ms(o->communication, v[1], 24), ms(o->overlapped, v[2], 24),
-		    ms(o->comm_not_overlapped, v[3], 24), ms(o->free, v[4], 24));
+		    ms(o->comm_not_overlapped, v[3], 24), ms(o->free, v[4], 24), v[5]);
 	}
 	static const tl_lane_kind kinds[] = {TL_LANE_STAGE,   TL_LANE_STEP, TL_LANE_MSTX,
 	                                     TL_LANE_COMPUTE, TL_LANE_COMM, TL_LANE_COMM_TASK,
@@ -441,6 +455,8 @@ detail_close(tl_ui *ui, void *st)
 	detail_state *d = st;
 	args_free(d);
 	free(d->rstat);
+	free(d->rhost);
+	free(d->rhost_ok);
 	free(d->rkind);
 	if (d->coll_valid)
 		tlq_collectives_free(&d->coll);

@@ -450,6 +450,11 @@ timeline_action(tl_ui *ui, void *st, int a)
 	case ACT_SLICE_NEXT:
 		slice_step(ui, 1);
 		break;
+	case ACT_LINK_LAUNCHER:
+	case ACT_LINK_KERNELS:
+	case ACT_LINK_PARTNER:
+		timeline_link_action(ui, a);
+		break;
 	case ACT_SLICE_PREV:
 		slice_step(ui, -1);
 		break;
@@ -766,6 +771,7 @@ timeline_close(tl_ui *ui, void *st)
 {
 	tl_timeline *tl = st;
 	lanes_free(ui);
+	timeline_links_free(ui);
 	free(tl->lanes);
 	free(tl->border);
 	free(tl->rs);

@@ -482,6 +482,7 @@ timeline_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 			}
 		}
 	}
+	timeline_links_draw(ui);
 	if (tl->nlanes == 0)
 		screen_text(&ui->scr, 1, 2, w - 2, "nothing to show", SLOT_MESSAGE);
 }

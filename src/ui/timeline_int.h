@@ -67,6 +67,8 @@ typedef struct tl_timeline {
 	size_t bpos;    /* position in border of the last jump + 1; 0 before */
 	size_t *border; /* the largest-bubbles list, those between steps last (NULL before B) */
 
+	/* the link jumps' memory and the selection's link markers (timeline_links.c) */
+	struct timeline_links *links;
 	/* mouse drag */
 	int drag, drag_x, drag_moved;
 
@@ -108,6 +110,12 @@ void lanes_free(tl_ui *);
 size_t lane_at_row(const tl_ui *, int row);
 /* The lane showing track ti of rank ri (with reveal, making it shown when it is hidden). */
 size_t lane_of_track(tl_ui *, size_t ri, size_t ti, int reveal);
+
+/* timeline_links.c: link-launcher, link-kernels, link-partner; the markers on the ends of the
+ * selection's links (drawn over the lanes); freeing its state. */
+void timeline_link_action(tl_ui *, int act);
+void timeline_links_draw(tl_ui *);
+void timeline_links_free(tl_ui *);
 
 /* timeline.c */
 #define BUBBLE_LIST_MAX 10000 /* bubble-largest walks this many, largest first */

@@ -2,10 +2,13 @@
 # `make bench`, host API tables: figures, not assertions. Generates BENCH_HOST_RANKS ranks of
 # BENCH_HOST_TASKS device tasks with a PyTorch operator linked to every launch (so PYTORCH_API
 # and CANN_API hold about one row per task each, CONNECTION_IDS one link per launch), then
-#  - `tl summary` (text; reads no host table) and `tl summary --json` (adds "host": the launch
-#    delays) against the sqlite3 shell running the same launch SELECT on every DB;
+#  - `tl summary` and `tl summary --json` (both with the host table: launch delays and the
+#    host-bound idle time) against the sqlite3 shell running the same launch SELECT on every
+#    DB;
 #  - the viewer opening and quitting, without and with `H` (the host lanes, read on demand):
-#    wall time and peak resident memory, and what each host slice costs.
+#    wall time and peak resident memory, and what each host slice costs;
+#  - the link keys on top of H: an operator, v (its kernel), u twice (the kernel's launch
+#    call, its operator), v again; each a lookup in the DB: what the four jumps add.
 # Machines are noisy: RUNS runs per side, medians reported.
 set -e
 : "${TL_BIN:?}" "${TLGEN:?}"
@@ -42,20 +45,23 @@ sh_med=$base_med
 # the viewer: open, (H,) quit; peak RSS from time(1)
 printf ':quit\n' >"$OUT/host-noH.script"
 printf 'H\n:quit\n' >"$OUT/host-H.script"
+printf 'H\n/aclnnMatmul\nv\nu\nu\nv\n:quit\n' >"$OUT/host-links.script"
 view() { /usr/bin/time -f '%e %M' -o "$OUT/host-time.txt" "$TL_BIN" view "$PROFILE" \
 	--script "$OUT/host-$1.script" --size 200x50 >/dev/null 2>&1; cat "$OUT/host-time.txt"; }
-v0=() v1=() r0=() r1=()
+v0=() v1=() r0=() r1=() v2=() r2=()
 for _i in $(seq "$RUNS"); do
 	read -r t m < <(view noH); v0+=("$t"); r0+=("$m")
 	read -r t m < <(view H); v1+=("$t"); r1+=("$m")
+	read -r t m < <(view links); v2+=("$t"); r2+=("$m")
 done
 v0m=$(printf '%s\n' "${v0[@]}" | median) v1m=$(printf '%s\n' "${v1[@]}" | median)
 r0m=$(printf '%s\n' "${r0[@]}" | median) r1m=$(printf '%s\n' "${r1[@]}" | median)
+v2m=$(printf '%s\n' "${v2[@]}" | median) r2m=$(printf '%s\n' "${r2[@]}" | median)
 pt=$(rows "$db0" PYTORCH_API) ca=$(rows "$db0" CANN_API) tk=$(rows "$db0" TASK)
 host_rows=$(( (pt + ca) * RANKS ))
 
 echo "== host API tables: $RANKS ranks x $TASKS tasks; PYTORCH_API $pt, CANN_API $ca, TASK $tk rows per rank ($(nproc) cores, $RUNS runs, medians)"
-printf 'tl summary (text, no host table):  %8.3f s\n' "$text_med"
+printf 'tl summary (text, host table):     %8.3f s\n' "$text_med"
 printf 'tl summary --json (with "host"):   %8.3f s\n' "$json_med"
 printf 'sqlite3 shell, the launch SELECT:  %8.3f s   (ratio tl json / shell %.2f)\n' "$sh_med" \
 	"$(calc "$json_med / $sh_med")"
@@ -63,3 +69,5 @@ printf 'viewer open + quit:                %8.3f s   %8.1f MB\n' "$v0m" "$(calc 
 printf 'viewer open + H + quit:            %8.3f s   %8.1f MB\n' "$v1m" "$(calc "$r1m / 1024")"
 printf 'host rows read by H:               %8d     (%.1f resident bytes each)\n' "$host_rows" \
 	"$(calc "($r1m - $r0m) * 1024 / $host_rows")"
+printf 'viewer open + H + search + v u u v: %7.3f s   %8.1f MB   (%.3f s a jump over H)\n' \
+	"$v2m" "$(calc "$r2m / 1024")" "$(calc "($v2m - $v1m) / 4")"

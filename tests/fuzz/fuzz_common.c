@@ -10,6 +10,7 @@
 #include "analysis/lanes.h"
 #include "load/load.h"
 #include "query/host.h"
+#include "query/links.h"
 #include "query/memory.h"
 #include "query/query.h"
 #include "report/report.h"
@@ -95,8 +96,31 @@ fuzz_exercise_rank(struct tl_rank *r, const void *src)
 	/* the host lanes H reads on demand, and the launch links of the detail pane */
 	load_host(r);
 	for (size_t i = 0; i < r->ntracks; i++)
-		for (size_t k = 0; k < r->tracks[i]->n && k < 2; k++)
+		for (size_t k = 0; k < r->tracks[i]->n && k < 2; k++) {
 			tlq_slice_links(r, r->tracks[i], k, arg_sink, &n);
+			tlq_slice_flow_lines(r, r->tracks[i], k, arg_sink, &n);
+		}
+	/* the link keys (u, v, y) and the host-bound idle time of the range statistics */
+	tl_query *lq = tlq_open(&tr, NULL);
+	if (lq != NULL) {
+		for (size_t i = 0; i < r->ntracks; i++)
+			for (size_t k = 0; k < r->tracks[i]->n && k < 2; k++) {
+				for (int dir = 0; dir < 2; dir++) {
+					tlq_slice_pos *lv;
+					size_t named;
+					ptrdiff_t nl = tlq_links(lq, 0, r->tracks[i], k,
+					                         (tl_link_dir)dir, &lv, &named);
+					for (ptrdiff_t j = 0; j < nl; j++)
+						n += r->tracks[lv[j].track]->v[lv[j].idx].name;
+					free(lv);
+				}
+				tlq_slice_pos fp;
+				tlq_fwdbwd_partner(lq, 0, r->tracks[i], k, &fp, NULL);
+			}
+		tl_host_idle hi;
+		tlq_host_idle(lq, 0, r->t_min, r->t_max, &hi);
+		tlq_close(lq);
+	}
 	/* the largest allocations live in the middle of the capture */
 	tlq_alloc *al;
 	if (tlq_live_allocations(r, r->t_min / 2 + r->t_max / 2, 8, &al) >= 0)

@@ -19,6 +19,7 @@
 
 #include "gen/gen.h"
 #include "host_bad.h"
+#include "flows_bad.h"
 #include "load/cache.h"
 #include "load/load.h"
 #include "util/msg.h"
@@ -378,6 +379,15 @@ main(int argc, char **argv)
 	 * CANN_API lacks), times NULL, text or reversed, rows out of time order */
 	p = xasprintf("%s/host-bad.db", dbdir);
 	sql_db(p, HOST_BAD_SQL);
+	free(p);
+	/* launch flows gone wrong: one end only, no slice at an end, bad times and ids */
+	p = xasprintf("%s/flows-bad.json", jsondir);
+	FILE *fj = fopen(p, "w");
+	if (fj != NULL) {
+		fputs(FLOWS_BAD_JSON, fj);
+		fclose(fj);
+		nseeds++;
+	}
 	free(p);
 
 	/* counters gone wrong: NULL, text and REAL sizes, samples out of time order, an unknown

@@ -112,6 +112,17 @@ keys q
 wait_for "rank 0"
 check "q: back to the timeline" grep -q "rank 0" "$t_tmp/pane"
 
+# u: from a kernel to its launch call, the host lanes turned on, markers on both ends
+keys : z o o m Space 3 3 . 5 2 m s Space 3 3 . 6 m s Enter
+wait_for "33.5"
+keys '^' j j j j j .
+sleep 0.3
+keys u
+wait_for "Launch call"
+check "u in a terminal: the launch call, how long before the task" sh -c "tail -1 '$t_tmp/pane' | grep -Eq '^Launch call launch, [0-9.]+ us before the task started'"
+check "... the host lanes are on" grep -q "host CANN" "$t_tmp/pane"
+check "... a link marker on each end, in the link colour" sh -c "[ \$(grep -o '◆' '$t_tmp/pane' | wc -l) -ge 2 ] && grep -q '38;5;226m' '$t_tmp/pane.e'"
+
 keys '?'
 wait_for "tl help"
 check "? shows the help" grep -q "zoom-in" "$t_tmp/pane"

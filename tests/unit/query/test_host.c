@@ -26,6 +26,21 @@
 	"COMPUTE_TASK_INFO UNION SELECT globalTaskId FROM COMMUNICATION_TASK_INFO) GROUP BY "      \
 	"t.connectionId) "
 
+/* The gaps between blocks of merged compute and communication work (gs, ge) and the host start
+ * l of the launch of the first compute or communication task at or after each gap's end. */
+#define SQL_GAPS                                                                                   \
+	"WITH busy(s, e) AS (SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c ON "   \
+	"c.globalTaskId = t.globalTaskId UNION ALL SELECT startNs, endNs FROM COMMUNICATION_OP), " \
+	"o AS (SELECT s, e, max(e) OVER (ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 "    \
+	"PRECEDING) AS pe FROM busy), g AS (SELECT s, e, sum(CASE WHEN pe IS NULL OR s > pe "      \
+	"THEN 1 ELSE 0 END) OVER (ORDER BY s, e ROWS UNBOUNDED PRECEDING) AS g FROM o), "          \
+	"blk AS (SELECT g, min(s) AS s, max(e) AS e FROM g GROUP BY g), gap AS (SELECT b1.e AS "   \
+	"gs, b2.s AS ge FROM blk b1 JOIN blk b2 ON b2.g = b1.g + 1), lau AS (SELECT a.startNs AS " \
+	"h, min(t.startNs) AS d FROM CANN_API a JOIN TASK t ON t.connectionId = a.connectionId "   \
+	"WHERE t.globalTaskId IN (SELECT globalTaskId FROM COMPUTE_TASK_INFO UNION SELECT "        \
+	"globalTaskId FROM COMMUNICATION_TASK_INFO) GROUP BY a.connectionId), gl AS (SELECT gs, "  \
+	"ge, (SELECT h FROM lau WHERE d >= ge ORDER BY d, h LIMIT 1) AS l FROM gap) "
+
 static void
 check_sample_launches(const tl_rank *r, sqlite3 *db, const char *name)
 {
@@ -56,6 +71,27 @@ check_sample_launches(const tl_rank *r, sqlite3 *db, const char *name)
 		                          "SELECT x FROM d ORDER BY x LIMIT 1 OFFSET (SELECT "
 		                          "(count(*) * 90 + 99) / 100 - 1 FROM d)"),
 		             m);
+		/* host bound: the device's idle gaps (between merged compute and communication
+		 * blocks, window functions as free_analysis merges them), each up to the host
+		 * start of the launch whose first task is the first to start at or after the
+		 * gap's end */
+		snprintf(m, sizeof m, "%s: device idle time equals SQL's gaps", name);
+		CHECK_EQ_I64(v[0].idle, test_sql_i64(db, SQL_GAPS "SELECT sum(ge - gs) FROM gl"),
+		             m);
+		snprintf(m, sizeof m, "%s: idle time the host was still launching equals SQL's",
+		         name);
+		CHECK_EQ_I64(v[0].idle_host,
+		             test_sql_i64(db, SQL_GAPS
+		                          "SELECT sum(CASE WHEN l > gs THEN min(l, ge) - gs "
+		                          "ELSE 0 END) FROM gl"),
+		             m);
+		tl_step_overlap *so;
+		size_t nso = tlq_step_overlaps(r, &so);
+		snprintf(m, sizeof m, "%s: idle time is the step's free time", name);
+		CHECK(nso == 1 && v[0].have_idle && v[0].idle == so[0].o.free, "%s", m);
+		free(so);
+		CHECK(v[0].idle_host > 0 && v[0].idle_host < v[0].idle,
+		      "%s: part of the idle time is host bound", name);
 		CHECK(v[0].launches > 100 && v[0].p50 > 0 && v[0].p50 <= v[0].p90 &&
 		          v[0].p90 <= v[0].max,
 		      "%s: the sample has launches and ordered percentiles", name);
@@ -452,7 +488,7 @@ check_generated(const char *what, gen_opts *o)
 	unsigned w0 = msg_warn_count();
 	CHECK(load_trace(out, &lo, &tr) == 0, "%s: load", what);
 	CHECK_EQ_I64(msg_warn_count() - w0, 0, "no warnings on a generated profile");
-	size_t rows = 0, distinct = 0;
+	size_t rows = 0, distinct = 0, idle_checked = 0, host_bound = 0;
 	int64_t *d = xreallocarray(NULL, truth.nlaunches + 1, sizeof *d);
 	for (size_t i = 0; i < tr.nranks; i++) {
 		const tl_rank *r = tr.ranks[i];
@@ -492,10 +528,33 @@ check_generated(const char *what, gen_opts *o)
 			      "%s (got %" PRId64 " %" PRId64 " %" PRId64 ", want %" PRId64
 			      " %" PRId64 " %" PRId64 ")",
 			      msg, v[k].p50, v[k].p90, v[k].max, want[0], want[1], want[2]);
+			/* the device's idle time and its host-bound part, known by construction */
+			for (size_t j = 0; j < truth.noverlap; j++) {
+				const gen_overlap_truth *ot = &truth.overlap[j];
+				if (ot->rank != r->rank || ot->step != v[k].step_id ||
+				    ot->idle_host_launching < 0)
+					continue;
+				snprintf(msg, sizeof msg,
+				         "%s rank %d step %" PRId64
+				         ": idle and host-bound idle equal the truth",
+				         what, r->rank, v[k].step_id);
+				CHECK(v[k].have_idle && v[k].idle == ot->free &&
+				          v[k].idle_host == ot->idle_host_launching,
+				      "%s (got %" PRId64 " %" PRId64 ", want %" PRId64 " %" PRId64
+				      ")",
+				      msg, v[k].idle, v[k].idle_host, ot->free,
+				      ot->idle_host_launching);
+				idle_checked++;
+				host_bound += ot->idle_host_launching > 0;
+			}
 		}
 		free(v);
 	}
 	CHECK_EQ_I64(rows, truth.nlaunches, "every launch of the truth is counted once");
+	if (!o->launch_jitter && !o->pp)
+		CHECK(idle_checked > 0 && host_bound > 0,
+		      "%s: %zu steps' idle time checked, %zu of them partly host bound", what,
+		      idle_checked, host_bound);
 	if (o->host_ops)
 		check_generated_links(what, &tr, &truth);
 	if (o->launch_jitter)
@@ -624,6 +683,14 @@ main(void)
 	o.slow_rank = -1;
 	o.seed = 3;
 	check_generated("GRPO, one step", &o);
+	gen_opts_default(&o);
+	o.nranks = 2;
+	o.nsteps = 3;
+	o.tasks_per_rank = 3000;
+	o.slow_rank = 1;
+	o.seed = 7;
+	o.host_ops = 1;
+	check_generated("GRPO, three steps, launches a fixed time ahead", &o);
 	gen_opts_default(&o);
 	o.nranks = 4;
 	o.nsteps = 2;
