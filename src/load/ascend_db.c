@@ -2,6 +2,7 @@
  * ascend_mindspore_profiler_{r}.db (one schema: msprof's tables, torch_npu adds its own).
  * Opens read-only, binds columns by name, treats every table as optional. */
 #include "config.h"
+#include "load/ascend_db_gather.h"
 #include "load/load_int.h"
 #include "load/profdb.h"
 #include "model/mstx.h"
@@ -48,6 +49,7 @@ typedef struct db_ctx {
 	size_t nmstx, mstxcap;
 	uint64_t rows, rows_reported;
 	int failed; /* the DB itself is unusable (not SQLite, encrypted, crafted, ...): stop */
+	db_gather gather; /* the operators and launches asked for besides (ascend_db_gather.h) */
 } db_ctx;
 
 static int db_prepare(db_ctx *c, const char *sql, sqlite3_stmt **st);
@@ -161,6 +163,16 @@ str_id(db_ctx *c, sqlite3_stmt *st, int col)
 	return 0; /* e.g. 4294967295: torch_npu's empty string, no STRING_IDS row */
 }
 
+/* The same of a cell already read. */
+static uint32_t
+cell_str_id(db_ctx *c, db_cell x)
+{
+	uint32_t id;
+	if (x.type == SQLITE_NULL || !u64map_get(&c->strs, (uint64_t)x.v, &id))
+		return 0;
+	return id;
+}
+
 static int64_t
 scalar_i64(db_ctx *c, const char *table, const char *sql, int64_t def)
 {
@@ -257,7 +269,8 @@ step_at(const db_ctx *c, int64_t t)
 static int
 read_launches(db_ctx *c)
 {
-	if (c->nsteps < 2 || !has_table(c, "CANN_API"))
+	int steps = c->nsteps >= 2; /* else only the launches asked for read it */
+	if ((!steps && !c->gather.launches) || !has_table(c, "CANN_API"))
 		return 0;
 	int64_t maxc = scalar_i64(c, "CANN_API", "SELECT max(connectionId) FROM CANN_API", -1);
 	if (maxc < 0 || c->failed)
@@ -265,6 +278,7 @@ read_launches(db_ctx *c)
 	/* a dense array while the ids are about as many as the rows (a crafted file with one
 	 * huge id must not make tl allocate for every id below it) */
 	int64_t rows = scalar_i64(c, "CANN_API", "SELECT count(*) FROM CANN_API", 0);
+	dbg_calls(&c->gather, maxc, rows);
 	c->conn_hashed = (uint64_t)maxc >= (uint64_t)256 << 20 ||
 			 (uint64_t)maxc > (uint64_t)rows * 4 + DENSE_SLACK;
 	if (c->conn_hashed)
@@ -282,10 +296,12 @@ read_launches(db_ctx *c)
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ctx_rows(c, 1);
-		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+		db_cell cc = db_cell_at(st, 0), sc = db_cell_at(st, 1);
+		dbg_call(&c->gather, cc, sc);
+		if (!steps || cc.type == SQLITE_NULL)
 			continue;
-		int64_t conn = sqlite3_column_int64(st, 0);
-		uint16_t s = step_at(c, sqlite3_column_int64(st, 1));
+		int64_t conn = cc.v;
+		uint16_t s = step_at(c, sc.v);
 		if (conn < 0)
 			continue;
 		if (c->conn_hashed)
@@ -294,7 +310,7 @@ read_launches(db_ctx *c)
 			c->conn_step[conn] = s;
 	}
 	sqlite3_finalize(st);
-	c->have_conn_steps = 1;
+	c->have_conn_steps = steps;
 	if (rc != SQLITE_DONE)
 		db_fail(c, "CANN_API", rc);
 	return 0;
@@ -407,9 +423,12 @@ read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 		return 0;
 	/* compute/schedule kernels are named by `name`; HCCL sub-tasks by their task type
 	 * (Memcpy, Notify_Wait, ...) falling back to the op name at Level0 ('N/A'). */
-	static const char *const cols[] = {"globalTaskId", "name", "taskType"};
-	int have[3];
-	sqlite3_stmt *st = prepare_cols(c, table, cols, cls == GT_MEMCPY ? 1 : 3, have, NULL);
+	static const char *const cols[] = {"globalTaskId", "name", "taskType", "opType",
+	    "inputShapes"};
+	int have[5];
+	int ops = cls == GT_COMPUTE && c->gather.ops != NULL; /* the operators' columns too */
+	int work = cls == GT_COMPUTE || cls == GT_COMM;        /* launched work */
+	sqlite3_stmt *st = prepare_cols(c, table, cols, cls == GT_MEMCPY ? 1 : ops ? 5 : 3, have, NULL);
 	if (st == NULL)
 		return -1;
 	uint32_t na = strpool_intern_cstr(c->r->pool, "N/A");
@@ -417,18 +436,29 @@ read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ctx_rows(c, 1);
-		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+		db_cell gc = db_cell_at(st, 0);
+		if (gc.type == SQLITE_NULL)
 			continue;
-		int64_t gt = sqlite3_column_int64(st, 0);
+		int64_t gt = gc.v;
+		db_cell nc = cls != GT_MEMCPY ? db_cell_at(st, 1) : gc;
+		if (gc.type == SQLITE_INTEGER) {
+			if (ops) { /* name, op type, task type, shapes */
+				db_cell str[4] = {nc, db_cell_at(st, 3), db_cell_at(st, 2),
+				    db_cell_at(st, 4)};
+				dbg_compute(&c->gather, gt, str);
+			}
+			if (work)
+				dbg_work(&c->gather, gt);
+		}
 		uint32_t name;
 		if (cls == GT_MEMCPY) {
 			name = memcpy_name;
 		} else if (cls == GT_COMM) {
 			name = str_id(c, st, 2);
 			if (name == 0 || name == na)
-				name = str_id(c, st, 1);
+				name = cell_str_id(c, nc);
 		} else {
-			name = str_id(c, st, 1);
+			name = cell_str_id(c, nc);
 		}
 		gt_set(c, gt, cls, name);
 	}
@@ -449,16 +479,15 @@ typedef struct row_check {
 /* The start and end of the row in columns cs and ce; a NULL end is the start when
  * end_optional (MSTX marks). Returns 0 for a usable row. */
 static int
-row_times(row_check *k, sqlite3_stmt *st, int cs, int ce, int end_optional, int64_t *s,
-    int64_t *e)
+cell_times(row_check *k, db_cell sc, db_cell ec, int end_optional, int64_t *s, int64_t *e)
 {
-	int end_null = sqlite3_column_type(st, ce) == SQLITE_NULL;
-	if (sqlite3_column_type(st, cs) == SQLITE_NULL || (end_null && !end_optional)) {
+	int end_null = ec.type == SQLITE_NULL;
+	if (sc.type == SQLITE_NULL || (end_null && !end_optional)) {
 		k->nulls++;
 		return -1;
 	}
-	*s = sqlite3_column_int64(st, cs);
-	*e = end_null ? *s : sqlite3_column_int64(st, ce);
+	*s = sc.v;
+	*e = end_null ? *s : ec.v;
 	if (!tl_time_ok(*s) || !tl_time_ok(*e)) {
 		k->range++;
 		return -1;
@@ -468,6 +497,13 @@ row_times(row_check *k, sqlite3_stmt *st, int cs, int ce, int end_optional, int6
 		return -1;
 	}
 	return 0;
+}
+
+static int
+row_times(row_check *k, sqlite3_stmt *st, int cs, int ce, int end_optional, int64_t *s,
+    int64_t *e)
+{
+	return cell_times(k, db_cell_at(st, cs), db_cell_at(st, ce), end_optional, s, e);
 }
 
 static void
@@ -604,17 +640,22 @@ read_tasks(db_ctx *c)
 	u64map_init(&children);
 	row_check bad = {0};
 	int rc;
+	int gather = c->gather.ops != NULL || c->gather.launches;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ctx_rows(c, 1);
+		db_cell sc = db_cell_at(st, 0), ec = db_cell_at(st, 1), gc = db_cell_at(st, 4),
+			cc = db_cell_at(st, 8);
+		if (gather)
+			dbg_task(&c->gather, sc, ec, gc, cc);
 		int64_t s, e;
-		if (row_times(&bad, st, 0, 1, 0, &s, &e) != 0)
+		if (cell_times(&bad, sc, ec, 0, &s, &e) != 0)
 			continue;
 		int64_t dev = sqlite3_column_int64(st, 2);
 		int64_t stream = sqlite3_column_int64(st, 3);
-		int64_t gt = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+		int64_t gt = gc.type == SQLITE_NULL ? -1 : gc.v;
 		uint32_t ttype = str_id(c, st, 5);
 		int64_t ctxid = have[6] ? sqlite3_column_int64(st, 6) : TL_INVALID_U32;
-		int64_t conn = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 8);
+		int64_t conn = cc.type == SQLITE_NULL ? -1 : cc.v;
 		uint32_t rowid = (uint32_t)sqlite3_column_int64(st, 9);
 		uint32_t name = ttype;
 		tl_lane_kind kind;
@@ -1418,8 +1459,16 @@ db_notes(db_ctx *c)
 		    c->pdb.schema_version);
 }
 
+/* Whether table has column col. */
 static int
-ascend_db_load(const tl_source *src, tl_rank *r)
+has_column(db_ctx *c, const char *table, const char *col)
+{
+	int have = 0;
+	return has_table(c, table) && table_columns(c, table, &col, 1, &have) > 0 && have;
+}
+
+static int
+ascend_db_load(const tl_source *src, tl_rank *r, tl_gather *g)
 {
 	db_ctx c;
 	if (ctx_open(&c, src, r, "skipped") != 0)
@@ -1437,9 +1486,18 @@ ascend_db_load(const tl_source *src, tl_rank *r)
 	if (!c.failed)
 		read_steps(&c);
 	if (!c.failed)
-		read_launches(&c);
-	if (!c.failed)
 		gt_prepare(&c);
+	if (!c.failed && g != NULL) {
+		/* what the on-demand readers need (ascend_db_ops.c, ascend_db_launches) */
+		int ops = has_table(&c, "COMPUTE_TASK_INFO") && has_table(&c, "TASK") &&
+		    has_table(&c, "STRING_IDS") &&
+		    has_column(&c, "COMPUTE_TASK_INFO", "globalTaskId");
+		int launches = has_table(&c, "CANN_API") && has_table(&c, "TASK") &&
+		    (has_table(&c, "COMPUTE_TASK_INFO") || has_table(&c, "COMMUNICATION_TASK_INFO"));
+		dbg_init(&c.gather, r, g, &c.strs, ops, launches, (int64_t)c.gt_n - 1, !c.gt_hashed);
+	}
+	if (!c.failed)
+		read_launches(&c);
 	if (!c.failed)
 		read_gt_table(&c, "COMPUTE_TASK_INFO", GT_COMPUTE);
 	if (!c.failed)
@@ -1459,6 +1517,8 @@ ascend_db_load(const tl_source *src, tl_rank *r)
 		after += r->tracks[i]->n;
 	msg_progress_add(0, c.rows - c.rows_reported);
 	r->rows += c.rows;
+	if (g != NULL)
+		dbg_finish(&c.gather, src->path, c.failed);
 
 	u64map_free(&c.strs);
 	if (c.gt_hashed) {

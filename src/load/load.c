@@ -1,5 +1,7 @@
 #include "config.h"
 #include "load/cache.h"
+#include "analysis/collectives.h"
+#include "analysis/launch.h"
 #include "load/load_int.h"
 #include "profile/discover.h"
 #include "util/msg.h"
@@ -232,6 +234,7 @@ typedef struct load_ctx {
 	load_job *jobs;
 	size_t njobs;
 	tl_cache *cache;
+	unsigned tables; /* TL_TABLE_* to gather */
 } load_ctx;
 
 /* A rank's load warnings, path/text pairs, for its cache file. */
@@ -267,6 +270,48 @@ source_span(const tl_rank *r, const size_t *before, size_t nbefore, int64_t *t0,
 	}
 }
 
+/* After the rank's last source: what g gathered becomes the rank's tables, and the tables
+ * the loaders read with a connection of their own (communication, counters) are read now, in
+ * this rank's thread, while its files are in the page cache. Nothing is kept when a source
+ * could not give its part: the queries then read on demand, as without. */
+static void
+gather_finish(tl_rank *r, tl_gather *g)
+{
+	if (g->failed || !r->loaded) {
+		if (r->ops != NULL)
+			op_data_free(r->ops);
+		free(r->ops);
+		r->ops = NULL;
+		free(g->launches);
+		return;
+	}
+	if (r->ops != NULL)
+		op_data_finish(r->ops);
+	if (g->tables & TL_TABLE_LAUNCHES) {
+		r->nlaunch_steps = launch_steps(r, g->launches, g->nlaunches, &r->launch_steps);
+		r->have_launch_steps = 1;
+	}
+	free(g->launches);
+	if (g->tables & TL_TABLE_COMM) {
+		tl_comm_data *d = xmalloc(sizeof *d);
+		load_comm(r, d);
+		/* the op type the communication analysis gives an op whose profile says none (the
+		 * type its name says) is in the table's pool already: the queries share the table
+		 * and add nothing to it */
+		for (size_t i = 0; i < d->nops; i++) {
+			const char *ty = strpool_get(d->pool, d->ops[i].type);
+			if (*ty == '\0' || strcmp(ty, "N/A") == 0) {
+				char t[64];
+				coll_op_type(strpool_get(d->pool, d->ops[i].name), t, sizeof t);
+				strpool_intern_cstr(d->pool, t);
+			}
+		}
+		r->comm = d;
+	}
+	if (g->tables & TL_TABLE_COUNTERS)
+		load_counters(r);
+}
+
 static void
 load_one(load_ctx *c, load_job *j)
 {
@@ -284,6 +329,11 @@ load_one(load_ctx *c, load_job *j)
 	r->sources = xreallocarray(NULL, j->count, sizeof *r->sources);
 	r->src_t0 = xreallocarray(NULL, j->count, sizeof *r->src_t0);
 	r->src_t1 = xreallocarray(NULL, j->count, sizeof *r->src_t1);
+	tl_gather g = {.tables = c->tables};
+	if (g.tables & TL_TABLE_OPS) {
+		r->ops = xmalloc(sizeof *r->ops);
+		op_data_init(r->ops);
+	}
 	size_t *before = NULL, nbefore = 0, bcap = 0;
 	for (size_t i = 0; i < j->count; i++) {
 		const tl_source *src = &c->tr->sources.v[j->first + i];
@@ -306,8 +356,10 @@ load_one(load_ctx *c, load_job *j)
 		char *line = bus_message(src->path);
 		bus_len = strlen(line);
 		bus_line = line;
-		if (ld->load(src, r) == 0)
+		if (ld->load(src, r, &g) == 0)
 			r->loaded = 1;
+		else
+			g.failed = 1;
 		bus_line = NULL;
 		free(line);
 		if (j->count > 1)
@@ -319,6 +371,7 @@ load_one(load_ctx *c, load_job *j)
 		r->src_t0[0] = r->t_min;
 		r->src_t1[0] = r->t_max;
 	}
+	gather_finish(r, &g);
 	if (c->cache != NULL) {
 		msg_capture(NULL, NULL);
 		cache_store_rank(c->cache, first, j->count, r, warns.v, warns.n / 2);
@@ -360,7 +413,7 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 	if (load_memcheck(path, &tr->sources, o ? o->view : 0) != 0)
 		return 2;
 	/* one job per rank; sources of unknown rank (-1) each get their own job */
-	load_ctx c = {.tr = tr, .cache = o ? o->cache : NULL};
+	load_ctx c = {.tr = tr, .cache = o ? o->cache : NULL, .tables = o ? o->tables : 0};
 	size_t cap = 0;
 	for (size_t i = 0; i < tr->sources.n;) {
 		size_t k = i + 1;

@@ -11,6 +11,24 @@
 #include "model/source.h"
 #include "util/rankspec.h"
 
+/* Tables a load gathers besides the model, for the analyses that would otherwise read them from
+ * the profile again on demand (tl_rank: ops, launch_steps, comm). */
+enum {
+	TL_TABLE_OPS = 1,      /* compute operators with every task's duration (load_ops) */
+	TL_TABLE_LAUNCHES = 2, /* launch delays per step (load_launches, launch_steps) */
+	TL_TABLE_COMM = 4,     /* communication ops with their HCCL sub-tasks (load_comm) */
+	TL_TABLE_COUNTERS = 8, /* memory and frequency counters (load_counters) */
+	TL_TABLE_ALL = 15
+};
+
+/* What one load of a rank gathers: the loaders fill it while they read their tables anyway. */
+typedef struct tl_gather {
+	unsigned tables;     /* TL_TABLE_* asked for */
+	tl_launch *launches; /* TL_TABLE_LAUNCHES: every source's launches, unsorted */
+	size_t nlaunches, lcap;
+	int failed; /* a source could not give what was asked: the rank gathers nothing */
+} tl_gather;
+
 /* The fields of a slice's event or row, one call per field; values untrusted. */
 typedef void (*load_arg_fn)(void *ctx, const char *key, const char *value);
 
@@ -20,8 +38,11 @@ typedef void (*load_arg_fn)(void *ctx, const char *key, const char *value);
 typedef struct tl_loader {
 	const char *name;
 	/* Adds the data of src to r (r->sources already lists src last). Reports every problem
-	 * with msg_warn(path, ...). Returns 0 when anything was loaded, -1 when nothing was. */
-	int (*load)(const tl_source *src, tl_rank *r);
+	 * with msg_warn(path, ...). Returns 0 when anything was loaded, -1 when nothing was.
+	 * g (NULL: nothing) asks for tables besides: the compute operators go to r->ops (made by
+	 * the caller), the launches to g; a loader that has no hook for a table adds nothing, one
+	 * whose hook would read the table sets g->failed when it cannot gather it here. */
+	int (*load)(const tl_source *src, tl_rank *r, tl_gather *g);
 	/* Bytes src will take in memory once loaded (the viewer's when view), estimated cheaply
 	 * before loading. */
 	uint64_t (*estimate)(const tl_source *src, int view);
@@ -126,6 +147,8 @@ typedef struct tl_load_opts {
 	int quiet_progress;
 	int view;               /* for the viewer, which needs more memory per slice */
 	struct tl_cache *cache; /* the model cache (load/cache.h), NULL: none */
+	unsigned tables;        /* TL_TABLE_* to gather while loading (all when the cache is
+	                           written: a cache file then serves every command) */
 } tl_load_opts;
 
 /* memcheck.c: memory before loading. Bytes a source will take in memory (estimated cheaply:

@@ -315,7 +315,7 @@ seed_cache(const char *path, void *arg)
 	r->sources[r->nsources++] = &src;
 	r->src_t0 = xcalloc(1, sizeof *r->src_t0);
 	r->src_t1 = xcalloc(1, sizeof *r->src_t1);
-	r->loaded = loader_ascend_db.load(&src, r) == 0;
+	r->loaded = loader_ascend_db.load(&src, r, NULL) == 0;
 	rank_finish(r);
 	r->src_t0[0] = r->t_min;
 	r->src_t1[0] = r->t_max;
