@@ -6,12 +6,15 @@
  *     0  "TLMODEL\0"         8  u32 version        12 u32 byte order mark 0x01020304
  *     16 u64 file size       24 u64 body checksum  32 u64 key bytes
  *     40 u64 slices          48 i64 rank           56 u64 zero
- *   body: the key blob, then the rank (see put_rank), then END_MARK.
+ *   body: the key blob, then the rank (see put_rank: its strings, steps, loader states, lanes,
+ *   the tables its load gathered, warnings), then END_MARK.
  *
  * Counts precede arrays; nothing in the file is a pointer, so the mapping needs no fix-ups. */
 #include "config.h"
 #include "load/cache_int.h"
 #include "load/load.h"
+#include "model/comm.h"
+#include "model/ops.h"
 #include "util/xalloc.h"
 
 #include <dirent.h>
@@ -238,6 +241,88 @@ cache_key(const tl_source *src, size_t n, size_t *len)
 	return w.p;
 }
 
+/* ---- the tables a load gathered (tl_rank: ops, launch_steps, comm, counters) ---------------- */
+
+static void
+put_pool(wbuf *w, const tl_strpool *p)
+{
+	uint32_t np = strpool_count(p);
+	put_u64(w, np);
+	for (uint32_t i = 1; i < np; i++)
+		put_str(w, strpool_get(p, i), strpool_len(p, i));
+}
+
+/* Each field of a struct as its own u64: no padding bytes, fixed width on every host. */
+static void
+put_tables(wbuf *w, const tl_rank *r)
+{
+	put_u64(w, (r->ops ? TABLE_OPS : 0) | (r->have_launch_steps ? TABLE_LAUNCHES : 0) |
+	               (r->comm ? TABLE_COMM : 0) | (r->counters_read ? TABLE_COUNTERS : 0));
+	if (r->ops != NULL) {
+		const tl_op_data *d = r->ops;
+		put_pool(w, d->pool);
+		put_u64(w, d->n);
+		for (size_t i = 0; i < d->n; i++) {
+			const tl_op_group *g = &d->g[i];
+			put_u64(w, g->name);
+			put_u64(w, g->op_type);
+			put_u64(w, g->task_type);
+			put_u64(w, g->shapes);
+			put_arr(w, g->dur, g->n, sizeof *g->dur);
+		}
+	}
+	if (r->have_launch_steps) {
+		put_u64(w, r->nlaunch_steps);
+		for (size_t i = 0; i < r->nlaunch_steps; i++) {
+			const tl_launch_step *x = &r->launch_steps[i];
+			put_u64(w, (uint64_t)x->step_id);
+			put_u64(w, x->launches);
+			put_u64(w, (uint64_t)x->p50);
+			put_u64(w, (uint64_t)x->p90);
+			put_u64(w, (uint64_t)x->max);
+		}
+	}
+	if (r->comm != NULL) {
+		const tl_comm_data *d = r->comm;
+		put_pool(w, d->pool);
+		put_u64(w, d->nops);
+		for (size_t i = 0; i < d->nops; i++) {
+			const tl_comm_op *o = &d->ops[i];
+			put_u64(w, (uint64_t)o->id);
+			put_u64(w, (uint64_t)o->start);
+			put_u64(w, (uint64_t)o->end);
+			put_u64(w, o->name);
+			put_u64(w, o->type);
+			put_u64(w, o->group);
+			put_u64(w, o->task0);
+			put_u64(w, o->ntasks);
+			put_u64(w, o->source);
+		}
+		put_u64(w, d->ntasks);
+		for (size_t i = 0; i < d->ntasks; i++) {
+			const tl_comm_task *t = &d->tasks[i];
+			put_u64(w, (uint64_t)t->start);
+			put_u64(w, (uint64_t)t->end);
+			put_u64(w, t->size);
+			put_u64(w, (uint64_t)t->src);
+			put_u64(w, (uint64_t)t->dst);
+			put_u64(w, (uint64_t)t->plane);
+			put_u64(w, (uint64_t)t->kind | (uint64_t)t->xport << 8);
+		}
+	}
+	if (r->counters_read) {
+		put_u64(w, r->ncounters);
+		for (size_t i = 0; i < r->ncounters; i++) {
+			const tl_counter *c = r->counters[i];
+			put_u64(w, (uint64_t)c->kind);
+			put_u64(w, c->group);
+			put_u64(w, c->source);
+			put_arr(w, c->t, c->n, sizeof *c->t);
+			put_raw(w, c->v, c->n * sizeof *c->v);
+		}
+	}
+}
+
 /* ---- the rank ------------------------------------------------------------------------------- */
 
 static void
@@ -286,6 +371,7 @@ put_rank(wbuf *w, const tl_rank *r, char *const *warn, size_t nwarn)
 		if (t->dev)
 			put_raw(w, t->dev, t->n * sizeof *t->dev);
 	}
+	put_tables(w, r);
 	put_u64(w, nwarn);
 	for (size_t i = 0; i < nwarn; i++) {
 		const char *path = warn[2 * i], *text = warn[2 * i + 1];

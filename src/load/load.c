@@ -282,7 +282,10 @@ typedef struct load_ctx {
 	load_job *jobs;
 	size_t njobs;
 	tl_cache *cache;
-	unsigned tables; /* TL_TABLE_* to gather */
+	unsigned tables; /* TL_TABLE_* to gather: what the command asked for, and all of them
+	                    when the cache is written (a file then serves every command) */
+	unsigned keep;   /* TL_TABLE_* the command asked for: the others are dropped once a
+	                    rank is in the cache */
 } load_ctx;
 
 /* A rank's load warnings, path/text pairs, for its cache file. */
@@ -318,12 +321,40 @@ source_span(const tl_rank *r, const size_t *before, size_t nbefore, int64_t *t0,
 	}
 }
 
-/* After the rank's last source: what g gathered becomes the rank's tables, and the tables
- * the loaders read with a connection of their own (communication, counters) are read now, in
- * this rank's thread, while its files are in the page cache. Nothing is kept when a source
- * could not give its part: the queries then read on demand, as without. */
-static void
-gather_finish(tl_rank *r, tl_gather *g)
+void
+load_drop_tables(tl_rank *r, unsigned keep)
+{
+	if (!(keep & TL_TABLE_OPS) && r->ops != NULL) {
+		op_data_free(r->ops);
+		free(r->ops);
+		r->ops = NULL;
+	}
+	if (!(keep & TL_TABLE_COMM) && r->comm != NULL) {
+		comm_data_free(r->comm);
+		free(r->comm);
+		r->comm = NULL;
+	}
+	if (!(keep & TL_TABLE_LAUNCHES)) {
+		free(r->launch_steps);
+		r->launch_steps = NULL;
+		r->nlaunch_steps = 0;
+		r->have_launch_steps = 0;
+	}
+}
+
+void
+load_gather_begin(tl_rank *r, tl_gather *g, unsigned tables)
+{
+	memset(g, 0, sizeof *g);
+	g->tables = tables;
+	if (tables & TL_TABLE_OPS) {
+		r->ops = xmalloc(sizeof *r->ops);
+		op_data_init(r->ops);
+	}
+}
+
+void
+load_gather_end(tl_rank *r, tl_gather *g)
 {
 	if (g->failed || !r->loaded) {
 		if (r->ops != NULL)
@@ -331,6 +362,7 @@ gather_finish(tl_rank *r, tl_gather *g)
 		free(r->ops);
 		r->ops = NULL;
 		free(g->launches);
+		g->launches = NULL;
 		return;
 	}
 	if (r->ops != NULL)
@@ -340,6 +372,7 @@ gather_finish(tl_rank *r, tl_gather *g)
 		r->have_launch_steps = 1;
 	}
 	free(g->launches);
+	g->launches = NULL;
 	if (g->tables & TL_TABLE_COMM) {
 		tl_comm_data *d = xmalloc(sizeof *d);
 		load_comm(r, d);
@@ -366,6 +399,7 @@ load_one(load_ctx *c, load_job *j)
 	const tl_source *first = &c->tr->sources.v[j->first];
 	tl_rank *r = cache_load_rank(c->cache, first, j->count);
 	if (r != NULL) {
+		load_drop_tables(r, c->keep);
 		j->rank = r;
 		msg_progress_add(1, 0);
 		return;
@@ -377,11 +411,8 @@ load_one(load_ctx *c, load_job *j)
 	r->sources = xreallocarray(NULL, j->count, sizeof *r->sources);
 	r->src_t0 = xreallocarray(NULL, j->count, sizeof *r->src_t0);
 	r->src_t1 = xreallocarray(NULL, j->count, sizeof *r->src_t1);
-	tl_gather g = {.tables = c->tables};
-	if (g.tables & TL_TABLE_OPS) {
-		r->ops = xmalloc(sizeof *r->ops);
-		op_data_init(r->ops);
-	}
+	tl_gather g;
+	load_gather_begin(r, &g, c->tables);
 	size_t *before = NULL, nbefore = 0, bcap = 0;
 	for (size_t i = 0; i < j->count; i++) {
 		const tl_source *src = &c->tr->sources.v[j->first + i];
@@ -419,13 +450,14 @@ load_one(load_ctx *c, load_job *j)
 		r->src_t0[0] = r->t_min;
 		r->src_t1[0] = r->t_max;
 	}
-	gather_finish(r, &g);
+	load_gather_end(r, &g);
 	if (c->cache != NULL) {
 		msg_capture(NULL, NULL);
 		cache_store_rank(c->cache, first, j->count, r, warns.v, warns.n / 2);
 		for (size_t i = 0; i < warns.n; i++)
 			free(warns.v[i]);
 		free(warns.v);
+		load_drop_tables(r, c->keep);
 	}
 	j->rank = r;
 	msg_progress_add(1, 0);
@@ -461,7 +493,10 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 	if (load_memcheck(path, &tr->sources, o ? o->view : 0) != 0)
 		return 2;
 	/* one job per rank; sources of unknown rank (-1) each get their own job */
-	load_ctx c = {.tr = tr, .cache = o ? o->cache : NULL, .tables = o ? o->tables : 0};
+	load_ctx c = {.tr = tr, .cache = o ? o->cache : NULL, .keep = o ? o->tables : 0};
+	c.tables = c.keep;
+	if (c.cache != NULL && c.cache->dir != NULL && !c.cache->read_only)
+		c.tables = TL_TABLE_ALL;
 	size_t cap = 0;
 	for (size_t i = 0; i < tr->sources.n;) {
 		size_t k = i + 1;

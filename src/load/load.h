@@ -31,6 +31,17 @@ typedef struct tl_gather {
 	int failed; /* a source could not give what was asked: the rank gathers nothing */
 } tl_gather;
 
+/* Before a rank's first source: g asks for tables (r->ops made for the operators). After its
+ * last (the rank finished): what g gathered becomes r's tables (ops, launch_steps), and the
+ * tables the loaders read with a connection of their own (comm, counters) are read now, while
+ * the rank's files are in the page cache. Nothing is kept when a source could not give its
+ * part (g->failed): the queries then read on demand, as without. */
+void load_gather_begin(tl_rank *r, tl_gather *g, unsigned tables);
+void load_gather_end(tl_rank *r, tl_gather *g);
+/* Frees r's gathered tables outside `keep` (TL_TABLE_*; counters stay: they are the rank's
+ * own, read once). */
+void load_drop_tables(tl_rank *r, unsigned keep);
+
 /* The fields of a slice's event or row, one call per field; values untrusted. */
 typedef void (*load_arg_fn)(void *ctx, const char *key, const char *value);
 

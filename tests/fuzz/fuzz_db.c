@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/launch.h"
 #include "load/load.h"
 #include "util/xalloc.h"
 
@@ -22,25 +21,13 @@ FUZZ_ENTRY(db)
 	tl_rank *r = rank_new(-1);
 	r->sources = xcalloc(1, sizeof *r->sources);
 	r->sources[r->nsources++] = &src;
-	/* half the inputs (by length) gather the operators and launches while loading, so that
-	 * both the gathering and the on-demand readers see every kind of file */
-	tl_gather g = {.tables = size % 2 ? TL_TABLE_OPS | TL_TABLE_LAUNCHES : 0};
-	if (g.tables) {
-		r->ops = xmalloc(sizeof *r->ops);
-		op_data_init(r->ops);
-	}
+	/* half the inputs (by length) gather every table while loading, so that both the
+	 * gathering and the on-demand readers see every kind of file */
+	tl_gather g;
+	load_gather_begin(r, &g, size % 2 ? TL_TABLE_ALL : 0);
 	r->loaded = loader_ascend_db.load(&src, r, &g) == 0;
 	rank_finish(r);
-	if (g.tables && (g.failed || !r->loaded)) {
-		op_data_free(r->ops);
-		free(r->ops);
-		r->ops = NULL;
-	} else if (g.tables) {
-		op_data_finish(r->ops);
-		r->nlaunch_steps = launch_steps(r, g.launches, g.nlaunches, &r->launch_steps);
-		r->have_launch_steps = 1;
-	}
-	free(g.launches);
+	load_gather_end(r, &g);
 	fuzz_exercise_rank(r, &src);
 	return 0;
 }
