@@ -288,8 +288,11 @@ cmd_summary(cli *c)
 			rows += tr.ranks[i]->rows;
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr, "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld\n",
-		    tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss);
+		fprintf(stderr,
+		    "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
+		    "source_opens=%llu\n",
+		    tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
+		    (unsigned long long)load_source_opens());
 	}
 	trace_free(&tr);
 	return rc;

@@ -47,7 +47,11 @@ typedef struct db_ctx {
 /* What the DB loader keeps of a source: whether its operator pairs were read. */
 typedef struct db_state {
 	int fwdbwd_read;
+	int meta_read;   /* dist_args was read while loading */
+	char *dist_args; /* META_DATA's distributed_args (the pipeline layout), NULL: none */
 } db_state;
+/* Source si's state, made on first use. */
+db_state *db_state_of(tl_rank *r, size_t si);
 
 /* Opens src for r through the hardened connection; `then` ends the one-line message of a DB
  * that cannot be opened. */

@@ -52,6 +52,20 @@ bus_message(const char *path)
 	                 text_sanitize(path, p, sizeof p, 1));
 }
 
+static _Atomic uint64_t source_opens;
+
+void
+load_count_open(void)
+{
+	source_opens++;
+}
+
+uint64_t
+load_source_opens(void)
+{
+	return source_opens;
+}
+
 const tl_loader *
 loader_for(tl_source_kind k)
 {
@@ -215,10 +229,10 @@ load_ops(const tl_rank *r, tl_op_data *d)
 }
 
 char *
-load_source_meta(const tl_source *src, const char *name)
+load_source_meta(const tl_rank *r, size_t si, const char *name)
 {
-	const tl_loader *ld = loader_for(src->kind);
-	return ld != NULL && ld->meta != NULL ? ld->meta(src, name) : NULL;
+	const tl_loader *ld = si < r->nsources ? loader_for(r->sources[si]->kind) : NULL;
+	return ld != NULL && ld->meta != NULL ? ld->meta(r, si, name) : NULL;
 }
 
 void

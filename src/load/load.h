@@ -96,9 +96,9 @@ typedef struct tl_loader {
 	 * load_slice_args. NULL: the format keeps none. */
 	int (*args)(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_arg_fn fn,
 	            void *ctx);
-	/* Optional: the value of the profile's own metadata entry `name` (a DB's META_DATA), as
-	 * text (caller frees), or NULL. */
-	char *(*meta)(const tl_source *src, const char *name);
+	/* Optional: the value of the profile's own metadata entry `name` (a DB's META_DATA) of
+	 * source si of r, as text (caller frees), or NULL. */
+	char *(*meta)(const tl_rank *r, size_t si, const char *name);
 	/* Optional, on demand: the communication ops of source si of r with their HCCL sub-tasks,
 	 * added to d; (*owner)[i] gets the op index of task i (see load_comm). */
 	void (*comm)(const tl_rank *r, size_t si, tl_comm_data *d, size_t **owner, size_t *ocap);
@@ -188,7 +188,7 @@ ptrdiff_t load_live_allocations(const tl_rank *r, int64_t t, size_t max, tl_allo
  * value of metadata entry `name` the source's format keeps itself (a DB's META_DATA), or NULL.
  * Callers free both. */
 char *load_capture_metadata(const tl_source *src);
-char *load_source_meta(const tl_source *src, const char *name);
+char *load_source_meta(const tl_rank *r, size_t si, const char *name);
 
 /* The communication ops of r's sources with their HCCL sub-tasks (ascend_db_comm.c, and
  * trace_json_comm.c for trace_view.json), read on demand: d is initialised here and owned by
@@ -228,6 +228,10 @@ uint64_t load_mem_available(void);
 /* 0 when the sources fit; else -1 after one message saying how much they need and which
  * --rank would fit. */
 int load_memcheck(const char *path, const tl_sourcelist *, int view);
+
+/* How many times this process opened a profile's data file (a DB, a JSON trace) since it
+ * started: a warm open from the model cache opens none (TL_STATS shows it; tests check it). */
+uint64_t load_source_opens(void);
 
 /* Discovers and loads PATH into tr. Returns 0 when at least one rank loaded, 2 when nothing
  * could be loaded (messages printed), 1 when the path itself is unusable. */
