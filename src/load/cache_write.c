@@ -27,8 +27,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- checksum: a multiply-xorshift over 8-byte words (about 5 GB/s), cheap enough to verify
- * the whole body on every open ---------------------------------------------------------------- */
+/* ---- checksum: a multiply-xorshift over 8-byte words, cheap enough to verify the whole body on
+ * every open. The body's words go round-robin to four independent lanes (each word's multiply
+ * waits for the one before it in its own lane only: about four times the speed of one chain),
+ * combined at the end with the word count. ------------------------------------------------ */
 
 static uint64_t
 sum_word(uint64_t h, uint64_t w)
@@ -57,10 +59,65 @@ sum_update(uint64_t h, const uint8_t *p, size_t n)
 	return h;
 }
 
+typedef struct sum_lanes {
+	uint64_t h[4];
+	uint64_t n; /* words so far: the next goes to lane n % 4 */
+} sum_lanes;
+
+static void
+lanes_init(sum_lanes *s)
+{
+	for (int i = 0; i < 4; i++)
+		s->h[i] = SUM_SEED + (uint64_t)i;
+	s->n = 0;
+}
+
+/* n bytes, the last word zero-padded (as the file pads every item to 8 bytes) */
+static void
+lanes_feed(sum_lanes *s, const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+	uint64_t w;
+	for (; i + 8 <= n && (s->n & 3) != 0; i += 8, s->n++) {
+		memcpy(&w, p + i, 8);
+		s->h[s->n & 3] = sum_word(s->h[s->n & 3], w);
+	}
+	for (; i + 32 <= n; i += 32, s->n += 4) {
+		uint64_t w4[4];
+		memcpy(w4, p + i, 32);
+		s->h[0] = sum_word(s->h[0], w4[0]);
+		s->h[1] = sum_word(s->h[1], w4[1]);
+		s->h[2] = sum_word(s->h[2], w4[2]);
+		s->h[3] = sum_word(s->h[3], w4[3]);
+	}
+	for (; i + 8 <= n; i += 8, s->n++) {
+		memcpy(&w, p + i, 8);
+		s->h[s->n & 3] = sum_word(s->h[s->n & 3], w);
+	}
+	if (i < n) {
+		w = 0;
+		memcpy(&w, p + i, n - i);
+		s->h[s->n & 3] = sum_word(s->h[s->n & 3], w);
+		s->n++;
+	}
+}
+
+static uint64_t
+lanes_final(const sum_lanes *s)
+{
+	uint64_t h = SUM_SEED;
+	for (int i = 0; i < 4; i++)
+		h = sum_word(h, s->h[i]);
+	return sum_word(h, s->n);
+}
+
 uint64_t
 cache_checksum(const void *buf, size_t len)
 {
-	return sum_update(SUM_SEED, buf, len);
+	sum_lanes s;
+	lanes_init(&s);
+	lanes_feed(&s, buf, len);
+	return lanes_final(&s);
 }
 
 /* ---- writing: a growable buffer for the key, a stream for the file -------------------------- */
@@ -69,7 +126,7 @@ typedef struct wbuf {
 	uint8_t *p;
 	size_t n, cap;
 	FILE *f; /* when set, bytes go here instead */
-	uint64_t sum;
+	sum_lanes sum;
 	uint64_t off;
 	int err;
 } wbuf;
@@ -84,7 +141,7 @@ put_raw(wbuf *w, const void *p, size_t n)
 			w->err = 1;
 		if (pad > 0 && fwrite(zero, 1, pad, w->f) != pad)
 			w->err = 1;
-		w->sum = sum_update(w->sum, p, n); /* the tail word is zero-padded, as on disk */
+		lanes_feed(&w->sum, p, n); /* the tail word is zero-padded, as on disk */
 	} else {
 		VEC_RESERVE(w->p, w->cap, w->n + n + pad);
 		if (n > 0)
@@ -394,7 +451,8 @@ cache_write_fd(int fd, const uint8_t *key, size_t klen, const tl_rank *r, char *
 		return -1;
 	}
 	uint8_t hdr[TL_CACHE_HEADER] = {0};
-	wbuf w = {.f = f, .sum = SUM_SEED};
+	wbuf w = {.f = f};
+	lanes_init(&w.sum);
 	if (fwrite(hdr, 1, sizeof hdr, f) != sizeof hdr)
 		w.err = 1;
 	put_raw(&w, key, klen);
@@ -406,7 +464,8 @@ cache_write_fd(int fd, const uint8_t *key, size_t klen, const tl_rank *r, char *
 	memcpy(hdr + 8, &ver, 4);
 	memcpy(hdr + 12, &bom, 4);
 	memcpy(hdr + 16, &size, 8);
-	memcpy(hdr + 24, &w.sum, 8);
+	uint64_t sum = lanes_final(&w.sum);
+	memcpy(hdr + 24, &sum, 8);
 	memcpy(hdr + 32, &kl, 8);
 	memcpy(hdr + 40, &slices, 8);
 	memcpy(hdr + 48, &rank, 8);
