@@ -195,6 +195,47 @@ check_generated(const char *what, gen_opts *o, int want)
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Two captures of every rank (verl's discrete mode: one per step and role), merged on one
+ * timeline: the tables of both sources go to one rank. */
+static void
+check_two_captures(void)
+{
+	char dir[] = "/tmp/tl-test-gather-two-XXXXXX";
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	static const char *const sub[] = {"1", "1/actor", "2", "2/rollout"};
+	for (int i = 0; i < 4; i++) {
+		char *d = xasprintf("%s/%s", dir, sub[i]);
+		mkdir(d, 0755);
+		free(d);
+	}
+	for (int k = 0; k < 2; k++) {
+		gen_opts o;
+		gen_opts_default(&o);
+		o.nranks = 2;
+		o.nsteps = 2;
+		o.tasks_per_rank = 1500;
+		o.slow_rank = -1;
+		o.seed = 20 + (uint64_t)k;
+		o.launch_jitter = 1;
+		o.t0_ns = INT64_C(1736407067000000000) + k * INT64_C(60000000000);
+		char *d = xasprintf("%s/%s", dir, sub[2 * k + 1]);
+		gen_truth truth;
+		CHECK(gen_profile(&o, d, &truth) == 0, "two captures: generate %s", sub[2 * k + 1]);
+		gen_truth_free(&truth);
+		free(d);
+	}
+	check_same("two captures of every rank", dir, 8);
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	CHECK(load_trace(dir, &lo, &tr) == 0 && tr.nranks == 2 && tr.ranks[0]->nsources == 2,
+	      "two captures: each rank has both sources");
+	trace_free(&tr);
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static void
 check_sample(const char *sub, int want)
 {
@@ -240,5 +281,6 @@ main(void)
 	o.seed = 3;
 	o.json = 1;
 	check_generated("GRPO, one step, with trace_view.json", &o, 8);
+	check_two_captures();
 	return test_done();
 }
