@@ -830,7 +830,8 @@ ascend_db_state_save(const tl_rank *r, size_t si, uint8_t **out, size_t *len)
 	(*out)[0] =
 	    (uint8_t)((st->fwdbwd_read ? STATE_FWDBWD : 0) | (st->meta_read ? STATE_META : 0) |
 	              (n > 0 || (st->meta_read && st->dist_args != NULL) ? STATE_DIST_ARGS : 0));
-	memcpy(*out + 1, st->dist_args, n);
+	if (n > 0)
+		memcpy(*out + 1, st->dist_args, n);
 	*len = 1 + n;
 }
 

@@ -240,10 +240,11 @@ dbg_task(db_gather *d, db_cell sc, db_cell ec, db_cell gc, db_cell cc)
 			int64_t s = sc.v, e = ec.v;
 			int ok = s_int && ec.type == SQLITE_INTEGER && tl_time_ok(s) &&
 			         tl_time_ok(e) && e >= s;
-			op_task(d, gi, ok, e - s);
+			int64_t dur = ok ? e - s : 0; /* unusable times may be anything */
+			op_task(d, gi, ok, dur);
 			if (u64map_get(&d->gt_dup, (uint64_t)gt, &k))
 				for (uint32_t x = k + 1; x != 0; x = d->dup[x - 1].next)
-					op_task(d, d->dup[x - 1].group, ok, e - s);
+					op_task(d, d->dup[x - 1].group, ok, dur);
 		}
 	}
 	if (d->launches && d->call != NULL && s_int && cc.type == SQLITE_INTEGER && gt >= 0 &&
