@@ -176,12 +176,14 @@ cli_cache(cli *c, tl_cache *store)
 	return store;
 }
 
+/* Loads c's path; tables: the TL_TABLE_* the command's queries will read (gathered in the
+ * load's own pass instead of read again). */
 static int
-load_opts_run(cli *c, tl_trace *tr)
+load_opts_run(cli *c, tl_trace *tr, unsigned tables)
 {
 	tl_cache cache;
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
-	    .cache = cli_cache(c, &cache)};
+	    .cache = cli_cache(c, &cache), .tables = tables};
 	int rc = load_trace(c->path, &o, tr);
 	if (o.cache != NULL)
 		cache_close(o.cache);
@@ -280,7 +282,9 @@ cmd_summary(cli *c)
 		return 1;
 	}
 	tl_trace tr;
-	int rc = load_opts_run(c, &tr);
+	/* the text summary analyses the communication ops; --json also the operators, the
+	 * launches and the counters */
+	int rc = load_opts_run(c, &tr, c->json ? TL_TABLE_ALL : TL_TABLE_COMM);
 	if (rc == 0) {
 		tl_query *q = tlq_open(&tr, &c->query);
 		if (c->json)
@@ -296,8 +300,11 @@ cmd_summary(cli *c)
 			rows += tr.ranks[i]->rows;
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr, "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld\n",
-		    tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss);
+		fprintf(stderr,
+		    "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
+		    "source_opens=%llu\n",
+		    tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
+		    (unsigned long long)load_source_opens());
 	}
 	trace_free(&tr);
 	return rc;
@@ -305,6 +312,7 @@ cmd_summary(cli *c)
 
 /* tl diff: both profiles loaded, each gathered through the queries of tl summary, then joined
  * by rank, aligned step and name. */
+#define DIFF_TABLES (TL_TABLE_OPS | TL_TABLE_COMM) /* what tlq_diff_gather reads */
 static int
 cmd_diff(cli *c)
 {
@@ -330,7 +338,7 @@ cmd_diff(cli *c)
 		}
 		tl_rankset asked = c->ranks;
 		c->ranks = both; /* load the two ranks, through the cache like any load */
-		rc = load_opts_run(c, &ta);
+		rc = load_opts_run(c, &ta, DIFF_TABLES);
 		c->ranks = asked;
 		rankset_free(&both);
 		if (rc != 0) {
@@ -360,14 +368,14 @@ cmd_diff(cli *c)
 		trace_free(&ta);
 		return rc;
 	}
-	rc = load_opts_run(c, &ta);
+	rc = load_opts_run(c, &ta, DIFF_TABLES);
 	if (rc != 0) {
 		trace_free(&ta);
 		return rc;
 	}
 	const char *pa = c->path;
 	c->path = c->path_b;
-	rc = load_opts_run(c, &tb);
+	rc = load_opts_run(c, &tb, DIFF_TABLES);
 	c->path = pa;
 	if (rc == 0) {
 		tl_diff_side a, b;

@@ -1,9 +1,11 @@
 #include "config.h"
 #include "analysis/launch.h"
 #include "analysis/overlap.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int64_t
 launch_percentile(const int64_t *v, size_t n, int p)
@@ -12,55 +14,51 @@ launch_percentile(const int64_t *v, size_t n, int p)
 	return v[k > 0 ? k - 1 : 0];
 }
 
-typedef struct keyed {
-	size_t step; /* step index; SIZE_MAX: outside */
-	int64_t delay;
-} keyed;
-
-static int
-cmp_keyed(const void *a, const void *b)
-{
-	const keyed *x = a, *y = b;
-	if (x->step != y->step)
-		return x->step < y->step ? -1 : 1;
-	return (x->delay > y->delay) - (x->delay < y->delay);
-}
-
 size_t
 launch_steps(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step **out)
 {
 	*out = NULL;
 	if (n == 0)
 		return 0;
-	keyed *k = xreallocarray(NULL, n, sizeof *k);
+	/* a bucket per step and one for launches outside every step (last), then each bucket's
+	 * delays sorted: millions of launches, a handful of steps */
+	size_t nb = r->nsteps + 1;
+	size_t *at = xcalloc(nb + 1, sizeof *at);
+	size_t *b = xreallocarray(NULL, n, sizeof *b);
 	for (size_t i = 0; i < n; i++) {
-		k[i].step =
+		size_t k =
 		    r->nsteps == 1 ? 0 : steps_index_at(r->steps, r->nsteps, v[i].host_start);
-		k[i].delay = v[i].dev_start - v[i].host_start;
+		b[i] = k < r->nsteps ? k : r->nsteps;
+		at[b[i] + 1]++;
 	}
-	qsort(k, n, sizeof *k, cmp_keyed);
+	for (size_t k = 0; k < nb; k++)
+		at[k + 1] += at[k];
+	int64_t *d = xreallocarray(NULL, n, sizeof *d);
+	size_t *fill = xreallocarray(NULL, nb, sizeof *fill);
+	memcpy(fill, at, nb * sizeof *fill);
+	for (size_t i = 0; i < n; i++)
+		d[fill[b[i]]++] = v[i].dev_start - v[i].host_start;
 	tl_launch_step *o = NULL;
 	size_t no = 0, cap = 0;
-	int64_t *d = xreallocarray(NULL, n, sizeof *d);
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		while (j < n && k[j].step == k[i].step) {
-			d[j - i] = k[j].delay;
-			j++;
-		}
-		size_t m = j - i;
-		tl_launch_step x = {
-		    .step_id = k[i].step == SIZE_MAX ? -1 : r->steps[k[i].step].id,
+	for (size_t k = 0; k < nb; k++) {
+		size_t m = at[k + 1] - at[k];
+		if (m == 0)
+			continue;
+		int64_t *x = d + at[k];
+		sort_i64(x, m);
+		tl_launch_step row = {
+		    .step_id = k == r->nsteps ? -1 : r->steps[k].id,
 		    .launches = m,
-		    .p50 = launch_percentile(d, m, 50),
-		    .p90 = launch_percentile(d, m, 90),
-		    .max = d[m - 1],
+		    .p50 = launch_percentile(x, m, 50),
+		    .p90 = launch_percentile(x, m, 90),
+		    .max = x[m - 1],
 		};
-		VEC_PUSH(o, no, cap, x);
-		i = j;
+		VEC_PUSH(o, no, cap, row);
 	}
+	free(fill);
 	free(d);
-	free(k);
+	free(b);
+	free(at);
 	*out = o;
 	return no;
 }

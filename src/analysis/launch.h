@@ -8,24 +8,12 @@
 
 #include "model/trace.h"
 
-typedef struct tl_launch_step {
-	int64_t step_id;       /* STEP_TIME id; -1: launched outside every step (or no steps) */
-	size_t launches;       /* launches (CANN calls with compute or communication tasks) */
-	int64_t p50, p90, max; /* ns, nearest-rank percentiles of the launch delays */
-	/* Device idle time of the step (the gaps between its merged compute and communication
-	 * work: the overlap analysis's free) and the part of it during which the host had not yet
-	 * started the launch of the work that ended the gap (host bound). have_idle 0: no device
-	 * work of the step (or launched outside every step). ns. */
-	int have_idle;
-	int64_t idle, idle_host;
-} tl_launch_step;
-
 /* Nearest-rank percentile p (0 < p <= 100) of sorted v[0..n), n > 0: v[ceil(p n / 100) - 1]. */
 int64_t launch_percentile(const int64_t *v, size_t n, int p);
 
 /* Per step of r, by the launch's host start (a rank with one step: every launch is in it, as
  * torch_npu's step statistics count a one-step capture), in step order, launches outside every
- * step last. v is reordered. Returns the number of rows; *out (caller frees) has them. */
+ * step last. Returns the number of rows; *out (caller frees) has them. */
 size_t launch_steps(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step **out);
 
 /* Device idle time in [t0, t1) of the work of `step` (TL_NO_STEP: all work): the gaps between

@@ -1,15 +1,9 @@
 #include "config.h"
 #include "analysis/opstats.h"
+#include "util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
 
 /* The p-quantile (0 <= p <= 1) of sorted v[0 .. n), n > 0: v[h] + (h - floor h)(v[h+1] - v[h])
  * with h = (n - 1) p. */
@@ -26,10 +20,16 @@ opstats_quantile(const int64_t *v, size_t n, double p)
 void
 opstats_describe(int64_t *v, size_t n, tl_opstat *out)
 {
+	sort_i64(v, n);
+	opstats_describe_sorted(v, n, out);
+}
+
+void
+opstats_describe_sorted(const int64_t *v, size_t n, tl_opstat *out)
+{
 	memset(out, 0, sizeof *out);
 	if (n == 0)
 		return;
-	qsort(v, n, sizeof *v, cmp_i64);
 	out->count = n;
 	for (size_t i = 0; i < n; i++)
 		out->total += v[i];

@@ -14,5 +14,7 @@ typedef struct tl_opstat {
 
 /* Statistics of v[0 .. n) (sorted here, ascending). All zero when n is 0. */
 void opstats_describe(int64_t *v, size_t n, tl_opstat *out);
+/* The same of v already ascending (not written: v may be shared). */
+void opstats_describe_sorted(const int64_t *v, size_t n, tl_opstat *out);
 
 #endif

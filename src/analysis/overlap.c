@@ -26,6 +26,7 @@ union_iter_init(tl_union_iter *it, const tl_rank *r, tl_lane_kind kind, uint16_t
 	it->t1 = t1;
 	it->have_cur = 0;
 	it->done = 0;
+	it->run = SIZE_MAX;
 }
 
 void
@@ -44,17 +45,41 @@ next_slice(tl_union_iter *it, int64_t *s, int64_t *e)
 	for (;;) {
 		size_t best = SIZE_MAX;
 		int64_t bs = INT64_MAX;
-		for (size_t i = 0; i < it->ntracks; i++) {
-			const tl_track *t = it->tracks[i];
-			size_t p = it->pos[i];
+		if (it->run < it->ntracks) {
+			/* the track of the last slice goes on while its slices start before every
+			 * other track's next one: no scan of all tracks per slice (equal starts go
+			 * through the scan; their order does not change the union) */
+			const tl_track *t = it->tracks[it->run];
+			size_t p = it->pos[it->run];
 			if (it->step != TL_NO_STEP && t->step)
 				while (p < t->n && t->step[p] != it->step && t->v[p].start < it->t1)
 					p++;
-			it->pos[i] = p;
-			if (p < t->n && t->v[p].start < bs && t->v[p].start < it->t1) {
-				bs = t->v[p].start;
-				best = i;
+			it->pos[it->run] = p;
+			if (p < t->n && t->v[p].start < it->run_lim && t->v[p].start < it->t1)
+				best = it->run;
+		}
+		if (best == SIZE_MAX) {
+			int64_t second = INT64_MAX;
+			for (size_t i = 0; i < it->ntracks; i++) {
+				const tl_track *t = it->tracks[i];
+				size_t p = it->pos[i];
+				if (it->step != TL_NO_STEP && t->step)
+					while (p < t->n && t->step[p] != it->step &&
+					       t->v[p].start < it->t1)
+						p++;
+				it->pos[i] = p;
+				if (p < t->n && t->v[p].start < it->t1) {
+					if (t->v[p].start < bs) {
+						second = bs;
+						bs = t->v[p].start;
+						best = i;
+					} else if (t->v[p].start < second) {
+						second = t->v[p].start;
+					}
+				}
 			}
+			it->run = best;
+			it->run_lim = second;
 		}
 		if (best == SIZE_MAX)
 			return 0;

@@ -22,6 +22,8 @@ typedef struct tl_union_iter {
 	int64_t t0, t1;
 	int64_t cur_s, cur_e; /* pending merged interval */
 	int have_cur, done;
+	size_t run;      /* the track the last slice came from (SIZE_MAX: none) */
+	int64_t run_lim; /* it goes on while its slices start before this */
 } tl_union_iter;
 
 void union_iter_init(tl_union_iter *, const tl_rank *, tl_lane_kind, uint16_t step, int64_t t0,

@@ -17,6 +17,82 @@ cmp_ival(const void *a, const void *b)
 	return (x->s > y->s) - (x->s < y->s);
 }
 
+/* The busy intervals (compute, then communication: each list by start, disjoint) of step in
+ * [t0, t1], merged into one list by start (malloc'd, *n of them). */
+static ival *
+busy_in(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, size_t *n)
+{
+	ival *v[2] = {NULL, NULL};
+	size_t nv[2] = {0, 0}, cap[2] = {0, 0};
+	static const tl_lane_kind kinds[] = {TL_LANE_COMPUTE, TL_LANE_COMM};
+	for (int k = 0; k < 2; k++) {
+		tl_union_iter it;
+		int64_t s, e;
+		union_iter_init(&it, r, kinds[k], step, t0, t1);
+		while (union_iter_next(&it, &s, &e)) {
+			ival x = {s, e};
+			VEC_PUSH(v[k], nv[k], cap[k], x);
+		}
+		union_iter_done(&it);
+	}
+	ival *b = xreallocarray(NULL, nv[0] + nv[1] + 1, sizeof *b);
+	size_t i = 0, j = 0, o = 0;
+	while (i < nv[0] || j < nv[1])
+		b[o++] =
+		    j >= nv[1] || (i < nv[0] && v[0][i].s <= v[1][j].s) ? v[0][i++] : v[1][j++];
+	free(v[0]);
+	free(v[1]);
+	*n = o;
+	return b;
+}
+
+/* The time of the disjoint intervals m[0 .. nm) (by start) that b[0 .. nb) (by start, may
+ * overlap each other) does not cover. */
+static int64_t
+minus(const ival *m, size_t nm, const ival *b, size_t nb)
+{
+	int64_t out = 0;
+	size_t j = 0;
+	for (size_t i = 0; i < nm; i++) {
+		int64_t p = m[i].s, end = m[i].e;
+		while (j < nb && b[j].e <= p)
+			j++;
+		for (size_t q = j; q < nb && b[q].s < end && p < end; q++) {
+			if (b[q].s > p)
+				out += b[q].s - p;
+			if (b[q].e > p)
+				p = b[q].e;
+		}
+		if (p < end)
+			out += end - p;
+	}
+	return out;
+}
+
+/* The time of [s, e) no busy slice of step covers. */
+static int64_t
+uncovered(const tl_rank *r, uint16_t step, int64_t s, int64_t e)
+{
+	size_t nb;
+	ival *b = busy_in(r, step, s, e, &nb);
+	ival m = {s, e};
+	int64_t out = minus(&m, 1, b, nb);
+	free(b);
+	return out;
+}
+
+/* The same of every m[0 .. nm), in one sweep over the busy slices from the first to the
+ * last. */
+static int64_t
+uncovered_sweep(const tl_rank *r, uint16_t step, const ival *m, size_t nm)
+{
+	size_t nb;
+	ival *b = busy_in(r, step, m[0].s, m[nm - 1].e, &nb);
+	int64_t out = minus(m, nm, b, nb);
+	free(b);
+	return out;
+}
+
 void
 timesplit_memory(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, int64_t *memory,
                  int64_t *not_overlapped)
@@ -42,53 +118,36 @@ timesplit_memory(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, int64_
 	if (nm == 0)
 		return;
 	qsort(m, nm, sizeof *m, cmp_ival);
-	int64_t lo = m[0].s, hi = m[0].e;
-	for (size_t i = 1; i < nm; i++)
-		hi = m[i].e > hi ? m[i].e : hi;
-	/* the covered time near the memcpys: compute and communication of the step, merged */
-	ival *b = NULL;
-	size_t nb = 0, bcap = 0;
-	static const tl_lane_kind kinds[] = {TL_LANE_COMPUTE, TL_LANE_COMM};
-	for (int k = 0; k < 2; k++) {
-		tl_union_iter it;
-		int64_t s, e;
-		union_iter_init(&it, r, kinds[k], step, lo, hi);
-		while (union_iter_next(&it, &s, &e)) {
-			ival x = {s, e};
-			VEC_PUSH(b, nb, bcap, x);
+	/* the memcpys' union, merged in place */
+	size_t nu = 0;
+	for (size_t i = 0; i < nm; i++) {
+		if (nu > 0 && m[i].s <= m[nu - 1].e) {
+			if (m[i].e > m[nu - 1].e)
+				m[nu - 1].e = m[i].e;
+		} else {
+			m[nu++] = m[i];
 		}
-		union_iter_done(&it);
 	}
-	if (nb > 1)
-		qsort(b, nb, sizeof *b, cmp_ival);
-	/* sweep the memcpy union against the busy union */
-	size_t j = 0;
-	int64_t cur_s = m[0].s, cur_e = m[0].e;
-	for (size_t i = 1; i <= nm; i++) {
-		if (i < nm && m[i].s <= cur_e) {
-			if (m[i].e > cur_e)
-				cur_e = m[i].e;
+	/* what compute or communication of the step covers of it: inside each memcpy interval
+	 * alone when they are few against the busy slices between the first and the last (a
+	 * union per interval: a binary search per lane), else one sweep over all of them */
+	size_t nbusy = 0, nlanes = 0;
+	for (size_t k = 0; k < r->ntracks; k++) {
+		const tl_track *t = r->tracks[k];
+		if (t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM)
 			continue;
-		}
-		/* [cur_s, cur_e) minus the busy intervals */
-		int64_t p = cur_s;
-		while (j < nb && b[j].e <= p)
-			j++;
-		for (size_t q = j; q < nb && b[q].s < cur_e && p < cur_e; q++) {
-			if (b[q].s > p)
-				*not_overlapped += b[q].s - p;
-			if (b[q].e > p)
-				p = b[q].e;
-		}
-		if (p < cur_e)
-			*not_overlapped += cur_e - p;
-		if (i < nm) {
-			cur_s = m[i].s;
-			cur_e = m[i].e;
-		}
+		nlanes++;
+		size_t a = track_first_ending_after(t, m[0].s),
+		       z = track_first_starting_at(t, m[nu - 1].e);
+		nbusy += z > a ? z - a : 0;
+	}
+	if (nu * (nlanes + 1) * 16 < nbusy) {
+		for (size_t i = 0; i < nu; i++)
+			*not_overlapped += uncovered(r, step, m[i].s, m[i].e);
+	} else {
+		*not_overlapped = uncovered_sweep(r, step, m, nu);
 	}
 	free(m);
-	free(b);
 }
 
 int

@@ -72,7 +72,8 @@ step_at(const db_ctx *c, int64_t t)
 static int
 read_launches(db_ctx *c)
 {
-	if (c->nsteps < 2 || !db_has_table(c, "CANN_API"))
+	int steps = c->nsteps >= 2; /* else only the launches asked for read it */
+	if ((!steps && !c->gather.launches) || !db_has_table(c, "CANN_API"))
 		return 0;
 	int64_t maxc = db_scalar_i64(c, "CANN_API", "SELECT max(connectionId) FROM CANN_API", -1);
 	if (maxc < 0 || c->failed)
@@ -80,6 +81,7 @@ read_launches(db_ctx *c)
 	/* a dense array while the ids are about as many as the rows (a crafted file with one
 	 * huge id must not make tl allocate for every id below it) */
 	int64_t rows = db_scalar_i64(c, "CANN_API", "SELECT count(*) FROM CANN_API", 0);
+	dbg_calls(&c->gather, maxc, rows);
 	c->conn_hashed = (uint64_t)maxc >= (uint64_t)256 << 20 ||
 	                 (uint64_t)maxc > (uint64_t)rows * 4 + DENSE_SLACK;
 	if (c->conn_hashed)
@@ -97,10 +99,12 @@ read_launches(db_ctx *c)
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		db_rows(c, 1);
-		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+		db_cell cc = db_cell_at(st, 0), sc = db_cell_at(st, 1);
+		dbg_call(&c->gather, cc, sc);
+		if (!steps || cc.type == SQLITE_NULL)
 			continue;
-		int64_t conn = sqlite3_column_int64(st, 0);
-		uint16_t s = step_at(c, sqlite3_column_int64(st, 1));
+		int64_t conn = cc.v;
+		uint16_t s = step_at(c, sc.v);
 		if (conn < 0)
 			continue;
 		if (c->conn_hashed)
@@ -109,7 +113,7 @@ read_launches(db_ctx *c)
 			c->conn_step[conn] = s;
 	}
 	sqlite3_finalize(st);
-	c->have_conn_steps = 1;
+	c->have_conn_steps = steps;
 	if (rc != SQLITE_DONE)
 		db_fail(c, "CANN_API", rc);
 	return 0;
@@ -215,6 +219,16 @@ gt_prepare(db_ctx *c)
 	c->gt_name = xmalloc(c->gt_n * sizeof *c->gt_name);
 }
 
+/* The pool id of a STRING_IDS cell already read, as db_str_id gives it. */
+static uint32_t
+cell_str_id(db_ctx *c, db_cell x)
+{
+	uint32_t id;
+	if (x.type == SQLITE_NULL || !u64map_get(&c->strs, (uint64_t)x.v, &id))
+		return 0;
+	return id;
+}
+
 static int
 read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 {
@@ -222,9 +236,16 @@ read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 		return 0;
 	/* compute/schedule kernels are named by `name`; HCCL sub-tasks by their task type
 	 * (Memcpy, Notify_Wait, ...) falling back to the op name at Level0 ('N/A'). */
-	static const char *const cols[] = {"globalTaskId", "name", "taskType"};
-	int have[3];
-	sqlite3_stmt *st = db_prepare_cols(c, table, cols, cls == GT_MEMCPY ? 1 : 3, have, NULL);
+	static const char *const cols[] = {"globalTaskId", "name", "taskType", "opType",
+	                                   "inputShapes"};
+	int have[5];
+	int ops = cls == GT_COMPUTE && c->gather.ops != NULL; /* the operators' columns too */
+	int work = cls == GT_COMPUTE || cls == GT_COMM;       /* launched work */
+	sqlite3_stmt *st = db_prepare_cols(c, table, cols,
+	                                   cls == GT_MEMCPY ? 1
+	                                   : ops            ? 5
+	                                                    : 3,
+	                                   have, NULL);
 	if (st == NULL)
 		return -1;
 	uint32_t na = strpool_intern_cstr(c->r->pool, "N/A");
@@ -232,18 +253,29 @@ read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		db_rows(c, 1);
-		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+		db_cell gc = db_cell_at(st, 0);
+		if (gc.type == SQLITE_NULL)
 			continue;
-		int64_t gt = sqlite3_column_int64(st, 0);
+		int64_t gt = gc.v;
+		db_cell nc = cls != GT_MEMCPY ? db_cell_at(st, 1) : gc;
+		if (gc.type == SQLITE_INTEGER) {
+			if (ops) { /* name, op type, task type, shapes */
+				db_cell str[4] = {nc, db_cell_at(st, 3), db_cell_at(st, 2),
+				                  db_cell_at(st, 4)};
+				dbg_compute(&c->gather, gt, str);
+			}
+			if (work)
+				dbg_work(&c->gather, gt);
+		}
 		uint32_t name;
 		if (cls == GT_MEMCPY) {
 			name = memcpy_name;
 		} else if (cls == GT_COMM) {
 			name = db_str_id(c, st, 2);
 			if (name == 0 || name == na)
-				name = db_str_id(c, st, 1);
+				name = cell_str_id(c, nc);
 		} else {
-			name = db_str_id(c, st, 1);
+			name = cell_str_id(c, nc);
 		}
 		gt_set(c, gt, cls, name);
 	}
@@ -264,15 +296,15 @@ typedef struct row_check {
 /* The start and end of the row in columns cs and ce; a NULL end is the start when
  * end_optional (MSTX marks). Returns 0 for a usable row. */
 static int
-row_times(row_check *k, sqlite3_stmt *st, int cs, int ce, int end_optional, int64_t *s, int64_t *e)
+cell_times(row_check *k, db_cell sc, db_cell ec, int end_optional, int64_t *s, int64_t *e)
 {
-	int end_null = sqlite3_column_type(st, ce) == SQLITE_NULL;
-	if (sqlite3_column_type(st, cs) == SQLITE_NULL || (end_null && !end_optional)) {
+	int end_null = ec.type == SQLITE_NULL;
+	if (sc.type == SQLITE_NULL || (end_null && !end_optional)) {
 		k->nulls++;
 		return -1;
 	}
-	*s = sqlite3_column_int64(st, cs);
-	*e = end_null ? *s : sqlite3_column_int64(st, ce);
+	*s = sc.v;
+	*e = end_null ? *s : ec.v;
 	if (!tl_time_ok(*s) || !tl_time_ok(*e)) {
 		k->range++;
 		return -1;
@@ -282,6 +314,12 @@ row_times(row_check *k, sqlite3_stmt *st, int cs, int ce, int end_optional, int6
 		return -1;
 	}
 	return 0;
+}
+
+static int
+row_times(row_check *k, sqlite3_stmt *st, int cs, int ce, int end_optional, int64_t *s, int64_t *e)
+{
+	return cell_times(k, db_cell_at(st, cs), db_cell_at(st, ce), end_optional, s, e);
 }
 
 static void
@@ -426,19 +464,22 @@ read_tasks(db_ctx *c)
 	u64map_init(&children);
 	row_check bad = {0};
 	int rc;
+	int gather = c->gather.ops != NULL || c->gather.launches;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		db_rows(c, 1);
+		db_cell sc = db_cell_at(st, 0), ec = db_cell_at(st, 1), gc = db_cell_at(st, 4),
+		        cc = db_cell_at(st, 8);
+		if (gather)
+			dbg_task(&c->gather, sc, ec, gc, cc);
 		int64_t s, e;
-		if (row_times(&bad, st, 0, 1, 0, &s, &e) != 0)
+		if (cell_times(&bad, sc, ec, 0, &s, &e) != 0)
 			continue;
 		int64_t dev = sqlite3_column_int64(st, 2);
 		int64_t stream = sqlite3_column_int64(st, 3);
-		int64_t gt =
-		    sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+		int64_t gt = gc.type == SQLITE_NULL ? -1 : gc.v;
 		uint32_t ttype = db_str_id(c, st, 5);
 		int64_t ctxid = have[6] ? sqlite3_column_int64(st, 6) : TL_INVALID_U32;
-		int64_t conn =
-		    sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 8);
+		int64_t conn = cc.type == SQLITE_NULL ? -1 : cc.v;
 		uint32_t rowid = (uint32_t)sqlite3_column_int64(st, 9);
 		uint32_t name = ttype;
 		tl_lane_kind kind;
@@ -589,23 +630,58 @@ read_rank_id(db_ctx *c)
 		c->r->rank = (int)r;
 }
 
-/* META_DATA's value of `name` (opened as the loader opens the file), or NULL. */
-static char *
-ascend_db_meta(const tl_source *src, const char *name)
+#define DIST_ARGS "distributed_args" /* META_DATA: the job's parallel layout (JSON) */
+
+static void
+db_state_free(void *p)
 {
-	const char *path = src->path;
-	tl_profdb p;
-	char err[400], *v = NULL;
-	if (profdb_open(&p, path, err, sizeof err) != 0)
-		return NULL; /* the load said what is wrong with it */
+	db_state *st = p;
+	if (st != NULL)
+		free(st->dist_args);
+	free(st);
+}
+
+db_state *
+db_state_of(tl_rank *r, size_t si)
+{
+	db_state *st = rank_source_state(r, si);
+	if (st == NULL) {
+		st = xcalloc(1, sizeof *st);
+		rank_set_source_state(r, si, st, db_state_free);
+	}
+	return st;
+}
+
+/* META_DATA's value of name on c's connection, or NULL. */
+static char *
+meta_value(tl_profdb *p, const char *name)
+{
 	sqlite3_stmt *st = NULL;
-	if (p.has_meta &&
-	    profdb_prepare(&p, "SELECT value FROM META_DATA WHERE name = ?", &st) == SQLITE_OK) {
+	char *v = NULL;
+	if (p->has_meta &&
+	    profdb_prepare(p, "SELECT value FROM META_DATA WHERE name = ?", &st) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
 			v = xstrdup((const char *)sqlite3_column_text(st, 0));
 	}
 	sqlite3_finalize(st);
+	return v;
+}
+
+/* META_DATA's value of `name`: distributed_args as the load read it (kept in the source's
+ * state, so in the model cache too), anything else read now. NULL: none. */
+static char *
+ascend_db_meta(const tl_rank *r, size_t si, const char *name)
+{
+	const db_state *ds = rank_source_state(r, si);
+	if (ds != NULL && ds->meta_read && strcmp(name, DIST_ARGS) == 0)
+		return ds->dist_args != NULL ? xstrdup(ds->dist_args) : NULL;
+	const char *path = r->sources[si]->path;
+	tl_profdb p;
+	char err[400], *v = NULL;
+	if (profdb_open(&p, path, err, sizeof err) != 0)
+		return NULL; /* the load said what is wrong with it */
+	v = meta_value(&p, name);
 	profdb_close(&p);
 	return v;
 }
@@ -635,13 +711,26 @@ db_notes(db_ctx *c)
 		         c->pdb.schema_version);
 }
 
+/* Whether table has column col. */
 static int
-ascend_db_load(const tl_source *src, tl_rank *r)
+has_column(db_ctx *c, const char *table, const char *col)
+{
+	int have = 0;
+	return db_has_table(c, table) && db_table_columns(c, table, &col, 1, &have) > 0 && have;
+}
+
+static int
+ascend_db_load(const tl_source *src, tl_rank *r, tl_gather *g)
 {
 	db_ctx c;
 	if (db_open(&c, src, r, "skipped") != 0)
 		return -1;
 	db_notes(&c);
+	db_state *ds = db_state_of(r, r->nsources - 1); /* src is the rank's last source */
+	if (!ds->meta_read) {
+		ds->dist_args = meta_value(&c.pdb, DIST_ARGS);
+		ds->meta_read = 1;
+	}
 	u64map_init(&c.strs);
 	u64map_init(&c.mstx_conn);
 	size_t before = 0;
@@ -654,9 +743,20 @@ ascend_db_load(const tl_source *src, tl_rank *r)
 	if (!c.failed)
 		read_steps(&c);
 	if (!c.failed)
-		read_launches(&c);
-	if (!c.failed)
 		gt_prepare(&c);
+	if (!c.failed && g != NULL) {
+		/* what the on-demand readers need (ascend_db_ops.c, ascend_db_launches) */
+		int ops = db_has_table(&c, "COMPUTE_TASK_INFO") && db_has_table(&c, "TASK") &&
+		          db_has_table(&c, "STRING_IDS") &&
+		          has_column(&c, "COMPUTE_TASK_INFO", "globalTaskId");
+		int launches = db_has_table(&c, "CANN_API") && db_has_table(&c, "TASK") &&
+		               (db_has_table(&c, "COMPUTE_TASK_INFO") ||
+		                db_has_table(&c, "COMMUNICATION_TASK_INFO"));
+		dbg_init(&c.gather, r, g, &c.strs, ops, launches, (int64_t)c.gt_n - 1,
+		         !c.gt_hashed);
+	}
+	if (!c.failed)
+		read_launches(&c);
 	if (!c.failed)
 		read_gt_table(&c, "COMPUTE_TASK_INFO", GT_COMPUTE);
 	if (!c.failed)
@@ -676,6 +776,8 @@ ascend_db_load(const tl_source *src, tl_rank *r)
 		after += r->tracks[i]->n;
 	msg_progress_add(0, c.rows - c.rows_reported);
 	r->rows += c.rows;
+	if (g != NULL)
+		dbg_finish(&c.gather, src->path, c.failed);
 
 	u64map_free(&c.strs);
 	if (c.gt_hashed) {
@@ -710,34 +812,47 @@ ascend_db_estimate(const tl_source *src, int view)
 	return profdb_estimate_rows(src->path) * (uint64_t)(view ? DB_ROW_VIEW : DB_ROW_SUMMARY);
 }
 
-/* The model cache keeps whether the operator pairs were read (they are in r->fwdbwd then): one
- * byte, and none while they were not, so that a rank from the cache reads them when asked. */
+/* The model cache keeps whether the operator pairs were read (they are in r->fwdbwd then), so
+ * that a rank from the cache reads them when asked, and distributed_args as the load read it:
+ * one byte of flags, then the text. Nothing when neither was read. */
+enum { STATE_FWDBWD = 1, STATE_META = 2, STATE_DIST_ARGS = 4 };
+
 static void
 ascend_db_state_save(const tl_rank *r, size_t si, uint8_t **out, size_t *len)
 {
 	const db_state *st = rank_source_state(r, si);
 	*out = NULL;
 	*len = 0;
-	if (st == NULL || !st->fwdbwd_read)
+	if (st == NULL || (!st->fwdbwd_read && !st->meta_read))
 		return;
-	*out = xmalloc(1);
-	(*out)[0] = 1;
-	*len = 1;
+	size_t n = st->meta_read && st->dist_args != NULL ? strlen(st->dist_args) : 0;
+	*out = xmalloc(1 + n);
+	(*out)[0] =
+	    (uint8_t)((st->fwdbwd_read ? STATE_FWDBWD : 0) | (st->meta_read ? STATE_META : 0) |
+	              (n > 0 || (st->meta_read && st->dist_args != NULL) ? STATE_DIST_ARGS : 0));
+	if (n > 0)
+		memcpy(*out + 1, st->dist_args, n);
+	*len = 1 + n;
 }
 
 static int
 ascend_db_state_restore(tl_rank *r, size_t si, const uint8_t *p, size_t len)
 {
-	if (len != 1 || p[0] != 1)
+	if (len < 1 || p[0] == 0 || p[0] > 7 ||
+	    ((p[0] & STATE_DIST_ARGS) && !(p[0] & STATE_META)) ||
+	    (!(p[0] & STATE_DIST_ARGS) && len != 1) || memchr(p + 1, '\0', len - 1) != NULL)
 		return -1;
-	db_state *st = xcalloc(1, sizeof *st);
-	st->fwdbwd_read = 1;
-	rank_set_source_state(r, si, st, free);
+	db_state *st = db_state_of(r, si);
+	st->fwdbwd_read = (p[0] & STATE_FWDBWD) != 0;
+	st->meta_read = (p[0] & STATE_META) != 0;
+	if (p[0] & STATE_DIST_ARGS)
+		st->dist_args = xstrndup((const char *)p + 1, len - 1);
 	return 0;
 }
 
 const tl_loader loader_ascend_db = {
     .name = "ascend-db",
+    .gathers = TL_TABLE_OPS | TL_TABLE_LAUNCHES,
     .load = ascend_db_load,
     .estimate = ascend_db_estimate,
     .fwdbwd = ascend_db_fwdbwd,

@@ -139,11 +139,7 @@ read_fwdbwd(db_ctx *c)
 void
 ascend_db_fwdbwd(tl_rank *r, size_t si)
 {
-	db_state *st = rank_source_state(r, si);
-	if (st == NULL) {
-		st = xcalloc(1, sizeof *st);
-		rank_set_source_state(r, si, st, free);
-	}
+	db_state *st = db_state_of(r, si);
 	if (st->fwdbwd_read)
 		return;
 	st->fwdbwd_read = 1;

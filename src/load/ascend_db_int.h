@@ -2,6 +2,7 @@
  * helpers every part of it shares (ascend_db_conn.c). No one outside these files sees it. */
 #ifndef TL_ASCEND_DB_INT_H
 #define TL_ASCEND_DB_INT_H
+#include "load/ascend_db_gather.h"
 #include "load/load_int.h"
 #include "load/profdb.h"
 #include "util/u64map.h"
@@ -40,12 +41,17 @@ typedef struct db_ctx {
 	size_t nmstx, mstxcap;
 	uint64_t rows, rows_reported;
 	int failed; /* the DB itself is unusable (not SQLite, encrypted, crafted, ...): stop */
+	db_gather gather; /* the operators and launches asked for besides (ascend_db_gather.h) */
 } db_ctx;
 
 /* What the DB loader keeps of a source: whether its operator pairs were read. */
 typedef struct db_state {
 	int fwdbwd_read;
+	int meta_read;   /* dist_args was read while loading */
+	char *dist_args; /* META_DATA's distributed_args (the pipeline layout), NULL: none */
 } db_state;
+/* Source si's state, made on first use. */
+db_state *db_state_of(tl_rank *r, size_t si);
 
 /* Opens src for r through the hardened connection; `then` ends the one-line message of a DB
  * that cannot be opened. */

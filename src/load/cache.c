@@ -226,11 +226,10 @@ cache_store_rank(tl_cache *c, const tl_source *src, size_t n, const tl_rank *r, 
 		return;
 	if (c->read_only)
 		warn_unwritable(c, NULL);
-	/* what a file holds is the rank as its loaders left it; parts read on demand (host lanes,
-	 * counters) are read again from the profile after a cache hit, so a rank that already has
-	 * them is not written */
-	if (c->read_only || !r->loaded || r->host_read || r->counters_read ||
-	    !inputs_unchanged(src, n)) {
+	/* what a file holds is the rank as its loaders left it with the tables its load gathered
+	 * (the counters among them); host lanes, read on demand, are read again from the profile
+	 * after a cache hit, so a rank that already has them is not written */
+	if (c->read_only || !r->loaded || r->host_read || !inputs_unchanged(src, n)) {
 		add_rec(c, r->rank, TL_CACHE_UNWRITTEN, NULL, 0, cache_rank_slices(r));
 		return;
 	}

@@ -3,6 +3,8 @@
 #include "config.h"
 #include "load/cache_int.h"
 #include "load/load.h"
+#include "model/comm.h"
+#include "model/ops.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 
@@ -139,6 +141,225 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 	return t;
 }
 
+/* ---- the tables a load gathered -------------------------------------------------------------- */
+
+/* A string pool written by put_pool, into a new pool (NULL and r->bad set when it is not one). */
+static tl_strpool *
+get_pool(rd *r)
+{
+	uint64_t np = get_u64(r);
+	if (r->bad == NULL && (np == 0 || np > UINT32_MAX || np - 1 > (r->n - r->off) / 8))
+		r->bad = "a table's string count is out of range";
+	if (r->bad != NULL)
+		return NULL;
+	tl_strpool *p = strpool_new();
+	for (uint64_t i = 1; i < np && r->bad == NULL; i++) {
+		uint64_t sl = get_u64(r);
+		const uint8_t *s = get_bytes(r, sl, 1);
+		if (s != NULL && strpool_intern(p, (const char *)s, (size_t)sl) != i)
+			r->bad = "a table's strings repeat";
+	}
+	return p;
+}
+
+/* The compute operators: groups of distinct keys, names in the pool, durations ascending (the
+ * queries read them as sorted, without copying). */
+static void
+get_ops(rd *r, tl_rank *rk)
+{
+	tl_op_data *d = xmalloc(sizeof *d);
+	op_data_init(d);
+	rk->ops = d;
+	tl_strpool *p = get_pool(r);
+	if (p == NULL)
+		return;
+	strpool_free(d->pool);
+	d->pool = p;
+	uint32_t np = strpool_count(p);
+	uint64_t ng = get_u64(r);
+	if (r->bad == NULL && ng > (r->n - r->off) / 40) /* a group takes at least 40 bytes */
+		r->bad = "its operator count is out of range";
+	for (uint64_t i = 0; i < ng && r->bad == NULL; i++) {
+		uint64_t k[4];
+		for (int x = 0; x < 4; x++)
+			k[x] = get_u64(r);
+		if (r->bad == NULL && (k[0] >= np || k[1] >= np || k[2] >= np || k[3] >= np)) {
+			r->bad = "an operator's strings are out of range";
+			break;
+		}
+		if (r->bad == NULL && op_data_group(d, (uint32_t)k[0], (uint32_t)k[1],
+		                                    (uint32_t)k[2], (uint32_t)k[3]) != i) {
+			r->bad = "its operators repeat";
+			break;
+		}
+		tl_op_group *g = &d->g[i];
+		g->dur = get_arr(r, sizeof *g->dur, SIZE_MAX / sizeof *g->dur, &g->n);
+		g->cap = g->n;
+		if (r->bad == NULL && g->n == 0)
+			r->bad = "an operator has no tasks";
+		for (size_t t = 0; t < g->n && r->bad == NULL; t++)
+			if (g->dur[t] < 0 || (t > 0 && g->dur[t] < g->dur[t - 1]))
+				r->bad = "an operator's durations are out of order or range";
+	}
+}
+
+static void
+get_launch_steps(rd *r, tl_rank *rk)
+{
+	uint64_t n = get_u64(r);
+	if (r->bad == NULL && n > (uint64_t)rk->nsteps + 1)
+		r->bad = "its launch rows are more than its steps";
+	if (r->bad != NULL)
+		return;
+	rk->have_launch_steps = 1;
+	rk->launch_steps = n ? xcalloc((size_t)n, sizeof *rk->launch_steps) : NULL;
+	for (uint64_t i = 0; i < n && r->bad == NULL; i++) {
+		tl_launch_step *x = &rk->launch_steps[i];
+		x->step_id = (int64_t)get_u64(r);
+		x->launches = (size_t)get_u64(r);
+		x->p50 = (int64_t)get_u64(r);
+		x->p90 = (int64_t)get_u64(r);
+		x->max = (int64_t)get_u64(r);
+		uint64_t have_idle = get_u64(r);
+		x->have_idle = have_idle == 1;
+		x->idle = (int64_t)get_u64(r);
+		x->idle_host = (int64_t)get_u64(r);
+		rk->nlaunch_steps = (size_t)i + 1;
+		if (r->bad == NULL && (x->launches == 0 || x->p50 > x->p90 || x->p90 > x->max))
+			r->bad = "a launch row is inconsistent";
+		if (r->bad == NULL && (have_idle > 1 || x->idle < 0 || x->idle_host < 0 ||
+		                       x->idle_host > x->idle || (!have_idle && x->idle != 0)))
+			r->bad = "a launch row's idle time is inconsistent";
+	}
+}
+
+/* The communication ops and their sub-tasks: strings in the pool, each op's tasks inside the
+ * task array and by start, ops by start, every time in range. */
+static void
+get_comm(rd *r, tl_rank *rk, size_t nsrc)
+{
+	tl_comm_data *d = xmalloc(sizeof *d);
+	comm_data_init(d);
+	rk->comm = d;
+	tl_strpool *p = get_pool(r);
+	if (p == NULL)
+		return;
+	strpool_free(d->pool);
+	d->pool = p;
+	uint32_t np = strpool_count(p);
+	uint64_t no = get_u64(r);
+	if (r->bad == NULL && no > (r->n - r->off) / 72) /* an op takes 72 bytes */
+		r->bad = "its communication op count is out of range";
+	if (r->bad == NULL && no > 0) {
+		d->ops = xcalloc((size_t)no, sizeof *d->ops);
+		d->opcap = (size_t)no;
+	}
+	for (uint64_t i = 0; i < no && r->bad == NULL; i++) {
+		tl_comm_op *o = &d->ops[i];
+		o->id = (int64_t)get_u64(r);
+		o->start = (int64_t)get_u64(r);
+		o->end = (int64_t)get_u64(r);
+		uint64_t name = get_u64(r), type = get_u64(r), group = get_u64(r);
+		uint64_t task0 = get_u64(r), ntasks = get_u64(r), source = get_u64(r);
+		d->nops = (size_t)i + 1;
+		if (r->bad == NULL &&
+		    (name >= np || type >= np || group >= np || source >= nsrc ||
+		     !times_ok(o->start, o->end) || (i > 0 && o->start < d->ops[i - 1].start)))
+			r->bad = "a communication op is out of range or order";
+		o->name = (uint32_t)name;
+		o->type = (uint32_t)type;
+		o->group = (uint32_t)group;
+		o->task0 = (size_t)task0;
+		o->ntasks = (size_t)ntasks;
+		o->source = (uint16_t)source;
+	}
+	uint64_t nt = get_u64(r);
+	if (r->bad == NULL && nt > (r->n - r->off) / 56) /* a task takes 56 bytes */
+		r->bad = "its communication task count is out of range";
+	if (r->bad == NULL && nt > 0) {
+		d->tasks = xcalloc((size_t)nt, sizeof *d->tasks);
+		d->taskcap = (size_t)nt;
+	}
+	for (uint64_t i = 0; i < nt && r->bad == NULL; i++) {
+		tl_comm_task *t = &d->tasks[i];
+		t->start = (int64_t)get_u64(r);
+		t->end = (int64_t)get_u64(r);
+		t->size = get_u64(r);
+		t->src = (int64_t)get_u64(r);
+		t->dst = (int64_t)get_u64(r);
+		t->plane = (int64_t)get_u64(r);
+		uint64_t kx = get_u64(r);
+		t->kind = (uint8_t)(kx & 0xff);
+		t->xport = (uint8_t)(kx >> 8);
+		d->ntasks = (size_t)i + 1;
+		if (r->bad == NULL && (!times_ok(t->start, t->end) || kx >> 16 != 0 ||
+		                       t->kind > TL_CTASK_WAIT || t->xport >= TL_XPORT__COUNT))
+			r->bad = "a communication task is out of range";
+	}
+	for (size_t i = 0; i < d->nops && r->bad == NULL; i++) {
+		const tl_comm_op *o = &d->ops[i];
+		if (o->task0 > d->ntasks || o->ntasks > d->ntasks - o->task0) {
+			r->bad = "a communication op's tasks are out of range";
+			break;
+		}
+		for (size_t k = 1; k < o->ntasks; k++)
+			if (d->tasks[o->task0 + k].start < d->tasks[o->task0 + k - 1].start) {
+				r->bad = "a communication op's tasks are out of order";
+				break;
+			}
+	}
+}
+
+/* The counters: kind, group (in the rank's pool), source, samples by time. */
+static void
+get_counters(rd *r, tl_rank *rk, uint32_t npool, size_t nsrc)
+{
+	uint64_t n = get_u64(r);
+	if (r->bad == NULL && n > (r->n - r->off) / 32) /* a counter takes at least 32 bytes */
+		r->bad = "its counter count is out of range";
+	rk->counters_read = 1;
+	for (uint64_t i = 0; i < n && r->bad == NULL; i++) {
+		uint64_t kind = get_u64(r), group = get_u64(r), source = get_u64(r);
+		if (r->bad == NULL && (kind >= TL_CTR__COUNT || group >= npool || source >= nsrc)) {
+			r->bad = "a counter's fields are out of range";
+			break;
+		}
+		tl_counter *c = xcalloc(1, sizeof *c);
+		VEC_PUSH(rk->counters, rk->ncounters, rk->ctrcap, c);
+		c->kind = (tl_counter_kind)kind;
+		c->group = (uint32_t)group;
+		c->source = (uint16_t)source;
+		c->t = get_arr(r, sizeof *c->t, SIZE_MAX / sizeof *c->t, &c->n);
+		c->cap = c->n;
+		const uint8_t *v = get_bytes(r, c->n, sizeof *c->v);
+		if (v != NULL && c->n > 0) {
+			c->v = xreallocarray(NULL, c->n, sizeof *c->v);
+			memcpy(c->v, v, c->n * sizeof *c->v);
+		}
+		if (v == NULL)
+			c->n = 0; /* r->bad is set */
+		for (size_t k = 0; k < c->n && r->bad == NULL; k++)
+			if (!tl_time_ok(c->t[k]) || (k > 0 && c->t[k] < c->t[k - 1]))
+				r->bad = "a counter's samples are out of order or range";
+	}
+}
+
+static void
+get_tables(rd *r, tl_rank *rk, uint32_t npool, size_t nsrc)
+{
+	uint64_t flags = get_u64(r);
+	if (r->bad == NULL && flags > (TABLE_OPS | TABLE_LAUNCHES | TABLE_COMM | TABLE_COUNTERS))
+		r->bad = "its table flags are out of range";
+	if (r->bad == NULL && (flags & TABLE_OPS))
+		get_ops(r, rk);
+	if (r->bad == NULL && (flags & TABLE_LAUNCHES))
+		get_launch_steps(r, rk);
+	if (r->bad == NULL && (flags & TABLE_COMM))
+		get_comm(r, rk, nsrc);
+	if (r->bad == NULL && (flags & TABLE_COUNTERS))
+		get_counters(r, rk, npool, nsrc);
+}
+
 static const char *
 check_header(const uint8_t *b, size_t len, uint64_t *keylen)
 {
@@ -260,6 +481,8 @@ cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *
 				rk->t_max = t->v[k].end;
 		}
 	}
+	if (r.bad == NULL)
+		get_tables(&r, rk, npool, n);
 	uint64_t nw = get_u64(&r);
 	char **warn = NULL;
 	size_t nwarn = 0;

@@ -1,5 +1,7 @@
 #include "config.h"
 #include "load/cache.h"
+#include "analysis/collectives.h"
+#include "analysis/launch.h"
 #include "load/load_int.h"
 #include "profile/discover.h"
 #include "util/msg.h"
@@ -48,6 +50,20 @@ bus_message(const char *path)
 	return xasprintf("tl: %s: the file shrank while tl was reading it (truncated or rewritten "
 	                 "by another program); stopped\n",
 	                 text_sanitize(path, p, sizeof p, 1));
+}
+
+static _Atomic uint64_t source_opens;
+
+void
+load_count_open(void)
+{
+	source_opens++;
+}
+
+uint64_t
+load_source_opens(void)
+{
+	return source_opens;
 }
 
 const tl_loader *
@@ -226,10 +242,10 @@ load_ops(const tl_rank *r, tl_op_data *d)
 }
 
 char *
-load_source_meta(const tl_source *src, const char *name)
+load_source_meta(const tl_rank *r, size_t si, const char *name)
 {
-	const tl_loader *ld = loader_for(src->kind);
-	return ld != NULL && ld->meta != NULL ? ld->meta(src, name) : NULL;
+	const tl_loader *ld = si < r->nsources ? loader_for(r->sources[si]->kind) : NULL;
+	return ld != NULL && ld->meta != NULL ? ld->meta(r, si, name) : NULL;
 }
 
 void
@@ -293,6 +309,10 @@ typedef struct load_ctx {
 	load_job *jobs;
 	size_t njobs;
 	tl_cache *cache;
+	unsigned tables; /* TL_TABLE_* to gather: what the command asked for, and all of them
+	                    when the cache is written (a file then serves every command) */
+	unsigned keep;   /* TL_TABLE_* the command asked for: the others are dropped once a
+	                    rank is in the cache */
 } load_ctx;
 
 /* A rank's load warnings, path/text pairs, for its cache file. */
@@ -328,12 +348,93 @@ source_span(const tl_rank *r, const size_t *before, size_t nbefore, int64_t *t0,
 	}
 }
 
+void
+load_drop_tables(tl_rank *r, unsigned keep)
+{
+	if (!(keep & TL_TABLE_OPS) && r->ops != NULL) {
+		op_data_free(r->ops);
+		free(r->ops);
+		r->ops = NULL;
+	}
+	if (!(keep & TL_TABLE_COMM) && r->comm != NULL) {
+		comm_data_free(r->comm);
+		free(r->comm);
+		r->comm = NULL;
+	}
+	if (!(keep & TL_TABLE_LAUNCHES)) {
+		free(r->launch_steps);
+		r->launch_steps = NULL;
+		r->nlaunch_steps = 0;
+		r->have_launch_steps = 0;
+	}
+}
+
+void
+load_gather_begin(tl_rank *r, tl_gather *g, unsigned tables)
+{
+	memset(g, 0, sizeof *g);
+	g->tables = tables;
+	if (tables & TL_TABLE_OPS) {
+		r->ops = xmalloc(sizeof *r->ops);
+		op_data_init(r->ops);
+	}
+}
+
+void
+load_gather_end(tl_rank *r, tl_gather *g)
+{
+	if (g->failed || !r->loaded) {
+		if (r->ops != NULL)
+			op_data_free(r->ops);
+		free(r->ops);
+		r->ops = NULL;
+		free(g->launches);
+		g->launches = NULL;
+		return;
+	}
+	if (r->ops != NULL)
+		op_data_finish(r->ops);
+	if (g->tables & TL_TABLE_LAUNCHES) {
+		/* sources whose loader does not gather launches while reading give them now, from
+		 * the finished rank (a JSON trace's flows end on its sorted device lanes) */
+		for (size_t i = 0; i < r->nsources; i++) {
+			const tl_loader *ld = loader_for(r->sources[i]->kind);
+			if (ld != NULL && ld->launches != NULL && !(ld->gathers & TL_TABLE_LAUNCHES))
+				ld->launches(r->sources[i], r, &g->launches, &g->nlaunches, &g->lcap);
+		}
+		r->nlaunch_steps = launch_steps(r, g->launches, g->nlaunches, &r->launch_steps);
+		launch_steps_idle(r, g->launches, g->nlaunches, r->launch_steps, r->nlaunch_steps);
+		r->have_launch_steps = 1;
+	}
+	free(g->launches);
+	g->launches = NULL;
+	if (g->tables & TL_TABLE_COMM) {
+		tl_comm_data *d = xmalloc(sizeof *d);
+		load_comm(r, d);
+		/* the op type the communication analysis gives an op whose profile says none (the
+		 * type its name says) is in the table's pool already: the queries share the table
+		 * and add nothing to it */
+		for (size_t i = 0; i < d->nops; i++) {
+			const char *ty = strpool_get(d->pool, d->ops[i].type);
+			if (*ty == '\0' || strcmp(ty, "N/A") == 0) {
+				char t[64];
+				coll_op_type(strpool_get(d->pool, d->ops[i].name), t, sizeof t);
+				strpool_intern_cstr(d->pool, t);
+			}
+		}
+		r->comm = d;
+	}
+	if (g->tables & TL_TABLE_COUNTERS)
+		load_counters(r);
+}
+
 static void
 load_one(load_ctx *c, load_job *j)
 {
 	const tl_source *first = &c->tr->sources.v[j->first];
 	tl_rank *r = cache_load_rank(c->cache, first, j->count);
 	if (r != NULL) {
+		load_drop_tables(r, c->keep);
 		j->rank = r;
 		msg_progress_add(1, 0);
 		return;
@@ -345,6 +446,8 @@ load_one(load_ctx *c, load_job *j)
 	r->sources = xreallocarray(NULL, j->count, sizeof *r->sources);
 	r->src_t0 = xreallocarray(NULL, j->count, sizeof *r->src_t0);
 	r->src_t1 = xreallocarray(NULL, j->count, sizeof *r->src_t1);
+	tl_gather g;
+	load_gather_begin(r, &g, c->tables);
 	size_t *before = NULL, nbefore = 0, bcap = 0;
 	for (size_t i = 0; i < j->count; i++) {
 		const tl_source *src = &c->tr->sources.v[j->first + i];
@@ -367,8 +470,10 @@ load_one(load_ctx *c, load_job *j)
 		char *line = bus_message(src->path);
 		bus_len = strlen(line);
 		bus_line = line;
-		if (ld->load(src, r) == 0)
+		if (ld->load(src, r, &g) == 0)
 			r->loaded = 1;
+		else
+			g.failed = 1;
 		bus_line = NULL;
 		free(line);
 		if (j->count > 1)
@@ -380,12 +485,14 @@ load_one(load_ctx *c, load_job *j)
 		r->src_t0[0] = r->t_min;
 		r->src_t1[0] = r->t_max;
 	}
+	load_gather_end(r, &g);
 	if (c->cache != NULL) {
 		msg_capture(NULL, NULL);
 		cache_store_rank(c->cache, first, j->count, r, warns.v, warns.n / 2);
 		for (size_t i = 0; i < warns.n; i++)
 			free(warns.v[i]);
 		free(warns.v);
+		load_drop_tables(r, c->keep);
 	}
 	j->rank = r;
 	msg_progress_add(1, 0);
@@ -421,7 +528,10 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 	if (load_memcheck(path, &tr->sources, o ? o->view : 0) != 0)
 		return 2;
 	/* one job per rank; sources of unknown rank (-1) each get their own job */
-	load_ctx c = {.tr = tr, .cache = o ? o->cache : NULL};
+	load_ctx c = {.tr = tr, .cache = o ? o->cache : NULL, .keep = o ? o->tables : 0};
+	c.tables = c.keep;
+	if (c.cache != NULL && c.cache->dir != NULL && !c.cache->read_only)
+		c.tables = TL_TABLE_ALL;
 	size_t cap = 0;
 	for (size_t i = 0; i < tr->sources.n;) {
 		size_t k = i + 1;

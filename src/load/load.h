@@ -34,6 +34,35 @@ typedef struct tl_link_end {
  * work a host call launched (an operator's or a CANN call's tasks, by start). */
 typedef enum tl_link_dir { TL_LINK_LAUNCHER, TL_LINK_KERNELS } tl_link_dir;
 
+/* Tables a load gathers besides the model, for the analyses that would otherwise read them from
+ * the profile again on demand (tl_rank: ops, launch_steps, comm). */
+enum {
+	TL_TABLE_OPS = 1,      /* compute operators with every task's duration (load_ops) */
+	TL_TABLE_LAUNCHES = 2, /* launch delays per step (load_launches, launch_steps) */
+	TL_TABLE_COMM = 4,     /* communication ops with their HCCL sub-tasks (load_comm) */
+	TL_TABLE_COUNTERS = 8, /* memory and frequency counters (load_counters) */
+	TL_TABLE_ALL = 15
+};
+
+/* What one load of a rank gathers: the loaders fill it while they read their tables anyway. */
+typedef struct tl_gather {
+	unsigned tables;     /* TL_TABLE_* asked for */
+	tl_launch *launches; /* TL_TABLE_LAUNCHES: every source's launches, unsorted */
+	size_t nlaunches, lcap;
+	int failed; /* a source could not give what was asked: the rank gathers nothing */
+} tl_gather;
+
+/* Before a rank's first source: g asks for tables (r->ops made for the operators). After its
+ * last (the rank finished): what g gathered becomes r's tables (ops, launch_steps), and the
+ * tables the loaders read with a connection of their own (comm, counters) are read now, while
+ * the rank's files are in the page cache. Nothing is kept when a source could not give its
+ * part (g->failed): the queries then read on demand, as without. */
+void load_gather_begin(tl_rank *r, tl_gather *g, unsigned tables);
+void load_gather_end(tl_rank *r, tl_gather *g);
+/* Frees r's gathered tables outside `keep` (TL_TABLE_*; counters stay: they are the rank's
+ * own, read once). */
+void load_drop_tables(tl_rank *r, unsigned keep);
+
 /* The fields of a slice's event or row, one call per field; values untrusted. */
 typedef void (*load_arg_fn)(void *ctx, const char *key, const char *value);
 
@@ -71,9 +100,15 @@ typedef struct tl_alloc {
  * gives), and everything else that needs the format asks through these hooks. */
 typedef struct tl_loader {
 	const char *name;
+	/* TL_TABLE_* this loader's load fills in the tl_gather while it reads; for the others
+	 * that it has a hook for, load_gather_end calls the hook once the rank is finished. */
+	unsigned gathers;
 	/* Adds the data of src to r (r->sources already lists src last). Reports every problem
-	 * with msg_warn(path, ...). Returns 0 when anything was loaded, -1 when nothing was. */
-	int (*load)(const tl_source *src, tl_rank *r);
+	 * with msg_warn(path, ...). Returns 0 when anything was loaded, -1 when nothing was.
+	 * g (NULL: nothing) asks for tables besides: the compute operators go to r->ops (made by
+	 * the caller), the launches to g; a loader that has no hook for a table adds nothing, one
+	 * whose hook would read the table sets g->failed when it cannot gather it here. */
+	int (*load)(const tl_source *src, tl_rank *r, tl_gather *g);
 	/* Bytes src will take in memory once loaded (the viewer's when view), estimated cheaply
 	 * before loading. */
 	uint64_t (*estimate)(const tl_source *src, int view);
@@ -85,9 +120,9 @@ typedef struct tl_loader {
 	 * load_slice_args. NULL: the format keeps none. */
 	int (*args)(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_arg_fn fn,
 	            void *ctx);
-	/* Optional: the value of the profile's own metadata entry `name` (a DB's META_DATA), as
-	 * text (caller frees), or NULL. */
-	char *(*meta)(const tl_source *src, const char *name);
+	/* Optional: the value of the profile's own metadata entry `name` (a DB's META_DATA) of
+	 * source si of r, as text (caller frees), or NULL. */
+	char *(*meta)(const tl_rank *r, size_t si, const char *name);
 	/* Optional, on demand: the communication ops of source si of r with their HCCL sub-tasks,
 	 * added to d; (*owner)[i] gets the op index of task i (see load_comm). */
 	void (*comm)(const tl_rank *r, size_t si, tl_comm_data *d, size_t **owner, size_t *ocap);
@@ -189,7 +224,7 @@ ptrdiff_t load_live_allocations(const tl_rank *r, int64_t t, size_t max, tl_allo
  * value of metadata entry `name` the source's format keeps itself (a DB's META_DATA), or NULL.
  * Callers free both. */
 char *load_capture_metadata(const tl_source *src);
-char *load_source_meta(const tl_source *src, const char *name);
+char *load_source_meta(const tl_rank *r, size_t si, const char *name);
 
 /* The communication ops of r's sources with their HCCL sub-tasks (ascend_db_comm.c, and
  * trace_json_comm.c for trace_view.json), read on demand: d is initialised here and owned by
@@ -215,6 +250,8 @@ typedef struct tl_load_opts {
 	int quiet_progress;
 	int view;               /* for the viewer, which needs more memory per slice */
 	struct tl_cache *cache; /* the model cache (load/cache.h), NULL: none */
+	unsigned tables;        /* TL_TABLE_* to gather while loading (all when the cache is
+	                           written: a cache file then serves every command) */
 } tl_load_opts;
 
 /* memcheck.c: memory before loading. Bytes a source will take in memory (estimated cheaply:
@@ -227,6 +264,10 @@ uint64_t load_mem_available(void);
 /* 0 when the sources fit; else -1 after one message saying how much they need and which
  * --rank would fit. */
 int load_memcheck(const char *path, const tl_sourcelist *, int view);
+
+/* How many times this process opened a profile's data file (a DB, a JSON trace) since it
+ * started: a warm open from the model cache opens none (TL_STATS shows it; tests check it). */
+uint64_t load_source_opens(void);
 
 /* Discovers and loads PATH into tr. Returns 0 when at least one rank loaded, 2 when nothing
  * could be loaded (messages printed), 1 when the path itself is unusable. */

@@ -3,6 +3,9 @@
 #define TL_LOAD_INT_H
 #include "load/load.h"
 
+/* Counts one open of a data file (load_source_opens). */
+void load_count_open(void);
+
 /* 0 when src is still the file tl loaded (same device, inode, size and mtime); else -1 after
  * one "arguments" line to fn saying what happened to it. Read again long after loading, a
  * file may be gone, or not the file it was. */

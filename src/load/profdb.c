@@ -19,6 +19,7 @@
  *   virtual-machine steps per byte of the file, so a statement that needs far more than its
  *   file's size can explain (a crafted or looping file) is stopped. */
 #include "config.h"
+#include "load/load_int.h"
 #include "load/profdb.h"
 
 #include <errno.h>
@@ -422,8 +423,17 @@ verify(tl_profdb *p, char *err, size_t errlen)
 	return 0;
 }
 
+static int open_db(tl_profdb *p, const char *path, char *err, size_t errlen);
+
 int
 profdb_open(tl_profdb *p, const char *path, char *err, size_t errlen)
+{
+	load_count_open();
+	return open_db(p, path, err, errlen);
+}
+
+static int
+open_db(tl_profdb *p, const char *path, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof *p);
 	p->path = path;
@@ -495,7 +505,9 @@ profdb_estimate_rows(const char *path)
 	static const char *const big[] = {"TASK", "COMMUNICATION_OP", "MSTX_EVENTS"};
 	tl_profdb p;
 	char err[256];
-	if (profdb_open(&p, path, err, sizeof err) != 0)
+	/* not counted as a read of the data (load_source_opens): the schema and three max(rowid)
+	 * size the memory a load would take, before the cache is looked at */
+	if (open_db(&p, path, err, sizeof err) != 0)
 		return 0; /* the load says what is wrong with it */
 	uint64_t rows = 0;
 	/* a table cannot hold more rows than its share of the file allows (a crafted max(rowid)

@@ -165,6 +165,7 @@ json_event_time(jctx *c, const jevent *ev, int need_dur, int count, int64_t *sta
 static int
 input_open(jctx *c)
 {
+	load_count_open();
 	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0) {
@@ -337,8 +338,9 @@ names_pass(jctx *c)
 }
 
 static int
-trace_json_load(const tl_source *src, tl_rank *r)
+trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 {
+	(void)g; /* no operator tables; its launches are gathered from the finished rank */
 	jctx c;
 	ctx_init(&c, src->path, r);
 	int rc = -1;
@@ -512,6 +514,7 @@ event_args(const char *path, const json_state *ix, uint64_t ordinal, load_arg_fn
 		return -1;
 	}
 	uint64_t off = ix->off[ordinal / EVIDX_STEP];
+	load_count_open();
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		fn(ctx, "arguments", strerror(errno));
@@ -592,6 +595,7 @@ trace_json_events_args(const tl_rank *r, size_t source, const uint64_t *ordinals
 	if (ix == NULL)
 		return -1;
 	const char *path = r->sources[source]->path;
+	load_count_open();
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;

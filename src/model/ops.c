@@ -1,5 +1,6 @@
 #include "config.h"
 #include "model/ops.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -18,6 +19,8 @@ op_data_init(tl_op_data *d)
 void
 op_data_free(tl_op_data *d)
 {
+	if (d->pool == NULL)
+		return; /* never initialised */
 	for (size_t i = 0; i < d->n; i++)
 		free(d->g[i].dur);
 	free(d->g);
@@ -39,9 +42,8 @@ dense_id(tl_u64map *m, uint64_t key, uint32_t *next)
 	return v;
 }
 
-void
-op_data_add(tl_op_data *d, uint32_t name, uint32_t op_type, uint32_t task_type, uint32_t shapes,
-            int64_t dur)
+uint32_t
+op_data_group(tl_op_data *d, uint32_t name, uint32_t op_type, uint32_t task_type, uint32_t shapes)
 {
 	uint32_t p = dense_id(&d->pair, (uint64_t)name << 32 | shapes, &d->npair);
 	uint32_t t = dense_id(&d->type, (uint64_t)op_type << 32 | task_type, &d->ntype);
@@ -53,6 +55,41 @@ op_data_add(tl_op_data *d, uint32_t name, uint32_t op_type, uint32_t task_type, 
 		VEC_PUSH(d->g, d->n, d->cap, g);
 		u64map_put(&d->key, key, gi);
 	}
+	return gi;
+}
+
+void
+op_data_push(tl_op_data *d, uint32_t gi, int64_t dur)
+{
 	tl_op_group *g = &d->g[gi];
 	VEC_PUSH(g->dur, g->n, g->cap, dur);
+}
+
+void
+op_data_add(tl_op_data *d, uint32_t name, uint32_t op_type, uint32_t task_type, uint32_t shapes,
+            int64_t dur)
+{
+	op_data_push(d, op_data_group(d, name, op_type, task_type, shapes), dur);
+}
+
+void
+op_data_finish(tl_op_data *d)
+{
+	size_t w = 0;
+	u64map_free(&d->key);
+	u64map_init(&d->key);
+	for (size_t i = 0; i < d->n; i++) {
+		tl_op_group *g = &d->g[i];
+		if (g->n == 0) {
+			free(g->dur);
+			continue;
+		}
+		sort_i64(g->dur, g->n);
+		uint32_t p, t;
+		u64map_get(&d->pair, (uint64_t)g->name << 32 | g->shapes, &p);
+		u64map_get(&d->type, (uint64_t)g->op_type << 32 | g->task_type, &t);
+		u64map_put(&d->key, (uint64_t)p << 32 | t, (uint32_t)w);
+		d->g[w++] = *g;
+	}
+	d->n = w;
 }

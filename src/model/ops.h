@@ -1,5 +1,6 @@
 /* Device compute tasks grouped by operator, as a profile records them: the input of the
- * operator statistics (analysis/opstats.h). Read on demand (load_ops), not kept in the trace. */
+ * operator statistics (analysis/opstats.h). Read on demand (load_ops), or gathered while the
+ * trace loads and kept in its rank (tl_rank.ops). */
 #ifndef TL_OPS_DATA_H
 #define TL_OPS_DATA_H
 #include <stddef.h>
@@ -29,5 +30,13 @@ void op_data_free(tl_op_data *);
 /* Adds one task of duration dur to its group (created on first use). */
 void op_data_add(tl_op_data *, uint32_t name, uint32_t op_type, uint32_t task_type, uint32_t shapes,
                  int64_t dur);
+/* The index of the group of (name, op type, task type, shapes), created empty on first use;
+ * op_data_push adds a task to group gi. */
+uint32_t op_data_group(tl_op_data *, uint32_t name, uint32_t op_type, uint32_t task_type,
+                       uint32_t shapes);
+void op_data_push(tl_op_data *, uint32_t gi, int64_t dur);
+/* After the last task: drops the groups without tasks (op_data_group made them for operators
+ * that ran no task) and sorts each group's durations ascending. */
+void op_data_finish(tl_op_data *);
 
 #endif

@@ -1,5 +1,7 @@
 #include "config.h"
 #include "model/trace.h"
+#include "model/comm.h"
+#include "model/ops.h"
 #include "util/xalloc.h"
 
 #include <inttypes.h>
@@ -67,6 +69,13 @@ rank_free(tl_rank *r)
 		if (r->src_state[i].free != NULL)
 			r->src_state[i].free(r->src_state[i].p);
 	free(r->src_state);
+	if (r->ops != NULL)
+		op_data_free(r->ops);
+	free(r->ops);
+	if (r->comm != NULL)
+		comm_data_free(r->comm);
+	free(r->comm);
+	free(r->launch_steps);
 	strpool_free(r->pool);
 	free(r);
 }

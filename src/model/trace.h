@@ -129,6 +129,19 @@ typedef struct tl_launch {
 	int64_t dev_start;  /* min TASK.startNs of its compute / communication tasks */
 } tl_launch;
 
+/* The launch delays of one step (analysis/launch.h). */
+typedef struct tl_launch_step {
+	int64_t step_id;       /* STEP_TIME id; -1: launched outside every step (or no steps) */
+	size_t launches;       /* launches (CANN calls with compute or communication tasks) */
+	int64_t p50, p90, max; /* ns, nearest-rank percentiles of the launch delays */
+	/* Device idle time of the step (the gaps between its merged compute and communication
+	 * work: the overlap analysis's free) and the part of it during which the host had not yet
+	 * started the launch of the work that ended the gap (host bound). have_idle 0: no device
+	 * work of the step (or launched outside every step). ns. */
+	int have_idle;
+	int64_t idle, idle_host;
+} tl_launch_step;
+
 /* Counters: one value over time per thing measured (allocator totals, NPU memory, frequency),
  * read on demand by load_counters. A value holds from its sample until the next one. */
 typedef enum tl_counter_kind {
@@ -184,6 +197,15 @@ typedef struct tl_rank {
 	tl_srcstate
 	    *src_state; /* per source (nsrc_state of them), each set by its loader, or NULL */
 	size_t nsrc_state;
+	/* The tables of the operator, launch and communication analyses, gathered while loading
+	 * when the load was asked for them (tl_load_opts.tables; one pass over the tables the
+	 * load reads anyway) or read from the model cache; NULL when not gathered: the queries
+	 * then read them from the profile on demand. Owned by the rank. */
+	struct tl_op_data *ops;       /* each group's durations sorted ascending */
+	struct tl_comm_data *comm;    /* ops by start, each op's tasks by start */
+	tl_launch_step *launch_steps; /* launch delays per step (launch_steps) */
+	size_t nlaunch_steps;
+	int have_launch_steps;
 } tl_rank;
 
 typedef struct tl_trace {

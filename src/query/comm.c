@@ -21,7 +21,8 @@ static void
 comm_rank(void *arg, size_t i)
 {
 	comm_job *j = arg;
-	load_comm(j->tr->ranks[i], &j->data[i]);
+	if (j->tr->ranks[i]->comm == NULL) /* else gathered while loading */
+		load_comm(j->tr->ranks[i], &j->data[i]);
 }
 
 /* The step of each of r's communication ops, keyed by (source << 32 | opId): the step index
@@ -53,7 +54,8 @@ tlq_comm(const tl_query *q, tl_comm_result *out)
 	size_t ocap = 0, bcap = 0, lcap = 0;
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
 		const tl_rank *r = tr->ranks[ri];
-		tl_comm_data *d = &out->data[ri];
+		/* the rank's own (borrowed, not changed here) or the one just read */
+		tl_comm_data *d = r->comm != NULL ? r->comm : &out->data[ri];
 		tl_u64map steps;
 		u64map_init(&steps);
 		op_steps(r, &steps);
@@ -69,8 +71,10 @@ tlq_comm(const tl_query *q, tl_comm_result *out)
 				/* a capture below Level1 says N/A: the type its name says */
 				char ty[64];
 				coll_op_type(row.op_name, ty, sizeof ty);
-				row.op_type =
-				    strpool_get(d->pool, strpool_intern_cstr(d->pool, ty));
+				/* a gathered table has it already (load.c) */
+				uint32_t id = d == r->comm ? strpool_find(d->pool, ty, strlen(ty))
+				                           : strpool_intern_cstr(d->pool, ty);
+				row.op_type = id != UINT32_MAX ? strpool_get(d->pool, id) : "";
 			}
 			row.group = strpool_get(d->pool, o->group);
 			uint32_t s;
@@ -97,7 +101,8 @@ tlq_comm_free(tl_comm_result *c)
 	free(c->links);
 	free(c->ops);
 	for (size_t i = 0; i < c->ndata; i++)
-		comm_data_free(&c->data[i]);
+		if (c->data[i].pool != NULL) /* read here, not the rank's */
+			comm_data_free(&c->data[i]);
 	free(c->data);
 	memset(c, 0, sizeof *c);
 }

@@ -29,6 +29,15 @@ tlq_host_lanes(const tl_query *cq)
 size_t
 tlq_launch_steps(const tl_rank *r, tl_launch_step **out)
 {
+	if (r->have_launch_steps) { /* gathered while loading */
+		size_t n = r->nlaunch_steps;
+		*out = NULL;
+		if (n > 0) {
+			*out = xreallocarray(NULL, n, sizeof **out);
+			memcpy(*out, r->launch_steps, n * sizeof **out);
+		}
+		return n;
+	}
 	tl_launch *v;
 	size_t n = load_launches(r, &v);
 	size_t m = launch_steps(r, v, n, out);

@@ -21,7 +21,8 @@ static void
 ops_rank(void *arg, size_t i)
 {
 	ops_job *j = arg;
-	load_ops(j->tr->ranks[i], &j->data[i]);
+	if (j->tr->ranks[i]->ops == NULL) /* else gathered while loading */
+		load_ops(j->tr->ranks[i], &j->data[i]);
 }
 
 static int
@@ -56,9 +57,11 @@ cmp_name_row(const void *a, const void *b)
 	return c != 0 ? c : strcmp(x->input_shapes, y->input_shapes);
 }
 
-/* One rank's groups -> rows by (op type, task type), each with its rows by (name, shapes). */
+/* One rank's groups -> rows by (op type, task type), each with its rows by (name, shapes).
+ * shared: d is the rank's gathered table, each group's durations already ascending, read only;
+ * else d's durations are sorted in place. */
 static void
-rank_rows(int rank, tl_op_data *d, tl_ops_result *out, size_t *tcap, size_t *ncap)
+rank_rows(int rank, const tl_op_data *d, int shared, tl_ops_result *out, size_t *tcap, size_t *ncap)
 {
 	tl_u64map types; /* (op type, task type) pool ids -> index among this rank's type rows */
 	u64map_init(&types);
@@ -99,14 +102,17 @@ rank_rows(int rank, tl_op_data *d, tl_ops_result *out, size_t *tcap, size_t *nca
 		tl_op_type_row *row = &out->types[base + t];
 		row->by0 = out->nnames;
 		for (size_t i = 0; i < d->n; i++) {
-			tl_op_group *g = &d->g[i];
+			const tl_op_group *g = &d->g[i];
 			uint32_t gt;
 			u64map_get(&types, (uint64_t)g->op_type << 32 | g->task_type, &gt);
 			if (gt != t)
 				continue;
 			tl_op_name_row nr = {.op_name = strpool_get(d->pool, g->name),
 			                     .input_shapes = strpool_get(d->pool, g->shapes)};
-			opstats_describe(g->dur, g->n, &nr.st);
+			if (shared)
+				opstats_describe_sorted(g->dur, g->n, &nr.st);
+			else
+				opstats_describe(g->dur, g->n, &nr.st);
 			VEC_PUSH(out->names, out->nnames, *ncap, nr);
 		}
 		row->nby = out->nnames - row->by0;
@@ -126,8 +132,13 @@ tlq_ops(const tl_query *q, tl_ops_result *out)
 	ops_job j = {.tr = tr, .data = out->data};
 	parallel_for(tr->nranks, 0, ops_rank, &j); /* ranks read in parallel */
 	size_t tcap = 0, ncap = 0;
-	for (size_t ri = 0; ri < tr->nranks; ri++)
-		rank_rows(tr->ranks[ri]->rank, &out->data[ri], out, &tcap, &ncap);
+	for (size_t ri = 0; ri < tr->nranks; ri++) {
+		const tl_rank *r = tr->ranks[ri];
+		if (r->ops != NULL)
+			rank_rows(r->rank, r->ops, 1, out, &tcap, &ncap);
+		else
+			rank_rows(r->rank, &out->data[ri], 0, out, &tcap, &ncap);
+	}
 	/* by rank, then total: the name rows move with their type rows' indexes kept */
 	if (out->ntypes > 1)
 		qsort(out->types, out->ntypes, sizeof *out->types, cmp_type_row);

@@ -365,6 +365,15 @@ typedef struct tl_step_split {
  * cm (NULL: none) tells which ranks each group has. */
 void tlq_step_split(const tl_query *, size_t ri, const tl_step_overlap *so, size_t n,
                     const tl_coll_result *cr, const tl_comm_result *cm, tl_step_split *out);
+/* Both of every rank at once, ranks in parallel: v[ri] has rank ri's tlq_step_overlaps rows
+ * and their tlq_step_split. Free with tlq_rank_steps_free. */
+typedef struct tl_rank_steps {
+	tl_step_overlap *so;
+	tl_step_split *sp;
+	size_t n;
+} tl_rank_steps;
+tl_rank_steps *tlq_rank_steps(const tl_query *, const tl_coll_result *cr, const tl_comm_result *cm);
+void tlq_rank_steps_free(const tl_query *, tl_rank_steps *);
 
 /* ---- operator statistics (ops.c) --------------------------------------------------------
  * Compute operators per rank by (op type, task type), and inside each by (op name, input

@@ -281,7 +281,7 @@ meta_stage_of(const tl_rank *r)
 		free(text);
 		if (st >= 0)
 			return st;
-		text = load_source_meta(src, "distributed_args");
+		text = load_source_meta(r, i, "distributed_args");
 		st = text ? pp_stage_from_args(text, r->rank) : -1;
 		free(text);
 		if (st >= 0)

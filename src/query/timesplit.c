@@ -2,7 +2,7 @@
  * memory, memory not overlapped, and communication split into transmitting and waiting. */
 #include "config.h"
 #include "analysis/timesplit.h"
-#include "query/query.h"
+#include "query/session.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -34,6 +34,41 @@ group_complete(const tl_trace *tr, const tl_comm_result *cm, const char *group)
 		}
 	}
 	return 1;
+}
+
+typedef struct steps_job {
+	tl_rank_steps *v;
+	const tl_coll_result *cr;
+	const tl_comm_result *cm;
+} steps_job;
+
+static void
+steps_rank(tl_query *q, size_t ri, void *arg)
+{
+	steps_job *j = arg;
+	tl_rank_steps *x = &j->v[ri];
+	x->n = tlq_step_overlaps(q->tr->ranks[ri], &x->so);
+	x->sp = xcalloc(x->n ? x->n : 1, sizeof *x->sp);
+	tlq_step_split(q, ri, x->so, x->n, j->cr, j->cm, x->sp);
+}
+
+tl_rank_steps *
+tlq_rank_steps(const tl_query *q, const tl_coll_result *cr, const tl_comm_result *cm)
+{
+	size_t n = q->tr->nranks;
+	steps_job j = {xcalloc(n ? n : 1, sizeof *j.v), cr, cm};
+	tlq_per_rank(tlq_mut(q), steps_rank, &j); /* each job writes its rank's row only */
+	return j.v;
+}
+
+void
+tlq_rank_steps_free(const tl_query *q, tl_rank_steps *v)
+{
+	for (size_t i = 0; v != NULL && i < q->tr->nranks; i++) {
+		free(v[i].so);
+		free(v[i].sp);
+	}
+	free(v);
 }
 
 void

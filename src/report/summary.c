@@ -6,13 +6,12 @@
 #include <stdlib.h>
 
 #include "util/timefmt.h"
-#include "util/xalloc.h"
 
 /* Overlap table: one row per rank and step, times in ms with ns precision (µs with three
  * decimals would be torch_npu's unit; ms reads better at step scale). */
 /* Step length, memory and the communication split per rank and step (cluster_time_summary). */
 static void
-text_split(FILE *f, const tl_query *q, const tl_coll_result *cr, const tl_comm_result *cm)
+text_split(FILE *f, const tl_query *q, const tl_rank_steps *rs)
 {
 	const tl_trace *tr = tlq_trace(q);
 	static const char *const hdr[] = {"step time", "memory", "mem.exposed", "comm.transmit",
@@ -26,11 +25,9 @@ text_split(FILE *f, const tl_query *q, const tl_coll_result *cr, const tl_comm_r
 		fprintf(f, " %14s", hdr[i]);
 	fprintf(f, "\n");
 	for (size_t i = 0; i < tr->nranks; i++) {
-		tl_step_overlap *so;
-		size_t n = tlq_step_overlaps(tr->ranks[i], &so);
-		tl_step_split *sp = xcalloc(n ? n : 1, sizeof *sp);
-		tlq_step_split(q, i, so, n, cr, cm, sp);
-		for (size_t k = 0; k < n; k++) {
+		const tl_step_overlap *so = rs[i].so;
+		const tl_step_split *sp = rs[i].sp;
+		for (size_t k = 0; k < rs[i].n; k++) {
 			char step[24];
 			if (so[k].step_id < 0)
 				snprintf(step, sizeof step, "all");
@@ -47,8 +44,6 @@ text_split(FILE *f, const tl_query *q, const tl_coll_result *cr, const tl_comm_r
 			}
 			fprintf(f, "\n");
 		}
-		free(sp);
-		free(so);
 	}
 }
 
@@ -56,6 +51,12 @@ void
 report_summary_text(FILE *f, const tl_query *q)
 {
 	const tl_trace *tr = tlq_trace(q);
+	/* every rank's steps computed first, ranks in parallel; printed in the same order */
+	tl_comm_result cm;
+	tl_coll_result cr;
+	tlq_comm(q, &cm);
+	tlq_collectives(q, &cr);
+	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
 	static const char *const hdr[] = {"computing",    "communication", "overlapped",
 	                                  "comm.exposed", "free",          "preparing"};
 	fprintf(f, "Overlap per rank and step (ms; comm.exposed = communication not overlapped)\n");
@@ -65,8 +66,8 @@ report_summary_text(FILE *f, const tl_query *q)
 	fprintf(f, "\n");
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
-		tl_step_overlap *so;
-		size_t n = tlq_step_overlaps(r, &so);
+		const tl_step_overlap *so = rs[i].so;
+		size_t n = rs[i].n;
 		if (r->host_only) {
 			/* no device work: computing, overlap and free mean nothing, zeros would
 			 * mislead; the host collectives are the communication */
@@ -96,16 +97,12 @@ report_summary_text(FILE *f, const tl_query *q)
 			}
 			fprintf(f, "\n");
 		}
-		free(so);
 	}
 	report_rl_text(f, q);
-	tl_comm_result cm;
-	tl_coll_result cr;
-	tlq_comm(q, &cm);
-	tlq_collectives(q, &cr);
-	text_split(f, q, &cr, &cm);
+	text_split(f, q, rs);
 	report_comm_text(f, q, &cm, &cr);
 	report_host_text(f, q);
+	tlq_rank_steps_free(q, rs);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 }
@@ -124,13 +121,13 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tl_coll_result cr;
 	tlq_comm(q, &cm);
 	tlq_collectives(q, &cr);
+	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
 	fprintf(f, "{\"ranks\":[");
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
-		tl_step_overlap *so;
-		size_t n = tlq_step_overlaps(r, &so);
-		tl_step_split *sp = xcalloc(n ? n : 1, sizeof *sp);
-		tlq_step_split(q, i, so, n, &cr, &cm, sp);
+		const tl_step_overlap *so = rs[i].so;
+		const tl_step_split *sp = rs[i].sp;
+		size_t n = rs[i].n;
 		fprintf(f, "%s{\"rank\":%d,\"steps\":[", i ? "," : "", r->rank);
 		for (size_t k = 0; k < n; k++) {
 			const tl_overlap *o = &so[k].o;
@@ -151,9 +148,8 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 		}
 		/* added after the fields that were there first: a new field, nothing moved */
 		fprintf(f, "],\"device_activity\":%s}", r->host_only ? "false" : "true");
-		free(sp);
-		free(so);
 	}
+	tlq_rank_steps_free(q, rs);
 	fprintf(f, "]");
 	report_rl_json(f, q, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
 	report_comm_json(f, q, &cm, &cr);

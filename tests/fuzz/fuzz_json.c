@@ -20,7 +20,7 @@ FUZZ_ENTRY(json)
 	tl_rank *r = rank_new(-1);
 	r->sources = xcalloc(1, sizeof *r->sources);
 	r->sources[r->nsources++] = &src;
-	r->loaded = loader_trace_json.load(&src, r) == 0;
+	r->loaded = loader_trace_json.load(&src, r, NULL) == 0;
 	rank_finish(r);
 	fuzz_exercise_rank(r, &src);
 	int64_t ns[4];

@@ -316,10 +316,14 @@ seed_cache(const char *path, void *arg)
 	r->sources[r->nsources++] = &src;
 	r->src_t0 = xcalloc(1, sizeof *r->src_t0);
 	r->src_t1 = xcalloc(1, sizeof *r->src_t1);
-	r->loaded = loader_ascend_db.load(&src, r) == 0;
+	/* with every table a load gathers for the cache, as a cache file holds them */
+	tl_gather g;
+	load_gather_begin(r, &g, TL_TABLE_ALL);
+	r->loaded = loader_ascend_db.load(&src, r, &g) == 0;
 	rank_finish(r);
 	r->src_t0[0] = r->t_min;
 	r->src_t1[0] = r->t_max;
+	load_gather_end(r, &g);
 	const char *base = strrchr(path, '/');
 	char *tmp = xasprintf("%s/%s.tlc", out, base ? base + 1 : path);
 	size_t klen;

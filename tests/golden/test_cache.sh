@@ -14,6 +14,9 @@ if ! "$TLGEN" screens "$t_tmp/both" --ranks 3 --tasks 800 --json >/dev/null 2>&1
 	exit 1
 fi
 cp -r "$t_tmp/both" "$t_tmp/json" && find "$t_tmp/json" -name '*.db' -exec rm {} +
+# pipeline-parallel: its layout from each DB's META_DATA distributed_args; launch delays vary
+"$TLGEN" rl "$t_tmp/ppmeta" --ranks 4 --tasks 600 --pp 2 --microbatches 4 --jitter --host-ops \
+	>/dev/null 2>&1 || not_ok "generate the pipeline-parallel fixture"
 find "$t_tmp/both" -name trace_view.json -exec rm {} +
 mv "$t_tmp/both" "$t_tmp/db"
 
@@ -21,7 +24,7 @@ nfiles() { find "$1" -maxdepth 1 -name '*.tlc' ! -name '.tmp-*' 2>/dev/null | wc
 ntmp() { find "$1" -maxdepth 1 -name '.tmp-*' 2>/dev/null | wc -l; }
 
 # ---- the same output without the cache, writing it, and reading it ------------------------
-profiles="$t_tmp/db $t_tmp/json"
+profiles="$t_tmp/db $t_tmp/json $t_tmp/ppmeta"
 for s in ascend-db/level0 ascend-db/level2 ascend-text kineto; do
 	[ -d "$SAMPLES/$s" ] && profiles="$profiles $SAMPLES/$s"
 done
@@ -35,6 +38,12 @@ for p in $profiles; do
 	n=$(nfiles "$CD")
 	check "$name: a cold open writes one file per rank ($n)" [ "$n" -gt 0 ]
 	"$TL" summary "$p" --json >"$t_tmp/warm.json" 2>"$t_tmp/warm.err"
+	# a warm open reads none of the profile's files: every table the summary shows is in the
+	# cache (the cold open, without one, reads them all)
+	TL_STATS=1 "$TL" summary "$p" --json 2>&1 >/dev/null | grep '^stats:' >"$t_tmp/stats.warm"
+	TL_STATS=1 "$TL" summary "$p" --json --no-cache 2>&1 >/dev/null | grep '^stats:' >"$t_tmp/stats.none"
+	check "$name: a warm summary --json opens no data file ($(sed -n 's/.*source_opens=//p' "$t_tmp/stats.warm"); without the cache $(sed -n 's/.*source_opens=//p' "$t_tmp/stats.none"))" \
+		sh -c "grep -q 'source_opens=0\$' '$t_tmp/stats.warm' && ! grep -q 'source_opens=0\$' '$t_tmp/stats.none'"
 	"$TL" summary "$p" >"$t_tmp/warm.txt" 2>/dev/null
 	"$TL" summary "$p" --no-cache >"$t_tmp/none.txt" 2>/dev/null
 	check "$name: summary --json is byte-identical cold, warm and without the cache" \

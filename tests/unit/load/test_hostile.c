@@ -137,7 +137,7 @@ load(const char *path)
 	r->sources = xcalloc(1, sizeof *r->sources);
 	r->sources[r->nsources++] = &src;
 	capture_begin();
-	o.loaded = loader_ascend_db.load(&src, r) == 0;
+	o.loaded = loader_ascend_db.load(&src, r, NULL) == 0;
 	o.text = capture_end();
 	o.lines = count_lines(o.text);
 	for (char *q = o.text; *q; q++) /* one line in the test's own message */

@@ -89,7 +89,7 @@ load_file(loaded *l, const char *path, tl_source_kind kind, int rank)
 	int saved = dup(2), fd = open(cap, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	dup2(fd, 2);
 	close(fd);
-	l->rc = loader_for(kind)->load(&l->src, l->r);
+	l->rc = loader_for(kind)->load(&l->src, l->r, NULL);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);

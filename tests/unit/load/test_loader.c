@@ -35,7 +35,7 @@ load_file(const char *path, int rank, tl_source *src)
 	tl_rank *r = rank_new(rank);
 	r->sources = xcalloc(1, sizeof *r->sources);
 	r->sources[r->nsources++] = src;
-	r->loaded = loader_ascend_db.load(src, r) == 0;
+	r->loaded = loader_ascend_db.load(src, r, NULL) == 0;
 	rank_finish(r);
 	return r;
 }

@@ -5,6 +5,7 @@
 
 #include "util/json_lex.h"
 #include "util/rankspec.h"
+#include "util/sort.h"
 #include "util/strpool.h"
 #include "util/text.h"
 #include "util/timefmt.h"
@@ -169,9 +170,63 @@ test_json_lex(void)
 	      "a scalar ends at punctuation or the buffer's end");
 }
 
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* sort_i64 against qsort: short and long arrays, negatives and the extremes, repeats, sorted
+ * and reversed input, values that differ only in a high byte. */
+static void
+test_sort(void)
+{
+	uint64_t x = 88172645463325252u;
+	static const size_t sizes[] = {0, 1, 2, 47, 48, 49, 1000, 100003};
+	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+		for (int kind = 0; kind < 5; kind++) {
+			size_t n = sizes[si];
+			int64_t *a = malloc((n ? n : 1) * sizeof *a),
+			        *b = malloc((n ? n : 1) * sizeof *b);
+			for (size_t i = 0; i < n; i++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				switch (kind) {
+				case 0: /* anything, the extremes among them */
+					a[i] = i % 97 == 0   ? INT64_MIN
+					       : i % 89 == 0 ? INT64_MAX
+					                     : (int64_t)x;
+					break;
+				case 1: /* durations: small, non-negative, repeating */
+					a[i] = (int64_t)(x % 5000);
+					break;
+				case 2: /* sorted */
+					a[i] = (int64_t)i * 3 - 100;
+					break;
+				case 3: /* reversed */
+					a[i] = (int64_t)(n - i) * 7;
+					break;
+				default: /* one high byte apart */
+					a[i] = (int64_t)((x & 1) << 56) - (int64_t)(x & 2);
+				}
+				b[i] = a[i];
+			}
+			sort_i64(a, n);
+			qsort(b, n, sizeof *b, cmp_i64);
+			CHECK(memcmp(a, b, n * sizeof *a) == 0 && sorted_i64(a, n),
+			      "sort_i64 of %zu values (kind %d) is qsort's order", n, kind);
+			free(a);
+			free(b);
+		}
+	}
+}
+
 int
 main(void)
 {
+	test_sort();
 	test_rankspec();
 	test_timefmt();
 	test_strpool();

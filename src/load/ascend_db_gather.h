@@ -1,0 +1,86 @@
+/* Inside the DB loader: the compute operators (the data of load_ops) and the launches (of
+ * load_launches) gathered while the loader reads COMPUTE_TASK_INFO, CANN_API and TASK anyway,
+ * so that `tl summary --json` and `tl diff` do not scan TASK twice more. Each gathered table
+ * is what its on-demand reader gives: the same rows, the same rules for unusable ones, the
+ * same warnings. */
+#ifndef TL_ASCEND_DB_GATHER_H
+#define TL_ASCEND_DB_GATHER_H
+#include <sqlite3.h>
+
+#include "load/load.h"
+#include "util/u64map.h"
+
+/* One cell of a row: its SQLite type and its value as sqlite3_column_int64 gives it (each read
+ * once per row by the loader). */
+typedef struct db_cell {
+	int type;
+	int64_t v;
+} db_cell;
+
+static inline db_cell
+db_cell_at(sqlite3_stmt *st, int col)
+{
+	db_cell c = {sqlite3_column_type(st, col), 0};
+	if (c.type != SQLITE_NULL)
+		c.v = sqlite3_column_int64(st, col);
+	return c;
+}
+
+typedef struct db_gather {
+	tl_rank *r;
+	const tl_u64map *strs; /* the loader's STRING_IDS id -> rank pool id */
+	tl_gather *g;
+	tl_op_data *ops; /* r->ops while gathering the operators of this source, else NULL */
+	int launches;    /* gathering the launches of this source */
+	/* globalTaskId -> op group + 1 (its first COMPUTE_TASK_INFO row; 0: none): dense below
+	 * ngt, else hashed; further rows of one id (a join gives one row each) chain in dup */
+	uint32_t *gt_op;
+	size_t ngt;
+	tl_u64map gt_hop, gt_dup;
+	struct db_dup {
+		uint32_t group, next; /* next: index + 1 into dup, 0 ends */
+	} * dup;
+	size_t ndup, dupcap;
+	uint32_t *str; /* rank pool id -> ops pool id + 1 (0: not yet) */
+	size_t nstr;
+	/* the group of each (name, op type, task type, shapes) STRING_IDS ids seen, so that a
+	 * row costs one lookup: open addressing, key[4 i .. 4 i + 4) and group + 1 per slot */
+	int64_t *tkey;
+	uint32_t *tgrp;
+	size_t tmask, tn;
+	size_t bad_ops; /* joined rows without usable TASK times */
+	/* compute and communication globalTaskIds (the launched work): dense below ngt, else a
+	 * set */
+	uint8_t *work;
+	tl_u64map hwork;
+	/* connectionId -> slot: dense below ncall, else hashed; per slot the CANN_API call's
+	 * start and its first work task's start */
+	int conn_hashed;
+	tl_u64map hconn;
+	int64_t *call, *first;
+	size_t ncall, callcap;
+	size_t bad_calls;
+} db_gather;
+
+/* Starts gathering source path of r into g (NULL: nothing): ops when g asks for them, r->ops
+ * is set and the DB has what the operator reader needs (has_ops); launches likewise
+ * (has_launches). max_gt: the largest globalTaskId of the info tables, dense_gt: whether
+ * ids up to it index arrays. */
+void dbg_init(db_gather *, tl_rank *r, tl_gather *g, const tl_u64map *strs, int has_ops,
+              int has_launches, int64_t max_gt, int dense_gt);
+/* A COMPUTE_TASK_INFO row: its globalTaskId (an INTEGER) and its name, op type, task type and
+ * input shapes cells (STRING_IDS ids; any other cell is the empty string). */
+void dbg_compute(db_gather *, int64_t gt, const db_cell str[4]);
+/* A compute or communication globalTaskId (an INTEGER). */
+void dbg_work(db_gather *, int64_t gt);
+/* Before the CANN_API rows: the largest connectionId and the row count. */
+void dbg_calls(db_gather *, int64_t max_conn, int64_t rows);
+/* A CANN_API row: its connectionId and startNs. */
+void dbg_call(db_gather *, db_cell conn, db_cell start);
+/* A TASK row: its startNs, endNs, globalTaskId and connectionId. */
+void dbg_task(db_gather *, db_cell s, db_cell e, db_cell gt, db_cell conn);
+/* After the source: the launches go to g, the warnings are said; failed: the load of the
+ * source failed, so the rank gathers nothing (the queries read on demand, as without). */
+void dbg_finish(db_gather *, const char *path, int failed);
+
+#endif

@@ -1,0 +1,75 @@
+#include "config.h"
+#include "util/sort.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SMALL 48 /* below this, insertion sort */
+
+int
+sorted_i64(const int64_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (v[i] < v[i - 1])
+			return 0;
+	return 1;
+}
+
+static void
+insertion(int64_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		int64_t x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* Eight passes of one byte each over the values with their sign bit flipped (so that unsigned
+ * order is signed order); a pass whose byte is the same in every value is skipped, which for
+ * durations (small, non-negative) leaves three or four passes. */
+void
+sort_i64(int64_t *v, size_t n)
+{
+	if (n < SMALL) {
+		insertion(v, n);
+		return;
+	}
+	if (sorted_i64(v, n))
+		return;
+	size_t(*count)[256] = xcalloc(8, sizeof *count);
+	const uint64_t flip = UINT64_C(1) << 63;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = (uint64_t)v[i] ^ flip;
+		for (int b = 0; b < 8; b++)
+			count[b][(x >> (8 * b)) & 0xff]++;
+	}
+	uint64_t *a = xreallocarray(NULL, n, sizeof *a), *t = xreallocarray(NULL, n, sizeof *t);
+	for (size_t i = 0; i < n; i++)
+		a[i] = (uint64_t)v[i] ^ flip;
+	for (int b = 0; b < 8; b++) {
+		size_t *c = count[b];
+		uint64_t first = (a[0] >> (8 * b)) & 0xff;
+		if (c[first] == n)
+			continue; /* every value has this byte */
+		size_t sum = 0;
+		for (int k = 0; k < 256; k++) {
+			size_t x = c[k];
+			c[k] = sum;
+			sum += x;
+		}
+		for (size_t i = 0; i < n; i++)
+			t[c[(a[i] >> (8 * b)) & 0xff]++] = a[i];
+		uint64_t *s = a;
+		a = t;
+		t = s;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = (int64_t)(a[i] ^ flip);
+	free(a);
+	free(t);
+	free(count);
+}
