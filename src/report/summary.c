@@ -105,6 +105,7 @@ report_summary_text(FILE *f, const tl_query *q)
 	tlq_collectives(q, &cr);
 	text_split(f, q, &cr, &cm);
 	report_comm_text(f, q, &cm, &cr);
+	report_modules_text(f, q);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 }
@@ -157,6 +158,7 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	report_rl_json(f, q, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
 	report_comm_json(f, q, &cm, &cr);
 	report_ops_json(f, q);
+	report_modules_json(f, q);
 	report_host_json(f, q);
 	report_memory_json(f, q);
 	tlq_collectives_free(&cr);

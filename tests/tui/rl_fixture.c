@@ -2,7 +2,7 @@
  *                   [--microbatches M] [--gpipe] [--no-meta] [--no-p2p] [--no-ranges]
  *                   [--op-pairs] [--pp-device] [--stage-device]
  *                   [--decode ranges|vllm|none|dp] [--dp-bad] [--dp-only] [--json]
- *                   [--truth FILE]
+ *                   [--modules] [--truth FILE]
  * Generated profiles for the screen tests of the RL panels: GRPO runs with a slow rank, or
  * pipeline-parallel runs (1F1B or GPipe), whose blocks are forward/backward ranges (with
  * --pp-device, ranges that carry a stream: short early host calls, the blocks on the device)
@@ -10,7 +10,8 @@
  * GRPO stage ranges carry a stream too; --decode dp marks the decode steps as dp_analysis'
  * instrumentation does (step_process ranges and JSON marks), --dp-bad with malformed and
  * missing marks, --dp-only without stage ranges (an inference capture); --json also writes each
- * capture's trace_view.json.
+ * capture's trace_view.json; --modules writes a model whose module calls are Module-domain
+ * ranges instead of the GRPO timeline.
  * --truth FILE writes what the generator laid out (it does not run tl's analyses) as the JSON
  * fragments `tl summary --json` must contain, one a line: per rank its overlap steps, per stage
  * range its times and busy time, per rank and stage its imbalance entry, per PP stage its
@@ -88,7 +89,7 @@ main(int argc, char **argv)
 		        "[--seed S] [--slow R] [--pp N] [--microbatches M] [--gpipe] "
 		        "[--no-meta] [--no-p2p] [--no-ranges] [--op-pairs] [--pp-device] "
 		        "[--stage-device] [--decode ranges|vllm|none|dp] [--dp-bad] [--dp-only] "
-		        "[--json] [--truth FILE]\n");
+		        "[--json] [--modules] [--truth FILE]\n");
 		return 2;
 	}
 	const char *truth_path = NULL;
@@ -119,6 +120,8 @@ main(int argc, char **argv)
 			o.json = 1;
 		else if (strcmp(a, "--dp-only") == 0)
 			o.dp_only = 1;
+		else if (strcmp(a, "--modules") == 0)
+			o.modules = 1;
 		else if (v == NULL)
 			goto bad;
 		else if (strcmp(a, "--truth") == 0) {
