@@ -77,6 +77,7 @@ typedef struct view_ops {
 	X(comm_panel_view)                                                                         \
 	X(slow_panel_view)                                                                         \
 	X(ops_panel_view)                                                                          \
+	X(modules_panel_view)                                                                      \
 	X(help_view)
 
 #define VIEW_EXTERN_(v) extern const view_ops v;
