@@ -249,8 +249,8 @@ mod_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	              keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k3, sizeof k3),
 	              keymap_key_hint(&ui->keys, ACT_QUIT, k4, sizeof k4));
 	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
-	              "sorted by %s   device time in ms: total with sub-modules, self its own "
-	              "operators'",
+	              "sorted by %s   ms; total: with sub-modules (and their [Backward]), "
+	              "self: own operators'",
 	              sort_names[s->sort]);
 	int cx = x + 1;
 	screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%10s %10s %8s %7s  %s", "total", "self",

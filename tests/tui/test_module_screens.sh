@@ -1,0 +1,106 @@
+#!/bin/sh
+# The module panel (L, :modules) through script mode and in a real terminal (tmux): on a
+# generated module profile its device times against the profile's own tables read with
+# sqlite3, opening and closing, sorting, ranks, Enter to the module's first range; on a profile
+# without Module ranges the message saying how to record them.
+. "$(dirname "$0")/lib_tui.sh"
+RLFIX=$TL_TESTBIN/tui/rl_fixture
+rlfix() {
+	name=$1
+	shift
+	[ -d "$t_tmp/$name" ] && return 0
+	"$RLFIX" "$t_tmp/$name" "$@" > "$t_tmp/$name.log" 2>&1 || {
+		cat "$t_tmp/$name.log"
+		return 1
+	}
+}
+if ! rlfix mods --ranks 2 --steps 2 --modules --seed 4 || ! rlfix plain --ranks 2 --steps 1; then
+	not_ok "generate the fixtures"
+	t_done
+	exit 1
+fi
+M=$t_tmp/mods
+
+view "$M" 110x30 L
+check "L opens the module panel on rank 0" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Modules of rank 0 '"
+golden modules-panel
+check "the top module, open, with its own operator" sh -c "sed -n 4,5p '$t_tmp/screen.txt' | grep -q 'Model' && sed -n 5p '$t_tmp/screen.txt' | grep -q 'aten::log_softmax \[aclnnLogSoftmax'"
+check "backward modules are listed as [Backward]" has "[Backward]Norm_0"
+check "neighbouring Norm calls with other operators are Norm_0 and Norm_1" sh -c "grep -q ' Norm_0 *$' '$t_tmp/screen.txt' && grep -q ' Norm_1 *$' '$t_tmp/screen.txt'"
+
+# Embedding's device time against SQL: the kernels its only operator launched (PYTORCH_API ->
+# CONNECTION_IDS -> TASK), in ms with three decimals as the panel prints them
+if command -v sqlite3 > /dev/null; then
+	db=$(ls "$M"/gen-r0_*/ASCEND_PROFILER_OUTPUT/*.db)
+	want=$(sqlite3 "$db" "SELECT printf('%d.%03d', s / 1000000, s / 1000 % 1000) FROM (SELECT sum(t.endNs - t.startNs) AS s FROM PYTORCH_API p JOIN STRING_IDS n ON n.id = p.name JOIN CONNECTION_IDS c ON c.id = p.connectionId JOIN TASK t ON t.connectionId = c.connectionId WHERE n.value = 'aten::embedding')")
+	check "Embedding's device time equals SQL over its operator's kernels ($want ms)" sh -c "grep -E '^ +$want +$want +2 +2 +. Embedding' '$t_tmp/screen.txt' > /dev/null"
+	# every module row of tl summary --json together: every operator's kernels but the
+	# optimizer's, which runs outside every module
+	tot=$(sqlite3 "$db" "SELECT sum(t.endNs - t.startNs) FROM PYTORCH_API p JOIN STRING_IDS n ON n.id = p.name JOIN CONNECTION_IDS c ON c.id = p.connectionId JOIN TASK t ON t.connectionId = c.connectionId WHERE n.value NOT LIKE 'Optimizer%'")
+	"$TL_BIN" summary "$M" --json --no-cache > "$t_tmp/sum.json" 2> "$t_tmp/err"
+	got=$(tr '{' '\n' < "$t_tmp/sum.json" | sed -n 's/^"rank":0,"path":.*"device_ns":\([0-9]*\),.*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	check "summary --json: rank 0's module rows sum to every operator's kernels but the optimizer's, as SQL ($tot ns)" [ "$got" = "$tot" ]
+else
+	skip "sqlite3 absent: the panel's device times against SQL"
+fi
+
+view "$M" 110x30 L "<Down>" "<Down>" "<Space>"
+check "Space opens a module: Embedding's operator and kernel" sh -c "sed -n 7p '$t_tmp/screen.txt' | grep -q 'aten::embedding \[aclnnEmbedding'"
+golden modules-open
+view "$M" 110x30 L "<Down>" "<Down>" "<Space>" "<Left>"
+check "Left closes it again" sh -c "! grep -q 'aten::embedding' '$t_tmp/screen.txt'"
+view "$M" 110x30 L C
+check "C opens every module" has "MmBackward0 [aclnnMatmul"
+view "$M" 110x30 L O
+check "O sorts by device time: Layer first under Model" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'sorted by device time' && sed -n 6p '$t_tmp/screen.txt' | grep -q ' Layer *$'"
+view "$M" 110x30 L "<Tab>"
+check "Tab: rank 1" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Modules of rank 1 '"
+view "$M" 110x30 L "<Down>" "<Down>" "<Enter>"
+check "Enter selects the module's first range on its Module lane" sh -c "tail -2 '$t_tmp/screen.txt' | grep -q 'mstx Module.*sel Embedding'"
+check "... and says its device time" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Rank 0, Model/Embedding: [0-9.]* ms on the device over 2 operators'"
+view "$M" 110x30 ":modules"
+check "the panel opens as :modules too" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Modules of rank 0'"
+view "$M" 110x30 I L
+check "L from the operator panel" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Modules of rank 0'"
+
+view "$t_tmp/plain" 100x24 L
+check "without Module ranges: says so" has "No module ranges in this profile."
+check "... and how to record them" has "domain=\"Module\""
+golden modules-none
+
+# ---- in a real terminal --------------------------------------------------------------------
+if ! command -v tmux > /dev/null 2>&1; then
+	skip "tmux absent: the module panel in a terminal"
+	t_done
+	exit 0
+fi
+T="tmux -L tl-test-mod-$$ -f /dev/null"
+trap '$T kill-server 2>/dev/null; rm -rf "$t_tmp"' EXIT
+cap() { $T capture-pane -p -e -t t > "$t_tmp/pane.e"; $T capture-pane -p -t t > "$t_tmp/pane"; }
+wait_for() {
+	i=0
+	while [ $i -lt 100 ]; do
+		cap
+		if grep -qF -- "$1" "$t_tmp/pane"; then
+			sleep 0.3
+			cap
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+$T new-session -d -x 110 -y 30 -s t \
+	"env TERM=tmux-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$XDG_CONFIG_HOME' '$TL_BIN' view '$M'; echo EXIT=\$?; sleep 60"
+wait_for "rank 0"
+$T send-keys -t t L
+check "tmux: L opens the module panel" wait_for "Modules of rank 0"
+check "tmux: the tree's modules are there" grep -q "Embedding" "$t_tmp/pane"
+check "tmux: the selected row in the current-label colour" grep -q "▸" "$t_tmp/pane"
+$T send-keys -t t Down Down Enter
+check "tmux: Enter goes back to the timeline with the module's range selected" wait_for "sel Embedding"
+$T send-keys -t t q
+check "tmux: q quits" wait_for "EXIT=0"
+$T kill-server 2> /dev/null
+t_done
