@@ -15,6 +15,7 @@
 #include "util/u64map.h"
 #include "util/xalloc.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,15 +76,37 @@ sid(mctx *c, sqlite3_stmt *st, int col)
 	return v;
 }
 
+/* A time column: an integer, or the decimal text PYTORCH_API keeps its times in. */
+static int
+time_col(sqlite3_stmt *st, int col, int64_t *t)
+{
+	switch (sqlite3_column_type(st, col)) {
+	case SQLITE_INTEGER:
+		*t = sqlite3_column_int64(st, col);
+		return 0;
+	case SQLITE_TEXT: {
+		const char *s = (const char *)sqlite3_column_text(st, col);
+		char *end;
+		if (s == NULL || *s == '\0')
+			return -1;
+		errno = 0;
+		long long v = strtoll(s, &end, 10);
+		if (errno != 0 || *end != '\0')
+			return -1;
+		*t = v;
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
 /* Both ends present, in range and in order. */
 static int
 times(sqlite3_stmt *st, int col, int64_t *s, int64_t *e)
 {
-	if (sqlite3_column_type(st, col) == SQLITE_NULL ||
-	    sqlite3_column_type(st, col + 1) == SQLITE_NULL)
+	if (time_col(st, col, s) != 0 || time_col(st, col + 1, e) != 0)
 		return -1;
-	*s = sqlite3_column_int64(st, col); /* PYTORCH_API's times are TEXT: converted */
-	*e = sqlite3_column_int64(st, col + 1);
 	return tl_time_ok(*s) && tl_time_ok(*e) && *e >= *s ? 0 : -1;
 }
 
@@ -309,11 +332,15 @@ read_kernels(mctx *c, int table, const char *what, const char *sql)
 		fail(c, what, rc);
 		return;
 	}
-	size_t first = c->nrows;
+	size_t first = c->nrows, bad = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t s, e;
-		if (times(st, 1, &s, &e) != 0 || sqlite3_column_type(st, 3) != SQLITE_INTEGER)
+		if (sqlite3_column_type(st, 3) != SQLITE_INTEGER)
+			continue; /* launched by no operator */
+		if (times(st, 1, &s, &e) != 0) {
+			bad++;
 			continue;
+		}
 		size_t lo, hi;
 		conn_range(c, sqlite3_column_int64(st, 3), &lo, &hi);
 		for (size_t i = lo; i < hi; i++) {
@@ -328,6 +355,11 @@ read_kernels(mctx *c, int table, const char *what, const char *sql)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		fail(c, what, rc);
+	if (bad)
+		msg_warn(c->path,
+		         "%s: %zu kernels without usable times left out of the module "
+		         "statistics",
+		         what, bad);
 	/* each table's rows by operator start, then kernel start (ORDER BY op_ts, kernel_ts) */
 	qsort(c->rows + first, c->nrows - first, sizeof *c->rows, cmp_krow_table);
 }

@@ -40,8 +40,23 @@ if command -v sqlite3 > /dev/null; then
 	"$TL_BIN" summary "$M" --json --no-cache > "$t_tmp/sum.json" 2> "$t_tmp/err"
 	got=$(tr '{' '\n' < "$t_tmp/sum.json" | sed -n 's/^"rank":0,"path":.*"device_ns":\([0-9]*\),.*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
 	check "summary --json: rank 0's module rows sum to every operator's kernels but the optimizer's, as SQL ($tot ns)" [ "$got" = "$tot" ]
+	# bad rows in rank 0's tables: the rest loads, each problem is one line naming the file
+	cp -R "$M" "$t_tmp/bad"
+	bdb=$(ls "$t_tmp"/bad/gen-r0_*/ASCEND_PROFILER_OUTPUT/*.db)
+	sqlite3 "$bdb" "UPDATE MSTX_EVENTS SET endNs = startNs - 5 WHERE rowid = 2;
+		UPDATE PYTORCH_API SET startNs = 'soon' WHERE rowid = 3;
+		UPDATE TASK SET startNs = 'x' WHERE rowid IN (SELECT t.rowid FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId LIMIT 1);
+		INSERT INTO CONNECTION_IDS VALUES (NULL, 5), ('x', NULL), (7, 'y');"
+	"$TL_BIN" summary "$t_tmp/bad" --json --no-cache > "$t_tmp/bad.json" 2> "$t_tmp/bad.err"
+	check "bad rows: tl summary --json still exits 0" [ $? -eq 0 ]
+	check "... the PYTORCH_API row is one line naming the file" grep -q "^tl: $bdb: PYTORCH_API: 1 operators without usable times left out of the module statistics" "$t_tmp/bad.err"
+	check "... so is the kernel without a usable start" grep -q "^tl: $bdb: COMPUTE_TASK_INFO: 1 kernels without usable times left out of the module statistics" "$t_tmp/bad.err"
+	got1=$(tr '{' '\n' < "$t_tmp/bad.json" | grep -c '^"rank":1,"path"')
+	want1=$(tr '{' '\n' < "$t_tmp/sum.json" | grep -c '^"rank":1,"path"')
+	check "... and rank 1's module rows are all there ($want1)" [ "$got1" = "$want1" ]
+	check "... rank 0 still has module rows" sh -c "tr '{' '\n' < '$t_tmp/bad.json' | grep -q '^\"rank\":0,\"path\"'"
 else
-	skip "sqlite3 absent: the panel's device times against SQL"
+	skip "sqlite3 absent: the panel's device times against SQL, bad rows"
 fi
 
 view "$M" 110x30 L "<Down>" "<Down>" "<Space>"
