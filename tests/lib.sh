@@ -3,6 +3,7 @@
 : "${TL_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TL_BIN:=$TL_SRCDIR/tl}"
 : "${TL_TESTBIN:=$TL_SRCDIR/tests}"
+: "${TLGEN:=$TL_TESTBIN/gen/tlgen}" # the profile generator (tests/gen/tlgen.c)
 SAMPLES=${TL_SAMPLES:-$TL_SRCDIR/../shared/samples}
 t_n=0
 t_failed=0

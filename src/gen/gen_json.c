@@ -36,70 +36,24 @@
  * process still comes from the DB (COMPUTE_TASK_INFO membership), never from those strings. */
 #include "config.h"
 #include "gen/gen.h"
+#include "gen/gen_json_int.h"
 #include "util/msg.h"
-#include "util/strpool.h"
 #include "util/text.h"
-#include "util/u64map.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <sqlite3.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define INVALID_U32 4294967295LL /* "none" in Ascend DB integer columns */
-
-/* 2025 sort indexes of the msprof layers (pid = (pid << 10) | (sort << 5) | ...) */
-#define SORT_CANN 7
-#define SORT_MSPROFTX 8
-#define SORT_HW 13
-#define SORT_FREQ 14
-#define SORT_HCCL 15
-#define SORT_OVERLAP 23
-
-typedef struct ival {
-	int64_t s, e;
-} ival;
-
-typedef struct ivals {
-	ival *v;
-	size_t n, cap;
-} ivals;
-
-typedef struct cann_row {
-	int64_t start, tid;
-} cann_row;
-
-typedef struct jw {
-	const char *db_path, *path;
-	sqlite3 *db;
-	FILE *f;
-	int first; /* no event written yet */
-	int err;
-	tl_strpool *pool;
-	tl_u64map str;                /* STRING_IDS id -> pool id */
-	tl_u64map api, dtype, link, transport, mstx_type; /* ENUM_* id -> pool id */
-	int64_t pid, dev;
-	cann_row *cann; /* CANN_API rows, by index */
-	size_t ncann, canncap;
-	tl_u64map cann_of; /* connectionId -> index into cann */
-	tl_u64map groups;  /* group string id -> thread index of its "Group … Communication" */
-	int64_t *plane_base;
-	size_t ngroups;
-	ivals compute, comm; /* sorted unions, for Overlap Analysis */
-	int version;         /* GEN_JSON_2025 or GEN_JSON_2024 */
-	uint64_t kernels;    /* kernels written (the 2024 layout drops every third one's type) */
-} jw;
-
 /* ---- output ------------------------------------------------------------------------------- */
 
-static void
-jstr(jw *w, const char *s)
+void
+jw_jstr(jw *w, const char *s)
 {
 	const char *p = s;
-	while (*p && (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f && *p != '"' && *p != '\\')
+	while (*p && (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f && *p != '"' &&
+	       *p != '\\')
 		p++;
 	fputc('"', w->f);
 	if (*p == '\0')
@@ -110,8 +64,8 @@ jstr(jw *w, const char *s)
 }
 
 /* ns -> the µs text torch_npu writes: exactly three decimals. */
-static void
-jus(jw *w, int64_t ns)
+void
+jw_us(jw *w, int64_t ns)
 {
 	if (ns < 0) {
 		fputc('-', w->f);
@@ -121,70 +75,72 @@ jus(jw *w, int64_t ns)
 }
 
 /* Opens an event: {"ph": .., "name": .., "pid": .., "tid": .., "ts": "..." */
-static void
-ev_open(jw *w, const char *ph, const char *name, int64_t pid, int64_t tid, int64_t ts)
+void
+jw_ev_open(jw *w, const char *ph, const char *name, int64_t pid, int64_t tid, int64_t ts)
 {
 	fputs(w->first ? "[" : ", ", w->f);
 	w->first = 0;
 	fprintf(w->f, "{\"ph\": \"%s\", \"name\": ", ph);
-	jstr(w, name);
+	jw_jstr(w, name);
 	fprintf(w->f, ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": \"", pid, tid);
-	jus(w, ts);
+	jw_us(w, ts);
 	fputc('"', w->f);
 }
 
-static void
-ev_dur(jw *w, int64_t ns)
+void
+jw_ev_dur(jw *w, int64_t ns)
 {
 	fputs(", \"dur\": ", w->f);
-	jus(w, ns);
+	jw_us(w, ns);
 }
 
-static void
-meta(jw *w, const char *what, int64_t pid, int64_t tid, const char *key, const char *sval,
-    int64_t num)
+void
+jw_meta(jw *w, const char *what, int64_t pid, int64_t tid, const char *key, const char *sval,
+        int64_t num)
 {
 	fputs(w->first ? "[" : ", ", w->f);
 	w->first = 0;
-	fprintf(w->f, "{\"name\": \"%s\", \"pid\": %" PRId64 ", \"tid\": %" PRId64
-		      ", \"args\": {\"%s\": ",
-	    what, pid, tid, key);
+	fprintf(w->f,
+	        "{\"name\": \"%s\", \"pid\": %" PRId64 ", \"tid\": %" PRId64
+	        ", \"args\": {\"%s\": ",
+	        what, pid, tid, key);
 	if (sval)
-		jstr(w, sval);
+		jw_jstr(w, sval);
 	else
 		fprintf(w->f, "%" PRId64, num);
 	fputs("}, \"ph\": \"M\"}", w->f);
 }
 
-static void
-process_meta(jw *w, int64_t pid, const char *name, const char *label, int64_t sort)
+void
+jw_process_meta(jw *w, int64_t pid, const char *name, const char *label, int64_t sort)
 {
-	meta(w, "process_name", pid, 0, "name", name, 0);
-	meta(w, "process_labels", pid, 0, "labels", label, 0);
-	meta(w, "process_sort_index", pid, 0, "sort_index", NULL, sort);
+	jw_meta(w, "process_name", pid, 0, "name", name, 0);
+	jw_meta(w, "process_labels", pid, 0, "labels", label, 0);
+	jw_meta(w, "process_sort_index", pid, 0, "sort_index", NULL, sort);
 }
 
-static void
-thread_meta(jw *w, int64_t pid, int64_t tid, const char *name, int64_t sort)
+void
+jw_thread_meta(jw *w, int64_t pid, int64_t tid, const char *name, int64_t sort)
 {
-	meta(w, "thread_name", pid, tid, "name", name, 0);
-	meta(w, "thread_sort_index", pid, tid, "sort_index", NULL, sort);
+	jw_meta(w, "thread_name", pid, tid, "name", name, 0);
+	jw_meta(w, "thread_sort_index", pid, tid, "sort_index", NULL, sort);
 }
 
 /* A flow: "s" on the launch, "f" ("bp": "e") on the device item. */
-static void
-flow(jw *w, const char *cat, const char *id, int64_t pid, int64_t tid, int64_t ts, int end)
+void
+jw_flow(jw *w, const char *cat, const char *id, int64_t pid, int64_t tid, int64_t ts, int end)
 {
 	fputs(", ", w->f);
-	fprintf(w->f, "{\"name\": \"%s%s\", \"ph\": \"%s\", \"cat\": \"%s\", \"id\": \"%s\", "
-		      "\"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": \"",
-	    cat, id, end ? "f" : "s", cat, id, pid, tid);
-	jus(w, ts);
+	fprintf(w->f,
+	        "{\"name\": \"%s%s\", \"ph\": \"%s\", \"cat\": \"%s\", \"id\": \"%s\", "
+	        "\"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": \"",
+	        cat, id, end ? "f" : "s", cat, id, pid, tid);
+	jw_us(w, ts);
 	fputs(end ? "\", \"bp\": \"e\"}" : "\"}", w->f);
 }
 
-static int64_t
-layer_pid(const jw *w, int sort, int device)
+int64_t
+jw_layer_pid(const jw *w, int sort, int device)
 {
 	if (w->version == GEN_JSON_2024)
 		switch (sort) {
@@ -206,14 +162,14 @@ layer_pid(const jw *w, int sort, int device)
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
-static int64_t
-col(sqlite3_stmt *st, int i)
+int64_t
+jw_col(sqlite3_stmt *st, int i)
 {
 	return sqlite3_column_int64(st, i); /* sqlite3_int64 is long long: printed as int64_t */
 }
 
-static sqlite3_stmt *
-prep(jw *w, const char *sql)
+sqlite3_stmt *
+jw_prep(jw *w, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -221,8 +177,8 @@ prep(jw *w, const char *sql)
 	return st;
 }
 
-static const char *
-s_of(const jw *w, const tl_u64map *m, int64_t id)
+const char *
+jw_s_of(const jw *w, const tl_u64map *m, int64_t id)
 {
 	uint32_t v;
 	if (u64map_get(m, (uint64_t)id, &v))
@@ -230,48 +186,47 @@ s_of(const jw *w, const tl_u64map *m, int64_t id)
 	return "";
 }
 
-static const char *
-str(const jw *w, sqlite3_stmt *st, int i)
+const char *
+jw_str(const jw *w, sqlite3_stmt *st, int i)
 {
 	if (sqlite3_column_type(st, i) == SQLITE_NULL)
 		return "";
-	return s_of(w, &w->str, col(st, i));
+	return jw_s_of(w, &w->str, jw_col(st, i));
 }
 
-static void
-read_map(jw *w, const char *sql, tl_u64map *m)
+void
+jw_read_map(jw *w, const char *sql, tl_u64map *m)
 {
-	sqlite3_stmt *st = prep(w, sql);
+	sqlite3_stmt *st = jw_prep(w, sql);
 	u64map_init(m);
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		const char *v = (const char *)sqlite3_column_text(st, 1);
-		u64map_put(m, (uint64_t)col(st, 0),
-		    strpool_intern_cstr(w->pool, v ? v : ""));
+		u64map_put(m, (uint64_t)jw_col(st, 0), strpool_intern_cstr(w->pool, v ? v : ""));
 	}
 	sqlite3_finalize(st);
 }
 
 /* "alias.col", or "NULL" when the table lacks the column (columns drift between versions,
  * e.g. COMMUNICATION_TASK_INFO.bandwidth is a 2026 addition). */
-static char *
-colref(jw *w, const char *table, const char *alias, const char *colname)
+char *
+jw_colref(jw *w, const char *table, const char *alias, const char *colname)
 {
-	char *sql = sqlite3_mprintf("SELECT 1 FROM pragma_table_info(%Q) WHERE name = %Q", table,
-	    colname);
-	sqlite3_stmt *st = prep(w, sql);
+	char *sql =
+	    sqlite3_mprintf("SELECT 1 FROM pragma_table_info(%Q) WHERE name = %Q", table, colname);
+	sqlite3_stmt *st = jw_prep(w, sql);
 	int have = st && sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
 	sqlite3_free(sql);
 	return have ? xasprintf("%s.\"%s\"", alias, colname) : xstrdup("NULL");
 }
 
-static int64_t
-scalar(jw *w, const char *sql, int64_t def)
+int64_t
+jw_scalar(jw *w, const char *sql, int64_t def)
 {
-	sqlite3_stmt *st = prep(w, sql);
+	sqlite3_stmt *st = jw_prep(w, sql);
 	int64_t v = def;
 	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = col(st, 0);
+		v = jw_col(st, 0);
 	sqlite3_finalize(st);
 	return v;
 }
@@ -286,8 +241,8 @@ cmp_ival(const void *a, const void *b)
 }
 
 /* Sorts and merges in place (touching intervals merge). */
-static void
-ivals_union(ivals *iv)
+void
+jw_ivals_union(ivals *iv)
 {
 	size_t w = 0;
 	if (iv->n == 0)
@@ -305,8 +260,8 @@ ivals_union(ivals *iv)
 }
 
 /* a − b of two sorted unions, appended to out. */
-static void
-ivals_minus(const ivals *a, const ivals *b, ivals *out)
+void
+jw_ivals_minus(const ivals *a, const ivals *b, ivals *out)
 {
 	size_t j = 0;
 	for (size_t i = 0; i < a->n; i++) {
@@ -325,530 +280,6 @@ ivals_minus(const ivals *a, const ivals *b, ivals *out)
 			ival x = {s, e};
 			VEC_PUSH(out->v, out->n, out->cap, x);
 		}
-	}
-}
-
-/* ---- the processes -------------------------------------------------------------------------- */
-
-/* One end of a fwdbwd flow, spelled as torch_npu's text export writes it: a numeric id and
- * "bp": "e" on both ends (flow() writes the msprof spelling). */
-static void
-fwdbwd_flow(jw *w, int end, int64_t id, int64_t tid, int64_t ts)
-{
-	fputs(w->first ? "[" : ", ", w->f);
-	w->first = 0;
-	fprintf(w->f, "{\"ph\": \"%s\", \"bp\": \"e\", \"name\": \"fwdbwd\", \"id\": %" PRId64
-		      ", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"ts\": \"",
-	    end ? "f" : "s", id, w->pid, tid);
-	jus(w, ts);
-	fputs("\", \"cat\": \"fwdbwd\"}", w->f);
-}
-
-/* The forward -> backward flows: CONNECTION_IDS groups of exactly two operators on two threads
- * (Insight's "fwdbwd" category; the same table links operators to their kernels and Enqueue to
- * Dequeue). torch_npu's exporter pairs them by autograd sequence number, the start being the
- * operator with "Fwd thread id" 0, and uses that number as the id. */
-static void
-write_fwdbwd(jw *w)
-{
-	sqlite3_stmt *st = prep(w,
-	    "SELECT c.connectionId, p.sequenceNumber, p.globalTid, CAST(p.startNs AS INTEGER) "
-	    "FROM CONNECTION_IDS c JOIN PYTORCH_API p ON p.connectionId = c.id "
-	    "WHERE p.type = 50001 AND c.connectionId IN ("
-	    "SELECT c2.connectionId FROM CONNECTION_IDS c2 JOIN PYTORCH_API p2 "
-	    "ON p2.connectionId = c2.id WHERE p2.type = 50001 GROUP BY c2.connectionId "
-	    "HAVING count(*) = 2 AND count(DISTINCT p2.globalTid) = 2) "
-	    "ORDER BY c.connectionId, coalesce(p.fwdThreadId, 0) != 0, 4");
-	int64_t conn = 0, seq = 0, tid = 0, ts = 0;
-	int have = 0;
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		int64_t c = col(st, 0), t = col(st, 2) & 0xffffffff, s = col(st, 3);
-		if (have && c == conn) {
-			if (seq >= 0) { /* torch_npu leaves operators without a number out */
-				fwdbwd_flow(w, 0, seq, tid, ts);
-				fwdbwd_flow(w, 1, seq, t, s);
-			}
-			have = 0;
-			continue;
-		}
-		conn = c;
-		seq = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : col(st, 1);
-		tid = t;
-		ts = s;
-		have = 1;
-	}
-	sqlite3_finalize(st);
-}
-
-/* Python: the ProfilerStep#N ranges (STEP_TIME), the torch ops (PYTORCH_API, when the DB has
- * them) and their fwdbwd flows; its metadata after its events, as torch_npu writes it. */
-static void
-write_python(jw *w)
-{
-	sqlite3_stmt *st;
-	tl_u64map tids;
-	u64map_init(&tids);
-	u64map_put(&tids, (uint64_t)w->pid, 1);
-	st = prep(w, "SELECT id, startNs, endNs FROM STEP_TIME ORDER BY startNs");
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		char nm[48];
-		int64_t s = col(st, 1), e = col(st, 2);
-		snprintf(nm, sizeof nm, "ProfilerStep#%" PRId64, col(st, 0));
-		ev_open(w, "X", nm, w->pid, w->pid, s);
-		ev_dur(w, e - s);
-		fputs(", \"cat\": \"cpu_op\", \"args\": {\"Sequence number\": -1, \"Fwd thread id\": 0}}",
-		    w->f);
-	}
-	sqlite3_finalize(st);
-	/* PYTORCH_API times are TEXT in every torch_npu version */
-	st = prep(w, "SELECT CAST(startNs AS INTEGER), CAST(endNs AS INTEGER), globalTid, name "
-		     "FROM PYTORCH_API");
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		const char *nm = str(w, st, 3);
-		int64_t tid = col(st, 2) & 0xffffffff;
-		if (strncmp(nm, "ProfilerStep#", 13) == 0)
-			continue; /* written from STEP_TIME above */
-		ev_open(w, "X", nm, w->pid, tid, col(st, 0));
-		ev_dur(w, col(st, 1) - col(st, 0));
-		fputs(", \"cat\": \"cpu_op\", \"args\": {}}", w->f);
-		u64map_put(&tids, (uint64_t)tid, 1);
-	}
-	sqlite3_finalize(st);
-	write_fwdbwd(w);
-	process_meta(w, w->pid, "Python", "CPU", w->pid);
-	for (size_t i = 0; i <= tids.mask; i++)
-		if (tids.used[i]) {
-			char nm[48];
-			snprintf(nm, sizeof nm, "Thread %" PRIu64, tids.keys[i]);
-			thread_meta(w, w->pid, (int64_t)tids.keys[i], nm, (int64_t)tids.keys[i]);
-		}
-	u64map_free(&tids);
-}
-
-/* CANN: "<Level>@<api>" slices; the launches are kept for the flows. */
-static void
-write_cann(jw *w)
-{
-	static const struct {
-		const char *level, *prefix;
-	} levels[] = {{"acl", "AscendCL"}, {"node", "Node"}, {"runtime", "Runtime"},
-	    {"model", "Model"}, {"hccl", "Hccl"}, {"communication", "Communication"}};
-	int64_t pid = layer_pid(w, SORT_CANN, 0);
-	tl_u64map tids;
-	u64map_init(&tids);
-	u64map_init(&w->cann_of);
-	process_meta(w, pid, "CANN", "CPU", SORT_CANN);
-	sqlite3_stmt *st = prep(w, "SELECT startNs, endNs, type, globalTid, connectionId, name "
-				   "FROM CANN_API");
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		int64_t s = col(st, 0), e = col(st, 1);
-		int64_t tid = col(st, 3) & 0xffffffff;
-		int64_t conn = col(st, 4);
-		const char *level = s_of(w, &w->api, col(st, 2));
-		const char *prefix = level;
-		for (size_t k = 0; k < sizeof levels / sizeof *levels; k++)
-			if (strcmp(level, levels[k].level) == 0)
-				prefix = levels[k].prefix;
-		const char *api = str(w, st, 5);
-		char *nm = xasprintf("%s@%s", prefix, api);
-		ev_open(w, "X", nm, pid, tid, s);
-		free(nm);
-		ev_dur(w, e - s);
-		fprintf(w->f, ", \"args\": {\"Thread Id\": %" PRId64 ", \"Mode\": \"ACL_RTS\", "
-			      "\"level\": ",
-		    tid);
-		jstr(w, level);
-		fputs(", \"id\": ", w->f);
-		jstr(w, api);
-		fprintf(w->f, ", \"item_id\": \"0\", \"connection_id\": %" PRId64 "}}", conn);
-		if (!u64map_get(&tids, (uint64_t)tid, NULL)) {
-			u64map_put(&tids, (uint64_t)tid, 1);
-			char tn[48];
-			snprintf(tn, sizeof tn, "Thread %" PRId64, tid);
-			thread_meta(w, pid, tid, tn, tid);
-		}
-		cann_row cr = {s, tid};
-		VEC_PUSH(w->cann, w->ncann, w->canncap, cr);
-		u64map_put(&w->cann_of, (uint64_t)conn, (uint32_t)(w->ncann - 1));
-	}
-	sqlite3_finalize(st);
-	u64map_free(&tids);
-}
-
-/* The HostToDevice flow into a device item that starts at ts on (pid, tid). */
-static void
-launch_flow(jw *w, const char *id, int64_t conn, int64_t pid, int64_t tid, int64_t ts)
-{
-	uint32_t k;
-	if (conn < 0 || !u64map_get(&w->cann_of, (uint64_t)conn, &k))
-		return; /* no launch record */
-	flow(w, "HostToDevice", id, layer_pid(w, SORT_CANN, 0), w->cann[k].tid, w->cann[k].start, 0);
-	flow(w, "HostToDevice", id, pid, tid, ts, 1);
-}
-
-/* The device-side spelling msprof writes as "Task Type" for a kernel whose TASK row has the
- * host-side one (KERNEL_AICORE vs AI_CORE; DSA kernels are STARS_COMMON rows that
- * COMPUTE_TASK_INFO types DSA_SQE). */
-static const char *
-device_type(const char *host)
-{
-	static const char *const map[][2] = {{"KERNEL_AICORE", "AI_CORE"},
-	    {"KERNEL_AIVEC", "AI_VECTOR_CORE"}, {"KERNEL_MIX_AIC", "MIX_AIC"},
-	    {"KERNEL_MIX_AIV", "MIX_AIV"}, {"KERNEL_AICPU", "AI_CPU"}, {"STARS_COMMON", "DSA_SQE"}};
-	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-		if (strcmp(host, map[i][0]) == 0)
-			return map[i][1];
-	return host;
-}
-
-static uint64_t
-ffts_key(int64_t stream, int64_t task, int64_t conn)
-{
-	return (uint64_t)(stream & 0xffff) << 48 | (uint64_t)(task & 0xffff) << 32 |
-	       (uint64_t)(conn & 0xffffffff);
-}
-
-/* Ascend Hardware: every TASK row but the FFTS+ containers; the stream metadata after. */
-static void
-write_hardware(jw *w)
-{
-	int64_t pid = layer_pid(w, SORT_HW, 1);
-	tl_u64map children, streams;
-	u64map_init(&children);
-	u64map_init(&streams);
-	/* FFTS+ containers: contextId invalid, not a kernel, with sub-task rows of
-	 * the same stream, taskId and launch */
-	sqlite3_stmt *st = prep(w, "SELECT streamId, taskId, connectionId FROM TASK "
-				   "WHERE contextId != 4294967295");
-	while (st && sqlite3_step(st) == SQLITE_ROW)
-		u64map_put(&children, ffts_key(col(st, 0),
-					  col(st, 1), col(st, 2)),
-		    1);
-	sqlite3_finalize(st);
-	/* the message of a range's device part (its TASK rows share MSTX_EVENTS' connectionId),
-	 * when the profile has MSTX_EVENTS */
-	int mstx =
-	    scalar(w, "SELECT count(*) FROM sqlite_master WHERE name = 'MSTX_EVENTS'", 0) > 0;
-	st = prep(
-	    w, mstx ? "SELECT t.startNs, t.endNs, t.streamId, t.taskId, t.contextId, "
-	              "t.connectionId, t.modelId, t.taskType, c.name, c.taskType, "
-	              "c.globalTaskId IS NOT NULL, (SELECT m.message FROM MSTX_EVENTS m WHERE "
-	              "m.connectionId = t.connectionId AND t.connectionId > 4000000000 LIMIT 1) "
-	              "FROM TASK t LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
-	              "t.globalTaskId ORDER BY t.rowid"
-	            : "SELECT t.startNs, t.endNs, t.streamId, t.taskId, t.contextId, "
-	              "t.connectionId, t.modelId, t.taskType, c.name, c.taskType, "
-	              "c.globalTaskId IS NOT NULL, NULL FROM TASK t LEFT JOIN COMPUTE_TASK_INFO c "
-	              "ON c.globalTaskId = t.globalTaskId ORDER BY t.rowid");
-	if (st == NULL)
-		msg_warn(w->db_path, "no TASK table: no Ascend Hardware process written");
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		int64_t s = col(st, 0), e = col(st, 1);
-		int64_t stream = col(st, 2), task = col(st, 3);
-		int64_t ctx = col(st, 4);
-		int64_t conn = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1
-									  : col(st, 5);
-		int kernel = sqlite3_column_int(st, 10);
-		if (!kernel && ctx == INVALID_U32 &&
-		    u64map_get(&children, ffts_key(stream, task, conn), NULL))
-			continue;
-		if (sqlite3_column_type(st, 11) != SQLITE_NULL) { /* an MSTX range's device part */
-			char id[24];
-			snprintf(id, sizeof id, "%" PRId64, conn);
-			ev_open(w, "X", str(w, st, 11), pid, stream, s);
-			ev_dur(w, e - s);
-			fprintf(w->f,
-			        ", \"args\": {\"Physic Stream Id\": %" PRId64
-			        ", \"Task Id\": %" PRId64 "}}",
-			        stream, task);
-			fprintf(w->f,
-			        ", {\"name\": \"MsTx_%s\", \"ph\": \"f\", \"id\": \"%s\", "
-			        "\"ts\": \"",
-			        id, id);
-			jus(w, s);
-			fprintf(w->f,
-			        "\", \"cat\": \"MsTx\", \"pid\": %" PRId64 ", \"tid\": %" PRId64
-			        ", \"bp\": \"e\"}",
-			        pid, stream);
-			u64map_put(&streams, (uint64_t)stream, 1);
-			continue;
-		}
-		const char *ttype = str(w, st, 7);
-		const char *name = kernel ? str(w, st, 8) : ttype;
-		const char *type = kernel ? str(w, st, 9) : ttype;
-		if (*type == '\0' || strcmp(type, "N/A") == 0)
-			type = device_type(ttype); /* Level0: COMPUTE_TASK_INFO has none */
-		ev_open(w, "X", name, pid, stream, s);
-		ev_dur(w, e - s);
-		fprintf(w->f, ", \"args\": {\"Model Id\": %" PRId64, col(st, 6));
-		if (w->version == GEN_JSON_2024 && kernel && strcmp(type, "AI_CPU") != 0)
-			type = w->kernels++ % 3 == 2 ? NULL : "Other";
-		if (type != NULL) {
-			fputs(", \"Task Type\": ", w->f);
-			jstr(w, type);
-		}
-		fprintf(w->f, ", \"%s\": %" PRId64 ", \"Task Id\": %" PRId64
-			      ", \"Batch Id\": 0, \"Subtask Id\": %" PRId64 ", \"connection_id\": %" PRId64
-			      "}}",
-		    w->version == GEN_JSON_2024 ? "Stream Id" : "Physic Stream Id", stream, task, ctx,
-		    conn);
-		if (kernel) {
-			char id[48];
-			snprintf(id, sizeof id, "%" PRIu64,
-			    (uint64_t)conn << 32 | (uint64_t)(ctx & 0xffffffff));
-			launch_flow(w, id, conn, pid, stream, s);
-			ival x = {s, e};
-			VEC_PUSH(w->compute.v, w->compute.n, w->compute.cap, x);
-		} else if (strcmp(ttype, "MEMCPY_ASYNC") == 0) {
-			char id[24];
-			snprintf(id, sizeof id, "%" PRId64, conn);
-			launch_flow(w, id, conn, pid, stream, s);
-		}
-		u64map_put(&streams, (uint64_t)stream, 1);
-	}
-	sqlite3_finalize(st);
-	process_meta(w, pid, "Ascend Hardware", "NPU", SORT_HW);
-	for (size_t i = 0; i <= streams.mask; i++)
-		if (streams.used[i]) {
-			char nm[32];
-			snprintf(nm, sizeof nm, "Stream %" PRIu64, streams.keys[i]);
-			thread_meta(w, pid, (int64_t)streams.keys[i], nm, (int64_t)streams.keys[i]);
-		}
-	u64map_free(&children);
-	u64map_free(&streams);
-}
-
-/* HCCL: one "Group {g} Communication" thread per group with the ops, then a "Plane {p}" thread per
- * plane with the sub-tasks; metadata first, as msprof's assembler writes it. */
-static void
-write_hccl(jw *w)
-{
-	int64_t pid = layer_pid(w, SORT_HCCL, 1);
-	u64map_init(&w->groups);
-	sqlite3_stmt *st = prep(w, "SELECT groupName, max(planeId) FROM ("
-				   "SELECT groupName, 0 AS planeId FROM COMMUNICATION_OP UNION ALL "
-				   "SELECT groupName, CASE WHEN planeId = 4294967295 THEN 0 ELSE "
-				   "planeId END FROM COMMUNICATION_TASK_INFO) GROUP BY groupName "
-				   "ORDER BY groupName");
-	int64_t next = 0;
-	int any = 0;
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		int64_t g = col(st, 0), maxp = col(st, 1);
-		if (!any)
-			process_meta(w, pid, "HCCL", "NPU", SORT_HCCL);
-		any = 1;
-		char nm[64];
-		snprintf(nm, sizeof nm, "Group %zu Communication", w->ngroups);
-		thread_meta(w, pid, next, nm, next);
-		for (int64_t p = 0; p <= maxp && p < 4096; p++) {
-			snprintf(nm, sizeof nm, "Plane %" PRId64, p);
-			thread_meta(w, pid, next + p + 1, nm, next + p + 1);
-		}
-		u64map_put(&w->groups, (uint64_t)g, (uint32_t)w->ngroups);
-		w->plane_base = xreallocarray(w->plane_base, w->ngroups + 1, sizeof *w->plane_base);
-		w->plane_base[w->ngroups++] = next;
-		next += (maxp < 4096 ? maxp : 4095) + 2;
-	}
-	sqlite3_finalize(st);
-	if (!any)
-		return;
-
-	static const char *const ocols[] = {"dataType", "algType", "count"};
-	char *ol[3];
-	for (int k = 0; k < 3; k++)
-		ol[k] = colref(w, "COMMUNICATION_OP", "o", ocols[k]);
-	char *osql = xasprintf("SELECT o.opName, o.startNs, o.endNs, o.connectionId, o.groupName, %s, "
-			       "%s, %s FROM COMMUNICATION_OP o ORDER BY o.startNs",
-	    ol[0], ol[1], ol[2]);
-	st = prep(w, osql);
-	free(osql);
-	for (int k = 0; k < 3; k++)
-		free(ol[k]);
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		uint32_t gi = 0;
-		int64_t s = col(st, 1), e = col(st, 2);
-		int64_t conn = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1
-									  : col(st, 3);
-		u64map_get(&w->groups, (uint64_t)col(st, 4), &gi);
-		int64_t tid = w->plane_base[gi];
-		ev_open(w, "X", str(w, st, 0), pid, tid, s);
-		ev_dur(w, e - s);
-		fprintf(w->f, ", \"args\": {\"connection_id\": %" PRId64 ", \"model id\": 4294967295, "
-			      "\"data_type\": ",
-		    conn);
-		jstr(w, s_of(w, &w->dtype, col(st, 5)));
-		fputs(", \"alg_type\": ", w->f);
-		jstr(w, str(w, st, 6));
-		fprintf(w->f, ", \"count\": %" PRId64 "}}", col(st, 7));
-		char id[48];
-		snprintf(id, sizeof id, "%" PRIu64, (uint64_t)conn << 32 | 0xffffffffu);
-		launch_flow(w, id, conn, pid, tid, s);
-		ival x = {s, e};
-		VEC_PUSH(w->comm.v, w->comm.n, w->comm.cap, x);
-	}
-	sqlite3_finalize(st);
-
-	static const char *const ccols[] = {"taskType", "planeId", "groupName", "notifyId",
-	    "srcRank", "dstRank", "transportType", "size", "dataType", "linkType", "bandwidth"};
-	char *cl[11];
-	for (int k = 0; k < 11; k++)
-		cl[k] = colref(w, "COMMUNICATION_TASK_INFO", "c", ccols[k]);
-	char *sql = xasprintf("SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, t.startNs, t.endNs, "
-			      "t.streamId, t.taskId, t.contextId, t.modelId, c.name "
-			      "FROM COMMUNICATION_TASK_INFO c JOIN TASK t "
-			      "ON t.globalTaskId = c.globalTaskId ORDER BY t.startNs",
-	    cl[0], cl[1], cl[2], cl[3], cl[4], cl[5], cl[6], cl[7], cl[8], cl[9], cl[10]);
-	st = prep(w, sql);
-	free(sql);
-	for (int k = 0; k < 11; k++)
-		free(cl[k]);
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		uint32_t gi = 0;
-		int64_t plane = col(st, 1);
-		int64_t s = col(st, 11), e = col(st, 12);
-		u64map_get(&w->groups, (uint64_t)col(st, 2), &gi);
-		if (plane == INVALID_U32 || plane < 0 || plane >= 4096)
-			plane = 0;
-		const char *ty = str(w, st, 0);
-		if (*ty == '\0' || strcmp(ty, "N/A") == 0)
-			ty = str(w, st, 17); /* Level0: no sub-task type, the op's name */
-		ev_open(w, "X", ty, pid, w->plane_base[gi] + plane + 1, s);
-		ev_dur(w, e - s);
-		fprintf(w->f, ", \"args\": {\"notify_id\": \"%" PRIu64 "\", \"duration estimated(us)\": ",
-		    (uint64_t)col(st, 3));
-		jus(w, e - s);
-		fprintf(w->f, ", \"stream id\": %" PRId64 ", \"task id\": %" PRId64
-			      ", \"context id\": %" PRId64 ", \"task type\": ",
-		    col(st, 13), col(st, 14),
-		    col(st, 15));
-		jstr(w, ty);
-		fprintf(w->f, ", \"src rank\": %" PRId64 ", \"dst rank\": %" PRId64
-			      ", \"transport type\": ",
-		    col(st, 4), col(st, 5));
-		jstr(w, s_of(w, &w->transport, col(st, 6)));
-		fprintf(w->f, ", \"size(Byte)\": %" PRId64 ", \"data type\": ",
-		    col(st, 7));
-		jstr(w, s_of(w, &w->dtype, col(st, 8)));
-		fputs(", \"link type\": ", w->f);
-		jstr(w, s_of(w, &w->link, col(st, 9)));
-		fprintf(w->f, ", \"bandwidth(GB/s)\": %.6f, \"model id\": %" PRId64 "}}",
-		    sqlite3_column_double(st, 10), col(st, 16));
-	}
-	sqlite3_finalize(st);
-}
-
-/* Overlap Analysis, computed as msprof does (unions of compute and communication). */
-static void
-write_overlap(jw *w)
-{
-	static const char *const names[4] = {"Computing", "Communication",
-	    "Communication(Not Overlapped)", "Free"};
-	int64_t pid = layer_pid(w, SORT_OVERLAP, 1);
-	ivals lanes[4], busy = {0};
-	memset(lanes, 0, sizeof lanes);
-	ivals_union(&w->compute);
-	ivals_union(&w->comm);
-	if (w->compute.n == 0 && w->comm.n == 0)
-		return;
-	lanes[0] = w->compute;
-	lanes[1] = w->comm;
-	ivals_minus(&w->comm, &w->compute, &lanes[2]);
-	for (size_t i = 0; i < w->compute.n; i++)
-		VEC_PUSH(busy.v, busy.n, busy.cap, w->compute.v[i]);
-	for (size_t i = 0; i < w->comm.n; i++)
-		VEC_PUSH(busy.v, busy.n, busy.cap, w->comm.v[i]);
-	ivals_union(&busy);
-	ivals span = {0};
-	ival all = {busy.v[0].s, busy.v[busy.n - 1].e};
-	VEC_PUSH(span.v, span.n, span.cap, all);
-	ivals_minus(&span, &busy, &lanes[3]);
-	process_meta(w, pid, "Overlap Analysis", "NPU", SORT_OVERLAP);
-	for (int k = 0; k < 4; k++)
-		thread_meta(w, pid, k, names[k], k);
-	for (int k = 0; k < 4; k++)
-		for (size_t i = 0; i < lanes[k].n; i++) {
-			ev_open(w, "X", names[k], pid, k, lanes[k].v[i].s);
-			ev_dur(w, lanes[k].v[i].e - lanes[k].v[i].s);
-			fputs("}", w->f);
-		}
-	free(lanes[2].v);
-	free(lanes[3].v);
-	free(busy.v);
-	free(span.v);
-}
-
-/* MsprofTx: the host MSTX ranges in a process named like the profiled program. */
-static void
-write_mstx(jw *w)
-{
-	int64_t pid = layer_pid(w, SORT_MSPROFTX, 0);
-	tl_u64map tids;
-	int any = 0;
-	u64map_init(&tids);
-	int task = scalar(w, "SELECT count(*) FROM sqlite_master WHERE name = 'TASK'", 0) > 0;
-	sqlite3_stmt *st =
-	    prep(w, task ? "SELECT startNs, endNs, eventType, message, globalTid, "
-	                   "domainId, connectionId, connectionId IN (SELECT "
-	                   "connectionId FROM TASK) FROM MSTX_EVENTS ORDER BY startNs"
-	                 : "SELECT startNs, endNs, eventType, message, globalTid, "
-	                   "domainId, connectionId, 0 FROM MSTX_EVENTS ORDER BY startNs");
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		int64_t s = col(st, 0);
-		int64_t e = sqlite3_column_type(st, 1) == SQLITE_NULL ? s : col(st, 1);
-		int64_t tid = col(st, 4) & 0xffffffff;
-		ev_open(w, "X", str(w, st, 3), pid, tid, s);
-		ev_dur(w, e - s);
-		fputs(", \"args\": {\"event_type\": ", w->f);
-		jstr(w, s_of(w, &w->mstx_type, col(st, 2)));
-		fputs(", \"domain\": ", w->f);
-		jstr(w, str(w, st, 5));
-		fputs("}}", w->f);
-		int64_t conn = col(st, 6);
-		if (conn > 4000000000 && sqlite3_column_int(st, 7)) { /* to its device part */
-			char id[24];
-			snprintf(id, sizeof id, "%" PRId64, conn);
-			fprintf(w->f,
-			        ", {\"name\": \"MsTx_%s\", \"ph\": \"s\", \"id\": \"%s\", "
-			        "\"ts\": \"",
-			        id, id);
-			jus(w, s);
-			fprintf(w->f,
-			        "\", \"cat\": \"MsTx\", \"pid\": %" PRId64 ", \"tid\": %" PRId64
-			        "}",
-			        pid, tid);
-		}
-		u64map_put(&tids, (uint64_t)tid, 1);
-		any = 1;
-	}
-	sqlite3_finalize(st);
-	if (any) {
-		process_meta(w, pid, "python3", "CPU", SORT_MSPROFTX);
-		for (size_t i = 0; i <= tids.mask; i++)
-			if (tids.used[i]) {
-				char nm[48];
-				snprintf(nm, sizeof nm, "Thread %" PRIu64, tids.keys[i]);
-				thread_meta(w, pid, (int64_t)tids.keys[i], nm, (int64_t)tids.keys[i]);
-			}
-	}
-	u64map_free(&tids);
-}
-
-/* A counter process, as the files carry many (the loaders skip them). */
-static void
-write_freq(jw *w)
-{
-	int64_t pid = layer_pid(w, SORT_FREQ, 1);
-	int64_t t0 = scalar(w, "SELECT min(startNs) FROM TASK", -1);
-	int64_t t1 = scalar(w, "SELECT max(endNs) FROM TASK", -1);
-	if (t0 < 0)
-		return;
-	process_meta(w, pid, "AI Core Freq", "NPU", SORT_FREQ);
-	for (int k = 0; k < 2; k++) {
-		fputs(", {\"name\": \"AI Core Freq\", \"ts\": \"", w->f);
-		jus(w, k ? t1 : t0);
-		fprintf(w->f, "\", \"pid\": %" PRId64 ", \"tid\": 0, \"args\": {\"MHz\": 1800}, "
-			      "\"ph\": \"C\"}",
-		    pid);
 	}
 }
 
@@ -885,27 +316,27 @@ gen_json_from_db_version(const char *db_path, const char *json_path, int version
 	}
 	setvbuf(w.f, NULL, _IOFBF, 1 << 20);
 	w.pool = strpool_new();
-	read_map(&w, "SELECT id, value FROM STRING_IDS", &w.str);
-	read_map(&w, "SELECT id, name FROM ENUM_API_TYPE", &w.api);
-	read_map(&w, "SELECT id, name FROM ENUM_HCCL_DATA_TYPE", &w.dtype);
-	read_map(&w, "SELECT id, name FROM ENUM_HCCL_LINK_TYPE", &w.link);
-	read_map(&w, "SELECT id, name FROM ENUM_HCCL_TRANSPORT_TYPE", &w.transport);
-	read_map(&w, "SELECT id, name FROM ENUM_MSTX_EVENT_TYPE", &w.mstx_type);
-	w.dev = scalar(&w, "SELECT deviceId FROM TASK LIMIT 1",
-	    scalar(&w, "SELECT deviceId FROM RANK_DEVICE_MAP LIMIT 1", 0));
-	w.pid = scalar(&w, "SELECT globalPid FROM TASK LIMIT 1", -1);
+	jw_read_map(&w, "SELECT id, value FROM STRING_IDS", &w.str);
+	jw_read_map(&w, "SELECT id, name FROM ENUM_API_TYPE", &w.api);
+	jw_read_map(&w, "SELECT id, name FROM ENUM_HCCL_DATA_TYPE", &w.dtype);
+	jw_read_map(&w, "SELECT id, name FROM ENUM_HCCL_LINK_TYPE", &w.link);
+	jw_read_map(&w, "SELECT id, name FROM ENUM_HCCL_TRANSPORT_TYPE", &w.transport);
+	jw_read_map(&w, "SELECT id, name FROM ENUM_MSTX_EVENT_TYPE", &w.mstx_type);
+	w.dev = jw_scalar(&w, "SELECT deviceId FROM TASK LIMIT 1",
+	                  jw_scalar(&w, "SELECT deviceId FROM RANK_DEVICE_MAP LIMIT 1", 0));
+	w.pid = jw_scalar(&w, "SELECT globalPid FROM TASK LIMIT 1", -1);
 	if (w.pid < 0)
-		w.pid = scalar(&w, "SELECT globalTid >> 32 FROM CANN_API LIMIT 1", 1);
+		w.pid = jw_scalar(&w, "SELECT globalTid >> 32 FROM CANN_API LIMIT 1", 1);
 	w.pid &= (INT64_C(1) << 22) - 1; /* (pid << 10) must stay a plain JSON integer */
 
-	write_python(&w);
-	write_cann(&w);
-	write_hardware(&w);
-	write_hccl(&w);
-	write_overlap(&w);
-	write_mstx(&w);
+	jw_write_python(&w);
+	jw_write_cann(&w);
+	jw_write_hardware(&w);
+	jw_write_hccl(&w);
+	jw_write_overlap(&w);
+	jw_write_mstx(&w);
 	if (version != GEN_JSON_2024)
-		write_freq(&w);
+		jw_write_freq(&w);
 	fputs(w.first ? "[]\n" : "]\n", w.f);
 
 	if (ferror(w.f) || fclose(w.f) != 0) {

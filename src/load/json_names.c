@@ -339,7 +339,7 @@ json_args_members(const jctx *c, const jevent *ev, const jkey *keys, int nkeys, 
 		if (b[i] == '"')
 			i = json_scan_string(b, end, i + 1, &bad, &bad_off);
 		else if (b[i] == '{' || b[i] == '[')
-			i = json_skip_nested(b, end, i, 2, &tmp);
+			i = json_skip_nested(b, end, i, 2, &tmp.bad, &tmp.bad_off);
 		else if ((i = json_skip_scalar(b, end, i)) == vs)
 			return -1;
 		if (i == SIZE_MAX)

@@ -127,7 +127,7 @@ json_walk_array(jctx *c, size_t i)
 			size_t bad_off = 0;
 			if (b[i] == '[') {
 				ev.bad = -1;
-				i = json_skip_nested(b, n, i, 0, &ev);
+				i = json_skip_nested(b, n, i, 0, &ev.bad, &ev.bad_off);
 			} else if (b[i] == '"') {
 				i = json_scan_string(b, n, i + 1, &bad, &bad_off);
 			} else {
@@ -244,7 +244,7 @@ walk_scan(jctx *c)
 			jevent tmp;
 			tmp.bad = -1;
 			if (b[v] == '{' || b[v] == '[')
-				vend = json_skip_nested(b, n, v, 0, &tmp);
+				vend = json_skip_nested(b, n, v, 0, &tmp.bad, &tmp.bad_off);
 			else if (b[v] == '"')
 				vend = json_scan_string(b, n, v + 1, &bad, &bad_off);
 			else

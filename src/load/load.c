@@ -117,6 +117,54 @@ load_slice_args(const tl_rank *r, const tl_track *t, size_t idx, load_arg_fn fn,
 	return ld->args(r, t->source, t, idx, fn, ctx);
 }
 
+static const tl_loader *
+track_loader(const tl_rank *r, const tl_track *t, size_t idx)
+{
+	if (idx >= t->n || t->source >= r->nsources)
+		return NULL;
+	return loader_for(r->sources[t->source]->kind);
+}
+
+int
+load_task_launcher(const tl_rank *r, const tl_track *t, size_t idx, tl_launcher *out)
+{
+	memset(out, 0, sizeof *out);
+	const tl_loader *ld = track_loader(r, t, idx);
+	return ld != NULL && ld->launcher != NULL ? ld->launcher(r, t->source, t, idx, out) : 0;
+}
+
+ptrdiff_t
+load_op_kernels(const tl_rank *r, const tl_track *t, size_t idx, tl_kernel **out)
+{
+	*out = NULL;
+	const tl_loader *ld = track_loader(r, t, idx);
+	return ld != NULL && ld->kernels != NULL ? ld->kernels(r, t->source, t, idx, out) : 0;
+}
+
+ptrdiff_t
+load_op_stack(const tl_rank *r, const tl_track *t, size_t idx, char ***out)
+{
+	*out = NULL;
+	const tl_loader *ld = track_loader(r, t, idx);
+	return ld != NULL && ld->stack != NULL ? ld->stack(r, t->source, t, idx, out) : 0;
+}
+
+ptrdiff_t
+load_live_allocations(const tl_rank *r, int64_t t, size_t max, tl_alloc **out)
+{
+	tl_alloc *v = NULL;
+	size_t n = 0, cap = 0;
+	int failed = 0;
+	for (size_t i = 0; i < r->nsources && max > 0; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		if (ld != NULL && ld->allocations != NULL &&
+		    ld->allocations(r, i, t, max, &v, &n, &cap) != 0)
+			failed = 1;
+	}
+	*out = v;
+	return failed && n == 0 ? -1 : (ptrdiff_t)n;
+}
+
 char *
 load_capture_metadata(const tl_source *src)
 {

@@ -4,6 +4,8 @@
 #ifndef TL_LOAD_H
 #define TL_LOAD_H
 #include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "model/comm.h"
 #include "model/modules.h"
@@ -14,6 +16,35 @@
 
 /* The fields of a slice's event or row, one call per field; values untrusted. */
 typedef void (*load_arg_fn)(void *ctx, const char *key, const char *value);
+
+/* The host calls that launched a device item (a DB's CANN_API row with the task's connectionId,
+ * and the PyTorch rows linked to that connectionId), as the loader's links hook reads them. */
+typedef struct tl_launcher {
+	int have_cann; /* the CANN_API row of the task's connectionId exists */
+	int64_t cann_start, cann_end;
+	char cann_name[128];
+	int64_t task_start;
+	int64_t delay; /* task_start - cann_start, ns */
+	size_t nops;   /* PYTORCH_API rows linked to the connectionId */
+	int have_op;   /* the innermost of them (operators before queue rows) */
+	int64_t op_start, op_end;
+	uint32_t op_row; /* its PYTORCH_API rowid */
+	char op_name[128];
+} tl_launcher;
+
+/* A device task a host operator launched. */
+typedef struct tl_kernel {
+	uint32_t task_row; /* TASK rowid */
+	int64_t start, end;
+} tl_kernel;
+
+/* An allocation of OP_MEMORY (torch_npu's per-tensor lifetimes, with profile_memory). */
+typedef struct tl_alloc {
+	char op[128];       /* the operator that allocated it */
+	int64_t size;       /* bytes */
+	int64_t alloc_ns;   /* allocationTime */
+	int64_t release_ns; /* releaseTime; INT64_MAX: not released within the capture */
+} tl_alloc;
 
 /* One input format. The loader is the only code that knows its format: what it keeps of a
  * source after loading is its state (rank_set_source_state, freed through the function it
@@ -56,6 +87,22 @@ typedef struct tl_loader {
 	/* Optional, on demand: adds src's counters (memory, frequency) to r, each sorted by time,
 	 * their source set to src_index. */
 	void (*counters)(const tl_source *src, size_t src_index, tl_rank *r);
+	/* Optional, on demand, the links of slice idx of track t (source si of r), read again
+	 * from the file: launcher, the host calls that launched a device item (1: *out filled; 0:
+	 * none; -1: the file is gone, changed since loading or unreadable); kernels, the device
+	 * tasks a host operator launched (unsorted, *out the caller's; a count, or -1); stack, the
+	 * Python call stack recorded with a host operator, innermost frame first ("file.py(line):
+	 * function", each string and the array the caller's; a count, or -1). */
+	int (*launcher)(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
+	                tl_launcher *out);
+	ptrdiff_t (*kernels)(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
+	                     tl_kernel **out);
+	ptrdiff_t (*stack)(const tl_rank *r, size_t si, const tl_track *t, size_t idx, char ***out);
+	/* Optional, on demand: the largest allocations of source si of r live at time t
+	 * (allocated at or before t, released after t or never), largest first, at most max,
+	 * appended to *v (n, cap: a VEC_PUSH vector). 0, or -1 when the file cannot be read. */
+	int (*allocations)(const tl_rank *r, size_t si, int64_t t, size_t max, tl_alloc **v,
+	                   size_t *n, size_t *cap);
 	/* Optional, for the model cache: the state of source si of r as bytes (*out the caller's,
 	 * NULL and 0 when it has none), and the same bytes given back to a rank read from the
 	 * cache. state_restore returns -1 when they are not a state this loader wrote. */
@@ -99,6 +146,15 @@ size_t load_launches(const tl_rank *r, tl_launch **out);
  * -1 when the source cannot be read (fn then gets one "arguments" line saying why: gone,
  * changed since loading, unreadable). */
 int load_slice_args(const tl_rank *, const tl_track *, size_t idx, load_arg_fn fn, void *ctx);
+
+/* The links of slice idx of track t through its source's loader (tl_loader's launcher,
+ * kernels and stack hooks; the same returns). A source whose format keeps no links gives 0. */
+int load_task_launcher(const tl_rank *, const tl_track *, size_t idx, tl_launcher *out);
+ptrdiff_t load_op_kernels(const tl_rank *, const tl_track *, size_t idx, tl_kernel **out);
+ptrdiff_t load_op_stack(const tl_rank *, const tl_track *, size_t idx, char ***out);
+/* The allocations of r live at time t, at most max per source, unsorted (*out the caller's);
+ * their count, or -1 when none was found and a source could not be read. */
+ptrdiff_t load_live_allocations(const tl_rank *r, int64_t t, size_t max, tl_alloc **out);
 
 /* The capture's profiler_metadata.json beside source src (at most 4 MiB), or NULL; then the
  * value of metadata entry `name` the source's format keeps itself (a DB's META_DATA), or NULL.

@@ -222,8 +222,7 @@ input_open(jctx *c)
 static void
 ctx_init(jctx *c, const char *path, tl_rank *r)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, json_tables_init);
+	json_tables_init();
 	memset(c, 0, sizeof *c);
 	c->path = path;
 	c->r = r;

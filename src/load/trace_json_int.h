@@ -11,10 +11,10 @@
 #include <cJSON.h>
 
 #include "load/load_int.h"
+#include "util/json_lex.h"
 #include "util/strpool.h"
 #include "util/u64map.h"
 
-#define MAX_DEPTH 64                  /* nesting inside one event; deeper `args` are refused */
 #define DROP_CHUNK ((size_t)16 << 20) /* give walked pages back every this many bytes */
 #define PROGRESS_ROWS 65536
 #define THREAD_CACHE 4      /* threads recognised by their raw pid/tid tokens (events interleave) */
@@ -35,8 +35,8 @@ enum { F_PH, F_NAME, F_CAT, F_TS, F_DUR, F_PID, F_TID, F_ID, F_ARGS, F__N };
 
 /* Problems with one event (or one array element): the event is skipped, the walk goes on. */
 enum {
-	PR_UTF8,
-	PR_DEPTH,
+	PR_UTF8 = JSON_BAD_UTF8, /* the lexer's own reports come first */
+	PR_DEPTH = JSON_BAD_DEPTH,
 	PR_NOT_OBJECT,
 	PR_NO_TS,
 	PR_TS_NAN,
@@ -324,17 +324,6 @@ typedef struct args_batch {
  * number (NaN, Infinity, "", text), DEC_RANGE when the result does not fit in int64. */
 int json_dec_parse(const char *s, size_t n, int scale, int64_t *out);
 extern const char *const json_problem_text[PR__N];
-void json_tables_init(void);
-/* b[i] is just after an opening quote. Returns the offset after the closing quote, or SIZE_MAX
- * when the input ends first. Invalid UTF-8 is noted in *bad / *bad_off (the first only). */
-size_t json_scan_string(const unsigned char *b, size_t n, size_t i, int *bad, size_t *bad_off);
-size_t json_skip_ws(const unsigned char *b, size_t n, size_t i);
-/* End of a scalar (number, true, NaN, or junk) starting at i. */
-size_t json_skip_scalar(const unsigned char *b, size_t n, size_t i);
-/* b[i] is '{' or '[' at nesting level depth0 + 1. Returns the offset after the matching close,
- * or SIZE_MAX when the input ends first. Only strings and brackets matter here: the values
- * themselves are cJSON's to check, for the events that are used. */
-size_t json_skip_nested(const unsigned char *b, size_t n, size_t i, size_t depth0, jevent *ev);
 /* b[i] is '{': an event. Finds its end and where its members ph, name, ... sit (ev->f), and
  * notes invalid UTF-8, excess nesting, or a broken member list (ev->bad). Returns 0 with
  * ev->end set, or -1 when the input ends first. */

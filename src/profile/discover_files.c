@@ -3,6 +3,7 @@
 #include "config.h"
 #include "profile/discover_int.h"
 #include "profile/discover.h"
+#include "util/json_lex.h"
 #include "util/msg.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -107,56 +108,41 @@ disc_json_file_rank(const char *path, const char *key)
 
 /* ---- peeking at the start of a JSON file -------------------------------------------------- */
 
+/* The lexer's offsets as pointers into [p, end): NULL when the buffer ends inside the value
+ * (a peek reads only the start of the file). */
 static const char *
 json_ws(const char *p, const char *end)
 {
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-		p++;
-	return p;
+	const unsigned char *b = (const unsigned char *)p;
+	return p + json_skip_ws(b, (size_t)(end - p), 0);
 }
 
 /* p at '"': returns the byte after the closing quote, NULL when the buffer ends first. */
 static const char *
 json_skip_string(const char *p, const char *end)
 {
-	for (p++; p < end; p++) {
-		if (*p == '\\')
-			p++;
-		else if (*p == '"')
-			return p + 1;
-	}
-	return NULL;
+	int bad = -1;
+	size_t off,
+	    i = json_scan_string((const unsigned char *)p, (size_t)(end - p), 1, &bad, &off);
+	return i == SIZE_MAX ? NULL : p + i;
 }
 
 /* Returns the byte after the value at p, NULL when the buffer ends inside it. */
 static const char *
 json_skip_value(const char *p, const char *end)
 {
-	if (p >= end)
+	const unsigned char *b = (const unsigned char *)p;
+	size_t n = (size_t)(end - p), off, i;
+	int bad = -1;
+	if (n == 0)
 		return NULL;
 	if (*p == '"')
 		return json_skip_string(p, end);
-	if (*p == '{' || *p == '[') {
-		int depth = 0;
-		while (p < end) {
-			if (*p == '"') {
-				p = json_skip_string(p, end);
-				if (p == NULL)
-					return NULL;
-				continue;
-			}
-			if (*p == '{' || *p == '[')
-				depth++;
-			else if ((*p == '}' || *p == ']') && --depth == 0)
-				return p + 1;
-			p++;
-		}
-		return NULL;
-	}
-	while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' &&
-	       *p != '\n' && *p != '\r')
-		p++;
-	return p < end ? p : NULL;
+	if (*p == '{' || *p == '[')
+		i = json_skip_nested(b, n, 0, 0, &bad, &off);
+	else if ((i = json_skip_scalar(b, n, 0)) == n)
+		i = SIZE_MAX; /* the number may go on past the buffer */
+	return i == SIZE_MAX ? NULL : p + i;
 }
 
 static int
@@ -213,6 +199,7 @@ disc_json_peek_file(const char *path, json_peek *pk)
 	pk->trace = 0;
 	pk->rank = -1;
 	pk->ascend = 0;
+	json_tables_init();
 	size_t n;
 	char *buf = file_read(path, DISCOVER_PEEK, &n);
 	if (buf == NULL) {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "analysis/launch.h"
+#include "load/load.h"
 #include "model/trace.h"
 #include "query/query.h"
 
@@ -19,38 +20,20 @@ size_t tlq_launch_steps(const tl_rank *r, tl_launch_step **out);
 
 #endif
 
-/* ---- host <-> device links of DB profiles ----
- * A device task's TASK.connectionId is the CANN_API call that launched it; the PyTorch rows
- * behind it are PYTORCH_API rows whose connectionId is a CONNECTION_IDS.id expanding to it
- * (one id, many connectionIds: an operator lists every launch it made). Read from the source
- * DB on demand; a file that changed since loading is not read. */
+/* ---- host <-> device links ----
+ * Read from the source file on demand by its loader (load.h: the launcher, kernels and stack
+ * hooks); a file that changed since loading is not read. In a DB, a device task's
+ * TASK.connectionId is the CANN_API call that launched it; the PyTorch rows behind it are
+ * PYTORCH_API rows whose connectionId is a CONNECTION_IDS.id expanding to it. */
 
-/* Opens source `source` of r (a DB) again, unless it is gone or changed since loading. 0 or -1. */
-struct tl_profdb;
-int tlq_source_open(const tl_rank *, size_t source, struct tl_profdb *);
-
-typedef struct tlq_launcher {
-	int have_cann; /* the CANN_API row of the task's connectionId exists */
-	int64_t cann_start, cann_end;
-	char cann_name[128];
-	int64_t task_start;
-	int64_t delay; /* task_start - cann_start, ns */
-	size_t nops;   /* PYTORCH_API rows linked to the connectionId */
-	int have_op;   /* the innermost of them (operators before queue rows) */
-	int64_t op_start, op_end;
-	uint32_t op_row; /* its PYTORCH_API rowid */
-	char op_name[128];
-} tlq_launcher;
+typedef tl_launcher tlq_launcher;
 
 /* The launch of the device work at slice idx of t (a TASK row: compute, communication
  * sub-task, memcpy, other; or a COMMUNICATION_OP row). 1: *out is filled; 0: not a DB task or
  * nothing launched it; -1: the file could not be read. */
 int tlq_task_launcher(const tl_rank *, const tl_track *, size_t idx, tlq_launcher *out);
 
-typedef struct tlq_kernel {
-	uint32_t task_row; /* TASK rowid */
-	int64_t start, end;
-} tlq_kernel;
+typedef tl_kernel tlq_kernel;
 
 /* The device tasks the PyTorch row at slice idx of host lane t launched, by start; *out is the
  * caller's. -1 when the file could not be read, 0 for a slice that is no PyTorch row. */

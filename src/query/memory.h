@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "analysis/memory.h"
+#include "load/load.h"
 #include "model/trace.h"
 #include "query/query.h"
 
@@ -17,12 +18,7 @@ void tlq_counters(const tl_query *);
 const char *tlq_stage_at(const tl_query *, size_t ri, int64_t t);
 
 /* An allocation of OP_MEMORY (torch_npu's per-tensor lifetimes, with profile_memory). */
-typedef struct tlq_alloc {
-	char op[128];       /* the operator that allocated it */
-	int64_t size;       /* bytes */
-	int64_t alloc_ns;   /* allocationTime */
-	int64_t release_ns; /* releaseTime; INT64_MAX: not released within the capture */
-} tlq_alloc;
+typedef tl_alloc tlq_alloc;
 
 /* The largest allocations of r live at time t (allocated at or before t, released after t or
  * never), largest first, at most max; *out is the caller's. -1 when a source could not be

@@ -6,6 +6,7 @@
  * device time or name. Every number is tlq_modules', the `modules` of `tl summary --json`. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/table.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
 
@@ -14,6 +15,14 @@
 #include <string.h>
 
 enum { MOD_SORT_EXEC, MOD_SORT_TOTAL, MOD_SORT_NAME, MOD_SORT__COUNT };
+static const ui_col mod_cols[] = {
+    {"total", 10, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"self", 10, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"kernels", 8, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"ops", 7, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"module / operator [kernels]", 0, UI_ALIGN_LEFT, 2, 0, 0},
+};
+enum { MOD_NCOLS = sizeof mod_cols / sizeof *mod_cols };
 static const char *const sort_names[MOD_SORT__COUNT] = {"execution order", "device time", "name"};
 
 typedef struct mnode {
@@ -49,17 +58,16 @@ typedef struct mod_state {
 	vis *v;
 	size_t nv, vcap;
 	int sort;
-	size_t sel, top;
+	ui_table tab; /* its rows are v */
 	int built;
 } mod_state;
 
-static const mod_state *sort_s; /* the comparator's state (the viewer has one thread) */
-
 static int
-cmp_node(const void *a, const void *b)
+cmp_node(const void *ctx, size_t a, size_t b)
 {
-	const mnode *x = &sort_s->n[*(const size_t *)a], *y = &sort_s->n[*(const size_t *)b];
-	switch (sort_s->sort) {
+	const mod_state *s = ctx;
+	const mnode *x = &s->n[a], *y = &s->n[b];
+	switch (s->sort) {
 	case MOD_SORT_TOTAL:
 		if (x->total_ns != y->total_ns)
 			return x->total_ns > y->total_ns ? -1 : 1;
@@ -181,9 +189,7 @@ add_visible(mod_state *s, size_t k)
 		vis y = {k, n->rows[i]};
 		VEC_PUSH(s->v, s->nv, s->vcap, y);
 	}
-	sort_s = s;
-	qsort(n->kids, n->nkids, sizeof *n->kids, cmp_node);
-	sort_s = NULL;
+	ui_table_sort(n->kids, n->nkids, cmp_node, s);
 	for (size_t i = 0; i < n->nkids; i++)
 		add_visible(s, n->kids[i]);
 }
@@ -192,11 +198,13 @@ static void
 build(mod_state *s)
 {
 	s->nv = 0;
-	sort_s = s;
-	qsort(s->top_nodes, s->ntop, sizeof *s->top_nodes, cmp_node);
-	sort_s = NULL;
+	ui_table_sort(s->top_nodes, s->ntop, cmp_node, s);
 	for (size_t i = 0; i < s->ntop; i++)
 		add_visible(s, s->top_nodes[i]);
+	s->tab.n = s->nv;
+	s->tab.sort_col = s->sort == MOD_SORT_TOTAL ? 0 : s->sort == MOD_SORT_NAME ? 4 : -1;
+	if (s->tab.sel >= s->nv)
+		s->tab.sel = s->nv ? s->nv - 1 : 0;
 	s->built = 1;
 }
 
@@ -252,48 +260,41 @@ mod_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	              "sorted by %s   ms; total: with sub-modules (and their [Backward]), "
 	              "self: own operators'",
 	              sort_names[s->sort]);
-	int cx = x + 1;
-	screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%10s %10s %8s %7s  %s", "total", "self",
-	              "kernels", "ops", "module / operator [kernels]");
-	int rows = h - 3;
-	if (rows < 1 || s->nv == 0)
-		return;
-	if (s->sel >= s->nv)
-		s->sel = s->nv - 1;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)rows)
-		s->top = s->sel - (size_t)rows + 1;
-	const tl_module_stats *st = &s->m.stats[ri];
-	for (int r = 0; r < rows && s->top + (size_t)r < s->nv; r++) {
-		size_t i = s->top + (size_t)r;
-		const vis *v = &s->v[i];
-		const mnode *n = &s->n[v->node];
-		int yy = y + 3 + r, sel = i == s->sel;
-		int slot = sel ? SLOT_LABEL_CURRENT : SLOT_NORMAL;
-		char a[32], b[32], nb[600], kb[600];
-		if (sel)
-			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
-		if (v->row == SIZE_MAX) {
-			int leaf = n->nkids == 0 && n->nrows == 0;
-			const char *mark = leaf      ? " "
-			                   : n->open ? (ui->utf8 ? "\u25be" : "-")
-			                             : (ui->utf8 ? "\u25b8" : "+");
-			screen_printf(sc, cx, yy, w - 1, slot,
-			              "%10s %10s %8" PRIu64 " %7" PRIu64 "  %*s%s %s",
-			              ms_text(n->total_ns, a, sizeof a),
-			              ms_text(n->self_ns, b, sizeof b), n->kernels, n->ops,
-			              2 * n->depth, "", mark, ui_clean(ui, n->name, nb, sizeof nb));
-		} else {
-			const tl_module_row *m = &st->v[v->row];
-			screen_printf(sc, cx, yy, w - 1, sel ? SLOT_LABEL_CURRENT : SLOT_DETAIL_KEY,
-			              "%10s %10s %8" PRIu64 " %7" PRIu64 "  %*s  %s [%s]",
-			              ms_text(m->total_ns, a, sizeof a), "",
-			              (uint64_t)m->nkernels * m->count, m->count, 2 * n->depth, "",
-			              ui_clean(ui, m->op_name, nb, sizeof nb),
-			              ui_clean(ui, m->kernel_list, kb, sizeof kb));
-		}
+	ui_table_draw(ui, &s->tab, x, y, w, h);
+}
+
+static void
+mod_row(tl_ui *ui, void *ctx, size_t row, int sel, ui_table_row *out)
+{
+	mod_state *s = ctx;
+	const vis *v = &s->v[row];
+	const mnode *n = &s->n[v->node];
+	char nb[600], kb[600];
+	int slot = sel ? SLOT_LABEL_CURRENT : SLOT_NORMAL;
+	if (v->row == SIZE_MAX) {
+		int leaf = n->nkids == 0 && n->nrows == 0;
+		const char *mark = leaf      ? " "
+		                   : n->open ? (ui->utf8 ? "\u25be" : "-")
+		                             : (ui->utf8 ? "\u25b8" : "+");
+		ms_text(n->total_ns, out->cell[0], sizeof out->cell[0]);
+		ms_text(n->self_ns, out->cell[1], sizeof out->cell[1]);
+		snprintf(out->cell[2], sizeof out->cell[2], "%" PRIu64, n->kernels);
+		snprintf(out->cell[3], sizeof out->cell[3], "%" PRIu64, n->ops);
+		snprintf(out->cell[4], sizeof out->cell[4], "%*s%s %s", 2 * n->depth, "", mark,
+		         ui_clean(ui, n->name, nb, sizeof nb));
+	} else { /* an operator of the module: its own line shape, in the note colour */
+		const tl_module_row *m = &s->m.stats[s->ranks[s->cur]].v[v->row];
+		ms_text(m->total_ns, out->cell[0], sizeof out->cell[0]);
+		snprintf(out->cell[2], sizeof out->cell[2], "%" PRIu64,
+		         (uint64_t)m->nkernels * m->count);
+		snprintf(out->cell[3], sizeof out->cell[3], "%" PRIu64, m->count);
+		snprintf(out->cell[4], sizeof out->cell[4], "%*s  %s [%s]", 2 * n->depth, "",
+		         ui_clean(ui, m->op_name, nb, sizeof nb),
+		         ui_clean(ui, m->kernel_list, kb, sizeof kb));
+		slot = sel ? SLOT_LABEL_CURRENT : SLOT_DETAIL_KEY;
 	}
+	for (int c = 0; c < MOD_NCOLS; c++)
+		out->slot[c] = (uint8_t)slot;
 }
 
 /* The module's first call in the timeline: its range on the rank's Module lane, selected; a
@@ -341,19 +342,18 @@ set_open(mod_state *s, int open)
 	for (size_t i = 0; i < s->nn; i++)
 		s->n[i].open = open;
 	s->built = 0;
-	s->sel = s->top = 0;
+	s->tab.sel = s->tab.top = 0;
 }
 
 static int
 mod_action(tl_ui *ui, void *state, int a)
 {
 	mod_state *s = state;
-	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
 	if (s->nranks > 0 && !s->built)
 		build(s);
-	if (ui_list_move(&s->sel, s->nv, page, a))
+	if (ui_table_move(ui, &s->tab, a))
 		return 1;
-	const vis *v = s->sel < s->nv ? &s->v[s->sel] : NULL;
+	const vis *v = s->tab.sel < s->nv ? &s->v[s->tab.sel] : NULL;
 	switch (a) {
 	case ACT_QUIT:
 	case ACT_CLEAR:
@@ -376,12 +376,12 @@ mod_action(tl_ui *ui, void *state, int a)
 		                            : (s->cur + s->nranks - 1) % s->nranks;
 		build_tree(s);
 		s->built = 0;
-		s->sel = s->top = 0;
+		s->tab.sel = s->tab.top = 0;
 		return 1;
 	case ACT_SORT_NEXT:
 		s->sort = (s->sort + 1) % MOD_SORT__COUNT;
 		s->built = 0;
-		s->sel = s->top = 0;
+		s->tab.sel = s->tab.top = 0;
 		ui_message(ui, 0, "Sorted by %s", sort_names[s->sort]);
 		return 1;
 	case ACT_TOGGLE_RANK: /* Space: open or close the module */
@@ -392,9 +392,9 @@ mod_action(tl_ui *ui, void *state, int a)
 		if (v->row != SIZE_MAX || (a == ACT_CURSOR_LEFT && !s->n[v->node].open)) {
 			/* on an operator, or Left on a closed module: to the module above */
 			size_t up = v->row != SIZE_MAX ? v->node : s->n[v->node].parent;
-			for (size_t i = s->sel; up != SIZE_MAX && i-- > 0;)
+			for (size_t i = s->tab.sel; up != SIZE_MAX && i-- > 0;)
 				if (s->v[i].node == up && s->v[i].row == SIZE_MAX) {
-					s->sel = i;
+					s->tab.sel = i;
 					break;
 				}
 			return 1;
@@ -420,6 +420,7 @@ static void *
 mod_open(tl_ui *ui)
 {
 	mod_state *s = xcalloc(1, sizeof *s);
+	ui_table_init(&s->tab, mod_cols, MOD_NCOLS, 1, 3, mod_row, s);
 	tlq_modules(ui->q, &s->m); /* read once, when first shown */
 	s->ranks = xreallocarray(NULL, s->m.nranks ? s->m.nranks : 1, sizeof *s->ranks);
 	for (size_t i = 0; i < s->m.nranks; i++)

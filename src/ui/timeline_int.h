@@ -1,6 +1,6 @@
 /* The timeline's own state, shared by the files of the timeline view only: timeline.c (state,
- * actions, selection, bubbles, search), timeline_lanes.c (the lane list and moving between
- * lanes), timeline_draw.c (ruler, lanes, status line). */
+ * actions, selection), timeline_nav.c (bubbles, search, steps), timeline_lanes.c (the lane list and
+ * moving between lanes), timeline_draw.c (ruler, lanes, status line). */
 #ifndef TL_UI_TIMELINE_INT_H
 #define TL_UI_TIMELINE_INT_H
 #include <stddef.h>
@@ -98,6 +98,23 @@ void lanes_free(tl_ui *);
 size_t lane_at_row(const tl_ui *, int row);
 /* The lane showing track ti of rank ri (with reveal, making it shown when it is hidden). */
 size_t lane_of_track(tl_ui *, size_t ri, size_t ti, int reveal);
+
+/* timeline.c */
+#define BUBBLE_LIST_MAX 10000 /* bubble-largest walks this many, largest first */
+/* The selection becomes slice idx of track ti of rank ri (the detail pane starts from its top). */
+void select_slice(tl_ui *, size_t ri, size_t ti, size_t idx);
+/* Selects slice idx of track ti of rank ri, makes its lane current and visible. */
+void timeline_select(tl_ui *, size_t ri, size_t ti, size_t idx, int zoom_to);
+
+/* timeline_nav.c: the actions that jump (dir > 0 forward, else back) */
+void bubble_step(tl_ui *, int dir);
+void bubble_largest(tl_ui *, int dir);
+void match_go(tl_ui *, const tl_match_pos *m);
+void search_step(tl_ui *, int dir);
+/* The next or previous step from the one at the cursor, or from the cursor when it is in none. */
+void step_move(tl_ui *, int dir);
+/* Marks the step at the cursor (its span over the ranks) as the range. */
+void mark_step(tl_ui *);
 
 /* timeline_draw.c */
 void timeline_draw(tl_ui *, void *st, int x, int y, int w, int h);

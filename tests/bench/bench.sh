@@ -4,7 +4,7 @@
 # (printed by tl itself with TL_TRACE_SQL=1) on every rank's DB with output to /dev/null.
 # Machines are noisy: each side runs RUNS times, medians are reported.
 set -e
-: "${TL_BIN:?}" "${BENCH_GEN:?}"
+: "${TL_BIN:?}" "${TLGEN:?}"
 OUT=${BENCH_OUT:-bench-out}
 RANKS=${BENCH_RANKS:-8}
 TASKS=${BENCH_TASKS:-1000000}
@@ -13,7 +13,7 @@ PROFILE="$OUT/profile-${RANKS}x${TASKS}"
 . "$(dirname "$0")/lib.sh"
 
 generate_once "$PROFILE" "$RANKS ranks x $TASKS device tasks" \
-	"$BENCH_GEN" "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
+	"$TLGEN" bench "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
 
 # the statements tl runs, per rank DB
 TL_TRACE_SQL=1 "$TL_BIN" summary "$PROFILE" --rank 0 --no-cache >/dev/null 2>"$OUT/sql.txt"

@@ -6,7 +6,7 @@
 # throughput with one process and with two (half the ranks each) into one directory.
 # Figures, not assertions; medians of RUNS runs.
 set -e
-: "${TL_BIN:?}" "${BENCH_GEN:?}"
+: "${TL_BIN:?}" "${TLGEN:?}"
 . "$(dirname "$0")/lib.sh"
 OUT=${BENCH_OUT:-bench-out}
 RANKS=${BENCH_RANKS:-8}
@@ -14,7 +14,7 @@ TASKS=${BENCH_TASKS:-1000000}
 RUNS=${BENCH_RUNS:-3}
 PROFILE="$OUT/profile-${RANKS}x${TASKS}"
 generate_once "$PROFILE" "$RANKS ranks x $TASKS device tasks" \
-	"$BENCH_GEN" "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
+	"$TLGEN" bench "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
 CACHE="$OUT/cache-bench"
 export XDG_CONFIG_HOME=/nonexistent TERM=xterm-256color LC_ALL=C.UTF-8
 

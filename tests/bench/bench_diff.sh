@@ -8,7 +8,7 @@
 # the operator statistics are read from each rank's TASK table on every run, which the text
 # summary does not do. Machines are noisy: RUNS runs per side, medians reported.
 set -e
-: "${TL_BIN:?}" "${BENCH_GEN:?}"
+: "${TL_BIN:?}" "${TLGEN:?}"
 OUT=${BENCH_OUT:-bench-out}
 RANKS=${BENCH_RANKS:-8}
 TASKS=${BENCH_TASKS:-1000000}
@@ -18,9 +18,9 @@ B="$OUT/diff-b-${RANKS}x${TASKS}"
 . "$(dirname "$0")/lib.sh"
 
 generate_once "$A" "$RANKS ranks x $TASKS device tasks" \
-	"$BENCH_GEN" "$A" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
+	"$TLGEN" bench "$A" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
 generate_once "$B" "the same, ref_logprob slowed on ranks 1 and 2, clock +5 h" \
-	"$BENCH_GEN" "$B" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3 \
+	"$TLGEN" bench "$B" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3 \
 	--slow-stage 1 --slow-factor 1500 --slow-ranks 6 --delay-coll 40 --delay-ns 2000000 \
 	--t0 $((1736407067000000000 + 5 * 3600 * 1000000000))
 

@@ -8,7 +8,7 @@
 #    wall time and peak resident memory, and what each host slice costs.
 # Machines are noisy: RUNS runs per side, medians reported.
 set -e
-: "${TL_BIN:?}" "${BENCH_GEN:?}"
+: "${TL_BIN:?}" "${TLGEN:?}"
 . "$(dirname "$0")/lib.sh"
 OUT=${BENCH_OUT:-bench-out}
 RANKS=${BENCH_HOST_RANKS:-2}
@@ -17,7 +17,7 @@ RUNS=${BENCH_RUNS:-3}
 PROFILE="$OUT/host-${RANKS}x${TASKS}"
 
 generate_once "$PROFILE" "$RANKS ranks x $TASKS tasks with host operators" \
-	"$BENCH_GEN" "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow -1 --host-ops \
+	"$TLGEN" bench "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow -1 --host-ops \
 	--jitter
 DBS=$(find "$PROFILE" -name 'ascend_pytorch_profiler_*.db' | sort)
 LAUNCHES="SELECT a.startNs, min(t.startNs) FROM TASK t JOIN CANN_API a ON a.connectionId =

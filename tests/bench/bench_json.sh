@@ -7,7 +7,7 @@
 # Machines are noisy: tl runs RUNS times and the median is reported; Python runs BENCH_PY_RUNS
 # times (default once: it needs several GB of memory and tens of seconds per GB).
 set -e
-: "${TL_BIN:?}" "${BENCH_GEN:?}"
+: "${TL_BIN:?}" "${TLGEN:?}"
 OUT=${BENCH_OUT:-bench-out}
 TASKS=${BENCH_JSON_TASKS:-1100000}
 RUNS=${BENCH_RUNS:-3}
@@ -16,7 +16,7 @@ PROFILE="$OUT/json-1x${TASKS}"
 . "$(dirname "$0")/lib.sh"
 
 generate_once "$PROFILE" "1 rank x $TASKS device tasks, DB and trace_view.json" \
-	"$BENCH_GEN" "$PROFILE" --ranks 1 --tasks "$TASKS" --steps 3 --slow -1 --json
+	"$TLGEN" bench "$PROFILE" --ranks 1 --tasks "$TASKS" --steps 3 --slow -1 --json
 FILE=$(find "$PROFILE" -name trace_view.json | head -n 1)
 SIZE=$(stat -c %s "$FILE")
 MB=$(calc "$SIZE / 1000000")

@@ -7,7 +7,7 @@
 # sqlite3 shell running MindStudio Insight's fwdbwd query (CONNECTION_IDS groups of more than
 # one operator) on every DB. Machines are noisy: RUNS runs per side, medians reported.
 set -e
-: "${TL_BIN:?}" "${BENCH_GEN:?}"
+: "${TL_BIN:?}" "${TLGEN:?}"
 . "$(dirname "$0")/lib.sh"
 OUT=${BENCH_OUT:-bench-out}
 OPS=${BENCH_PP_OPS:-1000000}
@@ -16,7 +16,7 @@ PROFILE="$OUT/pp-ops-4x${OPS}"
 
 # the generated job, then the other operators and their kernel links in every rank's DB
 make_profile() {
-	"$BENCH_GEN" "$PROFILE" --ranks 4 --pp 4 --op-pairs --steps 2
+	"$TLGEN" bench "$PROFILE" --ranks 4 --pp 4 --op-pairs --steps 2
 	for db in $(find "$PROFILE" -name 'ascend_pytorch_profiler_*.db'); do
 		sqlite3 "$db" <<SQL
 BEGIN;

@@ -5,14 +5,14 @@
 # terminal (xterm-256color) would receive per frame. Figures, not assertions; the bars are
 # p99 <= 16 ms per frame and a median <= 2 KB per one-column pan.
 set -e
-: "${TL_BIN:?}" "${BENCH_GEN:?}"
+: "${TL_BIN:?}" "${TLGEN:?}"
 . "$(dirname "$0")/lib.sh"
 OUT=${BENCH_OUT:-bench-out}
 RANKS=${BENCH_RANKS:-8}
 TASKS=${BENCH_TASKS:-1000000}
 PROFILE="$OUT/profile-${RANKS}x${TASKS}"
 generate_once "$PROFILE" "$RANKS ranks x $TASKS device tasks" \
-	"$BENCH_GEN" "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
+	"$TLGEN" bench "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
 
 # 1,000 keys: a deterministic mix of what a user does while triaging
 script="$OUT/tui-keys.txt"

@@ -8,7 +8,7 @@ TL=$TL_BIN
 export LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$t_tmp/config" XDG_CACHE_HOME="$t_tmp/xdg"
 CD="$t_tmp/xdg/tl/models"
 
-if ! "$TL_TESTBIN/tui/tui_fixture" "$t_tmp/both" --ranks 3 --tasks 800 --json 1 >/dev/null 2>&1; then
+if ! "$TLGEN" screens "$t_tmp/both" --ranks 3 --tasks 800 --json >/dev/null 2>&1; then
 	not_ok "generate the fixture"
 	t_done
 	exit 1
@@ -228,7 +228,7 @@ rmdir "$f0"
 # ---- loader state read on demand after loading: a DB's forward/backward operator pairs are
 # read when the pipeline needs them, after the rank was cached; a rank from the cache must read
 # them too (its "pairs read" state is cached only where they were read, and they with it) ------
-if "$TL_TESTBIN/tui/rl_fixture" "$t_tmp/pp" --pp 2 --op-pairs --no-meta --ranks 4 --tasks 500 \
+if "$TLGEN" rl "$t_tmp/pp" --pp 2 --op-pairs --no-meta --ranks 4 --tasks 500 \
 	>/dev/null 2>&1; then
 	"$TL" summary "$t_tmp/pp" --pp 2 --json --no-cache >"$t_tmp/pp.none" 2>&1
 	"$TL" summary "$t_tmp/pp" --pp 2 --json --cache-dir "$t_tmp/ppc" >"$t_tmp/pp.cold" 2>&1

@@ -9,7 +9,7 @@ if ! command -v sqlite3 >/dev/null || ! command -v python3 >/dev/null; then
 	skip "sqlite3 or python3 missing"
 	exit 0
 fi
-"$TL_TESTBIN/tui/rl_fixture" "$t_tmp/dp" --ranks 4 --steps 2 --seed 9 --decode dp \
+"$TLGEN" rl "$t_tmp/dp" --ranks 4 --steps 2 --seed 9 --decode dp \
 	> "$t_tmp/gen.log" 2>&1 || { cat "$t_tmp/gen.log"; not_ok "generate"; exit 1; }
 "$TL_BIN" summary "$t_tmp/dp" --json --series > "$t_tmp/s.json" 2> "$t_tmp/err" ||
 	{ not_ok "tl summary --json --series"; exit 1; }
@@ -73,7 +73,7 @@ check "rank 0's throughput in rollout 2 equals SQL's tokens / (last end - first 
 [ -n "$VERBOSE" ] && cat "$t_tmp/thr.sql" "$t_tmp/thr.tl"
 
 # the same capture as torch_npu's trace_view.json (the DBs removed): the same dp entries
-"$TL_TESTBIN/tui/rl_fixture" "$t_tmp/dpj" --ranks 4 --steps 2 --seed 9 --decode dp --json \
+"$TLGEN" rl "$t_tmp/dpj" --ranks 4 --steps 2 --seed 9 --decode dp --json \
 	> "$t_tmp/gen.log" 2>&1 || { cat "$t_tmp/gen.log"; not_ok "generate"; exit 1; }
 find "$t_tmp/dpj" -name '*.db' -exec rm -f {} +
 "$TL_BIN" summary "$t_tmp/dpj" --json --series > "$t_tmp/sj.json" 2> "$t_tmp/errj"
@@ -84,7 +84,7 @@ b = json.load(open(sys.argv[2]))['dp']
 sys.exit(0 if a == b and len(a) == 8 else 1)" "$t_tmp/s.json" "$t_tmp/sj.json"
 check "... and no warning" test ! -s "$t_tmp/errj"
 
-"$TL_TESTBIN/tui/rl_fixture" "$t_tmp/bad" --ranks 4 --steps 2 --seed 9 --decode dp --dp-bad \
+"$TLGEN" rl "$t_tmp/bad" --ranks 4 --steps 2 --seed 9 --decode dp --dp-bad \
 	> "$t_tmp/gen.log" 2>&1 || { cat "$t_tmp/gen.log"; not_ok "generate"; exit 1; }
 "$TL_BIN" summary "$t_tmp/bad" --json > "$t_tmp/b.json" 2> "$t_tmp/err"
 check "malformed marks: one line for rank 1, naming how many" \

@@ -15,7 +15,7 @@ export LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$t_tmp/config"
 profiles=""
 gen=$t_tmp/gen
 mkdir -p "$gen"
-if "$TL_TESTBIN/tui/tui_fixture" "$gen/both" --ranks 2 --tasks 600 --json 1 >/dev/null 2>&1; then
+if "$TLGEN" screens "$gen/both" --ranks 2 --tasks 600 --json >/dev/null 2>&1; then
 	cp -r "$gen/both" "$gen/db" && find "$gen/db" -name trace_view.json -exec rm {} +
 	cp -r "$gen/both" "$gen/json" && find "$gen/json" -name '*.db' -exec rm {} +
 	rm -rf "$gen/both"

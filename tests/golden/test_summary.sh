@@ -4,20 +4,19 @@
 # tests/golden/summary/NAME.txt and NAME.json. When an output changes on purpose, `make
 # golden-update` rewrites the files (review the diff before committing it).
 # The goldens are not their own proof: every number the generator knows by construction (it lays
-# the timeline out, it does not run tl's analyses) is checked in them too, from rl_fixture --truth
+# the timeline out, it does not run tl's analyses) is checked in them too, from tlgen rl --truth
 # (overlap per rank and step, stage ranges and their busy time, imbalance durations, waits and
 # decode steps, PP bubble ratios and blocks), and so is each text table against the JSON.
 . "$TL_SRCDIR/tests/lib.sh"
 export LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$t_tmp/config"
-RLFIX=$TL_TESTBIN/tui/rl_fixture
 GOLD=$TL_SRCDIR/tests/golden/summary
 update=${TL_UPDATE_GOLDEN:-}
 
-# NAME and rl_fixture options, one profile a line at the end (read on fd 3: the body keeps stdin)
+# NAME and tlgen rl options, one profile a line at the end (read on fd 3: the body keeps stdin)
 while read -r name args <&3; do
 	# shellcheck disable=SC2086 # the options are words
-	if ! "$RLFIX" "$t_tmp/$name" $args --truth "$t_tmp/$name.truth"; then
-		not_ok "$name: rl_fixture $args failed"
+	if ! "$TLGEN" rl "$t_tmp/$name" $args --truth "$t_tmp/$name.truth"; then
+		not_ok "$name: tlgen rl $args failed"
 		continue
 	fi
 	"$TL_BIN" summary "$t_tmp/$name" >"$t_tmp/$name.txt" 2>"$t_tmp/$name.err"

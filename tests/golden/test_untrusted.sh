@@ -15,9 +15,9 @@ if ! command -v python3 >/dev/null; then
 	exit
 fi
 h=$t_tmp/h
-if ! "$TL_TESTBIN/golden/hostile_fixture" "$h" >"$t_tmp/fixture.log" 2>&1; then
+if ! "$TLGEN" hostile "$h" >"$t_tmp/fixture.log" 2>&1; then
 	cat "$t_tmp/fixture.log"
-	not_ok "hostile_fixture builds the profile"
+	not_ok "tlgen hostile builds the profile"
 	t_done
 	exit 1
 fi

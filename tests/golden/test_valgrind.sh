@@ -20,7 +20,7 @@ if grep -qa "__asan_init" "$TL"; then
 fi
 
 profiles=""
-if "$TL_TESTBIN/tui/tui_fixture" "$t_tmp/both" --ranks 2 --tasks 800 --json 1 >/dev/null 2>&1; then
+if "$TLGEN" screens "$t_tmp/both" --ranks 2 --tasks 800 --json >/dev/null 2>&1; then
 	cp -r "$t_tmp/both" "$t_tmp/json" && find "$t_tmp/json" -name '*.db' -exec rm {} +
 	find "$t_tmp/both" -name trace_view.json -exec rm {} +
 	mv "$t_tmp/both" "$t_tmp/db"

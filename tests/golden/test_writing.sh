@@ -8,7 +8,7 @@ TL=$TL_BIN
 W=$TL_TESTBIN/golden/profile_writer
 export LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$t_tmp/config"
 
-if ! "$TL_TESTBIN/tui/tui_fixture" "$t_tmp/both" --ranks 2 --tasks 600 --json 1 >/dev/null 2>&1; then
+if ! "$TLGEN" screens "$t_tmp/both" --ranks 2 --tasks 600 --json >/dev/null 2>&1; then
 	not_ok "generate the fixture"
 	t_done
 	exit 1

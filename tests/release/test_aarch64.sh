@@ -65,7 +65,7 @@ if [ -d "$SAMPLES" ]; then
 else
 	skip "samples absent ($SAMPLES)"
 fi
-"$TL_TESTBIN/tui/tui_fixture" "$t_tmp/gen" --ranks 4 --tasks 2000 --seed 3 >/dev/null 2>&1
+"$TLGEN" screens "$t_tmp/gen" --ranks 4 --tasks 2000 --seed 3 >/dev/null 2>&1
 same_json "generated 4-rank profile" "$t_tmp/gen"
 # the generator itself on aarch64: tl demo writes the 8-rank GRPO profile
 XDG_CACHE_HOME=$t_tmp/cache-x86 "$TL_BIN" demo --no-view >"$t_tmp/demo.x86" 2>&1

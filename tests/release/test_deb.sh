@@ -48,7 +48,7 @@ if command -v man >/dev/null; then
 else
 	skip "man absent (the Debian package man-db)"
 fi
-"$TL_TESTBIN/tui/tui_fixture" "$t_tmp/gen" --ranks 2 --tasks 1000 --seed 5 >/dev/null 2>&1
+"$TLGEN" screens "$t_tmp/gen" --ranks 2 --tasks 1000 --seed 5 >/dev/null 2>&1
 for d in "$t_tmp/gen" "$SAMPLES/ascend-db"; do
 	[ -d "$d" ] || { skip "$d absent"; continue; }
 	"$TL_BIN" summary "$d" --json >"$t_tmp/want.json" 2>&1

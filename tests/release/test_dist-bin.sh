@@ -29,7 +29,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	chmod 755 "$t_tmp"
 	as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
 fi
-"$TL_TESTBIN/tui/tui_fixture" "$t_tmp/gen" --ranks 2 --tasks 1000 --seed 5 >/dev/null 2>&1
+"$TLGEN" screens "$t_tmp/gen" --ranks 2 --tasks 1000 --seed 5 >/dev/null 2>&1
 chmod -R a+rX "$t_tmp/gen"
 $as_user env -i "$u/tl" --version >"$t_tmp/v" 2>&1
 check "the copied file runs as an unprivileged user with an empty environment" \

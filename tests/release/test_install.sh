@@ -5,7 +5,7 @@
 . "$TL_SRCDIR/tests/lib.sh"
 export TZ=UTC LC_ALL=C.UTF-8
 prefix=$(sed -n 's/^prefix = //p' "$TL_BUILDDIR/Makefile")
-"$TL_TESTBIN/tui/tui_fixture" "$t_tmp/gen" --ranks 2 --tasks 1000 --seed 5 >/dev/null 2>&1
+"$TLGEN" screens "$t_tmp/gen" --ranks 2 --tasks 1000 --seed 5 >/dev/null 2>&1
 "$TL_BIN" summary "$t_tmp/gen" --json >"$t_tmp/want.json" 2>&1
 
 # installed ROOT PREFIX LABEL: the files make install puts under ROOT/PREFIX, and they work

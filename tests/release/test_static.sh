@@ -4,7 +4,6 @@
 # answers, byte for byte.
 . "$TL_SRCDIR/tests/lib.sh"
 S=$TL_BUILDDIR/static/tl-linux-$TL_BUILD_CPU
-FIXTURE=$TL_TESTBIN/tui/tui_fixture
 if [ ! -x "$S" ]; then
 	not_ok "$S is missing (make static)"
 	t_done
@@ -56,7 +55,7 @@ if [ -d "$SAMPLES" ]; then
 else
 	skip "samples absent ($SAMPLES)"
 fi
-if "$FIXTURE" "$t_tmp/gen" --ranks 4 --tasks 2000 --seed 3 >"$t_tmp/gen.log" 2>&1; then
+if "$TLGEN" screens "$t_tmp/gen" --ranks 4 --tasks 2000 --seed 3 >"$t_tmp/gen.log" 2>&1; then
 	same_json "generated 4-rank profile" "$t_tmp/gen"
 else
 	not_ok "generate a profile"

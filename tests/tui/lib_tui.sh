@@ -2,17 +2,16 @@
 # Golden files live in tests/tui/golden; TL_UPDATE_GOLDEN=1 rewrites them from the current
 # output (review the diff before committing).
 . "$(dirname "$0")/../lib.sh"
-FIXTURE=$TL_TESTBIN/tui/tui_fixture
 GOLDEN=$TL_SRCDIR/tests/tui/golden
 export XDG_CONFIG_HOME="$t_tmp/config" XDG_STATE_HOME="$t_tmp/state" TZ=UTC LC_ALL=C.UTF-8
 unset NO_COLOR LANG LANGUAGE
 
-# fixture NAME [tui_fixture options]: a generated profile in $t_tmp/NAME
+# fixture NAME [tlgen screens options]: a generated profile in $t_tmp/NAME
 fixture() {
 	name=$1
 	shift
 	[ -d "$t_tmp/$name" ] && return 0
-	"$FIXTURE" "$t_tmp/$name" "$@" > "$t_tmp/$name.log" 2>&1 || {
+	"$TLGEN" screens "$t_tmp/$name" "$@" > "$t_tmp/$name.log" 2>&1 || {
 		cat "$t_tmp/$name.log"
 		return 1
 	}

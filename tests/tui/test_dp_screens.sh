@@ -4,13 +4,12 @@
 # marks), compared with `tl summary --json`; the chart per rank and overlaid, at 80x24 and
 # 200x50, in colour and mono; malformed marks; :export as SVG, validated as XML.
 . "$(dirname "$0")/lib_tui.sh"
-RLFIX=$TL_TESTBIN/tui/rl_fixture
 
 rlfix() {
 	name=$1
 	shift
 	[ -d "$t_tmp/$name" ] && return 0
-	"$RLFIX" "$t_tmp/$name" "$@" > "$t_tmp/$name.log" 2>&1 || {
+	"$TLGEN" rl "$t_tmp/$name" "$@" > "$t_tmp/$name.log" 2>&1 || {
 		cat "$t_tmp/$name.log"
 		return 1
 	}

@@ -4,12 +4,11 @@
 # sqlite3, opening and closing, sorting, ranks, Enter to the module's first range; on a profile
 # without Module ranges the message saying how to record them.
 . "$(dirname "$0")/lib_tui.sh"
-RLFIX=$TL_TESTBIN/tui/rl_fixture
 rlfix() {
 	name=$1
 	shift
 	[ -d "$t_tmp/$name" ] && return 0
-	"$RLFIX" "$t_tmp/$name" "$@" > "$t_tmp/$name.log" 2>&1 || {
+	"$TLGEN" rl "$t_tmp/$name" "$@" > "$t_tmp/$name.log" 2>&1 || {
 		cat "$t_tmp/$name.log"
 		return 1
 	}

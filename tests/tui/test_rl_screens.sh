@@ -4,14 +4,13 @@
 # stage lanes, and the plain messages of profiles without RL ranges, without PP, or with one
 # rank.
 . "$(dirname "$0")/lib_tui.sh"
-RLFIX=$TL_TESTBIN/tui/rl_fixture
 
-# rlfix NAME [rl_fixture options]: a generated profile in $t_tmp/NAME
+# rlfix NAME [tlgen rl options]: a generated profile in $t_tmp/NAME
 rlfix() {
 	name=$1
 	shift
 	[ -d "$t_tmp/$name" ] && return 0
-	"$RLFIX" "$t_tmp/$name" "$@" > "$t_tmp/$name.log" 2>&1 || {
+	"$TLGEN" rl "$t_tmp/$name" "$@" > "$t_tmp/$name.log" 2>&1 || {
 		cat "$t_tmp/$name.log"
 		return 1
 	}

@@ -253,8 +253,7 @@ view "$P" 160x30
 check "with room, the whole group name is shown" sh -c "grep -qF ' comm $group ' '$t_tmp/screen.txt'"
 
 # ---- the PP view: F/B letters in mono too, the bubble ratio and idle time in words ---------
-RLFIX=$TL_TESTBIN/tui/rl_fixture
-if "$RLFIX" "$t_tmp/pp" --ranks 8 --pp 4 --steps 2 > /dev/null 2>&1; then
+if "$TLGEN" rl "$t_tmp/pp" --ranks 8 --pp 4 --steps 2 > /dev/null 2>&1; then
 	NO_COLOR=1 VIEW_OPTS="--theme mono" view "$t_tmp/pp" 120x24 P
 	unset NO_COLOR VIEW_OPTS # a shell may keep what a function call was given
 	check "PP view in mono: forward and backward blocks carry F and B with the micro-batch" sh -c "sed -n 3p '$t_tmp/screen.txt' | grep -q 'F0' && sed -n 3p '$t_tmp/screen.txt' | grep -q 'B0'"

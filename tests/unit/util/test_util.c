@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "util/json_lex.h"
 #include "util/rankspec.h"
 #include "util/strpool.h"
 #include "util/text.h"
@@ -19,17 +20,17 @@ test_rankspec(void)
 	CHECK(rankset_has(&s, 0) && rankset_has(&s, 7) && !rankset_has(&s, 8), "0-7 membership");
 	rankset_free(&s);
 	CHECK(rankspec_parse("0,2,4", &s, err, sizeof err) == 0 && s.n == 3 && !rankset_has(&s, 1),
-	    "0,2,4");
+	      "0,2,4");
 	rankset_free(&s);
 	CHECK(rankspec_parse("0-3,8-11", &s, err, sizeof err) == 0 && s.n == 8 &&
-		  rankset_has(&s, 9) && !rankset_has(&s, 5),
-	    "0-3,8-11");
+	          rankset_has(&s, 9) && !rankset_has(&s, 5),
+	      "0-3,8-11");
 	rankset_free(&s);
 	CHECK(rankspec_parse("3,1,3,2", &s, err, sizeof err) == 0 && s.n == 3 && s.ranks[0] == 1,
-	    "duplicates folded and sorted");
+	      "duplicates folded and sorted");
 	rankset_free(&s);
-	static const char *const bad[] = {"", "a", "1-", "-1", "1,,2", "1 2", "5-3", "1-2-3",
-	    "99999999", "0-70000"};
+	static const char *const bad[] = {"",    "a",   "1-",    "-1",       "1,,2",
+	                                  "1 2", "5-3", "1-2-3", "99999999", "0-70000"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		err[0] = '\0';
 		int rc = rankspec_parse(bad[i], &s, err, sizeof err);
@@ -52,7 +53,7 @@ test_timefmt(void)
 	CHECK(timefmt_parse("3s", 1, &v) == 0 && v == 3000000000, "parse 3s");
 	CHECK(timefmt_parse("250us", 1, &v) == 0 && v == 250000, "parse 250us");
 	CHECK(timefmt_parse("1736408883694756.090", 1000, &v) == 0 && v == 1736408883694756090,
-	    "parse an epoch us string to the exact ns");
+	      "parse an epoch us string to the exact ns");
 	CHECK(timefmt_parse("0.000000001s", 1, &v) == 0 && v == 1, "one ns in seconds");
 	CHECK(timefmt_parse("12parsecs", 1, &v) == -1, "unknown unit refused");
 	CHECK(timefmt_parse("", 1, &v) == -1, "empty refused");
@@ -103,23 +104,69 @@ test_text(void)
 	char b[128];
 	CHECK_STR(text_sanitize("plain", b, sizeof b, 1), "plain", "plain text unchanged");
 	CHECK_STR(text_sanitize("a\033[31mred", b, sizeof b, 1), "a\\x1b[31mred",
-	    "escape sequences are escaped");
+	          "escape sequences are escaped");
 	CHECK_STR(text_sanitize("x\ny", b, sizeof b, 1), "x\\ny", "newline escaped");
 	CHECK_STR(text_sanitize("bad\xff\xfe", b, sizeof b, 1), "bad\xef\xbf\xbd\xef\xbf\xbd",
-	    "invalid UTF-8 replaced");
-	CHECK_STR(text_sanitize("\xc2\x9b" "2J", b, sizeof b, 1), "\\x9b2J", "C1 CSI escaped");
+	          "invalid UTF-8 replaced");
+	CHECK_STR(text_sanitize("\xc2\x9b"
+	                        "2J",
+	                        b, sizeof b, 1),
+	          "\\x9b2J", "C1 CSI escaped");
 	CHECK_STR(text_sanitize("caf\xc3\xa9", b, sizeof b, 0), "caf?", "ASCII mode");
 	CHECK_STR(text_sanitize("abcdefghij", b, 5, 1), "abcd", "cut to the buffer");
-	CHECK_STR(text_sanitize("ab\xe2\x82\xac", b, 5, 1), "ab", "cut before a character, not in it");
+	CHECK_STR(text_sanitize("ab\xe2\x82\xac", b, 5, 1), "ab",
+	          "cut before a character, not in it");
 	/* JSON: what JSON requires, plus DEL and C1, which terminals act on */
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
-	text_json_write(f, "q\"\\\x1b[1m\x7f\xc2\x9b" "2J\xff\xe2\x82\xac");
+	text_json_write(f, "q\"\\\x1b[1m\x7f\xc2\x9b"
+	                   "2J\xff\xe2\x82\xac");
 	fclose(f);
 	CHECK_STR(out, "q\\\"\\\\\\u001b[1m\\u007f\\u009b2J\xef\xbf\xbd\xe2\x82\xac",
-	    "JSON strings: controls, DEL and C1 as \\u escapes, invalid UTF-8 replaced");
+	          "JSON strings: controls, DEL and C1 as \\u escapes, invalid UTF-8 replaced");
 	free(out);
+}
+
+/* The JSON lexer on inputs whose offsets are counted by hand. */
+static void
+test_json_lex(void)
+{
+	json_tables_init();
+	const unsigned char *s = (const unsigned char *)"\"a\\\"b\" , 1";
+	int bad = -1;
+	size_t off = 0, n = strlen((const char *)s);
+	CHECK(json_scan_string(s, n, 1, &bad, &off) == 6 && bad == -1,
+	      "a string with escaped quote and backslash ends after its closing quote");
+	CHECK(json_skip_ws(s, n, 6) == 7 && json_skip_ws(s, n, n) == n, "white space skipped");
+	CHECK(json_scan_string(s, 5, 1, &bad, &off) == SIZE_MAX, "a string cut by the buffer");
+	const unsigned char *u = (const unsigned char *)"\"ok\xc3\xa9 \xc0\xaf\xed\xa0\x80\"";
+	bad = -1;
+	CHECK(json_scan_string(u, strlen((const char *)u), 1, &bad, &off) == 12 &&
+	          bad == JSON_BAD_UTF8 && off == 6,
+	      "an overlong sequence is the first invalid UTF-8 (the surrogate after it too)");
+	const unsigned char *v = (const unsigned char *)"{\"k\": [1, {\"x\": \"]}\"}], \"z\": 2}";
+	bad = -1;
+	n = strlen((const char *)v);
+	CHECK(json_skip_nested(v, n, 0, 0, &bad, &off) == n && bad == -1,
+	      "brackets inside strings do not close the value");
+	CHECK(json_skip_nested(v, n - 1, 0, 0, &bad, &off) == SIZE_MAX,
+	      "a value cut by the buffer");
+	CHECK(json_skip_nested(v, n, 6, 0, &bad, &off) == 22, "an inner array");
+	char deep[2 * JSON_MAX_DEPTH + 3];
+	for (int i = 0; i <= JSON_MAX_DEPTH; i++) {
+		deep[i] = '[';
+		deep[2 * JSON_MAX_DEPTH + 1 - i] = ']';
+	}
+	deep[2 * JSON_MAX_DEPTH + 2] = '\0';
+	bad = -1;
+	CHECK(json_skip_nested((const unsigned char *)deep, strlen(deep), 0, 0, &bad, &off) ==
+	              strlen(deep) &&
+	          bad == JSON_BAD_DEPTH && off == JSON_MAX_DEPTH,
+	      "nesting one deeper than JSON_MAX_DEPTH is reported where it starts");
+	const unsigned char *num = (const unsigned char *)"-1.5e3,";
+	CHECK(json_skip_scalar(num, 7, 0) == 6 && json_skip_scalar(num, 6, 0) == 6,
+	      "a scalar ends at punctuation or the buffer's end");
 }
 
 int
@@ -130,5 +177,6 @@ main(void)
 	test_strpool();
 	test_u64map();
 	test_text();
+	test_json_lex();
 	return test_done();
 }

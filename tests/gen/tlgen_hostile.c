@@ -1,12 +1,12 @@
-/* A generated profile whose every string is hostile to a terminal, for test_untrusted.sh:
- *   hostile_fixture OUTDIR
- * writes OUTDIR/db/1/ROLE/gen-r{0,1}_…_ascend_pt/ (torch_npu DBs; ROLE, two verl discrete-mode
- * role directories, are themselves hostile) and OUTDIR/json/…/trace_view.json (rank 0 as JSON).
+/* The hostile profile (tlgen hostile OUTDIR), for test_untrusted.sh: writes
+ * OUTDIR/db/1/ROLE/gen-r{0,1}_…_ascend_pt/ (torch_npu DBs; ROLE, two verl discrete-mode role
+ * directories, are themselves hostile) and OUTDIR/json/…/trace_view.json (rank 0 as JSON).
  * Every STRING_IDS value (kernel, op, group, MSTX message and domain names) gets one of: an OSC
  * title sequence, CSI colour sequences (7-bit and C1), raw C0 controls, invalid UTF-8, or
  * 100 KB of text. The payloads carry the markers PWNED and EVIL, so a test can search the
  * bytes a terminal would receive for a marker right after an escape. */
 #include "config.h"
+#include "tlgen.h"
 
 #include <dirent.h>
 #include <sqlite3.h>
@@ -44,7 +44,7 @@ poison_db(const char *path)
 {
 	sqlite3 *db;
 	if (sqlite3_open(path, &db) != SQLITE_OK) {
-		fprintf(stderr, "hostile_fixture: %s: %s\n", path, sqlite3_errmsg(db));
+		fprintf(stderr, "tlgen: %s: %s\n", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return -1;
 	}
@@ -54,7 +54,7 @@ poison_db(const char *path)
 	        SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "UPDATE STRING_IDS SET value = ? WHERE id = ?", -1, &upd,
 	                       NULL) != SQLITE_OK) {
-		fprintf(stderr, "hostile_fixture: %s: %s\n", path, sqlite3_errmsg(db));
+		fprintf(stderr, "tlgen: %s: %s\n", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return -1;
 	}
@@ -150,23 +150,19 @@ json_of_rank0(const char *path, void *ctx)
 }
 
 int
-main(int argc, char **argv)
+tlgen_hostile(const char *outdir)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: hostile_fixture OUTDIR\n");
-		return 1;
-	}
-	mkdir(argv[1], 0755);
-	char *jsdir = xasprintf("%s/json", argv[1]);
-	char *step = xasprintf("%s/db/1", argv[1]);
+	mkdir(outdir, 0755);
+	char *jsdir = xasprintf("%s/json", outdir);
+	char *step = xasprintf("%s/db/1", outdir);
 	char *cmd = xasprintf("mkdir -p '%s' '%s'", step, jsdir);
 	if (system(cmd) != 0)
-		return 1;
+		return -1;
 	free(cmd);
 	/* verl discrete mode: <step>/<role>/<capture>, two roles of two ranks each */
 	static const char *const roles[] = {EVIL_ROLE, EVIL_ROLE2};
 	for (int i = 0; i < 2; i++) {
-		char *gen = xasprintf("%s/gen%d", argv[1], i);
+		char *gen = xasprintf("%s/gen%d", outdir, i);
 		gen_opts o;
 		gen_opts_default(&o);
 		o.nranks = 2;
@@ -176,18 +172,18 @@ main(int argc, char **argv)
 		o.no_stage_ranges = 1;
 		o.seed = (uint64_t)i + 1;
 		if (gen_profile(&o, gen, NULL) != 0 || each_db(gen, poison_one, NULL) != 0)
-			return 1;
+			return -1;
 		cmd = xasprintf("mv '%s' '%s/%s'", gen, step, roles[i]);
 		if (system(cmd) != 0) {
-			fprintf(stderr, "hostile_fixture: %s failed\n", cmd);
-			return 1;
+			fprintf(stderr, "tlgen: %s failed\n", cmd);
+			return -1;
 		}
 		free(cmd);
 		free(gen);
 	}
 	if (each_db(step, json_of_rank0, jsdir) < 0)
-		return 1;
-	printf("hostile_fixture: %s\n", argv[1]);
+		return -1;
+	printf("tlgen: %s\n", outdir);
 	free(step);
 	free(jsdir);
 	return 0;

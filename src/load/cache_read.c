@@ -1,0 +1,296 @@
+/* The model cache's reader: a file's bytes checked against the key, the checksum and every
+ * length before anything is believed (the layout is at the top of cache_write.c). */
+#include "config.h"
+#include "load/cache_int.h"
+#include "load/load.h"
+#include "util/msg.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- reading: a cursor that checks every length against the end ---------------------------- */
+
+typedef struct rd {
+	const uint8_t *p;
+	size_t n, off;
+	const char *bad; /* the first problem */
+} rd;
+
+static uint64_t
+get_u64(rd *r)
+{
+	uint64_t v = 0;
+	if (r->bad != NULL)
+		return 0;
+	if (r->n - r->off < 8) {
+		r->bad = "ends early";
+		return 0;
+	}
+	memcpy(&v, r->p + r->off, 8);
+	r->off += 8;
+	return v;
+}
+
+/* count items of size bytes; NULL (and r->bad set) when they do not fit */
+static const uint8_t *
+get_bytes(rd *r, uint64_t count, size_t size)
+{
+	if (r->bad != NULL)
+		return NULL;
+	if (size != 0 && count > (r->n - r->off) / size) {
+		r->bad = "a count runs past the end";
+		return NULL;
+	}
+	size_t len = (size_t)count * size, pad = (8 - len % 8) % 8;
+	if (pad > r->n - r->off - len) {
+		r->bad = "a count runs past the end";
+		return NULL;
+	}
+	const uint8_t *p = r->p + r->off;
+	r->off += len + pad;
+	return p;
+}
+
+/* a copy of a counted array, at most max items (xmalloc'd; NULL when empty) */
+static void *
+get_arr(rd *r, size_t size, size_t max, size_t *count)
+{
+	uint64_t n = get_u64(r);
+	*count = 0;
+	if (n > max && r->bad == NULL)
+		r->bad = "a count is out of range";
+	const uint8_t *p = get_bytes(r, n, size);
+	if (p == NULL || n == 0)
+		return NULL;
+	void *v = xreallocarray(NULL, (size_t)n, size);
+	memcpy(v, p, (size_t)n * size);
+	*count = (size_t)n;
+	return v;
+}
+
+/* a string, NUL-terminated copy; *none = 1 for NO_STR */
+static char *
+get_str(rd *r, int *none)
+{
+	uint64_t n = get_u64(r);
+	if (none != NULL)
+		*none = n == NO_STR && r->bad == NULL;
+	if (n == NO_STR && none != NULL)
+		return NULL;
+	const uint8_t *p = get_bytes(r, n, 1);
+	return p != NULL ? xstrndup((const char *)p, (size_t)n) : NULL;
+}
+
+static int
+times_ok(int64_t a, int64_t b)
+{
+	return tl_time_ok(a) && tl_time_ok(b) && b >= a;
+}
+
+/* Reads a track and checks what the analyses rely on: names and labels in the pool, slices
+ * sorted by start and not overlapping, times in range, step tags naming steps. */
+static tl_track *
+get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
+{
+	tl_track *t = xcalloc(1, sizeof *t);
+	uint64_t kind = get_u64(r), label = get_u64(r), key = get_u64(r), depth = get_u64(r);
+	uint64_t source = get_u64(r), user = get_u64(r), flags = get_u64(r);
+	if (r->bad == NULL && (kind >= TL_LANE__COUNT || label >= npool || depth > UINT16_MAX ||
+	                       source >= (nsrc > 0 ? nsrc : 1) || user > 1 || flags > 3))
+		r->bad = "a lane's fields are out of range";
+	t->kind = (tl_lane_kind)kind;
+	t->label = (uint32_t)label;
+	t->key = (int64_t)key;
+	t->depth = (uint16_t)depth;
+	t->source = (uint16_t)source;
+	t->user_ranges = (int)user;
+	t->v = get_arr(r, sizeof *t->v, SIZE_MAX / sizeof *t->v, &t->n);
+	t->cap = t->n;
+	if (r->bad == NULL && t->n == 0)
+		r->bad = "a lane is empty";
+	if ((flags & TRACK_STEP) && r->bad == NULL) {
+		const uint8_t *p = get_bytes(r, t->n, sizeof *t->step);
+		if (p != NULL) {
+			t->step = xreallocarray(NULL, t->n, sizeof *t->step);
+			memcpy(t->step, p, t->n * sizeof *t->step);
+		}
+	}
+	if ((flags & TRACK_DEV) && r->bad == NULL) {
+		const uint8_t *p = get_bytes(r, t->n, sizeof *t->dev);
+		if (p != NULL) {
+			t->dev = xreallocarray(NULL, t->n, sizeof *t->dev);
+			memcpy(t->dev, p, t->n * sizeof *t->dev);
+		}
+	}
+	for (size_t k = 0; k < t->n && r->bad == NULL; k++) {
+		const tl_slice *s = &t->v[k];
+		if (!times_ok(s->start, s->end) || s->name >= npool ||
+		    (k > 0 && s->start < t->v[k - 1].end))
+			r->bad = "a lane's slices are out of order or range";
+		else if (t->kind == TL_LANE_STEP && s->arg >= rk->nsteps)
+			r->bad = "a step slice names no step";
+		else if (t->step && t->step[k] != TL_NO_STEP && t->step[k] >= rk->nsteps)
+			r->bad = "a slice's step is out of range";
+		else if (t->dev && t->dev[k].end >= t->dev[k].start &&
+		         !times_ok(t->dev[k].start, t->dev[k].end))
+			r->bad = "a range's device times are out of range";
+	}
+	return t;
+}
+
+static const char *
+check_header(const uint8_t *b, size_t len, uint64_t *keylen)
+{
+	uint32_t ver, bom;
+	uint64_t size, sum, kl;
+	if (len < TL_CACHE_HEADER)
+		return "shorter than its header";
+	if (memcmp(b, CACHE_MAGIC, 8) != 0)
+		return "not a tl cache file";
+	memcpy(&ver, b + 8, 4);
+	memcpy(&bom, b + 12, 4);
+	memcpy(&size, b + 16, 8);
+	memcpy(&sum, b + 24, 8);
+	memcpy(&kl, b + 32, 8);
+	if (bom != BYTE_ORDER_MARK)
+		return "written on a host of the other byte order";
+	if (ver != TL_CACHE_VERSION)
+		return "written by another version of tl";
+	if (size != len)
+		return "truncated or extended since it was written";
+	if ((len - TL_CACHE_HEADER) % 8 != 0 || kl > len - TL_CACHE_HEADER)
+		return "its sizes are inconsistent";
+	if (cache_checksum(b + TL_CACHE_HEADER, len - TL_CACHE_HEADER) != sum)
+		return "its checksum does not match (corrupt)";
+	*keylen = kl;
+	return NULL;
+}
+
+tl_rank *
+cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *err, size_t errlen)
+{
+	const uint8_t *b = buf;
+	uint64_t keylen = 0;
+	const char *why = check_header(b, len, &keylen);
+	if (why != NULL) {
+		snprintf(err, errlen, "%s", why);
+		return NULL;
+	}
+	size_t klen;
+	uint8_t *key = cache_key(src, n, &klen);
+	int same = klen == keylen && memcmp(key, b + TL_CACHE_HEADER, klen) == 0;
+	free(key);
+	if (!same) {
+		snprintf(err, errlen, "made from other input files");
+		return NULL;
+	}
+	rd r = {.p = b + TL_CACHE_HEADER, .n = len - TL_CACHE_HEADER, .off = klen};
+	int64_t rank = (int64_t)get_u64(&r);
+	uint64_t flags = get_u64(&r);
+	tl_rank *rk = rank_new((int)rank);
+	if (r.bad == NULL && (rank != (int64_t)src[0].rank || flags > 3))
+		r.bad = "its rank fields are inconsistent";
+	rk->loaded = (flags & RANK_LOADED) != 0;
+	rk->host_only = (flags & RANK_HOST_ONLY) != 0;
+	rk->rows = get_u64(&r);
+	int none = 0;
+	rk->role = get_str(&r, &none);
+	uint64_t np = get_u64(&r);
+	if (r.bad == NULL && (np == 0 || np > UINT32_MAX))
+		r.bad = "its string count is out of range";
+	for (uint64_t i = 1; i < np && r.bad == NULL; i++) {
+		uint64_t sl = get_u64(&r);
+		const uint8_t *p = get_bytes(&r, sl, 1);
+		/* ids are given in order: a duplicate would shift every later one */
+		if (p != NULL && strpool_intern(rk->pool, (const char *)p, (size_t)sl) != i)
+			r.bad = "its strings repeat";
+	}
+	uint32_t npool = (uint32_t)(r.bad == NULL ? np : 1);
+	size_t n0, n1;
+	rk->src_t0 = get_arr(&r, sizeof *rk->src_t0, n, &n0);
+	rk->src_t1 = get_arr(&r, sizeof *rk->src_t1, n, &n1);
+	if (r.bad == NULL && (n0 != n || n1 != n))
+		r.bad = "its source count does not match";
+	rk->sources = xreallocarray(NULL, n, sizeof *rk->sources);
+	for (size_t i = 0; i < n; i++)
+		rk->sources[i] = &src[i];
+	rk->nsources = n;
+	rk->steps = get_arr(&r, sizeof *rk->steps, TL_NO_STEP - 1, &rk->nsteps);
+	rk->scap = rk->nsteps;
+	for (size_t i = 0; i < rk->nsteps && r.bad == NULL; i++)
+		if (!times_ok(rk->steps[i].start, rk->steps[i].end) ||
+		    (i > 0 && rk->steps[i].start < rk->steps[i - 1].start))
+			r.bad = "its steps are out of order or range";
+	rk->fwdbwd = get_arr(&r, sizeof *rk->fwdbwd, SIZE_MAX, &rk->nfwdbwd);
+	rk->fbcap = rk->nfwdbwd;
+	for (size_t i = 0; i < rk->nfwdbwd && r.bad == NULL; i++) {
+		const tl_fwdbwd *f = &rk->fwdbwd[i];
+		if (!times_ok(f->fwd_start, f->fwd_end) || !times_ok(f->bwd_start, f->bwd_end) ||
+		    (i > 0 && f->fwd_start < rk->fwdbwd[i - 1].fwd_start))
+			r.bad = "its operator pairs are out of order or range";
+	}
+	uint64_t nst = get_u64(&r);
+	if (r.bad == NULL && nst != n)
+		r.bad = "its loader states do not match its sources";
+	for (size_t i = 0; i < n && r.bad == NULL; i++) {
+		uint64_t stlen = get_u64(&r);
+		const uint8_t *p = get_bytes(&r, stlen, 1);
+		if (p == NULL || stlen == 0)
+			continue;
+		const tl_loader *ld = loader_for(src[i].kind);
+		if (ld == NULL || ld->state_restore == NULL ||
+		    ld->state_restore(rk, i, p, (size_t)stlen) != 0)
+			r.bad = "a source's loader state is not one its loader wrote";
+	}
+	uint64_t nt = get_u64(&r);
+	if (r.bad == NULL && nt > (r.n - r.off) / 64) /* a lane takes at least 64 bytes */
+		r.bad = "its lane count is out of range";
+	if (r.bad == NULL && nt > 0) {
+		rk->tracks = xcalloc((size_t)nt, sizeof *rk->tracks);
+		rk->tcap = (size_t)nt;
+	}
+	for (uint64_t i = 0; i < nt && r.bad == NULL; i++) {
+		tl_track *t = get_track(&r, rk, npool, n);
+		rk->tracks[rk->ntracks++] = t;
+		for (size_t k = 0; k < t->n && r.bad == NULL; k++) {
+			if (t->v[k].start < rk->t_min)
+				rk->t_min = t->v[k].start;
+			if (t->v[k].end > rk->t_max)
+				rk->t_max = t->v[k].end;
+		}
+	}
+	uint64_t nw = get_u64(&r);
+	char **warn = NULL;
+	size_t nwarn = 0;
+	if (r.bad == NULL && nw > (r.n - r.off) / 16)
+		r.bad = "its warning count is out of range";
+	if (r.bad == NULL && nw > 0)
+		warn = xcalloc((size_t)nw * 2, sizeof *warn);
+	for (uint64_t i = 0; i < nw && r.bad == NULL; i++) {
+		warn[2 * i] = get_str(&r, &none);
+		warn[2 * i + 1] = get_str(&r, NULL);
+		nwarn = (size_t)i + 1;
+	}
+	if (get_u64(&r) != END_MARK || r.off != r.n) {
+		if (r.bad == NULL)
+			r.bad = "its end is not where its sizes say";
+	}
+	if (r.bad == NULL && !rk->loaded)
+		r.bad = "it holds a rank that did not load";
+	for (size_t i = 0; i < nwarn && r.bad == NULL; i++) {
+		if (warn[2 * i] != NULL)
+			msg_warn(warn[2 * i], "%s", warn[2 * i + 1]);
+		else
+			msg_warn(NULL, "%s", warn[2 * i + 1]);
+	}
+	for (size_t i = 0; i < 2 * nwarn; i++)
+		free(warn[i]);
+	free(warn);
+	if (r.bad != NULL) {
+		snprintf(err, errlen, "%s", r.bad);
+		rank_free(rk);
+		return NULL;
+	}
+	return rk;
+}

@@ -1,0 +1,340 @@
+/* The model cache (cache.h says what and why). File layout, every field little-endian (the
+ * byte order mark refuses a file from a host of the other order), every item padded to 8 bytes
+ * so that arrays sit at aligned offsets of the mapping:
+ *
+ *   header, TL_CACHE_HEADER bytes:
+ *     0  "TLMODEL\0"         8  u32 version        12 u32 byte order mark 0x01020304
+ *     16 u64 file size       24 u64 body checksum  32 u64 key bytes
+ *     40 u64 slices          48 i64 rank           56 u64 zero
+ *   body: the key blob, then the rank (see put_rank), then END_MARK.
+ *
+ * Counts precede arrays; nothing in the file is a pointer, so the mapping needs no fix-ups. */
+#include "config.h"
+#include "load/cache_int.h"
+#include "load/load.h"
+#include "util/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- checksum: a multiply-xorshift over 8-byte words (about 5 GB/s), cheap enough to verify
+ * the whole body on every open ---------------------------------------------------------------- */
+
+static uint64_t
+sum_word(uint64_t h, uint64_t w)
+{
+	h ^= w;
+	h *= UINT64_C(0x9e3779b97f4a7c15);
+	return h ^ (h >> 29);
+}
+
+#define SUM_SEED UINT64_C(0x746c2d6d6f64656c)
+
+static uint64_t
+sum_update(uint64_t h, const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = sum_word(h, w);
+	}
+	if (i < n) {
+		uint64_t w = 0;
+		memcpy(&w, p + i, n - i);
+		h = sum_word(h, w);
+	}
+	return h;
+}
+
+uint64_t
+cache_checksum(const void *buf, size_t len)
+{
+	return sum_update(SUM_SEED, buf, len);
+}
+
+/* ---- writing: a growable buffer for the key, a stream for the file -------------------------- */
+
+typedef struct wbuf {
+	uint8_t *p;
+	size_t n, cap;
+	FILE *f; /* when set, bytes go here instead */
+	uint64_t sum;
+	uint64_t off;
+	int err;
+} wbuf;
+
+static void
+put_raw(wbuf *w, const void *p, size_t n)
+{
+	static const uint8_t zero[8];
+	size_t pad = (8 - n % 8) % 8;
+	if (w->f != NULL) {
+		if (n > 0 && fwrite(p, 1, n, w->f) != n)
+			w->err = 1;
+		if (pad > 0 && fwrite(zero, 1, pad, w->f) != pad)
+			w->err = 1;
+		w->sum = sum_update(w->sum, p, n); /* the tail word is zero-padded, as on disk */
+	} else {
+		VEC_RESERVE(w->p, w->cap, w->n + n + pad);
+		if (n > 0)
+			memcpy(w->p + w->n, p, n);
+		memset(w->p + w->n + n, 0, pad);
+		w->n += n + pad;
+	}
+	w->off += n + pad;
+}
+
+static void
+put_u64(wbuf *w, uint64_t v)
+{
+	put_raw(w, &v, 8);
+}
+
+static void
+put_str(wbuf *w, const char *s, size_t n)
+{
+	put_u64(w, n);
+	put_raw(w, s, n);
+}
+
+/* a counted array */
+static void
+put_arr(wbuf *w, const void *p, size_t n, size_t size)
+{
+	put_u64(w, n);
+	put_raw(w, p, n * size);
+}
+
+/* ---- the key -------------------------------------------------------------------------------- */
+
+static void
+put_file_id(wbuf *w, const char *name, uint64_t ino, int64_t size, int64_t mtime_ns)
+{
+	put_str(w, name, strlen(name));
+	put_u64(w, ino);
+	put_u64(w, (uint64_t)size);
+	put_u64(w, (uint64_t)mtime_ns);
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The capture directory's files that discovery reads for a rank and its capture time. */
+static int
+is_side_file(const char *name)
+{
+	size_t n = strlen(name);
+	if (strcmp(name, "profiler_metadata.json") == 0)
+		return 1;
+	return strncmp(name, "profiler_info", 13) == 0 && n > 18 &&
+	       strcmp(name + n - 5, ".json") == 0;
+}
+
+static void
+put_side_files(wbuf *w, const char *dir)
+{
+	DIR *d = dir != NULL ? opendir(dir) : NULL;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	if (d != NULL) {
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL)
+			if (is_side_file(e->d_name))
+				VEC_PUSH(names, n, cap, xstrdup(e->d_name));
+		closedir(d);
+	}
+	if (n > 1)
+		qsort(names, n, sizeof *names, cmp_str);
+	put_u64(w, n);
+	for (size_t i = 0; i < n; i++) {
+		char *p = xasprintf("%s/%s", dir, names[i]);
+		struct stat st;
+		if (stat(p, &st) == 0)
+			put_file_id(w, names[i], (uint64_t)st.st_ino, (int64_t)st.st_size,
+			            (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+		else
+			put_file_id(w, names[i], 0, -1, 0);
+		free(p);
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* SQLite's files beside a DB that a writer still holds: while one is there the profile is
+ * still being written, so such a rank is read afresh (its loader says so) and not cached. */
+static const char *const writer_sides[CACHE_WRITER_SIDES] = {"-wal", "-journal"};
+
+int
+cache_writer_side(const tl_source *s, size_t i)
+{
+	char *p = xasprintf("%s%s", s->path, writer_sides[i]);
+	struct stat st;
+	int there = lstat(p, &st) == 0;
+	free(p);
+	return there;
+}
+
+/* The identity of the running program: a checksum of its own executable. The cache holds what
+ * the loaders made, so a build whose loaders differ (a new commit, or an uncommitted change on
+ * the same one: the version string and TL_CACHE_VERSION would not tell them apart) must not
+ * read an older build's files and show its numbers. 0 when the executable cannot be read; the
+ * version and format then decide alone. */
+static uint64_t exe_sum;
+static pthread_once_t exe_once = PTHREAD_ONCE_INIT;
+
+static void
+exe_sum_init(void)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	static uint8_t buf[1 << 16]; /* once per process, under exe_once */
+	uint64_t h = SUM_SEED;
+	ssize_t got;
+	while ((got = read(fd, buf, sizeof buf)) > 0)
+		h = sum_update(h, buf, (size_t)got); /* whole 8-byte words but for the file's end */
+	close(fd);
+	if (got == 0)
+		exe_sum = h;
+}
+
+uint8_t *
+cache_key(const tl_source *src, size_t n, size_t *len)
+{
+	wbuf w = {0};
+	const char *ver = PACKAGE_VERSION;
+	put_str(&w, ver, strlen(ver));
+	put_u64(&w, TL_CACHE_VERSION);
+	pthread_once(&exe_once, exe_sum_init);
+	put_u64(&w, exe_sum);
+	put_u64(&w, n);
+	for (size_t i = 0; i < n; i++) {
+		const tl_source *s = &src[i];
+		char *real = realpath(s->path, NULL);
+		put_u64(&w, (uint64_t)s->kind);
+		put_u64(&w, (uint64_t)(int64_t)s->rank);
+		put_u64(&w, (uint64_t)(int64_t)s->role_step);
+		put_str(&w, s->role ? s->role : "", s->role ? strlen(s->role) : 0);
+		put_file_id(&w, real ? real : s->path, s->ino, s->size, s->mtime_ns);
+		free(real);
+		for (size_t k = 0; k < CACHE_WRITER_SIDES; k++)
+			put_u64(&w, (uint64_t)cache_writer_side(s, k));
+		char *rdir = s->dir ? realpath(s->dir, NULL) : NULL;
+		put_side_files(&w, rdir ? rdir : s->dir);
+		free(rdir);
+	}
+	*len = w.n;
+	return w.p;
+}
+
+/* ---- the rank ------------------------------------------------------------------------------- */
+
+static void
+put_rank(wbuf *w, const tl_rank *r, char *const *warn, size_t nwarn)
+{
+	put_u64(w, (uint64_t)(int64_t)r->rank);
+	put_u64(w, (r->loaded ? RANK_LOADED : 0) | (r->host_only ? RANK_HOST_ONLY : 0));
+	put_u64(w, r->rows);
+	if (r->role != NULL)
+		put_str(w, r->role, strlen(r->role));
+	else
+		put_u64(w, NO_STR);
+	uint32_t np = strpool_count(r->pool);
+	put_u64(w, np);
+	for (uint32_t i = 1; i < np; i++)
+		put_str(w, strpool_get(r->pool, i), strpool_len(r->pool, i));
+	put_arr(w, r->src_t0, r->src_t0 ? r->nsources : 0, sizeof *r->src_t0);
+	put_arr(w, r->src_t1, r->src_t1 ? r->nsources : 0, sizeof *r->src_t1);
+	put_arr(w, r->steps, r->nsteps, sizeof *r->steps);
+	put_arr(w, r->fwdbwd, r->nfwdbwd, sizeof *r->fwdbwd);
+	/* each source's loader state (a JSON event index, which on-demand reads are done), as
+	 * its loader writes it */
+	put_u64(w, r->nsources);
+	for (size_t i = 0; i < r->nsources; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		uint8_t *st = NULL;
+		size_t stlen = 0;
+		if (ld != NULL && ld->state_save != NULL)
+			ld->state_save(r, i, &st, &stlen);
+		put_arr(w, st, stlen, 1);
+		free(st);
+	}
+	put_u64(w, r->ntracks);
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		put_u64(w, (uint64_t)t->kind);
+		put_u64(w, t->label);
+		put_u64(w, (uint64_t)t->key);
+		put_u64(w, t->depth);
+		put_u64(w, t->source);
+		put_u64(w, (uint64_t)t->user_ranges);
+		put_u64(w, (t->step ? TRACK_STEP : 0) | (t->dev ? TRACK_DEV : 0));
+		put_arr(w, t->v, t->n, sizeof *t->v);
+		if (t->step)
+			put_raw(w, t->step, t->n * sizeof *t->step);
+		if (t->dev)
+			put_raw(w, t->dev, t->n * sizeof *t->dev);
+	}
+	put_u64(w, nwarn);
+	for (size_t i = 0; i < nwarn; i++) {
+		const char *path = warn[2 * i], *text = warn[2 * i + 1];
+		if (path != NULL)
+			put_str(w, path, strlen(path));
+		else
+			put_u64(w, NO_STR);
+		put_str(w, text, strlen(text));
+	}
+	put_u64(w, END_MARK);
+}
+
+int
+cache_write_fd(int fd, const uint8_t *key, size_t klen, const tl_rank *r, char *const *warn,
+               size_t nwarn, uint64_t *bytes)
+{
+	FILE *f = fdopen(fd, "wb");
+	if (f == NULL) {
+		close(fd);
+		return -1;
+	}
+	uint8_t hdr[TL_CACHE_HEADER] = {0};
+	wbuf w = {.f = f, .sum = SUM_SEED};
+	if (fwrite(hdr, 1, sizeof hdr, f) != sizeof hdr)
+		w.err = 1;
+	put_raw(&w, key, klen);
+	put_rank(&w, r, warn, nwarn);
+	uint32_t ver = TL_CACHE_VERSION, bom = BYTE_ORDER_MARK;
+	uint64_t size = TL_CACHE_HEADER + w.off, slices = cache_rank_slices(r), kl = klen;
+	int64_t rank = r->rank;
+	memcpy(hdr, CACHE_MAGIC, 8);
+	memcpy(hdr + 8, &ver, 4);
+	memcpy(hdr + 12, &bom, 4);
+	memcpy(hdr + 16, &size, 8);
+	memcpy(hdr + 24, &w.sum, 8);
+	memcpy(hdr + 32, &kl, 8);
+	memcpy(hdr + 40, &slices, 8);
+	memcpy(hdr + 48, &rank, 8);
+	/* the header last, then the data on disk before the rename makes it visible */
+	if (fflush(f) != 0 || w.err)
+		w.err = 1;
+	else if (pwrite(fd, hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr || fsync(fd) != 0)
+		w.err = 1;
+	int e = errno;
+	if (fclose(f) != 0 && !w.err) {
+		e = errno;
+		w.err = 1;
+	}
+	errno = e;
+	*bytes = size;
+	return w.err ? -1 : 0;
+}

@@ -1,0 +1,356 @@
+/* tlgen: the one front-end of the profile generator (src/gen/) that the tests and the
+ * benchmarks run. It writes a generated profile into OUTDIR, never a committed binary file:
+ *
+ *   tlgen [PRESET] OUTDIR [options]
+ *
+ * The preset chooses the defaults and what is printed; every option works with every preset:
+ *   bench    (the default) 8 ranks x 20000 tasks, ranks written in parallel; prints what it
+ *            wrote, how long it took, and the ground truth per rank and step (torch_npu
+ *            StepTraceTime definitions, in us). A slow rank beyond the job is its last rank.
+ *   screens  2 ranks x 2000 tasks, one thread: the screen and golden tests' profile. Prints
+ *            nothing. A slow rank beyond the job is none.
+ *   rl       4 ranks x 3000 tasks, one thread: the RL panels' profiles (GRPO, PP). Prints
+ *            nothing. A slow rank beyond the job is none.
+ *   hostile  the profile whose every string is hostile to a terminal (tlgen_hostile.c); takes
+ *            no options.
+ *
+ * --truth FILE writes what the generator laid out (it does not run tl's analyses) as the JSON
+ * fragments `tl summary --json` must contain, one a line: per rank its overlap steps, per stage
+ * range its times and busy time, per rank and stage its imbalance entry, per PP stage its ranks
+ * and bubble ratio, and every forward/backward block. The golden test
+ * (tests/golden/test_summary.sh) checks the committed expected output against them. */
+#include "config.h"
+#include "tlgen.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gen/gen.h"
+
+enum preset { P_BENCH, P_SCREENS, P_RL, P_HOSTILE };
+static const char *const preset_names[] = {"bench", "screens", "rl", "hostile"};
+
+static void
+usage(FILE *f)
+{
+	fputs(
+	    "usage: tlgen [bench|screens|rl|hostile] OUTDIR [options]\n"
+	    "  --ranks N --tasks N --steps N --seed S --threads N (0: one per core)\n"
+	    "  --slow R        the rank that computes 30% slower, -1 for none\n"
+	    "  --json          also write each capture's trace_view.json\n"
+	    "  --truth FILE    the generator's ground truth as `tl summary --json` fragments\n"
+	    "  GRPO: --no-ranges --stage-device --decode ranges|vllm|none|dp --dp-bad --dp-only\n"
+	    "  PP:   --pp N --microbatches M --gpipe --no-meta --no-p2p --op-pairs --pp-device\n"
+	    "  host: --host-ops (a PyTorch operator per launch) --jitter (varying launch delays)\n"
+	    "  modules: --modules (nested Module-domain ranges, forward and backward, instead of\n"
+	    "        the GRPO timeline)\n"
+	    "  a pair for tl diff: --slow-stage S --slow-factor PERMILLE --slow-ranks MASK\n"
+	    "        --delay-coll N --delay-ns NS --t0 NS\n"
+	    "  bent: --no-device R (rank R without device data) --late R SECONDS (a later clock)\n",
+	    f);
+}
+
+static int
+parse_i64(const char *opt, const char *s, long long lo, long long hi, long long *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) {
+		fprintf(stderr, "tlgen: %s: bad value '%s' (expected %lld..%lld)\n", opt, s, lo,
+		        hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+write_truth(FILE *f, const gen_truth *t)
+{
+	for (int r = 0; r < t->nranks; r++) {
+		int first = 1;
+		for (size_t i = 0; i < t->noverlap; i++) {
+			const gen_overlap_truth *o = &t->overlap[i];
+			if (o->rank != r)
+				continue;
+			if (first)
+				fprintf(f, "{\"rank\":%d,\"steps\":[", r);
+			fprintf(f,
+			        "%s{\"step\":%lld,\"computing_ns\":%lld,\"communication_ns\":%lld,"
+			        "\"overlapped_ns\":%lld,\"communication_not_overlapped_ns\":%lld,"
+			        "\"free_ns\":%lld,\"preparing_ns\":%lld}",
+			        first ? "" : ",", (long long)o->step, (long long)o->computing,
+			        (long long)o->communication, (long long)o->overlapped,
+			        (long long)o->comm_not_overlapped, (long long)o->free,
+			        (long long)o->preparing);
+			first = 0;
+		}
+		if (!first) /* the generator knows the overlap of GRPO profiles, not of PP ones */
+			fprintf(f, "]}\n");
+	}
+	for (size_t i = 0; i < t->nstages; i++) {
+		const gen_stage_truth *s = &t->stages[i];
+		fprintf(
+		    f,
+		    "{\"rank\":%d,\"stage\":\"%s\",\"step\":%lld,\"start_ns\":%lld,\"end_ns\":%lld,"
+		    "\"duration_ns\":%lld,\"busy_ns\":%lld,\n",
+		    s->rank, gen_stage_canon[s->stage], (long long)s->step, (long long)s->start_ns,
+		    (long long)s->end_ns, (long long)(s->end_ns - s->start_ns),
+		    (long long)s->busy_ns);
+		fprintf(f,
+		        "{\"rank\":%d,\"duration_ns\":%lld,\"wait_for_slowest_ns\":%lld,"
+		        "\"decode_steps\":%d,\n",
+		        s->rank, (long long)(s->end_ns - s->start_ns), (long long)s->wait_ns,
+		        s->decode_steps);
+	}
+	for (size_t i = 0; i < t->npp_stages; i++) {
+		const gen_pp_stage_truth *s = &t->pp_stages[i];
+		fprintf(f, "{\"pp_stage\":%d,\"ranks\":[", s->pp_stage);
+		for (int d = 0; d < t->pp_dp; d++)
+			fprintf(f, "%s%d", d ? "," : "", s->pp_stage * t->pp_dp + d);
+		fprintf(f, "],\"bubble_ratio\":%.6f,\n",
+		        s->span_ns > 0 ? (double)s->idle_ns / (double)s->span_ns : 0.0);
+	}
+	for (size_t i = 0; i < t->npp_blocks; i++) {
+		const gen_pp_block_truth *b = &t->pp_blocks[i];
+		fprintf(f,
+		        "{\"kind\":\"%c\",\"microbatch\":%d,\"start_ns\":%lld,\"end_ns\":%lld}\n",
+		        b->kind, b->microbatch, (long long)b->start_ns, (long long)b->end_ns);
+	}
+}
+
+static void
+print_bench(const gen_opts *o, const gen_truth *t, double secs)
+{
+	printf("ranks %d\nsteps %d\nslow_rank %d\nseed %" PRIu64 "\n", o->nranks, o->nsteps,
+	       t->slow_rank, o->seed);
+	printf("tasks %" PRIu64 "\n", t->tasks);
+	printf("collectives_per_rank %" PRIu64 "\n", t->collectives);
+	printf("bubbles %zu\n", t->nbubbles);
+	printf("elapsed_s %.3f\n", secs);
+	printf("tasks_per_s %.0f\n", secs > 0 ? (double)t->tasks / secs : 0.0);
+	printf("# rank step computing_us communication_us overlapped_us comm_not_overlapped_us "
+	       "free_us preparing_us\n");
+	for (size_t i = 0; i < t->noverlap; i++) {
+		const gen_overlap_truth *w = &t->overlap[i];
+		printf("%d %" PRId64 " %.3f %.3f %.3f %.3f %.3f %.3f\n", w->rank, w->step,
+		       (double)w->computing / 1e3, (double)w->communication / 1e3,
+		       (double)w->overlapped / 1e3, (double)w->comm_not_overlapped / 1e3,
+		       (double)w->free / 1e3, (double)w->preparing / 1e3);
+	}
+}
+
+/* What the command line asks beyond gen_opts. */
+typedef struct bends {
+	const char *truth;
+	int no_device, late_rank;
+	double late_s;
+} bends;
+
+static int
+flag(gen_opts *o, const char *a)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} flags[] = {
+	    {"--json", offsetof(gen_opts, json)},
+	    {"--no-ranges", offsetof(gen_opts, no_stage_ranges)},
+	    {"--stage-device", offsetof(gen_opts, stage_device_ranges)},
+	    {"--dp-bad", offsetof(gen_opts, dp_bad_marks)},
+	    {"--dp-only", offsetof(gen_opts, dp_only)},
+	    {"--no-meta", offsetof(gen_opts, pp_no_meta)},
+	    {"--no-p2p", offsetof(gen_opts, pp_no_p2p)},
+	    {"--op-pairs", offsetof(gen_opts, pp_op_pairs)},
+	    {"--pp-device", offsetof(gen_opts, pp_device_ranges)},
+	    {"--host-ops", offsetof(gen_opts, host_ops)},
+	    {"--jitter", offsetof(gen_opts, launch_jitter)},
+	    {"--modules", offsetof(gen_opts, modules)},
+	};
+	if (strcmp(a, "--gpipe") == 0) {
+		o->pp_schedule = GEN_PP_GPIPE;
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+		if (strcmp(a, flags[i].name) == 0) {
+			*(int *)((char *)o + flags[i].off) = 1;
+			return 1;
+		}
+	return 0;
+}
+
+/* Option a with value v; 0, or -1 after a message. */
+static int
+option(gen_opts *o, bends *b, const char *a, const char *v)
+{
+	long long x;
+#define NUM(NAME, LO, HI, DEST)                                                                    \
+	if (strcmp(a, NAME) == 0) {                                                                \
+		if (parse_i64(a, v, LO, HI, &x) != 0)                                              \
+			return -1;                                                                 \
+		DEST = x;                                                                          \
+		return 0;                                                                          \
+	}
+	NUM("--ranks", 1, 4096, o->nranks)
+	NUM("--tasks", 1, 200000000, o->tasks_per_rank)
+	NUM("--steps", 1, 10000, o->nsteps)
+	NUM("--slow", -1, 4095, o->slow_rank)
+	NUM("--seed", 0, INT64_MAX, o->seed)
+	NUM("--threads", 0, 1024, o->threads)
+	NUM("--pp", 2, 64, o->pp)
+	NUM("--microbatches", 1, 4096, o->pp_microbatches)
+	NUM("--slow-stage", -1, GEN_NSTAGES - 1, o->slow_stage)
+	NUM("--slow-factor", 1, 100000, o->slow_factor)
+	NUM("--slow-ranks", 0, INT64_MAX, o->slow_ranks_mask)
+	NUM("--delay-coll", -1, INT64_MAX, o->delay_coll)
+	NUM("--delay-ns", 0, 3600000000000LL, o->delay_ns)
+	NUM("--t0", 0, INT64_MAX / 2, o->t0_ns)
+	NUM("--no-device", 0, 4095, b->no_device)
+#undef NUM
+	if (strcmp(a, "--truth") == 0) {
+		b->truth = v;
+		return 0;
+	}
+	if (strcmp(a, "--decode") == 0) {
+		static const char *const names[] = {"ranges", "vllm", "none", "dp"};
+		static const int values[] = {GEN_DECODE_RANGES, GEN_DECODE_VLLM, GEN_DECODE_NONE,
+		                             GEN_DECODE_DP};
+		for (size_t i = 0; i < 4; i++)
+			if (strcmp(v, names[i]) == 0) {
+				o->decode_marks = values[i];
+				return 0;
+			}
+		fprintf(stderr, "tlgen: --decode: '%s' is not ranges, vllm, none or dp\n", v);
+		return -1;
+	}
+	fprintf(stderr, "tlgen: unknown option %s\n", a);
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	int i = 1;
+	enum preset p = P_BENCH;
+	if (i < argc && (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)) {
+		usage(stdout);
+		return 0;
+	}
+	for (int k = 0; k < 4 && i < argc; k++)
+		if (strcmp(argv[i], preset_names[k]) == 0) {
+			p = (enum preset)k;
+			i++;
+			break;
+		}
+	if (i >= argc || argv[i][0] == '-') {
+		usage(stderr);
+		return 2;
+	}
+	const char *outdir = argv[i++];
+	if (p == P_HOSTILE) {
+		if (i < argc) {
+			fprintf(stderr, "tlgen: hostile takes no options\n");
+			return 2;
+		}
+		return tlgen_hostile(outdir) == 0 ? 0 : 1;
+	}
+
+	gen_opts o;
+	gen_opts_default(&o);
+	if (p == P_SCREENS) {
+		o.nranks = 2;
+		o.tasks_per_rank = 2000;
+		o.threads = 1;
+	} else if (p == P_RL) {
+		o.nranks = 4;
+		o.tasks_per_rank = 3000;
+		o.threads = 1;
+	}
+	bends b = {NULL, -1, -1, 0};
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		if (flag(&o, a))
+			continue;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		if (strncmp(a, "--", 2) != 0) {
+			fprintf(stderr, "tlgen: more than one OUTDIR given (%s)\n", a);
+			return 2;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "tlgen: %s needs a value\n", a);
+			return 2;
+		}
+		if (strcmp(a, "--late") == 0) { /* --late R SECONDS */
+			long long r;
+			char *end;
+			if (i + 2 >= argc || parse_i64(a, argv[i + 1], 0, 4095, &r) != 0)
+				return 2;
+			b.late_rank = (int)r;
+			b.late_s = strtod(argv[i + 2], &end);
+			if (end == argv[i + 2] || *end != '\0') {
+				fprintf(stderr, "tlgen: --late: bad seconds '%s'\n", argv[i + 2]);
+				return 2;
+			}
+			i += 2;
+			continue;
+		}
+		if (option(&o, &b, a, argv[i + 1]) != 0)
+			return 2;
+		i++;
+	}
+	if (o.slow_rank >= o.nranks) /* the default slow rank does not exist in a small job */
+		o.slow_rank = p == P_BENCH && o.nranks > 1 ? o.nranks - 1 : -1;
+
+	/* Debian's libsqlite3 is built with SQLITE_OMIT_LOOKASIDE, so every small allocation takes
+	 * the global memory-statistics mutex: with it, the rank threads do not run in parallel at
+	 * all. Must come before sqlite3 is initialised. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+
+	gen_truth t = {0};
+	int want_truth = p == P_BENCH || b.truth != NULL;
+	double t0 = now_s();
+	if (gen_profile(&o, outdir, want_truth ? &t : NULL) != 0)
+		return 1;
+	double secs = now_s() - t0;
+	int rc = 0;
+	if (b.no_device >= 0 && tlgen_no_device(outdir, b.no_device) != 0)
+		rc = 1;
+	if (b.late_rank >= 0 && tlgen_late(outdir, b.late_rank, (int64_t)(b.late_s * 1e9)) != 0)
+		rc = 1;
+	if (p == P_BENCH)
+		print_bench(&o, &t, secs);
+	if (b.truth != NULL) {
+		FILE *f = fopen(b.truth, "w");
+		if (f == NULL) {
+			perror(b.truth);
+			rc = 1;
+		} else {
+			write_truth(f, &t);
+			if (fclose(f) != 0) {
+				perror(b.truth);
+				rc = 1;
+			}
+		}
+	}
+	if (want_truth)
+		gen_truth_free(&t);
+	return rc;
+}
