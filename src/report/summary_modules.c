@@ -81,7 +81,7 @@ report_modules_json(FILE *f, const tl_query *q)
 
 /* Per rank and module path: device time of the module's own operators, kernels, operators. */
 typedef struct path_sum {
-	char path[512];
+	const char *path; /* in the pool */
 	int64_t ns;
 	uint64_t kernels, ops;
 } path_sum;
@@ -105,28 +105,31 @@ report_modules_text(FILE *f, const tl_query *q)
 		        "-");
 	for (size_t ri = 0; ri < m.nranks; ri++) {
 		const tl_module_stats *st = &m.stats[ri];
-		path_sum *v = NULL;
-		size_t n = 0, cap = 0;
+		tl_strpool *paths = strpool_new(); /* path -> its entry, by the pool's dense ids */
+		path_sum *v = xcalloc(st->n + 1, sizeof *v);
+		size_t *at = xcalloc(st->n + 2, sizeof *at), n = 0;
 		for (size_t i = 0; i < st->n; i++) {
-			char p[512];
-			tlq_module_path(&st->v[i], p, sizeof p);
-			size_t k = 0;
-			while (k < n && strcmp(v[k].path, p) != 0)
-				k++;
-			if (k == n) {
-				path_sum z = {.ns = 0};
-				memcpy(z.path, p, sizeof p);
-				VEC_PUSH(v, n, cap, z);
+			const tl_module_row *r = &st->v[i];
+			char *p = xasprintf("%s%s%s", r->parent, *r->parent ? "/" : "", r->module);
+			uint32_t id =
+			    strpool_intern_cstr(paths, p); /* ids 1.. in order of first use */
+			free(p);
+			if (at[id] == 0) {
+				v[n].path = strpool_get(paths, id);
+				at[id] = ++n;
 			}
-			v[k].ns += st->v[i].total_ns;
-			v[k].kernels += st->v[i].nkernels * st->v[i].count;
-			v[k].ops += st->v[i].count;
+			path_sum *x = &v[at[id] - 1];
+			x->ns += r->total_ns;
+			x->kernels += r->nkernels * r->count;
+			x->ops += r->count;
 		}
 		for (size_t k = 0; k < n; k++) /* in execution order of their first operator */
 			fprintf(f, "%6d %7" PRId64 ".%06" PRId64 " %8" PRIu64 " %8" PRIu64 "  %s\n",
 			        tr->ranks[ri]->rank, v[k].ns / 1000000, v[k].ns % 1000000,
 			        v[k].kernels, v[k].ops, v[k].path);
+		free(at);
 		free(v);
+		strpool_free(paths);
 	}
 	tlq_modules_free(&m);
 }

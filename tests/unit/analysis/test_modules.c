@@ -11,6 +11,7 @@
 #include "gen/gen.h"
 #include "load/load.h"
 #include "query/query.h"
+#include "report/report.h"
 #include "util/xalloc.h"
 #include "../test.h"
 
@@ -204,6 +205,30 @@ test_generated(void)
 	      "was written, forward and [Backward] (%zu of %zu paths, %zu found)",
 	      ok, truth.nmodules, paths);
 	tlq_modules_free(&m);
+
+	/* the text summary's table: one line per rank and module path, the truth's numbers */
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *mf = open_memstream(&text, &tlen);
+	report_modules_text(mf, q);
+	fclose(mf);
+	size_t lines = 0;
+	ok = 0;
+	for (size_t i = 0; i < truth.nmodules; i++) {
+		const gen_module_truth *t = &truth.modules[i];
+		char want[256];
+		snprintf(want, sizeof want, "\n%6d %7lld.%06lld %8llu %8llu  %s\n", t->rank,
+		         (long long)(t->device_ns / 1000000), (long long)(t->device_ns % 1000000),
+		         (unsigned long long)t->kernels, (unsigned long long)t->ops, t->path);
+		ok += strstr(text, want) != NULL;
+	}
+	for (char *c = text; c && *c; c++)
+		lines += *c == '\n';
+	CHECK(ok == truth.nmodules && lines == truth.nmodules + 4,
+	      "generated: the text summary has one line per rank and module path with the truth's "
+	      "device time, kernels and operators (%zu of %zu)",
+	      ok, truth.nmodules);
+	free(text);
 	tlq_close(q);
 	trace_free(&tr);
 	gen_truth_free(&truth);
