@@ -77,6 +77,17 @@ check "the panel opens as :modules too" sh -c "sed -n 1p '$t_tmp/screen.txt' | g
 view "$M" 110x30 I L
 check "L from the operator panel" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Modules of rank 0'"
 
+# the text export keeps the Module ranges but not which operator launched which kernel
+if rlfix modsjson --ranks 1 --steps 1 --modules --json; then
+	rm -f "$t_tmp"/modsjson/*/ASCEND_PROFILER_OUTPUT/*.db
+	view "$t_tmp/modsjson" 100x24 L
+	check "trace_view.json only: the Module ranges are found, the profile DB is asked for" sh -c "grep -q 'Module ranges found, but no operator' '$t_tmp/screen.txt' && grep -q 'capture with export_type db' '$t_tmp/screen.txt'"
+	"$TL_BIN" summary "$t_tmp/modsjson" --no-cache > "$t_tmp/modsjson.txt" 2>&1
+	check "... and the text summary says the same in its module table" grep -q "the Module ranges hold no operator that launched kernels" "$t_tmp/modsjson.txt"
+else
+	not_ok "generate the JSON module profile"
+fi
+
 view "$t_tmp/plain" 100x24 L
 check "without Module ranges: says so" has "No module ranges in this profile."
 check "... and how to record them" has "domain=\"Module\""
