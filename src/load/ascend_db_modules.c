@@ -7,7 +7,8 @@
  * PYTORCH_API rows share, the lowest CONNECTION_IDS id the forward operator, the highest the
  * backward one (the task queue's Enqueue / Dequeue pairs share ids too, and are not links).
  * The joins are done here, in memory: the hardened connection runs only plain SELECTs. A DB
- * without Module ranges costs one indexed look-up. */
+ * without Module ranges is left after one look at STRING_IDS (and the query asks no DB whose
+ * loaded lanes have none). */
 #include "config.h"
 #include "load/load_int.h"
 #include "load/profdb.h"
@@ -46,8 +47,8 @@ typedef struct mctx {
 	tl_profdb p;
 	const char *path;
 	tl_module_data *d;
-	tl_u64map strs; /* STRING_IDS id -> pool id */
-	conn_row *by_conn, *by_id;
+	tl_u64map strs;    /* STRING_IDS id -> pool id */
+	conn_row *by_conn; /* by connectionId, then id */
 	size_t nconn;
 	api_row *api; /* by CONNECTION_IDS id */
 	size_t napi, apicap;
@@ -197,15 +198,6 @@ cmp_conn(const void *a, const void *b)
 }
 
 static int
-cmp_id(const void *a, const void *b)
-{
-	const conn_row *x = a, *y = b;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return (x->conn > y->conn) - (x->conn < y->conn);
-}
-
-static int
 cmp_api(const void *a, const void *b)
 {
 	const api_row *x = a, *y = b;
@@ -236,10 +228,7 @@ read_connections(mctx *c)
 		fail(c, "CONNECTION_IDS", rc);
 		return -1;
 	}
-	c->by_id = xreallocarray(NULL, c->nconn ? c->nconn : 1, sizeof *c->by_id);
-	memcpy(c->by_id, c->by_conn, c->nconn * sizeof *c->by_conn);
 	qsort(c->by_conn, c->nconn, sizeof *c->by_conn, cmp_conn);
-	qsort(c->by_id, c->nconn, sizeof *c->by_id, cmp_id);
 
 	rc = profdb_prepare(&c->p,
 	                    "SELECT connectionId, startNs, endNs, name FROM PYTORCH_API WHERE "
@@ -515,7 +504,6 @@ ascend_db_modules(const tl_source *src, tl_module_data *d)
 	}
 	u64map_free(&c.strs);
 	free(c.by_conn);
-	free(c.by_id);
 	free(c.api);
 	free(c.rows);
 	profdb_close(&c.p);
