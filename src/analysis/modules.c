@@ -1,9 +1,9 @@
 /* Module statistics (msprof-analyze module_statistic); the rule is in modules.h. */
 #include "config.h"
 #include "analysis/modules.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +28,10 @@ typedef struct tree {
 	size_t n, cap;
 } tree;
 
-static const node *sort_nodes; /* (qsort has no context; compute runs under a lock) */
-
 static int
-cmp_event(const void *a, const void *b)
+cmp_event(const void *ctx, size_t i, size_t j)
 {
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	const node *x = &sort_nodes[i], *y = &sort_nodes[j];
+	const node *x = &((const node *)ctx)[i], *y = &((const node *)ctx)[j];
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	if (x->end != y->end)
@@ -80,16 +77,11 @@ chain_of(tree *t, tl_strpool *pool, size_t m)
 static size_t *
 tree_build(tree *t, tl_strpool *pool)
 {
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	size_t n = t->n - 1;
 	size_t *ord = xreallocarray(NULL, n ? n : 1, sizeof *ord);
 	for (size_t i = 0; i < n; i++)
 		ord[i] = i + 1;
-	pthread_mutex_lock(&lock);
-	sort_nodes = t->v;
-	qsort(ord, n, sizeof *ord, cmp_event);
-	sort_nodes = NULL;
-	pthread_mutex_unlock(&lock);
+	sort_index(ord, n, cmp_event, t->v);
 	size_t *stack = xreallocarray(NULL, n + 1, sizeof *stack), top = 0;
 	stack[0] = 0;
 	t->v[0].depth = 0;
@@ -134,38 +126,33 @@ tree_root(tree *t, int64_t lo, int64_t hi)
 
 typedef struct fmap { /* a forward operator in its module, joined to a link */
 	uint32_t chain, module;
-	int64_t mstart, mend;
+	int64_t mstart, mend, fstart;
 	size_t link;
 } fmap;
 
-static const tl_module_data *sort_data;
-
 static int
-cmp_link_key(const void *a, const void *b)
+cmp_link_key(const void *ctx, size_t a, size_t b)
 {
-	const tl_mod_link *x = &sort_data->links[*(const size_t *)a],
-	                  *y = &sort_data->links[*(const size_t *)b];
+	const tl_module_data *d = ctx;
+	const tl_mod_link *x = &d->links[a], *y = &d->links[b];
 	if (x->fwd_name != y->fwd_name)
 		return x->fwd_name < y->fwd_name ? -1 : 1;
 	if (x->fwd_start != y->fwd_start)
 		return x->fwd_start < y->fwd_start ? -1 : 1;
-	if (x->fwd_end != y->fwd_end)
-		return x->fwd_end < y->fwd_end ? -1 : 1;
-	return (*(const size_t *)a > *(const size_t *)b) -
-	       (*(const size_t *)a < *(const size_t *)b);
+	return x->fwd_end != y->fwd_end ? (x->fwd_end < y->fwd_end ? -1 : 1) : 0;
 }
 
-static const fmap *sort_maps;
+typedef struct bwd_ctx {
+	const tl_module_data *d;
+	const fmap *m;
+} bwd_ctx;
 
 static int
-cmp_map_bwd(const void *a, const void *b)
+cmp_map_bwd(const void *ctx, size_t i, size_t j)
 {
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	int64_t x = sort_data->links[sort_maps[i].link].bwd_start,
-	        y = sort_data->links[sort_maps[j].link].bwd_start;
-	if (x != y)
-		return x < y ? -1 : 1;
-	return (i > j) - (i < j);
+	const bwd_ctx *c = ctx;
+	int64_t x = c->d->links[c->m[i].link].bwd_start, y = c->d->links[c->m[j].link].bwd_start;
+	return x != y ? (x < y ? -1 : 1) : 0;
 }
 
 static int
@@ -174,9 +161,8 @@ cmp_map_fwd(const void *a, const void *b)
 	const fmap *x = a, *y = b;
 	if (x->mstart != y->mstart)
 		return x->mstart < y->mstart ? -1 : 1;
-	int64_t p = sort_data->links[x->link].fwd_start, q = sort_data->links[y->link].fwd_start;
-	if (p != q)
-		return p < q ? -1 : 1;
+	if (x->fstart != y->fstart)
+		return x->fstart < y->fstart ? -1 : 1;
 	return (x->link > y->link) - (x->link < y->link);
 }
 
@@ -198,9 +184,6 @@ backward_modules(const tl_module_data *d, tl_strpool *pool, tree *mods, int64_t 
 		VEC_PUSH(t.v, t.n, t.cap, f);
 	}
 	free(tree_build(&t, pool));
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	pthread_mutex_lock(&lock);
-	sort_data = d;
 	/* forward operators in their modules, by module start then operator start */
 	fmap *m = NULL;
 	size_t nm = 0, mcap = 0;
@@ -210,7 +193,7 @@ backward_modules(const tl_module_data *d, tl_strpool *pool, tree *mods, int64_t 
 			continue;
 		if (p->name == 0 && p->chain == 0) /* outside every (named) module */
 			continue;
-		fmap x = {p->chain, p->name, p->start, p->end, f->ref};
+		fmap x = {p->chain, p->name, p->start, p->end, d->links[f->ref].fwd_start, f->ref};
 		VEC_PUSH(m, nm, mcap, x);
 	}
 	qsort(m, nm, sizeof *m, cmp_map_fwd);
@@ -218,7 +201,7 @@ backward_modules(const tl_module_data *d, tl_strpool *pool, tree *mods, int64_t 
 	size_t *byk = xreallocarray(NULL, d->nlinks, sizeof *byk);
 	for (size_t i = 0; i < d->nlinks; i++)
 		byk[i] = i;
-	qsort(byk, d->nlinks, sizeof *byk, cmp_link_key);
+	sort_index(byk, d->nlinks, cmp_link_key, d);
 	fmap *j = NULL;
 	size_t nj = 0, jcap = 0;
 	for (size_t i = 0; i < nm; i++) {
@@ -248,9 +231,8 @@ backward_modules(const tl_module_data *d, tl_strpool *pool, tree *mods, int64_t 
 	size_t *ord = xreallocarray(NULL, nj ? nj : 1, sizeof *ord);
 	for (size_t i = 0; i < nj; i++)
 		ord[i] = i;
-	sort_maps = j;
-	qsort(ord, nj, sizeof *ord, cmp_map_bwd);
-	sort_maps = NULL;
+	bwd_ctx bc = {d, j};
+	sort_index(ord, nj, cmp_map_bwd, &bc);
 	/* runs of the same module instance */
 	node *par = NULL, *mod = NULL;
 	size_t np = 0, pcap = 0, nmod = 0, modcap = 0;
@@ -281,8 +263,6 @@ backward_modules(const tl_module_data *d, tl_strpool *pool, tree *mods, int64_t 
 		VEC_PUSH(mod, nmod, modcap, x);
 		i = k;
 	}
-	sort_data = NULL;
-	pthread_mutex_unlock(&lock);
 	for (size_t i = 0; i < np; i++)
 		VEC_PUSH(mods->v, mods->n, mods->cap, par[i]);
 	for (size_t i = 0; i < nmod; i++)
@@ -307,13 +287,15 @@ typedef struct frow { /* one operator in one module instance */
 
 /* ---- 4. aggregation ------------------------------------------------------------------------- */
 
-static const frow *sort_rows;
-static const tl_strpool *sort_pool;
+typedef struct row_ctx {
+	const frow *r;
+	const tl_strpool *pool;
+} row_ctx;
 
 static int
-cmp_u32str(uint32_t a, uint32_t b)
+cmp_u32str(const tl_strpool *pool, uint32_t a, uint32_t b)
 {
-	return a == b ? 0 : strcmp(strpool_get(sort_pool, a), strpool_get(sort_pool, b));
+	return a == b ? 0 : strcmp(strpool_get(pool, a), strpool_get(pool, b));
 }
 
 static int
@@ -328,37 +310,33 @@ cmp_row_time(const void *a, const void *b)
 }
 
 static int
-cmp_instance(const void *a, const void *b)
+cmp_instance(const void *ctx, size_t i, size_t j)
 {
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	const frow *x = &sort_rows[i], *y = &sort_rows[j];
+	const frow *x = &((const row_ctx *)ctx)->r[i], *y = &((const row_ctx *)ctx)->r[j];
 	if (x->parent != y->parent)
 		return x->parent < y->parent ? -1 : 1;
 	if (x->module != y->module)
 		return x->module < y->module ? -1 : 1;
 	if (x->mstart != y->mstart)
 		return x->mstart < y->mstart ? -1 : 1;
-	if (x->mend != y->mend)
-		return x->mend < y->mend ? -1 : 1;
-	return (i > j) - (i < j);
+	return x->mend != y->mend ? (x->mend < y->mend ? -1 : 1) : 0;
 }
 
 static int
-cmp_key(const void *a, const void *b)
+cmp_key(const void *ctx, size_t i, size_t j)
 {
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	const frow *x = &sort_rows[i], *y = &sort_rows[j];
+	const row_ctx *rc = ctx;
+	const frow *x = &rc->r[i], *y = &rc->r[j];
 	int c;
-	if ((c = cmp_u32str(x->parent, y->parent)) != 0 ||
-	    (c = cmp_u32str(x->module, y->module)) != 0 || (c = cmp_u32str(x->op, y->op)) != 0)
+	if ((c = cmp_u32str(rc->pool, x->parent, y->parent)) != 0 ||
+	    (c = cmp_u32str(rc->pool, x->module, y->module)) != 0 ||
+	    (c = cmp_u32str(rc->pool, x->op, y->op)) != 0)
 		return c;
 	if (x->order != y->order)
 		return x->order < y->order ? -1 : 1;
-	if ((c = cmp_u32str(x->klist, y->klist)) != 0)
+	if ((c = cmp_u32str(rc->pool, x->klist, y->klist)) != 0)
 		return c;
-	if (x->seq_id != y->seq_id)
-		return x->seq_id < y->seq_id ? -1 : 1;
-	return (i > j) - (i < j);
+	return x->seq_id != y->seq_id ? (x->seq_id < y->seq_id ? -1 : 1) : 0;
 }
 
 typedef struct agg {
@@ -390,18 +368,13 @@ cmp_agg_final(const void *a, const void *b)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
-static const agg *sort_aggs;
-
 static int
-cmp_agg_name(const void *a, const void *b)
+cmp_agg_name(const void *ctx, size_t i, size_t j)
 {
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	const agg *x = &sort_aggs[i], *y = &sort_aggs[j];
+	const agg *x = &((const agg *)ctx)[i], *y = &((const agg *)ctx)[j];
 	if (x->parent != y->parent)
 		return x->parent < y->parent ? -1 : 1;
-	if (x->module != y->module)
-		return x->module < y->module ? -1 : 1;
-	return (i > j) - (i < j);
+	return x->module != y->module ? (x->module < y->module ? -1 : 1) : 0;
 }
 
 static int
@@ -419,9 +392,7 @@ distinguish(agg *g, size_t n)
 	size_t *o = xreallocarray(NULL, n ? n : 1, sizeof *o);
 	for (size_t i = 0; i < n; i++)
 		o[i] = i;
-	sort_aggs = g;
-	qsort(o, n, sizeof *o, cmp_agg_name);
-	sort_aggs = NULL;
+	sort_index(o, n, cmp_agg_name, g);
 	size_t *ids = xreallocarray(NULL, n ? n : 1, sizeof *ids);
 	for (size_t i = 0; i < n;) {
 		size_t k = i + 1; /* a run: same name, consecutive places */
@@ -473,7 +444,6 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 		lo = x.start < lo ? x.start : lo;
 		hi = x.end > hi ? x.end : hi;
 	}
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	for (size_t i = 0; i < d->nlinks; i++) {
 		lo = d->links[i].fwd_start < lo ? d->links[i].fwd_start : lo;
 		hi = d->links[i].fwd_end > hi ? d->links[i].fwd_end : hi;
@@ -567,10 +537,8 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 	size_t *o = xreallocarray(NULL, nr ? nr : 1, sizeof *o);
 	for (size_t i = 0; i < nr; i++)
 		o[i] = i;
-	pthread_mutex_lock(&lock);
-	sort_rows = r;
-	sort_pool = pool;
-	qsort(o, nr, sizeof *o, cmp_instance);
+	row_ctx rc = {r, pool};
+	sort_index(o, nr, cmp_instance, &rc);
 	char *sb = NULL;
 	size_t sbcap = 0;
 	for (size_t i = 0; i < nr;) {
@@ -611,10 +579,7 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 		free(first);
 	}
 	/* groups of (parent, module, op, order, kernel list, sequence id), keys sorted */
-	qsort(o, nr, sizeof *o, cmp_key);
-	sort_rows = NULL;
-	sort_pool = NULL;
-	pthread_mutex_unlock(&lock);
+	sort_index(o, nr, cmp_key, &rc);
 	agg *g = NULL;
 	size_t ng = 0, gcap = 0;
 	for (size_t i = 0; i < nr;) {

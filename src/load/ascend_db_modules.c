@@ -17,7 +17,6 @@
 #include "util/xalloc.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +33,11 @@ typedef struct api_row { /* PYTORCH_API rows that have connections */
 	uint32_t name;
 } api_row;
 
-typedef struct krow {     /* a kernel joined to the operator that launched it */
-	int table;        /* the order msprof-analyze concatenates the tables in */
-	size_t api;       /* index into the API rows */
-	int64_t op_start; /* its operator's start */
+typedef struct krow {             /* a kernel joined to the operator that launched it */
+	int table;                /* the order msprof-analyze concatenates the tables in */
+	size_t api;               /* index into the API rows */
+	int64_t op_start, op_end; /* its operator's */
+	uint32_t op_name;
 	int64_t start, end;
 	uint32_t name;
 	size_t pos; /* order of the row after the per-table sort */
@@ -336,7 +336,15 @@ read_kernels(mctx *c, int table, const char *what, const char *sql)
 			size_t a0, a1;
 			api_range(c, c->by_conn[i].id, &a0, &a1);
 			for (size_t a = a0; a < a1; a++) {
-				krow r = {table, a, c->api[a].start, s, e, sid(c, st, 0), 0};
+				const api_row *op = &c->api[a];
+				krow r = {.table = table,
+				          .api = a,
+				          .op_start = op->start,
+				          .op_end = op->end,
+				          .op_name = op->name,
+				          .start = s,
+				          .end = e,
+				          .name = sid(c, st, 0)};
 				VEC_PUSH(c->rows, c->nrows, c->rowcap, r);
 			}
 		}
@@ -353,20 +361,17 @@ read_kernels(mctx *c, int table, const char *what, const char *sql)
 	qsort(c->rows + first, c->nrows - first, sizeof *c->rows, cmp_krow_table);
 }
 
-static const mctx *sort_ctx; /* (qsort has no context argument; callers hold c->p's thread) */
-
 static int
 cmp_krow_op(const void *a, const void *b)
 {
 	const krow *x = a, *y = b;
-	const api_row *p = &sort_ctx->api[x->api], *q = &sort_ctx->api[y->api];
 	/* an operator is (name, start, end): rows of the same one together, in row order */
-	if (p->name != q->name)
-		return p->name < q->name ? -1 : 1;
-	if (p->start != q->start)
-		return p->start < q->start ? -1 : 1;
-	if (p->end != q->end)
-		return p->end < q->end ? -1 : 1;
+	if (x->op_name != y->op_name)
+		return x->op_name < y->op_name ? -1 : 1;
+	if (x->op_start != y->op_start)
+		return x->op_start < y->op_start ? -1 : 1;
+	if (x->op_end != y->op_end)
+		return x->op_end < y->op_end ? -1 : 1;
 	return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
@@ -387,22 +392,16 @@ cmp_op_first(const void *a, const void *b)
 static void
 group_ops(mctx *c)
 {
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	for (size_t i = 0; i < c->nrows; i++)
 		c->rows[i].pos = i;
-	pthread_mutex_lock(&lock); /* ranks are read in parallel: the comparator's context */
-	sort_ctx = c;
 	qsort(c->rows, c->nrows, sizeof *c->rows, cmp_krow_op);
-	sort_ctx = NULL;
-	pthread_mutex_unlock(&lock);
 	opk *v = NULL;
 	size_t nv = 0, vcap = 0;
 	for (size_t i = 0; i < c->nrows;) {
 		const api_row *a = &c->api[c->rows[i].api];
 		size_t j = i;
-		while (j < c->nrows && c->api[c->rows[j].api].name == a->name &&
-		       c->api[c->rows[j].api].start == a->start &&
-		       c->api[c->rows[j].api].end == a->end)
+		while (j < c->nrows && c->rows[j].op_name == a->name &&
+		       c->rows[j].op_start == a->start && c->rows[j].op_end == a->end)
 			j++;
 		opk o = {{a->start, a->end, a->name, i, j - i}, c->rows[i].pos};
 		VEC_PUSH(v, nv, vcap, o);
