@@ -282,6 +282,7 @@ typedef struct frow { /* one operator in one module instance */
 	uint32_t parent, module, op, klist, seq;
 	int64_t mstart, mend, ostart, device;
 	size_t nk, order, seq_id, group;
+	size_t opi; /* index into d->ops */
 	int backward;
 } frow;
 
@@ -342,6 +343,7 @@ cmp_key(const void *ctx, size_t i, size_t j)
 typedef struct agg {
 	uint32_t parent, module, op, klist;
 	size_t order, seq_id, nk, key; /* key: its place in the grouping's sorted keys */
+	size_t opi;                    /* its first operator (index into d->ops) */
 	int64_t mstart, mend, ostart, total;
 	uint64_t count;
 	int backward;
@@ -501,7 +503,8 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 		          .mend = m->end,
 		          .ostart = e->start,
 		          .nk = op->nk,
-		          .group = nr};
+		          .group = nr,
+		          .opi = e->ref};
 		x.backward = in_any_backward(&t, e->parent);
 		if (x.backward) {
 			char *s = xasprintf("[Backward]%s", strpool_get(pool, m->name));
@@ -530,7 +533,6 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 	free(kb);
 	free(ord);
 	free(t.v);
-	free(map);
 	qsort(r, nr, sizeof *r, cmp_row_time); /* by module start, operator start */
 
 	/* module instances: each operator's place in it, and its operator sequence */
@@ -584,9 +586,20 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 	size_t ng = 0, gcap = 0;
 	for (size_t i = 0; i < nr;) {
 		const frow *a = &r[o[i]];
-		agg x = {a->parent, a->module, a->op, a->klist,    a->order,
-		         a->seq_id, a->nk,     ng,    a->mstart,   a->mend,
-		         a->ostart, 0,         0,     a->backward, -1};
+		agg x = {.parent = a->parent,
+		         .module = a->module,
+		         .op = a->op,
+		         .klist = a->klist,
+		         .order = a->order,
+		         .seq_id = a->seq_id,
+		         .nk = a->nk,
+		         .key = ng,
+		         .opi = a->opi,
+		         .mstart = a->mstart,
+		         .mend = a->mend,
+		         .ostart = a->ostart,
+		         .backward = a->backward,
+		         .suffix = -1};
 		size_t k = i, firstrow = o[i];
 		for (; k < nr; k++) {
 			const frow *b = &r[o[k]];
@@ -597,6 +610,7 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 				firstrow = o[k];
 				x.mstart = b->mstart;
 				x.mend = b->mend;
+				x.opi = b->opi;
 			}
 			x.ostart = b->ostart < x.ostart ? b->ostart : x.ostart;
 			x.total += b->device;
@@ -612,6 +626,11 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 	qsort(g, ng, sizeof *g, cmp_agg_final);
 	out->v = xcalloc(ng ? ng : 1, sizeof *out->v);
 	out->n = ng;
+	size_t nkv = 0;
+	for (size_t i = 0; i < ng; i++)
+		nkv += g[i].nk;
+	out->kernels = xcalloc(nkv ? nkv : 1, sizeof *out->kernels);
+	nkv = 0;
 	for (size_t i = 0; i < ng; i++) {
 		tl_module_row *w = &out->v[i];
 		const char *mn = strpool_get(pool, g[i].module);
@@ -625,6 +644,10 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 		w->op_name = strpool_get(pool, g[i].op);
 		w->kernel_list = strpool_get(pool, g[i].klist);
 		w->nkernels = g[i].nk;
+		w->kernels = out->kernels + nkv; /* the names one by one: a name may hold ", " */
+		const tl_mod_op *op = &d->ops[g[i].opi];
+		for (size_t k = 0; k < op->nk; k++)
+			out->kernels[nkv++] = strpool_get(pool, map[d->k[op->k0 + k].name]);
 		w->total_ns = g[i].total;
 		w->count = g[i].count;
 		w->mean_ns = g[i].count ? (double)g[i].total / (double)g[i].count : 0;
@@ -634,12 +657,14 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 		w->backward = g[i].backward;
 	}
 	free(g);
+	free(map);
 }
 
 void
 modules_stats_free(tl_module_stats *s)
 {
 	free(s->v);
+	free(s->kernels);
 	if (s->pool != NULL)
 		strpool_free(s->pool);
 	memset(s, 0, sizeof *s);

@@ -27,12 +27,13 @@
 #define MODULES_MAX_DEPTH 20 /* module_statistic's traversal stops below this nesting */
 
 typedef struct tl_module_row {
-	const char *parent;      /* "Model/Layer", "" at the top (strings owned by the stats) */
-	const char *module;      /* "Linear", "[Backward]Linear", "Block_1" */
-	const char *op_name;     /* the framework operator */
-	const char *kernel_list; /* its kernels, ", "-joined */
-	size_t nkernels;         /* kernels per operator */
-	int64_t total_ns;        /* device time of its kernels, summed over count operators */
+	const char *parent;         /* "Model/Layer", "" at the top (strings owned by the stats) */
+	const char *module;         /* "Linear", "[Backward]Linear", "Block_1" */
+	const char *op_name;        /* the framework operator */
+	const char *kernel_list;    /* its kernels, ", "-joined */
+	const char *const *kernels; /* the same one by one, nkernels of them */
+	size_t nkernels;            /* kernels per operator */
+	int64_t total_ns;           /* device time of its kernels, summed over count operators */
 	double mean_ns;
 	uint64_t count;
 	int64_t op_start;                 /* the first operator's start (host) */
@@ -44,7 +45,8 @@ typedef struct tl_module_row {
 typedef struct tl_module_stats {
 	tl_module_row *v;
 	size_t n;
-	tl_strpool *pool; /* owns the strings */
+	const char **kernels; /* the rows' kernel names */
+	tl_strpool *pool;     /* owns the strings */
 } tl_module_stats;
 
 /* The statistics of one rank's data. out is the caller's (modules_stats_free). */

@@ -19,28 +19,6 @@ json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* The kernel list as an array: module_statistic joins the names with ", ". */
-static void
-json_kernels(FILE *f, const char *list)
-{
-	fputc('[', f);
-	const char *p = list;
-	int first = 1;
-	while (*p) {
-		const char *q = strstr(p, ", ");
-		size_t n = q ? (size_t)(q - p) : strlen(p);
-		char *s = xmalloc(n + 1);
-		memcpy(s, p, n);
-		s[n] = '\0';
-		fputs(first ? "" : ",", f);
-		json_str(f, s);
-		free(s);
-		first = 0;
-		p += n + (q ? 2 : 0);
-	}
-	fputc(']', f);
-}
-
 void
 report_modules_json(FILE *f, const tl_query *q)
 {
@@ -65,7 +43,12 @@ report_modules_json(FILE *f, const tl_query *q)
 			        r->backward ? "backward" : "forward");
 			json_str(f, r->op_name);
 			fprintf(f, ",\"kernels\":");
-			json_kernels(f, r->kernel_list);
+			fputc('[', f);
+			for (size_t k = 0; k < r->nkernels; k++) {
+				fputs(k ? "," : "", f);
+				json_str(f, r->kernels[k]);
+			}
+			fputc(']', f);
 			fprintf(f,
 			        ",\"kernel_count\":%" PRIu64 ",\"device_ns\":%" PRId64
 			        ",\"mean_ns\":%.3f,\"count\":%" PRIu64 ",\"start_ns\":%" PRId64

@@ -96,6 +96,9 @@ test_rule(void)
 	      ok, nw, s.n);
 	CHECK(s.n >= 5 && s.v[4].module_start == 300 && s.v[4].module_end == 310,
 	      "rule: a backward module spans its run's backward operators");
+	CHECK(s.n >= 2 && s.v[1].nkernels == 2 && strcmp(s.v[1].kernels[0], "k2") == 0 &&
+	          strcmp(s.v[1].kernels[1], "k3") == 0,
+	      "rule: the kernels one by one, in launch order");
 	modules_stats_free(&s);
 	module_data_free(&d);
 
@@ -109,6 +112,17 @@ test_rule(void)
 	CHECK(s.n == 1 && s.v[0].count == 2 && s.v[0].total_ns == 14 && s.v[0].mean_ns == 7 &&
 	          strcmp(s.v[0].module, "L") == 0 && s.v[0].op_start == 2,
 	      "rule: calls with the same operators are one row: count 2, total 14, mean 7");
+	modules_stats_free(&s);
+	module_data_free(&d);
+
+	/* a kernel name holding ", " stays one name */
+	module_data_init(&d);
+	range(&d, "L", 0, 10);
+	static const char *const odd[] = {"a, b"};
+	op(&d, "mm", 2, 4, 1, odd, (int64_t[]){100, 110});
+	modules_compute(&d, &s);
+	CHECK(s.n == 1 && s.v[0].nkernels == 1 && strcmp(s.v[0].kernels[0], "a, b") == 0,
+	      "rule: a kernel name with \", \" in it is one kernel");
 	modules_stats_free(&s);
 	module_data_free(&d);
 
