@@ -58,6 +58,11 @@ else
 	skip "sqlite3 absent: the panel's device times against SQL, bad rows"
 fi
 
+# read from the model cache, the Module lanes still say where to read: the same table
+"$TL_BIN" summary "$M" --cache-dir "$t_tmp/cache" > "$t_tmp/cold.txt" 2>&1
+"$TL_BIN" summary "$M" --cache-dir "$t_tmp/cache" > "$t_tmp/warm.txt" 2>&1
+check "a cached rank gives the same module table" sh -c "cmp -s '$t_tmp/cold.txt' '$t_tmp/warm.txt' && grep -q '^ *0 .* Model/Layer/\[Backward\]MLP$' '$t_tmp/warm.txt' && ls '$t_tmp'/cache/*.tlc > /dev/null"
+
 view "$M" 110x30 L "<Down>" "<Down>" "<Space>"
 check "Space opens a module: Embedding's operator and kernel" sh -c "sed -n 7p '$t_tmp/screen.txt' | grep -q 'aten::embedding \[aclnnEmbedding'"
 golden modules-open
