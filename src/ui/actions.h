@@ -77,7 +77,7 @@
 	X(OPS_PANEL, "ops", "Panels",                                                              \
 	  "Show the operator statistics per rank (the slowest first) by op type")                  \
 	X(MODULES_PANEL, "modules", "Panels",                                                      \
-	  "Show the module tree (Module-domain mstx ranges): device time per module, forward and "  \
+	  "Show the module tree (Module-domain mstx ranges): device time per module, forward and " \
 	  "backward")                                                                              \
 	X(STAGE_NEXT, "stage-next", "Panels",                                                      \
 	  "In the DP panel: the next RL stage; in the overview: the next table (also Right)")      \
