@@ -36,6 +36,7 @@
 typedef struct cli {
 	const char *path;
 	const char *path_b; /* diff: the second profile, NULL with --vs */
+	const char *compare; /* view --compare B */
 	int vs_rank;        /* diff --vs N: compare the --rank rank with rank N; -1 when not given */
 	int64_t steps_a, steps_b; /* diff --steps A:B; -1 when not given */
 	tl_rankset ranks;
@@ -54,6 +55,15 @@ typedef struct cli {
 } cli;
 
 static int64_t start_mono_ns; /* for the viewer's time to first frame */
+
+/* Long-only options: getopt values above 255, and the commands that take each. */
+enum { OPT_COMPARE = 256 };
+static const struct {
+	int opt;
+	const char *commands; /* separated by spaces */
+} long_only[] = {
+	{OPT_COMPARE, "view demo"}, /* demo: the options of view */
+};
 
 typedef struct command {
 	const char *name;
@@ -90,7 +100,7 @@ static const command commands[] = {
 	    "what changed from A to B (or rank N to M), largest first: stages, overlap, ops, ...",
 	    cmd_diff, 1, "rjPvANC"},
 	{"view",
-	    "tl view PATH [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
+	    "tl view PATH [--compare B] [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
 	    "          [--script FILE [--size CxR]] [--stats FILE] [--no-cache] [--cache-dir DIR]",
 	    "the timeline viewer: one group of lanes per rank (? in it lists the keys)", cmd_view,
 	    1, VIEW_OPTS},
@@ -124,6 +134,8 @@ usage(FILE *f)
 		   "  --steps A:B   (diff) pair A's step A with B's step B (and the steps after them);\n"
 		   "                default: the n-th profiled step of A with the n-th of B\n"
 		   "  --vs M        (diff) with --rank N and one PATH: compare rank N against rank M\n"
+		   "  --compare B   (view, demo) run B's lanes under PATH's for each rank, aligned on the\n"
+		   "                step at the cursor, a delta lane per stage and tl diff's changes (%%)\n"
 		   "  --theme NAME  viewer colours: default, light, mono, or $XDG_CONFIG_HOME/tl/NAME.theme\n"
 		   "  --keymap NAME viewer keys: default, vim, emacs, or $XDG_CONFIG_HOME/tl/NAME.keys\n"
 		   "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"
@@ -377,15 +389,19 @@ cmd_diff(cli *c)
 }
 
 static int
-view_trace(cli *c, tl_trace *tr)
+view_trace(cli *c, tl_trace *tr, tl_trace *trb)
 {
 	tl_ui_opts o = {.theme = c->theme, .keymap = c->keymap, .script = c->script,
 	    .cols = c->cols, .rows = c->rows, .stats_file = c->stats,
-	    .start_mono_ns = start_mono_ns};
+	    .start_mono_ns = start_mono_ns, .path = c->path, .compare_path = c->compare};
 	tl_query_opts qo = c->query;
 	qo.lanes = 1; /* the viewer draws the overlap and stage lanes */
 	tl_query *q = tlq_open(tr, &qo);
+	tl_query *qb = trb ? tlq_open(trb, &qo) : NULL; /* B's lanes are drawn the same way */
+	o.compare = qb;
 	int rc = ui_main(q, &o);
+	if (qb)
+		tlq_close(qb);
 	tlq_close(q);
 	return rc;
 }
@@ -406,10 +422,18 @@ cmd_view(cli *c)
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
 	    .quiet_progress = c->script != NULL, .view = 1, .cache = cli_cache(c, &cache)};
 	int rc = load_trace(c->path, &o, &tr);
+	tl_trace trb;
+	int have_b = 0;
+	if (rc == 0 && c->compare) { /* B through the same loaders, ranks and cache */
+		rc = load_trace(c->compare, &o, &trb);
+		have_b = 1;
+	}
 	if (o.cache != NULL)
 		cache_close(o.cache);
 	if (rc == 0)
-		rc = view_trace(c, &tr);
+		rc = view_trace(c, &tr, have_b ? &trb : NULL);
+	if (have_b)
+		trace_free(&trb);
 	trace_free(&tr);
 	return rc;
 }
@@ -531,6 +555,21 @@ version(void)
 	       cJSON_Version());
 }
 
+/* Whether cmd takes the option of getopt value ch. */
+static int
+command_takes(const command *cmd, int ch)
+{
+	if (ch < 256)
+		return strchr(cmd->opts, ch) != NULL;
+	size_t n = strlen(cmd->name);
+	for (size_t i = 0; i < sizeof long_only / sizeof *long_only; i++)
+		for (const char *p = long_only[i].opt == ch ? long_only[i].commands : "";
+		     (p = strstr(p, cmd->name)) != NULL; p += n)
+			if ((p == long_only[i].commands || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+				return 1;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -552,6 +591,7 @@ main(int argc, char **argv)
 		{"cache-dir", required_argument, NULL, 'C'},
 		{"clear", no_argument, NULL, 'L'},
 		{"series", no_argument, NULL, 's'},
+		{"compare", required_argument, NULL, OPT_COMPARE},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -588,7 +628,7 @@ main(int argc, char **argv)
 	char err[256];
 	while ((li = -1, ch = getopt_long(argc, argv, "hV", longopts, &li)) != -1) {
 		/* each command takes its own options only: others are a usage error, not ignored */
-		if (cmd && li >= 0 && strchr(cmd->opts, ch) == NULL) {
+		if (cmd && li >= 0 && !command_takes(cmd, ch)) {
 			fprintf(stderr, "tl: %s does not take --%s\nusage: %s\n", cmd->name,
 			    longopts[li].name, cmd->usage);
 			return 1;
@@ -642,6 +682,9 @@ main(int argc, char **argv)
 		}
 		case 'n':
 			c.no_view = 1;
+			break;
+		case OPT_COMPARE:
+			c.compare = optarg;
 			break;
 		case 'T':
 			c.theme = optarg;

@@ -2,10 +2,12 @@
 #include "query/diff.h"
 #include "query/query.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/text.h"
 #include "util/xalloc.h"
 
 static int
@@ -262,4 +264,100 @@ tlq_diff_step_id(const tl_diff_side *s, int64_t key)
 	if (s->step_first >= 0)
 		return s->step_first + key;
 	return (size_t)key < s->nsteps ? s->steps[key] : -1;
+}
+
+/* ---- the ranked changes, as tl diff lists them and the viewer's diff panel shows them ---- */
+
+size_t
+tlq_diff_changes(const tl_diff_side *a, const tl_diff_side *b, tl_diff_change **out)
+{
+	tl_diff_meas *va = xmalloc((a->n + 1) * sizeof *va), *vb = xmalloc((b->n + 1) * sizeof *vb);
+	memcpy(va, a->v, a->n * sizeof *va);
+	memcpy(vb, b->v, b->n * sizeof *vb);
+	size_t n = diff_join(va, a->n, vb, b->n, out);
+	free(va);
+	free(vb);
+	diff_rank_changes(*out, n);
+	return n;
+}
+
+int
+tlq_diff_changed(const tl_diff_change *c)
+{
+	return !c->sole && (c->a != c->b || c->has_a != c->has_b);
+}
+
+/* The headline: the stage (else the overlap category) that changed most over all ranks, summed
+ * over its steps, and the operator that changed most in the same direction. */
+void
+tlq_diff_verdict(const tl_diff_change *v, size_t n, char *out, size_t len)
+{
+	const tl_diff_change *top = NULL;
+	for (int pass = 0; pass < 2 && top == NULL; pass++) {
+		tl_diff_kind k = pass == 0 ? TL_DIFF_STAGE : TL_DIFF_OVERLAP;
+		for (size_t i = 0; i < n; i++)
+			if (v[i].rank < 0 && v[i].kind == k && tlq_diff_changed(&v[i]) &&
+			    (k != TL_DIFF_OVERLAP || strcmp(v[i].name, "step") != 0)) {
+				top = &v[i]; /* v is ranked: the first is the largest */
+				break;
+			}
+	}
+	if (top == NULL) {
+		snprintf(out, len, "no changes");
+		return;
+	}
+	int64_t sa = 0, sb = 0, nsteps = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].rank < 0 && v[i].kind == top->kind && strcmp(v[i].name, top->name) == 0) {
+			sa += v[i].a;
+			sb += v[i].b;
+			nsteps++;
+		}
+	char name[128], pct[32], ms[48];
+	text_sanitize(top->name, name, sizeof name, 0);
+	int64_t per = (sb - sa) / (nsteps ? nsteps : 1), ap = per < 0 ? -per : per;
+	if (sa > 0)
+		snprintf(pct, sizeof pct, "%+.0f%%", 100.0 * (double)(sb - sa) / (double)sa);
+	else
+		snprintf(pct, sizeof pct, "new");
+	snprintf(ms, sizeof ms, "%s%" PRId64 ".%01" PRId64 " ms", per < 0 ? "-" : "+", ap / 1000000,
+	         ap % 1000000 / 100000);
+	int w = snprintf(out, len, "%s %s (%s per %s)", name, pct, ms,
+	                 top->step >= 0 ? "step" : "capture");
+	if (w < 0 || (size_t)w >= len)
+		return;
+	const tl_diff_change *op = NULL;
+	int64_t d = sb - sa;
+	for (size_t i = 0; i < n && op == NULL; i++)
+		if (v[i].rank < 0 && v[i].kind == TL_DIFF_OPERATOR && tlq_diff_changed(&v[i]) &&
+		    strncmp(v[i].name, "type ", 5) != 0 && (diff_delta(&v[i]) > 0) == (d > 0))
+			op = &v[i];
+	if (op != NULL) {
+		char oname[128], p[32];
+		text_sanitize(op->name, oname, sizeof oname, 0);
+		snprintf(out + w, len - (size_t)w, ", mostly %s %s", oname,
+		         tlq_diff_pct_text(op, p, sizeof p));
+	}
+}
+
+/* Percent of a change as text: "+42.1%", "new", "gone" or "-". */
+const char *
+tlq_diff_pct_text(const tl_diff_change *c, char *buf, size_t len)
+{
+	double p;
+	if (!c->has_a)
+		snprintf(buf, len, "new");
+	else if (!c->has_b)
+		snprintf(buf, len, "gone");
+	else if (diff_pct(c, &p))
+		snprintf(buf, len, "%+.1f%%", p);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+int64_t
+tlq_diff_step_key(const tl_diff_side *s, int64_t id)
+{
+	return step_key(s, id);
 }

@@ -34,5 +34,19 @@ void tlq_diff_gather(const tl_query *, const tl_diff_side_opts *, tl_diff_side *
 void tlq_diff_side_free(tl_diff_side *);
 /* The STEP_TIME id of an aligned step key on this side, or -1 when it has none. */
 int64_t tlq_diff_step_id(const tl_diff_side *, int64_t key);
+/* The aligned step key of a STEP_TIME id on this side: -1 for none, -2 for a step before
+ * step_first (not compared). */
+int64_t tlq_diff_step_key(const tl_diff_side *, int64_t id);
+
+/* Every compared quantity of a against b (per rank, and over all ranks), ranked by |delta|,
+ * largest first (diff_join, diff_rank_changes). Returns the count; *out malloc'd. */
+size_t tlq_diff_changes(const tl_diff_side *a, const tl_diff_side *b, tl_diff_change **out);
+/* A row the lists of changes show: changed, and not the repeat of an all-ranks row. */
+int tlq_diff_changed(const tl_diff_change *);
+/* The one-line headline of ranked changes v: "ref_logprob +42% (+3.9 ms per step), mostly
+ * aclnnMatmul_ref_logprob +61%", or "no changes". */
+void tlq_diff_verdict(const tl_diff_change *v, size_t n, char *out, size_t len);
+/* A change in percent: "+42.1%", "new", "gone" or "-". */
+const char *tlq_diff_pct_text(const tl_diff_change *, char *buf, size_t len);
 
 #endif

@@ -12,8 +12,6 @@
 /* Rows shown in the text list of changes; --json has them all. */
 #define TEXT_CHANGES 30
 
-static const char op_type_prefix[] = "type ";
-
 /* ns as milliseconds with ns precision and a sign when asked. */
 static void
 put_ms(FILE *f, int64_t ns, int sign, int width)
@@ -31,82 +29,6 @@ put_name(FILE *f, const char *s, int width)
 	char buf[256];
 	text_sanitize(s, buf, sizeof buf, 0);
 	fprintf(f, " %-*s", width, buf);
-}
-
-/* Percent of a change as text: "+42.1%", "new", "gone" or "-". */
-static const char *
-pct_text(const tl_diff_change *c, char *buf, size_t len)
-{
-	double p;
-	if (!c->has_a)
-		snprintf(buf, len, "new");
-	else if (!c->has_b)
-		snprintf(buf, len, "gone");
-	else if (diff_pct(c, &p))
-		snprintf(buf, len, "%+.1f%%", p);
-	else
-		snprintf(buf, len, "-");
-	return buf;
-}
-
-static int
-changed(const tl_diff_change *c)
-{
-	return !c->sole && (c->a != c->b || c->has_a != c->has_b);
-}
-
-/* The headline: the stage (else the overlap category) that changed most over all ranks, summed
- * over its steps, and the operator that changed most in the same direction. */
-static void
-verdict(const tl_diff_change *v, size_t n, char *out, size_t len)
-{
-	const tl_diff_change *top = NULL;
-	for (int pass = 0; pass < 2 && top == NULL; pass++) {
-		tl_diff_kind k = pass == 0 ? TL_DIFF_STAGE : TL_DIFF_OVERLAP;
-		for (size_t i = 0; i < n; i++)
-			if (v[i].rank < 0 && v[i].kind == k && changed(&v[i]) &&
-			    (k != TL_DIFF_OVERLAP || strcmp(v[i].name, "step") != 0)) {
-				top = &v[i]; /* v is ranked: the first is the largest */
-				break;
-			}
-	}
-	if (top == NULL) {
-		snprintf(out, len, "no changes");
-		return;
-	}
-	int64_t sa = 0, sb = 0, nsteps = 0;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].rank < 0 && v[i].kind == top->kind && strcmp(v[i].name, top->name) == 0) {
-			sa += v[i].a;
-			sb += v[i].b;
-			nsteps++;
-		}
-	char name[128], pct[32], ms[48];
-	text_sanitize(top->name, name, sizeof name, 0);
-	int64_t per = (sb - sa) / (nsteps ? nsteps : 1), ap = per < 0 ? -per : per;
-	if (sa > 0)
-		snprintf(pct, sizeof pct, "%+.0f%%", 100.0 * (double)(sb - sa) / (double)sa);
-	else
-		snprintf(pct, sizeof pct, "new");
-	snprintf(ms, sizeof ms, "%s%" PRId64 ".%01" PRId64 " ms", per < 0 ? "-" : "+", ap / 1000000,
-	         ap % 1000000 / 100000);
-	int w = snprintf(out, len, "%s %s (%s per %s)", name, pct, ms,
-	                 top->step >= 0 ? "step" : "capture");
-	if (w < 0 || (size_t)w >= len)
-		return;
-	const tl_diff_change *op = NULL;
-	int64_t d = sb - sa;
-	for (size_t i = 0; i < n && op == NULL; i++)
-		if (v[i].rank < 0 && v[i].kind == TL_DIFF_OPERATOR && changed(&v[i]) &&
-		    strncmp(v[i].name, op_type_prefix, sizeof op_type_prefix - 1) != 0 &&
-		    (diff_delta(&v[i]) > 0) == (d > 0))
-			op = &v[i];
-	if (op != NULL) {
-		char oname[128], p[32];
-		text_sanitize(op->name, oname, sizeof oname, 0);
-		snprintf(out + w, len - (size_t)w, ", mostly %s %s", oname,
-		         pct_text(op, p, sizeof p));
-	}
 }
 
 static void
@@ -150,20 +72,6 @@ text_only(FILE *f, const char *label, const tl_diff_side *x, const tl_diff_side 
 		fprintf(f, "\n");
 }
 
-static tl_diff_change *
-join(const tl_diff_side *a, const tl_diff_side *b, size_t *n)
-{
-	tl_diff_meas *va = xmalloc((a->n + 1) * sizeof *va), *vb = xmalloc((b->n + 1) * sizeof *vb);
-	memcpy(va, a->v, a->n * sizeof *va);
-	memcpy(vb, b->v, b->n * sizeof *vb);
-	tl_diff_change *v;
-	*n = diff_join(va, a->n, vb, b->n, &v);
-	free(va);
-	free(vb);
-	diff_rank_changes(v, *n);
-	return v;
-}
-
 static void
 text_row(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_change *c)
 {
@@ -181,7 +89,7 @@ text_row(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_ch
 	put_ms(f, c->a, 0, 14);
 	put_ms(f, c->b, 0, 14);
 	put_ms(f, diff_delta(c), 1, 14);
-	fprintf(f, " %8s\n", pct_text(c, p, sizeof p));
+	fprintf(f, " %8s\n", tlq_diff_pct_text(c, p, sizeof p));
 }
 
 static void
@@ -196,9 +104,10 @@ report_diff_text(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const ch
                  const char *lb)
 {
 	size_t n;
-	tl_diff_change *v = join(a, b, &n);
+	tl_diff_change *v;
+	n = tlq_diff_changes(a, b, &v);
 	char vd[512], x[256], y[256];
-	verdict(v, n, vd, sizeof vd);
+	tlq_diff_verdict(v, n, vd, sizeof vd);
 	fprintf(f, "%s\n", vd);
 	fprintf(f, "A: %s (%zu ranks, %zu steps)\nB: %s (%zu ranks, %zu steps)\n",
 	        text_sanitize(la, x, sizeof x, 0), a->nranks, a->nsteps,
@@ -221,7 +130,7 @@ report_diff_text(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const ch
 	             "that changed most)");
 	size_t shown = 0;
 	for (size_t i = 0; i < n && shown < TEXT_CHANGES; i++)
-		if (changed(&v[i])) {
+		if (tlq_diff_changed(&v[i])) {
 			text_row(f, a, b, &v[i]);
 			shown++;
 		}
@@ -353,15 +262,16 @@ void
 report_diff_json(FILE *f, const tl_diff_side *a, const tl_diff_side *b)
 {
 	size_t n;
-	tl_diff_change *v = join(a, b, &n);
+	tl_diff_change *v;
+	n = tlq_diff_changes(a, b, &v);
 	char vd[512];
-	verdict(v, n, vd, sizeof vd);
+	tlq_diff_verdict(v, n, vd, sizeof vd);
 	fputs("{\"verdict\":", f);
 	json_str(f, vd);
 	fputs(",\"changes\":[", f);
 	int any = 0;
 	for (size_t i = 0; i < n; i++)
-		if (changed(&v[i])) {
+		if (tlq_diff_changed(&v[i])) {
 			fputs(any++ ? "," : "", f);
 			json_change(f, a, b, &v[i], 0);
 		}

@@ -36,6 +36,8 @@
 	  "Show compute and memcpy per stream and the HCCL task lanes of the current rank")        \
 	X(TOGGLE_OVERLAP, "toggle-overlap", "Lanes", "Show or hide the overlap lanes")             \
 	X(TOGGLE_HOST, "toggle-host", "Lanes", "Show or hide host API lanes")                      \
+	X(LABEL_WIDTH, "label-width", "Lanes",                                                     \
+	  "Widen the lane names' column (again: wider, then narrowest, then fitted); :labels N")   \
 	X(PIN_RANK, "pin-rank", "Lanes",                                                           \
 	  "Pin the current rank to the top (again: unpin); :lanes REGEX filters lanes")            \
 	X(SLICE_NEXT, "slice-next", "Slices", "Select the next slice on the current lane")         \
@@ -50,13 +52,14 @@
 	  "Mark the step under the cursor as the range: its statistics in one key")                \
 	X(ZOOM_MARK, "zoom-mark", "Ranges", "Zoom to the marked range")                            \
 	X(BOOKMARKS, "bookmarks", "Ranges",                                                        \
-	  "List the bookmarks (:mark NAME sets one at the cursor); Enter goes back to one")        \
+	  "List the bookmarks (:mark NAME sets one at the cursor); Enter goes back, x deletes")    \
 	X(CLEAR, "clear", "Ranges", "Clear the mark, then the selection, then the search")         \
 	X(SEARCH, "search", "Search", "Search slice names with a regular expression (pcre2)")      \
 	X(SEARCH_NEXT, "search-next", "Search", "Go to the next match in time order")              \
 	X(SEARCH_PREV, "search-prev", "Search", "Go to the previous match in time order")          \
 	X(SEARCH_LIST, "search-list", "Search",                                                    \
-	  "List the matches: per rank count, total and mean duration, then each; Enter goes there") \
+	  "List the matches: per rank count, total and mean duration, then each; Enter goes "      \
+	  "there")                                                                                 \
 	X(TOGGLE_BUBBLES, "toggle-bubbles", "Bubbles",                                             \
 	  "Highlight idle bubbles (Free) on every lane")                                           \
 	X(BUBBLE_NEXT, "bubble-next", "Bubbles", "Go to the next bubble of the current rank")      \
@@ -79,6 +82,8 @@
 	X(MODULES_PANEL, "modules", "Panels",                                                      \
 	  "Show the module tree (Module-domain mstx ranges): device time per module, forward and " \
 	  "backward")                                                                              \
+	X(DIFF_PANEL, "diff", "Panels",                                                            \
+	  "With --compare: the ranked changes of tl diff; Enter shows one in both runs")           \
 	X(STAGE_NEXT, "stage-next", "Panels",                                                      \
 	  "In the DP panel: the next RL stage; in the overview: the next table (also Right)")      \
 	X(STAGE_PREV, "stage-prev", "Panels",                                                      \

@@ -3,7 +3,8 @@
  * $XDG_STATE_HOME/tl/bookmarks/ (default ~/.local/state/tl/bookmarks/), one file per profile
  * named by a hash of its source files' paths — never beside the profile, which is read-only to
  * tl. The file is text: "# profile PATH" and then NAME<TAB>RANK<TAB>TIME lines, the time in ns
- * on the profile's clock. */
+ * on the profile's clock. In the panel, x or Delete deletes the bookmark under the cursor;
+ * `:unmark NAME` deletes one by name. */
 #include "config.h"
 #include "ui/common.h"
 #include "ui/table.h"
@@ -171,6 +172,39 @@ bookmarks_add(tl_ui *ui, const char *name)
 	return 0;
 }
 
+/* Deletes bookmark i and writes the file again. */
+static int
+bm_delete(tl_ui *ui, bm_state *s, size_t i)
+{
+	char nm[96];
+	ui_clean(ui, s->v[i].name, nm, sizeof nm);
+	memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof *s->v);
+	s->n--;
+	if (s->tab.sel >= s->n && s->tab.sel > 0)
+		s->tab.sel--;
+	if (save(ui, s) != 0) {
+		ui_message(ui, 1, "Bookmark %s deleted, but not kept: cannot write %s", nm,
+		           s->file ? s->file : "(no HOME)");
+		return -1;
+	}
+	ui_message(ui, 0, "Bookmark %s deleted (%zu kept for this profile)", nm, s->n);
+	return 0;
+}
+
+int
+bookmarks_delete(tl_ui *ui, const char *name)
+{
+	bm_state *s = ui_view_state(ui, &bookmarks_view);
+	load(ui, s);
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i].name, name) == 0)
+			return bm_delete(ui, s, i);
+	char nm[96];
+	ui_message(ui, 1, "unmark: no bookmark '%s' (' lists them)",
+	           ui_clean(ui, name, nm, sizeof nm));
+	return -1;
+}
+
 static void
 bm_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 {
@@ -179,8 +213,9 @@ bm_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	load(ui, s);
 	char k[24];
 	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
-	screen_printf(sc, x, y, w, SLOT_TITLE, " Bookmarks: %zu   (Enter: go there, %s: close)",
-	              s->n, keymap_key_hint(&ui->keys, ACT_QUIT, k, sizeof k));
+	screen_printf(sc, x, y, w, SLOT_TITLE,
+	              " Bookmarks: %zu   (Enter: go there, x: delete, %s: close)", s->n,
+	              keymap_key_hint(&ui->keys, ACT_QUIT, k, sizeof k));
 	if (s->n == 0) {
 		screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
 		              "None yet: :mark NAME sets one at the cursor, on the current rank.");
@@ -241,6 +276,22 @@ bm_action(tl_ui *ui, void *st, int a)
 	}
 }
 
+static int
+bm_key(tl_ui *ui, void *st, int key)
+{
+	bm_state *s = st;
+	int del = 0;
+	key_parse("<Delete>", &del);
+	if (key != 'x' && key != del)
+		return 0;
+	load(ui, s);
+	if (s->tab.sel < s->n)
+		bm_delete(ui, s, s->tab.sel);
+	else
+		ui_message(ui, 0, "No bookmark to delete");
+	return 1;
+}
+
 static void *
 bm_open(tl_ui *ui)
 {
@@ -272,5 +323,6 @@ const view_ops bookmarks_view = {
     .open = bm_open,
     .draw = bm_draw,
     .action = bm_action,
+    .key = bm_key,
     .close = bm_close,
 };

@@ -1,6 +1,7 @@
 /* The :-commands: one handler per entry of TL_COMMANDS (ui/commands.h), the dispatcher, and the
  * command list of tl(1) and README.md. */
 #include "config.h"
+#include "ui/compare.h"
 #include "ui/commands.h"
 #include "ui/common.h"
 #include "ui/dp_panel.h"
@@ -86,6 +87,16 @@ cmd_mark(tl_ui *ui, char *arg)
 }
 
 static int
+cmd_unmark(tl_ui *ui, char *arg)
+{
+	if (*arg == '\0') {
+		ui_message(ui, 1, "unmark: which bookmark? (' lists them)");
+		return -1;
+	}
+	return bookmarks_delete(ui, arg);
+}
+
+static int
 cmd_rank(tl_ui *ui, char *arg)
 {
 	char *end;
@@ -119,6 +130,25 @@ static int
 cmd_lanes(tl_ui *ui, char *arg)
 {
 	return timeline_filter_lanes(ui, arg);
+}
+
+static int
+cmd_labels(tl_ui *ui, char *arg)
+{
+	char *end;
+	long n = *arg ? strtol(arg, &end, 10) : 0;
+	if (*arg && (*end != '\0' || n < 1 || n > 1000)) {
+		ui_message(ui, 1, "labels: expected a number of columns, not '%s'", arg);
+		return -1;
+	}
+	timeline_labels_set(ui, (int)n);
+	return 0;
+}
+
+static int
+cmd_align(tl_ui *ui, char *arg)
+{
+	return compare_align(ui, arg);
 }
 
 static int

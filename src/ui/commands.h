@@ -18,15 +18,23 @@
 	  "unless the pattern has an upper-case letter")                                           \
 	X("zoom", NULL, "T0 T1", cmd_zoom, "Show the range from T0 to T1")                         \
 	X("mark", NULL, "T0 T1 | NAME", cmd_mark,                                                  \
-	  "Mark the range from T0 to T1 and show its statistics; with one word, set bookmark NAME " \
+	  "Mark the range from T0 to T1 and show its statistics; with one word, set bookmark "     \
+	  "NAME "                                                                                  \
 	  "at the cursor (kept per profile in $XDG_STATE_HOME/tl/)")                               \
+	X("unmark", NULL, "NAME", cmd_unmark,                                                      \
+	  "Delete bookmark NAME (in the bookmarks panel: x or Delete on it)")                      \
 	X("rank", NULL, "N", cmd_rank, "Go to rank N")                                             \
 	X("pin", NULL, "[N]", cmd_pin,                                                             \
 	  "Pin rank N (or the current one) to the top of the lanes; again: unpin")                 \
 	X("lanes", NULL, "[REGEX]", cmd_lanes,                                                     \
 	  "Show only lanes whose name or kind matches (comm|stage); alone: every lane again")      \
+	X("labels", NULL, "[N]", cmd_labels,                                                       \
+	  "Make the lane names' column N columns wide; alone: fitted to the names again")          \
 	X("step", NULL, "N", cmd_step,                                                             \
 	  "Zoom to step N (ProfilerStep#N) over all ranks; mark-step then gives its statistics")   \
+	X("align", NULL, "step | stage NAME", cmd_align,                                           \
+	  "With --compare: align B on the start of the step at the cursor, or of stage NAME in "   \
+	  "it")                                                                                    \
 	X("summary", NULL, "", cmd_summary,                                                        \
 	  "Show the overview panel: the tables of tl summary (as the overview key)")               \
 	X("bubbles", NULL, "[on|off]", cmd_bubbles, "Switch bubble highlighting on (or off)")      \

@@ -22,9 +22,11 @@ enum { COL_INT, COL_MS, COL_TEXT };
 typedef struct ov_col {
 	const char *name;
 	int kind;  /* COL_* */
-	int width; /* columns on screen */
+	int width; /* a text column's widest (longer text is cut); numbers take what they need */
 	int desc;  /* sorted largest first */
 	int bynum; /* a COL_TEXT column shown as text, sorted by its number (steps) */
+	const char *abbr; /* the header on a screen too narrow for the full ones (NULL: name) */
+	int drop; /* on a screen too narrow for every column, dropped highest first (0: never) */
 } ov_col;
 
 typedef struct ov_row {
@@ -43,6 +45,7 @@ typedef struct ov_table {
 	ov_row *rows;
 	size_t n;
 	int built;
+	int dw[OV_COLS]; /* the widest cell of each column */
 	char empty[160]; /* the report's sentence when there are no rows */
 } ov_table;
 
@@ -57,24 +60,39 @@ typedef struct ov_state {
 	size_t norder;
 } ov_state;
 
+/* Each column as wide as its header and its widest cell. The time splits of the overlap table
+ * as tl summary names them; on a narrow screen the short headers, then the least asked-for
+ * columns leave (preparing, overlapped first; the exposed communication never). */
 static const ov_col overlap_cols[] = {
-    {"rank", COL_INT, 6, 0, 0},       {"step", COL_TEXT, 6, 0, 1},
-    {"computing", COL_MS, 12, 1, 0},  {"communication", COL_MS, 14, 1, 0},
-    {"overlapped", COL_MS, 12, 1, 0}, {"comm.exposed", COL_MS, 13, 1, 0},
-    {"free", COL_MS, 12, 1, 0},       {"preparing", COL_MS, 12, 1, 0},
+    {.name = "rank", .kind = COL_INT},
+    {.name = "step", .kind = COL_TEXT, .width = 6, .bynum = 1},
+    {.name = "computing", .kind = COL_MS, .desc = 1, .abbr = "compute", .drop = 1},
+    {.name = "communication", .kind = COL_MS, .desc = 1, .abbr = "comm", .drop = 2},
+    {.name = "overlapped", .kind = COL_MS, .desc = 1, .abbr = "overlap", .drop = 4},
+    {.name = "comm.exposed", .kind = COL_MS, .desc = 1, .abbr = "exposed"},
+    {.name = "free", .kind = COL_MS, .desc = 1, .drop = 3},
+    {.name = "preparing", .kind = COL_MS, .desc = 1, .abbr = "prep", .drop = 5},
 };
 static const ov_col stage_cols[] = {
-    {"rank", COL_INT, 6, 0, 0},  {"step", COL_TEXT, 6, 0, 1},    {"stage", COL_TEXT, 16, 0, 0},
-    {"start", COL_MS, 12, 0, 0}, {"duration", COL_MS, 12, 1, 0}, {"busy", COL_MS, 12, 1, 0},
-    {"lag", COL_MS, 12, 1, 0},
+    {.name = "rank", .kind = COL_INT},
+    {.name = "step", .kind = COL_TEXT, .width = 6, .bynum = 1},
+    {.name = "stage", .kind = COL_TEXT, .width = 16},
+    {.name = "start", .kind = COL_MS, .drop = 1},
+    {.name = "duration", .kind = COL_MS, .desc = 1},
+    {.name = "busy", .kind = COL_MS, .desc = 1, .drop = 2},
+    {.name = "lag", .kind = COL_MS, .desc = 1, .drop = 3},
 };
 static const ov_col slow_cols[] = {
-    {"rank", COL_INT, 6, 0, 0},
-    {"votes", COL_INT, 7, 1, 0},
+    {.name = "rank", .kind = COL_INT},
+    {.name = "votes", .kind = COL_INT, .desc = 1},
 };
 static const ov_col bubble_cols[] = {
-    {"rank", COL_INT, 6, 0, 0},   {"start", COL_MS, 12, 0, 0},   {"duration", COL_MS, 12, 1, 0},
-    {"step", COL_TEXT, 14, 0, 1}, {"stage", COL_TEXT, 16, 0, 0}, {"reason", COL_TEXT, 18, 0, 0},
+    {.name = "rank", .kind = COL_INT},
+    {.name = "start", .kind = COL_MS, .drop = 1},
+    {.name = "duration", .kind = COL_MS, .desc = 1},
+    {.name = "step", .kind = COL_TEXT, .width = 14, .bynum = 1},
+    {.name = "stage", .kind = COL_TEXT, .width = 16, .drop = 2},
+    {.name = "reason", .kind = COL_TEXT, .width = 18, .drop = 3},
 };
 
 /* ---- the rows, from the query layer ------------------------------------------------------ */
@@ -218,7 +236,48 @@ table(tl_ui *ui, ov_state *s)
 		build_bubbles(ui, t);
 		break;
 	}
+	for (size_t i = 0; i < t->n; i++)
+		for (int c = 0; c < t->ncols; c++) {
+			char buf[64];
+			const ov_row *r = &t->rows[i];
+			int n = t->cols[c].kind == COL_INT
+			            ? snprintf(buf, sizeof buf, "%" PRId64, r->num[c])
+			        : t->cols[c].kind == COL_MS
+			            ? snprintf(buf, sizeof buf, "%.3f", (double)r->num[c] / 1e6)
+			            : (int)strlen(r->text[c]);
+			if (n > t->dw[c])
+				t->dw[c] = n;
+		}
 	return t;
+}
+
+/* The columns of table i for a panel w wide: each as wide as its header and its widest cell
+ * (text up to its width), the short headers when the full ones do not fit; the table helper
+ * then drops the droppable ones, never the sorted one. */
+static void
+fit_columns(ov_state *s, int i, int w)
+{
+	const ov_table *t = &s->t[i];
+	for (int abbr = 0; abbr < 2; abbr++) {
+		int total = 2;
+		for (int c = 0; c < t->ncols; c++) {
+			const ov_col *oc = &t->cols[c];
+			const char *nm = abbr && oc->abbr ? oc->abbr : oc->name;
+			int d = t->dw[c];
+			if (oc->kind == COL_TEXT && oc->width && d > oc->width)
+				d = oc->width;
+			int cw = (int)strlen(nm) > d ? (int)strlen(nm) : d;
+			s->ucols[i][c] =
+			    (ui_col){.name = nm,
+			             .width = cw,
+			             .align = oc->kind == COL_TEXT && !oc->bynum ? UI_ALIGN_LEFT
+			                                                         : UI_ALIGN_RIGHT,
+			             .drop = c == s->sort[i] ? 0 : oc->drop};
+			total += cw + (c ? 1 : 0);
+		}
+		if (total <= w)
+			return;
+	}
 }
 
 /* ---- row order ---------------------------------------------------------------------------- */
@@ -285,13 +344,19 @@ ov_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	ov_table *t = table(ui, s);
 	if (s->norder != t->n)
 		order_rows(s, t);
-	char k1[24], k2[24], k3[24];
-	ui_table_title(ui, x, y, w,
-	               " Overview %d/%d: %s   (%s next table, %s sort, Enter: timeline, %s: close)",
-	               s->cur + 1, OV__COUNT, t->title,
-	               keymap_key_hint(&ui->keys, ACT_STAGE_NEXT, k1, sizeof k1),
-	               keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k2, sizeof k2),
-	               keymap_key_hint(&ui->keys, ACT_QUIT, k3, sizeof k3));
+	char k1[24], k2[24], k3[24], title[256];
+	keymap_key_hint(&ui->keys, ACT_STAGE_NEXT, k1, sizeof k1);
+	keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k2, sizeof k2);
+	keymap_key_hint(&ui->keys, ACT_QUIT, k3, sizeof k3);
+	int tw =
+	    snprintf(title, sizeof title,
+	             " Overview %d/%d: %s   (%s next table, %s sort, Enter: timeline, %s: close)",
+	             s->cur + 1, OV__COUNT, t->title, k1, k2, k3);
+	if (tw > w) /* the keys, shorter, rather than cut */
+		snprintf(title, sizeof title, " Overview %d/%d: %s  (%s table, %s sort, %s close)",
+		         s->cur + 1, OV__COUNT, t->title, k1, k2, k3);
+	ui_table_title(ui, x, y, w, "%s", title);
+	fit_columns(s, s->cur, w);
 	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY, "%zu rows, sorted by %s%s; ms",
 	              t->n, t->cols[s->sort[s->cur]].name,
 	              t->cols[s->sort[s->cur]].desc ? " (largest first)" : "");
@@ -395,15 +460,6 @@ ov_open(tl_ui *ui)
 	s->t[OV_BUBBLES] = (ov_table){.title = "largest bubbles of each rank",
 	                              .cols = bubble_cols,
 	                              .ncols = (int)(sizeof bubble_cols / sizeof *bubble_cols)};
-	for (int i = 0; i < OV__COUNT; i++)
-		for (int c = 0; c < s->t[i].ncols; c++) {
-			const ov_col *oc = &s->t[i].cols[c];
-			s->ucols[i][c] =
-			    (ui_col){.name = oc->name,
-			             .width = oc->width,
-			             .align = oc->kind == COL_TEXT && !oc->bynum ? UI_ALIGN_LEFT
-			                                                         : UI_ALIGN_RIGHT};
-		}
 	s->tab = (ui_table){.x0 = 2, .head = 3, .split = 1, .row = ov_row_cells, .ctx = s};
 	s->sort[OV_SLOW] = 1;    /* most votes first */
 	s->sort[OV_BUBBLES] = 2; /* longest first */

@@ -45,7 +45,10 @@
 	X(DETAIL, "detail", 'd')                                                                   \
 	X(DETAIL_KEY, "detail.key", 'k')                                                           \
 	X(PP_FORWARD, "pp.forward", 'F')                                                           \
-	X(PP_BACKWARD, "pp.backward", 'B')
+	X(PP_BACKWARD, "pp.backward", 'B')                                                         \
+	X(DIFF_LONGER, "diff.longer", 'G')                                                         \
+	X(DIFF_SHORTER, "diff.shorter", 'H')                                                       \
+	X(COMPARE_B, "compare.b", 'b')
 
 #define SLOT_ENUM_(e, n, c) SLOT_##e,
 enum { TL_SLOTS(SLOT_ENUM_) SLOT__COUNT };

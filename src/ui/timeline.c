@@ -4,6 +4,7 @@
  * viewport.c. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/compare.h"
 #include "ui/timeline_int.h"
 #include "query/host.h"
 #include "util/timefmt.h"
@@ -11,7 +12,10 @@
 
 #include <stdlib.h>
 
-#define LABEL_WIDTH_MAX 48 /* columns the lane names may take */
+#define LABEL_WIDTH_MAX 48 /* columns the fitted lane names may take */
+#define LABEL_WIDTH_MIN 8  /* the narrowest label column the user can ask for */
+#define LABEL_WIDTH_STEP 8 /* label-width widens by this much */
+#define LANES_MIN_COLS 20  /* columns of time left beside a label column the user widened */
 
 /* ---- view geometry ------------------------------------------------------------------------- */
 
@@ -21,13 +25,13 @@ label_width(int w)
 	return w >= 140 ? 28 : w >= 100 ? 22 : w >= 90 ? 18 : 14;
 }
 
-void
-timeline_layout(tl_ui *ui, int w, int h, int pane_h)
+/* The fitted label column of a screen w wide: wider to fit the longest lane name, up to a third
+ * of the screen (LABEL_WIDTH_MAX at most). */
+static int
+label_fit(const tl_ui *ui, int w)
 {
-	tl_timeline *tl = TIMELINE(ui);
+	const tl_timeline *tl = TIMELINE(ui);
 	int lw = label_width(w);
-	/* wider to fit the longest lane name, up to a third of the screen (LABEL_WIDTH_MAX at most)
-	 */
 	int want = 0;
 	for (size_t i = 0; i < tl->nlanes; i++) {
 		int lwi = tl->lanes[i].indent + screen_text_width(&ui->scr, tl->lanes[i].label) + 1;
@@ -36,8 +40,24 @@ timeline_layout(tl_ui *ui, int w, int h, int pane_h)
 	int cap = w / 3 < LABEL_WIDTH_MAX ? w / 3 : LABEL_WIDTH_MAX;
 	if (want > cap)
 		want = cap;
-	if (want > lw)
-		lw = want;
+	return want > lw ? want : lw;
+}
+
+/* The label column the user asked for, kept within a screen w wide. */
+static int
+label_clamp(int n, int w)
+{
+	int max = w - 1 - LANES_MIN_COLS;
+	if (n > max)
+		n = max;
+	return n < LABEL_WIDTH_MIN ? LABEL_WIDTH_MIN : n;
+}
+
+void
+timeline_layout(tl_ui *ui, int w, int h, int pane_h)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	int lw = tl->label_cols ? label_clamp(tl->label_cols, w) : label_fit(ui, w);
 	int ncols = w - lw - 1;
 	if (ncols < 1)
 		ncols = 1;
@@ -105,6 +125,39 @@ timeline_goto_rank(tl_ui *ui, size_t ri)
 	return -1;
 }
 
+int
+timeline_labels_set(tl_ui *ui, int n)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	int w = ui->scr.w;
+	tl->label_cols = n > 0 ? label_clamp(n, w) : 0;
+	timeline_layout(ui, w, ui->scr.h, tl->pane_h);
+	if (tl->label_cols)
+		ui_message(ui, 0, "Lane names: %d columns (:labels alone fits them again)",
+		           tl->label_cols);
+	else
+		ui_message(ui, 0, "Lane names: fitted, %d columns", label_fit(ui, w));
+	return tl->label_cols;
+}
+
+/* label-width: wider by LABEL_WIDTH_STEP up to half the screen, then the narrowest, then fitted
+ * again. */
+static void
+labels_cycle(tl_ui *ui)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	int w = ui->scr.w, fit = label_fit(ui, w);
+	int cur = tl->label_cols ? label_clamp(tl->label_cols, w) : fit;
+	int next;
+	if (tl->label_cols && cur < fit)
+		next = 0; /* narrowed: back to fitted */
+	else if (cur + LABEL_WIDTH_STEP <= label_clamp(w / 2, w))
+		next = cur + LABEL_WIDTH_STEP;
+	else
+		next = LABEL_WIDTH_MIN < fit ? LABEL_WIDTH_MIN : 0;
+	timeline_labels_set(ui, next);
+}
+
 static void
 zoom(tl_ui *ui, int in)
 {
@@ -157,7 +210,7 @@ slice_at_cursor(tl_ui *ui, size_t *ti_out, size_t *idx_out)
 	if (tl->lane >= tl->nlanes)
 		return 0;
 	const ui_lane *l = &tl->lanes[tl->lane];
-	if (l->type == UL_HEADER)
+	if (l->type == UL_HEADER || l->type >= UL_COMPARE) /* B's lanes: not A's slices */
 		return 0;
 	const tl_rank *r = ui->tr->ranks[l->rank];
 	int64_t c0 = tl->vp.t0 + (tl->vp.cursor - tl->vp.t0) / tl->vp.colw * tl->vp.colw,
@@ -196,6 +249,10 @@ slice_step(tl_ui *ui, int dir)
 	const ui_lane *l = &tl->lanes[tl->lane];
 	if (l->type == UL_HEADER) {
 		ui_message(ui, 0, "Move to a lane first (Down)");
+		return;
+	}
+	if (l->type >= UL_COMPARE) {
+		ui_message(ui, 0, "Slices are selected on A's lanes; this lane is run B's");
 		return;
 	}
 	const tl_rank *r = ui->tr->ranks[l->rank];
@@ -382,6 +439,9 @@ timeline_action(tl_ui *ui, void *st, int a)
 		if (tl->show_host)
 			tlq_host_lanes(ui->q); /* DB profiles read them now, once */
 		timeline_rebuild_lanes(ui);
+		break;
+	case ACT_LABEL_WIDTH:
+		labels_cycle(ui);
 		break;
 	case ACT_PIN_RANK:
 		if (tl->lane < tl->nlanes)
@@ -680,6 +740,10 @@ timeline_open(tl_ui *ui)
 	tl->vp.t_max = ui->tr->t_max;
 	if (tl->vp.t_min > tl->vp.t_max)
 		tl->vp.t_min = tl->vp.t_max = 0;
+	/* --compare: room for the whole of a longer B, drawn from about A's start */
+	if (ui->cmp && ui->cmp->trb->t_max > ui->cmp->trb->t_min &&
+	    ui->cmp->trb->t_max - ui->cmp->trb->t_min > tl->vp.t_max - tl->vp.t_min)
+		tl->vp.t_max = tl->vp.t_min + (ui->cmp->trb->t_max - ui->cmp->trb->t_min);
 	ui->origin = tl->vp.t_min;
 	tl->vp.cursor = tl->vp.t_min;
 	tl->vp.colw = 1;

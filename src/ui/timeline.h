@@ -31,6 +31,8 @@ size_t timeline_current_rank(const tl_ui *);
 /* Sets bookmark NAME at the cursor on the current rank and keeps it in the state directory
  * (ui/bookmarks.c). Returns 0, or -1 with a message. */
 int bookmarks_add(tl_ui *, const char *name);
+/* Deletes bookmark name (bookmarks.c); 0, or -1 with the message line saying why. */
+int bookmarks_delete(tl_ui *, const char *name);
 /* The last search, or NULL; and going to one of its matches (selected, in view). */
 const tl_search *timeline_search_results(const tl_ui *);
 void timeline_show_match(tl_ui *, const tl_match_pos *);
@@ -49,6 +51,9 @@ int timeline_step_at_cursor(const tl_ui *, int64_t *id);
 
 /* For the main loop: the lane area for a screen of w x h with a pane of pane_h rows below
  * the lanes; the status line; the whole profile in view. */
+/* The label column: n columns (kept so that 20 columns of time remain), 0: fitted to the lane
+ * names. Says so in the message line; returns the width chosen, 0 for fitted. */
+int timeline_labels_set(tl_ui *, int n);
 void timeline_layout(tl_ui *, int w, int h, int pane_h);
 void timeline_status(tl_ui *, int y);
 void timeline_fit(tl_ui *);

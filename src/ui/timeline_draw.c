@@ -3,6 +3,7 @@
  * frame costs O(lanes x columns x log n) whatever the number of slices. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/compare.h"
 #include "ui/timeline_int.h"
 #include "util/timefmt.h"
 
@@ -38,8 +39,8 @@ rank_columns(tl_ui *ui, size_t ri)
 	tl->rk_valid = 1;
 }
 
-static uint32_t
-density_glyph(const tl_ui *ui, int64_t busy, int64_t w)
+uint32_t
+timeline_density_glyph(const tl_ui *ui, int64_t busy, int64_t w)
 {
 	if (ui->utf8) {
 		int e = (int)((busy * 8 + w / 2) / w);
@@ -74,8 +75,8 @@ draw_header_row(tl_ui *ui, const ui_lane *l, int y)
 		if (busy > 0) {
 			uint8_t slot =
 			    tl->rk_exp[c] > tl->rk_comp[c] ? SLOT_COMM_EXPOSED : SLOT_COMPUTE;
-			screen_put(&ui->scr, x0 + c, y, density_glyph(ui, busy, tl->vp.colw), slot,
-			           SCR_GLYPH);
+			screen_put(&ui->scr, x0 + c, y,
+			           timeline_density_glyph(ui, busy, tl->vp.colw), slot, SCR_GLYPH);
 		} else if (tl->bubbles && tl->rk_free[c] > 0) {
 			screen_put(&ui->scr, x0 + c, y, ui->utf8 ? 0x2591 : '.', SLOT_FREE,
 			           SCR_GLYPH);
@@ -166,7 +167,7 @@ draw_track_row(tl_ui *ui, const ui_lane *l, int y)
 		else if (s->end == s->start && cl->busy == 0)
 			screen_put(&ui->scr, x, y, ui->utf8 ? 0x2502 : '|', slot, SCR_GLYPH);
 		else
-			screen_put(&ui->scr, x, y, density_glyph(ui, busy, c1 - c0), slot,
+			screen_put(&ui->scr, x, y, timeline_density_glyph(ui, busy, c1 - c0), slot,
 			           SCR_GLYPH);
 	}
 	/* names on runs of solid columns of one slice */
@@ -438,6 +439,7 @@ timeline_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	tl->rk_valid = 0;
 	draw_ruler(ui);
 	lane_visible(ui);
+	compare_align_cursor(ui);
 	int cc = vp_time_col(&tl->vp, tl->vp.cursor);
 	int ma = -1, mb = -1;
 	if (ui->sel.nmark == 2) {
@@ -451,11 +453,14 @@ timeline_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 			break;
 		const ui_lane *l = &tl->lanes[li];
 		draw_label(ui, l, yy, li == tl->lane);
-		if (l->type == UL_HEADER)
+		if (l->type == UL_HEADER) {
 			draw_header_row(ui, l, yy);
-		else
+		} else if (l->type >= UL_COMPARE) {
+			compare_draw_lane(ui, l, yy);
+		} else {
 			draw_track_row(ui, l, yy);
-		draw_selection(ui, l, yy);
+			draw_selection(ui, l, yy);
+		}
 		/* range edges */
 		for (int e = 0; e < 2; e++) {
 			int c = e ? mb : ma;
@@ -531,8 +536,14 @@ timeline_status(tl_ui *ui, int y)
 		                timefmt_dur(ui->sel.mark[1] - ui->sel.mark[0], d, sizeof d));
 	if (tl->lane < tl->nlanes) {
 		const ui_lane *l = &tl->lanes[tl->lane];
-		off += snprintf(buf + off, sizeof buf - (size_t)off, "  | rank %d %s",
-		                ui->tr->ranks[l->rank]->rank, l->type == UL_HEADER ? "" : l->label);
+		off += snprintf(buf + off, sizeof buf - (size_t)off, "  | rank %d %s%s",
+		                ui->tr->ranks[l->rank]->rank, l->type == UL_COMPARE ? "B " : "",
+		                l->type == UL_HEADER ? "" : l->label);
+	}
+	if (ui->cmp) {
+		char cs[256];
+		compare_status(ui, cs, sizeof cs);
+		off += snprintf(buf + off, sizeof buf - (size_t)off, "%s", cs);
 	}
 	if (ui->sel.have) {
 		const tl_rank *r = ui->tr->ranks[ui->sel.s.rank];

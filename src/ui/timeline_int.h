@@ -13,6 +13,9 @@ typedef enum ui_lane_type {
 	UL_HEADER, /* a rank's title row: the rank at a glance */
 	UL_TRACK,  /* one track */
 	UL_MERGED, /* several tracks of one kind drawn as one lane (all streams of compute) */
+	/* --compare: lanes of the other run, not of ui->tr (ui/compare.c draws them) */
+	UL_COMPARE, /* tracks [first, first + count) of B's rank brank, on A's clock */
+	UL_DELTA,   /* per stage of the rank: B longer or shorter (tl diff's numbers) */
 } ui_lane_type;
 
 typedef struct ui_lane {
@@ -20,6 +23,7 @@ typedef struct ui_lane {
 	size_t rank; /* index into tr->ranks */
 	tl_lane_kind kind;
 	size_t first, count; /* tracks [first, first + count) of the rank */
+	size_t brank;        /* UL_COMPARE: index into B's ranks */
 	char label[64];      /* sanitized */
 	uint8_t slot;        /* colour slot of its slices */
 	uint8_t indent;
@@ -40,7 +44,9 @@ typedef struct tl_timeline {
 	size_t lane, top; /* the current lane, the first shown */
 	ui_rank_state *rs;
 	int show_overlap, show_host;
-	int accordion; /* many ranks: only the current one open, until the user folds by hand */
+	int label_cols; /* the label column's width the user chose (label-width, :labels); 0: fitted
+	                 */
+	int accordion;  /* many ranks: only the current one open, until the user folds by hand */
 	/* ranks pinned to the top (indexes into tr->ranks, in the order pinned), and the lane
 	 * filter: only lanes whose label or kind matches are shown (headers always are) */
 	size_t *pinned;
@@ -78,6 +84,10 @@ typedef struct tl_timeline {
 
 /* timeline_lanes.c */
 void timeline_rebuild_lanes(tl_ui *);
+/* The colour slot of a lane kind's slices (key: the track's, for the overlap lanes). */
+uint8_t lane_kind_slot(tl_lane_kind, int64_t key);
+/* Appends lane l named label, unless the lane filter hides it (ui/compare.c's lanes). */
+void lane_push(tl_ui *, ui_lane *l, const char *label);
 /* Scrolls the lanes so that the current one is on screen. */
 void lane_visible(tl_ui *);
 void lane_move(tl_ui *, long d);
@@ -118,5 +128,7 @@ void mark_step(tl_ui *);
 
 /* timeline_draw.c */
 void timeline_draw(tl_ui *, void *st, int x, int y, int w, int h);
+/* The glyph of a column busy for busy ns of w: eighth blocks (UTF-8) or . : + # */
+uint32_t timeline_density_glyph(const tl_ui *, int64_t busy, int64_t w);
 
 #endif

@@ -2,6 +2,7 @@
  * (merged per kind, or one lane per stream), and moving between them. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/compare.h"
 #include "ui/timeline_int.h"
 #include "util/xalloc.h"
 
@@ -14,8 +15,8 @@
 
 /* ---- lanes --------------------------------------------------------------------------------- */
 
-static uint8_t
-kind_slot(tl_lane_kind k, int64_t key)
+uint8_t
+lane_kind_slot(tl_lane_kind k, int64_t key)
 {
 	switch (k) {
 	case TL_LANE_STAGE:
@@ -74,9 +75,19 @@ add_lane(tl_ui *ui, ui_lane_type type, size_t ri, tl_lane_kind kind, size_t firs
 	             .count = count,
 	             .indent = indent};
 	const tl_rank *r = ui->tr->ranks[ri];
-	l.slot = type == UL_HEADER ? SLOT_RANK : kind_slot(kind, r->tracks[first]->key);
+	l.slot = type == UL_HEADER ? SLOT_RANK : lane_kind_slot(kind, r->tracks[first]->key);
 	ui_clean(ui, label, l.label, sizeof l.label);
 	VEC_PUSH(tl->lanes, tl->nlanes, tl->lcap, l);
+}
+
+void
+lane_push(tl_ui *ui, ui_lane *l, const char *label)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	if (!filter_pass(tl, l->kind, label))
+		return;
+	ui_clean(ui, label, l->label, sizeof l->label);
+	VEC_PUSH(tl->lanes, tl->nlanes, tl->lcap, *l);
 }
 
 static int
@@ -276,12 +287,15 @@ timeline_rebuild_lanes(tl_ui *ui)
 			}
 			i = k;
 		}
+		compare_add_lanes(ui, ri); /* --compare: B's lanes under A's */
 	}
 	tl->lane = 0;
 	if (have_old) {
 		size_t best = SIZE_MAX;
 		for (size_t i = 0; i < tl->nlanes; i++) {
 			const ui_lane *l = &tl->lanes[i];
+			if (l->type >= UL_COMPARE)
+				continue; /* the other run's tracks */
 			if (l->rank != old.rank)
 				continue;
 			if (best == SIZE_MAX)

@@ -3,6 +3,7 @@
  * and mouse, or from the script, and goes to the prompt (prompt.c), the view stack (views.c) or
  * the :-commands (commands.c). */
 #include "config.h"
+#include "ui/compare.h"
 #include "ui/commands.h"
 #include "ui/common.h"
 #include "ui/script.h"
@@ -34,6 +35,10 @@ handle_key(tl_ui *ui, int key)
 			else
 				ui_command(ui, line);
 		}
+		return;
+	}
+	const view_ops *front = ui_view_front(ui);
+	if (front && front->key && front->key(ui, ui_view_state(ui, front), key)) {
 		return;
 	}
 	int a = keymap_action(&ui->keys, key);
@@ -194,6 +199,8 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 		return 1;
 	}
 	tlq_dp_prepare(q); /* its warnings before the screen is taken */
+	if (o->compare)
+		ui->cmp = compare_open(q, o->compare, o->path, o->compare_path);
 	ui_view_open(ui, &timeline_view);
 	if (term_open(&ui->theme, o->cols, o->rows, &ui->scr) != 0) {
 		term_close();
@@ -205,6 +212,13 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	}
 	timeline_layout(ui, ui->scr.w, ui->scr.h, 0);
 	timeline_fit(ui);
+	if (ui->cmp) { /* what the two runs are and where the changes are listed */
+		char k[24];
+		ui_message(
+		    ui, 0, "B (%s) under each rank, aligned on the step at the cursor; %s: %s",
+		    ui->cmp->label_b, keymap_key_hint(&ui->keys, ACT_DIFF_PANEL, k, sizeof k),
+		    ui->cmp->verdict);
+	}
 	if (warn[0])
 		ui_message(ui, 1, "%s", warn);
 
@@ -299,6 +313,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	int status = script.errors || lost ? 1 : 0;
 	script_close(&script);
 	ui_view_close_all(ui);
+	compare_free(ui->cmp);
 	prompt_free(&ui->prompt);
 	keymap_free(&ui->keys);
 	screen_free(&ui->scr);

@@ -13,6 +13,9 @@ typedef struct tl_ui_opts {
 	int cols, rows;             /* --size: no terminal is needed; 0 = the terminal's size */
 	const char *stats_file;     /* per-frame CPU time and bytes written (benchmarks) */
 	int64_t start_mono_ns;      /* CLOCK_MONOTONIC at program start, for time to first frame */
+	const tl_query *compare;    /* --compare B: B's session (opened with .lanes), or NULL */
+	const char *compare_path;   /* B as the user named it */
+	const char *path;           /* A as the user named it */
 } tl_ui_opts;
 
 /* Runs the viewer on a query session (opened with .lanes). Returns the exit status. */

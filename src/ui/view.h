@@ -58,6 +58,9 @@ typedef struct view_ops {
 	void (*draw)(tl_ui *, void *st, int x, int y, int w, int h);
 	/* Handles an action; returns 1 when handled. */
 	int (*action)(tl_ui *, void *st, int action);
+	/* The view's own keys, asked before the keymap when the view has the screen (the
+	 * bookmarks panel's x deletes); returns 1 when it took the key. NULL: none. */
+	int (*key)(tl_ui *, void *st, int key);
 	/* Panes: the rows it takes of a screen h rows high. */
 	int (*height)(tl_ui *, void *st, int h);
 	/* The screen changed size. */
@@ -79,6 +82,7 @@ typedef struct view_ops {
 	X(slow_panel_view)                                                                         \
 	X(ops_panel_view)                                                                          \
 	X(modules_panel_view)                                                                      \
+	X(diff_panel_view)                                                                         \
 	X(help_view)
 
 #define VIEW_EXTERN_(v) extern const view_ops v;
@@ -110,6 +114,9 @@ typedef struct ui_selection {
 struct tl_ui {
 	const tl_trace *tr; /* tlq_trace(q) */
 	const tl_query *q;  /* the session main opened: every number the views show */
+	/* tl view A --compare B: B's session, its lanes' alignment and tl diff's changes
+	 * (ui/compare.h); NULL without --compare */
+	struct ui_compare *cmp;
 	tl_screen scr;
 	tl_theme theme;
 	tl_keymap keys;

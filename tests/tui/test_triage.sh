@@ -133,9 +133,17 @@ if [ -d "$SAMPLES/ascend-db/level0" ] && command -v sqlite3 > /dev/null; then
 	for r in 0 1; do
 		an=$L0/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db
 		# torch_npu's own numbers (us) as the panel prints them (ms, 3 decimals)
-		want=$(sqlite3 -readonly "$an" "SELECT printf('%6d %6d %12.3f %14.3f %12.3f %13.3f %12.3f %12.3f', $r, step, computing/1000.0, communication/1000.0, overlapped/1000.0, communication_not_overlapped/1000.0, free/1000.0, preparing/1000.0) FROM StepTraceTime")
-		check "overview rank $r: the row is StepTraceTime's ($want)" grep -qF -- "$want" "$t_tmp/screen.txt"
+		want=$(sqlite3 -readonly "$an" "SELECT printf('%d %d %.3f %.3f %.3f %.3f %.3f %.3f', $r, step, computing/1000.0, communication/1000.0, overlapped/1000.0, communication_not_overlapped/1000.0, free/1000.0, preparing/1000.0) FROM StepTraceTime")
+		check "overview rank $r: the row is StepTraceTime's ($want)" sh -c "sed 's/^.//; s/  */ /g; s/^ //; s/ $//' '$t_tmp/screen.txt' | grep -qxF -- '$want'"
 	done
+	# at 80 columns every column still fits: the full headers, no number cut
+	view "$L0" 80x30 V
+	check "overview at 80 columns: every overlap column's header" sh -c "sed -n 3p '$t_tmp/screen.txt' | grep -q 'computing communication overlapped comm.exposed *free preparing'"
+	for r in 0 1; do
+		want=$(sqlite3 -readonly "$L0/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db" "SELECT printf('%d %d %.3f %.3f %.3f %.3f %.3f %.3f', $r, step, computing/1000.0, communication/1000.0, overlapped/1000.0, communication_not_overlapped/1000.0, free/1000.0, preparing/1000.0) FROM StepTraceTime")
+		check "... rank $r's row whole ($want)" sh -c "sed 's/^.//; s/  */ /g; s/^ //; s/ $//' '$t_tmp/screen.txt' | grep -qxF -- '$want'"
+	done
+	check "... nothing cut (no …)" sh -c "! grep -q '…' '$t_tmp/screen.txt'"
 	view "$L0" 120x30 ":summary"
 	check ":summary opens the same panel" has "Overview 1/4: overlap per rank and step"
 	# sorted by comm.exposed (5 presses of O), the largest first: rank 1 per StepTraceTime
@@ -164,6 +172,40 @@ if XDG_CACHE_HOME="$t_tmp/cache" "$TL_BIN" demo --no-view > "$t_tmp/demo.txt" 2>
 	check "longest-stall path: V S S S lists the largest bubble first ($big)" sh -c "sed -n 4p '$t_tmp/screen.txt' | grep -Eq '^. +$1 +$2 +$3 '"
 	view "$DEMO" 120x40 V S S S "<Enter>"
 	check "... Enter selects it in the timeline" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble: $3 ms idle on rank $1 at $2ms'"
+	# ---- the four triage questions on tl demo, each in one key -----------------------------
+	# keystrokes KEY...: what a user types (a :command or /search: its characters and Enter)
+	keystrokes() {
+		n=0
+		for k in "$@"; do
+			case $k in :* | /*) n=$((n + ${#k} + 1)) ;; *) n=$((n + 1)) ;; esac
+		done
+		echo $n
+	}
+	# the slow rank: msprof-analyze's votes, the generator's slow rank (3) first
+	set -- R
+	check "slow rank in $(keystrokes "$@") key (R)" [ "$(keystrokes "$@")" -eq 1 ]
+	view "$DEMO" 120x40 "$@"
+	check "... the first row is the generator's slow rank 3 with the summary's votes ($votes)" sh -c "sed -n 4p '$t_tmp/screen.txt' | grep -Eq '^. +3 +${votes#* } '"
+	# the slowest rollout rank: the DP panel of rollout, step 1, as tl summary's DP section
+	last=$(sed -n 's/^stage rollout, step 1: .*last to finish rank \([0-9]*\),.*/\1/p' "$t_tmp/demo.txt")
+	set -- D
+	check "slowest rollout rank in $(keystrokes "$@") key (D)" [ "$(keystrokes "$@")" -eq 1 ]
+	view "$DEMO" 120x40 "$@"
+	check "... rank $last last to finish, as tl summary (the generator's slow rank 3)" sh -c "[ '$last' = 3 ] && sed -n 2p '$t_tmp/screen.txt' | grep -q 'last to finish rank $last '"
+	# the longest stall inside a step: B, the summary's longest in-step bubble
+	stall=$(sed -n '/^Largest bubbles/,/^$/p' "$t_tmp/demo.txt" | awk '$1 ~ /^[0-9]+$/ && $4 ~ /^[0-9]+$/ { printf "%s %.3f %.3f %s\n", $1, $2, $3, $4 }' | sort -k3,3nr -k2,2n -k1,1n | head -1)
+	set -- B
+	check "longest stall in $(keystrokes "$@") key (B)" [ "$(keystrokes "$@")" -eq 1 ]
+	view "$DEMO" 120x40 "$@"
+	set -- $stall
+	check "... the summary's longest bubble inside a step ($stall)" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble #1 of [0-9]* by size: $3 ms idle on rank $1 at [0-9.]*m*s, step $4,'"
+	# exposed communication per step: V, every rank and step of the summary's overlap table
+	set -- V
+	check "exposed communication per step in $(keystrokes "$@") key (V)" [ "$(keystrokes "$@")" -eq 1 ]
+	view "$DEMO" 120x40 "$@"
+	sed -n '/^Overlap per rank/,/^$/p' "$t_tmp/demo.txt" | awk '$1 ~ /^[0-9]+$/ { printf "%s %s %.3f\n", $1, $2, $6 }' > "$t_tmp/exposed.want"
+	sed -n '4,$p' "$t_tmp/screen.txt" | sed 's/^.//' | awk '$1 ~ /^[0-9]+$/ { print $1, $2, $6 }' > "$t_tmp/exposed.got"
+	check "... all $(wc -l < "$t_tmp/exposed.want") rows of rank, step and comm.exposed, as tl summary" sh -c "[ -s '$t_tmp/exposed.want' ] && cmp -s '$t_tmp/exposed.want' '$t_tmp/exposed.got'"
 else
 	not_ok "tl demo --no-view"
 fi
@@ -234,6 +276,19 @@ state=$XDG_STATE_HOME
 HOME=$t_tmp/home XDG_STATE_HOME= view "$t_tmp/ro" 100x30 ":mark h"
 export XDG_STATE_HOME="$state"
 check "without XDG_STATE_HOME: ~/.local/state/tl/bookmarks/" sh -c "ls '$t_tmp'/home/.local/state/tl/bookmarks/*.tsv > /dev/null 2>&1"
+# deleting: x (or Delete) on the panel's row, :unmark NAME; the file follows
+view "$t_tmp/ro" 100x30 "'" j x
+check "x in the bookmarks panel deletes the row under the cursor (later)" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bookmark later deleted (1 kept for this profile)' && ! grep -q '^. later ' '$t_tmp/screen.txt' && grep -q '^▸ slowstart ' '$t_tmp/screen.txt'"
+check "... and from the file" sh -c "grep -q '^slowstart	' '$bm' && ! grep -q '^later	' '$bm'"
+view "$t_tmp/ro" 100x30 "'"
+check "... a new session lists only the one kept" sh -c "grep -q 'Bookmarks: 1 ' '$t_tmp/screen.txt' && grep -q '^▸ slowstart ' '$t_tmp/screen.txt'"
+view "$t_tmp/ro" 100x30 ":unmark nosuch"
+check ":unmark of a name not kept says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q \"^unmark: no bookmark 'nosuch'\""
+view "$t_tmp/ro" 100x30 ":unmark slowstart" "'"
+check ":unmark NAME deletes it: the panel is empty" has "None yet: :mark NAME"
+check "... and so is the file" sh -c "! grep -qv '^#' '$bm'"
+view "$t_tmp/ro" 100x30 ":mark a" "'" "<Delete>"
+check "Delete deletes too" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bookmark a deleted (0 kept for this profile)'"
 view "$P" 100x30 ":mark 10ms 20ms"
 check ":mark T0 T1 still marks a range" sh -c "grep -q '^ Range statistics' '$t_tmp/screen.txt'"
 chmod -R u+w "$t_tmp/ro"
@@ -249,6 +304,33 @@ if command -v sqlite3 > /dev/null; then
 	tail=$(printf '%s' "$group" | awk '{ print substr($0, length($0) - 9) }')
 	check "a cut group label keeps its distinguishing end (…$tail)" sh -c "grep -q '^ comm .*….*$tail│' '$t_tmp/screen.txt'"
 fi
+# label-width (|) widens by 8 up to half the screen, then the narrowest, then fitted again;
+# :labels N sets it
+bar_of() { sed -n 2p "$t_tmp/screen.txt" | python3 -c 'import sys; print(sys.stdin.read().find("│"))'; }
+view "$P" 100x30 "|"
+check "| widens the label column by 8 ($bar to $(bar_of))" [ "$(bar_of)" -eq $((bar + 8)) ]
+check "... and says how wide" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Lane names: $((bar + 8)) columns'"
+n=0 w=$bar
+while [ $((w + 8)) -le 50 ]; do w=$((w + 8)) n=$((n + 1)); done
+keys=$(i=0; while [ $i -lt $n ]; do printf '| '; i=$((i + 1)); done)
+view "$P" 100x30 $keys
+check "$n presses: $w columns, the widest up to half the screen" [ "$(bar_of)" -eq "$w" ]
+view "$P" 100x30 $keys "|"
+check "... once more: the narrowest (8)" [ "$(bar_of)" -eq 8 ]
+view "$P" 100x30 $keys "|" "|"
+check "... and once more: fitted again ($bar)" sh -c "[ \$(sed -n 2p '$t_tmp/screen.txt' | python3 -c 'import sys; print(sys.stdin.read().find(\"│\"))') -eq $bar ] && tail -1 '$t_tmp/screen.txt' | grep -q '^Lane names: fitted, $bar columns'"
+view "$P" 100x30 ":labels 16"
+check ":labels 16 makes it 16 columns" [ "$(bar_of)" -eq 16 ]
+if [ -n "$group" ]; then
+	end=$(printf '%s' "$group" | awk '{ print substr($0, length($0) - 4) }')
+	check "... a cut group label keeps its end (…$end)" sh -c "grep -q '^ comm.*….*$end│' '$t_tmp/screen.txt'"
+fi
+view "$P" 100x30 ":labels 16" ":labels"
+check ":labels alone fits them again" [ "$(bar_of)" -eq "$bar" ]
+view "$P" 100x30 ":labels 500"
+check ":labels keeps 20 columns of time ($(bar_of))" [ "$(bar_of)" -eq 79 ]
+view "$P" 100x30 ":labels wide"
+check ":labels with no number says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q \"^labels: expected a number of columns, not 'wide'\""
 view "$P" 160x30
 check "with room, the whole group name is shown" sh -c "grep -qF ' comm $group ' '$t_tmp/screen.txt'"
 
@@ -289,7 +371,7 @@ if command -v tmux > /dev/null 2>&1; then
 	tstart() { # tstart COLS ROWS: tl view in a fresh tmux session (TERM with X10 mouse)
 		$TM kill-server 2> /dev/null
 		$TM new-session -d -x "$1" -y "$2" -s t \
-			"env TERM=tmux-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$XDG_CONFIG_HOME' '$TL_BIN' view '$P'; sleep 60"
+			"env TERM=tmux-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$XDG_CONFIG_HOME' XDG_STATE_HOME='$XDG_STATE_HOME' '$TL_BIN' view '$P'; sleep 60"
 		i=0
 		while [ $i -lt 100 ] && ! $TM capture-pane -p -t t 2> /dev/null | grep -q "rank 0"; do
 			sleep 0.1
@@ -319,6 +401,15 @@ if command -v tmux > /dev/null 2>&1; then
 	$TM send-keys -t t -l "${esc}[<0;20;5M${esc}[<32;250;5M${esc}[<0;250;5m"
 	tcap
 	check "a long drag to the right stops at the profile's start" sh -c "sed -n 29p '$t_tmp/pane' | grep -Eq '^ [0-9][0-9.]*(ns|us|µs) '"
+	# the terminal's | and Delete keys: the label column widens, a bookmark is deleted
+	$TM send-keys -t t '|'
+	tcap
+	check "| from the terminal widens the label column" sh -c "tail -1 '$t_tmp/pane' | grep -q '^Lane names: [0-9]* columns'"
+	$TM send-keys -t t ':mark tm' Enter "'"
+	tcap
+	$TM send-keys -t t DC
+	tcap
+	check "Delete from the terminal deletes the bookmark" sh -c "tail -1 '$t_tmp/pane' | grep -q '^Bookmark tm deleted'"
 	$TM kill-server 2> /dev/null
 else
 	skip "tmux absent: the mouse is not checked"

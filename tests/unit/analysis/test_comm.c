@@ -146,11 +146,9 @@ find_op(const tl_comm_result *c, int rank, int64_t start)
 static void
 test_generated(void)
 {
-	char dir[] = "/tmp/tl-test-comm-XXXXXX";
-	if (mkdtemp(dir) == NULL) {
-		CHECK(0, "mkdtemp");
+	char *dir = test_tmpdir("comm");
+	if (dir == NULL)
 		return;
-	}
 	char *out = xasprintf("%s/profile", dir);
 	gen_opts o;
 	gen_opts_default(&o);
@@ -275,17 +273,16 @@ test_generated(void)
 		CHECK(0, "cleanup %s", dir);
 	free(cmd);
 	free(out);
+	test_rmtree(dir);
 }
 
 /* P2P pairs of a generated pipeline-parallel profile against the sends and receives it wrote. */
 static void
 test_p2p(void)
 {
-	char dir[] = "/tmp/tl-test-p2p-XXXXXX";
-	if (mkdtemp(dir) == NULL) {
-		CHECK(0, "mkdtemp");
+	char *dir = test_tmpdir("p2p");
+	if (dir == NULL)
 		return;
-	}
 	char *out = xasprintf("%s/profile", dir);
 	gen_opts o;
 	gen_opts_default(&o);
@@ -329,6 +326,7 @@ test_p2p(void)
 		CHECK(0, "cleanup %s", dir);
 	free(cmd);
 	free(out);
+	test_rmtree(dir);
 }
 
 static void
@@ -374,15 +372,9 @@ open_oracle(const char *samples, int rank)
 {
 	char p[4300];
 	snprintf(p, sizeof p,
-	         "file:%s/ascend-db/level2/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db"
-	         "?immutable=1",
-	         samples, rank);
-	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
-		sqlite3_close(db);
-		return NULL;
-	}
-	return db;
+	         "%s/ascend-db/level2/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db", samples,
+	         rank);
+	return test_sql_open(p);
 }
 
 static void
@@ -586,14 +578,12 @@ check_split_sample(tl_trace *tr, const tl_comm_result *cm, const char *samples)
 		int rank = tr->ranks[ri]->rank;
 		char p[4300];
 		snprintf(p, sizeof p,
-		         "file:%s/ascend-db/level2/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/"
-		         "ascend_pytorch_profiler_%d.db?immutable=1",
+		         "%s/ascend-db/level2/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+		         "ascend_pytorch_profiler_%d.db",
 		         samples, rank, rank);
-		sqlite3 *db = NULL;
-		if (sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) !=
-		    SQLITE_OK) {
+		sqlite3 *db = test_sql_open(p);
+		if (db == NULL) {
 			CHECK(0, "open %s", p);
-			sqlite3_close(db);
 			continue;
 		}
 		edge *v = NULL;
@@ -690,13 +680,8 @@ oracle_matrix_summary(const tl_comm_result *c, sqlite3 *db, int rank)
 static void
 test_samples(void)
 {
-	const char *srcdir = getenv("TL_SRCDIR");
-	const char *samples = getenv("TL_SAMPLES");
-	char def[4096], p[4200];
-	if (samples == NULL || *samples == '\0') {
-		snprintf(def, sizeof def, "%s/../shared/samples", srcdir && *srcdir ? srcdir : ".");
-		samples = def;
-	}
+	const char *samples = test_samples_dir();
+	char p[4200];
 	snprintf(p, sizeof p, "%s/ascend-db/level2", samples);
 	struct stat sb;
 	if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
@@ -746,13 +731,8 @@ test_samples(void)
 static void
 test_text_sample(void)
 {
-	const char *srcdir = getenv("TL_SRCDIR");
-	const char *samples = getenv("TL_SAMPLES");
-	char def[4096], p[4300];
-	if (samples == NULL || *samples == '\0') {
-		snprintf(def, sizeof def, "%s/../shared/samples", srcdir && *srcdir ? srcdir : ".");
-		samples = def;
-	}
+	const char *samples = test_samples_dir();
+	char p[4300];
 	snprintf(p, sizeof p, "%s/ascend-text/level1", samples);
 	struct stat sb;
 	if (stat(p, &sb) != 0) {

@@ -66,11 +66,9 @@ find_type(const tl_ops_result *o, int rank, const char *ot, const char *tt)
 static void
 test_generated(void)
 {
-	char dir[] = "/tmp/tl-test-ops-XXXXXX";
-	if (mkdtemp(dir) == NULL) {
-		CHECK(0, "mkdtemp");
+	char *dir = test_tmpdir("ops");
+	if (dir == NULL)
 		return;
-	}
 	char *out = xasprintf("%s/profile", dir);
 	gen_opts o;
 	gen_opts_default(&o);
@@ -122,6 +120,7 @@ test_generated(void)
 		CHECK(0, "cleanup %s", dir);
 	free(cmd);
 	free(out);
+	test_rmtree(dir);
 }
 
 static void
@@ -130,13 +129,12 @@ check_rank_sql(const tl_ops_result *r, const tl_comm_op_row *c, size_t nc, const
 {
 	char p[4300];
 	snprintf(p, sizeof p,
-	         "file:%s/ascend-db/%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/"
-	         "ascend_pytorch_profiler_%d.db?immutable=1",
+	         "%s/ascend-db/%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+	         "ascend_pytorch_profiler_%d.db",
 	         samples, level, rank, rank);
-	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+	sqlite3 *db = test_sql_open(p);
+	if (db == NULL) {
 		CHECK(0, "open %s", p);
-		sqlite3_close(db);
 		return;
 	}
 	/* compute_op_sum's own query, grouped in SQL */
@@ -219,13 +217,8 @@ check_rank_sql(const tl_ops_result *r, const tl_comm_op_row *c, size_t nc, const
 static void
 test_samples(void)
 {
-	const char *srcdir = getenv("TL_SRCDIR");
-	const char *samples = getenv("TL_SAMPLES");
-	char def[4096], p[4200];
-	if (samples == NULL || *samples == '\0') {
-		snprintf(def, sizeof def, "%s/../shared/samples", srcdir && *srcdir ? srcdir : ".");
-		samples = def;
-	}
+	const char *samples = test_samples_dir();
+	char p[4200];
 	static const char *const levels[] = {"level0", "level2"};
 	for (int l = 0; l < 2; l++) {
 		snprintf(p, sizeof p, "%s/ascend-db/%s", samples, levels[l]);

@@ -4,7 +4,6 @@
  * construction). */
 #include "config.h"
 
-#include <ftw.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -18,55 +17,6 @@
 #include "util/xalloc.h"
 #include "../test.h"
 #include "../../fuzz/host_bad.h"
-
-static const char *
-samples_dir(void)
-{
-	static char buf[4096];
-	const char *s = getenv("TL_SAMPLES");
-	if (s)
-		return s;
-	const char *src = getenv("TL_SRCDIR");
-	snprintf(buf, sizeof buf, "%s/../shared/samples", src ? src : ".");
-	return buf;
-}
-
-static int
-rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-/* ---- plain SQL over a sample DB ---------------------------------------------------------- */
-
-static sqlite3 *
-sql_open(const char *path)
-{
-	char *uri = xasprintf("file:%s?immutable=1", path);
-	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
-		sqlite3_close(db);
-		db = NULL;
-	}
-	free(uri);
-	return db;
-}
-
-static int64_t
-sql_i64(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = INT64_MIN;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return v;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
 
 /* One launch per connectionId: its CANN call's start and its first compute or communication
  * task's start, written out in SQL the way the definition reads. */
@@ -86,24 +36,25 @@ check_sample_launches(const tl_rank *r, sqlite3 *db, const char *name)
 	snprintf(m, sizeof m, "%s: one row of launch delays", name);
 	CHECK_EQ_I64(n, 1, m);
 	if (n == 1) {
-		int64_t step = sql_i64(db, "SELECT id FROM STEP_TIME");
+		int64_t step = test_sql_i64(db, "SELECT id FROM STEP_TIME");
 		snprintf(m, sizeof m, "%s: the row is STEP_TIME's step", name);
 		CHECK_EQ_I64(v[0].step_id, step, m);
 		snprintf(m, sizeof m, "%s: launches equal the SQL count", name);
-		CHECK_EQ_I64(v[0].launches, sql_i64(db, SQL_DELAYS "SELECT count(*) FROM d"), m);
+		CHECK_EQ_I64(v[0].launches, test_sql_i64(db, SQL_DELAYS "SELECT count(*) FROM d"),
+		             m);
 		snprintf(m, sizeof m, "%s: max launch delay equals SQL", name);
-		CHECK_EQ_I64(v[0].max, sql_i64(db, SQL_DELAYS "SELECT max(x) FROM d"), m);
+		CHECK_EQ_I64(v[0].max, test_sql_i64(db, SQL_DELAYS "SELECT max(x) FROM d"), m);
 		snprintf(m, sizeof m, "%s: p50 equals SQL's nearest rank", name);
 		CHECK_EQ_I64(v[0].p50,
-		             sql_i64(db,
-		                     SQL_DELAYS "SELECT x FROM d ORDER BY x LIMIT 1 OFFSET (SELECT "
-		                                "(count(*) * 50 + 99) / 100 - 1 FROM d)"),
+		             test_sql_i64(db, SQL_DELAYS
+		                          "SELECT x FROM d ORDER BY x LIMIT 1 OFFSET (SELECT "
+		                          "(count(*) * 50 + 99) / 100 - 1 FROM d)"),
 		             m);
 		snprintf(m, sizeof m, "%s: p90 equals SQL's nearest rank", name);
 		CHECK_EQ_I64(v[0].p90,
-		             sql_i64(db,
-		                     SQL_DELAYS "SELECT x FROM d ORDER BY x LIMIT 1 OFFSET (SELECT "
-		                                "(count(*) * 90 + 99) / 100 - 1 FROM d)"),
+		             test_sql_i64(db, SQL_DELAYS
+		                          "SELECT x FROM d ORDER BY x LIMIT 1 OFFSET (SELECT "
+		                          "(count(*) * 90 + 99) / 100 - 1 FROM d)"),
 		             m);
 		CHECK(v[0].launches > 100 && v[0].p50 > 0 && v[0].p50 <= v[0].p90 &&
 		          v[0].p90 <= v[0].max,
@@ -122,7 +73,7 @@ sql_host_rows(sqlite3 *db, const char *table, int64_t gtid)
 	         " AND startNs IS NOT NULL AND endNs IS NOT NULL AND CAST(endNs AS INTEGER) >= "
 	         "CAST(startNs AS INTEGER)",
 	         table, gtid);
-	return sql_i64(db, sql);
+	return test_sql_i64(db, sql);
 }
 
 static void
@@ -165,9 +116,9 @@ check_sample_host(tl_rank *r, sqlite3 *db, const char *name)
 	CHECK(sorted, "%s: every lane level is sorted and free of overlaps", name);
 	char m[200];
 	snprintf(m, sizeof m, "%s: PYTORCH_API rows all on host lanes", name);
-	CHECK_EQ_I64(total[0], sql_i64(db, "SELECT count(*) FROM PYTORCH_API"), m);
+	CHECK_EQ_I64(total[0], test_sql_i64(db, "SELECT count(*) FROM PYTORCH_API"), m);
 	snprintf(m, sizeof m, "%s: CANN_API rows all on host lanes", name);
-	CHECK_EQ_I64(total[1], sql_i64(db, "SELECT count(*) FROM CANN_API"), m);
+	CHECK_EQ_I64(total[1], test_sql_i64(db, "SELECT count(*) FROM CANN_API"), m);
 	size_t n1 = r->ntracks;
 	load_host(r);
 	CHECK_EQ_I64(r->ntracks, n1, "reading host lanes twice adds nothing");
@@ -246,7 +197,7 @@ check_sample_links(const tl_rank *r, sqlite3 *db, const char *name)
 	    "a.connectionId = o.connectionId",
 	    &ncl);
 	int64_t comm_checked = 0, comm_bad = 0;
-	int64_t join_total = sql_i64(
+	int64_t join_total = test_sql_i64(
 	    db, "SELECT count(*) FROM PYTORCH_API p JOIN CONNECTION_IDS c ON c.id = p.connectionId "
 	        "JOIN TASK t ON t.connectionId = c.connectionId");
 	int64_t got_total = 0, op_bad = 0, op_checked = 0, task_bad = 0, task_checked = 0,
@@ -383,7 +334,7 @@ check_samples(const char *level)
 {
 	char base[4200];
 	struct stat sb;
-	snprintf(base, sizeof base, "%.4000s/ascend-db/%s", samples_dir(), level);
+	snprintf(base, sizeof base, "%.4000s/ascend-db/%s", test_samples_dir(), level);
 	if (stat(base, &sb) != 0) {
 		SKIP("samples absent: %s", base);
 		return;
@@ -398,7 +349,7 @@ check_samples(const char *level)
 		         "%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_%d.db",
 		         base, r->rank, r->rank);
 		snprintf(name, sizeof name, "%s rank %d", level, r->rank);
-		sqlite3 *db = sql_open(path);
+		sqlite3 *db = test_sql_open(path);
 		CHECK(db != NULL, "%s: open the sample with sqlite3", name);
 		if (db == NULL)
 			continue;
@@ -488,11 +439,9 @@ check_generated_links(const char *what, tl_trace *tr, gen_truth *truth)
 static void
 check_generated(const char *what, gen_opts *o)
 {
-	char dir[] = "/tmp/tl-test-host-XXXXXX";
-	if (mkdtemp(dir) == NULL) {
-		CHECK(0, "mkdtemp");
+	char *dir = test_tmpdir("host");
+	if (dir == NULL)
 		return;
-	}
 	char *out = xasprintf("%s/profile", dir);
 	gen_truth truth;
 	memset(&truth, 0, sizeof truth);
@@ -555,7 +504,7 @@ check_generated(const char *what, gen_opts *o)
 	free(d);
 	trace_free(&tr);
 	gen_truth_free(&truth);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	test_rmtree(dir);
 	free(out);
 }
 
@@ -574,11 +523,9 @@ find_track(const tl_rank *r, tl_lane_kind kind, int64_t key)
 static void
 check_bad_host(void)
 {
-	char dir[] = "/tmp/tl-test-host-bad-XXXXXX";
-	if (mkdtemp(dir) == NULL) {
-		CHECK(0, "mkdtemp");
+	char *dir = test_tmpdir("host-bad");
+	if (dir == NULL)
 		return;
-	}
 	char *d1 = xasprintf("%s/bad_ascend_pt", dir);
 	char *d2 = xasprintf("%s/ASCEND_PROFILER_OUTPUT", d1);
 	char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", d2);
@@ -596,6 +543,7 @@ check_bad_host(void)
 		free(path);
 		free(d2);
 		free(d1);
+		test_rmtree(dir);
 		return;
 	}
 	tl_rank *r = tr.ranks[0];
@@ -636,7 +584,7 @@ check_bad_host(void)
 		free(k);
 	}
 	trace_free(&tr);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	test_rmtree(dir);
 	free(path);
 	free(d2);
 	free(d1);

@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include <cJSON.h>
-#include <ftw.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -18,27 +17,6 @@
 #include "util/msg.h"
 #include "util/xalloc.h"
 #include "../test.h"
-
-static const char *
-samples_dir(void)
-{
-	static char buf[4096];
-	const char *s = getenv("TL_SAMPLES");
-	if (s)
-		return s;
-	const char *src = getenv("TL_SRCDIR");
-	snprintf(buf, sizeof buf, "%s/../shared/samples", src ? src : ".");
-	return buf;
-}
-
-static int
-rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
 
 static char *last_json; /* the text summary_json parsed last (cJSON's numbers are doubles) */
 
@@ -112,26 +90,13 @@ str(const cJSON *row, const char *key)
 
 /* ---- samples: plain SQL ---- */
 
-static int64_t
-sql_i64(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = INT64_MIN;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return v;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 /* The largest live allocations at a few times, against OP_MEMORY in SQL: allocated at or
  * before t, released after t or never. */
 static void
 check_live(const tl_rank *r, sqlite3 *db, const char *level)
 {
-	int64_t t0 = sql_i64(db, "SELECT min(allocationTime) FROM OP_MEMORY");
-	int64_t t1 = sql_i64(db, "SELECT max(releaseTime) FROM OP_MEMORY");
+	int64_t t0 = test_sql_i64(db, "SELECT min(allocationTime) FROM OP_MEMORY");
+	int64_t t1 = test_sql_i64(db, "SELECT max(releaseTime) FROM OP_MEMORY");
 	if (t0 == INT64_MIN || t1 == INT64_MIN) {
 		CHECK(0, "%s rank %d: the sample has OP_MEMORY", level, r->rank);
 		return;
@@ -182,7 +147,7 @@ check_sample(const char *level)
 {
 	char base[4200];
 	struct stat sb;
-	snprintf(base, sizeof base, "%.4000s/ascend-db/%s", samples_dir(), level);
+	snprintf(base, sizeof base, "%.4000s/ascend-db/%s", test_samples_dir(), level);
 	if (stat(base, &sb) != 0) {
 		SKIP("samples absent: %s", base);
 		return;
@@ -195,16 +160,12 @@ check_sample(const char *level)
 	for (size_t i = 0; j != NULL && i < tr.nranks; i++) {
 		int rank = tr.ranks[i]->rank;
 		char path[4400];
-		snprintf(
-		    path, sizeof path,
-		    "file:%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_%d.db"
-		    "?immutable=1",
-		    base, rank, rank);
-		sqlite3 *db = NULL;
-		if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) !=
-		    SQLITE_OK) {
+		snprintf(path, sizeof path,
+		         "%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_%d.db",
+		         base, rank, rank);
+		sqlite3 *db = test_sql_open(path);
+		if (db == NULL) {
 			CHECK(0, "open %s", path);
-			sqlite3_close(db);
 			continue;
 		}
 		sqlite3_stmt *st;
@@ -236,7 +197,7 @@ check_sample(const char *level)
 					         col[c], id);
 					snprintf(m, sizeof m, "%s rank %d %s: %s equals SQL's max",
 					         level, rank, name, key[c]);
-					CHECK_EQ_I64(num(row, key[c]), sql_i64(db, q), m);
+					CHECK_EQ_I64(num(row, key[c]), test_sql_i64(db, q), m);
 				}
 				snprintf(q, sizeof q,
 				         "SELECT min(timestamp) FROM MEMORY_RECORD WHERE component "
@@ -246,7 +207,7 @@ check_sample(const char *level)
 				         id, id);
 				snprintf(m, sizeof m, "%s rank %d %s: the first time at the peak",
 				         level, rank, name);
-				int64_t t = sql_i64(db, q);
+				int64_t t = test_sql_i64(db, q);
 				CHECK_EQ_I64(raw_i64("\"memory\"", rank, "component", name,
 				                     "peak_allocated_ns"),
 				             t, m);
@@ -256,7 +217,7 @@ check_sample(const char *level)
 				         t, t);
 				snprintf(m, sizeof m, "%s rank %d %s: the step holding the peak",
 				         level, rank, name);
-				CHECK_EQ_I64(num(row, "step"), sql_i64(db, q), m);
+				CHECK_EQ_I64(num(row, "step"), test_sql_i64(db, q), m);
 			}
 			sqlite3_finalize(st);
 		}
@@ -282,7 +243,7 @@ check_sample(const char *level)
 			    types[k]);
 			snprintf(m, sizeof m, "%s rank %d %s: peak_hbm_bytes equals SQL's max",
 			         level, rank, types[k]);
-			CHECK_EQ_I64(num(row, "peak_hbm_bytes"), sql_i64(db, q), m);
+			CHECK_EQ_I64(num(row, "peak_hbm_bytes"), test_sql_i64(db, q), m);
 			snprintf(
 			    q, sizeof q,
 			    "SELECT max(ddr) FROM NPU_MEM n JOIN STRING_IDS s ON s.id = n.type "
@@ -290,7 +251,7 @@ check_sample(const char *level)
 			    types[k]);
 			snprintf(m, sizeof m, "%s rank %d %s: peak_ddr_bytes equals SQL's max",
 			         level, rank, types[k]);
-			CHECK_EQ_I64(num(row, "peak_ddr_bytes"), sql_i64(db, q), m);
+			CHECK_EQ_I64(num(row, "peak_ddr_bytes"), test_sql_i64(db, q), m);
 		}
 		check_live(tr.ranks[i], db, level);
 		sqlite3_close(db);
@@ -304,11 +265,9 @@ check_sample(const char *level)
 static void
 check_generated(void)
 {
-	char dir[] = "/tmp/tl-test-memory-XXXXXX";
-	if (mkdtemp(dir) == NULL) {
-		CHECK(0, "mkdtemp");
+	char *dir = test_tmpdir("memory");
+	if (dir == NULL)
 		return;
-	}
 	char *out = xasprintf("%s/profile", dir);
 	gen_opts o;
 	gen_opts_default(&o);
@@ -361,7 +320,7 @@ check_generated(void)
 	cJSON_Delete(j);
 	trace_free(&tr);
 	gen_truth_free(&truth);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	test_rmtree(dir);
 	free(out);
 }
 
@@ -370,11 +329,9 @@ check_generated(void)
 static void
 check_bad(void)
 {
-	char dir[] = "/tmp/tl-test-memory-bad-XXXXXX";
-	if (mkdtemp(dir) == NULL) {
-		CHECK(0, "mkdtemp");
+	char *dir = test_tmpdir("memory-bad");
+	if (dir == NULL)
 		return;
-	}
 	char *d1 = xasprintf("%s/bad_ascend_pt", dir);
 	char *d2 = xasprintf("%s/ASCEND_PROFILER_OUTPUT", d1);
 	char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", d2);
@@ -439,7 +396,7 @@ check_bad(void)
 		cJSON_Delete(j);
 	}
 	trace_free(&tr);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	test_rmtree(dir);
 	free(path);
 	free(d2);
 	free(d1);

@@ -1,0 +1,194 @@
+/* The diff panel (tl view A --compare B; `%`, :diff): the ranked changes of tl diff A B, as
+ * the query layer ranks them (tlq_diff_changes), with its verdict on top; Enter shows the
+ * change's stage and step in both runs (the timeline, B aligned on the stage's start). */
+#include "config.h"
+#include "ui/common.h"
+#include "ui/compare.h"
+#include "ui/table.h"
+#include "ui/timeline.h"
+#include "util/xalloc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DC_KIND, DC_NAME, DC_RANK, DC_STEP, DC_A, DC_B, DC_DELTA, DC_PCT, DC__COUNT };
+
+typedef struct diff_state {
+	size_t *rows; /* indexes into cmp->ch of the changes shown */
+	size_t n;
+	int built;
+	ui_col cols[DC__COUNT]; /* the name's width follows the screen's */
+	ui_table tab;
+	tl_ui *ui;
+} diff_state;
+
+/* The columns as tl diff prints them; on a narrow screen the kind leaves first, then A and B:
+ * the delta stays. */
+static const ui_col diff_cols[DC__COUNT] = {
+    {.name = "kind", .width = 13, .align = UI_ALIGN_LEFT, .drop = 2},
+    {.name = "name", .width = 36, .align = UI_ALIGN_LEFT},
+    {.name = "rank", .width = 8, .align = UI_ALIGN_RIGHT},
+    {.name = "step", .width = 6, .align = UI_ALIGN_RIGHT},
+    {.name = "A", .width = 11, .align = UI_ALIGN_RIGHT, .drop = 1},
+    {.name = "B", .width = 11, .align = UI_ALIGN_RIGHT, .drop = 1},
+    {.name = "delta", .width = 11, .align = UI_ALIGN_RIGHT},
+    {.name = "delta%", .width = 7, .align = UI_ALIGN_RIGHT},
+};
+
+static void
+build(tl_ui *ui, diff_state *s)
+{
+	if (s->built)
+		return;
+	s->built = 1;
+	ui_compare *c = ui->cmp;
+	if (c == NULL)
+		return;
+	s->rows = xmalloc((c->nch + 1) * sizeof *s->rows);
+	for (size_t i = 0; i < c->nch; i++)
+		if (tlq_diff_changed(&c->ch[i]))
+			s->rows[s->n++] = i;
+}
+
+static void
+step_text(const ui_compare *c, int64_t key, char *buf, size_t len)
+{
+	int64_t sa = tlq_diff_step_id(&c->a, key), sb = tlq_diff_step_id(&c->b, key);
+	if (key < 0)
+		snprintf(buf, len, "all");
+	else if (sa == sb)
+		snprintf(buf, len, "%" PRId64, sa);
+	else
+		snprintf(buf, len, "%" PRId64 ":%" PRId64, sa, sb);
+}
+
+static void
+diff_row(tl_ui *ui, void *ctx, size_t i, int sel, ui_table_row *out)
+{
+	const diff_state *s = ctx;
+	const ui_compare *c = ui->cmp;
+	const tl_diff_change *ch = &c->ch[s->rows[i]];
+	snprintf(out->cell[DC_KIND], sizeof out->cell[DC_KIND], "%s", diff_kind_name(ch->kind));
+	ui_clean(ui, ch->name, out->cell[DC_NAME], sizeof out->cell[DC_NAME]);
+	if (ch->rank < 0 && ch->top_rank >= 0)
+		snprintf(out->cell[DC_RANK], sizeof out->cell[DC_RANK], "all(%d)", ch->top_rank);
+	else if (ch->rank < 0)
+		snprintf(out->cell[DC_RANK], sizeof out->cell[DC_RANK], "all");
+	else
+		snprintf(out->cell[DC_RANK], sizeof out->cell[DC_RANK], "%d", ch->rank);
+	step_text(c, ch->step, out->cell[DC_STEP], sizeof out->cell[DC_STEP]);
+	snprintf(out->cell[DC_A], sizeof out->cell[DC_A], "%.3f", (double)ch->a / 1e6);
+	snprintf(out->cell[DC_B], sizeof out->cell[DC_B], "%.3f", (double)ch->b / 1e6);
+	int64_t d = diff_delta(ch);
+	snprintf(out->cell[DC_DELTA], sizeof out->cell[DC_DELTA], "%+.3f", (double)d / 1e6);
+	tlq_diff_pct_text(ch, out->cell[DC_PCT], sizeof out->cell[DC_PCT]);
+	for (int k = 0; k < DC__COUNT; k++)
+		out->slot[k] = sel ? SLOT_LABEL_CURRENT : SLOT_NORMAL;
+	out->slot[DC_DELTA] = out->slot[DC_PCT] = d > 0   ? SLOT_DIFF_LONGER
+	                                          : d < 0 ? SLOT_DIFF_SHORTER
+	                                                  : out->slot[DC_PCT];
+}
+
+static void
+diff_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
+{
+	tl_screen *sc = &ui->scr;
+	diff_state *s = st;
+	build(ui, s);
+	ui_compare *c = ui->cmp;
+	char k[24];
+	keymap_key_hint(&ui->keys, ACT_QUIT, k, sizeof k);
+	if (c == NULL) {
+		ui_table_title(ui, x, y, w, " Diff   (%s: close)", k);
+		screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
+		              "Nothing to compare: open two runs with tl view A --compare B.");
+		return;
+	}
+	char vd[600];
+	ui_clean(ui, c->verdict, vd, sizeof vd);
+	ui_table_title(ui, x, y, w, " Diff: %s   (Enter: both runs, %s: close)", vd, k);
+	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
+	              "A %s, B %s: %zu changes, largest first; ms; rank all(N): the mean over "
+	              "ranks, N changed most",
+	              c->label_a, c->label_b, s->n);
+	/* the name takes what the other columns leave (up to 40); below 24 the kind leaves
+	 * instead (the table drops it: the line is too wide) */
+	int others = 2 + 9 + 7 + 3 * 12 + 8, nw = w - others - 14;
+	if (nw < 24)
+		nw = w - others;
+	s->cols[DC_NAME].width = nw < 12 ? 12 : nw > 40 ? 40 : nw;
+	s->tab.n = s->n;
+	if (s->n == 0) {
+		ui_table_header(ui, &s->tab, x, y, w);
+		screen_printf(sc, x + 1, y + 4, w - 2, SLOT_NORMAL, "No changes.");
+		return;
+	}
+	ui_table_draw(ui, &s->tab, x, y, w, h);
+}
+
+static int
+diff_action(tl_ui *ui, void *st, int a)
+{
+	diff_state *s = st;
+	build(ui, s);
+	s->tab.n = s->n;
+	if (ui_table_move(ui, &s->tab, a))
+		return 1;
+	switch (a) {
+	case ACT_QUIT:
+	case ACT_CLEAR:
+		ui_view_close(ui, &diff_panel_view);
+		return 1;
+	case ACT_HELP:
+	case ACT_COMMAND:
+	case ACT_REDRAW:
+	case ACT_DP_PANEL:
+	case ACT_PP_VIEW:
+	case ACT_OVERVIEW:
+	case ACT_COMM_PANEL:
+	case ACT_SLOW_PANEL:
+	case ACT_OPS_PANEL:
+	case ACT_MODULES_PANEL:
+		return 0;
+	case ACT_SELECT:
+		if (ui->cmp && s->tab.sel < s->n) {
+			const tl_diff_change *ch = &ui->cmp->ch[s->rows[s->tab.sel]];
+			ui_view_close(ui, &diff_panel_view);
+			compare_show(ui, ch);
+		}
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+static void *
+diff_open(tl_ui *ui)
+{
+	(void)ui;
+	diff_state *s = xcalloc(1, sizeof *s);
+	memcpy(s->cols, diff_cols, sizeof s->cols);
+	ui_table_init(&s->tab, s->cols, DC__COUNT, 2, 3, diff_row, s);
+	s->tab.split = 1;
+	return s;
+}
+
+static void
+diff_close(tl_ui *ui, void *st)
+{
+	(void)ui;
+	diff_state *s = st;
+	free(s->rows);
+	free(s);
+}
+
+const view_ops diff_panel_view = {
+    .name = "diff",
+    .layer = UI_LAYER_PANEL,
+    .open_action = ACT_DIFF_PANEL,
+    .open = diff_open,
+    .draw = diff_draw,
+    .action = diff_action,
+    .close = diff_close,
+};
