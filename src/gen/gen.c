@@ -365,6 +365,8 @@ rank_write(gen_plan *P, int rank)
 			gen_w_coll(&w, &rk->blk[i]);
 	}
 	gen_w_pp(&w);
+	if (P->o.modules)
+		gen_w_modules(&w);
 	for (size_t i = 0; i < P->tr.nstages; i++) {
 		const gen_stage_truth *st = &P->tr.stages[i];
 		if (st->rank != rank || P->o.no_stage_ranges || P->o.dp_only ||
@@ -460,6 +462,7 @@ gen_truth_free(gen_truth *t)
 	free(t->ops);
 	free(t->launches);
 	free(t->memory);
+	free(t->modules);
 	memset(t, 0, sizeof *t);
 }
 
@@ -493,6 +496,10 @@ opts_check(const gen_opts *o)
 		    "gen: %d PP stages for %d ranks: expected 0 (no PP) or 1 to 64 dividing the "
 		    "ranks",
 		    o->pp, o->nranks);
+		return -1;
+	}
+	if (o->modules && o->pp > 0) {
+		msg_error("gen: a module profile has no pipeline stages");
 		return -1;
 	}
 	if (o->pp_microbatches < 0 || o->pp_microbatches > 1000 ||
@@ -530,7 +537,9 @@ gen_profile(const gen_opts *opts, const char *outdir, gen_truth *truth)
 	}
 	P.pp_dp = opts->pp > 0 ? opts->nranks / opts->pp : 0;
 	P.pp_mb = opts->pp_microbatches > 0 ? opts->pp_microbatches : 8;
-	if ((opts->pp > 0 ? gen_plan_pp(&P) : gen_plan_build(&P)) != 0 ||
+	if ((opts->pp > 0        ? gen_plan_pp(&P)
+	     : opts->modules > 0 ? gen_plan_modules(&P)
+	                         : gen_plan_build(&P)) != 0 ||
 	    outdir_prepare(outdir) != 0) {
 		rc = -1;
 		goto done;
@@ -552,6 +561,14 @@ gen_profile(const gen_opts *opts, const char *outdir, gen_truth *truth)
 			P.tr.memory =
 			    xreallocarray(P.tr.memory, P.tr.nmemory + 1, sizeof *P.tr.memory);
 			P.tr.memory[P.tr.nmemory++] = P.rk[r].memory[m];
+		}
+		size_t nm = P.rk[r].nmodules;
+		if (nm > 0) {
+			P.tr.modules =
+			    xreallocarray(P.tr.modules, P.tr.nmodules + nm, sizeof *P.tr.modules);
+			memcpy(P.tr.modules + P.tr.nmodules, P.rk[r].modules,
+			       nm * sizeof *P.tr.modules);
+			P.tr.nmodules += nm;
 		}
 		size_t nl = P.rk[r].nlaunches;
 		if (nl > 0) {
@@ -581,6 +598,7 @@ done:
 		free(P.rk[r].pp);
 		free(P.rk[r].ops);
 		free(P.rk[r].launches);
+		free(P.rk[r].modules);
 	}
 	free(P.rk);
 	return rc;

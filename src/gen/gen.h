@@ -68,6 +68,12 @@ typedef struct gen_opts {
 	int64_t delay_ns;
 	int unmarked_stage; /* 1 + index of a stage whose ranges are not written (its work is; the
 	                     * truth still lists it): a profile that lacks that stage; 0 none */
+	/* Instead of the GRPO timeline, a model whose nn.Module calls are MSTX ranges of domain
+	 * "Module" (msprof-analyze module_statistic's instrumentation), nested, trained nsteps
+	 * steps: forward operators in the modules, backward operators that autograd links to
+	 * them, kernels under both (gen_module.c). The truth has every module path's device
+	 * time. */
+	int modules;
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };
@@ -193,6 +199,15 @@ typedef struct gen_memory_truth { /* per rank and MEMORY_RECORD component */
 	int stage; /* index into gen_stage_canon of the stage range holding it */
 } gen_memory_truth;
 
+typedef struct gen_module_truth { /* one module path of one rank (gen_opts.modules) */
+	int rank;
+	char path[96];     /* as module_statistic names it: "Model/Layer/Attention",
+	                      "Model/Layer/[Backward]Attention", "Model/Norm_1", "[Backward]Model" */
+	int64_t device_ns; /* its operators' kernels, summed */
+	uint64_t kernels;  /* those kernels */
+	uint64_t ops;      /* its operators that launched kernels */
+} gen_module_truth;
+
 typedef struct gen_truth {
 	int nranks, slow_rank;
 	uint64_t tasks; /* TASK rows written over all ranks */
@@ -224,6 +239,8 @@ typedef struct gen_truth {
 	size_t nlaunches;
 	gen_memory_truth *memory; /* per rank and component (gen_opts.memory_records) */
 	size_t nmemory;
+	gen_module_truth *modules; /* per rank and module path (gen_opts.modules) */
+	size_t nmodules;
 } gen_truth;
 
 /* Writes a profile under outdir (created; must not exist or be empty): one

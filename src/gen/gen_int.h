@@ -243,6 +243,8 @@ typedef struct gen_rank {
 	int failed;
 	gen_op_truth *ops; /* per (op type, task type) of the COMPUTE_TASK_INFO rows written */
 	size_t nops, opcap;
+	gen_module_truth *modules; /* gen_opts.modules: per module path */
+	size_t nmodules, modcap;
 } gen_rank;
 
 typedef struct gen_sizes {
@@ -427,6 +429,10 @@ void gen_dp_stats(int r, int k, int d, int n, gen_dp_step_truth *t);
 
 /* gen_pp.c */
 int gen_plan_pp(gen_plan *P);
+
+/* gen_module.c: module profiles (gen_opts.modules) */
+int gen_plan_modules(gen_plan *P);
+void gen_w_modules(gen_writer *w);
 
 /* gen_db.c */
 void gen_sbuf_printf(sbuf *b, const char *fmt, ...);

@@ -860,6 +860,7 @@ const tl_loader loader_ascend_db = {
     .meta = ascend_db_meta,
     .comm = ascend_db_comm_hook,
     .ops = ascend_db_ops,
+    .modules = ascend_db_modules,
     .host = ascend_db_host,
     .launches = ascend_db_launches,
     .links = ascend_db_link_ends,

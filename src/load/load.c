@@ -241,6 +241,17 @@ load_ops(const tl_rank *r, tl_op_data *d)
 	}
 }
 
+void
+load_modules(const tl_rank *r, tl_module_data *d)
+{
+	module_data_init(d);
+	for (size_t i = 0; i < r->nsources; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		if (ld != NULL && ld->modules != NULL)
+			ld->modules(r->sources[i], d);
+	}
+}
+
 char *
 load_source_meta(const tl_rank *r, size_t si, const char *name)
 {

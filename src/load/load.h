@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "model/comm.h"
+#include "model/modules.h"
 #include "model/ops.h"
 #include "model/trace.h"
 #include "model/source.h"
@@ -129,6 +130,9 @@ typedef struct tl_loader {
 	/* Optional, on demand: the compute operators of src with every task's duration, added to d
 	 * (see load_ops). */
 	void (*ops)(const tl_source *src, tl_op_data *d);
+	/* Optional, on demand: the Module-domain ranges of src, the operators with their kernels
+	 * and the forward -> backward operator links, added to d (see load_modules). */
+	void (*modules)(const tl_source *src, tl_module_data *d);
 	/* Optional, on demand: adds src's host API lanes (TL_LANE_HOST, TL_HOST_KEY keys) to r,
 	 * tracks unsorted, their source set to src_index. NULL for formats whose loader reads
 	 * host lanes while loading. */
@@ -236,6 +240,12 @@ void load_comm(const tl_rank *r, tl_comm_data *d);
  * with every task's duration (ascend_db_ops.c), read on demand: d is initialised here and owned
  * by the caller (op_data_free). */
 void load_ops(const tl_rank *r, tl_op_data *d);
+
+/* What module statistics need of r's sources (ascend_db_modules.c): the ranges of MSTX domain
+ * "Module", the operators that launched kernels with their kernels, and the forward ->
+ * backward operator links, read on demand (nothing beyond the ranges when a source has none): d
+ * is initialised here and owned by the caller (module_data_free). */
+void load_modules(const tl_rank *r, tl_module_data *d);
 
 /* SESSION_TIME_INFO endTimeNs of a profile DB (epoch ns: when the collection stopped), 0 when
  * it has none or cannot be opened. */

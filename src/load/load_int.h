@@ -22,6 +22,8 @@ void ascend_db_comm_hook(const tl_rank *r, size_t si, tl_comm_data *d, size_t **
                          size_t *ocap);
 void trace_json_comm(const tl_rank *r, size_t si, tl_comm_data *d, size_t **owner, size_t *ocap);
 void ascend_db_ops(const tl_source *src, tl_op_data *d);
+/* The module statistics' inputs of a DB (ascend_db_modules.c). */
+void ascend_db_modules(const tl_source *src, tl_module_data *d);
 
 /* The args of many events of JSON source `source` of r at once (ordinals ascending, as the
  * slices' arg), found through the source's event index: one parse per indexed block that holds

@@ -29,6 +29,7 @@
 #include "analysis/dp.h"
 #include "analysis/imbalance.h"
 #include "analysis/lanes.h"
+#include "analysis/modules.h"
 #include "analysis/opstats.h"
 #include "analysis/overlap.h"
 #include "analysis/pipeline.h"
@@ -409,5 +410,25 @@ typedef struct tl_comm_op_row {
 	tl_opstat st;
 } tl_comm_op_row;
 size_t tlq_comm_ops(const tl_query *, tl_comm_op_row **out);
+
+/* ---- module statistics (modules.c) ----------------------------------------------------------
+ * msprof-analyze's module_statistic (analysis/modules.h): per rank, one row per module and
+ * operator (forward, and backward modules synthesized from autograd's operator links) with its
+ * kernels and their device time, from the ranges of MSTX domain "Module" and the operator and
+ * kernel tables of each profile DB, read on demand. */
+typedef struct tl_modules_result {
+	tl_module_stats *stats; /* per rank (index into tr->ranks); n 0 where none */
+	size_t nranks;
+	size_t with_ranges; /* ranks whose MSTX lanes have the domain "Module" */
+	size_t nrows;       /* over all ranks */
+} tl_modules_result;
+/* Whether rank r, or any rank, has Module-domain ranges (the loaded lanes; no file is read). */
+int tlq_rank_has_modules(const tl_rank *r);
+int tlq_has_modules(const tl_query *);
+/* Reads and computes every rank with module ranges (in parallel); free with tlq_modules_free. */
+void tlq_modules(const tl_query *, tl_modules_result *out);
+void tlq_modules_free(tl_modules_result *);
+/* A row's module path "parent/.../module" into buf; returns buf. */
+char *tlq_module_path(const tl_module_row *r, char *buf, size_t len);
 
 #endif

@@ -28,6 +28,10 @@ void report_comm_json(FILE *, const tl_query *, const tl_comm_result *, const tl
 /* The operator sections (summary_ops.c), JSON only: ,"operators":[...],"comm_operators":[...]
  * (reads every rank's compute tasks: a scan of TASK per rank). */
 void report_ops_json(FILE *, const tl_query *);
+/* The module statistics (summary_modules.c): JSON ,"modules":[...] (one row per rank, module
+ * and operator); text, per rank and module path, only when a rank has Module ranges. */
+void report_modules_json(FILE *, const tl_query *);
+void report_modules_text(FILE *, const tl_query *);
 /* The member ,"host":[...] (summary_host.c): launch delays per rank and step. */
 void report_host_json(FILE *, const tl_query *);
 /* The host launch table of the text summary (nothing when no rank has launches). */

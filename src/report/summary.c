@@ -102,6 +102,7 @@ report_summary_text(FILE *f, const tl_query *q)
 	text_split(f, q, rs);
 	report_comm_text(f, q, &cm, &cr);
 	report_host_text(f, q);
+	report_modules_text(f, q);
 	tlq_rank_steps_free(q, rs);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
@@ -154,6 +155,7 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	report_rl_json(f, q, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
 	report_comm_json(f, q, &cm, &cr);
 	report_ops_json(f, q);
+	report_modules_json(f, q);
 	report_host_json(f, q);
 	report_memory_json(f, q);
 	tlq_collectives_free(&cr);

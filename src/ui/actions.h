@@ -86,6 +86,9 @@
 	  "Show the slow-rank votes: Enter jumps to a rank's worst collective")                    \
 	X(OPS_PANEL, "ops", "Panels",                                                              \
 	  "Show the operator statistics per rank (the slowest first) by op type")                  \
+	X(MODULES_PANEL, "modules", "Panels",                                                      \
+	  "Show the module tree (Module-domain mstx ranges): device time per module, forward and " \
+	  "backward")                                                                              \
 	X(DIFF_PANEL, "diff", "Panels",                                                            \
 	  "With --compare: the ranked changes of tl diff; Enter shows one in both runs")           \
 	X(STAGE_NEXT, "stage-next", "Panels",                                                      \

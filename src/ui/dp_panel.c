@@ -505,6 +505,7 @@ imb_action(tl_ui *ui, void *state, int a)
 	case ACT_COMM_PANEL:
 	case ACT_SLOW_PANEL:
 	case ACT_OPS_PANEL:
+	case ACT_MODULES_PANEL:
 		return 0; /* the view stack's */
 	case ACT_STAGE_NEXT:
 	case ACT_STAGE_PREV:

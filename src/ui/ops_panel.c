@@ -246,6 +246,7 @@ ops_action(tl_ui *ui, void *state, int a)
 	case ACT_PP_VIEW:
 	case ACT_COMM_PANEL:
 	case ACT_SLOW_PANEL:
+	case ACT_MODULES_PANEL:
 		return 0; /* the view stack's */
 	case ACT_RANK_NEXT:
 	case ACT_RANK_PREV:

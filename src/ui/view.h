@@ -81,6 +81,7 @@ typedef struct view_ops {
 	X(comm_panel_view)                                                                         \
 	X(slow_panel_view)                                                                         \
 	X(ops_panel_view)                                                                          \
+	X(modules_panel_view)                                                                      \
 	X(diff_panel_view)                                                                         \
 	X(help_view)
 

@@ -1,5 +1,7 @@
-/* Sorting integers without a comparison callback: an LSD radix sort, several times faster than
- * qsort on the millions of task durations the operator statistics sort. */
+/* Sorting without qsort's limits: integers without a comparison callback (an LSD radix sort,
+ * several times faster than qsort on the millions of task durations the operator statistics
+ * sort), and index arrays by a comparison that takes a context (qsort has none, and a
+ * file-scope context would race when ranks are computed in parallel). */
 #ifndef TL_SORT_H
 #define TL_SORT_H
 #include <stddef.h>
@@ -9,5 +11,9 @@
 void sort_i64(int64_t *v, size_t n);
 /* 1 when v[0 .. n) is ascending. */
 int sorted_i64(const int64_t *v, size_t n);
+
+/* Sorts order[0..n) by cmp(ctx, a, b) on its elements; ties keep their order (a merge sort). */
+void sort_index(size_t *order, size_t n, int (*cmp)(const void *ctx, size_t a, size_t b),
+                const void *ctx);
 
 #endif

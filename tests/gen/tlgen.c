@@ -48,6 +48,8 @@ usage(FILE *f)
 	    "  GRPO: --no-ranges --stage-device --decode ranges|vllm|none|dp --dp-bad --dp-only\n"
 	    "  PP:   --pp N --microbatches M --gpipe --no-meta --no-p2p --op-pairs --pp-device\n"
 	    "  host: --host-ops (a PyTorch operator per launch) --jitter (varying launch delays)\n"
+	    "  modules: --modules (nested Module-domain ranges, forward and backward, instead of\n"
+	    "        the GRPO timeline)\n"
 	    "  a pair for tl diff: --slow-stage S --slow-factor PERMILLE --slow-ranks MASK\n"
 	    "        --delay-coll N --delay-ns NS --t0 NS\n"
 	    "  bent: --no-device R (rank R without device data) --late R SECONDS (a later clock)\n",
@@ -178,6 +180,7 @@ flag(gen_opts *o, const char *a)
 	    {"--pp-device", offsetof(gen_opts, pp_device_ranges)},
 	    {"--host-ops", offsetof(gen_opts, host_ops)},
 	    {"--jitter", offsetof(gen_opts, launch_jitter)},
+	    {"--modules", offsetof(gen_opts, modules)},
 	};
 	if (strcmp(a, "--gpipe") == 0) {
 		o->pp_schedule = GEN_PP_GPIPE;
