@@ -263,3 +263,29 @@ tlq_diff_step_id(const tl_diff_side *s, int64_t key)
 		return s->step_first + key;
 	return (size_t)key < s->nsteps ? s->steps[key] : -1;
 }
+
+tl_diff_change *
+tlq_diff_changes(const tl_diff_side *a, const tl_diff_side *b, size_t *n)
+{
+	tl_diff_meas *va = xmalloc((a->n + 1) * sizeof *va), *vb = xmalloc((b->n + 1) * sizeof *vb);
+	memcpy(va, a->v, a->n * sizeof *va);
+	memcpy(vb, b->v, b->n * sizeof *vb);
+	tl_diff_change *v;
+	*n = diff_join(va, a->n, vb, b->n, &v);
+	free(va);
+	free(vb);
+	diff_rank_changes(v, *n);
+	return v;
+}
+
+int
+tlq_diff_pct(const tl_diff_change *c, double *pct)
+{
+	return diff_pct(c, pct);
+}
+
+const char *
+tlq_diff_kind_name(tl_diff_kind k)
+{
+	return diff_kind_name(k);
+}

@@ -35,4 +35,14 @@ void tlq_diff_side_free(tl_diff_side *);
 /* The STEP_TIME id of an aligned step key on this side, or -1 when it has none. */
 int64_t tlq_diff_step_id(const tl_diff_side *, int64_t key);
 
+/* The changes from side a to side b: measurements joined on (kind, name, rank, step), equal
+ * keys on one side summed, every per-rank row and per (kind, name, step) the row over all
+ * ranks, ordered by |delta| descending (diff_join, diff_rank_changes). *n rows; the caller
+ * frees the array. */
+tl_diff_change *tlq_diff_changes(const tl_diff_side *a, const tl_diff_side *b, size_t *n);
+/* A change as a percentage of its A value: 0 when A is 0 (new, or nothing to compare). */
+int tlq_diff_pct(const tl_diff_change *, double *pct);
+/* The kind's name as `tl diff` prints it ("stage", "overlap", ...). */
+const char *tlq_diff_kind_name(tl_diff_kind);
+
 #endif

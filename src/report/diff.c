@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "util/text.h"
-#include "util/xalloc.h"
 
 /* Rows shown in the text list of changes; --json has them all. */
 #define TEXT_CHANGES 30
@@ -42,7 +41,7 @@ pct_text(const tl_diff_change *c, char *buf, size_t len)
 		snprintf(buf, len, "new");
 	else if (!c->has_b)
 		snprintf(buf, len, "gone");
-	else if (diff_pct(c, &p))
+	else if (tlq_diff_pct(c, &p))
 		snprintf(buf, len, "%+.1f%%", p);
 	else
 		snprintf(buf, len, "-");
@@ -150,20 +149,6 @@ text_only(FILE *f, const char *label, const tl_diff_side *x, const tl_diff_side 
 		fprintf(f, "\n");
 }
 
-static tl_diff_change *
-join(const tl_diff_side *a, const tl_diff_side *b, size_t *n)
-{
-	tl_diff_meas *va = xmalloc((a->n + 1) * sizeof *va), *vb = xmalloc((b->n + 1) * sizeof *vb);
-	memcpy(va, a->v, a->n * sizeof *va);
-	memcpy(vb, b->v, b->n * sizeof *vb);
-	tl_diff_change *v;
-	*n = diff_join(va, a->n, vb, b->n, &v);
-	free(va);
-	free(vb);
-	diff_rank_changes(v, *n);
-	return v;
-}
-
 static void
 text_row(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_change *c)
 {
@@ -175,7 +160,7 @@ text_row(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_ch
 		snprintf(rk, sizeof rk, "all");
 	else
 		snprintf(rk, sizeof rk, "%d", c->rank);
-	fprintf(f, "%-13s", diff_kind_name(c->kind));
+	fprintf(f, "%-13s", tlq_diff_kind_name(c->kind));
 	put_name(f, c->name, 36);
 	fprintf(f, " %8s %8s", rk, st);
 	put_ms(f, c->a, 0, 14);
@@ -196,7 +181,7 @@ report_diff_text(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const ch
                  const char *lb)
 {
 	size_t n;
-	tl_diff_change *v = join(a, b, &n);
+	tl_diff_change *v = tlq_diff_changes(a, b, &n);
 	char vd[512], x[256], y[256];
 	verdict(v, n, vd, sizeof vd);
 	fprintf(f, "%s\n", vd);
@@ -268,7 +253,7 @@ static void
 json_change(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_change *c,
             int full)
 {
-	fprintf(f, "{\"kind\":\"%s\",\"name\":", diff_kind_name(c->kind));
+	fprintf(f, "{\"kind\":\"%s\",\"name\":", tlq_diff_kind_name(c->kind));
 	json_str(f, c->name);
 	fputs(",\"rank\":", f);
 	if (c->rank < 0)
@@ -291,7 +276,7 @@ json_change(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff
 		fputs("null", f);
 	fprintf(f, ",\"delta_ns\":%" PRId64 ",\"delta_pct\":", diff_delta(c));
 	double p;
-	if (c->has_a && c->has_b && diff_pct(c, &p))
+	if (c->has_a && c->has_b && tlq_diff_pct(c, &p))
 		fprintf(f, "%.3f", p);
 	else
 		fputs("null", f);
@@ -353,7 +338,7 @@ void
 report_diff_json(FILE *f, const tl_diff_side *a, const tl_diff_side *b)
 {
 	size_t n;
-	tl_diff_change *v = join(a, b, &n);
+	tl_diff_change *v = tlq_diff_changes(a, b, &n);
 	char vd[512];
 	verdict(v, n, vd, sizeof vd);
 	fputs("{\"verdict\":", f);
