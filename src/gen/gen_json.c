@@ -94,7 +94,7 @@ jw_ev_dur(jw *w, int64_t ns)
 	jw_us(w, ns);
 }
 
-void
+static void
 jw_meta(jw *w, const char *what, int64_t pid, int64_t tid, const char *key, const char *sval,
         int64_t num)
 {
@@ -194,7 +194,7 @@ jw_str(const jw *w, sqlite3_stmt *st, int i)
 	return jw_s_of(w, &w->str, jw_col(st, i));
 }
 
-void
+static void
 jw_read_map(jw *w, const char *sql, tl_u64map *m)
 {
 	sqlite3_stmt *st = jw_prep(w, sql);

@@ -25,7 +25,8 @@
 
 /* ---- the directory -------------------------------------------------------------------------- */
 
-char *
+/* The default directory: $XDG_CACHE_HOME/tl/models, else ~/.cache/tl/models (malloc'd). */
+static char *
 cache_default_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");

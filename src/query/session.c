@@ -110,9 +110,3 @@ tlq_stage_name(const tl_query *q, int stage)
 	           ? stage_rules_name(q->rules, stage)
 	           : NULL;
 }
-
-size_t
-tlq_stage_count(const tl_query *q)
-{
-	return stage_rules_count(q->rules);
-}
