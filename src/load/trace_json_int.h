@@ -140,8 +140,8 @@ typedef struct fb_key {            /* lookup of pair ends by (thread, ts) */
 	int64_t ts;
 } fb_key;
 
-/* An MsTx flow (host MSTX range -> the device part msprof drew on Ascend Hardware) with both ends: their
- * threads and times (walk 1), then the slices they bind to (walk 2; n = none yet). */
+/* An MsTx flow (host MSTX range -> the device part msprof drew on Ascend Hardware) with both ends:
+ * their threads and times (walk 1), then the slices they bind to (walk 2; n = none yet). */
 typedef struct mx_pair {
 	uint32_t thread[2]; /* host, device */
 	int64_t ts[2];
