@@ -569,10 +569,9 @@ disc_walk_dir(walk *w, const char *path, int depth)
 	disc_dirlist_free(&dl);
 }
 
-/* path names one file. Returns -1 (message printed) when it cannot be read, -2 when it is not a
- * profile: like a directory without profiles, nothing is found (and the command exits as it
- * does for one). */
-int
+/* path names one file (discover_int.h). A file that is no profile finds nothing, and the command
+ * exits as it does for a directory without profiles. */
+disc_file_status
 disc_discover_file(walk *w, const char *path)
 {
 	char buf[1024];
@@ -580,13 +579,13 @@ disc_discover_file(walk *w, const char *path)
 	if (fd < 0) {
 		msg_error("%s: cannot open: %s", text_sanitize(path, buf, sizeof buf, 1),
 		          strerror(errno));
-		return -1;
+		return DISC_FILE_UNREADABLE;
 	}
 	close(fd);
 	char *real = realpath(path, NULL);
 	if (real == NULL) {
 		msg_error("%s: %s", text_sanitize(path, buf, sizeof buf, 1), strerror(errno));
-		return -1;
+		return DISC_FILE_UNREADABLE;
 	}
 	const char *name = disc_path_base(path);
 	char *fdir = disc_path_dir(real);
@@ -704,7 +703,7 @@ disc_discover_file(walk *w, const char *path)
 	free(up);
 	free(fdir);
 	free(real);
-	return ok ? 0 : -2;
+	return ok ? DISC_FILE_ADDED : DISC_FILE_NOT_PROFILE;
 }
 
 /* ---- after the walk: roles, filter, order -------------------------------------------------- */

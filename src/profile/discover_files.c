@@ -415,9 +415,8 @@ discover(const char *path, const tl_rankset *ranks, tl_sourcelist *out)
 			msg_warn(root, "directories more than %d levels down were not searched",
 			         DISCOVER_MAX_DEPTH);
 	} else if (S_ISREG(st.st_mode)) {
-		rc = disc_discover_file(&w, root);
-		if (rc == -2)
-			rc = 0; /* not a profile: the caller sees no sources */
+		/* not a profile: the caller sees no sources */
+		rc = disc_discover_file(&w, root) == DISC_FILE_UNREADABLE ? -1 : 0;
 	} else {
 		msg_error("%s: not a directory or a regular file",
 		          text_sanitize(path, buf, sizeof buf, 1));

@@ -164,9 +164,14 @@ int disc_fidset_add(fidset *s, dev_t dev, ino_t ino);
  * ASCEND_PROFILER_OUTPUT). apo: its output directory, NULL for cap/ASCEND_PROFILER_OUTPUT. */
 void disc_capture_scan(walk *w, const char *cap, const char *apo, int depth);
 void disc_walk_dir(walk *w, const char *path, int depth);
-/* path names one file. Returns -1 (message printed) when it cannot be read, -2 when it is not a
- * profile. */
-int disc_discover_file(walk *w, const char *path);
+/* What disc_discover_file made of a file. */
+typedef enum disc_file_status {
+	DISC_FILE_ADDED,       /* a source, added to w */
+	DISC_FILE_UNREADABLE,  /* cannot be read (message printed) */
+	DISC_FILE_NOT_PROFILE, /* no profile: like a directory without one, nothing is found */
+} disc_file_status;
+/* path names one file. */
+disc_file_status disc_discover_file(walk *w, const char *path);
 /* The directory above a capture is its role when it is a known verl / MindSpeed-RL role name, or
  * when it sits in a step directory (verl's <step>/<role>/), holds captures of several ranks and
  * has a sibling that does too (several roles side by side). Sibling directories of many ranks
