@@ -133,15 +133,6 @@ cache_file(const tl_cache *c, const uint8_t *key, size_t klen)
 	                 (unsigned long long)util_hash_bytes((const char *)key, klen), FILE_EXT);
 }
 
-uint64_t
-cache_rank_slices(const tl_rank *r)
-{
-	uint64_t n = 0;
-	for (size_t i = 0; i < r->ntracks; i++)
-		n += r->tracks[i]->n;
-	return n;
-}
-
 static void
 add_rec(tl_cache *c, int rank, tl_cache_status st, const char *file, uint64_t bytes,
         uint64_t slices)
