@@ -6,6 +6,7 @@
  * on the profile's clock. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/table.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
 
@@ -29,7 +30,7 @@ typedef struct bm_state {
 	char *file; /* NULL: no state directory (neither XDG_STATE_HOME nor HOME) */
 	bookmark *v;
 	size_t n, cap;
-	size_t sel, top;
+	ui_table tab;
 } bm_state;
 
 /* The state directory's tl folder (malloc'd), or NULL. */
@@ -185,27 +186,19 @@ bm_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 		              "None yet: :mark NAME sets one at the cursor, on the current rank.");
 		return;
 	}
-	screen_printf(sc, x + 2, y + 1, w - 2, SLOT_LABEL, "%-24s %6s %16s", "name", "rank",
-	              "time");
-	int rows = h - 2;
-	if (rows < 1)
-		return;
-	if (s->sel >= s->n)
-		s->sel = s->n - 1;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)rows)
-		s->top = s->sel - (size_t)rows + 1;
-	for (int r = 0; r < rows && s->top + (size_t)r < s->n; r++) {
-		size_t i = s->top + (size_t)r;
-		int yy = y + 2 + r;
-		char nm[96], at[48];
-		if (i == s->sel)
-			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
-		screen_printf(sc, x + 2, yy, w - 2, i == s->sel ? SLOT_LABEL_CURRENT : SLOT_NORMAL,
-		              "%-24s %6d %16s", ui_clean(ui, s->v[i].name, nm, sizeof nm),
-		              s->v[i].rank, ui_time(ui, s->v[i].t, at, sizeof at));
-	}
+	s->tab.n = s->n;
+	ui_table_draw(ui, &s->tab, x, y, w, h);
+}
+
+static void
+bm_row(tl_ui *ui, void *ctx, size_t i, int sel, ui_table_row *out)
+{
+	const bm_state *s = ctx;
+	ui_clean(ui, s->v[i].name, out->cell[0], sizeof out->cell[0]);
+	snprintf(out->cell[1], sizeof out->cell[1], "%d", s->v[i].rank);
+	ui_time(ui, s->v[i].t, out->cell[2], sizeof out->cell[2]);
+	for (int c = 0; c < 3; c++)
+		out->slot[c] = sel ? SLOT_LABEL_CURRENT : SLOT_NORMAL;
 }
 
 static int
@@ -213,6 +206,9 @@ bm_action(tl_ui *ui, void *st, int a)
 {
 	bm_state *s = st;
 	load(ui, s);
+	s->tab.n = s->n;
+	if (ui_table_move(ui, &s->tab, a))
+		return 1;
 	switch (a) {
 	case ACT_QUIT:
 	case ACT_CLEAR:
@@ -226,24 +222,9 @@ bm_action(tl_ui *ui, void *st, int a)
 	case ACT_OVERVIEW:
 	case ACT_SEARCH_LIST:
 		return 0;
-	case ACT_LANE_DOWN:
-		if (s->sel + 1 < s->n)
-			s->sel++;
-		return 1;
-	case ACT_LANE_UP:
-		if (s->sel > 0)
-			s->sel--;
-		return 1;
-	case ACT_FIRST_LANE:
-		s->sel = 0;
-		return 1;
-	case ACT_LAST_LANE:
-		if (s->n)
-			s->sel = s->n - 1;
-		return 1;
 	case ACT_SELECT:
-		if (s->sel < s->n) {
-			bookmark b = s->v[s->sel];
+		if (s->tab.sel < s->n) {
+			bookmark b = s->v[s->tab.sel];
 			ui_view_close(ui, &bookmarks_view);
 			for (size_t ri = 0; ri < ui->tr->nranks; ri++)
 				if (ui->tr->ranks[ri]->rank == b.rank)
@@ -264,7 +245,14 @@ static void *
 bm_open(tl_ui *ui)
 {
 	(void)ui;
-	return xcalloc(1, sizeof(bm_state));
+	static const ui_col cols[] = {
+	    {"name", 24, UI_ALIGN_LEFT_WHOLE, 0, 0, 0},
+	    {"rank", 6, UI_ALIGN_RIGHT, 0, 0, 0},
+	    {"time", 16, UI_ALIGN_RIGHT, 0, 0, 0},
+	};
+	bm_state *s = xcalloc(1, sizeof *s);
+	ui_table_init(&s->tab, cols, 3, 2, 2, bm_row, s);
+	return s;
 }
 
 static void

@@ -5,6 +5,7 @@
  * `tl summary --json` writes as `communication`. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/table.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
 
@@ -25,7 +26,8 @@ enum {
 typedef struct comm_state {
 	tl_comm_result c;
 	int sort;
-	size_t sel, top;
+	ui_table tab;
+	ui_col cols[10]; /* the op column is as wide as the longest name */
 	size_t *order;
 	int built;
 } comm_state;
@@ -33,13 +35,10 @@ typedef struct comm_state {
 static const char *const sort_names[COMM_SORT__COUNT] = {
     "rank and start", "elapse", "transit", "wait", "synchronization", "idle"};
 
-static const tl_comm_row *sort_ops; /* the comparator's rows (the viewer has one thread) */
-static int sort_key;
-
 static int64_t
-key_of(const tl_comm_row *r)
+key_of(const tl_comm_row *r, int key)
 {
-	switch (sort_key) {
+	switch (key) {
 	case COMM_SORT_ELAPSE:
 		return r->t.elapse;
 	case COMM_SORT_TRANSIT:
@@ -56,14 +55,11 @@ key_of(const tl_comm_row *r)
 }
 
 static int
-cmp_row(const void *a, const void *b)
+cmp_row(const void *ctx, size_t i, size_t j)
 {
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	int64_t x = key_of(&sort_ops[i]), y = key_of(&sort_ops[j]);
-	int c = (x < y) - (x > y); /* largest first */
-	if (c == 0)
-		c = (i > j) - (i < j); /* the result's order: rank, then start */
-	return c;
+	const comm_state *s = ctx;
+	int64_t x = key_of(&s->c.ops[i], s->sort), y = key_of(&s->c.ops[j], s->sort);
+	return (x < y) - (x > y); /* largest first; ties in the result's order: rank, then start */
 }
 
 static void
@@ -72,10 +68,7 @@ build(comm_state *s)
 	s->order = xreallocarray(s->order, s->c.nops ? s->c.nops : 1, sizeof *s->order);
 	for (size_t i = 0; i < s->c.nops; i++)
 		s->order[i] = i;
-	sort_ops = s->c.ops;
-	sort_key = s->sort;
-	qsort(s->order, s->c.nops, sizeof *s->order, cmp_row);
-	sort_ops = NULL;
+	ui_table_sort(s->order, s->c.nops, cmp_row, s);
 	s->built = 1;
 }
 
@@ -125,46 +118,26 @@ comm_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	    "sorted by %s   %zu ops   times in us; idle = elapse - transit - wait; sync: the wait "
 	    "before the first transfer",
 	    sort_names[s->sort], s->c.nops);
-	int cx = x + 1;
-	int ow = op_width(&s->c);
-	if (w - 5 - (ow + 51) >= 12)
-		screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL,
-		              "%4s %-*s %9s %9s %9s %9s %9s %5s %5s  %s", "rank", ow, "op",
-		              "elapse", "transit", "wait", "sync", "idle", "sync%", "wait%",
-		              "group");
-	else
-		screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%4s %-*s %9s %9s %9s %9s %9s",
-		              "rank", ow, "op", "elapse", "transit", "wait", "sync", "idle");
-	int rows = h - 3;
-	if (rows < 1)
-		return;
-	if (s->sel >= s->c.nops)
-		s->sel = s->c.nops - 1;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)rows)
-		s->top = s->sel - (size_t)rows + 1;
-	for (int r = 0; r < rows && s->top + (size_t)r < s->c.nops; r++) {
-		size_t row = s->top + (size_t)r;
-		const tl_comm_row *o = &s->c.ops[s->order[row]];
-		int yy = y + 3 + r, sel = row == s->sel;
-		char e[24], t[24], wt[24], sy[24], id[24], nb[160], gb[160];
-		if (sel)
-			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
-		screen_printf(sc, cx, yy, 4, sel ? SLOT_LABEL_CURRENT : SLOT_RANK, "%4d", o->rank);
-		/* the op and its five times first: at 80 columns the ratios and the group are what
-		 * does not fit, so they start only where there is room for them */
-		int nw = ow + 51, rest = w - 5 - nw;
-		screen_printf(sc, cx + 4, yy, nw, SLOT_NORMAL, " %-*.*s %9s %9s %9s %9s %9s", ow,
-		              ow, ui_clean(ui, o->op_name, nb, sizeof nb),
-		              us_text(o->t.elapse, e, sizeof e), us_text(o->t.transit, t, sizeof t),
-		              us_text(o->t.wait, wt, sizeof wt), us_text(o->t.sync, sy, sizeof sy),
-		              us_text(o->t.idle, id, sizeof id));
-		if (rest >= 12)
-			screen_printf(sc, cx + 4 + nw, yy, rest, SLOT_NORMAL, " %5.1f %5.1f  %s",
-			              o->t.sync_ratio * 100, o->t.wait_ratio * 100,
-			              ui_clean(ui, o->group, gb, sizeof gb));
-	}
+	s->tab.n = s->c.nops;
+	ui_table_draw(ui, &s->tab, x, y, w, h);
+}
+
+static void
+comm_row(tl_ui *ui, void *ctx, size_t row, int sel, ui_table_row *out)
+{
+	const comm_state *s = ctx;
+	const tl_comm_row *o = &s->c.ops[s->order[row]];
+	snprintf(out->cell[0], sizeof out->cell[0], "%d", o->rank);
+	out->slot[0] = sel ? SLOT_LABEL_CURRENT : SLOT_RANK;
+	ui_clean(ui, o->op_name, out->cell[1], sizeof out->cell[1]);
+	us_text(o->t.elapse, out->cell[2], sizeof out->cell[2]);
+	us_text(o->t.transit, out->cell[3], sizeof out->cell[3]);
+	us_text(o->t.wait, out->cell[4], sizeof out->cell[4]);
+	us_text(o->t.sync, out->cell[5], sizeof out->cell[5]);
+	us_text(o->t.idle, out->cell[6], sizeof out->cell[6]);
+	snprintf(out->cell[7], sizeof out->cell[7], "%.1f", o->t.sync_ratio * 100);
+	snprintf(out->cell[8], sizeof out->cell[8], "%.1f", o->t.wait_ratio * 100);
+	ui_clean(ui, o->group, out->cell[9], sizeof out->cell[9]);
 }
 
 /* The op on its rank's communication lane, selected. */
@@ -202,8 +175,8 @@ comm_action(tl_ui *ui, void *state, int a)
 {
 	comm_state *s = state;
 	size_t n = s->c.nops;
-	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
-	if (ui_list_move(&s->sel, n, page, a))
+	s->tab.n = n;
+	if (ui_table_move(ui, &s->tab, a))
 		return 1;
 	switch (a) {
 	case ACT_QUIT:
@@ -221,14 +194,14 @@ comm_action(tl_ui *ui, void *state, int a)
 	case ACT_SORT_NEXT:
 		s->sort = (s->sort + 1) % COMM_SORT__COUNT;
 		s->built = 0;
-		s->sel = s->top = 0;
+		s->tab.sel = s->tab.top = 0;
 		ui_message(ui, 0, "Sorted by %s", sort_names[s->sort]);
 		return 1;
 	case ACT_SELECT:
 		if (!s->built)
 			build(s);
-		if (s->sel < n)
-			jump(ui, &s->c.ops[s->order[s->sel]]);
+		if (s->tab.sel < n)
+			jump(ui, &s->c.ops[s->order[s->tab.sel]]);
 		return 1;
 	default:
 		return 1; /* the timeline behind the panel does not move */
@@ -240,6 +213,18 @@ comm_open(tl_ui *ui)
 {
 	comm_state *s = xcalloc(1, sizeof *s);
 	tlq_comm(ui->q, &s->c); /* read once, when first shown */
+	/* the op and its five times first: at 80 columns the ratios and the group are what does
+	 * not fit, so they leave together */
+	static const ui_col cols[] = {
+	    {"rank", 4, UI_ALIGN_RIGHT, 0, 0, 0},   {"op", 0, UI_ALIGN_LEFT, 0, 0, 0},
+	    {"elapse", 9, UI_ALIGN_RIGHT, 0, 0, 0}, {"transit", 9, UI_ALIGN_RIGHT, 0, 0, 0},
+	    {"wait", 9, UI_ALIGN_RIGHT, 0, 0, 0},   {"sync", 9, UI_ALIGN_RIGHT, 0, 0, 0},
+	    {"idle", 9, UI_ALIGN_RIGHT, 0, 0, 0},   {"sync%", 5, UI_ALIGN_RIGHT, 0, 1, 0},
+	    {"wait%", 5, UI_ALIGN_RIGHT, 0, 1, 0},  {"group", 0, UI_ALIGN_LEFT, 2, 1, 0},
+	};
+	memcpy(s->cols, cols, sizeof cols);
+	s->cols[1].width = op_width(&s->c);
+	ui_table_init(&s->tab, s->cols, 10, 1, 3, comm_row, s);
 	return s;
 }
 

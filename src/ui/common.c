@@ -73,3 +73,16 @@ ui_list_move(size_t *sel, size_t n, int page, int action)
 	}
 	return 0;
 }
+
+void
+ui_list_scroll(size_t *sel, size_t *top, size_t n, int rows)
+{
+	if (n == 0 || rows < 1)
+		return;
+	if (*sel >= n)
+		*sel = n - 1;
+	if (*sel < *top)
+		*top = *sel;
+	if (*sel >= *top + (size_t)rows)
+		*top = *sel - (size_t)rows + 1;
+}

@@ -15,5 +15,7 @@ char *ui_clean(const tl_ui *, const char *s, char *buf, size_t len);
 /* Moves a panel's selected row *sel among n rows for the line, page, first and last actions
  * (page rows a page). Returns 1 when action was one of them, 0 otherwise (nothing moved). */
 int ui_list_move(size_t *sel, size_t n, int page, int action);
+/* Keeps the selected row *sel (clamped to the n rows) among the rows lines shown from *top. */
+void ui_list_scroll(size_t *sel, size_t *top, size_t n, int rows);
 
 #endif

@@ -352,12 +352,7 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	}
 	if (rows < 1)
 		return;
-	if (s->sel >= im->n)
-		s->sel = im->n - 1;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)rows)
-		s->top = s->sel - (size_t)rows + 1;
+	ui_list_scroll(&s->sel, &s->top, im->n, rows);
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (size_t i = 0; i < im->n; i++) {
 		if (im->ranks[i].start < lo)

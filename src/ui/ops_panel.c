@@ -7,6 +7,7 @@
  * `tl summary --json`. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/table.h"
 #include "util/xalloc.h"
 
 #include <inttypes.h>
@@ -16,13 +17,26 @@
 
 enum { OPS_SORT_TOTAL, OPS_SORT_COUNT, OPS_SORT_MEAN, OPS_SORT_MAX, OPS_SORT_VS, OPS_SORT__COUNT };
 
+/* the type rows' columns; the name rows have no "vs med" and name the last one otherwise */
+static const ui_col type_cols[] = {
+    {"count", 7, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"total", 10, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"mean", 9, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"min", 9, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"max", 9, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"vs med", 7, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"op type (task type)", 0, UI_ALIGN_LEFT, 2, 0, 0},
+};
+enum { OPS_NCOLS = sizeof type_cols / sizeof *type_cols };
+
 typedef struct ops_state {
 	tl_ops_result o;
 	int *ranks; /* the rank numbers with operators, ascending */
 	size_t nranks, cur;
 	double *vs; /* per type row: its total / the median over ranks of the same type's totals */
 	int sort;
-	size_t sel, top;
+	ui_table tab;
+	ui_col cols[OPS_NCOLS]; /* type_cols, renamed for the name rows */
 	size_t *rows; /* the shown rows: type rows of the rank, or name rows of one type */
 	size_t nrows;
 	size_t type; /* SIZE_MAX: the types; else the type row whose names are shown */
@@ -76,12 +90,9 @@ compare_ranks(ops_state *s)
 	free(t);
 }
 
-static const ops_state *sort_s; /* the comparator's state (the viewer has one thread) */
-
 static double
-key_of(size_t i)
+key_of(const ops_state *s, size_t i)
 {
-	const ops_state *s = sort_s;
 	const tl_opstat *st = s->type == SIZE_MAX ? &s->o.types[i].st : &s->o.names[i].st;
 	switch (s->sort) {
 	case OPS_SORT_COUNT:
@@ -98,12 +109,10 @@ key_of(size_t i)
 }
 
 static int
-cmp_row(const void *a, const void *b)
+cmp_row(const void *ctx, size_t i, size_t j)
 {
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	double x = key_of(i), y = key_of(j);
-	int c = (x < y) - (x > y);
-	return c ? c : (i > j) - (i < j);
+	double x = key_of(ctx, i), y = key_of(ctx, j);
+	return (x < y) - (x > y);
 }
 
 static void
@@ -122,9 +131,13 @@ build(ops_state *s)
 		for (size_t i = 0; i < t->nby; i++)
 			s->rows[s->nrows++] = t->by0 + i;
 	}
-	sort_s = s;
-	qsort(s->rows, s->nrows, sizeof *s->rows, cmp_row);
-	sort_s = NULL;
+	ui_table_sort(s->rows, s->nrows, cmp_row, s);
+	s->tab.n = s->nrows;
+	memcpy(s->cols, type_cols, sizeof type_cols);
+	if (s->type != SIZE_MAX) {
+		s->cols[5].name = "";
+		s->cols[6].name = "op name [input shapes]";
+	}
 	s->built = 1;
 }
 
@@ -177,56 +190,43 @@ ops_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	              "sorted by %s   %zu rows   total in ms, the rest in us%s",
 	              sort_names[s->sort], s->nrows,
 	              byname ? "" : "; vs med: the total over the median rank's");
-	int cx = x + 1;
-	screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%7s %10s %9s %9s %9s %7s  %s", "count",
-	              "total", "mean", "min", "max", byname ? "" : "vs med",
-	              byname ? "op name [input shapes]" : "op type (task type)");
-	int rows = h - 3;
-	if (rows < 1 || s->nrows == 0)
-		return;
-	if (s->sel >= s->nrows)
-		s->sel = s->nrows - 1;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)rows)
-		s->top = s->sel - (size_t)rows + 1;
-	for (int r = 0; r < rows && s->top + (size_t)r < s->nrows; r++) {
-		size_t row = s->top + (size_t)r, i = s->rows[row];
-		int yy = y + 3 + r, sel = row == s->sel;
-		const tl_opstat *st = byname ? &s->o.names[i].st : &s->o.types[i].st;
-		char tot[32], mn[32], mi[32], mx[32], vs[32], nb[400], sb[400];
-		if (sel)
-			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
-		if (byname)
-			snprintf(vs, sizeof vs, "%s", "");
-		else if (isnan(s->vs[i]))
-			snprintf(vs, sizeof vs, "%s", "-");
-		else
-			snprintf(vs, sizeof vs, "%.2fx", s->vs[i]);
-		const char *name, *sub;
-		if (byname) {
-			name = ui_clean(ui, s->o.names[i].op_name, nb, sizeof nb);
-			sub = ui_clean(ui, s->o.names[i].input_shapes, sb, sizeof sb);
-		} else {
-			name = ui_clean(ui, s->o.types[i].op_type, nb, sizeof nb);
-			sub = ui_clean(ui, s->o.types[i].task_type, sb, sizeof sb);
-		}
-		screen_printf(sc, cx, yy, w - 1, sel ? SLOT_LABEL_CURRENT : SLOT_NORMAL,
-		              "%7" PRIu64 " %10s %9s %9s %9s %7s  %s %s%s%s", st->count,
-		              us_text((double)st->total / 1e3, tot, sizeof tot),
-		              us_text(st->mean, mn, sizeof mn),
-		              us_text((double)st->min, mi, sizeof mi),
-		              us_text((double)st->max, mx, sizeof mx), vs, name, byname ? "[" : "(",
-		              sub, byname ? "]" : ")");
-	}
+	ui_table_draw(ui, &s->tab, x, y, w, h);
+}
+
+static void
+ops_row(tl_ui *ui, void *ctx, size_t row, int sel, ui_table_row *out)
+{
+	ops_state *s = ctx;
+	size_t i = s->rows[row];
+	int byname = s->type != SIZE_MAX;
+	const tl_opstat *st = byname ? &s->o.names[i].st : &s->o.types[i].st;
+	char nb[400], sb[400];
+	snprintf(out->cell[0], sizeof out->cell[0], "%" PRIu64, st->count);
+	us_text((double)st->total / 1e3, out->cell[1], sizeof out->cell[1]);
+	us_text(st->mean, out->cell[2], sizeof out->cell[2]);
+	us_text((double)st->min, out->cell[3], sizeof out->cell[3]);
+	us_text((double)st->max, out->cell[4], sizeof out->cell[4]);
+	if (!byname && isnan(s->vs[i]))
+		snprintf(out->cell[5], sizeof out->cell[5], "-");
+	else if (!byname)
+		snprintf(out->cell[5], sizeof out->cell[5], "%.2fx", s->vs[i]);
+	if (byname)
+		snprintf(out->cell[6], sizeof out->cell[6], "%s [%s]",
+		         ui_clean(ui, s->o.names[i].op_name, nb, sizeof nb),
+		         ui_clean(ui, s->o.names[i].input_shapes, sb, sizeof sb));
+	else
+		snprintf(out->cell[6], sizeof out->cell[6], "%s (%s)",
+		         ui_clean(ui, s->o.types[i].op_type, nb, sizeof nb),
+		         ui_clean(ui, s->o.types[i].task_type, sb, sizeof sb));
+	for (int c = 0; c < OPS_NCOLS; c++)
+		out->slot[c] = sel ? SLOT_LABEL_CURRENT : SLOT_NORMAL;
 }
 
 static int
 ops_action(tl_ui *ui, void *state, int a)
 {
 	ops_state *s = state;
-	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
-	if (ui_list_move(&s->sel, s->nrows, page, a))
+	if (ui_table_move(ui, &s->tab, a))
 		return 1;
 	switch (a) {
 	case ACT_QUIT:
@@ -234,7 +234,7 @@ ops_action(tl_ui *ui, void *state, int a)
 		if (s->type != SIZE_MAX) { /* back to the types */
 			s->type = SIZE_MAX;
 			s->built = 0;
-			s->sel = s->top = 0;
+			s->tab.sel = s->tab.top = 0;
 			return 1;
 		}
 		ui_view_close(ui, &ops_panel_view);
@@ -254,23 +254,23 @@ ops_action(tl_ui *ui, void *state, int a)
 		s->cur = a == ACT_RANK_NEXT ? (s->cur + 1) % s->nranks
 		                            : (s->cur + s->nranks - 1) % s->nranks;
 		s->built = 0;
-		s->sel = s->top = 0;
+		s->tab.sel = s->tab.top = 0;
 		return 1;
 	case ACT_SORT_NEXT:
 		s->sort = (s->sort + 1) % OPS_SORT__COUNT;
 		if (s->sort == OPS_SORT_VS && s->type != SIZE_MAX)
 			s->sort = 0;
 		s->built = 0;
-		s->sel = s->top = 0;
+		s->tab.sel = s->tab.top = 0;
 		ui_message(ui, 0, "Sorted by %s", sort_names[s->sort]);
 		return 1;
 	case ACT_SELECT:
-		if (s->type == SIZE_MAX && s->sel < s->nrows) {
-			s->type = s->rows[s->sel];
+		if (s->type == SIZE_MAX && s->tab.sel < s->nrows) {
+			s->type = s->rows[s->tab.sel];
 			if (s->sort == OPS_SORT_VS)
 				s->sort = 0;
 			s->built = 0;
-			s->sel = s->top = 0;
+			s->tab.sel = s->tab.top = 0;
 		}
 		return 1;
 	default:
@@ -283,6 +283,8 @@ ops_open(tl_ui *ui)
 {
 	ops_state *s = xcalloc(1, sizeof *s);
 	s->type = SIZE_MAX;
+	memcpy(s->cols, type_cols, sizeof type_cols);
+	ui_table_init(&s->tab, s->cols, OPS_NCOLS, 1, 3, ops_row, s);
 	tlq_ops(ui->q, &s->o); /* read once, when first shown */
 	s->ranks = xreallocarray(NULL, s->o.ntypes ? s->o.ntypes : 1, sizeof *s->ranks);
 	for (size_t i = 0; i < s->o.ntypes; i++)

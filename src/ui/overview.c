@@ -5,6 +5,7 @@
  * the panel computes nothing of its own. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/table.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
 
@@ -48,8 +49,10 @@ typedef struct ov_table {
 typedef struct ov_state {
 	ov_table t[OV__COUNT];
 	int cur;
-	int sort[OV__COUNT]; /* column sorted by */
-	size_t sel, top;
+	int sort[OV__COUNT];              /* column sorted by */
+	ui_col ucols[OV__COUNT][OV_COLS]; /* each table's columns as the table draws them */
+	ui_table tab;
+	const ov_table *shown; /* the table the rows are of, while drawing */
 	size_t *order;
 	size_t norder;
 } ov_state;
@@ -220,25 +223,20 @@ table(tl_ui *ui, ov_state *s)
 
 /* ---- row order ---------------------------------------------------------------------------- */
 
-static const ov_table *sort_t; /* the comparator's table (the viewer has one thread) */
-static int sort_col;
-
 static int
-cmp_row(const void *a, const void *b)
+cmp_row(const void *ctx, size_t a, size_t b)
 {
-	const ov_row *x = &sort_t->rows[*(const size_t *)a], *y = &sort_t->rows[*(const size_t *)b];
-	const ov_col *c = &sort_t->cols[sort_col];
+	const ov_state *s = ctx;
+	const ov_table *t = s->shown;
+	int col = s->sort[s->cur];
+	const ov_row *x = &t->rows[a], *y = &t->rows[b];
+	const ov_col *c = &t->cols[col];
 	int r;
 	if (c->kind == COL_TEXT && !c->bynum)
-		r = strcmp(x->text[sort_col], y->text[sort_col]);
+		r = strcmp(x->text[col], y->text[col]);
 	else
-		r = (x->num[sort_col] > y->num[sort_col]) - (x->num[sort_col] < y->num[sort_col]);
-	if (c->desc)
-		r = -r;
-	if (r == 0) /* then as the report lists them */
-		r = (*(const size_t *)a > *(const size_t *)b) -
-		    (*(const size_t *)a < *(const size_t *)b);
-	return r;
+		r = (x->num[col] > y->num[col]) - (x->num[col] < y->num[col]);
+	return c->desc ? -r : r; /* ties as the report lists them: the sort is stable */
 }
 
 static void
@@ -248,26 +246,35 @@ order_rows(ov_state *s, const ov_table *t)
 	s->norder = t->n;
 	for (size_t i = 0; i < t->n; i++)
 		s->order[i] = i;
-	sort_t = t;
-	sort_col = s->sort[s->cur];
-	qsort(s->order, t->n, sizeof *s->order, cmp_row);
-	sort_t = NULL;
+	s->shown = t;
+	ui_table_sort(s->order, t->n, cmp_row, s);
 }
 
 /* ---- drawing ------------------------------------------------------------------------------ */
 
-static int
-cell_text(tl_ui *ui, const ov_table *t, const ov_row *r, int c, char *buf, size_t len)
+static void
+ov_row_cells(tl_ui *ui, void *ctx, size_t i, int sel, ui_table_row *out)
 {
 	(void)ui;
-	switch (t->cols[c].kind) {
-	case COL_INT:
-		return snprintf(buf, len, "%" PRId64, r->num[c]);
-	case COL_MS:
-		return snprintf(buf, len, "%.3f", (double)r->num[c] / 1e6);
-	default:
-		return snprintf(buf, len, "%s", r->text[c]);
+	const ov_state *s = ctx;
+	const ov_table *t = s->shown;
+	const ov_row *r = &t->rows[s->order[i]];
+	for (int c = 0; c < t->ncols; c++) {
+		char *buf = out->cell[c];
+		size_t len = sizeof out->cell[c];
+		switch (t->cols[c].kind) {
+		case COL_INT:
+			snprintf(buf, len, "%" PRId64, r->num[c]);
+			break;
+		case COL_MS:
+			snprintf(buf, len, "%.3f", (double)r->num[c] / 1e6);
+			break;
+		default:
+			snprintf(buf, len, "%s", r->text[c]);
+			break;
+		}
 	}
+	out->slot[0] = sel ? SLOT_LABEL_CURRENT : SLOT_RANK;
 }
 
 static void
@@ -279,60 +286,27 @@ ov_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	if (s->norder != t->n)
 		order_rows(s, t);
 	char k1[24], k2[24], k3[24];
-	screen_fill(sc, x, y, w, ' ', SLOT_TITLE);
-	screen_printf(sc, x, y, w, SLOT_TITLE,
-	              " Overview %d/%d: %s   (%s next table, %s sort, Enter: timeline, %s: close)",
-	              s->cur + 1, OV__COUNT, t->title,
-	              keymap_key_hint(&ui->keys, ACT_STAGE_NEXT, k1, sizeof k1),
-	              keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k2, sizeof k2),
-	              keymap_key_hint(&ui->keys, ACT_QUIT, k3, sizeof k3));
+	ui_table_title(ui, x, y, w,
+	               " Overview %d/%d: %s   (%s next table, %s sort, Enter: timeline, %s: close)",
+	               s->cur + 1, OV__COUNT, t->title,
+	               keymap_key_hint(&ui->keys, ACT_STAGE_NEXT, k1, sizeof k1),
+	               keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k2, sizeof k2),
+	               keymap_key_hint(&ui->keys, ACT_QUIT, k3, sizeof k3));
 	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY, "%zu rows, sorted by %s%s; ms",
 	              t->n, t->cols[s->sort[s->cur]].name,
 	              t->cols[s->sort[s->cur]].desc ? " (largest first)" : "");
-	int cx = x + 2;
-	for (int c = 0; c < t->ncols && cx < x + w; c++) {
-		int cw = t->cols[c].width;
-		uint8_t slot = c == s->sort[s->cur] ? SLOT_LABEL_CURRENT : SLOT_LABEL;
-		if (t->cols[c].kind == COL_TEXT && !t->cols[c].bynum)
-			screen_printf(sc, cx, y + 2, x + w - cx, slot, "%-*s", cw, t->cols[c].name);
-		else
-			screen_printf(sc, cx, y + 2, x + w - cx, slot, "%*s", cw, t->cols[c].name);
-		cx += cw + 1;
-	}
+	s->shown = t;
+	s->tab.cols = s->ucols[s->cur];
+	s->tab.ncols = t->ncols;
+	s->tab.sort_col = s->sort[s->cur];
+	s->tab.n = t->n;
 	if (t->n == 0) {
+		ui_table_header(ui, &s->tab, x, y, w);
 		screen_printf(sc, x + 1, y + 4, w - 2, SLOT_NORMAL, "%s",
 		              t->empty[0] ? t->empty : "Nothing to show.");
 		return;
 	}
-	int rows = h - 3;
-	if (rows < 1)
-		return;
-	if (s->sel >= t->n)
-		s->sel = t->n - 1;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)rows)
-		s->top = s->sel - (size_t)rows + 1;
-	for (int r = 0; r < rows && s->top + (size_t)r < t->n; r++) {
-		size_t i = s->top + (size_t)r;
-		const ov_row *row = &t->rows[s->order[i]];
-		int yy = y + 3 + r, sel = i == s->sel;
-		if (sel)
-			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
-		cx = x + 2;
-		for (int c = 0; c < t->ncols && cx < x + w; c++) {
-			char buf[64];
-			cell_text(ui, t, row, c, buf, sizeof buf);
-			int cw = t->cols[c].width;
-			uint8_t slot =
-			    c == 0 ? (sel ? SLOT_LABEL_CURRENT : SLOT_RANK) : SLOT_NORMAL;
-			if (t->cols[c].kind == COL_TEXT && !t->cols[c].bynum)
-				screen_printf(sc, cx, yy, x + w - cx, slot, "%-*.*s", cw, cw, buf);
-			else
-				screen_printf(sc, cx, yy, x + w - cx, slot, "%*s", cw, buf);
-			cx += cw + 1;
-		}
-	}
+	ui_table_draw(ui, &s->tab, x, y, w, h);
 }
 
 /* ---- actions -------------------------------------------------------------------------------- */
@@ -362,8 +336,8 @@ ov_action(tl_ui *ui, void *st, int a)
 {
 	ov_state *s = st;
 	ov_table *t = table(ui, s);
-	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
-	if (ui_list_move(&s->sel, t->n, page, a))
+	s->tab.n = t->n;
+	if (ui_table_move(ui, &s->tab, a))
 		return 1;
 	switch (a) {
 	case ACT_QUIT:
@@ -383,20 +357,20 @@ ov_action(tl_ui *ui, void *st, int a)
 		s->cur =
 		    (s->cur + (a == ACT_STAGE_NEXT || a == ACT_CURSOR_RIGHT ? 1 : OV__COUNT - 1)) %
 		    OV__COUNT;
-		s->sel = s->top = 0;
+		s->tab.sel = s->tab.top = 0;
 		s->norder = SIZE_MAX;
 		return 1;
 	case ACT_SORT_NEXT:
 		s->sort[s->cur] = (s->sort[s->cur] + 1) % t->ncols;
 		s->norder = SIZE_MAX;
-		s->sel = s->top = 0;
+		s->tab.sel = s->tab.top = 0;
 		ui_message(ui, 0, "Sorted by %s", t->cols[s->sort[s->cur]].name);
 		return 1;
 	case ACT_SELECT:
-		if (s->sel < t->n) {
+		if (s->tab.sel < t->n) {
 			if (s->norder != t->n)
 				order_rows(s, t);
-			jump(ui, s, &t->rows[s->order[s->sel]]);
+			jump(ui, s, &t->rows[s->order[s->tab.sel]]);
 		}
 		return 1;
 	default:
@@ -421,6 +395,16 @@ ov_open(tl_ui *ui)
 	s->t[OV_BUBBLES] = (ov_table){.title = "largest bubbles of each rank",
 	                              .cols = bubble_cols,
 	                              .ncols = (int)(sizeof bubble_cols / sizeof *bubble_cols)};
+	for (int i = 0; i < OV__COUNT; i++)
+		for (int c = 0; c < s->t[i].ncols; c++) {
+			const ov_col *oc = &s->t[i].cols[c];
+			s->ucols[i][c] =
+			    (ui_col){.name = oc->name,
+			             .width = oc->width,
+			             .align = oc->kind == COL_TEXT && !oc->bynum ? UI_ALIGN_LEFT
+			                                                         : UI_ALIGN_RIGHT};
+		}
+	s->tab = (ui_table){.x0 = 2, .head = 3, .split = 1, .row = ov_row_cells, .ctx = s};
 	s->sort[OV_SLOW] = 1;    /* most votes first */
 	s->sort[OV_BUBBLES] = 2; /* longest first */
 	s->norder = SIZE_MAX;

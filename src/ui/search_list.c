@@ -4,6 +4,7 @@
  * row that slice, selected. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/table.h"
 #include "ui/timeline.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -27,8 +28,17 @@ typedef struct sl_state {
 	size_t total;
 	sl_row *rows;
 	size_t n, nranks_rows;
-	size_t sel, top;
+	ui_table tab;
 } sl_state;
+
+/* the rank rows' columns; a match row is a line of its own under them */
+static const ui_col sl_cols[] = {
+    {"rank", 6, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"count", 8, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"total", 14, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"mean", 14, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"(then every match in time order: start, duration, lane)", 0, UI_ALIGN_LEFT, 3, 0, 0},
+};
 
 static void
 build(tl_ui *ui, sl_state *s, const tl_search *se)
@@ -37,7 +47,7 @@ build(tl_ui *ui, sl_state *s, const tl_search *se)
 	free(s->pattern);
 	s->rows = NULL;
 	s->n = 0;
-	s->sel = s->top = 0;
+	s->tab.sel = s->tab.top = 0;
 	s->pattern = xstrdup(se->pattern);
 	s->total = se->total;
 	size_t cap = 0;
@@ -94,43 +104,33 @@ sl_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	              "close)",
 	              ui_clean(ui, s->pattern, pat, sizeof pat), s->total, s->nranks_rows,
 	              keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
-	screen_printf(sc, x + 2, y + 1, w - 2, SLOT_LABEL, "%6s %8s %14s %14s   %s", "rank",
-	              "count", "total", "mean",
-	              "(then every match in time order: start, duration, lane)");
-	int rows = h - 2;
-	if (rows < 1 || s->n == 0)
+	s->tab.n = s->n;
+	ui_table_draw(ui, &s->tab, x, y, w, h);
+}
+
+static void
+sl_row_cells(tl_ui *ui, void *ctx, size_t i, int sel, ui_table_row *out)
+{
+	const sl_state *s = ctx;
+	const sl_row *row = &s->rows[i];
+	const tl_rank *rk = ui->tr->ranks[row->rank];
+	if (row->is_rank) {
+		snprintf(out->cell[0], sizeof out->cell[0], "%d", rk->rank);
+		snprintf(out->cell[1], sizeof out->cell[1], "%zu", row->count);
+		timefmt_dur(row->total, out->cell[2], sizeof out->cell[2]);
+		timefmt_dur(row->total / (int64_t)row->count, out->cell[3], sizeof out->cell[3]);
+		for (int c = 0; c < 4; c++)
+			out->slot[c] = sel ? SLOT_LABEL_CURRENT : SLOT_RANK;
 		return;
-	if (s->sel >= s->n)
-		s->sel = s->n - 1;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)rows)
-		s->top = s->sel - (size_t)rows + 1;
-	for (int r = 0; r < rows && s->top + (size_t)r < s->n; r++) {
-		size_t i = s->top + (size_t)r;
-		const sl_row *row = &s->rows[i];
-		int yy = y + 2 + r, sel = i == s->sel;
-		const tl_rank *rk = ui->tr->ranks[row->rank];
-		if (sel)
-			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
-		if (row->is_rank) {
-			char a[32], b[32];
-			screen_printf(sc, x + 2, yy, w - 2, sel ? SLOT_LABEL_CURRENT : SLOT_RANK,
-			              "%6d %8zu %14s %14s", rk->rank, row->count,
-			              timefmt_dur(row->total, a, sizeof a),
-			              timefmt_dur(row->total / (int64_t)row->count, b, sizeof b));
-			continue;
-		}
-		const tl_track *t = rk->tracks[row->m.track];
-		const tl_slice *sl = &t->v[row->m.slice];
-		char at[48], d[32], nm[200], lab[96];
-		ui_clean(ui, strpool_get(rk->pool, sl->name), nm, sizeof nm);
-		ui_clean(ui, strpool_get(rk->pool, t->label), lab, sizeof lab);
-		screen_printf(sc, x + 2, yy, w - 2, SLOT_NORMAL, "%6d %14s %12s  %-10s %s  %s",
-		              rk->rank, ui_time(ui, sl->start, at, sizeof at),
-		              timefmt_dur(sl->end - sl->start, d, sizeof d),
-		              lane_kind_name(t->kind), lab, nm);
 	}
+	const tl_track *t = rk->tracks[row->m.track];
+	const tl_slice *sl = &t->v[row->m.slice];
+	char at[48], d[32], nm[200], lab[96];
+	ui_clean(ui, strpool_get(rk->pool, sl->name), nm, sizeof nm);
+	ui_clean(ui, strpool_get(rk->pool, t->label), lab, sizeof lab);
+	snprintf(out->line, sizeof out->line, "%6d %14s %12s  %-10s %s  %s", rk->rank,
+	         ui_time(ui, sl->start, at, sizeof at),
+	         timefmt_dur(sl->end - sl->start, d, sizeof d), lane_kind_name(t->kind), lab, nm);
 }
 
 static int
@@ -138,8 +138,8 @@ sl_action(tl_ui *ui, void *st, int a)
 {
 	sl_state *s = st;
 	current(ui, s);
-	int page = ui->scr.h > 5 ? ui->scr.h - 4 : 1;
-	if (ui_list_move(&s->sel, s->n, page, a))
+	s->tab.n = s->n;
+	if (ui_table_move(ui, &s->tab, a))
 		return 1;
 	switch (a) {
 	case ACT_QUIT:
@@ -155,8 +155,8 @@ sl_action(tl_ui *ui, void *st, int a)
 	case ACT_SEARCH:
 		return 0; /* the view stack's, or a new search from the timeline */
 	case ACT_SELECT:
-		if (s->sel < s->n && s->rows[s->sel].m.rank != SIZE_MAX) {
-			tl_match_pos m = s->rows[s->sel].m;
+		if (s->tab.sel < s->n && s->rows[s->tab.sel].m.rank != SIZE_MAX) {
+			tl_match_pos m = s->rows[s->tab.sel].m;
 			ui_view_close(ui, &search_list_view);
 			timeline_show_match(ui, &m);
 		}
@@ -170,7 +170,10 @@ static void *
 sl_open(tl_ui *ui)
 {
 	(void)ui;
-	return xcalloc(1, sizeof(sl_state));
+	sl_state *s = xcalloc(1, sizeof *s);
+	ui_table_init(&s->tab, sl_cols, (int)(sizeof sl_cols / sizeof *sl_cols), 2, 2, sl_row_cells,
+	              s);
+	return s;
 }
 
 static void

@@ -5,6 +5,7 @@
  * that collective on the rank's communication lane. Every number is tlq_slow_ranks'. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/table.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
 
@@ -22,11 +23,20 @@ typedef struct slow_row {
 
 typedef struct slow_state {
 	int sort;
-	size_t sel, top;
+	ui_table tab;
 	slow_row *rows;
 	size_t nrows;
 	int built;
+	const tl_slow_result *sr; /* the rows' result, while drawing */
 } slow_state;
+
+static const ui_col slow_cols[] = {
+    {"rank", 6, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"votes", 6, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"worst wait", 14, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"its op", 14, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"worst collective (group)", 0, UI_ALIGN_LEFT, 2, 0, 0},
+};
 
 static const char *const sort_names[SLOW_SORT__COUNT] = {"votes", "worst wait", "rank"};
 
@@ -37,16 +47,14 @@ ms_text(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static const tl_slow_result *sort_sr; /* the comparator's rows (the viewer has one thread) */
-static int sort_key;
-
 static int
-cmp_row(const void *a, const void *b)
+cmp_row(const void *ctx, size_t a, size_t b)
 {
-	const slow_row *x = a, *y = b;
-	const tl_slow_vote *vx = &sort_sr->v[x->vote], *vy = &sort_sr->v[y->vote];
+	const slow_state *s = ctx;
+	const slow_row *x = &s->rows[a], *y = &s->rows[b];
+	const tl_slow_vote *vx = &s->sr->v[x->vote], *vy = &s->sr->v[y->vote];
 	int c = 0;
-	switch (sort_key) {
+	switch (s->sort) {
 	case SLOW_SORT_VOTES:
 		c = (vx->votes < vy->votes) - (vx->votes > vy->votes);
 		break;
@@ -81,10 +89,17 @@ build(slow_state *s, const tl_slow_result *sr)
 			}
 		}
 	}
-	sort_sr = sr;
-	sort_key = s->sort;
-	qsort(s->rows, s->nrows, sizeof *s->rows, cmp_row);
-	sort_sr = NULL;
+	size_t *order = xreallocarray(NULL, s->nrows ? s->nrows : 1, sizeof *order);
+	for (size_t i = 0; i < s->nrows; i++)
+		order[i] = i;
+	s->sr = sr;
+	ui_table_sort(order, s->nrows, cmp_row, s);
+	slow_row *sorted = xreallocarray(NULL, s->nrows ? s->nrows : 1, sizeof *sorted);
+	for (size_t i = 0; i < s->nrows; i++)
+		sorted[i] = s->rows[order[i]];
+	free(s->rows);
+	free(order);
+	s->rows = sorted;
 	s->built = 1;
 }
 
@@ -128,38 +143,29 @@ slow_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	    "the rank had the outlying shortest op (it arrived last)",
 	    sort_names[s->sort], sr->instances, sr->groups_dropped,
 	    sr->groups_dropped == 1 ? "" : "s");
-	int cx = x + 1;
-	screen_printf(sc, cx, y + 2, w - 1, SLOT_LABEL, "%6s %6s %14s %14s  %s", "rank", "votes",
-	              "worst wait", "its op", "worst collective (group)");
-	int rows = h - 3;
-	if (rows < 1)
+	s->sr = sr;
+	s->tab.n = s->nrows;
+	ui_table_draw(ui, &s->tab, x, y, w, h);
+}
+
+static void
+slow_row_cells(tl_ui *ui, void *ctx, size_t row, int sel, ui_table_row *out)
+{
+	const slow_state *s = ctx;
+	const tl_slow_result *sr = s->sr;
+	const slow_row *v = &s->rows[row];
+	const tl_slow_vote *vo = &sr->v[v->vote];
+	snprintf(out->cell[0], sizeof out->cell[0], "%d", ui->tr->ranks[vo->rank]->rank);
+	out->slot[0] = sel ? SLOT_LABEL_CURRENT : SLOT_RANK;
+	snprintf(out->cell[1], sizeof out->cell[1], "%u", vo->votes);
+	if (v->worst == SIZE_MAX)
 		return;
-	if (s->sel >= s->nrows)
-		s->sel = s->nrows - 1;
-	if (s->sel < s->top)
-		s->top = s->sel;
-	if (s->sel >= s->top + (size_t)rows)
-		s->top = s->sel - (size_t)rows + 1;
-	for (int r = 0; r < rows && s->top + (size_t)r < s->nrows; r++) {
-		size_t row = s->top + (size_t)r;
-		const slow_row *v = &s->rows[row];
-		const tl_slow_vote *vo = &sr->v[v->vote];
-		int yy = y + 3 + r, sel = row == s->sel;
-		if (sel)
-			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
-		screen_printf(sc, cx, yy, 6, sel ? SLOT_LABEL_CURRENT : SLOT_RANK, "%6d",
-		              ui->tr->ranks[vo->rank]->rank);
-		char wt[32], d[32], nb[160], gb[160];
-		if (v->worst == SIZE_MAX) {
-			screen_printf(sc, cx + 7, yy, w - 8, SLOT_NORMAL, "%6u", vo->votes);
-			continue;
-		}
-		const tl_slow_op *o = &sr->ops[v->worst];
-		screen_printf(sc, cx + 7, yy, w - 8, SLOT_NORMAL, "%6u %14s %14s  %s (%s)",
-		              vo->votes, ms_text(v->wait, wt, sizeof wt),
-		              ms_text(o->min, d, sizeof d), ui_clean(ui, o->op, nb, sizeof nb),
-		              ui_clean(ui, o->group ? o->group : "", gb, sizeof gb));
-	}
+	const tl_slow_op *o = &sr->ops[v->worst];
+	char nb[160], gb[160];
+	ms_text(v->wait, out->cell[2], sizeof out->cell[2]);
+	ms_text(o->min, out->cell[3], sizeof out->cell[3]);
+	snprintf(out->cell[4], sizeof out->cell[4], "%s (%s)", ui_clean(ui, o->op, nb, sizeof nb),
+	         ui_clean(ui, o->group ? o->group : "", gb, sizeof gb));
 }
 
 /* The worst collective on the rank's communication lane, selected. */
@@ -196,8 +202,8 @@ slow_action(tl_ui *ui, void *state, int a)
 {
 	slow_state *s = state;
 	const tl_slow_result *sr = tlq_slow_ranks(ui->q);
-	int page = ui->scr.h > 6 ? ui->scr.h - 5 : 1;
-	if (ui_list_move(&s->sel, s->nrows, page, a))
+	s->tab.n = s->nrows;
+	if (ui_table_move(ui, &s->tab, a))
 		return 1;
 	switch (a) {
 	case ACT_QUIT:
@@ -215,14 +221,14 @@ slow_action(tl_ui *ui, void *state, int a)
 	case ACT_SORT_NEXT:
 		s->sort = (s->sort + 1) % SLOW_SORT__COUNT;
 		s->built = 0;
-		s->sel = s->top = 0;
+		s->tab.sel = s->tab.top = 0;
 		ui_message(ui, 0, "Sorted by %s", sort_names[s->sort]);
 		return 1;
 	case ACT_SELECT:
 		if (!s->built)
 			build(s, sr);
-		if (s->sel < s->nrows)
-			jump(ui, sr, &s->rows[s->sel]);
+		if (s->tab.sel < s->nrows)
+			jump(ui, sr, &s->rows[s->tab.sel]);
 		return 1;
 	default:
 		return 1; /* the timeline behind the panel does not move */
@@ -233,7 +239,10 @@ static void *
 slow_open(tl_ui *ui)
 {
 	(void)ui;
-	return xcalloc(1, sizeof(slow_state));
+	slow_state *s = xcalloc(1, sizeof *s);
+	ui_table_init(&s->tab, slow_cols, (int)(sizeof slow_cols / sizeof *slow_cols), 1, 3,
+	              slow_row_cells, s);
+	return s;
 }
 
 static void

@@ -21,7 +21,8 @@
  *      stack; ACT_QUIT and ACT_CLEAR close it with ui_view_close), `close`, and
  *      `const view_ops NAME_view = {.name = "NAME", .layer = UI_LAYER_PANEL,
  *      .open_action = ACT_NAME, ...}`. To show a place in the timeline: ui_view_close, then
- *      timeline_reveal (ui/timeline.h).
+ *      timeline_reveal (ui/timeline.h). A list of rows draws with ui/table.h: a column
+ *      description, a row callback, the selection, scrolling, page keys and a stable sort.
  *   2. One line in TL_VIEWS below; the file in Makefile.am.
  *   3. Its opening action in ui/actions.h (and a key in keymaps/default.keys; `make man-keys`).
  */
