@@ -91,7 +91,8 @@ tlq_close(tl_query *q)
 	free(q->bubbles);
 	free(q->largest);
 	free(q->largest_done);
-	dp_cache_free(q->dp);
+	if (q->dp != NULL)
+		q->dp_free(q->dp);
 	stage_rules_free(q->rules);
 	pthread_mutex_destroy(&q->lock);
 	free(q);
