@@ -58,4 +58,27 @@ for dir in "$src"/*/ "$src/main.c"; do
 		not_ok "src/$mod includes a module above or beside it:$bad"
 	fi
 done
+
+# What the includes cannot see (query/ headers declare analysis/ and load/ types): the report and
+# the viewer call no function of analysis/, load/ or profile/; they ask the query session. Read
+# from the built objects' symbols.
+obj=${TL_TESTBIN%/tests}/src
+if ! command -v nm >/dev/null 2>&1 || ! ls "$obj"/analysis/*.o >/dev/null 2>&1; then
+	skip "no nm or no built objects under $obj"
+else
+	nm -g --defined-only "$obj"/analysis/*.o "$obj"/load/*.o "$obj"/profile/*.o |
+		awk 'NF == 3 && $2 ~ /[TDBR]/ { print $3 }' | LC_ALL=C sort -u >"$t_tmp/lower"
+	bad=""
+	for o in "$obj"/report/*.o "$obj"/ui/*.o; do
+		for s in $(nm -u "$o" | awk '{ print $NF }' | LC_ALL=C sort -u |
+			LC_ALL=C comm -12 - "$t_tmp/lower"); do
+			bad="$bad ${o#"$obj"/}:$s"
+		done
+	done
+	if [ -z "$bad" ]; then
+		ok "src/report and src/ui call no function of analysis/, load/ or profile/"
+	else
+		not_ok "src/report or src/ui calls below the query session:$bad"
+	fi
+fi
 t_done

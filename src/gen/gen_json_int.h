@@ -61,28 +61,25 @@ typedef struct jw {
 	uint64_t kernels;    /* kernels written (the 2024 layout drops every third one's type) */
 } jw;
 
-/* gen_json.c: output */
+/* gen_json_write.c: output */
 void jw_jstr(jw *w, const char *s);
 void jw_us(jw *w, int64_t ns);
 /* Opens an event: {"ph": .., "name": .., "pid": .., "tid": .., "ts": "..." */
 void jw_ev_open(jw *w, const char *ph, const char *name, int64_t pid, int64_t tid, int64_t ts);
 void jw_ev_dur(jw *w, int64_t ns);
-void jw_meta(jw *w, const char *what, int64_t pid, int64_t tid, const char *key, const char *sval,
-             int64_t num);
 void jw_process_meta(jw *w, int64_t pid, const char *name, const char *label, int64_t sort);
 void jw_thread_meta(jw *w, int64_t pid, int64_t tid, const char *name, int64_t sort);
 /* A flow: "s" on the launch, "f" ("bp": "e") on the device item. */
 void jw_flow(jw *w, const char *cat, const char *id, int64_t pid, int64_t tid, int64_t ts, int end);
 int64_t jw_layer_pid(const jw *w, int sort, int device);
-/* gen_json.c: reading */
+/* gen_json_write.c: reading */
 int64_t jw_col(sqlite3_stmt *st, int i);
 sqlite3_stmt *jw_prep(jw *w, const char *sql);
 const char *jw_s_of(const jw *w, const tl_u64map *m, int64_t id);
 const char *jw_str(const jw *w, sqlite3_stmt *st, int i);
-void jw_read_map(jw *w, const char *sql, tl_u64map *m);
 char *jw_colref(jw *w, const char *table, const char *alias, const char *colname);
 int64_t jw_scalar(jw *w, const char *sql, int64_t def);
-/* gen_json.c: intervals. Sorts and merges in place (touching intervals merge). */
+/* gen_json_write.c: intervals. Sorts and merges in place (touching intervals merge). */
 void jw_ivals_union(ivals *iv);
 void jw_ivals_minus(const ivals *a, const ivals *b, ivals *out);
 

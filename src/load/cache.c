@@ -25,7 +25,8 @@
 
 /* ---- the directory -------------------------------------------------------------------------- */
 
-char *
+/* The default directory: $XDG_CACHE_HOME/tl/models, else ~/.cache/tl/models (malloc'd). */
+static char *
 cache_default_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
@@ -130,15 +131,6 @@ cache_file(const tl_cache *c, const uint8_t *key, size_t klen)
 {
 	return xasprintf("%s/%016llx%s", c->dir,
 	                 (unsigned long long)util_hash_bytes((const char *)key, klen), FILE_EXT);
-}
-
-uint64_t
-cache_rank_slices(const tl_rank *r)
-{
-	uint64_t n = 0;
-	for (size_t i = 0; i < r->ntracks; i++)
-		n += r->tracks[i]->n;
-	return n;
 }
 
 static void

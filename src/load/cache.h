@@ -55,8 +55,6 @@ typedef struct tl_cache {
 	size_t nrecs, rcap;
 } tl_cache;
 
-/* The default directory: $XDG_CACHE_HOME/tl/models, else ~/.cache/tl/models (malloc'd). */
-char *cache_default_dir(void);
 /* Opens the cache in dir (NULL: the default), creating the directory; the bound comes from
  * TL_CACHE_MAX (bytes, or with K, M, G, T) or TL_CACHE_MAX_DEFAULT. A directory that cannot be
  * created or written is a read-only cache: read, and one warning when a rank would have been

@@ -444,6 +444,15 @@ put_rank(wbuf *w, const tl_rank *r, char *const *warn, size_t nwarn)
 	put_u64(w, END_MARK);
 }
 
+uint64_t
+cache_rank_slices(const tl_rank *r)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < r->ntracks; i++)
+		n += r->tracks[i]->n;
+	return n;
+}
+
 int
 cache_write_fd(int fd, const uint8_t *key, size_t klen, const tl_rank *r, char *const *warn,
                size_t nwarn, uint64_t *bytes)

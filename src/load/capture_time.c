@@ -12,7 +12,9 @@
 #define SESSION_NS_MIN INT64_C(631152000000000000)
 #define SESSION_NS_MAX INT64_C(4102444800000000000)
 
-int64_t
+/* SESSION_TIME_INFO endTimeNs of a profile DB (epoch ns: when the collection stopped), 0 when
+ * it has none or cannot be opened. */
+static int64_t
 ascend_db_session_end(const char *path)
 {
 	tl_profdb p;

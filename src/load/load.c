@@ -19,10 +19,9 @@
 
 /* A mapped input that shrinks under tl (another program truncates or rewrites it while it is
  * read) raises SIGBUS on the next page the loader reads. The handler runs on the faulting
- * thread: where the loader armed load_bus_env it returns there (the JSON loader stops that
- * file and keeps what it read); elsewhere tl ends with one line naming the file instead of
+ * thread: where the loader armed load_bus_env (guard.c) it returns there (the JSON loader stops
+ * that file and keeps what it read); elsewhere tl ends with one line naming the file instead of
  * "Bus error". Each loader thread names what it is reading here for that line. */
-_Thread_local sigjmp_buf *load_bus_env;
 static _Thread_local const char *bus_line; /* "tl: PATH: ...\n", sanitized; owned by load_one */
 static _Thread_local size_t bus_len;
 static int bus_tty; /* stderr is a terminal: clear the progress line first */
@@ -66,22 +65,6 @@ load_source_opens(void)
 	return source_opens;
 }
 
-const tl_loader *
-loader_for(tl_source_kind k)
-{
-	switch (k) {
-	case TL_SRC_TORCH_DB:
-	case TL_SRC_MSPROF_DB:
-	case TL_SRC_MINDSPORE_DB:
-		return &loader_ascend_db;
-	case TL_SRC_TRACE_VIEW:
-	case TL_SRC_KINETO:
-		return &loader_trace_json;
-	default:
-		return NULL;
-	}
-}
-
 void
 load_fwdbwd(tl_rank *r)
 {
@@ -94,33 +77,6 @@ load_fwdbwd(tl_rank *r)
 }
 
 /* ---- what the rest asks of a source after loading ------------------------------------------ */
-
-int
-load_source_unchanged(const tl_source *src, load_arg_fn fn, void *ctx)
-{
-	struct stat sb;
-	char err[400];
-	if (stat(src->path, &sb) != 0) {
-		snprintf(err, sizeof err,
-		         "the file is gone (%s: deleted or moved since tl loaded "
-		         "it): %s",
-		         strerror(errno), src->path);
-		fn(ctx, "arguments", err);
-		return -1;
-	}
-	if ((src->ino != 0 || src->size != 0) &&
-	    ((uint64_t)sb.st_dev != src->dev || (uint64_t)sb.st_ino != src->ino ||
-	     (int64_t)sb.st_size != src->size ||
-	     (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec != src->mtime_ns)) {
-		snprintf(err, sizeof err,
-		         "not shown: the file changed since tl loaded it (replaced, "
-		         "or still being written): %s",
-		         src->path);
-		fn(ctx, "arguments", err);
-		return -1;
-	}
-	return 0;
-}
 
 int
 load_slice_args(const tl_rank *r, const tl_track *t, size_t idx, load_arg_fn fn, void *ctx)

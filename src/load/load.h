@@ -246,10 +246,6 @@ void load_ops(const tl_rank *r, tl_op_data *d);
  * backward operator links, read on demand (nothing beyond the ranges when a source has none): d
  * is initialised here and owned by the caller (module_data_free). */
 void load_modules(const tl_rank *r, tl_module_data *d);
-
-/* SESSION_TIME_INFO endTimeNs of a profile DB (epoch ns: when the collection stopped), 0 when
- * it has none or cannot be opened. */
-int64_t ascend_db_session_end(const char *path);
 /* Sets the capture time of every DB source that records its session (TL_CAPTURE_SESSION);
  * the others keep discovery's. Opens each DB once (read-only, immutable). */
 void load_capture_times(tl_sourcelist *);

@@ -1,7 +1,7 @@
 /* Inside discovery: what its files share (discover_names.c: pure classifiers of file and
  * directory names; discover_paths.c: path utilities and directory listings; discover_files.c:
- * small files, JSON peeking and capture times; discover.c: the walk). Nothing outside
- * src/profile/ includes it. */
+ * small files, JSON peeking and capture times; discover_walk.c: the walk; discover.c: the entry,
+ * roles, the --rank filter). Nothing outside src/profile/ includes it. */
 #ifndef TL_DISCOVER_INT_H
 #define TL_DISCOVER_INT_H
 #include <stddef.h>
@@ -141,6 +141,8 @@ int64_t disc_capture_stamp(const char *name);
 int disc_json_file_rank(const char *path, const char *key);
 /* Looks at the first DISCOVER_PEEK bytes of path. Returns -1 (warned) when it cannot be read. */
 int disc_json_peek_file(const char *path, json_peek *pk);
+/* Capture times from the profiler's own record where there is one (profiler_info*.json). */
+void disc_capture_times_from_info(tl_sourcelist *l);
 
 /* discover_names.c */
 /* msprof_{ts}.json or msprof_slice_{k}_{ts}.json: returns the length of the ts digits. */
@@ -159,18 +161,18 @@ int disc_entry_type(const char *path, unsigned char d_type);
 /* Adds (dev, ino); returns 1 when it was not there yet. */
 int disc_fidset_add(fidset *s, dev_t dev, ino_t ino);
 
-/* discover.c */
+/* discover_walk.c */
 /* A torch_npu / MindSpore capture (…_ascend_pt, …_ascend_ms, or any directory holding
  * ASCEND_PROFILER_OUTPUT). apo: its output directory, NULL for cap/ASCEND_PROFILER_OUTPUT. */
 void disc_capture_scan(walk *w, const char *cap, const char *apo, int depth);
 void disc_walk_dir(walk *w, const char *path, int depth);
-/* path names one file. Returns -1 (message printed) when it cannot be read, -2 when it is not a
- * profile. */
-int disc_discover_file(walk *w, const char *path);
-/* The directory above a capture is its role when it is a known verl / MindSpeed-RL role name, or
- * when it sits in a step directory (verl's <step>/<role>/), holds captures of several ranks and
- * has a sibling that does too (several roles side by side). Sibling directories of many ranks
- * without a step above them (level0/, level2/, runs/exp1/) are just where the user keeps runs. */
-void disc_roles_decide(walk *w);
+/* What disc_discover_file made of a file. */
+typedef enum disc_file_status {
+	DISC_FILE_ADDED,       /* a source, added to w */
+	DISC_FILE_UNREADABLE,  /* cannot be read (message printed) */
+	DISC_FILE_NOT_PROFILE, /* no profile: like a directory without one, nothing is found */
+} disc_file_status;
+/* path names one file. */
+disc_file_status disc_discover_file(walk *w, const char *path);
 
 #endif

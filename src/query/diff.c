@@ -40,16 +40,20 @@ side_rank(const tl_trace *tr, const tl_diff_side_opts *o, size_t ri)
 	return r;
 }
 
-/* The aligned key of a STEP_TIME id: -1 for none, -2 for a step before step_first. */
+/* step_key's answer for a step with nothing to pair with on the other side (before step_first,
+ * or not profiled here); -1 is the key of "no step". */
+#define STEP_UNPAIRED (-2)
+
+/* The aligned key of a STEP_TIME id: -1 for none, STEP_UNPAIRED. */
 static int64_t
 step_key(const tl_diff_side *s, int64_t id)
 {
 	if (id < 0)
 		return -1;
 	if (s->step_first >= 0)
-		return id >= s->step_first ? id - s->step_first : -2;
+		return id >= s->step_first ? id - s->step_first : STEP_UNPAIRED;
 	int64_t *p = bsearch(&id, s->steps, s->nsteps, sizeof *s->steps, cmp_i64);
-	return p ? (int64_t)(p - s->steps) : -2;
+	return p ? (int64_t)(p - s->steps) : STEP_UNPAIRED;
 }
 
 static void
@@ -57,7 +61,7 @@ add(tl_diff_side *s, tl_diff_kind kind, const char *name, int rank, int64_t step
     uint64_t count)
 {
 	int64_t key = step_key(s, step_id);
-	if (key == -2 || rank < 0)
+	if (key == STEP_UNPAIRED || rank < 0)
 		return;
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 256;
@@ -360,4 +364,16 @@ int64_t
 tlq_diff_step_key(const tl_diff_side *s, int64_t id)
 {
 	return step_key(s, id);
+}
+
+int
+tlq_diff_pct(const tl_diff_change *c, double *pct)
+{
+	return diff_pct(c, pct);
+}
+
+const char *
+tlq_diff_kind_name(tl_diff_kind k)
+{
+	return diff_kind_name(k);
 }

@@ -48,5 +48,9 @@ int tlq_diff_changed(const tl_diff_change *);
 void tlq_diff_verdict(const tl_diff_change *v, size_t n, char *out, size_t len);
 /* A change in percent: "+42.1%", "new", "gone" or "-". */
 const char *tlq_diff_pct_text(const tl_diff_change *, char *buf, size_t len);
+/* A change as a percentage of its A value: 0 when A is 0 (new, or nothing to compare). */
+int tlq_diff_pct(const tl_diff_change *, double *pct);
+/* The kind's name as `tl diff` prints it ("stage", "overlap", ...). */
+const char *tlq_diff_kind_name(tl_diff_kind);
 
 #endif

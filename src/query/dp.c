@@ -24,7 +24,7 @@ struct tl_dp_cache {
 	tl_imbalance whole;
 };
 
-void
+static void
 dp_cache_free(struct tl_dp_cache *c)
 {
 	if (c == NULL)
@@ -164,6 +164,7 @@ need_steps(tl_query *q)
 	for (size_t i = 0; i < nr; i++)
 		c->nall[i] = rank_steps(q, i, &c->all[i]);
 	q->dp = c;
+	q->dp_free = dp_cache_free;
 	return c;
 }
 

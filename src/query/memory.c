@@ -29,6 +29,20 @@ tlq_counters(const tl_query *cq)
 	pthread_mutex_unlock(&q->lock);
 }
 
+size_t
+tlq_memory_peaks(const tl_query *q, size_t ri, tl_mem_peak **out)
+{
+	tlq_counters(q);
+	return memory_peaks(tlq_trace(q)->ranks[ri], out);
+}
+
+size_t
+tlq_npu_memory_peaks(const tl_query *q, size_t ri, tl_npu_mem_peak **out)
+{
+	tlq_counters(q);
+	return npu_memory_peaks(tlq_trace(q)->ranks[ri], out);
+}
+
 const char *
 tlq_stage_at(const tl_query *rl, size_t ri, int64_t t)
 {

@@ -13,6 +13,12 @@
  * ranks in parallel. The ranks' counter lists are a cache filled on first use. */
 void tlq_counters(const tl_query *);
 
+/* Rank index ri's allocator peaks per component and NPU memory peaks per type
+ * (analysis/memory.h) from its counters, which are read first when they are not yet
+ * (tlq_counters); *out is the caller's. */
+size_t tlq_memory_peaks(const tl_query *, size_t ri, tl_mem_peak **out);
+size_t tlq_npu_memory_peaks(const tl_query *, size_t ri, tl_npu_mem_peak **out);
+
 /* The stage whose host range holds t on rank index ri (the innermost when stages nest), or
  * NULL. */
 const char *tlq_stage_at(const tl_query *, size_t ri, int64_t t);

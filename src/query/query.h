@@ -58,7 +58,6 @@ void tlq_close(tl_query *);
 const tl_trace *tlq_trace(const tl_query *);
 /* Stage names: canonical ("rollout", ...), then "other:NAME"; TL_STAGE_NONE gives NULL. */
 const char *tlq_stage_name(const tl_query *, int stage);
-size_t tlq_stage_count(const tl_query *);
 
 /* ---- windows of time on a track or a rank (window.c) ----------------------------------------- */
 
@@ -148,8 +147,6 @@ typedef struct tl_search {
 int tlq_search(const tl_trace *, const unsigned char *shown, const char *pattern, tl_search *out,
                char *err, size_t errlen);
 void tlq_search_free(tl_search *);
-/* Matches of track ti of rank ri (NULL when none). */
-const tl_track_matches *tlq_search_track(const tl_search *, size_t ri, size_t ti);
 /* Whether a match of the track overlaps [t0, t1) (or is a mark at t0). */
 int tlq_search_any(const tl_search *, const tl_trace *, size_t ri, size_t ti, int64_t t0,
                    int64_t t1);

@@ -98,7 +98,8 @@ tlq_search_free(tl_search *s)
 	memset(s, 0, sizeof *s);
 }
 
-const tl_track_matches *
+/* Matches of track ti of rank ri (NULL when none). */
+static const tl_track_matches *
 tlq_search_track(const tl_search *s, size_t ri, size_t ti)
 {
 	if (s->tm == NULL || ri >= s->nranks || s->base[ri] + ti >= s->base[ri + 1])

@@ -91,7 +91,8 @@ tlq_close(tl_query *q)
 	free(q->bubbles);
 	free(q->largest);
 	free(q->largest_done);
-	dp_cache_free(q->dp);
+	if (q->dp != NULL)
+		q->dp_free(q->dp);
 	for (size_t i = 0; q->launches != NULL && i < q->tr->nranks; i++)
 		free(q->launches[i]);
 	free(q->launches);
@@ -113,10 +114,4 @@ tlq_stage_name(const tl_query *q, int stage)
 	return stage >= 0 && (size_t)stage < stage_rules_count(q->rules)
 	           ? stage_rules_name(q->rules, stage)
 	           : NULL;
-}
-
-size_t
-tlq_stage_count(const tl_query *q)
-{
-	return stage_rules_count(q->rules);
 }

@@ -42,12 +42,11 @@ struct tl_query {
 	tl_rl_bubble *largest;
 	unsigned char *largest_done; /* per entry: attributed yet */
 	size_t nlargest;
-	/* dp.c's decode steps and rollout entries, made on first use (NULL: not yet) */
+	/* dp.c's decode steps and rollout entries, made on first use (NULL: not yet), and how
+	 * tlq_close frees them (dp.c's, so that the session calls nothing of the queries) */
 	struct tl_dp_cache *dp;
+	void (*dp_free)(struct tl_dp_cache *);
 };
-
-/* Frees dp.c's table (NULL: nothing). */
-void dp_cache_free(struct tl_dp_cache *);
 
 /* The session a const query may fill a table of: only under q->lock (see above). */
 static inline tl_query *

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "util/text.h"
-#include "util/xalloc.h"
 
 /* Rows shown in the text list of changes; --json has them all. */
 #define TEXT_CHANGES 30
@@ -83,7 +82,7 @@ text_row(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_ch
 		snprintf(rk, sizeof rk, "all");
 	else
 		snprintf(rk, sizeof rk, "%d", c->rank);
-	fprintf(f, "%-13s", diff_kind_name(c->kind));
+	fprintf(f, "%-13s", tlq_diff_kind_name(c->kind));
 	put_name(f, c->name, 36);
 	fprintf(f, " %8s %8s", rk, st);
 	put_ms(f, c->a, 0, 14);
@@ -177,7 +176,7 @@ static void
 json_change(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_change *c,
             int full)
 {
-	fprintf(f, "{\"kind\":\"%s\",\"name\":", diff_kind_name(c->kind));
+	fprintf(f, "{\"kind\":\"%s\",\"name\":", tlq_diff_kind_name(c->kind));
 	json_str(f, c->name);
 	fputs(",\"rank\":", f);
 	if (c->rank < 0)
@@ -200,7 +199,7 @@ json_change(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff
 		fputs("null", f);
 	fprintf(f, ",\"delta_ns\":%" PRId64 ",\"delta_pct\":", diff_delta(c));
 	double p;
-	if (c->has_a && c->has_b && diff_pct(c, &p))
+	if (c->has_a && c->has_b && tlq_diff_pct(c, &p))
 		fprintf(f, "%.3f", p);
 	else
 		fputs("null", f);

@@ -41,7 +41,7 @@ report_memory_json(FILE *f, const tl_query *q)
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
 		tl_mem_peak *v;
-		size_t n = memory_peaks(r, &v);
+		size_t n = tlq_memory_peaks(q, i, &v);
 		for (size_t k = 0; k < n; k++) {
 			fprintf(f, "%s{\"rank\":%d,\"component\":", first ? "" : ",", r->rank);
 			json_str(f, v[k].component);
@@ -72,7 +72,7 @@ report_memory_json(FILE *f, const tl_query *q)
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
 		tl_npu_mem_peak *v;
-		size_t n = npu_memory_peaks(r, &v);
+		size_t n = tlq_npu_memory_peaks(q, i, &v);
 		for (size_t k = 0; k < n; k++) {
 			fprintf(f, "%s{\"rank\":%d,\"type\":", first ? "" : ",", r->rank);
 			json_str(f, v[k].type);

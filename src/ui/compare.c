@@ -578,7 +578,7 @@ compare_show(tl_ui *ui, const tl_diff_change *ch)
 	timefmt_dur(ch->a, a, sizeof a);
 	timefmt_dur(ch->b, b, sizeof b);
 	ui_message(ui, 0, "%s %s, rank %d, step %" PRId64 ": A %s, B %s, %s (%s)%s",
-	           diff_kind_name(ch->kind), nm, ui->tr->ranks[ri]->rank, ida, a, b,
+	           tlq_diff_kind_name(ch->kind), nm, ui->tr->ranks[ri]->rank, ida, a, b,
 	           signed_dur(diff_delta(ch), d, sizeof d), tlq_diff_pct_text(ch, p, sizeof p),
 	           ch->kind == TL_DIFF_STAGE ? "; B aligned on its start" : "");
 }

@@ -69,7 +69,7 @@ diff_row(tl_ui *ui, void *ctx, size_t i, int sel, ui_table_row *out)
 	const diff_state *s = ctx;
 	const ui_compare *c = ui->cmp;
 	const tl_diff_change *ch = &c->ch[s->rows[i]];
-	snprintf(out->cell[DC_KIND], sizeof out->cell[DC_KIND], "%s", diff_kind_name(ch->kind));
+	snprintf(out->cell[DC_KIND], sizeof out->cell[DC_KIND], "%s", tlq_diff_kind_name(ch->kind));
 	ui_clean(ui, ch->name, out->cell[DC_NAME], sizeof out->cell[DC_NAME]);
 	if (ch->rank < 0 && ch->top_rank >= 0)
 		snprintf(out->cell[DC_RANK], sizeof out->cell[DC_RANK], "all(%d)", ch->top_rank);

@@ -50,6 +50,18 @@ col_value_of(const tl_dp_rank *d, int metric, int s0, int s1, double *v)
 	return any;
 }
 
+int
+dp_level(const tl_dp *d)
+{
+	if (d == NULL)
+		return 0;
+	for (size_t i = 0; i < d->n; i++)
+		for (size_t k = 0; k < d->ranks[i].nsteps; k++)
+			if (d->ranks[i].steps[k].has_stats)
+				return 2;
+	return 1;
+}
+
 const char *const dp_metric_titles[TL_DP__METRICS] = {"out_tokens", "running requests",
                                                       "waiting requests", "KV-cache use"};
 

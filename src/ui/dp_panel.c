@@ -187,18 +187,6 @@ order_rows(dp_state *s, const tl_imbalance *im, const tl_dp *dp)
 
 /* ---- the table ---------------------------------------------------------------------------- */
 
-int
-dp_level(const tl_dp *d)
-{
-	if (d == NULL)
-		return 0;
-	for (size_t i = 0; i < d->n; i++)
-		for (size_t k = 0; k < d->ranks[i].nsteps; k++)
-			if (d->ranks[i].steps[k].has_stats)
-				return 2;
-	return 1;
-}
-
 /* Which columns fit in w, and the bar's width (0: none). */
 static int
 layout(int w, int level, int whole, int shown[COL__COUNT])

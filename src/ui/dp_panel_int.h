@@ -1,5 +1,5 @@
-/* Inside the DP panel (dp_panel.c the panel, dp_chart.c its concurrency chart): the panel's
- * state, which the chart reads. */
+/* Inside the DP panel (dp_panel.c the panel, dp_chart.c its concurrency chart, which calls
+ * nothing of the panel): the panel's state, which the chart reads. */
 #ifndef TL_UI_DP_PANEL_INT_H
 #define TL_UI_DP_PANEL_INT_H
 #include <stddef.h>

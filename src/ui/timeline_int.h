@@ -1,5 +1,6 @@
 /* The timeline's own state, shared by the files of the timeline view only: timeline.c (state,
- * actions, selection), timeline_nav.c (bubbles, search, steps), timeline_lanes.c (the lane list and
+ * selection), timeline_actions.c (actions, mouse), timeline_nav.c (bubbles, search, steps),
+ * timeline_lanes.c (the lane list and
  * moving between lanes), timeline_draw.c (ruler, lanes, status line). */
 #ifndef TL_UI_TIMELINE_INT_H
 #define TL_UI_TIMELINE_INT_H
@@ -117,7 +118,12 @@ void timeline_link_action(tl_ui *, int act);
 void timeline_links_draw(tl_ui *);
 void timeline_links_free(tl_ui *);
 
-/* timeline.c */
+/* timeline.c: the view's state (its view_ops, in timeline_actions.c, open and close it) */
+void *timeline_open(tl_ui *);
+void timeline_close(tl_ui *, void *st);
+void timeline_resize(tl_ui *, void *st);
+/* label-width: wider up to half the screen, then the narrowest, then fitted again */
+void timeline_labels_cycle(tl_ui *);
 #define BUBBLE_LIST_MAX 10000 /* bubble-largest walks this many, largest first */
 /* The selection becomes slice idx of track ti of rank ri (the detail pane starts from its top). */
 void select_slice(tl_ui *, size_t ri, size_t ti, size_t idx);

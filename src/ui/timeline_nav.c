@@ -310,3 +310,9 @@ mark_step(tl_ui *ui)
 	ui_message(ui, 0, "Step %" PRId64 " marked (%s): its statistics below", id,
 	           timefmt_dur(t1 - t0, d, sizeof d));
 }
+
+void
+timeline_show_match(tl_ui *ui, const tl_match_pos *m)
+{
+	match_go(ui, m);
+}

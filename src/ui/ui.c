@@ -165,6 +165,9 @@ typedef struct frame_stat {
 	int action;
 } frame_stat;
 
+/* What a frame of --stats followed besides an action (ACT_*, ACT_NONE: nothing bound). */
+enum { FRAME_COMMAND = ACT_NONE - 1, FRAME_TEXT = ACT_NONE - 2 };
+
 int
 ui_main(const tl_query *q, const tl_ui_opts *o)
 {
@@ -253,7 +256,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			c0 = term_cpu_ns();
 			b0 = term_bytes_out();
 			if (step.is_cmd) {
-				last_action = -2;
+				last_action = FRAME_COMMAND;
 				if (ui_command(ui, step.text) != 0) {
 					msg_error("%s:%d: %s", script.path, script.lineno, ui->msg);
 					script.errors++;
@@ -262,7 +265,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 				last_action =
 				    step.nkeys == 1
 				        ? keymap_action(&ui->keys, key_normalize(step.keys[0]))
-				        : -3;
+				        : FRAME_TEXT;
 				for (int i = 0; i < step.nkeys && !ui->quit; i++)
 					handle_key(ui, step.keys[i]);
 			}
@@ -299,10 +302,10 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			for (size_t i = 0; i < nfs; i++)
 				fprintf(f, "frame %zu %lld %ld %s\n", i, (long long)fs[i].cpu,
 				        fs[i].bytes,
-				        fs[i].action >= 0    ? action_table[fs[i].action].name
-				        : fs[i].action == -2 ? ":command"
-				        : fs[i].action == -3 ? "text"
-				                             : "-");
+				        fs[i].action >= 0 ? action_table[fs[i].action].name
+				        : fs[i].action == FRAME_COMMAND ? ":command"
+				        : fs[i].action == FRAME_TEXT    ? "text"
+				                                        : "-");
 			fclose(f);
 		} else {
 			fprintf(stderr, "tl: cannot write %s: %s\n", o->stats_file,

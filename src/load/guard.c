@@ -1,0 +1,40 @@
+/* What the loaders share to defend against files that change under them: the SIGBUS recovery
+ * point of a loader thread reading a mapping (load.c's handler jumps there), and the check that
+ * a source read again after loading is still the file that was loaded. Called by the loaders,
+ * calling none of them. */
+#include "config.h"
+#include "load/load_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+_Thread_local sigjmp_buf *load_bus_env;
+
+int
+load_source_unchanged(const tl_source *src, load_arg_fn fn, void *ctx)
+{
+	struct stat sb;
+	char err[400];
+	if (stat(src->path, &sb) != 0) {
+		snprintf(err, sizeof err,
+		         "the file is gone (%s: deleted or moved since tl loaded "
+		         "it): %s",
+		         strerror(errno), src->path);
+		fn(ctx, "arguments", err);
+		return -1;
+	}
+	if ((src->ino != 0 || src->size != 0) &&
+	    ((uint64_t)sb.st_dev != src->dev || (uint64_t)sb.st_ino != src->ino ||
+	     (int64_t)sb.st_size != src->size ||
+	     (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec != src->mtime_ns)) {
+		snprintf(err, sizeof err,
+		         "not shown: the file changed since tl loaded it (replaced, "
+		         "or still being written): %s",
+		         src->path);
+		fn(ctx, "arguments", err);
+		return -1;
+	}
+	return 0;
+}
