@@ -284,7 +284,7 @@ cmd_summary(cli *c)
 	tl_trace tr;
 	/* the text summary analyses the communication ops; --json also the operators, the
 	 * launches and the counters */
-	int rc = load_opts_run(c, &tr, c->json ? TL_TABLE_ALL : TL_TABLE_COMM);
+	int rc = load_opts_run(c, &tr, c->json ? TL_TABLE_ALL : TL_TABLE_COMM | TL_TABLE_LAUNCHES);
 	if (rc == 0) {
 		tl_query *q = tlq_open(&tr, &c->query);
 		if (c->json)
