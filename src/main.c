@@ -35,9 +35,9 @@
 
 typedef struct cli {
 	const char *path;
-	const char *path_b; /* diff: the second profile, NULL with --vs */
+	const char *path_b;  /* diff: the second profile, NULL with --vs */
 	const char *compare; /* view --compare B */
-	int vs_rank;        /* diff --vs N: compare the --rank rank with rank N; -1 when not given */
+	int vs_rank; /* diff --vs N: compare the --rank rank with rank N; -1 when not given */
 	int64_t steps_a, steps_b; /* diff --steps A:B; -1 when not given */
 	tl_rankset ranks;
 	int have_ranks;
@@ -62,7 +62,7 @@ static const struct {
 	int opt;
 	const char *commands; /* separated by spaces */
 } long_only[] = {
-	{OPT_COMPARE, "view demo"}, /* demo: the options of view */
+    {OPT_COMPARE, "view demo"}, /* demo: the options of view */
 };
 
 typedef struct command {
@@ -88,32 +88,33 @@ static int cmd_index(cli *);
 static int cmd_cache(cli *);
 
 static const command commands[] = {
-	{"info", "tl info PATH [--rank SPEC]",
-	    "list the ranks and files found under PATH, with when each was captured",
-	    cmd_info, 1, "r"},
-	{"summary", "tl summary PATH [--rank SPEC] [--json [--series]] [--pp N] [--no-cache]\n"
-	    "          [--cache-dir DIR]",
-	    "per-rank, per-step overlap breakdown (computing, communication, free, ...)",
-	    cmd_summary, 1, "rjPNCs"},
-	{"diff", "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N] [--no-cache]\n"
-	    "          [--cache-dir DIR]; tl diff A --rank N --vs M [the options above]",
-	    "what changed from A to B (or rank N to M), largest first: stages, overlap, ops, ...",
-	    cmd_diff, 1, "rjPvANC"},
-	{"view",
-	    "tl view PATH [--compare B] [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
-	    "          [--script FILE [--size CxR]] [--stats FILE] [--no-cache] [--cache-dir DIR]",
-	    "the timeline viewer: one group of lanes per rank (? in it lists the keys)", cmd_view,
-	    1, VIEW_OPTS},
-	{"index", "tl index PATH [--rank SPEC] [--cache-dir DIR]",
-	    "read the profile into the model cache without viewing; print what was written",
-	    cmd_index, 1, "rC"},
-	{"cache", "tl cache [--clear] [--cache-dir DIR]",
-	    "where the model cache is and its size; --clear empties it", cmd_cache, 0, "LC"},
-	{"keys", "tl keys [--keymap NAME] [--man|--markdown]",
-	    "list the viewer's actions and :-commands with their keys", cmd_keys, 0, "KMD"},
-	{"demo", "tl demo [--no-view] [the options of view]",
-	    "generate an 8-rank GRPO profile in the cache directory (once) and open it", cmd_demo,
-	    0, "n" VIEW_OPTS},
+    {"info", "tl info PATH [--rank SPEC]",
+     "list the ranks and files found under PATH, with when each was captured", cmd_info, 1, "r"},
+    {"summary",
+     "tl summary PATH [--rank SPEC] [--json [--series]] [--pp N] [--no-cache]\n"
+     "          [--cache-dir DIR]",
+     "per-rank, per-step overlap breakdown (computing, communication, free, ...)", cmd_summary, 1,
+     "rjPNCs"},
+    {"diff",
+     "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N] [--no-cache]\n"
+     "          [--cache-dir DIR]; tl diff A --rank N --vs M [the options above]",
+     "what changed from A to B (or rank N to M), largest first: stages, overlap, ops, ...",
+     cmd_diff, 1, "rjPvANC"},
+    {"view",
+     "tl view PATH [--compare B] [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
+     "          [--script FILE [--size CxR]] [--stats FILE] [--no-cache] [--cache-dir DIR]",
+     "the timeline viewer: one group of lanes per rank (? in it lists the keys)", cmd_view, 1,
+     VIEW_OPTS},
+    {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR]",
+     "read the profile into the model cache without viewing; print what was written", cmd_index, 1,
+     "rC"},
+    {"cache", "tl cache [--clear] [--cache-dir DIR]",
+     "where the model cache is and its size; --clear empties it", cmd_cache, 0, "LC"},
+    {"keys", "tl keys [--keymap NAME] [--man|--markdown]",
+     "list the viewer's actions and :-commands with their keys", cmd_keys, 0, "KMD"},
+    {"demo", "tl demo [--no-view] [the options of view]",
+     "generate an 8-rank GRPO profile in the cache directory (once) and open it", cmd_demo, 0,
+     "n" VIEW_OPTS},
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
@@ -126,44 +127,49 @@ usage(FILE *f)
 			fprintf(f, "  %s\n  %-45s %s\n", commands[i].usage, "", commands[i].help);
 		else
 			fprintf(f, "  %-45s %s\n", commands[i].usage, commands[i].help);
-	fprintf(f, "\noptions:\n"
-		   "  --rank SPEC   only these ranks: 0-7, 0,2,4, 0-3,8-11\n"
-		   "  --json        machine-readable output (summary, diff)\n"
-		   "  --series      (summary --json) each rollout's engine steps in \"dp\": times,\n"
-		   "                requests, KV-cache use and tokens per step\n"
-		   "  --steps A:B   (diff) pair A's step A with B's step B (and the steps after them);\n"
-		   "                default: the n-th profiled step of A with the n-th of B\n"
-		   "  --vs M        (diff) with --rank N and one PATH: compare rank N against rank M\n"
-		   "  --compare B   (view, demo) run B's lanes under PATH's for each rank, aligned on the\n"
-		   "                step at the cursor, a delta lane per stage and tl diff's changes (%%)\n"
-		   "  --theme NAME  viewer colours: default, light, mono, or $XDG_CONFIG_HOME/tl/NAME.theme\n"
-		   "  --keymap NAME viewer keys: default, vim, emacs, or $XDG_CONFIG_HOME/tl/NAME.keys\n"
-		   "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"
-		   "  --size CxR    with --script: no terminal, a COLSxROWS screen (e.g. 120x40)\n"
-		   "  --stats FILE  (view) write per-frame CPU time and terminal bytes to FILE\n"
-		   "  --no-view     (demo) print the summary instead of opening the viewer\n"
-		   "  --no-cache    (summary, diff, view, demo) neither read nor write the model cache\n"
-		   "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
-		   "                else ~/.cache/tl/models); a shared one serves several hosts\n"
-		   "  --clear       (cache) remove every cache file\n"
-		   "  --pp N        (summary, view) N pipeline stages in rank order, when the profile\n"
-		   "                names none (distributed_args) and P2P partners do not tell; it\n"
-		   "                also lets forward/backward operator pairs make PP blocks\n"
-		   "  -h, --help    this help\n"
-		   "  -V, --version print the version, the git revision and how tl was linked\n"
-		   "\nEach command takes only the options its usage shows (demo: those of view too).\n"
-		   "PATH is a profile directory (walked up to 10 levels deep) or a single file: a .db,\n"
-		   "a trace_view.json (any version, any name), a Kineto or legacy PyTorch trace.\n"
-		   "A trace without device work (CPU-only) is summarised as such: its gloo/c10d\n"
-		   "collectives are the communication, and stage rules find its record_function ranges.\n"
-		   "Inputs are read-only to tl, and untrusted: crafted files are refused, names are\n"
-		   "printed escaped. Ranks that need more memory than is free are refused before\n"
-		   "loading (TL_MEM_AVAILABLE=SIZE overrides the free figure).\n"
-		   "Each rank read is kept in the model cache, keyed by its files' identity (path,\n"
-		   "inode, size, modification time): the next open of unchanged files reads it\n"
-		   "instead (TL_CACHE_MAX=SIZE bounds it, default 4G, least recently used first out).\n"
-		   "Exit status: 0 ok, 1 usage or I/O error, 2 nothing could be loaded (or not enough\n"
-		   "memory for the ranks asked for).\n");
+	fprintf(
+	    f,
+	    "\noptions:\n"
+	    "  --rank SPEC   only these ranks: 0-7, 0,2,4, 0-3,8-11\n"
+	    "  --json        machine-readable output (summary, diff)\n"
+	    "  --series      (summary --json) each rollout's engine steps in \"dp\": times,\n"
+	    "                requests, KV-cache use and tokens per step\n"
+	    "  --steps A:B   (diff) pair A's step A with B's step B (and the steps after them);\n"
+	    "                default: the n-th profiled step of A with the n-th of B\n"
+	    "  --vs M        (diff) with --rank N and one PATH: compare rank N against rank M\n"
+	    "  --compare B   (view, demo) run B's lanes under PATH's for each rank, aligned on "
+	    "the\n"
+	    "                step at the cursor, a delta lane per stage and tl diff's changes "
+	    "(%%)\n"
+	    "  --theme NAME  viewer colours: default, light, mono, or "
+	    "$XDG_CONFIG_HOME/tl/NAME.theme\n"
+	    "  --keymap NAME viewer keys: default, vim, emacs, or $XDG_CONFIG_HOME/tl/NAME.keys\n"
+	    "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"
+	    "  --size CxR    with --script: no terminal, a COLSxROWS screen (e.g. 120x40)\n"
+	    "  --stats FILE  (view) write per-frame CPU time and terminal bytes to FILE\n"
+	    "  --no-view     (demo) print the summary instead of opening the viewer\n"
+	    "  --no-cache    (summary, diff, view, demo) neither read nor write the model cache\n"
+	    "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
+	    "                else ~/.cache/tl/models); a shared one serves several hosts\n"
+	    "  --clear       (cache) remove every cache file\n"
+	    "  --pp N        (summary, view) N pipeline stages in rank order, when the profile\n"
+	    "                names none (distributed_args) and P2P partners do not tell; it\n"
+	    "                also lets forward/backward operator pairs make PP blocks\n"
+	    "  -h, --help    this help\n"
+	    "  -V, --version print the version, the git revision and how tl was linked\n"
+	    "\nEach command takes only the options its usage shows (demo: those of view too).\n"
+	    "PATH is a profile directory (walked up to 10 levels deep) or a single file: a .db,\n"
+	    "a trace_view.json (any version, any name), a Kineto or legacy PyTorch trace.\n"
+	    "A trace without device work (CPU-only) is summarised as such: its gloo/c10d\n"
+	    "collectives are the communication, and stage rules find its record_function ranges.\n"
+	    "Inputs are read-only to tl, and untrusted: crafted files are refused, names are\n"
+	    "printed escaped. Ranks that need more memory than is free are refused before\n"
+	    "loading (TL_MEM_AVAILABLE=SIZE overrides the free figure).\n"
+	    "Each rank read is kept in the model cache, keyed by its files' identity (path,\n"
+	    "inode, size, modification time): the next open of unchanged files reads it\n"
+	    "instead (TL_CACHE_MAX=SIZE bounds it, default 4G, least recently used first out).\n"
+	    "Exit status: 0 ok, 1 usage or I/O error, 2 nothing could be loaded (or not enough\n"
+	    "memory for the ranks asked for).\n");
 }
 
 /* The model cache a command reads and writes: NULL with --no-cache. */
@@ -183,7 +189,8 @@ load_opts_run(cli *c, tl_trace *tr, unsigned tables)
 {
 	tl_cache cache;
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
-	    .cache = cli_cache(c, &cache), .tables = tables};
+	                  .cache = cli_cache(c, &cache),
+	                  .tables = tables};
 	int rc = load_trace(c->path, &o, tr);
 	if (o.cache != NULL)
 		cache_close(o.cache);
@@ -203,7 +210,8 @@ cmd_index(cli *c)
 	tl_cache cache;
 	cache_open(&cache, c->cache_dir);
 	if (cache.dir == NULL) {
-		msg_error("no cache directory: neither XDG_CACHE_HOME nor HOME is set (--cache-dir DIR)");
+		msg_error(
+		    "no cache directory: neither XDG_CACHE_HOME nor HOME is set (--cache-dir DIR)");
 		cache_close(&cache);
 		return 1;
 	}
@@ -218,19 +226,19 @@ cmd_index(cli *c)
 		const tl_cache_rec *x = &cache.recs[i];
 		if (x->status == TL_CACHE_UNWRITTEN) {
 			printf("rank %d: not written (%llu slices)\n", x->rank,
-			    (unsigned long long)x->slices);
+			       (unsigned long long)x->slices);
 			unwritten++;
 			continue;
 		}
 		printf("rank %d: %s %s (%llu slices, %llu bytes)\n", x->rank,
-		    x->status == TL_CACHE_HIT ? "already cached in" : "wrote", x->file,
-		    (unsigned long long)x->slices, (unsigned long long)x->bytes);
+		       x->status == TL_CACHE_HIT ? "already cached in" : "wrote", x->file,
+		       (unsigned long long)x->slices, (unsigned long long)x->bytes);
 		bytes += x->bytes;
 		slices += x->slices;
 	}
 	printf("%zu ranks in %s: %llu slices, %llu bytes\n", cache.nrecs - unwritten,
-	    cache.dir ? cache.dir : "(no cache directory)", (unsigned long long)slices,
-	    (unsigned long long)bytes);
+	       cache.dir ? cache.dir : "(no cache directory)", (unsigned long long)slices,
+	       (unsigned long long)bytes);
 	if (rc == 0 && unwritten > 0)
 		rc = 1;
 	trace_free(&tr);
@@ -247,7 +255,8 @@ cmd_cache(cli *c)
 	if (c->clear) {
 		long n = cache_clear(&cache);
 		if (n < 0) {
-			msg_error("%s: cannot read the cache directory: %s", cache.dir, strerror(errno));
+			msg_error("%s: cannot read the cache directory: %s", cache.dir,
+			          strerror(errno));
 			rc = 1;
 		} else {
 			printf("removed %ld cache files from %s\n", n, cache.dir);
@@ -301,10 +310,10 @@ cmd_summary(cli *c)
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
 		fprintf(stderr,
-		    "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
-		    "source_opens=%llu\n",
-		    tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
-		    (unsigned long long)load_source_opens());
+		        "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
+		        "source_opens=%llu\n",
+		        tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
+		        (unsigned long long)load_source_opens());
 	}
 	trace_free(&tr);
 	return rc;
@@ -399,9 +408,15 @@ cmd_diff(cli *c)
 static int
 view_trace(cli *c, tl_trace *tr, tl_trace *trb)
 {
-	tl_ui_opts o = {.theme = c->theme, .keymap = c->keymap, .script = c->script,
-	    .cols = c->cols, .rows = c->rows, .stats_file = c->stats,
-	    .start_mono_ns = start_mono_ns, .path = c->path, .compare_path = c->compare};
+	tl_ui_opts o = {.theme = c->theme,
+	                .keymap = c->keymap,
+	                .script = c->script,
+	                .cols = c->cols,
+	                .rows = c->rows,
+	                .stats_file = c->stats,
+	                .start_mono_ns = start_mono_ns,
+	                .path = c->path,
+	                .compare_path = c->compare};
 	tl_query_opts qo = c->query;
 	qo.lanes = 1; /* the viewer draws the overlap and stage lanes */
 	tl_query *q = tlq_open(tr, &qo);
@@ -428,7 +443,9 @@ cmd_view(cli *c)
 	tl_trace tr;
 	tl_cache cache;
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
-	    .quiet_progress = c->script != NULL, .view = 1, .cache = cli_cache(c, &cache)};
+	                  .quiet_progress = c->script != NULL,
+	                  .view = 1,
+	                  .cache = cli_cache(c, &cache)};
 	int rc = load_trace(c->path, &o, &tr);
 	tl_trace trb;
 	int have_b = 0;
@@ -531,7 +548,8 @@ cmd_demo(cli *c)
 	if (rc == 0) {
 		c->path = dir;
 		/* the viewer, unless asked not to or there is no terminal to show it on */
-		if (c->no_view || (c->script == NULL && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))))
+		if (c->no_view ||
+		    (c->script == NULL && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))))
 			rc = cmd_summary(c);
 		else
 			rc = cmd_view(c);
@@ -582,32 +600,32 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"rank", required_argument, NULL, 'r'},
-		{"pp", required_argument, NULL, 'P'},
-		{"json", no_argument, NULL, 'j'},
-		{"vs", required_argument, NULL, 'v'},
-		{"steps", required_argument, NULL, 'A'},
-		{"no-view", no_argument, NULL, 'n'},
-		{"theme", required_argument, NULL, 'T'},
-		{"keymap", required_argument, NULL, 'K'},
-		{"script", required_argument, NULL, 'S'},
-		{"size", required_argument, NULL, 'Z'},
-		{"stats", required_argument, NULL, 'X'},
-		{"man", no_argument, NULL, 'M'},
-		{"markdown", no_argument, NULL, 'D'},
-		{"no-cache", no_argument, NULL, 'N'},
-		{"cache-dir", required_argument, NULL, 'C'},
-		{"clear", no_argument, NULL, 'L'},
-		{"series", no_argument, NULL, 's'},
-		{"compare", required_argument, NULL, OPT_COMPARE},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+	    {"rank", required_argument, NULL, 'r'},
+	    {"pp", required_argument, NULL, 'P'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"vs", required_argument, NULL, 'v'},
+	    {"steps", required_argument, NULL, 'A'},
+	    {"no-view", no_argument, NULL, 'n'},
+	    {"theme", required_argument, NULL, 'T'},
+	    {"keymap", required_argument, NULL, 'K'},
+	    {"script", required_argument, NULL, 'S'},
+	    {"size", required_argument, NULL, 'Z'},
+	    {"stats", required_argument, NULL, 'X'},
+	    {"man", no_argument, NULL, 'M'},
+	    {"markdown", no_argument, NULL, 'D'},
+	    {"no-cache", no_argument, NULL, 'N'},
+	    {"cache-dir", required_argument, NULL, 'C'},
+	    {"clear", no_argument, NULL, 'L'},
+	    {"series", no_argument, NULL, 's'},
+	    {"compare", required_argument, NULL, OPT_COMPARE},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	start_mono_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	setlocale(LC_ALL, ""); /* the viewer draws UTF-8 when the locale says so */
+	setlocale(LC_ALL, "");      /* the viewer draws UTF-8 when the locale says so */
 	setlocale(LC_NUMERIC, "C"); /* numbers in reports always use a decimal point */
 	/* Debian's SQLite keeps memory statistics under one global lock that serialises the
 	 * parallel rank loaders; tl does not use them. Must precede sqlite3_initialize(). */
@@ -638,7 +656,7 @@ main(int argc, char **argv)
 		/* each command takes its own options only: others are a usage error, not ignored */
 		if (cmd && li >= 0 && !command_takes(cmd, ch)) {
 			fprintf(stderr, "tl: %s does not take --%s\nusage: %s\n", cmd->name,
-			    longopts[li].name, cmd->usage);
+			        longopts[li].name, cmd->usage);
 			return 1;
 		}
 		switch (ch) {
@@ -661,7 +679,8 @@ main(int argc, char **argv)
 			char *end;
 			long n = strtol(optarg, &end, 10);
 			if (*optarg == '\0' || *end != '\0' || n < 1 || n > 4096) {
-				fprintf(stderr, "tl: --pp takes a number of pipeline stages, 1 to 4096\n");
+				fprintf(stderr,
+				        "tl: --pp takes a number of pipeline stages, 1 to 4096\n");
 				return 1;
 			}
 			c.query.pp = (int)n;
@@ -681,7 +700,8 @@ main(int argc, char **argv)
 			long long x, y;
 			char tail;
 			if (sscanf(optarg, "%lld:%lld%c", &x, &y, &tail) != 2 || x < 0 || y < 0) {
-				fprintf(stderr, "tl: --steps takes A:B, two STEP_TIME ids (e.g. 3:7)\n");
+				fprintf(stderr,
+				        "tl: --steps takes A:B, two STEP_TIME ids (e.g. 3:7)\n");
 				return 1;
 			}
 			c.steps_a = x;
@@ -723,8 +743,9 @@ main(int argc, char **argv)
 			break;
 		case 'Z': {
 			char x;
-			if (sscanf(optarg, "%d%c%d", &c.cols, &x, &c.rows) != 3 || (x != 'x' && x != 'X') ||
-			    c.cols < 1 || c.rows < 1 || c.cols > 1000 || c.rows > 1000) {
+			if (sscanf(optarg, "%d%c%d", &c.cols, &x, &c.rows) != 3 ||
+			    (x != 'x' && x != 'X') || c.cols < 1 || c.rows < 1 || c.cols > 1000 ||
+			    c.rows > 1000) {
 				fprintf(stderr, "tl: --size takes COLSxROWS, e.g. 120x40\n");
 				return 1;
 			}
@@ -753,15 +774,18 @@ main(int argc, char **argv)
 		c.path = argv[optind++];
 		if (cmd->run == cmd_diff && c.vs_rank < 0) {
 			if (optind >= argc) {
-				fprintf(stderr, "tl: diff needs two profiles, or one with --rank N --vs M\n"
-				                "usage: %s\n", cmd->usage);
+				fprintf(stderr,
+				        "tl: diff needs two profiles, or one with --rank N --vs M\n"
+				        "usage: %s\n",
+				        cmd->usage);
 				return 1;
 			}
 			c.path_b = argv[optind++];
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "tl: unexpected argument '%s'\nusage: %s\n", argv[optind], cmd->usage);
+		fprintf(stderr, "tl: unexpected argument '%s'\nusage: %s\n", argv[optind],
+		        cmd->usage);
 		return 1;
 	}
 	int rc = cmd->run(&c);

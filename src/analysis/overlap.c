@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 void
-union_iter_init(tl_union_iter *it, const tl_rank *r, tl_lane_kind kind, uint16_t step,
-    int64_t t0, int64_t t1)
+union_iter_init(tl_union_iter *it, const tl_rank *r, tl_lane_kind kind, uint16_t step, int64_t t0,
+                int64_t t1)
 {
 	it->ntracks = 0;
 	for (size_t i = 0; i < r->ntracks; i++)
@@ -129,7 +129,7 @@ union_iter_next(tl_union_iter *it, int64_t *s, int64_t *e)
 
 void
 overlap_compute(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, int64_t prep_from,
-    tl_overlap *o)
+                tl_overlap *o)
 {
 	tl_union_iter ci, mi;
 	union_iter_init(&ci, r, TL_LANE_COMPUTE, step, t0, t1);

@@ -27,7 +27,7 @@ typedef struct tl_union_iter {
 } tl_union_iter;
 
 void union_iter_init(tl_union_iter *, const tl_rank *, tl_lane_kind, uint16_t step, int64_t t0,
-    int64_t t1);
+                     int64_t t1);
 /* Next merged interval; returns 0 at the end. */
 int union_iter_next(tl_union_iter *, int64_t *s, int64_t *e);
 void union_iter_done(tl_union_iter *);
@@ -35,6 +35,6 @@ void union_iter_done(tl_union_iter *);
 /* Overlap breakdown of the work of `step` (TL_NO_STEP: all work) inside [t0, t1). preparing is
  * measured from `prep_from` (the step start), or 0 when prep_from is INT64_MIN. */
 void overlap_compute(const tl_rank *, uint16_t step, int64_t t0, int64_t t1, int64_t prep_from,
-    tl_overlap *out);
+                     tl_overlap *out);
 
 #endif

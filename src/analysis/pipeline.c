@@ -108,8 +108,8 @@ op_blocks(const tl_rank *r, rank_block **out)
 	qsort(ord, np, sizeof *ord, cmp_bwd);
 	for (size_t k = 0; k < np; k++) {
 		size_t i = ord[k].i, h = k ? ord[k - 1].i : 0;
-		g2[i] = k == 0 ? 0
-		               : g2[h] + (step[i] != step[h] || p[i].fwd_start > p[h].fwd_start);
+		g2[i] =
+		    k == 0 ? 0 : g2[h] + (step[i] != step[h] || p[i].fwd_start > p[h].fwd_start);
 	}
 	rank_block *v = NULL;
 	size_t n = 0, cap = 0;
@@ -151,8 +151,7 @@ op_blocks(const tl_rank *r, rank_block **out)
  * carried a stream is a block where its device part ran (pp_chart takes TASK.startNs/endNs);
  * it belongs to the step its host call was made in (pp_chart: MSTX_EVENTS inside STEP_TIME). */
 static size_t
-rank_blocks(const tl_rank *r, const tl_stage_rules *R, int use_ops, rank_block **out,
-            int *from_ops)
+rank_blocks(const tl_rank *r, const tl_stage_rules *R, int use_ops, rank_block **out, int *from_ops)
 {
 	rank_block *v = NULL;
 	size_t n = 0, cap = 0;
@@ -497,7 +496,7 @@ pipeline_build(const tl_trace *tr, const tl_stage_rules *R, const int *meta_stag
 		has[i] = nrb[i] > 0;
 		P->ranks_with_blocks += has[i];
 		P->ranks_from_ops += has[i] && from_ops[i];
-		P->rank_blocks[i] = !has[i] ? TL_PP_BLOCKS_NONE
+		P->rank_blocks[i] = !has[i]       ? TL_PP_BLOCKS_NONE
 		                    : from_ops[i] ? TL_PP_BLOCKS_OPS
 		                                  : TL_PP_BLOCKS_RANGES;
 	}
@@ -632,25 +631,29 @@ const char *
 pipeline_absence(const tl_trace *tr, const tl_pipeline *P, char *buf, size_t n)
 {
 	if (tr->nranks < 2)
-		snprintf(buf, n, "Pipeline parallelism: needs at least two ranks; this profile has %zu.",
+		snprintf(buf, n,
+		         "Pipeline parallelism: needs at least two ranks; this profile has %zu.",
 		         tr->nranks);
 	else if (P->ranks_with_blocks == 0)
-		snprintf(buf, n,
-		         "Pipeline parallelism: none found (no forward or backward step ranges%s; see "
-		         "STAGE RULES in tl(1)).",
-		         P->used_ops ? " or operator pairs" : "");
+		snprintf(
+		    buf, n,
+		    "Pipeline parallelism: none found (no forward or backward step ranges%s; see "
+		    "STAGE RULES in tl(1)).",
+		    P->used_ops ? " or operator pairs" : "");
 	else if (P->ranks_from_ops == P->ranks_with_blocks && P->source == TL_PP_FROM_GUESS)
-		snprintf(buf, n,
-		         "Pipeline parallelism: forward/backward operator pairs on %zu rank%s, but "
-		         "the PP stage of no rank is known (no distributed_args, and the send/receive "
-		         "partners do not form a pipeline): give --pp N.",
-		         P->ranks_with_blocks, P->ranks_with_blocks == 1 ? "" : "s");
+		snprintf(
+		    buf, n,
+		    "Pipeline parallelism: forward/backward operator pairs on %zu rank%s, but "
+		    "the PP stage of no rank is known (no distributed_args, and the send/receive "
+		    "partners do not form a pipeline): give --pp N.",
+		    P->ranks_with_blocks, P->ranks_with_blocks == 1 ? "" : "s");
 	else
-		snprintf(buf, n,
-		         "Pipeline parallelism: forward/backward %s on one PP stage only (%zu rank%s): "
-		         "no pipeline to show.",
-		         P->ranks_from_ops == P->ranks_with_blocks ? "operator pairs" : "ranges",
-		         P->ranks_with_blocks, P->ranks_with_blocks == 1 ? "" : "s");
+		snprintf(
+		    buf, n,
+		    "Pipeline parallelism: forward/backward %s on one PP stage only (%zu rank%s): "
+		    "no pipeline to show.",
+		    P->ranks_from_ops == P->ranks_with_blocks ? "operator pairs" : "ranges",
+		    P->ranks_with_blocks, P->ranks_with_blocks == 1 ? "" : "s");
 	return buf;
 }
 

@@ -61,7 +61,7 @@ typedef struct tl_pipeline {
 	size_t nsteps;
 	int npp; /* PP stages */
 	tl_pp_source source;
-	int *rank_stage; /* per trace rank: its PP stage, -1 unknown */
+	int *rank_stage;            /* per trace rank: its PP stage, -1 unknown */
 	unsigned char *rank_blocks; /* per trace rank: TL_PP_BLOCKS_* */
 	size_t ranks_with_blocks;
 	size_t ranks_from_ops; /* of those, ranks whose blocks come from forward/backward operator

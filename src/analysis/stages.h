@@ -79,10 +79,10 @@ int stages_rank_has_decode(const tl_stage_rules *, const tl_rank *r);
 
 /* Decode steps of a stage instance on r, [t0, t1] in host times (the instance's host_start and
  * host_end: a decode range counts when its host call lies inside the stage's host call);
- * has_decode is stages_rank_has_decode(r). Where the rank has decode ranges, the ones wholly inside: a true count, 0 included. Where it
- * has none, on a rollout stage, the ProfilerStep ranges wholly inside it (vLLM-Ascend steps its
- * profiler once per decode iteration), when there is at least one. Otherwise -1: nothing says
- * how many decode steps ran, and 0 would be a claim. */
+ * has_decode is stages_rank_has_decode(r). Where the rank has decode ranges, the ones wholly
+ * inside: a true count, 0 included. Where it has none, on a rollout stage, the ProfilerStep ranges
+ * wholly inside it (vLLM-Ascend steps its profiler once per decode iteration), when there is at
+ * least one. Otherwise -1: nothing says how many decode steps ran, and 0 would be a claim. */
 int stages_decode_count(const tl_stage_rules *, const tl_rank *r, int has_decode, int stage,
                         int64_t t0, int64_t t1);
 

@@ -33,36 +33,36 @@ typedef struct gen_opts {
 	 * micro-batches as pp_chart-style MSTX ranges "{'name': 'forward_step'}" /
 	 * "{'name': 'backward_step'}" around their kernels, with hcom_send/hcom_receive ops between
 	 * neighbouring stages (one two-rank group per pair). */
-	int pp;                  /* PP stages; 0 = the GRPO profile */
-	int pp_microbatches;     /* default (0) 8 */
-	int pp_schedule;         /* GEN_PP_1F1B or GEN_PP_GPIPE */
-	int pp_no_meta;          /* no distributed_args in META_DATA / profiler_metadata.json */
-	int pp_no_p2p;           /* no send/receive ops */
-	int pp_op_pairs;         /* no forward/backward ranges: the blocks are marked only by the
-	                          * torch operators autograd links (PYTORCH_API rows sharing a
-	                          * CONNECTION_IDS connectionId), as a capture without pp_chart's
-	                          * patch has them */
-	int pp_device_ranges;    /* the forward/backward ranges carry a stream, as pp_chart's patch
-	                          * writes them (range_start(msg, current_stream())): each is an
-	                          * MSTX_EVENTS row for the host call -- a few us long and early, the
-	                          * host running ahead of the device -- and a MsTx TASK row with the
-	                          * same connectionId spanning the block on the device; messages carry
-	                          * 'current_microbatch'. The truth's blocks are the device ranges. */
-	int launch_jitter;       /* launches start a varying 0..40 us earlier than LEAD before their
-	                          * device work (never overlapping the previous launch), so launch
-	                          * delays vary; the truth lists each one */
-	int host_ops;            /* a PyTorch operator (PYTORCH_API, main thread) before each launch
-	                          * of compute or communication work, linked to it through
-	                          * CONNECTION_IDS, as torch_npu links an operator to its launches */
-	int memory_records;      /* MEMORY_RECORD rows (components PTA and GE) with one allocated
-	                          * peak per rank inside one stage range; the truth has it */
+	int pp;               /* PP stages; 0 = the GRPO profile */
+	int pp_microbatches;  /* default (0) 8 */
+	int pp_schedule;      /* GEN_PP_1F1B or GEN_PP_GPIPE */
+	int pp_no_meta;       /* no distributed_args in META_DATA / profiler_metadata.json */
+	int pp_no_p2p;        /* no send/receive ops */
+	int pp_op_pairs;      /* no forward/backward ranges: the blocks are marked only by the
+	                       * torch operators autograd links (PYTORCH_API rows sharing a
+	                       * CONNECTION_IDS connectionId), as a capture without pp_chart's
+	                       * patch has them */
+	int pp_device_ranges; /* the forward/backward ranges carry a stream, as pp_chart's patch
+	                       * writes them (range_start(msg, current_stream())): each is an
+	                       * MSTX_EVENTS row for the host call -- a few us long and early, the
+	                       * host running ahead of the device -- and a MsTx TASK row with the
+	                       * same connectionId spanning the block on the device; messages carry
+	                       * 'current_microbatch'. The truth's blocks are the device ranges. */
+	int launch_jitter;    /* launches start a varying 0..40 us earlier than LEAD before their
+	                       * device work (never overlapping the previous launch), so launch
+	                       * delays vary; the truth lists each one */
+	int host_ops;         /* a PyTorch operator (PYTORCH_API, main thread) before each launch
+	                       * of compute or communication work, linked to it through
+	                       * CONNECTION_IDS, as torch_npu links an operator to its launches */
+	int memory_records;   /* MEMORY_RECORD rows (components PTA and GE) with one allocated
+	                       * peak per rank inside one stage range; the truth has it */
 	/* The B of a pair with known changes (GRPO profiles): the kernels of stage slow_stage
 	 * (index into gen_stage_canon; -1 none) run slow_factor per mille of their length on the
 	 * ranks in slow_ranks_mask (bit r: rank r), and the last rank to arrive at collective
 	 * delay_coll (its index over the profile; -1 none) arrives delay_ns later, so every other
 	 * rank waits that much longer in it. Shift B's clock with t0_ns. */
 	int slow_stage;
-	int slow_factor;         /* per mille, e.g. 1500 */
+	int slow_factor; /* per mille, e.g. 1500 */
 	uint64_t slow_ranks_mask;
 	int64_t delay_coll;
 	int64_t delay_ns;
@@ -164,8 +164,8 @@ typedef struct gen_dp_step_truth { /* one engine step of GEN_DECODE_DP, by rank 
 
 typedef struct gen_comm_truth { /* one rank's part of one collective (GRPO profiles) */
 	int rank;
-	int64_t step;          /* STEP_TIME id */
-	uint32_t op;           /* the collective's index over the profile (the same on every rank) */
+	int64_t step; /* STEP_TIME id */
+	uint32_t op;  /* the collective's index over the profile (the same on every rank) */
 	int64_t start_ns, end_ns; /* the rank's COMMUNICATION_OP row: start = its arrival */
 	int64_t last_arrival_ns;  /* when the last rank of the group arrived */
 	int last_rank;            /* that rank (the lowest one on a tie) */
@@ -181,9 +181,9 @@ typedef struct gen_op_truth { /* the compute operators of one rank by op type an
 } gen_op_truth;
 typedef struct gen_launch_truth { /* a CANN launch of compute or communication tasks */
 	int rank;
-	int64_t step;     /* STEP_TIME id of the step holding the launch's start (the only step
-	                   * when there is one); -1: none */
-	int64_t delay_ns; /* start of its first compute / communication task - launch start */
+	int64_t step;          /* STEP_TIME id of the step holding the launch's start (the only step
+	                        * when there is one); -1: none */
+	int64_t delay_ns;      /* start of its first compute / communication task - launch start */
 	int64_t host_start_ns; /* the CANN_API call's start */
 	int64_t op_start_ns;   /* with host_ops: the operator's start (it ends before the call) */
 	int tasks;             /* TASK rows carrying its connectionId */

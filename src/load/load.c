@@ -366,8 +366,10 @@ load_gather_end(tl_rank *r, tl_gather *g)
 		 * the finished rank (a JSON trace's flows end on its sorted device lanes) */
 		for (size_t i = 0; i < r->nsources; i++) {
 			const tl_loader *ld = loader_for(r->sources[i]->kind);
-			if (ld != NULL && ld->launches != NULL && !(ld->gathers & TL_TABLE_LAUNCHES))
-				ld->launches(r->sources[i], r, &g->launches, &g->nlaunches, &g->lcap);
+			if (ld != NULL && ld->launches != NULL &&
+			    !(ld->gathers & TL_TABLE_LAUNCHES))
+				ld->launches(r->sources[i], r, &g->launches, &g->nlaunches,
+				             &g->lcap);
 		}
 		r->nlaunch_steps = launch_steps(r, g->launches, g->nlaunches, &r->launch_steps);
 		launch_steps_idle(r, g->launches, g->nlaunches, r->launch_steps, r->nlaunch_steps);

@@ -33,8 +33,8 @@ typedef struct tl_source {
 	int64_t capture_ns; /* capture time (epoch ns), 0 unknown: when the collection ended as
 	                       the profile says, else the stamp in its name, else the file's time */
 	tl_capture_from capture_from; /* where capture_ns came from */
-	char *role;         /* verl / MindSpeed-RL role directory (<step>/<role>/…), or NULL */
-	int role_step;      /* the <step> directory number in verl discrete mode, or -1 */
+	char *role;            /* verl / MindSpeed-RL role directory (<step>/<role>/…), or NULL */
+	int role_step;         /* the <step> directory number in verl discrete mode, or -1 */
 	const char *rank_from; /* how the rank was found: "file name", "profiler_info", ... */
 	/* the file as discovery saw it: later reads (a slice's arguments) check that it is still
 	 * the same file, not deleted, replaced or grown by a writer */

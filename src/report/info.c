@@ -53,8 +53,10 @@ report_info(FILE *f, const tl_sourcelist *sl)
 	for (size_t i = 0; i < sl->n; i++)
 		unknown += sl->v[i].rank < 0;
 	if (unknown > 0)
-		fprintf(f, "rank ?: not found for %zu source%s; tl reads it from profiler_info_{rank}.json "
-			   "beside the file or in its *_ascend_pt directory, a directory or file name "
-			   "with rank{N} / rank_{N}, or Kineto's distributedInfo\n",
-		    unknown, unknown == 1 ? "" : "s");
+		fprintf(f,
+		        "rank ?: not found for %zu source%s; tl reads it from "
+		        "profiler_info_{rank}.json "
+		        "beside the file or in its *_ascend_pt directory, a directory or file name "
+		        "with rank{N} / rank_{N}, or Kineto's distributedInfo\n",
+		        unknown, unknown == 1 ? "" : "s");
 }

@@ -73,9 +73,10 @@ report_host_text(FILE *f, const tl_query *q)
 	for (size_t i = 0; i < tr->nranks; i++)
 		any |= nall[i] > 0;
 	if (any) {
-		fprintf(f, "\nHost launches per rank and step (launch delay = device start - launch "
-		           "call start, ms;\nhost-bound = device idle time before the host had "
-		           "started the launch of the\nwork that ended the idle gap)\n");
+		fprintf(f,
+		        "\nHost launches per rank and step (launch delay = device start - launch "
+		        "call start, ms;\nhost-bound = device idle time before the host had "
+		        "started the launch of the\nwork that ended the idle gap)\n");
 		fprintf(f, "%6s %8s %9s %11s %11s %11s %11s %11s %7s\n", "rank", "step", "launches",
 		        "delay.p50", "delay.p90", "delay.max", "idle", "host-bound", "share");
 	}

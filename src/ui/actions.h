@@ -44,9 +44,9 @@
 	X(SLICE_PREV, "slice-prev", "Slices", "Select the previous slice on the current lane")     \
 	X(SELECT, "select", "Slices", "Select the slice under the cursor and show its details")    \
 	X(LINK_LAUNCHER, "link-launcher", "Slices",                                                \
-	  "From a device task to the CANN call that launched it, again: its PyTorch operator")    \
+	  "From a device task to the CANN call that launched it, again: its PyTorch operator")     \
 	X(LINK_KERNELS, "link-kernels", "Slices",                                                  \
-	  "From a PyTorch operator or CANN call to the first device task it launched, again: "    \
+	  "From a PyTorch operator or CANN call to the first device task it launched, again: "     \
 	  "the next")                                                                              \
 	X(LINK_PARTNER, "link-partner", "Slices",                                                  \
 	  "From a forward operator to its backward operator (autograd's pair), and back")          \

@@ -76,7 +76,8 @@ msg_warn(const char *path, const char *fmt, ...)
 		if (path != NULL) {
 			char p[1024];
 			text_sanitize(path, p, sizeof p, 1);
-			fprintf(stderr, "tl: %s: %s\n", p, text_sanitize(buf, safe, sizeof safe, 1));
+			fprintf(stderr, "tl: %s: %s\n", p,
+			        text_sanitize(buf, safe, sizeof safe, 1));
 		} else {
 			fprintf(stderr, "tl: %s\n", text_sanitize(buf, safe, sizeof safe, 1));
 		}
@@ -119,8 +120,8 @@ msg_progress_add(int done, uint64_t rows)
 	prog.rows += rows;
 	if (prog.active && secs_since(&prog.t0) > 0.5 && secs_since(&prog.last) > 0.1) {
 		clock_gettime(CLOCK_MONOTONIC, &prog.last);
-		fprintf(stderr, "\r\033[Kloading: %d/%d ranks, %.1fM rows, %.1fs", prog.done, prog.total,
-		    (double)prog.rows / 1e6, secs_since(&prog.t0));
+		fprintf(stderr, "\r\033[Kloading: %d/%d ranks, %.1fM rows, %.1fs", prog.done,
+		        prog.total, (double)prog.rows / 1e6, secs_since(&prog.t0));
 		prog.shown = 1;
 	}
 	pthread_mutex_unlock(&msg_lock);

@@ -43,7 +43,7 @@ out_of_range(const char *spec, const char *at, char *err, size_t errlen)
 	while (isdigit((unsigned char)at[n]))
 		n++;
 	snprintf(err, errlen, "bad rank spec '%s': rank %.*s is out of range (0-%d)", spec, n, at,
-	    TL_RANK_MAX);
+	         TL_RANK_MAX);
 }
 
 void
@@ -75,7 +75,8 @@ rankset_format(const tl_rankset *rs, char *buf, size_t len)
 		else
 			snprintf(item, sizeof item, "%d-%d", rs->ranks[i], rs->ranks[j - 1]);
 		if (more == 0 && used + strlen(item) + 24 < len)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", item);
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+			                         item);
 		else
 			more += j - i;
 		i = j;
@@ -107,8 +108,8 @@ rankspec_parse(const char *spec, tl_rankset *out, char *err, size_t errlen)
 		}
 		if (q == NULL) {
 			snprintf(err, errlen,
-			    "bad rank spec '%s' at position %d: expected a rank number (0-%d)", spec,
-			    (int)(item - spec) + 1, TL_RANK_MAX);
+			         "bad rank spec '%s' at position %d: expected a rank number (0-%d)",
+			         spec, (int)(item - spec) + 1, TL_RANK_MAX);
 			goto fail;
 		}
 		b = a;
@@ -120,20 +121,22 @@ rankspec_parse(const char *spec, tl_rankset *out, char *err, size_t errlen)
 			}
 			if (r == NULL) {
 				snprintf(err, errlen,
-				    "bad rank spec '%s' at position %d: expected a number after '-'", spec,
-				    (int)(q - spec) + 2);
+				         "bad rank spec '%s' at position %d: expected a number "
+				         "after '-'",
+				         spec, (int)(q - spec) + 2);
 				goto fail;
 			}
 			if (b < a) {
-				snprintf(err, errlen, "bad rank spec '%s': range %ld-%ld runs backwards",
-				    spec, a, b);
+				snprintf(err, errlen,
+				         "bad rank spec '%s': range %ld-%ld runs backwards", spec,
+				         a, b);
 				goto fail;
 			}
 			q = r;
 		}
 		if (b - a > 65536) {
-			snprintf(err, errlen, "bad rank spec '%s': range %ld-%ld is too large", spec, a,
-			    b);
+			snprintf(err, errlen, "bad rank spec '%s': range %ld-%ld is too large",
+			         spec, a, b);
 			goto fail;
 		}
 		for (long r = a; r <= b; r++)
@@ -142,8 +145,9 @@ rankspec_parse(const char *spec, tl_rankset *out, char *err, size_t errlen)
 			break;
 		if (*q != ',') {
 			snprintf(err, errlen,
-			    "bad rank spec '%s' at position %d: unexpected '%c' (use e.g. 0-7 or 0,2,4)",
-			    spec, (int)(q - spec) + 1, *q);
+			         "bad rank spec '%s' at position %d: unexpected '%c' (use e.g. 0-7 "
+			         "or 0,2,4)",
+			         spec, (int)(q - spec) + 1, *q);
 			goto fail;
 		}
 		p = q + 1;

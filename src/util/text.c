@@ -158,7 +158,8 @@ text_json_write(FILE *f, const char *s)
 		else if (cp == '\r')
 			fputs("\\r", f);
 		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
-			fprintf(f, "\\u%04x", cp); /* C1 too: JSON allows it raw, terminals obey it */
+			fprintf(f, "\\u%04x",
+			        cp); /* C1 too: JSON allows it raw, terminals obey it */
 		else if (cp == 0xfffd && l == 1)
 			fputs("\xef\xbf\xbd", f);
 		else

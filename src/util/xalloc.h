@@ -12,20 +12,20 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Grow a (ptr, cap) pair so that at least `need` elements fit. */
-#define VEC_RESERVE(ptr, cap, need)                                                   \
-	do {                                                                          \
-		if ((size_t)(need) > (cap)) {                                         \
-			size_t nc_ = (cap) ? (cap) : 16;                              \
-			while (nc_ < (size_t)(need))                                  \
-				nc_ *= 2;                                             \
-			(ptr) = xreallocarray((ptr), nc_, sizeof *(ptr));             \
-			(cap) = nc_;                                                  \
-		}                                                                     \
+#define VEC_RESERVE(ptr, cap, need)                                                                \
+	do {                                                                                       \
+		if ((size_t)(need) > (cap)) {                                                      \
+			size_t nc_ = (cap) ? (cap) : 16;                                           \
+			while (nc_ < (size_t)(need))                                               \
+				nc_ *= 2;                                                          \
+			(ptr) = xreallocarray((ptr), nc_, sizeof *(ptr));                          \
+			(cap) = nc_;                                                               \
+		}                                                                                  \
 	} while (0)
-#define VEC_PUSH(ptr, n, cap, val)                                                    \
-	do {                                                                          \
-		VEC_RESERVE(ptr, cap, (n) + 1);                                       \
-		(ptr)[(n)++] = (val);                                                 \
+#define VEC_PUSH(ptr, n, cap, val)                                                                 \
+	do {                                                                                       \
+		VEC_RESERVE(ptr, cap, (n) + 1);                                                    \
+		(ptr)[(n)++] = (val);                                                              \
 	} while (0)
 
 #endif

@@ -10,8 +10,9 @@
 	"[\n"                                                                                      \
 	"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": "            \
 	"\"Python\"}},\n"                                                                          \
-	"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"args\": {\"name\": \"CANN\"}},\n" \
-	"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 3, \"args\": {\"name\": \"Ascend "  \
+	"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"args\": {\"name\": "            \
+	"\"CANN\"}},\n"                                                                            \
+	"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 3, \"args\": {\"name\": \"Ascend "   \
 	"Hardware\"}},\n"                                                                          \
 	"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 3, \"tid\": 2, \"args\": {\"name\": " \
 	"\"Stream 2\"}},\n"                                                                        \
@@ -44,7 +45,7 @@
 	"{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"HostToDevice\", \"pid\": 3, \"tid\": 2, "       \
 	"\"ts\": \"300.000\"},\n"                                                                  \
 	"{\"ph\": \"s\", \"cat\": \"ac2g\", \"id\": "                                              \
-	"\"123456789012345678901234567890123456789012345678901234567890\", \"pid\": 2, \"tid\": " \
+	"\"123456789012345678901234567890123456789012345678901234567890\", \"pid\": 2, \"tid\": "  \
 	"5, \"ts\": \"113.000\"},\n"                                                               \
 	"{\"ph\": \"s\", \"cat\": \"HostToDevice\", \"id\": \"6\", \"pid\": 2, \"tid\": 5, "       \
 	"\"ts\": \"114.000\"},\n"                                                                  \

@@ -475,9 +475,8 @@ test_rl_profile(int device)
 		int want = -1;
 		for (size_t k = 0; k < t.nstages; k++) {
 			const gen_stage_truth *g = &t.stages[k];
-			if (g->step != all[i].step ||
-			    strcmp(gen_stage_canon[g->stage],
-			           tlq_stage_name(rl, all[i].stage)) != 0)
+			if (g->step != all[i].step || strcmp(gen_stage_canon[g->stage],
+			                                     tlq_stage_name(rl, all[i].stage)) != 0)
 				continue;
 			int64_t d = g->end_ns - g->start_ns;
 			if (d > best || (d == best && g->rank < want)) {
@@ -523,8 +522,7 @@ test_rl_profile(int device)
 				continue;
 			if (b->end == g->end_ns && b->step == g->step &&
 			    b->reason == TL_BUBBLE_LAUNCH_GAP &&
-			    strcmp(tlq_stage_name(rl, b->stage) ? tlq_stage_name(rl, b->stage)
-			                                           : "",
+			    strcmp(tlq_stage_name(rl, b->stage) ? tlq_stage_name(rl, b->stage) : "",
 			           gen_stage_canon[g->stage]) == 0)
 				hit++;
 			else
@@ -1079,8 +1077,8 @@ check_pp_as(int sched, int no_meta, int no_p2p, int opt_pp, int op_pairs, int de
 			         g->kind == 'F' ? "forward" : "backward", g->microbatch);
 			size_t hit = 0;
 			for (size_t k = 0; k < nb; k++)
-				if (tr.ranks[bv[k].rank]->rank == g->rank && bv[k].start >= g->start_ns &&
-				    bv[k].end <= g->end_ns) {
+				if (tr.ranks[bv[k].rank]->rank == g->rank &&
+				    bv[k].start >= g->start_ns && bv[k].end <= g->end_ns) {
 					hit++;
 					named += bv[k].reason == TL_BUBBLE_LAUNCH_GAP &&
 					         strstr(bv[k].detail, want) != NULL;
@@ -1342,7 +1340,8 @@ test_pp_ops_interleaved(void)
 					fe[sched[b].chunk][sched[b].mb][layer] = e;
 				} else {
 					rank_add_fwdbwd(r, fs[sched[b].chunk][sched[b].mb][layer],
-					                fe[sched[b].chunk][sched[b].mb][layer], s, e);
+					                fe[sched[b].chunk][sched[b].mb][layer], s,
+					                e);
 				}
 			}
 		}
@@ -1360,8 +1359,8 @@ test_pp_ops_interleaved(void)
 		const tl_pp_stage *ps = &P.steps[0].stages[0];
 		for (size_t b = 0; b < ps->nblocks; b++) {
 			size_t l = strlen(seq);
-			snprintf(seq + l, sizeof seq - l, "%s%c%d", b ? " " : "", ps->blocks[b].kind,
-			         ps->blocks[b].microbatch);
+			snprintf(seq + l, sizeof seq - l, "%s%c%d", b ? " " : "",
+			         ps->blocks[b].kind, ps->blocks[b].microbatch);
 			extents += ps->blocks[b].start == T0 + (int64_t)b * BLK &&
 			           ps->blocks[b].end == T0 + (int64_t)b * BLK + 2 * OP + OP - 1000;
 		}
@@ -1527,10 +1526,9 @@ test_plain(void)
 		size_t ns = tlq_stages(rl, &sv), good = 0;
 		for (size_t i = 0; i < ns; i++) {
 			const gen_truth *g =
-			    strcmp(tlq_stage_name(rl, sv[i].stage), "rollout") == 0 ? &ta
-			    : strcmp(tlq_stage_name(rl, sv[i].stage), "actor_update") == 0
-			        ? &tb
-			        : NULL;
+			    strcmp(tlq_stage_name(rl, sv[i].stage), "rollout") == 0        ? &ta
+			    : strcmp(tlq_stage_name(rl, sv[i].stage), "actor_update") == 0 ? &tb
+			                                                                   : NULL;
 			good += g && sv[i].from_role && sv[i].step == 1 &&
 			        sv[i].start == g->steps[0].start_ns &&
 			        sv[i].end == g->steps[g->nsteps - 1].end_ns;

@@ -40,7 +40,8 @@ check_profile(int nranks, int nsteps, uint64_t tasks, int slow)
 	gen_truth truth;
 	memset(&truth, 0, sizeof truth);
 	CHECK(gen_profile(&o, out, &truth) == 0, "generate %d ranks x %d steps", nranks, nsteps);
-	CHECK_EQ_I64(truth.noverlap, (size_t)nranks * (size_t)nsteps, "truth has a row per rank and step");
+	CHECK_EQ_I64(truth.noverlap, (size_t)nranks * (size_t)nsteps,
+	             "truth has a row per rank and step");
 
 	tl_trace tr;
 	tl_load_opts lo = {.quiet_progress = 1};
@@ -64,23 +65,25 @@ check_profile(int nranks, int nsteps, uint64_t tasks, int slow)
 				continue;
 			checked++;
 			const tl_overlap *g = &so[k].o;
-			int64_t got[6] = {g->computing, g->communication, g->overlapped,
-			    g->comm_not_overlapped, g->free, g->preparing};
-			int64_t want[6] = {t->computing, t->communication, t->overlapped,
-			    t->comm_not_overlapped, t->free, t->preparing};
-			static const char *const nm[] = {"computing", "communication", "overlapped",
-			    "communication_not_overlapped", "free", "preparing"};
+			int64_t got[6] = {g->computing,           g->communication, g->overlapped,
+			                  g->comm_not_overlapped, g->free,          g->preparing};
+			int64_t want[6] = {t->computing,           t->communication, t->overlapped,
+			                   t->comm_not_overlapped, t->free,          t->preparing};
+			static const char *const nm[] = {
+			    "computing",  "communication",
+			    "overlapped", "communication_not_overlapped",
+			    "free",       "preparing"};
 			for (int c = 0; c < 6; c++) {
 				char m[160];
-				snprintf(m, sizeof m, "rank %d step %lld: %s equals the truth", t->rank,
-				    (long long)t->step, nm[c]);
+				snprintf(m, sizeof m, "rank %d step %lld: %s equals the truth",
+				         t->rank, (long long)t->step, nm[c]);
 				CHECK_EQ_I64(got[c], want[c], m);
 			}
 		}
 		free(so);
 	}
 	CHECK(bad == 0 && checked == truth.noverlap, "every truth row was found (%zu of %zu)",
-	    checked, truth.noverlap);
+	      checked, truth.noverlap);
 	trace_free(&tr);
 	gen_truth_free(&truth);
 	char *cmd = xasprintf("rm -rf '%s'", dir);

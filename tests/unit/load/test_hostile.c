@@ -359,17 +359,19 @@ test_sizes(void)
 
 	/* compute and communication each near 2^62 long (a fuzzer finding: comp + comm
 	 * overflowed in the overlap numbers, UB) */
-	p = make_good("extreme-union.db",
+	p = make_good(
+	    "extreme-union.db",
 	    "INSERT INTO TASK VALUES (-4611686018427387000, 0, 0, 5, 12, 1, 1, 4294967295, 7);"
 	    "INSERT INTO COMPUTE_TASK_INFO VALUES (1, 12, 1);"
 	    "CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, "
 	    "connectionId INTEGER, groupName INTEGER, opId INTEGER);"
-	    "INSERT INTO COMMUNICATION_OP VALUES (1, -1000000000000000000, 4611686018427387000, 1, 2, "
+	    "INSERT INTO COMMUNICATION_OP VALUES (1, -1000000000000000000, 4611686018427387000, 1, "
+	    "2, "
 	    "1);");
 	o = load(p);
 	CHECK(o.loaded && o.lines == 0 && o.compute_ns > 4000000000000000000,
-	    "compute and communication of 4.6e18 ns each: loads, numbers without overflow (%s)",
-	    o.text);
+	      "compute and communication of 4.6e18 ns each: loads, numbers without overflow (%s)",
+	      o.text);
 	free(o.text);
 	free(p);
 

@@ -139,26 +139,32 @@ test_exact_times(void)
 	/* The metadata comes after the event that uses the pid (as in torch_npu's files). At
 	 * 1.7e15 µs a double has a step of 0.25 µs: .091 µs would not survive it. */
 	static const char tv[] =
-	    "[{\"ph\": \"X\", \"name\": \"k\", \"pid\": 77, \"tid\": 3, \"ts\": \"1736408883694756.091\", "
+	    "[{\"ph\": \"X\", \"name\": \"k\", \"pid\": 77, \"tid\": 3, \"ts\": "
+	    "\"1736408883694756.091\", "
 	    "\"dur\": 840.07675, \"args\": {\"Task Type\": \"AI_CORE\", \"Physic Stream Id\": 3, "
 	    "\"Task Id\": 1, \"Subtask Id\": 4294967295}},\n"
-	    " {\"ph\": \"X\", \"name\": \"e\", \"pid\": 77, \"tid\": 3, \"ts\": \"1736408883694757.000\", "
+	    " {\"ph\": \"X\", \"name\": \"e\", \"pid\": 77, \"tid\": 3, \"ts\": "
+	    "\"1736408883694757.000\", "
 	    "\"dur\": 0.0005, \"args\": {\"Task Type\": \"EVENT_WAIT_SQE\"}},\n"
-	    " {\"ph\": \"X\", \"name\": \"x\", \"pid\": 77, \"tid\": 3, \"ts\": 1.7364088836957581e15, "
+	    " {\"ph\": \"X\", \"name\": \"x\", \"pid\": 77, \"tid\": 3, \"ts\": "
+	    "1.7364088836957581e15, "
 	    "\"dur\": 1e-3, \"args\": {\"Task Type\": \"AI_CORE\"}},\n"
-	    " {\"name\": \"process_name\", \"pid\": 77, \"tid\": 0, \"args\": {\"name\": \"Ascend Hardware\"}, "
+	    " {\"name\": \"process_name\", \"pid\": 77, \"tid\": 0, \"args\": {\"name\": \"Ascend "
+	    "Hardware\"}, "
 	    "\"ph\": \"M\"},\n"
-	    " {\"name\": \"thread_name\", \"pid\": 77, \"tid\": 3, \"args\": {\"name\": \"Stream 3\"}, "
+	    " {\"name\": \"thread_name\", \"pid\": 77, \"tid\": 3, \"args\": {\"name\": \"Stream "
+	    "3\"}, "
 	    "\"ph\": \"M\"}]\n";
 	char *p = write_tmp("exact_trace_view.json", tv, sizeof tv - 1);
 	loaded l;
 	load_file(&l, p, TL_SRC_TRACE_VIEW, 0);
 	CHECK(l.rc == 0 && l.nlines == 0, "a small trace_view.json loads without a warning (%s)",
-	    l.err);
+	      l.err);
 	const tl_slice *s = first_slice(l.r, TL_LANE_COMPUTE);
 	CHECK(s != NULL, "the kernel is compute, though its process is named after it");
 	if (s) {
-		CHECK_EQ_I64(s->start, INT64_C(1736408883694756091), "ts \"…756.091\" is exact in ns");
+		CHECK_EQ_I64(s->start, INT64_C(1736408883694756091),
+		             "ts \"…756.091\" is exact in ns");
 		CHECK_EQ_I64(s->end - s->start, 840077, "dur 840.07675 µs rounds to 840077 ns");
 	}
 	s = first_slice(l.r, TL_LANE_OTHER);
@@ -170,10 +176,10 @@ test_exact_times(void)
 			if (l.r->tracks[i]->kind == TL_LANE_COMPUTE)
 				t = l.r->tracks[i];
 		CHECK(t && t->n == 2 && t->v[1].start == INT64_C(1736408883695758100) &&
-			  t->v[1].end == INT64_C(1736408883695758101),
-		    "1.7364088836957581e15 µs is 1736408883695758100 ns exactly");
+		          t->v[1].end == INT64_C(1736408883695758101),
+		      "1.7364088836957581e15 µs is 1736408883695758100 ns exactly");
 		CHECK_STR(t ? strpool_get(l.r->pool, t->label) : NULL, "Stream 3",
-		    "the lane is named by thread_name");
+		          "the lane is named by thread_name");
 	}
 	int64_t oa[4];
 	CHECK(trace_json_overlap_lengths(p, oa) == -1, "no Overlap Analysis process: -1");
@@ -198,13 +204,13 @@ test_exact_times(void)
 	CHECK_EQ_I64(l.r->rank, 5, "rank from the file name (no distributedInfo)");
 	s = first_slice(l.r, TL_LANE_COMPUTE);
 	CHECK(s && s->start == INT64_C(1735632360000000000) + INT64_C(4203669604595407) &&
-		  s->end - s->start == 6880,
-	    "ts relative to baseTimeNanoseconds, exact");
+	          s->end - s->start == 6880,
+	      "ts relative to baseTimeNanoseconds, exact");
 	CHECK_EQ_I64(lane_slices(l.r, TL_LANE_COMM), 1, "an NCCL kernel is communication");
 	for (size_t i = 0; i < l.r->ntracks; i++)
 		if (l.r->tracks[i]->kind == TL_LANE_COMPUTE)
 			CHECK_STR(strpool_get(l.r->pool, l.r->tracks[i]->label), "stream 7",
-			    "Kineto's padded thread name, trimmed");
+			          "Kineto's padded thread name, trimmed");
 	loaded_free(&l);
 	free(p);
 }
@@ -234,8 +240,8 @@ test_begin_end(void)
 	loaded l;
 	load_file(&l, p, TL_SRC_KINETO, -1);
 	CHECK(l.rc == 0 && l.nlines == 1 && strstr(l.err, "without its \"E\"") &&
-		  strstr(l.err, "2 such elements"),
-	    "an unmatched E and an unclosed B: one line, counted (%s)", l.err);
+	          strstr(l.err, "2 such elements"),
+	      "an unmatched E and an unclosed B: one line, counted (%s)", l.err);
 	size_t nk = 0, ok = 0;
 	for (size_t i = 0; i < l.r->ntracks; i++) {
 		const tl_track *t = l.r->tracks[i];
@@ -253,8 +259,8 @@ test_begin_end(void)
 	CHECK(nk == 2 && ok == 2, "B/E pairs become slices, nested pairs close innermost first");
 	const tl_slice *m = first_slice(l.r, TL_LANE_MSTX);
 	CHECK(m && m->start == 90000 && m->end == 200000 &&
-		  strcmp(strpool_get(l.r->pool, m->name), "update_actor") == 0,
-	    "a B/E user_annotation is a range like an X one");
+	          strcmp(strpool_get(l.r->pool, m->name), "update_actor") == 0,
+	      "a B/E user_annotation is a range like an X one");
 	loaded_free(&l);
 	free(p);
 }
@@ -279,10 +285,10 @@ test_json_args(void)
 	fputs("{\"traceEvents\": [\n", f);
 	for (int i = 0; i < 3000; i++)
 		fprintf(f,
-		    "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0, "
-		    "\"tid\": 7, \"ts\": %d, \"dur\": 1, \"args\": {\"i\": %d, \"shape\": "
-		    "\"[%d, 4]\", \"grid\": [1, 2]}}\n",
-		    i ? "," : "", i, 10 * i, i, i);
+		        "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0, "
+		        "\"tid\": 7, \"ts\": %d, \"dur\": 1, \"args\": {\"i\": %d, \"shape\": "
+		        "\"[%d, 4]\", \"grid\": [1, 2]}}\n",
+		        i ? "," : "", i, 10 * i, i, i);
 	fputs("]}\n", f);
 	fclose(f);
 	tl_trace tr;
@@ -299,8 +305,9 @@ test_json_args(void)
 		char got[4096] = "", want[256];
 		int nf = tlq_slice_args(tr.ranks[0], t, (size_t)probe[k], arg_collect, got);
 		snprintf(want, sizeof want,
-		    "name=k%d;cat=kernel;ph=X;ts=%d;dur=1;pid=0;tid=7;i=%d;shape=[%d, 4];grid=[1,2];",
-		    probe[k], 10 * probe[k], probe[k], probe[k]);
+		         "name=k%d;cat=kernel;ph=X;ts=%d;dur=1;pid=0;tid=7;i=%d;shape=[%d, "
+		         "4];grid=[1,2];",
+		         probe[k], 10 * probe[k], probe[k], probe[k]);
 		if (nf == 10 && strcmp(got, want) == 0)
 			ok++;
 		else
@@ -353,8 +360,10 @@ test_flows_and_steps(void)
 	    "\"dur\": 1, \"args\": {\"Task Type\": \"AI_CORE\"}},\n"
 	    " {\"ph\": \"f\", \"cat\": \"HostToDevice\", \"id\": \"launch-x\", "
 	    "\"pid\": 77, \"tid\": 3, \"ts\": \"1195.000\", \"bp\": \"e\"},\n"
-	    " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 9, \"args\": {\"name\": \"Python\"}},\n"
-	    " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 7, \"args\": {\"name\": \"CANN\"}},\n"
+	    " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 9, \"args\": {\"name\": "
+	    "\"Python\"}},\n"
+	    " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 7, \"args\": {\"name\": "
+	    "\"CANN\"}},\n"
 	    " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 77, "
 	    "\"args\": {\"name\": \"Ascend Hardware\"}}]";
 	char *p = write_tmp("flows_trace_view.json", tv, sizeof tv - 1);
@@ -426,16 +435,23 @@ test_legacy_user_ranges(void)
 		struct {
 			const char *name;
 			int tid, ts, dur;
-		} ev[] = {{"generate_sequences", 1, 0, 1000 + off}, {"aten::mm", 1, 100, 100},
-		    {"compute_log_prob", 1, 1100 + off, 400}, {"update_actor", 1, 1600 + off, 1400},
-		    {"forward_step", 1, 1600 + off, 200}, {"backward_step", 1, 1800 + off, 400},
-		    {"forward_step", 1, 2200 + off, 200}, {"backward_step", 1, 2400 + off, 400},
-		    {"c10d::allreduce_", 2, 2850 + off, 100}, {"gloo:all_reduce", 2, 2860 + off, 80},
-		    {"gloo:broadcast", 2, 3100 + off, 50}};
+		} ev[] = {{"generate_sequences", 1, 0, 1000 + off},
+		          {"aten::mm", 1, 100, 100},
+		          {"compute_log_prob", 1, 1100 + off, 400},
+		          {"update_actor", 1, 1600 + off, 1400},
+		          {"forward_step", 1, 1600 + off, 200},
+		          {"backward_step", 1, 1800 + off, 400},
+		          {"forward_step", 1, 2200 + off, 200},
+		          {"backward_step", 1, 2400 + off, 400},
+		          {"c10d::allreduce_", 2, 2850 + off, 100},
+		          {"gloo:all_reduce", 2, 2860 + off, 80},
+		          {"gloo:broadcast", 2, 3100 + off, 50}};
 		for (size_t i = 0; f && i < sizeof ev / sizeof *ev; i++)
-			fprintf(f, "%s{\"name\": \"%s\", \"ph\": \"X\", \"ts\": %d, \"dur\": %d, "
-				   "\"tid\": %d, \"pid\": \"CPU functions\", \"args\": {}}",
-			    i ? ",\n " : "[", ev[i].name, 1000 + ev[i].ts, ev[i].dur, ev[i].tid);
+			fprintf(f,
+			        "%s{\"name\": \"%s\", \"ph\": \"X\", \"ts\": %d, \"dur\": %d, "
+			        "\"tid\": %d, \"pid\": \"CPU functions\", \"args\": {}}",
+			        i ? ",\n " : "[", ev[i].name, 1000 + ev[i].ts, ev[i].dur,
+			        ev[i].tid);
 		if (f) {
 			fputs("]\n", f);
 			fclose(f);
@@ -463,12 +479,13 @@ test_legacy_user_ranges(void)
 	cJSON_ArrayForEach(x, ranks)
 	{
 		const cJSON *da = cJSON_GetObjectItemCaseSensitive(x, "device_activity");
-		const cJSON *st = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(x, "steps"), 0);
+		const cJSON *st =
+		    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(x, "steps"), 0);
 		const cJSON *cm = cJSON_GetObjectItemCaseSensitive(st, "communication_ns");
 		CHECK(cJSON_IsFalse(da) && cJSON_IsNumber(cm) && cm->valuedouble == 150000.0,
-		    "legacy rank %d: \"device_activity\": false, host collectives 150 us "
-		    "(c10d::allreduce_ over gloo:all_reduce, and gloo:broadcast)",
-		    nr);
+		      "legacy rank %d: \"device_activity\": false, host collectives 150 us "
+		      "(c10d::allreduce_ over gloo:all_reduce, and gloo:broadcast)",
+		      nr);
 		nr++;
 	}
 	CHECK_EQ_I64(nr, 2, "legacy: two ranks");
@@ -476,23 +493,23 @@ test_legacy_user_ranges(void)
 		int rank;
 		const char *stage;
 		int64_t start, end; /* ns */
-	} want[] = {{0, "rollout", 1000000, 2000000}, {0, "actor_logprob", 2100000, 2500000},
-	    {0, "actor_update", 2600000, 4000000}, {1, "rollout", 1000000, 2050000},
-	    {1, "actor_logprob", 2150000, 2550000}, {1, "actor_update", 2650000, 4050000}};
+	} want[] = {{0, "rollout", 1000000, 2000000},       {0, "actor_logprob", 2100000, 2500000},
+	            {0, "actor_update", 2600000, 4000000},  {1, "rollout", 1000000, 2050000},
+	            {1, "actor_logprob", 2150000, 2550000}, {1, "actor_update", 2650000, 4050000}};
 	const cJSON *stages = cJSON_GetObjectItemCaseSensitive(j, "stages");
 	CHECK_EQ_I64(cJSON_GetArraySize(stages), 6, "legacy: six stage ranges found by name");
 	for (size_t i = 0; i < 6; i++) {
 		const cJSON *e = cJSON_GetArrayItem(stages, (int)i);
 		const cJSON *rk = cJSON_GetObjectItemCaseSensitive(e, "rank"),
-			    *sn = cJSON_GetObjectItemCaseSensitive(e, "stage"),
-			    *s0 = cJSON_GetObjectItemCaseSensitive(e, "start_ns"),
-			    *s1 = cJSON_GetObjectItemCaseSensitive(e, "end_ns");
+		            *sn = cJSON_GetObjectItemCaseSensitive(e, "stage"),
+		            *s0 = cJSON_GetObjectItemCaseSensitive(e, "start_ns"),
+		            *s1 = cJSON_GetObjectItemCaseSensitive(e, "end_ns");
 		CHECK(cJSON_IsNumber(rk) && rk->valueint == want[i].rank && cJSON_IsString(sn) &&
-			  strcmp(sn->valuestring, want[i].stage) == 0 && cJSON_IsNumber(s0) &&
-			  (int64_t)s0->valuedouble == want[i].start && cJSON_IsNumber(s1) &&
-			  (int64_t)s1->valuedouble == want[i].end,
-		    "legacy: rank %d %s from %" PRId64 " to %" PRId64 " ns", want[i].rank,
-		    want[i].stage, want[i].start, want[i].end);
+		          strcmp(sn->valuestring, want[i].stage) == 0 && cJSON_IsNumber(s0) &&
+		          (int64_t)s0->valuedouble == want[i].start && cJSON_IsNumber(s1) &&
+		          (int64_t)s1->valuedouble == want[i].end,
+		      "legacy: rank %d %s from %" PRId64 " to %" PRId64 " ns", want[i].rank,
+		      want[i].stage, want[i].start, want[i].end);
 	}
 	/* --pp 2: each rank a PP stage of F0 B0 F1 B1; span 2.60..3.85 ms, 1.20 ms of blocks */
 	const cJSON *pp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "pipeline"), 0);
@@ -503,8 +520,9 @@ test_legacy_user_ranges(void)
 		const cJSON *br = cJSON_GetObjectItemCaseSensitive(ps, "bubble_ratio");
 		const cJSON *bl = cJSON_GetObjectItemCaseSensitive(ps, "blocks");
 		CHECK(cJSON_GetArraySize(bl) == 4 && cJSON_IsNumber(br) &&
-			  br->valuedouble > 0.0399 && br->valuedouble < 0.0401,
-		    "legacy --pp 2: PP stage %d has 4 blocks and a bubble ratio of 0.05 / 1.25", k);
+		          br->valuedouble > 0.0399 && br->valuedouble < 0.0401,
+		      "legacy --pp 2: PP stage %d has 4 blocks and a bubble ratio of 0.05 / 1.25",
+		      k);
 	}
 	cJSON_Delete(j);
 	free(js);
@@ -520,8 +538,8 @@ test_legacy_user_ranges(void)
 		tlq_close(q);
 		fclose(f);
 		CHECK(strstr(txt, "     0        -  no device activity (a CPU-only trace); host "
-				  "collectives 0.150000 ms") != NULL,
-		    "legacy: the text summary says no device activity, 0.15 ms of collectives");
+		                  "collectives 0.150000 ms") != NULL,
+		      "legacy: the text summary says no device activity, 0.15 ms of collectives");
 		free(txt);
 		trace_free(&tr);
 	} else {
@@ -536,22 +554,23 @@ test_legacy_user_ranges(void)
  * (e.g. "byte 123"), and `keep` compute slices. */
 static void
 bad_case(const char *name, const char *text, size_t n, const char *want, size_t keep,
-    const char *what)
+         const char *what)
 {
 	char *p = write_tmp(name, text, n);
 	loaded l;
 	load_file(&l, p, TL_SRC_TRACE_VIEW, 0);
 	CHECK(l.nlines == 1 && strstr(l.err, p) != NULL && strstr(l.err, want) != NULL,
-	    "%s: one line naming the file and \"%s\" (got: %s)", what, want, l.err);
+	      "%s: one line naming the file and \"%s\" (got: %s)", what, want, l.err);
 	CHECK_EQ_I64(lane_slices(l.r, TL_LANE_COMPUTE), keep, "...and the events before are kept");
 	loaded_free(&l);
 	free(p);
 }
 
-#define EV(ts) "{\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"tid\": 2, \"ts\": " ts ", \"dur\": 1, " \
-	       "\"args\": {\"Task Type\": \"AI_CORE\"}}"
-#define META                                                                                     \
-	"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"tid\": 0, "                      \
+#define EV(ts)                                                                                     \
+	"{\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"tid\": 2, \"ts\": " ts ", \"dur\": 1, "    \
+	"\"args\": {\"Task Type\": \"AI_CORE\"}}"
+#define META                                                                                       \
+	"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"tid\": 0, "                     \
 	"\"args\": {\"name\": \"Ascend Hardware\"}}"
 
 static void
@@ -560,7 +579,8 @@ test_bad_input(void)
 	char buf[512], want[64];
 
 	/* cut in the middle of the third event */
-	static const char whole[] = "[" META ", " EV("\"1.000\"") ", " EV("\"2.000\"") ", " EV("\"3.000\"") "]";
+	static const char whole[] =
+	    "[" META ", " EV("\"1.000\"") ", " EV("\"2.000\"") ", " EV("\"3.000\"") "]";
 	size_t off3 = (size_t)(strstr(whole, "\"3.000\"") - whole);
 	while (whole[off3] != '{')
 		off3--;
@@ -568,15 +588,19 @@ test_bad_input(void)
 	bad_case("cut.json", whole, off3 + 30, want, 2, "a file cut inside an event");
 	snprintf(want, sizeof want, "byte %zu", sizeof whole - 2);
 	bad_case("cut2.json", whole, sizeof whole - 2, want, 3,
-	    "a file cut before the closing bracket");
+	         "a file cut before the closing bracket");
 
-	bad_case("scalar.json", " 42\n", 4, "byte 1", 0, "a top level that is neither array nor object");
+	bad_case("scalar.json", " 42\n", 4, "byte 1", 0,
+	         "a top level that is neither array nor object");
 	bad_case("string.json", "\"[{}]\"", 6, "byte 0", 0, "a top level that is a string");
 	bad_case("empty.json", "", 0, "empty", 0, "an empty file");
 
-	snprintf(buf, sizeof buf, "[%s, %s, {\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"dur\": 1}, %s]",
-	    META, EV("\"1.000\""), EV("\"2.000\""));
-	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, "{\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"dur\"") - buf));
+	snprintf(buf, sizeof buf,
+	         "[%s, %s, {\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"dur\": 1}, %s]", META,
+	         EV("\"1.000\""), EV("\"2.000\""));
+	snprintf(
+	    want, sizeof want, "byte %zu",
+	    (size_t)(strstr(buf, "{\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"dur\"") - buf));
 	bad_case("nots.json", buf, strlen(buf), want, 2, "an event without ts");
 
 	snprintf(buf, sizeof buf, "[%s, %s, %s]", META, EV("\"abc\""), EV("\"2.000\""));
@@ -592,43 +616,48 @@ test_bad_input(void)
 	bad_case("huge.json", buf, strlen(buf), want, 1, "a huge ts");
 
 	snprintf(buf, sizeof buf, "[%s, %s, %s]", META, EV("\"99999999999999999999.000\""),
-	    EV("\"2.000\""));
+	         EV("\"2.000\""));
 	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, "\"9999") - buf));
 	bad_case("huge2.json", buf, strlen(buf), want, 1, "a ts beyond int64 ns");
 
-	snprintf(buf, sizeof buf, "[%s, {\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"tid\": 2, "
-				  "\"ts\": \"1.0\", \"dur\": -5}, %s]",
-	    META, EV("\"2.000\""));
+	snprintf(buf, sizeof buf,
+	         "[%s, {\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"tid\": 2, "
+	         "\"ts\": \"1.0\", \"dur\": -5}, %s]",
+	         META, EV("\"2.000\""));
 	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, "-5") - buf));
 	bad_case("negdur.json", buf, strlen(buf), want, 1, "a negative dur");
 
-	snprintf(buf, sizeof buf, "[%s, {\"ph\": \"X\", \"name\": \"k\xff\xfe\", \"pid\": 1, "
-				  "\"tid\": 2, \"ts\": \"1.0\", \"dur\": 1}, %s]",
-	    META, EV("\"2.000\""));
+	snprintf(buf, sizeof buf,
+	         "[%s, {\"ph\": \"X\", \"name\": \"k\xff\xfe\", \"pid\": 1, "
+	         "\"tid\": 2, \"ts\": \"1.0\", \"dur\": 1}, %s]",
+	         META, EV("\"2.000\""));
 	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, "\xff") - buf));
 	bad_case("utf8.json", buf, strlen(buf), want, 1, "invalid UTF-8 in a name");
 
-	snprintf(buf, sizeof buf, "[%s, %s {\"x\": 1}, %s]", META, EV("\"1.000\""), EV("\"2.000\""));
+	snprintf(buf, sizeof buf, "[%s, %s {\"x\": 1}, %s]", META, EV("\"1.000\""),
+	         EV("\"2.000\""));
 	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, " {\"x\"") - buf) + 1);
 	bad_case("syntax.json", buf, strlen(buf), want, 1, "two events without a comma");
 
 	snprintf(buf, sizeof buf, "[%s, %s, {\"ph\": \"X\" \"ts\": \"3.0\"}, %s]", META,
-	    EV("\"1.000\""), EV("\"2.000\""));
+	         EV("\"1.000\""), EV("\"2.000\""));
 	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, " \"ts\": \"3.0") - buf) + 1);
 	bad_case("member.json", buf, strlen(buf), want, 2, "an event that is not valid JSON");
 
 	snprintf(buf, sizeof buf, "[%s, %s, 17, %s]", META, EV("\"1.000\""), EV("\"2.000\""));
 	snprintf(want, sizeof want, "byte %zu", (size_t)(strstr(buf, "17") - buf));
-	bad_case("notobj.json", buf, strlen(buf), want, 2, "an array element that is not an object");
+	bad_case("notobj.json", buf, strlen(buf), want, 2,
+	         "an array element that is not an object");
 
 	/* args nested 100000 deep: refused (never recursed into), the next event still loads */
 	{
 		size_t depth = 100000;
 		size_t cap = 2 * depth + 1024, n = 0;
 		char *t = xmalloc(cap);
-		n += (size_t)snprintf(t + n, cap - n, "[%s, {\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, "
-						     "\"tid\": 2, \"ts\": \"1.0\", \"dur\": 1, \"args\": ",
-		    META);
+		n += (size_t)snprintf(t + n, cap - n,
+		                      "[%s, {\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, "
+		                      "\"tid\": 2, \"ts\": \"1.0\", \"dur\": 1, \"args\": ",
+		                      META);
 		size_t args = n;
 		for (size_t i = 0; i < depth; i++)
 			t[n++] = '[';
@@ -641,16 +670,17 @@ test_bad_input(void)
 	}
 
 	/* a Kineto object cut inside traceEvents: what came before is kept */
-	snprintf(buf, sizeof buf, "{\"distributedInfo\": {\"rank\": 4}, \"traceEvents\": [%s, %s, %s",
-	    EV("1"), EV("2"), "{\"ph\": \"X\", \"na");
+	snprintf(buf, sizeof buf,
+	         "{\"distributedInfo\": {\"rank\": 4}, \"traceEvents\": [%s, %s, %s", EV("1"),
+	         EV("2"), "{\"ph\": \"X\", \"na");
 	char *p = write_tmp("cut_kineto.json", buf, strlen(buf));
 	loaded l;
 	load_file(&l, p, TL_SRC_KINETO, -1);
 	snprintf(want, sizeof want, "byte %zu", (size_t)(strrchr(buf, '{') - buf));
 	CHECK(l.nlines == 1 && strstr(l.err, want) && strstr(l.err, p),
-	    "a Kineto file cut inside traceEvents: one line with %s (%s)", want, l.err);
+	      "a Kineto file cut inside traceEvents: one line with %s (%s)", want, l.err);
 	CHECK(l.r->rank == 4 && lane_slices(l.r, TL_LANE_HOST) == 2,
-	    "...its rank and the two events before are kept");
+	      "...its rank and the two events before are kept");
 	loaded_free(&l);
 	free(p);
 
@@ -658,13 +688,13 @@ test_bad_input(void)
 	char *dir = tmp_path("two");
 	mkdir(dir, 0700);
 	snprintf(buf, sizeof buf, "{\"distributedInfo\": {\"rank\": 0}, \"traceEvents\": [%s]}",
-	    EV("1"));
+	         EV("1"));
 	char *good = xasprintf("%s/rank0.json", dir), *bad = xasprintf("%s/rank1.json", dir);
 	FILE *f = fopen(good, "w");
 	fputs(buf, f);
 	fclose(f);
-	snprintf(buf, sizeof buf, "{\"distributedInfo\": {\"rank\": 1}, \"traceEvents\": [%s, {\"ph",
-	    EV("1"));
+	snprintf(buf, sizeof buf,
+	         "{\"distributedInfo\": {\"rank\": 1}, \"traceEvents\": [%s, {\"ph", EV("1"));
 	f = fopen(bad, "w");
 	fputs(buf, f);
 	fclose(f);
@@ -674,7 +704,7 @@ test_bad_input(void)
 	int rc = load_trace(dir, &lo, &tr);
 	msg_set_quiet(0);
 	CHECK(rc == 0 && tr.nranks == 2, "a damaged rank keeps what it had, the other loads (%zu)",
-	    tr.nranks);
+	      tr.nranks);
 	trace_free(&tr);
 	free(good);
 	free(bad);
@@ -697,8 +727,9 @@ read_csv(const char *path, int64_t *step, double v[6])
 	fclose(f);
 	if (!ok)
 		return -1;
-	static const char *const want[6] = {"Computing", "Communication", "Overlapped",
-	    "Communication(Not Overlapped)", "Free", "Preparing"};
+	static const char *const want[6] = {"Computing",  "Communication",
+	                                    "Overlapped", "Communication(Not Overlapped)",
+	                                    "Free",       "Preparing"};
 	char *hs[32], *vs[32];
 	int nh = 0, nv = 0;
 	for (char *t = strtok(line[0], ",\r\n"); t && nh < 32; t = strtok(NULL, ",\r\n"))
@@ -726,17 +757,18 @@ test_ascend_text_sample(void)
 		SKIP("samples absent: %s", base);
 		return;
 	}
-	static const char *const nm[6] = {"computing", "communication", "overlapped",
-	    "comm. not overlapped", "free", "preparing"};
+	static const char *const nm[6] = {"computing",  "communication",
+	                                  "overlapped", "comm. not overlapped",
+	                                  "free",       "preparing"};
 	for (int rk = 0; rk < 2; rk++) {
 		char *tv = xasprintf("%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
-		    base, rk);
-		char *csv = xasprintf("%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
-		    base, rk);
+		                     base, rk);
+		char *csv = xasprintf(
+		    "%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv", base, rk);
 		loaded l;
 		load_file(&l, tv, TL_SRC_TRACE_VIEW, rk);
 		CHECK(l.rc == 0 && l.nlines == 0, "level1 rank %d trace_view.json loads (%s)", rk,
-		    l.err);
+		      l.err);
 		int64_t step;
 		double want[6];
 		if (read_csv(csv, &step, want) != 0) {
@@ -749,55 +781,60 @@ test_ascend_text_sample(void)
 		tl_step_overlap *so = NULL;
 		size_t n = tlq_step_overlaps(l.r, &so);
 		CHECK(n == 1 && so[0].step_id == step, "rank %d: one step, %lld as in the csv", rk,
-		    (long long)step);
+		      (long long)step);
 		if (n >= 1) {
 			const tl_overlap *o = &so[0].o;
-			int64_t got[6] = {o->computing, o->communication, o->overlapped,
-			    o->comm_not_overlapped, o->free, o->preparing};
+			int64_t got[6] = {o->computing,           o->communication, o->overlapped,
+			                  o->comm_not_overlapped, o->free,          o->preparing};
 			for (int k = 0; k < 6; k++) {
 				double d = (double)got[k] - want[k];
 				CHECK(d >= -1000.0 && d <= 1000.0,
-				    "rank %d %s: %.3f us, step_trace_time.csv %.3f us (diff %+.0f ns, "
-				    "bar 1000)",
-				    rk, nm[k], (double)got[k] / 1000.0, want[k] / 1000.0, d);
+				      "rank %d %s: %.3f us, step_trace_time.csv %.3f us (diff "
+				      "%+.0f ns, "
+				      "bar 1000)",
+				      rk, nm[k], (double)got[k] / 1000.0, want[k] / 1000.0, d);
 			}
 			/* msprof's own Overlap Analysis tracks: a cross-check, never an input */
 			int64_t oa[4];
-			CHECK(trace_json_overlap_lengths(tv, oa) == 0, "rank %d has Overlap Analysis",
-			    rk);
+			CHECK(trace_json_overlap_lengths(tv, oa) == 0,
+			      "rank %d has Overlap Analysis", rk);
 			int64_t ours[4] = {o->computing, o->communication, o->comm_not_overlapped,
-			    o->free};
+			                   o->free};
 			static const char *const oan[4] = {"Computing", "Communication",
-			    "Communication(Not Overlapped)", "Free"};
+			                                   "Communication(Not Overlapped)", "Free"};
 			for (int k = 0; k < 4; k++) {
 				int64_t d = ours[k] - oa[k];
 				CHECK(d >= -1000 && d <= 1000,
-				    "rank %d %s: ours %.3f us, Overlap Analysis %.3f us (diff %+" PRId64
-				    " ns)",
-				    rk, oan[k], (double)ours[k] / 1000.0, (double)oa[k] / 1000.0, d);
+				      "rank %d %s: ours %.3f us, Overlap Analysis %.3f us (diff "
+				      "%+" PRId64 " ns)",
+				      rk, oan[k], (double)ours[k] / 1000.0, (double)oa[k] / 1000.0,
+				      d);
 			}
 		}
 		free(so);
-		CHECK(lane_slices(l.r, TL_LANE_COMM_TASK) > 0 && lane_slices(l.r, TL_LANE_HOST) > 0 &&
-			  lane_slices(l.r, TL_LANE_MEMCPY) > 0,
-		    "rank %d: HCCL planes, host and memcpy lanes too", rk);
+		CHECK(lane_slices(l.r, TL_LANE_COMM_TASK) > 0 &&
+		          lane_slices(l.r, TL_LANE_HOST) > 0 &&
+		          lane_slices(l.r, TL_LANE_MEMCPY) > 0,
+		      "rank %d: HCCL planes, host and memcpy lanes too", rk);
 		/* 27 fwdbwd flows, each from a forward operator to its backward one */
 		size_t rev = 0;
 		for (size_t i = 1; i < l.r->nfwdbwd; i++)
 			rev += l.r->fwdbwd[i].fwd_start > l.r->fwdbwd[i - 1].fwd_start &&
 			       l.r->fwdbwd[i].bwd_start < l.r->fwdbwd[i - 1].bwd_start;
 		CHECK(l.r->nfwdbwd == 27 && rev == 26,
-		    "rank %d: 27 forward/backward operator pairs, backward in reverse order (%zu, %zu)",
-		    rk, l.r->nfwdbwd, rev);
+		      "rank %d: 27 forward/backward operator pairs, backward in reverse order "
+		      "(%zu, %zu)",
+		      rk, l.r->nfwdbwd, rev);
 		if (rk == 0 && l.r->nfwdbwd > 0) {
 			/* aten::convolution at 1736408883702199.870 for 777.74 us, and its
 			 * ConvolutionBackward0 at 1736408883736817.250 for 369.36 us */
 			const tl_fwdbwd *p = &l.r->fwdbwd[0];
 			CHECK(p->fwd_start == INT64_C(1736408883702199870) &&
-				  p->fwd_end == INT64_C(1736408883702977610) &&
-				  p->bwd_start == INT64_C(1736408883736817250) &&
-				  p->bwd_end == INT64_C(1736408883737186610),
-			    "rank 0: the first pair is the convolution and its backward, to the ns");
+			          p->fwd_end == INT64_C(1736408883702977610) &&
+			          p->bwd_start == INT64_C(1736408883736817250) &&
+			          p->bwd_end == INT64_C(1736408883737186610),
+			      "rank 0: the first pair is the convolution and its backward, to the "
+			      "ns");
 		}
 		loaded_free(&l);
 		free(tv);
@@ -843,16 +880,16 @@ overlap_check_file(const char *path)
 	tlq_overlap(l.r, INT64_MIN, INT64_MAX, &ov);
 	int64_t ours[4] = {ov.computing, ov.communication, ov.comm_not_overlapped, ov.free};
 	static const char *const nm[4] = {"Computing", "Communication",
-	    "Communication(Not Overlapped)", "Free"};
+	                                  "Communication(Not Overlapped)", "Free"};
 	int full = ts_full_precision(path);
 	for (int k = 0; k < 4; k++) {
 		int64_t d = ours[k] - oa[k], bar = full ? 1000 : oa[k] / 200;
 		if (bar < 1000)
 			bar = 1000;
 		CHECK(d >= -bar && d <= bar,
-		    "%s %s: tl %.3f us, its Overlap Analysis %.3f us (diff %+" PRId64 " ns, bar %" PRId64
-		    ")",
-		    path, nm[k], (double)ours[k] / 1000.0, (double)oa[k] / 1000.0, d, bar);
+		      "%s %s: tl %.3f us, its Overlap Analysis %.3f us (diff %+" PRId64
+		      " ns, bar %" PRId64 ")",
+		      path, nm[k], (double)ours[k] / 1000.0, (double)oa[k] / 1000.0, d, bar);
 	}
 	loaded_free(&l);
 }
@@ -899,7 +936,7 @@ test_kineto_samples(void)
 	    {"amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json", -1, 2, 1, 0, 4},
 	    {"cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json", 34, 1, 0, 1, 0},
 	    {"critical_path__simple_add__benchmark_result_493459_1694039959_trace.json", 0, 0, 1, 0,
-		0},
+	     0},
 	    {"trace_filter__sampled_rank-0.json", 0, 2, 1, 1, 0},
 	    {"trace_filter__sampled_rank-1.json", 1, 2, 1, 1, 0},
 	};
@@ -910,16 +947,18 @@ test_kineto_samples(void)
 		unsigned w0 = msg_warn_count();
 		int rc = load_trace(p, &lo, &tr);
 		CHECK(rc == 0 && tr.nranks == 1 && msg_warn_count() == w0, "%s loads, no warning",
-		    k[i].file);
+		      k[i].file);
 		if (rc == 0 && tr.nranks == 1) {
 			const tl_rank *r = tr.ranks[0];
-			CHECK_EQ_I64(r->rank, k[i].rank, "...its rank (distributedInfo, else file name)");
+			CHECK_EQ_I64(r->rank, k[i].rank,
+			             "...its rank (distributedInfo, else file name)");
 			CHECK_EQ_I64(r->nsteps, k[i].steps, "...its ProfilerStep ranges");
 			CHECK((lane_slices(r, TL_LANE_COMPUTE) > 0) == k[i].compute &&
-				  (lane_slices(r, TL_LANE_COMM) > 0) == k[i].comm,
-			    "...compute %zu, communication %zu slices", lane_slices(r, TL_LANE_COMPUTE),
-			    lane_slices(r, TL_LANE_COMM));
-			CHECK_EQ_I64(r->nfwdbwd, k[i].fwdbwd, "...its forward/backward operator pairs");
+			          (lane_slices(r, TL_LANE_COMM) > 0) == k[i].comm,
+			      "...compute %zu, communication %zu slices",
+			      lane_slices(r, TL_LANE_COMPUTE), lane_slices(r, TL_LANE_COMM));
+			CHECK_EQ_I64(r->nfwdbwd, k[i].fwdbwd,
+			             "...its forward/backward operator pairs");
 		}
 		trace_free(&tr);
 		free(p);
@@ -1107,7 +1146,7 @@ same_summary(const char *db_root, const char *json_root, const char *what)
 	char *a = without_db_only(summary_json(db_root, NULL));
 	char *b = without_db_only(summary_json(json_root, NULL));
 	CHECK(a != NULL && b != NULL && strcmp(a, b) == 0,
-	    "%s: tl summary --json identical from the DB and from trace_view.json", what);
+	      "%s: tl summary --json identical from the DB and from trace_view.json", what);
 	if (a && b && strcmp(a, b) != 0)
 		printf("# DB:   %s# JSON: %s", a, b);
 	free(a);
@@ -1128,7 +1167,8 @@ test_db_vs_json(void)
 	o.seed = 11;
 	o.threads = 1;
 	o.json = 1;
-	CHECK(gen_profile(&o, gen, NULL) == 0, "generate 3 ranks x 3 steps, DB and trace_view.json");
+	CHECK(gen_profile(&o, gen, NULL) == 0,
+	      "generate 3 ranks x 3 steps, DB and trace_view.json");
 	/* discovery prefers the DB of a capture: the JSON goes into a tree of its own */
 	CHECK_EQ_I64(convert_tree(gen, gjson), 3, "convert each rank's DB to trace_view.json");
 	same_summary(gen, gjson, "generated profile");
@@ -1141,7 +1181,7 @@ test_db_vs_json(void)
 		char *pp = tmp_path(no_meta ? "pp-ops-p" : "pp-ops-m");
 		char *ppj = tmp_path(no_meta ? "pp-ops-p-json" : "pp-ops-m-json");
 		const char *what = no_meta ? "PP from operator pairs, stages from partners"
-					   : "PP from operator pairs, stages from distributed_args";
+		                           : "PP from operator pairs, stages from distributed_args";
 		gen_opts q;
 		gen_opts_default(&q);
 		q.nranks = 8;
@@ -1156,22 +1196,22 @@ test_db_vs_json(void)
 		same_summary(pp, ppj, what);
 		char *js = summary_json(ppj, NULL);
 		cJSON *j = js ? cJSON_Parse(js) : NULL;
-		const cJSON *p0 = j ? cJSON_GetArrayItem(
-					  cJSON_GetObjectItemCaseSensitive(j, "pipeline"), 0)
-				    : NULL;
+		const cJSON *p0 =
+		    j ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "pipeline"), 0)
+		      : NULL;
 		const cJSON *st = p0 ? cJSON_GetObjectItemCaseSensitive(p0, "stages") : NULL;
 		const cJSON *src = p0 ? cJSON_GetObjectItemCaseSensitive(p0, "pp_source") : NULL;
 		CHECK(cJSON_GetArraySize(st) == 4 &&
-			  cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
-			      cJSON_GetArrayItem(st, 3), "blocks")) == 16 &&
-			  cJSON_IsString(src) &&
-			  strcmp(src->valuestring,
-			      no_meta ? "send/receive partners" : "distributed_args") == 0,
-		    "%s: 4 PP stages, 16 blocks on the last, from the JSON", what);
-		const cJSON *bf = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(st, 0),
-		    "blocks_from");
+		          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+		              cJSON_GetArrayItem(st, 3), "blocks")) == 16 &&
+		          cJSON_IsString(src) &&
+		          strcmp(src->valuestring,
+		                 no_meta ? "send/receive partners" : "distributed_args") == 0,
+		      "%s: 4 PP stages, 16 blocks on the last, from the JSON", what);
+		const cJSON *bf =
+		    cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(st, 0), "blocks_from");
 		CHECK(cJSON_IsString(bf) && strcmp(bf->valuestring, "operator_pairs") == 0,
-		    "%s: \"blocks_from\": \"operator_pairs\"", what);
+		      "%s: \"blocks_from\": \"operator_pairs\"", what);
 		cJSON_Delete(j);
 		free(js);
 		free(pp);
@@ -1218,10 +1258,12 @@ test_db_vs_json(void)
 	while (d && (e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
-		char *tv = xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", gjson, e->d_name);
-		char *gtv = xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", gen, e->d_name);
+		char *tv =
+		    xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", gjson, e->d_name);
+		char *gtv =
+		    xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", gen, e->d_name);
 		CHECK(same_file(tv, gtv), "%s: gen_profile's trace_view.json is the converter's",
-		    e->d_name);
+		      e->d_name);
 		free(gtv);
 		loaded l;
 		load_file(&l, tv, TL_SRC_TRACE_VIEW, -1);
@@ -1229,16 +1271,19 @@ test_db_vs_json(void)
 		tl_overlap ov;
 		tlq_overlap(l.r, INT64_MIN, INT64_MAX, &ov);
 		if (trace_json_overlap_lengths(tv, oa) == 0 && oa[0] == ov.computing &&
-		    oa[1] == ov.communication && oa[2] == ov.comm_not_overlapped && oa[3] == ov.free)
+		    oa[1] == ov.communication && oa[2] == ov.comm_not_overlapped &&
+		    oa[3] == ov.free)
 			checked++;
 		else
 			printf("# %s: OA %lld %lld %lld %lld, ours %lld %lld %lld %lld\n", tv,
-			    (long long)oa[0], (long long)oa[1], (long long)oa[2], (long long)oa[3],
-			    (long long)ov.computing, (long long)ov.communication,
-			    (long long)ov.comm_not_overlapped, (long long)ov.free);
+			       (long long)oa[0], (long long)oa[1], (long long)oa[2],
+			       (long long)oa[3], (long long)ov.computing,
+			       (long long)ov.communication, (long long)ov.comm_not_overlapped,
+			       (long long)ov.free);
 		CHECK(l.nlines == 0 && lane_slices(l.r, TL_LANE_MSTX) > 0 &&
-			  lane_slices(l.r, TL_LANE_COMM_TASK) > 0 && lane_slices(l.r, TL_LANE_MEMCPY) > 0,
-		    "%s: MSTX, HCCL planes and memcpy lanes (%s)", e->d_name, l.err);
+		          lane_slices(l.r, TL_LANE_COMM_TASK) > 0 &&
+		          lane_slices(l.r, TL_LANE_MEMCPY) > 0,
+		      "%s: MSTX, HCCL planes and memcpy lanes (%s)", e->d_name, l.err);
 		loaded_free(&l);
 		free(tv);
 	}
@@ -1286,12 +1331,14 @@ write_kineto(const char *name, const kev *ev, size_t n)
 	      "\"args\": {\"labels\": \"GPU 0\"}},\n"
 	      "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": 7, "
 	      "\"args\": {\"name\": \"stream 7 \"}}",
-	    f);
+	      f);
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, ",\n{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": 0, "
-			   "\"tid\": 7, \"ts\": %lld, \"dur\": %lld, \"args\": {\"device\": 0, "
-			   "\"stream\": 7}}",
-		    ev[i].cat, ev[i].name, (long long)(1000000 + ev[i].ts), (long long)ev[i].dur);
+		fprintf(f,
+		        ",\n{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": 0, "
+		        "\"tid\": 7, \"ts\": %lld, \"dur\": %lld, \"args\": {\"device\": 0, "
+		        "\"stream\": 7}}",
+		        ev[i].cat, ev[i].name, (long long)(1000000 + ev[i].ts),
+		        (long long)ev[i].dur);
 	fputs("\n]}\n", f);
 	fclose(f);
 	return p;
@@ -1303,25 +1350,28 @@ static void
 test_kineto_device_categories(void)
 {
 	static const kev cuda[] = {{"kernel", "volta_sgemm_128x64_nn", 0, 100},
-	    {"kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 50, 100},
-	    {"kernel", "Memcpy DtoD (Device -> Device)", 160, 10},
-	    {"gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 170, 10},
-	    {"gpu_memset", "Memset (Device)", 180, 5}, {"cuda_sync", "Stream Sync", 185, 1},
-	    {"kernel", "vectorized_elementwise_kernel", 200, 50}};
+	                           {"kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 50, 100},
+	                           {"kernel", "Memcpy DtoD (Device -> Device)", 160, 10},
+	                           {"gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 170, 10},
+	                           {"gpu_memset", "Memset (Device)", 180, 5},
+	                           {"cuda_sync", "Stream Sync", 185, 1},
+	                           {"kernel", "vectorized_elementwise_kernel", 200, 50}};
 	static const kev mtia[] = {{"mtia_ccp_events", "aten::mm", 0, 100},
-	    {"mtia_ccp_events", "dma_request", 100, 50},
-	    {"mtia_ccp_events", "fused_relu_add", 120, 80},
-	    {"mtia_ccp_events", "dma_request", 300, 40}};
+	                           {"mtia_ccp_events", "dma_request", 100, 50},
+	                           {"mtia_ccp_events", "fused_relu_add", 120, 80},
+	                           {"mtia_ccp_events", "dma_request", 300, 40}};
 	static const kev rccl[] = {{"kernel", "Cijk_Ailk_Bljk_HHS_BH_MT128x128", 0, 100},
-	    {"kernel", "ncclDevKernel_Generic", 80, 60}, {"kernel", "rcclAllReduceKernel", 300, 10},
-	    {"kernel", "hcclAllReduce", 400, 10}};
+	                           {"kernel", "ncclDevKernel_Generic", 80, 60},
+	                           {"kernel", "rcclAllReduceKernel", 300, 10},
+	                           {"kernel", "hcclAllReduce", 400, 10}};
 	/* a device collective with a long name: the host's c10d range is then not communication
 	 * (the device kernel is) */
 	static const kev longname[] = {
 	    {"kernel",
-		"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 0,
-		100},
-	    {"cpu_op", "c10d::allreduce_", 200, 50}, {"kernel", "sm80_xmma_gemm", 300, 20}};
+	     "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 0,
+	     100},
+	    {"cpu_op", "c10d::allreduce_", 200, 50},
+	    {"kernel", "sm80_xmma_gemm", 300, 20}};
 	static const struct {
 		const char *file;
 		const kev *ev;
@@ -1341,13 +1391,14 @@ test_kineto_device_categories(void)
 		tlq_overlap(l.r, INT64_MIN, INT64_MAX, &ov);
 		CHECK(l.rc == 0 && l.nlines == 0, "%s loads (%s)", cases[i].file, l.err);
 		CHECK_EQ_I64(ov.computing, cases[i].computing * 1000,
-		    "Kineto device categories: computing = union of computation kernels");
-		CHECK_EQ_I64(ov.communication, cases[i].communication * 1000,
+		             "Kineto device categories: computing = union of computation kernels");
+		CHECK_EQ_I64(
+		    ov.communication, cases[i].communication * 1000,
 		    "Kineto device categories: communication = union of collective kernels");
 		CHECK_EQ_I64((int64_t)lane_slices(l.r, TL_LANE_MEMCPY), cases[i].memcpy_slices,
-		    "Kineto device categories: memory transfers on the memcpy lanes");
+		             "Kineto device categories: memory transfers on the memcpy lanes");
 		printf("# %s: computing %.3f us, communication %.3f us\n", cases[i].file,
-		    (double)ov.computing / 1000.0, (double)ov.communication / 1000.0);
+		       (double)ov.computing / 1000.0, (double)ov.communication / 1000.0);
 		loaded_free(&l);
 		free(p);
 	}
@@ -1369,7 +1420,7 @@ test_older_trace_view(void)
 	o.threads = 1;
 	CHECK(gen_profile(&o, gen, NULL) == 0, "generate 2 ranks x 2 steps");
 	CHECK_EQ_I64(convert_tree_version(gen, old, GEN_JSON_2024), 2,
-	    "write each rank's DB as a 2024 trace_view.json");
+	             "write each rank's DB as a 2024 trace_view.json");
 	CHECK_EQ_I64(convert_tree(gen, cur), 2, "and as a 2025 one");
 	same_summary(gen, old, "2024 trace_view.json");
 	CHECK_EQ_I64(overlap_check_tree(old), 2, "both 2024 files carry an Overlap Analysis");
@@ -1378,8 +1429,10 @@ test_older_trace_view(void)
 	while (d && (e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
-		char *tv = xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", old, e->d_name);
-		char *tv25 = xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", cur, e->d_name);
+		char *tv =
+		    xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", old, e->d_name);
+		char *tv25 =
+		    xasprintf("%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", cur, e->d_name);
 		FILE *f = fopen(tv, "rb");
 		char *text = xcalloc(1, (size_t)64 << 20);
 		size_t n = f ? fread(text, 1, ((size_t)64 << 20) - 1, f) : 0;
@@ -1387,10 +1440,10 @@ test_older_trace_view(void)
 			fclose(f);
 		text[n] = '\0';
 		CHECK(strstr(text, "\"Task Type\": \"Other\"") != NULL &&
-			  strstr(text, "\"Physic Stream Id\"") == NULL &&
-			  strstr(text, "\"pid\": 800,") != NULL,
-		    "%s: kernels typed Other, streams in Stream Id, Ascend Hardware pid 800",
-		    e->d_name);
+		          strstr(text, "\"Physic Stream Id\"") == NULL &&
+		          strstr(text, "\"pid\": 800,") != NULL,
+		      "%s: kernels typed Other, streams in Stream Id, Ascend Hardware pid 800",
+		      e->d_name);
 		free(text);
 		loaded a, b;
 		load_file(&a, tv, TL_SRC_TRACE_VIEW, -1);
@@ -1401,15 +1454,15 @@ test_older_trace_view(void)
 		tlq_overlap(a.r, INT64_MIN, INT64_MAX, &x);
 		tlq_overlap(b.r, INT64_MIN, INT64_MAX, &y);
 		CHECK(trace_json_overlap_lengths(tv, oa) == 0 && oa[0] == x.computing &&
-			  oa[1] == x.communication && oa[2] == x.comm_not_overlapped &&
-			  oa[3] == x.free,
-		    "%s: to the ns its Overlap Analysis (computing %.3f us, OA %.3f us)", e->d_name,
-		    (double)x.computing / 1000.0, (double)oa[0] / 1000.0);
+		          oa[1] == x.communication && oa[2] == x.comm_not_overlapped &&
+		          oa[3] == x.free,
+		      "%s: to the ns its Overlap Analysis (computing %.3f us, OA %.3f us)",
+		      e->d_name, (double)x.computing / 1000.0, (double)oa[0] / 1000.0);
 		CHECK(x.computing == y.computing && x.free == y.free &&
-			  lane_slices(a.r, TL_LANE_COMPUTE) == lane_slices(b.r, TL_LANE_COMPUTE) &&
-			  lane_slices(a.r, TL_LANE_OTHER) == lane_slices(b.r, TL_LANE_OTHER) &&
-			  lane_slices(a.r, TL_LANE_MEMCPY) == lane_slices(b.r, TL_LANE_MEMCPY),
-		    "%s: the same kernels, memcpy and other tasks as the 2025 file", e->d_name);
+		          lane_slices(a.r, TL_LANE_COMPUTE) == lane_slices(b.r, TL_LANE_COMPUTE) &&
+		          lane_slices(a.r, TL_LANE_OTHER) == lane_slices(b.r, TL_LANE_OTHER) &&
+		          lane_slices(a.r, TL_LANE_MEMCPY) == lane_slices(b.r, TL_LANE_MEMCPY),
+		      "%s: the same kernels, memcpy and other tasks as the 2025 file", e->d_name);
 		loaded_free(&a);
 		loaded_free(&b);
 		free(tv);

@@ -49,10 +49,11 @@ oracle(const char *analysis_db, double v[6])
 		return -1;
 	sqlite3_stmt *st;
 	int rc = -1;
-	if (sqlite3_prepare_v2(db,
-		"SELECT computing, communication, overlapped, communication_not_overlapped, free, "
-		"preparing FROM StepTraceTime",
-		-1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+	        db,
+	        "SELECT computing, communication, overlapped, communication_not_overlapped, free, "
+	        "preparing FROM StepTraceTime",
+	        -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW) {
 			for (int i = 0; i < 6; i++)
 				v[i] = sqlite3_column_double(st, i);
@@ -76,12 +77,13 @@ test_samples(void)
 	}
 	for (int l = 0; l < 2; l++)
 		for (int rk = 0; rk < 2; rk++) {
-			char *db = xasprintf("%s/ascend-db/%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/"
-					     "ascend_pytorch_profiler_%d.db",
-			    dir, levels[l], rk, rk);
+			char *db =
+			    xasprintf("%s/ascend-db/%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+			              "ascend_pytorch_profiler_%d.db",
+			              dir, levels[l], rk, rk);
 			char *an = xasprintf(
-			    "%s/ascend-db/%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db", dir,
-			    levels[l], rk);
+			    "%s/ascend-db/%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db",
+			    dir, levels[l], rk);
 			double want[6];
 			if (oracle(an, want) != 0) {
 				CHECK(0, "%s: read oracle", an);
@@ -96,16 +98,21 @@ test_samples(void)
 			size_t n = tlq_step_overlaps(r, &so);
 			CHECK_EQ_I64(n, 1, "one step");
 			CHECK_EQ_I64(so[0].step_id, 50, "step id 50");
-			int64_t got[6] = {so[0].o.computing, so[0].o.communication, so[0].o.overlapped,
-			    so[0].o.comm_not_overlapped, so[0].o.free, so[0].o.preparing};
-			static const char *const names[] = {"computing", "communication", "overlapped",
-			    "communication_not_overlapped", "free", "preparing"};
+			int64_t got[6] = {so[0].o.computing,  so[0].o.communication,
+			                  so[0].o.overlapped, so[0].o.comm_not_overlapped,
+			                  so[0].o.free,       so[0].o.preparing};
+			static const char *const names[] = {
+			    "computing",  "communication",
+			    "overlapped", "communication_not_overlapped",
+			    "free",       "preparing"};
 			for (int i = 0; i < 6; i++) {
 				/* the oracle is µs with exactly three decimals: compare in ns */
-				int64_t w = (int64_t)(want[i] * 1000.0 + (want[i] >= 0 ? 0.5 : -0.5));
+				int64_t w =
+				    (int64_t)(want[i] * 1000.0 + (want[i] >= 0 ? 0.5 : -0.5));
 				char m[128];
-				snprintf(m, sizeof m, "%s %s rank %d: %s equals StepTraceTime to the ns",
-				    levels[l], "step 50", rk, names[i]);
+				snprintf(m, sizeof m,
+				         "%s %s rank %d: %s equals StepTraceTime to the ns",
+				         levels[l], "step 50", rk, names[i]);
 				CHECK_EQ_I64(got[i], w, m);
 			}
 			free(so);
@@ -131,18 +138,19 @@ insight_pairs(const char *path, tl_fwdbwd **out)
 	if (rc != SQLITE_OK)
 		return 0;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
-		"WITH g AS (SELECT c.connectionId FROM CONNECTION_IDS c JOIN PYTORCH_API p ON "
-		"p.connectionId = c.id JOIN STRING_IDS s ON s.id = p.name WHERE s.value NOT LIKE "
-		"'Enqueue%' AND s.value NOT LIKE 'Dequeue%' GROUP BY c.connectionId HAVING "
-		"count(*) > 1) SELECT c.connectionId, CAST(p.startNs AS INTEGER), CAST(p.endNs AS "
-		"INTEGER) FROM g JOIN CONNECTION_IDS c ON c.connectionId = g.connectionId JOIN "
-		"PYTORCH_API p ON p.connectionId = c.id ORDER BY 1, 2",
-		-1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+	        db,
+	        "WITH g AS (SELECT c.connectionId FROM CONNECTION_IDS c JOIN PYTORCH_API p ON "
+	        "p.connectionId = c.id JOIN STRING_IDS s ON s.id = p.name WHERE s.value NOT LIKE "
+	        "'Enqueue%' AND s.value NOT LIKE 'Dequeue%' GROUP BY c.connectionId HAVING "
+	        "count(*) > 1) SELECT c.connectionId, CAST(p.startNs AS INTEGER), CAST(p.endNs AS "
+	        "INTEGER) FROM g JOIN CONNECTION_IDS c ON c.connectionId = g.connectionId JOIN "
+	        "PYTORCH_API p ON p.connectionId = c.id ORDER BY 1, 2",
+	        -1, &st, NULL) == SQLITE_OK) {
 		int64_t conn = -1;
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			int64_t c = sqlite3_column_int64(st, 0), s = sqlite3_column_int64(st, 1),
-				e = sqlite3_column_int64(st, 2);
+			        e = sqlite3_column_int64(st, 2);
 			if (c != conn) {
 				tl_fwdbwd x = {s, e, s, e};
 				VEC_PUSH(v, n, cap, x);
@@ -179,8 +187,8 @@ test_sample_fwdbwd(void)
 	}
 	for (int rk = 0; rk < 2; rk++) {
 		char *db = xasprintf("%s/ascend-db/level2/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/"
-				     "ascend_pytorch_profiler_%d.db",
-		    dir, rk, rk);
+		                     "ascend_pytorch_profiler_%d.db",
+		                     dir, rk, rk);
 		tl_source src;
 		tl_rank *r = load_file(db, rk, &src);
 		CHECK(r->nfwdbwd == 0, "rank %d: operator pairs are not read with the slices", rk);
@@ -192,12 +200,13 @@ test_sample_fwdbwd(void)
 		size_t same = 0;
 		for (size_t i = 0; i < n && i < r->nfwdbwd; i++)
 			same += memcmp(&want[i], &r->fwdbwd[i], sizeof *want) == 0;
-		CHECK(n == 27 && r->nfwdbwd == n && same == n,
-		    "level2 rank %d: %zu operator pairs, as Insight finds them (%zu of %zu equal)", rk,
-		    r->nfwdbwd, same, n);
+		CHECK(
+		    n == 27 && r->nfwdbwd == n && same == n,
+		    "level2 rank %d: %zu operator pairs, as Insight finds them (%zu of %zu equal)",
+		    rk, r->nfwdbwd, same, n);
 		CHECK(r->nfwdbwd > 0 && r->fwdbwd[0].fwd_start < r->fwdbwd[0].bwd_start &&
-			  r->fwdbwd[0].bwd_start > r->fwdbwd[r->nfwdbwd - 1].bwd_start,
-		    "rank %d: backward runs in the reverse order of forward", rk);
+		          r->fwdbwd[0].bwd_start > r->fwdbwd[r->nfwdbwd - 1].bwd_start,
+		      "rank %d: backward runs in the reverse order of forward", rk);
 		size_t before = r->nfwdbwd;
 		load_fwdbwd(r);
 		CHECK_EQ_I64(r->nfwdbwd, before, "reading them again adds nothing");
@@ -264,7 +273,7 @@ test_bad_inputs(void)
 	/* not SQLite at all */
 	char *p = tmp_path("not_sqlite.db");
 	static const char text[] = "hello, this is not a database at all, just some text\n"
-				   "padding padding padding padding padding padding padding\n";
+	                           "padding padding padding padding padding padding padding\n";
 	write_file(p, text, sizeof text - 1);
 	w0 = msg_warn_count();
 	r = load_file(p, 0, &src);
@@ -275,11 +284,11 @@ test_bad_inputs(void)
 	/* a good small DB, then variants */
 	p = tmp_path("good.db");
 	char *sql = xasprintf("%s"
-			      "INSERT INTO TASK VALUES (100,200,0,1,10,1,2,4294967295,1,1,0),"
-			      "(300,400,0,2,11,1,2,4294967295,1,2,0);"
-			      "INSERT INTO COMPUTE_TASK_INFO VALUES (1,10,2),(1,11,2);"
-			      "INSERT INTO COMMUNICATION_OP VALUES (3,150,350,5,4,1);",
-	    base_sql);
+	                      "INSERT INTO TASK VALUES (100,200,0,1,10,1,2,4294967295,1,1,0),"
+	                      "(300,400,0,2,11,1,2,4294967295,1,2,0);"
+	                      "INSERT INTO COMPUTE_TASK_INFO VALUES (1,10,2),(1,11,2);"
+	                      "INSERT INTO COMMUNICATION_OP VALUES (3,150,350,5,4,1);",
+	                      base_sql);
 	make_db(p, sql);
 	free(sql);
 	w0 = msg_warn_count();
@@ -310,28 +319,30 @@ test_bad_inputs(void)
 	/* no TASK table */
 	p = tmp_path("no_task.db");
 	make_db(p, "CREATE TABLE META_DATA (name TEXT,value TEXT);"
-		   "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
-		   "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
-		   "INSERT INTO STEP_TIME VALUES (1, 100, 200);");
+	           "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
+	           "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
+	           "INSERT INTO STEP_TIME VALUES (1, 100, 200);");
 	w0 = msg_warn_count();
 	r = load_file(p, 0, &src);
-	CHECK(r->loaded && msg_warn_count() == w0 + 1, "DB without TASK: loads the rest, one message");
+	CHECK(r->loaded && msg_warn_count() == w0 + 1,
+	      "DB without TASK: loads the rest, one message");
 	rank_free(r);
 	free(p);
 
 	/* NULL in a time column and an end before its start */
 	p = tmp_path("bad_rows.db");
-	sql = xasprintf("%s"
-			"INSERT INTO TASK VALUES (100,200,0,1,10,1,2,4294967295,1,1,0),"
-			"(NULL,400,0,2,11,1,2,4294967295,1,2,0),(500,450,0,2,11,1,2,4294967295,1,3,0);"
-			"INSERT INTO COMPUTE_TASK_INFO VALUES (1,10,2),(1,11,2);",
+	sql = xasprintf(
+	    "%s"
+	    "INSERT INTO TASK VALUES (100,200,0,1,10,1,2,4294967295,1,1,0),"
+	    "(NULL,400,0,2,11,1,2,4294967295,1,2,0),(500,450,0,2,11,1,2,4294967295,1,3,0);"
+	    "INSERT INTO COMPUTE_TASK_INFO VALUES (1,10,2),(1,11,2);",
 	    base_sql);
 	make_db(p, sql);
 	free(sql);
 	w0 = msg_warn_count();
 	r = load_file(p, 0, &src);
 	CHECK(r->loaded && msg_warn_count() == w0 + 2,
-	    "NULL time and end-before-start: one line each, the good row loads");
+	      "NULL time and end-before-start: one line each, the good row loads");
 	tlq_overlap(r, INT64_MIN, INT64_MAX, &o);
 	CHECK_EQ_I64(o.computing, 100, "only the good row counts");
 	rank_free(r);
@@ -342,7 +353,8 @@ test_bad_inputs(void)
 	make_db(p, "CREATE TABLE x (a); CREATE VIEW TASK AS SELECT 1 AS startNs, 2 AS endNs;");
 	w0 = msg_warn_count();
 	r = load_file(p, 0, &src);
-	CHECK(!r->loaded && msg_warn_count() == w0 + 1, "a VIEW named TASK: not a profile, one line");
+	CHECK(!r->loaded && msg_warn_count() == w0 + 1,
+	      "a VIEW named TASK: not a profile, one line");
 	rank_free(r);
 	free(p);
 

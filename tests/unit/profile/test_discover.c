@@ -169,10 +169,10 @@ test_torch(void)
 {
 	const char *c0 = "torch/host_1_20250101120000123_ascend_pt";
 	char r[512];
-#define PUT(fmt, arg, content)                                                                  \
-	do {                                                                                  \
-		snprintf(r, sizeof r, fmt, arg);                                              \
-		put(r, content);                                                              \
+#define PUT(fmt, arg, content)                                                                     \
+	do {                                                                                       \
+		snprintf(r, sizeof r, fmt, arg);                                                   \
+		put(r, content);                                                                   \
 	} while (0)
 	PUT("%s/profiler_info_0.json", c0, "{\"rank_id\": 0}");
 	PUT("%s/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db", c0, NULL);
@@ -205,18 +205,18 @@ test_torch(void)
 		for (int i = 0; i < 4; i++)
 			CHECK_EQ_I64(l.v[i].rank, want[i], "torch: sorted by rank");
 		CHECK(ends_with(l.v[0].path, "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"),
-		    "torch: rank 0 is the DB, not trace_view.json (%s)", l.v[0].path);
+		      "torch: rank 0 is the DB, not trace_view.json (%s)", l.v[0].path);
 		CHECK_EQ_I64(l.v[0].kind, TL_SRC_TORCH_DB, "torch: rank 0 kind");
 		CHECK_STR(l.v[0].rank_from, "file name", "torch: rank 0 from the DB name");
 		CHECK_STR(l.v[0].dir, tpath("%s", c0), "torch: dir is the capture dir");
 		CHECK_EQ_I64(l.v[0].capture_ns, wall_ns(2025, 1, 1, 12, 0, 0, 123, 0),
-		    "torch: capture time from the _ascend_pt name (local, ms)");
+		             "torch: capture time from the _ascend_pt name (local, ms)");
 		CHECK(l.v[0].role == NULL && l.v[0].role_step == -1, "torch: no role");
 		CHECK_EQ_I64(l.v[2].kind, TL_SRC_TRACE_VIEW, "torch: rank 2 is trace_view.json");
 		CHECK_STR(l.v[2].rank_from, "profiler_info rank_id", "torch: rank_id as a string");
 		CHECK(ends_with(l.v[3].path, "ascend_pytorch_profiler.db"), "torch: unranked DB");
 		CHECK_STR(l.v[3].rank_from, "profiler_info file name",
-		    "torch: rank from profiler_info_4.json");
+		          "torch: rank from profiler_info_4.json");
 	}
 	sourcelist_free(&l);
 	CHECK(l.v == NULL && l.n == 0, "sourcelist_free empties the list");
@@ -240,28 +240,28 @@ test_torch(void)
 	/* a single file */
 	char one[4096];
 	snprintf(one, sizeof one, "%s",
-	    tpath("torch/host_2_20250101120000456_ascend_pt/ASCEND_PROFILER_OUTPUT/"
-		  "ascend_pytorch_profiler_1.db"));
+	         tpath("torch/host_2_20250101120000456_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+	               "ascend_pytorch_profiler_1.db"));
 	CHECK_EQ_I64(run(one, "", &l), 0, "single .db: returns 0");
 	CHECK_EQ_I64(l.n, 1, "single .db: one source");
 	if (l.n == 1) {
 		CHECK_EQ_I64(l.v[0].rank, 1, "single .db: rank from its name");
 		CHECK_STR(l.v[0].path, one, "single .db: path as given");
 		CHECK(ends_with(l.v[0].dir, "/host_2_20250101120000456_ascend_pt"),
-		    "single .db: dir is the capture dir (%s)", l.v[0].dir);
+		      "single .db: dir is the capture dir (%s)", l.v[0].dir);
 		CHECK_EQ_I64(l.v[0].capture_ns, wall_ns(2025, 1, 1, 12, 0, 0, 456, 0),
-		    "single .db: capture time from the capture dir");
+		             "single .db: capture time from the capture dir");
 	}
 	sourcelist_free(&l);
 	run(tpath("torch/host_3_20250101120001000_ascend_pt/ASCEND_PROFILER_OUTPUT/"
-		  "ascend_pytorch_profiler.db"),
+	          "ascend_pytorch_profiler.db"),
 	    "", &l);
 	CHECK(l.n == 1 && l.v[0].rank == 4, "single unranked .db: rank from profiler_info_4.json");
 	sourcelist_free(&l);
 	/* pointed at ASCEND_PROFILER_OUTPUT itself */
 	run(tpath("%s/ASCEND_PROFILER_OUTPUT/", c0), "", &l);
 	CHECK(l.n == 1 && l.v[0].rank == 0 && l.v[0].kind == TL_SRC_TORCH_DB,
-	    "ASCEND_PROFILER_OUTPUT as the path: its DB, rank 0");
+	      "ASCEND_PROFILER_OUTPUT as the path: its DB, rank 0");
 	sourcelist_free(&l);
 	/* pointed at one capture dir */
 	run(tpath("%s", c0), "", &l);
@@ -272,7 +272,7 @@ test_torch(void)
 	link_to(one, "torch/link.db");
 	run(tpath("torch/link.db"), "", &l);
 	CHECK(l.n == 1 && l.v[0].rank == 1 && l.v[0].kind == TL_SRC_TORCH_DB,
-	    "single symlinked .db: rank and kind from the target's name");
+	      "single symlinked .db: rank and kind from the target's name");
 	sourcelist_free(&l);
 	unlink(tpath("torch/link.db"));
 
@@ -285,7 +285,7 @@ test_torch(void)
 	w0 = msg_warn_count();
 	run(tpath("two"), "", &l);
 	CHECK(l.n == 1 && l.v[0].rank == 3 && ends_with(l.v[0].path, "_3.db"),
-	    "two DBs in one capture: the ranked one");
+	      "two DBs in one capture: the ranked one");
 	CHECK_EQ_I64(msg_warn_count() - w0, 1, "two DBs in one capture: one warning");
 	sourcelist_free(&l);
 
@@ -295,7 +295,7 @@ test_torch(void)
 	/* a file that is not a profile: named in an error, nothing listed, as for a directory
 	 * without profiles (the command then exits 2 either way) */
 	CHECK_EQ_I64(run(tpath("%s/profiler_info_0.json", c0), "", &l), 0,
-	    "single non-trace JSON: 0");
+	             "single non-trace JSON: 0");
 	CHECK_EQ_I64(l.n, 0, "single non-trace JSON: nothing listed");
 	CHECK_EQ_I64(run(tpath("torch/notes.txt"), "", &l), 0, "single .txt: 0");
 	CHECK_EQ_I64(l.n, 0, "single .txt: nothing listed");
@@ -325,7 +325,7 @@ test_verl(void)
 	CHECK_EQ_I64(l.n, 4, "verl: every capture kept");
 	if (l.n == 4) {
 		CHECK(l.v[0].rank == 0 && l.v[1].rank == 0 && l.v[2].rank == 0 && l.v[3].rank == 1,
-		    "verl: rank 0 three times, then rank 1");
+		      "verl: rank 0 three times, then rank 1");
 		CHECK_STR(l.v[0].role, "rollout_generate", "verl: earliest capture is the rollout");
 		CHECK_EQ_I64(l.v[0].role_step, 1, "verl: rollout step 1");
 		CHECK_STR(l.v[1].role, "actor_update", "verl: then actor_update");
@@ -333,8 +333,8 @@ test_verl(void)
 		CHECK_STR(l.v[2].role, "actor_update", "verl: step 2 actor_update");
 		CHECK_EQ_I64(l.v[2].role_step, 2, "verl: step 2");
 		CHECK(l.v[0].capture_ns < l.v[1].capture_ns &&
-			l.v[1].capture_ns < l.v[2].capture_ns,
-		    "verl: one rank's captures sorted by time");
+		          l.v[1].capture_ns < l.v[2].capture_ns,
+		      "verl: one rank's captures sorted by time");
 		CHECK_STR(l.v[3].role, "actor_update", "verl: rank 1 role");
 	}
 	sourcelist_free(&l);
@@ -342,13 +342,13 @@ test_verl(void)
 	run(tpath("verl/1"), "", &l);
 	CHECK_EQ_I64(l.n, 3, "verl step dir as root: 3 captures");
 	CHECK(l.n == 3 && l.v[0].role != NULL && strcmp(l.v[0].role, "rollout_generate") == 0 &&
-		l.v[0].role_step == 1,
-	    "verl step dir as root: role and step kept");
+	          l.v[0].role_step == 1,
+	      "verl step dir as root: role and step kept");
 	sourcelist_free(&l);
 
 	run(tpath("verl/1/actor_update"), "", &l);
 	CHECK(l.n == 2 && l.v[0].role == NULL && l.v[1].role == NULL,
-	    "verl role dir as root: the root is not a role");
+	      "verl role dir as root: the root is not a role");
 	sourcelist_free(&l);
 
 	/* <step>/<role>/ with role names we do not know: several ranks side by side */
@@ -359,7 +359,8 @@ test_verl(void)
 	run(tpath("msrl"), "", &l);
 	CHECK_EQ_I64(l.n, 4, "msrl: 4 captures");
 	if (l.n == 4) {
-		CHECK_STR(l.v[0].role, "policy_a", "msrl: unknown role name under a step dir taken");
+		CHECK_STR(l.v[0].role, "policy_a",
+		          "msrl: unknown role name under a step dir taken");
 		CHECK_STR(l.v[1].role, "policy_b", "msrl: second role");
 		CHECK_EQ_I64(l.v[0].role_step, 3, "msrl: step 3");
 	}
@@ -373,7 +374,7 @@ test_verl(void)
 	put_capture("lv/level2/w_2_20250101120100000_ascend_pt", 1);
 	run(tpath("lv"), "", &l);
 	CHECK(l.n == 4 && l.v[0].role == NULL && l.v[1].role == NULL,
-	    "sibling run dirs without a step dir are not roles");
+	      "sibling run dirs without a step dir are not roles");
 	sourcelist_free(&l);
 
 	/* one directory of many ranks under the root is only where the run is kept */
@@ -381,7 +382,7 @@ test_verl(void)
 	put_capture("plain/run7/w_2_20250101120000000_ascend_pt", 1);
 	run(tpath("plain"), "", &l);
 	CHECK(l.n == 2 && l.v[0].role == NULL && l.v[1].role == NULL,
-	    "plain/run7: not taken for a role");
+	      "plain/run7: not taken for a role");
 	sourcelist_free(&l);
 }
 
@@ -406,12 +407,12 @@ test_msprof(void)
 	CHECK_EQ_I64(l.n, 1, "msprof: one source per PROF dir");
 	if (l.n == 1) {
 		CHECK(ends_with(l.v[0].path, "/msprof_20250101130001.db"), "msprof: newest DB (%s)",
-		    l.v[0].path);
+		      l.v[0].path);
 		CHECK_EQ_I64(l.v[0].kind, TL_SRC_MSPROF_DB, "msprof: kind");
 		CHECK_EQ_I64(l.v[0].rank, 5, "msprof: rank from device_3/info.json.3");
 		CHECK_STR(l.v[0].rank_from, "info.json rank_id", "msprof: rank_from");
 		CHECK_EQ_I64(l.v[0].capture_ns, wall_ns(2025, 1, 1, 12, 0, 0, 123, 0),
-		    "msprof: capture time from the PROF name");
+		             "msprof: capture time from the PROF name");
 		CHECK_STR(l.v[0].dir, tpath("%s", p), "msprof: dir is the PROF dir");
 	}
 	sourcelist_free(&l);
@@ -420,7 +421,7 @@ test_msprof(void)
 	snprintf(r, sizeof r, "%s/msprof_20250101120001.db", p);
 	run(tpath("%s", r), "", &l);
 	CHECK(l.n == 1 && l.v[0].rank == 5 && l.v[0].kind == TL_SRC_MSPROF_DB,
-	    "single msprof DB: rank 5 from info.json");
+	      "single msprof DB: rank 5 from info.json");
 	sourcelist_free(&l);
 
 	/* rank_id -1: unknown, left to the loader; dropped by a rank filter */
@@ -450,8 +451,8 @@ test_msprof(void)
 	run(tpath("msprof3"), "", &l);
 	CHECK_EQ_I64(l.n, 2, "msprof text export: both slices of the newest export");
 	CHECK(l.n == 2 && l.v[0].kind == TL_SRC_TRACE_VIEW && l.v[0].rank == 3 &&
-		ends_with(l.v[0].path, "msprof_slice_0_20250101130000.json"),
-	    "msprof text export: trace_view format, rank 3");
+	          ends_with(l.v[0].path, "msprof_slice_0_20250101130000.json"),
+	      "msprof text export: trace_view format, rank 3");
 	sourcelist_free(&l);
 
 	/* a torch_npu capture that was never parsed: the DB in its PROF dir, rank from
@@ -467,10 +468,10 @@ test_msprof(void)
 	w0 = msg_warn_count();
 	run(tpath("unparsed"), "", &l);
 	CHECK(l.n == 1 && l.v[0].kind == TL_SRC_MSPROF_DB && l.v[0].rank == 6 &&
-		strcmp(l.v[0].rank_from, "profiler_info file name") == 0,
-	    "unparsed capture: PROF DB, rank 6 from profiler_info_6.json");
+	          strcmp(l.v[0].rank_from, "profiler_info file name") == 0,
+	      "unparsed capture: PROF DB, rank 6 from profiler_info_6.json");
 	CHECK(l.n == 1 && ends_with(l.v[0].dir, "h_9_20250101120000000_ascend_pt"),
-	    "unparsed capture: dir is the capture");
+	      "unparsed capture: dir is the capture");
 	CHECK_EQ_I64(msg_warn_count() - w0, 0, "unparsed capture with a DB: no warning");
 	sourcelist_free(&l);
 
@@ -494,9 +495,9 @@ test_mindspore(void)
 	tl_sourcelist l;
 	run(tpath("ms"), "", &l);
 	CHECK(l.n == 1 && l.v[0].kind == TL_SRC_MINDSPORE_DB && l.v[0].rank == 3,
-	    "mindspore: DB with rank 3");
+	      "mindspore: DB with rank 3");
 	CHECK(l.n == 1 && l.v[0].capture_ns == wall_ns(2025, 1, 1, 12, 0, 0, 123, 1),
-	    "mindspore: capture time is UTC");
+	      "mindspore: capture time is UTC");
 	sourcelist_free(&l);
 }
 
@@ -506,7 +507,7 @@ test_kineto(void)
 	put("kin/trace_rank-3.json", "{\"traceEvents\":[]}");
 	put("kin/dist.json", "{\"distributedInfo\": {\"rank\": 7}, \"traceEvents\": []}");
 	put("kin/dist_rank-1.json", "{\"schemaVersion\": 1, \"distributedInfo\": {\"rank\": \"8\"},"
-				    " \"traceEvents\": [{\"ph\": \"X\", \"name\": \"a}]\"}]}");
+	                            " \"traceEvents\": [{\"ph\": \"X\", \"name\": \"a}]\"}]}");
 	put("kin/w_rank_5.pt.trace.json", "{\"traceEvents\":[{\"ph\":\"X\"");
 	put("kin/rank12.json", "  [ {\"name\": \"x\", \"ph\": \"X\"} ]");
 	put("kin/frank9.json", "{\"traceEvents\":[]}");
@@ -529,11 +530,11 @@ test_kineto(void)
 	CHECK_EQ_I64(l.n, 6, "kineto: six traces, non-trace JSON skipped");
 	const tl_source *s = find(&l, "/trace_rank-3.json");
 	CHECK(s && s->rank == 3 && s->kind == TL_SRC_KINETO &&
-		strcmp(s->rank_from, "file name") == 0,
-	    "kineto: trace_rank-3.json is rank 3 from the file name");
+	          strcmp(s->rank_from, "file name") == 0,
+	      "kineto: trace_rank-3.json is rank 3 from the file name");
 	s = find(&l, "/dist.json");
 	CHECK(s && s->rank == 7 && strcmp(s->rank_from, "distributedInfo") == 0,
-	    "kineto: distributedInfo.rank 7");
+	      "kineto: distributedInfo.rank 7");
 	s = find(&l, "/dist_rank-1.json");
 	CHECK(s && s->rank == 8, "kineto: distributedInfo beats the file name");
 	s = find(&l, "/w_rank_5.pt.trace.json");
@@ -542,10 +543,10 @@ test_kineto(void)
 	CHECK(s && s->rank == 12, "kineto: array of events with ph; rank12");
 	s = find(&l, "/frank9.json");
 	CHECK(s && s->rank == -1 && strcmp(s->rank_from, "unknown") == 0,
-	    "kineto: 'frank9' is no rank");
+	      "kineto: 'frank9' is no rank");
 	CHECK(find(&l, "/config.json") == NULL && find(&l, "/list.json") == NULL &&
-		find(&l, "/profiler_metadata.json") == NULL && find(&l, "/late.json") == NULL,
-	    "kineto: other JSON not listed");
+	          find(&l, "/profiler_metadata.json") == NULL && find(&l, "/late.json") == NULL,
+	      "kineto: other JSON not listed");
 	sourcelist_free(&l);
 
 	run(tpath("kin/dist.json"), "", &l);
@@ -561,9 +562,9 @@ static void
 test_loose_trace_view(void)
 {
 	static const char ev[] = "[{\"ph\": \"X\", \"name\": \"k\", \"pid\": 800, \"tid\": 7, "
-				 "\"ts\": \"1700000000000100.000\", \"dur\": 5}]";
+	                         "\"ts\": \"1700000000000100.000\", \"dur\": 5}]";
 	static const char named[] = "[{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 800, "
-				    "\"tid\": 0, \"args\": {\"name\": \"Ascend Hardware\"}}]";
+	                            "\"tid\": 0, \"args\": {\"name\": \"Ascend Hardware\"}}]";
 	put("tvl/a/info/profiler_info_4.json", "{}");
 	put("tvl/a/info/npu_trace.json", ev);
 	put("tvl/b/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", ev);
@@ -574,19 +575,20 @@ test_loose_trace_view(void)
 	run(tpath("tvl"), "", &l);
 	CHECK_EQ_I64(l.n, 5, "loose trace_view: five sources");
 	const tl_source *s = find(&l, "/npu_trace.json");
-	CHECK(s && s->kind == TL_SRC_TRACE_VIEW && s->rank == 4 &&
-		strcmp(s->rank_from, "profiler_info file name") == 0,
+	CHECK(
+	    s && s->kind == TL_SRC_TRACE_VIEW && s->rank == 4 &&
+	        strcmp(s->rank_from, "profiler_info file name") == 0,
 	    "a trace_view by another name: kind trace_view.json, rank 4 from profiler_info beside");
 	s = find(&l, "/rank3_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json");
 	CHECK(s && s->kind == TL_SRC_TRACE_VIEW && s->rank == 3 &&
-		strcmp(s->rank_from, "directory name") == 0,
-	    "rank3_ascend_pt without profiler_info: rank 3 from the directory name");
+	          strcmp(s->rank_from, "directory name") == 0,
+	      "rank3_ascend_pt without profiler_info: rank 3 from the directory name");
 	s = find(&l, "/dump.json");
 	CHECK(s && s->kind == TL_SRC_TRACE_VIEW && s->rank == 6,
-	    "Ascend process names: trace_view.json; rank 6 from job_rank_6_x");
+	      "Ascend process names: trace_view.json; rank 6 from job_rank_6_x");
 	s = find(&l, "/plain/trace_view.json");
 	CHECK(s && s->rank == -1 && strcmp(s->rank_from, "unknown") == 0,
-	    "no evidence: rank unknown");
+	      "no evidence: rank unknown");
 	s = find(&l, "/kin/k.json");
 	CHECK(s && s->kind == TL_SRC_KINETO, "numeric ts, no Ascend names: still Kineto JSON");
 	sourcelist_free(&l);
@@ -596,12 +598,13 @@ test_loose_trace_view(void)
 	put("tvl2/host_1_ascend_pt/profiler_info_6.json", "{}");
 	put("tvl2/host_1_ascend_pt/copies/trace_view.json", ev);
 	run(tpath("tvl2/host_1_ascend_pt/copies"), "", &l);
-	CHECK(l.n == 1 && l.v[0].rank == 6 && strcmp(l.v[0].rank_from, "profiler_info file name") == 0,
-	    "a trace_view.json in a folder under its *_ascend_pt: rank 6 from its profiler_info");
+	CHECK(l.n == 1 && l.v[0].rank == 6 &&
+	          strcmp(l.v[0].rank_from, "profiler_info file name") == 0,
+	      "a trace_view.json in a folder under its *_ascend_pt: rank 6 from its profiler_info");
 	sourcelist_free(&l);
 	run(tpath("tvl/a/info/npu_trace.json"), "", &l);
 	CHECK(l.n == 1 && l.v[0].kind == TL_SRC_TRACE_VIEW && l.v[0].rank == 4,
-	    "the file alone: trace_view.json, rank 4");
+	      "the file alone: trace_view.json, rank 4");
 	sourcelist_free(&l);
 }
 
@@ -690,20 +693,20 @@ test_samples(void)
 	CHECK_EQ_I64(run(p, "", &l), 0, "samples ascend-db/level0: discover");
 	check_ranks(&l, r01, 2, TL_SRC_TORCH_DB, "samples ascend-db/level0");
 	CHECK(l.n == 2 && strcmp(l.v[0].rank_from, "file name") == 0,
-	    "samples ascend-db/level0: rank from the DB name");
+	      "samples ascend-db/level0: rank from the DB name");
 	sourcelist_free(&l);
 
 	snprintf(p, sizeof p, "%s/ascend-db", samples);
 	run(p, "1", &l);
 	CHECK(l.n == 2 && l.v[0].rank == 1 && l.v[1].rank == 1,
-	    "samples ascend-db --rank 1: level0 and level2 captures both kept");
+	      "samples ascend-db --rank 1: level0 and level2 captures both kept");
 	sourcelist_free(&l);
 
 	snprintf(p, sizeof p, "%s/ascend-text/level1", samples);
 	run(p, "", &l);
 	check_ranks(&l, r01, 2, TL_SRC_TRACE_VIEW, "samples ascend-text/level1");
 	CHECK(l.n == 2 && strcmp(l.v[1].rank_from, "profiler_info file name") == 0,
-	    "samples ascend-text/level1: rank from profiler_info_{r}.json");
+	      "samples ascend-text/level1: rank from profiler_info_{r}.json");
 	sourcelist_free(&l);
 
 	snprintf(p, sizeof p, "%s/kineto", samples);
@@ -714,7 +717,7 @@ test_samples(void)
 	CHECK(s && s->rank == 1 && s->kind == TL_SRC_KINETO, "samples kineto: sampled_rank-1 is 1");
 	s = find(&l, "/cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json");
 	CHECK(s && s->rank == 34 && strcmp(s->rank_from, "distributedInfo") == 0,
-	    "samples kineto: cpu_only is rank 34 (distributedInfo)");
+	      "samples kineto: cpu_only is rank 34 (distributedInfo)");
 	size_t nk = 0;
 	for (size_t i = 0; i < l.n; i++)
 		nk += l.v[i].kind == TL_SRC_KINETO;
