@@ -172,8 +172,11 @@ db_col_time(sqlite3_stmt *st, int col, int64_t *out)
 		const char *t = (const char *)sqlite3_column_text(st, col);
 		int64_t v = 0;
 		int neg = *t == '-', digits = 0;
-		for (t += neg; *t >= '0' && *t <= '9' && digits < 19; t++, digits++)
+		for (t += neg; *t >= '0' && *t <= '9' && digits < 19; t++, digits++) {
+			if (v > (INT64_MAX - (*t - '0')) / 10)
+				return -1; /* 19 digits above INT64_MAX: no time */
 			v = v * 10 + (*t - '0');
+		}
 		if (digits == 0 || *t != '\0')
 			return -1;
 		*out = neg ? -v : v;

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "load/load.h"
+#include "load/ascend_db_int.h"
 #include "query/query.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
@@ -373,9 +374,45 @@ test_bad_inputs(void)
 	free(cmd);
 }
 
+/* TEXT times (PYTORCH_API declares its times TEXT): a decimal integer within int64 is a time,
+ * anything else is not; 19 digits above INT64_MAX once overflowed the parser (UB, found by
+ * fuzz_db). */
+static void
+test_text_times(void)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		int64_t want;
+	} cases[] = {
+	    {"1736407067001234567", 0, 1736407067001234567LL},
+	    {"9223372036854775807", -1, 0}, /* a valid int64, but beyond any time tl accepts */
+	    {"9450573394003981920", -1, 0}, /* above INT64_MAX */
+	    {"99999999999999999999", -1, 0},
+	    {"12x", -1, 0},
+	    {"", -1, 0},
+	    {"-5", 0, -5},
+	};
+	sqlite3 *db;
+	CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK, "open an in-memory DB");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		sqlite3_stmt *st;
+		sqlite3_prepare_v2(db, "SELECT ?", -1, &st, NULL);
+		sqlite3_bind_text(st, 1, cases[i].text, -1, SQLITE_STATIC);
+		int64_t v = 0;
+		int rc = sqlite3_step(st) == SQLITE_ROW ? db_col_time(st, 0, &v) : -2;
+		CHECK(rc == cases[i].rc && (rc != 0 || v == cases[i].want),
+		      "TEXT time '%s': rc %d (want %d), value %lld", cases[i].text, rc, cases[i].rc,
+		      (long long)v);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+}
+
 int
 main(void)
 {
+	test_text_times();
 	test_samples();
 	test_sample_fwdbwd();
 	test_bad_inputs();
