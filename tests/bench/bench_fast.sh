@@ -7,7 +7,7 @@
 # Each figure is the median of RUNS runs; the runs of the two sides of a ratio alternate.
 # Figures, not assertions.
 set -e
-: "${TL_BIN:?}" "${BENCH_GEN:?}"
+: "${TL_BIN:?}" "${TLGEN:?}"
 OUT=${BENCH_OUT:-bench-out}
 RANKS=${BENCH_RANKS:-8}
 TASKS=${BENCH_TASKS:-1000000}
@@ -16,9 +16,9 @@ A="$OUT/profile-${RANKS}x${TASKS}"
 B="$OUT/diff-b-${RANKS}x${TASKS}"
 . "$(dirname "$0")/lib.sh"
 generate_once "$A" "$RANKS ranks x $TASKS device tasks" \
-	"$BENCH_GEN" "$A" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
+	"$TLGEN" bench "$A" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
 generate_once "$B" "the same, ref_logprob slowed on ranks 1 and 2, clock +5 h" \
-	"$BENCH_GEN" "$B" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3 \
+	"$TLGEN" bench "$B" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3 \
 	--slow-stage 1 --slow-factor 1500 --slow-ranks 6 --delay-coll 40 --delay-ns 2000000 \
 	--t0 $((1736407067000000000 + 5 * 3600 * 1000000000))
 CACHE="$OUT/cache-fast"
