@@ -6,6 +6,7 @@
 #include "config.h"
 #include "ui/common.h"
 #include "ui/table.h"
+#include "util/sort.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
 
@@ -68,7 +69,7 @@ build(comm_state *s)
 	s->order = xreallocarray(s->order, s->c.nops ? s->c.nops : 1, sizeof *s->order);
 	for (size_t i = 0; i < s->c.nops; i++)
 		s->order[i] = i;
-	ui_table_sort(s->order, s->c.nops, cmp_row, s);
+	sort_index(s->order, s->c.nops, cmp_row, s);
 	s->built = 1;
 }
 

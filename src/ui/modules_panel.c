@@ -7,6 +7,7 @@
 #include "config.h"
 #include "ui/common.h"
 #include "ui/table.h"
+#include "util/sort.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
 
@@ -189,7 +190,7 @@ add_visible(mod_state *s, size_t k)
 		vis y = {k, n->rows[i]};
 		VEC_PUSH(s->v, s->nv, s->vcap, y);
 	}
-	ui_table_sort(n->kids, n->nkids, cmp_node, s);
+	sort_index(n->kids, n->nkids, cmp_node, s);
 	for (size_t i = 0; i < n->nkids; i++)
 		add_visible(s, n->kids[i]);
 }
@@ -198,7 +199,7 @@ static void
 build(mod_state *s)
 {
 	s->nv = 0;
-	ui_table_sort(s->top_nodes, s->ntop, cmp_node, s);
+	sort_index(s->top_nodes, s->ntop, cmp_node, s);
 	for (size_t i = 0; i < s->ntop; i++)
 		add_visible(s, s->top_nodes[i]);
 	s->tab.n = s->nv;

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "ui/common.h"
 #include "ui/table.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 
 #include <inttypes.h>
@@ -131,7 +132,7 @@ build(ops_state *s)
 		for (size_t i = 0; i < t->nby; i++)
 			s->rows[s->nrows++] = t->by0 + i;
 	}
-	ui_table_sort(s->rows, s->nrows, cmp_row, s);
+	sort_index(s->rows, s->nrows, cmp_row, s);
 	s->tab.n = s->nrows;
 	memcpy(s->cols, type_cols, sizeof type_cols);
 	if (s->type != SIZE_MAX) {

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "ui/common.h"
 #include "ui/table.h"
+#include "util/sort.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
 
@@ -306,7 +307,7 @@ order_rows(ov_state *s, const ov_table *t)
 	for (size_t i = 0; i < t->n; i++)
 		s->order[i] = i;
 	s->shown = t;
-	ui_table_sort(s->order, t->n, cmp_row, s);
+	sort_index(s->order, t->n, cmp_row, s);
 }
 
 /* ---- drawing ------------------------------------------------------------------------------ */

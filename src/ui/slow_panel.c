@@ -6,6 +6,7 @@
 #include "config.h"
 #include "ui/common.h"
 #include "ui/table.h"
+#include "util/sort.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
 
@@ -93,7 +94,7 @@ build(slow_state *s, const tl_slow_result *sr)
 	for (size_t i = 0; i < s->nrows; i++)
 		order[i] = i;
 	s->sr = sr;
-	ui_table_sort(order, s->nrows, cmp_row, s);
+	sort_index(order, s->nrows, cmp_row, s);
 	slow_row *sorted = xreallocarray(NULL, s->nrows ? s->nrows : 1, sizeof *sorted);
 	for (size_t i = 0; i < s->nrows; i++)
 		sorted[i] = s->rows[order[i]];

@@ -74,9 +74,5 @@ void ui_table_draw(tl_ui *, ui_table *, int x, int y, int w, int h);
 int ui_table_move(tl_ui *, ui_table *, int action);
 /* The rows a page holds on this screen (the rows shown less one, at least 1). */
 int ui_table_page(const tl_ui *, const ui_table *);
-/* Sorts order[0..n) by cmp, ties kept in their order: a stable merge sort that takes the
- * panel's context instead of a file-scope variable. */
-void ui_table_sort(size_t *order, size_t n, int (*cmp)(const void *ctx, size_t a, size_t b),
-                   const void *ctx);
 
 #endif

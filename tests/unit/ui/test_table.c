@@ -4,6 +4,7 @@
 #include "ui/actions.h"
 #include "ui/screen.h"
 #include "ui/table.h"
+#include "util/sort.h"
 #include "ui/theme.h"
 #include "ui/view.h"
 #include "util/xalloc.h"
@@ -119,7 +120,7 @@ static void
 test_sort(void)
 {
 	size_t order[6] = {0, 1, 2, 3, 4, 5};
-	ui_table_sort(order, 6, by_count, NULL);
+	sort_index(order, 6, by_count, NULL);
 	static const size_t want[6] = {4, 0, 2, 3, 5, 1};
 	int same = 1;
 	for (int i = 0; i < 6; i++)
@@ -131,7 +132,7 @@ test_sort(void)
 	size_t *o = xreallocarray(NULL, N, sizeof *o), *ref = xreallocarray(NULL, N, sizeof *ref);
 	for (size_t i = 0; i < N; i++)
 		o[i] = ref[i] = (i * 7919) % 6;
-	ui_table_sort(o, N, by_count, NULL);
+	sort_index(o, N, by_count, NULL);
 	for (size_t i = 1; i < N; i++)
 		for (size_t j = i; j > 0 && by_count(NULL, ref[j - 1], ref[j]) > 0; j--) {
 			size_t x = ref[j];
