@@ -1,6 +1,7 @@
 #include "config.h"
 #include "model/trace.h"
 #include "model/comm.h"
+#include "model/lod.h"
 #include "model/ops.h"
 #include "util/xalloc.h"
 
@@ -40,7 +41,7 @@ track_free(tl_track *t)
 {
 	free(t->v);
 	free(t->step);
-	free(t->prefix);
+	lod_free(t->lod);
 	free(t->dev);
 	free(t);
 }
@@ -406,8 +407,8 @@ rank_finish_grown(tl_rank *r, const size_t *before, size_t nbefore)
 		tl_track *t = r->tracks[i];
 		if (i < nbefore && t->n == before[i])
 			continue;
-		free(t->prefix); /* the busy sums no longer hold */
-		t->prefix = NULL;
+		lod_free(t->lod); /* the summary no longer holds */
+		t->lod = NULL;
 		track_sort(t);
 		track_split_levels(r, t);
 	}
@@ -484,17 +485,10 @@ rank_add_steps(tl_rank *r, tl_step *v, size_t n, size_t *base)
 }
 
 void
-track_prefix_build(tl_track *t)
+track_lod_build(tl_track *t)
 {
-	if (t->prefix == NULL) {
-		t->prefix = xreallocarray(NULL, t->n + 1, sizeof *t->prefix);
-		int64_t acc = 0;
-		t->prefix[0] = 0;
-		for (size_t i = 0; i < t->n; i++) {
-			acc += t->v[i].end - t->v[i].start;
-			t->prefix[i + 1] = acc;
-		}
-	}
+	if (t->lod == NULL)
+		t->lod = lod_build(t->v, t->n);
 }
 
 size_t
@@ -557,8 +551,7 @@ trace_slice_bytes(const tl_trace *tr, size_t *nslices)
 				bytes += t->cap * sizeof *t->step;
 			if (t->dev)
 				bytes += t->cap * sizeof *t->dev;
-			if (t->prefix)
-				bytes += (t->n + 1) * sizeof *t->prefix;
+			bytes += lod_bytes(t->lod);
 		}
 	}
 	if (nslices)
