@@ -17,6 +17,7 @@ typedef struct rd {
 	const uint8_t *p;
 	size_t n, off;
 	const char *bad; /* the first problem */
+	int borrow;      /* lanes' arrays point into p (which the rank will own), not copies */
 } rd;
 
 static uint64_t
@@ -77,6 +78,16 @@ copy_items(rd *r, uint64_t n, size_t size)
 	return v;
 }
 
+/* n items in place when r borrows, else a copy. */
+static void *
+lane_items(rd *r, uint64_t n, size_t size)
+{
+	if (!r->borrow)
+		return copy_items(r, n, size);
+	const uint8_t *p = get_bytes(r, n, size);
+	return n > 0 ? (void *)(uintptr_t)p : NULL;
+}
+
 /* A counted array of at most max items, copied (NULL when empty). */
 static void *
 get_arr(rd *r, size_t size, uint64_t max, size_t *count)
@@ -123,14 +134,17 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 	t->depth = (uint16_t)depth;
 	t->source = (uint16_t)source;
 	t->user_ranges = (int)user;
-	t->v = get_arr(r, sizeof *t->v, SIZE_MAX / sizeof *t->v, &t->n);
-	t->cap = t->n;
+	uint64_t ns =
+	    get_count(r, sizeof *t->v, UINT32_MAX, "a lane's slice count is out of range");
+	t->v = lane_items(r, ns, sizeof *t->v);
+	t->n = t->cap = t->v != NULL ? (size_t)ns : 0;
+	t->borrowed = r->borrow;
 	if (r->bad == NULL && t->n == 0)
 		r->bad = "a lane is empty";
 	if (flags & TRACK_STEP)
-		t->step = copy_items(r, t->n, sizeof *t->step);
+		t->step = lane_items(r, t->n, sizeof *t->step);
 	if (flags & TRACK_DEV)
-		t->dev = copy_items(r, t->n, sizeof *t->dev);
+		t->dev = lane_items(r, t->n, sizeof *t->dev);
 	for (size_t k = 0; k < t->n && r->bad == NULL; k++) {
 		const tl_slice *s = &t->v[k];
 		if (!times_ok(s->start, s->end) || s->name >= npool ||
@@ -381,8 +395,9 @@ check_header(const uint8_t *b, size_t len, uint64_t *keylen)
 	return NULL;
 }
 
-tl_rank *
-cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *err, size_t errlen)
+static tl_rank *
+decode(const void *buf, size_t len, const tl_source *src, size_t n, int borrow, int replay,
+       char *err, size_t errlen)
 {
 	const uint8_t *b = buf;
 	uint64_t keylen = 0;
@@ -399,7 +414,8 @@ cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *
 		snprintf(err, errlen, "made from other input files");
 		return NULL;
 	}
-	rd r = {.p = b + TL_CACHE_HEADER, .n = len - TL_CACHE_HEADER, .off = klen};
+	rd r = {
+	    .p = b + TL_CACHE_HEADER, .n = len - TL_CACHE_HEADER, .off = klen, .borrow = borrow};
 	int64_t rank = (int64_t)get_u64(&r);
 	uint64_t flags = get_u64(&r);
 	tl_rank *rk = rank_new((int)rank);
@@ -490,7 +506,7 @@ cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *
 	}
 	if (r.bad == NULL && !rk->loaded)
 		r.bad = "it holds a rank that did not load";
-	for (size_t i = 0; i < nwarn && r.bad == NULL; i++) {
+	for (size_t i = 0; i < nwarn && r.bad == NULL && replay; i++) {
 		if (warn[2 * i] != NULL)
 			msg_warn(warn[2 * i], "%s", warn[2 * i + 1]);
 		else
@@ -505,4 +521,17 @@ cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *
 		return NULL;
 	}
 	return rk;
+}
+
+tl_rank *
+cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *err, size_t errlen)
+{
+	return decode(buf, len, src, n, 0, 1, err, errlen);
+}
+
+tl_rank *
+cache_decode_mapped(const void *buf, size_t len, const tl_source *src, size_t n, int replay,
+                    char *err, size_t errlen)
+{
+	return decode(buf, len, src, n, 1, replay, err, errlen);
 }

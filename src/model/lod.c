@@ -43,7 +43,8 @@ better(int64_t d, size_t i, int64_t bd, size_t bi)
 	return d > bd || (d == bd && i < bi);
 }
 
-/* Node j of level k+1 made from what it covers (slices, or nodes of level k). */
+/* Node j of level k+1 made from what it covers (slices, or nodes of level k). Both are in
+ * index order, so keeping the first strictly longer one keeps the first of equals. */
 static tl_lod_node
 make_node(const tl_slice *v, size_t n, const tl_lod_node *below, size_t nbelow, size_t j)
 {
@@ -54,17 +55,50 @@ make_node(const tl_slice *v, size_t n, const tl_lod_node *below, size_t nbelow, 
 			b = n;
 		for (size_t i = a; i < b; i++) {
 			int64_t d = v[i].end - v[i].start;
-			if (better(d, i, x.dur, x.idx))
+			if (d > x.dur)
 				x.dur = d, x.idx = (uint32_t)i;
 		}
 	} else {
 		if (b > nbelow)
 			b = nbelow;
 		for (size_t i = a; i < b; i++)
-			if (better(below[i].dur, below[i].idx, x.dur, x.idx))
+			if (below[i].dur > x.dur)
 				x = below[i];
 	}
 	return x;
+}
+
+/* Level 1 and the block sums in one pass over the slices. Returns -1 at the first difference
+ * from what `node` and `busy` hold when check is set. */
+static int
+leaf_pass(const tl_slice *v, size_t n, int64_t *busy, tl_lod_node *node, int check)
+{
+	int64_t acc = 0;
+	if (check && busy[0] != 0)
+		return -1;
+	busy[0] = 0;
+	for (size_t j = 0, a = 0; a < n; j++, a += LOD_B) {
+		size_t b = a + LOD_B < n ? a + LOD_B : n;
+		int64_t bd = -1;
+		size_t bi = a;
+		for (size_t i = a; i < b; i++) {
+			int64_t d = v[i].end - v[i].start;
+			acc += d;
+			if (d > bd)
+				bd = d, bi = i;
+		}
+		if (check) {
+			if (busy[j + 1] != acc ||
+			    (node != NULL &&
+			     (node[j].dur != bd || node[j].idx != bi || node[j].zero)))
+				return -1;
+		} else {
+			busy[j + 1] = acc;
+			if (node != NULL)
+				node[j] = (tl_lod_node){bd, (uint32_t)bi, 0};
+		}
+	}
+	return 0;
 }
 
 static void
@@ -80,21 +114,13 @@ lod_build(const tl_slice *v, size_t n)
 	l->n = n;
 	lod_fill(l);
 	int64_t *busy = xreallocarray(NULL, lod_nbusy(n), sizeof *busy);
-	int64_t acc = 0;
-	busy[0] = 0;
-	for (size_t i = 0; i < n; i++) {
-		acc += v[i].end - v[i].start;
-		if ((i + 1) % LOD_B == 0 || i + 1 == n)
-			busy[(i + LOD_B) / LOD_B] = acc;
-	}
 	size_t nn = lod_nnodes(n);
 	tl_lod_node *node = nn ? xreallocarray(NULL, nn, sizeof *node) : NULL;
-	for (int k = 0; k < l->nlevel; k++) {
-		const tl_lod_node *below = k ? node + l->off[k - 1] : NULL;
-		size_t nbelow = k ? l->size[k - 1] : n;
+	leaf_pass(v, n, busy, l->nlevel ? node : NULL, 0);
+	for (int k = 1; k < l->nlevel; k++)
 		for (size_t j = 0; j < l->size[k]; j++)
-			node[l->off[k] + j] = make_node(v, n, below, nbelow, j);
-	}
+			node[l->off[k] + j] =
+			    make_node(v, n, node + l->off[k - 1], l->size[k - 1], j);
 	l->busy = busy;
 	l->node = node;
 	return l;
@@ -115,26 +141,18 @@ lod_wrap(size_t n, const int64_t *busy, const tl_lod_node *node)
 int
 lod_check(const tl_slice *v, size_t n, const int64_t *busy, const tl_lod_node *node)
 {
-	int64_t acc = 0;
-	if (busy[0] != 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		acc += v[i].end - v[i].start;
-		if (((i + 1) % LOD_B == 0 || i + 1 == n) && busy[(i + LOD_B) / LOD_B] != acc)
-			return -1;
-	}
 	size_t off[LOD_MAXLEVEL], size[LOD_MAXLEVEL];
 	int nl = lod_levels(n, off, size);
-	for (int k = 0; k < nl; k++) {
-		const tl_lod_node *below = k ? node + off[k - 1] : NULL;
-		size_t nbelow = k ? size[k - 1] : n;
+	if (leaf_pass(v, n, (int64_t *)(uintptr_t)busy, nl ? (tl_lod_node *)(uintptr_t)node : NULL,
+	              1) != 0)
+		return -1;
+	for (int k = 1; k < nl; k++)
 		for (size_t j = 0; j < size[k]; j++) {
-			tl_lod_node x = make_node(v, n, below, nbelow, j);
+			tl_lod_node x = make_node(v, n, node + off[k - 1], size[k - 1], j);
 			const tl_lod_node *y = &node[off[k] + j];
 			if (x.dur != y->dur || x.idx != y->idx || y->zero != 0)
 				return -1;
 		}
-	}
 	return 0;
 }
 

@@ -74,6 +74,8 @@ typedef struct tl_track {
 	int user_ranges;    /* a host lane of a trace without categories (torch's legacy exporter):
 	                       its record_function ranges are not told apart from operators, so the
 	                       stage and pipeline rules pick them out by name, as on MSTX lanes */
+	int borrowed;       /* v, step and dev are read-only memory the rank's backing owns (its
+	                       mapped cache file): not freed; the first change copies them */
 } tl_track;
 
 /* A lane whose ranges the stage, decode and pipeline rules read: MSTX / record_function
@@ -208,6 +210,10 @@ typedef struct tl_rank {
 	tl_launch_step *launch_steps; /* launch delays per step (launch_steps) */
 	size_t nlaunch_steps;
 	int have_launch_steps;
+	/* What borrowed tracks point into (the mapped cache file), released by backing_free after
+	 * the tracks; NULL when nothing is borrowed. */
+	void *backing;
+	void (*backing_free)(void *);
 } tl_rank;
 
 typedef struct tl_trace {
@@ -219,6 +225,8 @@ typedef struct tl_trace {
 
 tl_rank *rank_new(int rank);
 void rank_free(tl_rank *);
+/* Gives a borrowed track (see tl_track.borrowed) arrays of its own; nothing when it has them. */
+void track_own(tl_track *);
 /* Get-or-create the depth-0 track of (kind, key). label is used when the track is created. */
 tl_track *rank_track(tl_rank *, tl_lane_kind kind, int64_t key, const char *label);
 void track_push(tl_track *, int64_t start, int64_t end, uint32_t name, uint32_t arg);
@@ -270,7 +278,9 @@ size_t track_first_starting_at(const tl_track *, int64_t t);
 
 void trace_init(tl_trace *);
 void trace_free(tl_trace *);
-/* Bytes held by slices, step tags and levels of detail of all ranks (for benchmarks). */
+/* Bytes held by slices, step tags and levels of detail of all ranks, those of a mapped cache
+ * file left out, and in *nslices the slices loaded (the derived overlap lanes left out); for
+ * benchmarks. */
 size_t trace_slice_bytes(const tl_trace *, size_t *nslices);
 
 #endif

@@ -64,7 +64,8 @@ test_busy_and_columns(void)
 		track_push(t, i * 20, i * 20 + 10, (uint32_t)i, 0);
 	rank_finish(r);
 	t = r->tracks[0];
-	/* first by walking the slices, then through the level of detail a viewer's session builds */
+	/* first by walking the slices, then through the level of detail a viewer's session builds
+	 */
 	for (int pass = 0; pass < 2; pass++) {
 		CHECK_EQ_I64(tlq_busy(t, 0, 200), 100, "busy over everything");
 		CHECK_EQ_I64(tlq_busy(t, 5, 25), 10, "busy clipped at both ends");
