@@ -73,8 +73,8 @@ emit_row(args_ctx *a, sqlite3_stmt *st, const char *prefix, const char *table)
 			continue;
 		char key[96], val[512];
 		snprintf(key, sizeof key, "%s%s", prefix, cn);
-		if (strcmp(cn, "globalTaskId") == 0)
-			gt = sqlite3_column_int64(st, i);
+		if (strcmp(cn, "globalTaskId") == 0 && ty == SQLITE_INTEGER)
+			gt = sqlite3_column_int64(st, i); /* else no id: no info rows of task 0 */
 		if (ty == SQLITE_INTEGER) {
 			int64_t v = sqlite3_column_int64(st, i);
 			if (v == TL_INVALID_U32)

@@ -14,6 +14,10 @@
 /* Dense id arrays are used while ids stay below this many entries per row read; else a hash. */
 #define DENSE_SLACK (1u << 20)
 
+/* The largest INTEGER of a column in SQL: SQLite's max() ranks TEXT above every number, so a
+ * damaged cell ('x') would be the max of a plain max(col). */
+#define DB_INT_MAX(col) "max(CASE WHEN typeof(" col ")='integer' THEN " col " END)"
+
 struct mstx_link;
 
 typedef struct db_ctx {
@@ -40,7 +44,8 @@ typedef struct db_ctx {
 	struct mstx_link *mstx;
 	size_t nmstx, mstxcap;
 	uint64_t rows, rows_reported;
-	int failed; /* the DB itself is unusable (not SQLite, encrypted, crafted, ...): stop */
+	size_t bad_refs; /* STRING_IDS references that were no INTEGER (db_str_id) */
+	int failed;      /* the DB itself is unusable (not SQLite, encrypted, crafted, ...): stop */
 	db_gather gather; /* the operators and launches asked for besides (ascend_db_gather.h) */
 } db_ctx;
 
@@ -70,14 +75,17 @@ sqlite3_stmt *db_prepare_cols(db_ctx *c, const char *table, const char *const *c
                               int *have, const char *tail);
 /* Every statement goes through here; TL_TRACE_SQL=1 prints them. */
 int db_prepare(db_ctx *c, const char *sql, sqlite3_stmt **st);
-/* The pool id of the STRING_IDS id in column col (0 for NULL or an id without a row). */
+/* The pool id of the STRING_IDS id in column col (0 for NULL or an id without a row). A cell
+ * that is no INTEGER names nothing: 0, counted in c->bad_refs. */
 uint32_t db_str_id(db_ctx *c, sqlite3_stmt *st, int col);
+/* Says once for table how many of its string references were no INTEGER, and resets the count. */
+void db_report_refs(db_ctx *c, const char *table);
 /* The first column of the first row of sql, or def. */
 int64_t db_scalar_i64(db_ctx *c, const char *table, const char *sql, int64_t def);
 /* Reads STRING_IDS into c->strs (interned in the rank's pool). */
 int db_read_strings(db_ctx *c);
-/* A time column: INTEGER, or TEXT holding a decimal integer. 0, or -1 when it is neither or out
- * of range. */
+/* A time column: INTEGER, or TEXT holding exactly a decimal integer (db_time_at). 0, or -1
+ * when it is neither or out of range. */
 int db_col_time(sqlite3_stmt *st, int col, int64_t *out);
 
 /* The on-demand hooks of the loader table, one file each: operator pairs (ascend_db_fwdbwd.c),
