@@ -149,17 +149,16 @@ read_ops(comm_rd *c, tl_comm_data *d, uint16_t source, tl_u64map *by_id)
 	size_t bad = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		tl_comm_op o = {0};
-		/* the times as the timeline reads them (db_time_at) */
+		/* the times as the timeline reads them (db_time_at); its line of
+		 * COMMUNICATION_OP says the rows without usable ones */
 		db_cell sc = db_time_at(st, 2), ec = db_time_at(st, 3);
-		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || sc.type != SQLITE_INTEGER ||
-		    ec.type != SQLITE_INTEGER) {
-			bad++;
-			continue;
-		}
-		o.id = sqlite3_column_int64(st, 0);
 		o.start = sc.v;
 		o.end = ec.v;
-		if (!tl_time_ok(o.start) || !tl_time_ok(o.end) || o.end < o.start ||
+		if (sc.type != SQLITE_INTEGER || ec.type != SQLITE_INTEGER ||
+		    !tl_time_ok(o.start) || !tl_time_ok(o.end) || o.end < o.start)
+			continue;
+		o.id = sqlite3_column_int64(st, 0);
+		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
 		    u64map_get(by_id, (uint64_t)o.id, NULL) || d->nops >= UINT32_MAX) {
 			bad++;
 			continue;
@@ -176,8 +175,8 @@ read_ops(comm_rd *c, tl_comm_data *d, uint16_t source, tl_u64map *by_id)
 		comm_fail(c, "COMMUNICATION_OP", rc);
 	if (bad)
 		msg_warn(c->path,
-		         "COMMUNICATION_OP: %zu rows without usable opId/startNs/endNs left "
-		         "out of the communication analysis",
+		         "COMMUNICATION_OP: %zu rows without a usable opId (not an integer, or "
+		         "repeated) left out of the communication analysis",
 		         bad);
 }
 
@@ -238,13 +237,12 @@ task_rows(comm_rd *c, sqlite3_stmt *st, tl_comm_data *d, const tl_u64map *by_id,
 			int ty = sqlite3_column_type(st, i);
 			ids_ok &= ty == SQLITE_INTEGER || ty == SQLITE_NULL;
 		}
-		if (sc.type != SQLITE_INTEGER || ec.type != SQLITE_INTEGER || !ids_ok) {
-			(*bad)++;
-			continue;
-		}
 		t.start = sc.v;
 		t.end = ec.v;
-		if (!tl_time_ok(t.start) || !tl_time_ok(t.end) || t.end < t.start) {
+		if (sc.type != SQLITE_INTEGER || ec.type != SQLITE_INTEGER ||
+		    !tl_time_ok(t.start) || !tl_time_ok(t.end) || t.end < t.start)
+			continue; /* TASK's line of the load says it */
+		if (!ids_ok) {
 			(*bad)++;
 			continue;
 		}
@@ -373,8 +371,9 @@ read_tasks(comm_rd *c, tl_comm_data *d, size_t first, const tl_u64map *by_id, si
 	}
 	if (bad)
 		msg_warn(c->path,
-		         "COMMUNICATION_TASK_INFO: %zu sub-tasks without usable TASK times, "
-		         "ranks or size left out of the communication analysis",
+		         "COMMUNICATION_TASK_INFO: %zu sub-tasks whose planeId, ranks, transport, "
+		         "size or link type are not integers left out of the communication "
+		         "analysis",
 		         bad);
 }
 

@@ -62,7 +62,6 @@ typedef struct db_gather {
 	int64_t *tkey;
 	uint32_t *tgrp;
 	size_t tmask, tn;
-	size_t bad_ops; /* joined rows without usable TASK times */
 	/* compute and communication globalTaskIds (the launched work): dense below ngt, else a
 	 * set */
 	uint8_t *work;
@@ -73,7 +72,6 @@ typedef struct db_gather {
 	tl_u64map hconn;
 	int64_t *call, *first;
 	size_t ncall, callcap;
-	size_t bad_calls;
 } db_gather;
 
 /* Starts gathering source path of r into g (NULL: nothing): ops when g asks for them, r->ops

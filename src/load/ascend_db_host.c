@@ -256,7 +256,8 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 			VEC_PUSH(*v, *n, *cap, x);
 		}
 	if (bad)
-		msg_warn(c.path, "CANN_API: %zu calls without a usable start skipped", bad);
+		msg_warn(c.path, "CANN_API: %zu calls without a usable startNs skipped",
+		         bad); /* as the load says it */
 	free(call);
 	free(first);
 	free(is_work);
