@@ -57,6 +57,13 @@ typedef struct db_state {
 } db_state;
 /* Source si's state, made on first use. */
 db_state *db_state_of(tl_rank *r, size_t si);
+#define DIST_ARGS "distributed_args" /* META_DATA: the job's parallel layout (JSON) */
+/* META_DATA's value of name on the connection, or NULL (malloc'd). */
+char *meta_value(tl_profdb *p, const char *name);
+/* The loader table's meta, state_save and state_restore hooks (ascend_db_state.c). */
+char *ascend_db_meta(const tl_rank *r, size_t si, const char *name);
+void ascend_db_state_save(const tl_rank *r, size_t si, uint8_t **out, size_t *len);
+int ascend_db_state_restore(tl_rank *r, size_t si, const uint8_t *p, size_t len);
 
 /* Opens src for r through the hardened connection; `then` ends the one-line message of a DB
  * that cannot be opened. */
