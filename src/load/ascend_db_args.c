@@ -190,7 +190,7 @@ ascend_db_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_
 		    SQLITE_OK) {
 			sqlite3_bind_int64(st, 1, t->v[idx].arg);
 			if (sqlite3_step(st) == SQLITE_ROW &&
-			    sqlite3_column_type(st, 0) != SQLITE_NULL)
+			    sqlite3_column_type(st, 0) == SQLITE_INTEGER) /* no id: task 0's */
 				query_row(&a, info, sqlite3_column_int64(st, 0), "");
 			sqlite3_finalize(st);
 		}
