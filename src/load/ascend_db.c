@@ -75,8 +75,7 @@ read_launches(db_ctx *c)
 	int steps = c->nsteps >= 2; /* else only the launches asked for read it */
 	if ((!steps && !c->gather.launches) || !db_has_table(c, "CANN_API"))
 		return 0;
-	int64_t maxc =
-	    db_scalar_i64(c, "CANN_API", "SELECT " DB_INT_MAX("connectionId") " FROM CANN_API", -1);
+	int64_t maxc = db_int_max(c, "CANN_API", "connectionId", -1);
 	if (maxc < 0 || c->failed)
 		return 0;
 	/* a dense array while the ids are about as many as the rows (a crafted file with one
@@ -197,8 +196,7 @@ gt_prepare(db_ctx *c)
 		if (!db_has_table(c, info[i]))
 			continue;
 		char sql[128];
-		snprintf(sql, sizeof sql, "SELECT " DB_INT_MAX("globalTaskId") ", count(*) FROM %s",
-		         info[i]);
+		snprintf(sql, sizeof sql, "SELECT max(globalTaskId), count(*) FROM %s", info[i]);
 		sqlite3_stmt *st;
 		if (db_prepare(c, sql, &st) != SQLITE_OK) {
 			db_fail(c, info[i], sqlite3_errcode(c->db));
@@ -206,9 +204,12 @@ gt_prepare(db_ctx *c)
 		}
 		int rc = sqlite3_step(st);
 		if (rc == SQLITE_ROW) {
-			int64_t m = sqlite3_column_type(st, 0) == SQLITE_INTEGER
-			                ? sqlite3_column_int64(st, 0)
-			                : -1;
+			int64_t m = sqlite3_column_int64(st, 0);
+			if (sqlite3_column_type(st, 0) !=
+			    SQLITE_INTEGER) /* NULL, or 'x' ranked first */
+				m = sqlite3_column_type(st, 0) == SQLITE_NULL
+				        ? -1
+				        : db_int_max(c, info[i], "globalTaskId", -1);
 			if (m > maxg)
 				maxg = m;
 			rows += sqlite3_column_int64(st, 1);

@@ -150,6 +150,44 @@ db_scalar_i64(db_ctx *c, const char *table, const char *sql, int64_t def)
 	return v;
 }
 
+/* The first column of the first row of sql: 1 with *v set when it is an INTEGER, 0 when it is
+ * NULL, -1 when it is anything else (or the statement fails). */
+static int
+scalar_cell(db_ctx *c, const char *table, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st;
+	if (db_prepare(c, sql, &st) != SQLITE_OK) {
+		if (profdb_fatal(&c->pdb, sqlite3_errcode(c->db)))
+			db_fail(c, table, sqlite3_errcode(c->db));
+		return -1;
+	}
+	int rc = sqlite3_step(st), r = -1;
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+		*v = sqlite3_column_int64(st, 0);
+		r = 1;
+	} else if (rc == SQLITE_DONE || sqlite3_column_type(st, 0) == SQLITE_NULL) {
+		r = 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE && profdb_fatal(&c->pdb, rc))
+		db_fail(c, table, rc);
+	return r;
+}
+
+int64_t
+db_int_max(db_ctx *c, const char *table, const char *col, int64_t def)
+{
+	char sql[256];
+	int64_t v = def;
+	snprintf(sql, sizeof sql, "SELECT max(\"%s\") FROM \"%s\"", col, table);
+	if (scalar_cell(c, table, sql, &v) >= 0 || c->failed)
+		return v;
+	snprintf(sql, sizeof sql,
+	         "SELECT max(CASE WHEN typeof(\"%s\") = 'integer' THEN \"%s\" END) FROM \"%s\"",
+	         col, col, table);
+	return scalar_cell(c, table, sql, &v) > 0 ? v : def;
+}
+
 int
 db_read_strings(db_ctx *c)
 {

@@ -154,7 +154,7 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 	int64_t maxg = -1, grows = 0;
 	for (int i = 0; i < 2; i++)
 		if (db_has_table(&c, work[i])) {
-			int64_t m = scalar_or(&c, work[i], DB_INT_MAX("globalTaskId"), -1);
+			int64_t m = db_int_max(&c, work[i], "globalTaskId", -1);
 			maxg = m > maxg ? m : maxg;
 			grows += scalar_or(&c, work[i], "count(*)", 0);
 		}
@@ -185,7 +185,7 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 			db_fail(&c, work[i], rc);
 	}
 	/* the calls: start per connectionId */
-	int64_t maxc = scalar_or(&c, "CANN_API", DB_INT_MAX("connectionId"), -1);
+	int64_t maxc = db_int_max(&c, "CANN_API", "connectionId", -1);
 	id_index cx;
 	id_index_init(&cx, maxc, scalar_or(&c, "CANN_API", "count(*)", 0));
 	int64_t *call = NULL, *first = NULL; /* per slot: call start, first work start */

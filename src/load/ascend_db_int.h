@@ -14,10 +14,6 @@
 /* Dense id arrays are used while ids stay below this many entries per row read; else a hash. */
 #define DENSE_SLACK (1u << 20)
 
-/* The largest INTEGER of a column in SQL: SQLite's max() ranks TEXT above every number, so a
- * damaged cell ('x') would be the max of a plain max(col). */
-#define DB_INT_MAX(col) "max(CASE WHEN typeof(" col ")='integer' THEN " col " END)"
-
 struct mstx_link;
 
 typedef struct db_ctx {
@@ -87,8 +83,13 @@ int db_prepare(db_ctx *c, const char *sql, sqlite3_stmt **st);
 uint32_t db_str_id(db_ctx *c, sqlite3_stmt *st, int col);
 /* Says once for table how many of its string references were no INTEGER, and resets the count. */
 void db_report_refs(db_ctx *c, const char *table);
-/* The first column of the first row of sql, or def. */
+/* The first column of the first row of sql when it is an INTEGER, or def. */
 int64_t db_scalar_i64(db_ctx *c, const char *table, const char *sql, int64_t def);
+/* The largest INTEGER in column col of table, or def. SQLite's max() ranks TEXT and BLOB
+ * above every number, so a damaged cell ('x') would be a plain max(col)'s answer: when that
+ * answer is no INTEGER, the INTEGERs are scanned for theirs (max(col) alone is a lookup on
+ * an INTEGER PRIMARY KEY or an index). */
+int64_t db_int_max(db_ctx *c, const char *table, const char *col, int64_t def);
 /* Reads STRING_IDS into c->strs (interned in the rank's pool). */
 int db_read_strings(db_ctx *c);
 /* A time column: INTEGER, or TEXT holding exactly a decimal integer (db_time_at). 0, or -1
