@@ -397,6 +397,10 @@ typedef struct tl_ops_result {
 	size_t ndata;
 } tl_ops_result;
 void tlq_ops(const tl_query *, tl_ops_result *out);
+/* The same of the tasks whose start (TASK startNs) lies in [t0[ri], t1[ri]) on trace rank ri
+ * (an index into tr->ranks; t0[ri] >= t1[ri]: none of that rank): the marked range, or one
+ * stage instance per rank. t0 and t1 NULL: every task, as tlq_ops. */
+void tlq_ops_scoped(const tl_query *, const int64_t *t0, const int64_t *t1, tl_ops_result *out);
 void tlq_ops_free(tl_ops_result *);
 
 /* Communication ops per rank by op type (the name without its trailing _N parts), from the
