@@ -255,11 +255,12 @@ mx_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 		char k1[24];
 		screen_printf(&ui->scr, x, y, w, SLOT_TITLE, " Communication matrix  (%s: close)",
 		              keymap_key_hint(&ui->keys, ACT_QUIT, k1, sizeof k1));
+		screen_printf(&ui->scr, x + 1, y + 2, w - 2, SLOT_NORMAL,
+		              "Communication matrix: no transfer between ranks in this profile.");
 		screen_printf(
-		    &ui->scr, x + 1, y + 2, w - 2, SLOT_NORMAL,
-		    "Communication matrix: no transfer between ranks in this profile (the "
-		    "HCCL sub-tasks' source and destination ranks; record with profiler "
-		    "level 1 or higher).");
+		    &ui->scr, x + 1, y + 3, w - 2, SLOT_NORMAL,
+		    "It comes from the source and destination ranks of the HCCL sub-tasks: "
+		    "record with profiler level 1 or higher.");
 		return;
 	}
 	if (s->list && s->cell != NULL)
