@@ -172,6 +172,11 @@ typedef struct gen_comm_truth { /* one rank's part of one collective (GRPO profi
 	/* the time breakdown by construction: the rank waits on a Notify_Wait from its arrival
 	 * until shortly after the last arrival, then transfers until the end; no idle */
 	int64_t transit_ns, wait_ns, sync_ns;
+	/* its transfers: plane p (0 <= p < planes) moves plane_bytes from the rank to rank
+	 * (rank + p + 1) % nranks in transit_ns - 1200 p ns (the planes start 500 ns apart and
+	 * end 700 ns apart) */
+	int planes;
+	int64_t plane_bytes;
 } gen_comm_truth;
 typedef struct gen_op_truth { /* the compute operators of one rank by op type and task type */
 	int rank;

@@ -264,8 +264,7 @@ gen_w_coll(gen_writer *w, const gen_blk *b)
 		gen_w_row(w, Q_STR, v, 1);
 	}
 
-	uint64_t h = gen_seed_of(P->o.seed, 0xC0DE, b->op, 1);
-	int64_t count = (int64_t)1 << (20 + h % 6); /* elements */
+	int64_t count = gen_coll_bytes(&P->o, b->op) / 2; /* BF16 elements */
 	int64_t conn = gen_w_launch(w, API_NODE, S_LAUNCH, b->start);
 	gen_w_launch_truth(w, b->start, (int)name_id); /* its first sub-task, the notify wait,
 	                                             starts the op */
@@ -300,7 +299,7 @@ gen_w_coll(gen_writer *w, const gen_blk *b)
 	                  1};
 	gen_w_ctask(w, cw, 0.0);
 	int nplanes = b->nsub - 1;
-	int64_t size = count * 2 / nplanes; /* BF16 */
+	int64_t size = gen_coll_bytes(&P->o, b->op) / nplanes;
 	for (int p = 0; p < nplanes; p++) {
 		int stream = STREAM_COMM + 1 + p;
 		int64_t ps = nw_end + p * 500, pe = b->end - p * 700;

@@ -410,6 +410,9 @@ typedef struct gen_writer {
 extern const char *const gen_str_text[S__COUNT];
 extern const gen_kernel gen_kernels[K__COUNT];
 uint64_t gen_seed_of(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
+/* The bytes collective op moves per rank (2^20 .. 2^25 BF16 elements), split evenly over its
+ * transfer planes. */
+int64_t gen_coll_bytes(const gen_opts *o, uint32_t op);
 void gen_kdraw_init(kdraw *g, uint64_t seed, int mix, int64_t f);
 int64_t gen_kdraw_next(kdraw *g, int *kind);
 /* Gap i follows kernel i of a run of nk. Every AUX_EVERY-th gap and the middle one are wide and

@@ -110,6 +110,13 @@ gen_seed_of(uint64_t seed, uint64_t a, uint64_t b, uint64_t c)
 	return mix64(seed ^ mix64(a ^ mix64(b ^ mix64(c))));
 }
 
+int64_t
+gen_coll_bytes(const gen_opts *o, uint32_t op)
+{
+	uint64_t h = gen_seed_of(o->seed, 0xC0DE, op, 1);
+	return ((int64_t)1 << (20 + h % 6)) * 2;
+}
+
 void
 gen_kdraw_init(kdraw *g, uint64_t seed, int mix, int64_t f)
 {
@@ -324,6 +331,9 @@ plan_coll(gen_plan *P, int k, int stage, int optype, int overlap)
 		b->step = (uint16_t)k;
 		b->stage = (uint8_t)stage;
 		b->nsub = (uint8_t)(2 + (h >> 24) % 5); /* 2..6 sub-tasks */
+		gen_comm_truth *tc = &P->tr.comm[P->tr.ncomm - 1];
+		tc->planes = b->nsub - 1; /* the first sub-task is the Notify_Wait */
+		tc->plane_bytes = gen_coll_bytes(&P->o, op) / tc->planes;
 		b->optype = (uint8_t)optype;
 		rank_place(rk, b->start, end, 0);
 		rk->comm += end - b->start;

@@ -210,10 +210,10 @@ dbg_call(db_gather *d, db_cell conn, db_cell start)
 }
 
 static void
-op_task(db_gather *d, uint32_t gi, int ok, int64_t dur)
+op_task(db_gather *d, uint32_t gi, int ok, int64_t dur, int64_t start)
 {
 	if (ok) /* else TASK's line of the load says it */
-		op_data_push(d->ops, gi, dur);
+		op_data_push(d->ops, gi, dur, start);
 }
 
 void
@@ -237,10 +237,10 @@ dbg_task(db_gather *d, db_cell sc, db_cell ec, db_cell gc, db_cell cc)
 			int ok = s_int && ec.type == SQLITE_INTEGER && tl_time_ok(s) &&
 			         tl_time_ok(e) && e >= s;
 			int64_t dur = ok ? e - s : 0; /* unusable times may be anything */
-			op_task(d, gi, ok, dur);
+			op_task(d, gi, ok, dur, s);
 			if (u64map_get(&d->gt_dup, (uint64_t)gt, &k))
 				for (uint32_t x = k + 1; x != 0; x = d->dup[x - 1].next)
-					op_task(d, d->dup[x - 1].group, ok, dur);
+					op_task(d, d->dup[x - 1].group, ok, dur, s);
 		}
 	}
 	if (d->launches && d->call != NULL && s_int && cc.type == SQLITE_INTEGER && gt >= 0 &&

@@ -108,7 +108,7 @@ ascend_db_ops(const tl_source *src, tl_op_data *d)
 				    !tl_time_ok(s) || !tl_time_ok(e) || e < s)
 					continue;
 				op_data_add(d, col_sid(st, 0, &strs), col_sid(st, 1, &strs),
-				            col_sid(st, 2, &strs), col_sid(st, 3, &strs), e - s);
+				            col_sid(st, 2, &strs), col_sid(st, 3, &strs), e - s, s);
 			}
 			sqlite3_finalize(st);
 		}

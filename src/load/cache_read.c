@@ -183,7 +183,7 @@ get_pool(rd *r)
 }
 
 /* The compute operators: groups of distinct keys, names in the pool, durations ascending (the
- * queries read them as sorted, without copying). */
+ * queries read them as sorted, without copying), each task's start beside its duration. */
 static void
 get_ops(rd *r, tl_rank *rk)
 {
@@ -196,7 +196,8 @@ get_ops(rd *r, tl_rank *rk)
 	strpool_free(d->pool);
 	d->pool = p;
 	uint32_t np = strpool_count(p);
-	uint64_t ng = get_count(r, 40, UINT64_MAX, "its operator count is out of range");
+	/* a group takes at least 48 bytes: four keys, two counts */
+	uint64_t ng = get_count(r, 48, UINT64_MAX, "its operator count is out of range");
 	for (uint64_t i = 0; i < ng && r->bad == NULL; i++) {
 		uint64_t k[4];
 		for (int x = 0; x < 4; x++)
@@ -215,9 +216,15 @@ get_ops(rd *r, tl_rank *rk)
 		g->cap = g->n;
 		if (r->bad == NULL && g->n == 0)
 			r->bad = "an operator has no tasks";
+		size_t ns = 0;
+		g->start = get_arr(r, sizeof *g->start, SIZE_MAX / sizeof *g->start, &ns);
+		if (r->bad == NULL && ns != g->n)
+			r->bad = "an operator's starts are not one per task";
 		for (size_t t = 0; t < g->n && r->bad == NULL; t++)
 			if (g->dur[t] < 0 || (t > 0 && g->dur[t] < g->dur[t - 1]))
 				r->bad = "an operator's durations are out of order or range";
+			else if (!tl_time_ok(g->start[t]) || g->dur[t] > TL_TIME_MAX - g->start[t])
+				r->bad = "an operator's task times are out of range";
 	}
 }
 

@@ -326,6 +326,7 @@ put_tables(wbuf *w, const tl_rank *r)
 			put_u64(w, g->task_type);
 			put_u64(w, g->shapes);
 			put_arr(w, g->dur, g->n, sizeof *g->dur);
+			put_arr(w, g->start, g->n, sizeof *g->start); /* beside each duration */
 		}
 	}
 	if (r->have_launch_steps) {

@@ -21,8 +21,10 @@ op_data_free(tl_op_data *d)
 {
 	if (d->pool == NULL)
 		return; /* never initialised */
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; i < d->n; i++) {
 		free(d->g[i].dur);
+		free(d->g[i].start);
+	}
 	free(d->g);
 	strpool_free(d->pool);
 	u64map_free(&d->pair);
@@ -50,7 +52,7 @@ op_data_group(tl_op_data *d, uint32_t name, uint32_t op_type, uint32_t task_type
 	uint64_t key = (uint64_t)p << 32 | t;
 	uint32_t gi;
 	if (!u64map_get(&d->key, key, &gi)) {
-		tl_op_group g = {name, op_type, task_type, shapes, NULL, 0, 0};
+		tl_op_group g = {name, op_type, task_type, shapes, NULL, NULL, 0, 0};
 		gi = (uint32_t)d->n;
 		VEC_PUSH(d->g, d->n, d->cap, g);
 		u64map_put(&d->key, key, gi);
@@ -59,17 +61,24 @@ op_data_group(tl_op_data *d, uint32_t name, uint32_t op_type, uint32_t task_type
 }
 
 void
-op_data_push(tl_op_data *d, uint32_t gi, int64_t dur)
+op_data_push(tl_op_data *d, uint32_t gi, int64_t dur, int64_t start)
 {
 	tl_op_group *g = &d->g[gi];
-	VEC_PUSH(g->dur, g->n, g->cap, dur);
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 8;
+		g->dur = xreallocarray(g->dur, cap, sizeof *g->dur);
+		g->start = xreallocarray(g->start, cap, sizeof *g->start);
+		g->cap = cap;
+	}
+	g->dur[g->n] = dur;
+	g->start[g->n++] = start;
 }
 
 void
 op_data_add(tl_op_data *d, uint32_t name, uint32_t op_type, uint32_t task_type, uint32_t shapes,
-            int64_t dur)
+            int64_t dur, int64_t start)
 {
-	op_data_push(d, op_data_group(d, name, op_type, task_type, shapes), dur);
+	op_data_push(d, op_data_group(d, name, op_type, task_type, shapes), dur, start);
 }
 
 void
@@ -82,9 +91,10 @@ op_data_finish(tl_op_data *d)
 		tl_op_group *g = &d->g[i];
 		if (g->n == 0) {
 			free(g->dur);
+			free(g->start);
 			continue;
 		}
-		sort_i64(g->dur, g->n);
+		sort_i64_pairs(g->dur, g->start, g->n);
 		uint32_t p, t;
 		u64map_get(&d->pair, (uint64_t)g->name << 32 | g->shapes, &p);
 		u64map_get(&d->type, (uint64_t)g->op_type << 32 | g->task_type, &t);

@@ -13,6 +13,7 @@
 typedef struct tl_op_group {
 	uint32_t name, op_type, task_type, shapes; /* ids in the data's pool */
 	int64_t *dur;                              /* ns, one per task */
+	int64_t *start; /* ns, each task's start (TASK startNs), beside its duration */
 	size_t n, cap;
 } tl_op_group;
 
@@ -27,16 +28,17 @@ typedef struct tl_op_data {
 
 void op_data_init(tl_op_data *);
 void op_data_free(tl_op_data *);
-/* Adds one task of duration dur to its group (created on first use). */
+/* Adds one task of duration dur starting at start to its group (created on first use). */
 void op_data_add(tl_op_data *, uint32_t name, uint32_t op_type, uint32_t task_type, uint32_t shapes,
-                 int64_t dur);
+                 int64_t dur, int64_t start);
 /* The index of the group of (name, op type, task type, shapes), created empty on first use;
  * op_data_push adds a task to group gi. */
 uint32_t op_data_group(tl_op_data *, uint32_t name, uint32_t op_type, uint32_t task_type,
                        uint32_t shapes);
-void op_data_push(tl_op_data *, uint32_t gi, int64_t dur);
+void op_data_push(tl_op_data *, uint32_t gi, int64_t dur, int64_t start);
 /* After the last task: drops the groups without tasks (op_data_group made them for operators
- * that ran no task) and sorts each group's durations ascending. */
+ * that ran no task) and sorts each group's tasks by duration ascending, equal durations by
+ * start (the starts move with their durations). */
 void op_data_finish(tl_op_data *);
 
 #endif

@@ -21,8 +21,10 @@ static void
 ops_rank(void *arg, size_t i)
 {
 	ops_job *j = arg;
-	if (j->tr->ranks[i]->ops == NULL) /* else gathered while loading */
+	if (j->tr->ranks[i]->ops == NULL) { /* else gathered while loading */
 		load_ops(j->tr->ranks[i], &j->data[i]);
+		op_data_finish(&j->data[i]); /* by duration, as the gathered tables are */
+	}
 }
 
 static int
@@ -57,20 +59,60 @@ cmp_name_row(const void *a, const void *b)
 	return c != 0 ? c : strcmp(x->input_shapes, y->input_shapes);
 }
 
-/* One rank's groups -> rows by (op type, task type), each with its rows by (name, shapes).
- * shared: d is the rank's gathered table, each group's durations already ascending, read only;
- * else d's durations are sorted in place. */
+/* The durations of a group's tasks that start in [t0, t1), still ascending (a filter keeps the
+ * order); the group's own array when the window holds them all. */
+typedef struct op_view {
+	const int64_t *dur;
+	size_t n;
+	int64_t *own; /* malloc'ed copy, or NULL */
+} op_view;
+
 static void
-rank_rows(int rank, const tl_op_data *d, int shared, tl_ops_result *out, size_t *tcap, size_t *ncap)
+view_of(const tl_op_group *g, int scoped, int64_t t0, int64_t t1, op_view *v)
+{
+	memset(v, 0, sizeof *v);
+	if (!scoped) {
+		v->dur = g->dur;
+		v->n = g->n;
+		return;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < g->n; i++)
+		k += g->start[i] >= t0 && g->start[i] < t1;
+	if (k == g->n) {
+		v->dur = g->dur;
+		v->n = g->n;
+		return;
+	}
+	if (k == 0)
+		return;
+	v->own = xreallocarray(NULL, k, sizeof *v->own);
+	for (size_t i = 0; i < g->n; i++)
+		if (g->start[i] >= t0 && g->start[i] < t1)
+			v->own[v->n++] = g->dur[i];
+	v->dur = v->own;
+}
+
+/* One rank's groups -> rows by (op type, task type), each with its rows by (name, shapes), of
+ * the tasks that start in [t0, t1) when scoped. d is finished (each group's tasks by duration)
+ * and only read. */
+static void
+rank_rows(int rank, const tl_op_data *d, int scoped, int64_t t0, int64_t t1, tl_ops_result *out,
+          size_t *tcap, size_t *ncap)
 {
 	tl_u64map types; /* (op type, task type) pool ids -> index among this rank's type rows */
 	u64map_init(&types);
 	size_t base = out->ntypes;
+	op_view *gv = xcalloc(d->n ? d->n : 1, sizeof *gv);
+	uint32_t *gt = xcalloc(d->n ? d->n : 1, sizeof *gt);
 	/* durations of each type, concatenated */
 	int64_t **dur = NULL;
 	size_t *nd = NULL, *cd = NULL, ntype = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		const tl_op_group *g = &d->g[i];
+		view_of(g, scoped, t0, t1, &gv[i]);
+		if (gv[i].n == 0)
+			continue;
 		uint64_t key = (uint64_t)g->op_type << 32 | g->task_type;
 		uint32_t t;
 		if (!u64map_get(&types, key, &t)) {
@@ -86,9 +128,10 @@ rank_rows(int rank, const tl_op_data *d, int shared, tl_ops_result *out, size_t 
 			dur[t] = NULL;
 			nd[t] = cd[t] = 0;
 		}
-		VEC_RESERVE(dur[t], cd[t], nd[t] + g->n);
-		memcpy(dur[t] + nd[t], g->dur, g->n * sizeof *g->dur);
-		nd[t] += g->n;
+		gt[i] = t;
+		VEC_RESERVE(dur[t], cd[t], nd[t] + gv[i].n);
+		memcpy(dur[t] + nd[t], gv[i].dur, gv[i].n * sizeof *gv[i].dur);
+		nd[t] += gv[i].n;
 	}
 	for (size_t t = 0; t < ntype; t++) {
 		opstats_describe(dur[t], nd[t], &out->types[base + t].st);
@@ -103,27 +146,26 @@ rank_rows(int rank, const tl_op_data *d, int shared, tl_ops_result *out, size_t 
 		row->by0 = out->nnames;
 		for (size_t i = 0; i < d->n; i++) {
 			const tl_op_group *g = &d->g[i];
-			uint32_t gt;
-			u64map_get(&types, (uint64_t)g->op_type << 32 | g->task_type, &gt);
-			if (gt != t)
+			if (gv[i].n == 0 || gt[i] != t)
 				continue;
 			tl_op_name_row nr = {.op_name = strpool_get(d->pool, g->name),
 			                     .input_shapes = strpool_get(d->pool, g->shapes)};
-			if (shared)
-				opstats_describe_sorted(g->dur, g->n, &nr.st);
-			else
-				opstats_describe(g->dur, g->n, &nr.st);
+			opstats_describe_sorted(gv[i].dur, gv[i].n, &nr.st);
 			VEC_PUSH(out->names, out->nnames, *ncap, nr);
 		}
 		row->nby = out->nnames - row->by0;
 		if (row->nby > 1)
 			qsort(out->names + row->by0, row->nby, sizeof *out->names, cmp_name_row);
 	}
+	for (size_t i = 0; i < d->n; i++)
+		free(gv[i].own);
+	free(gv);
+	free(gt);
 	u64map_free(&types);
 }
 
 void
-tlq_ops(const tl_query *q, tl_ops_result *out)
+tlq_ops_scoped(const tl_query *q, const int64_t *t0, const int64_t *t1, tl_ops_result *out)
 {
 	const tl_trace *tr = tlq_trace(q);
 	memset(out, 0, sizeof *out);
@@ -132,16 +174,24 @@ tlq_ops(const tl_query *q, tl_ops_result *out)
 	ops_job j = {.tr = tr, .data = out->data};
 	parallel_for(tr->nranks, 0, ops_rank, &j); /* ranks read in parallel */
 	size_t tcap = 0, ncap = 0;
+	int scoped = t0 != NULL && t1 != NULL;
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
 		const tl_rank *r = tr->ranks[ri];
-		if (r->ops != NULL)
-			rank_rows(r->rank, r->ops, 1, out, &tcap, &ncap);
-		else
-			rank_rows(r->rank, &out->data[ri], 0, out, &tcap, &ncap);
+		int64_t a = scoped ? t0[ri] : 0, b = scoped ? t1[ri] : 0;
+		if (scoped && a >= b)
+			continue; /* nothing of this rank in scope */
+		rank_rows(r->rank, r->ops != NULL ? r->ops : &out->data[ri], scoped, a, b, out,
+		          &tcap, &ncap);
 	}
 	/* by rank, then total: the name rows move with their type rows' indexes kept */
 	if (out->ntypes > 1)
 		qsort(out->types, out->ntypes, sizeof *out->types, cmp_type_row);
+}
+
+void
+tlq_ops(const tl_query *q, tl_ops_result *out)
+{
+	tlq_ops_scoped(q, NULL, NULL, out);
 }
 
 void

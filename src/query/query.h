@@ -336,6 +336,40 @@ typedef struct tl_mx_row {
 } tl_mx_row;
 size_t tlq_comm_matrix_summary(const tl_comm_result *c, tl_mx_row **out);
 
+/* The rank x rank matrix of the viewer's heat map (matrix.c): per (group, step) a plane, per
+ * (source, destination) rank pair of it a cell summing every op's transfers between them -- the
+ * sum of msprof's "-total" summary rows of that pair over the op types -- with the ops behind
+ * it. Strings are borrowed from c, op indexes point into c->ops. */
+typedef struct tl_mx_cell {
+	int64_t src, dst;
+	uint8_t xport;   /* tl_xport of its first op's transfer; LOCAL when src == dst */
+	uint64_t size;   /* bytes */
+	int64_t time;    /* ns */
+	double gbps;     /* size / time, 0 when time is 0 */
+	size_t op0, nop; /* its ops: ops[op0 .. op0 + nop) of the matrix, by rank, then start */
+} tl_mx_cell;
+typedef struct tl_mx_plane {
+	const char *group;
+	int64_t step;         /* STEP_TIME id, -1 */
+	size_t cell0, ncell;  /* its cells, by source, then destination */
+	size_t rank0, nranks; /* its rows' and columns' ranks: ranks[rank0 ..], ascending */
+} tl_mx_plane;
+typedef struct tl_comm_matrix {
+	tl_mx_plane *planes; /* by group, then step */
+	size_t nplanes;
+	tl_mx_cell *cells;
+	size_t ncells;
+	size_t *ops; /* indexes into the tl_comm_result's ops */
+	size_t nops;
+	int64_t *ranks;
+	size_t nranks, rcap;
+} tl_comm_matrix;
+void tlq_comm_matrix(const tl_comm_result *c, tl_comm_matrix *out);
+/* Plane `plane`'s cell of (src, dst), or NULL when no transfer went that way. */
+const tl_mx_cell *tlq_comm_matrix_cell(const tl_comm_matrix *, size_t plane, int64_t src,
+                                       int64_t dst);
+void tlq_comm_matrix_free(tl_comm_matrix *);
+
 /* Collective instances across the ranks of their group (arrival, wait for the last rank, the
  * last arriver) and point-to-point pairs (the pipeline view's pairing, pipeline_p2p_pairs), from
  * the communication lanes of the model (any format). Strings are borrowed from the trace. */
@@ -402,6 +436,10 @@ typedef struct tl_ops_result {
 	size_t ndata;
 } tl_ops_result;
 void tlq_ops(const tl_query *, tl_ops_result *out);
+/* The same of the tasks whose start (TASK startNs) lies in [t0[ri], t1[ri]) on trace rank ri
+ * (an index into tr->ranks; t0[ri] >= t1[ri]: none of that rank): the marked range, or one
+ * stage instance per rank. t0 and t1 NULL: every task, as tlq_ops. */
+void tlq_ops_scoped(const tl_query *, const int64_t *t0, const int64_t *t1, tl_ops_result *out);
 void tlq_ops_free(tl_ops_result *);
 
 /* Communication ops per rank by op type (the name without its trailing _N parts), from the

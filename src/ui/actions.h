@@ -84,18 +84,23 @@
 	X(COMM_PANEL, "comm", "Panels", "Show the communication panel: time per op and rank")      \
 	X(SLOW_PANEL, "slow", "Panels",                                                            \
 	  "Show the slow-rank votes: Enter jumps to a rank's worst collective")                    \
+	X(MATRIX_PANEL, "matrix", "Panels",                                                        \
+	  "Show the rank x rank communication matrix per group and step as a heat map; Enter "     \
+	  "lists a cell's ops")                                                                    \
 	X(OPS_PANEL, "ops", "Panels",                                                              \
-	  "Show the operator statistics per rank (the slowest first) by op type")                  \
+	  "Show the operator statistics per rank (the slowest first) by op type: of the marked "   \
+	  "range when there is one; in the DP panel, of its stage and step")                       \
 	X(MODULES_PANEL, "modules", "Panels",                                                      \
 	  "Show the module tree (Module-domain mstx ranges): device time per module, forward and " \
 	  "backward")                                                                              \
 	X(DIFF_PANEL, "diff", "Panels",                                                            \
 	  "With --compare: the ranked changes of tl diff; Enter shows one in both runs")           \
 	X(STAGE_NEXT, "stage-next", "Panels",                                                      \
-	  "In the DP panel: the next RL stage; in the overview: the next table (also Right)")      \
+	  "In the DP panel: the next RL stage; in the overview: the next table (also Right); in "  \
+	  "the matrix: the next group")                                                            \
 	X(STAGE_PREV, "stage-prev", "Panels",                                                      \
 	  "In the DP panel: the previous RL stage; in the overview: the previous table (also "     \
-	  "Left)")                                                                                 \
+	  "Left); in the matrix: the previous group")                                              \
 	X(STEP_NEXT, "step-next", "Panels",                                                        \
 	  "The next step: the timeline zooms to it, a panel shows it (also ] there)")              \
 	X(STEP_PREV, "step-prev", "Panels",                                                        \
@@ -103,7 +108,8 @@
 	X(SORT_NEXT, "sort-next", "Panels",                                                        \
 	  "In a panel: the next sort order (DP panel: rank, duration, wait, decode steps, idle)")  \
 	X(CHART_NEXT, "chart-next", "Panels",                                                      \
-	  "In the DP panel: chart out_tokens, running or waiting requests, or KV-cache use")       \
+	  "In the DP panel: chart out_tokens, running or waiting requests, or KV-cache use; in "   \
+	  "the matrix: heat by bytes, time or bandwidth")                                          \
 	X(TOGGLE_ABSTIME, "toggle-abstime", "View", "Show absolute (wall-clock) times")            \
 	X(COMMAND, "command", "View", "Enter a :-command")                                         \
 	X(HELP, "help", "View", "Show this help")                                                  \

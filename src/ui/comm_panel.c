@@ -192,6 +192,7 @@ comm_action(tl_ui *ui, void *state, int a)
 	case ACT_SLOW_PANEL:
 	case ACT_OPS_PANEL:
 	case ACT_MODULES_PANEL:
+	case ACT_MATRIX_PANEL:
 		return 0; /* the view stack's */
 	case ACT_SORT_NEXT:
 		s->sort = (s->sort + 1) % COMM_SORT__COUNT;

@@ -150,6 +150,7 @@ diff_action(tl_ui *ui, void *st, int a)
 	case ACT_SLOW_PANEL:
 	case ACT_OPS_PANEL:
 	case ACT_MODULES_PANEL:
+	case ACT_MATRIX_PANEL:
 		return 0;
 	case ACT_SELECT:
 		if (ui->cmp && s->tab.sel < s->n) {

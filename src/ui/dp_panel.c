@@ -10,6 +10,7 @@
 #include "config.h"
 #include "ui/common.h"
 #include "ui/dp_panel_int.h"
+#include "ui/ops_panel.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
 
@@ -469,6 +470,27 @@ jump(tl_ui *ui, const tl_imbalance *im, const tl_imb_rank *v)
 	timeline_reveal(ui, v->rank, v->start, v->end, NULL);
 }
 
+/* The operator panel for the entry: each rank's own window of the stage in the step (its
+ * first start to its last end), on the selected rank. */
+static void
+ops_of_stage(tl_ui *ui, dp_state *s, const tl_imbalance *im)
+{
+	size_t n = ui->tr->nranks ? ui->tr->nranks : 1;
+	int64_t *t0 = xcalloc(n, sizeof *t0), *t1 = xcalloc(n, sizeof *t1);
+	for (size_t k = 0; k < im->n; k++)
+		if (im->ranks[k].rank < ui->tr->nranks) {
+			t0[im->ranks[k].rank] = im->ranks[k].start;
+			t1[im->ranks[k].rank] = im->ranks[k].end;
+		}
+	if (s->norder != im->n)
+		order_rows(s, im, current_dp(ui, im));
+	size_t sel = s->sel < im->n ? im->ranks[s->order[s->sel]].rank : SIZE_MAX;
+	char what[200];
+	ops_panel_show_scoped(ui, t0, t1, entry_name(ui, im, what, sizeof what), sel);
+	free(t0);
+	free(t1);
+}
+
 static int
 imb_action(tl_ui *ui, void *state, int a)
 {
@@ -492,9 +514,14 @@ imb_action(tl_ui *ui, void *state, int a)
 	case ACT_PP_VIEW:
 	case ACT_COMM_PANEL:
 	case ACT_SLOW_PANEL:
-	case ACT_OPS_PANEL:
 	case ACT_MODULES_PANEL:
+	case ACT_MATRIX_PANEL:
 		return 0; /* the view stack's */
+	case ACT_OPS_PANEL:
+		if (im == NULL || im->n == 0)
+			return 0; /* the whole profile's */
+		ops_of_stage(ui, s, im);
+		return 1;
 	case ACT_STAGE_NEXT:
 	case ACT_STAGE_PREV:
 	case ACT_CURSOR_RIGHT:

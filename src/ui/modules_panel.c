@@ -368,6 +368,7 @@ mod_action(tl_ui *ui, void *state, int a)
 	case ACT_COMM_PANEL:
 	case ACT_SLOW_PANEL:
 	case ACT_OPS_PANEL:
+	case ACT_MATRIX_PANEL:
 		return 0; /* the view stack's */
 	case ACT_RANK_NEXT:
 	case ACT_RANK_PREV:

@@ -3,12 +3,16 @@
  * say which kernels are slower on this rank, its total against the median of the ranks' totals
  * of the same op type and task type. Opened on the slowest rank (the one with the most slow-rank
  * votes, else the one with the most compute time); rank-next/rank-prev change the rank, Enter
- * lists the type's op names and input shapes. Every number is tlq_ops', the `operators` of
- * `tl summary --json`. */
+ * lists the type's op names and input shapes. Its scope: the whole profile; the marked range
+ * when the timeline has one (the tasks that start in it); or, opened from the DP panel, one
+ * stage of one step (each rank's own instance of it). Every number is tlq_ops_scoped'; the
+ * whole profile's are the `operators` of `tl summary --json`. */
 #include "config.h"
 #include "ui/common.h"
+#include "ui/ops_panel.h"
 #include "ui/table.h"
 #include "util/sort.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 
 #include <inttypes.h>
@@ -42,7 +46,17 @@ typedef struct ops_state {
 	size_t nrows;
 	size_t type; /* SIZE_MAX: the types; else the type row whose names are shown */
 	int built;
+	/* the scope: every task, the tasks starting in the marked range, or in each rank's
+	 * window of one stage instance (t0/t1 per trace rank, else NULL) */
+	int scope, loaded;
+	int64_t mark0, mark1;
+	int64_t *t0, *t1;
+	char scope_text[160];
+	int pending;      /* ops_panel_show_scoped set the scope for the next show */
+	size_t want_rank; /* trace rank to show first, SIZE_MAX: the slowest */
 } ops_state;
+
+enum { SCOPE_ALL, SCOPE_MARK, SCOPE_STAGE };
 
 static const char *const sort_names[OPS_SORT__COUNT] = {"total", "count", "mean", "max",
                                                         "vs median"};
@@ -159,10 +173,14 @@ ops_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	if (s->nranks == 0) {
 		screen_printf(sc, x, y, w, SLOT_TITLE, " Operators  (%s: close)",
 		              keymap_key_hint(&ui->keys, ACT_QUIT, k1, sizeof k1));
-		screen_printf(
-		    sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
-		    "Operators: no compute operator in this profile (COMPUTE_TASK_INFO of a "
-		    "profile DB; record with profiler level 1 or higher).");
+		if (s->scope != SCOPE_ALL)
+			screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
+			              "Operators: no compute task starts %s.", s->scope_text);
+		else
+			screen_printf(sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
+			              "Operators: no compute operator in this profile "
+			              "(COMPUTE_TASK_INFO of a "
+			              "profile DB; record with profiler level 1 or higher).");
 		return;
 	}
 	if (!s->built)
@@ -188,7 +206,7 @@ ops_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 		    keymap_key_hint(&ui->keys, ACT_SORT_NEXT, k2, sizeof k2),
 		    keymap_key_hint(&ui->keys, ACT_QUIT, kb, sizeof kb));
 	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
-	              "sorted by %s   %zu rows   total in ms, the rest in us%s",
+	              "%s   sorted by %s   %zu rows   total in ms, the rest in us%s", s->scope_text,
 	              sort_names[s->sort], s->nrows,
 	              byname ? "" : "; vs med: the total over the median rank's");
 	ui_table_draw(ui, &s->tab, x, y, w, h);
@@ -248,6 +266,7 @@ ops_action(tl_ui *ui, void *state, int a)
 	case ACT_COMM_PANEL:
 	case ACT_SLOW_PANEL:
 	case ACT_MODULES_PANEL:
+	case ACT_MATRIX_PANEL:
 		return 0; /* the view stack's */
 	case ACT_RANK_NEXT:
 	case ACT_RANK_PREV:
@@ -280,15 +299,19 @@ ops_action(tl_ui *ui, void *state, int a)
 	}
 }
 
-static void *
-ops_open(tl_ui *ui)
+/* (Re)reads the statistics of the scope and picks the rank shown first. */
+static void
+load(tl_ui *ui, ops_state *s)
 {
-	ops_state *s = xcalloc(1, sizeof *s);
-	s->type = SIZE_MAX;
-	memcpy(s->cols, type_cols, sizeof type_cols);
-	ui_table_init(&s->tab, s->cols, OPS_NCOLS, 1, 3, ops_row, s);
-	tlq_ops(ui->q, &s->o); /* read once, when first shown */
-	s->ranks = xreallocarray(NULL, s->o.ntypes ? s->o.ntypes : 1, sizeof *s->ranks);
+	int keep = s->loaded && s->nranks ? s->ranks[s->cur] : INT32_MIN;
+	tlq_ops_free(&s->o);
+	free(s->vs);
+	s->vs = NULL;
+	tlq_ops_scoped(ui->q, s->scope == SCOPE_ALL ? NULL : s->t0,
+	               s->scope == SCOPE_ALL ? NULL : s->t1, &s->o);
+	s->loaded = 1;
+	s->nranks = s->cur = 0;
+	s->ranks = xreallocarray(s->ranks, s->o.ntypes ? s->o.ntypes : 1, sizeof *s->ranks);
 	for (size_t i = 0; i < s->o.ntypes; i++)
 		s->ranks[s->nranks++] = s->o.types[i].rank;
 	qsort(s->ranks, s->nranks, sizeof *s->ranks, cmp_int);
@@ -298,12 +321,19 @@ ops_open(tl_ui *ui)
 			s->ranks[n++] = s->ranks[i];
 	s->nranks = n;
 	compare_ranks(s);
-	/* first shown: the slowest rank, by slow-rank votes, else by compute time */
-	const tl_slow_result *sr = tlq_slow_ranks(ui->q);
-	int want = -1;
-	if (sr->n > 0)
+	s->type = SIZE_MAX;
+	s->built = 0;
+	s->tab.sel = s->tab.top = 0;
+	/* first shown: the rank asked for, the one shown before, else the slowest rank, by
+	 * slow-rank votes, else by compute time */
+	int want = keep;
+	if (s->want_rank < ui->tr->nranks)
+		want = ui->tr->ranks[s->want_rank]->rank;
+	s->want_rank = SIZE_MAX;
+	const tl_slow_result *sr = want == INT32_MIN ? tlq_slow_ranks(ui->q) : NULL;
+	if (sr != NULL && sr->n > 0)
 		want = ui->tr->ranks[sr->v[0].rank]->rank;
-	else {
+	else if (want == INT32_MIN) {
 		int64_t best = -1;
 		for (size_t r = 0; r < s->nranks; r++) {
 			int64_t t = 0;
@@ -319,7 +349,75 @@ ops_open(tl_ui *ui)
 	for (size_t r = 0; r < s->nranks; r++)
 		if (s->ranks[r] == want)
 			s->cur = r;
-	return s;
+}
+
+static void *
+ops_open(tl_ui *ui)
+{
+	(void)ui;
+	ops_state *s = xcalloc(1, sizeof *s);
+	s->type = SIZE_MAX;
+	s->want_rank = SIZE_MAX;
+	memcpy(s->cols, type_cols, sizeof type_cols);
+	ui_table_init(&s->tab, s->cols, OPS_NCOLS, 1, 3, ops_row, s);
+	snprintf(s->scope_text, sizeof s->scope_text, "whole profile");
+	return s; /* read when first shown */
+}
+
+/* Shown: the scope ops_panel_show_scoped set, else the marked range when there is one, else
+ * the whole profile; read again when it changed. */
+static void
+ops_show(tl_ui *ui, void *st)
+{
+	ops_state *s = st;
+	if (s->pending) {
+		s->pending = 0;
+		load(ui, s);
+		return;
+	}
+	if (ui->sel.nmark == 2) {
+		if (s->loaded && s->scope == SCOPE_MARK && s->mark0 == ui->sel.mark[0] &&
+		    s->mark1 == ui->sel.mark[1])
+			return;
+		size_t n = ui->tr->nranks ? ui->tr->nranks : 1;
+		s->t0 = xreallocarray(s->t0, n, sizeof *s->t0);
+		s->t1 = xreallocarray(s->t1, n, sizeof *s->t1);
+		for (size_t i = 0; i < ui->tr->nranks; i++) {
+			s->t0[i] = ui->sel.mark[0];
+			s->t1[i] = ui->sel.mark[1];
+		}
+		s->scope = SCOPE_MARK;
+		s->mark0 = ui->sel.mark[0];
+		s->mark1 = ui->sel.mark[1];
+		char a[32], b[32], d[32];
+		snprintf(s->scope_text, sizeof s->scope_text, "in the marked range %s - %s (%s)",
+		         ui_time(ui, s->mark0, a, sizeof a), ui_time(ui, s->mark1, b, sizeof b),
+		         timefmt_dur(s->mark1 - s->mark0, d, sizeof d));
+		load(ui, s);
+		return;
+	}
+	if (s->loaded && s->scope == SCOPE_ALL)
+		return;
+	s->scope = SCOPE_ALL;
+	snprintf(s->scope_text, sizeof s->scope_text, "whole profile");
+	load(ui, s);
+}
+
+void
+ops_panel_show_scoped(tl_ui *ui, const int64_t *t0, const int64_t *t1, const char *what,
+                      size_t rank)
+{
+	ops_state *s = ui_view_state(ui, &ops_panel_view);
+	size_t n = ui->tr->nranks ? ui->tr->nranks : 1;
+	s->t0 = xreallocarray(s->t0, n, sizeof *s->t0);
+	s->t1 = xreallocarray(s->t1, n, sizeof *s->t1);
+	memcpy(s->t0, t0, ui->tr->nranks * sizeof *t0);
+	memcpy(s->t1, t1, ui->tr->nranks * sizeof *t1);
+	s->scope = SCOPE_STAGE;
+	snprintf(s->scope_text, sizeof s->scope_text, "in %s", what);
+	s->want_rank = rank;
+	s->pending = 1;
+	ui_view_open(ui, &ops_panel_view);
 }
 
 static void
@@ -331,6 +429,8 @@ ops_close(tl_ui *ui, void *st)
 	free(s->ranks);
 	free(s->vs);
 	free(s->rows);
+	free(s->t0);
+	free(s->t1);
 	free(s);
 }
 
@@ -339,6 +439,7 @@ const view_ops ops_panel_view = {
     .layer = UI_LAYER_PANEL,
     .open_action = ACT_OPS_PANEL,
     .open = ops_open,
+    .show = ops_show,
     .draw = ops_draw,
     .action = ops_action,
     .close = ops_close,

@@ -224,6 +224,7 @@ pp_action(tl_ui *ui, void *state, int a)
 	case ACT_SLOW_PANEL:
 	case ACT_OPS_PANEL:
 	case ACT_MODULES_PANEL:
+	case ACT_MATRIX_PANEL:
 		return 0; /* the view stack's */
 	case ACT_LANE_DOWN:
 		if (st && s->sel + 1 < st->nstages)

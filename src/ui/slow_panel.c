@@ -219,6 +219,7 @@ slow_action(tl_ui *ui, void *state, int a)
 	case ACT_COMM_PANEL:
 	case ACT_OPS_PANEL:
 	case ACT_MODULES_PANEL:
+	case ACT_MATRIX_PANEL:
 		return 0; /* the view stack's */
 	case ACT_SORT_NEXT:
 		s->sort = (s->sort + 1) % SLOW_SORT__COUNT;

@@ -49,7 +49,12 @@
 	X(DIFF_LONGER, "diff.longer", 'G')                                                         \
 	X(DIFF_SHORTER, "diff.shorter", 'H')                                                       \
 	X(COMPARE_B, "compare.b", 'b')                                                             \
-	X(LINK, "link", 'J')
+	X(LINK, "link", 'J')                                                                       \
+	X(HEAT1, "heat.1", 'U')                                                                    \
+	X(HEAT2, "heat.2", 'V')                                                                    \
+	X(HEAT3, "heat.3", 'W')                                                                    \
+	X(HEAT4, "heat.4", 'X')                                                                    \
+	X(HEAT5, "heat.5", 'Y')
 
 #define SLOT_ENUM_(e, n, c) SLOT_##e,
 enum { TL_SLOTS(SLOT_ENUM_) SLOT__COUNT };

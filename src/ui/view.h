@@ -58,6 +58,9 @@ typedef struct view_ops {
 	void (*draw)(tl_ui *, void *st, int x, int y, int w, int h);
 	/* Handles an action; returns 1 when handled. */
 	int (*action)(tl_ui *, void *st, int action);
+	/* Each time the view is put on the stack (after open): a view whose contents depend on
+	 * where it was opened from (the operator panel's scope) looks here. NULL: nothing. */
+	void (*show)(tl_ui *, void *st);
 	/* The view's own keys, asked before the keymap when the view has the screen (the
 	 * bookmarks panel's x deletes); returns 1 when it took the key. NULL: none. */
 	int (*key)(tl_ui *, void *st, int key);
@@ -79,6 +82,7 @@ typedef struct view_ops {
 	X(search_list_view)                                                                        \
 	X(bookmarks_view)                                                                          \
 	X(comm_panel_view)                                                                         \
+	X(matrix_panel_view)                                                                       \
 	X(slow_panel_view)                                                                         \
 	X(ops_panel_view)                                                                          \
 	X(modules_panel_view)                                                                      \

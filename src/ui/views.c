@@ -34,7 +34,9 @@ void
 ui_view_open(tl_ui *ui, const view_ops *v)
 {
 	int id = view_id(v);
-	ui_view_state(ui, v);
+	void *st = ui_view_state(ui, v);
+	if (v->show != NULL)
+		v->show(ui, st);
 	/* the stack is ordered by layer, one view per layer */
 	int i = 0;
 	while (i < ui->depth && views[ui->stack[i]]->layer < v->layer)

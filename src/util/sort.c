@@ -74,6 +74,74 @@ sort_i64(int64_t *v, size_t n)
 	free(count);
 }
 
+static int
+pair_less(int64_t k1, int64_t v1, int64_t k2, int64_t v2)
+{
+	return k1 < k2 || (k1 == k2 && v1 < v2);
+}
+
+/* Sixteen byte passes, val's eight first (LSD: the later passes keep the earlier order among
+ * equal bytes), skipping a byte that every pair has alike. */
+void
+sort_i64_pairs(int64_t *key, int64_t *val, size_t n)
+{
+	if (n < SMALL) {
+		for (size_t i = 1; i < n; i++) {
+			int64_t k = key[i], x = val[i];
+			size_t j = i;
+			for (; j > 0 && pair_less(k, x, key[j - 1], val[j - 1]); j--) {
+				key[j] = key[j - 1];
+				val[j] = val[j - 1];
+			}
+			key[j] = k;
+			val[j] = x;
+		}
+		return;
+	}
+	int sorted = 1;
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = !pair_less(key[i], val[i], key[i - 1], val[i - 1]);
+	if (sorted)
+		return;
+	const uint64_t flip = UINT64_C(1) << 63;
+	uint64_t(*a)[2] = xreallocarray(NULL, n, sizeof *a),
+	(*t)[2] = xreallocarray(NULL, n, sizeof *t);
+	for (size_t i = 0; i < n; i++) {
+		a[i][0] = (uint64_t)val[i] ^ flip;
+		a[i][1] = (uint64_t)key[i] ^ flip;
+	}
+	size_t *c = xcalloc(256, sizeof *c);
+	for (int p = 0; p < 16; p++) {
+		int w = p / 8, sh = 8 * (p % 8);
+		memset(c, 0, 256 * sizeof *c);
+		for (size_t i = 0; i < n; i++)
+			c[(a[i][w] >> sh) & 0xff]++;
+		if (c[(a[0][w] >> sh) & 0xff] == n)
+			continue; /* every pair has this byte */
+		size_t sum = 0;
+		for (int k = 0; k < 256; k++) {
+			size_t x = c[k];
+			c[k] = sum;
+			sum += x;
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t d = c[(a[i][w] >> sh) & 0xff]++;
+			t[d][0] = a[i][0];
+			t[d][1] = a[i][1];
+		}
+		uint64_t(*s)[2] = a;
+		a = t;
+		t = s;
+	}
+	for (size_t i = 0; i < n; i++) {
+		val[i] = (int64_t)(a[i][0] ^ flip);
+		key[i] = (int64_t)(a[i][1] ^ flip);
+	}
+	free(a);
+	free(t);
+	free(c);
+}
+
 void
 sort_index(size_t *order, size_t n, int (*cmp)(const void *ctx, size_t a, size_t b),
            const void *ctx)

@@ -9,6 +9,9 @@
 
 /* Sorts v[0 .. n) ascending (any int64 values). */
 void sort_i64(int64_t *v, size_t n);
+/* Sorts the pairs (key[i], val[i]), i < n, together: by key ascending, equal keys by val
+ * ascending (the operator statistics keep each task's start beside its duration). */
+void sort_i64_pairs(int64_t *key, int64_t *val, size_t n);
 /* 1 when v[0 .. n) is ascending. */
 int sorted_i64(const int64_t *v, size_t n);
 

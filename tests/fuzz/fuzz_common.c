@@ -85,6 +85,24 @@ fuzz_exercise_rank(struct tl_rank *r, const void *src)
 		tl_query *q = tlq_open(&tr, NULL);
 		report_summary_text(null, q);
 		report_summary_json(null, q);
+		/* the operator panel's window (its middle third: each task's start from the file)
+		 * and the matrix panel's cells */
+		if (r->t_max > r->t_min) {
+			int64_t w0 = r->t_min + (r->t_max - r->t_min) / 3,
+			        w1 = r->t_max - (r->t_max - r->t_min) / 3;
+			tl_ops_result o;
+			tlq_ops_scoped(q, &w0, &w1, &o);
+			tlq_ops_free(&o);
+		}
+		tl_comm_result c;
+		tl_comm_matrix m;
+		tlq_comm(q, &c);
+		tlq_comm_matrix(&c, &m);
+		for (size_t i = 0; i < m.ncells; i++)
+			for (size_t p = 0; p < m.nplanes; p++)
+				(void)tlq_comm_matrix_cell(&m, p, m.cells[i].src, m.cells[i].dst);
+		tlq_comm_matrix_free(&m);
+		tlq_comm_free(&c);
 		tlq_close(q);
 		fclose(null);
 	}

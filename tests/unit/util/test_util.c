@@ -265,11 +265,73 @@ test_msg_once(void)
 	CHECK(msg_warn_count() - n0 == 4, "every call counts (%u)", msg_warn_count() - n0);
 }
 
+static int
+cmp_pair(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return (x[0] > y[0]) - (x[0] < y[0]);
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* sort_i64_pairs against qsort of the pairs: durations with repeats beside epoch starts (the
+ * operator tasks), negatives and extremes, sorted and reversed input. */
+static void
+test_sort_pairs(void)
+{
+	uint64_t x = 2463534242u;
+	static const size_t sizes[] = {0, 1, 2, 47, 48, 49, 1000, 100003};
+	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+		for (int kind = 0; kind < 4; kind++) {
+			size_t n = sizes[si];
+			int64_t *k = malloc((n ? n : 1) * sizeof *k),
+			        *v = malloc((n ? n : 1) * sizeof *v),
+			        *b = malloc((n ? 2 * n : 1) * sizeof *b);
+			for (size_t i = 0; i < n; i++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				switch (kind) {
+				case 0: /* durations repeating, starts at an epoch, some equal */
+					k[i] = (int64_t)(x % 7);
+					v[i] = INT64_C(1700000000000000000) +
+					       (int64_t)((x >> 20) % 50);
+					break;
+				case 1: /* anything, the extremes among them */
+					k[i] = i % 31 == 0 ? INT64_MIN : (int64_t)x;
+					v[i] = i % 29 == 0 ? INT64_MAX : -(int64_t)(x >> 3);
+					break;
+				case 2: /* sorted */
+					k[i] = (int64_t)i / 3;
+					v[i] = (int64_t)i;
+					break;
+				default: /* reversed */
+					k[i] = (int64_t)(n - i);
+					v[i] = -(int64_t)i;
+				}
+				b[2 * i] = k[i];
+				b[2 * i + 1] = v[i];
+			}
+			sort_i64_pairs(k, v, n);
+			qsort(b, n, 2 * sizeof *b, cmp_pair);
+			int same = 1;
+			for (size_t i = 0; i < n; i++)
+				same &= k[i] == b[2 * i] && v[i] == b[2 * i + 1];
+			CHECK(same, "sort_i64_pairs of %zu pairs (kind %d) is qsort's order", n,
+			      kind);
+			free(k);
+			free(v);
+			free(b);
+		}
+	}
+}
+
 int
 main(void)
 {
 	test_msg_once();
 	test_sort();
+	test_sort_pairs();
 	test_rankspec();
 	test_timefmt();
 	test_strpool();
