@@ -15,6 +15,7 @@
 #include "gen/gen.h"
 #include "load/load.h"
 #include "query/host.h"
+#include "query/session.h"
 #include "util/xalloc.h"
 #include "../test.h"
 
@@ -251,9 +252,122 @@ check_sample(void)
 	trace_free(&tr);
 }
 
+/* The operator starting at `start` on rank r's host lanes (not a CANN call). */
+static int
+find_op(const tl_rank *r, int64_t start, const tl_track **ot, size_t *oi)
+{
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		if (t->kind != TL_LANE_HOST || (t->key & TL_HOST_KEY_CANN))
+			continue;
+		size_t k = track_first_starting_at(t, start);
+		if (k < t->n && t->v[k].start == start) {
+			*ot = t;
+			*oi = k;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Every operator's frames in r equal the truth's stack. */
+static void
+check_truth(const char *what, const tl_rank *r, const gen_truth *T)
+{
+	size_t checked = 0, bad = 0, frames = 0;
+	for (size_t i = 0; i < T->nlaunches; i++) {
+		const gen_launch_truth *l = &T->launches[i];
+		if (l->rank != r->rank || l->stack < 0)
+			continue;
+		const tl_track *t;
+		size_t k;
+		char **fr = NULL;
+		ptrdiff_t n = find_op(r, l->op_start_ns, &t, &k) ? tlq_op_stack(r, t, k, &fr) : -1;
+		int d = 0;
+		while (gen_stack_frame(l->stack, d) != NULL)
+			d++;
+		int same = n == d;
+		for (ptrdiff_t j = 0; j < n; j++) {
+			if (same && strcmp(fr[j], gen_stack_frame(l->stack, (int)j)) != 0)
+				same = 0;
+			free(fr[j]);
+		}
+		free(fr);
+		checked++;
+		frames += (size_t)d;
+		bad += !same;
+	}
+	CHECK(checked > 100 && bad == 0,
+	      "%s: the frames of %zu operators equal the generator's stacks, innermost first (%zu "
+	      "frames; %zu differ)",
+	      what, checked, frames, bad);
+}
+
+static char *
+find_file(const char *dir, const char *name)
+{
+	char cmd[1200], line[1000];
+	snprintf(cmd, sizeof cmd, "find '%s' -name '%s' | head -1", dir, name);
+	FILE *p = popen(cmd, "r");
+	char *out = NULL;
+	if (p && fgets(line, sizeof line, p)) {
+		line[strcspn(line, "\n")] = '\0';
+		out = xstrdup(line);
+	}
+	if (p)
+		pclose(p);
+	return out;
+}
+
+static void
+check_generated(void)
+{
+	char *dir = test_tmpdir("stacks");
+	if (dir == NULL)
+		return;
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 1;
+	o.nsteps = 2;
+	o.tasks_per_rank = 1500;
+	o.slow_rank = -1;
+	o.seed = 13;
+	o.host_ops = 1;
+	o.with_stack = 1;
+	o.json = 1;
+	gen_truth T = {0};
+	char *prof = xasprintf("%s/p", dir);
+	CHECK(gen_profile(&o, prof, &T) == 0, "generate a profile with call stacks, DB and JSON");
+	char *db = find_file(prof, "ascend_pytorch_profiler_*.db");
+	char *js = find_file(prof, "trace_view.json");
+	tl_trace a, b;
+	tl_load_opts lo = {.quiet_progress = 1};
+	int la = db ? load_trace(db, &lo, &a) : -1, lb = js ? load_trace(js, &lo, &b) : -1;
+	CHECK(la == 0 && lb == 0 && a.nranks == 1 && b.nranks == 1, "load its DB and its JSON");
+	if (la == 0) {
+		tl_query *q = tlq_open(&a, NULL);
+		tlq_host_lanes(q);
+		if (a.nranks == 1)
+			check_truth("DB", a.ranks[0], &T);
+		tlq_close(q);
+		trace_free(&a);
+	}
+	if (lb == 0) {
+		if (b.nranks == 1)
+			check_truth("trace_view.json", b.ranks[0], &T);
+		trace_free(&b);
+	}
+	gen_truth_free(&T);
+	free(db);
+	free(js);
+	free(prof);
+	test_rmtree(dir);
+}
+
 int
 main(void)
 {
+	check_generated();
 	check_sample();
 	return test_done();
 }
