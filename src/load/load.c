@@ -89,9 +89,51 @@ load_slice_args(const tl_rank *r, const tl_track *t, size_t idx, load_arg_fn fn,
 	return ld->args(r, t->source, t, idx, fn, ctx);
 }
 
+struct tl_link_index {
+	size_t n;
+	void **part; /* per source: its loader's index, or NULL */
+	void (**free_part)(void *);
+};
+
+tl_link_index *
+load_link_index(const tl_rank *r)
+{
+	tl_link_index *x = xcalloc(1, sizeof *x);
+	x->n = r->nsources;
+	x->part = xcalloc(x->n ? x->n : 1, sizeof *x->part);
+	x->free_part = xcalloc(x->n ? x->n : 1, sizeof *x->free_part);
+	for (size_t i = 0; i < r->nsources; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		if (ld != NULL && ld->link_index != NULL && ld->link_index_free != NULL) {
+			x->part[i] = ld->link_index(r, i);
+			x->free_part[i] = ld->link_index_free;
+		}
+	}
+	return x;
+}
+
+void
+load_link_index_free(tl_link_index *x)
+{
+	if (x == NULL)
+		return;
+	for (size_t i = 0; i < x->n; i++)
+		if (x->part[i] != NULL)
+			x->free_part[i](x->part[i]);
+	free(x->part);
+	free(x->free_part);
+	free(x);
+}
+
+static const void *
+ix_part(const tl_link_index *x, size_t si)
+{
+	return x != NULL && si < x->n ? x->part[si] : NULL;
+}
+
 ptrdiff_t
 load_slice_links(const tl_rank *r, const tl_track *t, size_t idx, tl_link_dir dir,
-                 tl_link_end **out)
+                 tl_link_end **out, const tl_link_index *ix)
 {
 	*out = NULL;
 	if (idx >= t->n || t->source >= r->nsources)
@@ -99,7 +141,7 @@ load_slice_links(const tl_rank *r, const tl_track *t, size_t idx, tl_link_dir di
 	const tl_loader *ld = loader_for(r->sources[t->source]->kind);
 	if (ld == NULL || ld->links == NULL)
 		return 0;
-	return ld->links(r, t->source, t, idx, dir, out);
+	return ld->links(r, t->source, t, idx, dir, out, ix_part(ix, t->source));
 }
 
 static const tl_loader *
@@ -111,19 +153,25 @@ track_loader(const tl_rank *r, const tl_track *t, size_t idx)
 }
 
 int
-load_task_launcher(const tl_rank *r, const tl_track *t, size_t idx, tl_launcher *out)
+load_task_launcher(const tl_rank *r, const tl_track *t, size_t idx, tl_launcher *out,
+                   const tl_link_index *ix)
 {
 	memset(out, 0, sizeof *out);
 	const tl_loader *ld = track_loader(r, t, idx);
-	return ld != NULL && ld->launcher != NULL ? ld->launcher(r, t->source, t, idx, out) : 0;
+	return ld != NULL && ld->launcher != NULL
+	           ? ld->launcher(r, t->source, t, idx, out, ix_part(ix, t->source))
+	           : 0;
 }
 
 ptrdiff_t
-load_op_kernels(const tl_rank *r, const tl_track *t, size_t idx, tl_kernel **out)
+load_op_kernels(const tl_rank *r, const tl_track *t, size_t idx, tl_kernel **out,
+                const tl_link_index *ix)
 {
 	*out = NULL;
 	const tl_loader *ld = track_loader(r, t, idx);
-	return ld != NULL && ld->kernels != NULL ? ld->kernels(r, t->source, t, idx, out) : 0;
+	return ld != NULL && ld->kernels != NULL
+	           ? ld->kernels(r, t->source, t, idx, out, ix_part(ix, t->source))
+	           : 0;
 }
 
 ptrdiff_t

@@ -441,7 +441,7 @@ void json_launches_build(jctx *c);
  * model cache. */
 void json_links_build(jctx *c);
 ptrdiff_t trace_json_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
-                           tl_link_dir dir, tl_link_end **out);
+                           tl_link_dir dir, tl_link_end **out, const void *ix);
 /* Walk 2: a Kineto slice of thread t at start; records its correlation when it is a runtime
  * call (host) or device work. */
 void json_links_corr(jctx *c, const jevent *ev, const jthread *t, int64_t start, int dev);
