@@ -106,10 +106,13 @@ enum {
 };
 typedef struct db_link_ix {
 	db_ix_pairs p[DB_IX__N];
+	int cann_by_rowid; /* CANN_API's connectionId is its rowid: p[DB_IX_CANN] not read */
 } db_link_ix;
 /* The loader's link_index hooks: built from the source's DB (NULL when it cannot be read). */
 void *ascend_db_link_index(const tl_rank *r, size_t si);
 void ascend_db_link_index_free(void *);
+/* The CANN_API row of connectionId conn (a rowid to read): 1, or 0 when there is none. */
+int db_ix_cann(const db_link_ix *x, int64_t conn, int64_t *row);
 /* The pairs of key: [return value, *end). */
 size_t db_ix_find(const db_ix_pairs *p, int64_t key, size_t *end);
 /* The PYTORCH_API rowids linked to connectionId conn (through CONNECTION_IDS), ascending, each

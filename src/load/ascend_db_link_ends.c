@@ -239,15 +239,14 @@ link_ends_ix(tl_profdb *pdb, const db_link_ix *x, const tl_track *t, size_t idx,
 	int64_t conn, id;
 	if (dir == TL_LINK_LAUNCHER && (task || comm) && profdb_has(pdb, "CANN_API")) {
 		const char *table = comm ? "COMMUNICATION_OP" : "TASK";
-		size_t e, b;
+		int64_t s, call;
 		if (!profdb_has(pdb, table) ||
-		    db_row_i64(pdb, table, "connectionId", row, &conn) != 0)
+		    db_row_i64(pdb, table, "connectionId", row, &conn) != 0 ||
+		    !db_ix_cann(x, conn, &call))
 			return;
-		b = db_ix_find(&x->p[DB_IX_CANN], conn, &e);
-		int64_t s, call = b < e ? x->p[DB_IX_CANN].v[b].val : -1;
 		sqlite3_stmt *st;
-		if (b == e || profdb_prepare(pdb, "SELECT startNs FROM CANN_API WHERE rowid = ?",
-		                             &st) != SQLITE_OK)
+		if (profdb_prepare(pdb, "SELECT startNs FROM CANN_API WHERE rowid = ?", &st) !=
+		    SQLITE_OK)
 			return;
 		sqlite3_bind_int64(st, 1, call);
 		if (sqlite3_step(st) == SQLITE_ROW && col_ns(st, 0, &s) == 0) {

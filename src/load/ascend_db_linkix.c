@@ -9,7 +9,9 @@
 #include "util/xalloc.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static void
 quiet(void *ctx, const char *key, const char *value)
@@ -61,6 +63,44 @@ read_pairs(tl_profdb *pdb, const char *table, const char *sql, db_ix_pairs *out)
 	return 0;
 }
 
+/* Is col the table's INTEGER PRIMARY KEY (its rowid)? msprof declares CANN_API's connectionId
+ * so: a lookup by it is then a lookup of the table's own key, and needs no copy. */
+static int
+int_pk(tl_profdb *pdb, const char *table, const char *col)
+{
+	char sql[120];
+	snprintf(sql, sizeof sql, "PRAGMA table_info(\"%s\")", table);
+	sqlite3_stmt *st;
+	if (!profdb_has(pdb, table) || profdb_prepare(pdb, sql, &st) != SQLITE_OK)
+		return 0;
+	int pk = 0, npk = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *type = (const char *)sqlite3_column_text(st, 2);
+		if (sqlite3_column_int(st, 5) > 0) {
+			npk++;
+			pk = name && type && strcmp(name, col) == 0 &&
+			     strcasecmp(type, "INTEGER") == 0;
+		}
+	}
+	sqlite3_finalize(st);
+	return npk == 1 && pk;
+}
+
+int
+db_ix_cann(const db_link_ix *x, int64_t conn, int64_t *row)
+{
+	if (x->cann_by_rowid) {
+		*row = conn; /* the row's existence is asked when it is read */
+		return 1;
+	}
+	size_t e, b = db_ix_find(&x->p[DB_IX_CANN], conn, &e);
+	if (b == e)
+		return 0;
+	*row = x->p[DB_IX_CANN].v[b].val; /* the first, as a scan of the table meets it */
+	return 1;
+}
+
 void
 ascend_db_link_index_free(void *p)
 {
@@ -93,9 +133,11 @@ ascend_db_link_index(const tl_rank *r, size_t si)
 	                       "SELECT connectionId, rowid FROM COMMUNICATION_OP"},
 	};
 	db_link_ix *x = xcalloc(1, sizeof *x);
+	x->cann_by_rowid = int_pk(&pdb, "CANN_API", "connectionId");
 	int ok = 1;
 	for (int i = 0; i < DB_IX__N && ok; i++)
-		ok = read_pairs(&pdb, q[i].table, q[i].sql, &x->p[i]) == 0;
+		if (i != DB_IX_CANN || !x->cann_by_rowid)
+			ok = read_pairs(&pdb, q[i].table, q[i].sql, &x->p[i]) == 0;
 	profdb_close(&pdb);
 	if (!ok) { /* the hooks read the tables as without an index */
 		ascend_db_link_index_free(x);

@@ -94,11 +94,8 @@ launcher_ix(tl_profdb *pdb, const db_link_ix *x, const char *table, uint32_t row
             tl_launcher *out)
 {
 	int64_t conn, cann;
-	size_t e, b;
-	if (db_row_i64(pdb, table, "connectionId", row, &conn) != 0 ||
-	    (b = db_ix_find(&x->p[DB_IX_CANN], conn, &e)) == e)
+	if (db_row_i64(pdb, table, "connectionId", row, &conn) != 0 || !db_ix_cann(x, conn, &cann))
 		return 0;
-	cann = x->p[DB_IX_CANN].v[b].val; /* the first, as the join's scan meets it */
 	char sql[300];
 	snprintf(sql, sizeof sql,
 	         "SELECT a.startNs, a.endNs, %s, (SELECT startNs FROM %s WHERE rowid = ?2) FROM "

@@ -55,13 +55,15 @@ frame_arg(void *ctx, size_t i, const char *key, const char *value)
 		parse_i64(value, &f->parent);
 }
 
+#define MAX_FRAMES 4096 /* Python's own recursion limit is 1000 */
+
 /* The frames of a "Call stack" arg: split at ';', blanks (the "\r\n" torch_npu puts after each
- * ';') trimmed, empty pieces dropped. */
+ * ';') trimmed, empty pieces dropped; at most MAX_FRAMES. */
 static size_t
 split_stack(const char *s, char ***v, size_t *n, size_t *cap)
 {
 	size_t before = *n;
-	while (*s != '\0') {
+	while (*s != '\0' && *n - before < MAX_FRAMES) {
 		const char *e = strchr(s, ';');
 		if (e == NULL)
 			e = s + strlen(s);
