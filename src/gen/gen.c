@@ -270,6 +270,8 @@ w_header_rows(gen_writer *w)
 		gen_w_pair(w, w->q[Q_PAIR_TEXT], 0, meta[i][0], meta[i][1]);
 	gen_w_pair(w, w->q[Q_PAIR_TEXT], 0, "parallel_group_info", gi);
 	free(gi);
+	if (P->o.host_ops && P->o.with_stack)
+		gen_w_stacks(w);
 	if (P->o.pp > 0)
 		gen_w_pp_strings(w);
 	else if ((P->o.stage_device_ranges || P->o.decode_marks == GEN_DECODE_DP) &&

@@ -54,6 +54,9 @@ typedef struct gen_opts {
 	int host_ops;         /* a PyTorch operator (PYTORCH_API, main thread) before each launch
 	                       * of compute or communication work, linked to it through
 	                       * CONNECTION_IDS, as torch_npu links an operator to its launches */
+	int with_stack;       /* with host_ops: each operator has a Python call stack, one of
+	                       * GEN_NSTACKS (PYTORCH_CALLCHAINS; trace_view.json's "Call stack"
+	                       * arg, as torch_npu's with_stack writes them); the truth names it */
 	int memory_records;   /* MEMORY_RECORD rows (components PTA and GE) with one allocated
 	                       * peak per rank inside one stage range; the truth has it */
 	/* The B of a pair with known changes (GRPO profiles): the kernels of stage slow_stage
@@ -192,7 +195,13 @@ typedef struct gen_launch_truth { /* a CANN launch of compute or communication t
 	int64_t host_start_ns; /* the CANN_API call's start */
 	int64_t op_start_ns;   /* with host_ops: the operator's start (it ends before the call) */
 	int tasks;             /* TASK rows carrying its connectionId */
+	int stack; /* with_stack: the operator's call stack (gen_stack_frame), else -1 */
 } gen_launch_truth;
+
+/* with_stack: the call stacks the operators have, frame `depth` of stack s (0 the innermost,
+ * "file.py(line): function"), NULL past the outermost. */
+#define GEN_NSTACKS 3
+const char *gen_stack_frame(int s, int depth);
 
 typedef struct gen_memory_truth { /* per rank and MEMORY_RECORD component */
 	int rank;

@@ -20,6 +20,46 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* ---- call stacks (gen_opts.with_stack) ---- */
+
+/* Innermost first, as PYTORCH_CALLCHAINS' stackDepth 0 and the "Call stack" arg list them. */
+static const char *const stacks[GEN_NSTACKS][5] = {
+    {"/usr/lib/python3.9/site-packages/torch/nn/functional.py(2233): linear",
+     "/work/model/layers.py(88): forward",
+     "/usr/lib/python3.9/site-packages/torch/nn/modules/module.py(1527): _call_impl",
+     "/work/train.py(142): train_step", "/work/train.py(201): <module>"},
+    {"/usr/lib/python3.9/site-packages/torch/nn/functional.py(1469): relu",
+     "/work/model/layers.py(91): forward", "/work/train.py(142): train_step",
+     "/work/train.py(201): <module>"},
+    {"/usr/lib/python3.9/site-packages/torch/distributed/distributed_c10d.py(2050): "
+     "all_reduce",
+     "/work/train.py(160): sync_grads", "/work/train.py(201): <module>"},
+};
+#define STACK_STR 4000000 /* STRING_IDS of the frames: + stack * 8 + depth */
+
+const char *
+gen_stack_frame(int s, int depth)
+{
+	if (s < 0 || s >= GEN_NSTACKS || depth < 0 || depth >= 5)
+		return NULL;
+	return stacks[s][depth];
+}
+
+void
+gen_w_stacks(gen_writer *w)
+{
+	gen_w_exec(w, "CREATE TABLE IF NOT EXISTS PYTORCH_CALLCHAINS (id INTEGER, stack INTEGER, "
+	              "stackDepth INTEGER);");
+	for (int s = 0; s < GEN_NSTACKS; s++)
+		for (int d = 0; d < 5 && stacks[s][d] != NULL; d++) {
+			gen_w_pair(w, w->q[Q_STR], STACK_STR + s * 8 + d, NULL, stacks[s][d]);
+			char *sql = xasprintf("INSERT INTO PYTORCH_CALLCHAINS VALUES (%d,%d,%d);",
+			                      s + 1, STACK_STR + s * 8 + d, d);
+			gen_w_exec(w, sql);
+			free(sql);
+		}
+}
+
 /* ---- launch delays (gen_opts.launch_jitter, gen_truth.launches) ---- */
 
 /* With launch_jitter, how much earlier than LEAD the launch of work starting at dev_start
@@ -47,11 +87,16 @@ gen_w_launch_truth(gen_writer *w, int64_t dev_start, int name)
 	for (size_t i = 0; T->nsteps > 1 && i < T->nsteps; i++)
 		if (w->last_launch >= T->steps[i].start_ns && w->last_launch <= T->steps[i].end_ns)
 			step = T->steps[i].step;
-	gen_launch_truth x = {w->rank, step, dev_start - w->last_launch, w->last_launch, 0, 0};
+	gen_launch_truth x = {w->rank, step, dev_start - w->last_launch, w->last_launch, 0, 0, -1};
 	if (w->P->o.host_ops) {
 		x.op_start_ns = w->last_launch - HOST_OP_LEAD;
+		if (w->P->o.with_stack) {
+			x.stack = (int)((uint64_t)w->next_conn % GEN_NSTACKS);
+			w->callchain = x.stack + 1;
+		}
 		gen_w_torch_op(w, x.op_start_ns, w->last_launch - HOST_OP_TAIL, w->gtid_main, name,
 		               -1, 0, w->next_conn - 1);
+		w->callchain = 0;
 	}
 	VEC_PUSH(w->lt, w->nlt, w->ltcap, x);
 	int64_t conn = w->next_conn - 1;

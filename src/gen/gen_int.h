@@ -340,6 +340,7 @@ typedef struct gen_writer {
 	gen_op_truth *ops; /* moves to the rank when it is written */
 	size_t nops, opcap;
 	int64_t next_ppname;  /* PP profiles: STRING_IDS id of the next P2P op name */
+	int64_t callchain;    /* with_stack: PYTORCH_API.callchainId of the next operator, 0 none */
 	int64_t next_oplink;  /* PP operator pairs: the next PYTORCH_API.connectionId */
 	int64_t ahead;        /* PP device ranges: the host launches this much earlier */
 	int64_t next_dpmsg;   /* GEN_DECODE_DP: the next mark message's STRING_IDS offset */
@@ -508,6 +509,8 @@ void gen_w_pp_p2p(gen_writer *w, const pp_item *it);
 
 /* gen_host.c */
 void gen_w_memory(gen_writer *w, gen_rank *rk);
+/* with_stack: the frames' strings and PYTORCH_CALLCHAINS (callchainId s + 1: stack s). */
+void gen_w_stacks(gen_writer *w);
 void gen_w_pp(gen_writer *w);
 
 #endif

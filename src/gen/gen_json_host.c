@@ -61,6 +61,34 @@ jw_write_fwdbwd(jw *w)
 	sqlite3_finalize(st);
 }
 
+/* An operator's "Call stack" arg as torch_npu's with_stack writes it: its frames, innermost
+ * first, each but the last ended by ";\r\n". */
+static void
+call_stack(jw *w, sqlite3_stmt *cs, int64_t id)
+{
+	sqlite3_reset(cs);
+	sqlite3_bind_int64(cs, 1, id);
+	char *v = NULL;
+	size_t n = 0, cap = 0;
+	while (sqlite3_step(cs) == SQLITE_ROW) {
+		const char *f = (const char *)sqlite3_column_text(cs, 0);
+		size_t l = f ? strlen(f) : 0;
+		VEC_RESERVE(v, cap, n + l + 4);
+		if (n > 0) {
+			memcpy(v + n, ";\r\n", 3);
+			n += 3;
+		}
+		memcpy(v + n, f ? f : "", l);
+		n += l;
+		v[n] = '\0';
+	}
+	if (n > 0) {
+		fputs("\"Call stack\": ", w->f);
+		jw_jstr(w, v);
+	}
+	free(v);
+}
+
 /* Python: the ProfilerStep#N ranges (STEP_TIME), the torch ops (PYTORCH_API, when the DB has
  * them) and their fwdbwd flows; its metadata after its events, as torch_npu writes it. */
 void
@@ -83,8 +111,17 @@ jw_write_python(jw *w)
 	}
 	sqlite3_finalize(st);
 	/* PYTORCH_API times are TEXT in every torch_npu version */
-	st = jw_prep(w, "SELECT CAST(startNs AS INTEGER), CAST(endNs AS INTEGER), globalTid, name "
-	                "FROM PYTORCH_API");
+	st = jw_prep(w, "SELECT CAST(startNs AS INTEGER), CAST(endNs AS INTEGER), globalTid, name, "
+	                "callchainId FROM PYTORCH_API");
+	/* with_stack: the frames of a callchain, innermost first */
+	sqlite3_stmt *cs = NULL;
+	if (sqlite3_prepare_v2(w->db,
+	                       "SELECT s.value FROM PYTORCH_CALLCHAINS c JOIN STRING_IDS s ON s.id "
+	                       "= c.stack WHERE c.id = ? ORDER BY c.stackDepth",
+	                       -1, &cs, NULL) != SQLITE_OK) {
+		sqlite3_finalize(cs);
+		cs = NULL;
+	}
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		const char *nm = jw_str(w, st, 3);
 		int64_t tid = jw_col(st, 2) & 0xffffffff;
@@ -92,10 +129,14 @@ jw_write_python(jw *w)
 			continue; /* written from STEP_TIME above */
 		jw_ev_open(w, "X", nm, w->pid, tid, jw_col(st, 0));
 		jw_ev_dur(w, jw_col(st, 1) - jw_col(st, 0));
-		fputs(", \"cat\": \"cpu_op\", \"args\": {}}", w->f);
+		fputs(", \"cat\": \"cpu_op\", \"args\": {", w->f);
+		if (cs != NULL && sqlite3_column_type(st, 4) != SQLITE_NULL)
+			call_stack(w, cs, jw_col(st, 4));
+		fputs("}}", w->f);
 		u64map_put(&tids, (uint64_t)tid, 1);
 	}
 	sqlite3_finalize(st);
+	sqlite3_finalize(cs);
 	jw_write_fwdbwd(w);
 	jw_process_meta(w, w->pid, "Python", "CPU", w->pid);
 	for (size_t i = 0; i <= tids.mask; i++)

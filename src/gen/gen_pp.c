@@ -362,8 +362,10 @@ gen_w_torch_op(gen_writer *w, int64_t start, int64_t end, int64_t gtid, int name
 	sqlite3_bind_int64(st, 5, name);
 	sqlite3_bind_int64(st, 6, seq);
 	sqlite3_bind_int64(st, 7, fwd_tid);
-	for (int c = 8; c <= 10; c++) /* no record_shapes, no with_stack */
+	for (int c = 8; c <= 10; c++) /* no record_shapes; with_stack: the operator's stack */
 		sqlite3_bind_null(st, c);
+	if (w->callchain > 0)
+		sqlite3_bind_int64(st, 10, w->callchain);
 	sqlite3_bind_int64(st, 11, TORCH_OP);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		gen_w_fail(w, "insert");

@@ -103,16 +103,58 @@ void ascend_db_host(const tl_source *src, size_t src_index, tl_rank *r);
 void ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n,
                         size_t *cap);
 void ascend_db_counters(const tl_source *src, size_t src_index, tl_rank *r);
-/* The link hooks (ascend_db_links.c): launcher, kernels, stack, allocations. */
-int ascend_db_launcher(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
-                       tl_launcher *out);
+/* The link index of a source (ascend_db_linkix.c): (key, val) pairs sorted by key, then val. */
+typedef struct db_ix_pair {
+	int64_t key, val;
+} db_ix_pair;
+typedef struct db_ix_pairs {
+	db_ix_pair *v;
+	size_t n;
+} db_ix_pairs;
+enum {
+	DB_IX_CANN,     /* CANN_API connectionId -> rowid */
+	DB_IX_CID_CONN, /* CONNECTION_IDS connectionId -> id */
+	DB_IX_CID_ID,   /* CONNECTION_IDS id -> connectionId */
+	DB_IX_API,      /* PYTORCH_API connectionId (a CONNECTION_IDS id) -> rowid */
+	DB_IX_TASK,     /* TASK connectionId -> rowid */
+	DB_IX_COMM_OP,  /* COMMUNICATION_OP connectionId -> rowid */
+	DB_IX__N
+};
+typedef struct db_link_ix {
+	db_ix_pairs p[DB_IX__N];
+	int cann_by_rowid; /* CANN_API's connectionId is its rowid: p[DB_IX_CANN] not read */
+} db_link_ix;
+/* The loader's link_index hooks: built from the source's DB (NULL when it cannot be read). */
+void *ascend_db_link_index(const tl_rank *r, size_t si);
+void ascend_db_link_index_free(void *);
+/* The CANN_API row of connectionId conn (a rowid to read): 1, or 0 when there is none. */
+int db_ix_cann(const db_link_ix *x, int64_t conn, int64_t *row);
+/* The pairs of key: [return value, *end). */
+size_t db_ix_find(const db_ix_pairs *p, int64_t key, size_t *end);
+/* The PYTORCH_API rowids linked to connectionId conn (through CONNECTION_IDS), ascending, each
+ * once; *out the caller's. */
+size_t db_ix_api_rows(const db_link_ix *x, int64_t conn, int64_t **out);
+/* The rowids of rows (DB_IX_TASK, DB_IX_COMM_OP) of any of the connectionIds conns (sorted),
+ * ascending, each once; *out the caller's. */
+size_t db_ix_rows_of_conns(const db_ix_pairs *rows, const int64_t *conns, size_t nconn,
+                           int64_t **out);
+/* The connectionIds of CONNECTION_IDS id, ascending; *out the caller's. */
+size_t db_ix_conns_of_id(const db_link_ix *x, int64_t id, int64_t **out);
+
+/* The link hooks (ascend_db_links.c): launcher, kernels, stack, allocations; ix the source's
+ * link index or NULL. */
+int ascend_db_launcher(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_launcher *out,
+                       const void *ix);
 ptrdiff_t ascend_db_kernels(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
-                            tl_kernel **out);
+                            tl_kernel **out, const void *ix);
 ptrdiff_t ascend_db_stack(const tl_rank *r, size_t si, const tl_track *t, size_t idx, char ***out);
 int ascend_db_allocations(const tl_rank *r, size_t si, int64_t t, size_t max, tl_alloc **v,
                           size_t *n, size_t *cap);
 /* The links hook (ascend_db_link_ends.c): the ends the link keys jump to. */
 ptrdiff_t ascend_db_link_ends(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
-                              tl_link_dir dir, tl_link_end **out);
+                              tl_link_dir dir, tl_link_end **out, const void *ix);
+/* A row's integer column by rowid (a lookup of the table's own key): 0, or -1 when the row or
+ * the value is not there. */
+int db_row_i64(tl_profdb *pdb, const char *table, const char *col, int64_t row, int64_t *out);
 
 #endif

@@ -123,9 +123,163 @@ cmp_end(const void *a, const void *b)
 	return (x->arg > y->arg) - (x->arg < y->arg);
 }
 
+/* ---- the same from the link index: the rows found by binary search, read by rowid ---- */
+
+/* innermost_op over the PYTORCH_API rows linked to connectionId conn. */
+static int
+innermost_op_ix(tl_profdb *pdb, const db_link_ix *x, int64_t conn, size_t si, tl_link_end *out)
+{
+	int64_t *rows;
+	size_t n = db_ix_api_rows(x, conn, &rows);
+	sqlite3_stmt *st;
+	int have = 0, best_op = 0;
+	int64_t best_s = 0, best_e = 0;
+	if (n > 0 &&
+	    profdb_prepare(pdb, "SELECT startNs, endNs, type FROM PYTORCH_API WHERE rowid = ?",
+	                   &st) == SQLITE_OK) {
+		for (size_t i = 0; i < n; i++) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, rows[i]);
+			int64_t s, e;
+			if (sqlite3_step(st) != SQLITE_ROW || col_ns(st, 0, &s) != 0 ||
+			    col_ns(st, 1, &e) != 0)
+				continue;
+			int op = sqlite3_column_int64(st, 2) == API_TYPE_OP;
+			if (have &&
+			    (op < best_op ||
+			     (op == best_op && (s < best_s || (s == best_s && e >= best_e)))))
+				continue;
+			have = 1;
+			best_op = op;
+			best_s = s;
+			best_e = e;
+			*out = (tl_link_end){.kinds = 1u << TL_LANE_HOST,
+			                     .source = (uint16_t)si,
+			                     .cann = 0,
+			                     .arg = rows[i] < 0 || rows[i] >= UINT32_MAX
+			                                ? UINT32_MAX
+			                                : (uint32_t)rows[i],
+			                     .key = INT64_MIN,
+			                     .start = s};
+		}
+		sqlite3_finalize(st);
+	}
+	free(rows);
+	return have;
+}
+
+/* The rows of `rows` (TASK or COMMUNICATION_OP: sql selects startNs[, globalTaskId] by rowid)
+ * of connectionIds conns as ends on lanes of `kinds`; with not_sub, no HCCL sub-task. */
+static void
+rows_ix(tl_profdb *pdb, const db_ix_pairs *rows, const int64_t *conns, size_t nc, const char *sql,
+        int not_sub, size_t si, uint32_t kinds, tl_link_end **v, size_t *n, size_t *cap)
+{
+	int64_t *rv;
+	size_t nr = db_ix_rows_of_conns(rows, conns, nc, &rv);
+	sqlite3_stmt *st, *sub = NULL;
+	if (nr > 0 && not_sub &&
+	    profdb_prepare(pdb,
+	                   "SELECT 1 FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = ? LIMIT 1",
+	                   &sub) != SQLITE_OK)
+		sub = NULL;
+	if (nr > 0 && (!not_sub || sub != NULL) && profdb_prepare(pdb, sql, &st) == SQLITE_OK) {
+		for (size_t i = 0; i < nr; i++) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, rv[i]);
+			int64_t s;
+			if (sqlite3_step(st) != SQLITE_ROW || col_ns(st, 0, &s) != 0)
+				continue;
+			if (not_sub) { /* (NOT IN: a task without a globalTaskId is not kept) */
+				if (sqlite3_column_type(st, 1) != SQLITE_INTEGER)
+					continue;
+				sqlite3_reset(sub);
+				sqlite3_bind_int64(sub, 1, sqlite3_column_int64(st, 1));
+				if (sqlite3_step(sub) == SQLITE_ROW)
+					continue;
+			}
+			tl_link_end e = {.kinds = kinds,
+			                 .source = (uint16_t)si,
+			                 .cann = -1,
+			                 .arg = rv[i] < 0 || rv[i] >= UINT32_MAX ? UINT32_MAX
+			                                                         : (uint32_t)rv[i],
+			                 .key = INT64_MIN,
+			                 .start = s};
+			VEC_PUSH(*v, *n, *cap, e);
+		}
+		sqlite3_finalize(st);
+	}
+	sqlite3_finalize(sub);
+	free(rv);
+}
+
+/* ascend_db_link_ends from the index; the nested operators' fallback (w = 2) is left to the
+ * statements (*n stays 0 then). */
+static void
+link_ends_ix(tl_profdb *pdb, const db_link_ix *x, const tl_track *t, size_t idx, size_t si,
+             tl_link_dir dir, tl_link_end **v, size_t *n, size_t *cap)
+{
+	uint32_t row = t->v[idx].arg;
+	int task = is_task_lane(t->kind), comm = t->kind == TL_LANE_COMM;
+	int host = t->kind == TL_LANE_HOST, cann = host && (t->key & TL_HOST_KEY_CANN);
+	int links = profdb_has(pdb, "CONNECTION_IDS") && profdb_has(pdb, "PYTORCH_API");
+	int64_t conn, id;
+	if (dir == TL_LINK_LAUNCHER && (task || comm) && profdb_has(pdb, "CANN_API")) {
+		const char *table = comm ? "COMMUNICATION_OP" : "TASK";
+		int64_t s, call;
+		if (!profdb_has(pdb, table) ||
+		    db_row_i64(pdb, table, "connectionId", row, &conn) != 0 ||
+		    !db_ix_cann(x, conn, &call))
+			return;
+		sqlite3_stmt *st;
+		if (profdb_prepare(pdb, "SELECT startNs FROM CANN_API WHERE rowid = ?", &st) !=
+		    SQLITE_OK)
+			return;
+		sqlite3_bind_int64(st, 1, call);
+		if (sqlite3_step(st) == SQLITE_ROW && col_ns(st, 0, &s) == 0) {
+			tl_link_end c = {.kinds = 1u << TL_LANE_HOST,
+			                 .source = (uint16_t)si,
+			                 .cann = 1,
+			                 .arg = call >= UINT32_MAX ? UINT32_MAX : (uint32_t)call,
+			                 .key = INT64_MIN,
+			                 .start = s};
+			VEC_PUSH(*v, *n, *cap, c);
+		}
+		sqlite3_finalize(st);
+		tl_link_end op;
+		if (*n == 1 && links && innermost_op_ix(pdb, x, conn, si, &op))
+			VEC_PUSH(*v, *n, *cap, op);
+	} else if (dir == TL_LINK_LAUNCHER && cann && links) {
+		tl_link_end op;
+		if (db_row_i64(pdb, "CANN_API", "connectionId", row, &conn) == 0 &&
+		    innermost_op_ix(pdb, x, conn, si, &op))
+			VEC_PUSH(*v, *n, *cap, op);
+	} else if (dir == TL_LINK_KERNELS && profdb_has(pdb, "TASK")) {
+		int64_t *conns = NULL;
+		size_t nc = 0;
+		if (cann && profdb_has(pdb, "CANN_API") &&
+		    db_row_i64(pdb, "CANN_API", "connectionId", row, &conn) == 0) {
+			conns = xmalloc(sizeof *conns);
+			conns[nc++] = conn;
+		} else if (!cann && links &&
+		           db_row_i64(pdb, "PYTORCH_API", "connectionId", row, &id) == 0) {
+			nc = db_ix_conns_of_id(x, id, &conns);
+		}
+		int coll = profdb_has(pdb, "COMMUNICATION_OP") &&
+		           profdb_has(pdb, "COMMUNICATION_TASK_INFO");
+		rows_ix(pdb, &x->p[DB_IX_TASK], conns, nc,
+		        "SELECT startNs, globalTaskId FROM TASK WHERE rowid = ?", coll, si,
+		        KINDS_TASK, v, n, cap);
+		if (coll)
+			rows_ix(pdb, &x->p[DB_IX_COMM_OP], conns, nc,
+			        "SELECT startNs FROM COMMUNICATION_OP WHERE rowid = ?", 0, si,
+			        1u << TL_LANE_COMM, v, n, cap);
+		free(conns);
+	}
+}
+
 ptrdiff_t
 ascend_db_link_ends(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_link_dir dir,
-                    tl_link_end **out)
+                    tl_link_end **out, const void *ix)
 {
 	*out = NULL;
 	uint32_t row = t->v[idx].arg;
@@ -145,6 +299,18 @@ ascend_db_link_ends(const tl_rank *r, size_t si, const tl_track *t, size_t idx, 
 	int links = profdb_has(&pdb, "CONNECTION_IDS") && profdb_has(&pdb, "PYTORCH_API");
 	tl_link_end *v = NULL;
 	size_t n = 0, cap = 0;
+	if (ix != NULL) {
+		link_ends_ix(&pdb, ix, t, idx, si, dir, &v, &n, &cap);
+		/* an operator that launched nothing itself: the kernels of those nested in it on
+		 * its thread, by the statements below (w = 2) */
+		if (n > 0 || dir != TL_LINK_KERNELS || cann) {
+			if (n > 1 && dir == TL_LINK_KERNELS)
+				qsort(v, n, sizeof *v, cmp_end);
+			profdb_close(&pdb);
+			*out = v;
+			return (ptrdiff_t)n;
+		}
+	}
 	if (dir == TL_LINK_LAUNCHER && (task || comm) && profdb_has(&pdb, "CANN_API")) {
 		const char *table = comm ? "COMMUNICATION_OP" : "TASK";
 		char sql[400];
@@ -212,7 +378,7 @@ ascend_db_link_ends(const tl_rank *r, size_t si, const tl_track *t, size_t idx, 
 		    "FROM PYTORCH_API p WHERE p.globalTid = ?2 AND CAST(p.startNs AS INTEGER) >= "
 		    "?3 "
 		    "AND CAST(p.endNs AS INTEGER) <= ?4 AND p.connectionId IS NOT NULL)"};
-		for (int w = cann ? 0 : 1; w < (cann ? 1 : 3) && n == 0; w++) {
+		for (int w = cann ? 0 : ix != NULL ? 2 : 1; w < (cann ? 1 : 3) && n == 0; w++) {
 			if (cann ? !profdb_has(&pdb, "CANN_API") : !links)
 				break;
 			char sql[900];

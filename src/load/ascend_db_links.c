@@ -56,7 +56,93 @@ col_name(sqlite3_stmt *st, int col, char *buf, size_t len)
 }
 
 int
-ascend_db_launcher(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_launcher *out)
+db_row_i64(tl_profdb *pdb, const char *table, const char *col, int64_t row, int64_t *out)
+{
+	char sql[160];
+	snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE rowid = ?", col, table);
+	sqlite3_stmt *st;
+	if (profdb_prepare(pdb, sql, &st) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, row);
+	int rc = -1;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+		*out = sqlite3_column_int64(st, 0);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The launcher from the link index: the same rows the statements below find, each read by
+ * rowid. rc as ascend_db_launcher's. */
+static int
+launcher_ix(tl_profdb *pdb, const db_link_ix *x, const char *table, uint32_t row, int str,
+            tl_launcher *out)
+{
+	int64_t conn, cann;
+	if (db_row_i64(pdb, table, "connectionId", row, &conn) != 0 || !db_ix_cann(x, conn, &cann))
+		return 0;
+	char sql[300];
+	snprintf(sql, sizeof sql,
+	         "SELECT a.startNs, a.endNs, %s, (SELECT startNs FROM %s WHERE rowid = ?2) FROM "
+	         "CANN_API a WHERE a.rowid = ?1",
+	         str ? "(SELECT value FROM STRING_IDS WHERE id = a.name)" : "NULL", table);
+	sqlite3_stmt *st;
+	if (profdb_prepare(pdb, sql, &st) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, cann);
+	sqlite3_bind_int64(st, 2, row);
+	int rc = 0;
+	if (sqlite3_step(st) == SQLITE_ROW && col_ns(st, 0, &out->cann_start) == 0 &&
+	    col_ns(st, 3, &out->task_start) == 0) {
+		out->have_cann = 1;
+		if (col_ns(st, 1, &out->cann_end) != 0)
+			out->cann_end = out->cann_start;
+		col_name(st, 2, out->cann_name, sizeof out->cann_name);
+		out->delay = out->task_start - out->cann_start;
+		rc = 1;
+	}
+	sqlite3_finalize(st);
+	if (rc != 1)
+		return rc;
+	int64_t *rows;
+	size_t n = db_ix_api_rows(x, conn, &rows);
+	snprintf(sql, sizeof sql,
+	         "SELECT p.startNs, p.endNs, %s, p.type FROM PYTORCH_API p WHERE p.rowid = ?",
+	         str ? "(SELECT value FROM STRING_IDS WHERE id = p.name)" : "NULL");
+	if (n > 0 && profdb_prepare(pdb, sql, &st) == SQLITE_OK) {
+		int best_op = 0;
+		for (size_t i = 0; i < n; i++) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, rows[i]);
+			if (sqlite3_step(st) != SQLITE_ROW)
+				continue;
+			int64_t s, en;
+			out->nops++;
+			if (col_ns(st, 0, &s) != 0 || col_ns(st, 1, &en) != 0)
+				continue;
+			int op = sqlite3_column_int64(st, 3) == API_TYPE_OP;
+			if (out->have_op &&
+			    (op < best_op ||
+			     (op == best_op &&
+			      (s < out->op_start || (s == out->op_start && en >= out->op_end)))))
+				continue;
+			out->have_op = 1;
+			best_op = op;
+			out->op_start = s;
+			out->op_end = en;
+			out->op_row = (uint32_t)rows[i];
+			col_name(st, 2, out->op_name, sizeof out->op_name);
+		}
+		sqlite3_finalize(st);
+	}
+	free(rows);
+	return rc;
+}
+
+int
+ascend_db_launcher(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_launcher *out,
+                   const void *ix)
 {
 	memset(out, 0, sizeof *out);
 	if (idx >= t->n || (!is_task_lane(t->kind) && t->kind != TL_LANE_COMM) ||
@@ -72,6 +158,11 @@ ascend_db_launcher(const tl_rank *r, size_t si, const tl_track *t, size_t idx, t
 		return 0;
 	}
 	int str = profdb_has(&pdb, "STRING_IDS");
+	if (ix != NULL) {
+		int rc = launcher_ix(&pdb, ix, table, t->v[idx].arg, str, out);
+		profdb_close(&pdb);
+		return rc;
+	}
 	char sql[600];
 	snprintf(sql, sizeof sql,
 	         "SELECT a.startNs, a.endNs, %s, t.startNs FROM %s t JOIN CANN_API a ON "
@@ -135,7 +226,8 @@ ascend_db_launcher(const tl_rank *r, size_t si, const tl_track *t, size_t idx, t
 }
 
 ptrdiff_t
-ascend_db_kernels(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_kernel **out)
+ascend_db_kernels(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_kernel **out,
+                  const void *ix)
 {
 	*out = NULL;
 	if (idx >= t->n || t->kind != TL_LANE_HOST || (t->key & TL_HOST_KEY_CANN) ||
@@ -150,6 +242,36 @@ ascend_db_kernels(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl
 		return 0;
 	}
 	sqlite3_stmt *st;
+	if (ix != NULL) { /* the operator's connectionIds, their tasks, each read by rowid */
+		const db_link_ix *x = ix;
+		int64_t id, *conns = NULL, *rows = NULL;
+		size_t nc = 0, nr = 0;
+		if (db_row_i64(&pdb, "PYTORCH_API", "connectionId", t->v[idx].arg, &id) == 0)
+			nc = db_ix_conns_of_id(x, id, &conns);
+		if (nc > 0)
+			nr = db_ix_rows_of_conns(&x->p[DB_IX_TASK], conns, nc, &rows);
+		tl_kernel *v = NULL;
+		size_t n = 0, cap = 0;
+		if (nr > 0 &&
+		    profdb_prepare(&pdb, "SELECT startNs, endNs FROM TASK WHERE rowid = ?", &st) ==
+		        SQLITE_OK) {
+			for (size_t i = 0; i < nr; i++) {
+				sqlite3_reset(st);
+				sqlite3_bind_int64(st, 1, rows[i]);
+				tl_kernel k = {(uint32_t)rows[i], 0, 0};
+				if (sqlite3_step(st) != SQLITE_ROW ||
+				    col_ns(st, 0, &k.start) != 0 || col_ns(st, 1, &k.end) != 0)
+					continue;
+				VEC_PUSH(v, n, cap, k);
+			}
+			sqlite3_finalize(st);
+		}
+		free(conns);
+		free(rows);
+		profdb_close(&pdb);
+		*out = v;
+		return (ptrdiff_t)n;
+	}
 	if (profdb_prepare(
 	        &pdb,
 	        "SELECT t.rowid, t.startNs, t.endNs FROM TASK t WHERE t.connectionId IN (SELECT "

@@ -224,8 +224,9 @@ cmp_end(const void *a, const void *b)
 
 ptrdiff_t
 trace_json_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_link_dir dir,
-                 tl_link_end **out)
+                 tl_link_end **out, const void *ix)
 {
+	(void)ix; /* the links are in memory, sorted both ways (json_links_index) */
 	*out = NULL;
 	const json_state *st = rank_source_state(r, si);
 	if (st == NULL || st->nlinks == 0)

@@ -90,9 +90,51 @@ load_slice_args(const tl_rank *r, const tl_track *t, size_t idx, load_arg_fn fn,
 	return ld->args(r, t->source, t, idx, fn, ctx);
 }
 
+struct tl_link_index {
+	size_t n;
+	void **part; /* per source: its loader's index, or NULL */
+	void (**free_part)(void *);
+};
+
+tl_link_index *
+load_link_index(const tl_rank *r)
+{
+	tl_link_index *x = xcalloc(1, sizeof *x);
+	x->n = r->nsources;
+	x->part = xcalloc(x->n ? x->n : 1, sizeof *x->part);
+	x->free_part = xcalloc(x->n ? x->n : 1, sizeof *x->free_part);
+	for (size_t i = 0; i < r->nsources; i++) {
+		const tl_loader *ld = loader_for(r->sources[i]->kind);
+		if (ld != NULL && ld->link_index != NULL && ld->link_index_free != NULL) {
+			x->part[i] = ld->link_index(r, i);
+			x->free_part[i] = ld->link_index_free;
+		}
+	}
+	return x;
+}
+
+void
+load_link_index_free(tl_link_index *x)
+{
+	if (x == NULL)
+		return;
+	for (size_t i = 0; i < x->n; i++)
+		if (x->part[i] != NULL)
+			x->free_part[i](x->part[i]);
+	free(x->part);
+	free(x->free_part);
+	free(x);
+}
+
+static const void *
+ix_part(const tl_link_index *x, size_t si)
+{
+	return x != NULL && si < x->n ? x->part[si] : NULL;
+}
+
 ptrdiff_t
 load_slice_links(const tl_rank *r, const tl_track *t, size_t idx, tl_link_dir dir,
-                 tl_link_end **out)
+                 tl_link_end **out, const tl_link_index *ix)
 {
 	*out = NULL;
 	if (idx >= t->n || t->source >= r->nsources)
@@ -100,7 +142,7 @@ load_slice_links(const tl_rank *r, const tl_track *t, size_t idx, tl_link_dir di
 	const tl_loader *ld = loader_for(r->sources[t->source]->kind);
 	if (ld == NULL || ld->links == NULL)
 		return 0;
-	return ld->links(r, t->source, t, idx, dir, out);
+	return ld->links(r, t->source, t, idx, dir, out, ix_part(ix, t->source));
 }
 
 static const tl_loader *
@@ -112,19 +154,25 @@ track_loader(const tl_rank *r, const tl_track *t, size_t idx)
 }
 
 int
-load_task_launcher(const tl_rank *r, const tl_track *t, size_t idx, tl_launcher *out)
+load_task_launcher(const tl_rank *r, const tl_track *t, size_t idx, tl_launcher *out,
+                   const tl_link_index *ix)
 {
 	memset(out, 0, sizeof *out);
 	const tl_loader *ld = track_loader(r, t, idx);
-	return ld != NULL && ld->launcher != NULL ? ld->launcher(r, t->source, t, idx, out) : 0;
+	return ld != NULL && ld->launcher != NULL
+	           ? ld->launcher(r, t->source, t, idx, out, ix_part(ix, t->source))
+	           : 0;
 }
 
 ptrdiff_t
-load_op_kernels(const tl_rank *r, const tl_track *t, size_t idx, tl_kernel **out)
+load_op_kernels(const tl_rank *r, const tl_track *t, size_t idx, tl_kernel **out,
+                const tl_link_index *ix)
 {
 	*out = NULL;
 	const tl_loader *ld = track_loader(r, t, idx);
-	return ld != NULL && ld->kernels != NULL ? ld->kernels(r, t->source, t, idx, out) : 0;
+	return ld != NULL && ld->kernels != NULL
+	           ? ld->kernels(r, t->source, t, idx, out, ix_part(ix, t->source))
+	           : 0;
 }
 
 ptrdiff_t
@@ -237,6 +285,18 @@ load_host(tl_rank *r)
 	if (any)
 		rank_finish_grown(r, before, nbefore);
 	free(before);
+	/* The host tables can be a profile's largest and their lanes are final now: no room for
+	 * growth is kept. Doubling leaves up to half of a lane's array unused, and splitting a
+	 * lane into nesting levels leaves level 0 with the room of all of them (torch_npu's
+	 * nested operators: 4.6 times the slices on the samples). */
+	for (size_t i = 0; i < r->ntracks; i++) {
+		tl_track *t = r->tracks[i];
+		if (t->kind == TL_LANE_HOST && t->cap > t->n && t->n > 0 && t->step == NULL &&
+		    t->dev == NULL) {
+			t->v = xreallocarray(t->v, t->n, sizeof *t->v);
+			t->cap = t->n;
+		}
+	}
 }
 
 void

@@ -35,6 +35,9 @@ typedef struct tl_link_end {
  * work a host call launched (an operator's or a CANN call's tasks, by start). */
 typedef enum tl_link_dir { TL_LINK_LAUNCHER, TL_LINK_KERNELS } tl_link_dir;
 
+/* A rank's link index (load_link_index, below). */
+typedef struct tl_link_index tl_link_index;
+
 /* Tables a load gathers besides the model, for the analyses that would otherwise read them from
  * the profile again on demand (tl_rank: ops, launch_steps, comm). */
 enum {
@@ -150,9 +153,9 @@ typedef struct tl_loader {
 	 * Python call stack recorded with a host operator, innermost frame first ("file.py(line):
 	 * function", each string and the array the caller's; a count, or -1). */
 	int (*launcher)(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
-	                tl_launcher *out);
+	                tl_launcher *out, const void *ix);
 	ptrdiff_t (*kernels)(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
-	                     tl_kernel **out);
+	                     tl_kernel **out, const void *ix);
 	ptrdiff_t (*stack)(const tl_rank *r, size_t si, const tl_track *t, size_t idx, char ***out);
 	/* Optional, on demand: the largest allocations of source si of r live at time t
 	 * (allocated at or before t, released after t or never), largest first, at most max,
@@ -168,7 +171,12 @@ typedef struct tl_loader {
 	 * dir; *out the caller's. Returns the count, 0 for none, -1 when the source cannot be
 	 * read (see load_slice_links). */
 	ptrdiff_t (*links)(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
-	                   tl_link_dir dir, tl_link_end **out);
+	                   tl_link_dir dir, tl_link_end **out, const void *ix);
+	/* Optional: an index of source si of r that the launcher, kernels and links hooks answer
+	 * from (their ix; NULL: they read the file as without), built once (NULL when it cannot
+	 * be), and how it is freed. */
+	void *(*link_index)(const tl_rank *r, size_t si);
+	void (*link_index_free)(void *);
 } tl_loader;
 
 extern const tl_loader loader_ascend_db;
@@ -214,11 +222,18 @@ int load_slice_args(const tl_rank *, const tl_track *, size_t idx, load_arg_fn f
  * tl_link_dir gives. Returns their count, 0 when the slice has none, -1 when the source cannot
  * be read (gone, or changed since loading). */
 ptrdiff_t load_slice_links(const tl_rank *, const tl_track *, size_t idx, tl_link_dir dir,
-                           tl_link_end **out);
+                           tl_link_end **out, const tl_link_index *ix);
 /* The links of slice idx of track t through its source's loader (tl_loader's launcher,
  * kernels and stack hooks; the same returns). A source whose format keeps no links gives 0. */
-int load_task_launcher(const tl_rank *, const tl_track *, size_t idx, tl_launcher *out);
-ptrdiff_t load_op_kernels(const tl_rank *, const tl_track *, size_t idx, tl_kernel **out);
+int load_task_launcher(const tl_rank *, const tl_track *, size_t idx, tl_launcher *out,
+                       const tl_link_index *ix);
+ptrdiff_t load_op_kernels(const tl_rank *, const tl_track *, size_t idx, tl_kernel **out,
+                          const tl_link_index *ix);
+/* The link index of r: each source's loader's (link_index), so that the link functions above
+ * answer without scanning the profile's tables per lookup (ix NULL: they do). Built from the
+ * files, once per rank (the query session keeps it); freed with load_link_index_free. */
+tl_link_index *load_link_index(const tl_rank *r);
+void load_link_index_free(tl_link_index *);
 ptrdiff_t load_op_stack(const tl_rank *, const tl_track *, size_t idx, char ***out);
 /* The allocations of r live at time t, at most max per source, unsorted (*out the caller's);
  * their count, or -1 when none was found and a source could not be read. */

@@ -497,8 +497,11 @@ args_event(jctx *c, const jevent *ev)
 			emit_value(q, top[k], v);
 	}
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "args"), *m;
+	/* a "Call stack" is shown frame by frame (the stack hook, json_stack.c), not as one line */
 	if (cJSON_IsObject(a))
-		cJSON_ArrayForEach(m, a) if (m->string != NULL) emit_value(q, m->string, m);
+		cJSON_ArrayForEach(m,
+		                   a) if (m->string != NULL && strcmp(m->string, "Call stack") != 0)
+		    emit_value(q, m->string, m);
 	cJSON_Delete(j);
 }
 
@@ -755,5 +758,6 @@ const tl_loader loader_trace_json = {
     .state_save = json_state_save,
     .state_restore = json_state_restore,
     .links = trace_json_links,
+    .stack = trace_json_stack,
     .launches = trace_json_launches,
 };

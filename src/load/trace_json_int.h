@@ -441,7 +441,7 @@ void json_launches_build(jctx *c);
  * model cache. */
 void json_links_build(jctx *c);
 ptrdiff_t trace_json_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx,
-                           tl_link_dir dir, tl_link_end **out);
+                           tl_link_dir dir, tl_link_end **out, const void *ix);
 /* Walk 2: a Kineto slice of thread t at start; records its correlation when it is a runtime
  * call (host) or device work. */
 void json_links_corr(jctx *c, const jevent *ev, const jthread *t, int64_t start, int dev);
@@ -455,6 +455,10 @@ void trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, 
 /* Sorts st's links both ways (st->links by launch end, st->by_dev by device end). */
 void json_links_index(json_state *st);
 int json_is_device_cat(const jctx *c, jspan cat);
+/* json_stack.c: the loader's stack hook, the Python frames of a host slice, innermost first:
+ * its "Call stack" arg (torch_npu with_stack), else the chain of python_function events
+ * ("Python id", "Python parent id") around it on its thread. */
+ptrdiff_t trace_json_stack(const tl_rank *r, size_t si, const tl_track *t, size_t idx, char ***out);
 /* Walk 2: "X" events are slices; a "B" waits on its thread's stack for the "E" that closes it
  * (Chrome's duration events; the "E" may carry no name: the "B" gives it all). */
 void json_slice_event(jctx *c, const jevent *ev);

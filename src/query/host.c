@@ -2,6 +2,7 @@
 #include "query/session.h"
 #include "util/parallel.h"
 #include "query/host.h"
+#include "query/links.h"
 #include "load/load.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -133,7 +134,7 @@ tlq_launch_steps_all(const tl_query *q, int threads, tl_launch_step ***out, size
 int
 tlq_task_launcher(const tl_rank *r, const tl_track *t, size_t idx, tlq_launcher *out)
 {
-	return load_task_launcher(r, t, idx, out);
+	return load_task_launcher(r, t, idx, out, NULL);
 }
 
 static int
@@ -145,13 +146,20 @@ cmp_kernel(const void *a, const void *b)
 	return (x->task_row > y->task_row) - (x->task_row < y->task_row);
 }
 
-ptrdiff_t
-tlq_op_kernels(const tl_rank *r, const tl_track *t, size_t idx, tlq_kernel **out)
+static ptrdiff_t
+op_kernels(const tl_rank *r, const tl_track *t, size_t idx, tlq_kernel **out,
+           const tl_link_index *ix)
 {
-	ptrdiff_t n = load_op_kernels(r, t, idx, out);
+	ptrdiff_t n = load_op_kernels(r, t, idx, out, ix);
 	if (n > 1)
 		qsort(*out, (size_t)n, sizeof **out, cmp_kernel);
 	return n;
+}
+
+ptrdiff_t
+tlq_op_kernels(const tl_rank *r, const tl_track *t, size_t idx, tlq_kernel **out)
+{
+	return op_kernels(r, t, idx, out, NULL);
 }
 
 ptrdiff_t
@@ -160,14 +168,14 @@ tlq_op_stack(const tl_rank *r, const tl_track *t, size_t idx, char ***out)
 	return load_op_stack(r, t, idx, out);
 }
 
-int
-tlq_slice_links(const tl_rank *r, const tl_track *t, size_t idx,
-                void (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+static int
+slice_links(const tl_rank *r, const tl_track *t, size_t idx, const tl_link_index *ix,
+            void (*fn)(void *ctx, const char *key, const char *value), void *ctx)
 {
 	char buf[400], d[32];
 	int n = 0;
 	tlq_launcher l;
-	if (tlq_task_launcher(r, t, idx, &l) == 1) {
+	if (load_task_launcher(r, t, idx, &l, ix) == 1) {
 		if (l.have_op)
 			snprintf(buf, sizeof buf, "%s (PyTorch), %s (CANN)", l.op_name,
 			         l.cann_name);
@@ -178,7 +186,7 @@ tlq_slice_links(const tl_rank *r, const tl_track *t, size_t idx,
 		n += 2;
 	}
 	tlq_kernel *k;
-	ptrdiff_t nk = tlq_op_kernels(r, t, idx, &k);
+	ptrdiff_t nk = op_kernels(r, t, idx, &k, ix);
 	if (nk > 0) {
 		snprintf(buf, sizeof buf, "%td, the first %s after the operator's start", nk,
 		         timefmt_dur(k[0].start - t->v[idx].start, d, sizeof d));
@@ -195,4 +203,21 @@ tlq_slice_links(const tl_rank *r, const tl_track *t, size_t idx,
 	}
 	free(fr);
 	return n;
+}
+
+int
+tlq_slice_links(const tl_rank *r, const tl_track *t, size_t idx,
+                void (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+{
+	return slice_links(r, t, idx, NULL, fn, ctx);
+}
+
+int
+tlq_slice_links_q(const tl_query *q, size_t ri, const tl_track *t, size_t idx,
+                  void (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+{
+	const tl_trace *tr = tlq_trace(q);
+	if (ri >= tr->nranks)
+		return 0;
+	return slice_links(tr->ranks[ri], t, idx, tlq_link_index(q, ri), fn, ctx);
 }

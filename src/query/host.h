@@ -48,6 +48,11 @@ ptrdiff_t tlq_op_kernels(const tl_rank *, const tl_track *, size_t idx, tlq_kern
  * "launch delay" for a device task, "kernels" for a PyTorch operator. Returns lines added. */
 int tlq_slice_links(const tl_rank *, const tl_track *, size_t idx,
                     void (*fn)(void *ctx, const char *key, const char *value), void *ctx);
+/* The same for slice idx of track t of rank ri, answered from the session's link index of the
+ * rank (tlq_link_index: built on the first call) rather than by scanning the profile's tables
+ * for each slice. */
+int tlq_slice_links_q(const tl_query *, size_t ri, const tl_track *, size_t idx,
+                      void (*fn)(void *ctx, const char *key, const char *value), void *ctx);
 
 /* fn(rank, index, ctx) for every rank of tr, ranks in parallel (threads 0: one per core). */
 void tlq_for_ranks(const tl_trace *, int threads, void (*fn)(const tl_rank *, size_t, void *),

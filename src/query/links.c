@@ -58,6 +58,22 @@ tlq_link_find(const tl_rank *r, const tl_link_end *e, tlq_slice_pos *out)
 	return found;
 }
 
+const tl_link_index *
+tlq_link_index(const tl_query *cq, size_t ri)
+{
+	tl_query *q = tlq_mut(cq);
+	if (ri >= q->tr->nranks)
+		return NULL;
+	pthread_mutex_lock(&q->lock);
+	if (q->link_ix == NULL)
+		q->link_ix = xcalloc(q->tr->nranks, sizeof *q->link_ix);
+	if (q->link_ix[ri] == NULL)
+		q->link_ix[ri] = load_link_index(q->tr->ranks[ri]);
+	const tl_link_index *x = q->link_ix[ri];
+	pthread_mutex_unlock(&q->lock);
+	return x;
+}
+
 ptrdiff_t
 tlq_links(const tl_query *q, size_t ri, const tl_track *t, size_t idx, tl_link_dir dir,
           tlq_slice_pos **out, size_t *named)
@@ -70,7 +86,7 @@ tlq_links(const tl_query *q, size_t ri, const tl_track *t, size_t idx, tl_link_d
 		return 0;
 	const tl_rank *r = tr->ranks[ri];
 	tl_link_end *e;
-	ptrdiff_t n = load_slice_links(r, t, idx, dir, &e);
+	ptrdiff_t n = load_slice_links(r, t, idx, dir, &e, tlq_link_index(q, ri));
 	if (n <= 0) {
 		free(e);
 		return n;
@@ -162,7 +178,7 @@ tlq_slice_flow_lines(const tl_rank *r, const tl_track *t, size_t idx,
 	const tl_slice *s = &t->v[idx];
 	for (int dir = 0; dir < 2; dir++) {
 		tl_link_end *e;
-		ptrdiff_t ne = load_slice_links(r, t, idx, (tl_link_dir)dir, &e);
+		ptrdiff_t ne = load_slice_links(r, t, idx, (tl_link_dir)dir, &e, NULL);
 		tlq_slice_pos p[2];
 		size_t np = 0;
 		for (ptrdiff_t i = 0; i < ne && (dir == TL_LINK_KERNELS || np < 2); i++) {

@@ -39,6 +39,9 @@ int tlq_fwdbwd_partner(const tl_query *, size_t ri, const tl_track *t, size_t id
 int tlq_slice_flow_lines(const tl_rank *, const tl_track *, size_t idx,
                          void (*fn)(void *ctx, const char *key, const char *value), void *ctx);
 
+/* Rank ri's link index (load_link_index), built on the first call, kept by the session. */
+const tl_link_index *tlq_link_index(const tl_query *, size_t ri);
+
 /* Finds one end on r's lanes: 1 with *out, 0 when no slice matches. */
 int tlq_link_find(const tl_rank *, const tl_link_end *, tlq_slice_pos *out);
 

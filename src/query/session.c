@@ -102,6 +102,9 @@ tlq_close(tl_query *q)
 	free(q->largest_done);
 	if (q->dp != NULL)
 		q->dp_free(q->dp);
+	for (size_t i = 0; q->link_ix != NULL && i < q->tr->nranks; i++)
+		load_link_index_free(q->link_ix[i]);
+	free(q->link_ix);
 	for (size_t i = 0; q->launches != NULL && i < q->tr->nranks; i++)
 		free(q->launches[i]);
 	free(q->launches);

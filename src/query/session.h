@@ -4,6 +4,7 @@
 #define TL_QUERY_SESSION_H
 #include <pthread.h>
 
+#include "load/load.h"
 #include "query/query.h"
 
 struct tl_query {
@@ -33,6 +34,8 @@ struct tl_query {
 	size_t nbubbles;
 	/* read from the profile on first use (they add to the ranks: host lanes, counters) */
 	int have_host, have_counters;
+	/* per rank, its link index (links.c, tlq_link_index), NULL until first asked for */
+	tl_link_index **link_ix;
 	/* every rank's launches, by device start (host.c: the range statistics' host-bound time) */
 	int have_launches;
 	tl_launch **launches;

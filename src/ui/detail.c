@@ -95,7 +95,7 @@ load_args(tl_ui *ui, detail_state *d)
 	const tl_rank *r = ui->tr->ranks[sel->rank];
 	args_acc a = {0};
 	tlq_slice_args(r, r->tracks[sel->track], sel->idx, arg_add, &a);
-	tlq_slice_links(r, r->tracks[sel->track], sel->idx, arg_add, &a);
+	tlq_slice_links_q(ui->q, sel->rank, r->tracks[sel->track], sel->idx, arg_add, &a);
 	tlq_slice_flow_lines(r, r->tracks[sel->track], sel->idx, arg_add, &a);
 	d->args = a.v;
 	d->nargs = a.n;

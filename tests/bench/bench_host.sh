@@ -71,3 +71,32 @@ printf 'host rows read by H:               %8d     (%.1f resident bytes each)\n'
 	"$(calc "($r1m - $r0m) * 1024 / $host_rows")"
 printf 'viewer open + H + search + v u u v: %7.3f s   %8.1f MB   (%.3f s a jump over H)\n' \
 	"$v2m" "$(calc "$r2m / 1024")" "$(calc "($v2m - $v1m) / 4")"
+
+# selecting kernels with the detail pane open: each selection asks for its launch call and
+# operator; the session answers from its link index of the rank (built on the first one), where
+# the sqlite3 shell runs the per-selection statement over the unindexed connectionId columns
+{ printf '/aclnnMatmul\n<Enter>\n'; for _i in $(seq 20); do printf '.\n'; done; printf ':quit\n'; } \
+	>"$OUT/host-sel.script"
+printf '/aclnnMatmul\n<Enter>\n:quit\n' >"$OUT/host-sel0.script"
+s0=() s1=() m0=() m1=()
+for _i in $(seq "$RUNS"); do
+	read -r t m < <(view sel0); s0+=("$t"); m0+=("$m")
+	read -r t m < <(view sel); s1+=("$t"); m1+=("$m")
+done
+s0m=$(printf '%s\n' "${s0[@]}" | median) s1m=$(printf '%s\n' "${s1[@]}" | median)
+m0m=$(printf '%s\n' "${m0[@]}" | median) m1m=$(printf '%s\n' "${m1[@]}" | median)
+sel_shell() {
+	for row in $(seq 1 20); do
+		echo "SELECT count(*) FROM PYTORCH_API p WHERE p.connectionId IN (SELECT c.id FROM
+		  CONNECTION_IDS c WHERE c.connectionId = (SELECT connectionId FROM TASK WHERE
+		  rowid = $row));"
+	done | sqlite3 -readonly "$db0" >/dev/null
+}
+sh_t=()
+for _i in $(seq "$RUNS"); do
+	a=$(date +%s.%N); sel_shell; b=$(date +%s.%N); sh_t+=("$(calc "$b - $a")")
+done
+shm=$(printf '%s\n' "${sh_t[@]}" | median)
+printf 'viewer select a kernel + 20 next:  %8.3f s   %8.1f MB   (%.4f s a selection; the index: %.1f MB)\n' \
+	"$s1m" "$(calc "$m1m / 1024")" "$(calc "($s1m - $s0m) / 20")" "$(calc "($m0m - $r0m) / 1024")"
+printf 'sqlite3 shell, 20 launcher lookups: %7.3f s   (%.4f s a lookup)\n' "$shm" "$(calc "$shm / 20")"

@@ -134,6 +134,8 @@ fuzz_exercise_rank(struct tl_rank *r, const void *src)
 				}
 				tlq_slice_pos fp;
 				tlq_fwdbwd_partner(lq, 0, r->tracks[i], k, &fp, NULL);
+				/* the detail pane's lines from the session's link index */
+				tlq_slice_links_q(lq, 0, r->tracks[i], k, arg_sink, &n);
 			}
 		tl_host_idle hi;
 		tlq_host_idle(lq, 0, r->t_min, r->t_max, &hi);

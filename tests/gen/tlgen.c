@@ -47,7 +47,8 @@ usage(FILE *f)
 	    "  --truth FILE    the generator's ground truth as `tl summary --json` fragments\n"
 	    "  GRPO: --no-ranges --stage-device --decode ranges|vllm|none|dp --dp-bad --dp-only\n"
 	    "  PP:   --pp N --microbatches M --gpipe --no-meta --no-p2p --op-pairs --pp-device\n"
-	    "  host: --host-ops (a PyTorch operator per launch) --jitter (varying launch delays)\n"
+	    "  host: --host-ops (a PyTorch operator per launch) --with-stack (its call stack)\n"
+	    "        --jitter (varying launch delays)\n"
 	    "  modules: --modules (nested Module-domain ranges, forward and backward, instead of\n"
 	    "        the GRPO timeline)\n"
 	    "  a pair for tl diff: --slow-stage S --slow-factor PERMILLE --slow-ranks MASK\n"
@@ -179,6 +180,7 @@ flag(gen_opts *o, const char *a)
 	    {"--op-pairs", offsetof(gen_opts, pp_op_pairs)},
 	    {"--pp-device", offsetof(gen_opts, pp_device_ranges)},
 	    {"--host-ops", offsetof(gen_opts, host_ops)},
+	    {"--with-stack", offsetof(gen_opts, with_stack)},
 	    {"--jitter", offsetof(gen_opts, launch_jitter)},
 	    {"--modules", offsetof(gen_opts, modules)},
 	};

@@ -67,6 +67,21 @@ else
 	check "... whose kernels v walks" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Kernel 1 of 4: '"
 	view "$TV" 140x40 H "/^ConvolutionBackward0" y
 	check "... and y follows its fwdbwd flows to the forward operator" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Forward operator aten::convolution'"
+	# with_stack: an operator's "Call stack" arg frame by frame, innermost first, as the text has it
+	view "$TV" 140x40 H "/^aten::empty" "<Enter>" ")" ")" ")" ")" ")" ")" ")" ")"
+	ts=$(sed -n 's/^ ts  *\([0-9.]*\) *$/\1/p' "$t_tmp/screen.txt")
+	python3 - "$TV/ASCEND_PROFILER_OUTPUT/trace_view.json" "$ts" > "$t_tmp/want" <<'EOF'
+import json, sys
+for e in json.load(open(sys.argv[1])):
+    if e.get("ts") == sys.argv[2] and e.get("name") == "aten::empty":
+        for f in e["args"]["Call stack"].split(";"):
+            if f.strip():
+                print(f.strip())
+EOF
+	sed -n '/^ stack /,$p' "$t_tmp/screen.txt" | sed '/ms – /,$d; s/^ stack //; s/^ *//; s/ *$//' > "$t_tmp/got"
+	check "trace_view.json: the Call stack's frames in the detail pane, innermost first" sh -c "[ -s '$t_tmp/got' ] && head -n \$(wc -l < '$t_tmp/got') '$t_tmp/want' | cmp -s - '$t_tmp/got'"
+	check "... not the arg's escaped text" sh -c "! grep -q 'Call stack' '$t_tmp/screen.txt'"
+	golden link-stack-json
 	# the flows are kept in the model cache: a second, cached load links the same
 	XDG_CACHE_HOME=$t_tmp/cache
 	export XDG_CACHE_HOME
