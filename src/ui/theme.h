@@ -49,7 +49,9 @@
 	X(DIFF_LONGER, "diff.longer", 'G')                                                         \
 	X(DIFF_SHORTER, "diff.shorter", 'H')                                                       \
 	X(COMPARE_B, "compare.b", 'b')                                                             \
-	X(LINK, "link", 'J')
+	X(LINK, "link", 'J')                                                                       \
+	X(COUNTER, "counter", 'u')                                                                 \
+	X(COUNTER_PEAK, "counter.peak", 'U')
 
 #define SLOT_ENUM_(e, n, c) SLOT_##e,
 enum { TL_SLOTS(SLOT_ENUM_) SLOT__COUNT };

@@ -455,6 +455,8 @@ timeline_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 		draw_label(ui, l, yy, li == tl->lane);
 		if (l->type == UL_HEADER) {
 			draw_header_row(ui, l, yy);
+		} else if (l->type == UL_COUNTER) {
+			timeline_counter_draw(ui, l, yy);
 		} else if (l->type >= UL_COMPARE) {
 			compare_draw_lane(ui, l, yy);
 		} else {
@@ -540,6 +542,7 @@ timeline_status(tl_ui *ui, int y)
 		off += snprintf(buf + off, sizeof buf - (size_t)off, "  | rank %d %s%s",
 		                ui->tr->ranks[l->rank]->rank, l->type == UL_COMPARE ? "B " : "",
 		                l->type == UL_HEADER ? "" : l->label);
+		off += timeline_counter_status(ui, l, buf + off, sizeof buf - (size_t)off);
 	}
 	if (ui->cmp) {
 		char cs[256];

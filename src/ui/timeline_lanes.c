@@ -287,7 +287,8 @@ timeline_rebuild_lanes(tl_ui *ui)
 			}
 			i = k;
 		}
-		compare_add_lanes(ui, ri); /* --compare: B's lanes under A's */
+		timeline_counter_lanes(ui, ri); /* U: memory and frequency counters */
+		compare_add_lanes(ui, ri);      /* --compare: B's lanes under A's */
 	}
 	tl->lane = 0;
 	if (have_old) {
@@ -300,7 +301,8 @@ timeline_rebuild_lanes(tl_ui *ui)
 				continue;
 			if (best == SIZE_MAX)
 				best = i; /* the rank's header */
-			if (l->type == old.type && l->kind == old.kind && l->first == old.first) {
+			if (l->type == old.type && l->kind == old.kind && l->first == old.first &&
+			    l->ctr == old.ctr) {
 				best = i;
 				break;
 			}
