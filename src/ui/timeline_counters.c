@@ -23,7 +23,7 @@ kind_prefix(tl_counter_kind k)
 {
 	switch (k) {
 	case TL_CTR_FREQ:
-		return "freq ";
+		return ""; /* "AI Core freq" */
 	case TL_CTR_OTHER:
 		return "ctr ";
 	default:
