@@ -94,13 +94,13 @@ json_counter_event(jctx *c, const jevent *ev)
 				continue;
 			/* KB with up to 6 decimals; bytes = KB * 1024, rounded */
 			if (counter_arg(c, ev, "KB", 6, key, sizeof key, &v) != 0) {
-				json_problem(c, PR_ARGS, ev->start);
+				json_problem(c, PR_COUNTER, ev->start);
 				return;
 			}
 			int neg = v < 0;
 			uint64_t a = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 			if (a / 1000000 > (uint64_t)INT64_MAX / 2048) {
-				json_problem(c, PR_ARGS, ev->start);
+				json_problem(c, PR_COUNTER, ev->start);
 				return;
 			}
 			int64_t b = (int64_t)((a / 1000000) * 1024 +
@@ -114,11 +114,11 @@ json_counter_event(jctx *c, const jevent *ev)
 		if (counter_arg(c, ev, "MHz", 0, key, sizeof key, &v) == 0)
 			counter_push(rank_counter(c->r, TL_CTR_FREQ, "", src), t, v);
 		else
-			json_problem(c, PR_ARGS, ev->start);
+			json_problem(c, PR_COUNTER, ev->start);
 		return;
 	}
 	if (counter_arg(c, ev, NULL, 3, key, sizeof key, &v) != 0) {
-		json_problem(c, PR_ARGS, ev->start);
+		json_problem(c, PR_COUNTER, ev->start);
 		return;
 	}
 	char unit[64], group[200];

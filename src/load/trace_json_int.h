@@ -45,6 +45,7 @@ enum {
 	PR_PARSE,
 	PR_ARGS,
 	PR_UNPAIRED,
+	PR_COUNTER, /* a counter event ("C") without a number in its args */
 	PR__N
 };
 
