@@ -49,7 +49,8 @@ timeline_counter_lanes(tl_ui *ui, size_t ri)
 		             .ctr = i};
 		l.ctr_peak = tlq_counter_peak(cs[i], &l.ctr_lo, &l.ctr_hi);
 		/* a module whose memory never changes says nothing (a profile lists dozens) */
-		if (l.ctr_peak == SIZE_MAX || (cs[i]->kind == TL_CTR_MODULE && l.ctr_lo == l.ctr_hi))
+		if (l.ctr_peak == SIZE_MAX ||
+		    (cs[i]->kind == TL_CTR_MODULE && l.ctr_lo == l.ctr_hi))
 			continue;
 		char name[128], label[160];
 		snprintf(label, sizeof label, "%s%s", kind_prefix(cs[i]->kind),
@@ -104,7 +105,10 @@ timeline_counter_draw(tl_ui *ui, const ui_lane *l, int y)
 			continue;
 		int e = 4;
 		if (span)
-			e = 1 + (int)(((uint64_t)tl->ctr_max[k] - (uint64_t)l->ctr_lo) * 7 / span);
+			e = 1 + (int)((double)((uint64_t)tl->ctr_max[k] - (uint64_t)l->ctr_lo) *
+			              7.0 / (double)span);
+		if (e > 8)
+			e = 8;
 		int peak = peak_t >= tl->edges[k] && peak_t < tl->edges[k + 1];
 		screen_put(&ui->scr, tl->lanes_x + k, y,
 		           ui->utf8 ? eighths[e] : (uint32_t)ascii_levels[e],

@@ -17,6 +17,7 @@
 #include "query/memory.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
+#include "../../fuzz/counters_bad.h"
 #include "../test.h"
 
 #define NCOLS 97
@@ -354,24 +355,7 @@ check_json_bad(void)
 		return;
 	char *path = xasprintf("%s/trace_view.json", dir);
 	FILE *f = fopen(path, "w");
-	fputs("[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":7,\"tid\":0,"
-	      "\"args\":{\"name\":\"NPU MEM\"}},"
-	      "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":9,\"tid\":0,"
-	      "\"args\":{\"name\":\"Python\"}},"
-	      "{\"ph\":\"X\",\"name\":\"aten::mm\",\"pid\":9,\"tid\":9,\"ts\":\"100.000\","
-	      "\"dur\":50,\"cat\":\"cpu_op\",\"args\":{}},"
-	      "{\"ph\":\"C\",\"name\":\"APP/HBM\",\"pid\":7,\"tid\":0,\"ts\":\"130.000\","
-	      "\"args\":{\"KB\":3.5}},"
-	      "{\"ph\":\"C\",\"name\":\"APP/HBM\",\"pid\":7,\"tid\":0,\"ts\":\"110.000\","
-	      "\"args\":{\"KB\":2}},"
-	      "{\"ph\":\"C\",\"name\":\"APP/HBM\",\"pid\":7,\"tid\":0,\"ts\":\"120.000\","
-	      "\"args\":{\"KB\":null}},"
-	      "{\"ph\":\"C\",\"name\":\"APP/HBM\",\"pid\":7,\"tid\":0,\"ts\":\"140.000\"},"
-	      "{\"ph\":\"C\",\"name\":\"APP/HBM\",\"pid\":7,\"tid\":0,\"ts\":\"x\","
-	      "\"args\":{\"KB\":9}},"
-	      "{\"ph\":\"C\",\"name\":\"QoS OTHERS\",\"pid\":8,\"tid\":0,\"ts\":\"105.000\","
-	      "\"args\":{\"value\":\"12.25\"}}]",
-	      f);
+	fputs(COUNTERS_BAD_JSON, f);
 	fclose(f);
 	tl_trace tr;
 	tl_load_opts lo = {.quiet_progress = 1};
