@@ -48,6 +48,8 @@ usage(FILE *f)
 	    "  GRPO: --no-ranges --stage-device --decode ranges|vllm|none|dp --dp-bad --dp-only\n"
 	    "  PP:   --pp N --microbatches M --gpipe --no-meta --no-p2p --op-pairs --pp-device\n"
 	    "  host: --host-ops (a PyTorch operator per launch) --jitter (varying launch delays)\n"
+	    "  memory: --memory (allocator totals, OP_MEMORY, NPU_MEM and AICORE_FREQ with a\n"
+	    "        known peak inside a known stage)\n"
 	    "  modules: --modules (nested Module-domain ranges, forward and backward, instead of\n"
 	    "        the GRPO timeline)\n"
 	    "  a pair for tl diff: --slow-stage S --slow-factor PERMILLE --slow-ranks MASK\n"
@@ -181,6 +183,7 @@ flag(gen_opts *o, const char *a)
 	    {"--host-ops", offsetof(gen_opts, host_ops)},
 	    {"--jitter", offsetof(gen_opts, launch_jitter)},
 	    {"--modules", offsetof(gen_opts, modules)},
+	    {"--memory", offsetof(gen_opts, memory_records)},
 	};
 	if (strcmp(a, "--gpipe") == 0) {
 		o->pp_schedule = GEN_PP_GPIPE;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gen/gen.h"
 #include "load/load.h"
 #include "query/memory.h"
 #include "util/msg.h"
@@ -397,9 +398,137 @@ check_json_bad(void)
 	free(path);
 }
 
+/* ---- the generator: its truth, and the DB and its trace_view.json giving the same counters */
+
+static const tl_counter *
+find_ctr(const tl_rank *r, tl_counter *const *cs, size_t n, tl_counter_kind k, const char *g)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cs[i]->kind == k && strcmp(strpool_get(r->pool, cs[i]->group), g) == 0)
+			return cs[i];
+	return NULL;
+}
+
+static void
+check_generated(void)
+{
+	char *dir = test_tmpdir("counters-gen");
+	if (dir == NULL)
+		return;
+	char *out = xasprintf("%s/profile", dir);
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 2;
+	o.nsteps = 2;
+	o.tasks_per_rank = 2000;
+	o.seed = 23;
+	o.slow_rank = 1;
+	o.memory_records = 1;
+	o.json = 1;
+	gen_truth truth;
+	memset(&truth, 0, sizeof truth);
+	CHECK(gen_profile(&o, out, &truth) == 0, "generate with memory records and JSON");
+	for (int rank = 0; rank < 2; rank++) {
+		const gen_memory_truth *g = NULL;
+		for (size_t i = 0; i < truth.nmemory; i++)
+			if (truth.memory[i].rank == rank &&
+			    strcmp(truth.memory[i].component, "PTA") == 0)
+				g = &truth.memory[i];
+		char pat[64];
+		snprintf(pat, sizeof pat, "-r%d_", rank);
+		/* the capture's directory: the one whose name has -rN_ */
+		char *db = NULL, *js = NULL;
+		char *cmd = xasprintf("ls -d %s/*%s*/ASCEND_PROFILER_OUTPUT", out, pat);
+		FILE *ls = popen(cmd, "r");
+		free(cmd);
+		char line[4096];
+		if (ls && fgets(line, sizeof line, ls)) {
+			line[strcspn(line, "\n")] = '\0';
+			db = xasprintf("%s/ascend_pytorch_profiler_%d.db", line, rank);
+			js = xasprintf("%s/trace_view.json", line);
+		}
+		if (ls)
+			pclose(ls);
+		tl_trace td, tj;
+		tl_load_opts lo = {.quiet_progress = 1};
+		int okd = db && load_trace(db, &lo, &td) == 0 && td.nranks == 1;
+		int okj = js && load_trace(js, &lo, &tj) == 0 && tj.nranks == 1;
+		CHECK(g != NULL && okd && okj, "rank %d: truth, its DB and its JSON load", rank);
+		if (g == NULL || !okd || !okj) {
+			free(db);
+			free(js);
+			continue;
+		}
+		tl_query *qd = tlq_open(&td, NULL), *qj = tlq_open(&tj, NULL);
+		tl_counter *const *cd, *const *cj;
+		size_t nd = tlq_rank_counters(qd, 0, &cd), nj = tlq_rank_counters(qj, 0, &cj);
+		const tl_rank *rd = td.ranks[0], *rj = tj.ranks[0];
+		/* the DB and the JSON: NPU memory and frequency sample for sample */
+		int same = 0, kinds = 0;
+		static const struct {
+			tl_counter_kind k;
+			const char *g;
+		} both[] = {{TL_CTR_NPU_HBM, "app"},
+		            {TL_CTR_NPU_HBM, "device"},
+		            {TL_CTR_NPU_DDR, "app"},
+		            {TL_CTR_NPU_DDR, "device"},
+		            {TL_CTR_FREQ, ""}};
+		for (size_t b = 0; b < sizeof both / sizeof *both; b++) {
+			const tl_counter *a = find_ctr(rd, cd, nd, both[b].k, both[b].g);
+			const tl_counter *c = find_ctr(rj, cj, nj, both[b].k, both[b].g);
+			kinds++;
+			if (a && c && a->n == c->n && a->n > 2 &&
+			    memcmp(a->t, c->t, a->n * sizeof *a->t) == 0 &&
+			    memcmp(a->v, c->v, a->n * sizeof *a->v) == 0)
+				same++;
+		}
+		CHECK(same == kinds,
+		      "rank %d: NPU memory and AI Core frequency: the DB and trace_view.json give "
+		      "the "
+		      "same samples (%d of %d counters)",
+		      rank, same, kinds);
+		/* the truth: the allocated peak, what was live then, NPU memory's peak, the dip */
+		const tl_counter *al = find_ctr(rd, cd, nd, TL_CTR_ALLOCATED, "PTA");
+		int64_t lo2 = 0, hi = 0;
+		size_t p = al ? tlq_counter_peak(al, &lo2, &hi) : SIZE_MAX;
+		CHECK(p != SIZE_MAX && hi == g->peak_allocated && al->t[p] == g->peak_allocated_ns,
+		      "rank %d: the PTA allocated lane's peak is the truth's (%lld at %lld)", rank,
+		      (long long)g->peak_allocated, (long long)g->peak_allocated_ns);
+		tlq_alloc *v = NULL;
+		ptrdiff_t nv = p != SIZE_MAX ? tlq_live_allocations(rd, al->t[p], 10, &v) : 0;
+		CHECK(nv >= 3 && v[0].size == g->live_size && strcmp(v[0].op, g->live_op) == 0 &&
+		          strcmp(v[0].component, "PTA") == 0 && v[1].size < v[0].size,
+		      "rank %d: the largest allocation live at the peak is the truth's (%s, %lld "
+		      "bytes)",
+		      rank, g->live_op, (long long)g->live_size);
+		free(v);
+		const tl_counter *hb = find_ctr(rj, cj, nj, TL_CTR_NPU_HBM, "app");
+		p = hb ? tlq_counter_peak(hb, &lo2, &hi) : SIZE_MAX;
+		CHECK(p != SIZE_MAX && hi == g->npu_app_hbm && hb->t[p] == g->npu_app_hbm_ns,
+		      "rank %d: the JSON's app HBM peak is the truth's", rank);
+		const tl_counter *fq = find_ctr(rj, cj, nj, TL_CTR_FREQ, "");
+		int64_t at = 0;
+		CHECK(fq && tlq_counter_peak(fq, &lo2, &hi) != SIZE_MAX && lo2 == g->freq_min &&
+		          tlq_counter_at(fq, g->freq_min_ns, &at) && at == g->freq_min &&
+		          tlq_counter_at(fq, g->freq_min_ns - 1, &at) && at == 1800,
+		      "rank %d: AI Core frequency dips to the truth's %lld MHz at its time", rank,
+		      (long long)g->freq_min);
+		tlq_close(qd);
+		tlq_close(qj);
+		trace_free(&td);
+		trace_free(&tj);
+		free(db);
+		free(js);
+	}
+	gen_truth_free(&truth);
+	test_rmtree(dir);
+	free(out);
+}
+
 int
 main(void)
 {
+	check_generated();
 	msg_set_quiet(1);
 	check_json_bad();
 	check_json_sample();
