@@ -196,7 +196,7 @@ ctr_lower(const tl_counter *c, int64_t t)
 }
 
 void
-tlq_counter_columns(const tl_counter *c, const int64_t *edges, int ncols, int64_t *max,
+tlq_counter_columns(const tl_counter *c, int64_t end, const int64_t *edges, int ncols, int64_t *max,
                     unsigned char *have)
 {
 	size_t a = ctr_lower(c, edges[0]);
@@ -204,8 +204,8 @@ tlq_counter_columns(const tl_counter *c, const int64_t *edges, int ncols, int64_
 		int64_t c0 = edges[k], c1 = edges[k + 1];
 		have[k] = 0;
 		/* held from before: the sample before the column, when the next one comes after
-		 * the column's first instant */
-		if (a > 0 && a < c->n && c->t[a] > c0) {
+		 * the column's first instant (or there is none and the column starts by the end) */
+		if (a > 0 && (a < c->n ? c->t[a] > c0 : c0 <= end)) {
 			max[k] = c->v[a - 1];
 			have[k] = 1;
 		}
@@ -218,10 +218,10 @@ tlq_counter_columns(const tl_counter *c, const int64_t *edges, int ncols, int64_
 }
 
 int
-tlq_counter_at(const tl_counter *c, int64_t t, int64_t *v)
+tlq_counter_at(const tl_counter *c, int64_t end, int64_t t, int64_t *v)
 {
 	size_t a = ctr_lower(c, t + (t < INT64_MAX)); /* the first sample after t */
-	if (a == 0 || (a == c->n && c->t[c->n - 1] != t))
+	if (a == 0 || (a == c->n && c->t[c->n - 1] != t && t > end))
 		return 0;
 	*v = c->v[a - 1];
 	return 1;

@@ -96,7 +96,8 @@ timeline_counter_draw(tl_ui *ui, const ui_lane *l, int y)
 		tl->ctr_max = xreallocarray(tl->ctr_max, (size_t)n, sizeof *tl->ctr_max);
 		tl->ctr_have = xreallocarray(tl->ctr_have, (size_t)n, 1);
 	}
-	tlq_counter_columns(c, tl->edges, n, tl->ctr_max, tl->ctr_have);
+	tlq_counter_columns(c, ui->tr->ranks[l->rank]->t_max, tl->edges, n, tl->ctr_max,
+	                    tl->ctr_have);
 	int64_t peak_t = c->t[l->ctr_peak];
 	/* the level of v: 1 at the lowest value, 8 at the highest (4 when it never changes) */
 	uint64_t span = (uint64_t)l->ctr_hi - (uint64_t)l->ctr_lo;
@@ -124,9 +125,10 @@ timeline_counter_status(tl_ui *ui, const ui_lane *l, char *buf, size_t len)
 	const tl_counter *c = lane_counter(ui, l);
 	int64_t v;
 	char vb[64];
-	if (c == NULL || !tlq_counter_at(c, TIMELINE(ui)->vp.cursor, &v))
-		return snprintf(buf, len, " = (none)");
-	int w = snprintf(buf, len, " = %s",
+	if (c == NULL ||
+	    !tlq_counter_at(c, ui->tr->ranks[l->rank]->t_max, TIMELINE(ui)->vp.cursor, &v))
+		return snprintf(buf, len, "  | no value");
+	int w = snprintf(buf, len, "  | value %s",
 	                 tlq_counter_value(ui->tr->ranks[l->rank], c, v, vb, sizeof vb));
 	return w < (int)len ? w : (int)len - 1;
 }

@@ -506,6 +506,9 @@ timeline_status(tl_ui *ui, int y)
 	int64_t step;
 	if (timeline_step_at_cursor(ui, &step) == 0)
 		off += snprintf(buf + off, sizeof buf - (size_t)off, " step %" PRId64, step);
+	if (tl->lane < tl->nlanes) /* a counter lane: its value at the cursor */
+		off += timeline_counter_status(ui, &tl->lanes[tl->lane], buf + off,
+		                               sizeof buf - (size_t)off);
 	if (!ui->utf8) {
 		char *p = strstr(buf, "\u2013");
 		if (p) {
@@ -542,7 +545,6 @@ timeline_status(tl_ui *ui, int y)
 		off += snprintf(buf + off, sizeof buf - (size_t)off, "  | rank %d %s%s",
 		                ui->tr->ranks[l->rank]->rank, l->type == UL_COMPARE ? "B " : "",
 		                l->type == UL_HEADER ? "" : l->label);
-		off += timeline_counter_status(ui, l, buf + off, sizeof buf - (size_t)off);
 	}
 	if (ui->cmp) {
 		char cs[256];

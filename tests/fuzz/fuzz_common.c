@@ -138,9 +138,9 @@ fuzz_exercise_rank(struct tl_rank *r, const void *src)
 		for (size_t i = 0; i < nc; i++) {
 			char b[200];
 			int64_t lo, hi, v;
-			tlq_counter_columns(cs[i], edges, 16, mx, hv);
+			tlq_counter_columns(cs[i], r->t_max, edges, 16, mx, hv);
 			tlq_counter_label(r, cs[i], b, sizeof b);
-			if (tlq_counter_at(cs[i], edges[8], &v))
+			if (tlq_counter_at(cs[i], r->t_max, edges[8], &v))
 				tlq_counter_value(r, cs[i], v, b, sizeof b);
 			size_t p = tlq_counter_peak(cs[i], &lo, &hi);
 			if (p == SIZE_MAX)

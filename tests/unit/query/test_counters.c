@@ -91,7 +91,8 @@ check_counter(const tl_rank *r, const tl_counter *c, sqlite3 *db, const char *le
 	snprintf(sql, sizeof sql,
 	         "SELECT max(v) FROM (SELECT %s AS v FROM %s WHERE %s AND %s >= ?2 AND %s < ?3 "
 	         "UNION ALL SELECT v FROM (SELECT %s AS v FROM %s WHERE %s AND %s < ?2 AND "
-	         "(SELECT min(%s) FROM %s WHERE %s AND %s >= ?2) > ?2 ORDER BY %s DESC, rowid "
+	         "coalesce((SELECT min(%s) FROM %s WHERE %s AND %s >= ?2), CASE WHEN ?2 <= ?4 THEN "
+	         "?2 + 1 ELSE ?2 END) > ?2 ORDER BY %s DESC, rowid "
 	         "DESC LIMIT 1))",
 	         vcol, table, where, tcol, tcol, vcol, table, where, tcol, tcol, table, where, tcol,
 	         tcol);
@@ -103,12 +104,13 @@ check_counter(const tl_rank *r, const tl_counter *c, sqlite3 *db, const char *le
 	int64_t w = (b - a) / NCOLS + 1;
 	for (int k = 0; k <= NCOLS; k++)
 		edges[k] = a + w * k;
-	tlq_counter_columns(c, edges, NCOLS, mx, have);
+	tlq_counter_columns(c, r->t_max, edges, NCOLS, mx, have);
 	size_t bad = 0, nhave = 0;
 	for (int k = 0; k < NCOLS; k++) {
 		sqlite3_bind_text(st, 1, g, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(st, 2, edges[k]);
 		sqlite3_bind_int64(st, 3, edges[k + 1]);
+		sqlite3_bind_int64(st, 4, r->t_max);
 		int sq_have = 0;
 		int64_t sq = 0;
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
@@ -128,8 +130,8 @@ check_counter(const tl_rank *r, const tl_counter *c, sqlite3 *db, const char *le
 	      level, r->rank, name, NCOLS, nhave);
 	/* the value at a time: the last sample at or before it, while one follows */
 	snprintf(sql, sizeof sql,
-	         "SELECT %s FROM %s WHERE %s AND %s <= ?2 AND (SELECT max(%s) FROM %s WHERE %s) >= "
-	         "?2 ORDER BY %s DESC, rowid DESC LIMIT 1",
+	         "SELECT %s FROM %s WHERE %s AND %s <= ?2 AND max((SELECT max(%s) FROM %s WHERE "
+	         "%s), ?3) >= ?2 ORDER BY %s DESC, rowid DESC LIMIT 1",
 	         vcol, table, where, tcol, tcol, table, where, tcol);
 	st = prep(db, sql);
 	bad = 0;
@@ -137,8 +139,9 @@ check_counter(const tl_rank *r, const tl_counter *c, sqlite3 *db, const char *le
 		int64_t t = edges[k] + w / 3, v = 0;
 		sqlite3_bind_text(st, 1, g, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(st, 2, t);
+		sqlite3_bind_int64(st, 3, r->t_max);
 		int sq_have = sqlite3_step(st) == SQLITE_ROW;
-		int tl_have = tlq_counter_at(c, t, &v);
+		int tl_have = tlq_counter_at(c, r->t_max, t, &v);
 		if (sq_have != tl_have || (sq_have && v != sqlite3_column_int64(st, 0)))
 			bad++;
 		sqlite3_reset(st);
@@ -387,10 +390,13 @@ check_json_bad(void)
 		      "a counter given as a string of digits, in thousandths (%s)",
 		      qos ? tlq_counter_value(tr.ranks[0], qos, qos->v[0], vb, sizeof vb) : "none");
 		int64_t v = 0;
-		CHECK(tlq_counter_at(hbm, 125000, &v) && v == 2048 &&
-		          !tlq_counter_at(hbm, 131000, &v) && tlq_counter_at(hbm, 130000, &v) &&
-		          v == 3584 && !tlq_counter_at(hbm, 100, &v),
-		      "the value holds until the next sample; the last one at its own time only");
+		int64_t end = tr.ranks[0]->t_max; /* aten::mm ends at 150 us */
+		CHECK(end == 150000 && tlq_counter_at(hbm, end, 125000, &v) && v == 2048 &&
+		          tlq_counter_at(hbm, end, 131000, &v) && v == 3584 &&
+		          tlq_counter_at(hbm, end, 150000, &v) &&
+		          !tlq_counter_at(hbm, end, 150001, &v) &&
+		          !tlq_counter_at(hbm, end, 100, &v),
+		      "the value holds until the next sample, the last one until the rank's end");
 		tlq_close(q);
 	}
 	trace_free(&tr);
@@ -509,8 +515,9 @@ check_generated(void)
 		const tl_counter *fq = find_ctr(rj, cj, nj, TL_CTR_FREQ, "");
 		int64_t at = 0;
 		CHECK(fq && tlq_counter_peak(fq, &lo2, &hi) != SIZE_MAX && lo2 == g->freq_min &&
-		          tlq_counter_at(fq, g->freq_min_ns, &at) && at == g->freq_min &&
-		          tlq_counter_at(fq, g->freq_min_ns - 1, &at) && at == 1800,
+		          tlq_counter_at(fq, rj->t_max, g->freq_min_ns, &at) && at == g->freq_min &&
+		          tlq_counter_at(fq, rj->t_max, g->freq_min_ns - 1, &at) && at == 1800 &&
+		          tlq_counter_at(fq, rj->t_max, rj->t_max, &at) && at == 1800,
 		      "rank %d: AI Core frequency dips to the truth's %lld MHz at its time", rank,
 		      (long long)g->freq_min);
 		tlq_close(qd);
