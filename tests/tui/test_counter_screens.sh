@@ -111,4 +111,41 @@ else
 	golden counters-level0-live
 fi
 
+# ---- a real terminal: tmux ------------------------------------------------------------------
+if ! command -v tmux > /dev/null 2>&1; then
+	skip "tmux absent"
+else
+	T="tmux -L tl-ctr-$$ -f /dev/null"
+	trap '$T kill-server 2>/dev/null; rm -rf "$t_tmp"' EXIT
+	cap() { $T capture-pane -p -e -t t > "$t_tmp/pane.e"; $T capture-pane -p -t t > "$t_tmp/pane"; }
+	wait_for() {
+		i=0
+		while [ $i -lt 100 ]; do
+			cap
+			if grep -qF -- "$1" "$t_tmp/pane"; then
+				sleep 0.3
+				cap
+				return 0
+			fi
+			sleep 0.1
+			i=$((i + 1))
+		done
+		return 1
+	}
+	$T new-session -d -x 120 -y 40 -s t \
+		"env TERM=tmux-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$XDG_CONFIG_HOME' XDG_STATE_HOME='$XDG_STATE_HOME' '$TL_BIN' view --no-cache '$P'; echo EXIT=\$?; sleep 60"
+	wait_for "rank 0"
+	$T send-keys -t t U
+	check "tmux: U draws the counter lanes" wait_for "mem PTA allocated"
+	check "tmux: sparklines of eighth blocks in the counter colour (256-colour cyan)" sh -c "grep 'mem PTA allocated.*38;5;44m' '$t_tmp/pane.e' | grep -q '▁'"
+	check "tmux: the peak in bold red" grep -q "38;5;196m" "$t_tmp/pane.e"
+	$T send-keys -t t : l a n e s Space P T A Space a l l o c a t e d Enter j "*"
+	check "tmux: * goes to the peak" wait_for "Peak of PTA allocated on rank 0"
+	$T send-keys -t t A
+	check "tmux: A lists what was live there" wait_for "aten::empty_strided"
+	$T send-keys -t t q q
+	check "tmux: the viewer quits cleanly" wait_for "EXIT=0"
+	$T kill-server 2> /dev/null
+fi
+
 t_done
