@@ -27,9 +27,8 @@
 #include "model/trace.h"
 #include "profile/discover.h"
 
-#define TL_CACHE_VERSION                                                                           \
-	4 /* 3: the gathered tables (operators, launches, comm, counters); 4: a                    \
-	   * trace's counter events */
+/* 3: the gathered tables (operators, launches, comm, counters); 4: a trace's counter events */
+#define TL_CACHE_VERSION 4
 #define TL_CACHE_MAX_DEFAULT (UINT64_C(4) << 30) /* bytes: LRU eviction above this */
 
 typedef enum tl_cache_status {
