@@ -295,7 +295,7 @@ timeline_rebuild_lanes(tl_ui *ui)
 		size_t best = SIZE_MAX;
 		for (size_t i = 0; i < tl->nlanes; i++) {
 			const ui_lane *l = &tl->lanes[i];
-			if (l->type >= UL_COMPARE)
+			if (l->type == UL_COMPARE || l->type == UL_DELTA)
 				continue; /* the other run's tracks */
 			if (l->rank != old.rank)
 				continue;
