@@ -58,7 +58,9 @@ typedef struct gen_opts {
 	                       * GEN_NSTACKS (PYTORCH_CALLCHAINS; trace_view.json's "Call stack"
 	                       * arg, as torch_npu's with_stack writes them); the truth names it */
 	int memory_records;   /* MEMORY_RECORD rows (components PTA and GE) with one allocated
-	                       * peak per rank inside one stage range; the truth has it */
+	                       * peak per rank inside one stage range; the truth has it; with
+	                       * them OP_MEMORY lifetimes (the largest live at the peak), NPU_MEM
+	                       * and AICORE_FREQ (a dip at the peak) */
 	/* The B of a pair with known changes (GRPO profiles): the kernels of stage slow_stage
 	 * (index into gen_stage_canon; -1 none) run slow_factor per mille of their length on the
 	 * ranks in slow_ranks_mask (bit r: rank r), and the last rank to arrive at collective
@@ -211,6 +213,12 @@ typedef struct gen_memory_truth { /* per rank and MEMORY_RECORD component */
 	int64_t peak_reserved, peak_active; /* bytes */
 	int64_t step;                       /* STEP_TIME id holding the allocated peak */
 	int stage; /* index into gen_stage_canon of the stage range holding it */
+	/* PTA's row only (GE's: 0, NULL): the largest OP_MEMORY allocation live at the allocated
+	 * peak; NPU_MEM's highest app HBM and its first time; AICORE_FREQ's dip (throttling) */
+	int64_t live_size;
+	const char *live_op;
+	int64_t npu_app_hbm, npu_app_hbm_ns;
+	int64_t freq_min, freq_min_ns;
 } gen_memory_truth;
 
 typedef struct gen_module_truth { /* one module path of one rank (gen_opts.modules) */

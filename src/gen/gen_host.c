@@ -395,6 +395,136 @@ gen_w_coll(gen_writer *w, const gen_blk *b)
  * one highest allocated total at the middle of one stage per rank (the stage of index rank %
  * stages, in its last step): the peak is known, and so is the stage and step it falls in. */
 
+/* ---- OP_MEMORY, NPU_MEM, AICORE_FREQ (with the memory records) ----
+ * Per stage range of the rank: an aten::mm tensor (16 to 112 MiB) live over the range, a GE
+ * workspace of 1 MiB (no stream, as GE's rows have none); in the peak's stage, an
+ * aten::empty_strided of 512 MiB (+ 4 KiB per rank) live from 1 us before the allocated peak
+ * to 1 us after it: the largest allocation live then. In the first range, an aten::zeros
+ * never released. NPU_MEM follows PTA's reserved total (app HBM = reserved + 128 MiB, device
+ * HBM 2 GiB more, DDR a little), sampled with it; AICORE_FREQ is 1800 MHz but 1200 at the
+ * peak (throttling). */
+
+static const char *const mem_strs[] = {
+    "app", "device", "aten::mm", "aten::zeros", "aten::empty_strided", "trans_TransData"};
+enum { MS_APP = 2, MS_DEVICE, MS_MM, MS_ZEROS, MS_EMPTY, MS_TRANS }; /* MEM_STR_BASE + */
+
+static void
+mem_row(gen_writer *w, sqlite3_stmt *st, const int64_t *v, const int *null, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (null && null[i])
+			sqlite3_bind_null(st, i + 1);
+		else
+			sqlite3_bind_int64(st, i + 1, v[i]);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		gen_w_fail(w, "insert memory rows");
+	sqlite3_reset(st);
+}
+
+static void
+gen_w_memory_more(gen_writer *w, gen_rank *rk, size_t peak)
+{
+	gen_w_exec(
+	    w, "CREATE TABLE IF NOT EXISTS OP_MEMORY (name INTEGER, size INTEGER, "
+	       "allocationTime INTEGER, releaseTime INTEGER, activeReleaseTime INTEGER, duration "
+	       "INTEGER, activeDuration INTEGER, allocationTotalAllocated INTEGER, "
+	       "allocationTotalReserved INTEGER, allocationTotalActive INTEGER, "
+	       "releaseTotalAllocated INTEGER, releaseTotalReserved INTEGER, releaseTotalActive "
+	       "INTEGER, streamPtr INTEGER, deviceId INTEGER);"
+	       "CREATE TABLE IF NOT EXISTS NPU_MEM (type INTEGER, ddr NUMERIC, hbm NUMERIC, "
+	       "timestampNs INTEGER, deviceId INTEGER);"
+	       "CREATE TABLE IF NOT EXISTS AICORE_FREQ (deviceId INTEGER, timestampNs NUMERIC, "
+	       "freq INTEGER);");
+	sqlite3_stmt *om = NULL, *nm = NULL, *fq = NULL;
+	if (w->err ||
+	    sqlite3_prepare_v2(w->db,
+	                       "INSERT INTO OP_MEMORY (name, size, allocationTime, releaseTime, "
+	                       "streamPtr, deviceId) VALUES (?,?,?,?,?,?)",
+	                       -1, &om, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(w->db, "INSERT INTO NPU_MEM VALUES (?,?,?,?,?)", -1, &nm, NULL) !=
+	        SQLITE_OK ||
+	    sqlite3_prepare_v2(w->db, "INSERT INTO AICORE_FREQ VALUES (?,?,?)", -1, &fq, NULL) !=
+	        SQLITE_OK) {
+		gen_w_fail(w, "prepare the memory tables");
+		sqlite3_finalize(om);
+		sqlite3_finalize(nm);
+		return;
+	}
+	for (int s = MS_APP; s <= MS_TRANS && !w->err; s++) {
+		sqlite3_bind_text(w->q[Q_STR], 2, mem_strs[s - MS_APP], -1, SQLITE_STATIC);
+		int64_t v[1] = {MEM_STR_BASE + s};
+		gen_w_row(w, Q_STR, v, 1);
+	}
+	const gen_truth *T = &w->P->tr;
+	gen_memory_truth *m = &rk->memory[0];
+	int64_t stream = 0x7f3a00000000 + w->rank;
+	size_t si = 0;
+	int first = 1;
+	for (size_t i = 0; i < T->nstages && !w->err; i++) {
+		const gen_stage_truth *g = &T->stages[i];
+		if (g->rank != w->rank)
+			continue;
+		int64_t mid = g->start_ns + (g->end_ns - g->start_ns) / 2;
+		int64_t mm = (int64_t)(si % 7 + 1) * (16 << 20);
+		int64_t r1[6] = {MEM_STR_BASE + MS_MM, mm,     g->start_ns + US,
+		                 g->end_ns - US,       stream, w->dev};
+		mem_row(w, om, r1, NULL, 6);
+		int64_t r2[6] = {MEM_STR_BASE + MS_TRANS, 1 << 20, g->start_ns + US,
+		                 g->end_ns - US,          0,       w->dev};
+		int null2[6] = {0, 0, 0, 0, 1, 0};
+		mem_row(w, om, r2, null2, 6);
+		if (first) {
+			int64_t r3[6] = {MEM_STR_BASE + MS_ZEROS,
+			                 8 << 20,
+			                 g->start_ns + 2 * US,
+			                 0,
+			                 stream,
+			                 w->dev};
+			int null3[6] = {0, 0, 0, 1, 0, 0};
+			mem_row(w, om, r3, null3, 6);
+			/* the clock at the start */
+			int64_t f0[3] = {w->dev, g->start_ns, 1800};
+			mem_row(w, fq, f0, NULL, 3);
+			first = 0;
+		}
+		if (i == peak) {
+			int64_t big = ((int64_t)512 << 20) + (int64_t)w->rank * 4096;
+			int64_t r4[6] = {
+			    MEM_STR_BASE + MS_EMPTY, big, mid - US, mid + US, stream, w->dev};
+			mem_row(w, om, r4, NULL, 6);
+			m->live_size = big;
+			m->live_op = "aten::empty_strided";
+			int64_t f1[3] = {w->dev, mid, 1200}, f2[3] = {w->dev, g->end_ns, 1800};
+			mem_row(w, fq, f1, NULL, 3);
+			mem_row(w, fq, f2, NULL, 3);
+			m->freq_min = 1200;
+			m->freq_min_ns = mid;
+		}
+		/* NPU memory at the memory records' times: PTA's reserved total and more */
+		int64_t at[3] = {g->start_ns + US, mid, g->end_ns - US};
+		for (int j = 0; j < 3; j++) {
+			int64_t alloc = MEM_BASE + (int64_t)(si % 7) * (64 << 20) +
+			                (j == 1 ? (int64_t)512 << 20 : 0);
+			if (i == peak && j == 1)
+				alloc = MEM_PEAK + (int64_t)w->rank * 4096;
+			int64_t hbm = alloc + ((int64_t)256 << 20) + ((int64_t)128 << 20);
+			int64_t app[5] = {MEM_STR_BASE + MS_APP, 0, hbm, at[j], w->dev};
+			int64_t dev[5] = {MEM_STR_BASE + MS_DEVICE, (64 << 20) + j * 4096,
+			                  hbm + ((int64_t)2 << 30), at[j], w->dev};
+			mem_row(w, nm, app, NULL, 5);
+			mem_row(w, nm, dev, NULL, 5);
+			if (hbm > m->npu_app_hbm) {
+				m->npu_app_hbm = hbm;
+				m->npu_app_hbm_ns = at[j];
+			}
+		}
+		si++;
+	}
+	sqlite3_finalize(om);
+	sqlite3_finalize(nm);
+	sqlite3_finalize(fq);
+}
+
 void
 gen_w_memory(gen_writer *w, gen_rank *rk)
 {
@@ -471,6 +601,7 @@ gen_w_memory(gen_writer *w, gen_rank *rk)
 	}
 	sqlite3_finalize(st);
 	rk->nmemory = 2;
+	gen_w_memory_more(w, rk, peak);
 }
 
 void

@@ -338,22 +338,74 @@ jw_write_overlap(jw *w)
 	free(span.v);
 }
 
-/* A counter process, as the files carry many (the loaders skip them). */
+/* The counter processes: AI Core Freq (AICORE_FREQ's rows, or 1800 MHz at the first and last
+ * task) and, when the DB has NPU_MEM, NPU MEM: APP/HBM, APP/DDR, Device/HBM, Device/DDR in KB
+ * as msprof writes them (bytes / 1024, every decimal: exact). */
+static void
+jw_counter(jw *w, const char *name, int64_t pid, int64_t t, const char *key, const char *val)
+{
+	fprintf(w->f, ", {\"name\": \"%s\", \"ts\": \"", name);
+	jw_us(w, t);
+	fprintf(w->f,
+	        "\", \"pid\": %" PRId64 ", \"tid\": 0, \"args\": {\"%s\": %s}, \"ph\": \"C\"}", pid,
+	        key, val);
+}
+
+static void
+jw_write_npu_mem(jw *w)
+{
+	sqlite3_stmt *st = jw_prep(w, "SELECT (SELECT value FROM STRING_IDS WHERE id = type), hbm, "
+	                              "ddr, timestampNs FROM NPU_MEM ORDER BY rowid");
+	if (st == NULL)
+		return;
+	int64_t pid = jw_layer_pid(w, SORT_NPU_MEM, 1);
+	int meta = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(st, 0);
+		const char *pre = type && strcmp(type, "app") == 0      ? "APP"
+		                  : type && strcmp(type, "device") == 0 ? "Device"
+		                                                        : NULL;
+		if (pre == NULL)
+			continue;
+		if (!meta) {
+			jw_process_meta(w, pid, "NPU MEM", "NPU", SORT_NPU_MEM);
+			meta = 1;
+		}
+		for (int k = 0; k < 2; k++) {
+			int64_t b = jw_col(st, 1 + k);
+			char name[32], kb[48];
+			snprintf(name, sizeof name, "%s/%s", pre, k ? "DDR" : "HBM");
+			/* 1/1024 = 0.0009765625: ten decimals hold it exactly */
+			snprintf(kb, sizeof kb, "%" PRId64 ".%010" PRId64, b / 1024,
+			         (b % 1024) * 9765625);
+			jw_counter(w, name, pid, jw_col(st, 3), "KB", kb);
+		}
+	}
+	sqlite3_finalize(st);
+}
+
 void
 jw_write_freq(jw *w)
 {
 	int64_t pid = jw_layer_pid(w, SORT_FREQ, 1);
+	sqlite3_stmt *st = jw_prep(w, "SELECT timestampNs, freq FROM AICORE_FREQ ORDER BY rowid");
+	int rows = 0;
+	while (st != NULL && sqlite3_step(st) == SQLITE_ROW) {
+		if (rows++ == 0)
+			jw_process_meta(w, pid, "AI Core Freq", "NPU", SORT_FREQ);
+		char v[32];
+		snprintf(v, sizeof v, "%" PRId64, jw_col(st, 1));
+		jw_counter(w, "AI Core Freq", pid, jw_col(st, 0), "MHz", v);
+	}
+	sqlite3_finalize(st);
+	jw_write_npu_mem(w);
+	if (rows)
+		return;
 	int64_t t0 = jw_scalar(w, "SELECT min(startNs) FROM TASK", -1);
 	int64_t t1 = jw_scalar(w, "SELECT max(endNs) FROM TASK", -1);
 	if (t0 < 0)
 		return;
 	jw_process_meta(w, pid, "AI Core Freq", "NPU", SORT_FREQ);
-	for (int k = 0; k < 2; k++) {
-		fputs(", {\"name\": \"AI Core Freq\", \"ts\": \"", w->f);
-		jw_us(w, k ? t1 : t0);
-		fprintf(w->f,
-		        "\", \"pid\": %" PRId64 ", \"tid\": 0, \"args\": {\"MHz\": 1800}, "
-		        "\"ph\": \"C\"}",
-		        pid);
-	}
+	for (int k = 0; k < 2; k++)
+		jw_counter(w, "AI Core Freq", pid, k ? t1 : t0, "MHz", "1800");
 }

@@ -16,6 +16,7 @@
 #define SORT_MSPROFTX 8
 #define SORT_HW 13
 #define SORT_FREQ 14
+#define SORT_NPU_MEM 16
 #define SORT_HCCL 15
 #define SORT_OVERLAP 23
 

@@ -346,22 +346,34 @@ ascend_db_allocations(const tl_rank *r, size_t si, int64_t t, size_t max, tl_all
 		profdb_close(&pdb);
 		return 0;
 	}
-	char sql[400];
+	int strs = profdb_has(&pdb, "STRING_IDS");
+	char sql[640];
 	snprintf(sql, sizeof sql,
 	         /* INTEGER cells only: SQL ranks TEXT above every number, so a damaged
 	          * size would lead the list and a damaged release time never come */
-	         "SELECT %s, size, allocationTime, releaseTime FROM OP_MEMORY WHERE "
+	         "SELECT %s, size, allocationTime, releaseTime, streamPtr FROM OP_MEMORY WHERE "
 	         "typeof(allocationTime) = 'integer' AND typeof(size) = 'integer' AND "
 	         "allocationTime <= ?1 AND (releaseTime IS NULL OR (typeof(releaseTime) = "
-	         "'integer' AND releaseTime > ?1)) ORDER BY size DESC LIMIT ?2",
-	         profdb_has(&pdb, "STRING_IDS")
-	             ? "(SELECT value FROM STRING_IDS WHERE id = OP_MEMORY.name)"
-	             : "NULL");
-	sqlite3_stmt *st;
+	         "'integer' AND releaseTime > ?1)) ORDER BY size DESC, allocationTime LIMIT ?2",
+	         strs ? "(SELECT value FROM STRING_IDS WHERE id = OP_MEMORY.name)" : "NULL");
+	sqlite3_stmt *st, *fr = NULL;
 	if (profdb_prepare(&pdb, sql, &st) != SQLITE_OK) {
 		profdb_close(&pdb);
 		return -1;
 	}
+	/* the Python frame: the innermost PyTorch call of the allocating operator's name that
+	 * holds the allocation time, its call stack's innermost frame (stackDepth 0). By the
+	 * name's text: STRING_IDS holds one text under several ids (host and device rows). */
+	if (strs && profdb_has(&pdb, "PYTORCH_API") && profdb_has(&pdb, "PYTORCH_CALLCHAINS") &&
+	    profdb_prepare(&pdb,
+	                   "SELECT (SELECT value FROM STRING_IDS WHERE id = c.stack) FROM "
+	                   "PYTORCH_CALLCHAINS c WHERE c.id = (SELECT callchainId FROM "
+	                   "PYTORCH_API WHERE name IN (SELECT id FROM STRING_IDS WHERE value = ?1) "
+	                   "AND startNs <= ?2 AND endNs >= ?2 AND "
+	                   "callchainId IS NOT NULL ORDER BY startNs DESC LIMIT 1) ORDER BY "
+	                   "c.stackDepth LIMIT 1",
+	                   &fr) != SQLITE_OK)
+		fr = NULL;
 	sqlite3_bind_int64(st, 1, t);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -373,8 +385,20 @@ ascend_db_allocations(const tl_rank *r, size_t si, int64_t t, size_t max, tl_all
 		a.release_ns = sqlite3_column_type(st, 3) == SQLITE_NULL
 		                   ? INT64_MAX
 		                   : sqlite3_column_int64(st, 3);
+		snprintf(a.component, sizeof a.component, "%s",
+		         sqlite3_column_type(st, 4) == SQLITE_NULL ? "GE" : "PTA");
+		a.frame[0] = '\0';
+		if (fr != NULL && op != NULL) {
+			sqlite3_bind_text(fr, 1, a.op, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(fr, 2, a.alloc_ns);
+			if (sqlite3_step(fr) == SQLITE_ROW && sqlite3_column_text(fr, 0) != NULL)
+				snprintf(a.frame, sizeof a.frame, "%s",
+				         (const char *)sqlite3_column_text(fr, 0));
+			sqlite3_reset(fr);
+		}
 		VEC_PUSH(*v, *n, *cap, a);
 	}
+	sqlite3_finalize(fr);
 	sqlite3_finalize(st);
 	profdb_close(&pdb);
 	return 0;

@@ -105,6 +105,7 @@ const char *const json_problem_text[PR__N] = {
     [PR_ARGS] = "\"args\" that are not valid JSON (the event is kept without them)",
     [PR_UNPAIRED] = "a \"B\" event without its \"E\" on the same thread, or an \"E\" without a "
                     "\"B\" (or before it)",
+    [PR_COUNTER] = "a counter event (\"C\") without a number in its \"args\"",
 };
 
 /* Which top-level member a key names (F__N: none we read). */

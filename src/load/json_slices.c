@@ -600,6 +600,10 @@ json_slice_event(jctx *c, const jevent *ev)
 			slice_add(c, ev, json_thread_of(c, ev), start, dur);
 		return;
 	}
+	if (ph == 'C') {
+		json_counter_event(c, ev);
+		return;
+	}
 	if ((ph != 'B' && ph != 'E') || json_event_time(c, ev, 0, 1, &start, &dur) != 0)
 		return;
 	uint32_t ti = json_thread_of(c, ev); /* may move c->threads */

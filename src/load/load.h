@@ -97,6 +97,9 @@ typedef struct tl_alloc {
 	int64_t size;       /* bytes */
 	int64_t alloc_ns;   /* allocationTime */
 	int64_t release_ns; /* releaseTime; INT64_MAX: not released within the capture */
+	char component[8];  /* "PTA" (the caching allocator: it has a stream) or "GE" */
+	char frame[192];    /* the innermost Python frame of the operator that allocated it (the
+	                     * PyTorch call holding allocationTime, with_stack), or "" */
 } tl_alloc;
 
 /* One input format. The loader is the only code that knows its format: what it keeps of a

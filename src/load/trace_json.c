@@ -353,6 +353,7 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 	c.s_record_function = strpool_intern_cstr(r->pool, "record_function");
 	json_walk(&c, 2, json_slice_event);
 	json_unpaired_report(&c);
+	json_counters_finish(&c);
 	json_links_correlate(&c);
 	if ((c.nevidx > 0 || c.nlinks > 0) && r->nsources > 0) { /* (the loader's source is
 		                                                       r's last) */

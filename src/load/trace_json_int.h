@@ -45,6 +45,7 @@ enum {
 	PR_PARSE,
 	PR_ARGS,
 	PR_UNPAIRED,
+	PR_COUNTER, /* a counter event ("C") without a number in its args */
 	PR__N
 };
 
@@ -462,6 +463,10 @@ ptrdiff_t trace_json_stack(const tl_rank *r, size_t si, const tl_track *t, size_
 /* Walk 2: "X" events are slices; a "B" waits on its thread's stack for the "E" that closes it
  * (Chrome's duration events; the "E" may carry no name: the "B" gives it all). */
 void json_slice_event(jctx *c, const jevent *ev);
+/* json_counters.c: walk 2's counter events ("C"), and putting every counter of the source in
+ * time order after it. */
+void json_counter_event(jctx *c, const jevent *ev);
+void json_counters_finish(jctx *c);
 /* After walk 2: "B" events nothing closed. */
 void json_unpaired_report(jctx *c);
 

@@ -156,6 +156,8 @@ typedef enum tl_counter_kind {
 	TL_CTR_NPU_DDR,   /* NPU_MEM.ddr per type, bytes */
 	TL_CTR_MODULE,    /* NPU_MODULE_MEM.totalReserved per module (ENUM_MODULE), bytes */
 	TL_CTR_FREQ,      /* AICORE_FREQ.freq, MHz (only its changes are recorded) */
+	TL_CTR_OTHER,     /* a trace's other counter (ph "C"): group "name [unit]", value in
+	                   * thousandths of the unit */
 	TL_CTR__COUNT
 } tl_counter_kind;
 

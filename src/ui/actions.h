@@ -36,6 +36,11 @@
 	  "Show compute and memcpy per stream and the HCCL task lanes of the current rank")        \
 	X(TOGGLE_OVERLAP, "toggle-overlap", "Lanes", "Show or hide the overlap lanes")             \
 	X(TOGGLE_HOST, "toggle-host", "Lanes", "Show or hide host API lanes")                      \
+	X(COUNTERS, "counters", "Lanes",                                                           \
+	  "Show or hide the counter lanes: memory (allocator, NPU, modules) and AI Core "          \
+	  "frequency")                                                                             \
+	X(COUNTER_PEAK, "counter-peak", "Lanes",                                                   \
+	  "Go to the peak of the counter lane under the cursor (then live: what was live)")        \
 	X(LABEL_WIDTH, "label-width", "Lanes",                                                     \
 	  "Widen the lane names' column (again: wider, then narrowest, then fitted); :labels N")   \
 	X(PIN_RANK, "pin-rank", "Lanes",                                                           \
@@ -93,6 +98,9 @@
 	X(MODULES_PANEL, "modules", "Panels",                                                      \
 	  "Show the module tree (Module-domain mstx ranges): device time per module, forward and " \
 	  "backward")                                                                              \
+	X(LIVE_PANEL, "live", "Panels",                                                            \
+	  "Show the largest allocations live at the cursor (OP_MEMORY), with their op and Python " \
+	  "frame")                                                                                 \
 	X(DIFF_PANEL, "diff", "Panels",                                                            \
 	  "With --compare: the ranked changes of tl diff; Enter shows one in both runs")           \
 	X(STAGE_NEXT, "stage-next", "Panels",                                                      \

@@ -54,7 +54,9 @@
 	X(HEAT2, "heat.2", 'V')                                                                    \
 	X(HEAT3, "heat.3", 'W')                                                                    \
 	X(HEAT4, "heat.4", 'X')                                                                    \
-	X(HEAT5, "heat.5", 'Y')
+	X(HEAT5, "heat.5", 'Y')                                                                    \
+	X(COUNTER, "counter", 'u')                                                                 \
+	X(COUNTER_PEAK, "counter.peak", 'Z')
 
 #define SLOT_ENUM_(e, n, c) SLOT_##e,
 enum { TL_SLOTS(SLOT_ENUM_) SLOT__COUNT };

@@ -314,6 +314,7 @@ timeline_close(tl_ui *ui, void *st)
 	tl_timeline *tl = st;
 	lanes_free(ui);
 	timeline_links_free(ui);
+	timeline_counters_free(ui);
 	free(tl->lanes);
 	free(tl->border);
 	free(tl->rs);

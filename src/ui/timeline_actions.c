@@ -66,6 +66,10 @@ slice_step(tl_ui *ui, int dir)
 		ui_message(ui, 0, "Move to a lane first (Down)");
 		return;
 	}
+	if (l->type == UL_COUNTER) {
+		ui_message(ui, 0, "A counter lane has no slices (* goes to its peak)");
+		return;
+	}
 	if (l->type >= UL_COMPARE) {
 		ui_message(ui, 0, "Slices are selected on A's lanes; this lane is run B's");
 		return;
@@ -254,6 +258,12 @@ timeline_action(tl_ui *ui, void *st, int a)
 		if (tl->show_host)
 			tlq_host_lanes(ui->q); /* DB profiles read them now, once */
 		timeline_rebuild_lanes(ui);
+		break;
+	case ACT_COUNTERS:
+		timeline_counters_toggle(ui);
+		break;
+	case ACT_COUNTER_PEAK:
+		timeline_counter_peak(ui);
 		break;
 	case ACT_LABEL_WIDTH:
 		timeline_labels_cycle(ui);

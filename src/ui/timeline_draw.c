@@ -455,6 +455,8 @@ timeline_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 		draw_label(ui, l, yy, li == tl->lane);
 		if (l->type == UL_HEADER) {
 			draw_header_row(ui, l, yy);
+		} else if (l->type == UL_COUNTER) {
+			timeline_counter_draw(ui, l, yy);
 		} else if (l->type >= UL_COMPARE) {
 			compare_draw_lane(ui, l, yy);
 		} else {
@@ -504,6 +506,9 @@ timeline_status(tl_ui *ui, int y)
 	int64_t step;
 	if (timeline_step_at_cursor(ui, &step) == 0)
 		off += snprintf(buf + off, sizeof buf - (size_t)off, " step %" PRId64, step);
+	if (tl->lane < tl->nlanes) /* a counter lane: its value at the cursor */
+		off += timeline_counter_status(ui, &tl->lanes[tl->lane], buf + off,
+		                               sizeof buf - (size_t)off);
 	if (!ui->utf8) {
 		char *p = strstr(buf, "\u2013");
 		if (p) {

@@ -17,6 +17,7 @@ typedef enum ui_lane_type {
 	/* --compare: lanes of the other run, not of ui->tr (ui/compare.c draws them) */
 	UL_COMPARE, /* tracks [first, first + count) of B's rank brank, on A's clock */
 	UL_DELTA,   /* per stage of the rank: B longer or shorter (tl diff's numbers) */
+	UL_COUNTER, /* a counter of the rank (ui/timeline_counters.c): no tracks (count 0) */
 } ui_lane_type;
 
 typedef struct ui_lane {
@@ -28,6 +29,10 @@ typedef struct ui_lane {
 	char label[64];      /* sanitized */
 	uint8_t slot;        /* colour slot of its slices */
 	uint8_t indent;
+	/* UL_COUNTER: the counter (an index into the rank's counters), its lowest and highest
+	 * value and its peak sample */
+	size_t ctr, ctr_peak;
+	int64_t ctr_lo, ctr_hi;
 } ui_lane;
 
 typedef struct ui_rank_state {
@@ -44,7 +49,7 @@ typedef struct tl_timeline {
 	size_t nlanes, lcap;
 	size_t lane, top; /* the current lane, the first shown */
 	ui_rank_state *rs;
-	int show_overlap, show_host;
+	int show_overlap, show_host, show_counters;
 	int label_cols; /* the label column's width the user chose (label-width, :labels); 0: fitted
 	                 */
 	int accordion;  /* many ranks: only the current one open, until the user folds by hand */
@@ -79,7 +84,10 @@ typedef struct tl_timeline {
 	size_t rk_rank;
 	int rk_valid;
 	tl_cell *cells, *cells2;
-	uint32_t *domtrack; /* merged lanes: track of the dominant slice per column */
+	uint32_t *domtrack;      /* merged lanes: track of the dominant slice per column */
+	int64_t *ctr_max;        /* counter lanes: the highest value per column */
+	unsigned char *ctr_have; /* and whether the counter has one there */
+	int ctr_cols;
 	int scratch_cols;
 } tl_timeline;
 
@@ -117,6 +125,16 @@ size_t lane_of_track(tl_ui *, size_t ri, size_t ti, int reveal);
 void timeline_link_action(tl_ui *, int act);
 void timeline_links_draw(tl_ui *);
 void timeline_links_free(tl_ui *);
+
+/* timeline_counters.c: the counter lanes (memory, frequency): U shows them, * jumps to the
+ * peak of the one under the cursor. */
+void timeline_counters_toggle(tl_ui *);
+void timeline_counter_lanes(tl_ui *, size_t ri);
+void timeline_counter_draw(tl_ui *, const ui_lane *, int y);
+/* The counter's value at the cursor for the status line ("  = 1.16 GiB"): chars written. */
+int timeline_counter_status(tl_ui *, const ui_lane *, char *buf, size_t len);
+void timeline_counter_peak(tl_ui *);
+void timeline_counters_free(tl_ui *);
 
 /* timeline.c: the view's state (its view_ops, in timeline_actions.c, open and close it) */
 void *timeline_open(tl_ui *);

@@ -287,20 +287,22 @@ timeline_rebuild_lanes(tl_ui *ui)
 			}
 			i = k;
 		}
-		compare_add_lanes(ui, ri); /* --compare: B's lanes under A's */
+		timeline_counter_lanes(ui, ri); /* U: memory and frequency counters */
+		compare_add_lanes(ui, ri);      /* --compare: B's lanes under A's */
 	}
 	tl->lane = 0;
 	if (have_old) {
 		size_t best = SIZE_MAX;
 		for (size_t i = 0; i < tl->nlanes; i++) {
 			const ui_lane *l = &tl->lanes[i];
-			if (l->type >= UL_COMPARE)
+			if (l->type == UL_COMPARE || l->type == UL_DELTA)
 				continue; /* the other run's tracks */
 			if (l->rank != old.rank)
 				continue;
 			if (best == SIZE_MAX)
 				best = i; /* the rank's header */
-			if (l->type == old.type && l->kind == old.kind && l->first == old.first) {
+			if (l->type == old.type && l->kind == old.kind && l->first == old.first &&
+			    l->ctr == old.ctr) {
 				best = i;
 				break;
 			}

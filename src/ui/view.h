@@ -86,6 +86,7 @@ typedef struct view_ops {
 	X(slow_panel_view)                                                                         \
 	X(ops_panel_view)                                                                          \
 	X(modules_panel_view)                                                                      \
+	X(live_panel_view)                                                                         \
 	X(diff_panel_view)                                                                         \
 	X(help_view)
 

@@ -63,3 +63,41 @@ END {
 	printf "bytes to the terminal per frame, p99:      %8d\n", pct(b, n, 0.99)
 	printf "one-column pans: %d, median bytes %d (bar: <= 2048), median CPU %.3f ms\n", np, pct(pb, np, 0.5), pct(pc, np, 0.5)
 }' "$stats"
+
+# ---- the counter lanes (U): the same keys with them off and on, side by side -----------------
+# A profile with memory records (allocator totals, NPU memory, AI Core frequency: tlgen
+# --memory), BENCH_MEM_TASKS tasks per rank; each run replays the keys above, "U" first for the
+# lanes on, RUNS times alternately; the medians of the runs' per-frame CPU (median and p99). At
+# 200x160 every lane of both runs is on screen: the lanes on draw the same lanes and more.
+MTASKS=${BENCH_MEM_TASKS:-200000}
+MPROFILE="$OUT/profile-mem-${RANKS}x${MTASKS}"
+generate_once "$MPROFILE" "$RANKS ranks x $MTASKS device tasks with memory records" \
+	"$TLGEN" bench "$MPROFILE" --ranks "$RANKS" --tasks "$MTASKS" --steps 3 --slow 3 --memory
+RUNS=${BENCH_RUNS:-3}
+{ echo U; cat "$script"; } > "$OUT/tui-keys-counters.txt"
+frame_pcts() { # STATS -> "median p99" of the CPU per frame, ms
+	awk '$1 == "frame" && $2 > 0 { print $3 / 1e6 }' "$1" | sort -g |
+		awk '{ a[NR] = $1 } END { k = int(0.99 * NR + 0.999999); printf "%.3f %.3f\n", a[int((NR + 1) / 2)], a[k] }'
+}
+off_med=() off_p99=() on_med=() on_p99=()
+for i in $(seq "$RUNS"); do
+	for mode in off on; do
+		keys=$script
+		[ $mode = on ] && keys="$OUT/tui-keys-counters.txt"
+		TERM=xterm-256color LC_ALL=C.UTF-8 NO_COLOR= XDG_CONFIG_HOME=/nonexistent \
+			"$TL_BIN" view "$MPROFILE" --no-cache --script "$keys" --size 200x160 \
+			--stats "$OUT/tui-stats-$mode.txt"
+		read -r m p < <(frame_pcts "$OUT/tui-stats-$mode.txt")
+		if [ $mode = off ]; then off_med+=("$m") off_p99+=("$p"); else on_med+=("$m") on_p99+=("$p"); fi
+	done
+done
+lanes_on=$(awk '$1 == "frame"' "$OUT/tui-stats-on.txt" | wc -l)
+med_of() { printf '%s\n' "$@" | median; }
+printf '== counter lanes off vs on: %s keys on %s at 200x160, %s runs each (medians of runs)\n' \
+	"$((lanes_on - 1))" "$MPROFILE" "$RUNS"
+printf 'CPU per frame, median: off %8.3f ms   on %8.3f ms   ratio %.2f\n' \
+	"$(med_of "${off_med[@]}")" "$(med_of "${on_med[@]}")" \
+	"$(calc "$(med_of "${on_med[@]}") / $(med_of "${off_med[@]}")")"
+printf 'CPU per frame, p99:    off %8.3f ms   on %8.3f ms   ratio %.2f   (bar: <= 16 ms)\n' \
+	"$(med_of "${off_p99[@]}")" "$(med_of "${on_p99[@]}")" \
+	"$(calc "$(med_of "${on_p99[@]}") / $(med_of "${off_p99[@]}")")"

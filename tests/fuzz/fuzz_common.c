@@ -145,6 +145,33 @@ fuzz_exercise_rank(struct tl_rank *r, const void *src)
 	tlq_alloc *al;
 	if (tlq_live_allocations(r, r->t_min / 2 + r->t_max / 2, 8, &al) >= 0)
 		free(al);
+	/* the counter lanes (U): columns, the value at the middle, the peak, their texts, and
+	 * what was live at the peak (A) */
+	tl_query *cq = r->t_min <= r->t_max ? tlq_open(&tr, NULL) : NULL;
+	if (cq != NULL) {
+		tl_counter *const *cs;
+		size_t nc = tlq_rank_counters(cq, 0, &cs);
+		int64_t edges[17], mx[16];
+		unsigned char hv[16];
+		for (int k = 0; k <= 16; k++)
+			edges[k] = r->t_min + (r->t_max - r->t_min) / 16 * k;
+		for (size_t i = 0; i < nc; i++) {
+			char b[200];
+			int64_t lo, hi, v;
+			tlq_counter_columns(cs[i], r->t_max, edges, 16, mx, hv);
+			tlq_counter_label(r, cs[i], b, sizeof b);
+			if (tlq_counter_at(cs[i], r->t_max, edges[8], &v))
+				tlq_counter_value(r, cs[i], v, b, sizeof b);
+			size_t p = tlq_counter_peak(cs[i], &lo, &hi);
+			if (p == SIZE_MAX)
+				continue;
+			tlq_counter_value(r, cs[i], lo, b, sizeof b);
+			tlq_counter_value(r, cs[i], hi, b, sizeof b);
+			if (tlq_live_allocations(r, cs[i]->t[p], 8, &al) >= 0)
+				free(al);
+		}
+		tlq_close(cq);
+	}
 	tl_overlap o;
 	tlq_overlap(r, r->t_min, r->t_max, &o);
 	/* the pipeline as --pp 2 asks for it: a DB's forward/backward operator pairs are read,

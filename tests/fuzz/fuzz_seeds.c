@@ -21,6 +21,7 @@
 #include "cells_bad.h"
 #include "host_bad.h"
 #include "flows_bad.h"
+#include "counters_bad.h"
 #include "load/cache.h"
 #include "load/load.h"
 #include "util/msg.h"
@@ -399,6 +400,16 @@ main(int argc, char **argv)
 	}
 	free(p);
 
+	/* counter events gone wrong: out of time order, null, without args, a bad ts */
+	p = xasprintf("%s/counters-bad.json", jsondir);
+	fj = fopen(p, "w");
+	if (fj != NULL) {
+		fputs(COUNTERS_BAD_JSON, fj);
+		fclose(fj);
+		nseeds++;
+	}
+	free(p);
+
 	/* counters gone wrong: NULL, text and REAL sizes, samples out of time order, an unknown
 	 * module, a component without a name */
 	p = xasprintf("%s/counters-bad.db", dbdir);
@@ -424,7 +435,25 @@ main(int argc, char **argv)
 	       "CREATE TABLE ENUM_MODULE (id INTEGER PRIMARY KEY,name TEXT);"
 	       "INSERT INTO ENUM_MODULE VALUES (3,'HCCL');"
 	       "CREATE TABLE AICORE_FREQ (deviceId INTEGER,timestampNs NUMERIC,freq INTEGER);"
-	       "INSERT INTO AICORE_FREQ VALUES (0,200,1800),(0,100,1650),(0,'t',NULL);");
+	       "INSERT INTO AICORE_FREQ VALUES (0,200,1800),(0,100,1650),(0,'t',NULL);"
+	       /* allocations with NULL sizes and times, never released, text names */
+	       "CREATE TABLE OP_MEMORY (name INTEGER, size INTEGER, allocationTime INTEGER, "
+	       "releaseTime INTEGER, activeReleaseTime INTEGER, duration INTEGER, activeDuration "
+	       "INTEGER, allocationTotalAllocated INTEGER, allocationTotalReserved INTEGER, "
+	       "allocationTotalActive INTEGER, releaseTotalAllocated INTEGER, "
+	       "releaseTotalReserved INTEGER, releaseTotalActive INTEGER, streamPtr INTEGER, "
+	       "deviceId INTEGER);"
+	       "INSERT INTO OP_MEMORY VALUES (536870912,NULL,200,300,NULL,NULL,NULL,NULL,NULL,"
+	       "NULL,NULL,NULL,NULL,1,0),(1,4096,NULL,300,NULL,NULL,NULL,NULL,NULL,NULL,NULL,"
+	       "NULL,NULL,NULL,0),('x',-8,150,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,"
+	       "7,0),(99,9223372036854775807,100,'late',NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,"
+	       "NULL,NULL,0);"
+	       "CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, "
+	       "connectionId INTEGER, name INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER, "
+	       "inputDtypes INTEGER, inputShapes INTEGER, callchainId INTEGER, type INTEGER);"
+	       "INSERT INTO PYTORCH_API VALUES ('90','400',1,NULL,1,NULL,NULL,NULL,NULL,5,NULL);"
+	       "CREATE TABLE PYTORCH_CALLCHAINS (id INTEGER, stack INTEGER, stackDepth INTEGER);"
+	       "INSERT INTO PYTORCH_CALLCHAINS VALUES (5,NULL,0),(5,1,1);");
 	free(p);
 
 	/* a generated GRPO profile, one rank, two steps */

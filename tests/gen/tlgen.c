@@ -49,6 +49,8 @@ usage(FILE *f)
 	    "  PP:   --pp N --microbatches M --gpipe --no-meta --no-p2p --op-pairs --pp-device\n"
 	    "  host: --host-ops (a PyTorch operator per launch) --with-stack (its call stack)\n"
 	    "        --jitter (varying launch delays)\n"
+	    "  memory: --memory (allocator totals, OP_MEMORY, NPU_MEM and AICORE_FREQ with a\n"
+	    "        known peak inside a known stage)\n"
 	    "  modules: --modules (nested Module-domain ranges, forward and backward, instead of\n"
 	    "        the GRPO timeline)\n"
 	    "  a pair for tl diff: --slow-stage S --slow-factor PERMILLE --slow-ranks MASK\n"
@@ -183,6 +185,7 @@ flag(gen_opts *o, const char *a)
 	    {"--with-stack", offsetof(gen_opts, with_stack)},
 	    {"--jitter", offsetof(gen_opts, launch_jitter)},
 	    {"--modules", offsetof(gen_opts, modules)},
+	    {"--memory", offsetof(gen_opts, memory_records)},
 	};
 	if (strcmp(a, "--gpipe") == 0) {
 		o->pp_schedule = GEN_PP_GPIPE;
