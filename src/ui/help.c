@@ -11,6 +11,7 @@
 
 typedef struct help_state {
 	int scroll, lines;
+	int rows; /* the lines the last frame had room for (0 before the first) */
 } help_state;
 
 /* How many bytes of text fit a line of w columns, cut at a space when it must be cut. */
@@ -116,6 +117,7 @@ help_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 		});
 #undef EMIT
 	hs->lines = line;
+	hs->rows = h - 1;
 }
 
 static int
@@ -154,7 +156,7 @@ help_action(tl_ui *ui, void *st, int a)
 	default:
 		break;
 	}
-	int max = hs->lines - (ui->scr.h - 2);
+	int max = hs->lines - (hs->rows > 0 ? hs->rows : ui->scr.h - 2);
 	if (hs->scroll > max)
 		hs->scroll = max;
 	if (hs->scroll < 0)

@@ -31,7 +31,7 @@ check "U shows the allocator lanes per component" sh -c "grep -q 'mem PTA alloca
 check "... the NPU memory lanes" has "mem device HBM"
 check "... and AI Core frequency" has "AI Core freq"
 check "the sparklines are in the counter slot" attr_has u
-check "the peak's column is marked" attr_has U
+check "the peak's column is marked" attr_has Z
 view "$P" 120x40 U U
 check "U again hides them" sh -c "! grep -q 'mem PTA allocated' '$t_tmp/screen.txt'"
 view "$P" 120x40 ":counters"

@@ -113,7 +113,7 @@ check "help lists keys" has "+ = w <WheelUp>"
 golden help
 view "$P" 100x30 "?" q
 check "q closes help" has "rank 0"
-view "$P" 100x40 "?" ":last-lane"
+view "$P" 100x60 "?" ":last-lane"
 check "help lists every :-command of the table, bubbles and resize too" sh -c "
 	for c in \$('$TL_BIN' keys | sed -n '/^:-commands/,\$s/^  :\([a-z-]*\).*/\1/p'); do
 		grep -qF \":\$c\" '$t_tmp/screen.txt' || { echo \"# missing :\$c\"; exit 1; }
