@@ -46,6 +46,9 @@ struct tl_query {
 	 * tlq_close frees them (dp.c's, so that the session calls nothing of the queries) */
 	struct tl_dp_cache *dp;
 	void (*dp_free)(struct tl_dp_cache *);
+	/* progressive loading: the load ranks come from (NULL: none, or all published) */
+	struct tl_load_bg *load;
+	size_t rcap; /* capacity of tr->ranks, inst and ninst while ranks are published */
 };
 
 /* The session a const query may fill a table of: only under q->lock (see above). */

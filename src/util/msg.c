@@ -14,6 +14,7 @@ static unsigned warn_count;
 static int quiet;
 static _Thread_local msg_capture_fn capture_fn;
 static _Thread_local void *capture_ctx;
+static _Thread_local _Atomic uint64_t *rows_sink;
 static struct {
 	int active, shown, total, done;
 	uint64_t rows;
@@ -113,8 +114,16 @@ msg_progress_start(int total)
 }
 
 void
+msg_progress_rows_to(_Atomic uint64_t *counter)
+{
+	rows_sink = counter;
+}
+
+void
 msg_progress_add(int done, uint64_t rows)
 {
+	if (rows_sink != NULL)
+		*rows_sink += rows;
 	pthread_mutex_lock(&msg_lock);
 	prog.done += done;
 	prog.rows += rows;

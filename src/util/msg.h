@@ -10,6 +10,9 @@ void msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void msg_progress_start(int total);
 void msg_progress_add(int done, uint64_t rows);
 void msg_progress_end(void);
+/* The rows this thread reports through msg_progress_add from now on are also added to
+ * *counter (NULL: no longer): the viewer shows each rank's rows while it loads. */
+void msg_progress_rows_to(_Atomic uint64_t *counter);
 /* Count of msg_warn calls so far. */
 unsigned msg_warn_count(void);
 /* Calls fn(ctx, path, text) for each msg_warn of the calling thread from now on (as well as
