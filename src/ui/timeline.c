@@ -78,6 +78,10 @@ timeline_layout(tl_ui *ui, int w, int h, int pane_h)
 		tl->domtrack = xreallocarray(tl->domtrack, n, sizeof *tl->domtrack);
 	}
 	vp_set_ncols(&tl->vp, ncols); /* a resize keeps the time span in view */
+	if (tl->refit) {              /* ranks came in: fitted to the new label column */
+		vp_fit(&tl->vp);
+		tl->refit = 0;
+	}
 	tl->rk_valid = 0;
 }
 
@@ -115,8 +119,7 @@ timeline_ranks_grew(tl_ui *ui, size_t total)
 		if (empty)
 			v->cursor = v->t_min;
 	}
-	if (whole)
-		vp_fit(v);
+	tl->refit |= whole; /* at the next layout, when the label column is known */
 	tl->rk_valid = 0;
 	timeline_rebuild_lanes(ui);
 }
