@@ -425,11 +425,8 @@ view_trace(cli *c, tl_trace *tr, tl_trace *trb, tl_load_bg *bg)
 	int rc;
 	if (bg != NULL) {
 		tlq_attach_load(q, bg);
-		/* the loaders' warnings wait until the terminal is back (load_bg_finish) */
-		if (c->script == NULL)
-			msg_set_quiet(1);
 		rc = ui_main(q, &o);
-		msg_set_quiet(0);
+		/* the loaders' warnings were kept for now, the terminal being back */
 		int lrc = load_bg_finish(bg, 1); /* quit while loading: stop the rest */
 		if (rc == 0 && lrc != 0)
 			rc = lrc;
@@ -476,7 +473,7 @@ cmd_view(cli *c)
 	                  .view = 1,
 	                  .cache = cli_cache(c, &cache)};
 	if (view_progressive(c)) {
-		o.defer_warnings = c->script == NULL;
+		o.defer_warnings = 1;
 		o.prepare = prepare_rank;
 		tl_load_bg *bg;
 		int rc = load_trace_start(c->path, &o, &tr, &bg);

@@ -529,11 +529,13 @@ load_one(load_ctx *c, size_t i)
 	}
 	j->state = JOB_LOADING;
 	msg_progress_rows_to(&j->rows);
+	msg_hold(c->defer);
 	job_capture(c, j);
 	tl_rank *r = load_rank(c, j);
 	if (r->loaded && c->prepare != NULL && !cancel_flag)
 		c->prepare(r, c->prepare_ctx);
 	msg_capture(NULL, NULL);
+	msg_hold(0);
 	msg_progress_rows_to(NULL);
 	if (cancel_flag) {
 		rank_free(r);

@@ -61,10 +61,10 @@ rows_text(uint64_t n, char *buf, size_t len)
 {
 	if (n < 10000)
 		snprintf(buf, len, "%llu", (unsigned long long)n);
-	else if (n < 10000000)
+	else if (n < 1000000)
 		snprintf(buf, len, "%.1fk", (double)n / 1e3);
 	else
-		snprintf(buf, len, "%.1fM", (double)n / 1e6);
+		snprintf(buf, len, "%.2fM", (double)n / 1e6);
 }
 
 /* The message line while loading: how many ranks are in, and each rank being read. */

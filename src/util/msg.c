@@ -15,6 +15,7 @@ static int quiet;
 static _Thread_local msg_capture_fn capture_fn;
 static _Thread_local void *capture_ctx;
 static _Thread_local _Atomic uint64_t *rows_sink;
+static _Thread_local int hold;
 static struct {
 	int active, shown, total, done;
 	uint64_t rows;
@@ -54,6 +55,12 @@ msg_warn_count(void)
 }
 
 void
+msg_hold(int on)
+{
+	hold = on;
+}
+
+void
 msg_capture(msg_capture_fn fn, void *ctx)
 {
 	capture_fn = fn;
@@ -70,6 +77,8 @@ msg_warn(const char *path, const char *fmt, ...)
 	va_end(ap);
 	if (capture_fn != NULL)
 		capture_fn(capture_ctx, path, buf);
+	if (hold)
+		return; /* counted and printed when the holder replays it */
 	pthread_mutex_lock(&msg_lock);
 	warn_count++;
 	if (!quiet) {

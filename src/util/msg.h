@@ -4,6 +4,9 @@
 #include <stdint.h>
 
 /* "tl: PATH: problem" -- one line per bad input. path may be NULL. */
+/* While on (per thread), this thread's warnings go to its capture function (msg_capture) only,
+ * neither counted nor printed: the viewer's loader threads keep theirs and replay them. */
+void msg_hold(int on);
 void msg_warn(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress line (only on a terminal, after the first half second). */
