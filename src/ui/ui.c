@@ -94,27 +94,30 @@ draw_loading_line(tl_ui *ui, int y, size_t done, size_t total)
 	screen_text(s, 0, y, s->w, line, SLOT_MESSAGE);
 }
 
-/* Publishes the ranks finished since the last frame; script mode first waits until no rank is
- * being read (the test hook's held ranks stay out), so that its screens do not depend on the
- * loader's timing. Returns 1 when the last rank came in with this call. */
-static int
-load_poll(tl_ui *ui, int script)
+/* Publishes the ranks finished since the last frame; with wait (script mode, before its next
+ * step) first waits until no rank is being read (the test hook's held ranks stay out), so that
+ * what a script sees does not depend on the loader's timing. Returns how many ranks came in,
+ * plus one when the load ended with this call (*loaded: when). */
+static size_t
+load_poll(tl_ui *ui, int wait, int64_t *loaded)
 {
 	size_t total;
 	if (!tlq_loading(ui->q, NULL, &total))
 		return 0;
-	if (script)
+	if (wait)
 		while (!tlq_load_settled(ui->q))
 			usleep(2000);
-	if (tlq_poll(ui->q) > 0)
+	size_t got = tlq_poll(ui->q);
+	if (got > 0)
 		timeline_ranks_grew(ui, total);
 	if (tlq_loading(ui->q, NULL, NULL))
-		return 0;
+		return got;
+	*loaded = term_mono_ns();
 	if (ui->tr->nranks == 0)
 		ui_message(ui, 1, "nothing could be loaded (tl says why when it exits)");
 	else if (!ui->msg[0])
 		ui_message(ui, 0, "loaded: %zu ranks", ui->tr->nranks);
-	return 1;
+	return got + 1;
 }
 
 /* ---- input --------------------------------------------------------------------------------- */
@@ -336,8 +339,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	long b0 = term_bytes_out();
 	script_step step;
 	while (!ui->quit) {
-		if (load_poll(ui, o->script != NULL))
-			loaded = term_mono_ns();
+		load_poll(ui, 0, &loaded);
 		term_lanes lanes;
 		draw_frame(ui, &lanes);
 		if (ui->redraw) {
@@ -356,6 +358,8 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			break;
 		/* the next input */
 		if (o->script) {
+			if (load_poll(ui, 1, &loaded) > 0)
+				continue; /* the next step sees them */
 			if (!script_next(&script, &step))
 				break;
 			c0 = term_cpu_ns();
