@@ -5,8 +5,9 @@
  * One session per loaded trace. main opens it once (tlq_open) after loading and hands it to the
  * command that runs, the viewer or the report; tlq_open prepares what every query reads (stage
  * rules and stage instances; for the viewer, .lanes: the overlap and stage lanes and the prefix
- * sums of every track). After tlq_open nothing changes the trace, and every query takes the
- * session (or a track or rank of its trace) const and may be called from any view or thread.
+ * sums of every track). After tlq_open nothing changes the trace (but tlq_poll, on the views'
+ * thread, while loading progressively: below), and every query takes the session (or a track or
+ * rank of its trace) const and may be called from any view or thread.
  *
  * Adding a query (what a new panel does):
  *  - a function over `const tl_query *` (or const tracks) in the file of its concept
