@@ -114,7 +114,7 @@ load_poll(tl_ui *ui, int wait, int64_t *loaded)
 		return got;
 	*loaded = term_mono_ns();
 	if (ui->tr->nranks == 0)
-		ui_message(ui, 1, "nothing could be loaded (tl says why when it exits)");
+		ui->quit = 1; /* nothing to view: tl says why once the terminal is back */
 	else if (!ui->msg[0])
 		ui_message(ui, 0, "loaded: %zu ranks", ui->tr->nranks);
 	return got + 1;

@@ -63,6 +63,16 @@ TL_TEST_LOAD_DELAY_MS=$HOLD:1 "$TL_BIN" view "$P" --script "$t_tmp/q" --size 100
 check "q while loading exits 0" [ $? -eq 0 ]
 check "and stopped the held rank, which would have waited ten minutes" hook_says "1 of 2 ranks loaded, 1 cancelled"
 
+# ---- nothing loadable: the viewer closes and says why -------------------------------------------
+B=$t_tmp/bad/x_ascend_pt/ASCEND_PROFILER_OUTPUT
+mkdir -p "$B"
+printf 'not a database, not a database, not a database, not a database\n' > "$B/ascend_pytorch_profiler_0.db"
+printf ':dump %s\n' "$t_tmp/bad.txt" > "$t_tmp/bs"
+TL_TEST_LOAD_DELAY_MS=0 "$TL_BIN" view "$t_tmp/bad" --no-cache --script "$t_tmp/bs" --size 80x20 2> "$t_tmp/err"
+check "a profile with nothing loadable exits 2" [ $? -eq 2 ]
+check "naming the file and the problem" grep -q 'ascend_pytorch_profiler_0.db: not an SQLite database' "$t_tmp/err"
+check "and that nothing could be loaded" grep -q 'bad: nothing could be loaded' "$t_tmp/err"
+
 # ---- the whole load, progressively -----------------------------------------------------------
 VIEW_OPTS=--no-cache hooked "$P" 100x30 2
 check "nothing held: both ranks in" hook_says "2 of 2 ranks loaded, 0 cancelled"
