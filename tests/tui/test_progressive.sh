@@ -101,6 +101,38 @@ hooked "$P" 100x30 2
 head -n 29 "$t_tmp/screen.txt" > "$t_tmp/warm"
 check "a warm progressive open shows the same screen" cmp -s "$t_tmp/warm" "$t_tmp/sync"
 
+# ---- in a real terminal (tmux): the loading line, then q ---------------------------------------
+if command -v tmux > /dev/null 2>&1; then
+	T="tmux -L tl-prog-$$ -f /dev/null"
+	trap '$T kill-server 2>/dev/null; rm -rf "$t_tmp"' EXIT
+	$T new-session -d -x 120 -y 40 -s t \
+		"env TL_TEST_LOAD_DELAY_MS=$HOLD:1 TERM=tmux-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME='$XDG_CONFIG_HOME' XDG_CACHE_HOME='$XDG_CACHE_HOME' '$TL_BIN' view '$P' --no-cache; echo EXIT=\$?; sleep 120"
+	# wait_for TEXT: up to 10 s for TEXT on the pane
+	wait_for() {
+		i=0
+		while [ $i -lt 100 ]; do
+			$T capture-pane -p -t t > "$t_tmp/pane"
+			grep -qF -- "$1" "$t_tmp/pane" && return 0
+			sleep 0.1
+			i=$((i + 1))
+		done
+		return 1
+	}
+	if wait_for "loading… 1/2 ranks · rank 1 waiting" && grep -q "▾ rank 0" "$t_tmp/pane"; then
+		ok "tmux: rank 0's lanes while the loading line says rank 1 is waiting"
+	else
+		sed 's/^/# /' "$t_tmp/pane" | tail -5
+		not_ok "tmux: rank 0's lanes while the loading line says rank 1 is waiting"
+	fi
+	$T send-keys -t t q
+	wait_for "EXIT="
+	check "tmux: q exits 0 while loading" grep -q "EXIT=0" "$t_tmp/pane"
+	check "tmux: and cancelled the held rank" grep -q "1 of 2 ranks loaded, 1 cancelled" "$t_tmp/pane"
+	$T kill-server 2> /dev/null
+else
+	skip "tmux absent"
+fi
+
 # ---- no leaks when quitting mid-load (valgrind; ASan builds run the cases above) -------------
 if ! command -v valgrind >/dev/null; then
 	skip "valgrind absent: quit-while-loading leak check not run"
