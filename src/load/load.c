@@ -727,7 +727,10 @@ load_bg_job(const tl_load_bg *bg, size_t i, int *rank, uint64_t *rows)
 	const load_job *j = &bg->c.jobs[i];
 	*rank = bg->c.tr->sources.v[j->first].rank;
 	*rows = j->rows;
-	switch (j->state) {
+	int st = j->state;
+	if (st == JOB_WAITING && bg->c.delay_ms > 0 && i >= bg->c.delay_from)
+		st = JOB_HELD; /* the hook will hold it once a thread is free for it */
+	switch (st) {
 	case JOB_HELD:
 		return TL_LOAD_HELD;
 	case JOB_LOADING:

@@ -42,7 +42,7 @@ int
 ui_loading_refuses(tl_ui *ui, int a, const char *cmd)
 {
 	size_t done, total;
-	if (!tlq_loading(ui->q, &done, &total))
+	if (ui->q == NULL || !tlq_loading(ui->q, &done, &total)) /* (the unit tests' have none) */
 		return 0;
 	for (size_t i = 0; cmd == NULL && i < sizeof loading_actions / sizeof *loading_actions; i++)
 		if (a == ACT_NONE || a == loading_actions[i])
@@ -204,7 +204,7 @@ draw_message_line(tl_ui *ui, int y)
 		return;
 	}
 	size_t done, total;
-	if (tlq_loading(ui->q, &done, &total)) {
+	if (ui->q != NULL && tlq_loading(ui->q, &done, &total)) {
 		draw_loading_line(ui, y, done, total);
 		return;
 	}
