@@ -408,7 +408,7 @@ cmd_diff(cli *c)
 }
 
 static int
-view_trace(cli *c, tl_trace *tr, tl_trace *trb)
+view_trace(cli *c, tl_trace *tr, tl_trace *trb, tl_load_bg *bg)
 {
 	tl_ui_opts o = {.theme = c->theme,
 	                .keymap = c->keymap,
@@ -424,11 +424,37 @@ view_trace(cli *c, tl_trace *tr, tl_trace *trb)
 	tl_query *q = tlq_open(tr, &qo);
 	tl_query *qb = trb ? tlq_open(trb, &qo) : NULL; /* B's lanes are drawn the same way */
 	o.compare = qb;
-	int rc = ui_main(q, &o);
+	int rc;
+	if (bg != NULL) {
+		tlq_attach_load(q, bg);
+		rc = ui_main(q, &o);
+		/* the loaders' warnings were kept for now, the terminal being back */
+		int lrc = load_bg_finish(bg, 1); /* quit while loading: stop the rest */
+		if (rc == 0 && lrc != 0)
+			rc = lrc;
+	} else {
+		rc = ui_main(q, &o);
+	}
 	if (qb)
 		tlq_close(qb);
 	tlq_close(q);
 	return rc;
+}
+
+/* tl view's ranks on the loader's threads: the first frame comes at once and the lanes fill in
+ * as ranks finish (query.h). Not with --compare (B aligns on A's whole load), and in script
+ * mode only with the test hook TL_TEST_LOAD_DELAY_MS (scripts and goldens see the full load). */
+static int
+view_progressive(const cli *c)
+{
+	return c->compare == NULL && (c->script == NULL || getenv("TL_TEST_LOAD_DELAY_MS") != NULL);
+}
+
+static void
+prepare_rank(tl_rank *r, void *ctx)
+{
+	(void)ctx;
+	tlq_prepare_rank(r);
 }
 
 static int
@@ -448,6 +474,18 @@ cmd_view(cli *c)
 	                  .quiet_progress = c->script != NULL,
 	                  .view = 1,
 	                  .cache = cli_cache(c, &cache)};
+	if (view_progressive(c)) {
+		o.defer_warnings = 1;
+		o.prepare = prepare_rank;
+		tl_load_bg *bg;
+		int rc = load_trace_start(c->path, &o, &tr, &bg);
+		if (rc == 0)
+			rc = view_trace(c, &tr, NULL, bg);
+		if (o.cache != NULL)
+			cache_close(o.cache);
+		trace_free(&tr);
+		return rc;
+	}
 	int rc = load_trace(c->path, &o, &tr);
 	tl_trace trb;
 	int have_b = 0;
@@ -458,7 +496,7 @@ cmd_view(cli *c)
 	if (o.cache != NULL)
 		cache_close(o.cache);
 	if (rc == 0)
-		rc = view_trace(c, &tr, have_b ? &trb : NULL);
+		rc = view_trace(c, &tr, have_b ? &trb : NULL, NULL);
 	if (have_b)
 		trace_free(&trb);
 	trace_free(&tr);

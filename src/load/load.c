@@ -11,6 +11,7 @@
 #include "util/xalloc.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,9 +328,22 @@ load_launches(const tl_rank *r, tl_launch **out)
 	return n;
 }
 
+/* A rank's load warnings, path/text pairs, for its cache file. */
+typedef struct warn_list {
+	char **v;
+	size_t n, cap;
+} warn_list;
+
+/* What a job is doing, for the viewer's progress (load_bg_job). */
+enum { JOB_WAITING, JOB_HELD, JOB_LOADING, JOB_DONE };
+
 typedef struct load_job {
 	size_t first, count; /* range in the source list */
-	tl_rank *rank;
+	tl_rank *rank;       /* NULL when cancelled */
+	_Atomic int state;   /* JOB_*: DONE is stored last, once rank and warns are set */
+	_Atomic uint64_t rows;
+	warn_list warns_list; /* progressive: its warnings, kept for load_bg_finish */
+	int cancelled;        /* the load was cancelled before this job finished */
 } load_job;
 
 typedef struct load_ctx {
@@ -341,13 +355,23 @@ typedef struct load_ctx {
 	                    when the cache is written (a file then serves every command) */
 	unsigned keep;   /* TL_TABLE_* the command asked for: the others are dropped once a
 	                    rank is in the cache */
+	/* progressive (load_trace_start) */
+	int defer; /* keep each job's warnings for load_bg_finish (the screen is the viewer's) */
+	void (*prepare)(tl_rank *, void *);
+	void *prepare_ctx;
+	long delay_ms; /* the test hook TL_TEST_LOAD_DELAY_MS=MS[:FROM] */
+	size_t delay_from;
 } load_ctx;
 
-/* A rank's load warnings, path/text pairs, for its cache file. */
-typedef struct warn_list {
-	char **v;
-	size_t n, cap;
-} warn_list;
+/* Set by load_bg_finish to stop a progressive load: jobs not started are skipped, a held one
+ * stops waiting, and a DB read stops at its next progress tick (profdb.c). */
+static _Atomic int cancel_flag;
+
+int
+load_cancelled(void)
+{
+	return cancel_flag;
+}
 
 static void
 keep_warning(void *ctx, const char *path, const char *text)
@@ -458,16 +482,25 @@ load_gather_end(tl_rank *r, tl_gather *g)
 		load_counters(r);
 }
 
+/* Where this thread's warnings go between the cache's capture: the job's list when the load
+ * is progressive, else stderr only. */
 static void
-load_one(load_ctx *c, load_job *j)
+job_capture(load_ctx *c, load_job *j)
+{
+	if (c->defer)
+		msg_capture(keep_warning, &j->warns_list);
+	else
+		msg_capture(NULL, NULL);
+}
+
+static tl_rank *
+load_rank(load_ctx *c, load_job *j)
 {
 	const tl_source *first = &c->tr->sources.v[j->first];
 	tl_rank *r = cache_load_rank(c->cache, first, j->count);
 	if (r != NULL) {
 		load_drop_tables(r, c->keep);
-		j->rank = r;
-		msg_progress_add(1, 0);
-		return;
+		return r;
 	}
 	warn_list warns = {0};
 	if (c->cache != NULL)
@@ -517,15 +550,24 @@ load_one(load_ctx *c, load_job *j)
 	}
 	load_gather_end(r, &g);
 	if (c->cache != NULL) {
-		msg_capture(NULL, NULL);
-		/* the file holds the overlap lanes too, so that a warm viewer maps them; and the
-		 * rank written is mapped back: its lanes become file-backed pages, so that a cold
-		 * open holds in anonymous memory only the ranks still loading */
-		if (cache_will_write(c->cache))
-			lanes_build_rank(r);
-		int wrote = cache_store_rank(c->cache, first, j->count, r, warns.v, warns.n / 2);
-		for (size_t i = 0; i < warns.n; i++)
-			free(warns.v[i]);
+		job_capture(c, j);
+		/* a cancelled load read part of the rank: never a cache file. The file holds the
+		 * overlap lanes too, so that a warm viewer maps them; and the rank written is mapped
+		 * back: its lanes become file-backed pages, so that a cold open holds in anonymous
+		 * memory only the ranks still loading */
+		int wrote = 0;
+		if (!cancel_flag) {
+			if (cache_will_write(c->cache))
+				lanes_build_rank(r);
+			wrote = cache_store_rank(c->cache, first, j->count, r, warns.v, warns.n / 2);
+		}
+		for (size_t i = 0; i < warns.n; i++) {
+			if (c->defer) /* the same lines, for load_bg_finish */
+				VEC_PUSH(j->warns_list.v, j->warns_list.n, j->warns_list.cap,
+				         warns.v[i]);
+			else
+				free(warns.v[i]);
+		}
 		free(warns.v);
 		tl_rank *m = wrote ? cache_remap_rank(c->cache, first, j->count) : NULL;
 		if (m != NULL) {
@@ -534,28 +576,79 @@ load_one(load_ctx *c, load_job *j)
 		}
 		load_drop_tables(r, c->keep);
 	}
+	return r;
+}
+
+/* The test hook's wait: up to ms, less when the load is cancelled. */
+static void
+hold(long ms)
+{
+	for (long t = 0; t < ms && !cancel_flag; t += 5)
+		usleep(5000);
+}
+
+static void
+load_one(load_ctx *c, size_t i)
+{
+	load_job *j = &c->jobs[i];
+	if (c->delay_ms > 0 && i >= c->delay_from) {
+		j->state = JOB_HELD;
+		hold(c->delay_ms);
+	}
+	if (cancel_flag) {
+		j->cancelled = 1;
+		j->state = JOB_DONE;
+		return;
+	}
+	j->state = JOB_LOADING;
+	msg_progress_rows_to(&j->rows);
+	msg_hold(c->defer);
+	job_capture(c, j);
+	tl_rank *r = load_rank(c, j);
+	if (r->loaded && c->prepare != NULL && !cancel_flag)
+		c->prepare(r, c->prepare_ctx);
+	msg_capture(NULL, NULL);
+	msg_hold(0);
+	msg_progress_rows_to(NULL);
+	if (cancel_flag) {
+		rank_free(r);
+		r = NULL;
+		j->cancelled = 1;
+	}
 	j->rank = r;
 	msg_progress_add(1, 0);
+	j->state = JOB_DONE;
 }
 
 static void
 load_item(void *arg, size_t i)
 {
-	load_ctx *c = arg;
-	load_one(c, &c->jobs[i]);
+	load_one(arg, i);
 }
 
-static int
-cmp_rank(const void *a, const void *b)
+/* Jobs by rank, then source order (unknown ranks, -1, first): stable, and the list is nearly
+ * sorted already (discovery sorts by rank), so an insertion sort. */
+static void
+sort_jobs(load_job *v, size_t n, const tl_sourcelist *sl)
 {
-	const tl_rank *x = *(tl_rank *const *)a, *y = *(tl_rank *const *)b;
-	return (x->rank > y->rank) - (x->rank < y->rank);
+	for (size_t i = 1; i < n; i++) {
+		load_job t = v[i];
+		size_t k = i;
+		while (k > 0 && sl->v[v[k - 1].first].rank > sl->v[t.first].rank) {
+			v[k] = v[k - 1];
+			k--;
+		}
+		v[k] = t;
+	}
 }
 
-int
-load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
+/* Discovery, the memory check and one job per rank, in rank order (the order the viewer
+ * publishes them in). Returns 0, or load_trace's status after its message. */
+static int
+load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *c)
 {
 	trace_init(tr);
+	memset(c, 0, sizeof *c);
 	if (discover(path, o ? o->ranks : NULL, &tr->sources) != 0)
 		return 1;
 	if (tr->sources.n == 0) {
@@ -568,10 +661,12 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 	if (load_memcheck(path, &tr->sources, o ? o->view : 0) != 0)
 		return 2;
 	/* one job per rank; sources of unknown rank (-1) each get their own job */
-	load_ctx c = {.tr = tr, .cache = o ? o->cache : NULL, .keep = o ? o->tables : 0};
-	c.tables = c.keep;
-	if (c.cache != NULL && c.cache->dir != NULL && !c.cache->read_only)
-		c.tables = TL_TABLE_ALL;
+	c->tr = tr;
+	c->cache = o ? o->cache : NULL;
+	c->keep = o ? o->tables : 0;
+	c->tables = c->keep;
+	if (c->cache != NULL && c->cache->dir != NULL && !c->cache->read_only)
+		c->tables = TL_TABLE_ALL;
 	size_t cap = 0;
 	for (size_t i = 0; i < tr->sources.n;) {
 		size_t k = i + 1;
@@ -579,17 +674,46 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 			while (k < tr->sources.n && tr->sources.v[k].rank == tr->sources.v[i].rank)
 				k++;
 		load_job j = {.first = i, .count = k - i};
-		VEC_PUSH(c.jobs, c.njobs, cap, j);
+		VEC_PUSH(c->jobs, c->njobs, cap, j);
 		i = k;
 	}
-	if (!(o && o->quiet_progress))
-		msg_progress_start((int)c.njobs);
-	struct sigaction bus, old_bus;
+	sort_jobs(c->jobs, c->njobs, &tr->sources);
+	return 0;
+}
+
+static struct sigaction old_bus;
+
+static void
+bus_arm(void)
+{
+	struct sigaction bus;
 	memset(&bus, 0, sizeof bus);
 	bus.sa_handler = on_sigbus;
 	sigemptyset(&bus.sa_mask);
 	bus_tty = isatty(STDERR_FILENO);
 	sigaction(SIGBUS, &bus, &old_bus);
+}
+
+static void
+add_rank(tl_trace *tr, tl_rank *r, size_t *rcap)
+{
+	VEC_PUSH(tr->ranks, tr->nranks, *rcap, r);
+	if (r->t_min < tr->t_min)
+		tr->t_min = r->t_min;
+	if (r->t_max > tr->t_max)
+		tr->t_max = r->t_max;
+}
+
+int
+load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
+{
+	load_ctx c;
+	int rc = load_setup(path, o, tr, &c);
+	if (rc != 0)
+		return rc;
+	if (!(o && o->quiet_progress))
+		msg_progress_start((int)c.njobs);
+	bus_arm();
 	parallel_for(c.njobs, o ? o->threads : 0, load_item, &c);
 	sigaction(SIGBUS, &old_bus, NULL);
 	msg_progress_end();
@@ -601,11 +725,7 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 			rank_free(r);
 			continue;
 		}
-		VEC_PUSH(tr->ranks, tr->nranks, rcap, r);
-		if (r->t_min < tr->t_min)
-			tr->t_min = r->t_min;
-		if (r->t_max > tr->t_max)
-			tr->t_max = r->t_max;
+		add_rank(tr, r, &rcap);
 	}
 	free(c.jobs);
 	cache_evict(c.cache);
@@ -613,6 +733,170 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 		msg_error("%s: nothing could be loaded", path);
 		return 2;
 	}
-	qsort(tr->ranks, tr->nranks, sizeof *tr->ranks, cmp_rank);
 	return 0;
+}
+
+/* ---- progressive loading (the viewer) ------------------------------------------------------ */
+
+struct tl_load_bg {
+	load_ctx c;
+	char *path;
+	int threads;
+	pthread_t th;
+	int started; /* th runs the jobs (else they ran in load_trace_start) */
+	size_t next; /* the next job load_bg_next hands out: jobs go out in rank order */
+	size_t nloaded;
+};
+
+static void *
+bg_main(void *arg)
+{
+	tl_load_bg *bg = arg;
+	parallel_for(bg->c.njobs, bg->threads, load_item, &bg->c);
+	return NULL;
+}
+
+int
+load_trace_start(const char *path, const tl_load_opts *o, tl_trace *tr, tl_load_bg **out)
+{
+	*out = NULL;
+	tl_load_bg *bg = xcalloc(1, sizeof *bg);
+	int rc = load_setup(path, o, tr, &bg->c);
+	if (rc != 0) {
+		free(bg->c.jobs);
+		free(bg);
+		return rc;
+	}
+	cancel_flag = 0;
+	bg->path = xstrdup(path);
+	bg->threads = o ? o->threads : 0;
+	bg->c.defer = o ? o->defer_warnings : 0;
+	bg->c.prepare = o ? o->prepare : NULL;
+	bg->c.prepare_ctx = o ? o->prepare_ctx : NULL;
+	/* the test hook: jobs FROM and later (in rank order) wait MS before they start */
+	const char *d = getenv("TL_TEST_LOAD_DELAY_MS");
+	if (d != NULL && *d) {
+		char *end;
+		bg->c.delay_ms = strtol(d, &end, 10);
+		bg->c.delay_from = *end == ':' ? strtoul(end + 1, NULL, 10) : 0;
+	}
+	bus_arm();
+	bg->started = pthread_create(&bg->th, NULL, bg_main, bg) == 0;
+	if (!bg->started)
+		bg_main(bg);
+	*out = bg;
+	return 0;
+}
+
+size_t
+load_bg_jobs(const tl_load_bg *bg)
+{
+	return bg->c.njobs;
+}
+
+int
+load_bg_job(const tl_load_bg *bg, size_t i, int *rank, uint64_t *rows)
+{
+	const load_job *j = &bg->c.jobs[i];
+	*rank = bg->c.tr->sources.v[j->first].rank;
+	*rows = j->rows;
+	int st = j->state;
+	if (st == JOB_WAITING && bg->c.delay_ms > 0 && i >= bg->c.delay_from)
+		st = JOB_HELD; /* the hook will hold it once a thread is free for it */
+	switch (st) {
+	case JOB_HELD:
+		return TL_LOAD_HELD;
+	case JOB_LOADING:
+		return TL_LOAD_LOADING;
+	case JOB_DONE:
+		return TL_LOAD_DONE;
+	default:
+		return TL_LOAD_WAITING;
+	}
+}
+
+size_t
+load_bg_done(const tl_load_bg *bg)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < bg->c.njobs; i++)
+		n += bg->c.jobs[i].state == JOB_DONE;
+	return n;
+}
+
+int
+load_bg_settled(const tl_load_bg *bg)
+{
+	for (size_t i = 0; i < bg->c.njobs; i++) {
+		int st = bg->c.jobs[i].state;
+		/* a job the hook will hold once a thread is free for it counts as held */
+		int held = bg->c.delay_ms > 0 && i >= bg->c.delay_from && st != JOB_LOADING;
+		if (st != JOB_DONE && !held)
+			return 0;
+	}
+	return 1;
+}
+
+tl_rank *
+load_bg_next(tl_load_bg *bg)
+{
+	while (bg->next < bg->c.njobs && bg->c.jobs[bg->next].state == JOB_DONE) {
+		load_job *j = &bg->c.jobs[bg->next++];
+		tl_rank *r = j->rank;
+		j->rank = NULL; /* the caller's now */
+		if (r != NULL && r->loaded) {
+			bg->nloaded++;
+			return r;
+		}
+		rank_free(r);
+	}
+	return NULL;
+}
+
+int
+load_bg_pending(const tl_load_bg *bg)
+{
+	return bg->next < bg->c.njobs;
+}
+
+int
+load_bg_finish(tl_load_bg *bg, int cancel)
+{
+	if (bg == NULL)
+		return 0;
+	if (cancel)
+		cancel_flag = 1;
+	if (bg->started)
+		pthread_join(bg->th, NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
+	size_t cancelled = 0;
+	for (size_t i = 0; i < bg->c.njobs; i++) {
+		load_job *j = &bg->c.jobs[i];
+		cancelled += j->cancelled;
+		if (j->rank != NULL && j->rank->loaded && !cancel)
+			bg->nloaded++; /* not handed out: loaded all the same */
+		rank_free(j->rank);
+		/* the warnings of what was read (a cancelled read's are its own doing) */
+		for (size_t k = 0; k + 1 < j->warns_list.n; k += 2)
+			if (!j->cancelled)
+				msg_warn(j->warns_list.v[k], "%s", j->warns_list.v[k + 1]);
+		for (size_t k = 0; k < j->warns_list.n; k++)
+			free(j->warns_list.v[k]);
+		free(j->warns_list.v);
+	}
+	if (getenv("TL_TEST_LOAD_DELAY_MS") != NULL)
+		fprintf(stderr,
+		        "tl: TL_TEST_LOAD_DELAY_MS: %zu of %zu ranks loaded, %zu cancelled\n",
+		        bg->nloaded, bg->c.njobs, cancelled);
+	cache_evict(bg->c.cache);
+	int rc = 0;
+	if (bg->nloaded == 0 && cancelled == 0) {
+		msg_error("%s: nothing could be loaded", bg->path);
+		rc = 2;
+	}
+	cancel_flag = 0;
+	free(bg->c.jobs);
+	free(bg->path);
+	free(bg);
+	return rc;
 }

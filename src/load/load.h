@@ -276,6 +276,11 @@ typedef struct tl_load_opts {
 	struct tl_cache *cache; /* the model cache (load/cache.h), NULL: none */
 	unsigned tables;        /* TL_TABLE_* to gather while loading (all when the cache is
 	                           written: a cache file then serves every command) */
+	/* progressive (load_trace_start) */
+	int defer_warnings; /* the loaders' warnings wait for load_bg_finish (a screen is up) */
+	void (*prepare)(tl_rank *, void *ctx); /* on the loader's thread, for each rank loaded,
+	                                          before it is handed out */
+	void *prepare_ctx;
 } tl_load_opts;
 
 /* memcheck.c: memory before loading. Bytes a source will take in memory (estimated cheaply:
@@ -296,5 +301,31 @@ uint64_t load_source_opens(void);
 /* Discovers and loads PATH into tr. Returns 0 when at least one rank loaded, 2 when nothing
  * could be loaded (messages printed), 1 when the path itself is unusable. */
 int load_trace(const char *path, const tl_load_opts *, tl_trace *tr);
+
+/* Progressive loading, for the viewer: discovery and the memory check as load_trace (same
+ * status), then the ranks load on threads of their own while the caller goes on; tr has its
+ * sources and no ranks. The caller (one thread) takes the finished ranks in rank order with
+ * load_bg_next and adds them to tr itself; load_bg_finish waits for the threads (cancel: stops
+ * them first, abandoning what they read), frees what was not taken, prints the deferred
+ * warnings and returns 2 when nothing could be loaded (and nothing was cancelled).
+ * The test hook TL_TEST_LOAD_DELAY_MS=MS[:FROM] makes ranks FROM and later (0: all, in rank
+ * order) wait MS ms before they start; load_bg_finish then prints how many were loaded. */
+typedef struct tl_load_bg tl_load_bg;
+enum { TL_LOAD_WAITING, TL_LOAD_HELD, TL_LOAD_LOADING, TL_LOAD_DONE };
+int load_trace_start(const char *path, const tl_load_opts *, tl_trace *tr, tl_load_bg **out);
+/* Ranks (jobs) in all; job i's rank number, rows read so far and state (TL_LOAD_*). */
+size_t load_bg_jobs(const tl_load_bg *);
+int load_bg_job(const tl_load_bg *, size_t i, int *rank, uint64_t *rows);
+/* Jobs finished (loaded, failed or cancelled). */
+size_t load_bg_done(const tl_load_bg *);
+/* 1 when every job is finished or held by the test hook (script mode waits for it). */
+int load_bg_settled(const tl_load_bg *);
+/* The next finished rank in rank order, or NULL (none yet); ranks that failed are skipped. */
+tl_rank *load_bg_next(tl_load_bg *);
+/* 1 while a rank is still to come out of load_bg_next (or be skipped by it). */
+int load_bg_pending(const tl_load_bg *);
+int load_bg_finish(tl_load_bg *, int cancel);
+/* 1 once load_bg_finish(…, 1) asked the loaders to stop (profdb's progress handler). */
+int load_cancelled(void);
 
 #endif

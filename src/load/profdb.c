@@ -136,6 +136,8 @@ static int
 on_progress(void *arg)
 {
 	tl_profdb *p = arg;
+	if (load_cancelled())
+		return 1; /* the viewer quit while loading (load_bg_finish) */
 	if (++p->ticks > p->max_ticks) {
 		p->over_budget = 1;
 		return 1; /* SQLITE_INTERRUPT */

@@ -4,9 +4,10 @@
  *
  * One session per loaded trace. main opens it once (tlq_open) after loading and hands it to the
  * command that runs, the viewer or the report; tlq_open prepares what every query reads (stage
- * rules and stage instances; for the viewer, .lanes: the overlap and stage lanes and the prefix
- * sums of every track). After tlq_open nothing changes the trace, and every query takes the
- * session (or a track or rank of its trace) const and may be called from any view or thread.
+ * rules and stage instances; for the viewer, .lanes: the overlap and stage lanes and the level
+ * of detail of every track). After tlq_open nothing changes the trace (but tlq_poll, on the views'
+ * thread, while loading progressively: below), and every query takes the session (or a track or
+ * rank of its trace) const and may be called from any view or thread.
  *
  * Adding a query (what a new panel does):
  *  - a function over `const tl_query *` (or const tracks) in the file of its concept
@@ -57,6 +58,32 @@ tl_query *tlq_open(tl_trace *, const tl_query_opts *);
 void tlq_close(tl_query *);
 /* The session's trace. */
 const tl_trace *tlq_trace(const tl_query *);
+
+/* Progressive loading (the viewer, tl view): main opens the session on a trace that has no
+ * ranks yet (load_trace_start) and attaches the load. Each rank is prepared on the loader's
+ * thread by tlq_prepare_rank before it is handed over, then published by tlq_poll on the
+ * thread that owns the views, between two frames: it appends to the trace's ranks (in rank
+ * order, so a rank's index never changes) and adds its stages and stage lanes. A rank not yet
+ * published is invisible to every query. Tables over all ranks (the panels, the bubble lists,
+ * the host lanes) must not be asked for while tlq_loading says 1. */
+struct tl_load_bg;
+void tlq_attach_load(tl_query *, struct tl_load_bg *);
+/* The preparation of one rank of a .lanes session that does not need the others: the overlap
+ * lanes and the level of detail (model/lod.h) of every track. Any thread, before the rank is
+ * published; tlq_poll builds the level of detail of the stage lanes it adds. */
+void tlq_prepare_rank(tl_rank *);
+/* Publishes the ranks finished since the last call; returns how many. */
+size_t tlq_poll(const tl_query *);
+/* 1 while ranks are still to be published; *done / *total: ranks finished and in all (either
+ * may be NULL). */
+int tlq_loading(const tl_query *, size_t *done, size_t *total);
+/* Rank i of the load (0 .. total-1, rank order): its rank number and rows read so far; returns
+ * TLQ_LOAD_WAITING, _HELD (the test hook), _LOADING or _DONE; -1 with no load. */
+enum { TLQ_LOAD_WAITING, TLQ_LOAD_HELD, TLQ_LOAD_LOADING, TLQ_LOAD_DONE };
+int tlq_load_rank(const tl_query *, size_t i, int *rank, uint64_t *rows);
+/* 1 when every rank is finished or held by the test hook (script mode waits for it, so that
+ * its screens do not depend on the loader's timing). */
+int tlq_load_settled(const tl_query *);
 /* Stage names: canonical ("rollout", ...), then "other:NAME"; TL_STAGE_NONE gives NULL. */
 const char *tlq_stage_name(const tl_query *, int stage);
 

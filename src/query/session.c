@@ -3,6 +3,7 @@
  * some commands need are built on first use under the session's lock (session.h). */
 #include "config.h"
 #include "analysis/lanes.h"
+#include "load/load.h"
 #include "query/session.h"
 #include "util/parallel.h"
 #include "util/xalloc.h"
@@ -32,13 +33,33 @@ tlq_per_rank(tl_query *q, void (*fn)(tl_query *, size_t, void *), void *arg)
 
 /* ---- open, close ---------------------------------------------------------------------------- */
 
+/* The level of detail of every track of r that has none. */
+static void
+rank_lod(const tl_rank *r)
+{
+	for (size_t i = 0; i < r->ntracks; i++)
+		track_lod_build(r->tracks[i]);
+}
+
 static void
 lod_job(tl_query *q, size_t ri, void *arg)
 {
 	(void)arg;
-	const tl_rank *r = q->tr->ranks[ri];
-	for (size_t i = 0; i < r->ntracks; i++)
-		track_lod_build(r->tracks[i]);
+	rank_lod(q->tr->ranks[ri]);
+}
+
+void
+tlq_prepare_rank(tl_rank *r)
+{
+	lanes_build_rank(r);
+	rank_lod(r);
+}
+
+static void
+prepare_job(tl_query *q, size_t ri, void *arg)
+{
+	(void)arg;
+	tlq_prepare_rank(q->tr->ranks[ri]);
 }
 
 void
@@ -47,14 +68,6 @@ tlq_lod_build(tl_query *q)
 	tlq_per_rank(q, lod_job, NULL);
 }
 
-void
-tlq_prepare_rank(tl_query *q, size_t ri)
-{
-	tl_rank *r = q->tr->ranks[ri];
-	lanes_build_rank(r);
-	stages_add_lanes(r, q->rules, q->inst[ri], q->ninst[ri]);
-	lod_job(q, ri, NULL);
-}
 
 tl_query *
 tlq_open(tl_trace *tr, const tl_query_opts *o)
@@ -73,13 +86,106 @@ tlq_open(tl_trace *tr, const tl_query_opts *o)
 	for (size_t i = 0; i < n; i++)
 		q->ninst[i] = stages_of_rank(q->rules, tr->ranks[i], &q->inst[i]);
 	if (q->o.lanes) {
-		lanes_build(tr, 0);
+		tlq_per_rank(q, prepare_job, NULL);
 		for (size_t i = 0; i < n; i++)
 			stages_add_lanes(tr->ranks[i], q->rules, q->inst[i], q->ninst[i]);
 		tlq_lod_build(q);
 	}
+	q->rcap = n ? n : 1;
 	pthread_mutex_init(&q->lock, NULL);
 	return q;
+}
+
+/* ---- progressive loading -------------------------------------------------------------------- */
+
+void
+tlq_attach_load(tl_query *q, struct tl_load_bg *bg)
+{
+	q->load = bg;
+}
+
+/* Adds r (prepared by tlq_prepare_rank) as the trace's last rank: on the views' thread, under
+ * q->lock. The stages are found here, not on the loader's thread: a role directory may add an
+ * other:NAME stage to the rules the views read. */
+static void
+publish(tl_query *q, tl_rank *r)
+{
+	tl_trace *tr = q->tr;
+	size_t n = tr->nranks;
+	if (n + 1 > q->rcap) {
+		q->rcap = 2 * q->rcap > n + 1 ? 2 * q->rcap : n + 1;
+		q->inst = xreallocarray(q->inst, q->rcap, sizeof *q->inst);
+		q->ninst = xreallocarray(q->ninst, q->rcap, sizeof *q->ninst);
+	}
+	q->ninst[n] = stages_of_rank(q->rules, r, &q->inst[n]);
+	if (q->o.lanes) {
+		stages_add_lanes(r, q->rules, q->inst[n], q->ninst[n]);
+		rank_lod(r);
+	}
+	tr->ranks = xreallocarray(tr->ranks, n + 1, sizeof *tr->ranks);
+	tr->ranks[n] = r;
+	tr->nranks = n + 1;
+	if (r->t_min < tr->t_min)
+		tr->t_min = r->t_min;
+	if (r->t_max > tr->t_max)
+		tr->t_max = r->t_max;
+}
+
+size_t
+tlq_poll(const tl_query *cq)
+{
+	tl_query *q = tlq_mut(cq);
+	if (q->load == NULL)
+		return 0;
+	size_t got = 0;
+	pthread_mutex_lock(&q->lock);
+	tl_rank *r;
+	while ((r = load_bg_next(q->load)) != NULL) {
+		publish(q, r);
+		got++;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return got;
+}
+
+int
+tlq_loading(const tl_query *q, size_t *done, size_t *total)
+{
+	size_t d = 0, t = 0;
+	int loading = 0;
+	if (q->load != NULL) {
+		t = load_bg_jobs(q->load);
+		d = load_bg_done(q->load);
+		loading = load_bg_pending(q->load);
+	}
+	if (done)
+		*done = d;
+	if (total)
+		*total = t;
+	return loading;
+}
+
+int
+tlq_load_rank(const tl_query *q, size_t i, int *rank, uint64_t *rows)
+{
+	if (q->load == NULL || i >= load_bg_jobs(q->load))
+		return -1;
+	switch (load_bg_job(q->load, i, rank, rows)) {
+	case TL_LOAD_HELD:
+		return TLQ_LOAD_HELD;
+	case TL_LOAD_LOADING:
+		return TLQ_LOAD_LOADING;
+	case TL_LOAD_DONE:
+		return TLQ_LOAD_DONE;
+	default:
+		return TLQ_LOAD_WAITING;
+	}
+}
+
+int
+tlq_load_settled(const tl_query *q)
+{
+	return q->load == NULL || load_bg_settled(q->load);
 }
 
 void

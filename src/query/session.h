@@ -49,6 +49,9 @@ struct tl_query {
 	 * tlq_close frees them (dp.c's, so that the session calls nothing of the queries) */
 	struct tl_dp_cache *dp;
 	void (*dp_free)(struct tl_dp_cache *);
+	/* progressive loading: the load ranks come from (NULL: none, or all published) */
+	struct tl_load_bg *load;
+	size_t rcap; /* capacity of tr->ranks, inst and ninst while ranks are published */
 };
 
 /* The session a const query may fill a table of: only under q->lock (see above). */
@@ -64,9 +67,5 @@ void tlq_per_rank(tl_query *, void (*fn)(tl_query *, size_t rank, void *arg), vo
 
 /* Builds the level of detail (model/lod.h) of every track that has none, ranks in parallel. */
 void tlq_lod_build(tl_query *);
-/* What a .lanes session prepares of one rank (its stage instances already made): the overlap
- * and stage lanes and every track's level of detail. tlq_open does the same for all ranks;
- * a load that hands the session ranks one at a time calls this as each one is in. */
-void tlq_prepare_rank(tl_query *, size_t rank);
 
 #endif

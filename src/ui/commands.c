@@ -343,10 +343,12 @@ ui_command(tl_ui *ui, const char *line)
 	if (cmd[0] == '\0')
 		return 0;
 	if (cmd[0] == '/') /* :/PATTERN searches, as / does */
-		return timeline_search(ui, line + 1);
+		return ui_loading_refuses(ui, ACT_SEARCH, NULL) ? 0 : timeline_search(ui, line + 1);
 	for (int i = 0; i < CMD__COUNT; i++)
 		if (strcmp(cmd, command_table[i].name) == 0 || in_list(command_table[i].alias, cmd))
-			return command_fns[i](ui, arg);
+			return ui_loading_refuses(ui, ACT_NONE, command_table[i].name)
+			           ? 0
+			           : command_fns[i](ui, arg);
 	int act = action_by_name(cmd);
 	if (act != ACT_NONE) {
 		ui_view_action(ui, act);

@@ -8,6 +8,10 @@
 #include "ui/view.h"
 
 void ui_message(tl_ui *, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* While ranks are loading (tlq_loading), what needs every rank (panels, bubble lists, search,
+ * statistics) waits: 1 after saying so in the message line when action a (ACT_*), or the
+ * :-command named cmd when a is ACT_NONE, is one of those; else 0 (ui.c). */
+int ui_loading_refuses(tl_ui *, int a, const char *cmd);
 /* "12.500ms" relative to the origin, or wall-clock with abstime. */
 char *ui_time(const tl_ui *, int64_t t, char *buf, size_t len);
 /* Sanitized copy of an untrusted name for the screen. */

@@ -78,6 +78,10 @@ timeline_layout(tl_ui *ui, int w, int h, int pane_h)
 		tl->domtrack = xreallocarray(tl->domtrack, n, sizeof *tl->domtrack);
 	}
 	vp_set_ncols(&tl->vp, ncols); /* a resize keeps the time span in view */
+	if (tl->refit) {              /* ranks came in: fitted to the new label column */
+		vp_fit(&tl->vp);
+		tl->refit = 0;
+	}
 	tl->rk_valid = 0;
 }
 
@@ -87,6 +91,37 @@ timeline_fit(tl_ui *ui)
 	tl_timeline *tl = TIMELINE(ui);
 	vp_fit(&tl->vp);
 	tl->rk_valid = 0;
+}
+
+void
+timeline_ranks_grew(tl_ui *ui, size_t total)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	const tl_trace *tr = ui->tr;
+	if (tl->nrs < tr->nranks) { /* ranks are appended: the states of the others stay */
+		tl->rs = xreallocarray(tl->rs, tr->nranks, sizeof *tl->rs);
+		for (size_t i = tl->nrs; i < tr->nranks; i++)
+			tl->rs[i] = (ui_rank_state){.collapsed = tl->accordion && i > 0};
+		tl->nrs = tr->nranks;
+	}
+	if (total > 8 && tl->nrs > 0 && !tl->accordion) { /* as timeline_open with them all */
+		tl->accordion = 1;
+		for (size_t i = 1; i < tl->nrs; i++)
+			tl->rs[i].collapsed = 1;
+	}
+	tl_viewport *v = &tl->vp;
+	int empty = v->t_min >= v->t_max;
+	int whole = empty || (v->t0 <= v->t_min && v->t0 + v->colw * v->ncols >= v->t_max);
+	if (tr->t_min <= tr->t_max) {
+		v->t_min = tr->t_min;
+		v->t_max = tr->t_max;
+		ui->origin = v->t_min;
+		if (empty)
+			v->cursor = v->t_min;
+	}
+	tl->refit |= whole; /* at the next layout, when the label column is known */
+	tl->rk_valid = 0;
+	timeline_rebuild_lanes(ui);
 }
 
 void
@@ -295,6 +330,7 @@ timeline_open(tl_ui *ui)
 	tl->vp.cursor = tl->vp.t_min;
 	tl->vp.colw = 1;
 	tl->rs = xcalloc(ui->tr->nranks ? ui->tr->nranks : 1, sizeof *tl->rs);
+	tl->nrs = ui->tr->nranks;
 	tl->show_overlap = 1;
 	/* many ranks: every rank a header row, the job at a glance, and the current one open;
 	 * moving to another rank opens it and folds the one left */

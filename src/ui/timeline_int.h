@@ -49,6 +49,8 @@ typedef struct tl_timeline {
 	size_t nlanes, lcap;
 	size_t lane, top; /* the current lane, the first shown */
 	ui_rank_state *rs;
+	size_t nrs; /* ranks rs holds (they grow while loading: timeline_ranks_grew) */
+	int refit;  /* fit the whole profile at the next layout (ranks came in) */
 	int show_overlap, show_host, show_counters;
 	int label_cols; /* the label column's width the user chose (label-width, :labels); 0: fitted
 	                 */

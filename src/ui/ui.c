@@ -21,6 +21,105 @@
 #include <string.h>
 #include <unistd.h>
 
+/* ---- progressive loading ------------------------------------------------------------------- */
+
+/* What works on the ranks that are in while the others load: moving, zooming, the lanes, the
+ * screen. The rest reads tables over every rank and waits for the last one. */
+static const int loading_actions[] = {
+    ACT_CURSOR_LEFT,    ACT_CURSOR_RIGHT, ACT_PAN_LEFT,    ACT_PAN_RIGHT,      ACT_SCROLL_LEFT,
+    ACT_SCROLL_RIGHT,   ACT_PAGE_LEFT,    ACT_PAGE_RIGHT,  ACT_ZOOM_IN,        ACT_ZOOM_OUT,
+    ACT_FIT_ALL,        ACT_GO_START,     ACT_GO_END,      ACT_GOTO,           ACT_LANE_UP,
+    ACT_LANE_DOWN,      ACT_PAGE_UP,      ACT_PAGE_DOWN,   ACT_RANK_PREV,      ACT_RANK_NEXT,
+    ACT_FIRST_LANE,     ACT_LAST_LANE,    ACT_TOGGLE_RANK, ACT_TOGGLE_ALL,     ACT_TOGGLE_STREAMS,
+    ACT_TOGGLE_OVERLAP, ACT_LABEL_WIDTH,  ACT_PIN_RANK,    ACT_TOGGLE_ABSTIME, ACT_COMMAND,
+    ACT_HELP,           ACT_REDRAW,       ACT_QUIT};
+
+static const char *const loading_commands[] = {"goto",  "zoom",       "rank",   "pin",
+                                               "lanes", "labels",     "theme",  "keymap",
+                                               "dump",  "dump-attrs", "resize", "quit"};
+
+int
+ui_loading_refuses(tl_ui *ui, int a, const char *cmd)
+{
+	size_t done, total;
+	if (ui->q == NULL || !tlq_loading(ui->q, &done, &total)) /* (the unit tests' have none) */
+		return 0;
+	for (size_t i = 0; cmd == NULL && i < sizeof loading_actions / sizeof *loading_actions; i++)
+		if (a == ACT_NONE || a == loading_actions[i])
+			return 0;
+	for (size_t i = 0; cmd != NULL && i < sizeof loading_commands / sizeof *loading_commands;
+	     i++)
+		if (strcmp(cmd, loading_commands[i]) == 0)
+			return 0;
+	ui_message(ui, 1, "loading… %zu/%zu ranks: %s works once every rank is in", done, total,
+	           cmd ? cmd : action_table[a].name);
+	return 1;
+}
+
+static void
+rows_text(uint64_t n, char *buf, size_t len)
+{
+	if (n < 10000)
+		snprintf(buf, len, "%llu", (unsigned long long)n);
+	else if (n < 1000000)
+		snprintf(buf, len, "%.1fk", (double)n / 1e3);
+	else
+		snprintf(buf, len, "%.2fM", (double)n / 1e6);
+}
+
+/* The message line while loading: how many ranks are in, and each rank being read. */
+static void
+draw_loading_line(tl_ui *ui, int y, size_t done, size_t total)
+{
+	tl_screen *s = &ui->scr;
+	char line[512], q[48];
+	keymap_keys_text(&ui->keys, ACT_QUIT, q, sizeof q);
+	int n = snprintf(line, sizeof line, "loading… %zu/%zu ranks", done, total);
+	for (size_t i = 0; i < total && n < (int)sizeof line - 64; i++) {
+		int rank, st;
+		uint64_t rows;
+		st = tlq_load_rank(ui->q, i, &rank, &rows);
+		if (st != TLQ_LOAD_LOADING && st != TLQ_LOAD_HELD)
+			continue;
+		char rt[32];
+		rows_text(rows, rt, sizeof rt);
+		if (st == TLQ_LOAD_HELD) /* the test hook holds it */
+			n +=
+			    snprintf(line + n, sizeof line - (size_t)n, " · rank %d waiting", rank);
+		else
+			n += snprintf(line + n, sizeof line - (size_t)n, " · rank %d %s rows", rank,
+			              rt);
+	}
+	snprintf(line + n, sizeof line - (size_t)n, "  (%s quits)", strtok(q, " ") ? q : "q");
+	screen_text(s, 0, y, s->w, line, SLOT_MESSAGE);
+}
+
+/* Publishes the ranks finished since the last frame; with wait (script mode, before its next
+ * step) first waits until no rank is being read (the test hook's held ranks stay out), so that
+ * what a script sees does not depend on the loader's timing. Returns how many ranks came in,
+ * plus one when the load ended with this call (*loaded: when). */
+static size_t
+load_poll(tl_ui *ui, int wait, int64_t *loaded)
+{
+	size_t total;
+	if (!tlq_loading(ui->q, NULL, &total))
+		return 0;
+	if (wait)
+		while (!tlq_load_settled(ui->q))
+			usleep(2000);
+	size_t got = tlq_poll(ui->q);
+	if (got > 0)
+		timeline_ranks_grew(ui, total);
+	if (tlq_loading(ui->q, NULL, NULL))
+		return got;
+	*loaded = term_mono_ns();
+	if (ui->tr->nranks == 0)
+		ui->quit = 1; /* nothing to view: tl says why once the terminal is back */
+	else if (!ui->msg[0])
+		ui_message(ui, 0, "loaded: %zu ranks", ui->tr->nranks);
+	return got + 1;
+}
+
 /* ---- input --------------------------------------------------------------------------------- */
 
 static void
@@ -102,6 +201,11 @@ draw_message_line(tl_ui *ui, int y)
 		char clean[600];
 		ui_clean(ui, ui->msg, clean, sizeof clean);
 		screen_text(s, 0, y, s->w, clean, ui->msg_err ? SLOT_ERROR : SLOT_MESSAGE);
+		return;
+	}
+	size_t done, total;
+	if (ui->q != NULL && tlq_loading(ui->q, &done, &total)) {
+		draw_loading_line(ui, y, done, total);
 		return;
 	}
 	char h[48], sr[48], b[48], q[48];
@@ -202,7 +306,8 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 		free(ui);
 		return 1;
 	}
-	tlq_dp_prepare(q); /* its warnings before the screen is taken */
+	if (!tlq_loading(q, NULL, NULL))
+		tlq_dp_prepare(q); /* its warnings before the screen is taken */
 	if (o->compare)
 		ui->cmp = compare_open(q, o->compare, o->path, o->compare_path);
 	ui_view_open(ui, &timeline_view);
@@ -228,12 +333,13 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 
 	frame_stat *fs = NULL;
 	size_t nfs = 0, fcap = 0;
-	int64_t first_frame = 0;
+	int64_t first_frame = 0, loaded = 0;
 	int last_action = ACT_NONE;
 	int64_t c0 = term_cpu_ns();
 	long b0 = term_bytes_out();
 	script_step step;
 	while (!ui->quit) {
+		load_poll(ui, 0, &loaded);
 		term_lanes lanes;
 		draw_frame(ui, &lanes);
 		if (ui->redraw) {
@@ -252,6 +358,8 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			break;
 		/* the next input */
 		if (o->script) {
+			if (load_poll(ui, 1, &loaded) > 0)
+				continue; /* the next step sees them */
 			if (!script_next(&script, &step))
 				break;
 			c0 = term_cpu_ns();
@@ -300,6 +408,10 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			fprintf(f, "first_frame_ms %.3f\n",
 			        o->start_mono_ns ? (double)(first_frame - o->start_mono_ns) / 1e6
 			                         : 0.0);
+			if (loaded) /* progressive: the last rank came in */
+				fprintf(f, "loaded_ms %.3f\n",
+				        o->start_mono_ns ? (double)(loaded - o->start_mono_ns) / 1e6
+				                         : 0.0);
 			for (size_t i = 0; i < nfs; i++)
 				fprintf(f, "frame %zu %lld %ld %s\n", i, (long long)fs[i].cpu,
 				        fs[i].bytes,

@@ -75,6 +75,8 @@ void
 ui_view_action(tl_ui *ui, int a)
 {
 	ui->msg[0] = '\0';
+	if (ui_loading_refuses(ui, a, NULL))
+		return;
 	for (int i = ui->depth - 1; i >= 0; i--) {
 		const view_ops *v = views[ui->stack[i]];
 		if (v->action && v->action(ui, ui->state[ui->stack[i]], a))

@@ -14,6 +14,8 @@ static unsigned warn_count;
 static int quiet;
 static _Thread_local msg_capture_fn capture_fn;
 static _Thread_local void *capture_ctx;
+static _Thread_local _Atomic uint64_t *rows_sink;
+static _Thread_local int hold;
 static struct {
 	int active, shown, total, done;
 	uint64_t rows;
@@ -88,6 +90,12 @@ msg_warn_count(void)
 }
 
 void
+msg_hold(int on)
+{
+	hold = on;
+}
+
+void
 msg_capture(msg_capture_fn fn, void *ctx)
 {
 	capture_fn = fn;
@@ -104,6 +112,8 @@ msg_warn(const char *path, const char *fmt, ...)
 	va_end(ap);
 	if (capture_fn != NULL)
 		capture_fn(capture_ctx, path, buf);
+	if (hold)
+		return; /* counted and printed when the holder replays it */
 	pthread_mutex_lock(&msg_lock);
 	warn_count++;
 	if (!quiet && !said_before_locked(path, buf)) {
@@ -148,8 +158,16 @@ msg_progress_start(int total)
 }
 
 void
+msg_progress_rows_to(_Atomic uint64_t *counter)
+{
+	rows_sink = counter;
+}
+
+void
 msg_progress_add(int done, uint64_t rows)
 {
+	if (rows_sink != NULL)
+		*rows_sink += rows;
 	pthread_mutex_lock(&msg_lock);
 	prog.done += done;
 	prog.rows += rows;

@@ -5,12 +5,18 @@
 
 /* "tl: PATH: problem" -- one line per bad input. path may be NULL. A line said before (the same
  * path and text) is not printed again. */
+/* While on (per thread), this thread's warnings go to its capture function (msg_capture) only,
+ * neither counted nor printed: the viewer's loader threads keep theirs and replay them. */
+void msg_hold(int on);
 void msg_warn(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress line (only on a terminal, after the first half second). */
 void msg_progress_start(int total);
 void msg_progress_add(int done, uint64_t rows);
 void msg_progress_end(void);
+/* The rows this thread reports through msg_progress_add from now on are also added to
+ * *counter (NULL: no longer): the viewer shows each rank's rows while it loads. */
+void msg_progress_rows_to(_Atomic uint64_t *counter);
 /* Count of msg_warn calls so far. */
 unsigned msg_warn_count(void);
 /* Calls fn(ctx, path, text) for each msg_warn of the calling thread from now on (as well as

@@ -1,5 +1,7 @@
 #!/bin/bash
-# `make bench`, the viewer: replays 1,000 navigation keys (zoom, pan, search, bubble jumps) on the
+# `make bench`, the viewer: the time to the first frame during a cold load, full and progressive
+# (TL_BASE=path/to/tl adds a baseline binary; BENCH_BIG_TASKS=N adds 16 ranks x N tasks); then
+# replays 1,000 navigation keys (zoom, pan, search, bubble jumps) on the
 # 8 ranks x 1,000,000 tasks profile (shared with bench.sh, kept in bench-out/) at 200x50 in
 # script mode, and prints the time to the first frame, the CPU time per frame and the bytes a
 # terminal (xterm-256color) would receive per frame. Figures, not assertions; the bars are
@@ -13,6 +15,46 @@ TASKS=${BENCH_TASKS:-1000000}
 PROFILE="$OUT/profile-${RANKS}x${TASKS}"
 generate_once "$PROFILE" "$RANKS ranks x $TASKS device tasks" \
 	"$TLGEN" bench "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
+
+# Time to the first frame during a cold load (no model cache), side by side: the full load
+# first (script mode's default, what tl did before progressive loading, and what TL_BASE, a
+# baseline tl such as main's, does) against the progressive load (TL_TEST_LOAD_DELAY_MS=0: no
+# rank held, script mode does not wait for the ranks before its first frame). loaded_ms: the
+# last rank in. Medians of 3 alternating runs.
+first_frame() { # PROFILE BIN [ENV...]: prints "first_frame_ms loaded_ms"
+	_p=$1 _bin=$2
+	shift 2
+	printf ':quit\n' > "$OUT/tui-quit.txt"
+	env "$@" TERM=xterm-256color LC_ALL=C.UTF-8 XDG_CONFIG_HOME=/nonexistent \
+		"$_bin" view "$_p" --no-cache --script "$OUT/tui-quit.txt" --size 200x50 \
+		--stats "$OUT/tui-ff.txt" > /dev/null
+	awk '$1 == "first_frame_ms" { f = $2 } $1 == "loaded_ms" { l = $2 }
+		END { printf "%s %s\n", f, l ? l : f }' "$OUT/tui-ff.txt"
+}
+first_frames() { # PROFILE LABEL
+	_full=() _prog=() _base=() _ploaded=()
+	for _i in 1 2 3; do
+		_full+=("$(first_frame "$1" "$TL_BIN" | cut -d' ' -f1)")
+		_r=$(first_frame "$1" "$TL_BIN" TL_TEST_LOAD_DELAY_MS=0)
+		_prog+=("${_r% *}")
+		_ploaded+=("${_r#* }")
+		[ -n "$TL_BASE" ] && _base+=("$(first_frame "$1" "$TL_BASE" | cut -d' ' -f1)")
+	done
+	printf '== tl view, cold load, time to first frame: %s\n' "$2"
+	printf 'full load first (as before):   %10.1f ms\n' "$(printf '%s\n' "${_full[@]}" | median)"
+	[ -n "$TL_BASE" ] &&
+		printf 'baseline %s: %10.1f ms\n' "$TL_BASE" "$(printf '%s\n' "${_base[@]}" | median)"
+	printf 'progressive:                   %10.1f ms   (bar: <= 1000 ms; every rank in after %.1f ms)\n' \
+		"$(printf '%s\n' "${_prog[@]}" | median)" "$(printf '%s\n' "${_ploaded[@]}" | median)"
+}
+first_frames "$PROFILE" "$RANKS ranks x $TASKS tasks"
+# 16 ranks of BENCH_BIG_TASKS tasks each (e.g. 8000000: 20 GB of DBs), when asked for
+if [ -n "$BENCH_BIG_TASKS" ]; then
+	BIG="$OUT/profile-16x${BENCH_BIG_TASKS}"
+	generate_once "$BIG" "16 ranks x $BENCH_BIG_TASKS device tasks" \
+		"$TLGEN" bench "$BIG" --ranks 16 --tasks "$BENCH_BIG_TASKS" --steps 4
+	first_frames "$BIG" "16 ranks x $BENCH_BIG_TASKS tasks"
+fi
 
 # 1,000 keys: a deterministic mix of what a user does while triaging
 script="$OUT/tui-keys.txt"

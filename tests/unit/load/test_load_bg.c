@@ -1,0 +1,151 @@
+/* Progressive loading (load_trace_start and the session's tlq_poll): the ranks come out in rank
+ * order with exactly what the full load gives them, a cancelled load frees what it read, and
+ * the test hook holds the ranks it is told to. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gen/gen.h"
+#include "load/load.h"
+#include "query/query.h"
+#include "util/msg.h"
+#include "../test.h"
+
+static int prepared;
+
+static void
+prepare(tl_rank *r, void *ctx)
+{
+	(void)ctx;
+	__atomic_add_fetch(&prepared, 1, __ATOMIC_RELAXED);
+	tlq_prepare_rank(r);
+}
+
+static size_t
+slices_of(const tl_rank *r, tl_lane_kind kind)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->ntracks; i++)
+		if (r->tracks[i]->kind == kind)
+			n += r->tracks[i]->n;
+	return n;
+}
+
+/* Every rank published through the session, by polling as the viewer does. */
+static void
+test_whole(const char *dir)
+{
+	tl_trace full, prog;
+	CHECK(load_trace(dir, &(tl_load_opts){.quiet_progress = 1, .view = 1}, &full) == 0,
+	      "the full load");
+	tl_query *qf = tlq_open(&full, &(tl_query_opts){.lanes = 1});
+
+	tl_load_bg *bg;
+	prepared = 0;
+	tl_load_opts o = {.quiet_progress = 1, .view = 1, .defer_warnings = 1, .prepare = prepare};
+	CHECK(load_trace_start(dir, &o, &prog, &bg) == 0 && bg != NULL, "the load starts");
+	tl_query *q = tlq_open(&prog, &(tl_query_opts){.lanes = 1});
+	tlq_attach_load(q, bg);
+	CHECK(prog.nranks == 0, "no rank before the first poll");
+	size_t total = 0, polls = 0;
+	int order = 1;
+	while (tlq_loading(q, NULL, &total)) {
+		size_t before = prog.nranks;
+		tlq_poll(q);
+		for (size_t i = before; i < prog.nranks; i++)
+			if (i > 0 && prog.ranks[i - 1]->rank >= prog.ranks[i]->rank)
+				order = 0;
+		polls++;
+		usleep(1000);
+	}
+	CHECK(total == 3, "3 ranks to load (%zu)", total);
+	CHECK(order, "published in rank order");
+	CHECK(prepared == 3, "each rank prepared once on its loader thread (%d)", prepared);
+	CHECK(prog.nranks == full.nranks, "as many ranks as the full load (%zu, %zu)", prog.nranks,
+	      full.nranks);
+	int same = prog.nranks == full.nranks;
+	for (size_t i = 0; same && i < prog.nranks; i++) {
+		const tl_rank *a = prog.ranks[i], *b = full.ranks[i];
+		same = a->rank == b->rank && a->ntracks == b->ntracks && a->t_min == b->t_min &&
+		       a->t_max == b->t_max &&
+		       slices_of(a, TL_LANE_COMPUTE) == slices_of(b, TL_LANE_COMPUTE) &&
+		       slices_of(a, TL_LANE_OVERLAP) == slices_of(b, TL_LANE_OVERLAP) &&
+		       slices_of(a, TL_LANE_STAGE) == slices_of(b, TL_LANE_STAGE);
+		for (size_t k = 0; same && k < a->ntracks; k++)
+			same = a->tracks[k]->prefix != NULL &&
+			       tlq_busy(a->tracks[k], a->t_min, a->t_max + 1) ==
+			           tlq_busy(b->tracks[k], b->t_min, b->t_max + 1);
+	}
+	CHECK(same, "every rank has the full load's tracks, slices, stages and busy time");
+	CHECK(prog.t_min == full.t_min && prog.t_max == full.t_max, "the trace's extent too");
+	const tl_stage_row *ra, *rb;
+	size_t na = tlq_stages(q, &ra), nb = tlq_stages(qf, &rb);
+	int rows_same = na == nb && na > 0;
+	for (size_t i = 0; rows_same && i < na; i++)
+		rows_same = ra[i].rank == rb[i].rank && ra[i].stage == rb[i].stage &&
+		            ra[i].step == rb[i].step && ra[i].start == rb[i].start &&
+		            ra[i].end == rb[i].end && ra[i].busy == rb[i].busy &&
+		            ra[i].lag == rb[i].lag;
+	CHECK(rows_same, "the same stage table once every rank is in (%zu rows)", na);
+	CHECK(load_bg_finish(bg, 0) == 0, "finishing a whole load: 0");
+	tlq_close(q);
+	tlq_close(qf);
+	trace_free(&prog);
+	trace_free(&full);
+}
+
+/* Rank 0 in, ranks 1 and 2 held by the hook; quitting cancels them. */
+static void
+test_cancel(const char *dir)
+{
+	setenv("TL_TEST_LOAD_DELAY_MS", "600000:1", 1);
+	tl_trace tr;
+	tl_load_bg *bg;
+	tl_load_opts o = {.quiet_progress = 1, .view = 1, .defer_warnings = 1, .prepare = prepare};
+	CHECK(load_trace_start(dir, &o, &tr, &bg) == 0, "the held load starts");
+	tl_query *q = tlq_open(&tr, &(tl_query_opts){.lanes = 1});
+	tlq_attach_load(q, bg);
+	while (!tlq_load_settled(q))
+		usleep(1000);
+	CHECK(tlq_poll(q) == 1 && tr.nranks == 1 && tr.ranks[0]->rank == 0, "rank 0 only");
+	size_t done, total;
+	CHECK(tlq_loading(q, &done, &total) && done == 1 && total == 3, "1 of 3 done, loading");
+	int rank;
+	uint64_t rows;
+	CHECK(tlq_load_rank(q, 0, &rank, &rows) == TLQ_LOAD_DONE && rank == 0, "rank 0 is done");
+	int st = tlq_load_rank(q, 1, &rank, &rows);
+	CHECK((st == TLQ_LOAD_HELD || st == TLQ_LOAD_WAITING) && rank == 1 && rows == 0,
+	      "rank 1 is held, nothing read");
+	CHECK(tlq_load_rank(q, 3, &rank, &rows) == -1, "no rank 3");
+	CHECK(load_bg_finish(bg, 1) == 0, "cancelling: 0, at once (ranks 1 and 2 stop waiting)");
+	CHECK(!load_cancelled(), "the flag is down again for the next load");
+	tlq_close(q);
+	trace_free(&tr);
+	unsetenv("TL_TEST_LOAD_DELAY_MS");
+}
+
+int
+main(void)
+{
+	msg_set_quiet(1);
+	char *dir = test_tmpdir("load-bg");
+	if (dir == NULL)
+		return test_done();
+	gen_opts g;
+	gen_opts_default(&g);
+	g.nranks = 3;
+	g.tasks_per_rank = 3000;
+	g.threads = 1;
+	g.slow_rank = -1;
+	if (gen_profile(&g, dir, NULL) != 0) {
+		CHECK(0, "generate 3 ranks");
+		test_rmtree(dir);
+		return test_done();
+	}
+	test_whole(dir);
+	test_cancel(dir);
+	test_rmtree(dir);
+	return test_done();
+}
