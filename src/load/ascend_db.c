@@ -632,26 +632,6 @@ read_rank_id(db_ctx *c)
 
 #define DIST_ARGS "distributed_args" /* META_DATA: the job's parallel layout (JSON) */
 
-static void
-db_state_free(void *p)
-{
-	db_state *st = p;
-	if (st != NULL)
-		free(st->dist_args);
-	free(st);
-}
-
-db_state *
-db_state_of(tl_rank *r, size_t si)
-{
-	db_state *st = rank_source_state(r, si);
-	if (st == NULL) {
-		st = xcalloc(1, sizeof *st);
-		rank_set_source_state(r, si, st, db_state_free);
-	}
-	return st;
-}
-
 /* META_DATA's value of name on c's connection, or NULL. */
 static char *
 meta_value(tl_profdb *p, const char *name)

@@ -1,8 +1,10 @@
 /* The DB loader's connection and schema helpers: opening a source through the hardened
- * connection, statements, optional columns, failures reported once, STRING_IDS. */
+ * connection, statements, optional columns, failures reported once, STRING_IDS; and a source's
+ * loader state (db_state_of), which the loader and its hooks share without calling ascend_db.c. */
 #include "config.h"
 #include "load/ascend_db_int.h"
 #include "util/msg.h"
+#include "util/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,4 +205,26 @@ db_open(db_ctx *c, const tl_source *src, tl_rank *r, const char *then)
 	}
 	c->db = c->pdb.db;
 	return 0;
+}
+
+/* ---- the per-source state --------------------------------------------------------------- */
+
+static void
+db_state_free(void *p)
+{
+	db_state *st = p;
+	if (st != NULL)
+		free(st->dist_args);
+	free(st);
+}
+
+db_state *
+db_state_of(tl_rank *r, size_t si)
+{
+	db_state *st = rank_source_state(r, si);
+	if (st == NULL) {
+		st = xcalloc(1, sizeof *st);
+		rank_set_source_state(r, si, st, db_state_free);
+	}
+	return st;
 }

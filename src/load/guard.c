@@ -38,3 +38,17 @@ load_source_unchanged(const tl_source *src, load_arg_fn fn, void *ctx)
 	}
 	return 0;
 }
+
+static _Atomic uint64_t source_opens;
+
+void
+load_count_open(void)
+{
+	source_opens++;
+}
+
+uint64_t
+load_source_opens(void)
+{
+	return source_opens;
+}

@@ -51,20 +51,6 @@ bus_message(const char *path)
 	                 text_sanitize(path, p, sizeof p, 1));
 }
 
-static _Atomic uint64_t source_opens;
-
-void
-load_count_open(void)
-{
-	source_opens++;
-}
-
-uint64_t
-load_source_opens(void)
-{
-	return source_opens;
-}
-
 void
 load_fwdbwd(tl_rank *r)
 {
