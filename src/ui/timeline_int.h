@@ -142,7 +142,5 @@ void mark_step(tl_ui *);
 
 /* timeline_draw.c */
 void timeline_draw(tl_ui *, void *st, int x, int y, int w, int h);
-/* The glyph of a column busy for busy ns of w: eighth blocks (UTF-8) or . : + # */
-uint32_t timeline_density_glyph(const tl_ui *, int64_t busy, int64_t w);
 
 #endif

@@ -174,6 +174,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	tl_ui *ui = xcalloc(1, sizeof *ui);
 	ui->q = q;
 	ui->tr = tlq_trace(q);
+	ui->views = ui_views;
 	const char *cs = nl_langinfo(CODESET);
 	ui->utf8 = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
 	ui->scr.utf8 = ui->utf8;

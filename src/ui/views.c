@@ -1,30 +1,22 @@
-/* The view stack: which views are on screen, and actions sent down through them. */
+/* The view stack: which views are on screen, and actions sent down through them. Every view
+ * calls in here, so this file names no view: it finds them in the table ui->views
+ * (view_list.c). */
 #include "config.h"
 #include "ui/common.h"
 
-#define VIEW_PTR_(v) &v,
-static const view_ops *const views[VIEW__COUNT] = {TL_VIEWS(VIEW_PTR_)};
-#undef VIEW_PTR_
-
 static int
-view_id(const view_ops *v)
+view_id(const tl_ui *ui, const view_ops *v)
 {
 	for (int i = 0; i < VIEW__COUNT; i++)
-		if (views[i] == v)
+		if (ui->views[i] == v)
 			return i;
 	return -1; /* not registered in TL_VIEWS: a programming error */
-}
-
-const view_ops *
-ui_view_at(int i)
-{
-	return i >= 0 && i < VIEW__COUNT ? views[i] : NULL;
 }
 
 void *
 ui_view_state(tl_ui *ui, const view_ops *v)
 {
-	int id = view_id(v);
+	int id = view_id(ui, v);
 	if (ui->state[id] == NULL && v->open)
 		ui->state[id] = v->open(ui);
 	return ui->state[id];
@@ -33,13 +25,13 @@ ui_view_state(tl_ui *ui, const view_ops *v)
 void
 ui_view_open(tl_ui *ui, const view_ops *v)
 {
-	int id = view_id(v);
+	int id = view_id(ui, v);
 	ui_view_state(ui, v);
 	/* the stack is ordered by layer, one view per layer */
 	int i = 0;
-	while (i < ui->depth && views[ui->stack[i]]->layer < v->layer)
+	while (i < ui->depth && ui->views[ui->stack[i]]->layer < v->layer)
 		i++;
-	if (i < ui->depth && views[ui->stack[i]]->layer == v->layer) {
+	if (i < ui->depth && ui->views[ui->stack[i]]->layer == v->layer) {
 		ui->stack[i] = id;
 		return;
 	}
@@ -52,7 +44,7 @@ ui_view_open(tl_ui *ui, const view_ops *v)
 void
 ui_view_close(tl_ui *ui, const view_ops *v)
 {
-	int id = view_id(v);
+	int id = view_id(ui, v);
 	for (int i = 0; i < ui->depth; i++)
 		if (ui->stack[i] == id) {
 			ui->depth = i;
@@ -64,8 +56,8 @@ const view_ops *
 ui_view_front(const tl_ui *ui)
 {
 	for (int i = ui->depth - 1; i >= 0; i--)
-		if (views[ui->stack[i]]->layer != UI_LAYER_PANE)
-			return views[ui->stack[i]];
+		if (ui->views[ui->stack[i]]->layer != UI_LAYER_PANE)
+			return ui->views[ui->stack[i]];
 	return NULL;
 }
 
@@ -74,7 +66,7 @@ ui_view_action(tl_ui *ui, int a)
 {
 	ui->msg[0] = '\0';
 	for (int i = ui->depth - 1; i >= 0; i--) {
-		const view_ops *v = views[ui->stack[i]];
+		const view_ops *v = ui->views[ui->stack[i]];
 		if (v->action && v->action(ui, ui->state[ui->stack[i]], a))
 			return;
 	}
@@ -92,8 +84,8 @@ ui_view_action(tl_ui *ui, int a)
 		break;
 	}
 	for (int i = 0; i < VIEW__COUNT; i++)
-		if (views[i]->open_action == a) {
-			ui_view_open(ui, views[i]);
+		if (ui->views[i]->open_action == a) {
+			ui_view_open(ui, ui->views[i]);
 			return;
 		}
 	/* a key that does nothing here says why: the help text names where it works */
@@ -106,8 +98,8 @@ void
 ui_view_resize_all(tl_ui *ui)
 {
 	for (int i = 0; i < VIEW__COUNT; i++)
-		if (ui->state[i] && views[i]->resize)
-			views[i]->resize(ui, ui->state[i]);
+		if (ui->state[i] && ui->views[i]->resize)
+			ui->views[i]->resize(ui, ui->state[i]);
 }
 
 void
@@ -116,8 +108,8 @@ ui_view_close_all(tl_ui *ui)
 	ui->depth = 0;
 	for (int i = 0; i < VIEW__COUNT; i++)
 		if (ui->state[i]) {
-			if (views[i]->close)
-				views[i]->close(ui, ui->state[i]);
+			if (ui->views[i]->close)
+				ui->views[i]->close(ui, ui->state[i]);
 			ui->state[i] = NULL;
 		}
 }
