@@ -56,17 +56,7 @@ gen_load(const gen_opts *o, const char *name, gen_truth *t, tl_trace *tr)
 static inline char *
 summary(tl_trace *tr, int json)
 {
-	char *s = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&s, &n);
-	tl_query *q = tlq_open(tr, NULL);
-	if (json)
-		report_summary_json(f, q);
-	else
-		report_summary_text(f, q);
-	tlq_close(q);
-	fclose(f);
-	return s;
+	return test_summary(tr, NULL, json);
 }
 
 #endif

@@ -131,15 +131,9 @@ summary_json(const char *path, const tl_query_opts *qo)
 {
 	tl_trace tr;
 	tl_load_opts lo = {.quiet_progress = 1};
-	char *s = NULL;
-	size_t n = 0;
 	if (load_trace(path, &lo, &tr) != 0)
 		return NULL;
-	FILE *f = open_memstream(&s, &n);
-	tl_query *q = tlq_open(&tr, qo);
-	report_summary_json(f, q);
-	tlq_close(q);
-	fclose(f);
+	char *s = test_summary(&tr, qo, 1);
 	trace_free(&tr);
 	return s;
 }
