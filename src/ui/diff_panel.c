@@ -186,26 +186,13 @@ diff_action(tl_ui *ui, void *st, int a)
 	diff_state *s = st;
 	build(ui, s);
 	s->tab.n = s->n;
-	if (ui_table_move(ui, &s->tab, a))
-		return 1;
-	switch (a) {
-	case ACT_QUIT:
-	case ACT_CLEAR:
-		ui_view_close(ui, &diff_panel_view);
-		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-	case ACT_DP_PANEL:
-	case ACT_PP_VIEW:
-	case ACT_OVERVIEW:
-	case ACT_COMM_PANEL:
-	case ACT_SLOW_PANEL:
-	case ACT_OPS_PANEL:
-	case ACT_MODULES_PANEL:
+	static const int pass[] = {ACT_DP_PANEL,   ACT_PP_VIEW,   ACT_OVERVIEW,      ACT_COMM_PANEL,
+	                           ACT_SLOW_PANEL, ACT_OPS_PANEL, ACT_MODULES_PANEL, ACT_NONE};
+	switch (ui_table_action(ui, &s->tab, &diff_panel_view, a, pass)) {
+	case UI_LIST_PASS:
 		return 0;
-	case ACT_SELECT:
-		if (ui->cmp && s->tab.sel < s->n) {
+	case UI_LIST_ENTER:
+		if (ui->cmp) {
 			const tl_diff_change *ch = &ui->cmp->ch[s->rows[s->tab.sel]];
 			ui_view_close(ui, &diff_panel_view);
 			show_change(ui, ch);
