@@ -4,6 +4,7 @@
  * and the help screen depend on it without depending on every view a command reaches. */
 #include "config.h"
 #include "ui/commands.h"
+#include "ui/keymap.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -60,21 +61,6 @@ command_aliases(const tl_command_info *c, const char *pre, const char *post, cha
 
 /* ---- the list in tl(1) and README.md ------------------------------------------------------- */
 
-static void
-roff_escaped(FILE *f, const char *s)
-{
-	if (*s == '.' || *s == '\'')
-		fputs("\\&", f);
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\e", f);
-		else if (*s == '-')
-			fputs("\\-", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 void
 commands_write_list(FILE *f, int format)
 {
@@ -96,10 +82,10 @@ commands_write_list(FILE *f, int format)
 		snprintf(usage, sizeof usage, ":%s%s%s", c->name, *c->args ? " " : "", c->args);
 		if (format == 1) {
 			fputs(".TP\n.B ", f);
-			roff_escaped(f, usage);
+			keymap_roff_text(f, usage);
 			fputs("\n", f);
-			roff_escaped(f, c->help);
-			roff_escaped(f, also);
+			keymap_roff_text(f, c->help);
+			keymap_roff_text(f, also);
 			fputs(".\n", f);
 		} else if (format == 2) {
 			fputs("| | `", f);
