@@ -11,7 +11,9 @@
 #   util                         allocation, strings, times, messages
 #
 # docs/architecture.md explains the layers. libtl_core.a / libtl_ui.a enforce the report-ui
-# split at link time as well (Makefile.am). Output is TAP, one line per module.
+# split at link time as well (Makefile.am). Then, from the built objects: report/ and ui/ call
+# nothing below the query session, and no two files of src/ call each other, directly or round a
+# longer cycle. Output is TAP, one line per module, then one per check (one per cycle found).
 . "$TL_SRCDIR/tests/lib.sh"
 src=$TL_SRCDIR/src
 
@@ -79,6 +81,120 @@ else
 		ok "src/report and src/ui call no function of analysis/, load/ or profile/"
 	else
 		not_ok "src/report or src/ui calls below the query session:$bad"
+	fi
+fi
+# No cycles between files: from the built objects, file A depends on file B when A uses a
+# function or data B defines (nm: A's undefined symbols, B's defined ones). The graph must have
+# no cycle, so every file can be read after the ones it calls, as the modules are; a cycle is
+# named with one symbol per step. Break one by moving what both sides use to a file below them
+# (an _int.h and a leaf .c), or by handing the upper file's function down at run time as the
+# view stack does (ui/view_list.c).
+if ! command -v nm >/dev/null 2>&1 || ! ls "$obj"/util/*.o >/dev/null 2>&1; then
+	skip "no nm or no built objects under $obj"
+else
+	for o in $(cd "$obj" && find . -name '*.o' | LC_ALL=C sort); do
+		f=src/${o#./}
+		f=${f%.o}.c
+		nm -g --defined-only "$obj/$o" | awk -v f="$f" 'NF == 3 && $2 ~ /[TDBRCG]/ { print "D", f, $3 }'
+		nm -u "$obj/$o" | awk -v f="$f" '{ print "U", f, $NF }'
+	done >"$t_tmp/syms"
+	awk '
+	$1 == "D" { def[$3] = $2; node[$2] = 1; next }
+	$1 == "U" { node[$2] = 1; nu++; uf[nu] = $2; us[nu] = $3 }
+	# Tarjan: the strongly connected components; one of two or more files holds a cycle
+	function strong(v, w, i, k) {
+		idx[v] = low[v] = ++counter
+		stk[++sp] = v
+		on[v] = 1
+		for (i = 1; i <= nout[v]; i++) {
+			w = out[v, i]
+			if (!(w in idx)) {
+				strong(w)
+				if (low[w] < low[v])
+					low[v] = low[w]
+			} else if (on[w] && idx[w] < low[v])
+				low[v] = idx[w]
+		}
+		if (low[v] == idx[v]) {
+			ncomp++
+			k = 0
+			do {
+				w = stk[sp--]
+				on[w] = 0
+				comp[w] = ncomp
+				k++
+			} while (w != v)
+			csize[ncomp] = k
+		}
+	}
+	END {
+		for (i = 1; i <= nu; i++) {
+			a = uf[i]
+			if (!(us[i] in def) || def[us[i]] == a)
+				continue
+			b = def[us[i]]
+			if ((a, b) in via)
+				continue
+			via[a, b] = us[i]
+			out[a, ++nout[a]] = b
+		}
+		n = 0
+		for (v in node)
+			names[++n] = v
+		for (i = 2; i <= n; i++) { # insertion sort: a stable report
+			x = names[i]
+			for (j = i - 1; j >= 1 && names[j] > x; j--)
+				names[j + 1] = names[j]
+			names[j + 1] = x
+		}
+		for (i = 1; i <= n; i++)
+			if (!(names[i] in idx))
+				strong(names[i])
+		for (i = 1; i <= n; i++) {
+			v = names[i]
+			c = comp[v]
+			if (csize[c] < 2 || (c in shown))
+				continue
+			shown[c] = 1
+			# the shortest cycle through v (breadth first inside its component)
+			split("", prev)
+			qh = 1
+			qt = 1
+			q[1] = v
+			last = ""
+			while (qh <= qt && last == "") {
+				u = q[qh++]
+				for (k = 1; k <= nout[u]; k++) {
+					w = out[u, k]
+					if (comp[w] != c)
+						continue
+					if (w == v) {
+						last = u
+						break
+					}
+					if (!(w in prev) && w != v) {
+						prev[w] = u
+						q[++qt] = w
+					}
+				}
+			}
+			path = " -> " v " (" via[last, v] ")"
+			for (u = last; u != v; u = prev[u])
+				path = " -> " u " (" via[prev[u], u] ")" path
+			members = ""
+			for (j = 1; j <= n; j++)
+				if (comp[names[j]] == c)
+					members = members " " names[j]
+			print v path "\t" csize[c] " files:" members
+		}
+	}' "$t_tmp/syms" >"$t_tmp/cycles"
+	if [ ! -s "$t_tmp/cycles" ]; then
+		ok "no cycles between the files of src/ (by the objects' symbols)"
+	else
+		while IFS="	" read -r cycle members; do
+			echo "# $members"
+			not_ok "a cycle between files: $cycle"
+		done <"$t_tmp/cycles"
 	fi
 fi
 t_done

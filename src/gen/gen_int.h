@@ -485,14 +485,6 @@ char *gen_pp_distributed_args(const gen_plan *P, int rank);
  * carry the calls to the task-queue thread. */
 void gen_w_mstx_strings(gen_writer *w);
 void gen_w_pp_strings(gen_writer *w);
-/* One PYTORCH_API row; times are TEXT in every torch_npu version, so they are bound
- * as text. link < 0: no CONNECTION_IDS rows (connectionId NULL). */
-void gen_w_torch_op(gen_writer *w, int64_t start, int64_t end, int64_t gtid, int name, int64_t seq,
-                    int64_t fwd_tid, int64_t link);
-void gen_w_mstx_device(gen_writer *w, int64_t hs, int64_t he, int64_t ds, int64_t de, int msg,
-                       int domain);
-/* dp_analysis' step range around decode block b, [hs, he] on the host, with its mark. */
-void gen_w_dp_step(gen_writer *w, const gen_blk *b, int64_t hs, int64_t he);
 /* gen_opts.stage_device_ranges: when the host made a stage range's end call. The host does
  * not wait for the device inside a stage, so that is right after its last launch (each
  * launch of a block is at most LEAD before the block's end and lasts under 3 us); rollout's
@@ -506,11 +498,20 @@ void gen_w_pp_block(gen_writer *w, const pp_item *it);
  * ranks of the pair group; local ranks 0 = lower PP stage, 1 = upper). Sends and receives use
  * different streams: a pending send may overlap a receive. */
 void gen_w_pp_p2p(gen_writer *w, const pp_item *it);
+/* Every PP block and transfer of the writer's rank. */
+void gen_w_pp(gen_writer *w);
 
 /* gen_host.c */
 void gen_w_memory(gen_writer *w, gen_rank *rk);
 /* with_stack: the frames' strings and PYTORCH_CALLCHAINS (callchainId s + 1: stack s). */
 void gen_w_stacks(gen_writer *w);
-void gen_w_pp(gen_writer *w);
+/* One PYTORCH_API row; times are TEXT in every torch_npu version, so they are bound
+ * as text. link < 0: no CONNECTION_IDS rows (connectionId NULL). */
+void gen_w_torch_op(gen_writer *w, int64_t start, int64_t end, int64_t gtid, int name, int64_t seq,
+                    int64_t fwd_tid, int64_t link);
+void gen_w_mstx_device(gen_writer *w, int64_t hs, int64_t he, int64_t ds, int64_t de, int msg,
+                       int domain);
+/* dp_analysis' step range around decode block b, [hs, he] on the host, with its mark. */
+void gen_w_dp_step(gen_writer *w, const gen_blk *b, int64_t hs, int64_t he);
 
 #endif

@@ -336,42 +336,6 @@ gen_w_pp_strings(gen_writer *w)
 	}
 }
 
-/* One PYTORCH_API row; times are TEXT in every torch_npu version, so they are bound
- * as text. link < 0: no CONNECTION_IDS rows (connectionId NULL). */
-void
-gen_w_torch_op(gen_writer *w, int64_t start, int64_t end, int64_t gtid, int name, int64_t seq,
-               int64_t fwd_tid, int64_t link)
-{
-	sqlite3_stmt *st = w->q[Q_TORCH];
-	char s[24], e[24];
-	if (w->err)
-		return;
-	snprintf(s, sizeof s, "%" PRId64, start);
-	snprintf(e, sizeof e, "%" PRId64, end);
-	sqlite3_bind_text(st, 1, s, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, e, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, gtid);
-	if (link >= 0) {
-		int64_t id = w->next_oplink++;
-		int64_t v[2] = {id, link};
-		sqlite3_bind_int64(st, 4, id);
-		gen_w_row(w, Q_CONN_IDS, v, 2);
-	} else {
-		sqlite3_bind_null(st, 4);
-	}
-	sqlite3_bind_int64(st, 5, name);
-	sqlite3_bind_int64(st, 6, seq);
-	sqlite3_bind_int64(st, 7, fwd_tid);
-	for (int c = 8; c <= 10; c++) /* no record_shapes; with_stack: the operator's stack */
-		sqlite3_bind_null(st, c);
-	if (w->callchain > 0)
-		sqlite3_bind_int64(st, 10, w->callchain);
-	sqlite3_bind_int64(st, 11, TORCH_OP);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		gen_w_fail(w, "insert");
-	sqlite3_reset(st);
-}
-
 /* The block's operators: slot p of PP_NOPS tiles [start, end) with a gap after it, except that
  * the first starts at the block start and the last ends at the block end, so the operators span
  * exactly the block (what a range would have said). */
@@ -401,57 +365,7 @@ w_pp_ops(gen_writer *w, const pp_item *it)
 			               0, -1);
 	}
 }
-void
-gen_w_mstx_device(gen_writer *w, int64_t hs, int64_t he, int64_t ds, int64_t de, int msg,
-                  int domain)
-{
-	int64_t conn = w->next_mark++ + MSTX_CONN_BASE;
-	gen_w_torch_op(w, hs - 6 * US, hs - 5 * US, w->gtid_main, PPS_MSTX_START_OP, -1, 0, conn);
-	gen_w_torch_op(w, he - 4 * US, he - 3 * US, w->gtid_main, PPS_MSTX_END_OP, -1, 0, conn);
-	int64_t v[10] = {hs,  he,         MSTX_RANGE, INVALID_U32, INVALID_U32,
-	                 msg, w->gtid_dq, w->gtid_dq, domain,      conn};
-	gen_w_row(w, Q_MSTX, v, 10);
-	gen_w_task(w, ds, de, conn, PPS_MSTX_TYPE, INVALID_U32, STREAM_A,
-	           gen_w_taskid(w, STREAM_A));
-}
 
-/* dp_analysis' step range given a stream, [hs, he] on the host and the step's kernels [ds, de]
- * on the device, and the mark with the step's JSON before its end (also given the stream: a
- * MsTx marker task after the kernels). */
-#define DPS_MSG 6000000 /* + per-DB counter: the marks' messages */
-void
-gen_w_dp_step(gen_writer *w, const gen_blk *b, int64_t hs, int64_t he)
-{
-	if (b->step != w->dp_step) {
-		w->dp_step = b->step;
-		w->dp_i = 0;
-	}
-	int d = w->dp_i++, n = gen_decode_count(w->P, b->step, w->rank);
-	gen_w_mstx_device(w, hs, he, b->start, b->end, S_DP_STEP, S_DP_DOMAIN);
-	if (w->P->o.dp_bad_marks && w->rank == 2 && b->step + 1 == w->P->o.nsteps && d == n - 1)
-		return; /* the missing mark */
-	gen_dp_step_truth t;
-	gen_dp_stats(w->rank, b->step, d, n, &t);
-	char msg[160];
-	if (!w->P->o.dp_bad_marks || !(w->rank == 1 && d == 1))
-		snprintf(msg, sizeof msg,
-		         "{\"running_reqs\": %d, \"waiting_reqs\": %d, \"gpu_cache_usage\": %.17g, "
-		         "\"out_tokens\": %d}",
-		         t.running, t.waiting, t.cache_usage, t.out_tokens);
-	else /* cut short, as a message over the profiler's length limit would be */
-		snprintf(msg, sizeof msg, "{\"running_reqs\": %d, \"waiting_re", t.running);
-	int64_t id = DPS_MSG + w->next_dpmsg++;
-	gen_w_pair(w, w->q[Q_STR], id, NULL, msg);
-	/* given a stream too: the queued mstx_mark_op, the dequeue thread's row (endNs = startNs),
-	 * and a zero-length MsTx marker task where the step's kernels end */
-	int64_t conn = w->next_mark++ + MSTX_CONN_BASE, ms = he - DP_MARK_OFF;
-	gen_w_torch_op(w, ms - 6 * US, ms - 5 * US, w->gtid_main, PPS_MSTX_MARK_OP, -1, 0, conn);
-	int64_t v[10] = {ms, ms,         MSTX_MARK_EX, INVALID_U32, INVALID_U32,
-	                 id, w->gtid_dq, w->gtid_dq,   S_DP_DOMAIN, conn};
-	gen_w_row(w, Q_MSTX, v, 10);
-	gen_w_task(w, b->end, b->end, conn, PPS_MSTX_TYPE, INVALID_U32, STREAM_A,
-	           gen_w_taskid(w, STREAM_A));
-}
 static void
 w_pp_device_range(gen_writer *w, const pp_item *it, int64_t first_launch)
 {
@@ -575,4 +489,15 @@ gen_w_pp_p2p(gen_writer *w, const pp_item *it)
 	            (double)count * 2 * 1e9 /
 	                (double)(it->end > it->start ? it->end - it->start : 1));
 	(void)P;
+}
+
+void
+gen_w_pp(gen_writer *w)
+{
+	for (size_t i = 0; i < w->rk->npp && !w->err; i++) {
+		if (w->rk->pp[i].what == PPI_BLOCK)
+			gen_w_pp_block(w, &w->rk->pp[i]);
+		else
+			gen_w_pp_p2p(w, &w->rk->pp[i]);
+	}
 }

@@ -12,6 +12,16 @@
 
 _Thread_local sigjmp_buf *load_bus_env;
 
+/* Here rather than in load.c, which sets it, so that profdb.c reads it without a cycle back
+ * through load.c. */
+_Atomic int load_cancel_flag;
+
+int
+load_cancelled(void)
+{
+	return load_cancel_flag;
+}
+
 int
 load_source_unchanged(const tl_source *src, load_arg_fn fn, void *ctx)
 {
@@ -37,4 +47,18 @@ load_source_unchanged(const tl_source *src, load_arg_fn fn, void *ctx)
 		return -1;
 	}
 	return 0;
+}
+
+static _Atomic uint64_t source_opens;
+
+void
+load_count_open(void)
+{
+	source_opens++;
+}
+
+uint64_t
+load_source_opens(void)
+{
+	return source_opens;
 }

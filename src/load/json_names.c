@@ -598,3 +598,144 @@ json_step_at(const jctx *c, int64_t t)
 	size_t i = steps_index_at(c->steps, c->nsteps, t);
 	return i == SIZE_MAX ? TL_NO_STEP : (uint16_t)(c->step_base + i);
 }
+
+/* Flow ids are strings (Ascend's exceed 2^64). The common ones are decimal digit strings of at
+ * most 38 digits: those are keyed exactly, without copying them, by (category, length, the
+ * value of the last 19 digits, the value of the ones before); any other id by its text in a
+ * string pool. Both give a dense flow number. */
+static uint64_t
+flow_hash(uint64_t hi, uint64_t lo, uint32_t meta)
+{
+	uint64_t h = lo * 0x9E3779B97F4A7C15ull ^ hi * 0xC2B2AE3D27D4EB4Full ^ meta;
+	h ^= h >> 29;
+	h *= 0xBF58476D1CE4E5B9ull;
+	return h ^ (h >> 32);
+}
+
+static uint32_t
+flow_new(jctx *c, uint64_t hi, uint64_t lo, uint32_t meta)
+{
+	VEC_RESERVE(c->fstart, c->fcap, c->nfstart + 1);
+	c->fstart[c->nfstart] = FLOW_NONE;
+	VEC_RESERVE(c->fkey, c->fkcap, c->nfstart + 1);
+	c->fkey[c->nfstart] = (flow_key){hi, lo, meta};
+	VEC_RESERVE(c->fsthr, c->fscap, c->nfstart + 1);
+	c->fsthr[c->nfstart] = UINT32_MAX;
+	VEC_RESERVE(c->fcat, c->fccap, c->nfstart + 1);
+	c->fcat[c->nfstart] = 0;
+	return (uint32_t)c->nfstart++;
+}
+
+static uint32_t
+flow_number(jctx *c, int cat, const char *id, size_t n)
+{
+	int digits = n > 0 && n <= 38;
+	for (size_t k = 0; digits && k < n; k++)
+		digits = id[k] >= '0' && id[k] <= '9';
+	if (!digits) {
+		char key[160];
+		if (n + 2 > sizeof key)
+			n = sizeof key - 2; /* ids that long are not ours to join exactly */
+		key[0] = (char)('0' + cat);
+		key[1] = '\x1f';
+		memcpy(key + 2, id, n);
+		if (c->flows == NULL) {
+			c->flows = strpool_new();
+			u64map_init(&c->flow_text);
+		}
+		uint32_t sid = strpool_intern(c->flows, key, n + 2), fid;
+		if (!u64map_get(&c->flow_text, sid, &fid)) {
+			fid = flow_new(c, 0, 0, 0);
+			u64map_put(&c->flow_text, sid, fid);
+		}
+		return fid;
+	}
+	uint64_t hi = 0, lo = 0;
+	size_t split = n > 19 ? n - 19 : 0;
+	for (size_t k = 0; k < split; k++)
+		hi = hi * 10 + (uint64_t)(id[k] - '0');
+	for (size_t k = split; k < n; k++)
+		lo = lo * 10 + (uint64_t)(id[k] - '0');
+	uint32_t meta = (uint32_t)cat << 8 | (uint32_t)n;
+	if (c->ftab == NULL || (c->nfdigit + 1) * 2 > c->fmask + 1) { /* grow and rehash */
+		size_t nm = c->ftab ? c->fmask * 2 + 1 : 1023;
+		uint32_t *nt = xcalloc(nm + 1, sizeof *nt);
+		for (size_t k = 0; c->ftab && k <= c->fmask; k++) {
+			if (c->ftab[k] == 0)
+				continue;
+			const flow_key *o = &c->fkey[c->ftab[k] - 1];
+			size_t j = flow_hash(o->hi, o->lo, o->meta) & nm;
+			while (nt[j] != 0)
+				j = (j + 1) & nm;
+			nt[j] = c->ftab[k];
+		}
+		free(c->ftab);
+		c->ftab = nt;
+		c->fmask = nm;
+	}
+	for (size_t j = flow_hash(hi, lo, meta) & c->fmask;; j = (j + 1) & c->fmask) {
+		uint32_t f = c->ftab[j];
+		if (f == 0) {
+			uint32_t fid = flow_new(c, hi, lo, meta);
+			c->ftab[j] = fid + 1;
+			c->nfdigit++;
+			return fid;
+		}
+		const flow_key *k = &c->fkey[f - 1];
+		if (k->meta == meta && k->lo == lo && k->hi == hi)
+			return f - 1;
+	}
+}
+
+/* HostToDevice (CANN launch -> device task or HCCL op) and Kineto's ac2g (runtime launch
+ * -> kernel), joined by (cat, id); fwdbwd (forward operator -> its backward operator, torch_npu
+ * and Kineto alike) kept for fwdbwd_build; MsTx (host MSTX range -> its device part) kept for
+ * mstx_links_build. */
+void
+json_flow_event(jctx *c, const jevent *ev, char ph)
+{
+	size_t in;
+	int64_t ts, dur;
+	int cat;
+	if (span_eq(c, ev->f[F_CAT], "HostToDevice"))
+		cat = FLOW_H2D;
+	else if (span_eq(c, ev->f[F_CAT], "ac2g"))
+		cat = FLOW_AC2G;
+	else if (span_eq(c, ev->f[F_CAT], "fwdbwd"))
+		cat = FLOW_FWDBWD;
+	else if (span_eq(c, ev->f[F_CAT], "MsTx"))
+		cat = FLOW_MSTX;
+	else if (span_eq(c, ev->f[F_CAT], "async_npu"))
+		cat = FLOW_ASYNC_NPU;
+	else
+		return;
+	if (json_event_time(c, ev, 0, 1, &ts, &dur) != 0 || ev->f[F_ID].len == 0)
+		return;
+	const char *id = json_span_text(c, ev->f[F_ID], &in);
+	uint32_t fid = flow_number(c, cat, id, in);
+	if (cat == FLOW_FWDBWD || cat == FLOW_MSTX) {
+		fb_end e = {fid, json_thread_of(c, ev), ts, ph};
+		if (cat == FLOW_FWDBWD)
+			VEC_PUSH(c->fbe, c->nfbe, c->fbecap, e);
+		else
+			VEC_PUSH(c->mxe, c->nmxe, c->mxecap, e);
+		return;
+	}
+	c->fcat[fid] = (uint8_t)cat;
+	if (ph == 's') {
+		if (c->fstart[fid] == FLOW_NONE) {
+			c->fstart[fid] = ts;
+			c->fsthr[fid] = json_thread_of(c, ev);
+		}
+	} else {
+		flow_end fe = {ts, json_thread_of(c, ev), fid};
+		VEC_PUSH(c->fend, c->nfend, c->fendcap, fe);
+	}
+}
+
+int
+json_is_device_cat(const jctx *c, jspan cat)
+{
+	return span_eq(c, cat, "kernel") || span_eq(c, cat, "gpu_memcpy") ||
+	       span_eq(c, cat, "gpu_memset") || span_eq(c, cat, "mtia_ccp_events");
+}

@@ -53,20 +53,6 @@ bus_message(const char *path)
 	                 text_sanitize(path, p, sizeof p, 1));
 }
 
-static _Atomic uint64_t source_opens;
-
-void
-load_count_open(void)
-{
-	source_opens++;
-}
-
-uint64_t
-load_source_opens(void)
-{
-	return source_opens;
-}
-
 void
 load_fwdbwd(tl_rank *r)
 {
@@ -363,16 +349,6 @@ typedef struct load_ctx {
 	size_t delay_from;
 } load_ctx;
 
-/* Set by load_bg_finish to stop a progressive load: jobs not started are skipped, a held one
- * stops waiting, and a DB read stops at its next progress tick (profdb.c). */
-static _Atomic int cancel_flag;
-
-int
-load_cancelled(void)
-{
-	return cancel_flag;
-}
-
 static void
 keep_warning(void *ctx, const char *path, const char *text)
 {
@@ -552,14 +528,15 @@ load_rank(load_ctx *c, load_job *j)
 	if (c->cache != NULL) {
 		job_capture(c, j);
 		/* a cancelled load read part of the rank: never a cache file. The file holds the
-		 * overlap lanes too, so that a warm viewer maps them; and the rank written is mapped
-		 * back: its lanes become file-backed pages, so that a cold open holds in anonymous
-		 * memory only the ranks still loading */
+		 * overlap lanes too, so that a warm viewer maps them; and the rank written is
+		 * mapped back: its lanes become file-backed pages, so that a cold open holds in
+		 * anonymous memory only the ranks still loading */
 		int wrote = 0;
-		if (!cancel_flag) {
+		if (!load_cancel_flag) {
 			if (cache_will_write(c->cache))
 				lanes_build_rank(r);
-			wrote = cache_store_rank(c->cache, first, j->count, r, warns.v, warns.n / 2);
+			wrote =
+			    cache_store_rank(c->cache, first, j->count, r, warns.v, warns.n / 2);
 		}
 		for (size_t i = 0; i < warns.n; i++) {
 			if (c->defer) /* the same lines, for load_bg_finish */
@@ -583,7 +560,7 @@ load_rank(load_ctx *c, load_job *j)
 static void
 hold(long ms)
 {
-	for (long t = 0; t < ms && !cancel_flag; t += 5)
+	for (long t = 0; t < ms && !load_cancel_flag; t += 5)
 		usleep(5000);
 }
 
@@ -595,7 +572,7 @@ load_one(load_ctx *c, size_t i)
 		j->state = JOB_HELD;
 		hold(c->delay_ms);
 	}
-	if (cancel_flag) {
+	if (load_cancel_flag) {
 		j->cancelled = 1;
 		j->state = JOB_DONE;
 		return;
@@ -605,12 +582,12 @@ load_one(load_ctx *c, size_t i)
 	msg_hold(c->defer);
 	job_capture(c, j);
 	tl_rank *r = load_rank(c, j);
-	if (r->loaded && c->prepare != NULL && !cancel_flag)
+	if (r->loaded && c->prepare != NULL && !load_cancel_flag)
 		c->prepare(r, c->prepare_ctx);
 	msg_capture(NULL, NULL);
 	msg_hold(0);
 	msg_progress_rows_to(NULL);
-	if (cancel_flag) {
+	if (load_cancel_flag) {
 		rank_free(r);
 		r = NULL;
 		j->cancelled = 1;
@@ -767,7 +744,7 @@ load_trace_start(const char *path, const tl_load_opts *o, tl_trace *tr, tl_load_
 		free(bg);
 		return rc;
 	}
-	cancel_flag = 0;
+	load_cancel_flag = 0;
 	bg->path = xstrdup(path);
 	bg->threads = o ? o->threads : 0;
 	bg->c.defer = o ? o->defer_warnings : 0;
@@ -865,7 +842,7 @@ load_bg_finish(tl_load_bg *bg, int cancel)
 	if (bg == NULL)
 		return 0;
 	if (cancel)
-		cancel_flag = 1;
+		load_cancel_flag = 1;
 	if (bg->started)
 		pthread_join(bg->th, NULL);
 	sigaction(SIGBUS, &old_bus, NULL);
@@ -894,7 +871,7 @@ load_bg_finish(tl_load_bg *bg, int cancel)
 		msg_error("%s: nothing could be loaded", bg->path);
 		rc = 2;
 	}
-	cancel_flag = 0;
+	load_cancel_flag = 0;
 	free(bg->c.jobs);
 	free(bg->path);
 	free(bg);

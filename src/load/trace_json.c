@@ -58,229 +58,7 @@ json_state_free(void *p)
 	free(st);
 }
 
-/* Each event is judged once: the scanner's findings and flows in walk 1, slices in walk 2. A
- * negative pr counts nothing. */
-void
-json_problem(jctx *c, int pr, size_t off)
-{
-	if (pr < 0 || c->quiet)
-		return;
-	if (c->problems[pr]++ == 0 || off < c->problem_off[pr])
-		c->problem_off[pr] = off;
-}
-
-/* The raw bytes of a field, without the quotes of a string. */
-const char *
-json_span_text(const jctx *c, jspan s, size_t *len)
-{
-	const char *p = (const char *)c->b + s.off;
-	*len = s.len;
-	if (s.len >= 2 && p[0] == '"') {
-		*len = s.len - 2;
-		return p + 1;
-	}
-	return p;
-}
-
-int
-json_span_is_string(const jctx *c, jspan s)
-{
-	return s.len >= 2 && c->b[s.off] == '"';
-}
-
-/* Does the field hold exactly the string `want` (of wn bytes)? (Escaped spellings do not
- * count.) span_eq / span_starts take a string literal. */
-int
-json_span_eq_n(const jctx *c, jspan s, const char *want, size_t wn)
-{
-	size_t n;
-	const char *t = json_span_text(c, s, &n);
-	return json_span_is_string(c, s) && n == wn && memcmp(t, want, n) == 0;
-}
-
-int
-json_span_starts_n(const jctx *c, jspan s, const char *want, size_t wn)
-{
-	size_t n;
-	const char *t = json_span_text(c, s, &n);
-	return json_span_is_string(c, s) && n >= wn && memcmp(t, want, wn) == 0;
-}
-
-char
-json_event_phase(const jctx *c, const jevent *ev)
-{
-	size_t n;
-	const char *t = json_span_text(c, ev->f[F_PH], &n);
-	return json_span_is_string(c, ev->f[F_PH]) && n == 1 ? t[0] : 0;
-}
-
-/* ts and dur of an event, in ns on the profile clock. Returns -1 when the event cannot be used
- * (a problem is noted when `count`). */
-int
-json_event_time(jctx *c, const jevent *ev, int need_dur, int count, int64_t *start, int64_t *dur)
-{
-	jspan s = ev->f[F_TS];
-	size_t n;
-	const char *t;
-	int64_t v;
-	if (s.len == 0) {
-		json_problem(c, count ? PR_NO_TS : -1, ev->start);
-		return -1;
-	}
-	t = json_span_text(c, s, &n);
-	switch (json_dec_parse(t, n, 3, &v)) {
-	case DEC_NAN:
-		json_problem(c, count ? PR_TS_NAN : -1, s.off);
-		return -1;
-	case DEC_RANGE:
-		json_problem(c, count ? PR_TS_RANGE : -1, s.off);
-		return -1;
-	}
-	/* walk 1 may meet baseTimeNanoseconds only after the events: its times get it later */
-	int64_t base = c->pass == 1 ? 0 : c->base_ns;
-	if ((base > 0 && v > INT64_MAX - base) || (base < 0 && v < INT64_MIN - base)) {
-		json_problem(c, count ? PR_TS_RANGE : -1, s.off);
-		return -1;
-	}
-	*start = v + base;
-	if (!tl_time_ok(*start)) { /* the model's range: any two times' difference fits */
-		json_problem(c, count ? PR_TS_RANGE : -1, s.off);
-		return -1;
-	}
-	if (!need_dur)
-		return 0;
-	s = ev->f[F_DUR];
-	t = json_span_text(c, s, &n);
-	if (s.len == 0 || json_dec_parse(t, n, 3, &v) != DEC_OK || v < 0 ||
-	    *start > TL_TIME_MAX - v) {
-		json_problem(c, count ? PR_DUR : -1, s.len ? s.off : ev->start);
-		return -1;
-	}
-	*dur = v;
-	return 0;
-}
-
 /* ---- open and load ------------------------------------------------------------------------- */
-
-static int
-input_open(jctx *c)
-{
-	load_count_open();
-	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0) {
-		msg_warn(c->path, "cannot open: %s", strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		msg_warn(c->path, "not a regular file");
-		close(fd);
-		return -1;
-	}
-	if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2) {
-		msg_warn(c->path, "too large for this system's address space");
-		close(fd);
-		return -1;
-	}
-	c->n = (size_t)st.st_size;
-	c->pagesz = (size_t)sysconf(_SC_PAGESIZE);
-	if (c->n == 0) {
-		close(fd);
-		c->b = (const unsigned char *)"";
-		return 0;
-	}
-	/* TL_JSON_NO_MMAP: read into a buffer of the exact size, so that AddressSanitizer and
-	 * valgrind see every byte the scanner and cJSON touch (tests) */
-	const char *nomap = getenv("TL_JSON_NO_MMAP");
-	void *m = nomap && *nomap && *nomap != '0'
-	              ? MAP_FAILED
-	              : mmap(NULL, c->n, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m != MAP_FAILED) {
-		madvise(m, c->n, MADV_SEQUENTIAL);
-		c->b = m;
-		c->mapped = 1;
-		close(fd);
-		return 0;
-	}
-	unsigned char *buf = xmalloc(c->n);
-	size_t got = 0;
-	while (got < c->n) {
-		ssize_t k = read(fd, buf + got,
-		                 c->n - got > ((size_t)1 << 30) ? (size_t)1 << 30 : c->n - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			msg_warn(c->path, "cannot read: %s",
-			         k < 0 ? strerror(errno) : "file shrank");
-			free(buf);
-			close(fd);
-			return -1;
-		}
-		got += (size_t)k;
-	}
-	close(fd);
-	c->b = buf;
-	return 0;
-}
-
-static void
-ctx_init(jctx *c, const char *path, tl_rank *r)
-{
-	json_tables_init();
-	memset(c, 0, sizeof *c);
-	c->path = path;
-	c->r = r;
-	c->tok = strpool_new();
-	c->dist_rank = -1;
-	u64map_init(&c->proc_map);
-	u64map_init(&c->thread_map);
-	u64map_init(&c->planes);
-}
-
-static void
-ctx_free(jctx *c)
-{
-	if (c->b != NULL && c->n > 0) {
-		if (c->mapped)
-			munmap((void *)c->b, c->n);
-		else
-			free((void *)c->b);
-	}
-	free(c->evidx);
-	for (size_t i = 0; i < c->nthreads; i++)
-		free(c->threads[i].open);
-	free(c->threads);
-	free(c->procs);
-	u64map_free(&c->proc_map);
-	u64map_free(&c->thread_map);
-	u64map_free(&c->planes);
-	strpool_free(c->tok);
-	if (c->flows != NULL) {
-		strpool_free(c->flows);
-		u64map_free(&c->flow_text);
-	}
-	free(c->ftab);
-	free(c->fkey);
-	free(c->fstart);
-	free(c->fsthr);
-	free(c->fcat);
-	free(c->links);
-	free(c->corr_h);
-	free(c->corr_d);
-	free(c->fend);
-	free(c->fbe);
-	free(c->fbp);
-	free(c->fbk);
-	free(c->mxe);
-	free(c->mxp);
-	free(c->mxk);
-	free(c->cand);
-	free(c->steps);
-	free(c->doms);
-	free(c->sbuf);
-	for (int k = 0; k < 4; k++)
-		free(c->oa[k].v);
-}
 
 /* One line per kind of problem: where the first one is and how many there were. */
 static void
@@ -319,7 +97,7 @@ rank_from_name(const char *path)
 static int
 names_pass(jctx *c)
 {
-	if (input_open(c) != 0)
+	if (json_input_open(c) != 0)
 		return -1;
 	if (json_walk(c, 1, json_names_event) != WALK_OK) {
 		if (c->shrank && !c->quiet)
@@ -342,7 +120,7 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 {
 	(void)g; /* no operator tables; its launches are gathered from the finished rank */
 	jctx c;
-	ctx_init(&c, src->path, r);
+	json_ctx_init(&c, src->path, r);
 	int rc = -1;
 	size_t nsteps_before = r->nsteps;
 	if (names_pass(&c) != 0)
@@ -389,7 +167,7 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 	if (rc != 0 && !c.damaged && !c.shrank)
 		msg_warn(src->path, "no slices found (empty trace?)");
 done:
-	ctx_free(&c);
+	json_ctx_free(&c);
 	return rc;
 }
 
@@ -429,7 +207,7 @@ trace_json_overlap_lengths(const char *path, int64_t ns[4])
 	jctx c;
 	tl_rank *r = rank_new(-1);
 	int found = 0;
-	ctx_init(&c, path, r);
+	json_ctx_init(&c, path, r);
 	c.quiet = 1; /* the load reports the file's problems */
 	for (int k = 0; k < 4; k++)
 		ns[k] = 0;
@@ -455,221 +233,9 @@ trace_json_overlap_lengths(const char *path, int64_t ns[4])
 				ns[k] += ce - cs;
 		}
 	}
-	ctx_free(&c);
+	json_ctx_free(&c);
 	rank_free(r);
 	return found ? 0 : -1;
-}
-
-/* ---- one event again, for the detail pane ---------------------------------------------------- */
-
-static void
-emit_value(args_req *q, const char *key, const cJSON *v)
-{
-	if (cJSON_IsString(v)) {
-		q->fn(q->ctx, key, v->valuestring);
-	} else {
-		char *t = cJSON_PrintUnformatted(v);
-		if (t == NULL)
-			return;
-		if (strlen(t) > 1024)
-			strcpy(t + 1020, "...");
-		q->fn(q->ctx, key, t);
-		free(t);
-	}
-	q->fields++;
-}
-
-static void
-args_event(jctx *c, const jevent *ev)
-{
-	args_req *q = c->req;
-	if (ev->ordinal != q->want || q->fields >= 0)
-		return;
-	q->fields = 0;
-	cJSON *j = cJSON_ParseWithLength((const char *)c->b + ev->start, ev->end - ev->start);
-	if (j == NULL) {
-		q->fn(q->ctx, "arguments", "the event is not valid JSON");
-		return;
-	}
-	static const char *const top[] = {"name", "cat", "ph", "ts", "dur", "pid", "tid", "id"};
-	for (size_t k = 0; k < sizeof top / sizeof *top; k++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, top[k]);
-		if (v != NULL)
-			emit_value(q, top[k], v);
-	}
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "args"), *m;
-	/* a "Call stack" is shown frame by frame (the stack hook, json_stack.c), not as one line */
-	if (cJSON_IsObject(a))
-		cJSON_ArrayForEach(m,
-		                   a) if (m->string != NULL && strcmp(m->string, "Call stack") != 0)
-		    emit_value(q, m->string, m);
-	cJSON_Delete(j);
-}
-
-/* The fields of the event with this ordinal (the slices' arg), found through the source's
- * event index: name, cat, ph, ts, dur, pid, tid, then each member of its args. Returns the
- * number of fields, -1 when the event cannot be read (fn then gets one "arguments" line saying
- * why). */
-static int
-event_args(const char *path, const json_state *ix, uint64_t ordinal, load_arg_fn fn, void *ctx)
-{
-	if (ix == NULL || ordinal / EVIDX_STEP >= ix->n) {
-		fn(ctx, "arguments", "not indexed: the event cannot be found again");
-		return -1;
-	}
-	uint64_t off = ix->off[ordinal / EVIDX_STEP];
-	load_count_open();
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fn(ctx, "arguments", strerror(errno));
-		return -1;
-	}
-	args_req q = {ordinal % EVIDX_STEP, fn, ctx, -1};
-	/* "[" and the file from the indexed event on, in windows that grow until the event is
-	 * in one (events are a few hundred bytes; a window ends mid-event quietly) */
-	for (size_t win = (size_t)1 << 20; q.fields < 0 && win <= ((size_t)256 << 20); win *= 4) {
-		unsigned char *buf = xmalloc(win + 1);
-		buf[0] = '[';
-		size_t got = 0;
-		while (got < win) {
-			ssize_t k = pread(fd, buf + 1 + got, win - got, (off_t)(off + got));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			got += (size_t)k;
-		}
-		jctx c;
-		ctx_init(&c, path, NULL);
-		c.b = buf;
-		c.n = got + 1;
-		c.pass = 3; /* no problems counted, no index */
-		c.quiet = 1;
-		c.fn = args_event;
-		c.req = &q;
-		json_walk_array(&c, 0);
-		ctx_free(&c); /* frees buf */
-		if (got < win)
-			break; /* the end of the file: it is not there */
-	}
-	close(fd);
-	if (q.fields < 0)
-		fn(ctx, "arguments", "not found again: the file changed since tl loaded it?");
-	return q.fields;
-}
-
-/* ---- many events again, in one pass per indexed block (the communication analysis) -------- */
-
-static void
-args_batch_event(jctx *c, const jevent *ev)
-{
-	args_batch *b = (args_batch *)c->req;
-	while (b->next < b->nwant && b->want[b->next] < ev->ordinal)
-		b->next++; /* not in the window: skipped */
-	if (b->next >= b->nwant || b->want[b->next] != ev->ordinal)
-		return;
-	size_t i = b->base + b->next++;
-	b->found++;
-	cJSON *j = cJSON_ParseWithLength((const char *)c->b + ev->start, ev->end - ev->start);
-	const cJSON *a = j ? cJSON_GetObjectItemCaseSensitive(j, "args") : NULL, *m;
-	if (cJSON_IsObject(a))
-		cJSON_ArrayForEach(m, a)
-		{
-			if (m->string == NULL)
-				continue;
-			if (cJSON_IsString(m)) {
-				b->fn(b->ctx, i, m->string, m->valuestring);
-			} else if (cJSON_IsNumber(m)) {
-				char t[64];
-				if (m->valuedouble == (double)(int64_t)m->valuedouble)
-					snprintf(t, sizeof t, "%" PRId64, (int64_t)m->valuedouble);
-				else
-					snprintf(t, sizeof t, "%.17g", m->valuedouble);
-				b->fn(b->ctx, i, m->string, t);
-			}
-		}
-	cJSON_Delete(j);
-}
-
-int
-trace_json_events_args(const tl_rank *r, size_t source, const uint64_t *ordinals, size_t n,
-                       load_event_arg_fn fn, void *ctx)
-{
-	const json_state *ix = source < r->nsources ? rank_source_state(r, source) : NULL;
-	if (ix == NULL)
-		return -1;
-	const char *path = r->sources[source]->path;
-	load_count_open();
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	size_t found = 0;
-	uint64_t *rel = xmalloc((n ? n : 1) * sizeof *rel);
-	for (size_t i = 0; i < n;) {
-		uint64_t blk = ordinals[i] / EVIDX_STEP;
-		size_t j = i;
-		while (j < n && ordinals[j] / EVIDX_STEP == blk) {
-			rel[j] = ordinals[j] % EVIDX_STEP;
-			j++;
-		}
-		if (ix == NULL || blk >= ix->n) {
-			i = j;
-			continue;
-		}
-		uint64_t off = ix->off[blk];
-		args_batch b = {.q = {0, NULL, NULL, -1},
-		                .want = rel + i,
-		                .nwant = j - i,
-		                .base = i,
-		                .fn = fn,
-		                .ctx = ctx};
-		/* as event_args: windows that grow until the last wanted event is in */
-		for (size_t win = (size_t)1 << 20; b.found < b.nwant && win <= ((size_t)256 << 20);
-		     win *= 4) {
-			unsigned char *buf = xmalloc(win + 1);
-			buf[0] = '[';
-			size_t got = 0;
-			while (got < win) {
-				ssize_t k = pread(fd, buf + 1 + got, win - got, (off_t)(off + got));
-				if (k < 0 && errno == EINTR)
-					continue;
-				if (k <= 0)
-					break;
-				got += (size_t)k;
-			}
-			b.next = b.found = 0;
-			jctx c;
-			ctx_init(&c, path, NULL);
-			c.b = buf;
-			c.n = got + 1;
-			c.pass = 3;
-			c.quiet = 1;
-			c.fn = args_batch_event;
-			c.req = &b.q;
-			json_walk_array(&c, 0);
-			ctx_free(&c);
-			if (got < win)
-				break;
-		}
-		found += b.found;
-		i = j;
-	}
-	free(rel);
-	close(fd);
-	return (int)(found > INT32_MAX ? INT32_MAX : found);
-}
-
-static int
-trace_json_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_arg_fn fn,
-                void *ctx)
-{
-	/* a JSON slice's arg is its event's ordinal (the step lane's is a step index) */
-	if (t->kind == TL_LANE_STEP || t->kind == TL_LANE_STAGE || t->kind == TL_LANE_OVERLAP ||
-	    t->v[idx].arg == UINT32_MAX)
-		return 0;
-	if (load_source_unchanged(r->sources[si], fn, ctx) != 0)
-		return -1;
-	return event_args(r->sources[si]->path, rank_source_state(r, si), t->v[idx].arg, fn, ctx);
 }
 
 static uint64_t

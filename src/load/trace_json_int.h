@@ -1,6 +1,8 @@
 /* Inside the Chrome-trace JSON loader: the types, the walk context and the functions its files
- * share (trace_json.c: open, load and the hooks; json_scan.c: the scanner; json_walk.c: the
- * mapped-file walker; json_names.c: walk 1; json_slices.c: walk 2). Nothing outside them
+ * share (trace_json.c: load and the hooks; json_args.c: an event's args again; json_ctx.c: the
+ * input, the context and an event's fields; json_scan.c: the scanner; json_walk.c: the
+ * mapped-file walker; json_names.c: walk 1; json_slices.c: walk 2). They call each other one
+ * way only, in that order (tests/check_layers.sh fails on a cycle). Nothing outside them
  * includes it. */
 #ifndef TL_TRACE_JSON_INT_H
 #define TL_TRACE_JSON_INT_H
@@ -354,7 +356,14 @@ extern const char *const json_problem_text[PR__N];
  * ev->end set, or -1 when the input ends first. */
 int json_scan_event(const unsigned char *b, size_t n, size_t i, jevent *ev);
 
-/* trace_json.c */
+/* json_ctx.c */
+/* Opens c->path: mapped read-only (or read whole with TL_JSON_NO_MMAP). Returns -1 after one
+ * line saying why it cannot. */
+int json_input_open(jctx *c);
+/* A walk's context for the file at path (r: the rank it loads into, or NULL); json_ctx_free
+ * releases it and the input. */
+void json_ctx_init(jctx *c, const char *path, tl_rank *r);
+void json_ctx_free(jctx *c);
 /* Each event is judged once: the scanner's findings and flows in walk 1, slices in walk 2. A
  * negative pr counts nothing. */
 void json_problem(jctx *c, int pr, size_t off);
@@ -417,13 +426,19 @@ void json_names_event(jctx *c, const jevent *ev);
 void json_steps_build(jctx *c);
 /* Step of host time t in this source, as a global step index (as the DB loader's step_at). */
 uint16_t json_step_at(const jctx *c, int64_t t);
-
-/* json_slices.c */
 /* HostToDevice (CANN launch -> device task or HCCL op) and Kineto's ac2g (runtime launch
  * -> kernel), joined by (cat, id); fwdbwd (forward operator -> its backward operator, torch_npu
  * and Kineto alike) kept for fwdbwd_build; MsTx (host MSTX range -> its device part) kept for
  * mstx_links_build. */
 void json_flow_event(jctx *c, const jevent *ev, char ph);
+/* A device event's category: kernel, gpu_memcpy, gpu_memset, mtia_ccp_events. */
+int json_is_device_cat(const jctx *c, jspan cat);
+
+/* json_args.c: the loader's args hook (the detail pane) */
+int trace_json_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_arg_fn fn,
+                    void *ctx);
+
+/* json_slices.c */
 /* After walk 1: the fwdbwd flows with exactly one start and one end on two threads become
  * pairs, and their ends the lookup walk 2 uses to find the operators. */
 void json_fwdbwd_build(jctx *c);
@@ -455,7 +470,6 @@ void trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, 
                          size_t *cap);
 /* Sorts st's links both ways (st->links by launch end, st->by_dev by device end). */
 void json_links_index(json_state *st);
-int json_is_device_cat(const jctx *c, jspan cat);
 /* json_stack.c: the loader's stack hook, the Python frames of a host slice, innermost first:
  * its "Call stack" arg (torch_npu with_stack), else the chain of python_function events
  * ("Python id", "Python parent id") around it on its thread. */

@@ -58,22 +58,6 @@ tlq_link_find(const tl_rank *r, const tl_link_end *e, tlq_slice_pos *out)
 	return found;
 }
 
-const tl_link_index *
-tlq_link_index(const tl_query *cq, size_t ri)
-{
-	tl_query *q = tlq_mut(cq);
-	if (ri >= q->tr->nranks)
-		return NULL;
-	pthread_mutex_lock(&q->lock);
-	if (q->link_ix == NULL)
-		q->link_ix = xcalloc(q->tr->nranks, sizeof *q->link_ix);
-	if (q->link_ix[ri] == NULL)
-		q->link_ix[ri] = load_link_index(q->tr->ranks[ri]);
-	const tl_link_index *x = q->link_ix[ri];
-	pthread_mutex_unlock(&q->lock);
-	return x;
-}
-
 ptrdiff_t
 tlq_links(const tl_query *q, size_t ri, const tl_track *t, size_t idx, tl_link_dir dir,
           tlq_slice_pos **out, size_t *named)

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "analysis/lanes.h"
 #include "load/load.h"
+#include "query/links.h"
 #include "query/session.h"
 #include "util/parallel.h"
 #include "util/xalloc.h"
@@ -29,6 +30,24 @@ tlq_per_rank(tl_query *q, void (*fn)(tl_query *, size_t, void *), void *arg)
 {
 	per_rank_ctx c = {q, fn, arg};
 	parallel_for(q->tr->nranks, 0, per_rank_item, &c);
+}
+
+/* The link index of rank ri (query/links.h). Here, where tlq_close frees it, rather than in
+ * links.c: host.c's links read it, and links.c needs host.c's lanes. */
+const tl_link_index *
+tlq_link_index(const tl_query *cq, size_t ri)
+{
+	tl_query *q = tlq_mut(cq);
+	if (ri >= q->tr->nranks)
+		return NULL;
+	pthread_mutex_lock(&q->lock);
+	if (q->link_ix == NULL)
+		q->link_ix = xcalloc(q->tr->nranks, sizeof *q->link_ix);
+	if (q->link_ix[ri] == NULL)
+		q->link_ix[ri] = load_link_index(q->tr->ranks[ri]);
+	const tl_link_index *x = q->link_ix[ri];
+	pthread_mutex_unlock(&q->lock);
+	return x;
 }
 
 /* ---- open, close ---------------------------------------------------------------------------- */
@@ -67,7 +86,6 @@ tlq_lod_build(tl_query *q)
 {
 	tlq_per_rank(q, lod_job, NULL);
 }
-
 
 tl_query *
 tlq_open(tl_trace *tr, const tl_query_opts *o)

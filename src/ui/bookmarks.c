@@ -242,35 +242,23 @@ bm_action(tl_ui *ui, void *st, int a)
 	bm_state *s = st;
 	load(ui, s);
 	s->tab.n = s->n;
-	if (ui_table_move(ui, &s->tab, a))
-		return 1;
-	switch (a) {
-	case ACT_QUIT:
-	case ACT_CLEAR:
-		ui_view_close(ui, &bookmarks_view);
-		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-	case ACT_DP_PANEL:
-	case ACT_PP_VIEW:
-	case ACT_OVERVIEW:
-	case ACT_SEARCH_LIST:
+	static const int pass[] = {ACT_DP_PANEL, ACT_PP_VIEW, ACT_OVERVIEW, ACT_SEARCH_LIST,
+	                           ACT_NONE};
+	switch (ui_table_action(ui, &s->tab, &bookmarks_view, a, pass)) {
+	case UI_LIST_PASS:
 		return 0;
-	case ACT_SELECT:
-		if (s->tab.sel < s->n) {
-			bookmark b = s->v[s->tab.sel];
-			ui_view_close(ui, &bookmarks_view);
-			for (size_t ri = 0; ri < ui->tr->nranks; ri++)
-				if (ui->tr->ranks[ri]->rank == b.rank)
-					timeline_goto_rank(ui, ri);
-			timeline_goto(ui, b.t);
-			char nm[96], at[48];
-			ui_message(ui, 0, "Bookmark %s: rank %d at %s",
-			           ui_clean(ui, b.name, nm, sizeof nm), b.rank,
-			           ui_time(ui, b.t, at, sizeof at));
-		}
+	case UI_LIST_ENTER: {
+		bookmark b = s->v[s->tab.sel];
+		ui_view_close(ui, &bookmarks_view);
+		for (size_t ri = 0; ri < ui->tr->nranks; ri++)
+			if (ui->tr->ranks[ri]->rank == b.rank)
+				timeline_goto_rank(ui, ri);
+		timeline_goto(ui, b.t);
+		char nm[96], at[48];
+		ui_message(ui, 0, "Bookmark %s: rank %d at %s", ui_clean(ui, b.name, nm, sizeof nm),
+		           b.rank, ui_time(ui, b.t, at, sizeof at));
 		return 1;
+	}
 	default:
 		return 1;
 	}

@@ -177,37 +177,27 @@ comm_action(tl_ui *ui, void *state, int a)
 	comm_state *s = state;
 	size_t n = s->c.nops;
 	s->tab.n = n;
-	if (ui_table_move(ui, &s->tab, a))
-		return 1;
-	switch (a) {
-	case ACT_QUIT:
-	case ACT_CLEAR:
-		ui_view_close(ui, &comm_panel_view);
-		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-	case ACT_DP_PANEL:
-	case ACT_PP_VIEW:
-	case ACT_SLOW_PANEL:
-	case ACT_OPS_PANEL:
-	case ACT_MODULES_PANEL:
-	case ACT_MATRIX_PANEL:
+	static const int pass[] = {ACT_DP_PANEL,  ACT_PP_VIEW,       ACT_SLOW_PANEL,
+	                           ACT_OPS_PANEL, ACT_MODULES_PANEL, ACT_MATRIX_PANEL,
+	                           ACT_NONE};
+	switch (ui_table_action(ui, &s->tab, &comm_panel_view, a, pass)) {
+	case UI_LIST_PASS:
 		return 0; /* the view stack's */
-	case ACT_SORT_NEXT:
-		s->sort = (s->sort + 1) % COMM_SORT__COUNT;
-		s->built = 0;
-		s->tab.sel = s->tab.top = 0;
-		ui_message(ui, 0, "Sorted by %s", sort_names[s->sort]);
-		return 1;
-	case ACT_SELECT:
+	case UI_LIST_ENTER:
 		if (!s->built)
 			build(s);
-		if (s->tab.sel < n)
-			jump(ui, &s->c.ops[s->order[s->tab.sel]]);
+		jump(ui, &s->c.ops[s->order[s->tab.sel]]);
 		return 1;
-	default:
+	case UI_LIST_OTHER:
+		if (a == ACT_SORT_NEXT) {
+			s->sort = (s->sort + 1) % COMM_SORT__COUNT;
+			s->built = 0;
+			s->tab.sel = s->tab.top = 0;
+			ui_message(ui, 0, "Sorted by %s", sort_names[s->sort]);
+		}
 		return 1; /* the timeline behind the panel does not move */
+	default:
+		return 1;
 	}
 }
 

@@ -279,50 +279,10 @@ cmd_quit(tl_ui *ui, char *arg)
 
 /* ---- the table ----------------------------------------------------------------------------- */
 
-#define COMMAND_INFO_(n, a, g, f, h) {n, a, g, h},
-const tl_command_info command_table[CMD__COUNT] = {TL_COMMANDS(COMMAND_INFO_)};
-#undef COMMAND_INFO_
-
 typedef int (*command_fn)(tl_ui *, char *arg);
 #define COMMAND_FN_(n, a, g, f, h) f,
 static const command_fn command_fns[CMD__COUNT] = {TL_COMMANDS(COMMAND_FN_)};
 #undef COMMAND_FN_
-
-/* Whether word is one of the space-separated names of list. */
-static int
-in_list(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-	for (const char *p = list; p && *p;) {
-		size_t k = strcspn(p, " ");
-		if (k == n && strncmp(p, word, n) == 0)
-			return 1;
-		p += k;
-		while (*p == ' ')
-			p++;
-	}
-	return 0;
-}
-
-char *
-command_aliases(const tl_command_info *c, const char *pre, const char *post, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (c->alias == NULL)
-		return buf;
-	size_t off = (size_t)snprintf(buf, len, "%s", pre);
-	for (const char *p = c->alias; *p && off < len;) {
-		size_t k = strcspn(p, " ");
-		off += (size_t)snprintf(buf + off, len - off, "%s:%.*s", p == c->alias ? "" : ", ",
-		                        (int)k, p);
-		p += k;
-		while (*p == ' ')
-			p++;
-	}
-	if (off < len)
-		snprintf(buf + off, len - off, "%s", post);
-	return buf;
-}
 
 int
 ui_command(tl_ui *ui, const char *line)
@@ -344,11 +304,11 @@ ui_command(tl_ui *ui, const char *line)
 		return 0;
 	if (cmd[0] == '/') /* :/PATTERN searches, as / does */
 		return ui_loading_refuses(ui, ACT_SEARCH, NULL) ? 0 : timeline_search(ui, line + 1);
-	for (int i = 0; i < CMD__COUNT; i++)
-		if (strcmp(cmd, command_table[i].name) == 0 || in_list(command_table[i].alias, cmd))
-			return ui_loading_refuses(ui, ACT_NONE, command_table[i].name)
-			           ? 0
-			           : command_fns[i](ui, arg);
+	int i = command_find(cmd);
+	if (i >= 0)
+		return ui_loading_refuses(ui, ACT_NONE, command_table[i].name)
+		           ? 0
+		           : command_fns[i](ui, arg);
 	int act = action_by_name(cmd);
 	if (act != ACT_NONE) {
 		ui_view_action(ui, act);
@@ -358,61 +318,4 @@ ui_command(tl_ui *ui, const char *line)
 	ui_message(ui, 1, "Unknown command '%s' (? lists actions and commands)",
 	           ui_clean(ui, cmd, c, sizeof c));
 	return -1;
-}
-
-/* ---- the list in tl(1) and README.md ------------------------------------------------------- */
-
-static void
-roff_escaped(FILE *f, const char *s)
-{
-	if (*s == '.' || *s == '\'')
-		fputs("\\&", f);
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\e", f);
-		else if (*s == '-')
-			fputs("\\-", f);
-		else
-			fputc(*s, f);
-	}
-}
-
-void
-commands_write_list(FILE *f, int format)
-{
-	if (format == 1)
-		fputs(".SH COMMANDS\nCommands are typed after\n.BR : ;\nUp and Down recall earlier "
-		      "commands and searches, Tab completes names.\n",
-		      f);
-	else if (format == 2)
-		fputs("| **:-commands** | | |\n", f);
-	else
-		fputs("\n:-commands\n", f);
-	for (int i = 0; i < CMD__COUNT + 1; i++) {
-		/* the last row: every action is a command too */
-		const tl_command_info any = {"ACTION", NULL, "",
-		                             "Run any action by its name, e.g. :fit-all"};
-		const tl_command_info *c = i < CMD__COUNT ? &command_table[i] : &any;
-		char also[64], usage[96];
-		command_aliases(c, " (also ", ")", also, sizeof also);
-		snprintf(usage, sizeof usage, ":%s%s%s", c->name, *c->args ? " " : "", c->args);
-		if (format == 1) {
-			fputs(".TP\n.B ", f);
-			roff_escaped(f, usage);
-			fputs("\n", f);
-			roff_escaped(f, c->help);
-			roff_escaped(f, also);
-			fputs(".\n", f);
-		} else if (format == 2) {
-			fputs("| | `", f);
-			for (const char *k = usage; *k; k++)
-				fputs(*k == '|' ? "\\|" : (char[2]){*k, 0}, f);
-			fputs("` | ", f);
-			for (const char *k = c->help; *k; k++)
-				fputs(*k == '|' ? "\\|" : (char[2]){*k, 0}, f);
-			fprintf(f, "%s |\n", also);
-		} else {
-			fprintf(f, "  %-22s %s%s\n", usage, c->help, also);
-		}
-	}
 }

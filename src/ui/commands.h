@@ -58,15 +58,18 @@ typedef struct tl_command_info {
 enum { CMD__COUNT = 0 TL_COMMANDS(COMMAND_COUNT_) };
 #undef COMMAND_COUNT_
 
+/* command_table.c: the table as data, and what reads it alone */
 extern const tl_command_info command_table[CMD__COUNT];
-
-/* Runs a :-command line (without the ':'): a command of the table or an action by name.
- * Returns 0 on success; the message line says what went wrong. */
-int ui_command(tl_ui *, const char *line);
+/* The index of the command named (or aliased) name, or -1. */
+int command_find(const char *name);
 /* The aliases as ":q, :q!" between pre and post, or "" when there are none. */
 char *command_aliases(const tl_command_info *, const char *pre, const char *post, char *buf,
                       size_t len);
 /* The command list: format 0 plain text, 1 roff (tl(1)), 2 Markdown (README.md). */
 void commands_write_list(FILE *, int format);
+
+/* commands.c: runs a :-command line (without the ':'): a command of the table or an action by
+ * name. Returns 0 on success; the message line says what went wrong. */
+int ui_command(tl_ui *, const char *line);
 
 #endif

@@ -86,3 +86,28 @@ ui_list_scroll(size_t *sel, size_t *top, size_t n, int rows)
 	if (*sel >= *top + (size_t)rows)
 		*top = *sel - (size_t)rows + 1;
 }
+
+/* ---- a column's density (the timeline's and --compare's lanes) ---- */
+
+static const uint32_t eighths[9] = {' ',    0x2581, 0x2582, 0x2583, 0x2584,
+                                    0x2585, 0x2586, 0x2587, 0x2588};
+static const char ascii_density[5] = {' ', '.', ':', '+', '#'};
+
+uint32_t
+timeline_density_glyph(const tl_ui *ui, int64_t busy, int64_t w)
+{
+	if (ui->utf8) {
+		int e = (int)((busy * 8 + w / 2) / w);
+		if (e < 1)
+			e = 1;
+		if (e > 8)
+			e = 8;
+		return eighths[e];
+	}
+	int e = (int)((busy * 4 + w / 2) / w);
+	if (e < 1)
+		e = 1;
+	if (e > 4)
+		e = 4;
+	return (uint32_t)ascii_density[e];
+}

@@ -22,4 +22,7 @@ int ui_list_move(size_t *sel, size_t n, int page, int action);
 /* Keeps the selected row *sel (clamped to the n rows) among the rows lines shown from *top. */
 void ui_list_scroll(size_t *sel, size_t *top, size_t n, int rows);
 
+/* The glyph of a column busy for busy ns of w: eighth blocks (UTF-8) or . : + # */
+uint32_t timeline_density_glyph(const tl_ui *, int64_t busy, int64_t w);
+
 #endif

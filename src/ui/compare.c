@@ -128,104 +128,6 @@ compare_free(ui_compare *c)
 	free(c);
 }
 
-/* ---- the lanes ------------------------------------------------------------------------------ */
-
-static void
-add_b_lane(tl_ui *ui, size_t ri, size_t bi, tl_lane_kind kind, size_t first, size_t count,
-           const char *label)
-{
-	const tl_rank *r = ui->cmp->trb->ranks[bi];
-	ui_lane l = {.type = UL_COMPARE,
-	             .rank = ri,
-	             .brank = bi,
-	             .kind = kind,
-	             .first = first,
-	             .count = count,
-	             .indent = 1,
-	             .slot = lane_kind_slot(kind, r->tracks[first]->key)};
-	lane_push(ui, &l, label);
-}
-
-void
-compare_add_lanes(tl_ui *ui, size_t ri)
-{
-	ui_compare *c = ui->cmp;
-	if (c == NULL)
-		return;
-	ui_lane d = {.type = UL_DELTA,
-	             .rank = ri,
-	             .kind = TL_LANE_STAGE,
-	             .indent = 1,
-	             .slot = SLOT_LABEL,
-	             .brank = c->brank[ri]};
-	lane_push(ui, &d, ui->utf8 ? "\u0394 B\u2212A stages" : "delta B-A stages");
-	size_t bi = c->brank[ri];
-	if (bi == SIZE_MAX)
-		return;
-	const tl_rank *r = c->trb->ranks[bi];
-	int show_overlap = TIMELINE(ui)->show_overlap;
-	char label[128];
-	for (size_t i = 0; i < r->ntracks;) {
-		const tl_track *t = r->tracks[i];
-		size_t k = i + 1;
-		while (k < r->ntracks && r->tracks[k]->kind == t->kind)
-			k++;
-		switch (t->kind) {
-		case TL_LANE_COMPUTE:
-		case TL_LANE_MEMCPY: {
-			size_t nstreams = 0;
-			for (size_t j = i; j < k; j++)
-				nstreams += r->tracks[j]->depth == 0;
-			if (nstreams > 1)
-				snprintf(label, sizeof label, "%s (%zu)", lane_kind_name(t->kind),
-				         nstreams);
-			else
-				snprintf(label, sizeof label, "%s", lane_kind_name(t->kind));
-			add_b_lane(ui, ri, bi, t->kind, i, k - i, label);
-			break;
-		}
-		case TL_LANE_STAGE:
-		case TL_LANE_STEP:
-			for (size_t j = i; j < k; j++) {
-				snprintf(label, sizeof label, "%s%s", lane_kind_name(t->kind),
-				         r->tracks[j]->depth ? " +" : "");
-				add_b_lane(ui, ri, bi, t->kind, j, 1, label);
-			}
-			break;
-		case TL_LANE_MSTX:
-		case TL_LANE_COMM:
-			for (size_t j = i; j < k; j++) {
-				const char *l = strpool_get(r->pool, r->tracks[j]->label);
-				if (r->tracks[j]->depth)
-					snprintf(label, sizeof label, "%s %s +%u",
-					         t->kind == TL_LANE_MSTX ? "mstx" : "comm", l,
-					         (unsigned)r->tracks[j]->depth);
-				else
-					snprintf(label, sizeof label, "%s %s",
-					         t->kind == TL_LANE_MSTX ? "mstx" : "comm", l);
-				add_b_lane(ui, ri, bi, t->kind, j, 1, label);
-			}
-			break;
-		case TL_LANE_OVERLAP: {
-			/* the names of A's overlap lanes */
-			static const char *const ovl[] = {"Computing", "Communication",
-			                                  "Comm(Not Ovl)", "Free"};
-			int64_t key = r->tracks[i]->key;
-			if (show_overlap)
-				for (size_t j = i; j < k; j++) {
-					key = r->tracks[j]->key;
-					add_b_lane(ui, ri, bi, t->kind, j, 1,
-					           key >= 0 && key < 4 ? ovl[key] : "?");
-				}
-			break;
-		}
-		default: /* per-stream task lanes and host lanes: A's lanes have them */
-			break;
-		}
-		i = k;
-	}
-}
-
 /* ---- alignment ------------------------------------------------------------------------------ */
 
 /* The earliest start of stage `name` in step id over a session's ranks, or INT64_MAX. */
@@ -434,9 +336,8 @@ draw_b(tl_ui *ui, const ui_lane *l, int y)
 	}
 }
 
-/* "+3.912ms" */
-static char *
-signed_dur(int64_t d, char *buf, size_t len)
+char *
+compare_signed_dur(int64_t d, char *buf, size_t len)
 {
 	char t[24];
 	timefmt_dur(d < 0 ? -d : d, t, sizeof t);
@@ -485,7 +386,7 @@ draw_delta(tl_ui *ui, const ui_lane *l, int y)
 		if (d == 0)
 			continue; /* no change: the = say so */
 		char txt[64], pct[32];
-		signed_dur(d, txt, sizeof txt);
+		compare_signed_dur(d, txt, sizeof txt);
 		if (b->has_a && b->a > 0 && d != 0) {
 			double pc = 100.0 * (double)d / (double)b->a;
 			snprintf(pct, sizeof pct, pc > -10 && pc < 10 ? " %+.1f%%" : " %+.0f%%",
@@ -529,56 +430,7 @@ compare_status(tl_ui *ui, char *buf, size_t len)
 			snprintf(pct, sizeof pct, " (%+.1f%%)",
 			         100.0 * (double)(b->b - b->a) / (double)b->a);
 		snprintf(buf, len, "  | B\u2212A %s step %" PRId64 ": %s%s", nm, b->step,
-		         signed_dur(b->b - b->a, d, sizeof d), pct);
+		         compare_signed_dur(b->b - b->a, d, sizeof d), pct);
 		return;
 	}
-}
-
-/* ---- the diff panel's Enter ------------------------------------------------------------------ */
-
-void
-compare_show(tl_ui *ui, const tl_diff_change *ch)
-{
-	ui_compare *c = ui->cmp;
-	int number = ch->rank >= 0 ? ch->rank : ch->top_rank;
-	size_t ri = SIZE_MAX;
-	for (size_t i = 0; i < ui->tr->nranks; i++)
-		if (ui->tr->ranks[i]->rank == number || (number < 0 && ri == SIZE_MAX))
-			ri = i;
-	if (ri == SIZE_MAX)
-		ri = 0;
-	int64_t ida = tlq_diff_step_id(&c->a, ch->step);
-	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-	if (ch->kind == TL_DIFF_STAGE) {
-		const tl_stage_row *rows;
-		size_t n = tlq_stages(ui->q, &rows);
-		for (size_t k = 0; k < n; k++) {
-			const char *sn = tlq_stage_name(ui->q, rows[k].stage);
-			if (rows[k].rank == ri && rows[k].step == ida && sn &&
-			    strcmp(sn, ch->name) == 0) {
-				t0 = rows[k].start < t0 ? rows[k].start : t0;
-				t1 = rows[k].end > t1 ? rows[k].end : t1;
-			}
-		}
-		c->align_stage = 1;
-		snprintf(c->stage, sizeof c->stage, "%s", ch->name);
-	} else {
-		c->align_stage = 0;
-	}
-	if (t0 >= t1 && ida >= 0 && tlq_step_span(ui->q, ida, &t0, &t1) != 0)
-		t0 = INT64_MAX;
-	if (t0 < t1) {
-		timeline_reveal(ui, ri, t0, t1, NULL);
-		timeline_goto(ui, t0);
-	} else {
-		timeline_goto_rank(ui, ri);
-	}
-	char nm[96], a[32], b[32], d[32], p[32];
-	ui_clean(ui, ch->name, nm, sizeof nm);
-	timefmt_dur(ch->a, a, sizeof a);
-	timefmt_dur(ch->b, b, sizeof b);
-	ui_message(ui, 0, "%s %s, rank %d, step %" PRId64 ": A %s, B %s, %s (%s)%s",
-	           tlq_diff_kind_name(ch->kind), nm, ui->tr->ranks[ri]->rank, ida, a, b,
-	           signed_dur(diff_delta(ch), d, sizeof d), tlq_diff_pct_text(ch, p, sizeof p),
-	           ch->kind == TL_DIFF_STAGE ? "; B aligned on its start" : "");
 }

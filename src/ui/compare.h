@@ -2,7 +2,9 @@
  * on A's clock, aligned on the start of the step at the cursor (or of a stage in it: :align);
  * a delta lane per rank with, per stage instance, how much longer or shorter B's stage took
  * (tl diff's numbers, from the query layer); and the ranked changes of tl diff for the diff
- * panel. The timeline's lane list, drawing and status line call in here. */
+ * panel. The timeline's drawing and status line call in here; its lane list (timeline_lanes.c)
+ * adds B's lanes from ui_compare, and the diff panel's Enter moves the timeline itself, so this
+ * file calls nothing of the timeline's but its state. */
 #ifndef TL_UI_COMPARE_H
 #define TL_UI_COMPARE_H
 #include <stddef.h>
@@ -47,8 +49,6 @@ ui_compare *compare_open(const tl_query *qa, const tl_query *qb, const char *lab
                          const char *label_b);
 void compare_free(ui_compare *);
 
-/* B's lanes and the delta lane of A's rank ri, after A's lanes of it (timeline_lanes.c). */
-void compare_add_lanes(tl_ui *, size_t ri);
 /* Sets the offset for the step at the cursor; before drawing a frame. */
 void compare_align_cursor(tl_ui *);
 /* :align step | :align stage NAME. Returns 0, or -1 with the message line saying why. */
@@ -57,9 +57,7 @@ int compare_align(tl_ui *, const char *how);
 void compare_draw_lane(tl_ui *, const void *lane, int y);
 /* The status line's part: the delta at the cursor on the current rank ("" when none). */
 void compare_status(tl_ui *, char *buf, size_t len);
-/* The diff panel's Enter: shows change ch in the timeline on its rank (for a row over all ranks,
- * the rank that changed most): a stage row's stage in its step, B aligned on the stage's start;
- * another row's step, B aligned on the step; a whole-capture row, the rank. */
-void compare_show(tl_ui *, const tl_diff_change *);
+/* "+3.912ms", "-1.2us": a duration with its sign. */
+char *compare_signed_dur(int64_t d, char *buf, size_t len);
 
 #endif

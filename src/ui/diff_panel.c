@@ -6,6 +6,7 @@
 #include "ui/compare.h"
 #include "ui/table.h"
 #include "ui/timeline.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 
 #include <inttypes.h>
@@ -127,36 +128,75 @@ diff_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	ui_table_draw(ui, &s->tab, x, y, w, h);
 }
 
+/* ---- Enter: the change in the timeline --------------------------------------------------- */
+
+/* Enter: shows change ch in the timeline on its rank (for a row over all ranks, the rank that
+ * changed most): a stage row's stage in its step, B aligned on the stage's start; another row's
+ * step, B aligned on the step; a whole-capture row, the rank. */
+static void
+show_change(tl_ui *ui, const tl_diff_change *ch)
+{
+	ui_compare *c = ui->cmp;
+	int number = ch->rank >= 0 ? ch->rank : ch->top_rank;
+	size_t ri = SIZE_MAX;
+	for (size_t i = 0; i < ui->tr->nranks; i++)
+		if (ui->tr->ranks[i]->rank == number || (number < 0 && ri == SIZE_MAX))
+			ri = i;
+	if (ri == SIZE_MAX)
+		ri = 0;
+	int64_t ida = tlq_diff_step_id(&c->a, ch->step);
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	if (ch->kind == TL_DIFF_STAGE) {
+		const tl_stage_row *rows;
+		size_t n = tlq_stages(ui->q, &rows);
+		for (size_t k = 0; k < n; k++) {
+			const char *sn = tlq_stage_name(ui->q, rows[k].stage);
+			if (rows[k].rank == ri && rows[k].step == ida && sn &&
+			    strcmp(sn, ch->name) == 0) {
+				t0 = rows[k].start < t0 ? rows[k].start : t0;
+				t1 = rows[k].end > t1 ? rows[k].end : t1;
+			}
+		}
+		c->align_stage = 1;
+		snprintf(c->stage, sizeof c->stage, "%s", ch->name);
+	} else {
+		c->align_stage = 0;
+	}
+	if (t0 >= t1 && ida >= 0 && tlq_step_span(ui->q, ida, &t0, &t1) != 0)
+		t0 = INT64_MAX;
+	if (t0 < t1) {
+		timeline_reveal(ui, ri, t0, t1, NULL);
+		timeline_goto(ui, t0);
+	} else {
+		timeline_goto_rank(ui, ri);
+	}
+	char nm[96], a[32], b[32], d[32], p[32];
+	ui_clean(ui, ch->name, nm, sizeof nm);
+	timefmt_dur(ch->a, a, sizeof a);
+	timefmt_dur(ch->b, b, sizeof b);
+	ui_message(ui, 0, "%s %s, rank %d, step %" PRId64 ": A %s, B %s, %s (%s)%s",
+	           tlq_diff_kind_name(ch->kind), nm, ui->tr->ranks[ri]->rank, ida, a, b,
+	           compare_signed_dur(diff_delta(ch), d, sizeof d),
+	           tlq_diff_pct_text(ch, p, sizeof p),
+	           ch->kind == TL_DIFF_STAGE ? "; B aligned on its start" : "");
+}
 static int
 diff_action(tl_ui *ui, void *st, int a)
 {
 	diff_state *s = st;
 	build(ui, s);
 	s->tab.n = s->n;
-	if (ui_table_move(ui, &s->tab, a))
-		return 1;
-	switch (a) {
-	case ACT_QUIT:
-	case ACT_CLEAR:
-		ui_view_close(ui, &diff_panel_view);
-		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-	case ACT_DP_PANEL:
-	case ACT_PP_VIEW:
-	case ACT_OVERVIEW:
-	case ACT_COMM_PANEL:
-	case ACT_SLOW_PANEL:
-	case ACT_OPS_PANEL:
-	case ACT_MODULES_PANEL:
-	case ACT_MATRIX_PANEL:
+	static const int pass[] = {ACT_DP_PANEL,      ACT_PP_VIEW,      ACT_OVERVIEW,
+	                           ACT_COMM_PANEL,    ACT_SLOW_PANEL,   ACT_OPS_PANEL,
+	                           ACT_MODULES_PANEL, ACT_MATRIX_PANEL, ACT_NONE};
+	switch (ui_table_action(ui, &s->tab, &diff_panel_view, a, pass)) {
+	case UI_LIST_PASS:
 		return 0;
-	case ACT_SELECT:
-		if (ui->cmp && s->tab.sel < s->n) {
+	case UI_LIST_ENTER:
+		if (ui->cmp) {
 			const tl_diff_change *ch = &ui->cmp->ch[s->rows[s->tab.sel]];
 			ui_view_close(ui, &diff_panel_view);
-			compare_show(ui, ch);
+			show_change(ui, ch);
 		}
 		return 1;
 	default:

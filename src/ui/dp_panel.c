@@ -12,6 +12,7 @@
 #include "ui/dp_panel_int.h"
 #include "ui/ops_panel.h"
 #include "ui/timeline.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -151,19 +152,22 @@ col_value(int col, const tl_imb_rank *x, const tl_dp_rank *d)
 
 /* ---- row order ---------------------------------------------------------------------------- */
 
-static const tl_imbalance *sort_im; /* the comparator's rows (the viewer has one thread) */
-static const tl_dp *sort_dp;
-static int sort_key;
+/* What the comparator reads: the rows, dp_analysis' (or NULL), the sort column. */
+typedef struct row_order {
+	const tl_imbalance *im;
+	const tl_dp *dp;
+	int key;
+} row_order;
 
 static int
-cmp_row(const void *a, const void *b)
+cmp_row(const void *ctx, size_t i, size_t j)
 {
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	const tl_imb_rank *x = &sort_im->ranks[i], *y = &sort_im->ranks[j];
+	const row_order *o = ctx;
+	const tl_imb_rank *x = &o->im->ranks[i], *y = &o->im->ranks[j];
 	int c = 0;
-	if (sort_key != COL_RANK) {
-		double u = col_value(sort_key, x, sort_dp ? &sort_dp->ranks[i] : NULL);
-		double v = col_value(sort_key, y, sort_dp ? &sort_dp->ranks[j] : NULL);
+	if (o->key != COL_RANK) {
+		double u = col_value(o->key, x, o->dp ? &o->dp->ranks[i] : NULL);
+		double v = col_value(o->key, y, o->dp ? &o->dp->ranks[j] : NULL);
 		c = (u < v) - (u > v);
 	}
 	if (c == 0)
@@ -178,12 +182,8 @@ order_rows(dp_state *s, const tl_imbalance *im, const tl_dp *dp)
 	s->norder = im->n;
 	for (size_t i = 0; i < im->n; i++)
 		s->order[i] = i;
-	sort_im = im;
-	sort_dp = dp && dp->n == im->n ? dp : NULL;
-	sort_key = s->sort;
-	qsort(s->order, im->n, sizeof *s->order, cmp_row);
-	sort_im = NULL;
-	sort_dp = NULL;
+	row_order o = {.im = im, .dp = dp && dp->n == im->n ? dp : NULL, .key = s->sort};
+	sort_index(s->order, im->n, cmp_row, &o);
 }
 
 /* ---- the table ---------------------------------------------------------------------------- */

@@ -323,8 +323,8 @@ keymap_keys_text(const tl_keymap *km, int action, char *buf, size_t len)
 	return buf;
 }
 
-static void
-roff_escaped(FILE *f, const char *s)
+void
+keymap_roff_text(FILE *f, const char *s)
 {
 	if (*s == '.' || *s == '\'')
 		fputs("\\&", f);
@@ -364,12 +364,12 @@ keymap_write_list(const tl_keymap *km, FILE *f, int roff)
 			fprintf(f, "` | `%s` | %s |\n", ai->name, ai->help);
 		} else if (roff) {
 			fputs(".TP\n.B ", f);
-			roff_escaped(f, keys[0] ? keys : "(unbound)");
+			keymap_roff_text(f, keys[0] ? keys : "(unbound)");
 			fputs("\n", f);
 			fputs("\\fB", f);
-			roff_escaped(f, ai->name);
+			keymap_roff_text(f, ai->name);
 			fputs("\\fR: ", f);
-			roff_escaped(f, ai->help);
+			keymap_roff_text(f, ai->help);
 			fputs(".\n", f);
 		} else {
 			fprintf(f, "  %-22s %-20s %s\n", keys, ai->name, ai->help);

@@ -51,6 +51,9 @@ size_t keymap_keys(const tl_keymap *, int action, int *keys, size_t max);
 char *keymap_keys_text(const tl_keymap *, int action, char *buf, size_t len);
 /* The first key of an action, or ":name" when no key runs it: for a panel's own hints. */
 char *keymap_key_hint(const tl_keymap *, int action, char *buf, size_t len);
+/* Text for roff (man pages): a leading . or ' made literal, backslashes and hyphens escaped;
+ * the key list's and the command list's. */
+void keymap_roff_text(FILE *, const char *);
 /* Writes the action table with its keys: format 0 plain text, 1 the man page section (roff),
  * 2 a Markdown table (README). */
 void keymap_write_list(const tl_keymap *, FILE *, int format);

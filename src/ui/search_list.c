@@ -139,23 +139,13 @@ sl_action(tl_ui *ui, void *st, int a)
 	sl_state *s = st;
 	current(ui, s);
 	s->tab.n = s->n;
-	if (ui_table_move(ui, &s->tab, a))
-		return 1;
-	switch (a) {
-	case ACT_QUIT:
-	case ACT_CLEAR:
-		ui_view_close(ui, &search_list_view);
-		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-	case ACT_DP_PANEL:
-	case ACT_PP_VIEW:
-	case ACT_OVERVIEW:
-	case ACT_SEARCH:
-		return 0; /* the view stack's, or a new search from the timeline */
-	case ACT_SELECT:
-		if (s->tab.sel < s->n && s->rows[s->tab.sel].m.rank != SIZE_MAX) {
+	/* the view stack's, or a new search from the timeline */
+	static const int pass[] = {ACT_DP_PANEL, ACT_PP_VIEW, ACT_OVERVIEW, ACT_SEARCH, ACT_NONE};
+	switch (ui_table_action(ui, &s->tab, &search_list_view, a, pass)) {
+	case UI_LIST_PASS:
+		return 0;
+	case UI_LIST_ENTER:
+		if (s->rows[s->tab.sel].m.rank != SIZE_MAX) {
 			tl_match_pos m = s->rows[s->tab.sel].m;
 			ui_view_close(ui, &search_list_view);
 			timeline_show_match(ui, &m);

@@ -203,38 +203,28 @@ slow_action(tl_ui *ui, void *state, int a)
 {
 	slow_state *s = state;
 	const tl_slow_result *sr = tlq_slow_ranks(ui->q);
+	if (a == ACT_SELECT && !s->built)
+		build(s, sr); /* Enter reads the rows */
 	s->tab.n = s->nrows;
-	if (ui_table_move(ui, &s->tab, a))
-		return 1;
-	switch (a) {
-	case ACT_QUIT:
-	case ACT_CLEAR:
-		ui_view_close(ui, &slow_panel_view);
-		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-	case ACT_DP_PANEL:
-	case ACT_PP_VIEW:
-	case ACT_COMM_PANEL:
-	case ACT_OPS_PANEL:
-	case ACT_MODULES_PANEL:
-	case ACT_MATRIX_PANEL:
+	static const int pass[] = {ACT_DP_PANEL,  ACT_PP_VIEW,       ACT_COMM_PANEL,
+	                           ACT_OPS_PANEL, ACT_MODULES_PANEL, ACT_MATRIX_PANEL,
+	                           ACT_NONE};
+	switch (ui_table_action(ui, &s->tab, &slow_panel_view, a, pass)) {
+	case UI_LIST_PASS:
 		return 0; /* the view stack's */
-	case ACT_SORT_NEXT:
-		s->sort = (s->sort + 1) % SLOW_SORT__COUNT;
-		s->built = 0;
-		s->tab.sel = s->tab.top = 0;
-		ui_message(ui, 0, "Sorted by %s", sort_names[s->sort]);
+	case UI_LIST_ENTER:
+		jump(ui, sr, &s->rows[s->tab.sel]);
 		return 1;
-	case ACT_SELECT:
-		if (!s->built)
-			build(s, sr);
-		if (s->tab.sel < s->nrows)
-			jump(ui, sr, &s->rows[s->tab.sel]);
-		return 1;
-	default:
+	case UI_LIST_OTHER:
+		if (a == ACT_SORT_NEXT) {
+			s->sort = (s->sort + 1) % SLOW_SORT__COUNT;
+			s->built = 0;
+			s->tab.sel = s->tab.top = 0;
+			ui_message(ui, 0, "Sorted by %s", sort_names[s->sort]);
+		}
 		return 1; /* the timeline behind the panel does not move */
+	default:
+		return 1;
 	}
 }
 

@@ -75,4 +75,16 @@ int ui_table_move(tl_ui *, ui_table *, int action);
 /* The rows a page holds on this screen (the rows shown less one, at least 1). */
 int ui_table_page(const tl_ui *, const ui_table *);
 
+/* What a list panel's action handler does with an action, as ui_table_action sorts it. */
+typedef enum ui_list_act {
+	UI_LIST_TAKEN, /* moved the selection or closed the panel: the handler returns 1 */
+	UI_LIST_PASS,  /* the stack's (help, the prompt, redraw, an action of `pass`): return 0 */
+	UI_LIST_ENTER, /* Enter on a row (tab->sel < tab->n): the panel shows it in the timeline */
+	UI_LIST_OTHER  /* anything else: the panel's own, or ignored (return 1) */
+} ui_list_act;
+/* The part every list panel's action handler shares: the selection keys, quit and clear (which
+ * close self), the actions the view stack handles (help, the prompt, redraw) and those of
+ * `pass` (ACT_NONE-terminated: the other panels' keys the panel lets through), and Enter. */
+ui_list_act ui_table_action(tl_ui *, ui_table *, const view_ops *self, int action, const int *pass);
+
 #endif

@@ -345,29 +345,6 @@ timeline_open(tl_ui *ui)
 }
 
 void
-timeline_close(tl_ui *ui, void *st)
-{
-	tl_timeline *tl = st;
-	lanes_free(ui);
-	timeline_links_free(ui);
-	timeline_counters_free(ui);
-	free(tl->lanes);
-	free(tl->border);
-	free(tl->rs);
-	free(tl->edges);
-	free(tl->rk_comp);
-	free(tl->rk_comm);
-	free(tl->rk_exp);
-	free(tl->rk_free);
-	free(tl->cells);
-	free(tl->cells2);
-	free(tl->domtrack);
-	if (tl->have_search)
-		tlq_search_free(&tl->search);
-	free(tl);
-}
-
-void
 timeline_resize(tl_ui *ui, void *st)
 {
 	tl_timeline *tl = st;

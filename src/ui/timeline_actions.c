@@ -7,6 +7,8 @@
 #include "query/host.h"
 #include "util/timefmt.h"
 
+#include <stdlib.h>
+
 static void
 zoom(tl_ui *ui, int in)
 {
@@ -463,6 +465,31 @@ timeline_mouse(tl_ui *ui, int kind, int x, int y)
 		ui_view_action(ui, ACT_TOGGLE_RANK);
 	}
 	return 1;
+}
+
+/* The timeline's state, freed with its lanes and links (here, above them: timeline.c calls
+ * neither). */
+void
+timeline_close(tl_ui *ui, void *st)
+{
+	tl_timeline *tl = st;
+	lanes_free(ui);
+	timeline_links_free(ui);
+	timeline_counters_free(ui);
+	free(tl->lanes);
+	free(tl->border);
+	free(tl->rs);
+	free(tl->edges);
+	free(tl->rk_comp);
+	free(tl->rk_comm);
+	free(tl->rk_exp);
+	free(tl->rk_free);
+	free(tl->cells);
+	free(tl->cells2);
+	free(tl->domtrack);
+	if (tl->have_search)
+		tlq_search_free(&tl->search);
+	free(tl);
 }
 
 const view_ops timeline_view = {

@@ -3,7 +3,8 @@
  * sparklines of eighth blocks, each column the highest value in its time span, scaled from the
  * counter's lowest value to its highest; the column of the peak is marked. Off by default (U,
  * :counters); the status line gives the value at the cursor, and * goes to the peak. Every
- * number comes from the query layer (query/memory.h). */
+ * number comes from the query layer (query/memory.h). The lanes themselves are listed with the
+ * others (timeline_lanes.c), so that file and this one do not call each other. */
 #include "config.h"
 #include "ui/common.h"
 #include "ui/timeline_int.h"
@@ -17,47 +18,6 @@
 static const uint32_t eighths[9] = {' ',    0x2581, 0x2582, 0x2583, 0x2584,
                                     0x2585, 0x2586, 0x2587, 0x2588};
 static const char ascii_levels[9] = {' ', '_', '.', ':', '-', '=', '+', '*', '#'};
-
-static const char *
-kind_prefix(tl_counter_kind k)
-{
-	switch (k) {
-	case TL_CTR_FREQ:
-		return ""; /* "AI Core freq" */
-	case TL_CTR_OTHER:
-		return "ctr ";
-	default:
-		return "mem ";
-	}
-}
-
-void
-timeline_counter_lanes(tl_ui *ui, size_t ri)
-{
-	tl_timeline *tl = TIMELINE(ui);
-	if (!tl->show_counters)
-		return;
-	tl_counter *const *cs;
-	size_t n = tlq_rank_counters(ui->q, ri, &cs);
-	const tl_rank *r = ui->tr->ranks[ri];
-	for (size_t i = 0; i < n; i++) {
-		ui_lane l = {.type = UL_COUNTER,
-		             .rank = ri,
-		             .kind = TL_LANE__COUNT,
-		             .slot = SLOT_COUNTER,
-		             .indent = 1,
-		             .ctr = i};
-		l.ctr_peak = tlq_counter_peak(cs[i], &l.ctr_lo, &l.ctr_hi);
-		/* a module whose memory never changes says nothing (a profile lists dozens) */
-		if (l.ctr_peak == SIZE_MAX ||
-		    (cs[i]->kind == TL_CTR_MODULE && l.ctr_lo == l.ctr_hi))
-			continue;
-		char name[128], label[160];
-		snprintf(label, sizeof label, "%s%s", kind_prefix(cs[i]->kind),
-		         tlq_counter_label(r, cs[i], name, sizeof name));
-		lane_push(ui, &l, label);
-	}
-}
 
 void
 timeline_counters_toggle(tl_ui *ui)

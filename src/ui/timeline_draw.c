@@ -13,10 +13,6 @@
 
 #define NAME_STEP 24 /* columns between the places a long slice's name may sit */
 
-static const uint32_t eighths[9] = {' ',    0x2581, 0x2582, 0x2583, 0x2584,
-                                    0x2585, 0x2586, 0x2587, 0x2588};
-static const char ascii_density[5] = {' ', '.', ':', '+', '#'};
-
 /* ---- drawing ------------------------------------------------------------------------------- */
 
 /* Per rank and frame: the overlap lanes per column (rank at a glance, exposed communication,
@@ -37,25 +33,6 @@ rank_columns(tl_ui *ui, size_t ri)
 	tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_FREE), tl->edges, tl->vp.ncols, tl->rk_free);
 	tl->rk_rank = ri;
 	tl->rk_valid = 1;
-}
-
-uint32_t
-timeline_density_glyph(const tl_ui *ui, int64_t busy, int64_t w)
-{
-	if (ui->utf8) {
-		int e = (int)((busy * 8 + w / 2) / w);
-		if (e < 1)
-			e = 1;
-		if (e > 8)
-			e = 8;
-		return eighths[e];
-	}
-	int e = (int)((busy * 4 + w / 2) / w);
-	if (e < 1)
-		e = 1;
-	if (e > 4)
-		e = 4;
-	return (uint32_t)ascii_density[e];
 }
 
 static int

@@ -131,7 +131,6 @@ void timeline_links_free(tl_ui *);
 /* timeline_counters.c: the counter lanes (memory, frequency): U shows them, * jumps to the
  * peak of the one under the cursor. */
 void timeline_counters_toggle(tl_ui *);
-void timeline_counter_lanes(tl_ui *, size_t ri);
 void timeline_counter_draw(tl_ui *, const ui_lane *, int y);
 /* The counter's value at the cursor for the status line ("  = 1.16 GiB"): chars written. */
 int timeline_counter_status(tl_ui *, const ui_lane *, char *buf, size_t len);
@@ -162,7 +161,5 @@ void mark_step(tl_ui *);
 
 /* timeline_draw.c */
 void timeline_draw(tl_ui *, void *st, int x, int y, int w, int h);
-/* The glyph of a column busy for busy ns of w: eighth blocks (UTF-8) or . : + # */
-uint32_t timeline_density_glyph(const tl_ui *, int64_t busy, int64_t w);
 
 #endif

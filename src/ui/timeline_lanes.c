@@ -4,6 +4,7 @@
 #include "ui/common.h"
 #include "ui/compare.h"
 #include "ui/timeline_int.h"
+#include "query/memory.h"
 #include "util/xalloc.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -88,6 +89,147 @@ lane_push(tl_ui *ui, ui_lane *l, const char *label)
 		return;
 	ui_clean(ui, label, l->label, sizeof l->label);
 	VEC_PUSH(tl->lanes, tl->nlanes, tl->lcap, *l);
+}
+
+/* ---- tl view --compare: B's lanes under A's ------------------------------------------------ */
+
+static void
+add_b_lane(tl_ui *ui, size_t ri, size_t bi, tl_lane_kind kind, size_t first, size_t count,
+           const char *label)
+{
+	const tl_rank *r = ui->cmp->trb->ranks[bi];
+	ui_lane l = {.type = UL_COMPARE,
+	             .rank = ri,
+	             .brank = bi,
+	             .kind = kind,
+	             .first = first,
+	             .count = count,
+	             .indent = 1,
+	             .slot = lane_kind_slot(kind, r->tracks[first]->key)};
+	lane_push(ui, &l, label);
+}
+
+/* B's lanes and the delta lane of A's rank ri, after A's lanes of it. */
+static void
+compare_add_lanes(tl_ui *ui, size_t ri)
+{
+	ui_compare *c = ui->cmp;
+	if (c == NULL)
+		return;
+	ui_lane d = {.type = UL_DELTA,
+	             .rank = ri,
+	             .kind = TL_LANE_STAGE,
+	             .indent = 1,
+	             .slot = SLOT_LABEL,
+	             .brank = c->brank[ri]};
+	lane_push(ui, &d, ui->utf8 ? "\u0394 B\u2212A stages" : "delta B-A stages");
+	size_t bi = c->brank[ri];
+	if (bi == SIZE_MAX)
+		return;
+	const tl_rank *r = c->trb->ranks[bi];
+	int show_overlap = TIMELINE(ui)->show_overlap;
+	char label[128];
+	for (size_t i = 0; i < r->ntracks;) {
+		const tl_track *t = r->tracks[i];
+		size_t k = i + 1;
+		while (k < r->ntracks && r->tracks[k]->kind == t->kind)
+			k++;
+		switch (t->kind) {
+		case TL_LANE_COMPUTE:
+		case TL_LANE_MEMCPY: {
+			size_t nstreams = 0;
+			for (size_t j = i; j < k; j++)
+				nstreams += r->tracks[j]->depth == 0;
+			if (nstreams > 1)
+				snprintf(label, sizeof label, "%s (%zu)", lane_kind_name(t->kind),
+				         nstreams);
+			else
+				snprintf(label, sizeof label, "%s", lane_kind_name(t->kind));
+			add_b_lane(ui, ri, bi, t->kind, i, k - i, label);
+			break;
+		}
+		case TL_LANE_STAGE:
+		case TL_LANE_STEP:
+			for (size_t j = i; j < k; j++) {
+				snprintf(label, sizeof label, "%s%s", lane_kind_name(t->kind),
+				         r->tracks[j]->depth ? " +" : "");
+				add_b_lane(ui, ri, bi, t->kind, j, 1, label);
+			}
+			break;
+		case TL_LANE_MSTX:
+		case TL_LANE_COMM:
+			for (size_t j = i; j < k; j++) {
+				const char *l = strpool_get(r->pool, r->tracks[j]->label);
+				if (r->tracks[j]->depth)
+					snprintf(label, sizeof label, "%s %s +%u",
+					         t->kind == TL_LANE_MSTX ? "mstx" : "comm", l,
+					         (unsigned)r->tracks[j]->depth);
+				else
+					snprintf(label, sizeof label, "%s %s",
+					         t->kind == TL_LANE_MSTX ? "mstx" : "comm", l);
+				add_b_lane(ui, ri, bi, t->kind, j, 1, label);
+			}
+			break;
+		case TL_LANE_OVERLAP: {
+			/* the names of A's overlap lanes */
+			static const char *const ovl[] = {"Computing", "Communication",
+			                                  "Comm(Not Ovl)", "Free"};
+			int64_t key = r->tracks[i]->key;
+			if (show_overlap)
+				for (size_t j = i; j < k; j++) {
+					key = r->tracks[j]->key;
+					add_b_lane(ui, ri, bi, t->kind, j, 1,
+					           key >= 0 && key < 4 ? ovl[key] : "?");
+				}
+			break;
+		}
+		default: /* per-stream task lanes and host lanes: A's lanes have them */
+			break;
+		}
+		i = k;
+	}
+}
+
+static const char *
+kind_prefix(tl_counter_kind k)
+{
+	switch (k) {
+	case TL_CTR_FREQ:
+		return ""; /* "AI Core freq" */
+	case TL_CTR_OTHER:
+		return "ctr ";
+	default:
+		return "mem ";
+	}
+}
+
+/* U: the counter lanes of rank ri, after its tracks (the sparklines: timeline_counters.c). */
+static void
+counter_lanes(tl_ui *ui, size_t ri)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	if (!tl->show_counters)
+		return;
+	tl_counter *const *cs;
+	size_t n = tlq_rank_counters(ui->q, ri, &cs);
+	const tl_rank *r = ui->tr->ranks[ri];
+	for (size_t i = 0; i < n; i++) {
+		ui_lane l = {.type = UL_COUNTER,
+		             .rank = ri,
+		             .kind = TL_LANE__COUNT,
+		             .slot = SLOT_COUNTER,
+		             .indent = 1,
+		             .ctr = i};
+		l.ctr_peak = tlq_counter_peak(cs[i], &l.ctr_lo, &l.ctr_hi);
+		/* a module whose memory never changes says nothing (a profile lists dozens) */
+		if (l.ctr_peak == SIZE_MAX ||
+		    (cs[i]->kind == TL_CTR_MODULE && l.ctr_lo == l.ctr_hi))
+			continue;
+		char name[128], label[160];
+		snprintf(label, sizeof label, "%s%s", kind_prefix(cs[i]->kind),
+		         tlq_counter_label(r, cs[i], name, sizeof name));
+		lane_push(ui, &l, label);
+	}
 }
 
 static int
@@ -287,8 +429,8 @@ timeline_rebuild_lanes(tl_ui *ui)
 			}
 			i = k;
 		}
-		timeline_counter_lanes(ui, ri); /* U: memory and frequency counters */
-		compare_add_lanes(ui, ri);      /* --compare: B's lanes under A's */
+		counter_lanes(ui, ri);     /* U: memory and frequency counters */
+		compare_add_lanes(ui, ri); /* --compare: B's lanes under A's */
 	}
 	tl->lane = 0;
 	if (have_old) {

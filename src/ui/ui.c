@@ -23,39 +23,6 @@
 
 /* ---- progressive loading ------------------------------------------------------------------- */
 
-/* What works on the ranks that are in while the others load: moving, zooming, the lanes, the
- * screen. The rest reads tables over every rank and waits for the last one. */
-static const int loading_actions[] = {
-    ACT_CURSOR_LEFT,    ACT_CURSOR_RIGHT, ACT_PAN_LEFT,    ACT_PAN_RIGHT,      ACT_SCROLL_LEFT,
-    ACT_SCROLL_RIGHT,   ACT_PAGE_LEFT,    ACT_PAGE_RIGHT,  ACT_ZOOM_IN,        ACT_ZOOM_OUT,
-    ACT_FIT_ALL,        ACT_GO_START,     ACT_GO_END,      ACT_GOTO,           ACT_LANE_UP,
-    ACT_LANE_DOWN,      ACT_PAGE_UP,      ACT_PAGE_DOWN,   ACT_RANK_PREV,      ACT_RANK_NEXT,
-    ACT_FIRST_LANE,     ACT_LAST_LANE,    ACT_TOGGLE_RANK, ACT_TOGGLE_ALL,     ACT_TOGGLE_STREAMS,
-    ACT_TOGGLE_OVERLAP, ACT_LABEL_WIDTH,  ACT_PIN_RANK,    ACT_TOGGLE_ABSTIME, ACT_COMMAND,
-    ACT_HELP,           ACT_REDRAW,       ACT_QUIT};
-
-static const char *const loading_commands[] = {"goto",  "zoom",       "rank",   "pin",
-                                               "lanes", "labels",     "theme",  "keymap",
-                                               "dump",  "dump-attrs", "resize", "quit"};
-
-int
-ui_loading_refuses(tl_ui *ui, int a, const char *cmd)
-{
-	size_t done, total;
-	if (ui->q == NULL || !tlq_loading(ui->q, &done, &total)) /* (the unit tests' have none) */
-		return 0;
-	for (size_t i = 0; cmd == NULL && i < sizeof loading_actions / sizeof *loading_actions; i++)
-		if (a == ACT_NONE || a == loading_actions[i])
-			return 0;
-	for (size_t i = 0; cmd != NULL && i < sizeof loading_commands / sizeof *loading_commands;
-	     i++)
-		if (strcmp(cmd, loading_commands[i]) == 0)
-			return 0;
-	ui_message(ui, 1, "loading… %zu/%zu ranks: %s works once every rank is in", done, total,
-	           cmd ? cmd : action_table[a].name);
-	return 1;
-}
-
 static void
 rows_text(uint64_t n, char *buf, size_t len)
 {
@@ -279,6 +246,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	tl_ui *ui = xcalloc(1, sizeof *ui);
 	ui->q = q;
 	ui->tr = tlq_trace(q);
+	ui->views = ui_views;
 	const char *cs = nl_langinfo(CODESET);
 	ui->utf8 = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
 	ui->scr.utf8 = ui->utf8;

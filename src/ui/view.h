@@ -140,7 +140,9 @@ struct tl_ui {
 	int quit;
 	int redraw; /* the terminal must be redrawn in full */
 
-	/* the views: their states (NULL before first shown) and the stack of those on screen */
+	/* the views: the registered ones (ui_views), their states (NULL before first shown) and
+	 * the stack of those on screen */
+	const view_ops *const *views;
 	void *state[VIEW__COUNT];
 	int stack[UI_LAYER__COUNT];
 	int depth;
@@ -159,7 +161,8 @@ void ui_view_action(tl_ui *, int action);
 /* Every open state: after a resize; at the end (frees them). */
 void ui_view_resize_all(tl_ui *);
 void ui_view_close_all(tl_ui *);
-/* The registered views, for help and tests. */
+/* The registered views, in TL_VIEWS order (view_list.c): tl_ui.views points here. */
+extern const view_ops *const ui_views[VIEW__COUNT];
 const view_ops *ui_view_at(int i);
 
 #endif

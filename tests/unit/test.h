@@ -107,6 +107,47 @@ test_rmtree(char *dir)
 	free(dir);
 }
 
+#ifdef TL_LOAD_H /* the programs that load profiles */
+#include <sys/stat.h>
+/* Loads the samples' ascend-db/LEVEL into tr (one check: "load LEVEL"), its path into base;
+ * 0, or -1 after a SKIP line when the samples are absent (tr is then not loaded). */
+static inline int
+test_load_sample_db(const char *level, tl_trace *tr, char *base, size_t len)
+{
+	struct stat sb;
+	snprintf(base, len, "%.4000s/ascend-db/%s", test_samples_dir(), level);
+	if (stat(base, &sb) != 0) {
+		SKIP("samples absent: %s", base);
+		return -1;
+	}
+	tl_load_opts lo = {.quiet_progress = 1};
+	CHECK(load_trace(base, &lo, tr) == 0, "load %s", level);
+	return 0;
+}
+#endif
+
+#ifdef TL_REPORT_H /* the programs that print summaries */
+/* `tl summary` of tr as the command prints it, JSON or text, through a session of its own with
+ * options qo (NULL: the defaults); malloc'd, NULL when out of memory. */
+static inline char *
+test_summary(tl_trace *tr, const tl_query_opts *qo, int json)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+	if (f == NULL)
+		return NULL;
+	tl_query *q = tlq_open(tr, qo);
+	if (json)
+		report_summary_json(f, q);
+	else
+		report_summary_text(f, q);
+	tlq_close(q);
+	fclose(f);
+	return s;
+}
+#endif
+
 #ifdef SQLITE_VERSION /* the programs that include sqlite3.h: plain SQL, the tests' oracle */
 /* A DB opened read-only and immutable (nothing is written beside a sample), or NULL. */
 static inline sqlite3 *

@@ -14,18 +14,6 @@
 #include "util/xalloc.h"
 #include "../test.h"
 
-static const char *
-samples_dir(void)
-{
-	static char buf[4096];
-	const char *s = getenv("TL_SAMPLES");
-	if (s)
-		return s;
-	const char *src = getenv("TL_SRCDIR");
-	snprintf(buf, sizeof buf, "%s/../shared/samples", src ? src : ".");
-	return buf;
-}
-
 static tl_rank *
 load_file(const char *path, int rank, tl_source *src)
 {
@@ -70,7 +58,7 @@ static void
 test_samples(void)
 {
 	static const char *const levels[] = {"level0", "level2"};
-	const char *dir = samples_dir();
+	const char *dir = test_samples_dir();
 	struct stat sb;
 	if (stat(dir, &sb) != 0) {
 		SKIP("samples absent: %s (StepTraceTime oracle not checked)", dir);
@@ -180,7 +168,7 @@ cmp_fb(const void *a, const void *b)
 static void
 test_sample_fwdbwd(void)
 {
-	const char *dir = samples_dir();
+	const char *dir = test_samples_dir();
 	struct stat sb;
 	if (stat(dir, &sb) != 0) {
 		SKIP("samples absent: %s (operator pairs not checked)", dir);

@@ -132,14 +132,6 @@ wall_ns(int y, int mo, int d, int h, int mi, int s, int ms, int utc)
 	return (int64_t)t * 1000000000 + (int64_t)ms * 1000000;
 }
 
-static int
-rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)f;
-	return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
 /* Checks that l holds exactly the ranks in want (in order) with kind k. */
 static void
 check_ranks(const tl_sourcelist *l, const int *want, size_t n, tl_source_kind k, const char *what)
@@ -799,6 +791,6 @@ main(void)
 	test_links_and_depth();
 	test_samples();
 	test_capture_time();
-	nftw(tmproot, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(tmproot, test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return test_done();
 }

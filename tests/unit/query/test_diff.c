@@ -31,15 +31,6 @@ gather(tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *out)
 #define HOUR (3600LL * 1000000000LL)
 #define T0 1736407067000000000LL
 
-static int
-rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static void
 base_opts(gen_opts *o, int nranks)
 {
@@ -390,6 +381,6 @@ main(void)
 		return test_done();
 	}
 	test_pair(dir);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(dir, test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return test_done();
 }

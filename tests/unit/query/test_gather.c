@@ -25,27 +25,6 @@
 #include "../../fuzz/cells_bad.h"
 #include "../../fuzz/host_bad.h"
 
-static const char *
-samples_dir(void)
-{
-	static char buf[4096];
-	const char *s = getenv("TL_SAMPLES");
-	if (s)
-		return s;
-	const char *src = getenv("TL_SRCDIR");
-	snprintf(buf, sizeof buf, "%s/../shared/samples", src ? src : ".");
-	return buf;
-}
-
-static int
-rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 /* `tl summary --json` of path loaded with tables gathered (malloc'd), NULL when it does not
  * load; *gathered: how many ranks hold gathered operators, launches, communication ops. */
 static char *
@@ -61,13 +40,7 @@ summary_json(const char *path, unsigned tables, int *gathered)
 	for (size_t i = 0; i < tr.nranks; i++)
 		*gathered += (tr.ranks[i]->ops != NULL) + tr.ranks[i]->have_launch_steps +
 		             (tr.ranks[i]->comm != NULL) + tr.ranks[i]->counters_read;
-	tl_query *q = tlq_open(&tr, NULL);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	report_summary_json(f, q);
-	fclose(f);
-	tlq_close(q);
+	char *buf = test_summary(&tr, NULL, 1);
 	trace_free(&tr);
 	return buf;
 }
@@ -178,7 +151,7 @@ check_fixture(const char *what, const char *sql, int want)
 	}
 	write_db(dir, sql);
 	check_same(what, dir, want);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(dir, test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void
@@ -193,7 +166,7 @@ check_generated(const char *what, gen_opts *o, int want)
 	CHECK(gen_profile(o, dir, &truth) == 0, "%s: generate", what);
 	gen_truth_free(&truth);
 	check_same(what, dir, want);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(dir, test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Two captures of every rank (verl's discrete mode: one per step and role), merged on one
@@ -234,13 +207,13 @@ check_two_captures(void)
 	CHECK(load_trace(dir, &lo, &tr) == 0 && tr.nranks == 2 && tr.ranks[0]->nsources == 2,
 	      "two captures: each rank has both sources");
 	trace_free(&tr);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(dir, test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void
 check_sample(const char *sub, int want)
 {
-	char *p = xasprintf("%s/%s", samples_dir(), sub);
+	char *p = xasprintf("%s/%s", test_samples_dir(), sub);
 	struct stat sb;
 	if (stat(p, &sb) != 0) {
 		SKIP("no sample %s (../shared/samples)", sub);

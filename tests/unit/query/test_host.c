@@ -380,15 +380,9 @@ static void
 check_samples(const char *level)
 {
 	char base[4200];
-	struct stat sb;
-	snprintf(base, sizeof base, "%.4000s/ascend-db/%s", test_samples_dir(), level);
-	if (stat(base, &sb) != 0) {
-		SKIP("samples absent: %s", base);
-		return;
-	}
 	tl_trace tr;
-	tl_load_opts lo = {.quiet_progress = 1};
-	CHECK(load_trace(base, &lo, &tr) == 0, "load %s", level);
+	if (test_load_sample_db(level, &tr, base, sizeof base) != 0)
+		return;
 	for (size_t i = 0; i < tr.nranks; i++) {
 		tl_rank *r = tr.ranks[i];
 		char path[4400], name[64];

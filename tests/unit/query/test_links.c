@@ -22,27 +22,6 @@
 #include "../../fuzz/flows_bad.h"
 #include "../../fuzz/host_bad.h"
 
-static const char *
-samples_dir(void)
-{
-	static char buf[4096];
-	const char *s = getenv("TL_SAMPLES");
-	if (s)
-		return s;
-	const char *src = getenv("TL_SRCDIR");
-	snprintf(buf, sizeof buf, "%s/../shared/samples", src ? src : ".");
-	return buf;
-}
-
-static int
-rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static int
 is_task_lane(tl_lane_kind k)
 {
@@ -249,15 +228,9 @@ static void
 check_db_samples(const char *level)
 {
 	char base[4200];
-	struct stat sb;
-	snprintf(base, sizeof base, "%.4000s/ascend-db/%s", samples_dir(), level);
-	if (stat(base, &sb) != 0) {
-		SKIP("samples absent: %s", base);
-		return;
-	}
 	tl_trace tr;
-	tl_load_opts lo = {.quiet_progress = 1};
-	CHECK(load_trace(base, &lo, &tr) == 0, "load %s", level);
+	if (test_load_sample_db(level, &tr, base, sizeof base) != 0)
+		return;
 	tl_query *q = tlq_open(&tr, NULL);
 	for (size_t i = 0; i < tr.nranks; i++) {
 		char path[4400], name[64];
@@ -619,7 +592,7 @@ out:
 	free(js);
 	free(jdir);
 	free(prof);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(dir, test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* ---- damaged inputs: what is linked, and no crash ---------------------------------------- */
@@ -740,7 +713,7 @@ check_bad_inputs(void)
 	free(db);
 	free(d2);
 	free(d1);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(dir, test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int
@@ -755,19 +728,19 @@ main(void)
 		snprintf(p, sizeof p,
 		         "%.4000s/ascend-text/level1/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/"
 		         "trace_view.json",
-		         samples_dir(), r);
+		         test_samples_dir(), r);
 		snprintf(name, sizeof name, "trace_view rank %d", r);
 		check_json_file(p, "HostToDevice", 1, name);
 	}
 	snprintf(p, sizeof p,
 	         "%.4000s/kineto/critical_path__simple_add__benchmark_result_493459_1694039959_"
 	         "trace.json",
-	         samples_dir());
+	         test_samples_dir());
 	check_json_file(p, "ac2g", 0, "kineto critical_path");
 	for (int r = 0; r < 2; r++) {
 		char name[64];
 		snprintf(p, sizeof p, "%.4000s/kineto/trace_filter__sampled_rank-%d.json",
-		         samples_dir(), r);
+		         test_samples_dir(), r);
 		snprintf(name, sizeof name, "kineto trace_filter rank %d (no flows)", r);
 		check_json_file(p, "", 0, name);
 	}

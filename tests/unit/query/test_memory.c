@@ -43,15 +43,9 @@ raw_i64(const char *section, int r, const char *key, const char *value, const ch
 static cJSON *
 summary_json(tl_trace *tr)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (f == NULL)
+	char *buf = test_summary(tr, NULL, 1);
+	if (buf == NULL)
 		return NULL;
-	tl_query *q = tlq_open(tr, NULL);
-	report_summary_json(f, q);
-	tlq_close(q);
-	fclose(f);
 	cJSON *j = cJSON_Parse(buf);
 	free(last_json);
 	last_json = buf;
@@ -146,15 +140,9 @@ static void
 check_sample(const char *level)
 {
 	char base[4200];
-	struct stat sb;
-	snprintf(base, sizeof base, "%.4000s/ascend-db/%s", test_samples_dir(), level);
-	if (stat(base, &sb) != 0) {
-		SKIP("samples absent: %s", base);
-		return;
-	}
 	tl_trace tr;
-	tl_load_opts lo = {.quiet_progress = 1};
-	CHECK(load_trace(base, &lo, &tr) == 0, "load %s", level);
+	if (test_load_sample_db(level, &tr, base, sizeof base) != 0)
+		return;
 	cJSON *j = summary_json(&tr);
 	CHECK(j != NULL, "%s: the summary is JSON", level);
 	for (size_t i = 0; j != NULL && i < tr.nranks; i++) {

@@ -372,6 +372,7 @@ test_view_stack(void)
 {
 	tl_ui ui;
 	memset(&ui, 0, sizeof ui);
+	ui.views = ui_views;
 	ui_view_open(&ui, &help_view);
 	ui_view_open(&ui, &detail_view);
 	CHECK(ui.depth == 2 && ui_view_at(ui.stack[0]) == &detail_view &&
