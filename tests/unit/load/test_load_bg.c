@@ -74,7 +74,7 @@ test_whole(const char *dir)
 		       slices_of(a, TL_LANE_OVERLAP) == slices_of(b, TL_LANE_OVERLAP) &&
 		       slices_of(a, TL_LANE_STAGE) == slices_of(b, TL_LANE_STAGE);
 		for (size_t k = 0; same && k < a->ntracks; k++)
-			same = a->tracks[k]->prefix != NULL &&
+			same = a->tracks[k]->lod != NULL &&
 			       tlq_busy(a->tracks[k], a->t_min, a->t_max + 1) ==
 			           tlq_busy(b->tracks[k], b->t_min, b->t_max + 1);
 	}
