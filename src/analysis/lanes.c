@@ -49,22 +49,29 @@ union_collect(const tl_rank *r, tl_lane_kind kind, ivl_vec *out)
 	union_iter_done(&it);
 }
 
-/* a minus b, both sorted and disjoint */
+/* The start and end of item i of an array of intervals (ivl or tl_slice: both begin with the
+ * two times) of stride bytes. */
+#define IV_S(p, stride, i)                                                                         \
+	(((const int64_t *)(const void *)((const char *)(p) + (i) * (stride)))[0])
+#define IV_E(p, stride, i)                                                                         \
+	(((const int64_t *)(const void *)((const char *)(p) + (i) * (stride)))[1])
+
+/* a minus b, both sorted and disjoint (na, nb items of strides sa, sb) */
 static void
-ivl_subtract(const ivl_vec *a, const ivl_vec *b, ivl_vec *out)
+ivl_subtract(const void *a, size_t na, size_t sa, const void *b, size_t nb, size_t sb, ivl_vec *out)
 {
 	size_t j = 0;
-	for (size_t i = 0; i < a->n; i++) {
-		int64_t s = a->v[i].s, e = a->v[i].e;
-		while (j < b->n && b->v[j].e <= s)
+	for (size_t i = 0; i < na; i++) {
+		int64_t s = IV_S(a, sa, i), e = IV_E(a, sa, i);
+		while (j < nb && IV_E(b, sb, j) <= s)
 			j++;
-		for (size_t k = j; k < b->n && b->v[k].s < e && s < e; k++) {
-			if (b->v[k].s > s) {
-				ivl x = {s, b->v[k].s};
+		for (size_t k = j; k < nb && IV_S(b, sb, k) < e && s < e; k++) {
+			if (IV_S(b, sb, k) > s) {
+				ivl x = {s, IV_S(b, sb, k)};
 				VEC_PUSH(out->v, out->n, out->cap, x);
 			}
-			if (b->v[k].e > s)
-				s = b->v[k].e;
+			if (IV_E(b, sb, k) > s)
+				s = IV_E(b, sb, k);
 		}
 		if (s < e) {
 			ivl x = {s, e};
@@ -75,22 +82,27 @@ ivl_subtract(const ivl_vec *a, const ivl_vec *b, ivl_vec *out)
 
 /* gaps of a ∪ b between the first and the last busy instant */
 static void
-ivl_gaps(const ivl_vec *a, const ivl_vec *b, ivl_vec *out)
+ivl_gaps(const void *a, size_t na, size_t sa, const void *b, size_t nb, size_t sb, ivl_vec *out)
 {
 	size_t i = 0, j = 0;
 	int64_t reach = INT64_MIN;
-	while (i < a->n || j < b->n) {
-		const ivl *x;
-		if (j >= b->n || (i < a->n && a->v[i].s <= b->v[j].s))
-			x = &a->v[i++];
-		else
-			x = &b->v[j++];
-		if (reach != INT64_MIN && x->s > reach) {
-			ivl g = {reach, x->s};
+	while (i < na || j < nb) {
+		int64_t xs, xe;
+		if (j >= nb || (i < na && IV_S(a, sa, i) <= IV_S(b, sb, j))) {
+			xs = IV_S(a, sa, i);
+			xe = IV_E(a, sa, i);
+			i++;
+		} else {
+			xs = IV_S(b, sb, j);
+			xe = IV_E(b, sb, j);
+			j++;
+		}
+		if (reach != INT64_MIN && xs > reach) {
+			ivl g = {reach, xs};
 			VEC_PUSH(out->v, out->n, out->cap, g);
 		}
-		if (x->e > reach)
-			reach = x->e;
+		if (xe > reach)
+			reach = xe;
 	}
 }
 
@@ -105,19 +117,24 @@ cmp_track(const void *a, const void *b)
 	return (x->depth > y->depth) - (x->depth < y->depth);
 }
 
-static void
-add_track(tl_rank *r, int key, const ivl_vec *iv)
+/* Adds the lane of iv's intervals and frees them. */
+static const tl_track *
+add_track(tl_rank *r, int key, ivl_vec *iv)
 {
-	if (iv->n == 0)
-		return;
-	const char *name = overlap_names[key];
-	tl_track *t = rank_track(r, TL_LANE_OVERLAP, key, name);
-	uint32_t nm = t->label;
-	t->v = xreallocarray(t->v, iv->n, sizeof *t->v);
-	t->cap = iv->n;
-	t->n = 0;
-	for (size_t i = 0; i < iv->n; i++)
-		track_push(t, iv->v[i].s, iv->v[i].e, nm, (uint32_t)i);
+	tl_track *t = NULL;
+	if (iv->n > 0) {
+		const char *name = overlap_names[key];
+		t = rank_track(r, TL_LANE_OVERLAP, key, name);
+		uint32_t nm = t->label;
+		t->v = xreallocarray(t->v, iv->n, sizeof *t->v);
+		t->cap = iv->n;
+		t->n = 0;
+		for (size_t i = 0; i < iv->n; i++)
+			track_push(t, iv->v[i].s, iv->v[i].e, nm, (uint32_t)i);
+	}
+	free(iv->v);
+	*iv = (ivl_vec){0};
+	return t;
 }
 
 void
@@ -126,19 +143,20 @@ lanes_build_rank(tl_rank *r)
 	for (size_t i = 0; i < r->ntracks; i++)
 		if (r->tracks[i]->kind == TL_LANE_OVERLAP)
 			return;
-	ivl_vec comp = {0}, comm = {0}, exposed = {0}, gaps = {0};
-	union_collect(r, TL_LANE_COMPUTE, &comp);
-	union_collect(r, TL_LANE_COMM, &comm);
-	ivl_subtract(&comm, &comp, &exposed);
-	ivl_gaps(&comp, &comm, &gaps);
-	add_track(r, TL_OVL_COMPUTING, &comp);
-	add_track(r, TL_OVL_COMMUNICATION, &comm);
-	add_track(r, TL_OVL_COMM_EXPOSED, &exposed);
-	add_track(r, TL_OVL_FREE, &gaps);
-	free(comp.v);
-	free(comm.v);
-	free(exposed.v);
-	free(gaps.v);
+	/* one list of intervals at a time next to the lanes made of them: the exposed and free
+	 * intervals are computed from the Computing and Communication lanes themselves */
+	ivl_vec iv = {0};
+	union_collect(r, TL_LANE_COMPUTE, &iv);
+	const tl_track *comp = add_track(r, TL_OVL_COMPUTING, &iv);
+	union_collect(r, TL_LANE_COMM, &iv);
+	const tl_track *comm = add_track(r, TL_OVL_COMMUNICATION, &iv);
+	const tl_slice *cv = comp ? comp->v : NULL, *mv = comm ? comm->v : NULL;
+	size_t nc = comp ? comp->n : 0, nm = comm ? comm->n : 0, st = sizeof(tl_slice);
+	ivl_subtract(mv, nm, st, cv, nc, st, &iv);
+	add_track(r, TL_OVL_COMM_EXPOSED, &iv);
+	/* (adding a lane may move the rank's track array, never a track's slices) */
+	ivl_gaps(cv, nc, st, mv, nm, st, &iv);
+	add_track(r, TL_OVL_FREE, &iv);
 	if (r->ntracks > 1) /* (qsort of a NULL array is undefined, even of none) */
 		qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
 }

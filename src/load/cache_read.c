@@ -4,6 +4,7 @@
 #include "load/cache_int.h"
 #include "load/load.h"
 #include "model/comm.h"
+#include "model/lod.h"
 #include "model/ops.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
@@ -126,7 +127,8 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 	uint64_t kind = get_u64(r), label = get_u64(r), key = get_u64(r), depth = get_u64(r);
 	uint64_t source = get_u64(r), user = get_u64(r), flags = get_u64(r);
 	if (r->bad == NULL && (kind >= TL_LANE__COUNT || label >= npool || depth > UINT16_MAX ||
-	                       source >= (nsrc > 0 ? nsrc : 1) || user > 1 || flags > 3))
+	                       source >= (nsrc > 0 ? nsrc : 1) || user > 1 ||
+	                       flags > (TRACK_STEP | TRACK_DEV | TRACK_LOD)))
 		r->bad = "a lane's fields are out of range";
 	t->kind = (tl_lane_kind)kind;
 	t->label = (uint32_t)label;
@@ -145,6 +147,20 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 		t->step = lane_items(r, t->n, sizeof *t->step);
 	if (flags & TRACK_DEV)
 		t->dev = lane_items(r, t->n, sizeof *t->dev);
+	if (flags & TRACK_LOD) {
+		/* kept aside, unchecked: the viewer's session checks it against the slices
+		 * (track_lod_build) before any query reads it; a summary never does */
+		size_t nb = lod_nbusy(t->n), nn = lod_nnodes(t->n);
+		const int64_t *busy = lane_items(r, nb, sizeof *busy);
+		const tl_lod_node *node = nn ? lane_items(r, nn, sizeof *node) : NULL;
+		if (busy != NULL && (nn == 0 || node != NULL)) {
+			t->lod_file = lod_wrap(t->n, busy, node);
+			t->lod_file->borrowed = r->borrow; /* copies belong to it */
+		} else if (!r->borrow) {
+			free((void *)busy);
+			free((void *)node);
+		}
+	}
 	for (size_t k = 0; k < t->n && r->bad == NULL; k++) {
 		const tl_slice *s = &t->v[k];
 		if (!times_ok(s->start, s->end) || s->name >= npool ||

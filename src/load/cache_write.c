@@ -14,6 +14,7 @@
 #include "load/cache_int.h"
 #include "load/load.h"
 #include "model/comm.h"
+#include "model/lod.h"
 #include "model/ops.h"
 #include "util/xalloc.h"
 
@@ -425,12 +426,19 @@ put_rank(wbuf *w, const tl_rank *r, char *const *warn, size_t nwarn)
 		put_u64(w, t->depth);
 		put_u64(w, t->source);
 		put_u64(w, (uint64_t)t->user_ranges);
-		put_u64(w, (t->step ? TRACK_STEP : 0) | (t->dev ? TRACK_DEV : 0));
+		put_u64(w, (t->step ? TRACK_STEP : 0) | (t->dev ? TRACK_DEV : 0) | TRACK_LOD);
 		put_arr(w, t->v, t->n, sizeof *t->v);
 		if (t->step)
 			put_raw(w, t->step, t->n * sizeof *t->step);
 		if (t->dev)
 			put_raw(w, t->dev, t->n * sizeof *t->dev);
+		/* the level of detail, made for the file one lane at a time (the viewer's session
+		 * then checks it instead of building one in its own memory) */
+		tl_lod *made = t->lod != NULL ? NULL : lod_build(t->v, t->n);
+		const tl_lod *l = t->lod != NULL ? t->lod : made;
+		put_raw(w, l->busy, lod_nbusy(t->n) * sizeof *l->busy);
+		put_raw(w, l->node, lod_nnodes(t->n) * sizeof *l->node);
+		lod_free(made);
 	}
 	put_tables(w, r);
 	put_u64(w, nwarn);

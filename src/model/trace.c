@@ -45,6 +45,7 @@ track_free(tl_track *t)
 		free(t->dev);
 	}
 	lod_free(t->lod);
+	lod_free(t->lod_file);
 	free(t);
 }
 
@@ -441,6 +442,8 @@ rank_finish_grown(tl_rank *r, const size_t *before, size_t nbefore)
 			continue;
 		lod_free(t->lod); /* the summary no longer holds */
 		t->lod = NULL;
+		lod_free(t->lod_file);
+		t->lod_file = NULL;
 		track_sort(t);
 		track_split_levels(r, t);
 	}
@@ -519,8 +522,17 @@ rank_add_steps(tl_rank *r, tl_step *v, size_t n, size_t *base)
 void
 track_lod_build(tl_track *t)
 {
-	if (t->lod == NULL)
-		t->lod = lod_build(t->v, t->n);
+	if (t->lod != NULL)
+		return;
+	if (t->lod_file != NULL && t->lod_file->n == t->n &&
+	    lod_check(t->v, t->n, t->lod_file->busy, t->lod_file->node) == 0) {
+		t->lod = t->lod_file;
+		t->lod_file = NULL;
+		return;
+	}
+	lod_free(t->lod_file); /* one that does not match its slices is never used */
+	t->lod_file = NULL;
+	t->lod = lod_build(t->v, t->n);
 }
 
 size_t

@@ -67,15 +67,17 @@ typedef struct tl_track {
 	                       NULL when the rank has fewer than two steps */
 	struct tl_lod *lod; /* level of detail (model/lod.h): busy time and longest slice of any
 	                       run of slices; built by the query session (track_lod_build) */
-	tl_span *dev;       /* MSTX lanes, per slice: the device part of a range that carried a
-	                       stream (its marker tasks, first start to last end), end < start when
-	                       it has none; NULL when no slice of the track has one. The slice
-	                       itself keeps the host call's times. */
-	int user_ranges;    /* a host lane of a trace without categories (torch's legacy exporter):
-	                       its record_function ranges are not told apart from operators, so the
-	                       stage and pipeline rules pick them out by name, as on MSTX lanes */
-	int borrowed;       /* v, step and dev are read-only memory the rank's backing owns (its
-	                       mapped cache file): not freed; the first change copies them */
+	struct tl_lod *lod_file; /* the one a cache file holds, not checked yet: track_lod_build
+	                            checks it against the slices and adopts it, or builds one */
+	tl_span *dev;            /* MSTX lanes, per slice: the device part of a range that carried a
+	                            stream (its marker tasks, first start to last end), end < start when
+	                            it has none; NULL when no slice of the track has one. The slice
+	                            itself keeps the host call's times. */
+	int user_ranges; /* a host lane of a trace without categories (torch's legacy exporter):
+	                    its record_function ranges are not told apart from operators, so the
+	                    stage and pipeline rules pick them out by name, as on MSTX lanes */
+	int borrowed;    /* v, step and dev are read-only memory the rank's backing owns (its
+	                    mapped cache file): not freed; the first change copies them */
 } tl_track;
 
 /* A lane whose ranges the stage, decode and pipeline rules read: MSTX / record_function

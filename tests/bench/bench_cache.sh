@@ -2,8 +2,14 @@
 # `make bench`, the model cache: on the 8 ranks x 1,000,000 tasks profile (shared with bench.sh,
 # kept in bench-out/), `tl summary` and the viewer's first frame without the cache (--no-cache),
 # writing it (first open) and reading it (warm), the viewer's peak anonymous and total resident
-# memory per slice cold and warm, the cache's size on disk per slice, and `tl index`
-# throughput with one process and with two (half the ranks each) into one directory.
+# memory per slice without the cache, writing it and warm, the cache's size on disk per slice,
+# and `tl index` throughput with one process and with two (half the ranks each) into one
+# directory. Wall time and CPU time (user + system) both: on a shared host the wall time also
+# measures the other processes.
+#
+# Side by side with a baseline: BENCH_BASE_TL=PATH names another build of tl (for example main:
+# `git worktree add ../tl-main main && cd ../tl-main && autoreconf -fi && ./configure &&
+# make tl`), measured the same way into a cache directory of its own.
 # Figures, not assertions; medians of RUNS runs.
 set -e
 : "${TL_BIN:?}" "${TLGEN:?}"
@@ -12,41 +18,37 @@ OUT=${BENCH_OUT:-bench-out}
 RANKS=${BENCH_RANKS:-8}
 TASKS=${BENCH_TASKS:-1000000}
 RUNS=${BENCH_RUNS:-3}
+BASE=${BENCH_BASE_TL:-}
 PROFILE="$OUT/profile-${RANKS}x${TASKS}"
 generate_once "$PROFILE" "$RANKS ranks x $TASKS device tasks" \
 	"$TLGEN" bench "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
-CACHE="$OUT/cache-bench"
 export XDG_CONFIG_HOME=/nonexistent TERM=xterm-256color LC_ALL=C.UTF-8
 
 stats=$(TL_STATS=1 "$TL_BIN" summary "$PROFILE" --no-cache 2>&1 >/dev/null | grep '^stats:')
 slices=$(echo "$stats" | sed 's/.*slices=\([0-9]*\).*/\1/')
 rows=$(echo "$stats" | sed 's/.*rows=\([0-9]*\).*/\1/')
 
-timed() { # timed CMD...: seconds of wall time
-	local t0 t1
+timed() { # timed SHELL-COMMAND: "wall cpu" seconds (CPU: user + system of it and its children)
+	local t0 t1 c
 	t0=$(now)
-	"$@" >/dev/null 2>&1
+	c=$(/usr/bin/time -f 'cpu %U %S' sh -c "$1 >/dev/null 2>&1" 2>&1 | grep '^cpu' | tail -1)
 	t1=$(now)
-	calc "$t1 - $t0"
+	echo "$(calc "$t1 - $t0") $(echo "$c" | awk '{ print $2 + $3 }')"
 }
-summary_cold() { "$TL_BIN" summary "$PROFILE" --no-cache; }
-summary_write() { rm -rf "$CACHE" && "$TL_BIN" summary "$PROFILE" --cache-dir "$CACHE"; }
-summary_warm() { "$TL_BIN" summary "$PROFILE" --cache-dir "$CACHE"; }
-med() { # med FN: median seconds of RUNS runs
-	local i
-	for i in $(seq "$RUNS"); do timed "$1"; done | median
+med() { # med SHELL-COMMAND: sets mw, mc: median wall and CPU seconds of RUNS runs
+	local i out
+	out=$(for i in $(seq "$RUNS"); do timed "$1"; done)
+	mw=$(echo "$out" | awk '{ print $1 }' | median)
+	mc=$(echo "$out" | awk '{ print $2 }' | median)
 }
-s_cold=$(med summary_cold)
-s_write=$(med summary_write)
-s_warm=$(med summary_warm)
-bytes=$(cat "$CACHE"/*.tlc | wc -c)
 
 # the viewer: time to its first frame, and its peak RssAnon / VmHWM sampled every 20 ms
 echo ":quit" >"$OUT/quit-keys.txt"
-view_once() { # view_once [--no-cache]: sets ff (ms), anon_kb, hwm_kb
-	local pid s a
-	"$TL_BIN" view "$PROFILE" --script "$OUT/quit-keys.txt" --size 200x50 \
-		--stats "$OUT/cache-view-stats.txt" --cache-dir "$CACHE" "$@" >/dev/null 2>&1 &
+view_once() { # view_once BIN CACHE [--no-cache]: sets ff (ms), anon_kb, hwm_kb
+	local pid s a bin=$1 cache=$2
+	shift 2
+	"$bin" view "$PROFILE" --script "$OUT/quit-keys.txt" --size 200x50 \
+		--stats "$OUT/cache-view-stats.txt" --cache-dir "$cache" "$@" >/dev/null 2>&1 &
 	pid=$!
 	anon_kb=0
 	hwm_kb=0
@@ -61,36 +63,77 @@ view_once() { # view_once [--no-cache]: sets ff (ms), anon_kb, hwm_kb
 	wait "$pid" || true
 	ff=$(awk '$1 == "first_frame_ms" { print $2 }' "$OUT/cache-view-stats.txt")
 }
-view_once --no-cache
-v_cold=$ff v_cold_anon=$anon_kb v_cold_hwm=$hwm_kb
-view_once
-v_warm=$ff v_warm_anon=$anon_kb v_warm_hwm=$hwm_kb
+
+# measure BIN PREFIX: every figure of one build, into variables PREFIX_*
+measure() {
+	local bin=$1 p=$2 cache="$OUT/cache-bench-$2"
+	med "'$bin' summary '$PROFILE' --no-cache"
+	eval "${p}_s_cold=$mw ${p}_c_cold=$mc"
+	med "rm -rf '$cache' && '$bin' summary '$PROFILE' --cache-dir '$cache'"
+	eval "${p}_s_write=$mw ${p}_c_write=$mc"
+	med "'$bin' summary '$PROFILE' --cache-dir '$cache'"
+	eval "${p}_s_warm=$mw ${p}_c_warm=$mc"
+	eval "${p}_bytes=$(cat "$cache"/*.tlc | wc -c)"
+	view_once "$bin" "$cache" --no-cache
+	eval "${p}_v_none=$ff ${p}_none_anon=$anon_kb ${p}_none_hwm=$hwm_kb"
+	rm -rf "$cache"
+	view_once "$bin" "$cache"
+	eval "${p}_v_cold=$ff ${p}_cold_anon=$anon_kb ${p}_cold_hwm=$hwm_kb"
+	view_once "$bin" "$cache"
+	eval "${p}_v_warm=$ff ${p}_warm_anon=$anon_kb ${p}_warm_hwm=$hwm_kb"
+	rm -rf "$cache"
+}
+measure "$TL_BIN" tl
+[ -n "$BASE" ] && measure "$BASE" base
 
 # tl index: one process for all ranks, then two for half the ranks each, into a fresh directory
+CACHE="$OUT/cache-bench"
 half=$((RANKS / 2))
-index_one() { rm -rf "$CACHE" && "$TL_BIN" index "$PROFILE" --cache-dir "$CACHE"; }
-index_two() {
-	rm -rf "$CACHE"
-	"$TL_BIN" index "$PROFILE" --rank "0-$((half - 1))" --cache-dir "$CACHE" >/dev/null 2>&1 &
-	"$TL_BIN" index "$PROFILE" --rank "$half-$((RANKS - 1))" --cache-dir "$CACHE" >/dev/null 2>&1
-	wait
-}
-i_one=$(med index_one)
-i_two=$(med index_two)
+med "rm -rf '$CACHE' && '$TL_BIN' index '$PROFILE' --cache-dir '$CACHE'"
+i_one=$mw
+med "rm -rf '$CACHE'; '$TL_BIN' index '$PROFILE' --rank 0-$((half - 1)) --cache-dir '$CACHE' & '$TL_BIN' index '$PROFILE' --rank $half-$((RANKS - 1)) --cache-dir '$CACHE'; wait"
+i_two=$mw
+rm -rf "$CACHE"
 
-echo "== the model cache on $RANKS ranks x $TASKS tasks ($slices slices, $rows rows; $(nproc) cores, medians of $RUNS)"
-printf 'tl summary, no cache:             %8.3f s\n' "$s_cold"
-printf 'tl summary, writing the cache:    %8.3f s\n' "$s_write"
-printf 'tl summary, cache present:        %8.3f s   (%.1f%% of no cache; bar: <= 1 s and <= 5%%)\n' \
-	"$s_warm" "$(calc "100 * $s_warm / $s_cold")"
-printf 'viewer first frame, no cache:     %8.1f ms\n' "$v_cold"
-printf 'viewer first frame, cache:        %8.1f ms  (%.1f%% of no cache)\n' "$v_warm" "$(calc "100 * $v_warm / $v_cold")"
-printf 'viewer peak RssAnon per slice:    %8.1f B cold, %.1f B warm  (bar: <= 32)\n' \
-	"$(calc "$v_cold_anon * 1024 / $slices")" "$(calc "$v_warm_anon * 1024 / $slices")"
-printf 'viewer peak RSS (VmHWM):          %8.1f MB cold, %.1f MB warm\n' \
-	"$(calc "$v_cold_hwm / 1024")" "$(calc "$v_warm_hwm / 1024")"
-printf 'cache on disk:                    %8.1f MB, %.1f B per slice\n' "$(calc "$bytes / 1048576")" \
-	"$(calc "$bytes / $slices")"
+per() { calc "$1 * 1024 / $slices"; } # KB -> bytes per slice
+row() { # row LABEL FORMAT VAR: tl's figure, and the baseline's when there is one
+	local l=$1 f=$2 v=$3 a b
+	a=$(eval echo "\$tl_$v")
+	if [ -n "$BASE" ]; then
+		b=$(eval echo "\$base_$v")
+		printf "%-44s $f   $f\n" "$l" "$a" "$b"
+	else
+		printf "%-44s $f\n" "$l" "$a"
+	fi
+}
+for p in tl base; do
+	[ "$p" = base ] && [ -z "$BASE" ] && continue
+	for m in none cold warm; do
+		eval "${p}_${m}_anon_b=$(per "$(eval echo "\$${p}_${m}_anon")")"
+		eval "${p}_${m}_hwm_mb=$(calc "$(eval echo "\$${p}_${m}_hwm") / 1024")"
+	done
+	eval "${p}_pct_s=$(calc "100 * $(eval echo "\$${p}_s_warm") / $(eval echo "\$${p}_s_cold")")"
+	eval "${p}_pct_c=$(calc "100 * $(eval echo "\$${p}_c_warm") / $(eval echo "\$${p}_c_cold")")"
+	eval "${p}_disk=$(calc "$(eval echo "\$${p}_bytes") / $slices")"
+done
+echo "== the model cache on $RANKS ranks x $TASKS tasks ($slices slices, $rows rows; $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), medians of $RUNS)"
+[ -n "$BASE" ] && printf "%-44s %10s   %10s\n" "" "tl" "baseline"
+row "tl summary, no cache (wall s)" "%10.3f" s_cold
+row "tl summary, no cache (CPU s)" "%10.3f" c_cold
+row "tl summary, writing the cache (wall s)" "%10.3f" s_write
+row "tl summary, cache present (wall s)" "%10.3f" s_warm
+row "tl summary, cache present (CPU s)" "%10.3f" c_warm
+row "  warm / cold, wall (bar <= 5%)" "%9.1f%%" pct_s
+row "  warm / cold, CPU" "%9.1f%%" pct_c
+row "viewer first frame, no cache (ms)" "%10.1f" v_none
+row "viewer first frame, writing the cache (ms)" "%10.1f" v_cold
+row "viewer first frame, cache present (ms)" "%10.1f" v_warm
+row "viewer peak RssAnon, no cache (B/slice)" "%10.1f" none_anon_b
+row "viewer peak RssAnon, writing (B/slice)" "%10.1f" cold_anon_b
+row "viewer peak RssAnon, warm (B/slice; <= 32)" "%10.1f" warm_anon_b
+row "viewer peak RSS (VmHWM), no cache (MB)" "%10.1f" none_hwm_mb
+row "viewer peak RSS (VmHWM), writing (MB)" "%10.1f" cold_hwm_mb
+row "viewer peak RSS (VmHWM), warm (MB)" "%10.1f" warm_hwm_mb
+row "cache on disk (B/slice)" "%10.1f" disk
 printf 'tl index, 1 process:              %8.3f s, %.2f M rows/s\n' "$i_one" "$(calc "$rows / $i_one / 1e6")"
 printf 'tl index, 2 processes:            %8.3f s, %.2f M rows/s\n' "$i_two" "$(calc "$rows / $i_two / 1e6")"
-rm -rf "$CACHE"

@@ -4,8 +4,10 @@
 # replays 1,000 navigation keys (zoom, pan, search, bubble jumps) on the
 # 8 ranks x 1,000,000 tasks profile (shared with bench.sh, kept in bench-out/) at 200x50 in
 # script mode, and prints the time to the first frame, the CPU time per frame and the bytes a
-# terminal (xterm-256color) would receive per frame. Figures, not assertions; the bars are
-# p99 <= 16 ms per frame and a median <= 2 KB per one-column pan.
+# terminal (xterm-256color) would receive per frame; then the frame times zoomed out and zoomed
+# in, without the cache and warm, beside a baseline build's (BENCH_BASE_TL, see bench_cache.sh).
+# Figures, not assertions; the bars are p99 <= 16 ms per frame and a median <= 2 KB per
+# one-column pan.
 set -e
 : "${TL_BIN:?}" "${TLGEN:?}"
 . "$(dirname "$0")/lib.sh"
@@ -79,9 +81,33 @@ awk 'BEGIN {
 	}
 	print ":quit"
 }' > "$script"
+# zoomed out (the whole capture: every column holds thousands of slices) and zoomed in: lane
+# moves, pans and jumps, then ten zooms in and the same again
+zscript="$OUT/tui-zoom-keys.txt"
+awk 'BEGIN {
+	srand(7)
+	for (z = 0; z < 2; z++) {
+		if (z) for (i = 0; i < 10; i++) print "+"
+		for (n = 0; n < 150; n++) {
+			r = rand()
+			if (r < 0.4) print (rand() < 0.5 ? "<gt>" : "<lt>")
+			else if (r < 0.7) print (rand() < 0.5 ? "j" : "k")
+			else if (r < 0.85) print (rand() < 0.5 ? "}" : "{")
+			else print (rand() < 0.5 ? "<Tab>" : ".")
+		}
+	}
+	print ":quit"
+}' > "$zscript"
+
+# view BIN SCRIPT STATS [--no-cache]: one scripted run
+view() {
+	local bin=$1 keys=$2 st=$3
+	shift 3
+	TERM=xterm-256color LC_ALL=C.UTF-8 NO_COLOR= XDG_CONFIG_HOME=/nonexistent \
+		"$bin" view "$PROFILE" --script "$keys" --size 200x50 --stats "$st" "$@" >/dev/null
+}
 stats="$OUT/tui-stats.txt"
-TERM=xterm-256color LC_ALL=C.UTF-8 NO_COLOR= XDG_CONFIG_HOME=/nonexistent \
-	"$TL_BIN" view "$PROFILE" --no-cache --script "$script" --size 200x50 --stats "$stats"
+view "$TL_BIN" "$script" "$stats" --no-cache
 
 awk -v profile="$PROFILE" '
 function pct(arr, n, p,   i, j, t, k) {
@@ -143,3 +169,37 @@ printf 'CPU per frame, median: off %8.3f ms   on %8.3f ms   ratio %.2f\n' \
 printf 'CPU per frame, p99:    off %8.3f ms   on %8.3f ms   ratio %.2f   (bar: <= 16 ms)\n' \
 	"$(med_of "${off_p99[@]}")" "$(med_of "${on_p99[@]}")" \
 	"$(calc "$(med_of "${on_p99[@]}") / $(med_of "${off_p99[@]}")")"
+
+# frame times zoomed out and in, without the cache and with it (warm), side by side with a
+# baseline build when BENCH_BASE_TL names one (see bench_cache.sh)
+zoom_p99() { # zoom_p99 STATS: "p99-out p99-in" ms (frames 1-150 out, the last 150 in)
+	awk '
+	function pct(arr, n, p,   i, j, t, k) {
+		for (i = 2; i <= n; i++) { t = arr[i]; for (j = i - 1; j >= 1 && arr[j] > t; j--) arr[j + 1] = arr[j]; arr[j + 1] = t }
+		k = int(p * n + 0.999999); if (k < 1) k = 1; if (k > n) k = n
+		return arr[k]
+	}
+	$1 == "frame" && $2 > 0 { n++; c[n] = $3 / 1e6 }
+	END {
+		for (i = 1; i <= 150 && i <= n; i++) o[i] = c[i]
+		for (i = n - 149; i <= n; i++) if (i > 160) z[++m] = c[i]
+		printf "%.3f %.3f\n", pct(o, 150, 0.99), pct(z, m, 0.99)
+	}' "$1"
+}
+zoom_runs() { # zoom_runs BIN NAME: prints one line per mode
+	local bin=$1 name=$2 cache="$OUT/cache-tui-$2" r
+	rm -rf "$cache"
+	view "$bin" "$zscript" "$OUT/tui-zoom-stats.txt" --no-cache
+	r=$(zoom_p99 "$OUT/tui-zoom-stats.txt")
+	printf '%-10s no cache:  p99 %8.3f ms zoomed out, %8.3f ms zoomed in\n' "$name" $r
+	"$bin" index "$PROFILE" --cache-dir "$cache" >/dev/null 2>&1
+	view "$bin" "$zscript" "$OUT/tui-zoom-stats.txt" --cache-dir "$cache"
+	r=$(zoom_p99 "$OUT/tui-zoom-stats.txt")
+	printf '%-10s warm:      p99 %8.3f ms zoomed out, %8.3f ms zoomed in   (first frame %s ms)\n' \
+		"$name" $r "$(awk '$1 == "first_frame_ms" { print $2 }' "$OUT/tui-zoom-stats.txt")"
+	rm -rf "$cache"
+}
+echo "== frame CPU p99, zoomed out and in (bar: <= 16 ms)"
+zoom_runs "$TL_BIN" tl
+[ -n "${BENCH_BASE_TL:-}" ] && zoom_runs "$BENCH_BASE_TL" baseline
+exit 0

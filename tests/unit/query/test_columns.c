@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 
 #include "gen/gen.h"
+#include "load/cache.h"
 #include "load/load.h"
+#include "model/lod.h"
 #include "query/query.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
@@ -113,18 +115,30 @@ check_frame(const tl_trace *tr, int64_t t0, int64_t t1, int ncols, size_t *ncolu
 	return bad;
 }
 
+/* With cache (a cache directory): the columns of a warm open, whose lanes and levels of detail
+ * are the mapped file's; *adopted gets how many tracks use the file's level of detail. */
 static void
-check_profile(const char *what, const char *path)
+check_profile_cache(const char *what, const char *path, const char *cache, size_t *adopted)
 {
+	tl_cache c;
+	if (cache != NULL)
+		cache_open(&c, cache);
 	tl_trace tr;
-	tl_load_opts lo = {.quiet_progress = 1};
+	tl_load_opts lo = {.quiet_progress = 1, .cache = cache != NULL ? &c : NULL};
 	if (load_trace(path, &lo, &tr) != 0) {
 		trace_free(&tr);
+		if (cache != NULL)
+			cache_close(&c);
 		CHECK(0, "%s: loads", what);
 		return;
 	}
 	tl_query_opts qo = {.lanes = 1};
 	tl_query *q = tlq_open(&tr, &qo);
+	if (adopted != NULL)
+		for (size_t i = 0; i < tr.nranks; i++)
+			for (size_t k = 0; k < tr.ranks[i]->ntracks; k++)
+				*adopted += tr.ranks[i]->tracks[k]->lod != NULL &&
+				            tr.ranks[i]->tracks[k]->lod->borrowed;
 	size_t cols = 0, bad = 0;
 	old_wrong = 0;
 	int64_t span = tr.t_max - tr.t_min;
@@ -142,6 +156,14 @@ check_profile(const char *what, const char *path)
 	      what, cols, old_wrong);
 	tlq_close(q);
 	trace_free(&tr);
+	if (cache != NULL)
+		cache_close(&c);
+}
+
+static void
+check_profile(const char *what, const char *path)
+{
+	check_profile_cache(what, path, NULL, NULL);
 }
 
 int
@@ -174,6 +196,13 @@ main(void)
 		CHECK(0, "generate a profile");
 	} else {
 		check_profile("generated (DB and JSON)", dir);
+		/* written to a cache, then read warm: mapped lanes, the file's levels of detail */
+		char *cd = xasprintf("%s/cache", dir);
+		size_t adopted = 0;
+		check_profile_cache("generated, writing the cache", dir, cd, NULL);
+		check_profile_cache("generated, warm from the cache", dir, cd, &adopted);
+		CHECK(adopted > 0, "warm: %zu lanes use the cache file's level of detail", adopted);
+		free(cd);
 	}
 	test_rmtree(dir);
 	return test_done();
