@@ -10,6 +10,7 @@
 #include "util/xalloc.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,28 @@ on_sigbus(int sig)
 	}
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+/* Installs on_sigbus while any load runs (tl diff loads its two profiles at once): the first
+ * load in installs it, the last one out puts the old handler back. */
+static void
+bus_arm(int on)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static int loads;
+	static struct sigaction old;
+	pthread_mutex_lock(&lock);
+	if (on && loads++ == 0) {
+		struct sigaction bus;
+		memset(&bus, 0, sizeof bus);
+		bus.sa_handler = on_sigbus;
+		sigemptyset(&bus.sa_mask);
+		bus_tty = isatty(STDERR_FILENO);
+		sigaction(SIGBUS, &bus, &old);
+	} else if (!on && --loads == 0) {
+		sigaction(SIGBUS, &old, NULL);
+	}
+	pthread_mutex_unlock(&lock);
 }
 
 static char *
@@ -513,14 +536,9 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 	}
 	if (!(o && o->quiet_progress))
 		msg_progress_start((int)c.njobs);
-	struct sigaction bus, old_bus;
-	memset(&bus, 0, sizeof bus);
-	bus.sa_handler = on_sigbus;
-	sigemptyset(&bus.sa_mask);
-	bus_tty = isatty(STDERR_FILENO);
-	sigaction(SIGBUS, &bus, &old_bus);
+	bus_arm(1);
 	parallel_for(c.njobs, o ? o->threads : 0, load_item, &c);
-	sigaction(SIGBUS, &old_bus, NULL);
+	bus_arm(0);
 	msg_progress_end();
 
 	size_t rcap = 0;
