@@ -57,11 +57,22 @@ cmp_name_row(const void *a, const void *b)
 	return c != 0 ? c : strcmp(x->input_shapes, y->input_shapes);
 }
 
+/* Count and total of v[0 .. n), the rest of the statistics 0: what tl diff compares. */
+static void
+count_total(const int64_t *v, size_t n, tl_opstat *out)
+{
+	memset(out, 0, sizeof *out);
+	out->count = n;
+	for (size_t i = 0; i < n; i++)
+		out->total += v[i];
+}
+
 /* One rank's groups -> rows by (op type, task type), each with its rows by (name, shapes).
  * shared: d is the rank's gathered table, each group's durations already ascending, read only;
- * else d's durations are sorted in place. */
+ * else d's durations are sorted in place. totals: count and total only, nothing sorted. */
 static void
-rank_rows(int rank, const tl_op_data *d, int shared, tl_ops_result *out, size_t *tcap, size_t *ncap)
+rank_rows(int rank, const tl_op_data *d, int shared, int totals, tl_ops_result *out, size_t *tcap,
+          size_t *ncap)
 {
 	tl_u64map types; /* (op type, task type) pool ids -> index among this rank's type rows */
 	u64map_init(&types);
@@ -86,14 +97,21 @@ rank_rows(int rank, const tl_op_data *d, int shared, tl_ops_result *out, size_t 
 			dur[t] = NULL;
 			nd[t] = cd[t] = 0;
 		}
+		if (totals) { /* the type's count and total are its groups' sums */
+			tl_opstat gs;
+			count_total(g->dur, g->n, &gs);
+			out->types[base + t].st.count += gs.count;
+			out->types[base + t].st.total += gs.total;
+			continue;
+		}
 		VEC_RESERVE(dur[t], cd[t], nd[t] + g->n);
 		memcpy(dur[t] + nd[t], g->dur, g->n * sizeof *g->dur);
 		nd[t] += g->n;
 	}
-	for (size_t t = 0; t < ntype; t++) {
+	for (size_t t = 0; t < ntype && !totals; t++)
 		opstats_describe(dur[t], nd[t], &out->types[base + t].st);
+	for (size_t t = 0; t < ntype; t++)
 		free(dur[t]);
-	}
 	free(dur);
 	free(nd);
 	free(cd);
@@ -109,7 +127,9 @@ rank_rows(int rank, const tl_op_data *d, int shared, tl_ops_result *out, size_t 
 				continue;
 			tl_op_name_row nr = {.op_name = strpool_get(d->pool, g->name),
 			                     .input_shapes = strpool_get(d->pool, g->shapes)};
-			if (shared)
+			if (totals)
+				count_total(g->dur, g->n, &nr.st);
+			else if (shared)
 				opstats_describe_sorted(g->dur, g->n, &nr.st);
 			else
 				opstats_describe(g->dur, g->n, &nr.st);
@@ -122,8 +142,8 @@ rank_rows(int rank, const tl_op_data *d, int shared, tl_ops_result *out, size_t 
 	u64map_free(&types);
 }
 
-void
-tlq_ops(const tl_query *q, tl_ops_result *out)
+static void
+ops_rows(const tl_query *q, int totals, tl_ops_result *out)
 {
 	const tl_trace *tr = tlq_trace(q);
 	memset(out, 0, sizeof *out);
@@ -135,13 +155,25 @@ tlq_ops(const tl_query *q, tl_ops_result *out)
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
 		const tl_rank *r = tr->ranks[ri];
 		if (r->ops != NULL)
-			rank_rows(r->rank, r->ops, 1, out, &tcap, &ncap);
+			rank_rows(r->rank, r->ops, 1, totals, out, &tcap, &ncap);
 		else
-			rank_rows(r->rank, &out->data[ri], 0, out, &tcap, &ncap);
+			rank_rows(r->rank, &out->data[ri], 0, totals, out, &tcap, &ncap);
 	}
 	/* by rank, then total: the name rows move with their type rows' indexes kept */
 	if (out->ntypes > 1)
 		qsort(out->types, out->ntypes, sizeof *out->types, cmp_type_row);
+}
+
+void
+tlq_ops(const tl_query *q, tl_ops_result *out)
+{
+	ops_rows(q, 0, out);
+}
+
+void
+tlq_op_totals(const tl_query *q, tl_ops_result *out)
+{
+	ops_rows(q, 1, out);
 }
 
 void

@@ -397,6 +397,9 @@ typedef struct tl_ops_result {
 	size_t ndata;
 } tl_ops_result;
 void tlq_ops(const tl_query *, tl_ops_result *out);
+/* The same rows in the same order with each statistic's count and total only (the rest 0):
+ * nothing sorted, for tl diff, which compares totals. */
+void tlq_op_totals(const tl_query *, tl_ops_result *out);
 void tlq_ops_free(tl_ops_result *);
 
 /* Communication ops per rank by op type (the name without its trailing _N parts), from the
