@@ -180,6 +180,8 @@ cli_cache(const cli *c, tl_cache *store)
 	if (c->no_cache)
 		return NULL;
 	cache_open(store, c->cache_dir);
+	/* no directory (neither XDG_CACHE_HOME nor HOME): no cache, silently; the static
+	 * build's `env -i` runs print the bytes the dynamic build does (tests/release) */
 	return store;
 }
 
@@ -491,16 +493,36 @@ cmd_keys(cli *c)
 	return ui_keys(stdout, c->keymap, c->man);
 }
 
+/* The demo profile's directory in the cache directory (as the model cache finds it: an
+ * absolute XDG_CACHE_HOME, else HOME's .cache), NULL when there is none. Never a shared
+ * directory such as /tmp/.cache: anyone could have put a profile of theirs there. */
 static char *
 demo_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
-	if (xdg && *xdg)
+	if (xdg && *xdg == '/')
 		return xasprintf("%s/tl/demo-v1", xdg);
 	const char *home = getenv("HOME");
 	if (home == NULL || *home == '\0')
-		home = "/tmp";
+		return NULL;
 	return xasprintf("%s/.cache/tl/demo-v1", home);
+}
+
+/* Without a cache directory: a private temporary directory (mkdtemp's 0700) that the demo
+ * removes when done, and no model cache. NULL when it cannot be made. */
+static char *
+demo_tmp_dir(char **base)
+{
+	const char *t = getenv("TMPDIR");
+	*base = xasprintf("%s/tl-demo-XXXXXX", t != NULL && *t == '/' ? t : "/tmp");
+	if (mkdtemp(*base) == NULL) {
+		msg_error("cannot create a temporary directory for the demo profile (%s): %s",
+		          *base, strerror(errno));
+		free(*base);
+		*base = NULL;
+		return NULL;
+	}
+	return xasprintf("%s/demo", *base);
 }
 
 static int
@@ -540,7 +562,15 @@ rm_tree(const char *path)
 static int
 cmd_demo(cli *c)
 {
-	char *dir = demo_dir();
+	char *dir = demo_dir(), *tmp_base = NULL;
+	if (dir == NULL) {
+		msg_warn(NULL, "neither XDG_CACHE_HOME nor HOME is set: the demo profile goes to a "
+		               "temporary directory, removed when tl ends, and no model cache is "
+		               "kept");
+		if ((dir = demo_tmp_dir(&tmp_base)) == NULL)
+			return 1;
+		c->no_cache = 1; /* said above */
+	}
 	char *stamp = xasprintf("%s/.complete", dir);
 	struct stat st;
 	int rc = 0;
@@ -575,6 +605,10 @@ cmd_demo(cli *c)
 			rc = cmd_summary(c);
 		else
 			rc = cmd_view(c);
+	}
+	if (tmp_base != NULL) {
+		rm_tree(tmp_base);
+		free(tmp_base);
 	}
 	free(stamp);
 	free(dir);

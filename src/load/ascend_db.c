@@ -31,13 +31,13 @@ read_steps(db_ctx *c)
 	size_t cap = 0, bad = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (sqlite3_column_type(st, 1) == SQLITE_NULL ||
-		    sqlite3_column_type(st, 2) == SQLITE_NULL) {
-			bad++;
+		db_cell id = db_cell_at(st, 0), sc = db_time_at(st, 1), ec = db_time_at(st, 2);
+		if (sc.type != SQLITE_INTEGER || ec.type != SQLITE_INTEGER ||
+		    (id.type != SQLITE_INTEGER && id.type != SQLITE_NULL)) {
+			bad++; /* NULL, or no integer (a step id shown as 0 would lie) */
 			continue;
 		}
-		tl_step s = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-		             sqlite3_column_int64(st, 2)};
+		tl_step s = {id.v, sc.v, ec.v};
 		if (s.end < s.start || !tl_time_ok(s.start) || !tl_time_ok(s.end)) {
 			bad++;
 			continue;
@@ -47,8 +47,8 @@ read_steps(db_ctx *c)
 	sqlite3_finalize(st);
 	if (bad)
 		msg_warn(c->path,
-		         "STEP_TIME: %zu rows with a NULL time, an end before the start or a "
-		         "time out of range skipped",
+		         "STEP_TIME: %zu rows with a NULL time, a cell that is not an integer, "
+		         "an end before the start or a time out of range skipped",
 		         bad);
 	if (rc != SQLITE_DONE)
 		db_fail(c, "STEP_TIME", rc);
@@ -75,7 +75,7 @@ read_launches(db_ctx *c)
 	int steps = c->nsteps >= 2; /* else only the launches asked for read it */
 	if ((!steps && !c->gather.launches) || !db_has_table(c, "CANN_API"))
 		return 0;
-	int64_t maxc = db_scalar_i64(c, "CANN_API", "SELECT max(connectionId) FROM CANN_API", -1);
+	int64_t maxc = db_int_max(c, "CANN_API", "connectionId", -1);
 	if (maxc < 0 || c->failed)
 		return 0;
 	/* a dense array while the ids are about as many as the rows (a crafted file with one
@@ -96,14 +96,21 @@ read_launches(db_ctx *c)
 	sqlite3_stmt *st = db_prepare_cols(c, "CANN_API", cols, 2, have, NULL);
 	if (st == NULL)
 		return -1;
+	size_t bad = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		db_rows(c, 1);
-		db_cell cc = db_cell_at(st, 0), sc = db_cell_at(st, 1);
+		db_cell cc = db_cell_at(st, 0), sc = db_time_at(st, 1);
 		dbg_call(&c->gather, cc, sc);
-		if (!steps || cc.type == SQLITE_NULL)
+		if (cc.type != SQLITE_INTEGER)
 			continue;
 		int64_t conn = cc.v;
+		if (sc.type != SQLITE_INTEGER || !tl_time_ok(sc.v)) {
+			bad++; /* its work takes the step of its own start */
+			continue;
+		}
+		if (!steps)
+			continue;
 		uint16_t s = step_at(c, sc.v);
 		if (conn < 0)
 			continue;
@@ -114,6 +121,8 @@ read_launches(db_ctx *c)
 	}
 	sqlite3_finalize(st);
 	c->have_conn_steps = steps;
+	if (bad) /* the launch reader's line too (ascend_db_host.c): said once */
+		msg_warn(c->path, "CANN_API: %zu calls without a usable startNs skipped", bad);
 	if (rc != SQLITE_DONE)
 		db_fail(c, "CANN_API", rc);
 	return 0;
@@ -205,6 +214,11 @@ gt_prepare(db_ctx *c)
 			int rc = sqlite3_step(st);
 			if (rc == SQLITE_ROW) {
 				int64_t m = sqlite3_column_int64(st, 0);
+				if (k == 0 && sqlite3_column_type(st, 0) !=
+				                  SQLITE_INTEGER) /* NULL, or 'x' ranked first */
+					m = sqlite3_column_type(st, 0) == SQLITE_NULL
+					        ? -1
+					        : db_int_max(c, info[i], "globalTaskId", -1);
 				if (k == 0 && m > maxg)
 					maxg = m;
 				if (k == 1)
@@ -237,7 +251,11 @@ static uint32_t
 cell_str_id(db_ctx *c, db_cell x)
 {
 	uint32_t id;
-	if (x.type == SQLITE_NULL || !u64map_get(&c->strs, (uint64_t)x.v, &id))
+	if (x.type != SQLITE_INTEGER) {
+		c->bad_refs += x.type != SQLITE_NULL;
+		return 0;
+	}
+	if (!u64map_get(&c->strs, (uint64_t)x.v, &id))
 		return 0;
 	return id;
 }
@@ -264,22 +282,23 @@ read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 	uint32_t na = strpool_intern_cstr(c->r->pool, "N/A");
 	uint32_t memcpy_name = strpool_intern_cstr(c->r->pool, "MEMCPY_ASYNC");
 	int rc;
+	size_t bad = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		db_rows(c, 1);
 		db_cell gc = db_cell_at(st, 0);
-		if (gc.type == SQLITE_NULL)
+		if (gc.type != SQLITE_INTEGER) {
+			bad += gc.type != SQLITE_NULL; /* no id: no task of it can be found */
 			continue;
+		}
 		int64_t gt = gc.v;
 		db_cell nc = cls != GT_MEMCPY ? db_cell_at(st, 1) : gc;
-		if (gc.type == SQLITE_INTEGER) {
-			if (ops) { /* name, op type, task type, shapes */
-				db_cell str[4] = {nc, db_cell_at(st, 3), db_cell_at(st, 2),
-				                  db_cell_at(st, 4)};
-				dbg_compute(&c->gather, gt, str);
-			}
-			if (work)
-				dbg_work(&c->gather, gt);
+		if (ops) { /* name, op type, task type, shapes */
+			db_cell str[4] = {nc, db_cell_at(st, 3), db_cell_at(st, 2),
+			                  db_cell_at(st, 4)};
+			dbg_compute(&c->gather, gt, str);
 		}
+		if (work)
+			dbg_work(&c->gather, gt);
 		uint32_t name;
 		if (cls == GT_MEMCPY) {
 			name = memcpy_name;
@@ -293,6 +312,10 @@ read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 		gt_set(c, gt, cls, name);
 	}
 	sqlite3_finalize(st);
+	if (bad)
+		msg_warn(c->path, "%s: %zu rows with a globalTaskId that is not an integer skipped",
+		         table, bad);
+	db_report_refs(c, table);
 	if (rc != SQLITE_DONE)
 		return db_fail(c, table, rc);
 	return 0;
@@ -304,6 +327,8 @@ read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 
 typedef struct row_check {
 	size_t nulls, backwards, range;
+	size_t bad;           /* a time, or an id cell the reader needs, that is no integer */
+	const char *bad_cols; /* the cells bad counts (NULL: the NULL ones) */
 } row_check;
 
 /* The start and end of the row in columns cs and ce; a NULL end is the start when
@@ -314,6 +339,10 @@ cell_times(row_check *k, db_cell sc, db_cell ec, int end_optional, int64_t *s, i
 	int end_null = ec.type == SQLITE_NULL;
 	if (sc.type == SQLITE_NULL || (end_null && !end_optional)) {
 		k->nulls++;
+		return -1;
+	}
+	if (sc.type != SQLITE_INTEGER || (!end_null && ec.type != SQLITE_INTEGER)) {
+		k->bad++; /* TEXT that is no decimal integer, REAL, BLOB: never 0 */
 		return -1;
 	}
 	*s = sc.v;
@@ -332,7 +361,7 @@ cell_times(row_check *k, db_cell sc, db_cell ec, int end_optional, int64_t *s, i
 static int
 row_times(row_check *k, sqlite3_stmt *st, int cs, int ce, int end_optional, int64_t *s, int64_t *e)
 {
-	return cell_times(k, db_cell_at(st, cs), db_cell_at(st, ce), end_optional, s, e);
+	return cell_times(k, db_time_at(st, cs), db_time_at(st, ce), end_optional, s, e);
 }
 
 static void
@@ -341,6 +370,9 @@ row_check_report(db_ctx *c, const char *table, const char *null_cols, const row_
 	if (k->nulls)
 		msg_warn(c->path, "%s: %zu rows with a NULL %s skipped", table, k->nulls,
 		         null_cols);
+	if (k->bad)
+		msg_warn(c->path, "%s: %zu rows with a %s that is not an integer skipped", table,
+		         k->bad, k->bad_cols ? k->bad_cols : null_cols);
 	if (k->backwards)
 		msg_warn(c->path, "%s: %zu rows end before they start; skipped", table,
 		         k->backwards);
@@ -379,7 +411,7 @@ read_mstx(db_ctx *c)
 	sqlite3_stmt *st = db_prepare_cols(c, "MSTX_EVENTS", cols, 6, have, NULL);
 	if (st == NULL)
 		return -1;
-	row_check k = {0};
+	row_check k = {.bad_cols = "startNs or endNs"};
 	int rc;
 	tl_track *last = NULL;
 	uint32_t last_dom = UINT32_MAX;
@@ -396,8 +428,9 @@ read_mstx(db_ctx *c)
 			last_dom = dom;
 		}
 		track_push(last, s, e, msg, (uint32_t)sqlite3_column_int64(st, 6));
-		if (sqlite3_column_type(st, 5) != SQLITE_NULL && c->nmstx < UINT32_MAX) {
-			int64_t conn = sqlite3_column_int64(st, 5);
+		db_cell cc = db_cell_at(st, 5); /* no INTEGER: no device part to link */
+		if (cc.type == SQLITE_INTEGER && c->nmstx < UINT32_MAX) {
+			int64_t conn = cc.v;
 			if (conn > MSTX_CONN_MIN && conn != TL_INVALID_U32) {
 				mstx_link l = {.t = last,
 				               .k = last->n - 1,
@@ -411,6 +444,7 @@ read_mstx(db_ctx *c)
 	}
 	sqlite3_finalize(st);
 	row_check_report(c, "MSTX_EVENTS", "startNs", &k);
+	db_report_refs(c, "MSTX_EVENTS");
 	if (rc != SQLITE_DONE)
 		return db_fail(c, "MSTX_EVENTS", rc);
 	return 0;
@@ -475,23 +509,40 @@ read_tasks(db_ctx *c)
 	size_t ncand = 0, candcap = 0;
 	tl_u64map children;
 	u64map_init(&children);
-	row_check bad = {0};
+	row_check bad = {.bad_cols = "startNs, endNs, deviceId, streamId, globalTaskId or "
+	                             "connectionId"};
 	int rc;
 	int gather = c->gather.ops != NULL || c->gather.launches;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		db_rows(c, 1);
-		db_cell sc = db_cell_at(st, 0), ec = db_cell_at(st, 1), gc = db_cell_at(st, 4),
+		db_cell sc = db_time_at(st, 0), ec = db_time_at(st, 1), gc = db_cell_at(st, 4),
 		        cc = db_cell_at(st, 8);
 		if (gather)
 			dbg_task(&c->gather, sc, ec, gc, cc);
 		int64_t s, e;
 		if (cell_times(&bad, sc, ec, 0, &s, &e) != 0)
 			continue;
-		int64_t dev = sqlite3_column_int64(st, 2);
-		int64_t stream = sqlite3_column_int64(st, 3);
+		/* the lane (device, stream) and the class (globalTaskId, connectionId) of the task:
+		 * a NULL id (or a column the table lacks) is none, device and stream 0; a cell that
+		 * is no integer would put it on a lane or in a class it may not be of */
+		db_cell dc = db_cell_at(st, 2), stc = db_cell_at(st, 3);
+		if ((dc.type != SQLITE_INTEGER && dc.type != SQLITE_NULL) ||
+		    (stc.type != SQLITE_INTEGER && stc.type != SQLITE_NULL) ||
+		    (gc.type != SQLITE_INTEGER && gc.type != SQLITE_NULL) ||
+		    (cc.type != SQLITE_INTEGER && cc.type != SQLITE_NULL)) {
+			bad.bad++;
+			continue;
+		}
+		int64_t dev = dc.v;
+		int64_t stream = stc.v;
 		int64_t gt = gc.type == SQLITE_NULL ? -1 : gc.v;
 		uint32_t ttype = db_str_id(c, st, 5);
-		int64_t ctxid = have[6] ? sqlite3_column_int64(st, 6) : TL_INVALID_U32;
+		/* a contextId or taskId that is no integer: the row takes no part in hiding the
+		 * FFTS+ containers (neither a sub-task nor a container) */
+		db_cell xc = db_cell_at(st, 6), tc = db_cell_at(st, 7);
+		int ffts =
+		    have[6] && have[7] && xc.type == SQLITE_INTEGER && tc.type == SQLITE_INTEGER;
+		int64_t ctxid = ffts ? xc.v : TL_INVALID_U32;
 		int64_t conn = cc.type == SQLITE_NULL ? -1 : cc.v;
 		uint32_t rowid = (uint32_t)sqlite3_column_int64(st, 9);
 		uint32_t name = ttype;
@@ -538,8 +589,8 @@ read_tasks(db_ctx *c)
 			track_push_step(t, s, e, name, rowid, step_of_work(c, conn, s));
 		else
 			track_push(t, s, e, name, rowid);
-		if (have[6] && have[7]) {
-			int64_t task = sqlite3_column_int64(st, 7);
+		if (ffts) {
+			int64_t task = tc.v;
 			if (ctxid != TL_INVALID_U32)
 				u64map_put(&children, ffts_key(dev, stream, task), 1);
 			else if (kind == TL_LANE_OTHER) {
@@ -552,6 +603,7 @@ read_tasks(db_ctx *c)
 	if (rc != SQLITE_DONE)
 		db_fail(c, "TASK", rc);
 	row_check_report(c, "TASK", "startNs/endNs", &bad);
+	db_report_refs(c, "TASK");
 
 	/* the device part of each range that has one: on its host row, and as one slice of the
 	 * device lane named by the decoded message */
@@ -609,15 +661,19 @@ read_comm_ops(db_ctx *c)
 	sqlite3_stmt *st = db_prepare_cols(c, "COMMUNICATION_OP", cols, 5, have, NULL);
 	if (st == NULL)
 		return -1;
-	row_check k = {0};
+	row_check k = {.bad_cols = "startNs, endNs or connectionId"};
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		db_rows(c, 1);
 		int64_t s, e;
 		if (row_times(&k, st, 1, 2, 0, &s, &e) != 0)
 			continue;
-		int64_t conn =
-		    sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
+		db_cell cc = db_cell_at(st, 3);
+		if (cc.type != SQLITE_INTEGER && cc.type != SQLITE_NULL) {
+			k.bad++; /* its step would be a guess */
+			continue;
+		}
+		int64_t conn = cc.type == SQLITE_NULL ? -1 : cc.v;
 		uint32_t group = db_str_id(c, st, 4);
 		const char *gname = strpool_get(c->r->pool, group);
 		tl_track *t = rank_track(c->r, TL_LANE_COMM, group, *gname ? gname : "(no group)");
@@ -626,6 +682,7 @@ read_comm_ops(db_ctx *c)
 	}
 	sqlite3_finalize(st);
 	row_check_report(c, "COMMUNICATION_OP", "startNs/endNs", &k);
+	db_report_refs(c, "COMMUNICATION_OP");
 	if (rc != SQLITE_DONE)
 		return db_fail(c, "COMMUNICATION_OP", rc);
 	return 0;
@@ -638,65 +695,11 @@ read_rank_id(db_ctx *c)
 		return;
 	int64_t r =
 	    db_scalar_i64(c, "RANK_DEVICE_MAP",
-	                  "SELECT rankId FROM RANK_DEVICE_MAP WHERE rankId >= 0 LIMIT 1", -1);
+	                  "SELECT rankId FROM RANK_DEVICE_MAP WHERE typeof(rankId) = 'integer' AND "
+	                  "rankId >= 0 LIMIT 1",
+	                  -1);
 	if (r >= 0 && r < 1000000)
 		c->r->rank = (int)r;
-}
-
-#define DIST_ARGS "distributed_args" /* META_DATA: the job's parallel layout (JSON) */
-
-static void
-db_state_free(void *p)
-{
-	db_state *st = p;
-	if (st != NULL)
-		free(st->dist_args);
-	free(st);
-}
-
-db_state *
-db_state_of(tl_rank *r, size_t si)
-{
-	db_state *st = rank_source_state(r, si);
-	if (st == NULL) {
-		st = xcalloc(1, sizeof *st);
-		rank_set_source_state(r, si, st, db_state_free);
-	}
-	return st;
-}
-
-/* META_DATA's value of name on c's connection, or NULL. */
-static char *
-meta_value(tl_profdb *p, const char *name)
-{
-	sqlite3_stmt *st = NULL;
-	char *v = NULL;
-	if (p->has_meta &&
-	    profdb_prepare(p, "SELECT value FROM META_DATA WHERE name = ?", &st) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
-			v = xstrdup((const char *)sqlite3_column_text(st, 0));
-	}
-	sqlite3_finalize(st);
-	return v;
-}
-
-/* META_DATA's value of `name`: distributed_args as the load read it (kept in the source's
- * state, so in the model cache too), anything else read now. NULL: none. */
-static char *
-ascend_db_meta(const tl_rank *r, size_t si, const char *name)
-{
-	const db_state *ds = rank_source_state(r, si);
-	if (ds != NULL && ds->meta_read && strcmp(name, DIST_ARGS) == 0)
-		return ds->dist_args != NULL ? xstrdup(ds->dist_args) : NULL;
-	const char *path = r->sources[si]->path;
-	tl_profdb p;
-	char err[400], *v = NULL;
-	if (profdb_open(&p, path, err, sizeof err) != 0)
-		return NULL; /* the load said what is wrong with it */
-	v = meta_value(&p, name);
-	profdb_close(&p);
-	return v;
 }
 
 /* What the checks of profdb_open found that the user should know. */
@@ -823,44 +826,6 @@ static uint64_t
 ascend_db_estimate(const tl_source *src, int view)
 {
 	return profdb_estimate_rows(src->path) * (uint64_t)(view ? DB_ROW_VIEW : DB_ROW_SUMMARY);
-}
-
-/* The model cache keeps whether the operator pairs were read (they are in r->fwdbwd then), so
- * that a rank from the cache reads them when asked, and distributed_args as the load read it:
- * one byte of flags, then the text. Nothing when neither was read. */
-enum { STATE_FWDBWD = 1, STATE_META = 2, STATE_DIST_ARGS = 4 };
-
-static void
-ascend_db_state_save(const tl_rank *r, size_t si, uint8_t **out, size_t *len)
-{
-	const db_state *st = rank_source_state(r, si);
-	*out = NULL;
-	*len = 0;
-	if (st == NULL || (!st->fwdbwd_read && !st->meta_read))
-		return;
-	size_t n = st->meta_read && st->dist_args != NULL ? strlen(st->dist_args) : 0;
-	*out = xmalloc(1 + n);
-	(*out)[0] =
-	    (uint8_t)((st->fwdbwd_read ? STATE_FWDBWD : 0) | (st->meta_read ? STATE_META : 0) |
-	              (n > 0 || (st->meta_read && st->dist_args != NULL) ? STATE_DIST_ARGS : 0));
-	if (n > 0)
-		memcpy(*out + 1, st->dist_args, n);
-	*len = 1 + n;
-}
-
-static int
-ascend_db_state_restore(tl_rank *r, size_t si, const uint8_t *p, size_t len)
-{
-	if (len < 1 || p[0] == 0 || p[0] > 7 ||
-	    ((p[0] & STATE_DIST_ARGS) && !(p[0] & STATE_META)) ||
-	    (!(p[0] & STATE_DIST_ARGS) && len != 1) || memchr(p + 1, '\0', len - 1) != NULL)
-		return -1;
-	db_state *st = db_state_of(r, si);
-	st->fwdbwd_read = (p[0] & STATE_FWDBWD) != 0;
-	st->meta_read = (p[0] & STATE_META) != 0;
-	if (p[0] & STATE_DIST_ARGS)
-		st->dist_args = xstrndup((const char *)p + 1, len - 1);
-	return 0;
 }
 
 const tl_loader loader_ascend_db = {

@@ -73,8 +73,8 @@ emit_row(args_ctx *a, sqlite3_stmt *st, const char *prefix, const char *table)
 			continue;
 		char key[96], val[512];
 		snprintf(key, sizeof key, "%s%s", prefix, cn);
-		if (strcmp(cn, "globalTaskId") == 0)
-			gt = sqlite3_column_int64(st, i);
+		if (strcmp(cn, "globalTaskId") == 0 && ty == SQLITE_INTEGER)
+			gt = sqlite3_column_int64(st, i); /* else no id: no info rows of task 0 */
 		if (ty == SQLITE_INTEGER) {
 			int64_t v = sqlite3_column_int64(st, i);
 			if (v == TL_INVALID_U32)
@@ -190,7 +190,7 @@ ascend_db_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_
 		    SQLITE_OK) {
 			sqlite3_bind_int64(st, 1, t->v[idx].arg);
 			if (sqlite3_step(st) == SQLITE_ROW &&
-			    sqlite3_column_type(st, 0) != SQLITE_NULL)
+			    sqlite3_column_type(st, 0) == SQLITE_INTEGER) /* no id: task 0's */
 				query_row(&a, info, sqlite3_column_int64(st, 0), "");
 			sqlite3_finalize(st);
 		}

@@ -3,6 +3,7 @@
  * sub-tasks (their device times), with STRING_IDS and the ENUM_HCCL_* tables for names. Opened
  * through the hardened connection (profdb.c) like the loader itself. */
 #include "config.h"
+#include "load/ascend_db_gather.h"
 #include "load/load_int.h"
 #include "load/profdb.h"
 #include "util/msg.h"
@@ -97,7 +98,13 @@ task_xport(sqlite3_stmt *st, int ctrans, int clink, int ctrans_name, int clink_n
 {
 	const char *tn = (const char *)sqlite3_column_text(st, ctrans_name);
 	const char *ln = (const char *)sqlite3_column_text(st, clink_name);
-	int64_t ti = sqlite3_column_int64(st, ctrans), li = sqlite3_column_int64(st, clink);
+	/* a NULL id is none (-1), not id 0 */
+	int64_t ti = sqlite3_column_type(st, ctrans) == SQLITE_INTEGER
+	                 ? sqlite3_column_int64(st, ctrans)
+	                 : -1,
+	        li = sqlite3_column_type(st, clink) == SQLITE_INTEGER
+	                 ? sqlite3_column_int64(st, clink)
+	                 : -1;
 	if (tn != NULL ? strcmp(tn, "RDMA") == 0 : ti == TRANSPORT_RDMA_ID)
 		return TL_XPORT_RDMA;
 	if (ln != NULL) {
@@ -142,16 +149,16 @@ read_ops(comm_rd *c, tl_comm_data *d, uint16_t source, tl_u64map *by_id)
 	size_t bad = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		tl_comm_op o = {0};
-		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
-		    sqlite3_column_type(st, 2) != SQLITE_INTEGER ||
-		    sqlite3_column_type(st, 3) != SQLITE_INTEGER) {
-			bad++;
+		/* the times as the timeline reads them (db_time_at); its line of
+		 * COMMUNICATION_OP says the rows without usable ones */
+		db_cell sc = db_time_at(st, 2), ec = db_time_at(st, 3);
+		o.start = sc.v;
+		o.end = ec.v;
+		if (sc.type != SQLITE_INTEGER || ec.type != SQLITE_INTEGER ||
+		    !tl_time_ok(o.start) || !tl_time_ok(o.end) || o.end < o.start)
 			continue;
-		}
 		o.id = sqlite3_column_int64(st, 0);
-		o.start = sqlite3_column_int64(st, 2);
-		o.end = sqlite3_column_int64(st, 3);
-		if (!tl_time_ok(o.start) || !tl_time_ok(o.end) || o.end < o.start ||
+		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
 		    u64map_get(by_id, (uint64_t)o.id, NULL) || d->nops >= UINT32_MAX) {
 			bad++;
 			continue;
@@ -168,8 +175,8 @@ read_ops(comm_rd *c, tl_comm_data *d, uint16_t source, tl_u64map *by_id)
 		comm_fail(c, "COMMUNICATION_OP", rc);
 	if (bad)
 		msg_warn(c->path,
-		         "COMMUNICATION_OP: %zu rows without usable opId/startNs/endNs left "
-		         "out of the communication analysis",
+		         "COMMUNICATION_OP: %zu rows without a usable opId (not an integer, or "
+		         "repeated) left out of the communication analysis",
 		         bad);
 }
 
@@ -222,14 +229,20 @@ task_rows(comm_rd *c, sqlite3_stmt *st, tl_comm_data *d, const tl_u64map *by_id,
 		    !u64map_get(by_id, (uint64_t)sqlite3_column_int64(st, 0), &op))
 			continue; /* a sub-task of no op read */
 		tl_comm_task t = {0};
-		if (sqlite3_column_type(st, 8) != SQLITE_INTEGER ||
-		    sqlite3_column_type(st, 9) != SQLITE_INTEGER) {
-			(*bad)++;
-			continue;
+		db_cell sc = db_time_at(st, 8), ec = db_time_at(st, 9);
+		/* ids and the size: INTEGER or NULL (none); anything else is no number, and a
+		 * rank or size taken as 0 or none would move bytes between the wrong ranks */
+		int ids_ok = 1;
+		for (int i = 2; i <= 7; i++) {
+			int ty = sqlite3_column_type(st, i);
+			ids_ok &= ty == SQLITE_INTEGER || ty == SQLITE_NULL;
 		}
-		t.start = sqlite3_column_int64(st, 8);
-		t.end = sqlite3_column_int64(st, 9);
-		if (!tl_time_ok(t.start) || !tl_time_ok(t.end) || t.end < t.start) {
+		t.start = sc.v;
+		t.end = ec.v;
+		if (sc.type != SQLITE_INTEGER || ec.type != SQLITE_INTEGER ||
+		    !tl_time_ok(t.start) || !tl_time_ok(t.end) || t.end < t.start)
+			continue; /* TASK's line of the load says it */
+		if (!ids_ok) {
 			(*bad)++;
 			continue;
 		}
@@ -240,6 +253,7 @@ task_rows(comm_rd *c, sqlite3_stmt *st, tl_comm_data *d, const tl_u64map *by_id,
 			t.plane = -1;
 		t.src = col_rank(st, 3);
 		t.dst = col_rank(st, 4);
+		/* -1 (Level0 writes it for its N/A tasks) or NULL: no size known */
 		int64_t size = sqlite3_column_int64(st, 6);
 		t.size = size > 0 ? (uint64_t)size : 0;
 		if (t.dst < 0 || t.dst == t.src)
@@ -357,8 +371,9 @@ read_tasks(comm_rd *c, tl_comm_data *d, size_t first, const tl_u64map *by_id, si
 	}
 	if (bad)
 		msg_warn(c->path,
-		         "COMMUNICATION_TASK_INFO: %zu sub-tasks without usable TASK times "
-		         "left out of the communication analysis",
+		         "COMMUNICATION_TASK_INFO: %zu sub-tasks whose planeId, ranks, transport, "
+		         "size or link type are not integers left out of the communication "
+		         "analysis",
 		         bad);
 }
 

@@ -109,13 +109,26 @@ db_prepare(db_ctx *c, const char *sql, sqlite3_stmt **st)
 uint32_t
 db_str_id(db_ctx *c, sqlite3_stmt *st, int col)
 {
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return 0;
-	int64_t sid = sqlite3_column_int64(st, col);
+	db_cell x = db_cell_at(st, col);
 	uint32_t id;
-	if (u64map_get(&c->strs, (uint64_t)sid, &id))
+	if (x.type != SQLITE_INTEGER) {
+		c->bad_refs += x.type != SQLITE_NULL;
+		return 0;
+	}
+	if (u64map_get(&c->strs, (uint64_t)x.v, &id))
 		return id;
 	return 0; /* e.g. 4294967295: torch_npu's empty string, no STRING_IDS row */
+}
+
+void
+db_report_refs(db_ctx *c, const char *table)
+{
+	if (c->bad_refs)
+		msg_warn(c->path,
+		         "%s: %zu string references (STRING_IDS ids) are not integers; shown "
+		         "without a name",
+		         table, c->bad_refs);
+	c->bad_refs = 0;
 }
 
 int64_t
@@ -129,12 +142,50 @@ db_scalar_i64(db_ctx *c, const char *table, const char *sql, int64_t def)
 		return def;
 	}
 	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER)
+		v = sqlite3_column_int64(st, 0); /* no INTEGER (a TEXT 'x' the SQL let by): def */
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE && profdb_fatal(&c->pdb, rc))
 		db_fail(c, table, rc);
 	return v;
+}
+
+/* The first column of the first row of sql: 1 with *v set when it is an INTEGER, 0 when it is
+ * NULL, -1 when it is anything else (or the statement fails). */
+static int
+scalar_cell(db_ctx *c, const char *table, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st;
+	if (db_prepare(c, sql, &st) != SQLITE_OK) {
+		if (profdb_fatal(&c->pdb, sqlite3_errcode(c->db)))
+			db_fail(c, table, sqlite3_errcode(c->db));
+		return -1;
+	}
+	int rc = sqlite3_step(st), r = -1;
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+		*v = sqlite3_column_int64(st, 0);
+		r = 1;
+	} else if (rc == SQLITE_DONE || sqlite3_column_type(st, 0) == SQLITE_NULL) {
+		r = 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE && profdb_fatal(&c->pdb, rc))
+		db_fail(c, table, rc);
+	return r;
+}
+
+int64_t
+db_int_max(db_ctx *c, const char *table, const char *col, int64_t def)
+{
+	char sql[256];
+	int64_t v = def;
+	snprintf(sql, sizeof sql, "SELECT max(\"%s\") FROM \"%s\"", col, table);
+	if (scalar_cell(c, table, sql, &v) >= 0 || c->failed)
+		return v;
+	snprintf(sql, sizeof sql,
+	         "SELECT max(CASE WHEN typeof(\"%s\") = 'integer' THEN \"%s\" END) FROM \"%s\"",
+	         col, col, table);
+	return scalar_cell(c, table, sql, &v) > 0 ? v : def;
 }
 
 int
@@ -159,32 +210,45 @@ db_read_strings(db_ctx *c)
 	return 0;
 }
 
+/* A TEXT time: exactly a decimal integer (see ascend_db_gather.h). */
+static int
+text_int(const char *t, int64_t *out)
+{
+	int64_t v = 0;
+	int neg = *t == '-', digits = 0;
+	for (t += neg; *t >= '0' && *t <= '9'; t++, digits++) {
+		if (v > (INT64_MAX - (*t - '0')) / 10)
+			return -1; /* above INT64_MAX: no time (and no overflow) */
+		v = v * 10 + (*t - '0');
+	}
+	if (digits == 0 || *t != '\0')
+		return -1;
+	*out = neg ? -v : v;
+	return 0;
+}
+
+db_cell
+db_time_at(sqlite3_stmt *st, int col)
+{
+	db_cell c = db_cell_at(st, col);
+	if (c.type == SQLITE_TEXT) {
+		const char *t = (const char *)sqlite3_column_text(st, col);
+		/* a NUL inside the text ends it early: the length must match */
+		if (t != NULL && strlen(t) == (size_t)sqlite3_column_bytes(st, col) &&
+		    text_int(t, &c.v) == 0)
+			c.type = SQLITE_INTEGER;
+	}
+	return c;
+}
+
 /* A time column: INTEGER, or TEXT holding a decimal integer (PYTORCH_API declares its times
  * TEXT in every torch_npu version). */
 int
 db_col_time(sqlite3_stmt *st, int col, int64_t *out)
 {
-	switch (sqlite3_column_type(st, col)) {
-	case SQLITE_INTEGER:
-		*out = sqlite3_column_int64(st, col);
-		return tl_time_ok(*out) ? 0 : -1;
-	case SQLITE_TEXT: {
-		const char *t = (const char *)sqlite3_column_text(st, col);
-		int64_t v = 0;
-		int neg = *t == '-', digits = 0;
-		for (t += neg; *t >= '0' && *t <= '9' && digits < 19; t++, digits++) {
-			if (v > (INT64_MAX - (*t - '0')) / 10)
-				return -1; /* 19 digits above INT64_MAX: no time */
-			v = v * 10 + (*t - '0');
-		}
-		if (digits == 0 || *t != '\0')
-			return -1;
-		*out = neg ? -v : v;
-		return tl_time_ok(*out) ? 0 : -1;
-	}
-	default:
-		return -1;
-	}
+	db_cell c = db_time_at(st, col);
+	*out = c.v;
+	return c.type == SQLITE_INTEGER && tl_time_ok(c.v) ? 0 : -1;
 }
 
 /* Opens src for r through the hardened connection; `then` ends the one-line message of a DB

@@ -97,10 +97,14 @@ read_counter_table(db_ctx *c, size_t src_index, const ctr_table *ct, const tl_u6
 			continue;
 		}
 		int64_t g = 0;
-		if (ct->group_kind != 2)
-			g = sqlite3_column_type(st, 1) == SQLITE_INTEGER
-			        ? sqlite3_column_int64(st, 1)
-			        : INT64_MIN + 1;
+		if (ct->group_kind != 2) {
+			int gt = sqlite3_column_type(st, 1);
+			if (gt != SQLITE_INTEGER && gt != SQLITE_NULL) {
+				bad += (size_t)ct->nval; /* a group that is no id: whose? */
+				continue;
+			}
+			g = gt == SQLITE_INTEGER ? sqlite3_column_int64(st, 1) : INT64_MIN + 1;
+		}
 		if (g != last_group) {
 			char name[64] = "";
 			const char *gname = name;
@@ -137,7 +141,7 @@ read_counter_table(db_ctx *c, size_t src_index, const ctr_table *ct, const tl_u6
 			    c->r->counters[i]->source == (uint16_t)src_index)
 				back += counter_sort(c->r->counters[i]);
 	if (bad)
-		msg_warn(c->path, "%s: %zu values without a usable time or number skipped",
+		msg_warn(c->path, "%s: %zu values without a usable time, group or number skipped",
 		         ct->table, bad);
 	if (back && !ct->unordered)
 		msg_warn(c->path, "%s: %zu samples out of time order (put in order)", ct->table,

@@ -70,8 +70,10 @@ read_fwdbwd(db_ctx *c)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		db_rows(c, 1);
 		op_row x;
+		/* the connectionId and thread: INTEGERs (a TEXT 'x' is no id 0) */
 		if (db_col_time(st, 2, &x.start) != 0 || db_col_time(st, 3, &x.end) != 0 ||
-		    x.end < x.start) {
+		    x.end < x.start || sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+		    sqlite3_column_type(st, 1) != SQLITE_INTEGER) {
 			bad++;
 			continue;
 		}
@@ -86,7 +88,9 @@ read_fwdbwd(db_ctx *c)
 	if (rc != SQLITE_DONE)
 		db_fail(c, "PYTORCH_API", rc);
 	if (bad)
-		msg_warn(c->path, "PYTORCH_API: %zu operator rows without usable times skipped",
+		msg_warn(c->path,
+		         "PYTORCH_API: %zu operator rows without usable times, connectionId or "
+		         "thread skipped",
 		         bad);
 	op_link *v = NULL;
 	size_t n = 0, cap = 0;
@@ -102,7 +106,8 @@ read_fwdbwd(db_ctx *c)
 			while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 				db_rows(c, 1);
 				uint32_t k;
-				if (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+				if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+				    sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
 				    !u64map_get(&by_id, (uint64_t)sqlite3_column_int64(st, 0), &k))
 					continue;
 				op_link x = {sqlite3_column_int64(st, 1), k};

@@ -202,10 +202,8 @@ dbg_call(db_gather *d, db_cell conn, db_cell start)
 {
 	if (!d->launches || conn.type != SQLITE_INTEGER)
 		return;
-	if (start.type != SQLITE_INTEGER || !tl_time_ok(start.v)) {
-		d->bad_calls++;
-		return;
-	}
+	if (start.type != SQLITE_INTEGER || !tl_time_ok(start.v))
+		return; /* the load, reading it, says it */
 	size_t k = conn_slot(d, conn.v, 1);
 	if (k != SIZE_MAX)
 		d->call[k] = start.v;
@@ -214,10 +212,8 @@ dbg_call(db_gather *d, db_cell conn, db_cell start)
 static void
 op_task(db_gather *d, uint32_t gi, int ok, int64_t dur)
 {
-	if (ok)
+	if (ok) /* else TASK's line of the load says it */
 		op_data_push(d->ops, gi, dur);
-	else
-		d->bad_ops++;
 }
 
 void
@@ -270,20 +266,12 @@ dbg_finish(db_gather *d, const char *path, int failed)
 {
 	if (d->g != NULL && failed)
 		d->g->failed = 1;
-	if (d->ops != NULL && d->bad_ops && !failed)
-		msg_warn(path,
-		         "COMPUTE_TASK_INFO: %zu tasks without usable TASK times left out of the "
-		         "operator statistics",
-		         d->bad_ops);
 	if (d->launches && !failed) {
 		for (size_t k = 0; d->first != NULL && k < d->ncall; k++)
 			if (d->first[k] != INT64_MAX) {
 				tl_launch x = {d->call[k], d->first[k]};
 				VEC_PUSH(d->g->launches, d->g->nlaunches, d->g->lcap, x);
 			}
-		if (d->bad_calls)
-			msg_warn(path, "CANN_API: %zu calls without a usable start skipped",
-			         d->bad_calls);
 	}
 	if (d->ops != NULL) {
 		free(d->gt_op);

@@ -10,8 +10,18 @@
 #include "load/load.h"
 #include "util/u64map.h"
 
-/* One cell of a row: its SQLite type and its value as sqlite3_column_int64 gives it (each read
- * once per row by the loader). */
+/* One cell of a row, as the loader reads it (each once per row): type SQLITE_INTEGER with its
+ * value in v when the cell is usable as a number, SQLITE_NULL when it is NULL, else the type
+ * of a cell that is no number (TEXT, REAL, BLOB), with v 0. Readers skip and count the rows
+ * whose cells are not usable; they never take such a cell as 0.
+ *
+ * The rules (docs/architecture.md, "Damaged cells"): an id, size, count or STRING_IDS
+ * reference is usable only as an INTEGER (SQLite's INTEGER affinity has already turned a text
+ * or real that is an integer into one, so what stays TEXT or REAL in such a column is no
+ * integer; and the SQL joins the on-demand readers use compare ids so). A time (db_time_at)
+ * may also be TEXT holding exactly a decimal integer (PYTORCH_API declares its times TEXT):
+ * an optional '-', then 1 to 19 digits, in range, nothing else (no spaces, no '+', no
+ * fraction or exponent). */
 typedef struct db_cell {
 	int type;
 	int64_t v;
@@ -24,10 +34,14 @@ db_cell_at(sqlite3_stmt *st, int col)
 	 * tens of millions of cells, and each column call is a full API entry and exit */
 	sqlite3_value *v = sqlite3_column_value(st, col);
 	db_cell c = {sqlite3_value_type(v), 0};
-	if (c.type != SQLITE_NULL)
+	if (c.type == SQLITE_INTEGER)
 		c.v = sqlite3_value_int64(v);
 	return c;
 }
+
+/* A time cell: as db_cell_at, and a TEXT decimal integer is an INTEGER. The range of the
+ * model (tl_time_ok) is not checked here. */
+db_cell db_time_at(sqlite3_stmt *st, int col);
 
 typedef struct db_gather {
 	tl_rank *r;
@@ -51,7 +65,6 @@ typedef struct db_gather {
 	int64_t *tkey;
 	uint32_t *tgrp;
 	size_t tmask, tn;
-	size_t bad_ops; /* joined rows without usable TASK times */
 	/* compute and communication globalTaskIds (the launched work): dense below ngt, else a
 	 * set */
 	uint8_t *work;
@@ -62,7 +75,6 @@ typedef struct db_gather {
 	tl_u64map hconn;
 	int64_t *call, *first;
 	size_t ncall, callcap;
-	size_t bad_calls;
 } db_gather;
 
 /* Starts gathering source path of r into g (NULL: nothing): ops when g asks for them, r->ops

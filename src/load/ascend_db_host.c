@@ -64,6 +64,7 @@ read_host_table(db_ctx *c, size_t src_index, const char *table, int cann)
 	if (bad)
 		msg_warn(c->path, "%s: %zu rows without usable times or thread skipped", table,
 		         bad);
+	db_report_refs(c, table);
 }
 
 void
@@ -153,7 +154,7 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 	int64_t maxg = -1, grows = 0;
 	for (int i = 0; i < 2; i++)
 		if (db_has_table(&c, work[i])) {
-			int64_t m = scalar_or(&c, work[i], "max(globalTaskId)", -1);
+			int64_t m = db_int_max(&c, work[i], "globalTaskId", -1);
 			maxg = m > maxg ? m : maxg;
 			grows += scalar_or(&c, work[i], "count(*)", 0);
 		}
@@ -184,7 +185,7 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 			db_fail(&c, work[i], rc);
 	}
 	/* the calls: start per connectionId */
-	int64_t maxc = scalar_or(&c, "CANN_API", "max(connectionId)", -1);
+	int64_t maxc = db_int_max(&c, "CANN_API", "connectionId", -1);
 	id_index cx;
 	id_index_init(&cx, maxc, scalar_or(&c, "CANN_API", "count(*)", 0));
 	int64_t *call = NULL, *first = NULL; /* per slot: call start, first work start */
@@ -201,8 +202,8 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
 				continue;
-			if (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
-			    !tl_time_ok(sqlite3_column_int64(st, 1))) {
+			int64_t start;
+			if (db_col_time(st, 1, &start) != 0) {
 				bad++;
 				continue;
 			}
@@ -212,7 +213,7 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 			int64_t none = INT64_MIN;
 			while (cx.hashed && ncall <= k)
 				VEC_PUSH(call, ncall, callcap, none);
-			call[k] = sqlite3_column_int64(st, 1);
+			call[k] = start;
 		}
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
@@ -230,15 +231,16 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 	    db_prepare(&c, "SELECT connectionId, startNs, globalTaskId FROM TASK", &st) ==
 	        SQLITE_OK) {
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			db_cell t1 = db_time_at(st, 1); /* as the load reads it */
 			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
-			    sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+			    t1.type != SQLITE_INTEGER ||
 			    sqlite3_column_type(st, 2) != SQLITE_INTEGER)
 				continue;
 			size_t g = id_index_slot(&gx, sqlite3_column_int64(st, 2), 0, NULL);
 			if (g == SIZE_MAX || (is_work != NULL && !is_work[g]))
 				continue;
 			size_t k = id_index_slot(&cx, sqlite3_column_int64(st, 0), 0, NULL);
-			int64_t t = sqlite3_column_int64(st, 1);
+			int64_t t = t1.v;
 			if (k < ncall && call[k] != INT64_MIN && tl_time_ok(t) && t < first[k])
 				first[k] = t;
 		}
@@ -254,7 +256,8 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 			VEC_PUSH(*v, *n, *cap, x);
 		}
 	if (bad)
-		msg_warn(c.path, "CANN_API: %zu calls without a usable start skipped", bad);
+		msg_warn(c.path, "CANN_API: %zu calls without a usable startNs skipped",
+		         bad); /* as the load says it */
 	free(call);
 	free(first);
 	free(is_work);

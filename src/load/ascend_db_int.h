@@ -40,7 +40,8 @@ typedef struct db_ctx {
 	struct mstx_link *mstx;
 	size_t nmstx, mstxcap;
 	uint64_t rows, rows_reported;
-	int failed; /* the DB itself is unusable (not SQLite, encrypted, crafted, ...): stop */
+	size_t bad_refs; /* STRING_IDS references that were no INTEGER (db_str_id) */
+	int failed;      /* the DB itself is unusable (not SQLite, encrypted, crafted, ...): stop */
 	db_gather gather; /* the operators and launches asked for besides (ascend_db_gather.h) */
 } db_ctx;
 
@@ -52,6 +53,13 @@ typedef struct db_state {
 } db_state;
 /* Source si's state, made on first use. */
 db_state *db_state_of(tl_rank *r, size_t si);
+#define DIST_ARGS "distributed_args" /* META_DATA: the job's parallel layout (JSON) */
+/* META_DATA's value of name on the connection, or NULL (malloc'd). */
+char *meta_value(tl_profdb *p, const char *name);
+/* The loader table's meta, state_save and state_restore hooks (ascend_db_state.c). */
+char *ascend_db_meta(const tl_rank *r, size_t si, const char *name);
+void ascend_db_state_save(const tl_rank *r, size_t si, uint8_t **out, size_t *len);
+int ascend_db_state_restore(tl_rank *r, size_t si, const uint8_t *p, size_t len);
 
 /* Opens src for r through the hardened connection; `then` ends the one-line message of a DB
  * that cannot be opened. */
@@ -70,14 +78,22 @@ sqlite3_stmt *db_prepare_cols(db_ctx *c, const char *table, const char *const *c
                               int *have, const char *tail);
 /* Every statement goes through here; TL_TRACE_SQL=1 prints them. */
 int db_prepare(db_ctx *c, const char *sql, sqlite3_stmt **st);
-/* The pool id of the STRING_IDS id in column col (0 for NULL or an id without a row). */
+/* The pool id of the STRING_IDS id in column col (0 for NULL or an id without a row). A cell
+ * that is no INTEGER names nothing: 0, counted in c->bad_refs. */
 uint32_t db_str_id(db_ctx *c, sqlite3_stmt *st, int col);
-/* The first column of the first row of sql, or def. */
+/* Says once for table how many of its string references were no INTEGER, and resets the count. */
+void db_report_refs(db_ctx *c, const char *table);
+/* The first column of the first row of sql when it is an INTEGER, or def. */
 int64_t db_scalar_i64(db_ctx *c, const char *table, const char *sql, int64_t def);
+/* The largest INTEGER in column col of table, or def. SQLite's max() ranks TEXT and BLOB
+ * above every number, so a damaged cell ('x') would be a plain max(col)'s answer: when that
+ * answer is no INTEGER, the INTEGERs are scanned for theirs (max(col) alone is a lookup on
+ * an INTEGER PRIMARY KEY or an index). */
+int64_t db_int_max(db_ctx *c, const char *table, const char *col, int64_t def);
 /* Reads STRING_IDS into c->strs (interned in the rank's pool). */
 int db_read_strings(db_ctx *c);
-/* A time column: INTEGER, or TEXT holding a decimal integer. 0, or -1 when it is neither or out
- * of range. */
+/* A time column: INTEGER, or TEXT holding exactly a decimal integer (db_time_at). 0, or -1
+ * when it is neither or out of range. */
 int db_col_time(sqlite3_stmt *st, int col, int64_t *out);
 
 /* The on-demand hooks of the loader table, one file each: operator pairs (ascend_db_fwdbwd.c),

@@ -7,7 +7,6 @@
 #include "load/ascend_db_int.h"
 #include "util/xalloc.h"
 
-#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,24 +26,11 @@ quiet(void *ctx, const char *key, const char *value)
 	(void)value;
 }
 
-/* A time column: INTEGER, or TEXT holding a decimal integer (PYTORCH_API's times are TEXT). */
+/* A time column, as the load reads it (db_col_time: PYTORCH_API's times are TEXT). */
 static int
 col_ns(sqlite3_stmt *st, int col, int64_t *out)
 {
-	if (sqlite3_column_type(st, col) == SQLITE_INTEGER) {
-		*out = sqlite3_column_int64(st, col);
-		return 0;
-	}
-	if (sqlite3_column_type(st, col) != SQLITE_TEXT)
-		return -1;
-	const char *s = (const char *)sqlite3_column_text(st, col);
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (end == s || *end != '\0' || errno != 0)
-		return -1;
-	*out = v;
-	return 0;
+	return db_col_time(st, col, out);
 }
 
 static uint32_t

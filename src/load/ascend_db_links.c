@@ -8,7 +8,6 @@
 #include "load/ascend_db_int.h"
 #include "util/xalloc.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,24 +41,11 @@ is_task_lane(tl_lane_kind k)
 	       k == TL_LANE_MSTX_DEV || k == TL_LANE_OTHER;
 }
 
-/* A time column: INTEGER, or TEXT holding a decimal integer (PYTORCH_API's times are TEXT). */
+/* A time column, as the load reads it (db_col_time: PYTORCH_API's times are TEXT). */
 static int
 col_ns(sqlite3_stmt *st, int col, int64_t *out)
 {
-	if (sqlite3_column_type(st, col) == SQLITE_INTEGER) {
-		*out = sqlite3_column_int64(st, col);
-		return 0;
-	}
-	if (sqlite3_column_type(st, col) != SQLITE_TEXT)
-		return -1;
-	const char *s = (const char *)sqlite3_column_text(st, col);
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (end == s || *end != '\0' || errno != 0)
-		return -1;
-	*out = v;
-	return 0;
+	return db_col_time(st, col, out);
 }
 
 static void
@@ -240,9 +226,12 @@ ascend_db_allocations(const tl_rank *r, size_t si, int64_t t, size_t max, tl_all
 	}
 	char sql[400];
 	snprintf(sql, sizeof sql,
+	         /* INTEGER cells only: SQL ranks TEXT above every number, so a damaged
+	          * size would lead the list and a damaged release time never come */
 	         "SELECT %s, size, allocationTime, releaseTime FROM OP_MEMORY WHERE "
-	         "allocationTime <= ?1 AND (releaseTime IS NULL OR releaseTime > ?1) AND size "
-	         "IS NOT NULL ORDER BY size DESC LIMIT ?2",
+	         "typeof(allocationTime) = 'integer' AND typeof(size) = 'integer' AND "
+	         "allocationTime <= ?1 AND (releaseTime IS NULL OR (typeof(releaseTime) = "
+	         "'integer' AND releaseTime > ?1)) ORDER BY size DESC LIMIT ?2",
 	         profdb_has(&pdb, "STRING_IDS")
 	             ? "(SELECT value FROM STRING_IDS WHERE id = OP_MEMORY.name)"
 	             : "NULL");

@@ -10,13 +10,13 @@
  * without Module ranges is left after one look at STRING_IDS (and the query asks no DB whose
  * loaded lanes have none). */
 #include "config.h"
+#include "load/ascend_db_gather.h"
 #include "load/load_int.h"
 #include "load/profdb.h"
 #include "util/msg.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,29 +77,14 @@ sid(mctx *c, sqlite3_stmt *st, int col)
 	return v;
 }
 
-/* A time column: an integer, or the decimal text PYTORCH_API keeps its times in. */
+/* A time column: an integer, or the decimal text PYTORCH_API keeps its times in, as the load
+ * reads it (db_time_at). */
 static int
 time_col(sqlite3_stmt *st, int col, int64_t *t)
 {
-	switch (sqlite3_column_type(st, col)) {
-	case SQLITE_INTEGER:
-		*t = sqlite3_column_int64(st, col);
-		return 0;
-	case SQLITE_TEXT: {
-		const char *s = (const char *)sqlite3_column_text(st, col);
-		char *end;
-		if (s == NULL || *s == '\0')
-			return -1;
-		errno = 0;
-		long long v = strtoll(s, &end, 10);
-		if (errno != 0 || *end != '\0')
-			return -1;
-		*t = v;
-		return 0;
-	}
-	default:
-		return -1;
-	}
+	db_cell x = db_time_at(st, col);
+	*t = x.v;
+	return x.type == SQLITE_INTEGER ? 0 : -1;
 }
 
 /* Both ends present, in range and in order. */

@@ -2,6 +2,7 @@
  * msprof-analyze's compute_op_sum): each COMPUTE_TASK_INFO row joined to its TASK row, grouped
  * by (op name, op type, task type, input shapes). Opened through the hardened connection. */
 #include "config.h"
+#include "load/ascend_db_gather.h"
 #include "load/load_int.h"
 #include "load/profdb.h"
 #include "util/msg.h"
@@ -87,35 +88,29 @@ ascend_db_ops(const tl_source *src, tl_op_data *d)
 			off += (size_t)snprintf(
 			    sql + off, sizeof sql - off, "%s%s, ",
 			    has_col(&p, "COMPUTE_TASK_INFO", cols[i]) ? "c." : "NULL AS ", cols[i]);
+		/* an id that is no INTEGER is none, as the load takes it (two TEXT 'x' are
+		 * not one task, nor are a REAL 10.0 and 10) */
 		snprintf(
 		    sql + off, sizeof sql - off,
 		    "t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
-		    "t.globalTaskId");
+		    "t.globalTaskId WHERE typeof(c.globalTaskId) = 'integer' AND "
+		    "typeof(t.globalTaskId) = 'integer'");
 		sqlite3_stmt *st;
 		int rc = profdb_prepare(&p, sql, &st);
 		if (rc == SQLITE_OK) {
-			size_t bad = 0;
 			while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-				if (sqlite3_column_type(st, 4) != SQLITE_INTEGER ||
-				    sqlite3_column_type(st, 5) != SQLITE_INTEGER) {
-					bad++;
+				/* the times as the load reads them (db_time_at), so that the
+				 * gathered table is this one; a row without usable ones is
+				 * left out, and TASK's line of the load says it */
+				db_cell sc = db_time_at(st, 4), ec = db_time_at(st, 5);
+				int64_t s = sc.v, e = ec.v;
+				if (sc.type != SQLITE_INTEGER || ec.type != SQLITE_INTEGER ||
+				    !tl_time_ok(s) || !tl_time_ok(e) || e < s)
 					continue;
-				}
-				int64_t s = sqlite3_column_int64(st, 4),
-				        e = sqlite3_column_int64(st, 5);
-				if (!tl_time_ok(s) || !tl_time_ok(e) || e < s) {
-					bad++;
-					continue;
-				}
 				op_data_add(d, col_sid(st, 0, &strs), col_sid(st, 1, &strs),
 				            col_sid(st, 2, &strs), col_sid(st, 3, &strs), e - s);
 			}
 			sqlite3_finalize(st);
-			if (bad)
-				msg_warn(src->path,
-				         "COMPUTE_TASK_INFO: %zu tasks without usable TASK "
-				         "times left out of the operator statistics",
-				         bad);
 		}
 		if (rc != SQLITE_DONE) {
 			char b[300];

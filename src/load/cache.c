@@ -143,8 +143,28 @@ add_rec(tl_cache *c, int rank, tl_cache_status st, const char *file, uint64_t by
 	pthread_mutex_unlock(&c->lock);
 }
 
-tl_rank *
-cache_load_rank(tl_cache *c, const tl_source *src, size_t n)
+typedef struct cache_map {
+	void *p;
+	size_t len;
+} cache_map;
+
+static void
+map_free(void *p)
+{
+	cache_map *m = p;
+	munmap(m->p, m->len);
+	free(m);
+}
+
+int
+cache_will_write(const tl_cache *c)
+{
+	return c != NULL && c->dir != NULL && !c->read_only;
+}
+
+/* again: the file this process just wrote (cache_remap_rank) */
+static tl_rank *
+map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
 {
 	if (c == NULL || c->dir == NULL || n == 0)
 		return NULL;
@@ -165,22 +185,35 @@ cache_load_rank(tl_cache *c, const tl_source *src, size_t n)
 	size_t len = (size_t)st.st_size;
 	void *volatile map = MAP_FAILED;
 	if (len > 0)
-		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	/* a cache file truncated by another program while it is mapped raises SIGBUS */
 	sigjmp_buf env, *volatile saved = load_bus_env;
 	if (map != MAP_FAILED) {
 		if (sigsetjmp(env, 1) == 0) {
 			load_bus_env = &env;
-			r = cache_decode(map, len, src, n, err, sizeof err);
+			r = cache_decode_mapped(map, len, src, n, !again, err, sizeof err);
 		} else {
 			snprintf(err, sizeof err, "it shrank while tl was reading it");
 		}
 		load_bus_env = saved;
-		munmap(map, len);
+		if (r != NULL) {
+			/* the rank's lanes are the file's pages: file-backed memory the kernel may
+			 * drop and read again, not anonymous memory. Files are only ever replaced
+			 * by rename, never rewritten, so the mapping stays whole. */
+			cache_map *m = xmalloc(sizeof *m);
+			m->p = map;
+			m->len = len;
+			r->backing = m;
+			r->backing_free = map_free;
+		} else {
+			munmap(map, len);
+		}
 	} else {
 		snprintf(err, sizeof err, "%s", len == 0 ? "empty" : strerror(errno));
 	}
-	if (r != NULL) {
+	if (again) {
+		/* written a moment ago; when it cannot be read the rank stays as loaded */
+	} else if (r != NULL) {
 		futimens(fd,
 		         NULL); /* its last use, for the LRU bound (fails harmlessly read-only) */
 		add_rec(c, r->rank, TL_CACHE_HIT, file, len, cache_rank_slices(r));
@@ -190,6 +223,18 @@ cache_load_rank(tl_cache *c, const tl_source *src, size_t n)
 	close(fd);
 	free(file);
 	return r;
+}
+
+tl_rank *
+cache_load_rank(tl_cache *c, const tl_source *src, size_t n)
+{
+	return map_rank(c, src, n, 0);
+}
+
+tl_rank *
+cache_remap_rank(tl_cache *c, const tl_source *src, size_t n)
+{
+	return map_rank(c, src, n, 1);
 }
 
 /* The data files still are what discovery saw: a file rewritten while it was read must not
@@ -210,12 +255,12 @@ inputs_unchanged(const tl_source *src, size_t n)
 	return 1;
 }
 
-void
+int
 cache_store_rank(tl_cache *c, const tl_source *src, size_t n, const tl_rank *r, char *const *warn,
                  size_t nwarn)
 {
 	if (c == NULL || c->dir == NULL)
-		return;
+		return 0;
 	if (c->read_only)
 		warn_unwritable(c, NULL);
 	/* what a file holds is the rank as its loaders left it with the tables its load gathered
@@ -223,7 +268,7 @@ cache_store_rank(tl_cache *c, const tl_source *src, size_t n, const tl_rank *r, 
 	 * after a cache hit, so a rank that already has them is not written */
 	if (c->read_only || !r->loaded || r->host_read || !inputs_unchanged(src, n)) {
 		add_rec(c, r->rank, TL_CACHE_UNWRITTEN, NULL, 0, cache_rank_slices(r));
-		return;
+		return 0;
 	}
 	size_t klen;
 	uint8_t *key = cache_key(src, n, &klen);
@@ -259,6 +304,7 @@ cache_store_rank(tl_cache *c, const tl_source *src, size_t n, const tl_rank *r, 
 	free(tmp);
 	free(file);
 	free(key);
+	return why == NULL;
 }
 
 /* ---- the bound, `tl cache` ------------------------------------------------------------------ */

@@ -27,7 +27,9 @@
 #include "model/trace.h"
 #include "profile/discover.h"
 
-#define TL_CACHE_VERSION 3 /* 3: the gathered tables (operators, launches, comm, counters) */
+/* 3: the gathered tables (operators, launches, comm, counters); 4: the overlap lanes, and lanes
+ * read in place from the mapping */
+#define TL_CACHE_VERSION 4
 #define TL_CACHE_MAX_DEFAULT (UINT64_C(4) << 30) /* bytes: LRU eviction above this */
 
 typedef enum tl_cache_status {
@@ -67,9 +69,14 @@ void cache_close(tl_cache *);
  * load gave. */
 tl_rank *cache_load_rank(tl_cache *, const tl_source *src, size_t n);
 /* Writes r (finished, loaded from src[0..n)) with the warnings its load gave (path/text pairs;
- * path may be NULL). Skipped when an input changed while it was read. */
-void cache_store_rank(tl_cache *, const tl_source *src, size_t n, const tl_rank *r,
-                      char *const *warn, size_t nwarn);
+ * path may be NULL). Skipped when an input changed while it was read. Returns 1 when written. */
+int cache_store_rank(tl_cache *, const tl_source *src, size_t n, const tl_rank *r,
+                     char *const *warn, size_t nwarn);
+/* The rank just written for src[0..n), mapped back from its file (its lanes then file-backed,
+ * not anonymous memory), or NULL; says nothing and records nothing. */
+tl_rank *cache_remap_rank(tl_cache *, const tl_source *src, size_t n);
+/* 1 when ranks loaded now will be written (cache_store_rank). */
+int cache_will_write(const tl_cache *);
 /* Removes the least recently used cache files until the directory is within its bound. */
 void cache_evict(tl_cache *);
 
@@ -83,6 +90,11 @@ long cache_clear(const tl_cache *);
  * against the key of src[0..n). Returns the rank, or NULL with the reason in err. */
 tl_rank *cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *err,
                       size_t errlen);
+/* The same, the rank's slices, step tags and device spans pointing into buf (tl_track.borrowed),
+ * which must outlive the rank: a mapped file that the rank then owns (tl_rank.backing). replay:
+ * give the warnings the file's load gave again. */
+tl_rank *cache_decode_mapped(const void *buf, size_t len, const tl_source *src, size_t n,
+                             int replay, char *err, size_t errlen);
 /* Writes a cache file of r under key to fd (closed here; a new, empty file). Returns 0 with
  * its size in *bytes, -1 (errno set) when it could not be written. */
 int cache_write_fd(int fd, const uint8_t *key, size_t klen, const tl_rank *r, char *const *warn,

@@ -17,6 +17,7 @@ typedef struct rd {
 	const uint8_t *p;
 	size_t n, off;
 	const char *bad; /* the first problem */
+	int borrow;      /* lanes' arrays point into p (which the rank will own), not copies */
 } rd;
 
 static uint64_t
@@ -54,20 +55,46 @@ get_bytes(rd *r, uint64_t count, size_t size)
 	return p;
 }
 
-/* a copy of a counted array, at most max items (xmalloc'd; NULL when empty) */
-static void *
-get_arr(rd *r, size_t size, size_t max, size_t *count)
+/* A count of items that take at least item_bytes each in the file: more than max, or more than
+ * the bytes left could hold, is a bad file (why). 0 once r is bad. */
+static uint64_t
+get_count(rd *r, size_t item_bytes, uint64_t max, const char *why)
 {
 	uint64_t n = get_u64(r);
-	*count = 0;
-	if (n > max && r->bad == NULL)
-		r->bad = "a count is out of range";
+	if (r->bad == NULL && (n > max || (item_bytes != 0 && n > (r->n - r->off) / item_bytes)))
+		r->bad = why;
+	return r->bad == NULL ? n : 0;
+}
+
+/* A copy of n items of size bytes (xmalloc'd; NULL when none, or r is bad). */
+static void *
+copy_items(rd *r, uint64_t n, size_t size)
+{
 	const uint8_t *p = get_bytes(r, n, size);
 	if (p == NULL || n == 0)
 		return NULL;
 	void *v = xreallocarray(NULL, (size_t)n, size);
 	memcpy(v, p, (size_t)n * size);
-	*count = (size_t)n;
+	return v;
+}
+
+/* n items in place when r borrows, else a copy. */
+static void *
+lane_items(rd *r, uint64_t n, size_t size)
+{
+	if (!r->borrow)
+		return copy_items(r, n, size);
+	const uint8_t *p = get_bytes(r, n, size);
+	return n > 0 ? (void *)(uintptr_t)p : NULL;
+}
+
+/* A counted array of at most max items, copied (NULL when empty). */
+static void *
+get_arr(rd *r, size_t size, uint64_t max, size_t *count)
+{
+	uint64_t n = get_count(r, size, max, "a count is out of range");
+	void *v = copy_items(r, n, size);
+	*count = v != NULL ? (size_t)n : 0;
 	return v;
 }
 
@@ -107,24 +134,17 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 	t->depth = (uint16_t)depth;
 	t->source = (uint16_t)source;
 	t->user_ranges = (int)user;
-	t->v = get_arr(r, sizeof *t->v, SIZE_MAX / sizeof *t->v, &t->n);
-	t->cap = t->n;
+	uint64_t ns =
+	    get_count(r, sizeof *t->v, UINT32_MAX, "a lane's slice count is out of range");
+	t->v = lane_items(r, ns, sizeof *t->v);
+	t->n = t->cap = t->v != NULL ? (size_t)ns : 0;
+	t->borrowed = r->borrow;
 	if (r->bad == NULL && t->n == 0)
 		r->bad = "a lane is empty";
-	if ((flags & TRACK_STEP) && r->bad == NULL) {
-		const uint8_t *p = get_bytes(r, t->n, sizeof *t->step);
-		if (p != NULL) {
-			t->step = xreallocarray(NULL, t->n, sizeof *t->step);
-			memcpy(t->step, p, t->n * sizeof *t->step);
-		}
-	}
-	if ((flags & TRACK_DEV) && r->bad == NULL) {
-		const uint8_t *p = get_bytes(r, t->n, sizeof *t->dev);
-		if (p != NULL) {
-			t->dev = xreallocarray(NULL, t->n, sizeof *t->dev);
-			memcpy(t->dev, p, t->n * sizeof *t->dev);
-		}
-	}
+	if (flags & TRACK_STEP)
+		t->step = lane_items(r, t->n, sizeof *t->step);
+	if (flags & TRACK_DEV)
+		t->dev = lane_items(r, t->n, sizeof *t->dev);
 	for (size_t k = 0; k < t->n && r->bad == NULL; k++) {
 		const tl_slice *s = &t->v[k];
 		if (!times_ok(s->start, s->end) || s->name >= npool ||
@@ -176,9 +196,7 @@ get_ops(rd *r, tl_rank *rk)
 	strpool_free(d->pool);
 	d->pool = p;
 	uint32_t np = strpool_count(p);
-	uint64_t ng = get_u64(r);
-	if (r->bad == NULL && ng > (r->n - r->off) / 40) /* a group takes at least 40 bytes */
-		r->bad = "its operator count is out of range";
+	uint64_t ng = get_count(r, 40, UINT64_MAX, "its operator count is out of range");
 	for (uint64_t i = 0; i < ng && r->bad == NULL; i++) {
 		uint64_t k[4];
 		for (int x = 0; x < 4; x++)
@@ -206,9 +224,8 @@ get_ops(rd *r, tl_rank *rk)
 static void
 get_launch_steps(rd *r, tl_rank *rk)
 {
-	uint64_t n = get_u64(r);
-	if (r->bad == NULL && n > (uint64_t)rk->nsteps + 1)
-		r->bad = "its launch rows are more than its steps";
+	uint64_t n =
+	    get_count(r, 64, (uint64_t)rk->nsteps + 1, "its launch rows are more than its steps");
 	if (r->bad != NULL)
 		return;
 	rk->have_launch_steps = 1;
@@ -247,9 +264,7 @@ get_comm(rd *r, tl_rank *rk, size_t nsrc)
 	strpool_free(d->pool);
 	d->pool = p;
 	uint32_t np = strpool_count(p);
-	uint64_t no = get_u64(r);
-	if (r->bad == NULL && no > (r->n - r->off) / 72) /* an op takes 72 bytes */
-		r->bad = "its communication op count is out of range";
+	uint64_t no = get_count(r, 72, UINT64_MAX, "its communication op count is out of range");
 	if (r->bad == NULL && no > 0) {
 		d->ops = xcalloc((size_t)no, sizeof *d->ops);
 		d->opcap = (size_t)no;
@@ -273,9 +288,7 @@ get_comm(rd *r, tl_rank *rk, size_t nsrc)
 		o->ntasks = (size_t)ntasks;
 		o->source = (uint16_t)source;
 	}
-	uint64_t nt = get_u64(r);
-	if (r->bad == NULL && nt > (r->n - r->off) / 56) /* a task takes 56 bytes */
-		r->bad = "its communication task count is out of range";
+	uint64_t nt = get_count(r, 56, UINT64_MAX, "its communication task count is out of range");
 	if (r->bad == NULL && nt > 0) {
 		d->tasks = xcalloc((size_t)nt, sizeof *d->tasks);
 		d->taskcap = (size_t)nt;
@@ -314,9 +327,7 @@ get_comm(rd *r, tl_rank *rk, size_t nsrc)
 static void
 get_counters(rd *r, tl_rank *rk, uint32_t npool, size_t nsrc)
 {
-	uint64_t n = get_u64(r);
-	if (r->bad == NULL && n > (r->n - r->off) / 32) /* a counter takes at least 32 bytes */
-		r->bad = "its counter count is out of range";
+	uint64_t n = get_count(r, 32, UINT64_MAX, "its counter count is out of range");
 	rk->counters_read = 1;
 	for (uint64_t i = 0; i < n && r->bad == NULL; i++) {
 		uint64_t kind = get_u64(r), group = get_u64(r), source = get_u64(r);
@@ -331,13 +342,9 @@ get_counters(rd *r, tl_rank *rk, uint32_t npool, size_t nsrc)
 		c->source = (uint16_t)source;
 		c->t = get_arr(r, sizeof *c->t, SIZE_MAX / sizeof *c->t, &c->n);
 		c->cap = c->n;
-		const uint8_t *v = get_bytes(r, c->n, sizeof *c->v);
-		if (v != NULL && c->n > 0) {
-			c->v = xreallocarray(NULL, c->n, sizeof *c->v);
-			memcpy(c->v, v, c->n * sizeof *c->v);
-		}
-		if (v == NULL)
-			c->n = 0; /* r->bad is set */
+		c->v = copy_items(r, c->n, sizeof *c->v);
+		if (c->v == NULL)
+			c->n = 0; /* none, or r->bad is set */
 		for (size_t k = 0; k < c->n && r->bad == NULL; k++)
 			if (!tl_time_ok(c->t[k]) || (k > 0 && c->t[k] < c->t[k - 1]))
 				r->bad = "a counter's samples are out of order or range";
@@ -388,8 +395,9 @@ check_header(const uint8_t *b, size_t len, uint64_t *keylen)
 	return NULL;
 }
 
-tl_rank *
-cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *err, size_t errlen)
+static tl_rank *
+decode(const void *buf, size_t len, const tl_source *src, size_t n, int borrow, int replay,
+       char *err, size_t errlen)
 {
 	const uint8_t *b = buf;
 	uint64_t keylen = 0;
@@ -406,7 +414,8 @@ cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *
 		snprintf(err, errlen, "made from other input files");
 		return NULL;
 	}
-	rd r = {.p = b + TL_CACHE_HEADER, .n = len - TL_CACHE_HEADER, .off = klen};
+	rd r = {
+	    .p = b + TL_CACHE_HEADER, .n = len - TL_CACHE_HEADER, .off = klen, .borrow = borrow};
 	int64_t rank = (int64_t)get_u64(&r);
 	uint64_t flags = get_u64(&r);
 	tl_rank *rk = rank_new((int)rank);
@@ -464,9 +473,7 @@ cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *
 		    ld->state_restore(rk, i, p, (size_t)stlen) != 0)
 			r.bad = "a source's loader state is not one its loader wrote";
 	}
-	uint64_t nt = get_u64(&r);
-	if (r.bad == NULL && nt > (r.n - r.off) / 64) /* a lane takes at least 64 bytes */
-		r.bad = "its lane count is out of range";
+	uint64_t nt = get_count(&r, 64, UINT64_MAX, "its lane count is out of range");
 	if (r.bad == NULL && nt > 0) {
 		rk->tracks = xcalloc((size_t)nt, sizeof *rk->tracks);
 		rk->tcap = (size_t)nt;
@@ -483,11 +490,9 @@ cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *
 	}
 	if (r.bad == NULL)
 		get_tables(&r, rk, npool, n);
-	uint64_t nw = get_u64(&r);
+	uint64_t nw = get_count(&r, 16, UINT64_MAX, "its warning count is out of range");
 	char **warn = NULL;
 	size_t nwarn = 0;
-	if (r.bad == NULL && nw > (r.n - r.off) / 16)
-		r.bad = "its warning count is out of range";
 	if (r.bad == NULL && nw > 0)
 		warn = xcalloc((size_t)nw * 2, sizeof *warn);
 	for (uint64_t i = 0; i < nw && r.bad == NULL; i++) {
@@ -501,7 +506,7 @@ cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *
 	}
 	if (r.bad == NULL && !rk->loaded)
 		r.bad = "it holds a rank that did not load";
-	for (size_t i = 0; i < nwarn && r.bad == NULL; i++) {
+	for (size_t i = 0; i < nwarn && r.bad == NULL && replay; i++) {
 		if (warn[2 * i] != NULL)
 			msg_warn(warn[2 * i], "%s", warn[2 * i + 1]);
 		else
@@ -516,4 +521,17 @@ cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *
 		return NULL;
 	}
 	return rk;
+}
+
+tl_rank *
+cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *err, size_t errlen)
+{
+	return decode(buf, len, src, n, 0, 1, err, errlen);
+}
+
+tl_rank *
+cache_decode_mapped(const void *buf, size_t len, const tl_source *src, size_t n, int replay,
+                    char *err, size_t errlen)
+{
+	return decode(buf, len, src, n, 1, replay, err, errlen);
 }

@@ -449,7 +449,8 @@ cache_rank_slices(const tl_rank *r)
 {
 	uint64_t n = 0;
 	for (size_t i = 0; i < r->ntracks; i++)
-		n += r->tracks[i]->n;
+		if (r->tracks[i]->kind != TL_LANE_OVERLAP) /* derived, not loaded */
+			n += r->tracks[i]->n;
 	return n;
 }
 

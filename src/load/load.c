@@ -1,6 +1,7 @@
 #include "config.h"
 #include "load/cache.h"
 #include "analysis/collectives.h"
+#include "analysis/lanes.h"
 #include "analysis/launch.h"
 #include "load/load_int.h"
 #include "profile/discover.h"
@@ -480,10 +481,20 @@ load_one(load_ctx *c, load_job *j)
 	load_gather_end(r, &g);
 	if (c->cache != NULL) {
 		msg_capture(NULL, NULL);
-		cache_store_rank(c->cache, first, j->count, r, warns.v, warns.n / 2);
+		/* the file holds the overlap lanes too, so that a warm viewer maps them; and the
+		 * rank written is mapped back: its lanes become file-backed pages, so that a cold
+		 * open holds in anonymous memory only the ranks still loading */
+		if (cache_will_write(c->cache))
+			lanes_build_rank(r);
+		int wrote = cache_store_rank(c->cache, first, j->count, r, warns.v, warns.n / 2);
 		for (size_t i = 0; i < warns.n; i++)
 			free(warns.v[i]);
 		free(warns.v);
+		tl_rank *m = wrote ? cache_remap_rank(c->cache, first, j->count) : NULL;
+		if (m != NULL) {
+			rank_free(r);
+			r = m;
+		}
 		load_drop_tables(r, c->keep);
 	}
 	j->rank = r;

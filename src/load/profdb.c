@@ -94,7 +94,7 @@ static const char *const known_tables[] = {
 #define NKNOWN (sizeof known_tables / sizeof *known_tables)
 
 /* The functions tl's own statements call. Add here when a query needs another. */
-static const char *const allowed_functions[] = {"count", "max", "min"};
+static const char *const allowed_functions[] = {"count", "max", "min", "typeof"};
 
 /* Tables with data tl draws: a file without any of them is not a profile. */
 static const char *const data_tables[] = {"TASK", "COMMUNICATION_OP", "MSTX_EVENTS", "STEP_TIME"};

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "model/trace.h"
 #include "model/comm.h"
+#include "model/lod.h"
 #include "model/ops.h"
 #include "util/xalloc.h"
 
@@ -38,11 +39,35 @@ rank_new(int rank)
 static void
 track_free(tl_track *t)
 {
-	free(t->v);
-	free(t->step);
-	free(t->prefix);
-	free(t->dev);
+	if (!t->borrowed) {
+		free(t->v);
+		free(t->step);
+		free(t->dev);
+	}
+	lod_free(t->lod);
 	free(t);
+}
+
+static void *
+copy_of(const void *p, size_t n, size_t size)
+{
+	if (p == NULL || n == 0)
+		return NULL;
+	void *c = xreallocarray(NULL, n, size);
+	memcpy(c, p, n * size);
+	return c;
+}
+
+void
+track_own(tl_track *t)
+{
+	if (!t->borrowed)
+		return;
+	t->v = copy_of(t->v, t->n, sizeof *t->v);
+	t->step = copy_of(t->step, t->n, sizeof *t->step);
+	t->dev = copy_of(t->dev, t->n, sizeof *t->dev);
+	t->cap = t->n;
+	t->borrowed = 0;
 }
 
 void
@@ -77,6 +102,8 @@ rank_free(tl_rank *r)
 	free(r->comm);
 	free(r->launch_steps);
 	strpool_free(r->pool);
+	if (r->backing_free != NULL)
+		r->backing_free(r->backing); /* after the tracks that borrowed from it */
 	free(r);
 }
 
@@ -107,6 +134,7 @@ rank_track(tl_rank *r, tl_lane_kind kind, int64_t key, const char *label)
 void
 track_push(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg)
 {
+	track_own(t);
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 256;
 		t->v = xreallocarray(t->v, t->cap, sizeof *t->v);
@@ -141,6 +169,7 @@ track_set_dev(tl_track *t, size_t k, int64_t start, int64_t end)
 {
 	if (k >= t->n)
 		return;
+	track_own(t);
 	if (t->dev == NULL) {
 		t->dev = xreallocarray(NULL, t->cap, sizeof *t->dev);
 		for (size_t i = 0; i < t->n; i++)
@@ -183,6 +212,7 @@ track_sort(tl_track *t)
 			sorted = 0;
 	if (sorted)
 		return;
+	track_own(t);
 	if (t->step == NULL && t->dev == NULL) {
 		qsort(t->v, t->n, sizeof *t->v, cmp_slice);
 		return;
@@ -219,6 +249,7 @@ track_split_levels(tl_rank *r, tl_track *t)
 	}
 	if (i == t->n)
 		return;
+	track_own(t);
 	tl_track **lv = NULL;
 	int64_t *lend = NULL;
 	size_t nlv = 0, lvcap = 0, nlend = 0, lendcap = 0;
@@ -303,6 +334,8 @@ rank_sort_steps(tl_rank *r)
 	memcpy(r->steps, ns, r->nsteps * sizeof *ns);
 	for (size_t i = 0; i < r->ntracks; i++) {
 		tl_track *t = r->tracks[i];
+		if (t->kind == TL_LANE_STEP || t->step != NULL)
+			track_own(t);
 		if (t->kind == TL_LANE_STEP)
 			for (size_t k = 0; k < t->n; k++)
 				t->v[k].arg = remap[t->v[k].arg];
@@ -406,8 +439,8 @@ rank_finish_grown(tl_rank *r, const size_t *before, size_t nbefore)
 		tl_track *t = r->tracks[i];
 		if (i < nbefore && t->n == before[i])
 			continue;
-		free(t->prefix); /* the busy sums no longer hold */
-		t->prefix = NULL;
+		lod_free(t->lod); /* the summary no longer holds */
+		t->lod = NULL;
 		track_sort(t);
 		track_split_levels(r, t);
 	}
@@ -484,17 +517,10 @@ rank_add_steps(tl_rank *r, tl_step *v, size_t n, size_t *base)
 }
 
 void
-track_prefix_build(tl_track *t)
+track_lod_build(tl_track *t)
 {
-	if (t->prefix == NULL) {
-		t->prefix = xreallocarray(NULL, t->n + 1, sizeof *t->prefix);
-		int64_t acc = 0;
-		t->prefix[0] = 0;
-		for (size_t i = 0; i < t->n; i++) {
-			acc += t->v[i].end - t->v[i].start;
-			t->prefix[i + 1] = acc;
-		}
-	}
+	if (t->lod == NULL)
+		t->lod = lod_build(t->v, t->n);
 }
 
 size_t
@@ -551,14 +577,16 @@ trace_slice_bytes(const tl_trace *tr, size_t *nslices)
 		const tl_rank *r = tr->ranks[i];
 		for (size_t k = 0; k < r->ntracks; k++) {
 			const tl_track *t = r->tracks[k];
-			n += t->n;
+			if (t->kind != TL_LANE_OVERLAP) /* derived lanes are not slices loaded */
+				n += t->n;
+			bytes += lod_bytes(t->lod);
+			if (t->borrowed) /* the mapped cache file's */
+				continue;
 			bytes += t->cap * sizeof *t->v;
 			if (t->step)
 				bytes += t->cap * sizeof *t->step;
 			if (t->dev)
 				bytes += t->cap * sizeof *t->dev;
-			if (t->prefix)
-				bytes += (t->n + 1) * sizeof *t->prefix;
 		}
 	}
 	if (nslices)

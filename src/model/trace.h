@@ -53,6 +53,8 @@ tl_time_ok(int64_t t)
 	return t >= TL_TIME_MIN && t <= TL_TIME_MAX;
 }
 
+struct tl_lod;
+
 typedef struct tl_track {
 	tl_lane_kind kind;
 	uint32_t label;  /* string id: "Stream 3", a group name, an MSTX domain */
@@ -61,17 +63,19 @@ typedef struct tl_track {
 	uint16_t source; /* index into the rank's sources, for lazy details */
 	tl_slice *v;     /* sorted by start, non-overlapping once the rank is finished */
 	size_t n, cap;
-	uint16_t *step;  /* per slice: step index (launch-time attribution) or TL_NO_STEP;
-	                    NULL when the rank has fewer than two steps */
-	int64_t *prefix; /* prefix[i] = busy ns of v[0..i); built by the query session
-	                    (track_prefix_build) */
-	tl_span *dev;    /* MSTX lanes, per slice: the device part of a range that carried a
-	                    stream (its marker tasks, first start to last end), end < start when
-	                    it has none; NULL when no slice of the track has one. The slice
-	                    itself keeps the host call's times. */
-	int user_ranges; /* a host lane of a trace without categories (torch's legacy exporter):
-	                    its record_function ranges are not told apart from operators, so the
-	                    stage and pipeline rules pick them out by name, as on MSTX lanes */
+	uint16_t *step;     /* per slice: step index (launch-time attribution) or TL_NO_STEP;
+	                       NULL when the rank has fewer than two steps */
+	struct tl_lod *lod; /* level of detail (model/lod.h): busy time and longest slice of any
+	                       run of slices; built by the query session (track_lod_build) */
+	tl_span *dev;       /* MSTX lanes, per slice: the device part of a range that carried a
+	                       stream (its marker tasks, first start to last end), end < start when
+	                       it has none; NULL when no slice of the track has one. The slice
+	                       itself keeps the host call's times. */
+	int user_ranges;    /* a host lane of a trace without categories (torch's legacy exporter):
+	                       its record_function ranges are not told apart from operators, so the
+	                       stage and pipeline rules pick them out by name, as on MSTX lanes */
+	int borrowed;       /* v, step and dev are read-only memory the rank's backing owns (its
+	                       mapped cache file): not freed; the first change copies them */
 } tl_track;
 
 /* A lane whose ranges the stage, decode and pipeline rules read: MSTX / record_function
@@ -206,6 +210,10 @@ typedef struct tl_rank {
 	tl_launch_step *launch_steps; /* launch delays per step (launch_steps) */
 	size_t nlaunch_steps;
 	int have_launch_steps;
+	/* What borrowed tracks point into (the mapped cache file), released by backing_free after
+	 * the tracks; NULL when nothing is borrowed. */
+	void *backing;
+	void (*backing_free)(void *);
 } tl_rank;
 
 typedef struct tl_trace {
@@ -217,6 +225,8 @@ typedef struct tl_trace {
 
 tl_rank *rank_new(int rank);
 void rank_free(tl_rank *);
+/* Gives a borrowed track (see tl_track.borrowed) arrays of its own; nothing when it has them. */
+void track_own(tl_track *);
 /* Get-or-create the depth-0 track of (kind, key). label is used when the track is created. */
 tl_track *rank_track(tl_rank *, tl_lane_kind kind, int64_t key, const char *label);
 void track_push(tl_track *, int64_t start, int64_t end, uint32_t name, uint32_t arg);
@@ -259,8 +269,8 @@ size_t steps_index_at(const tl_step *v, size_t n, int64_t t);
  * TL_NO_STEP - 1 steps. */
 int rank_add_steps(tl_rank *, tl_step *v, size_t n, size_t *base);
 
-/* Prefix sums of busy time, built on first call (not thread-safe against itself). */
-void track_prefix_build(tl_track *);
+/* The level of detail (model/lod.h), built on first call (not thread-safe against itself). */
+void track_lod_build(tl_track *);
 /* First slice index whose end > t (slices sorted and non-overlapping, so ends are sorted). */
 size_t track_first_ending_after(const tl_track *, int64_t t);
 /* First slice index whose start >= t. */
@@ -268,7 +278,9 @@ size_t track_first_starting_at(const tl_track *, int64_t t);
 
 void trace_init(tl_trace *);
 void trace_free(tl_trace *);
-/* Bytes held by slices, step tags and prefix sums of all ranks (for benchmarks). */
+/* Bytes held by slices, step tags and levels of detail of all ranks, those of a mapped cache
+ * file left out, and in *nslices the slices loaded (the derived overlap lanes left out); for
+ * benchmarks. */
 size_t trace_slice_bytes(const tl_trace *, size_t *nslices);
 
 #endif

@@ -20,7 +20,7 @@ tlq_host_lanes(const tl_query *cq)
 		for (size_t i = 0; i < q->tr->nranks; i++)
 			load_host(q->tr->ranks[i]);
 		if (q->o.lanes)
-			tlq_prefix_sums(q); /* of the new lanes and of the tracks they grew */
+			tlq_lod_build(q); /* of the new lanes and of the tracks they grew */
 		q->have_host = 1;
 	}
 	pthread_mutex_unlock(&q->lock);

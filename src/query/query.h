@@ -47,7 +47,8 @@ typedef struct tl_query_opts {
 	int pp;                  /* --pp N: PP stages in rank order when the profile does not say */
 	size_t bubbles_per_rank; /* largest bubbles kept per rank; 0 = 10 (free_analysis top_num) */
 	int lanes; /* the viewer: add the overlap lanes (lanes_build) and the stage lanes, and build
-	            * the prefix sums of every track (tlq_busy in O(log n)) */
+	            * the level of detail of every track (model/lod.h: tlq_busy and
+	            * tlq_columns in O(log n)) */
 } tl_query_opts;
 
 /* Prepares the queries of tr (opts NULL: all zero). The session may add derived lanes to tr;
@@ -61,7 +62,7 @@ const char *tlq_stage_name(const tl_query *, int stage);
 
 /* ---- windows of time on a track or a rank (window.c) ----------------------------------------- */
 
-/* Busy ns of a track inside [t0, t1): O(log n) through the prefix sums a .lanes session builds,
+/* Busy ns of a track inside [t0, t1): O(log n) through the level of detail a .lanes session builds,
  * linear in the slices of the window on a track without them. */
 int64_t tlq_busy(const tl_track *, int64_t t0, int64_t t1);
 /* Slices overlapping [t0, t1): indexes [*first, *last) into t->v. */
@@ -109,6 +110,10 @@ int tlq_step_at(const tl_rank *, int64_t t, int64_t *id);
 /* Like tlq_columns with explicit edges: column c covers [edges[c], edges[c+1]). Equal-width
  * columns on a fixed grid make a one-column pan shift every column by exactly one. */
 void tlq_columns_edges(const tl_track *, const int64_t *edges, int ncols, tl_cell *out);
+/* The dominant slice of [c0, c1) among slices [a, b) (tlq_window's): the longest visible part,
+ * the first of equals; SIZE_MAX when a >= b. Exact, O(log n) with the level of detail a .lanes
+ * session builds (linear without). */
+size_t tlq_dominant(const tl_track *, int64_t c0, int64_t c1, size_t a, size_t b);
 /* Busy ns of the track in each column (edges as above). */
 void tlq_busy_columns(const tl_track *, const int64_t *edges, int ncols, int64_t *out);
 /* Index of the slice that contains t (start <= t < end, or a zero-length slice at t), or

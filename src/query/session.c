@@ -1,5 +1,5 @@
 /* The query session: tlq_open prepares what every query reads (stage rules and instances, and
- * for the viewer the overlap and stage lanes and every track's prefix sums); the tables only
+ * for the viewer the overlap and stage lanes and every track's level of detail); the tables only
  * some commands need are built on first use under the session's lock (session.h). */
 #include "config.h"
 #include "analysis/lanes.h"
@@ -33,18 +33,27 @@ tlq_per_rank(tl_query *q, void (*fn)(tl_query *, size_t, void *), void *arg)
 /* ---- open, close ---------------------------------------------------------------------------- */
 
 static void
-prefix_job(tl_query *q, size_t ri, void *arg)
+lod_job(tl_query *q, size_t ri, void *arg)
 {
 	(void)arg;
 	const tl_rank *r = q->tr->ranks[ri];
 	for (size_t i = 0; i < r->ntracks; i++)
-		track_prefix_build(r->tracks[i]);
+		track_lod_build(r->tracks[i]);
 }
 
 void
-tlq_prefix_sums(tl_query *q)
+tlq_lod_build(tl_query *q)
 {
-	tlq_per_rank(q, prefix_job, NULL);
+	tlq_per_rank(q, lod_job, NULL);
+}
+
+void
+tlq_prepare_rank(tl_query *q, size_t ri)
+{
+	tl_rank *r = q->tr->ranks[ri];
+	lanes_build_rank(r);
+	stages_add_lanes(r, q->rules, q->inst[ri], q->ninst[ri]);
+	lod_job(q, ri, NULL);
 }
 
 tl_query *
@@ -67,7 +76,7 @@ tlq_open(tl_trace *tr, const tl_query_opts *o)
 		lanes_build(tr, 0);
 		for (size_t i = 0; i < n; i++)
 			stages_add_lanes(tr->ranks[i], q->rules, q->inst[i], q->ninst[i]);
-		tlq_prefix_sums(q);
+		tlq_lod_build(q);
 	}
 	pthread_mutex_init(&q->lock, NULL);
 	return q;

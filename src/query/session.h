@@ -7,7 +7,7 @@
 #include "query/query.h"
 
 struct tl_query {
-	tl_trace *tr; /* the session's trace: changed by tlq_open only (lanes, prefix sums) */
+	tl_trace *tr; /* the session's trace: changed by tlq_open only (lanes, levels of detail) */
 	tl_query_opts o;
 	tl_stage_rules *rules;
 	/* stage instances per rank (stages_of_rank), built by tlq_open: read-only afterwards */
@@ -59,7 +59,11 @@ tlq_mut(const tl_query *q)
  * its rank's results. */
 void tlq_per_rank(tl_query *, void (*fn)(tl_query *, size_t rank, void *arg), void *arg);
 
-/* Builds the prefix sums of every track that has none, ranks in parallel. */
-void tlq_prefix_sums(tl_query *);
+/* Builds the level of detail (model/lod.h) of every track that has none, ranks in parallel. */
+void tlq_lod_build(tl_query *);
+/* What a .lanes session prepares of one rank (its stage instances already made): the overlap
+ * and stage lanes and every track's level of detail. tlq_open does the same for all ranks;
+ * a load that hands the session ranks one at a time calls this as each one is in. */
+void tlq_prepare_rank(tl_query *, size_t rank);
 
 #endif

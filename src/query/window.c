@@ -2,6 +2,7 @@
  * screen columns of a lane, slice navigation and the overlap breakdown. */
 #include "config.h"
 #include "analysis/lanes.h"
+#include "model/lod.h"
 #include "query/query.h"
 #include "util/xalloc.h"
 
@@ -27,8 +28,8 @@ tlq_busy(const tl_track *t, int64_t t0, int64_t t1)
 	if (a >= b)
 		return 0;
 	int64_t busy = 0;
-	if (t->prefix != NULL) {
-		busy = t->prefix[b] - t->prefix[a];
+	if (t->lod != NULL) {
+		busy = lod_busy(t->lod, t->v, a, b);
 	} else { /* a track no session prepared (see query.h) */
 		for (size_t i = a; i < b; i++)
 			busy += t->v[i].end - t->v[i].start;
@@ -39,6 +40,42 @@ tlq_busy(const tl_track *t, int64_t t0, int64_t t1)
 	if (t->v[b - 1].end > t1)
 		busy -= t->v[b - 1].end - (t->v[b - 1].start > t1 ? t->v[b - 1].start : t1);
 	return busy;
+}
+
+/* The clipped length of slice i in [c0, c1). */
+static int64_t
+visible(const tl_slice *s, int64_t c0, int64_t c1)
+{
+	int64_t a = s->start > c0 ? s->start : c0, e = s->end < c1 ? s->end : c1;
+	return e - a;
+}
+
+size_t
+tlq_dominant(const tl_track *t, int64_t c0, int64_t c1, size_t a, size_t b)
+{
+	if (a >= b)
+		return SIZE_MAX;
+	/* Slices strictly between the first and the last lie whole inside [c0, c1) (they are
+	 * sorted and do not overlap): the longest of them is the level of detail's answer; the
+	 * first and the last are clipped by hand. The first of equals wins, as in a scan. */
+	size_t best = a;
+	int64_t bestv = visible(&t->v[a], c0, c1);
+	if (b - a > 2) {
+		int64_t d = -1;
+		size_t i = SIZE_MAX;
+		if (t->lod != NULL) {
+			i = lod_longest(t->lod, t->v, a + 1, b - 1, &d);
+		} else { /* a track no session prepared (see query.h) */
+			for (size_t k = a + 1; k < b - 1; k++)
+				if (t->v[k].end - t->v[k].start > d)
+					d = t->v[k].end - t->v[k].start, i = k;
+		}
+		if (d > bestv)
+			bestv = d, best = i;
+	}
+	if (b - a > 1 && visible(&t->v[b - 1], c0, c1) > bestv)
+		best = b - 1;
+	return best;
 }
 
 void
@@ -61,26 +98,7 @@ tlq_columns_edges(const tl_track *t, const int64_t *edges, int ncols, tl_cell *o
 		if (a >= b)
 			continue;
 		out[c].count = b - a > UINT32_MAX ? UINT32_MAX : (uint32_t)(b - a);
-		/* dominant: the longest visible part among a bounded sample (first, last and up to
-		 * 64 in between) so that a column stays O(log n) */
-		size_t step = (b - a) > 64 ? (b - a) / 64 : 1, best = a;
-		int64_t bestv = -1;
-		for (size_t i = a; i < b; i += step) {
-			int64_t s = t->v[i].start > c0 ? t->v[i].start : c0;
-			int64_t e = t->v[i].end < c1 ? t->v[i].end : c1;
-			if (e - s > bestv) {
-				bestv = e - s;
-				best = i;
-			}
-		}
-		{
-			size_t i = b - 1;
-			int64_t s = t->v[i].start > c0 ? t->v[i].start : c0;
-			int64_t e = t->v[i].end < c1 ? t->v[i].end : c1;
-			if (e - s > bestv)
-				best = i;
-		}
-		out[c].dominant = best;
+		out[c].dominant = tlq_dominant(t, c0, c1, a, b);
 	}
 }
 

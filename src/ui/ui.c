@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- input --------------------------------------------------------------------------------- */
 
@@ -324,6 +325,16 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	if (sig) {
 		signal(sig, SIG_DFL);
 		raise(sig);
+	}
+	if (lost) {
+		/* The terminal is gone (SIGHUP blocked or not come yet): nothing after this is of
+		 * use to anyone, and the exit-time handlers can hang. A sanitized build's leak
+		 * scan stops the process with ptrace; when the shell that ran tl has died of the
+		 * hang-up, the kernel sends the now orphaned process group SIGCONT, which undoes
+		 * that stop, and the scan waits for it for ever while tl spins (tmux
+		 * kill-session). */
+		fflush(NULL);
+		_exit(status);
 	}
 	return status;
 }

@@ -21,6 +21,41 @@ static struct {
 	struct timespec t0, last;
 } prog;
 
+/* The lines msg_warn printed (hashes of path and text), so that a reader that reports rows
+ * another reader of the same table reported already (the load, then an on-demand reader of the
+ * same file) does not say it twice. Full: every line is printed. */
+#define SAID_CAP 4096
+static uint64_t said[SAID_CAP];
+static size_t nsaid;
+
+static uint64_t
+said_hash(const char *path, const char *text)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	for (const char *s = path ? path : ""; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	h = (h ^ 0xff) * 0x100000001b3u; /* a byte no path holds between the two */
+	for (const char *s = text; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return h ? h : 1; /* 0: an empty slot */
+}
+
+/* Whether the line was said before; notes it. Under msg_lock. */
+static int
+said_before_locked(const char *path, const char *text)
+{
+	if (nsaid >= SAID_CAP / 2)
+		return 0;
+	uint64_t h = said_hash(path, text);
+	size_t i = (size_t)h & (SAID_CAP - 1);
+	for (; said[i] != 0; i = (i + 1) & (SAID_CAP - 1))
+		if (said[i] == h)
+			return 1;
+	said[i] = h;
+	nsaid++;
+	return 0;
+}
+
 static double
 secs_since(const struct timespec *a)
 {
@@ -72,7 +107,7 @@ msg_warn(const char *path, const char *fmt, ...)
 		capture_fn(capture_ctx, path, buf);
 	pthread_mutex_lock(&msg_lock);
 	warn_count++;
-	if (!quiet) {
+	if (!quiet && !said_before_locked(path, buf)) {
 		progress_clear_locked();
 		if (path != NULL) {
 			char p[1024];

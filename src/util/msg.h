@@ -3,7 +3,8 @@
 #define TL_MSG_H
 #include <stdint.h>
 
-/* "tl: PATH: problem" -- one line per bad input. path may be NULL. */
+/* "tl: PATH: problem" -- one line per bad input. path may be NULL. A line said before (the same
+ * path and text) is not printed again. */
 void msg_warn(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress line (only on a terminal, after the first half second). */

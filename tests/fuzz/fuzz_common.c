@@ -129,6 +129,19 @@ fuzz_exercise_rank(struct tl_rank *r, const void *src)
 	tlq_overlap(r, r->t_min, r->t_max, &o);
 	/* the pipeline as --pp 2 asks for it: a DB's forward/backward operator pairs are read,
 	 * and blocks built from them */
+	/* the viewer's session: derived lanes and every track's level of detail, and a frame's
+	 * columns of every track, zoomed out and in */
+	tl_query_opts vo = {.lanes = 1};
+	tl_query *vq = tlq_open(&tr, &vo);
+	if (vq != NULL) {
+		tl_cell cells[16];
+		for (size_t i = 0; i < r->ntracks; i++) {
+			tlq_columns(r->tracks[i], r->t_min, r->t_max, 16, cells);
+			tlq_columns(r->tracks[i], r->t_min / 2 + r->t_max / 2,
+			            r->t_min / 2 + r->t_max / 2 + 1000, 16, cells);
+		}
+		tlq_close(vq);
+	}
 	tl_query_opts ro = {.pp = 2};
 	tl_query *rl = tlq_open(&tr, &ro);
 	if (rl != NULL) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
+#include "cells_bad.h"
 #include "host_bad.h"
 #include "flows_bad.h"
 #include "load/cache.h"
@@ -383,6 +384,10 @@ main(int argc, char **argv)
 	 * CANN_API lacks), times NULL, text or reversed, rows out of time order */
 	p = xasprintf("%s/host-bad.db", dbdir);
 	sql_db(p, HOST_BAD_SQL);
+	free(p);
+	/* cells of every type where numbers are read: TEXT, REAL, BLOB times and ids */
+	p = xasprintf("%s/cells-bad.db", dbdir);
+	sql_db(p, CELLS_BAD_SQL);
 	free(p);
 	/* launch flows gone wrong: one end only, no slice at an end, bad times and ids */
 	p = xasprintf("%s/flows-bad.json", jsondir);

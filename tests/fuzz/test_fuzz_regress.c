@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "load/cache.h"
 #include "util/xalloc.h"
 #include "../unit/test.h"
 
@@ -96,6 +97,51 @@ replay_dir(const char *dir, const char *t)
 	return n;
 }
 
+/* The body (after header and key) of a valid cache file of a made-up rank 0 with lanes deep
+ * enough for three levels of detail, two steps and step tags: what fuzz_cache accepts whole. */
+static uint8_t *
+valid_cache_body(size_t *len)
+{
+	tl_source src;
+	memset(&src, 0, sizeof src);
+	src.kind = TL_SRC_TORCH_DB;
+	src.path = (char *)"/nonexistent/tl-fuzz/ascend_pytorch_profiler_0.db";
+	src.role_step = -1;
+	tl_rank *r = rank_new(0);
+	r->loaded = 1;
+	const tl_source *sp = &src;
+	r->sources = xmalloc(sizeof *r->sources);
+	r->sources[0] = sp;
+	r->nsources = 1;
+	tl_step st[2] = {{1, 0, 50000}, {2, 50000, 100000}};
+	size_t base;
+	rank_add_steps(r, st, 2, &base);
+	tl_track *t = rank_track(r, TL_LANE_COMPUTE, 0, "Stream 0");
+	uint32_t nm = strpool_intern_cstr(r->pool, "kernel");
+	for (int i = 0; i < 5000; i++)
+		track_push_step(t, i * 20, i * 20 + 1 + i % 17, nm, (uint32_t)i, i < 2500 ? 0 : 1);
+	rank_finish(r);
+	size_t klen;
+	uint8_t *key = cache_key(&src, 1, &klen);
+	FILE *f = tmpfile();
+	uint64_t bytes = 0;
+	uint8_t *body = NULL;
+	*len = 0;
+	if (f != NULL && cache_write_fd(dup(fileno(f)), key, klen, r, NULL, 0, &bytes) == 0 &&
+	    bytes > TL_CACHE_HEADER + klen) {
+		*len = (size_t)bytes - TL_CACHE_HEADER - klen;
+		body = xmalloc(*len);
+		if (fseek(f, (long)(TL_CACHE_HEADER + klen), SEEK_SET) != 0 ||
+		    fread(body, 1, *len, f) != *len)
+			*len = 0;
+	}
+	if (f != NULL)
+		fclose(f);
+	free(key);
+	rank_free(r);
+	return body;
+}
+
 int
 main(void)
 {
@@ -142,5 +188,17 @@ main(void)
 	                               0,   0,   0,   0,   0, 0, 0, 0, 0, 0, 255, 255, 255, 255,
 	                               255, 255, 255, 255, 0, 0, 0, 0, 0, 0, 0,   16};
 	CHECK(run_input("cache", huge, sizeof huge) == 0, "cache: a string count of 2^60");
+	/* a whole valid file, decoded in place (even words) and, one word longer, copied */
+	size_t blen;
+	uint8_t *body = valid_cache_body(&blen);
+	CHECK(blen > 5000 * 24, "cache: a valid body of %zu bytes", blen);
+	if (blen > 0) {
+		CHECK(run_input("cache", body, blen) == 0, "cache: a valid file");
+		uint8_t *longer = xcalloc(1, blen + 8);
+		memcpy(longer, body, blen);
+		CHECK(run_input("cache", longer, blen + 8) == 0, "cache: a valid file and a word");
+		free(longer);
+	}
+	free(body);
 	return test_done();
 }

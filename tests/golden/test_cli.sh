@@ -213,4 +213,19 @@ if [ -d "$SAMPLES/ascend-db" ]; then
 	check "a truncated rank: rank 0 present" grep -q '"rank":0' "$t_tmp/out"
 	check "a truncated rank: one line names the file" [ "$(grep -c 'ascend_pytorch_profiler_1.db' "$t_tmp/err")" -ge 1 ]
 fi
+# ---- no HOME, no XDG_CACHE_HOME: no shared /tmp/.cache, one line -----------------------------
+mkdir -p "$t_tmp/nohome-tmp"
+env -u HOME -u XDG_CACHE_HOME TMPDIR="$t_tmp/nohome-tmp" "$TL" demo --no-view >"$t_tmp/out" 2>"$t_tmp/err"
+check "demo without HOME: exit 0, the summary of 8 ranks" sh -c "[ $? -eq 0 ] && grep -Eq '^ +7 +1 ' '$t_tmp/out'"
+check "demo without HOME: one warning line says so" \
+	[ "$(grep -c 'neither XDG_CACHE_HOME nor HOME is set: the demo profile goes to a temporary directory' "$t_tmp/err")" -eq 1 ]
+check "demo without HOME: generated in a private directory under TMPDIR" grep -q "in $t_tmp/nohome-tmp/tl-demo-" "$t_tmp/err"
+check "demo without HOME: the directory is removed" [ -z "$(ls -A "$t_tmp/nohome-tmp")" ]
+check "demo without HOME: nothing but those two lines" [ "$(wc -l <"$t_tmp/err")" -eq 2 ]
+if [ -d "$SAMPLES/ascend-db" ]; then
+	env -u HOME -u XDG_CACHE_HOME "$TL" summary "$SAMPLES/ascend-db/level0" >/dev/null 2>"$t_tmp/err"
+	check "summary without HOME: exit 0" [ $? -eq 0 ]
+	check "summary without HOME: no cache, nothing said (as the static build's env -i runs)" \
+		[ ! -s "$t_tmp/err" ]
+fi
 t_done

@@ -169,4 +169,22 @@ wait_for "rank 0"
 check "LANG=C: ASCII lanes" sh -c "grep -q '^- rank 0' '$t_tmp/pane' && ! LC_ALL=C grep -q '[^ -~]' '$t_tmp/pane'"
 keys q
 wait_for "EXIT="
+
+# the session killed under a running viewer (what every server() above does): it ends within
+# 5 s, not left spinning (a sanitized build's exit-time leak scan used to hang there)
+start 100x30
+pid=$(cat "$t_tmp/pid" 2>/dev/null)
+$T kill-session -t t 2>/dev/null
+$T kill-server 2>/dev/null
+T=
+i=0
+st=
+while [ $i -lt 50 ]; do
+	st=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+	[ -z "$st" ] || [ "$st" = Z ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+check "kill-session: the viewer ends within 5 s (state ${st:-gone})" sh -c "[ -n '$pid' ] && { [ -z '$st' ] || [ '$st' = Z ]; }"
+[ -n "$st" ] && [ "$st" != Z ] && kill -9 "$pid" 2>/dev/null
 t_done

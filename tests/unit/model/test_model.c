@@ -64,14 +64,15 @@ test_busy_and_columns(void)
 		track_push(t, i * 20, i * 20 + 10, (uint32_t)i, 0);
 	rank_finish(r);
 	t = r->tracks[0];
-	/* first by walking the slices, then through the prefix sums a viewer's session builds */
+	/* first by walking the slices, then through the level of detail a viewer's session builds
+	 */
 	for (int pass = 0; pass < 2; pass++) {
 		CHECK_EQ_I64(tlq_busy(t, 0, 200), 100, "busy over everything");
 		CHECK_EQ_I64(tlq_busy(t, 5, 25), 10, "busy clipped at both ends");
 		CHECK_EQ_I64(tlq_busy(t, 12, 18), 0, "busy inside a gap");
 		CHECK_EQ_I64(tlq_busy(t, 22, 24), 2, "busy inside one slice");
 		CHECK_EQ_I64(tlq_busy(t, 185, 1000), 5, "busy past the end");
-		track_prefix_build(t);
+		track_lod_build(t);
 	}
 	tl_cell c[4];
 	tlq_columns(t, 0, 200, 4, c);

@@ -22,6 +22,7 @@
 #include "util/msg.h"
 #include "util/xalloc.h"
 #include "../test.h"
+#include "../../fuzz/cells_bad.h"
 #include "../../fuzz/host_bad.h"
 
 static const char *
@@ -261,6 +262,7 @@ main(void)
 	check_sample("ascend-text/level1", 0);
 	check_fixture("damaged operators and launches", OPS_BAD_SQL, 4);
 	check_fixture("operators without opType and inputShapes", OPS_NO_COLS_SQL, 4);
+	check_fixture("cells of every type in untyped columns", CELLS_BAD_SQL, 4);
 	check_fixture("damaged host tables", HOST_BAD_SQL, 4);
 	gen_opts o;
 	gen_opts_default(&o);

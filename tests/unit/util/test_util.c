@@ -1,9 +1,14 @@
 /* util: rank specs, time formatting and parsing, string pool, hash map, text sanitising. */
 #include "config.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "util/json_lex.h"
+#include "util/msg.h"
 #include "util/rankspec.h"
 #include "util/sort.h"
 #include "util/strpool.h"
@@ -223,9 +228,47 @@ test_sort(void)
 	}
 }
 
+/* A warning said again (the load, then an on-demand reader of the same table) is printed once;
+ * another path or text is a line of its own, and each call still counts. */
+static void
+test_msg_once(void)
+{
+	char path[] = "/tmp/tl-test-msg-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		CHECK(0, "mkstemp");
+		return;
+	}
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fd, 2);
+	unsigned n0 = msg_warn_count();
+	msg_warn("/p/a.db", "CANN_API: %d calls without a usable startNs skipped", 2);
+	msg_warn("/p/a.db", "CANN_API: %d calls without a usable startNs skipped", 2);
+	msg_warn("/p/b.db", "CANN_API: %d calls without a usable startNs skipped", 2);
+	msg_warn("/p/a.db", "CANN_API: %d calls without a usable startNs skipped", 3);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	char buf[1024] = "";
+	ssize_t len = pread(fd, buf, sizeof buf - 1, 0);
+	buf[len > 0 ? len : 0] = '\0';
+	close(fd);
+	unlink(path);
+	int lines = 0;
+	for (char *p = buf; *p; p++)
+		lines += *p == '\n';
+	CHECK(lines == 3, "a line said again is printed once (%d lines: %s)", lines, buf);
+	CHECK(strstr(buf, "tl: /p/b.db: CANN_API: 2 calls") != NULL &&
+	          strstr(buf, "tl: /p/a.db: CANN_API: 3 calls") != NULL,
+	      "another path or count is its own line");
+	CHECK(msg_warn_count() - n0 == 4, "every call counts (%u)", msg_warn_count() - n0);
+}
+
 int
 main(void)
 {
+	test_msg_once();
 	test_sort();
 	test_rankspec();
 	test_timefmt();

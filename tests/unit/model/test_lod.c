@@ -1,0 +1,118 @@
+/* The level of detail (model/lod.h) against a scan of the slices: busy time and the longest
+ * slice of every run of slices, on tracks of many sizes (around the block and level
+ * boundaries), with ties and zero-length slices; and the checker that guards a cached copy. */
+#include "config.h"
+#include "model/lod.h"
+#include "model/trace.h"
+#include "util/xalloc.h"
+#include "../test.h"
+
+static uint64_t rng = 0x1234567887654321u;
+
+static uint64_t
+rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* n slices, sorted, not overlapping; durations from a small set (many ties), some zero */
+static tl_slice *
+make(size_t n)
+{
+	tl_slice *v = xcalloc(n ? n : 1, sizeof *v);
+	int64_t t = 1000;
+	for (size_t i = 0; i < n; i++) {
+		t += (int64_t)(rnd() % 3);
+		int64_t d = (int64_t)(rnd() % 5) * 10;
+		v[i].start = t;
+		v[i].end = t + d;
+		v[i].name = (uint32_t)i;
+		t += d;
+	}
+	return v;
+}
+
+static int
+check_runs(const tl_slice *v, size_t n, const tl_lod *l, int runs)
+{
+	int bad = 0;
+	for (int r = 0; r < runs && !bad; r++) {
+		size_t a = n ? rnd() % (n + 1) : 0, b = n ? rnd() % (n + 1) : 0;
+		if (r == 0)
+			a = 0, b = n;
+		if (a > b) {
+			size_t x = a;
+			a = b;
+			b = x;
+		}
+		int64_t busy = 0, bd = -1;
+		size_t bi = SIZE_MAX;
+		for (size_t i = a; i < b; i++) {
+			int64_t d = v[i].end - v[i].start;
+			busy += d;
+			if (d > bd)
+				bd = d, bi = i;
+		}
+		int64_t d = 0;
+		size_t got = lod_longest(l, v, a, b, &d);
+		if (lod_busy(l, v, a, b) != busy || got != bi || (bi != SIZE_MAX && d != bd))
+			bad = 1;
+	}
+	return bad;
+}
+
+int
+main(void)
+{
+	static const size_t sizes[] = {0,   1,   2,    15,   16,   17,   255,  256,
+	                               257, 300, 4095, 4096, 4097, 5000, 70000};
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+		size_t n = sizes[s];
+		tl_slice *v = make(n);
+		tl_lod *l = lod_build(v, n);
+		CHECK(check_runs(v, n, l, n > 10000 ? 3000 : 1000) == 0,
+		      "%zu slices: busy and longest of random runs match a scan", n);
+		CHECK(lod_check(v, n, l->busy, l->node) == 0, "%zu slices: the checker accepts it",
+		      n);
+		if (n > LOD_B) {
+			/* a cached copy with one slice lengthened, or one node changed, is refused
+			 */
+			v[n / 2].end += 1;
+			CHECK(lod_check(v, n, l->busy, l->node) != 0,
+			      "%zu slices: the checker refuses a summary of other slices", n);
+			v[n / 2].end -= 1;
+			tl_lod_node *node = (tl_lod_node *)l->node;
+			node[0].idx ^= 1;
+			CHECK(lod_check(v, n, l->busy, l->node) != 0,
+			      "%zu slices: the checker refuses a changed node", n);
+			node[0].idx ^= 1;
+			tl_lod *w = lod_wrap(n, l->busy, l->node);
+			CHECK(check_runs(v, n, w, 200) == 0 && lod_bytes(w) < lod_bytes(l),
+			      "%zu slices: a borrowed summary answers the same and owns no arrays",
+			      n);
+			lod_free(w);
+		}
+		CHECK(lod_bytes(l) <= sizeof *l + 2 * n + 64,
+		      "%zu slices: %zu bytes (< 2 per slice)", n, lod_bytes(l));
+		lod_free(l);
+		free(v);
+	}
+	/* all durations equal: the first of equals, wherever the run starts */
+	{
+		size_t n = 1000;
+		tl_slice *v = xcalloc(n, sizeof *v);
+		for (size_t i = 0; i < n; i++)
+			v[i] = (tl_slice){(int64_t)i * 10, (int64_t)i * 10 + 5, 0, 0};
+		tl_lod *l = lod_build(v, n);
+		int ok = 1;
+		for (size_t a = 0; a < n; a += 7)
+			ok &= lod_longest(l, v, a, n, NULL) == a;
+		CHECK(ok, "ties: the first slice of the run");
+		lod_free(l);
+		free(v);
+	}
+	return test_done();
+}
