@@ -29,6 +29,7 @@
 #include "report/report.h"
 #include "ui/ui.h"
 #include "util/msg.h"
+#include "util/parallel.h"
 #include "util/rankspec.h"
 #include "util/xalloc.h"
 #include "tl_revision.h" /* TL_REVISION, written at build time by tools/git-revision */
@@ -174,7 +175,7 @@ usage(FILE *f)
 
 /* The model cache a command reads and writes: NULL with --no-cache. */
 static tl_cache *
-cli_cache(cli *c, tl_cache *store)
+cli_cache(const cli *c, tl_cache *store)
 {
 	if (c->no_cache)
 		return NULL;
@@ -184,19 +185,25 @@ cli_cache(cli *c, tl_cache *store)
 	return store;
 }
 
-/* Loads c's path; tables: the TL_TABLE_* the command's queries will read (gathered in the
- * load's own pass instead of read again). */
+/* Loads path with c's options; tables: the TL_TABLE_* the command's queries will read (gathered
+ * in the load's own pass instead of read again). */
 static int
-load_opts_run(cli *c, tl_trace *tr, unsigned tables)
+load_path_run(const cli *c, const char *path, tl_trace *tr, unsigned tables)
 {
 	tl_cache cache;
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
 	                  .cache = cli_cache(c, &cache),
 	                  .tables = tables};
-	int rc = load_trace(c->path, &o, tr);
+	int rc = load_trace(path, &o, tr);
 	if (o.cache != NULL)
 		cache_close(o.cache);
 	return rc;
+}
+
+static int
+load_opts_run(cli *c, tl_trace *tr, unsigned tables)
+{
+	return load_path_run(c, c->path, tr, tables);
 }
 
 static int
@@ -324,12 +331,35 @@ cmd_summary(cli *c)
 /* tl diff: both profiles loaded, each gathered through the queries of tl summary, then joined
  * by rank, aligned step and name. */
 #define DIFF_TABLES (TL_TABLE_OPS | TL_TABLE_COMM) /* what tlq_diff_gather reads */
+
+/* One side of tl diff A B: its profile loaded and its measurements gathered. */
+typedef struct diff_job {
+	const cli *c;
+	const char *path;
+	const tl_diff_side_opts *o;
+	tl_trace tr;
+	tl_diff_side s; /* when rc is 0 */
+	int rc;
+} diff_job;
+
+static void
+diff_side(void *arg, size_t i)
+{
+	diff_job *j = (diff_job *)arg + i;
+	j->rc = load_path_run(j->c, j->path, &j->tr, DIFF_TABLES);
+	if (j->rc != 0)
+		return;
+	tl_query *q = tlq_open(&j->tr, &j->c->query);
+	tlq_diff_gather(q, j->o, &j->s);
+	tlq_close(q);
+}
+
 static int
 cmd_diff(cli *c)
 {
 	tl_diff_side_opts oa = {.only_rank = -1, .as_rank = -1, .step_first = c->steps_a};
 	tl_diff_side_opts ob = {.only_rank = -1, .as_rank = -1, .step_first = c->steps_b};
-	tl_trace ta, tb;
+	tl_trace ta;
 	int rc;
 	if (c->vs_rank >= 0) {
 		if (!c->have_ranks || c->ranks.all || c->ranks.n != 1) {
@@ -379,31 +409,23 @@ cmd_diff(cli *c)
 		trace_free(&ta);
 		return rc;
 	}
-	rc = load_opts_run(c, &ta, DIFF_TABLES);
-	if (rc != 0) {
-		trace_free(&ta);
-		return rc;
-	}
-	const char *pa = c->path;
-	c->path = c->path_b;
-	rc = load_opts_run(c, &tb, DIFF_TABLES);
-	c->path = pa;
+	/* the two sides at once, each loaded and gathered on its own thread (each load runs its
+	 * ranks on a pool of its own; the two share the cores) */
+	diff_job j[2] = {{.c = c, .path = c->path, .o = &oa},
+	                 {.c = c, .path = c->path_b, .o = &ob}};
+	parallel_for(2, 2, diff_side, j);
+	rc = j[0].rc != 0 ? j[0].rc : j[1].rc; /* A's failure first, as when loaded in turn */
 	if (rc == 0) {
-		tl_diff_side a, b;
-		tl_query *qa = tlq_open(&ta, &c->query), *qb = tlq_open(&tb, &c->query);
-		tlq_diff_gather(qa, &oa, &a);
-		tlq_diff_gather(qb, &ob, &b);
-		tlq_close(qb);
-		tlq_close(qa);
 		if (c->json)
-			report_diff_json(stdout, &a, &b);
+			report_diff_json(stdout, &j[0].s, &j[1].s);
 		else
-			report_diff_text(stdout, &a, &b, c->path, c->path_b);
-		tlq_diff_side_free(&a);
-		tlq_diff_side_free(&b);
+			report_diff_text(stdout, &j[0].s, &j[1].s, c->path, c->path_b);
 	}
-	trace_free(&tb);
-	trace_free(&ta);
+	for (int i = 0; i < 2; i++) {
+		if (j[i].rc == 0)
+			tlq_diff_side_free(&j[i].s);
+		trace_free(&j[i].tr);
+	}
 	return rc;
 }
 

@@ -195,28 +195,41 @@ gt_prepare(db_ctx *c)
 	for (size_t i = 0; i < sizeof info / sizeof *info; i++) {
 		if (!db_has_table(c, info[i]))
 			continue;
-		char sql[128];
-		snprintf(sql, sizeof sql, "SELECT max(globalTaskId), count(*) FROM %s", info[i]);
-		sqlite3_stmt *st;
-		if (db_prepare(c, sql, &st) != SQLITE_OK) {
-			db_fail(c, info[i], sqlite3_errcode(c->db));
-			continue;
+		/* two statements, not one: alone, max() of an indexed column (globalTaskId is
+		 * COMPUTE_TASK_INFO's primary key and indexed in the others) is one index lookup
+		 * and count(*) counts the table's pages without reading its rows; together they
+		 * were a scan of every row */
+		for (int k = 0; k < 2; k++) {
+			char sql[128];
+			if (k == 0)
+				snprintf(sql, sizeof sql, "SELECT max(globalTaskId) FROM %s",
+				         info[i]);
+			else
+				snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", info[i]);
+			sqlite3_stmt *st;
+			if (db_prepare(c, sql, &st) != SQLITE_OK) {
+				db_fail(c, info[i], sqlite3_errcode(c->db));
+				break;
+			}
+			int rc = sqlite3_step(st);
+			if (rc == SQLITE_ROW) {
+				int64_t m = sqlite3_column_int64(st, 0);
+				if (k == 0 && sqlite3_column_type(st, 0) !=
+				                  SQLITE_INTEGER) /* NULL, or 'x' ranked first */
+					m = sqlite3_column_type(st, 0) == SQLITE_NULL
+					        ? -1
+					        : db_int_max(c, info[i], "globalTaskId", -1);
+				if (k == 0 && m > maxg)
+					maxg = m;
+				if (k == 1)
+					rows += m;
+			}
+			sqlite3_finalize(st);
+			if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+				db_fail(c, info[i], rc);
+				break;
+			}
 		}
-		int rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			int64_t m = sqlite3_column_int64(st, 0);
-			if (sqlite3_column_type(st, 0) !=
-			    SQLITE_INTEGER) /* NULL, or 'x' ranked first */
-				m = sqlite3_column_type(st, 0) == SQLITE_NULL
-				        ? -1
-				        : db_int_max(c, info[i], "globalTaskId", -1);
-			if (m > maxg)
-				maxg = m;
-			rows += sqlite3_column_int64(st, 1);
-		}
-		sqlite3_finalize(st);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			db_fail(c, info[i], rc);
 	}
 	if (maxg < 0) {
 		c->gt_n = 0;

@@ -238,7 +238,8 @@ dbg_task(db_gather *d, db_cell sc, db_cell ec, db_cell gc, db_cell cc)
 			         tl_time_ok(e) && e >= s;
 			int64_t dur = ok ? e - s : 0; /* unusable times may be anything */
 			op_task(d, gi, ok, dur, s);
-			if (u64map_get(&d->gt_dup, (uint64_t)gt, &k))
+			/* most profiles have one row per id: no lookup per task then */
+			if (d->ndup > 0 && u64map_get(&d->gt_dup, (uint64_t)gt, &k))
 				for (uint32_t x = k + 1; x != 0; x = d->dup[x - 1].next)
 					op_task(d, d->dup[x - 1].group, ok, dur, s);
 		}

@@ -30,9 +30,12 @@ typedef struct db_cell {
 static inline db_cell
 db_cell_at(sqlite3_stmt *st, int col)
 {
-	db_cell c = {sqlite3_column_type(st, col), 0};
+	/* one column call, not two (sqlite3_column_type, then _int64): the loaders read
+	 * tens of millions of cells, and each column call is a full API entry and exit */
+	sqlite3_value *v = sqlite3_column_value(st, col);
+	db_cell c = {sqlite3_value_type(v), 0};
 	if (c.type == SQLITE_INTEGER)
-		c.v = sqlite3_column_int64(st, col);
+		c.v = sqlite3_value_int64(v);
 	return c;
 }
 

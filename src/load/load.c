@@ -44,6 +44,28 @@ on_sigbus(int sig)
 	raise(sig);
 }
 
+/* Installs on_sigbus while any load runs (tl diff loads its two profiles at once): the first
+ * load in installs it, the last one out puts the old handler back. */
+static void
+bus_arm(int on)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static int loads;
+	static struct sigaction old;
+	pthread_mutex_lock(&lock);
+	if (on && loads++ == 0) {
+		struct sigaction bus;
+		memset(&bus, 0, sizeof bus);
+		bus.sa_handler = on_sigbus;
+		sigemptyset(&bus.sa_mask);
+		bus_tty = isatty(STDERR_FILENO);
+		sigaction(SIGBUS, &bus, &old);
+	} else if (!on && --loads == 0) {
+		sigaction(SIGBUS, &old, NULL);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
 static char *
 bus_message(const char *path)
 {
@@ -658,19 +680,6 @@ load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *c)
 	return 0;
 }
 
-static struct sigaction old_bus;
-
-static void
-bus_arm(void)
-{
-	struct sigaction bus;
-	memset(&bus, 0, sizeof bus);
-	bus.sa_handler = on_sigbus;
-	sigemptyset(&bus.sa_mask);
-	bus_tty = isatty(STDERR_FILENO);
-	sigaction(SIGBUS, &bus, &old_bus);
-}
-
 static void
 add_rank(tl_trace *tr, tl_rank *r, size_t *rcap)
 {
@@ -690,9 +699,9 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 		return rc;
 	if (!(o && o->quiet_progress))
 		msg_progress_start((int)c.njobs);
-	bus_arm();
+	bus_arm(1);
 	parallel_for(c.njobs, o ? o->threads : 0, load_item, &c);
-	sigaction(SIGBUS, &old_bus, NULL);
+	bus_arm(0);
 	msg_progress_end();
 
 	size_t rcap = 0;
@@ -757,7 +766,7 @@ load_trace_start(const char *path, const tl_load_opts *o, tl_trace *tr, tl_load_
 		bg->c.delay_ms = strtol(d, &end, 10);
 		bg->c.delay_from = *end == ':' ? strtoul(end + 1, NULL, 10) : 0;
 	}
-	bus_arm();
+	bus_arm(1);
 	bg->started = pthread_create(&bg->th, NULL, bg_main, bg) == 0;
 	if (!bg->started)
 		bg_main(bg);
@@ -845,7 +854,7 @@ load_bg_finish(tl_load_bg *bg, int cancel)
 		load_cancel_flag = 1;
 	if (bg->started)
 		pthread_join(bg->th, NULL);
-	sigaction(SIGBUS, &old_bus, NULL);
+	bus_arm(0);
 	size_t cancelled = 0;
 	for (size_t i = 0; i < bg->c.njobs; i++) {
 		load_job *j = &bg->c.jobs[i];

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/parallel.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -105,14 +106,29 @@ gather_overlap(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s,
 	}
 }
 
+typedef struct steps_job {
+	const tl_trace *tr;
+	const tl_diff_side_opts *o;
+	rank_steps *rs;
+} steps_job;
+
+static void
+steps_rank(void *arg, size_t i)
+{
+	const steps_job *j = arg;
+	if (side_rank(j->tr, j->o, i) >= 0)
+		j->rs[i].n = tlq_step_overlaps(j->tr->ranks[i], &j->rs[i].so);
+}
+
 static void
 collect_steps(const tl_trace *tr, const tl_diff_side_opts *o, tl_diff_side *s, rank_steps *rs)
 {
 	size_t cap = 0;
+	steps_job j = {tr, o, rs};
+	parallel_for(tr->nranks, 0, steps_rank, &j); /* each rank's overlaps, ranks in parallel */
 	for (size_t i = 0; i < tr->nranks; i++) {
 		if (side_rank(tr, o, i) < 0)
 			continue;
-		rs[i].n = tlq_step_overlaps(tr->ranks[i], &rs[i].so);
 		const tl_step_overlap *so = rs[i].so;
 		for (size_t k = 0; k < rs[i].n; k++) {
 			if (so[k].step_id < 0)
@@ -173,7 +189,7 @@ gather_ops(const tl_query *q, const tl_diff_side_opts *o, tl_diff_side *s)
 {
 	const tl_trace *tr = tlq_trace(q);
 	tl_ops_result r;
-	tlq_ops(q, &r);
+	tlq_op_totals(q, &r); /* counts and totals: what is compared */
 	char buf[512];
 	for (size_t k = 0; k < r.ntypes; k++) {
 		const tl_op_type_row *t = &r.types[k];

@@ -93,12 +93,22 @@ view_of(const tl_op_group *g, int scoped, int64_t t0, int64_t t1, op_view *v)
 	v->dur = v->own;
 }
 
+/* Count and total of v[0 .. n), the rest of the statistics 0: what tl diff compares. */
+static void
+count_total(const int64_t *v, size_t n, tl_opstat *out)
+{
+	memset(out, 0, sizeof *out);
+	out->count = n;
+	for (size_t i = 0; i < n; i++)
+		out->total += v[i];
+}
+
 /* One rank's groups -> rows by (op type, task type), each with its rows by (name, shapes), of
  * the tasks that start in [t0, t1) when scoped. d is finished (each group's tasks by duration)
- * and only read. */
+ * and only read. totals: count and total only, nothing concatenated or sorted. */
 static void
-rank_rows(int rank, const tl_op_data *d, int scoped, int64_t t0, int64_t t1, tl_ops_result *out,
-          size_t *tcap, size_t *ncap)
+rank_rows(int rank, const tl_op_data *d, int scoped, int64_t t0, int64_t t1, int totals,
+          tl_ops_result *out, size_t *tcap, size_t *ncap)
 {
 	tl_u64map types; /* (op type, task type) pool ids -> index among this rank's type rows */
 	u64map_init(&types);
@@ -129,14 +139,21 @@ rank_rows(int rank, const tl_op_data *d, int scoped, int64_t t0, int64_t t1, tl_
 			nd[t] = cd[t] = 0;
 		}
 		gt[i] = t;
+		if (totals) { /* the type's count and total are its groups' sums */
+			tl_opstat gs;
+			count_total(gv[i].dur, gv[i].n, &gs);
+			out->types[base + t].st.count += gs.count;
+			out->types[base + t].st.total += gs.total;
+			continue;
+		}
 		VEC_RESERVE(dur[t], cd[t], nd[t] + gv[i].n);
 		memcpy(dur[t] + nd[t], gv[i].dur, gv[i].n * sizeof *gv[i].dur);
 		nd[t] += gv[i].n;
 	}
-	for (size_t t = 0; t < ntype; t++) {
+	for (size_t t = 0; t < ntype && !totals; t++)
 		opstats_describe(dur[t], nd[t], &out->types[base + t].st);
+	for (size_t t = 0; t < ntype; t++)
 		free(dur[t]);
-	}
 	free(dur);
 	free(nd);
 	free(cd);
@@ -150,7 +167,10 @@ rank_rows(int rank, const tl_op_data *d, int scoped, int64_t t0, int64_t t1, tl_
 				continue;
 			tl_op_name_row nr = {.op_name = strpool_get(d->pool, g->name),
 			                     .input_shapes = strpool_get(d->pool, g->shapes)};
-			opstats_describe_sorted(gv[i].dur, gv[i].n, &nr.st);
+			if (totals)
+				count_total(gv[i].dur, gv[i].n, &nr.st);
+			else
+				opstats_describe_sorted(gv[i].dur, gv[i].n, &nr.st);
 			VEC_PUSH(out->names, out->nnames, *ncap, nr);
 		}
 		row->nby = out->nnames - row->by0;
@@ -164,8 +184,8 @@ rank_rows(int rank, const tl_op_data *d, int scoped, int64_t t0, int64_t t1, tl_
 	u64map_free(&types);
 }
 
-void
-tlq_ops_scoped(const tl_query *q, const int64_t *t0, const int64_t *t1, tl_ops_result *out)
+static void
+ops_rows(const tl_query *q, const int64_t *t0, const int64_t *t1, int totals, tl_ops_result *out)
 {
 	const tl_trace *tr = tlq_trace(q);
 	memset(out, 0, sizeof *out);
@@ -180,8 +200,8 @@ tlq_ops_scoped(const tl_query *q, const int64_t *t0, const int64_t *t1, tl_ops_r
 		int64_t a = scoped ? t0[ri] : 0, b = scoped ? t1[ri] : 0;
 		if (scoped && a >= b)
 			continue; /* nothing of this rank in scope */
-		rank_rows(r->rank, r->ops != NULL ? r->ops : &out->data[ri], scoped, a, b, out,
-		          &tcap, &ncap);
+		rank_rows(r->rank, r->ops != NULL ? r->ops : &out->data[ri], scoped, a, b, totals,
+		          out, &tcap, &ncap);
 	}
 	/* by rank, then total: the name rows move with their type rows' indexes kept */
 	if (out->ntypes > 1)
@@ -191,7 +211,19 @@ tlq_ops_scoped(const tl_query *q, const int64_t *t0, const int64_t *t1, tl_ops_r
 void
 tlq_ops(const tl_query *q, tl_ops_result *out)
 {
-	tlq_ops_scoped(q, NULL, NULL, out);
+	ops_rows(q, NULL, NULL, 0, out);
+}
+
+void
+tlq_ops_scoped(const tl_query *q, const int64_t *t0, const int64_t *t1, tl_ops_result *out)
+{
+	ops_rows(q, t0, t1, 0, out);
+}
+
+void
+tlq_op_totals(const tl_query *q, tl_ops_result *out)
+{
+	ops_rows(q, NULL, NULL, 1, out);
 }
 
 void

@@ -467,6 +467,9 @@ void tlq_ops(const tl_query *, tl_ops_result *out);
  * (an index into tr->ranks; t0[ri] >= t1[ri]: none of that rank): the marked range, or one
  * stage instance per rank. t0 and t1 NULL: every task, as tlq_ops. */
 void tlq_ops_scoped(const tl_query *, const int64_t *t0, const int64_t *t1, tl_ops_result *out);
+/* The same rows in the same order with each statistic's count and total only (the rest 0):
+ * nothing sorted, for tl diff, which compares totals. */
+void tlq_op_totals(const tl_query *, tl_ops_result *out);
 void tlq_ops_free(tl_ops_result *);
 
 /* Communication ops per rank by op type (the name without its trailing _N parts), from the

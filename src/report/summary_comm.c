@@ -5,7 +5,9 @@
 #include "config.h"
 #include "query/query.h"
 #include "report/report.h"
+#include "util/outbuf.h"
 #include "util/text.h"
+#include "util/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -17,23 +19,6 @@ ms(char *buf, size_t len, int64_t ns)
 	int64_t a = ns < 0 ? -ns : ns;
 	snprintf(buf, len, "%s%" PRId64 ".%06" PRId64, ns < 0 ? "-" : "", a / 1000000, a % 1000000);
 	return buf;
-}
-
-static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	text_json_write(f, s ? s : "");
-	fputc('"', f);
-}
-
-/* A ratio or a bandwidth as a JSON number, never NaN or inf. */
-static void
-json_num(FILE *f, int decimals, double x)
-{
-	if (!(x == x) || x > 1e300 || x < -1e300)
-		x = 0;
-	fprintf(f, "%.*f", decimals, x);
 }
 
 /* ---- text ------------------------------------------------------------------------------------ */
@@ -239,162 +224,254 @@ report_comm_text(FILE *f, const tl_query *q, const tl_comm_result *c, const tl_c
 	}
 }
 
-/* ---- JSON ------------------------------------------------------------------------------------ */
+/* ---- JSON ------------------------------------------------------------------------------------
+ * The largest sections of `tl summary --json` (tens of MB on a large profile): written through
+ * util/outbuf, not fprintf, the same bytes. */
 
 static void
-json_comm(FILE *f, const tl_comm_result *c)
+out_num(tl_out *o, int decimals, double x)
 {
-	fprintf(f, ",\"communication\":[");
+	if (!(x == x) || x > 1e300 || x < -1e300)
+		x = 0;
+	out_printf(o, "%.*f", decimals, x);
+}
+
+static void
+json_comm(tl_out *f, const tl_comm_result *c)
+{
+	out_lit(f, ",\"communication\":[");
 	for (size_t i = 0; i < c->nops; i++) {
 		const tl_comm_row *o = &c->ops[i];
 		const tl_comm_time *t = &o->t;
-		fprintf(f, "%s{\"rank\":%d,\"op_name\":", i ? "," : "", o->rank);
-		json_str(f, o->op_name);
-		fprintf(f, ",\"op_type\":");
-		json_str(f, o->op_type);
-		fprintf(f, ",\"group\":");
-		json_str(f, o->group);
-		fprintf(f, ",\"step\":%" PRId64 ",\"start_ns\":%" PRId64 ",\"elapse_ns\":%" PRId64,
-		        o->step, o->start, t->elapse);
+		if (i)
+			out_char(f, ',');
+		out_lit(f, "{\"rank\":");
+		out_i64(f, o->rank);
+		out_lit(f, ",\"op_name\":");
+		out_json_str(f, o->op_name);
+		out_lit(f, ",\"op_type\":");
+		out_json_str(f, o->op_type);
+		out_lit(f, ",\"group\":");
+		out_json_str(f, o->group);
+		out_lit(f, ",\"step\":");
+		out_i64(f, o->step);
+		out_lit(f, ",\"start_ns\":");
+		out_i64(f, o->start);
+		out_lit(f, ",\"elapse_ns\":");
+		out_i64(f, t->elapse);
 		if (t->plane < 0) {
 			/* no transfer sub-task recorded (a capture below Level1): unknown, not 0 */
-			fprintf(
+			out_lit(
 			    f,
 			    ",\"transit_ns\":null,\"wait_ns\":null,\"synchronization_ns\":null,"
 			    "\"idle_ns\":null,\"synchronization_ratio\":null,\"wait_ratio\":null");
 		} else {
-			fprintf(f,
-			        ",\"transit_ns\":%" PRId64 ",\"wait_ns\":%" PRId64
-			        ",\"synchronization_ns\":%" PRId64 ",\"idle_ns\":%" PRId64
-			        ",\"synchronization_ratio\":",
-			        t->transit, t->wait, t->sync, t->idle);
-			json_num(f, 4, t->sync_ratio);
-			fprintf(f, ",\"wait_ratio\":");
-			json_num(f, 4, t->wait_ratio);
+			out_lit(f, ",\"transit_ns\":");
+			out_i64(f, t->transit);
+			out_lit(f, ",\"wait_ns\":");
+			out_i64(f, t->wait);
+			out_lit(f, ",\"synchronization_ns\":");
+			out_i64(f, t->sync);
+			out_lit(f, ",\"idle_ns\":");
+			out_i64(f, t->idle);
+			out_lit(f, ",\"synchronization_ratio\":");
+			out_num(f, 4, t->sync_ratio);
+			out_lit(f, ",\"wait_ratio\":");
+			out_num(f, 4, t->wait_ratio);
 		}
-		fprintf(f, ",\"plane\":%" PRId64 ",\"sub_tasks\":%zu}", t->plane, o->ntasks);
+		out_lit(f, ",\"plane\":");
+		out_i64(f, t->plane);
+		out_lit(f, ",\"sub_tasks\":");
+		out_u64(f, o->ntasks);
+		out_char(f, '}');
 	}
-	fprintf(f, "]");
+	out_char(f, ']');
 }
 
 static void
-json_bandwidth(FILE *f, const tl_comm_result *c)
+json_bandwidth(tl_out *f, const tl_comm_result *c)
 {
-	fprintf(f, ",\"bandwidth\":[");
+	out_lit(f, ",\"bandwidth\":[");
 	int first = 1;
 	for (size_t i = 0; i < c->nops; i++) {
 		const tl_comm_row *o = &c->ops[i];
 		for (size_t b = o->bw0; b < o->bw0 + o->nbw; b++) {
 			const tl_comm_bw *w = &c->bw[b];
-			fprintf(f, "%s{\"rank\":%d,\"op_name\":", first ? "" : ",", o->rank);
+			if (!first)
+				out_char(f, ',');
 			first = 0;
-			json_str(f, o->op_name);
-			fprintf(f, ",\"group\":");
-			json_str(f, o->group);
-			fprintf(f,
-			        ",\"step\":%" PRId64 ",\"transport\":\"%s\",\"size_bytes\":%" PRIu64
-			        ",\"time_ns\":%" PRId64 ",\"bandwidth_gbps\":",
-			        o->step, tl_xport_name[w->xport], w->size, w->time);
-			json_num(f, 6, w->gbps);
-			fprintf(f, ",\"packets\":[");
-			for (size_t p = 0; p < w->npk; p++)
-				fprintf(f,
-				        "%s{\"size_bytes\":%" PRIu64 ",\"count\":%" PRIu64
-				        ",\"time_ns\":%" PRId64 "}",
-				        p ? "," : "", w->pk[p].size, w->pk[p].count, w->pk[p].time);
-			fprintf(f, "]}");
+			out_lit(f, "{\"rank\":");
+			out_i64(f, o->rank);
+			out_lit(f, ",\"op_name\":");
+			out_json_str(f, o->op_name);
+			out_lit(f, ",\"group\":");
+			out_json_str(f, o->group);
+			out_lit(f, ",\"step\":");
+			out_i64(f, o->step);
+			out_lit(f, ",\"transport\":\"");
+			out_str(f, tl_xport_name[w->xport]);
+			out_lit(f, "\",\"size_bytes\":");
+			out_u64(f, w->size);
+			out_lit(f, ",\"time_ns\":");
+			out_i64(f, w->time);
+			out_lit(f, ",\"bandwidth_gbps\":");
+			out_num(f, 6, w->gbps);
+			out_lit(f, ",\"packets\":[");
+			for (size_t p = 0; p < w->npk; p++) {
+				if (p)
+					out_char(f, ',');
+				out_lit(f, "{\"size_bytes\":");
+				out_u64(f, w->pk[p].size);
+				out_lit(f, ",\"count\":");
+				out_u64(f, w->pk[p].count);
+				out_lit(f, ",\"time_ns\":");
+				out_i64(f, w->pk[p].time);
+				out_char(f, '}');
+			}
+			out_lit(f, "]}");
 		}
 	}
-	fprintf(f, "]");
+	out_char(f, ']');
 }
 
 static void
-json_matrix(FILE *f, const tl_comm_result *c)
+json_matrix(tl_out *f, const tl_comm_result *c)
 {
-	fprintf(f, ",\"comm_matrix\":[");
+	out_lit(f, ",\"comm_matrix\":[");
 	int first = 1;
 	for (size_t i = 0; i < c->nops; i++) {
 		const tl_comm_row *o = &c->ops[i];
 		for (size_t k = o->link0; k < o->link0 + o->nlink; k++) {
 			const tl_comm_link *l = &c->links[k];
-			fprintf(f, "%s{\"group\":", first ? "" : ",");
+			if (!first)
+				out_char(f, ',');
 			first = 0;
-			json_str(f, o->group);
-			fprintf(f, ",\"step\":%" PRId64 ",\"rank\":%d,\"op_name\":", o->step,
-			        o->rank);
-			json_str(f, o->op_name);
-			fprintf(f,
-			        ",\"src_rank\":%" PRId64 ",\"dst_rank\":%" PRId64
-			        ",\"transport\":\"%s\",\"size_bytes\":%" PRIu64
-			        ",\"time_ns\":%" PRId64 ",\"bandwidth_gbps\":",
-			        l->src, l->dst,
-			        tl_xport_name[l->src == l->dst ? TL_XPORT_LOCAL : l->xport],
-			        l->size, l->time);
-			json_num(f, 6, l->gbps);
-			fprintf(f, "}");
+			out_lit(f, "{\"group\":");
+			out_json_str(f, o->group);
+			out_lit(f, ",\"step\":");
+			out_i64(f, o->step);
+			out_lit(f, ",\"rank\":");
+			out_i64(f, o->rank);
+			out_lit(f, ",\"op_name\":");
+			out_json_str(f, o->op_name);
+			out_lit(f, ",\"src_rank\":");
+			out_i64(f, l->src);
+			out_lit(f, ",\"dst_rank\":");
+			out_i64(f, l->dst);
+			out_lit(f, ",\"transport\":\"");
+			out_str(f, tl_xport_name[l->src == l->dst ? TL_XPORT_LOCAL : l->xport]);
+			out_lit(f, "\",\"size_bytes\":");
+			out_u64(f, l->size);
+			out_lit(f, ",\"time_ns\":");
+			out_i64(f, l->time);
+			out_lit(f, ",\"bandwidth_gbps\":");
+			out_num(f, 6, l->gbps);
+			out_char(f, '}');
 		}
 	}
-	fprintf(f, "]");
+	out_char(f, ']');
 }
 
 static void
-json_collectives(FILE *f, const tl_coll_result *c)
+json_collectives(tl_out *f, const tl_coll_result *c)
 {
-	fprintf(f, ",\"collectives\":[");
+	out_lit(f, ",\"collectives\":[");
 	for (size_t i = 0; i < c->n; i++) {
 		const tl_coll *x = &c->v[i];
-		fprintf(f, "%s{\"group\":", i ? "," : "");
-		json_str(f, x->group);
-		fprintf(f, ",\"op_type\":");
-		json_str(f, x->op_type);
-		fprintf(f, ",\"op_name\":");
-		json_str(f, x->name);
-		fprintf(f, ",\"step\":%" PRId64 ",\"index\":%zu,\"ranks\":[", x->step, x->index);
-		for (size_t k = 0; k < x->n; k++)
-			fprintf(f,
-			        "%s{\"rank\":%d,\"arrive_ns\":%" PRId64 ",\"wait_ns\":%" PRId64
-			        ",\"end_ns\":%" PRId64 "}",
-			        k ? "," : "", x->ranks[k].rank, x->ranks[k].arrive,
-			        x->ranks[k].wait, x->ranks[k].end);
-		fprintf(f, "],\"last_rank\":%d,\"skew_ns\":%" PRId64 "}", x->last_rank, x->skew);
+		if (i)
+			out_char(f, ',');
+		out_lit(f, "{\"group\":");
+		out_json_str(f, x->group);
+		out_lit(f, ",\"op_type\":");
+		out_json_str(f, x->op_type);
+		out_lit(f, ",\"op_name\":");
+		out_json_str(f, x->name);
+		out_lit(f, ",\"step\":");
+		out_i64(f, x->step);
+		out_lit(f, ",\"index\":");
+		out_u64(f, x->index);
+		out_lit(f, ",\"ranks\":[");
+		for (size_t k = 0; k < x->n; k++) {
+			if (k)
+				out_char(f, ',');
+			out_lit(f, "{\"rank\":");
+			out_i64(f, x->ranks[k].rank);
+			out_lit(f, ",\"arrive_ns\":");
+			out_i64(f, x->ranks[k].arrive);
+			out_lit(f, ",\"wait_ns\":");
+			out_i64(f, x->ranks[k].wait);
+			out_lit(f, ",\"end_ns\":");
+			out_i64(f, x->ranks[k].end);
+			out_char(f, '}');
+		}
+		out_lit(f, "],\"last_rank\":");
+		out_i64(f, x->last_rank);
+		out_lit(f, ",\"skew_ns\":");
+		out_i64(f, x->skew);
+		out_char(f, '}');
 	}
-	fprintf(f, "],\"p2p\":[");
+	out_lit(f, "],\"p2p\":[");
 	for (size_t i = 0; i < c->np2p; i++) {
 		const tl_p2p_pair *p = &c->p2p[i];
-		fprintf(f,
-		        "%s{\"step\":%" PRId64
-		        ",\"src_rank\":%d,\"dst_rank\":%d,\"send_start_ns\":%" PRId64
-		        ",\"send_end_ns\":%" PRId64 ",\"recv_start_ns\":%" PRId64
-		        ",\"recv_end_ns\":%" PRId64 ",\"send_wait_ns\":%" PRId64
-		        ",\"recv_wait_ns\":%" PRId64 "}",
-		        i ? "," : "", p->step, p->src_rank, p->dst_rank, p->send_start, p->send_end,
-		        p->recv_start, p->recv_end, p->send_wait, p->recv_wait);
+		if (i)
+			out_char(f, ',');
+		out_lit(f, "{\"step\":");
+		out_i64(f, p->step);
+		out_lit(f, ",\"src_rank\":");
+		out_i64(f, p->src_rank);
+		out_lit(f, ",\"dst_rank\":");
+		out_i64(f, p->dst_rank);
+		out_lit(f, ",\"send_start_ns\":");
+		out_i64(f, p->send_start);
+		out_lit(f, ",\"send_end_ns\":");
+		out_i64(f, p->send_end);
+		out_lit(f, ",\"recv_start_ns\":");
+		out_i64(f, p->recv_start);
+		out_lit(f, ",\"recv_end_ns\":");
+		out_i64(f, p->recv_end);
+		out_lit(f, ",\"send_wait_ns\":");
+		out_i64(f, p->send_wait);
+		out_lit(f, ",\"recv_wait_ns\":");
+		out_i64(f, p->recv_wait);
+		out_char(f, '}');
 	}
-	fprintf(f, "]");
+	out_char(f, ']');
 }
 
 static void
-json_matrix_summary(FILE *f, const tl_comm_result *c)
+json_matrix_summary(tl_out *f, const tl_comm_result *c)
 {
 	tl_mx_row *v;
 	size_t n = tlq_comm_matrix_summary(c, &v);
-	fprintf(f, ",\"comm_matrix_summary\":[");
+	out_lit(f, ",\"comm_matrix_summary\":[");
 	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "%s{\"group\":", i ? "," : "");
-		json_str(f, v[i].group);
-		fprintf(f, ",\"step\":%" PRId64 ",\"rank\":%d,\"name\":", v[i].step, v[i].rank);
-		json_str(f, v[i].name);
-		fprintf(f, ",\"op_name\":");
-		json_str(f, v[i].op_name);
-		fprintf(f,
-		        ",\"src_rank\":%" PRId64 ",\"dst_rank\":%" PRId64
-		        ",\"transport\":\"%s\",\"size_bytes\":%" PRIu64 ",\"time_ns\":%" PRId64
-		        ",\"bandwidth_gbps\":",
-		        v[i].src, v[i].dst, tl_xport_name[v[i].xport], v[i].size, v[i].time);
-		json_num(f, 6, v[i].gbps);
-		fputc('}', f);
+		if (i)
+			out_char(f, ',');
+		out_lit(f, "{\"group\":");
+		out_json_str(f, v[i].group);
+		out_lit(f, ",\"step\":");
+		out_i64(f, v[i].step);
+		out_lit(f, ",\"rank\":");
+		out_i64(f, v[i].rank);
+		out_lit(f, ",\"name\":");
+		out_json_str(f, v[i].name);
+		out_lit(f, ",\"op_name\":");
+		out_json_str(f, v[i].op_name);
+		out_lit(f, ",\"src_rank\":");
+		out_i64(f, v[i].src);
+		out_lit(f, ",\"dst_rank\":");
+		out_i64(f, v[i].dst);
+		out_lit(f, ",\"transport\":\"");
+		out_str(f, tl_xport_name[v[i].xport]);
+		out_lit(f, "\",\"size_bytes\":");
+		out_u64(f, v[i].size);
+		out_lit(f, ",\"time_ns\":");
+		out_i64(f, v[i].time);
+		out_lit(f, ",\"bandwidth_gbps\":");
+		out_num(f, 6, v[i].gbps);
+		out_char(f, '}');
 	}
-	fprintf(f, "]");
+	out_char(f, ']');
 	free(v);
 }
 
@@ -402,9 +479,13 @@ void
 report_comm_json(FILE *f, const tl_query *q, const tl_comm_result *c, const tl_coll_result *cr)
 {
 	(void)q;
-	json_collectives(f, cr);
-	json_comm(f, c);
-	json_bandwidth(f, c);
-	json_matrix(f, c);
-	json_matrix_summary(f, c);
+	tl_out *o = xmalloc(sizeof *o); /* 64 KiB: not on the stack */
+	out_begin(o, f);
+	json_collectives(o, cr);
+	json_comm(o, c);
+	json_bandwidth(o, c);
+	json_matrix(o, c);
+	json_matrix_summary(o, c);
+	out_end(o);
+	free(o);
 }

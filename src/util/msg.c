@@ -18,6 +18,7 @@ static _Thread_local _Atomic uint64_t *rows_sink;
 static _Thread_local int hold;
 static struct {
 	int active, shown, total, done;
+	int loads; /* loads between msg_progress_start and _end: tl diff runs two at once */
 	uint64_t rows;
 	struct timespec t0, last;
 } prog;
@@ -149,7 +150,13 @@ void
 msg_progress_start(int total)
 {
 	pthread_mutex_lock(&msg_lock);
+	if (prog.loads++ > 0) { /* another load runs (tl diff's two sides): one line for both */
+		prog.total += total;
+		pthread_mutex_unlock(&msg_lock);
+		return;
+	}
 	memset(&prog, 0, sizeof prog);
+	prog.loads = 1;
 	prog.active = isatty(STDERR_FILENO);
 	prog.total = total;
 	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
@@ -184,6 +191,10 @@ void
 msg_progress_end(void)
 {
 	pthread_mutex_lock(&msg_lock);
+	if (prog.loads > 0 && --prog.loads > 0) {
+		pthread_mutex_unlock(&msg_lock);
+		return;
+	}
 	progress_clear_locked();
 	prog.active = 0;
 	pthread_mutex_unlock(&msg_lock);

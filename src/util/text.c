@@ -141,29 +141,53 @@ text_sanitize(const char *s, char *out, size_t outlen, int utf8)
 }
 
 void
-text_json_write(FILE *f, const char *s)
+text_json_emit(const char *s, void (*put)(void *ctx, const char *p, size_t n), void *ctx)
 {
 	size_t n = strlen(s);
 	for (size_t i = 0; i < n;) {
+		/* a run of printable ASCII that needs no escape, written in one piece */
+		size_t k = i;
+		while (k < n && (unsigned char)s[k] >= 0x20 && (unsigned char)s[k] < 0x7f &&
+		       s[k] != '"' && s[k] != '\\')
+			k++;
+		if (k > i) {
+			put(ctx, s + i, k - i);
+			i = k;
+			if (i == n)
+				break;
+		}
 		unsigned cp;
 		int l = text_utf8_decode(s + i, n - i, &cp);
+		char u[16];
 		if (cp == '"')
-			fputs("\\\"", f);
+			put(ctx, "\\\"", 2);
 		else if (cp == '\\')
-			fputs("\\\\", f);
+			put(ctx, "\\\\", 2);
 		else if (cp == '\n')
-			fputs("\\n", f);
+			put(ctx, "\\n", 2);
 		else if (cp == '\t')
-			fputs("\\t", f);
+			put(ctx, "\\t", 2);
 		else if (cp == '\r')
-			fputs("\\r", f);
+			put(ctx, "\\r", 2);
 		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
-			fprintf(f, "\\u%04x",
-			        cp); /* C1 too: JSON allows it raw, terminals obey it */
+			/* C1 too: JSON allows it raw, terminals obey it */
+			put(ctx, u, (size_t)snprintf(u, sizeof u, "\\u%04x", cp));
 		else if (cp == 0xfffd && l == 1)
-			fputs("\xef\xbf\xbd", f);
+			put(ctx, "\xef\xbf\xbd", 3);
 		else
-			fwrite(s + i, 1, (size_t)l, f);
+			put(ctx, s + i, (size_t)l);
 		i += (size_t)l;
 	}
+}
+
+static void
+put_file(void *f, const char *p, size_t n)
+{
+	fwrite(p, 1, n, f);
+}
+
+void
+text_json_write(FILE *f, const char *s)
+{
+	text_json_emit(s, put_file, f);
 }

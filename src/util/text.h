@@ -12,6 +12,9 @@ char *text_sanitize(const char *s, char *out, size_t outlen, int utf8);
  * DEL and the C1 controls, which JSON allows raw but terminals act on), replacing invalid
  * UTF-8 with U+FFFD. */
 void text_json_write(FILE *f, const char *s);
+/* The same escaped body through put(ctx, bytes, n), in as few pieces as it can (a run of
+ * characters that need no escape is one piece). */
+void text_json_emit(const char *s, void (*put)(void *ctx, const char *p, size_t n), void *ctx);
 /* Decodes one UTF-8 sequence at s (n bytes available). Returns its length (>=1) and sets *cp;
  * an invalid sequence returns 1 with *cp = 0xFFFD. */
 int text_utf8_decode(const char *s, size_t n, unsigned *cp);

@@ -1,35 +1,36 @@
 #!/bin/bash
-# `make bench`, tl diff: figures, not assertions. Two profiles of BENCH_RANKS ranks x
-# BENCH_TASKS device tasks: A (the one bench.sh times `tl summary` on) and B, the same job with
-# ref_logprob's kernels 1.5x as long on ranks 1 and 2, a collective's last arrival 2 ms late and
-# the clock 5 hours later. `tl diff A B` (both loaded, each gathered through the summary's
-# queries, plus the operator statistics that `tl summary --json` reads) side by side with one
-# `tl summary A`; bar: <= 2.2x. Both use the model cache (the runs after the first read it);
-# the operator statistics are read from each rank's TASK table on every run, which the text
-# summary does not do. Machines are noisy: RUNS runs per side, medians reported.
+# `make bench`, tl diff: figures, not assertions. `tl diff A B` on the pair of bench_pair
+# (lib.sh: BENCH_RANKS ranks x BENCH_TASKS device tasks, B with ref_logprob slowed on two ranks,
+# a collective late and a later clock) side by side with one `tl summary A`; bar: <= 2.2x. Both
+# use the model cache, as a user's commands do (the runs after the first read it); the operator
+# statistics are read from each rank's TASK table on every run, which the text summary does not
+# do. RUNS rounds, medians; with BENCH_BASE / BENCH_BASE_TL (lib.sh) the baseline in the same
+# rounds.
 set -e
 : "${TL_BIN:?}" "${TLGEN:?}"
 OUT=${BENCH_OUT:-bench-out}
 RANKS=${BENCH_RANKS:-8}
 TASKS=${BENCH_TASKS:-1000000}
-RUNS=${BENCH_RUNS:-3}
-A="$OUT/profile-${RANKS}x${TASKS}"
-B="$OUT/diff-b-${RANKS}x${TASKS}"
+RUNS=${BENCH_RUNS:-5}
 . "$(dirname "$0")/lib.sh"
+bench_pair
+bench_base
 
-generate_once "$A" "$RANKS ranks x $TASKS device tasks" \
-	"$TLGEN" bench "$A" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
-generate_once "$B" "the same, ref_logprob slowed on ranks 1 and 2, clock +5 h" \
-	"$TLGEN" bench "$B" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3 \
-	--slow-stage 1 --slow-factor 1500 --slow-ranks 6 --delay-coll 40 --delay-ns 2000000 \
-	--t0 $((1736407067000000000 + 5 * 3600 * 1000000000))
+tl_diff() { "$TL_BIN" diff "$A" "$B"; }
+tl_summary() { "$TL_BIN" summary "$A"; }
+base_diff() { "$BASE_TL" diff "$A" "$B"; }
+base_summary() { "$BASE_TL" summary "$A"; }
+fns=(tl_diff tl_summary)
+[ -z "$BASE_TL" ] || fns+=(base_diff base_summary)
+rounds "$RUNS" "${fns[@]}"
 
-run_diff() { "$TL_BIN" diff "$A" "$B" >/dev/null 2>&1; }
-run_summary() { "$TL_BIN" summary "$A" >/dev/null 2>&1; }
-side_by_side "$RUNS" run_diff run_summary
-
-echo "== tl diff on two profiles of $RANKS ranks x $TASKS tasks ($(nproc) cores, $RUNS runs, medians)"
-printf 'tl diff A B wall time:           %8.3f s   (runs: %s)\n' "$tl_med" "${tl_times[*]}"
-printf 'tl summary A wall time:          %8.3f s   (runs: %s)\n' "$base_med" "${base_times[*]}"
-printf 'ratio diff / summary:            %8.3f     (bar: <= 2.2)\n' "$(calc "$tl_med / $base_med")"
+echo "== tl diff on two profiles of $RANKS ranks x $TASKS tasks ($(nproc) cores, medians of $RUNS rounds)"
+for T in tl base; do
+	[ $T = tl ] || [ -n "$BASE_TL" ] || continue
+	[ $T = tl ] || echo "-- the baseline, $BASE_TL, in the same rounds"
+	printf 'tl diff A B:           %8.3f s wall %8.3f s cpu\n' "${WALL[${T}_diff]}" "${CPU[${T}_diff]}"
+	printf 'tl summary A:          %8.3f s wall %8.3f s cpu\n' "${WALL[${T}_summary]}" "${CPU[${T}_summary]}"
+	printf 'ratio diff / summary:  %8.3f wall   %8.3f cpu     (bar: <= 2.2)\n' \
+		"$(calc "${WALL[${T}_diff]} / ${WALL[${T}_summary]}")" "$(calc "${CPU[${T}_diff]} / ${CPU[${T}_summary]}")"
+done
 "$TL_BIN" diff "$A" "$B" 2>/dev/null | head -1 | sed 's/^/verdict: /'

@@ -114,6 +114,45 @@ test_generated(void)
 	CHECK(sums_ok, "generated: the rows by name add up to their type");
 	tlq_ops_free(&r);
 	trace_free(&tr);
+	/* tl diff's counts and totals (tlq_op_totals), from the table read on demand and from the
+	 * one gathered while loading: the truth's numbers, and tlq_ops' rows in tlq_ops' order */
+	for (int gathered = 0; gathered < 2; gathered++) {
+		tl_load_opts lg = {.quiet_progress = 1, .tables = gathered ? TL_TABLE_OPS : 0};
+		CHECK(load_trace(out, &lg, &tr) == 0, "load it (operators %s)",
+		      gathered ? "gathered" : "on demand");
+		tl_query *q = tlq_open(&tr, NULL);
+		tl_ops_result tt;
+		tlq_op_totals(q, &tt);
+		tlq_ops(q, &r);
+		tlq_close(q);
+		ok = 0;
+		for (size_t i = 0; i < truth.nops; i++) {
+			const gen_op_truth *t = &truth.ops[i];
+			const tl_op_type_row *x = find_type(&tt, t->rank, t->op_type, t->task_type);
+			ok += x && x->st.count == t->count && x->st.total == t->total_ns &&
+			      x->st.max == 0;
+		}
+		int same = tt.ntypes == r.ntypes && tt.nnames == r.nnames;
+		for (size_t i = 0; same && i < tt.ntypes; i++) {
+			const tl_op_type_row *a = &tt.types[i], *b = &r.types[i];
+			same = a->rank == b->rank && strcmp(a->op_type, b->op_type) == 0 &&
+			       strcmp(a->task_type, b->task_type) == 0 && a->by0 == b->by0 &&
+			       a->nby == b->nby && a->st.count == b->st.count &&
+			       a->st.total == b->st.total;
+		}
+		for (size_t i = 0; same && i < tt.nnames; i++)
+			same = strcmp(tt.names[i].op_name, r.names[i].op_name) == 0 &&
+			       strcmp(tt.names[i].input_shapes, r.names[i].input_shapes) == 0 &&
+			       tt.names[i].st.count == r.names[i].st.count &&
+			       tt.names[i].st.total == r.names[i].st.total;
+		CHECK(ok == truth.nops && same,
+		      "generated, operators %s: tlq_op_totals has the truth's count and total per "
+		      "type (%zu of %zu) and tlq_ops' rows in its order",
+		      gathered ? "gathered" : "on demand", ok, truth.nops);
+		tlq_ops_free(&tt);
+		tlq_ops_free(&r);
+		trace_free(&tr);
+	}
 	gen_truth_free(&truth);
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
