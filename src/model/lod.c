@@ -76,7 +76,8 @@ leaf_pass(const tl_slice *v, size_t n, int64_t *busy, tl_lod_node *node, int che
 	int64_t acc = 0;
 	if (check && busy[0] != 0)
 		return -1;
-	busy[0] = 0;
+	if (!check) /* a checked copy may sit on read-only pages: never written */
+		busy[0] = 0;
 	for (size_t j = 0, a = 0; a < n; j++, a += LOD_B) {
 		size_t b = a + LOD_B < n ? a + LOD_B : n;
 		int64_t bd = -1;

@@ -7,6 +7,9 @@
 #include "util/xalloc.h"
 #include "../test.h"
 
+#include <string.h>
+#include <sys/mman.h>
+
 static uint64_t rng = 0x1234567887654321u;
 
 static uint64_t
@@ -94,6 +97,26 @@ main(void)
 			      "%zu slices: a borrowed summary answers the same and owns no arrays",
 			      n);
 			lod_free(w);
+		}
+		{
+			/* a cached copy sits on read-only pages (the mapped file): checking it
+			 * writes nothing (it once zeroed busy[0] in place, a fault on a mapping) */
+			size_t nb = lod_nbusy(n) * sizeof *l->busy,
+			       nn = lod_nnodes(n) * sizeof *l->node;
+			uint8_t *ro = mmap(NULL, nb + nn + 1, PROT_READ | PROT_WRITE,
+			                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			int ok = ro != MAP_FAILED;
+			if (ok) {
+				memcpy(ro, l->busy, nb);
+				if (nn > 0)
+					memcpy(ro + nb, l->node, nn);
+				ok = mprotect(ro, nb + nn + 1, PROT_READ) == 0 &&
+				     lod_check(v, n, (const int64_t *)(void *)ro,
+				               nn ? (const tl_lod_node *)(void *)(ro + nb)
+				                  : NULL) == 0;
+				munmap(ro, nb + nn + 1);
+			}
+			CHECK(ok, "%zu slices: a copy on read-only pages is checked in place", n);
 		}
 		CHECK(lod_bytes(l) <= sizeof *l + 2 * n + 64,
 		      "%zu slices: %zu bytes (< 2 per slice)", n, lod_bytes(l));
