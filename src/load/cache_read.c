@@ -515,11 +515,13 @@ decode(const void *buf, size_t len, const tl_source *src, size_t n, int borrow, 
 	for (uint64_t i = 0; i < nt && r.bad == NULL; i++) {
 		tl_track *t = get_track(&r, rk, npool, n);
 		rk->tracks[rk->ntracks++] = t;
-		for (size_t k = 0; k < t->n && r.bad == NULL; k++) {
-			if (t->v[k].start < rk->t_min)
-				rk->t_min = t->v[k].start;
-			if (t->v[k].end > rk->t_max)
-				rk->t_max = t->v[k].end;
+		/* get_track checked each slice to start at or after the one before it ends, so
+		 * starts and ends both ascend: the first start and the last end are the extremes */
+		if (r.bad == NULL && t->n > 0) {
+			if (t->v[0].start < rk->t_min)
+				rk->t_min = t->v[0].start;
+			if (t->v[t->n - 1].end > rk->t_max)
+				rk->t_max = t->v[t->n - 1].end;
 		}
 	}
 	if (r.bad == NULL)
