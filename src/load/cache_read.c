@@ -198,6 +198,16 @@ get_pool(rd *r)
 	return p;
 }
 
+/* A counted array of at most max items, in place when r borrows (as lane_items). */
+static void *
+get_lane_arr(rd *r, size_t size, uint64_t max, size_t *count)
+{
+	uint64_t n = get_count(r, size, max, "a count is out of range");
+	void *v = lane_items(r, n, size);
+	*count = v != NULL ? (size_t)n : 0;
+	return v;
+}
+
 /* The compute operators: groups of distinct keys, names in the pool, durations ascending (the
  * queries read them as sorted, without copying), each task's start beside its duration. */
 static void
@@ -211,6 +221,7 @@ get_ops(rd *r, tl_rank *rk)
 		return;
 	strpool_free(d->pool);
 	d->pool = p;
+	d->borrowed = r->borrow; /* the tasks stay in the mapping (get_lane_arr) */
 	uint32_t np = strpool_count(p);
 	/* a group takes at least 48 bytes: four keys, two counts */
 	uint64_t ng = get_count(r, 48, UINT64_MAX, "its operator count is out of range");
@@ -228,12 +239,12 @@ get_ops(rd *r, tl_rank *rk)
 			break;
 		}
 		tl_op_group *g = &d->g[i];
-		g->dur = get_arr(r, sizeof *g->dur, SIZE_MAX / sizeof *g->dur, &g->n);
+		g->dur = get_lane_arr(r, sizeof *g->dur, SIZE_MAX / sizeof *g->dur, &g->n);
 		g->cap = g->n;
 		if (r->bad == NULL && g->n == 0)
 			r->bad = "an operator has no tasks";
 		size_t ns = 0;
-		g->start = get_arr(r, sizeof *g->start, SIZE_MAX / sizeof *g->start, &ns);
+		g->start = get_lane_arr(r, sizeof *g->start, SIZE_MAX / sizeof *g->start, &ns);
 		if (r->bad == NULL && ns != g->n)
 			r->bad = "an operator's starts are not one per task";
 		for (size_t t = 0; t < g->n && r->bad == NULL; t++)
@@ -504,11 +515,13 @@ decode(const void *buf, size_t len, const tl_source *src, size_t n, int borrow, 
 	for (uint64_t i = 0; i < nt && r.bad == NULL; i++) {
 		tl_track *t = get_track(&r, rk, npool, n);
 		rk->tracks[rk->ntracks++] = t;
-		for (size_t k = 0; k < t->n && r.bad == NULL; k++) {
-			if (t->v[k].start < rk->t_min)
-				rk->t_min = t->v[k].start;
-			if (t->v[k].end > rk->t_max)
-				rk->t_max = t->v[k].end;
+		/* get_track checked each slice to start at or after the one before it ends, so
+		 * starts and ends both ascend: the first start and the last end are the extremes */
+		if (r.bad == NULL && t->n > 0) {
+			if (t->v[0].start < rk->t_min)
+				rk->t_min = t->v[0].start;
+			if (t->v[t->n - 1].end > rk->t_max)
+				rk->t_max = t->v[t->n - 1].end;
 		}
 	}
 	if (r.bad == NULL)

@@ -29,9 +29,20 @@
 #include <unistd.h>
 
 /* ---- checksum: a multiply-xorshift over 8-byte words, cheap enough to verify the whole body on
- * every open. The body's words go round-robin to four independent lanes (each word's multiply
- * waits for the one before it in its own lane only: about four times the speed of one chain),
- * combined at the end with the word count. ------------------------------------------------ */
+ * every open. The body's words go round-robin to eight independent lanes (each word's multiply
+ * waits for the one before it in its own lane only), combined at the end with the word count.
+ * Every step is a bijection of its lane for a fixed word, and of the word for a fixed lane, so
+ * any change within one word (any flipped byte) always changes the sum. The lanes are kept in
+ * general registers: GCC's vectoriser otherwise turns them into SSE2 code that emulates the
+ * 64-bit multiply at half the speed (8 x 1M warm summary: 2.2 -> 4.2 GB/s, at memory speed). -- */
+
+#define SUM_LANES 8
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define SUM_SCALAR __attribute__((optimize("no-tree-vectorize")))
+#else
+#define SUM_SCALAR
+#endif
 
 static uint64_t
 sum_word(uint64_t h, uint64_t w)
@@ -61,44 +72,54 @@ sum_update(uint64_t h, const uint8_t *p, size_t n)
 }
 
 typedef struct sum_lanes {
-	uint64_t h[4];
-	uint64_t n; /* words so far: the next goes to lane n % 4 */
+	uint64_t h[SUM_LANES];
+	uint64_t n; /* words so far: the next goes to lane n % SUM_LANES */
 } sum_lanes;
 
 static void
 lanes_init(sum_lanes *s)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < SUM_LANES; i++)
 		s->h[i] = SUM_SEED + (uint64_t)i;
 	s->n = 0;
 }
 
 /* n bytes, the last word zero-padded (as the file pads every item to 8 bytes) */
-static void
+SUM_SCALAR static void
 lanes_feed(sum_lanes *s, const uint8_t *p, size_t n)
 {
 	size_t i = 0;
 	uint64_t w;
-	for (; i + 8 <= n && (s->n & 3) != 0; i += 8, s->n++) {
+	for (; i + 8 <= n && (s->n % SUM_LANES) != 0; i += 8, s->n++) {
 		memcpy(&w, p + i, 8);
-		s->h[s->n & 3] = sum_word(s->h[s->n & 3], w);
+		s->h[s->n % SUM_LANES] = sum_word(s->h[s->n % SUM_LANES], w);
 	}
-	for (; i + 32 <= n; i += 32, s->n += 4) {
-		uint64_t w4[4];
-		memcpy(w4, p + i, 32);
-		s->h[0] = sum_word(s->h[0], w4[0]);
-		s->h[1] = sum_word(s->h[1], w4[1]);
-		s->h[2] = sum_word(s->h[2], w4[2]);
-		s->h[3] = sum_word(s->h[3], w4[3]);
+	if (i + 8 * SUM_LANES <= n) {
+		uint64_t h0 = s->h[0], h1 = s->h[1], h2 = s->h[2], h3 = s->h[3];
+		uint64_t h4 = s->h[4], h5 = s->h[5], h6 = s->h[6], h7 = s->h[7];
+		for (; i + 8 * SUM_LANES <= n; i += 8 * SUM_LANES, s->n += SUM_LANES) {
+			uint64_t w8[SUM_LANES];
+			memcpy(w8, p + i, sizeof w8);
+			h0 = sum_word(h0, w8[0]);
+			h1 = sum_word(h1, w8[1]);
+			h2 = sum_word(h2, w8[2]);
+			h3 = sum_word(h3, w8[3]);
+			h4 = sum_word(h4, w8[4]);
+			h5 = sum_word(h5, w8[5]);
+			h6 = sum_word(h6, w8[6]);
+			h7 = sum_word(h7, w8[7]);
+		}
+		s->h[0] = h0, s->h[1] = h1, s->h[2] = h2, s->h[3] = h3;
+		s->h[4] = h4, s->h[5] = h5, s->h[6] = h6, s->h[7] = h7;
 	}
 	for (; i + 8 <= n; i += 8, s->n++) {
 		memcpy(&w, p + i, 8);
-		s->h[s->n & 3] = sum_word(s->h[s->n & 3], w);
+		s->h[s->n % SUM_LANES] = sum_word(s->h[s->n % SUM_LANES], w);
 	}
 	if (i < n) {
 		w = 0;
 		memcpy(&w, p + i, n - i);
-		s->h[s->n & 3] = sum_word(s->h[s->n & 3], w);
+		s->h[s->n % SUM_LANES] = sum_word(s->h[s->n % SUM_LANES], w);
 		s->n++;
 	}
 }
@@ -107,7 +128,7 @@ static uint64_t
 lanes_final(const sum_lanes *s)
 {
 	uint64_t h = SUM_SEED;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < SUM_LANES; i++)
 		h = sum_word(h, s->h[i]);
 	return sum_word(h, s->n);
 }

@@ -16,12 +16,33 @@ op_data_init(tl_op_data *d)
 	u64map_init(&d->key);
 }
 
+/* Copies borrowed task arrays into memory of d's own before they change. */
+static void
+op_data_own(tl_op_data *d)
+{
+	if (!d->borrowed)
+		return;
+	for (size_t i = 0; i < d->n; i++) {
+		tl_op_group *g = &d->g[i];
+		const int64_t *dur = g->dur, *start = g->start;
+		g->dur = g->start = NULL;
+		if (g->n > 0) {
+			g->dur = xreallocarray(NULL, g->n, sizeof *g->dur);
+			g->start = xreallocarray(NULL, g->n, sizeof *g->start);
+			memcpy(g->dur, dur, g->n * sizeof *g->dur);
+			memcpy(g->start, start, g->n * sizeof *g->start);
+		}
+		g->cap = g->n;
+	}
+	d->borrowed = 0;
+}
+
 void
 op_data_free(tl_op_data *d)
 {
 	if (d->pool == NULL)
 		return; /* never initialised */
-	for (size_t i = 0; i < d->n; i++) {
+	for (size_t i = 0; i < d->n && !d->borrowed; i++) {
 		free(d->g[i].dur);
 		free(d->g[i].start);
 	}
@@ -63,6 +84,7 @@ op_data_group(tl_op_data *d, uint32_t name, uint32_t op_type, uint32_t task_type
 void
 op_data_push(tl_op_data *d, uint32_t gi, int64_t dur, int64_t start)
 {
+	op_data_own(d);
 	tl_op_group *g = &d->g[gi];
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? 2 * g->cap : 8;
@@ -85,6 +107,7 @@ void
 op_data_finish(tl_op_data *d)
 {
 	size_t w = 0;
+	op_data_own(d);
 	u64map_free(&d->key);
 	u64map_init(&d->key);
 	for (size_t i = 0; i < d->n; i++) {

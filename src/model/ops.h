@@ -24,6 +24,8 @@ typedef struct tl_op_data {
 	tl_u64map pair, type, key; /* (name, shapes) -> pair id; (op type, task type) -> type id;
 	                              (pair, type) -> index into g */
 	uint32_t npair, ntype;
+	int borrowed; /* the groups' dur and start are another's memory (a mapped cache file): not
+	                 freed here, copied before anything changes them */
 } tl_op_data;
 
 void op_data_init(tl_op_data *);
