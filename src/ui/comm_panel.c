@@ -156,19 +156,7 @@ jump(tl_ui *ui, const tl_comm_row *o)
 	ui_message(ui, 0, "Rank %d, %s: elapse %s us, wait %s us, of it synchronization %s us",
 	           o->rank, o->op_name, us_text(o->t.elapse, e, sizeof e),
 	           us_text(o->t.wait, wt, sizeof wt), us_text(o->t.sync, sy, sizeof sy));
-	const tl_rank *r = ui->tr->ranks[ri];
-	for (size_t ti = 0; ti < r->ntracks; ti++) {
-		const tl_track *t = r->tracks[ti];
-		if (t->kind != TL_LANE_COMM)
-			continue;
-		size_t k = track_first_starting_at(t, o->start);
-		if (k < t->n && t->v[k].start == o->start) {
-			ui_slice_ref sel = {ri, ti, k};
-			timeline_reveal(ui, ri, t->v[k].start, t->v[k].end, &sel);
-			return;
-		}
-	}
-	timeline_reveal(ui, ri, o->start, o->start + o->t.elapse, NULL);
+	timeline_reveal_comm(ui, ri, o->start, o->start + o->t.elapse);
 }
 
 static int

@@ -281,19 +281,7 @@ jump(tl_ui *ui, const tl_comm_row *o)
 	if (ri == SIZE_MAX)
 		return;
 	ui_message(ui, 0, "Rank %d, %s", o->rank, o->op_name);
-	const tl_rank *r = ui->tr->ranks[ri];
-	for (size_t ti = 0; ti < r->ntracks; ti++) {
-		const tl_track *t = r->tracks[ti];
-		if (t->kind != TL_LANE_COMM)
-			continue;
-		size_t k = track_first_starting_at(t, o->start);
-		if (k < t->n && t->v[k].start == o->start) {
-			ui_slice_ref sel = {ri, ti, k};
-			timeline_reveal(ui, ri, t->v[k].start, t->v[k].end, &sel);
-			return;
-		}
-	}
-	timeline_reveal(ui, ri, o->start, o->start + o->t.elapse, NULL);
+	timeline_reveal_comm(ui, ri, o->start, o->start + o->t.elapse);
 }
 
 /* The next plane of the same group (by_step) or the first plane of the next group, dir 1 or

@@ -290,6 +290,23 @@ timeline_reveal(tl_ui *ui, size_t rank, int64_t t0, int64_t t1, const ui_slice_r
 	return rc;
 }
 
+int
+timeline_reveal_comm(tl_ui *ui, size_t rank, int64_t start, int64_t end)
+{
+	const tl_rank *r = ui->tr->ranks[rank];
+	for (size_t ti = 0; ti < r->ntracks; ti++) {
+		const tl_track *t = r->tracks[ti];
+		if (t->kind != TL_LANE_COMM)
+			continue;
+		size_t k = track_first_starting_at(t, start);
+		if (k < t->n && t->v[k].start == start) {
+			ui_slice_ref sel = {rank, ti, k};
+			return timeline_reveal(ui, rank, t->v[k].start, t->v[k].end, &sel);
+		}
+	}
+	return timeline_reveal(ui, rank, start, end, NULL);
+}
+
 void
 timeline_mark_range(tl_ui *ui, int64_t t0, int64_t t1)
 {

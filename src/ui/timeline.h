@@ -12,6 +12,9 @@
  * with sel the lane of that slice, selected; and the time range [t0, t1) centred. The one way
  * for a panel to send the user to the timeline. Returns -1 when no lane shows that rank. */
 int timeline_reveal(tl_ui *, size_t rank, int64_t t0, int64_t t1, const ui_slice_ref *sel);
+/* The communication op of trace rank `rank` that starts at start, selected on its lane; without
+ * such a slice, the range [start, end) on the rank. As timeline_reveal. */
+int timeline_reveal_comm(tl_ui *, size_t rank, int64_t start, int64_t end);
 /* Puts the header lane of trace rank ri first on screen and under the cursor. Returns 0, or
  * -1 when no lane shows that rank. */
 int timeline_goto_rank(tl_ui *, size_t ri);
