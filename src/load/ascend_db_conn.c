@@ -4,6 +4,7 @@
 #include "load/ascend_db_int.h"
 #include "util/msg.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,15 +94,24 @@ db_prepare_cols(db_ctx *c, const char *table, const char *const *cols, int ncols
 	return st;
 }
 
+/* TL_TRACE_SQL, read once: ranks load on threads of their own, and a lazily set static read
+ * and written by each of them is a data race. */
+static pthread_once_t trace_once = PTHREAD_ONCE_INIT;
+static int trace_sql;
+
+static void
+trace_sql_init(void)
+{
+	trace_sql = getenv("TL_TRACE_SQL") != NULL;
+}
+
 /* Every statement goes through here; TL_TRACE_SQL=1 prints them (the benchmark runs the very
  * same SELECTs in the sqlite3 shell). */
 int
 db_prepare(db_ctx *c, const char *sql, sqlite3_stmt **st)
 {
-	static int trace = -1;
-	if (trace < 0)
-		trace = getenv("TL_TRACE_SQL") != NULL;
-	if (trace)
+	pthread_once(&trace_once, trace_sql_init);
+	if (trace_sql)
 		fprintf(stderr, "%s;\n", sql);
 	return profdb_prepare(&c->pdb, sql, st);
 }
