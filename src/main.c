@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ftw.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -28,6 +27,7 @@
 #include "query/query.h"
 #include "report/report.h"
 #include "ui/ui.h"
+#include "util/files.h"
 #include "util/msg.h"
 #include "util/parallel.h"
 #include "util/rankspec.h"
@@ -53,6 +53,8 @@ typedef struct cli {
 	/* the model cache */
 	int no_cache, clear;
 	const char *cache_dir;
+	int argc; /* the command line, for a stored result's key */
+	char **argv;
 } cli;
 
 static int64_t start_mono_ns; /* for the viewer's time to first frame */
@@ -168,7 +170,9 @@ usage(FILE *f)
 	    "loading (TL_MEM_AVAILABLE=SIZE overrides the free figure).\n"
 	    "Each rank read is kept in the model cache, keyed by its files' identity (path,\n"
 	    "inode, size, modification time): the next open of unchanged files reads it\n"
-	    "instead (TL_CACHE_MAX=SIZE bounds it, default 4G, least recently used first out).\n"
+	    "instead (TL_CACHE_MAX=SIZE bounds it, default 4G, least recently used first out);\n"
+	    "tl summary also stores its output there and prints it again for the same command\n"
+	    "over unchanged files (TL_CACHE_RESULTS=0: not).\n"
 	    "Exit status: 0 ok, 1 usage or I/O error, 2 nothing could be loaded (or not enough\n"
 	    "memory for the ranks asked for).\n");
 }
@@ -186,16 +190,20 @@ cli_cache(const cli *c, tl_cache *store)
 }
 
 /* Loads path with c's options; tables: the TL_TABLE_* the command's queries will read (gathered
- * in the load's own pass instead of read again). */
+ * in the load's own pass instead of read again); cache: the model cache the caller opened,
+ * CACHE_NONE for none, NULL to open c's for this load. */
+#define CACHE_NONE ((tl_cache *)-1)
 static int
-load_path_run(const cli *c, const char *path, tl_trace *tr, unsigned tables)
+load_path_run(const cli *c, const char *path, tl_trace *tr, unsigned tables, tl_cache *cache)
 {
-	tl_cache cache;
+	tl_cache own;
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
-	                  .cache = cli_cache(c, &cache),
+	                  .cache = cache == CACHE_NONE ? NULL
+	                           : cache != NULL    ? cache
+	                                              : cli_cache(c, &own),
 	                  .tables = tables};
 	int rc = load_trace(path, &o, tr);
-	if (o.cache != NULL)
+	if (cache == NULL && o.cache != NULL)
 		cache_close(o.cache);
 	return rc;
 }
@@ -203,7 +211,7 @@ load_path_run(const cli *c, const char *path, tl_trace *tr, unsigned tables)
 static int
 load_opts_run(cli *c, tl_trace *tr, unsigned tables)
 {
-	return load_path_run(c, c->path, tr, tables);
+	return load_path_run(c, c->path, tr, tables, NULL);
 }
 
 static int
@@ -262,13 +270,14 @@ cmd_cache(cli *c)
 	cache_open(&cache, c->cache_dir);
 	int rc = 0;
 	if (c->clear) {
-		long n = cache_clear(&cache);
+		long results, n = cache_clear(&cache, &results);
 		if (n < 0) {
 			msg_error("%s: cannot read the cache directory: %s", cache.dir,
 			          strerror(errno));
 			rc = 1;
 		} else {
-			printf("removed %ld cache files from %s\n", n, cache.dir);
+			printf("removed %ld cache files and %ld stored results from %s\n", n,
+			       results, cache.dir);
 		}
 	} else {
 		cache_report(&cache, stdout);
@@ -299,18 +308,59 @@ cmd_summary(cli *c)
 		fprintf(stderr, "tl: --series goes with --json\n");
 		return 1;
 	}
+	/* the same summary over unchanged inputs prints its stored result; TL_STATS (make bench)
+	 * measures the load and TL_CACHE_RESULTS=0 the model cache, so neither reads nor stores
+	 * one */
+	tl_cache cache, *cc = cli_cache(c, &cache);
+	const char *use = getenv("TL_CACHE_RESULTS");
+	size_t klen = 0;
+	uint8_t *key = NULL;
+	if (cc != NULL && cc->dir != NULL && getenv("TL_STATS") == NULL &&
+	    (use == NULL || strcmp(use, "0") != 0))
+		key = cache_result_key_path(c->path, c->have_ranks ? &c->ranks : NULL,
+		                            c->query.rules_path, c->argc, c->argv, &klen);
+	tl_result res = {0};
+	if (key != NULL && cache_result_get(cc, key, klen, &res)) {
+		fwrite(res.err, 1, res.nerr, stderr);
+		fwrite(res.out, 1, res.nout, stdout);
+		int status = res.status;
+		cache_result_free(&res);
+		free(key);
+		cache_close(cc);
+		return status;
+	}
+	FILE *out = stdout, *err = NULL;
+	if (key != NULL) {
+		out = open_memstream(&res.out, &res.nout);
+		err = open_memstream(&res.err, &res.nerr);
+		msg_tee(err);
+	}
 	tl_trace tr;
 	/* the text summary analyses the communication ops; --json also the operators, the
 	 * launches and the counters */
-	int rc = load_opts_run(c, &tr, c->json ? TL_TABLE_ALL : TL_TABLE_COMM | TL_TABLE_LAUNCHES);
+	int rc = load_path_run(c, c->path, &tr, c->json ? TL_TABLE_ALL : TL_TABLE_COMM | TL_TABLE_LAUNCHES,
+	                       cc != NULL ? cc : CACHE_NONE);
 	if (rc == 0) {
 		tl_query *q = tlq_open(&tr, &c->query);
 		if (c->json)
-			report_summary_json_opts(stdout, q, &(report_opts){.series = c->series});
+			report_summary_json_opts(out, q, &(report_opts){.series = c->series});
 		else
-			report_summary_text(stdout, q);
+			report_summary_text(out, q);
 		tlq_close(q);
 	}
+	if (key != NULL) {
+		msg_tee(NULL);
+		fclose(out);
+		fclose(err);
+		fwrite(res.out, 1, res.nout, stdout);
+		res.status = rc;
+		if (cache_all_kept(cc))
+			cache_result_put(cc, key, klen, &res);
+		cache_result_free(&res);
+		free(key);
+	}
+	if (cc != NULL)
+		cache_close(cc);
 	if (getenv("TL_STATS") != NULL) { /* figures for `make bench` */
 		size_t nslices = 0, bytes = trace_slice_bytes(&tr, &nslices);
 		uint64_t rows = 0;
@@ -346,7 +396,7 @@ static void
 diff_side(void *arg, size_t i)
 {
 	diff_job *j = (diff_job *)arg + i;
-	j->rc = load_path_run(j->c, j->path, &j->tr, DIFF_TABLES);
+	j->rc = load_path_run(j->c, j->path, &j->tr, DIFF_TABLES, NULL);
 	if (j->rc != 0)
 		return;
 	tl_query *q = tlq_open(&j->tr, &j->c->query);
@@ -564,40 +614,6 @@ demo_tmp_dir(char **base)
 }
 
 static int
-mkdir_p(const char *path)
-{
-	char *p = xstrdup(path);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-				free(p);
-				return -1;
-			}
-			*s = '/';
-		}
-	int rc = mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
-	free(p);
-	return rc;
-}
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* Removes a tree that tl itself generated (a stale, partial demo profile). */
-static void
-rm_tree(const char *path)
-{
-	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static int
 cmd_demo(cli *c)
 {
 	char *dir = demo_dir(), *tmp_base = NULL;
@@ -619,12 +635,12 @@ cmd_demo(cli *c)
 		fprintf(stderr, "tl: generating the demo profile in %s ...\n", dir);
 		gen_opts o;
 		gen_opts_default(&o);
-		if (mkdir_p(parent) != 0 || gen_profile(&o, tmp, NULL) != 0) {
+		if (util_mkdir_p(parent) != 0 || gen_profile(&o, tmp, NULL) != 0) {
 			msg_error("cannot write the demo profile under %s", parent);
 			rc = 1;
 		} else {
 			FILE *f;
-			rm_tree(dir); /* a stale, partial demo from an interrupted run */
+			util_rm_tree(dir); /* a stale, partial demo from an interrupted run */
 			if (rename(tmp, dir) != 0 || (f = fopen(stamp, "w")) == NULL) {
 				msg_error("cannot create %s: %s", dir, strerror(errno));
 				rc = 1;
@@ -645,7 +661,7 @@ cmd_demo(cli *c)
 			rc = cmd_view(c);
 	}
 	if (tmp_base != NULL) {
-		rm_tree(tmp_base);
+		util_rm_tree(tmp_base);
 		free(tmp_base);
 	}
 	free(stamp);
@@ -729,6 +745,8 @@ main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	cli c;
 	memset(&c, 0, sizeof c);
+	c.argc = argc - 1; /* without the program's own name: any path to tl keys alike */
+	c.argv = argv + 1;
 	c.vs_rank = -1;
 	c.steps_a = c.steps_b = -1;
 	const command *cmd = NULL;

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "load/cache_int.h"
 #include "load/load.h"
+#include "util/files.h"
 #include "util/hash.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
@@ -64,24 +65,6 @@ parse_size(const char *s)
 	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
 }
 
-static int
-mkdir_p(const char *path)
-{
-	char *p = xstrdup(path);
-	int rc = 0;
-	for (char *s = p + 1; *s && rc == 0; s++)
-		if (*s == '/') {
-			*s = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST)
-				rc = -1;
-			*s = '/';
-		}
-	if (rc == 0 && mkdir(p, 0755) != 0 && errno != EEXIST)
-		rc = -1;
-	free(p);
-	return rc;
-}
-
 static void
 warn_unwritable(tl_cache *c, const char *why)
 {
@@ -91,7 +74,7 @@ warn_unwritable(tl_cache *c, const char *why)
 	if (!c->warned)
 		msg_warn(c->dir, "cannot write the model cache here (%s); going on without it",
 		         why);
-	c->warned = 1;
+	c->warned = c->complained = 1;
 	c->read_only = 1;
 	pthread_mutex_unlock(&c->lock);
 }
@@ -108,7 +91,7 @@ cache_open(tl_cache *c, const char *dir)
 		return 0;
 	/* a directory tl cannot write is still read (a shared cache others filled); the one
 	 * warning comes when a rank would have been written */
-	if (mkdir_p(c->dir) != 0 || access(c->dir, W_OK | X_OK) != 0) {
+	if (util_mkdir_p(c->dir) != 0 || access(c->dir, W_OK | X_OK) != 0) {
 		c->read_only = 1;
 		snprintf(c->ro_why, sizeof c->ro_why, "%s", strerror(errno));
 	}
@@ -219,6 +202,9 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
 		add_rec(c, r->rank, TL_CACHE_HIT, file, len, cache_rank_slices(r));
 	} else {
 		msg_warn(file, "cache file not used: %s; reading the profile again", err);
+		pthread_mutex_lock(&c->lock);
+		c->complained = 1;
+		pthread_mutex_unlock(&c->lock);
 	}
 	close(fd);
 	free(file);
@@ -314,13 +300,23 @@ typedef struct entry {
 	uint64_t size;
 	int64_t mtime_ns;
 	int tmp;
+	int result; /* a stored result, not a rank's model */
 } entry;
 
 static int
-is_cache_name(const char *name, int *tmp)
+has_ext(const char *name, size_t n, const char *ext)
 {
-	size_t n = strlen(name), e = strlen(FILE_EXT);
-	if (n <= e || strcmp(name + n - e, FILE_EXT) != 0)
+	size_t e = strlen(ext);
+	return n > e && strcmp(name + n - e, ext) == 0;
+}
+
+/* A rank's model or a stored result: both count toward the bound and go with --clear. */
+static int
+is_cache_name(const char *name, int *tmp, int *result)
+{
+	size_t n = strlen(name);
+	*result = has_ext(name, n, RESULT_EXT);
+	if (!has_ext(name, n, FILE_EXT) && !*result)
 		return 0;
 	*tmp = strncmp(name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0;
 	return 1;
@@ -337,8 +333,8 @@ list_dir(const char *dir, size_t *count)
 	size_t cap = 0;
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
-		int tmp;
-		if (!is_cache_name(de->d_name, &tmp))
+		int tmp, result;
+		if (!is_cache_name(de->d_name, &tmp, &result))
 			continue;
 		char *p = xasprintf("%s/%s", dir, de->d_name);
 		struct stat st;
@@ -347,7 +343,8 @@ list_dir(const char *dir, size_t *count)
 			continue;
 		}
 		entry x = {p, (uint64_t)st.st_size,
-		           (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, tmp};
+		           (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, tmp,
+		           result};
 		VEC_PUSH(v, *count, cap, x);
 	}
 	closedir(d);
@@ -394,12 +391,13 @@ cache_report(const tl_cache *c, FILE *f)
 		fprintf(f, "cache: none (neither XDG_CACHE_HOME nor HOME is set)\n");
 		return;
 	}
-	size_t n, files = 0;
+	size_t n, files = 0, results = 0;
 	entry *v = list_dir(c->dir, &n);
 	uint64_t total = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!v[i].tmp) {
-			files++;
+			files += !v[i].result;
+			results += v[i].result;
 			total += v[i].size;
 		}
 		free(v[i].path);
@@ -407,6 +405,7 @@ cache_report(const tl_cache *c, FILE *f)
 	free(v);
 	fprintf(f, "cache: %s\n", c->dir);
 	fprintf(f, "files: %zu\n", files);
+	fprintf(f, "stored results: %zu\n", results);
 	fprintf(f, "size: %llu bytes (%.1f MiB)\n", (unsigned long long)total,
 	        (double)total / 1048576.0);
 	fprintf(f, "bound: %llu bytes (%.1f MiB; TL_CACHE_MAX sets it)\n",
@@ -414,8 +413,9 @@ cache_report(const tl_cache *c, FILE *f)
 }
 
 long
-cache_clear(const tl_cache *c)
+cache_clear(const tl_cache *c, long *results)
 {
+	*results = 0;
 	if (c->dir == NULL)
 		return 0;
 	DIR *d = opendir(c->dir);
@@ -425,9 +425,12 @@ cache_clear(const tl_cache *c)
 	size_t n;
 	entry *v = list_dir(c->dir, &n);
 	long removed = 0;
+	*results = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (unlink(v[i].path) == 0)
-			removed++;
+		if (unlink(v[i].path) == 0) {
+			removed += !v[i].result;
+			*results += v[i].result;
+		}
 		free(v[i].path);
 	}
 	free(v);

@@ -26,6 +26,7 @@
 
 #include "model/trace.h"
 #include "profile/discover.h"
+#include "util/rankspec.h"
 
 /* 3: the gathered tables (operators, launches, comm, counters); 4: the overlap lanes, and lanes
  * read in place from the mapping; 5: each operator task's start beside its duration; 6: a
@@ -54,7 +55,9 @@ typedef struct tl_cache {
 	int read_only;      /* could not write here: read what is there, write nothing */
 	char ro_why[128];   /* why not */
 	pthread_mutex_t lock;
-	int warned; /* the one "cannot write" warning was given */
+	int warned;     /* the one "cannot write" warning was given */
+	int complained; /* a cache file was not used or not written: said on stderr (no stored
+	                 * result keeps that line: it tells of the cache, not of the profile) */
 	tl_cache_rec *recs;
 	size_t nrecs, rcap;
 } tl_cache;
@@ -84,9 +87,47 @@ void cache_evict(tl_cache *);
 
 /* `tl cache`: where, how many files, how many bytes. */
 void cache_report(const tl_cache *, FILE *);
-/* `tl cache --clear`: removes every cache file (and stale temporary file). Returns the count,
- * -1 when the directory cannot be read. */
-long cache_clear(const tl_cache *);
+/* `tl cache --clear`: removes every cache file (and stale temporary file). Returns the count of
+ * ranks' files (*results: of stored results), -1 when the directory cannot be read. */
+long cache_clear(const tl_cache *, long *results);
+
+/* ---- stored results (cache_result.c) --------------------------------------------------------
+ * A command whose output is a function of its ranks' models and its own arguments (tl summary)
+ * keeps that output beside the rank files: the next run with the same arguments over the same
+ * unchanged inputs prints it without mapping a rank. The key is every rank's model key (its
+ * files' identity, the tl build, the cache format: cache_key) and the words the command adds
+ * (its command line, the stage rules' text, the environment it reads). A result is stored only
+ * when every rank of the run was read from or written to the cache (cache_all_kept). */
+typedef struct tl_result {
+	int status; /* the command's exit status */
+	char *out;  /* what it wrote to stdout (NUL-terminated, nout bytes before it) */
+	size_t nout;
+	char *err; /* and to stderr */
+	size_t nerr;
+} tl_result;
+
+/* The key of a result over sl (discover's list, as load_trace reads it) and words[0..nwords)
+ * (malloc'd, *len bytes). */
+uint8_t *cache_result_key(const tl_sourcelist *sl, const char *const *words, size_t nwords,
+                          size_t *len);
+/* The same for the profile at path with --rank ranks (NULL: all), found by discovery, and the
+ * words of a command line (argv[0..argc)) and cache_result_env(rules_path); NULL when nothing is
+ * found there. */
+uint8_t *cache_result_key_path(const char *path, const tl_rankset *ranks, const char *rules_path,
+                               int argc, char *const *argv, size_t *len);
+/* The words a report's result adds to its key besides its command line: the stage rules' text
+ * (rules_path, NULL: the config folder's stages file) and the environment variables that can
+ * change a report's bytes (malloc'd string; a rules file with a NUL byte is cut there, which
+ * only costs a stored result). */
+char *cache_result_env(const char *rules_path);
+/* 1 with *out filled (cache_result_free it) when a result is stored under key; 0 when none (a bad
+ * file is named in one line and then replaced by the next cache_result_put). */
+int cache_result_get(tl_cache *, const uint8_t *key, size_t klen, tl_result *out);
+/* Stores res under key (a temporary file renamed into place). Returns 1 when stored. */
+int cache_result_put(tl_cache *, const uint8_t *key, size_t klen, const tl_result *res);
+void cache_result_free(tl_result *);
+/* 1 when every rank the cache saw in this process was read from it or written to it. */
+int cache_all_kept(const tl_cache *);
 
 /* The reader itself, for tests and the fuzz target: a cache file's bytes checked and decoded
  * against the key of src[0..n). Returns the rank, or NULL with the reason in err. */

@@ -12,6 +12,7 @@
 #define BYTE_ORDER_MARK 0x01020304u
 #define END_MARK UINT64_C(0x444e454c444f4d54) /* "TMODLEND" */
 #define FILE_EXT ".tlc"
+#define RESULT_EXT ".tlr" /* a stored result (cache_result.c) */
 #define TMP_PREFIX ".tmp-"
 
 enum { RANK_LOADED = 1, RANK_HOST_ONLY = 2 };

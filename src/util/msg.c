@@ -16,6 +16,7 @@ static _Thread_local msg_capture_fn capture_fn;
 static _Thread_local void *capture_ctx;
 static _Thread_local _Atomic uint64_t *rows_sink;
 static _Thread_local int hold;
+static FILE *tee; /* msg_tee: under msg_lock */
 static struct {
 	int active, shown, total, done;
 	int loads; /* loads between msg_progress_start and _end: tl diff runs two at once */
@@ -75,6 +76,26 @@ progress_clear_locked(void)
 	}
 }
 
+/* "tl: PATH: TEXT" (path may be NULL) to stderr, and to the tee. Under msg_lock. */
+static void
+say_locked(const char *path, const char *text)
+{
+	for (FILE *f = stderr; f != NULL; f = f == stderr ? tee : NULL) {
+		if (path != NULL)
+			fprintf(f, "tl: %s: %s\n", path, text);
+		else
+			fprintf(f, "tl: %s\n", text);
+	}
+}
+
+void
+msg_tee(FILE *f)
+{
+	pthread_mutex_lock(&msg_lock);
+	tee = f;
+	pthread_mutex_unlock(&msg_lock);
+}
+
 void
 msg_set_quiet(int q)
 {
@@ -122,10 +143,9 @@ msg_warn(const char *path, const char *fmt, ...)
 		if (path != NULL) {
 			char p[1024];
 			text_sanitize(path, p, sizeof p, 1);
-			fprintf(stderr, "tl: %s: %s\n", p,
-			        text_sanitize(buf, safe, sizeof safe, 1));
+			say_locked(p, text_sanitize(buf, safe, sizeof safe, 1));
 		} else {
-			fprintf(stderr, "tl: %s\n", text_sanitize(buf, safe, sizeof safe, 1));
+			say_locked(NULL, text_sanitize(buf, safe, sizeof safe, 1));
 		}
 	}
 	pthread_mutex_unlock(&msg_lock);
@@ -142,7 +162,7 @@ msg_error(const char *fmt, ...)
 	pthread_mutex_lock(&msg_lock);
 	progress_clear_locked();
 	/* paths and names in messages come from the user's files: never raw on a terminal */
-	fprintf(stderr, "tl: %s\n", text_sanitize(buf, safe, sizeof safe, 1));
+	say_locked(NULL, text_sanitize(buf, safe, sizeof safe, 1));
 	pthread_mutex_unlock(&msg_lock);
 }
 

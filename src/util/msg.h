@@ -2,6 +2,7 @@
 #ifndef TL_MSG_H
 #define TL_MSG_H
 #include <stdint.h>
+#include <stdio.h>
 
 /* "tl: PATH: problem" -- one line per bad input. path may be NULL. A line said before (the same
  * path and text) is not printed again. */
@@ -24,6 +25,9 @@ unsigned msg_warn_count(void);
  * them again when it opens the rank from the cache. */
 typedef void (*msg_capture_fn)(void *ctx, const char *path, const char *text);
 void msg_capture(msg_capture_fn fn, void *ctx);
+/* Every line msg_warn and msg_error print from now on is also written to f (NULL: no longer):
+ * a stored result (tl summary) keeps what the run said on stderr with what it printed. */
+void msg_tee(FILE *f);
 /* Silence warnings (tests that expect them print their own). */
 void msg_set_quiet(int quiet);
 

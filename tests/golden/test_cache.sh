@@ -38,6 +38,8 @@ for p in $profiles; do
 	n=$(nfiles "$CD")
 	check "$name: a cold open writes one file per rank ($n)" [ "$n" -gt 0 ]
 	"$TL" summary "$p" --json >"$t_tmp/warm.json" 2>"$t_tmp/warm.err"
+	# the stored result (test_results.sh) served that one; this one reads the mapped ranks
+	TL_CACHE_RESULTS=0 "$TL" summary "$p" --json >"$t_tmp/mapped.json" 2>"$t_tmp/mapped.err"
 	# a warm open reads none of the profile's files: every table the summary shows is in the
 	# cache (the cold open, without one, reads them all)
 	TL_STATS=1 "$TL" summary "$p" --json 2>&1 >/dev/null | grep '^stats:' >"$t_tmp/stats.warm"
@@ -46,11 +48,12 @@ for p in $profiles; do
 		sh -c "grep -q 'source_opens=0\$' '$t_tmp/stats.warm' && ! grep -q 'source_opens=0\$' '$t_tmp/stats.none'"
 	"$TL" summary "$p" >"$t_tmp/warm.txt" 2>/dev/null
 	"$TL" summary "$p" --no-cache >"$t_tmp/none.txt" 2>/dev/null
-	check "$name: summary --json is byte-identical cold, warm and without the cache" \
-		sh -c "cmp -s '$t_tmp/none.json' '$t_tmp/cold.json' && cmp -s '$t_tmp/none.json' '$t_tmp/warm.json' && [ -s '$t_tmp/none.json' ]"
-	check "$name: the text summary too" cmp -s "$t_tmp/none.txt" "$t_tmp/warm.txt"
+	TL_CACHE_RESULTS=0 "$TL" summary "$p" >"$t_tmp/mapped.txt" 2>/dev/null
+	check "$name: summary --json is byte-identical cold, warm (stored and mapped) and without the cache" \
+		sh -c "cmp -s '$t_tmp/none.json' '$t_tmp/cold.json' && cmp -s '$t_tmp/none.json' '$t_tmp/warm.json' && cmp -s '$t_tmp/none.json' '$t_tmp/mapped.json' && [ -s '$t_tmp/none.json' ]"
+	check "$name: the text summary too" sh -c "cmp -s '$t_tmp/none.txt' '$t_tmp/warm.txt' && cmp -s '$t_tmp/none.txt' '$t_tmp/mapped.txt'"
 	check "$name: the same warnings from the cache as from the files" \
-		sh -c "cmp -s '$t_tmp/none.err' '$t_tmp/cold.err' && cmp -s '$t_tmp/none.err' '$t_tmp/warm.err'"
+		sh -c "cmp -s '$t_tmp/none.err' '$t_tmp/cold.err' && cmp -s '$t_tmp/none.err' '$t_tmp/warm.err' && cmp -s '$t_tmp/none.err' '$t_tmp/mapped.err'"
 	"$TL" index "$p" >"$t_tmp/idx" 2>&1
 	nr=$(grep -c '^rank .*: already cached in ' "$t_tmp/idx")
 	check "$name: index finds every rank cached ($nr of $n)" [ "$nr" -eq "$n" ]
@@ -179,20 +182,23 @@ check "... the evicted profile is read again" grep -q '^rank 0: wrote' "$t_tmp/i
 
 # ---- tl cache ------------------------------------------------------------------------------
 "$TL" cache --cache-dir "$t_tmp/conc" >"$t_tmp/out" 2>&1
-bytes=$(cat "$t_tmp/conc"/*.tlc | wc -c)
+bytes=$(cat "$t_tmp/conc"/*.tlc "$t_tmp/conc"/*.tlr | wc -c)
+nres=$(find "$t_tmp/conc" -maxdepth 1 -name '*.tlr' | wc -l)
 check "tl cache names the directory" grep -q "^cache: $t_tmp/conc\$" "$t_tmp/out"
 check "tl cache counts 3 files" grep -q '^files: 3$' "$t_tmp/out"
+check "tl cache counts the stored results ($nres)" sh -c "[ $nres -gt 0 ] && grep -q '^stored results: $nres\$' '$t_tmp/out'"
 check "tl cache sums their bytes ($bytes)" grep -q "^size: $bytes bytes" "$t_tmp/out"
 "$TL" cache >"$t_tmp/out" 2>&1
 check "tl cache defaults to \$XDG_CACHE_HOME/tl/models" grep -q "^cache: $CD\$" "$t_tmp/out"
 "$TL" cache --clear --cache-dir "$t_tmp/conc" >"$t_tmp/out" 2>&1
-check "tl cache --clear removes them" sh -c "grep -q '^removed 3 cache files' '$t_tmp/out' && [ $(nfiles "$t_tmp/conc") -eq 0 ]"
+check "tl cache --clear removes them" sh -c "grep -q '^removed 3 cache files and $nres stored results' '$t_tmp/out' && [ $(nfiles "$t_tmp/conc") -eq 0 ] && ! ls '$t_tmp/conc' | grep -q '\.tlr\$'"
 mkdir -p "$t_tmp/conc/keep" && echo x >"$t_tmp/conc/notes.txt"
 "$TL" cache --clear --cache-dir "$t_tmp/conc" >/dev/null 2>&1
 check "... and nothing that is not a cache file" sh -c "[ -d '$t_tmp/conc/keep' ] && [ -f '$t_tmp/conc/notes.txt' ]"
 check "tl summary does not take --clear" sh -c "! '$TL' summary '$P' --clear 2>/dev/null"
 
-# ---- hostile cache files ---------------------------------------------------------------------
+# ---- hostile cache files (read: not served from a stored result) ---------------------------
+export TL_CACHE_RESULTS=0
 rm -rf "$t_tmp/h"
 "$TL" index "$P" --cache-dir "$t_tmp/h" >"$t_tmp/idx" 2>&1
 f0=$(sed -n 's/^rank 0: wrote \(.*\.tlc\) .*/\1/p' "$t_tmp/idx")
@@ -232,6 +238,7 @@ rm -f "$f0" && mkdir "$f0"
 "$TL" summary "$P" --json --cache-dir "$t_tmp/h" >"$t_tmp/got.json" 2>"$t_tmp/err"
 check "a directory under a cache file's name: the same numbers" cmp -s "$t_tmp/want.json" "$t_tmp/got.json"
 rmdir "$f0"
+unset TL_CACHE_RESULTS
 
 
 # ---- loader state read on demand after loading: a DB's forward/backward operator pairs are
