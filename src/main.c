@@ -199,8 +199,8 @@ load_path_run(const cli *c, const char *path, tl_trace *tr, unsigned tables, tl_
 	tl_cache own;
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
 	                  .cache = cache == CACHE_NONE ? NULL
-	                           : cache != NULL    ? cache
-	                                              : cli_cache(c, &own),
+	                           : cache != NULL     ? cache
+	                                               : cli_cache(c, &own),
 	                  .tables = tables};
 	int rc = load_trace(path, &o, tr);
 	if (cache == NULL && o.cache != NULL)
@@ -338,7 +338,8 @@ cmd_summary(cli *c)
 	tl_trace tr;
 	/* the text summary analyses the communication ops; --json also the operators, the
 	 * launches and the counters */
-	int rc = load_path_run(c, c->path, &tr, c->json ? TL_TABLE_ALL : TL_TABLE_COMM | TL_TABLE_LAUNCHES,
+	int rc = load_path_run(c, c->path, &tr,
+	                       c->json ? TL_TABLE_ALL : TL_TABLE_COMM | TL_TABLE_LAUNCHES,
 	                       cc != NULL ? cc : CACHE_NONE);
 	if (rc == 0) {
 		tl_query *q = tlq_open(&tr, &c->query);
