@@ -225,8 +225,7 @@ result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen, tl_
 		return "truncated or extended since it was written";
 	if (util_hash_bytes((const char *)b + RESULT_HEADER, len - RESULT_HEADER) != sum)
 		return "its checksum does not match (corrupt)";
-	if (kl != klen || kl > len - RESULT_HEADER ||
-	    memcmp(b + RESULT_HEADER, key, klen) != 0)
+	if (kl != klen || kl > len - RESULT_HEADER || memcmp(b + RESULT_HEADER, key, klen) != 0)
 		return NULL; /* another key under the same name: a miss, not a fault */
 	rd r = {b + RESULT_HEADER, len - RESULT_HEADER, (size_t)kl, 0};
 	uint64_t status = get64(&r), nout, nerr;
