@@ -4,7 +4,9 @@
 # writing it (first open) and reading it (warm), the viewer's peak anonymous and total resident
 # memory per slice without the cache, writing it and warm, the cache's size on disk per slice,
 # and `tl index` throughput with one process and with two (half the ranks each) into one
-# directory. Wall time and CPU time (user + system) both: on a shared host the wall time also
+# directory. "cache present" is a stored result (tl summary's output kept in the cache) when the
+# build has them; "mapped ranks" bypasses it (TL_CACHE_RESULTS=0): every rank's model mapped and
+# analysed. Wall time and CPU time (user + system) both: on a shared host the wall time also
 # measures the other processes.
 #
 # Side by side with a baseline: BENCH_BASE_TL=PATH names another build of tl (for example main:
@@ -73,6 +75,9 @@ measure() {
 	eval "${p}_s_write=$mw ${p}_c_write=$mc"
 	med "'$bin' summary '$PROFILE' --cache-dir '$cache'"
 	eval "${p}_s_warm=$mw ${p}_c_warm=$mc"
+	# the same with the stored result bypassed: the ranks' models mapped and analysed
+	med "TL_CACHE_RESULTS=0 '$bin' summary '$PROFILE' --cache-dir '$cache'"
+	eval "${p}_s_mapped=$mw ${p}_c_mapped=$mc"
 	eval "${p}_bytes=$(cat "$cache"/*.tlc | wc -c)"
 	view_once "$bin" "$cache" --no-cache
 	eval "${p}_v_none=$ff ${p}_none_anon=$anon_kb ${p}_none_hwm=$hwm_kb"
@@ -114,6 +119,8 @@ for p in tl base; do
 	done
 	eval "${p}_pct_s=$(calc "100 * $(eval echo "\$${p}_s_warm") / $(eval echo "\$${p}_s_cold")")"
 	eval "${p}_pct_c=$(calc "100 * $(eval echo "\$${p}_c_warm") / $(eval echo "\$${p}_c_cold")")"
+	eval "${p}_pct_ms=$(calc "100 * $(eval echo "\$${p}_s_mapped") / $(eval echo "\$${p}_s_cold")")"
+	eval "${p}_pct_mc=$(calc "100 * $(eval echo "\$${p}_c_mapped") / $(eval echo "\$${p}_c_cold")")"
 	eval "${p}_disk=$(calc "$(eval echo "\$${p}_bytes") / $slices")"
 done
 echo "== the model cache on $RANKS ranks x $TASKS tasks ($slices slices, $rows rows; $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), medians of $RUNS)"
@@ -125,6 +132,10 @@ row "tl summary, cache present (wall s)" "%10.3f" s_warm
 row "tl summary, cache present (CPU s)" "%10.3f" c_warm
 row "  warm / cold, wall (bar <= 5%)" "%9.1f%%" pct_s
 row "  warm / cold, CPU" "%9.1f%%" pct_c
+row "tl summary, mapped ranks (wall s)" "%10.3f" s_mapped
+row "tl summary, mapped ranks (CPU s)" "%10.3f" c_mapped
+row "  mapped / cold, wall" "%9.1f%%" pct_ms
+row "  mapped / cold, CPU" "%9.1f%%" pct_mc
 row "viewer first frame, no cache (ms)" "%10.1f" v_none
 row "viewer first frame, writing the cache (ms)" "%10.1f" v_cold
 row "viewer first frame, cache present (ms)" "%10.1f" v_warm
