@@ -257,16 +257,22 @@ tlq_step_overlaps(const tl_rank *r, tl_step_overlap **out)
 	}
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *t = r->tracks[i];
-		if (t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM)
+		if ((t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM) || t->step == NULL)
 			continue;
-		for (size_t k = 0; k < t->n; k++) {
-			uint16_t s = t->step ? t->step[k] : TL_NO_STEP;
-			if (s == TL_NO_STEP || s >= r->nsteps)
-				continue;
-			if (t->v[k].start < lo[s])
-				lo[s] = t->v[k].start;
-			if (t->v[k].end > hi[s])
-				hi[s] = t->v[k].end;
+		/* a track's slices do not overlap: in a run of slices of one step the first starts
+		 * first and the last ends last, so only the tags are read through */
+		for (size_t k = 0; k < t->n;) {
+			uint16_t s = t->step[k];
+			size_t j = k + 1;
+			while (j < t->n && t->step[j] == s)
+				j++;
+			if (s != TL_NO_STEP && s < r->nsteps) {
+				if (t->v[k].start < lo[s])
+					lo[s] = t->v[k].start;
+				if (t->v[j - 1].end > hi[s])
+					hi[s] = t->v[j - 1].end;
+			}
+			k = j;
 		}
 	}
 	*out = xcalloc(r->nsteps, sizeof **out);
