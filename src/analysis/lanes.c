@@ -1,6 +1,7 @@
 #include "config.h"
 #include "analysis/lanes.h"
 #include "analysis/overlap.h"
+#include "model/lod.h"
 #include "util/parallel.h"
 #include "util/xalloc.h"
 
@@ -27,6 +28,86 @@ lanes_overlap_track(const tl_rank *r, int key)
 		    r->tracks[i]->depth == 0)
 			return r->tracks[i];
 	return NULL;
+}
+
+/* The busy time of lane t (sorted, disjoint intervals) inside [t0, t1). */
+static int64_t
+lane_busy(const tl_track *t, int64_t t0, int64_t t1)
+{
+	if (t == NULL || t1 <= t0)
+		return 0;
+	size_t a = track_first_ending_after(t, t0), b = track_first_starting_at(t, t1);
+	if (a >= b)
+		return 0;
+	int64_t busy;
+	if (t->lod != NULL) {
+		busy = lod_busy(t->lod, t->v, a, b);
+	} else {
+		busy = 0;
+		for (size_t i = a; i < b; i++)
+			busy += t->v[i].end - t->v[i].start;
+	}
+	if (t->v[a].start < t0)
+		busy -= t0 - t->v[a].start;
+	if (t->v[b - 1].end > t1)
+		busy -= t->v[b - 1].end - t1;
+	return busy;
+}
+
+/* The first and the last instant of lane t inside [t0, t1), clipped to it. */
+static void
+lane_envelope(const tl_track *t, int64_t t0, int64_t t1, int64_t *first, int64_t *last)
+{
+	if (t == NULL || t1 <= t0)
+		return;
+	size_t a = track_first_ending_after(t, t0), b = track_first_starting_at(t, t1);
+	if (a >= b)
+		return;
+	int64_t s = t->v[a].start < t0 ? t0 : t->v[a].start;
+	int64_t e = t->v[b - 1].end > t1 ? t1 : t->v[b - 1].end;
+	if (s < *first)
+		*first = s;
+	if (e > *last)
+		*last = e;
+}
+
+int
+lanes_overlap(const tl_rank *r, int64_t t0, int64_t t1, int64_t prep_from, tl_overlap *o)
+{
+	const tl_track *l[TL_OVL__COUNT] = {NULL};
+	int built = 0;
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		if (t->kind == TL_LANE_OVERLAP && t->depth == 0 && t->key >= 0 &&
+		    t->key < TL_OVL__COUNT) {
+			l[t->key] = t;
+			built = 1;
+		}
+	}
+	if (!built)
+		return -1;
+	/* compute and communication are disjoint from communication not overlapped: the union
+	 * of both is computing + exposed, and what they share is communication - exposed */
+	int64_t comp = lane_busy(l[TL_OVL_COMPUTING], t0, t1);
+	int64_t comm = lane_busy(l[TL_OVL_COMMUNICATION], t0, t1);
+	int64_t exposed = lane_busy(l[TL_OVL_COMM_EXPOSED], t0, t1);
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	lane_envelope(l[TL_OVL_COMPUTING], t0, t1, &first, &last);
+	lane_envelope(l[TL_OVL_COMMUNICATION], t0, t1, &first, &last);
+	o->computing = comp;
+	o->communication = comm;
+	o->overlapped = comm - exposed;
+	o->comm_not_overlapped = exposed;
+	o->first_busy = first;
+	o->last_busy = last;
+	if (first <= last) {
+		o->free = (last - first) - (comp + exposed);
+		o->preparing = prep_from != INT64_MIN ? first - prep_from : 0;
+	} else {
+		o->free = 0;
+		o->preparing = 0;
+	}
+	return 0;
 }
 
 typedef struct ivl {

@@ -10,6 +10,7 @@
  * The Free intervals are the bubbles the viewer paints and jumps between. */
 #ifndef TL_LANES_H
 #define TL_LANES_H
+#include "analysis/overlap.h"
 #include "model/trace.h"
 
 enum {
@@ -30,5 +31,12 @@ void lanes_build_rank(tl_rank *r);
 void lanes_build(tl_trace *tr, int threads);
 /* The overlap track `key` of r, or NULL when lanes_build_rank has not run (or it is empty). */
 tl_track *lanes_overlap_track(const tl_rank *r, int key);
+
+/* overlap_compute(r, TL_NO_STEP, t0, t1, prep_from, o) from the four lanes instead of a union
+ * walk over every compute and communication slice: the same numbers (the lanes are those
+ * unions), at the cost of the lanes' intervals inside the window (a lookup with a level of
+ * detail). A step's figures too, when no slice of another step meets the window. Returns -1
+ * when r has no overlap lanes (lanes_build_rank has not run), 0 when *o is set. */
+int lanes_overlap(const tl_rank *r, int64_t t0, int64_t t1, int64_t prep_from, tl_overlap *o);
 
 #endif

@@ -1,6 +1,5 @@
 #include "config.h"
 #include "analysis/timesplit.h"
-#include "analysis/overlap.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -17,79 +16,91 @@ cmp_ival(const void *a, const void *b)
 	return (x->s > y->s) - (x->s < y->s);
 }
 
-/* The busy intervals (compute, then communication: each list by start, disjoint) of step in
- * [t0, t1], merged into one list by start (malloc'd, *n of them). */
-static ival *
-busy_in(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, size_t *n)
+/* A busy lane (compute or communication) as the exposure walk reads it: p only moves forward. */
+typedef struct busy_lane {
+	const tl_track *t;
+	size_t p;
+} busy_lane;
+
+/* The first slice of t at p or after that ends after x. A track's slices do not overlap, so
+ * their ends are sorted: doubling steps from p, then halving, cost the log of the distance
+ * moved, and a walk over many points of one step stays near the slices it needs. */
+static size_t
+first_ending_after_from(const tl_track *t, size_t p, int64_t x)
 {
-	ival *v[2] = {NULL, NULL};
-	size_t nv[2] = {0, 0}, cap[2] = {0, 0};
-	static const tl_lane_kind kinds[] = {TL_LANE_COMPUTE, TL_LANE_COMM};
-	for (int k = 0; k < 2; k++) {
-		tl_union_iter it;
-		int64_t s, e;
-		union_iter_init(&it, r, kinds[k], step, t0, t1);
-		while (union_iter_next(&it, &s, &e)) {
-			ival x = {s, e};
-			VEC_PUSH(v[k], nv[k], cap[k], x);
-		}
-		union_iter_done(&it);
+	if (p >= t->n || t->v[p].end > x)
+		return p;
+	size_t lo = p, step = 1; /* v[lo] ends at or before x */
+	while (step < t->n - lo && t->v[lo + step].end <= x) {
+		lo += step;
+		step *= 2;
 	}
-	ival *b = xreallocarray(NULL, nv[0] + nv[1] + 1, sizeof *b);
-	size_t i = 0, j = 0, o = 0;
-	while (i < nv[0] || j < nv[1])
-		b[o++] =
-		    j >= nv[1] || (i < nv[0] && v[0][i].s <= v[1][j].s) ? v[0][i++] : v[1][j++];
-	free(v[0]);
-	free(v[1]);
-	*n = o;
-	return b;
+	size_t hi = step < t->n - lo ? lo + step : t->n; /* hi = n, or v[hi] ends after x */
+	lo++;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->v[mid].end <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
-/* The time of the disjoint intervals m[0 .. nm) (by start) that b[0 .. nb) (by start, may
- * overlap each other) does not cover. */
+/* The time of [s, e) that no slice of step (TL_NO_STEP: any) on the lanes covers. Starting at
+ * s, the point x jumps to the furthest end of the slices that cover it, or, when none does, to
+ * the next start (that stretch is exposed): a step per slice inside [s, e), nothing outside
+ * it. The lanes' positions must not be past [s, e) (calls go by start). */
 static int64_t
-minus(const ival *m, size_t nm, const ival *b, size_t nb)
+exposed_in(busy_lane *l, size_t nl, uint16_t step, int64_t s, int64_t e)
 {
+	int64_t x = s, out = 0;
+	while (x < e) {
+		int64_t reach = x, next = e;
+		for (size_t k = 0; k < nl; k++) {
+			const tl_track *t = l[k].t;
+			size_t p = first_ending_after_from(t, l[k].p, x);
+			if (step != TL_NO_STEP && t->step)
+				while (p < t->n && t->step[p] != step && t->v[p].start < e)
+					p++;
+			l[k].p = p;
+			if (p >= t->n || t->v[p].start >= e)
+				continue;
+			if (t->v[p].start <= x) {
+				if (t->v[p].end > reach)
+					reach = t->v[p].end;
+			} else if (t->v[p].start < next) {
+				next = t->v[p].start;
+			}
+		}
+		if (reach > x) {
+			x = reach;
+		} else {
+			out += next - x;
+			x = next;
+		}
+	}
+	return out;
+}
+
+/* The time of the disjoint intervals m[0 .. nm) (by start) no compute or communication slice
+ * of step covers. The walk touches only the slices that meet the intervals (and, between two
+ * intervals, a search per lane), not every busy slice from the first interval to the last. */
+static int64_t
+exposed(const tl_rank *r, uint16_t step, const ival *m, size_t nm)
+{
+	size_t nl = 0;
+	for (size_t k = 0; k < r->ntracks; k++)
+		nl += r->tracks[k]->kind == TL_LANE_COMPUTE || r->tracks[k]->kind == TL_LANE_COMM;
+	busy_lane *l = xcalloc(nl ? nl : 1, sizeof *l);
+	nl = 0;
+	for (size_t k = 0; k < r->ntracks; k++)
+		if (r->tracks[k]->kind == TL_LANE_COMPUTE || r->tracks[k]->kind == TL_LANE_COMM)
+			l[nl++] = (busy_lane){r->tracks[k], 0};
 	int64_t out = 0;
-	size_t j = 0;
-	for (size_t i = 0; i < nm; i++) {
-		int64_t p = m[i].s, end = m[i].e;
-		while (j < nb && b[j].e <= p)
-			j++;
-		for (size_t q = j; q < nb && b[q].s < end && p < end; q++) {
-			if (b[q].s > p)
-				out += b[q].s - p;
-			if (b[q].e > p)
-				p = b[q].e;
-		}
-		if (p < end)
-			out += end - p;
-	}
-	return out;
-}
-
-/* The time of [s, e) no busy slice of step covers. */
-static int64_t
-uncovered(const tl_rank *r, uint16_t step, int64_t s, int64_t e)
-{
-	size_t nb;
-	ival *b = busy_in(r, step, s, e, &nb);
-	ival m = {s, e};
-	int64_t out = minus(&m, 1, b, nb);
-	free(b);
-	return out;
-}
-
-/* The same of every m[0 .. nm), in one sweep over the busy slices from the first to the
- * last. */
-static int64_t
-uncovered_sweep(const tl_rank *r, uint16_t step, const ival *m, size_t nm)
-{
-	size_t nb;
-	ival *b = busy_in(r, step, m[0].s, m[nm - 1].e, &nb);
-	int64_t out = minus(m, nm, b, nb);
-	free(b);
+	for (size_t i = 0; i < nm; i++)
+		out += exposed_in(l, nl, step, m[i].s, m[i].e);
+	free(l);
 	return out;
 }
 
@@ -128,25 +139,7 @@ timesplit_memory(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, int64_
 			m[nu++] = m[i];
 		}
 	}
-	/* what compute or communication of the step covers of it: inside each memcpy interval
-	 * alone when they are few against the busy slices between the first and the last (a
-	 * union per interval: a binary search per lane), else one sweep over all of them */
-	size_t nbusy = 0, nlanes = 0;
-	for (size_t k = 0; k < r->ntracks; k++) {
-		const tl_track *t = r->tracks[k];
-		if (t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM)
-			continue;
-		nlanes++;
-		size_t a = track_first_ending_after(t, m[0].s),
-		       z = track_first_starting_at(t, m[nu - 1].e);
-		nbusy += z > a ? z - a : 0;
-	}
-	if (nu * (nlanes + 1) * 16 < nbusy) {
-		for (size_t i = 0; i < nu; i++)
-			*not_overlapped += uncovered(r, step, m[i].s, m[i].e);
-	} else {
-		*not_overlapped = uncovered_sweep(r, step, m, nu);
-	}
+	*not_overlapped = exposed(r, step, m, nu);
 	free(m);
 }
 

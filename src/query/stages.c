@@ -1,6 +1,7 @@
 /* The RL stage table and what is built from it: DP imbalance, the pipeline, slow-rank votes.
  * Each table is built on first use under the session's lock and kept (session.h). */
 #include "config.h"
+#include "analysis/lanes.h"
 #include "load/load.h"
 #include "query/session.h"
 #include "util/xalloc.h"
@@ -25,7 +26,8 @@ stage_busy(tl_query *q, size_t ri, void *arg)
 	for (size_t k = 0; k < q->ninst[ri]; k++) {
 		tl_stage_row *row = &q->rows[j->first[ri] + k];
 		tl_overlap o;
-		overlap_compute(r, TL_NO_STEP, row->start, row->end, INT64_MIN, &o);
+		if (lanes_overlap(r, row->start, row->end, INT64_MIN, &o) != 0)
+			overlap_compute(r, TL_NO_STEP, row->start, row->end, INT64_MIN, &o);
 		row->busy = o.computing + o.communication - o.overlapped;
 		row->decode_steps = stages_decode_count(q->rules, r, has_decode, row->stage,
 		                                        row->host_start, row->host_end);

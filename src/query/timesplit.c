@@ -93,19 +93,27 @@ tlq_step_split(const tl_query *q, size_t ri, const tl_step_overlap *so, size_t n
 	}
 	if (cr == NULL)
 		return;
-	/* groups decided once: most collectives share a few groups */
-	const char *last_group = NULL;
-	int last_ok = 0;
+	/* each group decided once: collectives of a few groups take turns, and a decision reads
+	 * every op's links */
+	struct {
+		const char *group;
+		int ok;
+	} *seen = NULL, x;
+	size_t nseen = 0, cap = 0;
 	for (size_t i = 0; i < cr->n; i++) {
 		const tl_coll *c = &cr->v[i];
 		int64_t tx, wt;
 		if (timesplit_collective(c, r->rank, &tx, &wt) != 0)
 			continue;
-		if (last_group == NULL || strcmp(last_group, c->group) != 0) {
-			last_group = c->group;
-			last_ok = group_complete(tr, cm, c->group);
+		size_t g = 0;
+		while (g < nseen && strcmp(seen[g].group, c->group) != 0)
+			g++;
+		if (g == nseen) {
+			x.group = c->group;
+			x.ok = group_complete(tr, cm, c->group);
+			VEC_PUSH(seen, nseen, cap, x);
 		}
-		if (!last_ok)
+		if (!seen[g].ok)
 			continue;
 		for (size_t k = 0; k < n; k++)
 			if (so[k].step_id == c->step) {
@@ -114,4 +122,5 @@ tlq_step_split(const tl_query *q, size_t ri, const tl_step_overlap *so, size_t n
 				break;
 			}
 	}
+	free(seen);
 }

@@ -219,13 +219,34 @@ tlq_kind_busy(const tl_rank *r, tl_lane_kind kind, int64_t t0, int64_t t1)
 	return sum;
 }
 
+/* Whether every compute and communication slice that meets [t0, t1) belongs to step (or to no
+ * step's filter: lanes without step tags count in every step), so that the work of the step
+ * there is all the work there, and the overlap lanes answer for it. Zero-length slices add no
+ * time to either. A read of the step tags only, no union. */
+static int
+step_alone(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1)
+{
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		if ((t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM) || t->step == NULL)
+			continue;
+		size_t a = track_first_ending_after(t, t0), b = track_first_starting_at(t, t1);
+		for (size_t k = a; k < b; k++)
+			if (t->step[k] != step && t->v[k].end > t->v[k].start)
+				return 0;
+	}
+	return 1;
+}
+
 size_t
 tlq_step_overlaps(const tl_rank *r, tl_step_overlap **out)
 {
 	if (r->nsteps == 0) {
 		*out = xcalloc(1, sizeof **out);
 		(*out)[0].step_id = -1;
-		overlap_compute(r, TL_NO_STEP, INT64_MIN, INT64_MAX, INT64_MIN, &(*out)[0].o);
+		if (lanes_overlap(r, INT64_MIN, INT64_MAX, INT64_MIN, &(*out)[0].o) != 0)
+			overlap_compute(r, TL_NO_STEP, INT64_MIN, INT64_MAX, INT64_MIN,
+			                &(*out)[0].o);
 		return 1;
 	}
 	/* envelope of the work of each step, so each step scans only its own window */
@@ -236,16 +257,22 @@ tlq_step_overlaps(const tl_rank *r, tl_step_overlap **out)
 	}
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *t = r->tracks[i];
-		if (t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM)
+		if ((t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM) || t->step == NULL)
 			continue;
-		for (size_t k = 0; k < t->n; k++) {
-			uint16_t s = t->step ? t->step[k] : TL_NO_STEP;
-			if (s == TL_NO_STEP || s >= r->nsteps)
-				continue;
-			if (t->v[k].start < lo[s])
-				lo[s] = t->v[k].start;
-			if (t->v[k].end > hi[s])
-				hi[s] = t->v[k].end;
+		/* a track's slices do not overlap: in a run of slices of one step the first starts
+		 * first and the last ends last, so only the tags are read through */
+		for (size_t k = 0; k < t->n;) {
+			uint16_t s = t->step[k];
+			size_t j = k + 1;
+			while (j < t->n && t->step[j] == s)
+				j++;
+			if (s != TL_NO_STEP && s < r->nsteps) {
+				if (t->v[k].start < lo[s])
+					lo[s] = t->v[k].start;
+				if (t->v[j - 1].end > hi[s])
+					hi[s] = t->v[j - 1].end;
+			}
+			k = j;
 		}
 	}
 	*out = xcalloc(r->nsteps, sizeof **out);
@@ -260,6 +287,9 @@ tlq_step_overlaps(const tl_rank *r, tl_step_overlap **out)
 			so->o.last_busy = INT64_MIN;
 			continue;
 		}
+		if (step_alone(r, (uint16_t)k, lo[k], hi[k] + 1) &&
+		    lanes_overlap(r, lo[k], hi[k] + 1, r->steps[k].start, &so->o) == 0)
+			continue;
 		overlap_compute(r, (uint16_t)k, lo[k], hi[k] + 1, r->steps[k].start, &so->o);
 	}
 	free(lo);
