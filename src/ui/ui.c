@@ -23,17 +23,6 @@
 
 /* ---- progressive loading ------------------------------------------------------------------- */
 
-static void
-rows_text(uint64_t n, char *buf, size_t len)
-{
-	if (n < 10000)
-		snprintf(buf, len, "%llu", (unsigned long long)n);
-	else if (n < 1000000)
-		snprintf(buf, len, "%.1fk", (double)n / 1e3);
-	else
-		snprintf(buf, len, "%.2fM", (double)n / 1e6);
-}
-
 /* The message line while loading: how many ranks are in, and each rank being read. */
 static void
 draw_loading_line(tl_ui *ui, int y, size_t done, size_t total)
@@ -49,13 +38,12 @@ draw_loading_line(tl_ui *ui, int y, size_t done, size_t total)
 		if (st != TLQ_LOAD_LOADING && st != TLQ_LOAD_HELD)
 			continue;
 		char rt[32];
-		rows_text(rows, rt, sizeof rt);
+		ui_rows_text(rows, rt, sizeof rt);
 		if (st == TLQ_LOAD_HELD) /* the test hook holds it */
 			n +=
 			    snprintf(line + n, sizeof line - (size_t)n, " · rank %d waiting", rank);
 		else
-			n += snprintf(line + n, sizeof line - (size_t)n, " · rank %d %s rows", rank,
-			              rt);
+			n += snprintf(line + n, sizeof line - (size_t)n, " · rank %d %s", rank, rt);
 	}
 	snprintf(line + n, sizeof line - (size_t)n, "  (%s quits)", strtok(q, " ") ? q : "q");
 	screen_text(s, 0, y, s->w, line, SLOT_MESSAGE);
@@ -74,9 +62,16 @@ load_poll(tl_ui *ui, int wait, int64_t *loaded)
 	if (wait)
 		while (!tlq_load_settled(ui->q))
 			usleep(2000);
-	size_t got = tlq_poll(ui->q);
-	if (got > 0)
-		timeline_ranks_grew(ui, total);
+	/* a slot whose rank was replaced has other tracks: a selection in it goes */
+	const tl_rank *selr = ui->sel.have ? ui->tr->ranks[ui->sel.s.rank] : NULL;
+	int renumbered;
+	size_t got = tlq_poll(ui->q, &renumbered);
+	if (selr != NULL && (renumbered || ui->tr->ranks[ui->sel.s.rank] != selr)) {
+		ui->sel.have = 0;
+		ui->sel.gen++;
+	}
+	if (got > 0 || renumbered)
+		timeline_ranks_grew(ui, total, renumbered);
 	if (tlq_loading(ui->q, NULL, NULL))
 		return got;
 	*loaded = term_mono_ns();
