@@ -325,6 +325,8 @@ int load_bg_job(const tl_load_bg *, size_t i, int *rank, uint64_t *rows);
 size_t load_bg_done(const tl_load_bg *);
 /* 1 when every job is finished or held by the test hook (script mode waits for it). */
 int load_bg_settled(const tl_load_bg *);
+/* 1 when every job's first pass (its small tables, or its whole rank from the cache) is done. */
+int load_bg_first_settled(const tl_load_bg *);
 /* What job i has for the caller that it has not had yet: TL_TAKE_PREVIEW, *out a rank with
  * only the small tables (steps, MSTX ranges, communication ops: the first pass every job makes
  * before any job's full read), TL_TAKE_FULL, *out the rank, TL_TAKE_GONE (it failed or was

@@ -194,6 +194,15 @@ load_bg_done(const tl_load_bg *bg)
 }
 
 int
+load_bg_first_settled(const tl_load_bg *bg)
+{
+	for (size_t i = 0; i < bg->c.njobs; i++)
+		if (!bg->c.jobs[i].first_done)
+			return 0;
+	return 1;
+}
+
+int
 load_bg_settled(const tl_load_bg *bg)
 {
 	for (size_t i = 0; i < bg->c.njobs; i++) {

@@ -93,6 +93,9 @@ int tlq_load_rank(const tl_query *, size_t i, int *rank, uint64_t *rows);
 /* 1 when every rank is finished or held by the test hook (script mode waits for it, so that
  * its screens do not depend on the loader's timing). */
 int tlq_load_settled(const tl_query *);
+/* 1 when every rank's small tables (or the whole rank) are ready to be published: the first
+ * passes are done (script mode shows them in a frame of their own). */
+int tlq_load_first_settled(const tl_query *);
 /* Stage names: canonical ("rollout", ...), then "other:NAME"; TL_STAGE_NONE gives NULL. */
 const char *tlq_stage_name(const tl_query *, int stage);
 

@@ -239,7 +239,7 @@ tlq_poll(const tl_query *cq, int *renumbered)
 int
 tlq_slot(const tl_query *q, size_t ri)
 {
-	if (q->slot == NULL || ri >= q->tr->nranks)
+	if (q == NULL || q->slot == NULL || ri >= q->tr->nranks)
 		return TLQ_SLOT_FULL;
 	return q->slot[ri];
 }
@@ -276,6 +276,12 @@ tlq_load_rank(const tl_query *q, size_t i, int *rank, uint64_t *rows)
 	default:
 		return TLQ_LOAD_WAITING;
 	}
+}
+
+int
+tlq_load_first_settled(const tl_query *q)
+{
+	return q->load == NULL || load_bg_first_settled(q->load);
 }
 
 int
