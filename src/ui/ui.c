@@ -37,8 +37,9 @@ draw_loading_line(tl_ui *ui, int y, size_t done, size_t total)
 		st = tlq_load_rank(ui->q, i, &rank, &rows);
 		if (st != TLQ_LOAD_LOADING && st != TLQ_LOAD_HELD)
 			continue;
-		char rt[32];
-		ui_rows_text(rows, rt, sizeof rt);
+		char rt[32] = "opening";
+		if (rows > 0)
+			ui_rows_text(rows, rt, sizeof rt);
 		if (st == TLQ_LOAD_HELD) /* the test hook holds it */
 			n +=
 			    snprintf(line + n, sizeof line - (size_t)n, " · rank %d waiting", rank);
