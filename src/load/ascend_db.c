@@ -816,6 +816,37 @@ ascend_db_load(const tl_source *src, tl_rank *r, tl_gather *g)
 	return c.failed ? -1 : 0;
 }
 
+/* The small tables only, for the viewer's first frame: what read_tasks needs (the globalTaskId
+ * classes, the launches) is not read, so a communication op takes its step from its device
+ * time (step_of_work's fallback) and MSTX ranges get no device part. */
+static int
+ascend_db_preview(const tl_source *src, tl_rank *r)
+{
+	db_ctx c;
+	if (db_open(&c, src, r, "skipped") != 0)
+		return -1;
+	u64map_init(&c.strs);
+	u64map_init(&c.mstx_conn);
+	read_rank_id(&c);
+	if (!c.failed)
+		db_read_strings(&c);
+	if (!c.failed)
+		read_steps(&c);
+	if (!c.failed)
+		read_mstx(&c);
+	if (!c.failed)
+		read_comm_ops(&c);
+	int any = c.nsteps > 0;
+	for (size_t i = 0; i < r->ntracks; i++)
+		any |= r->tracks[i]->n > 0;
+	u64map_free(&c.strs);
+	free(c.steps);
+	u64map_free(&c.mstx_conn);
+	free(c.mstx);
+	profdb_close(&c.pdb);
+	return !c.failed && any ? 0 : -1;
+}
+
 /* Bytes of memory per row, measured with `tl summary` and a scripted `tl view` on generated
  * profiles (2 ranks x 500,000 tasks: 30 and 102 bytes per TASK row), with a margin. The
  * viewer holds more: prefix sums, the overlap and stage lanes, the bubble list. */
@@ -832,6 +863,7 @@ const tl_loader loader_ascend_db = {
     .name = "ascend-db",
     .gathers = TL_TABLE_OPS | TL_TABLE_LAUNCHES,
     .load = ascend_db_load,
+    .preview = ascend_db_preview,
     .estimate = ascend_db_estimate,
     .fwdbwd = ascend_db_fwdbwd,
     .args = ascend_db_args,

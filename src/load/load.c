@@ -4,6 +4,7 @@
 #include "analysis/lanes.h"
 #include "analysis/launch.h"
 #include "load/load_int.h"
+#include "load/load_jobs.h"
 #include "profile/discover.h"
 #include "util/msg.h"
 #include "util/parallel.h"
@@ -46,8 +47,8 @@ on_sigbus(int sig)
 
 /* Installs on_sigbus while any load runs (tl diff loads its two profiles at once): the first
  * load in installs it, the last one out puts the old handler back. */
-static void
-bus_arm(int on)
+void
+load_bus_arm(int on)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static int loads;
@@ -336,41 +337,6 @@ load_launches(const tl_rank *r, tl_launch **out)
 	return n;
 }
 
-/* A rank's load warnings, path/text pairs, for its cache file. */
-typedef struct warn_list {
-	char **v;
-	size_t n, cap;
-} warn_list;
-
-/* What a job is doing, for the viewer's progress (load_bg_job). */
-enum { JOB_WAITING, JOB_HELD, JOB_LOADING, JOB_DONE };
-
-typedef struct load_job {
-	size_t first, count; /* range in the source list */
-	tl_rank *rank;       /* NULL when cancelled */
-	_Atomic int state;   /* JOB_*: DONE is stored last, once rank and warns are set */
-	_Atomic uint64_t rows;
-	warn_list warns_list; /* progressive: its warnings, kept for load_bg_finish */
-	int cancelled;        /* the load was cancelled before this job finished */
-} load_job;
-
-typedef struct load_ctx {
-	tl_trace *tr;
-	load_job *jobs;
-	size_t njobs;
-	tl_cache *cache;
-	unsigned tables; /* TL_TABLE_* to gather: what the command asked for, and all of them
-	                    when the cache is written (a file then serves every command) */
-	unsigned keep;   /* TL_TABLE_* the command asked for: the others are dropped once a
-	                    rank is in the cache */
-	/* progressive (load_trace_start) */
-	int defer; /* keep each job's warnings for load_bg_finish (the screen is the viewer's) */
-	void (*prepare)(tl_rank *, void *);
-	void *prepare_ctx;
-	long delay_ms; /* the test hook TL_TEST_LOAD_DELAY_MS=MS[:FROM] */
-	size_t delay_from;
-} load_ctx;
-
 static void
 keep_warning(void *ctx, const char *path, const char *text)
 {
@@ -482,8 +448,8 @@ load_gather_end(tl_rank *r, tl_gather *g)
 
 /* Where this thread's warnings go between the cache's capture: the job's list when the load
  * is progressive, else stderr only. */
-static void
-job_capture(load_ctx *c, load_job *j)
+void
+load_job_capture(load_ctx *c, load_job *j)
 {
 	if (c->defer)
 		msg_capture(keep_warning, &j->warns_list);
@@ -548,7 +514,7 @@ load_rank(load_ctx *c, load_job *j)
 	}
 	load_gather_end(r, &g);
 	if (c->cache != NULL) {
-		job_capture(c, j);
+		load_job_capture(c, j);
 		/* a cancelled load read part of the rank: never a cache file. The file holds the
 		 * overlap lanes too, so that a warm viewer maps them; and the rank written is
 		 * mapped back: its lanes become file-backed pages, so that a cold open holds in
@@ -579,20 +545,20 @@ load_rank(load_ctx *c, load_job *j)
 }
 
 /* The test hook's wait: up to ms, less when the load is cancelled. */
-static void
-hold(long ms)
+void
+load_hold(long ms)
 {
 	for (long t = 0; t < ms && !load_cancel_flag; t += 5)
 		usleep(5000);
 }
 
-static void
+void
 load_one(load_ctx *c, size_t i)
 {
 	load_job *j = &c->jobs[i];
 	if (c->delay_ms > 0 && i >= c->delay_from) {
 		j->state = JOB_HELD;
-		hold(c->delay_ms);
+		load_hold(c->delay_ms);
 	}
 	if (load_cancel_flag) {
 		j->cancelled = 1;
@@ -602,7 +568,7 @@ load_one(load_ctx *c, size_t i)
 	j->state = JOB_LOADING;
 	msg_progress_rows_to(&j->rows);
 	msg_hold(c->defer);
-	job_capture(c, j);
+	load_job_capture(c, j);
 	tl_rank *r = load_rank(c, j);
 	if (r->loaded && c->prepare != NULL && !load_cancel_flag)
 		c->prepare(r, c->prepare_ctx);
@@ -643,7 +609,7 @@ sort_jobs(load_job *v, size_t n, const tl_sourcelist *sl)
 
 /* Discovery, the memory check and one job per rank, in rank order (the order the viewer
  * publishes them in). Returns 0, or load_trace's status after its message. */
-static int
+int
 load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *c)
 {
 	trace_init(tr);
@@ -699,9 +665,9 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 		return rc;
 	if (!(o && o->quiet_progress))
 		msg_progress_start((int)c.njobs);
-	bus_arm(1);
+	load_bus_arm(1);
 	parallel_for(c.njobs, o ? o->threads : 0, load_item, &c);
-	bus_arm(0);
+	load_bus_arm(0);
 	msg_progress_end();
 
 	size_t rcap = 0;
@@ -720,169 +686,4 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 		return 2;
 	}
 	return 0;
-}
-
-/* ---- progressive loading (the viewer) ------------------------------------------------------ */
-
-struct tl_load_bg {
-	load_ctx c;
-	char *path;
-	int threads;
-	pthread_t th;
-	int started; /* th runs the jobs (else they ran in load_trace_start) */
-	size_t next; /* the next job load_bg_next hands out: jobs go out in rank order */
-	size_t nloaded;
-};
-
-static void *
-bg_main(void *arg)
-{
-	tl_load_bg *bg = arg;
-	parallel_for(bg->c.njobs, bg->threads, load_item, &bg->c);
-	return NULL;
-}
-
-int
-load_trace_start(const char *path, const tl_load_opts *o, tl_trace *tr, tl_load_bg **out)
-{
-	*out = NULL;
-	tl_load_bg *bg = xcalloc(1, sizeof *bg);
-	int rc = load_setup(path, o, tr, &bg->c);
-	if (rc != 0) {
-		free(bg->c.jobs);
-		free(bg);
-		return rc;
-	}
-	load_cancel_flag = 0;
-	bg->path = xstrdup(path);
-	bg->threads = o ? o->threads : 0;
-	bg->c.defer = o ? o->defer_warnings : 0;
-	bg->c.prepare = o ? o->prepare : NULL;
-	bg->c.prepare_ctx = o ? o->prepare_ctx : NULL;
-	/* the test hook: jobs FROM and later (in rank order) wait MS before they start */
-	const char *d = getenv("TL_TEST_LOAD_DELAY_MS");
-	if (d != NULL && *d) {
-		char *end;
-		bg->c.delay_ms = strtol(d, &end, 10);
-		bg->c.delay_from = *end == ':' ? strtoul(end + 1, NULL, 10) : 0;
-	}
-	bus_arm(1);
-	bg->started = pthread_create(&bg->th, NULL, bg_main, bg) == 0;
-	if (!bg->started)
-		bg_main(bg);
-	*out = bg;
-	return 0;
-}
-
-size_t
-load_bg_jobs(const tl_load_bg *bg)
-{
-	return bg->c.njobs;
-}
-
-int
-load_bg_job(const tl_load_bg *bg, size_t i, int *rank, uint64_t *rows)
-{
-	const load_job *j = &bg->c.jobs[i];
-	*rank = bg->c.tr->sources.v[j->first].rank;
-	*rows = j->rows;
-	int st = j->state;
-	if (st == JOB_WAITING && bg->c.delay_ms > 0 && i >= bg->c.delay_from)
-		st = JOB_HELD; /* the hook will hold it once a thread is free for it */
-	switch (st) {
-	case JOB_HELD:
-		return TL_LOAD_HELD;
-	case JOB_LOADING:
-		return TL_LOAD_LOADING;
-	case JOB_DONE:
-		return TL_LOAD_DONE;
-	default:
-		return TL_LOAD_WAITING;
-	}
-}
-
-size_t
-load_bg_done(const tl_load_bg *bg)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < bg->c.njobs; i++)
-		n += bg->c.jobs[i].state == JOB_DONE;
-	return n;
-}
-
-int
-load_bg_settled(const tl_load_bg *bg)
-{
-	for (size_t i = 0; i < bg->c.njobs; i++) {
-		int st = bg->c.jobs[i].state;
-		/* a job the hook will hold once a thread is free for it counts as held */
-		int held = bg->c.delay_ms > 0 && i >= bg->c.delay_from && st != JOB_LOADING;
-		if (st != JOB_DONE && !held)
-			return 0;
-	}
-	return 1;
-}
-
-tl_rank *
-load_bg_next(tl_load_bg *bg)
-{
-	while (bg->next < bg->c.njobs && bg->c.jobs[bg->next].state == JOB_DONE) {
-		load_job *j = &bg->c.jobs[bg->next++];
-		tl_rank *r = j->rank;
-		j->rank = NULL; /* the caller's now */
-		if (r != NULL && r->loaded) {
-			bg->nloaded++;
-			return r;
-		}
-		rank_free(r);
-	}
-	return NULL;
-}
-
-int
-load_bg_pending(const tl_load_bg *bg)
-{
-	return bg->next < bg->c.njobs;
-}
-
-int
-load_bg_finish(tl_load_bg *bg, int cancel)
-{
-	if (bg == NULL)
-		return 0;
-	if (cancel)
-		load_cancel_flag = 1;
-	if (bg->started)
-		pthread_join(bg->th, NULL);
-	bus_arm(0);
-	size_t cancelled = 0;
-	for (size_t i = 0; i < bg->c.njobs; i++) {
-		load_job *j = &bg->c.jobs[i];
-		cancelled += j->cancelled;
-		if (j->rank != NULL && j->rank->loaded && !cancel)
-			bg->nloaded++; /* not handed out: loaded all the same */
-		rank_free(j->rank);
-		/* the warnings of what was read (a cancelled read's are its own doing) */
-		for (size_t k = 0; k + 1 < j->warns_list.n; k += 2)
-			if (!j->cancelled)
-				msg_warn(j->warns_list.v[k], "%s", j->warns_list.v[k + 1]);
-		for (size_t k = 0; k < j->warns_list.n; k++)
-			free(j->warns_list.v[k]);
-		free(j->warns_list.v);
-	}
-	if (getenv("TL_TEST_LOAD_DELAY_MS") != NULL)
-		fprintf(stderr,
-		        "tl: TL_TEST_LOAD_DELAY_MS: %zu of %zu ranks loaded, %zu cancelled\n",
-		        bg->nloaded, bg->c.njobs, cancelled);
-	cache_evict(bg->c.cache);
-	int rc = 0;
-	if (bg->nloaded == 0 && cancelled == 0) {
-		msg_error("%s: nothing could be loaded", bg->path);
-		rc = 2;
-	}
-	load_cancel_flag = 0;
-	free(bg->c.jobs);
-	free(bg->path);
-	free(bg);
-	return rc;
 }

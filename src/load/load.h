@@ -116,6 +116,11 @@ typedef struct tl_loader {
 	 * the caller), the launches to g; a loader that has no hook for a table adds nothing, one
 	 * whose hook would read the table sets g->failed when it cannot gather it here. */
 	int (*load)(const tl_source *src, tl_rank *r, tl_gather *g);
+	/* Optional, the viewer's first quick pass (progressive loading): adds only src's small
+	 * tables (steps, MSTX ranges, communication ops) to r, a rank of their own that the full
+	 * load replaces. Its warnings are dropped (the full load gives them). 0, or -1 when it
+	 * added nothing. */
+	int (*preview)(const tl_source *src, tl_rank *r);
 	/* Bytes src will take in memory once loaded (the viewer's when view), estimated cheaply
 	 * before loading. */
 	uint64_t (*estimate)(const tl_source *src, int view);
@@ -304,8 +309,8 @@ int load_trace(const char *path, const tl_load_opts *, tl_trace *tr);
 
 /* Progressive loading, for the viewer: discovery and the memory check as load_trace (same
  * status), then the ranks load on threads of their own while the caller goes on; tr has its
- * sources and no ranks. The caller (one thread) takes the finished ranks in rank order with
- * load_bg_next and adds them to tr itself; load_bg_finish waits for the threads (cancel: stops
+ * sources and no ranks. The caller (one thread) takes each job's ranks with load_bg_take and
+ * adds them to tr itself; load_bg_finish waits for the threads (cancel: stops
  * them first, abandoning what they read), frees what was not taken, prints the deferred
  * warnings and returns 2 when nothing could be loaded (and nothing was cancelled).
  * The test hook TL_TEST_LOAD_DELAY_MS=MS[:FROM] makes ranks FROM and later (0: all, in rank
@@ -320,9 +325,16 @@ int load_bg_job(const tl_load_bg *, size_t i, int *rank, uint64_t *rows);
 size_t load_bg_done(const tl_load_bg *);
 /* 1 when every job is finished or held by the test hook (script mode waits for it). */
 int load_bg_settled(const tl_load_bg *);
-/* The next finished rank in rank order, or NULL (none yet); ranks that failed are skipped. */
-tl_rank *load_bg_next(tl_load_bg *);
-/* 1 while a rank is still to come out of load_bg_next (or be skipped by it). */
+/* 1 when every job's first pass (its small tables, or its whole rank from the cache) is done. */
+int load_bg_first_settled(const tl_load_bg *);
+/* What job i has for the caller that it has not had yet: TL_TAKE_PREVIEW, *out a rank with
+ * only the small tables (steps, MSTX ranges, communication ops: the first pass every job makes
+ * before any job's full read), TL_TAKE_FULL, *out the rank, TL_TAKE_GONE (it failed or was
+ * cancelled: nothing more comes), or TL_TAKE_NONE. A preview may be skipped when the full rank
+ * is in first; the ranks handed out are the caller's. */
+enum { TL_TAKE_NONE, TL_TAKE_PREVIEW, TL_TAKE_FULL, TL_TAKE_GONE };
+int load_bg_take(tl_load_bg *, size_t i, tl_rank **out);
+/* 1 while a job's full rank (or its end) is still to come out of load_bg_take. */
 int load_bg_pending(const tl_load_bg *);
 int load_bg_finish(tl_load_bg *, int cancel);
 /* 1 once load_bg_finish(…, 1) asked the loaders to stop (profdb's progress handler). */

@@ -60,20 +60,29 @@ void tlq_close(tl_query *);
 const tl_trace *tlq_trace(const tl_query *);
 
 /* Progressive loading (the viewer, tl view): main opens the session on a trace that has no
- * ranks yet (load_trace_start) and attaches the load. Each rank is prepared on the loader's
- * thread by tlq_prepare_rank before it is handed over, then published by tlq_poll on the
- * thread that owns the views, between two frames: it appends to the trace's ranks (in rank
- * order, so a rank's index never changes) and adds its stages and stage lanes. A rank not yet
- * published is invisible to every query. Tables over all ranks (the panels, the bubble lists,
- * the host lanes) must not be asked for while tlq_loading says 1. */
+ * ranks yet (load_trace_start) and attaches the load, which gives every rank of the load its
+ * slot in the trace's ranks at once: a placeholder (TLQ_SLOT_PENDING: the rank's number, no
+ * tracks). tlq_poll, on the thread that owns the views, between two frames, fills the slots:
+ * first with the rank's small tables (TLQ_SLOT_PREVIEW: steps, MSTX ranges, communication
+ * ops, and the stages found from them), then with the full rank (TLQ_SLOT_FULL, prepared on
+ * the loader's thread by tlq_prepare_rank). A slot's index never changes while loading; its
+ * rank and tracks do (what the views held of a slot they must take again after tlq_poll
+ * returned more than 0), but every pointer handed out stays valid until tlq_close. When the
+ * load ends, the slots of ranks that could not be loaded go (*renumbered set: every index may
+ * have changed). Tables over all ranks (the panels, the bubble lists, the host lanes, links)
+ * must not be asked for while tlq_loading says 1. */
 struct tl_load_bg;
 void tlq_attach_load(tl_query *, struct tl_load_bg *);
 /* The preparation of one rank of a .lanes session that does not need the others: the overlap
  * lanes and the level of detail (model/lod.h) of every track. Any thread, before the rank is
  * published; tlq_poll builds the level of detail of the stage lanes it adds. */
 void tlq_prepare_rank(tl_rank *);
-/* Publishes the ranks finished since the last call; returns how many. */
-size_t tlq_poll(const tl_query *);
+/* Fills the slots whose ranks came in since the last call; returns how many changed.
+ * renumbered (may be NULL): set when the load's end removed slots. */
+size_t tlq_poll(const tl_query *, int *renumbered);
+/* What slot ri holds (TLQ_SLOT_*); TLQ_SLOT_FULL without a load. */
+enum { TLQ_SLOT_PENDING, TLQ_SLOT_PREVIEW, TLQ_SLOT_FULL, TLQ_SLOT_GONE };
+int tlq_slot(const tl_query *, size_t ri);
 /* 1 while ranks are still to be published; *done / *total: ranks finished and in all (either
  * may be NULL). */
 int tlq_loading(const tl_query *, size_t *done, size_t *total);
@@ -84,6 +93,9 @@ int tlq_load_rank(const tl_query *, size_t i, int *rank, uint64_t *rows);
 /* 1 when every rank is finished or held by the test hook (script mode waits for it, so that
  * its screens do not depend on the loader's timing). */
 int tlq_load_settled(const tl_query *);
+/* 1 when every rank's small tables (or the whole rank) are ready to be published: the first
+ * passes are done (script mode shows them in a frame of their own). */
+int tlq_load_first_settled(const tl_query *);
 /* Stage names: canonical ("rollout", ...), then "other:NAME"; TL_STAGE_NONE gives NULL. */
 const char *tlq_stage_name(const tl_query *, int stage);
 

@@ -38,8 +38,8 @@ const tl_link_index *
 tlq_link_index(const tl_query *cq, size_t ri)
 {
 	tl_query *q = tlq_mut(cq);
-	if (ri >= q->tr->nranks)
-		return NULL;
+	if (ri >= q->tr->nranks || tlq_slot(q, ri) != TLQ_SLOT_FULL)
+		return NULL; /* (a rank still loading has no files to link into yet) */
 	pthread_mutex_lock(&q->lock);
 	if (q->link_ix == NULL)
 		q->link_ix = xcalloc(q->tr->nranks, sizeof *q->link_ix);
@@ -109,61 +109,139 @@ tlq_open(tl_trace *tr, const tl_query_opts *o)
 			stages_add_lanes(tr->ranks[i], q->rules, q->inst[i], q->ninst[i]);
 		tlq_lod_build(q);
 	}
-	q->rcap = n ? n : 1;
 	pthread_mutex_init(&q->lock, NULL);
 	return q;
 }
 
 /* ---- progressive loading -------------------------------------------------------------------- */
 
+/* Every rank of the load gets its slot now, a placeholder with the rank's number and nothing
+ * else, so that the views show each rank from the first frame and an index never changes
+ * while loading. */
 void
 tlq_attach_load(tl_query *q, struct tl_load_bg *bg)
 {
 	q->load = bg;
+	tl_trace *tr = q->tr;
+	size_t n = load_bg_jobs(bg);
+	if (n == 0 || tr->nranks != 0)
+		return;
+	tr->ranks = xreallocarray(tr->ranks, n, sizeof *tr->ranks);
+	q->inst = xreallocarray(q->inst, n, sizeof *q->inst);
+	q->ninst = xreallocarray(q->ninst, n, sizeof *q->ninst);
+	q->slot = xcalloc(n, sizeof *q->slot);
+	for (size_t i = 0; i < n; i++) {
+		int rank;
+		uint64_t rows;
+		load_bg_job(bg, i, &rank, &rows);
+		tr->ranks[i] = rank_new(rank);
+		q->inst[i] = NULL;
+		q->ninst[i] = 0;
+	}
+	tr->nranks = n;
 }
 
-/* Adds r (prepared by tlq_prepare_rank) as the trace's last rank: on the views' thread, under
- * q->lock. The stages are found here, not on the loader's thread: a role directory may add an
- * other:NAME stage to the rules the views read. */
 static void
-publish(tl_query *q, tl_rank *r)
+retire(tl_query *q, size_t i)
+{
+	VEC_PUSH(q->retired, q->nretired, q->retcap, q->tr->ranks[i]);
+	if (q->inst[i] != NULL)
+		VEC_PUSH(q->retired_inst, q->nretired_inst, q->ricap, q->inst[i]);
+	q->inst[i] = NULL;
+	q->ninst[i] = 0;
+}
+
+/* Puts r (a first pass's, or the full rank prepared by tlq_prepare_rank) in slot i: on the
+ * views' thread, under q->lock. The stages are found here, not on the loader's thread: a role
+ * directory may add an other:NAME stage to the rules the views read. */
+static void
+publish(tl_query *q, size_t i, tl_rank *r, int state)
 {
 	tl_trace *tr = q->tr;
-	size_t n = tr->nranks;
-	if (n + 1 > q->rcap) {
-		q->rcap = 2 * q->rcap > n + 1 ? 2 * q->rcap : n + 1;
-		q->inst = xreallocarray(q->inst, q->rcap, sizeof *q->inst);
-		q->ninst = xreallocarray(q->ninst, q->rcap, sizeof *q->ninst);
-	}
-	q->ninst[n] = stages_of_rank(q->rules, r, &q->inst[n]);
+	retire(q, i);
+	q->ninst[i] = stages_of_rank(q->rules, r, &q->inst[i]);
 	if (q->o.lanes) {
-		stages_add_lanes(r, q->rules, q->inst[n], q->ninst[n]);
+		stages_add_lanes(r, q->rules, q->inst[i], q->ninst[i]);
 		rank_lod(r);
 	}
-	tr->ranks = xreallocarray(tr->ranks, n + 1, sizeof *tr->ranks);
-	tr->ranks[n] = r;
-	tr->nranks = n + 1;
+	tr->ranks[i] = r;
+	q->slot[i] = (unsigned char)state;
 	if (r->t_min < tr->t_min)
 		tr->t_min = r->t_min;
 	if (r->t_max > tr->t_max)
 		tr->t_max = r->t_max;
 }
 
+/* The load's end: the slots of ranks that could not be loaded go, so that every query after
+ * the load sees loaded ranks only (their indexes change: tlq_poll says so). */
+static void
+drop_gone(tl_query *q)
+{
+	tl_trace *tr = q->tr;
+	size_t w = 0;
+	for (size_t i = 0; i < tr->nranks; i++) {
+		if (q->slot[i] == TLQ_SLOT_GONE) {
+			retire(q, i);
+			if (q->link_ix != NULL)
+				load_link_index_free(q->link_ix[i]);
+			continue;
+		}
+		tr->ranks[w] = tr->ranks[i];
+		q->inst[w] = q->inst[i];
+		q->ninst[w] = q->ninst[i];
+		q->slot[w] = q->slot[i];
+		if (q->link_ix != NULL)
+			q->link_ix[w] = q->link_ix[i];
+		w++;
+	}
+	q->renumbered = w != tr->nranks;
+	tr->nranks = w;
+}
+
 size_t
-tlq_poll(const tl_query *cq)
+tlq_poll(const tl_query *cq, int *renumbered)
 {
 	tl_query *q = tlq_mut(cq);
-	if (q->load == NULL)
+	if (renumbered != NULL)
+		*renumbered = 0;
+	if (q->load == NULL || !load_bg_pending(q->load))
 		return 0;
 	size_t got = 0;
 	pthread_mutex_lock(&q->lock);
-	tl_rank *r;
-	while ((r = load_bg_next(q->load)) != NULL) {
-		publish(q, r);
-		got++;
+	for (size_t i = 0; i < q->tr->nranks; i++) {
+		tl_rank *r;
+		switch (load_bg_take(q->load, i, &r)) {
+		case TL_TAKE_PREVIEW:
+			publish(q, i, r, TLQ_SLOT_PREVIEW);
+			got++;
+			break;
+		case TL_TAKE_FULL:
+			publish(q, i, r, TLQ_SLOT_FULL);
+			got++;
+			break;
+		case TL_TAKE_GONE:
+			q->slot[i] = TLQ_SLOT_GONE;
+			got++;
+			break;
+		default:
+			break;
+		}
+	}
+	if (!load_bg_pending(q->load)) {
+		drop_gone(q);
+		if (renumbered != NULL)
+			*renumbered = q->renumbered;
 	}
 	pthread_mutex_unlock(&q->lock);
 	return got;
+}
+
+int
+tlq_slot(const tl_query *q, size_t ri)
+{
+	if (q == NULL || q->slot == NULL || ri >= q->tr->nranks)
+		return TLQ_SLOT_FULL;
+	return q->slot[ri];
 }
 
 int
@@ -201,6 +279,12 @@ tlq_load_rank(const tl_query *q, size_t i, int *rank, uint64_t *rows)
 }
 
 int
+tlq_load_first_settled(const tl_query *q)
+{
+	return q->load == NULL || load_bg_first_settled(q->load);
+}
+
+int
 tlq_load_settled(const tl_query *q)
 {
 	return q->load == NULL || load_bg_settled(q->load);
@@ -214,6 +298,13 @@ tlq_close(tl_query *q)
 	for (size_t i = 0; i < q->tr->nranks; i++)
 		free(q->inst[i]);
 	free(q->inst);
+	for (size_t i = 0; i < q->nretired; i++)
+		rank_free(q->retired[i]);
+	free(q->retired);
+	for (size_t i = 0; i < q->nretired_inst; i++)
+		free(q->retired_inst[i]);
+	free(q->retired_inst);
+	free(q->slot);
 	free(q->ninst);
 	free(q->rows);
 	for (size_t i = 0; i < q->nimb; i++)

@@ -49,9 +49,18 @@ struct tl_query {
 	 * tlq_close frees them (dp.c's, so that the session calls nothing of the queries) */
 	struct tl_dp_cache *dp;
 	void (*dp_free)(struct tl_dp_cache *);
-	/* progressive loading: the load ranks come from (NULL: none, or all published) */
+	/* progressive loading: the load ranks come from (NULL: none). Every rank of the load has
+	 * its slot in tr->ranks from the start (slot[i], TLQ_SLOT_*: a placeholder, the first
+	 * pass's small tables, the full rank, or gone); a slot's rank and stage instances are
+	 * replaced as better ones come in, and what was replaced is kept in `retired` until
+	 * tlq_close, so that no pointer handed out dangles. */
 	struct tl_load_bg *load;
-	size_t rcap; /* capacity of tr->ranks, inst and ninst while ranks are published */
+	unsigned char *slot;
+	int renumbered; /* the load's end took the gone slots out (the views start over) */
+	tl_rank **retired;
+	size_t nretired, retcap;
+	tl_stage_inst **retired_inst;
+	size_t nretired_inst, ricap;
 };
 
 /* The session a const query may fill a table of: only under q->lock (see above). */

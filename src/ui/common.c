@@ -111,3 +111,14 @@ timeline_density_glyph(const tl_ui *ui, int64_t busy, int64_t w)
 		e = 4;
 	return (uint32_t)ascii_density[e];
 }
+
+void
+ui_rows_text(uint64_t n, char *buf, size_t len)
+{
+	if (n < 10000)
+		snprintf(buf, len, "%llu rows", (unsigned long long)n);
+	else if (n < 1000000)
+		snprintf(buf, len, "%.1fk rows", (double)n / 1e3);
+	else
+		snprintf(buf, len, "%.2fM rows", (double)n / 1e6);
+}

@@ -12,6 +12,8 @@ void ui_message(tl_ui *, int error, const char *fmt, ...) __attribute__((format(
  * statistics) waits: 1 after saying so in the message line when action a (ACT_*), or the
  * :-command named cmd when a is ACT_NONE, is one of those; else 0 (ui.c). */
 int ui_loading_refuses(tl_ui *, int a, const char *cmd);
+/* "1.18M rows": how far a rank's read is, while loading. */
+void ui_rows_text(uint64_t n, char *buf, size_t len);
 /* "12.500ms" relative to the origin, or wall-clock with abstime. */
 char *ui_time(const tl_ui *, int64_t t, char *buf, size_t len);
 /* Sanitized copy of an untrusted name for the screen. */

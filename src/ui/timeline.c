@@ -94,10 +94,22 @@ timeline_fit(tl_ui *ui)
 }
 
 void
-timeline_ranks_grew(tl_ui *ui, size_t total)
+timeline_ranks_grew(tl_ui *ui, size_t total, int renumbered)
 {
 	tl_timeline *tl = TIMELINE(ui);
 	const tl_trace *tr = ui->tr;
+	if (renumbered) { /* slots of ranks that failed went: what named a rank by index goes */
+		for (size_t i = 0; i < tr->nranks && i < tl->nrs; i++)
+			tl->rs[i] = (ui_rank_state){.collapsed = tl->accordion && i > 0};
+		tl->nrs = tr->nranks < tl->nrs ? tr->nranks : tl->nrs;
+		tl->npinned = 0;
+		tl->lane = 0;
+		tl->top = 0;
+		if (ui->sel.have) {
+			ui->sel.have = 0;
+			ui->sel.gen++;
+		}
+	}
 	if (tl->nrs < tr->nranks) { /* ranks are appended: the states of the others stay */
 		tl->rs = xreallocarray(tl->rs, tr->nranks, sizeof *tl->rs);
 		for (size_t i = tl->nrs; i < tr->nranks; i++)

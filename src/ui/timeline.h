@@ -60,9 +60,10 @@ int timeline_labels_set(tl_ui *, int n);
 void timeline_layout(tl_ui *, int w, int h, int pane_h);
 void timeline_status(tl_ui *, int y);
 void timeline_fit(tl_ui *);
-/* Ranks were published while loading (tlq_poll): the lanes and the profile's extent grow; a
- * view that showed the whole profile keeps showing it. total: ranks the load will have. */
-void timeline_ranks_grew(tl_ui *, size_t total);
+/* Ranks came in while loading (tlq_poll): the lanes and the profile's extent grow; a view that
+ * showed the whole profile keeps showing it. total: ranks the load will have; renumbered: the
+ * load's end took out the slots of ranks that failed (pins and the selection go). */
+void timeline_ranks_grew(tl_ui *, size_t total, int renumbered);
 
 /* Where the lanes were drawn, for scrolling the terminal by whole columns. */
 typedef struct timeline_geometry {

@@ -41,10 +41,47 @@ is_device_kind(tl_lane_kind k)
 	return k >= TL_LANE_COMPUTE && k <= TL_LANE_OVERLAP;
 }
 
+/* The header row of a rank still loading: how far its read is, in its lane area, so that the
+ * slow ranks stand out ("queued", "opening", "1.18M rows"; "steps, MSTX, comm in" once its
+ * small tables are). */
+static int
+draw_loading_header(tl_ui *ui, const ui_lane *l, int y)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	int slot = tlq_slot(ui->q, l->rank);
+	if (slot == TLQ_SLOT_FULL)
+		return 0;
+	int rank, st = -1;
+	uint64_t rows = 0;
+	if (slot != TLQ_SLOT_GONE)
+		st = tlq_load_rank(ui->q, l->rank, &rank, &rows);
+	char what[64], text[160];
+	if (slot == TLQ_SLOT_GONE)
+		snprintf(what, sizeof what, "not loaded (see the warnings on exit)");
+	else if (st == TLQ_LOAD_HELD)
+		snprintf(what, sizeof what, "waiting");
+	else if (st == TLQ_LOAD_LOADING && rows == 0)
+		snprintf(what, sizeof what, "opening");
+	else if (st == TLQ_LOAD_LOADING)
+		ui_rows_text(rows, what, sizeof what);
+	else
+		snprintf(what, sizeof what, "queued");
+	if (slot == TLQ_SLOT_PREVIEW)
+		snprintf(text, sizeof text, " steps, MSTX, comm in %s device lanes: %s ",
+		         ui->utf8 ? "\u00b7" : "-", what);
+	else
+		snprintf(text, sizeof text, " %s%s ",
+		         st == TLQ_LOAD_LOADING && rows > 0 ? "loading " : "", what);
+	screen_text(&ui->scr, tl->lanes_x, y, tl->vp.ncols, text, SLOT_MESSAGE);
+	return 1;
+}
+
 static void
 draw_header_row(tl_ui *ui, const ui_lane *l, int y)
 {
 	tl_timeline *tl = TIMELINE(ui);
+	if (draw_loading_header(ui, l, y))
+		return;
 	rank_columns(ui, l->rank);
 	int x0 = tl->lanes_x;
 	for (int c = 0; c < tl->vp.ncols; c++) {

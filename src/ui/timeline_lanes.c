@@ -353,9 +353,11 @@ timeline_rebuild_lanes(tl_ui *ui)
 		char label[128];
 		const char *arrow = tl->rs[ri].collapsed ? (ui->utf8 ? "\u25b8" : "+")
 		                                         : (ui->utf8 ? "\u25be" : "-");
+		/* a rank still loading says so in its header row (timeline_draw.c) */
+		int whole = tlq_slot(ui->q, ri) == TLQ_SLOT_FULL;
 		snprintf(label, sizeof label, "%s rank %d%s%s%s", arrow, r->rank,
 		         r->role ? " " : "", r->role ? r->role : "",
-		         rank_has_device(r) ? "" : " (no device)");
+		         !whole || rank_has_device(r) ? "" : " (no device)");
 		add_lane(ui, UL_HEADER, ri, TL_LANE__COUNT, 0, r->ntracks, 0, label);
 		if (tl->rs[ri].collapsed)
 			continue;

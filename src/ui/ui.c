@@ -23,17 +23,6 @@
 
 /* ---- progressive loading ------------------------------------------------------------------- */
 
-static void
-rows_text(uint64_t n, char *buf, size_t len)
-{
-	if (n < 10000)
-		snprintf(buf, len, "%llu", (unsigned long long)n);
-	else if (n < 1000000)
-		snprintf(buf, len, "%.1fk", (double)n / 1e3);
-	else
-		snprintf(buf, len, "%.2fM", (double)n / 1e6);
-}
-
 /* The message line while loading: how many ranks are in, and each rank being read. */
 static void
 draw_loading_line(tl_ui *ui, int y, size_t done, size_t total)
@@ -48,35 +37,37 @@ draw_loading_line(tl_ui *ui, int y, size_t done, size_t total)
 		st = tlq_load_rank(ui->q, i, &rank, &rows);
 		if (st != TLQ_LOAD_LOADING && st != TLQ_LOAD_HELD)
 			continue;
-		char rt[32];
-		rows_text(rows, rt, sizeof rt);
+		char rt[32] = "opening";
+		if (rows > 0)
+			ui_rows_text(rows, rt, sizeof rt);
 		if (st == TLQ_LOAD_HELD) /* the test hook holds it */
 			n +=
 			    snprintf(line + n, sizeof line - (size_t)n, " · rank %d waiting", rank);
 		else
-			n += snprintf(line + n, sizeof line - (size_t)n, " · rank %d %s rows", rank,
-			              rt);
+			n += snprintf(line + n, sizeof line - (size_t)n, " · rank %d %s", rank, rt);
 	}
 	snprintf(line + n, sizeof line - (size_t)n, "  (%s quits)", strtok(q, " ") ? q : "q");
 	screen_text(s, 0, y, s->w, line, SLOT_MESSAGE);
 }
 
 /* Publishes the ranks finished since the last frame; with wait (script mode, before its next
- * step) first waits until no rank is being read (the test hook's held ranks stay out), so that
- * what a script sees does not depend on the loader's timing. Returns how many ranks came in,
- * plus one when the load ended with this call (*loaded: when). */
+ * step) first waits until every rank's small tables are in (they get a frame of their own, as
+ * they would on a terminal), then until no rank is being read (the test hook's held ranks stay
+ * out), so that what a script sees does not depend on the loader's timing. Returns how many
+ * ranks came in, plus one when the load ended with this call (*loaded: when). */
 static size_t
-load_poll(tl_ui *ui, int wait, int64_t *loaded)
+load_publish(tl_ui *ui, size_t total, int64_t *loaded)
 {
-	size_t total;
-	if (!tlq_loading(ui->q, NULL, &total))
-		return 0;
-	if (wait)
-		while (!tlq_load_settled(ui->q))
-			usleep(2000);
-	size_t got = tlq_poll(ui->q);
-	if (got > 0)
-		timeline_ranks_grew(ui, total);
+	/* a slot whose rank was replaced has other tracks: a selection in it goes */
+	const tl_rank *selr = ui->sel.have ? ui->tr->ranks[ui->sel.s.rank] : NULL;
+	int renumbered;
+	size_t got = tlq_poll(ui->q, &renumbered);
+	if (selr != NULL && (renumbered || ui->tr->ranks[ui->sel.s.rank] != selr)) {
+		ui->sel.have = 0;
+		ui->sel.gen++;
+	}
+	if (got > 0 || renumbered)
+		timeline_ranks_grew(ui, total, renumbered);
 	if (tlq_loading(ui->q, NULL, NULL))
 		return got;
 	*loaded = term_mono_ns();
@@ -85,6 +76,36 @@ load_poll(tl_ui *ui, int wait, int64_t *loaded)
 	else if (!ui->msg[0])
 		ui_message(ui, 0, "loaded: %zu ranks", ui->tr->nranks);
 	return got + 1;
+}
+
+static size_t
+load_poll(tl_ui *ui, int wait, int64_t *loaded)
+{
+	size_t total;
+	if (!tlq_loading(ui->q, NULL, &total))
+		return 0;
+	if (wait && !ui->small_shown) {
+		while (!tlq_load_first_settled(ui->q))
+			usleep(2000);
+		ui->small_shown = 1;
+		size_t got = load_publish(ui, total, loaded);
+		if (got > 0)
+			return got;
+	}
+	if (wait)
+		while (!tlq_load_settled(ui->q))
+			usleep(2000);
+	return load_publish(ui, total, loaded);
+}
+
+/* Whether no rank is a placeholder any more: each has at least its small tables on screen. */
+static int
+small_in(const tl_ui *ui)
+{
+	for (size_t i = 0; i < ui->tr->nranks; i++)
+		if (tlq_slot(ui->q, i) == TLQ_SLOT_PENDING)
+			return 0;
+	return 1;
 }
 
 /* ---- input --------------------------------------------------------------------------------- */
@@ -301,7 +322,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 
 	frame_stat *fs = NULL;
 	size_t nfs = 0, fcap = 0;
-	int64_t first_frame = 0, loaded = 0;
+	int64_t first_frame = 0, loaded = 0, small = 0;
 	int last_action = ACT_NONE;
 	int64_t c0 = term_cpu_ns();
 	long b0 = term_bytes_out();
@@ -320,6 +341,8 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			                last_action};
 			if (first_frame == 0)
 				first_frame = term_mono_ns();
+			if (small == 0 && small_in(ui))
+				small = term_mono_ns();
 			VEC_PUSH(fs, nfs, fcap, f);
 		}
 		if (term_signal())
@@ -376,6 +399,11 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			fprintf(f, "first_frame_ms %.3f\n",
 			        o->start_mono_ns ? (double)(first_frame - o->start_mono_ns) / 1e6
 			                         : 0.0);
+			if (loaded) /* progressive: every rank's small tables were on screen */
+				fprintf(f, "small_ms %.3f\n",
+				        o->start_mono_ns && small
+				            ? (double)(small - o->start_mono_ns) / 1e6
+				            : 0.0);
 			if (loaded) /* progressive: the last rank came in */
 				fprintf(f, "loaded_ms %.3f\n",
 				        o->start_mono_ns ? (double)(loaded - o->start_mono_ns) / 1e6

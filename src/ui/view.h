@@ -138,7 +138,8 @@ struct tl_ui {
 	char msg[512];
 	int msg_err;
 	int quit;
-	int redraw; /* the terminal must be redrawn in full */
+	int small_shown; /* script mode: the ranks' small tables had their frame (ui.c) */
+	int redraw;      /* the terminal must be redrawn in full */
 
 	/* the views: the registered ones (ui_views), their states (NULL before first shown) and
 	 * the stack of those on screen */

@@ -21,9 +21,11 @@ generate_once "$PROFILE" "$RANKS ranks x $TASKS device tasks" \
 # Time to the first frame during a cold load (no model cache), side by side: the full load
 # first (script mode's default, what tl did before progressive loading, and what TL_BASE, a
 # baseline tl such as main's, does) against the progressive load (TL_TEST_LOAD_DELAY_MS=0: no
-# rank held, script mode does not wait for the ranks before its first frame). loaded_ms: the
-# last rank in. Medians of 3 alternating runs.
-first_frame() { # PROFILE BIN [ENV...]: prints "first_frame_ms loaded_ms"
+# rank held, script mode does not wait for the ranks before its first frame). small_ms: every
+# rank's steps, MSTX ranges, stages and comm ops on screen (a frame with no placeholder row
+# left; a tl without the first pass has them only with the whole rank: its loaded_ms);
+# loaded_ms: the last rank in. Medians of 3 alternating runs.
+first_frame() { # PROFILE BIN [ENV...]: prints "first_frame_ms loaded_ms small_ms"
 	_p=$1 _bin=$2
 	shift 2
 	printf ':quit\n' > "$OUT/tui-quit.txt"
@@ -31,16 +33,20 @@ first_frame() { # PROFILE BIN [ENV...]: prints "first_frame_ms loaded_ms"
 		"$_bin" view "$_p" --no-cache --script "$OUT/tui-quit.txt" --size 200x50 \
 		--stats "$OUT/tui-ff.txt" > /dev/null
 	awk '$1 == "first_frame_ms" { f = $2 } $1 == "loaded_ms" { l = $2 }
-		END { printf "%s %s\n", f, l ? l : f }' "$OUT/tui-ff.txt"
+		$1 == "small_ms" { s = $2 }
+		END { l = l ? l : f; printf "%s %s %s\n", f, l, s ? s : l }' "$OUT/tui-ff.txt"
 }
 first_frames() { # PROFILE LABEL
-	_full=() _prog=() _base=() _ploaded=()
+	_full=() _prog=() _base=() _ploaded=() _psmall=() _bsmall=()
 	for _i in 1 2 3; do
 		_full+=("$(first_frame "$1" "$TL_BIN" | cut -d' ' -f1)")
-		_r=$(first_frame "$1" "$TL_BIN" TL_TEST_LOAD_DELAY_MS=0)
-		_prog+=("${_r% *}")
-		_ploaded+=("${_r#* }")
-		[ -n "$TL_BASE" ] && _base+=("$(first_frame "$1" "$TL_BASE" | cut -d' ' -f1)")
+		read -r _f _l _s <<< "$(first_frame "$1" "$TL_BIN" TL_TEST_LOAD_DELAY_MS=0)"
+		_prog+=("$_f") _ploaded+=("$_l") _psmall+=("$_s")
+		if [ -n "$TL_BASE" ]; then
+			_base+=("$(first_frame "$1" "$TL_BASE" | cut -d' ' -f1)")
+			read -r _f _l _s <<< "$(first_frame "$1" "$TL_BASE" TL_TEST_LOAD_DELAY_MS=0)"
+			_bsmall+=("$_s")
+		fi
 	done
 	printf '== tl view, cold load, time to first frame: %s\n' "$2"
 	printf 'full load first (as before):   %10.1f ms\n' "$(printf '%s\n' "${_full[@]}" | median)"
@@ -48,6 +54,9 @@ first_frames() { # PROFILE LABEL
 		printf 'baseline %s: %10.1f ms\n' "$TL_BASE" "$(printf '%s\n' "${_base[@]}" | median)"
 	printf 'progressive:                   %10.1f ms   (bar: <= 1000 ms; every rank in after %.1f ms)\n' \
 		"$(printf '%s\n' "${_prog[@]}" | median)" "$(printf '%s\n' "${_ploaded[@]}" | median)"
+	printf 'MSTX/steps of every rank shown: %9.1f ms\n' "$(printf '%s\n' "${_psmall[@]}" | median)"
+	[ -n "$TL_BASE" ] &&
+		printf '  baseline, progressive:       %10.1f ms\n' "$(printf '%s\n' "${_bsmall[@]}" | median)"
 }
 first_frames "$PROFILE" "$RANKS ranks x $TASKS tasks"
 # 16 ranks of BENCH_BIG_TASKS tasks each (e.g. 8000000: 20 GB of DBs), when asked for

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Progressive loading of `tl view`: the first frame before the ranks are in, the lanes filling
-# in rank by rank, keys while loading, q cancelling the load. The loader is held by the test hook
+# Progressive loading of `tl view`: the first frame before the ranks are in, with a row for every
+# rank; each rank's small tables (steps, MSTX ranges, stages, communication ops) before its
+# device lanes, the lanes filling in rank by rank, keys while loading, q cancelling the load. The loader is held by the test hook
 # TL_TEST_LOAD_DELAY_MS=MS[:FROM] (ranks FROM and later wait MS before they start; script mode
 # waits for the others), so the screens do not depend on timing; at exit the hook prints how
 # many ranks were loaded and how many were cancelled, which tells a quit that stopped the load
@@ -30,17 +31,43 @@ last() { tail -1 "$t_tmp/screen.txt"; }
 VIEW_OPTS=--no-cache hooked "$P" 100x30 0
 check "view runs with every rank held" [ $? -eq 0 ]
 check "the message line says no rank is in yet" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^loading… 0/2 ranks · rank 0 waiting · rank 1 waiting'"
-check "no lanes yet" sh -c "! grep -q '▾ rank' '$t_tmp/screen.txt'"
+check "no device lane yet" sh -c "! grep -q '^ compute' '$t_tmp/screen.txt'"
+check "both ranks' headers say their small tables are in, device lanes waiting" \
+	[ "$(grep -c '▾ rank [01] *│ steps, MSTX, comm in · device lanes: waiting' "$t_tmp/screen.txt")" -eq 2 ]
+check "and their steps, MSTX ranges, stages and comm ops are drawn" \
+	[ "$(grep -c '^ step ' "$t_tmp/screen.txt")" -eq 2 ] && \
+	[ "$(grep -c '^ mstx default ' "$t_tmp/screen.txt")" -eq 2 ] && \
+	[ "$(grep -c '^ stage ' "$t_tmp/screen.txt")" -eq 2 ] && \
+	[ "$(grep -c '^ comm ' "$t_tmp/screen.txt")" -eq 2 ]
 check "quitting cancelled both ranks" hook_says "0 of 2 ranks loaded, 2 cancelled"
+golden loading_small
 
 # ---- rank 0 in, rank 1 loading --------------------------------------------------------------
 hooked "$P" 100x30 1
 check "view runs with rank 1 held" [ $? -eq 0 ]
 check "rank 0's lanes are drawn" has "rank 0"
-check "rank 1's are not" sh -c "! grep -q '▾ rank 1' '$t_tmp/screen.txt'"
+check "rank 1's device lanes are not" [ "$(grep -c '^ compute' "$t_tmp/screen.txt")" -eq 1 ]
+check "rank 1's MSTX ranges and steps are, under its header" \
+	sh -c "grep -A6 '▾ rank 1 *│ steps, MSTX, comm in · device lanes: waiting' '$t_tmp/screen.txt' | grep -q '^ mstx default '"
 check "the message line shows 1 of 2 ranks in and rank 1 waiting" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^loading… 1/2 ranks · rank 1 waiting'"
 check "q stopped the held rank: 1 of 2 loaded, 1 cancelled" hook_says "1 of 2 ranks loaded, 1 cancelled"
 golden loading
+
+# ---- a rank with no small tables to show: its placeholder row, then it goes ------------------
+H=$t_tmp/half
+cp -R "$P" "$H"
+for f in "$H"/*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db; do
+	printf 'not a database, not a database, not a database, not a database\n' > "$f"
+done
+VIEW_OPTS=--no-cache hooked "$H" 100x30 1
+check "rank 1 (unreadable, held) has its placeholder row saying it waits" \
+	sh -c "grep -q '^▾ rank 1 *│ waiting *$' '$t_tmp/screen.txt'"
+check "with no lanes under it" sh -c "grep -A1 '▾ rank 1' '$t_tmp/screen.txt' | tail -1 | grep -q '^ *$'"
+golden loading_placeholder
+VIEW_OPTS=--no-cache hooked "$H" 100x30 2
+check "once loaded, the unreadable rank's row is gone" sh -c "! grep -q 'rank 1' '$t_tmp/screen.txt'"
+check "the message line says 1 rank" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^loaded: 1 ranks'"
+check "and its warning is printed at exit" grep -q 'ascend_pytorch_profiler_1.db: not an SQLite database' "$t_tmp/err"
 
 # ---- keys while loading -----------------------------------------------------------------------
 hooked "$P" 100x30 1 ":goto 30ms" + + + + "<gt>" "<gt>" a
@@ -124,9 +151,15 @@ if command -v tmux > /dev/null 2>&1; then
 		sed 's/^/# /' "$t_tmp/pane" | tail -5
 		not_ok "tmux: rank 0's lanes while the loading line says rank 1 is waiting"
 	fi
+	check "tmux: rank 1's header shows its small tables in, device lanes waiting" \
+		wait_for "steps, MSTX, comm in · device lanes: waiting"
+	qs=$(date +%s%N)
 	$T send-keys -t t q
 	wait_for "EXIT="
+	qms=$((($(date +%s%N) - qs) / 1000000))
 	check "tmux: q exits 0 while loading" grep -q "EXIT=0" "$t_tmp/pane"
+	# the held rank would wait ten minutes: a quit that waited for it would time out above
+	check "tmux: q quits at once while loading (${qms} ms, under 3 s)" [ "$qms" -lt 3000 ]
 	check "tmux: and cancelled the held rank" grep -q "1 of 2 ranks loaded, 1 cancelled" "$t_tmp/pane"
 	$T kill-server 2> /dev/null
 else

@@ -1,6 +1,7 @@
-/* Progressive loading (load_trace_start and the session's tlq_poll): the ranks come out in rank
- * order with exactly what the full load gives them, a cancelled load frees what it read, and
- * the test hook holds the ranks it is told to. */
+/* Progressive loading (load_trace_start and the session's tlq_poll): every rank has its slot from
+ * the start, its small tables come in before its device tasks, the slots end with exactly what
+ * the full load gives them, a cancelled load frees what it read, and the test hook holds the
+ * ranks it is told to. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -48,20 +49,27 @@ test_whole(const char *dir)
 	CHECK(load_trace_start(dir, &o, &prog, &bg) == 0 && bg != NULL, "the load starts");
 	tl_query *q = tlq_open(&prog, &(tl_query_opts){.lanes = 1});
 	tlq_attach_load(q, bg);
-	CHECK(prog.nranks == 0, "no rank before the first poll");
+	CHECK(prog.nranks == 3, "a slot per rank before the first poll (%zu)", prog.nranks);
+	int empty = 1;
+	for (size_t i = 0; i < prog.nranks; i++)
+		empty &= prog.ranks[i]->ntracks == 0 && prog.ranks[i]->rank == (int)i &&
+		         tlq_slot(q, i) == TLQ_SLOT_PENDING;
+	CHECK(empty, "each a placeholder with its rank number and no tracks");
 	size_t total = 0, polls = 0;
-	int order = 1;
+	int order = 1, backwards = 0, last[3] = {0, 0, 0};
 	while (tlq_loading(q, NULL, &total)) {
-		size_t before = prog.nranks;
-		tlq_poll(q);
-		for (size_t i = before; i < prog.nranks; i++)
-			if (i > 0 && prog.ranks[i - 1]->rank >= prog.ranks[i]->rank)
-				order = 0;
+		tlq_poll(q, NULL);
+		for (size_t i = 0; i < prog.nranks; i++) {
+			order &= prog.ranks[i]->rank == (int)i;
+			backwards |= tlq_slot(q, i) < last[i];
+			last[i] = tlq_slot(q, i);
+		}
 		polls++;
 		usleep(1000);
 	}
 	CHECK(total == 3, "3 ranks to load (%zu)", total);
-	CHECK(order, "published in rank order");
+	CHECK(order, "a slot's rank never moves");
+	CHECK(!backwards, "a slot only goes forward: placeholder, small tables, full");
 	CHECK(prepared == 3, "each rank prepared once on its loader thread (%d)", prepared);
 	CHECK(prog.nranks == full.nranks, "as many ranks as the full load (%zu, %zu)", prog.nranks,
 	      full.nranks);
@@ -98,7 +106,7 @@ test_whole(const char *dir)
 
 /* Rank 0 in, ranks 1 and 2 held by the hook; quitting cancels them. */
 static void
-test_cancel(const char *dir)
+test_cancel(const char *dir, const tl_trace *full)
 {
 	setenv("TL_TEST_LOAD_DELAY_MS", "600000:1", 1);
 	tl_trace tr;
@@ -109,7 +117,22 @@ test_cancel(const char *dir)
 	tlq_attach_load(q, bg);
 	while (!tlq_load_settled(q))
 		usleep(1000);
-	CHECK(tlq_poll(q) == 1 && tr.nranks == 1 && tr.ranks[0]->rank == 0, "rank 0 only");
+	CHECK(tlq_poll(q, NULL) == 3 && tr.nranks == 3, "three slots filled");
+	CHECK(tlq_slot(q, 0) == TLQ_SLOT_FULL && tr.ranks[0]->rank == 0, "rank 0 in whole");
+	int small = 1;
+	for (size_t i = 1; i < 3; i++) {
+		const tl_rank *p = tr.ranks[i], *f = full->ranks[i];
+		small &= tlq_slot(q, i) == TLQ_SLOT_PREVIEW && p->rank == (int)i;
+		small &= slices_of(p, TL_LANE_COMPUTE) == 0 && slices_of(p, TL_LANE_OVERLAP) == 0;
+		small &= slices_of(p, TL_LANE_MSTX) > 0 &&
+		         slices_of(p, TL_LANE_MSTX) == slices_of(f, TL_LANE_MSTX);
+		small &= slices_of(p, TL_LANE_COMM) > 0 &&
+		         slices_of(p, TL_LANE_COMM) == slices_of(f, TL_LANE_COMM);
+		small &= p->nsteps > 0 && p->nsteps == f->nsteps;
+		small &= slices_of(p, TL_LANE_STAGE) == slices_of(f, TL_LANE_STAGE);
+	}
+	CHECK(small, "ranks 1 and 2 (held): their steps, MSTX ranges, comm ops and stages, as the "
+	             "full load has them, and no device lanes yet");
 	size_t done, total;
 	CHECK(tlq_loading(q, &done, &total) && done == 1 && total == 3, "1 of 3 done, loading");
 	int rank;
@@ -145,7 +168,13 @@ main(void)
 		return test_done();
 	}
 	test_whole(dir);
-	test_cancel(dir);
+	tl_trace full;
+	CHECK(load_trace(dir, &(tl_load_opts){.quiet_progress = 1, .view = 1}, &full) == 0,
+	      "the full load");
+	tl_query *qf = tlq_open(&full, &(tl_query_opts){.lanes = 1});
+	test_cancel(dir, &full);
+	tlq_close(qf);
+	trace_free(&full);
 	test_rmtree(dir);
 	return test_done();
 }
