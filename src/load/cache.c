@@ -194,6 +194,24 @@ header_sum(const void *map, size_t len)
 	return sum;
 }
 
+/* The reader on a mapped file, from which a file truncated by another program while it is
+ * mapped raises SIGBUS: then NULL, said in err. */
+static tl_rank *
+decode_guarded(const void *map, size_t len, const tl_source *src, size_t n, int replay, int trusted,
+               char *err, size_t errlen)
+{
+	tl_rank *volatile r = NULL;
+	sigjmp_buf env, *volatile saved = load_bus_env;
+	if (sigsetjmp(env, 1) == 0) {
+		load_bus_env = &env;
+		r = cache_decode_stamped(map, len, src, n, replay, trusted, err, errlen);
+	} else {
+		snprintf(err, errlen, "it shrank while tl was reading it");
+	}
+	load_bus_env = saved;
+	return r;
+}
+
 /* Marks the file (fd, fstat st, header checksum sum) as used just now for the LRU bound, and
  * keeps its stamp (when it has one) matching: touching it sets its ctime. Only a file not
  * touched in the last minute is touched again. The file was checked or stamped with st; when
@@ -237,23 +255,29 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
 	}
 	char err[160] = "";
 	size_t len = (size_t)st.st_size;
-	void *volatile map = MAP_FAILED;
+	void *map = MAP_FAILED;
 	char *real = realpath(file, NULL); /* names its stamp; NULL: no stamp */
-	int trusted = 0;
+	uint64_t sum = 0;
+	if (len >= TL_CACHE_HEADER && pread(fd, &sum, 8, 24) != 8)
+		sum = 0;
+	int trusted = cache_stamp_ok(real, &st, sum);
+	/* a file checked whole is read from end to end, so its pages are faulted in at once; one
+	 * a stamp vouches for is read only where it is used (a viewer's first frame touches a
+	 * small part of it), and faulting it all in would be O(bytes) again, in the kernel */
 	if (len > 0)
-		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	/* a cache file truncated by another program while it is mapped raises SIGBUS */
-	sigjmp_buf env, *volatile saved = load_bus_env;
+		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | (trusted ? 0 : MAP_POPULATE), fd, 0);
 	if (map != MAP_FAILED) {
-		trusted = cache_stamp_ok(real, &st, header_sum(map, len));
-		if (sigsetjmp(env, 1) == 0) {
-			load_bus_env = &env;
-			r = cache_decode_stamped(map, len, src, n, !again, trusted, err,
-			                         sizeof err);
-		} else {
-			snprintf(err, sizeof err, "it shrank while tl was reading it");
+		if (trusted && header_sum(map, len) != sum)
+			trusted = 0;
+		r = decode_guarded(map, len, src, n, !again, trusted, err, sizeof err);
+		struct stat now;
+		if (r != NULL && trusted && (fstat(fd, &now) != 0 || !same_file(&st, &now))) {
+			/* written since its stamp was compared: checked whole after all (its
+			 * warnings were given already) */
+			rank_free(r);
+			trusted = 0;
+			r = decode_guarded(map, len, src, n, 0, 0, err, sizeof err);
 		}
-		load_bus_env = saved;
 		if (again) {
 		} else if (trusted) {
 			stamped_opens++;
@@ -280,13 +304,14 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
 	 * so recent that a change could still keep it */
 	if (r != NULL && !trusted && fstat(fd, &after) == 0 && same_file(&st, &after) &&
 	    !cache_stamp_racy(&st)) {
-		cache_stamp_put(real, &st, header_sum(map, len));
+		sum = header_sum(map, len); /* the one the check compared */
+		cache_stamp_put(real, &st, sum);
 		trusted = 1;
 	}
 	if (again) {
 		/* written a moment ago; when it cannot be read the rank stays as loaded */
 	} else if (r != NULL) {
-		touch_used(fd, real, &st, header_sum(map, len), trusted);
+		touch_used(fd, real, &st, sum, trusted);
 		add_rec(c, r->rank, TL_CACHE_HIT, file, len, cache_rank_slices(r));
 	} else {
 		msg_warn(file, "cache file not used: %s; reading the profile again", err);
