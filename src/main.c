@@ -321,11 +321,11 @@ cmd_summary(cli *c)
 		getrusage(RUSAGE_SELF, &ru);
 		fprintf(stderr,
 		        "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
-		        "source_opens=%llu cache_checked=%llu cache_stamped=%llu\n",
+		        "cache_checked=%llu cache_stamped=%llu source_opens=%llu\n",
 		        tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
-		        (unsigned long long)load_source_opens(),
 		        (unsigned long long)cache_checked_opens(),
-		        (unsigned long long)cache_stamped_opens());
+		        (unsigned long long)cache_stamped_opens(),
+		        (unsigned long long)load_source_opens());
 	}
 	trace_free(&tr);
 	return rc;

@@ -25,7 +25,7 @@ opens() {
 	TL_STATS=1 "$TL" summary "$P" --json "$@" >"$t_tmp/got.json" 2>"$t_tmp/err"
 	grep '^stats:' "$t_tmp/err" >"$t_tmp/stats"
 	sed -i '/^stats:/d' "$t_tmp/err"
-	grep -q "cache_checked=$want_c cache_stamped=$want_s\$" "$t_tmp/stats"
+	grep -q "cache_checked=$want_c cache_stamped=$want_s " "$t_tmp/stats"
 }
 same() { cmp -s "$t_tmp/want.json" "$t_tmp/got.json"; }
 
@@ -110,7 +110,7 @@ check "... and again the next time" [ $? -eq 0 ]
 env -u HOME -u XDG_CACHE_HOME TL_STATS=1 "$TL" summary "$P" --json --cache-dir "$t_tmp/mc" \
 	>"$t_tmp/got.json" 2>"$t_tmp/err"
 check "no HOME nor XDG_CACHE_HOME: checked whole, the same numbers" \
-	sh -c "grep -q 'cache_checked=3 cache_stamped=0' '$t_tmp/err' && cmp -s '$t_tmp/want.json' '$t_tmp/got.json'"
+	sh -c "grep -q 'cache_checked=3 cache_stamped=0 ' '$t_tmp/err' && cmp -s '$t_tmp/want.json' '$t_tmp/got.json'"
 
 # ---- --clear and eviction remove stamps --------------------------------------------------------
 rm -rf "$t_tmp/xdg"
