@@ -112,7 +112,8 @@ static const command commands[] = {
      "read the profile into the model cache without viewing; print what was written", cmd_index, 1,
      "rC"},
     {"cache", "tl cache [--clear] [--cache-dir DIR]",
-     "where the model cache is and its size; --clear empties it", cmd_cache, 0, "LC"},
+     "where the model cache is, its size, the files stamped as verified; --clear empties it",
+     cmd_cache, 0, "LC"},
     {"keys", "tl keys [--keymap NAME] [--man|--markdown]",
      "list the viewer's actions and :-commands with their keys", cmd_keys, 0, "KMD"},
     {"demo", "tl demo [--no-view] [the options of view]",
@@ -154,7 +155,7 @@ usage(FILE *f)
 	    "  --no-cache    (summary, diff, view, demo) neither read nor write the model cache\n"
 	    "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
 	    "                else ~/.cache/tl/models); a shared one serves several hosts\n"
-	    "  --clear       (cache) remove every cache file\n"
+	    "  --clear       (cache) remove every cache file and its stamp\n"
 	    "  --pp N        (summary, view) N pipeline stages in rank order, when the profile\n"
 	    "                names none (distributed_args) and P2P partners do not tell; it\n"
 	    "                also lets forward/backward operator pairs make PP blocks\n"
@@ -371,8 +372,10 @@ cmd_summary(cli *c)
 		getrusage(RUSAGE_SELF, &ru);
 		fprintf(stderr,
 		        "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
-		        "source_opens=%llu\n",
+		        "cache_checked=%llu cache_stamped=%llu source_opens=%llu\n",
 		        tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
+		        (unsigned long long)cache_checked_opens(),
+		        (unsigned long long)cache_stamped_opens(),
 		        (unsigned long long)load_source_opens());
 	}
 	trace_free(&tr);

@@ -145,6 +145,78 @@ cache_will_write(const tl_cache *c)
 	return c != NULL && c->dir != NULL && !c->read_only;
 }
 
+static _Atomic uint64_t stamped_opens, checked_opens;
+
+uint64_t
+cache_stamped_opens(void)
+{
+	return stamped_opens;
+}
+
+uint64_t
+cache_checked_opens(void)
+{
+	return checked_opens;
+}
+
+static int
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* The checksum a mapped file's header carries (0 when it is shorter than its header). */
+static uint64_t
+header_sum(const void *map, size_t len)
+{
+	uint64_t sum = 0;
+	if (len >= TL_CACHE_HEADER)
+		memcpy(&sum, (const uint8_t *)map + 24, 8);
+	return sum;
+}
+
+/* The reader on a mapped file, from which a file truncated by another program while it is
+ * mapped raises SIGBUS: then NULL, said in err. */
+static tl_rank *
+decode_guarded(const void *map, size_t len, const tl_source *src, size_t n, int replay, int trusted,
+               char *err, size_t errlen)
+{
+	tl_rank *volatile r = NULL;
+	sigjmp_buf env, *volatile saved = load_bus_env;
+	if (sigsetjmp(env, 1) == 0) {
+		load_bus_env = &env;
+		r = cache_decode_stamped(map, len, src, n, replay, trusted, err, errlen);
+	} else {
+		snprintf(err, errlen, "it shrank while tl was reading it");
+	}
+	load_bus_env = saved;
+	return r;
+}
+
+/* Marks the file (fd, fstat st, header checksum sum) as used just now for the LRU bound, and
+ * keeps its stamp (when it has one) matching: touching it sets its ctime. Only a file not
+ * touched in the last minute is touched again. The file was checked or stamped with st; when
+ * it is no longer st, something wrote it meanwhile and it gets neither touch nor stamp. */
+static void
+touch_used(int fd, const char *real, const struct stat *st, uint64_t sum, int stamped)
+{
+	struct timespec now;
+	struct stat now_st;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if ((int64_t)now.tv_sec - (int64_t)st->st_mtim.tv_sec < 60)
+		return;
+	if (fstat(fd, &now_st) != 0 || !same_file(st, &now_st))
+		return;
+	if (futimens(fd, NULL) != 0) /* not ours (a shared cache others filled) */
+		return;
+	/* the touch is tl's own write; a write by another in the same instant (by the user or
+	 * root: the file is 0644) is what any stamp of a file just written accepts */
+	if (stamped && fstat(fd, &now_st) == 0)
+		cache_stamp_put(real, &now_st, sum);
+}
+
 /* again: the file this process just wrote (cache_remap_rank) */
 static tl_rank *
 map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
@@ -166,19 +238,35 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
 	}
 	char err[160] = "";
 	size_t len = (size_t)st.st_size;
-	void *volatile map = MAP_FAILED;
+	void *map = MAP_FAILED;
+	char *real = realpath(file, NULL); /* names its stamp; NULL: no stamp */
+	uint64_t sum = 0;
+	if (len >= TL_CACHE_HEADER && pread(fd, &sum, 8, 24) != 8)
+		sum = 0;
+	int trusted = cache_stamp_ok(real, &st, sum);
+	/* a file checked whole is read from end to end, so its pages are faulted in at once; one
+	 * a stamp vouches for is read only where it is used (a viewer's first frame touches a
+	 * small part of it), and faulting it all in would be O(bytes) again, in the kernel */
 	if (len > 0)
-		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	/* a cache file truncated by another program while it is mapped raises SIGBUS */
-	sigjmp_buf env, *volatile saved = load_bus_env;
+		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | (trusted ? 0 : MAP_POPULATE), fd, 0);
 	if (map != MAP_FAILED) {
-		if (sigsetjmp(env, 1) == 0) {
-			load_bus_env = &env;
-			r = cache_decode_mapped(map, len, src, n, !again, err, sizeof err);
-		} else {
-			snprintf(err, sizeof err, "it shrank while tl was reading it");
+		if (trusted && header_sum(map, len) != sum)
+			trusted = 0;
+		r = decode_guarded(map, len, src, n, !again, trusted, err, sizeof err);
+		struct stat now;
+		if (r != NULL && trusted && (fstat(fd, &now) != 0 || !same_file(&st, &now))) {
+			/* written since its stamp was compared: checked whole after all (its
+			 * warnings were given already) */
+			rank_free(r);
+			trusted = 0;
+			r = decode_guarded(map, len, src, n, 0, 0, err, sizeof err);
 		}
-		load_bus_env = saved;
+		if (again) {
+		} else if (trusted) {
+			stamped_opens++;
+		} else {
+			checked_opens++;
+		}
 		if (r != NULL) {
 			/* the rank's lanes are the file's pages: file-backed memory the kernel may
 			 * drop and read again, not anonymous memory. Files are only ever replaced
@@ -194,11 +282,19 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
 	} else {
 		snprintf(err, sizeof err, "%s", len == 0 ? "empty" : strerror(errno));
 	}
+	struct stat after;
+	/* checked whole just now: stamped, unless it changed while it was read, or its ctime is
+	 * so recent that a change could still keep it */
+	if (r != NULL && !trusted && fstat(fd, &after) == 0 && same_file(&st, &after) &&
+	    !cache_stamp_racy(&st)) {
+		sum = header_sum(map, len); /* the one the check compared */
+		cache_stamp_put(real, &st, sum);
+		trusted = 1;
+	}
 	if (again) {
 		/* written a moment ago; when it cannot be read the rank stays as loaded */
 	} else if (r != NULL) {
-		futimens(fd,
-		         NULL); /* its last use, for the LRU bound (fails harmlessly read-only) */
+		touch_used(fd, real, &st, sum, trusted);
 		add_rec(c, r->rank, TL_CACHE_HIT, file, len, cache_rank_slices(r));
 	} else {
 		msg_warn(file, "cache file not used: %s; reading the profile again", err);
@@ -207,6 +303,7 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
 		pthread_mutex_unlock(&c->lock);
 	}
 	close(fd);
+	free(real);
 	free(file);
 	return r;
 }
@@ -265,6 +362,9 @@ cache_store_rank(tl_cache *c, const tl_source *src, size_t n, const tl_rank *r, 
 	pthread_mutex_unlock(&c->lock);
 	char *tmp = xasprintf("%s/" TMP_PREFIX "%ld-%lu%s", c->dir, (long)getpid(), my, FILE_EXT);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	/* read back after the rename, to stamp the inode written rather than whatever the name
+	 * holds by then */
+	int rfd = fd >= 0 ? open(tmp, O_RDONLY | O_CLOEXEC) : -1;
 	const char *why = NULL;
 	int saved = 0;
 	uint64_t size = 0;
@@ -279,7 +379,17 @@ cache_store_rank(tl_cache *c, const tl_source *src, size_t n, const tl_rank *r, 
 		why = "cannot rename a file";
 	} else {
 		add_rec(c, r->rank, TL_CACHE_WROTE, file, size, cache_rank_slices(r));
+		/* the bytes are the ones just written: stamped with the inode's state after the
+		 * rename (which sets its ctime) */
+		struct stat st;
+		uint64_t sum;
+		char *real = realpath(file, NULL);
+		if (rfd >= 0 && fstat(rfd, &st) == 0 && pread(rfd, &sum, 8, 24) == 8)
+			cache_stamp_put(real, &st, sum);
+		free(real);
 	}
+	if (rfd >= 0)
+		close(rfd);
 	if (why != NULL) {
 		unlink(tmp);
 		char *m = xasprintf("%s: %s", why, strerror(saved));
@@ -358,6 +468,20 @@ cmp_age(const void *a, const void *b)
 	return (x->mtime_ns > y->mtime_ns) - (x->mtime_ns < y->mtime_ns);
 }
 
+/* The stamp of path (a file of the directory dir, just removed: realpath no longer finds it). */
+static void
+drop_stamp(const char *dir, const char *path)
+{
+	char *rd = realpath(dir, NULL);
+	const char *base = strrchr(path, '/');
+	if (rd != NULL && base != NULL) {
+		char *real = xasprintf("%s%s", rd, base);
+		cache_stamp_drop(real);
+		free(real);
+	}
+	free(rd);
+}
+
 void
 cache_evict(tl_cache *c)
 {
@@ -377,8 +501,12 @@ cache_evict(tl_cache *c)
 	if (n > 1)
 		qsort(v, n, sizeof *v, cmp_age);
 	for (size_t i = 0; i < n && total > c->max_bytes; i++)
-		if (!v[i].tmp && unlink(v[i].path) == 0)
+		if (!v[i].tmp && unlink(v[i].path) == 0) {
 			total -= v[i].size;
+			/* a stale stamp would never match a new file under the name (a new inode,
+			 * or a reused one with a later ctime), so this only keeps them few */
+			drop_stamp(c->dir, v[i].path);
+		}
 	for (size_t i = 0; i < n; i++)
 		free(v[i].path);
 	free(v);
@@ -410,6 +538,10 @@ cache_report(const tl_cache *c, FILE *f)
 	        (double)total / 1048576.0);
 	fprintf(f, "bound: %llu bytes (%.1f MiB; TL_CACHE_MAX sets it)\n",
 	        (unsigned long long)c->max_bytes, (double)c->max_bytes / 1048576.0);
+	fprintf(f,
+	        "verified: %ld files (checked whole once; a stamp skips the check until they "
+	        "change)\n",
+	        cache_stamp_sweep(c->dir, 0));
 }
 
 long
@@ -434,5 +566,6 @@ cache_clear(const tl_cache *c, long *results)
 		free(v[i].path);
 	}
 	free(v);
+	cache_stamp_sweep(c->dir, 1);
 	return removed;
 }

@@ -85,10 +85,16 @@ int cache_will_write(const tl_cache *);
 /* Removes the least recently used cache files until the directory is within its bound. */
 void cache_evict(tl_cache *);
 
-/* `tl cache`: where, how many files, how many bytes. */
+/* Cache files read since start whose stamp said they were checked before (the O(bytes)
+ * checks skipped), and those checked whole (TL_STATS). */
+uint64_t cache_stamped_opens(void);
+uint64_t cache_checked_opens(void);
+
+/* `tl cache`: where, how many files, how many bytes, how many are stamped as checked. */
 void cache_report(const tl_cache *, FILE *);
-/* `tl cache --clear`: removes every cache file (and stale temporary file). Returns the count of
- * ranks' files (*results: of stored results), -1 when the directory cannot be read. */
+/* `tl cache --clear`: removes every cache file (and stale temporary file) and their stamps.
+ * Returns the count of ranks' files (*results: of stored results), -1 when the directory cannot
+ * be read. */
 long cache_clear(const tl_cache *, long *results);
 
 /* ---- stored results (cache_result.c) --------------------------------------------------------

@@ -29,4 +29,29 @@ int cache_writer_side(const tl_source *s, size_t i);
 /* The slices of r. */
 uint64_t cache_rank_slices(const tl_rank *r);
 
+/* The reader (cache_decode_mapped) on a file tl has checked whole before or wrote itself, as a
+ * stamp says (trusted): the header, the key, every size, count and index are still checked,
+ * as they cost O(lanes and tables); the body checksum, each slice's and operator task's
+ * values and each lane's level of detail against its slices (the O(bytes) part) are not. */
+tl_rank *cache_decode_stamped(const void *buf, size_t len, const tl_source *src, size_t n,
+                              int replay, int trusted, char *err, size_t errlen);
+
+/* ---- "verified once" stamps (cache_stamp.c): real is the cache file's real path ---------- */
+struct stat;
+/* 1 when a stamp says the file real, whose fstat is st and whose header holds the checksum
+ * sum, is one tl checked whole (or wrote) and nothing has written since. */
+int cache_stamp_ok(const char *real, const struct stat *st, uint64_t sum);
+/* Records that the file real (fstat st, header checksum sum) was checked whole or just
+ * written. Silent when there is no stamp directory or it cannot be written. */
+void cache_stamp_put(const char *real, const struct stat *st, uint64_t sum);
+/* 1 when st's ctime is so recent that a write could still leave it unchanged: not stamped
+ * after a check (cache_stamp_put would trust a file that may change under the same ctime). */
+int cache_stamp_racy(const struct stat *st);
+/* Removes the stamp of the file real (evicted). */
+void cache_stamp_drop(const char *real);
+/* The stamps of the cache files in cache_dir that still exist (drop = 0), or removes them,
+ * with those of files that are gone and writers' leftovers, returning how many of cache_dir's
+ * it removed (drop = 1). */
+long cache_stamp_sweep(const char *cache_dir, int drop);
+
 #endif

@@ -39,6 +39,8 @@ typedef struct tl_lod {
 	size_t off[LOD_MAXLEVEL],
 	    size[LOD_MAXLEVEL]; /* level k+1 at node + off[k], size[k] nodes */
 	int borrowed;           /* the arrays belong to someone else */
+	int checked; /* from a cache file a stamp vouches for: lod_check passed when it was stamped
+	              */
 } tl_lod;
 
 /* The sizes of the two arrays for n slices. */

@@ -525,7 +525,8 @@ track_lod_build(tl_track *t)
 	if (t->lod != NULL)
 		return;
 	if (t->lod_file != NULL && t->lod_file->n == t->n &&
-	    lod_check(t->v, t->n, t->lod_file->busy, t->lod_file->node) == 0) {
+	    (t->lod_file->checked ||
+	     lod_check(t->v, t->n, t->lod_file->busy, t->lod_file->node) == 0)) {
 		t->lod = t->lod_file;
 		t->lod_file = NULL;
 		return;

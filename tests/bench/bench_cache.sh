@@ -4,9 +4,11 @@
 # writing it (first open) and reading it (warm), the viewer's peak anonymous and total resident
 # memory per slice without the cache, writing it and warm, the cache's size on disk per slice,
 # and `tl index` throughput with one process and with two (half the ranks each) into one
-# directory. "cache present" is a stored result (tl summary's output kept in the cache) when the
-# build has them; "mapped ranks" bypasses it (TL_CACHE_RESULTS=0): every rank's model mapped and
-# analysed. Wall time and CPU time (user + system) both: on a shared host the wall time also
+# directory. "Cache present" is a stored result (tl summary's output kept in the cache);
+# "mapped ranks" bypasses it (TL_CACHE_RESULTS=0): every rank's model mapped on its "verified
+# once" stamp (tl wrote the files) and analysed; "checked whole" opens the same files with no
+# stamp directory, checking each file whole. Wall time and CPU time (user + system) both: on a
+# shared host the wall time also
 # measures the other processes.
 #
 # Side by side with a baseline: BENCH_BASE_TL=PATH names another build of tl (for example main:
@@ -25,6 +27,12 @@ PROFILE="$OUT/profile-${RANKS}x${TASKS}"
 generate_once "$PROFILE" "$RANKS ranks x $TASKS device tasks" \
 	"$TLGEN" bench "$PROFILE" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
 export XDG_CONFIG_HOME=/nonexistent TERM=xterm-256color LC_ALL=C.UTF-8
+# "verified once" stamps go to a directory of the bench's own; NOSTAMP is one where they cannot
+# be made, so that every open checks each cache file whole (as before stamps)
+case $OUT in /*) abs_out=$OUT ;; *) abs_out=$PWD/$OUT ;; esac
+export XDG_CACHE_HOME="$abs_out/xdg"
+NOSTAMP="$abs_out/xdg-nostamp"
+mkdir -p "$NOSTAMP/tl" && : >"$NOSTAMP/tl/verified"
 
 stats=$(TL_STATS=1 "$TL_BIN" summary "$PROFILE" --no-cache 2>&1 >/dev/null | grep '^stats:')
 slices=$(echo "$stats" | sed 's/.*slices=\([0-9]*\).*/\1/')
@@ -78,14 +86,26 @@ measure() {
 	# the same with the stored result bypassed: the ranks' models mapped and analysed
 	med "TL_CACHE_RESULTS=0 '$bin' summary '$PROFILE' --cache-dir '$cache'"
 	eval "${p}_s_mapped=$mw ${p}_c_mapped=$mc"
+	med "TL_CACHE_RESULTS=0 XDG_CACHE_HOME='$NOSTAMP' '$bin' summary '$PROFILE' --cache-dir '$cache'"
+	eval "${p}_s_whole=$mw ${p}_c_whole=$mc"
 	eval "${p}_bytes=$(cat "$cache"/*.tlc | wc -c)"
 	view_once "$bin" "$cache" --no-cache
 	eval "${p}_v_none=$ff ${p}_none_anon=$anon_kb ${p}_none_hwm=$hwm_kb"
 	rm -rf "$cache"
 	view_once "$bin" "$cache"
 	eval "${p}_v_cold=$ff ${p}_cold_anon=$anon_kb ${p}_cold_hwm=$hwm_kb"
-	view_once "$bin" "$cache"
-	eval "${p}_v_warm=$ff ${p}_warm_anon=$anon_kb ${p}_warm_hwm=$hwm_kb"
+	vw=$(for i in $(seq "$RUNS"); do
+		view_once "$bin" "$cache"
+		echo "$ff $anon_kb $hwm_kb"
+	done)
+	eval "${p}_v_warm=$(echo "$vw" | awk '{ print $1 }' | median)"
+	eval "${p}_warm_anon=$(echo "$vw" | awk '{ print $2 }' | median)"
+	eval "${p}_warm_hwm=$(echo "$vw" | awk '{ print $3 }' | median)"
+	vw=$(for i in $(seq "$RUNS"); do
+		XDG_CACHE_HOME="$NOSTAMP" view_once "$bin" "$cache"
+		echo "$ff"
+	done)
+	eval "${p}_v_whole=$(echo "$vw" | median)"
 	rm -rf "$cache"
 }
 measure "$TL_BIN" tl
@@ -130,6 +150,8 @@ row "tl summary, no cache (CPU s)" "%10.3f" c_cold
 row "tl summary, writing the cache (wall s)" "%10.3f" s_write
 row "tl summary, cache present (wall s)" "%10.3f" s_warm
 row "tl summary, cache present (CPU s)" "%10.3f" c_warm
+row "tl summary, cache checked whole (wall s)" "%10.3f" s_whole
+row "tl summary, cache checked whole (CPU s)" "%10.3f" c_whole
 row "  warm / cold, wall (bar <= 5%)" "%9.1f%%" pct_s
 row "  warm / cold, CPU" "%9.1f%%" pct_c
 row "tl summary, mapped ranks (wall s)" "%10.3f" s_mapped
@@ -139,6 +161,7 @@ row "  mapped / cold, CPU" "%9.1f%%" pct_mc
 row "viewer first frame, no cache (ms)" "%10.1f" v_none
 row "viewer first frame, writing the cache (ms)" "%10.1f" v_cold
 row "viewer first frame, cache present (ms)" "%10.1f" v_warm
+row "viewer first frame, checked whole (ms)" "%10.1f" v_whole
 row "viewer peak RssAnon, no cache (B/slice)" "%10.1f" none_anon_b
 row "viewer peak RssAnon, writing (B/slice)" "%10.1f" cold_anon_b
 row "viewer peak RssAnon, warm (B/slice; <= 32)" "%10.1f" warm_anon_b
