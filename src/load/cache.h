@@ -132,6 +132,12 @@ int cache_result_get(tl_cache *, const uint8_t *key, size_t klen, tl_result *out
 /* Stores res under key (a temporary file renamed into place). Returns 1 when stored. */
 int cache_result_put(tl_cache *, const uint8_t *key, size_t klen, const tl_result *res);
 void cache_result_free(tl_result *);
+/* The reader itself, for tests and the fuzz target: a result file's bytes checked against key.
+ * Returns NULL with *out filled, or NULL with out->out NULL (another key's result: a miss), or
+ * why the bytes are not a result file. */
+const char *cache_result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen,
+                                tl_result *out);
+#define RESULT_HEADER 40 /* bytes before a result file's key */
 /* 1 when every rank the cache saw in this process was read from it or written to it. */
 int cache_all_kept(const tl_cache *);
 

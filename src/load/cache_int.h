@@ -22,6 +22,13 @@ enum { TRACK_STEP = 1, TRACK_DEV = 2, TRACK_LOD = 4 };
 enum { TABLE_OPS = 1, TABLE_LAUNCHES = 2, TABLE_COMM = 4, TABLE_COUNTERS = 8 };
 #define NO_STR UINT64_MAX
 
+/* The fixed header of a model (TL_CACHE_HEADER bytes) and of a stored result (RESULT_HEADER):
+ * magic (8 bytes), u32 version, u32 byte-order mark, u64 file size, u64 body checksum, u64 key
+ * length. Checks b[0..len) against magic and version and the size against len; sets *sum and
+ * *keylen (the caller checks the checksum and the key). Returns NULL, or why it is not one. */
+const char *cache_header_check(const uint8_t *b, size_t len, size_t header, const char *magic,
+                               uint32_t version, uint64_t *sum, uint64_t *keylen);
+
 /* SQLite's files beside a DB that a writer still holds ("-wal", "-journal"). */
 #define CACHE_WRITER_SIDES 2
 /* 1 when writer side i (< CACHE_WRITER_SIDES) lies beside s's file. */

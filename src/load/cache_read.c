@@ -404,26 +404,39 @@ get_tables(rd *r, tl_rank *rk, uint32_t npool, size_t nsrc)
 		get_counters(r, rk, npool, nsrc);
 }
 
-static const char *
-check_header(const uint8_t *b, size_t len, uint64_t *keylen, int trusted)
+const char *
+cache_header_check(const uint8_t *b, size_t len, size_t header, const char *magic,
+                   uint32_t version, uint64_t *sum, uint64_t *keylen)
 {
 	uint32_t ver, bom;
-	uint64_t size, sum, kl;
-	if (len < TL_CACHE_HEADER)
+	uint64_t size;
+	if (len < header)
 		return "shorter than its header";
-	if (memcmp(b, CACHE_MAGIC, 8) != 0)
-		return "not a tl cache file";
+	if (memcmp(b, magic, 8) != 0)
+		return memcmp(magic, CACHE_MAGIC, 8) == 0 ? "not a tl cache file"
+		                                           : "not a tl result file";
 	memcpy(&ver, b + 8, 4);
 	memcpy(&bom, b + 12, 4);
 	memcpy(&size, b + 16, 8);
-	memcpy(&sum, b + 24, 8);
-	memcpy(&kl, b + 32, 8);
+	memcpy(sum, b + 24, 8);
+	memcpy(keylen, b + 32, 8);
 	if (bom != BYTE_ORDER_MARK)
 		return "written on a host of the other byte order";
-	if (ver != TL_CACHE_VERSION)
+	if (ver != version)
 		return "written by another version of tl";
 	if (size != len)
 		return "truncated or extended since it was written";
+	return NULL;
+}
+
+static const char *
+check_header(const uint8_t *b, size_t len, uint64_t *keylen, int trusted)
+{
+	uint64_t sum, kl;
+	const char *why =
+	    cache_header_check(b, len, TL_CACHE_HEADER, CACHE_MAGIC, TL_CACHE_VERSION, &sum, &kl);
+	if (why != NULL)
+		return why;
 	if ((len - TL_CACHE_HEADER) % 8 != 0 || kl > len - TL_CACHE_HEADER)
 		return "its sizes are inconsistent";
 	if (!trusted && cache_checksum(b + TL_CACHE_HEADER, len - TL_CACHE_HEADER) != sum)

@@ -25,7 +25,6 @@
 
 #define RESULT_MAGIC "TLRESULT" /* 8 bytes, no NUL */
 #define RESULT_VERSION 1u
-#define RESULT_HEADER 40
 #define RESULT_MAX (UINT64_C(1) << 30) /* bytes: a bigger file is not one tl wrote */
 
 typedef struct rbuf {
@@ -204,25 +203,15 @@ dup_bytes(const uint8_t *p, uint64_t n)
 	return s;
 }
 
-/* Checks a result file's bytes against key; fills out. Returns NULL, or why it is not one. */
-static const char *
-result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen, tl_result *out)
+const char *
+cache_result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen, tl_result *out)
 {
-	uint32_t ver, bom;
-	uint64_t size, sum, kl;
-	if (len < RESULT_HEADER || memcmp(b, RESULT_MAGIC, 8) != 0)
-		return "not a tl result file";
-	memcpy(&ver, b + 8, 4);
-	memcpy(&bom, b + 12, 4);
-	memcpy(&size, b + 16, 8);
-	memcpy(&sum, b + 24, 8);
-	memcpy(&kl, b + 32, 8);
-	if (bom != BYTE_ORDER_MARK)
-		return "written on a host of the other byte order";
-	if (ver != RESULT_VERSION)
-		return "written by another version of tl";
-	if (size != len)
-		return "truncated or extended since it was written";
+	uint64_t sum, kl;
+	memset(out, 0, sizeof *out);
+	const char *why =
+	    cache_header_check(b, len, RESULT_HEADER, RESULT_MAGIC, RESULT_VERSION, &sum, &kl);
+	if (why != NULL)
+		return why;
 	if (util_hash_bytes((const char *)b + RESULT_HEADER, len - RESULT_HEADER) != sum)
 		return "its checksum does not match (corrupt)";
 	if (kl != klen || kl > len - RESULT_HEADER || memcmp(b + RESULT_HEADER, key, klen) != 0)
@@ -267,7 +256,7 @@ cache_result_get(tl_cache *c, const uint8_t *key, size_t klen, tl_result *out)
 		if (got != len)
 			why = "it shrank while tl was reading it";
 		else
-			why = result_decode(buf, len, key, klen, out);
+			why = cache_result_decode(buf, len, key, klen, out);
 	}
 	if (why != NULL && *why != '\0')
 		msg_warn(file, "stored result not used: %s; computing it again", why);

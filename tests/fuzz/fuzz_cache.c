@@ -2,7 +2,8 @@
  * the viewer's lookups over the rank it accepted. An input is the body of a cache file after
  * its key: the target puts a valid header and key in front and repairs the checksum, so that
  * mutations reach the decoder's own checks rather than stopping at the checksum. An input
- * that starts with 'R' is taken whole, as a file, for the header checks. Inputs
+ * that starts with 'R' is taken whole, as a file, for the header checks; one that starts with
+ * 'T' is a stored result's body (fuzz_result). Inputs
  * are decoded in place, as a mapped file is (the lanes borrow the buffer), or copied, by the
  * parity of their length in words. */
 #include "config.h"
@@ -13,7 +14,38 @@
 #include <sys/mman.h>
 
 #include "load/cache.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
+
+/* A stored result's reader (cache_result.c): the input is the body after the key; a valid
+ * header and key go in front and the hash is repaired, as for a model. */
+static int
+fuzz_result(const uint8_t *data, size_t size)
+{
+	static const uint8_t key[] = "fuzz-result-key";
+	size_t klen = sizeof key - 1, len = RESULT_HEADER + klen + size;
+	uint8_t *buf = xcalloc(1, len);
+	memcpy(buf + RESULT_HEADER, key, klen);
+	if (size > 0)
+		memcpy(buf + RESULT_HEADER + klen, data, size);
+	uint32_t ver = 1, bom = 0x01020304u;
+	uint64_t size64 = len, kl = klen,
+	         sum = util_hash_bytes((const char *)buf + RESULT_HEADER, len - RESULT_HEADER);
+	memcpy(buf, "TLRESULT", 8);
+	memcpy(buf + 8, &ver, 4);
+	memcpy(buf + 12, &bom, 4);
+	memcpy(buf + 16, &size64, 8);
+	memcpy(buf + 24, &sum, 8);
+	memcpy(buf + 32, &kl, 8);
+	tl_result res;
+	const char *why = cache_result_decode(buf, len, key, klen, &res);
+	/* what a hit prints: the bytes it says it holds, no more */
+	if (why == NULL && res.out != NULL && (strlen(res.out) > res.nout || strlen(res.err) > res.nerr))
+		abort();
+	cache_result_free(&res);
+	free(buf);
+	return 0;
+}
 
 FUZZ_ENTRY(cache)
 {
@@ -26,6 +58,8 @@ FUZZ_ENTRY(cache)
 	src.role_step = -1;
 	uint8_t *buf;
 	size_t len;
+	if (size > 0 && data[0] == 'T')
+		return fuzz_result(data + 1, size - 1);
 	if (size > 0 && data[0] == 'R') {
 		len = size - 1;
 		buf = xmalloc(len + 1);
