@@ -405,8 +405,8 @@ get_tables(rd *r, tl_rank *rk, uint32_t npool, size_t nsrc)
 }
 
 const char *
-cache_header_check(const uint8_t *b, size_t len, size_t header, const char *magic,
-                   uint32_t version, uint64_t *sum, uint64_t *keylen)
+cache_header_check(const uint8_t *b, size_t len, size_t header, const char *magic, uint32_t version,
+                   uint64_t *sum, uint64_t *keylen)
 {
 	uint32_t ver, bom;
 	uint64_t size;
@@ -414,7 +414,7 @@ cache_header_check(const uint8_t *b, size_t len, size_t header, const char *magi
 		return "shorter than its header";
 	if (memcmp(b, magic, 8) != 0)
 		return memcmp(magic, CACHE_MAGIC, 8) == 0 ? "not a tl cache file"
-		                                           : "not a tl result file";
+		                                          : "not a tl result file";
 	memcpy(&ver, b + 8, 4);
 	memcpy(&bom, b + 12, 4);
 	memcpy(&size, b + 16, 8);

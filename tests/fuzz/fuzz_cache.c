@@ -40,7 +40,8 @@ fuzz_result(const uint8_t *data, size_t size)
 	tl_result res;
 	const char *why = cache_result_decode(buf, len, key, klen, &res);
 	/* what a hit prints: the bytes it says it holds, no more */
-	if (why == NULL && res.out != NULL && (strlen(res.out) > res.nout || strlen(res.err) > res.nerr))
+	if (why == NULL && res.out != NULL &&
+	    (strlen(res.out) > res.nout || strlen(res.err) > res.nerr))
 		abort();
 	cache_result_free(&res);
 	free(buf);
