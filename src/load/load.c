@@ -11,6 +11,9 @@
 #include "util/xalloc.h"
 
 #include <errno.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -480,6 +483,18 @@ load_gather_end(tl_rank *r, tl_gather *g)
 		load_counters(r);
 }
 
+/* Hands the heap's free pages back to the system. glibc keeps what a thread frees in that
+ * thread's arena for its next allocations, and those pages still count as the process's
+ * anonymous memory: a rank replaced by its mapped cache file would otherwise go on costing what
+ * its model cost until another rank happened to reuse the pages. */
+static void
+heap_give_back(void)
+{
+#if defined(__GLIBC__)
+	malloc_trim(0);
+#endif
+}
+
 /* Where this thread's warnings go between the cache's capture: the job's list when the load
  * is progressive, else stderr only. */
 static void
@@ -555,8 +570,13 @@ load_rank(load_ctx *c, load_job *j)
 		 * anonymous memory only the ranks still loading */
 		int wrote = 0;
 		if (!load_cancel_flag) {
-			if (cache_will_write(c->cache))
+			if (cache_will_write(c->cache)) {
+				/* the reader's scratch (launch tables, SQLite's pages) is free
+				 * now but still resident: hand it back before the lanes, the
+				 * largest part of the file, are made beside the rank */
+				heap_give_back();
 				lanes_build_rank(r);
+			}
 			wrote =
 			    cache_store_rank(c->cache, first, j->count, r, warns.v, warns.n / 2);
 		}
@@ -574,6 +594,8 @@ load_rank(load_ctx *c, load_job *j)
 			r = m;
 		}
 		load_drop_tables(r, c->keep);
+		if (m != NULL)
+			heap_give_back();
 	}
 	return r;
 }
