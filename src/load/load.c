@@ -663,6 +663,18 @@ sort_jobs(load_job *v, size_t n, const tl_sourcelist *sl)
 	}
 }
 
+/* For the memory check: how many ranks are read at once when each is replaced by its cache
+ * file as soon as it is read (parallel_for's threads), or 0 when every rank's model stays. */
+static size_t
+ranks_at_once(const tl_cache *cache, const tl_load_opts *o)
+{
+	if (!cache_will_write(cache))
+		return 0;
+	int threads = o ? o->threads : 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	return threads > 0 ? (size_t)threads : (size_t)(ncpu > 0 ? ncpu : 1);
+}
+
 /* Discovery, the memory check and one job per rank, in rank order (the order the viewer
  * publishes them in). Returns 0, or load_trace's status after its message. */
 static int
@@ -679,11 +691,11 @@ load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *c)
 		    path);
 		return 2;
 	}
-	if (load_memcheck(path, &tr->sources, o ? o->view : 0) != 0)
+	c->cache = o ? o->cache : NULL;
+	if (load_memcheck(path, &tr->sources, o ? o->view : 0, ranks_at_once(c->cache, o)) != 0)
 		return 2;
 	/* one job per rank; sources of unknown rank (-1) each get their own job */
 	c->tr = tr;
-	c->cache = o ? o->cache : NULL;
 	c->keep = o ? o->tables : 0;
 	c->tables = c->keep;
 	if (c->cache != NULL && c->cache->dir != NULL && !c->cache->read_only)
