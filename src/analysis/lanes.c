@@ -110,80 +110,71 @@ lanes_overlap(const tl_rank *r, int64_t t0, int64_t t1, int64_t prep_from, tl_ov
 	return 0;
 }
 
-typedef struct ivl {
-	int64_t s, e;
-} ivl;
+/* The lanes are built in two passes over their inputs, the first counting the intervals and the
+ * second writing them into an array of exactly that many slices: a growing list (and a copy of
+ * it into the lane) would briefly hold up to three times the lane. The lanes are most of the
+ * viewer's slices (a Free interval between every two kernels), and while a rank's cache file is
+ * written they are its largest part. */
 
-typedef struct ivl_vec {
-	ivl *v;
-	size_t n, cap;
-} ivl_vec;
+/* Where one pass puts its intervals: out == NULL counts them. */
+typedef struct sink {
+	tl_slice *out;
+	size_t n;
+	uint32_t name;
+} sink;
 
 static void
-union_collect(const tl_rank *r, tl_lane_kind kind, ivl_vec *out)
+sink_put(sink *k, int64_t s, int64_t e)
+{
+	if (k->out != NULL)
+		k->out[k->n] = (tl_slice){s, e, k->name, (uint32_t)k->n};
+	k->n++;
+}
+
+static void
+union_collect(const tl_rank *r, tl_lane_kind kind, sink *k)
 {
 	tl_union_iter it;
 	union_iter_init(&it, r, kind, TL_NO_STEP, INT64_MIN, INT64_MAX);
-	ivl x;
-	while (union_iter_next(&it, &x.s, &x.e))
-		VEC_PUSH(out->v, out->n, out->cap, x);
+	int64_t s, e;
+	while (union_iter_next(&it, &s, &e))
+		sink_put(k, s, e);
 	union_iter_done(&it);
 }
 
-/* The start and end of item i of an array of intervals (ivl or tl_slice: both begin with the
- * two times) of stride bytes. */
-#define IV_S(p, stride, i)                                                                         \
-	(((const int64_t *)(const void *)((const char *)(p) + (i) * (stride)))[0])
-#define IV_E(p, stride, i)                                                                         \
-	(((const int64_t *)(const void *)((const char *)(p) + (i) * (stride)))[1])
-
-/* a minus b, both sorted and disjoint (na, nb items of strides sa, sb) */
+/* a minus b, both sorted and disjoint */
 static void
-ivl_subtract(const void *a, size_t na, size_t sa, const void *b, size_t nb, size_t sb, ivl_vec *out)
+ivl_subtract(const tl_slice *a, size_t na, const tl_slice *b, size_t nb, sink *k)
 {
 	size_t j = 0;
 	for (size_t i = 0; i < na; i++) {
-		int64_t s = IV_S(a, sa, i), e = IV_E(a, sa, i);
-		while (j < nb && IV_E(b, sb, j) <= s)
+		int64_t s = a[i].start, e = a[i].end;
+		while (j < nb && b[j].end <= s)
 			j++;
-		for (size_t k = j; k < nb && IV_S(b, sb, k) < e && s < e; k++) {
-			if (IV_S(b, sb, k) > s) {
-				ivl x = {s, IV_S(b, sb, k)};
-				VEC_PUSH(out->v, out->n, out->cap, x);
-			}
-			if (IV_E(b, sb, k) > s)
-				s = IV_E(b, sb, k);
+		for (size_t x = j; x < nb && b[x].start < e && s < e; x++) {
+			if (b[x].start > s)
+				sink_put(k, s, b[x].start);
+			if (b[x].end > s)
+				s = b[x].end;
 		}
-		if (s < e) {
-			ivl x = {s, e};
-			VEC_PUSH(out->v, out->n, out->cap, x);
-		}
+		if (s < e)
+			sink_put(k, s, e);
 	}
 }
 
 /* gaps of a ∪ b between the first and the last busy instant */
 static void
-ivl_gaps(const void *a, size_t na, size_t sa, const void *b, size_t nb, size_t sb, ivl_vec *out)
+ivl_gaps(const tl_slice *a, size_t na, const tl_slice *b, size_t nb, sink *k)
 {
 	size_t i = 0, j = 0;
 	int64_t reach = INT64_MIN;
 	while (i < na || j < nb) {
-		int64_t xs, xe;
-		if (j >= nb || (i < na && IV_S(a, sa, i) <= IV_S(b, sb, j))) {
-			xs = IV_S(a, sa, i);
-			xe = IV_E(a, sa, i);
-			i++;
-		} else {
-			xs = IV_S(b, sb, j);
-			xe = IV_E(b, sb, j);
-			j++;
-		}
-		if (reach != INT64_MIN && xs > reach) {
-			ivl g = {reach, xs};
-			VEC_PUSH(out->v, out->n, out->cap, g);
-		}
-		if (xe > reach)
-			reach = xe;
+		const tl_slice *x =
+		    j >= nb || (i < na && a[i].start <= b[j].start) ? &a[i++] : &b[j++];
+		if (reach != INT64_MIN && x->start > reach)
+			sink_put(k, reach, x->start);
+		if (x->end > reach)
+			reach = x->end;
 	}
 }
 
@@ -198,23 +189,45 @@ cmp_track(const void *a, const void *b)
 	return (x->depth > y->depth) - (x->depth < y->depth);
 }
 
-/* Adds the lane of iv's intervals and frees them. */
-static const tl_track *
-add_track(tl_rank *r, int key, ivl_vec *iv)
+typedef enum { FROM_COMPUTE, FROM_COMM, COMM_MINUS_COMP, GAPS } lane_from;
+
+/* One pass of lane `from` into k: comp and comm are the Computing and Communication lanes (or
+ * NULL when empty) for the two made from them. */
+static void
+lane_pass(const tl_rank *r, lane_from from, const tl_track *comp, const tl_track *comm, sink *k)
 {
-	tl_track *t = NULL;
-	if (iv->n > 0) {
-		const char *name = overlap_names[key];
-		t = rank_track(r, TL_LANE_OVERLAP, key, name);
-		uint32_t nm = t->label;
-		t->v = xreallocarray(t->v, iv->n, sizeof *t->v);
-		t->cap = iv->n;
-		t->n = 0;
-		for (size_t i = 0; i < iv->n; i++)
-			track_push(t, iv->v[i].s, iv->v[i].e, nm, (uint32_t)i);
+	const tl_slice *cv = comp ? comp->v : NULL, *mv = comm ? comm->v : NULL;
+	size_t nc = comp ? comp->n : 0, nm = comm ? comm->n : 0;
+	switch (from) {
+	case FROM_COMPUTE:
+		union_collect(r, TL_LANE_COMPUTE, k);
+		break;
+	case FROM_COMM:
+		union_collect(r, TL_LANE_COMM, k);
+		break;
+	case COMM_MINUS_COMP:
+		ivl_subtract(mv, nm, cv, nc, k);
+		break;
+	case GAPS:
+		ivl_gaps(cv, nc, mv, nm, k);
+		break;
 	}
-	free(iv->v);
-	*iv = (ivl_vec){0};
+}
+
+/* Adds the overlap lane `key` made by `from` (none when it has no interval). */
+static const tl_track *
+add_track(tl_rank *r, int key, lane_from from, const tl_track *comp, const tl_track *comm)
+{
+	sink k = {0};
+	lane_pass(r, from, comp, comm, &k);
+	if (k.n == 0)
+		return NULL;
+	size_t n = k.n;
+	tl_track *t = rank_track(r, TL_LANE_OVERLAP, key, overlap_names[key]);
+	t->v = xreallocarray(t->v, n, sizeof *t->v);
+	t->cap = t->n = n;
+	k = (sink){.out = t->v, .name = t->label};
+	lane_pass(r, from, comp, comm, &k);
 	return t;
 }
 
@@ -224,20 +237,12 @@ lanes_build_rank(tl_rank *r)
 	for (size_t i = 0; i < r->ntracks; i++)
 		if (r->tracks[i]->kind == TL_LANE_OVERLAP)
 			return;
-	/* one list of intervals at a time next to the lanes made of them: the exposed and free
-	 * intervals are computed from the Computing and Communication lanes themselves */
-	ivl_vec iv = {0};
-	union_collect(r, TL_LANE_COMPUTE, &iv);
-	const tl_track *comp = add_track(r, TL_OVL_COMPUTING, &iv);
-	union_collect(r, TL_LANE_COMM, &iv);
-	const tl_track *comm = add_track(r, TL_OVL_COMMUNICATION, &iv);
-	const tl_slice *cv = comp ? comp->v : NULL, *mv = comm ? comm->v : NULL;
-	size_t nc = comp ? comp->n : 0, nm = comm ? comm->n : 0, st = sizeof(tl_slice);
-	ivl_subtract(mv, nm, st, cv, nc, st, &iv);
-	add_track(r, TL_OVL_COMM_EXPOSED, &iv);
-	/* (adding a lane may move the rank's track array, never a track's slices) */
-	ivl_gaps(cv, nc, st, mv, nm, st, &iv);
-	add_track(r, TL_OVL_FREE, &iv);
+	/* the exposed and free intervals are computed from the Computing and Communication lanes
+	 * themselves (adding a lane may move the rank's track array, never a track's slices) */
+	const tl_track *comp = add_track(r, TL_OVL_COMPUTING, FROM_COMPUTE, NULL, NULL);
+	const tl_track *comm = add_track(r, TL_OVL_COMMUNICATION, FROM_COMM, NULL, NULL);
+	add_track(r, TL_OVL_COMM_EXPOSED, COMM_MINUS_COMP, comp, comm);
+	add_track(r, TL_OVL_FREE, GAPS, comp, comm);
 	if (r->ntracks > 1) /* (qsort of a NULL array is undefined, even of none) */
 		qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
 }

@@ -12,6 +12,9 @@
 #include "util/xalloc.h"
 
 #include <errno.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -446,6 +449,18 @@ load_gather_end(tl_rank *r, tl_gather *g)
 		load_counters(r);
 }
 
+/* Hands the heap's free pages back to the system. glibc keeps what a thread frees in that
+ * thread's arena for its next allocations, and those pages still count as the process's
+ * anonymous memory: a rank replaced by its mapped cache file would otherwise go on costing what
+ * its model cost until another rank happened to reuse the pages. */
+static void
+heap_give_back(void)
+{
+#if defined(__GLIBC__)
+	malloc_trim(0);
+#endif
+}
+
 /* Where this thread's warnings go between the cache's capture: the job's list when the load
  * is progressive, else stderr only. */
 void
@@ -521,8 +536,13 @@ load_rank(load_ctx *c, load_job *j)
 		 * anonymous memory only the ranks still loading */
 		int wrote = 0;
 		if (!load_cancel_flag) {
-			if (cache_will_write(c->cache))
+			if (cache_will_write(c->cache)) {
+				/* the reader's scratch (launch tables, SQLite's pages) is free
+				 * now but still resident: hand it back before the lanes, the
+				 * largest part of the file, are made beside the rank */
+				heap_give_back();
 				lanes_build_rank(r);
+			}
 			wrote =
 			    cache_store_rank(c->cache, first, j->count, r, warns.v, warns.n / 2);
 		}
@@ -540,6 +560,8 @@ load_rank(load_ctx *c, load_job *j)
 			r = m;
 		}
 		load_drop_tables(r, c->keep);
+		if (m != NULL)
+			heap_give_back();
 	}
 	return r;
 }
@@ -607,6 +629,18 @@ sort_jobs(load_job *v, size_t n, const tl_sourcelist *sl)
 	}
 }
 
+/* For the memory check: how many ranks are read at once when each is replaced by its cache
+ * file as soon as it is read (parallel_for's threads), or 0 when every rank's model stays. */
+static size_t
+ranks_at_once(const tl_cache *cache, const tl_load_opts *o)
+{
+	if (!cache_will_write(cache))
+		return 0;
+	int threads = o ? o->threads : 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	return threads > 0 ? (size_t)threads : (size_t)(ncpu > 0 ? ncpu : 1);
+}
+
 /* Discovery, the memory check and one job per rank, in rank order (the order the viewer
  * publishes them in). Returns 0, or load_trace's status after its message. */
 int
@@ -623,11 +657,11 @@ load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *c)
 		    path);
 		return 2;
 	}
-	if (load_memcheck(path, &tr->sources, o ? o->view : 0) != 0)
+	c->cache = o ? o->cache : NULL;
+	if (load_memcheck(path, &tr->sources, o ? o->view : 0, ranks_at_once(c->cache, o)) != 0)
 		return 2;
 	/* one job per rank; sources of unknown rank (-1) each get their own job */
 	c->tr = tr;
-	c->cache = o ? o->cache : NULL;
 	c->keep = o ? o->tables : 0;
 	c->tables = c->keep;
 	if (c->cache != NULL && c->cache->dir != NULL && !c->cache->read_only)

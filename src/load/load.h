@@ -296,8 +296,11 @@ uint64_t load_estimate_source(const tl_source *, int view);
  * unknown. */
 uint64_t load_mem_available(void);
 /* 0 when the sources fit; else -1 after one message saying how much they need and which
- * --rank would fit. */
-int load_memcheck(const char *path, const tl_sourcelist *, int view);
+ * --rank would fit. at_once: 0 when every rank's model stays in anonymous memory; else how many
+ * ranks are loaded at the same time when each is written to the model cache and replaced by its
+ * mapped file as soon as it is read (only those ranks' memory is anonymous at any moment: the
+ * at_once largest are what must fit). */
+int load_memcheck(const char *path, const tl_sourcelist *, int view, size_t at_once);
 
 /* How many times this process opened a profile's data file (a DB, a JSON trace) since it
  * started: a warm open from the model cache opens none (TL_STATS shows it; tests check it). */

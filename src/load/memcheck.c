@@ -134,8 +134,29 @@ ranks_text(const int *v, size_t n, char *buf, size_t len)
 	}
 }
 
+static int
+cmp_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x < y) - (x > y);
+}
+
+/* The at_once largest of need[0..n) added up (a copy is sorted: need keeps the ranks' order). */
+static uint64_t
+largest_sum(const uint64_t *need, size_t n, size_t at_once)
+{
+	uint64_t *v = xreallocarray(NULL, n ? n : 1, sizeof *v);
+	memcpy(v, need, n * sizeof *v);
+	qsort(v, n, sizeof *v, cmp_desc);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < n && i < at_once; i++)
+		sum += v[i];
+	free(v);
+	return sum;
+}
+
 int
-load_memcheck(const char *path, const tl_sourcelist *sl, int view)
+load_memcheck(const char *path, const tl_sourcelist *sl, int view, size_t at_once)
 {
 	uint64_t avail = load_mem_available();
 	if (avail == UINT64_MAX || sl->n == 0)
@@ -154,6 +175,12 @@ load_memcheck(const char *path, const tl_sourcelist *sl, int view)
 		need[nr - 1] += b;
 		total += b;
 	}
+	/* With the model cache written as the ranks are read, a rank's model leaves anonymous
+	 * memory once its file is mapped in its place: the ranks loading together are what must
+	 * fit. (A rank whose file is there already costs almost nothing; counting it as if it
+	 * were read keeps the figure an upper bound.) */
+	if (at_once > 0 && at_once < nr)
+		total = BASE_BYTES + largest_sum(need, nr, at_once);
 	int rc = 0;
 	if (total > avail) {
 		/* the first ranks that fit, as a suggestion */

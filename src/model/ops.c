@@ -117,6 +117,14 @@ op_data_finish(tl_op_data *d)
 			free(g->start);
 			continue;
 		}
+		/* give back the slack of the growth doubling (up to half of the arrays) before the
+		 * sort takes its scratch: the table is final now, and while a rank is written to
+		 * the model cache it is held beside the rank's overlap lanes */
+		if (g->cap > g->n + g->n / 8) {
+			g->dur = xreallocarray(g->dur, g->n, sizeof *g->dur);
+			g->start = xreallocarray(g->start, g->n, sizeof *g->start);
+			g->cap = g->n;
+		}
 		sort_i64_pairs(g->dur, g->start, g->n);
 		uint32_t p, t;
 		u64map_get(&d->pair, (uint64_t)g->name << 32 | g->shapes, &p);

@@ -264,6 +264,15 @@ test_lanes(void)
 	CHECK(fr && fr->n == 2 && fr->v[0].start == 30 && fr->v[0].end == 40 &&
 	          fr->v[1].start == 50 && fr->v[1].end == 60,
 	      "Free = the gaps between first and last busy");
+	/* each lane is made to its exact length in one array, its slices named by the lane and
+	 * numbered in order (what the cache file holds and the detail pane shows) */
+	tl_track *ovl[] = {comp, comm, exp, fr};
+	for (size_t i = 0; i < 4; i++) {
+		int named = ovl[i] != NULL && ovl[i]->cap == ovl[i]->n;
+		for (size_t k = 0; named && k < ovl[i]->n; k++)
+			named = ovl[i]->v[k].name == ovl[i]->label && ovl[i]->v[k].arg == k;
+		CHECK(named, "overlap lane %zu: exact size, slices named and numbered", i);
+	}
 	tl_overlap o;
 	tlq_overlap(r, 0, 70, &o);
 	CHECK_EQ_I64(o.free, tlq_busy(fr, 0, 70), "Free lane agrees with tlq_overlap's free");
