@@ -37,6 +37,7 @@ typedef struct load_ctx {
 	unsigned keep;   /* TL_TABLE_* the command asked for: the others are dropped once a
 	                    rank is in the cache */
 	/* progressive (load_trace_start) */
+	int view;  /* the viewer's load: freed heap pages go back to the system (heap_give_back) */
 	int defer; /* keep each job's warnings for load_bg_finish (the screen is the viewer's) */
 	void (*prepare)(tl_rank *, void *);
 	void *prepare_ctx;
