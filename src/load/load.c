@@ -14,6 +14,15 @@
 #include <errno.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
+/* clang says AddressSanitizer through __has_feature, gcc through __SANITIZE_ADDRESS__ */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TL_HAS_ASAN 1
+#endif
+#endif
+#ifndef TL_HAS_ASAN
+#define TL_HAS_ASAN 0
+#endif
 #endif
 #include <pthread.h>
 #include <signal.h>
@@ -459,7 +468,9 @@ load_gather_end(tl_rank *r, tl_gather *g)
 static void
 heap_give_back(void)
 {
-#if defined(__GLIBC__)
+	/* not under AddressSanitizer: its allocator replaces glibc's, whose malloc_trim then walks
+	 * an arena that was never set up (a SEGV) */
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !TL_HAS_ASAN
 	malloc_trim(0);
 #endif
 }

@@ -21,6 +21,8 @@ nres() { find "$1" -maxdepth 1 -name '*.tlr' 2>/dev/null | wc -l; }
 opened() { grep -E "open(at)?\\(.*\\${2:-.tlc}\"" "$1" | grep -vc ENOENT; }
 have_strace=0
 strace -f -o /dev/null true 2>/dev/null && have_strace=1
+# st ARGS: strace ARGS; LeakSanitizer cannot run under ptrace (a sanitized tl would die at exit)
+st() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace "$@"; }
 
 "$TL" summary "$P" --json --no-cache >"$t_tmp/none.json" 2>"$t_tmp/none.err"
 "$TL" summary "$P" --no-cache >"$t_tmp/none.txt" 2>/dev/null
@@ -33,10 +35,10 @@ check "the stored result is byte-identical to the output without the cache" \
 check "... and says what it said on stderr" \
 	sh -c "cmp -s '$t_tmp/none.err' '$t_tmp/cold.err' && cmp -s '$t_tmp/none.err' '$t_tmp/warm.err'"
 if [ $have_strace -eq 1 ]; then
-	strace -f -e trace=open,openat -o "$t_tmp/trace" "$TL" summary "$P" --json >/dev/null 2>&1
+	st -f -e trace=open,openat -o "$t_tmp/trace" "$TL" summary "$P" --json >/dev/null 2>&1
 	check "a stored result opens no rank's model ($(opened "$t_tmp/trace")), one result" \
 		sh -c "[ $(opened "$t_tmp/trace") -eq 0 ] && [ $(opened "$t_tmp/trace" .tlr) -eq 1 ]"
-	TL_CACHE_RESULTS=0 strace -f -e trace=open,openat -o "$t_tmp/trace" "$TL" summary "$P" --json >/dev/null 2>&1
+	st -f -e trace=open,openat -o "$t_tmp/trace" env TL_CACHE_RESULTS=0 "$TL" summary "$P" --json >/dev/null 2>&1
 	check "TL_CACHE_RESULTS=0 maps the rank models instead ($(opened "$t_tmp/trace") files)" \
 		[ "$(opened "$t_tmp/trace")" -eq 2 ]
 else
@@ -69,7 +71,7 @@ check "... and without it the first result again" cmp -s "$t_tmp/back.json" "$t_
 db=$(find "$P" -name '*.db' | head -1)
 touch -d '2031-01-01 00:00:00' "$db"
 if [ $have_strace -eq 1 ]; then
-	strace -f -e trace=open,openat -o "$t_tmp/trace" "$TL" summary "$P" --json >"$t_tmp/touched.json" 2>/dev/null
+	st -f -e trace=open,openat -o "$t_tmp/trace" "$TL" summary "$P" --json >"$t_tmp/touched.json" 2>/dev/null
 	check "a touched input is a miss: its rank is read again" [ "$(opened "$t_tmp/trace" .db)" -gt 2 ]
 else
 	"$TL" summary "$P" --json >"$t_tmp/touched.json" 2>/dev/null
