@@ -639,7 +639,7 @@ cmd_demo(cli *c)
 		fprintf(stderr, "tl: generating the demo profile in %s ...\n", dir);
 		gen_opts o;
 		gen_opts_default(&o);
-		if (util_mkdir_p(parent) != 0 || gen_profile(&o, tmp, NULL) != 0) {
+		if (util_mkdir_p(parent, 0755) != 0 || gen_profile(&o, tmp, NULL) != 0) {
 			msg_error("cannot write the demo profile under %s", parent);
 			rc = 1;
 		} else {

@@ -91,7 +91,7 @@ cache_open(tl_cache *c, const char *dir)
 		return 0;
 	/* a directory tl cannot write is still read (a shared cache others filled); the one
 	 * warning comes when a rank would have been written */
-	if (util_mkdir_p(c->dir) != 0 || access(c->dir, W_OK | X_OK) != 0) {
+	if (util_mkdir_p(c->dir, 0755) != 0 || access(c->dir, W_OK | X_OK) != 0) {
 		c->read_only = 1;
 		snprintf(c->ro_why, sizeof c->ro_why, "%s", strerror(errno));
 	}

@@ -15,6 +15,7 @@
  * warnings say what matters). */
 #include "config.h"
 #include "load/cache_int.h"
+#include "util/files.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
 
@@ -46,24 +47,6 @@ typedef struct stamp_rec {
 	uint64_t pathlen; /* the real path follows */
 } stamp_rec;
 
-static int
-mkdir_private(const char *path)
-{
-	char *p = xstrdup(path);
-	int rc = 0;
-	for (char *s = p + 1; *s && rc == 0; s++)
-		if (*s == '/') {
-			*s = '\0';
-			if (mkdir(p, 0700) != 0 && errno != EEXIST)
-				rc = -1;
-			*s = '/';
-		}
-	if (rc == 0 && mkdir(p, 0700) != 0 && errno != EEXIST)
-		rc = -1;
-	free(p);
-	return rc;
-}
-
 /* The stamp directory, made if missing (malloc'd), or NULL: no HOME and no XDG_CACHE_HOME, it
  * cannot be made, or it is not one only this user can write (a directory others may write could
  * hold stamps they made). */
@@ -79,7 +62,7 @@ stamp_dir(int create)
 	else
 		return NULL;
 	struct stat st;
-	if ((create && mkdir_private(d) != 0) || lstat(d, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	if ((create && util_mkdir_p(d, 0700) != 0) || lstat(d, &st) != 0 || !S_ISDIR(st.st_mode) ||
 	    st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
 		free(d);
 		return NULL;

@@ -9,18 +9,18 @@
 #include <sys/stat.h>
 
 int
-util_mkdir_p(const char *path)
+util_mkdir_p(const char *path, mode_t mode)
 {
 	char *p = xstrdup(path);
 	int rc = 0;
 	for (char *s = p + 1; *s && rc == 0; s++)
 		if (*s == '/') {
 			*s = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST)
+			if (mkdir(p, mode) != 0 && errno != EEXIST)
 				rc = -1;
 			*s = '/';
 		}
-	if (rc == 0 && mkdir(p, 0755) != 0 && errno != EEXIST)
+	if (rc == 0 && mkdir(p, mode) != 0 && errno != EEXIST)
 		rc = -1;
 	int saved = errno;
 	free(p);
