@@ -5,6 +5,7 @@
 #define TL_TEST_H
 #include <ftw.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,16 @@ static int test_n, test_failed;
 		printf(__VA_ARGS__);                                                               \
 		printf("\n");                                                                      \
 	} while (0)
+
+/* The next of a xorshift64 sequence in *state (not 0): reproducible random test data. */
+static inline uint64_t
+test_xorshift(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
 
 static inline int
 test_done(void)

@@ -18,10 +18,7 @@ static uint64_t rng;
 static uint64_t
 next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return test_xorshift(&rng);
 }
 
 static int64_t

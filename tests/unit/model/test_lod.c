@@ -15,10 +15,7 @@ static uint64_t rng = 0x1234567887654321u;
 static uint64_t
 rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return test_xorshift(&rng);
 }
 
 /* n slices, sorted, not overlapping; durations from a small set (many ties), some zero */
