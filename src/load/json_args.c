@@ -135,10 +135,13 @@ args_batch_event(jctx *c, const jevent *ev)
 				b->fn(b->ctx, i, m->string, m->valuestring);
 			} else if (cJSON_IsNumber(m)) {
 				char t[64];
-				if (m->valuedouble == (double)(int64_t)m->valuedouble)
-					snprintf(t, sizeof t, "%" PRId64, (int64_t)m->valuedouble);
+				/* whole numbers print as integers; inf, nan and magnitudes past
+				 * 2^63 (where the cast is undefined) keep the %g form */
+				double d = m->valuedouble;
+				if (d >= -9.2e18 && d <= 9.2e18 && d == (double)(int64_t)d)
+					snprintf(t, sizeof t, "%" PRId64, (int64_t)d);
 				else
-					snprintf(t, sizeof t, "%.17g", m->valuedouble);
+					snprintf(t, sizeof t, "%.17g", d);
 				b->fn(b->ctx, i, m->string, t);
 			}
 		}

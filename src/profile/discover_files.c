@@ -247,7 +247,8 @@ info_collection_end(const char *buf, size_t len)
 	if (cJSON_IsString(v) && v->valuestring && disc_str_digits(v->valuestring) &&
 	    strlen(v->valuestring) <= 19) {
 		ns = strtoll(v->valuestring, NULL, 10);
-	} else if (cJSON_IsNumber(v) && v->valuedouble > 0) {
+	} else if (cJSON_IsNumber(v) && v->valuedouble > 0 &&
+	           v->valuedouble <= (double)CAPTURE_NS_MAX) {
 		ns = (int64_t)v->valuedouble;
 		/* the exact digits: the key's only number in the end_info object */
 		const char *k = strstr(buf, "\"collectionTimeEnd\"");

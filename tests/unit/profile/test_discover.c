@@ -736,12 +736,17 @@ test_capture_time(void)
 	    "{\"end_info\": {\"collectionTimeEnd\": 12}}");
 	put("cap/c_1_20250101120000789_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
 	    "[{\"ph\":\"X\"}]");
+	/* past int64_t (the cast was undefined): ignored too */
+	put("cap/d_1_20250101120000321_ascend_pt/profiler_info_4.json",
+	    "{\"end_info\": {\"collectionTimeEnd\": 1e999}}");
+	put("cap/d_1_20250101120000321_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
+	    "[{\"ph\":\"X\"}]");
 	put("cap/loose/trace_view_3.json", "[{\"ph\":\"X\"}]");
 	tl_sourcelist l;
 	CHECK_EQ_I64(run(tpath("cap"), "", &l), 0, "capture times: discover returns 0");
-	CHECK_EQ_I64(l.n, 4, "capture times: four sources");
+	CHECK_EQ_I64(l.n, 5, "capture times: five sources");
 	/* by their directories: the unranked loose file sorts first */
-	const tl_source *sa = NULL, *sb = NULL, *sc = NULL, *sl = NULL;
+	const tl_source *sa = NULL, *sb = NULL, *sc = NULL, *sd = NULL, *sl = NULL;
 	for (size_t i = 0; i < l.n; i++) {
 		const char *d = l.v[i].dir;
 		if (strstr(d, "/a_1_"))
@@ -750,6 +755,8 @@ test_capture_time(void)
 			sb = &l.v[i];
 		else if (strstr(d, "/c_1_"))
 			sc = &l.v[i];
+		else if (strstr(d, "/d_1_"))
+			sd = &l.v[i];
 		else if (strstr(d, "/loose"))
 			sl = &l.v[i];
 	}
@@ -763,6 +770,9 @@ test_capture_time(void)
 	CHECK(sc && sc->capture_ns == wall_ns(2025, 1, 1, 12, 0, 0, 789, 0) &&
 	          sc->capture_from == TL_CAPTURE_NAME,
 	      "a value that is no wall-clock time is ignored: the directory's stamp");
+	CHECK(sd && sd->capture_ns == wall_ns(2025, 1, 1, 12, 0, 0, 321, 0) &&
+	          sd->capture_from == TL_CAPTURE_NAME,
+	      "a number past int64_t is ignored: the directory's stamp");
 	struct stat st;
 	CHECK(sl && stat(sl->path, &st) == 0 &&
 	          sl->capture_ns == (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec &&
