@@ -7,9 +7,9 @@
 #include "util/files.h"
 #include "util/hash.h"
 #include "util/msg.h"
+#include "util/text.h"
 #include "util/xalloc.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,32 +39,6 @@ cache_default_dir(void)
 	return xasprintf("%s/.cache/tl/models", home);
 }
 
-static uint64_t
-parse_size(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || !(v >= 0))
-		return 0;
-	switch (toupper((unsigned char)*end)) {
-	case 'T':
-		v *= 1024;
-		/* fall through */
-	case 'G':
-		v *= 1024;
-		/* fall through */
-	case 'M':
-		v *= 1024;
-		/* fall through */
-	case 'K':
-		v *= 1024;
-		break;
-	default:
-		break;
-	}
-	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
-}
-
 static void
 warn_unwritable(tl_cache *c, const char *why)
 {
@@ -86,7 +60,7 @@ cache_open(tl_cache *c, const char *dir)
 	pthread_mutex_init(&c->lock, NULL);
 	c->dir = dir != NULL ? xstrdup(dir) : cache_default_dir();
 	const char *env = getenv("TL_CACHE_MAX");
-	c->max_bytes = env != NULL && *env ? parse_size(env) : TL_CACHE_MAX_DEFAULT;
+	c->max_bytes = env != NULL && *env ? text_parse_size(env) : TL_CACHE_MAX_DEFAULT;
 	if (c->dir == NULL)
 		return 0;
 	/* a directory tl cannot write is still read (a shared cache others filled); the one

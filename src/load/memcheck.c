@@ -6,6 +6,7 @@
 #include "config.h"
 #include "load/load.h"
 #include "util/msg.h"
+#include "util/text.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -23,35 +24,6 @@ load_estimate_source(const tl_source *s, int view)
 {
 	const tl_loader *ld = loader_for(s->kind);
 	return ld != NULL && ld->estimate != NULL ? ld->estimate(s, view) : 0;
-}
-
-/* "12G", "512M", "100000" (bytes; K, M, G, T binary). 0 when it is not a size. */
-static uint64_t
-parse_size(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || v < 0)
-		return 0;
-	while (isspace((unsigned char)*end))
-		end++;
-	switch (toupper((unsigned char)*end)) {
-	case 'T':
-		v *= 1024;
-		/* fall through */
-	case 'G':
-		v *= 1024;
-		/* fall through */
-	case 'M':
-		v *= 1024;
-		/* fall through */
-	case 'K':
-		v *= 1024;
-		break;
-	default:
-		break;
-	}
-	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
 }
 
 /* The first number in a file ("max" and unreadable files: UINT64_MAX). */
@@ -74,7 +46,7 @@ load_mem_available(void)
 {
 	const char *env = getenv("TL_MEM_AVAILABLE");
 	if (env && *env) {
-		uint64_t v = parse_size(env);
+		uint64_t v = text_parse_size(env);
 		return v ? v : UINT64_MAX;
 	}
 	uint64_t avail = UINT64_MAX;

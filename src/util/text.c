@@ -1,7 +1,38 @@
 #include "config.h"
 #include "util/text.h"
 
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
+
+unsigned long long
+text_parse_size(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || !(v >= 0)) /* nothing, negative, or nan */
+		return 0;
+	while (isspace((unsigned char)*end))
+		end++;
+	switch (toupper((unsigned char)*end)) {
+	case 'T':
+		v *= 1024;
+		/* fall through */
+	case 'G':
+		v *= 1024;
+		/* fall through */
+	case 'M':
+		v *= 1024;
+		/* fall through */
+	case 'K':
+		v *= 1024;
+		break;
+	default:
+		break;
+	}
+	/* the cast is defined below 2^64 only (inf included above) */
+	return v >= 18446744073709551616.0 ? ~0ULL : (unsigned long long)v;
+}
 
 int
 text_utf8_encode(unsigned cp, char out[4])

@@ -20,5 +20,9 @@ void text_json_emit(const char *s, void (*put)(void *ctx, const char *p, size_t 
 int text_utf8_decode(const char *s, size_t n, unsigned *cp);
 /* Encodes code point cp (below 0x110000) as UTF-8 into out; returns its length (1 to 4). */
 int text_utf8_encode(unsigned cp, char out[4]);
+/* A size as users write it in TL_CACHE_MAX or TL_MEM_AVAILABLE: "12G", "512 M", "100000"
+ * (bytes; K, M, G, T binary, either case). 0 when it is not a size (nan, negative, empty);
+ * UINT64_MAX when it is past 2^64. */
+unsigned long long text_parse_size(const char *s);
 
 #endif

@@ -108,6 +108,19 @@ static void
 test_text(void)
 {
 	char b[128];
+	CHECK(text_parse_size("100000") == (unsigned long long)(100000), "size: plain bytes");
+	CHECK(text_parse_size("4G") == (unsigned long long)(4ULL << 30), "size: G is binary");
+	CHECK(text_parse_size("512 m") == (unsigned long long)(512ULL << 20),
+	      "size: a space and lower case");
+	CHECK(text_parse_size("1.5K") == (unsigned long long)(1536), "size: a fraction");
+	CHECK(text_parse_size("2T") == (unsigned long long)(2ULL << 40), "size: T");
+	CHECK(text_parse_size("-1G") == (unsigned long long)(0), "size: negative is no size");
+	CHECK(text_parse_size("nan") == (unsigned long long)(0),
+	      "size: nan is no size (the cast was undefined)");
+	CHECK(text_parse_size("lots") == (unsigned long long)(0), "size: words are no size");
+	CHECK(text_parse_size("1e30") == (unsigned long long)(~0ULL),
+	      "size: past 2^64 is the most there is");
+	CHECK(text_parse_size("inf") == (unsigned long long)(~0ULL), "size: inf too");
 	CHECK_STR(text_sanitize("plain", b, sizeof b, 1), "plain", "plain text unchanged");
 	CHECK_STR(text_sanitize("a\033[31mred", b, sizeof b, 1), "a\\x1b[31mred",
 	          "escape sequences are escaped");
