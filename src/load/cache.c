@@ -385,6 +385,7 @@ typedef struct entry {
 	int64_t mtime_ns;
 	int tmp;
 	int result; /* a stored result, not a rank's model */
+	int mine;   /* read or written by this process: not evicted */
 } entry;
 
 static int
@@ -426,13 +427,32 @@ list_dir(const char *dir, size_t *count)
 			free(p);
 			continue;
 		}
-		entry x = {p, (uint64_t)st.st_size,
-		           (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, tmp,
-		           result};
+		entry x = {p,
+		           (uint64_t)st.st_size,
+		           (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+		           tmp,
+		           result,
+		           0};
 		VEC_PUSH(v, *count, cap, x);
 	}
 	closedir(d);
 	return v;
+}
+
+/* 1 when path is a file this process read or wrote (a record of cache_load_rank or
+ * cache_store_rank); counts it in *written when it was written now. */
+static int
+used_now(tl_cache *c, const char *path, uint64_t *written)
+{
+	int found = 0;
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->nrecs && !found; i++)
+		if (c->recs[i].file != NULL && strcmp(c->recs[i].file, path) == 0) {
+			found = 1;
+			*written += c->recs[i].status == TL_CACHE_WROTE;
+		}
+	pthread_mutex_unlock(&c->lock);
+	return found;
 }
 
 static int
@@ -474,8 +494,16 @@ cache_evict(tl_cache *c)
 			total += v[i].size;
 	if (n > 1)
 		qsort(v, n, sizeof *v, cmp_age);
+	/* the files this load read or wrote are never evicted: they are mapped now, and the
+	 * next open of the same profile wants them (removing them made a profile larger than the
+	 * bound write its files on every open, only to lose them again) */
+	uint64_t mine = 0, written = 0;
+	for (size_t i = 0; i < n; i++) {
+		v[i].mine = !v[i].tmp && !v[i].result && used_now(c, v[i].path, &written);
+		mine += v[i].mine ? v[i].size : 0;
+	}
 	for (size_t i = 0; i < n && total > c->max_bytes; i++)
-		if (!v[i].tmp && unlink(v[i].path) == 0) {
+		if (!v[i].tmp && !v[i].mine && unlink(v[i].path) == 0) {
 			total -= v[i].size;
 			/* a stale stamp would never match a new file under the name (a new inode,
 			 * or a reused one with a later ctime), so this only keeps them few */
@@ -484,6 +512,14 @@ cache_evict(tl_cache *c)
 	for (size_t i = 0; i < n; i++)
 		free(v[i].path);
 	free(v);
+	if (mine > c->max_bytes && written > 0) { /* said when written, not on every open */
+		msg_warn(c->dir,
+		         "this profile's cache files take %.1f GiB, above the cache's bound of "
+		         "%.1f GiB: kept, but the next profile opened evicts them (TL_CACHE_MAX "
+		         "raises the bound)",
+		         (double)mine / 1073741824.0, (double)c->max_bytes / 1073741824.0);
+		c->complained = 1; /* a stored result would replay the line on every open */
+	}
 }
 
 void

@@ -179,6 +179,20 @@ check "TL_CACHE_MAX of one profile's size keeps 3 files" [ "$(nfiles "$t_tmp/lru
 check "... the ones just used" sh -c "grep -q '^rank 0: already cached' '$t_tmp/idx' && for f in \$(sed -n 's/^rank .* in \(.*\.tlc\) .*/\1/p' '$t_tmp/idx'); do [ -f \"\$f\" ] || exit 1; done"
 "$TL" index "$t_tmp/json" --cache-dir "$t_tmp/lru" >"$t_tmp/idx" 2>&1
 check "... the evicted profile is read again" grep -q '^rank 0: wrote' "$t_tmp/idx"
+# a bound below one profile: the files this run wrote stay (mapped now, wanted next time),
+# said once in one line; the next profile opened evicts them
+rm -rf "$t_tmp/lru2"
+TL_CACHE_MAX=1000 "$TL" index "$P" --cache-dir "$t_tmp/lru2" >"$t_tmp/idx" 2>"$t_tmp/err"
+check "a bound below one profile keeps the files just written" [ "$(nfiles "$t_tmp/lru2")" -eq 3 ]
+check "... and says so in one line" sh -c "[ \$(grep -c 'above the cache.s bound' '$t_tmp/err') -eq 1 ] && [ \$(wc -l <'$t_tmp/err') -eq 1 ]"
+TL_CACHE_MAX=1000 "$TL" index "$P" --cache-dir "$t_tmp/lru2" >"$t_tmp/idx" 2>"$t_tmp/err"
+check "... the next open reads them, not writes them again, and says nothing" \
+	sh -c "grep -q '^rank 0: already cached' '$t_tmp/idx' && [ ! -s '$t_tmp/err' ]"
+TL_CACHE_MAX=1000 "$TL" index "$t_tmp/json" --cache-dir "$t_tmp/lru2" >/dev/null 2>&1
+n=$(nfiles "$t_tmp/lru2")
+TL_CACHE_MAX=1000 "$TL" index "$P" --cache-dir "$t_tmp/lru2" >"$t_tmp/idx" 2>/dev/null
+check "... another profile's open evicts them ($n files)" \
+	sh -c "[ $n -eq 3 ] && grep -q '^rank 0: wrote' '$t_tmp/idx'"
 
 # ---- tl cache ------------------------------------------------------------------------------
 "$TL" cache --cache-dir "$t_tmp/conc" >"$t_tmp/out" 2>&1
