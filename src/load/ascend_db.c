@@ -735,29 +735,52 @@ has_column(db_ctx *c, const char *table, const char *col)
 	return db_has_table(c, table) && db_table_columns(c, table, &col, 1, &have) > 0 && have;
 }
 
+/* What the full read and the preview both begin with: the file opened (-1 when it cannot be)
+ * and its rank id, strings and steps read; the full read (full) also says what the checks of
+ * the file found and reads its metadata. A hostile or unusable file (c->failed) stops the
+ * rest; db_end closes either way. */
+static int
+db_begin(db_ctx *c, const tl_source *src, tl_rank *r, int full)
+{
+	if (db_open(c, src, r, "skipped") != 0)
+		return -1;
+	if (full) {
+		db_notes(c);
+		db_state *ds = db_state_of(r, r->nsources - 1); /* src is the rank's last */
+		if (!ds->meta_read) {
+			ds->dist_args = meta_value(&c->pdb, DIST_ARGS);
+			ds->meta_read = 1;
+		}
+	}
+	u64map_init(&c->strs);
+	u64map_init(&c->mstx_conn);
+	read_rank_id(c);
+	if (!c->failed)
+		db_read_strings(c);
+	if (!c->failed)
+		read_steps(c);
+	return 0;
+}
+
+static void
+db_end(db_ctx *c)
+{
+	u64map_free(&c->strs);
+	free(c->steps);
+	u64map_free(&c->mstx_conn);
+	free(c->mstx);
+	profdb_close(&c->pdb);
+}
+
 static int
 ascend_db_load(const tl_source *src, tl_rank *r, tl_gather *g)
 {
-	db_ctx c;
-	if (db_open(&c, src, r, "skipped") != 0)
-		return -1;
-	db_notes(&c);
-	db_state *ds = db_state_of(r, r->nsources - 1); /* src is the rank's last source */
-	if (!ds->meta_read) {
-		ds->dist_args = meta_value(&c.pdb, DIST_ARGS);
-		ds->meta_read = 1;
-	}
-	u64map_init(&c.strs);
-	u64map_init(&c.mstx_conn);
 	size_t before = 0;
 	for (size_t i = 0; i < r->ntracks; i++)
 		before += r->tracks[i]->n;
-	/* a hostile or unusable file (c.failed) stops the rest */
-	read_rank_id(&c);
-	if (!c.failed)
-		db_read_strings(&c);
-	if (!c.failed)
-		read_steps(&c);
+	db_ctx c;
+	if (db_begin(&c, src, r, 1) != 0)
+		return -1;
 	if (!c.failed)
 		gt_prepare(&c);
 	if (!c.failed && g != NULL) {
@@ -795,20 +818,16 @@ ascend_db_load(const tl_source *src, tl_rank *r, tl_gather *g)
 	if (g != NULL)
 		dbg_finish(&c.gather, src->path, c.failed);
 
-	u64map_free(&c.strs);
 	if (c.gt_hashed) {
 		u64map_free(&c.gt_hclass);
 		u64map_free(&c.gt_hname);
 	}
 	free(c.gt_class);
 	free(c.gt_name);
-	free(c.steps);
 	free(c.conn_step);
 	if (c.conn_hashed)
 		u64map_free(&c.conn_hstep);
-	u64map_free(&c.mstx_conn);
-	free(c.mstx);
-	profdb_close(&c.pdb);
+	db_end(&c);
 	if (!c.failed && after == before && c.nsteps == 0) {
 		msg_warn(src->path, "no slices found (empty profile?)");
 		return -1;
@@ -823,15 +842,8 @@ static int
 ascend_db_preview(const tl_source *src, tl_rank *r)
 {
 	db_ctx c;
-	if (db_open(&c, src, r, "skipped") != 0)
+	if (db_begin(&c, src, r, 0) != 0)
 		return -1;
-	u64map_init(&c.strs);
-	u64map_init(&c.mstx_conn);
-	read_rank_id(&c);
-	if (!c.failed)
-		db_read_strings(&c);
-	if (!c.failed)
-		read_steps(&c);
 	if (!c.failed)
 		read_mstx(&c);
 	if (!c.failed)
@@ -839,11 +851,7 @@ ascend_db_preview(const tl_source *src, tl_rank *r)
 	int any = c.nsteps > 0;
 	for (size_t i = 0; i < r->ntracks; i++)
 		any |= r->tracks[i]->n > 0;
-	u64map_free(&c.strs);
-	free(c.steps);
-	u64map_free(&c.mstx_conn);
-	free(c.mstx);
-	profdb_close(&c.pdb);
+	db_end(&c);
 	return !c.failed && any ? 0 : -1;
 }
 
