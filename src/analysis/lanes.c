@@ -6,6 +6,7 @@
 #include "util/xalloc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const overlap_names[TL_OVL__COUNT] = {
     "Computing",
@@ -116,18 +117,27 @@ lanes_overlap(const tl_rank *r, int64_t t0, int64_t t1, int64_t prep_from, tl_ov
  * viewer's slices (a Free interval between every two kernels), and while a rank's cache file is
  * written they are its largest part. */
 
-/* Where one pass puts its intervals: out == NULL counts them. */
+/* Where one pass puts its intervals: out == NULL counts them; with want set, it compares them
+ * with want's slices instead (lanes_check_rank), clearing same at the first difference. */
 typedef struct sink {
 	tl_slice *out;
 	size_t n;
 	uint32_t name;
+	const tl_track *want;
+	int same;
 } sink;
 
 static void
 sink_put(sink *k, int64_t s, int64_t e)
 {
-	if (k->out != NULL)
+	if (k->want != NULL) {
+		const tl_slice *w = k->n < k->want->n ? &k->want->v[k->n] : NULL;
+		if (w == NULL || w->start != s || w->end != e || w->name != k->want->label ||
+		    w->arg != (uint32_t)k->n)
+			k->same = 0;
+	} else if (k->out != NULL) {
 		k->out[k->n] = (tl_slice){s, e, k->name, (uint32_t)k->n};
+	}
 	k->n++;
 }
 
@@ -245,6 +255,47 @@ lanes_build_rank(tl_rank *r)
 	add_track(r, TL_OVL_FREE, GAPS, comp, comm);
 	if (r->ntracks > 1) /* (qsort of a NULL array is undefined, even of none) */
 		qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
+}
+
+/* Whether lane `key` of r (NULL: none) holds exactly what `from` makes (no lane: nothing). */
+static int
+lane_same(const tl_rank *r, int key, lane_from from, const tl_track *comp, const tl_track *comm)
+{
+	const tl_track *t = lanes_overlap_track(r, key);
+	if (t != NULL && t->label >= strpool_count(r->pool))
+		return 0;
+	if (t != NULL && strcmp(strpool_get(r->pool, t->label), overlap_names[key]) != 0)
+		return 0;
+	sink k = {.want = t, .same = 1};
+	lane_pass(r, from, comp, comm, &k);
+	return k.same && k.n == (t != NULL ? t->n : 0);
+}
+
+int
+lanes_check_rank(const tl_rank *r)
+{
+	int any = 0;
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		if (t->kind != TL_LANE_OVERLAP)
+			continue;
+		if (t->key < 0 || t->key >= TL_OVL__COUNT || t->depth != 0 ||
+		    lanes_overlap_track(r, (int)t->key) != t)
+			return -1; /* an unknown key, or a key twice */
+		any = 1;
+	}
+	if (!any)
+		return 0; /* none stored: they are built when wanted */
+	/* the exposed and free intervals from the stored Computing and Communication lanes,
+	 * once those are known to be what the slices make */
+	const tl_track *comp = lanes_overlap_track(r, TL_OVL_COMPUTING);
+	const tl_track *comm = lanes_overlap_track(r, TL_OVL_COMMUNICATION);
+	return lane_same(r, TL_OVL_COMPUTING, FROM_COMPUTE, NULL, NULL) &&
+	               lane_same(r, TL_OVL_COMMUNICATION, FROM_COMM, NULL, NULL) &&
+	               lane_same(r, TL_OVL_COMM_EXPOSED, COMM_MINUS_COMP, comp, comm) &&
+	               lane_same(r, TL_OVL_FREE, GAPS, comp, comm)
+	           ? 0
+	           : -1;
 }
 
 static void

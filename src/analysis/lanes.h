@@ -27,6 +27,10 @@ const char *lanes_overlap_name(int key);
 /* Adds the four overlap tracks to r unless it has them already (idempotent). The tracks are
  * owned by the rank like any other and keep the rank's track order. */
 void lanes_build_rank(tl_rank *r);
+/* 0 when r's overlap lanes are exactly what lanes_build_rank makes of its slices (or it has
+ * none), -1 otherwise: the check of a cache file's stored lanes, in one pass over the compute
+ * and communication slices without allocating. */
+int lanes_check_rank(const tl_rank *r);
 /* The same for every rank of the trace, ranks in parallel (threads = 0: one per core). */
 void lanes_build(tl_trace *tr, int threads);
 /* The overlap track `key` of r, or NULL when lanes_build_rank has not run (or it is empty). */

@@ -2,6 +2,7 @@
  * length before anything is believed (the layout is at the top of cache_write.c). */
 #include "config.h"
 #include "load/cache_int.h"
+#include "analysis/lanes.h"
 #include "load/load.h"
 #include "model/comm.h"
 #include "model/lod.h"
@@ -561,6 +562,10 @@ decode(const void *buf, size_t len, const tl_source *src, size_t n, int borrow, 
 	}
 	if (r.bad == NULL && !rk->loaded)
 		r.bad = "it holds a rank that did not load";
+	/* the overlap lanes answer the summary's figures in place of the slices: they must be
+	 * the slices' (one pass over them, like the per-slice checks a stamp skips) */
+	if (r.bad == NULL && !r.trusted && lanes_check_rank(rk) != 0)
+		r.bad = "its overlap lanes are not those its slices make";
 	for (size_t i = 0; i < nwarn && r.bad == NULL && replay; i++) {
 		if (warn[2 * i] != NULL)
 			msg_warn(warn[2 * i], "%s", warn[2 * i + 1]);

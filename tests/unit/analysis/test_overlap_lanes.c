@@ -114,6 +114,7 @@ main(void)
 	    {3000, 6, 300, 4, 60, "many slices, many strays"},
 	    {3000, 5, 300, 0, 60, "many slices, steps by time"},
 	};
+	size_t checked = 0, check_fail = 0, mutated = 0, mutant_passed = 0;
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
 		size_t bad_win = 0, bad_step = 0, wins = 0, steps = 0;
 		int alone = 0, dummy = 0;
@@ -128,6 +129,39 @@ main(void)
 				for (size_t k = 0; k < w->ntracks; k++)
 					if (w->tracks[k]->kind == TL_LANE_OVERLAP)
 						track_lod_build(w->tracks[k]);
+			/* lanes_check_rank: the lanes just built pass; one changed interval,
+			 * name, or a lane dropped, does not (the cache reader's check) */
+			checked++;
+			check_fail += lanes_check_rank(w) != 0;
+			if (i % 3 == 0) {
+				tl_rank *m =
+				    random_rank(seed, cases[c].T, cases[c].lanes, cases[c].per_lane,
+				                cases[c].strays, &dummy);
+				lanes_build_rank(m);
+				tl_track *t = lanes_overlap_track(m, (int)below(TL_OVL__COUNT));
+				if (t != NULL) {
+					tl_slice *x = &t->v[below((int64_t)t->n)];
+					switch (i % 4) {
+					case 0:
+						x->end =
+						    x->end - 1 > x->start ? x->end - 1 : x->end + 1;
+						break;
+					case 1:
+						x->name = 0;
+						break;
+					case 2:
+						t->n--; /* the last interval dropped */
+						break;
+					default:
+						t->kind =
+						    TL_LANE_COMPUTE; /* no longer an overlap lane */
+						break;
+					}
+					mutated++;
+					mutant_passed += lanes_check_rank(m) == 0;
+				}
+				rank_free(m);
+			}
 			tl_step_overlap *a, *b;
 			size_t na = tlq_step_overlaps(r, &a), nb = tlq_step_overlaps(w, &b);
 			for (size_t k = 0; k < na; k++, steps++)
@@ -169,9 +203,16 @@ main(void)
 		      "steps alone in their time)",
 		      cases[c].what, bad_step, steps, alone);
 	}
+	CHECK(checked > 0 && check_fail == 0,
+	      "lanes_check_rank passes the lanes lanes_build_rank made (%zu of %zu failed)",
+	      check_fail, checked);
+	CHECK(mutated > 50 && mutant_passed == 0,
+	      "lanes_check_rank refuses lanes with one change (%zu of %zu passed)", mutant_passed,
+	      mutated);
 	/* a rank without lanes: the caller's fallback */
 	int dummy = 0;
 	tl_rank *r = random_rank(1, 100, 2, 5, 0, &dummy);
+	CHECK(lanes_check_rank(r) == 0, "no lanes stored: nothing to check");
 	tl_overlap o;
 	CHECK(lanes_overlap(r, 0, 100, INT64_MIN, &o) == -1, "no lanes: -1, not a zero breakdown");
 	rank_free(r);
