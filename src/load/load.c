@@ -561,11 +561,17 @@ load_rank(load_ctx *c, load_job *j)
 			}
 			/* --no-cache in the viewer: the same file, but one of this process's
 			 * own that no name reaches, mapped back the same way */
-			if (c->cache->spill)
+			if (c->cache->spill) {
+				/* a loader that reads its counters with the slices (a JSON
+				 * trace's) leaves them unmarked, and a file holds counters only
+				 * once load_counters has run (a cache file: its tables) */
+				if (r->ncounters > 0)
+					load_counters(r);
 				m = cache_spill_rank(c->cache, first, j->count, r);
-			else
+			} else {
 				wrote = cache_store_rank(c->cache, first, j->count, r, warns.v,
 				                         warns.n / 2);
+			}
 		}
 		for (size_t i = 0; i < warns.n; i++) {
 			if (c->defer) /* the same lines, for load_bg_finish */

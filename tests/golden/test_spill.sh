@@ -3,7 +3,8 @@
 # name and mapped back): the --stats file counts them; nothing is left in the cache directory,
 # no stamp and no stored result, and a later open finds no cache; the screens are the ones a
 # viewer keeping its ranks in memory draws; TL_SPILL=0 keeps them in memory; a directory that
-# cannot be written falls back to $TMPDIR, and with none to memory after one warning line.
+# cannot be written falls back to $TMPDIR, and with none to memory after one warning line; a
+# JSON trace's counter lanes (read with its slices) survive the spill.
 . "$TL_SRCDIR/tests/lib.sh"
 TL=$TL_BIN
 export LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$t_tmp/config" XDG_CACHE_HOME="$t_tmp/xdg"
@@ -73,6 +74,21 @@ check "nowhere to spill: the ranks stay in memory (spilled_ranks $(spilled none)
 check "in one warning line ($(head -1 "$t_tmp/none.err"))" \
 	sh -c "[ \"\$(wc -l <'$t_tmp/none.err')\" -eq 1 ] && grep -q 'cannot spill ranks to a file here (.*); they stay in memory' '$t_tmp/none.err'"
 check "the same screens" same_screens none
+
+# a JSON trace reads its counters with its slices: a spilled rank keeps them
+if "$TLGEN" screens "$t_tmp/pj" --ranks 2 --tasks 3000 --seed 7 --memory --json >/dev/null 2>&1; then
+	find "$t_tmp/pj" -name '*.db' -exec rm {} +
+	printf 'U\n:lanes HBM|DDR|freq\n:zoom 0ms 100ms\n:dump %s\n:quit\n' "$t_tmp/ctr" >"$t_tmp/ckeys"
+	for m in 0 1; do
+		TL_SPILL=$m "$TL" view "$t_tmp/pj" --no-cache --script "$t_tmp/ckeys" --size 120x40 \
+			--stats "$t_tmp/ctr.stats" >/dev/null 2>&1
+		sed -n '3,7p' "$t_tmp/ctr" >"$t_tmp/ctr.$m"
+	done
+	check "a spilled JSON trace (spilled_ranks $(spilled ctr)) draws the counter lanes it draws in memory" \
+		sh -c "[ '$(spilled ctr)' = 2 ] && grep -q 'AI Core freq' '$t_tmp/ctr.0' && cmp -s '$t_tmp/ctr.0' '$t_tmp/ctr.1'"
+else
+	not_ok "generate the JSON fixture with counters"
+fi
 
 # tl summary --no-cache neither spills nor writes (it frees as it goes)
 rm -rf "$t_tmp/xdg"
