@@ -152,7 +152,9 @@ usage(FILE *f)
 	    "  --size CxR    with --script: no terminal, a COLSxROWS screen (e.g. 120x40)\n"
 	    "  --stats FILE  (view) write per-frame CPU time and terminal bytes to FILE\n"
 	    "  --no-view     (demo) print the summary instead of opening the viewer\n"
-	    "  --no-cache    (summary, diff, view, demo) neither read nor write the model cache\n"
+	    "  --no-cache    (summary, diff, view, demo) neither read nor write the model cache;\n"
+	    "                the viewer writes its ranks to unnamed files in the cache directory\n"
+	    "                and maps them back, to keep them out of memory (TL_SPILL=0: not)\n"
 	    "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
 	    "                else ~/.cache/tl/models); a shared one serves several hosts\n"
 	    "  --clear       (cache) remove every cache file and its stamp\n"
@@ -178,12 +180,13 @@ usage(FILE *f)
 	    "memory for the ranks asked for).\n");
 }
 
-/* The model cache a command reads and writes: NULL with --no-cache. */
+/* The model cache a command reads and writes: NULL with --no-cache, except for the viewer
+ * (spill), which then writes its ranks to files of its own (cache_open_spill) unless TL_SPILL=0. */
 static tl_cache *
-cli_cache(const cli *c, tl_cache *store)
+cli_cache(const cli *c, tl_cache *store, int spill)
 {
 	if (c->no_cache)
-		return NULL;
+		return spill && cache_open_spill(store, c->cache_dir) ? store : NULL;
 	cache_open(store, c->cache_dir);
 	/* no directory (neither XDG_CACHE_HOME nor HOME): no cache, silently; the static
 	 * build's `env -i` runs print the bytes the dynamic build does (tests/release) */
@@ -201,7 +204,7 @@ load_path_run(const cli *c, const char *path, tl_trace *tr, unsigned tables, tl_
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
 	                  .cache = cache == CACHE_NONE ? NULL
 	                           : cache != NULL     ? cache
-	                                               : cli_cache(c, &own),
+	                                               : cli_cache(c, &own, 0),
 	                  .tables = tables};
 	int rc = load_trace(path, &o, tr);
 	if (cache == NULL && o.cache != NULL)
@@ -312,7 +315,7 @@ cmd_summary(cli *c)
 	/* the same summary over unchanged inputs prints its stored result; TL_STATS (make bench)
 	 * measures the load and TL_CACHE_RESULTS=0 the model cache, so neither reads nor stores
 	 * one */
-	tl_cache cache, *cc = cli_cache(c, &cache);
+	tl_cache cache, *cc = cli_cache(c, &cache, 0);
 	const char *use = getenv("TL_CACHE_RESULTS");
 	size_t klen = 0;
 	uint8_t *key = NULL;
@@ -549,7 +552,7 @@ cmd_view(cli *c)
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
 	                  .quiet_progress = c->script != NULL,
 	                  .view = 1,
-	                  .cache = cli_cache(c, &cache)};
+	                  .cache = cli_cache(c, &cache, 1)};
 	if (view_progressive(c)) {
 		o.defer_warnings = 1;
 		o.prepare = prepare_rank;

@@ -113,6 +113,16 @@ map_free(void *p)
 	free(m);
 }
 
+void
+cache_set_backing(tl_rank *r, void *map, size_t len)
+{
+	cache_map *m = xmalloc(sizeof *m);
+	m->p = map;
+	m->len = len;
+	r->backing = m;
+	r->backing_free = map_free;
+}
+
 int
 cache_will_write(const tl_cache *c)
 {
@@ -151,11 +161,9 @@ header_sum(const void *map, size_t len)
 	return sum;
 }
 
-/* The reader on a mapped file, from which a file truncated by another program while it is
- * mapped raises SIGBUS: then NULL, said in err. */
-static tl_rank *
-decode_guarded(const void *map, size_t len, const tl_source *src, size_t n, int replay, int trusted,
-               char *err, size_t errlen)
+tl_rank *
+cache_decode_guarded(const void *map, size_t len, const tl_source *src, size_t n, int replay,
+                     int trusted, char *err, size_t errlen)
 {
 	tl_rank *volatile r = NULL;
 	sigjmp_buf env, *volatile saved = load_bus_env;
@@ -226,14 +234,14 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
 	if (map != MAP_FAILED) {
 		if (trusted && header_sum(map, len) != sum)
 			trusted = 0;
-		r = decode_guarded(map, len, src, n, !again, trusted, err, sizeof err);
+		r = cache_decode_guarded(map, len, src, n, !again, trusted, err, sizeof err);
 		struct stat now;
 		if (r != NULL && trusted && (fstat(fd, &now) != 0 || !same_file(&st, &now))) {
 			/* written since its stamp was compared: checked whole after all (its
 			 * warnings were given already) */
 			rank_free(r);
 			trusted = 0;
-			r = decode_guarded(map, len, src, n, 0, 0, err, sizeof err);
+			r = cache_decode_guarded(map, len, src, n, 0, 0, err, sizeof err);
 		}
 		if (again) {
 		} else if (trusted) {
@@ -245,11 +253,7 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
 			/* the rank's lanes are the file's pages: file-backed memory the kernel may
 			 * drop and read again, not anonymous memory. Files are only ever replaced
 			 * by rename, never rewritten, so the mapping stays whole. */
-			cache_map *m = xmalloc(sizeof *m);
-			m->p = map;
-			m->len = len;
-			r->backing = m;
-			r->backing_free = map_free;
+			cache_set_backing(r, map, len);
 		} else {
 			munmap(map, len);
 		}
@@ -285,6 +289,8 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
 tl_rank *
 cache_load_rank(tl_cache *c, const tl_source *src, size_t n)
 {
+	if (c != NULL && c->spill) /* --no-cache: never read */
+		return NULL;
 	return map_rank(c, src, n, 0);
 }
 
@@ -479,7 +485,7 @@ drop_stamp(const char *dir, const char *path)
 void
 cache_evict(tl_cache *c)
 {
-	if (c == NULL || c->dir == NULL || c->read_only)
+	if (c == NULL || c->dir == NULL || c->read_only || c->spill)
 		return;
 	size_t n;
 	entry *v = list_dir(c->dir, &n);

@@ -60,6 +60,9 @@ typedef struct tl_cache {
 	                 * result keeps that line: it tells of the cache, not of the profile) */
 	tl_cache_rec *recs;
 	size_t nrecs, rcap;
+	int spill; /* the viewer's --no-cache (cache_open_spill): nothing is read, and each rank is
+	            * written to an unlinked file in dir and mapped back (read_only: no directory
+	            * would do, the ranks stay in memory) */
 } tl_cache;
 
 /* Opens the cache in dir (NULL: the default), creating the directory; the bound comes from
@@ -84,6 +87,24 @@ tl_rank *cache_remap_rank(tl_cache *, const tl_source *src, size_t n);
 int cache_will_write(const tl_cache *);
 /* Removes the least recently used cache files until the directory is within its bound. */
 void cache_evict(tl_cache *);
+
+/* ---- spilling (cache_spill.c) ----------------------------------------------------------------
+ * The viewer with --no-cache keeps every rank it loads: in anonymous memory, its model and
+ * derived lanes cost the host about three times what tl summary holds at once. Instead each
+ * rank is written in the cache format to a file that has no name (O_TMPFILE, or created and
+ * unlinked at once) and mapped back in its place, as the writing path maps back what it stores:
+ * its pages are then file-backed, the kernel's to drop and read again. Nothing persists, no
+ * later open can find the file, and nothing is ever read from the cache. */
+
+/* Opens c for spilling into dir (NULL: the cache's default directory), else into $TMPDIR
+ * (when set) or /var/tmp or /tmp: the first that is writable and on a disk, not a tmpfs (whose
+ * pages are memory already). Returns 0 when TL_SPILL=0 (c left closed: the caller uses no
+ * cache), else 1; when no directory will do, c spills nothing and the first rank says so in
+ * one warning. */
+int cache_open_spill(tl_cache *c, const char *dir);
+/* r (finished, loaded from src[0..n)) written to a spill file and mapped back: the new rank,
+ * or NULL (r then stays; the first failure says so in one warning and stops spilling). */
+tl_rank *cache_spill_rank(tl_cache *c, const tl_source *src, size_t n, const tl_rank *r);
 
 /* Cache files read since start whose stamp said they were checked before (the O(bytes)
  * checks skipped), and those checked whole (TL_STATS). */

@@ -43,6 +43,17 @@ uint64_t cache_rank_slices(const tl_rank *r);
 tl_rank *cache_decode_stamped(const void *buf, size_t len, const tl_source *src, size_t n,
                               int replay, int trusted, char *err, size_t errlen);
 
+/* The reader (cache_decode_stamped) on a mapped file, from which a file truncated by another
+ * program while it is mapped raises SIGBUS: then NULL, said in err. */
+tl_rank *cache_decode_guarded(const void *map, size_t len, const tl_source *src, size_t n,
+                              int replay, int trusted, char *err, size_t errlen);
+/* Makes the mapping map[0..len) r's backing (unmapped with the rank). */
+void cache_set_backing(tl_rank *r, void *map, size_t len);
+/* cache_write_fd, with the data forced to disk (fsync) when sync is set: a file others will
+ * find by name must be whole after a crash; a spilled rank's file dies with the process. */
+int cache_write_fd_sync(int fd, const uint8_t *key, size_t klen, const tl_rank *r,
+                        char *const *warn, size_t nwarn, uint64_t *bytes, int sync);
+
 /* ---- "verified once" stamps (cache_stamp.c): real is the cache file's real path ---------- */
 struct stat;
 /* 1 when a stamp says the file real, whose fstat is st and whose header holds the checksum

@@ -488,6 +488,13 @@ int
 cache_write_fd(int fd, const uint8_t *key, size_t klen, const tl_rank *r, char *const *warn,
                size_t nwarn, uint64_t *bytes)
 {
+	return cache_write_fd_sync(fd, key, klen, r, warn, nwarn, bytes, 1);
+}
+
+int
+cache_write_fd_sync(int fd, const uint8_t *key, size_t klen, const tl_rank *r, char *const *warn,
+                    size_t nwarn, uint64_t *bytes, int sync)
+{
 	FILE *f = fdopen(fd, "wb");
 	if (f == NULL) {
 		close(fd);
@@ -515,7 +522,7 @@ cache_write_fd(int fd, const uint8_t *key, size_t klen, const tl_rank *r, char *
 	/* the header last, then the data on disk before the rename makes it visible */
 	if (fflush(f) != 0 || w.err)
 		w.err = 1;
-	else if (pwrite(fd, hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr || fsync(fd) != 0)
+	else if (pwrite(fd, hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr || (sync && fsync(fd) != 0))
 		w.err = 1;
 	int e = errno;
 	if (fclose(f) != 0 && !w.err) {

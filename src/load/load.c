@@ -549,6 +549,7 @@ load_rank(load_ctx *c, load_job *j)
 		 * mapped back: its lanes become file-backed pages, so that a cold open holds in
 		 * anonymous memory only the ranks still loading */
 		int wrote = 0;
+		tl_rank *m = NULL;
 		if (!load_cancel_flag) {
 			if (cache_will_write(c->cache)) {
 				/* the reader's scratch (launch tables, SQLite's pages) is free
@@ -558,8 +559,19 @@ load_rank(load_ctx *c, load_job *j)
 					heap_give_back();
 				lanes_build_rank(r);
 			}
-			wrote =
-			    cache_store_rank(c->cache, first, j->count, r, warns.v, warns.n / 2);
+			/* --no-cache in the viewer: the same file, but one of this process's
+			 * own that no name reaches, mapped back the same way */
+			if (c->cache->spill) {
+				/* a loader that reads its counters with the slices (a JSON
+				 * trace's) leaves them unmarked, and a file holds counters only
+				 * once load_counters has run (a cache file: its tables) */
+				if (r->ncounters > 0)
+					load_counters(r);
+				m = cache_spill_rank(c->cache, first, j->count, r);
+			} else {
+				wrote = cache_store_rank(c->cache, first, j->count, r, warns.v,
+				                         warns.n / 2);
+			}
 		}
 		for (size_t i = 0; i < warns.n; i++) {
 			if (c->defer) /* the same lines, for load_bg_finish */
@@ -569,7 +581,8 @@ load_rank(load_ctx *c, load_job *j)
 				free(warns.v[i]);
 		}
 		free(warns.v);
-		tl_rank *m = wrote ? cache_remap_rank(c->cache, first, j->count) : NULL;
+		if (wrote)
+			m = cache_remap_rank(c->cache, first, j->count);
 		if (m != NULL) {
 			rank_free(r);
 			r = m;
@@ -680,7 +693,8 @@ load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *c)
 	c->tr = tr;
 	c->keep = o ? o->tables : 0;
 	c->tables = c->keep;
-	if (c->cache != NULL && c->cache->dir != NULL && !c->cache->read_only)
+	/* a file others will read holds every table; a spilled one only what this load keeps */
+	if (c->cache != NULL && c->cache->dir != NULL && !c->cache->read_only && !c->cache->spill)
 		c->tables = TL_TABLE_ALL;
 	size_t cap = 0;
 	for (size_t i = 0; i < tr->sources.n;) {

@@ -218,6 +218,8 @@ typedef struct tl_rank {
 	 * the tracks; NULL when nothing is borrowed. */
 	void *backing;
 	void (*backing_free)(void *);
+	int spilled; /* backing is a file of this process's own, unlinked (the viewer's --no-cache:
+	                load/cache.h, cache_spill_rank) */
 } tl_rank;
 
 typedef struct tl_trace {

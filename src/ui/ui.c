@@ -408,6 +408,10 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 				fprintf(f, "loaded_ms %.3f\n",
 				        o->start_mono_ns ? (double)(loaded - o->start_mono_ns) / 1e6
 				                         : 0.0);
+			size_t spilled = 0; /* --no-cache: ranks mapped from files of their own */
+			for (size_t i = 0; i < ui->tr->nranks; i++)
+				spilled += ui->tr->ranks[i]->spilled != 0;
+			fprintf(f, "spilled_ranks %zu\n", spilled);
 			for (size_t i = 0; i < nfs; i++)
 				fprintf(f, "frame %zu %lld %ld %s\n", i, (long long)fs[i].cpu,
 				        fs[i].bytes,

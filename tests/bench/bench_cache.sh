@@ -2,7 +2,8 @@
 # `make bench`, the model cache: on the 8 ranks x 1,000,000 tasks profile (shared with bench.sh,
 # kept in bench-out/), `tl summary` and the viewer's first frame without the cache (--no-cache),
 # writing it (first open) and reading it (warm), the viewer's peak anonymous and total resident
-# memory per slice without the cache, writing it and warm, the cache's size on disk per slice,
+# memory per slice without the cache (its ranks spilled to unnamed files, and with TL_SPILL=0
+# kept in memory), writing it and warm, the cache's size on disk per slice,
 # and `tl index` throughput with one process and with two (half the ranks each) into one
 # directory. "Cache present" is a stored result (tl summary's output kept in the cache);
 # "mapped ranks" bypasses it (TL_CACHE_RESULTS=0): every rank's model mapped on its "verified
@@ -52,9 +53,10 @@ med() { # med SHELL-COMMAND: sets mw, mc: median wall and CPU seconds of RUNS ru
 	mc=$(echo "$out" | awk '{ print $2 }' | median)
 }
 
-# the viewer: time to its first frame, and its peak RssAnon / VmHWM sampled every 20 ms
+# the viewer: time to its first frame (script mode: after the whole load; with the test hook
+# TL_TEST_LOAD_DELAY_MS=0 progressive), and its peak RssAnon / VmHWM sampled every 20 ms
 echo ":quit" >"$OUT/quit-keys.txt"
-view_once() { # view_once BIN CACHE [--no-cache]: sets ff (ms), anon_kb, hwm_kb
+view_once() { # view_once BIN CACHE [--no-cache]: sets ff (ms), ld (ms: every rank in), anon_kb, hwm_kb
 	local pid s a bin=$1 cache=$2
 	shift 2
 	"$bin" view "$PROFILE" --script "$OUT/quit-keys.txt" --size 200x50 \
@@ -72,6 +74,9 @@ view_once() { # view_once BIN CACHE [--no-cache]: sets ff (ms), anon_kb, hwm_kb
 	done
 	wait "$pid" || true
 	ff=$(awk '$1 == "first_frame_ms" { print $2 }' "$OUT/cache-view-stats.txt")
+	# the progressive load's last rank (script mode waits for every rank: its first frame)
+	ld=$(awk '$1 == "loaded_ms" { l = $2 } END { print l }' "$OUT/cache-view-stats.txt")
+	[ -n "$ld" ] || ld=$ff
 }
 
 # measure BIN PREFIX: every figure of one build, into variables PREFIX_*
@@ -89,8 +94,16 @@ measure() {
 	med "TL_CACHE_RESULTS=0 XDG_CACHE_HOME='$NOSTAMP' '$bin' summary '$PROFILE' --cache-dir '$cache'"
 	eval "${p}_s_whole=$mw ${p}_c_whole=$mc"
 	eval "${p}_bytes=$(cat "$cache"/*.tlc | wc -c)"
+	# without the cache the viewer spills its ranks to unnamed files (TL_SPILL=0: it keeps
+	# them in memory, as before; a build without spilling ignores it)
 	view_once "$bin" "$cache" --no-cache
 	eval "${p}_v_none=$ff ${p}_none_anon=$anon_kb ${p}_none_hwm=$hwm_kb"
+	TL_SPILL=0 view_once "$bin" "$cache" --no-cache
+	eval "${p}_v_mem=$ff ${p}_mem_anon=$anon_kb ${p}_mem_hwm=$hwm_kb"
+	TL_TEST_LOAD_DELAY_MS=0 view_once "$bin" "$cache" --no-cache
+	eval "${p}_v_pnone=$ff ${p}_v_pnone_ld=$ld"
+	TL_SPILL=0 TL_TEST_LOAD_DELAY_MS=0 view_once "$bin" "$cache" --no-cache
+	eval "${p}_v_pmem=$ff ${p}_v_pmem_ld=$ld"
 	rm -rf "$cache"
 	view_once "$bin" "$cache"
 	eval "${p}_v_cold=$ff ${p}_cold_anon=$anon_kb ${p}_cold_hwm=$hwm_kb"
@@ -133,7 +146,7 @@ row() { # row LABEL FORMAT VAR: tl's figure, and the baseline's when there is on
 }
 for p in tl base; do
 	[ "$p" = base ] && [ -z "$BASE" ] && continue
-	for m in none cold warm; do
+	for m in none mem cold warm; do
 		eval "${p}_${m}_anon_b=$(per "$(eval echo "\$${p}_${m}_anon")")"
 		eval "${p}_${m}_hwm_mb=$(calc "$(eval echo "\$${p}_${m}_hwm") / 1024")"
 	done
@@ -158,14 +171,21 @@ row "tl summary, mapped ranks (wall s)" "%10.3f" s_mapped
 row "tl summary, mapped ranks (CPU s)" "%10.3f" c_mapped
 row "  mapped / cold, wall" "%9.1f%%" pct_ms
 row "  mapped / cold, CPU" "%9.1f%%" pct_mc
-row "viewer first frame, no cache (ms)" "%10.1f" v_none
+row "viewer whole load, no cache (ms)" "%10.1f" v_none
+row "viewer whole load, no cache, TL_SPILL=0 (ms)" "%10.1f" v_mem
+row "viewer first frame, no cache, progressive (ms)" "%10.1f" v_pnone
+row "  every rank in (ms)" "%10.1f" v_pnone_ld
+row "  the same, TL_SPILL=0: first frame (ms)" "%10.1f" v_pmem
+row "  the same, TL_SPILL=0: every rank in (ms)" "%10.1f" v_pmem_ld
 row "viewer first frame, writing the cache (ms)" "%10.1f" v_cold
 row "viewer first frame, cache present (ms)" "%10.1f" v_warm
 row "viewer first frame, checked whole (ms)" "%10.1f" v_whole
 row "viewer peak RssAnon, no cache (B/slice)" "%10.1f" none_anon_b
+row "viewer peak RssAnon, no cache, TL_SPILL=0" "%10.1f" mem_anon_b
 row "viewer peak RssAnon, writing (B/slice)" "%10.1f" cold_anon_b
 row "viewer peak RssAnon, warm (B/slice; <= 32)" "%10.1f" warm_anon_b
 row "viewer peak RSS (VmHWM), no cache (MB)" "%10.1f" none_hwm_mb
+row "viewer peak RSS (VmHWM), TL_SPILL=0 (MB)" "%10.1f" mem_hwm_mb
 row "viewer peak RSS (VmHWM), writing (MB)" "%10.1f" cold_hwm_mb
 row "viewer peak RSS (VmHWM), warm (MB)" "%10.1f" warm_hwm_mb
 row "cache on disk (B/slice)" "%10.1f" disk

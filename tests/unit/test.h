@@ -137,6 +137,26 @@ test_load_sample_db(const char *level, tl_trace *tr, char *base, size_t len)
 }
 #endif
 
+#ifdef TL_GEN_H /* the programs that generate profiles */
+/* A generated profile of nranks ranks of about tasks device tasks each, no slow rank, into
+ * dir (one thread); 0, or -1 after a failed check. */
+static inline int
+test_gen_ranks(const char *dir, int nranks, uint64_t tasks)
+{
+	gen_opts g;
+	gen_opts_default(&g);
+	g.nranks = nranks;
+	g.tasks_per_rank = tasks;
+	g.threads = 1;
+	g.slow_rank = -1;
+	if (gen_profile(&g, dir, NULL) != 0) {
+		CHECK(0, "generate %d ranks", nranks);
+		return -1;
+	}
+	return 0;
+}
+#endif
+
 #ifdef TL_REPORT_H /* the programs that print summaries */
 /* `tl summary` of tr as the command prints it, JSON or text, through a session of its own with
  * options qo (NULL: the defaults); malloc'd, NULL when out of memory. */

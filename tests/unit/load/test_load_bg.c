@@ -156,14 +156,7 @@ main(void)
 	char *dir = test_tmpdir("load-bg");
 	if (dir == NULL)
 		return test_done();
-	gen_opts g;
-	gen_opts_default(&g);
-	g.nranks = 3;
-	g.tasks_per_rank = 3000;
-	g.threads = 1;
-	g.slow_rank = -1;
-	if (gen_profile(&g, dir, NULL) != 0) {
-		CHECK(0, "generate 3 ranks");
+	if (test_gen_ranks(dir, 3, 3000) != 0) {
 		test_rmtree(dir);
 		return test_done();
 	}
