@@ -76,6 +76,8 @@ void bubble_gaps_iter_free(bubble_gaps_iter *);
  * b->reason and b->detail. inst: the rank's stage instances (stages_of_rank). Every bubble that
  * `tl summary` or the viewer shows is attributed here and nowhere else. */
 void bubble_attribute(const tl_rank *r, const tl_stage_inst *inst, size_t ninst, tl_rl_bubble *b);
+/* Its first part, O(log steps): b->step and b->between_steps only. */
+void bubble_attribute_step(const tl_rank *r, tl_rl_bubble *b);
 
 /* The max (>= 1) longest bubbles of r (trace index ri), longest first (ties: earlier first),
  * attributed: bubble_gaps_of_rank, then bubble_attribute on each. inst: the rank's stage

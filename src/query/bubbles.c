@@ -173,6 +173,7 @@ need_largest(tl_query *q, size_t max)
 		b.rank = ri;
 		b.start = j.head[ri].start;
 		b.end = j.head[ri].end;
+		bubble_attribute_step(q->tr->ranks[ri], &b); /* the rest when asked for */
 		VEC_PUSH(q->largest, k, cap, b);
 		if (!bubble_gaps_iter_next(&j.it[ri], &j.head[ri]))
 			h[0] = h[--nh];
@@ -209,4 +210,15 @@ tlq_bubble_largest(const tl_query *cq, size_t max, size_t i, tl_rl_bubble *out)
 	size_t n = q->nlargest;
 	pthread_mutex_unlock(&q->lock);
 	return n;
+}
+
+int
+tlq_bubble_largest_between_steps(const tl_query *cq, size_t max, size_t i)
+{
+	tl_query *q = tlq_mut(cq);
+	pthread_mutex_lock(&q->lock);
+	need_largest(q, max);
+	int between = i < q->nlargest && q->largest[i].between_steps;
+	pthread_mutex_unlock(&q->lock);
+	return between;
 }
