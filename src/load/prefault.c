@@ -61,13 +61,13 @@ mono_ns(void)
 static void
 add_range(tl_prefault *pf, const char *m, size_t mlen, const void *p, size_t len)
 {
-	const char *a = p;
-	if (a < m || len == 0 || len > mlen || (size_t)(a - m) > mlen - len)
+	uintptr_t a = (uintptr_t)p, b = (uintptr_t)m;
+	if (a < b || len == 0 || len > mlen || a - b > mlen - len)
 		return;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	/* the mapping covers the last page whole */
-	size_t off = (size_t)(a - m) / page * page,
-	       end = ((size_t)(a - m) + len + page - 1) / page * page;
+	size_t off = (size_t)(a - b) / page * page,
+	       end = ((size_t)(a - b) + len + page - 1) / page * page;
 	VEC_PUSH(pf->v, pf->n, pf->cap, ((pf_range){m + off, end - off}));
 	pf->st.bytes_todo += end - off;
 }

@@ -204,7 +204,7 @@ zoom_p99() { # zoom_p99 STATS: "p99-out p99-in" ms (frames 1-150 out, the last 1
 # column; "-" for a tl without it), and what the background populate did after the first frame
 faults() {
 	awk '$1 == "frame" && $2 > 0 { if (NF >= 6) { n += $6; have = 1 } }
-	$1 == "prefault" { p = sprintf(", populate %s: %.0f MB in %s ms", $2, $13 / 1048576, $15) }
+	$1 == "prefault" { p = sprintf(", populate %s: %.0f MB in %s ms", $2, $12 / 1048576, $14) }
 	END { printf "minor faults over the keys %s%s", have ? n : "-", p }' "$1"
 }
 zoom_runs() { # zoom_runs BIN NAME: prints one line per mode
