@@ -150,7 +150,8 @@ usage(FILE *f)
 	    "  --keymap NAME viewer keys: default, vim, emacs, or $XDG_CONFIG_HOME/tl/NAME.keys\n"
 	    "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"
 	    "  --size CxR    with --script: no terminal, a COLSxROWS screen (e.g. 120x40)\n"
-	    "  --stats FILE  (view) write per-frame CPU time and terminal bytes to FILE\n"
+	    "  --stats FILE  (view) write per-frame CPU time, terminal bytes and minor faults\n"
+	    "                to FILE, and what the background populate did\n"
 	    "  --no-view     (demo) print the summary instead of opening the viewer\n"
 	    "  --no-cache    (summary, diff, view, demo) neither read nor write the model cache;\n"
 	    "                the viewer writes its ranks to unnamed files in the cache directory\n"
@@ -175,7 +176,8 @@ usage(FILE *f)
 	    "inode, size, modification time): the next open of unchanged files reads it\n"
 	    "instead (TL_CACHE_MAX=SIZE bounds it, default 4G, least recently used first out);\n"
 	    "tl summary also stores its output there and prints it again for the same command\n"
-	    "over unchanged files (TL_CACHE_RESULTS=0: not).\n"
+	    "over unchanged files (TL_CACHE_RESULTS=0: not). The viewer populates the mapped\n"
+	    "cache files in the background after its first frame (TL_PREFAULT=0: not).\n"
 	    "Exit status: 0 ok, 1 usage or I/O error, 2 nothing could be loaded (or not enough\n"
 	    "memory for the ranks asked for).\n");
 }

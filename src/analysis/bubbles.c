@@ -282,7 +282,7 @@ bubble_step_text(const tl_rl_bubble *b, const char *none_text, char *buf, size_t
 }
 
 void
-bubble_attribute(const tl_rank *r, const tl_stage_inst *inst, size_t ninst, tl_rl_bubble *b)
+bubble_attribute_step(const tl_rank *r, tl_rl_bubble *b)
 {
 	uint16_t si = rank_step_at(r, b->start);
 	/* a gap that runs past the end of its step (into the next, as the idle tail of one
@@ -291,6 +291,12 @@ bubble_attribute(const tl_rank *r, const tl_stage_inst *inst, size_t ninst, tl_r
 		si = TL_NO_STEP;
 	b->step = si != TL_NO_STEP ? r->steps[si].id : -1;
 	b->between_steps = si == TL_NO_STEP && r->nsteps > 0;
+}
+
+void
+bubble_attribute(const tl_rank *r, const tl_stage_inst *inst, size_t ninst, tl_rl_bubble *b)
+{
+	bubble_attribute_step(r, b);
 	b->stage = TL_STAGE_NONE;
 	int lvl = -1;
 	const tl_stage_inst *before = NULL, *after = NULL;

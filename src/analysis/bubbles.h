@@ -53,10 +53,31 @@ typedef struct tl_gap {
  * caller's. */
 size_t bubble_gaps_of_rank(const tl_rank *r, size_t max, tl_gap **out);
 
+/* The same gaps, in the same order, one at a time (bubble_gaps.c): from the Free lane's level
+ * of detail when the lane has one (each gap in O(LOD_B log n), no walk over the lane), else
+ * from bubble_gaps_of_rank's list. */
+typedef struct bubble_run {
+	size_t a, b, idx; /* Free slices [a, b); idx: the longest of them */
+	int64_t dur;
+} bubble_run;
+typedef struct bubble_gaps_iter {
+	const tl_track *free; /* the Free lane, NULL: from list */
+	bubble_run *h;        /* a heap of runs, the one with the longest slice first */
+	size_t n, cap;
+	tl_gap *list;
+	size_t nlist, given, max;
+} bubble_gaps_iter;
+void bubble_gaps_iter_init(bubble_gaps_iter *, const tl_rank *r, size_t max);
+/* 1 with the next gap in *out, 0 when there is none (or max were given). */
+int bubble_gaps_iter_next(bubble_gaps_iter *, tl_gap *out);
+void bubble_gaps_iter_free(bubble_gaps_iter *);
+
 /* Attributes the gap [b->start, b->end) of r (trace index b->rank): sets b->step, b->stage,
  * b->reason and b->detail. inst: the rank's stage instances (stages_of_rank). Every bubble that
  * `tl summary` or the viewer shows is attributed here and nowhere else. */
 void bubble_attribute(const tl_rank *r, const tl_stage_inst *inst, size_t ninst, tl_rl_bubble *b);
+/* Its first part, O(log steps): b->step and b->between_steps only. */
+void bubble_attribute_step(const tl_rank *r, tl_rl_bubble *b);
 
 /* The max (>= 1) longest bubbles of r (trace index ri), longest first (ties: earlier first),
  * attributed: bubble_gaps_of_rank, then bubble_attribute on each. inst: the rank's stage

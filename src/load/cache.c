@@ -124,6 +124,17 @@ cache_set_backing(tl_rank *r, void *map, size_t len)
 }
 
 int
+cache_rank_mapping(const tl_rank *r, const void **p, size_t *len)
+{
+	if (r == NULL || r->backing == NULL || r->backing_free != map_free)
+		return -1;
+	const cache_map *m = r->backing;
+	*p = m->p;
+	*len = m->len;
+	return 0;
+}
+
+int
 cache_will_write(const tl_cache *c)
 {
 	return c != NULL && c->dir != NULL && !c->read_only;

@@ -153,6 +153,10 @@ int cache_result_get(tl_cache *, const uint8_t *key, size_t klen, tl_result *out
 /* Stores res under key (a temporary file renamed into place). Returns 1 when stored. */
 int cache_result_put(tl_cache *, const uint8_t *key, size_t klen, const tl_result *res);
 void cache_result_free(tl_result *);
+/* The mapped cache file r's lanes point into (tl_rank.backing): 0 with its address and length,
+ * -1 when r is not read from a mapped file (--no-cache, a miss, a rank built otherwise). */
+int cache_rank_mapping(const tl_rank *r, const void **p, size_t *len);
+
 /* The reader itself, for tests and the fuzz target: a result file's bytes checked against key.
  * Returns NULL with *out filled, or NULL with out->out NULL (another key's result: a miss), or
  * why the bytes are not a result file. */

@@ -102,22 +102,24 @@ tlq_bubble_next(const tl_query *q, size_t ri, int64_t t, int dir, tl_rl_bubble *
 
 typedef struct gaps_job {
 	size_t max;
-	tl_gap **v;
-	size_t *n;
+	bubble_gaps_iter *it;
+	tl_gap *head; /* each rank's next gap */
+	unsigned char *have;
 } gaps_job;
 
 static void
 rank_gaps(tl_query *q, size_t ri, void *arg)
 {
 	gaps_job *j = arg;
-	j->n[ri] = bubble_gaps_of_rank(q->tr->ranks[ri], j->max, &j->v[ri]);
+	bubble_gaps_iter_init(&j->it[ri], q->tr->ranks[ri], j->max);
+	j->have[ri] = (unsigned char)bubble_gaps_iter_next(&j->it[ri], &j->head[ri]);
 }
 
 /* merge order of the heads of two ranks' lists: longer, then earlier, then the lower rank */
 static int
-head_before(const gaps_job *j, const size_t *pos, size_t a, size_t b)
+head_before(const gaps_job *j, size_t a, size_t b)
 {
-	const tl_gap *x = &j->v[a][pos[a]], *y = &j->v[b][pos[b]];
+	const tl_gap *x = &j->head[a], *y = &j->head[b];
 	int64_t lx = x->end - x->start, ly = y->end - y->start;
 	if (lx != ly)
 		return lx > ly;
@@ -127,13 +129,13 @@ head_before(const gaps_job *j, const size_t *pos, size_t a, size_t b)
 }
 
 static void
-head_down(const gaps_job *j, const size_t *pos, size_t *h, size_t n, size_t i)
+head_down(const gaps_job *j, size_t *h, size_t n, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < n && head_before(j, pos, h[l], h[m]))
+		if (l < n && head_before(j, h[l], h[m]))
 			m = l;
-		if (r < n && head_before(j, pos, h[r], h[m]))
+		if (r < n && head_before(j, h[r], h[m]))
 			m = r;
 		if (m == i)
 			return;
@@ -144,6 +146,9 @@ head_down(const gaps_job *j, const size_t *pos, size_t *h, size_t n, size_t i)
 	}
 }
 
+/* The max longest gaps of all ranks: a k-way merge of each rank's gaps, longest first, taken
+ * one at a time (bubble_gaps_iter: from the Free lanes' level of detail in the viewer), so
+ * that no more of a rank's gaps are found than the merge takes. */
 static void
 need_largest(tl_query *q, size_t max)
 {
@@ -151,38 +156,36 @@ need_largest(tl_query *q, size_t max)
 		return;
 	if (max == 0)
 		max = 1;
-	size_t n = q->tr->nranks;
-	gaps_job j = {max, xcalloc(n ? n : 1, sizeof *j.v), xcalloc(n ? n : 1, sizeof *j.n)};
+	size_t n = q->tr->nranks, nn = n ? n : 1;
+	gaps_job j = {max, xcalloc(nn, sizeof *j.it), xcalloc(nn, sizeof *j.head), xcalloc(nn, 1)};
 	tlq_per_rank(q, rank_gaps, &j);
-	/* each rank's list is longest first: a k-way merge of their heads */
-	size_t *pos = xcalloc(n ? n : 1, sizeof *pos), *h = xcalloc(n ? n : 1, sizeof *h), nh = 0;
-	size_t total = 0;
-	for (size_t i = 0; i < n; i++) {
-		total += j.n[i];
-		if (j.n[i] > 0)
+	size_t *h = xcalloc(nn, sizeof *h), nh = 0;
+	for (size_t i = 0; i < n; i++)
+		if (j.have[i])
 			h[nh++] = i;
-	}
-	if (total < max)
-		max = total;
 	for (size_t i = nh / 2; i-- > 0;)
-		head_down(&j, pos, h, nh, i);
-	q->largest = xcalloc(max ? max : 1, sizeof *q->largest);
-	size_t k = 0;
+		head_down(&j, h, nh, i);
+	q->largest = NULL;
+	size_t k = 0, cap = 0;
 	while (nh > 0 && k < max) {
 		size_t ri = h[0];
-		tl_rl_bubble *b = &q->largest[k++];
-		b->rank = ri;
-		b->start = j.v[ri][pos[ri]].start;
-		b->end = j.v[ri][pos[ri]].end;
-		if (++pos[ri] >= j.n[ri])
+		tl_rl_bubble b = {0};
+		b.rank = ri;
+		b.start = j.head[ri].start;
+		b.end = j.head[ri].end;
+		bubble_attribute_step(q->tr->ranks[ri], &b); /* the rest when asked for */
+		VEC_PUSH(q->largest, k, cap, b);
+		if (!bubble_gaps_iter_next(&j.it[ri], &j.head[ri]))
 			h[0] = h[--nh];
-		head_down(&j, pos, h, nh, 0);
+		head_down(&j, h, nh, 0);
 	}
 	for (size_t i = 0; i < n; i++)
-		free(j.v[i]);
-	free(j.v);
-	free(j.n);
-	free(pos);
+		bubble_gaps_iter_free(&j.it[i]);
+	if (q->largest == NULL)
+		q->largest = xcalloc(1, sizeof *q->largest);
+	free(j.it);
+	free(j.head);
+	free(j.have);
 	free(h);
 	q->nlargest = k;
 	q->largest_done = xcalloc(k ? k : 1, 1);
@@ -207,4 +210,15 @@ tlq_bubble_largest(const tl_query *cq, size_t max, size_t i, tl_rl_bubble *out)
 	size_t n = q->nlargest;
 	pthread_mutex_unlock(&q->lock);
 	return n;
+}
+
+int
+tlq_bubble_largest_between_steps(const tl_query *cq, size_t max, size_t i)
+{
+	tl_query *q = tlq_mut(cq);
+	pthread_mutex_lock(&q->lock);
+	need_largest(q, max);
+	int between = i < q->nlargest && q->largest[i].between_steps;
+	pthread_mutex_unlock(&q->lock);
+	return between;
 }

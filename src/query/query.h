@@ -328,6 +328,9 @@ int tlq_bubble_next(const tl_query *, size_t ri, int64_t t, int dir, tl_rl_bubbl
  * parallel, and kept). Returns the length of the list and, when i is below it and out is not
  * NULL, sets *out to the i-th bubble, attributed when first asked for. */
 size_t tlq_bubble_largest(const tl_query *, size_t max, size_t i, tl_rl_bubble *out);
+/* Whether the i-th of them lies between steps, without attributing it (its step is found with
+ * the list, in O(log steps)). */
+int tlq_bubble_largest_between_steps(const tl_query *, size_t max, size_t i);
 
 /* ---- communication analysis (comm.c) ------------------------------------------------------
  * Per communication op and rank: the time breakdown, the bandwidth per transport and the

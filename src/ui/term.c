@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -507,6 +508,17 @@ term_cpu_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+long
+term_minflt(void)
+{
+	struct rusage ru;
+#ifdef RUSAGE_THREAD
+	if (getrusage(RUSAGE_THREAD, &ru) == 0) /* the viewer's own thread, not the populate's */
+		return ru.ru_minflt;
+#endif
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
 }
 
 int64_t

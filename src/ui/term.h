@@ -46,6 +46,8 @@ int term_signal(void);
 int term_lost(void);
 
 int64_t term_cpu_ns(void);
+/* Minor page faults of the calling thread so far (--stats: a frame's faults). */
+long term_minflt(void);
 int64_t term_mono_ns(void);
 
 #endif

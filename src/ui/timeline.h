@@ -64,6 +64,9 @@ void timeline_fit(tl_ui *);
  * showed the whole profile keeps showing it. total: ranks the load will have; renumbered: the
  * load's end took out the slots of ranks that failed (pins and the selection go). */
 void timeline_ranks_grew(tl_ui *, size_t total, int renumbered);
+/* Every rank of the trace once (indexes into its ranks, into order: nranks of them), those of
+ * the lanes on screen first, top down: the order the background populate takes them in. */
+size_t timeline_rank_order(const tl_ui *, size_t *order);
 
 /* Where the lanes were drawn, for scrolling the terminal by whole columns. */
 typedef struct timeline_geometry {

@@ -603,3 +603,24 @@ lane_of_track(tl_ui *ui, size_t ri, size_t ti, int reveal)
 			return i;
 	return SIZE_MAX;
 }
+
+size_t
+timeline_rank_order(const tl_ui *ui, size_t *order)
+{
+	const tl_timeline *tl = TIMELINE(ui);
+	size_t n = ui->tr->nranks, k = 0;
+	unsigned char *in = xcalloc(n ? n : 1, 1);
+	/* the ranks of the lanes on screen, top down; then the others */
+	for (size_t li = tl->top; li < tl->nlanes && li < tl->top + (size_t)tl->lanes_h; li++) {
+		size_t ri = tl->lanes[li].rank;
+		if (tl->lanes[li].type != UL_COMPARE && ri < n && !in[ri]) {
+			in[ri] = 1;
+			order[k++] = ri;
+		}
+	}
+	for (size_t ri = 0; ri < n; ri++)
+		if (!in[ri])
+			order[k++] = ri;
+	free(in);
+	return k;
+}

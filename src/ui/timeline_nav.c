@@ -121,12 +121,10 @@ bubble_largest(tl_ui *ui, int dir)
 		tl->border = xmalloc(nb * sizeof *tl->border);
 		size_t k = 0;
 		for (int pass = 0; pass < 2; pass++)
-			for (size_t i = 0; i < nb; i++) {
-				tl_rl_bubble b;
-				tlq_bubble_largest(rl, BUBBLE_LIST_MAX, i, &b);
-				if (b.between_steps == pass)
+			for (size_t i = 0; i < nb; i++)
+				if (tlq_bubble_largest_between_steps(rl, BUBBLE_LIST_MAX, i) ==
+				    pass)
 					tl->border[k++] = i;
-			}
 	}
 	if (dir > 0) {
 		if (tl->bpos >= nb) {

@@ -3,6 +3,7 @@
  * and mouse, or from the script, and goes to the prompt (prompt.c), the view stack (views.c) or
  * the :-commands (commands.c). */
 #include "config.h"
+#include "query/prefault.h"
 #include "ui/compare.h"
 #include "ui/commands.h"
 #include "ui/common.h"
@@ -256,7 +257,42 @@ typedef struct frame_stat {
 	int64_t cpu;
 	long bytes;
 	int action;
+	long minflt; /* the viewer thread's minor faults */
 } frame_stat;
+
+/* After the first frame, once every rank is in: the mapped cache files' page tables are
+ * filled in the background (query/prefault.h), the ranks on screen first, so that a later key
+ * does not fault them in. Script mode waits for it before its next step, as for the load, so
+ * that its frames do not depend on the timing (the test hook TL_TEST_PREFAULT_DELAY_MS holds
+ * it instead). */
+static tl_prefault *
+prefault_begin(tl_ui *ui, int script, tl_prefault_stats *st)
+{
+	size_t *order = xcalloc(ui->tr->nranks ? ui->tr->nranks : 1, sizeof *order);
+	size_t n = timeline_rank_order(ui, order);
+	tl_prefault *pf = tlq_prefault_start(ui->q, order, n, st);
+	free(order);
+	if (script)
+		tlq_prefault_wait(pf);
+	return pf;
+}
+
+/* --stats: what the populate did by the time tl quit ("stopped": it was still going). */
+static void
+prefault_write_stats(FILE *f, const tl_prefault_stats *st)
+{
+	static const char *const mode[] = {"off", "lod", "full"};
+	fprintf(f,
+	        "prefault %s ranks %zu mapped %zu bytes_mapped %llu todo %llu done %llu ms %lld "
+	        "%s%s\n",
+	        mode[st->mode], st->ranks, st->mapped, (unsigned long long)st->bytes_mapped,
+	        (unsigned long long)st->bytes_todo, (unsigned long long)st->bytes_done,
+	        (long long)st->ms,
+	        st->mode == TL_PREFAULT_OFF ? "-"
+	        : st->done                  ? "finished"
+	                                    : "stopped",
+	        st->fallback ? " willneed" : "");
+}
 
 /* What a frame of --stats followed besides an action (ACT_*, ACT_NONE: nothing bound). */
 enum { FRAME_COMMAND = ACT_NONE - 1, FRAME_TEXT = ACT_NONE - 2 };
@@ -325,7 +361,10 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	int64_t first_frame = 0, loaded = 0, small = 0;
 	int last_action = ACT_NONE;
 	int64_t c0 = term_cpu_ns();
-	long b0 = term_bytes_out();
+	long b0 = term_bytes_out(), m0 = term_minflt();
+	tl_prefault *pf = NULL;
+	tl_prefault_stats pst = {0};
+	int pf_tried = 0;
 	script_step step;
 	while (!ui->quit) {
 		load_poll(ui, 0, &loaded);
@@ -338,7 +377,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 		term_flush(&ui->scr, &lanes);
 		if (o->stats_file) {
 			frame_stat f = {term_cpu_ns() - c0, b0 >= 0 ? term_bytes_out() - b0 : -1,
-			                last_action};
+			                last_action, term_minflt() - m0};
 			if (first_frame == 0)
 				first_frame = term_mono_ns();
 			if (small == 0 && small_in(ui))
@@ -347,6 +386,10 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 		}
 		if (term_signal())
 			break;
+		if (!pf_tried && !tlq_loading(ui->q, NULL, NULL)) {
+			pf_tried = 1;
+			pf = prefault_begin(ui, o->script != NULL, &pst);
+		}
 		/* the next input */
 		if (o->script) {
 			if (load_poll(ui, 1, &loaded) > 0)
@@ -355,6 +398,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 				break;
 			c0 = term_cpu_ns();
 			b0 = term_bytes_out();
+			m0 = term_minflt();
 			if (step.is_cmd) {
 				last_action = FRAME_COMMAND;
 				if (ui_command(ui, step.text) != 0) {
@@ -375,6 +419,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			int ev = term_read(&ui->scr, &key, &m);
 			c0 = term_cpu_ns();
 			b0 = term_bytes_out();
+			m0 = term_minflt();
 			last_action = ACT_NONE;
 			if (ev == TERM_KEY) {
 				last_action = keymap_action(&ui->keys, key_normalize(key));
@@ -388,6 +433,9 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			}
 		}
 	}
+	/* at once: the thread stops between two megabytes */
+	tlq_prefault_stats(pf, &pst);
+	tlq_prefault_stop(pf);
 	int sig = term_signal(), lost = term_lost();
 	term_close();
 	if (lost && !sig)
@@ -395,7 +443,8 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	if (o->stats_file) {
 		FILE *f = fopen(o->stats_file, "w");
 		if (f) {
-			fprintf(f, "# frame cpu_ns bytes action\n");
+			fprintf(f, "# frame cpu_ns bytes action minflt\n");
+			prefault_write_stats(f, &pst);
 			fprintf(f, "first_frame_ms %.3f\n",
 			        o->start_mono_ns ? (double)(first_frame - o->start_mono_ns) / 1e6
 			                         : 0.0);
@@ -413,12 +462,13 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 				spilled += ui->tr->ranks[i]->spilled != 0;
 			fprintf(f, "spilled_ranks %zu\n", spilled);
 			for (size_t i = 0; i < nfs; i++)
-				fprintf(f, "frame %zu %lld %ld %s\n", i, (long long)fs[i].cpu,
+				fprintf(f, "frame %zu %lld %ld %s %ld\n", i, (long long)fs[i].cpu,
 				        fs[i].bytes,
 				        fs[i].action >= 0 ? action_table[fs[i].action].name
 				        : fs[i].action == FRAME_COMMAND ? ":command"
 				        : fs[i].action == FRAME_TEXT    ? "text"
-				                                        : "-");
+				                                        : "-",
+				        fs[i].minflt);
 			fclose(f);
 		} else {
 			fprintf(stderr, "tl: cannot write %s: %s\n", o->stats_file,

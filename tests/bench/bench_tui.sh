@@ -5,7 +5,9 @@
 # 8 ranks x 1,000,000 tasks profile (shared with bench.sh, kept in bench-out/) at 200x50 in
 # script mode, and prints the time to the first frame, the CPU time per frame and the bytes a
 # terminal (xterm-256color) would receive per frame; then the frame times zoomed out and zoomed
-# in, without the cache and warm, beside a baseline build's (BENCH_BASE_TL, see bench_cache.sh).
+# in, without the cache and warm (warm without and with the background populate of the mapped
+# cache files, TL_PREFAULT=0 and 1, with the viewer thread's minor faults over the keys), beside
+# a baseline build's (BENCH_BASE_TL, see bench_cache.sh); BENCH_TUI_ZOOM_ONLY=1 runs only that.
 # Figures, not assertions; the bars are p99 <= 16 ms per frame and a median <= 2 KB per
 # one-column pan.
 set -e
@@ -58,9 +60,10 @@ first_frames() { # PROFILE LABEL
 	[ -n "$TL_BASE" ] &&
 		printf '  baseline, progressive:       %10.1f ms\n' "$(printf '%s\n' "${_bsmall[@]}" | median)"
 }
-first_frames "$PROFILE" "$RANKS ranks x $TASKS tasks"
+# BENCH_TUI_ZOOM_ONLY=1: only the frame times zoomed out and in (the last part)
+[ "${BENCH_TUI_ZOOM_ONLY:-}" = 1 ] || first_frames "$PROFILE" "$RANKS ranks x $TASKS tasks"
 # 16 ranks of BENCH_BIG_TASKS tasks each (e.g. 8000000: 20 GB of DBs), when asked for
-if [ -n "$BENCH_BIG_TASKS" ]; then
+if [ -n "$BENCH_BIG_TASKS" ] && [ "${BENCH_TUI_ZOOM_ONLY:-}" != 1 ]; then
 	BIG="$OUT/profile-16x${BENCH_BIG_TASKS}"
 	generate_once "$BIG" "16 ranks x $BENCH_BIG_TASKS device tasks" \
 		"$TLGEN" bench "$BIG" --ranks 16 --tasks "$BENCH_BIG_TASKS" --steps 4
@@ -116,6 +119,7 @@ view() {
 		"$bin" view "$PROFILE" --script "$keys" --size 200x50 --stats "$st" "$@" >/dev/null
 }
 stats="$OUT/tui-stats.txt"
+if [ "${BENCH_TUI_ZOOM_ONLY:-}" != 1 ]; then
 view "$TL_BIN" "$script" "$stats" --no-cache
 
 awk -v profile="$PROFILE" '
@@ -178,6 +182,7 @@ printf 'CPU per frame, median: off %8.3f ms   on %8.3f ms   ratio %.2f\n' \
 printf 'CPU per frame, p99:    off %8.3f ms   on %8.3f ms   ratio %.2f   (bar: <= 16 ms)\n' \
 	"$(med_of "${off_p99[@]}")" "$(med_of "${on_p99[@]}")" \
 	"$(calc "$(med_of "${on_p99[@]}") / $(med_of "${off_p99[@]}")")"
+fi # BENCH_TUI_ZOOM_ONLY
 
 # frame times zoomed out and in, without the cache and with it (warm), side by side with a
 # baseline build when BENCH_BASE_TL names one (see bench_cache.sh)
@@ -195,17 +200,30 @@ zoom_p99() { # zoom_p99 STATS: "p99-out p99-in" ms (frames 1-150 out, the last 1
 		printf "%.3f %.3f\n", pct(o, 150, 0.99), pct(z, m, 0.99)
 	}' "$1"
 }
+# faults STATS: the minor faults the viewer's thread took over the keys (frame lines' 6th
+# column; "-" for a tl without it), and what the background populate did after the first frame
+faults() {
+	awk '$1 == "frame" && $2 > 0 { if (NF >= 6) { n += $6; have = 1 } }
+	$1 == "prefault" { p = sprintf(", populate %s: %.0f MB in %s ms", $2, $12 / 1048576, $14) }
+	END { printf "minor faults over the keys %s%s", have ? n : "-", p }' "$1"
+}
 zoom_runs() { # zoom_runs BIN NAME: prints one line per mode
 	local bin=$1 name=$2 cache="$OUT/cache-tui-$2" r
 	rm -rf "$cache"
 	view "$bin" "$zscript" "$OUT/tui-zoom-stats.txt" --no-cache
 	r=$(zoom_p99 "$OUT/tui-zoom-stats.txt")
 	printf '%-10s no cache:  p99 %8.3f ms zoomed out, %8.3f ms zoomed in\n' "$name" $r
-	"$bin" index "$PROFILE" --cache-dir "$cache" >/dev/null 2>&1
-	view "$bin" "$zscript" "$OUT/tui-zoom-stats.txt" --cache-dir "$cache"
-	r=$(zoom_p99 "$OUT/tui-zoom-stats.txt")
-	printf '%-10s warm:      p99 %8.3f ms zoomed out, %8.3f ms zoomed in   (first frame %s ms)\n' \
-		"$name" $r "$(awk '$1 == "first_frame_ms" { print $2 }' "$OUT/tui-zoom-stats.txt")"
+	TL_CACHE_MAX=1T "$bin" index "$PROFILE" --cache-dir "$cache" >/dev/null 2>&1
+	# warm, without and with the background populate (TL_PREFAULT=0: a tl before it)
+	for pf in 0 1; do
+		TL_CACHE_MAX=1T TL_PREFAULT=$pf view "$bin" "$zscript" "$OUT/tui-zoom-stats.txt" \
+			--cache-dir "$cache"
+		r=$(zoom_p99 "$OUT/tui-zoom-stats.txt")
+		printf '%-10s warm%s: p99 %8.3f ms zoomed out, %8.3f ms zoomed in   (first frame %s ms; %s)\n' \
+			"$name" "$([ $pf = 0 ] && echo ', TL_PREFAULT=0' || echo '              ')" $r \
+			"$(awk '$1 == "first_frame_ms" { print $2 }' "$OUT/tui-zoom-stats.txt")" \
+			"$(faults "$OUT/tui-zoom-stats.txt")"
+	done
 	rm -rf "$cache"
 }
 echo "== frame CPU p99, zoomed out and in (bar: <= 16 ms)"
