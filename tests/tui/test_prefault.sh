@@ -4,12 +4,14 @@
 # first), so that later keys do not fault the pages in one by one. --stats says what it did
 # ("prefault MODE ranks N mapped M bytes_mapped B todo T done D ms MS STATE") and how many minor
 # faults the viewer's own thread took per frame (the frame lines' last column). Checked: it runs
-# on a warm open and script mode waits for it; it does nothing for ranks that are not mapped
-# (--no-cache) or with TL_PREFAULT=0; only the level of detail with TL_PREFAULT=lod (what it
+# on a warm open and script mode waits for it, and on --no-cache's spilled ranks; it does
+# nothing for ranks that are not mapped (--no-cache with TL_SPILL=0) or with TL_PREFAULT=0; only the level of detail with TL_PREFAULT=lod (what it
 # does when the files are larger than the memory available); q quits at once while it runs (the test hook TL_TEST_PREFAULT_DELAY_MS
 # holds it before each range); the screen is the same with and without it.
 . "$(dirname "$0")/lib_tui.sh"
 export XDG_CACHE_HOME="$t_tmp/cache"
+# --no-cache spills into the cache directory, which a tmpfs cannot be (its files are memory)
+[ "$(stat -f -c %T "$t_tmp" 2>/dev/null)" = tmpfs ] && export TL_TEST_SPILL_ANY_FS=1
 
 if ! fixture three --ranks 3 --tasks 3000 --seed 5; then
 	not_ok "generate the 3-rank fixture"
@@ -53,9 +55,12 @@ pf TL_PREFAULT=0 --
 check "TL_PREFAULT=0: nothing populated (mode off, though 3 ranks are mapped)" \
 	sh -c "grep -q '^prefault off ranks 3 mapped 3 .* todo 0 done 0 ' '$ST'"
 check "the screen is the same with and without it" cmp -s "$t_tmp/with.txt" "$t_tmp/screen.txt"
-pf -- --no-cache
-check "--no-cache: no rank is mapped, nothing is populated" \
+pf TL_SPILL=0 -- --no-cache
+check "--no-cache kept in memory (TL_SPILL=0): no rank is mapped, nothing is populated" \
 	sh -c "grep -q '^prefault off ranks 3 mapped 0 .* todo 0 done 0 ' '$ST'"
+pf -- --no-cache
+check "--no-cache spilled: its unnamed files are mapped and populated like a cache's" \
+	sh -c "grep -q '^prefault full ranks 3 mapped 3 ' '$ST'"
 
 # ---- the level of detail only (as when the files are larger than the memory available) ------
 pf TL_PREFAULT=lod --
