@@ -39,9 +39,11 @@ uint64_t cache_rank_slices(const tl_rank *r);
 /* The reader (cache_decode_mapped) on a file tl has checked whole before or wrote itself, as a
  * stamp says (trusted): the header, the key, every size, count and index are still checked,
  * as they cost O(lanes and tables); the body checksum, each slice's and operator task's
- * values and each lane's level of detail against its slices (the O(bytes) part) are not. */
+ * values and each lane's level of detail against its slices (the O(bytes) part) are not, and
+ * of the operator and communication tables only those in keep (TL_TABLE_*) are read: the
+ * others are stepped over (their counts and lengths still checked) and left out. */
 tl_rank *cache_decode_stamped(const void *buf, size_t len, const tl_source *src, size_t n,
-                              int replay, int trusted, char *err, size_t errlen);
+                              int replay, int trusted, unsigned keep, char *err, size_t errlen);
 
 /* ---- "verified once" stamps (cache_stamp.c): real is the cache file's real path ---------- */
 struct stat;

@@ -490,7 +490,7 @@ static tl_rank *
 load_rank(load_ctx *c, load_job *j)
 {
 	const tl_source *first = &c->tr->sources.v[j->first];
-	tl_rank *r = cache_load_rank(c->cache, first, j->count);
+	tl_rank *r = cache_load_rank(c->cache, first, j->count, c->keep);
 	if (r != NULL) {
 		load_drop_tables(r, c->keep);
 		return r;
