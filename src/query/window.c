@@ -18,13 +18,10 @@ tlq_window(const tl_track *t, int64_t t0, int64_t t1, size_t *first, size_t *las
 		*last = *first;
 }
 
-int64_t
-tlq_busy(const tl_track *t, int64_t t0, int64_t t1)
+/* The busy time in [t0, t1) of the slices [a, b) that tlq_window gave for it. */
+static int64_t
+busy_window(const tl_track *t, int64_t t0, int64_t t1, size_t a, size_t b)
 {
-	if (t->n == 0 || t1 <= t0)
-		return 0;
-	size_t a, b;
-	tlq_window(t, t0, t1, &a, &b);
 	if (a >= b)
 		return 0;
 	int64_t busy = 0;
@@ -40,6 +37,64 @@ tlq_busy(const tl_track *t, int64_t t0, int64_t t1)
 	if (t->v[b - 1].end > t1)
 		busy -= t->v[b - 1].end - (t->v[b - 1].start > t1 ? t->v[b - 1].start : t1);
 	return busy;
+}
+
+int64_t
+tlq_busy(const tl_track *t, int64_t t0, int64_t t1)
+{
+	if (t->n == 0 || t1 <= t0)
+		return 0;
+	size_t a, b;
+	tlq_window(t, t0, t1, &a, &b);
+	return busy_window(t, t0, t1, a, b);
+}
+
+/* ---- a frame's columns: searches that move right ---------------------------------------- */
+
+/* One search of a lane that moves right, as a frame's columns do: each starts where the one
+ * before it ended when its time is no earlier (else from the lane's start), and gallops from
+ * there. A frame's columns then read the lane once from left to right, a few slices past each
+ * edge, instead of a binary search from the middle of the whole lane per edge (its pages are
+ * a mapped cache file's: every probe may fault). The answers are track_first_ending_after's
+ * and track_first_starting_at's: the slices are sorted by start and do not overlap, so both
+ * predicates below are monotone. */
+typedef struct lane_seek {
+	int64_t x; /* the last time searched (INT64_MIN: none yet) */
+	size_t i;  /* its answer: every slice before i is before x */
+} lane_seek;
+
+#define SEEK_INIT                                                                                  \
+	{                                                                                          \
+		INT64_MIN, 0                                                                       \
+	}
+
+/* The first slice at or after lo that is not before x (ending: whose end is after x; else
+ * whose start is at or after x), given that every slice before lo is. */
+static size_t
+gallop(const tl_track *t, int64_t x, size_t lo, int ending)
+{
+	size_t hi = lo, step = 1;
+	while (hi < t->n && (ending ? t->v[hi].end <= x : t->v[hi].start < x)) {
+		lo = hi + 1;
+		hi = step < t->n - hi ? hi + step : t->n;
+		step *= 2;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ending ? t->v[mid].end <= x : t->v[mid].start < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t
+seek(lane_seek *s, const tl_track *t, int64_t x, int ending)
+{
+	s->i = gallop(t, x, x >= s->x ? s->i : 0, ending);
+	s->x = x;
+	return s->i;
 }
 
 /* The clipped length of slice i in [c0, c1). */
@@ -81,17 +136,20 @@ tlq_dominant(const tl_track *t, int64_t c0, int64_t c1, size_t a, size_t b)
 void
 tlq_columns_edges(const tl_track *t, const int64_t *edges, int ncols, tl_cell *out)
 {
+	lane_seek first = SEEK_INIT, last = SEEK_INIT, mark = SEEK_INIT;
 	for (int c = 0; c < ncols; c++) {
 		int64_t c0 = edges[c], c1 = edges[c + 1];
 		if (c1 <= c0)
 			c1 = c0 + 1;
-		out[c].busy = tlq_busy(t, c0, c1);
+		/* tlq_window's */
+		size_t a = seek(&first, t, c0, 1), b = seek(&last, t, c1, 0);
+		if (b < a)
+			b = a;
+		out[c].busy = t->n == 0 ? 0 : busy_window(t, c0, c1, a, b);
 		out[c].dominant = SIZE_MAX;
 		out[c].count = 0;
-		size_t a, b;
-		tlq_window(t, c0, c1, &a, &b);
 		if (a == b) { /* a zero-length slice (a mark) at c0 */
-			size_t z = track_first_starting_at(t, c0);
+			size_t z = seek(&mark, t, c0, 0);
 			if (z < t->n && t->v[z].start < c1)
 				a = z, b = z + 1;
 		}
@@ -119,8 +177,16 @@ tlq_columns(const tl_track *t, int64_t t0, int64_t t1, int ncols, tl_cell *out)
 void
 tlq_busy_columns(const tl_track *t, const int64_t *edges, int ncols, int64_t *out)
 {
-	for (int c = 0; c < ncols; c++)
-		out[c] = t ? tlq_busy(t, edges[c], edges[c + 1]) : 0;
+	lane_seek first = SEEK_INIT, last = SEEK_INIT;
+	for (int c = 0; c < ncols; c++) {
+		int64_t c0 = edges[c], c1 = edges[c + 1];
+		out[c] = 0;
+		if (t == NULL || t->n == 0 || c1 <= c0)
+			continue;
+		/* tlq_busy's */
+		size_t a = seek(&first, t, c0, 1), b = seek(&last, t, c1, 0);
+		out[c] = busy_window(t, c0, c1, a, b < a ? a : b);
+	}
 }
 
 size_t
