@@ -163,7 +163,7 @@ check_profile_cache(const char *what, const char *path, const char *cache, size_
 /* A frame's columns are searched left to right, each from where the one before stopped
  * (window.c's lane_seek): the same cells as a window of its own per column (tlq_window,
  * tlq_busy, the mark at c0), on random lanes (marks, gaps, slices of one ns, with and without a
- * level of detail) and edges that also repeat and go back. */
+ * level of detail) and edges that also repeat, go back and fall on marks. */
 static void
 check_random_edges(void)
 {
@@ -175,7 +175,11 @@ check_random_edges(void)
 		size_t n = test_xorshift(&rng) % 3000;
 		int64_t x = (int64_t)(test_xorshift(&rng) % 1000);
 		for (size_t i = 0; i < n; i++) {
-			x += (int64_t)(test_xorshift(&rng) % 40);
+			/* bursts and long gaps: not evenly spread (window.c interpolates) */
+			x += (int64_t)(test_xorshift(&rng) % 40) +
+			     (test_xorshift(&rng) % 100 == 0
+			          ? (int64_t)(test_xorshift(&rng) % 100000)
+			          : 0);
 			int64_t d =
 			    (int64_t)(test_xorshift(&rng) % 5 == 0 ? 0 : test_xorshift(&rng) % 60);
 			track_push(tp, x, x + d, 0, (uint32_t)i);
@@ -187,12 +191,18 @@ check_random_edges(void)
 		int ncols = 1 + (int)(test_xorshift(&rng) % 200);
 		int64_t *edges = xmalloc(((size_t)ncols + 1) * sizeof *edges);
 		int64_t e = (int64_t)(test_xorshift(&rng) % 1000) - 500;
+		int64_t step = x / ncols + 2;
 		for (int c = 0; c <= ncols; c++) {
 			uint64_t k = test_xorshift(&rng) % 10;
-			/* mostly forward, sometimes the same, sometimes back */
+			/* mostly forward, sometimes the same, sometimes back, sometimes on a
+			 * slice's start or end (a mark's time) */
 			e += k == 0   ? 0
 			     : k == 1 ? -(int64_t)(test_xorshift(&rng) % 300)
-			              : (int64_t)(test_xorshift(&rng) % (size_t)(x / 50 + 2));
+			              : (int64_t)(test_xorshift(&rng) % (uint64_t)step);
+			if (k >= 8 && n > 0) {
+				const tl_slice *sl = &tp->v[test_xorshift(&rng) % n];
+				e = k == 8 ? sl->start : sl->end;
+			}
 			edges[c] = e;
 		}
 		tl_cell *cells = xmalloc((size_t)ncols * sizeof *cells);
@@ -220,6 +230,27 @@ check_random_edges(void)
 		free(busy);
 		free(cells);
 		free(edges);
+		rank_free(r);
+	}
+	/* the extreme times a lane may hold (±2^62 ns): the interpolation's differences fit */
+	{
+		tl_rank *r = rank_new(0);
+		tl_track *tp = rank_track(r, TL_LANE_COMPUTE, 0, "Stream 0");
+		static const int64_t st[] = {-TL_TIME_MAX,    -1000,           0, 5, 5,
+		                             TL_TIME_MAX / 2, TL_TIME_MAX - 10};
+		for (size_t i = 0; i < sizeof st / sizeof *st; i++)
+			track_push(tp, st[i], st[i] + (i == 3 ? 0 : 1), 0, (uint32_t)i);
+		int64_t edges[] = {-TL_TIME_MAX,        -TL_TIME_MAX + 1, -5,         5, 6,
+		                   TL_TIME_MAX / 2 + 1, TL_TIME_MAX - 10, TL_TIME_MAX};
+		int ncols = (int)(sizeof edges / sizeof *edges) - 1;
+		tl_cell cells[8];
+		tlq_columns_edges(tp, edges, ncols, cells);
+		for (int c = 0; c < ncols; c++, cols++) {
+			size_t a, b;
+			tlq_window(tp, edges[c], edges[c + 1], &a, &b);
+			bad += cells[c].busy != tlq_busy(tp, edges[c], edges[c + 1]) ||
+			       (b > a && cells[c].count != b - a);
+		}
 		rank_free(r);
 	}
 	CHECK(bad == 0, "random lanes and edges: all %zu columns as one window each (%zu differ)",
