@@ -54,7 +54,7 @@ med() { # med SHELL-COMMAND: sets mw, mc: median wall and CPU seconds of RUNS ru
 
 # the viewer: time to its first frame, and its peak RssAnon / VmHWM sampled every 20 ms
 echo ":quit" >"$OUT/quit-keys.txt"
-view_once() { # view_once BIN CACHE [--no-cache]: sets ff (ms), anon_kb, hwm_kb
+view_once() { # view_once BIN CACHE [--no-cache]: sets ff, ffc (ms: wall, CPU), anon_kb, hwm_kb
 	local pid s a bin=$1 cache=$2
 	shift 2
 	"$bin" view "$PROFILE" --script "$OUT/quit-keys.txt" --size 200x50 \
@@ -72,6 +72,9 @@ view_once() { # view_once BIN CACHE [--no-cache]: sets ff (ms), anon_kb, hwm_kb
 	done
 	wait "$pid" || true
 	ff=$(awk '$1 == "first_frame_ms" { print $2 }' "$OUT/cache-view-stats.txt")
+	# the process's CPU time until then (0: a build that does not write it)
+	ffc=$(awk '$1 == "first_frame_cpu_ms" { print $2 }' "$OUT/cache-view-stats.txt")
+	ffc=${ffc:-0}
 }
 
 # measure BIN PREFIX: every figure of one build, into variables PREFIX_*
@@ -96,9 +99,10 @@ measure() {
 	eval "${p}_v_cold=$ff ${p}_cold_anon=$anon_kb ${p}_cold_hwm=$hwm_kb"
 	vw=$(for i in $(seq "$RUNS"); do
 		view_once "$bin" "$cache"
-		echo "$ff $anon_kb $hwm_kb"
+		echo "$ff $anon_kb $hwm_kb $ffc"
 	done)
 	eval "${p}_v_warm=$(echo "$vw" | awk '{ print $1 }' | median)"
+	eval "${p}_v_warm_cpu=$(echo "$vw" | awk '{ print $4 }' | median)"
 	eval "${p}_warm_anon=$(echo "$vw" | awk '{ print $2 }' | median)"
 	eval "${p}_warm_hwm=$(echo "$vw" | awk '{ print $3 }' | median)"
 	vw=$(for i in $(seq "$RUNS"); do
@@ -161,6 +165,7 @@ row "  mapped / cold, CPU" "%9.1f%%" pct_mc
 row "viewer first frame, no cache (ms)" "%10.1f" v_none
 row "viewer first frame, writing the cache (ms)" "%10.1f" v_cold
 row "viewer first frame, cache present (ms)" "%10.1f" v_warm
+row "  its CPU time (ms; 0: not reported)" "%10.1f" v_warm_cpu
 row "viewer first frame, checked whole (ms)" "%10.1f" v_whole
 row "viewer peak RssAnon, no cache (B/slice)" "%10.1f" none_anon_b
 row "viewer peak RssAnon, writing (B/slice)" "%10.1f" cold_anon_b
