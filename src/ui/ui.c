@@ -252,41 +252,17 @@ draw_frame(tl_ui *ui, term_lanes *lanes)
 
 /* ---- main ---------------------------------------------------------------------------------- */
 
-/* Warnings made while the screen is up (path/text pairs), said once it is gone. */
-typedef struct held_warns {
-	char **v;
-	size_t n, cap;
-} held_warns;
-
-static void
-hold_warning(void *ctx, const char *path, const char *text)
-{
-	held_warns *w = ctx;
-	VEC_PUSH(w->v, w->n, w->cap, path ? xstrdup(path) : NULL);
-	VEC_PUSH(w->v, w->n, w->cap, xstrdup(text));
-}
-
 /* The DP panel's decode steps (tlq_dp_prepare: O(MSTX ranges) of every rank), made after the
  * first frame rather than before it; their warnings (a rank's step_process marks that do not
  * match) wait for the screen to go, as the loader threads' do. */
 static void
-dp_prepare_held(tl_ui *ui, held_warns *w)
+dp_prepare_held(tl_ui *ui, msg_list *w)
 {
 	msg_hold(1);
-	msg_capture(hold_warning, w);
+	msg_capture(msg_keep, w);
 	tlq_dp_prepare(ui->q);
 	msg_capture(NULL, NULL);
 	msg_hold(0);
-}
-
-static void
-held_warns_say(held_warns *w)
-{
-	for (size_t k = 0; k + 1 < w->n; k += 2)
-		msg_warn(w->v[k], "%s", w->v[k + 1]);
-	for (size_t k = 0; k < w->n; k++)
-		free(w->v[k]);
-	free(w->v);
 }
 
 typedef struct frame_stat {
@@ -334,7 +310,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	}
 	/* a trace loaded whole: the DP panel's decode steps after the first frame */
 	int dp_pending = !tlq_loading(q, NULL, NULL);
-	held_warns held = {0};
+	msg_list held = {0}; /* dp_prepare_held's warnings */
 	if (o->compare)
 		ui->cmp = compare_open(q, o->compare, o->path, o->compare_path);
 	ui_view_open(ui, &timeline_view);
@@ -434,7 +410,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	}
 	int sig = term_signal(), lost = term_lost();
 	term_close();
-	held_warns_say(&held);
+	msg_list_say(&held);
 	if (lost && !sig)
 		fprintf(stderr, "tl: the terminal went away (hang-up or I/O error); exiting\n");
 	if (o->stats_file) {
