@@ -61,8 +61,10 @@ done
 t2=$((2 * TASKS))
 ratio() { calc "$(eval echo "\$$1_$t2") / $(eval echo "\$$1_$TASKS")"; }
 if [ -n "$BASE" ]; then
+	bcr=-
+	[ "$(calc "($(eval echo "\$bc_$TASKS") > 0)")" = 1 ] && bcr=$(printf '%.2f' "$(ratio bc)")
 	printf '%-34s %12.2f %12.2f   %12.2f %12s\n' "  2x tasks / 1x (flat: 1.00)" \
-		"$(ratio tw)" "$(ratio tc)" "$(ratio bw)" "-"
+		"$(ratio tw)" "$(ratio tc)" "$(ratio bw)" "$bcr"
 else
 	printf '%-34s %10.2f wall %10.2f CPU\n' "  2x tasks / 1x (flat: 1.00)" "$(ratio tw)" \
 		"$(ratio tc)"
