@@ -174,13 +174,13 @@ header_sum(const void *map, size_t len)
 
 tl_rank *
 cache_decode_guarded(const void *map, size_t len, const tl_source *src, size_t n, int replay,
-                     int trusted, char *err, size_t errlen)
+                     int trusted, unsigned keep, char *err, size_t errlen)
 {
 	tl_rank *volatile r = NULL;
 	sigjmp_buf env, *volatile saved = load_bus_env;
 	if (sigsetjmp(env, 1) == 0) {
 		load_bus_env = &env;
-		r = cache_decode_stamped(map, len, src, n, replay, trusted, err, errlen);
+		r = cache_decode_stamped(map, len, src, n, replay, trusted, keep, err, errlen);
 	} else {
 		snprintf(err, errlen, "it shrank while tl was reading it");
 	}
@@ -212,7 +212,7 @@ touch_used(int fd, const char *real, const struct stat *st, uint64_t sum, int st
 
 /* again: the file this process just wrote (cache_remap_rank) */
 static tl_rank *
-map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
+map_rank(tl_cache *c, const tl_source *src, size_t n, int again, unsigned keep)
 {
 	if (c == NULL || c->dir == NULL || n == 0)
 		return NULL;
@@ -245,14 +245,14 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
 	if (map != MAP_FAILED) {
 		if (trusted && header_sum(map, len) != sum)
 			trusted = 0;
-		r = cache_decode_guarded(map, len, src, n, !again, trusted, err, sizeof err);
+		r = cache_decode_guarded(map, len, src, n, !again, trusted, keep, err, sizeof err);
 		struct stat now;
 		if (r != NULL && trusted && (fstat(fd, &now) != 0 || !same_file(&st, &now))) {
 			/* written since its stamp was compared: checked whole after all (its
 			 * warnings were given already) */
 			rank_free(r);
 			trusted = 0;
-			r = cache_decode_guarded(map, len, src, n, 0, 0, err, sizeof err);
+			r = cache_decode_guarded(map, len, src, n, 0, 0, keep, err, sizeof err);
 		}
 		if (again) {
 		} else if (trusted) {
@@ -298,17 +298,17 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again)
 }
 
 tl_rank *
-cache_load_rank(tl_cache *c, const tl_source *src, size_t n)
+cache_load_rank(tl_cache *c, const tl_source *src, size_t n, unsigned keep)
 {
 	if (c != NULL && c->spill) /* --no-cache: never read */
 		return NULL;
-	return map_rank(c, src, n, 0);
+	return map_rank(c, src, n, 0, keep);
 }
 
 tl_rank *
 cache_remap_rank(tl_cache *c, const tl_source *src, size_t n)
 {
-	return map_rank(c, src, n, 1);
+	return map_rank(c, src, n, 1, TL_TABLE_ALL);
 }
 
 /* The data files still are what discovery saw: a file rewritten while it was read must not

@@ -74,8 +74,10 @@ void cache_close(tl_cache *);
 
 /* The rank whose captures are src[0..n) (the job's sources, in the trace's list), read from
  * its cache file, or NULL (no file, or a bad one: said in one line). Replays the warnings its
- * load gave. */
-tl_rank *cache_load_rank(tl_cache *, const tl_source *src, size_t n);
+ * load gave. keep: the tables (TL_TABLE_*) the caller keeps; of a file a stamp vouches for,
+ * the operator and communication tables outside it are stepped over, not read (the caller
+ * would drop them: load_drop_tables), so that they cost nothing. */
+tl_rank *cache_load_rank(tl_cache *, const tl_source *src, size_t n, unsigned keep);
 /* Writes r (finished, loaded from src[0..n)) with the warnings its load gave (path/text pairs;
  * path may be NULL). Skipped when an input changed while it was read. Returns 1 when written. */
 int cache_store_rank(tl_cache *, const tl_source *src, size_t n, const tl_rank *r,

@@ -39,14 +39,16 @@ uint64_t cache_rank_slices(const tl_rank *r);
 /* The reader (cache_decode_mapped) on a file tl has checked whole before or wrote itself, as a
  * stamp says (trusted): the header, the key, every size, count and index are still checked,
  * as they cost O(lanes and tables); the body checksum, each slice's and operator task's
- * values and each lane's level of detail against its slices (the O(bytes) part) are not. */
+ * values and each lane's level of detail against its slices (the O(bytes) part) are not, and
+ * of the operator and communication tables only those in keep (TL_TABLE_*) are read: the
+ * others are stepped over (their counts and lengths still checked) and left out. */
 tl_rank *cache_decode_stamped(const void *buf, size_t len, const tl_source *src, size_t n,
-                              int replay, int trusted, char *err, size_t errlen);
+                              int replay, int trusted, unsigned keep, char *err, size_t errlen);
 
 /* The reader (cache_decode_stamped) on a mapped file, from which a file truncated by another
  * program while it is mapped raises SIGBUS: then NULL, said in err. */
 tl_rank *cache_decode_guarded(const void *map, size_t len, const tl_source *src, size_t n,
-                              int replay, int trusted, char *err, size_t errlen);
+                              int replay, int trusted, unsigned keep, char *err, size_t errlen);
 /* Makes the mapping map[0..len) r's backing (unmapped with the rank). */
 void cache_set_backing(tl_rank *r, void *map, size_t len);
 /* cache_write_fd, with the data forced to disk (fsync) when sync is set: a file others will

@@ -10,6 +10,7 @@
 #include "util/msg.h"
 #include "util/xalloc.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@ typedef struct rd {
 	const char *bad; /* the first problem */
 	int borrow;      /* lanes' arrays point into p (which the rank will own), not copies */
 	int trusted;     /* a stamp vouches for the values (cache_decode_stamped) */
+	unsigned keep;   /* TL_TABLE_* read; of a trusted file the others are stepped over */
 } rd;
 
 static uint64_t
@@ -288,6 +290,19 @@ get_launch_steps(rd *r, tl_rank *rk)
 	}
 }
 
+/* Whether the file's communication tasks (seven u64 each: start, end, size, src, dst, plane,
+ * kind | xport << 8, in the host's byte order) are tl_comm_task's own layout here: on a
+ * little-endian host with the usual padding, so that a mapped file's tasks are read in place. */
+static int
+tasks_in_place(void)
+{
+	const uint16_t one = 1;
+	uint8_t low;
+	memcpy(&low, &one, 1);
+	return low == 1 && sizeof(tl_comm_task) == 56 && offsetof(tl_comm_task, kind) == 48 &&
+	       offsetof(tl_comm_task, xport) == 49;
+}
+
 /* The communication ops and their sub-tasks: strings in the pool, each op's tasks inside the
  * task array and by start, ops by start, every time in range. */
 static void
@@ -327,24 +342,36 @@ get_comm(rd *r, tl_rank *rk, size_t nsrc)
 		o->source = (uint16_t)source;
 	}
 	uint64_t nt = get_count(r, 56, UINT64_MAX, "its communication task count is out of range");
-	if (r->bad == NULL && nt > 0) {
-		d->tasks = xcalloc((size_t)nt, sizeof *d->tasks);
-		d->taskcap = (size_t)nt;
+	const uint8_t *raw = get_bytes(r, nt, 56);
+	if (raw != NULL && nt > 0) {
+		d->ntasks = d->taskcap = (size_t)nt;
+		if (r->borrow && tasks_in_place()) { /* as a lane's slices: in the mapping */
+			d->tasks = (tl_comm_task *)(uintptr_t)raw;
+			d->borrowed = 1;
+		} else {
+			d->tasks = xcalloc((size_t)nt, sizeof *d->tasks);
+			for (size_t i = 0; i < d->ntasks; i++) {
+				uint64_t f[7];
+				memcpy(f, raw + i * 56, sizeof f);
+				tl_comm_task *t = &d->tasks[i];
+				t->start = (int64_t)f[0];
+				t->end = (int64_t)f[1];
+				t->size = f[2];
+				t->src = (int64_t)f[3];
+				t->dst = (int64_t)f[4];
+				t->plane = (int64_t)f[5];
+				t->kind = (uint8_t)(f[6] & 0xff);
+				t->xport = (uint8_t)(f[6] >> 8);
+			}
+		}
 	}
-	for (uint64_t i = 0; i < nt && r->bad == NULL; i++) {
-		tl_comm_task *t = &d->tasks[i];
-		t->start = (int64_t)get_u64(r);
-		t->end = (int64_t)get_u64(r);
-		t->size = get_u64(r);
-		t->src = (int64_t)get_u64(r);
-		t->dst = (int64_t)get_u64(r);
-		t->plane = (int64_t)get_u64(r);
-		uint64_t kx = get_u64(r);
-		t->kind = (uint8_t)(kx & 0xff);
-		t->xport = (uint8_t)(kx >> 8);
-		d->ntasks = (size_t)i + 1;
-		if (r->bad == NULL && (!times_ok(t->start, t->end) || kx >> 16 != 0 ||
-		                       t->kind > TL_CTASK_WAIT || t->xport >= TL_XPORT__COUNT))
+	/* the loops over every task: a stamped file's tasks passed them when it was stamped */
+	for (size_t i = 0; i < d->ntasks && r->bad == NULL && !r->trusted; i++) {
+		uint64_t f[7];
+		memcpy(f, raw + i * 56, sizeof f);
+		uint64_t kx = f[6];
+		if (!times_ok((int64_t)f[0], (int64_t)f[1]) || kx >> 16 != 0 ||
+		    (kx & 0xff) > TL_CTASK_WAIT || (kx >> 8) >= TL_XPORT__COUNT)
 			r->bad = "a communication task is out of range";
 	}
 	for (size_t i = 0; i < d->nops && r->bad == NULL; i++) {
@@ -353,7 +380,7 @@ get_comm(rd *r, tl_rank *rk, size_t nsrc)
 			r->bad = "a communication op's tasks are out of range";
 			break;
 		}
-		for (size_t k = 1; k < o->ntasks; k++)
+		for (size_t k = 1; k < o->ntasks && !r->trusted; k++)
 			if (d->tasks[o->task0 + k].start < d->tasks[o->task0 + k - 1].start) {
 				r->bad = "a communication op's tasks are out of order";
 				break;
@@ -389,17 +416,58 @@ get_counters(rd *r, tl_rank *rk, uint32_t npool, size_t nsrc)
 	}
 }
 
+/* ---- tables stepped over: the lengths read and checked, nothing kept ---------------------- */
+
+static void
+skip_pool(rd *r)
+{
+	uint64_t np = get_u64(r);
+	if (r->bad == NULL && (np == 0 || np > UINT32_MAX || np - 1 > (r->n - r->off) / 8))
+		r->bad = "a table's string count is out of range";
+	for (uint64_t i = 1; i < np && r->bad == NULL; i++)
+		get_bytes(r, get_u64(r), 1);
+}
+
+/* as get_ops reads them */
+static void
+skip_ops(rd *r)
+{
+	skip_pool(r);
+	uint64_t ng = get_count(r, 48, UINT64_MAX, "its operator count is out of range");
+	for (uint64_t i = 0; i < ng && r->bad == NULL; i++) {
+		for (int x = 0; x < 4; x++)
+			get_u64(r);
+		for (int a = 0; a < 2; a++) /* the durations, the starts */
+			get_bytes(r, get_count(r, 8, SIZE_MAX / 8, "a count is out of range"), 8);
+	}
+}
+
+/* as get_comm reads them */
+static void
+skip_comm(rd *r)
+{
+	skip_pool(r);
+	get_bytes(r, get_count(r, 72, UINT64_MAX, "its communication op count is out of range"),
+	          72);
+	get_bytes(r, get_count(r, 56, UINT64_MAX, "its communication task count is out of range"),
+	          56);
+}
+
 static void
 get_tables(rd *r, tl_rank *rk, uint32_t npool, size_t nsrc)
 {
 	uint64_t flags = get_u64(r);
 	if (r->bad == NULL && flags > (TABLE_OPS | TABLE_LAUNCHES | TABLE_COMM | TABLE_COUNTERS))
 		r->bad = "its table flags are out of range";
-	if (r->bad == NULL && (flags & TABLE_OPS))
+	if (r->bad == NULL && (flags & TABLE_OPS) && r->trusted && !(r->keep & TL_TABLE_OPS))
+		skip_ops(r);
+	else if (r->bad == NULL && (flags & TABLE_OPS))
 		get_ops(r, rk);
 	if (r->bad == NULL && (flags & TABLE_LAUNCHES))
 		get_launch_steps(r, rk);
-	if (r->bad == NULL && (flags & TABLE_COMM))
+	if (r->bad == NULL && (flags & TABLE_COMM) && r->trusted && !(r->keep & TL_TABLE_COMM))
+		skip_comm(r);
+	else if (r->bad == NULL && (flags & TABLE_COMM))
 		get_comm(r, rk, nsrc);
 	if (r->bad == NULL && (flags & TABLE_COUNTERS))
 		get_counters(r, rk, npool, nsrc);
@@ -448,7 +516,7 @@ check_header(const uint8_t *b, size_t len, uint64_t *keylen, int trusted)
 
 static tl_rank *
 decode(const void *buf, size_t len, const tl_source *src, size_t n, int borrow, int replay,
-       int trusted, char *err, size_t errlen)
+       int trusted, unsigned keep, char *err, size_t errlen)
 {
 	const uint8_t *b = buf;
 	uint64_t keylen = 0;
@@ -469,7 +537,8 @@ decode(const void *buf, size_t len, const tl_source *src, size_t n, int borrow, 
 	        .n = len - TL_CACHE_HEADER,
 	        .off = klen,
 	        .borrow = borrow,
-	        .trusted = trusted};
+	        .trusted = trusted,
+	        .keep = keep};
 	int64_t rank = (int64_t)get_u64(&r);
 	uint64_t flags = get_u64(&r);
 	tl_rank *rk = rank_new((int)rank);
@@ -586,19 +655,19 @@ decode(const void *buf, size_t len, const tl_source *src, size_t n, int borrow, 
 tl_rank *
 cache_decode(const void *buf, size_t len, const tl_source *src, size_t n, char *err, size_t errlen)
 {
-	return decode(buf, len, src, n, 0, 1, 0, err, errlen);
+	return decode(buf, len, src, n, 0, 1, 0, TL_TABLE_ALL, err, errlen);
 }
 
 tl_rank *
 cache_decode_mapped(const void *buf, size_t len, const tl_source *src, size_t n, int replay,
                     char *err, size_t errlen)
 {
-	return decode(buf, len, src, n, 1, replay, 0, err, errlen);
+	return decode(buf, len, src, n, 1, replay, 0, TL_TABLE_ALL, err, errlen);
 }
 
 tl_rank *
 cache_decode_stamped(const void *buf, size_t len, const tl_source *src, size_t n, int replay,
-                     int trusted, char *err, size_t errlen)
+                     int trusted, unsigned keep, char *err, size_t errlen)
 {
-	return decode(buf, len, src, n, 1, replay, trusted, err, errlen);
+	return decode(buf, len, src, n, 1, replay, trusted, keep, err, errlen);
 }

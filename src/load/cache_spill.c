@@ -3,6 +3,7 @@
  * file system has it, else a name made and unlinked before anything is written. */
 #include "config.h"
 #include "load/cache_int.h"
+#include "load/load.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 
@@ -144,8 +145,8 @@ cache_spill_rank(tl_cache *c, const tl_source *src, size_t n, const tl_rank *r)
 				snprintf(why, sizeof why, "%s", strerror(errno));
 			} else {
 				/* trusted: tl wrote it a moment ago, and no name reaches it */
-				m = cache_decode_guarded(map, (size_t)size, src, n, 0, 1, why,
-				                         sizeof why);
+				m = cache_decode_guarded(map, (size_t)size, src, n, 0, 1,
+				                         TL_TABLE_ALL, why, sizeof why);
 				if (m == NULL) {
 					munmap(map, (size_t)size);
 				} else {

@@ -349,14 +349,6 @@ load_launches(const tl_rank *r, tl_launch **out)
 	return n;
 }
 
-static void
-keep_warning(void *ctx, const char *path, const char *text)
-{
-	warn_list *w = ctx;
-	VEC_PUSH(w->v, w->n, w->cap, path ? xstrdup(path) : NULL);
-	VEC_PUSH(w->v, w->n, w->cap, xstrdup(text));
-}
-
 /* Envelope of the slices added to r since the track lengths were `before` (tracks keep their
  * order while loading; new tracks start empty). The RL stage analysis needs it: a discrete-mode
  * capture without stage ranges is one stage from its start to its end. */
@@ -481,7 +473,7 @@ void
 load_job_capture(load_ctx *c, load_job *j)
 {
 	if (c->defer)
-		msg_capture(keep_warning, &j->warns_list);
+		msg_capture(msg_keep, &j->warns_list);
 	else
 		msg_capture(NULL, NULL);
 }
@@ -490,14 +482,14 @@ static tl_rank *
 load_rank(load_ctx *c, load_job *j)
 {
 	const tl_source *first = &c->tr->sources.v[j->first];
-	tl_rank *r = cache_load_rank(c->cache, first, j->count);
+	tl_rank *r = cache_load_rank(c->cache, first, j->count, c->keep);
 	if (r != NULL) {
 		load_drop_tables(r, c->keep);
 		return r;
 	}
 	warn_list warns = {0};
 	if (c->cache != NULL)
-		msg_capture(keep_warning, &warns);
+		msg_capture(msg_keep, &warns);
 	r = rank_new(first->rank);
 	r->sources = xreallocarray(NULL, j->count, sizeof *r->sources);
 	r->src_t0 = xreallocarray(NULL, j->count, sizeof *r->src_t0);

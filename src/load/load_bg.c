@@ -70,7 +70,7 @@ load_first_pass(load_ctx *c, size_t i)
 		const tl_source *first = &c->tr->sources.v[j->first];
 		msg_hold(c->defer);
 		load_job_capture(c, j);
-		tl_rank *r = cache_load_rank(c->cache, first, j->count);
+		tl_rank *r = cache_load_rank(c->cache, first, j->count, c->keep);
 		msg_capture(NULL, NULL);
 		msg_hold(0);
 		if (r != NULL) {

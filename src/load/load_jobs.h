@@ -4,12 +4,10 @@
 #define TL_LOAD_JOBS_H
 #include "load/cache.h"
 #include "load/load.h"
+#include "util/msg.h"
 
-/* A rank's load warnings, path/text pairs, for its cache file. */
-typedef struct warn_list {
-	char **v;
-	size_t n, cap;
-} warn_list;
+/* A rank's load warnings, path/text pairs, for its cache file (msg_keep adds them). */
+typedef msg_list warn_list;
 
 /* What a job is doing, for the viewer's progress (load_bg_job). */
 enum { JOB_WAITING, JOB_HELD, JOB_LOADING, JOB_DONE };

@@ -19,7 +19,8 @@ comm_data_free(tl_comm_data *d)
 {
 	strpool_free(d->pool);
 	free(d->ops);
-	free(d->tasks);
+	if (!d->borrowed)
+		free(d->tasks);
 	memset(d, 0, sizeof *d);
 }
 

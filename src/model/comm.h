@@ -46,13 +46,15 @@ typedef struct tl_comm_op {
 	uint16_t source;      /* index into the rank's sources */
 } tl_comm_op;
 
-/* One rank's communication ops. Owns everything it points to. */
+/* One rank's communication ops. Owns everything it points to, but borrowed tasks. */
 typedef struct tl_comm_data {
 	tl_strpool *pool;
 	tl_comm_op *ops; /* by start */
 	size_t nops, opcap;
 	tl_comm_task *tasks;
 	size_t ntasks, taskcap;
+	int borrowed; /* tasks are another's read-only memory (a mapped cache file): not freed here
+	               */
 } tl_comm_data;
 
 void comm_data_init(tl_comm_data *);

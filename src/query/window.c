@@ -18,13 +18,10 @@ tlq_window(const tl_track *t, int64_t t0, int64_t t1, size_t *first, size_t *las
 		*last = *first;
 }
 
-int64_t
-tlq_busy(const tl_track *t, int64_t t0, int64_t t1)
+/* The busy time in [t0, t1) of the slices [a, b) that tlq_window gave for it. */
+static int64_t
+busy_window(const tl_track *t, int64_t t0, int64_t t1, size_t a, size_t b)
 {
-	if (t->n == 0 || t1 <= t0)
-		return 0;
-	size_t a, b;
-	tlq_window(t, t0, t1, &a, &b);
 	if (a >= b)
 		return 0;
 	int64_t busy = 0;
@@ -40,6 +37,103 @@ tlq_busy(const tl_track *t, int64_t t0, int64_t t1)
 	if (t->v[b - 1].end > t1)
 		busy -= t->v[b - 1].end - (t->v[b - 1].start > t1 ? t->v[b - 1].start : t1);
 	return busy;
+}
+
+int64_t
+tlq_busy(const tl_track *t, int64_t t0, int64_t t1)
+{
+	if (t->n == 0 || t1 <= t0)
+		return 0;
+	size_t a, b;
+	tlq_window(t, t0, t1, &a, &b);
+	return busy_window(t, t0, t1, a, b);
+}
+
+/* ---- a frame's columns: one search per edge --------------------------------------------- */
+
+/* A frame's columns share their edges, and on a lane whose slices are sorted by start and do
+ * not overlap, tlq_window's first slice at x follows from the search of its last one at x (j,
+ * the first slice starting at or after x): every slice before j - 1 ends by the start of j - 1,
+ * before x; so it is j - 1 when that one ends after x, else j, or past the zero-length slices
+ * at x that follow. A frame then makes one binary search per edge, not two per column (or
+ * four: tlq_busy's window, then tlq_window's again), each from the middle of the lane, whose
+ * upper probes the columns share: on a warm open the lane is a mapped cache file, and every
+ * probe of a page not read yet is a page fault. */
+static size_t
+ending_after_from(const tl_track *t, int64_t x, size_t j)
+{
+	if (j > 0 && t->v[j - 1].end > x)
+		return j - 1;
+	if (j < t->n && t->v[j].end <= x) /* zero-length slices at x: (rare) the whole search */
+		return track_first_ending_after(t, x);
+	return j;
+}
+
+/* track_first_starting_at(t, x) by interpolation: a lane's slices are spread over its time
+ * about evenly at the scale of a column, so the slice at x is looked for where x falls between
+ * two known starts, and a probe GUARD slices further on brackets it; where that fails, a probe
+ * halfway keeps the search within O(log n) probes (three per halving at most). The same answer
+ * as the binary search's, in a few probes of one or two pages instead of one page per level
+ * below the columns' shared ones. */
+#define GUARD 32
+
+static size_t
+interp_starting_at(const tl_track *t, int64_t x)
+{
+	size_t n = t->n;
+	if (n == 0 || t->v[0].start >= x)
+		return 0;
+	if (t->v[n - 1].start < x)
+		return n;
+	/* v[il].start < x <= v[ih].start: the answer is in (il, ih] */
+	size_t il = 0, ih = n - 1;
+	int64_t al = t->v[il].start, ah = t->v[ih].start;
+	while (ih - il > 1) {
+		size_t span = ih - il;
+		/* al < x <= ah: 0 < f <= 1, and f * span is a valid index offset */
+		double f = (double)(x - al) / (double)(ah - al);
+		size_t p = il + (size_t)(f * (double)span);
+		if (p <= il)
+			p = il + 1;
+		if (p >= ih)
+			p = ih - 1;
+		for (int k = 0; k < 3 && ih - il > 1; k++) {
+			if (k == 1) { /* the guard, beyond the probe on its side */
+				if (p == il)
+					p = il + GUARD < ih ? il + GUARD : ih - 1;
+				else
+					p = ih > il + GUARD ? ih - GUARD : il + 1;
+			} else if (k == 2) { /* not halved: halfway */
+				if (ih - il > span / 2)
+					p = il + (ih - il) / 2;
+				else
+					break;
+			}
+			if (t->v[p].start < x)
+				il = p, al = t->v[p].start;
+			else
+				ih = p, ah = t->v[p].start;
+		}
+	}
+	return ih;
+}
+
+/* track_first_starting_at(t, x), remembered for the next edge (the last search's x and j) */
+typedef struct edge_seek {
+	int have;
+	int64_t x;
+	size_t j;
+} edge_seek;
+
+static size_t
+starting_at(edge_seek *s, const tl_track *t, int64_t x)
+{
+	if (!s->have || s->x != x) {
+		s->j = interp_starting_at(t, x);
+		s->x = x;
+		s->have = 1;
+	}
+	return s->j;
 }
 
 /* The clipped length of slice i in [c0, c1). */
@@ -81,17 +175,20 @@ tlq_dominant(const tl_track *t, int64_t c0, int64_t c1, size_t a, size_t b)
 void
 tlq_columns_edges(const tl_track *t, const int64_t *edges, int ncols, tl_cell *out)
 {
+	edge_seek e = {0};
 	for (int c = 0; c < ncols; c++) {
 		int64_t c0 = edges[c], c1 = edges[c + 1];
 		if (c1 <= c0)
 			c1 = c0 + 1;
-		out[c].busy = tlq_busy(t, c0, c1);
+		/* tlq_window's */
+		size_t z = starting_at(&e, t, c0), a = ending_after_from(t, c0, z);
+		size_t b = starting_at(&e, t, c1);
+		if (b < a)
+			b = a;
+		out[c].busy = t->n == 0 ? 0 : busy_window(t, c0, c1, a, b);
 		out[c].dominant = SIZE_MAX;
 		out[c].count = 0;
-		size_t a, b;
-		tlq_window(t, c0, c1, &a, &b);
 		if (a == b) { /* a zero-length slice (a mark) at c0 */
-			size_t z = track_first_starting_at(t, c0);
 			if (z < t->n && t->v[z].start < c1)
 				a = z, b = z + 1;
 		}
@@ -119,8 +216,17 @@ tlq_columns(const tl_track *t, int64_t t0, int64_t t1, int ncols, tl_cell *out)
 void
 tlq_busy_columns(const tl_track *t, const int64_t *edges, int ncols, int64_t *out)
 {
-	for (int c = 0; c < ncols; c++)
-		out[c] = t ? tlq_busy(t, edges[c], edges[c + 1]) : 0;
+	edge_seek e = {0};
+	for (int c = 0; c < ncols; c++) {
+		int64_t c0 = edges[c], c1 = edges[c + 1];
+		out[c] = 0;
+		if (t == NULL || t->n == 0 || c1 <= c0)
+			continue;
+		/* tlq_busy's */
+		size_t a = ending_after_from(t, c0, starting_at(&e, t, c0));
+		size_t b = starting_at(&e, t, c1);
+		out[c] = busy_window(t, c0, c1, a, b < a ? a : b);
+	}
 }
 
 size_t

@@ -16,23 +16,38 @@
 /* ---- drawing ------------------------------------------------------------------------------- */
 
 /* Per rank and frame: the overlap lanes per column (rank at a glance, exposed communication,
- * bubbles). */
+ * bubbles), those in need (RK_*) that this frame has not computed for the rank yet: a lane's
+ * columns touch a page of it per column edge (a warm open's lanes are a mapped file), so a
+ * frame without bubbles never reads the Free lane, and one without communication lanes in
+ * view not the Communication lane. */
+enum { RK_COMP = 1, RK_COMM = 2, RK_EXP = 4, RK_FREE = 8 };
+
 static void
-rank_columns(tl_ui *ui, size_t ri)
+rank_columns(tl_ui *ui, size_t ri, unsigned need)
 {
 	tl_timeline *tl = TIMELINE(ui);
-	if (tl->rk_valid && tl->rk_rank == ri)
+	if (need == 0)
 		return;
+	if (!tl->rk_valid || tl->rk_rank != ri) {
+		tl->rk_rank = ri;
+		tl->rk_valid = 1;
+		tl->rk_have = 0;
+	}
+	need &= ~tl->rk_have;
 	const tl_rank *r = ui->tr->ranks[ri];
-	tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_COMPUTING), tl->edges, tl->vp.ncols,
-	                 tl->rk_comp);
-	tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_COMMUNICATION), tl->edges, tl->vp.ncols,
-	                 tl->rk_comm);
-	tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_COMM_EXPOSED), tl->edges, tl->vp.ncols,
-	                 tl->rk_exp);
-	tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_FREE), tl->edges, tl->vp.ncols, tl->rk_free);
-	tl->rk_rank = ri;
-	tl->rk_valid = 1;
+	if (need & RK_COMP)
+		tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_COMPUTING), tl->edges, tl->vp.ncols,
+		                 tl->rk_comp);
+	if (need & RK_COMM)
+		tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_COMMUNICATION), tl->edges, tl->vp.ncols,
+		                 tl->rk_comm);
+	if (need & RK_EXP)
+		tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_COMM_EXPOSED), tl->edges, tl->vp.ncols,
+		                 tl->rk_exp);
+	if (need & RK_FREE)
+		tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_FREE), tl->edges, tl->vp.ncols,
+		                 tl->rk_free);
+	tl->rk_have |= need;
 }
 
 static int
@@ -82,7 +97,7 @@ draw_header_row(tl_ui *ui, const ui_lane *l, int y)
 	tl_timeline *tl = TIMELINE(ui);
 	if (draw_loading_header(ui, l, y))
 		return;
-	rank_columns(ui, l->rank);
+	rank_columns(ui, l->rank, RK_COMP | RK_EXP | (tl->bubbles ? RK_FREE : 0));
 	int x0 = tl->lanes_x;
 	for (int c = 0; c < tl->vp.ncols; c++) {
 		int64_t busy = tl->rk_comp[c] + tl->rk_exp[c];
@@ -148,8 +163,9 @@ draw_track_row(tl_ui *ui, const ui_lane *l, int y)
 	int merged_compute = l->type == UL_MERGED && l->kind == TL_LANE_COMPUTE;
 	int comm = l->kind == TL_LANE_COMM || l->kind == TL_LANE_COMM_TASK;
 	int device = is_device_kind(l->kind);
-	if (merged_compute || comm || (tl->bubbles && l->kind != TL_LANE_OVERLAP))
-		rank_columns(ui, l->rank);
+	rank_columns(ui, l->rank,
+	             (merged_compute ? RK_COMP : 0) | (comm ? RK_COMM | RK_EXP : 0) |
+	                 (tl->bubbles && l->kind != TL_LANE_OVERLAP ? RK_FREE : 0));
 	for (int c = 0; c < n; c++) {
 		int64_t c0 = tl->edges[c], c1 = tl->edges[c + 1];
 		const tl_cell *cl = &cells[c];

@@ -85,6 +85,7 @@ typedef struct tl_timeline {
 	int64_t *rk_comp, *rk_comm, *rk_exp, *rk_free; /* overlap lanes of rk_rank per column */
 	size_t rk_rank;
 	int rk_valid;
+	unsigned rk_have; /* RK_* of rk_rank computed (a frame computes the lanes it draws) */
 	tl_cell *cells, *cells2;
 	uint32_t *domtrack;      /* merged lanes: track of the dominant slice per column */
 	int64_t *ctr_max;        /* counter lanes: the highest value per column */

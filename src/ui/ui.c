@@ -253,6 +253,19 @@ draw_frame(tl_ui *ui, term_lanes *lanes)
 
 /* ---- main ---------------------------------------------------------------------------------- */
 
+/* The DP panel's decode steps (tlq_dp_prepare: O(MSTX ranges) of every rank), made after the
+ * first frame rather than before it; their warnings (a rank's step_process marks that do not
+ * match) wait for the screen to go, as the loader threads' do. */
+static void
+dp_prepare_held(tl_ui *ui, msg_list *w)
+{
+	msg_hold(1);
+	msg_capture(msg_keep, w);
+	tlq_dp_prepare(ui->q);
+	msg_capture(NULL, NULL);
+	msg_hold(0);
+}
+
 typedef struct frame_stat {
 	int64_t cpu;
 	long bytes;
@@ -331,8 +344,9 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 		free(ui);
 		return 1;
 	}
-	if (!tlq_loading(q, NULL, NULL))
-		tlq_dp_prepare(q); /* its warnings before the screen is taken */
+	/* a trace loaded whole: the DP panel's decode steps after the first frame */
+	int dp_pending = !tlq_loading(q, NULL, NULL);
+	msg_list held = {0}; /* dp_prepare_held's warnings */
 	if (o->compare)
 		ui->cmp = compare_open(q, o->compare, o->path, o->compare_path);
 	ui_view_open(ui, &timeline_view);
@@ -358,7 +372,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 
 	frame_stat *fs = NULL;
 	size_t nfs = 0, fcap = 0;
-	int64_t first_frame = 0, loaded = 0, small = 0;
+	int64_t first_frame = 0, first_cpu = 0, loaded = 0, small = 0;
 	int last_action = ACT_NONE;
 	int64_t c0 = term_cpu_ns();
 	long b0 = term_bytes_out(), m0 = term_minflt();
@@ -378,11 +392,17 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 		if (o->stats_file) {
 			frame_stat f = {term_cpu_ns() - c0, b0 >= 0 ? term_bytes_out() - b0 : -1,
 			                last_action, term_minflt() - m0};
-			if (first_frame == 0)
+			if (first_frame == 0) {
 				first_frame = term_mono_ns();
+				first_cpu = term_cpu_ns();
+			}
 			if (small == 0 && small_in(ui))
 				small = term_mono_ns();
 			VEC_PUSH(fs, nfs, fcap, f);
+		}
+		if (dp_pending) {
+			dp_pending = 0;
+			dp_prepare_held(ui, &held);
 		}
 		if (term_signal())
 			break;
@@ -438,6 +458,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	tlq_prefault_stop(pf);
 	int sig = term_signal(), lost = term_lost();
 	term_close();
+	msg_list_say(&held);
 	if (lost && !sig)
 		fprintf(stderr, "tl: the terminal went away (hang-up or I/O error); exiting\n");
 	if (o->stats_file) {
@@ -448,6 +469,9 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			fprintf(f, "first_frame_ms %.3f\n",
 			        o->start_mono_ns ? (double)(first_frame - o->start_mono_ns) / 1e6
 			                         : 0.0);
+			/* the process's CPU time (every thread's) until then: on a shared host the
+			 * wall time also measures the others */
+			fprintf(f, "first_frame_cpu_ms %.3f\n", (double)first_cpu / 1e6);
 			if (loaded) /* progressive: every rank's small tables were on screen */
 				fprintf(f, "small_ms %.3f\n",
 				        o->start_mono_ns && small

@@ -1,10 +1,12 @@
 #include "config.h"
 #include "util/msg.h"
 #include "util/text.h"
+#include "util/xalloc.h"
 
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -122,6 +124,25 @@ msg_capture(msg_capture_fn fn, void *ctx)
 {
 	capture_fn = fn;
 	capture_ctx = ctx;
+}
+
+void
+msg_keep(void *list, const char *path, const char *text)
+{
+	msg_list *w = list;
+	VEC_PUSH(w->v, w->n, w->cap, path ? xstrdup(path) : NULL);
+	VEC_PUSH(w->v, w->n, w->cap, xstrdup(text));
+}
+
+void
+msg_list_say(msg_list *w)
+{
+	for (size_t k = 0; k + 1 < w->n; k += 2)
+		msg_warn(w->v[k], "%s", w->v[k + 1]);
+	for (size_t k = 0; k < w->n; k++)
+		free(w->v[k]);
+	free(w->v);
+	memset(w, 0, sizeof *w);
 }
 
 void

@@ -1,6 +1,7 @@
 /* Messages for the user on stderr. Thread-safe: loader threads report bad input through here. */
 #ifndef TL_MSG_H
 #define TL_MSG_H
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -25,6 +26,15 @@ unsigned msg_warn_count(void);
  * them again when it opens the rank from the cache. */
 typedef void (*msg_capture_fn)(void *ctx, const char *path, const char *text);
 void msg_capture(msg_capture_fn fn, void *ctx);
+/* Warnings kept to be said later: path/text pairs (path may be NULL). */
+typedef struct msg_list {
+	char **v;
+	size_t n, cap;
+} msg_list;
+/* A capture function: msg_capture(msg_keep, &list) adds each warning to the msg_list. */
+void msg_keep(void *list, const char *path, const char *text);
+/* Says each kept warning (msg_warn) and empties the list. */
+void msg_list_say(msg_list *);
 /* Every line msg_warn and msg_error print from now on is also written to f (NULL: no longer):
  * a stored result (tl summary) keeps what the run said on stderr with what it printed. */
 void msg_tee(FILE *f);

@@ -56,7 +56,7 @@ med() { # med SHELL-COMMAND: sets mw, mc: median wall and CPU seconds of RUNS ru
 # the viewer: time to its first frame (script mode: after the whole load; with the test hook
 # TL_TEST_LOAD_DELAY_MS=0 progressive), and its peak RssAnon / VmHWM sampled every 20 ms
 echo ":quit" >"$OUT/quit-keys.txt"
-view_once() { # view_once BIN CACHE [--no-cache]: sets ff (ms), ld (ms: every rank in), anon_kb, hwm_kb
+view_once() { # view_once BIN CACHE [--no-cache]: sets ff, ffc (ms: wall, CPU), ld (ms: every rank in), anon_kb, hwm_kb
 	local pid s a bin=$1 cache=$2
 	shift 2
 	"$bin" view "$PROFILE" --script "$OUT/quit-keys.txt" --size 200x50 \
@@ -77,6 +77,9 @@ view_once() { # view_once BIN CACHE [--no-cache]: sets ff (ms), ld (ms: every ra
 	# the progressive load's last rank (script mode waits for every rank: its first frame)
 	ld=$(awk '$1 == "loaded_ms" { l = $2 } END { print l }' "$OUT/cache-view-stats.txt")
 	[ -n "$ld" ] || ld=$ff
+	# the process's CPU time until then (0: a build that does not write it)
+	ffc=$(awk '$1 == "first_frame_cpu_ms" { print $2 }' "$OUT/cache-view-stats.txt")
+	ffc=${ffc:-0}
 }
 
 # measure BIN PREFIX: every figure of one build, into variables PREFIX_*
@@ -109,9 +112,10 @@ measure() {
 	eval "${p}_v_cold=$ff ${p}_cold_anon=$anon_kb ${p}_cold_hwm=$hwm_kb"
 	vw=$(for i in $(seq "$RUNS"); do
 		view_once "$bin" "$cache"
-		echo "$ff $anon_kb $hwm_kb"
+		echo "$ff $anon_kb $hwm_kb $ffc"
 	done)
 	eval "${p}_v_warm=$(echo "$vw" | awk '{ print $1 }' | median)"
+	eval "${p}_v_warm_cpu=$(echo "$vw" | awk '{ print $4 }' | median)"
 	eval "${p}_warm_anon=$(echo "$vw" | awk '{ print $2 }' | median)"
 	eval "${p}_warm_hwm=$(echo "$vw" | awk '{ print $3 }' | median)"
 	vw=$(for i in $(seq "$RUNS"); do
@@ -179,6 +183,7 @@ row "  the same, TL_SPILL=0: first frame (ms)" "%10.1f" v_pmem
 row "  the same, TL_SPILL=0: every rank in (ms)" "%10.1f" v_pmem_ld
 row "viewer first frame, writing the cache (ms)" "%10.1f" v_cold
 row "viewer first frame, cache present (ms)" "%10.1f" v_warm
+row "  its CPU time (ms; 0: not reported)" "%10.1f" v_warm_cpu
 row "viewer first frame, checked whole (ms)" "%10.1f" v_whole
 row "viewer peak RssAnon, no cache (B/slice)" "%10.1f" none_anon_b
 row "viewer peak RssAnon, no cache, TL_SPILL=0" "%10.1f" mem_anon_b

@@ -98,4 +98,15 @@ d=json.load(open(sys.argv[1]))
 bad=[e for e in d['dp'] if e['rank'] in (1,2)]
 ok=all(e['out_tokens'] is None and e['throughput_tokens_per_s'] is None and e['decode_steps']>0 for e in bad)
 sys.exit(0 if ok and len(bad)==4 else 1)" "$t_tmp/b.json"
+
+# the viewer makes the decode steps after its first frame, its warnings held while the screen
+# is up: the same two lines, once each, after the screen (the dump is on stdout)
+printf ':quit\n' > "$t_tmp/quit.keys"
+"$TL_BIN" view "$t_tmp/bad" --script "$t_tmp/quit.keys" --size 100x30 --no-cache \
+	> "$t_tmp/screen.txt" 2> "$t_tmp/verr"
+check "view: the two mark lines on stderr, once each" sh -c "
+	grep -c '^tl: rank 1: 2 of [0-9]* step_process marks are not JSON' '$t_tmp/verr' | grep -qx 1 &&
+	grep -Ec '^tl: rank 2: ([0-9]+) step_process step ranges but [0-9]+ marks' '$t_tmp/verr' |
+		grep -qx 1"
+check "... and no other line" test "$(wc -l < "$t_tmp/verr")" -eq 2
 t_done

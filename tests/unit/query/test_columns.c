@@ -160,6 +160,104 @@ check_profile_cache(const char *what, const char *path, const char *cache, size_
 		cache_close(&c);
 }
 
+/* A frame's columns are searched left to right, each from where the one before stopped
+ * (window.c's lane_seek): the same cells as a window of its own per column (tlq_window,
+ * tlq_busy, the mark at c0), on random lanes (marks, gaps, slices of one ns, with and without a
+ * level of detail) and edges that also repeat, go back and fall on marks. */
+static void
+check_random_edges(void)
+{
+	uint64_t rng = 0x9e3779b97f4a7c15u;
+	size_t cols = 0, bad = 0, busy_bad = 0;
+	for (int round = 0; round < 300; round++) {
+		tl_rank *r = rank_new(0);
+		tl_track *tp = rank_track(r, TL_LANE_COMPUTE, 0, "Stream 0");
+		size_t n = test_xorshift(&rng) % 3000;
+		int64_t x = (int64_t)(test_xorshift(&rng) % 1000);
+		for (size_t i = 0; i < n; i++) {
+			/* bursts and long gaps: not evenly spread (window.c interpolates) */
+			x += (int64_t)(test_xorshift(&rng) % 40) +
+			     (test_xorshift(&rng) % 100 == 0
+			          ? (int64_t)(test_xorshift(&rng) % 100000)
+			          : 0);
+			int64_t d =
+			    (int64_t)(test_xorshift(&rng) % 5 == 0 ? 0 : test_xorshift(&rng) % 60);
+			track_push(tp, x, x + d, 0, (uint32_t)i);
+			x += d;
+		}
+		if (round % 2)
+			track_lod_build(tp);
+		const tl_track t = *tp;
+		int ncols = 1 + (int)(test_xorshift(&rng) % 200);
+		int64_t *edges = xmalloc(((size_t)ncols + 1) * sizeof *edges);
+		int64_t e = (int64_t)(test_xorshift(&rng) % 1000) - 500;
+		int64_t step = x / ncols + 2;
+		for (int c = 0; c <= ncols; c++) {
+			uint64_t k = test_xorshift(&rng) % 10;
+			/* mostly forward, sometimes the same, sometimes back, sometimes on a
+			 * slice's start or end (a mark's time) */
+			e += k == 0   ? 0
+			     : k == 1 ? -(int64_t)(test_xorshift(&rng) % 300)
+			              : (int64_t)(test_xorshift(&rng) % (uint64_t)step);
+			if (k >= 8 && n > 0) {
+				const tl_slice *sl = &tp->v[test_xorshift(&rng) % n];
+				e = k == 8 ? sl->start : sl->end;
+			}
+			edges[c] = e;
+		}
+		tl_cell *cells = xmalloc((size_t)ncols * sizeof *cells);
+		int64_t *busy = xmalloc((size_t)ncols * sizeof *busy);
+		tlq_columns_edges(&t, edges, ncols, cells);
+		tlq_busy_columns(&t, edges, ncols, busy);
+		for (int c = 0; c < ncols; c++, cols++) {
+			int64_t c0 = edges[c], c1 = edges[c + 1] > c0 ? edges[c + 1] : c0 + 1;
+			size_t a, b;
+			tlq_window(&t, c0, c1, &a, &b);
+			tl_cell w = {tlq_busy(&t, c0, c1), SIZE_MAX, 0};
+			if (a == b) {
+				size_t z = track_first_starting_at(&t, c0);
+				if (z < t.n && t.v[z].start < c1)
+					a = z, b = z + 1;
+			}
+			if (a < b) {
+				w.count = (uint32_t)(b - a);
+				w.dominant = tlq_dominant(&t, c0, c1, a, b);
+			}
+			bad += w.busy != cells[c].busy || w.count != cells[c].count ||
+			       w.dominant != cells[c].dominant;
+			busy_bad += busy[c] != tlq_busy(&t, edges[c], edges[c + 1]);
+		}
+		free(busy);
+		free(cells);
+		free(edges);
+		rank_free(r);
+	}
+	/* the extreme times a lane may hold (±2^62 ns): the interpolation's differences fit */
+	{
+		tl_rank *r = rank_new(0);
+		tl_track *tp = rank_track(r, TL_LANE_COMPUTE, 0, "Stream 0");
+		static const int64_t st[] = {-TL_TIME_MAX,    -1000,           0, 5, 5,
+		                             TL_TIME_MAX / 2, TL_TIME_MAX - 10};
+		for (size_t i = 0; i < sizeof st / sizeof *st; i++)
+			track_push(tp, st[i], st[i] + (i == 3 ? 0 : 1), 0, (uint32_t)i);
+		int64_t edges[] = {-TL_TIME_MAX,        -TL_TIME_MAX + 1, -5,         5, 6,
+		                   TL_TIME_MAX / 2 + 1, TL_TIME_MAX - 10, TL_TIME_MAX};
+		int ncols = (int)(sizeof edges / sizeof *edges) - 1;
+		tl_cell cells[8];
+		tlq_columns_edges(tp, edges, ncols, cells);
+		for (int c = 0; c < ncols; c++, cols++) {
+			size_t a, b;
+			tlq_window(tp, edges[c], edges[c + 1], &a, &b);
+			bad += cells[c].busy != tlq_busy(tp, edges[c], edges[c + 1]) ||
+			       (b > a && cells[c].count != b - a);
+		}
+		rank_free(r);
+	}
+	CHECK(bad == 0, "random lanes and edges: all %zu columns as one window each (%zu differ)",
+	      cols, bad);
+	CHECK(busy_bad == 0, "... and the busy columns as tlq_busy (%zu differ)", busy_bad);
+}
+
 static void
 check_profile(const char *what, const char *path)
 {
@@ -170,6 +268,7 @@ int
 main(void)
 {
 	msg_set_quiet(1);
+	check_random_edges();
 	const char *sd = test_samples_dir();
 	static const char *samples[] = {"kineto", "ascend-db/level0", "ascend-db/level2",
 	                                "ascend-text/level1"};
