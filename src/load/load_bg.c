@@ -271,12 +271,10 @@ load_bg_finish(tl_load_bg *bg, int cancel)
 		rank_free(j->rank);
 		rank_free(j->preview);
 		/* the warnings of what was read (a cancelled read's are its own doing) */
-		for (size_t k = 0; k + 1 < j->warns_list.n; k += 2)
-			if (!j->cancelled)
-				msg_warn(j->warns_list.v[k], "%s", j->warns_list.v[k + 1]);
-		for (size_t k = 0; k < j->warns_list.n; k++)
-			free(j->warns_list.v[k]);
-		free(j->warns_list.v);
+		if (j->cancelled)
+			msg_list_free(&j->warns_list);
+		else
+			msg_list_say(&j->warns_list);
 	}
 	if (getenv("TL_TEST_LOAD_DELAY_MS") != NULL)
 		fprintf(stderr,

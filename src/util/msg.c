@@ -135,14 +135,20 @@ msg_keep(void *list, const char *path, const char *text)
 }
 
 void
-msg_list_say(msg_list *w)
+msg_list_free(msg_list *w)
 {
-	for (size_t k = 0; k + 1 < w->n; k += 2)
-		msg_warn(w->v[k], "%s", w->v[k + 1]);
 	for (size_t k = 0; k < w->n; k++)
 		free(w->v[k]);
 	free(w->v);
 	memset(w, 0, sizeof *w);
+}
+
+void
+msg_list_say(msg_list *w)
+{
+	for (size_t k = 0; k + 1 < w->n; k += 2)
+		msg_warn(w->v[k], "%s", w->v[k + 1]);
+	msg_list_free(w);
 }
 
 void

@@ -35,6 +35,8 @@ typedef struct msg_list {
 void msg_keep(void *list, const char *path, const char *text);
 /* Says each kept warning (msg_warn) and empties the list. */
 void msg_list_say(msg_list *);
+/* Empties it without saying them. */
+void msg_list_free(msg_list *);
 /* Every line msg_warn and msg_error print from now on is also written to f (NULL: no longer):
  * a stored result (tl summary) keeps what the run said on stderr with what it printed. */
 void msg_tee(FILE *f);
