@@ -31,6 +31,7 @@
 #include "util/msg.h"
 #include "util/parallel.h"
 #include "util/rankspec.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 #include "tl_revision.h" /* TL_REVISION, written at build time by tools/git-revision */
 
@@ -741,9 +742,7 @@ main(int argc, char **argv)
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	start_mono_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	start_mono_ns = timefmt_mono_ns();
 	setlocale(LC_ALL, "");      /* the viewer draws UTF-8 when the locale says so */
 	setlocale(LC_NUMERIC, "C"); /* numbers in reports always use a decimal point */
 	/* Debian's SQLite keeps memory statistics under one global lock that serialises the

@@ -9,6 +9,7 @@
 #include "load/prefault.h"
 #include "load/cache.h"
 #include "model/lod.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -48,14 +49,6 @@ struct tl_prefault {
 	tl_prefault_stats st;
 	int64_t t0;
 };
-
-static int64_t
-mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Adds [p, p + len) of the mapping [m, m + mlen) widened to whole pages; nothing outside it. */
 static void
@@ -133,7 +126,7 @@ pf_main(void *arg)
 	pthread_mutex_lock(&pf->mu);
 	pf->st.done = pf->st.bytes_done >= pf->st.bytes_todo;
 	pf->st.stopped = !pf->st.done;
-	pf->st.ms = (mono_ns() - pf->t0) / 1000000;
+	pf->st.ms = (timefmt_mono_ns() - pf->t0) / 1000000;
 	pthread_cond_broadcast(&pf->cv);
 	pthread_mutex_unlock(&pf->mu);
 	return NULL;
@@ -180,7 +173,7 @@ prefault_start(const tl_rank *const *ranks, const size_t *order, size_t n, uint6
 	pf->delay_ms = d != NULL ? strtol(d, NULL, 10) : 0;
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->cv, NULL);
-	pf->t0 = mono_ns();
+	pf->t0 = timefmt_mono_ns();
 	*st = pf->st;
 	/* the viewer's signals (resize, terminal stop) stay with its own thread */
 	sigset_t all, old;
@@ -215,7 +208,7 @@ prefault_stats(tl_prefault *pf, tl_prefault_stats *out)
 	pthread_mutex_lock(&pf->mu);
 	*out = pf->st;
 	if (!out->done && !out->stopped)
-		out->ms = (mono_ns() - pf->t0) / 1000000;
+		out->ms = (timefmt_mono_ns() - pf->t0) / 1000000;
 	pthread_mutex_unlock(&pf->mu);
 }
 

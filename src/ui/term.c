@@ -5,6 +5,7 @@
 #include "ui/hscroll.h"
 #include "ui/keymap.h"
 #include "ui/term.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 
 #include <curses.h>
@@ -330,12 +331,12 @@ static int
 read_key(tl_screen *scr, term_mouse *tm, int *ev)
 {
 	wint_t wc;
-	int64_t t0 = term_mono_ns();
+	int64_t t0 = timefmt_mono_ns();
 	int r = wget_wch(stdscr, &wc);
 	*ev = TERM_NONE;
 	if (r == ERR) {
 		/* a timeout waits 250 ms; a dead terminal returns at once */
-		term.fast_err = term_mono_ns() - t0 < 2000000 ? term.fast_err + 1 : 0;
+		term.fast_err = timefmt_mono_ns() - t0 < 2000000 ? term.fast_err + 1 : 0;
 		if (terminal_gone() || term.fast_err > 100)
 			term.lost = 1;
 		return -1;
@@ -519,14 +520,6 @@ term_minflt(void)
 		return ru.ru_minflt;
 #endif
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
-}
-
-int64_t
-term_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 void

@@ -48,6 +48,5 @@ int term_lost(void);
 int64_t term_cpu_ns(void);
 /* Minor page faults of the calling thread so far (--stats: a frame's faults). */
 long term_minflt(void);
-int64_t term_mono_ns(void);
 
 #endif

@@ -13,6 +13,7 @@
 #include "ui/ui.h"
 #include "util/msg.h"
 #include "util/text.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -71,7 +72,7 @@ load_publish(tl_ui *ui, size_t total, int64_t *loaded)
 		timeline_ranks_grew(ui, total, renumbered);
 	if (tlq_loading(ui->q, NULL, NULL))
 		return got;
-	*loaded = term_mono_ns();
+	*loaded = timefmt_mono_ns();
 	if (ui->tr->nranks == 0)
 		ui->quit = 1; /* nothing to view: tl says why once the terminal is back */
 	else if (!ui->msg[0])
@@ -393,11 +394,11 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			frame_stat f = {term_cpu_ns() - c0, b0 >= 0 ? term_bytes_out() - b0 : -1,
 			                last_action, term_minflt() - m0};
 			if (first_frame == 0) {
-				first_frame = term_mono_ns();
+				first_frame = timefmt_mono_ns();
 				first_cpu = term_cpu_ns();
 			}
 			if (small == 0 && small_in(ui))
-				small = term_mono_ns();
+				small = timefmt_mono_ns();
 			VEC_PUSH(fs, nfs, fcap, f);
 		}
 		if (dp_pending) {

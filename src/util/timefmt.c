@@ -117,3 +117,11 @@ timefmt_parse(const char *s, int64_t def_unit_ns, int64_t *out)
 	*out = neg ? -(int64_t)v : (int64_t)v;
 	return 0;
 }
+
+int64_t
+timefmt_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}

@@ -13,5 +13,7 @@ char *timefmt_epoch(int64_t ns, char *buf, size_t len);
 /* Parses "12.5ms", "3s", "250us", "250µs", "40ns", "1.5" (unit defaults to def_unit_ns).
  * Returns 0 on success. Exact to the nanosecond for up to 9 decimals. */
 int timefmt_parse(const char *s, int64_t def_unit_ns, int64_t *out);
+/* The monotonic clock (CLOCK_MONOTONIC) in ns: for intervals, never for dates. */
+int64_t timefmt_mono_ns(void);
 
 #endif
