@@ -1,6 +1,6 @@
 #!/bin/bash
 # `make bench-warm`: the viewer's first frame with the model cache present (warm), on RANKS
-# ranks x TASKS tasks and on RANKS x 2*TASKS, to show how it scales with the slices (issue 11:
+# ranks x TASKS tasks and on RANKS x 2*TASKS, to show how it scales with the slices (the bar:
 # warm <= 1 s whatever the size; ideally flat). Per build, the cache is written once by `tl
 # index` into a directory of its own (a build reads only its own files), then the viewer opens
 # the profile RUNS times (script mode, 200x50, :quit): first_frame_ms (wall) and
