@@ -116,7 +116,10 @@ check_samples(const char *level)
 	for (size_t i = 0; i < tr.nranks; i++) {
 		char what[64];
 		snprintf(what, sizeof what, "%s rank %d", level, tr.ranks[i]->rank);
-		check_rank(what, q, i, 5);
+		/* every 11th: the tables' side opens the DB per lookup (the reference is
+		 * slow by design), and this test ran half a minute natively, far more under
+		 * qemu, at every 5th */
+		check_rank(what, q, i, 11);
 	}
 	tlq_close(q);
 	trace_free(&tr);
