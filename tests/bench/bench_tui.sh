@@ -94,7 +94,9 @@ awk 'BEGIN {
 	print ":quit"
 }' > "$script"
 # zoomed out (the whole capture: every column holds thousands of slices) and zoomed in: lane
-# moves, pans and jumps, then ten zooms in and the same again
+# moves, pans and jumps, then ten zooms in and the same again; zoomed out, a bubble jump would
+# zoom in to the bubble (and leave the rest of that block zoomed in), so there it is a fit-all
+# (0), which redraws every lane as a jump does
 zscript="$OUT/tui-zoom-keys.txt"
 awk 'BEGIN {
 	srand(7)
@@ -104,7 +106,7 @@ awk 'BEGIN {
 			r = rand()
 			if (r < 0.4) print (rand() < 0.5 ? "<gt>" : "<lt>")
 			else if (r < 0.7) print (rand() < 0.5 ? "j" : "k")
-			else if (r < 0.85) print (rand() < 0.5 ? "}" : "{")
+			else if (r < 0.85) print (z ? (rand() < 0.5 ? "}" : "{") : "0")
 			else print (rand() < 0.5 ? "<Tab>" : ".")
 		}
 	}
