@@ -8,6 +8,7 @@
 #include "analysis/bubbles.h"
 #include "analysis/lanes.h"
 #include "model/lod.h"
+#include "util/heap.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -15,8 +16,10 @@
 /* run a before run b: its longest slice is longer, or as long and earlier (lod_longest gives
  * the first of equals, and the slices are sorted by start) */
 static int
-run_before(const bubble_run *a, const bubble_run *b)
+run_before(const void *va, const void *vb, void *ctx)
 {
+	const bubble_run *a = va, *b = vb;
+	(void)ctx;
 	if (a->dur != b->dur)
 		return a->dur > b->dur;
 	return a->idx < b->idx;
@@ -30,15 +33,7 @@ run_push(bubble_gaps_iter *it, size_t a, size_t b)
 	bubble_run x = {a, b, 0, 0};
 	x.idx = lod_longest(it->free->lod, it->free->v, a, b, &x.dur);
 	VEC_PUSH(it->h, it->n, it->cap, x);
-	for (size_t i = it->n - 1; i > 0;) {
-		size_t p = (i - 1) / 2;
-		if (!run_before(&it->h[i], &it->h[p]))
-			break;
-		bubble_run t = it->h[i];
-		it->h[i] = it->h[p];
-		it->h[p] = t;
-		i = p;
-	}
+	heap_up(it->h, sizeof *it->h, it->n - 1, run_before, NULL);
 }
 
 static bubble_run
@@ -46,19 +41,7 @@ run_pop(bubble_gaps_iter *it)
 {
 	bubble_run top = it->h[0];
 	it->h[0] = it->h[--it->n];
-	for (size_t i = 0;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < it->n && run_before(&it->h[l], &it->h[m]))
-			m = l;
-		if (r < it->n && run_before(&it->h[r], &it->h[m]))
-			m = r;
-		if (m == i)
-			break;
-		bubble_run t = it->h[i];
-		it->h[i] = it->h[m];
-		it->h[m] = t;
-		i = m;
-	}
+	heap_down(it->h, it->n, sizeof *it->h, 0, run_before, NULL);
 	return top;
 }
 

@@ -2,6 +2,7 @@
 #include "analysis/bubbles.h"
 #include "analysis/lanes.h"
 #include "analysis/overlap.h"
+#include "util/heap.h"
 #include "util/xalloc.h"
 
 #include <inttypes.h>
@@ -143,36 +144,11 @@ gap_less(const tl_gap *a, const tl_gap *b)
 	return a->start > b->start;
 }
 
-static void
-heap_down(tl_gap *h, size_t n, size_t i)
+static int
+gap_before(const void *a, const void *b, void *ctx)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < n && gap_less(&h[l], &h[m]))
-			m = l;
-		if (r < n && gap_less(&h[r], &h[m]))
-			m = r;
-		if (m == i)
-			return;
-		tl_gap t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-static void
-heap_up(tl_gap *h, size_t i)
-{
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (!gap_less(&h[i], &h[p]))
-			return;
-		tl_gap t = h[i];
-		h[i] = h[p];
-		h[p] = t;
-		i = p;
-	}
+	(void)ctx;
+	return gap_less(a, b);
 }
 
 /* a bounded min-heap of the longest gaps seen (grown as needed up to max) */
@@ -182,7 +158,7 @@ typedef struct gap_heap {
 } gap_heap;
 
 static inline void
-heap_offer(gap_heap *g, int64_t s, int64_t e)
+gap_offer(gap_heap *g, int64_t s, int64_t e)
 {
 	tl_gap b = {s, e};
 	if (g->n < g->max) {
@@ -191,10 +167,10 @@ heap_offer(gap_heap *g, int64_t s, int64_t e)
 			g->h = xreallocarray(g->h, g->cap, sizeof *g->h);
 		}
 		g->h[g->n] = b;
-		heap_up(g->h, g->n++);
+		heap_up(g->h, sizeof *g->h, g->n++, gap_before, NULL);
 	} else if (gap_less(&g->h[0], &b)) {
 		g->h[0] = b;
-		heap_down(g->h, g->n, 0);
+		heap_down(g->h, g->n, sizeof *g->h, 0, gap_before, NULL);
 	}
 }
 
@@ -236,7 +212,7 @@ bubble_gaps_of_rank(const tl_rank *r, size_t max, tl_gap **out)
 			const tl_slice *x = &f->v[i];
 			if (g.n == g.max && x->end - x->start < g.h[0].end - g.h[0].start)
 				continue; /* the common case, without a call */
-			heap_offer(&g, x->start, x->end);
+			gap_offer(&g, x->start, x->end);
 		}
 	} else {
 		/* Free = the gaps of compute U communication between the first and the last busy
@@ -258,7 +234,7 @@ bubble_gaps_of_rank(const tl_rank *r, size_t max, tl_gap **out)
 				hm = union_iter_next(&mi, &ms, &me);
 			}
 			if (reach != INT64_MIN && s > reach)
-				heap_offer(&g, reach, s);
+				gap_offer(&g, reach, s);
 			if (e > reach)
 				reach = e;
 		}

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "analysis/lanes.h"
 #include "query/session.h"
+#include "util/heap.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -115,10 +116,13 @@ rank_gaps(tl_query *q, size_t ri, void *arg)
 	j->have[ri] = (unsigned char)bubble_gaps_iter_next(&j->it[ri], &j->head[ri]);
 }
 
-/* merge order of the heads of two ranks' lists: longer, then earlier, then the lower rank */
+/* merge order of the heads of two ranks' lists: longer, then earlier, then the lower rank
+ * (the heap holds rank indices) */
 static int
-head_before(const gaps_job *j, size_t a, size_t b)
+head_before(const void *va, const void *vb, void *ctx)
 {
+	const gaps_job *j = ctx;
+	size_t a = *(const size_t *)va, b = *(const size_t *)vb;
 	const tl_gap *x = &j->head[a], *y = &j->head[b];
 	int64_t lx = x->end - x->start, ly = y->end - y->start;
 	if (lx != ly)
@@ -126,24 +130,6 @@ head_before(const gaps_job *j, size_t a, size_t b)
 	if (x->start != y->start)
 		return x->start < y->start;
 	return a < b;
-}
-
-static void
-head_down(const gaps_job *j, size_t *h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < n && head_before(j, h[l], h[m]))
-			m = l;
-		if (r < n && head_before(j, h[r], h[m]))
-			m = r;
-		if (m == i)
-			return;
-		size_t t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
 }
 
 /* The max longest gaps of all ranks: a k-way merge of each rank's gaps, longest first, taken
@@ -163,8 +149,7 @@ need_largest(tl_query *q, size_t max)
 	for (size_t i = 0; i < n; i++)
 		if (j.have[i])
 			h[nh++] = i;
-	for (size_t i = nh / 2; i-- > 0;)
-		head_down(&j, h, nh, i);
+	heap_make(h, nh, sizeof *h, head_before, &j);
 	q->largest = NULL;
 	size_t k = 0, cap = 0;
 	while (nh > 0 && k < max) {
@@ -177,7 +162,7 @@ need_largest(tl_query *q, size_t max)
 		VEC_PUSH(q->largest, k, cap, b);
 		if (!bubble_gaps_iter_next(&j.it[ri], &j.head[ri]))
 			h[0] = h[--nh];
-		head_down(&j, h, nh, 0);
+		heap_down(h, nh, sizeof *h, 0, head_before, &j);
 	}
 	for (size_t i = 0; i < n; i++)
 		bubble_gaps_iter_free(&j.it[i]);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/heap.h"
 #include "util/json_lex.h"
 #include "util/msg.h"
 #include "util/rankspec.h"
@@ -15,6 +16,7 @@
 #include "util/text.h"
 #include "util/timefmt.h"
 #include "util/u64map.h"
+#include "util/xalloc.h"
 #include "../test.h"
 
 static void
@@ -339,12 +341,99 @@ test_sort_pairs(void)
 	}
 }
 
+/* util/heap: random pushes and pops of 24-byte elements (a key and its order of arrival, so
+ * equal keys must come out by the tie rule) and a heap made at once, against a sort. */
+typedef struct hel {
+	int64_t key;
+	uint64_t seq, pad;
+} hel;
+
+static int
+hel_before(const void *va, const void *vb, void *ctx)
+{
+	const hel *a = va, *b = vb;
+	int *calls = ctx;
+	(*calls)++;
+	return a->key != b->key ? a->key < b->key : a->seq < b->seq;
+}
+
+static int
+hel_cmp(const void *va, const void *vb)
+{
+	const hel *a = va, *b = vb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* the least of ref[0 .. n), removed */
+static hel
+ref_pop(hel *ref, size_t *n)
+{
+	size_t m = 0;
+	for (size_t i = 1; i < *n; i++)
+		if (hel_cmp(&ref[i], &ref[m]) < 0)
+			m = i;
+	hel x = ref[m];
+	ref[m] = ref[--*n];
+	return x;
+}
+
+static void
+test_heap(void)
+{
+	uint64_t rng = 12345;
+	size_t bad = 0, popped = 0;
+	int calls = 0;
+	for (int round = 0; round < 200; round++) {
+		size_t cap = 1 + test_xorshift(&rng) % 300, n = 0, nref = 0;
+		hel *h = xmalloc(cap * sizeof *h), *ref = xmalloc(cap * sizeof *ref);
+		uint64_t seq = 0;
+		/* pushes and pops mixed, each pop against the least of a plain array */
+		for (size_t op = 0; op < 3 * cap || n > 0; op++) {
+			if (op < 3 * cap && n < cap && (n == 0 || test_xorshift(&rng) % 3 != 0)) {
+				hel x = {(int64_t)(test_xorshift(&rng) % 20) - 10, seq++, 0};
+				ref[nref++] = x;
+				h[n] = x;
+				heap_up(h, sizeof *h, n++, hel_before, &calls);
+			} else {
+				hel want = ref_pop(ref, &nref);
+				bad += hel_cmp(&h[0], &want) != 0;
+				h[0] = h[--n];
+				heap_down(h, n, sizeof *h, 0, hel_before, &calls);
+				popped++;
+			}
+		}
+		/* heap_make over a reversed run, then pops */
+		for (size_t i = 0; i < cap; i++) {
+			h[i] = (hel){(int64_t)(test_xorshift(&rng) % 50), cap - i, 0};
+			ref[i] = h[i];
+		}
+		n = nref = cap;
+		heap_make(h, n, sizeof *h, hel_before, &calls);
+		while (n > 0) {
+			hel want = ref_pop(ref, &nref);
+			bad += hel_cmp(&h[0], &want) != 0;
+			h[0] = h[--n];
+			heap_down(h, n, sizeof *h, 0, hel_before, &calls);
+			popped++;
+		}
+		free(h);
+		free(ref);
+	}
+	CHECK(bad == 0 && popped > 10000 && calls > 0,
+	      "heap: pushes and pops mixed, and heaps made at once: every pop the least (%zu "
+	      "pops, %zu differ)",
+	      popped, bad);
+}
+
 int
 main(void)
 {
 	test_msg_once();
 	test_sort();
 	test_sort_pairs();
+	test_heap();
 	test_rankspec();
 	test_timefmt();
 	test_strpool();
