@@ -303,6 +303,40 @@ rmdir "$f0"
 unset TL_CACHE_RESULTS
 
 
+# ---- the inputs' pages: once a rank is in its cache file (or the viewer's spill file), its DBs
+# are dropped from the page cache (POSIX_FADV_DONTNEED), so that they do not push the mapped
+# lanes out; not without a file in their place, nor with TL_DROP_INPUTS=0 -----------------------
+dbs=$(find "$t_tmp/db" -name '*.db')
+res() { fincore -b -n -o RES "$1" 2>/dev/null | tr -d ' '; }
+warm_dbs() { for f in $dbs; do cat "$f" >/dev/null; done; }
+resident() { # the bytes of the DBs in the page cache
+	_s=0
+	for f in $dbs; do _s=$((_s + $(res "$f"))); done
+	echo "$_s"
+}
+sync $dbs 2>/dev/null
+warm_dbs
+before=$(resident)
+if command -v fincore >/dev/null && [ "${before:-0}" -gt 0 ]; then
+	"$TL" summary "$t_tmp/db" --cache-dir "$t_tmp/dropc" >/dev/null 2>&1
+	after=$(resident)
+	check "a cold summary that writes the cache drops its DBs' pages ($before -> $after bytes resident)" \
+		[ "$after" -eq 0 ]
+	warm_dbs
+	TL_DROP_INPUTS=0 "$TL" summary "$t_tmp/db" --cache-dir "$t_tmp/dropc2" >/dev/null 2>&1
+	check "TL_DROP_INPUTS=0 keeps them ($(resident) bytes resident)" [ "$(resident)" -eq "$before" ]
+	"$TL" summary "$t_tmp/db" --no-cache >/dev/null 2>&1
+	check "summary --no-cache (no file in their place) keeps them ($(resident))" \
+		[ "$(resident)" -eq "$before" ]
+	printf ':quit\n' >"$t_tmp/quit.keys"
+	TERM=xterm-256color "$TL" view "$t_tmp/db" --no-cache --script "$t_tmp/quit.keys" \
+		--size 80x24 --cache-dir "$t_tmp/dropc3" >/dev/null 2>&1
+	check "the viewer with --no-cache, its ranks spilled, drops them ($(resident))" \
+		[ "$(resident)" -eq 0 ]
+else
+	skip "the page cache of $t_tmp cannot be seen (fincore) or holds no file pages (tmpfs)"
+fi
+
 # ---- loader state read on demand after loading: a DB's forward/backward operator pairs are
 # read when the pipeline needs them, after the rank was cached; a rank from the cache must read
 # them too (its "pairs read" state is cached only where they were read, and they with it) ------
