@@ -133,6 +133,7 @@ timeline_ranks_grew(tl_ui *ui, size_t total, int renumbered)
 	}
 	tl->refit |= whole; /* at the next layout, when the label column is known */
 	tl->rk_valid = 0;
+	colmemo_clear(tl->memo);
 	timeline_rebuild_lanes(ui);
 }
 
@@ -347,6 +348,7 @@ void *
 timeline_open(tl_ui *ui)
 {
 	tl_timeline *tl = xcalloc(1, sizeof *tl);
+	tl->memo = colmemo_new();
 	tl->vp.t_min = ui->tr->t_min;
 	tl->vp.t_max = ui->tr->t_max;
 	if (tl->vp.t_min > tl->vp.t_max)

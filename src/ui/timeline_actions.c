@@ -257,8 +257,10 @@ timeline_action(tl_ui *ui, void *st, int a)
 		break;
 	case ACT_TOGGLE_HOST:
 		tl->show_host ^= 1;
-		if (tl->show_host)
+		if (tl->show_host) {
 			tlq_host_lanes(ui->q); /* DB profiles read them now, once */
+			colmemo_clear(tl->memo);
+		}
 		timeline_rebuild_lanes(ui);
 		break;
 	case ACT_COUNTERS:
@@ -487,6 +489,7 @@ timeline_close(tl_ui *ui, void *st)
 	free(tl->cells);
 	free(tl->cells2);
 	free(tl->domtrack);
+	colmemo_free(tl->memo);
 	if (tl->have_search)
 		tlq_search_free(&tl->search);
 	free(tl);

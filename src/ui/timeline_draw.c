@@ -1,5 +1,6 @@
 /* Drawing the timeline: the ruler, the lanes and the status line. Every lane is drawn column
- * by column from the query layer (tlq_columns_edges: a few binary searches per column), so a
+ * by column from the query layer (tlq_columns_edges: a few binary searches per column, kept for
+ * the next frame while the column edges stay: ui/colmemo.h), so a
  * frame costs O(lanes x columns x log n) whatever the number of slices. */
 #include "config.h"
 #include "ui/common.h"
@@ -36,17 +37,13 @@ rank_columns(tl_ui *ui, size_t ri, unsigned need)
 	need &= ~tl->rk_have;
 	const tl_rank *r = ui->tr->ranks[ri];
 	if (need & RK_COMP)
-		tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_COMPUTING), tl->edges, tl->vp.ncols,
-		                 tl->rk_comp);
+		colmemo_busy(tl->memo, tlq_overlap_lane(r, TL_OVL_COMPUTING), tl->rk_comp);
 	if (need & RK_COMM)
-		tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_COMMUNICATION), tl->edges, tl->vp.ncols,
-		                 tl->rk_comm);
+		colmemo_busy(tl->memo, tlq_overlap_lane(r, TL_OVL_COMMUNICATION), tl->rk_comm);
 	if (need & RK_EXP)
-		tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_COMM_EXPOSED), tl->edges, tl->vp.ncols,
-		                 tl->rk_exp);
+		colmemo_busy(tl->memo, tlq_overlap_lane(r, TL_OVL_COMM_EXPOSED), tl->rk_exp);
 	if (need & RK_FREE)
-		tlq_busy_columns(tlq_overlap_lane(r, TL_OVL_FREE), tl->edges, tl->vp.ncols,
-		                 tl->rk_free);
+		colmemo_busy(tl->memo, tlq_overlap_lane(r, TL_OVL_FREE), tl->rk_free);
 	tl->rk_have |= need;
 }
 
@@ -132,7 +129,7 @@ draw_track_row(tl_ui *ui, const ui_lane *l, int y)
 	for (size_t k = 0; k < l->count; k++) {
 		tl_track *t = r->tracks[l->first + k];
 		tl_cell *dst = k == 0 ? cells : tl->cells2;
-		tlq_columns_edges(t, tl->edges, n, dst);
+		colmemo_cells(tl->memo, t, dst);
 		if (k == 0) {
 			for (int c = 0; c < n; c++)
 				dt[c] = (uint32_t)l->first;
@@ -466,6 +463,7 @@ timeline_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	}
 	for (int c = 0; c <= tl->vp.ncols; c++)
 		tl->edges[c] = tl->vp.t0 + (int64_t)c * tl->vp.colw;
+	colmemo_frame(tl->memo, tl->edges, tl->vp.ncols);
 	tl->rk_valid = 0;
 	draw_ruler(ui);
 	lane_visible(ui);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ui/colmemo.h"
 #include "ui/timeline.h"
 #include "ui/viewport.h"
 
@@ -87,6 +88,7 @@ typedef struct tl_timeline {
 	int rk_valid;
 	unsigned rk_have; /* RK_* of rk_rank computed (a frame computes the lanes it draws) */
 	tl_cell *cells, *cells2;
+	col_memo *memo;          /* the lanes' columns of the last frame (ui/colmemo.h) */
 	uint32_t *domtrack;      /* merged lanes: track of the dominant slice per column */
 	int64_t *ctr_max;        /* counter lanes: the highest value per column */
 	unsigned char *ctr_have; /* and whether the counter has one there */

@@ -90,6 +90,7 @@ show_host(tl_ui *ui)
 	if (ui->sel.have)
 		st = ui->tr->ranks[ui->sel.s.rank]->tracks[ui->sel.s.track];
 	tlq_host_lanes(ui->q);
+	colmemo_clear(tl->memo);
 	tl->show_host = 1;
 	if (st != NULL) {
 		size_t ti = track_index(ui, ui->sel.s.rank, st);
