@@ -171,8 +171,10 @@ seek_near(const tl_track *t, int64_t x, size_t lo, size_t guess)
 /* track_first_starting_at(t, x), remembered for the next edge: the last two searches' x and
  * answer j. Edges ascend, so the next answer is at or after the last, and is guessed at the
  * rate (slices per ns) between the last two: a lane's density changes little from one column
- * to the next, so the guess is a few slices off and the search reads one or two pages (at 16
- * ranks x 8 M slices, zoomed out, a frame's searches went from 10 ms to 2 ms). An edge behind
+ * to the next, so the guess is near (at 16 ranks x 8 M slices zoomed out, where a column holds
+ * tens of thousands of slices, about a third of the guesses were exact and most within a
+ * thousand slices) and the search reads a few pages where one from the lane's ends read a page
+ * per probe (a frame's searches went from 10 ms to 2 ms). An edge behind
  * the last one (they may repeat or, clamped, go back) searches the whole lane. */
 typedef struct edge_seek {
 	int have;
