@@ -241,8 +241,8 @@ tlq_dominant(const tl_track *t, int64_t c0, int64_t c1, size_t a, size_t b)
 	return best;
 }
 
-void
-tlq_columns_edges(const tl_track *t, const int64_t *edges, int ncols, tl_cell *out)
+static void
+columns_edges(const tl_track *t, const int64_t *edges, int ncols, tl_cell *out, int longest)
 {
 	edge_seek e = {0};
 	for (int c = 0; c < ncols; c++) {
@@ -264,8 +264,20 @@ tlq_columns_edges(const tl_track *t, const int64_t *edges, int ncols, tl_cell *o
 		if (a >= b)
 			continue;
 		out[c].count = b - a > UINT32_MAX ? UINT32_MAX : (uint32_t)(b - a);
-		out[c].dominant = tlq_dominant(t, c0, c1, a, b);
+		out[c].dominant = longest || b - a < 2 ? tlq_dominant(t, c0, c1, a, b) : a;
 	}
+}
+
+void
+tlq_columns_edges(const tl_track *t, const int64_t *edges, int ncols, tl_cell *out)
+{
+	columns_edges(t, edges, ncols, out, 1);
+}
+
+void
+tlq_columns_draw(const tl_track *t, const int64_t *edges, int ncols, tl_cell *out)
+{
+	columns_edges(t, edges, ncols, out, 0);
 }
 
 void

@@ -72,7 +72,7 @@ colmemo_frame(col_memo *m, const int64_t *edges, int ncols)
 static memo_entry *
 lookup(col_memo *m, const tl_track *t, unsigned kind, size_t elem, memo_entry **fresh)
 {
-	uint64_t key = (uint64_t)(uintptr_t)t * 2 + kind; /* kind 0 or 1 */
+	uint64_t key = (uint64_t)(uintptr_t)t * 4 + kind; /* kind 0, 1 or 2 */
 	uint32_t k;
 	if (u64map_get(&m->ix, key, &k)) {
 		memo_entry *x = &m->e[k];
@@ -104,11 +104,14 @@ lookup(col_memo *m, const tl_track *t, unsigned kind, size_t elem, memo_entry **
 }
 
 void
-colmemo_cells(col_memo *m, const tl_track *t, tl_cell *out)
+colmemo_cells(col_memo *m, const tl_track *t, int longest, tl_cell *out)
 {
-	memo_entry *fresh, *x = lookup(m, t, 0, sizeof *out, &fresh);
+	memo_entry *fresh, *x = lookup(m, t, longest ? 2 : 0, sizeof *out, &fresh);
 	if (x == NULL) {
-		tlq_columns_edges(t, m->edges, m->ncols, fresh->data);
+		if (longest)
+			tlq_columns_edges(t, m->edges, m->ncols, fresh->data);
+		else
+			tlq_columns_draw(t, m->edges, m->ncols, fresh->data);
 		x = fresh;
 	}
 	memcpy(out, x->data, (size_t)m->ncols * sizeof *out);

@@ -16,9 +16,10 @@ col_memo *colmemo_new(void);
 void colmemo_free(col_memo *);
 /* A frame over edges[0 .. ncols]: what was kept for other edges is dropped. */
 void colmemo_frame(col_memo *, const int64_t *edges, int ncols);
-/* tlq_columns_edges and tlq_busy_columns over the frame's edges, from the memo when it has
+/* tlq_columns_draw (tlq_columns_edges when longest is set: the dominant of every column is
+ * its longest slice) and tlq_busy_columns over the frame's edges, from the memo when it has
  * them (t may be NULL for the busy columns: all 0). */
-void colmemo_cells(col_memo *, const tl_track *t, tl_cell *out);
+void colmemo_cells(col_memo *, const tl_track *t, int longest, tl_cell *out);
 void colmemo_busy(col_memo *, const tl_track *t, int64_t *out);
 /* Drops everything (the model changed: ranks came in, host lanes were read). */
 void colmemo_clear(col_memo *);

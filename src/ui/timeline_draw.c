@@ -129,7 +129,8 @@ draw_track_row(tl_ui *ui, const ui_lane *l, int y)
 	for (size_t k = 0; k < l->count; k++) {
 		tl_track *t = r->tracks[l->first + k];
 		tl_cell *dst = k == 0 ? cells : tl->cells2;
-		colmemo_cells(tl->memo, t, dst);
+		/* the longest slice of a busy column only where its name picks the colour */
+		colmemo_cells(tl->memo, t, l->kind == TL_LANE_STAGE, dst);
 		if (k == 0) {
 			for (int c = 0; c < n; c++)
 				dt[c] = (uint32_t)l->first;

@@ -169,7 +169,7 @@ static void
 check_random_edges(void)
 {
 	uint64_t rng = 0x9e3779b97f4a7c15u;
-	size_t cols = 0, bad = 0, busy_bad = 0;
+	size_t cols = 0, bad = 0, busy_bad = 0, draw_bad = 0, cover_bad = 0, many = 0;
 	for (int round = 0; round < 300; round++) {
 		tl_rank *r = rank_new(0);
 		tl_track *tp = rank_track(r, TL_LANE_COMPUTE, 0, "Stream 0");
@@ -208,8 +208,10 @@ check_random_edges(void)
 			edges[c] = e;
 		}
 		tl_cell *cells = xmalloc((size_t)ncols * sizeof *cells);
+		tl_cell *drawn = xmalloc((size_t)ncols * sizeof *drawn);
 		int64_t *busy = xmalloc((size_t)ncols * sizeof *busy);
 		tlq_columns_edges(&t, edges, ncols, cells);
+		tlq_columns_draw(&t, edges, ncols, drawn);
 		tlq_busy_columns(&t, edges, ncols, busy);
 		for (int c = 0; c < ncols; c++, cols++) {
 			int64_t c0 = edges[c], c1 = edges[c + 1] > c0 ? edges[c + 1] : c0 + 1;
@@ -227,9 +229,19 @@ check_random_edges(void)
 			}
 			bad += w.busy != cells[c].busy || w.count != cells[c].count ||
 			       w.dominant != cells[c].dominant;
+			/* the drawing's: the first slice of a column of two or more, which the
+			 * longest does not cover either (the slices do not overlap) */
+			draw_bad += drawn[c].busy != w.busy || drawn[c].count != w.count ||
+			            drawn[c].dominant != (w.count >= 2 ? a : w.dominant);
+			if (w.count >= 2) {
+				const tl_slice *s = &t.v[w.dominant];
+				many++;
+				cover_bad += s->start <= c0 && s->end >= c1;
+			}
 			busy_bad += busy[c] != tlq_busy(&t, edges[c], edges[c + 1]);
 		}
 		free(busy);
+		free(drawn);
 		free(cells);
 		free(edges);
 		rank_free(r);
@@ -258,6 +270,12 @@ check_random_edges(void)
 	CHECK(bad == 0, "random lanes and edges: all %zu columns as one window each (%zu differ)",
 	      cols, bad);
 	CHECK(busy_bad == 0, "... and the busy columns as tlq_busy (%zu differ)", busy_bad);
+	CHECK(draw_bad == 0 && many > 1000,
+	      "... the drawing's cells the same but for the first slice as dominant of a column of "
+	      "two or more (%zu differ)",
+	      draw_bad);
+	CHECK(cover_bad == 0, "... where the longest does not cover the column (%zu of %zu do)",
+	      cover_bad, many);
 }
 
 static void

@@ -1,7 +1,8 @@
 /* The viewer's column memo (src/ui/colmemo.c): what it gives is what the query layer computes
  * for the frame's edges, the first time and from the memo, after the edges change (and change
  * back), after a track grows in place, after a clear, for many tracks past its bound, and for
- * the busy columns of a missing lane (all 0). */
+ * the busy columns of a missing lane (all 0); the drawing's cells (tlq_columns_draw) and the
+ * exact ones (tlq_columns_edges) kept apart. */
 #include "config.h"
 #include "ui/colmemo.h"
 #include "model/trace.h"
@@ -26,16 +27,19 @@ edges_of(int64_t *e, int64_t t0, int64_t w)
 static int
 same(col_memo *m, const tl_track *t, const int64_t *e)
 {
-	tl_cell a[NC], b[NC];
+	tl_cell a[NC], b[NC], a2[NC], b2[NC];
 	int64_t x[NC], y[NC];
 	memset(a, 0xab, sizeof a); /* padding: compared field by field */
-	colmemo_cells(m, t, a);
+	colmemo_cells(m, t, 1, a);
 	tlq_columns_edges(t, e, NC, b);
+	colmemo_cells(m, t, 0, a2);
+	tlq_columns_draw(t, e, NC, b2);
 	colmemo_busy(m, t, x);
 	tlq_busy_columns(t, e, NC, y);
 	for (int c = 0; c < NC; c++)
 		if (a[c].busy != b[c].busy || a[c].dominant != b[c].dominant ||
-		    a[c].count != b[c].count || x[c] != y[c])
+		    a[c].count != b[c].count || x[c] != y[c] || a2[c].busy != b2[c].busy ||
+		    a2[c].dominant != b2[c].dominant || a2[c].count != b2[c].count)
 			return 0;
 	return 1;
 }
