@@ -439,7 +439,7 @@ int gen_plan_modules(gen_plan *P);
 void gen_w_modules(gen_writer *w);
 
 /* gen_db.c */
-void gen_sbuf_printf(sbuf *b, const char *fmt, ...);
+void gen_sbuf_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 extern const char *const gen_ddl_tables[21];
 extern const char *const gen_ddl_indexes[2];
 extern const gen_enum gen_enum_api[9];

@@ -103,8 +103,8 @@ const char *const json_problem_text[PR__N] = {
     [PR_DUR] = "a \"dur\" that is missing, negative, not a number or out of range",
     [PR_PARSE] = "an event that is not valid JSON",
     [PR_ARGS] = "\"args\" that are not valid JSON (the event is kept without them)",
-    [PR_UNPAIRED] = "a \"B\" event without its \"E\" on the same thread, or an \"E\" without a "
-                    "\"B\" (or before it)",
+    [PR_UNPAIRED] = ("a \"B\" event without its \"E\" on the same thread, or an \"E\" without a "
+                     "\"B\" (or before it)"),
     [PR_COUNTER] = "a counter event (\"C\") without a number in its \"args\"",
 };
 
