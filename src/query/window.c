@@ -174,8 +174,8 @@ seek_near(const tl_track *t, int64_t x, size_t lo, size_t guess)
  * to the next, so the guess is near (at 16 ranks x 8 M slices zoomed out, where a column holds
  * tens of thousands of slices, about a third of the guesses were exact and most within a
  * thousand slices) and the search reads a few pages where one from the lane's ends read a page
- * per probe (a frame's searches went from 10 ms to 2 ms). An edge behind
- * the last one (they may repeat or, clamped, go back) searches the whole lane. */
+ * per probe (a frame's searches went from 10 ms to 2 ms). An edge behind the last one (they
+ * may repeat or, clamped, go back) searches the whole lane. */
 typedef struct edge_seek {
 	int have;
 	int64_t x, px;

@@ -12,8 +12,7 @@
 #define MEMO_MAX 2048
 
 typedef struct memo_entry {
-	const tl_track *t;
-	const tl_slice *v;
+	const tl_slice *v; /* the track's slices and count when its columns were made */
 	size_t n;
 	void *data; /* ncols tl_cell or int64_t */
 	size_t cap; /* bytes */
@@ -97,7 +96,6 @@ lookup(col_memo *m, const tl_track *t, unsigned kind, size_t elem, memo_entry **
 		x->data = xreallocarray(x->data, (size_t)m->ncols, elem);
 		x->cap = bytes;
 	}
-	x->t = t;
 	x->v = t->v;
 	x->n = t->n;
 	return NULL;

@@ -82,7 +82,6 @@ timeline_layout(tl_ui *ui, int w, int h, int pane_h)
 		vp_fit(&tl->vp);
 		tl->refit = 0;
 	}
-	tl->rk_valid = 0;
 }
 
 void
@@ -90,7 +89,6 @@ timeline_fit(tl_ui *ui)
 {
 	tl_timeline *tl = TIMELINE(ui);
 	vp_fit(&tl->vp);
-	tl->rk_valid = 0;
 }
 
 void
@@ -132,7 +130,6 @@ timeline_ranks_grew(tl_ui *ui, size_t total, int renumbered)
 			v->cursor = v->t_min;
 	}
 	tl->refit |= whole; /* at the next layout, when the label column is known */
-	tl->rk_valid = 0;
 	colmemo_clear(tl->memo);
 	timeline_rebuild_lanes(ui);
 }

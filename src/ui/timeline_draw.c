@@ -1,7 +1,7 @@
 /* Drawing the timeline: the ruler, the lanes and the status line. Every lane is drawn column
- * by column from the query layer (tlq_columns_edges: a few binary searches per column, kept for
- * the next frame while the column edges stay: ui/colmemo.h), so a
- * frame costs O(lanes x columns x log n) whatever the number of slices. */
+ * by column from the query layer (tlq_columns_draw: a few searches per column, kept for the
+ * next frame while the column edges stay: ui/colmemo.h), so a frame costs
+ * O(lanes x columns x log n) whatever the number of slices. */
 #include "config.h"
 #include "ui/common.h"
 #include "ui/compare.h"
@@ -16,25 +16,17 @@
 
 /* ---- drawing ------------------------------------------------------------------------------- */
 
-/* Per rank and frame: the overlap lanes per column (rank at a glance, exposed communication,
- * bubbles), those in need (RK_*) that this frame has not computed for the rank yet: a lane's
- * columns touch a page of it per column edge (a warm open's lanes are a mapped file), so a
- * frame without bubbles never reads the Free lane, and one without communication lanes in
- * view not the Communication lane. */
+/* A rank's overlap lanes per column (rank at a glance, exposed communication, bubbles), those
+ * a row needs (RK_*), from the frame's column memo (computed once per frame and kept while the
+ * column edges stay): a lane's columns touch a page of it per column edge (a warm open's lanes
+ * are a mapped file), so a frame without bubbles never reads the Free lane, and one without
+ * communication lanes in view not the Communication lane. */
 enum { RK_COMP = 1, RK_COMM = 2, RK_EXP = 4, RK_FREE = 8 };
 
 static void
 rank_columns(tl_ui *ui, size_t ri, unsigned need)
 {
 	tl_timeline *tl = TIMELINE(ui);
-	if (need == 0)
-		return;
-	if (!tl->rk_valid || tl->rk_rank != ri) {
-		tl->rk_rank = ri;
-		tl->rk_valid = 1;
-		tl->rk_have = 0;
-	}
-	need &= ~tl->rk_have;
 	const tl_rank *r = ui->tr->ranks[ri];
 	if (need & RK_COMP)
 		colmemo_busy(tl->memo, tlq_overlap_lane(r, TL_OVL_COMPUTING), tl->rk_comp);
@@ -44,7 +36,6 @@ rank_columns(tl_ui *ui, size_t ri, unsigned need)
 		colmemo_busy(tl->memo, tlq_overlap_lane(r, TL_OVL_COMM_EXPOSED), tl->rk_exp);
 	if (need & RK_FREE)
 		colmemo_busy(tl->memo, tlq_overlap_lane(r, TL_OVL_FREE), tl->rk_free);
-	tl->rk_have |= need;
 }
 
 static int
@@ -465,7 +456,6 @@ timeline_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	for (int c = 0; c <= tl->vp.ncols; c++)
 		tl->edges[c] = tl->vp.t0 + (int64_t)c * tl->vp.colw;
 	colmemo_frame(tl->memo, tl->edges, tl->vp.ncols);
-	tl->rk_valid = 0;
 	draw_ruler(ui);
 	lane_visible(ui);
 	compare_align_cursor(ui);

@@ -83,10 +83,7 @@ typedef struct tl_timeline {
 
 	/* per-frame scratch, ncols + 1 wide */
 	int64_t *edges;
-	int64_t *rk_comp, *rk_comm, *rk_exp, *rk_free; /* overlap lanes of rk_rank per column */
-	size_t rk_rank;
-	int rk_valid;
-	unsigned rk_have; /* RK_* of rk_rank computed (a frame computes the lanes it draws) */
+	int64_t *rk_comp, *rk_comm, *rk_exp, *rk_free; /* a rank's overlap lanes per column */
 	tl_cell *cells, *cells2;
 	col_memo *memo;          /* the lanes' columns of the last frame (ui/colmemo.h) */
 	uint32_t *domtrack;      /* merged lanes: track of the dominant slice per column */

@@ -456,7 +456,6 @@ timeline_rebuild_lanes(tl_ui *ui)
 	}
 	if (tl->top > tl->lane)
 		tl->top = tl->lane;
-	tl->rk_valid = 0;
 }
 
 /* ---- lane navigation ----------------------------------------------------------------------- */
