@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/text.h"
+#include "util/timefmt.h"
 
 /* Rows shown in the text list of changes; --json has them all. */
 #define TEXT_CHANGES 30
@@ -16,9 +17,8 @@ static void
 put_ms(FILE *f, int64_t ns, int sign, int width)
 {
 	char buf[48];
-	int64_t a = ns < 0 ? -ns : ns;
-	snprintf(buf, sizeof buf, "%s%" PRId64 ".%06" PRId64, ns < 0 ? "-" : (sign ? "+" : ""),
-	         a / 1000000, a % 1000000);
+	buf[0] = '+';
+	timefmt_ms(ns, 6, buf + (sign && ns >= 0), sizeof buf - 1);
 	fprintf(f, " %*s", width, buf);
 }
 

@@ -7,19 +7,12 @@
 #include "report/report.h"
 #include "util/outbuf.h"
 #include "util/text.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *
-ms(char *buf, size_t len, int64_t ns)
-{
-	int64_t a = ns < 0 ? -ns : ns;
-	snprintf(buf, len, "%s%" PRId64 ".%06" PRId64, ns < 0 ? "-" : "", a / 1000000, a % 1000000);
-	return buf;
-}
 
 /* ---- text ------------------------------------------------------------------------------------ */
 
@@ -89,12 +82,12 @@ text_times(FILE *f, const tl_comm_result *c)
 		text_sanitize(*v[i]->group ? v[i]->group : "-", g, sizeof g, 1);
 		fprintf(f, "%6d %8s %-22s %6zu", v[i]->rank, step_str(st, sizeof st, v[i]->step), g,
 		        k - i);
-		fprintf(f, " %14s", ms(b[0], sizeof b[0], s[0]));
+		fprintf(f, " %14s", timefmt_ms(s[0], 6, b[0], sizeof b[0]));
 		if (measured == 0) { /* no sub-task recorded (a capture below Level1) */
 			fprintf(f, " %14s %14s %14s %14s %7s %7s\n", "-", "-", "-", "-", "-", "-");
 		} else {
 			for (int x = 1; x < 5; x++)
-				fprintf(f, " %14s", ms(b[x], sizeof b[x], s[x]));
+				fprintf(f, " %14s", timefmt_ms(s[x], 6, b[x], sizeof b[x]));
 			fprintf(f, " %7.2f %7.2f\n", 100 * ratio(s[3], s[1]),
 			        100 * ratio(s[2], s[1]));
 		}
@@ -130,7 +123,7 @@ text_bandwidth(FILE *f, const tl_comm_result *c)
 			char t[32];
 			fprintf(f, "%6d %-9s %9" PRIu64 ".%06" PRIu64 " %14s %10.4f\n",
 			        c->ops[i].rank, tl_xport_name[x], size[x] / 1000000,
-			        size[x] % 1000000, ms(t, sizeof t, time[x]),
+			        size[x] % 1000000, timefmt_ms(time[x], 6, t, sizeof t),
 			        time[x] > 0 ? (double)size[x] / (double)time[x] : 0.0);
 		}
 		i = k;
@@ -173,7 +166,7 @@ text_collectives(FILE *f, const tl_trace *tr, const tl_coll_result *c)
 				wait += x->ranks[k].wait;
 		}
 		char b[32];
-		fprintf(f, "%6d %8zu %16s\n", rank, last, ms(b, sizeof b, wait));
+		fprintf(f, "%6d %8zu %16s\n", rank, last, timefmt_ms(wait, 6, b, sizeof b));
 	}
 	const tl_coll **v = malloc(multi * sizeof *v);
 	if (v == NULL)
@@ -189,7 +182,7 @@ text_collectives(FILE *f, const tl_trace *tr, const tl_coll_result *c)
 	for (size_t i = 0; i < show; i++) {
 		char st[24], b[32], nm[160];
 		fprintf(f, "%8s %6d %14s %5zu  %s\n", step_str(st, sizeof st, v[i]->step),
-		        v[i]->last_rank, ms(b, sizeof b, v[i]->skew), v[i]->n,
+		        v[i]->last_rank, timefmt_ms(v[i]->skew, 6, b, sizeof b), v[i]->n,
 		        text_sanitize(v[i]->name, nm, sizeof nm, 1));
 	}
 	free(v);
@@ -209,7 +202,7 @@ text_p2p(FILE *f, const tl_coll_result *c)
 	fprintf(f,
 	        "\nP2P: %zu send/receive pairs; senders waited %s ms for receivers, receivers %s "
 	        "ms for senders\n",
-	        c->np2p, ms(a, sizeof a, sw), ms(b, sizeof b, rw));
+	        c->np2p, timefmt_ms(sw, 6, a, sizeof a), timefmt_ms(rw, 6, b, sizeof b));
 }
 
 void

@@ -5,20 +5,13 @@
 #include "query/query.h"
 #include "report/report.h"
 #include "util/text.h"
+#include "util/timefmt.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ns as ms with ns precision: "12.345678", "-0.000100" */
-static char *
-ms(char *buf, size_t len, int64_t ns)
-{
-	int64_t a = ns < 0 ? -ns : ns;
-	snprintf(buf, len, "%s%" PRId64 ".%06" PRId64, ns < 0 ? "-" : "", a / 1000000, a % 1000000);
-	return buf;
-}
-
 static char *
 step_str(char *buf, size_t len, int64_t step)
 {
@@ -100,10 +93,11 @@ text_stages(FILE *f, const tl_trace *tr, const tl_query *rl)
 		        step_str(st, sizeof st, v[i].step));
 		put_col(f, clean(tlq_stage_name(rl, v[i].stage), sn, sizeof sn), sw);
 		fprintf(f, " %14s %14s %14s %14s %14s  %s%s\n",
-		        ms(a, sizeof a, v[i].start - tr->t_min),
-		        ms(b, sizeof b, v[i].end - tr->t_min),
-		        ms(c, sizeof c, v[i].end - v[i].start), ms(d, sizeof d, v[i].busy),
-		        ms(e, sizeof e, v[i].lag), clean(v[i].range, nm, sizeof nm),
+		        timefmt_ms(v[i].start - tr->t_min, 6, a, sizeof a),
+		        timefmt_ms(v[i].end - tr->t_min, 6, b, sizeof b),
+		        timefmt_ms(v[i].end - v[i].start, 6, c, sizeof c),
+		        timefmt_ms(v[i].busy, 6, d, sizeof d), timefmt_ms(v[i].lag, 6, e, sizeof e),
+		        clean(v[i].range, nm, sizeof nm),
 		        v[i].from_role ? " (role directory)"
 		        : v[i].device  ? " (device times)"
 		                       : "");
@@ -141,7 +135,7 @@ text_imbalance(FILE *f, const tl_trace *tr, const tl_query *rl)
 		        clean(tlq_stage_name(rl, im->stage), sn, sizeof sn),
 		        step_str(st, sizeof st, im->step), im->st.max_over_mean, im->st.cv,
 		        tr->ranks[im->ranks[im->st.slowest].rank]->rank, lr,
-		        ms(sk, sizeof sk, im->st.skew));
+		        timefmt_ms(im->st.skew, 6, sk, sizeof sk));
 		fprintf(f, "%8s %14s %14s %7s %7s\n", "rank", "duration", "wait", "decode", "idle");
 		for (size_t k = 0; k < im->n; k++) {
 			const tl_imb_rank *x = &im->ranks[k];
@@ -151,8 +145,8 @@ text_imbalance(FILE *f, const tl_trace *tr, const tl_query *rl)
 			else
 				snprintf(dc, sizeof dc, "-");
 			fprintf(f, "%8d %14s %14s %7s %6.1f%%\n", tr->ranks[x->rank]->rank,
-			        ms(a, sizeof a, x->duration), ms(b, sizeof b, x->wait), dc,
-			        x->idle_fraction * 100);
+			        timefmt_ms(x->duration, 6, a, sizeof a),
+			        timefmt_ms(x->wait, 6, b, sizeof b), dc, x->idle_fraction * 100);
 		}
 	}
 }
@@ -188,8 +182,8 @@ text_pipeline(FILE *f, const tl_trace *tr, const tl_query *rl)
 		const tl_pp_step *s = &p->steps[k];
 		char st[24], sp[32];
 		fprintf(f, "step %s: span %s ms, %zu P2P transfers paired\n",
-		        step_str(st, sizeof st, s->step), ms(sp, sizeof sp, s->end - s->start),
-		        s->nlinks);
+		        step_str(st, sizeof st, s->step),
+		        timefmt_ms(s->end - s->start, 6, sp, sizeof sp), s->nlinks);
 		fprintf(f, "%4s  %-12s %7s  %s\n", "pp", "ranks", "bubble",
 		        "blocks (F/B and micro-batch, in time order)");
 		for (size_t i = 0; i < s->nstages; i++) {
@@ -254,7 +248,7 @@ text_slow(FILE *f, const tl_trace *tr, const tl_query *rl)
 		fprintf(f, "%8s  ", step_str(st, sizeof st, v[i].step));
 		put_col(f, clean(tlq_stage_name(rl, v[i].stage), sn, sizeof sn), sw);
 		fprintf(f, " %9d %14s\n", tr->ranks[v[i].ranks[v[i].st.slowest].rank]->rank,
-		        ms(sk, sizeof sk, v[i].st.skew));
+		        timefmt_ms(v[i].st.skew, 6, sk, sizeof sk));
 	}
 }
 
@@ -280,8 +274,8 @@ text_bubbles(FILE *f, const tl_trace *tr, const tl_query *rl)
 		if (sn)
 			sn = clean(sn, snb, sizeof snb);
 		fprintf(f, "%6d %14s %14s %13s  ", tr->ranks[v[i].rank]->rank,
-		        ms(a, sizeof a, v[i].start - tr->t_min),
-		        ms(b, sizeof b, v[i].end - v[i].start),
+		        timefmt_ms(v[i].start - tr->t_min, 6, a, sizeof a),
+		        timefmt_ms(v[i].end - v[i].start, 6, b, sizeof b),
 		        tlq_bubble_step_text(&v[i], "all", st, sizeof st));
 		put_col(f, sn ? sn : "-", sw);
 		fprintf(f, " %-18s %s\n", tlq_bubble_reason_name(v[i].reason),

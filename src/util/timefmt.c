@@ -37,6 +37,24 @@ timefmt_us3(int64_t ns, char *buf, size_t len)
 }
 
 char *
+timefmt_ms(int64_t ns, int decimals, char *buf, size_t len)
+{
+	static const uint64_t div[] = {1000000, 100000, 10000, 1000, 100, 10, 1};
+	if (decimals < 0)
+		decimals = 0;
+	if (decimals > 6)
+		decimals = 6;
+	const char *sign = ns < 0 ? "-" : "";
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	if (decimals == 0)
+		snprintf(buf, len, "%s%" PRIu64, sign, a / 1000000);
+	else
+		snprintf(buf, len, "%s%" PRIu64 ".%0*" PRIu64, sign, a / 1000000, decimals,
+		         a % 1000000 / div[decimals]);
+	return buf;
+}
+
+char *
 timefmt_epoch(int64_t ns, char *buf, size_t len)
 {
 	time_t s = (time_t)(ns / 1000000000);

@@ -55,6 +55,13 @@ test_timefmt(void)
 	CHECK_STR(timefmt_dur(8843910, b, sizeof b), "8.844 ms", "ms");
 	CHECK_STR(timefmt_dur(1250000000, b, sizeof b), "1.250 s", "s");
 	CHECK_STR(timefmt_us3(8843910, b, sizeof b), "8843.910", "us with three decimals");
+	CHECK_STR(timefmt_ms(8843910, 6, b, sizeof b), "8.843910", "ms with six decimals");
+	CHECK_STR(timefmt_ms(-8843910, 3, b, sizeof b), "-8.843", "ms with three, negative");
+	CHECK_STR(timefmt_ms(999999, 0, b, sizeof b), "0", "ms with none, truncated");
+	CHECK_STR(timefmt_ms(INT64_MIN, 6, b, sizeof b), "-9223372036854.775808",
+	          "ms: the least int64, exact");
+	CHECK_STR(timefmt_ms(INT64_MAX, 6, b, sizeof b), "9223372036854.775807",
+	          "ms: the greatest int64, exact");
 	CHECK_STR(timefmt_us3(-5, b, sizeof b), "-0.005", "negative us3");
 	int64_t v;
 	CHECK(timefmt_parse("12.5ms", 1, &v) == 0 && v == 12500000, "parse 12.5ms");
