@@ -1,5 +1,6 @@
 #include "config.h"
 #include "analysis/comm.h"
+#include "util/satint.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -50,22 +51,22 @@ comm_time(const tl_comm_op *op, const tl_comm_task *v, size_t n, tl_comm_time *o
 		int64_t first = INT64_MAX;
 		for (size_t i = 0; i < n; i++)
 			if (v[i].plane == plane && v[i].kind == TL_CTASK_TRANSFER) {
-				out->transit += v[i].end - v[i].start;
+				out->transit = sat_add(out->transit, v[i].end - v[i].start);
 				if (v[i].start < first)
 					first = v[i].start;
 			}
 		for (size_t i = 0; i < n; i++)
 			if (v[i].plane == plane && v[i].kind == TL_CTASK_WAIT) {
-				out->wait += v[i].end - v[i].start;
+				out->wait = sat_add(out->wait, v[i].end - v[i].start);
 				if (v[i].end <= first)
-					out->sync += v[i].end - v[i].start;
+					out->sync = sat_add(out->sync, v[i].end - v[i].start);
 			}
 	}
-	out->idle = out->elapse - out->transit - out->wait;
-	if (out->transit + out->sync > 0)
-		out->sync_ratio = (double)out->sync / (double)(out->transit + out->sync);
-	if (out->transit + out->wait > 0)
-		out->wait_ratio = (double)out->wait / (double)(out->transit + out->wait);
+	out->idle = sat_sub(sat_sub(out->elapse, out->transit), out->wait);
+	if (out->transit > 0 || out->sync > 0) /* the sums in double: crafted times pass int64 */
+		out->sync_ratio = (double)out->sync / ((double)out->transit + (double)out->sync);
+	if (out->transit > 0 || out->wait > 0)
+		out->wait_ratio = (double)out->wait / ((double)out->transit + (double)out->wait);
 }
 
 static int
@@ -95,7 +96,7 @@ comm_bandwidth(const tl_comm_task *v, size_t n, tl_comm_bw **out, size_t *len, s
 			for (size_t i = 0; i < n; i++)
 				if (v[i].kind == TL_CTASK_TRANSFER && v[i].xport == x) {
 					sdma.size += v[i].size;
-					sdma.time += v[i].end - v[i].start;
+					sdma.time = sat_add(sdma.time, v[i].end - v[i].start);
 					any_sdma = 1;
 				}
 			if (any_sdma) {
@@ -115,7 +116,7 @@ comm_bandwidth(const tl_comm_task *v, size_t n, tl_comm_bw **out, size_t *len, s
 			any = 1;
 			int64_t d = v[i].end - v[i].start;
 			b.size += v[i].size;
-			b.time += d;
+			b.time = sat_add(b.time, d);
 			size_t k = 0;
 			while (k < b.npk && b.pk[k].size != v[i].size)
 				k++;
@@ -124,13 +125,13 @@ comm_bandwidth(const tl_comm_task *v, size_t n, tl_comm_bw **out, size_t *len, s
 				VEC_PUSH(b.pk, b.npk, pkcap, p);
 			}
 			b.pk[k].count++;
-			b.pk[k].time += d;
+			b.pk[k].time = sat_add(b.pk[k].time, d);
 		}
 		if (!any)
 			continue;
 		if (x != TL_XPORT_RDMA) {
 			sdma.size += b.size;
-			sdma.time += b.time;
+			sdma.time = sat_add(sdma.time, b.time);
 			any_sdma = 1;
 		}
 		if (b.npk > 1)
@@ -177,7 +178,7 @@ comm_links(const tl_comm_task *v, size_t n, tl_comm_link **out, size_t *len, siz
 			VEC_PUSH(*out, *len, *cap, l);
 		}
 		(*out)[k].size += v[i].size;
-		(*out)[k].time += v[i].end - v[i].start;
+		(*out)[k].time = sat_add((*out)[k].time, v[i].end - v[i].start);
 	}
 	for (size_t k = base; k < *len; k++)
 		(*out)[k].gbps =

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/satint.h"
 #include "util/xalloc.h"
 
 const char *
@@ -19,7 +20,7 @@ diff_pct(const tl_diff_change *c, double *pct)
 {
 	if (c->a == 0)
 		return 0;
-	*pct = 100.0 * (double)(c->b - c->a) / (double)c->a;
+	*pct = 100.0 * ((double)c->b - (double)c->a) / (double)c->a;
 	return 1;
 }
 
@@ -51,7 +52,7 @@ fold(tl_diff_meas *v, size_t n)
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (w > 0 && cmp_key(&v[w - 1], &v[i]) == 0) {
-			v[w - 1].ns += v[i].ns;
+			v[w - 1].ns = sat_add(v[w - 1].ns, v[i].ns);
 			v[w - 1].count += v[i].count;
 		} else {
 			v[w++] = v[i];
@@ -110,7 +111,7 @@ diff_join(tl_diff_meas *a, size_t na, tl_diff_meas *b, size_t nb, tl_diff_change
 				c->a = c->max_a = a[ia].ns;
 				c->count_a = a[ia].count;
 				c->nranks_a = 1;
-				sa += a[ia].ns;
+				sa = sat_add(sa, a[ia].ns);
 				t->count_a += a[ia].count;
 				if (t->nranks_a++ == 0 || a[ia].ns > t->max_a)
 					t->max_a = a[ia].ns;
@@ -122,15 +123,14 @@ diff_join(tl_diff_meas *a, size_t na, tl_diff_meas *b, size_t nb, tl_diff_change
 				c->b = c->max_b = b[jb].ns;
 				c->count_b = b[jb].count;
 				c->nranks_b = 1;
-				sb += b[jb].ns;
+				sb = sat_add(sb, b[jb].ns);
 				t->count_b += b[jb].count;
 				if (t->nranks_b++ == 0 || b[jb].ns > t->max_b)
 					t->max_b = b[jb].ns;
 				jb++;
 			}
-			int64_t d = c->b - c->a, m = d < 0 ? -d : d;
-			int64_t td = t->top_delta < 0 ? -t->top_delta : t->top_delta;
-			if (d != 0 && (t->top_rank < 0 || m > td)) {
+			int64_t d = diff_delta(c);
+			if (d != 0 && (t->top_rank < 0 || sat_abs(d) > sat_abs(t->top_delta))) {
 				t->top_rank = c->rank;
 				t->top_delta = d;
 			}
@@ -151,8 +151,7 @@ diff_join(tl_diff_meas *a, size_t na, tl_diff_meas *b, size_t nb, tl_diff_change
 static int64_t
 mag(const tl_diff_change *c)
 {
-	int64_t d = c->b - c->a;
-	return d < 0 ? -d : d;
+	return sat_abs(diff_delta(c));
 }
 
 static int

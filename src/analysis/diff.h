@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/satint.h"
+
 typedef enum tl_diff_kind {
 	TL_DIFF_STAGE,    /* the summed duration of a stage's instances in a step */
 	TL_DIFF_OVERLAP,  /* an overlap category of a step */
@@ -49,7 +51,7 @@ typedef struct tl_diff_change {
 static inline int64_t
 diff_delta(const tl_diff_change *c)
 {
-	return c->b - c->a;
+	return sat_sub(c->b, c->a);
 }
 /* delta / a as a percentage; returns 0 when a is 0 (the caller prints "new" or "-"). */
 int diff_pct(const tl_diff_change *c, double *pct);

@@ -3,6 +3,7 @@
 #include "analysis/overlap.h"
 #include "model/lod.h"
 #include "util/parallel.h"
+#include "util/satint.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -46,7 +47,7 @@ lane_busy(const tl_track *t, int64_t t0, int64_t t1)
 	} else {
 		busy = 0;
 		for (size_t i = a; i < b; i++)
-			busy += t->v[i].end - t->v[i].start;
+			busy = sat_add(busy, t->v[i].end - t->v[i].start);
 	}
 	if (t->v[a].start < t0)
 		busy -= t0 - t->v[a].start;

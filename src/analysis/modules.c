@@ -1,6 +1,7 @@
 /* Module statistics (msprof-analyze module_statistic); the rule is in modules.h. */
 #include "config.h"
 #include "analysis/modules.h"
+#include "util/satint.h"
 #include "util/sort.h"
 #include "util/xalloc.h"
 
@@ -613,7 +614,7 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 				x.opi = b->opi;
 			}
 			x.ostart = b->ostart < x.ostart ? b->ostart : x.ostart;
-			x.total += b->device;
+			x.total = sat_add(x.total, b->device);
 			x.count++;
 		}
 		VEC_PUSH(g, ng, gcap, x);

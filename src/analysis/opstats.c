@@ -1,5 +1,6 @@
 #include "config.h"
 #include "analysis/opstats.h"
+#include "util/satint.h"
 #include "util/sort.h"
 
 #include <stdlib.h>
@@ -32,7 +33,7 @@ opstats_describe_sorted(const int64_t *v, size_t n, tl_opstat *out)
 		return;
 	out->count = n;
 	for (size_t i = 0; i < n; i++)
-		out->total += v[i];
+		out->total = sat_add(out->total, v[i]);
 	out->min = v[0];
 	out->max = v[n - 1];
 	out->mean = (double)out->total / (double)n;

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "analysis/pipeline.h"
 #include "util/hash.h"
+#include "util/satint.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
 
@@ -586,7 +587,7 @@ pipeline_build(const tl_trace *tr, const tl_stage_rules *R, const int *meta_stag
 					 */
 					int64_t a = x.start > reach ? x.start : reach;
 					if (x.end > a)
-						ps->busy += x.end - a;
+						ps->busy = sat_add(ps->busy, x.end - a);
 					if (x.end > reach)
 						reach = x.end;
 				}

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "analysis/timesplit.h"
+#include "util/satint.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -121,7 +122,7 @@ timesplit_memory(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, int64_
 		for (size_t i = track_first_starting_at(t, t0); i < t->n && t->v[i].start <= t1;
 		     i++)
 			if (t->v[i].name == memcpy_name) {
-				*memory += t->v[i].end - t->v[i].start;
+				*memory = sat_add(*memory, t->v[i].end - t->v[i].start);
 				ival x = {t->v[i].start, t->v[i].end};
 				VEC_PUSH(m, nm, cap, x);
 			}

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "load/load.h"
 #include "query/query.h"
+#include "util/satint.h"
 #include "util/u64map.h"
 #include "util/parallel.h"
 #include "util/xalloc.h"
@@ -282,7 +283,7 @@ tlq_comm_matrix_summary(const tl_comm_result *c, tl_mx_row **out)
 				    e[i].l->src == e[i].l->dst ? TL_XPORT_LOCAL : e[i].l->xport;
 				for (size_t q = i; q < j; q++) {
 					r.size += e[q].l->size;
-					r.time += e[q].l->time;
+					r.time = sat_add(r.time, e[q].l->time);
 				}
 			}
 			r.gbps = r.time > 0 ? (double)r.size / (double)r.time : 0.0;

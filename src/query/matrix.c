@@ -5,6 +5,7 @@
  * step), from the same links (tlq_comm). */
 #include "config.h"
 #include "query/query.h"
+#include "util/satint.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -95,7 +96,7 @@ tlq_comm_matrix(const tl_comm_result *c, tl_comm_matrix *out)
 		       e[j].l->dst == a->l->dst && strcmp(e[j].op->group, a->op->group) == 0;
 		     j++) {
 			cell.size += e[j].l->size;
-			cell.time += e[j].l->time;
+			cell.time = sat_add(cell.time, e[j].l->time);
 			if (out->nops == cell.op0 || out->ops[out->nops - 1] != e[j].opi)
 				VEC_PUSH(out->ops, out->nops, ocap, e[j].opi);
 		}

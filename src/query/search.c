@@ -2,6 +2,7 @@
  * stepping through the matches in time order is a few binary searches. */
 #include "config.h"
 #include "query/query.h"
+#include "util/satint.h"
 #include "util/xalloc.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -251,7 +252,7 @@ tlq_search_rank_stats(const tl_search *s, const tl_trace *tr, size_t ri, size_t 
 			continue;
 		const tl_track *t = r->tracks[ti];
 		for (size_t k = 0; k < m->n; k++)
-			*total += t->v[m->idx[k]].end - t->v[m->idx[k]].start;
+			*total = sat_add(*total, t->v[m->idx[k]].end - t->v[m->idx[k]].start);
 		*count += m->n;
 	}
 }

@@ -4,6 +4,7 @@
 #include "analysis/lanes.h"
 #include "load/load.h"
 #include "query/session.h"
+#include "util/satint.h"
 #include "util/xalloc.h"
 
 #include <cJSON.h>
@@ -28,7 +29,8 @@ stage_busy(tl_query *q, size_t ri, void *arg)
 		tl_overlap o;
 		if (lanes_overlap(r, row->start, row->end, INT64_MIN, &o) != 0)
 			overlap_compute(r, TL_NO_STEP, row->start, row->end, INT64_MIN, &o);
-		row->busy = o.computing + o.communication - o.overlapped;
+		/* the union's length: in this order no partial sum passes it */
+		row->busy = o.computing + (o.communication - o.overlapped);
 		row->decode_steps = stages_decode_count(q->rules, r, has_decode, row->stage,
 		                                        row->host_start, row->host_end);
 	}
@@ -192,8 +194,8 @@ need_imbalance(tl_query *q)
 			tl_imb_rank *x = &v[nv - 1];
 			if (s->end > x->end)
 				x->end = s->end;
-			x->duration += s->end - s->start;
-			x->busy += s->busy;
+			x->duration = sat_add(x->duration, s->end - s->start);
+			x->busy = sat_add(x->busy, s->busy);
 			if (s->decode_steps >= 0) /* unknown (-1) only while no instance knows */
 				x->decode_steps =
 				    (x->decode_steps > 0 ? x->decode_steps : 0) + s->decode_steps;

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "analysis/timesplit.h"
 #include "query/session.h"
+#include "util/satint.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -117,8 +118,8 @@ tlq_step_split(const tl_query *q, size_t ri, const tl_step_overlap *so, size_t n
 			continue;
 		for (size_t k = 0; k < n; k++)
 			if (so[k].step_id == c->step) {
-				out[k].transmit_ns += tx;
-				out[k].wait_ns += wt;
+				out[k].transmit_ns = sat_add(out[k].transmit_ns, tx);
+				out[k].wait_ns = sat_add(out[k].wait_ns, wt);
 				break;
 			}
 	}

@@ -4,6 +4,7 @@
 #include "analysis/lanes.h"
 #include "model/lod.h"
 #include "query/query.h"
+#include "util/satint.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -29,7 +30,7 @@ busy_window(const tl_track *t, int64_t t0, int64_t t1, size_t a, size_t b)
 		busy = lod_busy(t->lod, t->v, a, b);
 	} else { /* a track no session prepared (see query.h) */
 		for (size_t i = a; i < b; i++)
-			busy += t->v[i].end - t->v[i].start;
+			busy = sat_add(busy, t->v[i].end - t->v[i].start);
 	}
 	/* clip the first and last slice to the window */
 	if (t->v[a].start < t0)
@@ -400,8 +401,7 @@ tlq_kind_busy(const tl_rank *r, tl_lane_kind kind, int64_t t0, int64_t t1)
 	for (size_t i = 0; i < r->ntracks; i++)
 		if (r->tracks[i]->kind == kind) {
 			int64_t b = tlq_busy(r->tracks[i], t0, t1);
-			sum = b > INT64_MAX - sum ? INT64_MAX
-			                          : sum + b; /* saturates: crafted times */
+			sum = sat_add(sum, b);
 		}
 	return sum;
 }

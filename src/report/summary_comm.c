@@ -6,6 +6,7 @@
 #include "query/query.h"
 #include "report/report.h"
 #include "util/outbuf.h"
+#include "util/satint.h"
 #include "util/text.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -19,7 +20,8 @@
 static double
 ratio(int64_t a, int64_t b)
 {
-	return a + b > 0 ? (double)a / (double)(a + b) : 0.0;
+	double s = (double)a + (double)b; /* in double: crafted sums pass int64 */
+	return s > 0 ? (double)a / s : 0.0;
 }
 
 static int
@@ -68,13 +70,13 @@ text_times(FILE *f, const tl_comm_result *c)
 		while (k < c->nops && v[k]->rank == v[i]->rank && v[k]->step == v[i]->step &&
 		       strcmp(v[k]->group, v[i]->group) == 0) {
 			const tl_comm_time *t = &v[k]->t;
-			s[0] += t->elapse;
+			s[0] = sat_add(s[0], t->elapse);
 			if (t->plane >= 0) { /* ops without sub-tasks add their elapse only */
 				measured++;
-				s[1] += t->transit;
-				s[2] += t->wait;
-				s[3] += t->sync;
-				s[4] += t->idle;
+				s[1] = sat_add(s[1], t->transit);
+				s[2] = sat_add(s[2], t->wait);
+				s[3] = sat_add(s[3], t->sync);
+				s[4] = sat_add(s[4], t->idle);
 			}
 			k++;
 		}
@@ -114,7 +116,7 @@ text_bandwidth(FILE *f, const tl_comm_result *c)
 		for (; k < c->nops && c->ops[k].rank == c->ops[i].rank; k++)
 			for (size_t b = c->ops[k].bw0; b < c->ops[k].bw0 + c->ops[k].nbw; b++) {
 				size[c->bw[b].xport] += c->bw[b].size;
-				time[c->bw[b].xport] += c->bw[b].time;
+				time[c->bw[b].xport] = sat_add(time[c->bw[b].xport], c->bw[b].time);
 				any[c->bw[b].xport] = 1;
 			}
 		for (int x = 0; x < TL_XPORT__COUNT; x++) {
@@ -163,7 +165,7 @@ text_collectives(FILE *f, const tl_trace *tr, const tl_coll_result *c)
 				continue;
 			last++;
 			for (size_t k = 0; k < x->n; k++)
-				wait += x->ranks[k].wait;
+				wait = sat_add(wait, x->ranks[k].wait);
 		}
 		char b[32];
 		fprintf(f, "%6d %8zu %16s\n", rank, last, timefmt_ms(wait, 6, b, sizeof b));
@@ -195,8 +197,8 @@ text_p2p(FILE *f, const tl_coll_result *c)
 		return;
 	int64_t sw = 0, rw = 0;
 	for (size_t i = 0; i < c->np2p; i++) {
-		sw += c->p2p[i].send_wait;
-		rw += c->p2p[i].recv_wait;
+		sw = sat_add(sw, c->p2p[i].send_wait);
+		rw = sat_add(rw, c->p2p[i].recv_wait);
 	}
 	char a[32], b[32];
 	fprintf(f,

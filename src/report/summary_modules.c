@@ -4,6 +4,7 @@
 #include "config.h"
 #include "query/query.h"
 #include "report/report.h"
+#include "util/satint.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -102,7 +103,7 @@ report_modules_text(FILE *f, const tl_query *q)
 				at[id] = ++n;
 			}
 			path_sum *x = &v[at[id] - 1];
-			x->ns += r->total_ns;
+			x->ns = sat_add(x->ns, r->total_ns);
 			x->kernels += r->nkernels * r->count;
 			x->ops += r->count;
 		}

@@ -5,6 +5,7 @@
 #include "ui/compare.h"
 #include "ui/common.h"
 #include "ui/timeline_int.h"
+#include "util/satint.h"
 #include "util/text.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -289,7 +290,7 @@ draw_b(tl_ui *ui, const ui_lane *l, int y)
 				a->dominant = b->dominant;
 				c->dtrack[col] = l->first + k;
 			}
-			a->busy += b->busy;
+			a->busy = sat_add(a->busy, b->busy);
 			a->count += b->count;
 		}
 	}
@@ -340,7 +341,7 @@ char *
 compare_signed_dur(int64_t d, char *buf, size_t len)
 {
 	char t[24];
-	timefmt_dur(d < 0 ? -d : d, t, sizeof t);
+	timefmt_dur(sat_abs(d), t, sizeof t);
 	snprintf(buf, len, "%s%s", d < 0 ? "-" : d > 0 ? "+" : "\u00b1", t);
 	return buf;
 }
@@ -378,7 +379,7 @@ draw_delta(tl_ui *ui, const ui_lane *l, int y)
 			ca = 0;
 		if (cb >= n)
 			cb = n - 1;
-		int64_t d = b->b - b->a;
+		int64_t d = sat_sub(b->b, b->a);
 		uint32_t ch = d > 0 ? '+' : d < 0 ? '-' : '=';
 		uint8_t slot = d > 0 ? SLOT_DIFF_LONGER : d < 0 ? SLOT_DIFF_SHORTER : SLOT_LABEL;
 		for (int col = ca; col <= cb; col++)
@@ -428,9 +429,9 @@ compare_status(tl_ui *ui, char *buf, size_t len)
 		ui_clean(ui, b->stage, nm, sizeof nm);
 		if (b->has_a && b->a > 0)
 			snprintf(pct, sizeof pct, " (%+.1f%%)",
-			         100.0 * (double)(b->b - b->a) / (double)b->a);
+			         100.0 * ((double)b->b - (double)b->a) / (double)b->a);
 		snprintf(buf, len, "  | B\u2212A %s step %" PRId64 ": %s%s", nm, b->step,
-		         compare_signed_dur(b->b - b->a, d, sizeof d), pct);
+		         compare_signed_dur(sat_sub(b->b, b->a), d, sizeof d), pct);
 		return;
 	}
 }

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "ui/common.h"
 #include "ui/table.h"
+#include "util/satint.h"
 #include "util/sort.h"
 #include "ui/timeline.h"
 #include "util/xalloc.h"
@@ -159,14 +160,14 @@ build_tree(mod_state *s)
 		size_t k = node_at(s, &node_of, &nof, p, strlen(p), r->backward);
 		mnode *x = &s->n[k];
 		VEC_PUSH(x->rows, x->nrows, x->rcap, i);
-		x->self_ns += r->total_ns;
+		x->self_ns = sat_add(x->self_ns, r->total_ns);
 		if (x->mend < x->mstart || r->module_start < x->mstart) {
 			x->mstart = r->module_start;
 			x->mend = r->module_end;
 		}
 		for (size_t a = k; a != SIZE_MAX; a = s->n[a].parent) {
 			mnode *y = &s->n[a];
-			y->total_ns += r->total_ns;
+			y->total_ns = sat_add(y->total_ns, r->total_ns);
 			y->kernels += (uint64_t)r->nkernels * r->count;
 			y->ops += r->count;
 			if (r->op_start < y->first)

@@ -6,6 +6,7 @@
 #include "ui/common.h"
 #include "ui/compare.h"
 #include "ui/timeline_int.h"
+#include "util/satint.h"
 #include "util/timefmt.h"
 
 #include <inttypes.h>
@@ -144,7 +145,7 @@ draw_track_row(tl_ui *ui, const ui_lane *l, int y)
 				a->dominant = b->dominant;
 				dt[c] = (uint32_t)(l->first + k);
 			}
-			a->busy += b->busy;
+			a->busy = sat_add(a->busy, b->busy);
 			a->count =
 			    a->count + b->count < a->count ? UINT32_MAX : a->count + b->count;
 		}

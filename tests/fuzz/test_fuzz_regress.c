@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "fuzz.h"
 #include "load/cache.h"
 #include "util/xalloc.h"
@@ -97,6 +99,69 @@ replay_dir(const char *dir, const char *t)
 	return n;
 }
 
+/* Runs the DB target on a SQLite file built from sql (binary inputs are not committed: the DB
+ * cases are written here). */
+static void
+run_sql(const char *what, const char *sql)
+{
+	char path[] = "/tmp/tl-regress-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0, "db: %s: a temporary file", what);
+	if (fd < 0)
+		return;
+	close(fd);
+	sqlite3 *db;
+	char *err = NULL;
+	int ok = sqlite3_open(path, &db) == SQLITE_OK &&
+	         sqlite3_exec(db, sql, NULL, NULL, &err) == SQLITE_OK;
+	if (!ok)
+		printf("# db: %s: %s\n", what, err ? err : sqlite3_errmsg(db));
+	sqlite3_free(err);
+	sqlite3_close(db);
+	struct stat st;
+	FILE *f = ok ? fopen(path, "rb") : NULL;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	if (f != NULL && fstat(fileno(f), &st) == 0) {
+		buf = xmalloc((size_t)st.st_size + 1);
+		len = fread(buf, 1, (size_t)st.st_size, f);
+	}
+	if (f != NULL)
+		fclose(f);
+	unlink(path);
+	CHECK(buf != NULL && len > 0 && run_input("db", buf, len) == 0, "db: %s", what);
+	free(buf);
+}
+
+/* Two collectives of 5.6e18 and 4.6e18 ns in one group, each with a transfer and a wait that
+ * long, between ranks 0 and 1: their summed transfer, wait and matrix times pass int64 (the
+ * DB twin of regress/json/two-long-collectives.json; the sums saturate now). */
+static const char long_collectives[] =
+    "CREATE TABLE META_DATA (name TEXT,value TEXT);"
+    "INSERT INTO META_DATA VALUES ('SCHEMA_VERSION','1.0.0');"
+    "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
+    "INSERT INTO STRING_IDS VALUES (1,'hcom_allReduce__1_1_1'),(2,'grp'),(3,'Memcpy'),"
+    "(4,'Notify_Wait');"
+    "CREATE TABLE TASK (startNs INTEGER,endNs INTEGER,deviceId INTEGER,connectionId INTEGER,"
+    "globalTaskId INTEGER,globalPid INTEGER,taskType INTEGER,contextId INTEGER,streamId INTEGER,"
+    "taskId INTEGER,modelId INTEGER);"
+    "INSERT INTO TASK VALUES (-4611686018427387000,4611686018427387000,0,1,1,1,2,4294967295,1,1,0),"
+    "(-4611686018427387000,4611686018427387000,0,1,2,1,2,4294967295,1,2,0),"
+    "(-4611686018427387000,3611686018427387000,0,2,3,1,2,4294967295,1,3,0),"
+    "(-4611686018427387000,3611686018427387000,0,2,4,1,2,4294967295,1,4,0);"
+    "CREATE TABLE COMMUNICATION_TASK_INFO (name INTEGER,globalTaskId INTEGER,taskType INTEGER,"
+    "planeId INTEGER,groupName INTEGER,notifyId INTEGER,rdmaType INTEGER,srcRank INTEGER,"
+    "dstRank INTEGER,transportType INTEGER,size INTEGER,dataType INTEGER,linkType INTEGER,"
+    "opId INTEGER);"
+    "INSERT INTO COMMUNICATION_TASK_INFO VALUES (1,1,3,0,2,0,0,0,1,0,8,0,0,1),"
+    "(1,2,4,0,2,0,0,0,1,0,0,0,0,1),(1,3,3,0,2,0,0,0,1,0,8,0,0,2),(1,4,4,0,2,0,0,0,1,0,0,0,0,2);"
+    "CREATE TABLE COMMUNICATION_OP (opName INTEGER,startNs INTEGER,endNs INTEGER,"
+    "connectionId INTEGER,groupName INTEGER,opId INTEGER PRIMARY KEY);"
+    "INSERT INTO COMMUNICATION_OP VALUES (1,-4611686018427387000,4611686018427387000,1,2,1),"
+    "(1,-4611686018427387000,3611686018427387000,2,2,2);"
+    "CREATE TABLE RANK_DEVICE_MAP (rankId INTEGER,deviceId INTEGER);"
+    "INSERT INTO RANK_DEVICE_MAP VALUES (0,0);";
+
 /* The body (after header and key) of a valid cache file of a made-up rank 0 with lanes deep
  * enough for three levels of detail, two steps and step tags: what fuzz_cache accepts whole. */
 static uint8_t *
@@ -180,6 +245,7 @@ main(void)
 	    "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}]");
 	run_text("db", "an empty file (a rank without tracks)", "");
 	run_text("db", "a text file", "SQLite format 3");
+	run_sql("two collectives of 5.6e18 and 4.6e18 ns in one group", long_collectives);
 	run_text("cache", "an empty body", "");
 	run_text("cache", "a file of its header only", "RTLMODEL");
 	/* a body whose counts claim more than it holds: rank 0, flags, rows, no role, 2^60

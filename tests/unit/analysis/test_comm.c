@@ -98,6 +98,23 @@ test_rule(void)
 	CHECK(t.plane == -1 && t.transit == 0 && t.wait == 0 && t.idle == t.elapse,
 	      "rule: an op without transfers is unmeasured (plane -1)");
 
+	/* transfers and waits of 4.6e18 ns each (times stay within +-2^62, but their sums do
+	 * not fit an int64: a fuzzer finding, signed overflow): the sums hold at the end */
+	const int64_t big = INT64_C(4611686018427387000);
+	tl_comm_op hop = {.start = -big, .end = big};
+	tl_comm_task h[] = {
+	    task(1, TL_CTASK_WAIT, -big, big, 0, 1, 0),
+	    task(1, TL_CTASK_WAIT, -big, big, 0, 1, 0),
+	    task(1, TL_CTASK_TRANSFER, -big, big, 0, 1, 8),
+	    task(1, TL_CTASK_TRANSFER, -big, big, 0, 1, 8),
+	};
+	comm_time(&hop, h, sizeof h / sizeof *h, &t);
+	CHECK(t.transit == INT64_MAX && t.wait == INT64_MAX && t.elapse == 2 * big &&
+	          t.idle == INT64_MIN && t.wait_ratio > 0.49 && t.wait_ratio < 0.51,
+	      "rule: sums past the int64 range saturate instead of wrapping (transit %" PRId64
+	      ", wait %" PRId64 ", idle %" PRId64 ")",
+	      t.transit, t.wait, t.idle);
+
 	tl_comm_bw *bw = NULL;
 	size_t nbw = 0, bcap = 0;
 	CHECK_EQ_I64(comm_bandwidth(v, sizeof v / sizeof *v, &bw, &nbw, &bcap), 2,

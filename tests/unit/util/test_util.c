@@ -11,6 +11,7 @@
 #include "util/json_lex.h"
 #include "util/msg.h"
 #include "util/rankspec.h"
+#include "util/satint.h"
 #include "util/sort.h"
 #include "util/strpool.h"
 #include "util/text.h"
@@ -62,6 +63,16 @@ test_timefmt(void)
 	          "ms: the least int64, exact");
 	CHECK_STR(timefmt_ms(INT64_MAX, 6, b, sizeof b), "9223372036854.775807",
 	          "ms: the greatest int64, exact");
+	/* sums of times held at the int64 range's ends (satint.h) */
+	CHECK(sat_add(INT64_MAX - 1, 5) == INT64_MAX && sat_add(INT64_MIN + 1, -5) == INT64_MIN &&
+	          sat_add(INT64_MAX, INT64_MIN) == -1 && sat_add(40, 2) == 42,
+	      "sat_add holds at the ends and adds inside");
+	CHECK(sat_sub(INT64_MIN + 1, 5) == INT64_MIN && sat_sub(INT64_MAX - 1, -5) == INT64_MAX &&
+	          sat_sub(0, INT64_MIN) == INT64_MAX && sat_sub(44, 2) == 42,
+	      "sat_sub holds at the ends and subtracts inside");
+	CHECK(sat_abs(INT64_MIN) == INT64_MAX && sat_abs(-7) == 7 && sat_abs(7) == 7 &&
+	          sat_abs(INT64_MIN + 1) == INT64_MAX,
+	      "sat_abs of INT64_MIN is INT64_MAX");
 	CHECK_STR(timefmt_us3(-5, b, sizeof b), "-0.005", "negative us3");
 	int64_t v;
 	CHECK(timefmt_parse("12.5ms", 1, &v) == 0 && v == 12500000, "parse 12.5ms");
