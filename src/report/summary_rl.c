@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ns as ms with ns precision: "12.345678", "-0.000100" */
 static char *
 step_str(char *buf, size_t len, int64_t step)
 {
