@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "util/parallel.h"
+#include "util/satint.h"
 #include "util/text.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 
 static int
@@ -329,25 +331,26 @@ tlq_diff_verdict(const tl_diff_change *v, size_t n, char *out, size_t len)
 	int64_t sa = 0, sb = 0, nsteps = 0;
 	for (size_t i = 0; i < n; i++)
 		if (v[i].rank < 0 && v[i].kind == top->kind && strcmp(v[i].name, top->name) == 0) {
-			sa += v[i].a;
-			sb += v[i].b;
+			sa = sat_add(sa, v[i].a);
+			sb = sat_add(sb, v[i].b);
 			nsteps++;
 		}
 	char name[128], pct[32], ms[48];
 	text_sanitize(top->name, name, sizeof name, 0);
-	int64_t per = (sb - sa) / (nsteps ? nsteps : 1), ap = per < 0 ? -per : per;
+	int64_t d = sat_sub(sb, sa), per = d / (nsteps ? nsteps : 1);
 	if (sa > 0)
-		snprintf(pct, sizeof pct, "%+.0f%%", 100.0 * (double)(sb - sa) / (double)sa);
+		snprintf(pct, sizeof pct, "%+.0f%%",
+		         100.0 * ((double)sb - (double)sa) / (double)sa);
 	else
 		snprintf(pct, sizeof pct, "new");
-	snprintf(ms, sizeof ms, "%s%" PRId64 ".%01" PRId64 " ms", per < 0 ? "-" : "+", ap / 1000000,
-	         ap % 1000000 / 100000);
+	ms[0] = '+';
+	timefmt_ms(per, 1, ms + (per >= 0), sizeof ms - 4);
+	strcat(ms, " ms");
 	int w = snprintf(out, len, "%s %s (%s per %s)", name, pct, ms,
 	                 top->step >= 0 ? "step" : "capture");
 	if (w < 0 || (size_t)w >= len)
 		return;
 	const tl_diff_change *op = NULL;
-	int64_t d = sb - sa;
 	for (size_t i = 0; i < n && op == NULL; i++)
 		if (v[i].rank < 0 && v[i].kind == TL_DIFF_OPERATOR && tlq_diff_changed(&v[i]) &&
 		    strncmp(v[i].name, "type ", 5) != 0 && (diff_delta(&v[i]) > 0) == (d > 0))
