@@ -92,95 +92,141 @@ static int cmd_index(cli *);
 static int cmd_cache(cli *);
 
 static const command commands[] = {
-    {"info", "tl info PATH [--rank SPEC]",
-     "list the ranks and files found under PATH, with when each was captured", cmd_info, 1, "r"},
+    {"demo", "tl demo [--no-view] [the options of view]",
+     "generate an 8-rank GRPO job (once) and view it", cmd_demo, 0, "n" VIEW_OPTS},
+    {"view",
+     "tl view PATH [--compare B] [--rank SPEC] [--theme NAME] [--keymap NAME]\n"
+     "          [--pp N] [--script FILE [--size CxR]] [--stats FILE] [--no-cache]\n"
+     "          [--cache-dir DIR]",
+     "the timeline viewer, lanes per rank (? in it: the keys)", cmd_view, 1, VIEW_OPTS},
     {"summary",
      "tl summary PATH [--rank SPEC] [--json [--series]] [--pp N] [--no-cache]\n"
      "          [--cache-dir DIR]",
-     "per-rank, per-step overlap breakdown (computing, communication, free, ...)", cmd_summary, 1,
-     "rjPNCs"},
+     "per rank and step: overlap, RL stages, comm, slow ranks", cmd_summary, 1, "rjPNCs"},
     {"diff",
      "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N] [--no-cache]\n"
      "          [--cache-dir DIR]; tl diff A --rank N --vs M [the options above]",
-     "what changed from A to B (or rank N to M), largest first: stages, overlap, ops, ...",
-     cmd_diff, 1, "rjPvANC"},
-    {"view",
-     "tl view PATH [--compare B] [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
-     "          [--script FILE [--size CxR]] [--stats FILE] [--no-cache] [--cache-dir DIR]",
-     "the timeline viewer: one group of lanes per rank (? in it lists the keys)", cmd_view, 1,
-     VIEW_OPTS},
+     "what changed from A to B (or rank N to M), largest first", cmd_diff, 1, "rjPvANC"},
+    {"info", "tl info PATH [--rank SPEC]",
+     "the ranks and files under PATH, and when each was captured", cmd_info, 1, "r"},
     {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR]",
-     "read the profile into the model cache without viewing; print what was written", cmd_index, 1,
-     "rC"},
+     "read PATH into the model cache without viewing it", cmd_index, 1, "rC"},
     {"cache", "tl cache [--clear] [--cache-dir DIR]",
-     "where the model cache is, its size, the files stamped as verified; --clear empties it",
-     cmd_cache, 0, "LC"},
+     "where the model cache is, its size; --clear empties it", cmd_cache, 0, "LC"},
     {"keys", "tl keys [--keymap NAME] [--man|--markdown]",
-     "list the viewer's actions and :-commands with their keys", cmd_keys, 0, "KMD"},
-    {"demo", "tl demo [--no-view] [the options of view]",
-     "generate an 8-rank GRPO profile in the cache directory (once) and open it", cmd_demo, 0,
-     "n" VIEW_OPTS},
+     "the viewer's actions and :-commands with their keys", cmd_keys, 0, "KMD"},
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
+/* The options' help, each with the getopt value that names it (see longopts in main): `tl help
+ * COMMAND` prints those the command takes. The tuning variables (TL_*) are in the man page. */
+static const struct {
+	int opt;
+	const char *text;
+} option_help[] = {
+    {'r', "  --rank SPEC   only these ranks: 0-7, 0,2,4, 0-3,8-11\n"},
+    {'j', "  --json        machine-readable output\n"},
+    {'s', "  --series      (with --json) each rollout's engine steps in \"dp\": times,\n"
+          "                requests, KV-cache use and tokens per step\n"},
+    {'A', "  --steps A:B   pair A's step A with B's step B (and the steps after them);\n"
+          "                default: the n-th profiled step of A with the n-th of B\n"},
+    {'v', "  --vs M        with --rank N and one PATH: compare rank N against rank M\n"},
+    {OPT_COMPARE,
+     "  --compare B   run B's lanes under PATH's for each rank, aligned on the step\n"
+     "                at the cursor, a delta lane per stage and tl diff's changes (%)\n"},
+    {'T', "  --theme NAME  viewer colours: default, light, mono, or your own\n"
+          "                ($XDG_CONFIG_HOME/tl/NAME.theme)\n"},
+    {'K', "  --keymap NAME viewer keys: default, vim, emacs, or your own\n"
+          "                ($XDG_CONFIG_HOME/tl/NAME.keys)\n"},
+    {'S', "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"},
+    {'Z', "  --size CxR    with --script: no terminal, a COLSxROWS screen (e.g. 120x40)\n"},
+    {'X', "  --stats FILE  write per-frame CPU time, terminal bytes and minor faults\n"
+          "                to FILE, and what the background populate did\n"},
+    {'n', "  --no-view     print the summary instead of opening the viewer\n"},
+    {'N', "  --no-cache    neither read nor write the model cache; the viewer writes its\n"
+          "                ranks to unnamed files in the cache directory and maps them\n"
+          "                back, to keep them out of memory\n"},
+    {'C', "  --cache-dir DIR\n"
+          "                the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
+          "                else ~/.cache/tl/models); a shared one serves several hosts\n"},
+    {'L', "  --clear       remove every cache file and its stamp\n"},
+    {'P', "  --pp N        N pipeline stages in rank order, when the profile names none\n"
+          "                (distributed_args) and P2P partners do not tell; it also lets\n"
+          "                forward/backward operator pairs make PP blocks\n"},
+    {'M', "  --man         the list as man page source (roff)\n"},
+    {'D', "  --markdown    the list as a Markdown table\n"},
+};
+
+static int command_takes(const command *cmd, int ch);
+
+/* "tl summary PATH" of "tl summary PATH [--rank SPEC] ...": the usage up to its first option. */
+static int
+usage_head(const char *u)
+{
+	int n = 0;
+	while (u[n] && u[n] != '\n' && u[n] != ';' && !(u[n] == ' ' && u[n + 1] == '['))
+		n++;
+	return n;
+}
+
+/* `tl --help`, `tl help`: short, a line per command; each command's options are in `tl help
+ * COMMAND`, everything (keys, JSON fields, tuning variables) in man tl. */
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage:\n");
+	fprintf(f, "tl: a terminal timeline viewer for distributed AI-training profiles\n\n"
+	           "usage: tl COMMAND [PATH] [options]\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (strlen(commands[i].usage) > 45) /* too wide: the help goes on its own line */
-			fprintf(f, "  %s\n  %-45s %s\n", commands[i].usage, "", commands[i].help);
-		else
-			fprintf(f, "  %-45s %s\n", commands[i].usage, commands[i].help);
-	fprintf(
-	    f,
-	    "\noptions:\n"
-	    "  --rank SPEC   only these ranks: 0-7, 0,2,4, 0-3,8-11\n"
-	    "  --json        machine-readable output (summary, diff)\n"
-	    "  --series      (summary --json) each rollout's engine steps in \"dp\": times,\n"
-	    "                requests, KV-cache use and tokens per step\n"
-	    "  --steps A:B   (diff) pair A's step A with B's step B (and the steps after them);\n"
-	    "                default: the n-th profiled step of A with the n-th of B\n"
-	    "  --vs M        (diff) with --rank N and one PATH: compare rank N against rank M\n"
-	    "  --compare B   (view, demo) run B's lanes under PATH's for each rank, aligned on "
-	    "the\n"
-	    "                step at the cursor, a delta lane per stage and tl diff's changes "
-	    "(%%)\n"
-	    "  --theme NAME  viewer colours: default, light, mono, or "
-	    "$XDG_CONFIG_HOME/tl/NAME.theme\n"
-	    "  --keymap NAME viewer keys: default, vim, emacs, or $XDG_CONFIG_HOME/tl/NAME.keys\n"
-	    "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"
-	    "  --size CxR    with --script: no terminal, a COLSxROWS screen (e.g. 120x40)\n"
-	    "  --stats FILE  (view) write per-frame CPU time, terminal bytes and minor faults\n"
-	    "                to FILE, and what the background populate did\n"
-	    "  --no-view     (demo) print the summary instead of opening the viewer\n"
-	    "  --no-cache    (summary, diff, view, demo) neither read nor write the model cache;\n"
-	    "                the viewer writes its ranks to unnamed files in the cache directory\n"
-	    "                and maps them back, to keep them out of memory (TL_SPILL=0: not)\n"
-	    "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
-	    "                else ~/.cache/tl/models); a shared one serves several hosts\n"
-	    "  --clear       (cache) remove every cache file and its stamp\n"
-	    "  --pp N        (summary, view) N pipeline stages in rank order, when the profile\n"
-	    "                names none (distributed_args) and P2P partners do not tell; it\n"
-	    "                also lets forward/backward operator pairs make PP blocks\n"
-	    "  -h, --help    this help\n"
-	    "  -V, --version print the version, the git revision and how tl was linked\n"
-	    "\nEach command takes only the options its usage shows (demo: those of view too).\n"
-	    "PATH is a profile directory (walked up to 10 levels deep) or a single file: a .db,\n"
-	    "a trace_view.json (any version, any name), a Kineto or legacy PyTorch trace.\n"
-	    "A trace without device work (CPU-only) is summarised as such: its gloo/c10d\n"
-	    "collectives are the communication, and stage rules find its record_function ranges.\n"
-	    "Inputs are read-only to tl, and untrusted: crafted files are refused, names are\n"
-	    "printed escaped. Ranks that need more memory than is free are refused before\n"
-	    "loading (TL_MEM_AVAILABLE=SIZE overrides the free figure).\n"
-	    "Each rank read is kept in the model cache, keyed by its files' identity (path,\n"
-	    "inode, size, modification time): the next open of unchanged files reads it\n"
-	    "instead (TL_CACHE_MAX=SIZE bounds it, default 4G, least recently used first out);\n"
-	    "tl summary also stores its output there and prints it again for the same command\n"
-	    "over unchanged files (TL_CACHE_RESULTS=0: not). The viewer populates the mapped\n"
-	    "cache files in the background after its first frame (TL_PREFAULT=0: not).\n"
-	    "Exit status: 0 ok, 1 usage or I/O error, 2 nothing could be loaded (or not enough\n"
-	    "memory for the ranks asked for).\n");
+		fprintf(f, "  %-17.*s %s\n", usage_head(commands[i].usage), commands[i].usage,
+		        commands[i].help);
+	fprintf(f, "  %-17s %s\n", "tl help [COMMAND]",
+	        "this help, or a command's usage and options");
+	fprintf(f,
+	        "\n  -h, --help       this help (tl COMMAND --help: the command's)\n"
+	        "  -V, --version    print the version, the git revision and how tl was linked\n"
+	        "\nStart with `tl demo` (a generated 8-rank job), or `tl view PATH` on a profile\n"
+	        "directory; in the viewer, ? lists the keys. Everything, with the TL_* tuning\n"
+	        "variables: man tl.\n"
+	        "Exit status: 0 ok, 1 usage or I/O error, 2 nothing could be loaded (or not\n"
+	        "enough memory for the ranks asked for).\n");
+}
+
+/* `tl help COMMAND`, `tl COMMAND --help`: its usage, what it does, the options it takes. */
+static void
+command_help(FILE *f, const command *cmd)
+{
+	fprintf(f, "usage: %s\n%s\n\noptions:\n", cmd->usage, cmd->help);
+	for (size_t i = 0; i < sizeof option_help / sizeof *option_help; i++)
+		if (command_takes(cmd, option_help[i].opt))
+			fputs(option_help[i].text, f);
+	fputs("  -h, --help    this help\n", f);
+	if (strcmp(cmd->name, "demo") == 0)
+		fputs("\nThe demo is written to $XDG_CACHE_HOME/tl/demo-v1 (~/.cache/tl/demo-v1) "
+		      "once.\n",
+		      f);
+	if (cmd->needs_path)
+		fputs("\nPATH is a profile directory (walked up to 10 levels deep) or a single "
+		      "file: a\n"
+		      ".db, a trace_view.json (any version, any name), a Kineto or legacy PyTorch\n"
+		      "trace. A trace without device work (CPU-only) is summarised as such: its\n"
+		      "gloo/c10d collectives are the communication, and stage rules find its\n"
+		      "record_function ranges. Inputs are read-only to tl, and untrusted: crafted\n"
+		      "files are refused, names are printed escaped. Ranks that need more memory\n"
+		      "than is free are refused before loading.\n",
+		      f);
+	if (command_takes(cmd, 'C'))
+		fputs("\nEach rank read is kept in the model cache, keyed by its files' identity "
+		      "(path,\n"
+		      "inode, size, modification time): the next open of unchanged files reads it\n"
+		      "instead (least recently used first out above its bound); tl summary also "
+		      "stores\n"
+		      "its output there and prints it again for the same command over unchanged "
+		      "files.\n"
+		      "The viewer populates the mapped cache files in the background after its "
+		      "first\n"
+		      "frame.\n",
+		      f);
+	fputs("\nThe tuning variables (TL_*) and everything else: man tl.\n", f);
 }
 
 /* The model cache a command reads and writes: NULL with --no-cache, except for the viewer
@@ -758,6 +804,23 @@ main(int argc, char **argv)
 	c.vs_rank = -1;
 	c.steps_a = c.steps_b = -1;
 	const command *cmd = NULL;
+	if (argc >= 2 && strcmp(argv[1], "help") == 0) { /* tl help [COMMAND] */
+		if (argc == 2 || (argc == 3 && strcmp(argv[2], "help") == 0)) {
+			usage(stdout);
+			return 0;
+		}
+		for (size_t i = 0; argc == 3 && i < NCOMMANDS; i++)
+			if (strcmp(argv[2], commands[i].name) == 0) {
+				command_help(stdout, &commands[i]);
+				return 0;
+			}
+		if (argc == 3)
+			fprintf(stderr, "tl: unknown command '%s'\n", argv[2]);
+		else
+			fprintf(stderr, "tl: help takes one COMMAND\n");
+		usage(stderr);
+		return 1;
+	}
 	if (argc >= 2 && argv[1][0] != '-') {
 		for (size_t i = 0; i < NCOMMANDS; i++)
 			if (strcmp(argv[1], commands[i].name) == 0)
@@ -774,7 +837,7 @@ main(int argc, char **argv)
 	char err[256];
 	while ((li = -1, ch = getopt_long(argc, argv, "hV", longopts, &li)) != -1) {
 		/* each command takes its own options only: others are a usage error, not ignored */
-		if (cmd && li >= 0 && !command_takes(cmd, ch)) {
+		if (cmd && li >= 0 && ch != 'h' && ch != 'V' && !command_takes(cmd, ch)) {
 			fprintf(stderr, "tl: %s does not take --%s\nusage: %s\n", cmd->name,
 			        longopts[li].name, cmd->usage);
 			return 1;
@@ -871,8 +934,11 @@ main(int argc, char **argv)
 			}
 			break;
 		}
-		case 'h':
-			usage(stdout);
+		case 'h': /* every command takes --help: its own usage and options */
+			if (cmd)
+				command_help(stdout, cmd);
+			else
+				usage(stdout);
 			return 0;
 		case 'V':
 			version();

@@ -144,6 +144,53 @@ check "info on a file that is not a profile exits 2" [ $? -eq 2 ]
 check "unknown command exits 1" [ $? -eq 1 ]
 "$TL" --help | grep -q "tl summary PATH"
 check "--help lists the summary command" [ $? -eq 0 ]
+# help everywhere: tl --help, tl -h, tl help print the short usage on stdout with exit 0; tl
+# help COMMAND, tl COMMAND --help and -h print the command's usage and options, exit 0
+"$TL" --help > "$t_tmp/help" 2> "$t_tmp/err"
+check "tl --help exits 0 and writes nothing to stderr" sh -c "[ $? -eq 0 ] && [ ! -s '$t_tmp/err' ]"
+"$TL" -h > "$t_tmp/help.h"
+check "tl -h prints what tl --help does" cmp -s "$t_tmp/help" "$t_tmp/help.h"
+"$TL" help > "$t_tmp/help.help"
+check "tl help exits 0 and prints what tl --help does" sh -c "[ $? -eq 0 ] && cmp -s '$t_tmp/help' '$t_tmp/help.help'"
+check "tl --help is short (at most 30 lines)" [ "$(wc -l < "$t_tmp/help")" -le 30 ]
+check "tl --help fits 80 columns" sh -c "! awk 'length > 80' '$t_tmp/help' | grep -q ."
+check "tl --help names no tuning variable (they are in man tl)" sh -c "! grep -Eq 'TL_[A-Z]' '$t_tmp/help' && grep -q 'man tl' '$t_tmp/help'"
+cmds=$(sed -n 's/^  tl \([a-z]*\) .*/\1/p' "$t_tmp/help" | grep -v '^help$')
+check "tl --help lists the eight commands" [ "$(echo $cmds)" = "demo view summary diff info index cache keys" ]
+for cmd in $cmds; do
+	"$TL" help "$cmd" > "$t_tmp/h.$cmd" 2> "$t_tmp/err"
+	rc=$?
+	check "tl help $cmd: exit 0, its usage first, nothing on stderr" sh -c "[ $rc -eq 0 ] &&
+		head -1 '$t_tmp/h.$cmd' | grep -q '^usage: tl $cmd' && [ ! -s '$t_tmp/err' ]"
+	for h in --help -h; do
+		if [ "$cmd" = keys ] || [ "$cmd" = cache ] || [ "$cmd" = demo ]; then
+			"$TL" "$cmd" $h > "$t_tmp/h2" 2>&1
+		else # with a PATH that does not exist: --help is answered before the path is read
+			"$TL" "$cmd" /nonexistent $h > "$t_tmp/h2" 2>&1
+		fi
+		rc=$?
+		check "tl $cmd $h: exit 0, the same as tl help $cmd" sh -c "[ $rc -eq 0 ] && cmp -s '$t_tmp/h.$cmd' '$t_tmp/h2'"
+	done
+	check "tl help $cmd fits 80 columns" sh -c "! awk 'length > 80' '$t_tmp/h.$cmd' | grep -q ."
+	# the options it lists are the ones the command takes, and every one it takes is listed
+	for o in $(sed -n 's/^[[:space:]]*{"\([a-z-]*\)", [a-z_]*_argument.*/\1/p' "$TL_SRCDIR/src/main.c"); do
+		case $o in help | version) continue ;; esac
+		"$TL" "$cmd" /nonexistent --$o x > /dev/null 2> "$t_tmp/o.err"
+		if grep -q "does not take --$o" "$t_tmp/o.err"; then
+			check "tl help $cmd does not list --$o, which it does not take" sh -c "! grep -q -- '^  --$o\b' '$t_tmp/h.$cmd'"
+		else
+			check "tl help $cmd lists --$o" grep -q -- "^  --$o\b" "$t_tmp/h.$cmd"
+		fi
+	done
+done
+"$TL" help frobnicate > /dev/null 2> "$t_tmp/err"
+check "tl help of an unknown command: exit 1, naming it" sh -c "[ $? -eq 1 ] && grep -q \"unknown command 'frobnicate'\" '$t_tmp/err'"
+"$TL" > /dev/null 2> "$t_tmp/err"
+check "tl alone: exit 1 and the usage on stderr" sh -c "[ $? -eq 1 ] && grep -q '^usage: tl COMMAND' '$t_tmp/err'"
+# every TL_* variable tl reads is described in the man page
+for v in $(grep -rhoE 'getenv\("TL_[A-Z0-9_]+"\)' "$TL_SRCDIR/src" | sed 's/getenv("\(.*\)")/\1/' | sort -u); do
+	check "man tl describes $v" grep -q "^\.B[IR]* $v" "$TL_SRCDIR/man/tl.1"
+done
 # each command takes its own options: another command's is a usage error with one clear line
 for bad in "keys --json" "keys --rank 0" "summary /nonexistent --theme x" \
 	"summary /nonexistent --script s" "info /nonexistent --json" "info /nonexistent --pp 2" \
