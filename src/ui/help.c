@@ -65,12 +65,20 @@ help_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	int nx = x + 3 + kw + 1, dx = nx + nw + 1, dw = w - (dx - x) - 1;
 	if (dw < 10)
 		dw = 10;
+	/* the panels first (triage: what a first look needs), then the others in the table's
+	 * order, from moving on */
+	int order[ACT__COUNT], no = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (int a = 0; a < ACT__COUNT; a++)
+			if ((strcmp(action_table[a].section, "Panels") == 0) == (pass == 0))
+				order[no++] = a;
 	const char *section = NULL;
-	for (int a = 0; a < ACT__COUNT; a++) {
+	for (int i = 0; i < no; i++) {
+		const int a = order[i];
 		const tl_action_info *ai = &action_table[a];
 		if (section == NULL || strcmp(section, ai->section) != 0) {
 			section = ai->section;
-			if (a)
+			if (i)
 				EMIT((void)0);
 			EMIT(screen_text(s, x + 1, y + row, w - 1, section, SLOT_DETAIL_KEY));
 		}

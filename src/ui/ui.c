@@ -76,7 +76,7 @@ load_publish(tl_ui *ui, size_t total, int64_t *loaded)
 	if (ui->tr->nranks == 0)
 		ui->quit = 1; /* nothing to view: tl says why once the terminal is back */
 	else if (!ui->msg[0])
-		ui_message(ui, 0, "loaded: %zu ranks", ui->tr->nranks);
+		ui->loaded_note = 1; /* the footer says it, with the panels' keys */
 	return got + 1;
 }
 
@@ -165,6 +165,80 @@ mouse_event(tl_ui *ui, const term_mouse *m)
 
 /* ---- drawing a frame ----------------------------------------------------------------------- */
 
+/* The message line when it has nothing to say: the triage panels by their keys first (what a
+ * first look needs), then search and bubbles, help and quit, and the number of ranks. What does
+ * not fit goes, the least needed first; help and quit always stay. An action the keymap leaves
+ * without a key is not named (help and quit then show their :-command). */
+static void
+draw_footer(tl_ui *ui, int y)
+{
+	tl_screen *s = &ui->scr;
+	static const struct {
+		int action;
+		const char *label;
+		int keep; /* the higher, the longer it stays as the line narrows */
+	} items[] = {
+	    {ACT_DP_PANEL, "imbalance", 8},
+	    {ACT_SLOW_PANEL, "slow rank", 7},
+	    {ACT_BUBBLE_LARGEST, "worst stall", 6},
+	    {ACT_OVERVIEW, "overview", 5},
+	    {ACT_PP_VIEW, "pipeline", 4},
+	    {ACT_DIFF_PANEL, "changes", 5},
+	    {ACT_SEARCH, "search", 2},
+	    {ACT_TOGGLE_BUBBLES, "bubbles", 1},
+	    {ACT_HELP, "help", 9},
+	    {ACT_QUIT, "quit", 9},
+	};
+	enum { N = sizeof items / sizeof *items };
+	char text[N + 1][64];
+	int keep[N + 1], width[N + 1], n = 0, total = 0;
+	for (int i = 0; i < N; i++) {
+		if (items[i].action == ACT_DIFF_PANEL && ui->cmp == NULL)
+			continue;
+		char k[48];
+		keymap_key_hint(&ui->keys, items[i].action, k, sizeof k);
+		if (k[0] == ':' && items[i].keep < 9)
+			continue; /* unbound */
+		snprintf(text[n], sizeof text[n], "%s %s", k, items[i].label);
+		keep[n] = items[i].keep;
+		n++;
+	}
+	if (ui->loaded_note) { /* the load just ended: first, and kept before search */
+		memmove(text[1], text[0], sizeof text[0] * (size_t)n);
+		memmove(keep + 1, keep, sizeof *keep * (size_t)n);
+		snprintf(text[0], sizeof text[0], "loaded: %zu ranks", ui->tr->nranks);
+		keep[0] = 3;
+		n++;
+	} else {
+		snprintf(text[n], sizeof text[n], "(%zu rank%s)", ui->tr->nranks,
+		         ui->tr->nranks == 1 ? "" : "s");
+		keep[n++] = 0;
+	}
+	for (int i = 0; i < n; i++) {
+		width[i] = screen_text_width(s, text[i]);
+		total += width[i] + (i ? 2 : 0);
+	}
+	/* drop the least needed (the last of equals first) until the line fits */
+	while (total > s->w) {
+		int drop = -1;
+		for (int i = 0; i < n; i++)
+			if (keep[i] < 9 && keep[i] >= 0 && (drop < 0 || keep[i] <= keep[drop]))
+				drop = i;
+		if (drop < 0)
+			break;
+		keep[drop] = -1;
+		total -= width[drop] + 2;
+	}
+	int x = 0;
+	for (int i = 0; i < n; i++) {
+		if (keep[i] < 0)
+			continue;
+		if (x)
+			x += 2;
+		x += screen_text(s, x, y, s->w - x, text[i], SLOT_MESSAGE);
+	}
+}
+
 static void
 draw_message_line(tl_ui *ui, int y)
 {
@@ -198,14 +272,7 @@ draw_message_line(tl_ui *ui, int y)
 		draw_loading_line(ui, y, done, total);
 		return;
 	}
-	char h[48], sr[48], b[48], q[48];
-	keymap_keys_text(&ui->keys, ACT_HELP, h, sizeof h);
-	keymap_keys_text(&ui->keys, ACT_SEARCH, sr, sizeof sr);
-	keymap_keys_text(&ui->keys, ACT_TOGGLE_BUBBLES, b, sizeof b);
-	keymap_keys_text(&ui->keys, ACT_QUIT, q, sizeof q);
-	screen_printf(s, 0, y, s->w, SLOT_MESSAGE,
-	              "%s help  %s search  %s bubbles  %s quit  (%zu ranks)",
-	              strtok(h, " ") ? h : "?", sr, b, strtok(q, " ") ? q : "q", ui->tr->nranks);
+	draw_footer(ui, y);
 }
 
 /* The view that has the screen draws; under the timeline's lanes, the panes on the stack. */

@@ -139,6 +139,7 @@ struct tl_ui {
 	int msg_err;
 	int quit;
 	int small_shown; /* script mode: the ranks' small tables had their frame (ui.c) */
+	int loaded_note; /* the footer says "loaded: N ranks" until the next key (ui.c) */
 	int redraw;      /* the terminal must be redrawn in full */
 
 	/* the views: the registered ones (ui_views), their states (NULL before first shown) and

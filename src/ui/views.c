@@ -104,6 +104,7 @@ void
 ui_view_action(tl_ui *ui, int a)
 {
 	ui->msg[0] = '\0';
+	ui->loaded_note = 0;
 	if (ui_loading_refuses(ui, a, NULL))
 		return;
 	for (int i = ui->depth - 1; i >= 0; i--) {

@@ -208,7 +208,7 @@ check "after 52 resizes: still drawn at 100x30, the status line on row 29" \
 	sh -c "sed -n 29p '$t_tmp/pane' | grep -q 'cursor'"
 $T send-keys -t t '?'
 wait_for "tl help"
-check "after the storm: keys still work (? opens the help)" grep -q "zoom-in" "$t_tmp/pane"
+check "after the storm: keys still work (? opens the help)" grep -q "dp-panel" "$t_tmp/pane"
 $T send-keys -t t q
 sleep 0.3
 $T send-keys -t t q

@@ -374,8 +374,8 @@ fi
 view "$t_tmp/one" 100x30 I
 check "the operator panel of a one-rank profile opens" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'Operators'"
 
-# ---- ? lists the panels' keys ----------------------------------------------------------------------
-view "$t_tmp/grpo" 100x60 "?" "<PgDn>"
+# ---- ? lists the panels' keys, on its first page ------------------------------------------------
+view "$t_tmp/grpo" 100x60 "?"
 check "? lists dp-panel" has "dp-panel"
 check "? lists pp-view" has "pp-view"
 check "? lists comm, slow and ops" sh -c "grep -q ' comm ' '$t_tmp/screen.txt' && grep -q ' slow ' '$t_tmp/screen.txt' && grep -q ' ops ' '$t_tmp/screen.txt'"

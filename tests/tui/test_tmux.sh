@@ -125,7 +125,7 @@ check "... a link marker on each end, in the link colour" sh -c "[ \$(grep -o 'â
 
 keys '?'
 wait_for "tl help"
-check "? shows the help" grep -q "zoom-in" "$t_tmp/pane"
+check "? shows the help" grep -q "dp-panel" "$t_tmp/pane"
 keys q
 sleep 0.3
 keys q

@@ -352,7 +352,7 @@ fi
 
 # ---- help at 80 columns: every key, name and description whole ---------------------------------
 view "$P" 80x220 "?"
-sed -n '/^ Moving/,/^ :-commands/p' "$t_tmp/screen.txt" > "$t_tmp/help80"
+sed -n '/^ Panels/,/^ :-commands/p' "$t_tmp/screen.txt" > "$t_tmp/help80"
 check "help at 80 columns cuts nothing (no …)" sh -c "! grep -q '…' '$t_tmp/help80'"
 "$TL_BIN" keys | sed -n "1,/^:-commands/p" | awk 'substr($0, 1, 2) == "  " && NF >= 2 { print substr($0, 26, 20) }' | awk '{ print $1 }' > "$t_tmp/names"
 missing=$(while read -r n; do grep -q " $n " "$t_tmp/help80" || echo "$n"; done < "$t_tmp/names")
