@@ -1,5 +1,5 @@
 /* Overlap analysis: computing / communication / overlapped / not overlapped / free / preparing,
- * with torch_npu's StepTraceTime definitions (README, "What tl summary computes"):
+ * with torch_npu's StepTraceTime definitions (docs/summary.md, "What tl summary computes"):
  * computing = |union of compute kernels|, communication = |union of communication ops|,
  * overlapped = |compute ∩ comm|, free = (last busy end - first busy start) - |compute ∪ comm|,
  * preparing = first busy start - step start. */

@@ -1,7 +1,7 @@
 /* The :-commands' table (TL_COMMANDS, ui/commands.h) as data: names, aliases, arguments and help,
  * which the prompt's completion and the help screen read, and the command list of tl(1) and
- * README.md. The handlers are commands.c's; this file calls nothing of the views, so the prompt
- * and the help screen depend on it without depending on every view a command reaches. */
+ * docs/viewer.md. The handlers are commands.c's; this file calls nothing of the views, so the
+ * prompt and the help screen depend on it without depending on every view a command reaches. */
 #include "config.h"
 #include "ui/commands.h"
 #include "ui/keymap.h"
@@ -59,7 +59,7 @@ command_aliases(const tl_command_info *c, const char *pre, const char *post, cha
 	return buf;
 }
 
-/* ---- the list in tl(1) and README.md ------------------------------------------------------- */
+/* ---- the list in tl(1) and docs/viewer.md ------------------------------------------------ */
 
 void
 commands_write_list(FILE *f, int format)

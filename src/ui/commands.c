@@ -1,5 +1,5 @@
 /* The :-commands: one handler per entry of TL_COMMANDS (ui/commands.h), the dispatcher, and the
- * command list of tl(1) and README.md. */
+ * command list of tl(1) and docs/viewer.md. */
 #include "config.h"
 #include "ui/compare.h"
 #include "ui/commands.h"

@@ -1,5 +1,5 @@
 /* Every :-command of the viewer, in one table (tmux's cmd_entry): it drives dispatch, the `?`
- * help screen, Tab completion at the ':' prompt and the command list of tl(1) and README.md
+ * help screen, Tab completion at the ':' prompt and the command list of tl(1) and docs/viewer.md
  * (`tl keys --man`, `make man-keys`; tests/tui/test_units.sh fails when they drift).
  * X(name, alias, arguments, handler, help). Aliases are separated by spaces; every action of
  * ui/actions.h is a command too, by its name. */
@@ -65,7 +65,7 @@ int command_find(const char *name);
 /* The aliases as ":q, :q!" between pre and post, or "" when there are none. */
 char *command_aliases(const tl_command_info *, const char *pre, const char *post, char *buf,
                       size_t len);
-/* The command list: format 0 plain text, 1 roff (tl(1)), 2 Markdown (README.md). */
+/* The command list: format 0 plain text, 1 roff (tl(1)), 2 Markdown (docs/viewer.md). */
 void commands_write_list(FILE *, int format);
 
 /* commands.c: runs a :-command line (without the ':'): a command of the table or an action by

@@ -55,7 +55,7 @@ char *keymap_key_hint(const tl_keymap *, int action, char *buf, size_t len);
  * the key list's and the command list's. */
 void keymap_roff_text(FILE *, const char *);
 /* Writes the action table with its keys: format 0 plain text, 1 the man page section (roff),
- * 2 a Markdown table (README). */
+ * 2 a Markdown table (docs/viewer.md). */
 void keymap_write_list(const tl_keymap *, FILE *, int format);
 
 #endif

@@ -21,7 +21,7 @@ typedef struct tl_ui_opts {
 /* Runs the viewer on a query session (opened with .lanes). Returns the exit status. */
 int ui_main(const tl_query *, const tl_ui_opts *);
 /* `tl keys`: the actions with the keys of a keymap, then the :-commands, as text, as the roff
- * of tl(1) (format 1) or as Markdown for the README (format 2). */
+ * of tl(1) (format 1) or as Markdown for docs/viewer.md (format 2). */
 int ui_keys(FILE *, const char *keymap, int format);
 
 #endif

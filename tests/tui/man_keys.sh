@@ -1,5 +1,5 @@
 #!/bin/sh
-# The key and command lists of man/tl.1 (`tl keys --man`) and README.md (`tl keys --markdown`)
+# The key and command lists of man/tl.1 (`tl keys --man`) and docs/viewer.md (`tl keys --markdown`)
 # are generated from the action and command tables, between BEGIN KEYS and END KEYS markers.
 #   man_keys.sh --update TL_BIN FILE   rewrites the list between the markers
 #   man_keys.sh --check  TL_BIN FILE   exits 1 when it differs from the table
