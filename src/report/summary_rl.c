@@ -225,7 +225,7 @@ text_slow(FILE *f, const tl_trace *tr, const tl_query *rl)
 	} else {
 		fprintf(f,
 		        "Slow ranks (msprof-analyze slow_rank votes: collective instances in which "
-		        "the rank\nhad the outlying shortest op, i.e. arrived last; %zu instances "
+		        "the rank\narrived last, its op the outlying shortest; %zu instances "
 		        "examined, %zu group%s not aligned)\n",
 		        s->instances, s->groups_dropped, s->groups_dropped == 1 ? "" : "s");
 		fprintf(f, "%6s %7s\n", "rank", "votes");

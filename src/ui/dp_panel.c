@@ -2,11 +2,11 @@
  * its stage ran and how long it then waited for the rank that finished last, its decode steps (a
  * dash where nothing counts them) and device idle share; max/mean, coefficient of variation, the
  * rank that finished last and the longest-running one (when another) on top. Where the stage ran
- * engine steps, dp_analysis' columns too (last step, bubble rate, throughput, tokens, mean
- * running and waiting requests, peak KV-cache use) and under the table the concurrency chart:
- * one mark number per step for every rank, the steps where the first and the last rank ran out
- * of work marked. Sortable; Enter jumps to that rank and window in the timeline. Every number
- * is the query layer's (tlq_imbalance, tlq_dp), the one `tl summary` prints. */
+ * engine steps, dp_analysis' columns too (last step, steps behind: dp_analysis' bubble rate,
+ * throughput, tokens, mean running and waiting requests, peak KV-cache use) and under the table the
+ * concurrency chart: one mark number per step for every rank, the steps where the first and the
+ * last rank ran out of work marked. Sortable; Enter jumps to that rank and window in the timeline.
+ * Every number is the query layer's (tlq_imbalance, tlq_dp), the one `tl summary` prints. */
 #include "config.h"
 #include "ui/common.h"
 #include "ui/dp_panel_int.h"
@@ -52,7 +52,7 @@ static const col_def cols[COL__COUNT] = {
     [COL_WAIT] = {"wait", "wait", 12, 80, 0},
     [COL_DECODE] = {"decode", "decode steps", 6, 70, 0},
     [COL_LAST] = {"last", "last step", 5, 15, 1},
-    [COL_BUBBLE] = {"bubble", "bubble rate", 6, 60, 1},
+    [COL_BUBBLE] = {"behind", "steps behind (bubble rate)", 6, 60, 1},
     [COL_TPUT] = {"tok/s", "throughput", 9, 50, 2},
     [COL_TOKENS] = {"tokens", "out tokens", 7, 40, 2},
     [COL_RUNNING] = {"run", "mean running requests", 5, 20, 2},

@@ -9,6 +9,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The words the screens use, one name per idea, and what each means; man tl's GLOSSARY says the
+ * same (tests/tui/test_screens.sh holds them together). */
+static const struct {
+	const char *term, *text;
+} glossary[] = {
+    {"bubble", "Device idle time: a gap on a rank's device with neither compute nor communication "
+               "(the Free lane; b, B, { and }; tl summary's bubbles and free)"},
+    {"comm.exposed", "Communication that no computation hides: communication not overlapped "
+                     "(the Comm(Not Ovl) lane, torch_npu's Communication(Not Overlapped); JSON "
+                     "communication_not_overlapped_ns)"},
+    {"step", "A profiler step (ProfilerStep#N, STEP_TIME); device work belongs to the step "
+             "that launched it"},
+    {"stage", "An RL stage inside a step (rollout, ref_logprob, actor_update, ...), found by "
+              "the stage rules"},
+    {"wait", "DP panel: how long a rank, done with its stage, waited for the last rank to "
+             "finish it. Communication panel: Notify_Wait time inside the op"},
+    {"behind", "DP panel: dp_analysis' bubble rate, how many fewer decode steps the rank ran "
+               "than the busiest, in % of the busiest's (a count of steps, not time)"},
+    {"idle", "DP panel: the share of the rank's stage its device was not busy. Communication "
+             "panel: elapse - transit - wait"},
+    {"arrived last", "A slow-rank vote: in a collective the rank came last, so its own op was "
+                     "the outlying shortest (it waited for no one)"},
+    {"others' wait", "Slow-rank panel: in the rank's worst collective, how long the typical "
+                     "rank of the group waited for it (median op - its op)"},
+    {"page", "Matrix: the group and step shown, of those there are (page 2/3), not an HCCL "
+             "plane"},
+};
+
 typedef struct help_state {
 	int scroll, lines;
 	int rows; /* the lines the last frame had room for (0 before the first) */
@@ -115,6 +143,22 @@ help_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	EMIT(screen_text(s, x + 3, y + row, 22, ":ACTION", SLOT_RANK);
 	     screen_text(s, x + 26, y + row, w - 27, "Run any action by its name, e.g. :fit-all",
 	                 SLOT_NORMAL));
+	EMIT((void)0);
+	EMIT(screen_text(s, x + 1, y + row, w - 1, "Words (one name per idea)", SLOT_DETAIL_KEY));
+	for (size_t i = 0; i < sizeof glossary / sizeof *glossary; i++) {
+		const char *p = glossary[i].text;
+		int first = 1, gw = w - 20 > 10 ? w - 20 : 10;
+		while (first || *p) {
+			int n = help_wrap(p, gw);
+			EMIT(if (first)
+			         screen_text(s, x + 3, y + row, 15, glossary[i].term, SLOT_RANK);
+			     screen_printf(s, x + 19, y + row, gw, SLOT_NORMAL, "%.*s", n, p));
+			p += n;
+			while (*p == ' ')
+				p++;
+			first = 0;
+		}
+	}
 	EMIT((void)0);
 	EMIT(screen_text(s, x + 1, y + row, w - 1, "Colours (theme slots)", SLOT_DETAIL_KEY));
 	for (int sl = 1; sl < SLOT__COUNT; sl += 3)

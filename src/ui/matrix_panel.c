@@ -144,7 +144,7 @@ draw_matrix(tl_ui *ui, mx_state *s, int x, int y, int w, int h)
 	char lg[120];
 	snprintf(lg, sizeof lg, "%s%s%s%s%s", glyph[0], glyph[1], glyph[2], glyph[3], glyph[4]);
 	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
-	              "plane %zu/%zu   heat: %s %s up to %s   rows: from rank, columns: to rank",
+	              "page %zu/%zu   heat: %s %s up to %s   rows: from rank, columns: to rank",
 	              s->plane + 1, s->m.nplanes, metric_names[s->metric], lg,
 	              fit6(max, k1, sizeof k1));
 	/* the grid: what fits of it, the cursor kept in sight */

@@ -34,12 +34,12 @@ typedef struct slow_state {
 static const ui_col slow_cols[] = {
     {"rank", 6, UI_ALIGN_RIGHT, 0, 0, 0},
     {"votes", 6, UI_ALIGN_RIGHT, 0, 0, 0},
-    {"worst wait", 14, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"others' wait", 14, UI_ALIGN_RIGHT, 0, 0, 0},
     {"its op", 14, UI_ALIGN_RIGHT, 0, 0, 0},
     {"worst collective (group)", 0, UI_ALIGN_LEFT, 2, 0, 0},
 };
 
-static const char *const sort_names[SLOW_SORT__COUNT] = {"votes", "worst wait", "rank"};
+static const char *const sort_names[SLOW_SORT__COUNT] = {"votes", "others' wait", "rank"};
 
 static char *
 ms_text(int64_t ns, char *buf, size_t len)
@@ -141,7 +141,7 @@ slow_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	screen_printf(
 	    sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
 	    "sorted by %s   %zu instances, %zu group%s not aligned   a vote: an instance in which "
-	    "the rank had the outlying shortest op (it arrived last)",
+	    "the rank arrived last (its op was the outlying shortest)",
 	    sort_names[s->sort], sr->instances, sr->groups_dropped,
 	    sr->groups_dropped == 1 ? "" : "s");
 	s->sr = sr;

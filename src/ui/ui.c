@@ -180,7 +180,7 @@ draw_footer(tl_ui *ui, int y)
 	} items[] = {
 	    {ACT_DP_PANEL, "imbalance", 8},
 	    {ACT_SLOW_PANEL, "slow rank", 7},
-	    {ACT_BUBBLE_LARGEST, "worst stall", 6},
+	    {ACT_BUBBLE_LARGEST, "worst bubble", 6},
 	    {ACT_OVERVIEW, "overview", 5},
 	    {ACT_PP_VIEW, "pipeline", 4},
 	    {ACT_DIFF_PANEL, "changes", 5},

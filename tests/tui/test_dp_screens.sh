@@ -42,8 +42,8 @@ print($2)" "$t_tmp/j.json"
 
 # ---- the columns ---------------------------------------------------------------------------------
 view "$t_tmp/dp" 80x24 D
-check "80x24: the columns that fit: decode, bubble rate, throughput, tokens" \
-	sh -c "sed -n 3p '$t_tmp/screen.txt' | grep -Eq 'rank +duration .* wait +decode +bubble +tok/s +tokens'"
+check "80x24: the columns that fit: decode, steps behind (bubble rate), throughput, tokens" \
+	sh -c "sed -n 3p '$t_tmp/screen.txt' | grep -Eq 'rank +duration .* wait +decode +behind +tok/s +tokens'"
 for r in 0 1 2 3; do
 	want=$(jdp "$t_tmp/dp" "'%d %.1f%% %.1f %d' % (e($r,1)['decode_steps'], e($r,1)['bubble_rate_pct'], e($r,1)['throughput_tokens_per_s'], e($r,1)['out_tokens'])")
 	got=$(sed -n "$((4 + r))p" "$t_tmp/screen.txt" | awk '{print $(NF-3), $(NF-2), $(NF-1), $NF}')
@@ -65,7 +65,7 @@ golden dp-chart-80x24
 VIEW_OPTS="--theme mono" view "$t_tmp/dp" 80x24 D
 golden dp-chart-80x24-mono
 view "$t_tmp/dp" 200x50 D
-check "200x50: every column" sh -c "sed -n 3p '$t_tmp/screen.txt' | grep -Eq 'decode +last +bubble +tok/s +tokens +run +queued +kv +idle'"
+check "200x50: every column" sh -c "sed -n 3p '$t_tmp/screen.txt' | grep -Eq 'decode +last +behind +tok/s +tokens +run +queued +kv +idle'"
 want=$(jdp "$t_tmp/dp" "'%d %.1f %.1f %.0f%%' % (e(0,1)['max_step'], e(0,1)['mean_running_reqs'], e(0,1)['mean_waiting_reqs'], 100 * e(0,1)['peak_gpu_cache_usage'])")
 got=$(sed -n 4p "$t_tmp/screen.txt" | awk '{print $(NF-7), $(NF-3), $(NF-2), $(NF-1)}')
 check "rank 0's last step, mean running and waiting, peak KV cache are the summary's ($want)" [ "$got" = "$want" ]
@@ -81,7 +81,7 @@ check "... then waiting requests, then KV-cache use" has "KV-cache use per step"
 view "$t_tmp/dp" 100x30 D c c c c
 check "... and back to out_tokens" has "out_tokens per step"
 view "$t_tmp/dp" 100x30 D O O O O O
-check "O reaches the bubble rate" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q 'Sorted by bubble rate'"
+check "O reaches the steps behind (bubble rate)" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q 'Sorted by steps behind (bubble rate)'"
 check "... highest first" sh -c "sed -n 4,7p '$t_tmp/screen.txt' | awk '{for (i = 1; i <= NF; i++) if (\$i ~ /%\$/) { print \$i + 0; break }}' | sort -rn -c"
 view "$t_tmp/dp" 100x30 D j
 check "the selected rank's chart line is highlighted" sh -c "sed -n 5p '$t_tmp/screen.attr' | grep -q '^LLLLLLL' && sed -n 11p '$t_tmp/screen.attr' | grep -q '^.LLLLLL.LL'"

@@ -45,7 +45,7 @@ check "c: heat by time" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'heat: ti
 view "$G" 100x30 x c c
 check "c c: heat by bandwidth" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'heat: bandwidth (GB/s)'"
 view "$G" 100x30 x T
-check "T: the next step" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Communication matrix, step 2 ' && sed -n 2p '$t_tmp/screen.txt' | grep -q '^ plane 2/2 '"
+check "T: the next step" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Communication matrix, step 2 ' && sed -n 2p '$t_tmp/screen.txt' | grep -q '^ page 2/2 '"
 view "$G" 100x30 x T "<M-T>"
 check "M-T: back to step 1" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Communication matrix, step 1 '"
 view "$G" 100x30 x l "<Enter>"

@@ -10,7 +10,7 @@ check "the README has the walk-through" grep -q 'On `tl demo`' "$t_tmp/walk"
 # the README's claims this test holds the screens to
 for claim in '1. `D` — DP imbalance of a stage and step (rollout, step 1): rank 3 finishes last, the others wait up to 78 ms for it.' \
 	'2. `R` — slow-rank votes: rank 3 has 59 of 60;' \
-	'3. `B` — the worst stall: the largest idle bubble of all ranks, with its step, stage and reason;' \
+	'3. `B` — the worst bubble: the longest idle gap of any rank, with its step, stage and reason;' \
 	'4. `V` — the overview, `tl summary`'"'"'s tables: rank 3 computes 623-628 ms a step, the others 458-489 ms,' \
 	'5. `P` — the pipeline view, F/B blocks per PP stage (the demo has no pipeline and says so).'; do
 	check "README says: ${claim%%—*}" grep -qF -- "$claim" "$t_tmp/walk"
@@ -23,7 +23,7 @@ VIEW_OPTS="--cache-dir $t_tmp/xdg/tl/models"
 
 # the first frame's footer names the five keys
 view "$D" 100x30
-for k in "D imbalance" "R slow rank" "B worst stall" "V overview" "P pipeline"; do
+for k in "D imbalance" "R slow rank" "B worst bubble" "V overview" "P pipeline"; do
 	check "the footer names $k" sh -c "tail -1 '$t_tmp/screen.txt' | grep -qF '$k'"
 done
 

@@ -302,7 +302,7 @@ if rlfix slow --ranks 4 --steps 1; then
 		grep -q "^ collective .* 4 ranks; last to arrive: rank $last, $skew after the first" "$t_tmp/screen.txt"
 	check "... and lists every rank's arrival, the last one marked" sh -c "[ \$(grep -c '^ rank [0-9].*arrived +.*, waited .* for the last' '$t_tmp/screen.txt') -eq 4 ] && grep -q '^ rank $last last .*arrived +$skew, waited 0 ns' '$t_tmp/screen.txt'"
 	view "$t_tmp/slow" 100x30 R O
-	check "O sorts by the worst wait" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'sorted by worst wait'"
+	check "O sorts by the others' wait" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'sorted by others. wait'"
 	view "$t_tmp/slow" 100x30 ":slow"
 	check "the panel opens as :slow too" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'Slow ranks'"
 else

@@ -26,11 +26,11 @@ check "rank title in the rank slot" sh -c "grep -q '^RRRRRRRR' '$t_tmp/screen.at
 golden lanes
 # the first frame's footer names the triage panels by their keys; it fits 80 columns and drops
 # the least needed first when narrower, help and quit always kept
-check "the footer names the panels, help and quit" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^D imbalance  R slow rank  B worst stall  V overview  P pipeline  / search  b bubbles  ? help  q quit'"
+check "the footer names the panels, help and quit" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^D imbalance  R slow rank  B worst bubble  V overview  P pipeline  / search  ? help  q quit'"
 view "$P" 120x40
 check "at 120 columns the number of ranks too" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q ' q quit  (2 ranks) *\$'"
 view "$P" 80x24
-check "at 80 columns the five panels, help and quit fit" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^D imbalance  R slow rank  B worst stall  V overview  P pipeline  ? help  q quit *\$'"
+check "at 80 columns the five panels, help and quit fit" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^D imbalance  R slow rank  B worst bubble  V overview  P pipeline  ? help  q quit *\$'"
 view "$P" 50x20
 check "at 50 columns: the first panels, help and quit" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^D imbalance  R slow rank  ? help  q quit *\$'"
 
@@ -126,11 +126,19 @@ check "then movement: help lists keys" has "+ = w <WheelUp>"
 check "... under Moving, after the panels" sh -c "grep -q '^ Moving ' '$t_tmp/screen.txt' && ! grep -q '^ Panels ' '$t_tmp/screen.txt'"
 view "$P" 100x30 "?" q
 check "q closes help" has "rank 0"
-view "$P" 100x60 "?" ":last-lane"
+view "$P" 100x250 "?"
 check "help lists every :-command of the table, bubbles and resize too" sh -c "
 	for c in \$('$TL_BIN' keys | sed -n '/^:-commands/,\$s/^  :\([a-z-]*\).*/\1/p'); do
 		grep -qF \":\$c\" '$t_tmp/screen.txt' || { echo \"# missing :\$c\"; exit 1; }
 	done"
+
+# the glossary: one name per idea, the same words in ? and in man tl's GLOSSARY
+view "$P" 100x60 "?" ":last-lane"
+sed -n '/^ Words (one name per idea)/,/^ Colours/p' "$t_tmp/screen.txt" | sed -n 's/^   \([^ ].\{0,14\}\)  .*/\1/p' | sed 's/ *$//' > "$t_tmp/gl.help"
+awk '/^\.SH GLOSSARY/ { on = 1; next } /^\.SH / { on = 0 } on && prev == ".TP" && /^\.B / { sub(/^\.B /, ""); print } { prev = $0 }' \
+	"$TL_SRCDIR/man/tl.1" | sed 's/\\-/-/g' > "$t_tmp/gl.man"
+check "? has a glossary (bubble, comm.exposed, arrived last, others' wait, page ...)" sh -c "[ \$(wc -l < '$t_tmp/gl.help') -ge 8 ] && grep -qx 'comm.exposed' '$t_tmp/gl.help' && grep -qx 'arrived last' '$t_tmp/gl.help'"
+check "... the same terms, in the same order, as man tl's GLOSSARY" cmp -s "$t_tmp/gl.help" "$t_tmp/gl.man"
 
 # ---- :-commands ---------------------------------------------------------------------------------
 # every command of the table (and alias) is dispatched: none is an unknown command
@@ -174,7 +182,7 @@ VIEW_OPTS="--keymap mine --theme mine" view "$P" 100x30 x ":dump $t_tmp/never"
 check "user keymaps in \$XDG_CONFIG_HOME/tl (a bad line is reported, the rest applies)" sh -c "[ ! -f '$t_tmp/never' ]"
 printf 'unbind D\nbind Z dp-panel\nunbind R\n' > "$XDG_CONFIG_HOME/tl/foot.keys"
 VIEW_OPTS="--keymap foot" view "$P" 100x30
-check "the footer names the keymap's keys and leaves out an unbound panel" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Z imbalance  B worst stall  V overview'"
+check "the footer names the keymap's keys and leaves out an unbound panel" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Z imbalance  B worst bubble  V overview'"
 VIEW_OPTS="--keymap vim" view "$P" 100x30 ":goto 30ms" + + + + + j j j j j w w
 check "vim keymap: w steps to the next slice" has "| sel "
 VIEW_OPTS="--keymap emacs" view "$P" 100x30 "<C-n>" "<C-n>" "<C-n>" "<C-f>"
