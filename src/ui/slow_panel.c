@@ -140,8 +140,8 @@ slow_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	              keymap_key_hint(&ui->keys, ACT_QUIT, k2, sizeof k2));
 	screen_printf(
 	    sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
-	    "sorted by %s   %zu instances, %zu group%s not aligned   a vote: an instance in which "
-	    "the rank arrived last (its op was the outlying shortest)",
+	    "sorted by %s   %zu instances, %zu group%s not aligned   a vote: the rank arrived last "
+	    "(outlying shortest op)",
 	    sort_names[s->sort], sr->instances, sr->groups_dropped,
 	    sr->groups_dropped == 1 ? "" : "s");
 	s->sr = sr;
