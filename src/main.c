@@ -54,19 +54,21 @@ typedef struct cli {
 	/* the model cache */
 	int no_cache, clear;
 	const char *cache_dir;
-	int argc; /* the command line, for a stored result's key */
+	const char *trust; /* --trust-cache OWNER[,OWNER...]; NULL: not given */
+	int argc;          /* the command line, for a stored result's key */
 	char **argv;
 } cli;
 
 static int64_t start_mono_ns; /* for the viewer's time to first frame */
 
 /* Long-only options: getopt values above 255, and the commands that take each. */
-enum { OPT_COMPARE = 256 };
+enum { OPT_COMPARE = 256, OPT_TRUST };
 static const struct {
 	int opt;
 	const char *commands; /* separated by spaces */
 } long_only[] = {
     {OPT_COMPARE, "view demo"}, /* demo: the options of view */
+    {OPT_TRUST, "summary diff view index cache demo"},
 };
 
 typedef struct command {
@@ -96,24 +98,27 @@ static const command commands[] = {
      "list the ranks and files found under PATH, with when each was captured", cmd_info, 1, "r"},
     {"summary",
      "tl summary PATH [--rank SPEC] [--json [--series]] [--pp N] [--no-cache]\n"
-     "          [--cache-dir DIR]",
+     "          [--cache-dir DIR] [--trust-cache OWNERS]",
      "per-rank, per-step overlap breakdown (computing, communication, free, ...)", cmd_summary, 1,
      "rjPNCs"},
     {"diff",
      "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N] [--no-cache]\n"
-     "          [--cache-dir DIR]; tl diff A --rank N --vs M [the options above]",
+     "          [--cache-dir DIR] [--trust-cache OWNERS]; tl diff A --rank N --vs M\n"
+     "          [the options above]",
      "what changed from A to B (or rank N to M), largest first: stages, overlap, ops, ...",
      cmd_diff, 1, "rjPvANC"},
     {"view",
      "tl view PATH [--compare B] [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
-     "          [--script FILE [--size CxR]] [--stats FILE] [--no-cache] [--cache-dir DIR]",
+     "          [--script FILE [--size CxR]] [--stats FILE] [--no-cache] [--cache-dir DIR]\n"
+     "          [--trust-cache OWNERS]",
      "the timeline viewer: one group of lanes per rank (? in it lists the keys)", cmd_view, 1,
      VIEW_OPTS},
-    {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR]",
+    {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR] [--trust-cache OWNERS]",
      "read the profile into the model cache without viewing; print what was written", cmd_index, 1,
      "rC"},
-    {"cache", "tl cache [--clear] [--cache-dir DIR]",
-     "where the model cache is, its size, the files stamped as verified; --clear empties it",
+    {"cache", "tl cache [--clear] [--cache-dir DIR] [--trust-cache OWNERS]",
+     "where the model cache is, its size, the files stamped as verified, whose files it holds "
+     "and which are trusted; --clear removes the user's own",
      cmd_cache, 0, "LC"},
     {"keys", "tl keys [--keymap NAME] [--man|--markdown]",
      "list the viewer's actions and :-commands with their keys", cmd_keys, 0, "KMD"},
@@ -159,7 +164,12 @@ usage(FILE *f)
 	    "                and maps them back, to keep them out of memory (TL_SPILL=0: not)\n"
 	    "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
 	    "                else ~/.cache/tl/models); a shared one serves several hosts\n"
-	    "  --clear       (cache) remove every cache file and its stamp\n"
+	    "  --trust-cache OWNER[,OWNER...] read the cache files of these owners too (user or\n"
+	    "                group names, uids, @GROUP or @GID: its members); by default only\n"
+	    "                the user's own and root's are read (else TL_CACHE_TRUST, else a\n"
+	    "                trust-cache line in $XDG_CONFIG_HOME/tl/config); others' are skipped\n"
+	    "                with one line saying how many and whose\n"
+	    "  --clear       (cache) remove the user's own cache files and their stamps\n"
 	    "  --pp N        (summary, view) N pipeline stages in rank order, when the profile\n"
 	    "                names none (distributed_args) and P2P partners do not tell; it\n"
 	    "                also lets forward/backward operator pairs make PP blocks\n"
@@ -277,7 +287,7 @@ cmd_cache(cli *c)
 	cache_open(&cache, c->cache_dir);
 	int rc = 0;
 	if (c->clear) {
-		long results, n = cache_clear(&cache, &results);
+		long results, others, n = cache_clear(&cache, &results, &others);
 		if (n < 0) {
 			msg_error("%s: cannot read the cache directory: %s", cache.dir,
 			          strerror(errno));
@@ -285,6 +295,8 @@ cmd_cache(cli *c)
 		} else {
 			printf("removed %ld cache files and %ld stored results from %s\n", n,
 			       results, cache.dir);
+			if (others > 0)
+				printf("left %ld files of other users (never removed)\n", others);
 		}
 	} else {
 		cache_report(&cache, stdout);
@@ -701,6 +713,37 @@ version(void)
 	       cJSON_Version());
 }
 
+/* Whose cache files the command reads besides the user's own: --trust-cache, else
+ * TL_CACHE_TRUST, else the config file's trust-cache lines. A name that is no user or group
+ * is a usage error (the config file's: one line, the others apply). */
+static int
+trust_setup(const cli *c)
+{
+	const char *env = getenv("TL_CACHE_TRUST");
+	const char *spec = c->trust, *from = "--trust-cache";
+	char *conf = NULL, err[256];
+	if (spec == NULL && env != NULL) {
+		spec = env;
+		from = "TL_CACHE_TRUST";
+	}
+	if (spec == NULL) {
+		conf = cache_trust_config();
+		spec = conf;
+		from = "the config file's trust-cache";
+	}
+	int rc = 0;
+	if (spec != NULL && cache_trust_set(spec, err, sizeof err) != 0) {
+		if (conf != NULL) {
+			msg_warn(NULL, "%s: %s; the others are trusted", from, err);
+		} else {
+			fprintf(stderr, "tl: %s: %s\n", from, err);
+			rc = 1;
+		}
+	}
+	free(conf);
+	return rc;
+}
+
 /* Whether cmd takes the option of getopt value ch. */
 static int
 command_takes(const command *cmd, int ch)
@@ -738,6 +781,7 @@ main(int argc, char **argv)
 	    {"clear", no_argument, NULL, 'L'},
 	    {"series", no_argument, NULL, 's'},
 	    {"compare", required_argument, NULL, OPT_COMPARE},
+	    {"trust-cache", required_argument, NULL, OPT_TRUST},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -834,6 +878,9 @@ main(int argc, char **argv)
 		case OPT_COMPARE:
 			c.compare = optarg;
 			break;
+		case OPT_TRUST:
+			c.trust = optarg;
+			break;
 		case 'T':
 			c.theme = optarg;
 			break;
@@ -908,6 +955,8 @@ main(int argc, char **argv)
 		        cmd->usage);
 		return 1;
 	}
+	if (command_takes(cmd, OPT_TRUST) && trust_setup(&c) != 0)
+		return 1;
 	int rc = cmd->run(&c);
 	if (c.have_ranks)
 		rankset_free(&c.ranks);

@@ -761,7 +761,7 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 		add_rank(tr, r, &rcap);
 	}
 	free(c.jobs);
-	cache_evict(c.cache);
+	cache_load_done(c.cache);
 	if (tr->nranks == 0) {
 		msg_error("%s: nothing could be loaded", path);
 		return 2;
