@@ -281,7 +281,9 @@ cache_rank_mapping(const tl_rank *r, const void **p, size_t *len)
 int
 cache_will_write(const tl_cache *c)
 {
-	return c != NULL && c->dir != NULL && !c->read_only && c->distrust_dir == NULL;
+	/* a spilled rank's file has no name: an untrusted directory cannot reach it */
+	return c != NULL && c->dir != NULL && !c->read_only &&
+	       (c->spill || c->distrust_dir == NULL);
 }
 
 static _Atomic uint64_t stamped_opens, checked_opens;

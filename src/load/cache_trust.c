@@ -39,34 +39,177 @@ static struct {
 } memo[32];
 static size_t nmemo;
 
-/* A user's name (malloc'd) and primary group, or NULL when the passwd database has none. */
-static char *
-user_name(uid_t uid, gid_t *gid)
+/* ---- the passwd and group databases ------------------------------------------------------------
+ * Through NSS in the dynamic build (users from LDAP and the like included); the static build
+ * links no NSS function (it could not load NSS's modules: tests/release/test_static.sh) and
+ * reads /etc/passwd and /etc/group itself. Every lookup is reentrant: loader threads ask. */
+
+/* What a lookup found: a user's or group's name, its id, a user's primary group, and of a
+ * group's member list whether it holds who and whether it holds anyone else. */
+typedef struct account {
+	char name[256];
+	unsigned long id, gid;
+	int has_who, has_other;
+} account;
+
+static void
+members(account *a, const char *list, const char *who)
+{
+	const char *p = list;
+	while (p != NULL && *p != '\0') {
+		size_t n = strcspn(p, ",");
+		if (n > 0) {
+			int is = who != NULL && strlen(who) == n && strncmp(p, who, n) == 0;
+			a->has_who |= is;
+			a->has_other |= !is;
+		}
+		p += n + (p[n] == ',');
+	}
+}
+
+#ifdef TL_STATIC_BINARY
+/* The entry of file (passwd: 7 fields, group: 4) whose name is name or, name NULL, whose id is
+ * id; group members are matched against who. Returns 0 when found. */
+static int
+db_find(const char *file, const char *name, unsigned long id, const char *who, account *a)
+{
+	FILE *f = fopen(file, "re");
+	if (f == NULL)
+		return -1;
+	char line[4096];
+	int found = -1;
+	while (found != 0 && fgets(line, sizeof line, f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		char *fld[7] = {0}, *p = line;
+		int nf = 0;
+		for (; nf < 7 && p != NULL; nf++) {
+			fld[nf] = p;
+			p = strchr(p, ':');
+			if (p != NULL)
+				*p++ = '\0';
+		}
+		if (nf < 4 || fld[0][0] == '\0' || fld[0][0] == '+' || fld[0][0] == '-' ||
+		    strspn(fld[2], "0123456789") != strlen(fld[2]) || fld[2][0] == '\0')
+			continue;
+		unsigned long v = strtoul(fld[2], NULL, 10);
+		if (name != NULL ? strcmp(fld[0], name) != 0 : v != id)
+			continue;
+		memset(a, 0, sizeof *a);
+		snprintf(a->name, sizeof a->name, "%s", fld[0]);
+		a->id = v;
+		if (strcmp(file, "/etc/group") == 0)
+			members(a, fld[3], who);
+		else
+			a->gid = strtoul(fld[3], NULL, 10);
+		found = 0;
+	}
+	fclose(f);
+	return found;
+}
+
+static int
+user_by_id(uid_t uid, account *a)
+{
+	return db_find("/etc/passwd", NULL, uid, NULL, a);
+}
+
+static int
+user_by_name(const char *name, account *a)
+{
+	return db_find("/etc/passwd", name, 0, NULL, a);
+}
+
+static int
+group_by_id(gid_t gid, const char *who, account *a)
+{
+	return db_find("/etc/group", NULL, gid, who, a);
+}
+
+static int
+group_by_name(const char *name, account *a)
+{
+	return db_find("/etc/group", name, 0, NULL, a);
+}
+#else
+static int
+user_fill(int rc, const struct passwd *res, account *a)
+{
+	if (rc != 0 || res == NULL)
+		return -1;
+	memset(a, 0, sizeof *a);
+	snprintf(a->name, sizeof a->name, "%s", res->pw_name);
+	a->id = res->pw_uid;
+	a->gid = res->pw_gid;
+	return 0;
+}
+
+static int
+user_by_id(uid_t uid, account *a)
 {
 	struct passwd pw, *res = NULL;
 	char buf[4096];
-	if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) != 0 || res == NULL)
-		return NULL;
-	if (gid != NULL)
-		*gid = pw.pw_gid;
-	return xstrdup(pw.pw_name);
+	int rc = getpwuid_r(uid, &pw, buf, sizeof buf, &res);
+	return user_fill(rc, res, a);
 }
 
-/* 1 when the user uid (named name, primary group pgid) is a member of the group gid. */
 static int
-in_group(const char *name, gid_t pgid, gid_t gid)
+user_by_name(const char *name, account *a)
 {
-	if (pgid == gid)
-		return 1;
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	int rc = getpwnam_r(name, &pw, buf, sizeof buf, &res);
+	return user_fill(rc, res, a);
+}
+
+/* A group's entry (its member list can be long: the buffer grows as getgr*_r asks). */
+static int
+group_fill(gid_t gid, const char *name, const char *who, account *a)
+{
 	struct group gr, *res = NULL;
 	size_t len = 16384;
 	char *buf = xmalloc(len);
-	int found = 0;
-	if (getgrgid_r(gid, &gr, buf, len, &res) == 0 && res != NULL)
-		for (char **m = gr.gr_mem; *m != NULL && !found; m++)
-			found = strcmp(*m, name) == 0;
+	int rc;
+	while ((rc = name != NULL ? getgrnam_r(name, &gr, buf, len, &res)
+	                          : getgrgid_r(gid, &gr, buf, len, &res)) == ERANGE &&
+	       len < (16u << 20)) {
+		len *= 2;
+		buf = xrealloc(buf, len);
+	}
+	int found = rc == 0 && res != NULL ? 0 : -1;
+	if (found == 0) {
+		memset(a, 0, sizeof *a);
+		snprintf(a->name, sizeof a->name, "%s", gr.gr_name);
+		a->id = gr.gr_gid;
+		for (char **m = gr.gr_mem; *m != NULL; m++)
+			members(a, *m, who);
+	}
 	free(buf);
 	return found;
+}
+
+static int
+group_by_id(gid_t gid, const char *who, account *a)
+{
+	return group_fill(gid, NULL, who, a);
+}
+
+static int
+group_by_name(const char *name, account *a)
+{
+	return group_fill(0, name, NULL, a);
+}
+#endif
+
+/* 1 when the user uid is a member of the group gid (its primary group, or listed in it). */
+static int
+in_group(uid_t uid, gid_t gid)
+{
+	account u = {0}, g = {0};
+	if (user_by_id(uid, &u) != 0)
+		return 0;
+	if (u.gid == gid)
+		return 1;
+	return group_by_id(gid, u.name, &g) == 0 && g.has_who;
 }
 
 static int
@@ -77,15 +220,10 @@ decide(uid_t uid)
 	for (size_t i = 0; i < t_nuids; i++)
 		if (t_uids[i] == uid)
 			return 1;
-	if (t_ngids == 0)
-		return 0;
-	gid_t pgid = 0;
-	char *name = user_name(uid, &pgid);
-	int ok = 0;
-	for (size_t i = 0; i < t_ngids && name != NULL && !ok; i++)
-		ok = in_group(name, pgid, t_gids[i]);
-	free(name);
-	return ok;
+	for (size_t i = 0; i < t_ngids; i++)
+		if (in_group(uid, t_gids[i]))
+			return 1;
+	return 0;
 }
 
 int
@@ -133,17 +271,16 @@ cache_trust_set(const char *spec, char *err, size_t errlen)
 		unsigned long id;
 		int group = *w == '@';
 		const char *name = w + group;
-		struct passwd *pw = NULL;
-		struct group *gr = NULL;
+		account a = {0};
 		if (parse_id(name, &id)) {
 			if (group)
 				VEC_PUSH(t_gids, t_ngids, gcap, (gid_t)id);
 			else
 				VEC_PUSH(t_uids, t_nuids, ucap, (uid_t)id);
-		} else if (!group && (pw = getpwnam(name)) != NULL) {
-			VEC_PUSH(t_uids, t_nuids, ucap, pw->pw_uid);
-		} else if ((gr = getgrnam(name)) != NULL) {
-			VEC_PUSH(t_gids, t_ngids, gcap, gr->gr_gid);
+		} else if (!group && user_by_name(name, &a) == 0) {
+			VEC_PUSH(t_uids, t_nuids, ucap, (uid_t)a.id);
+		} else if (group_by_name(name, &a) == 0) {
+			VEC_PUSH(t_gids, t_ngids, gcap, (gid_t)a.id);
 		} else if (rc == 0) { /* the first one said; the others still apply */
 			snprintf(err, errlen, "no %s named '%s'", group ? "group" : "user or group",
 			         name);
@@ -166,21 +303,9 @@ group_trusted(gid_t gid)
 	for (size_t i = 0; i < t_ngids; i++)
 		if (t_gids[i] == gid)
 			return 1;
-	gid_t pgid = 0;
-	char *me = user_name(geteuid(), &pgid);
-	struct group gr, *res = NULL;
-	size_t len = 16384;
-	char *buf = xmalloc(len);
-	int ok = 0;
-	if (me != NULL && getgrgid_r(gid, &gr, buf, len, &res) == 0 && res != NULL &&
-	    strcmp(gr.gr_name, me) == 0) {
-		ok = 1;
-		for (char **m = gr.gr_mem; *m != NULL; m++)
-			ok &= strcmp(*m, me) == 0;
-	}
-	free(buf);
-	free(me);
-	return ok;
+	account me = {0}, g = {0};
+	return user_by_id(geteuid(), &me) == 0 && group_by_id(gid, me.name, &g) == 0 &&
+	       strcmp(g.name, me.name) == 0 && !g.has_other;
 }
 
 const char *
@@ -196,10 +321,10 @@ cache_trust_dir(const struct stat *st, char *why, size_t n)
 		return why;
 	}
 	if ((st->st_mode & S_IWGRP) && !group_trusted(st->st_gid)) {
-		struct group *gr = getgrgid(st->st_gid);
-		char g[64];
-		if (gr != NULL)
-			snprintf(g, sizeof g, "%s", gr->gr_name);
+		account a = {0};
+		char g[sizeof a.name];
+		if (group_by_id(st->st_gid, NULL, &a) == 0)
+			snprintf(g, sizeof g, "%s", a.name);
 		else
 			snprintf(g, sizeof g, "%lu", (unsigned long)st->st_gid);
 		snprintf(why, n,
@@ -214,12 +339,11 @@ cache_trust_dir(const struct stat *st, char *why, size_t n)
 void
 cache_owner_name(uid_t uid, char *buf, size_t n)
 {
-	char *name = user_name(uid, NULL);
-	if (name != NULL)
-		snprintf(buf, n, "uid %lu (%s)", (unsigned long)uid, name);
+	account a = {0};
+	if (user_by_id(uid, &a) == 0)
+		snprintf(buf, n, "uid %lu (%s)", (unsigned long)uid, a.name);
 	else
 		snprintf(buf, n, "uid %lu", (unsigned long)uid);
-	free(name);
 }
 
 char *
