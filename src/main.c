@@ -117,9 +117,8 @@ static const command commands[] = {
      "read the profile into the model cache without viewing; print what was written", cmd_index, 1,
      "rC"},
     {"cache", "tl cache [--clear] [--cache-dir DIR] [--trust-cache OWNERS]",
-     "where the model cache is, its size, the files stamped as verified, whose files it holds "
-     "and which are trusted; --clear removes the user's own",
-     cmd_cache, 0, "LC"},
+     "where the model cache is, its size, stamps and owners; --clear removes your files", cmd_cache,
+     0, "LC"},
     {"keys", "tl keys [--keymap NAME] [--man|--markdown]",
      "list the viewer's actions and :-commands with their keys", cmd_keys, 0, "KMD"},
     {"demo", "tl demo [--no-view] [the options of view]",
@@ -164,11 +163,13 @@ usage(FILE *f)
 	    "                and maps them back, to keep them out of memory (TL_SPILL=0: not)\n"
 	    "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
 	    "                else ~/.cache/tl/models); a shared one serves several hosts\n"
-	    "  --trust-cache OWNER[,OWNER...] read the cache files of these owners too (user or\n"
-	    "                group names, uids, @GROUP or @GID: its members); by default only\n"
-	    "                the user's own and root's are read (else TL_CACHE_TRUST, else a\n"
-	    "                trust-cache line in $XDG_CONFIG_HOME/tl/config); others' are skipped\n"
-	    "                with one line saying how many and whose\n"
+	    "  --trust-cache OWNER[,OWNER...]\n"
+	    "                (summary, diff, view, demo, index, cache) read the cache files of\n"
+	    "                these owners too: user or group names, uids, @GROUP or @GID (its\n"
+	    "                members); by default only the user's own and root's are read (else\n"
+	    "                TL_CACHE_TRUST, else a trust-cache line in "
+	    "$XDG_CONFIG_HOME/tl/config);\n"
+	    "                others' are skipped, one line saying how many and whose\n"
 	    "  --clear       (cache) remove the user's own cache files and their stamps\n"
 	    "  --pp N        (summary, view) N pipeline stages in rank order, when the profile\n"
 	    "                names none (distributed_args) and P2P partners do not tell; it\n"
