@@ -131,9 +131,11 @@ say_ignored(tl_cache *c)
 			len += (size_t)snprintf(whose + len, sizeof whose - len, "%s%s",
 			                        nowners++ ? ", " : "", name);
 	}
-	msg_warn(c->dir, "ignored %zu cache file%s owned by %s: not trusted; see --trust-cache",
-	         c->nignored, c->nignored == 1 ? "" : "s", whose);
-	c->complained = 1; /* the line tells of this cache, not of the profile */
+	/* aside: the line tells of this cache, not of the profile, so a stored result must not
+	 * replay it; and what is stored (from the user's own files, or the profile) is right */
+	msg_warn_aside(c->dir,
+	               "ignored %zu cache file%s owned by %s: not trusted; see --trust-cache",
+	               c->nignored, c->nignored == 1 ? "" : "s", whose);
 	for (size_t i = 0; i < c->nignored; i++)
 		free(c->ignored[i]);
 	c->nignored = 0;

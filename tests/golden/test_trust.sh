@@ -201,6 +201,9 @@ if command -v python3 >/dev/null && [ -n "$r" ]; then
 	me summary "$P" --cache-dir "$S" >"$t_tmp/o" 2>"$t_tmp/e"
 	check "root by default: no raw escape or bell, the right output" \
 		sh -c "[ $(raw "$t_tmp/o" "$t_tmp/e") -eq 0 ] && cmp -s '$t_tmp/want.txt' '$t_tmp/o' && grep -q 'ignored .* owned by uid $OUID' '$t_tmp/e'"
+	me summary "$P" --cache-dir "$S" >"$t_tmp/o" 2>"$t_tmp/e"
+	check "... the run after prints root's own stored result, quietly (the line is not replayed)" \
+		sh -c "[ ! -s '$t_tmp/e' ] && cmp -s '$t_tmp/want.txt' '$t_tmp/o' && [ -f '${r%.tlr}.u0.tlr' ]"
 	rm -f "$S"/*.u0.*
 	# the same command line as theirs (a result's key holds it): trust from the environment
 	TL_CACHE_TRUST=$OTHER me summary "$P" --cache-dir "$S" >"$t_tmp/o" 2>"$t_tmp/e"
@@ -213,6 +216,8 @@ if command -v python3 >/dev/null && [ -n "$r" ]; then
 	check "... which the next run prints, quietly" sh -c "[ ! -s '$t_tmp/e' ] && cmp -s '$t_tmp/want.txt' '$t_tmp/o'"
 else
 	skip "python3 absent: no forged result"
+	skip "python3 absent"
+	skip "python3 absent"
 	skip "python3 absent"
 	skip "python3 absent"
 	skip "python3 absent"
