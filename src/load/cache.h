@@ -201,7 +201,8 @@ int cache_rank_mapping(const tl_rank *r, const void **p, size_t *len);
 
 /* The reader itself, for tests and the fuzz target: a result file's bytes checked against key.
  * Returns NULL with *out filled, or NULL with out->out NULL (another key's result: a miss), or
- * why the bytes are not a result file. */
+ * why the bytes are not a result file (among them: text holding a control character but the
+ * newline, or invalid UTF-8, which tl never prints). */
 const char *cache_result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen,
                                 tl_result *out);
 #define RESULT_HEADER 40 /* bytes before a result file's key */

@@ -204,32 +204,6 @@ dup_bytes(const uint8_t *p, uint64_t n)
 	return s;
 }
 
-const char *
-cache_result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen, tl_result *out)
-{
-	uint64_t sum, kl;
-	memset(out, 0, sizeof *out);
-	const char *why =
-	    cache_header_check(b, len, RESULT_HEADER, RESULT_MAGIC, RESULT_VERSION, &sum, &kl);
-	if (why != NULL)
-		return why;
-	if (util_hash_bytes((const char *)b + RESULT_HEADER, len - RESULT_HEADER) != sum)
-		return "its checksum does not match (corrupt)";
-	if (kl != klen || kl > len - RESULT_HEADER || memcmp(b + RESULT_HEADER, key, klen) != 0)
-		return NULL; /* another key under the same name: a miss, not a fault */
-	rd r = {b + RESULT_HEADER, len - RESULT_HEADER, (size_t)kl, 0};
-	uint64_t status = get64(&r), nout, nerr;
-	const uint8_t *o = get_bytes(&r, &nout), *e = get_bytes(&r, &nerr);
-	if (r.bad || r.off != r.n || status > 255)
-		return "its sizes are inconsistent";
-	out->status = (int)status;
-	out->out = dup_bytes(o, nout);
-	out->nout = (size_t)nout;
-	out->err = dup_bytes(e, nerr);
-	out->nerr = (size_t)nerr;
-	return NULL;
-}
-
 /* 1 when b[0..n) is text tl could have printed: UTF-8 without a control character but the
  * newline (every name and warning it prints goes through text_sanitize, which escapes the
  * others, DEL and the C1 controls, and replaces invalid UTF-8). */
@@ -253,6 +227,36 @@ printable(const char *b, size_t n)
 		i += (size_t)l;
 	}
 	return 1;
+}
+
+const char *
+cache_result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen, tl_result *out)
+{
+	uint64_t sum, kl;
+	memset(out, 0, sizeof *out);
+	const char *why =
+	    cache_header_check(b, len, RESULT_HEADER, RESULT_MAGIC, RESULT_VERSION, &sum, &kl);
+	if (why != NULL)
+		return why;
+	if (util_hash_bytes((const char *)b + RESULT_HEADER, len - RESULT_HEADER) != sum)
+		return "its checksum does not match (corrupt)";
+	if (kl != klen || kl > len - RESULT_HEADER || memcmp(b + RESULT_HEADER, key, klen) != 0)
+		return NULL; /* another key under the same name: a miss, not a fault */
+	rd r = {b + RESULT_HEADER, len - RESULT_HEADER, (size_t)kl, 0};
+	uint64_t status = get64(&r), nout, nerr;
+	const uint8_t *o = get_bytes(&r, &nout), *e = get_bytes(&r, &nerr);
+	if (r.bad || r.off != r.n || status > 255)
+		return "its sizes are inconsistent";
+	/* the bytes go to a terminal as they are: any tl never prints (an escape sequence, a
+	 * bell) mean the file is not tl's output */
+	if (!printable((const char *)o, (size_t)nout) || !printable((const char *)e, (size_t)nerr))
+		return "it holds bytes tl never prints (a control character or invalid UTF-8)";
+	out->status = (int)status;
+	out->out = dup_bytes(o, nout);
+	out->nout = (size_t)nout;
+	out->err = dup_bytes(e, nerr);
+	out->nerr = (size_t)nerr;
+	return NULL;
 }
 
 /* What reading one result file came to: 1 with *out filled; 0 a miss (none, another key's);
@@ -289,12 +293,6 @@ result_read(const char *file, const uint8_t *key, size_t klen, tl_result *out, c
 			*why = "it shrank while tl was reading it";
 		else
 			*why = cache_result_decode(buf, len, key, klen, out);
-		if (*why == NULL && out->out != NULL &&
-		    (!printable(out->out, out->nout) || !printable(out->err, out->nerr))) {
-			/* bytes tl never prints (an escape sequence, a bell): not tl's output */
-			cache_result_free(out);
-			*why = "it holds control characters tl never prints";
-		}
 		rc = *why != NULL ? -1 : out->out != NULL;
 		if (rc == 1 && st.st_uid == geteuid())
 			futimens(fd, NULL); /* its last use, for the LRU bound */

@@ -196,7 +196,7 @@ if command -v python3 >/dev/null && [ -n "$r" ]; then
 		[ "$(raw "$r")" -gt 0 ]
 	oth summary "$P" --cache-dir "$S" >"$t_tmp/o" 2>"$t_tmp/e"
 	check "the forged result is refused as spoiled even by its owner, never printed" \
-		sh -c "[ $(raw "$t_tmp/o" "$t_tmp/e") -eq 0 ] && grep -qF '$r: stored result not used: it holds control characters tl never prints' '$t_tmp/e' && cmp -s '$t_tmp/want.txt' '$t_tmp/o'"
+		sh -c "[ $(raw "$t_tmp/o" "$t_tmp/e") -eq 0 ] && grep -qF '$r: stored result not used: it holds bytes tl never prints' '$t_tmp/e' && cmp -s '$t_tmp/want.txt' '$t_tmp/o'"
 	forge "$r"
 	me summary "$P" --cache-dir "$S" >"$t_tmp/o" 2>"$t_tmp/e"
 	check "root by default: no raw escape or bell, the right output" \
@@ -208,7 +208,7 @@ if command -v python3 >/dev/null && [ -n "$r" ]; then
 	# the same command line as theirs (a result's key holds it): trust from the environment
 	TL_CACHE_TRUST=$OTHER me summary "$P" --cache-dir "$S" >"$t_tmp/o" 2>"$t_tmp/e"
 	check "root trusting $OTHER: the result is refused as spoiled, never printed" \
-		sh -c "[ $(raw "$t_tmp/o" "$t_tmp/e") -eq 0 ] && cmp -s '$t_tmp/want.txt' '$t_tmp/o' && grep -qF 'stored result not used: it holds control characters' '$t_tmp/e'"
+		sh -c "[ $(raw "$t_tmp/o" "$t_tmp/e") -eq 0 ] && cmp -s '$t_tmp/want.txt' '$t_tmp/o' && grep -qF 'stored result not used: it holds bytes tl never prints' '$t_tmp/e'"
 	sed 's/^/# /' "$t_tmp/e"
 	check "... and its own result went under its own name, theirs left" \
 		sh -c "[ -f '${r%.tlr}.u0.tlr' ] && [ \$(stat -c %U '$r') = '$OTHER' ]"
