@@ -54,19 +54,21 @@ typedef struct cli {
 	/* the model cache */
 	int no_cache, clear;
 	const char *cache_dir;
-	int argc; /* the command line, for a stored result's key */
+	const char *trust; /* --trust-cache OWNER[,OWNER...]; NULL: not given */
+	int argc;          /* the command line, for a stored result's key */
 	char **argv;
 } cli;
 
 static int64_t start_mono_ns; /* for the viewer's time to first frame */
 
 /* Long-only options: getopt values above 255, and the commands that take each. */
-enum { OPT_COMPARE = 256 };
+enum { OPT_COMPARE = 256, OPT_TRUST };
 static const struct {
 	int opt;
 	const char *commands; /* separated by spaces */
 } long_only[] = {
     {OPT_COMPARE, "view demo"}, /* demo: the options of view */
+    {OPT_TRUST, "summary diff view index cache demo"},
 };
 
 typedef struct command {
@@ -97,22 +99,24 @@ static const command commands[] = {
     {"view",
      "tl view PATH [--compare B] [--rank SPEC] [--theme NAME] [--keymap NAME]\n"
      "          [--pp N] [--script FILE [--size CxR]] [--stats FILE] [--no-cache]\n"
-     "          [--cache-dir DIR]",
+     "          [--cache-dir DIR] [--trust-cache OWNERS]",
      "the timeline viewer, lanes per rank (? in it: the keys)", cmd_view, 1, VIEW_OPTS},
     {"summary",
      "tl summary PATH [--rank SPEC] [--json [--series]] [--pp N] [--no-cache]\n"
-     "          [--cache-dir DIR]",
+     "          [--cache-dir DIR] [--trust-cache OWNERS]",
      "per rank and step: overlap, RL stages, comm, slow ranks", cmd_summary, 1, "rjPNCs"},
     {"diff",
      "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N] [--no-cache]\n"
-     "          [--cache-dir DIR]; tl diff A --rank N --vs M [the options above]",
+     "          [--cache-dir DIR] [--trust-cache OWNERS]; tl diff A --rank N --vs M\n"
+     "          [the options above]",
      "what changed from A to B (or rank N to M), largest first", cmd_diff, 1, "rjPvANC"},
     {"info", "tl info PATH [--rank SPEC]",
      "the ranks and files under PATH, and when each was captured", cmd_info, 1, "r"},
-    {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR]",
+    {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR] [--trust-cache OWNERS]",
      "read PATH into the model cache without viewing it", cmd_index, 1, "rC"},
-    {"cache", "tl cache [--clear] [--cache-dir DIR]",
-     "where the model cache is, its size; --clear empties it", cmd_cache, 0, "LC"},
+    {"cache", "tl cache [--clear] [--cache-dir DIR] [--trust-cache OWNERS]",
+     "where the model cache is, its size and owners; --clear removes your files", cmd_cache, 0,
+     "LC"},
     {"keys", "tl keys [--keymap NAME] [--man|--markdown]",
      "the viewer's actions and :-commands with their keys", cmd_keys, 0, "KMD"},
 };
@@ -149,7 +153,13 @@ static const struct {
     {'C', "  --cache-dir DIR\n"
           "                the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
           "                else ~/.cache/tl/models); a shared one serves several hosts\n"},
-    {'L', "  --clear       remove every cache file and its stamp\n"},
+    {OPT_TRUST, "  --trust-cache OWNER[,OWNER...]\n"
+                "                read the cache files of these owners too: user or group names,\n"
+                "                uids, @GROUP or @GID (its members); by default only your own\n"
+                "                and root's are read (else TL_CACHE_TRUST, else a trust-cache\n"
+                "                line in $XDG_CONFIG_HOME/tl/config); others' are skipped, one\n"
+                "                line saying how many and whose\n"},
+    {'L', "  --clear       remove your own cache files and their stamps\n"},
     {'P', "  --pp N        N pipeline stages in rank order, when the profile names none\n"
           "                (distributed_args) and P2P partners do not tell; it also lets\n"
           "                forward/backward operator pairs make PP blocks\n"},
@@ -323,7 +333,7 @@ cmd_cache(cli *c)
 	cache_open(&cache, c->cache_dir);
 	int rc = 0;
 	if (c->clear) {
-		long results, n = cache_clear(&cache, &results);
+		long results, others, n = cache_clear(&cache, &results, &others);
 		if (n < 0) {
 			msg_error("%s: cannot read the cache directory: %s", cache.dir,
 			          strerror(errno));
@@ -331,6 +341,8 @@ cmd_cache(cli *c)
 		} else {
 			printf("removed %ld cache files and %ld stored results from %s\n", n,
 			       results, cache.dir);
+			if (others > 0)
+				printf("left %ld files of other users (never removed)\n", others);
 		}
 	} else {
 		cache_report(&cache, stdout);
@@ -747,6 +759,37 @@ version(void)
 	       cJSON_Version());
 }
 
+/* Whose cache files the command reads besides the user's own: --trust-cache, else
+ * TL_CACHE_TRUST, else the config file's trust-cache lines. A name that is no user or group
+ * is a usage error (the config file's: one line, the others apply). */
+static int
+trust_setup(const cli *c)
+{
+	const char *env = getenv("TL_CACHE_TRUST");
+	const char *spec = c->trust, *from = "--trust-cache";
+	char *conf = NULL, err[256];
+	if (spec == NULL && env != NULL) {
+		spec = env;
+		from = "TL_CACHE_TRUST";
+	}
+	if (spec == NULL) {
+		conf = cache_trust_config();
+		spec = conf;
+		from = "the config file's trust-cache";
+	}
+	int rc = 0;
+	if (spec != NULL && cache_trust_set(spec, err, sizeof err) != 0) {
+		if (conf != NULL) {
+			msg_warn(NULL, "%s: %s; the others are trusted", from, err);
+		} else {
+			fprintf(stderr, "tl: %s: %s\n", from, err);
+			rc = 1;
+		}
+	}
+	free(conf);
+	return rc;
+}
+
 /* Whether cmd takes the option of getopt value ch. */
 static int
 command_takes(const command *cmd, int ch)
@@ -784,6 +827,7 @@ main(int argc, char **argv)
 	    {"clear", no_argument, NULL, 'L'},
 	    {"series", no_argument, NULL, 's'},
 	    {"compare", required_argument, NULL, OPT_COMPARE},
+	    {"trust-cache", required_argument, NULL, OPT_TRUST},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -897,6 +941,9 @@ main(int argc, char **argv)
 		case OPT_COMPARE:
 			c.compare = optarg;
 			break;
+		case OPT_TRUST:
+			c.trust = optarg;
+			break;
 		case 'T':
 			c.theme = optarg;
 			break;
@@ -974,6 +1021,8 @@ main(int argc, char **argv)
 		        cmd->usage);
 		return 1;
 	}
+	if (command_takes(cmd, OPT_TRUST) && trust_setup(&c) != 0)
+		return 1;
 	int rc = cmd->run(&c);
 	if (c.have_ranks)
 		rankset_free(&c.ranks);

@@ -69,7 +69,148 @@ cache_open(tl_cache *c, const char *dir)
 		c->read_only = 1;
 		snprintf(c->ro_why, sizeof c->ro_why, "%s", strerror(errno));
 	}
+	/* a directory untrusted users may write without the sticky bit: they could rename and
+	 * remove the user's files at will, so nothing in it is read or written */
+	struct stat st;
+	char why[256];
+	if (stat(c->dir, &st) == 0 && S_ISDIR(st.st_mode) && cache_trust_dir(&st, why, sizeof why))
+		c->distrust_dir = xstrdup(why);
 	return 0;
+}
+
+/* The one line a directory not trusted gets, when it would first have been read or written. */
+static int
+dir_distrusted(tl_cache *c)
+{
+	if (c->distrust_dir == NULL)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	if (!c->dir_said)
+		msg_warn(c->dir, "not used as the model cache, not trusted: %s", c->distrust_dir);
+	c->dir_said = c->complained = 1;
+	pthread_mutex_unlock(&c->lock);
+	return 1;
+}
+
+void
+cache_note_ignored(tl_cache *c, const char *file, uid_t uid)
+{
+	pthread_mutex_lock(&c->lock);
+	size_t i = 0;
+	while (i < c->nignored && strcmp(c->ignored[i], file) != 0)
+		i++;
+	if (i == c->nignored) {
+		if (c->nignored == c->icap) {
+			c->icap = c->icap ? 2 * c->icap : 16;
+			c->ignored = xreallocarray(c->ignored, c->icap, sizeof *c->ignored);
+			c->ignored_uid = xreallocarray(c->ignored_uid, c->icap, sizeof(uid_t));
+		}
+		c->ignored[c->nignored] = xstrdup(file);
+		c->ignored_uid[c->nignored++] = uid;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* The one line of the files skipped as not trusted: how many and whose. */
+static void
+say_ignored(tl_cache *c)
+{
+	if (c == NULL || c->nignored == 0)
+		return;
+	char whose[512] = "";
+	size_t len = 0, nowners = 0;
+	for (size_t i = 0; i < c->nignored; i++) {
+		size_t k = 0;
+		while (k < i && c->ignored_uid[k] != c->ignored_uid[i])
+			k++;
+		if (k < i) /* said */
+			continue;
+		char name[128];
+		cache_owner_name(c->ignored_uid[i], name, sizeof name);
+		if (len < sizeof whose)
+			len += (size_t)snprintf(whose + len, sizeof whose - len, "%s%s",
+			                        nowners++ ? ", " : "", name);
+	}
+	/* aside: the line tells of this cache, not of the profile, so a stored result must not
+	 * replay it; and what is stored (from the user's own files, or the profile) is right */
+	msg_warn_aside(c->dir,
+	               "ignored %zu cache file%s owned by %s: not trusted; see --trust-cache",
+	               c->nignored, c->nignored == 1 ? "" : "s", whose);
+	for (size_t i = 0; i < c->nignored; i++)
+		free(c->ignored[i]);
+	c->nignored = 0;
+}
+
+void
+cache_load_done(tl_cache *c)
+{
+	say_ignored(c);
+	cache_evict(c);
+}
+
+char *
+cache_alt_name(const char *file)
+{
+	const char *dot = strrchr(file, '.');
+	size_t stem = dot != NULL ? (size_t)(dot - file) : strlen(file);
+	return xasprintf("%.*s.u%lu%s", (int)stem, file, (unsigned long)geteuid(),
+	                 dot != NULL ? dot : "");
+}
+
+/* tmp renamed to name unless another user's file holds the name (never replaced, never
+ * removed). Returns 0 when placed, 1 when the name is another's, -1 (errno) on an error. */
+static int
+place_at(const char *tmp, const char *name)
+{
+	for (int tries = 0; tries < 3; tries++) {
+		struct stat st;
+		if (lstat(name, &st) == 0) {
+			if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+				return 1;
+			return rename(tmp, name) == 0 ? 0 : -1; /* the user's own: replaced */
+		}
+		if (errno != ENOENT)
+			return -1;
+		/* not there a moment ago: placed only if it still is not */
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno == EEXIST)
+			continue; /* made meanwhile: whose? */
+		if (errno != EINVAL && errno != ENOSYS)
+			return -1;
+		/* a filesystem without it: a hard link fails as well when the name exists */
+		if (link(tmp, name) == 0) {
+			unlink(tmp);
+			return 0;
+		}
+		if (errno == EEXIST)
+			continue;
+		return rename(tmp, name) == 0 ? 0 : -1; /* nor links: checked above */
+	}
+	return 1;
+}
+
+int
+cache_place(const char *tmp, const char *file, char **placed)
+{
+	*placed = NULL;
+	int r = place_at(tmp, file);
+	if (r == 0) {
+		*placed = xstrdup(file);
+		return 0;
+	}
+	if (r < 0)
+		return -1;
+	char *alt = cache_alt_name(file);
+	r = place_at(tmp, alt);
+	if (r == 0) {
+		*placed = alt;
+		return 0;
+	}
+	free(alt);
+	if (r > 0)
+		errno = EEXIST;
+	return -1;
 }
 
 void
@@ -78,6 +219,11 @@ cache_close(tl_cache *c)
 	for (size_t i = 0; i < c->nrecs; i++)
 		free(c->recs[i].file);
 	free(c->recs);
+	for (size_t i = 0; i < c->nignored; i++)
+		free(c->ignored[i]);
+	free(c->ignored);
+	free(c->ignored_uid);
+	free(c->distrust_dir);
 	free(c->dir);
 	pthread_mutex_destroy(&c->lock);
 	memset(c, 0, sizeof *c);
@@ -137,7 +283,9 @@ cache_rank_mapping(const tl_rank *r, const void **p, size_t *len)
 int
 cache_will_write(const tl_cache *c)
 {
-	return c != NULL && c->dir != NULL && !c->read_only;
+	/* a spilled rank's file has no name: an untrusted directory cannot reach it */
+	return c != NULL && c->dir != NULL && !c->read_only &&
+	       (c->spill || c->distrust_dir == NULL);
 }
 
 static _Atomic uint64_t stamped_opens, checked_opens;
@@ -202,7 +350,7 @@ touch_used(int fd, const char *real, const struct stat *st, uint64_t sum, int st
 		return;
 	if (fstat(fd, &now_st) != 0 || !same_file(st, &now_st))
 		return;
-	if (futimens(fd, NULL) != 0) /* not ours (a shared cache others filled) */
+	if (st->st_uid != geteuid() || futimens(fd, NULL) != 0) /* another's: never written */
 		return;
 	/* the touch is tl's own write; a write by another in the same instant (by the user or
 	 * root: the file is 0644) is what any stamp of a file just written accepts */
@@ -210,26 +358,33 @@ touch_used(int fd, const char *real, const struct stat *st, uint64_t sum, int st
 		cache_stamp_put(real, &now_st, sum);
 }
 
-/* again: the file this process just wrote (cache_remap_rank) */
+/* What reading one name came to (map_file). */
+enum { MAP_HIT, MAP_ABSENT, MAP_UNTRUSTED, MAP_BAD };
+
+/* The rank in the cache file file, or NULL: *how says why not (MAP_UNTRUSTED: its owner,
+ * *owner, is not trusted; MAP_BAD: err says what is wrong with it). again: the file this
+ * process just wrote (cache_remap_rank). */
 static tl_rank *
-map_rank(tl_cache *c, const tl_source *src, size_t n, int again, unsigned keep)
+map_file(tl_cache *c, const char *file, const tl_source *src, size_t n, int again, unsigned keep,
+         int *how, uid_t *owner, char *err, size_t errlen)
 {
-	if (c == NULL || c->dir == NULL || n == 0)
-		return NULL;
-	size_t klen;
-	uint8_t *key = cache_key(src, n, &klen);
-	char *file = cache_file(c, key, klen);
-	free(key);
 	tl_rank *r = NULL;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	/* the name's own owner, not a link's target's */
+	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
+	*how = MAP_ABSENT;
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		if (fd >= 0)
 			close(fd);
-		free(file);
 		return NULL;
 	}
-	char err[160] = "";
+	if (!cache_trust_uid(st.st_uid)) {
+		/* whole and valid proves nothing of who made it: never read */
+		close(fd);
+		*how = MAP_UNTRUSTED;
+		*owner = st.st_uid;
+		return NULL;
+	}
 	size_t len = (size_t)st.st_size;
 	void *map = MAP_FAILED;
 	char *real = realpath(file, NULL); /* names its stamp; NULL: no stamp */
@@ -245,14 +400,14 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again, unsigned keep)
 	if (map != MAP_FAILED) {
 		if (trusted && header_sum(map, len) != sum)
 			trusted = 0;
-		r = cache_decode_guarded(map, len, src, n, !again, trusted, keep, err, sizeof err);
+		r = cache_decode_guarded(map, len, src, n, !again, trusted, keep, err, errlen);
 		struct stat now;
 		if (r != NULL && trusted && (fstat(fd, &now) != 0 || !same_file(&st, &now))) {
 			/* written since its stamp was compared: checked whole after all (its
 			 * warnings were given already) */
 			rank_free(r);
 			trusted = 0;
-			r = cache_decode_guarded(map, len, src, n, 0, 0, keep, err, sizeof err);
+			r = cache_decode_guarded(map, len, src, n, 0, 0, keep, err, errlen);
 		}
 		if (again) {
 		} else if (trusted) {
@@ -269,7 +424,7 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again, unsigned keep)
 			munmap(map, len);
 		}
 	} else {
-		snprintf(err, sizeof err, "%s", len == 0 ? "empty" : strerror(errno));
+		snprintf(err, errlen, "%s", len == 0 ? "empty" : strerror(errno));
 	}
 	struct stat after;
 	/* checked whole just now: stamped, unless it changed while it was read, or its ctime is
@@ -280,20 +435,51 @@ map_rank(tl_cache *c, const tl_source *src, size_t n, int again, unsigned keep)
 		cache_stamp_put(real, &st, sum);
 		trusted = 1;
 	}
-	if (again) {
-		/* written a moment ago; when it cannot be read the rank stays as loaded */
-	} else if (r != NULL) {
+	if (r != NULL && !again) {
 		touch_used(fd, real, &st, sum, trusted);
 		add_rec(c, r->rank, TL_CACHE_HIT, file, len, cache_rank_slices(r));
-	} else {
-		msg_warn(file, "cache file not used: %s; reading the profile again", err);
-		pthread_mutex_lock(&c->lock);
-		c->complained = 1;
-		pthread_mutex_unlock(&c->lock);
 	}
+	*how = r != NULL ? MAP_HIT : MAP_BAD;
 	close(fd);
 	free(real);
-	free(file);
+	return r;
+}
+
+/* The rank's cache file: its name, else the user's own alternative name (used when another
+ * user's file holds the first: cache_place). A file of an untrusted owner is skipped (counted
+ * for cache_load_done's line when neither name serves); a bad one is named in one line when
+ * neither serves. again: the file this process just wrote (cache_remap_rank). */
+static tl_rank *
+map_rank(tl_cache *c, const tl_source *src, size_t n, int again, unsigned keep)
+{
+	if (c == NULL || c->dir == NULL || n == 0 || dir_distrusted(c))
+		return NULL;
+	size_t klen;
+	uint8_t *key = cache_key(src, n, &klen);
+	char *name[2];
+	name[0] = cache_file(c, key, klen);
+	name[1] = cache_alt_name(name[0]);
+	free(key);
+	tl_rank *r = NULL;
+	int how[2] = {MAP_ABSENT, MAP_ABSENT};
+	uid_t owner[2] = {0, 0};
+	char err[2][160] = {"", ""};
+	for (size_t i = 0; i < 2 && r == NULL; i++)
+		r = map_file(c, name[i], src, n, again, keep, &how[i], &owner[i], err[i],
+		             sizeof err[i]);
+	for (size_t i = 0; i < 2 && r == NULL && !again; i++) {
+		if (how[i] == MAP_UNTRUSTED) {
+			cache_note_ignored(c, name[i], owner[i]);
+		} else if (how[i] == MAP_BAD) {
+			msg_warn(name[i], "cache file not used: %s; reading the profile again",
+			         err[i]);
+			pthread_mutex_lock(&c->lock);
+			c->complained = 1;
+			pthread_mutex_unlock(&c->lock);
+		}
+	}
+	free(name[0]);
+	free(name[1]);
 	return r;
 }
 
@@ -335,6 +521,10 @@ cache_store_rank(tl_cache *c, const tl_source *src, size_t n, const tl_rank *r, 
 {
 	if (c == NULL || c->dir == NULL)
 		return 0;
+	if (dir_distrusted(c)) {
+		add_rec(c, r->rank, TL_CACHE_UNWRITTEN, NULL, 0, cache_rank_slices(r));
+		return 0;
+	}
 	if (c->read_only)
 		warn_unwritable(c, NULL);
 	/* what a file holds is the rank as its loaders left it with the tables its load gathered
@@ -359,22 +549,24 @@ cache_store_rank(tl_cache *c, const tl_source *src, size_t n, const tl_rank *r, 
 	const char *why = NULL;
 	int saved = 0;
 	uint64_t size = 0;
+	char *placed = NULL;
 	if (fd < 0) {
 		saved = errno;
 		why = "cannot create a file";
 	} else if (cache_write_fd(fd, key, klen, r, warn, nwarn, &size) != 0) {
 		saved = errno;
 		why = "cannot write a file";
-	} else if (rename(tmp, file) != 0) {
+	} else if (cache_place(tmp, file, &placed) != 0) {
 		saved = errno;
-		why = "cannot rename a file";
+		why =
+		    saved == EEXIST ? "other users' files hold its names" : "cannot rename a file";
 	} else {
-		add_rec(c, r->rank, TL_CACHE_WROTE, file, size, cache_rank_slices(r));
+		add_rec(c, r->rank, TL_CACHE_WROTE, placed, size, cache_rank_slices(r));
 		/* the bytes are the ones just written: stamped with the inode's state after the
 		 * rename (which sets its ctime) */
 		struct stat st;
 		uint64_t sum;
-		char *real = realpath(file, NULL);
+		char *real = realpath(placed, NULL);
 		if (rfd >= 0 && fstat(rfd, &st) == 0 && pread(rfd, &sum, 8, 24) == 8)
 			cache_stamp_put(real, &st, sum);
 		free(real);
@@ -388,6 +580,7 @@ cache_store_rank(tl_cache *c, const tl_source *src, size_t n, const tl_rank *r, 
 		free(m);
 		add_rec(c, r->rank, TL_CACHE_UNWRITTEN, NULL, 0, cache_rank_slices(r));
 	}
+	free(placed);
 	free(tmp);
 	free(file);
 	free(key);
@@ -403,6 +596,7 @@ typedef struct entry {
 	int tmp;
 	int result; /* a stored result, not a rank's model */
 	int mine;   /* read or written by this process: not evicted */
+	uid_t uid;  /* its owner: only the user's own files are ever removed */
 } entry;
 
 static int
@@ -449,7 +643,8 @@ list_dir(const char *dir, size_t *count)
 		           (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
 		           tmp,
 		           result,
-		           0};
+		           0,
+		           st.st_uid};
 		VEC_PUSH(v, *count, cap, x);
 	}
 	closedir(d);
@@ -504,8 +699,13 @@ cache_evict(tl_cache *c)
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	int64_t stale = ((int64_t)now.tv_sec - TMP_STALE_SECS) * 1000000000;
+	uid_t me = geteuid();
+	/* the bound is on the user's own files: others' are never removed (nor counted, which
+	 * would only make the user's own go first) */
 	for (size_t i = 0; i < n; i++)
-		if (v[i].tmp && v[i].mtime_ns < stale)
+		if (v[i].uid != me)
+			continue;
+		else if (v[i].tmp && v[i].mtime_ns < stale)
 			unlink(v[i].path); /* left by a writer that died */
 		else if (!v[i].tmp)
 			total += v[i].size;
@@ -516,11 +716,12 @@ cache_evict(tl_cache *c)
 	 * bound write its files on every open, only to lose them again) */
 	uint64_t mine = 0, written = 0;
 	for (size_t i = 0; i < n; i++) {
-		v[i].mine = !v[i].tmp && !v[i].result && used_now(c, v[i].path, &written);
+		v[i].mine =
+		    !v[i].tmp && !v[i].result && v[i].uid == me && used_now(c, v[i].path, &written);
 		mine += v[i].mine ? v[i].size : 0;
 	}
 	for (size_t i = 0; i < n && total > c->max_bytes; i++)
-		if (!v[i].tmp && !v[i].mine && unlink(v[i].path) == 0) {
+		if (!v[i].tmp && !v[i].mine && v[i].uid == me && unlink(v[i].path) == 0) {
 			total -= v[i].size;
 			/* a stale stamp would never match a new file under the name (a new inode,
 			 * or a reused one with a later ctime), so this only keeps them few */
@@ -539,6 +740,20 @@ cache_evict(tl_cache *c)
 	}
 }
 
+/* One owner's share of the directory, for `tl cache`. */
+typedef struct owner_sum {
+	uid_t uid;
+	size_t files, results;
+	uint64_t bytes;
+} owner_sum;
+
+static int
+cmp_owner(const void *a, const void *b)
+{
+	const owner_sum *x = a, *y = b;
+	return (x->uid > y->uid) - (x->uid < y->uid);
+}
+
 void
 cache_report(const tl_cache *c, FILE *f)
 {
@@ -546,14 +761,25 @@ cache_report(const tl_cache *c, FILE *f)
 		fprintf(f, "cache: none (neither XDG_CACHE_HOME nor HOME is set)\n");
 		return;
 	}
-	size_t n, files = 0, results = 0;
+	size_t n, files = 0, results = 0, nown = 0, ocap = 0;
 	entry *v = list_dir(c->dir, &n);
+	owner_sum *own = NULL;
 	uint64_t total = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!v[i].tmp) {
 			files += !v[i].result;
 			results += v[i].result;
 			total += v[i].size;
+			size_t k = 0;
+			while (k < nown && own[k].uid != v[i].uid)
+				k++;
+			if (k == nown) {
+				owner_sum z = {v[i].uid, 0, 0, 0};
+				VEC_PUSH(own, nown, ocap, z);
+			}
+			own[k].files += !v[i].result;
+			own[k].results += v[i].result;
+			own[k].bytes += v[i].size;
 		}
 		free(v[i].path);
 	}
@@ -569,12 +795,29 @@ cache_report(const tl_cache *c, FILE *f)
 	        "verified: %ld files (checked whole once; a stamp skips the check until they "
 	        "change)\n",
 	        cache_stamp_sweep(c->dir, 0));
+	if (c->distrust_dir != NULL)
+		fprintf(f, "trust: none of its files are read: %s\n", c->distrust_dir);
+	if (nown > 1)
+		qsort(own, nown, sizeof *own, cmp_owner);
+	for (size_t i = 0; i < nown; i++) {
+		char name[128];
+		cache_owner_name(own[i].uid, name, sizeof name);
+		const char *verdict = own[i].uid == geteuid()       ? "trusted (you)"
+		                      : own[i].uid == 0             ? "trusted (root)"
+		                      : cache_trust_uid(own[i].uid) ? "trusted (--trust-cache)"
+		                                                    : "not trusted, not read";
+		fprintf(f, "owner: %s: %zu files, %zu stored results, %llu bytes: %s\n", name,
+		        own[i].files, own[i].results, (unsigned long long)own[i].bytes,
+		        c->distrust_dir != NULL ? "not read (the directory is not trusted)"
+		                                : verdict);
+	}
+	free(own);
 }
 
 long
-cache_clear(const tl_cache *c, long *results)
+cache_clear(const tl_cache *c, long *results, long *others)
 {
-	*results = 0;
+	*results = *others = 0;
 	if (c->dir == NULL)
 		return 0;
 	DIR *d = opendir(c->dir);
@@ -584,9 +827,10 @@ cache_clear(const tl_cache *c, long *results)
 	size_t n;
 	entry *v = list_dir(c->dir, &n);
 	long removed = 0;
-	*results = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (unlink(v[i].path) == 0) {
+		if (v[i].uid != geteuid()) /* another user's: never removed */
+			*others += !v[i].tmp;
+		else if (unlink(v[i].path) == 0) {
 			removed += !v[i].result;
 			*results += v[i].result;
 		}

@@ -16,13 +16,16 @@
  *
  * A cache file is untrusted input: its header, sizes, every count and index, and a checksum of
  * the whole body are checked before anything is used; a bad file is named in one line, ignored
- * and rewritten. */
+ * and rewritten. And a whole, valid file proves nothing of who made it (the key and the
+ * checksum are anyone's to compute): a file is read only when its owner is trusted and its
+ * directory is not one untrusted users may write without the sticky bit (cache_trust.c). */
 #ifndef TL_CACHE_H
 #define TL_CACHE_H
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "model/trace.h"
 #include "profile/discover.h"
@@ -63,6 +66,15 @@ typedef struct tl_cache {
 	int spill; /* the viewer's --no-cache (cache_open_spill): nothing is read, and each rank is
 	            * written to an unlinked file in dir and mapped back (read_only: no directory
 	            * would do, the ranks stay in memory) */
+	/* trust (cache_trust.c): distrust_dir, why the directory is not trusted (nothing in it
+	 * is read or written; said once, dir_said); the files of untrusted owners skipped
+	 * (named once each, so a rank looked up twice counts once), said in one line by
+	 * cache_load_done */
+	char *distrust_dir;
+	int dir_said;
+	char **ignored;
+	uid_t *ignored_uid;
+	size_t nignored, icap;
 } tl_cache;
 
 /* Opens the cache in dir (NULL: the default), creating the directory; the bound comes from
@@ -87,8 +99,35 @@ int cache_store_rank(tl_cache *, const tl_source *src, size_t n, const tl_rank *
 tl_rank *cache_remap_rank(tl_cache *, const tl_source *src, size_t n);
 /* 1 when ranks loaded now will be written (cache_store_rank). */
 int cache_will_write(const tl_cache *);
-/* Removes the least recently used cache files until the directory is within its bound. */
+/* Removes the least recently used of the user's own cache files until they are within the
+ * bound (others' files are never removed, nor counted). */
 void cache_evict(tl_cache *);
+/* At the end of a load: says the one line of the files skipped as not trusted (how many,
+ * whose), then evicts (cache_evict). */
+void cache_load_done(tl_cache *);
+
+/* ---- whose files are read (cache_trust.c) ----------------------------------------------------
+ * A file is read when its owner is trusted: the user running tl, root, and the owners named
+ * by cache_trust_set (--trust-cache, else TL_CACHE_TRUST, else the config file's trust-cache
+ * line). Its directory must not be writable by untrusted users unless it has the sticky bit.
+ * Files are written under the user's umask; a name another user's file holds is never
+ * replaced (the user's own alternative name is used: NAME.uUID.tlc), and eviction and --clear
+ * remove only the user's own files. */
+
+/* Trusts the owners in spec, OWNER[,OWNER...]: a user name or uid, a group name, or @GROUP /
+ * @GID (the members of the group; a bare name that is both a user and a group is the user).
+ * Returns 0, or -1 with why in err (a name that is neither). */
+int cache_trust_set(const char *spec, char *err, size_t errlen);
+/* The trust-cache lines of the config file ($XDG_CONFIG_HOME/tl/config), joined (malloc'd),
+ * or NULL; a line it does not know, or a file others may write, is said in one line. */
+char *cache_trust_config(void);
+/* 1 when files owned by uid are read. */
+int cache_trust_uid(uid_t uid);
+struct stat;
+/* NULL when a directory of fstat st may hold trusted files, else why not (in why). */
+const char *cache_trust_dir(const struct stat *st, char *why, size_t n);
+/* "uid 65534 (nobody)" into buf. */
+void cache_owner_name(uid_t uid, char *buf, size_t n);
 
 /* ---- spilling (cache_spill.c) ----------------------------------------------------------------
  * The viewer with --no-cache keeps every rank it loads: in anonymous memory, its model and
@@ -113,12 +152,13 @@ tl_rank *cache_spill_rank(tl_cache *c, const tl_source *src, size_t n, const tl_
 uint64_t cache_stamped_opens(void);
 uint64_t cache_checked_opens(void);
 
-/* `tl cache`: where, how many files, how many bytes, how many are stamped as checked. */
+/* `tl cache`: where, how many files, how many bytes, how many are stamped as checked, and
+ * whose they are and which owners are trusted. */
 void cache_report(const tl_cache *, FILE *);
-/* `tl cache --clear`: removes every cache file (and stale temporary file) and their stamps.
- * Returns the count of ranks' files (*results: of stored results), -1 when the directory cannot
- * be read. */
-long cache_clear(const tl_cache *, long *results);
+/* `tl cache --clear`: removes every cache file of the user's own (and temporary file) and
+ * their stamps. Returns the count of ranks' files (*results: of stored results; *others: the
+ * other users' files left), -1 when the directory cannot be read. */
+long cache_clear(const tl_cache *, long *results, long *others);
 
 /* ---- stored results (cache_result.c) --------------------------------------------------------
  * A command whose output is a function of its ranks' models and its own arguments (tl summary)
@@ -161,7 +201,8 @@ int cache_rank_mapping(const tl_rank *r, const void **p, size_t *len);
 
 /* The reader itself, for tests and the fuzz target: a result file's bytes checked against key.
  * Returns NULL with *out filled, or NULL with out->out NULL (another key's result: a miss), or
- * why the bytes are not a result file. */
+ * why the bytes are not a result file (among them: text holding a control character but the
+ * newline, or invalid UTF-8, which tl never prints). */
 const char *cache_result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen,
                                 tl_result *out);
 #define RESULT_HEADER 40 /* bytes before a result file's key */

@@ -29,6 +29,18 @@ enum { TABLE_OPS = 1, TABLE_LAUNCHES = 2, TABLE_COMM = 4, TABLE_COUNTERS = 8 };
 const char *cache_header_check(const uint8_t *b, size_t len, size_t header, const char *magic,
                                uint32_t version, uint64_t *sum, uint64_t *keylen);
 
+/* ---- trust (cache.c, cache_trust.c) -----------------------------------------------------------
+ */
+/* Counts file, owned by the untrusted uid, as skipped (once per name), for cache_load_done's
+ * line. */
+void cache_note_ignored(tl_cache *c, const char *file, uid_t uid);
+/* The user's own alternative to the cache file name file: NAME.uUID.EXT (malloc'd). */
+char *cache_alt_name(const char *file);
+/* Renames the temporary file tmp to file, or, when another user's file holds that name (never
+ * replaced), to cache_alt_name(file). Returns 0 with the name used in *placed (malloc'd), or
+ * -1 with errno set (EEXIST: other users' files hold both names). */
+int cache_place(const char *tmp, const char *file, char **placed);
+
 /* SQLite's files beside a DB that a writer still holds ("-wal", "-journal"). */
 #define CACHE_WRITER_SIDES 2
 /* 1 when writer side i (< CACHE_WRITER_SIDES) lies beside s's file. */

@@ -13,6 +13,7 @@
 #include "util/confpath.h"
 #include "util/hash.h"
 #include "util/msg.h"
+#include "util/text.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -203,6 +204,31 @@ dup_bytes(const uint8_t *p, uint64_t n)
 	return s;
 }
 
+/* 1 when b[0..n) is text tl could have printed: UTF-8 without a control character but the
+ * newline (every name and warning it prints goes through text_sanitize, which escapes the
+ * others, DEL and the C1 controls, and replaces invalid UTF-8). */
+static int
+printable(const char *b, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char u = (unsigned char)b[i];
+		if (u >= 0x20 && u < 0x7f) {
+			i++;
+			continue;
+		}
+		if (u == '\n') {
+			i++;
+			continue;
+		}
+		unsigned cp;
+		int l = text_utf8_decode(b + i, n - i, &cp);
+		if (cp < 0xa0 || (cp == 0xfffd && l == 1)) /* a control, or not UTF-8 */
+			return 0;
+		i += (size_t)l;
+	}
+	return 1;
+}
+
 const char *
 cache_result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen, tl_result *out)
 {
@@ -221,6 +247,10 @@ cache_result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t kle
 	const uint8_t *o = get_bytes(&r, &nout), *e = get_bytes(&r, &nerr);
 	if (r.bad || r.off != r.n || status > 255)
 		return "its sizes are inconsistent";
+	/* the bytes go to a terminal as they are: any tl never prints (an escape sequence, a
+	 * bell) mean the file is not tl's output */
+	if (!printable((const char *)o, (size_t)nout) || !printable((const char *)e, (size_t)nerr))
+		return "it holds bytes tl never prints (a control character or invalid UTF-8)";
 	out->status = (int)status;
 	out->out = dup_bytes(o, nout);
 	out->nout = (size_t)nout;
@@ -229,21 +259,27 @@ cache_result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t kle
 	return NULL;
 }
 
-int
-cache_result_get(tl_cache *c, const uint8_t *key, size_t klen, tl_result *out)
+/* What reading one result file came to: 1 with *out filled; 0 a miss (none, another key's);
+ * -1 a bad file (*why); -2 its owner *owner is not trusted. */
+static int
+result_read(const char *file, const uint8_t *key, size_t klen, tl_result *out, const char **why,
+            uid_t *owner)
 {
 	memset(out, 0, sizeof *out);
-	if (c == NULL || c->dir == NULL)
-		return 0;
-	char *file = result_file(c, key, klen);
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	*why = NULL;
+	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 	uint8_t *buf = NULL;
-	const char *why = NULL;
+	int rc = 0;
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		why = ""; /* none: a miss */
+		rc = 0; /* none: a miss */
+	} else if (!cache_trust_uid(st.st_uid)) {
+		/* a checksum proves nothing of who wrote it, and its bytes go to a terminal */
+		*owner = st.st_uid;
+		rc = -2;
 	} else if ((uint64_t)st.st_size > RESULT_MAX) {
-		why = "larger than any result tl writes";
+		*why = "larger than any result tl writes";
+		rc = -1;
 	} else {
 		size_t len = (size_t)st.st_size, got = 0;
 		buf = xmalloc(len ? len : 1);
@@ -254,18 +290,44 @@ cache_result_get(tl_cache *c, const uint8_t *key, size_t klen, tl_result *out)
 			got += (size_t)k;
 		}
 		if (got != len)
-			why = "it shrank while tl was reading it";
+			*why = "it shrank while tl was reading it";
 		else
-			why = cache_result_decode(buf, len, key, klen, out);
+			*why = cache_result_decode(buf, len, key, klen, out);
+		rc = *why != NULL ? -1 : out->out != NULL;
+		if (rc == 1 && st.st_uid == geteuid())
+			futimens(fd, NULL); /* its last use, for the LRU bound */
 	}
-	if (why != NULL && *why != '\0')
-		msg_warn(file, "stored result not used: %s; computing it again", why);
-	else if (why == NULL && out->out != NULL)
-		futimens(fd, NULL); /* its last use, for the LRU bound */
 	if (fd >= 0)
 		close(fd);
 	free(buf);
-	free(file);
+	return rc;
+}
+
+int
+cache_result_get(tl_cache *c, const uint8_t *key, size_t klen, tl_result *out)
+{
+	memset(out, 0, sizeof *out);
+	if (c == NULL || c->dir == NULL || c->distrust_dir != NULL)
+		return 0;
+	/* its name, else the user's own alternative name (cache_place) */
+	char *name[2];
+	name[0] = result_file(c, key, klen);
+	name[1] = cache_alt_name(name[0]);
+	int rc[2] = {0, 0};
+	const char *why[2] = {NULL, NULL};
+	uid_t owner[2] = {0, 0};
+	for (size_t i = 0; i < 2 && (i == 0 || rc[0] != 1); i++)
+		rc[i] = result_read(name[i], key, klen, out, &why[i], &owner[i]);
+	if (rc[0] != 1 && rc[1] != 1)
+		for (size_t i = 0; i < 2; i++) {
+			if (rc[i] == -1)
+				msg_warn(name[i], "stored result not used: %s; computing it again",
+				         why[i]);
+			else if (rc[i] == -2)
+				cache_note_ignored(c, name[i], owner[i]);
+		}
+	free(name[0]);
+	free(name[1]);
 	return out->out != NULL;
 }
 
@@ -291,7 +353,7 @@ cache_result_put(tl_cache *c, const uint8_t *key, size_t klen, const tl_result *
 	memcpy(b.p + 16, &size, 8);
 	memcpy(b.p + 24, &sum, 8);
 	memcpy(b.p + 32, &kl, 8);
-	char *file = result_file(c, key, klen);
+	char *file = result_file(c, key, klen), *placed = NULL;
 	char *tmp = xasprintf("%s/" TMP_PREFIX "%ld-r%s", c->dir, (long)getpid(), RESULT_EXT);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	int ok = fd >= 0;
@@ -306,9 +368,11 @@ cache_result_put(tl_cache *c, const uint8_t *key, size_t klen, const tl_result *
 		ok = 0;
 	if (fd >= 0 && close(fd) != 0)
 		ok = 0;
-	/* a rename replaces a file whole: a reader sees the old result or the new, never half */
-	if (ok && rename(tmp, file) != 0)
+	/* a rename replaces a file whole: a reader sees the old result or the new, never half;
+	 * never another user's file */
+	if (ok && cache_place(tmp, file, &placed) != 0)
 		ok = 0;
+	free(placed);
 	if (!ok && fd >= 0)
 		unlink(tmp);
 	free(tmp);

@@ -711,7 +711,7 @@ load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *c)
 	c->keep = o ? o->tables : 0;
 	c->tables = c->keep;
 	/* a file others will read holds every table; a spilled one only what this load keeps */
-	if (c->cache != NULL && c->cache->dir != NULL && !c->cache->read_only && !c->cache->spill)
+	if (cache_will_write(c->cache) && !c->cache->spill)
 		c->tables = TL_TABLE_ALL;
 	size_t cap = 0;
 	for (size_t i = 0; i < tr->sources.n;) {
@@ -761,7 +761,7 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 		add_rank(tr, r, &rcap);
 	}
 	free(c.jobs);
-	cache_evict(c.cache);
+	cache_load_done(c.cache);
 	if (tr->nranks == 0) {
 		msg_error("%s: nothing could be loaded", path);
 		return 2;

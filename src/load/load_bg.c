@@ -280,7 +280,7 @@ load_bg_finish(tl_load_bg *bg, int cancel)
 		fprintf(stderr,
 		        "tl: TL_TEST_LOAD_DELAY_MS: %zu of %zu ranks loaded, %zu cancelled\n",
 		        bg->nloaded, bg->c.njobs, cancelled);
-	cache_evict(bg->c.cache);
+	cache_load_done(bg->c.cache);
 	int rc = 0;
 	if (bg->nloaded == 0 && cancelled == 0) {
 		msg_error("%s: nothing could be loaded", bg->path);

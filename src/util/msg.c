@@ -78,16 +78,22 @@ progress_clear_locked(void)
 	}
 }
 
-/* "tl: PATH: TEXT" (path may be NULL) to stderr, and to the tee. Under msg_lock. */
+/* "tl: PATH: TEXT" (path may be NULL) to stderr, and to the tee unless aside. Under msg_lock. */
 static void
-say_locked(const char *path, const char *text)
+say_aside_locked(const char *path, const char *text, int aside)
 {
-	for (FILE *f = stderr; f != NULL; f = f == stderr ? tee : NULL) {
+	for (FILE *f = stderr; f != NULL; f = f == stderr && !aside ? tee : NULL) {
 		if (path != NULL)
 			fprintf(f, "tl: %s: %s\n", path, text);
 		else
 			fprintf(f, "tl: %s\n", text);
 	}
+}
+
+static void
+say_locked(const char *path, const char *text)
+{
+	say_aside_locked(path, text, 0);
 }
 
 void
@@ -151,17 +157,15 @@ msg_list_say(msg_list *w)
 	msg_list_free(w);
 }
 
-void
-msg_warn(const char *path, const char *fmt, ...)
+/* msg_warn; aside: neither captured nor teed (msg_warn_aside). */
+static void
+warn_v(const char *path, int aside, const char *fmt, va_list ap)
 {
 	char buf[1024], safe[2048];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (capture_fn != NULL)
+	if (capture_fn != NULL && !aside)
 		capture_fn(capture_ctx, path, buf);
-	if (hold)
+	if (hold && !aside)
 		return; /* counted and printed when the holder replays it */
 	pthread_mutex_lock(&msg_lock);
 	warn_count++;
@@ -170,12 +174,30 @@ msg_warn(const char *path, const char *fmt, ...)
 		if (path != NULL) {
 			char p[1024];
 			text_sanitize(path, p, sizeof p, 1);
-			say_locked(p, text_sanitize(buf, safe, sizeof safe, 1));
+			say_aside_locked(p, text_sanitize(buf, safe, sizeof safe, 1), aside);
 		} else {
-			say_locked(NULL, text_sanitize(buf, safe, sizeof safe, 1));
+			say_aside_locked(NULL, text_sanitize(buf, safe, sizeof safe, 1), aside);
 		}
 	}
 	pthread_mutex_unlock(&msg_lock);
+}
+
+void
+msg_warn(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	warn_v(path, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+msg_warn_aside(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	warn_v(path, 1, fmt, ap);
+	va_end(ap);
 }
 
 void

@@ -12,6 +12,9 @@
 void msg_hold(int on);
 void msg_warn(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A warning about tl's own state, not about the profile: printed like msg_warn, but never
+ * captured (no cache file keeps it) nor teed (no stored result replays it). */
+void msg_warn_aside(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Progress line (only on a terminal, after the first half second). */
 void msg_progress_start(int total);
 void msg_progress_add(int done, uint64_t rows);
