@@ -115,8 +115,7 @@ static const command commands[] = {
     {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR] [--trust-cache OWNERS]",
      "read PATH into the model cache without viewing it", cmd_index, 1, "rC"},
     {"cache", "tl cache [--clear] [--cache-dir DIR] [--trust-cache OWNERS]",
-     "where the model cache is, its size and owners; --clear removes your files", cmd_cache, 0,
-     "LC"},
+     "where the model cache is, its size; --clear empties yours", cmd_cache, 0, "LC"},
     {"keys", "tl keys [--keymap NAME] [--man|--markdown]",
      "the viewer's actions and :-commands with their keys", cmd_keys, 0, "KMD"},
 };
