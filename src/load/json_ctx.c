@@ -233,6 +233,7 @@ json_ctx_free(jctx *c)
 	free(c->mxp);
 	free(c->mxk);
 	free(c->cand);
+	free(c->iters);
 	free(c->steps);
 	free(c->doms);
 	free(c->sbuf);

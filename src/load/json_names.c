@@ -153,6 +153,8 @@ json_threads_resolve(jctx *c)
 			num = (int64_t)i;
 		switch (p->kind) {
 		case P_HW:
+			t->kind = strncmp(tn, "Step Trace", 10) == 0 ? T_STEPTRACE : T_DEVICE;
+			break;
 		case P_LEGACY_GPU:
 			t->kind = T_DEVICE;
 			break;
@@ -528,8 +530,36 @@ json_names_event(jctx *c, const jevent *ev)
 		const char *t = json_span_text(c, ev->f[F_NAME], &n);
 		int64_t id;
 		if (json_dec_parse(t + 13, n - 13, 0, &id) == DEC_OK) {
-			step_cand sc = {th, span_eq(c, ev->f[F_CAT], "gpu_user_annotation"), id,
-			                start, start + dur};
+			step_cand sc = {th,         span_eq(c, ev->f[F_CAT], "gpu_user_annotation"),
+			                0,          id,
+			                start,      start + dur,
+			                ev->ordinal};
+			VEC_PUSH(c->cand, c->ncand, c->candcap, sc);
+		}
+	}
+	/* msprof's Step Trace (CANN <= 7.0): "Iteration N" with the iteration's times in its
+	 * args; whether its thread is the Step Trace one is known once the names are */
+	if (span_starts(c, ev->f[F_NAME], "Iteration ") &&
+	    json_event_time(c, ev, 1, 0, &start, &dur) == 0) {
+		static const jkey keys[] = {JKEY("Iteration ID"), JKEY("Iteration Time(ns)")};
+		jspan v[2];
+		int64_t id = -1, ns = -1;
+		if (json_args_members(c, ev, keys, 2, v) == 0) {
+			if (!json_span_int(c, v[0], &id))
+				id = -1;
+			if (!json_span_int(c, v[1], &ns))
+				ns = -1;
+		}
+		if (id < 0) {
+			size_t n;
+			const char *t = json_span_text(c, ev->f[F_NAME], &n);
+			if (json_dec_parse(t + 10, n - 10, 0, &id) != DEC_OK)
+				id = -1;
+		}
+		/* the step lasts its Iteration Time (the event's dur rounds it to the µs) */
+		if (id >= 0 && id < 1000000 && (ns < 0 || ns <= INT64_MAX - start)) {
+			step_cand sc = {
+			    th, 0, 1, id, start, ns >= 0 ? start + ns : start + dur, ev->ordinal};
 			VEC_PUSH(c->cand, c->ncand, c->candcap, sc);
 		}
 	}
@@ -563,8 +593,15 @@ json_steps_build(jctx *c)
 	for (size_t i = 0; i < c->ncand; i++) {
 		step_cand *sc = &c->cand[i];
 		const jthread *t = &c->threads[sc->thread];
-		if (sc->gpu || t->kind != T_HOST)
+		if (sc->gpu || t->kind != (sc->iter ? T_STEPTRACE : T_HOST))
 			continue;
+		if (sc->iter && c->models > 1) {
+			/* two models on the device: their iterations stay apart */
+			int64_t model;
+			if (int_after(json_tok_str(c, t->name), "Model ID:", &model) &&
+			    model < 9000)
+				sc->id = MSPROF_MODEL_STEP(model, sc->id);
+		}
 		if ((c->base_ns > 0 && sc->end > INT64_MAX - c->base_ns) ||
 		    (c->base_ns < 0 && sc->start < INT64_MIN - c->base_ns))
 			continue;        /* walk 3 drops the event as out of range */
@@ -583,11 +620,35 @@ json_steps_build(jctx *c)
 		}
 		tl_step s = {sc->id, sc->start, sc->end};
 		VEC_PUSH(c->steps, c->nsteps, cap, s);
+		if (sc->iter) {
+			json_iter_ev ie = {sc->start, sc->ordinal};
+			size_t icap = c->niters;
+			VEC_PUSH(c->iters, c->niters, icap, ie);
+		}
 	}
 	if (rank_add_steps(c->r, c->steps, c->nsteps, &c->step_base) != 0) {
 		msg_warn(c->path, "more than %d ProfilerStep ranges; steps ignored",
 		         TL_NO_STEP - 1);
 		c->nsteps = 0;
+		return;
+	}
+	if (c->niters == 0)
+		return;
+	/* msprof's iterations: named as msprof names them, with the model when the device
+	 * has two or more */
+	tl_track *st = rank_track(c->r, TL_LANE_STEP, 0, "Step");
+	for (size_t k = 0; k < st->n; k++) {
+		uint32_t a = st->v[k].arg;
+		if (a < c->step_base || a >= c->step_base + c->nsteps)
+			continue;
+		int64_t id = c->r->steps[a].id;
+		char nm[64];
+		if (c->models > 1)
+			snprintf(nm, sizeof nm, "Model %" PRId64 " Iteration %" PRId64,
+			         id / 1000000, id % 1000000);
+		else
+			snprintf(nm, sizeof nm, "Iteration %" PRId64, id);
+		st->v[k].name = strpool_intern_cstr(c->r->pool, nm);
 	}
 }
 

@@ -502,6 +502,8 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 	const jproc *p = &c->procs[t->proc];
 	if (t->kind == T_OVERLAP)
 		return; /* msprof's result, not an input (trace_json_overlap_lengths reads it) */
+	if (t->kind == T_STEPTRACE)
+		return; /* the iterations: steps (json_steps_build), not device tasks */
 	cJSON *tmp;
 	size_t namelen;
 	const char *name = json_span_string(c, ev->f[F_NAME], &tmp, &namelen);
