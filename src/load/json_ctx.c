@@ -190,6 +190,7 @@ json_ctx_init(jctx *c, const char *path, tl_rank *r)
 	c->r = r;
 	c->tok = strpool_new();
 	c->dist_rank = -1;
+	c->ms1_first = INT64_MAX;
 	u64map_init(&c->proc_map);
 	u64map_init(&c->thread_map);
 	u64map_init(&c->planes);

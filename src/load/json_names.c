@@ -140,7 +140,7 @@ json_threads_resolve(jctx *c)
 		const jproc *p = &c->procs[t->proc];
 		const char *tn = json_tok_str(c, t->name), *pn = json_tok_str(c, p->name);
 		int64_t num = -1;
-		char label[256];
+		char label[256], ms1_name[128];
 		int64_t dev = p->dev >= 0 ? p->dev : p->ordinal;
 		if (!int_after(tn, "stream", &num) && !int_after(tn, "plane", &num)) {
 			/* no usable thread name: the tid itself, when it is a number */
@@ -151,7 +151,50 @@ json_threads_resolve(jctx *c)
 		}
 		if (num < 0 || num > UINT32_MAX / 2)
 			num = (int64_t)i;
-		switch (p->kind) {
+		int ms1_kind = -1;
+		if (c->ms1_csv != NULL && p->kind == P_GENERIC) {
+			/* MindSpore 1.x: no names; a tid is a stream (a number, or "Stream #N"),
+			 * else MindSpore's own lanes (Steps, Scope Name, the merged ones) or the
+			 * communication ops' */
+			const char *tt = json_tok_str(c, t->tok);
+			int64_t v;
+			if (json_dec_parse(tt, strlen(tt), 0, &v) == DEC_OK && v >= 0 &&
+			    v < UINT32_MAX / 2) {
+				ms1_kind = v >= 7999 && v <= 8002 ? T_OVERLAP : T_DEVICE;
+				num = v;
+			} else if (int_after(tt, "stream #", &num) ||
+			           int_after(tt, "stream", &num)) {
+				ms1_kind = T_DEVICE;
+			} else if (strstr(tt, "Steps") || strstr(tt, "Scope Name") ||
+			           strstr(tt, "overlap") || strstr(tt, "free_time")) {
+				ms1_kind = T_OVERLAP;
+			} else {
+				/* named lanes: the AI CPU's operators, the collectives', the host's
+				 */
+				size_t tl = strlen(tt);
+				if (tl >= 2 && tt[0] == '"')
+					snprintf(ms1_name, sizeof ms1_name, "%.*s", (int)(tl - 2),
+					         tt + 1);
+				else
+					snprintf(ms1_name, sizeof ms1_name, "%s", tt);
+				tn = ms1_name;
+				num = (int64_t)i | INT64_C(1) << 30;
+				if (strcasestr(tt, "ai cpu") || strcasestr(tt, "aicpu"))
+					ms1_kind = T_DEVICE;
+				else if (strcasestr(tt, "communication") ||
+				         strcasestr(tt, "hccl") || strstr(tt, "AllReduce") ||
+				         strstr(tt, "AllGather") || strstr(tt, "ReduceScatter") ||
+				         strstr(tt, "Broadcast") || strstr(tt, "Send") ||
+				         strstr(tt, "Receive"))
+					ms1_kind = T_GROUP;
+				else
+					ms1_kind = T_HOST;
+			}
+		}
+		switch (ms1_kind >= 0 ? -1 : p->kind) {
+		case -1:
+			t->kind = ms1_kind;
+			break;
 		case P_HW:
 			t->kind = strncmp(tn, "Step Trace", 10) == 0 ? T_STEPTRACE : T_DEVICE;
 			break;
@@ -523,6 +566,11 @@ json_names_event(jctx *c, const jevent *ev)
 		return;
 	}
 	uint32_t th = json_thread_of(c, ev);
+	/* MindSpore 1.x: its ts 0 is the first operator's start (args.type) */
+	if (c->ms1_csv != NULL && ev->f[F_ARGS].len > 0 &&
+	    memmem(c->b + ev->f[F_ARGS].off, ev->f[F_ARGS].len, "\"type\"", 6) != NULL &&
+	    json_event_time(c, ev, 1, 0, &start, &dur) == 0 && start < c->ms1_first)
+		c->ms1_first = start;
 	/* the times of slices are judged (and counted) in walk 2 */
 	if (span_starts(c, ev->f[F_NAME], "ProfilerStep#") &&
 	    json_event_time(c, ev, 1, 0, &start, &dur) == 0) {
@@ -585,6 +633,57 @@ json_names_event(jctx *c, const jevent *ev)
 	}
 }
 
+/* MindSpore 1.x's steps: step_trace_raw_{r}_detail_time.csv beside the timeline (step_num,
+ * start_point, end_point, total, fp_point, ...), times in ticks of the device's 100 MHz counter
+ * (10 ns). The timeline counts from its first operator, which is step 1's FP start: the steps
+ * are placed so. Without the file (or a usable row) the timeline has no steps, said in one
+ * line. */
+static void
+ms1_steps(jctx *c, size_t *cap)
+{
+	FILE *f = fopen(c->ms1_csv, "r");
+	if (f == NULL) {
+		c->ms1_no_csv = errno; /* said once the timeline is known to be read */
+		return;
+	}
+	char line[4096];
+	int64_t base = INT64_MIN;
+	size_t rows = 0, bad = 0;
+	while (fgets(line, sizeof line, f) != NULL) {
+		if (strncmp(line, "step_num", 8) == 0)
+			continue;
+		int64_t v[5];
+		char *p = line, *e;
+		int k;
+		for (k = 0; k < 5; k++) {
+			errno = 0;
+			long long x = strtoll(p, &e, 10);
+			if (e == p || errno != 0 || (*e != ',' && *e != '\n' && *e != '\0'))
+				break;
+			v[k] = (int64_t)x;
+			p = *e == ',' ? e + 1 : e;
+		}
+		/* v: step_num, start_point, end_point, total, fp_point */
+		if (k < 5 || v[0] < 0 || v[2] < v[1] || v[1] < 0 || v[4] < 0 ||
+		    v[2] > INT64_MAX / 20 || v[4] > INT64_MAX / 20 || c->ms1_first == INT64_MAX) {
+			bad++;
+			continue;
+		}
+		if (base == INT64_MIN)
+			base = v[4];
+		tl_step s = {v[0], c->ms1_first + (v[1] - base) * 10,
+		             c->ms1_first + (v[2] - base) * 10};
+		VEC_PUSH(c->steps, c->nsteps, *cap, s);
+		rows++;
+	}
+	fclose(f);
+	if (bad > 0 || rows == 0)
+		msg_warn(c->ms1_csv,
+		         "%zu step row%s of %zu not understood (MindSpore 1.x step trace: "
+		         "step_num, start_point, end_point, total, fp_point, ...)",
+		         bad, bad == 1 ? "" : "s", bad + rows);
+}
+
 /* ProfilerStep#N ranges of host threads become the steps (the DB's STEP_TIME). */
 void
 json_steps_build(jctx *c)
@@ -626,6 +725,8 @@ json_steps_build(jctx *c)
 			VEC_PUSH(c->iters, c->niters, icap, ie);
 		}
 	}
+	if (c->ms1_csv != NULL)
+		ms1_steps(c, &cap);
 	if (rank_add_steps(c->r, c->steps, c->nsteps, &c->step_base) != 0) {
 		msg_warn(c->path, "more than %d ProfilerStep ranges; steps ignored",
 		         TL_NO_STEP - 1);

@@ -124,6 +124,15 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 	json_ctx_init(&c, src->path, r);
 	if (src->kind == TL_SRC_MSPROF_ITER)
 		c.models = src->models;
+	char *csv = NULL;
+	if (src->kind == TL_SRC_MS_TIMELINE) {
+		/* MindSpore 1.x: step_trace_raw_{r}_detail_time.csv beside the timeline */
+		const char *slash = strrchr(src->path, '/');
+		int dl = slash ? (int)(slash - src->path) + 1 : 0;
+		csv = xasprintf("%.*sstep_trace_raw_%d_detail_time.csv", dl, src->path,
+		                src->rank >= 0 ? src->rank : 0);
+		c.ms1_csv = csv;
+	}
 	int rc = -1;
 	size_t nsteps_before = r->nsteps;
 	if (names_pass(&c) != 0)
@@ -171,10 +180,24 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 		    r->tracks[i]->kind != TL_LANE_COMM && r->tracks[i]->kind != TL_LANE_STEP;
 	r->host_only = c.slices > 0 && c.device_slices == 0 && (r->host_only || !dev_before);
 	rc = c.slices > 0 || r->nsteps > nsteps_before ? 0 : -1;
-	if (rc != 0 && !c.damaged && !c.shrank)
+	if (src->kind == TL_SRC_MS_TIMELINE && c.ms1_ops == 0) {
+		/* never a rank of zeros: what tl cannot place is said */
+		if (!c.damaged && !c.shrank)
+			msg_warn(src->path,
+			         "MindSpore 1.x timeline (ascend_timeline_display) without "
+			         "device operators (no stream of typed ops); not read");
+		rc = -1;
+	} else if (rc != 0 && !c.damaged && !c.shrank) {
 		msg_warn(src->path, "no slices found (empty trace?)");
+	} else if (c.ms1_no_csv != 0) {
+		msg_warn(src->path,
+		         "MindSpore 1.x timeline without its step trace (%s: %s); read "
+		         "without steps",
+		         c.ms1_csv, strerror(c.ms1_no_csv));
+	}
 done:
 	json_ctx_free(&c);
+	free(csv);
 	return rc;
 }
 

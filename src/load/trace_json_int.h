@@ -252,6 +252,12 @@ struct jctx {
 	tl_step *steps;
 	size_t nsteps, step_base;
 	int models; /* a per-iteration msprof export: model ids of its device (tl_source.models) */
+	/* MindSpore 1.x timeline: its step trace CSV (beside it), and the first operator's start
+	 * (ns; INT64_MAX none), which the CSV's step 1 FP start is placed on */
+	const char *ms1_csv;
+	int64_t ms1_first;
+	int ms1_no_csv;      /* errno of its opening, 0 when it opened */
+	uint64_t ms1_ops;    /* its operators read (compute and communication) */
 	json_iter_ev *iters; /* its Iteration steps (json_steps_build) */
 	size_t niters;
 	/* launch flows (walk 1): ts without base_ns */

@@ -36,6 +36,7 @@ typedef enum name_kind {
 	NK_MSMONITOR_DB, /* msmonitor_{pid}_{ts}_{rank|-1}.db */
 	NK_TRACE_VIEW,   /* trace_view.json */
 	NK_MSPROF_JSON,  /* msprof_[slice_{k}_]{ts}.json: trace_view's format */
+	NK_MS_TIMELINE,  /* MindSpore 1.x ascend_timeline_display[_{r}].json */
 	NK_JSON,         /* any other JSON that may be a Chrome/Kineto trace */
 } name_kind;
 

@@ -280,6 +280,11 @@ disc_name_classify(const char *name, int *rank)
 		return NK_TRACE_VIEW;
 	if (disc_msprof_json_ts(name, &d))
 		return NK_MSPROF_JSON;
+	if (disc_name_rank_match(name, "ascend_timeline_display", ".json", rank))
+		return NK_MS_TIMELINE;
+	/* MindSpore 1.x's totals beside its timeline */
+	if (disc_str_starts(name, "ascend_timeline_summary"))
+		return NK_NONE;
 	if (!disc_str_ends(name, ".json") || name[0] == '.')
 		return NK_NONE;
 	/* metadata written next to the traces, never a timeline */

@@ -622,6 +622,9 @@ file_scan(walk *w, const char *dir, const char *name, const char *path, int dept
 		if (disc_json_peek_file(path, &pk) == 0 && pk.trace)
 			walk_add(w, TL_SRC_TRACE_VIEW, path, dir, -1, RF_UNKNOWN, 0, cap_depth);
 		return;
+	case NK_MS_TIMELINE: /* MindSpore 1.x: the rank is in the name */
+		walk_add(w, TL_SRC_MS_TIMELINE, path, dir, rank, from, 0, cap_depth);
+		return;
 	case NK_JSON:
 		if (disc_json_peek_file(path, &pk) != 0 || !pk.trace)
 			return;
@@ -868,6 +871,9 @@ disc_discover_file(walk *w, const char *path)
 		walk_add(w, TL_SRC_MSPROF_DB, path, fdir, rank, from, stamp, -1);
 		break;
 	}
+	case NK_MS_TIMELINE:
+		walk_add(w, TL_SRC_MS_TIMELINE, path, fdir, rank, from, 0, -1);
+		break;
 	case NK_JSON:
 		if (disc_json_peek_file(path, &pk) != 0 || !pk.trace) {
 			ok = 0;

@@ -134,4 +134,76 @@ print("ok" if ok else json.dumps(one)[:300])
 EOF
 check "one iteration file alone is that rank's iteration" [ "$(cat "$t_tmp/one")" = ok ]
 
+# ---- MindSpore 1.x: the timeline's rank from its name, the steps from the step trace CSV --------
+m=$g/mindspore
+"$TL_BIN" info "$m" >"$t_tmp/msinfo" 2>&1
+check "a MindSpore 1.x timeline is one rank per file, the rank from its name" \
+	[ "$(grep -c '^[01]  *MindSpore 1.x timeline .*ascend_timeline_display_[01].json$' "$t_tmp/msinfo")" -eq 2 ]
+"$TL_BIN" summary --json --no-cache "$m" >"$t_tmp/ms.json" 2>"$t_tmp/ms.err"
+check "tl summary reads it without a word" [ $? -eq 0 -a ! -s "$t_tmp/ms.err" ]
+python3 - "$m" "$t_tmp/ms.json" <<'EOF2' >"$t_tmp/msoracle" 2>&1
+# The steps of step_trace_raw_{r}_detail_time.csv (10 ns ticks; MindSpore's ts 0 is step 1's FP
+# start, its first operator), the operators of the timeline in each: typed ones compute, the
+# AllReduce ones communication.
+import csv, decimal, json, os, sys
+m, summary = sys.argv[1], sys.argv[2]
+def ns(v):
+    return int(decimal.Decimal(str(v)) * 1000)
+def union(iv):
+    iv = sorted(iv)
+    tot, cs, ce = 0, None, None
+    for s, e in iv:
+        if ce is None or s > ce:
+            if ce is not None:
+                tot += ce - cs
+            cs, ce = s, e
+        elif e > ce:
+            ce = e
+    return tot + (ce - cs if ce is not None else 0)
+def minus(a, b):
+    out = []
+    for s, e in a:
+        for bs, be in sorted(b):
+            if be <= s or bs >= e:
+                continue
+            if bs > s:
+                out.append((s, bs))
+            s = max(s, be)
+        if s < e:
+            out.append((s, e))
+    return out
+got = {(r["rank"], s["step"]): s for r in json.load(open(summary))["ranks"] for s in r["steps"]}
+n = 0
+bad = []
+for rank in (0, 1):
+    ev = json.load(open(os.path.join(m, "ascend_timeline_display_%d.json" % rank)))
+    rows = list(csv.DictReader(open(os.path.join(m, "step_trace_raw_%d_detail_time.csv" % rank))))
+    base = int(rows[0]["fp_point"])
+    for row in rows:
+        s, e = (int(row["start_point"]) - base) * 10, (int(row["end_point"]) - base) * 10
+        ops = [(ns(x["ts"]), ns(x["ts"]) + ns(x["dur"]), "type" in x.get("args", {}), x["name"])
+               for x in ev if x.get("ph") == "X" and s <= ns(x["ts"]) < e]
+        comp = [(a, b) for a, b, typed, name in ops if typed]
+        comm = [(a, b) for a, b, typed, name in ops if name.startswith("AllReduce")]
+        want = {"computing_ns": union(comp), "communication_ns": union(comm),
+                "communication_not_overlapped_ns": union(minus(comm, comp)), "step_ns": e - s}
+        have = got.get((rank, int(row["step_num"])), {})
+        if any(have.get(k) != v for k, v in want.items()):
+            bad.append((rank, row["step_num"], want, have))
+        n += 1
+print("%d steps" % n if not bad and n == 8 and len(got) == 8 else "differ: %s" % (bad[:1],))
+EOF2
+check "each MindSpore step's computing, communication, exposed and length are the CSV's and the timeline's ($(cat "$t_tmp/msoracle"))" \
+	[ "$(cat "$t_tmp/msoracle")" = "8 steps" ]
+mkdir "$t_tmp/nocsv" "$t_tmp/noops"
+cp "$m/ascend_timeline_display_0.json" "$t_tmp/nocsv/"
+"$TL_BIN" summary --no-cache "$t_tmp/nocsv" >/dev/null 2>"$t_tmp/nocsv.err"
+check "without its step trace CSV: read, without steps, said in one line" \
+	[ $? -eq 0 -a "$(grep -c 'MindSpore 1.x timeline without its step trace' "$t_tmp/nocsv.err")" -eq 1 -a "$(wc -l <"$t_tmp/nocsv.err")" -eq 1 ]
+echo '[{"name":"1","ph":"X","tid":"Steps","pid":0,"ts":0,"dur":5},{"name":"Default","ph":"X","tid":"Scope Name","pid":0,"ts":1,"dur":2}]' \
+	>"$t_tmp/noops/ascend_timeline_display_2.json"
+"$TL_BIN" summary --no-cache "$t_tmp/noops" >"$t_tmp/noops.out" 2>"$t_tmp/noops.err"
+check "a MindSpore 1.x timeline without device operators is refused in a line naming the format, never zeros" \
+	[ $? -ne 0 -a "$(grep -c 'MindSpore 1.x timeline (ascend_timeline_display) without device operators' "$t_tmp/noops.err")" -eq 1 -a ! -s "$t_tmp/noops.out" ]
+
 t_done
