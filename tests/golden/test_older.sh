@@ -206,4 +206,29 @@ echo '[{"name":"1","ph":"X","tid":"Steps","pid":0,"ts":0,"dur":5},{"name":"Defau
 check "a MindSpore 1.x timeline without device operators is refused in a line naming the format, never zeros" \
 	[ $? -ne 0 -a "$(grep -c 'MindSpore 1.x timeline (ascend_timeline_display) without device operators' "$t_tmp/noops.err")" -eq 1 -a ! -s "$t_tmp/noops.out" ]
 
+# ---- MindSpore 2.x: *_ascend_ms/ASCEND_PROFILER_OUTPUT/ascend_mindspore_profiler_{r}.db ---------
+# the generated torch_npu capture moved into MindSpore's names: the same numbers, the rank from
+# the DB's file name (no profiler_info beside it)
+if "$TLGEN" screens "$t_tmp/pt" >/dev/null 2>&1; then
+	for r in 0 1; do
+		d=$t_tmp/ms2/worker_$r-100_20250109071747110_ascend_ms/ASCEND_PROFILER_OUTPUT
+		mkdir -p "$d"
+		cp "$t_tmp"/pt/gen-r${r}_*_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_$r.db \
+			"$d/ascend_mindspore_profiler_$r.db"
+	done
+	"$TL_BIN" info "$t_tmp/ms2" >"$t_tmp/ms2.info" 2>&1
+	check "MindSpore 2.x DBs are ranks 0 and 1 by their file names" \
+		[ "$(grep -c '^[01]  *MindSpore DB .*ascend_mindspore_profiler_[01].db$' "$t_tmp/ms2.info")" -eq 2 ]
+	"$TL_BIN" summary --json --no-cache "$t_tmp/pt" >"$t_tmp/pt.json" 2>/dev/null
+	"$TL_BIN" summary --json --no-cache "$t_tmp/ms2" >"$t_tmp/ms2.json" 2>/dev/null
+	python3 -c '
+import json, sys
+a, b = (json.load(open(f))["ranks"] for f in sys.argv[1:3])
+print("ok" if a == b and len(a) == 2 and a[0]["steps"] else "differ")' "$t_tmp/pt.json" "$t_tmp/ms2.json" >"$t_tmp/ms2.cmp" 2>&1
+	check "a MindSpore 2.x capture gives the same steps and numbers as the torch_npu one it holds" \
+		[ "$(cat "$t_tmp/ms2.cmp")" = ok ]
+else
+	not_ok "tlgen screens writes the torch_npu capture"
+fi
+
 t_done
