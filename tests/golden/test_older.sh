@@ -115,6 +115,12 @@ ok = all([s["step"] for s in r["steps"]] == want for r in json.load(open(sys.arg
 print("ok" if ok else "no")' "$t_tmp/sum.json" >"$t_tmp/models" 2>&1
 check "two models' iterations stay apart (model 0's as 1, 2; model 2's as 2000001..2000010)" \
 	[ "$(cat "$t_tmp/models")" = ok ]
+printf ':goto 20ms\nj\n.\n<Enter>\n:dump %s\n' "$t_tmp/detail.txt" >"$t_tmp/detail.script"
+XDG_CONFIG_HOME=$t_tmp/cfg XDG_STATE_HOME=$t_tmp/state TZ=UTC LC_ALL=C.UTF-8 \
+	"$TL_BIN" view "$ms" --no-cache --script "$t_tmp/detail.script" --size 140x60 2>/dev/null
+check "the viewer's step detail names the iteration and shows its FP Start and BP End" \
+	sh -c "grep -q '^ slice  *Model 2 Iteration 3 ' '$t_tmp/detail.txt' &&
+		grep -q '^ FP Start  *57' '$t_tmp/detail.txt' && grep -q '^ BP End  *57' '$t_tmp/detail.txt' && grep -q '^ step  *Model 2 Iteration 3 ' '$t_tmp/detail.txt'"
 
 # ---- one device folder, its timeline directory, one file ---------------------------------------
 "$TL_BIN" info "$dev6" >"$t_tmp/dev" 2>/dev/null
