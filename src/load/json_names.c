@@ -6,6 +6,7 @@
 #include "load/load_int.h"
 #include "model/mstx.h"
 #include "util/msg.h"
+#include "util/satint.h"
 #include "util/strpool.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
@@ -605,7 +606,8 @@ json_names_event(jctx *c, const jevent *ev)
 				id = -1;
 		}
 		/* the step lasts its Iteration Time (the event's dur rounds it to the µs) */
-		if (id >= 0 && id < 1000000 && (ns < 0 || ns <= INT64_MAX - start)) {
+		if (id >= 0 && id < 1000000 && tl_time_ok(start) && dur >= 0 &&
+		    tl_time_ok(start + dur) && (ns < 0 || ns <= TL_TIME_MAX - start)) {
 			step_cand sc = {
 			    th, 0, 1, id, start, ns >= 0 ? start + ns : start + dur, ev->ordinal};
 			VEC_PUSH(c->cand, c->ncand, c->candcap, sc);
@@ -671,8 +673,12 @@ ms1_steps(jctx *c, size_t *cap)
 		}
 		if (base == INT64_MIN)
 			base = v[4];
-		tl_step s = {v[0], c->ms1_first + (v[1] - base) * 10,
-		             c->ms1_first + (v[2] - base) * 10};
+		tl_step s = {v[0], sat_add(c->ms1_first, (v[1] - base) * 10),
+		             sat_add(c->ms1_first, (v[2] - base) * 10)};
+		if (!tl_time_ok(s.start) || !tl_time_ok(s.end)) {
+			bad++;
+			continue;
+		}
 		VEC_PUSH(c->steps, c->nsteps, *cap, s);
 		rows++;
 	}

@@ -676,10 +676,13 @@ disc_walk_dir(walk *w, const char *path, int depth)
 	/* one device of a per-iteration msprof export (PROF_x/device_{N}, or its timeline/
 	 * named itself): that device's rank */
 	const char *dd;
-	char *dev = NULL, *real = realpath(path, NULL);
-	if (disc_name_digits(name, "device_", "", &dd)) {
+	char *dev = NULL, *real = NULL;
+	int is_dev = disc_name_digits(name, "device_", "", &dd) > 0;
+	if (is_dev || (depth == 0 && strcmp(name, "timeline") == 0))
+		real = realpath(path, NULL);
+	if (is_dev) {
 		dev = xstrdup(path);
-	} else if (depth == 0 && strcmp(name, "timeline") == 0 && real != NULL) {
+	} else if (real != NULL) {
 		dev = disc_path_dir(real);
 		if (!disc_name_digits(disc_path_base(dev), "device_", "", &dd)) {
 			free(dev);
