@@ -214,15 +214,19 @@ command_help(FILE *f, const command *cmd)
 		      "once.\n",
 		      f);
 	if (cmd->needs_path)
-		fputs("\nPATH is a profile directory (walked up to 10 levels deep) or a single "
-		      "file: a\n"
-		      ".db, a trace_view.json (any version, any name), a Kineto or legacy PyTorch\n"
-		      "trace. A trace without device work (CPU-only) is summarised as such: its\n"
-		      "gloo/c10d collectives are the communication, and stage rules find its\n"
-		      "record_function ranges. Inputs are read-only to tl, and untrusted: crafted\n"
-		      "files are refused, names are printed escaped. Ranks that need more memory\n"
-		      "than is free are refused before loading.\n",
-		      f);
+		fputs(
+		    "\nPATH is a profile directory (walked up to 10 levels deep) or a single "
+		    "file: a\n"
+		    ".db, a trace_view.json (any version, any name), a Kineto or legacy PyTorch\n"
+		    "trace; older layouts too: msprof's per-iteration export (CANN <= 7:\n"
+		    "PROF_*/device_N/timeline/msprof_N_MODEL_ITER.json, a rank per device) and\n"
+		    "MindSpore 1.x timelines (ascend_timeline_display_RANK.json with its\n"
+		    "step_trace_raw_RANK_detail_time.csv). A trace without device work (CPU-only)\n"
+		    "is summarised as such: its gloo/c10d collectives are the communication, and\n"
+		    "stage rules find its record_function ranges. Inputs are read-only to tl, and\n"
+		    "untrusted: crafted files are refused, names are printed escaped. Ranks that\n"
+		    "need more memory than is free are refused before loading.\n",
+		    f);
 	if (command_takes(cmd, 'C'))
 		fputs("\nEach rank read is kept in the model cache, keyed by its files' identity "
 		      "(path,\n"

@@ -270,6 +270,15 @@ typedef struct gen_truth {
  * ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_{r}.db. truth may be NULL. Returns 0, or -1
  * with a message on stderr. */
 int gen_profile(const gen_opts *, const char *outdir, gen_truth *truth);
+/* gen_older.c: the older Ascend layouts. msprof's per-iteration export of CANN 6.x-7.0: two
+ * PROF_ directories (devices 6 and 7, ranks 0 and 1 in their info.json), each
+ * device_{N}/timeline/ holding models 0 (2 iterations) and 2 (10 iterations) as
+ * msprof_{N}_{model}_{iter}.json with its Overlap Analysis and Step Trace, and the
+ * task_time_*, hccl_* and step_trace_* files repeating parts of it. MindSpore 1.x: ranks 0 and
+ * 1's ascend_timeline_display_{r}.json (no process names, streams as tids, args.type) with
+ * step_trace_raw_{r}_detail_time.csv (4 steps, 10 ns ticks). 0, or -1 after a message. */
+int gen_msprof_iter_export(const char *outdir, uint64_t seed);
+int gen_ms_timeline(const char *outdir, uint64_t seed);
 void gen_truth_free(gen_truth *);
 
 /* Converts a torch_npu unified DB (a generated one, or a real one) into the trace_view.json that

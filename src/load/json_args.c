@@ -221,8 +221,25 @@ trace_json_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load
                 void *ctx)
 {
 	/* a JSON slice's arg is its event's ordinal (the step lane's is a step index) */
-	if (t->kind == TL_LANE_STEP || t->kind == TL_LANE_STAGE || t->kind == TL_LANE_OVERLAP ||
-	    t->v[idx].arg == UINT32_MAX)
+	if (t->kind == TL_LANE_STEP) {
+		/* msprof's Iteration steps: the event's args (Iteration ID, FP Start, BP End,
+		 * Iteration End, Iteration Time), from whichever source gave the step */
+		for (size_t k = 0; k < r->nsources; k++) {
+			const json_state *st = rank_source_state(r, k);
+			if (r->sources[k]->kind != TL_SRC_MSPROF_ITER || st == NULL)
+				continue;
+			for (size_t i = 0; i < st->niters; i++) {
+				if (st->iters[i].start != t->v[idx].start)
+					continue;
+				if (load_source_unchanged(r->sources[k], fn, ctx) != 0)
+					return -1;
+				return event_args(r->sources[k]->path, st, st->iters[i].ordinal, fn,
+				                  ctx);
+			}
+		}
+		return 0;
+	}
+	if (t->kind == TL_LANE_STAGE || t->kind == TL_LANE_OVERLAP || t->v[idx].arg == UINT32_MAX)
 		return 0;
 	if (load_source_unchanged(r->sources[si], fn, ctx) != 0)
 		return -1;

@@ -190,6 +190,7 @@ json_ctx_init(jctx *c, const char *path, tl_rank *r)
 	c->r = r;
 	c->tok = strpool_new();
 	c->dist_rank = -1;
+	c->ms1_first = INT64_MAX;
 	u64map_init(&c->proc_map);
 	u64map_init(&c->thread_map);
 	u64map_init(&c->planes);
@@ -233,6 +234,7 @@ json_ctx_free(jctx *c)
 	free(c->mxp);
 	free(c->mxk);
 	free(c->cand);
+	free(c->iters);
 	free(c->steps);
 	free(c->doms);
 	free(c->sbuf);

@@ -6,6 +6,7 @@
 #include "load/load_int.h"
 #include "model/mstx.h"
 #include "util/msg.h"
+#include "util/satint.h"
 #include "util/strpool.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
@@ -140,7 +141,7 @@ json_threads_resolve(jctx *c)
 		const jproc *p = &c->procs[t->proc];
 		const char *tn = json_tok_str(c, t->name), *pn = json_tok_str(c, p->name);
 		int64_t num = -1;
-		char label[256];
+		char label[256], ms1_name[128];
 		int64_t dev = p->dev >= 0 ? p->dev : p->ordinal;
 		if (!int_after(tn, "stream", &num) && !int_after(tn, "plane", &num)) {
 			/* no usable thread name: the tid itself, when it is a number */
@@ -151,8 +152,53 @@ json_threads_resolve(jctx *c)
 		}
 		if (num < 0 || num > UINT32_MAX / 2)
 			num = (int64_t)i;
-		switch (p->kind) {
+		int ms1_kind = -1;
+		if (c->ms1_csv != NULL && p->kind == P_GENERIC) {
+			/* MindSpore 1.x: no names; a tid is a stream (a number, or "Stream #N"),
+			 * else MindSpore's own lanes (Steps, Scope Name, the merged ones) or the
+			 * communication ops' */
+			const char *tt = json_tok_str(c, t->tok);
+			int64_t v;
+			if (json_dec_parse(tt, strlen(tt), 0, &v) == DEC_OK && v >= 0 &&
+			    v < UINT32_MAX / 2) {
+				ms1_kind = v >= 7999 && v <= 8002 ? T_OVERLAP : T_DEVICE;
+				num = v;
+			} else if (int_after(tt, "stream #", &num) ||
+			           int_after(tt, "stream", &num)) {
+				ms1_kind = T_DEVICE;
+			} else if (strstr(tt, "Steps") || strstr(tt, "Scope Name") ||
+			           strstr(tt, "overlap") || strstr(tt, "free_time")) {
+				ms1_kind = T_OVERLAP;
+			} else {
+				/* named lanes: the AI CPU's operators, the collectives', the host's
+				 */
+				size_t tl = strlen(tt);
+				if (tl >= 2 && tt[0] == '"')
+					snprintf(ms1_name, sizeof ms1_name, "%.*s", (int)(tl - 2),
+					         tt + 1);
+				else
+					snprintf(ms1_name, sizeof ms1_name, "%s", tt);
+				tn = ms1_name;
+				num = (int64_t)i | INT64_C(1) << 30;
+				if (strcasestr(tt, "ai cpu") || strcasestr(tt, "aicpu"))
+					ms1_kind = T_DEVICE;
+				else if (strcasestr(tt, "communication") ||
+				         strcasestr(tt, "hccl") || strstr(tt, "AllReduce") ||
+				         strstr(tt, "AllGather") || strstr(tt, "ReduceScatter") ||
+				         strstr(tt, "Broadcast") || strstr(tt, "Send") ||
+				         strstr(tt, "Receive"))
+					ms1_kind = T_GROUP;
+				else
+					ms1_kind = T_HOST;
+			}
+		}
+		switch (ms1_kind >= 0 ? -1 : p->kind) {
+		case -1:
+			t->kind = ms1_kind;
+			break;
 		case P_HW:
+			t->kind = strncmp(tn, "Step Trace", 10) == 0 ? T_STEPTRACE : T_DEVICE;
+			break;
 		case P_LEGACY_GPU:
 			t->kind = T_DEVICE;
 			break;
@@ -521,6 +567,11 @@ json_names_event(jctx *c, const jevent *ev)
 		return;
 	}
 	uint32_t th = json_thread_of(c, ev);
+	/* MindSpore 1.x: its ts 0 is the first operator's start (args.type) */
+	if (c->ms1_csv != NULL && ev->f[F_ARGS].len > 0 &&
+	    memmem(c->b + ev->f[F_ARGS].off, ev->f[F_ARGS].len, "\"type\"", 6) != NULL &&
+	    json_event_time(c, ev, 1, 0, &start, &dur) == 0 && start < c->ms1_first)
+		c->ms1_first = start;
 	/* the times of slices are judged (and counted) in walk 2 */
 	if (span_starts(c, ev->f[F_NAME], "ProfilerStep#") &&
 	    json_event_time(c, ev, 1, 0, &start, &dur) == 0) {
@@ -528,8 +579,37 @@ json_names_event(jctx *c, const jevent *ev)
 		const char *t = json_span_text(c, ev->f[F_NAME], &n);
 		int64_t id;
 		if (json_dec_parse(t + 13, n - 13, 0, &id) == DEC_OK) {
-			step_cand sc = {th, span_eq(c, ev->f[F_CAT], "gpu_user_annotation"), id,
-			                start, start + dur};
+			step_cand sc = {th,         span_eq(c, ev->f[F_CAT], "gpu_user_annotation"),
+			                0,          id,
+			                start,      start + dur,
+			                ev->ordinal};
+			VEC_PUSH(c->cand, c->ncand, c->candcap, sc);
+		}
+	}
+	/* msprof's Step Trace (CANN <= 7.0): "Iteration N" with the iteration's times in its
+	 * args; whether its thread is the Step Trace one is known once the names are */
+	if (span_starts(c, ev->f[F_NAME], "Iteration ") &&
+	    json_event_time(c, ev, 1, 0, &start, &dur) == 0) {
+		static const jkey keys[] = {JKEY("Iteration ID"), JKEY("Iteration Time(ns)")};
+		jspan v[2];
+		int64_t id = -1, ns = -1;
+		if (json_args_members(c, ev, keys, 2, v) == 0) {
+			if (!json_span_int(c, v[0], &id))
+				id = -1;
+			if (!json_span_int(c, v[1], &ns))
+				ns = -1;
+		}
+		if (id < 0) {
+			size_t n;
+			const char *t = json_span_text(c, ev->f[F_NAME], &n);
+			if (json_dec_parse(t + 10, n - 10, 0, &id) != DEC_OK)
+				id = -1;
+		}
+		/* the step lasts its Iteration Time (the event's dur rounds it to the µs) */
+		if (id >= 0 && id < 1000000 && tl_time_ok(start) && dur >= 0 &&
+		    tl_time_ok(start + dur) && (ns < 0 || ns <= TL_TIME_MAX - start)) {
+			step_cand sc = {
+			    th, 0, 1, id, start, ns >= 0 ? start + ns : start + dur, ev->ordinal};
 			VEC_PUSH(c->cand, c->ncand, c->candcap, sc);
 		}
 	}
@@ -555,6 +635,61 @@ json_names_event(jctx *c, const jevent *ev)
 	}
 }
 
+/* MindSpore 1.x's steps: step_trace_raw_{r}_detail_time.csv beside the timeline (step_num,
+ * start_point, end_point, total, fp_point, ...), times in ticks of the device's 100 MHz counter
+ * (10 ns). The timeline counts from its first operator, which is step 1's FP start: the steps
+ * are placed so. Without the file (or a usable row) the timeline has no steps, said in one
+ * line. */
+static void
+ms1_steps(jctx *c, size_t *cap)
+{
+	FILE *f = fopen(c->ms1_csv, "r");
+	if (f == NULL) {
+		c->ms1_no_csv = errno; /* said once the timeline is known to be read */
+		return;
+	}
+	char line[4096];
+	int64_t base = INT64_MIN;
+	size_t rows = 0, bad = 0;
+	while (fgets(line, sizeof line, f) != NULL) {
+		if (strncmp(line, "step_num", 8) == 0)
+			continue;
+		int64_t v[5];
+		char *p = line, *e;
+		int k;
+		for (k = 0; k < 5; k++) {
+			errno = 0;
+			long long x = strtoll(p, &e, 10);
+			if (e == p || errno != 0 || (*e != ',' && *e != '\n' && *e != '\0'))
+				break;
+			v[k] = (int64_t)x;
+			p = *e == ',' ? e + 1 : e;
+		}
+		/* v: step_num, start_point, end_point, total, fp_point */
+		if (k < 5 || v[0] < 0 || v[2] < v[1] || v[1] < 0 || v[4] < 0 ||
+		    v[2] > INT64_MAX / 20 || v[4] > INT64_MAX / 20 || c->ms1_first == INT64_MAX) {
+			bad++;
+			continue;
+		}
+		if (base == INT64_MIN)
+			base = v[4];
+		tl_step s = {v[0], sat_add(c->ms1_first, (v[1] - base) * 10),
+		             sat_add(c->ms1_first, (v[2] - base) * 10)};
+		if (!tl_time_ok(s.start) || !tl_time_ok(s.end)) {
+			bad++;
+			continue;
+		}
+		VEC_PUSH(c->steps, c->nsteps, *cap, s);
+		rows++;
+	}
+	fclose(f);
+	if (bad > 0 || rows == 0)
+		msg_warn(c->ms1_csv,
+		         "%zu step row%s of %zu not understood (MindSpore 1.x step trace: "
+		         "step_num, start_point, end_point, total, fp_point, ...)",
+		         bad, bad == 1 ? "" : "s", bad + rows);
+}
+
 /* ProfilerStep#N ranges of host threads become the steps (the DB's STEP_TIME). */
 void
 json_steps_build(jctx *c)
@@ -563,8 +698,15 @@ json_steps_build(jctx *c)
 	for (size_t i = 0; i < c->ncand; i++) {
 		step_cand *sc = &c->cand[i];
 		const jthread *t = &c->threads[sc->thread];
-		if (sc->gpu || t->kind != T_HOST)
+		if (sc->gpu || t->kind != (sc->iter ? T_STEPTRACE : T_HOST))
 			continue;
+		if (sc->iter && c->models > 1) {
+			/* two models on the device: their iterations stay apart */
+			int64_t model;
+			if (int_after(json_tok_str(c, t->name), "Model ID:", &model) &&
+			    model < 9000)
+				sc->id = MSPROF_MODEL_STEP(model, sc->id);
+		}
 		if ((c->base_ns > 0 && sc->end > INT64_MAX - c->base_ns) ||
 		    (c->base_ns < 0 && sc->start < INT64_MIN - c->base_ns))
 			continue;        /* walk 3 drops the event as out of range */
@@ -583,11 +725,37 @@ json_steps_build(jctx *c)
 		}
 		tl_step s = {sc->id, sc->start, sc->end};
 		VEC_PUSH(c->steps, c->nsteps, cap, s);
+		if (sc->iter) {
+			json_iter_ev ie = {sc->start, sc->ordinal};
+			size_t icap = c->niters;
+			VEC_PUSH(c->iters, c->niters, icap, ie);
+		}
 	}
+	if (c->ms1_csv != NULL)
+		ms1_steps(c, &cap);
 	if (rank_add_steps(c->r, c->steps, c->nsteps, &c->step_base) != 0) {
 		msg_warn(c->path, "more than %d ProfilerStep ranges; steps ignored",
 		         TL_NO_STEP - 1);
 		c->nsteps = 0;
+		return;
+	}
+	if (c->niters == 0)
+		return;
+	/* msprof's iterations: named as msprof names them, with the model when the device
+	 * has two or more */
+	tl_track *st = rank_track(c->r, TL_LANE_STEP, 0, "Step");
+	for (size_t k = 0; k < st->n; k++) {
+		uint32_t a = st->v[k].arg;
+		if (a < c->step_base || a >= c->step_base + c->nsteps)
+			continue;
+		int64_t id = c->r->steps[a].id;
+		char nm[64];
+		if (c->models > 1)
+			snprintf(nm, sizeof nm, "Model %" PRId64 " Iteration %" PRId64,
+			         id / 1000000, id % 1000000);
+		else
+			snprintf(nm, sizeof nm, "Iteration %" PRId64, id);
+		st->v[k].name = strpool_intern_cstr(c->r->pool, nm);
 	}
 }
 

@@ -494,6 +494,21 @@ json_unpaired_report(jctx *c)
 	}
 }
 
+/* A MindSpore 1.x operator that is a collective or a point-to-point transfer ("AllReduce-op3",
+ * "Default/Send-op1"). */
+static int
+ms1_is_comm(const char *name)
+{
+	static const char *const ops[] = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast",
+	                                  "AllToAll",  "Send",      "Receive",       "hcom_"};
+	const char *b = strrchr(name, '/');
+	b = b ? b + 1 : name;
+	for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+		if (strncmp(b, ops[i], strlen(ops[i])) == 0)
+			return 1;
+	return 0;
+}
+
 /* One slice of thread ti from event ev (its name, category, args) over [start, start + dur]. */
 static void
 slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
@@ -502,12 +517,29 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 	const jproc *p = &c->procs[t->proc];
 	if (t->kind == T_OVERLAP)
 		return; /* msprof's result, not an input (trace_json_overlap_lengths reads it) */
+	if (t->kind == T_STEPTRACE)
+		return; /* the iterations: steps (json_steps_build), not device tasks */
 	cJSON *tmp;
 	size_t namelen;
 	const char *name = json_span_string(c, ev->f[F_NAME], &tmp, &namelen);
 	tl_lane_kind kind;
 	uint32_t dom = 0;
-	switch (t->kind) {
+	switch (c->ms1_csv != NULL && p->kind == P_GENERIC ? -1 : t->kind) {
+	case -1: /* MindSpore 1.x: operators carry their type; the collectives are named so */
+		if (t->kind == T_GROUP || ms1_is_comm(name))
+			kind = TL_LANE_COMM;
+		else if (t->kind != T_DEVICE)
+			kind = TL_LANE_HOST;
+		else if ((ev->f[F_ARGS].len > 0 &&
+		          memmem(c->b + ev->f[F_ARGS].off, ev->f[F_ARGS].len, "\"type\"", 6) !=
+		              NULL) ||
+		         t->key & INT64_C(1) << 30) /* typed, or the AI CPU's */
+			kind = TL_LANE_COMPUTE;
+		else
+			kind = TL_LANE_OTHER;
+		if (kind == TL_LANE_COMPUTE || kind == TL_LANE_COMM)
+			c->ms1_ops++;
+		break;
 	case T_DEVICE:
 		if (p->kind == P_HW) {
 			kind = hw_lane(c, ev, name);

@@ -102,6 +102,26 @@ load_fwdbwd(tl_rank *r)
 
 /* ---- what the rest asks of a source after loading ------------------------------------------ */
 
+/* The source of slice idx of t: the track's own, except on a lane that the files of one
+ * per-iteration msprof export share (Stream 3 of every iteration: one lane, created by the
+ * first file): there the file whose slices span it, their iterations lying apart in time. */
+static size_t
+slice_source(const tl_rank *r, const tl_track *t, size_t idx)
+{
+	size_t si = t->source;
+	if (si >= r->nsources || r->sources[si]->kind != TL_SRC_MSPROF_ITER || r->src_t0 == NULL ||
+	    r->nsources < 2)
+		return si;
+	int64_t s = t->v[idx].start, e = t->v[idx].end;
+	for (size_t k = 0; k < r->nsources; k++) {
+		size_t c = k == 0 ? si : k - (k <= si); /* the track's own first */
+		if (r->sources[c]->kind == TL_SRC_MSPROF_ITER && r->src_t0[c] <= s &&
+		    e <= r->src_t1[c])
+			return c;
+	}
+	return si;
+}
+
 int
 load_slice_args(const tl_rank *r, const tl_track *t, size_t idx, load_arg_fn fn, void *ctx)
 {
@@ -110,7 +130,7 @@ load_slice_args(const tl_rank *r, const tl_track *t, size_t idx, load_arg_fn fn,
 	const tl_loader *ld = loader_for(r->sources[t->source]->kind);
 	if (ld == NULL || ld->args == NULL)
 		return 0;
-	return ld->args(r, t->source, t, idx, fn, ctx);
+	return ld->args(r, slice_source(r, t, idx), t, idx, fn, ctx);
 }
 
 struct tl_link_index {
@@ -165,7 +185,8 @@ load_slice_links(const tl_rank *r, const tl_track *t, size_t idx, tl_link_dir di
 	const tl_loader *ld = loader_for(r->sources[t->source]->kind);
 	if (ld == NULL || ld->links == NULL)
 		return 0;
-	return ld->links(r, t->source, t, idx, dir, out, ix_part(ix, t->source));
+	size_t si = slice_source(r, t, idx);
+	return ld->links(r, si, t, idx, dir, out, ix_part(ix, si));
 }
 
 static const tl_loader *
@@ -203,7 +224,8 @@ load_op_stack(const tl_rank *r, const tl_track *t, size_t idx, char ***out)
 {
 	*out = NULL;
 	const tl_loader *ld = track_loader(r, t, idx);
-	return ld != NULL && ld->stack != NULL ? ld->stack(r, t->source, t, idx, out) : 0;
+	return ld != NULL && ld->stack != NULL ? ld->stack(r, slice_source(r, t, idx), t, idx, out)
+	                                       : 0;
 }
 
 ptrdiff_t

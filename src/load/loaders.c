@@ -14,6 +14,8 @@ loader_for(tl_source_kind k)
 		return &loader_ascend_db;
 	case TL_SRC_TRACE_VIEW:
 	case TL_SRC_KINETO:
+	case TL_SRC_MSPROF_ITER:
+	case TL_SRC_MS_TIMELINE:
 		return &loader_trace_json;
 	default:
 		return NULL;

@@ -54,6 +54,7 @@ json_state_free(void *p)
 		free(st->off);
 		free(st->links);
 		free(st->by_dev);
+		free(st->iters);
 	}
 	free(st);
 }
@@ -121,6 +122,17 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 	(void)g; /* no operator tables; its launches are gathered from the finished rank */
 	jctx c;
 	json_ctx_init(&c, src->path, r);
+	if (src->kind == TL_SRC_MSPROF_ITER)
+		c.models = src->models;
+	char *csv = NULL;
+	if (src->kind == TL_SRC_MS_TIMELINE) {
+		/* MindSpore 1.x: step_trace_raw_{r}_detail_time.csv beside the timeline */
+		const char *slash = strrchr(src->path, '/');
+		int dl = slash ? (int)(slash - src->path) + 1 : 0;
+		csv = xasprintf("%.*sstep_trace_raw_%d_detail_time.csv", dl, src->path,
+		                src->rank >= 0 ? src->rank : 0);
+		c.ms1_csv = csv;
+	}
 	int rc = -1;
 	size_t nsteps_before = r->nsteps;
 	if (names_pass(&c) != 0)
@@ -133,18 +145,22 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 	json_unpaired_report(&c);
 	json_counters_finish(&c);
 	json_links_correlate(&c);
-	if ((c.nevidx > 0 || c.nlinks > 0) && r->nsources > 0) { /* (the loader's source is
-		                                                       r's last) */
+	if ((c.nevidx > 0 || c.nlinks > 0 || c.niters > 0) &&
+	    r->nsources > 0) { /* (the loader's source is r's last) */
 		json_state *st = xcalloc(1, sizeof *st);
 		st->off = c.evidx;
 		st->n = c.nevidx;
 		st->links = c.links;
 		st->nlinks = c.nlinks;
+		st->iters = c.iters;
+		st->niters = c.niters;
 		json_links_index(st);
 		rank_set_source_state(r, r->nsources - 1, st, json_state_free);
 		c.evidx = NULL;
 		c.links = NULL;
 		c.nlinks = 0;
+		c.iters = NULL;
+		c.niters = 0;
 	}
 	if (c.shrank)
 		msg_warn(src->path,
@@ -164,10 +180,24 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 		    r->tracks[i]->kind != TL_LANE_COMM && r->tracks[i]->kind != TL_LANE_STEP;
 	r->host_only = c.slices > 0 && c.device_slices == 0 && (r->host_only || !dev_before);
 	rc = c.slices > 0 || r->nsteps > nsteps_before ? 0 : -1;
-	if (rc != 0 && !c.damaged && !c.shrank)
+	if (src->kind == TL_SRC_MS_TIMELINE && c.ms1_ops == 0) {
+		/* never a rank of zeros: what tl cannot place is said */
+		if (!c.damaged && !c.shrank)
+			msg_warn(src->path,
+			         "MindSpore 1.x timeline (ascend_timeline_display) without "
+			         "device operators (no stream of typed ops); not read");
+		rc = -1;
+	} else if (rc != 0 && !c.damaged && !c.shrank) {
 		msg_warn(src->path, "no slices found (empty trace?)");
+	} else if (c.ms1_no_csv != 0) {
+		msg_warn(src->path,
+		         "MindSpore 1.x timeline without its step trace (%s: %s); read "
+		         "without steps",
+		         c.ms1_csv, strerror(c.ms1_no_csv));
+	}
 done:
 	json_ctx_free(&c);
+	free(csv);
 	return rc;
 }
 
@@ -256,11 +286,12 @@ json_state_save(const tl_rank *r, size_t si, uint8_t **out, size_t *len)
 	const json_state *st = rank_source_state(r, si);
 	*out = NULL;
 	*len = 0;
-	if (st == NULL || (st->n == 0 && st->nlinks == 0))
+	if (st == NULL || (st->n == 0 && st->nlinks == 0 && st->niters == 0))
 		return;
-	uint64_t head[2] = {LINKS_MAGIC, st->n}, nl = st->nlinks;
+	uint64_t head[2] = {LINKS_MAGIC, st->n}, nl = st->nlinks, ni = st->niters;
 	size_t offs = st->n * sizeof *st->off, links = st->nlinks * sizeof *st->links;
-	*len = sizeof head + offs + sizeof nl + links;
+	size_t iters = st->niters * sizeof *st->iters;
+	*len = sizeof head + offs + sizeof nl + links + (ni ? sizeof ni + iters : 0);
 	*out = xmalloc(*len);
 	uint8_t *p = *out;
 	memcpy(p, head, sizeof head);
@@ -272,6 +303,12 @@ json_state_save(const tl_rank *r, size_t si, uint8_t **out, size_t *len)
 	p += sizeof nl;
 	if (links)
 		memcpy(p, st->links, links);
+	p += links;
+	if (ni) { /* the Iteration steps: their count and (start, ordinal) pairs */
+		memcpy(p, &ni, sizeof ni);
+		p += sizeof ni;
+		memcpy(p, st->iters, iters);
+	}
 }
 
 static int
@@ -292,10 +329,27 @@ json_state_restore(tl_rank *r, size_t si, const uint8_t *p, size_t len)
 		}
 		size_t offs = (size_t)head[1] * sizeof *st->off;
 		memcpy(&nl, p + sizeof head + offs, sizeof nl);
-		if (nl > (rest - offs) / sizeof *st->links ||
-		    (rest - offs) != (size_t)nl * sizeof *st->links) {
+		if (nl > (rest - offs) / sizeof *st->links) {
 			free(st);
 			return -1;
+		}
+		size_t tail = rest - offs - (size_t)nl * sizeof *st->links;
+		uint64_t ni = 0;
+		if (tail != 0) { /* the Iteration steps */
+			if (tail < sizeof ni) {
+				free(st);
+				return -1;
+			}
+			memcpy(&ni, p + len - tail, sizeof ni);
+			if (ni == 0 || ni > (tail - sizeof ni) / sizeof *st->iters ||
+			    tail - sizeof ni != (size_t)ni * sizeof *st->iters) {
+				free(st);
+				return -1;
+			}
+			st->niters = (size_t)ni;
+			st->iters = xreallocarray(NULL, st->niters, sizeof *st->iters);
+			memcpy(st->iters, p + len - tail + sizeof ni,
+			       st->niters * sizeof *st->iters);
 		}
 		st->n = (size_t)head[1];
 		st->off = st->n ? xmalloc(offs) : NULL;

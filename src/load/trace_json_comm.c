@@ -140,7 +140,7 @@ op_at(const op_span *v, size_t n, int64_t t)
 void
 trace_json_comm(const tl_rank *r, size_t si, tl_comm_data *d, size_t **owner, size_t *ocap)
 {
-	if (r->sources[si]->kind != TL_SRC_TRACE_VIEW)
+	if (r->sources[si]->kind != TL_SRC_TRACE_VIEW && r->sources[si]->kind != TL_SRC_MSPROF_ITER)
 		return; /* Kineto traces have no HCCL sub-tasks */
 	uint16_t source = (uint16_t)si;
 	size_t first = d->nops;

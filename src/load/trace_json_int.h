@@ -63,6 +63,12 @@ typedef struct jevent {
  * event array (by ordinal, which its slices carry as arg), so that the detail pane finds one
  * event again by reading a little of the file, not all of it. */
 #define EVIDX_STEP 1024
+/* An "Iteration N" step of a per-iteration msprof export: its start (ns) and its event's
+ * ordinal, so that the step lane's detail shows the event's args. */
+typedef struct json_iter_ev {
+	int64_t start;
+	uint64_t ordinal;
+} json_iter_ev;
 typedef struct json_link json_link;
 typedef struct json_state {
 	uint64_t *off;
@@ -71,6 +77,8 @@ typedef struct json_state {
 	 * end */
 	json_link *links, *by_dev;
 	size_t nlinks;
+	json_iter_ev *iters; /* the Iteration steps this source gave, by start */
+	size_t niters;
 } json_state;
 
 /* A launch flow with both ends, after loading: the host end (the call or operator that
@@ -96,8 +104,9 @@ enum {
 	P_LEGACY_GPU /* "CUDA functions" */,
 };
 
-/* What a thread is. */
-enum { T_HOST, T_DEVICE, T_GROUP, T_PLANE, T_OVERLAP };
+/* What a thread is. T_STEPTRACE: msprof's "Step Trace(Model ID:M)" thread of Ascend
+ * Hardware (CANN <= 7.0 exports): its "Iteration N" events are the steps, not device tasks. */
+enum { T_HOST, T_DEVICE, T_GROUP, T_PLANE, T_OVERLAP, T_STEPTRACE };
 
 typedef struct jproc {
 	uint32_t tok;  /* raw pid token (c->tok pool) */
@@ -127,8 +136,10 @@ typedef struct be_open {
 
 typedef struct step_cand {
 	uint32_t thread;
-	int gpu; /* gpu_user_annotation: the device copy of the range */
+	int gpu;  /* gpu_user_annotation: the device copy of the range */
+	int iter; /* an "Iteration N" event (msprof's Step Trace thread), not a ProfilerStep */
 	int64_t id, start, end;
+	uint64_t ordinal; /* the event's, for its args (FP Start, BP End) in the detail */
 } step_cand;
 
 /* The end of a launch flow on a device thread. Once the steps are known, `x` turns from the
@@ -240,6 +251,15 @@ struct jctx {
 	/* steps of this source: global index = step_base + i */
 	tl_step *steps;
 	size_t nsteps, step_base;
+	int models; /* a per-iteration msprof export: model ids of its device (tl_source.models) */
+	/* MindSpore 1.x timeline: its step trace CSV (beside it), and the first operator's start
+	 * (ns; INT64_MAX none), which the CSV's step 1 FP start is placed on */
+	const char *ms1_csv;
+	int64_t ms1_first;
+	int ms1_no_csv;      /* errno of its opening, 0 when it opened */
+	uint64_t ms1_ops;    /* its operators read (compute and communication) */
+	json_iter_ev *iters; /* its Iteration steps (json_steps_build) */
+	size_t niters;
 	/* launch flows (walk 1): ts without base_ns */
 	uint32_t *ftab; /* digit-string flow ids (see flow_number): flow number + 1, 0 empty */
 	size_t fmask, nfdigit;

@@ -18,6 +18,10 @@ source_kind_name(tl_source_kind k)
 		return "trace_view.json";
 	case TL_SRC_KINETO:
 		return "Kineto JSON";
+	case TL_SRC_MSPROF_ITER:
+		return "msprof export, per-iteration JSON (CANN \xe2\x89\xa4 7)";
+	case TL_SRC_MS_TIMELINE:
+		return "MindSpore 1.x timeline";
 	case TL_SRC__COUNT:
 		break;
 	}

@@ -12,6 +12,9 @@ typedef enum tl_source_kind {
 	TL_SRC_MINDSPORE_DB, /* ascend_mindspore_profiler_{r}.db */
 	TL_SRC_TRACE_VIEW,   /* Ascend trace_view.json */
 	TL_SRC_KINETO,       /* PyTorch profiler (Kineto) / Chrome trace JSON */
+	TL_SRC_MSPROF_ITER,  /* PROF_x/device_N/timeline/msprof_{N}_{model}_{iter}.json: one
+	                        iteration of one model (msprof --export=on, CANN <= 7.0) */
+	TL_SRC_MS_TIMELINE,  /* MindSpore 1.x ascend_timeline_display_{r}.json */
 	TL_SRC__COUNT
 } tl_source_kind;
 
@@ -36,11 +39,19 @@ typedef struct tl_source {
 	char *role;            /* verl / MindSpeed-RL role directory (<step>/<role>/…), or NULL */
 	int role_step;         /* the <step> directory number in verl discrete mode, or -1 */
 	const char *rank_from; /* how the rank was found: "file name", "profiler_info", ... */
+	/* TL_SRC_MSPROF_ITER: the model id and iteration in the file name, and how many model ids
+	 * the device's timeline holds (with two or more, step ids carry the model: see
+	 * MSPROF_MODEL_STEP); -1, -1, 0 for the other kinds */
+	int model_id, iteration, models;
 	/* the file as discovery saw it: later reads (a slice's arguments) check that it is still
 	 * the same file, not deleted, replaced or grown by a writer */
 	uint64_t dev, ino;
 	int64_t size, mtime_ns;
 } tl_source;
+
+/* The step id of iteration `iter` of model `model` on a device whose timeline holds several
+ * models: the models' iterations stay apart (model 2 iteration 3 is step 2000003). */
+#define MSPROF_MODEL_STEP(model, iter) ((int64_t)(model)*1000000 + (iter))
 
 typedef struct tl_sourcelist {
 	tl_source *v; /* sorted by rank, then capture time, then path */

@@ -212,6 +212,7 @@ discover(const char *path, const tl_rankset *ranks, tl_sourcelist *out)
 		          text_sanitize(path, buf, sizeof buf, 1));
 		rc = -1;
 	}
+	disc_dup_report(&w, root);
 	if (rc != 0)
 		goto done;
 

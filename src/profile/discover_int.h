@@ -36,6 +36,7 @@ typedef enum name_kind {
 	NK_MSMONITOR_DB, /* msmonitor_{pid}_{ts}_{rank|-1}.db */
 	NK_TRACE_VIEW,   /* trace_view.json */
 	NK_MSPROF_JSON,  /* msprof_[slice_{k}_]{ts}.json: trace_view's format */
+	NK_MS_TIMELINE,  /* MindSpore 1.x ascend_timeline_display[_{r}].json */
 	NK_JSON,         /* any other JSON that may be a Chrome/Kineto trace */
 } name_kind;
 
@@ -81,6 +82,9 @@ typedef struct walk {
 	const char *names[DISCOVER_MAX_DEPTH + 1];
 	const char *paths[DISCOVER_MAX_DEPTH + 1];
 	int too_deep;
+	/* per-iteration msprof exports: the task_time_*, hccl_* and step_trace_* files left out
+	 * (they repeat parts of the msprof_* timelines) */
+	size_t dup_files;
 } walk;
 
 /* A torch_npu / MindSpore capture directory and its rank evidence, read when first needed. */
@@ -147,6 +151,8 @@ void disc_capture_times_from_info(tl_sourcelist *l);
 /* discover_names.c */
 /* msprof_{ts}.json or msprof_slice_{k}_{ts}.json: returns the length of the ts digits. */
 size_t disc_msprof_json_ts(const char *name, const char **ts);
+/* prefix{dev}_{model}_{iter}.json (msprof's per-iteration export, CANN <= 7.0): 1 on a match. */
+int disc_msprof_iter_match(const char *name, const char *prefix, int *dev, int *model, int *iter);
 /* msmonitor_{pid}_{ts}_{rank|-1}.db: 1 on a match, with the rank and the time stamp. */
 int disc_msmonitor_match(const char *name, int *rank, int64_t *stamp);
 name_kind disc_name_classify(const char *name, int *rank);
@@ -166,6 +172,9 @@ int disc_fidset_add(fidset *s, dev_t dev, ino_t ino);
  * ASCEND_PROFILER_OUTPUT). apo: its output directory, NULL for cap/ASCEND_PROFILER_OUTPUT. */
 void disc_capture_scan(walk *w, const char *cap, const char *apo, int depth);
 void disc_walk_dir(walk *w, const char *path, int depth);
+/* After the walk: the one line saying which duplicate files of per-iteration exports were
+ * left out. */
+void disc_dup_report(walk *w, const char *root);
 /* What disc_discover_file made of a file. */
 typedef enum disc_file_status {
 	DISC_FILE_ADDED,       /* a source, added to w */

@@ -217,6 +217,27 @@ disc_msprof_json_ts(const char *name, const char **ts)
 	return disc_name_digits(k + nk, "_", ".json", ts);
 }
 
+/* prefix{dev}_{model}_{iter}.json (msprof's per-iteration export, CANN <= 7.0): 1 on a match. */
+int
+disc_msprof_iter_match(const char *name, const char *prefix, int *dev, int *model, int *iter)
+{
+	if (!disc_str_starts(name, prefix) || !disc_str_ends(name, ".json"))
+		return 0;
+	const char *p = name + strlen(prefix), *end = name + strlen(name) - 5;
+	int v[3];
+	for (int k = 0; k < 3; k++) {
+		const char *q = k < 2 ? memchr(p, '_', (size_t)(end - p)) : end;
+		if (q == NULL || q == p || q - p > 9 || !digits_all(p, (size_t)(q - p)))
+			return 0;
+		v[k] = disc_digits_num(p, (int)(q - p));
+		p = q + 1;
+	}
+	*dev = v[0];
+	*model = v[1];
+	*iter = v[2];
+	return 1;
+}
+
 /* msmonitor_{pid}_{ts}_{rank|-1}.db: 1 on a match, with the rank and the time stamp. */
 int
 disc_msmonitor_match(const char *name, int *rank, int64_t *stamp)
@@ -259,6 +280,11 @@ disc_name_classify(const char *name, int *rank)
 		return NK_TRACE_VIEW;
 	if (disc_msprof_json_ts(name, &d))
 		return NK_MSPROF_JSON;
+	if (disc_name_rank_match(name, "ascend_timeline_display", ".json", rank))
+		return NK_MS_TIMELINE;
+	/* MindSpore 1.x's totals beside its timeline */
+	if (disc_str_starts(name, "ascend_timeline_summary"))
+		return NK_NONE;
 	if (!disc_str_ends(name, ".json") || name[0] == '.')
 		return NK_NONE;
 	/* metadata written next to the traces, never a timeline */

@@ -31,6 +31,7 @@ static const char RF_DEVICE_INFO[] = "info.json rank_id";
 static const char RF_DISTRIBUTED[] = "distributedInfo";
 static const char RF_UNKNOWN[] = "unknown";
 static const char RF_DIR_NAME[] = "directory name";
+static const char RF_DEVICE_ID[] = "device id (info.json without rank_id)";
 
 /* ---- the walk ------------------------------------------------------------------------------ */
 
@@ -70,6 +71,8 @@ walk_add(walk *w, tl_source_kind kind, const char *path, const char *dir, int ra
 	s.role = NULL;
 	s.role_step = -1;
 	s.rank_from = rank >= 0 ? from : RF_UNKNOWN;
+	s.model_id = s.iteration = -1;
+	s.models = 0;
 	s.dev = (uint64_t)st.st_dev;
 	s.ino = (uint64_t)st.st_ino;
 	s.size = (int64_t)st.st_size;
@@ -217,6 +220,155 @@ prof_device_rank(const char *prof, const dirlist *dl)
 	return rank;
 }
 
+/* ---- msprof's per-iteration export (CANN 6.x-7.0, msprof --export=on) -------------------- */
+
+/* The rank of device directory devdir (PROF_x/device_{N}): rank_id of its info.json.{N}, else
+ * the device id (one host's devices in msprof-analyze's order), else -1. */
+static int
+device_dir_rank(const char *devdir, const char **from)
+{
+	dirlist dl;
+	int rank = -1, dev = -1;
+	const char *d;
+	size_t nd = disc_name_digits(disc_path_base(devdir), "device_", "", &d);
+	if (nd > 0)
+		dev = disc_digits_rank(d, nd);
+	*from = RF_UNKNOWN;
+	if (disc_dirlist_read(devdir, &dl) != 0)
+		return -1;
+	for (size_t i = 0; i < dl.n && rank < 0; i++) {
+		if (!disc_name_digits(dl.v[i].name, "info.json.", "", &d))
+			continue;
+		char *f = disc_path_join(devdir, dl.v[i].name);
+		rank = disc_json_file_rank(f, "rank_id");
+		free(f);
+		if (rank >= 0)
+			*from = RF_DEVICE_INFO;
+	}
+	disc_dirlist_free(&dl);
+	if (rank < 0 && dev >= 0) {
+		rank = dev;
+		*from = RF_DEVICE_ID;
+	}
+	return rank;
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* devdir/timeline/msprof_{N}_{model}_{iter}.json: one source per file, all of the device's
+ * rank; the task_time_*, hccl_* and step_trace_* files beside them repeat parts of the same
+ * events and are only counted (disc_dup_report). cap: the capture directory (the PROF_ one, or
+ * devdir itself when the walk started there). Returns the number of files listed. */
+static int
+device_iter_scan(walk *w, const char *devdir, const char *cap, int64_t stamp, int cap_depth)
+{
+	char *tdir = disc_path_join(devdir, "timeline");
+	dirlist dl;
+	if (disc_dirlist_read(tdir, &dl) != 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			msg_warn(tdir, "cannot read directory: %s", strerror(errno));
+		free(tdir);
+		return 0;
+	}
+	int *models = NULL;
+	size_t nm = 0, mcap = 0, nfound = 0, ndup = 0;
+	int dev, model, iter;
+	for (size_t i = 0; i < dl.n; i++) {
+		const char *n = dl.v[i].name;
+		if (disc_msprof_iter_match(n, "msprof_", &dev, &model, &iter)) {
+			VEC_PUSH(models, nm, mcap, model);
+			nfound++;
+		} else if (disc_msprof_iter_match(n, "task_time_", &dev, &model, &iter) ||
+		           disc_msprof_iter_match(n, "hccl_", &dev, &model, &iter) ||
+		           disc_msprof_iter_match(n, "step_trace_", &dev, &model, &iter)) {
+			ndup++;
+		}
+	}
+	int listed = 0;
+	if (nfound > 0) {
+		qsort(models, nm, sizeof *models, cmp_int);
+		int distinct = 0;
+		for (size_t i = 0; i < nm; i++)
+			distinct += i == 0 || models[i] != models[i - 1];
+		const char *from;
+		int rank = device_dir_rank(devdir, &from);
+		for (size_t i = 0; i < dl.n; i++) {
+			const char *n = dl.v[i].name;
+			if (!disc_msprof_iter_match(n, "msprof_", &dev, &model, &iter))
+				continue;
+			char *p = disc_path_join(tdir, n);
+			if (walk_add(w, TL_SRC_MSPROF_ITER, p, cap, rank, from, stamp, cap_depth) >
+			    0) {
+				tl_source *s = &w->found.v[w->found.n - 1];
+				s->model_id = model;
+				s->iteration = iter;
+				s->models = distinct;
+				listed++;
+			}
+			free(p);
+		}
+		w->dup_files += ndup;
+	}
+	free(models);
+	disc_dirlist_free(&dl);
+	free(tdir);
+	return listed;
+}
+
+/* The distinct model ids of the msprof_{N}_{model}_{iter}.json files in tdir. */
+static int
+timeline_models(const char *tdir)
+{
+	dirlist dl;
+	int seen[64], n = 0, dev, model, iter;
+	if (disc_dirlist_read(tdir, &dl) != 0)
+		return 1;
+	for (size_t i = 0; i < dl.n && n < 64; i++) {
+		if (!disc_msprof_iter_match(dl.v[i].name, "msprof_", &dev, &model, &iter))
+			continue;
+		int k = 0;
+		while (k < n && seen[k] != model)
+			k++;
+		if (k == n)
+			seen[n++] = model;
+	}
+	disc_dirlist_free(&dl);
+	return n > 0 ? n : 1;
+}
+
+/* Every device_{N} of a PROF_ directory with a per-iteration export. */
+static int
+prof_iter_scan(walk *w, const char *prof, const dirlist *dl, int64_t stamp, int cap_depth)
+{
+	int found = 0;
+	for (size_t i = 0; i < dl->n; i++) {
+		const char *d;
+		if (!disc_name_digits(dl->v[i].name, "device_", "", &d))
+			continue;
+		char *dpath = disc_path_join(prof, dl->v[i].name);
+		if (disc_entry_type(dpath, dl->v[i].type) == ENT_DIR)
+			found += device_iter_scan(w, dpath, prof, stamp, cap_depth);
+		free(dpath);
+	}
+	return found;
+}
+
+void
+disc_dup_report(walk *w, const char *root)
+{
+	if (w->dup_files > 0)
+		msg_warn(root,
+		         "%zu task_time_*, hccl_* and step_trace_* file%s of per-iteration msprof "
+		         "exports skipped: they repeat the msprof_* timelines",
+		         w->dup_files, w->dup_files == 1 ? "" : "s");
+	w->dup_files = 0;
+}
+
 /* The newest msprof_{ts}.db in dl (msprof: "newest name wins"), or NULL. */
 static const char *
 prof_newest_db(const dirlist *dl)
@@ -259,6 +411,7 @@ prof_scan(walk *w, const char *prof, int depth, capture *c)
 	/* torch_npu looks in the PROF root, then in mindstudio_profiler_output */
 	char **files = NULL;
 	size_t nfiles = 0, capfiles = 0;
+	int iter_files = 0;
 	tl_source_kind kind = TL_SRC_MSPROF_DB;
 	if (db != NULL) {
 		VEC_PUSH(files, nfiles, capfiles, disc_path_join(prof, db));
@@ -297,9 +450,17 @@ prof_scan(walk *w, const char *prof, int depth, capture *c)
 		for (size_t i = 0; i < nfiles; i++)
 			walk_add(w, kind, files[i], c ? c->dir : prof, rank, from, stamp,
 			         c ? c->depth : depth);
-	} else if (c == NULL) {
-		msg_warn(prof, "no msprof_*.db or msprof_*.json in this PROF directory; "
-		               "export it first (msprof --export=on --output=DIR)");
+	} else {
+		/* the older export: device_{N}/timeline/msprof_{N}_{model}_{iter}.json */
+		int64_t stamp = disc_capture_stamp(disc_path_base(prof));
+		if (stamp == 0 && c != NULL)
+			stamp = c->stamp;
+		iter_files = prof_iter_scan(w, prof, &dl, stamp, c ? c->depth : depth);
+		if (iter_files == 0 && c == NULL)
+			msg_warn(prof,
+			         "no msprof_*.db, msprof_*.json or "
+			         "device_*/timeline/msprof_*.json in this PROF directory; export "
+			         "it first (msprof --export=on --output=DIR)");
 	}
 	for (size_t i = 0; i < nfiles; i++)
 		free(files[i]);
@@ -307,7 +468,7 @@ prof_scan(walk *w, const char *prof, int depth, capture *c)
 	free(mpo_path);
 	disc_dirlist_free(&mpo);
 	disc_dirlist_free(&dl);
-	return (int)nfiles;
+	return (int)nfiles + iter_files;
 }
 
 /* Preference among the files of one ASCEND_PROFILER_OUTPUT: one capture = one source, and the DB
@@ -461,6 +622,9 @@ file_scan(walk *w, const char *dir, const char *name, const char *path, int dept
 		if (disc_json_peek_file(path, &pk) == 0 && pk.trace)
 			walk_add(w, TL_SRC_TRACE_VIEW, path, dir, -1, RF_UNKNOWN, 0, cap_depth);
 		return;
+	case NK_MS_TIMELINE: /* MindSpore 1.x: the rank is in the name */
+		walk_add(w, TL_SRC_MS_TIMELINE, path, dir, rank, from, 0, cap_depth);
+		return;
 	case NK_JSON:
 		if (disc_json_peek_file(path, &pk) != 0 || !pk.trace)
 			return;
@@ -509,6 +673,40 @@ disc_walk_dir(walk *w, const char *path, int depth)
 		disc_capture_scan(w, path, NULL, depth);
 		return;
 	}
+	/* one device of a per-iteration msprof export (PROF_x/device_{N}, or its timeline/
+	 * named itself): that device's rank */
+	const char *dd;
+	char *dev = NULL, *real = NULL;
+	int is_dev = disc_name_digits(name, "device_", "", &dd) > 0;
+	if (is_dev || (depth == 0 && strcmp(name, "timeline") == 0))
+		real = realpath(path, NULL);
+	if (is_dev) {
+		dev = xstrdup(path);
+	} else if (real != NULL) {
+		dev = disc_path_dir(real);
+		if (!disc_name_digits(disc_path_base(dev), "device_", "", &dd)) {
+			free(dev);
+			dev = NULL;
+		}
+	}
+	if (dev != NULL) {
+		/* the PROF_ directory above names the capture time */
+		char *up = real ? disc_path_dir(real) : NULL;
+		char *prof = up && strcmp(name, "timeline") == 0 ? disc_path_dir(up) : up;
+		int64_t stamp = 0;
+		if (prof && disc_str_starts(disc_path_base(prof), "PROF_"))
+			stamp = disc_capture_stamp(disc_path_base(prof));
+		int found = device_iter_scan(w, dev, dev, stamp, depth);
+		if (prof != up)
+			free(prof);
+		free(up);
+		free(dev);
+		if (found > 0) {
+			free(real);
+			return;
+		}
+	}
+	free(real);
 	dirlist dl;
 	if (disc_dirlist_read(path, &dl) != 0) {
 		msg_warn(path, "cannot read directory: %s", strerror(errno));
@@ -595,6 +793,30 @@ disc_discover_file(walk *w, const char *path)
 			name = disc_path_base(real);
 	}
 
+	int dev, model, iter;
+	const char *dd;
+	if (disc_msprof_iter_match(disc_path_base(real), "msprof_", &dev, &model, &iter) &&
+	    strcmp(disc_path_base(fdir), "timeline") == 0 &&
+	    disc_name_digits(disc_path_base(up), "device_", "", &dd)) {
+		/* one iteration of a per-iteration msprof export: its device's rank */
+		rank = device_dir_rank(up, &from);
+		char *prof = disc_path_dir(up);
+		int64_t stamp = disc_str_starts(disc_path_base(prof), "PROF_")
+		                    ? disc_capture_stamp(disc_path_base(prof))
+		                    : 0;
+		free(prof);
+		if (walk_add(w, TL_SRC_MSPROF_ITER, path, up, rank, from, stamp, -1) > 0) {
+			tl_source *s = &w->found.v[w->found.n - 1];
+			s->model_id = model;
+			s->iteration = iter;
+			s->models = timeline_models(fdir);
+		}
+		free(up);
+		free(fdir);
+		free(real);
+		return DISC_FILE_ADDED;
+	}
+
 	switch (nk) {
 	case NK_TORCH_DB:
 	case NK_MS_DB:
@@ -652,6 +874,9 @@ disc_discover_file(walk *w, const char *path)
 		walk_add(w, TL_SRC_MSPROF_DB, path, fdir, rank, from, stamp, -1);
 		break;
 	}
+	case NK_MS_TIMELINE:
+		walk_add(w, TL_SRC_MS_TIMELINE, path, fdir, rank, from, 0, -1);
+		break;
 	case NK_JSON:
 		if (disc_json_peek_file(path, &pk) != 0 || !pk.trace) {
 			ok = 0;

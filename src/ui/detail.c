@@ -103,6 +103,22 @@ load_args(tl_ui *ui, detail_state *d)
 	d->args_for = *sel;
 }
 
+/* Step sp of r as its lane names it (ProfilerStep#N; an msprof export's "Iteration N"). */
+static const char *
+step_name(const tl_ui *ui, const tl_rank *r, uint16_t sp, char *buf, size_t n)
+{
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		if (t->kind != TL_LANE_STEP)
+			continue;
+		for (size_t k = 0; k < t->n; k++)
+			if (t->v[k].arg == sp)
+				return ui_clean(ui, strpool_get(r->pool, t->v[k].name), buf, n);
+	}
+	snprintf(buf, n, "ProfilerStep#%" PRId64, r->steps[sp].id);
+	return buf;
+}
+
 /* ---- lines --------------------------------------------------------------------------------- */
 
 typedef struct dline {
@@ -252,7 +268,7 @@ slice_lines(tl_ui *ui, detail_state *ds, dlines *d)
 	uint16_t sp = t->step && t->step[ui->sel.s.idx] != TL_NO_STEP ? t->step[ui->sel.s.idx]
 	                                                              : rank_step_at(r, s->start);
 	if (sp != TL_NO_STEP && sp < r->nsteps)
-		add(d, SLOT_DETAIL, "step", "ProfilerStep#%" PRId64 "%s", r->steps[sp].id,
+		add(d, SLOT_DETAIL, "step", "%s%s", step_name(ui, r, sp, nm, sizeof nm),
 		    t->step ? " (launched in it)" : "");
 	else
 		add(d, SLOT_DETAIL, "step", "-");

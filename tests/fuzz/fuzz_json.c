@@ -25,5 +25,23 @@ FUZZ_ENTRY(json)
 	fuzz_exercise_rank(r, &src);
 	int64_t ns[4];
 	trace_json_overlap_lengths(src.path, ns);
+	/* an array also as the older Ascend layouts read it: one iteration of an msprof export
+	 * of a device with two models (Step Trace steps), and a MindSpore 1.x timeline (streams
+	 * by tid; its step trace CSV is absent) */
+	static const tl_source_kind older[] = {TL_SRC_MSPROF_ITER, TL_SRC_MS_TIMELINE};
+	for (size_t k = 0; src.kind == TL_SRC_TRACE_VIEW && k < sizeof older / sizeof *older; k++) {
+		tl_source o = src;
+		o.kind = older[k];
+		o.rank = 0;
+		o.model_id = 2;
+		o.iteration = 1;
+		o.models = 2;
+		tl_rank *q = rank_new(0);
+		q->sources = xcalloc(1, sizeof *q->sources);
+		q->sources[q->nsources++] = &o;
+		q->loaded = loader_trace_json.load(&o, q, NULL) == 0;
+		rank_finish(q);
+		fuzz_exercise_rank(q, &o);
+	}
 	return 0;
 }

@@ -480,6 +480,34 @@ main(int argc, char **argv)
 	o.pp_device_ranges = 1;
 	seed_generated(&o, out, "gen-pp-dev", dbdir, jsondir);
 
+	/* the older Ascend layouts: one iteration of msprof's per-iteration export (its Step
+	 * Trace, Overlap Analysis, HCCL planes) and a MindSpore 1.x timeline */
+	char *older = xasprintf("%s/older", out);
+	if (gen_msprof_iter_export(older, 1) == 0 && gen_ms_timeline(older, 1) == 0) {
+		static const char *const pick[2][2] = {
+		    {"PROF_000001_20230615120000100_ABCDEFGH0/device_6/timeline/msprof_6_2_1.json",
+		     "older-msprof-iter.json"},
+		    {"ascend_timeline_display_0.json", "older-ms1-timeline.json"}};
+		for (int k = 0; k < 2; k++) {
+			char *from = xasprintf("%s/%s", older, pick[k][0]);
+			char *to = xasprintf("%s/%s", jsondir, pick[k][1]);
+			FILE *in = fopen(from, "rb"), *outf = in ? fopen(to, "wb") : NULL;
+			char buf[8192];
+			size_t got;
+			while (outf && (got = fread(buf, 1, sizeof buf, in)) > 0)
+				fwrite(buf, 1, got, outf);
+			if (outf != NULL) {
+				fclose(outf);
+				nseeds++;
+			}
+			if (in != NULL)
+				fclose(in);
+			free(from);
+			free(to);
+		}
+	}
+	free(older);
+
 	/* the real samples, cut down */
 	if (argc >= 3) {
 		char *s = xasprintf("%s/ascend-db", argv[2]);

@@ -13,6 +13,9 @@
  *            nothing. A slow rank beyond the job is none.
  *   hostile  the profile whose every string is hostile to a terminal (tlgen_hostile.c); takes
  *            no options.
+ *   older    the older Ascend layouts (src/gen/gen_older.c): OUTDIR/msprof, msprof's
+ *            per-iteration export of CANN 6.x-7.0, and OUTDIR/mindspore, a MindSpore 1.x
+ *            timeline; takes only --seed.
  *
  * --truth FILE writes what the generator laid out (it does not run tl's analyses) as the JSON
  * fragments `tl summary --json` must contain, one a line: per rank its overlap steps, per stage
@@ -30,17 +33,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "gen/gen.h"
 
-enum preset { P_BENCH, P_SCREENS, P_RL, P_HOSTILE };
-static const char *const preset_names[] = {"bench", "screens", "rl", "hostile"};
+enum preset { P_BENCH, P_SCREENS, P_RL, P_HOSTILE, P_OLDER };
+static const char *const preset_names[] = {"bench", "screens", "rl", "hostile", "older"};
 
 static void
 usage(FILE *f)
 {
 	fputs(
 	    "usage: tlgen [bench|screens|rl|hostile] OUTDIR [options]\n"
+	    "       tlgen older OUTDIR [--seed S]: OUTDIR/msprof (CANN <= 7 per-iteration export)\n"
+	    "       and OUTDIR/mindspore (MindSpore 1.x timeline)\n"
 	    "  --ranks N --tasks N --steps N --seed S --threads N (0: one per core)\n"
 	    "  --slow R        the rank that computes 30% slower, -1 for none\n"
 	    "  --json          also write each capture's trace_view.json\n"
@@ -256,7 +262,7 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	for (int k = 0; k < 4 && i < argc; k++)
+	for (int k = 0; k < 5 && i < argc; k++)
 		if (strcmp(argv[i], preset_names[k]) == 0) {
 			p = (enum preset)k;
 			i++;
@@ -273,6 +279,24 @@ main(int argc, char **argv)
 			return 2;
 		}
 		return tlgen_hostile(outdir) == 0 ? 0 : 1;
+	}
+	if (p == P_OLDER) {
+		uint64_t seed = 1;
+		if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
+			seed = strtoull(argv[i + 1], NULL, 10), i += 2;
+		if (i < argc) {
+			fprintf(stderr, "tlgen: older takes only --seed\n");
+			return 2;
+		}
+		char a[4096], b[4096];
+		snprintf(a, sizeof a, "%s/msprof", outdir);
+		snprintf(b, sizeof b, "%s/mindspore", outdir);
+		if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+			fprintf(stderr, "tlgen: %s: %s\n", outdir, strerror(errno));
+			return 1;
+		}
+		return gen_msprof_iter_export(a, seed) == 0 && gen_ms_timeline(b, seed) == 0 ? 0
+		                                                                             : 1;
 	}
 
 	gen_opts o;

@@ -493,6 +493,59 @@ test_mindspore(void)
 	sourcelist_free(&l);
 }
 
+/* msprof's per-iteration export (CANN <= 7.0) and MindSpore 1.x timelines */
+static void
+test_older(void)
+{
+	const char *d3 = "old/PROF_000001_20230101000000000_X/device_3";
+	char rel[256];
+	snprintf(rel, sizeof rel, "%s/info.json.3", d3);
+	put(rel, "{\"rank_id\": 5, \"devices\": \"3\"}");
+	static const char *const files[] = {"msprof_3_1_1.json", "msprof_3_1_2.json",
+	                                    "msprof_3_0_1.json", "task_time_3_1_1.json",
+	                                    "hccl_3_1_1.json",   "step_trace_3_1_1.json",
+	                                    "msprof_3_1.json"};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		snprintf(rel, sizeof rel, "%s/timeline/%s", d3, files[i]);
+		put(rel, "[]");
+	}
+	put("old/PROF_000002_20230101000000000_Y/device_4/info.json.4", "{\"devices\": \"4\"}");
+	put("old/PROF_000002_20230101000000000_Y/device_4/timeline/msprof_4_1_1.json", "[]");
+	tl_sourcelist l;
+	unsigned w0 = msg_warn_count();
+	run(tpath("old"), "", &l);
+	CHECK_EQ_I64(l.n, 4, "older export: the msprof_{dev}_{model}_{iter} files, nothing else");
+	CHECK_EQ_I64(msg_warn_count() - w0, 1, "older export: one line for the duplicates");
+	size_t r5 = 0, models2 = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		const tl_source *s = &l.v[i];
+		CHECK(s->kind == TL_SRC_MSPROF_ITER, "older export: source %zu is per-iteration",
+		      i);
+		r5 += s->rank == 5 && strcmp(s->rank_from, "info.json rank_id") == 0;
+		models2 += s->rank == 5 && s->models == 2;
+	}
+	CHECK(r5 == 3 && models2 == 3, "older export: device_3 is rank 5 (info.json), two models");
+	const tl_source *s = find(&l, "/msprof_3_1_2.json");
+	CHECK(s && s->model_id == 1 && s->iteration == 2, "older export: model 1 iteration 2");
+	s = find(&l, "/msprof_4_1_1.json");
+	CHECK(s && s->rank == 4 && s->models == 1 && strstr(s->rank_from, "device id"),
+	      "older export: without rank_id, device_4 is rank 4");
+	sourcelist_free(&l);
+
+	/* one device folder */
+	run(tpath("%s", d3), "", &l);
+	CHECK(l.n == 3 && l.v[0].rank == 5, "older export: a device folder alone is its rank");
+	sourcelist_free(&l);
+
+	put("ms1/ascend_timeline_display_2.json", "[]");
+	put("ms1/ascend_timeline_summary_2.json", "{}");
+	put("ms1/step_trace_raw_2_detail_time.csv", "step_num\n");
+	run(tpath("ms1"), "", &l);
+	CHECK(l.n == 1 && l.v[0].kind == TL_SRC_MS_TIMELINE && l.v[0].rank == 2,
+	      "MindSpore 1.x: the timeline is rank 2 by its name, its summary no source");
+	sourcelist_free(&l);
+}
+
 static void
 test_kineto(void)
 {
@@ -796,6 +849,7 @@ main(void)
 	test_verl();
 	test_msprof();
 	test_mindspore();
+	test_older();
 	test_kineto();
 	test_loose_trace_view();
 	test_links_and_depth();
