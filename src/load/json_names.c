@@ -533,6 +533,18 @@ json_names_event(jctx *c, const jevent *ev)
 			VEC_PUSH(c->cand, c->ncand, c->candcap, sc);
 		}
 	}
+	/* a Kineto launch call: its correlation names the device work it launched */
+	if (json_is_launch_cat(c, ev->f[F_CAT]) && ev->f[F_ARGS].len > 0 &&
+	    json_event_time(c, ev, 0, 0, &start, &dur) == 0) {
+		static const jkey keys[] = {JKEY("correlation")};
+		jspan v[1];
+		int64_t corr;
+		if (json_args_members(c, ev, keys, 1, v) == 0 && json_span_int(c, v[0], &corr) &&
+		    c->nlcorr < UINT32_MAX && !u64map_get(&c->lcorr, (uint64_t)corr, NULL)) {
+			u64map_put(&c->lcorr, (uint64_t)corr, (uint32_t)c->nlcorr);
+			VEC_PUSH(c->lcorr_ts, c->nlcorr, c->lcorrcap, start);
+		}
+	}
 	/* an HCCL sub-task (args "stream id", "task id", "context id"); its thread may be
 	 * named only later, so the args decide here */
 	jspan a = ev->f[F_ARGS];
@@ -737,5 +749,31 @@ int
 json_is_device_cat(const jctx *c, jspan cat)
 {
 	return span_eq(c, cat, "kernel") || span_eq(c, cat, "gpu_memcpy") ||
-	       span_eq(c, cat, "gpu_memset") || span_eq(c, cat, "mtia_ccp_events");
+	       span_eq(c, cat, "gpu_memset") || span_eq(c, cat, "mtia_ccp_events") ||
+	       span_eq(c, cat, "Kernel") || span_eq(c, cat, "Memcpy") || span_eq(c, cat, "Memset");
+}
+
+int
+json_is_launch_cat(const jctx *c, jspan cat)
+{
+	return span_eq(c, cat, "cuda_runtime") || span_eq(c, cat, "cuda_driver") ||
+	       span_eq(c, cat, "Runtime");
+}
+
+/* After the steps: each launch call's correlation gets the step holding the call. */
+void
+json_launch_corr_build(jctx *c)
+{
+	if (c->nlcorr == 0)
+		return;
+	c->lcorr_step = xreallocarray(NULL, c->nlcorr, sizeof *c->lcorr_step);
+	for (size_t i = 0; i < c->nlcorr; i++) {
+		int64_t t = c->lcorr_ts[i];
+		int ok =
+		    c->base_ns >= 0 ? t <= INT64_MAX - c->base_ns : t >= INT64_MIN - c->base_ns;
+		c->lcorr_step[i] = ok ? json_step_at(c, t + c->base_ns) : TL_NO_STEP;
+	}
+	free(c->lcorr_ts);
+	c->lcorr_ts = NULL;
+	c->lcorrcap = 0;
 }
