@@ -163,9 +163,12 @@ json_threads_resolve(jctx *c)
 			t->kind = T_OVERLAP;
 			break;
 		case P_GENERIC:
-			/* Kineto device streams: "stream 7 " in a process labelled "GPU n" */
-			t->kind =
-			    (p->dev >= 0 || strncasecmp(tn, "stream", 6) == 0) ? T_DEVICE : T_HOST;
+			/* Kineto device streams: "stream 7 " in a process labelled "GPU n"; where
+			 * the host process has the pid of a GPU (labelled both), only its streams
+			 */
+			t->kind = ((p->dev >= 0 && !p->cpu) || strncasecmp(tn, "stream", 6) == 0)
+			              ? T_DEVICE
+			              : T_HOST;
 			break;
 		default:
 			t->kind = T_HOST;
@@ -470,6 +473,8 @@ meta_event(jctx *c, const jevent *ev)
 		uint32_t pi = proc_of(c, tok_intern(c, ev->f[F_PID]));
 		if (l && (int_after(l, "NPU", &d) || int_after(l, "GPU", &d)) && d < 65536)
 			c->procs[pi].dev = (int)d;
+		else if (l && strcmp(l, "CPU") == 0)
+			c->procs[pi].cpu = 1;
 	}
 	cJSON_Delete(j);
 }

@@ -103,6 +103,8 @@ typedef struct jproc {
 	uint32_t tok;  /* raw pid token (c->tok pool) */
 	uint32_t name; /* process_name (c->tok pool), 0 when none */
 	int dev;       /* from process_labels "NPU 3" / "GPU 3", else -1 */
+	int cpu;       /* process_labels "CPU" too: Kineto labels every GPU of the machine by a pid
+	                  equal to its number, which a container's Python process may also have */
 	int kind;      /* P_* */
 	int ordinal;   /* among processes of the same kind, in order of appearance */
 } jproc;
