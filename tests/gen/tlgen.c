@@ -13,6 +13,8 @@
  *            nothing. A slow rank beyond the job is none.
  *   hostile  the profile whose every string is hostile to a terminal (tlgen_hostile.c); takes
  *            no options.
+ *   kineto   OUTDIR is a file: one GPU rank's PyTorch profiler (Kineto) trace
+ *            (src/gen/gen_kineto.c), with its own options (below).
  *
  * --truth FILE writes what the generator laid out (it does not run tl's analyses) as the JSON
  * fragments `tl summary --json` must contain, one a line: per rank its overlap steps, per stage
@@ -41,6 +43,9 @@ usage(FILE *f)
 {
 	fputs(
 	    "usage: tlgen [bench|screens|rl|hostile] OUTDIR [options]\n"
+	    "       tlgen kineto FILE [--version 2021|2024] [--steps N] [--launches N]\n"
+	    "            [--precapture N] [--comm] [--no-flows] [--inference] [--rank R]\n"
+	    "            [--seed S]\n"
 	    "  --ranks N --tasks N --steps N --seed S --threads N (0: one per core)\n"
 	    "  --slow R        the rank that computes 30% slower, -1 for none\n"
 	    "  --json          also write each capture's trace_view.json\n"
@@ -256,6 +261,8 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (i + 1 < argc && strcmp(argv[i], "kineto") == 0 && argv[i + 1][0] != '-')
+		return tlgen_kineto(argv[i + 1], argc - i - 2, argv + i + 2) == 0 ? 0 : 1;
 	for (int k = 0; k < 4 && i < argc; k++)
 		if (strcmp(argv[i], preset_names[k]) == 0) {
 			p = (enum preset)k;
