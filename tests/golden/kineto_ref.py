@@ -159,6 +159,10 @@ for r, s in rows:
                   "communication_not_overlapped_ns", "free_ns", "memory_ns",
                   "memory_not_overlapped_ns"):
             report(s.get(f) == x[f], "step %s %s: tl %s, by definition %s" % (key, f, s.get(f), x[f]))
+        for h in tl.get("host", []):
+            if h.get("step") == s["step"] and "idle_ns" in h:
+                report(h["idle_ns"] == x["free_ns"], "step %s host launches' idle %s = free %s"
+                       % (key, h["idle_ns"], x["free_ns"]))
     elif mode == "tb":
         got = s["computing_ns"] + s["communication_not_overlapped_ns"]
         report(got == x["kernel"], "step %s: TensorBoard's Kernel %d ns, tl's computing + "

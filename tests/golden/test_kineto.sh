@@ -72,6 +72,10 @@ for flows in flows no-flows; do
 import json, sys
 sys.exit(not all(s['memory_ns'] > 0 for s in json.load(open('$t_tmp/k$flows.json'))['ranks'][0]['steps']))"
 done
+# one step: the work launched before the capture is still in no step
+gen one --comm --steps 1 --launches 120 --precapture 5
+summary one "$t_tmp/one.trace.json"
+ref compare "$t_tmp/one.trace.json" "$t_tmp/one.json"
 gen nopre --steps 2 --launches 50
 summary nopre "$t_tmp/nopre.trace.json"
 check "no warning when every launch call is in the trace" test ! -s "$t_tmp/nopre.err"
@@ -93,7 +97,7 @@ sys.exit(not (len(b) >= 2 and b[0]['duration_ns'] >= 2000000 and b[1]['duration_
 check "inference: the text summary names no collective_wait" sh -c "! grep -q collective_wait '$t_tmp/infer.txt'"
 
 # the invariant, on every generated trace
-for n in k2021 kflows kno-flows nopre infer; do
+for n in k2021 kflows kno-flows one nopre infer; do
 	ref invariant "$t_tmp/$n.trace.json" "$t_tmp/$n.json"
 done
 
