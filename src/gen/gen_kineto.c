@@ -7,7 +7,8 @@
  *    ranges back to back, each with `launches` launch calls (cudaLaunchKernel,
  *    cudaMemcpyAsync, cudaMemsetAsync) 10 µs apart, each inside an operator, each naming its
  *    device work by args.correlation;
- *  - the machine's two GPUs (pids 0 and 1, process_labels "GPU n"); GPU 0 runs the work on
+ *  - the machine's two GPUs (pids 0 and 1, process_labels "GPU n", which 2021 leaves out:
+ *    its stream threads are tids "stream 7", without thread_name); GPU 0 runs the work on
  *    stream 7 (kernels, memory copies and sets) and, with comm, NCCL all-reduce kernels on
  *    stream 20. A stream runs its work in launch order, each item at the earliest 3 µs after
  *    its call and 1 µs after the one before: a training step's kernels (5-25 µs) fall behind
@@ -185,7 +186,8 @@ gen_kineto(const gen_kineto_opts *o, const char *path)
 		char lab[16];
 		snprintf(lab, sizeof lab, "GPU %d", g);
 		meta(&w, "process_name", g, "0", "name", "python3");
-		meta(&w, "process_labels", g, "0", "labels", lab);
+		if (!w.v2021) /* 2021: the device is known by its streams' tids alone */
+			meta(&w, "process_labels", g, "0", "labels", lab);
 	}
 	if (!w.v2021) {
 		meta(&w, "thread_name", 0, "7", "name", "stream 7 ");

@@ -140,7 +140,18 @@ json_threads_resolve(jctx *c)
 		const jproc *p = &c->procs[t->proc];
 		const char *tn = json_tok_str(c, t->name), *pn = json_tok_str(c, p->name);
 		int64_t num = -1;
-		char label[256];
+		char label[256], tidname[64];
+		/* the Kineto of 2021 named a stream by its tid, "stream 7", without thread_name */
+		const char *tid = json_tok_str(c, t->tok);
+		size_t ttn = strlen(tid);
+		if (!*tn && p->kind == P_GENERIC && ttn > 8 && ttn < sizeof tidname + 2 &&
+		    tid[0] == '"' && tid[ttn - 1] == '"' &&
+		    strncasecmp(tid + 1, "stream", 6) == 0 &&
+		    memchr(tid + 1, '\\', ttn - 2) == NULL) {
+			memcpy(tidname, tid + 1, ttn - 2);
+			tidname[ttn - 2] = '\0';
+			tn = tidname;
+		}
 		int64_t dev = p->dev >= 0 ? p->dev : p->ordinal;
 		if (!int_after(tn, "stream", &num) && !int_after(tn, "plane", &num)) {
 			/* no usable thread name: the tid itself, when it is a number */
