@@ -14,6 +14,7 @@
  *    its call and 1 µs after the one before: a training step's kernels (5-25 µs) fall behind
  *    their launches (10 µs apart), so each step's work runs well into the next step's host
  *    range, as an asynchronous GPU's does;
+ *  - after: kernels launched after the last step's range, outside every ProfilerStep;
  *  - no_flows: no ac2g flows (2024 writes them otherwise, 2021 never);
  *  - precapture: device events at the capture's start whose correlation no call in the trace
  *    has (launched before the capture began), on stream 7 before the first step's work;
@@ -272,6 +273,19 @@ gen_kineto(const gen_kineto_opts *o, const char *path)
 			*fa = ts + l->dur;
 		}
 		h = step_end;
+	}
+	/* launched after the last step, outside every ProfilerStep range */
+	for (int k = 0; k < o->after; k++) {
+		int64_t call = h + (int64_t)(20 + 10 * k) * US, dur = 10 * US;
+		long long cr = corr++;
+		char args[96];
+		snprintf(args, sizeof args,
+		         "\"cbid\": 211, \"correlation\": %lld, \"external id\": %lld", cr,
+		         cr + 100000);
+		slice(&w, rt_cat, "cudaLaunchKernel", pid, htid, call, 4 * US, args);
+		int64_t ts = call + 3 * US > free_at[0] + US ? call + 3 * US : free_at[0] + US;
+		device_event(&w, W_KERNEL, 7, ts, dur, cr, k);
+		free_at[0] = ts + dur;
 	}
 	free(lv);
 	fputs("\n  ]\n}\n", f);

@@ -18,6 +18,8 @@ typedef struct gen_kineto_opts {
 	int launches;   /* launch calls per step; default 200 */
 	int precapture; /* device events at the start whose launch call is not in the trace
 	                 * (launched before the capture began); default 0 */
+	int after;      /* kernels launched after the last step's range ends (outside every
+	                 * ProfilerStep); default 0 */
 	int comm;       /* NCCL all-reduce kernels on a second stream, beside the compute */
 	int inference;  /* a single-GPU inference job: no communication, short kernels the
 	                 * host keeps ahead of, and between steps the host thread waits in

@@ -301,6 +301,11 @@ json_corr_step(jctx *c, const jevent *ev, int64_t dur, uint16_t *step)
 		return 0;
 	if (u64map_get(&c->lcorr, (uint64_t)corr, &i)) {
 		*step = c->lcorr_step[i];
+		if (*step == TL_NO_STEP && c->nsteps > 0) { /* HTA's iteration -1 too */
+			c->outside++;
+			c->outside_ns =
+			    c->outside_ns > INT64_MAX - dur ? INT64_MAX : c->outside_ns + dur;
+		}
 		return 1;
 	}
 	/* its launch call is not in the trace: it ran on work queued before the capture began, so

@@ -159,6 +159,11 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 		         "launch call with %s correlation in the trace): in no step",
 		         c.orphans, c.orphans == 1 ? "" : "s", (double)c.orphan_ns / 1e6,
 		         c.orphans == 1 ? "its" : "their");
+	if (c.outside > 0)
+		msg_warn(src->path,
+		         "%" PRIu64 " device event%s (%.3f ms) launched outside every ProfilerStep "
+		         "range: in no step",
+		         c.outside, c.outside == 1 ? "" : "s", (double)c.outside_ns / 1e6);
 	json_fwdbwd_finish(&c);
 	json_mstx_links_finish(&c);
 	problems_report(&c);

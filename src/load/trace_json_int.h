@@ -268,9 +268,11 @@ struct jctx {
 	int64_t *lcorr_ts;
 	uint16_t *lcorr_step;
 	size_t nlcorr, lcorrcap;
-	uint64_t orphans;  /* device events launched before the capture */
-	int64_t orphan_ns; /* and their time, summed */
-	flow_end *fend;    /* flow ends in file order, then the launch table (walk 2) */
+	uint64_t orphans;   /* device events launched before the capture */
+	int64_t orphan_ns;  /* and their time, summed */
+	uint64_t outside;   /* device events launched outside every ProfilerStep */
+	int64_t outside_ns; /* and their time, summed */
+	flow_end *fend;     /* flow ends in file order, then the launch table (walk 2) */
 	size_t nfend, fendcap;
 	/* fwdbwd flows: their ends (walk 1), then pairs and the lookup of their operators */
 	fb_end *fbe;

@@ -44,8 +44,8 @@ usage(FILE *f)
 	fputs(
 	    "usage: tlgen [bench|screens|rl|hostile] OUTDIR [options]\n"
 	    "       tlgen kineto FILE [--version 2021|2024] [--steps N] [--launches N]\n"
-	    "            [--precapture N] [--comm] [--no-flows] [--inference] [--rank R]\n"
-	    "            [--seed S]\n"
+	    "            [--precapture N] [--after N] [--comm] [--no-flows] [--inference]\n"
+	    "            [--rank R] [--seed S]\n"
 	    "  --ranks N --tasks N --steps N --seed S --threads N (0: one per core)\n"
 	    "  --slow R        the rank that computes 30% slower, -1 for none\n"
 	    "  --json          also write each capture's trace_view.json\n"

@@ -58,6 +58,8 @@ tlgen_kineto(const char *file, int argc, char **argv)
 			o.launches = (int)x;
 		else if (strcmp(a, "--precapture") == 0 && x >= 0)
 			o.precapture = (int)x;
+		else if (strcmp(a, "--after") == 0 && x >= 0)
+			o.after = (int)x;
 		else if (strcmp(a, "--rank") == 0)
 			o.rank = (int)x;
 		else if (strcmp(a, "--seed") == 0 && x >= 0)

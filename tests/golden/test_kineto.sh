@@ -59,7 +59,7 @@ sys.exit(not json.load(open('$t_tmp/k2021.json'))['bubbles'])"
 #    runs into the next step's host range, so only the launch gives its step
 for flows in flows no-flows; do
 	if [ $flows = flows ]; then extra=; else extra=--no-flows; fi
-	gen "k$flows" --comm --steps 4 --launches 200 --precapture 10 --seed 5 $extra
+	gen "k$flows" --comm --steps 4 --launches 200 --precapture 10 --after 7 --seed 5 $extra
 	summary "k$flows" "$t_tmp/k$flows.trace.json"
 	ref compare "$t_tmp/k$flows.trace.json" "$t_tmp/k$flows.json"
 	ref tb "$t_tmp/k$flows.trace.json" "$t_tmp/k$flows.json"
@@ -68,6 +68,9 @@ for flows in flows no-flows; do
 	check "$flows: one warning line gives the $n events launched before the capture and their $ms ms" \
 		sh -c "[ \$(grep -c 'launched before the capture' '$t_tmp/k$flows.err') -eq 1 ] &&
 		       grep -q ': $n device events ($ms ms) launched before the capture' '$t_tmp/k$flows.err'"
+	check "$flows: one more gives the 7 kernels launched after the last step" \
+		sh -c "[ \$(grep -c 'launched outside every ProfilerStep' '$t_tmp/k$flows.err') -eq 1 ] &&
+		       grep -q ': 7 device events (0.070 ms) launched outside every ProfilerStep' '$t_tmp/k$flows.err'"
 	check "$flows: memory is measured (HTA's memcpy / memset union)" python3 -c "
 import json, sys
 sys.exit(not all(s['memory_ns'] > 0 for s in json.load(open('$t_tmp/k$flows.json'))['ranks'][0]['steps']))"
