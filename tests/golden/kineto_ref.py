@@ -13,9 +13,10 @@
 #    tl prints): (last busy end - first busy start) - |computation U communication|;
 #  - memory: the union of the step's memory events; not overlapped: what of it the step's
 #    computation and communication leave uncovered;
-#  - the TensorBoard plugin's per-step "Kernel": the union of every kernel launched in it.
+#  - the TensorBoard plugin's per-step "Kernel": the union of every kernel launched in it
+#    (tb), and the plugin's own computation of its overview (tbplugin, below).
 #
-# usage: kineto_ref.py compare|tb|invariant TRACE TL_SUMMARY_JSON
+# usage: kineto_ref.py compare|tb|tbplugin|invariant|count TRACE TL_SUMMARY_JSON
 # Prints one line per check: "PASS what" or "FAIL what", and "COUNT n" for the orphans.
 import json
 import sys
@@ -141,6 +142,57 @@ def report(ok, what):
     print(("PASS " if ok else "FAIL ") + what)
 
 
+def tb_plugin_kernel():
+    """The TensorBoard plugin's overview, its own way: a step's range moves to the device (from
+    the end of the device work that ran before it, launched outside every step, or of the
+    step before; to the end of its own device work, that of the calls wholly inside its host
+    range), and its Kernel time is the merged kernels inside that range."""
+    dev, calls = [], []
+    for e in ev:
+        if e.get("ph") != "X":
+            continue
+        s = ns(e["ts"]) + base
+        corr = e.get("args", {}).get("correlation")
+        if e.get("cat") in ("kernel", "Kernel", "gpu_memcpy", "gpu_memset", "Memcpy", "Memset"):
+            dev.append((s, s + ns(e["dur"]), corr, e.get("cat") in ("kernel", "Kernel")))
+        elif e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime") and corr is not None:
+            calls.append((s, s + ns(e["dur"]), corr))
+    by_corr = {}
+    for x in dev:
+        by_corr.setdefault(x[2], []).append(x)
+    lo = [None] * len(steps)
+    hi = [None] * len(steps)
+    matched = set()
+    for cs, ce, corr in calls:
+        for k, (s, e, _) in enumerate(steps):
+            if s <= cs and ce <= e:
+                for x in by_corr.get(corr, []):
+                    matched.add(id(x))
+                    lo[k] = x[0] if lo[k] is None else min(lo[k], x[0])
+                    hi[k] = x[1] if hi[k] is None else max(hi[k], x[1])
+                break
+    prev = steps[0][0]
+    if lo[0] is not None:
+        for x in dev:
+            if id(x) not in matched and x[1] < lo[0]:
+                prev = max(prev, x[1])
+    kern = union([(x[0], x[1]) for x in dev if x[3]])
+    out = {}
+    for k, (s, e, i) in enumerate(steps):
+        a = max(prev, s)
+        b = max(e, hi[k]) if hi[k] is not None else max(e, a)
+        out[i] = sum(max(0, min(b, y) - max(a, x)) for x, y in kern)
+        prev = b
+    return out
+
+
+if mode == "tbplugin":
+    tb = tb_plugin_kernel()
+    for r, s in rows:
+        report(s["computing_ns"] == tb.get(s["step"]),
+               "step %s: the TensorBoard plugin's overview Kernel %s ns, tl's computing %s ns"
+               % (s["step"], tb.get(s["step"]), s["computing_ns"]))
+    sys.exit(0)
 if mode == "count":
     print("COUNT %d %.3f" % (orphans, orphan_ns / 1e6))
     sys.exit(0)
