@@ -453,8 +453,9 @@ int json_is_launch_cat(const jctx *c, jspan cat);
 /* After the steps: each launch call's correlation gets the step holding the call. */
 void json_launch_corr_build(jctx *c);
 /* Walk 2: the step of a device event by its correlation. Returns 1 and sets *step (TL_NO_STEP
- * when the call lies outside every step, or is not in the trace: then counted as launched
- * before the capture), or 0 when the event names no correlation or the trace has no calls. */
+ * when the call lies outside every step, or is not in the trace: launched before the capture;
+ * each counted for its warning), or 0 when the event names no correlation or the trace has no
+ * calls. */
 int json_corr_step(jctx *c, const jevent *ev, int64_t dur, uint16_t *step);
 
 /* json_args.c: the loader's args hook (the detail pane) */
