@@ -473,8 +473,6 @@ generic_lane(jctx *c, const jevent *ev, const jthread *t, const char *name, uint
 		*mstx_dom = c->s_record_function;
 		return TL_LANE_MSTX;
 	}
-	if (span_eq(c, cat, "Operator") && strncmp(name, "ProfilerStep#", 13) == 0)
-		return TL_LANE__COUNT; /* 2021's steps: already the step lane */
 	if (host_comm && (span_eq(c, cat, "cpu_op") || span_eq(c, cat, "Operator")))
 		return TL_LANE_COMM;
 	return t->kind == T_DEVICE ? TL_LANE_OTHER : TL_LANE_HOST;
