@@ -198,7 +198,7 @@ if mode == "count":
     sys.exit(0)
 if mode in ("compare", "tb"):
     want = [i for _, _, i in steps] or [-1]  # no steps: one row for the whole capture
-    got = [s["step"] for _, s in rows]
+    got = [-1 if s["step"] is None else s["step"] for _, s in rows]
     report(got == want, "the steps are the trace's ProfilerStep ranges (%s, tl %s)" % (want, got))
 for r, s in rows:
     key = s["step"] if steps else "all"
