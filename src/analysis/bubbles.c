@@ -44,6 +44,24 @@ is_wait_name(const char *s)
 	return strcasestr(s, "wait") != NULL || strcasestr(s, "notify") != NULL;
 }
 
+/* Whether communication meets [s, e] (its ends included): an op on a communication lane, or a
+ * sub-task of one on the device. A task named as a wait is a collective's wait only then; a
+ * host thread's wait (Python's threading.py wait) or a stream's wait on an event of its own
+ * rank's compute is none. */
+static int
+comm_near(const tl_rank *r, int64_t s, int64_t e)
+{
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		if (t->kind != TL_LANE_COMM && t->kind != TL_LANE_COMM_TASK)
+			continue;
+		size_t k = track_first_ending_after(t, s - 1);
+		if (k < t->n && t->v[k].start <= e)
+			return 1;
+	}
+	return 0;
+}
+
 static tl_bubble_reason
 bubble_reason(const tl_rank *r, int64_t s, int64_t e, char *detail, size_t len)
 {
@@ -92,7 +110,7 @@ bubble_reason(const tl_rank *r, int64_t s, int64_t e, char *detail, size_t len)
 	}
 	free(w);
 	int64_t gap = e - s;
-	if (gap > 0 && covered * 2 >= gap) {
+	if (gap > 0 && covered * 2 >= gap && comm_near(r, s, e)) {
 		snprintf(detail, len, "%s tasks fill %d%% of it", wait_name,
 		         (int)(covered * 100 / gap));
 		return TL_BUBBLE_COLLECTIVE_WAIT;

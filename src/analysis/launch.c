@@ -161,7 +161,9 @@ launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows
 {
 	launch_sort_dev(v, n);
 	/* each step's work envelope, so that each step scans its own window (work is tagged
-	 * with its launch's step; a rank with fewer than two steps has no tags) */
+	 * with its launch's step; a rank with fewer than two steps may have no tags: its one
+	 * step, or the whole capture, has all work; a Kineto trace's work launched before the
+	 * capture is tagged with no step even then) */
 	size_t ns = r->nsteps ? r->nsteps : 1;
 	int64_t *lo = xmalloc(ns * sizeof *lo), *hi = xmalloc(ns * sizeof *hi);
 	for (size_t k = 0; k < ns; k++) {
@@ -173,7 +175,10 @@ launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows
 		if (t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM)
 			continue;
 		for (size_t k = 0; k < t->n; k++) {
-			size_t st = r->nsteps < 2 ? 0 : t->step ? t->step[k] : TL_NO_STEP;
+			size_t st = r->nsteps == 0  ? 0
+			            : t->step       ? t->step[k]
+			            : r->nsteps < 2 ? 0
+			                            : TL_NO_STEP;
 			if (st >= ns)
 				continue;
 			if (t->v[k].start < lo[st])
@@ -198,7 +203,7 @@ launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows
 		if (lo[k] > hi[k])
 			continue;
 		tl_host_idle h;
-		launch_idle(r, r->nsteps < 2 ? TL_NO_STEP : (uint16_t)k, lo[k], hi[k] + 1, v, n,
+		launch_idle(r, r->nsteps == 0 ? TL_NO_STEP : (uint16_t)k, lo[k], hi[k] + 1, v, n,
 		            &h);
 		row->have_idle = 1;
 		row->idle = h.idle;

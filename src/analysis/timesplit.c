@@ -105,11 +105,62 @@ exposed(const tl_rank *r, uint16_t step, const ival *m, size_t nm)
 	return out;
 }
 
+/* Merges the intervals m[0 .. nm) into their union, in place; returns its count. */
+static size_t
+merge(ival *m, size_t nm)
+{
+	qsort(m, nm, sizeof *m, cmp_ival);
+	size_t nu = 0;
+	for (size_t i = 0; i < nm; i++) {
+		if (nu > 0 && m[i].s <= m[nu - 1].e) {
+			if (m[i].e > m[nu - 1].e)
+				m[nu - 1].e = m[i].e;
+		} else {
+			m[nu++] = m[i];
+		}
+	}
+	return nu;
+}
+
+/* Memory lanes whose slices carry the step of their launch (a Kineto trace's gpu_memcpy and
+ * gpu_memset): HolisticTraceAnalysis' memory category, the union of the step's copies and
+ * sets, and the part of it its compute and communication leave uncovered. Returns 0 when the
+ * rank has no such lane. */
+static int
+memory_by_launch(const tl_rank *r, uint16_t step, int64_t *memory, int64_t *not_overlapped)
+{
+	int tagged = 0;
+	ival *m = NULL;
+	size_t nm = 0, cap = 0;
+	for (size_t k = 0; k < r->ntracks; k++) {
+		const tl_track *t = r->tracks[k];
+		if (t->kind != TL_LANE_MEMCPY || t->step == NULL)
+			continue;
+		tagged = 1;
+		for (size_t i = 0; i < t->n; i++)
+			if ((step == TL_NO_STEP || t->step[i] == step) &&
+			    t->v[i].end > t->v[i].start) {
+				ival x = {t->v[i].start, t->v[i].end};
+				VEC_PUSH(m, nm, cap, x);
+			}
+	}
+	if (nm > 0) {
+		size_t nu = merge(m, nm);
+		for (size_t i = 0; i < nu; i++)
+			*memory = sat_add(*memory, m[i].e - m[i].s);
+		*not_overlapped = exposed(r, step, m, nu);
+	}
+	free(m);
+	return tagged;
+}
+
 void
 timesplit_memory(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, int64_t *memory,
                  int64_t *not_overlapped)
 {
 	*memory = *not_overlapped = 0;
+	if (memory_by_launch(r, step, memory, not_overlapped))
+		return;
 	uint32_t memcpy_name = strpool_find(r->pool, "MEMCPY_ASYNC", 12);
 	if (memcpy_name == UINT32_MAX)
 		return;
@@ -129,17 +180,7 @@ timesplit_memory(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, int64_
 	}
 	if (nm == 0)
 		return;
-	qsort(m, nm, sizeof *m, cmp_ival);
-	/* the memcpys' union, merged in place */
-	size_t nu = 0;
-	for (size_t i = 0; i < nm; i++) {
-		if (nu > 0 && m[i].s <= m[nu - 1].e) {
-			if (m[i].e > m[nu - 1].e)
-				m[nu - 1].e = m[i].e;
-		} else {
-			m[nu++] = m[i];
-		}
-	}
+	size_t nu = merge(m, nm); /* the memcpys' union */
 	*not_overlapped = exposed(r, step, m, nu);
 	free(m);
 }

@@ -11,7 +11,9 @@
 /* MEMCPY_ASYNC device tasks that start inside [t0, t1] (the step's host range; cluster_time_
  * summary bins a memcpy by its own start): *memory = the sum of their durations;
  * *not_overlapped = the length of their union not covered by the compute or communication of
- * `step` (TL_NO_STEP: all). */
+ * `step` (TL_NO_STEP: all). Where the memory lanes carry the step of each copy's launch (a
+ * Kineto trace: gpu_memcpy and gpu_memset, HolisticTraceAnalysis' memory category), *memory is
+ * the union of the step's copies and sets instead, and t0, t1 are not read. */
 void timesplit_memory(const tl_rank *, uint16_t step, int64_t t0, int64_t t1, int64_t *memory,
                       int64_t *not_overlapped);
 

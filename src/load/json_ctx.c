@@ -194,6 +194,7 @@ json_ctx_init(jctx *c, const char *path, tl_rank *r)
 	u64map_init(&c->proc_map);
 	u64map_init(&c->thread_map);
 	u64map_init(&c->planes);
+	u64map_init(&c->lcorr);
 }
 
 void
@@ -213,6 +214,9 @@ json_ctx_free(jctx *c)
 	u64map_free(&c->proc_map);
 	u64map_free(&c->thread_map);
 	u64map_free(&c->planes);
+	u64map_free(&c->lcorr);
+	free(c->lcorr_ts);
+	free(c->lcorr_step);
 	strpool_free(c->tok);
 	if (c->flows != NULL) {
 		strpool_free(c->flows);

@@ -141,7 +141,18 @@ json_threads_resolve(jctx *c)
 		const jproc *p = &c->procs[t->proc];
 		const char *tn = json_tok_str(c, t->name), *pn = json_tok_str(c, p->name);
 		int64_t num = -1;
-		char label[256], ms1_name[128];
+		char label[256], ms1_name[128], tidname[64];
+		/* the Kineto of 2021 named a stream by its tid, "stream 7", without thread_name */
+		const char *tid = json_tok_str(c, t->tok);
+		size_t ttn = strlen(tid);
+		if (!*tn && p->kind == P_GENERIC && ttn > 8 && ttn < sizeof tidname + 2 &&
+		    tid[0] == '"' && tid[ttn - 1] == '"' &&
+		    strncasecmp(tid + 1, "stream", 6) == 0 &&
+		    memchr(tid + 1, '\\', ttn - 2) == NULL) {
+			memcpy(tidname, tid + 1, ttn - 2);
+			tidname[ttn - 2] = '\0';
+			tn = tidname;
+		}
 		int64_t dev = p->dev >= 0 ? p->dev : p->ordinal;
 		if (!int_after(tn, "stream", &num) && !int_after(tn, "plane", &num)) {
 			/* no usable thread name: the tid itself, when it is a number */
@@ -209,9 +220,12 @@ json_threads_resolve(jctx *c)
 			t->kind = T_OVERLAP;
 			break;
 		case P_GENERIC:
-			/* Kineto device streams: "stream 7 " in a process labelled "GPU n" */
-			t->kind =
-			    (p->dev >= 0 || strncasecmp(tn, "stream", 6) == 0) ? T_DEVICE : T_HOST;
+			/* Kineto device streams: "stream 7 " in a process labelled "GPU n"; where
+			 * the host process has the pid of a GPU (labelled both), only its streams
+			 */
+			t->kind = ((p->dev >= 0 && !p->cpu) || strncasecmp(tn, "stream", 6) == 0)
+			              ? T_DEVICE
+			              : T_HOST;
 			break;
 		default:
 			t->kind = T_HOST;
@@ -516,6 +530,8 @@ meta_event(jctx *c, const jevent *ev)
 		uint32_t pi = proc_of(c, tok_intern(c, ev->f[F_PID]));
 		if (l && (int_after(l, "NPU", &d) || int_after(l, "GPU", &d)) && d < 65536)
 			c->procs[pi].dev = (int)d;
+		else if (l && strcmp(l, "CPU") == 0)
+			c->procs[pi].cpu = 1;
 	}
 	cJSON_Delete(j);
 }
@@ -611,6 +627,18 @@ json_names_event(jctx *c, const jevent *ev)
 			step_cand sc = {
 			    th, 0, 1, id, start, ns >= 0 ? start + ns : start + dur, ev->ordinal};
 			VEC_PUSH(c->cand, c->ncand, c->candcap, sc);
+		}
+	}
+	/* a Kineto launch call: its correlation names the device work it launched */
+	if (json_is_launch_cat(c, ev->f[F_CAT]) && ev->f[F_ARGS].len > 0 &&
+	    json_event_time(c, ev, 0, 0, &start, &dur) == 0) {
+		static const jkey keys[] = {JKEY("correlation")};
+		jspan v[1];
+		int64_t corr;
+		if (json_args_members(c, ev, keys, 1, v) == 0 && json_span_int(c, v[0], &corr) &&
+		    c->nlcorr < UINT32_MAX && !u64map_get(&c->lcorr, (uint64_t)corr, NULL)) {
+			u64map_put(&c->lcorr, (uint64_t)corr, (uint32_t)c->nlcorr);
+			VEC_PUSH(c->lcorr_ts, c->nlcorr, c->lcorrcap, start);
 		}
 	}
 	/* an HCCL sub-task (args "stream id", "task id", "context id"); its thread may be
@@ -905,5 +933,31 @@ int
 json_is_device_cat(const jctx *c, jspan cat)
 {
 	return span_eq(c, cat, "kernel") || span_eq(c, cat, "gpu_memcpy") ||
-	       span_eq(c, cat, "gpu_memset") || span_eq(c, cat, "mtia_ccp_events");
+	       span_eq(c, cat, "gpu_memset") || span_eq(c, cat, "mtia_ccp_events") ||
+	       span_eq(c, cat, "Kernel") || span_eq(c, cat, "Memcpy") || span_eq(c, cat, "Memset");
+}
+
+int
+json_is_launch_cat(const jctx *c, jspan cat)
+{
+	return span_eq(c, cat, "cuda_runtime") || span_eq(c, cat, "cuda_driver") ||
+	       span_eq(c, cat, "Runtime");
+}
+
+/* After the steps: each launch call's correlation gets the step holding the call. */
+void
+json_launch_corr_build(jctx *c)
+{
+	if (c->nlcorr == 0)
+		return;
+	c->lcorr_step = xreallocarray(NULL, c->nlcorr, sizeof *c->lcorr_step);
+	for (size_t i = 0; i < c->nlcorr; i++) {
+		int64_t t = c->lcorr_ts[i];
+		int ok =
+		    c->base_ns >= 0 ? t <= INT64_MAX - c->base_ns : t >= INT64_MIN - c->base_ns;
+		c->lcorr_step[i] = ok ? json_step_at(c, t + c->base_ns) : TL_NO_STEP;
+	}
+	free(c->lcorr_ts);
+	c->lcorr_ts = NULL;
+	c->lcorrcap = 0;
 }

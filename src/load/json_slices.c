@@ -286,6 +286,37 @@ step_of_work(const jctx *c, jthread *t, int64_t start)
 	return json_step_at(c, start);
 }
 
+/* Walk 2: the step of a device event by its correlation. Returns 1 and sets *step (TL_NO_STEP
+ * when the call lies outside every step, or is not in the trace: launched before the capture;
+ * each counted for its warning), or 0 when the event names no correlation or the trace has no
+ * calls. */
+int
+json_corr_step(jctx *c, const jevent *ev, int64_t dur, uint16_t *step)
+{
+	static const jkey keys[] = {JKEY("correlation")};
+	jspan v[1];
+	int64_t corr;
+	uint32_t i;
+	if (c->lcorr_step == NULL || json_args_members(c, ev, keys, 1, v) != 0 ||
+	    !json_span_int(c, v[0], &corr))
+		return 0;
+	if (u64map_get(&c->lcorr, (uint64_t)corr, &i)) {
+		*step = c->lcorr_step[i];
+		if (*step == TL_NO_STEP && c->nsteps > 0) { /* HTA's iteration -1 too */
+			c->outside++;
+			c->outside_ns =
+			    c->outside_ns > INT64_MAX - dur ? INT64_MAX : c->outside_ns + dur;
+		}
+		return 1;
+	}
+	/* its launch call is not in the trace: it ran on work queued before the capture began, so
+	 * it belongs to no step (HolisticTraceAnalysis' iteration -1) */
+	c->orphans++;
+	c->orphan_ns = c->orphan_ns > INT64_MAX - dur ? INT64_MAX : c->orphan_ns + dur;
+	*step = TL_NO_STEP;
+	return 1;
+}
+
 /* Task types of compute kernels in trace_view's "Task Type": COMPUTE_TASK_INFO's spellings (S3
  * trace_event_bean.py's compute set, plus DSA kernels, which COMPUTE_TASK_INFO lists) and the
  * TASK table's host-side ones for the same kernels (AI_CORE vs KERNEL_AICORE). FFTS+
@@ -414,7 +445,10 @@ generic_lane(jctx *c, const jevent *ev, const jthread *t, const char *name, uint
 	 * time is the union of the computation kernels): a collective's kernel is communication,
 	 * a kernel named Memcpy / Memset and the memcpy / memset categories are memory, an MTIA
 	 * event is a memory transfer when it is a dma_request and a kernel otherwise */
-	if (span_eq(c, cat, "kernel") || span_eq(c, cat, "mtia_ccp_events")) {
+	/* (the Kineto of 2021, TensorBoard's plugin era, capitalised them: Kernel, Memcpy, Memset,
+	 * Runtime, Operator, DataLoader) */
+	if (span_eq(c, cat, "kernel") || span_eq(c, cat, "mtia_ccp_events") ||
+	    span_eq(c, cat, "Kernel")) {
 		if (json_is_comm_kernel(name))
 			return TL_LANE_COMM;
 		if (strstr(name, "Memcpy") != NULL || strstr(name, "Memset") != NULL ||
@@ -422,7 +456,8 @@ generic_lane(jctx *c, const jevent *ev, const jthread *t, const char *name, uint
 			return TL_LANE_MEMCPY;
 		return TL_LANE_COMPUTE;
 	}
-	if (span_eq(c, cat, "gpu_memcpy") || span_eq(c, cat, "gpu_memset"))
+	if (span_eq(c, cat, "gpu_memcpy") || span_eq(c, cat, "gpu_memset") ||
+	    span_eq(c, cat, "Memcpy") || span_eq(c, cat, "Memset"))
 		return TL_LANE_MEMCPY;
 	if (span_eq(c, cat, "gpu_user_annotation"))
 		return TL_LANE_MSTX_DEV;
@@ -438,7 +473,7 @@ generic_lane(jctx *c, const jevent *ev, const jthread *t, const char *name, uint
 		*mstx_dom = c->s_record_function;
 		return TL_LANE_MSTX;
 	}
-	if (host_comm && span_eq(c, cat, "cpu_op"))
+	if (host_comm && (span_eq(c, cat, "cpu_op") || span_eq(c, cat, "Operator")))
 		return TL_LANE_COMM;
 	return t->kind == T_DEVICE ? TL_LANE_OTHER : TL_LANE_HOST;
 }
@@ -579,19 +614,29 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 		if (kind == TL_LANE_HOST && ev->f[F_CAT].len == 0 && p->kind == P_GENERIC)
 			tr->user_ranges =
 			    1; /* a trace without categories at all, as the legacy one */
-		if (kind == TL_LANE_COMPUTE || kind == TL_LANE_COMM || kind == TL_LANE_COMM_TASK)
+		uint16_t step;
+		int kineto_dev = p->kind == P_GENERIC && t->kind == T_DEVICE &&
+		                 json_is_device_cat(c, ev->f[F_CAT]);
+		if (kineto_dev &&
+		    (kind == TL_LANE_COMPUTE || kind == TL_LANE_COMM || kind == TL_LANE_MEMCPY)) {
+			/* Kineto device work: the step of its launch call (by correlation), and
+			 * memory copies too, whose union is the step's memory time */
+			if (!json_corr_step(c, ev, dur, &step))
+				step = step_of_work(c, t, start);
+			track_push_step(tr, start, start + dur, nm, arg, step);
+		} else if (kind == TL_LANE_COMPUTE || kind == TL_LANE_COMM ||
+		           kind == TL_LANE_COMM_TASK) {
 			track_push_step(tr, start, start + dur, nm, arg, step_of_work(c, t, start));
-		else
+		} else {
 			track_push(tr, start, start + dur, nm, arg);
+		}
 		if ((kind == TL_LANE_MSTX || kind == TL_LANE_MSTX_DEV) && c->nmxk > 0)
 			mstx_link_match(c, ti, start, tr, tr->n - 1, kind == TL_LANE_MSTX_DEV);
 		if (kind == TL_LANE_HOST && c->nfbk > 0)
 			fwdbwd_match(c, ti, start, start + dur);
 		/* Kineto: a runtime call and the device events it launched share a correlation */
 		if (p->kind == P_GENERIC && ev->f[F_ARGS].len > 0 &&
-		    (span_eq(c, ev->f[F_CAT], "cuda_runtime") ||
-		     span_eq(c, ev->f[F_CAT], "cuda_driver") ||
-		     json_is_device_cat(c, ev->f[F_CAT])))
+		    (json_is_launch_cat(c, ev->f[F_CAT]) || json_is_device_cat(c, ev->f[F_CAT])))
 			json_links_corr(c, ev, t, start, t->kind == T_DEVICE);
 		if (kind != TL_LANE_HOST && kind != TL_LANE_MSTX &&
 		    !(kind == TL_LANE_COMM && t->kind == T_HOST))

@@ -109,6 +109,7 @@ names_pass(jctx *c)
 	}
 	json_threads_resolve(c);
 	json_steps_build(c);
+	json_launch_corr_build(c);
 	json_links_build(c);
 	json_launches_build(c);
 	json_fwdbwd_build(c);
@@ -167,6 +168,18 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 		         "the file shrank while tl was reading it (truncated or rewritten by "
 		         "another program); keeping the %" PRIu64 " slices read before",
 		         c.slices);
+	if (c.orphans > 0 && r->nsteps > 0)
+		msg_warn(src->path,
+		         "%" PRIu64
+		         " device event%s (%.3f ms) launched before the capture began (no "
+		         "launch call with %s correlation in the trace): in no step",
+		         c.orphans, c.orphans == 1 ? "" : "s", (double)c.orphan_ns / 1e6,
+		         c.orphans == 1 ? "its" : "their");
+	if (c.outside > 0)
+		msg_warn(src->path,
+		         "%" PRIu64 " device event%s (%.3f ms) launched outside every ProfilerStep "
+		         "range: in no step",
+		         c.outside, c.outside == 1 ? "" : "s", (double)c.outside_ns / 1e6);
 	json_fwdbwd_finish(&c);
 	json_mstx_links_finish(&c);
 	problems_report(&c);

@@ -112,6 +112,8 @@ typedef struct jproc {
 	uint32_t tok;  /* raw pid token (c->tok pool) */
 	uint32_t name; /* process_name (c->tok pool), 0 when none */
 	int dev;       /* from process_labels "NPU 3" / "GPU 3", else -1 */
+	int cpu;       /* process_labels "CPU" too: Kineto labels every GPU of the machine by a pid
+	                  equal to its number, which a container's Python process may also have */
 	int kind;      /* P_* */
 	int ordinal;   /* among processes of the same kind, in order of appearance */
 } jproc;
@@ -278,7 +280,19 @@ struct jctx {
 	 * link them where the trace has no ac2g flows (json_links_correlate) */
 	struct json_corr *corr_h, *corr_d;
 	size_t ncorr_h, ncorr_d, corr_hcap, corr_dcap;
-	flow_end *fend; /* flow ends in file order, then the launch table (walk 2) */
+	/* Kineto: the launch calls' correlations (walk 1: correlation -> index into lcorr_ts, the
+	 * call's ts without base_ns; then lcorr_step, the step holding it), so that walk 2 gives
+	 * device work the step of its launch, as HolisticTraceAnalysis and the TensorBoard plugin
+	 * do; device work naming a correlation no call has was launched before the capture */
+	tl_u64map lcorr;
+	int64_t *lcorr_ts;
+	uint16_t *lcorr_step;
+	size_t nlcorr, lcorrcap;
+	uint64_t orphans;   /* device events launched before the capture */
+	int64_t orphan_ns;  /* and their time, summed */
+	uint64_t outside;   /* device events launched outside every ProfilerStep */
+	int64_t outside_ns; /* and their time, summed */
+	flow_end *fend;     /* flow ends in file order, then the launch table (walk 2) */
 	size_t nfend, fendcap;
 	/* fwdbwd flows: their ends (walk 1), then pairs and the lookup of their operators */
 	fb_end *fbe;
@@ -451,8 +465,18 @@ uint16_t json_step_at(const jctx *c, int64_t t);
  * and Kineto alike) kept for fwdbwd_build; MsTx (host MSTX range -> its device part) kept for
  * mstx_links_build. */
 void json_flow_event(jctx *c, const jevent *ev, char ph);
-/* A device event's category: kernel, gpu_memcpy, gpu_memset, mtia_ccp_events. */
+/* A device event's category: kernel, gpu_memcpy, gpu_memset, mtia_ccp_events, and the Kineto
+ * of 2021's Kernel, Memcpy, Memset. */
 int json_is_device_cat(const jctx *c, jspan cat);
+/* A launch call's category: cuda_runtime, cuda_driver, and 2021's Runtime. */
+int json_is_launch_cat(const jctx *c, jspan cat);
+/* After the steps: each launch call's correlation gets the step holding the call. */
+void json_launch_corr_build(jctx *c);
+/* Walk 2: the step of a device event by its correlation. Returns 1 and sets *step (TL_NO_STEP
+ * when the call lies outside every step, or is not in the trace: launched before the capture;
+ * each counted for its warning), or 0 when the event names no correlation or the trace has no
+ * calls. */
+int json_corr_step(jctx *c, const jevent *ev, int64_t dur, uint16_t *step);
 
 /* json_args.c: the loader's args hook (the detail pane) */
 int trace_json_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_arg_fn fn,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
+#include "gen/gen_kineto.h"
 #include "cells_bad.h"
 #include "host_bad.h"
 #include "flows_bad.h"
@@ -507,6 +508,22 @@ main(int argc, char **argv)
 		}
 	}
 	free(older);
+	/* small Kineto traces: 2021's categories and today's, work launched before the capture
+	 * and after the last step, NCCL kernels (correlations joining calls and device work) */
+	gen_kineto_opts ko;
+	gen_kineto_default(&ko);
+	ko.nsteps = 2;
+	ko.launches = 12;
+	ko.precapture = 2;
+	ko.after = 2;
+	ko.comm = 1;
+	for (int v = 0; v < 2; v++) {
+		ko.version = v ? GEN_KINETO_2024 : GEN_KINETO_2021;
+		char *kp = xasprintf("%s/kineto-%d.json", jsondir, v ? 2024 : 2021);
+		if (gen_kineto(&ko, kp) == 0)
+			nseeds++;
+		free(kp);
+	}
 
 	/* the real samples, cut down */
 	if (argc >= 3) {

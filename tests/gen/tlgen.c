@@ -16,6 +16,8 @@
  *   older    the older Ascend layouts (src/gen/gen_older.c): OUTDIR/msprof, msprof's
  *            per-iteration export of CANN 6.x-7.0, and OUTDIR/mindspore, a MindSpore 1.x
  *            timeline; takes only --seed.
+ *   kineto   OUTDIR is a file: one GPU rank's PyTorch profiler (Kineto) trace
+ *            (src/gen/gen_kineto.c), with its own options (below).
  *
  * --truth FILE writes what the generator laid out (it does not run tl's analyses) as the JSON
  * fragments `tl summary --json` must contain, one a line: per rank its overlap steps, per stage
@@ -47,6 +49,9 @@ usage(FILE *f)
 	    "usage: tlgen [bench|screens|rl|hostile] OUTDIR [options]\n"
 	    "       tlgen older OUTDIR [--seed S]: OUTDIR/msprof (CANN <= 7 per-iteration export)\n"
 	    "       and OUTDIR/mindspore (MindSpore 1.x timeline)\n"
+	    "       tlgen kineto FILE [--version 2021|2024] [--steps N] [--launches N]\n"
+	    "            [--precapture N] [--after N] [--comm] [--no-flows] [--inference]\n"
+	    "            [--rank R] [--seed S]\n"
 	    "  --ranks N --tasks N --steps N --seed S --threads N (0: one per core)\n"
 	    "  --slow R        the rank that computes 30% slower, -1 for none\n"
 	    "  --json          also write each capture's trace_view.json\n"
@@ -262,6 +267,8 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (i + 1 < argc && strcmp(argv[i], "kineto") == 0 && argv[i + 1][0] != '-')
+		return tlgen_kineto(argv[i + 1], argc - i - 2, argv + i + 2) == 0 ? 0 : 1;
 	for (int k = 0; k < 5 && i < argc; k++)
 		if (strcmp(argv[i], preset_names[k]) == 0) {
 			p = (enum preset)k;

@@ -13,4 +13,8 @@ int tlgen_late(const char *dir, int r, int64_t ns);
  * says what it holds). 0, or -1 after a message. */
 int tlgen_hostile(const char *outdir);
 
+/* tlgen_kineto.c: `tlgen kineto FILE [options]`, one GPU rank's Kineto trace (tlgen.c's usage
+ * lists the options). 0, or -1 after a message. */
+int tlgen_kineto(const char *file, int argc, char **argv);
+
 #endif

@@ -256,6 +256,9 @@ hand_rank(int rank, int64_t lp_end, int64_t gen_end)
 		track_push(c, k[i][0], k[i][1], kn, (uint32_t)i);
 	tl_track *o = rank_track(r, TL_LANE_OTHER, 2, "Stream 2");
 	track_push(o, 1010, 1490, strpool_intern_cstr(r->pool, "EVENT_WAIT"), 0);
+	/* the collective the stream waits for: a wait is a collective's only beside one */
+	tl_track *ct = rank_track(r, TL_LANE_COMM_TASK, 3, "Stream 3");
+	track_push(ct, 1490, 1500, strpool_intern_cstr(r->pool, "Notify_Record"), 0);
 	r->steps = xcalloc(1, sizeof *r->steps);
 	r->steps[0] = (tl_step){7, 0, 100000};
 	r->nsteps = r->scap = 1;
@@ -331,6 +334,45 @@ test_handmade(void)
 	      "a gap between stages names them");
 	tlq_close(rl);
 	trace_free(&tr);
+}
+
+/* A wait with no communication anywhere near (a single-GPU inference trace whose host thread
+ * waits in Python, its wait on a lane that is not compute): not a collective's wait; with a
+ * collective right after the gap it is. */
+static void
+test_wait_without_comm(void)
+{
+	for (int with_comm = 0; with_comm < 2; with_comm++) {
+		tl_trace tr;
+		trace_init(&tr);
+		tr.ranks = xcalloc(1, sizeof *tr.ranks);
+		tl_rank *r = rank_new(0);
+		tl_track *c = rank_track(r, TL_LANE_COMPUTE, 1, "stream 7");
+		uint32_t kn = strpool_intern_cstr(r->pool, "gemm");
+		track_push(c, 0, 100, kn, 0);
+		track_push(c, 600, 700, kn, 1);
+		tl_track *o = rank_track(r, TL_LANE_OTHER, 2, "thread 1");
+		track_push(o, 100, 600, strpool_intern_cstr(r->pool, "threading.py(324): wait"), 0);
+		if (with_comm) {
+			tl_track *m = rank_track(r, TL_LANE_COMM, 3, "stream 20");
+			track_push(m, 600, 650,
+			           strpool_intern_cstr(r->pool, "ncclKernel_AllReduce"), 0);
+		}
+		rank_finish(r);
+		r->loaded = 1;
+		tr.ranks[0] = r;
+		tr.nranks = 1;
+		tl_query *q = tlq_open(&tr, NULL);
+		const tl_rl_bubble *b;
+		size_t nb = tlq_bubbles(q, &b);
+		CHECK(nb == 1 && b[0].start == 100 && b[0].end == 600 &&
+		          (b[0].reason == TL_BUBBLE_COLLECTIVE_WAIT) == with_comm,
+		      "a wait %s communication beside the gap is %s (%zu bubbles, %s)",
+		      with_comm ? "with" : "without", with_comm ? "collective_wait" : "not", nb,
+		      nb ? bubble_reason_name(b[0].reason) : "-");
+		tlq_close(q);
+		trace_free(&tr);
+	}
 }
 
 /* ---- plain answers: one rank, no RL ranges; discrete-mode role captures ------------------ */
@@ -442,6 +484,7 @@ main(void)
 	test_rules();
 	test_judge();
 	test_handmade();
+	test_wait_without_comm();
 	test_plain();
 	rm_rf(tmp);
 	return test_done();
