@@ -391,6 +391,8 @@ tlq_overlap_lane_name(int key)
 void
 tlq_overlap(const tl_rank *r, int64_t t0, int64_t t1, tl_overlap *out)
 {
+	if (r->own_overlap && lanes_overlap(r, t0, t1, INT64_MIN, out) == 0)
+		return; /* the profile's own analysis (its Free spans the tasks) */
 	overlap_compute(r, TL_NO_STEP, t0, t1, INT64_MIN, out);
 }
 
