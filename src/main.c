@@ -476,6 +476,7 @@ cmd_diff(cli *c)
 	parallel_for(2, 2, diff_side, j);
 	rc = j[0].rc != 0 ? j[0].rc : j[1].rc; /* A's failure first, as when loaded in turn */
 	if (rc == 0) {
+		tlq_diff_pair_single(&j[0].s, &j[1].s); /* two traces of one rank each pair */
 		if (c->json)
 			report_diff_json(stdout, &j[0].s, &j[1].s);
 		else

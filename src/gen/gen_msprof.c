@@ -148,7 +148,7 @@ make_plan(plan *p, const gen_msprof_opts *o)
 		push(p, t, t + d, S_AICORE, 2, (int)(rnd(&s) % NK), -1);
 		int64_t end = t + d;
 		if (i % 5 == 4) { /* a collective launched with the kernel: it outlasts it */
-			int64_t c = t + d / 2;
+			int64_t c = t + d / 2000 * 1000;
 			int op = p->nops++;
 			int64_t a = (int64_t)(30 + rnd(&s) % 60) * 1000;
 			int64_t b = (int64_t)(50 + rnd(&s) % 200) * 1000;
