@@ -122,6 +122,13 @@ check "CANN 7.0: computing, communication, not overlapped, free equal SQL over T
 check "CANN 7.0: the file alone gives the same numbers" test "$(tl_overlap < "$t_tmp/c7f.json")" = "$want"
 "$TL_BIN" info "$t_tmp/c7" > "$t_tmp/c7.info" 2>&1
 check "CANN 7.0: tl info lists the report DB as an msprof DB" grep -q "msprof DB.*report_2.db" "$t_tmp/c7.info"
+prof=$t_tmp/cap/PROF_000001_20240101120000000_ABCDEF
+mkdir -p "$prof/device_2" && cp "$c7" "$prof/device_2/" &&
+	echo '{"rank_id": 5, "devices": "2"}' > "$prof/device_2/info.json.2"
+"$TL_BIN" summary --no-cache --json "$t_tmp/cap" > "$t_tmp/cap.json" 2>/dev/null
+capc=$(tl_overlap < "$t_tmp/cap.json" | cut -d' ' -f1)
+check "CANN 7.0: a PROF_ directory's device_N/report_N.db is found, its rank from info.json.N" \
+	sh -c "grep -q '\"rank\":5,' '$t_tmp/cap.json' && test '$capc' = '$(echo "$want" | cut -d' ' -f1)'"
 c0=$(echo "$want" | cut -d' ' -f1)
 check "CANN 7.0: its kernels are compute (computing > 0)" test "$c0" -gt 0
 
