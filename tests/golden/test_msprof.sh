@@ -122,6 +122,9 @@ check "CANN 7.0: computing, communication, not overlapped, free equal SQL over T
 check "CANN 7.0: the file alone gives the same numbers" test "$(tl_overlap < "$t_tmp/c7f.json")" = "$want"
 "$TL_BIN" info "$t_tmp/c7" > "$t_tmp/c7.info" 2>&1
 check "CANN 7.0: tl info lists the report DB as an msprof DB" grep -q "msprof DB.*report_2.db" "$t_tmp/c7.info"
+end=$(sqlite3 -readonly "$c7" "SELECT strftime('%Y-%m-%d %H:%M:%S', endTimeNs / 1000000000, 'unixepoch', 'localtime') FROM TARGET_INFO_SESSION_TIME")
+check "CANN 7.0: tl info's capture time is TARGET_INFO_SESSION_TIME's end ($end)" \
+	sh -c "grep 'report_2.db' '$t_tmp/c7.info' | grep -q '$end' && ! grep -q 'file time' '$t_tmp/c7.info'"
 prof=$t_tmp/cap/PROF_000001_20240101120000000_ABCDEF
 mkdir -p "$prof/device_2" && cp "$c7" "$prof/device_2/" &&
 	echo '{"rank_id": 5, "devices": "2"}' > "$prof/device_2/info.json.2"
