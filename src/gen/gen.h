@@ -297,7 +297,8 @@ typedef struct gen_msprof_opts {
 	int compute_permille; /* kernel lengths scaled by this per mille; 0: 1000 */
 	int device;           /* deviceId */
 	int cann7;            /* a CANN 7.0 report DB */
-	int overlap_table;    /* with Insight's OVERLAP_ANALYSIS (not with cann7) */
+	int overlap_table;    /* with OVERLAP_ANALYSIS (not with cann7): 1 Insight's variant,
+	                         2 msprof's (2026) with ENUM_OVERLAY_ANALYSIS_TYPE */
 } gen_msprof_opts;
 /* Writes the DB at path (replaced). Returns 0, or -1 with a message. */
 int gen_msprof_db(const char *path, const gen_msprof_opts *);

@@ -49,6 +49,15 @@ static const char *const ddl_msprof[] = {
 static const char *const ddl_insight_overlap =
     "CREATE TABLE OVERLAP_ANALYSIS (id INTEGER PRIMARY KEY AUTOINCREMENT, deviceId integer, "
     "startNs integer, endNs integer, type integer);";
+/* msprof's own (2026): the table and its enum, as msprof's DDL and code write them */
+static const char *const ddl_msprof_overlap[] = {
+    "CREATE TABLE IF NOT EXISTS OVERLAP_ANALYSIS (id INTEGER PRIMARY KEY,deviceId "
+    "INTEGER,startNs NUMERIC,endNs NUMERIC,type INTEGER);",
+    "CREATE TABLE IF NOT EXISTS ENUM_OVERLAY_ANALYSIS_TYPE (id INTEGER PRIMARY KEY,name "
+    "TEXT);",
+    "INSERT INTO ENUM_OVERLAY_ANALYSIS_TYPE VALUES (0,'COMPUTE'),(1,'COMMUNICATION'),"
+    "(2,'COMM_NOT_OVERLAP_COMP'),(3,'FREE'),(65535,'RESERVE');",
+};
 
 /* CANN 7.0's report_{device}.db, as read from a real file (ddl_msprof_report_cann7.sql) */
 static const char *const ddl_cann7[] = {
@@ -457,7 +466,11 @@ gen_msprof_db(const char *path, const gen_msprof_opts *o)
 		              S_K0 + k % NK);
 	free(ops);
 	if (rc == 0 && o->overlap_table && !o->cann7) {
-		rc = exec_all(db, path, &ddl_insight_overlap, 1);
+		if (o->overlap_table == 2)
+			rc = exec_all(db, path, ddl_msprof_overlap,
+			              sizeof ddl_msprof_overlap / sizeof *ddl_msprof_overlap);
+		else
+			rc = exec_all(db, path, &ddl_insight_overlap, 1);
 		if (rc == 0)
 			rc = write_overlap(db, path, &p, t0, dev);
 	}

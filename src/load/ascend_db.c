@@ -769,11 +769,12 @@ read_comm_ops(db_ctx *c)
 
 /* ---- OVERLAP_ANALYSIS ---------------------------------------------------------------------
  * MindStudio Insight writes its overlap analysis into the DBs it opens (msprof of 2026 writes
- * the same table itself): per device, intervals of type 0 Computing, 1 Communication,
- * 2 Communication(Not Overlapped) and 3 Free, Free spanning from the device's first task to
- * its last (not only between busy times). Where the DB has it, it is the profile's own answer,
- * as a trace_view.json's Overlap Analysis process is: the rank's overlap lanes are its rows
- * (each type's union), and the overlap figures come from them (rank->own_overlap). */
+ * the same table itself, its types named in ENUM_OVERLAY_ANALYSIS_TYPE): per device, intervals
+ * of type 0 Computing, 1 Communication, 2 Communication(Not Overlapped) and 3 Free, Free spanning
+ * from the device's first task to its last (not only between busy times). Where the DB has it, it
+ * is the profile's own answer, as a trace_view.json's Overlap Analysis process is: the rank's
+ * overlap lanes are its rows (each type's union), and the overlap figures come from them
+ * (rank->own_overlap). */
 
 typedef struct ivl {
 	int64_t s, e;
@@ -815,6 +816,27 @@ read_overlap_table(db_ctx *c)
 		}
 		dev = tlo;
 	}
+	/* msprof's variant names its types in ENUM_OVERLAY_ANALYSIS_TYPE (enum values drift:
+	 * read from the file); Insight's has none and uses 0-3 */
+	int64_t ids[4] = {0, 1, 2, 3};
+	if (db_has_table(c, "ENUM_OVERLAY_ANALYSIS_TYPE")) {
+		static const char *const enames[4] = {"COMPUTE", "COMMUNICATION",
+		                                      "COMM_NOT_OVERLAP_COMP", "FREE"};
+		sqlite3_stmt *es;
+		for (int t = 0; t < 4; t++)
+			ids[t] = -1;
+		if (db_prepare(c, "SELECT id, name FROM ENUM_OVERLAY_ANALYSIS_TYPE", &es) ==
+		    SQLITE_OK) {
+			while (sqlite3_step(es) == SQLITE_ROW) {
+				const char *nm = (const char *)sqlite3_column_text(es, 1);
+				for (int t = 0; t < 4 && nm != NULL; t++)
+					if (sqlite3_column_type(es, 0) == SQLITE_INTEGER &&
+					    strcmp(nm, enames[t]) == 0)
+						ids[t] = sqlite3_column_int64(es, 0);
+			}
+			sqlite3_finalize(es);
+		}
+	}
 	static const char *const cols[] = {"deviceId", "startNs", "endNs", "type"};
 	int have[4];
 	sqlite3_stmt *st = db_prepare_cols(c, "OVERLAP_ANALYSIS", cols, 4, have, NULL);
@@ -832,19 +854,23 @@ read_overlap_table(db_ctx *c)
 		int64_t s, e;
 		if (row_times(&k, st, 1, 2, 0, &s, &e) != 0)
 			continue;
-		if (tc.type != SQLITE_INTEGER || tc.v < 0 || tc.v > 3) {
+		int ty = -1;
+		for (int t = 0; t < 4 && tc.type == SQLITE_INTEGER; t++)
+			if (tc.v == ids[t])
+				ty = t;
+		if (ty < 0) {
 			badtype++;
 			continue;
 		}
 		ivl x = {s, e};
-		VEC_PUSH(v[tc.v], n[tc.v], cap[tc.v], x);
+		VEC_PUSH(v[ty], n[ty], cap[ty], x);
 	}
 	sqlite3_finalize(st);
 	row_check_report(c, "OVERLAP_ANALYSIS", "startNs/endNs", &k);
 	if (badtype)
 		msg_warn(c->path,
-		         "OVERLAP_ANALYSIS: %zu rows of a type other than 0-3 (Computing, "
-		         "Communication, Communication(Not Overlapped), Free) skipped",
+		         "OVERLAP_ANALYSIS: %zu rows of a type other than Computing, "
+		         "Communication, Communication(Not Overlapped) and Free skipped",
 		         badtype);
 	if (rc != SQLITE_DONE) {
 		db_fail(c, "OVERLAP_ANALYSIS", rc);

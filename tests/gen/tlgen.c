@@ -44,9 +44,10 @@ usage(FILE *f)
 	    "usage: tlgen [bench|screens|rl|hostile] OUTDIR [options]\n"
 	    "       tlgen msprof OUTDIR [--seed S] [--kernels N] [--compute PERMILLE] [--device "
 	    "D]\n"
-	    "             [--overlap-table] [--cann7]\n"
+	    "             [--overlap-table | --overlap-table-msprof] [--cann7]\n"
 	    "  msprof: one device as msprof exports it, OUTDIR/msprof_20240101000000.db (no\n"
-	    "        META_DATA; --overlap-table: with Insight's OVERLAP_ANALYSIS), or with "
+	    "        META_DATA; --overlap-table: with Insight's OVERLAP_ANALYSIS, -msprof: msprof\n"
+	    "        2026's with ENUM_OVERLAY_ANALYSIS_TYPE), or with "
 	    "--cann7\n"
 	    "        CANN 7.0's OUTDIR/report_D.db; --compute scales the kernels' lengths\n"
 	    "  --ranks N --tasks N --steps N --seed S --threads N (0: one per core)\n"
@@ -267,6 +268,8 @@ msprof_main(const char *outdir, int argc, char **argv)
 			o.cann7 = 1;
 		} else if (strcmp(a, "--overlap-table") == 0) {
 			o.overlap_table = 1;
+		} else if (strcmp(a, "--overlap-table-msprof") == 0) {
+			o.overlap_table = 2;
 		} else if (i + 1 < argc &&
 		           (strcmp(a, "--seed") == 0 || strcmp(a, "--kernels") == 0 ||
 		            strcmp(a, "--compute") == 0 || strcmp(a, "--device") == 0)) {

@@ -102,6 +102,19 @@ for pass in write read; do
 	check "OVERLAP_ANALYSIS through the model cache ($pass): the table's numbers" test "$got" = "$want"
 done
 
+# msprof's own table (2026): its types are ENUM_OVERLAY_ANALYSIS_TYPE's names
+gen "$t_tmp/oam" --seed 3 --overlap-table-msprof
+oam=$t_tmp/oam/msprof_20240101000000.db
+want=$(sqlite3 -readonly "$oam" "SELECT group_concat(t, ' ') FROM (SELECT coalesce(
+	  (SELECT sum(o.endNs - o.startNs) FROM OVERLAP_ANALYSIS o JOIN ENUM_OVERLAY_ANALYSIS_TYPE e
+	    ON e.id = o.type WHERE e.name = k.name), 0) t
+	  FROM (SELECT 1 i, 'COMPUTE' name UNION ALL SELECT 2, 'COMMUNICATION'
+	        UNION ALL SELECT 3, 'COMM_NOT_OVERLAP_COMP' UNION ALL SELECT 4, 'FREE') k ORDER BY k.i)")
+"$TL_BIN" summary --no-cache --json "$oam" > "$t_tmp/oam.json" 2> "$t_tmp/oam.err"
+got=$(tl_overlap < "$t_tmp/oam.json")
+check "msprof's OVERLAP_ANALYSIS and ENUM_OVERLAY_ANALYSIS_TYPE: tl's numbers are the table's ($got / $want)" \
+	sh -c "test '$got' = '$want' && test ! -s '$t_tmp/oam.err'"
+
 # ---- CANN 7.0's report DB ------------------------------------------------------------------------
 # TASK's TEXT times to ns in SQL from their digits: the file writes 15 significant digits and
 # (here) an exponent of 17, so the digits without the point, times 1000, plus baseTimeNs
