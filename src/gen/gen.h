@@ -297,6 +297,7 @@ typedef struct gen_msprof_opts {
 	int compute_permille; /* kernel lengths scaled by this per mille; 0: 1000 */
 	int device;           /* deviceId */
 	int cann7;            /* a CANN 7.0 report DB */
+	int steps;            /* with torch_npu's STEP_TIME of this many steps (not with cann7) */
 	int overlap_table;    /* with OVERLAP_ANALYSIS (not with cann7): 1 Insight's variant,
 	                         2 msprof's (2026) with ENUM_OVERLAY_ANALYSIS_TYPE */
 } gen_msprof_opts;

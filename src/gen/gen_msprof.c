@@ -465,6 +465,26 @@ gen_msprof_db(const char *path, const gen_msprof_opts *o)
 		              t0 - 50000 + k * 1000, t0 - 50000 + k * 1000 + 700, 4242, 900000 + k,
 		              S_K0 + k % NK);
 	free(ops);
+	if (rc == 0 && o->steps > 0 && !o->cann7) {
+		/* torch_npu's STEP_TIME: step k from the start of kernel k * n / steps (the
+		 * first from the first task) to the next step's start (the last to the end) */
+		rc = exec_fmt(db, "CREATE TABLE IF NOT EXISTS STEP_TIME (id INTEGER, startNs "
+		                  "INTEGER, endNs INTEGER)");
+		size_t nk = 0;
+		int64_t *ks = xmalloc((p.n + 1) * sizeof *ks);
+		for (size_t i = 0; i < p.n; i++)
+			if (p.t[i].kernel >= 0)
+				ks[nk++] = p.t[i].s;
+		for (int k = 0; k < o->steps && rc == 0; k++) {
+			int64_t s = k == 0 ? 0 : ks[(size_t)k * nk / (size_t)o->steps];
+			int64_t e =
+			    k + 1 == o->steps ? last : ks[(size_t)(k + 1) * nk / (size_t)o->steps];
+			rc = exec_fmt(db,
+			              "INSERT INTO STEP_TIME VALUES (%d,%" PRId64 ",%" PRId64 ")",
+			              k + 1, t0 + s, t0 + e);
+		}
+		free(ks);
+	}
 	if (rc == 0 && o->overlap_table && !o->cann7) {
 		if (o->overlap_table == 2)
 			rc = exec_all(db, path, ddl_msprof_overlap,

@@ -44,7 +44,7 @@ usage(FILE *f)
 	    "usage: tlgen [bench|screens|rl|hostile] OUTDIR [options]\n"
 	    "       tlgen msprof OUTDIR [--seed S] [--kernels N] [--compute PERMILLE] [--device "
 	    "D]\n"
-	    "             [--overlap-table | --overlap-table-msprof] [--cann7]\n"
+	    "             [--overlap-table | --overlap-table-msprof] [--steps N] [--cann7]\n"
 	    "  msprof: one device as msprof exports it, OUTDIR/msprof_20240101000000.db (no\n"
 	    "        META_DATA; --overlap-table: with Insight's OVERLAP_ANALYSIS, -msprof: msprof\n"
 	    "        2026's with ENUM_OVERLAY_ANALYSIS_TYPE), or with "
@@ -270,6 +270,10 @@ msprof_main(const char *outdir, int argc, char **argv)
 			o.overlap_table = 1;
 		} else if (strcmp(a, "--overlap-table-msprof") == 0) {
 			o.overlap_table = 2;
+		} else if (i + 1 < argc && strcmp(a, "--steps") == 0) {
+			if (parse_i64(a, argv[++i], 0, 1000, &v) != 0)
+				return 2;
+			o.steps = (int)v;
 		} else if (i + 1 < argc &&
 		           (strcmp(a, "--seed") == 0 || strcmp(a, "--kernels") == 0 ||
 		            strcmp(a, "--compute") == 0 || strcmp(a, "--device") == 0)) {

@@ -102,6 +102,29 @@ for pass in write read; do
 	check "OVERLAP_ANALYSIS through the model cache ($pass): the table's numbers" test "$got" = "$want"
 done
 
+# with steps: each step's row is its own work (as without the table), the capture's the table's
+gen "$t_tmp/oas" --seed 3 --overlap-table --steps 3
+gen "$t_tmp/ps" --seed 3 --steps 3
+oas=$t_tmp/oas/msprof_20240101000000.db
+want=$(sqlite3 -readonly "$oas" "SELECT
+	  (SELECT coalesce(sum(endNs - startNs), 0) FROM OVERLAP_ANALYSIS WHERE type = 0),
+	  (SELECT coalesce(sum(endNs - startNs), 0) FROM OVERLAP_ANALYSIS WHERE type = 1),
+	  (SELECT coalesce(sum(endNs - startNs), 0) FROM OVERLAP_ANALYSIS WHERE type = 2),
+	  (SELECT coalesce(sum(endNs - startNs), 0) FROM OVERLAP_ANALYSIS WHERE type = 3)" | tr '|' ' ')
+"$TL_BIN" summary --no-cache --json "$oas" > "$t_tmp/oas.json" 2>/dev/null
+got=$(python3 -c '
+import json, sys
+t = json.load(sys.stdin)["ranks"][0]["overlap_table"]
+print(t["computing_ns"], t["communication_ns"], t["communication_not_overlapped_ns"], t["free_ns"])' < "$t_tmp/oas.json")
+check "OVERLAP_ANALYSIS with 3 steps: overlap_table is the table's ($got / $want)" test "$got" = "$want"
+"$TL_BIN" summary --no-cache "$oas" 2>/dev/null | sed -n '3,5p' > "$t_tmp/oas.steps"
+"$TL_BIN" summary --no-cache "$t_tmp/ps" 2>/dev/null | sed -n '3,5p' > "$t_tmp/ps.steps"
+check "OVERLAP_ANALYSIS with 3 steps: each step's row is its work's, as without the table" \
+	sh -c "test \$(wc -l < '$t_tmp/oas.steps') -eq 3 && cmp -s '$t_tmp/oas.steps' '$t_tmp/ps.steps'"
+free_ms=$(echo "$want" | awk '{ printf "%d.%06d", $4 / 1000000, $4 % 1000000 }')
+check "OVERLAP_ANALYSIS with 3 steps: the text's capture row has the table's free ($free_ms ms)" \
+	sh -c "'$TL_BIN' summary --no-cache '$oas' 2>/dev/null | grep -q '^ *-1  capture .* $free_ms  *-\$'"
+
 # msprof's own table (2026): its types are ENUM_OVERLAY_ANALYSIS_TYPE's names
 gen "$t_tmp/oam" --seed 3 --overlap-table-msprof
 oam=$t_tmp/oam/msprof_20240101000000.db
