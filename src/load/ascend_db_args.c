@@ -183,6 +183,8 @@ ascend_db_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_
 	a.db = pdb.db;
 	/* CANN 7.0's report DB: no COMMUNICATION_OP (an op is its sub-tasks' span; its slice
 	 * keeps its first sub-task's TASK row), and the task key is correlationId */
+	if (t->kind == TL_LANE_HOST && (t->key & TL_HOST_KEY_CANN) && !profdb_has(&pdb, "CANN_API"))
+		sql = "SELECT * FROM API WHERE rowid = ?";
 	if (t->kind == TL_LANE_COMM && !profdb_has(&pdb, "COMMUNICATION_OP")) {
 		info = "SELECT * FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = ? LIMIT 1";
 		sql = "SELECT * FROM TASK WHERE rowid = ?";

@@ -1,8 +1,8 @@
 /* A CANN 7.0 report DB in the detail pane (load_slice_args): a kernel shows its
  * COMPUTE_TASK_INFO row found by correlationId, and a communication op, which the file has no
  * COMMUNICATION_OP row for (tl makes it the span of its sub-tasks), shows its first sub-task's
- * COMMUNICATION_TASK_INFO row. The expected values are the generated file's rows, read with
- * plain SQL. */
+ * COMMUNICATION_TASK_INFO row; the API table's calls are a host lane. The expected values are the
+ * generated file's rows, read with plain SQL. */
 #include "config.h"
 
 #include <sqlite3.h>
@@ -97,6 +97,27 @@ main(void)
 			      "the first op starts at its first sub-task, to the ns of the text "
 			      "(%lld, SQL %lld)",
 			      (long long)c->v[0].start, (long long)first);
+		}
+	}
+	if (tr.nranks == 1 && db != NULL) { /* API: the host calls, on a CANN lane */
+		tl_rank *r = tr.ranks[0];
+		load_host(r);
+		const tl_track *h = first_track(r, TL_LANE_HOST);
+		int64_t n = test_sql_i64(db, "SELECT count(*) FROM API");
+		int64_t first =
+		    test_sql_i64(db, "SELECT min(CAST(start AS INTEGER) + (SELECT baseTimeNs FROM "
+		                     "TARGET_INFO_SESSION_TIME)) FROM API");
+		CHECK(
+		    h != NULL && (int64_t)h->n == n && h->v[0].start == first,
+		    "API's calls on a host lane: %lld of them, the first at %lld (SQL: %lld, %lld)",
+		    h ? (long long)h->n : -1LL, h ? (long long)h->v[0].start : -1LL, (long long)n,
+		    (long long)first);
+		if (h != NULL) {
+			seen s = {0};
+			load_slice_args(r, h, 0, on_arg, &s);
+			CHECK(strstr(s.text, "level=") != NULL &&
+			          strstr(s.text, "connectionId=") != NULL,
+			      "an API call's arguments: its API row in: %s", s.text);
 		}
 	}
 	if (db)
