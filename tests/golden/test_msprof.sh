@@ -138,6 +138,78 @@ got=$(tl_overlap < "$t_tmp/oam.json")
 check "msprof's OVERLAP_ANALYSIS and ENUM_OVERLAY_ANALYSIS_TYPE: tl's numbers are the table's ($got / $want)" \
 	sh -c "test '$got' = '$want' && test ! -s '$t_tmp/oam.err'"
 
+# a real DB (the samples' level2 rank 1, copied) as Insight leaves it: the table made here by
+# Insight's algorithm (analyses.md 2b), independently of tl; tl's capture row is the table's, and
+# its step row stays torch_npu's StepTraceTime (analysis.db)
+real=$SAMPLES/ascend-db/level2/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT
+if [ -f "$real/ascend_pytorch_profiler_1.db" ]; then
+	mkdir -p "$t_tmp/real" && cp "$real/ascend_pytorch_profiler_1.db" "$t_tmp/real/"
+	python3 - "$t_tmp/real/ascend_pytorch_profiler_1.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+def merged(v):
+    out = []
+    for s, e in sorted(v):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+rows = []
+for (d,) in db.execute("SELECT DISTINCT deviceId FROM TASK").fetchall():
+    comp = merged(db.execute("SELECT startNs, endNs FROM TASK main JOIN COMPUTE_TASK_INFO info "
+        "ON info.globalTaskId = main.globalTaskId WHERE deviceId = ? AND startNs != endNs", (d,)))
+    comm = merged(db.execute("SELECT op.startNs, op.endNs FROM COMMUNICATION_OP op JOIN TASK task "
+        "ON task.connectionId = op.connectionId WHERE task.deviceId = ? GROUP BY opId", (d,)))
+    busy = merged(comp + comm)
+    vs, ve = db.execute("SELECT min(main.startNs), max(main.endNs) FROM TASK main JOIN STRING_IDS si "
+        "ON main.taskType = si.id WHERE si.value NOT IN ('PROFILING_ENABLE', 'PROFILING_DISABLE', "
+        "'FFTS_PLUS', 'KERNEL_AICORE', 'KERNEL_AIVEC', 'KERNEL_MIX_AIC', 'KERNEL_MIX_AIV') "
+        "AND deviceId = ?", (d,)).fetchone()
+    rows += [(d, s, e, 0) for s, e in comp] + [(d, s, e, 1) for s, e in comm]
+    for s, e in comm:
+        cur = s
+        for cs, ce in comp:
+            if ce <= cur or cs >= e:
+                continue
+            if cs > cur:
+                rows.append((d, cur, cs, 2))
+            cur = max(cur, ce)
+        if cur < e:
+            rows.append((d, cur, e, 2))
+    free = [(busy[i - 1][1], busy[i][0]) for i in range(1, len(busy))]
+    if vs < busy[0][0]:
+        free.append((vs, busy[0][0]))
+    if ve > busy[-1][1]:
+        free.append((busy[-1][1], ve))
+    rows += [(d, s, e, 3) for s, e in free]
+db.execute("CREATE TABLE OVERLAP_ANALYSIS (id INTEGER PRIMARY KEY AUTOINCREMENT, deviceId integer, "
+           "startNs integer, endNs integer, type integer)")
+db.executemany("INSERT INTO OVERLAP_ANALYSIS (deviceId, startNs, endNs, type) VALUES (?,?,?,?)", rows)
+db.commit()
+PY
+	rdb=$t_tmp/real/ascend_pytorch_profiler_1.db
+	want=$(sqlite3 -readonly "$rdb" "SELECT
+	  (SELECT sum(endNs - startNs) FROM OVERLAP_ANALYSIS WHERE type = 0),
+	  (SELECT sum(endNs - startNs) FROM OVERLAP_ANALYSIS WHERE type = 1),
+	  (SELECT sum(endNs - startNs) FROM OVERLAP_ANALYSIS WHERE type = 2),
+	  (SELECT sum(endNs - startNs) FROM OVERLAP_ANALYSIS WHERE type = 3)" | tr '|' ' ')
+	"$TL_BIN" summary --no-cache --json "$rdb" > "$t_tmp/real.json" 2>/dev/null
+	got=$(python3 -c '
+import json, sys
+r = json.load(sys.stdin)["ranks"][0]
+t = r["overlap_table"]
+print(t["computing_ns"], t["communication_ns"], t["communication_not_overlapped_ns"], t["free_ns"])' < "$t_tmp/real.json")
+	check "a real DB with Insight's table: overlap_table is the table's ($got / $want)" test "$got" = "$want"
+	st=$(sqlite3 -readonly "$real/analysis.db" "SELECT CAST(round(free * 1000) AS INTEGER) FROM StepTraceTime")
+	sf=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["ranks"][0]["steps"][0]["free_ns"])' < "$t_tmp/real.json")
+	check "a real DB with Insight's table: its step's free is still StepTraceTime's ($sf ns, analysis.db $st ns)" \
+		test "$sf" = "$st"
+else
+	skip "samples absent: $real"
+	skip "samples absent: $real"
+fi
+
 # ---- CANN 7.0's report DB ------------------------------------------------------------------------
 # TASK's TEXT times to ns in SQL from their digits: the file writes 15 significant digits and
 # (here) an exponent of 17, so the digits without the point, times 1000, plus baseTimeNs
