@@ -959,7 +959,7 @@ has_column(db_ctx *c, const char *table, const char *col)
 /* Which generation of the schema the DB is: the task key, TASK's time columns and their clock
  * (ascend_db_int.h, CANN 7.0). */
 static void
-read_layout(db_ctx *c)
+read_layout(db_ctx *c, int full)
 {
 	c->gt_col = "globalTaskId";
 	c->t_start = "startNs";
@@ -972,12 +972,19 @@ read_layout(db_ctx *c)
 		c->t_start = "start";
 		c->t_end = "end";
 		c->rel_times = 1;
+		c->time_base = INT64_MIN;
 		if (has_column(c, "TARGET_INFO_SESSION_TIME", "baseTimeNs"))
 			c->time_base = db_scalar_i64(
 			    c, "TARGET_INFO_SESSION_TIME",
-			    "SELECT baseTimeNs FROM TARGET_INFO_SESSION_TIME LIMIT 1", 0);
-		if (!tl_time_ok(c->time_base))
+			    "SELECT baseTimeNs FROM TARGET_INFO_SESSION_TIME LIMIT 1", INT64_MIN);
+		if (!tl_time_ok(c->time_base)) {
+			if (full)
+				msg_warn(
+				    c->path,
+				    "TASK's times count from TARGET_INFO_SESSION_TIME.baseTimeNs, "
+				    "which it lacks (or is no integer): shown as counted from 0");
 			c->time_base = 0;
+		}
 	}
 	c->derive_ops = !db_has_table(c, "COMMUNICATION_OP") &&
 	                has_column(c, "COMMUNICATION_TASK_INFO", "opId") &&
@@ -1005,7 +1012,7 @@ db_begin(db_ctx *c, const tl_source *src, tl_rank *r, int full)
 	u64map_init(&c->mstx_conn);
 	u64map_init(&c->op_index);
 	u64map_init(&c->op_of_task);
-	read_layout(c);
+	read_layout(c, full);
 	read_rank_id(c);
 	if (!c->failed)
 		db_read_strings(c);

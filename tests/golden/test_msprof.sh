@@ -240,6 +240,15 @@ mkdir -p "$prof/device_2" && cp "$c7" "$prof/device_2/" &&
 capc=$(tl_overlap < "$t_tmp/cap.json" | cut -d' ' -f1)
 check "CANN 7.0: a PROF_ directory's device_N/report_N.db is found, its rank from info.json.N" \
 	sh -c "grep -q '\"rank\":5,' '$t_tmp/cap.json' && test '$capc' = '$(echo "$want" | cut -d' ' -f1)'"
+# damaged: no usable base, a time that is no number; said, one line each, the rest loads
+mkdir -p "$t_tmp/c7bad" && cp "$c7" "$t_tmp/c7bad/" &&
+	sqlite3 "$t_tmp/c7bad/report_2.db" "UPDATE TARGET_INFO_SESSION_TIME SET baseTimeNs = 'zz';
+	  UPDATE TASK SET start = '1.2.3e+17' WHERE correlationId = 3"
+"$TL_BIN" summary --no-cache "$t_tmp/c7bad" > "$t_tmp/c7bad.out" 2> "$t_tmp/c7bad.err"
+check "CANN 7.0 damaged: no base and a bad time are said in one line each, the rest loads" \
+	sh -c "[ \$(wc -l < '$t_tmp/c7bad.err') -eq 2 ] && grep -q 'baseTimeNs' '$t_tmp/c7bad.err' &&
+	       grep -q 'TASK: 1 rows with a start.*not an integer skipped' '$t_tmp/c7bad.err' &&
+	       grep -q '^ *-1  *all ' '$t_tmp/c7bad.out'"
 c0=$(echo "$want" | cut -d' ' -f1)
 check "CANN 7.0: its kernels are compute (computing > 0)" test "$c0" -gt 0
 
