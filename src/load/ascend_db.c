@@ -794,6 +794,12 @@ read_overlap_table(db_ctx *c)
 	                                     "Communication(Not Overlapped)", "Free"};
 	if (!db_has_table(c, "OVERLAP_ANALYSIS"))
 		return;
+	if (c->r->own_overlap < 0) {
+		msg_warn(c->path,
+		         "OVERLAP_ANALYSIS not used: the rank has other captures too, and tl "
+		         "computes the overlap of all of their work");
+		return;
+	}
 	for (size_t i = 0; i < c->r->ntracks; i++)
 		if (c->r->tracks[i]->kind == TL_LANE_OVERLAP)
 			return; /* another source of the rank gave them */

@@ -102,6 +102,19 @@ for pass in write read; do
 	check "OVERLAP_ANALYSIS through the model cache ($pass): the table's numbers" test "$got" = "$want"
 done
 
+# a rank of two captures, one with the table: the table answers for its capture only, so tl
+# computes the rank's overlap itself and says why
+for n in 1 2; do
+	mkdir -p "$t_tmp/two/PROF_00000${n}_2024010112000${n}000_ABC/device_0"
+	echo '{"rank_id": 0}' > "$t_tmp/two/PROF_00000${n}_2024010112000${n}000_ABC/device_0/info.json.0"
+done
+cp "$oa" "$t_tmp/two/PROF_000001_20240101120001000_ABC/"
+cp "$slow" "$t_tmp/two/PROF_000002_20240101120002000_ABC/"
+"$TL_BIN" summary --no-cache --json "$t_tmp/two" > "$t_tmp/two.json" 2> "$t_tmp/two.err"
+check "a rank of two captures, one with OVERLAP_ANALYSIS: not used, one line says so" \
+	sh -c "[ \$(wc -l < '$t_tmp/two.err') -eq 1 ] && grep -q 'OVERLAP_ANALYSIS not used: the rank has other captures' '$t_tmp/two.err' &&
+	       ! grep -q overlap_table '$t_tmp/two.json'"
+
 # with steps: each step's row is its own work (as without the table), the capture's the table's
 gen "$t_tmp/oas" --seed 3 --overlap-table --steps 3
 gen "$t_tmp/ps" --seed 3 --steps 3
