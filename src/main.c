@@ -217,7 +217,8 @@ command_help(FILE *f, const command *cmd)
 		fputs(
 		    "\nPATH is a profile directory (walked up to 10 levels deep) or a single "
 		    "file: a\n"
-		    ".db, a trace_view.json (any version, any name), a Kineto or legacy PyTorch\n"
+		    ".db (torch_npu, MindSpore, msprof's msprof_*.db, CANN 7.0's report_*.db), a\n"
+		    "trace_view.json (any version, any name), a Kineto or legacy PyTorch\n"
 		    "trace; older layouts too: msprof's per-iteration export (CANN <= 7:\n"
 		    "PROF_*/device_N/timeline/msprof_N_MODEL_ITER.json, a rank per device) and\n"
 		    "MindSpore 1.x timelines (ascend_timeline_display_RANK.json with its\n"
@@ -537,6 +538,7 @@ cmd_diff(cli *c)
 	parallel_for(2, 2, diff_side, j);
 	rc = j[0].rc != 0 ? j[0].rc : j[1].rc; /* A's failure first, as when loaded in turn */
 	if (rc == 0) {
+		tlq_diff_pair_single(&j[0].s, &j[1].s); /* two traces of one rank each pair */
 		if (c->json)
 			report_diff_json(stdout, &j[0].s, &j[1].s);
 		else

@@ -102,7 +102,11 @@ lanes_overlap(const tl_rank *r, int64_t t0, int64_t t1, int64_t prep_from, tl_ov
 	o->comm_not_overlapped = exposed;
 	o->first_busy = first;
 	o->last_busy = last;
-	if (first <= last) {
+	if (r->own_overlap) {
+		/* the profile's own Free: it spans the device's tasks, not only the busy time */
+		o->free = lane_busy(l[TL_OVL_FREE], t0, t1);
+		o->preparing = first <= last && prep_from != INT64_MIN ? first - prep_from : 0;
+	} else if (first <= last) {
 		o->free = (last - first) - (comp + exposed);
 		o->preparing = prep_from != INT64_MIN ? first - prep_from : 0;
 	} else {
@@ -285,8 +289,8 @@ lanes_check_rank(const tl_rank *r)
 			return -1; /* an unknown key, or a key twice */
 		any = 1;
 	}
-	if (!any)
-		return 0; /* none stored: they are built when wanted */
+	if (!any || r->own_overlap)
+		return 0; /* none stored: they are built when wanted; or the profile's own */
 	/* the exposed and free intervals from the stored Computing and Communication lanes,
 	 * once those are known to be what the slices make */
 	const tl_track *comp = lanes_overlap_track(r, TL_OVL_COMPUTING);

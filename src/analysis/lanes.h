@@ -7,7 +7,9 @@
  *   3 Free                           = gaps of (computing ∪ communication) between the first and
  *                                      the last busy instant (StepTraceTime's free; leading and
  *                                      trailing idle time are not bubbles)
- * The Free intervals are the bubbles the viewer paints and jumps between. */
+ * The Free intervals are the bubbles the viewer paints and jumps between. A rank whose profile
+ * has its own overlap analysis (rank->own_overlap: a DB's OVERLAP_ANALYSIS) has those lanes
+ * instead, loaded; its free is then its Free lane's time, which spans the device's tasks. */
 #ifndef TL_LANES_H
 #define TL_LANES_H
 #include "analysis/overlap.h"

@@ -292,4 +292,25 @@ int gen_json_from_db(const char *db_path, const char *json_path);
 enum { GEN_JSON_2025, GEN_JSON_2024 };
 int gen_json_from_db_version(const char *db_path, const char *json_path, int version);
 
+/* One device's timeline as msprof exports it (gen_msprof.c): msprof_{ts}.db as msprof itself
+ * writes it (its DDL, no META_DATA, no framework tables, no steps), optionally with the
+ * OVERLAP_ANALYSIS table MindStudio Insight adds to a DB it opens (its algorithm: Free spans
+ * the device's first to last non-kernel task); or CANN 7.0's report_{device}.db (TASK's times
+ * TEXT in float notation after TARGET_INFO_SESSION_TIME.baseTimeNs, correlationId keys, API,
+ * TARGET_INFO_*, no COMMUNICATION_OP). Kernels with gaps, communication ops of three sub-tasks
+ * that kernels partly overlap, memcpys, and idle time before and after. The answers are the
+ * file's own tables (plain SQL over them). */
+typedef struct gen_msprof_opts {
+	uint64_t seed;
+	int kernels;          /* compute kernels; 0: 40 */
+	int compute_permille; /* kernel lengths scaled by this per mille; 0: 1000 */
+	int device;           /* deviceId */
+	int cann7;            /* a CANN 7.0 report DB */
+	int steps;            /* with torch_npu's STEP_TIME of this many steps (not with cann7) */
+	int overlap_table;    /* with OVERLAP_ANALYSIS (not with cann7): 1 Insight's variant,
+	                         2 msprof's (2026) with ENUM_OVERLAY_ANALYSIS_TYPE */
+} gen_msprof_opts;
+/* Writes the DB at path (replaced). Returns 0, or -1 with a message. */
+int gen_msprof_db(const char *path, const gen_msprof_opts *);
+
 #endif

@@ -202,7 +202,7 @@ gt_prepare(db_ctx *c)
 		for (int k = 0; k < 2; k++) {
 			char sql[128];
 			if (k == 0)
-				snprintf(sql, sizeof sql, "SELECT max(globalTaskId) FROM %s",
+				snprintf(sql, sizeof sql, "SELECT max(%s) FROM %s", c->gt_col,
 				         info[i]);
 			else
 				snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", info[i]);
@@ -218,7 +218,7 @@ gt_prepare(db_ctx *c)
 				                  SQLITE_INTEGER) /* NULL, or 'x' ranked first */
 					m = sqlite3_column_type(st, 0) == SQLITE_NULL
 					        ? -1
-					        : db_int_max(c, info[i], "globalTaskId", -1);
+					        : db_int_max(c, info[i], c->gt_col, -1);
 				if (k == 0 && m > maxg)
 					maxg = m;
 				if (k == 1)
@@ -267,8 +267,7 @@ read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 		return 0;
 	/* compute/schedule kernels are named by `name`; HCCL sub-tasks by their task type
 	 * (Memcpy, Notify_Wait, ...) falling back to the op name at Level0 ('N/A'). */
-	static const char *const cols[] = {"globalTaskId", "name", "taskType", "opType",
-	                                   "inputShapes"};
+	const char *const cols[] = {c->gt_col, "name", "taskType", "opType", "inputShapes"};
 	int have[5];
 	int ops = cls == GT_COMPUTE && c->gather.ops != NULL; /* the operators' columns too */
 	int work = cls == GT_COMPUTE || cls == GT_COMM;       /* launched work */
@@ -313,8 +312,8 @@ read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 	}
 	sqlite3_finalize(st);
 	if (bad)
-		msg_warn(c->path, "%s: %zu rows with a globalTaskId that is not an integer skipped",
-		         table, bad);
+		msg_warn(c->path, "%s: %zu rows with a %s that is not an integer skipped", table,
+		         bad, c->gt_col);
 	db_report_refs(c, table);
 	if (rc != SQLITE_DONE)
 		return db_fail(c, table, rc);
@@ -450,6 +449,78 @@ read_mstx(db_ctx *c)
 	return 0;
 }
 
+/* ---- communication ops of a DB without COMMUNICATION_OP (CANN 7.0) ---------------------------
+ * COMMUNICATION_OP's startNs/endNs are the span of the op's sub-tasks, first start to last end
+ * (ascend-format: "device-side span of the op"); a report DB of CANN 7.0 has the sub-tasks
+ * alone, each naming its op (COMMUNICATION_TASK_INFO.opId), the op's name (name) and its group
+ * (groupName). The ops are made so from the TASK rows of their sub-tasks. */
+
+typedef struct db_op {
+	uint32_t name, group; /* pool ids */
+	int64_t s, e;         /* s > e: no task of it read yet */
+	uint32_t rowid;       /* TASK rowid of its first sub-task read */
+} db_op;
+
+static void
+read_op_parts(db_ctx *c)
+{
+	static const char *const want[] = {"opId", "name", "groupName"};
+	const char *const cols[] = {c->gt_col, want[0], want[1], want[2]};
+	int have[4];
+	sqlite3_stmt *st = db_prepare_cols(c, "COMMUNICATION_TASK_INFO", cols, 4, have, NULL);
+	if (st == NULL)
+		return;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		db_rows(c, 1);
+		db_cell gc = db_cell_at(st, 0), oc = db_cell_at(st, 1);
+		if (gc.type != SQLITE_INTEGER || oc.type != SQLITE_INTEGER)
+			continue; /* (read_gt_table counts the keys that are no integer) */
+		uint32_t ix;
+		if (!u64map_get(&c->op_index, (uint64_t)oc.v, &ix)) {
+			if (c->nops >= UINT32_MAX - 1)
+				continue;
+			db_op o = {db_str_id(c, st, 2), db_str_id(c, st, 3), INT64_MAX, INT64_MIN,
+			           0};
+			ix = (uint32_t)c->nops;
+			VEC_PUSH(c->ops, c->nops, c->opcap, o);
+			u64map_put(&c->op_index, (uint64_t)oc.v, ix);
+		}
+		u64map_put(&c->op_of_task, (uint64_t)gc.v, ix);
+	}
+	sqlite3_finalize(st);
+	db_report_refs(c, "COMMUNICATION_TASK_INFO");
+	if (rc != SQLITE_DONE)
+		db_fail(c, "COMMUNICATION_TASK_INFO", rc);
+}
+
+static void
+op_extend(db_ctx *c, int64_t key, int64_t s, int64_t e, uint32_t rowid)
+{
+	uint32_t ix;
+	if (key < 0 || !u64map_get(&c->op_of_task, (uint64_t)key, &ix) || ix >= c->nops)
+		return;
+	db_op *o = &c->ops[ix];
+	if (o->s > o->e)
+		o->rowid = rowid;
+	o->s = s < o->s ? s : o->s;
+	o->e = e > o->e ? e : o->e;
+}
+
+static void
+push_derived_ops(db_ctx *c)
+{
+	for (size_t i = 0; i < c->nops; i++) {
+		const db_op *o = &c->ops[i];
+		if (o->s > o->e)
+			continue; /* no sub-task of it on the device */
+		const char *gname = strpool_get(c->r->pool, o->group);
+		tl_track *t =
+		    rank_track(c->r, TL_LANE_COMM, o->group, *gname ? gname : "(no group)");
+		track_push_step(t, o->s, o->e, o->name, o->rowid, step_of_work(c, -1, o->s));
+	}
+}
+
 /* ---- TASK ------------------------------------------------------------------------------- */
 
 typedef struct stream_cache {
@@ -494,9 +565,8 @@ read_tasks(db_ctx *c)
 		msg_warn(c->path, "no TASK table: no device data in this profile");
 		return 0;
 	}
-	static const char *const cols[] = {"startNs",   "endNs",        "deviceId",
-	                                   "streamId",  "globalTaskId", "taskType",
-	                                   "contextId", "taskId",       "connectionId"};
+	const char *const cols[] = {c->t_start, c->t_end,    "deviceId", "streamId",    c->gt_col,
+	                            "taskType", "contextId", "taskId",   "connectionId"};
 	int have[9];
 	sqlite3_stmt *st = db_prepare_cols(c, "TASK", cols, 9, have, NULL);
 	if (st == NULL)
@@ -509,14 +579,17 @@ read_tasks(db_ctx *c)
 	size_t ncand = 0, candcap = 0;
 	tl_u64map children;
 	u64map_init(&children);
-	row_check bad = {.bad_cols = "startNs, endNs, deviceId, streamId, globalTaskId or "
-	                             "connectionId"};
+	char bad_cols[128];
+	snprintf(bad_cols, sizeof bad_cols, "%s, %s, deviceId, streamId, %s or connectionId",
+	         c->t_start, c->t_end, c->gt_col);
+	row_check bad = {.bad_cols = bad_cols};
 	int rc;
 	int gather = c->gather.ops != NULL || c->gather.launches;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		db_rows(c, 1);
-		db_cell sc = db_time_at(st, 0), ec = db_time_at(st, 1), gc = db_cell_at(st, 4),
-		        cc = db_cell_at(st, 8);
+		db_cell sc = c->rel_times ? db_time_from(st, 0, c->time_base) : db_time_at(st, 0);
+		db_cell ec = c->rel_times ? db_time_from(st, 1, c->time_base) : db_time_at(st, 1);
+		db_cell gc = db_cell_at(st, 4), cc = db_cell_at(st, 8);
 		if (gather)
 			dbg_task(&c->gather, sc, ec, gc, cc);
 		int64_t s, e;
@@ -552,6 +625,10 @@ read_tasks(db_ctx *c)
 			kind = TL_LANE_COMPUTE;
 			break;
 		case GT_COMM:
+			if (c->derive_ops)
+				op_extend(c, gt, s, e, rowid);
+			kind = TL_LANE_COMM_TASK;
+			break;
 		case GT_COMM_SCHED:
 			kind = TL_LANE_COMM_TASK;
 			break;
@@ -602,7 +679,9 @@ read_tasks(db_ctx *c)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		db_fail(c, "TASK", rc);
-	row_check_report(c, "TASK", "startNs/endNs", &bad);
+	char null_cols[64];
+	snprintf(null_cols, sizeof null_cols, "%s/%s", c->t_start, c->t_end);
+	row_check_report(c, "TASK", null_cols, &bad);
 	db_report_refs(c, "TASK");
 
 	/* the device part of each range that has one: on its host row, and as one slice of the
@@ -688,6 +767,146 @@ read_comm_ops(db_ctx *c)
 	return 0;
 }
 
+/* ---- OVERLAP_ANALYSIS ---------------------------------------------------------------------
+ * MindStudio Insight writes its overlap analysis into the DBs it opens (msprof of 2026 writes
+ * the same table itself, its types named in ENUM_OVERLAY_ANALYSIS_TYPE): per device, intervals
+ * of type 0 Computing, 1 Communication, 2 Communication(Not Overlapped) and 3 Free, Free spanning
+ * from the device's first task to its last (not only between busy times). Where the DB has it, it
+ * is the profile's own answer, as a trace_view.json's Overlap Analysis process is: the rank's
+ * overlap lanes are its rows (each type's union), and the overlap figures come from them
+ * (rank->own_overlap). */
+
+typedef struct ivl {
+	int64_t s, e;
+} ivl;
+
+static int
+cmp_ivl(const void *a, const void *b)
+{
+	const ivl *x = a, *y = b;
+	return (x->s > y->s) - (x->s < y->s);
+}
+
+static void
+read_overlap_table(db_ctx *c)
+{
+	static const char *const names[4] = {"Computing", "Communication",
+	                                     "Communication(Not Overlapped)", "Free"};
+	if (!db_has_table(c, "OVERLAP_ANALYSIS"))
+		return;
+	if (c->r->own_overlap < 0) {
+		msg_warn(c->path,
+		         "OVERLAP_ANALYSIS not used: the rank has other captures too, and tl "
+		         "computes the overlap of all of their work");
+		return;
+	}
+	for (size_t i = 0; i < c->r->ntracks; i++)
+		if (c->r->tracks[i]->kind == TL_LANE_OVERLAP)
+			return; /* another source of the rank gave them */
+	/* the device: the table's only one, else TASK's only one */
+	int64_t lo = db_scalar_i64(c, "OVERLAP_ANALYSIS",
+	                           "SELECT min(deviceId) FROM OVERLAP_ANALYSIS", INT64_MIN);
+	int64_t hi = db_scalar_i64(c, "OVERLAP_ANALYSIS",
+	                           "SELECT max(deviceId) FROM OVERLAP_ANALYSIS", INT64_MIN);
+	if (lo == INT64_MIN || c->failed)
+		return; /* no rows (or no integer device) */
+	int64_t dev = lo;
+	if (lo != hi) {
+		int64_t tlo = db_scalar_i64(c, "TASK", "SELECT min(deviceId) FROM TASK", INT64_MIN);
+		int64_t thi = db_scalar_i64(c, "TASK", "SELECT max(deviceId) FROM TASK", INT64_MAX);
+		if (tlo != thi) {
+			msg_warn(c->path,
+			         "OVERLAP_ANALYSIS covers several devices and so does TASK: its "
+			         "overlap not used, tl computes its own");
+			return;
+		}
+		dev = tlo;
+	}
+	/* msprof's variant names its types in ENUM_OVERLAY_ANALYSIS_TYPE (enum values drift:
+	 * read from the file); Insight's has none and uses 0-3 */
+	int64_t ids[4] = {0, 1, 2, 3};
+	if (db_has_table(c, "ENUM_OVERLAY_ANALYSIS_TYPE")) {
+		static const char *const enames[4] = {"COMPUTE", "COMMUNICATION",
+		                                      "COMM_NOT_OVERLAP_COMP", "FREE"};
+		sqlite3_stmt *es;
+		for (int t = 0; t < 4; t++)
+			ids[t] = -1;
+		if (db_prepare(c, "SELECT id, name FROM ENUM_OVERLAY_ANALYSIS_TYPE", &es) ==
+		    SQLITE_OK) {
+			while (sqlite3_step(es) == SQLITE_ROW) {
+				const char *nm = (const char *)sqlite3_column_text(es, 1);
+				for (int t = 0; t < 4 && nm != NULL; t++)
+					if (sqlite3_column_type(es, 0) == SQLITE_INTEGER &&
+					    strcmp(nm, enames[t]) == 0)
+						ids[t] = sqlite3_column_int64(es, 0);
+			}
+			sqlite3_finalize(es);
+		}
+	}
+	static const char *const cols[] = {"deviceId", "startNs", "endNs", "type"};
+	int have[4];
+	sqlite3_stmt *st = db_prepare_cols(c, "OVERLAP_ANALYSIS", cols, 4, have, NULL);
+	if (st == NULL)
+		return;
+	ivl *v[4] = {NULL};
+	size_t n[4] = {0}, cap[4] = {0}, badtype = 0;
+	row_check k = {.bad_cols = "startNs or endNs"};
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		db_rows(c, 1);
+		db_cell dc = db_cell_at(st, 0), tc = db_cell_at(st, 3);
+		if (dc.type != SQLITE_INTEGER || dc.v != dev)
+			continue;
+		int64_t s, e;
+		if (row_times(&k, st, 1, 2, 0, &s, &e) != 0)
+			continue;
+		int ty = -1;
+		for (int t = 0; t < 4 && tc.type == SQLITE_INTEGER; t++)
+			if (tc.v == ids[t])
+				ty = t;
+		if (ty < 0) {
+			badtype++;
+			continue;
+		}
+		ivl x = {s, e};
+		VEC_PUSH(v[ty], n[ty], cap[ty], x);
+	}
+	sqlite3_finalize(st);
+	row_check_report(c, "OVERLAP_ANALYSIS", "startNs/endNs", &k);
+	if (badtype)
+		msg_warn(c->path,
+		         "OVERLAP_ANALYSIS: %zu rows of a type other than Computing, "
+		         "Communication, Communication(Not Overlapped) and Free skipped",
+		         badtype);
+	if (rc != SQLITE_DONE) {
+		db_fail(c, "OVERLAP_ANALYSIS", rc);
+	} else if (n[0] + n[1] + n[2] + n[3] > 0) {
+		for (int t = 0; t < 4; t++) {
+			if (n[t] == 0)
+				continue;
+			qsort(v[t], n[t], sizeof *v[t], cmp_ivl);
+			tl_track *tr = rank_track(c->r, TL_LANE_OVERLAP, t, names[t]);
+			uint32_t ord = 0;
+			int64_t cs = v[t][0].s, ce = v[t][0].e;
+			for (size_t i = 1; i <= n[t]; i++) {
+				if (i < n[t] && v[t][i].s <= ce) {
+					if (v[t][i].e > ce)
+						ce = v[t][i].e;
+					continue;
+				}
+				track_push(tr, cs, ce, tr->label, ord++);
+				if (i < n[t]) {
+					cs = v[t][i].s;
+					ce = v[t][i].e;
+				}
+			}
+		}
+		c->r->own_overlap = 1;
+	}
+	for (int t = 0; t < 4; t++)
+		free(v[t]);
+}
+
 static void
 read_rank_id(db_ctx *c)
 {
@@ -716,10 +935,18 @@ db_notes(db_ctx *c)
 		         "a -journal file lies beside it: the profile is still being written "
 		         "(or its writer stopped mid-write); showing what the database file "
 		         "holds, which may be incomplete");
-	if (!c->pdb.has_meta)
+	/* msprof's own export DBs carry no META_DATA (torch_npu and MindSpore add it), CANN
+	 * 7.0's report DBs neither: their session tables say who wrote them */
+	static const char *const msprof_tables[] = {
+	    "NPU_INFO",        "SESSION_TIME_INFO", "TARGET_INFO_NPU", "TARGET_INFO_SESSION_TIME",
+	    "RANK_DEVICE_MAP", "HOST_INFO",         "ENUM_API_TYPE",   "ENUM_API_LEVEL"};
+	int msprof = 0;
+	for (size_t i = 0; i < sizeof msprof_tables / sizeof *msprof_tables; i++)
+		msprof |= db_has_table(c, msprof_tables[i]);
+	if (!c->pdb.has_meta && !msprof)
 		msg_warn(c->path,
-		         "no META_DATA table: not written by an Ascend profiler as far as tl "
-		         "can tell; reading the tables it recognises");
+		         "neither META_DATA nor msprof's session tables (NPU_INFO, "
+		         "SESSION_TIME_INFO, TARGET_INFO_*): reading the tables tl recognises");
 	else if (c->pdb.schema_version[0] != '\0' && strtol(c->pdb.schema_version, NULL, 10) != 1)
 		msg_warn(c->path,
 		         "META_DATA SCHEMA_VERSION %s is not one tl knows (1.x); reading the "
@@ -733,6 +960,41 @@ has_column(db_ctx *c, const char *table, const char *col)
 {
 	int have = 0;
 	return db_has_table(c, table) && db_table_columns(c, table, &col, 1, &have) > 0 && have;
+}
+
+/* Which generation of the schema the DB is: the task key, TASK's time columns and their clock
+ * (ascend_db_int.h, CANN 7.0). */
+static void
+read_layout(db_ctx *c, int full)
+{
+	c->gt_col = "globalTaskId";
+	c->t_start = "startNs";
+	c->t_end = "endNs";
+	if (!db_has_table(c, "TASK"))
+		return;
+	if (!has_column(c, "TASK", "globalTaskId") && has_column(c, "TASK", "correlationId"))
+		c->gt_col = "correlationId";
+	if (!has_column(c, "TASK", "startNs") && has_column(c, "TASK", "start")) {
+		c->t_start = "start";
+		c->t_end = "end";
+		c->rel_times = 1;
+		c->time_base = INT64_MIN;
+		if (has_column(c, "TARGET_INFO_SESSION_TIME", "baseTimeNs"))
+			c->time_base = db_scalar_i64(
+			    c, "TARGET_INFO_SESSION_TIME",
+			    "SELECT baseTimeNs FROM TARGET_INFO_SESSION_TIME LIMIT 1", INT64_MIN);
+		if (!tl_time_ok(c->time_base)) {
+			if (full)
+				msg_warn(
+				    c->path,
+				    "TASK's times count from TARGET_INFO_SESSION_TIME.baseTimeNs, "
+				    "which it lacks (or is no integer): shown as counted from 0");
+			c->time_base = 0;
+		}
+	}
+	c->derive_ops = !db_has_table(c, "COMMUNICATION_OP") &&
+	                has_column(c, "COMMUNICATION_TASK_INFO", "opId") &&
+	                has_column(c, "COMMUNICATION_TASK_INFO", c->gt_col);
 }
 
 /* What the full read and the preview both begin with: the file opened (-1 when it cannot be)
@@ -754,6 +1016,9 @@ db_begin(db_ctx *c, const tl_source *src, tl_rank *r, int full)
 	}
 	u64map_init(&c->strs);
 	u64map_init(&c->mstx_conn);
+	u64map_init(&c->op_index);
+	u64map_init(&c->op_of_task);
+	read_layout(c, full);
 	read_rank_id(c);
 	if (!c->failed)
 		db_read_strings(c);
@@ -769,6 +1034,9 @@ db_end(db_ctx *c)
 	free(c->steps);
 	u64map_free(&c->mstx_conn);
 	free(c->mstx);
+	u64map_free(&c->op_index);
+	u64map_free(&c->op_of_task);
+	free(c->ops);
 	profdb_close(&c->pdb);
 }
 
@@ -806,10 +1074,16 @@ ascend_db_load(const tl_source *src, tl_rank *r, tl_gather *g)
 		read_gt_table(&c, "MEMCPY_INFO", GT_MEMCPY);
 	if (!c.failed)
 		read_mstx(&c);
+	if (!c.failed && c.derive_ops)
+		read_op_parts(&c);
 	if (!c.failed)
 		read_tasks(&c);
 	if (!c.failed)
 		read_comm_ops(&c);
+	if (!c.failed && c.derive_ops)
+		push_derived_ops(&c);
+	if (!c.failed)
+		read_overlap_table(&c);
 	size_t after = 0;
 	for (size_t i = 0; i < r->ntracks; i++)
 		after += r->tracks[i]->n;

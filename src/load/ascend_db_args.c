@@ -181,13 +181,32 @@ ascend_db_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_
 	}
 	a.pdb = &pdb;
 	a.db = pdb.db;
+	/* CANN 7.0's report DB: no COMMUNICATION_OP (an op is its sub-tasks' span; its slice
+	 * keeps its first sub-task's TASK row), and the task key is correlationId */
+	if (t->kind == TL_LANE_HOST && (t->key & TL_HOST_KEY_CANN) && !profdb_has(&pdb, "CANN_API"))
+		sql = "SELECT * FROM API WHERE rowid = ?";
+	if (t->kind == TL_LANE_COMM && !profdb_has(&pdb, "COMMUNICATION_OP")) {
+		info = "SELECT * FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = ? LIMIT 1";
+		sql = "SELECT * FROM TASK WHERE rowid = ?";
+	}
+	const char *key_sql = "SELECT globalTaskId FROM TASK WHERE rowid = ?";
+	char info_c7[128];
+	sqlite3_stmt *probe;
+	if (info && profdb_prepare(&pdb, key_sql, &probe) != SQLITE_OK) {
+		key_sql = "SELECT correlationId FROM TASK WHERE rowid = ?";
+		const char *w = strstr(info, " WHERE globalTaskId");
+		snprintf(info_c7, sizeof info_c7, "%.*s WHERE correlationId = ? LIMIT 1",
+		         w ? (int)(w - info) : 0, info);
+		info = w ? info_c7 : NULL;
+	} else if (info) {
+		sqlite3_finalize(probe);
+	}
 	if (profdb_prepare(&pdb, "SELECT value FROM STRING_IDS WHERE id = ?", &a.str) != SQLITE_OK)
 		a.str = NULL;
 	/* the operator's own fields first (op type, shapes, group...), then the task's */
 	if (info) {
 		sqlite3_stmt *st;
-		if (profdb_prepare(&pdb, "SELECT globalTaskId FROM TASK WHERE rowid = ?", &st) ==
-		    SQLITE_OK) {
+		if (profdb_prepare(&pdb, key_sql, &st) == SQLITE_OK) {
 			sqlite3_bind_int64(st, 1, t->v[idx].arg);
 			if (sqlite3_step(st) == SQLITE_ROW &&
 			    sqlite3_column_type(st, 0) == SQLITE_INTEGER) /* no id: task 0's */

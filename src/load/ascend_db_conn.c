@@ -251,6 +251,84 @@ db_time_at(sqlite3_stmt *st, int col)
 	return c;
 }
 
+int
+db_text_decimal(const char *s, int64_t *out)
+{
+	const char *t = s;
+	int neg = *t == '-' || *t == '+' ? *t++ == '-' : 0;
+	uint64_t m = 0; /* the significant digits, at most 19 of them */
+	int digits = 0, sig = 0;
+	int64_t scale = 0; /* value = m * 10^scale */
+	for (int frac = 0;; t++) {
+		if (*t == '.' && !frac) {
+			frac = 1;
+			continue;
+		}
+		if (*t < '0' || *t > '9')
+			break;
+		digits++;
+		if (m == 0 && *t == '0') {
+			scale -= frac; /* a leading zero: only where the point is */
+			continue;
+		}
+		if (sig == 19) { /* more digits than an int64 holds: below a unit they are the
+			            fraction dropped, above they are out of range */
+			if (!frac)
+				scale++;
+			continue;
+		}
+		m = m * 10 + (uint64_t)(*t - '0');
+		sig++;
+		scale -= frac;
+	}
+	if (digits == 0)
+		return -1;
+	if (*t == 'e' || *t == 'E') {
+		t++;
+		int eneg = *t == '-' || *t == '+' ? *t++ == '-' : 0;
+		int64_t e = 0, ed = 0;
+		for (; *t >= '0' && *t <= '9'; t++, ed++)
+			if (e < 1000)
+				e = e * 10 + (*t - '0');
+		if (ed == 0)
+			return -1;
+		scale += eneg ? -e : e;
+	}
+	if (*t != '\0')
+		return -1;
+	for (; scale < 0 && m != 0; scale++)
+		m /= 10;
+	for (; scale > 0 && m != 0; scale--) {
+		if (m > UINT64_MAX / 10)
+			return -1;
+		m *= 10;
+	}
+	if (m > (uint64_t)INT64_MAX)
+		return -1;
+	*out = neg ? -(int64_t)m : (int64_t)m;
+	return 0;
+}
+
+db_cell
+db_time_from(sqlite3_stmt *st, int col, int64_t base)
+{
+	db_cell c = db_cell_at(st, col);
+	if (c.type == SQLITE_TEXT) {
+		const char *t = (const char *)sqlite3_column_text(st, col);
+		if (t != NULL && strlen(t) == (size_t)sqlite3_column_bytes(st, col) &&
+		    db_text_decimal(t, &c.v) == 0)
+			c.type = SQLITE_INTEGER;
+	}
+	if (c.type == SQLITE_INTEGER) {
+		/* out of range (tl_time_ok) rather than overflow: the caller says so */
+		if (!tl_time_ok(c.v) || !tl_time_ok(base))
+			c.v = c.v < 0 ? INT64_MIN : INT64_MAX;
+		else
+			c.v += base;
+	}
+	return c;
+}
+
 /* A time column: INTEGER, or TEXT holding a decimal integer (PYTORCH_API declares its times
  * TEXT in every torch_npu version). */
 int

@@ -18,7 +18,17 @@
 static void
 read_host_table(db_ctx *c, size_t src_index, const char *table, int cann)
 {
-	static const char *const cols[] = {"startNs", "endNs", "globalTid", "name"};
+	/* CANN 7.0's API: times TEXT start/end, ns after TARGET_INFO_SESSION_TIME.baseTimeNs */
+	int rel = strcmp(table, "API") == 0;
+	static const char *const ns_cols[] = {"startNs", "endNs", "globalTid", "name"};
+	static const char *const rel_cols[] = {"start", "end", "globalTid", "name"};
+	const char *const *cols = rel ? rel_cols : ns_cols;
+	int64_t base = 0;
+	if (rel && db_has_table(c, "TARGET_INFO_SESSION_TIME"))
+		base = db_scalar_i64(c, "TARGET_INFO_SESSION_TIME",
+		                     "SELECT baseTimeNs FROM TARGET_INFO_SESSION_TIME LIMIT 1", 0);
+	if (!tl_time_ok(base))
+		base = 0;
 	int have[4];
 	if (!db_has_table(c, table))
 		return;
@@ -26,8 +36,8 @@ read_host_table(db_ctx *c, size_t src_index, const char *table, int cann)
 	if (st == NULL)
 		return;
 	if (!have[0] || !have[1] || !have[2]) {
-		msg_warn(c->path,
-		         "%s: no startNs, endNs or globalTid column; no host lanes from it", table);
+		msg_warn(c->path, "%s: no %s, %s or globalTid column; no host lanes from it", table,
+		         cols[0], cols[1]);
 		sqlite3_finalize(st);
 		return;
 	}
@@ -39,8 +49,12 @@ read_host_table(db_ctx *c, size_t src_index, const char *table, int cann)
 		db_rows(c, 1);
 		int64_t s, e;
 		/* PYTORCH_API declares its times TEXT; CANN_API INTEGER */
-		if (db_col_time(st, 0, &s) != 0 || db_col_time(st, 1, &e) != 0 || e < s ||
-		    sqlite3_column_type(st, 2) != SQLITE_INTEGER) {
+		db_cell sc = rel ? db_time_from(st, 0, base) : db_time_at(st, 0);
+		db_cell ec = rel ? db_time_from(st, 1, base) : db_time_at(st, 1);
+		s = sc.v;
+		e = ec.v;
+		if (sc.type != SQLITE_INTEGER || ec.type != SQLITE_INTEGER || !tl_time_ok(s) ||
+		    !tl_time_ok(e) || e < s || sqlite3_column_type(st, 2) != SQLITE_INTEGER) {
 			bad++;
 			continue;
 		}
@@ -79,6 +93,8 @@ ascend_db_host(const tl_source *src, size_t src_index, tl_rank *r)
 		read_host_table(&c, src_index, "PYTORCH_API", 0);
 	if (!c.failed)
 		read_host_table(&c, src_index, "CANN_API", 1);
+	if (!c.failed && !db_has_table(&c, "CANN_API"))
+		read_host_table(&c, src_index, "API", 1); /* CANN 7.0's report DB */
 	u64map_free(&c.strs);
 	profdb_close(&c.pdb);
 }

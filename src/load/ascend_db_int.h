@@ -15,6 +15,7 @@
 #define DENSE_SLACK (1u << 20)
 
 struct mstx_link;
+struct db_op;
 
 typedef struct db_ctx {
 	const tl_source *src;
@@ -43,6 +44,20 @@ typedef struct db_ctx {
 	size_t bad_refs; /* STRING_IDS references that were no INTEGER (db_str_id) */
 	int failed;      /* the DB itself is unusable (not SQLite, encrypted, crafted, ...): stop */
 	db_gather gather; /* the operators and launches asked for besides (ascend_db_gather.h) */
+	/* CANN 7.0's report_{device}.db: TASK keeps its times in TEXT columns start/end,
+	 * nanoseconds after TARGET_INFO_SESSION_TIME.baseTimeNs (time_base), and the task key
+	 * of TASK and the *_TASK_INFO tables is correlationId; no COMMUNICATION_OP, so each
+	 * communication op is its sub-tasks' span (COMMUNICATION_TASK_INFO.opId). */
+	const char *gt_col;  /* globalTaskId, or correlationId */
+	const char *t_start; /* TASK's time columns: startNs/endNs, or start/end */
+	const char *t_end;
+	int rel_times;     /* TASK's times are relative to time_base */
+	int64_t time_base; /* ns since the epoch */
+	int derive_ops;    /* communication ops from COMMUNICATION_TASK_INFO.opId */
+	struct db_op *ops; /* those ops, in opId order of first sight */
+	size_t nops, opcap;
+	tl_u64map op_index;   /* opId -> index into ops */
+	tl_u64map op_of_task; /* task key -> index into ops */
 } db_ctx;
 
 /* What the DB loader keeps of a source: whether its operator pairs were read. */
@@ -92,6 +107,13 @@ int64_t db_scalar_i64(db_ctx *c, const char *table, const char *sql, int64_t def
 int64_t db_int_max(db_ctx *c, const char *table, const char *col, int64_t def);
 /* Reads STRING_IDS into c->strs (interned in the rank's pool). */
 int db_read_strings(db_ctx *c);
+/* A time cell counted from base (ns): as db_time_at, and a TEXT number in float notation
+ * ('1.23282223630523e+17', as CANN 7.0 wrote TASK's times) is read exactly, in decimal, to
+ * the nanosecond (a fraction of a nanosecond is dropped); the sum must stay in range. */
+db_cell db_time_from(sqlite3_stmt *st, int col, int64_t base);
+/* TEXT s as a decimal number ("-12", "1.5e+3", "1.23282223630523e+17") to a whole number,
+ * exactly, dropping a fraction: 0, or -1 when s is no such number or out of range. */
+int db_text_decimal(const char *s, int64_t *out);
 /* A time column: INTEGER, or TEXT holding exactly a decimal integer (db_time_at). 0, or -1
  * when it is neither or out of range. */
 int db_col_time(sqlite3_stmt *st, int col, int64_t *out);

@@ -15,7 +15,7 @@
 #define RESULT_EXT ".tlr" /* a stored result (cache_result.c) */
 #define TMP_PREFIX ".tmp-"
 
-enum { RANK_LOADED = 1, RANK_HOST_ONLY = 2 };
+enum { RANK_LOADED = 1, RANK_HOST_ONLY = 2, RANK_OWN_OVERLAP = 4 };
 /* TRACK_LOD: the lane's level of detail follows (model/lod.h: its block sums, then its nodes) */
 enum { TRACK_STEP = 1, TRACK_DEV = 2, TRACK_LOD = 4 };
 /* which gathered tables a file holds (tl_rank ops, launch_steps, comm, counters) */

@@ -542,10 +542,11 @@ decode(const void *buf, size_t len, const tl_source *src, size_t n, int borrow, 
 	int64_t rank = (int64_t)get_u64(&r);
 	uint64_t flags = get_u64(&r);
 	tl_rank *rk = rank_new((int)rank);
-	if (r.bad == NULL && (rank != (int64_t)src[0].rank || flags > 3))
+	if (r.bad == NULL && (rank != (int64_t)src[0].rank || flags > 7))
 		r.bad = "its rank fields are inconsistent";
 	rk->loaded = (flags & RANK_LOADED) != 0;
 	rk->host_only = (flags & RANK_HOST_ONLY) != 0;
+	rk->own_overlap = (flags & RANK_OWN_OVERLAP) != 0;
 	rk->rows = get_u64(&r);
 	int none = 0;
 	rk->role = get_str(&r, &none);

@@ -412,7 +412,8 @@ static void
 put_rank(wbuf *w, const tl_rank *r, char *const *warn, size_t nwarn)
 {
 	put_u64(w, (uint64_t)(int64_t)r->rank);
-	put_u64(w, (r->loaded ? RANK_LOADED : 0) | (r->host_only ? RANK_HOST_ONLY : 0));
+	put_u64(w, (r->loaded ? RANK_LOADED : 0) | (r->host_only ? RANK_HOST_ONLY : 0) |
+	               (r->own_overlap ? RANK_OWN_OVERLAP : 0));
 	put_u64(w, r->rows);
 	if (r->role != NULL)
 		put_str(w, r->role, strlen(r->role));

@@ -1,5 +1,6 @@
-/* Capture times from the profile DBs themselves: SESSION_TIME_INFO, the collection window the
- * profiler recorded (startTimeNs, endTimeNs, epoch ns). Discovery cannot open
+/* Capture times from the profile DBs themselves: SESSION_TIME_INFO (CANN 7.0:
+ * TARGET_INFO_SESSION_TIME), the collection window the profiler recorded (startTimeNs,
+ * endTimeNs, epoch ns). Discovery cannot open
  * DBs (that is this layer's, with its defences against hostile files), so `tl info` refines the
  * times discovery found (profiler_info, a name's stamp, the file's time) here. */
 #include "config.h"
@@ -30,6 +31,23 @@ ascend_db_session_end(const char *path)
 		int64_t v = sqlite3_column_int64(st, 0);
 		if (v >= SESSION_NS_MIN && v <= SESSION_NS_MAX)
 			ns = v;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	/* CANN 7.0's report DB: TARGET_INFO_SESSION_TIME, beside the baseTimeNs its TASK times
+	 * count from (its endTimeNs taken as epoch ns, else as counted from that base) */
+	if (ns == 0 && profdb_has(&p, "TARGET_INFO_SESSION_TIME") &&
+	    profdb_prepare(&p, "SELECT endTimeNs, baseTimeNs FROM TARGET_INFO_SESSION_TIME", &st) ==
+	        SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+		int64_t v = sqlite3_column_int64(st, 0);
+		int64_t b =
+		    sqlite3_column_type(st, 1) == SQLITE_INTEGER ? sqlite3_column_int64(st, 1) : 0;
+		if (v >= SESSION_NS_MIN && v <= SESSION_NS_MAX)
+			ns = v;
+		else if (v >= 0 && v < SESSION_NS_MAX && b >= 0 && b < SESSION_NS_MAX &&
+		         v + b >= SESSION_NS_MIN && v + b <= SESSION_NS_MAX)
+			ns = v + b;
 	}
 	sqlite3_finalize(st);
 	profdb_close(&p);

@@ -543,6 +543,10 @@ load_rank(load_ctx *c, load_job *j)
 	tl_gather g;
 	load_gather_begin(r, &g, c->tables);
 	size_t *before = NULL, nbefore = 0, bcap = 0;
+	/* a profile's own overlap analysis (a DB's OVERLAP_ANALYSIS) answers for its own capture
+	 * only: a rank of several captures has its overlap from all of their work */
+	if (j->count > 1)
+		r->own_overlap = -1;
 	for (size_t i = 0; i < j->count; i++) {
 		const tl_source *src = &c->tr->sources.v[j->first + i];
 		r->src_t0[r->nsources] = INT64_MAX;
@@ -574,6 +578,8 @@ load_rank(load_ctx *c, load_job *j)
 			source_span(r, before, nbefore, &r->src_t0[i], &r->src_t1[i]);
 	}
 	free(before);
+	if (r->own_overlap < 0)
+		r->own_overlap = 0;
 	rank_finish(r);
 	if (j->count == 1) {
 		r->src_t0[0] = r->t_min;

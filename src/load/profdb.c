@@ -29,11 +29,13 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-/* The tables of Ascend profiler DBs (msprof's DB DDL, torch_npu's framework tables, and
- * tables seen in real files). Sorted (strcmp) for bsearch; at most 128 (the bit set). */
+/* The tables of Ascend profiler DBs (msprof's DB DDL, torch_npu's framework tables, CANN
+ * 7.0's report_{device}.db (API, ENUM_API_LEVEL, TARGET_INFO_*), and tables seen in real
+ * files). Sorted (strcmp) for bsearch; at most 128 (the bit set). */
 static const char *const known_tables[] = {
     "ACC_PMU",
     "AICORE_FREQ",
+    "API",
     "CANN_API",
     "CCU",
     "COMMUNICATION_OP",
@@ -44,6 +46,7 @@ static const char *const known_tables[] = {
     "CPU_USAGE",
     "DDR",
     "DPU_TASK",
+    "ENUM_API_LEVEL",
     "ENUM_API_TYPE",
     "ENUM_HCCL_DATA_TYPE",
     "ENUM_HCCL_LINK_TYPE",
@@ -87,6 +90,8 @@ static const char *const known_tables[] = {
     "SOC_BANDWIDTH_LEVEL",
     "STEP_TIME",
     "STRING_IDS",
+    "TARGET_INFO_NPU",
+    "TARGET_INFO_SESSION_TIME",
     "TASK",
     "TASK_PMU_INFO",
     "UB",

@@ -199,6 +199,10 @@ typedef struct tl_rank {
 	int host_only;         /* its sources hold host events only (a CPU-only trace): no device
 	                          work, communication from host collectives; set by the loader */
 	int host_read;         /* load_host has run (host API lanes are read on demand, once) */
+	int own_overlap;       /* its overlap lanes (TL_LANE_OVERLAP) are the profile's own (a
+	                          DB's OVERLAP_ANALYSIS), not built from its slices: the overlap
+	                          figures come from them, Free included; -1 while a rank of
+	                          several captures loads: not taken */
 	tl_counter **counters; /* read on demand (load_counters), by kind then group */
 	size_t ncounters, ctrcap;
 	int counters_read; /* load_counters has run */

@@ -32,7 +32,7 @@ typedef enum name_kind {
 	NK_NONE,
 	NK_TORCH_DB,     /* ascend_pytorch_profiler[_{r}].db */
 	NK_MS_DB,        /* ascend_mindspore_profiler[_{r}].db */
-	NK_MSPROF_DB,    /* msprof_{digits}.db */
+	NK_MSPROF_DB,    /* msprof_{digits}.db; CANN 7.0's report_{device}.db */
 	NK_MSMONITOR_DB, /* msmonitor_{pid}_{ts}_{rank|-1}.db */
 	NK_TRACE_VIEW,   /* trace_view.json */
 	NK_MSPROF_JSON,  /* msprof_[slice_{k}_]{ts}.json: trace_view's format */

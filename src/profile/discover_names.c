@@ -272,7 +272,8 @@ disc_name_classify(const char *name, int *rank)
 		return NK_TORCH_DB;
 	if (disc_name_rank_match(name, "ascend_mindspore_profiler", ".db", rank))
 		return NK_MS_DB;
-	if (disc_name_digits(name, "msprof_", ".db", &d))
+	if (disc_name_digits(name, "msprof_", ".db", &d) ||
+	    disc_name_digits(name, "report_", ".db", &d)) /* CANN 7.0: report_{device}.db */
 		return NK_MSPROF_DB;
 	if (disc_msmonitor_match(name, rank, &stamp))
 		return NK_MSMONITOR_DB;

@@ -387,6 +387,67 @@ prof_newest_db(const dirlist *dl)
 	return best;
 }
 
+/* The rank of device dev of a PROF_ directory: rank_id of its device_{dev}/info.json.{dev}, or
+ * -1. */
+static int
+prof_dev_rank(const char *prof, const char *dev, size_t n)
+{
+	char *f = xasprintf("%s/device_%.*s/info.json.%.*s", prof, (int)n, dev, (int)n, dev);
+	int r = disc_json_file_rank(f, "rank_id");
+	free(f);
+	return r;
+}
+
+/* CANN 7.0's export DBs of a PROF_ directory: report_{device}.db in it, in its device_{N}/ or
+ * in their sqlite/, each a device of its own (its rank from that device's info.json). Returns
+ * the number added. */
+static int
+prof_report_dbs(walk *w, const char *prof, const dirlist *dl, int depth, capture *c)
+{
+	int found = 0;
+	int64_t stamp = disc_capture_stamp(disc_path_base(prof));
+	for (int level = 0; level < 3; level++) {
+		for (size_t i = 0; i < dl->n; i++) {
+			const char *d;
+			char *dir;
+			if (level == 0) {
+				if (i > 0)
+					break;
+				dir = xstrdup(prof);
+			} else if (disc_name_digits(dl->v[i].name, "device_", "", &d)) {
+				dir = level == 1 ? disc_path_join(prof, dl->v[i].name)
+				                 : xasprintf("%s/%s/sqlite", prof, dl->v[i].name);
+			} else {
+				continue;
+			}
+			dirlist in;
+			if (disc_dirlist_read(dir, &in) != 0) {
+				free(dir);
+				continue;
+			}
+			for (size_t j = 0; j < in.n; j++) {
+				size_t n = disc_name_digits(in.v[j].name, "report_", ".db", &d);
+				if (n == 0)
+					continue;
+				char *path = disc_path_join(dir, in.v[j].name);
+				const char *from = RF_UNKNOWN;
+				int rank = c ? capture_rank(c, &from) : -1;
+				if (rank < 0) {
+					rank = prof_dev_rank(prof, d, n);
+					from = rank >= 0 ? RF_DEVICE_INFO : RF_UNKNOWN;
+				}
+				walk_add(w, TL_SRC_MSPROF_DB, path, c ? c->dir : prof, rank, from,
+				         stamp, c ? c->depth : depth);
+				free(path);
+				found++;
+			}
+			disc_dirlist_free(&in);
+			free(dir);
+		}
+	}
+	return found;
+}
+
 /* The timeline of a PROF_ directory: its newest msprof DB, else the newest msprof JSON export
  * (all slices of it). c is the torch_npu capture it sits in, or NULL for a standalone msprof run.
  * Returns the number of data files recognised. */
@@ -413,6 +474,7 @@ prof_scan(walk *w, const char *prof, int depth, capture *c)
 	size_t nfiles = 0, capfiles = 0;
 	int iter_files = 0;
 	tl_source_kind kind = TL_SRC_MSPROF_DB;
+	int reports = 0;
 	if (db != NULL) {
 		VEC_PUSH(files, nfiles, capfiles, disc_path_join(prof, db));
 	} else if (have_mpo && (db = prof_newest_db(&mpo)) != NULL) {
@@ -450,6 +512,8 @@ prof_scan(walk *w, const char *prof, int depth, capture *c)
 		for (size_t i = 0; i < nfiles; i++)
 			walk_add(w, kind, files[i], c ? c->dir : prof, rank, from, stamp,
 			         c ? c->depth : depth);
+	} else if ((reports = prof_report_dbs(w, prof, &dl, depth, c)) > 0) {
+		/* CANN 7.0's report_{device}.db: added, each a device of its own */
 	} else {
 		/* the older export: device_{N}/timeline/msprof_{N}_{model}_{iter}.json */
 		int64_t stamp = disc_capture_stamp(disc_path_base(prof));
@@ -458,7 +522,7 @@ prof_scan(walk *w, const char *prof, int depth, capture *c)
 		iter_files = prof_iter_scan(w, prof, &dl, stamp, c ? c->depth : depth);
 		if (iter_files == 0 && c == NULL)
 			msg_warn(prof,
-			         "no msprof_*.db, msprof_*.json or "
+			         "no msprof_*.db, msprof_*.json, report_*.db or "
 			         "device_*/timeline/msprof_*.json in this PROF directory; export "
 			         "it first (msprof --export=on --output=DIR)");
 	}
@@ -468,7 +532,7 @@ prof_scan(walk *w, const char *prof, int depth, capture *c)
 	free(mpo_path);
 	disc_dirlist_free(&mpo);
 	disc_dirlist_free(&dl);
-	return (int)nfiles + iter_files;
+	return (int)nfiles + iter_files + reports;
 }
 
 /* Preference among the files of one ASCEND_PROFILER_OUTPUT: one capture = one source, and the DB

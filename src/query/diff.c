@@ -33,13 +33,17 @@ cmp_str(const void *p, const void *q)
 	return strcmp(*(const char *const *)p, *(const char *const *)q);
 }
 
-/* The rank number a measurement of trace rank index ri is filed under, or -1 to skip it. */
+/* The rank number a measurement of trace rank index ri is filed under, or -1 to skip it. A
+ * trace of one rank whose number is not known (a single Kineto trace, an msprof DB) is filed
+ * under TL_DIFF_RANK_SINGLE, so that two such traces pair. */
 static int
 side_rank(const tl_trace *tr, const tl_diff_side_opts *o, size_t ri)
 {
 	int r = tr->ranks[ri]->rank;
 	if (o->only_rank >= 0)
 		return r == o->only_rank ? o->as_rank : -1;
+	if (r < 0 && tr->nranks == 1)
+		return TL_DIFF_RANK_SINGLE;
 	return r;
 }
 
@@ -265,6 +269,23 @@ tlq_diff_gather(const tl_query *q, const tl_diff_side_opts *o, tl_diff_side *s)
 	}
 	if (s->nstages)
 		qsort(s->stages, s->nstages, sizeof *s->stages, cmp_str);
+}
+
+void
+tlq_diff_pair_single(tl_diff_side *a, tl_diff_side *b)
+{
+	if (a->nranks != 1 || b->nranks != 1 || a->ranks[0] == b->ranks[0])
+		return;
+	tl_diff_side *u = a->ranks[0] == TL_DIFF_RANK_SINGLE   ? a
+	                  : b->ranks[0] == TL_DIFF_RANK_SINGLE ? b
+	                                                       : NULL;
+	if (u == NULL)
+		return; /* two numbered ranks: --rank N --vs M pairs those */
+	int to = u == a ? b->ranks[0] : a->ranks[0];
+	for (size_t k = 0; k < u->n; k++)
+		if (u->v[k].rank == TL_DIFF_RANK_SINGLE)
+			u->v[k].rank = to;
+	u->ranks[0] = to;
 }
 
 void

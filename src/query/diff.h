@@ -29,8 +29,15 @@ typedef struct tl_diff_side {
 	int have_stages;
 } tl_diff_side;
 
+/* The rank a side's only rank is filed under when its number is not known (a single trace
+ * without a rank): two such sides pair, and the reports print it as "?". */
+#define TL_DIFF_RANK_SINGLE 0x7ffffffe
+
 /* The measurements of the session's trace (the ranks o selects). */
 void tlq_diff_gather(const tl_query *, const tl_diff_side_opts *, tl_diff_side *out);
+/* Two sides of one rank each, one of them without a rank number (TL_DIFF_RANK_SINGLE): the
+ * unnumbered one is filed under the other's number, so that the two traces pair. */
+void tlq_diff_pair_single(tl_diff_side *a, tl_diff_side *b);
 void tlq_diff_side_free(tl_diff_side *);
 /* The STEP_TIME id of an aligned step key on this side, or -1 when it has none. */
 int64_t tlq_diff_step_id(const tl_diff_side *, int64_t key);

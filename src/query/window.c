@@ -391,6 +391,8 @@ tlq_overlap_lane_name(int key)
 void
 tlq_overlap(const tl_rank *r, int64_t t0, int64_t t1, tl_overlap *out)
 {
+	if (r->own_overlap && lanes_overlap(r, t0, t1, INT64_MIN, out) == 0)
+		return; /* the profile's own analysis (its Free spans the tasks) */
 	overlap_compute(r, TL_NO_STEP, t0, t1, INT64_MIN, out);
 }
 
@@ -474,8 +476,12 @@ tlq_step_overlaps(const tl_rank *r, tl_step_overlap **out)
 			so->o.last_busy = INT64_MIN;
 			continue;
 		}
+		/* (the profile's own lanes, own_overlap, count Free inside the window: the
+		 * nanosecond past the work that lets a zero-length slice at its end in would be
+		 * free; their lanes have no zero-length interval) */
 		if (step_alone(r, (uint16_t)k, lo[k], hi[k] + 1) &&
-		    lanes_overlap(r, lo[k], hi[k] + 1, r->steps[k].start, &so->o) == 0)
+		    lanes_overlap(r, lo[k], r->own_overlap ? hi[k] : hi[k] + 1, r->steps[k].start,
+		                  &so->o) == 0)
 			continue;
 		overlap_compute(r, (uint16_t)k, lo[k], hi[k] + 1, r->steps[k].start, &so->o);
 	}

@@ -55,7 +55,10 @@ text_only(FILE *f, const char *label, const tl_diff_side *x, const tl_diff_side 
 			found |= y->ranks[j] == x->ranks[i];
 		if (found)
 			continue;
-		fprintf(f, "%s rank %d", any++ ? "," : label, x->ranks[i]);
+		if (x->ranks[i] == TL_DIFF_RANK_SINGLE)
+			fprintf(f, "%s rank ?", any++ ? "," : label);
+		else
+			fprintf(f, "%s rank %d", any++ ? "," : label, x->ranks[i]);
 	}
 	for (size_t i = 0; i < x->nstages; i++) {
 		int found = 0;
@@ -76,10 +79,14 @@ text_row(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_ch
 {
 	char st[48], rk[24], p[32];
 	step_text(a, b, c->step, st, sizeof st);
-	if (c->rank < 0 && c->top_rank >= 0)
+	if (c->rank < 0 && c->top_rank == TL_DIFF_RANK_SINGLE)
+		snprintf(rk, sizeof rk, "all(?)");
+	else if (c->rank < 0 && c->top_rank >= 0)
 		snprintf(rk, sizeof rk, "all(%d)", c->top_rank);
 	else if (c->rank < 0)
 		snprintf(rk, sizeof rk, "all");
+	else if (c->rank == TL_DIFF_RANK_SINGLE)
+		snprintf(rk, sizeof rk, "?");
 	else
 		snprintf(rk, sizeof rk, "%d", c->rank);
 	fprintf(f, "%-13s", tlq_diff_kind_name(c->kind));
@@ -118,6 +125,9 @@ report_diff_text(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const ch
 		        a->step_first, b->step_first, a->steps_skipped, b->steps_skipped);
 	else
 		fprintf(f, "steps: the n-th profiled step of A paired with the n-th of B\n");
+	if (a->nranks == 1 && b->nranks == 1 && a->ranks[0] == b->ranks[0] &&
+	    a->ranks[0] == TL_DIFF_RANK_SINGLE)
+		fprintf(f, "one trace each, without a rank number: compared with each other\n");
 	text_only(f, "only in A:", a, b);
 	text_only(f, "only in B:", b, a);
 	if (!a->have_stages || !b->have_stages)
@@ -148,7 +158,9 @@ report_diff_text(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const ch
 		put_ms(f, v[i].b, 0, 14);
 		put_ms(f, v[i].max_a, 0, 14);
 		put_ms(f, v[i].max_b, 0, 14);
-		if (v[i].top_rank >= 0)
+		if (v[i].top_rank == TL_DIFF_RANK_SINGLE)
+			fprintf(f, "  rank ?");
+		else if (v[i].top_rank >= 0)
 			fprintf(f, "  rank %d", v[i].top_rank);
 		fprintf(f, "\n");
 	}
@@ -179,8 +191,8 @@ json_change(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff
 	fprintf(f, "{\"kind\":\"%s\",\"name\":", tlq_diff_kind_name(c->kind));
 	json_str(f, c->name);
 	fputs(",\"rank\":", f);
-	if (c->rank < 0)
-		fputs("null", f);
+	if (c->rank < 0 || c->rank == TL_DIFF_RANK_SINGLE)
+		fputs("null", f); /* over all ranks, or the only rank, its number unknown */
 	else
 		fprintf(f, "%d", c->rank);
 	fputs(",\"step\":", f);
@@ -208,7 +220,7 @@ json_change(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff
 		        ",\"a_max_ns\":%" PRId64 ",\"b_max_ns\":%" PRId64 ",\"a_count\":%" PRIu64
 		        ",\"b_count\":%" PRIu64 ",\"a_ranks\":%zu,\"b_ranks\":%zu,\"top_rank\":",
 		        c->max_a, c->max_b, c->count_a, c->count_b, c->nranks_a, c->nranks_b);
-		if (c->top_rank < 0)
+		if (c->top_rank < 0 || c->top_rank == TL_DIFF_RANK_SINGLE)
 			fputs("null", f);
 		else
 			fprintf(f, "%d", c->top_rank);
@@ -225,7 +237,9 @@ json_only(FILE *f, const tl_diff_side *x, const tl_diff_side *y)
 		int found = 0;
 		for (size_t j = 0; j < y->nranks; j++)
 			found |= y->ranks[j] == x->ranks[i];
-		if (!found)
+		if (!found && x->ranks[i] == TL_DIFF_RANK_SINGLE)
+			fprintf(f, "%snull", any++ ? "," : "");
+		else if (!found)
 			fprintf(f, "%s%d", any++ ? "," : "", x->ranks[i]);
 	}
 	fputs("],\"stages\":[", f);

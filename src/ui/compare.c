@@ -95,6 +95,7 @@ compare_open(const tl_query *qa, const tl_query *qb, const char *label_a, const 
 	tl_diff_side_opts o = {.only_rank = -1, .as_rank = -1, .step_first = -1};
 	tlq_diff_gather(qa, &o, &c->a);
 	tlq_diff_gather(qb, &o, &c->b);
+	tlq_diff_pair_single(&c->a, &c->b);
 	c->nch = tlq_diff_changes(&c->a, &c->b, &c->ch);
 	tlq_diff_verdict(c->ch, c->nch, c->verdict, sizeof c->verdict);
 	const tl_trace *tra = tlq_trace(qa);

@@ -34,13 +34,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "gen/gen.h"
 
-enum preset { P_BENCH, P_SCREENS, P_RL, P_HOSTILE, P_OLDER };
-static const char *const preset_names[] = {"bench", "screens", "rl", "hostile", "older"};
+enum preset { P_BENCH, P_SCREENS, P_RL, P_HOSTILE, P_OLDER, P_MSPROF };
+static const char *const preset_names[] = {"bench", "screens", "rl", "hostile", "older", "msprof"};
 
 static void
 usage(FILE *f)
@@ -52,6 +52,14 @@ usage(FILE *f)
 	    "       tlgen kineto FILE [--version 2021|2024] [--steps N] [--launches N]\n"
 	    "            [--precapture N] [--after N] [--comm] [--no-flows] [--inference]\n"
 	    "            [--rank R] [--seed S]\n"
+	    "       tlgen msprof OUTDIR [--seed S] [--kernels N] [--compute PERMILLE] [--device "
+	    "D]\n"
+	    "             [--overlap-table | --overlap-table-msprof] [--steps N] [--cann7]\n"
+	    "  msprof: one device as msprof exports it, OUTDIR/msprof_20240101000000.db (no\n"
+	    "        META_DATA; --overlap-table: with Insight's OVERLAP_ANALYSIS, -msprof: msprof\n"
+	    "        2026's with ENUM_OVERLAY_ANALYSIS_TYPE), or with "
+	    "--cann7\n"
+	    "        CANN 7.0's OUTDIR/report_D.db; --compute scales the kernels' lengths\n"
 	    "  --ranks N --tasks N --steps N --seed S --threads N (0: one per core)\n"
 	    "  --slow R        the rank that computes 30% slower, -1 for none\n"
 	    "  --json          also write each capture's trace_view.json\n"
@@ -258,6 +266,54 @@ option(gen_opts *o, bends *b, const char *a, const char *v)
 	return -1;
 }
 
+/* tlgen msprof OUTDIR [options] (gen_msprof_db) */
+static int
+msprof_main(const char *outdir, int argc, char **argv)
+{
+	gen_msprof_opts o = {.seed = 1};
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		long long v;
+		if (strcmp(a, "--cann7") == 0) {
+			o.cann7 = 1;
+		} else if (strcmp(a, "--overlap-table") == 0) {
+			o.overlap_table = 1;
+		} else if (strcmp(a, "--overlap-table-msprof") == 0) {
+			o.overlap_table = 2;
+		} else if (i + 1 < argc && strcmp(a, "--steps") == 0) {
+			if (parse_i64(a, argv[++i], 0, 1000, &v) != 0)
+				return 2;
+			o.steps = (int)v;
+		} else if (i + 1 < argc &&
+		           (strcmp(a, "--seed") == 0 || strcmp(a, "--kernels") == 0 ||
+		            strcmp(a, "--compute") == 0 || strcmp(a, "--device") == 0)) {
+			if (parse_i64(a, argv[++i], 0, 1000000, &v) != 0)
+				return 2;
+			if (strcmp(a, "--seed") == 0)
+				o.seed = (uint64_t)v;
+			else if (strcmp(a, "--kernels") == 0)
+				o.kernels = (int)v;
+			else if (strcmp(a, "--compute") == 0)
+				o.compute_permille = (int)v;
+			else
+				o.device = (int)v;
+		} else {
+			fprintf(stderr, "tlgen: msprof: unknown option or missing value: %s\n", a);
+			return 2;
+		}
+	}
+	if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+		perror(outdir);
+		return 1;
+	}
+	char path[4096];
+	if (o.cann7)
+		snprintf(path, sizeof path, "%s/report_%d.db", outdir, o.device);
+	else
+		snprintf(path, sizeof path, "%s/msprof_20240101000000.db", outdir);
+	return gen_msprof_db(path, &o) == 0 ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -269,7 +325,7 @@ main(int argc, char **argv)
 	}
 	if (i + 1 < argc && strcmp(argv[i], "kineto") == 0 && argv[i + 1][0] != '-')
 		return tlgen_kineto(argv[i + 1], argc - i - 2, argv + i + 2) == 0 ? 0 : 1;
-	for (int k = 0; k < 5 && i < argc; k++)
+	for (int k = 0; k < 6 && i < argc; k++)
 		if (strcmp(argv[i], preset_names[k]) == 0) {
 			p = (enum preset)k;
 			i++;
@@ -305,6 +361,8 @@ main(int argc, char **argv)
 		return gen_msprof_iter_export(a, seed) == 0 && gen_ms_timeline(b, seed) == 0 ? 0
 		                                                                             : 1;
 	}
+	if (p == P_MSPROF)
+		return msprof_main(outdir, argc - i, argv + i);
 
 	gen_opts o;
 	gen_opts_default(&o);

@@ -142,9 +142,49 @@ test_int_max(void)
 	free(path);
 }
 
+/* CANN 7.0's TASK times: float notation read exactly in decimal (no double between: the
+ * expected values are the digits of the text), a fraction of a unit dropped, and what is no
+ * such number or out of range refused. */
+static void
+test_decimal(void)
+{
+	static const struct {
+		const char *s;
+		int ok;
+		int64_t v;
+	} c[] = {
+	    {"1.23282223630523e+17", 1, INT64_C(123282223630523000)},
+	    {"1.23282223000253e+17", 1, INT64_C(123282223000253000)},
+	    {"9.99999999999999e+17", 1, INT64_C(999999999999999000)},
+	    {"1736407067001000123", 1, INT64_C(1736407067001000123)},
+	    {"-5", 1, -5},
+	    {"+7", 1, 7},
+	    {"12.75", 1, 12},
+	    {"0.000123e+10", 1, 1230000},
+	    {"1.5E3", 1, 1500},
+	    {"1e-3", 1, 0},
+	    {"9.3e18", 0, 0},
+	    {"1e400", 0, 0},
+	    {"", 0, 0},
+	    {".", 0, 0},
+	    {"1e", 0, 0},
+	    {"1.2.3", 0, 0},
+	    {"12x", 0, 0},
+	    {"nan", 0, 0},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		int64_t v = 0;
+		int rc = db_text_decimal(c[i].s, &v);
+		CHECK(c[i].ok ? rc == 0 && v == c[i].v : rc != 0,
+		      "decimal '%s': %s %lld (rc %d, %lld)", c[i].s,
+		      c[i].ok ? "is" : "is no number", (long long)c[i].v, rc, (long long)v);
+	}
+}
+
 int
 main(void)
 {
+	test_decimal();
 	msg_set_quiet(1);
 	CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK, "an in-memory DB");
 	test_rules();

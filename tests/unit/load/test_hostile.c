@@ -430,8 +430,20 @@ test_meta(void)
 	sql = xasprintf("%s%s%s%s", strings, task, task_rows, compute);
 	p = make_db("no-meta.db", sql);
 	o = load(p);
-	CHECK(o.loaded && o.lines == 1 && strstr(o.text, "no META_DATA"),
-	      "no META_DATA: loads, one line says so (%s)", o.text);
+	CHECK(o.loaded && o.lines == 1 && strstr(o.text, "neither META_DATA nor msprof's"),
+	      "no META_DATA and no msprof session table: loads, one line says so (%s)", o.text);
+	free(o.text);
+	free(p);
+	free(sql);
+
+	/* msprof's own export: no META_DATA, its session tables say who wrote it */
+	sql = xasprintf("CREATE TABLE NPU_INFO (id INTEGER,name TEXT);"
+	                "INSERT INTO NPU_INFO VALUES (0,'Ascend910B');%s%s%s%s",
+	                strings, task, task_rows, compute);
+	p = make_db("msprof.db", sql);
+	o = load(p);
+	CHECK(o.loaded && o.lines == 0,
+	      "msprof's export (NPU_INFO, no META_DATA): loads quietly (%s)", o.text);
 	free(o.text);
 	free(p);
 	free(sql);
