@@ -5,6 +5,7 @@
 #include "config.h"
 #include "load/trace_json_int.h"
 #include "load/load_int.h"
+#include "util/gzin.h"
 #include "util/msg.h"
 #include "util/strpool.h"
 #include "util/u64map.h"
@@ -142,6 +143,26 @@ json_input_open(jctx *c)
 	}
 	c->n = (size_t)st.st_size;
 	c->pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	if (gzin_fd_is_gzip(fd)) {
+		/* a compressed trace: inflated into memory, bounded, then read as any other */
+		unsigned char *buf;
+		char err[200];
+		if (gzin_read_all(fd, gzin_limit(), &buf, &c->n, err, sizeof err) != 0) {
+			msg_warn(c->path, "%s; skipped", err);
+			close(fd);
+			c->n = 0;
+			c->b = NULL;
+			return -1;
+		}
+		close(fd);
+		c->gz = 1;
+		c->b = buf;
+		if (c->n == 0) { /* json_ctx_free frees no empty input */
+			free(buf);
+			c->b = (const unsigned char *)"";
+		}
+		return 0;
+	}
 	if (c->n == 0) {
 		close(fd);
 		c->b = (const unsigned char *)"";
@@ -179,6 +200,25 @@ json_input_open(jctx *c)
 	close(fd);
 	c->b = buf;
 	return 0;
+}
+
+size_t
+json_input_pread(int fd, int gz, uint64_t off, unsigned char *buf, size_t len)
+{
+	if (gz) {
+		ssize_t k = gzin_pread(fd, off, buf, len, gzin_limit());
+		return k > 0 ? (size_t)k : 0;
+	}
+	size_t got = 0;
+	while (got < len) {
+		ssize_t k = pread(fd, buf + got, len - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	return got;
 }
 
 void

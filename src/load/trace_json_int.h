@@ -204,6 +204,7 @@ struct jctx {
 	const unsigned char *b;
 	size_t n;
 	int mapped;
+	int gz;         /* b holds the file inflated (a .json.gz), malloc'd */
 	size_t dropped; /* pages below this offset were given back */
 	size_t pagesz;
 	int pass;
@@ -357,9 +358,12 @@ extern const char *const json_problem_text[PR__N];
 int json_scan_event(const unsigned char *b, size_t n, size_t i, jevent *ev);
 
 /* json_ctx.c */
-/* Opens c->path: mapped read-only (or read whole with TL_JSON_NO_MMAP). Returns -1 after one
- * line saying why it cannot. */
+/* Opens c->path: mapped read-only (or read whole with TL_JSON_NO_MMAP; a gzip file inflated
+ * into memory, at most gzin_limit() bytes). Returns -1 after one line saying why it cannot. */
 int json_input_open(jctx *c);
+/* Up to len bytes of the trace from offset off (of the inflated stream when gz: decompressed
+ * from the start again, for the detail pane's one event). Returns the count read. */
+size_t json_input_pread(int fd, int gz, uint64_t off, unsigned char *buf, size_t len);
 /* A walk's context for the file at path (r: the rank it loads into, or NULL); json_ctx_free
  * releases it and the input. */
 void json_ctx_init(jctx *c, const char *path, tl_rank *r);
