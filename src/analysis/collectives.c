@@ -230,6 +230,7 @@ coll_match(tl_coll_entry *v, size_t n, tl_coll **out)
 			snprintf(x.op_type, sizeof x.op_type, "%s", etype(o[i].e));
 		else
 			coll_type_norm(x.name, x.op_type, sizeof x.op_type);
+		x.named = strcmp(coll_type_str(x.name), x.op_type) == 0;
 		if (x.op_type[0] == '\0')
 			coll_op_type(x.name, x.op_type, sizeof x.op_type);
 		x.n = j - i;

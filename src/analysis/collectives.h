@@ -31,6 +31,8 @@ typedef struct tl_coll {
 	const char *group, *name; /* borrowed from the entries */
 	char op_type[64]; /* the normalised collective ("allreduce", coll_type_norm), else the
 	                     name without its trailing _N parts */
+	int named;        /* the name says the type ("hcom_allReduce_..."), not only the profile's
+	                     args or the call that launched it ("ncclDevKernel_Generic") */
 	int64_t step;
 	size_t index;           /* order of the instance in its group, by first arrival */
 	tl_coll_arrival *ranks; /* by rank; owned */

@@ -182,10 +182,14 @@ text_collectives(FILE *f, const tl_trace *tr, const tl_coll_result *c)
 	fprintf(f, "\nWidest arrival spreads (ms: last arrival - first arrival)\n");
 	fprintf(f, "%8s %6s %14s %5s  %s\n", "step", "last", "skew", "ranks", "op");
 	for (size_t i = 0; i < show; i++) {
-		char st[24], b[32], nm[160];
-		fprintf(f, "%8s %6d %14s %5zu  %s\n", step_str(st, sizeof st, v[i]->step),
+		char st[24], b[32], nm[160], ty[80];
+		/* a name that does not say its collective (NCCL's ncclDevKernel_Generic) is
+		 * followed by the type its args or launch gave */
+		fprintf(f, "%8s %6d %14s %5zu  %s%s%s%s\n", step_str(st, sizeof st, v[i]->step),
 		        v[i]->last_rank, timefmt_ms(v[i]->skew, 6, b, sizeof b), v[i]->n,
-		        text_sanitize(v[i]->name, nm, sizeof nm, 1));
+		        text_sanitize(v[i]->name, nm, sizeof nm, 1), v[i]->named ? "" : " (",
+		        v[i]->named ? "" : text_sanitize(v[i]->op_type, ty, sizeof ty, 1),
+		        v[i]->named ? "" : ")");
 	}
 	free(v);
 }

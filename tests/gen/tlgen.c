@@ -13,6 +13,8 @@
  *            nothing. A slow rank beyond the job is none.
  *   hostile  the profile whose every string is hostile to a terminal (tlgen_hostile.c); takes
  *            no options.
+ *   nccl     Kineto traces of an NCCL job, one per rank, naming their collectives every way
+ *            torch and NCCL do (src/gen/gen_kineto.h; tlgen_nccl.c has its options).
  *
  * --truth FILE writes what the generator laid out (it does not run tl's analyses) as the JSON
  * fragments `tl summary --json` must contain, one a line: per rank its overlap steps, per stage
@@ -33,14 +35,16 @@
 
 #include "gen/gen.h"
 
-enum preset { P_BENCH, P_SCREENS, P_RL, P_HOSTILE };
-static const char *const preset_names[] = {"bench", "screens", "rl", "hostile"};
+enum preset { P_BENCH, P_SCREENS, P_RL, P_HOSTILE, P_NCCL };
+static const char *const preset_names[] = {"bench", "screens", "rl", "hostile", "nccl"};
 
 static void
 usage(FILE *f)
 {
 	fputs(
 	    "usage: tlgen [bench|screens|rl|hostile] OUTDIR [options]\n"
+	    "       tlgen nccl OUTDIR [--ranks N --steps N --kernels N --rounds N --slow R\n"
+	    "                          --seed S --gzip]   (Kineto traces of an NCCL job)\n"
 	    "  --ranks N --tasks N --steps N --seed S --threads N (0: one per core)\n"
 	    "  --slow R        the rank that computes 30% slower, -1 for none\n"
 	    "  --json          also write each capture's trace_view.json\n"
@@ -256,7 +260,7 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	for (int k = 0; k < 4 && i < argc; k++)
+	for (int k = 0; k < 5 && i < argc; k++)
 		if (strcmp(argv[i], preset_names[k]) == 0) {
 			p = (enum preset)k;
 			i++;
@@ -274,6 +278,8 @@ main(int argc, char **argv)
 		}
 		return tlgen_hostile(outdir) == 0 ? 0 : 1;
 	}
+	if (p == P_NCCL)
+		return tlgen_nccl(outdir, argc - i, argv + i);
 
 	gen_opts o;
 	gen_opts_default(&o);

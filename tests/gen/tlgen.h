@@ -13,4 +13,7 @@ int tlgen_late(const char *dir, int r, int64_t ns);
  * says what it holds). 0, or -1 after a message. */
 int tlgen_hostile(const char *outdir);
 
+/* tlgen_nccl.c: `tlgen nccl OUTDIR [options]` (options argv[0..argc)). Exit status. */
+int tlgen_nccl(const char *outdir, int argc, char **argv);
+
 #endif
