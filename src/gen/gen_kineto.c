@@ -8,6 +8,7 @@
  * so that all ranks write the same end for it. */
 #include "config.h"
 #include "gen/gen_kineto.h"
+#include "util/files.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <zlib.h>
 
 void
@@ -312,7 +312,7 @@ write_rank(const char *path, const gen_kineto_opts *o, int rank)
 int
 gen_kineto(const char *outdir, const gen_kineto_opts *o)
 {
-	if (mkdir(outdir, 0755) != 0 && errno != EEXIST) {
+	if (util_mkdir_p(outdir, 0755) != 0) {
 		msg_warn(outdir, "cannot create: %s", strerror(errno));
 		return -1;
 	}

@@ -4,7 +4,6 @@
 #include "config.h"
 #include "load/trace_json_int.h"
 #include "load/load_int.h"
-#include "util/gzin.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 
@@ -79,14 +78,15 @@ event_args(const char *path, const json_state *ix, uint64_t ordinal, load_arg_fn
 		fn(ctx, "arguments", strerror(errno));
 		return -1;
 	}
-	int gz = gzin_fd_is_gzip(fd);
+	json_in in;
+	json_in_open(&in, fd);
 	args_req q = {ordinal % EVIDX_STEP, fn, ctx, -1};
 	/* "[" and the file from the indexed event on, in windows that grow until the event is
 	 * in one (events are a few hundred bytes; a window ends mid-event quietly) */
 	for (size_t win = (size_t)1 << 20; q.fields < 0 && win <= ((size_t)256 << 20); win *= 4) {
 		unsigned char *buf = xmalloc(win + 1);
 		buf[0] = '[';
-		size_t got = json_input_pread(fd, gz, off, buf + 1, win);
+		size_t got = json_in_pread(&in, off, buf + 1, win);
 		jctx c;
 		json_ctx_init(&c, path, NULL);
 		c.b = buf;
@@ -100,7 +100,7 @@ event_args(const char *path, const json_state *ix, uint64_t ordinal, load_arg_fn
 		if (got < win)
 			break; /* the end of the file: it is not there */
 	}
-	close(fd);
+	json_in_close(&in);
 	if (q.fields < 0)
 		fn(ctx, "arguments", "not found again: the file changed since tl loaded it?");
 	return q.fields;
@@ -154,7 +154,8 @@ trace_json_events_args(const tl_rank *r, size_t source, const uint64_t *ordinals
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	int gz = gzin_fd_is_gzip(fd);
+	json_in in;
+	json_in_open(&in, fd);
 	size_t found = 0;
 	uint64_t *rel = xmalloc((n ? n : 1) * sizeof *rel);
 	for (size_t i = 0; i < n;) {
@@ -180,7 +181,7 @@ trace_json_events_args(const tl_rank *r, size_t source, const uint64_t *ordinals
 		     win *= 4) {
 			unsigned char *buf = xmalloc(win + 1);
 			buf[0] = '[';
-			size_t got = json_input_pread(fd, gz, off, buf + 1, win);
+			size_t got = json_in_pread(&in, off, buf + 1, win);
 			b.next = b.found = 0;
 			jctx c;
 			json_ctx_init(&c, path, NULL);
@@ -199,7 +200,7 @@ trace_json_events_args(const tl_rank *r, size_t source, const uint64_t *ordinals
 		i = j;
 	}
 	free(rel);
-	close(fd);
+	json_in_close(&in);
 	return (int)(found > INT32_MAX ? INT32_MAX : found);
 }
 

@@ -202,16 +202,32 @@ json_input_open(jctx *c)
 	return 0;
 }
 
-size_t
-json_input_pread(int fd, int gz, uint64_t off, unsigned char *buf, size_t len)
+void
+json_in_open(json_in *in, int fd)
 {
-	if (gz) {
-		ssize_t k = gzin_pread(fd, off, buf, len, gzin_limit());
-		return k > 0 ? (size_t)k : 0;
+	memset(in, 0, sizeof *in);
+	in->fd = fd;
+	in->gz = fd >= 0 && gzin_fd_is_gzip(fd);
+}
+
+size_t
+json_in_pread(json_in *in, uint64_t off, unsigned char *buf, size_t len)
+{
+	if (in->gz) {
+		if (!in->inflated) {
+			in->inflated = 1;
+			if (gzin_read_all(in->fd, gzin_limit(), &in->all, &in->nall, NULL, 0) != 0)
+				in->all = NULL;
+		}
+		if (in->all == NULL || off >= in->nall)
+			return 0;
+		size_t k = in->nall - (size_t)off < len ? in->nall - (size_t)off : len;
+		memcpy(buf, in->all + off, k);
+		return k;
 	}
 	size_t got = 0;
 	while (got < len) {
-		ssize_t k = pread(fd, buf + got, len - got, (off_t)(off + got));
+		ssize_t k = pread(in->fd, buf + got, len - got, (off_t)(off + got));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -219,6 +235,16 @@ json_input_pread(int fd, int gz, uint64_t off, unsigned char *buf, size_t len)
 		got += (size_t)k;
 	}
 	return got;
+}
+
+void
+json_in_close(json_in *in)
+{
+	free(in->all);
+	if (in->fd >= 0)
+		close(in->fd);
+	memset(in, 0, sizeof *in);
+	in->fd = -1;
 }
 
 void
