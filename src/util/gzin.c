@@ -49,6 +49,8 @@ gzin_limit(void)
 	const char *env = getenv("TL_GZIP_MAX");
 	if (env != NULL && *env) {
 		unsigned long long v = text_parse_size(env);
+		if (v > (uint64_t)SIZE_MAX / 2)
+			v = (uint64_t)SIZE_MAX / 2; /* "no limit": what an allocation can be */
 		if (v > 0)
 			return v;
 	}
@@ -219,6 +221,8 @@ gzin_read_all(int fd, uint64_t limit, unsigned char **out, size_t *n, char *err,
 {
 	*out = NULL;
 	*n = 0;
+	if (limit > (uint64_t)SIZE_MAX / 2)
+		limit = (uint64_t)SIZE_MAX / 2;
 	grow g = {limit};
 	/* the trailer's size when it is believable (a single member of under 4 GiB), so that
 	 * the usual file is read into one allocation of its size */

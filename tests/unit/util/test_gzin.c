@@ -157,6 +157,14 @@ main(void)
 	CHECK(gzin_limit() == TL_GZIP_MAX_DEFAULT, "the default limit");
 	setenv("TL_GZIP_MAX", "64M", 1);
 	CHECK(gzin_limit() == (uint64_t)64 << 20, "TL_GZIP_MAX=64M");
+	setenv("TL_GZIP_MAX", "99999999999999999999999", 1);
+	CHECK(gzin_limit() == (uint64_t)SIZE_MAX / 2,
+	      "a TL_GZIP_MAX past 2^64: as large as can be");
+	fd = file_of(dir, "one-again.json.gz", gz, gn);
+	CHECK(gzin_read_all(fd, gzin_limit(), &out, &got, err, sizeof err) == 0 && got == n,
+	      "and a file reads under it");
+	free(out);
+	close(fd);
 	setenv("TL_GZIP_MAX", "nonsense", 1);
 	CHECK(gzin_limit() == TL_GZIP_MAX_DEFAULT, "a TL_GZIP_MAX that is no size: the default");
 	free(zeros);
