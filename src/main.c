@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cjson/cJSON.h>
 #include <curses.h>
@@ -698,8 +699,8 @@ version(void)
 #else
 	printf("dynamic %s build\n", TL_HOST_CPU);
 #endif
-	printf("%s, SQLite %s, PCRE2 %s, cJSON %s\n", curses_version(), sqlite3_libversion(), pcre2,
-	       cJSON_Version());
+	printf("%s, SQLite %s, PCRE2 %s, cJSON %s, zlib %s\n", curses_version(),
+	       sqlite3_libversion(), pcre2, cJSON_Version(), zlibVersion());
 }
 
 /* Whether cmd takes the option of getopt value ch. */
