@@ -220,7 +220,6 @@ write_rank(const char *path, const gen_kineto_opts *o, int rank)
 	for (int s = 0; s < o->nsteps; s++) {
 		int64_t step_start = t;
 		t += 200000;
-		int64_t hstep = step_start + 10000;
 		for (int rnd = 0; rnd < o->rounds; rnd++)
 			for (size_t p = 0; p < NPLAN; p++) {
 				const struct plan *pl = &plan[p];
@@ -287,7 +286,6 @@ write_rank(const char *path, const gen_kineto_opts *o, int rank)
 				}
 				t = end + 10000;
 			}
-		(void)hstep;
 		t += 100000;
 		kw_event(
 		    &w,

@@ -27,8 +27,6 @@ import gzip, json, sys, glob, collections, decimal
 def norm(s):
     """The collective a name or "Collective name" says (our own reading of the spellings)."""
     k = ''.join(ch for ch in s.split('(')[0].lower() if ch.isalpha())
-    for p in ('nccl', 'gloo', 'cd'):  # "nccl:", "gloo:", "c10d::" leave these letters
-        pass
     words = [('alltoall', 'all_to_all'), ('allreduce', 'allreduce'), ('allgather', 'allgather'),
              ('reducescatter', 'reduce_scatter'), ('broadcast', 'broadcast'),
              ('barrier', 'barrier'), ('sendrecv', 'sendrecv'), ('send', 'send'),
