@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cjson/cJSON.h>
 #include <curses.h>
@@ -218,8 +219,9 @@ command_help(FILE *f, const command *cmd)
 		    "\nPATH is a profile directory (walked up to 10 levels deep) or a single "
 		    "file: a\n"
 		    ".db (torch_npu, MindSpore, msprof's msprof_*.db, CANN 7.0's report_*.db), a\n"
-		    "trace_view.json (any version, any name), a Kineto or legacy PyTorch\n"
-		    "trace; older layouts too: msprof's per-iteration export (CANN <= 7:\n"
+		    "trace_view.json (any version, any name), a Kineto or legacy PyTorch trace\n"
+		    "(a *.json.gz is read compressed, at most TL_GZIP_MAX=SIZE inflated, default\n"
+		    "4G); older layouts too: msprof's per-iteration export (CANN <= 7:\n"
 		    "PROF_*/device_N/timeline/msprof_N_MODEL_ITER.json, a rank per device) and\n"
 		    "MindSpore 1.x timelines (ascend_timeline_display_RANK.json with its\n"
 		    "step_trace_raw_RANK_detail_time.csv). A trace without device work (CPU-only)\n"
@@ -760,8 +762,8 @@ version(void)
 #else
 	printf("dynamic %s build\n", TL_HOST_CPU);
 #endif
-	printf("%s, SQLite %s, PCRE2 %s, cJSON %s\n", curses_version(), sqlite3_libversion(), pcre2,
-	       cJSON_Version());
+	printf("%s, SQLite %s, PCRE2 %s, cJSON %s, zlib %s\n", curses_version(),
+	       sqlite3_libversion(), pcre2, cJSON_Version(), zlibVersion());
 }
 
 /* Whose cache files the command reads besides the user's own: --trust-cache, else

@@ -3,6 +3,7 @@
 #include "util/xalloc.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,79 @@ coll_op_type(const char *name, char *out, size_t len)
 	out[n] = '\0';
 }
 
+const char *
+coll_type_str(const char *name)
+{
+	/* lower case, without separators and digits, after a library's prefix */
+	char k[160];
+	size_t n = 0;
+	const char *s = name;
+	if (strncmp(s, "nccl:", 5) == 0 || strncmp(s, "gloo:", 5) == 0)
+		s += 5;
+	else if (strncmp(s, "c10d::", 6) == 0)
+		s += 6;
+	for (; *s && *s != '(' && n + 1 < sizeof k; s++)
+		if (isalpha((unsigned char)*s))
+			k[n++] = (char)tolower((unsigned char)*s);
+	k[n] = '\0';
+	static const struct {
+		const char *key, *type;
+	} words[] = {
+	    /* the longer words first: "reducescatter" before "reduce" and "scatter" */
+	    {"alltoall", "all_to_all"},
+	    {"allreduce", "allreduce"},
+	    {"allgather", "allgather"},
+	    {"reducescatter", "reduce_scatter"},
+	    {"broadcast", "broadcast"},
+	    {"barrier", "barrier"},
+	    {"batchsendrecv", "sendrecv"},
+	    {"sendrecv", "sendrecv"},
+	    {"send", "send"},
+	    {"receive", "recv"},
+	    {"recv", "recv"},
+	    {"reduce", "reduce"},
+	    {"gather", "gather"},
+	    {"scatter", "scatter"},
+	};
+	const char *ty = "";
+	size_t at = SIZE_MAX;
+	/* the word that comes first ("ncclKernel_AllReduce_..._Sum" is an allreduce; the
+	 * lists order ties) */
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		const char *p = strstr(k, words[i].key);
+		if (p != NULL && (size_t)(p - k) < at) {
+			at = (size_t)(p - k);
+			ty = words[i].type;
+		}
+	}
+	return ty;
+}
+
+void
+coll_type_norm(const char *name, char *out, size_t len)
+{
+	if (len > 0)
+		snprintf(out, len, "%s", coll_type_str(name));
+}
+
+int
+coll_type_p2p(const char *type)
+{
+	if (strcmp(type, "send") == 0)
+		return 1;
+	if (strcmp(type, "recv") == 0)
+		return 2;
+	if (strcmp(type, "sendrecv") == 0)
+		return 3;
+	static const char *const coll[] = {"allreduce", "allgather",  "reduce_scatter",
+	                                   "broadcast", "all_to_all", "barrier",
+	                                   "reduce",    "gather",     "scatter"};
+	for (size_t i = 0; i < sizeof coll / sizeof *coll; i++)
+		if (strcmp(type, coll[i]) == 0)
+			return 0;
+	return -1;
+}
+
 static int
 has_ci(const char *s, const char *w)
 {
@@ -45,11 +119,27 @@ coll_p2p_kind(const char *name)
 	return send ? 1 : recv ? 2 : 0;
 }
 
+static const char *
+etype(const tl_coll_entry *e)
+{
+	return e->type != NULL ? e->type : "";
+}
+
+/* Point-to-point by the entry's type when the profile gave one, else by its name. */
+static int
+entry_p2p(const tl_coll_entry *e)
+{
+	int k = *etype(e) ? coll_type_p2p(etype(e)) : -1;
+	return k >= 0 ? k : coll_p2p_kind(e->name);
+}
+
 static int
 cmp_entry(const void *a, const void *b)
 {
 	const tl_coll_entry *x = a, *y = b;
 	int c = strcmp(x->group, y->group);
+	if (c == 0)
+		c = strcmp(etype(x), etype(y));
 	if (c == 0)
 		c = strcmp(x->name, y->name);
 	if (c != 0)
@@ -72,6 +162,8 @@ cmp_occ(const void *a, const void *b)
 {
 	const occ *x = a, *y = b;
 	int c = strcmp(x->e->group, y->e->group);
+	if (c == 0)
+		c = strcmp(etype(x->e), etype(y->e));
 	if (c == 0)
 		c = strcmp(x->e->name, y->e->name);
 	if (c != 0)
@@ -110,13 +202,14 @@ coll_match(tl_coll_entry *v, size_t n, tl_coll **out)
 	occ *o = xreallocarray(NULL, n, sizeof *o);
 	size_t no = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (coll_p2p_kind(v[i].name) != 0)
+		if (entry_p2p(&v[i]) != 0)
 			continue;
 		size_t k = 0;
 		if (no > 0) {
 			const tl_coll_entry *p = o[no - 1].e;
 			if (p->rank == v[i].rank && p->step == v[i].step &&
-			    strcmp(p->name, v[i].name) == 0 && strcmp(p->group, v[i].group) == 0)
+			    strcmp(p->name, v[i].name) == 0 && strcmp(p->group, v[i].group) == 0 &&
+			    strcmp(etype(p), etype(&v[i])) == 0)
 				k = o[no - 1].k + 1;
 		}
 		o[no++] = (occ){&v[i], k};
@@ -129,10 +222,17 @@ coll_match(tl_coll_entry *v, size_t n, tl_coll **out)
 		size_t j = i + 1;
 		while (j < no && o[j].k == o[i].k && o[j].e->step == o[i].e->step &&
 		       strcmp(o[j].e->name, o[i].e->name) == 0 &&
-		       strcmp(o[j].e->group, o[i].e->group) == 0)
+		       strcmp(o[j].e->group, o[i].e->group) == 0 &&
+		       strcmp(etype(o[j].e), etype(o[i].e)) == 0)
 			j++;
 		tl_coll x = {.group = o[i].e->group, .name = o[i].e->name, .step = o[i].e->step};
-		coll_op_type(x.name, x.op_type, sizeof x.op_type);
+		if (*etype(o[i].e))
+			snprintf(x.op_type, sizeof x.op_type, "%s", etype(o[i].e));
+		else
+			coll_type_norm(x.name, x.op_type, sizeof x.op_type);
+		x.named = strcmp(coll_type_str(x.name), x.op_type) == 0;
+		if (x.op_type[0] == '\0')
+			coll_op_type(x.name, x.op_type, sizeof x.op_type);
 		x.n = j - i;
 		x.ranks = xreallocarray(NULL, x.n, sizeof *x.ranks);
 		int64_t last = INT64_MIN, first = INT64_MAX;

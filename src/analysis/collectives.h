@@ -11,8 +11,11 @@
 /* One communication op on one rank. Strings are borrowed and must outlive the result. */
 typedef struct tl_coll_entry {
 	int rank;
+	size_t ri;          /* the rank's index in the trace */
 	const char *group;  /* group name ("" when none) */
 	const char *name;   /* op name as in the profile: "hcom_allReduce__865_0_1" */
+	const char *type;   /* the normalised collective ("allreduce", coll_type_norm), NULL or ""
+	                       when the profile does not say: then the name's */
 	int64_t step;       /* STEP_TIME id, -1 */
 	int64_t start, end; /* ns */
 } tl_coll_entry;
@@ -26,7 +29,10 @@ typedef struct tl_coll_arrival {
 
 typedef struct tl_coll {
 	const char *group, *name; /* borrowed from the entries */
-	char op_type[64];         /* the name without its trailing _N parts: "hcom_allReduce_" */
+	char op_type[64]; /* the normalised collective ("allreduce", coll_type_norm), else the
+	                     name without its trailing _N parts */
+	int named;        /* the name says the type ("hcom_allReduce_..."), not only the profile's
+	                     args or the call that launched it ("ncclDevKernel_Generic") */
 	int64_t step;
 	size_t index;           /* order of the instance in its group, by first arrival */
 	tl_coll_arrival *ranks; /* by rank; owned */
@@ -39,6 +45,20 @@ typedef struct tl_coll {
 /* The op type of an op name: the name without trailing "_<digits>" parts
  * ("hcom_allReduce__865_0_1" -> "hcom_allReduce_"), as COMMUNICATION_OP.opType names it. */
 void coll_op_type(const char *name, char *out, size_t len);
+/* The collective an op, kernel or call name says, by the names every library gives it:
+ * "allreduce", "allgather", "reduce_scatter", "broadcast", "all_to_all", "send", "recv",
+ * "sendrecv" (a batch of both), "barrier", "reduce", "gather", "scatter"; "" when it says none
+ * ("ncclDevKernel_Generic", NCCL 2.19's one kernel for all). Reads NCCL kernels
+ * ("ncclKernel_AllReduce_RING_LL_Sum_float", "ncclDevKernel_AllGather_RING_LL"), RCCL's, torch's
+ * calls and "Collective name" args ("nccl:all_reduce", "_allgather_base", "all_to_allv",
+ * "c10d::allreduce_"), HCCL ops and kernels ("hcom_allReduce__865_0_1", "HcclAllreduce",
+ * "hcom_receive_", "hcom_alltoallv_"). */
+void coll_type_norm(const char *name, char *out, size_t len);
+/* The same as a string of static storage. */
+const char *coll_type_str(const char *name);
+/* Whether a normalised type is point-to-point: as coll_p2p_kind; -1 when type is none of the
+ * normalised names. */
+int coll_type_p2p(const char *type);
 /* Whether an op name is a point-to-point send or receive (1 send, 2 receive, 0 neither). */
 int coll_p2p_kind(const char *name);
 

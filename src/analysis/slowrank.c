@@ -181,6 +181,74 @@ cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static void judge_recs(const tl_trace *tr, op_rec *v, size_t n, tl_slow_result *res);
+
+static int
+cmp_entry_call(const void *a, const void *b)
+{
+	const tl_coll_entry *x = *(const tl_coll_entry *const *)a,
+	                    *y = *(const tl_coll_entry *const *)b;
+	if (x->ri != y->ri)
+		return x->ri < y->ri ? -1 : 1;
+	int c = strcmp(x->group, y->group);
+	if (c == 0)
+		c = strcmp(x->name, y->name);
+	if (c == 0)
+		c = strcmp(x->type ? x->type : "", y->type ? y->type : "");
+	if (c != 0)
+		return c;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+void
+slowrank_votes_entries(const tl_trace *tr, const tl_coll_entry *e, size_t n, tl_slow_result *res)
+{
+	memset(res, 0, sizeof *res);
+	const tl_coll_entry **s = xreallocarray(NULL, n ? n : 1, sizeof *s);
+	for (size_t i = 0; i < n; i++)
+		s[i] = &e[i];
+	if (n > 1)
+		qsort(s, n, sizeof *s, cmp_entry_call);
+	op_rec *v = NULL;
+	size_t nv = 0, cap = 0, kcap = 0;
+	for (size_t i = 0; i < n;) {
+		/* the run of one name in one group on one rank */
+		size_t j = i + 1;
+		while (j < n && s[j]->ri == s[i]->ri && strcmp(s[j]->group, s[i]->group) == 0 &&
+		       strcmp(s[j]->name, s[i]->name) == 0)
+			j++;
+		size_t k = 0;
+		for (size_t m = i; m < j; m++) {
+			const tl_coll_entry *x = s[m];
+			const char *ty = x->type ? x->type : "";
+			int p2p = *ty ? coll_type_p2p(ty) : -1;
+			if (p2p > 0 || (p2p < 0 && (strstr(x->name, "send") != NULL ||
+			                            strstr(x->name, "receive") != NULL)))
+				continue;
+			const char *op = x->name;
+			if (j - i > 1) { /* not a call of its own: the k-th of its type */
+				if (m > i && strcmp(ty, s[m - 1]->type ? s[m - 1]->type : "") != 0)
+					k = 0;
+				char *key = xasprintf("%s #%zu %s", *ty ? ty : "op", k++, x->name);
+				VEC_PUSH(res->keys, res->nkeys, kcap, key);
+				op = key;
+			}
+			op_rec r = {util_hash_str(x->group),
+			            util_hash_str(op),
+			            x->group,
+			            op,
+			            x->ri,
+			            nv,
+			            x->start,
+			            x->end - x->start};
+			VEC_PUSH(v, nv, cap, r);
+		}
+		i = j;
+	}
+	free(s);
+	judge_recs(tr, v, nv, res);
+}
+
 void
 slowrank_votes(const tl_trace *tr, tl_slow_result *res)
 {
@@ -213,6 +281,13 @@ slowrank_votes(const tl_trace *tr, tl_slow_result *res)
 			}
 		}
 	}
+	judge_recs(tr, v, n, res);
+}
+
+/* Groups the records by group and op, judges each aligned op's durations; frees v. */
+static void
+judge_recs(const tl_trace *tr, op_rec *v, size_t n, tl_slow_result *res)
+{
 	if (n > 1)
 		qsort(v, n, sizeof *v, cmp_rec);
 	unsigned *votes = xcalloc(tr->nranks ? tr->nranks : 1, sizeof *votes);
@@ -293,6 +368,9 @@ slowrank_votes(const tl_trace *tr, tl_slow_result *res)
 void
 slowrank_free(tl_slow_result *res)
 {
+	for (size_t i = 0; i < res->nkeys; i++)
+		free(res->keys[i]);
+	free(res->keys);
 	free(res->v);
 	free(res->ops);
 	memset(res, 0, sizeof *res);

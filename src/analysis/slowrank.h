@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/collectives.h"
 #include "model/trace.h"
 
 /* The outliers of one instance's durations t[0..n) (in rank order): for n <= 100 a one-sided
@@ -36,9 +37,17 @@ typedef struct tl_slow_result {
 	size_t nops;
 	size_t instances;      /* collective instances examined */
 	size_t groups_dropped; /* groups left out as not aligned */
+	char **keys;           /* the per-call op names made up (below), owned */
+	size_t nkeys;
 } tl_slow_result;
 
 void slowrank_votes(const tl_trace *, tl_slow_result *out);
+/* The same over communication ops given as entries (e[k].ri: the rank's index in the trace),
+ * with their group and normalised type from the profile where it has them. An op name that
+ * occurs more than once in a group on a rank (NCCL's ncclDevKernel_Generic: one kernel name for
+ * every call) is no call of its own: its k-th occurrence of a type is, named "TYPE #k NAME". */
+void slowrank_votes_entries(const tl_trace *, const tl_coll_entry *e, size_t n,
+                            tl_slow_result *out);
 void slowrank_free(tl_slow_result *);
 
 #endif

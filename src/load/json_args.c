@@ -78,21 +78,15 @@ event_args(const char *path, const json_state *ix, uint64_t ordinal, load_arg_fn
 		fn(ctx, "arguments", strerror(errno));
 		return -1;
 	}
+	json_in in;
+	json_in_open(&in, fd);
 	args_req q = {ordinal % EVIDX_STEP, fn, ctx, -1};
 	/* "[" and the file from the indexed event on, in windows that grow until the event is
 	 * in one (events are a few hundred bytes; a window ends mid-event quietly) */
 	for (size_t win = (size_t)1 << 20; q.fields < 0 && win <= ((size_t)256 << 20); win *= 4) {
 		unsigned char *buf = xmalloc(win + 1);
 		buf[0] = '[';
-		size_t got = 0;
-		while (got < win) {
-			ssize_t k = pread(fd, buf + 1 + got, win - got, (off_t)(off + got));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			got += (size_t)k;
-		}
+		size_t got = json_in_pread(&in, off, buf + 1, win);
 		jctx c;
 		json_ctx_init(&c, path, NULL);
 		c.b = buf;
@@ -106,7 +100,7 @@ event_args(const char *path, const json_state *ix, uint64_t ordinal, load_arg_fn
 		if (got < win)
 			break; /* the end of the file: it is not there */
 	}
-	close(fd);
+	json_in_close(&in);
 	if (q.fields < 0)
 		fn(ctx, "arguments", "not found again: the file changed since tl loaded it?");
 	return q.fields;
@@ -160,6 +154,8 @@ trace_json_events_args(const tl_rank *r, size_t source, const uint64_t *ordinals
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	json_in in;
+	json_in_open(&in, fd);
 	size_t found = 0;
 	uint64_t *rel = xmalloc((n ? n : 1) * sizeof *rel);
 	for (size_t i = 0; i < n;) {
@@ -185,15 +181,7 @@ trace_json_events_args(const tl_rank *r, size_t source, const uint64_t *ordinals
 		     win *= 4) {
 			unsigned char *buf = xmalloc(win + 1);
 			buf[0] = '[';
-			size_t got = 0;
-			while (got < win) {
-				ssize_t k = pread(fd, buf + 1 + got, win - got, (off_t)(off + got));
-				if (k < 0 && errno == EINTR)
-					continue;
-				if (k <= 0)
-					break;
-				got += (size_t)k;
-			}
+			size_t got = json_in_pread(&in, off, buf + 1, win);
 			b.next = b.found = 0;
 			jctx c;
 			json_ctx_init(&c, path, NULL);
@@ -212,7 +200,7 @@ trace_json_events_args(const tl_rank *r, size_t source, const uint64_t *ordinals
 		i = j;
 	}
 	free(rel);
-	close(fd);
+	json_in_close(&in);
 	return (int)(found > INT32_MAX ? INT32_MAX : found);
 }
 

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "load/trace_json_int.h"
 #include "load/load_int.h"
+#include "util/gzin.h"
 #include "util/msg.h"
 #include "util/strpool.h"
 #include "util/u64map.h"
@@ -142,6 +143,26 @@ json_input_open(jctx *c)
 	}
 	c->n = (size_t)st.st_size;
 	c->pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	if (gzin_fd_is_gzip(fd)) {
+		/* a compressed trace: inflated into memory, bounded, then read as any other */
+		unsigned char *buf;
+		char err[200];
+		if (gzin_read_all(fd, gzin_limit(), &buf, &c->n, err, sizeof err) != 0) {
+			msg_warn(c->path, "%s; skipped", err);
+			close(fd);
+			c->n = 0;
+			c->b = NULL;
+			return -1;
+		}
+		close(fd);
+		c->gz = 1;
+		c->b = buf;
+		if (c->n == 0) { /* json_ctx_free frees no empty input */
+			free(buf);
+			c->b = (const unsigned char *)"";
+		}
+		return 0;
+	}
 	if (c->n == 0) {
 		close(fd);
 		c->b = (const unsigned char *)"";
@@ -179,6 +200,51 @@ json_input_open(jctx *c)
 	close(fd);
 	c->b = buf;
 	return 0;
+}
+
+void
+json_in_open(json_in *in, int fd)
+{
+	memset(in, 0, sizeof *in);
+	in->fd = fd;
+	in->gz = fd >= 0 && gzin_fd_is_gzip(fd);
+}
+
+size_t
+json_in_pread(json_in *in, uint64_t off, unsigned char *buf, size_t len)
+{
+	if (in->gz) {
+		if (!in->inflated) {
+			in->inflated = 1;
+			if (gzin_read_all(in->fd, gzin_limit(), &in->all, &in->nall, NULL, 0) != 0)
+				in->all = NULL;
+		}
+		if (in->all == NULL || off >= in->nall)
+			return 0;
+		size_t k = in->nall - (size_t)off < len ? in->nall - (size_t)off : len;
+		memcpy(buf, in->all + off, k);
+		return k;
+	}
+	size_t got = 0;
+	while (got < len) {
+		ssize_t k = pread(in->fd, buf + got, len - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	return got;
+}
+
+void
+json_in_close(json_in *in)
+{
+	free(in->all);
+	if (in->fd >= 0)
+		close(in->fd);
+	memset(in, 0, sizeof *in);
+	in->fd = -1;
 }
 
 void

@@ -25,6 +25,7 @@
 #include "load/trace_json_int.h"
 #include "load/load_int.h"
 #include "model/mstx.h"
+#include "util/gzin.h"
 #include "util/msg.h"
 #include "util/strpool.h"
 #include "util/u64map.h"
@@ -284,8 +285,22 @@ trace_json_overlap_lengths(const char *path, int64_t ns[4])
 static uint64_t
 trace_json_estimate(const tl_source *src, int view)
 {
-	return (uint64_t)((double)(src->size > 0 ? src->size : 0) *
-	                  (view ? JSON_BYTE_VIEW : JSON_BYTE_SUMMARY));
+	uint64_t bytes = src->size > 0 ? (uint64_t)src->size : 0, held = 0;
+	size_t pl = strlen(src->path);
+	int fd = pl > 3 && strcmp(src->path + pl - 3, ".gz") == 0
+	             ? open(src->path, O_RDONLY | O_CLOEXEC)
+	             : -1;
+	if (fd >= 0) {
+		if (gzin_fd_is_gzip(fd)) {
+			/* inflated into memory while it loads: the trailer's size when it is
+			 * believable, else ten times the file (JSON compresses about so) */
+			uint64_t hint = gzin_size_hint(fd);
+			bytes = hint > bytes ? hint : bytes * 10;
+			held = bytes;
+		}
+		close(fd);
+	}
+	return held + (uint64_t)((double)bytes * (view ? JSON_BYTE_VIEW : JSON_BYTE_SUMMARY));
 }
 
 /* The model cache keeps a source's event index: its offsets as they are. */

@@ -217,6 +217,7 @@ struct jctx {
 	const unsigned char *b;
 	size_t n;
 	int mapped;
+	int gz;         /* b holds the file inflated (a .json.gz), malloc'd */
 	size_t dropped; /* pages below this offset were given back */
 	size_t pagesz;
 	int pass;
@@ -391,9 +392,24 @@ extern const char *const json_problem_text[PR__N];
 int json_scan_event(const unsigned char *b, size_t n, size_t i, jevent *ev);
 
 /* json_ctx.c */
-/* Opens c->path: mapped read-only (or read whole with TL_JSON_NO_MMAP). Returns -1 after one
- * line saying why it cannot. */
+/* Opens c->path: mapped read-only (or read whole with TL_JSON_NO_MMAP; a gzip file inflated
+ * into memory, at most gzin_limit() bytes). Returns -1 after one line saying why it cannot. */
 int json_input_open(jctx *c);
+/* A trace opened again to read events at their offsets (json_args.c): plain, read where asked;
+ * gzip, inflated whole on the first read (bounded by gzin_limit()) and read from memory, so that
+ * many reads cost one inflate. */
+typedef struct json_in {
+	int fd;
+	int gz;
+	int inflated;       /* tried: all / nall hold the stream (all NULL: it could not) */
+	unsigned char *all; /* the inflated stream */
+	size_t nall;
+} json_in;
+void json_in_open(json_in *in, int fd);
+/* Up to len bytes from offset off (of the inflated stream for gzip). Returns the count read. */
+size_t json_in_pread(json_in *in, uint64_t off, unsigned char *buf, size_t len);
+/* Frees what it holds and closes the file. */
+void json_in_close(json_in *in);
 /* A walk's context for the file at path (r: the rank it loads into, or NULL); json_ctx_free
  * releases it and the input. */
 void json_ctx_init(jctx *c, const char *path, tl_rank *r);

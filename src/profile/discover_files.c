@@ -3,6 +3,7 @@
 #include "config.h"
 #include "profile/discover_int.h"
 #include "profile/discover.h"
+#include "util/gzin.h"
 #include "util/json_lex.h"
 #include "util/msg.h"
 #include "util/text.h"
@@ -205,6 +206,24 @@ disc_json_peek_file(const char *path, json_peek *pk)
 	if (buf == NULL) {
 		msg_warn(path, "cannot read: %s", strerror(errno));
 		return -1;
+	}
+	if (gzin_magic((const unsigned char *)buf, n)) {
+		/* a .json.gz: the start of what it inflates to (to its first damage) */
+		free(buf);
+		buf = xmalloc(DISCOVER_PEEK + 1);
+		int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		ssize_t k =
+		    fd >= 0 ? gzin_pread(fd, 0, (unsigned char *)buf, DISCOVER_PEEK, gzin_limit())
+		            : -1;
+		if (fd >= 0)
+			close(fd);
+		if (k <= 0) {
+			msg_warn(path, "not readable gzip data (damaged at its start?)");
+			free(buf);
+			return -1;
+		}
+		n = (size_t)k;
+		buf[n] = '\0';
 	}
 	const char *p = buf, *end = buf + n;
 	if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)

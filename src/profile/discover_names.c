@@ -265,6 +265,18 @@ disc_msmonitor_match(const char *name, int *rank, int64_t *stamp)
 name_kind
 disc_name_classify(const char *name, int *rank)
 {
+	size_t len = strlen(name);
+	if (len > 3 && strcmp(name + len - 3, ".gz") == 0) {
+		/* a compressed trace (torch's use_gzip=True: *.pt.trace.json.gz): what the name
+		 * without ".gz" is, when that is a JSON timeline; the loader inflates it */
+		char plain[512];
+		if (len - 3 >= sizeof plain)
+			return NK_NONE;
+		memcpy(plain, name, len - 3);
+		plain[len - 3] = '\0';
+		name_kind k = disc_name_classify(plain, rank);
+		return k == NK_JSON || k == NK_TRACE_VIEW || k == NK_MSPROF_JSON ? k : NK_NONE;
+	}
 	const char *d;
 	int64_t stamp;
 	*rank = -1;

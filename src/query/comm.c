@@ -3,8 +3,9 @@
  * op (analysis/comm.c) and tagged with the step the model gave the op's lane slice. */
 #include "config.h"
 #include "load/load.h"
-#include "query/query.h"
+#include "query/session.h"
 #include "util/satint.h"
+#include "util/strpool.h"
 #include "util/u64map.h"
 #include "util/parallel.h"
 #include "util/xalloc.h"
@@ -77,6 +78,13 @@ tlq_comm(const tl_query *q, tl_comm_result *out)
 				                           : strpool_intern_cstr(d->pool, ty);
 				row.op_type = id != UINT32_MAX ? strpool_get(d->pool, id) : "";
 			}
+			/* the collective by its normalised name; the profile's own type stays for
+			 * the matrix summary's row names (msprof's) */
+			row.op_raw = row.op_type;
+			if (*coll_type_str(row.op_raw))
+				row.op_type = coll_type_str(row.op_raw);
+			else if (*coll_type_str(row.op_name))
+				row.op_type = coll_type_str(row.op_name);
 			row.group = strpool_get(d->pool, o->group);
 			uint32_t s;
 			if ((uint64_t)o->id <= UINT32_MAX &&
@@ -110,14 +118,58 @@ tlq_comm_free(tl_comm_result *c)
 
 /* ---- collective instances and P2P pairs, from the model's communication lanes ------------- */
 
+/* The normalised types of a rank's gathered communication ops ("allreduce" for
+ * "hcom_allReduce_", and what a Kineto trace's args or launching call say of an
+ * ncclDevKernel_Generic), interned in a pool of their own; ops indexed by (source, op id) as
+ * op_steps keys them. */
+typedef struct op_types {
+	const tl_comm_data *d;
+	tl_u64map ix;   /* (source << 32 | op id) -> op index */
+	tl_strpool *ty; /* the normalised types */
+	uint32_t *tyid; /* per op: its type in ty */
+} op_types;
+
 static void
-coll_entries(const tl_trace *tr, tl_coll_entry **v, size_t *n)
+op_types_init(op_types *o, const tl_comm_data *d)
+{
+	memset(o, 0, sizeof *o);
+	u64map_init(&o->ix);
+	if (d == NULL)
+		return;
+	o->d = d;
+	o->ty = strpool_new();
+	o->tyid = xreallocarray(NULL, d->nops ? d->nops : 1, sizeof *o->tyid);
+	for (size_t i = 0; i < d->nops; i++) {
+		const tl_comm_op *op = &d->ops[i];
+		char t[64];
+		coll_type_norm(strpool_get(d->pool, op->type), t, sizeof t);
+		if (*t == '\0')
+			coll_type_norm(strpool_get(d->pool, op->name), t, sizeof t);
+		o->tyid[i] = strpool_intern_cstr(o->ty, t);
+		if ((uint64_t)op->id <= UINT32_MAX)
+			u64map_put(&o->ix, (uint64_t)op->source << 32 | (uint64_t)op->id, i);
+	}
+}
+
+static void
+op_types_free(op_types *o)
+{
+	u64map_free(&o->ix);
+	if (o->ty != NULL)
+		strpool_free(o->ty);
+	free(o->tyid);
+}
+
+static void
+coll_entries(const tl_trace *tr, tl_coll_entry **v, size_t *n, op_types *ot)
 {
 	size_t cap = 0;
 	*v = NULL;
 	*n = 0;
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
 		const tl_rank *r = tr->ranks[ri];
+		op_types *o = &ot[ri];
+		op_types_init(o, r->comm);
 		for (size_t k = 0; k < r->ntracks; k++) {
 			const tl_track *t = r->tracks[k];
 			if (t->kind != TL_LANE_COMM)
@@ -126,15 +178,50 @@ coll_entries(const tl_trace *tr, tl_coll_entry **v, size_t *n)
 			for (size_t i = 0; i < t->n; i++) {
 				uint16_t s = t->step ? t->step[i] : r->nsteps == 1 ? 0 : TL_NO_STEP;
 				tl_coll_entry e = {.rank = r->rank,
+				                   .ri = ri,
 				                   .group = group,
 				                   .name = strpool_get(r->pool, t->v[i].name),
 				                   .step = s < r->nsteps ? r->steps[s].id : -1,
 				                   .start = t->v[i].start,
 				                   .end = t->v[i].end};
+				uint32_t x;
+				if (o->d != NULL &&
+				    u64map_get(&o->ix, (uint64_t)t->source << 32 | t->v[i].arg,
+				               &x) &&
+				    x < o->d->nops) {
+					/* the op's own type and group (a process group's name
+					 * where the trace gives one: streams differ between
+					 * ranks) */
+					const tl_comm_op *op = &o->d->ops[x];
+					e.type = strpool_get(o->ty, o->tyid[x]);
+					const char *g = strpool_get(o->d->pool, op->group);
+					if (*g)
+						e.group = g;
+				}
 				VEC_PUSH(*v, *n, cap, e);
 			}
 		}
 	}
+}
+
+size_t
+tlq_coll_entries(const tl_trace *tr, tl_coll_entry **v, void **keep)
+{
+	size_t n;
+	op_types *ot = xcalloc(tr->nranks ? tr->nranks : 1, sizeof *ot);
+	coll_entries(tr, v, &n, ot);
+	*keep = ot;
+	return n;
+}
+
+void
+tlq_coll_entries_free(const tl_trace *tr, tl_coll_entry *v, void *keep)
+{
+	op_types *ot = keep;
+	for (size_t i = 0; i < tr->nranks; i++)
+		op_types_free(&ot[i]);
+	free(ot);
+	free(v);
 }
 
 void
@@ -143,10 +230,10 @@ tlq_collectives(const tl_query *q, tl_coll_result *out)
 	const tl_trace *tr = tlq_trace(q);
 	memset(out, 0, sizeof *out);
 	tl_coll_entry *v;
-	size_t n;
-	coll_entries(tr, &v, &n);
-	out->n = coll_match(v, n, &out->v);
-	free(v);
+	void *keep;
+	size_t n = tlq_coll_entries(tr, &v, &keep);
+	out->n = coll_match(v, n, &out->v); /* copies the types it keeps */
+	tlq_coll_entries_free(tr, v, keep);
 	/* P2P: the pairs the pipeline view draws, with who waited for whom */
 	tl_pp_link *l;
 	size_t nl = pipeline_p2p_pairs(tr, &l);
@@ -231,8 +318,8 @@ tlq_comm_matrix_summary(const tl_comm_result *c, tl_mx_row **out)
 	for (size_t i = 0; i < c->nops; i++) {
 		const tl_comm_row *o = &c->ops[i];
 		char ty[64];
-		if (*o->op_type && strcmp(o->op_type, "N/A") != 0)
-			snprintf(ty, sizeof ty, "%s", o->op_type);
+		if (*o->op_raw && strcmp(o->op_raw, "N/A") != 0)
+			snprintf(ty, sizeof ty, "%s", o->op_raw);
 		else
 			coll_op_type(o->op_name, ty, sizeof ty);
 		for (size_t k = o->link0; k < o->link0 + o->nlink; k++) {

@@ -4,11 +4,12 @@
 #include "config.h"
 #include "analysis/collectives.h"
 #include "load/load.h"
-#include "query/query.h"
+#include "query/session.h"
 #include "util/u64map.h"
 #include "util/parallel.h"
 #include "util/xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,17 +263,27 @@ tlq_comm_ops(const tl_query *q, tl_comm_op_row **out)
 	const tl_trace *tr = tlq_trace(q);
 	tl_comm_op_row *v = NULL;
 	size_t n = 0, cap = 0;
+	tl_coll_entry *ent;
+	void *keep;
+	size_t ne = tlq_coll_entries(tr, &ent, &keep);
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
 		const tl_rank *r = tr->ranks[ri];
 		comm_key *k = NULL;
 		size_t nk = 0, kcap = 0;
-		for (size_t t = 0; t < r->ntracks; t++) {
-			const tl_track *tk = r->tracks[t];
-			if (tk->kind != TL_LANE_COMM)
+		for (size_t t = 0; t < ne; t++) {
+			if (ent[t].ri != ri)
 				continue;
-			for (size_t i = 0; i < tk->n; i++) {
+			{
+				/* the collective by its normalised name (the profile's type or the
+				 * call behind an NCCL Generic kernel), else the name without its
+				 * trailing _N parts */
 				char ty[64];
-				coll_op_type(strpool_get(r->pool, tk->v[i].name), ty, sizeof ty);
+				if (ent[t].type != NULL && *ent[t].type)
+					snprintf(ty, sizeof ty, "%s", ent[t].type);
+				else
+					coll_type_norm(ent[t].name, ty, sizeof ty);
+				if (*ty == '\0')
+					coll_op_type(ent[t].name, ty, sizeof ty);
 				size_t x = 0;
 				while (x < nk && strcmp(k[x].type, ty) != 0)
 					x++;
@@ -281,7 +292,7 @@ tlq_comm_ops(const tl_query *q, tl_comm_op_row **out)
 					memcpy(z.type, ty, sizeof ty);
 					VEC_PUSH(k, nk, kcap, z);
 				}
-				VEC_PUSH(k[x].dur, k[x].n, k[x].cap, tk->v[i].end - tk->v[i].start);
+				VEC_PUSH(k[x].dur, k[x].n, k[x].cap, ent[t].end - ent[t].start);
 			}
 		}
 		for (size_t x = 0; x < nk; x++) {
@@ -293,6 +304,7 @@ tlq_comm_ops(const tl_query *q, tl_comm_op_row **out)
 		}
 		free(k);
 	}
+	tlq_coll_entries_free(tr, ent, keep);
 	if (n > 1)
 		qsort(v, n, sizeof *v, cmp_comm_row);
 	*out = v;

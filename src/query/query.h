@@ -346,7 +346,9 @@ int tlq_bubble_largest_between_steps(const tl_query *, size_t max, size_t i);
 typedef struct tl_comm_row {
 	int rank;            /* rank number */
 	const char *op_name; /* as in the profile: "hcom_allReduce__210_0_1" (borrowed) */
-	const char *op_type; /* "hcom_allReduce_", "" when the profile has none */
+	const char *op_type; /* the collective, normalised (coll_type_norm): "allreduce"; else
+	                        the profile's type, "" when it has none */
+	const char *op_raw;  /* the profile's own type: "hcom_allReduce_" */
 	const char *group;   /* group name, "" when none */
 	int64_t step;        /* STEP_TIME id of the op's launch, -1 */
 	int64_t start;       /* ns */

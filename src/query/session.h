@@ -77,4 +77,10 @@ void tlq_per_rank(tl_query *, void (*fn)(tl_query *, size_t rank, void *arg), vo
 /* Builds the level of detail (model/lod.h) of every track that has none, ranks in parallel. */
 void tlq_lod_build(tl_query *);
 
+/* comm.c: every rank's communication ops as collective entries, with the group and normalised
+ * type of the rank's gathered communication table where it has one; free with
+ * tlq_coll_entries_free. */
+size_t tlq_coll_entries(const tl_trace *tr, tl_coll_entry **v, void **keep);
+void tlq_coll_entries_free(const tl_trace *tr, tl_coll_entry *v, void *keep);
+
 #endif

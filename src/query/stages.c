@@ -369,7 +369,12 @@ tlq_slow_ranks(const tl_query *cq)
 	tl_query *q = tlq_mut(cq);
 	pthread_mutex_lock(&q->lock);
 	if (!q->have_slow) {
-		slowrank_votes(q->tr, &q->slow);
+		tl_coll_entry *v;
+		void *keep;
+		size_t n = tlq_coll_entries(q->tr, &v, &keep);
+		slowrank_votes_entries(q->tr, v, n, &q->slow);
+		/* the result borrows groups and names from the ranks, not from the entries */
+		tlq_coll_entries_free(q->tr, v, keep);
 		q->have_slow = 1;
 	}
 	pthread_mutex_unlock(&q->lock);

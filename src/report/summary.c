@@ -1,6 +1,7 @@
 #include "config.h"
 #include "query/query.h"
 #include "report/report.h"
+#include "report/report_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -36,7 +37,8 @@ text_split(FILE *f, const tl_query *q, const tl_rank_steps *rs)
 			int64_t v[5] = {sp[k].step_ns, sp[k].memory_ns,
 			                sp[k].memory_not_overlapped_ns, sp[k].transmit_ns,
 			                sp[k].wait_ns};
-			fprintf(f, "%6d %8s", tr->ranks[i]->rank, step);
+			char rb[16];
+			fprintf(f, "%6s %8s", report_rank(rb, tr->ranks[i]->rank), step);
 			for (int c = 0; c < 5; c++) {
 				int64_t a = v[c] < 0 ? -v[c] : v[c];
 				fprintf(f, " %s%7" PRId64 ".%06" PRId64, v[c] < 0 ? "-" : " ",
@@ -74,10 +76,11 @@ report_summary_text(FILE *f, const tl_query *q)
 			 * mislead; the host collectives are the communication */
 			tl_overlap all;
 			tlq_overlap(r, INT64_MIN, INT64_MAX, &all);
+			char rb[16];
 			fprintf(f,
-			        "%6d %8s  no device activity (a CPU-only trace); host collectives "
+			        "%6s %8s  no device activity (a CPU-only trace); host collectives "
 			        "%" PRId64 ".%06" PRId64 " ms\n",
-			        r->rank, "-", all.communication / 1000000,
+			        report_rank(rb, r->rank), "-", all.communication / 1000000,
 			        all.communication % 1000000);
 			n = 0;
 		}
@@ -90,7 +93,8 @@ report_summary_text(FILE *f, const tl_query *q)
 			int64_t v[6] = {so[k].o.computing,  so[k].o.communication,
 			                so[k].o.overlapped, so[k].o.comm_not_overlapped,
 			                so[k].o.free,       so[k].o.preparing};
-			fprintf(f, "%6d %8s", r->rank, step);
+			char rb[16];
+			fprintf(f, "%6s %8s", report_rank(rb, r->rank), step);
 			for (int c = 0; c < 6; c++) {
 				int64_t a = v[c] < 0 ? -v[c] : v[c];
 				fprintf(f, " %s%7" PRId64 ".%06" PRId64, v[c] < 0 ? "-" : " ",
@@ -149,7 +153,9 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 		const tl_step_overlap *so = rs[i].so;
 		const tl_step_split *sp = rs[i].sp;
 		size_t n = rs[i].n;
-		fprintf(f, "%s{\"rank\":%d,\"steps\":[", i ? "," : "", r->rank);
+		fprintf(f, "%s{\"rank\":", i ? "," : "");
+		report_json_rank(f, r->rank);
+		fprintf(f, ",\"steps\":[");
 		for (size_t k = 0; k < n; k++) {
 			const tl_overlap *o = &so[k].o;
 			fprintf(f,

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "query/query.h"
 #include "report/report.h"
+#include "report/report_int.h"
 #include "util/outbuf.h"
 #include "util/satint.h"
 #include "util/text.h"
@@ -82,8 +83,9 @@ text_times(FILE *f, const tl_comm_result *c)
 		}
 		char st[24], g[64], b[5][32];
 		text_sanitize(*v[i]->group ? v[i]->group : "-", g, sizeof g, 1);
-		fprintf(f, "%6d %8s %-22s %6zu", v[i]->rank, step_str(st, sizeof st, v[i]->step), g,
-		        k - i);
+		char rb[16];
+		fprintf(f, "%6s %8s %-22s %6zu", report_rank(rb, v[i]->rank),
+		        step_str(st, sizeof st, v[i]->step), g, k - i);
 		fprintf(f, " %14s", timefmt_ms(s[0], 6, b[0], sizeof b[0]));
 		if (measured == 0) { /* no sub-task recorded (a capture below Level1) */
 			fprintf(f, " %14s %14s %14s %14s %7s %7s\n", "-", "-", "-", "-", "-", "-");
@@ -122,10 +124,11 @@ text_bandwidth(FILE *f, const tl_comm_result *c)
 		for (int x = 0; x < TL_XPORT__COUNT; x++) {
 			if (!any[x])
 				continue;
-			char t[32];
-			fprintf(f, "%6d %-9s %9" PRIu64 ".%06" PRIu64 " %14s %10.4f\n",
-			        c->ops[i].rank, tl_xport_name[x], size[x] / 1000000,
-			        size[x] % 1000000, timefmt_ms(time[x], 6, t, sizeof t),
+			char t[32], rb[16];
+			fprintf(f, "%6s %-9s %9" PRIu64 ".%06" PRIu64 " %14s %10.4f\n",
+			        report_rank(rb, c->ops[i].rank), tl_xport_name[x],
+			        size[x] / 1000000, size[x] % 1000000,
+			        timefmt_ms(time[x], 6, t, sizeof t),
 			        time[x] > 0 ? (double)size[x] / (double)time[x] : 0.0);
 		}
 		i = k;
@@ -167,8 +170,9 @@ text_collectives(FILE *f, const tl_trace *tr, const tl_coll_result *c)
 			for (size_t k = 0; k < x->n; k++)
 				wait = sat_add(wait, x->ranks[k].wait);
 		}
-		char b[32];
-		fprintf(f, "%6d %8zu %16s\n", rank, last, timefmt_ms(wait, 6, b, sizeof b));
+		char b[32], rb[16];
+		fprintf(f, "%6s %8zu %16s\n", report_rank(rb, rank), last,
+		        timefmt_ms(wait, 6, b, sizeof b));
 	}
 	const tl_coll **v = malloc(multi * sizeof *v);
 	if (v == NULL)
@@ -182,10 +186,15 @@ text_collectives(FILE *f, const tl_trace *tr, const tl_coll_result *c)
 	fprintf(f, "\nWidest arrival spreads (ms: last arrival - first arrival)\n");
 	fprintf(f, "%8s %6s %14s %5s  %s\n", "step", "last", "skew", "ranks", "op");
 	for (size_t i = 0; i < show; i++) {
-		char st[24], b[32], nm[160];
-		fprintf(f, "%8s %6d %14s %5zu  %s\n", step_str(st, sizeof st, v[i]->step),
-		        v[i]->last_rank, timefmt_ms(v[i]->skew, 6, b, sizeof b), v[i]->n,
-		        text_sanitize(v[i]->name, nm, sizeof nm, 1));
+		char st[24], b[32], nm[160], ty[80], rb[16];
+		/* a name that does not say its collective (NCCL's ncclDevKernel_Generic) is
+		 * followed by the type its args or launch gave */
+		fprintf(f, "%8s %6s %14s %5zu  %s%s%s%s\n", step_str(st, sizeof st, v[i]->step),
+		        report_rank(rb, v[i]->last_rank), timefmt_ms(v[i]->skew, 6, b, sizeof b),
+		        v[i]->n, text_sanitize(v[i]->name, nm, sizeof nm, 1),
+		        v[i]->named ? "" : " (",
+		        v[i]->named ? "" : text_sanitize(v[i]->op_type, ty, sizeof ty, 1),
+		        v[i]->named ? "" : ")");
 	}
 	free(v);
 }
@@ -241,7 +250,7 @@ json_comm(tl_out *f, const tl_comm_result *c)
 		if (i)
 			out_char(f, ',');
 		out_lit(f, "{\"rank\":");
-		out_i64(f, o->rank);
+		report_out_rank(f, o->rank);
 		out_lit(f, ",\"op_name\":");
 		out_json_str(f, o->op_name);
 		out_lit(f, ",\"op_type\":");
@@ -296,7 +305,7 @@ json_bandwidth(tl_out *f, const tl_comm_result *c)
 				out_char(f, ',');
 			first = 0;
 			out_lit(f, "{\"rank\":");
-			out_i64(f, o->rank);
+			report_out_rank(f, o->rank);
 			out_lit(f, ",\"op_name\":");
 			out_json_str(f, o->op_name);
 			out_lit(f, ",\"group\":");
@@ -346,13 +355,13 @@ json_matrix(tl_out *f, const tl_comm_result *c)
 			out_lit(f, ",\"step\":");
 			out_i64(f, o->step);
 			out_lit(f, ",\"rank\":");
-			out_i64(f, o->rank);
+			report_out_rank(f, o->rank);
 			out_lit(f, ",\"op_name\":");
 			out_json_str(f, o->op_name);
 			out_lit(f, ",\"src_rank\":");
-			out_i64(f, l->src);
+			report_out_rank(f, l->src);
 			out_lit(f, ",\"dst_rank\":");
-			out_i64(f, l->dst);
+			report_out_rank(f, l->dst);
 			out_lit(f, ",\"transport\":\"");
 			out_str(f, tl_xport_name[l->src == l->dst ? TL_XPORT_LOCAL : l->xport]);
 			out_lit(f, "\",\"size_bytes\":");
@@ -390,7 +399,7 @@ json_collectives(tl_out *f, const tl_coll_result *c)
 			if (k)
 				out_char(f, ',');
 			out_lit(f, "{\"rank\":");
-			out_i64(f, x->ranks[k].rank);
+			report_out_rank(f, x->ranks[k].rank);
 			out_lit(f, ",\"arrive_ns\":");
 			out_i64(f, x->ranks[k].arrive);
 			out_lit(f, ",\"wait_ns\":");
@@ -400,7 +409,7 @@ json_collectives(tl_out *f, const tl_coll_result *c)
 			out_char(f, '}');
 		}
 		out_lit(f, "],\"last_rank\":");
-		out_i64(f, x->last_rank);
+		report_out_rank(f, x->last_rank);
 		out_lit(f, ",\"skew_ns\":");
 		out_i64(f, x->skew);
 		out_char(f, '}');
@@ -413,9 +422,9 @@ json_collectives(tl_out *f, const tl_coll_result *c)
 		out_lit(f, "{\"step\":");
 		out_i64(f, p->step);
 		out_lit(f, ",\"src_rank\":");
-		out_i64(f, p->src_rank);
+		report_out_rank(f, p->src_rank);
 		out_lit(f, ",\"dst_rank\":");
-		out_i64(f, p->dst_rank);
+		report_out_rank(f, p->dst_rank);
 		out_lit(f, ",\"send_start_ns\":");
 		out_i64(f, p->send_start);
 		out_lit(f, ",\"send_end_ns\":");
@@ -447,15 +456,15 @@ json_matrix_summary(tl_out *f, const tl_comm_result *c)
 		out_lit(f, ",\"step\":");
 		out_i64(f, v[i].step);
 		out_lit(f, ",\"rank\":");
-		out_i64(f, v[i].rank);
+		report_out_rank(f, v[i].rank);
 		out_lit(f, ",\"name\":");
 		out_json_str(f, v[i].name);
 		out_lit(f, ",\"op_name\":");
 		out_json_str(f, v[i].op_name);
 		out_lit(f, ",\"src_rank\":");
-		out_i64(f, v[i].src);
+		report_out_rank(f, v[i].src);
 		out_lit(f, ",\"dst_rank\":");
-		out_i64(f, v[i].dst);
+		report_out_rank(f, v[i].dst);
 		out_lit(f, ",\"transport\":\"");
 		out_str(f, tl_xport_name[v[i].xport]);
 		out_lit(f, "\",\"size_bytes\":");

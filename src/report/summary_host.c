@@ -3,6 +3,7 @@
 #include "config.h"
 #include "query/host.h"
 #include "report/report.h"
+#include "report/report_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -33,7 +34,8 @@ report_host_json(FILE *f, const tl_query *q)
 		tl_launch_step *v = all[i];
 		size_t n = nall[i];
 		for (size_t k = 0; k < n; k++) {
-			fprintf(f, "%s{\"rank\":%d,\"step\":", first ? "" : ",", r->rank);
+			fprintf(f, "%s{\"rank\":%s,\"step\":", first ? "" : ",",
+			        RANK_JSON(r->rank));
 			if (v[k].step_id < 0)
 				fprintf(f, "null");
 			else
@@ -104,9 +106,9 @@ report_host_text(FILE *f, const tl_query *q)
 				         100.0 * (double)v[k].idle_host / (double)v[k].idle);
 			else
 				snprintf(pct, sizeof pct, "-");
-			fprintf(f, "%6d %8s %9zu %11s %11s %11s %11s %11s %7s\n",
-			        tr->ranks[i]->rank, step, v[k].launches, a[0], a[1], a[2], a[3],
-			        a[4], pct);
+			fprintf(f, "%6s %8s %9zu %11s %11s %11s %11s %11s %7s\n",
+			        RANK_TXT(tr->ranks[i]->rank), step, v[k].launches, a[0], a[1], a[2],
+			        a[3], a[4], pct);
 		}
 		free(all[i]);
 	}

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "query/memory.h"
 #include "report/report.h"
+#include "report/report_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -43,7 +44,8 @@ report_memory_json(FILE *f, const tl_query *q)
 		tl_mem_peak *v;
 		size_t n = tlq_memory_peaks(q, i, &v);
 		for (size_t k = 0; k < n; k++) {
-			fprintf(f, "%s{\"rank\":%d,\"component\":", first ? "" : ",", r->rank);
+			fprintf(f, "%s{\"rank\":%s,\"component\":", first ? "" : ",",
+			        RANK_JSON(r->rank));
 			json_str(f, v[k].component);
 			json_opt(f, "peak_allocated_bytes", v[k].have[0], v[k].allocated);
 			json_opt(f, "peak_allocated_ns", v[k].have[0], v[k].allocated_ns);
@@ -74,7 +76,8 @@ report_memory_json(FILE *f, const tl_query *q)
 		tl_npu_mem_peak *v;
 		size_t n = tlq_npu_memory_peaks(q, i, &v);
 		for (size_t k = 0; k < n; k++) {
-			fprintf(f, "%s{\"rank\":%d,\"type\":", first ? "" : ",", r->rank);
+			fprintf(f, "%s{\"rank\":%s,\"type\":", first ? "" : ",",
+			        RANK_JSON(r->rank));
 			json_str(f, v[k].type);
 			json_opt(f, "peak_hbm_bytes", v[k].have_hbm, v[k].hbm);
 			json_opt(f, "peak_ddr_bytes", v[k].have_ddr, v[k].ddr);

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "query/query.h"
 #include "report/report.h"
+#include "report/report_int.h"
 #include "util/satint.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -33,8 +34,8 @@ report_modules_json(FILE *f, const tl_query *q)
 		for (size_t i = 0; i < st->n; i++) {
 			const tl_module_row *r = &st->v[i];
 			char path[1024];
-			fprintf(f, "%s{\"rank\":%d,\"path\":", first ? "" : ",",
-			        tr->ranks[ri]->rank);
+			fprintf(f, "%s{\"rank\":%s,\"path\":", first ? "" : ",",
+			        RANK_JSON(tr->ranks[ri]->rank));
 			json_str(f, tlq_module_path(r, path, sizeof path));
 			fprintf(f, ",\"parent\":");
 			json_str(f, r->parent);
@@ -108,8 +109,8 @@ report_modules_text(FILE *f, const tl_query *q)
 			x->ops += r->count;
 		}
 		for (size_t k = 0; k < n; k++) /* in execution order of their first operator */
-			fprintf(f, "%6d %7" PRId64 ".%06" PRId64 " %8" PRIu64 " %8" PRIu64 "  %s\n",
-			        tr->ranks[ri]->rank, v[k].ns / 1000000, v[k].ns % 1000000,
+			fprintf(f, "%6s %7" PRId64 ".%06" PRId64 " %8" PRIu64 " %8" PRIu64 "  %s\n",
+			        RANK_TXT(tr->ranks[ri]->rank), v[k].ns / 1000000, v[k].ns % 1000000,
 			        v[k].kernels, v[k].ops, v[k].path);
 		free(at);
 		free(v);

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "query/query.h"
 #include "report/report.h"
+#include "report/report_int.h"
 #include "util/text.h"
 
 #include <inttypes.h>
@@ -36,7 +37,7 @@ report_ops_json(FILE *f, const tl_query *q)
 	fprintf(f, ",\"operators\":[");
 	for (size_t i = 0; i < o.ntypes; i++) {
 		const tl_op_type_row *t = &o.types[i];
-		fprintf(f, "%s{\"rank\":%d,\"op_type\":", i ? "," : "", t->rank);
+		fprintf(f, "%s{\"rank\":%s,\"op_type\":", i ? "," : "", RANK_JSON(t->rank));
 		json_str(f, t->op_type);
 		fprintf(f, ",\"task_type\":");
 		json_str(f, t->task_type);
@@ -62,7 +63,7 @@ report_ops_json(FILE *f, const tl_query *q)
 	size_t n = tlq_comm_ops(q, &c);
 	fprintf(f, ",\"comm_operators\":[");
 	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "%s{\"rank\":%d,\"op_type\":", i ? "," : "", c[i].rank);
+		fprintf(f, "%s{\"rank\":%s,\"op_type\":", i ? "," : "", RANK_JSON(c[i].rank));
 		json_str(f, c[i].op_type);
 		fputc(',', f);
 		json_stat(f, &c[i].st);

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "query/query.h"
 #include "report/report.h"
+#include "report/report_int.h"
 #include "util/text.h"
 #include "util/timefmt.h"
 
@@ -88,7 +89,7 @@ text_stages(FILE *f, const tl_trace *tr, const tl_query *rl)
 	        "range");
 	for (size_t i = 0; i < n; i++) {
 		char a[32], b[32], c[32], d[32], e[32], st[24], nm[160], sn[160];
-		fprintf(f, "%6d %8s  ", tr->ranks[v[i].rank]->rank,
+		fprintf(f, "%6s %8s  ", RANK_TXT(tr->ranks[v[i].rank]->rank),
 		        step_str(st, sizeof st, v[i].step));
 		put_col(f, clean(tlq_stage_name(rl, v[i].stage), sn, sizeof sn), sw);
 		fprintf(f, " %14s %14s %14s %14s %14s  %s%s\n",
@@ -126,14 +127,14 @@ text_imbalance(FILE *f, const tl_trace *tr, const tl_query *rl)
 		const tl_imbalance *im = &v[i];
 		char st[24], sk[32], sn[160], lr[48] = "";
 		if (im->st.longest != im->st.slowest)
-			snprintf(lr, sizeof lr, ", longest running rank %d",
-			         tr->ranks[im->ranks[im->st.longest].rank]->rank);
+			snprintf(lr, sizeof lr, ", longest running rank %s",
+			         RANK_TXT(tr->ranks[im->ranks[im->st.longest].rank]->rank));
 		fprintf(f,
-		        "stage %s, step %s: max/mean %.4f, cv %.4f, last to finish rank %d%s, skew "
+		        "stage %s, step %s: max/mean %.4f, cv %.4f, last to finish rank %s%s, skew "
 		        "%s ms\n",
 		        clean(tlq_stage_name(rl, im->stage), sn, sizeof sn),
 		        step_str(st, sizeof st, im->step), im->st.max_over_mean, im->st.cv,
-		        tr->ranks[im->ranks[im->st.slowest].rank]->rank, lr,
+		        RANK_TXT(tr->ranks[im->ranks[im->st.slowest].rank]->rank), lr,
 		        timefmt_ms(im->st.skew, 6, sk, sizeof sk));
 		fprintf(f, "%8s %14s %14s %7s %7s\n", "rank", "duration", "wait", "decode", "idle");
 		for (size_t k = 0; k < im->n; k++) {
@@ -143,7 +144,8 @@ text_imbalance(FILE *f, const tl_trace *tr, const tl_query *rl)
 				snprintf(dc, sizeof dc, "%d", x->decode_steps);
 			else
 				snprintf(dc, sizeof dc, "-");
-			fprintf(f, "%8d %14s %14s %7s %6.1f%%\n", tr->ranks[x->rank]->rank,
+			fprintf(f, "%8s %14s %14s %7s %6.1f%%\n",
+			        RANK_TXT(tr->ranks[x->rank]->rank),
 			        timefmt_ms(x->duration, 6, a, sizeof a),
 			        timefmt_ms(x->wait, 6, b, sizeof b), dc, x->idle_fraction * 100);
 		}
@@ -154,7 +156,8 @@ static void
 rank_list(FILE *f, const tl_trace *tr, const size_t *v, size_t n, int json)
 {
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%d", i ? "," : "", tr->ranks[v[i]]->rank);
+		fprintf(f, "%s%s", i ? "," : "",
+		        json ? RANK_JSON(tr->ranks[v[i]]->rank) : RANK_TXT(tr->ranks[v[i]]->rank));
 	if (!json && n == 0)
 		fprintf(f, "-");
 }
@@ -230,7 +233,8 @@ text_slow(FILE *f, const tl_trace *tr, const tl_query *rl)
 		        s->instances, s->groups_dropped, s->groups_dropped == 1 ? "" : "s");
 		fprintf(f, "%6s %7s\n", "rank", "votes");
 		for (size_t i = 0; i < s->n; i++)
-			fprintf(f, "%6d %7u\n", tr->ranks[s->v[i].rank]->rank, s->v[i].votes);
+			fprintf(f, "%6s %7u\n", RANK_TXT(tr->ranks[s->v[i].rank]->rank),
+			        s->v[i].votes);
 	}
 	const tl_imbalance *v;
 	size_t n = tlq_imbalances(rl, &v);
@@ -246,7 +250,8 @@ text_slow(FILE *f, const tl_trace *tr, const tl_query *rl)
 		char st[24], sk[32], sn[160];
 		fprintf(f, "%8s  ", step_str(st, sizeof st, v[i].step));
 		put_col(f, clean(tlq_stage_name(rl, v[i].stage), sn, sizeof sn), sw);
-		fprintf(f, " %9d %14s\n", tr->ranks[v[i].ranks[v[i].st.slowest].rank]->rank,
+		fprintf(f, " %9s %14s\n",
+		        RANK_TXT(tr->ranks[v[i].ranks[v[i].st.slowest].rank]->rank),
 		        timefmt_ms(v[i].st.skew, 6, sk, sizeof sk));
 	}
 }
@@ -272,7 +277,7 @@ text_bubbles(FILE *f, const tl_trace *tr, const tl_query *rl)
 		const char *sn = tlq_stage_name(rl, v[i].stage);
 		if (sn)
 			sn = clean(sn, snb, sizeof snb);
-		fprintf(f, "%6d %14s %14s %13s  ", tr->ranks[v[i].rank]->rank,
+		fprintf(f, "%6s %14s %14s %13s  ", RANK_TXT(tr->ranks[v[i].rank]->rank),
 		        timefmt_ms(v[i].start - tr->t_min, 6, a, sizeof a),
 		        timefmt_ms(v[i].end - v[i].start, 6, b, sizeof b),
 		        tlq_bubble_step_text(&v[i], "all", st, sizeof st));
@@ -344,8 +349,9 @@ json_dp(FILE *f, const tl_trace *tr, const tl_query *rl, int series)
 			json_str(f, tlq_stage_name(rl, v[i].stage));
 			fprintf(f,
 			        ",\"step\":%" PRId64
-			        ",\"rank\":%d,\"decode_steps\":%zu,\"max_step\":%d",
-			        v[i].step, tr->ranks[x->rank]->rank, x->nsteps, x->max_step);
+			        ",\"rank\":%s,\"decode_steps\":%zu,\"max_step\":%d",
+			        v[i].step, RANK_JSON(tr->ranks[x->rank]->rank), x->nsteps,
+			        x->max_step);
 			fprintf(f, ",\"bubble_rate_pct\":");
 			json_dp_num(f, x->bubble_rate_pct, 0);
 			fprintf(f, ",\"out_tokens\":");
@@ -397,7 +403,8 @@ report_rl_json(FILE *f, const tl_query *rl, const report_opts *o)
 	size_t ns = tlq_stages(rl, &sv);
 	fprintf(f, ",\"stages\":[");
 	for (size_t i = 0; i < ns; i++) {
-		fprintf(f, "%s{\"rank\":%d,\"stage\":", i ? "," : "", tr->ranks[sv[i].rank]->rank);
+		fprintf(f, "%s{\"rank\":%s,\"stage\":", i ? "," : "",
+		        RANK_JSON(tr->ranks[sv[i].rank]->rank));
 		json_str(f, tlq_stage_name(rl, sv[i].stage));
 		fprintf(f,
 		        ",\"step\":%" PRId64 ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
@@ -425,16 +432,17 @@ report_rl_json(FILE *f, const tl_query *rl, const report_opts *o)
 		json_frac(f, im->st.cv);
 		/* slowest_rank: the rank that finished last (the name predates the distinction) */
 		fprintf(f,
-		        ",\"slowest_rank\":%d,\"longest_running_rank\":%d,\"skew_ns\":%" PRId64
+		        ",\"slowest_rank\":%s,\"longest_running_rank\":%s,\"skew_ns\":%" PRId64
 		        ",\"ranks\":[",
-		        tr->ranks[im->ranks[im->st.slowest].rank]->rank,
-		        tr->ranks[im->ranks[im->st.longest].rank]->rank, im->st.skew);
+		        RANK_JSON(tr->ranks[im->ranks[im->st.slowest].rank]->rank),
+		        RANK_JSON(tr->ranks[im->ranks[im->st.longest].rank]->rank), im->st.skew);
 		for (size_t k = 0; k < im->n; k++) {
 			const tl_imb_rank *x = &im->ranks[k];
 			fprintf(f,
-			        "%s{\"rank\":%d,\"duration_ns\":%" PRId64
+			        "%s{\"rank\":%s,\"duration_ns\":%" PRId64
 			        ",\"wait_for_slowest_ns\":%" PRId64 ",\"decode_steps\":",
-			        k ? "," : "", tr->ranks[x->rank]->rank, x->duration, x->wait);
+			        k ? "," : "", RANK_JSON(tr->ranks[x->rank]->rank), x->duration,
+			        x->wait);
 			if (x->decode_steps >= 0)
 				fprintf(f, "%d", x->decode_steps);
 			else
@@ -461,8 +469,8 @@ report_rl_json(FILE *f, const tl_query *rl, const report_opts *o)
 			fprintf(f, "],\"bubble_ratio\":");
 			json_frac(f, ps->bubble_ratio);
 			if (ps->shown != SIZE_MAX)
-				fprintf(f, ",\"blocks_rank\":%d,\"blocks_from\":\"%s\"",
-				        tr->ranks[ps->shown]->rank,
+				fprintf(f, ",\"blocks_rank\":%s,\"blocks_from\":\"%s\"",
+				        RANK_JSON(tr->ranks[ps->shown]->rank),
 				        p->rank_blocks[ps->shown] == TL_PP_BLOCKS_OPS
 				            ? "operator_pairs"
 				            : "ranges");
@@ -479,11 +487,11 @@ report_rl_json(FILE *f, const tl_query *rl, const report_opts *o)
 		for (size_t l = 0; l < s->nlinks; l++) {
 			const tl_pp_link *x = &s->links[l];
 			fprintf(f,
-			        "%s{\"from_rank\":%d,\"to_rank\":%d,\"send_start_ns\":%" PRId64
+			        "%s{\"from_rank\":%s,\"to_rank\":%s,\"send_start_ns\":%" PRId64
 			        ",\"send_end_ns\":%" PRId64 ",\"recv_start_ns\":%" PRId64
 			        ",\"recv_end_ns\":%" PRId64 "}",
-			        l ? "," : "", tr->ranks[x->from_rank]->rank,
-			        tr->ranks[x->to_rank]->rank, x->send_start, x->send_end,
+			        l ? "," : "", RANK_JSON(tr->ranks[x->from_rank]->rank),
+			        RANK_JSON(tr->ranks[x->to_rank]->rank), x->send_start, x->send_end,
 			        x->recv_start, x->recv_end);
 		}
 		fprintf(f, "]}");
@@ -492,18 +500,18 @@ report_rl_json(FILE *f, const tl_query *rl, const report_opts *o)
 	const tl_slow_result *sr = tlq_slow_ranks(rl);
 	fprintf(f, "],\"slow_ranks\":[");
 	for (size_t i = 0; i < sr->n; i++)
-		fprintf(f, "%s{\"rank\":%d,\"votes\":%u}", i ? "," : "",
-		        tr->ranks[sr->v[i].rank]->rank, sr->v[i].votes);
+		fprintf(f, "%s{\"rank\":%s,\"votes\":%u}", i ? "," : "",
+		        RANK_JSON(tr->ranks[sr->v[i].rank]->rank), sr->v[i].votes);
 
 	const tl_rl_bubble *bv;
 	size_t nb = tlq_bubbles(rl, &bv);
 	fprintf(f, "],\"bubbles\":[");
 	for (size_t i = 0; i < nb; i++) {
 		fprintf(f,
-		        "%s{\"rank\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+		        "%s{\"rank\":%s,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
 		        ",\"duration_ns\":%" PRId64 ",\"stage\":",
-		        i ? "," : "", tr->ranks[bv[i].rank]->rank, bv[i].start, bv[i].end,
-		        bv[i].end - bv[i].start);
+		        i ? "," : "", RANK_JSON(tr->ranks[bv[i].rank]->rank), bv[i].start,
+		        bv[i].end, bv[i].end - bv[i].start);
 		json_str(f, tlq_stage_name(rl, bv[i].stage));
 		/* between steps: no step (null), unlike -1 of a profile without steps */
 		if (bv[i].between_steps)

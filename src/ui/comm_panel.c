@@ -128,7 +128,7 @@ comm_row(tl_ui *ui, void *ctx, size_t row, int sel, ui_table_row *out)
 {
 	const comm_state *s = ctx;
 	const tl_comm_row *o = &s->c.ops[s->order[row]];
-	snprintf(out->cell[0], sizeof out->cell[0], "%d", o->rank);
+	snprintf(out->cell[0], sizeof out->cell[0], "%s", UI_RANK(o->rank));
 	out->slot[0] = sel ? SLOT_LABEL_CURRENT : SLOT_RANK;
 	ui_clean(ui, o->op_name, out->cell[1], sizeof out->cell[1]);
 	us_text(o->t.elapse, out->cell[2], sizeof out->cell[2]);

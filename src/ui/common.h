@@ -2,6 +2,7 @@
  * for the screen. They read tl_ui and call nothing of the views. */
 #ifndef TL_UI_COMMON_H
 #define TL_UI_COMMON_H
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,5 +27,17 @@ void ui_list_scroll(size_t *sel, size_t *top, size_t n, int rows);
 
 /* The glyph of a column busy for busy ns of w: eighth blocks (UTF-8) or . : + # */
 uint32_t timeline_density_glyph(const tl_ui *, int64_t busy, int64_t w);
+
+/* A rank as the viewer prints it: its number, "?" when the profile does not say which rank it
+ * is (as tl summary prints it), in a buffer of the statement's own. */
+static inline const char *
+ui_rank_str(char *buf, int rank)
+{
+	if (rank < 0)
+		return "?";
+	snprintf(buf, 16, "%d", rank);
+	return buf;
+}
+#define UI_RANK(rank) ui_rank_str((char[16]){0}, (rank))
 
 #endif

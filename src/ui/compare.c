@@ -357,7 +357,7 @@ draw_delta(tl_ui *ui, const ui_lane *l, int y)
 	int n = tl->vp.ncols, x0 = tl->lanes_x;
 	if (l->brank == SIZE_MAX) {
 		char m[96];
-		snprintf(m, sizeof m, "rank %d is not in B", ui->tr->ranks[l->rank]->rank);
+		snprintf(m, sizeof m, "rank %s is not in B", UI_RANK(ui->tr->ranks[l->rank]->rank));
 		screen_text(&ui->scr, x0 + 1, y, n - 1, m, SLOT_LABEL);
 		return;
 	}

@@ -218,11 +218,11 @@ arrival_lines(tl_ui *ui, detail_state *ds, dlines *d, const tl_rank *r, const tl
 		char a[32], b[32];
 		add(d, SLOT_DETAIL_KEY, "collective",
 		    "#%zu of its group, %zu ranks; last to arrive: "
-		    "rank %d, %s after the first",
-		    c->index, c->n, c->last_rank, timefmt_dur(c->skew, a, sizeof a));
+		    "rank %s, %s after the first",
+		    c->index, c->n, UI_RANK(c->last_rank), timefmt_dur(c->skew, a, sizeof a));
 		for (size_t k = 0; k < c->n; k++) {
 			char key[32];
-			snprintf(key, sizeof key, "rank %d%s", c->ranks[k].rank,
+			snprintf(key, sizeof key, "rank %s%s", UI_RANK(c->ranks[k].rank),
 			         c->ranks[k].rank == c->last_rank ? " last" : "");
 			add(d, c->ranks[k].rank == r->rank ? SLOT_DETAIL_KEY : SLOT_DETAIL, key,
 			    "arrived +%s, waited %s for the last",
@@ -335,7 +335,7 @@ range_lines(tl_ui *ui, detail_state *ds, dlines *d)
 	for (size_t i = 0; i < ui->tr->nranks; i++) {
 		const tl_overlap *o = &ds->rstat[i];
 		char v[6][24], k[24];
-		snprintf(k, sizeof k, "rank %d", ui->tr->ranks[i]->rank);
+		snprintf(k, sizeof k, "rank %s", UI_RANK(ui->tr->ranks[i]->rank));
 		if (ds->rhost_ok[i])
 			timefmt_ms(ds->rhost[i].idle_host, 3, v[5], 24);
 		else
@@ -371,7 +371,7 @@ range_lines(tl_ui *ui, detail_state *ds, dlines *d)
 				    line + lo, sizeof line - lo, "%10s ",
 				    timefmt_ms(ds->rkind[i * TL_LANE__COUNT + kinds[j]], 3, v,
 				               sizeof v));
-		snprintf(k, sizeof k, "rank %d", ui->tr->ranks[i]->rank);
+		snprintf(k, sizeof k, "rank %s", UI_RANK(ui->tr->ranks[i]->rank));
 		add(d, SLOT_DETAIL, k, "%s", line);
 	}
 }

@@ -311,8 +311,8 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	/* "slowest" would not say which: the rank every other one waits for is the one that
 	 * finished last, not always the one that ran longest */
 	if (im->st.longest != im->st.slowest)
-		snprintf(lr, sizeof lr, "   longest running rank %d",
-		         ui->tr->ranks[im->ranks[im->st.longest].rank]->rank);
+		snprintf(lr, sizeof lr, "   longest running rank %s",
+		         UI_RANK(ui->tr->ranks[im->ranks[im->st.longest].rank]->rank));
 	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
 	              "max/mean %.3f   cv %.3f   last to finish rank %d%s   skew %s   %zu ranks   "
 	              "sorted by %s",

@@ -217,7 +217,7 @@ list_row(tl_ui *ui, void *ctx, size_t row, int sel, ui_table_row *out)
 	mx_state *s = ctx;
 	const tl_comm_row *o = &s->c.ops[s->m.ops[s->cell->op0 + row]];
 	const tl_comm_link *l = op_link(s, o);
-	snprintf(out->cell[0], sizeof out->cell[0], "%d", o->rank);
+	snprintf(out->cell[0], sizeof out->cell[0], "%s", UI_RANK(o->rank));
 	out->slot[0] = sel ? SLOT_LABEL_CURRENT : SLOT_RANK;
 	ui_time(ui, o->start, out->cell[1], sizeof out->cell[1]);
 	if (l != NULL) {

@@ -115,7 +115,7 @@ sl_row_cells(tl_ui *ui, void *ctx, size_t i, int sel, ui_table_row *out)
 	const sl_row *row = &s->rows[i];
 	const tl_rank *rk = ui->tr->ranks[row->rank];
 	if (row->is_rank) {
-		snprintf(out->cell[0], sizeof out->cell[0], "%d", rk->rank);
+		snprintf(out->cell[0], sizeof out->cell[0], "%s", UI_RANK(rk->rank));
 		snprintf(out->cell[1], sizeof out->cell[1], "%zu", row->count);
 		timefmt_dur(row->total, out->cell[2], sizeof out->cell[2]);
 		timefmt_dur(row->total / (int64_t)row->count, out->cell[3], sizeof out->cell[3]);
@@ -128,7 +128,7 @@ sl_row_cells(tl_ui *ui, void *ctx, size_t i, int sel, ui_table_row *out)
 	char at[48], d[32], nm[200], lab[96];
 	ui_clean(ui, strpool_get(rk->pool, sl->name), nm, sizeof nm);
 	ui_clean(ui, strpool_get(rk->pool, t->label), lab, sizeof lab);
-	snprintf(out->line, sizeof out->line, "%6d %14s %12s  %-10s %s  %s", rk->rank,
+	snprintf(out->line, sizeof out->line, "%6s %14s %12s  %-10s %s  %s", UI_RANK(rk->rank),
 	         ui_time(ui, sl->start, at, sizeof at),
 	         timefmt_dur(sl->end - sl->start, d, sizeof d), lane_kind_name(t->kind), lab, nm);
 }

@@ -156,7 +156,7 @@ slow_row_cells(tl_ui *ui, void *ctx, size_t row, int sel, ui_table_row *out)
 	const tl_slow_result *sr = s->sr;
 	const slow_row *v = &s->rows[row];
 	const tl_slow_vote *vo = &sr->v[v->vote];
-	snprintf(out->cell[0], sizeof out->cell[0], "%d", ui->tr->ranks[vo->rank]->rank);
+	snprintf(out->cell[0], sizeof out->cell[0], "%s", UI_RANK(ui->tr->ranks[vo->rank]->rank));
 	out->slot[0] = sel ? SLOT_LABEL_CURRENT : SLOT_RANK;
 	snprintf(out->cell[1], sizeof out->cell[1], "%u", vo->votes);
 	if (v->worst == SIZE_MAX)

@@ -562,8 +562,9 @@ timeline_status(tl_ui *ui, int y)
 		                timefmt_dur(ui->sel.mark[1] - ui->sel.mark[0], d, sizeof d));
 	if (tl->lane < tl->nlanes) {
 		const ui_lane *l = &tl->lanes[tl->lane];
-		off += snprintf(buf + off, sizeof buf - (size_t)off, "  | rank %d %s%s",
-		                ui->tr->ranks[l->rank]->rank, l->type == UL_COMPARE ? "B " : "",
+		off += snprintf(buf + off, sizeof buf - (size_t)off, "  | rank %s %s%s",
+		                UI_RANK(ui->tr->ranks[l->rank]->rank),
+		                l->type == UL_COMPARE ? "B " : "",
 		                l->type == UL_HEADER ? "" : l->label);
 	}
 	if (ui->cmp) {

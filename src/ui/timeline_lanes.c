@@ -355,7 +355,7 @@ timeline_rebuild_lanes(tl_ui *ui)
 		                                         : (ui->utf8 ? "\u25be" : "-");
 		/* a rank still loading says so in its header row (timeline_draw.c) */
 		int whole = tlq_slot(ui->q, ri) == TLQ_SLOT_FULL;
-		snprintf(label, sizeof label, "%s rank %d%s%s%s", arrow, r->rank,
+		snprintf(label, sizeof label, "%s rank %s%s%s%s", arrow, UI_RANK(r->rank),
 		         r->role ? " " : "", r->role ? r->role : "",
 		         !whole || rank_has_device(r) ? "" : " (no device)");
 		add_lane(ui, UL_HEADER, ri, TL_LANE__COUNT, 0, r->ntracks, 0, label);

@@ -43,10 +43,11 @@ draw_loading_line(tl_ui *ui, int y, size_t done, size_t total)
 		if (rows > 0)
 			ui_rows_text(rows, rt, sizeof rt);
 		if (st == TLQ_LOAD_HELD) /* the test hook holds it */
-			n +=
-			    snprintf(line + n, sizeof line - (size_t)n, " · rank %d waiting", rank);
+			n += snprintf(line + n, sizeof line - (size_t)n, " · rank %s waiting",
+			              UI_RANK(rank));
 		else
-			n += snprintf(line + n, sizeof line - (size_t)n, " · rank %d %s", rank, rt);
+			n += snprintf(line + n, sizeof line - (size_t)n, " · rank %s %s",
+			              UI_RANK(rank), rt);
 	}
 	snprintf(line + n, sizeof line - (size_t)n, "  (%s quits)", strtok(q, " ") ? q : "q");
 	screen_text(s, 0, y, s->w, line, SLOT_MESSAGE);

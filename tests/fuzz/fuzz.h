@@ -25,6 +25,7 @@ int fuzz_keymap(const uint8_t *, size_t);
 int fuzz_theme(const uint8_t *, size_t);
 int fuzz_stages(const uint8_t *, size_t);
 int fuzz_json(const uint8_t *, size_t);
+int fuzz_gzjson(const uint8_t *, size_t);
 int fuzz_db(const uint8_t *, size_t);
 int fuzz_cache(const uint8_t *, size_t);
 

@@ -38,6 +38,16 @@ run_target() {
 	case $t in
 	db) opts="-max_len=65536 -dict=$TL_SRCDIR/tests/fuzz/db.dict" ;;
 	json) opts="-max_len=16384 -dict=$TL_SRCDIR/tests/fuzz/json.dict" ;;
+	gzjson)
+		opts="-max_len=16384 -dict=$TL_SRCDIR/tests/fuzz/json.dict"
+		# the JSON seeds compressed (fuzz_gzjson takes gzip data as it is)
+		if [ ! -d "$seeds/gzjson" ] && [ -d "$seeds/json" ]; then
+			mkdir -p "$seeds/gzjson"
+			for f in "$seeds"/json/*; do
+				gzip -c "$f" >"$seeds/gzjson/$(basename "$f").gz"
+			done
+		fi
+		;;
 	*) opts="-max_len=4096" ;;
 	esac
 	dirs="$fdir/corpus/$t"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <sqlite3.h>
+#include <zlib.h>
 
 #include "fuzz.h"
 #include "load/cache.h"
@@ -25,8 +26,13 @@ static const struct {
 	const char *name;
 	fuzz_fn fn;
 } targets[] = {
-    {"rankspec", fuzz_rankspec}, {"keymap", fuzz_keymap}, {"theme", fuzz_theme},
-    {"stages", fuzz_stages},     {"json", fuzz_json},     {"db", fuzz_db},
+    {"rankspec", fuzz_rankspec},
+    {"keymap", fuzz_keymap},
+    {"theme", fuzz_theme},
+    {"stages", fuzz_stages},
+    {"json", fuzz_json},
+    {"gzjson", fuzz_gzjson},
+    {"db", fuzz_db},
     {"cache", fuzz_cache},
 };
 #define NTARGETS (sizeof targets / sizeof *targets)
@@ -243,6 +249,36 @@ main(void)
 	    "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1,\"name\":\"a\",\"args\":"
 	    "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
 	    "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}]");
+	/* gzjson: text is compressed by the target and cut where its first byte says; gzip
+	 * data goes in as it is */
+	run_text("gzjson", "an empty input", "");
+	run_text("gzjson", "a trace compressed whole",
+	         "\xff{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\","
+	         "\"pid\":0,\"tid\":1,\"ts\":1,\"dur\":2}]}");
+	run_text("gzjson", "a stream cut after its header", "\x03{\"traceEvents\":[]}");
+	{
+		/* a bomb: 8 MiB of spaces behind a trace's start, against the target's 1 MiB */
+		size_t zn = (size_t)8 << 20, bn = compressBound((uLong)zn) + 64;
+		unsigned char *sp = xmalloc(zn), *bomb = xmalloc(bn);
+		memset(sp, ' ', zn);
+		memcpy(sp, "{\"traceEvents\":[", 16);
+		z_stream z;
+		memset(&z, 0, sizeof z);
+		int ok =
+		    deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+		z.next_in = sp;
+		z.avail_in = (uInt)zn;
+		z.next_out = bomb;
+		z.avail_out = (uInt)bn;
+		ok = ok && deflate(&z, Z_FINISH) == Z_STREAM_END;
+		deflateEnd(&z);
+		CHECK(ok && run_input("gzjson", bomb, bn - z.avail_out) == 0,
+		      "gzjson: an 8 MiB bomb in %lu bytes", (unsigned long)(bn - z.avail_out));
+		CHECK(ok && run_input("gzjson", bomb, (bn - z.avail_out) / 2) == 0,
+		      "gzjson: the bomb cut in half");
+		free(sp);
+		free(bomb);
+	}
 	run_text("db", "an empty file (a rank without tracks)", "");
 	run_text("db", "a text file", "SQLite format 3");
 	run_sql("two collectives of 5.6e18 and 4.6e18 ns in one group", long_collectives);

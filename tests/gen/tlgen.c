@@ -18,6 +18,8 @@
  *            timeline; takes only --seed.
  *   kineto   OUTDIR is a file: one GPU rank's PyTorch profiler (Kineto) trace
  *            (src/gen/gen_kineto.c), with its own options (below).
+ *   nccl     Kineto traces of an NCCL job, one per rank, naming their collectives every way
+ *            torch and NCCL do (src/gen/gen_nccl.h; tlgen_nccl.c has its options).
  *
  * --truth FILE writes what the generator laid out (it does not run tl's analyses) as the JSON
  * fragments `tl summary --json` must contain, one a line: per rank its overlap steps, per stage
@@ -39,8 +41,9 @@
 
 #include "gen/gen.h"
 
-enum preset { P_BENCH, P_SCREENS, P_RL, P_HOSTILE, P_OLDER, P_MSPROF };
-static const char *const preset_names[] = {"bench", "screens", "rl", "hostile", "older", "msprof"};
+enum preset { P_BENCH, P_SCREENS, P_RL, P_HOSTILE, P_OLDER, P_MSPROF, P_NCCL };
+static const char *const preset_names[] = {"bench", "screens", "rl",  "hostile",
+                                           "older", "msprof",  "nccl"};
 
 static void
 usage(FILE *f)
@@ -60,6 +63,8 @@ usage(FILE *f)
 	    "        2026's with ENUM_OVERLAY_ANALYSIS_TYPE), or with "
 	    "--cann7\n"
 	    "        CANN 7.0's OUTDIR/report_D.db; --compute scales the kernels' lengths\n"
+	    "       tlgen nccl OUTDIR [--ranks N --steps N --kernels N --rounds N --slow R\n"
+	    "                          --seed S --gzip]   (Kineto traces of an NCCL job)\n"
 	    "  --ranks N --tasks N --steps N --seed S --threads N (0: one per core)\n"
 	    "  --slow R        the rank that computes 30% slower, -1 for none\n"
 	    "  --json          also write each capture's trace_view.json\n"
@@ -325,7 +330,7 @@ main(int argc, char **argv)
 	}
 	if (i + 1 < argc && strcmp(argv[i], "kineto") == 0 && argv[i + 1][0] != '-')
 		return tlgen_kineto(argv[i + 1], argc - i - 2, argv + i + 2) == 0 ? 0 : 1;
-	for (int k = 0; k < 6 && i < argc; k++)
+	for (int k = 0; k < 7 && i < argc; k++)
 		if (strcmp(argv[i], preset_names[k]) == 0) {
 			p = (enum preset)k;
 			i++;
@@ -363,6 +368,8 @@ main(int argc, char **argv)
 	}
 	if (p == P_MSPROF)
 		return msprof_main(outdir, argc - i, argv + i);
+	if (p == P_NCCL)
+		return tlgen_nccl(outdir, argc - i, argv + i);
 
 	gen_opts o;
 	gen_opts_default(&o);

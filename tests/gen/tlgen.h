@@ -17,4 +17,7 @@ int tlgen_hostile(const char *outdir);
  * lists the options). 0, or -1 after a message. */
 int tlgen_kineto(const char *file, int argc, char **argv);
 
+/* tlgen_nccl.c: `tlgen nccl OUTDIR [options]` (options argv[0..argc)). Exit status. */
+int tlgen_nccl(const char *outdir, int argc, char **argv);
+
 #endif

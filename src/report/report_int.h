@@ -1,0 +1,53 @@
+/* What the report files share besides report.h: how a rank is printed. A profile may not say
+ * which rank it is (a Kineto trace without distributedInfo, a file name without a number): the
+ * model keeps -1, the text prints "?" and the JSON null, never -1. */
+#ifndef TL_REPORT_INT_H
+#define TL_REPORT_INT_H
+#include <stdio.h>
+
+#include "util/outbuf.h"
+
+/* The rank as text: its number, or "?" when unknown. buf holds 16 bytes. */
+static inline const char *
+report_rank(char *buf, int rank)
+{
+	if (rank < 0)
+		return "?";
+	snprintf(buf, 16, "%d", rank);
+	return buf;
+}
+
+/* The rank as the text of a JSON value: its number, or null when unknown. buf holds 16 bytes. */
+static inline const char *
+report_jrank(char *buf, int rank)
+{
+	if (rank < 0)
+		return "null";
+	snprintf(buf, 16, "%d", rank);
+	return buf;
+}
+
+/* The same in a buffer of the statement's own: fprintf(f, "%6s", RANK_TXT(r)). */
+#define RANK_TXT(rank) report_rank((char[16]){0}, (rank))
+#define RANK_JSON(rank) report_jrank((char[16]){0}, (rank))
+
+/* The rank as a JSON value: its number, or null when unknown. */
+static inline void
+report_json_rank(FILE *f, int rank)
+{
+	if (rank < 0)
+		fputs("null", f);
+	else
+		fprintf(f, "%d", rank);
+}
+
+static inline void
+report_out_rank(tl_out *o, int rank)
+{
+	if (rank < 0)
+		out_lit(o, "null");
+	else
+		out_i64(o, rank);
+}
+
+#endif
