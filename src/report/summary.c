@@ -109,7 +109,8 @@ report_summary_text(FILE *f, const tl_query *q)
 			tlq_overlap(r, INT64_MIN, INT64_MAX, &all);
 			int64_t v[5] = {all.computing, all.communication, all.overlapped,
 			                all.comm_not_overlapped, all.free};
-			fprintf(f, "%6d %8s", r->rank, "capture");
+			char rb[16];
+			fprintf(f, "%6s %8s", report_rank(rb, r->rank), "capture");
 			for (int c = 0; c < 5; c++)
 				fprintf(f, "  %7" PRId64 ".%06" PRId64, v[c] / 1000000,
 				        v[c] % 1000000);
