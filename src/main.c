@@ -56,17 +56,23 @@ typedef struct cli {
 	const char *cache_dir;
 	int argc; /* the command line, for a stored result's key */
 	char **argv;
+	/* the hosts' clocks: --clock raw keeps each host's; --clock-offset HOST=NS (repeatable) */
+	int clock_raw;
+	tl_clock_fix *clock_fix;
+	size_t nclock_fix, clock_cap;
 } cli;
 
 static int64_t start_mono_ns; /* for the viewer's time to first frame */
 
 /* Long-only options: getopt values above 255, and the commands that take each. */
-enum { OPT_COMPARE = 256 };
+enum { OPT_COMPARE = 256, OPT_CLOCK, OPT_CLOCK_OFFSET };
 static const struct {
 	int opt;
 	const char *commands; /* separated by spaces */
 } long_only[] = {
     {OPT_COMPARE, "view demo"}, /* demo: the options of view */
+    {OPT_CLOCK, "info summary diff view demo"},
+    {OPT_CLOCK_OFFSET, "info summary diff view demo"},
 };
 
 typedef struct command {
@@ -208,7 +214,10 @@ load_path_run(const cli *c, const char *path, tl_trace *tr, unsigned tables, tl_
 	                  .cache = cache == CACHE_NONE ? NULL
 	                           : cache != NULL     ? cache
 	                                               : cli_cache(c, &own, 0),
-	                  .tables = tables};
+	                  .tables = tables,
+	                  .clock_raw = c->clock_raw,
+	                  .clock_fix = c->clock_fix,
+	                  .nclock_fix = c->nclock_fix};
 	int rc = load_trace(path, &o, tr);
 	if (cache == NULL && o.cache != NULL)
 		cache_close(o.cache);
@@ -304,6 +313,14 @@ cmd_info(cli *c)
 	int rc = sl.n == 0 ? 2 : 0;
 	if (sl.n == 0)
 		msg_error("%s: no profile data found", c->path);
+	/* several hosts: their clocks, as every other command aligns them (this loads the
+	 * ranks, from the model cache when it holds them) */
+	if (rc == 0 && !c->clock_raw && load_sources_multi_host(&sl)) {
+		tl_trace tr;
+		if (load_opts_run(c, &tr, 0) == 0)
+			report_clock_text(stdout, &tr);
+		trace_free(&tr);
+	}
 	sourcelist_free(&sl);
 	return rc;
 }
@@ -555,8 +572,13 @@ cmd_view(cli *c)
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
 	                  .quiet_progress = c->script != NULL,
 	                  .view = 1,
-	                  .cache = cli_cache(c, &cache, 1)};
-	if (view_progressive(c)) {
+	                  .cache = cli_cache(c, &cache, 1),
+	                  .clock_raw = c->clock_raw,
+	                  .clock_fix = c->clock_fix,
+	                  .nclock_fix = c->nclock_fix};
+	/* ranks of several hosts are moved onto one clock once all are in (load_clock): the
+	 * viewer then loads them whole instead of as each finishes */
+	if (view_progressive(c) && (c->clock_raw || !load_path_multi_host(c->path, o.ranks))) {
 		o.defer_warnings = 1;
 		o.prepare = prepare_rank;
 		tl_load_bg *bg;
@@ -738,6 +760,8 @@ main(int argc, char **argv)
 	    {"clear", no_argument, NULL, 'L'},
 	    {"series", no_argument, NULL, 's'},
 	    {"compare", required_argument, NULL, OPT_COMPARE},
+	    {"clock", required_argument, NULL, OPT_CLOCK},
+	    {"clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -852,6 +876,31 @@ main(int argc, char **argv)
 		case 'N':
 			c.no_cache = 1;
 			break;
+		case OPT_CLOCK: /* --clock raw|align */
+			if (strcmp(optarg, "raw") != 0 && strcmp(optarg, "align") != 0) {
+				fprintf(stderr,
+				        "tl: --clock takes raw (each host's own clock) or align "
+				        "(the default)\n");
+				return 1;
+			}
+			c.clock_raw = strcmp(optarg, "raw") == 0;
+			break;
+		case OPT_CLOCK_OFFSET: { /* --clock-offset HOST=NS */
+			const char *eq = strrchr(optarg, '=');
+			char *end;
+			long long ns = eq != NULL ? strtoll(eq + 1, &end, 10) : 0;
+			if (eq == NULL || eq == optarg || eq[1] == '\0' || *end != '\0' ||
+			    ns < -INT64_C(86400000000000) || ns > INT64_C(86400000000000)) {
+				fprintf(stderr,
+				        "tl: --clock-offset takes HOST=NS: how many ns HOST's "
+				        "clock is ahead of the reference host's (within a day)\n");
+				return 1;
+			}
+			tl_clock_fix x = {.host = xstrndup(optarg, (size_t)(eq - optarg)),
+			                  .off = ns};
+			VEC_PUSH(c.clock_fix, c.nclock_fix, c.clock_cap, x);
+			break;
+		}
 		case 'C':
 			c.cache_dir = optarg;
 			break;
@@ -911,5 +960,8 @@ main(int argc, char **argv)
 	int rc = cmd->run(&c);
 	if (c.have_ranks)
 		rankset_free(&c.ranks);
+	for (size_t i = 0; i < c.nclock_fix; i++)
+		free((char *)c.clock_fix[i].host);
+	free(c.clock_fix);
 	return rc;
 }

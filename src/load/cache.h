@@ -31,8 +31,9 @@
 /* 3: the gathered tables (operators, launches, comm, counters); 4: the overlap lanes, and lanes
  * read in place from the mapping; 5: each operator task's start beside its duration; 6: a
  * trace's counter events; 7: each lane's level of detail; 8: the body checksum in eight lanes
- * instead of four (twice as fast to verify: it no longer vectorises into emulated multiplies) */
-#define TL_CACHE_VERSION 8
+ * instead of four (twice as fast to verify: it no longer vectorises into emulated multiplies);
+ * 9: the rank's host */
+#define TL_CACHE_VERSION 9
 #define TL_CACHE_MAX_DEFAULT (UINT64_C(4) << 30) /* bytes: LRU eviction above this */
 
 typedef enum tl_cache_status {

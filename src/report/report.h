@@ -7,6 +7,10 @@
 #include "query/query.h"
 
 void report_info(FILE *, const tl_sourcelist *);
+/* The hosts' clocks (clock.c): one line per host (tl info, the text summary) and the JSON
+ * member ,"clock":[...]; nothing when the trace's ranks came from one host. */
+void report_clock_text(FILE *, const tl_trace *);
+void report_clock_json(FILE *, const tl_trace *);
 /* What `tl summary --json` adds on request. */
 typedef struct report_opts {
 	int series; /* --series: the per-step series of the dp entries */

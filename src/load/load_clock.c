@@ -1,0 +1,151 @@
+/* One clock for the cluster: the ranks grouped by host, each host's clock estimated from the
+ * collectives and every rank moved onto the reference host's clock (load/load.h, load_clock). */
+#include "config.h"
+#include "analysis/clocksync.h"
+#include "load/load.h"
+#include "load/profdb.h"
+#include "profile/discover.h"
+#include "model/clock.h"
+#include "util/msg.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *
+load_dir_host(const char *dir)
+{
+	if (dir == NULL)
+		return NULL;
+	const char *b = strrchr(dir, '/');
+	b = b != NULL ? b + 1 : dir;
+	size_t n = strlen(b);
+	static const char sfx[] = "_ascend_pt";
+	if (n <= sizeof sfx - 1 || strcmp(b + n - (sizeof sfx - 1), sfx) != 0)
+		return NULL;
+	n -= sizeof sfx - 1;
+	/* torch_npu names it {worker_name}_{time}_ascend_pt, the worker {hostname}_{pid}: two
+	 * numbers to strip */
+	for (int part = 0; part < 2; part++) {
+		size_t k = n;
+		while (k > 0 && isdigit((unsigned char)b[k - 1]))
+			k--;
+		if (k == n || k == 0 || b[k - 1] != '_')
+			return NULL;
+		n = k - 1;
+	}
+	return n > 0 ? xstrndup(b, n) : NULL;
+}
+
+void
+load_clock(tl_trace *tr, const tl_clock_fix *fix, size_t nfix)
+{
+	if (tr->nranks < 2)
+		return;
+	char **host = xcalloc(tr->nranks, sizeof *host);
+	for (size_t i = 0; i < tr->nranks; i++) {
+		const tl_rank *r = tr->ranks[i];
+		if (r->host != NULL)
+			host[i] = xstrdup(r->host);
+		else if (r->nsources > 0)
+			host[i] = load_dir_host(r->sources[0]->dir);
+	}
+	tl_clock_host *h = NULL;
+	size_t nh = clock_estimate(tr, (const char *const *)host, fix, nfix, &h);
+	for (size_t i = 0; i < tr->nranks; i++)
+		free(host[i]);
+	free(host);
+	char a[256], b[256];
+	for (size_t f = 0; f < nfix; f++) {
+		size_t k = 0;
+		while (k < nh && strcmp(h[k].name, fix[f].host) != 0)
+			k++;
+		if (k == nh)
+			msg_warn(NULL, "--clock-offset %s: no rank of the profile is on that host",
+			         text_sanitize(fix[f].host, a, sizeof a, 1));
+		else if (k == 0)
+			msg_warn(
+			    NULL,
+			    "--clock-offset %s: that is the reference host (of the lowest rank); "
+			    "its clock is the one the others are moved onto",
+			    text_sanitize(fix[f].host, a, sizeof a, 1));
+	}
+	if (nh == 0)
+		return;
+	for (size_t k = 0; k < nh; k++) {
+		if (h[k].how == TL_CLOCK_KEPT)
+			msg_warn(NULL,
+			         "host %s shares no collective with the other hosts: its clock is "
+			         "kept (--clock-offset %s=NS sets it)",
+			         text_sanitize(h[k].name, a, sizeof a, 1),
+			         text_sanitize(h[k].name, b, sizeof b, 1));
+		if (!h[k].clock.on)
+			continue;
+		for (size_t i = 0; i < tr->nranks; i++)
+			for (size_t m = 0; m < h[k].nranks; m++)
+				if (tr->ranks[i]->rank == h[k].ranks[m])
+					rank_clock_apply(tr->ranks[i], &h[k].clock);
+	}
+	tr->t_min = INT64_MAX;
+	tr->t_max = INT64_MIN;
+	for (size_t i = 0; i < tr->nranks; i++) {
+		const tl_rank *r = tr->ranks[i];
+		if (r->t_min < tr->t_min)
+			tr->t_min = r->t_min;
+		if (r->t_max > tr->t_max)
+			tr->t_max = r->t_max;
+	}
+	tr->hosts = h;
+	tr->nhosts = nh;
+}
+
+int
+load_sources_multi_host(const tl_sourcelist *sl)
+{
+	char *first = NULL;
+	int first_rank = -1, multi = 0;
+	for (size_t i = 0; i < sl->n && !multi; i++) {
+		const tl_source *s = &sl->v[i];
+		char *h = NULL;
+		if (s->kind == TL_SRC_TORCH_DB || s->kind == TL_SRC_MSPROF_DB ||
+		    s->kind == TL_SRC_MINDSPORE_DB) {
+			tl_profdb p;
+			char err[400];
+			if (profdb_open(&p, s->path, err, sizeof err) == 0) {
+				h = profdb_host(&p);
+				profdb_close(&p);
+			}
+		}
+		if (h == NULL)
+			h = load_dir_host(s->dir);
+		if (h == NULL) { /* a rank of unknown host is a host of its own */
+			char b[32];
+			snprintf(b, sizeof b, "rank %d", s->rank);
+			h = xstrdup(b);
+		}
+		if (first == NULL) {
+			first = h;
+			first_rank = s->rank;
+			continue;
+		}
+		if (strcmp(first, h) != 0 && s->rank != first_rank)
+			multi = 1;
+		free(h);
+	}
+	free(first);
+	return multi;
+}
+
+int
+load_path_multi_host(const char *path, const tl_rankset *ranks)
+{
+	tl_sourcelist sl = {0};
+	if (discover(path, ranks, &sl) != 0)
+		return 0;
+	int multi = load_sources_multi_host(&sl);
+	sourcelist_free(&sl);
+	return multi;
+}
