@@ -2,6 +2,7 @@
 #include "config.h"
 #include "analysis/clocksync.h"
 #include "analysis/collectives.h"
+#include "analysis/pipeline.h"
 #include "model/clock.h"
 #include "util/sort.h"
 #include "util/xalloc.h"
@@ -123,8 +124,8 @@ group_hosts(const tl_trace *tr, const char *const *host, size_t *hix, tl_clock_h
 	return nh;
 }
 
-/* The collective instances' ends per host: ends[c * nh + h], the median of host h's ranks'
- * ends in instance c (NONE: the host has no rank in it). */
+/* The collective instances' ends per host, then the P2P pairs': ends[c * nh + h], the median
+ * of host h's ranks' ends in instance c (NONE: the host has no rank in it). */
 static size_t
 instance_ends(const tl_trace *tr, const size_t *hix, size_t nh, int64_t **out)
 {
@@ -153,7 +154,11 @@ instance_ends(const tl_trace *tr, const size_t *hix, size_t nh, int64_t **out)
 	tl_coll *c = NULL;
 	size_t nc = coll_match(v, n, &c);
 	free(v);
-	int64_t *ends = xreallocarray(NULL, nc ? nc * nh : 1, sizeof *ends);
+	/* a send and the receive it pairs with finish the one transfer together too: what ties
+	 * the stages of a pipeline, which share no collective when each runs on its own hosts */
+	tl_pp_link *l = NULL;
+	size_t nl = pipeline_p2p_pairs(tr, &l);
+	int64_t *ends = xreallocarray(NULL, nc + nl ? (nc + nl) * nh : 1, sizeof *ends);
 	int64_t *buf = xreallocarray(NULL, tr->nranks ? tr->nranks : 1, sizeof *buf);
 	for (size_t i = 0; i < nc; i++) {
 		for (size_t h = 0; h < nh; h++) {
@@ -166,8 +171,21 @@ instance_ends(const tl_trace *tr, const size_t *hix, size_t nh, int64_t **out)
 	}
 	free(buf);
 	coll_free(c, nc);
+	for (size_t i = 0; i < nl; i++) {
+		int64_t *e = ends + (nc + i) * nh;
+		for (size_t h = 0; h < nh; h++)
+			e[h] = NONE;
+		size_t hs = hix[l[i].from_rank], hr = hix[l[i].to_rank];
+		if (hs == hr)
+			e[hs] = l[i].send_end + (l[i].recv_end - l[i].send_end) / 2;
+		else {
+			e[hs] = l[i].send_end;
+			e[hr] = l[i].recv_end;
+		}
+	}
+	free(l);
 	*out = ends;
-	return nc;
+	return nc + nl;
 }
 
 size_t

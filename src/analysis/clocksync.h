@@ -2,7 +2,8 @@
  * of a collective leaves it at the same moment, up to the tail of the transfer: the ends of one
  * collective instance (matched by group, name with its sequence number, step and occurrence,
  * coll_match: never by position in the trace, so a rank whose capture began later pairs the
- * same calls) on two hosts differ by the hosts' clock difference. A robust fit over those
+ * same calls) on two hosts differ by the hosts' clock difference; so do the ends of a send and
+ * the receive it pairs with (pipeline_p2p_pairs). A robust fit over those
  * differences (median, outliers dropped, a line when the capture is long enough to see a
  * drift) gives each host its correction (model/clock.h). */
 #ifndef TL_CLOCKSYNC_H
