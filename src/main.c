@@ -98,21 +98,24 @@ static int cmd_index(cli *);
 static int cmd_cache(cli *);
 
 static const command commands[] = {
-    {"info", "tl info PATH [--rank SPEC]",
-     "list the ranks and files found under PATH, with when each was captured", cmd_info, 1, "r"},
+    {"info", "tl info PATH [--rank SPEC] [--clock raw|align] [--clock-offset HOST=NS]",
+     "list the ranks and files under PATH, when each was captured, each host's clock",
+     cmd_info, 1, "r"},
     {"summary",
      "tl summary PATH [--rank SPEC] [--json [--series]] [--pp N] [--no-cache]\n"
-     "          [--cache-dir DIR]",
+     "          [--cache-dir DIR] [--clock raw|align] [--clock-offset HOST=NS]",
      "per-rank, per-step overlap breakdown (computing, communication, free, ...)", cmd_summary, 1,
      "rjPNCs"},
     {"diff",
      "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N] [--no-cache]\n"
-     "          [--cache-dir DIR]; tl diff A --rank N --vs M [the options above]",
+     "          [--cache-dir DIR] [--clock raw|align] [--clock-offset HOST=NS];\n"
+     "          tl diff A --rank N --vs M [the options above]",
      "what changed from A to B (or rank N to M), largest first: stages, overlap, ops, ...",
      cmd_diff, 1, "rjPvANC"},
     {"view",
      "tl view PATH [--compare B] [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
-     "          [--script FILE [--size CxR]] [--stats FILE] [--no-cache] [--cache-dir DIR]",
+     "          [--script FILE [--size CxR]] [--stats FILE] [--no-cache] [--cache-dir DIR]\n"
+     "          [--clock raw|align] [--clock-offset HOST=NS]",
      "the timeline viewer: one group of lanes per rank (? in it lists the keys)", cmd_view, 1,
      VIEW_OPTS},
     {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR]",
@@ -166,6 +169,11 @@ usage(FILE *f)
 	    "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
 	    "                else ~/.cache/tl/models); a shared one serves several hosts\n"
 	    "  --clear       (cache) remove every cache file and its stamp\n"
+	    "  --clock raw   (info, summary, diff, view, demo) keep each host's clock; by default\n"
+	    "                (align) every rank is moved onto the clock of the host of the lowest\n"
+	    "                rank, estimated from the collectives the hosts share (man tl: CLOCKS)\n"
+	    "  --clock-offset HOST=NS  (the same; repeatable) HOST's clock is NS ns ahead of the\n"
+	    "                reference host's: set by hand instead of estimated\n"
 	    "  --pp N        (summary, view) N pipeline stages in rank order, when the profile\n"
 	    "                names none (distributed_args) and P2P partners do not tell; it\n"
 	    "                also lets forward/backward operator pairs make PP blocks\n"

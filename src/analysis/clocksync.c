@@ -260,13 +260,36 @@ clock_estimate(const tl_trace *tr, const char *const *host, const tl_clock_fix *
 					break;
 				}
 		}
-		h[best].samples = clock_fit(x, d, m, &h[best].clock, &h[best].residual_ns);
+		size_t k = clock_fit(x, d, m, &h[best].clock, &h[best].residual_ns);
+		h[best].samples = k;
 		h[best].how = TL_CLOCK_ESTIMATED;
+		int64_t most = 0; /* the largest correction over the samples' times */
+		for (size_t i = 0; i < k; i++) {
+			int64_t c = x[i] - clock_map(&h[best].clock, x[i]);
+			c = c < 0 ? -c : c;
+			most = c > most ? c : most;
+		}
+		if (most <= CLOCK_AGREE_NS) {
+			h[best].how = TL_CLOCK_AGREES;
+			h[best].clock.on = 0;
+		}
 		done[best] = 1;
 	}
-	for (size_t k = 0; k < nh; k++)
+	int evidence = 0;
+	for (size_t k = 0; k < nh; k++) {
 		if (!done[k])
 			h[k].how = TL_CLOCK_KEPT;
+		evidence |= h[k].how != TL_CLOCK_KEPT && h[k].how != TL_CLOCK_REFERENCE;
+	}
+	if (!evidence) { /* nothing ties any two hosts: nothing to say either */
+		for (size_t k = 0; k < nh; k++) {
+			free(h[k].name);
+			free(h[k].ranks);
+		}
+		free(h);
+		h = NULL;
+		nh = 0;
+	}
 	free(x);
 	free(d);
 	free(ends);

@@ -13,10 +13,17 @@
 
 #include "model/trace.h"
 
+/* A correction that stays within this over the capture is below what the tails of the
+ * collectives tell apart (a microsecond or a few on real captures of one host): the host keeps
+ * its clock (TL_CLOCK_AGREES), as a job whose clocks agree should print what it did. */
+#define CLOCK_AGREE_NS INT64_C(10000)
+
 /* Groups tr's ranks by host (host[i]: the host of tr->ranks[i], NULL unknown: a host of its
  * own, named "rank N") and estimates each host's clock against the host of the lowest rank.
  * Returns the hosts in the order of their lowest rank (*out, the caller's: trace_free frees
- * it as tr->hosts), 0 and NULL when all ranks share one host. Applies nothing. */
+ * it as tr->hosts), 0 and NULL when all ranks share one host, or when no host shares a
+ * collective with another and none is fixed by hand (unrelated traces side by side: nothing to
+ * tell). Applies nothing. */
 size_t clock_estimate(const tl_trace *tr, const char *const *host, const tl_clock_fix *fix,
                       size_t nfix, tl_clock_host **out);
 

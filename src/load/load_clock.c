@@ -114,10 +114,10 @@ load_sources_multi_host(const tl_sourcelist *sl)
 		    s->kind == TL_SRC_MINDSPORE_DB) {
 			tl_profdb p;
 			char err[400];
-			if (profdb_open(&p, s->path, err, sizeof err) == 0) {
-				h = profdb_host(&p);
-				profdb_close(&p);
-			}
+			if (profdb_open(&p, s->path, err, sizeof err) != 0)
+				continue; /* it will not load: no rank to align */
+			h = profdb_host(&p);
+			profdb_close(&p);
 		}
 		if (h == NULL)
 			h = load_dir_host(s->dir);

@@ -238,6 +238,7 @@ typedef enum tl_clock_how {
 	TL_CLOCK_ESTIMATED, /* from the collectives it shares with hosts already aligned */
 	TL_CLOCK_MANUAL,    /* --clock-offset HOST=NS */
 	TL_CLOCK_KEPT,      /* no shared collective: kept, with a warning */
+	TL_CLOCK_AGREES,    /* estimated, but within CLOCK_AGREE_NS all along: kept (clock.on 0) */
 } tl_clock_how;
 
 typedef struct tl_clock_host {

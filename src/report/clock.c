@@ -1,6 +1,7 @@
 /* The hosts' clocks as the load aligned them (model/trace.h, tl_trace.hosts): `tl info`'s and
  * the text summary's lines, and `tl summary --json`'s "clock" member. Nothing for a profile of
- * one host (or --clock raw): its output is what it was before. */
+ * one host (or --clock raw), and the summary says nothing when no host's clock was moved,
+ * set or left unaligned (their clocks agree): its output is what it was before. */
 #include "config.h"
 #include "report/report.h"
 #include "util/text.h"
@@ -18,6 +19,8 @@ how_name(tl_clock_how how)
 		return "estimated";
 	case TL_CLOCK_MANUAL:
 		return "--clock-offset";
+	case TL_CLOCK_AGREES:
+		return "agrees (within 10 us: kept)";
 	case TL_CLOCK_KEPT:
 		break;
 	}
@@ -46,7 +49,17 @@ rank_list(const tl_clock_host *h, char *out, size_t len)
 static double
 drift_ppm(const tl_clock_host *h)
 {
-	return h->clock.on ? h->clock.drift * 1e6 : 0.0;
+	return h->clock.drift * 1e6;
+}
+
+int
+report_clock_moved(const tl_trace *tr)
+{
+	for (size_t i = 0; i < tr->nhosts; i++)
+		if (tr->hosts[i].clock.on || tr->hosts[i].how == TL_CLOCK_KEPT ||
+		    tr->hosts[i].how == TL_CLOCK_MANUAL)
+			return 1;
+	return 0;
 }
 
 void
@@ -67,7 +80,7 @@ report_clock_text(FILE *f, const tl_trace *tr)
 		char name[256], ranks[256];
 		text_sanitize(h->name, name, sizeof name, 1);
 		rank_list(h, ranks, sizeof ranks);
-		int64_t off = h->clock.on ? h->clock.off : 0, a = off < 0 ? -off : off;
+		int64_t off = h->clock.off, a = off < 0 ? -off : off;
 		fprintf(f, "%-24s %-16s %s%6" PRId64 ".%06" PRId64 " %10.3f %12.3f %8zu  %s\n",
 		        name, ranks, off < 0 ? "-" : " ", a / 1000000, a % 1000000, drift_ppm(h),
 		        (double)h->residual_ns / 1e3, h->samples, how_name(h->how));
@@ -90,11 +103,12 @@ report_clock_json(FILE *f, const tl_trace *tr)
 		fprintf(f,
 		        "],\"offset_ns\":%" PRId64 ",\"drift_ppm\":%.6f,\"residual_ns\":%" PRId64
 		        ",\"samples\":%zu,\"reference\":%s,\"how\":\"%s\"}",
-		        h->clock.on ? h->clock.off : 0, drift_ppm(h), h->residual_ns, h->samples,
+		        h->clock.off, drift_ppm(h), h->residual_ns, h->samples,
 		        h->how == TL_CLOCK_REFERENCE ? "true" : "false",
 		        h->how == TL_CLOCK_REFERENCE   ? "reference"
 		        : h->how == TL_CLOCK_ESTIMATED ? "estimated"
 		        : h->how == TL_CLOCK_MANUAL    ? "manual"
+		        : h->how == TL_CLOCK_AGREES    ? "agrees"
 		                                       : "kept");
 	}
 	fprintf(f, "]");

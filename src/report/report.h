@@ -11,6 +11,9 @@ void report_info(FILE *, const tl_sourcelist *);
  * member ,"clock":[...]; nothing when the trace's ranks came from one host. */
 void report_clock_text(FILE *, const tl_trace *);
 void report_clock_json(FILE *, const tl_trace *);
+/* Whether any host's clock was moved, set by hand, or kept for want of a shared collective:
+ * the summary shows the clocks only then. */
+int report_clock_moved(const tl_trace *);
 /* What `tl summary --json` adds on request. */
 typedef struct report_opts {
 	int series; /* --series: the per-step series of the dp entries */

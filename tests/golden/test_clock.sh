@@ -89,6 +89,10 @@ if gen two --ranks 8 --hosts 2 --steps 2 --tasks 3000 --decode dp --memory --hos
 	"$TL" summary "$t_tmp/two.b" --json --no-cache --clock raw >"$t_tmp/two.raw.json" 2>/dev/null
 	check "two: --clock raw keeps each host's clock (numbers off by ms, no clock member)" \
 		sh -c "! python3 '$t_tmp/near.py' '$t_tmp/two.a.json' '$t_tmp/two.raw.json' 1000000 >/dev/null && ! grep -q '\"clock\"' '$t_tmp/two.raw.json'"
+	# agreeing clocks on two hosts: nothing moves, the summary is what it was
+	"$TL" info "$t_tmp/two.a" >"$t_tmp/two.a.info" 2>&1
+	check "two, agreeing clocks: no clock member in the summary; tl info says the hosts agree" \
+		sh -c "! grep -q '\"clock\"' '$t_tmp/two.a.json' && grep -q '^gen-node1 .*agrees' '$t_tmp/two.a.info'"
 	# the text summary and tl info say it
 	"$TL" info "$t_tmp/two.b" >"$t_tmp/two.info" 2>&1
 	check "two: tl info has one line per host (ranks, offset ms, drift, how)" \
