@@ -99,8 +99,8 @@ static int cmd_cache(cli *);
 
 static const command commands[] = {
     {"info", "tl info PATH [--rank SPEC] [--clock raw|align] [--clock-offset HOST=NS]",
-     "list the ranks and files under PATH, when each was captured, each host's clock",
-     cmd_info, 1, "r"},
+     "list the ranks and files under PATH, when each was captured, each host's clock", cmd_info, 1,
+     "r"},
     {"summary",
      "tl summary PATH [--rank SPEC] [--json [--series]] [--pp N] [--no-cache]\n"
      "          [--cache-dir DIR] [--clock raw|align] [--clock-offset HOST=NS]",
@@ -171,7 +171,8 @@ usage(FILE *f)
 	    "  --clear       (cache) remove every cache file and its stamp\n"
 	    "  --clock raw   (info, summary, diff, view, demo) keep each host's clock; by default\n"
 	    "                (align) every rank is moved onto the clock of the host of the lowest\n"
-	    "                rank, estimated from the collectives the hosts share (man tl: CLOCKS)\n"
+	    "                rank, estimated from the collectives the hosts share (man tl: "
+	    "CLOCKS)\n"
 	    "  --clock-offset HOST=NS  (the same; repeatable) HOST's clock is NS ns ahead of the\n"
 	    "                reference host's: set by hand instead of estimated\n"
 	    "  --pp N        (summary, view) N pipeline stages in rank order, when the profile\n"
@@ -403,8 +404,9 @@ cmd_summary(cli *c)
 		getrusage(RUSAGE_SELF, &ru);
 		fprintf(stderr,
 		        "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
-		        "cache_checked=%llu cache_stamped=%llu source_opens=%llu\n",
+		        "clock_ns=%llu cache_checked=%llu cache_stamped=%llu source_opens=%llu\n",
 		        tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
+		        (unsigned long long)load_clock_ns(),
 		        (unsigned long long)cache_checked_opens(),
 		        (unsigned long long)cache_stamped_opens(),
 		        (unsigned long long)load_source_opens());

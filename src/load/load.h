@@ -270,12 +270,15 @@ void load_ops(const tl_rank *r, tl_op_data *d);
  * is initialised here and owned by the caller (module_data_free). */
 void load_modules(const tl_rank *r, tl_module_data *d);
 /* One clock for the cluster (load_clock.c): groups tr's ranks by host (a DB's HOST_INFO, else
- * the capture directory's {host}_{pid}_{time}_ascend_pt, else a host of its own), estimates
+ * the capture directory's {host}_{pid}_{time}_ascend_pt, else a host of its own; when nothing
+ * names any rank's host, one host: the profile does not say its ranks are apart), estimates
  * each host's clock against the host of the lowest rank from the collectives they share
  * (analysis/clocksync.h), moves every rank onto it (model/clock.h) and records the hosts in
  * tr->hosts; says in one warning each which host kept its clock and which --clock-offset named
  * no host. Nothing when the ranks share one host. load_trace calls it unless o->clock_raw. */
 void load_clock(tl_trace *tr, const tl_clock_fix *fix, size_t nfix);
+/* The time load_clock took so far in this process, ns (`make bench`). */
+uint64_t load_clock_ns(void);
 /* The host part of a capture directory's name ({host}_{pid}_{time}_ascend_pt), or NULL. */
 char *load_dir_host(const char *dir);
 /* Whether the sources come from more than one host, as load_clock will group them (a DB's

@@ -8,6 +8,7 @@
 #include "model/clock.h"
 #include "util/msg.h"
 #include "util/text.h"
+#include "util/timefmt.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -40,18 +41,42 @@ load_dir_host(const char *dir)
 	return n > 0 ? xstrndup(b, n) : NULL;
 }
 
+static _Atomic uint64_t clock_ns; /* load_clock's time, for `make bench` (TL_STATS) */
+
+uint64_t
+load_clock_ns(void)
+{
+	return clock_ns;
+}
+
+static void load_clock_run(tl_trace *tr, const tl_clock_fix *fix, size_t nfix);
+
 void
 load_clock(tl_trace *tr, const tl_clock_fix *fix, size_t nfix)
+{
+	int64_t t0 = timefmt_mono_ns();
+	load_clock_run(tr, fix, nfix);
+	clock_ns += (uint64_t)(timefmt_mono_ns() - t0);
+}
+
+static void
+load_clock_run(tl_trace *tr, const tl_clock_fix *fix, size_t nfix)
 {
 	if (tr->nranks < 2)
 		return;
 	char **host = xcalloc(tr->nranks, sizeof *host);
+	size_t known = 0;
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
 		if (r->host != NULL)
 			host[i] = xstrdup(r->host);
 		else if (r->nsources > 0)
 			host[i] = load_dir_host(r->sources[0]->dir);
+		known += host[i] != NULL;
+	}
+	if (known == 0) { /* nothing names a host: the profile says nothing of hosts apart */
+		free(host);
+		return;
 	}
 	tl_clock_host *h = NULL;
 	size_t nh = clock_estimate(tr, (const char *const *)host, fix, nfix, &h);
@@ -106,7 +131,7 @@ int
 load_sources_multi_host(const tl_sourcelist *sl)
 {
 	char *first = NULL;
-	int first_rank = -1, multi = 0;
+	int multi = 0, unknown = 0;
 	for (size_t i = 0; i < sl->n && !multi; i++) {
 		const tl_source *s = &sl->v[i];
 		char *h = NULL;
@@ -121,20 +146,18 @@ load_sources_multi_host(const tl_sourcelist *sl)
 		}
 		if (h == NULL)
 			h = load_dir_host(s->dir);
-		if (h == NULL) { /* a rank of unknown host is a host of its own */
-			char b[32];
-			snprintf(b, sizeof b, "rank %d", s->rank);
-			h = xstrdup(b);
-		}
-		if (first == NULL) {
-			first = h;
-			first_rank = s->rank;
+		if (h == NULL) { /* a host of its own, once some rank's host is known */
+			unknown = 1;
 			continue;
 		}
-		if (strcmp(first, h) != 0 && s->rank != first_rank)
-			multi = 1;
-		free(h);
+		if (first == NULL)
+			first = h;
+		else {
+			multi = strcmp(first, h) != 0;
+			free(h);
+		}
 	}
+	multi |= first != NULL && unknown;
 	free(first);
 	return multi;
 }
