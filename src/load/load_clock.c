@@ -7,6 +7,7 @@
 #include "profile/discover.h"
 #include "model/clock.h"
 #include "util/msg.h"
+#include "util/parallel.h"
 #include "util/text.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -50,6 +51,19 @@ load_clock_ns(void)
 }
 
 static void load_clock_run(tl_trace *tr, const tl_clock_fix *fix, size_t nfix);
+
+typedef struct move_ctx {
+	tl_trace *tr;
+	const tl_clock **rc; /* per rank: its host's correction, NULL none */
+} move_ctx;
+
+static void
+move_rank(void *arg, size_t i)
+{
+	move_ctx *m = arg;
+	if (m->rc[i] != NULL)
+		rank_clock_apply(m->tr->ranks[i], m->rc[i]);
+}
 
 void
 load_clock(tl_trace *tr, const tl_clock_fix *fix, size_t nfix)
@@ -100,6 +114,9 @@ load_clock_run(tl_trace *tr, const tl_clock_fix *fix, size_t nfix)
 	}
 	if (nh == 0)
 		return;
+	/* which correction each rank gets, then the ranks moved in parallel (a warm load copies
+	 * each moved rank's mapped lanes into memory of its own: most of the cost) */
+	const tl_clock **rc = xcalloc(tr->nranks, sizeof *rc);
 	for (size_t k = 0; k < nh; k++) {
 		if (h[k].how == TL_CLOCK_KEPT)
 			msg_warn(NULL,
@@ -111,9 +128,12 @@ load_clock_run(tl_trace *tr, const tl_clock_fix *fix, size_t nfix)
 			continue;
 		for (size_t i = 0; i < tr->nranks; i++)
 			for (size_t m = 0; m < h[k].nranks; m++)
-				if (tr->ranks[i]->rank == h[k].ranks[m])
-					rank_clock_apply(tr->ranks[i], &h[k].clock);
+				if (tr->ranks[i]->rank == h[k].ranks[m] && rc[i] == NULL)
+					rc[i] = &h[k].clock;
 	}
+	move_ctx mc = {tr, rc};
+	parallel_for(tr->nranks, 0, move_rank, &mc);
+	free(rc);
 	tr->t_min = INT64_MAX;
 	tr->t_max = INT64_MIN;
 	for (size_t i = 0; i < tr->nranks; i++) {

@@ -78,7 +78,7 @@ print(1 if abs(eoff - off) <= 20000 + abs(ppm) * 0.25e3 and abs(eppm - ppm) <= 1
 }
 
 # ---- two hosts, 3.7 ms apart and drifting 30 ppm: the issue's case --------------------------
-if gen two --ranks 8 --hosts 2 --steps 2 --tasks 3000 --decode dp --memory --host-ops \
+if gen two --ranks 8 --hosts 2 --steps 2 --tasks 3000 --slow 2 --decode dp --memory --host-ops \
 	--host-clock 1 3700000 30; then
 	near two "2 hosts, +3.7 ms, 30 ppm"
 	drift_ok two gen-node1 3700000 30
@@ -107,6 +107,21 @@ if gen two --ranks 8 --hosts 2 --steps 2 --tasks 3000 --decode dp --memory --hos
 		sh -c "cmp -s '$t_tmp/two.cold.json' '$t_tmp/two.b.json' && cmp -s '$t_tmp/two.warm.json' '$t_tmp/two.b.json'"
 else
 	not_ok "generate the two-host profiles: $(head -3 "$t_tmp/two.gen")"
+fi
+
+# ---- the viewer: a slice of a moved rank shows its raw start beside the aligned one ---------
+if gen view --ranks 8 --hosts 2 --steps 2 --tasks 3000 --host-clock 1 3700000 30; then
+	printf '%s\n' ":goto 30ms" >"$t_tmp/keys"
+	for i in $(seq 75); do echo j >>"$t_tmp/keys"; done # down to a lane of rank 6
+	printf '%s\n' "." "<Enter>" ":dump $t_tmp/view.txt" ":quit" >>"$t_tmp/keys"
+	"$TL" view "$t_tmp/view.b" --script "$t_tmp/keys" --size 140x50 --no-cache 2>"$t_tmp/view.err"
+	grep -E '^ (rank|start|raw start) ' "$t_tmp/view.txt" | sed 's/ *$//; s/^/# /'
+	check "view: the detail pane of a slice of rank 6 shows its raw start, 3.70 ms later" \
+		sh -c "grep -Eq '^ rank +6 ' '$t_tmp/view.txt' && grep -Eq '^ raw start +2025-[0-9 :.-]+ +\(its host.s clock, 3\.70[0-9] ms from the reference\)' '$t_tmp/view.txt'"
+	"$TL" view "$t_tmp/view.a" --script "$t_tmp/keys" --size 140x50 --no-cache 2>/dev/null
+	check "view: with agreeing clocks no raw start is shown" sh -c "! grep -q '^ raw start' '$t_tmp/view.txt'"
+else
+	not_ok "generate the viewer's profiles"
 fi
 
 # ---- four hosts: +-0.05 to 10 ms, drift up to 50 ppm either way ----------------------------
