@@ -253,13 +253,6 @@ outdir_prepare(const char *outdir)
 	return 0;
 }
 
-/* The host rank runs on (gen_opts.hosts). */
-static int
-gen_host_of(const gen_plan *P, int rank)
-{
-	return P->o.hosts > 0 ? (int)((int64_t)rank * P->o.hosts / P->nranks) : rank / 8;
-}
-
 static void
 w_header_rows(gen_writer *w)
 {
@@ -285,7 +278,7 @@ w_header_rows(gen_writer *w)
 	         !P->o.no_stage_ranges)
 		gen_w_mstx_strings(w);
 
-	int host = gen_host_of(P, w->rank);
+	int host = P->o.hosts > 0 ? (int)((int64_t)w->rank * P->o.hosts / P->nranks) : w->rank / 8;
 	char *sql = xasprintf("INSERT INTO RANK_DEVICE_MAP VALUES (%d,%d);"
 	                      "INSERT INTO NPU_INFO VALUES (%d,'Ascend910B');"
 	                      "INSERT INTO HOST_INFO VALUES ('%" PRIu64 "','gen-node%d');"
@@ -343,10 +336,7 @@ rank_write(gen_plan *P, int rank)
 	for (int s = 0; s < NSTREAMS; s++)
 		w.taskid[s] = 100 * (uint32_t)s;
 	stamp_format(P->session_end + (int64_t)rank * 7 * MS, stamp, sizeof stamp);
-	/* torch_npu's {worker_name}_{time}_ascend_pt, the worker {hostname}_{pid}: the host
-	 * HOST_INFO names (load_clock groups JSON ranks by it) */
-	char *dir = xasprintf("%s/gen-node%d_%" PRId64 "_%s_ascend_pt", P->outdir,
-	                      gen_host_of(P, rank), w.pid, stamp);
+	char *dir = xasprintf("%s/gen-r%d_%" PRId64 "_%s_ascend_pt", P->outdir, rank, w.pid, stamp);
 	char *out = xasprintf("%s/ASCEND_PROFILER_OUTPUT", dir);
 	w.path = xasprintf("%s/ascend_pytorch_profiler_%d.db", out, rank);
 	if (make_dir(dir) != 0 || make_dir(out) != 0 ||

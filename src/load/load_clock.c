@@ -88,7 +88,9 @@ load_clock_run(tl_trace *tr, const tl_clock_fix *fix, size_t nfix)
 			host[i] = load_dir_host(r->sources[0]->dir);
 		known += host[i] != NULL;
 	}
-	if (known == 0) { /* nothing names a host: the profile says nothing of hosts apart */
+	/* nothing names a host: the profile says nothing of hosts apart, unless --clock-offset
+	 * names one ("rank N": each rank then is a host of its own) */
+	if (known == 0 && nfix == 0) {
 		free(host);
 		return;
 	}
@@ -117,8 +119,13 @@ load_clock_run(tl_trace *tr, const tl_clock_fix *fix, size_t nfix)
 	/* which correction each rank gets, then the ranks moved in parallel (a warm load copies
 	 * each moved rank's mapped lanes into memory of its own: most of the cost) */
 	const tl_clock **rc = xcalloc(tr->nranks, sizeof *rc);
+	/* a host without evidence is worth a warning when another host's clock had to move:
+	 * where every host that could be compared agrees, nothing says this one does not */
+	int moved = 0;
+	for (size_t k = 0; k < nh; k++)
+		moved |= h[k].clock.on || h[k].how == TL_CLOCK_MANUAL;
 	for (size_t k = 0; k < nh; k++) {
-		if (h[k].how == TL_CLOCK_KEPT)
+		if (h[k].how == TL_CLOCK_KEPT && moved)
 			msg_warn(NULL,
 			         "host %s shares no collective with the other hosts: its clock is "
 			         "kept (--clock-offset %s=NS sets it)",

@@ -1,7 +1,7 @@
 /* The hosts' clocks as the load aligned them (model/trace.h, tl_trace.hosts): `tl info`'s and
  * the text summary's lines, and `tl summary --json`'s "clock" member. Nothing for a profile of
- * one host (or --clock raw), and the summary says nothing when no host's clock was moved,
- * set or left unaligned (their clocks agree): its output is what it was before. */
+ * one host (or --clock raw), and the summary says nothing when no host's clock was moved or
+ * set (their clocks agree): its output is what it was before. */
 #include "config.h"
 #include "report/report.h"
 #include "util/text.h"
@@ -56,8 +56,7 @@ int
 report_clock_moved(const tl_trace *tr)
 {
 	for (size_t i = 0; i < tr->nhosts; i++)
-		if (tr->hosts[i].clock.on || tr->hosts[i].how == TL_CLOCK_KEPT ||
-		    tr->hosts[i].how == TL_CLOCK_MANUAL)
+		if (tr->hosts[i].clock.on || tr->hosts[i].how == TL_CLOCK_MANUAL)
 			return 1;
 	return 0;
 }

@@ -11,8 +11,8 @@ void report_info(FILE *, const tl_sourcelist *);
  * member ,"clock":[...]; nothing when the trace's ranks came from one host. */
 void report_clock_text(FILE *, const tl_trace *);
 void report_clock_json(FILE *, const tl_trace *);
-/* Whether any host's clock was moved, set by hand, or kept for want of a shared collective:
- * the summary shows the clocks only then. */
+/* Whether any host's clock was moved or set by hand: the summary shows the clocks only then
+ * (with the hosts kept for want of a shared collective). */
 int report_clock_moved(const tl_trace *);
 /* What `tl summary --json` adds on request. */
 typedef struct report_opts {

@@ -166,9 +166,9 @@ else
 	not_ok "generate the hand profiles"
 fi
 
-# ---- a host that shares no collective keeps its clock, and says so --------------------------
+# ---- a host that shares no collective keeps its clock, and says so (host 1 is moved) --------
 if "$TLGEN" rl "$t_tmp/lone" --ranks 4 --hosts 4 --steps 1 --tasks 2000 --no-device 3 \
-	--host-clock 3 5000000 0 >/dev/null 2>&1; then
+	--host-clock 1 800000 0 --host-clock 3 5000000 0 >/dev/null 2>&1; then
 	"$TL" summary "$t_tmp/lone" --json --no-cache >"$t_tmp/lone.json" 2>"$t_tmp/lone.err"
 	set -- $(python3 "$t_tmp/host.py" "$t_tmp/lone.json" gen-node3)
 	check "lone: gen-node3 (no collective) keeps its clock ($*)" [ "$1 $3 $4" = "0 0 kept" ]
@@ -176,6 +176,25 @@ if "$TLGEN" rl "$t_tmp/lone" --ranks 4 --hosts 4 --steps 1 --tasks 2000 --no-dev
 		sh -c "[ \$(grep -c 'host gen-node3 shares no collective with the other hosts: its clock is kept' '$t_tmp/lone.err') = 1 ]"
 else
 	not_ok "generate the lone-host profile"
+fi
+
+# ---- no host named anywhere (JSON traces in plain directories): one host, unless asked -------
+if "$TLGEN" rl "$t_tmp/anon" --ranks 2 --steps 1 --tasks 2000 --json >/dev/null 2>&1; then
+	find "$t_tmp/anon" -name '*.db' -exec rm {} +
+	for d in "$t_tmp"/anon/*_ascend_pt; do # rank{N}_ascend_pt: no host in the name
+		mv "$d" "$t_tmp/anon/rank$(ls "$d" | sed -n 's/^profiler_info_\([0-9]*\)\.json$/\1/p')_ascend_pt"
+	done
+	"$TL" summary "$t_tmp/anon" --json --no-cache >"$t_tmp/anon.json" 2>&1
+	"$TL" summary "$t_tmp/anon" --json --no-cache --clock raw >"$t_tmp/anon.raw.json" 2>&1
+	check "anon: ranks of no named host are one host (no clock member, as --clock raw)" \
+		sh -c "! grep -q '\"clock\"' '$t_tmp/anon.json' && cmp -s '$t_tmp/anon.json' '$t_tmp/anon.raw.json'"
+	"$TL" summary "$t_tmp/anon" --json --no-cache --clock-offset 'rank 1=40000' \
+		>"$t_tmp/anon.hand.json" 2>&1
+	set -- $(python3 "$t_tmp/host.py" "$t_tmp/anon.hand.json" "rank 1")
+	check "anon: --clock-offset 'rank 1=40000' makes each rank its own host and moves rank 1 ($*)" \
+		[ "$1 $4" = "40000 manual" ]
+else
+	not_ok "generate the anonymous profile"
 fi
 
 # ---- one host: nothing changes, byte for byte ----------------------------------------------

@@ -30,7 +30,7 @@ check "neighbouring Norm calls with other operators are Norm_0 and Norm_1" sh -c
 # Embedding's device time against SQL: the kernels its only operator launched (PYTORCH_API ->
 # CONNECTION_IDS -> TASK), in ms with three decimals as the panel prints them
 if command -v sqlite3 > /dev/null; then
-	db=$(ls "$M"/*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db)
+	db=$(ls "$M"/gen-r0_*/ASCEND_PROFILER_OUTPUT/*.db)
 	want=$(sqlite3 "$db" "SELECT printf('%d.%03d', s / 1000000, s / 1000 % 1000) FROM (SELECT sum(t.endNs - t.startNs) AS s FROM PYTORCH_API p JOIN STRING_IDS n ON n.id = p.name JOIN CONNECTION_IDS c ON c.id = p.connectionId JOIN TASK t ON t.connectionId = c.connectionId WHERE n.value = 'aten::embedding')")
 	check "Embedding's device time equals SQL over its operator's kernels ($want ms)" sh -c "grep -E '^ +$want +$want +2 +2 +. Embedding' '$t_tmp/screen.txt' > /dev/null"
 	# every module row of tl summary --json together: every operator's kernels but the
@@ -41,7 +41,7 @@ if command -v sqlite3 > /dev/null; then
 	check "summary --json: rank 0's module rows sum to every operator's kernels but the optimizer's, as SQL ($tot ns)" [ "$got" = "$tot" ]
 	# bad rows in rank 0's tables: the rest loads, each problem is one line naming the file
 	cp -R "$M" "$t_tmp/bad"
-	bdb=$(ls "$t_tmp"/bad/*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db)
+	bdb=$(ls "$t_tmp"/bad/gen-r0_*/ASCEND_PROFILER_OUTPUT/*.db)
 	sqlite3 "$bdb" "UPDATE MSTX_EVENTS SET endNs = startNs - 5 WHERE rowid = 2;
 		UPDATE PYTORCH_API SET startNs = 'soon' WHERE rowid = 3;
 		UPDATE TASK SET startNs = 'x' WHERE rowid IN (SELECT t.rowid FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId LIMIT 1);
