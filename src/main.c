@@ -58,18 +58,24 @@ typedef struct cli {
 	const char *trust; /* --trust-cache OWNER[,OWNER...]; NULL: not given */
 	int argc;          /* the command line, for a stored result's key */
 	char **argv;
+	/* the hosts' clocks: --clock raw keeps each host's; --clock-offset HOST=NS (repeatable) */
+	int clock_raw;
+	tl_clock_fix *clock_fix;
+	size_t nclock_fix, clock_cap;
 } cli;
 
 static int64_t start_mono_ns; /* for the viewer's time to first frame */
 
 /* Long-only options: getopt values above 255, and the commands that take each. */
-enum { OPT_COMPARE = 256, OPT_TRUST };
+enum { OPT_COMPARE = 256, OPT_TRUST, OPT_CLOCK, OPT_CLOCK_OFFSET };
 static const struct {
 	int opt;
 	const char *commands; /* separated by spaces */
 } long_only[] = {
     {OPT_COMPARE, "view demo"}, /* demo: the options of view */
     {OPT_TRUST, "summary diff view index cache demo"},
+    {OPT_CLOCK, "info summary diff view demo"},
+    {OPT_CLOCK_OFFSET, "info summary diff view demo"},
 };
 
 typedef struct command {
@@ -100,19 +106,22 @@ static const command commands[] = {
     {"view",
      "tl view PATH [--compare B] [--rank SPEC] [--theme NAME] [--keymap NAME]\n"
      "          [--pp N] [--script FILE [--size CxR]] [--stats FILE] [--no-cache]\n"
-     "          [--cache-dir DIR] [--trust-cache OWNERS]",
+     "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
+     "          [--clock-offset HOST=NS]",
      "the timeline viewer, lanes per rank (? in it: the keys)", cmd_view, 1, VIEW_OPTS},
     {"summary",
      "tl summary PATH [--rank SPEC] [--json [--series]] [--pp N] [--no-cache]\n"
-     "          [--cache-dir DIR] [--trust-cache OWNERS]",
+     "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
+     "          [--clock-offset HOST=NS]",
      "per rank and step: overlap, RL stages, comm, slow ranks", cmd_summary, 1, "rjPNCs"},
     {"diff",
      "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N] [--no-cache]\n"
-     "          [--cache-dir DIR] [--trust-cache OWNERS]; tl diff A --rank N --vs M\n"
+     "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
+     "          [--clock-offset HOST=NS]; tl diff A --rank N --vs M\n"
      "          [the options above]",
      "what changed from A to B (or rank N to M), largest first", cmd_diff, 1, "rjPvANC"},
-    {"info", "tl info PATH [--rank SPEC]",
-     "the ranks and files under PATH, and when each was captured", cmd_info, 1, "r"},
+    {"info", "tl info PATH [--rank SPEC] [--clock raw|align] [--clock-offset HOST=NS]",
+     "the ranks and files under PATH, when captured; hosts' clocks", cmd_info, 1, "r"},
     {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR] [--trust-cache OWNERS]",
      "read PATH into the model cache without viewing it", cmd_index, 1, "rC"},
     {"cache", "tl cache [--clear] [--cache-dir DIR] [--trust-cache OWNERS]",
@@ -160,6 +169,12 @@ static const struct {
                 "                line in $XDG_CONFIG_HOME/tl/config); others' are skipped, one\n"
                 "                line saying how many and whose\n"},
     {'L', "  --clear       remove your own cache files and their stamps\n"},
+    {OPT_CLOCK, "  --clock raw   keep each host's clock; by default (align) every rank is moved\n"
+                "                onto the clock of the host of the lowest rank, estimated from\n"
+                "                the collectives the hosts share (man tl: CLOCKS)\n"},
+    {OPT_CLOCK_OFFSET, "  --clock-offset HOST=NS\n"
+                       "                (repeatable) HOST's clock is NS ns ahead of the reference\n"
+                       "                host's: set by hand instead of estimated\n"},
     {'P', "  --pp N        N pipeline stages in rank order, when the profile names none\n"
           "                (distributed_args) and P2P partners do not tell; it also lets\n"
           "                forward/backward operator pairs make PP blocks\n"},
@@ -270,7 +285,10 @@ load_path_run(const cli *c, const char *path, tl_trace *tr, unsigned tables, tl_
 	                  .cache = cache == CACHE_NONE ? NULL
 	                           : cache != NULL     ? cache
 	                                               : cli_cache(c, &own, 0),
-	                  .tables = tables};
+	                  .tables = tables,
+	                  .clock_raw = c->clock_raw,
+	                  .clock_fix = c->clock_fix,
+	                  .nclock_fix = c->nclock_fix};
 	int rc = load_trace(path, &o, tr);
 	if (cache == NULL && o.cache != NULL)
 		cache_close(o.cache);
@@ -368,6 +386,14 @@ cmd_info(cli *c)
 	int rc = sl.n == 0 ? 2 : 0;
 	if (sl.n == 0)
 		msg_error("%s: no profile data found", c->path);
+	/* several hosts: their clocks, as every other command aligns them (this loads the
+	 * ranks, from the model cache when it holds them) */
+	if (rc == 0 && !c->clock_raw && load_sources_multi_host(&sl)) {
+		tl_trace tr;
+		if (load_opts_run(c, &tr, 0) == 0)
+			report_clock_text(stdout, &tr);
+		trace_free(&tr);
+	}
 	sourcelist_free(&sl);
 	return rc;
 }
@@ -442,8 +468,9 @@ cmd_summary(cli *c)
 		getrusage(RUSAGE_SELF, &ru);
 		fprintf(stderr,
 		        "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
-		        "cache_checked=%llu cache_stamped=%llu source_opens=%llu\n",
+		        "clock_ns=%llu cache_checked=%llu cache_stamped=%llu source_opens=%llu\n",
 		        tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
+		        (unsigned long long)load_clock_ns(),
 		        (unsigned long long)cache_checked_opens(),
 		        (unsigned long long)cache_stamped_opens(),
 		        (unsigned long long)load_source_opens());
@@ -620,8 +647,13 @@ cmd_view(cli *c)
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
 	                  .quiet_progress = c->script != NULL,
 	                  .view = 1,
-	                  .cache = cli_cache(c, &cache, 1)};
-	if (view_progressive(c)) {
+	                  .cache = cli_cache(c, &cache, 1),
+	                  .clock_raw = c->clock_raw,
+	                  .clock_fix = c->clock_fix,
+	                  .nclock_fix = c->nclock_fix};
+	/* ranks of several hosts are moved onto one clock once all are in (load_clock): the
+	 * viewer then loads them whole instead of as each finishes */
+	if (view_progressive(c) && (c->clock_raw || !load_path_multi_host(c->path, o.ranks))) {
 		o.defer_warnings = 1;
 		o.prepare = prepare_rank;
 		tl_load_bg *bg;
@@ -835,6 +867,8 @@ main(int argc, char **argv)
 	    {"series", no_argument, NULL, 's'},
 	    {"compare", required_argument, NULL, OPT_COMPARE},
 	    {"trust-cache", required_argument, NULL, OPT_TRUST},
+	    {"clock", required_argument, NULL, OPT_CLOCK},
+	    {"clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -969,6 +1003,31 @@ main(int argc, char **argv)
 		case 'N':
 			c.no_cache = 1;
 			break;
+		case OPT_CLOCK: /* --clock raw|align */
+			if (strcmp(optarg, "raw") != 0 && strcmp(optarg, "align") != 0) {
+				fprintf(stderr,
+				        "tl: --clock takes raw (each host's own clock) or align "
+				        "(the default)\n");
+				return 1;
+			}
+			c.clock_raw = strcmp(optarg, "raw") == 0;
+			break;
+		case OPT_CLOCK_OFFSET: { /* --clock-offset HOST=NS */
+			const char *eq = strrchr(optarg, '=');
+			char *end;
+			long long ns = eq != NULL ? strtoll(eq + 1, &end, 10) : 0;
+			if (eq == NULL || eq == optarg || eq[1] == '\0' || *end != '\0' ||
+			    ns < -INT64_C(86400000000000) || ns > INT64_C(86400000000000)) {
+				fprintf(stderr,
+				        "tl: --clock-offset takes HOST=NS: how many ns HOST's "
+				        "clock is ahead of the reference host's (within a day)\n");
+				return 1;
+			}
+			tl_clock_fix x = {.host = xstrndup(optarg, (size_t)(eq - optarg)),
+			                  .off = ns};
+			VEC_PUSH(c.clock_fix, c.nclock_fix, c.clock_cap, x);
+			break;
+		}
 		case 'C':
 			c.cache_dir = optarg;
 			break;
@@ -1033,5 +1092,8 @@ main(int argc, char **argv)
 	int rc = cmd->run(&c);
 	if (c.have_ranks)
 		rankset_free(&c.ranks);
+	for (size_t i = 0; i < c.nclock_fix; i++)
+		free((char *)c.clock_fix[i].host);
+	free(c.clock_fix);
 	return rc;
 }

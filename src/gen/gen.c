@@ -278,13 +278,14 @@ w_header_rows(gen_writer *w)
 	         !P->o.no_stage_ranges)
 		gen_w_mstx_strings(w);
 
+	int host = P->o.hosts > 0 ? (int)((int64_t)w->rank * P->o.hosts / P->nranks) : w->rank / 8;
 	char *sql = xasprintf("INSERT INTO RANK_DEVICE_MAP VALUES (%d,%d);"
 	                      "INSERT INTO NPU_INFO VALUES (%d,'Ascend910B');"
 	                      "INSERT INTO HOST_INFO VALUES ('%" PRIu64 "','gen-node%d');"
 	                      "INSERT INTO SESSION_TIME_INFO VALUES (%" PRId64 ",%" PRId64 ");",
 	                      w->rank, w->dev, w->dev,
-	                      gen_seed_of(P->o.seed, 0x4057, (uint64_t)(w->rank / 8), 0) >> 1,
-	                      w->rank / 8, P->session_start, P->session_end);
+	                      gen_seed_of(P->o.seed, 0x4057, (uint64_t)host, 0) >> 1, host,
+	                      P->session_start, P->session_end);
 	gen_w_exec(w, sql);
 	free(sql);
 	gen_w_enum(w, "ENUM_API_TYPE", gen_enum_api, sizeof gen_enum_api / sizeof gen_enum_api[0]);

@@ -79,6 +79,10 @@ typedef struct gen_opts {
 	 * them, kernels under both (gen_module.c). The truth has every module path's device
 	 * time. */
 	int modules;
+	/* The hosts the ranks run on, as HOST_INFO names them: 0, ranks 8k .. 8k+7 on host
+	 * "gen-node{k}"; N > 0, the ranks in N blocks of consecutive ranks (rank r on host
+	 * r * N / nranks). Whose clock a host keeps is tlgen's --host-clock. */
+	int hosts;
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };

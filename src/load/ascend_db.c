@@ -1013,6 +1013,8 @@ db_begin(db_ctx *c, const tl_source *src, tl_rank *r, int full)
 			ds->dist_args = meta_value(&c->pdb, DIST_ARGS);
 			ds->meta_read = 1;
 		}
+		if (r->host == NULL) /* the ranks of one host share its clock (load_clock) */
+			r->host = profdb_host(&c->pdb);
 	}
 	u64map_init(&c->strs);
 	u64map_init(&c->mstx_conn);

@@ -5,6 +5,7 @@
  * connectionIds: an operator lists every launch it made). */
 #include "config.h"
 #include "load/ascend_db_int.h"
+#include "model/clock.h"
 #include "util/xalloc.h"
 
 #include <sqlite3.h>
@@ -360,7 +361,9 @@ ascend_db_link_ends(const tl_rank *r, size_t si, const tl_track *t, size_t idx, 
 		/* the launch's tasks, and for a collective its COMMUNICATION_OP row rather than
 		 * its HCCL sub-tasks (as trace_view.json links an operator to the op) */
 		/* the globalTid as the host key keeps it (pid << 32 | tid, pid below 2^22) */
-		host_row h = {t->key & ((INT64_C(1) << 54) - 1), t->v[idx].start, t->v[idx].end};
+		host_row h = {t->key & ((INT64_C(1) << 54) - 1),
+		              clock_unmap(&r->clock, t->v[idx].start),
+		              clock_unmap(&r->clock, t->v[idx].end)}; /* the file's clock */
 		int coll = profdb_has(&pdb, "COMMUNICATION_OP") &&
 		           profdb_has(&pdb, "COMMUNICATION_TASK_INFO");
 		const char *not_sub = coll ? " AND t.globalTaskId NOT IN (SELECT globalTaskId FROM "

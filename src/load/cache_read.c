@@ -550,6 +550,7 @@ decode(const void *buf, size_t len, const tl_source *src, size_t n, int borrow, 
 	rk->rows = get_u64(&r);
 	int none = 0;
 	rk->role = get_str(&r, &none);
+	rk->host = get_str(&r, &none);
 	uint64_t np = get_u64(&r);
 	if (r.bad == NULL && (np == 0 || np > UINT32_MAX))
 		r.bad = "its string count is out of range";

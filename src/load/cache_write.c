@@ -419,6 +419,10 @@ put_rank(wbuf *w, const tl_rank *r, char *const *warn, size_t nwarn)
 		put_str(w, r->role, strlen(r->role));
 	else
 		put_u64(w, NO_STR);
+	if (r->host != NULL) /* the host that wrote it: whose clock it keeps (load_clock) */
+		put_str(w, r->host, strlen(r->host));
+	else
+		put_u64(w, NO_STR);
 	uint32_t np = strpool_count(r->pool);
 	put_u64(w, np);
 	for (uint32_t i = 1; i < np; i++)

@@ -6,6 +6,7 @@
  * cache), ends as (track key, time): the slices are found on the lanes when asked. */
 #include "config.h"
 #include "load/trace_json_int.h"
+#include "model/clock.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -231,7 +232,10 @@ trace_json_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_
 	const json_state *st = rank_source_state(r, si);
 	if (st == NULL || st->nlinks == 0)
 		return 0;
-	const tl_slice *s = &t->v[idx];
+	/* the slice on its file's clock, as the links are (model/clock.h) */
+	const tl_slice raw = {clock_unmap(&r->clock, t->v[idx].start),
+	                      clock_unmap(&r->clock, t->v[idx].end), t->v[idx].name, t->v[idx].arg};
+	const tl_slice *s = &raw;
 	tl_link_end *v = NULL;
 	size_t n = 0, cap = 0;
 	int host = t->kind == TL_LANE_HOST, dev = ((KINDS_DEVICE >> t->kind) & 1u) != 0;

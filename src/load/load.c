@@ -5,6 +5,7 @@
 #include "analysis/launch.h"
 #include "load/load_int.h"
 #include "load/load_jobs.h"
+#include "model/clock.h"
 #include "profile/discover.h"
 #include "util/msg.h"
 #include "util/parallel.h"
@@ -92,10 +93,18 @@ bus_message(const char *path)
 void
 load_fwdbwd(tl_rank *r)
 {
+	size_t n0 = r->nfwdbwd;
 	for (size_t i = 0; i < r->nsources; i++) {
 		const tl_loader *ld = loader_for(r->sources[i]->kind);
 		if (ld != NULL && ld->fwdbwd != NULL)
 			ld->fwdbwd(r, i); /* reads once per source */
+	}
+	for (size_t i = n0; i < r->nfwdbwd && r->clock.on; i++) { /* onto the rank's clock */
+		tl_fwdbwd *f = &r->fwdbwd[i];
+		f->fwd_start = clock_map(&r->clock, f->fwd_start);
+		f->fwd_end = clock_map(&r->clock, f->fwd_end);
+		f->bwd_start = clock_map(&r->clock, f->bwd_start);
+		f->bwd_end = clock_map(&r->clock, f->bwd_end);
 	}
 	rank_sort_fwdbwd(r);
 }
@@ -113,6 +122,10 @@ slice_source(const tl_rank *r, const tl_track *t, size_t idx)
 	    r->nsources < 2)
 		return si;
 	int64_t s = t->v[idx].start, e = t->v[idx].end;
+	if (r->clock.on) { /* the files' spans are on their host's own clock */
+		s = clock_unmap(&r->clock, s);
+		e = clock_unmap(&r->clock, e);
+	}
 	for (size_t k = 0; k < r->nsources; k++) {
 		size_t c = k == 0 ? si : k - (k <= si); /* the track's own first */
 		if (r->sources[c]->kind == TL_SRC_MSPROF_ITER && r->src_t0[c] <= s &&
@@ -186,7 +199,10 @@ load_slice_links(const tl_rank *r, const tl_track *t, size_t idx, tl_link_dir di
 	if (ld == NULL || ld->links == NULL)
 		return 0;
 	size_t si = slice_source(r, t, idx);
-	return ld->links(r, si, t, idx, dir, out, ix_part(ix, si));
+	ptrdiff_t n = ld->links(r, si, t, idx, dir, out, ix_part(ix, si));
+	for (ptrdiff_t i = 0; i < n && r->clock.on; i++) /* the file's times, on the rank's clock */
+		(*out)[i].start = clock_map(&r->clock, (*out)[i].start);
+	return n;
 }
 
 static const tl_loader *
@@ -203,9 +219,17 @@ load_task_launcher(const tl_rank *r, const tl_track *t, size_t idx, tl_launcher 
 {
 	memset(out, 0, sizeof *out);
 	const tl_loader *ld = track_loader(r, t, idx);
-	return ld != NULL && ld->launcher != NULL
-	           ? ld->launcher(r, t->source, t, idx, out, ix_part(ix, t->source))
-	           : 0;
+	int rc = ld != NULL && ld->launcher != NULL
+	             ? ld->launcher(r, t->source, t, idx, out, ix_part(ix, t->source))
+	             : 0;
+	if (rc == 1 && r->clock.on) { /* the file's times, on the rank's clock (the delay stays) */
+		out->cann_start = clock_map(&r->clock, out->cann_start);
+		out->cann_end = clock_map(&r->clock, out->cann_end);
+		out->task_start = clock_map(&r->clock, out->task_start);
+		out->op_start = clock_map(&r->clock, out->op_start);
+		out->op_end = clock_map(&r->clock, out->op_end);
+	}
+	return rc;
 }
 
 ptrdiff_t
@@ -214,9 +238,14 @@ load_op_kernels(const tl_rank *r, const tl_track *t, size_t idx, tl_kernel **out
 {
 	*out = NULL;
 	const tl_loader *ld = track_loader(r, t, idx);
-	return ld != NULL && ld->kernels != NULL
-	           ? ld->kernels(r, t->source, t, idx, out, ix_part(ix, t->source))
-	           : 0;
+	ptrdiff_t n = ld != NULL && ld->kernels != NULL
+	                  ? ld->kernels(r, t->source, t, idx, out, ix_part(ix, t->source))
+	                  : 0;
+	for (ptrdiff_t i = 0; i < n && r->clock.on; i++) {
+		(*out)[i].start = clock_map(&r->clock, (*out)[i].start);
+		(*out)[i].end = clock_map(&r->clock, (*out)[i].end);
+	}
+	return n;
 }
 
 ptrdiff_t
@@ -234,11 +263,17 @@ load_live_allocations(const tl_rank *r, int64_t t, size_t max, tl_alloc **out)
 	tl_alloc *v = NULL;
 	size_t n = 0, cap = 0;
 	int failed = 0;
+	t = clock_unmap(&r->clock, t); /* the file's clock */
 	for (size_t i = 0; i < r->nsources && max > 0; i++) {
 		const tl_loader *ld = loader_for(r->sources[i]->kind);
 		if (ld != NULL && ld->allocations != NULL &&
 		    ld->allocations(r, i, t, max, &v, &n, &cap) != 0)
 			failed = 1;
+	}
+	for (size_t i = 0; i < n && r->clock.on; i++) {
+		v[i].alloc_ns = clock_map(&r->clock, v[i].alloc_ns);
+		if (v[i].release_ns != INT64_MAX)
+			v[i].release_ns = clock_map(&r->clock, v[i].release_ns);
 	}
 	*out = v;
 	return failed && n == 0 ? -1 : (ptrdiff_t)n;
@@ -278,6 +313,8 @@ load_comm(const tl_rank *r, tl_comm_data *d)
 	}
 	comm_data_finish(d, owner);
 	free(owner);
+	if (r->clock.on)
+		clock_map_comm(&r->clock, d);
 }
 
 void
@@ -289,6 +326,8 @@ load_ops(const tl_rank *r, tl_op_data *d)
 		if (ld != NULL && ld->ops != NULL)
 			ld->ops(r->sources[i], d);
 	}
+	if (r->clock.on)
+		clock_map_ops(&r->clock, d);
 }
 
 void
@@ -300,6 +339,8 @@ load_modules(const tl_rank *r, tl_module_data *d)
 		if (ld != NULL && ld->modules != NULL)
 			ld->modules(r->sources[i], d);
 	}
+	if (r->clock.on)
+		clock_map_modules(&r->clock, d);
 }
 
 char *
@@ -327,6 +368,8 @@ load_host(tl_rank *r)
 			any = 1;
 		}
 	}
+	for (size_t i = 0; any && r->clock.on && i < r->ntracks; i++) /* onto the rank's clock */
+		clock_map_track_from(&r->clock, r->tracks[i], i < nbefore ? before[i] : 0);
 	if (any)
 		rank_finish_grown(r, before, nbefore);
 	free(before);
@@ -350,11 +393,14 @@ load_counters(tl_rank *r)
 	if (r->counters_read)
 		return;
 	r->counters_read = 1;
+	size_t n0 = r->ncounters; /* a JSON trace's came with its slices, on the rank's clock */
 	for (size_t i = 0; i < r->nsources; i++) {
 		const tl_loader *ld = loader_for(r->sources[i]->kind);
 		if (ld != NULL && ld->counters != NULL)
 			ld->counters(r->sources[i], i, r);
 	}
+	for (size_t i = n0; i < r->ncounters && r->clock.on; i++)
+		clock_map_counter(&r->clock, r->counters[i]);
 	rank_sort_counters(r);
 }
 
@@ -368,6 +414,8 @@ load_launches(const tl_rank *r, tl_launch **out)
 		if (ld != NULL && ld->launches != NULL)
 			ld->launches(r->sources[i], r, &v, &n, &cap);
 	}
+	if (r->clock.on)
+		clock_map_launches(&r->clock, v, n);
 	*out = v;
 	return n;
 }
@@ -794,5 +842,7 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 		msg_error("%s: nothing could be loaded", path);
 		return 2;
 	}
+	if (!(o != NULL && o->clock_raw)) /* before any analysis compares two ranks' times */
+		load_clock(tr, o != NULL ? o->clock_fix : NULL, o != NULL ? o->nclock_fix : 0);
 	return 0;
 }

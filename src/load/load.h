@@ -269,6 +269,24 @@ void load_ops(const tl_rank *r, tl_op_data *d);
  * backward operator links, read on demand (nothing beyond the ranges when a source has none): d
  * is initialised here and owned by the caller (module_data_free). */
 void load_modules(const tl_rank *r, tl_module_data *d);
+/* One clock for the cluster (load_clock.c): groups tr's ranks by host (a DB's HOST_INFO, else
+ * the capture directory's {host}_{pid}_{time}_ascend_pt, else a host of its own; when nothing
+ * names any rank's host, one host: the profile does not say its ranks are apart), estimates
+ * each host's clock against the host of the lowest rank from the collectives they share
+ * (analysis/clocksync.h), moves every rank onto it (model/clock.h) and records the hosts in
+ * tr->hosts; says in one warning each which host kept its clock and which --clock-offset named
+ * no host. Nothing when the ranks share one host. load_trace calls it unless o->clock_raw. */
+void load_clock(tl_trace *tr, const tl_clock_fix *fix, size_t nfix);
+/* The time load_clock took so far in this process, ns (`make bench`). */
+uint64_t load_clock_ns(void);
+/* The host part of a capture directory's name ({host}_{pid}_{time}_ascend_pt), or NULL. */
+char *load_dir_host(const char *dir);
+/* Whether the sources come from more than one host, as load_clock will group them (a DB's
+ * HOST_INFO read here: one open of each DB until a second host is seen); the same for the
+ * sources discovery finds under path. For `tl info` and the viewer, before loading. */
+int load_sources_multi_host(const tl_sourcelist *);
+int load_path_multi_host(const char *path, const tl_rankset *ranks);
+
 /* Sets the capture time of every DB source that records its session (TL_CAPTURE_SESSION);
  * the others keep discovery's. Opens each DB once (read-only, immutable). */
 void load_capture_times(tl_sourcelist *);
@@ -282,6 +300,11 @@ typedef struct tl_load_opts {
 	                           (cache_open_spill) only writes ranks to unnamed files */
 	unsigned tables;        /* TL_TABLE_* to gather while loading (all when the cache is
 	                           written: a cache file then serves every command) */
+	/* the hosts' clocks (load_clock): clock_raw keeps every rank's own; clock_fix (nfix)
+	 * fixes hosts' offsets by hand */
+	int clock_raw;
+	const tl_clock_fix *clock_fix;
+	size_t nclock_fix;
 	/* progressive (load_trace_start) */
 	int defer_warnings; /* the loaders' warnings wait for load_bg_finish (a screen is up) */
 	void (*prepare)(tl_rank *, void *ctx); /* on the loader's thread, for each rank loaded,

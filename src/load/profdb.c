@@ -21,6 +21,7 @@
 #include "config.h"
 #include "load/load_int.h"
 #include "load/profdb.h"
+#include "util/xalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -536,4 +537,29 @@ profdb_estimate_rows(const char *path)
 	}
 	profdb_close(&p);
 	return rows;
+}
+
+char *
+profdb_host(tl_profdb *p)
+{
+	if (!profdb_has(p, "HOST_INFO"))
+		return NULL;
+	sqlite3_stmt *st = NULL;
+	char *v = NULL;
+	/* the name the profiler recorded, else its id of the host (hostUid) */
+	if (profdb_prepare(p, "SELECT hostName, hostUid FROM HOST_INFO LIMIT 1", &st) ==
+	        SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		for (int c = 0; c < 2 && v == NULL; c++) {
+			const unsigned char *s =
+			    sqlite3_column_type(st, c) == SQLITE_TEXT ||
+			            sqlite3_column_type(st, c) == SQLITE_INTEGER
+			        ? sqlite3_column_text(st, c)
+			        : NULL;
+			if (s != NULL && s[0] != '\0' && strlen((const char *)s) < 256)
+				v = xstrdup((const char *)s);
+		}
+	}
+	sqlite3_finalize(st);
+	return v;
 }

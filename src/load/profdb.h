@@ -47,6 +47,10 @@ const char *profdb_errmsg(const tl_profdb *, int rc, char *buf, size_t len);
  * authorizer, over the work budget, over a limit): the rank stops loading. */
 int profdb_fatal(const tl_profdb *, int rc);
 
+/* The host that wrote the DB (HOST_INFO hostName, else hostUid; under 256 bytes), or NULL;
+ * the caller frees it. */
+char *profdb_host(tl_profdb *);
+
 /* Rows the DB's slice tables hold (TASK, COMMUNICATION_OP, MSTX_EVENTS), estimated cheaply
  * before loading: their max(rowid), capped by what the file size allows. 0 when the file cannot
  * be opened. */

@@ -16,8 +16,7 @@ op_data_init(tl_op_data *d)
 	u64map_init(&d->key);
 }
 
-/* Copies borrowed task arrays into memory of d's own before they change. */
-static void
+void
 op_data_own(tl_op_data *d)
 {
 	if (!d->borrowed)

@@ -38,6 +38,8 @@ void op_data_add(tl_op_data *, uint32_t name, uint32_t op_type, uint32_t task_ty
 uint32_t op_data_group(tl_op_data *, uint32_t name, uint32_t op_type, uint32_t task_type,
                        uint32_t shapes);
 void op_data_push(tl_op_data *, uint32_t gi, int64_t dur, int64_t start);
+/* Copies borrowed task arrays into memory of d's own before they change. */
+void op_data_own(tl_op_data *);
 /* After the last task: drops the groups without tasks (op_data_group made them for operators
  * that ran no task) and sorts each group's tasks by duration ascending, equal durations by
  * start (the starts move with their durations). */

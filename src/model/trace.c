@@ -84,6 +84,7 @@ rank_free(tl_rank *r)
 	free(r->src_t0);
 	free(r->src_t1);
 	free(r->role);
+	free(r->host);
 	free(r->fwdbwd);
 	for (size_t i = 0; i < r->ncounters; i++) {
 		free(r->counters[i]->t);
@@ -579,6 +580,11 @@ trace_free(tl_trace *tr)
 		rank_free(tr->ranks[i]);
 	free(tr->ranks);
 	sourcelist_free(&tr->sources);
+	for (size_t i = 0; i < tr->nhosts; i++) {
+		free(tr->hosts[i].name);
+		free(tr->hosts[i].ranks);
+	}
+	free(tr->hosts);
 	trace_init(tr);
 }
 

@@ -179,6 +179,14 @@ typedef struct tl_srcstate {
 	void (*free)(void *);
 } tl_srcstate;
 
+/* A rank's clock correction (model/clock.h): a time t its host wrote is
+ * t - off - round(drift * (t - t0)) on the reference host's clock. on 0: none (the identity). */
+typedef struct tl_clock {
+	int on;
+	int64_t off, t0; /* ns */
+	double drift;    /* fraction (50 ppm: 5e-5) */
+} tl_clock;
+
 typedef struct tl_rank {
 	int rank;
 	tl_strpool *pool; /* owns every string of this rank */
@@ -194,6 +202,8 @@ typedef struct tl_rank {
 	uint64_t rows;            /* rows read while loading (for progress and benchmarks) */
 	int loaded;               /* at least one source loaded */
 	char *role;               /* verl/MindSpeed-RL role directory of the capture, if any */
+	char *host;               /* the host that wrote it (a DB's HOST_INFO), NULL unknown */
+	tl_clock clock;           /* the correction applied to its times (model/clock.h) */
 	tl_fwdbwd *fwdbwd;        /* by forward start once the rank is finished */
 	size_t nfwdbwd, fbcap;
 	int host_only;         /* its sources hold host events only (a CPU-only trace): no device
@@ -226,11 +236,40 @@ typedef struct tl_rank {
 	                load/cache.h, cache_spill_rank) */
 } tl_rank;
 
+/* One host's clock as the load found it (load_clock): its ranks share the correction. */
+typedef enum tl_clock_how {
+	TL_CLOCK_REFERENCE, /* the reference host (of the lowest rank): kept */
+	TL_CLOCK_ESTIMATED, /* from the collectives it shares with hosts already aligned */
+	TL_CLOCK_MANUAL,    /* --clock-offset HOST=NS */
+	TL_CLOCK_KEPT,      /* no shared collective: kept, with a warning */
+	TL_CLOCK_AGREES,    /* estimated, but within CLOCK_AGREE_NS all along: kept (clock.on 0) */
+} tl_clock_how;
+
+typedef struct tl_clock_host {
+	char *name; /* owned */
+	int *ranks; /* rank numbers, ascending; owned */
+	size_t nranks;
+	tl_clock_how how;
+	tl_clock clock;      /* what its ranks were given */
+	int64_t residual_ns; /* median |difference - fit| over the samples, 0 without */
+	size_t samples;      /* collectives the estimate rests on */
+} tl_clock_host;
+
+/* A host's offset fixed by hand (--clock-offset HOST=NS): its clock is NS ahead. */
+typedef struct tl_clock_fix {
+	const char *host;
+	int64_t off;
+} tl_clock_fix;
+
 typedef struct tl_trace {
 	tl_rank **ranks; /* sorted by rank number */
 	size_t nranks;
 	tl_sourcelist sources;
 	int64_t t_min, t_max;
+	/* the hosts and their clocks when the ranks came from more than one host and the clocks
+	 * were aligned (load_clock); nhosts 0: one host, or --clock raw */
+	tl_clock_host *hosts;
+	size_t nhosts;
 } tl_trace;
 
 tl_rank *rank_new(int rank);

@@ -7,6 +7,13 @@
 #include "query/query.h"
 
 void report_info(FILE *, const tl_sourcelist *);
+/* The hosts' clocks (clock.c): one line per host (tl info, the text summary) and the JSON
+ * member ,"clock":[...]; nothing when the trace's ranks came from one host. */
+void report_clock_text(FILE *, const tl_trace *);
+void report_clock_json(FILE *, const tl_trace *);
+/* Whether any host's clock was moved or set by hand: the summary shows the clocks only then
+ * (with the hosts kept for want of a shared collective). */
+int report_clock_moved(const tl_trace *);
 /* What `tl summary --json` adds on request. */
 typedef struct report_opts {
 	int series; /* --series: the per-step series of the dp entries */

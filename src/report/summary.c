@@ -61,6 +61,8 @@ report_summary_text(FILE *f, const tl_query *q)
 	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
 	static const char *const hdr[] = {"computing",    "communication", "overlapped",
 	                                  "comm.exposed", "free",          "preparing"};
+	if (report_clock_moved(tr)) /* several hosts: whose clock the times are on */
+		report_clock_text(f, tr);
 	fprintf(f, "Overlap per rank and step (ms; comm.exposed = communication not overlapped)\n");
 	int own = 0;
 	fprintf(f, "%6s %8s", "rank", "step");
@@ -198,6 +200,8 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	report_modules_json(f, q);
 	report_host_json(f, q);
 	report_memory_json(f, q);
+	if (report_clock_moved(tr)) /* one host, or clocks that agree: the output stays as it was */
+		report_clock_json(f, tr);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 	fprintf(f, "}\n");

@@ -5,6 +5,7 @@
  * (tlq_overlap, the function `tl summary` uses). */
 #include "config.h"
 #include "ui/common.h"
+#include "model/clock.h"
 #include "query/host.h"
 #include "query/links.h"
 #include "util/timefmt.h"
@@ -256,6 +257,11 @@ slice_lines(tl_ui *ui, detail_state *ds, dlines *d)
 		    t->depth ? " (nested)" : "");
 	add(d, SLOT_DETAIL, "start", "%s  (%s)", ui_time(ui, s->start, a, sizeof a),
 	    timefmt_epoch(s->start, b, sizeof b));
+	if (r->clock.on) { /* its host's clock was moved onto the reference host's */
+		int64_t raw = clock_unmap(&r->clock, s->start);
+		add(d, SLOT_DETAIL, "raw start", "%s  (its host's clock, %s from the reference)",
+		    timefmt_epoch(raw, b, sizeof b), timefmt_dur(raw - s->start, du, sizeof du));
+	}
 	add(d, SLOT_DETAIL, "end", "%s", ui_time(ui, s->end, a, sizeof a));
 	add(d, SLOT_DETAIL, "duration", "%s  (%s us)",
 	    timefmt_dur(s->end - s->start, du, sizeof du),

@@ -79,7 +79,11 @@ usage(FILE *f)
 	    "        the GRPO timeline)\n"
 	    "  a pair for tl diff: --slow-stage S --slow-factor PERMILLE --slow-ranks MASK\n"
 	    "        --delay-coll N --delay-ns NS --t0 NS\n"
-	    "  bent: --no-device R (rank R without device data) --late R SECONDS (a later clock)\n",
+	    "  bent: --no-device R (rank R without device data) --late R SECONDS (a later clock)\n"
+	    "  hosts: --hosts N (the ranks in N blocks, one host each, in HOST_INFO)\n"
+	    "        --host-clock H OFF_NS PPM (host H's clock OFF_NS ahead, drifting PPM;\n"
+	    "        repeatable) --drop-first-coll R (rank R's capture misses its first\n"
+	    "        collective)\n",
 	    f);
 }
 
@@ -187,6 +191,13 @@ typedef struct bends {
 	const char *truth;
 	int no_device, late_rank;
 	double late_s;
+	int drop_first; /* --drop-first-coll R, -1 */
+	struct {
+		int host;
+		int64_t off;
+		double ppm;
+	} clock[64]; /* --host-clock */
+	int nclock;
 } bends;
 
 static int
@@ -250,6 +261,8 @@ option(gen_opts *o, bends *b, const char *a, const char *v)
 	NUM("--delay-ns", 0, 3600000000000LL, o->delay_ns)
 	NUM("--t0", 0, INT64_MAX / 2, o->t0_ns)
 	NUM("--no-device", 0, 4095, b->no_device)
+	NUM("--hosts", 1, 4096, o->hosts)
+	NUM("--drop-first-coll", 0, 4095, b->drop_first)
 #undef NUM
 	if (strcmp(a, "--truth") == 0) {
 		b->truth = v;
@@ -382,7 +395,7 @@ main(int argc, char **argv)
 		o.tasks_per_rank = 3000;
 		o.threads = 1;
 	}
-	bends b = {NULL, -1, -1, 0};
+	bends b = {.no_device = -1, .late_rank = -1, .drop_first = -1};
 	for (; i < argc; i++) {
 		const char *a = argv[i];
 		if (flag(&o, a))
@@ -413,6 +426,25 @@ main(int argc, char **argv)
 			i += 2;
 			continue;
 		}
+		if (strcmp(a, "--host-clock") == 0) { /* --host-clock H OFF_NS PPM */
+			long long h, off;
+			char *end;
+			if (i + 3 >= argc || b.nclock == 64 ||
+			    parse_i64(a, argv[i + 1], 0, 4095, &h) != 0 ||
+			    parse_i64(a, argv[i + 2], -3600000000000LL, 3600000000000LL, &off) != 0)
+				return 2;
+			double ppm = strtod(argv[i + 3], &end);
+			if (end == argv[i + 3] || *end != '\0' || ppm < -1000 || ppm > 1000) {
+				fprintf(stderr, "tlgen: --host-clock: bad ppm '%s'\n", argv[i + 3]);
+				return 2;
+			}
+			b.clock[b.nclock].host = (int)h;
+			b.clock[b.nclock].off = off;
+			b.clock[b.nclock].ppm = ppm;
+			b.nclock++;
+			i += 3;
+			continue;
+		}
 		if (option(&o, &b, a, argv[i + 1]) != 0)
 			return 2;
 		i++;
@@ -436,6 +468,17 @@ main(int argc, char **argv)
 		rc = 1;
 	if (b.late_rank >= 0 && tlgen_late(outdir, b.late_rank, (int64_t)(b.late_s * 1e9)) != 0)
 		rc = 1;
+	if (b.drop_first >= 0 && tlgen_drop_first_coll(outdir, b.drop_first) != 0)
+		rc = 1;
+	/* the hosts' clocks: the truth and every time before stay on host 0's */
+	for (int c = 0; c < b.nclock; c++)
+		for (int r = 0; r < o.nranks; r++) {
+			int h = o.hosts > 0 ? (int)((int64_t)r * o.hosts / o.nranks) : r / 8;
+			if (h == b.clock[c].host &&
+			    tlgen_clock(outdir, r, b.clock[c].off, b.clock[c].ppm,
+			                o.t0_ns ? o.t0_ns : 1736407067000000000LL) != 0)
+				rc = 1;
+		}
 	if (p == P_BENCH)
 		print_bench(&o, &t, secs);
 	if (b.truth != NULL) {

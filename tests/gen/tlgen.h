@@ -8,6 +8,13 @@
  * rank r's DB moves ns later (a rank whose clock starts later). 0, or -1 after a message. */
 int tlgen_no_device(const char *dir, int r);
 int tlgen_late(const char *dir, int r, int64_t ns);
+/* Rank r's DB as written on a host whose clock runs off_ns ahead of the reference's and drifts
+ * ppm parts per million from t0_ns on: every time t of every table becomes
+ * t + off_ns + round((t - t0_ns) * ppm / 1e6). 0, or -1 after a message. */
+int tlgen_clock(const char *dir, int r, int64_t off_ns, double ppm, int64_t t0_ns);
+/* Rank r's DB without its first collective (a rank whose capture began after it: the
+ * profiler's warm-up). 0, or -1 after a message. */
+int tlgen_drop_first_coll(const char *dir, int r);
 
 /* tlgen_hostile.c: the profile whose every string is hostile to a terminal (tlgen.c's usage
  * says what it holds). 0, or -1 after a message. */

@@ -244,7 +244,7 @@ hostile "truncated" "truncated or extended"
 hostile "empty" "empty"
 cp "$t_tmp/good0" "$f0" && printf 'X' | dd of="$f0" bs=1 seek=$((size0 - 200)) conv=notrunc 2>/dev/null
 hostile "one byte changed" "its checksum does not match"
-cp "$t_tmp/good0" "$f0" && printf '\177' | dd of="$f0" bs=1 seek=8 conv=notrunc 2>/dev/null
+cp "$t_tmp/good0" "$f0" && printf '\377' | dd of="$f0" bs=1 seek=8 conv=notrunc 2>/dev/null
 hostile "another format version" "written by another version of tl"
 cp "$t_tmp/good0" "$f0" && printf '\001\002\003\004' | dd of="$f0" bs=1 seek=12 conv=notrunc 2>/dev/null
 hostile "the other byte order" "written on a host of the other byte order"

@@ -1,0 +1,182 @@
+/* Moving a rank's times onto the reference clock (model/clock.h). */
+#include "config.h"
+#include "model/clock.h"
+
+#include "model/lod.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <string.h>
+
+static int64_t
+clamp_time(int64_t t)
+{
+	return t < TL_TIME_MIN ? TL_TIME_MIN : t > TL_TIME_MAX ? TL_TIME_MAX : t;
+}
+
+/* round(drift * (t - t0)): small (50 ppm of a day is 4.3 s), so a double holds it to the ns */
+static int64_t
+drift_term(const tl_clock *c, int64_t t)
+{
+	if (c->drift == 0)
+		return 0;
+	return (int64_t)llround(c->drift * (double)(t - c->t0));
+}
+
+int64_t
+clock_map(const tl_clock *c, int64_t t)
+{
+	if (c == NULL || !c->on)
+		return t;
+	return clamp_time(t - c->off - drift_term(c, t));
+}
+
+int64_t
+clock_unmap(const tl_clock *c, int64_t t)
+{
+	if (c == NULL || !c->on)
+		return t;
+	/* u = t + off + drift (u - t0): u = (t + off + drift (... )) solved by two fixed-point
+	 * steps (the drift term moves by drift x its argument's error, far below a ns) and then
+	 * the exact one whose map is t */
+	int64_t u = t + c->off;
+	for (int i = 0; i < 3; i++)
+		u = t + c->off + drift_term(c, u);
+	for (int i = 0; i < 4 && clock_map(c, u) < t; i++)
+		u++;
+	for (int i = 0; i < 4 && clock_map(c, u) > t; i++)
+		u--;
+	return clamp_time(u);
+}
+
+void
+clock_map_track_from(const tl_clock *c, tl_track *t, size_t from)
+{
+	if (from >= t->n)
+		return;
+	track_own(t);
+	if (c->drift != 0) { /* durations change: a level of detail made of them no longer holds */
+		lod_free(t->lod);
+		lod_free(t->lod_file);
+		t->lod = t->lod_file = NULL;
+	}
+	for (size_t i = from; i < t->n; i++) {
+		t->v[i].start = clock_map(c, t->v[i].start);
+		t->v[i].end = clock_map(c, t->v[i].end);
+		if (t->dev != NULL && t->dev[i].end >= t->dev[i].start) {
+			t->dev[i].start = clock_map(c, t->dev[i].start);
+			t->dev[i].end = clock_map(c, t->dev[i].end);
+		}
+	}
+}
+
+void
+clock_map_counter(const tl_clock *c, tl_counter *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		k->t[i] = clock_map(c, k->t[i]);
+}
+
+void
+clock_map_comm(const tl_clock *c, tl_comm_data *d)
+{
+	if (d->borrowed && d->ntasks > 0) {
+		tl_comm_task *v = xreallocarray(NULL, d->ntasks, sizeof *v);
+		memcpy(v, d->tasks, d->ntasks * sizeof *v);
+		d->tasks = v;
+		d->taskcap = d->ntasks;
+		d->borrowed = 0;
+	}
+	for (size_t i = 0; i < d->nops; i++) {
+		d->ops[i].start = clock_map(c, d->ops[i].start);
+		d->ops[i].end = clock_map(c, d->ops[i].end);
+	}
+	for (size_t i = 0; i < d->ntasks; i++) {
+		d->tasks[i].start = clock_map(c, d->tasks[i].start);
+		d->tasks[i].end = clock_map(c, d->tasks[i].end);
+	}
+}
+
+void
+clock_map_ops(const tl_clock *c, tl_op_data *d)
+{
+	op_data_own(d);
+	for (size_t i = 0; i < d->n; i++) {
+		tl_op_group *g = &d->g[i];
+		for (size_t k = 0; k < g->n; k++) {
+			int64_t s = clock_map(c, g->start[k]);
+			g->dur[k] = clock_map(c, g->start[k] + g->dur[k]) - s;
+			g->start[k] = s;
+		}
+	}
+}
+
+void
+clock_map_modules(const tl_clock *c, tl_module_data *d)
+{
+	for (size_t i = 0; i < d->nranges; i++) {
+		d->ranges[i].start = clock_map(c, d->ranges[i].start);
+		d->ranges[i].end = clock_map(c, d->ranges[i].end);
+	}
+	for (size_t i = 0; i < d->nops; i++) {
+		d->ops[i].start = clock_map(c, d->ops[i].start);
+		d->ops[i].end = clock_map(c, d->ops[i].end);
+	}
+	for (size_t i = 0; i < d->nk; i++) {
+		d->k[i].start = clock_map(c, d->k[i].start);
+		d->k[i].end = clock_map(c, d->k[i].end);
+	}
+	for (size_t i = 0; i < d->nlinks; i++) {
+		tl_mod_link *l = &d->links[i];
+		l->fwd_start = clock_map(c, l->fwd_start);
+		l->fwd_end = clock_map(c, l->fwd_end);
+		l->bwd_start = clock_map(c, l->bwd_start);
+		l->bwd_end = clock_map(c, l->bwd_end);
+	}
+}
+
+void
+clock_map_launches(const tl_clock *c, tl_launch *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		v[i].host_start = clock_map(c, v[i].host_start);
+		v[i].dev_start = clock_map(c, v[i].dev_start);
+	}
+}
+
+void
+rank_clock_apply(tl_rank *r, const tl_clock *c)
+{
+	if (c == NULL || !c->on || r->clock.on)
+		return;
+	r->clock = *c;
+	for (size_t i = 0; i < r->ntracks; i++)
+		clock_map_track_from(c, r->tracks[i], 0);
+	for (size_t i = 0; i < r->nsteps; i++) {
+		r->steps[i].start = clock_map(c, r->steps[i].start);
+		r->steps[i].end = clock_map(c, r->steps[i].end);
+	}
+	for (size_t i = 0; i < r->nfwdbwd; i++) {
+		tl_fwdbwd *f = &r->fwdbwd[i];
+		f->fwd_start = clock_map(c, f->fwd_start);
+		f->fwd_end = clock_map(c, f->fwd_end);
+		f->bwd_start = clock_map(c, f->bwd_start);
+		f->bwd_end = clock_map(c, f->bwd_end);
+	}
+	for (size_t i = 0; i < r->ncounters; i++)
+		clock_map_counter(c, r->counters[i]);
+	if (r->comm != NULL)
+		clock_map_comm(c, r->comm);
+	if (r->ops != NULL)
+		clock_map_ops(c, r->ops);
+	for (size_t i = 0; r->src_t0 != NULL && i < r->nsources; i++) {
+		if (r->src_t0[i] <= r->src_t1[i]) {
+			r->src_t0[i] = clock_map(c, r->src_t0[i]);
+			r->src_t1[i] = clock_map(c, r->src_t1[i]);
+		}
+	}
+	if (r->t_min <= r->t_max) {
+		r->t_min = clock_map(c, r->t_min);
+		r->t_max = clock_map(c, r->t_max);
+	}
+}

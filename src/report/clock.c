@@ -1,0 +1,114 @@
+/* The hosts' clocks as the load aligned them (model/trace.h, tl_trace.hosts): `tl info`'s and
+ * the text summary's lines, and `tl summary --json`'s "clock" member. Nothing for a profile of
+ * one host (or --clock raw), and the summary says nothing when no host's clock was moved or
+ * set (their clocks agree): its output is what it was before. */
+#include "config.h"
+#include "report/report.h"
+#include "util/text.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static const char *
+how_name(tl_clock_how how)
+{
+	switch (how) {
+	case TL_CLOCK_REFERENCE:
+		return "reference";
+	case TL_CLOCK_ESTIMATED:
+		return "estimated";
+	case TL_CLOCK_MANUAL:
+		return "--clock-offset";
+	case TL_CLOCK_AGREES:
+		return "agrees (within 10 us: kept)";
+	case TL_CLOCK_KEPT:
+		break;
+	}
+	return "kept: no shared collective";
+}
+
+/* "0-3,8" */
+static void
+rank_list(const tl_clock_host *h, char *out, size_t len)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < h->nranks && o + 24 < len;) {
+		size_t j = i;
+		while (j + 1 < h->nranks && h->ranks[j + 1] == h->ranks[j] + 1)
+			j++;
+		if (j > i)
+			o += (size_t)snprintf(out + o, len - o, "%s%d-%d", i ? "," : "",
+			                      h->ranks[i], h->ranks[j]);
+		else
+			o += (size_t)snprintf(out + o, len - o, "%s%d", i ? "," : "", h->ranks[i]);
+		i = j + 1;
+	}
+}
+
+static double
+drift_ppm(const tl_clock_host *h)
+{
+	return h->clock.drift * 1e6;
+}
+
+int
+report_clock_moved(const tl_trace *tr)
+{
+	for (size_t i = 0; i < tr->nhosts; i++)
+		if (tr->hosts[i].clock.on || tr->hosts[i].how == TL_CLOCK_MANUAL)
+			return 1;
+	return 0;
+}
+
+void
+report_clock_text(FILE *f, const tl_trace *tr)
+{
+	if (tr->nhosts == 0)
+		return;
+	char ref[256];
+	text_sanitize(tr->hosts[0].name, ref, sizeof ref, 1);
+	fprintf(f,
+	        "Clocks: %zu hosts, all times on %s's clock (from the collectives they share; "
+	        "--clock raw: each host's own)\n",
+	        tr->nhosts, ref);
+	fprintf(f, "%-24s %-16s %14s %10s %12s %8s  %s\n", "host", "ranks", "offset_ms",
+	        "drift_ppm", "residual_us", "samples", "how");
+	for (size_t i = 0; i < tr->nhosts; i++) {
+		const tl_clock_host *h = &tr->hosts[i];
+		char name[256], ranks[256];
+		text_sanitize(h->name, name, sizeof name, 1);
+		rank_list(h, ranks, sizeof ranks);
+		int64_t off = h->clock.off, a = off < 0 ? -off : off;
+		fprintf(f, "%-24s %-16s %s%6" PRId64 ".%06" PRId64 " %10.3f %12.3f %8zu  %s\n",
+		        name, ranks, off < 0 ? "-" : " ", a / 1000000, a % 1000000, drift_ppm(h),
+		        (double)h->residual_ns / 1e3, h->samples, how_name(h->how));
+	}
+}
+
+void
+report_clock_json(FILE *f, const tl_trace *tr)
+{
+	if (tr->nhosts == 0)
+		return;
+	fprintf(f, ",\"clock\":[");
+	for (size_t i = 0; i < tr->nhosts; i++) {
+		const tl_clock_host *h = &tr->hosts[i];
+		fprintf(f, "%s{\"host\":\"", i ? "," : "");
+		text_json_write(f, h->name);
+		fprintf(f, "\",\"ranks\":[");
+		for (size_t k = 0; k < h->nranks; k++)
+			fprintf(f, "%s%d", k ? "," : "", h->ranks[k]);
+		fprintf(f,
+		        "],\"offset_ns\":%" PRId64 ",\"drift_ppm\":%.6f,\"residual_ns\":%" PRId64
+		        ",\"samples\":%zu,\"reference\":%s,\"how\":\"%s\"}",
+		        h->clock.off, drift_ppm(h), h->residual_ns, h->samples,
+		        h->how == TL_CLOCK_REFERENCE ? "true" : "false",
+		        h->how == TL_CLOCK_REFERENCE   ? "reference"
+		        : h->how == TL_CLOCK_ESTIMATED ? "estimated"
+		        : h->how == TL_CLOCK_MANUAL    ? "manual"
+		        : h->how == TL_CLOCK_AGREES    ? "agrees"
+		                                       : "kept");
+	}
+	fprintf(f, "]");
+}
