@@ -26,6 +26,7 @@
 #include "query/diff.h"
 #include "query/query.h"
 #include "report/report.h"
+#include "sql/sql.h"
 #include "ui/ui.h"
 #include "util/files.h"
 #include "util/msg.h"
@@ -44,7 +45,9 @@ typedef struct cli {
 	tl_rankset ranks;
 	int have_ranks;
 	int json;
-	int series; /* summary --json --series */
+	int series;      /* summary --json --series */
+	int csv;         /* query --csv */
+	const char *sql; /* query: the statement, or .tables / .schema [TABLE] */
 	int no_view;
 	tl_query_opts query; /* summary, view: the query session's options (--pp) */
 	/* view */
@@ -90,6 +93,7 @@ static int cmd_view(cli *);
 static int cmd_keys(cli *);
 static int cmd_index(cli *);
 static int cmd_cache(cli *);
+static int cmd_query(cli *);
 
 static const command commands[] = {
     {"info", "tl info PATH [--rank SPEC]",
@@ -109,6 +113,12 @@ static const command commands[] = {
      "          [--script FILE [--size CxR]] [--stats FILE] [--no-cache] [--cache-dir DIR]",
      "the timeline viewer: one group of lanes per rank (? in it lists the keys)", cmd_view, 1,
      VIEW_OPTS},
+    {"query",
+     "tl query PATH SQL [--rank SPEC] [--csv | --json] [--no-cache] [--cache-dir DIR];\n"
+     "          tl query PATH .tables | .schema [TABLE]",
+     "SQL (SELECT) over the loaded profile: slices, steps, stages, comm_ops, links, ops, "
+     "bubbles, counters",
+     cmd_query, 1, "rjQNC"},
     {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR]",
      "read the profile into the model cache without viewing; print what was written", cmd_index, 1,
      "rC"},
@@ -136,7 +146,8 @@ usage(FILE *f)
 	    f,
 	    "\noptions:\n"
 	    "  --rank SPEC   only these ranks: 0-7, 0,2,4, 0-3,8-11\n"
-	    "  --json        machine-readable output (summary, diff)\n"
+	    "  --json        machine-readable output (summary, diff; query: an array of objects)\n"
+	    "  --csv         (query) CSV with a header row (RFC 4180)\n"
 	    "  --series      (summary --json) each rollout's engine steps in \"dp\": times,\n"
 	    "                requests, KV-cache use and tokens per step\n"
 	    "  --steps A:B   (diff) pair A's step A with B's step B (and the steps after them);\n"
@@ -154,7 +165,8 @@ usage(FILE *f)
 	    "  --stats FILE  (view) write per-frame CPU time, terminal bytes and minor faults\n"
 	    "                to FILE, and what the background populate did\n"
 	    "  --no-view     (demo) print the summary instead of opening the viewer\n"
-	    "  --no-cache    (summary, diff, view, demo) neither read nor write the model cache;\n"
+	    "  --no-cache    (summary, diff, query, view, demo) neither read nor write the model "
+	    "cache;\n"
 	    "                the viewer writes its ranks to unnamed files in the cache directory\n"
 	    "                and maps them back, to keep them out of memory (TL_SPILL=0: not)\n"
 	    "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
@@ -383,6 +395,50 @@ cmd_summary(cli *c)
 		        (unsigned long long)cache_checked_opens(),
 		        (unsigned long long)cache_stamped_opens(),
 		        (unsigned long long)load_source_opens());
+	}
+	trace_free(&tr);
+	return rc;
+}
+
+/* tl query: the statement is compiled first (a wrong one costs no load, and its tables say
+ * what the load gathers), then run over the loaded profile (src/sql/). */
+static int
+cmd_query(cli *c)
+{
+	if (c->csv && c->json) {
+		fprintf(stderr, "tl: query takes --csv or --json, not both\n");
+		return 1;
+	}
+	const char *q = c->sql;
+	while (*q == ' ' || *q == '\t' || *q == '\n')
+		q++;
+	if (strncmp(q, ".tables", 7) == 0 && q[7 + strspn(q + 7, " \t\n;")] == '\0')
+		return sql_list_tables(stdout);
+	if (strncmp(q, ".schema", 7) == 0 && (q[7] == '\0' || q[7] == ' ' || q[7] == '\t')) {
+		char name[64];
+		if (sscanf(q + 7, " %63[A-Za-z_]", name) != 1)
+			return sql_schema(stdout, NULL);
+		return sql_schema(stdout, name);
+	}
+	if (*q == '.') {
+		fprintf(stderr, "tl: query: unknown command %.40s (.tables, .schema [TABLE])\n", q);
+		return 1;
+	}
+	tl_sql *s = sql_prepare(c->sql);
+	if (s == NULL)
+		return 1;
+	tl_trace tr;
+	int rc = load_path_run(c, c->path, &tr, sql_tables_needed(s), NULL);
+	if (rc == 0) {
+		tl_query *tq = tlq_open(&tr, &c->query);
+		rc = sql_run(s, tq, stdout,
+		             c->csv    ? TL_SQL_CSV
+		             : c->json ? TL_SQL_JSON
+		                       : TL_SQL_TABLE);
+		sql_free(s);
+		tlq_close(tq);
+	} else {
+		sql_free(s);
 	}
 	trace_free(&tr);
 	return rc;
@@ -737,6 +793,7 @@ main(int argc, char **argv)
 	    {"cache-dir", required_argument, NULL, 'C'},
 	    {"clear", no_argument, NULL, 'L'},
 	    {"series", no_argument, NULL, 's'},
+	    {"csv", no_argument, NULL, 'Q'},
 	    {"compare", required_argument, NULL, OPT_COMPARE},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
@@ -794,6 +851,9 @@ main(int argc, char **argv)
 			break;
 		case 's':
 			c.series = 1;
+			break;
+		case 'Q':
+			c.csv = 1;
 			break;
 		case 'P': { /* --pp N: PP stages by rank order, for the PP view and summary */
 			char *end;
@@ -901,6 +961,14 @@ main(int argc, char **argv)
 				return 1;
 			}
 			c.path_b = argv[optind++];
+		}
+		if (cmd->run == cmd_query) {
+			if (optind >= argc) {
+				fprintf(stderr, "tl: query needs SQL after the PATH\nusage: %s\n",
+				        cmd->usage);
+				return 1;
+			}
+			c.sql = argv[optind++];
 		}
 	}
 	if (optind < argc) {
