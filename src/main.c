@@ -116,9 +116,8 @@ static const command commands[] = {
     {"query",
      "tl query PATH SQL [--rank SPEC] [--csv | --json] [--no-cache] [--cache-dir DIR];\n"
      "          tl query PATH .tables | .schema [TABLE]",
-     "SQL (SELECT) over the loaded profile: slices, steps, stages, comm_ops, links, ops, "
-     "bubbles, counters",
-     cmd_query, 1, "rjQNC"},
+     "one SELECT over the loaded profile's tables: slices, steps, stages, ops, ...", cmd_query, 1,
+     "rjQNC"},
     {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR]",
      "read the profile into the model cache without viewing; print what was written", cmd_index, 1,
      "rC"},
@@ -165,10 +164,10 @@ usage(FILE *f)
 	    "  --stats FILE  (view) write per-frame CPU time, terminal bytes and minor faults\n"
 	    "                to FILE, and what the background populate did\n"
 	    "  --no-view     (demo) print the summary instead of opening the viewer\n"
-	    "  --no-cache    (summary, diff, query, view, demo) neither read nor write the model "
-	    "cache;\n"
-	    "                the viewer writes its ranks to unnamed files in the cache directory\n"
-	    "                and maps them back, to keep them out of memory (TL_SPILL=0: not)\n"
+	    "  --no-cache    (summary, diff, query, view, demo) neither read nor write the\n"
+	    "                model cache; the viewer writes its ranks to unnamed files in the\n"
+	    "                cache directory and maps them back, to keep them out of memory\n"
+	    "                (TL_SPILL=0: not)\n"
 	    "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
 	    "                else ~/.cache/tl/models); a shared one serves several hosts\n"
 	    "  --clear       (cache) remove every cache file and its stamp\n"
