@@ -45,10 +45,12 @@ typedef struct sql_cur {
 	 * left out */
 	int has_rank, rank;
 	int64_t start_lo, start_hi, end_lo;
-	size_t ri, ri_end; /* the rank indexes still to walk */
-	size_t k, n;       /* the row of the rank and its rows (the generic walk) */
-	size_t ti, lo, hi; /* slices: the track and its window */
-	size_t g;          /* ops: the group of row k */
+	int kind;              /* slices: the lane kind asked for (tl_lane_kind), -1 for any */
+	size_t ri, ri_end;     /* the rank indexes still to walk */
+	size_t k, n;           /* the row of the rank and its rows (the generic walk) */
+	size_t ti, lo, hi;     /* slices: the track and its window */
+	const tl_track *track; /* slices: r->tracks[ti] (found again if the host lanes came in) */
+	size_t g;              /* ops: the group of row k */
 	sqlite3_int64 rowid;
 	int eof;
 } sql_cur;

@@ -40,10 +40,6 @@ typedef struct sql_stage_seg {
 void
 sql_slices_prepare(sql_ctx *x)
 {
-	if (!x->have_host) { /* the host lanes of DB profiles are read on demand */
-		tlq_host_lanes(x->q);
-		x->have_host = 1;
-	}
 	if (x->have_seg == NULL) {
 		size_t n = tlq_trace(x->q)->nranks;
 		x->have_seg = xcalloc(n + 1, 1);
@@ -134,7 +130,8 @@ static int
 track_window(sql_cur *c)
 {
 	const tl_track *t = tlq_trace(c->x->q)->ranks[c->ri]->tracks[c->ti];
-	if (!track_listed(t) || t->n == 0)
+	c->track = t;
+	if (!track_listed(t) || t->n == 0 || (c->kind >= 0 && (int)t->kind != c->kind))
 		return 0;
 	size_t lo = 0, hi = t->n;
 	if (c->end_lo != INT64_MIN) /* ends are sorted: the first that ends at or after end_lo */
@@ -172,6 +169,12 @@ settle(sql_cur *c)
 void
 sql_slices_first(sql_cur *c)
 {
+	/* the host lanes of DB profiles are read on demand, and only for a scan that may want
+	 * them (not `kind = 'compute'`) */
+	if (!c->x->have_host && (c->kind < 0 || c->kind == TL_LANE_HOST)) {
+		tlq_host_lanes(c->x->q);
+		c->x->have_host = 1;
+	}
 	c->ti = 0;
 	settle(c);
 }
@@ -181,6 +184,13 @@ sql_slices_next(sql_cur *c)
 {
 	if (++c->lo < c->hi)
 		return;
+	/* another cursor's scan may have read the host lanes since, which puts the rank's tracks
+	 * in a new order: this one goes on after its track, wherever that is now */
+	const tl_rank *r = tlq_trace(c->x->q)->ranks[c->ri];
+	if (c->ti >= r->ntracks || r->tracks[c->ti] != c->track)
+		for (size_t i = 0; i < r->ntracks; i++)
+			if (r->tracks[i] == c->track)
+				c->ti = i;
 	c->ti++;
 	settle(c);
 }

@@ -61,7 +61,8 @@ vt_disconnect(sqlite3_vtab *v)
 	return SQLITE_OK;
 }
 
-/* What each argument of xFilter bounds, one letter per argument in idxStr: r the rank, a the
+/* What each argument of xFilter bounds, one letter per argument in idxStr: r the rank, k the
+ * slices' kind, a the
  * lowest start, b the highest start, e the lowest end; A a start equal to it (a and b), E an
  * end equal to it (e and b: a slice starts at or before its end). */
 static int
@@ -85,6 +86,8 @@ vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 		    eq = c->op == SQLITE_INDEX_CONSTRAINT_EQ;
 		if (col == 0 && eq)
 			role = 'r';
+		else if (t->time_window && col == 2 && eq) /* the slices' kind */
+			role = 'k';
 		else if (t->time_window && col == 4)
 			role = lower ? 'a' : upper ? 'b' : eq ? 'A' : 0;
 		else if (t->time_window && col == 5)
@@ -160,6 +163,7 @@ vt_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sq
 	(void)idxNum;
 	sql_cur *c = (sql_cur *)cur;
 	c->has_rank = 0;
+	c->kind = -1;
 	c->start_lo = c->end_lo = INT64_MIN;
 	c->start_hi = INT64_MAX;
 	c->eof = 0;
@@ -167,6 +171,19 @@ vt_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sq
 	c->k = c->n = c->ti = c->lo = c->hi = c->g = 0;
 	int empty = 0;
 	for (int i = 0; i < argc && idxStr != NULL && idxStr[i]; i++) {
+		if (idxStr[i] == 'k') { /* a kind's name: the lanes of that kind only */
+			const unsigned char *k = sqlite3_value_text(argv[i]);
+			if (sqlite3_value_type(argv[i]) != SQLITE_TEXT || k == NULL)
+				continue;
+			int found = -2;
+			for (int lk = 0; lk < TL_LANE__COUNT; lk++)
+				if (strcmp((const char *)k, lane_kind_name((tl_lane_kind)lk)) == 0)
+					found = lk;
+			if (found == -2 || (c->kind >= 0 && c->kind != found))
+				empty = 1;
+			c->kind = found;
+			continue;
+		}
 		/* a bound of another type (text, real, NULL) is not pushed down: the walk covers
 		 * every row and SQLite compares */
 		if (sqlite3_value_numeric_type(argv[i]) != SQLITE_INTEGER)

@@ -224,6 +224,18 @@ for w in "rank = 1" "start_ns >= $t0 AND start_ns < $t1" "end_ns > $t0 AND end_n
 	b=$("$TL_BIN" query "$P" "SELECT count(*), sum(dur_ns), sum(rank) FROM slices WHERE $w0" --csv)
 	check "pushed down: $w ($(echo "$a" | sed -n 2p | tr -d '\r'))" [ "$a" = "$b" ]
 done
+for k in compute host step nosuch; do
+	a=$("$TL_BIN" query "$P" "SELECT count(*), sum(dur_ns) FROM slices WHERE kind = '$k'" --csv --no-cache)
+	b=$("$TL_BIN" query "$P" "SELECT count(*), sum(dur_ns) FROM slices WHERE kind || '' = '$k'" --csv --no-cache)
+	check "pushed down: kind = '$k' ($(echo "$a" | sed -n 2p | tr -d '\r'))" [ "$a" = "$b" ]
+done
+# a scan of the compute lanes while another, over every lane, reads the host lanes in (which
+# reorders the rank's lanes) still sees each compute slice once
+a=$("$TL_BIN" query "$P" "SELECT count(*), sum(dur_ns), sum((SELECT count(*) FROM slices s
+	WHERE s.rank = c.rank AND s.start_ns = c.start_ns AND s.kind || '' = c.kind AND s.name = c.name)) AS n
+	FROM slices c WHERE c.kind = 'compute'" --csv --no-cache | sed -n 2p | tr -d '\r')
+b=$("$TL_BIN" query "$P" "SELECT count(*), sum(dur_ns) FROM slices WHERE kind = 'compute'" --csv --no-cache | sed -n 2p | tr -d '\r')
+check "a scan outlives the host lanes read in under it ($a)" [ "$a" = "$b,${b%%,*}" ]
 a=$("$TL_BIN" query "$P" "SELECT count(*), sum(dur_ns) FROM ops WHERE rank = 1" --csv)
 b=$("$TL_BIN" query "$P" "SELECT count(*), sum(dur_ns) FROM ops WHERE rank + 0 = 1" --csv)
 check "pushed down: ops rank = 1" [ "$a" = "$b" ]
