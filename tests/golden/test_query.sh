@@ -146,9 +146,41 @@ if [ -d "$SAMPLES/ascend-db" ]; then
 			check "$level rank $r: comm_ops = COMMUNICATION_OP ($got)" [ "$got" = "$want" ]
 		done
 	done
+	# level2's analysis.db has torch_npu's own communication analysis (ms, to a fraction of a ns)
+	dir=$SAMPLES/ascend-db/level2/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT
+	sqlite3 -readonly -csv "$dir/analysis.db" "SELECT hccl_op_name, elapse_time * 1e6,
+		transit_time * 1e6, wait_time * 1e6, synchronization_time * 1e6, idle_time * 1e6
+		FROM CommAnalyzerTime ORDER BY hccl_op_name" >"$t_tmp/cat.csv"
+	"$TL_BIN" query "$SAMPLES/ascend-db/level2" --rank 0 "SELECT op_name, elapse_ns, transit_ns,
+		wait_ns, sync_ns, idle_ns FROM comm_ops ORDER BY op_name" --csv >"$t_tmp/ops.csv"
+	check "level2 rank 0: comm_ops' times = CommAnalyzerTime's, to 2 ns (its ms are binary fractions)" python3 -c '
+import csv, sys
+want = list(csv.reader(open(sys.argv[1])))
+got = list(csv.reader(open(sys.argv[2])))[1:]
+assert len(want) == len(got) > 0, (len(want), len(got))
+for w, g in zip(want, got):
+    assert w[0] == g[0], (w, g)
+    for a, b in zip(w[1:], g[1:]):
+        assert abs(float(a) - int(b)) <= 2, (w, g)
+' "$t_tmp/cat.csv" "$t_tmp/ops.csv"
 else
 	skip "$SAMPLES is absent: not checked against the real samples' StepTraceTime"
 fi
+
+# counters: every sample of the DB's memory and frequency tables
+"$TLGEN" rl "$t_tmp/mem" --ranks 2 --tasks 500 --memory >/dev/null 2>&1
+db=$(ls "$t_tmp"/mem/*-r1_*/ASCEND_PROFILER_OUTPUT/*.db)
+for pair in "allocated:MEMORY_RECORD:totalAllocated" "reserved:MEMORY_RECORD:totalReserved" \
+	"HBM:NPU_MEM:hbm" "freq:AICORE_FREQ:freq"; do
+	what=${pair%%:*}
+	tab=${pair#*:}
+	col=${tab#*:}
+	tab=${tab%%:*}
+	want=$(sqlite3 -readonly "$db" "SELECT count(*) || ',' || sum($col) FROM $tab")
+	got=$("$TL_BIN" query "$t_tmp/mem" "SELECT count(*) || ',' || sum(value) FROM counters
+		WHERE rank = 1 AND name LIKE '% $what'" --csv | sed -n 2p | tr -d '\r"')
+	check "counters '% $what' = $tab.$col, every sample ($got)" [ "$got" = "$want" ]
+done
 # Kineto: the same numbers as tl summary --json
 K=$SAMPLES/kineto/trace_filter__sampled_rank-0.json
 if [ -f "$K" ]; then
