@@ -114,6 +114,40 @@ for r in 0 1; do
 	got=$("$TL_BIN" query "$P" "SELECT group_concat(step || ':' || start_ns || ':' || end_ns, ',') FROM (SELECT * FROM steps WHERE rank = $r ORDER BY start_ns)" --csv | sed -n 2p | tr -d '\r"')
 	check "rank $r: steps' ranges = STEP_TIME's" [ -n "$want" ] && [ "$got" = "$want" ]
 done
+# the slices' step: a kernel's is the step its launch (CANN_API) ran in, by plain SQL; the
+# fixture has a kernel launched in one step that runs in the next
+for pr in "$P:0" "$P:1"; do
+	path=${pr%:*}
+	r=${pr##*:}
+	db=$(ls "$path"/*-r${r}_*/ASCEND_PROFILER_OUTPUT/*.db)
+	want=$(sqlite3 -readonly "$db" "SELECT group_concat(s || ':' || n, ',') FROM (SELECT s.id AS s,
+		count(*) AS n FROM TASK t JOIN COMPUTE_TASK_INFO USING (globalTaskId) JOIN CANN_API a
+		USING (connectionId) JOIN STEP_TIME s ON a.startNs >= s.startNs AND a.startNs < s.endNs
+		GROUP BY s.id ORDER BY s.id)")
+	got=$("$TL_BIN" query "$path" "SELECT group_concat(step || ':' || n, ',') FROM (SELECT step,
+		count(*) AS n FROM slices WHERE rank = $r AND kind = 'compute' GROUP BY step ORDER BY step)" --csv | sed -n 2p | tr -d '\r"')
+	check "rank $r: compute slices per step = kernels per launch step, plain SQL ($got)" [ -n "$want" ] && [ "$got" = "$want" ]
+done
+# the slices' stage: the innermost stage instance whose host range holds the slice's start,
+# found here from the stages table by a plain walk
+"$TL_BIN" query "$P" "SELECT rank, start_ns, stage FROM slices WHERE kind IN ('compute', 'comm', 'mstx')" --json >"$t_tmp/ss.json"
+"$TL_BIN" query "$P" "SELECT rank, stage, host_start_ns, host_end_ns FROM stages" --json >"$t_tmp/st.json"
+check "slices' stage = the innermost stage holding the start, from the stages table" python3 -c '
+import json, sys
+sl, st = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+named = 0
+for s in sl:
+    holding = [x for x in st if x["rank"] == s["rank"] and x["host_start_ns"] <= s["start_ns"] <= x["host_end_ns"]]
+    # nested instances: the innermost starts last (and, of equal starts, ends first)
+    holding.sort(key=lambda x: (x["host_start_ns"], -x["host_end_ns"]))
+    want = holding[-1]["stage"] if holding else None
+    if len(holding) > 1 and holding[-1]["host_start_ns"] == holding[-2]["host_start_ns"] and holding[-1]["host_end_ns"] == holding[-2]["host_end_ns"]:
+        continue  # two instances of one range: either
+    assert s["stage"] == want, (s, holding)
+    named += want is not None
+assert named > 100, named
+' "$t_tmp/ss.json" "$t_tmp/st.json"
+
 # the JSON input holds the same communication ops
 a=$("$TL_BIN" query "$P" "SELECT rank, count(*), sum(elapse_ns) FROM comm_ops GROUP BY rank" --csv)
 b=$("$TL_BIN" query "$t_tmp/json" "SELECT rank, count(*), sum(elapse_ns) FROM comm_ops GROUP BY rank" --csv)
@@ -132,6 +166,15 @@ for r in 0 1; do
 		python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["j"])')
 	check "fixture rank $r: steps = overlap.sql's plain SQL" [ -n "$want" ] && [ "$got" = "$want" ]
 done
+db=$t_tmp/fx/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db
+want=$(sqlite3 -readonly "$db" "SELECT group_concat(s || ':' || n, ',') FROM (SELECT s.id AS s,
+	count(*) AS n FROM TASK t JOIN COMPUTE_TASK_INFO USING (globalTaskId) JOIN CANN_API a
+	USING (connectionId) JOIN STEP_TIME s ON a.startNs >= s.startNs AND a.startNs < s.endNs
+	GROUP BY s.id ORDER BY s.id)")
+got=$("$TL_BIN" query "$t_tmp/fx" "SELECT group_concat(step || ':' || n, ',') FROM (SELECT step,
+	count(*) AS n FROM slices WHERE rank = 0 AND kind = 'compute' AND step IS NOT NULL
+	GROUP BY step ORDER BY step)" --csv | sed -n 2p | tr -d '\r"')
+check "fixture rank 0: compute slices per step = kernels per launch step ($got)" [ -n "$want" ] && [ "$got" = "$want" ]
 
 # the real samples: steps = torch_npu's own StepTraceTime; comm_ops = COMMUNICATION_OP
 if [ -d "$SAMPLES/ascend-db" ]; then
