@@ -38,6 +38,7 @@ run_target() {
 	case $t in
 	db) opts="-max_len=65536 -dict=$TL_SRCDIR/tests/fuzz/db.dict" ;;
 	json) opts="-max_len=16384 -dict=$TL_SRCDIR/tests/fuzz/json.dict" ;;
+	query) opts="-max_len=8192 -dict=$TL_SRCDIR/tests/fuzz/query.dict" ;;
 	*) opts="-max_len=4096" ;;
 	esac
 	dirs="$fdir/corpus/$t"
