@@ -154,6 +154,10 @@ settle(sql_cur *c)
 {
 	const tl_trace *tr = tlq_trace(c->x->q);
 	while (c->ri < c->ri_end) {
+		/* the host lanes of DB profiles are read on demand: a rank's when a scan that may
+		 * want them (not `kind = 'compute'`) comes to it */
+		if (c->ti == 0 && (c->kind < 0 || c->kind == TL_LANE_HOST))
+			tlq_host_lanes_rank(c->x->q, c->ri);
 		const tl_rank *r = tr->ranks[c->ri];
 		while (c->ti < r->ntracks) {
 			if (track_window(c))
@@ -169,12 +173,6 @@ settle(sql_cur *c)
 void
 sql_slices_first(sql_cur *c)
 {
-	/* the host lanes of DB profiles are read on demand, and only for a scan that may want
-	 * them (not `kind = 'compute'`) */
-	if (!c->x->have_host && (c->kind < 0 || c->kind == TL_LANE_HOST)) {
-		tlq_host_lanes(c->x->q);
-		c->x->have_host = 1;
-	}
 	c->ti = 0;
 	settle(c);
 }
