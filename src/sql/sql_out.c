@@ -64,9 +64,13 @@ json_value(FILE *out, sqlite3_stmt *st, int i)
 		return;
 	case SQLITE_FLOAT: {
 		double d = sqlite3_column_double(st, i);
-		if (isfinite(d))
-			fprintf(out, "%.17g", d);
-		else
+		if (isfinite(d)) { /* the shortest of 15 or 17 digits that reads back the same */
+			char buf[40];
+			snprintf(buf, sizeof buf, "%.15g", d);
+			if (strtod(buf, NULL) != d)
+				snprintf(buf, sizeof buf, "%.17g", d);
+			fputs(buf, out);
+		} else
 			fputs("null", out);
 		return;
 	}
