@@ -322,6 +322,18 @@ q="SELECT kind, count(*), sum(dur_ns), count(DISTINCT stage), sum(step) FROM sli
 check "cached and --no-cache answers are the same" \
 	[ "$("$TL_BIN" query "$P" "$q" --csv)" = "$("$TL_BIN" query "$P" "$q" --csv --no-cache)" ]
 
+# a damaged rank: one line naming its file, the other ranks answer; --rank reads only its own
+cp -r "$P" "$t_tmp/bad"
+find "$t_tmp/bad" -name trace_view.json -exec rm {} +
+db=$(ls "$t_tmp"/bad/*-r1_*/ASCEND_PROFILER_OUTPUT/*.db)
+head -c 5000 "$db" >"$t_tmp/cut" && cat "$t_tmp/cut" >"$db"
+got=$("$TL_BIN" query "$t_tmp/bad" "SELECT group_concat(rank) FROM (SELECT DISTINCT rank FROM steps)" --csv --no-cache 2>"$t_tmp/err" | sed -n 2p | tr -d '\r"')
+check "a damaged rank: one line naming its file, rank 0 answers ($got)" \
+	[ "$got" = 0 ] && [ "$(wc -l <"$t_tmp/err")" -eq 1 ] && grep -q "ascend_pytorch_profiler_1.db" "$t_tmp/err"
+got=$("$TL_BIN" query "$t_tmp/bad" --rank 0 "SELECT count(*) FROM slices WHERE rank = 0" --csv --no-cache 2>"$t_tmp/err" | sed -n 2p | tr -d '\r')
+want=$("$TL_BIN" query "$P" "SELECT count(*) FROM slices WHERE rank = 0" --csv | sed -n 2p | tr -d '\r')
+check "--rank 0 reads rank 0 only: no word of the damaged rank, the same slices ($got)" [ "$got" = "$want" ] && [ ! -s "$t_tmp/err" ]
+
 # .tables and .schema
 n=$("$TL_BIN" query "$P" .tables | grep -c '^[a-z_]* *(')
 check ".tables lists the eight tables ($n)" [ "$n" -eq 8 ]
