@@ -27,6 +27,7 @@
 #include "query/diff.h"
 #include "query/query.h"
 #include "report/report.h"
+#include "sql/sql.h"
 #include "ui/ui.h"
 #include "util/files.h"
 #include "util/msg.h"
@@ -45,7 +46,9 @@ typedef struct cli {
 	tl_rankset ranks;
 	int have_ranks;
 	int json;
-	int series; /* summary --json --series */
+	int series;      /* summary --json --series */
+	int csv;         /* query --csv */
+	const char *sql; /* query: the statement, or .tables / .schema [TABLE] */
 	int no_view;
 	tl_query_opts query; /* summary, view: the query session's options (--pp) */
 	/* view */
@@ -73,9 +76,9 @@ static const struct {
 	const char *commands; /* separated by spaces */
 } long_only[] = {
     {OPT_COMPARE, "view demo"}, /* demo: the options of view */
-    {OPT_TRUST, "summary diff view index cache demo"},
-    {OPT_CLOCK, "info summary diff view demo"},
-    {OPT_CLOCK_OFFSET, "info summary diff view demo"},
+    {OPT_TRUST, "summary diff view index cache demo query"},
+    {OPT_CLOCK, "info summary diff view demo query"},
+    {OPT_CLOCK_OFFSET, "info summary diff view demo query"},
 };
 
 typedef struct command {
@@ -99,6 +102,7 @@ static int cmd_view(cli *);
 static int cmd_keys(cli *);
 static int cmd_index(cli *);
 static int cmd_cache(cli *);
+static int cmd_query(cli *);
 
 static const command commands[] = {
     {"demo", "tl demo [--no-view] [the options of view]",
@@ -126,6 +130,11 @@ static const command commands[] = {
      "read PATH into the model cache without viewing it", cmd_index, 1, "rC"},
     {"cache", "tl cache [--clear] [--cache-dir DIR] [--trust-cache OWNERS]",
      "where the model cache is, its size; --clear empties yours", cmd_cache, 0, "LC"},
+    {"query",
+     "tl query PATH SQL [--rank SPEC] [--csv | --json] [--no-cache]\n"
+     "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
+     "          [--clock-offset HOST=NS]; tl query PATH .tables | .schema [TABLE]",
+     "SQL over the profile: slices, steps, stages, ops, ...", cmd_query, 1, "rjQNC"},
     {"keys", "tl keys [--keymap NAME] [--man|--markdown]",
      "the viewer's actions and :-commands with their keys", cmd_keys, 0, "KMD"},
 };
@@ -138,7 +147,8 @@ static const struct {
 	const char *text;
 } option_help[] = {
     {'r', "  --rank SPEC   only these ranks: 0-7, 0,2,4, 0-3,8-11\n"},
-    {'j', "  --json        machine-readable output\n"},
+    {'j', "  --json        machine-readable output (query: an array of objects)\n"},
+    {'Q', "  --csv         CSV with a header row (RFC 4180)\n"},
     {'s', "  --series      (with --json) each rollout's engine steps in \"dp\": times,\n"
           "                requests, KV-cache use and tokens per step\n"},
     {'A', "  --steps A:B   pair A's step A with B's step B (and the steps after them);\n"
@@ -474,6 +484,50 @@ cmd_summary(cli *c)
 		        (unsigned long long)cache_checked_opens(),
 		        (unsigned long long)cache_stamped_opens(),
 		        (unsigned long long)load_source_opens());
+	}
+	trace_free(&tr);
+	return rc;
+}
+
+/* tl query: the statement is compiled first (a wrong one costs no load, and its tables say
+ * what the load gathers), then run over the loaded profile (src/sql/). */
+static int
+cmd_query(cli *c)
+{
+	if (c->csv && c->json) {
+		fprintf(stderr, "tl: query takes --csv or --json, not both\n");
+		return 1;
+	}
+	const char *q = c->sql;
+	while (*q == ' ' || *q == '\t' || *q == '\n')
+		q++;
+	if (strncmp(q, ".tables", 7) == 0 && q[7 + strspn(q + 7, " \t\n;")] == '\0')
+		return sql_list_tables(stdout);
+	if (strncmp(q, ".schema", 7) == 0 && (q[7] == '\0' || q[7] == ' ' || q[7] == '\t')) {
+		char name[64];
+		if (sscanf(q + 7, " %63[A-Za-z_]", name) != 1)
+			return sql_schema(stdout, NULL);
+		return sql_schema(stdout, name);
+	}
+	if (*q == '.') {
+		fprintf(stderr, "tl: query: unknown command %.40s (.tables, .schema [TABLE])\n", q);
+		return 1;
+	}
+	tl_sql *s = sql_prepare(c->sql);
+	if (s == NULL)
+		return 1;
+	tl_trace tr;
+	int rc = load_path_run(c, c->path, &tr, sql_tables_needed(s), NULL);
+	if (rc == 0) {
+		tl_query *tq = tlq_open(&tr, &c->query);
+		rc = sql_run(s, tq, stdout,
+		             c->csv    ? TL_SQL_CSV
+		             : c->json ? TL_SQL_JSON
+		                       : TL_SQL_TABLE);
+		sql_free(s);
+		tlq_close(tq);
+	} else {
+		sql_free(s);
 	}
 	trace_free(&tr);
 	return rc;
@@ -865,6 +919,7 @@ main(int argc, char **argv)
 	    {"cache-dir", required_argument, NULL, 'C'},
 	    {"clear", no_argument, NULL, 'L'},
 	    {"series", no_argument, NULL, 's'},
+	    {"csv", no_argument, NULL, 'Q'},
 	    {"compare", required_argument, NULL, OPT_COMPARE},
 	    {"trust-cache", required_argument, NULL, OPT_TRUST},
 	    {"clock", required_argument, NULL, OPT_CLOCK},
@@ -942,6 +997,9 @@ main(int argc, char **argv)
 			break;
 		case 's':
 			c.series = 1;
+			break;
+		case 'Q':
+			c.csv = 1;
 			break;
 		case 'P': { /* --pp N: PP stages by rank order, for the PP view and summary */
 			char *end;
@@ -1080,6 +1138,14 @@ main(int argc, char **argv)
 				return 1;
 			}
 			c.path_b = argv[optind++];
+		}
+		if (cmd->run == cmd_query) {
+			if (optind >= argc) {
+				fprintf(stderr, "tl: query needs SQL after the PATH\nusage: %s\n",
+				        cmd->usage);
+				return 1;
+			}
+			c.sql = argv[optind++];
 		}
 	}
 	if (optind < argc) {

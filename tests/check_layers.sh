@@ -3,7 +3,7 @@
 # modules below it, never of a module above it or beside it, so the code reads top-down:
 #
 #   main.c, static               the command line; the static build's built-in terminfo
-#   report, ui                   what a user reads (text and JSON; the viewer)
+#   report, ui, sql              what a user reads (text and JSON; the viewer; tl query's tables)
 #   query                        what report and ui ask of a loaded trace
 #   load                         the loaders (each owns its file format)
 #   profile, analysis            discovery of files and ranks; analyses over the model
@@ -24,7 +24,7 @@ rank() {
 	profile | analysis) echo 2 ;;
 	load) echo 3 ;;
 	query) echo 4 ;;
-	report | ui) echo 5 ;;
+	report | ui | sql) echo 5 ;;
 	main | static) echo 6 ;; # static/: the static build's terminfo entries, linked into tl only
 	*) echo "" ;;
 	esac
@@ -61,9 +61,9 @@ for dir in "$src"/*/ "$src/main.c"; do
 	fi
 done
 
-# What the includes cannot see (query/ headers declare analysis/ and load/ types): the report and
-# the viewer call no function of analysis/, load/ or profile/; they ask the query session. Read
-# from the built objects' symbols.
+# What the includes cannot see (query/ headers declare analysis/ and load/ types): the report, the
+# viewer and tl query's tables call no function of analysis/, load/ or profile/; they ask the
+# query session. Read from the built objects' symbols.
 obj=${TL_TESTBIN%/tests}/src
 if ! command -v nm >/dev/null 2>&1 || ! ls "$obj"/analysis/*.o >/dev/null 2>&1; then
 	skip "no nm or no built objects under $obj"
@@ -71,16 +71,16 @@ else
 	nm -g --defined-only "$obj"/analysis/*.o "$obj"/load/*.o "$obj"/profile/*.o |
 		awk 'NF == 3 && $2 ~ /[TDBR]/ { print $3 }' | LC_ALL=C sort -u >"$t_tmp/lower"
 	bad=""
-	for o in "$obj"/report/*.o "$obj"/ui/*.o; do
+	for o in "$obj"/report/*.o "$obj"/ui/*.o "$obj"/sql/*.o; do
 		for s in $(nm -u "$o" | awk '{ print $NF }' | LC_ALL=C sort -u |
 			LC_ALL=C comm -12 - "$t_tmp/lower"); do
 			bad="$bad ${o#"$obj"/}:$s"
 		done
 	done
 	if [ -z "$bad" ]; then
-		ok "src/report and src/ui call no function of analysis/, load/ or profile/"
+		ok "src/report, src/ui and src/sql call no function of analysis/, load/ or profile/"
 	else
-		not_ok "src/report or src/ui calls below the query session:$bad"
+		not_ok "src/report, src/ui or src/sql calls below the query session:$bad"
 	fi
 fi
 # No cycles between files: from the built objects, file A depends on file B when A uses a

@@ -27,6 +27,19 @@ tlq_host_lanes(const tl_query *cq)
 	pthread_mutex_unlock(&q->lock);
 }
 
+void
+tlq_host_lanes_rank(const tl_query *cq, size_t ri)
+{
+	tl_query *q = tlq_mut(cq);
+	pthread_mutex_lock(&q->lock);
+	if (!q->have_host && ri < q->tr->nranks && !q->tr->ranks[ri]->host_read) {
+		load_host(q->tr->ranks[ri]); /* once per rank: tlq_host_lanes skips it then */
+		if (q->o.lanes)
+			tlq_lod_build(q);
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
 size_t
 tlq_launch_steps(const tl_rank *r, tl_launch_step **out)
 {

@@ -14,6 +14,9 @@
  * demand; JSON traces have them from loading), once per session, under its lock. It adds
  * tracks to the ranks: the viewer calls it from its own thread, between frames. */
 void tlq_host_lanes(const tl_query *);
+/* The same for one rank (index ri) only: a scan of one rank (tl query's rank = N) reads no other
+ * rank's files. */
+void tlq_host_lanes_rank(const tl_query *, size_t ri);
 
 /* r's launches per step (launch_steps); *out is the caller's. */
 size_t tlq_launch_steps(const tl_rank *r, tl_launch_step **out);

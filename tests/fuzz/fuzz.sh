@@ -48,6 +48,7 @@ run_target() {
 			done
 		fi
 		;;
+	query) opts="-max_len=8192 -dict=$TL_SRCDIR/tests/fuzz/query.dict" ;;
 	*) opts="-max_len=4096" ;;
 	esac
 	dirs="$fdir/corpus/$t"

@@ -34,6 +34,7 @@ static const struct {
     {"gzjson", fuzz_gzjson},
     {"db", fuzz_db},
     {"cache", fuzz_cache},
+    {"query", fuzz_query},
 };
 #define NTARGETS (sizeof targets / sizeof *targets)
 
@@ -72,6 +73,19 @@ static void
 run_text(const char *t, const char *what, const char *text)
 {
 	CHECK(run_input(t, (const uint8_t *)text, strlen(text)) == 0, "%s: %s", t, what);
+}
+
+/* The query target's input: the SQL, a NUL byte, the profile's JSON. */
+static void
+run_query(const char *what, const char *sql, const char *json)
+{
+	size_t a = strlen(sql), b = strlen(json);
+	uint8_t *buf = xmalloc(a + b + 1);
+	memcpy(buf, sql, a);
+	buf[a] = 0;
+	memcpy(buf + a + 1, json, b);
+	CHECK(run_input("query", buf, a + 1 + b) == 0, "query: %s", what);
+	free(buf);
 }
 
 static int
@@ -282,6 +296,23 @@ main(void)
 	run_text("db", "an empty file (a rank without tracks)", "");
 	run_text("db", "a text file", "SQLite format 3");
 	run_sql("two collectives of 5.6e18 and 4.6e18 ns in one group", long_collectives);
+	run_text("query", "every table of an empty profile", "SELECT 1");
+	run_text(
+	    "query", "a recursive query that never ends",
+	    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c");
+	run_text("query", "ATTACH", "ATTACH DATABASE '/tmp/tl-fuzz-query.db' AS x");
+	run_query("slices of nested, unsorted and huge times with the bounds pushed down",
+	          "SELECT rank, kind, name, step, stage, dur_ns FROM slices WHERE rank = 0 AND "
+	          "start_ns >= -4611686018427387903 AND end_ns <= 4611686018427387903",
+	          "[{\"ph\":\"X\",\"ts\":5,\"dur\":9,\"name\":\"a\",\"pid\":1,\"tid\":1},"
+	          "{\"ph\":\"X\",\"ts\":1,\"dur\":99,\"name\":\"b\",\"pid\":1,\"tid\":1},"
+	          "{\"ph\":\"X\",\"ts\":4e12,\"dur\":1e12,\"name\":\"\\u001b[31m\",\"pid\":1,"
+	          "\"tid\":2,\"cat\":\"kernel\"},"
+	          "{\"ph\":\"C\",\"ts\":3,\"name\":\"mem\",\"pid\":1,\"args\":{\"v\":1e300}}]");
+	run_query("a text bound, a NULL rank and a rank past int",
+	          "SELECT count(*) FROM slices WHERE "
+	          "rank = NULL OR rank = 99999999999 OR start_ns > 'x' OR end_ns = 1.5",
+	          "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"a\",\"pid\":1,\"tid\":1}]");
 	run_text("cache", "an empty body", "");
 	run_text("cache", "a file of its header only", "RTLMODEL");
 	/* a body whose counts claim more than it holds: rank 0, flags, rows, no role, 2^60

@@ -87,6 +87,17 @@ for p in $profiles; do
 done
 # the JSON loader reading into a buffer instead of a mapping, so memcheck sees every byte read
 TL_JSON_NO_MMAP=1 vg "json (read, not mapped): tl summary" "$TL" summary "$t_tmp/json"
+# tl query: every table, the formats, and the error paths (a refusal, the work budget)
+all="SELECT (SELECT count(*) FROM slices WHERE rank = 0 AND start_ns > 0), (SELECT sum(dur_ns)
+	FROM ops), (SELECT count(*) FROM steps), (SELECT count(*) FROM stages), (SELECT sum(bytes)
+	FROM comm_ops), (SELECT count(*) FROM links), (SELECT count(*) FROM bubbles),
+	(SELECT count(*) FROM counters), (SELECT group_concat(DISTINCT stage) FROM slices)"
+vg "db: tl query, every table" "$TL" query "$t_tmp/db" "$all"
+vg "json: tl query --json, every table" "$TL" query "$t_tmp/json" "$all" --json
+vg "tl query --csv of slices" "$TL" query "$t_tmp/db" "SELECT * FROM slices LIMIT 300" --csv
+vg "tl query, a refused statement" "$TL" query "$t_tmp/db" "ATTACH '$t_tmp/x' AS x"
+TL_QUERY_BUDGET=2 vg "tl query stopped by its work budget" "$TL" query "$t_tmp/db" \
+	"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
 vg "tl info" "$TL" info "$t_tmp/db"
 vg "tl keys --keymap default" "$TL" keys --keymap default
 t_done
