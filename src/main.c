@@ -126,15 +126,15 @@ static const command commands[] = {
      "what changed from A to B (or rank N to M), largest first", cmd_diff, 1, "rjPvANC"},
     {"info", "tl info PATH [--rank SPEC] [--clock raw|align] [--clock-offset HOST=NS]",
      "the ranks and files under PATH, when captured; hosts' clocks", cmd_info, 1, "r"},
-    {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR] [--trust-cache OWNERS]",
-     "read PATH into the model cache without viewing it", cmd_index, 1, "rC"},
-    {"cache", "tl cache [--clear] [--cache-dir DIR] [--trust-cache OWNERS]",
-     "where the model cache is, its size; --clear empties yours", cmd_cache, 0, "LC"},
     {"query",
      "tl query PATH SQL [--rank SPEC] [--csv | --json] [--no-cache]\n"
      "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
      "          [--clock-offset HOST=NS]; tl query PATH .tables | .schema [TABLE]",
      "SQL over the profile: slices, steps, stages, ops, ...", cmd_query, 1, "rjQNC"},
+    {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR] [--trust-cache OWNERS]",
+     "read PATH into the model cache without viewing it", cmd_index, 1, "rC"},
+    {"cache", "tl cache [--clear] [--cache-dir DIR] [--trust-cache OWNERS]",
+     "where the model cache is, its size; --clear empties yours", cmd_cache, 0, "LC"},
     {"keys", "tl keys [--keymap NAME] [--man|--markdown]",
      "the viewer's actions and :-commands with their keys", cmd_keys, 0, "KMD"},
 };
