@@ -17,8 +17,8 @@ for claim in '1. `D` — DP imbalance of a stage and step (rollout, step 1): ran
 done
 
 XDG_CACHE_HOME=$t_tmp/xdg "$TL_BIN" demo --no-view > "$t_tmp/summary" 2> "$t_tmp/err"
-check "tl demo --no-view makes the demo and prints its summary" sh -c "[ $? -eq 0 ] && [ -d '$t_tmp/xdg/tl/demo-v1' ]"
-D=$t_tmp/xdg/tl/demo-v1
+check "tl demo --no-view makes the demo and prints its summary" sh -c "[ $? -eq 0 ] && [ -d '$t_tmp/xdg/tl/demo-v2' ]"
+D=$t_tmp/xdg/tl/demo-v2
 VIEW_OPTS="--cache-dir $t_tmp/xdg/tl/models"
 
 # the first frame's footer names the five keys

@@ -1,0 +1,46 @@
+#!/bin/sh
+# `tl demo` shows every panel the README and man tl advertise: memory records and NPU memory (U,
+# A, *), host launches with their PyTorch operators (H), an AI CPU operator (I). Each number is
+# checked against plain SQL over the demo's own DBs.
+. "$(dirname "$0")/lib_tui.sh"
+XDG_CACHE_HOME=$t_tmp/xdg "$TL_BIN" demo --no-view > "$t_tmp/summary" 2> "$t_tmp/err"
+check "tl demo --no-view makes the demo" sh -c "[ $? -eq 0 ] && [ -d '$t_tmp/xdg/tl/demo-v2' ]"
+D=$t_tmp/xdg/tl/demo-v2
+VIEW_OPTS="--cache-dir $t_tmp/xdg/tl/models"
+db() { ls "$D"/gen-r"$1"_*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_"$1".db; }
+sql() { sqlite3 "file:$(db "$1")?immutable=1" "$2"; }
+
+# U: the counter lanes: the allocator's totals, NPU memory, the AI Core frequency
+view "$D" 100x40 U
+for l in "mem PTA allocated" "mem GE allocated" "mem app HBM" "AI Core freq"; do
+	check "U: the lane '$l'" has " $l "
+done
+
+# A then *: the largest allocations live at rank 0's allocated peak (PTA)
+peak=$(sql 0 "SELECT r.timestamp FROM MEMORY_RECORD r JOIN STRING_IDS s ON s.id = r.component
+	WHERE s.value = 'PTA' ORDER BY r.totalAllocated DESC, r.timestamp LIMIT 1")
+big=$(sql 0 "SELECT size FROM OP_MEMORY WHERE allocationTime <= $peak
+	AND (releaseTime IS NULL OR releaseTime > $peak) ORDER BY size DESC LIMIT 1")
+name=$(sql 0 "SELECT s.value FROM OP_MEMORY m JOIN STRING_IDS s ON s.id = m.name
+	WHERE allocationTime <= $peak AND (releaseTime IS NULL OR releaseTime > $peak)
+	ORDER BY size DESC LIMIT 1")
+mib=$(awk -v b="$big" 'BEGIN { printf "%.2f MiB", b / 1048576 }')
+view "$D" 100x40 A '*'
+check "A *: the live allocations at the peak" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'Live allocations: rank 0'"
+check "A *: the largest is $mib of $name (SQL over OP_MEMORY at the peak)" sh -c \
+	"sed -n 4p '$t_tmp/screen.txt' | grep -Eq '^▸ +$mib +$name '"
+
+# H: the host lanes, PyTorch operators and the CANN launches
+view "$D" 100x40 H
+check "H: a PyTorch operator lane" grep -Eq '^ host PyTorch [0-9]+ ' "$t_tmp/screen.txt"
+check "H: a CANN launch lane" grep -Eq '^ host CANN [0-9]+ ' "$t_tmp/screen.txt"
+nops=$(sql 0 "SELECT count(*) FROM PYTORCH_API")
+check "the demo's rank 0 has PyTorch operators with call stacks ($nops)" sh -c \
+	"[ $nops -gt 1000 ] && [ \$(sqlite3 'file:$(db 0)?immutable=1' 'SELECT count(*) FROM PYTORCH_CALLCHAINS') -gt 0 ]"
+
+# I: an AI CPU operator, with its count on rank 3 from COMPUTE_TASK_INFO
+n=$(sql 3 "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s ON s.id = c.taskType
+	WHERE s.value = 'AI_CPU'")
+view "$D" 100x40 ':rank 3' I
+check "I: ArgMaxV2 runs on the AI CPU, $n tasks on rank 3" grep -Eq "^ +$n .* ArgMaxV2 \(AI_CPU\)" "$t_tmp/screen.txt"
+t_done
