@@ -201,7 +201,7 @@ command_help(FILE *f, const command *cmd)
 			fputs(option_help[i].text, f);
 	fputs("  -h, --help    this help\n", f);
 	if (strcmp(cmd->name, "demo") == 0)
-		fputs("\nThe demo is written to $XDG_CACHE_HOME/tl/demo-v1 (~/.cache/tl/demo-v1) "
+		fputs("\nThe demo is written to $XDG_CACHE_HOME/tl/demo-v2 (~/.cache/tl/demo-v2) "
 		      "once.\n",
 		      f);
 	if (cmd->needs_path)
@@ -645,11 +645,11 @@ demo_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	if (xdg && *xdg == '/')
-		return xasprintf("%s/tl/demo-v1", xdg);
+		return xasprintf("%s/tl/demo-v2", xdg);
 	const char *home = getenv("HOME");
 	if (home == NULL || *home == '\0')
 		return NULL;
-	return xasprintf("%s/.cache/tl/demo-v1", home);
+	return xasprintf("%s/.cache/tl/demo-v2", home);
 }
 
 /* Without a cache directory: a private temporary directory (mkdtemp's 0700) that the demo
@@ -691,6 +691,9 @@ cmd_demo(cli *c)
 		fprintf(stderr, "tl: generating the demo profile in %s ...\n", dir);
 		gen_opts o;
 		gen_opts_default(&o);
+		/* everything a panel shows: operators with their call stacks before each launch,
+		 * memory records with a known peak, an AI CPU operator */
+		o.host_ops = o.with_stack = o.memory_records = o.aicpu = 1;
 		if (util_mkdir_p(parent, 0755) != 0 || gen_profile(&o, tmp, NULL) != 0) {
 			msg_error("cannot write the demo profile under %s", parent);
 			rc = 1;
