@@ -304,6 +304,15 @@ range_stats(tl_ui *ui, detail_state *d)
 	d->rstat_valid = 1;
 }
 
+/* ns as ms with 3 decimals, rounded as the overview (V) and tl summary round theirs, so that a
+ * marked step's numbers here are the overview's for that step, digit for digit */
+static char *
+ms3(int64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.3f", (double)ns / 1e6);
+	return buf;
+}
+
 static void
 range_lines(tl_ui *ui, detail_state *ds, dlines *d)
 {
@@ -321,15 +330,12 @@ range_lines(tl_ui *ui, detail_state *ds, dlines *d)
 		char v[6][24], k[24];
 		snprintf(k, sizeof k, "rank %d", ui->tr->ranks[i]->rank);
 		if (ds->rhost_ok[i])
-			timefmt_ms(ds->rhost[i].idle_host, 3, v[5], 24);
+			ms3(ds->rhost[i].idle_host, v[5], 24);
 		else
 			snprintf(v[5], 24, "-");
-		add(d, SLOT_DETAIL, k, "%10s %10s %10s %10s %10s %10s",
-		    timefmt_ms(o->computing, 3, v[0], 24),
-		    timefmt_ms(o->communication, 3, v[1], 24),
-		    timefmt_ms(o->overlapped, 3, v[2], 24),
-		    timefmt_ms(o->comm_not_overlapped, 3, v[3], 24),
-		    timefmt_ms(o->free, 3, v[4], 24), v[5]);
+		add(d, SLOT_DETAIL, k, "%10s %10s %10s %10s %10s %10s", ms3(o->computing, v[0], 24),
+		    ms3(o->communication, v[1], 24), ms3(o->overlapped, v[2], 24),
+		    ms3(o->comm_not_overlapped, v[3], 24), ms3(o->free, v[4], 24), v[5]);
 	}
 	static const tl_lane_kind kinds[] = {TL_LANE_STAGE,   TL_LANE_STEP, TL_LANE_MSTX,
 	                                     TL_LANE_COMPUTE, TL_LANE_COMM, TL_LANE_COMM_TASK,
@@ -353,8 +359,7 @@ range_lines(tl_ui *ui, detail_state *ds, dlines *d)
 			if (shown[j])
 				lo += (size_t)snprintf(
 				    line + lo, sizeof line - lo, "%10s ",
-				    timefmt_ms(ds->rkind[i * TL_LANE__COUNT + kinds[j]], 3, v,
-				               sizeof v));
+				    ms3(ds->rkind[i * TL_LANE__COUNT + kinds[j]], v, sizeof v));
 		snprintf(k, sizeof k, "rank %d", ui->tr->ranks[i]->rank);
 		add(d, SLOT_DETAIL, k, "%s", line);
 	}

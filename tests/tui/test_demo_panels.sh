@@ -43,4 +43,22 @@ n=$(sql 3 "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s ON s.id = 
 	WHERE s.value = 'AI_CPU'")
 view "$D" 100x40 ':rank 3' I
 check "I: ArgMaxV2 runs on the AI CPU, $n tasks on rank 3" grep -Eq "^ +$n .* ArgMaxV2 \(AI_CPU\)" "$t_tmp/screen.txt"
+
+# M and V give the same numbers for the same step: the detail pane of a marked step and the
+# overview's rows, both rounded to the us from tl summary's exact ns (its 6 decimals)
+view "$D" 120x50 V
+sed 's/^▸ *//' "$t_tmp/screen.txt" | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 8 {
+	print $1, $2, $3, $4, $5, $6, $7 }' > "$t_tmp/v"
+awk '/^Overlap per rank and step/ { on = 1; next } on && NF == 0 { exit }
+	on && $1 ~ /^[0-9]+$/ { printf "%s %s %.3f %.3f %.3f %.3f %.3f\n", $1, $2, $3, $4, $5, $6, $7 }' \
+	"$t_tmp/summary" > "$t_tmp/s"
+check "V: the overview's 16 rows are tl summary's, rounded" sh -c "[ \$(wc -l < '$t_tmp/v') -eq 16 ] && cmp -s '$t_tmp/v' '$t_tmp/s'"
+for step in 1 2; do
+	if [ "$step" = 1 ]; then view "$D" 120x50 M; else view "$D" 120x50 T M; fi
+	awk -v s="$step" '/^ ms +computing/ { on = 1; next } on && $1 == "rank" && NF == 8 {
+		print $2, s, $3, $4, $5, $6, $7; next } on { exit }' "$t_tmp/screen.txt" > "$t_tmp/m$step"
+	awk -v s="$step" '$2 == s' "$t_tmp/v" > "$t_tmp/v$step"
+	check "M of step $step: the 8 ranks' numbers are V's, digit for digit" sh -c \
+		"[ \$(wc -l < '$t_tmp/m$step') -eq 8 ] && cmp -s '$t_tmp/m$step' '$t_tmp/v$step'"
+done
 t_done
