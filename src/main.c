@@ -32,6 +32,7 @@
 #include "util/parallel.h"
 #include "util/rankspec.h"
 #include "util/timefmt.h"
+#include "util/text.h"
 #include "util/xalloc.h"
 #include "tl_revision.h" /* TL_REVISION, written at build time by tools/git-revision */
 
@@ -347,6 +348,18 @@ cmd_info(cli *c)
 		return 1;
 	load_capture_times(&sl);
 	report_info(stdout, &sl);
+	int *run_of = xcalloc(sl.n ? sl.n : 1, sizeof *run_of);
+	int nruns = discover_runs(&sl, run_of);
+	if (nruns > 1) { /* what view, summary and diff refuse to merge (exit 2) */
+		printf("\n%d runs, not one job (view, summary and diff take the path of one):\n",
+		       nruns);
+		for (int r = 0; r < nruns; r++) {
+			char line[1024], safe[1024];
+			discover_run_describe(&sl, run_of, r, line, sizeof line);
+			printf("  %s\n", text_sanitize(line, safe, sizeof safe, 1));
+		}
+	}
+	free(run_of);
 	int rc = sl.n == 0 ? 2 : 0;
 	if (sl.n == 0)
 		msg_error("%s: no profile data found", c->path);

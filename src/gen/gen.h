@@ -80,7 +80,8 @@ typedef struct gen_opts {
 	 * time. */
 	int modules;
 	int aicpu; /* GRPO: the decode's ArgMaxV2 kernels run on the AI CPU (task type
-	            * KERNEL_AICPU, COMPUTE_TASK_INFO AI_CPU); the same times, the truth's ops say so */
+	            * KERNEL_AICPU, COMPUTE_TASK_INFO AI_CPU); the same times, the truth's ops say
+	            * so */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };
