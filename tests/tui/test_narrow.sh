@@ -15,6 +15,14 @@ for k in D R V X I x B; do
 	golden "narrow-$k-80x24"
 done
 
+# ... and at 120x40, where they have room
+for k in D R V x B; do
+	view "$D" 120x40 "$k"
+	golden "wide-$k-120x40"
+done
+view "$t_tmp/pp" 120x40 P
+golden wide-P-120x40
+
 # the matrix: 8 ranks do not fit in 80 columns; the hidden one is counted on its side
 view "$D" 80x24 x
 check "matrix: 'columns 1-7 of 8' on the page line" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'columns 1-7 of 8'"
