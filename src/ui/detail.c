@@ -18,8 +18,9 @@
 typedef struct detail_state {
 	int scroll;
 	unsigned gen; /* of the selection shown: a new one is shown from its top */
-	char **args;  /* "key\tvalue" of the selected slice, read lazily */
-	size_t nargs;
+	char **args;  /* "key\tvalue" of the selected slice, read lazily: its links (what launched
+	               * it, the Python stack) first, its raw fields from the file after */
+	size_t nargs, nlinks;
 	int args_valid;
 	ui_slice_ref args_for;
 	/* range statistics, computed once per marked range */
@@ -57,7 +58,7 @@ args_free(detail_state *d)
 		free(d->args[i]);
 	free(d->args);
 	d->args = NULL;
-	d->nargs = 0;
+	d->nargs = d->nlinks = 0;
 	d->args_valid = 0;
 }
 
@@ -94,9 +95,10 @@ load_args(tl_ui *ui, detail_state *d)
 	args_free(d);
 	const tl_rank *r = ui->tr->ranks[sel->rank];
 	args_acc a = {0};
-	tlq_slice_args(r, r->tracks[sel->track], sel->idx, arg_add, &a);
 	tlq_slice_links_q(ui->q, sel->rank, r->tracks[sel->track], sel->idx, arg_add, &a);
 	tlq_slice_flow_lines(r, r->tracks[sel->track], sel->idx, arg_add, &a);
+	d->nlinks = a.n;
+	tlq_slice_args(r, r->tracks[sel->track], sel->idx, arg_add, &a);
 	d->args = a.v;
 	d->nargs = a.n;
 	d->args_valid = 1;
@@ -130,6 +132,20 @@ add(dlines *d, uint8_t slot, const char *key, const char *fmt, ...)
 	va_end(ap);
 	l.slot = slot;
 	VEC_PUSH(d->v, d->n, d->cap, l);
+}
+
+/* The "key\tvalue" lines [from, to) of the selected slice's args. */
+static void
+arg_lines(tl_ui *ui, detail_state *ds, dlines *d, size_t from, size_t to)
+{
+	for (size_t i = from; i < to && i < ds->nargs; i++) {
+		char *tab = strchr(ds->args[i], '\t');
+		char k[64], v[400], nm[64];
+		snprintf(k, sizeof k, "%.*s", tab ? (int)(tab - ds->args[i]) : 0, ds->args[i]);
+		ui_clean(ui, tab ? tab + 1 : ds->args[i], v, sizeof v);
+		ui_clean(ui, k, nm, sizeof nm);
+		add(d, SLOT_DETAIL, nm, "%s", v);
+	}
 }
 
 static int
@@ -228,6 +244,10 @@ slice_lines(tl_ui *ui, detail_state *ds, dlines *d)
 	const tl_track *t = r->tracks[ui->sel.s.track];
 	const tl_slice *s = &t->v[ui->sel.s.idx];
 	char nm[400], a[64], b[64], du[32], lab[128];
+	/* from a kernel to its Python first: what launched it, where, its call stack; the raw
+	 * fields of the file last */
+	load_args(ui, ds);
+	arg_lines(ui, ds, d, 0, ds->nlinks);
 	add(d, SLOT_DETAIL, "slice", "%s",
 	    ui_clean(ui, strpool_get(r->pool, s->name), nm, sizeof nm));
 	add(d, SLOT_DETAIL, "rank", "%d%s%s", r->rank, r->role ? "  role " : "",
@@ -267,15 +287,7 @@ slice_lines(tl_ui *ui, detail_state *ds, dlines *d)
 	}
 	if (t->kind == TL_LANE_COMM)
 		arrival_lines(ui, ds, d, r, s);
-	load_args(ui, ds);
-	for (size_t i = 0; i < ds->nargs; i++) {
-		char *tab = strchr(ds->args[i], '\t');
-		char k[64], v[400];
-		snprintf(k, sizeof k, "%.*s", tab ? (int)(tab - ds->args[i]) : 0, ds->args[i]);
-		ui_clean(ui, tab ? tab + 1 : ds->args[i], v, sizeof v);
-		ui_clean(ui, k, nm, sizeof nm);
-		add(d, SLOT_DETAIL, nm, "%s", v);
-	}
+	arg_lines(ui, ds, d, ds->nlinks, ds->nargs);
 }
 
 static void

@@ -61,4 +61,28 @@ for step in 1 2; do
 	check "M of step $step: the 8 ranks' numbers are V's, digit for digit" sh -c \
 		"[ \$(wc -l < '$t_tmp/m$step') -eq 8 ] && cmp -s '$t_tmp/m$step' '$t_tmp/v$step'"
 done
+
+# from a kernel to its Python: Enter on a kernel, the pane starts with the operator that launched
+# it and where in the Python (file:line), then its call stack; the raw DB fields come last.
+# Checked against SQL: TASK -> CONNECTION_IDS -> PYTORCH_API -> PYTORCH_CALLCHAINS.
+view "$D" 120x50 ':search MatMul' n '<Enter>'
+sed -n '/^ Selected slice/,$p' "$t_tmp/screen.txt" > "$t_tmp/pane"
+gid=$(awk '$1 == "globalTaskId" { print $2; exit }' "$t_tmp/pane")
+rk=$(awk '$1 == "rank" && NF == 2 { print $2; exit }' "$t_tmp/pane")
+q="SELECT (SELECT value FROM STRING_IDS WHERE id = p.name) || '|' || (SELECT value FROM STRING_IDS
+	WHERE id = c.stack) FROM PYTORCH_API p JOIN PYTORCH_CALLCHAINS c ON c.id = p.callchainId
+	WHERE c.stackDepth = 0 AND p.connectionId IN (SELECT id FROM CONNECTION_IDS WHERE
+	connectionId = (SELECT connectionId FROM TASK WHERE globalTaskId = $gid))"
+row=$(sql "$rk" "$q")
+op=${row%%|*} frame=${row#*|}
+place=$(echo "$frame" | sed -E 's|^.*/||; s|^([^(]*)\(([0-9]+)\): .*|\1:\2|')
+check "kernel $gid of rank $rk: the pane starts with 'launched by $op ($place)' (SQL)" sh -c \
+	"sed -n 2p '$t_tmp/pane' | grep -qF ' launched by    $op ($place), launch (CANN)'"
+check "... then its call stack, the innermost frame first ($frame)" grep -qF " stack          $frame" "$t_tmp/pane"
+check "... the raw DB fields last (globalTaskId after mstx)" sh -c \
+	"[ \$(grep -n '^ mstx ' '$t_tmp/pane' | cut -d: -f1) -lt \$(grep -n '^ globalTaskId ' '$t_tmp/pane' | cut -d: -f1) ]"
+# Enter on an empty cell (inside the largest bubble, on the compute lane) snaps to the nearest
+view "$D" 120x50 B k k k k k k l l l l l l l l l l l l l l l l l l l l '<Enter>'
+check "Enter on an empty cell: the nearest slice, said so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq '^Nothing under the cursor: the nearest slice, [0-9.]+ [mun]?s (later|earlier)'"
+check "... selected, its pane open" grep -q '^ Selected slice' "$t_tmp/screen.txt"
 t_done

@@ -291,7 +291,7 @@ if rlfix slow --ranks 4 --steps 1; then
 	check "Enter jumps to the worst collective on rank 3" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Rank 3 arrived last at $op: its op '"
 	check "... selected on rank 3's communication lane" sh -c "grep -q '| rank 3 comm .*| sel' '$t_tmp/screen.txt' || grep -q '| rank 3 comm' '$t_tmp/screen.txt'"
 	# the detail pane of that collective: every rank's arrival, against COMMUNICATION_OP's starts
-	view "$t_tmp/slow" 100x40 R "<Enter>" i
+	view "$t_tmp/slow" 100x50 R "<Enter>" i
 	for db in "$t_tmp"/slow/*/ASCEND_PROFILER_OUTPUT/*.db; do
 		r=${db##*_}
 		sqlite3 "$db" "SELECT ${r%.db}, c.startNs FROM COMMUNICATION_OP c JOIN STRING_IDS s ON s.id = c.opName WHERE s.value = '$op'"
