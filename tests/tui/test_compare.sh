@@ -48,6 +48,14 @@ check "B's lanes are marked in the label column (▍, slot compare.b)" sh -c "gr
 check "... under A's: rank 0's stage lane, its delta lane, then B's" sh -c "grep -n '' '$t_tmp/screen.txt' | awk -F: '/^[0-9]+: stage / && !a { a = \$1 } /Δ B−A/ && !d { d = \$1 } /^[0-9]+:▍stage/ && !b { b = \$1 } END { exit !(a < d && d < b) }'"
 check "the delta lane marks ref_logprob longer in B (+, slot diff.longer)" sh -c "grep '^ Δ B−A' '$t_tmp/screen.txt' | head -1 | grep -q '+' && grep -n '' '$t_tmp/screen.attr' | grep -q 'G'"
 
+# zoomed out, the stages are narrower than their labels: the one of the largest |B-A| of the
+# rank is still labelled, by name (rank 0's, from tl diff --json's per-rank stage rows)
+view "$A" 100x40
+big=$(awk -F'|' '$1 == "stage" && $3 == 0 { d = $7 < 0 ? -$7 : $7; if (d > m) { m = d; n = $2; v = $7 } }
+	END { printf "%s %s%.3f ms", n, (v >= 0 ? "+" : "-"), m / 1e6 }' "$t_tmp/changes")
+check "zoomed out: rank 0's delta lane labels its largest change ($big)" sh -c "grep '^ Δ B−A' '$t_tmp/screen.txt' | head -1 | grep -qF '$big'"
+golden compare-zoomed-out
+
 # the delta at the cursor: rank 1's ref_logprob in step 1, as tl diff says
 want=$(stage_delta ref_logprob 1 1)
 check "tl diff has rank 1's ref_logprob delta ($want ns)" [ -n "$want" ]
