@@ -130,6 +130,20 @@ set -- $(au_cols)
 r0=$(sed -n 's/^stage ref_logprob, rank \([0-9]\).*/\1/p' "$t_tmp/screen.txt" | tail -1)
 check "... the status line is on that rank's ref_logprob" sh -c "grep -q 'rank $r0 .*B−A ref_logprob step 1: +' '$t_tmp/screen.txt'"
 
+# Enter on an operator row: its kernels, the first on the row's rank selected on A's lane, and
+# n / N walk all of them (their number: COMPUTE_TASK_INFO rows of that name over A's ranks)
+opname=$(awk -F'|' '$1 == "operator" && $2 !~ /^type / { print $2; exit }' "$t_tmp/changes")
+oprank=$(awk -F'|' '$1 == "operator" && $2 !~ /^type / { print $3; exit }' "$t_tmp/changes")
+nk=0
+for db in "$A"/*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db; do
+	c=$(sqlite3 "file:$db?immutable=1" "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s ON s.id = c.name WHERE s.value = '$opname'")
+	nk=$((nk + c))
+done
+view "$A" 120x40 % "<Enter>"
+msg=$(tail -3 "$t_tmp/screen.txt" | tr '\n' ' ' | tr -s ' ')
+check "Enter on the first operator row ($opname, rank $oprank): its $nk kernels, n/N walk them" sh -c "echo '$msg' | grep -qF 'operator $opname, rank $oprank, whole capture: ' && echo '$msg' | grep -qF 'its $nk kernels: n/N walk them'"
+check "... the first selected on rank $oprank's own lane, not run B's" sh -c "grep -q '| rank $oprank compute' '$t_tmp/screen.txt' && ! grep -q '| rank $oprank B compute' '$t_tmp/screen.txt'"
+
 # ---- without colour: + and - tell B longer and shorter apart ----------------------------------
 if pair fast --slow-stage 1 --slow-factor 500 --slow-ranks 15; then
 	NO_COLOR=1 VIEW_OPTS="--compare $t_tmp/fast --theme mono" view "$A" 140x45 ":step 1"
