@@ -34,6 +34,7 @@
 #include "util/parallel.h"
 #include "util/rankspec.h"
 #include "util/timefmt.h"
+#include "util/text.h"
 #include "util/xalloc.h"
 #include "tl_revision.h" /* TL_REVISION, written at build time by tools/git-revision */
 
@@ -236,7 +237,7 @@ command_help(FILE *f, const command *cmd)
 			fputs(option_help[i].text, f);
 	fputs("  -h, --help    this help\n", f);
 	if (strcmp(cmd->name, "demo") == 0)
-		fputs("\nThe demo is written to $XDG_CACHE_HOME/tl/demo-v1 (~/.cache/tl/demo-v1) "
+		fputs("\nThe demo is written to $XDG_CACHE_HOME/tl/demo-v2 (~/.cache/tl/demo-v2) "
 		      "once.\n",
 		      f);
 	if (cmd->needs_path)
@@ -393,6 +394,18 @@ cmd_info(cli *c)
 		return 1;
 	load_capture_times(&sl);
 	report_info(stdout, &sl);
+	int *run_of = xcalloc(sl.n ? sl.n : 1, sizeof *run_of);
+	int nruns = discover_runs(&sl, run_of);
+	if (nruns > 1) { /* what view, summary and diff refuse to merge (exit 2) */
+		printf("\n%d runs, not one job (view, summary and diff take the path of one):\n",
+		       nruns);
+		for (int r = 0; r < nruns; r++) {
+			char line[1024], safe[1024];
+			discover_run_describe(&sl, run_of, r, line, sizeof line);
+			printf("  %s\n", text_sanitize(line, safe, sizeof safe, 1));
+		}
+	}
+	free(run_of);
 	int rc = sl.n == 0 ? 2 : 0;
 	if (sl.n == 0)
 		msg_error("%s: no profile data found", c->path);
@@ -750,11 +763,11 @@ demo_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	if (xdg && *xdg == '/')
-		return xasprintf("%s/tl/demo-v1", xdg);
+		return xasprintf("%s/tl/demo-v2", xdg);
 	const char *home = getenv("HOME");
 	if (home == NULL || *home == '\0')
 		return NULL;
-	return xasprintf("%s/.cache/tl/demo-v1", home);
+	return xasprintf("%s/.cache/tl/demo-v2", home);
 }
 
 /* Without a cache directory: a private temporary directory (mkdtemp's 0700) that the demo
@@ -796,6 +809,9 @@ cmd_demo(cli *c)
 		fprintf(stderr, "tl: generating the demo profile in %s ...\n", dir);
 		gen_opts o;
 		gen_opts_default(&o);
+		/* everything a panel shows: operators with their call stacks before each launch,
+		 * memory records with a known peak, an AI CPU operator */
+		o.host_ops = o.with_stack = o.memory_records = o.aicpu = 1;
 		if (util_mkdir_p(parent, 0755) != 0 || gen_profile(&o, tmp, NULL) != 0) {
 			msg_error("cannot write the demo profile under %s", parent);
 			rc = 1;

@@ -83,6 +83,9 @@ typedef struct gen_opts {
 	 * "gen-node{k}"; N > 0, the ranks in N blocks of consecutive ranks (rank r on host
 	 * r * N / nranks). Whose clock a host keeps is tlgen's --host-clock. */
 	int hosts;
+	int aicpu; /* GRPO: the decode's ArgMaxV2 kernels run on the AI CPU (task type
+	            * KERNEL_AICPU, COMPUTE_TASK_INFO AI_CPU); the same times, the truth's ops say
+	            * so */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };

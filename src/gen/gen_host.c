@@ -176,9 +176,12 @@ void
 gen_w_kernel(gen_writer *w, int k, int stream, int64_t start, int64_t d)
 {
 	int64_t conn = gen_w_launch(w, API_NODE, S_LAUNCH, start);
-	int64_t g = gen_w_task(w, start, start + d, conn, gen_kernels[k].task_type, INVALID_U32,
-	                       stream, gen_w_taskid(w, stream));
-	gen_w_cti(w, g, k, gen_kernels[k].cti_type, d);
+	/* gen_opts.aicpu: the sampling argmax runs on the AI CPU, as a fallback operator does */
+	int cpu = w->P->o.aicpu && k == K_ARGMAX;
+	int64_t g =
+	    gen_w_task(w, start, start + d, conn, cpu ? S_KERNEL_AICPU : gen_kernels[k].task_type,
+	               INVALID_U32, stream, gen_w_taskid(w, stream));
+	gen_w_cti(w, g, k, cpu ? S_AI_CPU : gen_kernels[k].cti_type, d);
 	gen_w_launch_truth(w, start, gen_kernels[k].name);
 }
 

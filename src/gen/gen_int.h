@@ -159,7 +159,9 @@ enum { ST_ROLLOUT, ST_REF, ST_ACTOR_LP, ST_REWARD, ST_UPDATE };
 	X(S_DECODE, "decode_step")                                                                 \
 	X(S_VLLM_STEP, "vllm_one_step")                                                            \
 	X(S_DP_DOMAIN, "step_process")                                                             \
-	X(S_DP_STEP, "step")
+	X(S_DP_STEP, "step")                                                                       \
+	X(S_KERNEL_AICPU, "KERNEL_AICPU")                                                          \
+	X(S_AI_CPU, "AI_CPU")
 
 #define GEN_STR_ENUM(id, text) id,
 #define GEN_STR_TEXT(id, text) text,

@@ -73,6 +73,29 @@ db_row_i64(tl_profdb *pdb, const char *table, const char *col, int64_t row, int6
 	return rc;
 }
 
+/* The call stack of the launching operator (PYTORCH_API row op_row), innermost first. */
+static void
+launcher_frames(tl_profdb *pdb, tl_launcher *out)
+{
+	if (!out->have_op || !profdb_has(pdb, "PYTORCH_CALLCHAINS") ||
+	    !profdb_has(pdb, "STRING_IDS"))
+		return;
+	sqlite3_stmt *st;
+	if (profdb_prepare(pdb,
+	                   "SELECT (SELECT value FROM STRING_IDS WHERE id = c.stack) FROM "
+	                   "PYTORCH_CALLCHAINS c WHERE c.id = (SELECT callchainId FROM PYTORCH_API "
+	                   "WHERE rowid = ?) ORDER BY c.stackDepth",
+	                   &st) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, out->op_row);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (out->op_nframes < TL_LAUNCH_FRAMES)
+			col_name(st, 0, out->op_frames[out->op_nframes], sizeof out->op_frames[0]);
+		out->op_nframes++;
+	}
+	sqlite3_finalize(st);
+}
+
 /* The launcher from the link index: the same rows the statements below find, each read by
  * rowid. rc as ascend_db_launcher's. */
 static int
@@ -137,6 +160,7 @@ launcher_ix(tl_profdb *pdb, const db_link_ix *x, const char *table, uint32_t row
 		sqlite3_finalize(st);
 	}
 	free(rows);
+	launcher_frames(pdb, out);
 	return rc;
 }
 
@@ -220,6 +244,7 @@ ascend_db_launcher(const tl_rank *r, size_t si, const tl_track *t, size_t idx, t
 			}
 			sqlite3_finalize(st);
 		}
+		launcher_frames(&pdb, out);
 	}
 	profdb_close(&pdb);
 	return rc;

@@ -762,6 +762,26 @@ ranks_at_once(const tl_cache *cache, const tl_load_opts *o)
 	return threads > 0 ? (size_t)threads : (size_t)(ncpu > 0 ? ncpu : 1);
 }
 
+/* Several runs under one path are never merged: each is named, and the user asked for one.
+ * Returns 0 for one run, -1 after the message. */
+static int
+load_one_run(const char *path, const tl_sourcelist *sl)
+{
+	int *run_of = xcalloc(sl->n ? sl->n : 1, sizeof *run_of);
+	int n = discover_runs(sl, run_of);
+	if (n > 1) {
+		msg_error("%s holds %d runs, not one job: give tl the path of one of them", path,
+		          n);
+		for (int r = 0; r < n; r++) {
+			char line[1024], safe[1024];
+			discover_run_describe(sl, run_of, r, line, sizeof line);
+			fprintf(stderr, "  %s\n", text_sanitize(line, safe, sizeof safe, 1));
+		}
+	}
+	free(run_of);
+	return n > 1 ? -1 : 0;
+}
+
 /* Discovery, the memory check and one job per rank, in rank order (the order the viewer
  * publishes them in). Returns 0, or load_trace's status after its message. */
 int
@@ -778,6 +798,8 @@ load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *c)
 		    path);
 		return 2;
 	}
+	if (load_one_run(path, &tr->sources) != 0)
+		return 2;
 	c->cache = o ? o->cache : NULL;
 	c->view = o ? o->view : 0;
 	if (load_memcheck(path, &tr->sources, o ? o->view : 0, ranks_at_once(c->cache, o)) != 0)

@@ -83,7 +83,12 @@ typedef struct tl_launcher {
 	int64_t op_start, op_end;
 	uint32_t op_row; /* its PYTORCH_API rowid */
 	char op_name[128];
+	/* the operator's Python call stack (with_stack captures), innermost frame first,
+	 * "file.py(line): function"; at most TL_LAUNCH_FRAMES of its op_nframes frames */
+	int op_nframes;
+	char op_frames[8][192];
 } tl_launcher;
+#define TL_LAUNCH_FRAMES 8
 
 /* A device task a host operator launched. */
 typedef struct tl_kernel {

@@ -11,4 +11,11 @@
  * treat a directory without profiles. */
 int discover(const char *path, const tl_rankset *ranks, tl_sourcelist *out);
 
+/* Which run each source belongs to (run_of[i], 0-based) when the path holds several jobs
+ * (discover_runs.c says how they are told apart); returns the number of runs (0 for none). */
+int discover_runs(const tl_sourcelist *, int *run_of);
+/* One line naming a run: its directory, kind, files, ranks and capture time. */
+void discover_run_describe(const tl_sourcelist *, const int *run_of, int run, char *buf,
+                           size_t len);
+
 #endif

@@ -181,6 +181,29 @@ tlq_op_stack(const tl_rank *r, const tl_track *t, size_t idx, char ***out)
 	return load_op_stack(r, t, idx, out);
 }
 
+const char *
+tlq_frame_place(const char *frame, char *buf, size_t len)
+{
+	/* "file.py(42): function" -> "file.py:42" */
+	const char *close = strstr(frame, "): ");
+	const char *open = NULL;
+	for (const char *p = frame; close != NULL && p < close; p++)
+		if (*p == '(')
+			open = p;
+	if (open == NULL || open == frame || close - open < 2 ||
+	    strspn(open + 1, "0123456789") != (size_t)(close - open - 1)) {
+		snprintf(buf, len, "%s", frame);
+		return buf;
+	}
+	const char *base = frame; /* the file's name: its directory is in the stack's lines */
+	for (const char *p = frame; p < open; p++)
+		if (*p == '/')
+			base = p + 1;
+	snprintf(buf, len, "%.*s:%.*s", (int)(open - base), base, (int)(close - open - 1),
+	         open + 1);
+	return buf;
+}
+
 static int
 slice_links(const tl_rank *r, const tl_track *t, size_t idx, const tl_link_index *ix,
             void (*fn)(void *ctx, const char *key, const char *value), void *ctx)
@@ -189,14 +212,29 @@ slice_links(const tl_rank *r, const tl_track *t, size_t idx, const tl_link_index
 	int n = 0;
 	tlq_launcher l;
 	if (load_task_launcher(r, t, idx, &l, ix) == 1) {
+		/* the operator and where in the Python it was called: "aten::mm (model.py:42)",
+		 * then its call stack, the way from a kernel to the code */
+		char where[200] = "";
+		if (l.have_op && l.op_nframes > 0)
+			snprintf(where, sizeof where, " (%s)",
+			         tlq_frame_place(l.op_frames[0], buf, sizeof buf));
 		if (l.have_op)
-			snprintf(buf, sizeof buf, "%s (PyTorch), %s (CANN)", l.op_name,
-			         l.cann_name);
+			snprintf(buf, sizeof buf, "%s%s, %s (CANN)", l.op_name, where, l.cann_name);
 		else
 			snprintf(buf, sizeof buf, "%s (CANN)", l.cann_name);
 		fn(ctx, "launched by", buf);
 		fn(ctx, "launch delay", timefmt_dur(l.delay, d, sizeof d));
 		n += 2;
+		int shown = l.op_nframes < TL_LAUNCH_FRAMES ? l.op_nframes : TL_LAUNCH_FRAMES;
+		for (int i = 0; i < shown; i++, n++)
+			fn(ctx, i == 0 ? "stack" : "", l.op_frames[i]);
+		if (l.op_nframes > shown) {
+			snprintf(buf, sizeof buf,
+			         "... %d more (u u: the operator, its whole stack)",
+			         l.op_nframes - shown);
+			fn(ctx, "", buf);
+			n++;
+		}
 	}
 	tlq_kernel *k;
 	ptrdiff_t nk = op_kernels(r, t, idx, &k, ix);

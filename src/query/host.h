@@ -65,6 +65,10 @@ void tlq_for_ranks(const tl_trace *, int threads, void (*fn)(const tl_rank *, si
  * i's rows, n[i] their count; the caller frees each out[i], then out and n. */
 void tlq_launch_steps_all(const tl_query *, int threads, tl_launch_step ***out, size_t **n);
 
+/* A Python frame "dir/file.py(42): function" as "file.py:42" (as it is when it is not of that
+ * form), in buf. */
+const char *tlq_frame_place(const char *frame, char *buf, size_t len);
+
 /* The Python call stack recorded with the PyTorch row at slice idx of host lane t
  * (PYTORCH_API.callchainId -> PYTORCH_CALLCHAINS, with_stack captures): frames innermost first,
  * "file.py(line): function"; *out is the caller's (each string and the array). -1 when the file

@@ -370,6 +370,24 @@ draw_delta(tl_ui *ui, const ui_lane *l, int y)
 		            SLOT_LABEL);
 		return;
 	}
+	/* the stage of the largest |B-A| on screen is always labelled, with its name, even when
+	 * its bar is narrower than the label (the others where they fit) */
+	size_t big = SIZE_MAX;
+	int big_labelled = 0, big_ca = 0;
+	int64_t big_d = 0;
+	for (size_t i = 0; i < c->nbars[l->rank]; i++) {
+		const ui_delta_bar *b = &c->bars[l->rank][i];
+		int ca = vp_time_col(&tl->vp, b->t0),
+		    cb = vp_time_col(&tl->vp, b->t1 > b->t0 ? b->t1 - 1 : b->t0);
+		if (cb < 0 || ca >= n)
+			continue;
+		int64_t d = sat_sub(b->b, b->a), ad = d < 0 ? -d : d;
+		if (d != 0 && (big == SIZE_MAX || ad > (big_d < 0 ? -big_d : big_d))) {
+			big = i;
+			big_d = d;
+			big_ca = ca < 0 ? 0 : ca;
+		}
+	}
 	for (size_t i = 0; i < c->nbars[l->rank]; i++) {
 		const ui_delta_bar *b = &c->bars[l->rank][i];
 		int ca = vp_time_col(&tl->vp, b->t0),
@@ -397,8 +415,21 @@ draw_delta(tl_ui *ui, const ui_lane *l, int y)
 				strcat(txt, pct);
 		}
 		int w = (int)strlen(txt);
-		if (w + 1 <= cb - ca + 1) /* from the bar's start, one + or - after it at least */
+		if (w + 1 <= cb - ca + 1) { /* from the bar's start, one + or - after it at least */
 			screen_text(&ui->scr, x0 + ca, y, w, txt, slot);
+			big_labelled |= i == big;
+		}
+	}
+	if (big != SIZE_MAX && !big_labelled) {
+		const ui_delta_bar *b = &c->bars[l->rank][big];
+		char nm[64], txt[64], lab[140];
+		ui_clean(ui, b->stage, nm, sizeof nm);
+		snprintf(lab, sizeof lab, "%s %s", nm, compare_signed_dur(big_d, txt, sizeof txt));
+		int w = screen_text_width(&ui->scr, lab), at = big_ca;
+		if (at + w > n) /* kept on screen: ends at the right edge */
+			at = n - w > 0 ? n - w : 0;
+		screen_text(&ui->scr, x0 + at, y, n - at, lab,
+		            big_d > 0 ? SLOT_DIFF_LONGER : SLOT_DIFF_SHORTER);
 	}
 }
 

@@ -19,8 +19,9 @@
 typedef struct detail_state {
 	int scroll;
 	unsigned gen; /* of the selection shown: a new one is shown from its top */
-	char **args;  /* "key\tvalue" of the selected slice, read lazily */
-	size_t nargs;
+	char **args;  /* "key\tvalue" of the selected slice, read lazily: its links (what launched
+	               * it, the Python stack) first, its raw fields from the file after */
+	size_t nargs, nlinks;
 	int args_valid;
 	ui_slice_ref args_for;
 	/* range statistics, computed once per marked range */
@@ -58,7 +59,7 @@ args_free(detail_state *d)
 		free(d->args[i]);
 	free(d->args);
 	d->args = NULL;
-	d->nargs = 0;
+	d->nargs = d->nlinks = 0;
 	d->args_valid = 0;
 }
 
@@ -95,9 +96,10 @@ load_args(tl_ui *ui, detail_state *d)
 	args_free(d);
 	const tl_rank *r = ui->tr->ranks[sel->rank];
 	args_acc a = {0};
-	tlq_slice_args(r, r->tracks[sel->track], sel->idx, arg_add, &a);
 	tlq_slice_links_q(ui->q, sel->rank, r->tracks[sel->track], sel->idx, arg_add, &a);
 	tlq_slice_flow_lines(r, r->tracks[sel->track], sel->idx, arg_add, &a);
+	d->nlinks = a.n;
+	tlq_slice_args(r, r->tracks[sel->track], sel->idx, arg_add, &a);
 	d->args = a.v;
 	d->nargs = a.n;
 	d->args_valid = 1;
@@ -147,6 +149,20 @@ add(dlines *d, uint8_t slot, const char *key, const char *fmt, ...)
 	va_end(ap);
 	l.slot = slot;
 	VEC_PUSH(d->v, d->n, d->cap, l);
+}
+
+/* The "key\tvalue" lines [from, to) of the selected slice's args. */
+static void
+arg_lines(tl_ui *ui, detail_state *ds, dlines *d, size_t from, size_t to)
+{
+	for (size_t i = from; i < to && i < ds->nargs; i++) {
+		char *tab = strchr(ds->args[i], '\t');
+		char k[64], v[400], nm[64];
+		snprintf(k, sizeof k, "%.*s", tab ? (int)(tab - ds->args[i]) : 0, ds->args[i]);
+		ui_clean(ui, tab ? tab + 1 : ds->args[i], v, sizeof v);
+		ui_clean(ui, k, nm, sizeof nm);
+		add(d, SLOT_DETAIL, nm, "%s", v);
+	}
 }
 
 static int
@@ -245,6 +261,10 @@ slice_lines(tl_ui *ui, detail_state *ds, dlines *d)
 	const tl_track *t = r->tracks[ui->sel.s.track];
 	const tl_slice *s = &t->v[ui->sel.s.idx];
 	char nm[400], a[64], b[64], du[32], lab[128];
+	/* from a kernel to its Python first: what launched it, where, its call stack; the raw
+	 * fields of the file last */
+	load_args(ui, ds);
+	arg_lines(ui, ds, d, 0, ds->nlinks);
 	add(d, SLOT_DETAIL, "slice", "%s",
 	    ui_clean(ui, strpool_get(r->pool, s->name), nm, sizeof nm));
 	add(d, SLOT_DETAIL, "rank", "%d%s%s", r->rank, r->role ? "  role " : "",
@@ -289,15 +309,7 @@ slice_lines(tl_ui *ui, detail_state *ds, dlines *d)
 	}
 	if (t->kind == TL_LANE_COMM)
 		arrival_lines(ui, ds, d, r, s);
-	load_args(ui, ds);
-	for (size_t i = 0; i < ds->nargs; i++) {
-		char *tab = strchr(ds->args[i], '\t');
-		char k[64], v[400];
-		snprintf(k, sizeof k, "%.*s", tab ? (int)(tab - ds->args[i]) : 0, ds->args[i]);
-		ui_clean(ui, tab ? tab + 1 : ds->args[i], v, sizeof v);
-		ui_clean(ui, k, nm, sizeof nm);
-		add(d, SLOT_DETAIL, nm, "%s", v);
-	}
+	arg_lines(ui, ds, d, ds->nlinks, ds->nargs);
 }
 
 static void
@@ -326,6 +338,15 @@ range_stats(tl_ui *ui, detail_state *d)
 	d->rstat_valid = 1;
 }
 
+/* ns as ms with 3 decimals, rounded as the overview (V) and tl summary round theirs, so that a
+ * marked step's numbers here are the overview's for that step, digit for digit */
+static char *
+ms3(int64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.3f", (double)ns / 1e6);
+	return buf;
+}
+
 static void
 range_lines(tl_ui *ui, detail_state *ds, dlines *d)
 {
@@ -343,15 +364,12 @@ range_lines(tl_ui *ui, detail_state *ds, dlines *d)
 		char v[6][24], k[24];
 		snprintf(k, sizeof k, "rank %s", UI_RANK(ui->tr->ranks[i]->rank));
 		if (ds->rhost_ok[i])
-			timefmt_ms(ds->rhost[i].idle_host, 3, v[5], 24);
+			ms3(ds->rhost[i].idle_host, v[5], 24);
 		else
 			snprintf(v[5], 24, "-");
-		add(d, SLOT_DETAIL, k, "%10s %10s %10s %10s %10s %10s",
-		    timefmt_ms(o->computing, 3, v[0], 24),
-		    timefmt_ms(o->communication, 3, v[1], 24),
-		    timefmt_ms(o->overlapped, 3, v[2], 24),
-		    timefmt_ms(o->comm_not_overlapped, 3, v[3], 24),
-		    timefmt_ms(o->free, 3, v[4], 24), v[5]);
+		add(d, SLOT_DETAIL, k, "%10s %10s %10s %10s %10s %10s", ms3(o->computing, v[0], 24),
+		    ms3(o->communication, v[1], 24), ms3(o->overlapped, v[2], 24),
+		    ms3(o->comm_not_overlapped, v[3], 24), ms3(o->free, v[4], 24), v[5]);
 	}
 	static const tl_lane_kind kinds[] = {TL_LANE_STAGE,   TL_LANE_STEP, TL_LANE_MSTX,
 	                                     TL_LANE_COMPUTE, TL_LANE_COMM, TL_LANE_COMM_TASK,
@@ -375,8 +393,7 @@ range_lines(tl_ui *ui, detail_state *ds, dlines *d)
 			if (shown[j])
 				lo += (size_t)snprintf(
 				    line + lo, sizeof line - lo, "%10s ",
-				    timefmt_ms(ds->rkind[i * TL_LANE__COUNT + kinds[j]], 3, v,
-				               sizeof v));
+				    ms3(ds->rkind[i * TL_LANE__COUNT + kinds[j]], v, sizeof v));
 		snprintf(k, sizeof k, "rank %s", UI_RANK(ui->tr->ranks[i]->rank));
 		add(d, SLOT_DETAIL, k, "%s", line);
 	}

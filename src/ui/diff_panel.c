@@ -174,6 +174,45 @@ show_change(tl_ui *ui, const tl_diff_change *ch)
 	ui_clean(ui, ch->name, nm, sizeof nm);
 	timefmt_dur(ch->a, a, sizeof a);
 	timefmt_dur(ch->b, b, sizeof b);
+	/* an operator (by name): its kernels, found by a search of the exact name, so that the
+	 * first is selected and n / N / F walk and list them */
+	if (ch->kind == TL_DIFF_OPERATOR && strncmp(ch->name, "type ", 5) != 0 &&
+	    strstr(ch->name, "\\E") == NULL) {
+		char pat[300];
+		snprintf(pat, sizeof pat, "^\\Q%s\\E$", ch->name);
+		if (timeline_search(ui, pat) == 0 && timeline_search_results(ui) != NULL &&
+		    timeline_search_results(ui)->total > 0) {
+			/* the first of them on the row's rank, selected on A's lane */
+			const tl_rank *r = ui->tr->ranks[ri];
+			size_t bt = SIZE_MAX, bi = 0;
+			for (size_t ti = 0; ti < r->ntracks; ti++) {
+				const tl_track *t = r->tracks[ti];
+				for (size_t k = 0; k < t->n; k++)
+					if (strcmp(strpool_get(r->pool, t->v[k].name), ch->name) ==
+					    0) {
+						if (bt == SIZE_MAX ||
+						    t->v[k].start < r->tracks[bt]->v[bi].start) {
+							bt = ti;
+							bi = k;
+						}
+						break;
+					}
+			}
+			if (bt != SIZE_MAX) {
+				ui_slice_ref sel = {ri, bt, bi};
+				const tl_slice *k = &r->tracks[bt]->v[bi];
+				timeline_reveal(ui, ri, k->start, k->end, &sel);
+			}
+			ui_message(
+			    ui, 0,
+			    "operator %s, rank %d, whole capture: A %s, B %s, %s (%s); its %zu "
+			    "kernels: n/N walk them, F lists them",
+			    nm, ui->tr->ranks[ri]->rank, a, b,
+			    compare_signed_dur(diff_delta(ch), d, sizeof d),
+			    tlq_diff_pct_text(ch, p, sizeof p), timeline_search_results(ui)->total);
+			return;
+		}
+	}
 	ui_message(ui, 0, "%s %s, rank %d, step %" PRId64 ": A %s, B %s, %s (%s)%s",
 	           tlq_diff_kind_name(ch->kind), nm, ui->tr->ranks[ri]->rank, ida, a, b,
 	           compare_signed_dur(diff_delta(ch), d, sizeof d),

@@ -16,6 +16,7 @@
 #include "util/xalloc.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,8 +345,26 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 		              cols[c].head);
 		cx += cols[c].width + 1;
 		if (c == COL_DURATION && bw > 0) {
-			screen_printf(sc, cx, y + 2, bw, SLOT_LABEL, "%-*s", bw,
-			              im->stage == TL_STAGE_NONE
+			/* the columns a narrow screen leaves out are named first, never cut unsaid
+			 */
+			int every[COL__COUNT];
+			layout(INT_MAX / 2, dp_level(dp), im->stage == TL_STAGE_NONE, every);
+			char hid[160] = "";
+			size_t hl = 0;
+			int nh = 0;
+			for (int k = 0; k < COL__COUNT; k++)
+				nh += every[k] && !shown[k];
+			if (nh > 0) {
+				hl = (size_t)snprintf(hid, sizeof hid, "+%d hidden:", nh);
+				for (int k = 0; k < COL__COUNT && hl < sizeof hid; k++)
+					if (every[k] && !shown[k])
+						hl += (size_t)snprintf(hid + hl, sizeof hid - hl,
+						                       " %s", cols[k].head);
+			}
+			uint8_t hs = nh > 0 ? SLOT_DETAIL_KEY : SLOT_LABEL;
+			screen_printf(sc, cx, y + 2, bw, hs, "%-*s", bw, /* a cut shows "…" */
+			              nh > 0 ? hid
+			              : im->stage == TL_STAGE_NONE
 			                  ? "where its engine steps ran (then waited for the last)"
 			                  : "where it ran (then waited for the last to finish)");
 			cx += bw + 1;

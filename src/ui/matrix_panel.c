@@ -143,23 +143,43 @@ draw_matrix(tl_ui *ui, mx_state *s, int x, int y, int w, int h)
 	const char *const *glyph = ui->utf8 ? glyph_utf8 : glyph_ascii;
 	char lg[120];
 	snprintf(lg, sizeof lg, "%s%s%s%s%s", glyph[0], glyph[1], glyph[2], glyph[3], glyph[4]);
-	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
-	              "page %zu/%zu   heat: %s %s up to %s   rows: from rank, columns: to rank",
-	              s->plane + 1, s->m.nplanes, metric_names[s->metric], lg,
-	              fit6(max, k1, sizeof k1));
-	/* the grid: what fits of it, the cursor kept in sight */
+	/* the grid: what fits of it, the cursor kept in sight; columns that do not fit are
+	 * never cut silently: a marker on each side counts the hidden ones (room kept for it) */
 	int top = y + 3, status = y + h - 1;
 	int vis_rows = status - 1 - (top + 1);
 	int vis_cols = (w - LABEL_W - 1) / CELL_W;
+	if ((size_t)vis_cols < s->ncols && w - LABEL_W - 1 - vis_cols * CELL_W < 5)
+		vis_cols--;
 	if (vis_rows < 1 || vis_cols < 1)
 		return;
 	ui_list_scroll(&s->r, &s->row0, s->nrows, vis_rows);
 	ui_list_scroll(&s->k, &s->col0, s->ncols, vis_cols);
-	screen_printf(sc, x + 1, top, LABEL_W, SLOT_LABEL, "src\\dst");
-	for (size_t k = s->col0; k < s->ncols && (int)(k - s->col0) < vis_cols; k++)
+	size_t shown_end =
+	    s->col0 + (size_t)vis_cols < s->ncols ? s->col0 + (size_t)vis_cols : s->ncols;
+	size_t hid_l = s->col0, hid_r = s->ncols - shown_end;
+	char cols[96] = "";
+	if (hid_l + hid_r > 0)
+		snprintf(cols, sizeof cols, "columns %zu-%zu of %zu (%s/%s)   ", s->col0 + 1,
+		         shown_end, s->ncols,
+		         keymap_key_hint(&ui->keys, ACT_CURSOR_LEFT, k2, sizeof k2),
+		         keymap_key_hint(&ui->keys, ACT_CURSOR_RIGHT, k3, sizeof k3));
+	screen_printf(sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
+	              "page %zu/%zu   %sheat: %s %s up to %s   rows: from rank, columns: to rank",
+	              s->plane + 1, s->m.nplanes, cols, metric_names[s->metric], lg,
+	              fit6(max, k1, sizeof k1));
+	if (hid_l > 0)
+		screen_printf(sc, x + 1, top, LABEL_W, SLOT_DETAIL_KEY, "%s%zu more",
+		              ui->utf8 ? "\u25c2" : "<", hid_l);
+	else
+		screen_printf(sc, x + 1, top, LABEL_W, SLOT_LABEL, "src\\dst");
+	for (size_t k = s->col0; k < shown_end; k++)
 		screen_printf(sc, x + 1 + LABEL_W + (int)(k - s->col0) * CELL_W, top, CELL_W,
 		              k == s->k ? SLOT_LABEL_CURRENT : SLOT_RANK, "%*" PRId64, CELL_W - 1,
 		              s->cols[k]);
+	if (hid_r > 0)
+		screen_printf(sc, x + 1 + LABEL_W + vis_cols * CELL_W, top,
+		              w - 1 - LABEL_W - vis_cols * CELL_W, SLOT_DETAIL_KEY, " %zu%s", hid_r,
+		              ui->utf8 ? "\u25b8" : ">");
 	for (size_t r = s->row0; r < s->nrows && (int)(r - s->row0) < vis_rows; r++) {
 		int yy = top + 1 + (int)(r - s->row0);
 		screen_printf(sc, x + 1, yy, LABEL_W - 1,

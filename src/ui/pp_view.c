@@ -138,6 +138,7 @@ pp_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	if (s->sel >= s->top + per)
 		s->top = s->sel - per + 1;
 	uint32_t shade = ui->utf8 ? 0x2591 : '.'; /* ░ */
+	size_t hidden = 0;                        /* block labels with no column of their own */
 	for (size_t i = s->top; i < st->nstages && i < s->top + per; i++) {
 		const tl_pp_stage *ps = &st->stages[i];
 		int yy = y + 2 + 2 * (int)(i - s->top), sel = i == s->sel;
@@ -152,6 +153,9 @@ pp_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 		/* bubbles first, blocks over them */
 		for (int c = 0; c < bw; c++)
 			screen_put(sc, x0 + c, yy, shade, SLOT_FREE, SCR_GLYPH);
+		/* the blocks, then their labels: a label never overwrites the one before it; one
+		 * that does not fit is elided with a marker ("F…", or "…" alone), and one with no
+		 * column left is counted in the ruler, never dropped unsaid */
 		for (size_t b = 0; b < ps->nblocks; b++) {
 			const tl_pp_block *blk = &ps->blocks[b];
 			int a = col_of(blk->start, st->start, span, bw, 0);
@@ -162,11 +166,32 @@ pp_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 				continue;
 			uint8_t slot = blk->kind == 'F' ? SLOT_PP_FORWARD : SLOT_PP_BACKWARD;
 			screen_fill(sc, x0 + a, yy, e - a, ' ', slot);
+		}
+		int free_col = 0;
+		for (size_t b = 0; b < ps->nblocks; b++) {
+			const tl_pp_block *blk = &ps->blocks[b];
+			int a = col_of(blk->start, st->start, span, bw, 0);
+			int e = col_of(blk->end, st->start, span, bw, 1);
+			if (e <= a)
+				e = a + 1 < bw ? a + 1 : bw;
+			uint8_t slot = blk->kind == 'F' ? SLOT_PP_FORWARD : SLOT_PP_BACKWARD;
 			char lab[16];
 			snprintf(lab, sizeof lab, "%c%d", blk->kind, blk->microbatch);
 			int ll = (int)strlen(lab);
-			if (e - a >= ll)
-				screen_text(sc, x0 + a + (e - a - ll) / 2, yy, ll, lab, slot);
+			int la = a > free_col ? a : free_col, room = e - la;
+			if (room >= ll) {
+				int at = la + (room - ll) / 2;
+				screen_text(sc, x0 + at, yy, ll, lab, slot);
+				free_col = at + ll;
+			} else if (room >= 1) {
+				char el[16];
+				snprintf(el, sizeof el, "%.*s%s", room - 1, lab,
+				         ui->utf8 ? "\u2026" : "~");
+				screen_text(sc, x0 + la, yy, room, el, slot);
+				free_col = e;
+			} else {
+				hidden++;
+			}
 		}
 		if (ps->nblocks == 0)
 			screen_text(sc, x0 + 1, yy, bw - 1, "(no blocks in this step)",
@@ -189,6 +214,14 @@ pp_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 				ch = ui->utf8 ? 0x2195 : '|';
 			screen_put(sc, x0 + c, yy + 1, ch, SLOT_COMM, SCR_GLYPH);
 		}
+	}
+	if (hidden > 0) { /* after "t=0", before the span at the right */
+		char note[64];
+		int nl = snprintf(note, sizeof note, "  %zu label%s too narrow: zoom (T, Enter)",
+		                  hidden, hidden == 1 ? "" : "s");
+		int at = (int)strlen("|t=0"), room = bw - at - rl - 2;
+		if (room > 0)
+			screen_text(sc, x0 + at, y + 1, nl < room ? nl : room, note, SLOT_RULER);
 	}
 }
 

@@ -57,6 +57,37 @@ slice_at_cursor(tl_ui *ui, size_t *ti_out, size_t *idx_out)
 	return best >= 0;
 }
 
+/* The slice of the current lane nearest the cursor (by the gap to it) when none is under it. */
+static int
+slice_nearest(tl_ui *ui, size_t *ti_out, size_t *idx_out)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	if (tl->lane >= tl->nlanes)
+		return 0;
+	const ui_lane *l = &tl->lanes[tl->lane];
+	if (l->type == UL_HEADER || l->type >= UL_COMPARE || l->type == UL_COUNTER)
+		return 0;
+	const tl_rank *r = ui->tr->ranks[l->rank];
+	int64_t c = tl->vp.cursor, best = INT64_MAX;
+	for (size_t ti = l->first; ti < l->first + l->count; ti++) {
+		const tl_track *t = r->tracks[ti];
+		for (int dir = -1; dir <= 1; dir += 2) {
+			size_t k = tlq_slice_next(t, c, dir);
+			if (k == SIZE_MAX)
+				continue;
+			int64_t gap = dir > 0 ? t->v[k].start - c : c - t->v[k].end;
+			if (gap < 0)
+				gap = 0;
+			if (gap < best) {
+				best = gap;
+				*ti_out = ti;
+				*idx_out = k;
+			}
+		}
+	}
+	return best != INT64_MAX;
+}
+
 static void
 slice_step(tl_ui *ui, int dir)
 {
@@ -293,8 +324,21 @@ timeline_action(tl_ui *ui, void *st, int a)
 		if (slice_at_cursor(ui, &ti, &idx)) {
 			select_slice(ui, tl->lanes[tl->lane].rank, ti, idx);
 			ui_view_open(ui, &detail_view);
+		} else if (slice_nearest(ui, &ti, &idx)) {
+			/* an empty cell: the nearest slice of the lane, the cursor on it */
+			size_t ri = tl->lanes[tl->lane].rank, keep = tl->lane;
+			int64_t was = tl->vp.cursor;
+			const tl_slice *s = &ui->tr->ranks[ri]->tracks[ti]->v[idx];
+			char d[32];
+			timeline_select(ui, ri, ti, idx, 0);
+			tl->lane = keep;
+			ui_view_open(ui, &detail_view);
+			ui_message(ui, 0, "Nothing under the cursor: the nearest slice, %s %s",
+			           timefmt_dur(s->start > was ? s->start - was : was - s->end, d,
+			                       sizeof d),
+			           s->start > was ? "later" : "earlier");
 		} else {
-			ui_message(ui, 0, "No slice under the cursor on this lane");
+			ui_message(ui, 0, "No slice on this lane");
 		}
 		break;
 	case ACT_MARK:

@@ -574,7 +574,8 @@ lane_of_track(tl_ui *ui, size_t ri, size_t ti, int reveal)
 		size_t merged = SIZE_MAX;
 		for (size_t i = 0; i < tl->nlanes; i++) {
 			const ui_lane *l = &tl->lanes[i];
-			if (l->rank != ri || l->type == UL_HEADER)
+			/* A's tracks: never run B's lanes of --compare, which share the numbers */
+			if (l->rank != ri || l->type == UL_HEADER || l->type >= UL_COMPARE)
 				continue;
 			if (ti >= l->first && ti < l->first + l->count) {
 				if (l->type == UL_TRACK)

@@ -240,6 +240,55 @@ draw_footer(tl_ui *ui, int y)
 	}
 }
 
+#define MSG_MAX_LINES 3 /* a long message wraps onto up to this many lines */
+
+/* Where the message's lines start when it wraps at spaces into lines of w columns (a word
+ * longer than a line is cut there); returns how many lines, at most MSG_MAX_LINES (the last
+ * then ends with an ellipsis, screen_text's). */
+static int
+msg_wrap(const tl_screen *s, const char *text, int w, size_t start[MSG_MAX_LINES + 1])
+{
+	size_t n = strlen(text), at = 0;
+	int lines = 0;
+	while (at < n && lines < MSG_MAX_LINES) {
+		start[lines++] = at;
+		if (screen_text_width(s, text + at) <= w)
+			return lines;
+		/* the longest prefix that fits, then back to its last space */
+		size_t k = at, space = 0;
+		int used = 0;
+		while (k < n) {
+			unsigned cp;
+			int step = text_utf8_decode(text + k, n - k, &cp);
+			char one[8];
+			memcpy(one, text + k, (size_t)step);
+			one[step] = '\0';
+			int cw = screen_text_width(s, one);
+			if (used + cw > w)
+				break;
+			if (cp == ' ')
+				space = k;
+			used += cw;
+			k += (size_t)step;
+		}
+		at = space > at ? space + 1 : k > at ? k : at + 1;
+	}
+	start[lines] = n;
+	return lines;
+}
+
+/* The rows the message line takes: more than one when a message is too long for one. */
+static int
+message_rows(tl_ui *ui)
+{
+	if (ui->prompt.active || !ui->msg[0] || ui->scr.h < 16)
+		return 1;
+	char clean[600];
+	size_t start[MSG_MAX_LINES + 1];
+	ui_clean(ui, ui->msg, clean, sizeof clean);
+	return msg_wrap(&ui->scr, clean, ui->scr.w, start);
+}
+
 static void
 draw_message_line(tl_ui *ui, int y)
 {
@@ -265,7 +314,24 @@ draw_message_line(tl_ui *ui, int y)
 	if (ui->msg[0]) {
 		char clean[600];
 		ui_clean(ui, ui->msg, clean, sizeof clean);
-		screen_text(s, 0, y, s->w, clean, ui->msg_err ? SLOT_ERROR : SLOT_MESSAGE);
+		size_t start[MSG_MAX_LINES + 1];
+		int n = ui->scr.h < 16 ? 1 : msg_wrap(s, clean, s->w, start);
+		uint8_t slot = ui->msg_err ? SLOT_ERROR : SLOT_MESSAGE;
+		if (n <= 1) {
+			screen_text(s, 0, y, s->w, clean, slot);
+			return;
+		}
+		for (int i = 0; i < n; i++) { /* the message ends on the last row */
+			int yy = y - (n - 1) + i;
+			screen_fill(s, 0, yy, s->w, ' ', slot);
+			char line[600];
+			size_t len = (i + 1 < n ? start[i + 1] : strlen(clean)) - start[i];
+			if (i + 1 < n)
+				while (len > 0 && clean[start[i] + len - 1] == ' ')
+					len--;
+			snprintf(line, sizeof line, "%.*s", (int)len, clean + start[i]);
+			screen_text(s, 0, yy, s->w, line, slot);
+		}
 		return;
 	}
 	size_t done, total;
@@ -295,15 +361,16 @@ draw_frame(tl_ui *ui, term_lanes *lanes)
 		if (v->layer == UI_LAYER_PANE)
 			pane_h += v->height(ui, ui->state[ui->stack[i]], h);
 	}
-	timeline_layout(ui, w, h, pane_h);
+	int mrows = message_rows(ui); /* a long message wraps: the rows above give way */
+	timeline_layout(ui, w, h, pane_h + mrows - 1);
 	const view_ops *front = ui_view_front(ui);
 	if (front != &timeline_view) {
-		front->draw(ui, ui_view_state(ui, front), 0, 0, w, h - 1);
+		front->draw(ui, ui_view_state(ui, front), 0, 0, w, h - mrows);
 		draw_message_line(ui, h - 1);
 		return;
 	}
-	timeline_view.draw(ui, tls, 0, 0, w, h - 2);
-	int y = h - 2;
+	timeline_view.draw(ui, tls, 0, 0, w, h - 1 - mrows);
+	int y = h - 1 - mrows;
 	for (int i = ui->depth - 1; i >= 0; i--) {
 		const view_ops *v = ui_view_at(ui->stack[i]);
 		if (v->layer != UI_LAYER_PANE)
@@ -313,7 +380,7 @@ draw_frame(tl_ui *ui, term_lanes *lanes)
 		y -= ph;
 		v->draw(ui, st, 0, y, w, ph);
 	}
-	timeline_status(ui, h - 2);
+	timeline_status(ui, h - 1 - mrows);
 	draw_message_line(ui, h - 1);
 	timeline_geometry g;
 	timeline_geometry_get(ui, &g);

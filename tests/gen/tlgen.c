@@ -70,6 +70,7 @@ usage(FILE *f)
 	    "  --json          also write each capture's trace_view.json\n"
 	    "  --truth FILE    the generator's ground truth as `tl summary --json` fragments\n"
 	    "  GRPO: --no-ranges --stage-device --decode ranges|vllm|none|dp --dp-bad --dp-only\n"
+	    "        --aicpu (the decode's ArgMaxV2 kernels on the AI CPU)\n"
 	    "  PP:   --pp N --microbatches M --gpipe --no-meta --no-p2p --op-pairs --pp-device\n"
 	    "  host: --host-ops (a PyTorch operator per launch) --with-stack (its call stack)\n"
 	    "        --jitter (varying launch delays)\n"
@@ -221,6 +222,7 @@ flag(gen_opts *o, const char *a)
 	    {"--jitter", offsetof(gen_opts, launch_jitter)},
 	    {"--modules", offsetof(gen_opts, modules)},
 	    {"--memory", offsetof(gen_opts, memory_records)},
+	    {"--aicpu", offsetof(gen_opts, aicpu)},
 	};
 	if (strcmp(a, "--gpipe") == 0) {
 		o->pp_schedule = GEN_PP_GPIPE;

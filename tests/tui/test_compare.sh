@@ -48,6 +48,14 @@ check "B's lanes are marked in the label column (▍, slot compare.b)" sh -c "gr
 check "... under A's: rank 0's stage lane, its delta lane, then B's" sh -c "grep -n '' '$t_tmp/screen.txt' | awk -F: '/^[0-9]+: stage / && !a { a = \$1 } /Δ B−A/ && !d { d = \$1 } /^[0-9]+:▍stage/ && !b { b = \$1 } END { exit !(a < d && d < b) }'"
 check "the delta lane marks ref_logprob longer in B (+, slot diff.longer)" sh -c "grep '^ Δ B−A' '$t_tmp/screen.txt' | head -1 | grep -q '+' && grep -n '' '$t_tmp/screen.attr' | grep -q 'G'"
 
+# zoomed out, the stages are narrower than their labels: the one of the largest |B-A| of the
+# rank is still labelled, by name (rank 0's, from tl diff --json's per-rank stage rows)
+view "$A" 100x40
+big=$(awk -F'|' '$1 == "stage" && $3 == 0 { d = $7 < 0 ? -$7 : $7; if (d > m) { m = d; n = $2; v = $7 } }
+	END { printf "%s %s%.3f ms", n, (v >= 0 ? "+" : "-"), m / 1e6 }' "$t_tmp/changes")
+check "zoomed out: rank 0's delta lane labels its largest change ($big)" sh -c "grep '^ Δ B−A' '$t_tmp/screen.txt' | head -1 | grep -qF '$big'"
+golden compare-zoomed-out
+
 # the delta at the cursor: rank 1's ref_logprob in step 1, as tl diff says
 want=$(stage_delta ref_logprob 1 1)
 check "tl diff has rank 1's ref_logprob delta ($want ns)" [ -n "$want" ]
@@ -121,6 +129,20 @@ check "Enter on the first stage row shows it in both runs, B aligned on its star
 set -- $(au_cols)
 r0=$(sed -n 's/^stage ref_logprob, rank \([0-9]\).*/\1/p' "$t_tmp/screen.txt" | tail -1)
 check "... the status line is on that rank's ref_logprob" sh -c "grep -q 'rank $r0 .*B−A ref_logprob step 1: +' '$t_tmp/screen.txt'"
+
+# Enter on an operator row: its kernels, the first on the row's rank selected on A's lane, and
+# n / N walk all of them (their number: COMPUTE_TASK_INFO rows of that name over A's ranks)
+opname=$(awk -F'|' '$1 == "operator" && $2 !~ /^type / { print $2; exit }' "$t_tmp/changes")
+oprank=$(awk -F'|' '$1 == "operator" && $2 !~ /^type / { print $3; exit }' "$t_tmp/changes")
+nk=0
+for db in "$A"/*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db; do
+	c=$(sqlite3 "file:$db?immutable=1" "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s ON s.id = c.name WHERE s.value = '$opname'")
+	nk=$((nk + c))
+done
+view "$A" 120x40 % "<Enter>"
+msg=$(tail -3 "$t_tmp/screen.txt" | tr '\n' ' ' | tr -s ' ')
+check "Enter on the first operator row ($opname, rank $oprank): its $nk kernels, n/N walk them" sh -c "echo '$msg' | grep -qF 'operator $opname, rank $oprank, whole capture: ' && echo '$msg' | grep -qF 'its $nk kernels: n/N walk them'"
+check "... the first selected on rank $oprank's own lane, not run B's" sh -c "grep -q '| rank $oprank compute' '$t_tmp/screen.txt' && ! grep -q '| rank $oprank B compute' '$t_tmp/screen.txt'"
 
 # ---- without colour: + and - tell B longer and shorter apart ----------------------------------
 if pair fast --slow-stage 1 --slow-factor 500 --slow-ranks 15; then

@@ -30,7 +30,7 @@ view "$P" 120x40 ":mark 10ms 60ms"
 check "the range statistics have a host-bound column with a time per rank" sh -c "grep -q 'host-bound' '$t_tmp/screen.txt' && grep -Eq '^ rank 0 +([0-9]+\\.[0-9]{3} +){5}[0-9]+\\.[0-9]{3} *\$' '$t_tmp/screen.txt'"
 view "$P" 120x40 u
 check "u without a selection asks for one" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Select a slice first'"
-view "$P" 120x40 ":goto 30ms" + + + + + + + + j j j j j "." "<Enter>" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")" ")"
+view "$P" 120x40 ":goto 30ms" + + + + + + + + j j j j j "." "<Enter>"
 check "the detail pane has the launch line of a kernel" sh -c "grep -Eq '^ launched by +launch \\(CANN\\)' '$t_tmp/screen.txt'"
 check "... and its launch delay" sh -c "grep -Eq '^ launch delay +[0-9.]+ us' '$t_tmp/screen.txt'"
 
@@ -50,7 +50,7 @@ else
 	check "y again: back to the backward one" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Backward operator ConvolutionBackward0'"
 	view "$DB" 140x40 H "/^ConvolutionBackward0" y v
 	check "v on an operator that launched nothing itself: the kernels of those inside it" sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq '^Kernel 1 of [0-9]+: '"
-	view "$DB" 140x50 ":goto 20ms" j j "." u u "<Enter>" ")" ")" ")" ")" ")" ")" ")" ")"
+	view "$DB" 140x50 ":goto 20ms" j j "." u u "<Enter>"
 	check "the operator's kernels in the detail pane" sh -c "grep -Eq '^ kernels +3, the first [0-9.]+ us after' '$t_tmp/screen.txt'"
 	check "its call stack, innermost frame first" sh -c "grep -Eq '^ stack +/.*/torch/nn/functional.py\\([0-9]+\\): _max_pool2d' '$t_tmp/screen.txt'"
 	golden link-stack
@@ -68,7 +68,7 @@ else
 	view "$TV" 140x40 H "/^ConvolutionBackward0" y
 	check "... and y follows its fwdbwd flows to the forward operator" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Forward operator aten::convolution'"
 	# with_stack: an operator's "Call stack" arg frame by frame, innermost first, as the text has it
-	view "$TV" 140x40 H "/^aten::empty" "<Enter>" ")" ")" ")" ")" ")" ")" ")" ")"
+	view "$TV" 140x90 H "/^aten::empty" "<Enter>"
 	ts=$(sed -n 's/^ ts  *\([0-9.]*\) *$/\1/p' "$t_tmp/screen.txt")
 	python3 - "$TV/ASCEND_PROFILER_OUTPUT/trace_view.json" "$ts" > "$t_tmp/want" <<'EOF'
 import json, sys
@@ -78,7 +78,7 @@ for e in json.load(open(sys.argv[1])):
             if f.strip():
                 print(f.strip())
 EOF
-	sed -n '/^ stack /,$p' "$t_tmp/screen.txt" | sed '/ms – /,$d; s/^ stack //; s/^ *//; s/ *$//' > "$t_tmp/got"
+	sed -n '/^ stack /,$p' "$t_tmp/screen.txt" | sed '/^ slice /,$d; s/^ stack //; s/^ *//; s/ *$//' > "$t_tmp/got"
 	check "trace_view.json: the Call stack's frames in the detail pane, innermost first" sh -c "[ -s '$t_tmp/got' ] && head -n \$(wc -l < '$t_tmp/got') '$t_tmp/want' | cmp -s - '$t_tmp/got'"
 	check "... not the arg's escaped text" sh -c "! grep -q 'Call stack' '$t_tmp/screen.txt'"
 	golden link-stack-json

@@ -291,7 +291,7 @@ if rlfix slow --ranks 4 --steps 1; then
 	check "Enter jumps to the worst collective on rank 3" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Rank 3 arrived last at $op: its op '"
 	check "... selected on rank 3's communication lane" sh -c "grep -q '| rank 3 comm .*| sel' '$t_tmp/screen.txt' || grep -q '| rank 3 comm' '$t_tmp/screen.txt'"
 	# the detail pane of that collective: every rank's arrival, against COMMUNICATION_OP's starts
-	view "$t_tmp/slow" 100x40 R "<Enter>" i
+	view "$t_tmp/slow" 100x50 R "<Enter>" i
 	for db in "$t_tmp"/slow/*/ASCEND_PROFILER_OUTPUT/*.db; do
 		r=${db##*_}
 		sqlite3 "$db" "SELECT ${r%.db}, c.startNs FROM COMMUNICATION_OP c JOIN STRING_IDS s ON s.id = c.opName WHERE s.value = '$op'"
@@ -322,7 +322,7 @@ if [ -d "$t_tmp/slow" ]; then
 	sed -n '4,8p' "$t_tmp/screen.txt" | sed 's/^[^ ]*//' | awk '{ print $3 }' > "$t_tmp/elapse.txt"
 	check "O sorts by elapse, the longest first" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q 'sorted by elapse' && sort -rn '$t_tmp/elapse.txt' | cmp -s - '$t_tmp/elapse.txt'"
 	view "$t_tmp/slow" 100x30 X j "<Enter>"
-	check "Enter shows the op on its rank's communication lane" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Rank 0, hcom_.*: elapse [0-9.]* us, wait '"
+	check "Enter shows the op on its rank's communication lane" sh -c "tail -3 '$t_tmp/screen.txt' | tr '\\n' ' ' | tr -s ' ' | grep -q 'Rank 0, hcom_.*: elapse [0-9.]* us, wait '"
 	view "$t_tmp/slow" 100x30 ":comm"
 	check "the panel opens as :comm too" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'Communication: time per op and rank'"
 fi

@@ -64,7 +64,7 @@ view "$P" 100x30 b
 check "bubble toggle reports the bubbles" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubbles: [0-9]* idle gaps'"
 check "bubbles are painted in the free slot" attr_has f
 view "$P" 100x30 B
-check "B jumps to the largest bubble" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble #1 of [0-9]* by size: .* idle on rank'"
+check "B jumps to the largest bubble" sh -c "tail -3 '$t_tmp/screen.txt' | tr '\\n' ' ' | tr -s ' ' | grep -q 'Bubble #1 of [0-9]* by size: .* idle on rank'"
 golden bubbles
 view "$P" 120x30 B
 check "the bubble message has the step, stage and reason of tl summary" sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq ' idle on rank [0-9]+ at [0-9.]+ms, (step [0-9]+|between steps|no step), (stage [a-z_:]+|no stage), (collective_wait|host_launch_gap|nothing_scheduled) *\$'"
@@ -78,7 +78,7 @@ for f in bubble rank start end duration step stage reason evidence; do
 done
 golden bubble-detail
 view "$P" 100x30 B B "<C-b>"
-check "bubble-largest-prev goes back" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Bubble #1 of'"
+check "bubble-largest-prev goes back" sh -c "tail -3 '$t_tmp/screen.txt' | tr '\\n' ' ' | tr -s ' ' | grep -q 'Bubble #1 of'"
 view "$P" 100x30 ":goto 20ms" "}" "}" "{"
 check "bubble-next/prev walk one rank's bubbles" sh -c "tail -1 '$t_tmp/screen.txt' | grep -Eq '^Bubble [0-9]+/[0-9]+: .* idle on rank 0 at [0-9.]+ms, (step [0-9]+|between steps|no step), (stage [a-z_:]+|no stage), (collective_wait|host_launch_gap|nothing_scheduled) *\$'"
 

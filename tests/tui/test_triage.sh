@@ -85,9 +85,9 @@ fi
 
 # ---- a key that does nothing says why -----------------------------------------------------
 view "$P" 100x30 S
-check "S outside a panel says where it works" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^stage-next does nothing here: In the DP panel'"
+check "S outside a panel says where it works" sh -c "tail -3 '$t_tmp/screen.txt' | tr '\\n' ' ' | tr -s ' ' | grep -q 'stage-next does nothing here: In the DP panel'"
 view "$P" 100x30 O
-check "O outside a panel says where it works" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^sort-next does nothing here: In a panel'"
+check "O outside a panel says where it works" sh -c "tail -3 '$t_tmp/screen.txt' | tr '\\n' ' ' | tr -s ' ' | grep -q 'sort-next does nothing here: In a panel'"
 view "$P" 100x30 f
 check "f without a selection says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Nothing selected'"
 
