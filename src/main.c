@@ -26,6 +26,7 @@
 #include "query/diff.h"
 #include "query/query.h"
 #include "report/report.h"
+#include "report/triage.h"
 #include "ui/ui.h"
 #include "util/files.h"
 #include "util/msg.h"
@@ -54,6 +55,11 @@ typedef struct cli {
 	/* the model cache */
 	int no_cache, clear;
 	const char *cache_dir;
+	/* triage: --top N, --fail-on DURATION|PERCENT (exit 3), --set NAME=VALUE thresholds */
+	size_t top;
+	int64_t fail_ns;
+	double fail_share;
+	tl_find_opts find;
 	int argc; /* the command line, for a stored result's key */
 	char **argv;
 } cli;
@@ -61,12 +67,15 @@ typedef struct cli {
 static int64_t start_mono_ns; /* for the viewer's time to first frame */
 
 /* Long-only options: getopt values above 255, and the commands that take each. */
-enum { OPT_COMPARE = 256 };
+enum { OPT_COMPARE = 256, OPT_TOP, OPT_FAIL_ON, OPT_SET };
 static const struct {
 	int opt;
 	const char *commands; /* separated by spaces */
 } long_only[] = {
     {OPT_COMPARE, "view demo"}, /* demo: the options of view */
+    {OPT_TOP, "triage"},
+    {OPT_FAIL_ON, "triage"},
+    {OPT_SET, "triage"},
 };
 
 typedef struct command {
@@ -90,6 +99,7 @@ static int cmd_view(cli *);
 static int cmd_keys(cli *);
 static int cmd_index(cli *);
 static int cmd_cache(cli *);
+static int cmd_triage(cli *);
 
 static const command commands[] = {
     {"info", "tl info PATH [--rank SPEC]",
@@ -99,6 +109,11 @@ static const command commands[] = {
      "          [--cache-dir DIR]",
      "per-rank, per-step overlap breakdown (computing, communication, free, ...)", cmd_summary, 1,
      "rjPNCs"},
+    {"triage",
+     "tl triage PATH [--rank SPEC] [--json] [--top N] [--fail-on DURATION|PERCENT]\n"
+     "          [--set NAME=VALUE] [--pp N] [--no-cache] [--cache-dir DIR]",
+     "what is wrong with the job: findings ranked by the time each costs (man tl: FINDINGS)",
+     cmd_triage, 1, "rjPNC"},
     {"diff",
      "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N] [--no-cache]\n"
      "          [--cache-dir DIR]; tl diff A --rank N --vs M [the options above]",
@@ -383,6 +398,76 @@ cmd_summary(cli *c)
 		        (unsigned long long)cache_checked_opens(),
 		        (unsigned long long)cache_stamped_opens(),
 		        (unsigned long long)load_source_opens());
+	}
+	trace_free(&tr);
+	return rc;
+}
+
+/* tl triage's options: --top N, --fail-on DURATION|PERCENT, --set NAME=VALUE. */
+static int
+triage_option(cli *c, int ch, const char *arg)
+{
+	char *end;
+	if (ch == OPT_TOP) {
+		long n = strtol(arg, &end, 10);
+		if (*arg == '\0' || *end != '\0' || n < 1) {
+			fprintf(stderr, "tl: --top takes a number of findings, 1 or more\n");
+			return 1;
+		}
+		c->top = (size_t)n;
+	} else if (ch == OPT_FAIL_ON) {
+		size_t l = strlen(arg);
+		double p = l > 1 && arg[l - 1] == '%' ? strtod(arg, &end) : -1;
+		if (p >= 0 && end == arg + l - 1) {
+			c->fail_share = p / 100.0;
+		} else if (timefmt_parse(arg, 1000000, &c->fail_ns) != 0 || c->fail_ns <= 0) {
+			fprintf(stderr,
+			        "tl: --fail-on takes a duration (5ms, 0.5s) or a share of the "
+			        "step time (2%%)\n");
+			return 1;
+		}
+	} else {
+		const char *eq = strchr(arg, '=');
+		char name[64];
+		double v = eq ? strtod(eq + 1, &end) : 0;
+		int k = -1;
+		if (eq && (size_t)(eq - arg) < sizeof name) {
+			memcpy(name, arg, (size_t)(eq - arg));
+			name[eq - arg] = '\0';
+			k = tlq_find_setting(name);
+		}
+		if (k < 0 || eq[1] == '\0' || *end != '\0' || !(v > 0)) {
+			fprintf(stderr, "tl: --set takes NAME=VALUE, VALUE above 0, NAME one of:");
+			for (int i = 0; i < TL_FIND__COUNT; i++)
+				fprintf(stderr, " %s", tlq_find_rules()[i].setting);
+			fprintf(stderr, "\n");
+			return 1;
+		}
+		c->find.threshold[k] = v;
+	}
+	return 0;
+}
+
+/* tl triage: the findings of the profile, ranked; exit 3 when --fail-on's bar is reached. */
+static int
+cmd_triage(cli *c)
+{
+	tl_trace tr;
+	int rc = load_opts_run(c, &tr, TL_TABLE_ALL);
+	if (rc == 0) {
+		tl_query *q = tlq_open(&tr, &c->query);
+		tl_finding *v = NULL;
+		size_t n = tlq_findings(q, &c->find, &v);
+		if (c->json)
+			report_triage_json(stdout, q, v, n, c->top);
+		else
+			report_triage_text(stdout, q, v, n, c->path, c->top);
+		for (size_t i = 0; i < n; i++)
+			if ((c->fail_ns > 0 && v[i].recoverable_ns >= c->fail_ns) ||
+			    (c->fail_share > 0 && v[i].share >= c->fail_share))
+				rc = 3;
+		free(v);
+		tlq_close(q);
 	}
 	trace_free(&tr);
 	return rc;
@@ -738,6 +823,9 @@ main(int argc, char **argv)
 	    {"clear", no_argument, NULL, 'L'},
 	    {"series", no_argument, NULL, 's'},
 	    {"compare", required_argument, NULL, OPT_COMPARE},
+	    {"top", required_argument, NULL, OPT_TOP},
+	    {"fail-on", required_argument, NULL, OPT_FAIL_ON},
+	    {"set", required_argument, NULL, OPT_SET},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -833,6 +921,12 @@ main(int argc, char **argv)
 			break;
 		case OPT_COMPARE:
 			c.compare = optarg;
+			break;
+		case OPT_TOP:
+		case OPT_FAIL_ON:
+		case OPT_SET:
+			if (triage_option(&c, ch, optarg) != 0)
+				return 1;
 			break;
 		case 'T':
 			c.theme = optarg;
