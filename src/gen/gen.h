@@ -79,6 +79,13 @@ typedef struct gen_opts {
 	 * them, kernels under both (gen_module.c). The truth has every module path's device
 	 * time. */
 	int modules;
+	/* Findings (tl triage) with their truth: stall_ns more idle in rank stall_rank's rollout
+	 * bubble of the first step (-1: none), a stall that also makes it late at the next
+	 * collective; clean: no deliberate problem (every rank decodes as many steps, every
+	 * collective moves 128 MB, so no transfer is a small packet; with slow_rank -1) */
+	int stall_rank;
+	int64_t stall_ns;
+	int clean;
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };

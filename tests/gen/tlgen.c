@@ -55,6 +55,8 @@ usage(FILE *f)
 	    "        the GRPO timeline)\n"
 	    "  a pair for tl diff: --slow-stage S --slow-factor PERMILLE --slow-ranks MASK\n"
 	    "        --delay-coll N --delay-ns NS --t0 NS\n"
+	    "  findings: --clean (no deliberate problem; with --slow -1) --stall-rank R\n"
+	    "        --stall-ns NS (a stall in R's first rollout; the truth gives it)\n"
 	    "  bent: --no-device R (rank R without device data) --late R SECONDS (a later clock)\n",
 	    f);
 }
@@ -173,6 +175,7 @@ flag(gen_opts *o, const char *a)
 		size_t off;
 	} flags[] = {
 	    {"--json", offsetof(gen_opts, json)},
+	    {"--clean", offsetof(gen_opts, clean)},
 	    {"--no-ranges", offsetof(gen_opts, no_stage_ranges)},
 	    {"--stage-device", offsetof(gen_opts, stage_device_ranges)},
 	    {"--dp-bad", offsetof(gen_opts, dp_bad_marks)},
@@ -226,6 +229,8 @@ option(gen_opts *o, bends *b, const char *a, const char *v)
 	NUM("--delay-ns", 0, 3600000000000LL, o->delay_ns)
 	NUM("--t0", 0, INT64_MAX / 2, o->t0_ns)
 	NUM("--no-device", 0, 4095, b->no_device)
+	NUM("--stall-rank", -1, 4095, o->stall_rank)
+	NUM("--stall-ns", 0, 3600000000000LL, o->stall_ns)
 #undef NUM
 	if (strcmp(a, "--truth") == 0) {
 		b->truth = v;
@@ -349,6 +354,14 @@ main(int argc, char **argv)
 			rc = 1;
 		} else {
 			write_truth(f, &t);
+			for (size_t bi = 0; bi < t.nbubbles && o.stall_ns > 0; bi++)
+				if (t.bubbles[bi].rank == o.stall_rank && t.bubbles[bi].step == 1 &&
+				    t.bubbles[bi].stage == 0)
+					fprintf(f,
+					        "{\"stall\":{\"rank\":%d,\"step\":1,\"start_ns\":"
+					        "%" PRId64 ",\"end_ns\":%" PRId64 "}}\n",
+					        o.stall_rank, t.bubbles[bi].start_ns,
+					        t.bubbles[bi].end_ns);
 			if (fclose(f) != 0) {
 				perror(b.truth);
 				rc = 1;
