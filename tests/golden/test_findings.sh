@@ -1,0 +1,204 @@
+#!/bin/sh
+# tl triage's findings on generated profiles with problems injected by the generator, each checked
+# against an answer tl did not compute: the generator's truth (--truth: the stall it made, the
+# stage ranges it laid out, the PP bubble ratios) and plain SQL over the profile's own tables (the
+# collectives' arrivals), through a small script of its own. Each injected problem must be found
+# at its place with its recoverable time within 5%, ranked by it, with no double counting; a
+# profile without injected problems (tlgen --clean) must have no finding above 1% of the step
+# time. Also --json, --top, --fail-on and --set.
+. "$TL_SRCDIR/tests/lib.sh"
+export LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$t_tmp/config" XDG_CACHE_HOME="$t_tmp/cache"
+
+if ! command -v python3 >/dev/null 2>&1; then
+	skip "python3 is needed to check the findings"
+	t_done
+fi
+
+gen() { # NAME tlgen-options...
+	name=$1
+	shift
+	if ! "$TLGEN" rl "$t_tmp/$name" "$@" --truth "$t_tmp/$name.truth" >/dev/null; then
+		not_ok "$name: tlgen rl $* failed"
+		return 1
+	fi
+	"$TL_BIN" triage "$t_tmp/$name" --json >"$t_tmp/$name.json" 2>"$t_tmp/$name.err"
+	check "$name: tl triage --json exits 0" [ $? -eq 0 ]
+	check "$name: no warnings" [ ! -s "$t_tmp/$name.err" ]
+}
+
+# the checker: CASE PROFILE-DIR TRUTH FINDINGS-JSON; prints TAP lines without numbers ("ok - ..")
+cat >"$t_tmp/check.py" <<'EOF'
+import glob, json, os, sqlite3, statistics, sys
+
+case, prof, truth_path, fj = sys.argv[1:5]
+F = json.load(open(fj))["findings"]
+truth = []
+for line in open(truth_path):
+    line = line.strip().rstrip(",")
+    # the truth is fragments: complete the object cut at its first nested member
+    for cut in (line, line + "}", line + "]}"):
+        try:
+            truth.append(json.loads(cut))
+            break
+        except ValueError:
+            pass
+
+def ok(cond, what):
+    print(("ok - " if cond else "not ok - ") + what)
+
+def near(got, want, what, tol=0.05):
+    good = want > 0 and abs(got - want) <= tol * want
+    ok(good, "%s: %d ns, truth %d ns (within %d%%)" % (what, got, want, tol * 100))
+
+def find(kind, **kw):
+    for i, f in enumerate(F):
+        if f["kind"] == kind and all(f.get(k) == v for k, v in kw.items()):
+            return i, f
+    return None, None
+
+ok(all(F[i]["recoverable_ns"] >= F[i + 1]["recoverable_ns"] for i in range(len(F) - 1)),
+   "findings are ranked by recoverable_ns")
+
+def stage_excess(stage):
+    """the truth's stage ranges: per step, the last-ending rank's duration minus the median
+    duration; returns {rank: summed excess} over the steps where it is >= 5% of the median"""
+    rows = [t for t in truth if t.get("stage") == stage and "start_ns" in t]
+    out = {}
+    for step in sorted({r["step"] for r in rows}):
+        rs = [r for r in rows if r["step"] == step]
+        med = statistics.median([r["end_ns"] - r["start_ns"] for r in rs])
+        # the latest end; on a tie the latest start (tl_imb_stats.slowest)
+        slow = max(rs, key=lambda r: (r["end_ns"], r["start_ns"], -r["rank"]))
+        ex = slow["end_ns"] - slow["start_ns"] - med
+        if ex >= 0.05 * med:
+            out[slow["rank"]] = out.get(slow["rank"], 0) + ex
+    return out
+
+def arrivals():
+    """per rank, its collectives' starts in order, from COMMUNICATION_OP (plain SQL)"""
+    arr = {}
+    for db in glob.glob(os.path.join(prof, "*", "ASCEND_PROFILER_OUTPUT", "*.db")):
+        r = int(os.path.basename(os.path.dirname(os.path.dirname(db))).split("_")[0][5:])
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        arr[r] = [s for (s,) in c.execute("SELECT startNs FROM COMMUNICATION_OP ORDER BY startNs")]
+    return arr
+
+def stall_truth():
+    s = [t["stall"] for t in truth if "stall" in t]
+    return s[0] if s else None
+
+if case == "clean":
+    big = [f for f in F if f["share"] > 0.01]
+    ok(not big, "no finding above 1%% of the step time (%s)" %
+       ", ".join("%s %.2f%%" % (f["kind"], 100 * f["share"]) for f in big))
+
+if case in ("stall", "both"):
+    st = stall_truth()
+    i, f = find("stall", rank=st["rank"], step=st["step"])
+    ok(f is not None, "the stall of rank %d in step %d is found" % (st["rank"], st["step"]))
+    if f:
+        ok(f["stage"] == "rollout", "its stage is rollout")
+        ok(f["start_ns"] == st["start_ns"] and f["end_ns"] == st["end_ns"],
+           "its place is the injected gap")
+        near(f["recoverable_ns"], st["end_ns"] - st["start_ns"], "its recoverable time")
+        # alone it makes its rank the last at the next collective; with the slow rank 3,
+        # rank 3 is later still
+        said = "arrive last at the next collective" in f["evidence"]
+        ok(said == (case == "stall"),
+           "its evidence says whether it made the rank last at the next collective")
+    # not counted again: no straggler or stage imbalance of that rank above 1%
+    again = [g for g in F if g["kind"] in ("straggler", "stage_imbalance", "host_bound")
+             and g["rank"] == st["rank"] and g["share"] > 0.01]
+    ok(not again, "the stall is not counted again as its rank's straggling or imbalance")
+
+if case in ("slow", "both"):
+    ex = stage_excess("rollout")
+    want = ex.get(3, 0)
+    i, f = find("stage_imbalance", rank=3, stage="rollout")
+    ok(f is not None, "the rollout imbalance of the slow rank 3 is found")
+    if f:
+        near(f["recoverable_ns"], want, "rollout imbalance")
+    # straggler: over the collectives where rank 3 is last, its arrival minus the median
+    # arrival, less the rollout excess counted as the imbalance (and the stall, counted there)
+    arr = arrivals()
+    n = min(len(v) for v in arr.values())
+    late, last = 0, 0
+    for k in range(n):
+        a = {r: v[k] for r, v in arr.items()}
+        if max(a.values()) == a[3] and sorted(a.values())[-2] < a[3]:
+            last += 1
+            late += a[3] - statistics.median(a.values())
+    ok(last >= n / 2, "rank 3 is last at %d of %d collectives (SQL)" % (last, n))
+    i2, g = find("straggler", rank=3)
+    ok(g is not None, "rank 3 is found a straggler")
+    if g:
+        near(g["recoverable_ns"], late - want, "straggler, less its rollout excess")
+        ok("compute-bound" in g["evidence"], "classified compute-bound")
+        if f:
+            ok((i2 < i) == (late - want > want), "the straggler and the imbalance ranked by time")
+
+if case == "pp":
+    c = sqlite3.connect("file:%s?mode=ro&immutable=1" % glob.glob(
+        os.path.join(prof, "*r0_*", "ASCEND_PROFILER_OUTPUT", "*.db"))[0], uri=True)
+    steps = list(c.execute("SELECT startNs, endNs FROM STEP_TIME ORDER BY startNs"))
+    blocks = [t for t in truth if "kind" in t and "microbatch" in t]
+    ratios = [t for t in truth if "pp_stage" in t]
+    p = max(t["pp_stage"] for t in ratios) + 1
+    m = 8
+    ideal = (p - 1) / (m + p - 1)
+    for stage in range(p):
+        want = 0
+        for k, (s0, s1) in enumerate(steps):
+            bs = [b for b in blocks if s0 <= b["start_ns"] < s1]
+            span = max(b["end_ns"] for b in bs) - min(b["start_ns"] for b in bs)
+            ratio = ratios[k * p + stage]["bubble_ratio"]
+            if ratio - ideal >= 0.02:
+                want += (ratio - ideal) * span
+        i, f = find("pipeline_bubble", rank=stage)
+        if want == 0:
+            ok(f is None, "PP stage %d: no bubble beyond the ideal" % stage)
+            continue
+        ok(f is not None, "PP stage %d's bubble beyond the ideal is found" % stage)
+        if f:
+            near(f["recoverable_ns"], int(want), "PP stage %d's excess bubble" % stage)
+EOF
+
+run_check() { # CASE NAME
+	python3 "$t_tmp/check.py" "$1" "$t_tmp/$2" "$t_tmp/$2.truth" "$t_tmp/$2.json" >"$t_tmp/$2.tap" 2>&1 ||
+		not_ok "$2: the checker failed: $(tail -1 "$t_tmp/$2.tap")"
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "$2: ${line#ok - }" ;;
+		"not ok - "*) not_ok "$2: ${line#not ok - }" ;;
+		esac
+	done <"$t_tmp/$2.tap"
+}
+
+gen clean --slow -1 --clean && run_check clean clean
+gen stall --slow -1 --clean --stall-rank 1 --stall-ns 3000000 && run_check stall stall
+gen slow --clean --slow 3 && run_check slow slow
+gen both --clean --slow 3 --stall-rank 1 --stall-ns 6000000 && run_check both both
+gen pp --pp 4 --clean && run_check pp pp
+
+# the command line
+"$TL_BIN" triage "$t_tmp/clean" >"$t_tmp/out" 2>&1
+check "clean: exit 0, says there is nothing" grep -q "no findings" "$t_tmp/out"
+"$TL_BIN" triage "$t_tmp/slow" --fail-on 5ms >/dev/null 2>&1
+check "--fail-on 5ms exits 3 when a finding costs more" [ $? -eq 3 ]
+"$TL_BIN" triage "$t_tmp/slow" --fail-on 1s >/dev/null 2>&1
+check "--fail-on 1s exits 0 when none does" [ $? -eq 0 ]
+"$TL_BIN" triage "$t_tmp/slow" --fail-on 5% >/dev/null 2>&1
+check "--fail-on 5% exits 3 (the straggler's share is above it)" [ $? -eq 3 ]
+"$TL_BIN" triage "$t_tmp/slow" --fail-on 50% >/dev/null 2>&1
+check "--fail-on 50% exits 0" [ $? -eq 0 ]
+"$TL_BIN" triage "$t_tmp/slow" --top 1 >"$t_tmp/out" 2>&1
+check "--top 1 prints one finding and says how many more" \
+	sh -c "grep -c '^[0-9]*\. ' '$t_tmp/out' | grep -qx 1 && grep -q 'more: --top' '$t_tmp/out'"
+"$TL_BIN" triage "$t_tmp/stall" --set stall_ms=5 --json >"$t_tmp/out" 2>&1
+check "--set stall_ms=5: the 3.5 ms stall is not one" sh -c "! grep -q '\"stall\"' '$t_tmp/out'"
+"$TL_BIN" triage "$t_tmp/stall" --set nosuch=1 >"$t_tmp/out" 2>&1
+check "--set with an unknown name is a usage error naming the settings" \
+	sh -c "[ $? -eq 1 ] && grep -q stall_ms '$t_tmp/out'"
+"$TL_BIN" triage "$t_tmp/stall" --fail-on soon >/dev/null 2>&1
+check "--fail-on with neither a duration nor a percentage is a usage error" [ $? -eq 1 ]
+t_done
