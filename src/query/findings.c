@@ -231,11 +231,18 @@ stall_next_coll(fctx *c, tl_finding *f)
 		}
 	if (best == NULL || best->n < 2 || best->last_rank != f->rank)
 		return;
+	/* only the rank's last stall before that arrival says so */
+	for (size_t i = 0; i < c->nstalls; i++) {
+		const tl_rl_bubble *b = &c->stalls[i];
+		if (b->rank == f->rank_ix && b->start > f->start_ns && b->end <= arr)
+			return;
+	}
 	char a1[32], nm[96];
 	size_t l = strlen(f->evidence);
 	text_sanitize(best->name, nm, sizeof nm, 0);
 	snprintf(f->evidence + l, sizeof f->evidence - l,
-	         "; it made rank %d arrive last at the next collective, %s, %s ms after the first",
+	         "; it made rank %d arrive last at the next collective, %s, %s ms after the first "
+	         "rank",
 	         f->rank, nm, ms(best->skew, a1, sizeof a1));
 }
 
@@ -281,10 +288,12 @@ f_stall(fctx *c)
 			    b.reason == TL_BUBBLE_LAUNCH_GAP ? "the host launched nothing"
 			                                     : "nothing was scheduled",
 			    det);
-			stall_next_coll(c, f);
 		}
 		bubble_gaps_iter_free(&it);
 	}
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].kind == TL_FIND_STALL)
+			stall_next_coll(c, &c->v[i]);
 }
 
 /* stage_imbalance: per stage and step, the longest rank's duration minus the median rank's,
@@ -640,6 +649,19 @@ f_aicpu_op(fctx *c)
 	tlq_ops_free(&r);
 }
 
+/* The synchronisation time of a rank's communication ops in a step (-1: all). */
+static int64_t
+comm_sync(const fctx *c, int rank, int64_t step)
+{
+	int64_t t = 0;
+	for (size_t i = 0; c->have_cm && i < c->cm.nops; i++) {
+		const tl_comm_row *op = &c->cm.ops[i];
+		if (op->rank == rank && (step < 0 || op->step == step) && op->t.sync > 0)
+			t = sat_add(t, op->t.sync);
+	}
+	return t;
+}
+
 /* exposed_communication: per rank and step, communication no compute overlaps, less the wait
  * for late ranks (the straggler's), where it is >= threshold of the step */
 static void
@@ -654,6 +676,11 @@ f_exposed_comm(fctx *c)
 			const tl_step_overlap *s = &c->so[ri][k];
 			int64_t wait =
 			    c->rs && c->rs[ri].n == c->nso[ri] ? c->rs[ri].sp[k].wait_ns : 0;
+			/* a group not all loaded has no split: its ops' own synchronisation (the
+			 * wait before the first transfer, for a late rank) stands for it */
+			int64_t sync = comm_sync(c, c->tr->ranks[ri]->rank, s->step_id);
+			if (sync > wait)
+				wait = sync;
 			int64_t ex = s->o.comm_not_overlapped - wait;
 			int64_t len = so_len(s);
 			if (ex <= 0 || len <= 0 ||
@@ -687,6 +714,27 @@ f_exposed_comm(fctx *c)
 		    "(after %s ms of waiting taken out)",
 		    ms(f->recoverable_ns, a1, sizeof a1), c->tr->ranks[wri]->rank,
 		    ms(worst, a2, sizeof a2), (long long)wstep, ms(wwait, a3, sizeof a3));
+		/* what its ops did meanwhile (the communication analysis): moving data, waiting
+		 * for peers, or open with nothing moving */
+		int64_t tr = 0, wt = 0, id = 0;
+		for (size_t i = 0; c->have_cm && i < c->cm.nops; i++) {
+			const tl_comm_row *op = &c->cm.ops[i];
+			if (op->rank != c->tr->ranks[wri]->rank || op->step != wstep ||
+			    op->ntasks == 0)
+				continue;
+			tr = sat_add(tr, op->t.transit);
+			wt = sat_add(wt, op->t.wait);
+			id = sat_add(id, op->t.idle);
+		}
+		if (tr + wt + id > 0) {
+			size_t l = strlen(f->evidence);
+			char b1[32], b2[32], b3[32];
+			snprintf(
+			    f->evidence + l, sizeof f->evidence - l,
+			    "; its ops' sub-tasks: %s ms transferring, %s ms waiting for peers, %s "
+			    "ms open with nothing moving",
+			    ms(tr, b1, sizeof b1), ms(wt, b2, sizeof b2), ms(id, b3, sizeof b3));
+		}
 	}
 	free(mark);
 }
