@@ -151,7 +151,7 @@ usage(FILE *f)
 	    f,
 	    "\noptions:\n"
 	    "  --rank SPEC   only these ranks: 0-7, 0,2,4, 0-3,8-11\n"
-	    "  --json        machine-readable output (summary, diff)\n"
+	    "  --json        machine-readable output (summary, triage, diff)\n"
 	    "  --series      (summary --json) each rollout's engine steps in \"dp\": times,\n"
 	    "                requests, KV-cache use and tokens per step\n"
 	    "  --steps A:B   (diff) pair A's step A with B's step B (and the steps after them);\n"
@@ -175,6 +175,10 @@ usage(FILE *f)
 	    "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
 	    "                else ~/.cache/tl/models); a shared one serves several hosts\n"
 	    "  --clear       (cache) remove every cache file and its stamp\n"
+	    "  --top N       (triage) only the first N findings\n"
+	    "  --fail-on X   (triage) exit 3 when a finding costs at least X: 5ms, or 2%% of\n"
+	    "                the step time\n"
+	    "  --set N=V     (triage) a rule's threshold, e.g. stall_ms=2 (man tl: FINDINGS)\n"
 	    "  --pp N        (summary, view) N pipeline stages in rank order, when the profile\n"
 	    "                names none (distributed_args) and P2P partners do not tell; it\n"
 	    "                also lets forward/backward operator pairs make PP blocks\n"
@@ -195,7 +199,7 @@ usage(FILE *f)
 	    "over unchanged files (TL_CACHE_RESULTS=0: not). The viewer populates the mapped\n"
 	    "cache files in the background after its first frame (TL_PREFAULT=0: not).\n"
 	    "Exit status: 0 ok, 1 usage or I/O error, 2 nothing could be loaded (or not enough\n"
-	    "memory for the ranks asked for).\n");
+	    "memory for the ranks asked for), 3 tl triage --fail-on's bar was reached.\n");
 }
 
 /* The model cache a command reads and writes: NULL with --no-cache, except for the viewer

@@ -1101,10 +1101,11 @@ f_memory_peak(fctx *c)
  * straggler that leave its time out). */
 static const rule_row rules[TL_FIND__COUNT] = {
     [TL_FIND_STAGE_IMBALANCE] = {{"stage_imbalance",
-                                  "per RL stage and step, the slowest rank's stage duration minus "
-                                  "the median rank's (the mean of the two middle ranks for an even "
-                                  "count), summed over the steps where it is at least the "
-                                  "threshold times the median; rank = the slowest",
+                                  "per RL stage and step, the duration of the rank that ended "
+                                  "last minus the median rank's (the mean of the two middle "
+                                  "ranks for an even count), summed over the steps where it is "
+                                  "at least the threshold times the median, less the stalls "
+                                  "inside it; rank = the one that ended last",
                                   "stage_imbalance_min", 0.05, "fraction of the stage"},
                                  f_stage_imbalance},
     [TL_FIND_STALL] = {{"stall",
@@ -1174,7 +1175,7 @@ static const rule_row rules[TL_FIND__COUNT] = {
                                 f_frequency_drop},
     [TL_FIND_MEMORY_PEAK] = {{"memory_peak",
                               "the HBM peak at least the threshold of the capacity, where the "
-                              "capacity is known (setting hbm_capacity_gib); no time recoverable",
+                              "capacity is known (TL_HBM_CAPACITY_GIB); no time recoverable",
                               "memory_peak_min", 0.90, "fraction of the capacity"},
                              f_memory_peak},
 };

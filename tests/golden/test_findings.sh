@@ -201,4 +201,16 @@ check "--set with an unknown name is a usage error naming the settings" \
 	sh -c "[ $? -eq 1 ] && grep -q stall_ms '$t_tmp/out'"
 "$TL_BIN" triage "$t_tmp/stall" --fail-on soon >/dev/null 2>&1
 check "--fail-on with neither a duration nor a percentage is a usage error" [ $? -eq 1 ]
+# every rule and its setting in man tl's FINDINGS
+sed -n '/^\.SH FINDINGS/,/^\.SH /p' "$TL_SRCDIR/man/tl.1" >"$t_tmp/man"
+"$TL_BIN" triage "$t_tmp/stall" --set nosuch=1 2>&1 | sed 's/.*one of://' | tr ' ' '\n' |
+	grep . >"$t_tmp/settings"
+check "the settings are listed (12)" [ "$(wc -l <"$t_tmp/settings")" -eq 12 ]
+while read -r s; do
+	check "man tl FINDINGS names the setting $s" grep -q "($s, " "$t_tmp/man"
+done <"$t_tmp/settings"
+for k in stall stage_imbalance straggler slow_link aicpu_op exposed_communication between_steps \
+	pipeline_bubble small_packets host_bound frequency_drop memory_peak; do
+	check "man tl FINDINGS defines $k" grep -q "^\.B $k " "$t_tmp/man"
+done
 t_done
