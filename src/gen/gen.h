@@ -86,6 +86,8 @@ typedef struct gen_opts {
 	int stall_rank;
 	int64_t stall_ns;
 	int clean;
+	int64_t between_ns; /* idle time between one step's end and the next one's start (data
+	                       loading, a checkpoint), on every rank; default 0 */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };

@@ -570,7 +570,7 @@ gen_plan_build(gen_plan *P)
 		rc = plan_step_check(P, k, step_start);
 		gen_step_truth sp = {.step = k + 1, .start_ns = step_start, .end_ns = step_end};
 		VEC_PUSH(P->tr.steps, P->tr.nsteps, P->step_cap, sp);
-		step_start = step_end;
+		step_start = step_end + (k + 1 < P->nsteps ? P->o.between_ns : 0);
 	}
 	P->session_start = (P->t0 - MS) / US * US;
 	P->session_end = (step_start + MS + US - 1) / US * US;

@@ -137,6 +137,44 @@ if case in ("slow", "both"):
         if f:
             ok((i2 < i) == (late - want > want), "the straggler and the imbalance ranked by time")
 
+if case == "between":
+    # STEP_TIME of every rank (plain SQL): the gaps between consecutive steps, mean over ranks
+    gaps, caps = [], []
+    for db in glob.glob(os.path.join(prof, "*", "ASCEND_PROFILER_OUTPUT", "*.db")):
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        st = list(c.execute("SELECT startNs, endNs FROM STEP_TIME ORDER BY startNs"))
+        gaps.append(sum(max(0, st[i][0] - st[i - 1][1]) for i in range(1, len(st))))
+        caps.append(st[-1][1] - st[0][0])
+    i, f = find("between_steps")
+    ok(f is not None and i == 0, "the time between steps is found, first")
+    if f:
+        near(f["recoverable_ns"], sum(gaps) // len(gaps), "time between steps")
+        ok(abs(f["share"] - sum(gaps) / sum(caps)) < 0.001, "its share of the capture")
+
+if case == "packets":
+    # COMMUNICATION_TASK_INFO and TASK of every rank (plain SQL): bytes and time of the
+    # transfers (the HCCL task types that move data) under 16 MB and of the others
+    sb = lb = st = lt = 0
+    nr = 0
+    for db in glob.glob(os.path.join(prof, "*", "ASCEND_PROFILER_OUTPUT", "*.db")):
+        nr += 1
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        for size, d in c.execute("SELECT i.size, t.endNs - t.startNs FROM COMMUNICATION_TASK_INFO i"
+                                 " JOIN TASK t ON t.globalTaskId = i.globalTaskId"
+                                 " JOIN STRING_IDS n ON n.id = i.taskType"
+                                 " WHERE i.size > 0 AND i.srcRank != i.dstRank AND n.value IN"
+                                 " ('Memcpy', 'Reduce_Inline', 'Reduce_TBE', 'RDMASend')"):
+            if size < 16 << 20:
+                sb += size; st += d
+            else:
+                lb += size; lt += d
+    i, f = find("small_packets", transport="SDMA")
+    ok(f is not None, "small SDMA packets are found (%.0f%% of the volume)" % (100 * sb / (sb + lb)))
+    if f:
+        got = float(f["evidence"].split("%")[0])
+        ok(abs(got - 100 * sb / (sb + lb)) < 1, "their share of the volume: %.0f%%" % got)
+        near(f["recoverable_ns"], int((st - sb * lt / lb) / nr), "their time beyond the large ones' bandwidth")
+
 if case == "pp":
     c = sqlite3.connect("file:%s?mode=ro&immutable=1" % glob.glob(
         os.path.join(prof, "*r0_*", "ASCEND_PROFILER_OUTPUT", "*.db"))[0], uri=True)
@@ -179,6 +217,8 @@ gen stall --slow -1 --clean --stall-rank 1 --stall-ns 3000000 && run_check stall
 gen slow --clean --slow 3 && run_check slow slow
 gen both --clean --slow 3 --stall-rank 1 --stall-ns 6000000 && run_check both both
 gen pp --pp 4 --clean && run_check pp pp
+gen between --slow -1 --clean --between-ns 20000000 && run_check between between
+gen packets --slow -1 && run_check packets packets
 
 # the command line
 "$TL_BIN" triage "$t_tmp/clean" >"$t_tmp/out" 2>&1
