@@ -254,12 +254,31 @@ f_stall(fctx *c)
 	int64_t min = (int64_t)(c->th[TL_FIND_STALL] * 1e6);
 	for (size_t ri = 0; ri < c->tr->nranks; ri++) {
 		const tl_rank *r = c->tr->ranks[ri];
-		bubble_gaps_iter it;
-		bubble_gaps_iter_init(&it, r, SIZE_MAX);
-		tl_gap g;
-		while (bubble_gaps_iter_next(&it, &g)) {
-			if (g.end - g.start < min)
-				break; /* longest first */
+		/* the gaps at least min long, longest first: asked for 64 at a time more (a list of
+		 * every gap of a rank without lanes is a sort of all of them) */
+		tl_gap *gv = NULL;
+		size_t ng = 0, gcap = 0;
+		for (size_t max = 64;; max *= 8) {
+			bubble_gaps_iter it;
+			bubble_gaps_iter_init(&it, r, max);
+			tl_gap g;
+			size_t got = 0;
+			int short_one = 0;
+			ng = 0;
+			while (bubble_gaps_iter_next(&it, &g)) {
+				got++;
+				if (g.end - g.start < min) {
+					short_one = 1;
+					break;
+				}
+				VEC_PUSH(gv, ng, gcap, g);
+			}
+			bubble_gaps_iter_free(&it);
+			if (short_one || got < max || max > SIZE_MAX / 8)
+				break;
+		}
+		for (size_t gi = 0; gi < ng; gi++) {
+			tl_gap g = gv[gi];
 			tl_rl_bubble b;
 			tlq_bubble_at(c->q, ri, g.start, g.end, &b);
 			if (b.between_steps || b.reason == TL_BUBBLE_COLLECTIVE_WAIT)
@@ -289,7 +308,7 @@ f_stall(fctx *c)
 			                                     : "nothing was scheduled",
 			    det);
 		}
-		bubble_gaps_iter_free(&it);
+		free(gv);
 	}
 	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i].kind == TL_FIND_STALL)
@@ -945,15 +964,14 @@ f_host_bound(fctx *c)
 				const tl_launch_step *x = &ls[ri][k];
 				if (x->step_id != step || !x->have_idle)
 					continue;
-				/* the stalls' part is theirs */
+				/* the stalls are theirs: each a gap the host launched nothing into,
+				 * its whole length host-bound (asking the launches of each would
+				 * read every rank's launch table again) */
 				int64_t h = x->idle_host;
 				for (size_t b = 0; b < c->nstalls; b++) {
 					const tl_rl_bubble *sb = &c->stalls[b];
-					tl_host_idle hi;
-					if (sb->rank == ri && sb->step == step &&
-					    tlq_host_idle(c->q, ri, sb->start - 1, sb->end + 1,
-					                  &hi) == 0)
-						h -= hi.idle_host;
+					if (sb->rank == ri && sb->step == step)
+						h -= sb->end - sb->start;
 				}
 				own[ri] = h > 0 ? h : 0;
 				hv[m++] = own[ri];
