@@ -45,11 +45,13 @@ struct fctx {
 	size_t n, cap;
 	tl_rl_bubble *stalls; /* the stall rule's, by rank then start */
 	size_t nstalls, scap;
-	tl_coll_result cr;
+	tl_coll_result cr; /* the caller's (tl_find_opts) or asked here: own_* */
 	tl_comm_result cm;
 	int have_cm;
-	tl_rank_steps *rs; /* with cm: tlq_rank_steps */
-	imb_inst *imb;     /* the stage instances stage_imbalance counted, by step */
+	const tl_rank_steps *rs; /* with cm: tlq_rank_steps */
+	int own_cr, own_cm;
+	tl_rank_steps *own_rs;
+	imb_inst *imb; /* the stage instances stage_imbalance counted, by step */
 	size_t nimb, icap;
 };
 
@@ -153,6 +155,7 @@ add(fctx *c, int kind)
 	f.step = -1;
 	f.stage = TL_STAGE_NONE;
 	f.src_rank = f.dst_rank = -1;
+	f.pp_stage = -1;
 	VEC_PUSH(c->v, c->n, c->cap, f);
 	return &c->v[c->n - 1];
 }
@@ -854,6 +857,7 @@ f_pipeline_bubble(fctx *c)
 		if (rec <= 0)
 			continue;
 		tl_finding *f = add(c, TL_FIND_PIPELINE_BUBBLE);
+		f->pp_stage = ps;
 		if (shown != SIZE_MAX)
 			set_rank(c, f, shown);
 		f->recoverable_ns = rec;
@@ -974,8 +978,10 @@ f_host_bound(fctx *c)
 						h -= sb->end - sb->start;
 				}
 				own[ri] = h > 0 ? h : 0;
-				hv[m++] = own[ri];
+				break; /* one row per step (a damaged profile may repeat one) */
 			}
+			if (own[ri] >= 0)
+				hv[m++] = own[ri];
 		}
 		if (m < 2)
 			continue;
@@ -1257,21 +1263,33 @@ tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 	c.nso = xcalloc(nr + 1, sizeof *c.nso);
 	for (size_t ri = 0; ri < nr; ri++)
 		c.nso[ri] = tlq_step_overlaps(c.tr->ranks[ri], &c.so[ri]);
-	tlq_collectives(q, &c.cr);
-	if (!c.o->no_files) {
-		tlq_comm(q, &c.cm);
-		c.have_cm = 1;
-		c.rs = tlq_rank_steps(q, &c.cr, &c.cm);
+	if (c.o->cr != NULL) {
+		c.cr = *c.o->cr;
+	} else {
+		tlq_collectives(q, &c.cr);
+		c.own_cr = 1;
 	}
+	if (c.o->cm != NULL) {
+		c.cm = *c.o->cm;
+		c.have_cm = 1;
+	} else if (!c.o->no_files) {
+		tlq_comm(q, &c.cm);
+		c.have_cm = c.own_cm = 1;
+	}
+	if (c.o->rs != NULL)
+		c.rs = c.o->rs;
+	else if (c.have_cm)
+		c.rs = c.own_rs = tlq_rank_steps(q, &c.cr, &c.cm);
 	for (int i = 0; i < TL_FIND__COUNT; i++)
 		rules[run_order[i]].fn(&c);
 	if (c.n > 1)
 		qsort(c.v, c.n, sizeof *c.v, cmp_finding);
-	if (c.rs)
-		tlq_rank_steps_free(q, c.rs);
-	if (c.have_cm)
+	if (c.own_rs)
+		tlq_rank_steps_free(q, c.own_rs);
+	if (c.own_cm)
 		tlq_comm_free(&c.cm);
-	tlq_collectives_free(&c.cr);
+	if (c.own_cr)
+		tlq_collectives_free(&c.cr);
 	for (size_t ri = 0; ri < nr; ri++)
 		free(c.so[ri]);
 	free(c.so);
@@ -1287,7 +1305,9 @@ tlq_finding_title(const tl_query *q, const tl_finding *f, char *buf, size_t len)
 {
 	char where[96] = "", a1[32], steps[48] = "";
 	const char *stg = f->stage != TL_STAGE_NONE ? tlq_stage_name(q, f->stage) : NULL;
-	if (f->kind == TL_FIND_SLOW_LINK)
+	if (f->kind == TL_FIND_PIPELINE_BUBBLE)
+		snprintf(where, sizeof where, "PP stage %d (rank %d)", f->pp_stage, f->rank);
+	else if (f->kind == TL_FIND_SLOW_LINK)
 		snprintf(where, sizeof where, "link %d -> %d (%s)", f->src_rank, f->dst_rank,
 		         f->transport ? f->transport : "");
 	else if (f->op[0])

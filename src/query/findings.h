@@ -58,6 +58,7 @@ typedef struct tl_finding {
 	int src_rank, dst_rank;   /* a link's; -1 */
 	const char *transport;    /* a link's or packets' transport name; NULL */
 	char op[96];              /* an operator's name; "" */
+	int pp_stage;             /* pipeline_bubble's PP stage; -1 */
 	char evidence[512];       /* one sentence with the numbers (names sanitized) */
 } tl_finding;
 
@@ -65,6 +66,10 @@ typedef struct tl_find_opts {
 	double threshold[TL_FIND__COUNT]; /* 0: the rule's default */
 	int no_files;                     /* only what the loaded model holds: no reads of the
 	                                     communication, operator, launch or counter tables */
+	/* what the caller has already asked for (tl summary), borrowed; NULL: asked here */
+	const tl_coll_result *cr;
+	const tl_comm_result *cm;
+	const tl_rank_steps *rs;
 } tl_find_opts;
 
 /* The findings of the session's trace, by recoverable_ns, largest first (ties: the rule order,

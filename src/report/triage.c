@@ -83,6 +83,8 @@ report_finding_json(FILE *f, const tl_query *q, const tl_finding *x, size_t inde
 	fprintf(f, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64, x->start_ns, x->end_ns);
 	if (x->kind == TL_FIND_SLOW_LINK)
 		fprintf(f, ",\"src_rank\":%d,\"dst_rank\":%d", x->src_rank, x->dst_rank);
+	if (x->pp_stage >= 0)
+		fprintf(f, ",\"pp_stage\":%d", x->pp_stage);
 	if (x->transport) {
 		fprintf(f, ",\"transport\":");
 		jstr(f, x->transport);

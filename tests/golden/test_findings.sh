@@ -192,7 +192,7 @@ if case == "pp":
             ratio = ratios[k * p + stage]["bubble_ratio"]
             if ratio - ideal >= 0.02:
                 want += (ratio - ideal) * span
-        i, f = find("pipeline_bubble", rank=stage)
+        i, f = find("pipeline_bubble", pp_stage=stage)
         if want == 0:
             ok(f is None, "PP stage %d: no bubble beyond the ideal" % stage)
             continue
