@@ -362,11 +362,9 @@ cmd_summary(cli *c)
 		msg_tee(err);
 	}
 	tl_trace tr;
-	/* the text summary analyses the communication ops; --json also the operators, the
-	 * launches and the counters */
-	int rc = load_path_run(c, c->path, &tr,
-	                       c->json ? TL_TABLE_ALL : TL_TABLE_COMM | TL_TABLE_LAUNCHES,
-	                       cc != NULL ? cc : CACHE_NONE);
+	/* the summary's findings read the operators, the launches and the communication ops
+	 * (--json also the counters) */
+	int rc = load_path_run(c, c->path, &tr, TL_TABLE_ALL, cc != NULL ? cc : CACHE_NONE);
 	if (rc == 0) {
 		tl_query *q = tlq_open(&tr, &c->query);
 		if (c->json)

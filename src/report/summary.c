@@ -1,6 +1,7 @@
 #include "config.h"
 #include "query/query.h"
 #include "report/report.h"
+#include "report/triage.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -57,6 +58,13 @@ report_summary_text(FILE *f, const tl_query *q)
 	tlq_comm(q, &cm);
 	tlq_collectives(q, &cr);
 	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
+	/* the verdict first: the top three findings */
+	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs};
+	tl_finding *fv = NULL;
+	size_t nf = tlq_findings(q, &fo, &fv);
+	report_verdict_text(f, q, fv, nf);
+	free(fv);
+	fprintf(f, "\n");
 	static const char *const hdr[] = {"computing",    "communication", "overlapped",
 	                                  "comm.exposed", "free",          "preparing"};
 	fprintf(f, "Overlap per rank and step (ms; comm.exposed = communication not overlapped)\n");
@@ -123,6 +131,9 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tlq_comm(q, &cm);
 	tlq_collectives(q, &cr);
 	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
+	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs};
+	tl_finding *fv = NULL;
+	size_t nf = tlq_findings(q, &fo, &fv);
 	fprintf(f, "{\"ranks\":[");
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
@@ -158,6 +169,14 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	report_modules_json(f, q);
 	report_host_json(f, q);
 	report_memory_json(f, q);
+	fprintf(f, ",\"findings\":[");
+	for (size_t i = 0; i < nf; i++) {
+		if (i)
+			fprintf(f, ",");
+		report_finding_json(f, q, &fv[i], i + 1);
+	}
+	fprintf(f, "]");
+	free(fv);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 	fprintf(f, "}\n");
