@@ -175,6 +175,33 @@ if case == "packets":
         ok(abs(got - 100 * sb / (sb + lb)) < 1, "their share of the volume: %.0f%%" % got)
         near(f["recoverable_ns"], int((st - sb * lt / lb) / nr), "their time beyond the large ones' bandwidth")
 
+if case == "freq":
+    # AICORE_FREQ and STEP_TIME of every rank (plain SQL): per step, the time under the rank's
+    # highest frequency and the compute lost, (1 - f / nominal) of it, where it is > 5%
+    for db in sorted(glob.glob(os.path.join(prof, "*", "ASCEND_PROFILER_OUTPUT", "*.db"))):
+        r = int(os.path.basename(os.path.dirname(os.path.dirname(db))).split("_")[0][5:])
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        fq = list(c.execute("SELECT timestampNs, freq FROM AICORE_FREQ ORDER BY timestampNs"))
+        steps = list(c.execute("SELECT startNs, endNs FROM STEP_TIME ORDER BY startNs"))
+        nom = max(f for _, f in fq)
+        want = 0
+        for s0, s1 in steps:
+            under = lost = 0
+            for k, (t, f) in enumerate(fq):
+                a, b = max(t, s0), min(fq[k + 1][0] if k + 1 < len(fq) else s1, s1)
+                if b > a and f < nom:
+                    under += b - a
+                    lost += int((b - a) * (1 - f / nom))
+            if under > 0.05 * (s1 - s0):
+                want += lost
+        i, f = find("frequency_drop", rank=r)
+        if want == 0:
+            ok(f is None, "rank %d: no frequency drop" % r)
+        else:
+            ok(f is not None, "rank %d's frequency drop is found" % r)
+            if f:
+                near(f["recoverable_ns"], want, "rank %d's compute lost to the clock" % r)
+
 if case == "pp":
     c = sqlite3.connect("file:%s?mode=ro&immutable=1" % glob.glob(
         os.path.join(prof, "*r0_*", "ASCEND_PROFILER_OUTPUT", "*.db"))[0], uri=True)
@@ -219,6 +246,24 @@ gen both --clean --slow 3 --stall-rank 1 --stall-ns 6000000 && run_check both bo
 gen pp --pp 4 --clean && run_check pp pp
 gen between --slow -1 --clean --between-ns 20000000 && run_check between between
 gen packets --slow -1 && run_check packets packets
+gen freq --slow -1 --clean --memory && run_check freq freq
+
+# memory_peak: with the HBM capacity given, a peak (NPU_MEM's, plain SQL) at 90% of it or more
+peak=$(python3 -c "
+import glob, sqlite3, sys
+print(max(sqlite3.connect('file:%s?mode=ro&immutable=1' % d, uri=True).execute(
+    'SELECT max(hbm) FROM NPU_MEM').fetchone()[0] for d in glob.glob(sys.argv[1] + '/*/*/*.db')))
+" "$t_tmp/freq")
+gib_at=$(python3 -c "print($peak / 0.95 / 2**30)")   # the peak is 95% of it
+gib_over=$(python3 -c "print($peak / 0.85 / 2**30)") # 85%
+TL_HBM_CAPACITY_GIB=$gib_at "$TL_BIN" triage "$t_tmp/freq" --json >"$t_tmp/out" 2>&1
+check "memory_peak: a peak at 95% of the capacity is found on every rank" \
+	[ "$(grep -o '"kind":"memory_peak"' "$t_tmp/out" | wc -l)" -eq 4 ]
+check "... and says 95%" grep -q 'HBM peaked at [0-9.]* GiB, 95% of' "$t_tmp/out"
+TL_HBM_CAPACITY_GIB=$gib_over "$TL_BIN" triage "$t_tmp/freq" --json >"$t_tmp/out" 2>&1
+check "memory_peak: at 85% of the capacity it is not" sh -c "! grep -q memory_peak '$t_tmp/out'"
+"$TL_BIN" triage "$t_tmp/freq" --json >"$t_tmp/out" 2>&1
+check "memory_peak: without a capacity, none" sh -c "! grep -q memory_peak '$t_tmp/out'"
 
 # the command line
 "$TL_BIN" triage "$t_tmp/clean" >"$t_tmp/out" 2>&1
