@@ -459,7 +459,11 @@ cmd_triage(cli *c)
 	if (rc == 0) {
 		tl_query *q = tlq_open(&tr, &c->query);
 		tl_finding *v = NULL;
+		int64_t t0 = timefmt_mono_ns();
 		size_t n = tlq_findings(q, &c->find, &v);
+		if (getenv("TL_STATS") != NULL) /* make bench: the engine's own time */
+			fprintf(stderr, "stats: findings_s=%.3f\n",
+			        (double)(timefmt_mono_ns() - t0) / 1e9);
 		if (c->json)
 			report_triage_json(stdout, q, v, n, c->top);
 		else
