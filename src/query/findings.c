@@ -257,6 +257,8 @@ f_stall(fctx *c)
 	int64_t min = (int64_t)(c->th[TL_FIND_STALL] * 1e6);
 	for (size_t ri = 0; ri < c->tr->nranks; ri++) {
 		const tl_rank *r = c->tr->ranks[ri];
+		if (r->host_only)
+			continue; /* no device: no device idle (a CPU-only trace) */
 		/* the gaps at least min long, longest first: asked for 64 at a time more (a list of
 		 * every gap of a rank without lanes is a sort of all of them) */
 		tl_gap *gv = NULL;
@@ -694,7 +696,8 @@ f_exposed_comm(fctx *c)
 	size_t wri = SIZE_MAX;
 	int64_t wstep = -1, ws = 0, we = 0, wwait = 0;
 	for (size_t ri = 0; ri < c->tr->nranks; ri++) {
-		for (size_t k = 0; k < c->nso[ri]; k++) {
+		/* a CPU-only trace: its host collectives overlap no device compute by nature */
+		for (size_t k = 0; !c->tr->ranks[ri]->host_only && k < c->nso[ri]; k++) {
 			const tl_step_overlap *s = &c->so[ri][k];
 			int64_t wait =
 			    c->rs && c->rs[ri].n == c->nso[ri] ? c->rs[ri].sp[k].wait_ns : 0;
@@ -964,7 +967,7 @@ f_host_bound(fctx *c)
 		size_t m = 0;
 		for (size_t ri = 0; ri < nr; ri++) {
 			own[ri] = -1;
-			for (size_t k = 0; k < nls[ri]; k++) {
+			for (size_t k = 0; !c->tr->ranks[ri]->host_only && k < nls[ri]; k++) {
 				const tl_launch_step *x = &ls[ri][k];
 				if (x->step_id != step || !x->have_idle)
 					continue;
@@ -1312,7 +1315,7 @@ tlq_finding_title(const tl_query *q, const tl_finding *f, char *buf, size_t len)
 		         f->transport ? f->transport : "");
 	else if (f->op[0])
 		snprintf(where, sizeof where, "%s", f->op);
-	else if (f->rank >= 0)
+	else if (f->rank_ix != SIZE_MAX && !f->ranks[0])
 		snprintf(where, sizeof where, "rank %d", f->rank);
 	else if (f->ranks[0])
 		snprintf(where, sizeof where, "ranks %s", f->ranks);
