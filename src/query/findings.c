@@ -525,12 +525,21 @@ f_straggler(fctx *c)
 			}
 			char a1[32], a2[32], a3[32], g[96], tail[192] = "";
 			text_sanitize(v[i].group, g, sizeof g, 0);
-			if (stalled > 0 || imbal > 0)
+			if (stalled > 0 && imbal > 0)
 				snprintf(
 				    tail, sizeof tail,
 				    "; %s ms more is its stalls before them and %s ms its stage "
 				    "imbalance, counted there",
 				    ms(stalled, a2, sizeof a2), ms(imbal, a3, sizeof a3));
+			else if (stalled > 0)
+				snprintf(
+				    tail, sizeof tail,
+				    "; %s ms more is its stalls before them, counted as stalls",
+				    ms(stalled, a2, sizeof a2));
+			else if (imbal > 0)
+				snprintf(tail, sizeof tail,
+				         "; %s ms more is its stage imbalance, counted there",
+				         ms(imbal, a3, sizeof a3));
 			snprintf(
 			    f->evidence, sizeof f->evidence,
 			    "rank %d arrived last at %zu of %zu collectives of group %s, %s ms "

@@ -6,7 +6,7 @@
 #include "query/findings.h"
 
 /* Text: one numbered line per finding (its title), its evidence and where to look; path: the
- * profile, for the `tl view PATH --finding N` line. top: at most that many (0: all). */
+ * profile, for the line saying how to open it in the viewer. top: at most that many (0: all). */
 void report_triage_text(FILE *, const tl_query *, const tl_finding *v, size_t n, const char *path,
                         size_t top);
 /* JSON: {"findings":[...]} */
