@@ -446,6 +446,7 @@ gen_opts_default(gen_opts *o)
 	o->slow_factor = 1000;
 	o->delay_coll = -1;
 	o->stall_rank = -1;
+	o->slow_link = -1;
 }
 
 void

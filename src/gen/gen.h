@@ -86,6 +86,8 @@ typedef struct gen_opts {
 	int stall_rank;
 	int64_t stall_ns;
 	int clean;
+	int slow_link; /* rank whose first plane (to the next rank) moves a quarter of the bytes in
+	                  the same time: a link at a quarter of the others' bandwidth; -1 none */
 	int64_t between_ns; /* idle time between one step's end and the next one's start (data
 	                       loading, a checkpoint), on every rank; default 0 */
 } gen_opts;

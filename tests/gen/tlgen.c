@@ -57,7 +57,8 @@ usage(FILE *f)
 	    "        --delay-coll N --delay-ns NS --t0 NS\n"
 	    "  findings: --clean (no deliberate problem; with --slow -1) --stall-rank R\n"
 	    "        --stall-ns NS (a stall in R's first rollout; the truth gives it)\n"
-	    "        --between-ns NS (idle time between steps)\n"
+	    "        --between-ns NS (idle time between steps) --slow-link R (R's link to R+1 at\n"
+	    "        a quarter of the bandwidth)\n"
 	    "  bent: --no-device R (rank R without device data) --late R SECONDS (a later clock)\n",
 	    f);
 }
@@ -233,6 +234,7 @@ option(gen_opts *o, bends *b, const char *a, const char *v)
 	NUM("--stall-rank", -1, 4095, o->stall_rank)
 	NUM("--stall-ns", 0, 3600000000000LL, o->stall_ns)
 	NUM("--between-ns", 0, 3600000000000LL, o->between_ns)
+	NUM("--slow-link", -1, 4095, o->slow_link)
 #undef NUM
 	if (strcmp(a, "--truth") == 0) {
 		b->truth = v;

@@ -202,6 +202,30 @@ if case == "freq":
             if f:
                 near(f["recoverable_ns"], want, "rank %d's compute lost to the clock" % r)
 
+if case == "link":
+    # every rank's transfers (plain SQL): bytes and time per (source, destination), the median
+    # bandwidth, and the links under 0.7 of it
+    links = {}
+    for db in glob.glob(os.path.join(prof, "*", "ASCEND_PROFILER_OUTPUT", "*.db")):
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        for src, dst, size, d in c.execute(
+                "SELECT i.srcRank, i.dstRank, i.size, t.endNs - t.startNs"
+                " FROM COMMUNICATION_TASK_INFO i JOIN TASK t ON t.globalTaskId = i.globalTaskId"
+                " JOIN STRING_IDS n ON n.id = i.taskType"
+                " WHERE i.srcRank != i.dstRank AND n.value IN ('Memcpy', 'Reduce_Inline')"):
+            b, t = links.get((src, dst), (0, 0))
+            links[(src, dst)] = (b + size, t + d)
+    bw = sorted(b / t for b, t in links.values())
+    med = statistics.median(bw)
+    slow = {k: v for k, v in links.items() if v[0] / v[1] < 0.7 * med}
+    ok(list(slow) == [(2, 3)], "SQL: the one slow link is 2 -> 3 (%s)" % list(slow))
+    for (src, dst), (b, t) in slow.items():
+        i, f = find("slow_link", src_rank=src, dst_rank=dst)
+        ok(f is not None and i == 0, "the slow link %d -> %d is found, first" % (src, dst))
+        if f:
+            near(f["recoverable_ns"], int(t - b / med), "its time beyond the median bandwidth")
+    ok(len([f for f in F if f["kind"] == "slow_link"]) == len(slow), "no other slow link")
+
 if case == "pp":
     c = sqlite3.connect("file:%s?mode=ro&immutable=1" % glob.glob(
         os.path.join(prof, "*r0_*", "ASCEND_PROFILER_OUTPUT", "*.db"))[0], uri=True)
@@ -247,6 +271,7 @@ gen pp --pp 4 --clean && run_check pp pp
 gen between --slow -1 --clean --between-ns 20000000 && run_check between between
 gen packets --slow -1 && run_check packets packets
 gen freq --slow -1 --clean --memory && run_check freq freq
+gen link --slow -1 --clean --slow-link 2 && run_check link link
 
 # memory_peak: with the HBM capacity given, a peak (NPU_MEM's, plain SQL) at 90% of it or more
 peak=$(python3 -c "
