@@ -226,6 +226,61 @@ if case == "link":
             near(f["recoverable_ns"], int(t - b / med), "its time beyond the median bandwidth")
     ok(len([f for f in F if f["kind"] == "slow_link"]) == len(slow), "no other slow link")
 
+if case == "sample":
+    # a real torch_npu profile (level2): against torch_npu's own analysis.db and plain SQL
+    dbs = sorted(glob.glob(os.path.join(prof, "rank*_ascend_pt", "ASCEND_PROFILER_OUTPUT",
+                                        "ascend_pytorch_profiler_*.db")))
+    # exposed_communication: StepTraceTime's communication not overlapped less CommAnalyzerTime's
+    # synchronization (the group's other ranks are not in the sample), mean over the ranks
+    tot = 0
+    for db in dbs:
+        a = sqlite3.connect("file:%s?mode=ro&immutable=1" % os.path.join(os.path.dirname(db),
+                            "analysis.db"), uri=True)
+        cno = a.execute("SELECT sum(communication_not_overlapped) FROM StepTraceTime").fetchone()[0]
+        sync = a.execute("SELECT sum(synchronization_time) FROM CommAnalyzerTime"
+                         " WHERE hccl_op_name NOT LIKE 'Total%'").fetchone()[0]
+        tot += cno * 1e3 - sync * 1e6  # StepTraceTime in us, CommAnalyzerTime in ms
+    i, f = find("exposed_communication")
+    ok(f is not None, "the exposed communication is found")
+    if f:
+        near(f["recoverable_ns"], int(tot / len(dbs)), "exposed communication "
+             "(StepTraceTime less CommAnalyzerTime's synchronization)", 0.01)
+    # small_packets: CommAnalyzerBandwidth's packet rows, bytes under 16 MB of all
+    sb = tb = 0
+    for db in dbs:
+        a = sqlite3.connect("file:%s?mode=ro&immutable=1" % os.path.join(os.path.dirname(db),
+                            "analysis.db"), uri=True)
+        for size, cnt in a.execute("SELECT package_size, count FROM CommAnalyzerBandwidth"
+                                   " WHERE hccl_op_name NOT LIKE 'Total%' AND package_size"
+                                   " IS NOT NULL AND transport_type != 'SDMA'"):
+            tb += size * cnt
+            if size * 1e6 < 16 << 20:
+                sb += size * cnt
+    i, f = find("small_packets", transport="SDMA")
+    ok(f is not None, "small packets are found")
+    if f:
+        got = float(f["evidence"].split("%")[0])
+        ok(abs(got - 100 * sb / tb) < 1, "%.0f%% of the volume under 16 MB, "
+           "CommAnalyzerBandwidth says %.1f%%" % (got, 100 * sb / tb))
+    # stalls: every device gap of 1 ms or more (TASK of COMPUTE_TASK_INFO and COMMUNICATION_OP,
+    # plain SQL) inside the step, each a stall finding at its place
+    want = set()
+    for db in dbs:
+        r = int(db.rsplit("_", 1)[1].split(".")[0])
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        iv = sorted(list(c.execute("SELECT startNs, endNs FROM TASK WHERE globalTaskId IN"
+                                   " (SELECT globalTaskId FROM COMPUTE_TASK_INFO)")) +
+                    list(c.execute("SELECT startNs, endNs FROM COMMUNICATION_OP")))
+        s0, s1 = c.execute("SELECT min(startNs), max(endNs) FROM STEP_TIME").fetchone()
+        end = None
+        for a, b in iv:
+            if end is not None and a - end >= 1000000 and s0 <= end and a <= s1:
+                want.add((r, end, a))
+            end = b if end is None else max(end, b)
+    got = {(f["rank"], f["start_ns"], f["end_ns"]) for f in F if f["kind"] == "stall"}
+    ok(got == want, "the stalls are exactly the device gaps of 1 ms or more (%d, SQL %d)"
+       % (len(got), len(want)))
+
 if case == "pp":
     c = sqlite3.connect("file:%s?mode=ro&immutable=1" % glob.glob(
         os.path.join(prof, "*r0_*", "ASCEND_PROFILER_OUTPUT", "*.db"))[0], uri=True)
@@ -289,6 +344,17 @@ TL_HBM_CAPACITY_GIB=$gib_over "$TL_BIN" triage "$t_tmp/freq" --json >"$t_tmp/out
 check "memory_peak: at 85% of the capacity it is not" sh -c "! grep -q memory_peak '$t_tmp/out'"
 "$TL_BIN" triage "$t_tmp/freq" --json >"$t_tmp/out" 2>&1
 check "memory_peak: without a capacity, none" sh -c "! grep -q memory_peak '$t_tmp/out'"
+
+# a real profile, against torch_npu's own analysis.db and plain SQL
+if [ -d "$SAMPLES/ascend-db/level2" ]; then
+	"$TL_BIN" triage "$SAMPLES/ascend-db/level2" --json >"$t_tmp/sample.json" 2>"$t_tmp/sample.err"
+	check "sample level2: tl triage --json exits 0" [ $? -eq 0 ]
+	: >"$t_tmp/sample.truth"
+	ln -s "$SAMPLES/ascend-db/level2" "$t_tmp/sample"
+	run_check sample sample
+else
+	skip "samples absent ($SAMPLES): the level2 findings not checked"
+fi
 
 # the command line
 "$TL_BIN" triage "$t_tmp/clean" >"$t_tmp/out" 2>&1
