@@ -27,6 +27,7 @@
 #include "query/diff.h"
 #include "query/query.h"
 #include "report/report.h"
+#include "report/triage.h"
 #include "sql/sql.h"
 #include "ui/ui.h"
 #include "util/files.h"
@@ -61,6 +62,11 @@ typedef struct cli {
 	const char *cache_dir;
 	const char *trust; /* --trust-cache OWNER[,OWNER...]; NULL: not given */
 	int argc;          /* the command line, for a stored result's key */
+	/* triage: --top N, --fail-on DURATION|PERCENT (exit 3), --set NAME=VALUE thresholds */
+	size_t top;
+	int64_t fail_ns;
+	double fail_share;
+	tl_find_opts find;
 	char **argv;
 	/* the hosts' clocks: --clock raw keeps each host's; --clock-offset HOST=NS (repeatable) */
 	int clock_raw;
@@ -71,15 +77,18 @@ typedef struct cli {
 static int64_t start_mono_ns; /* for the viewer's time to first frame */
 
 /* Long-only options: getopt values above 255, and the commands that take each. */
-enum { OPT_COMPARE = 256, OPT_TRUST, OPT_CLOCK, OPT_CLOCK_OFFSET };
+enum { OPT_COMPARE = 256, OPT_TRUST, OPT_CLOCK, OPT_CLOCK_OFFSET, OPT_TOP, OPT_FAIL_ON, OPT_SET };
 static const struct {
 	int opt;
 	const char *commands; /* separated by spaces */
 } long_only[] = {
     {OPT_COMPARE, "view demo"}, /* demo: the options of view */
-    {OPT_TRUST, "summary diff view index cache demo query"},
-    {OPT_CLOCK, "info summary diff view demo query"},
-    {OPT_CLOCK_OFFSET, "info summary diff view demo query"},
+    {OPT_TRUST, "summary diff view index cache demo query triage"},
+    {OPT_CLOCK, "info summary diff view demo query triage"},
+    {OPT_CLOCK_OFFSET, "info summary diff view demo query triage"},
+    {OPT_TOP, "triage"},
+    {OPT_FAIL_ON, "triage"},
+    {OPT_SET, "triage"},
 };
 
 typedef struct command {
@@ -104,6 +113,7 @@ static int cmd_keys(cli *);
 static int cmd_index(cli *);
 static int cmd_cache(cli *);
 static int cmd_query(cli *);
+static int cmd_triage(cli *);
 
 static const command commands[] = {
     {"demo", "tl demo [--no-view] [the options of view]",
@@ -119,6 +129,11 @@ static const command commands[] = {
      "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
      "          [--clock-offset HOST=NS]",
      "per rank and step: overlap, RL stages, comm, slow ranks", cmd_summary, 1, "rjPNCs"},
+    {"triage",
+     "tl triage PATH [--rank SPEC] [--json] [--top N] [--fail-on DURATION|PERCENT]\n"
+     "          [--set NAME=VALUE] [--pp N] [--no-cache] [--cache-dir DIR]\n"
+     "          [--trust-cache OWNERS] [--clock raw|align] [--clock-offset HOST=NS]",
+     "what is wrong: findings ranked by the time each costs", cmd_triage, 1, "rjPNC"},
     {"diff",
      "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N] [--no-cache]\n"
      "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
@@ -180,6 +195,10 @@ static const struct {
                 "                line in $XDG_CONFIG_HOME/tl/config); others' are skipped, one\n"
                 "                line saying how many and whose\n"},
     {'L', "  --clear       remove your own cache files and their stamps\n"},
+    {OPT_TOP, "  --top N       only the first N findings\n"},
+    {OPT_FAIL_ON, "  --fail-on X   exit 3 when a finding costs at least X: 5ms, or 2% of the\n"
+                  "                step time\n"},
+    {OPT_SET, "  --set N=V     a rule's threshold, e.g. stall_ms=2 (man tl: FINDINGS)\n"},
     {OPT_CLOCK, "  --clock raw   keep each host's clock; by default (align) every rank is moved\n"
                 "                onto the clock of the host of the lowest rank, estimated from\n"
                 "                the collectives the hosts share (man tl: CLOCKS)\n"},
@@ -217,14 +236,15 @@ usage(FILE *f)
 		        commands[i].help);
 	fprintf(f, "  %-17s %s\n", "tl help [COMMAND]",
 	        "this help, or a command's usage and options");
-	fprintf(f,
-	        "\n  -h, --help       this help (tl COMMAND --help: the command's)\n"
-	        "  -V, --version    print the version, the git revision and how tl was linked\n"
-	        "\nStart with `tl demo` (a generated 8-rank job), or `tl view PATH` on a profile\n"
-	        "directory; in the viewer, ? lists the keys. Everything, with the TL_* tuning\n"
-	        "variables: man tl.\n"
-	        "Exit status: 0 ok, 1 usage or I/O error, 2 nothing could be loaded (or not\n"
-	        "enough memory for the ranks asked for).\n");
+	fprintf(
+	    f,
+	    "\n  -h, --help       this help (tl COMMAND --help: the command's)\n"
+	    "  -V, --version    print the version, the git revision and how tl was linked\n"
+	    "\nStart with `tl demo` (a generated 8-rank job), or `tl view PATH` on a profile\n"
+	    "directory; in the viewer, ? lists the keys. Everything, with the TL_* tuning\n"
+	    "variables: man tl.\n"
+	    "Exit status: 0 ok, 1 usage or I/O error, 2 nothing could be loaded (or not\n"
+	    "enough memory for the ranks asked for), 3 tl triage --fail-on's bar was reached.\n");
 }
 
 /* `tl help COMMAND`, `tl COMMAND --help`: its usage, what it does, the options it takes. */
@@ -456,11 +476,9 @@ cmd_summary(cli *c)
 		msg_tee(err);
 	}
 	tl_trace tr;
-	/* the text summary analyses the communication ops; --json also the operators, the
-	 * launches and the counters */
-	int rc = load_path_run(c, c->path, &tr,
-	                       c->json ? TL_TABLE_ALL : TL_TABLE_COMM | TL_TABLE_LAUNCHES,
-	                       cc != NULL ? cc : CACHE_NONE);
+	/* the summary's findings read the operators, the launches and the communication ops
+	 * (--json also the counters) */
+	int rc = load_path_run(c, c->path, &tr, TL_TABLE_ALL, cc != NULL ? cc : CACHE_NONE);
 	if (rc == 0) {
 		tl_query *q = tlq_open(&tr, &c->query);
 		if (c->json)
@@ -541,6 +559,80 @@ cmd_query(cli *c)
 		tlq_close(tq);
 	} else {
 		sql_free(s);
+	}
+	trace_free(&tr);
+	return rc;
+}
+
+/* tl triage's options: --top N, --fail-on DURATION|PERCENT, --set NAME=VALUE. */
+static int
+triage_option(cli *c, int ch, const char *arg)
+{
+	char *end;
+	if (ch == OPT_TOP) {
+		long n = strtol(arg, &end, 10);
+		if (*arg == '\0' || *end != '\0' || n < 1) {
+			fprintf(stderr, "tl: --top takes a number of findings, 1 or more\n");
+			return 1;
+		}
+		c->top = (size_t)n;
+	} else if (ch == OPT_FAIL_ON) {
+		size_t l = strlen(arg);
+		double p = l > 1 && arg[l - 1] == '%' ? strtod(arg, &end) : -1;
+		if (p >= 0 && end == arg + l - 1) {
+			c->fail_share = p / 100.0;
+		} else if (timefmt_parse(arg, 1000000, &c->fail_ns) != 0 || c->fail_ns <= 0) {
+			fprintf(stderr,
+			        "tl: --fail-on takes a duration (5ms, 0.5s) or a share of the "
+			        "step time (2%%)\n");
+			return 1;
+		}
+	} else {
+		const char *eq = strchr(arg, '=');
+		char name[64];
+		double v = eq ? strtod(eq + 1, &end) : 0;
+		int k = -1;
+		if (eq && (size_t)(eq - arg) < sizeof name) {
+			memcpy(name, arg, (size_t)(eq - arg));
+			name[eq - arg] = '\0';
+			k = tlq_find_setting(name);
+		}
+		if (k < 0 || eq[1] == '\0' || *end != '\0' || !(v > 0)) {
+			fprintf(stderr, "tl: --set takes NAME=VALUE, VALUE above 0, NAME one of:");
+			for (int i = 0; i < TL_FIND__COUNT; i++)
+				fprintf(stderr, " %s", tlq_find_rules()[i].setting);
+			fprintf(stderr, "\n");
+			return 1;
+		}
+		c->find.threshold[k] = v;
+	}
+	return 0;
+}
+
+/* tl triage: the findings of the profile, ranked; exit 3 when --fail-on's bar is reached. */
+static int
+cmd_triage(cli *c)
+{
+	tl_trace tr;
+	int rc = load_opts_run(c, &tr, TL_TABLE_ALL);
+	if (rc == 0) {
+		tl_query *q = tlq_open(&tr, &c->query);
+		tl_finding *v = NULL;
+		int64_t t0 = timefmt_mono_ns();
+		size_t n = tlq_findings(q, &c->find, &v);
+		if (getenv("TL_STATS") != NULL) /* make bench: the engine's own time */
+			fprintf(stderr, "stats: findings_s=%.3f\n",
+			        (double)(timefmt_mono_ns() - t0) / 1e9);
+		if (c->json)
+			report_triage_json(stdout, q, v, n, c->top);
+		else
+			report_triage_text(stdout, q, v, n, c->path, c->top);
+		for (size_t i = 0; i < n; i++)
+			if ((c->fail_ns > 0 && v[i].recoverable_ns >= c->fail_ns) ||
+			    (c->fail_share > 0 && v[i].share >= c->fail_share))
+				rc = 3;
+		free(v);
+		tlq_close(q);
 	}
 	trace_free(&tr);
 	return rc;
@@ -940,6 +1032,9 @@ main(int argc, char **argv)
 	    {"trust-cache", required_argument, NULL, OPT_TRUST},
 	    {"clock", required_argument, NULL, OPT_CLOCK},
 	    {"clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET},
+	    {"top", required_argument, NULL, OPT_TOP},
+	    {"fail-on", required_argument, NULL, OPT_FAIL_ON},
+	    {"set", required_argument, NULL, OPT_SET},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -1058,6 +1153,12 @@ main(int argc, char **argv)
 			break;
 		case OPT_TRUST:
 			c.trust = optarg;
+			break;
+		case OPT_TOP:
+		case OPT_FAIL_ON:
+		case OPT_SET:
+			if (triage_option(&c, ch, optarg) != 0)
+				return 1;
 			break;
 		case 'T':
 			c.theme = optarg;

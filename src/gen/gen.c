@@ -446,6 +446,8 @@ gen_opts_default(gen_opts *o)
 	o->slow_stage = -1;
 	o->slow_factor = 1000;
 	o->delay_coll = -1;
+	o->stall_rank = -1;
+	o->slow_link = -1;
 }
 
 void
@@ -535,7 +537,7 @@ gen_profile(const gen_opts *opts, const char *outdir, gen_truth *truth)
 	P.rk = xcalloc((size_t)P.nranks, sizeof *P.rk);
 	for (int r = 0; r < P.nranks; r++) {
 		P.rk[r].rank = r;
-		P.rk[r].f = r == opts->slow_rank ? 1300 : 1000 + 10 * (r % 4);
+		P.rk[r].f = r == opts->slow_rank ? 1300 : opts->clean ? 1000 : 1000 + 10 * (r % 4);
 		P.rk[r].o = &P.o;
 	}
 	P.pp_dp = opts->pp > 0 ? opts->nranks / opts->pp : 0;

@@ -86,6 +86,17 @@ typedef struct gen_opts {
 	int aicpu; /* GRPO: the decode's ArgMaxV2 kernels run on the AI CPU (task type
 	            * KERNEL_AICPU, COMPUTE_TASK_INFO AI_CPU); the same times, the truth's ops say
 	            * so */
+	/* Findings (tl triage) with their truth: stall_ns more idle in rank stall_rank's rollout
+	 * bubble of the first step (-1: none), a stall that also makes it late at the next
+	 * collective; clean: no deliberate problem (every rank decodes as many steps, every
+	 * collective moves 128 MB, so no transfer is a small packet; with slow_rank -1) */
+	int stall_rank;
+	int64_t stall_ns;
+	int clean;
+	int slow_link; /* rank whose first plane (to the next rank) moves a quarter of the bytes in
+	                  the same time: a link at a quarter of the others' bandwidth; -1 none */
+	int64_t between_ns; /* idle time between one step's end and the next one's start (data
+	                       loading, a checkpoint), on every rank; default 0 */
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };

@@ -354,24 +354,18 @@ gen_w_coll(gen_writer *w, const gen_blk *b)
 		int stream = STREAM_COMM + 1 + p;
 		int64_t ps = nw_end + p * 500, pe = b->end - p * 700;
 		int htype = !allreduce || p % 2 == 0 ? S_HCCL_MEMCPY : S_HCCL_REDUCE_INLINE;
+		int64_t psize = r == P->o.slow_link && p == 0 ? size / 4 : size;
 		g = gen_w_task(w, ps, pe, conn, S_SDMA, INVALID_U32, stream,
 		               gen_w_taskid(w, stream));
-		int64_t cv[15] = {name_id,
-		                  g,
-		                  htype,
-		                  p,
-		                  S_GROUP,
-		                  -1,
-		                  RDMA_INVALID,
-		                  r,
-		                  (r + p + 1) % R,
-		                  TRANSPORT_SDMA,
-		                  size,
-		                  HCCL_BF16,
-		                  LINK_HCCS,
-		                  opid,
+		int64_t cv[15] = {name_id,         g,
+		                  htype,           p,
+		                  S_GROUP,         -1,
+		                  RDMA_INVALID,    r,
+		                  (r + p + 1) % R, TRANSPORT_SDMA,
+		                  psize,           HCCL_BF16,
+		                  LINK_HCCS,       opid,
 		                  p == 0};
-		gen_w_ctask(w, cv, (double)size * 1e9 / (double)(pe - ps)); /* bytes/s */
+		gen_w_ctask(w, cv, (double)psize * 1e9 / (double)(pe - ps)); /* bytes/s */
 	}
 
 	/* overlap kernels on the main compute stream, wholly inside the op */

@@ -114,6 +114,8 @@ int64_t
 gen_coll_bytes(const gen_opts *o, uint32_t op)
 {
 	uint64_t h = gen_seed_of(o->seed, 0xC0DE, op, 1);
+	if (o->clean)
+		return (int64_t)1 << 27;
 	return ((int64_t)1 << (20 + h % 6)) * 2;
 }
 
@@ -148,9 +150,17 @@ gen_gap_is_aux(uint32_t i, uint32_t nk)
 /* ---- the plan ------------------------------------------------------------------------------ */
 
 static int64_t
-bubble_len(const gen_plan *P, int k, int r, int stage)
+bubble_base(const gen_plan *P, int k, int r, int stage)
 {
 	return BUB_BASE + (((int64_t)k * P->nranks + r) * GEN_NSTAGES + stage) * BUB_STEP;
+}
+
+/* with the stall of gen_opts.stall_rank, which no pad makes up for */
+static int64_t
+bubble_len(const gen_plan *P, int k, int r, int stage)
+{
+	int stall = k == 0 && stage == ST_ROLLOUT && r == P->o.stall_rank;
+	return bubble_base(P, k, r, stage) + (stall ? P->o.stall_ns : 0);
 }
 
 /* Pad kernel beyond PAD_MIN: every rank spends bubble + pad = the stage's largest bubble, so
@@ -158,7 +168,7 @@ bubble_len(const gen_plan *P, int k, int r, int stage)
 static int64_t
 pad_len(const gen_plan *P, int k, int r, int stage)
 {
-	return bubble_len(P, k, P->nranks - 1, stage) - bubble_len(P, k, r, stage);
+	return bubble_base(P, k, P->nranks - 1, stage) - bubble_base(P, k, r, stage);
 }
 
 /* Busy (kernel) and idle (gap) time of a run, as the writer will lay it out. */
@@ -409,6 +419,8 @@ int
 gen_decode_count(const gen_plan *P, int k, int r)
 {
 	const gen_sizes *s = &P->sz;
+	if (P->o.clean)
+		return (int)(s->dec_base + s->dec_spread / 2);
 	if (r == P->o.slow_rank) /* the slow rank also decodes the longest sequences */
 		return (int)(s->dec_base + s->dec_spread);
 	return (int)(s->dec_base +
@@ -558,7 +570,7 @@ gen_plan_build(gen_plan *P)
 		rc = plan_step_check(P, k, step_start);
 		gen_step_truth sp = {.step = k + 1, .start_ns = step_start, .end_ns = step_end};
 		VEC_PUSH(P->tr.steps, P->tr.nsteps, P->step_cap, sp);
-		step_start = step_end;
+		step_start = step_end + (k + 1 < P->nsteps ? P->o.between_ns : 0);
 	}
 	P->session_start = (P->t0 - MS) / US * US;
 	P->session_end = (step_start + MS + US - 1) / US * US;

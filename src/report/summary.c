@@ -2,6 +2,7 @@
 #include "query/query.h"
 #include "report/report.h"
 #include "report/report_int.h"
+#include "report/triage.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -59,6 +60,13 @@ report_summary_text(FILE *f, const tl_query *q)
 	tlq_comm(q, &cm);
 	tlq_collectives(q, &cr);
 	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
+	/* the verdict first: the top three findings */
+	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs};
+	tl_finding *fv = NULL;
+	size_t nf = tlq_findings(q, &fo, &fv);
+	report_verdict_text(f, q, fv, nf);
+	free(fv);
+	fprintf(f, "\n");
 	static const char *const hdr[] = {"computing",    "communication", "overlapped",
 	                                  "comm.exposed", "free",          "preparing"};
 	if (report_clock_moved(tr)) /* several hosts: whose clock the times are on */
@@ -150,6 +158,9 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tlq_comm(q, &cm);
 	tlq_collectives(q, &cr);
 	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
+	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs};
+	tl_finding *fv = NULL;
+	size_t nf = tlq_findings(q, &fo, &fv);
 	fprintf(f, "{\"ranks\":[");
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
@@ -202,6 +213,14 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	report_memory_json(f, q);
 	if (report_clock_moved(tr)) /* one host, or clocks that agree: the output stays as it was */
 		report_clock_json(f, tr);
+	fprintf(f, ",\"findings\":[");
+	for (size_t i = 0; i < nf; i++) {
+		if (i)
+			fprintf(f, ",");
+		report_finding_json(f, q, &fv[i], i + 1);
+	}
+	fprintf(f, "]");
+	free(fv);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 	fprintf(f, "}\n");

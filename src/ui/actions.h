@@ -89,6 +89,8 @@
 	X(COMM_PANEL, "comm", "Panels", "Show the communication panel: time per op and rank")      \
 	X(SLOW_PANEL, "slow", "Panels",                                                            \
 	  "Show the slow-rank votes: Enter jumps to a rank's worst collective")                    \
+	X(FINDINGS_PANEL, "findings", "Panels",                                                    \
+	  "Show the findings of tl triage, largest recoverable time first; Enter shows the place") \
 	X(MATRIX_PANEL, "matrix", "Panels",                                                        \
 	  "Show the rank x rank communication matrix per group and step as a heat map; Enter "     \
 	  "lists a cell's ops")                                                                    \

@@ -84,6 +84,7 @@ typedef struct view_ops {
 	X(comm_panel_view)                                                                         \
 	X(matrix_panel_view)                                                                       \
 	X(slow_panel_view)                                                                         \
+	X(findings_panel_view)                                                                     \
 	X(ops_panel_view)                                                                          \
 	X(modules_panel_view)                                                                      \
 	X(live_panel_view)                                                                         \

@@ -43,6 +43,13 @@ printf 'peak resident memory:            %8.1f MB\n' "$(calc "$rss_kb / 1024")"
 printf 'resident bytes per slice:        %8.1f     (bar: <= 48)\n' "$(calc "$rss_kb * 1024 / $slices")"
 printf 'slice arrays bytes per slice:    %8.1f\n' "$(calc "$slice_bytes / $slices")"
 
+# the findings engine (tl triage's, which tl summary's verdict runs too): its own time against
+# the whole tl summary
+TL_STATS=1 "$TL_BIN" triage "$PROFILE" --no-cache >/dev/null 2>"$OUT/triage.txt"
+find_s=$(sed -n 's/^stats: findings_s=//p' "$OUT/triage.txt")
+printf 'findings engine:                 %8.3f s   (%.1f%% of tl summary; bar: <= 10%%)\n' \
+	"$find_s" "$(calc "100 * $find_s / $tl_med")"
+
 # BENCH_BASE_TL=/path/to/an/older/tl: the same `tl summary` by that binary, alternately with
 # this one (what a change to the summary costs; the communication sections read each rank's
 # HCCL sub-tasks besides what the load reads).

@@ -84,7 +84,11 @@ usage(FILE *f)
 	    "  hosts: --hosts N (the ranks in N blocks, one host each, in HOST_INFO)\n"
 	    "        --host-clock H OFF_NS PPM (host H's clock OFF_NS ahead, drifting PPM;\n"
 	    "        repeatable) --drop-first-coll R (rank R's capture misses its first\n"
-	    "        collective)\n",
+	    "        collective)\n"
+	    "  findings: --clean (no deliberate problem; with --slow -1) --stall-rank R\n"
+	    "        --stall-ns NS (a stall in R's first rollout; the truth gives it)\n"
+	    "        --between-ns NS (idle time between steps) --slow-link R (R's link to R+1 at\n"
+	    "        a quarter of the bandwidth)\n",
 	    f);
 }
 
@@ -209,6 +213,7 @@ flag(gen_opts *o, const char *a)
 		size_t off;
 	} flags[] = {
 	    {"--json", offsetof(gen_opts, json)},
+	    {"--clean", offsetof(gen_opts, clean)},
 	    {"--no-ranges", offsetof(gen_opts, no_stage_ranges)},
 	    {"--stage-device", offsetof(gen_opts, stage_device_ranges)},
 	    {"--dp-bad", offsetof(gen_opts, dp_bad_marks)},
@@ -265,6 +270,10 @@ option(gen_opts *o, bends *b, const char *a, const char *v)
 	NUM("--no-device", 0, 4095, b->no_device)
 	NUM("--hosts", 1, 4096, o->hosts)
 	NUM("--drop-first-coll", 0, 4095, b->drop_first)
+	NUM("--stall-rank", -1, 4095, o->stall_rank)
+	NUM("--stall-ns", 0, 3600000000000LL, o->stall_ns)
+	NUM("--between-ns", 0, 3600000000000LL, o->between_ns)
+	NUM("--slow-link", -1, 4095, o->slow_link)
 #undef NUM
 	if (strcmp(a, "--truth") == 0) {
 		b->truth = v;
@@ -490,6 +499,14 @@ main(int argc, char **argv)
 			rc = 1;
 		} else {
 			write_truth(f, &t);
+			for (size_t bi = 0; bi < t.nbubbles && o.stall_ns > 0; bi++)
+				if (t.bubbles[bi].rank == o.stall_rank && t.bubbles[bi].step == 1 &&
+				    t.bubbles[bi].stage == 0)
+					fprintf(f,
+					        "{\"stall\":{\"rank\":%d,\"step\":1,\"start_ns\":"
+					        "%" PRId64 ",\"end_ns\":%" PRId64 "}}\n",
+					        o.stall_rank, t.bubbles[bi].start_ns,
+					        t.bubbles[bi].end_ns);
 			if (fclose(f) != 0) {
 				perror(b.truth);
 				rc = 1;

@@ -447,8 +447,8 @@ test_rl_profile(int device)
 	cJSON_Delete(j);
 	free(js);
 	char *txt = summary(&tr, 0);
-	CHECK(txt && strstr(txt, "Overlap per rank and step") == txt,
-	      "text summary starts as before");
+	CHECK(txt && strstr(txt, "Verdict") == txt && strstr(txt, "\n\nOverlap per rank and step"),
+	      "text summary starts with the verdict, then the overlap table");
 	CHECK(txt && strstr(txt, "RL stages per rank and step") &&
 	          strstr(txt, "DP load imbalance") && strstr(txt, "Slow ranks") &&
 	          strstr(txt, "Largest bubbles") && strstr(txt, "Pipeline parallelism: none found"),

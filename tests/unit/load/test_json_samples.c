@@ -431,6 +431,15 @@ without_db_only(char *s)
 		memmove(v, q, strlen(q) + 1);
 		p = v;
 	}
+	/* the same in the findings' evidence: "collectives of group NAME, " -> "... group , " */
+	p = s;
+	while ((p = strstr(p, "collectives of group ")) != NULL) {
+		char *v = p + 21, *q = strstr(v, ", ");
+		if (q == NULL)
+			break;
+		memmove(v, q, strlen(q) + 1);
+		p = v;
+	}
 	return s;
 }
 

@@ -1,0 +1,151 @@
+/* The findings panel (`!`, :findings): tl triage's findings, largest recoverable time first, one
+ * row each (its title), the selected one's evidence under the list; Enter shows its place on
+ * the timeline with the evidence on the message line. Every number is tlq_findings'. */
+#include "config.h"
+#include "query/findings.h"
+#include "ui/common.h"
+#include "ui/table.h"
+#include "ui/timeline.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct findings_state {
+	ui_table tab;
+	tl_finding *v;
+	size_t n;
+	int built;
+} findings_state;
+
+static const ui_col findings_cols[] = {
+    {"#", 4, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"ms", 10, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"share", 7, UI_ALIGN_RIGHT, 0, 0, 0},
+    {"finding", 0, UI_ALIGN_LEFT, 2, 0, 0},
+};
+
+static void
+build(tl_ui *ui, findings_state *s)
+{
+	free(s->v);
+	s->v = NULL;
+	s->n = tlq_findings(ui->q, NULL, &s->v);
+	s->built = 1;
+}
+
+static void
+findings_row_cells(tl_ui *ui, void *ctx, size_t row, int sel, ui_table_row *out)
+{
+	const findings_state *s = ctx;
+	const tl_finding *f = &s->v[row];
+	char t[256];
+	snprintf(out->cell[0], sizeof out->cell[0], "%zu", row + 1);
+	out->slot[0] = sel ? SLOT_LABEL_CURRENT : SLOT_RANK;
+	snprintf(out->cell[1], sizeof out->cell[1], "%.3f", (double)f->recoverable_ns / 1e6);
+	snprintf(out->cell[2], sizeof out->cell[2], "%.1f%%", 100.0 * f->share);
+	ui_clean(ui, tlq_finding_title(ui->q, f, t, sizeof t), out->cell[3], sizeof out->cell[3]);
+}
+
+static void
+findings_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
+{
+	tl_screen *sc = &ui->scr;
+	findings_state *s = state;
+	char k1[24];
+	if (!s->built)
+		build(ui, s);
+	ui_table_title(
+	    ui, x, y, w,
+	    " Findings: what costs the most time, largest first   (Enter: show, %s: close)",
+	    keymap_key_hint(&ui->keys, ACT_QUIT, k1, sizeof k1));
+	if (s->n == 0) {
+		screen_printf(
+		    sc, x + 1, y + 2, w - 2, SLOT_NORMAL,
+		    "No findings: none of the %d rules found a problem (man tl: FINDINGS).",
+		    TL_FIND__COUNT);
+		return;
+	}
+	screen_printf(
+	    sc, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,
+	    "%zu finding%s; ms = the time the job would save per capture if fixed, share = "
+	    "of the step time",
+	    s->n, s->n == 1 ? "" : "s");
+	s->tab.n = s->n;
+	int lh = h > 6 ? h - 3 : h; /* the evidence of the selected one below the list */
+	ui_table_draw(ui, &s->tab, x, y, w, lh);
+	if (lh < h && s->tab.sel < s->n) {
+		char ev[600];
+		ui_clean(ui, s->v[s->tab.sel].evidence, ev, sizeof ev);
+		size_t len = strlen(ev);
+		for (int line = 0; line < 3 && (size_t)(line * (w - 2)) < len; line++)
+			screen_printf(sc, x + 1, y + lh + line, w - 2, SLOT_DETAIL_KEY, "%.*s",
+			              w - 2, ev + line * (w - 2));
+	}
+}
+
+/* The finding's place on the timeline, its evidence on the message line. */
+static void
+jump(tl_ui *ui, const tl_finding *f)
+{
+	ui_view_close(ui, &findings_panel_view);
+	char ev[600];
+	ui_message(ui, 0, "%s", ui_clean(ui, f->evidence, ev, sizeof ev));
+	if (f->rank_ix >= ui->tr->nranks)
+		return;
+	if (f->end_ns > f->start_ns)
+		timeline_reveal(ui, f->rank_ix, f->start_ns, f->end_ns, NULL);
+	else
+		timeline_goto_rank(ui, f->rank_ix);
+}
+
+static int
+findings_action(tl_ui *ui, void *state, int a)
+{
+	findings_state *s = state;
+	if (!s->built)
+		build(ui, s);
+	s->tab.n = s->n;
+	static const int pass[] = {ACT_DP_PANEL,     ACT_PP_VIEW,   ACT_COMM_PANEL,
+	                           ACT_SLOW_PANEL,   ACT_OPS_PANEL, ACT_MODULES_PANEL,
+	                           ACT_MATRIX_PANEL, ACT_NONE};
+	switch (ui_table_action(ui, &s->tab, &findings_panel_view, a, pass)) {
+	case UI_LIST_PASS:
+		return 0;
+	case UI_LIST_ENTER:
+		if (s->tab.sel < s->n)
+			jump(ui, &s->v[s->tab.sel]);
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+static void *
+findings_open(tl_ui *ui)
+{
+	(void)ui;
+	findings_state *s = xcalloc(1, sizeof *s);
+	ui_table_init(&s->tab, findings_cols, (int)(sizeof findings_cols / sizeof *findings_cols),
+	              1, 3, findings_row_cells, s);
+	return s;
+}
+
+static void
+findings_close(tl_ui *ui, void *st)
+{
+	(void)ui;
+	findings_state *s = st;
+	free(s->v);
+	free(s);
+}
+
+const view_ops findings_panel_view = {
+    .name = "findings",
+    .layer = UI_LAYER_PANEL,
+    .open_action = ACT_FINDINGS_PANEL,
+    .open = findings_open,
+    .draw = findings_draw,
+    .action = findings_action,
+    .close = findings_close,
+};

@@ -1,0 +1,406 @@
+#!/bin/sh
+# tl triage's findings on generated profiles with problems injected by the generator, each checked
+# against an answer tl did not compute: the generator's truth (--truth: the stall it made, the
+# stage ranges it laid out, the PP bubble ratios) and plain SQL over the profile's own tables (the
+# collectives' arrivals), through a small script of its own. Each injected problem must be found
+# at its place with its recoverable time within 5%, ranked by it, with no double counting; a
+# profile without injected problems (tlgen --clean) must have no finding above 1% of the step
+# time. Also --json, --top, --fail-on and --set.
+. "$TL_SRCDIR/tests/lib.sh"
+export LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$t_tmp/config" XDG_CACHE_HOME="$t_tmp/cache"
+
+if ! command -v python3 >/dev/null 2>&1; then
+	skip "python3 is needed to check the findings"
+	t_done
+fi
+
+gen() { # NAME tlgen-options...
+	name=$1
+	shift
+	if ! "$TLGEN" rl "$t_tmp/$name" "$@" --truth "$t_tmp/$name.truth" >/dev/null; then
+		not_ok "$name: tlgen rl $* failed"
+		return 1
+	fi
+	"$TL_BIN" triage "$t_tmp/$name" --json >"$t_tmp/$name.json" 2>"$t_tmp/$name.err"
+	check "$name: tl triage --json exits 0" [ $? -eq 0 ]
+	check "$name: no warnings" [ ! -s "$t_tmp/$name.err" ]
+}
+
+# the checker: CASE PROFILE-DIR TRUTH FINDINGS-JSON; prints TAP lines without numbers ("ok - ..")
+cat >"$t_tmp/check.py" <<'EOF'
+import glob, json, os, sqlite3, statistics, sys
+
+case, prof, truth_path, fj = sys.argv[1:5]
+F = json.load(open(fj))["findings"]
+truth = []
+for line in open(truth_path):
+    line = line.strip().rstrip(",")
+    # the truth is fragments: complete the object cut at its first nested member
+    for cut in (line, line + "}", line + "]}"):
+        try:
+            truth.append(json.loads(cut))
+            break
+        except ValueError:
+            pass
+
+def ok(cond, what):
+    print(("ok - " if cond else "not ok - ") + what)
+
+def near(got, want, what, tol=0.05):
+    good = want > 0 and abs(got - want) <= tol * want
+    ok(good, "%s: %d ns, truth %d ns (within %d%%)" % (what, got, want, tol * 100))
+
+def find(kind, **kw):
+    for i, f in enumerate(F):
+        if f["kind"] == kind and all(f.get(k) == v for k, v in kw.items()):
+            return i, f
+    return None, None
+
+ok(all(F[i]["recoverable_ns"] >= F[i + 1]["recoverable_ns"] for i in range(len(F) - 1)),
+   "findings are ranked by recoverable_ns")
+
+def stage_excess(stage):
+    """the truth's stage ranges: per step, the last-ending rank's duration minus the median
+    duration; returns {rank: summed excess} over the steps where it is >= 5% of the median"""
+    rows = [t for t in truth if t.get("stage") == stage and "start_ns" in t]
+    out = {}
+    for step in sorted({r["step"] for r in rows}):
+        rs = [r for r in rows if r["step"] == step]
+        med = statistics.median([r["end_ns"] - r["start_ns"] for r in rs])
+        # the latest end; on a tie the latest start (tl_imb_stats.slowest)
+        slow = max(rs, key=lambda r: (r["end_ns"], r["start_ns"], -r["rank"]))
+        ex = slow["end_ns"] - slow["start_ns"] - med
+        if ex >= 0.05 * med:
+            out[slow["rank"]] = out.get(slow["rank"], 0) + ex
+    return out
+
+def arrivals():
+    """per rank, its collectives' starts in order, from COMMUNICATION_OP (plain SQL)"""
+    arr = {}
+    for db in glob.glob(os.path.join(prof, "*", "ASCEND_PROFILER_OUTPUT", "*.db")):
+        r = int(os.path.basename(os.path.dirname(os.path.dirname(db))).split("_")[0][5:])
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        arr[r] = [s for (s,) in c.execute("SELECT startNs FROM COMMUNICATION_OP ORDER BY startNs")]
+    return arr
+
+def stall_truth():
+    s = [t["stall"] for t in truth if "stall" in t]
+    return s[0] if s else None
+
+if case == "clean":
+    big = [f for f in F if f["share"] > 0.01]
+    ok(not big, "no finding above 1%% of the step time (%s)" %
+       ", ".join("%s %.2f%%" % (f["kind"], 100 * f["share"]) for f in big))
+
+if case in ("stall", "both"):
+    st = stall_truth()
+    i, f = find("stall", rank=st["rank"], step=st["step"])
+    ok(f is not None, "the stall of rank %d in step %d is found" % (st["rank"], st["step"]))
+    if f:
+        ok(f["stage"] == "rollout", "its stage is rollout")
+        ok(f["start_ns"] == st["start_ns"] and f["end_ns"] == st["end_ns"],
+           "its place is the injected gap")
+        near(f["recoverable_ns"], st["end_ns"] - st["start_ns"], "its recoverable time")
+        # alone it makes its rank the last at the next collective; with the slow rank 3,
+        # rank 3 is later still
+        said = "arrive last at the next collective" in f["evidence"]
+        ok(said == (case == "stall"),
+           "its evidence says whether it made the rank last at the next collective")
+    # not counted again: no straggler or stage imbalance of that rank above 1%
+    again = [g for g in F if g["kind"] in ("straggler", "stage_imbalance", "host_bound")
+             and g["rank"] == st["rank"] and g["share"] > 0.01]
+    ok(not again, "the stall is not counted again as its rank's straggling or imbalance")
+
+if case in ("slow", "both"):
+    ex = stage_excess("rollout")
+    want = ex.get(3, 0)
+    i, f = find("stage_imbalance", rank=3, stage="rollout")
+    ok(f is not None, "the rollout imbalance of the slow rank 3 is found")
+    if f:
+        near(f["recoverable_ns"], want, "rollout imbalance")
+    # straggler: over the collectives where rank 3 is last, its arrival minus the median
+    # arrival, less the rollout excess counted as the imbalance (and the stall, counted there)
+    arr = arrivals()
+    n = min(len(v) for v in arr.values())
+    late, last = 0, 0
+    for k in range(n):
+        a = {r: v[k] for r, v in arr.items()}
+        if max(a.values()) == a[3] and sorted(a.values())[-2] < a[3]:
+            last += 1
+            late += a[3] - statistics.median(a.values())
+    ok(last >= n / 2, "rank 3 is last at %d of %d collectives (SQL)" % (last, n))
+    i2, g = find("straggler", rank=3)
+    ok(g is not None, "rank 3 is found a straggler")
+    if g:
+        near(g["recoverable_ns"], late - want, "straggler, less its rollout excess")
+        ok("compute-bound" in g["evidence"], "classified compute-bound")
+        if f:
+            ok((i2 < i) == (late - want > want), "the straggler and the imbalance ranked by time")
+
+if case == "between":
+    # STEP_TIME of every rank (plain SQL): the gaps between consecutive steps, mean over ranks
+    gaps, caps = [], []
+    for db in glob.glob(os.path.join(prof, "*", "ASCEND_PROFILER_OUTPUT", "*.db")):
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        st = list(c.execute("SELECT startNs, endNs FROM STEP_TIME ORDER BY startNs"))
+        gaps.append(sum(max(0, st[i][0] - st[i - 1][1]) for i in range(1, len(st))))
+        caps.append(st[-1][1] - st[0][0])
+    i, f = find("between_steps")
+    ok(f is not None and i == 0, "the time between steps is found, first")
+    if f:
+        near(f["recoverable_ns"], sum(gaps) // len(gaps), "time between steps")
+        ok(abs(f["share"] - sum(gaps) / sum(caps)) < 0.001, "its share of the capture")
+
+if case == "packets":
+    # COMMUNICATION_TASK_INFO and TASK of every rank (plain SQL): bytes and time of the
+    # transfers (the HCCL task types that move data) under 16 MB and of the others
+    sb = lb = st = lt = 0
+    nr = 0
+    for db in glob.glob(os.path.join(prof, "*", "ASCEND_PROFILER_OUTPUT", "*.db")):
+        nr += 1
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        for size, d in c.execute("SELECT i.size, t.endNs - t.startNs FROM COMMUNICATION_TASK_INFO i"
+                                 " JOIN TASK t ON t.globalTaskId = i.globalTaskId"
+                                 " JOIN STRING_IDS n ON n.id = i.taskType"
+                                 " WHERE i.size > 0 AND i.srcRank != i.dstRank AND n.value IN"
+                                 " ('Memcpy', 'Reduce_Inline', 'Reduce_TBE', 'RDMASend')"):
+            if size < 16 << 20:
+                sb += size; st += d
+            else:
+                lb += size; lt += d
+    i, f = find("small_packets", transport="SDMA")
+    ok(f is not None, "small SDMA packets are found (%.0f%% of the volume)" % (100 * sb / (sb + lb)))
+    if f:
+        got = float(f["evidence"].split("%")[0])
+        ok(abs(got - 100 * sb / (sb + lb)) < 1, "their share of the volume: %.0f%%" % got)
+        near(f["recoverable_ns"], int((st - sb * lt / lb) / nr), "their time beyond the large ones' bandwidth")
+
+if case == "freq":
+    # AICORE_FREQ and STEP_TIME of every rank (plain SQL): per step, the time under the rank's
+    # highest frequency and the compute lost, (1 - f / nominal) of it, where it is > 5%
+    for db in sorted(glob.glob(os.path.join(prof, "*", "ASCEND_PROFILER_OUTPUT", "*.db"))):
+        r = int(os.path.basename(os.path.dirname(os.path.dirname(db))).split("_")[0][5:])
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        fq = list(c.execute("SELECT timestampNs, freq FROM AICORE_FREQ ORDER BY timestampNs"))
+        steps = list(c.execute("SELECT startNs, endNs FROM STEP_TIME ORDER BY startNs"))
+        nom = max(f for _, f in fq)
+        want = 0
+        for s0, s1 in steps:
+            under = lost = 0
+            for k, (t, f) in enumerate(fq):
+                a, b = max(t, s0), min(fq[k + 1][0] if k + 1 < len(fq) else s1, s1)
+                if b > a and f < nom:
+                    under += b - a
+                    lost += int((b - a) * (1 - f / nom))
+            if under > 0.05 * (s1 - s0):
+                want += lost
+        i, f = find("frequency_drop", rank=r)
+        if want == 0:
+            ok(f is None, "rank %d: no frequency drop" % r)
+        else:
+            ok(f is not None, "rank %d's frequency drop is found" % r)
+            if f:
+                near(f["recoverable_ns"], want, "rank %d's compute lost to the clock" % r)
+
+if case == "link":
+    # every rank's transfers (plain SQL): bytes and time per (source, destination), the median
+    # bandwidth, and the links under 0.7 of it
+    links = {}
+    for db in glob.glob(os.path.join(prof, "*", "ASCEND_PROFILER_OUTPUT", "*.db")):
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        for src, dst, size, d in c.execute(
+                "SELECT i.srcRank, i.dstRank, i.size, t.endNs - t.startNs"
+                " FROM COMMUNICATION_TASK_INFO i JOIN TASK t ON t.globalTaskId = i.globalTaskId"
+                " JOIN STRING_IDS n ON n.id = i.taskType"
+                " WHERE i.srcRank != i.dstRank AND n.value IN ('Memcpy', 'Reduce_Inline')"):
+            b, t = links.get((src, dst), (0, 0))
+            links[(src, dst)] = (b + size, t + d)
+    bw = sorted(b / t for b, t in links.values())
+    med = statistics.median(bw)
+    slow = {k: v for k, v in links.items() if v[0] / v[1] < 0.7 * med}
+    ok(list(slow) == [(2, 3)], "SQL: the one slow link is 2 -> 3 (%s)" % list(slow))
+    for (src, dst), (b, t) in slow.items():
+        i, f = find("slow_link", src_rank=src, dst_rank=dst)
+        ok(f is not None and i == 0, "the slow link %d -> %d is found, first" % (src, dst))
+        if f:
+            near(f["recoverable_ns"], int(t - b / med), "its time beyond the median bandwidth")
+    ok(len([f for f in F if f["kind"] == "slow_link"]) == len(slow), "no other slow link")
+
+if case == "sample":
+    # a real torch_npu profile (level2): against torch_npu's own analysis.db and plain SQL
+    dbs = sorted(glob.glob(os.path.join(prof, "rank*_ascend_pt", "ASCEND_PROFILER_OUTPUT",
+                                        "ascend_pytorch_profiler_*.db")))
+    # exposed_communication: StepTraceTime's communication not overlapped less CommAnalyzerTime's
+    # synchronization (the group's other ranks are not in the sample), mean over the ranks
+    tot = 0
+    for db in dbs:
+        a = sqlite3.connect("file:%s?mode=ro&immutable=1" % os.path.join(os.path.dirname(db),
+                            "analysis.db"), uri=True)
+        cno = a.execute("SELECT sum(communication_not_overlapped) FROM StepTraceTime").fetchone()[0]
+        sync = a.execute("SELECT sum(synchronization_time) FROM CommAnalyzerTime"
+                         " WHERE hccl_op_name NOT LIKE 'Total%'").fetchone()[0]
+        tot += cno * 1e3 - sync * 1e6  # StepTraceTime in us, CommAnalyzerTime in ms
+    i, f = find("exposed_communication")
+    ok(f is not None, "the exposed communication is found")
+    if f:
+        near(f["recoverable_ns"], int(tot / len(dbs)), "exposed communication "
+             "(StepTraceTime less CommAnalyzerTime's synchronization)", 0.01)
+    # small_packets: CommAnalyzerBandwidth's packet rows, bytes under 16 MB of all
+    sb = tb = 0
+    for db in dbs:
+        a = sqlite3.connect("file:%s?mode=ro&immutable=1" % os.path.join(os.path.dirname(db),
+                            "analysis.db"), uri=True)
+        for size, cnt in a.execute("SELECT package_size, count FROM CommAnalyzerBandwidth"
+                                   " WHERE hccl_op_name NOT LIKE 'Total%' AND package_size"
+                                   " IS NOT NULL AND transport_type != 'SDMA'"):
+            tb += size * cnt
+            if size * 1e6 < 16 << 20:
+                sb += size * cnt
+    i, f = find("small_packets", transport="SDMA")
+    ok(f is not None, "small packets are found")
+    if f:
+        got = float(f["evidence"].split("%")[0])
+        ok(abs(got - 100 * sb / tb) < 1, "%.0f%% of the volume under 16 MB, "
+           "CommAnalyzerBandwidth says %.1f%%" % (got, 100 * sb / tb))
+    # stalls: every device gap of 1 ms or more (TASK of COMPUTE_TASK_INFO and COMMUNICATION_OP,
+    # plain SQL) inside the step, each a stall finding at its place
+    want = set()
+    for db in dbs:
+        r = int(db.rsplit("_", 1)[1].split(".")[0])
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        iv = sorted(list(c.execute("SELECT startNs, endNs FROM TASK WHERE globalTaskId IN"
+                                   " (SELECT globalTaskId FROM COMPUTE_TASK_INFO)")) +
+                    list(c.execute("SELECT startNs, endNs FROM COMMUNICATION_OP")))
+        s0, s1 = c.execute("SELECT min(startNs), max(endNs) FROM STEP_TIME").fetchone()
+        end = None
+        for a, b in iv:
+            if end is not None and a - end >= 1000000 and s0 <= end and a <= s1:
+                want.add((r, end, a))
+            end = b if end is None else max(end, b)
+    got = {(f["rank"], f["start_ns"], f["end_ns"]) for f in F if f["kind"] == "stall"}
+    ok(got == want, "the stalls are exactly the device gaps of 1 ms or more (%d, SQL %d)"
+       % (len(got), len(want)))
+
+if case == "pp":
+    c = sqlite3.connect("file:%s?mode=ro&immutable=1" % glob.glob(
+        os.path.join(prof, "*r0_*", "ASCEND_PROFILER_OUTPUT", "*.db"))[0], uri=True)
+    steps = list(c.execute("SELECT startNs, endNs FROM STEP_TIME ORDER BY startNs"))
+    blocks = [t for t in truth if "kind" in t and "microbatch" in t]
+    ratios = [t for t in truth if "pp_stage" in t]
+    p = max(t["pp_stage"] for t in ratios) + 1
+    m = 8
+    ideal = (p - 1) / (m + p - 1)
+    for stage in range(p):
+        want = 0
+        for k, (s0, s1) in enumerate(steps):
+            bs = [b for b in blocks if s0 <= b["start_ns"] < s1]
+            span = max(b["end_ns"] for b in bs) - min(b["start_ns"] for b in bs)
+            ratio = ratios[k * p + stage]["bubble_ratio"]
+            if ratio - ideal >= 0.02:
+                want += (ratio - ideal) * span
+        i, f = find("pipeline_bubble", pp_stage=stage)
+        if want == 0:
+            ok(f is None, "PP stage %d: no bubble beyond the ideal" % stage)
+            continue
+        ok(f is not None, "PP stage %d's bubble beyond the ideal is found" % stage)
+        if f:
+            near(f["recoverable_ns"], int(want), "PP stage %d's excess bubble" % stage)
+EOF
+
+run_check() { # CASE NAME
+	python3 "$t_tmp/check.py" "$1" "$t_tmp/$2" "$t_tmp/$2.truth" "$t_tmp/$2.json" >"$t_tmp/$2.tap" 2>&1 ||
+		not_ok "$2: the checker failed: $(tail -1 "$t_tmp/$2.tap")"
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "$2: ${line#ok - }" ;;
+		"not ok - "*) not_ok "$2: ${line#not ok - }" ;;
+		esac
+	done <"$t_tmp/$2.tap"
+}
+
+gen clean --slow -1 --clean && run_check clean clean
+gen stall --slow -1 --clean --stall-rank 1 --stall-ns 3000000 && run_check stall stall
+gen slow --clean --slow 3 && run_check slow slow
+gen both --clean --slow 3 --stall-rank 1 --stall-ns 6000000 && run_check both both
+gen pp --pp 4 --clean && run_check pp pp
+gen between --slow -1 --clean --between-ns 20000000 && run_check between between
+gen packets --slow -1 && run_check packets packets
+gen freq --slow -1 --clean --memory && run_check freq freq
+gen link --slow -1 --clean --slow-link 2 && run_check link link
+
+# memory_peak: with the HBM capacity given, a peak (NPU_MEM's, plain SQL) at 90% of it or more
+peak=$(python3 -c "
+import glob, sqlite3, sys
+print(max(sqlite3.connect('file:%s?mode=ro&immutable=1' % d, uri=True).execute(
+    'SELECT max(hbm) FROM NPU_MEM').fetchone()[0] for d in glob.glob(sys.argv[1] + '/*/*/*.db')))
+" "$t_tmp/freq")
+gib_at=$(python3 -c "print($peak / 0.95 / 2**30)")   # the peak is 95% of it
+gib_over=$(python3 -c "print($peak / 0.85 / 2**30)") # 85%
+TL_HBM_CAPACITY_GIB=$gib_at "$TL_BIN" triage "$t_tmp/freq" --json >"$t_tmp/out" 2>&1
+check "memory_peak: a peak at 95% of the capacity is found on every rank" \
+	[ "$(grep -o '"kind":"memory_peak"' "$t_tmp/out" | wc -l)" -eq 4 ]
+check "... and says 95%" grep -q 'HBM peaked at [0-9.]* GiB, 95% of' "$t_tmp/out"
+TL_HBM_CAPACITY_GIB=$gib_over "$TL_BIN" triage "$t_tmp/freq" --json >"$t_tmp/out" 2>&1
+check "memory_peak: at 85% of the capacity it is not" sh -c "! grep -q memory_peak '$t_tmp/out'"
+"$TL_BIN" triage "$t_tmp/freq" --json >"$t_tmp/out" 2>&1
+check "memory_peak: without a capacity, none" sh -c "! grep -q memory_peak '$t_tmp/out'"
+
+# a real profile, against torch_npu's own analysis.db and plain SQL
+if [ -d "$SAMPLES/ascend-db/level2" ]; then
+	"$TL_BIN" triage "$SAMPLES/ascend-db/level2" --json >"$t_tmp/sample.json" 2>"$t_tmp/sample.err"
+	check "sample level2: tl triage --json exits 0" [ $? -eq 0 ]
+	: >"$t_tmp/sample.truth"
+	ln -s "$SAMPLES/ascend-db/level2" "$t_tmp/sample"
+	run_check sample sample
+else
+	skip "samples absent ($SAMPLES): the level2 findings not checked"
+fi
+
+# the command line
+"$TL_BIN" triage "$t_tmp/clean" >"$t_tmp/out" 2>&1
+check "clean: exit 0, says there is nothing" grep -q "no findings" "$t_tmp/out"
+"$TL_BIN" triage "$t_tmp/slow" --fail-on 5ms >/dev/null 2>&1
+check "--fail-on 5ms exits 3 when a finding costs more" [ $? -eq 3 ]
+"$TL_BIN" triage "$t_tmp/slow" --fail-on 1s >/dev/null 2>&1
+check "--fail-on 1s exits 0 when none does" [ $? -eq 0 ]
+"$TL_BIN" triage "$t_tmp/slow" --fail-on 5% >/dev/null 2>&1
+check "--fail-on 5% exits 3 (the straggler's share is above it)" [ $? -eq 3 ]
+"$TL_BIN" triage "$t_tmp/slow" --fail-on 50% >/dev/null 2>&1
+check "--fail-on 50% exits 0" [ $? -eq 0 ]
+"$TL_BIN" triage "$t_tmp/slow" --top 1 >"$t_tmp/out" 2>&1
+check "--top 1 prints one finding and says how many more" \
+	sh -c "grep -c '^[0-9]*\. ' '$t_tmp/out' | grep -qx 1 && grep -q 'more: --top' '$t_tmp/out'"
+"$TL_BIN" triage "$t_tmp/stall" --set stall_ms=5 --json >"$t_tmp/out" 2>&1
+check "--set stall_ms=5: the 3.5 ms stall is not one" sh -c "! grep -q '\"stall\"' '$t_tmp/out'"
+"$TL_BIN" triage "$t_tmp/stall" --set nosuch=1 >"$t_tmp/out" 2>&1
+check "--set with an unknown name is a usage error naming the settings" \
+	sh -c "[ $? -eq 1 ] && grep -q stall_ms '$t_tmp/out'"
+"$TL_BIN" triage "$t_tmp/stall" --fail-on soon >/dev/null 2>&1
+check "--fail-on with neither a duration nor a percentage is a usage error" [ $? -eq 1 ]
+# the viewer's findings panel: ! and :findings list tl triage's findings in its order; Enter
+# shows the first one's place (its rank and time) with the evidence on the message line
+first=$("$TL_BIN" triage "$t_tmp/slow" | sed -n 's/^1\. //p')
+for open in '!' ':findings'; do
+	printf '%s\n:dump %s\n' "$open" "$t_tmp/panel.txt" >"$t_tmp/script"
+	"$TL_BIN" view "$t_tmp/slow" --script "$t_tmp/script" --size 160x30 2>"$t_tmp/err"
+	check "viewer: $open opens the findings panel, tl triage's first finding first" \
+		sh -c "head -1 '$t_tmp/panel.txt' | grep -q '^ Findings:' && grep -q '▸   1 .*$first' '$t_tmp/panel.txt'"
+done
+printf '!\n<Enter>\n:dump %s\n' "$t_tmp/panel.txt" >"$t_tmp/script"
+"$TL_BIN" view "$t_tmp/slow" --script "$t_tmp/script" --size 160x30 2>"$t_tmp/err"
+check "viewer: Enter shows the place: rank 3, the evidence on the message line" \
+	sh -c "tail -1 '$t_tmp/panel.txt' | grep -q '^rank 3 arrived last' && grep -q '| rank 3 ' '$t_tmp/panel.txt'"
+
+# every rule and its setting in man tl's FINDINGS
+sed -n '/^\.SH FINDINGS/,/^\.SH /p' "$TL_SRCDIR/man/tl.1" >"$t_tmp/man"
+"$TL_BIN" triage "$t_tmp/stall" --set nosuch=1 2>&1 | sed 's/.*one of://' | tr ' ' '\n' |
+	grep . >"$t_tmp/settings"
+check "the settings are listed (12)" [ "$(wc -l <"$t_tmp/settings")" -eq 12 ]
+while read -r s; do
+	check "man tl FINDINGS names the setting $s" grep -q "($s, " "$t_tmp/man"
+done <"$t_tmp/settings"
+for k in stall stage_imbalance straggler slow_link aicpu_op exposed_communication between_steps \
+	pipeline_bubble small_packets host_bound frequency_drop memory_peak; do
+	check "man tl FINDINGS defines $k" grep -q "^\.B $k " "$t_tmp/man"
+done
+t_done
