@@ -130,9 +130,10 @@ static const command commands[] = {
      "          [--clock-offset HOST=NS]",
      "per rank and step: overlap, RL stages, comm, slow ranks", cmd_summary, 1, "rjPNCs"},
     {"triage",
-     "tl triage PATH [--rank SPEC] [--json] [--top N] [--fail-on DURATION|PERCENT]\n"
-     "          [--set NAME=VALUE] [--pp N] [--no-cache] [--cache-dir DIR]\n"
-     "          [--trust-cache OWNERS] [--clock raw|align] [--clock-offset HOST=NS]",
+     "tl triage PATH [--rank SPEC] [--json] [--top N]\n"
+     "          [--fail-on DURATION|PERCENT] [--set NAME=VALUE] [--pp N] [--no-cache]\n"
+     "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
+     "          [--clock-offset HOST=NS]",
      "what is wrong: findings ranked by the time each costs", cmd_triage, 1, "rjPNC"},
     {"diff",
      "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N] [--no-cache]\n"
