@@ -54,6 +54,11 @@ typedef struct cli {
 	/* the model cache */
 	int no_cache, clear;
 	const char *cache_dir;
+	/* critical --what-if, each as given (the scales point into their own copies) */
+	cp_scale whatif[16];
+	char whatif_buf[16][256];
+	size_t nwhatif;
+	char whatif_text[512];
 	int argc; /* the command line, for a stored result's key */
 	char **argv;
 } cli;
@@ -61,12 +66,13 @@ typedef struct cli {
 static int64_t start_mono_ns; /* for the viewer's time to first frame */
 
 /* Long-only options: getopt values above 255, and the commands that take each. */
-enum { OPT_COMPARE = 256 };
+enum { OPT_COMPARE = 256, OPT_WHATIF };
 static const struct {
 	int opt;
 	const char *commands; /* separated by spaces */
 } long_only[] = {
     {OPT_COMPARE, "view demo"}, /* demo: the options of view */
+    {OPT_WHATIF, "critical"},
 };
 
 typedef struct command {
@@ -90,6 +96,7 @@ static int cmd_view(cli *);
 static int cmd_keys(cli *);
 static int cmd_index(cli *);
 static int cmd_cache(cli *);
+static int cmd_critical(cli *);
 
 static const command commands[] = {
     {"info", "tl info PATH [--rank SPEC]",
@@ -104,6 +111,11 @@ static const command commands[] = {
      "          [--cache-dir DIR]; tl diff A --rank N --vs M [the options above]",
      "what changed from A to B (or rank N to M), largest first: stages, overlap, ops, ...",
      cmd_diff, 1, "rjPvANC"},
+    {"critical",
+     "tl critical PATH [--rank SPEC] [--json] [--what-if SPEC]... [--pp N] [--no-cache]\n"
+     "          [--cache-dir DIR]",
+     "each step's critical path across ranks: who and what set its length, what-ifs", cmd_critical,
+     1, "rjPNC"},
     {"view",
      "tl view PATH [--compare B] [--rank SPEC] [--theme NAME] [--keymap NAME] [--pp N]\n"
      "          [--script FILE [--size CxR]] [--stats FILE] [--no-cache] [--cache-dir DIR]",
@@ -136,7 +148,10 @@ usage(FILE *f)
 	    f,
 	    "\noptions:\n"
 	    "  --rank SPEC   only these ranks: 0-7, 0,2,4, 0-3,8-11\n"
-	    "  --json        machine-readable output (summary, diff)\n"
+	    "  --json        machine-readable output (summary, diff, critical)\n"
+	    "  --what-if SPEC (critical) scale durations and predict each step's time on\n"
+	    "                the same graph: 'MatMul*=-20%%', 'rank:3=-10%%', 'rank:3:NAME=+5%%'\n"
+	    "                (NAME a kernel or op name, shell wildcards); may be repeated\n"
 	    "  --series      (summary --json) each rollout's engine steps in \"dp\": times,\n"
 	    "                requests, KV-cache use and tokens per step\n"
 	    "  --steps A:B   (diff) pair A's step A with B's step B (and the steps after them);\n"
@@ -154,13 +169,15 @@ usage(FILE *f)
 	    "  --stats FILE  (view) write per-frame CPU time, terminal bytes and minor faults\n"
 	    "                to FILE, and what the background populate did\n"
 	    "  --no-view     (demo) print the summary instead of opening the viewer\n"
-	    "  --no-cache    (summary, diff, view, demo) neither read nor write the model cache;\n"
+	    "  --no-cache    (summary, diff, critical, view, demo) neither read nor write the "
+	    "model cache;\n"
 	    "                the viewer writes its ranks to unnamed files in the cache directory\n"
 	    "                and maps them back, to keep them out of memory (TL_SPILL=0: not)\n"
 	    "  --cache-dir DIR the model cache's directory (default $XDG_CACHE_HOME/tl/models,\n"
 	    "                else ~/.cache/tl/models); a shared one serves several hosts\n"
 	    "  --clear       (cache) remove every cache file and its stamp\n"
-	    "  --pp N        (summary, view) N pipeline stages in rank order, when the profile\n"
+	    "  --pp N        (summary, critical, view) N pipeline stages in rank order, when the "
+	    "profile\n"
 	    "                names none (distributed_args) and P2P partners do not tell; it\n"
 	    "                also lets forward/backward operator pairs make PP blocks\n"
 	    "  -h, --help    this help\n"
@@ -383,6 +400,27 @@ cmd_summary(cli *c)
 		        (unsigned long long)cache_checked_opens(),
 		        (unsigned long long)cache_stamped_opens(),
 		        (unsigned long long)load_source_opens());
+	}
+	trace_free(&tr);
+	return rc;
+}
+
+/* tl critical: every step's critical path (and what the what-ifs predict) */
+static int
+cmd_critical(cli *c)
+{
+	tl_trace tr;
+	int rc = load_opts_run(c, &tr, TL_TABLE_COMM | TL_TABLE_LAUNCHES);
+	if (rc == 0) {
+		tl_query *q = tlq_open(&tr, &c->query);
+		tl_cp_result r;
+		tlq_critical(q, c->whatif, c->nwhatif, &r);
+		if (c->json)
+			report_critical_json(stdout, q, &r, c->nwhatif ? c->whatif_text : NULL);
+		else
+			report_critical_text(stdout, q, &r, c->nwhatif ? c->whatif_text : NULL);
+		tlq_critical_free(&r);
+		tlq_close(q);
 	}
 	trace_free(&tr);
 	return rc;
@@ -738,6 +776,7 @@ main(int argc, char **argv)
 	    {"clear", no_argument, NULL, 'L'},
 	    {"series", no_argument, NULL, 's'},
 	    {"compare", required_argument, NULL, OPT_COMPARE},
+	    {"what-if", required_argument, NULL, OPT_WHATIF},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -834,6 +873,27 @@ main(int argc, char **argv)
 		case OPT_COMPARE:
 			c.compare = optarg;
 			break;
+		case OPT_WHATIF: {
+			if (c.nwhatif == sizeof c.whatif / sizeof *c.whatif) {
+				fprintf(stderr, "tl: at most 16 --what-if\n");
+				return 1;
+			}
+			size_t used = strlen(c.whatif_text);
+			snprintf(c.whatif_text + used, sizeof c.whatif_text - used, "%s%s",
+			         used ? " " : "", optarg);
+			char *copy = c.whatif_buf[c.nwhatif]; /* the scale points into it */
+			if (strlen(optarg) >= sizeof c.whatif_buf[0]) {
+				fprintf(stderr, "tl: --what-if: too long\n");
+				return 1;
+			}
+			strcpy(copy, optarg);
+			if (tlq_cp_parse_scale(copy, &c.whatif[c.nwhatif], err, sizeof err) != 0) {
+				fprintf(stderr, "tl: --what-if %s\n", err);
+				return 1;
+			}
+			c.nwhatif++;
+			break;
+		}
 		case 'T':
 			c.theme = optarg;
 			break;
