@@ -23,6 +23,7 @@ typedef struct graph {
 	ptrdiff_t *pred;    /* the task that finished last before it started, -1 */
 	ptrdiff_t *coll;    /* its collective instance (index into cstart), -1 */
 	ptrdiff_t *send;    /* a receive's send, -1 */
+	ptrdiff_t *on;      /* an event wait's task: the one that ended last before it did, -1 */
 	int *pm;            /* per mille its duration is scaled by */
 	int64_t *ns, *ne;   /* the times in the graph, scaled */
 	unsigned char *started;
@@ -94,6 +95,25 @@ link_preds(graph *g)
 					hi = mid;
 			}
 			g->pred[x] = lo > 0 ? (ptrdiff_t)be[lo - 1] : -1;
+			if (g->it[x]->kind != CP_WAITING)
+				continue;
+			/* the task it waited for: the last to end before it did, not a wait */
+			int64_t e = g->it[x]->end;
+			lo = 0, hi = n;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (g->it[be[mid]]->end <= e)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (size_t k = lo, tries = 0; k > 0 && tries < 64; k--, tries++) {
+				size_t y = be[k - 1];
+				if (y != x && g->it[y]->kind != CP_WAITING && g->it[y]->end > s) {
+					g->on[x] = (ptrdiff_t)y;
+					break;
+				}
+			}
 		}
 		free(be);
 	}
@@ -216,6 +236,12 @@ compute_times(graph *g)
 			size_t c = (size_t)g->coll[x], who;
 			int64_t last = coll_last(g, c, &who);
 			g->ne[x] = (s > last ? s : last) + scale(it->end - g->clast[c], g->pm[x]);
+		} else if (g->on[x] >= 0) {
+			int64_t oe = g->it[g->on[x]]->end, from = it->start > oe ? it->start : oe;
+			/* an end at the same time may come later in the events: the time as it ran
+			 */
+			int64_t on = g->ne[g->on[x]] != INT64_MIN ? g->ne[g->on[x]] : oe;
+			g->ne[x] = (s > on ? s : on) + scale(it->end - from, g->pm[x]);
 		} else if (g->send[x] >= 0) {
 			int64_t ss = g->it[g->send[x]]->start,
 			        from = it->start > ss ? it->start : ss;
@@ -322,6 +348,15 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 			} else if (last > g->ns[x]) { /* the last arrival is on the path already */
 				push(&s, g, ri, g->ns[x], last, CP_WAITING, "");
 			}
+		} else if (g->on[x] >= 0) {
+			size_t y = (size_t)g->on[x];
+			int64_t from = g->ns[x] > g->ne[y] ? g->ns[x] : g->ne[y];
+			push(&s, g, ri, from, g->ne[x], CP_WAITING, it->name);
+			if (g->ne[y] > g->ns[x] && !seen[y]) {
+				x = (ptrdiff_t)y; /* the task the stream waited for, whole */
+				continue;
+			}
+			push(&s, g, ri, g->ns[x], from, CP_WAITING, it->name);
 		} else {
 			push(&s, g, ri, g->ns[x], g->ne[x], it->kind, it->name);
 		}
@@ -424,6 +459,7 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 	g.pred = xcalloc(n1, sizeof *g.pred);
 	g.coll = xcalloc(n1, sizeof *g.coll);
 	g.send = xcalloc(n1, sizeof *g.send);
+	g.on = xcalloc(n1, sizeof *g.on);
 	g.pm = xcalloc(n1, sizeof *g.pm);
 	g.ns = xcalloc(n1, sizeof *g.ns);
 	g.ne = xcalloc(n1, sizeof *g.ne);
@@ -433,7 +469,8 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 			size_t x = g.off[r] + i;
 			g.rank_of[x] = r;
 			g.it[x] = &ranks[r].v[i];
-			g.coll[x] = g.send[x] = -1;
+			g.coll[x] = g.send[x] = g.on[x] = -1;
+			g.ne[x] = INT64_MIN;
 			g.pm[x] = nsc ? scale_of(sc, nsc, ranks[r].rank, ranks[r].v[i].name) : 1000;
 		}
 	link_preds(&g);
@@ -457,6 +494,7 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 	free(g.pred);
 	free(g.coll);
 	free(g.send);
+	free(g.on);
 	free(g.pm);
 	free(g.ns);
 	free(g.ne);

@@ -8,9 +8,9 @@
  * (the device idle, or waiting for the host's launch). A collective (matched across ranks by
  * group, name and order, analysis/collectives.h) ends on each rank its transfer time after its
  * last member arrived; a P2P receive ends its transfer time after the later of itself and its
- * send. The step's end follows the latest-ending task of all ranks by the time it did (the
- * host's part of the step after the device work); tasks with no predecessor start where they
- * did.
+ * send; an event wait ends its latency after the rank's task it waited for. The step's end follows
+ * the latest-ending task of all ranks by the time it did (the host's part of the step after the
+ * device work); tasks with no predecessor start where they did.
  *
  * The same graph, with some task durations scaled, gives the what-if: the times are computed
  * again in the graph's order and the path walked again; the schedule itself (which task ran
@@ -41,7 +41,9 @@ typedef struct cp_item {
 	const char *group;   /* communication: the op's group ("" none); NULL otherwise */
 	int64_t host_launch; /* host start of the launch of this task when it is the first of its
 	                        launch, else INT64_MIN */
-	uint8_t kind;        /* CP_COMPUTE, CP_COMM or CP_MEMORY */
+	uint8_t kind;        /* CP_COMPUTE, CP_COMM, CP_MEMORY, or CP_WAITING: a stream's wait
+	                        for an event (EVENT_WAIT), which ends when the task that finished
+	                        last before its end on the rank (the event's) has */
 } cp_item;
 
 typedef struct cp_rank {

@@ -76,12 +76,16 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, cp_i
 			int64_t s = sl->start > t0 ? sl->start : t0;
 			if (sl->end <= s)
 				continue;
+			const char *nm = strpool_get(r->pool, sl->name);
 			cp_item it = {.start = s,
 			              .end = sl->end,
-			              .name = strpool_get(r->pool, sl->name),
+			              .name = nm,
 			              .group = group,
 			              .host_launch = INT64_MIN,
 			              .kind = (uint8_t)kind};
+			/* a stream waiting for an event (EVENT_WAIT, Notify Wait outside an op) */
+			if (t->kind == TL_LANE_OTHER && strcasestr(nm, "wait") != NULL)
+				it.kind = CP_WAITING;
 			VEC_PUSH(*v, n, cap, it);
 			if (sl->end > *end)
 				*end = sl->end;
