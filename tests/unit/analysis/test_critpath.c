@@ -125,6 +125,21 @@ check_hand(void)
 	      "hand: the gap is 4 host launch, then 6 idle");
 	critpath_step_free(&s);
 
+	/* an event wait: the stream waited for the op, the path goes through the op whole */
+	const cp_item w0[] = {{0, 30, "hcom_allReduce_", "g", INT64_MIN, CP_COMM},
+	                      {0, 5, "K", NULL, INT64_MIN, CP_COMPUTE},
+	                      {5, 31, "EVENT_WAIT", NULL, INT64_MIN, CP_WAITING},
+	                      {31, 40, "L", NULL, INT64_MIN, CP_COMPUTE}};
+	cp_rank W[] = {{0, w0, 4}};
+	critpath_step(W, 1, NULL, 0, 0, 40, NULL, 0, &s);
+	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 0, 0, 30, CP_COMM, "hcom_allReduce_") &&
+	          seg_is(&s.seg[1], 0, 30, 31, CP_WAITING, "EVENT_WAIT") &&
+	          seg_is(&s.seg[2], 0, 31, 40, CP_COMPUTE, "L"),
+	      "hand: an event wait goes back to the op it waited for");
+	critpath_step_free(&s);
+	d1 = predict(W, 1, NULL, 0, 40, "hcom*=-50%");
+	CHECK(d1 == 25, "hand: the op it waited for at half: 25 (%lld)", (long long)d1);
+
 	char b1[] = "rank:3:MatMul*=-20%", b2[] = "x=20", b3[] = "x=-200%", err[128];
 	cp_scale sc;
 	CHECK(critpath_parse_scale(b1, &sc, err, sizeof err) == 0 && sc.rank == 3 &&
