@@ -410,11 +410,21 @@ static int
 cmd_critical(cli *c)
 {
 	tl_trace tr;
-	int rc = load_opts_run(c, &tr, TL_TABLE_COMM | TL_TABLE_LAUNCHES);
+	int rc = load_opts_run(c, &tr, 0);
 	if (rc == 0) {
 		tl_query *q = tlq_open(&tr, &c->query);
 		tl_cp_result r;
+		struct timespec c0, c1;
+		int64_t t0 = timefmt_mono_ns();
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 		tlq_critical(q, c->whatif, c->nwhatif, &r);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+		if (getenv("TL_STATS") != NULL) /* the analysis alone, for `make bench` */
+			fprintf(stderr, "stats: critical_ms=%.1f critical_cpu_ms=%.1f steps=%zu\n",
+			        (double)(timefmt_mono_ns() - t0) / 1e6,
+			        (double)(c1.tv_sec - c0.tv_sec) * 1e3 +
+			            (double)(c1.tv_nsec - c0.tv_nsec) / 1e6,
+			        r.n);
 		if (c->json)
 			report_critical_json(stdout, q, &r, c->nwhatif ? c->whatif_text : NULL);
 		else

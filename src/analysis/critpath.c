@@ -59,63 +59,37 @@ find_item(const graph *g, size_t r, int64_t start, const char *name)
 	return -1;
 }
 
-static const graph *sort_graph; /* qsort has no context argument */
-
-static int
-cmp_by_end(const void *a, const void *b)
-{
-	const cp_item *x = sort_graph->it[*(const size_t *)a],
-	              *y = sort_graph->it[*(const size_t *)b];
-	if (x->end != y->end)
-		return x->end < y->end ? -1 : 1;
-	return (x->start > y->start) - (x->start < y->start);
-}
-
+/* Each event wait's task: the rank's task, not a wait, that ended last at or before the wait
+ * did and after it began (the one it waited for), among the 256 tasks that started last before
+ * the wait's end. */
 static void
-link_preds(graph *g)
+link_waits(graph *g)
 {
 	for (size_t r = 0; r < g->nranks; r++) {
-		size_t n = g->off[r + 1] - g->off[r];
-		if (n == 0)
-			continue;
-		size_t *be = xreallocarray(NULL, n, sizeof *be);
-		for (size_t i = 0; i < n; i++)
-			be[i] = g->off[r] + i;
-		sort_graph = g;
-		qsort(be, n, sizeof *be, cmp_by_end);
+		size_t o = g->off[r], n = g->off[r + 1] - o;
 		for (size_t i = 0; i < n; i++) {
-			size_t x = g->off[r] + i;
-			int64_t s = g->it[x]->start;
-			size_t lo = 0, hi = n; /* first with end > s */
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (g->it[be[mid]]->end <= s)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			g->pred[x] = lo > 0 ? (ptrdiff_t)be[lo - 1] : -1;
-			if (g->it[x]->kind != CP_WAITING)
+			const cp_item *w = g->it[o + i];
+			if (w->kind != CP_WAITING)
 				continue;
-			/* the task it waited for: the last to end before it did, not a wait */
-			int64_t e = g->it[x]->end;
-			lo = 0, hi = n;
+			size_t lo = i, hi = n; /* first starting at or after the wait's end */
 			while (lo < hi) {
 				size_t mid = lo + (hi - lo) / 2;
-				if (g->it[be[mid]]->end <= e)
+				if (g->it[o + mid]->start < w->end)
 					lo = mid + 1;
 				else
 					hi = mid;
 			}
-			for (size_t k = lo, tries = 0; k > 0 && tries < 64; k--, tries++) {
-				size_t y = be[k - 1];
-				if (y != x && g->it[y]->kind != CP_WAITING && g->it[y]->end > s) {
-					g->on[x] = (ptrdiff_t)y;
-					break;
-				}
+			ptrdiff_t best = -1;
+			for (size_t k = lo, tries = 0; k > 0 && tries < 256; k--, tries++) {
+				const cp_item *y = g->it[o + k - 1];
+				if (k - 1 == i || y->kind == CP_WAITING || y->end > w->end ||
+				    y->end <= w->start)
+					continue;
+				if (best < 0 || y->end > g->it[best]->end)
+					best = (ptrdiff_t)(o + k - 1);
 			}
+			g->on[o + i] = best;
 		}
-		free(be);
 	}
 }
 
@@ -175,23 +149,6 @@ link_collectives(graph *g)
 	free(e);
 }
 
-typedef struct event {
-	int64_t t;
-	size_t x;
-	int start; /* 0 end, 1 start: a task's end before the start of one that waited for it */
-} event;
-
-static int
-cmp_event(const void *a, const void *b)
-{
-	const event *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	if (x->start != y->start)
-		return x->start - y->start;
-	return (x->x > y->x) - (x->x < y->x);
-}
-
 static int64_t
 start_of(const graph *g, size_t x)
 {
@@ -213,45 +170,123 @@ coll_last(const graph *g, size_t c, size_t *who)
 	return last;
 }
 
+/* A task's end in the graph's times, computed once, when every start it depends on is known
+ * (the forward pass asks for it only once past its end as it ran). */
+static int64_t
+end_of(graph *g, size_t x)
+{
+	if (g->ne[x] != INT64_MIN)
+		return g->ne[x];
+	const cp_item *it = g->it[x];
+	int64_t s = start_of(g, x), e;
+	if (g->coll[x] >= 0) {
+		size_t c = (size_t)g->coll[x], who;
+		int64_t last = coll_last(g, c, &who);
+		e = (s > last ? s : last) + scale(it->end - g->clast[c], g->pm[x]);
+	} else if (g->on[x] >= 0) {
+		int64_t oe = g->it[g->on[x]]->end, from = it->start > oe ? it->start : oe;
+		int64_t on = end_of(g, (size_t)g->on[x]); /* not a wait: no deeper */
+		e = (s > on ? s : on) + scale(it->end - from, g->pm[x]);
+	} else if (g->send[x] >= 0) {
+		int64_t ss = g->it[g->send[x]]->start, from = it->start > ss ? it->start : ss;
+		int64_t sn = start_of(g, (size_t)g->send[x]);
+		e = (s > sn ? s : sn) + scale(it->end - from, g->pm[x]);
+	} else {
+		e = s + scale(it->end - it->start, g->pm[x]);
+	}
+	return g->ne[x] = e;
+}
+
+/* A binary min-heap of indexes by key(ctx, index), ties by index. */
+typedef struct minheap {
+	size_t *v, n;
+} minheap;
+
+static int
+heap_less(const graph *g, int by_end, size_t a, size_t b, const size_t *head)
+{
+	int64_t ka = by_end ? g->it[a]->end : g->it[head[a]]->start;
+	int64_t kb = by_end ? g->it[b]->end : g->it[head[b]]->start;
+	return ka != kb ? ka < kb : a < b;
+}
+
+static void
+heap_push(minheap *h, const graph *g, int by_end, const size_t *head, size_t x)
+{
+	size_t i = h->n++;
+	h->v[i] = x;
+	while (i > 0 && heap_less(g, by_end, h->v[i], h->v[(i - 1) / 2], head)) {
+		size_t p = (i - 1) / 2, t = h->v[p];
+		h->v[p] = h->v[i];
+		h->v[i] = t;
+		i = p;
+	}
+}
+
+static size_t
+heap_pop(minheap *h, const graph *g, int by_end, const size_t *head)
+{
+	size_t top = h->v[0], i = 0;
+	h->v[0] = h->v[--h->n];
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < h->n && heap_less(g, by_end, h->v[l], h->v[m], head))
+			m = l;
+		if (l + 1 < h->n && heap_less(g, by_end, h->v[l + 1], h->v[m], head))
+			m = l + 1;
+		if (m == i)
+			break;
+		size_t t = h->v[m];
+		h->v[m] = h->v[i];
+		h->v[i] = t;
+		i = m;
+	}
+	return top;
+}
+
+/* One pass over every task in the order of the starts as they ran (the ranks merged): each
+ * task's predecessor is the task of its rank that finished last before it started (from a heap
+ * of the rank's running tasks by end), and its start in the graph's times follows that task's
+ * end by the gap there was. Then every end. */
 static void
 compute_times(graph *g)
 {
-	event *ev = xreallocarray(NULL, g->n ? 2 * g->n : 1, sizeof *ev);
-	for (size_t x = 0; x < g->n; x++) {
-		ev[2 * x] = (event){g->it[x]->start, x, 1};
-		ev[2 * x + 1] = (event){g->it[x]->end, x, 0};
+	size_t *head = xcalloc(g->nranks ? g->nranks : 1, sizeof *head);
+	ptrdiff_t *best = xcalloc(g->nranks ? g->nranks : 1, sizeof *best);
+	minheap *run = xcalloc(g->nranks ? g->nranks : 1, sizeof *run);
+	size_t *runv = xreallocarray(NULL, g->n ? g->n : 1, sizeof *runv);
+	minheap rk = {xreallocarray(NULL, g->nranks ? g->nranks : 1, sizeof *rk.v), 0};
+	for (size_t r = 0; r < g->nranks; r++) {
+		head[r] = g->off[r];
+		best[r] = -1;
+		run[r].v = runv + g->off[r];
+		if (head[r] < g->off[r + 1])
+			heap_push(&rk, g, 0, head, r);
 	}
-	qsort(ev, 2 * g->n, sizeof *ev, cmp_event);
-	for (size_t k = 0; k < 2 * g->n; k++) {
-		size_t x = ev[k].x;
+	while (rk.n > 0) {
+		size_t r = heap_pop(&rk, g, 0, head), x = head[r]++;
 		const cp_item *it = g->it[x];
-		if (ev[k].start) {
-			ptrdiff_t p = g->pred[x];
-			g->ns[x] = p >= 0 ? g->ne[p] + (it->start - g->it[p]->end) : it->start;
-			g->started[x] = 1;
-			continue;
+		while (run[r].n > 0 && g->it[run[r].v[0]]->end <= it->start) {
+			size_t y = heap_pop(&run[r], g, 1, head);
+			if (best[r] < 0 || g->it[y]->end > g->it[best[r]]->end ||
+			    (g->it[y]->end == g->it[best[r]]->end &&
+			     g->it[y]->start >= g->it[best[r]]->start))
+				best[r] = (ptrdiff_t)y;
 		}
-		int64_t s = start_of(g, x);
-		if (g->coll[x] >= 0) {
-			size_t c = (size_t)g->coll[x], who;
-			int64_t last = coll_last(g, c, &who);
-			g->ne[x] = (s > last ? s : last) + scale(it->end - g->clast[c], g->pm[x]);
-		} else if (g->on[x] >= 0) {
-			int64_t oe = g->it[g->on[x]]->end, from = it->start > oe ? it->start : oe;
-			/* an end at the same time may come later in the events: the time as it ran
-			 */
-			int64_t on = g->ne[g->on[x]] != INT64_MIN ? g->ne[g->on[x]] : oe;
-			g->ne[x] = (s > on ? s : on) + scale(it->end - from, g->pm[x]);
-		} else if (g->send[x] >= 0) {
-			int64_t ss = g->it[g->send[x]]->start,
-			        from = it->start > ss ? it->start : ss;
-			int64_t sn = start_of(g, (size_t)g->send[x]);
-			g->ne[x] = (s > sn ? s : sn) + scale(it->end - from, g->pm[x]);
-		} else {
-			g->ne[x] = s + scale(it->end - it->start, g->pm[x]);
-		}
+		ptrdiff_t p = g->pred[x] = best[r];
+		g->ns[x] = p >= 0 ? end_of(g, (size_t)p) + (it->start - g->it[p]->end) : it->start;
+		g->started[x] = 1;
+		heap_push(&run[r], g, 1, head, x);
+		if (head[r] < g->off[r + 1])
+			heap_push(&rk, g, 0, head, r);
 	}
-	free(ev);
+	for (size_t x = 0; x < g->n; x++)
+		end_of(g, x);
+	free(rk.v);
+	free(runv);
+	free(run);
+	free(best);
+	free(head);
 }
 
 typedef struct segv {
@@ -369,9 +404,12 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 		int64_t gap0 = g->ne[p];
 		if (t > gap0) {
 			int64_t hl = 0; /* the part of the gap before the host launched this task */
-			if (it->host_launch != INT64_MIN && it->host_launch > g->it[p]->end)
-				hl = (it->host_launch < it->start ? it->host_launch : it->start) -
-				     g->it[p]->end;
+			const cp_rank *R = &g->ranks[ri];
+			int64_t L = it->host_launch;
+			if (L == INT64_MIN && R->launch != NULL)
+				L = R->launch(R->ctx, it->start);
+			if (L != INT64_MIN && L > g->it[p]->end)
+				hl = (L < it->start ? L : it->start) - g->it[p]->end;
 			push(&s, g, ri, gap0 + hl, t, CP_IDLE, "");
 			push(&s, g, ri, gap0, gap0 + hl, CP_HOST_LAUNCH, "");
 		}
@@ -473,7 +511,6 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 			g.ne[x] = INT64_MIN;
 			g.pm[x] = nsc ? scale_of(sc, nsc, ranks[r].rank, ranks[r].v[i].name) : 1000;
 		}
-	link_preds(&g);
 	link_collectives(&g);
 	out->collectives = g.nc;
 	for (size_t i = 0; i < np2p; i++) {
@@ -486,6 +523,7 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 			continue;
 		g.send[rv] = sd;
 	}
+	link_waits(&g);
 	compute_times(&g);
 	walk(&g, t0, t1, out);
 	free(g.off);

@@ -50,6 +50,11 @@ typedef struct cp_rank {
 	int rank;         /* the rank's number */
 	const cp_item *v; /* by start */
 	size_t n;
+	/* For a gap on the path before a task whose host_launch is INT64_MIN: the host start of
+	 * the launch of the device work starting at dev_start, or INT64_MIN (NULL: none). Asked
+	 * only for the gaps on the path, so that launches are read only for ranks it crosses. */
+	int64_t (*launch)(void *ctx, int64_t dev_start);
+	void *ctx;
 } cp_rank;
 
 /* A P2P pair of the step: rank indexes into the cp_rank array, the ops' starts. */

@@ -2,12 +2,16 @@
  * device lanes, its collectives matched from their communication lanes, its P2P pairs those of
  * the pipeline analysis, and the host side of each gap from the launches. */
 #include "config.h"
+#include "analysis/launch.h"
 #include "query/host.h"
 #include "query/query.h"
 #include "query/session.h"
+#include "util/parallel.h"
 #include "util/satint.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,15 +25,6 @@ int
 tlq_cp_parse_scale(char *s, cp_scale *out, char *err, size_t errlen)
 {
 	return critpath_parse_scale(s, out, err, errlen);
-}
-
-static int
-cmp_item(const void *a, const void *b)
-{
-	const cp_item *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->end > y->end) - (x->end < y->end);
 }
 
 static int
@@ -91,31 +86,65 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, cp_i
 				*end = sl->end;
 		}
 	}
-	if (n > 1)
-		qsort(*v, n, sizeof **v, cmp_item);
-	/* the host side of the gap before each task: the launch whose device start is the first
-	 * at or after the task's start (launch_idle's rule) */
-	const tl_launch *l;
-	size_t nl = tlq_launches(q, ri, &l);
-	for (size_t i = 0; i < n && nl > 0; i++) {
-		size_t lo = 0, hi = nl;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (l[mid].dev_start < (*v)[i].start)
-				lo = mid + 1;
-			else
-				hi = mid;
+	if (n > 1) { /* by start: a radix sort of the starts, the items moved after them */
+		int64_t *key = xreallocarray(NULL, n, sizeof *key);
+		int64_t *val = xreallocarray(NULL, n, sizeof *val);
+		for (size_t i = 0; i < n; i++) {
+			key[i] = (*v)[i].start;
+			val[i] = (int64_t)i;
 		}
-		if (lo < nl)
-			(*v)[i].host_launch = l[lo].host_start;
+		if (!sorted_i64(key, n)) {
+			sort_i64_pairs(key, val, n);
+			cp_item *w = xreallocarray(NULL, n, sizeof *w);
+			for (size_t i = 0; i < n; i++)
+				w[i] = (*v)[val[i]];
+			free(*v);
+			*v = w;
+		}
+		free(key);
+		free(val);
 	}
 	return n;
+}
+
+/* A rank's launches, read at the first gap of the path on it (the session's table would read
+ * every rank's). */
+typedef struct launches {
+	const tl_rank *r;
+	tl_launch *v;
+	size_t n;
+	int read;
+	pthread_mutex_t lock; /* steps run in parallel */
+} launches;
+
+/* The host start of the launch whose device start is the first at or after dev_start (the rule
+ * of launch_idle), or INT64_MIN. */
+static int64_t
+launch_of(void *ctx, int64_t dev_start)
+{
+	launches *l = ctx;
+	pthread_mutex_lock(&l->lock);
+	if (!l->read) {
+		l->n = load_launches(l->r, &l->v);
+		launch_sort_dev(l->v, l->n);
+		l->read = 1;
+	}
+	pthread_mutex_unlock(&l->lock);
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->v[mid].dev_start < dev_start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->n ? l->v[lo].host_start : INT64_MIN;
 }
 
 /* The path of step id (-1: the whole trace, no steps) into out, scaled by sc. */
 static void
 one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp_scale *sc,
-         size_t nsc, cp_step *out, cp_step *whatif)
+         size_t nsc, launches *lv, cp_step *out, cp_step *whatif)
 {
 	const tl_trace *tr = tlq_trace(q);
 	size_t nr = tr->nranks;
@@ -144,6 +173,8 @@ one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp
 	int64_t end = t1;
 	for (size_t ri = 0; ri < nr; ri++) {
 		R[ri].rank = tr->ranks[ri]->rank;
+		R[ri].launch = launch_of;
+		R[ri].ctx = &lv[ri];
 		cp_item *v = NULL;
 		if (si[ri] != SIZE_MAX - 1 && t0 < t1)
 			R[ri].n = rank_items(q, ri, si[ri], t0, t1, &v, &end);
@@ -183,6 +214,26 @@ one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp
 		free((void *)R[ri].v);
 	free(R);
 	free(si);
+}
+
+/* The steps in parallel: each writes its own results only. */
+typedef struct step_job {
+	const tl_query *q;
+	const int64_t *ids;
+	const cp_p2p *p2p;
+	size_t np2p;
+	const cp_scale *sc;
+	size_t nsc;
+	launches *lv;
+	tl_cp_result *out;
+} step_job;
+
+static void
+step_run(void *arg, size_t i)
+{
+	step_job *j = arg;
+	one_step(j->q, j->ids[i], j->p2p, j->np2p, j->sc, j->nsc, j->lv, &j->out->steps[i],
+	         j->out->whatif ? &j->out->whatif[i] : NULL);
 }
 
 static int
@@ -231,9 +282,18 @@ tlq_critical(const tl_query *q, const cp_scale *sc, size_t nsc, tl_cp_result *ou
 	if (nsc > 0)
 		out->whatif = xcalloc(n ? n : 1, sizeof *out->whatif);
 	out->n = n;
-	for (size_t i = 0; i < n; i++)
-		one_step(q, ids[i], p2p, nl, sc, nsc, &out->steps[i],
-		         out->whatif ? &out->whatif[i] : NULL);
+	launches *lv = xcalloc(tr->nranks ? tr->nranks : 1, sizeof *lv);
+	for (size_t ri = 0; ri < tr->nranks; ri++) {
+		lv[ri].r = tr->ranks[ri];
+		pthread_mutex_init(&lv[ri].lock, NULL);
+	}
+	step_job job = {q, ids, p2p, nl, sc, nsc, lv, out};
+	parallel_for(n, 1, step_run, &job); /* one step at a time: a graph is ~100 bytes a task */
+	for (size_t ri = 0; ri < tr->nranks; ri++) {
+		free(lv[ri].v);
+		pthread_mutex_destroy(&lv[ri].lock);
+	}
+	free(lv);
 	free(p2p);
 	free(ids);
 	/* over all steps: compute time on the path by name, and path time by rank */

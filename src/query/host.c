@@ -85,20 +85,6 @@ tlq_host_idle(const tl_query *cq, size_t ri, int64_t t0, int64_t t1, tl_host_idl
 	return 0;
 }
 
-size_t
-tlq_launches(const tl_query *cq, size_t ri, const tl_launch **out)
-{
-	tl_query *q = tlq_mut(cq);
-	*out = NULL;
-	if (ri >= q->tr->nranks)
-		return 0;
-	pthread_mutex_lock(&q->lock);
-	need_launches(q);
-	pthread_mutex_unlock(&q->lock);
-	*out = q->launches[ri];
-	return q->nlaunches[ri];
-}
-
 typedef struct rank_job {
 	const tl_trace *tr;
 	void (*fn)(const tl_rank *, size_t, void *);

@@ -22,9 +22,6 @@ size_t tlq_launch_steps(const tl_rank *r, tl_launch_step **out);
  * (launch_idle over all of its work). -1 (zeros) when the rank's sources have no launches. The
  * launches of every rank are read on the first call, once per session. */
 int tlq_host_idle(const tl_query *, size_t ri, int64_t t0, int64_t t1, tl_host_idle *out);
-/* Rank ri's launches, by device start (read for every rank on the first call, kept by the
- * session); *out stays valid until tlq_close. */
-size_t tlq_launches(const tl_query *, size_t ri, const tl_launch **out);
 
 #endif
 

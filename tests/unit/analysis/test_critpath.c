@@ -74,7 +74,7 @@ check_hand(void)
 	const cp_item r1[] = {{0, 30, "A", NULL, INT64_MIN, CP_COMPUTE},
 	                      {30, 40, "hcom_allReduce__1_1_1", "g", INT64_MIN, CP_COMM},
 	                      {40, 45, "B", NULL, INT64_MIN, CP_COMPUTE}};
-	cp_rank R[] = {{0, r0, 3}, {1, r1, 3}};
+	cp_rank R[] = {{0, r0, 3, NULL, NULL}, {1, r1, 3, NULL, NULL}};
 	cp_step s = {.step = 1};
 	critpath_step(R, 2, NULL, 0, 0, 50, NULL, 0, &s);
 	CHECK(s.nseg == 3 && s.collectives == 1 && s.jumps == 1,
@@ -104,7 +104,7 @@ check_hand(void)
 	                      {20, 25, "hcom_send_", "p", INT64_MIN, CP_COMM}};
 	const cp_item p1[] = {{5, 25, "hcom_receive_", "p", INT64_MIN, CP_COMM},
 	                      {25, 35, "Y", NULL, INT64_MIN, CP_COMPUTE}};
-	cp_rank P[] = {{0, p0, 2}, {1, p1, 2}};
+	cp_rank P[] = {{0, p0, 2, NULL, NULL}, {1, p1, 2, NULL, NULL}};
 	cp_p2p pp = {0, 1, 20, 5};
 	critpath_step(P, 2, &pp, 1, 0, 35, NULL, 0, &s);
 	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 0, 0, 20, CP_COMPUTE, "X") &&
@@ -118,7 +118,7 @@ check_hand(void)
 	/* an idle gap whose next task the host launched late: host launch, then idle */
 	const cp_item g0[] = {{0, 10, "A", NULL, INT64_MIN, CP_COMPUTE},
 	                      {20, 30, "B", NULL, 14, CP_COMPUTE}};
-	cp_rank G[] = {{0, g0, 2}};
+	cp_rank G[] = {{0, g0, 2, NULL, NULL}};
 	critpath_step(G, 1, NULL, 0, 0, 30, NULL, 0, &s);
 	CHECK(s.nseg == 4 && seg_is(&s.seg[1], 0, 10, 14, CP_HOST_LAUNCH, "") &&
 	          seg_is(&s.seg[2], 0, 14, 20, CP_IDLE, ""),
@@ -130,7 +130,7 @@ check_hand(void)
 	                      {0, 5, "K", NULL, INT64_MIN, CP_COMPUTE},
 	                      {5, 31, "EVENT_WAIT", NULL, INT64_MIN, CP_WAITING},
 	                      {31, 40, "L", NULL, INT64_MIN, CP_COMPUTE}};
-	cp_rank W[] = {{0, w0, 4}};
+	cp_rank W[] = {{0, w0, 4, NULL, NULL}};
 	critpath_step(W, 1, NULL, 0, 0, 40, NULL, 0, &s);
 	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 0, 0, 30, CP_COMM, "hcom_allReduce_") &&
 	          seg_is(&s.seg[1], 0, 30, 31, CP_WAITING, "EVENT_WAIT") &&
