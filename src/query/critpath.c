@@ -59,12 +59,19 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, cp_i
 			continue;
 		const char *group = kind == CP_COMM ? strpool_get(r->pool, t->label) : NULL;
 		int tagged = t->step != NULL && si != SIZE_MAX;
-		size_t i = tagged ? 0 : track_first_ending_after(t, t0);
+		/* the step's work runs after its launch, so after the step's start; a tagged
+		 * track's later steps follow, so the scan ends past the step's host end at the
+		 * first task of a later step */
+		size_t i = track_first_ending_after(t, t0);
 		for (; i < t->n; i++) {
 			const tl_slice *sl = &t->v[i];
 			if (tagged) {
-				if (t->step[i] != si)
+				if (t->step[i] != si) {
+					if (sl->start >= t1 && t->step[i] != TL_NO_STEP &&
+					    t->step[i] > si)
+						break;
 					continue;
+				}
 			} else if (sl->start >= t1) {
 				break;
 			}
