@@ -409,8 +409,34 @@ cmd_summary(cli *c)
 static int
 cmd_critical(cli *c)
 {
+	/* as tl summary: the same command over unchanged inputs prints its stored result (the
+	 * key holds the command line, so each --what-if has its own) */
+	tl_cache cache, *cc = cli_cache(c, &cache, 0);
+	const char *use = getenv("TL_CACHE_RESULTS");
+	size_t klen = 0;
+	uint8_t *key = NULL;
+	if (cc != NULL && cc->dir != NULL && getenv("TL_STATS") == NULL &&
+	    (use == NULL || strcmp(use, "0") != 0))
+		key = cache_result_key_path(c->path, c->have_ranks ? &c->ranks : NULL,
+		                            c->query.rules_path, c->argc, c->argv, &klen);
+	tl_result res = {0};
+	if (key != NULL && cache_result_get(cc, key, klen, &res)) {
+		fwrite(res.err, 1, res.nerr, stderr);
+		fwrite(res.out, 1, res.nout, stdout);
+		int status = res.status;
+		cache_result_free(&res);
+		free(key);
+		cache_close(cc);
+		return status;
+	}
+	FILE *out = stdout, *err = NULL;
+	if (key != NULL) {
+		out = open_memstream(&res.out, &res.nout);
+		err = open_memstream(&res.err, &res.nerr);
+		msg_tee(err);
+	}
 	tl_trace tr;
-	int rc = load_opts_run(c, &tr, 0);
+	int rc = load_path_run(c, c->path, &tr, 0, cc != NULL ? cc : CACHE_NONE);
 	if (rc == 0) {
 		tl_query *q = tlq_open(&tr, &c->query);
 		tl_cp_result r;
@@ -426,12 +452,25 @@ cmd_critical(cli *c)
 			            (double)(c1.tv_nsec - c0.tv_nsec) / 1e6,
 			        r.n);
 		if (c->json)
-			report_critical_json(stdout, q, &r, c->nwhatif ? c->whatif_text : NULL);
+			report_critical_json(out, q, &r, c->nwhatif ? c->whatif_text : NULL);
 		else
-			report_critical_text(stdout, q, &r, c->nwhatif ? c->whatif_text : NULL);
+			report_critical_text(out, q, &r, c->nwhatif ? c->whatif_text : NULL);
 		tlq_critical_free(&r);
 		tlq_close(q);
 	}
+	if (key != NULL) {
+		msg_tee(NULL);
+		fclose(out);
+		fclose(err);
+		fwrite(res.out, 1, res.nout, stdout);
+		res.status = rc;
+		if (cache_all_kept(cc))
+			cache_result_put(cc, key, klen, &res);
+		cache_result_free(&res);
+		free(key);
+	}
+	if (cc != NULL)
+		cache_close(cc);
 	trace_free(&tr);
 	return rc;
 }

@@ -3,7 +3,6 @@
  * the pipeline analysis, and the host side of each gap from the launches. */
 #include "config.h"
 #include "analysis/launch.h"
-#include "query/host.h"
 #include "query/query.h"
 #include "query/session.h"
 #include "util/parallel.h"

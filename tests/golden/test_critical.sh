@@ -86,6 +86,17 @@ check "a what-if without a percentage: status 1, one line" \
 "$TL_BIN" summary "$t_tmp/rl" --what-if "x=-1%" > /dev/null 2>&1
 check "summary does not take --what-if" test $? -eq 1
 
+# stored results, as tl summary's: the same bytes again, one result per command line
+"$TL_BIN" critical "$t_tmp/rl" --json --cache-dir "$t_tmp/cache" > "$t_tmp/c1.json" 2>/dev/null
+"$TL_BIN" critical "$t_tmp/rl" --json --cache-dir "$t_tmp/cache" > "$t_tmp/c2.json" 2>/dev/null
+"$TL_BIN" critical "$t_tmp/rl" --json --cache-dir "$t_tmp/cache" --what-if "$op=-20%" \
+	> "$t_tmp/c3.json" 2>/dev/null
+check "stored result: the same bytes as without the cache" \
+	sh -c "cmp -s '$t_tmp/c1.json' '$t_tmp/db.json' && cmp -s '$t_tmp/c2.json' '$t_tmp/db.json' \
+	&& cmp -s '$t_tmp/c3.json' '$t_tmp/w1.json'"
+check "stored results: one per command line" \
+	sh -c "'$TL_BIN' cache --clear --cache-dir '$t_tmp/cache' | grep -q 'and 2 stored results'"
+
 # the real sample: two ranks of an all-reduce job
 L2="$SAMPLES/ascend-db/level2"
 if [ ! -d "$L2" ] || ! command -v sqlite3 >/dev/null; then
