@@ -67,6 +67,11 @@ typedef struct cli {
 	int64_t fail_ns;
 	double fail_share;
 	tl_find_opts find;
+	/* critical --what-if, each as given (the scales point into their own copies) */
+	cp_scale whatif[16];
+	char whatif_buf[16][256];
+	size_t nwhatif;
+	char whatif_text[512];
 	char **argv;
 	/* the hosts' clocks: --clock raw keeps each host's; --clock-offset HOST=NS (repeatable) */
 	int clock_raw;
@@ -77,18 +82,28 @@ typedef struct cli {
 static int64_t start_mono_ns; /* for the viewer's time to first frame */
 
 /* Long-only options: getopt values above 255, and the commands that take each. */
-enum { OPT_COMPARE = 256, OPT_TRUST, OPT_CLOCK, OPT_CLOCK_OFFSET, OPT_TOP, OPT_FAIL_ON, OPT_SET };
+enum {
+	OPT_COMPARE = 256,
+	OPT_TRUST,
+	OPT_CLOCK,
+	OPT_CLOCK_OFFSET,
+	OPT_TOP,
+	OPT_FAIL_ON,
+	OPT_SET,
+	OPT_WHATIF
+};
 static const struct {
 	int opt;
 	const char *commands; /* separated by spaces */
 } long_only[] = {
     {OPT_COMPARE, "view demo"}, /* demo: the options of view */
-    {OPT_TRUST, "summary diff view index cache demo query triage"},
-    {OPT_CLOCK, "info summary diff view demo query triage"},
-    {OPT_CLOCK_OFFSET, "info summary diff view demo query triage"},
+    {OPT_TRUST, "summary diff view index cache demo query triage critical"},
+    {OPT_CLOCK, "info summary diff view demo query triage critical"},
+    {OPT_CLOCK_OFFSET, "info summary diff view demo query triage critical"},
     {OPT_TOP, "triage"},
     {OPT_FAIL_ON, "triage"},
     {OPT_SET, "triage"},
+    {OPT_WHATIF, "critical"},
 };
 
 typedef struct command {
@@ -114,6 +129,7 @@ static int cmd_index(cli *);
 static int cmd_cache(cli *);
 static int cmd_query(cli *);
 static int cmd_triage(cli *);
+static int cmd_critical(cli *);
 
 static const command commands[] = {
     {"demo", "tl demo [--no-view] [the options of view]",
@@ -135,6 +151,11 @@ static const command commands[] = {
      "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
      "          [--clock-offset HOST=NS]",
      "what is wrong: findings ranked by the time each costs", cmd_triage, 1, "rjPNC"},
+    {"critical",
+     "tl critical PATH [--rank SPEC] [--json] [--what-if SPEC]... [--pp N]\n"
+     "          [--no-cache] [--cache-dir DIR] [--trust-cache OWNERS]\n"
+     "          [--clock raw|align] [--clock-offset HOST=NS]",
+     "each step's critical path across ranks: blame, what-ifs", cmd_critical, 1, "rjPNC"},
     {"diff",
      "tl diff A B [--rank SPEC] [--steps A:B] [--json] [--pp N] [--no-cache]\n"
      "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
@@ -200,6 +221,10 @@ static const struct {
     {OPT_FAIL_ON, "  --fail-on X   exit 3 when a finding costs at least X: 5ms, or 2% of the\n"
                   "                step time\n"},
     {OPT_SET, "  --set N=V     a rule's threshold, e.g. stall_ms=2 (man tl: FINDINGS)\n"},
+    {OPT_WHATIF, "  --what-if SPEC\n"
+                 "                scale durations and predict each step's time on the same\n"
+                 "                graph: 'MatMul*=-20%', 'rank:3=-10%', 'rank:3:NAME=+5%'\n"
+                 "                (NAME a kernel or op name, shell wildcards); may be repeated\n"},
     {OPT_CLOCK, "  --clock raw   keep each host's clock; by default (align) every rank is moved\n"
                 "                onto the clock of the host of the lowest rank, estimated from\n"
                 "                the collectives the hosts share (man tl: CLOCKS)\n"},
@@ -639,6 +664,76 @@ cmd_triage(cli *c)
 	return rc;
 }
 
+/* tl critical: every step's critical path (and what the what-ifs predict) */
+static int
+cmd_critical(cli *c)
+{
+	/* as tl summary: the same command over unchanged inputs prints its stored result (the
+	 * key holds the command line, so each --what-if has its own) */
+	tl_cache cache, *cc = cli_cache(c, &cache, 0);
+	const char *use = getenv("TL_CACHE_RESULTS");
+	size_t klen = 0;
+	uint8_t *key = NULL;
+	if (cc != NULL && cc->dir != NULL && getenv("TL_STATS") == NULL &&
+	    (use == NULL || strcmp(use, "0") != 0))
+		key = cache_result_key_path(c->path, c->have_ranks ? &c->ranks : NULL,
+		                            c->query.rules_path, c->argc, c->argv, &klen);
+	tl_result res = {0};
+	if (key != NULL && cache_result_get(cc, key, klen, &res)) {
+		fwrite(res.err, 1, res.nerr, stderr);
+		fwrite(res.out, 1, res.nout, stdout);
+		int status = res.status;
+		cache_result_free(&res);
+		free(key);
+		cache_close(cc);
+		return status;
+	}
+	FILE *out = stdout, *err = NULL;
+	if (key != NULL) {
+		out = open_memstream(&res.out, &res.nout);
+		err = open_memstream(&res.err, &res.nerr);
+		msg_tee(err);
+	}
+	tl_trace tr;
+	int rc = load_path_run(c, c->path, &tr, 0, cc != NULL ? cc : CACHE_NONE);
+	if (rc == 0) {
+		tl_query *q = tlq_open(&tr, &c->query);
+		tl_cp_result r;
+		struct timespec c0, c1;
+		int64_t t0 = timefmt_mono_ns();
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+		tlq_critical(q, c->whatif, c->nwhatif, &r);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+		if (getenv("TL_STATS") != NULL) /* the analysis alone, for `make bench` */
+			fprintf(stderr, "stats: critical_ms=%.1f critical_cpu_ms=%.1f steps=%zu\n",
+			        (double)(timefmt_mono_ns() - t0) / 1e6,
+			        (double)(c1.tv_sec - c0.tv_sec) * 1e3 +
+			            (double)(c1.tv_nsec - c0.tv_nsec) / 1e6,
+			        r.n);
+		if (c->json)
+			report_critical_json(out, q, &r, c->nwhatif ? c->whatif_text : NULL);
+		else
+			report_critical_text(out, q, &r, c->nwhatif ? c->whatif_text : NULL);
+		tlq_critical_free(&r);
+		tlq_close(q);
+	}
+	if (key != NULL) {
+		msg_tee(NULL);
+		fclose(out);
+		fclose(err);
+		fwrite(res.out, 1, res.nout, stdout);
+		res.status = rc;
+		if (cache_all_kept(cc))
+			cache_result_put(cc, key, klen, &res);
+		cache_result_free(&res);
+		free(key);
+	}
+	if (cc != NULL)
+		cache_close(cc);
+	trace_free(&tr);
+	return rc;
+}
+
 /* tl diff: both profiles loaded, each gathered through the queries of tl summary, then joined
  * by rank, aligned step and name. */
 #define DIFF_TABLES (TL_TABLE_OPS | TL_TABLE_COMM) /* what tlq_diff_gather reads */
@@ -1036,6 +1131,7 @@ main(int argc, char **argv)
 	    {"top", required_argument, NULL, OPT_TOP},
 	    {"fail-on", required_argument, NULL, OPT_FAIL_ON},
 	    {"set", required_argument, NULL, OPT_SET},
+	    {"what-if", required_argument, NULL, OPT_WHATIF},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -1161,6 +1257,27 @@ main(int argc, char **argv)
 			if (triage_option(&c, ch, optarg) != 0)
 				return 1;
 			break;
+		case OPT_WHATIF: {
+			if (c.nwhatif == sizeof c.whatif / sizeof *c.whatif) {
+				fprintf(stderr, "tl: at most 16 --what-if\n");
+				return 1;
+			}
+			size_t used = strlen(c.whatif_text);
+			snprintf(c.whatif_text + used, sizeof c.whatif_text - used, "%s%s",
+			         used ? " " : "", optarg);
+			char *copy = c.whatif_buf[c.nwhatif]; /* the scale points into it */
+			if (strlen(optarg) >= sizeof c.whatif_buf[0]) {
+				fprintf(stderr, "tl: --what-if: too long\n");
+				return 1;
+			}
+			strcpy(copy, optarg);
+			if (tlq_cp_parse_scale(copy, &c.whatif[c.nwhatif], err, sizeof err) != 0) {
+				fprintf(stderr, "tl: --what-if %s\n", err);
+				return 1;
+			}
+			c.nwhatif++;
+			break;
+		}
 		case 'T':
 			c.theme = optarg;
 			break;

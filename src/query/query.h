@@ -27,6 +27,7 @@
 #include "analysis/bubbles.h" /* the types of the answers; callers use the tlq_ functions */
 #include "analysis/collectives.h"
 #include "analysis/comm.h"
+#include "analysis/critpath.h"
 #include "analysis/dp.h"
 #include "analysis/imbalance.h"
 #include "analysis/lanes.h"
@@ -462,6 +463,26 @@ typedef struct tl_rank_steps {
 } tl_rank_steps;
 tl_rank_steps *tlq_rank_steps(const tl_query *, const tl_coll_result *cr, const tl_comm_result *cm);
 void tlq_rank_steps_free(const tl_query *, tl_rank_steps *);
+
+/* ---- the critical path (critpath.c) -------------------------------------------------------
+ * Per step (STEP_TIME id; one step -1 over the whole trace when the profile has none) the
+ * chain of work across ranks that set its length (analysis/critpath.h): segments tiling the
+ * step, blame by rank and kind, compute time on the path by name. With what-ifs (sc[0..nsc)),
+ * whatif[i] is step i's path with those durations scaled. Free with tlq_critical_free. */
+typedef struct tl_cp_result {
+	cp_step *steps;  /* by step id */
+	cp_step *whatif; /* NULL without what-ifs */
+	size_t n;
+	cp_name_ns *ops; /* over all steps: compute time on the path by name, longest first */
+	size_t nops;
+	cp_blame *ranks; /* over all steps: path time by rank (kind CP__COUNT), longest first */
+	size_t nranks;
+} tl_cp_result;
+void tlq_critical(const tl_query *, const cp_scale *sc, size_t nsc, tl_cp_result *out);
+void tlq_critical_free(tl_cp_result *);
+const char *tlq_cp_kind_name(int kind);
+/* critpath_parse_scale: "PATTERN=-20%", "rank:R=-20%", "rank:R:PATTERN=-20%". */
+int tlq_cp_parse_scale(char *s, cp_scale *out, char *err, size_t errlen);
 
 /* ---- operator statistics (ops.c) --------------------------------------------------------
  * Compute operators per rank by (op type, task type), and inside each by (op name, input

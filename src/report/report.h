@@ -47,6 +47,11 @@ void report_host_text(FILE *, const tl_query *);
 void report_memory_json(FILE *, const tl_query *);
 /* `tl diff` (diff.c): the verdict, what is only in one side, the changes largest first and the
  * stages per step; JSON: {"verdict", "changes", "stages", "operators", "overlap", ...}. */
+/* `tl critical` (critical.c): each step's critical path, blame and longest segments; whatif
+ * is the what-if as the user wrote it (r->whatif set), printed beside its predictions. JSON:
+ * {"critical_path":[...],"top_operators":[...],"top_ranks":[...][,"what_if":{...}]}. */
+void report_critical_text(FILE *, const tl_query *, const tl_cp_result *, const char *whatif);
+void report_critical_json(FILE *, const tl_query *, const tl_cp_result *, const char *whatif);
 struct tl_diff_side;
 void report_diff_text(FILE *, const struct tl_diff_side *a, const struct tl_diff_side *b,
                       const char *label_a, const char *label_b);

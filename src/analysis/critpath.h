@@ -1,0 +1,117 @@
+/* The critical path of a step across ranks: the chain of dependent work that set the step's
+ * length, walked back from the step's end along the latest-finishing predecessor and, at each
+ * collective, through the rank that arrived last.
+ *
+ * The graph (one per step): every rank's device tasks are nodes; a task's predecessor on its
+ * rank is the task that finished last before it started (stream order, and across the rank's
+ * streams the one it could have waited for), the gap between them an edge of fixed length
+ * (the device idle, or waiting for the host's launch). A collective (matched across ranks by
+ * group, name and order, analysis/collectives.h) ends on each rank its transfer time after its
+ * last member arrived; a P2P receive ends its transfer time after the later of itself and its
+ * send; an event wait ends its latency after the rank's task it waited for. The step's end follows
+ * the latest-ending task of all ranks by the time it did (the host's part of the step after the
+ * device work); tasks with no predecessor start where they did.
+ *
+ * The same graph, with some task durations scaled, gives the what-if: the times are computed
+ * again in the graph's order and the path walked again; the schedule itself (which task ran
+ * after which) is not simulated. Pure functions over plain entries; the query layer fills them
+ * from the model. */
+#ifndef TL_CRITPATH_H
+#define TL_CRITPATH_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a segment of the path is. */
+typedef enum cp_kind {
+	CP_COMPUTE,     /* a compute kernel (or another device task) */
+	CP_COMM,        /* a communication op's transfer, after its last member arrived */
+	CP_MEMORY,      /* a memory copy */
+	CP_HOST_LAUNCH, /* the device idle while the host had not yet launched the next task */
+	CP_IDLE,        /* the device idle, the next task already launched (or nothing known) */
+	CP_WAITING,     /* before the rank's first task or after its last inside the step: the
+	                   step's host range, no device work */
+	CP__COUNT
+} cp_kind;
+extern const char *const cp_kind_name[CP__COUNT];
+
+/* One device task of one rank inside the step. Strings are borrowed. */
+typedef struct cp_item {
+	int64_t start, end;  /* ns, end > start */
+	const char *name;    /* kernel or op name */
+	const char *group;   /* communication: the op's group ("" none); NULL otherwise */
+	int64_t host_launch; /* host start of the launch of this task when it is the first of its
+	                        launch, else INT64_MIN */
+	uint8_t kind;        /* CP_COMPUTE, CP_COMM, CP_MEMORY, or CP_WAITING: a stream's wait
+	                        for an event (EVENT_WAIT), which ends when the task that finished
+	                        last before its end on the rank (the event's) has */
+} cp_item;
+
+typedef struct cp_rank {
+	int rank;         /* the rank's number */
+	const cp_item *v; /* by start */
+	size_t n;
+	/* For a gap on the path before a task whose host_launch is INT64_MIN: the host start of
+	 * the launch of the device work starting at dev_start, or INT64_MIN (NULL: none). Asked
+	 * only for the gaps on the path, so that launches are read only for ranks it crosses. */
+	int64_t (*launch)(void *ctx, int64_t dev_start);
+	void *ctx;
+} cp_rank;
+
+/* A P2P pair of the step: rank indexes into the cp_rank array, the ops' starts. */
+typedef struct cp_p2p {
+	size_t send_rank, recv_rank;
+	int64_t send_start, recv_start;
+} cp_p2p;
+
+/* A what-if: the durations of the compute, memory and communication tasks whose name matches
+ * pattern (fnmatch; NULL any) on rank (-1 any) are scaled by permille / 1000. */
+typedef struct cp_scale {
+	const char *pattern;
+	int rank;
+	int permille;
+} cp_scale;
+
+typedef struct cp_seg {
+	int rank; /* number */
+	int64_t start, end;
+	uint8_t kind;     /* cp_kind */
+	const char *name; /* borrowed; "" for idle and waiting */
+	int stage;        /* filled by the caller; -1 none */
+} cp_seg;
+
+typedef struct cp_blame {
+	int rank;
+	uint8_t kind;
+	int64_t ns;
+} cp_blame;
+
+typedef struct cp_name_ns {
+	const char *name;
+	int64_t ns;
+} cp_name_ns;
+
+typedef struct cp_step {
+	int64_t step;       /* STEP_TIME id, -1 */
+	int64_t start, end; /* ns: the step (the what-if's end when scaled) */
+	cp_seg *seg;        /* tiling [start, end), by start */
+	size_t nseg;
+	cp_blame *blame; /* by rank, then kind; nonzero only; sum = end - start */
+	size_t nblame;
+	cp_name_ns *ops; /* compute time on the path by name, longest first */
+	size_t nops;
+	size_t collectives; /* collective instances matched in the step */
+	size_t jumps;       /* times the path moved to another rank */
+} cp_step;
+
+/* The path of one step [t0, t1) over ranks[0..nranks) with the step's P2P pairs, durations
+ * scaled by sc[0..nsc) (none: the step as it ran). out is the caller's; free with
+ * critpath_step_free. Segments' stage is -1. */
+void critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2p, int64_t t0,
+                   int64_t t1, const cp_scale *sc, size_t nsc, cp_step *out);
+void critpath_step_free(cp_step *);
+
+/* Parses one what-if "PATTERN=-20%", "rank:3=+10%" or "rank:3:PATTERN=-20%" into *out
+ * (pattern points into s, which must outlive it). 0, or -1 with the reason in err. */
+int critpath_parse_scale(char *s, cp_scale *out, char *err, size_t errlen);
+
+#endif

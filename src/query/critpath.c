@@ -1,0 +1,354 @@
+/* The critical path of every step (analysis/critpath.h), its tasks taken from the model's
+ * device lanes, its collectives matched from their communication lanes, its P2P pairs those of
+ * the pipeline analysis, and the host side of each gap from the launches. */
+#include "config.h"
+#include "analysis/launch.h"
+#include "query/query.h"
+#include "query/session.h"
+#include "util/parallel.h"
+#include "util/satint.h"
+#include "util/sort.h"
+#include "util/xalloc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *
+tlq_cp_kind_name(int kind)
+{
+	return kind >= 0 && kind < CP__COUNT ? cp_kind_name[kind] : "?";
+}
+
+int
+tlq_cp_parse_scale(char *s, cp_scale *out, char *err, size_t errlen)
+{
+	return critpath_parse_scale(s, out, err, errlen);
+}
+
+static int
+item_kind(tl_lane_kind k)
+{
+	switch (k) {
+	case TL_LANE_COMPUTE:
+	case TL_LANE_OTHER:
+		return CP_COMPUTE;
+	case TL_LANE_COMM:
+		return CP_COMM;
+	case TL_LANE_MEMCPY:
+		return CP_MEMORY;
+	default:
+		return -1;
+	}
+}
+
+/* Rank ri's tasks of its step si (index into its steps; SIZE_MAX: a rank without steps, all of
+ * them) into *v, by start; the latest end into *end. */
+static size_t
+rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, cp_item **v,
+           int64_t *end)
+{
+	const tl_rank *r = tlq_trace(q)->ranks[ri];
+	size_t n = 0, cap = 0;
+	*v = NULL;
+	for (size_t k = 0; k < r->ntracks; k++) {
+		const tl_track *t = r->tracks[k];
+		int kind = item_kind(t->kind);
+		if (kind < 0 || t->n == 0)
+			continue;
+		const char *group = kind == CP_COMM ? strpool_get(r->pool, t->label) : NULL;
+		int tagged = t->step != NULL && si != SIZE_MAX;
+		/* the step's work runs after its launch, so after the step's start; a tagged
+		 * track's later steps follow, so the scan ends past the step's host end at the
+		 * first task of a later step */
+		size_t i = track_first_ending_after(t, t0);
+		for (; i < t->n; i++) {
+			const tl_slice *sl = &t->v[i];
+			if (tagged) {
+				if (t->step[i] != si) {
+					if (sl->start >= t1 && t->step[i] != TL_NO_STEP &&
+					    t->step[i] > si)
+						break;
+					continue;
+				}
+			} else if (sl->start >= t1) {
+				break;
+			}
+			int64_t s = sl->start > t0 ? sl->start : t0;
+			if (sl->end <= s)
+				continue;
+			const char *nm = strpool_get(r->pool, sl->name);
+			cp_item it = {.start = s,
+			              .end = sl->end,
+			              .name = nm,
+			              .group = group,
+			              .host_launch = INT64_MIN,
+			              .kind = (uint8_t)kind};
+			/* a stream waiting for an event (EVENT_WAIT, Notify Wait outside an op) */
+			if (t->kind == TL_LANE_OTHER && strcasestr(nm, "wait") != NULL)
+				it.kind = CP_WAITING;
+			VEC_PUSH(*v, n, cap, it);
+			if (sl->end > *end)
+				*end = sl->end;
+		}
+	}
+	if (n > 1) { /* by start: a radix sort of the starts, the items moved after them */
+		int64_t *key = xreallocarray(NULL, n, sizeof *key);
+		int64_t *val = xreallocarray(NULL, n, sizeof *val);
+		for (size_t i = 0; i < n; i++) {
+			key[i] = (*v)[i].start;
+			val[i] = (int64_t)i;
+		}
+		if (!sorted_i64(key, n)) {
+			sort_i64_pairs(key, val, n);
+			cp_item *w = xreallocarray(NULL, n, sizeof *w);
+			for (size_t i = 0; i < n; i++)
+				w[i] = (*v)[val[i]];
+			free(*v);
+			*v = w;
+		}
+		free(key);
+		free(val);
+	}
+	return n;
+}
+
+/* A rank's launches, read at the first gap of the path on it (the session's table would read
+ * every rank's). */
+typedef struct launches {
+	const tl_rank *r;
+	tl_launch *v;
+	size_t n;
+	int read;
+	pthread_mutex_t lock; /* steps run in parallel */
+} launches;
+
+/* The host start of the launch whose device start is the first at or after dev_start (the rule
+ * of launch_idle), or INT64_MIN. */
+static int64_t
+launch_of(void *ctx, int64_t dev_start)
+{
+	launches *l = ctx;
+	pthread_mutex_lock(&l->lock);
+	if (!l->read) {
+		l->n = load_launches(l->r, &l->v);
+		launch_sort_dev(l->v, l->n);
+		l->read = 1;
+	}
+	pthread_mutex_unlock(&l->lock);
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->v[mid].dev_start < dev_start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->n ? l->v[lo].host_start : INT64_MIN;
+}
+
+/* The path of step id (-1: the whole trace, no steps) into out, scaled by sc. */
+static void
+one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp_scale *sc,
+         size_t nsc, launches *lv, cp_step *out, cp_step *whatif)
+{
+	const tl_trace *tr = tlq_trace(q);
+	size_t nr = tr->nranks;
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	size_t *si = xcalloc(nr ? nr : 1, sizeof *si);
+	for (size_t ri = 0; ri < nr; ri++) {
+		const tl_rank *r = tr->ranks[ri];
+		si[ri] = SIZE_MAX - 1; /* not in the step */
+		if (id < 0) {
+			si[ri] = SIZE_MAX;
+			if (r->t_min < t0)
+				t0 = r->t_min;
+			if (r->t_max > t1)
+				t1 = r->t_max;
+			continue;
+		}
+		for (size_t j = 0; j < r->nsteps; j++)
+			if (r->steps[j].id == id) {
+				si[ri] = r->nsteps == 1 ? SIZE_MAX : j;
+				t0 = r->steps[j].start < t0 ? r->steps[j].start : t0;
+				t1 = r->steps[j].end > t1 ? r->steps[j].end : t1;
+				break;
+			}
+	}
+	cp_rank *R = xcalloc(nr ? nr : 1, sizeof *R);
+	int64_t end = t1;
+	for (size_t ri = 0; ri < nr; ri++) {
+		R[ri].rank = tr->ranks[ri]->rank;
+		R[ri].launch = launch_of;
+		R[ri].ctx = &lv[ri];
+		cp_item *v = NULL;
+		if (si[ri] != SIZE_MAX - 1 && t0 < t1)
+			R[ri].n = rank_items(q, ri, si[ri], t0, t1, &v, &end);
+		R[ri].v = v;
+	}
+	if (t0 >= t1)
+		t0 = t1 = t0 == INT64_MAX ? 0 : t0;
+	out->step = id;
+	critpath_step(R, nr, p2p, np2p, t0, end, NULL, 0, out);
+	if (whatif != NULL) {
+		whatif->step = id;
+		critpath_step(R, nr, p2p, np2p, t0, end, sc, nsc, whatif);
+	}
+	/* each segment's stage: the innermost stage instance of its rank around its start */
+	for (int pass = 0; pass < 2; pass++) {
+		cp_step *s = pass == 0 ? out : whatif;
+		for (size_t k = 0; s != NULL && k < s->nseg; k++) {
+			cp_seg *g = &s->seg[k];
+			size_t ri = 0;
+			while (ri < nr && tr->ranks[ri]->rank != g->rank)
+				ri++;
+			if (ri == nr)
+				continue;
+			int level = -1;
+			for (size_t j = 0; j < q->ninst[ri]; j++) {
+				const tl_stage_inst *in = &q->inst[ri][j];
+				if (in->start <= g->start && g->start < in->end &&
+				    in->level > level) {
+					level = in->level;
+					g->stage = in->stage;
+				}
+			}
+		}
+	}
+	/* the names are the trace's: the items can go */
+	for (size_t ri = 0; ri < nr; ri++)
+		free((void *)R[ri].v);
+	free(R);
+	free(si);
+}
+
+/* The steps in parallel: each writes its own results only. */
+typedef struct step_job {
+	const tl_query *q;
+	const int64_t *ids;
+	const cp_p2p *p2p;
+	size_t np2p;
+	const cp_scale *sc;
+	size_t nsc;
+	launches *lv;
+	tl_cp_result *out;
+} step_job;
+
+static void
+step_run(void *arg, size_t i)
+{
+	step_job *j = arg;
+	one_step(j->q, j->ids[i], j->p2p, j->np2p, j->sc, j->nsc, j->lv, &j->out->steps[i],
+	         j->out->whatif ? &j->out->whatif[i] : NULL);
+}
+
+static int
+cmp_name(const void *a, const void *b)
+{
+	const cp_name_ns *x = a, *y = b;
+	return strcmp(x->name, y->name);
+}
+
+static int
+cmp_ns(const void *a, const void *b)
+{
+	const cp_name_ns *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int
+cmp_blame_ns(const void *a, const void *b)
+{
+	const cp_blame *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->rank - y->rank;
+}
+
+void
+tlq_critical(const tl_query *q, const cp_scale *sc, size_t nsc, tl_cp_result *out)
+{
+	const tl_trace *tr = tlq_trace(q);
+	memset(out, 0, sizeof *out);
+	int64_t *ids;
+	size_t n = tlq_step_ids(q, &ids);
+	if (n == 0) {
+		ids[0] = -1;
+		n = tr->nranks > 0;
+	}
+	tl_pp_link *l;
+	size_t nl = pipeline_p2p_pairs(tr, &l);
+	cp_p2p *p2p = xcalloc(nl ? nl : 1, sizeof *p2p);
+	for (size_t i = 0; i < nl; i++)
+		p2p[i] = (cp_p2p){l[i].from_rank, l[i].to_rank, l[i].send_start, l[i].recv_start};
+	free(l);
+	out->steps = xcalloc(n ? n : 1, sizeof *out->steps);
+	if (nsc > 0)
+		out->whatif = xcalloc(n ? n : 1, sizeof *out->whatif);
+	out->n = n;
+	launches *lv = xcalloc(tr->nranks ? tr->nranks : 1, sizeof *lv);
+	for (size_t ri = 0; ri < tr->nranks; ri++) {
+		lv[ri].r = tr->ranks[ri];
+		pthread_mutex_init(&lv[ri].lock, NULL);
+	}
+	step_job job = {q, ids, p2p, nl, sc, nsc, lv, out};
+	parallel_for(n, 1, step_run, &job); /* one step at a time: a graph is ~100 bytes a task */
+	for (size_t ri = 0; ri < tr->nranks; ri++) {
+		free(lv[ri].v);
+		pthread_mutex_destroy(&lv[ri].lock);
+	}
+	free(lv);
+	free(p2p);
+	free(ids);
+	/* over all steps: compute time on the path by name, and path time by rank */
+	size_t no = 0, cap = 0;
+	cp_blame *rk = NULL;
+	size_t nrk = 0, rcap = 0;
+	for (size_t i = 0; i < n; i++) {
+		const cp_step *s = &out->steps[i];
+		for (size_t k = 0; k < s->nops; k++)
+			VEC_PUSH(out->ops, no, cap, s->ops[k]);
+		for (size_t k = 0; k < s->nblame; k++) {
+			size_t j = 0;
+			while (j < nrk && rk[j].rank != s->blame[k].rank)
+				j++;
+			if (j == nrk)
+				VEC_PUSH(rk, nrk, rcap,
+				         ((cp_blame){s->blame[k].rank, CP__COUNT, 0}));
+			rk[j].ns = sat_add(rk[j].ns, s->blame[k].ns);
+		}
+	}
+	if (no > 1)
+		qsort(out->ops, no, sizeof *out->ops, cmp_name);
+	size_t w = 0;
+	for (size_t i = 0; i < no; i++) {
+		if (w > 0 && strcmp(out->ops[w - 1].name, out->ops[i].name) == 0)
+			out->ops[w - 1].ns = sat_add(out->ops[w - 1].ns, out->ops[i].ns);
+		else
+			out->ops[w++] = out->ops[i];
+	}
+	if (w > 1)
+		qsort(out->ops, w, sizeof *out->ops, cmp_ns);
+	out->nops = w;
+	if (nrk > 1)
+		qsort(rk, nrk, sizeof *rk, cmp_blame_ns);
+	out->ranks = rk;
+	out->nranks = nrk;
+}
+
+void
+tlq_critical_free(tl_cp_result *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		critpath_step_free(&r->steps[i]);
+		if (r->whatif != NULL)
+			critpath_step_free(&r->whatif[i]);
+	}
+	free(r->steps);
+	free(r->whatif);
+	free(r->ops);
+	free(r->ranks);
+	memset(r, 0, sizeof *r);
+}

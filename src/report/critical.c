@@ -1,0 +1,224 @@
+/* `tl critical`: each step's critical path across ranks (query/critpath.c), its blame table and
+ * longest segments, and what a what-if predicts; text and JSON. */
+#include "config.h"
+#include "report/report.h"
+#include "util/text.h"
+#include "util/timefmt.h"
+#include "util/xalloc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_SEGMENTS 10
+#define TOP_OPS 10
+
+static const char *
+stage_of(const tl_query *q, int stage)
+{
+	const char *s = stage >= 0 ? tlq_stage_name(q, stage) : NULL;
+	return s != NULL ? s : "";
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	text_json_write(f, s);
+	fputc('"', f);
+}
+
+static void
+step_json(FILE *f, const tl_query *q, const cp_step *s)
+{
+	fprintf(f, "{\"step\":");
+	if (s->step < 0)
+		fprintf(f, "null");
+	else
+		fprintf(f, "%" PRId64, s->step);
+	fprintf(f,
+	        ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"duration_ns\":%" PRId64
+	        ",\"collectives\":%zu,\"rank_changes\":%zu,\"segments\":[",
+	        s->start, s->end, s->end - s->start, s->collectives, s->jumps);
+	for (size_t k = 0; k < s->nseg; k++) {
+		const cp_seg *g = &s->seg[k];
+		fprintf(f,
+		        "%s{\"rank\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+		        ",\"kind\":\"%s\",\"stage\":",
+		        k ? "," : "", g->rank, g->start, g->end, tlq_cp_kind_name(g->kind));
+		if (g->stage >= 0)
+			json_str(f, stage_of(q, g->stage));
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"name\":");
+		json_str(f, g->name);
+		fputc('}', f);
+	}
+	fprintf(f, "],\"blame\":[");
+	for (size_t k = 0; k < s->nblame; k++)
+		fprintf(f, "%s{\"rank\":%d,\"kind\":\"%s\",\"ns\":%" PRId64 "}", k ? "," : "",
+		        s->blame[k].rank, tlq_cp_kind_name(s->blame[k].kind), s->blame[k].ns);
+	fprintf(f, "],\"operators\":[");
+	for (size_t k = 0; k < s->nops && k < TOP_OPS; k++) {
+		fprintf(f, "%s{\"name\":", k ? "," : "");
+		json_str(f, s->ops[k].name);
+		fprintf(f, ",\"ns\":%" PRId64 "}", s->ops[k].ns);
+	}
+	fprintf(f, "]}");
+}
+
+void
+report_critical_json(FILE *f, const tl_query *q, const tl_cp_result *r, const char *whatif)
+{
+	fprintf(f, "{\"critical_path\":[");
+	for (size_t i = 0; i < r->n; i++) {
+		if (i)
+			fputc(',', f);
+		step_json(f, q, &r->steps[i]);
+	}
+	fprintf(f, "],\"top_operators\":[");
+	for (size_t k = 0; k < r->nops && k < TOP_OPS; k++) {
+		fprintf(f, "%s{\"name\":", k ? "," : "");
+		json_str(f, r->ops[k].name);
+		fprintf(f, ",\"ns\":%" PRId64 "}", r->ops[k].ns);
+	}
+	fprintf(f, "],\"top_ranks\":[");
+	for (size_t k = 0; k < r->nranks; k++)
+		fprintf(f, "%s{\"rank\":%d,\"ns\":%" PRId64 "}", k ? "," : "", r->ranks[k].rank,
+		        r->ranks[k].ns);
+	fputc(']', f);
+	if (r->whatif != NULL) {
+		fprintf(f, ",\"what_if\":{\"spec\":");
+		json_str(f, whatif != NULL ? whatif : "");
+		fprintf(f, ",\"steps\":[");
+		for (size_t i = 0; i < r->n; i++) {
+			const cp_step *a = &r->steps[i], *b = &r->whatif[i];
+			fprintf(f, "%s{\"step\":", i ? "," : "");
+			if (a->step < 0)
+				fprintf(f, "null");
+			else
+				fprintf(f, "%" PRId64, a->step);
+			fprintf(f,
+			        ",\"duration_ns\":%" PRId64 ",\"predicted_ns\":%" PRId64
+			        ",\"path\":",
+			        a->end - a->start, b->end - b->start);
+			step_json(f, q, b);
+			fputc('}', f);
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "}\n");
+}
+
+static int
+cmp_seg_len(const void *a, const void *b)
+{
+	const cp_seg *x = *(const cp_seg *const *)a, *y = *(const cp_seg *const *)b;
+	int64_t lx = x->end - x->start, ly = y->end - y->start;
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static void
+step_text(FILE *f, const tl_query *q, const cp_step *s)
+{
+	char a[48], b[48];
+	int64_t len = s->end - s->start;
+	if (s->step < 0)
+		fprintf(f, "critical path of the whole trace (no steps): %s ms",
+		        timefmt_ms(len, 3, a, sizeof a));
+	else
+		fprintf(f, "critical path of step %" PRId64 ": %s ms", s->step,
+		        timefmt_ms(len, 3, a, sizeof a));
+	fprintf(f, ", %zu segments, %zu changes of rank, %zu collectives matched\n", s->nseg,
+	        s->jumps, s->collectives);
+	/* blame: one row per rank, one column per kind */
+	fprintf(f, "  %-6s", "rank");
+	for (int k = 0; k < CP__COUNT; k++)
+		fprintf(f, " %13s", tlq_cp_kind_name(k));
+	fprintf(f, " %13s %6s\n", "total", "%");
+	for (size_t i = 0; i < s->nblame;) {
+		int rank = s->blame[i].rank;
+		int64_t v[CP__COUNT] = {0}, tot = 0;
+		size_t j = i;
+		for (; j < s->nblame && s->blame[j].rank == rank; j++) {
+			v[s->blame[j].kind] = s->blame[j].ns;
+			tot += s->blame[j].ns;
+		}
+		if (rank < 0)
+			fprintf(f, "  %-6s", "-");
+		else
+			fprintf(f, "  %-6d", rank);
+		for (int k = 0; k < CP__COUNT; k++)
+			fprintf(f, " %13s", v[k] ? timefmt_ms(v[k], 3, a, sizeof a) : "-");
+		fprintf(f, " %13s %5.1f%%\n", timefmt_ms(tot, 3, b, sizeof b),
+		        len > 0 ? 100.0 * (double)tot / (double)len : 0.0);
+		i = j;
+	}
+	if (s->nseg == 0)
+		return;
+	const cp_seg **v = xcalloc(s->nseg, sizeof *v);
+	for (size_t k = 0; k < s->nseg; k++)
+		v[k] = &s->seg[k];
+	qsort(v, s->nseg, sizeof *v, cmp_seg_len);
+	fprintf(f, "  longest segments (ms from the step's start):\n");
+	for (size_t k = 0; k < s->nseg && k < TOP_SEGMENTS; k++) {
+		char nm[96];
+		text_sanitize(v[k]->name, nm, sizeof nm, 1);
+		fprintf(f, "    rank %-4d %13s  at %12s  %-13s %-12s %s\n", v[k]->rank,
+		        timefmt_ms(v[k]->end - v[k]->start, 3, a, sizeof a),
+		        timefmt_ms(v[k]->start - s->start, 3, b, sizeof b),
+		        tlq_cp_kind_name(v[k]->kind), stage_of(q, v[k]->stage), nm);
+	}
+	free(v);
+	if (s->nops > 0) {
+		fprintf(f, "  compute on the path by name:\n");
+		for (size_t k = 0; k < s->nops && k < 5; k++) {
+			char nm[96];
+			fprintf(f, "    %13s  %s\n", timefmt_ms(s->ops[k].ns, 3, a, sizeof a),
+			        text_sanitize(s->ops[k].name, nm, sizeof nm, 1));
+		}
+	}
+}
+
+void
+report_critical_text(FILE *f, const tl_query *q, const tl_cp_result *r, const char *whatif)
+{
+	if (r->n == 0) {
+		fprintf(f, "no steps and no device work: no critical path\n");
+		return;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		if (i)
+			fputc('\n', f);
+		step_text(f, q, &r->steps[i]);
+	}
+	char a[48], b[48];
+	if (r->n > 1 && r->nranks > 0) {
+		fprintf(f, "\nover all %zu steps, path time by rank:", r->n);
+		for (size_t k = 0; k < r->nranks && k < 8; k++)
+			if (r->ranks[k].rank < 0)
+				fprintf(f, " -: %s ms", timefmt_ms(r->ranks[k].ns, 3, a, sizeof a));
+			else
+				fprintf(f, " %d: %s ms", r->ranks[k].rank,
+				        timefmt_ms(r->ranks[k].ns, 3, a, sizeof a));
+		fputc('\n', f);
+	}
+	if (r->whatif == NULL)
+		return;
+	char spec[256];
+	fprintf(f, "\nwhat-if %s (the same graph, durations scaled; not a new schedule):\n",
+	        text_sanitize(whatif != NULL ? whatif : "", spec, sizeof spec, 1));
+	for (size_t i = 0; i < r->n; i++) {
+		int64_t x = r->steps[i].end - r->steps[i].start,
+		        y = r->whatif[i].end - r->whatif[i].start;
+		if (r->steps[i].step < 0)
+			fprintf(f, "  whole trace: ");
+		else
+			fprintf(f, "  step %" PRId64 ": ", r->steps[i].step);
+		fprintf(f, "%s ms -> %s ms (%+.1f%%)\n", timefmt_ms(x, 3, a, sizeof a),
+		        timefmt_ms(y, 3, b, sizeof b),
+		        x > 0 ? 100.0 * (double)(y - x) / (double)x : 0.0);
+	}
+}

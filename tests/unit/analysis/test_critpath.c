@@ -1,0 +1,358 @@
+/* The critical path (analysis/critpath.c through query/critpath.c): hand-built graphs whose path
+ * is worked out by hand, and generated RL and PP profiles against the generator's ground truth:
+ * the last rank to arrive at each collective, a stalled rank's stall, the longest rollout, the
+ * pipeline's send -> receive chain; segments tile each step, blame sums to it, and a what-if on
+ * a kernel on the path shortens the predicted step while one off it does not. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/critpath.h"
+#include "gen/gen.h"
+#include "load/load.h"
+#include "query/query.h"
+#include "report/report.h"
+#include "util/xalloc.h"
+#include "../test.h"
+#include "rl_test.h"
+
+static int
+tiles(const cp_step *s)
+{
+	if (s->nseg == 0 || s->seg[0].start != s->start || s->seg[s->nseg - 1].end != s->end)
+		return 0;
+	for (size_t k = 0; k < s->nseg; k++)
+		if (s->seg[k].end <= s->seg[k].start ||
+		    (k > 0 && s->seg[k - 1].end != s->seg[k].start))
+			return 0;
+	return 1;
+}
+
+static int64_t
+blame_sum(const cp_step *s)
+{
+	int64_t t = 0;
+	for (size_t k = 0; k < s->nblame; k++)
+		t += s->blame[k].ns;
+	return t;
+}
+
+static int
+seg_is(const cp_seg *g, int rank, int64_t a, int64_t b, int kind, const char *name)
+{
+	return g->rank == rank && g->start == a && g->end == b && g->kind == kind &&
+	       strcmp(g->name, name) == 0;
+}
+
+static int64_t
+predict(const cp_rank *R, size_t n, const cp_p2p *p, size_t np, int64_t t1, const char *spec)
+{
+	char buf[64], err[128];
+	snprintf(buf, sizeof buf, "%s", spec);
+	cp_scale sc;
+	if (critpath_parse_scale(buf, &sc, err, sizeof err) != 0) {
+		CHECK(0, "parse %s: %s", spec, err);
+		return -1;
+	}
+	cp_step s = {.step = 1};
+	critpath_step(R, n, p, np, 0, t1, &sc, 1, &s);
+	CHECK(tiles(&s) && blame_sum(&s) == s.end - s.start, "what-if %s: tiles and sums", spec);
+	int64_t d = s.end - s.start;
+	critpath_step_free(&s);
+	return d;
+}
+
+static void
+check_hand(void)
+{
+	/* rank 1 computes longer, arrives last at the collective; the step's end is rank 0's
+	 * kernel after it */
+	const cp_item r0[] = {{0, 10, "A", NULL, INT64_MIN, CP_COMPUTE},
+	                      {10, 40, "hcom_allReduce__1_1_1", "g", INT64_MIN, CP_COMM},
+	                      {40, 50, "B", NULL, INT64_MIN, CP_COMPUTE}};
+	const cp_item r1[] = {{0, 30, "A", NULL, INT64_MIN, CP_COMPUTE},
+	                      {30, 40, "hcom_allReduce__1_1_1", "g", INT64_MIN, CP_COMM},
+	                      {40, 45, "B", NULL, INT64_MIN, CP_COMPUTE}};
+	cp_rank R[] = {{0, r0, 3, NULL, NULL}, {1, r1, 3, NULL, NULL}};
+	cp_step s = {.step = 1};
+	critpath_step(R, 2, NULL, 0, 0, 50, NULL, 0, &s);
+	CHECK(s.nseg == 3 && s.collectives == 1 && s.jumps == 1,
+	      "hand: 3 segments, 1 collective, "
+	      "1 change of rank (%zu %zu %zu)",
+	      s.nseg, s.collectives, s.jumps);
+	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 1, 0, 30, CP_COMPUTE, "A") &&
+	          seg_is(&s.seg[1], 0, 30, 40, CP_COMM, "hcom_allReduce__1_1_1") &&
+	          seg_is(&s.seg[2], 0, 40, 50, CP_COMPUTE, "B"),
+	      "hand: through the last arrival (rank 1's A), the transfer, rank 0's B");
+	CHECK(tiles(&s) && blame_sum(&s) == 50, "hand: tiles the step, blame sums to it");
+	CHECK(s.nops == 2 && strcmp(s.ops[0].name, "A") == 0 && s.ops[0].ns == 30,
+	      "hand: A is the longest compute on the path");
+	critpath_step_free(&s);
+	/* A at half: rank 1 arrives at 15, the transfer ends at 25, B at 35 (worked by hand) */
+	int64_t d1 = predict(R, 2, NULL, 0, 50, "A=-50%");
+	CHECK(d1 == 35, "hand: A=-50%% predicts 35 (%lld)", (long long)d1);
+	d1 = predict(R, 2, NULL, 0, 50, "rank:0:A=-50%");
+	CHECK(d1 == 50, "hand: rank 0's A is off the path: no change (%lld)", (long long)d1);
+	d1 = predict(R, 2, NULL, 0, 50, "rank:1=+10%");
+	CHECK(d1 == 53, "hand: rank 1 10%% slower: 53 (%lld)", (long long)d1);
+	d1 = predict(R, 2, NULL, 0, 50, "Z*=-90%");
+	CHECK(d1 == 50, "hand: no such kernel: no change (%lld)", (long long)d1);
+
+	/* P2P: the receive waits for the send, the path goes back to the sender */
+	const cp_item p0[] = {{0, 20, "X", NULL, INT64_MIN, CP_COMPUTE},
+	                      {20, 25, "hcom_send_", "p", INT64_MIN, CP_COMM}};
+	const cp_item p1[] = {{5, 25, "hcom_receive_", "p", INT64_MIN, CP_COMM},
+	                      {25, 35, "Y", NULL, INT64_MIN, CP_COMPUTE}};
+	cp_rank P[] = {{0, p0, 2, NULL, NULL}, {1, p1, 2, NULL, NULL}};
+	cp_p2p pp = {0, 1, 20, 5};
+	critpath_step(P, 2, &pp, 1, 0, 35, NULL, 0, &s);
+	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 0, 0, 20, CP_COMPUTE, "X") &&
+	          seg_is(&s.seg[1], 1, 20, 25, CP_COMM, "hcom_receive_") &&
+	          seg_is(&s.seg[2], 1, 25, 35, CP_COMPUTE, "Y") && s.jumps == 1,
+	      "hand P2P: sender's X, the transfer, receiver's Y");
+	critpath_step_free(&s);
+	d1 = predict(P, 2, &pp, 1, 35, "X=-50%");
+	CHECK(d1 == 25, "hand P2P: X=-50%% predicts 25 (%lld)", (long long)d1);
+
+	/* an idle gap whose next task the host launched late: host launch, then idle */
+	const cp_item g0[] = {{0, 10, "A", NULL, INT64_MIN, CP_COMPUTE},
+	                      {20, 30, "B", NULL, 14, CP_COMPUTE}};
+	cp_rank G[] = {{0, g0, 2, NULL, NULL}};
+	critpath_step(G, 1, NULL, 0, 0, 30, NULL, 0, &s);
+	CHECK(s.nseg == 4 && seg_is(&s.seg[1], 0, 10, 14, CP_HOST_LAUNCH, "") &&
+	          seg_is(&s.seg[2], 0, 14, 20, CP_IDLE, ""),
+	      "hand: the gap is 4 host launch, then 6 idle");
+	critpath_step_free(&s);
+
+	/* an event wait: the stream waited for the op, the path goes through the op whole */
+	const cp_item w0[] = {{0, 30, "hcom_allReduce_", "g", INT64_MIN, CP_COMM},
+	                      {0, 5, "K", NULL, INT64_MIN, CP_COMPUTE},
+	                      {5, 31, "EVENT_WAIT", NULL, INT64_MIN, CP_WAITING},
+	                      {31, 40, "L", NULL, INT64_MIN, CP_COMPUTE}};
+	cp_rank W[] = {{0, w0, 4, NULL, NULL}};
+	critpath_step(W, 1, NULL, 0, 0, 40, NULL, 0, &s);
+	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 0, 0, 30, CP_COMM, "hcom_allReduce_") &&
+	          seg_is(&s.seg[1], 0, 30, 31, CP_WAITING, "EVENT_WAIT") &&
+	          seg_is(&s.seg[2], 0, 31, 40, CP_COMPUTE, "L"),
+	      "hand: an event wait goes back to the op it waited for");
+	critpath_step_free(&s);
+	d1 = predict(W, 1, NULL, 0, 40, "hcom*=-50%");
+	CHECK(d1 == 25, "hand: the op it waited for at half: 25 (%lld)", (long long)d1);
+
+	char b1[] = "rank:3:MatMul*=-20%", b2[] = "x=20", b3[] = "x=-200%", err[128];
+	cp_scale sc;
+	CHECK(critpath_parse_scale(b1, &sc, err, sizeof err) == 0 && sc.rank == 3 &&
+	          strcmp(sc.pattern, "MatMul*") == 0 && sc.permille == 800,
+	      "parse rank:3:MatMul*=-20%%");
+	CHECK(critpath_parse_scale(b2, &sc, err, sizeof err) < 0 &&
+	          critpath_parse_scale(b3, &sc, err, sizeof err) < 0,
+	      "parse refuses x=20 and x=-200%%");
+}
+
+/* The segment of s holding time t. */
+static const cp_seg *
+seg_at(const cp_step *s, int64_t t)
+{
+	for (size_t k = 0; k < s->nseg; k++)
+		if (s->seg[k].start <= t && t < s->seg[k].end)
+			return &s->seg[k];
+	return NULL;
+}
+
+static void
+check_rl(void)
+{
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 4;
+	o.nsteps = 2;
+	o.tasks_per_rank = 8000;
+	o.seed = 11;
+	gen_truth t;
+	tl_trace tr;
+	if (!gen_load(&o, "rl", &t, &tr))
+		return;
+	tl_query *q = tlq_open(&tr, NULL);
+	tl_cp_result r;
+	tlq_critical(q, NULL, 0, &r);
+	CHECK(r.n == t.nsteps, "rl: a path per step (%zu)", r.n);
+	size_t colls = 0, colls_ok = 0, tiled = 0, summed = 0, rollout_ok = 0, starts = 0;
+	for (size_t i = 0; i < r.n && i < t.nsteps; i++) {
+		const cp_step *s = &r.steps[i];
+		tiled += tiles(s);
+		summed += blame_sum(s) == s->end - s->start;
+		starts += s->step == t.steps[i].step && s->start == t.steps[i].start_ns &&
+		          s->end >= t.steps[i].end_ns;
+		/* every collective on the path: its transfer from the last arrival, and the path
+		 * came from the rank that arrived last */
+		for (size_t k = 0; k < s->nseg; k++) {
+			const cp_seg *g = &s->seg[k];
+			if (g->kind != CP_COMM)
+				continue;
+			for (size_t c = 0; c < t.ncomm; c++) {
+				const gen_comm_truth *x = &t.comm[c];
+				if (x->rank != g->rank || x->end_ns != g->end)
+					continue;
+				colls++;
+				int64_t from = x->start_ns > x->last_arrival_ns
+				                   ? x->start_ns
+				                   : x->last_arrival_ns;
+				colls_ok +=
+				    g->start == from && k > 0 && s->seg[k - 1].rank == x->last_rank;
+				break;
+			}
+		}
+		/* the longest rollout: the path is on the rank whose rollout ended last */
+		int64_t last_end = INT64_MIN;
+		int last_rank = -1;
+		for (size_t k = 0; k < t.nstages; k++) {
+			const gen_stage_truth *x = &t.stages[k];
+			if (x->step == s->step && x->stage == 0 && x->end_ns > last_end) {
+				last_end = x->end_ns;
+				last_rank = x->rank;
+			}
+		}
+		const cp_seg *g = seg_at(s, last_end - 1);
+		rollout_ok += g != NULL && g->rank == last_rank;
+	}
+	CHECK(tiled == r.n && summed == r.n, "rl: the segments tile every step, blame sums to it");
+	CHECK(starts == r.n, "rl: each step starts at its STEP_TIME start and ends at or after "
+	                     "its end");
+	CHECK(colls > 0 && colls_ok == colls,
+	      "rl: through the last arrival at every collective on the path (%zu of %zu)", colls_ok,
+	      colls);
+	CHECK(rollout_ok == r.n, "rl: through the longest rollout in every step");
+	/* what-if: the longest compute kernel on the path, on every rank, then on a rank the
+	 * path does not compute on */
+	const cp_step *s0 = &r.steps[0];
+	CHECK(s0->nops > 0, "rl: compute on the path");
+	if (s0->nops > 0) {
+		char spec[160], err[128];
+		snprintf(spec, sizeof spec, "%s=-20%%", s0->ops[0].name);
+		cp_scale sc;
+		critpath_parse_scale(spec, &sc, err, sizeof err);
+		tl_cp_result w;
+		tlq_critical(q, &sc, 1, &w);
+		int64_t len = s0->end - s0->start, pred = w.whatif[0].end - w.whatif[0].start;
+		int64_t cut = s0->ops[0].ns / 5;
+		/* the old path, scaled, is a path of the new graph: the step cannot get shorter
+		 * than that, and with the slow rank 30% behind, nothing else becomes longer */
+		CHECK(pred < len && pred >= len - cut - 10000 && pred <= len - cut + 10000,
+		      "rl: %s on the path: %lld -> %lld ns (cut %lld)", spec, (long long)len,
+		      (long long)pred, (long long)cut);
+		CHECK(tiles(&w.whatif[0]), "rl: the what-if's path tiles its step");
+		tlq_critical_free(&w);
+		int off = -1; /* a rank with no compute on the path */
+		for (int rk = 0; rk < o.nranks && off < 0; rk++) {
+			int on = 0;
+			for (size_t k = 0; k < s0->nblame; k++)
+				on |= s0->blame[k].rank == rk && s0->blame[k].kind == CP_COMPUTE;
+			if (!on)
+				off = rk;
+		}
+		snprintf(spec, sizeof spec, "rank:%d:%s=-20%%", off, s0->ops[0].name);
+		critpath_parse_scale(spec, &sc, err, sizeof err);
+		tlq_critical(q, &sc, 1, &w);
+		CHECK(off >= 0 && w.whatif[0].end - w.whatif[0].start == len,
+		      "rl: %s, off the path: no change", spec);
+		tlq_critical_free(&w);
+	}
+	tlq_critical_free(&r);
+	tlq_close(q);
+	trace_free(&tr);
+	gen_truth_free(&t);
+
+	/* a stall: the last rank to arrive at collective 4 comes 5 ms later */
+	o.delay_coll = 4;
+	o.delay_ns = 5 * 1000 * 1000;
+	if (!gen_load(&o, "stall", &t, &tr))
+		return;
+	q = tlq_open(&tr, NULL);
+	tlq_critical(q, NULL, 0, &r);
+	const gen_comm_truth *x = NULL;
+	for (size_t c = 0; c < t.ncomm; c++)
+		if (t.comm[c].op == 4)
+			x = &t.comm[c];
+	int64_t stalled = 0;
+	for (size_t i = 0; x != NULL && i < r.n; i++)
+		for (size_t k = 0; k < r.steps[i].nseg; k++) {
+			const cp_seg *g = &r.steps[i].seg[k];
+			if (g->rank == x->last_rank &&
+			    (g->kind == CP_IDLE || g->kind == CP_HOST_LAUNCH) &&
+			    g->end <= x->last_arrival_ns &&
+			    g->start >= x->last_arrival_ns - o.delay_ns - 2 * 1000 * 1000)
+				stalled += g->end - g->start;
+		}
+	CHECK(x != NULL && stalled >= o.delay_ns,
+	      "stall: the path waits %lld ns on rank %d before collective 4 (stall %lld)",
+	      (long long)stalled, x ? x->last_rank : -1, (long long)o.delay_ns);
+	tlq_critical_free(&r);
+	tlq_close(q);
+	trace_free(&tr);
+	gen_truth_free(&t);
+}
+
+static void
+check_pp(void)
+{
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 4;
+	o.pp = 2;
+	o.nsteps = 2;
+	o.seed = 7;
+	gen_truth t;
+	tl_trace tr;
+	if (!gen_load(&o, "pp", &t, &tr))
+		return;
+	tl_query *q = tlq_open(&tr, NULL);
+	tl_cp_result r;
+	tlq_critical(q, NULL, 0, &r);
+	size_t p2p = 0, p2p_ok = 0, tiled = 0, both = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		const cp_step *s = &r.steps[i];
+		tiled += tiles(s) && blame_sum(s) == s->end - s->start;
+		int seen[2] = {0, 0};
+		for (size_t k = 0; k < s->nseg; k++) {
+			const cp_seg *g = &s->seg[k];
+			if (g->rank >= 0 && g->rank / t.pp_dp < 2)
+				seen[g->rank / t.pp_dp] = 1;
+			if (g->kind != CP_COMM)
+				continue;
+			for (size_t c = 0; c < t.np2p; c++) {
+				const gen_p2p_truth *x = &t.p2p[c];
+				if (x->dst_rank != g->rank || x->recv_end_ns != g->end)
+					continue;
+				if (x->send_start_ns > x->recv_start_ns) {
+					p2p++;
+					p2p_ok += g->start == x->send_start_ns && k > 0 &&
+					          s->seg[k - 1].rank == x->src_rank;
+				}
+				break;
+			}
+		}
+		both += seen[0] && seen[1];
+	}
+	CHECK(r.n == t.nsteps && tiled == r.n, "pp: the segments tile every step");
+	CHECK(both == r.n, "pp: the path runs through both pipeline stages in every step");
+	CHECK(p2p > 0 && p2p_ok == p2p,
+	      "pp: each receive on the path that waited comes from its send (%zu of %zu)", p2p_ok,
+	      p2p);
+	tlq_critical_free(&r);
+	tlq_close(q);
+	trace_free(&tr);
+	gen_truth_free(&t);
+}
+
+int
+main(void)
+{
+	check_hand();
+	if (rl_test_begin("critpath") == 0) {
+		check_rl();
+		check_pp();
+		rm_rf(tmp);
+	}
+	return test_done();
+}
