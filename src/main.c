@@ -467,16 +467,18 @@ cmd_info(cli *c)
 	return rc;
 }
 
+/* What a report command prints of a loaded profile, to out. */
+typedef void (*report_fn)(const cli *c, tl_query *q, FILE *out);
+
+/* Loads the profile into tr (empty when nothing was loaded) and prints report's output, or,
+ * for the same command line over unchanged inputs, its stored result: the command's
+ * messages and output are kept in the model cache and printed again as they were. TL_STATS
+ * (make bench) measures the load and TL_CACHE_RESULTS=0 the model cache, so neither reads
+ * nor stores one. The exit status. */
 static int
-cmd_summary(cli *c)
+run_stored(cli *c, unsigned tables, report_fn report, tl_trace *tr)
 {
-	if (c->series && !c->json) { /* the text summary has no series to add them to */
-		fprintf(stderr, "tl: --series goes with --json\n");
-		return 1;
-	}
-	/* the same summary over unchanged inputs prints its stored result; TL_STATS (make bench)
-	 * measures the load and TL_CACHE_RESULTS=0 the model cache, so neither reads nor stores
-	 * one */
+	trace_init(tr);
 	tl_cache cache, *cc = cli_cache(c, &cache, 0);
 	const char *use = getenv("TL_CACHE_RESULTS");
 	size_t klen = 0;
@@ -501,16 +503,10 @@ cmd_summary(cli *c)
 		err = open_memstream(&res.err, &res.nerr);
 		msg_tee(err);
 	}
-	tl_trace tr;
-	/* the summary's findings read the operators, the launches and the communication ops
-	 * (--json also the counters) */
-	int rc = load_path_run(c, c->path, &tr, TL_TABLE_ALL, cc != NULL ? cc : CACHE_NONE);
+	int rc = load_path_run(c, c->path, tr, tables, cc != NULL ? cc : CACHE_NONE);
 	if (rc == 0) {
-		tl_query *q = tlq_open(&tr, &c->query);
-		if (c->json)
-			report_summary_json_opts(out, q, &(report_opts){.series = c->series});
-		else
-			report_summary_text(out, q);
+		tl_query *q = tlq_open(tr, &c->query);
+		report(c, q, out);
 		tlq_close(q);
 	}
 	if (key != NULL) {
@@ -526,6 +522,29 @@ cmd_summary(cli *c)
 	}
 	if (cc != NULL)
 		cache_close(cc);
+	return rc;
+}
+
+static void
+summary_report(const cli *c, tl_query *q, FILE *out)
+{
+	if (c->json)
+		report_summary_json_opts(out, q, &(report_opts){.series = c->series});
+	else
+		report_summary_text(out, q);
+}
+
+static int
+cmd_summary(cli *c)
+{
+	if (c->series && !c->json) { /* the text summary has no series to add them to */
+		fprintf(stderr, "tl: --series goes with --json\n");
+		return 1;
+	}
+	tl_trace tr;
+	/* the summary's findings read the operators, the launches and the communication ops
+	 * (--json also the counters) */
+	int rc = run_stored(c, TL_TABLE_ALL, summary_report, &tr);
 	if (getenv("TL_STATS") != NULL) { /* figures for `make bench` */
 		size_t nslices = 0, bytes = trace_slice_bytes(&tr, &nslices);
 		uint64_t rows = 0;
@@ -664,72 +683,36 @@ cmd_triage(cli *c)
 	return rc;
 }
 
-/* tl critical: every step's critical path (and what the what-ifs predict) */
+static void
+critical_report(const cli *c, tl_query *q, FILE *out)
+{
+	tl_cp_result r;
+	struct timespec c0, c1;
+	int64_t t0 = timefmt_mono_ns();
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+	tlq_critical(q, c->whatif, c->nwhatif, &r);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+	if (getenv("TL_STATS") != NULL) /* the analysis alone, for `make bench` */
+		fprintf(stderr, "stats: critical_ms=%.1f critical_cpu_ms=%.1f steps=%zu\n",
+		        (double)(timefmt_mono_ns() - t0) / 1e6,
+		        (double)(c1.tv_sec - c0.tv_sec) * 1e3 +
+		            (double)(c1.tv_nsec - c0.tv_nsec) / 1e6,
+		        r.n);
+	if (c->json)
+		report_critical_json(out, q, &r, c->nwhatif ? c->whatif_text : NULL);
+	else
+		report_critical_text(out, q, &r, c->nwhatif ? c->whatif_text : NULL);
+	tlq_critical_free(&r);
+}
+
+/* tl critical: every step's critical path (and what the what-ifs predict); as tl summary, the
+ * same command over unchanged inputs prints its stored result (the key holds the command line,
+ * so each --what-if has its own) */
 static int
 cmd_critical(cli *c)
 {
-	/* as tl summary: the same command over unchanged inputs prints its stored result (the
-	 * key holds the command line, so each --what-if has its own) */
-	tl_cache cache, *cc = cli_cache(c, &cache, 0);
-	const char *use = getenv("TL_CACHE_RESULTS");
-	size_t klen = 0;
-	uint8_t *key = NULL;
-	if (cc != NULL && cc->dir != NULL && getenv("TL_STATS") == NULL &&
-	    (use == NULL || strcmp(use, "0") != 0))
-		key = cache_result_key_path(c->path, c->have_ranks ? &c->ranks : NULL,
-		                            c->query.rules_path, c->argc, c->argv, &klen);
-	tl_result res = {0};
-	if (key != NULL && cache_result_get(cc, key, klen, &res)) {
-		fwrite(res.err, 1, res.nerr, stderr);
-		fwrite(res.out, 1, res.nout, stdout);
-		int status = res.status;
-		cache_result_free(&res);
-		free(key);
-		cache_close(cc);
-		return status;
-	}
-	FILE *out = stdout, *err = NULL;
-	if (key != NULL) {
-		out = open_memstream(&res.out, &res.nout);
-		err = open_memstream(&res.err, &res.nerr);
-		msg_tee(err);
-	}
 	tl_trace tr;
-	int rc = load_path_run(c, c->path, &tr, 0, cc != NULL ? cc : CACHE_NONE);
-	if (rc == 0) {
-		tl_query *q = tlq_open(&tr, &c->query);
-		tl_cp_result r;
-		struct timespec c0, c1;
-		int64_t t0 = timefmt_mono_ns();
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-		tlq_critical(q, c->whatif, c->nwhatif, &r);
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-		if (getenv("TL_STATS") != NULL) /* the analysis alone, for `make bench` */
-			fprintf(stderr, "stats: critical_ms=%.1f critical_cpu_ms=%.1f steps=%zu\n",
-			        (double)(timefmt_mono_ns() - t0) / 1e6,
-			        (double)(c1.tv_sec - c0.tv_sec) * 1e3 +
-			            (double)(c1.tv_nsec - c0.tv_nsec) / 1e6,
-			        r.n);
-		if (c->json)
-			report_critical_json(out, q, &r, c->nwhatif ? c->whatif_text : NULL);
-		else
-			report_critical_text(out, q, &r, c->nwhatif ? c->whatif_text : NULL);
-		tlq_critical_free(&r);
-		tlq_close(q);
-	}
-	if (key != NULL) {
-		msg_tee(NULL);
-		fclose(out);
-		fclose(err);
-		fwrite(res.out, 1, res.nout, stdout);
-		res.status = rc;
-		if (cache_all_kept(cc))
-			cache_result_put(cc, key, klen, &res);
-		cache_result_free(&res);
-		free(key);
-	}
-	if (cc != NULL)
-		cache_close(cc);
+	int rc = run_stored(c, 0, critical_report, &tr);
 	trace_free(&tr);
 	return rc;
 }

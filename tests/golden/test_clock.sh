@@ -11,10 +11,12 @@
 TL=$TL_BIN
 export LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$t_tmp/config" XDG_CACHE_HOME="$t_tmp/xdg"
 
-# every number and string of A's summary in B's, numbers within $3 ns; the clock member aside
+# every number and string of A's summary in B's, numbers within $3 ns; the clock member aside;
+# the numbers inside a finding's evidence sentence within what it prints
 cat >"$t_tmp/near.py" <<'EOF'
-import json, sys
+import json, re, sys
 a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2])); tol = int(sys.argv[3])
+NUM = r"(\d+(?:\.\d+)?)"
 bad = []; worst = [0, ""]; n = [0]
 def walk(x, y, p):
     if isinstance(x, dict):
@@ -26,6 +28,14 @@ def walk(x, y, p):
     elif isinstance(x, list):
         if not isinstance(y, list) or len(x) != len(y): bad.append(p + " (length)"); return
         for i, (u, v) in enumerate(zip(x, y)): walk(u, v, "%s[%d]" % (p, i))
+    elif isinstance(x, str) and p.endswith("/evidence"):
+        # a finding's sentence prints its times rounded (26.68 ms): the words the same, each
+        # number within the printed precision and the 20 us
+        nx, ny = re.split(NUM, x), re.split(NUM, y)
+        if len(nx) != len(ny) or nx[0::2] != ny[0::2]: bad.append(p); return
+        for u, v in zip(nx[1::2], ny[1::2]):
+            step = 10 ** -len(u.split(".")[1]) if "." in u else 1
+            if abs(float(u) - float(v)) > step + tol / 1e6 + 1e-3 * abs(float(u)): bad.append(p)
     elif isinstance(x, bool) or x is None or isinstance(x, str):
         if x != y: bad.append(p)
     else:
