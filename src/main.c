@@ -45,9 +45,11 @@ typedef struct cli {
 	tl_rankset ranks;
 	int have_ranks;
 	int json;
-	int series;      /* summary --json --series */
-	int csv;         /* query --csv */
-	const char *sql; /* query: the statement, or .tables / .schema [TABLE] */
+	int series;        /* summary --json --series */
+	int csv;           /* query --csv */
+	const char *sql;   /* query: the statement, or .tables / .schema [TABLE] */
+	tl_export_opts ex; /* export: -o, --from/--to, --step, --format */
+	int have_from, have_to;
 	int no_view;
 	tl_query_opts query; /* summary, view: the query session's options (--pp) */
 	/* view */
@@ -64,12 +66,13 @@ typedef struct cli {
 static int64_t start_mono_ns; /* for the viewer's time to first frame */
 
 /* Long-only options: getopt values above 255, and the commands that take each. */
-enum { OPT_COMPARE = 256 };
+enum { OPT_COMPARE = 256, OPT_FROM, OPT_TO, OPT_STEP, OPT_FORMAT };
 static const struct {
 	int opt;
 	const char *commands; /* separated by spaces */
 } long_only[] = {
     {OPT_COMPARE, "view demo"}, /* demo: the options of view */
+    {OPT_FROM, "export"},       {OPT_TO, "export"}, {OPT_STEP, "export"}, {OPT_FORMAT, "export"},
 };
 
 typedef struct command {
@@ -94,6 +97,7 @@ static int cmd_keys(cli *);
 static int cmd_index(cli *);
 static int cmd_cache(cli *);
 static int cmd_query(cli *);
+static int cmd_export(cli *);
 
 static const command commands[] = {
     {"info", "tl info PATH [--rank SPEC]",
@@ -118,6 +122,12 @@ static const command commands[] = {
      "          tl query PATH .tables | .schema [TABLE]",
      "one SELECT over the loaded profile's tables: slices, steps, stages, ops, ...", cmd_query, 1,
      "rjQNC"},
+    {"export",
+     "tl export PATH -o OUT [--rank SPEC] [--from T --to T | --step N]\n"
+     "          [--format chrome|csv] [--no-cache] [--cache-dir DIR]",
+     "a window of the profile for Perfetto / MindStudio Insight (OUT/rank{r}.trace.json) or as "
+     "CSV",
+     cmd_export, 1, "roNC"},
     {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR]",
      "read the profile into the model cache without viewing; print what was written", cmd_index, 1,
      "rC"},
@@ -394,6 +404,51 @@ cmd_summary(cli *c)
 		        (unsigned long long)cache_checked_opens(),
 		        (unsigned long long)cache_stamped_opens(),
 		        (unsigned long long)load_source_opens());
+	}
+	trace_free(&tr);
+	return rc;
+}
+
+static const char export_help[] =
+    "\n"
+    "  -o OUT        chrome: a directory (new, or empty) that gets one Chrome trace per rank,\n"
+    "                rank{r}.trace.json; csv: a new file, or - for stdout. tl never overwrites\n"
+    "                a file and never writes inside the input\n"
+    "  --step N      the slices of ProfilerStep N (the step column of tl query's slices)\n"
+    "  --from T --to T  the slices that meet [T, T'), ns on the profile's clock (start_ns)\n"
+    "  --format      chrome (default): Ascend trace_view.json naming, which tl reads back to\n"
+    "                the same overlap numbers; csv: the slices table's rows, with a header\n";
+
+/* tl export: the window's slices through the slices table (src/sql/sql_export.c). */
+static int
+cmd_export(cli *c)
+{
+	if (c->ex.out == NULL) {
+		fprintf(stderr, "tl: export needs -o OUT\n");
+		return 1;
+	}
+	if (c->have_from != c->have_to || (c->have_from && c->ex.has_step)) {
+		fprintf(stderr, "tl: export takes --from T --to T together, or --step N\n");
+		return 1;
+	}
+	if (c->have_from && c->ex.to <= c->ex.from) {
+		fprintf(stderr, "tl: export: --to must be after --from\n");
+		return 1;
+	}
+	c->ex.has_window = c->have_from;
+	c->ex.input = c->path;
+	tl_export *e = export_prepare(&c->ex);
+	if (e == NULL)
+		return 1;
+	tl_trace tr;
+	int rc = load_path_run(c, c->path, &tr, export_tables_needed(e), NULL);
+	if (rc == 0) {
+		tl_query *tq = tlq_open(&tr, &c->query);
+		rc = export_run(e, tq);
+		export_free(e); /* its statements' tables read the session */
+		tlq_close(tq);
+	} else {
+		export_free(e);
 	}
 	trace_free(&tr);
 	return rc;
@@ -794,6 +849,11 @@ main(int argc, char **argv)
 	    {"series", no_argument, NULL, 's'},
 	    {"csv", no_argument, NULL, 'Q'},
 	    {"compare", required_argument, NULL, OPT_COMPARE},
+	    {"output", required_argument, NULL, 'o'},
+	    {"from", required_argument, NULL, OPT_FROM},
+	    {"to", required_argument, NULL, OPT_TO},
+	    {"step", required_argument, NULL, OPT_STEP},
+	    {"format", required_argument, NULL, OPT_FORMAT},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -814,6 +874,22 @@ main(int argc, char **argv)
 	c.vs_rank = -1;
 	c.steps_a = c.steps_b = -1;
 	const command *cmd = NULL;
+	if (argc >= 2 && strcmp(argv[1], "help") == 0) { /* tl help [COMMAND] */
+		if (argc == 2) {
+			usage(stdout);
+			return 0;
+		}
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			if (strcmp(argv[2], commands[i].name) == 0) {
+				printf("usage: %s\n  %s\n\nman tl (the %s section) says more.\n",
+				       commands[i].usage, commands[i].help, commands[i].name);
+				if (commands[i].run == cmd_export)
+					fputs(export_help, stdout);
+				return 0;
+			}
+		fprintf(stderr, "tl: unknown command '%s'\n", argv[2]);
+		return 1;
+	}
 	if (argc >= 2 && argv[1][0] != '-') {
 		for (size_t i = 0; i < NCOMMANDS; i++)
 			if (strcmp(argv[1], commands[i].name) == 0)
@@ -828,7 +904,7 @@ main(int argc, char **argv)
 	}
 	int ch, li;
 	char err[256];
-	while ((li = -1, ch = getopt_long(argc, argv, "hV", longopts, &li)) != -1) {
+	while ((li = -1, ch = getopt_long(argc, argv, "hVo:", longopts, &li)) != -1) {
 		/* each command takes its own options only: others are a usage error, not ignored */
 		if (cmd && li >= 0 && !command_takes(cmd, ch)) {
 			fprintf(stderr, "tl: %s does not take --%s\nusage: %s\n", cmd->name,
@@ -892,6 +968,44 @@ main(int argc, char **argv)
 			break;
 		case OPT_COMPARE:
 			c.compare = optarg;
+			break;
+		case 'o':
+			c.ex.out = optarg;
+			break;
+		case OPT_FROM:
+		case OPT_TO:
+		case OPT_STEP: {
+			char *end;
+			errno = 0;
+			long long v = strtoll(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || errno != 0) {
+				fprintf(stderr, "tl: --%s takes an integer (%s)\n",
+				        longopts[li].name,
+				        ch == OPT_STEP ? "a ProfilerStep id"
+				                       : "ns on the profile's clock");
+				return 1;
+			}
+			if (ch == OPT_FROM) {
+				c.ex.from = v;
+				c.have_from = 1;
+			} else if (ch == OPT_TO) {
+				c.ex.to = v;
+				c.have_to = 1;
+			} else {
+				c.ex.step = v;
+				c.ex.has_step = 1;
+			}
+			break;
+		}
+		case OPT_FORMAT:
+			if (strcmp(optarg, "chrome") == 0) {
+				c.ex.format = TL_EXPORT_CHROME;
+			} else if (strcmp(optarg, "csv") == 0) {
+				c.ex.format = TL_EXPORT_CSV;
+			} else {
+				fprintf(stderr, "tl: --format takes chrome or csv\n");
+				return 1;
+			}
 			break;
 		case 'T':
 			c.theme = optarg;

@@ -248,8 +248,11 @@ sql_tables_needed(const tl_sql *s)
 	return need;
 }
 
-int
-sql_run(tl_sql *s, const tl_query *q, FILE *out, int format)
+/* Runs body over the statement inside the run's defences (the work budget, SQLite's heap
+ * limit). Returns body's result: 0, or < 0 for SQLite's error (said here), or > 0 (said by
+ * body). */
+static int
+run_with_budget(tl_sql *s, const tl_query *q, int (*body)(sqlite3_stmt *, void *), void *arg)
 {
 	s->x.q = q;
 	/* the work a statement may do grows with the rows it may walk */
@@ -266,18 +269,43 @@ sql_run(tl_sql *s, const tl_query *q, FILE *out, int format)
 	s->over_budget = 0;
 	sqlite3_progress_handler(s->db, SQL_PROGRESS_OPS, on_progress, s);
 	sqlite3_int64 old_heap = sqlite3_hard_heap_limit64(SQL_HEAP_MAX);
-	int rc = sql_out_rows(s->st, out, format, env_number("TL_QUERY_MAX_ROWS", SQL_MAX_ROWS));
+	int rc = body(s->st, arg);
 	sqlite3_hard_heap_limit64(old_heap);
 	sqlite3_progress_handler(s->db, 0, NULL, NULL);
-	if (rc < 0) {
+	if (rc < 0)
 		say_error(s, sqlite3_errmsg(s->db));
-		rc = 1;
-	}
+	return rc;
+}
+
+typedef struct out_args {
+	FILE *out;
+	int format;
+	long long max_rows;
+} out_args;
+
+static int
+out_body(sqlite3_stmt *st, void *arg)
+{
+	const out_args *a = arg;
+	return sql_out_rows(st, a->out, a->format, a->max_rows);
+}
+
+int
+sql_run(tl_sql *s, const tl_query *q, FILE *out, int format)
+{
+	out_args a = {out, format, env_number("TL_QUERY_MAX_ROWS", SQL_MAX_ROWS)};
+	int rc = run_with_budget(s, q, out_body, &a) != 0;
 	if (fflush(out) != 0 || ferror(out)) {
 		msg_error("query: cannot write the output");
 		rc = 1;
 	}
 	return rc;
+}
+
+int
+sql_run_rows(tl_sql *s, const tl_query *q, int (*body)(sqlite3_stmt *, void *), void *arg)
+{
+	return run_with_budget(s, q, body, arg) != 0;
 }
 
 void
