@@ -603,6 +603,18 @@ cmd_diff(cli *c)
 	return rc;
 }
 
+/* The viewer's :query runner: tl query's statement over the session (src/sql/), its rows
+ * handed over as the viewer's (the same fields: the pointers move). */
+static int
+view_sql(const tl_query *q, const char *sql, size_t max_rows, tl_ui_rows *out, char *err,
+         size_t errlen)
+{
+	tl_sql_rows r;
+	int rc = sql_collect(q, sql, max_rows, &r, err, errlen);
+	*out = (tl_ui_rows){r.ncols, r.names, r.nrows, r.cells, r.truncated};
+	return rc;
+}
+
 static int
 view_trace(cli *c, tl_trace *tr, tl_trace *trb, tl_load_bg *bg)
 {
@@ -614,7 +626,8 @@ view_trace(cli *c, tl_trace *tr, tl_trace *trb, tl_load_bg *bg)
 	                .stats_file = c->stats,
 	                .start_mono_ns = start_mono_ns,
 	                .path = c->path,
-	                .compare_path = c->compare};
+	                .compare_path = c->compare,
+	                .sql = view_sql};
 	tl_query_opts qo = c->query;
 	qo.lanes = 1; /* the viewer draws the overlap and stage lanes */
 	tl_query *q = tlq_open(tr, &qo);

@@ -24,6 +24,20 @@ unsigned sql_tables_needed(const tl_sql *);
 int sql_run(tl_sql *, const tl_query *q, FILE *out, int format);
 void sql_free(tl_sql *);
 
+/* A statement's rows as text (NULL for an SQL NULL), for the viewer's :query panel. */
+typedef struct tl_sql_rows {
+	int ncols;
+	char **names;  /* ncols column names */
+	size_t nrows;  /* at most the max_rows asked for */
+	char **cells;  /* row r's column c at r * ncols + c */
+	int truncated; /* there were more rows */
+} tl_sql_rows;
+/* Compiles and runs sql over q with the defences of sql_run, keeping up to max_rows rows.
+ * Returns 0, or 1 with the one line that says why in err (nothing on stderr). */
+int sql_collect(const tl_query *q, const char *sql, size_t max_rows, tl_sql_rows *out, char *err,
+                size_t errlen);
+void sql_rows_free(tl_sql_rows *);
+
 /* `.tables` and `.schema [TABLE]`: the tables with their columns, each column with its type and
  * meaning. Returns 0, or 1 (one line on stderr) for an unknown table. */
 int sql_list_tables(FILE *out);
