@@ -898,8 +898,8 @@ main(int argc, char **argv)
 		}
 		for (size_t i = 0; i < NCOMMANDS; i++)
 			if (strcmp(argv[2], commands[i].name) == 0) {
-				printf("usage: %s\n  %s\n\nman tl (the %s section) says more.\n",
-				       commands[i].usage, commands[i].help, commands[i].name);
+				printf("usage: %s\n  %s\n\nman tl says more.\n", commands[i].usage,
+				       commands[i].help);
 				if (commands[i].run == cmd_export)
 					fputs(export_help, stdout);
 				return 0;
