@@ -48,9 +48,11 @@ typedef struct cli {
 	tl_rankset ranks;
 	int have_ranks;
 	int json;
-	int series;      /* summary --json --series */
-	int csv;         /* query --csv */
-	const char *sql; /* query: the statement, or .tables / .schema [TABLE] */
+	int series;        /* summary --json --series */
+	int csv;           /* query --csv */
+	const char *sql;   /* query: the statement, or .tables / .schema [TABLE] */
+	tl_export_opts ex; /* export: -o, --from/--to, --step, --format */
+	int have_from, have_to;
 	int no_view;
 	tl_query_opts query; /* summary, view: the query session's options (--pp) */
 	/* view */
@@ -90,20 +92,28 @@ enum {
 	OPT_TOP,
 	OPT_FAIL_ON,
 	OPT_SET,
-	OPT_WHATIF
+	OPT_WHATIF,
+	OPT_FROM,
+	OPT_TO,
+	OPT_STEP,
+	OPT_FORMAT
 };
 static const struct {
 	int opt;
 	const char *commands; /* separated by spaces */
 } long_only[] = {
     {OPT_COMPARE, "view demo"}, /* demo: the options of view */
-    {OPT_TRUST, "summary diff view index cache demo query triage critical"},
-    {OPT_CLOCK, "info summary diff view demo query triage critical"},
-    {OPT_CLOCK_OFFSET, "info summary diff view demo query triage critical"},
+    {OPT_TRUST, "summary diff view index cache demo query triage critical export"},
+    {OPT_CLOCK, "info summary diff view demo query triage critical export"},
+    {OPT_CLOCK_OFFSET, "info summary diff view demo query triage critical export"},
     {OPT_TOP, "triage"},
     {OPT_FAIL_ON, "triage"},
     {OPT_SET, "triage"},
     {OPT_WHATIF, "critical"},
+    {OPT_FROM, "export"},
+    {OPT_TO, "export"},
+    {OPT_STEP, "export"},
+    {OPT_FORMAT, "export"},
 };
 
 typedef struct command {
@@ -130,6 +140,7 @@ static int cmd_cache(cli *);
 static int cmd_query(cli *);
 static int cmd_triage(cli *);
 static int cmd_critical(cli *);
+static int cmd_export(cli *);
 
 static const command commands[] = {
     {"demo", "tl demo [--no-view] [the options of view]",
@@ -169,6 +180,11 @@ static const command commands[] = {
      "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
      "          [--clock-offset HOST=NS]; tl query PATH .tables | .schema [TABLE]",
      "SQL over the profile: slices, steps, stages, ops, ...", cmd_query, 1, "rjQNC"},
+    {"export",
+     "tl export PATH -o OUT [--rank SPEC] [--from T --to T | --step N]\n"
+     "          [--format chrome|csv] [--no-cache] [--cache-dir DIR]\n"
+     "          [--trust-cache OWNERS] [--clock raw|align] [--clock-offset HOST=NS]",
+     "a window as Chrome traces (for Perfetto, Insight) or CSV", cmd_export, 1, "roNC"},
     {"index", "tl index PATH [--rank SPEC] [--cache-dir DIR] [--trust-cache OWNERS]",
      "read PATH into the model cache without viewing it", cmd_index, 1, "rC"},
     {"cache", "tl cache [--clear] [--cache-dir DIR] [--trust-cache OWNERS]",
@@ -221,6 +237,17 @@ static const struct {
     {OPT_FAIL_ON, "  --fail-on X   exit 3 when a finding costs at least X: 5ms, or 2% of the\n"
                   "                step time\n"},
     {OPT_SET, "  --set N=V     a rule's threshold, e.g. stall_ms=2 (man tl: FINDINGS)\n"},
+    {'o', "  -o OUT        chrome: a directory (new, or empty) that gets one Chrome trace\n"
+          "                per rank, rank{r}.trace.json; csv: a new file, or - for stdout;\n"
+          "                tl never overwrites a file and never writes inside the input\n"},
+    {OPT_STEP, "  --step N      the slices of ProfilerStep N (the step column of tl query's\n"
+               "                slices)\n"},
+    {OPT_FROM, "  --from T --to T\n"
+               "                the slices that meet [T, T'), ns on the profile's clock\n"
+               "                (start_ns)\n"},
+    {OPT_FORMAT, "  --format F    chrome (default): Ascend trace_view.json naming, which tl\n"
+                 "                reads back to the same overlap numbers; csv: the slices\n"
+                 "                table's rows, with a header\n"},
     {OPT_WHATIF, "  --what-if SPEC\n"
                  "                scale durations and predict each step's time on the same\n"
                  "                graph: 'MatMul*=-20%', 'rank:3=-10%', 'rank:3:NAME=+5%'\n"
@@ -565,6 +592,41 @@ cmd_summary(cli *c)
 	return rc;
 }
 
+/* tl export: the window's slices through the slices table (src/sql/sql_export.c). */
+static int
+cmd_export(cli *c)
+{
+	if (c->ex.out == NULL) {
+		fprintf(stderr, "tl: export needs -o OUT\n");
+		return 1;
+	}
+	if (c->have_from != c->have_to || (c->have_from && c->ex.has_step)) {
+		fprintf(stderr, "tl: export takes --from T --to T together, or --step N\n");
+		return 1;
+	}
+	if (c->have_from && c->ex.to <= c->ex.from) {
+		fprintf(stderr, "tl: export: --to must be after --from\n");
+		return 1;
+	}
+	c->ex.has_window = c->have_from;
+	c->ex.input = c->path;
+	tl_export *e = export_prepare(&c->ex);
+	if (e == NULL)
+		return 1;
+	tl_trace tr;
+	int rc = load_path_run(c, c->path, &tr, export_tables_needed(e), NULL);
+	if (rc == 0) {
+		tl_query *tq = tlq_open(&tr, &c->query);
+		rc = export_run(e, tq);
+		export_free(e); /* its statements' tables read the session */
+		tlq_close(tq);
+	} else {
+		export_free(e);
+	}
+	trace_free(&tr);
+	return rc;
+}
+
 /* tl query: the statement is compiled first (a wrong one costs no load, and its tables say
  * what the load gathers), then run over the loaded profile (src/sql/). */
 static int
@@ -819,6 +881,18 @@ cmd_diff(cli *c)
 	return rc;
 }
 
+/* The viewer's :query runner: tl query's statement over the session (src/sql/), its rows
+ * handed over as the viewer's (the same fields: the pointers move). */
+static int
+view_sql(const tl_query *q, const char *sql, size_t max_rows, tl_ui_rows *out, char *err,
+         size_t errlen)
+{
+	tl_sql_rows r;
+	int rc = sql_collect(q, sql, max_rows, &r, err, errlen);
+	*out = (tl_ui_rows){r.ncols, r.names, r.nrows, r.cells, r.truncated};
+	return rc;
+}
+
 static int
 view_trace(cli *c, tl_trace *tr, tl_trace *trb, tl_load_bg *bg)
 {
@@ -830,7 +904,8 @@ view_trace(cli *c, tl_trace *tr, tl_trace *trb, tl_load_bg *bg)
 	                .stats_file = c->stats,
 	                .start_mono_ns = start_mono_ns,
 	                .path = c->path,
-	                .compare_path = c->compare};
+	                .compare_path = c->compare,
+	                .sql = view_sql};
 	tl_query_opts qo = c->query;
 	qo.lanes = 1; /* the viewer draws the overlap and stage lanes */
 	tl_query *q = tlq_open(tr, &qo);
@@ -1115,6 +1190,11 @@ main(int argc, char **argv)
 	    {"fail-on", required_argument, NULL, OPT_FAIL_ON},
 	    {"set", required_argument, NULL, OPT_SET},
 	    {"what-if", required_argument, NULL, OPT_WHATIF},
+	    {"output", required_argument, NULL, 'o'},
+	    {"from", required_argument, NULL, OPT_FROM},
+	    {"to", required_argument, NULL, OPT_TO},
+	    {"step", required_argument, NULL, OPT_STEP},
+	    {"format", required_argument, NULL, OPT_FORMAT},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -1166,7 +1246,7 @@ main(int argc, char **argv)
 	}
 	int ch, li;
 	char err[256];
-	while ((li = -1, ch = getopt_long(argc, argv, "hV", longopts, &li)) != -1) {
+	while ((li = -1, ch = getopt_long(argc, argv, "hVo:", longopts, &li)) != -1) {
 		/* each command takes its own options only: others are a usage error, not ignored */
 		if (cmd && li >= 0 && ch != 'h' && ch != 'V' && !command_takes(cmd, ch)) {
 			fprintf(stderr, "tl: %s does not take --%s\nusage: %s\n", cmd->name,
@@ -1261,6 +1341,44 @@ main(int argc, char **argv)
 			c.nwhatif++;
 			break;
 		}
+		case 'o':
+			c.ex.out = optarg;
+			break;
+		case OPT_FROM:
+		case OPT_TO:
+		case OPT_STEP: {
+			char *end;
+			errno = 0;
+			long long v = strtoll(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || errno != 0) {
+				fprintf(stderr, "tl: --%s takes an integer (%s)\n",
+				        longopts[li].name,
+				        ch == OPT_STEP ? "a ProfilerStep id"
+				                       : "ns on the profile's clock");
+				return 1;
+			}
+			if (ch == OPT_FROM) {
+				c.ex.from = v;
+				c.have_from = 1;
+			} else if (ch == OPT_TO) {
+				c.ex.to = v;
+				c.have_to = 1;
+			} else {
+				c.ex.step = v;
+				c.ex.has_step = 1;
+			}
+			break;
+		}
+		case OPT_FORMAT:
+			if (strcmp(optarg, "chrome") == 0) {
+				c.ex.format = TL_EXPORT_CHROME;
+			} else if (strcmp(optarg, "csv") == 0) {
+				c.ex.format = TL_EXPORT_CSV;
+			} else {
+				fprintf(stderr, "tl: --format takes chrome or csv\n");
+				return 1;
+			}
+			break;
 		case 'T':
 			c.theme = optarg;
 			break;

@@ -26,6 +26,7 @@
 #include "util/msg.h"
 #include "util/xalloc.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,26 @@
 #define SQL_BUDGET_PER_ROW 100ll
 #define SQL_MAX_ROWS 1000000ll
 #define SQL_HEAP_MAX (INT64_C(2) << 30)
+
+/* Where this thread's errors go: stderr (msg_error), or while the viewer runs a statement
+ * (sql_collect) the buffer it shows them from. */
+static _Thread_local char *err_buf;
+static _Thread_local size_t err_len;
+
+static void __attribute__((format(printf, 1, 2))) sql_err(const char *fmt, ...)
+{
+	char line[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (err_buf != NULL) {
+		if (err_buf[0] == '\0')
+			snprintf(err_buf, err_len, "%s", line);
+	} else {
+		msg_error("%s", line);
+	}
+}
 
 struct tl_sql {
 	sqlite3 *db;
@@ -125,13 +146,13 @@ static void
 say_error(const tl_sql *s, const char *what)
 {
 	if (s->over_budget)
-		msg_error("query: stopped: the statement ran past its work budget (%lld million "
-		          "steps); narrow it (WHERE rank = N, a time window, LIMIT)",
-		          s->max_ticks * SQL_PROGRESS_OPS / 1000000);
+		sql_err("query: stopped: the statement ran past its work budget (%lld million "
+		        "steps); narrow it (WHERE rank = N, a time window, LIMIT)",
+		        s->max_ticks * SQL_PROGRESS_OPS / 1000000);
 	else if (s->denied[0] != '\0')
-		msg_error("query: %s", s->denied);
+		sql_err("query: %s", s->denied);
 	else
-		msg_error("query: %s", what);
+		sql_err("query: %s", what);
 }
 
 static long long
@@ -202,8 +223,8 @@ sql_prepare(const char *sql)
 	tl_sql *s = xcalloc(1, sizeof *s);
 	if (sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
 	    configure(s) != 0) {
-		msg_error("query: cannot open SQLite: %s",
-		          s->db ? sqlite3_errmsg(s->db) : "no memory");
+		sql_err("query: cannot open SQLite: %s",
+		        s->db ? sqlite3_errmsg(s->db) : "no memory");
 		sql_free(s);
 		return NULL;
 	}
@@ -215,7 +236,7 @@ sql_prepare(const char *sql)
 		return NULL;
 	}
 	if (s->st == NULL) {
-		msg_error("query: no SQL statement given");
+		sql_err("query: no SQL statement given");
 		sql_free(s);
 		return NULL;
 	}
@@ -223,15 +244,14 @@ sql_prepare(const char *sql)
 	memcpy(denied, s->denied, sizeof denied);
 	if (!only_comments(s->db, tail)) {
 		if (s->denied[0] != '\0' && denied[0] == '\0') /* the second one was refused */
-			msg_error("query: %s", s->denied);
+			sql_err("query: %s", s->denied);
 		else
-			msg_error(
-			    "query: one statement at a time (a second one follows the first)");
+			sql_err("query: one statement at a time (a second one follows the first)");
 		sql_free(s);
 		return NULL;
 	}
 	if (!sqlite3_stmt_readonly(s->st)) {
-		msg_error("query: only SELECT is allowed: the statement would write");
+		sql_err("query: only SELECT is allowed: the statement would write");
 		sql_free(s);
 		return NULL;
 	}
@@ -248,8 +268,11 @@ sql_tables_needed(const tl_sql *s)
 	return need;
 }
 
-int
-sql_run(tl_sql *s, const tl_query *q, FILE *out, int format)
+/* Runs body over the statement inside the run's defences (the work budget, SQLite's heap
+ * limit). Returns body's result: 0, or < 0 for SQLite's error (said here), or > 0 (said by
+ * body). */
+static int
+run_with_budget(tl_sql *s, const tl_query *q, int (*body)(sqlite3_stmt *, void *), void *arg)
 {
 	s->x.q = q;
 	/* the work a statement may do grows with the rows it may walk */
@@ -266,18 +289,114 @@ sql_run(tl_sql *s, const tl_query *q, FILE *out, int format)
 	s->over_budget = 0;
 	sqlite3_progress_handler(s->db, SQL_PROGRESS_OPS, on_progress, s);
 	sqlite3_int64 old_heap = sqlite3_hard_heap_limit64(SQL_HEAP_MAX);
-	int rc = sql_out_rows(s->st, out, format, env_number("TL_QUERY_MAX_ROWS", SQL_MAX_ROWS));
+	int rc = body(s->st, arg);
 	sqlite3_hard_heap_limit64(old_heap);
 	sqlite3_progress_handler(s->db, 0, NULL, NULL);
-	if (rc < 0) {
+	if (rc < 0)
 		say_error(s, sqlite3_errmsg(s->db));
-		rc = 1;
-	}
+	return rc;
+}
+
+typedef struct out_args {
+	FILE *out;
+	int format;
+	long long max_rows;
+} out_args;
+
+static int
+out_body(sqlite3_stmt *st, void *arg)
+{
+	const out_args *a = arg;
+	return sql_out_rows(st, a->out, a->format, a->max_rows);
+}
+
+int
+sql_run(tl_sql *s, const tl_query *q, FILE *out, int format)
+{
+	out_args a = {out, format, env_number("TL_QUERY_MAX_ROWS", SQL_MAX_ROWS)};
+	int rc = run_with_budget(s, q, out_body, &a) != 0;
 	if (fflush(out) != 0 || ferror(out)) {
-		msg_error("query: cannot write the output");
+		sql_err("query: cannot write the output");
 		rc = 1;
 	}
 	return rc;
+}
+
+int
+sql_run_rows(tl_sql *s, const tl_query *q, int (*body)(sqlite3_stmt *, void *), void *arg)
+{
+	return run_with_budget(s, q, body, arg) != 0;
+}
+
+typedef struct collect_args {
+	size_t max_rows;
+	tl_sql_rows *out;
+	int over;
+} collect_args;
+
+static char *
+cell_copy(sqlite3_stmt *st, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(st, i);
+	if (sqlite3_column_type(st, i) == SQLITE_BLOB)
+		return xstrdup("(blob)");
+	return t ? xstrdup(t) : NULL;
+}
+
+static int
+collect_body(sqlite3_stmt *st, void *arg)
+{
+	collect_args *a = arg;
+	tl_sql_rows *o = a->out;
+	int rc;
+	size_t cap = 0;
+	o->ncols = sqlite3_column_count(st);
+	o->names = xcalloc((size_t)o->ncols + 1, sizeof *o->names);
+	for (int i = 0; i < o->ncols; i++)
+		o->names[i] = xstrdup(sqlite3_column_name(st, i));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (o->nrows >= a->max_rows) {
+			a->over = 1;
+			return 0;
+		}
+		VEC_RESERVE(o->cells, cap, (o->nrows + 1) * (size_t)o->ncols + 1);
+		for (int i = 0; i < o->ncols; i++)
+			o->cells[o->nrows * (size_t)o->ncols + (size_t)i] = cell_copy(st, i);
+		o->nrows++;
+	}
+	return rc == SQLITE_DONE ? 0 : -rc;
+}
+
+int
+sql_collect(const tl_query *q, const char *sql, size_t max_rows, tl_sql_rows *out, char *err,
+            size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	err[0] = '\0';
+	err_buf = err;
+	err_len = errlen;
+	int rc = 1;
+	tl_sql *s = sql_prepare(sql);
+	if (s != NULL) {
+		collect_args a = {max_rows, out, 0};
+		rc = run_with_budget(s, q, collect_body, &a) != 0;
+		out->truncated = a.over;
+		sql_free(s);
+	}
+	err_buf = NULL;
+	return rc;
+}
+
+void
+sql_rows_free(tl_sql_rows *r)
+{
+	for (int i = 0; r->names && i < r->ncols; i++)
+		free(r->names[i]);
+	for (size_t i = 0; r->cells && i < r->nrows * (size_t)r->ncols; i++)
+		free(r->cells[i]);
+	free(r->names);
+	free(r->cells);
+	memset(r, 0, sizeof *r);
 }
 
 void
@@ -316,7 +435,7 @@ sql_schema(FILE *out, const char *name)
 	}
 	const sql_table *t = sql_table_find(name);
 	if (t == NULL) {
-		msg_error("query: no table %s (tl query PATH .tables lists them)", name);
+		sql_err("query: no table %s (tl query PATH .tables lists them)", name);
 		return 1;
 	}
 	fprintf(out, "%s: %s\n", t->name, t->doc);

@@ -91,4 +91,11 @@ int sql_vtab_register(sqlite3 *db, sql_ctx *x);
 /* Output (sql_out.c): the statement's rows to out; returns 0, or 1 after one line on stderr. */
 int sql_out_rows(sqlite3_stmt *, FILE *out, int format, long long max_rows);
 
+/* Runs a statement of sql_prepare over q with the run's defences but no row limit (tl export
+ * writes every row of its window): body steps the statement and returns 0, or < 0 for SQLite's
+ * error code (negated; sql.c says it), or > 0 after a line of its own. Returns 0 or 1. */
+struct tl_sql;
+int sql_run_rows(struct tl_sql *, const tl_query *q, int (*body)(sqlite3_stmt *, void *),
+                 void *arg);
+
 #endif

@@ -270,6 +270,16 @@ cmd_resize(tl_ui *ui, char *arg)
 }
 
 static int
+cmd_query(tl_ui *ui, char *arg)
+{
+	if (*arg == '\0') {
+		ui_message(ui, 1, "query: give one SELECT, e.g. :query SELECT * FROM steps");
+		return -1;
+	}
+	return query_panel_run(ui, arg);
+}
+
+static int
 cmd_quit(tl_ui *ui, char *arg)
 {
 	(void)arg;

@@ -48,6 +48,8 @@
 	X("export", NULL, "FILE.svg", cmd_export,                                                  \
 	  "Write the DP panel's concurrency chart (its stage, step and number) as an SVG file")    \
 	X("resize", NULL, "COLSxROWS", cmd_resize, "Resize the screen (script mode)")              \
+	X("query", NULL, "SQL", cmd_query,                                                         \
+	  "Run one SELECT of tl query; Enter on a row with rank and start_ns shows it")            \
 	X("quit", "q q!", "", cmd_quit, "Quit")
 
 typedef struct tl_command_info {

@@ -9,6 +9,9 @@
 #include "ui/view.h"
 
 void ui_message(tl_ui *, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* :query SQL: runs the statement and shows its rows in the query panel (query_panel.c).
+ * Returns 0, or -1 after a message. */
+int query_panel_run(tl_ui *, const char *sql);
 /* While ranks are loading (tlq_loading), what needs every rank (panels, bubble lists, search,
  * statistics) waits: 1 after saying so in the message line when action a (ACT_*), or the
  * :-command named cmd when a is ACT_NONE, is one of those; else 0 (ui.c). */

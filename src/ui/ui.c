@@ -485,6 +485,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	msg_list held = {0}; /* dp_prepare_held's warnings */
 	if (o->compare)
 		ui->cmp = compare_open(q, o->compare, o->path, o->compare_path);
+	ui->sql = o->sql;
 	ui_view_open(ui, &timeline_view);
 	if (term_open(&ui->theme, o->cols, o->rows, &ui->scr) != 0) {
 		term_close();

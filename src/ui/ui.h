@@ -7,6 +7,19 @@
 
 #include "query/query.h"
 
+/* A statement's rows as text, as the :query panel shows them (NULL cells: SQL NULL). */
+typedef struct tl_ui_rows {
+	int ncols;
+	char **names;
+	size_t nrows;
+	char **cells; /* row r's column c at r * ncols + c */
+	int truncated;
+} tl_ui_rows;
+/* Runs one SQL statement of `tl query` over the session, keeping up to max_rows rows. Returns
+ * 0, or 1 with the reason in err. main hands it down: the viewer does not reach src/sql/. */
+typedef int (*tl_ui_sql_fn)(const tl_query *, const char *sql, size_t max_rows, tl_ui_rows *out,
+                            char *err, size_t errlen);
+
 typedef struct tl_ui_opts {
 	const char *theme, *keymap; /* NULL: the defaults (and the user's default files) */
 	const char *script;         /* script mode: keys and :-commands, one per line */
@@ -16,6 +29,7 @@ typedef struct tl_ui_opts {
 	const tl_query *compare;    /* --compare B: B's session (opened with .lanes), or NULL */
 	const char *compare_path;   /* B as the user named it */
 	const char *path;           /* A as the user named it */
+	tl_ui_sql_fn sql;           /* :query; NULL: the command says it is not available */
 } tl_ui_opts;
 
 /* Runs the viewer on a query session (opened with .lanes). Returns the exit status. */

@@ -37,6 +37,7 @@
 #include "ui/prompt.h"
 #include "ui/screen.h"
 #include "ui/theme.h"
+#include "ui/ui.h"
 
 typedef struct tl_ui tl_ui;
 
@@ -89,6 +90,7 @@ typedef struct view_ops {
 	X(modules_panel_view)                                                                      \
 	X(live_panel_view)                                                                         \
 	X(diff_panel_view)                                                                         \
+	X(query_panel_view)                                                                        \
 	X(help_view)
 
 #define VIEW_EXTERN_(v) extern const view_ops v;
@@ -119,6 +121,7 @@ typedef struct ui_selection {
 
 struct tl_ui {
 	const tl_trace *tr; /* tlq_trace(q) */
+	tl_ui_sql_fn sql;   /* :query's runner, from main (ui/ui.h); NULL: none */
 	const tl_query *q;  /* the session main opened: every number the views show */
 	/* tl view A --compare B: B's session, its lanes' alignment and tl diff's changes
 	 * (ui/compare.h); NULL without --compare */

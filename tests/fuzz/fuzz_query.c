@@ -1,12 +1,15 @@
 /* tl query: the user's SQL over a hostile profile. The input is SQL text, then a NUL byte, then a
  * Chrome-trace JSON profile (none: an empty one); the SQL runs over every virtual table's
  * cursors on what the JSON loader made of the profile, with a small work budget and row limit,
- * output to /dev/null. Without a NUL byte the SQL also runs over each table in turn. */
+ * output to /dev/null. Without a NUL byte the SQL also runs over each table in turn; with one,
+ * tl export writes the profile's Chrome trace and the JSON loader reads it back. */
 #include "config.h"
 #include "fuzz.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "load/load.h"
 #include "query/query.h"
@@ -21,6 +24,37 @@ run(const char *sql, const tl_query *q, FILE *null)
 		return;
 	sql_run(s, q, null, TL_SQL_TABLE);
 	sql_free(s);
+}
+
+/* tl export of the loaded profile to a directory of its own, then the export read back by the
+ * loader that reads it in tl (every file removed after). */
+static void
+export_and_reread(const tl_query *q, const char *input)
+{
+	char dir[600], file[700];
+	snprintf(dir, sizeof dir, "%s.export", input);
+	tl_export_opts o = {.input = input, .out = dir, .format = TL_EXPORT_CHROME};
+	tl_export *e = export_prepare(&o);
+	if (e == NULL)
+		return;
+	export_run(e, q);
+	export_free(e);
+	snprintf(file, sizeof file, "%s/rank0.trace.json", dir);
+	if (access(file, R_OK) == 0) {
+		tl_source src;
+		memset(&src, 0, sizeof src);
+		src.kind = TL_SRC_TRACE_VIEW;
+		src.path = file;
+		src.role_step = -1;
+		tl_rank *r = rank_new(0);
+		r->sources = xcalloc(1, sizeof *r->sources);
+		r->sources[r->nsources++] = &src;
+		loader_trace_json.load(&src, r, NULL);
+		rank_finish(r);
+		rank_free(r);
+		unlink(file);
+	}
+	rmdir(dir);
 }
 
 FUZZ_ENTRY(query)
@@ -77,6 +111,8 @@ FUZZ_ENTRY(query)
 			    "AND start_ns = end_ns",
 			    q, null);
 		}
+		if (nul != NULL)
+			export_and_reread(q, src.path);
 		tlq_close(q);
 		fclose(null);
 	}

@@ -156,7 +156,7 @@ check "tl --help is short (at most 30 lines)" [ "$(wc -l < "$t_tmp/help")" -le 3
 check "tl --help fits 80 columns" sh -c "! awk 'length > 80' '$t_tmp/help' | grep -q ."
 check "tl --help names no tuning variable (they are in man tl)" sh -c "! grep -Eq 'TL_[A-Z]' '$t_tmp/help' && grep -q 'man tl' '$t_tmp/help'"
 cmds=$(sed -n 's/^  tl \([a-z]*\) .*/\1/p' "$t_tmp/help" | grep -v '^help$')
-check "tl --help lists the eleven commands" [ "$(echo $cmds)" = "demo view summary triage critical diff info query index cache keys" ]
+check "tl --help lists the twelve commands" [ "$(echo $cmds)" = "demo view summary triage critical diff info query export index cache keys" ]
 for cmd in $cmds; do
 	"$TL" help "$cmd" > "$t_tmp/h.$cmd" 2> "$t_tmp/err"
 	rc=$?

@@ -98,6 +98,12 @@ vg "tl query --csv of slices" "$TL" query "$t_tmp/db" "SELECT * FROM slices LIMI
 vg "tl query, a refused statement" "$TL" query "$t_tmp/db" "ATTACH '$t_tmp/x' AS x"
 TL_QUERY_BUDGET=2 vg "tl query stopped by its work budget" "$TL" query "$t_tmp/db" \
 	"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+# tl export: Chrome traces and CSV, and the viewer's :query panel
+vg "db: tl export (Chrome traces)" "$TL" export "$t_tmp/db" -o "$t_tmp/vg-export"
+vg "json: tl export --step 1 --format csv" "$TL" export "$t_tmp/json" -o "$t_tmp/vg-export.csv" \
+	--step 1 --format csv
+printf ':query SELECT rank, step, start_ns FROM steps\n<Enter>\n:query SELEC\n' >"$t_tmp/qkeys"
+vg "db: scripted :query panel" "$TL" view "$t_tmp/db" --script "$t_tmp/qkeys" --size 120x40
 vg "tl info" "$TL" info "$t_tmp/db"
 vg "tl keys --keymap default" "$TL" keys --keymap default
 t_done
