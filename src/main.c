@@ -237,14 +237,15 @@ static const struct {
     {OPT_FAIL_ON, "  --fail-on X   exit 3 when a finding costs at least X: 5ms, or 2% of the\n"
                   "                step time\n"},
     {OPT_SET, "  --set N=V     a rule's threshold, e.g. stall_ms=2 (man tl: FINDINGS)\n"},
-    {'o', "  -o OUT        chrome: a directory (new, or empty) that gets one Chrome trace\n"
+    {'o', "  --output OUT, -o OUT\n"
+          "                chrome: a directory (new, or empty) that gets one Chrome trace\n"
           "                per rank, rank{r}.trace.json; csv: a new file, or - for stdout;\n"
           "                tl never overwrites a file and never writes inside the input\n"},
     {OPT_STEP, "  --step N      the slices of ProfilerStep N (the step column of tl query's\n"
                "                slices)\n"},
-    {OPT_FROM, "  --from T --to T\n"
-               "                the slices that meet [T, T'), ns on the profile's clock\n"
-               "                (start_ns)\n"},
+    {OPT_FROM, "  --from T      with --to: the slices that meet [T, T'), ns on the profile's\n"
+               "                clock (start_ns)\n"},
+    {OPT_TO, "  --to T        the end of the window that --from starts\n"},
     {OPT_FORMAT, "  --format F    chrome (default): Ascend trace_view.json naming, which tl\n"
                  "                reads back to the same overlap numbers; csv: the slices\n"
                  "                table's rows, with a header\n"},
