@@ -760,7 +760,7 @@ f_exposed_comm(fctx *c)
 			wt = sat_add(wt, op->t.wait);
 			id = sat_add(id, op->t.idle);
 		}
-		if (tr + wt + id > 0) {
+		if (tr > 0 || wt > 0 || id > 0) { /* each saturated: never summed */
 			size_t l = strlen(f->evidence);
 			char b1[32], b2[32], b3[32];
 			snprintf(
@@ -987,7 +987,7 @@ f_host_bound(fctx *c)
 				for (size_t b = 0; b < c->nstalls; b++) {
 					const tl_rl_bubble *sb = &c->stalls[b];
 					if (sb->rank == ri && sb->step == step)
-						h -= sb->end - sb->start;
+						h = sat_sub(h, sb->end - sb->start);
 				}
 				own[ri] = h > 0 ? h : 0;
 				break; /* one row per step (a damaged profile may repeat one) */

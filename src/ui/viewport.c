@@ -115,7 +115,9 @@ vp_zoom(tl_viewport *v, int in)
 	/* the cursor keeps its column */
 	int64_t off = v->cursor - (v->t0 + (int64_t)c * old);
 	v->colw = nw;
-	v->t0 = v->cursor - (int64_t)c * nw - off * nw / old;
+	/* off is the cursor's place in its column, or, with the cursor off screen, up to the whole
+	 * span: its product with a column width may pass int64 */
+	v->t0 = v->cursor - (int64_t)c * nw - (int64_t)((__int128)off * nw / old);
 	vp_clamp(v);
 	vp_follow_cursor(v);
 	return 1;
