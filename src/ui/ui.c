@@ -506,6 +506,8 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	}
 	if (warn[0])
 		ui_message(ui, 1, "%s", warn);
+	if (o->finding > 0) /* as Enter on its row of the findings panel shows it */
+		findings_panel_show(ui, o->finding - 1);
 
 	frame_stat *fs = NULL;
 	size_t nfs = 0, fcap = 0;
