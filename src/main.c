@@ -58,6 +58,7 @@ typedef struct cli {
 	/* view */
 	const char *theme, *keymap, *script, *stats;
 	int cols, rows;
+	size_t finding; /* --finding N: open on finding N (1-based); 0: not given */
 	int man;
 	/* the model cache */
 	int no_cache, clear;
@@ -96,7 +97,8 @@ enum {
 	OPT_FROM,
 	OPT_TO,
 	OPT_STEP,
-	OPT_FORMAT
+	OPT_FORMAT,
+	OPT_FINDING
 };
 static const struct {
 	int opt;
@@ -114,6 +116,7 @@ static const struct {
     {OPT_TO, "export"},
     {OPT_STEP, "export"},
     {OPT_FORMAT, "export"},
+    {OPT_FINDING, "view demo"},
 };
 
 typedef struct command {
@@ -147,9 +150,9 @@ static const command commands[] = {
      "generate an 8-rank GRPO job (once) and view it", cmd_demo, 0, "n" VIEW_OPTS},
     {"view",
      "tl view PATH [--compare B] [--rank SPEC] [--theme NAME] [--keymap NAME]\n"
-     "          [--pp N] [--script FILE [--size CxR]] [--stats FILE] [--no-cache]\n"
-     "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
-     "          [--clock-offset HOST=NS]",
+     "          [--pp N] [--finding N] [--script FILE [--size CxR]] [--stats FILE]\n"
+     "          [--no-cache] [--cache-dir DIR] [--trust-cache OWNERS]\n"
+     "          [--clock raw|align] [--clock-offset HOST=NS]",
      "the timeline viewer, lanes per rank (? in it: the keys)", cmd_view, 1, VIEW_OPTS},
     {"summary",
      "tl summary PATH [--rank SPEC] [--json [--series]] [--pp N] [--no-cache]\n"
@@ -217,6 +220,8 @@ static const struct {
           "                ($XDG_CONFIG_HOME/tl/NAME.keys)\n"},
     {'S', "  --script FILE drive the viewer from FILE: a key name or :-command per line\n"},
     {'Z', "  --size CxR    with --script: no terminal, a COLSxROWS screen (e.g. 120x40)\n"},
+    {OPT_FINDING, "  --finding N   open on tl triage's finding N: its place on the timeline,\n"
+                  "                its evidence on the message line (! lists them all)\n"},
     {'X', "  --stats FILE  write per-frame CPU time, terminal bytes and minor faults\n"
           "                to FILE, and what the background populate did\n"},
     {'n', "  --no-view     print the summary instead of opening the viewer\n"},
@@ -906,10 +911,24 @@ view_trace(cli *c, tl_trace *tr, tl_trace *trb, tl_load_bg *bg)
 	                .start_mono_ns = start_mono_ns,
 	                .path = c->path,
 	                .compare_path = c->compare,
-	                .sql = view_sql};
+	                .sql = view_sql,
+	                .finding = c->finding};
 	tl_query_opts qo = c->query;
 	qo.lanes = 1; /* the viewer draws the overlap and stage lanes */
 	tl_query *q = tlq_open(tr, &qo);
+	if (c->finding > 0) { /* tl triage's numbers (its default thresholds) */
+		tl_finding *v = NULL;
+		size_t n = tlq_findings(q, NULL, &v);
+		free(v);
+		if (c->finding > n) {
+			char p[256];
+			msg_error("--finding %zu: %s has %zu finding%s (tl triage %s lists them)",
+			          c->finding, text_sanitize(c->path, p, sizeof p, 0), n,
+			          n == 1 ? "" : "s", p);
+			tlq_close(q);
+			return 1;
+		}
+	}
 	tl_query *qb = trb ? tlq_open(trb, &qo) : NULL; /* B's lanes are drawn the same way */
 	o.compare = qb;
 	int rc;
@@ -935,7 +954,9 @@ view_trace(cli *c, tl_trace *tr, tl_trace *trb, tl_load_bg *bg)
 static int
 view_progressive(const cli *c)
 {
-	return c->compare == NULL && (c->script == NULL || getenv("TL_TEST_LOAD_DELAY_MS") != NULL);
+	/* --finding: the findings are of the whole load */
+	return c->compare == NULL && c->finding == 0 &&
+	       (c->script == NULL || getenv("TL_TEST_LOAD_DELAY_MS") != NULL);
 }
 
 static void
@@ -1188,6 +1209,7 @@ main(int argc, char **argv)
 	    {"clock", required_argument, NULL, OPT_CLOCK},
 	    {"clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET},
 	    {"top", required_argument, NULL, OPT_TOP},
+	    {"finding", required_argument, NULL, OPT_FINDING},
 	    {"fail-on", required_argument, NULL, OPT_FAIL_ON},
 	    {"set", required_argument, NULL, OPT_SET},
 	    {"what-if", required_argument, NULL, OPT_WHATIF},
@@ -1315,6 +1337,17 @@ main(int argc, char **argv)
 		case OPT_TRUST:
 			c.trust = optarg;
 			break;
+		case OPT_FINDING: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || n < 1) {
+				fprintf(stderr, "tl: --finding takes a finding's number, 1 or more "
+				                "(tl triage PATH lists them)\n");
+				return 1;
+			}
+			c.finding = (size_t)n;
+			break;
+		}
 		case OPT_TOP:
 		case OPT_FAIL_ON:
 		case OPT_SET:

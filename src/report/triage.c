@@ -44,13 +44,11 @@ report_triage_text(FILE *f, const tl_query *q, const tl_finding *v, size_t n, co
 		fprintf(f, "%zu. %s\n", i + 1, tlq_finding_title(q, x, t, sizeof t));
 		fprintf(f, "   %s\n", x->evidence);
 		if (x->end_ns > x->start_ns)
-			fprintf(f,
-			        "   at %s .. %s ms from the profile start; in tl view %s: ! lists "
-			        "the findings, "
-			        "Enter on %zu shows it\n",
-			        timefmt_ms(x->start_ns - tlq_trace(q)->t_min, 3, a, sizeof a),
-			        timefmt_ms(x->end_ns - tlq_trace(q)->t_min, 3, b, sizeof b), p,
-			        i + 1);
+			fprintf(
+			    f,
+			    "   at %s .. %s ms from the profile start: tl view %s --finding %zu\n",
+			    timefmt_ms(x->start_ns - tlq_trace(q)->t_min, 3, a, sizeof a),
+			    timefmt_ms(x->end_ns - tlq_trace(q)->t_min, 3, b, sizeof b), p, i + 1);
 	}
 	if (m < n)
 		fprintf(f, "(%zu more: --top %zu)\n", n - m, n);

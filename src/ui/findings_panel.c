@@ -99,6 +99,20 @@ jump(tl_ui *ui, const tl_finding *f)
 		timeline_goto_rank(ui, f->rank_ix);
 }
 
+void
+findings_panel_show(tl_ui *ui, size_t ix)
+{
+	ui_view_open(ui, &findings_panel_view);
+	findings_state *s = ui_view_state(ui, &findings_panel_view);
+	if (!s->built)
+		build(ui, s);
+	s->tab.n = s->n;
+	if (ix < s->n) {
+		s->tab.sel = ix;
+		jump(ui, &s->v[ix]);
+	}
+}
+
 static int
 findings_action(tl_ui *ui, void *state, int a)
 {

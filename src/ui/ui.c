@@ -179,6 +179,9 @@ draw_footer(tl_ui *ui, int y)
 		const char *label;
 		int keep; /* the higher, the longer it stays as the line narrows */
 	} items[] = {
+	    /* the findings first, but left out before the five panels: at 80 columns they fill
+	       the line with help and quit */
+	    {ACT_FINDINGS_PANEL, "findings", 3},
 	    {ACT_DP_PANEL, "imbalance", 8},
 	    {ACT_SLOW_PANEL, "slow rank", 7},
 	    {ACT_BUBBLE_LARGEST, "worst bubble", 6},
@@ -506,6 +509,8 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	}
 	if (warn[0])
 		ui_message(ui, 1, "%s", warn);
+	if (o->finding > 0) /* as Enter on its row of the findings panel shows it */
+		findings_panel_show(ui, o->finding - 1);
 
 	frame_stat *fs = NULL;
 	size_t nfs = 0, fcap = 0;

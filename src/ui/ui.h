@@ -30,6 +30,7 @@ typedef struct tl_ui_opts {
 	const char *compare_path;   /* B as the user named it */
 	const char *path;           /* A as the user named it */
 	tl_ui_sql_fn sql;           /* :query; NULL: the command says it is not available */
+	size_t finding; /* --finding N: opens on tl triage's finding N (1-based, in range); 0: no */
 } tl_ui_opts;
 
 /* Runs the viewer on a query session (opened with .lanes). Returns the exit status. */

@@ -96,6 +96,9 @@ typedef struct view_ops {
 #define VIEW_EXTERN_(v) extern const view_ops v;
 TL_VIEWS(VIEW_EXTERN_)
 #undef VIEW_EXTERN_
+/* tl view --finding N: the findings panel with finding ix (0-based) selected, then Enter on it:
+ * its place on the timeline, its evidence on the message line. */
+void findings_panel_show(tl_ui *, size_t ix);
 #define VIEW_ENUM_(v) VIEW_ID_##v,
 enum { TL_VIEWS(VIEW_ENUM_) VIEW__COUNT };
 #undef VIEW_ENUM_

@@ -391,6 +391,46 @@ printf '!\n<Enter>\n:dump %s\n' "$t_tmp/panel.txt" >"$t_tmp/script"
 "$TL_BIN" view "$t_tmp/slow" --script "$t_tmp/script" --size 160x30 2>"$t_tmp/err"
 check "viewer: Enter shows the place: rank 3, the evidence on the message line" \
 	sh -c "tail -3 '$t_tmp/panel.txt' | grep -q '^rank 3 arrived last' && grep -q '| rank 3 ' '$t_tmp/panel.txt'"
+# tl view --finding N opens on finding N as Enter shows it: the cursor at its start and its end in
+# sight (tl triage's "at A .. B ms"), its rank's lane, its evidence (tl triage --json's) on the
+# message line; tl triage names the command; N out of range is one line and exit 1
+"$TL_BIN" triage "$t_tmp/slow" --json >"$t_tmp/slow.json"
+"$TL_BIN" triage "$t_tmp/slow" >"$t_tmp/slow.txt"
+n=$(grep -c '"index":' "$t_tmp/slow.json")
+check "tl triage names tl view PATH --finding N for each of its $n findings" \
+	[ "$(grep -c -- "ms from the profile start: tl view $t_tmp/slow --finding [0-9]*\$" "$t_tmp/slow.txt")" -eq "$n" ]
+printf ':dump %s\n' "$t_tmp/fv.txt" >"$t_tmp/script"
+for i in $(seq 1 "$n"); do
+	rm -f "$t_tmp/fv.txt"
+	"$TL_BIN" view "$t_tmp/slow" --finding "$i" --script "$t_tmp/script" --size 120x30 2>"$t_tmp/err"
+	check "tl view --finding $i: exit 0, no warnings" sh -c "[ $? -eq 0 ] && [ ! -s '$t_tmp/err' ]"
+	check "... its rank, start, range and evidence are tl triage's finding $i" \
+		python3 - "$i" "$t_tmp/slow.json" "$t_tmp/slow.txt" "$t_tmp/fv.txt" <<'EOF2'
+import json, re, sys
+i = int(sys.argv[1])
+f = json.load(open(sys.argv[2]))["findings"][i - 1]
+txt = open(sys.argv[3]).read()
+m = re.search(r"^%d\. .*\n.*\n   at ([0-9.]+) \.\. ([0-9.]+) ms from the profile start: tl view .* --finding %d$" % (i, i), txt, re.M)
+a, b = float(m.group(1)), float(m.group(2))
+lines = open(sys.argv[4]).read().split("\n")
+if lines[-1] == "":
+    lines.pop()
+st = [l for l in lines if " cursor " in l and "| rank " in l][-1]
+lo, hi = [float(x) for x in re.findall(r"(-?[0-9.]+)ms", st)[:2]]
+cur = float(re.search(r"cursor (-?[0-9.]+)ms", st).group(1))
+rank = int(re.search(r"\| rank ([0-9]+)", st).group(1))
+msg = " ".join(" ".join(l.split()) for l in lines[lines.index(st) + 1:])
+good = rank == f["rank"] and abs(cur - a) < 0.0015 and lo <= a and hi >= b and msg == " ".join(f["evidence"].split())
+if not good:
+    print("rank %d cursor %.3f view %.3f..%.3f msg %r; want %d %.3f..%.3f %r" % (rank, cur, lo, hi, msg, f["rank"], a, b, f["evidence"]), file=sys.stderr)
+sys.exit(0 if good else 1)
+EOF2
+done
+"$TL_BIN" view "$t_tmp/slow" --finding $((n + 1)) --script "$t_tmp/script" --size 120x30 >"$t_tmp/out" 2>&1
+check "tl view --finding $((n + 1)) (out of range): exit 1, one line saying how many there are" \
+	sh -c "[ $? -eq 1 ] && [ \$(wc -l <'$t_tmp/out') -eq 1 ] && grep -q -- '--finding $((n + 1)): .* has $n findings' '$t_tmp/out'"
+"$TL_BIN" view "$t_tmp/slow" --finding 0 --script "$t_tmp/script" --size 120x30 >"$t_tmp/out" 2>&1
+check "tl view --finding 0: exit 1, one line" sh -c "[ $? -eq 1 ] && [ \$(wc -l <'$t_tmp/out') -eq 1 ]"
 
 # every rule and its setting in man tl's FINDINGS
 sed -n '/^\.SH FINDINGS/,/^\.SH /p' "$TL_SRCDIR/man/tl.1" >"$t_tmp/man"

@@ -21,8 +21,9 @@ check "tl demo --no-view makes the demo and prints its summary" sh -c "[ $? -eq 
 D=$t_tmp/xdg/tl/demo-v2
 VIEW_OPTS="--cache-dir $t_tmp/xdg/tl/models"
 
-# the first frame's footer names the five keys
+# the first frame's footer names the five keys, and the findings panel first
 view "$D" 100x30
+check "the footer starts with ! findings, as the README's screen shows it" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^! findings  D imbalance '"
 for k in "D imbalance" "R slow rank" "B worst bubble" "V overview" "P pipeline"; do
 	check "the footer names $k" sh -c "tail -1 '$t_tmp/screen.txt' | grep -qF '$k'"
 done

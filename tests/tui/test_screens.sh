@@ -24,13 +24,16 @@ check "status line shows the window" sh -c "sed -n 29p '$t_tmp/screen.txt' | gre
 check "compute lane is in the compute slot" sh -c "grep -q 'cccccccccc' '$t_tmp/screen.attr'"
 check "rank title in the rank slot" sh -c "grep -q '^RRRRRRRR' '$t_tmp/screen.attr'"
 golden lanes
-# the first frame's footer names the triage panels by their keys; it fits 80 columns and drops
-# the least needed first when narrower, help and quit always kept
-check "the footer names the panels, help and quit" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^D imbalance  R slow rank  B worst bubble  V overview  P pipeline  / search  ? help  q quit'"
+# the first frame's footer names the triage panels by their keys, the findings first; it drops
+# the least needed first when narrower (the findings before the five panels), help and quit
+# always kept
+check "the footer names the findings, the panels, help and quit" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^! findings  D imbalance  R slow rank  B worst bubble  V overview  P pipeline  ? help  q quit *\$'"
 view "$P" 120x40
-check "at 120 columns the number of ranks too" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q ' q quit  (2 ranks) *\$'"
+check "at 120 columns search and bubbles too" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^! findings  D imbalance  R slow rank  B worst bubble  V overview  P pipeline  / search  b bubbles  ? help  q quit *\$'"
+view "$P" 130x40
+check "at 130 columns the number of ranks too" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^! findings  .* q quit  (2 ranks) *\$'"
 view "$P" 80x24
-check "at 80 columns the five panels, help and quit fit" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^D imbalance  R slow rank  B worst bubble  V overview  P pipeline  ? help  q quit *\$'"
+check "at 80 columns the five panels, help and quit fit (not the findings)" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^D imbalance  R slow rank  B worst bubble  V overview  P pipeline  ? help  q quit *\$'"
 view "$P" 50x20
 check "at 50 columns: the first panels, help and quit" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^D imbalance  R slow rank  ? help  q quit *\$'"
 
@@ -182,7 +185,7 @@ VIEW_OPTS="--keymap mine --theme mine" view "$P" 100x30 x ":dump $t_tmp/never"
 check "user keymaps in \$XDG_CONFIG_HOME/tl (a bad line is reported, the rest applies)" sh -c "[ ! -f '$t_tmp/never' ]"
 printf 'unbind D\nbind Z dp-panel\nunbind R\n' > "$XDG_CONFIG_HOME/tl/foot.keys"
 VIEW_OPTS="--keymap foot" view "$P" 100x30
-check "the footer names the keymap's keys and leaves out an unbound panel" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Z imbalance  B worst bubble  V overview'"
+check "the footer names the keymap's keys and leaves out an unbound panel" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^! findings  Z imbalance  B worst bubble  V overview'"
 VIEW_OPTS="--keymap vim" view "$P" 100x30 ":goto 30ms" + + + + + j j j j j w w
 check "vim keymap: w steps to the next slice" has "| sel "
 VIEW_OPTS="--keymap emacs" view "$P" 100x30 "<C-n>" "<C-n>" "<C-n>" "<C-f>"
