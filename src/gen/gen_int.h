@@ -443,6 +443,9 @@ void gen_w_modules(gen_writer *w);
 /* gen_db.c */
 void gen_sbuf_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 extern const char *const gen_ddl_tables[21];
+/* gen_ddl_tables' first entries, STRING_IDS .. COMMUNICATION_OP: the tables msprof's own export
+ * holds (gen_msprof.c) */
+#define GEN_DDL_MSPROF_TABLES 9
 extern const char *const gen_ddl_indexes[2];
 extern const gen_enum gen_enum_api[9];
 extern const gen_enum gen_enum_mstx[4];

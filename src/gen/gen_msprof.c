@@ -5,6 +5,7 @@
  * each following the real files' DDL exactly. */
 #include "config.h"
 #include "gen/gen.h"
+#include "gen/gen_int.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 
@@ -15,34 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* msprof's DDL (the current one) for the tables an msprof export of one device holds */
-static const char *const ddl_msprof[] = {
-    "CREATE TABLE IF NOT EXISTS STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);",
-    "CREATE TABLE IF NOT EXISTS SESSION_TIME_INFO (startTimeNs INTEGER,endTimeNs INTEGER);",
-    "CREATE TABLE IF NOT EXISTS NPU_INFO (id INTEGER,name TEXT);",
-    "CREATE TABLE IF NOT EXISTS RANK_DEVICE_MAP (rankId INTEGER,deviceId INTEGER);",
-    "CREATE TABLE IF NOT EXISTS HOST_INFO (hostUid TEXT,hostName TEXT);",
-    "CREATE TABLE IF NOT EXISTS TASK (startNs INTEGER,endNs INTEGER,deviceId INTEGER,"
-    "connectionId INTEGER,globalTaskId INTEGER,globalPid INTEGER,taskType INTEGER,"
-    "contextId INTEGER,streamId INTEGER,taskId INTEGER,modelId INTEGER);",
-    "CREATE TABLE IF NOT EXISTS COMPUTE_TASK_INFO (name INTEGER,globalTaskId INTEGER PRIMARY KEY,"
-    "blockNum INTEGER,mixBlockNum INTEGER,taskType INTEGER,opType INTEGER,inputFormats INTEGER,"
-    "inputDataTypes INTEGER,inputShapes INTEGER,outputFormats INTEGER,outputDataTypes INTEGER,"
-    "outputShapes INTEGER,attrInfo INTEGER,opState INTEGER,hf32Eligible INTEGER,gridDim INTEGER,"
-    "blockDim INTEGER);",
-    "CREATE TABLE IF NOT EXISTS COMMUNICATION_TASK_INFO (name INTEGER,globalTaskId INTEGER,"
-    "taskType INTEGER,planeId INTEGER,groupName INTEGER,notifyId INTEGER,rdmaType INTEGER,"
-    "srcRank INTEGER,dstRank INTEGER,transportType INTEGER,size INTEGER,dataType INTEGER,"
-    "linkType INTEGER,opId INTEGER,isMaster INTEGER,bandwidth NUMERIC);",
-    "CREATE TABLE IF NOT EXISTS COMMUNICATION_OP (opName INTEGER,startNs INTEGER,endNs INTEGER,"
-    "connectionId INTEGER,groupName INTEGER,opId INTEGER PRIMARY KEY,relay INTEGER,"
-    "retry INTEGER,dataType INTEGER,algType INTEGER,count NUMERIC,opType INTEGER,"
-    "deviceId INTEGER,rankSize INTEGER);",
-    "CREATE TABLE IF NOT EXISTS ENUM_API_TYPE (id INTEGER PRIMARY KEY,name TEXT);",
-    "CREATE INDEX IF NOT EXISTS TaskIndex ON TASK (startNs,globalTaskId);",
-    "CREATE INDEX IF NOT EXISTS CommunicationTaskIndex ON COMMUNICATION_TASK_INFO "
-    "(globalTaskId);",
-};
+/* An msprof export of one device: msprof's own tables, the first GEN_DDL_MSPROF_TABLES of the
+ * torch_npu DB's DDL (gen_db.c), then this, then gen_db.c's indexes */
+static const char *const ddl_msprof_enum =
+    "CREATE TABLE IF NOT EXISTS ENUM_API_TYPE (id INTEGER PRIMARY KEY,name TEXT);";
 
 /* Insight's variant of the table (ddl_observed_samples.sql), and the sequence table its
  * AUTOINCREMENT brings */
@@ -84,19 +61,19 @@ static const char *const ddl_cann7[] = {
 
 /* the strings, by STRING_IDS id */
 enum {
-	S_AICORE = 1, /* TASK.taskType of a kernel */
-	S_EVENT_RECORD,
-	S_EVENT_WAIT,
-	S_MEMCPY,
-	S_NOTIFY_WAIT,
-	S_SDMA,
-	S_NOTIFY_RECORD,
-	S_AI_CORE, /* COMPUTE_TASK_INFO.taskType */
-	S_GROUP,
-	S_K0, /* kernel names S_K0 .. S_K0 + NK - 1 */
+	MS_AICORE = 1, /* TASK.taskType of a kernel */
+	MS_EVENT_RECORD,
+	MS_EVENT_WAIT,
+	MS_MEMCPY,
+	MS_NOTIFY_WAIT,
+	MS_SDMA,
+	MS_NOTIFY_RECORD,
+	MS_AI_CORE, /* COMPUTE_TASK_INFO.taskType */
+	MS_GROUP,
+	MS_K0, /* kernel names MS_K0 .. MS_K0 + NK - 1 */
 };
 #define NK 4
-#define S_OP0 (S_K0 + NK) /* op names from here, one per op */
+#define MS_OP0 (MS_K0 + NK) /* op names from here, one per op */
 static const char *const kernel_names[NK] = {"aclnnMatmul_MatMulV2", "aclnnAdd_AddAiCore",
                                              "aclnnMul_MulAiCore", "aclnnSoftmax_SoftmaxV2"};
 static const char *const fixed_strings[] = {
@@ -145,7 +122,7 @@ make_plan(plan *p, const gen_msprof_opts *o)
 {
 	uint64_t s = o->seed * 7919 + 17;
 	int64_t t = 0;
-	push(p, t, t + 3000, S_EVENT_RECORD, 1, -1, -1);
+	push(p, t, t + 3000, MS_EVENT_RECORD, 1, -1, -1);
 	t += 3000 + 250000; /* leading idle: Insight's Free, tl's nothing */
 	int nk = o->kernels > 0 ? o->kernels : 40;
 	for (int i = 0; i < nk; i++) {
@@ -154,16 +131,16 @@ make_plan(plan *p, const gen_msprof_opts *o)
 		d -= d % 1000;
 		if (d < 1000)
 			d = 1000;
-		push(p, t, t + d, S_AICORE, 2, (int)(rnd(&s) % NK), -1);
+		push(p, t, t + d, MS_AICORE, 2, (int)(rnd(&s) % NK), -1);
 		int64_t end = t + d;
 		if (i % 5 == 4) { /* a collective launched with the kernel: it outlasts it */
 			int64_t c = t + d / 2000 * 1000;
 			int op = p->nops++;
 			int64_t a = (int64_t)(30 + rnd(&s) % 60) * 1000;
 			int64_t b = (int64_t)(50 + rnd(&s) % 200) * 1000;
-			push(p, c, c + a, S_NOTIFY_WAIT, 3, -1, op);
-			push(p, c + a, c + a + b, S_SDMA, 3, -1, op);
-			push(p, c + a + b, c + a + b + 2000, S_NOTIFY_RECORD, 3, -1, op);
+			push(p, c, c + a, MS_NOTIFY_WAIT, 3, -1, op);
+			push(p, c + a, c + a + b, MS_SDMA, 3, -1, op);
+			push(p, c + a + b, c + a + b + 2000, MS_NOTIFY_RECORD, 3, -1, op);
 			if (c + a + b + 2000 > end)
 				end = c + a +
 				      (b + 2000) / 2000 *
@@ -171,7 +148,7 @@ make_plan(plan *p, const gen_msprof_opts *o)
 		}
 		int64_t gap = (int64_t)(rnd(&s) % 60) * 1000;
 		if (i % 7 == 3) { /* a memcpy in a wider gap */
-			push(p, end + 10000, end + 25000, S_MEMCPY, 4, -1, -1);
+			push(p, end + 10000, end + 25000, MS_MEMCPY, 4, -1, -1);
 			gap += 40000;
 		}
 		t = end + gap;
@@ -180,7 +157,7 @@ make_plan(plan *p, const gen_msprof_opts *o)
 	for (size_t i = 0; i < p->n; i++)
 		if (p->t[i].e > last)
 			last = p->t[i].e;
-	push(p, last + 180000, last + 182000, S_EVENT_WAIT, 1, -1, -1); /* trailing idle */
+	push(p, last + 180000, last + 182000, MS_EVENT_WAIT, 1, -1, -1); /* trailing idle */
 }
 
 typedef struct seg {
@@ -263,7 +240,7 @@ write_overlap(sqlite3 *db, const char *path, const plan *p, int64_t t0, int dev)
 	nm = seg_union(comm, (size_t)p->nops);
 	int64_t env_s = INT64_MAX, env_e = INT64_MIN;
 	for (size_t i = 0; i < p->n; i++)
-		if (p->t[i].type != S_AICORE) {
+		if (p->t[i].type != MS_AICORE) {
 			env_s = p->t[i].s < env_s ? p->t[i].s : env_s;
 			env_e = p->t[i].e > env_e ? p->t[i].e : env_e;
 		}
@@ -344,12 +321,12 @@ write_strings(sqlite3 *db, const plan *p)
 		return -1;
 	int rc = 0;
 	char buf[64];
-	for (int id = 1; id < S_OP0 + p->nops && rc == 0; id++) {
+	for (int id = 1; id < MS_OP0 + p->nops && rc == 0; id++) {
 		const char *v =
-		    id < S_K0 ? fixed_strings[id]
-		    : id < S_OP0
-		        ? kernel_names[id - S_K0]
-		        : (snprintf(buf, sizeof buf, "hcom_allReduce__001_%d_1", id - S_OP0), buf);
+		    id < MS_K0 ? fixed_strings[id]
+		    : id < MS_OP0
+		        ? kernel_names[id - MS_K0]
+		        : (snprintf(buf, sizeof buf, "hcom_allReduce__001_%d_1", id - MS_OP0), buf);
 		sqlite3_bind_int(st, 1, id);
 		sqlite3_bind_text(st, 2, v, -1, SQLITE_TRANSIENT);
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
@@ -393,8 +370,14 @@ gen_msprof_db(const char *path, const gen_msprof_opts *o)
 	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
 	if (o->cann7)
 		rc = exec_all(db, path, ddl_cann7, sizeof ddl_cann7 / sizeof *ddl_cann7);
-	else
-		rc = exec_all(db, path, ddl_msprof, sizeof ddl_msprof / sizeof *ddl_msprof);
+	else {
+		rc = exec_all(db, path, gen_ddl_tables, GEN_DDL_MSPROF_TABLES);
+		if (rc == 0)
+			rc = exec_all(db, path, &ddl_msprof_enum, 1);
+		if (rc == 0)
+			rc = exec_all(db, path, gen_ddl_indexes,
+			              sizeof gen_ddl_indexes / sizeof *gen_ddl_indexes);
+	}
 	if (rc == 0)
 		rc = write_strings(db, &p);
 	int64_t last = 0;
@@ -443,7 +426,7 @@ gen_msprof_db(const char *path, const gen_msprof_opts *o)
 			                         ",24,0,%d,%d,0,0,0,0,0,0)"
 			                       : "INSERT INTO COMPUTE_TASK_INFO VALUES (%d,%" PRId64
 			                         ",24,0,%d,%d,0,0,0,0,0,0,0,0,0,0,0)",
-			              S_K0 + t->kernel, id, S_AI_CORE, S_K0 + t->kernel);
+			              MS_K0 + t->kernel, id, MS_AI_CORE, MS_K0 + t->kernel);
 		if (rc == 0 && t->op >= 0)
 			rc = exec_fmt(
 			    db,
@@ -451,19 +434,19 @@ gen_msprof_db(const char *path, const gen_msprof_opts *o)
 			               ",%d,0,%d,0,0,0,1,0,1048576,4,1,%d)"
 			             : "INSERT INTO COMMUNICATION_TASK_INFO VALUES (%d,%" PRId64
 			               ",%d,0,%d,0,0,0,1,0,1048576,4,1,%d,1,0)",
-			    S_OP0 + t->op, id, t->type, S_GROUP, t->op);
+			    MS_OP0 + t->op, id, t->type, MS_GROUP, t->op);
 	}
 	for (int k = 0; k < p.nops && rc == 0 && !o->cann7; k++)
 		rc = exec_fmt(db,
 		              "INSERT INTO COMMUNICATION_OP VALUES (%d,%" PRId64 ",%" PRId64
 		              ",%d,%d,%d,0,0,4,0,262144,0,%d,8)",
-		              S_OP0 + k, t0 + ops[k].s, t0 + ops[k].e, 1000 + k, S_GROUP, k, dev);
+		              MS_OP0 + k, t0 + ops[k].s, t0 + ops[k].e, 1000 + k, MS_GROUP, k, dev);
 	/* CANN 7.0's API rows: launches, integers in TEXT, none matching a TASK connectionId */
 	for (int k = 0; k < 8 && rc == 0 && o->cann7; k++)
 		rc = exec_fmt(db,
 		              "INSERT INTO API VALUES ('%" PRId64 "','%" PRId64 "',10000,%d,%d,%d)",
 		              t0 - 50000 + k * 1000, t0 - 50000 + k * 1000 + 700, 4242, 900000 + k,
-		              S_K0 + k % NK);
+		              MS_K0 + k % NK);
 	free(ops);
 	if (rc == 0 && o->steps > 0 && !o->cann7) {
 		/* torch_npu's STEP_TIME: step k from the start of kernel k * n / steps (the
