@@ -9,35 +9,11 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "load/load.h"
 #include "util/gzin.h"
 #include "util/xalloc.h"
-
-/* data compressed as one gzip member (deflate with the gzip wrapper). */
-static unsigned char *
-gzip_of(const uint8_t *data, size_t size, size_t *out)
-{
-	z_stream z;
-	memset(&z, 0, sizeof z);
-	if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return NULL;
-	size_t cap = deflateBound(&z, (uLong)size) + 32;
-	unsigned char *b = xmalloc(cap);
-	z.next_in = (Bytef *)data;
-	z.avail_in = (uInt)size;
-	z.next_out = b;
-	z.avail_out = (uInt)cap;
-	int r = deflate(&z, Z_FINISH);
-	*out = cap - z.avail_out;
-	deflateEnd(&z);
-	if (r != Z_STREAM_END) {
-		free(b);
-		return NULL;
-	}
-	return b;
-}
+#include "../unit/util/gzip_test.h"
 
 FUZZ_ENTRY(gzjson)
 {
@@ -48,7 +24,7 @@ FUZZ_ENTRY(gzjson)
 	const uint8_t *bytes = data;
 	if (!gzin_magic(data, size) && size > 0) {
 		/* byte 0: where to cut the stream (255: whole), the rest: the JSON */
-		gz = gzip_of(data + 1, size - 1, &n);
+		gz = gzip_of(data + 1, size - 1, 6, &n);
 		if (gz == NULL)
 			return 0;
 		if (data[0] != 255)

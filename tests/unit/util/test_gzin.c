@@ -6,32 +6,13 @@
 #include "util/gzin.h"
 #include "util/xalloc.h"
 #include "../test.h"
+#include "gzip_test.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-
-static unsigned char *
-gzip_of(const unsigned char *data, size_t size, size_t *out)
-{
-	z_stream z;
-	memset(&z, 0, sizeof z);
-	if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return NULL;
-	size_t cap = deflateBound(&z, (uLong)size) + 32;
-	unsigned char *b = xmalloc(cap);
-	z.next_in = (Bytef *)data;
-	z.avail_in = (uInt)size;
-	z.next_out = b;
-	z.avail_out = (uInt)cap;
-	int r = deflate(&z, Z_FINISH);
-	*out = cap - z.avail_out;
-	deflateEnd(&z);
-	CHECK(r == Z_STREAM_END, "deflate of %zu bytes", size);
-	return b;
-}
 
 static int
 file_of(const char *dir, const char *name, const unsigned char *b, size_t n)
@@ -69,7 +50,10 @@ main(void)
 	unsigned char *t = text_of(n), *out;
 	size_t gn, got;
 	char err[200];
-	unsigned char *gz = gzip_of(t, n, &gn);
+	unsigned char *gz = gzip_of(t, n, 6, &gn);
+	CHECK(gz != NULL, "deflate of %zu bytes", n);
+	if (gz == NULL)
+		return test_done();
 
 	int fd = file_of(dir, "one.json.gz", gz, gn);
 	CHECK(gzin_fd_is_gzip(fd), "the magic is seen");
@@ -137,7 +121,10 @@ main(void)
 	size_t zn = (size_t)64 << 20;
 	unsigned char *zeros = xcalloc(1, zn);
 	size_t bn;
-	unsigned char *bomb = gzip_of(zeros, zn, &bn);
+	unsigned char *bomb = gzip_of(zeros, zn, 6, &bn);
+	CHECK(bomb != NULL, "deflate of %zu bytes", zn);
+	if (bomb == NULL)
+		return test_done();
 	fd = file_of(dir, "bomb.json.gz", bomb, bn);
 	CHECK(bn < zn / 500, "the bomb is %zu bytes", bn);
 	CHECK(gzin_read_all(fd, (uint64_t)1 << 20, &out, &got, err, sizeof err) == -1 &&
