@@ -1,5 +1,5 @@
 #!/bin/sh
-# One clock for the cluster (issue 27): profiles whose hosts' clocks disagree (tlgen
+# One clock for the cluster: profiles whose hosts' clocks disagree (tlgen
 # --host-clock: an offset and a drift per host, the truth on host 0's clock) give every
 # cross-rank number of `tl summary --json` (stage imbalance rows and waits, collective arrivals
 # and waits, slow-rank votes, P2P waits and PP blocks, the DP panel's steps, bubbles, memory
@@ -87,7 +87,7 @@ print(1 if abs(eoff - off) <= 20000 + abs(ppm) * 0.25e3 and abs(eppm - ppm) <= 1
 	check "$1: host $2's clock: offset $5 ns (written $3), drift $6 ppm (written $4), $7 collectives, $8" [ "$good" = 1 ]
 }
 
-# ---- two hosts, 3.7 ms apart and drifting 30 ppm: the issue's case --------------------------
+# ---- two hosts, 3.7 ms apart and drifting 30 ppm ---------------------------------------------
 if gen two --ranks 8 --hosts 2 --steps 2 --tasks 3000 --slow 2 --decode dp --memory --host-ops \
 	--host-clock 1 3700000 30; then
 	near two "2 hosts, +3.7 ms, 30 ppm"

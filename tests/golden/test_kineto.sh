@@ -41,8 +41,8 @@ gen() {
 }
 
 # 1. the Kineto of 2021 (Kernel, Memcpy, Memset, Runtime, Operator): per step the
-#    TensorBoard plugin's Kernel (as the issue defines it, and as the plugin's overview computes
-#    it), and every HTA number; 10 kernels launched before the capture
+#    TensorBoard plugin's Kernel (the kernels launched in the step, and as the plugin's
+#    overview computes it), and every HTA number; 10 kernels launched before the capture
 gen k2021 --version 2021 --steps 3 --launches 150 --precapture 10 --seed 3
 summary k2021 "$t_tmp/k2021.trace.json"
 ref tb "$t_tmp/k2021.trace.json" "$t_tmp/k2021.json"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# msprof DBs as msprof writes them (issue 26, cases 6-8), each number against plain SQL over the
+# msprof DBs as msprof writes them, each number against plain SQL over the
 # DB's own tables (the sqlite3 shell, not tl):
 # - msprof's own export DB (no META_DATA) loads without a complaint, its overlap equal to the
 #   union of its TASK and COMMUNICATION_OP intervals;

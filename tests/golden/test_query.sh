@@ -2,7 +2,7 @@
 # tl query: every table against an answer tl did not compute where there is one (plain SQL over
 # the raw DBs with the sqlite3 shell, the generator's ground truth, torch_npu's own
 # StepTraceTime in the samples' analysis.db), and against `tl summary --json` (the same numbers,
-# as the issue asks) on DB, trace_view.json and Kineto inputs; the refusals of untrusted SQL,
+# which a user compares) on DB, trace_view.json and Kineto inputs; the refusals of untrusted SQL,
 # each one line and exit 1; the output formats; and that pushing `rank =` and a time window
 # down changes no answer.
 . "$TL_SRCDIR/tests/lib.sh"
