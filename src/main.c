@@ -125,7 +125,7 @@ typedef struct command {
 	const char *help;
 	int (*run)(cli *);
 	int needs_path;
-	const char *opts; /* the options it takes: their getopt values (see longopts in main) */
+	const char *opts; /* the options it takes: their getopt values (see longopts) */
 } command;
 
 /* The options of the viewer, which `tl demo` opens too: --rank, --pp, --theme, --keymap,
@@ -197,7 +197,7 @@ static const command commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
-/* The options' help, each with the getopt value that names it (see longopts in main): `tl help
+/* The options' help, each with the getopt value that names it (see longopts): `tl help
  * COMMAND` prints those the command takes. The tuning variables (TL_*) are in the man page. */
 static const struct {
 	int opt;
@@ -1182,46 +1182,361 @@ command_takes(const command *cmd, int ch)
 	return 0;
 }
 
+/* Every option of every command, for getopt_long (command_takes says which a command takes). */
+static const struct option longopts[] = {
+    {"rank", required_argument, NULL, 'r'},
+    {"pp", required_argument, NULL, 'P'},
+    {"json", no_argument, NULL, 'j'},
+    {"vs", required_argument, NULL, 'v'},
+    {"steps", required_argument, NULL, 'A'},
+    {"no-view", no_argument, NULL, 'n'},
+    {"theme", required_argument, NULL, 'T'},
+    {"keymap", required_argument, NULL, 'K'},
+    {"script", required_argument, NULL, 'S'},
+    {"size", required_argument, NULL, 'Z'},
+    {"stats", required_argument, NULL, 'X'},
+    {"man", no_argument, NULL, 'M'},
+    {"markdown", no_argument, NULL, 'D'},
+    {"no-cache", no_argument, NULL, 'N'},
+    {"cache-dir", required_argument, NULL, 'C'},
+    {"clear", no_argument, NULL, 'L'},
+    {"series", no_argument, NULL, 's'},
+    {"csv", no_argument, NULL, 'Q'},
+    {"compare", required_argument, NULL, OPT_COMPARE},
+    {"trust-cache", required_argument, NULL, OPT_TRUST},
+    {"clock", required_argument, NULL, OPT_CLOCK},
+    {"clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"finding", required_argument, NULL, OPT_FINDING},
+    {"fail-on", required_argument, NULL, OPT_FAIL_ON},
+    {"set", required_argument, NULL, OPT_SET},
+    {"what-if", required_argument, NULL, OPT_WHATIF},
+    {"output", required_argument, NULL, 'o'},
+    {"from", required_argument, NULL, OPT_FROM},
+    {"to", required_argument, NULL, OPT_TO},
+    {"step", required_argument, NULL, OPT_STEP},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Each option's parser returns -1 to go on, else main's exit status: 1 after a usage error
+ * (said), 0 after --help or --version. */
+
+/* The options that take a number: --pp, --vs, --steps, --finding, --size. */
+static int
+opt_number(cli *c, int ch)
+{
+	switch (ch) {
+	case 'P': { /* --pp N: PP stages by rank order, for the PP view and summary */
+		char *end;
+		long n = strtol(optarg, &end, 10);
+		if (*optarg == '\0' || *end != '\0' || n < 1 || n > 4096) {
+			fprintf(stderr, "tl: --pp takes a number of pipeline stages, 1 to 4096\n");
+			return 1;
+		}
+		c->query.pp = (int)n;
+		break;
+	}
+	case 'v': {
+		char *end;
+		long n = strtol(optarg, &end, 10);
+		if (*optarg == '\0' || *end != '\0' || n < 0 || n > INT32_MAX) {
+			fprintf(stderr, "tl: --vs takes a rank number\n");
+			return 1;
+		}
+		c->vs_rank = (int)n;
+		break;
+	}
+	case 'A': {
+		long long x, y;
+		char tail;
+		if (sscanf(optarg, "%lld:%lld%c", &x, &y, &tail) != 2 || x < 0 || y < 0) {
+			fprintf(stderr, "tl: --steps takes A:B, two STEP_TIME ids (e.g. 3:7)\n");
+			return 1;
+		}
+		c->steps_a = x;
+		c->steps_b = y;
+		break;
+	}
+	case OPT_FINDING: {
+		char *end;
+		long n = strtol(optarg, &end, 10);
+		if (*optarg == '\0' || *end != '\0' || n < 1) {
+			fprintf(stderr, "tl: --finding takes a finding's number, 1 or more "
+			                "(tl triage PATH lists them)\n");
+			return 1;
+		}
+		c->finding = (size_t)n;
+		break;
+	}
+	case 'Z': {
+		char x;
+		if (sscanf(optarg, "%d%c%d", &c->cols, &x, &c->rows) != 3 ||
+		    (x != 'x' && x != 'X') || c->cols < 1 || c->rows < 1 || c->cols > 1000 ||
+		    c->rows > 1000) {
+			fprintf(stderr, "tl: --size takes COLSxROWS, e.g. 120x40\n");
+			return 1;
+		}
+		break;
+	}
+	}
+	return -1;
+}
+
+/* The options whose value is parsed into a list or a window: --rank, triage's, --what-if,
+ * tl export's, the clock's. li: the option's index in longopts. */
+static int
+opt_value(cli *c, int ch, int li)
+{
+	char err[256];
+	switch (ch) {
+	case 'r':
+		if (c->have_ranks)
+			rankset_free(&c->ranks);
+		if (rankspec_parse(optarg, &c->ranks, err, sizeof err) != 0) {
+			fprintf(stderr, "tl: %s\n", err);
+			return 1;
+		}
+		c->have_ranks = 1;
+		break;
+	case OPT_TOP:
+	case OPT_FAIL_ON:
+	case OPT_SET:
+		if (triage_option(c, ch, optarg) != 0)
+			return 1;
+		break;
+	case OPT_WHATIF: {
+		if (c->nwhatif == sizeof c->whatif / sizeof *c->whatif) {
+			fprintf(stderr, "tl: at most 16 --what-if\n");
+			return 1;
+		}
+		size_t used = strlen(c->whatif_text);
+		snprintf(c->whatif_text + used, sizeof c->whatif_text - used, "%s%s",
+		         used ? " " : "", optarg);
+		char *copy = c->whatif_buf[c->nwhatif]; /* the scale points into it */
+		if (strlen(optarg) >= sizeof c->whatif_buf[0]) {
+			fprintf(stderr, "tl: --what-if: too long\n");
+			return 1;
+		}
+		strcpy(copy, optarg);
+		if (tlq_cp_parse_scale(copy, &c->whatif[c->nwhatif], err, sizeof err) != 0) {
+			fprintf(stderr, "tl: --what-if %s\n", err);
+			return 1;
+		}
+		c->nwhatif++;
+		break;
+	}
+	case 'o':
+		c->ex.out = optarg;
+		break;
+	case OPT_FROM:
+	case OPT_TO:
+	case OPT_STEP: {
+		char *end;
+		errno = 0;
+		long long v = strtoll(optarg, &end, 10);
+		if (*optarg == '\0' || *end != '\0' || errno != 0) {
+			fprintf(stderr, "tl: --%s takes an integer (%s)\n", longopts[li].name,
+			        ch == OPT_STEP ? "a ProfilerStep id" : "ns on the profile's clock");
+			return 1;
+		}
+		if (ch == OPT_FROM) {
+			c->ex.from = v;
+			c->have_from = 1;
+		} else if (ch == OPT_TO) {
+			c->ex.to = v;
+			c->have_to = 1;
+		} else {
+			c->ex.step = v;
+			c->ex.has_step = 1;
+		}
+		break;
+	}
+	case OPT_FORMAT:
+		if (strcmp(optarg, "chrome") == 0) {
+			c->ex.format = TL_EXPORT_CHROME;
+		} else if (strcmp(optarg, "csv") == 0) {
+			c->ex.format = TL_EXPORT_CSV;
+		} else {
+			fprintf(stderr, "tl: --format takes chrome or csv\n");
+			return 1;
+		}
+		break;
+	case OPT_CLOCK: /* --clock raw|align */
+		if (strcmp(optarg, "raw") != 0 && strcmp(optarg, "align") != 0) {
+			fprintf(stderr, "tl: --clock takes raw (each host's own clock) or align "
+			                "(the default)\n");
+			return 1;
+		}
+		c->clock_raw = strcmp(optarg, "raw") == 0;
+		break;
+	case OPT_CLOCK_OFFSET: { /* --clock-offset HOST=NS */
+		const char *eq = strrchr(optarg, '=');
+		char *end;
+		long long ns = eq != NULL ? strtoll(eq + 1, &end, 10) : 0;
+		if (eq == NULL || eq == optarg || eq[1] == '\0' || *end != '\0' ||
+		    ns < -INT64_C(86400000000000) || ns > INT64_C(86400000000000)) {
+			fprintf(stderr, "tl: --clock-offset takes HOST=NS: how many ns HOST's "
+			                "clock is ahead of the reference host's (within a day)\n");
+			return 1;
+		}
+		tl_clock_fix x = {.host = xstrndup(optarg, (size_t)(eq - optarg)), .off = ns};
+		VEC_PUSH(c->clock_fix, c->nclock_fix, c->clock_cap, x);
+		break;
+	}
+	}
+	return -1;
+}
+
+/* One option of command cmd (NULL before a command is named). */
+static int
+parse_option(cli *c, const command *cmd, int ch, int li)
+{
+	switch (ch) {
+	case 'P':
+	case 'v':
+	case 'A':
+	case OPT_FINDING:
+	case 'Z':
+		return opt_number(c, ch);
+	case 'r':
+	case OPT_TOP:
+	case OPT_FAIL_ON:
+	case OPT_SET:
+	case OPT_WHATIF:
+	case 'o':
+	case OPT_FROM:
+	case OPT_TO:
+	case OPT_STEP:
+	case OPT_FORMAT:
+	case OPT_CLOCK:
+	case OPT_CLOCK_OFFSET:
+		return opt_value(c, ch, li);
+	case 'j':
+		c->json = 1;
+		break;
+	case 's':
+		c->series = 1;
+		break;
+	case 'Q':
+		c->csv = 1;
+		break;
+	case 'n':
+		c->no_view = 1;
+		break;
+	case OPT_COMPARE:
+		c->compare = optarg;
+		break;
+	case OPT_TRUST:
+		c->trust = optarg;
+		break;
+	case 'T':
+		c->theme = optarg;
+		break;
+	case 'K':
+		c->keymap = optarg;
+		break;
+	case 'S':
+		c->script = optarg;
+		break;
+	case 'X':
+		c->stats = optarg;
+		break;
+	case 'M':
+		c->man = 1;
+		break;
+	case 'N':
+		c->no_cache = 1;
+		break;
+	case 'C':
+		c->cache_dir = optarg;
+		break;
+	case 'L':
+		c->clear = 1;
+		break;
+	case 'D':
+		c->man = 2;
+		break;
+	case 'h': /* every command takes --help: its own usage and options */
+		if (cmd)
+			command_help(stdout, cmd);
+		else
+			usage(stdout);
+		return 0;
+	case 'V':
+		version();
+		return 0;
+	default:
+		usage(stderr);
+		return 1;
+	}
+	return -1;
+}
+
+/* tl help [COMMAND]: the usage, or one command's. */
+static int
+help_command(int argc, char **argv)
+{
+	if (argc == 2 || (argc == 3 && strcmp(argv[2], "help") == 0)) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; argc == 3 && i < NCOMMANDS; i++)
+		if (strcmp(argv[2], commands[i].name) == 0) {
+			command_help(stdout, &commands[i]);
+			return 0;
+		}
+	if (argc == 3)
+		fprintf(stderr, "tl: unknown command '%s'\n", argv[2]);
+	else
+		fprintf(stderr, "tl: help takes one COMMAND\n");
+	usage(stderr);
+	return 1;
+}
+
+/* The operands after the options: the PATH, tl diff's second PATH, tl query's SQL; nothing
+ * more. Returns 0, or 1 after saying what is wrong. */
+static int
+operands(cli *c, const command *cmd, int argc, char **argv)
+{
+	if (cmd->needs_path) {
+		if (optind >= argc) {
+			fprintf(stderr, "tl: %s needs a PATH\nusage: %s\n", cmd->name, cmd->usage);
+			return 1;
+		}
+		c->path = argv[optind++];
+		if (cmd->run == cmd_diff && c->vs_rank < 0) {
+			if (optind >= argc) {
+				fprintf(stderr,
+				        "tl: diff needs two profiles, or one with --rank N --vs M\n"
+				        "usage: %s\n",
+				        cmd->usage);
+				return 1;
+			}
+			c->path_b = argv[optind++];
+		}
+		if (cmd->run == cmd_query) {
+			if (optind >= argc) {
+				fprintf(stderr, "tl: query needs SQL after the PATH\nusage: %s\n",
+				        cmd->usage);
+				return 1;
+			}
+			c->sql = argv[optind++];
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tl: unexpected argument '%s'\nusage: %s\n", argv[optind],
+		        cmd->usage);
+		return 1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"rank", required_argument, NULL, 'r'},
-	    {"pp", required_argument, NULL, 'P'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"vs", required_argument, NULL, 'v'},
-	    {"steps", required_argument, NULL, 'A'},
-	    {"no-view", no_argument, NULL, 'n'},
-	    {"theme", required_argument, NULL, 'T'},
-	    {"keymap", required_argument, NULL, 'K'},
-	    {"script", required_argument, NULL, 'S'},
-	    {"size", required_argument, NULL, 'Z'},
-	    {"stats", required_argument, NULL, 'X'},
-	    {"man", no_argument, NULL, 'M'},
-	    {"markdown", no_argument, NULL, 'D'},
-	    {"no-cache", no_argument, NULL, 'N'},
-	    {"cache-dir", required_argument, NULL, 'C'},
-	    {"clear", no_argument, NULL, 'L'},
-	    {"series", no_argument, NULL, 's'},
-	    {"csv", no_argument, NULL, 'Q'},
-	    {"compare", required_argument, NULL, OPT_COMPARE},
-	    {"trust-cache", required_argument, NULL, OPT_TRUST},
-	    {"clock", required_argument, NULL, OPT_CLOCK},
-	    {"clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET},
-	    {"top", required_argument, NULL, OPT_TOP},
-	    {"finding", required_argument, NULL, OPT_FINDING},
-	    {"fail-on", required_argument, NULL, OPT_FAIL_ON},
-	    {"set", required_argument, NULL, OPT_SET},
-	    {"what-if", required_argument, NULL, OPT_WHATIF},
-	    {"output", required_argument, NULL, 'o'},
-	    {"from", required_argument, NULL, OPT_FROM},
-	    {"to", required_argument, NULL, OPT_TO},
-	    {"step", required_argument, NULL, OPT_STEP},
-	    {"format", required_argument, NULL, OPT_FORMAT},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
-	};
 	start_mono_ns = timefmt_mono_ns();
 	setlocale(LC_ALL, "");      /* the viewer draws UTF-8 when the locale says so */
 	setlocale(LC_NUMERIC, "C"); /* numbers in reports always use a decimal point */
@@ -1238,23 +1553,8 @@ main(int argc, char **argv)
 	c.vs_rank = -1;
 	c.steps_a = c.steps_b = -1;
 	const command *cmd = NULL;
-	if (argc >= 2 && strcmp(argv[1], "help") == 0) { /* tl help [COMMAND] */
-		if (argc == 2 || (argc == 3 && strcmp(argv[2], "help") == 0)) {
-			usage(stdout);
-			return 0;
-		}
-		for (size_t i = 0; argc == 3 && i < NCOMMANDS; i++)
-			if (strcmp(argv[2], commands[i].name) == 0) {
-				command_help(stdout, &commands[i]);
-				return 0;
-			}
-		if (argc == 3)
-			fprintf(stderr, "tl: unknown command '%s'\n", argv[2]);
-		else
-			fprintf(stderr, "tl: help takes one COMMAND\n");
-		usage(stderr);
-		return 1;
-	}
+	if (argc >= 2 && strcmp(argv[1], "help") == 0) /* tl help [COMMAND] */
+		return help_command(argc, argv);
 	if (argc >= 2 && argv[1][0] != '-') {
 		for (size_t i = 0; i < NCOMMANDS; i++)
 			if (strcmp(argv[1], commands[i].name) == 0)
@@ -1268,7 +1568,6 @@ main(int argc, char **argv)
 		argv++;
 	}
 	int ch, li;
-	char err[256];
 	while ((li = -1, ch = getopt_long(argc, argv, "hVo:", longopts, &li)) != -1) {
 		/* each command takes its own options only: others are a usage error, not ignored */
 		if (cmd && li >= 0 && ch != 'h' && ch != 'V' && !command_takes(cmd, ch)) {
@@ -1276,253 +1575,16 @@ main(int argc, char **argv)
 			        longopts[li].name, cmd->usage);
 			return 1;
 		}
-		switch (ch) {
-		case 'r':
-			if (c.have_ranks)
-				rankset_free(&c.ranks);
-			if (rankspec_parse(optarg, &c.ranks, err, sizeof err) != 0) {
-				fprintf(stderr, "tl: %s\n", err);
-				return 1;
-			}
-			c.have_ranks = 1;
-			break;
-		case 'j':
-			c.json = 1;
-			break;
-		case 's':
-			c.series = 1;
-			break;
-		case 'Q':
-			c.csv = 1;
-			break;
-		case 'P': { /* --pp N: PP stages by rank order, for the PP view and summary */
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || n < 1 || n > 4096) {
-				fprintf(stderr,
-				        "tl: --pp takes a number of pipeline stages, 1 to 4096\n");
-				return 1;
-			}
-			c.query.pp = (int)n;
-			break;
-		}
-		case 'v': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || n < 0 || n > INT32_MAX) {
-				fprintf(stderr, "tl: --vs takes a rank number\n");
-				return 1;
-			}
-			c.vs_rank = (int)n;
-			break;
-		}
-		case 'A': {
-			long long x, y;
-			char tail;
-			if (sscanf(optarg, "%lld:%lld%c", &x, &y, &tail) != 2 || x < 0 || y < 0) {
-				fprintf(stderr,
-				        "tl: --steps takes A:B, two STEP_TIME ids (e.g. 3:7)\n");
-				return 1;
-			}
-			c.steps_a = x;
-			c.steps_b = y;
-			break;
-		}
-		case 'n':
-			c.no_view = 1;
-			break;
-		case OPT_COMPARE:
-			c.compare = optarg;
-			break;
-		case OPT_TRUST:
-			c.trust = optarg;
-			break;
-		case OPT_FINDING: {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || n < 1) {
-				fprintf(stderr, "tl: --finding takes a finding's number, 1 or more "
-				                "(tl triage PATH lists them)\n");
-				return 1;
-			}
-			c.finding = (size_t)n;
-			break;
-		}
-		case OPT_TOP:
-		case OPT_FAIL_ON:
-		case OPT_SET:
-			if (triage_option(&c, ch, optarg) != 0)
-				return 1;
-			break;
-		case OPT_WHATIF: {
-			if (c.nwhatif == sizeof c.whatif / sizeof *c.whatif) {
-				fprintf(stderr, "tl: at most 16 --what-if\n");
-				return 1;
-			}
-			size_t used = strlen(c.whatif_text);
-			snprintf(c.whatif_text + used, sizeof c.whatif_text - used, "%s%s",
-			         used ? " " : "", optarg);
-			char *copy = c.whatif_buf[c.nwhatif]; /* the scale points into it */
-			if (strlen(optarg) >= sizeof c.whatif_buf[0]) {
-				fprintf(stderr, "tl: --what-if: too long\n");
-				return 1;
-			}
-			strcpy(copy, optarg);
-			if (tlq_cp_parse_scale(copy, &c.whatif[c.nwhatif], err, sizeof err) != 0) {
-				fprintf(stderr, "tl: --what-if %s\n", err);
-				return 1;
-			}
-			c.nwhatif++;
-			break;
-		}
-		case 'o':
-			c.ex.out = optarg;
-			break;
-		case OPT_FROM:
-		case OPT_TO:
-		case OPT_STEP: {
-			char *end;
-			errno = 0;
-			long long v = strtoll(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || errno != 0) {
-				fprintf(stderr, "tl: --%s takes an integer (%s)\n",
-				        longopts[li].name,
-				        ch == OPT_STEP ? "a ProfilerStep id"
-				                       : "ns on the profile's clock");
-				return 1;
-			}
-			if (ch == OPT_FROM) {
-				c.ex.from = v;
-				c.have_from = 1;
-			} else if (ch == OPT_TO) {
-				c.ex.to = v;
-				c.have_to = 1;
-			} else {
-				c.ex.step = v;
-				c.ex.has_step = 1;
-			}
-			break;
-		}
-		case OPT_FORMAT:
-			if (strcmp(optarg, "chrome") == 0) {
-				c.ex.format = TL_EXPORT_CHROME;
-			} else if (strcmp(optarg, "csv") == 0) {
-				c.ex.format = TL_EXPORT_CSV;
-			} else {
-				fprintf(stderr, "tl: --format takes chrome or csv\n");
-				return 1;
-			}
-			break;
-		case 'T':
-			c.theme = optarg;
-			break;
-		case 'K':
-			c.keymap = optarg;
-			break;
-		case 'S':
-			c.script = optarg;
-			break;
-		case 'X':
-			c.stats = optarg;
-			break;
-		case 'M':
-			c.man = 1;
-			break;
-		case 'N':
-			c.no_cache = 1;
-			break;
-		case OPT_CLOCK: /* --clock raw|align */
-			if (strcmp(optarg, "raw") != 0 && strcmp(optarg, "align") != 0) {
-				fprintf(stderr,
-				        "tl: --clock takes raw (each host's own clock) or align "
-				        "(the default)\n");
-				return 1;
-			}
-			c.clock_raw = strcmp(optarg, "raw") == 0;
-			break;
-		case OPT_CLOCK_OFFSET: { /* --clock-offset HOST=NS */
-			const char *eq = strrchr(optarg, '=');
-			char *end;
-			long long ns = eq != NULL ? strtoll(eq + 1, &end, 10) : 0;
-			if (eq == NULL || eq == optarg || eq[1] == '\0' || *end != '\0' ||
-			    ns < -INT64_C(86400000000000) || ns > INT64_C(86400000000000)) {
-				fprintf(stderr,
-				        "tl: --clock-offset takes HOST=NS: how many ns HOST's "
-				        "clock is ahead of the reference host's (within a day)\n");
-				return 1;
-			}
-			tl_clock_fix x = {.host = xstrndup(optarg, (size_t)(eq - optarg)),
-			                  .off = ns};
-			VEC_PUSH(c.clock_fix, c.nclock_fix, c.clock_cap, x);
-			break;
-		}
-		case 'C':
-			c.cache_dir = optarg;
-			break;
-		case 'L':
-			c.clear = 1;
-			break;
-		case 'D':
-			c.man = 2;
-			break;
-		case 'Z': {
-			char x;
-			if (sscanf(optarg, "%d%c%d", &c.cols, &x, &c.rows) != 3 ||
-			    (x != 'x' && x != 'X') || c.cols < 1 || c.rows < 1 || c.cols > 1000 ||
-			    c.rows > 1000) {
-				fprintf(stderr, "tl: --size takes COLSxROWS, e.g. 120x40\n");
-				return 1;
-			}
-			break;
-		}
-		case 'h': /* every command takes --help: its own usage and options */
-			if (cmd)
-				command_help(stdout, cmd);
-			else
-				usage(stdout);
-			return 0;
-		case 'V':
-			version();
-			return 0;
-		default:
-			usage(stderr);
-			return 1;
-		}
+		int st = parse_option(&c, cmd, ch, li);
+		if (st >= 0)
+			return st;
 	}
 	if (cmd == NULL) {
 		usage(stderr);
 		return 1;
 	}
-	if (cmd->needs_path) {
-		if (optind >= argc) {
-			fprintf(stderr, "tl: %s needs a PATH\nusage: %s\n", cmd->name, cmd->usage);
-			return 1;
-		}
-		c.path = argv[optind++];
-		if (cmd->run == cmd_diff && c.vs_rank < 0) {
-			if (optind >= argc) {
-				fprintf(stderr,
-				        "tl: diff needs two profiles, or one with --rank N --vs M\n"
-				        "usage: %s\n",
-				        cmd->usage);
-				return 1;
-			}
-			c.path_b = argv[optind++];
-		}
-		if (cmd->run == cmd_query) {
-			if (optind >= argc) {
-				fprintf(stderr, "tl: query needs SQL after the PATH\nusage: %s\n",
-				        cmd->usage);
-				return 1;
-			}
-			c.sql = argv[optind++];
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "tl: unexpected argument '%s'\nusage: %s\n", argv[optind],
-		        cmd->usage);
+	if (operands(&c, cmd, argc, argv) != 0)
 		return 1;
-	}
 	if (command_takes(cmd, OPT_TRUST) && trust_setup(&c) != 0)
 		return 1;
 	int rc = cmd->run(&c);

@@ -421,19 +421,23 @@ distinguish(agg *g, size_t n)
 	free(o);
 }
 
-void
-modules_compute(const tl_module_data *d, tl_module_stats *out)
+/* The data's strings in the stats' pool: ids comparable, empty string 0. */
+static uint32_t *
+map_strings(const tl_module_data *d, tl_strpool *pool)
 {
-	memset(out, 0, sizeof *out);
-	out->pool = strpool_new();
-	if (d->nranges == 0)
-		return;
-	tl_strpool *pool = out->pool;
-	/* the data's strings in the stats' pool: ids comparable, empty string 0 */
 	uint32_t nstr = strpool_count(d->pool);
 	uint32_t *map = xreallocarray(NULL, nstr ? nstr : 1, sizeof *map);
 	for (uint32_t i = 0; i < nstr; i++)
 		map[i] = strpool_intern(pool, strpool_get(d->pool, i), strpool_len(d->pool, i));
+	return map;
+}
+
+/* The whole tree in t: the module ranges (with the backward modules synthesized from the
+ * links), then the operators with kernels, under a root spanning all of them. Returns the
+ * traversal order (tree_build). */
+static size_t *
+build_tree(const tl_module_data *d, const uint32_t *map, tl_strpool *pool, tree *t)
+{
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	tree mods = {0};
 	tree_root(&mods, 0, 0);
@@ -462,7 +466,6 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 	free(dl.links);
 
 	/* the whole tree: modules, then the operators with kernels */
-	tree t = {0};
 	for (size_t i = 0; i < d->nops; i++) {
 		const tl_mod_op *op = &d->ops[i];
 		lo = op->start < lo ? op->start : lo;
@@ -472,27 +475,32 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 			hi = d->k[op->k0 + k].end > hi ? d->k[op->k0 + k].end : hi;
 		}
 	}
-	tree_root(&t, lo, hi);
+	tree_root(t, lo, hi);
 	for (size_t i = 1; i < mods.n; i++)
-		VEC_PUSH(t.v, t.n, t.cap, mods.v[i]);
+		VEC_PUSH(t->v, t->n, t->cap, mods.v[i]);
 	for (size_t i = 0; i < d->nops; i++) {
 		node x = {.start = d->ops[i].start,
 		          .end = d->ops[i].end,
 		          .name = map[d->ops[i].name],
 		          .kind = N_OP,
 		          .ref = i};
-		VEC_PUSH(t.v, t.n, t.cap, x);
+		VEC_PUSH(t->v, t->n, t->cap, x);
 	}
 	free(mods.v);
-	size_t *ord = tree_build(&t, pool);
+	return tree_build(t, pool);
+}
 
-	/* one row per operator in its module, in traversal order */
+/* One row per operator in its module, in traversal order, sorted by module start and
+ * operator start; *nrow gets their number. */
+static frow *
+op_rows(const tl_module_data *d, const tree *t, const size_t *ord, tl_strpool *pool, size_t *nrow)
+{
 	frow *r = NULL;
 	size_t nr = 0, rcap = 0;
 	char *kb = NULL;
 	size_t kbcap = 0;
-	for (size_t k = 0; k + 1 < t.n; k++) {
-		const node *e = &t.v[ord[k]], *m = &t.v[e->parent];
+	for (size_t k = 0; k + 1 < t->n; k++) {
+		const node *e = &t->v[ord[k]], *m = &t->v[e->parent];
 		if (e->kind != N_OP || m->depth > MODULES_MAX_DEPTH)
 			continue;
 		if (m->name == 0 && m->chain == 0)
@@ -506,7 +514,7 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 		          .nk = op->nk,
 		          .group = nr,
 		          .opi = e->ref};
-		x.backward = in_any_backward(&t, e->parent);
+		x.backward = in_any_backward(t, e->parent);
 		if (x.backward) {
 			char *s = xasprintf("[Backward]%s", strpool_get(pool, m->name));
 			x.module = strpool_intern_cstr(pool, s);
@@ -532,15 +540,20 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 		VEC_PUSH(r, nr, rcap, x);
 	}
 	free(kb);
-	free(ord);
-	free(t.v);
 	qsort(r, nr, sizeof *r, cmp_row_time); /* by module start, operator start */
+	*nrow = nr;
+	return r;
+}
 
-	/* module instances: each operator's place in it, and its operator sequence */
-	size_t *o = xreallocarray(NULL, nr ? nr : 1, sizeof *o);
+/* Module instances: each operator's place in it, and its operator sequence, whose ids count
+ * in order of first appearance (pandas factorize). o is an index over the rows, left in
+ * instance order. */
+static void
+number_instances(frow *r, size_t nr, size_t *o, tl_strpool *pool)
+{
+	row_ctx rc = {r, pool};
 	for (size_t i = 0; i < nr; i++)
 		o[i] = i;
-	row_ctx rc = {r, pool};
 	sort_index(o, nr, cmp_instance, &rc);
 	char *sb = NULL;
 	size_t sbcap = 0;
@@ -568,21 +581,25 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 	}
 	free(sb);
 	/* sequence ids in order of first appearance (pandas factorize) */
-	{
-		uint32_t nseq = strpool_count(pool);
-		size_t *first = xreallocarray(NULL, nseq, sizeof *first);
-		for (uint32_t i = 0; i < nseq; i++)
-			first[i] = SIZE_MAX;
-		size_t next = 0;
-		for (size_t i = 0; i < nr; i++) {
-			if (first[r[i].seq] == SIZE_MAX)
-				first[r[i].seq] = next++;
-			r[i].seq_id = first[r[i].seq];
-		}
-		free(first);
+	uint32_t nseq = strpool_count(pool);
+	size_t *first = xreallocarray(NULL, nseq, sizeof *first);
+	for (uint32_t i = 0; i < nseq; i++)
+		first[i] = SIZE_MAX;
+	size_t next = 0;
+	for (size_t i = 0; i < nr; i++) {
+		if (first[r[i].seq] == SIZE_MAX)
+			first[r[i].seq] = next++;
+		r[i].seq_id = first[r[i].seq];
 	}
-	/* groups of (parent, module, op, order, kernel list, sequence id), keys sorted */
-	sort_index(o, nr, cmp_key, &rc);
+	free(first);
+}
+
+/* Groups of (parent, module, op, order, kernel list, sequence id), keys sorted: their totals
+ * and counts, and the place of their first row. *ngroup gets their number. */
+static agg *
+group_rows(const frow *r, size_t nr, size_t *o, row_ctx *rc, size_t *ngroup)
+{
+	sort_index(o, nr, cmp_key, rc);
 	agg *g = NULL;
 	size_t ng = 0, gcap = 0;
 	for (size_t i = 0; i < nr;) {
@@ -620,11 +637,16 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 		VEC_PUSH(g, ng, gcap, x);
 		i = k;
 	}
-	free(o);
-	free(r);
-	qsort(g, ng, sizeof *g, cmp_agg_start);
-	distinguish(g, ng);
-	qsort(g, ng, sizeof *g, cmp_agg_final);
+	*ngroup = ng;
+	return g;
+}
+
+/* The groups as the stats' rows, with each row's kernel names one by one. */
+static void
+write_rows(tl_module_stats *out, const agg *g, size_t ng, const tl_module_data *d,
+           const uint32_t *map)
+{
+	tl_strpool *pool = out->pool;
 	out->v = xcalloc(ng ? ng : 1, sizeof *out->v);
 	out->n = ng;
 	size_t nkv = 0;
@@ -657,6 +679,34 @@ modules_compute(const tl_module_data *d, tl_module_stats *out)
 		w->module_end = g[i].mend;
 		w->backward = g[i].backward;
 	}
+}
+
+void
+modules_compute(const tl_module_data *d, tl_module_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	out->pool = strpool_new();
+	if (d->nranges == 0)
+		return;
+	tl_strpool *pool = out->pool;
+	uint32_t *map = map_strings(d, pool);
+	tree t = {0};
+	size_t *ord = build_tree(d, map, pool, &t);
+	size_t nr;
+	frow *r = op_rows(d, &t, ord, pool, &nr);
+	free(ord);
+	free(t.v);
+	size_t *o = xreallocarray(NULL, nr ? nr : 1, sizeof *o);
+	number_instances(r, nr, o, pool);
+	row_ctx rc = {r, pool};
+	size_t ng;
+	agg *g = group_rows(r, nr, o, &rc, &ng);
+	free(o);
+	free(r);
+	qsort(g, ng, sizeof *g, cmp_agg_start);
+	distinguish(g, ng);
+	qsort(g, ng, sizeof *g, cmp_agg_final);
+	write_rows(out, g, ng, d, map);
 	free(g);
 	free(map);
 }

@@ -558,6 +558,108 @@ ffts_key(int64_t dev, int64_t stream, int64_t task)
 	       (uint64_t)(task & 0xffffffff);
 }
 
+/* One row of TASK, its cells checked. */
+typedef struct task_row {
+	int64_t s, e, dev, stream, gt, conn;
+	uint32_t ttype, rowid;
+} task_row;
+
+/* The lane kind and name of a task, from its globalTaskId's class, else its type. Returns 1
+ * when the row is the device marker of an MSTX host range instead (merged into the range,
+ * drawn by mstx_device_parts), else 0. */
+static int
+task_lane(db_ctx *c, const task_row *x, uint32_t ty_mstx, uint32_t ty_memcpy, uint32_t *name,
+          tl_lane_kind *kind)
+{
+	switch (gt_get(c, x->gt, name)) {
+	case GT_COMPUTE:
+		*kind = TL_LANE_COMPUTE;
+		break;
+	case GT_COMM:
+		if (c->derive_ops)
+			op_extend(c, x->gt, x->s, x->e, x->rowid);
+		*kind = TL_LANE_COMM_TASK;
+		break;
+	case GT_COMM_SCHED:
+		*kind = TL_LANE_COMM_TASK;
+		break;
+	case GT_MEMCPY:
+		*kind = TL_LANE_MEMCPY;
+		*name = x->ttype;
+		break;
+	default:
+		*name = x->ttype;
+		uint32_t li;
+		if (x->conn > MSTX_CONN_MIN && u64map_get(&c->mstx_conn, (uint64_t)x->conn, &li)) {
+			/* a marker of a host range: merged, drawn below */
+			mstx_link *l = &c->mstx[li];
+			if (l->s > l->e) {
+				l->dev = x->dev;
+				l->stream = x->stream;
+				l->rowid = x->rowid;
+			}
+			l->s = x->s < l->s ? x->s : l->s;
+			l->e = x->e > l->e ? x->e : l->e;
+			return 1;
+		}
+		if (x->ttype == ty_mstx && ty_mstx != UINT32_MAX)
+			*kind = TL_LANE_MSTX_DEV;
+		else if (x->ttype == ty_memcpy && ty_memcpy != UINT32_MAX)
+			*kind = TL_LANE_MEMCPY;
+		else
+			*kind = TL_LANE_OTHER;
+	}
+	return 0;
+}
+
+/* The device part of each range that has one: on its host row, and as one slice of the
+ * device lane named by the decoded message. */
+static void
+mstx_device_parts(db_ctx *c, stream_cache **cache, size_t *ncache, size_t *ccap)
+{
+	for (size_t i = 0; i < c->nmstx; i++) {
+		mstx_link *l = &c->mstx[i];
+		if (l->s > l->e)
+			continue;
+		track_set_dev(l->t, l->k, l->s, l->e);
+		char label[300];
+		mstx_msg_label(strpool_get(c->r->pool, l->msg), strpool_len(c->r->pool, l->msg),
+		               label, sizeof label);
+		tl_track *t =
+		    task_track(c, cache, ncache, ccap, TL_LANE_MSTX_DEV, l->dev, l->stream);
+		track_push(t, l->s, l->e, strpool_intern_cstr(c->r->pool, label), l->rowid);
+	}
+}
+
+/* Hide FFTS+ container rows (the candidates whose key has sub-tasks, children): they would
+ * double-count their sub-tasks. */
+static void
+hide_ffts_containers(const tl_u64map *children, const ffts_cand *cand, size_t ncand,
+                     const stream_cache *cache, size_t ncache)
+{
+	if (children->n == 0 || ncand == 0)
+		return;
+	tl_u64map hide;
+	u64map_init(&hide);
+	size_t nhide = 0;
+	for (size_t i = 0; i < ncand; i++)
+		if (u64map_get(children, cand[i].key, NULL)) {
+			u64map_put(&hide, cand[i].rowid, 1);
+			nhide++;
+		}
+	for (size_t i = 0; nhide && i < ncache; i++) {
+		tl_track *t = cache[i].t;
+		if (cache[i].kind != TL_LANE_OTHER)
+			continue;
+		size_t w = 0;
+		for (size_t k = 0; k < t->n; k++)
+			if (!u64map_get(&hide, t->v[k].arg, NULL))
+				t->v[w++] = t->v[k];
+		t->n = w;
+	}
+	u64map_free(&hide);
+}
+
 static int
 read_tasks(db_ctx *c)
 {
@@ -620,45 +722,9 @@ read_tasks(db_ctx *c)
 		uint32_t rowid = (uint32_t)sqlite3_column_int64(st, 9);
 		uint32_t name = ttype;
 		tl_lane_kind kind;
-		switch (gt_get(c, gt, &name)) {
-		case GT_COMPUTE:
-			kind = TL_LANE_COMPUTE;
-			break;
-		case GT_COMM:
-			if (c->derive_ops)
-				op_extend(c, gt, s, e, rowid);
-			kind = TL_LANE_COMM_TASK;
-			break;
-		case GT_COMM_SCHED:
-			kind = TL_LANE_COMM_TASK;
-			break;
-		case GT_MEMCPY:
-			kind = TL_LANE_MEMCPY;
-			name = ttype;
-			break;
-		default:
-			name = ttype;
-			uint32_t li;
-			if (conn > MSTX_CONN_MIN &&
-			    u64map_get(&c->mstx_conn, (uint64_t)conn, &li)) {
-				/* a marker of a host range: merged, drawn below */
-				mstx_link *l = &c->mstx[li];
-				if (l->s > l->e) {
-					l->dev = dev;
-					l->stream = stream;
-					l->rowid = rowid;
-				}
-				l->s = s < l->s ? s : l->s;
-				l->e = e > l->e ? e : l->e;
-				continue;
-			}
-			if (ttype == ty_mstx && ty_mstx != UINT32_MAX)
-				kind = TL_LANE_MSTX_DEV;
-			else if (ttype == ty_memcpy && ty_memcpy != UINT32_MAX)
-				kind = TL_LANE_MEMCPY;
-			else
-				kind = TL_LANE_OTHER;
-		}
+		task_row x = {s, e, dev, stream, gt, conn, ttype, rowid};
+		if (task_lane(c, &x, ty_mstx, ty_memcpy, &name, &kind) != 0)
+			continue; /* a marker of a host range: merged, drawn below */
 		if (name == 0)
 			name = ttype;
 		tl_track *t = task_track(c, &cache, &ncache, &ccap, kind, dev, stream);
@@ -684,43 +750,8 @@ read_tasks(db_ctx *c)
 	row_check_report(c, "TASK", null_cols, &bad);
 	db_report_refs(c, "TASK");
 
-	/* the device part of each range that has one: on its host row, and as one slice of the
-	 * device lane named by the decoded message */
-	for (size_t i = 0; i < c->nmstx; i++) {
-		mstx_link *l = &c->mstx[i];
-		if (l->s > l->e)
-			continue;
-		track_set_dev(l->t, l->k, l->s, l->e);
-		char label[300];
-		mstx_msg_label(strpool_get(c->r->pool, l->msg), strpool_len(c->r->pool, l->msg),
-		               label, sizeof label);
-		tl_track *t =
-		    task_track(c, &cache, &ncache, &ccap, TL_LANE_MSTX_DEV, l->dev, l->stream);
-		track_push(t, l->s, l->e, strpool_intern_cstr(c->r->pool, label), l->rowid);
-	}
-
-	/* Hide FFTS+ container rows: they would double-count their sub-tasks. */
-	if (children.n > 0 && ncand > 0) {
-		tl_u64map hide;
-		u64map_init(&hide);
-		size_t nhide = 0;
-		for (size_t i = 0; i < ncand; i++)
-			if (u64map_get(&children, cand[i].key, NULL)) {
-				u64map_put(&hide, cand[i].rowid, 1);
-				nhide++;
-			}
-		for (size_t i = 0; nhide && i < ncache; i++) {
-			tl_track *t = cache[i].t;
-			if (cache[i].kind != TL_LANE_OTHER)
-				continue;
-			size_t w = 0;
-			for (size_t k = 0; k < t->n; k++)
-				if (!u64map_get(&hide, t->v[k].arg, NULL))
-					t->v[w++] = t->v[k];
-			t->n = w;
-		}
-		u64map_free(&hide);
-	}
+	mstx_device_parts(c, &cache, &ncache, &ccap);
+	hide_ffts_containers(&children, cand, ncand, cache, ncache);
 	u64map_free(&children);
 	free(cand);
 	free(cache);
