@@ -59,8 +59,7 @@ load_capture_times(tl_sourcelist *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		tl_source *s = &l->v[i];
-		if (s->kind != TL_SRC_TORCH_DB && s->kind != TL_SRC_MSPROF_DB &&
-		    s->kind != TL_SRC_MINDSPORE_DB)
+		if (!source_has(s, TL_FMT_SESSION_TIME))
 			continue;
 		int64_t ns = ascend_db_session_end(s->path);
 		if (ns != 0) {

@@ -214,7 +214,7 @@ trace_json_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load
 		 * Iteration End, Iteration Time), from whichever source gave the step */
 		for (size_t k = 0; k < r->nsources; k++) {
 			const json_state *st = rank_source_state(r, k);
-			if (r->sources[k]->kind != TL_SRC_MSPROF_ITER || st == NULL)
+			if (!source_has(r->sources[k], TL_FMT_PER_ITERATION) || st == NULL)
 				continue;
 			for (size_t i = 0; i < st->niters; i++) {
 				if (st->iters[i].start != t->v[idx].start)

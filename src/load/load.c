@@ -118,8 +118,8 @@ static size_t
 slice_source(const tl_rank *r, const tl_track *t, size_t idx)
 {
 	size_t si = t->source;
-	if (si >= r->nsources || r->sources[si]->kind != TL_SRC_MSPROF_ITER || r->src_t0 == NULL ||
-	    r->nsources < 2)
+	if (si >= r->nsources || !source_has(r->sources[si], TL_FMT_PER_ITERATION) ||
+	    r->src_t0 == NULL || r->nsources < 2)
 		return si;
 	int64_t s = t->v[idx].start, e = t->v[idx].end;
 	if (r->clock.on) { /* the files' spans are on their host's own clock */
@@ -128,7 +128,7 @@ slice_source(const tl_rank *r, const tl_track *t, size_t idx)
 	}
 	for (size_t k = 0; k < r->nsources; k++) {
 		size_t c = k == 0 ? si : k - (k <= si); /* the track's own first */
-		if (r->sources[c]->kind == TL_SRC_MSPROF_ITER && r->src_t0[c] <= s &&
+		if (source_has(r->sources[c], TL_FMT_PER_ITERATION) && r->src_t0[c] <= s &&
 		    e <= r->src_t1[c])
 			return c;
 	}

@@ -162,8 +162,7 @@ load_sources_multi_host(const tl_sourcelist *sl)
 	for (size_t i = 0; i < sl->n && !multi; i++) {
 		const tl_source *s = &sl->v[i];
 		char *h = NULL;
-		if (s->kind == TL_SRC_TORCH_DB || s->kind == TL_SRC_MSPROF_DB ||
-		    s->kind == TL_SRC_MINDSPORE_DB) {
+		if (source_has(s, TL_FMT_HOST_INFO)) {
 			tl_profdb p;
 			char err[400];
 			if (profdb_open(&p, s->path, err, sizeof err) != 0)

@@ -331,11 +331,11 @@ kineto_comm(const tl_rank *r, size_t si, tl_comm_data *d)
 void
 trace_json_comm(const tl_rank *r, size_t si, tl_comm_data *d, size_t **owner, size_t *ocap)
 {
-	if (r->sources[si]->kind == TL_SRC_KINETO) {
+	if (source_has(r->sources[si], TL_FMT_GPU)) {
 		kineto_comm(r, si, d); /* no HCCL sub-tasks */
 		return;
 	}
-	if (r->sources[si]->kind != TL_SRC_TRACE_VIEW && r->sources[si]->kind != TL_SRC_MSPROF_ITER)
+	if (!source_has(r->sources[si], TL_FMT_HCCL_GROUPS))
 		return;
 	uint16_t source = (uint16_t)si;
 	size_t first = d->nops;

@@ -4,28 +4,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const struct {
+	const char *name;
+	unsigned caps;
+} formats[TL_SRC__COUNT] = {
+#define ROW(kind, name, loader, caps) [TL_SRC_##kind] = {name, caps},
+    TL_FORMATS(ROW)
+#undef ROW
+};
+
 const char *
 source_kind_name(tl_source_kind k)
 {
-	switch (k) {
-	case TL_SRC_TORCH_DB:
-		return "torch_npu DB";
-	case TL_SRC_MSPROF_DB:
-		return "msprof DB";
-	case TL_SRC_MINDSPORE_DB:
-		return "MindSpore DB";
-	case TL_SRC_TRACE_VIEW:
-		return "trace_view.json";
-	case TL_SRC_KINETO:
-		return "Kineto JSON";
-	case TL_SRC_MSPROF_ITER:
-		return "msprof export, per-iteration JSON (CANN \xe2\x89\xa4 7)";
-	case TL_SRC_MS_TIMELINE:
-		return "MindSpore 1.x timeline";
-	case TL_SRC__COUNT:
-		break;
-	}
-	return "unknown";
+	return (unsigned)k < TL_SRC__COUNT ? formats[k].name : "unknown";
+}
+
+unsigned
+source_kind_caps(tl_source_kind k)
+{
+	return (unsigned)k < TL_SRC__COUNT ? formats[k].caps : 0;
+}
+
+int
+source_has(const tl_source *s, unsigned caps)
+{
+	return (source_kind_caps(s->kind) & caps) == caps;
 }
 
 void

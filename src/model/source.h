@@ -6,19 +6,61 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What a format's files hold, which code outside its loader asks (source_has) instead of
+ * testing its kind. */
+enum {
+	/* the file says when its capture ended (a DB's SESSION_TIME_INFO): load_capture_times */
+	TL_FMT_SESSION_TIME = 1u << 0,
+	/* the file may name its host (a DB's HOST_INFO): the hosts' clocks group ranks by it */
+	TL_FMT_HOST_INFO = 1u << 1,
+	/* the file holds its own host <-> device links (a DB's connectionIds), which the link
+	 * hooks read; without it the links are the trace's flow events */
+	TL_FMT_OWN_LINKS = 1u << 2,
+	/* one file per iteration: a device's files share its lanes, and a slice's file is the one
+	 * whose time span holds it (tl info prints a device's files on one line) */
+	TL_FMT_PER_ITERATION = 1u << 3,
+	/* a GPU trace: a job of its own, never one run with Ascend ranks (discover_runs) */
+	TL_FMT_GPU = 1u << 4,
+	/* communication as HCCL group and plane threads (trace_view.json's) */
+	TL_FMT_HCCL_GROUPS = 1u << 5,
+};
+
+#define TL_FMT_ASCEND_DB (TL_FMT_SESSION_TIME | TL_FMT_HOST_INFO | TL_FMT_OWN_LINKS)
+
+/* The input formats, the one list of them (docs/architecture.md, "How to add ... a new input
+ * format"): one row each, X(KIND, name, loader, capabilities): the kind is TL_SRC_KIND; the
+ * name is what tl info prints; the loader is the tl_loader that reads it (load/load.h; only
+ * load/loaders.c expands this column, the one layer that has the loaders); the capabilities are
+ * the TL_FMT_ flags above. A row's place is its kind's number, which the model cache stores:
+ * add a format at the end. */
+#define TL_FORMATS(X)                                                                              \
+	X(TORCH_DB, "torch_npu DB", loader_ascend_db,                                              \
+	  TL_FMT_ASCEND_DB) /* ascend_pytorch_profiler_{r}.db */                                   \
+	X(MSPROF_DB, "msprof DB", loader_ascend_db, TL_FMT_ASCEND_DB) /* PROF_x/msprof_*.db */     \
+	X(MINDSPORE_DB, "MindSpore DB", loader_ascend_db,                                          \
+	  TL_FMT_ASCEND_DB) /* ascend_mindspore_profiler_{r}.db */                                 \
+	X(TRACE_VIEW, "trace_view.json", loader_trace_json,                                        \
+	  TL_FMT_HCCL_GROUPS) /* Ascend trace_view.json */                                         \
+	X(KINETO, "Kineto JSON", loader_trace_json,                                                \
+	  TL_FMT_GPU) /* PyTorch profiler (Kineto) / Chrome trace JSON */                          \
+	/* PROF_x/device_N/timeline/msprof_{N}_{model}_{iter}.json: one iteration of one           \
+	 * model (msprof --export=on, CANN <= 7.0) */                                              \
+	X(MSPROF_ITER, "msprof export, per-iteration JSON (CANN \xe2\x89\xa4 7)",                  \
+	  loader_trace_json, TL_FMT_PER_ITERATION | TL_FMT_HCCL_GROUPS)                            \
+	X(MS_TIMELINE, "MindSpore 1.x timeline", loader_trace_json,                                \
+	  0) /* MindSpore 1.x ascend_timeline_display_{r}.json */
+
 typedef enum tl_source_kind {
-	TL_SRC_TORCH_DB,     /* ascend_pytorch_profiler_{r}.db */
-	TL_SRC_MSPROF_DB,    /* PROF_x/msprof_*.db */
-	TL_SRC_MINDSPORE_DB, /* ascend_mindspore_profiler_{r}.db */
-	TL_SRC_TRACE_VIEW,   /* Ascend trace_view.json */
-	TL_SRC_KINETO,       /* PyTorch profiler (Kineto) / Chrome trace JSON */
-	TL_SRC_MSPROF_ITER,  /* PROF_x/device_N/timeline/msprof_{N}_{model}_{iter}.json: one
-	                        iteration of one model (msprof --export=on, CANN <= 7.0) */
-	TL_SRC_MS_TIMELINE,  /* MindSpore 1.x ascend_timeline_display_{r}.json */
-	TL_SRC__COUNT
+#define TL_SRC_KIND_(kind, name, loader, caps) TL_SRC_##kind,
+	TL_FORMATS(TL_SRC_KIND_)
+#undef TL_SRC_KIND_
+	    TL_SRC__COUNT
 } tl_source_kind;
 
+/* The format's name (tl info), from its row; "unknown" for no kind. */
 const char *source_kind_name(tl_source_kind);
+/* The format's capabilities (TL_FMT_*), from its row; 0 for no kind. */
+unsigned source_kind_caps(tl_source_kind);
 
 /* Where a source's capture time came from, the most trustworthy last. */
 typedef enum tl_capture_from {
@@ -64,5 +106,7 @@ void source_free(tl_source *);
 void sourcelist_free(tl_sourcelist *);
 /* Sorts by rank, then capture time, then path (after capture times were refined). */
 void sourcelist_sort(tl_sourcelist *);
+/* Whether the source's format has every capability of caps (TL_FMT_*). */
+int source_has(const tl_source *, unsigned caps);
 
 #endif

@@ -23,7 +23,7 @@
 static int
 family(tl_source_kind k)
 {
-	return k == TL_SRC_KINETO;
+	return (source_kind_caps(k) & TL_FMT_GPU) != 0;
 }
 
 /* The length of the deepest directory that every dir of idx[0..n) lies in (a prefix of each,

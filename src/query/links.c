@@ -154,8 +154,7 @@ tlq_slice_flow_lines(const tl_rank *r, const tl_track *t, size_t idx,
 {
 	if (idx >= t->n || t->source >= r->nsources)
 		return 0;
-	tl_source_kind k = r->sources[t->source]->kind;
-	if (k == TL_SRC_TORCH_DB || k == TL_SRC_MSPROF_DB || k == TL_SRC_MINDSPORE_DB)
+	if (source_has(r->sources[t->source], TL_FMT_OWN_LINKS))
 		return 0; /* tlq_slice_links reads a DB's own links */
 	char buf[400], d[32];
 	int n = 0;

@@ -30,9 +30,9 @@ iter_group(const tl_sourcelist *sl, size_t i, size_t *end, char *buf, size_t buf
 	const tl_source *a = &sl->v[i];
 	size_t dl = strlen(a->path) - strlen(strrchr(a->path, '/') ? strrchr(a->path, '/') : "");
 	size_t j = i + 1;
-	while (j < sl->n && sl->v[j].kind == TL_SRC_MSPROF_ITER && sl->v[j].rank == a->rank &&
-	       strncmp(sl->v[j].path, a->path, dl) == 0 && sl->v[j].path[dl] == '/' &&
-	       strchr(sl->v[j].path + dl + 1, '/') == NULL)
+	while (j < sl->n && source_has(&sl->v[j], TL_FMT_PER_ITERATION) &&
+	       sl->v[j].rank == a->rank && strncmp(sl->v[j].path, a->path, dl) == 0 &&
+	       sl->v[j].path[dl] == '/' && strchr(sl->v[j].path + dl + 1, '/') == NULL)
 		j++;
 	*end = j;
 	size_t n = j - i;
@@ -81,7 +81,7 @@ report_info(FILE *f, const tl_sourcelist *sl)
 		char rank[16], when[64], role[128], path[4096], iters[512];
 		next = i + 1;
 		iters[0] = '\0';
-		if (s->kind == TL_SRC_MSPROF_ITER) /* one line per device: its iterations */
+		if (source_has(s, TL_FMT_PER_ITERATION)) /* one line per device: its iterations */
 			iter_group(sl, i, &next, iters, sizeof iters);
 		lines++;
 		if (s->rank >= 0)

@@ -1,0 +1,55 @@
+/* The formats' one list (model/source.h, TL_FORMATS): every kind has its name, its loader and
+ * capabilities that agree with what its loader reads; tl info's names stay the ones the man
+ * page and older outputs show. */
+#include "config.h"
+
+#include "load/load.h"
+#include "model/source.h"
+#include "../test.h"
+
+/* The names tl info printed before the list was a table (source.c's switch). */
+static const struct {
+	tl_source_kind kind;
+	const char *name;
+} names[] = {
+    {TL_SRC_TORCH_DB, "torch_npu DB"},
+    {TL_SRC_MSPROF_DB, "msprof DB"},
+    {TL_SRC_MINDSPORE_DB, "MindSpore DB"},
+    {TL_SRC_TRACE_VIEW, "trace_view.json"},
+    {TL_SRC_KINETO, "Kineto JSON"},
+    {TL_SRC_MSPROF_ITER, "msprof export, per-iteration JSON (CANN \xe2\x89\xa4 7)"},
+    {TL_SRC_MS_TIMELINE, "MindSpore 1.x timeline"},
+};
+
+int
+main(void)
+{
+	CHECK_EQ_I64(sizeof names / sizeof *names, TL_SRC__COUNT, "every kind has a name here");
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		CHECK_STR(source_kind_name(names[i].kind), names[i].name, "the kind's name");
+	CHECK_STR(source_kind_name(TL_SRC__COUNT), "unknown", "no kind: unknown");
+	CHECK(loader_for(TL_SRC__COUNT) == NULL, "no kind: no loader");
+	CHECK(source_kind_caps(TL_SRC__COUNT) == 0, "no kind: no capability");
+	for (int k = 0; k < TL_SRC__COUNT; k++) {
+		const tl_loader *ld = loader_for((tl_source_kind)k);
+		const char *nm = source_kind_name((tl_source_kind)k);
+		CHECK(ld != NULL && ld->load != NULL && ld->estimate != NULL,
+		      "%s: a loader with load and estimate", nm);
+		for (int j = 0; j < k; j++)
+			CHECK(strcmp(nm, source_kind_name((tl_source_kind)j)) != 0,
+			      "%s: a name of its own (kind %d)", nm, j);
+		/* what only a profiler DB holds (SESSION_TIME_INFO, HOST_INFO, connectionIds) */
+		unsigned caps = source_kind_caps((tl_source_kind)k);
+		int db = ld == &loader_ascend_db;
+		CHECK(((caps & TL_FMT_ASCEND_DB) == TL_FMT_ASCEND_DB) == db &&
+		          ((caps & TL_FMT_ASCEND_DB) == 0) == !db,
+		      "%s: the DB capabilities exactly when the DB loader reads it", nm);
+		CHECK(!(caps & TL_FMT_GPU) || !(caps & TL_FMT_HCCL_GROUPS),
+		      "%s: a GPU trace has no HCCL groups", nm);
+		tl_source s = {.kind = (tl_source_kind)k};
+		CHECK(source_has(&s, caps) && source_has(&s, 0) &&
+		          (caps == ~0u || !source_has(&s, ~caps)),
+		      "%s: source_has answers from the row", nm);
+	}
+	return test_done();
+}
