@@ -133,6 +133,95 @@ put(iter_files *w, unsigned mask, const char *fmt, ...)
 enum { F_MSPROF = 1, F_TASK = 2, F_HCCL = 4, F_STEP = 8 };
 enum { PID_HW = 800, PID_HCCL = 900, PID_CANN = 700, PID_OA = 1100 };
 
+/* The Overlap Analysis threads' names, by tid. */
+static const char *const oa[4] = {"Computing", "Communication", "Communication(Not Overlapped)",
+                                  "Free"};
+
+/* The metadata of an iteration's files: processes and threads by name (the loader never trusts
+ * pids). */
+static void
+put_metadata(iter_files *w, int model)
+{
+	put(w, F_MSPROF | F_TASK | F_STEP,
+	    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":"
+	    "\"Ascend Hardware\"}}",
+	    PID_HW);
+	put(w, F_MSPROF | F_TASK,
+	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":3,\"args\":{\"name\":"
+	    "\"Stream 3\"}}",
+	    PID_HW);
+	put(w, F_MSPROF | F_TASK,
+	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":5,\"args\":{\"name\":"
+	    "\"Stream 5\"}}",
+	    PID_HW);
+	put(w, F_MSPROF | F_TASK,
+	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":7,\"args\":{\"name\":"
+	    "\"Stream 7\"}}",
+	    PID_HW);
+	put(w, F_MSPROF | F_STEP,
+	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":"
+	    "\"Step Trace(Model ID:%d)\"}}",
+	    PID_HW, 100000 + model, model);
+	put(w, F_MSPROF | F_HCCL,
+	    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":"
+	    "\"HCCL\"}}",
+	    PID_HCCL);
+	put(w, F_MSPROF | F_HCCL,
+	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":"
+	    "\"Communication Kernel\"}}",
+	    PID_HCCL);
+	put(w, F_MSPROF | F_HCCL,
+	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":1,\"args\":{\"name\":"
+	    "\"Plane 0\"}}",
+	    PID_HCCL);
+	put(w, F_MSPROF,
+	    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":"
+	    "\"CANN\"}}",
+	    PID_CANN);
+	put(w, F_MSPROF,
+	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":4242,\"args\":{\"name\":"
+	    "\"Thread 4242\"}}",
+	    PID_CANN);
+	put(w, F_MSPROF,
+	    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":"
+	    "\"Overlap Analysis\"}}",
+	    PID_OA);
+	for (int k = 0; k < 4; k++)
+		put(w, F_MSPROF,
+		    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{"
+		    "\"name\":\"%s\"}}",
+		    PID_OA, k, oa[k]);
+}
+
+/* The Overlap Analysis lanes, as msprof computes them from the compute and communication
+ * intervals of the iteration (sorted and merged here in place). */
+static void
+put_overlap(iter_files *w, iv *comp, size_t nc, iv *comm, size_t nm)
+{
+	char b1[48];
+	size_t mc = iv_merge(comp, nc), mm = iv_merge(comm, nm);
+	iv noov[OLD_MAX_IV], all[OLD_MAX_IV + 4], gaps[OLD_MAX_IV + 4];
+	size_t nn = iv_minus(comm, mm, comp, mc, noov), na = 0;
+	for (size_t k = 0; k < mc; k++)
+		all[na++] = comp[k];
+	for (size_t k = 0; k < mm; k++)
+		all[na++] = comm[k];
+	na = iv_merge(all, na);
+	size_t ng = 0;
+	for (size_t k = 1; k < na; k++)
+		gaps[ng++] = (iv){all[k - 1].e, all[k].s};
+	const iv *lane[4] = {comp, comm, noov, gaps};
+	size_t ln[4] = {mc, mm, nn, ng};
+	for (int k = 0; k < 4; k++)
+		for (size_t i = 0; i < ln[k]; i++) {
+			int64_t d = lane[k][i].e - lane[k][i].s;
+			put(w, F_MSPROF,
+			    "{\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%s,\"dur\":%" PRId64
+			    ".%03" PRId64 ",\"ph\":\"X\"}",
+			    oa[k], PID_OA, k, us(lane[k][i].s, b1), d / 1000, d % 1000);
+		}
+}
+
 /* Writes iteration `iter` of model `model` on device dev, starting at *t (ns), which it
  * advances past the iteration. */
 static int
@@ -153,58 +242,7 @@ write_iteration(const char *tdir, int dev, int model, int iter, int64_t *t, rng 
 			return -1;
 		}
 	}
-	/* metadata: processes by name (the loader never trusts pids) */
-	put(&w, F_MSPROF | F_TASK | F_STEP,
-	    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":"
-	    "\"Ascend Hardware\"}}",
-	    PID_HW);
-	put(&w, F_MSPROF | F_TASK,
-	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":3,\"args\":{\"name\":"
-	    "\"Stream 3\"}}",
-	    PID_HW);
-	put(&w, F_MSPROF | F_TASK,
-	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":5,\"args\":{\"name\":"
-	    "\"Stream 5\"}}",
-	    PID_HW);
-	put(&w, F_MSPROF | F_TASK,
-	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":7,\"args\":{\"name\":"
-	    "\"Stream 7\"}}",
-	    PID_HW);
-	put(&w, F_MSPROF | F_STEP,
-	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":"
-	    "\"Step Trace(Model ID:%d)\"}}",
-	    PID_HW, 100000 + model, model);
-	put(&w, F_MSPROF | F_HCCL,
-	    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":"
-	    "\"HCCL\"}}",
-	    PID_HCCL);
-	put(&w, F_MSPROF | F_HCCL,
-	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":"
-	    "\"Communication Kernel\"}}",
-	    PID_HCCL);
-	put(&w, F_MSPROF | F_HCCL,
-	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":1,\"args\":{\"name\":"
-	    "\"Plane 0\"}}",
-	    PID_HCCL);
-	put(&w, F_MSPROF,
-	    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":"
-	    "\"CANN\"}}",
-	    PID_CANN);
-	put(&w, F_MSPROF,
-	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":4242,\"args\":{\"name\":"
-	    "\"Thread 4242\"}}",
-	    PID_CANN);
-	put(&w, F_MSPROF,
-	    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":"
-	    "\"Overlap Analysis\"}}",
-	    PID_OA);
-	static const char *const oa[4] = {"Computing", "Communication",
-	                                  "Communication(Not Overlapped)", "Free"};
-	for (int k = 0; k < 4; k++)
-		put(&w, F_MSPROF,
-		    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{"
-		    "\"name\":\"%s\"}}",
-		    PID_OA, k, oa[k]);
+	put_metadata(&w, model);
 
 	int64_t start = *t, fp = start + rng_in(r, 80000, 150000);
 	iv comp[OLD_MAX_IV], comm[4];
@@ -272,28 +310,7 @@ write_iteration(const char *tdir, int dev, int model, int iter, int64_t *t, rng 
 	    "\"level\":\"acl\"}}",
 	    PID_CANN, us(start + 10000, b1), hd / 1000, hd % 1000);
 
-	/* the Overlap Analysis lanes, as msprof computes them from these tasks */
-	size_t mc = iv_merge(comp, nc), mm = iv_merge(comm, nm);
-	iv noov[OLD_MAX_IV], all[OLD_MAX_IV + 4], gaps[OLD_MAX_IV + 4];
-	size_t nn = iv_minus(comm, mm, comp, mc, noov), na = 0;
-	for (size_t k = 0; k < mc; k++)
-		all[na++] = comp[k];
-	for (size_t k = 0; k < mm; k++)
-		all[na++] = comm[k];
-	na = iv_merge(all, na);
-	size_t ng = 0;
-	for (size_t k = 1; k < na; k++)
-		gaps[ng++] = (iv){all[k - 1].e, all[k].s};
-	const iv *lane[4] = {comp, comm, noov, gaps};
-	size_t ln[4] = {mc, mm, nn, ng};
-	for (int k = 0; k < 4; k++)
-		for (size_t i = 0; i < ln[k]; i++) {
-			int64_t d = lane[k][i].e - lane[k][i].s;
-			put(&w, F_MSPROF,
-			    "{\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%s,\"dur\":%" PRId64
-			    ".%03" PRId64 ",\"ph\":\"X\"}",
-			    oa[k], PID_OA, k, us(lane[k][i].s, b1), d / 1000, d % 1000);
-		}
+	put_overlap(&w, comp, nc, comm, nm);
 	/* the iteration (its dur rounded to the µs, as msprof writes it) */
 	int64_t len = end - start;
 	put(&w, F_MSPROF | F_STEP,

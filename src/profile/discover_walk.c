@@ -822,6 +822,71 @@ disc_walk_dir(walk *w, const char *path, int depth)
 	disc_dirlist_free(&dl);
 }
 
+/* path (real: its real path, in fdir, below up) as one iteration of a per-iteration msprof
+ * export (device_{N}/timeline/msprof_{N}_{model}_{iter}.json), with its device's rank. Returns
+ * 1 when it is one (listed, or warned), 0 when it is not. */
+static int
+iter_file(walk *w, const char *path, const char *real, const char *fdir, const char *up)
+{
+	int dev, model, iter;
+	const char *dd, *from;
+	if (!disc_msprof_iter_match(disc_path_base(real), "msprof_", &dev, &model, &iter) ||
+	    strcmp(disc_path_base(fdir), "timeline") != 0 ||
+	    !disc_name_digits(disc_path_base(up), "device_", "", &dd))
+		return 0;
+	int rank = device_dir_rank(up, &from);
+	char *prof = disc_path_dir(up);
+	int64_t stamp = disc_str_starts(disc_path_base(prof), "PROF_")
+	                    ? disc_capture_stamp(disc_path_base(prof))
+	                    : 0;
+	free(prof);
+	if (walk_add(w, TL_SRC_MSPROF_ITER, path, up, rank, from, stamp, -1) > 0) {
+		tl_source *s = &w->found.v[w->found.n - 1];
+		s->model_id = model;
+		s->iteration = iter;
+		s->models = timeline_models(fdir);
+	}
+	return 1;
+}
+
+/* path (name class nk: an msprof DB or JSON, in fdir, below up) as PROF_x/msprof_*.db or
+ * PROF_x/mindstudio_profiler_output/msprof_*, its rank from the capture or the devices'
+ * info.json. Returns 1 when listed (or warned), 0 when it is no trace. */
+static int
+prof_file(walk *w, const char *path, name_kind nk, const char *fdir, const char *up)
+{
+	const char *prof = NULL;
+	if (disc_str_starts(disc_path_base(fdir), "PROF_"))
+		prof = fdir;
+	else if (!strcmp(disc_path_base(fdir), MPO_NAME) &&
+	         disc_str_starts(disc_path_base(up), "PROF_"))
+		prof = up;
+	json_peek pk;
+	if (nk == NK_MSPROF_JSON && (disc_json_peek_file(path, &pk) != 0 || !pk.trace))
+		return 0;
+	int rank = -1;
+	const char *from = RF_UNKNOWN;
+	int64_t stamp = 0;
+	if (prof != NULL) {
+		char *pdir = disc_path_dir(prof);
+		capture c;
+		capture_init(&c, pdir, -1);
+		if (is_capture_name(disc_path_base(pdir)))
+			rank = capture_rank(&c, &from);
+		dirlist dl;
+		if (rank < 0 && disc_dirlist_read(prof, &dl) == 0) {
+			rank = prof_device_rank(prof, &dl);
+			from = RF_DEVICE_INFO;
+			disc_dirlist_free(&dl);
+		}
+		stamp = disc_capture_stamp(disc_path_base(prof));
+		free(pdir);
+	}
+	walk_add(w, nk == NK_MSPROF_DB ? TL_SRC_MSPROF_DB : TL_SRC_TRACE_VIEW, path,
+	         prof ? prof : fdir, rank, from, stamp, -1);
+	return 1;
+}
+
 /* path names one file (discover_int.h). A file that is no profile finds nothing, and the command
  * exits as it does for a directory without profiles. */
 disc_file_status
@@ -857,24 +922,7 @@ disc_discover_file(walk *w, const char *path)
 			name = disc_path_base(real);
 	}
 
-	int dev, model, iter;
-	const char *dd;
-	if (disc_msprof_iter_match(disc_path_base(real), "msprof_", &dev, &model, &iter) &&
-	    strcmp(disc_path_base(fdir), "timeline") == 0 &&
-	    disc_name_digits(disc_path_base(up), "device_", "", &dd)) {
-		/* one iteration of a per-iteration msprof export: its device's rank */
-		rank = device_dir_rank(up, &from);
-		char *prof = disc_path_dir(up);
-		int64_t stamp = disc_str_starts(disc_path_base(prof), "PROF_")
-		                    ? disc_capture_stamp(disc_path_base(prof))
-		                    : 0;
-		free(prof);
-		if (walk_add(w, TL_SRC_MSPROF_ITER, path, up, rank, from, stamp, -1) > 0) {
-			tl_source *s = &w->found.v[w->found.n - 1];
-			s->model_id = model;
-			s->iteration = iter;
-			s->models = timeline_models(fdir);
-		}
+	if (iter_file(w, path, real, fdir, up)) {
 		free(up);
 		free(fdir);
 		free(real);
@@ -899,39 +947,9 @@ disc_discover_file(walk *w, const char *path)
 		break;
 	}
 	case NK_MSPROF_DB:
-	case NK_MSPROF_JSON: {
-		/* PROF_x/msprof_*.db or PROF_x/mindstudio_profiler_output/msprof_* */
-		const char *prof = NULL;
-		if (disc_str_starts(disc_path_base(fdir), "PROF_"))
-			prof = fdir;
-		else if (!strcmp(disc_path_base(fdir), MPO_NAME) &&
-		         disc_str_starts(disc_path_base(up), "PROF_"))
-			prof = up;
-		if (nk == NK_MSPROF_JSON && (disc_json_peek_file(path, &pk) != 0 || !pk.trace)) {
-			ok = 0;
-			break;
-		}
-		rank = -1;
-		from = RF_UNKNOWN;
-		int64_t stamp = 0;
-		if (prof != NULL) {
-			char *pdir = disc_path_dir(prof);
-			capture_init(&c, pdir, -1);
-			if (is_capture_name(disc_path_base(pdir)))
-				rank = capture_rank(&c, &from);
-			dirlist dl;
-			if (rank < 0 && disc_dirlist_read(prof, &dl) == 0) {
-				rank = prof_device_rank(prof, &dl);
-				from = RF_DEVICE_INFO;
-				disc_dirlist_free(&dl);
-			}
-			stamp = disc_capture_stamp(disc_path_base(prof));
-			free(pdir);
-		}
-		walk_add(w, nk == NK_MSPROF_DB ? TL_SRC_MSPROF_DB : TL_SRC_TRACE_VIEW, path,
-		         prof ? prof : fdir, rank, from, stamp, -1);
+	case NK_MSPROF_JSON:
+		ok = prof_file(w, path, nk, fdir, up);
 		break;
-	}
 	case NK_MSMONITOR_DB: {
 		int64_t stamp = 0;
 		disc_msmonitor_match(name, &rank, &stamp);
