@@ -4,14 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-	const char *name;
-	unsigned caps;
-} formats[TL_SRC__COUNT] = {
-#define ROW(kind, name, loader, caps) [TL_SRC_##kind] = {name, caps},
+static const tl_format formats[TL_SRC__COUNT] = {
+#define ROW(kind, name, loader, caps, glob, magic) [TL_SRC_##kind] = {name, caps, glob, magic},
     TL_FORMATS(ROW)
 #undef ROW
 };
+
+const tl_format *
+source_format(tl_source_kind k)
+{
+	return (unsigned)k < TL_SRC__COUNT ? &formats[k] : NULL;
+}
 
 const char *
 source_kind_name(tl_source_kind k)

@@ -27,36 +27,54 @@ enum {
 
 #define TL_FMT_ASCEND_DB (TL_FMT_SESSION_TIME | TL_FMT_HOST_INFO | TL_FMT_OWN_LINKS)
 
-/* The input formats, the one list of them (docs/architecture.md, "How to add ... a new input
- * format"): one row each, X(KIND, name, loader, capabilities): the kind is TL_SRC_KIND; the
- * name is what tl info prints; the loader is the tl_loader that reads it (load/load.h; only
- * load/loaders.c expands this column, the one layer that has the loaders); the capabilities are
- * the TL_FMT_ flags above. A row's place is its kind's number, which the model cache stores:
- * add a format at the end. */
+/* The input formats, the one list of them (docs/architecture.md, "How to add ... A new input
+ * format"): one row each, X(KIND, name, loader, capabilities, probe glob, probe magic):
+ *  - the kind is TL_SRC_KIND; a row's place is its kind's number, which the model cache
+ *    stores: add a format at the end;
+ *  - the name is what tl info prints;
+ *  - the loader is the tl_loader that reads it (load/load.h): only load/loaders.c expands this
+ *    column, the one layer that has the loaders;
+ *  - the capabilities are the TL_FMT_ flags above;
+ *  - the probe: discovery lists a loose file (or one named on the command line) as this
+ *    format when its name matches the glob (fnmatch) and, unless NULL, its first bytes are the
+ *    magic, before its own name classes; the rank is the name's (rank3, rank_3). NULL, NULL for
+ *    a format whose files discovery's layouts know (profile/discover_walk.c): the formats
+ *    below, whose names and directories say more than a glob can. */
 #define TL_FORMATS(X)                                                                              \
-	X(TORCH_DB, "torch_npu DB", loader_ascend_db,                                              \
-	  TL_FMT_ASCEND_DB) /* ascend_pytorch_profiler_{r}.db */                                   \
-	X(MSPROF_DB, "msprof DB", loader_ascend_db, TL_FMT_ASCEND_DB) /* PROF_x/msprof_*.db */     \
-	X(MINDSPORE_DB, "MindSpore DB", loader_ascend_db,                                          \
-	  TL_FMT_ASCEND_DB) /* ascend_mindspore_profiler_{r}.db */                                 \
-	X(TRACE_VIEW, "trace_view.json", loader_trace_json,                                        \
-	  TL_FMT_HCCL_GROUPS) /* Ascend trace_view.json */                                         \
-	X(KINETO, "Kineto JSON", loader_trace_json,                                                \
-	  TL_FMT_GPU) /* PyTorch profiler (Kineto) / Chrome trace JSON */                          \
-	/* PROF_x/device_N/timeline/msprof_{N}_{model}_{iter}.json: one iteration of one           \
-	 * model (msprof --export=on, CANN <= 7.0) */                                              \
+	/* ascend_pytorch_profiler_{r}.db */                                                       \
+	X(TORCH_DB, "torch_npu DB", loader_ascend_db, TL_FMT_ASCEND_DB, NULL, NULL)                \
+	/* PROF_x/msprof_*.db */                                                                   \
+	X(MSPROF_DB, "msprof DB", loader_ascend_db, TL_FMT_ASCEND_DB, NULL, NULL)                  \
+	/* ascend_mindspore_profiler_{r}.db */                                                     \
+	X(MINDSPORE_DB, "MindSpore DB", loader_ascend_db, TL_FMT_ASCEND_DB, NULL, NULL)            \
+	/* Ascend trace_view.json */                                                               \
+	X(TRACE_VIEW, "trace_view.json", loader_trace_json, TL_FMT_HCCL_GROUPS, NULL, NULL)        \
+	/* PyTorch profiler (Kineto) / Chrome trace JSON */                                        \
+	X(KINETO, "Kineto JSON", loader_trace_json, TL_FMT_GPU, NULL, NULL)                        \
+	/* PROF_x/device_N/timeline/msprof_{N}_{model}_{iter}.json: one iteration of one model     \
+	 * (msprof --export=on, CANN <= 7.0) */                                                    \
 	X(MSPROF_ITER, "msprof export, per-iteration JSON (CANN \xe2\x89\xa4 7)",                  \
-	  loader_trace_json, TL_FMT_PER_ITERATION | TL_FMT_HCCL_GROUPS)                            \
-	X(MS_TIMELINE, "MindSpore 1.x timeline", loader_trace_json,                                \
-	  0) /* MindSpore 1.x ascend_timeline_display_{r}.json */
+	  loader_trace_json, TL_FMT_PER_ITERATION | TL_FMT_HCCL_GROUPS, NULL, NULL)                \
+	/* MindSpore 1.x ascend_timeline_display_{r}.json */                                       \
+	X(MS_TIMELINE, "MindSpore 1.x timeline", loader_trace_json, 0, NULL, NULL)
 
 typedef enum tl_source_kind {
-#define TL_SRC_KIND_(kind, name, loader, caps) TL_SRC_##kind,
+#define TL_SRC_KIND_(kind, name, loader, caps, glob, magic) TL_SRC_##kind,
 	TL_FORMATS(TL_SRC_KIND_)
 #undef TL_SRC_KIND_
 	    TL_SRC__COUNT
 } tl_source_kind;
 
+/* A format's row, but for its loader (which only the loaders' layer sees). */
+typedef struct tl_format {
+	const char *name;         /* what tl info prints */
+	unsigned caps;            /* TL_FMT_* */
+	const char *glob, *magic; /* the probe, or NULL */
+} tl_format;
+
+/* The row of kind k; NULL for no kind. The rows are one array in kind order: source_format(0)
+ * is the first of TL_SRC__COUNT. */
+const tl_format *source_format(tl_source_kind k);
 /* The format's name (tl info), from its row; "unknown" for no kind. */
 const char *source_kind_name(tl_source_kind);
 /* The format's capabilities (TL_FMT_*), from its row; 0 for no kind. */

@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -330,4 +331,38 @@ disc_capture_times_from_info(tl_sourcelist *l)
 			s->capture_from = TL_CAPTURE_PROFILER_INFO;
 		}
 	}
+}
+
+/* Whether the file at path starts with the bytes of magic. */
+static int
+starts_with(const char *path, const char *magic)
+{
+	size_t n = strlen(magic);
+	char buf[64];
+	if (n > sizeof buf)
+		return 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t got = read(fd, buf, n);
+	close(fd);
+	return got == (ssize_t)n && memcmp(buf, magic, n) == 0;
+}
+
+int
+disc_probe(const tl_format *rows, size_t n, const char *name, const char *path)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (rows[k].glob == NULL || fnmatch(rows[k].glob, name, FNM_PERIOD) != 0)
+			continue;
+		if (rows[k].magic == NULL || starts_with(path, rows[k].magic))
+			return (int)k;
+	}
+	return -1;
+}
+
+int
+disc_probe_kind(const char *name, const char *path)
+{
+	return disc_probe(source_format((tl_source_kind)0), TL_SRC__COUNT, name, path);
 }

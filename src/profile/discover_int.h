@@ -145,6 +145,12 @@ int64_t disc_capture_stamp(const char *name);
 int disc_json_file_rank(const char *path, const char *key);
 /* Looks at the first DISCOVER_PEEK bytes of path. Returns -1 (warned) when it cannot be read. */
 int disc_json_peek_file(const char *path, json_peek *pk);
+/* The formats' probes (model/source.h, TL_FORMATS): the kind of the first of rows[0..n) whose
+ * glob matches name and whose magic (unless NULL) the file at path starts with; -1 when none
+ * does (rows without a glob never do). */
+int disc_probe(const tl_format *rows, size_t n, const char *name, const char *path);
+/* disc_probe over the formats' list: the kind that claims a loose file, or -1. */
+int disc_probe_kind(const char *name, const char *path);
 /* Capture times from the profiler's own record where there is one (profiler_info*.json). */
 void disc_capture_times_from_info(tl_sourcelist *l);
 

@@ -655,6 +655,12 @@ file_scan(walk *w, const char *dir, const char *name, const char *path, int dept
 	const char *from = RF_FILE_NAME;
 	capture c;
 	json_peek pk;
+	int probed = disc_probe_kind(name, path);
+	if (probed >= 0) { /* a format's probe claims it (model/source.h, TL_FORMATS) */
+		walk_add(w, (tl_source_kind)probed, path, dir, disc_name_rank_pattern(name), from,
+		         0, cap_depth);
+		return;
+	}
 
 	switch (nk) {
 	case NK_NONE:
@@ -849,6 +855,21 @@ iter_file(walk *w, const char *path, const char *real, const char *fdir, const c
 	return 1;
 }
 
+/* path (named name, real: its real path, in fdir) as the format whose probe claims it (its name
+ * or its target's), its rank from that name. Returns 1 when one does (listed, or warned). */
+static int
+probe_file(walk *w, const char *path, const char *name, const char *real, const char *fdir)
+{
+	const char *nm = name;
+	int k = disc_probe_kind(nm, path);
+	if (k < 0)
+		k = disc_probe_kind(nm = disc_path_base(real), path);
+	if (k < 0)
+		return 0;
+	walk_add(w, (tl_source_kind)k, path, fdir, disc_name_rank_pattern(nm), RF_FILE_NAME, 0, -1);
+	return 1;
+}
+
 /* path (name class nk: an msprof DB or JSON, in fdir, below up) as PROF_x/msprof_*.db or
  * PROF_x/mindstudio_profiler_output/msprof_*, its rank from the capture or the devices'
  * info.json. Returns 1 when listed (or warned), 0 when it is no trace. */
@@ -922,7 +943,7 @@ disc_discover_file(walk *w, const char *path)
 			name = disc_path_base(real);
 	}
 
-	if (iter_file(w, path, real, fdir, up)) {
+	if (iter_file(w, path, real, fdir, up) || probe_file(w, path, name, real, fdir)) {
 		free(up);
 		free(fdir);
 		free(real);

@@ -5,7 +5,11 @@
 
 #include "load/load.h"
 #include "model/source.h"
+#include "profile/discover_int.h"
 #include "../test.h"
+
+#include <stdio.h>
+#include <unistd.h>
 
 /* The names tl info printed before the list was a table (source.c's switch). */
 static const struct {
@@ -21,9 +25,58 @@ static const struct {
     {TL_SRC_MS_TIMELINE, "MindSpore 1.x timeline"},
 };
 
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (f != NULL) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* Discovery asks a row's probe: its glob on the file's name, then its magic bytes. */
+static void
+test_probes(void)
+{
+	char dir[] = "/tmp/tl_formats_XXXXXX", a[64], b[64], c[64];
+	if (mkdtemp(dir) == NULL) {
+		SKIP("no temporary directory");
+		return;
+	}
+	snprintf(a, sizeof a, "%s/run_rank3.tlx", dir);
+	snprintf(b, sizeof b, "%s/other.tlx", dir);
+	snprintf(c, sizeof c, "%s/plain.tly", dir);
+	write_file(a, "TLX1 data");
+	write_file(b, "something else");
+	write_file(c, "anything");
+	const tl_format rows[] = {
+	    {"none", 0, NULL, NULL},
+	    {"tlx", 0, "*.tlx", "TLX1"},
+	    {"tly", 0, "*.tly", NULL},
+	};
+	CHECK_EQ_I64(disc_probe(rows, 3, "run_rank3.tlx", a), 1, "the glob and the magic: row 1");
+	CHECK_EQ_I64(disc_probe(rows, 3, "other.tlx", b), -1, "the glob without the magic: none");
+	CHECK_EQ_I64(disc_probe(rows, 3, "plain.tly", c), 2, "a glob without magic: row 2");
+	CHECK_EQ_I64(disc_probe(rows, 3, ".hidden.tly", c), -1, "a leading dot is no match");
+	CHECK_EQ_I64(disc_probe(rows, 1, "plain.tly", c), -1,
+	             "a row without a glob claims nothing");
+	/* the formats of today are found by discovery's layouts: no probe claims their files */
+	static const char *const files[] = {
+	    "ascend_pytorch_profiler_0.db",   "msprof_1.db", "trace_view.json", "run.pt.trace.json",
+	    "ascend_timeline_display_0.json", "plain.tly"};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+		CHECK_EQ_I64(disc_probe_kind(files[i], c), -1, files[i]);
+	unlink(a);
+	unlink(b);
+	unlink(c);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
+	test_probes();
 	CHECK_EQ_I64(sizeof names / sizeof *names, TL_SRC__COUNT, "every kind has a name here");
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		CHECK_STR(source_kind_name(names[i].kind), names[i].name, "the kind's name");
