@@ -534,7 +534,7 @@ op_rows(const tl_module_data *d, const tree *t, const size_t *ord, tl_strpool *p
 			}
 			memcpy(kb + len, nm, l);
 			len += l;
-			x.device += kn->end - kn->start;
+			x.device = sat_add(x.device, kn->end - kn->start);
 		}
 		x.klist = strpool_intern(pool, kb ? kb : "", len);
 		VEC_PUSH(r, nr, rcap, x);

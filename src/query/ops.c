@@ -7,6 +7,7 @@
 #include "query/session.h"
 #include "util/u64map.h"
 #include "util/parallel.h"
+#include "util/satint.h"
 #include "util/xalloc.h"
 
 #include <stdio.h>
@@ -101,7 +102,7 @@ count_total(const int64_t *v, size_t n, tl_opstat *out)
 	memset(out, 0, sizeof *out);
 	out->count = n;
 	for (size_t i = 0; i < n; i++)
-		out->total += v[i];
+		out->total = sat_add(out->total, v[i]);
 }
 
 /* One rank's groups -> rows by (op type, task type), each with its rows by (name, shapes), of
@@ -144,7 +145,8 @@ rank_rows(int rank, const tl_op_data *d, int scoped, int64_t t0, int64_t t1, int
 			tl_opstat gs;
 			count_total(gv[i].dur, gv[i].n, &gs);
 			out->types[base + t].st.count += gs.count;
-			out->types[base + t].st.total += gs.total;
+			out->types[base + t].st.total =
+			    sat_add(out->types[base + t].st.total, gs.total);
 			continue;
 		}
 		VEC_RESERVE(dur[t], cd[t], nd[t] + gv[i].n);
