@@ -1,6 +1,7 @@
-/* The query layer: the one API that the TUI and `tl summary` both use. Neither reaches into the
- * model's arrays, the analyses or SQL on its own; a number on screen or in a report comes from
- * here.
+/* The query layer: the one API that the TUI and `tl summary` both use. Neither calls an
+ * analysis, a loader or SQL of its own (tests/check_layers.sh reads it from the objects); a
+ * number on screen or in a report comes from here. They do read the trace the session holds,
+ * const (tr->ranks[i], its tracks and slices: what they draw and name), never changing it.
  *
  * One session per loaded trace. main opens it once (tlq_open) after loading and hands it to the
  * command that runs, the viewer or the report; tlq_open prepares what every query reads (stage
