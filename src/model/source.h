@@ -36,10 +36,11 @@ enum {
  *    column, the one layer that has the loaders;
  *  - the capabilities are the TL_FMT_ flags above;
  *  - the probe: discovery lists a loose file (or one named on the command line) as this
- *    format when its name matches the glob (fnmatch) and, unless NULL, its first bytes are the
- *    magic, before its own name classes; the rank is the name's (rank3, rank_3). NULL, NULL for
- *    a format whose files discovery's layouts know (profile/discover_walk.c): the formats
- *    below, whose names and directories say more than a glob can. */
+ *    format when its name matches the glob and, unless NULL, its first bytes are the magic,
+ *    before its own name classes. A glob PREFIX{r}SUFFIX is torch_npu's naming: the prefix, an
+ *    optional "_" and the rank, the suffix; any other is fnmatch's, the rank from the name's
+ *    rank3 or rank_3. NULL, NULL for a format found by discovery's layouts of directories
+ *    (profile/discover_walk.c), as the Ascend DBs and JSON exports are. */
 #define TL_FORMATS(X)                                                                              \
 	/* ascend_pytorch_profiler_{r}.db */                                                       \
 	X(TORCH_DB, "torch_npu DB", loader_ascend_db, TL_FMT_ASCEND_DB, NULL, NULL)                \
@@ -56,7 +57,8 @@ enum {
 	X(MSPROF_ITER, "msprof export, per-iteration JSON (CANN \xe2\x89\xa4 7)",                  \
 	  loader_trace_json, TL_FMT_PER_ITERATION | TL_FMT_HCCL_GROUPS, NULL, NULL)                \
 	/* MindSpore 1.x ascend_timeline_display_{r}.json */                                       \
-	X(MS_TIMELINE, "MindSpore 1.x timeline", loader_trace_json, 0, NULL, NULL)
+	X(MS_TIMELINE, "MindSpore 1.x timeline", loader_trace_json, 0,                             \
+	  "ascend_timeline_display{r}.json", NULL)
 
 typedef enum tl_source_kind {
 #define TL_SRC_KIND_(kind, name, loader, caps, glob, magic) TL_SRC_##kind,

@@ -36,7 +36,6 @@ typedef enum name_kind {
 	NK_MSMONITOR_DB, /* msmonitor_{pid}_{ts}_{rank|-1}.db */
 	NK_TRACE_VIEW,   /* trace_view.json */
 	NK_MSPROF_JSON,  /* msprof_[slice_{k}_]{ts}.json: trace_view's format */
-	NK_MS_TIMELINE,  /* MindSpore 1.x ascend_timeline_display[_{r}].json */
 	NK_JSON,         /* any other JSON that may be a Chrome/Kineto trace */
 } name_kind;
 
@@ -146,11 +145,12 @@ int disc_json_file_rank(const char *path, const char *key);
 /* Looks at the first DISCOVER_PEEK bytes of path. Returns -1 (warned) when it cannot be read. */
 int disc_json_peek_file(const char *path, json_peek *pk);
 /* The formats' probes (model/source.h, TL_FORMATS): the kind of the first of rows[0..n) whose
- * glob matches name and whose magic (unless NULL) the file at path starts with; -1 when none
- * does (rows without a glob never do). */
-int disc_probe(const tl_format *rows, size_t n, const char *name, const char *path);
+ * glob matches name (*rank: the rank the name says, or -1) and whose magic (unless NULL) the
+ * file at path starts with (path NULL: the name alone); -1 when none does (rows without a glob
+ * never do). */
+int disc_probe(const tl_format *rows, size_t n, const char *name, const char *path, int *rank);
 /* disc_probe over the formats' list: the kind that claims a loose file, or -1. */
-int disc_probe_kind(const char *name, const char *path);
+int disc_probe_kind(const char *name, const char *path, int *rank);
 /* Capture times from the profiler's own record where there is one (profiler_info*.json). */
 void disc_capture_times_from_info(tl_sourcelist *l);
 

@@ -275,6 +275,9 @@ disc_name_classify(const char *name, int *rank)
 		memcpy(plain, name, len - 3);
 		plain[len - 3] = '\0';
 		name_kind k = disc_name_classify(plain, rank);
+		int r;
+		if (disc_probe_kind(plain, NULL, &r) >= 0) /* a format of its own, never gzipped */
+			return NK_NONE;
 		return k == NK_JSON || k == NK_TRACE_VIEW || k == NK_MSPROF_JSON ? k : NK_NONE;
 	}
 	const char *d;
@@ -293,8 +296,6 @@ disc_name_classify(const char *name, int *rank)
 		return NK_TRACE_VIEW;
 	if (disc_msprof_json_ts(name, &d))
 		return NK_MSPROF_JSON;
-	if (disc_name_rank_match(name, "ascend_timeline_display", ".json", rank))
-		return NK_MS_TIMELINE;
 	/* MindSpore 1.x's totals beside its timeline */
 	if (disc_str_starts(name, "ascend_timeline_summary"))
 		return NK_NONE;

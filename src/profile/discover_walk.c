@@ -655,10 +655,9 @@ file_scan(walk *w, const char *dir, const char *name, const char *path, int dept
 	const char *from = RF_FILE_NAME;
 	capture c;
 	json_peek pk;
-	int probed = disc_probe_kind(name, path);
+	int probed = disc_probe_kind(name, path, &rank);
 	if (probed >= 0) { /* a format's probe claims it (model/source.h, TL_FORMATS) */
-		walk_add(w, (tl_source_kind)probed, path, dir, disc_name_rank_pattern(name), from,
-		         0, cap_depth);
+		walk_add(w, (tl_source_kind)probed, path, dir, rank, from, 0, cap_depth);
 		return;
 	}
 
@@ -691,9 +690,6 @@ file_scan(walk *w, const char *dir, const char *name, const char *path, int dept
 	case NK_MSPROF_JSON:
 		if (disc_json_peek_file(path, &pk) == 0 && pk.trace)
 			walk_add(w, TL_SRC_TRACE_VIEW, path, dir, -1, RF_UNKNOWN, 0, cap_depth);
-		return;
-	case NK_MS_TIMELINE: /* MindSpore 1.x: the rank is in the name */
-		walk_add(w, TL_SRC_MS_TIMELINE, path, dir, rank, from, 0, cap_depth);
 		return;
 	case NK_JSON:
 		if (disc_json_peek_file(path, &pk) != 0 || !pk.trace)
@@ -860,13 +856,12 @@ iter_file(walk *w, const char *path, const char *real, const char *fdir, const c
 static int
 probe_file(walk *w, const char *path, const char *name, const char *real, const char *fdir)
 {
-	const char *nm = name;
-	int k = disc_probe_kind(nm, path);
+	int rank, k = disc_probe_kind(name, path, &rank);
 	if (k < 0)
-		k = disc_probe_kind(nm = disc_path_base(real), path);
+		k = disc_probe_kind(disc_path_base(real), path, &rank);
 	if (k < 0)
 		return 0;
-	walk_add(w, (tl_source_kind)k, path, fdir, disc_name_rank_pattern(nm), RF_FILE_NAME, 0, -1);
+	walk_add(w, (tl_source_kind)k, path, fdir, rank, RF_FILE_NAME, 0, -1);
 	return 1;
 }
 
@@ -977,9 +972,6 @@ disc_discover_file(walk *w, const char *path)
 		walk_add(w, TL_SRC_MSPROF_DB, path, fdir, rank, from, stamp, -1);
 		break;
 	}
-	case NK_MS_TIMELINE:
-		walk_add(w, TL_SRC_MS_TIMELINE, path, fdir, rank, from, 0, -1);
-		break;
 	case NK_JSON:
 		if (disc_json_peek_file(path, &pk) != 0 || !pk.trace) {
 			ok = 0;

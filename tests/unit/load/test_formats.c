@@ -54,19 +54,36 @@ test_probes(void)
 	    {"none", 0, NULL, NULL},
 	    {"tlx", 0, "*.tlx", "TLX1"},
 	    {"tly", 0, "*.tly", NULL},
+	    {"tlz", 0, "tlz_trace{r}.json", NULL},
 	};
-	CHECK_EQ_I64(disc_probe(rows, 3, "run_rank3.tlx", a), 1, "the glob and the magic: row 1");
-	CHECK_EQ_I64(disc_probe(rows, 3, "other.tlx", b), -1, "the glob without the magic: none");
-	CHECK_EQ_I64(disc_probe(rows, 3, "plain.tly", c), 2, "a glob without magic: row 2");
-	CHECK_EQ_I64(disc_probe(rows, 3, ".hidden.tly", c), -1, "a leading dot is no match");
-	CHECK_EQ_I64(disc_probe(rows, 1, "plain.tly", c), -1,
-	             "a row without a glob claims nothing");
-	/* the formats of today are found by discovery's layouts: no probe claims their files */
-	static const char *const files[] = {
-	    "ascend_pytorch_profiler_0.db",   "msprof_1.db", "trace_view.json", "run.pt.trace.json",
-	    "ascend_timeline_display_0.json", "plain.tly"};
+	int rank = 0;
+	CHECK_EQ_I64(disc_probe(rows, 4, "run_rank3.tlx", a, &rank), 1, "the glob and the magic");
+	CHECK_EQ_I64(rank, 3, "the rank of run_rank3");
+	CHECK_EQ_I64(disc_probe(rows, 4, "run_rank3.tlx", NULL, &rank), 1, "the name alone");
+	CHECK_EQ_I64(disc_probe(rows, 4, "other.tlx", b, &rank), -1, "the glob without the magic");
+	CHECK_EQ_I64(disc_probe(rows, 4, "plain.tly", c, &rank), 2, "a glob without magic");
+	CHECK_EQ_I64(rank, -1, "no rank in the name");
+	CHECK_EQ_I64(disc_probe(rows, 4, ".hidden.tly", c, &rank), -1, "a leading dot is no match");
+	CHECK_EQ_I64(disc_probe(rows, 1, "plain.tly", c, &rank), -1, "a row without a glob: none");
+	CHECK_EQ_I64(disc_probe(rows, 4, "tlz_trace_12.json", c, &rank), 3, "PREFIX{r}SUFFIX");
+	CHECK_EQ_I64(rank, 12, "its rank");
+	CHECK_EQ_I64(disc_probe(rows, 4, "tlz_trace.json", c, &rank), 3, "{r} is optional");
+	CHECK_EQ_I64(rank, -1, "then no rank");
+	CHECK_EQ_I64(disc_probe(rows, 4, "tlz_trace_x.json", c, &rank), -1, "{r} is _ and digits");
+	CHECK_EQ_I64(disc_probe(rows, 4, "tlz_trace7.json", c, &rank), -1, "{r} starts with _");
+	/* the list's own probes: MindSpore 1.x's timeline is found by its name; the others by
+	 * discovery's layouts, which no probe claims */
+	CHECK_EQ_I64(disc_probe_kind("ascend_timeline_display_5.json", c, &rank),
+	             TL_SRC_MS_TIMELINE, "ascend_timeline_display_5.json: MindSpore 1.x");
+	CHECK_EQ_I64(rank, 5, "rank 5");
+	CHECK_EQ_I64(disc_probe_kind("ascend_timeline_summary_5.json", c, &rank), -1,
+	             "its summary is no timeline");
+	CHECK_EQ_I64(disc_name_classify("ascend_timeline_display_5.json.gz", &rank), NK_NONE,
+	             "nor a gzipped one (it never is: no .gz class takes it)");
+	static const char *const files[] = {"ascend_pytorch_profiler_0.db", "msprof_1.db",
+	                                    "trace_view.json", "run.pt.trace.json", "plain.tly"};
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-		CHECK_EQ_I64(disc_probe_kind(files[i], c), -1, files[i]);
+		CHECK_EQ_I64(disc_probe_kind(files[i], c, &rank), -1, files[i]);
 	unlink(a);
 	unlink(b);
 	unlink(c);
