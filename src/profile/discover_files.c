@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -349,33 +348,11 @@ starts_with(const char *path, const char *magic)
 	return got == (ssize_t)n && memcmp(buf, magic, n) == 0;
 }
 
-/* Whether name matches a probe's glob: PREFIX{r}SUFFIX is torch_npu's naming (the prefix, an
- * optional "_" and rank, the suffix: *rank the number or -1); any other glob is fnmatch's, the
- * rank from the name's rank3 or rank_3. */
-static int
-probe_name(const char *glob, const char *name, int *rank)
-{
-	const char *r = strstr(glob, "{r}");
-	if (r != NULL) {
-		char prefix[128];
-		size_t lp = (size_t)(r - glob);
-		if (lp >= sizeof prefix)
-			return 0;
-		memcpy(prefix, glob, lp);
-		prefix[lp] = '\0';
-		return disc_name_rank_match(name, prefix, r + 3, rank);
-	}
-	if (fnmatch(glob, name, FNM_PERIOD) != 0)
-		return 0;
-	*rank = disc_name_rank_pattern(name);
-	return 1;
-}
-
 int
 disc_probe(const tl_format *rows, size_t n, const char *name, const char *path, int *rank)
 {
 	for (size_t k = 0; k < n; k++) {
-		if (rows[k].glob == NULL || !probe_name(rows[k].glob, name, rank))
+		if (rows[k].glob == NULL || !disc_probe_name(rows[k].glob, name, rank))
 			continue;
 		if (rows[k].magic == NULL || path == NULL || starts_with(path, rows[k].magic))
 			return (int)k;

@@ -144,6 +144,9 @@ int64_t disc_capture_stamp(const char *name);
 int disc_json_file_rank(const char *path, const char *key);
 /* Looks at the first DISCOVER_PEEK bytes of path. Returns -1 (warned) when it cannot be read. */
 int disc_json_peek_file(const char *path, json_peek *pk);
+/* Whether name matches a probe's glob (model/source.h, TL_FORMATS: PREFIX{r}SUFFIX, or an
+ * fnmatch glob); *rank gets the rank the name says, or -1. */
+int disc_probe_name(const char *glob, const char *name, int *rank);
 /* The formats' probes (model/source.h, TL_FORMATS): the kind of the first of rows[0..n) whose
  * glob matches name (*rank: the rank the name says, or -1) and whose magic (unless NULL) the
  * file at path starts with (path NULL: the name alone); -1 when none does (rows without a glob

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -262,6 +263,25 @@ disc_msmonitor_match(const char *name, int *rank, int64_t *stamp)
 	return 1;
 }
 
+int
+disc_probe_name(const char *glob, const char *name, int *rank)
+{
+	const char *r = strstr(glob, "{r}");
+	if (r != NULL) {
+		char prefix[128];
+		size_t lp = (size_t)(r - glob);
+		if (lp >= sizeof prefix)
+			return 0;
+		memcpy(prefix, glob, lp);
+		prefix[lp] = '\0';
+		return disc_name_rank_match(name, prefix, r + 3, rank);
+	}
+	if (fnmatch(glob, name, FNM_PERIOD) != 0)
+		return 0;
+	*rank = disc_name_rank_pattern(name);
+	return 1;
+}
+
 name_kind
 disc_name_classify(const char *name, int *rank)
 {
@@ -276,8 +296,11 @@ disc_name_classify(const char *name, int *rank)
 		plain[len - 3] = '\0';
 		name_kind k = disc_name_classify(plain, rank);
 		int r;
-		if (disc_probe_kind(plain, NULL, &r) >= 0) /* a format of its own, never gzipped */
-			return NK_NONE;
+		for (int f = 0; f < TL_SRC__COUNT; f++) { /* a format of its own, never gzipped */
+			const char *glob = source_format((tl_source_kind)f)->glob;
+			if (glob != NULL && disc_probe_name(glob, plain, &r))
+				return NK_NONE;
+		}
 		return k == NK_JSON || k == NK_TRACE_VIEW || k == NK_MSPROF_JSON ? k : NK_NONE;
 	}
 	const char *d;
