@@ -670,14 +670,14 @@ f_aicpu_op(fctx *c)
 		f->recoverable_ns = c->tr->nranks ? total / (int64_t)c->tr->nranks : 0;
 		f->share = share_of(f->recoverable_ns, den);
 		text_sanitize(t->op_type, f->op, sizeof f->op, 0);
-		char a1[32], a2[32];
+		char a1[32], a2[32], a3[32];
 		snprintf(
 		    f->evidence, sizeof f->evidence,
 		    "operator %s ran on the AI CPU %llu times, %s us each on average (over %s us), "
 		    "%s ms of device time per rank",
 		    f->op, (unsigned long long)count,
 		    timefmt_us3(count ? total / (int64_t)count : 0, a1, sizeof a1),
-		    timefmt_us3(min, a2, sizeof a2), ms(f->recoverable_ns, a2, sizeof a2));
+		    timefmt_us3(min, a2, sizeof a2), ms(f->recoverable_ns, a3, sizeof a3));
 	}
 	tlq_ops_free(&r);
 }

@@ -226,6 +226,59 @@ if case == "link":
             near(f["recoverable_ns"], int(t - b / med), "its time beyond the median bandwidth")
     ok(len([f for f in F if f["kind"] == "slow_link"]) == len(slow), "no other slow link")
 
+if case in ("aicpu", "cpuhost"):
+    # the AI CPU operators: the truth's device time per rank, and the profile's own TASK rows
+    # of COMPUTE_TASK_INFO's AI_CPU tasks (plain SQL) say the same
+    rows = [t["aicpu"] for t in truth if "aicpu" in t]
+    dbs = glob.glob(os.path.join(prof, "*", "ASCEND_PROFILER_OUTPUT", "*.db"))
+    sql = 0
+    for db in dbs:
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        sql += c.execute("SELECT coalesce(sum(t.endNs - t.startNs), 0) FROM TASK t"
+                         " JOIN COMPUTE_TASK_INFO i ON i.globalTaskId = t.globalTaskId"
+                         " JOIN STRING_IDS s ON s.id = i.taskType"
+                         " JOIN STRING_IDS k ON k.id = t.taskType"
+                         " WHERE s.value = 'AI_CPU' AND k.value = 'KERNEL_AICPU'").fetchone()[0]
+    want = sum(r["total_ns"] for r in rows) / len(dbs)
+    ok(rows and sql == sum(r["total_ns"] for r in rows),
+       "the AI_CPU tasks in TASK (KERNEL_AICPU) are the truth's (%d ns, SQL %d ns)"
+       % (sum(r["total_ns"] for r in rows), sql))
+    i, f = find("aicpu_op", op="ArgMaxV2")
+    ok(f is not None, "the AI CPU operator ArgMaxV2 is found")
+    if f:
+        near(f["recoverable_ns"], int(want), "its device time per rank")
+    ok(len([g for g in F if g["kind"] == "aicpu_op"]) == 1, "no other AI CPU operator")
+
+if case in ("host", "cpuhost"):
+    # host-bound: per step, each rank's idle before the host began the launch that ended it
+    # (the truth), beyond the median rank's; summed over the steps
+    rows = [t["host_idle"] for t in truth if "host_idle" in t]
+    want = {}
+    for step in sorted({r["step"] for r in rows}):
+        rs = [r for r in rows if r["step"] == step]
+        med = statistics.median([r["ns"] for r in rs])
+        for r in rs:
+            if r["ns"] > med:
+                want[r["rank"]] = want.get(r["rank"], 0) + r["ns"] - med
+    late = max(want, key=want.get)
+    ok(late == 2, "the truth's most host-bound rank is the late one (%d)" % late)
+    i, f = find("host_bound", rank=late)
+    ok(f is not None, "rank %d's host-bound idle is found" % late)
+    if f:
+        near(f["recoverable_ns"], int(want[late]), "its idle beyond the median rank's")
+    # the others are under the threshold (1% of their steps), or their excess is the truth's
+    for g in F:
+        if g["kind"] == "host_bound" and g["rank"] != late:
+            near(g["recoverable_ns"], int(want.get(g["rank"], 0)),
+                 "rank %d's idle beyond the median rank's" % g["rank"])
+
+if case == "cpuhost":
+    ia, fa = find("aicpu_op")
+    ih, fh = find("host_bound", rank=2)
+    ok(fa is not None and fh is not None and ia < ih,
+       "ranked by the truth: the AI CPU operator (%s) before the host-bound rank (%s)"
+       % (ia, ih))
+
 if case == "sample":
     # a real torch_npu profile (level2): against torch_npu's own analysis.db and plain SQL
     dbs = sorted(glob.glob(os.path.join(prof, "rank*_ascend_pt", "ASCEND_PROFILER_OUTPUT",
@@ -327,6 +380,10 @@ gen between --slow -1 --clean --between-ns 20000000 && run_check between between
 gen packets --slow -1 && run_check packets packets
 gen freq --slow -1 --clean --memory && run_check freq freq
 gen link --slow -1 --clean --slow-link 2 && run_check link link
+gen aicpu --slow -1 --clean --aicpu --aicpu-ns 60000 && run_check aicpu aicpu
+gen host --slow -1 --clean --host-late 2 && run_check host host
+gen cpuhost --slow -1 --clean --aicpu --aicpu-ns 60000 --host-late 2 --host-late-ns 45000 &&
+	run_check cpuhost cpuhost
 
 # memory_peak: with the HBM capacity given, a peak (NPU_MEM's, plain SQL) at 90% of it or more
 peak=$(python3 -c "
