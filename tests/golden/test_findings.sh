@@ -489,6 +489,54 @@ check "tl view --finding $((n + 1)) (out of range): exit 1, one line saying how 
 "$TL_BIN" view "$t_tmp/slow" --finding 0 --script "$t_tmp/script" --size 120x30 >"$t_tmp/out" 2>&1
 check "tl view --finding 0: exit 1, one line" sh -c "[ $? -eq 1 ] && [ \$(wc -l <'$t_tmp/out') -eq 1 ]"
 
+# kept with the stored results: tl triage over unchanged inputs prints (and exits with) what it
+# stored, byte for byte its output without the cache, without opening a rank's model file;
+# another --set or TL_HBM_CAPACITY_GIB is another result, with the new answer
+CD2="$t_tmp/rescache"
+tri() { "$TL_BIN" triage "$t_tmp/stall" --cache-dir "$CD2" "$@"; }
+tri --no-cache >"$t_tmp/r.none" 2>&1
+tri >"$t_tmp/r.cold" 2>&1
+tri >"$t_tmp/r.warm" 2>&1
+check "triage: warm (stored) equals cold equals no cache, byte for byte" \
+	sh -c "[ -s '$t_tmp/r.none' ] && cmp -s '$t_tmp/r.none' '$t_tmp/r.cold' && cmp -s '$t_tmp/r.none' '$t_tmp/r.warm'"
+check "triage: its result is stored beside the rank models" \
+	[ "$(find "$CD2" -name '*.tlr' | wc -l)" -eq 1 ]
+tri --json >"$t_tmp/r.jcold"
+tri --json >"$t_tmp/r.jwarm"
+tri --json --no-cache >"$t_tmp/r.jnone"
+check "triage --json: warm equals cold equals no cache" \
+	sh -c "cmp -s '$t_tmp/r.jnone' '$t_tmp/r.jcold' && cmp -s '$t_tmp/r.jnone' '$t_tmp/r.jwarm'"
+"$TL_BIN" summary "$t_tmp/stall" --cache-dir "$CD2" >"$t_tmp/s.cold" 2>&1
+"$TL_BIN" summary "$t_tmp/stall" --cache-dir "$CD2" >"$t_tmp/s.warm" 2>&1
+check "summary (its verdict): warm equals cold, the verdict names the stall" \
+	sh -c "cmp -s '$t_tmp/s.cold' '$t_tmp/s.warm' && sed -n 2p '$t_tmp/s.warm' | grep -q '^  1\. stall: rank 1'"
+if strace -f -o /dev/null true 2>/dev/null; then
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -e trace=open,openat \
+		-o "$t_tmp/trace" "$TL_BIN" triage "$t_tmp/stall" --cache-dir "$CD2" >/dev/null 2>&1
+	check "triage warm opens no rank model and reads its stored result" \
+		sh -c "! grep -v ENOENT '$t_tmp/trace' | grep -q '\.tlc\"' && grep -v ENOENT '$t_tmp/trace' | grep -q '\.tlr\"'"
+else
+	skip "no strace: cannot see which files a stored result opens"
+fi
+tri --set stall_ms=5 >"$t_tmp/r.set5" 2>&1
+tri --set stall_ms=5 --no-cache >"$t_tmp/r.set5none" 2>&1
+check "triage --set stall_ms=5 after the default's stored result: the new answer (no stall)" \
+	sh -c "cmp -s '$t_tmp/r.set5' '$t_tmp/r.set5none' && ! cmp -s '$t_tmp/r.set5' '$t_tmp/r.warm' && ! grep -q '^1\. stall' '$t_tmp/r.set5' && grep -q '^1\. stall' '$t_tmp/r.warm'"
+tri --set stall_ms=2 >"$t_tmp/r.set2" 2>&1
+check "... and --set stall_ms=2 is another: the 3 ms stall again" grep -q '^1\. stall: rank 1' "$t_tmp/r.set2"
+tri >"$t_tmp/r.back" 2>&1
+check "... and the default's stored result is unchanged" cmp -s "$t_tmp/r.back" "$t_tmp/r.none"
+tri --fail-on 2ms >/dev/null 2>&1
+rc1=$?
+tri --fail-on 2ms >/dev/null 2>&1
+rc2=$?
+check "triage --fail-on: the stored result exits as the run that stored it ($rc1, $rc2)" \
+	sh -c "[ $rc1 -eq 3 ] && [ $rc2 -eq 3 ]"
+"$TL_BIN" triage "$t_tmp/freq" --cache-dir "$CD2" >"$t_tmp/r.freq" 2>&1
+TL_HBM_CAPACITY_GIB=0.000001 "$TL_BIN" triage "$t_tmp/freq" --cache-dir "$CD2" >"$t_tmp/r.hbm" 2>&1
+check "TL_HBM_CAPACITY_GIB is in the key: with a capacity, memory_peak, not the stored result" \
+	sh -c "! grep -q memory_peak '$t_tmp/r.freq' && grep -q memory_peak '$t_tmp/r.hbm'"
+
 # every rule and its setting in man tl's FINDINGS
 sed -n '/^\.SH FINDINGS/,/^\.SH /p' "$TL_SRCDIR/man/tl.1" >"$t_tmp/man"
 "$TL_BIN" triage "$t_tmp/stall" --set nosuch=1 2>&1 | sed 's/.*one of://' | tr ' ' '\n' |
