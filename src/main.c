@@ -811,11 +811,12 @@ static void
 diff_side(void *arg, size_t i)
 {
 	diff_job *j = (diff_job *)arg + i;
-	j->rc = load_path_run(j->c, j->path, &j->tr, DIFF_TABLES, NULL);
+	j->rc = load_path_run(j->c, j->path, &j->tr, TL_TABLE_ALL, NULL); /* and the findings' */
 	if (j->rc != 0)
 		return;
 	tl_query *q = tlq_open(&j->tr, &j->c->query);
 	tlq_diff_gather(q, j->o, &j->s);
+	tlq_diff_gather_findings(q, j->o, &j->s);
 	tlq_close(q);
 }
 

@@ -489,6 +489,89 @@ check "tl view --finding $((n + 1)) (out of range): exit 1, one line saying how 
 "$TL_BIN" view "$t_tmp/slow" --finding 0 --script "$t_tmp/script" --size 120x30 >"$t_tmp/out" 2>&1
 check "tl view --finding 0: exit 1, one line" sh -c "[ $? -eq 1 ] && [ \$(wc -l <'$t_tmp/out') -eq 1 ]"
 
+# tl diff: the findings of one run and not the other, and the change of each, matched by kind
+# and place; against the generator's truth of each side (the stall it made, the AI CPU ops)
+gen grow --slow -1 --clean --stall-rank 1 --stall-ns 6000000 --aicpu --aicpu-ns 60000
+cat >"$t_tmp/diffcheck.py" <<'EOF2'
+import json, sys
+a_truth, b_truth, dj, dt = sys.argv[1:5]
+def truth(p):
+    out = {}
+    for line in open(p):
+        try:
+            t = json.loads(line)
+        except ValueError:
+            continue
+        if "stall" in t:
+            out["stall"] = t["stall"]["end_ns"] - t["stall"]["start_ns"]
+        if "aicpu" in t:
+            out.setdefault("aicpu", []).append(t["aicpu"]["total_ns"])
+    if "aicpu" in out:
+        out["aicpu"] = sum(out["aicpu"]) / len(out["aicpu"])
+    return out
+A, B = truth(a_truth), truth(b_truth)
+F = json.load(open(dj))["findings"]
+text = open(dt).read()
+def ok(c, what):
+    print(("ok - " if c else "not ok - ") + what)
+def near(got, want, what):
+    if want is None or got is None:
+        ok(got is None and want is None, "%s: %s, truth %s" % (what, got, want))
+    else:
+        ok(abs(got - want) <= 0.05 * want, "%s: %d ns, truth %d ns (within 5%%)" % (what, got, want))
+st = [f for f in F if f["kind"] == "stall" and f["rank"] == 1 and f["stage"] == "rollout"]
+ok(len(st) == 1, "one stall place: rank 1, rollout")
+if st:
+    near(st[0]["a_ns"], A.get("stall"), "the stall in A")
+    near(st[0]["b_ns"], B.get("stall"), "the stall in B")
+    ok(st[0]["delta_ns"] == (st[0]["b_ns"] or 0) - (st[0]["a_ns"] or 0), "its delta is B - A")
+ai = [f for f in F if f["kind"] == "aicpu_op" and f["op"] == "ArgMaxV2"]
+ok(len(ai) == 1, "one AI CPU operator place: ArgMaxV2")
+if ai:
+    near(ai[0]["a_ns"], A.get("aicpu"), "the AI CPU time per rank in A")
+    near(ai[0]["b_ns"], B.get("aicpu"), "the AI CPU time per rank in B")
+d = [abs(f["delta_ns"]) for f in F]
+ok(d == sorted(d, reverse=True), "the places are ranked by |delta|")
+ok(not [f for f in F if f["kind"] not in ("stall", "aicpu_op") and abs(f["delta_ns"]) > 500000],
+   "no other place changed by more than 0.5 ms")
+# the text section: the same rows, in the same order, the absent side "-" and new/gone said
+rows = []
+sec = text.split("\nFindings that changed")[1].split("\n\n")[0].split("\n")[2:]
+for f in F:
+    if f["delta_ns"] == 0:
+        continue
+    a = "-" if f["a_ns"] is None else "%.3f" % (f["a_ns"] / 1e6)
+    b = "-" if f["b_ns"] is None else "%.3f" % (f["b_ns"] / 1e6)
+    tail = " new" if f["a_ns"] is None else " gone" if f["b_ns"] is None else ""
+    rows.append(" ".join([f["kind"], f["place"], a, b, "%+.3f" % (f["delta_ns"] / 1e6)]) + tail)
+got = [" ".join(l.split()) for l in sec if l.strip()]
+ok(got == rows[:10], "the text lists them as --json, largest change first (%s)" % got)
+EOF2
+diff_case() { # NAME A B
+	"$TL_BIN" diff "$t_tmp/$2" "$t_tmp/$3" --json >"$t_tmp/$1.dj" 2>"$t_tmp/$1.derr"
+	check "diff $1: --json exits 0, no warnings" sh -c "[ $? -eq 0 ] && [ ! -s '$t_tmp/$1.derr' ]"
+	"$TL_BIN" diff "$t_tmp/$2" "$t_tmp/$3" >"$t_tmp/$1.dt" 2>/dev/null
+	python3 "$t_tmp/diffcheck.py" "$t_tmp/$2.truth" "$t_tmp/$3.truth" "$t_tmp/$1.dj" "$t_tmp/$1.dt" \
+		>"$t_tmp/$1.dtap" 2>&1 || not_ok "diff $1: the checker failed: $(tail -1 "$t_tmp/$1.dtap")"
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "diff $1: ${line#ok - }" ;;
+		"not ok - "*) not_ok "diff $1: ${line#not ok - }" ;;
+		esac
+	done <"$t_tmp/$1.dtap"
+}
+diff_case grows stall grow  # the stall grows 3 -> 6 ms, the AI CPU operator is new
+diff_case shrinks grow stall # the reverse: shrinks, gone
+diff_case appears aicpu grow # the stall is new (the AI CPU operator unchanged)
+check "diff grows: the text says the AI CPU operator is new, first" \
+	sh -c "grep -A3 '^Findings that changed' '$t_tmp/grows.dt' | sed -n 3p | grep -q '^aicpu_op .*ArgMaxV2.* new\$'"
+check "diff shrinks: ... and gone the other way" \
+	sh -c "grep -A3 '^Findings that changed' '$t_tmp/shrinks.dt' | sed -n 3p | grep -q '^aicpu_op .*ArgMaxV2.* gone\$'"
+"$TL_BIN" diff "$t_tmp/grow" "$t_tmp/grow" --json >"$t_tmp/self.dj"
+"$TL_BIN" diff "$t_tmp/grow" "$t_tmp/grow" >"$t_tmp/self.dt"
+check "diff of a profile with itself: every finding in both, no change; the text says none" \
+	sh -c "python3 -c 'import json,sys; F = json.load(open(sys.argv[1]))[\"findings\"]; sys.exit(not (F and all(f[\"delta_ns\"] == 0 and f[\"a_ns\"] == f[\"b_ns\"] for f in F)))' '$t_tmp/self.dj' && grep -q '^(none: [0-9]* in both, unchanged)' '$t_tmp/self.dt'"
+
 # kept with the stored results: tl triage over unchanged inputs prints (and exits with) what it
 # stored, byte for byte its output without the cache, without opening a rank's model file;
 # another --set or TL_HBM_CAPACITY_GIB is another result, with the new answer
