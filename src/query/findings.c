@@ -1255,10 +1255,19 @@ cmp_finding(const void *a, const void *b)
 	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
+static int64_t findings_ns; /* tlq_findings_ns */
+
+int64_t
+tlq_findings_ns(void)
+{
+	return __atomic_load_n(&findings_ns, __ATOMIC_RELAXED);
+}
+
 size_t
 tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 {
 	static const tl_find_opts none;
+	int64_t t0 = timefmt_mono_ns();
 	fctx c;
 	memset(&c, 0, sizeof c);
 	c.q = q;
@@ -1309,6 +1318,7 @@ tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 	free(c.stalls);
 	free(c.imb);
 	*out = c.v;
+	__atomic_add_fetch(&findings_ns, timefmt_mono_ns() - t0, __ATOMIC_RELAXED);
 	return c.n;
 }
 
