@@ -587,12 +587,13 @@ cmd_summary(cli *c)
 			rows += tr.ranks[i]->rows;
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
+		int64_t fcpu = 0, fns = tlq_findings_ns(&fcpu);
 		fprintf(stderr,
 		        "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
-		        "clock_ns=%llu findings_ns=%lld cache_checked=%llu cache_stamped=%llu "
-		        "source_opens=%llu\n",
+		        "clock_ns=%llu findings_ns=%lld findings_cpu_ns=%lld cache_checked=%llu "
+		        "cache_stamped=%llu source_opens=%llu\n",
 		        tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
-		        (unsigned long long)load_clock_ns(), (long long)tlq_findings_ns(),
+		        (unsigned long long)load_clock_ns(), (long long)fns, (long long)fcpu,
 		        (unsigned long long)cache_checked_opens(),
 		        (unsigned long long)cache_stamped_opens(),
 		        (unsigned long long)load_source_opens());

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analysis/bubbles.h"
 #include "model/comm.h"
@@ -1255,11 +1256,21 @@ cmp_finding(const void *a, const void *b)
 	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
-static int64_t findings_ns; /* tlq_findings_ns */
+static int64_t findings_ns, findings_cpu_ns; /* tlq_findings_ns */
+
+static int64_t
+cpu_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
 
 int64_t
-tlq_findings_ns(void)
+tlq_findings_ns(int64_t *cpu)
 {
+	if (cpu != NULL)
+		*cpu = __atomic_load_n(&findings_cpu_ns, __ATOMIC_RELAXED);
 	return __atomic_load_n(&findings_ns, __ATOMIC_RELAXED);
 }
 
@@ -1267,7 +1278,7 @@ size_t
 tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 {
 	static const tl_find_opts none;
-	int64_t t0 = timefmt_mono_ns();
+	int64_t t0 = timefmt_mono_ns(), c0 = cpu_ns();
 	fctx c;
 	memset(&c, 0, sizeof c);
 	c.q = q;
@@ -1319,6 +1330,7 @@ tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 	free(c.imb);
 	*out = c.v;
 	__atomic_add_fetch(&findings_ns, timefmt_mono_ns() - t0, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&findings_cpu_ns, cpu_ns() - c0, __ATOMIC_RELAXED);
 	return c.n;
 }
 

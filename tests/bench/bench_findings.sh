@@ -4,7 +4,8 @@
 # cold `tl summary` (no model cache, no stored result: the whole read and analysis; TL_STATS'
 # findings_ns, the time tlq_findings took) and its share of that summary; bar: <= 10%. With
 # BENCH_BASE / BENCH_BASE_TL (lib.sh) the baseline's cold summary in the same rounds (a build
-# before the findings prints no findings_ns: its summary time alone). RUNS rounds, medians.
+# before the findings prints no findings_ns: its summary time alone). RUNS rounds (this build
+# and the baseline alternately), medians of wall and CPU time.
 set -e
 : "${TL_BIN:?}" "${TLGEN:?}"
 OUT=${BENCH_OUT:-bench-out}
@@ -17,39 +18,27 @@ generate_once "$A" "$RANKS ranks x $TASKS device tasks" \
 	"$TLGEN" bench "$A" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
 bench_base
 
-# cold BIN: one cold summary; prints "wall_s findings_s" (findings_s empty when not printed)
-cold() {
-	local t0 t1
-	t0=$(now)
-	TL_STATS=1 "$1" summary "$A" --no-cache >/dev/null 2>"$OUT/findings.err"
-	t1=$(now)
-	echo "$(calc "$t1 - $t0") $(sed -n 's/.*findings_ns=\([0-9]*\).*/\1/p' "$OUT/findings.err" | tail -1)"
-}
-sum=() eng=() bsum=() beng=()
-for _i in $(seq "$RUNS"); do
-	read -r s e <<<"$(cold "$TL_BIN")"
-	sum+=("$s")
-	eng+=("$(calc "${e:-0} / 1e9")")
-	if [ -n "$BASE_TL" ]; then
-		read -r s e <<<"$(cold "$BASE_TL")"
-		bsum+=("$s")
-		[ -z "$e" ] || beng+=("$(calc "$e / 1e9")")
-	fi
-done
-s=$(printf '%s\n' "${sum[@]}" | median)
-e=$(printf '%s\n' "${eng[@]}" | median)
+# a cold summary by this build and by the baseline, alternately (lib.sh's rounds: wall and CPU
+# medians); this build's TL_STATS lines collect the engine's time
+rm -f "$OUT/findings.err"
+tl_cold() { TL_STATS=1 "$TL_BIN" summary "$A" --no-cache 2>>"$OUT/findings.err"; }
+base_cold() { "$BASE_TL" summary "$A" --no-cache; }
+fns=(tl_cold)
+[ -z "$BASE_TL" ] || fns+=(base_cold)
+rounds "$RUNS" "${fns[@]}"
+e=$(sed -n 's/.*findings_ns=\([0-9]*\).*/\1/p' "$OUT/findings.err" | median)
+e=$(calc "$e / 1e9")
+ec=$(sed -n 's/.*findings_cpu_ns=\([0-9]*\).*/\1/p' "$OUT/findings.err" | median)
+ec=$(calc "$ec / 1e9")
+s=${WALL[tl_cold]}
 echo "== the findings engine in a cold tl summary, $RANKS ranks x $TASKS tasks ($(nproc) cores, medians of $RUNS rounds)"
-printf '  cold tl summary:        %8.2f s\n' "$s"
-printf '  findings engine:        %8.3f s, %.1f%% of the summary (bar 10%%)\n' "$e" "$(calc "100 * $e / $s")"
+printf '  cold tl summary:        %8.2f s wall %8.2f s cpu\n' "$s" "${CPU[tl_cold]}"
+printf '  findings engine:        %8.3f s wall, %.1f%% of the summary'"'"'s wall (bar 10%%)\n' "$e" \
+	"$(calc "100 * $e / $s")"
+printf '                          %8.3f s cpu,  %.1f%% of the summary'"'"'s cpu\n' "$ec" \
+	"$(calc "100 * $ec / ${CPU[tl_cold]}")"
 if [ -n "$BASE_TL" ]; then
-	bs=$(printf '%s\n' "${bsum[@]}" | median)
 	echo "-- the baseline, $BASE_TL, in the same rounds"
-	printf '  cold tl summary:        %8.2f s (this build %+.1f%%)\n' "$bs" "$(calc "100 * ($s - $bs) / $bs")"
-	if [ ${#beng[@]} -gt 0 ]; then
-		be=$(printf '%s\n' "${beng[@]}" | median)
-		printf '  findings engine:        %8.3f s, %.1f%% of its summary\n' "$be" "$(calc "100 * $be / $bs")"
-	else
-		echo "  findings engine:        (the baseline prints no findings_ns)"
-	fi
+	printf '  cold tl summary:        %8.2f s wall %8.2f s cpu\n' "${WALL[base_cold]}" "${CPU[base_cold]}"
 fi
-"$TL_BIN" triage "$A" 2>/dev/null | sed -n 's/^1\. /top finding: /p'
+"$TL_BIN" triage "$A" --no-cache 2>/dev/null | sed -n 's/^1\. /top finding: /p'

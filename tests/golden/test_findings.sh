@@ -620,6 +620,12 @@ TL_HBM_CAPACITY_GIB=0.000001 "$TL_BIN" triage "$t_tmp/freq" --cache-dir "$CD2" >
 check "TL_HBM_CAPACITY_GIB is in the key: with a capacity, memory_peak, not the stored result" \
 	sh -c "! grep -q memory_peak '$t_tmp/r.freq' && grep -q memory_peak '$t_tmp/r.hbm'"
 
+# tl keys lists the findings panel's key and its action (also :findings, as any action)
+"$TL_BIN" keys >"$t_tmp/keys"
+check "tl keys lists ! findings with what it shows" \
+	grep -q '^  !  *findings  *Show the findings of tl triage' "$t_tmp/keys"
+check "... and that any action runs as :ACTION (:findings)" grep -q '^  :ACTION ' "$t_tmp/keys"
+
 # every rule and its setting in man tl's FINDINGS
 sed -n '/^\.SH FINDINGS/,/^\.SH /p' "$TL_SRCDIR/man/tl.1" >"$t_tmp/man"
 "$TL_BIN" triage "$t_tmp/stall" --set nosuch=1 2>&1 | sed 's/.*one of://' | tr ' ' '\n' |
