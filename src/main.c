@@ -500,8 +500,9 @@ cmd_info(cli *c)
 	return rc;
 }
 
-/* What a report command prints of a loaded profile, to out. */
-typedef void (*report_fn)(const cli *c, tl_query *q, FILE *out);
+/* What a report command prints of a loaded profile, to out; returns its exit status (0, or
+ * tl triage's 3 when --fail-on's bar is reached). */
+typedef int (*report_fn)(const cli *c, tl_query *q, FILE *out);
 
 /* Loads the profile into tr (empty when nothing was loaded) and prints report's output, or,
  * for the same command line over unchanged inputs, its stored result: the command's
@@ -539,7 +540,7 @@ run_stored(cli *c, unsigned tables, report_fn report, tl_trace *tr)
 	int rc = load_path_run(c, c->path, tr, tables, cc != NULL ? cc : CACHE_NONE);
 	if (rc == 0) {
 		tl_query *q = tlq_open(tr, &c->query);
-		report(c, q, out);
+		rc = report(c, q, out);
 		tlq_close(q);
 	}
 	if (key != NULL) {
@@ -558,13 +559,14 @@ run_stored(cli *c, unsigned tables, report_fn report, tl_trace *tr)
 	return rc;
 }
 
-static void
+static int
 summary_report(const cli *c, tl_query *q, FILE *out)
 {
 	if (c->json)
 		report_summary_json_opts(out, q, &(report_opts){.series = c->series});
 	else
 		report_summary_text(out, q);
+	return 0;
 }
 
 static int
@@ -585,11 +587,13 @@ cmd_summary(cli *c)
 			rows += tr.ranks[i]->rows;
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
+		int64_t fcpu = 0, fns = tlq_findings_ns(&fcpu);
 		fprintf(stderr,
 		        "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
-		        "clock_ns=%llu cache_checked=%llu cache_stamped=%llu source_opens=%llu\n",
+		        "clock_ns=%llu findings_ns=%lld findings_cpu_ns=%lld cache_checked=%llu "
+		        "cache_stamped=%llu source_opens=%llu\n",
 		        tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
-		        (unsigned long long)load_clock_ns(),
+		        (unsigned long long)load_clock_ns(), (long long)fns, (long long)fcpu,
 		        (unsigned long long)cache_checked_opens(),
 		        (unsigned long long)cache_stamped_opens(),
 		        (unsigned long long)load_source_opens());
@@ -722,36 +726,41 @@ triage_option(cli *c, int ch, const char *arg)
 	return 0;
 }
 
-/* tl triage: the findings of the profile, ranked; exit 3 when --fail-on's bar is reached. */
+static int
+triage_report(const cli *c, tl_query *q, FILE *out)
+{
+	tl_finding *v = NULL;
+	int64_t t0 = timefmt_mono_ns();
+	size_t n = tlq_findings(q, &c->find, &v);
+	if (getenv("TL_STATS") != NULL) /* make bench: the engine's own time */
+		fprintf(stderr, "stats: findings_s=%.3f\n", (double)(timefmt_mono_ns() - t0) / 1e9);
+	if (c->json)
+		report_triage_json(out, q, v, n, c->top);
+	else
+		report_triage_text(out, q, v, n, c->path, c->top);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((c->fail_ns > 0 && v[i].recoverable_ns >= c->fail_ns) ||
+		    (c->fail_share > 0 && v[i].share >= c->fail_share))
+			rc = 3;
+	free(v);
+	return rc;
+}
+
+/* tl triage: the findings of the profile, ranked; exit 3 when --fail-on's bar is reached. As
+ * tl summary, the same command over unchanged inputs prints its stored result (and exits as it
+ * did) without computing them again; the key holds the command line, so another --set,
+ * --top or --fail-on is another result. */
 static int
 cmd_triage(cli *c)
 {
 	tl_trace tr;
-	int rc = load_opts_run(c, &tr, TL_TABLE_ALL);
-	if (rc == 0) {
-		tl_query *q = tlq_open(&tr, &c->query);
-		tl_finding *v = NULL;
-		int64_t t0 = timefmt_mono_ns();
-		size_t n = tlq_findings(q, &c->find, &v);
-		if (getenv("TL_STATS") != NULL) /* make bench: the engine's own time */
-			fprintf(stderr, "stats: findings_s=%.3f\n",
-			        (double)(timefmt_mono_ns() - t0) / 1e9);
-		if (c->json)
-			report_triage_json(stdout, q, v, n, c->top);
-		else
-			report_triage_text(stdout, q, v, n, c->path, c->top);
-		for (size_t i = 0; i < n; i++)
-			if ((c->fail_ns > 0 && v[i].recoverable_ns >= c->fail_ns) ||
-			    (c->fail_share > 0 && v[i].share >= c->fail_share))
-				rc = 3;
-		free(v);
-		tlq_close(q);
-	}
+	int rc = run_stored(c, TL_TABLE_ALL, triage_report, &tr);
 	trace_free(&tr);
 	return rc;
 }
 
-static void
+static int
 critical_report(const cli *c, tl_query *q, FILE *out)
 {
 	tl_cp_result r;
@@ -771,6 +780,7 @@ critical_report(const cli *c, tl_query *q, FILE *out)
 	else
 		report_critical_text(out, q, &r, c->nwhatif ? c->whatif_text : NULL);
 	tlq_critical_free(&r);
+	return 0;
 }
 
 /* tl critical: every step's critical path (and what the what-ifs predict); as tl summary, the
@@ -803,11 +813,12 @@ static void
 diff_side(void *arg, size_t i)
 {
 	diff_job *j = (diff_job *)arg + i;
-	j->rc = load_path_run(j->c, j->path, &j->tr, DIFF_TABLES, NULL);
+	j->rc = load_path_run(j->c, j->path, &j->tr, TL_TABLE_ALL, NULL); /* and the findings' */
 	if (j->rc != 0)
 		return;
 	tl_query *q = tlq_open(&j->tr, &j->c->query);
 	tlq_diff_gather(q, j->o, &j->s);
+	tlq_diff_gather_findings(q, j->o, &j->s);
 	tlq_close(q);
 }
 

@@ -448,6 +448,8 @@ gen_opts_default(gen_opts *o)
 	o->delay_coll = -1;
 	o->stall_rank = -1;
 	o->slow_link = -1;
+	o->host_late_rank = -1;
+	o->host_late_ns = 40 * 1000;
 }
 
 void

@@ -97,6 +97,14 @@ typedef struct gen_opts {
 	                  the same time: a link at a quarter of the others' bandwidth; -1 none */
 	int64_t between_ns; /* idle time between one step's end and the next one's start (data
 	                       loading, a checkpoint), on every rank; default 0 */
+	int64_t aicpu_ns;   /* with aicpu: the AI CPU argmax's nominal length (real AI CPU ops
+	                       run tens of us and more); 0: the AI vector kernel's 9 us */
+	/* host-bound: rank host_late_rank's host begins the launch of each kernel run's first
+	 * kernel host_late_ns later than the others (LEAD - host_late_ns before it, < LEAD), so
+	 * the device waits for the host in each gap before a run; the device's times stay the
+	 * same. The truth's idle_host_launching counts it. -1: none */
+	int host_late_rank;
+	int64_t host_late_ns;
 } gen_opts;
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };

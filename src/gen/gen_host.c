@@ -132,8 +132,13 @@ gen_w_launch_at(gen_writer *w, int type, int name, int64_t start)
 int64_t
 gen_w_launch(gen_writer *w, int type, int name, int64_t dev_start)
 {
-	return gen_w_launch_at(w, type, name,
-	                       dev_start - LEAD - w->ahead - launch_jitter(w, dev_start));
+	int64_t late = w->late_once;
+	w->late_once = 0;
+	int64_t at = dev_start - LEAD - w->ahead - launch_jitter(w, dev_start) + late;
+	/* a late host's next launches follow the late one as soon as it is done */
+	if (at < w->host_end && gen_host_late(&w->P->o, w->rank) > 0)
+		at = w->host_end;
+	return gen_w_launch_at(w, type, name, at);
 }
 
 int64_t
@@ -252,7 +257,8 @@ gen_w_run(gen_writer *w, const gen_blk *b)
 	kdraw g;
 	int k;
 	int64_t t = b->start;
-	gen_kdraw_init(&g, b->seed, b->mix, gen_stage_f(&w->P->o, w->rk, b->stage));
+	gen_kdraw_init(&g, &w->P->o, b->seed, b->mix, gen_stage_f(&w->P->o, w->rk, b->stage));
+	w->late_once = gen_host_late(&w->P->o, w->rank); /* the run's first launch */
 	for (uint32_t i = 0; i < b->nk; i++) {
 		int64_t d = gen_kdraw_next(&g, &k);
 		if ((b->flags & BF_FFTS) && i == FFTS_SLOT)
@@ -373,7 +379,8 @@ gen_w_coll(gen_writer *w, const gen_blk *b)
 		kdraw kg;
 		int k;
 		int64_t t = b->start + OVL_DELAY;
-		gen_kdraw_init(&kg, b->seed, MIX_OVERLAP, gen_stage_f(&w->P->o, w->rk, b->stage));
+		gen_kdraw_init(&kg, &w->P->o, b->seed, MIX_OVERLAP,
+		               gen_stage_f(&w->P->o, w->rk, b->stage));
 		for (uint32_t i = 0; i < b->nk; i++) {
 			int64_t d = gen_kdraw_next(&kg, &k);
 			gen_w_kernel(w, k, STREAM_A, t, d);

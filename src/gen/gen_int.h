@@ -202,7 +202,8 @@ typedef struct kdraw {
 	uint64_t rng;
 	const uint8_t *mix;
 	unsigned nmix;
-	int64_t jit, f; /* per mille */
+	int64_t jit, f;    /* per mille */
+	int64_t argmax_ns; /* gen_opts.aicpu_ns with aicpu: the argmax's nominal length; 0 */
 } kdraw;
 
 enum { BLK_RUN, BLK_COLL };
@@ -349,6 +350,7 @@ typedef struct gen_writer {
 	int dp_step, dp_i;    /* GEN_DECODE_DP: the step of the last engine step, its index */
 	int64_t next_mark;    /* mstx mark id of the next range carrying a stream */
 	int64_t last_launch;  /* start of the last CANN_API row written */
+	int64_t late_once;    /* the next launch starts this much later (gen_host_late) */
 	gen_launch_truth *lt; /* launches of compute / communication work (w_launch_truth) */
 	size_t nlt, ltcap;
 	int64_t *lt_conn; /* per lt entry: its connectionId */
@@ -416,7 +418,7 @@ uint64_t gen_seed_of(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
 /* The bytes collective op moves per rank (2^20 .. 2^25 BF16 elements), split evenly over its
  * transfer planes. */
 int64_t gen_coll_bytes(const gen_opts *o, uint32_t op);
-void gen_kdraw_init(kdraw *g, uint64_t seed, int mix, int64_t f);
+void gen_kdraw_init(kdraw *g, const gen_opts *o, uint64_t seed, int mix, int64_t f);
 int64_t gen_kdraw_next(kdraw *g, int *kind);
 /* Gap i follows kernel i of a run of nk. Every AUX_EVERY-th gap and the middle one are wide and
  * hold a memcpy/event task. Gaps 0 and 1 never are (FFTS_SLOT needs narrow gaps around it). */
@@ -428,6 +430,8 @@ int gen_plan_build(gen_plan *P);
 /* The kernel length factor (per mille) of rank rk's work in a stage: its own speed, times the
  * pair option's slowdown where it applies. */
 int64_t gen_stage_f(const gen_opts *o, const gen_rank *rk, int stage);
+/* gen_opts.host_late_ns for the rank that launches late, 0 for the others (and PP profiles). */
+int64_t gen_host_late(const gen_opts *o, int rank);
 /* Decode steps of rank r in step k. */
 int gen_decode_count(const gen_plan *P, int k, int r);
 /* The numbers of engine step d of n on rank r in step k as its step_process mark reports them. */

@@ -120,8 +120,9 @@ gen_coll_bytes(const gen_opts *o, uint32_t op)
 }
 
 void
-gen_kdraw_init(kdraw *g, uint64_t seed, int mix, int64_t f)
+gen_kdraw_init(kdraw *g, const gen_opts *o, uint64_t seed, int mix, int64_t f)
 {
+	g->argmax_ns = o->aicpu ? o->aicpu_ns : 0;
 	g->rng = seed;
 	g->mix = mixes[mix].k;
 	g->nmix = mixes[mix].n;
@@ -134,7 +135,8 @@ gen_kdraw_next(kdraw *g, int *kind)
 {
 	uint64_t x = rng_next(&g->rng);
 	int k = g->mix[x % g->nmix];
-	int64_t w = gen_kernels[k].ns * (int64_t)(900 + (x >> 32) % 201) / 1000;
+	int64_t ns = k == K_ARGMAX && g->argmax_ns > 0 ? g->argmax_ns : gen_kernels[k].ns;
+	int64_t w = ns * (int64_t)(900 + (x >> 32) % 201) / 1000;
 	*kind = k;
 	return w * g->jit / 1000 * g->f / 1000;
 }
@@ -173,13 +175,13 @@ pad_len(const gen_plan *P, int k, int r, int stage)
 
 /* Busy (kernel) and idle (gap) time of a run, as the writer will lay it out. */
 static void
-run_measure(uint64_t seed, int mix, int64_t f, uint32_t nk, int flags, int64_t pad, int64_t *busy,
-            int64_t *idle)
+run_measure(const gen_opts *o, uint64_t seed, int mix, int64_t f, uint32_t nk, int flags,
+            int64_t pad, int64_t *busy, int64_t *idle)
 {
 	kdraw g;
 	int k;
 	int64_t b = 0, gaps = 0;
-	gen_kdraw_init(&g, seed, mix, f);
+	gen_kdraw_init(&g, o, seed, mix, f);
 	for (uint32_t i = 0; i < nk; i++) {
 		b += gen_kdraw_next(&g, &k);
 		if (i + 1 < nk)
@@ -202,20 +204,29 @@ rank_push(gen_rank *rk)
 	return b;
 }
 
+int64_t
+gen_host_late(const gen_opts *o, int rank)
+{
+	return rank == o->host_late_rank && !o->pp && o->host_late_ns > 0 && o->host_late_ns < LEAD
+	           ? o->host_late_ns
+	           : 0;
+}
+
 /* Accounts a busy block [start, end): the time since the previous busy block is idle (free) once
  * the step has seen its first busy block; idle_inside is idle time within the block. The block's
  * first work is launched LEAD before it starts (without launch_jitter), so of an idle gap longer
  * than LEAD the device spends gap - LEAD waiting for the host to start that launch; the gaps
- * inside a run (KGAP, AUXGAP) are shorter than LEAD. */
+ * inside a run (KGAP, AUXGAP) are shorter than LEAD. A late host (gen_host_late) launches a
+ * run's first kernel late less before it. */
 static void
-rank_place(gen_rank *rk, int64_t start, int64_t end, int64_t idle_inside)
+rank_place(gen_rank *rk, int64_t start, int64_t end, int64_t idle_inside, int64_t late)
 {
 	if (rk->first_busy < 0)
 		rk->first_busy = start;
 	else {
 		rk->idle += start - rk->last_end;
-		if (start - rk->last_end > LEAD)
-			rk->idle_host += start - rk->last_end - LEAD;
+		if (start - rk->last_end > LEAD - late)
+			rk->idle_host += start - rk->last_end - (LEAD - late);
 	}
 	rk->idle += idle_inside;
 	rk->last_end = end;
@@ -226,7 +237,7 @@ rank_run(gen_rank *rk, int k, int stage, uint64_t seed, int mix, uint32_t nk, in
          int64_t pad)
 {
 	int64_t busy, idle;
-	run_measure(seed, mix, gen_stage_f(rk->o, rk, stage), nk, flags, pad, &busy, &idle);
+	run_measure(rk->o, seed, mix, gen_stage_f(rk->o, rk, stage), nk, flags, pad, &busy, &idle);
 	gen_blk *b = rank_push(rk);
 	b->kind = BLK_RUN;
 	b->start = rk->t;
@@ -239,7 +250,7 @@ rank_run(gen_rank *rk, int k, int stage, uint64_t seed, int mix, uint32_t nk, in
 	b->mix = (uint8_t)mix;
 	b->stream = (uint8_t)stream;
 	b->flags = (uint8_t)flags;
-	rank_place(rk, b->start, b->end, idle);
+	rank_place(rk, b->start, b->end, idle, gen_host_late(rk->o, rk->rank));
 	rk->comp += busy;
 	rk->t = b->end;
 }
@@ -298,8 +309,8 @@ plan_coll(gen_plan *P, int k, int stage, int optype, int overlap)
 			amax = rk->t;
 		rk->ov_busy = rk->ov_span = 0;
 		if (overlap) {
-			run_measure(ovseed, MIX_OVERLAP, gen_stage_f(&P->o, rk, stage), OVL_NK, 0,
-			            0, &rk->ov_busy, &idle);
+			run_measure(&P->o, ovseed, MIX_OVERLAP, gen_stage_f(&P->o, rk, stage),
+			            OVL_NK, 0, 0, &rk->ov_busy, &idle);
 			rk->ov_span = rk->ov_busy + idle;
 			if (rk->ov_span > ovmax)
 				ovmax = rk->ov_span;
@@ -345,7 +356,7 @@ plan_coll(gen_plan *P, int k, int stage, int optype, int overlap)
 		tc->planes = b->nsub - 1; /* the first sub-task is the Notify_Wait */
 		tc->plane_bytes = gen_coll_bytes(&P->o, op) / tc->planes;
 		b->optype = (uint8_t)optype;
-		rank_place(rk, b->start, end, 0);
+		rank_place(rk, b->start, end, 0, 0);
 		rk->comm += end - b->start;
 		rk->comp += rk->ov_busy;
 		rk->ovl += rk->ov_busy; /* the overlap kernels lie wholly inside the op */

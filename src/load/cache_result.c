@@ -108,9 +108,11 @@ char *
 cache_result_env(const char *rules_path)
 {
 	/* the stage rules a session reads (query_opts.rules_path, else the config's file), and
-	 * the environment that can change a report's bytes: the time zone and the locale */
-	static const char *const vars[] = {"TZ",      "LANG",       "LC_ALL",  "LC_CTYPE",
-	                                   "LC_TIME", "LC_NUMERIC", "LANGUAGE"};
+	 * the environment that can change a report's bytes: the time zone, the locale and the
+	 * HBM capacity the memory_peak finding compares with */
+	static const char *const vars[] = {
+	    "TZ",      "LANG",       "LC_ALL",   "LC_CTYPE",
+	    "LC_TIME", "LC_NUMERIC", "LANGUAGE", "TL_HBM_CAPACITY_GIB"};
 	rbuf b = {0};
 	char *conf = rules_path == NULL ? config_path("stages") : NULL;
 	put(&b, "rules\n", 6);

@@ -285,6 +285,9 @@ tlq_diff_pair_single(tl_diff_side *a, tl_diff_side *b)
 	for (size_t k = 0; k < u->n; k++)
 		if (u->v[k].rank == TL_DIFF_RANK_SINGLE)
 			u->v[k].rank = to;
+	for (size_t k = 0; k < u->nf; k++)
+		if (u->fv[k].rank == TL_DIFF_RANK_SINGLE)
+			u->fv[k].rank = to;
 	u->ranks[0] = to;
 }
 
@@ -295,6 +298,7 @@ tlq_diff_side_free(tl_diff_side *s)
 	free(s->ranks);
 	free(s->steps);
 	free(s->stages);
+	free(s->fv);
 	strpool_free(s->names);
 	memset(s, 0, sizeof *s);
 }

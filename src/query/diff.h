@@ -27,6 +27,9 @@ typedef struct tl_diff_side {
 	const char **stages;  /* stage names present (borrowed from names), sorted */
 	size_t nstages;
 	int have_stages;
+	struct tl_diff_finding *fv; /* tlq_diff_gather_findings: by place */
+	size_t nf;
+	int have_findings;
 } tl_diff_side;
 
 /* The rank a side's only rank is filed under when its number is not known (a single trace
@@ -59,5 +62,38 @@ const char *tlq_diff_pct_text(const tl_diff_change *, char *buf, size_t len);
 int tlq_diff_pct(const tl_diff_change *, double *pct);
 /* The kind's name as `tl diff` prints it ("stage", "overlap", ...). */
 const char *tlq_diff_kind_name(tl_diff_kind);
+
+/* ---- findings (diff_findings.c) ----
+ * tl triage's findings of each side, matched by kind and place: the rank (or several), the RL
+ * stage, the operator, the link (source, destination, transport), the PP stage; never by
+ * their index. Several findings of one place (a rank's stalls in one stage) are one, their
+ * recoverable times summed. */
+typedef struct tl_diff_finding {
+	int kind;       /* tl_find_kind */
+	int rank;       /* the rank number it names (TL_DIFF_RANK_SINGLE, see above); -1 none */
+	char ranks[64]; /* several: "0-2,5" (shown, not matched: rank is -1 for any several) */
+	char stage[64]; /* the RL stage's name, "" */
+	char op[96];
+	int src_rank, dst_rank; /* a link's; -1 */
+	const char *transport;  /* static; NULL */
+	int pp_stage;           /* -1 */
+	int64_t ns;             /* recoverable_ns, summed over the side's findings of the place */
+	int count;              /* how many */
+} tl_diff_finding;
+
+/* One place's finding in A and B (NULL where absent) and the change B - A of its time. */
+typedef struct tl_diff_fchange {
+	const tl_diff_finding *a, *b;
+	int64_t delta;
+} tl_diff_fchange;
+
+/* The session's findings (tl triage's, default thresholds) into s, by place; not for --vs
+ * (a side of one rank filed under another). */
+void tlq_diff_gather_findings(const tl_query *, const tl_diff_side_opts *, tl_diff_side *s);
+/* Every place found in a or b, by |delta| largest first (ties: the larger time, the kind,
+ * the place). Returns the count; *out malloc'd. */
+size_t tlq_diff_findings(const tl_diff_side *a, const tl_diff_side *b, tl_diff_fchange **out);
+/* The place as text: "rank 3, rollout", "link 2 -> 3 (HCCS)", "ArgMaxV2 on ranks 0-3". */
+char *tlq_diff_finding_place(const tl_diff_finding *, char *buf, size_t len);
 
 #endif

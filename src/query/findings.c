@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analysis/bubbles.h"
 #include "model/comm.h"
@@ -670,14 +671,14 @@ f_aicpu_op(fctx *c)
 		f->recoverable_ns = c->tr->nranks ? total / (int64_t)c->tr->nranks : 0;
 		f->share = share_of(f->recoverable_ns, den);
 		text_sanitize(t->op_type, f->op, sizeof f->op, 0);
-		char a1[32], a2[32];
+		char a1[32], a2[32], a3[32];
 		snprintf(
 		    f->evidence, sizeof f->evidence,
 		    "operator %s ran on the AI CPU %llu times, %s us each on average (over %s us), "
 		    "%s ms of device time per rank",
 		    f->op, (unsigned long long)count,
 		    timefmt_us3(count ? total / (int64_t)count : 0, a1, sizeof a1),
-		    timefmt_us3(min, a2, sizeof a2), ms(f->recoverable_ns, a2, sizeof a2));
+		    timefmt_us3(min, a2, sizeof a2), ms(f->recoverable_ns, a3, sizeof a3));
 	}
 	tlq_ops_free(&r);
 }
@@ -1255,10 +1256,29 @@ cmp_finding(const void *a, const void *b)
 	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
+static int64_t findings_ns, findings_cpu_ns; /* tlq_findings_ns */
+
+static int64_t
+cpu_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+int64_t
+tlq_findings_ns(int64_t *cpu)
+{
+	if (cpu != NULL)
+		*cpu = __atomic_load_n(&findings_cpu_ns, __ATOMIC_RELAXED);
+	return __atomic_load_n(&findings_ns, __ATOMIC_RELAXED);
+}
+
 size_t
 tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 {
 	static const tl_find_opts none;
+	int64_t t0 = timefmt_mono_ns(), c0 = cpu_ns();
 	fctx c;
 	memset(&c, 0, sizeof c);
 	c.q = q;
@@ -1309,6 +1329,8 @@ tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 	free(c.stalls);
 	free(c.imb);
 	*out = c.v;
+	__atomic_add_fetch(&findings_ns, timefmt_mono_ns() - t0, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&findings_cpu_ns, cpu_ns() - c0, __ATOMIC_RELAXED);
 	return c.n;
 }
 

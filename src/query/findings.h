@@ -75,6 +75,9 @@ typedef struct tl_find_opts {
 /* The findings of the session's trace, by recoverable_ns, largest first (ties: the rule order,
  * then the rank). Returns the count; *out is the caller's (free). opts NULL: the defaults. */
 size_t tlq_findings(const tl_query *, const tl_find_opts *, tl_finding **out);
+/* The wall time tlq_findings has taken in this process, ns, and in *cpu (not NULL) the process'
+ * CPU time meanwhile (TL_STATS: the engine's share of a summary, for `make bench`). */
+int64_t tlq_findings_ns(int64_t *cpu);
 /* A finding's title as one line: "rollout imbalance: rank 7, +23.7 ms over 2 steps (9.4%)". */
 char *tlq_finding_title(const tl_query *, const tl_finding *, char *buf, size_t len);
 

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "query/diff.h"
 #include "report/report.h"
+#include "report/report_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -135,6 +136,7 @@ report_diff_text(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const ch
 		        !a->have_stages && !b->have_stages ? "either profile"
 		        : !a->have_stages                  ? "A"
 		                                           : "B");
+	report_diff_findings_text(f, a, b);
 	text_head(f, "Changes, largest first (rank all: the mean over ranks, in brackets the rank "
 	             "that changed most)");
 	size_t shown = 0;
@@ -294,6 +296,7 @@ report_diff_json(FILE *f, const tl_diff_side *a, const tl_diff_side *b)
 	json_kind(f, "overlap", a, b, v, n, TL_DIFF_OVERLAP);
 	json_kind(f, "communication", a, b, v, n, TL_DIFF_COMM);
 	json_kind(f, "bubbles", a, b, v, n, TL_DIFF_BUBBLE);
+	report_diff_findings_json(f, a, b);
 	fputs(",\"only_in_a\":", f);
 	json_only(f, a, b);
 	fputs(",\"only_in_b\":", f);

@@ -50,4 +50,11 @@ report_out_rank(tl_out *o, int rank)
 		out_i64(o, rank);
 }
 
+/* tl diff's findings (diff_findings.c): the places whose findings changed, largest change
+ * first (text), every place with its A and B times, null where absent (the ,"findings":[...]
+ * member); nothing when either side has none gathered (--vs). */
+struct tl_diff_side;
+void report_diff_findings_text(FILE *, const struct tl_diff_side *a, const struct tl_diff_side *b);
+void report_diff_findings_json(FILE *, const struct tl_diff_side *a, const struct tl_diff_side *b);
+
 #endif

@@ -88,7 +88,11 @@ usage(FILE *f)
 	    "  findings: --clean (no deliberate problem; with --slow -1) --stall-rank R\n"
 	    "        --stall-ns NS (a stall in R's first rollout; the truth gives it)\n"
 	    "        --between-ns NS (idle time between steps) --slow-link R (R's link to R+1 at\n"
-	    "        a quarter of the bandwidth)\n",
+	    "        a quarter of the bandwidth) --aicpu-ns NS (with --aicpu: the AI CPU\n"
+	    "        argmax's length; the truth gives the AI CPU ops' device time per rank)\n"
+	    "        --host-late R [--host-late-ns NS] (R's host begins each kernel run's\n"
+	    "        first launch NS, default 40000, late: host-bound; the truth gives\n"
+	    "        every rank's host-bound idle per step)\n",
 	    f);
 }
 
@@ -274,6 +278,9 @@ option(gen_opts *o, bends *b, const char *a, const char *v)
 	NUM("--stall-ns", 0, 3600000000000LL, o->stall_ns)
 	NUM("--between-ns", 0, 3600000000000LL, o->between_ns)
 	NUM("--slow-link", -1, 4095, o->slow_link)
+	NUM("--aicpu-ns", 1000, 1000000000, o->aicpu_ns)
+	NUM("--host-late", -1, 4095, o->host_late_rank)
+	NUM("--host-late-ns", 1, 49999, o->host_late_ns)
 #undef NUM
 	if (strcmp(a, "--truth") == 0) {
 		b->truth = v;
@@ -507,6 +514,21 @@ main(int argc, char **argv)
 					        "%" PRId64 ",\"end_ns\":%" PRId64 "}}\n",
 					        o.stall_rank, t.bubbles[bi].start_ns,
 					        t.bubbles[bi].end_ns);
+			/* the findings' truths, only when asked for (test_summary.sh finds every
+			 * line of the truth in the summary) */
+			for (size_t oi = 0; o.aicpu && oi < t.nops; oi++)
+				if (strcmp(t.ops[oi].task_type, "AI_CPU") == 0)
+					fprintf(
+					    f,
+					    "{\"aicpu\":{\"rank\":%d,\"op_type\":\"%s\","
+					    "\"count\":%" PRIu64 ",\"total_ns\":%" PRId64 "}}\n",
+					    t.ops[oi].rank, t.ops[oi].op_type,
+					    (uint64_t)t.ops[oi].count, (int64_t)t.ops[oi].total_ns);
+			for (size_t oi = 0; o.host_late_rank >= 0 && oi < t.noverlap; oi++)
+				fprintf(f,
+				        "{\"host_idle\":{\"rank\":%d,\"step\":%lld,\"ns\":%lld}}\n",
+				        t.overlap[oi].rank, (long long)t.overlap[oi].step,
+				        (long long)t.overlap[oi].idle_host_launching);
 			if (fclose(f) != 0) {
 				perror(b.truth);
 				rc = 1;

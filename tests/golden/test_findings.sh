@@ -226,6 +226,59 @@ if case == "link":
             near(f["recoverable_ns"], int(t - b / med), "its time beyond the median bandwidth")
     ok(len([f for f in F if f["kind"] == "slow_link"]) == len(slow), "no other slow link")
 
+if case in ("aicpu", "cpuhost"):
+    # the AI CPU operators: the truth's device time per rank, and the profile's own TASK rows
+    # of COMPUTE_TASK_INFO's AI_CPU tasks (plain SQL) say the same
+    rows = [t["aicpu"] for t in truth if "aicpu" in t]
+    dbs = glob.glob(os.path.join(prof, "*", "ASCEND_PROFILER_OUTPUT", "*.db"))
+    sql = 0
+    for db in dbs:
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        sql += c.execute("SELECT coalesce(sum(t.endNs - t.startNs), 0) FROM TASK t"
+                         " JOIN COMPUTE_TASK_INFO i ON i.globalTaskId = t.globalTaskId"
+                         " JOIN STRING_IDS s ON s.id = i.taskType"
+                         " JOIN STRING_IDS k ON k.id = t.taskType"
+                         " WHERE s.value = 'AI_CPU' AND k.value = 'KERNEL_AICPU'").fetchone()[0]
+    want = sum(r["total_ns"] for r in rows) / len(dbs)
+    ok(rows and sql == sum(r["total_ns"] for r in rows),
+       "the AI_CPU tasks in TASK (KERNEL_AICPU) are the truth's (%d ns, SQL %d ns)"
+       % (sum(r["total_ns"] for r in rows), sql))
+    i, f = find("aicpu_op", op="ArgMaxV2")
+    ok(f is not None, "the AI CPU operator ArgMaxV2 is found")
+    if f:
+        near(f["recoverable_ns"], int(want), "its device time per rank")
+    ok(len([g for g in F if g["kind"] == "aicpu_op"]) == 1, "no other AI CPU operator")
+
+if case in ("host", "cpuhost"):
+    # host-bound: per step, each rank's idle before the host began the launch that ended it
+    # (the truth), beyond the median rank's; summed over the steps
+    rows = [t["host_idle"] for t in truth if "host_idle" in t]
+    want = {}
+    for step in sorted({r["step"] for r in rows}):
+        rs = [r for r in rows if r["step"] == step]
+        med = statistics.median([r["ns"] for r in rs])
+        for r in rs:
+            if r["ns"] > med:
+                want[r["rank"]] = want.get(r["rank"], 0) + r["ns"] - med
+    late = max(want, key=want.get)
+    ok(late == 2, "the truth's most host-bound rank is the late one (%d)" % late)
+    i, f = find("host_bound", rank=late)
+    ok(f is not None, "rank %d's host-bound idle is found" % late)
+    if f:
+        near(f["recoverable_ns"], int(want[late]), "its idle beyond the median rank's")
+    # the others are under the threshold (1% of their steps), or their excess is the truth's
+    for g in F:
+        if g["kind"] == "host_bound" and g["rank"] != late:
+            near(g["recoverable_ns"], int(want.get(g["rank"], 0)),
+                 "rank %d's idle beyond the median rank's" % g["rank"])
+
+if case == "cpuhost":
+    ia, fa = find("aicpu_op")
+    ih, fh = find("host_bound", rank=2)
+    ok(fa is not None and fh is not None and ia < ih,
+       "ranked by the truth: the AI CPU operator (%s) before the host-bound rank (%s)"
+       % (ia, ih))
+
 if case == "sample":
     # a real torch_npu profile (level2): against torch_npu's own analysis.db and plain SQL
     dbs = sorted(glob.glob(os.path.join(prof, "rank*_ascend_pt", "ASCEND_PROFILER_OUTPUT",
@@ -327,6 +380,10 @@ gen between --slow -1 --clean --between-ns 20000000 && run_check between between
 gen packets --slow -1 && run_check packets packets
 gen freq --slow -1 --clean --memory && run_check freq freq
 gen link --slow -1 --clean --slow-link 2 && run_check link link
+gen aicpu --slow -1 --clean --aicpu --aicpu-ns 60000 && run_check aicpu aicpu
+gen host --slow -1 --clean --host-late 2 && run_check host host
+gen cpuhost --slow -1 --clean --aicpu --aicpu-ns 60000 --host-late 2 --host-late-ns 45000 &&
+	run_check cpuhost cpuhost
 
 # memory_peak: with the HBM capacity given, a peak (NPU_MEM's, plain SQL) at 90% of it or more
 peak=$(python3 -c "
@@ -431,6 +488,143 @@ check "tl view --finding $((n + 1)) (out of range): exit 1, one line saying how 
 	sh -c "[ $? -eq 1 ] && [ \$(wc -l <'$t_tmp/out') -eq 1 ] && grep -q -- '--finding $((n + 1)): .* has $n findings' '$t_tmp/out'"
 "$TL_BIN" view "$t_tmp/slow" --finding 0 --script "$t_tmp/script" --size 120x30 >"$t_tmp/out" 2>&1
 check "tl view --finding 0: exit 1, one line" sh -c "[ $? -eq 1 ] && [ \$(wc -l <'$t_tmp/out') -eq 1 ]"
+
+# tl diff: the findings of one run and not the other, and the change of each, matched by kind
+# and place; against the generator's truth of each side (the stall it made, the AI CPU ops)
+gen grow --slow -1 --clean --stall-rank 1 --stall-ns 6000000 --aicpu --aicpu-ns 60000
+cat >"$t_tmp/diffcheck.py" <<'EOF2'
+import json, sys
+a_truth, b_truth, dj, dt = sys.argv[1:5]
+def truth(p):
+    out = {}
+    for line in open(p):
+        try:
+            t = json.loads(line)
+        except ValueError:
+            continue
+        if "stall" in t:
+            out["stall"] = t["stall"]["end_ns"] - t["stall"]["start_ns"]
+        if "aicpu" in t:
+            out.setdefault("aicpu", []).append(t["aicpu"]["total_ns"])
+    if "aicpu" in out:
+        out["aicpu"] = sum(out["aicpu"]) / len(out["aicpu"])
+    return out
+A, B = truth(a_truth), truth(b_truth)
+F = json.load(open(dj))["findings"]
+text = open(dt).read()
+def ok(c, what):
+    print(("ok - " if c else "not ok - ") + what)
+def near(got, want, what):
+    if want is None or got is None:
+        ok(got is None and want is None, "%s: %s, truth %s" % (what, got, want))
+    else:
+        ok(abs(got - want) <= 0.05 * want, "%s: %d ns, truth %d ns (within 5%%)" % (what, got, want))
+st = [f for f in F if f["kind"] == "stall" and f["rank"] == 1 and f["stage"] == "rollout"]
+ok(len(st) == 1, "one stall place: rank 1, rollout")
+if st:
+    near(st[0]["a_ns"], A.get("stall"), "the stall in A")
+    near(st[0]["b_ns"], B.get("stall"), "the stall in B")
+    ok(st[0]["delta_ns"] == (st[0]["b_ns"] or 0) - (st[0]["a_ns"] or 0), "its delta is B - A")
+ai = [f for f in F if f["kind"] == "aicpu_op" and f["op"] == "ArgMaxV2"]
+ok(len(ai) == 1, "one AI CPU operator place: ArgMaxV2")
+if ai:
+    near(ai[0]["a_ns"], A.get("aicpu"), "the AI CPU time per rank in A")
+    near(ai[0]["b_ns"], B.get("aicpu"), "the AI CPU time per rank in B")
+d = [abs(f["delta_ns"]) for f in F]
+ok(d == sorted(d, reverse=True), "the places are ranked by |delta|")
+ok(not [f for f in F if f["kind"] not in ("stall", "aicpu_op") and abs(f["delta_ns"]) > 500000],
+   "no other place changed by more than 0.5 ms")
+# the text section: the same rows, in the same order, the absent side "-" and new/gone said
+rows = []
+sec = text.split("\nFindings that changed")[1].split("\n\n")[0].split("\n")[2:]
+for f in F:
+    if f["delta_ns"] == 0:
+        continue
+    a = "-" if f["a_ns"] is None else "%.3f" % (f["a_ns"] / 1e6)
+    b = "-" if f["b_ns"] is None else "%.3f" % (f["b_ns"] / 1e6)
+    tail = " new" if f["a_ns"] is None else " gone" if f["b_ns"] is None else ""
+    rows.append(" ".join([f["kind"], f["place"], a, b, "%+.3f" % (f["delta_ns"] / 1e6)]) + tail)
+got = [" ".join(l.split()) for l in sec if l.strip()]
+ok(got == rows[:10], "the text lists them as --json, largest change first (%s)" % got)
+EOF2
+diff_case() { # NAME A B
+	"$TL_BIN" diff "$t_tmp/$2" "$t_tmp/$3" --json >"$t_tmp/$1.dj" 2>"$t_tmp/$1.derr"
+	check "diff $1: --json exits 0, no warnings" sh -c "[ $? -eq 0 ] && [ ! -s '$t_tmp/$1.derr' ]"
+	"$TL_BIN" diff "$t_tmp/$2" "$t_tmp/$3" >"$t_tmp/$1.dt" 2>/dev/null
+	python3 "$t_tmp/diffcheck.py" "$t_tmp/$2.truth" "$t_tmp/$3.truth" "$t_tmp/$1.dj" "$t_tmp/$1.dt" \
+		>"$t_tmp/$1.dtap" 2>&1 || not_ok "diff $1: the checker failed: $(tail -1 "$t_tmp/$1.dtap")"
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "diff $1: ${line#ok - }" ;;
+		"not ok - "*) not_ok "diff $1: ${line#not ok - }" ;;
+		esac
+	done <"$t_tmp/$1.dtap"
+}
+diff_case grows stall grow  # the stall grows 3 -> 6 ms, the AI CPU operator is new
+diff_case shrinks grow stall # the reverse: shrinks, gone
+diff_case appears aicpu grow # the stall is new (the AI CPU operator unchanged)
+check "diff grows: the text says the AI CPU operator is new, first" \
+	sh -c "grep -A3 '^Findings that changed' '$t_tmp/grows.dt' | sed -n 3p | grep -q '^aicpu_op .*ArgMaxV2.* new\$'"
+check "diff shrinks: ... and gone the other way" \
+	sh -c "grep -A3 '^Findings that changed' '$t_tmp/shrinks.dt' | sed -n 3p | grep -q '^aicpu_op .*ArgMaxV2.* gone\$'"
+"$TL_BIN" diff "$t_tmp/grow" "$t_tmp/grow" --json >"$t_tmp/self.dj"
+"$TL_BIN" diff "$t_tmp/grow" "$t_tmp/grow" >"$t_tmp/self.dt"
+check "diff of a profile with itself: every finding in both, no change; the text says none" \
+	sh -c "python3 -c 'import json,sys; F = json.load(open(sys.argv[1]))[\"findings\"]; sys.exit(not (F and all(f[\"delta_ns\"] == 0 and f[\"a_ns\"] == f[\"b_ns\"] for f in F)))' '$t_tmp/self.dj' && grep -q '^(none: [0-9]* in both, unchanged)' '$t_tmp/self.dt'"
+
+# kept with the stored results: tl triage over unchanged inputs prints (and exits with) what it
+# stored, byte for byte its output without the cache, without opening a rank's model file;
+# another --set or TL_HBM_CAPACITY_GIB is another result, with the new answer
+CD2="$t_tmp/rescache"
+tri() { "$TL_BIN" triage "$t_tmp/stall" --cache-dir "$CD2" "$@"; }
+tri --no-cache >"$t_tmp/r.none" 2>&1
+tri >"$t_tmp/r.cold" 2>&1
+tri >"$t_tmp/r.warm" 2>&1
+check "triage: warm (stored) equals cold equals no cache, byte for byte" \
+	sh -c "[ -s '$t_tmp/r.none' ] && cmp -s '$t_tmp/r.none' '$t_tmp/r.cold' && cmp -s '$t_tmp/r.none' '$t_tmp/r.warm'"
+check "triage: its result is stored beside the rank models" \
+	[ "$(find "$CD2" -name '*.tlr' | wc -l)" -eq 1 ]
+tri --json >"$t_tmp/r.jcold"
+tri --json >"$t_tmp/r.jwarm"
+tri --json --no-cache >"$t_tmp/r.jnone"
+check "triage --json: warm equals cold equals no cache" \
+	sh -c "cmp -s '$t_tmp/r.jnone' '$t_tmp/r.jcold' && cmp -s '$t_tmp/r.jnone' '$t_tmp/r.jwarm'"
+"$TL_BIN" summary "$t_tmp/stall" --cache-dir "$CD2" >"$t_tmp/s.cold" 2>&1
+"$TL_BIN" summary "$t_tmp/stall" --cache-dir "$CD2" >"$t_tmp/s.warm" 2>&1
+check "summary (its verdict): warm equals cold, the verdict names the stall" \
+	sh -c "cmp -s '$t_tmp/s.cold' '$t_tmp/s.warm' && sed -n 2p '$t_tmp/s.warm' | grep -q '^  1\. stall: rank 1'"
+if strace -f -o /dev/null true 2>/dev/null; then
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -e trace=open,openat \
+		-o "$t_tmp/trace" "$TL_BIN" triage "$t_tmp/stall" --cache-dir "$CD2" >/dev/null 2>&1
+	check "triage warm opens no rank model and reads its stored result" \
+		sh -c "! grep -v ENOENT '$t_tmp/trace' | grep -q '\.tlc\"' && grep -v ENOENT '$t_tmp/trace' | grep -q '\.tlr\"'"
+else
+	skip "no strace: cannot see which files a stored result opens"
+fi
+tri --set stall_ms=5 >"$t_tmp/r.set5" 2>&1
+tri --set stall_ms=5 --no-cache >"$t_tmp/r.set5none" 2>&1
+check "triage --set stall_ms=5 after the default's stored result: the new answer (no stall)" \
+	sh -c "cmp -s '$t_tmp/r.set5' '$t_tmp/r.set5none' && ! cmp -s '$t_tmp/r.set5' '$t_tmp/r.warm' && ! grep -q '^1\. stall' '$t_tmp/r.set5' && grep -q '^1\. stall' '$t_tmp/r.warm'"
+tri --set stall_ms=2 >"$t_tmp/r.set2" 2>&1
+check "... and --set stall_ms=2 is another: the 3 ms stall again" grep -q '^1\. stall: rank 1' "$t_tmp/r.set2"
+tri >"$t_tmp/r.back" 2>&1
+check "... and the default's stored result is unchanged" cmp -s "$t_tmp/r.back" "$t_tmp/r.none"
+tri --fail-on 2ms >/dev/null 2>&1
+rc1=$?
+tri --fail-on 2ms >/dev/null 2>&1
+rc2=$?
+check "triage --fail-on: the stored result exits as the run that stored it ($rc1, $rc2)" \
+	sh -c "[ $rc1 -eq 3 ] && [ $rc2 -eq 3 ]"
+"$TL_BIN" triage "$t_tmp/freq" --cache-dir "$CD2" >"$t_tmp/r.freq" 2>&1
+TL_HBM_CAPACITY_GIB=0.000001 "$TL_BIN" triage "$t_tmp/freq" --cache-dir "$CD2" >"$t_tmp/r.hbm" 2>&1
+check "TL_HBM_CAPACITY_GIB is in the key: with a capacity, memory_peak, not the stored result" \
+	sh -c "! grep -q memory_peak '$t_tmp/r.freq' && grep -q memory_peak '$t_tmp/r.hbm'"
+
+# tl keys lists the findings panel's key and its action (also :findings, as any action)
+"$TL_BIN" keys >"$t_tmp/keys"
+check "tl keys lists ! findings with what it shows" \
+	grep -q '^  !  *findings  *Show the findings of tl triage' "$t_tmp/keys"
+check "... and that any action runs as :ACTION (:findings)" grep -q '^  :ACTION ' "$t_tmp/keys"
 
 # every rule and its setting in man tl's FINDINGS
 sed -n '/^\.SH FINDINGS/,/^\.SH /p' "$TL_SRCDIR/man/tl.1" >"$t_tmp/man"
