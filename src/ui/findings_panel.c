@@ -91,6 +91,7 @@ jump(tl_ui *ui, const tl_finding *f)
 	ui_view_close(ui, &findings_panel_view);
 	char ev[600];
 	ui_message(ui, 0, "%s", ui_clean(ui, f->evidence, ev, sizeof ev));
+	timeline_mark_finding(ui, f);
 	if (f->rank_ix >= ui->tr->nranks)
 		return;
 	if (f->end_ns > f->start_ns)
@@ -111,6 +112,20 @@ findings_panel_show(tl_ui *ui, size_t ix)
 		s->tab.sel = ix;
 		jump(ui, &s->v[ix]);
 	}
+}
+
+size_t
+findings_verdict(tl_ui *ui, char *title, size_t len)
+{
+	findings_state *s = ui_view_state(ui, &findings_panel_view);
+	if (!s->built)
+		build(ui, s);
+	title[0] = '\0';
+	if (s->n > 0) {
+		char t[256];
+		ui_clean(ui, tlq_finding_title(ui->q, &s->v[0], t, sizeof t), title, len);
+	}
+	return s->n;
 }
 
 static int

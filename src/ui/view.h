@@ -86,6 +86,7 @@ typedef struct view_ops {
 	X(matrix_panel_view)                                                                       \
 	X(slow_panel_view)                                                                         \
 	X(findings_panel_view)                                                                     \
+	X(blame_panel_view)                                                                        \
 	X(ops_panel_view)                                                                          \
 	X(modules_panel_view)                                                                      \
 	X(live_panel_view)                                                                         \
@@ -99,6 +100,9 @@ TL_VIEWS(VIEW_EXTERN_)
 /* tl view --finding N: the findings panel with finding ix (0-based) selected, then Enter on it:
  * its place on the timeline, its evidence on the message line. */
 void findings_panel_show(tl_ui *, size_t ix);
+/* The first frame's verdict: the top finding's title (sanitized) in title, "" with none;
+ * returns how many findings there are (the panel's, computed once for both). */
+size_t findings_verdict(tl_ui *, char *title, size_t len);
 #define VIEW_ENUM_(v) VIEW_ID_##v,
 enum { TL_VIEWS(VIEW_ENUM_) VIEW__COUNT };
 #undef VIEW_ENUM_
@@ -147,7 +151,9 @@ struct tl_ui {
 	int quit;
 	int small_shown; /* script mode: the ranks' small tables had their frame (ui.c) */
 	int loaded_note; /* the footer says "loaded: N ranks" until the next key (ui.c) */
-	int redraw;      /* the terminal must be redrawn in full */
+	/* the verdict line above the status line (ui.c): UI_VERDICT_* */
+	int verdict;
+	int redraw; /* the terminal must be redrawn in full */
 
 	/* the views: the registered ones (ui_views), their states (NULL before first shown) and
 	 * the stack of those on screen */
@@ -156,6 +162,9 @@ struct tl_ui {
 	int stack[UI_LAYER__COUNT];
 	int depth;
 };
+
+/* The verdict line: none (or gone at a key), waiting for the load to end, on screen. */
+enum { UI_VERDICT_OFF, UI_VERDICT_PENDING, UI_VERDICT_SHOWN };
 
 /* The view's state, opened when it was never shown. */
 void *ui_view_state(tl_ui *, const view_ops *);
