@@ -176,7 +176,9 @@ path_go(tl_ui *ui, int dir)
 	 * one starting before it */
 	int64_t cur = TIMELINE(ui)->vp.cursor;
 	size_t k;
-	if (m->cseg != SIZE_MAX && s->seg[m->cseg].start == cur) {
+	if (m->cseg == SIZE_MAX && cur <= s->start) { /* just marked: n the first, N the last */
+		k = dir > 0 ? 0 : s->nseg - 1;
+	} else if (m->cseg != SIZE_MAX && s->seg[m->cseg].start == cur) {
 		if (dir > 0 ? m->cseg + 1 >= s->nseg : m->cseg == 0) {
 			ui_message(ui, 1, "The %s segment of the critical path (of %zu)",
 			           dir > 0 ? "last" : "first", s->nseg);
