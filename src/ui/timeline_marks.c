@@ -133,11 +133,12 @@ path_mark(tl_ui *ui)
 	else
 		snprintf(st, sizeof st, "the whole trace");
 	keymap_key_hint(&ui->keys, ACT_CRITICAL, k, sizeof k);
-	ui_message(ui, 0,
-	           "Critical path of %s: %s, %zu segments, %zu change%s of rank; n/N walk it, %s: "
-	           "blame, Esc clears",
-	           st, timefmt_dur(s->end - s->start, d, sizeof d), s->nseg, s->jumps,
-	           s->jumps == 1 ? "" : "s", k);
+	ui_message(
+	    ui, 0,
+	    "Critical path of %s: %s ms, %zu segments, %zu change%s of rank; n/N walk it, %s: "
+	    "blame, Esc clears",
+	    st, timefmt_ms(s->end - s->start, 3, d, sizeof d), s->nseg, s->jumps,
+	    s->jumps == 1 ? "" : "s", k);
 }
 
 /* The device task a segment is, on its rank's lanes of its kind, or 0. */
