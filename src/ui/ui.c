@@ -118,7 +118,7 @@ static void
 handle_key(tl_ui *ui, int key)
 {
 	key = key_normalize(key);
-	if (ui->verdict == UI_VERDICT_SHOWN) /* it was read: the footer names ! from now on */
+	if (ui->verdict >= UI_VERDICT_FINDING) /* it was read: the footer names ! from now on */
 		ui->verdict = UI_VERDICT_OFF;
 	if (ui->prompt.active) {
 		char line[sizeof ui->prompt.buf];
@@ -358,10 +358,16 @@ draw_verdict(tl_ui *ui, int y)
 {
 	tl_screen *s = &ui->scr;
 	char title[300], k[24], tail[64];
-	size_t n = findings_verdict(ui, title, sizeof title);
-	keymap_key_hint(&ui->keys, ACT_FINDINGS_PANEL, k, sizeof k);
 	screen_fill(s, 0, y, s->w, ' ', SLOT_MESSAGE);
 	int x = screen_text(s, 0, y, s->w, "Verdict: ", SLOT_DETAIL_KEY);
+	if (ui->verdict == UI_VERDICT_FINDING) { /* this frame first, the findings next */
+		screen_printf(s, x, y, s->w - x, SLOT_MESSAGE,
+		              "looking for problems with the %d rules of tl triage ...",
+		              TL_FIND__COUNT);
+		return;
+	}
+	size_t n = findings_verdict(ui, title, sizeof title);
+	keymap_key_hint(&ui->keys, ACT_FINDINGS_PANEL, k, sizeof k);
 	if (n == 0) {
 		snprintf(title, sizeof title, "no problem found by the %d rules of tl triage",
 		         TL_FIND__COUNT);
@@ -395,9 +401,9 @@ draw_frame(tl_ui *ui, term_lanes *lanes)
 	}
 	int mrows = message_rows(ui); /* a long message wraps: the rows above give way */
 	if (ui->verdict == UI_VERDICT_PENDING && !tlq_loading(ui->q, NULL, NULL))
-		ui->verdict = UI_VERDICT_SHOWN; /* the findings need every rank */
+		ui->verdict = UI_VERDICT_FINDING; /* the findings need every rank */
 	/* the verdict's row comes from the lanes: the status and message lines stay put */
-	int vrow = ui->verdict == UI_VERDICT_SHOWN && h >= 12;
+	int vrow = ui->verdict >= UI_VERDICT_FINDING && h >= 12;
 	timeline_layout(ui, w, h, pane_h + mrows - 1 + vrow);
 	const view_ops *front = ui_view_front(ui);
 	if (front != &timeline_view) {
@@ -483,6 +489,27 @@ prefault_write_stats(FILE *f, const tl_prefault_stats *st)
 
 /* What a frame of --stats followed besides an action (ACT_*, ACT_NONE: nothing bound). */
 enum { FRAME_COMMAND = ACT_NONE - 1, FRAME_TEXT = ACT_NONE - 2 };
+
+/* One step of a script: a :-command, or keys as typed; returns the frame's action for the
+ * stats (FRAME_COMMAND, FRAME_TEXT or the one key's). */
+static int
+script_step_run(tl_ui *ui, tl_script *script, const script_step *step)
+{
+	if (!step->is_cmd) {
+		for (int i = 0; i < step->nkeys && !ui->quit; i++)
+			handle_key(ui, step->keys[i]);
+		return step->nkeys == 1 ? keymap_action(&ui->keys, key_normalize(step->keys[0]))
+		                        : FRAME_TEXT;
+	}
+	/* a command is typed with keys: the verdict goes as at a key; a screen dump is no user's */
+	if (ui->verdict == UI_VERDICT_SHOWN && strncmp(step->text, "dump", 4) != 0)
+		ui->verdict = UI_VERDICT_OFF;
+	if (ui_command(ui, step->text) != 0) {
+		msg_error("%s:%d: %s", script->path, script->lineno, ui->msg);
+		script->errors++;
+	}
+	return FRAME_COMMAND;
+}
 
 int
 ui_main(const tl_query *q, const tl_ui_opts *o)
@@ -583,6 +610,13 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			dp_pending = 0;
 			dp_prepare_held(ui, &held);
 		}
+		if (ui->verdict ==
+		    UI_VERDICT_FINDING) { /* after its frame: the first is not held */
+			char t[8];
+			findings_verdict(ui, t, sizeof t);
+			ui->verdict = UI_VERDICT_SHOWN;
+			continue; /* drawn before any key is read */
+		}
 		if (term_signal())
 			break;
 		if (!pf_tried && !tlq_loading(ui->q, NULL, NULL)) {
@@ -598,24 +632,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			c0 = term_cpu_ns();
 			b0 = term_bytes_out();
 			m0 = term_minflt();
-			if (step.is_cmd) {
-				last_action = FRAME_COMMAND;
-				/* a command is typed with keys; a screen dump is no user's */
-				if (ui->verdict == UI_VERDICT_SHOWN &&
-				    strncmp(step.text, "dump", 4) != 0)
-					ui->verdict = UI_VERDICT_OFF;
-				if (ui_command(ui, step.text) != 0) {
-					msg_error("%s:%d: %s", script.path, script.lineno, ui->msg);
-					script.errors++;
-				}
-			} else {
-				last_action =
-				    step.nkeys == 1
-				        ? keymap_action(&ui->keys, key_normalize(step.keys[0]))
-				        : FRAME_TEXT;
-				for (int i = 0; i < step.nkeys && !ui->quit; i++)
-					handle_key(ui, step.keys[i]);
-			}
+			last_action = script_step_run(ui, &script, &step);
 		} else {
 			int key;
 			term_mouse m;

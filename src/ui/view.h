@@ -163,8 +163,9 @@ struct tl_ui {
 	int depth;
 };
 
-/* The verdict line: none (or gone at a key), waiting for the load to end, on screen. */
-enum { UI_VERDICT_OFF, UI_VERDICT_PENDING, UI_VERDICT_SHOWN };
+/* The verdict line: none (or gone at a key); waiting for the load to end; its row drawn while
+ * the findings are found (ui.c finds them right after that frame, before any key); on screen. */
+enum { UI_VERDICT_OFF, UI_VERDICT_PENDING, UI_VERDICT_FINDING, UI_VERDICT_SHOWN };
 
 /* The view's state, opened when it was never shown. */
 void *ui_view_state(tl_ui *, const view_ops *);
