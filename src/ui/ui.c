@@ -362,19 +362,14 @@ draw_verdict(tl_ui *ui, int y)
 	int x = screen_text(s, 0, y, s->w, "Verdict: ", SLOT_DETAIL_KEY);
 	if (ui->verdict == UI_VERDICT_FINDING) { /* this frame first, the findings next */
 		screen_printf(s, x, y, s->w - x, SLOT_MESSAGE,
-		              "looking for problems with the %d rules of tl triage ...",
-		              TL_FIND__COUNT);
+		              "looking for problems in the lanes ...");
 		return;
 	}
 	size_t n = findings_verdict(ui, title, sizeof title);
 	keymap_key_hint(&ui->keys, ACT_FINDINGS_PANEL, k, sizeof k);
-	if (n == 0) {
-		snprintf(title, sizeof title, "no problem found by the %d rules of tl triage",
-		         TL_FIND__COUNT);
-		snprintf(tail, sizeof tail, "  (%s findings)", k);
-	} else {
-		snprintf(tail, sizeof tail, "  %s findings (%zu)", k, n);
-	}
+	if (n == 0)
+		snprintf(title, sizeof title, "no problem found in the lanes");
+	snprintf(tail, sizeof tail, "  %s all findings", k);
 	int tw = screen_text_width(s, tail);
 	x += screen_text(s, x, y, s->w - x - tw, title, SLOT_MESSAGE);
 	screen_text(s, x, y, s->w - x, tail, SLOT_DETAIL_KEY);

@@ -100,8 +100,9 @@ TL_VIEWS(VIEW_EXTERN_)
 /* tl view --finding N: the findings panel with finding ix (0-based) selected, then Enter on it:
  * its place on the timeline, its evidence on the message line. */
 void findings_panel_show(tl_ui *, size_t ix);
-/* The first frame's verdict: the top finding's title (sanitized) in title, "" with none;
- * returns how many findings there are (the panel's, computed once for both). */
+/* The first frame's verdict: the top finding's title (sanitized) in title, "" with none, of the
+ * rules over the loaded lanes only (no profile file read again; the panel runs every rule);
+ * returns how many of those found something. Computed once. */
 size_t findings_verdict(tl_ui *, char *title, size_t len);
 #define VIEW_ENUM_(v) VIEW_ID_##v,
 enum { TL_VIEWS(VIEW_ENUM_) VIEW__COUNT };

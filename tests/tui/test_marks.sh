@@ -20,8 +20,17 @@ PP=$t_tmp/pp
 "$TL_BIN" triage "$B" --json >"$t_tmp/both.json"
 "$TL_BIN" triage "$B" >"$t_tmp/both.txt"
 "$TL_BIN" critical "$PP" --json >"$t_tmp/pp.cp.json"
-n=$(grep -c '"index":' "$t_tmp/both.json")
-title=$(sed -n 's/^1\. //p' "$t_tmp/both.txt")
+# the verdict's rules: those over the loaded lanes (the others read the profile's tables again
+# and run when ! opens): tl triage's first finding of one of them
+lanes_first() { # TRIAGE-JSON TRIAGE-TEXT: that finding's title as tl triage prints it
+	python3 -c '
+import json, re, sys
+files = {"aicpu_op", "host_bound", "frequency_drop", "memory_peak", "slow_link", "small_packets"}
+F = json.load(open(sys.argv[1]))["findings"]
+i = next(f["index"] for f in F if f["kind"] not in files)
+print(re.search(r"^%d\. (.*)$" % i, open(sys.argv[2]).read(), re.M).group(1))' "$@"
+}
+title=$(lanes_first "$t_tmp/both.json" "$t_tmp/both.txt")
 # the profile start the screen counts from: tl triage's "at A .. B ms from the profile start"
 # beside the same finding's start_ns
 origin=$(python3 -c '
@@ -44,10 +53,10 @@ tap() {
 for size in 80x24 120x40; do
 	h=${size#*x}
 	view "$B" "$size"
-	check "$size: the verdict line above the status line is tl triage's first finding and ! with the count" \
-		sh -c "[ \"\$(sed -n $((h - 2))p '$t_tmp/screen.txt' | sed 's/ *\$//')\" = 'Verdict: $title  ! findings ($n)' ]"
+	check "$size: the verdict line above the status line: tl triage's first finding ($title) and !" \
+		sh -c "[ \"\$(sed -n $((h - 2))p '$t_tmp/screen.txt' | sed 's/ *\$//')\" = 'Verdict: $title  ! all findings' ]"
 	check "$size: the status line keeps its row" sh -c "sed -n $((h - 1))p '$t_tmp/screen.txt' | grep -q 'cursor 0ns'"
-	check "$size: 'Verdict:' and the key in the detail.key slot" sh -c "sed -n $((h - 2))p '$t_tmp/screen.attr' | grep -q '^kkkkkkkkkgg*kkk'"
+	check "$size: 'Verdict:' and the key in the detail.key slot" sh -c "sed -n $((h - 2))p '$t_tmp/screen.attr' | grep -q '^kkkkkkkkkgg*kkkkkkkkkkkkkkkk'"
 	golden "verdict-$size"
 	view "$B" "$size" l
 	check "$size: the first key takes it away, the lanes get the row back" sh -c "! grep -q 'Verdict' '$t_tmp/screen.txt' && sed -n $((h - 2))p '$t_tmp/screen.txt' | grep -q '│'"
@@ -56,8 +65,22 @@ for size in 80x24 120x40; do
 done
 # narrower than the line: the finding's title is cut with an ellipsis, the key stays whole
 view "$B" 50x20
-check "50 columns: the title cut with an ellipsis, '! findings ($n)' whole at the end" \
-	sh -c "sed -n 18p '$t_tmp/screen.txt' | grep -q '^Verdict: straggler.*…  ! findings ($n) *\$'"
+check "50 columns: the title cut with an ellipsis, '! all findings' whole at the end" \
+	sh -c "sed -n 18p '$t_tmp/screen.txt' | grep -q '^Verdict: straggler.*…  ! all findings *\$'"
+# a profile whose first finding needs the communication tables (small packets): the verdict is
+# the first of the lanes' rules, the panel still lists the other first
+if fixture two --ranks 2 --tasks 3000 --seed 7; then
+	"$TL_BIN" triage "$t_tmp/two" --json >"$t_tmp/two.json"
+	"$TL_BIN" triage "$t_tmp/two" >"$t_tmp/two.txt"
+	t2=$(lanes_first "$t_tmp/two.json" "$t_tmp/two.txt")
+	view "$t_tmp/two" 120x40
+	check "a table rule first in tl triage: the verdict is the lanes' first ($t2)" \
+		sh -c "sed -n 38p '$t_tmp/screen.txt' | grep -qF 'Verdict: $t2  ! all findings'"
+	view "$t_tmp/two" 120x40 '!'
+	check "... and ! lists tl triage's first first" sh -c "grep -qF '$(sed -n 's/^1\. //p' "$t_tmp/two.txt")' '$t_tmp/screen.txt'"
+else
+	not_ok "generate the 2-rank fixture"
+fi
 printf ':dump %s\n' "$t_tmp/screen.txt" >"$t_tmp/script"
 "$TL_BIN" view "$B" --finding 2 --script "$t_tmp/script" --size 120x40 2>"$t_tmp/err"
 check "--finding N: no verdict line (the finding is open)" sh -c "! grep -q 'Verdict' '$t_tmp/screen.txt'"
