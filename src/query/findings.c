@@ -1310,8 +1310,8 @@ tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 	}
 	if (c.o->rs != NULL)
 		c.rs = c.o->rs;
-	else if (c.have_cm)
-		c.rs = c.own_rs = tlq_rank_steps(q, &c.cr, &c.cm);
+	else /* without the communication tables (no_files): every group taken as loaded whole */
+		c.rs = c.own_rs = tlq_rank_steps(q, &c.cr, c.have_cm ? &c.cm : NULL);
 	for (int i = 0; i < TL_FIND__COUNT; i++)
 		rules[run_order[i]].fn(&c);
 	if (c.n > 1)

@@ -65,10 +65,16 @@
 	X(ZOOM_MARK, "zoom-mark", "Ranges", "Zoom to the marked range")                            \
 	X(BOOKMARKS, "bookmarks", "Ranges",                                                        \
 	  "List the bookmarks (:mark NAME sets one at the cursor); Enter goes back, x deletes")    \
-	X(CLEAR, "clear", "Ranges", "Clear the mark, then the selection, then the search")         \
+	X(CLEAR, "clear", "Ranges",                                                                \
+	  "Clear the mark, then a finding's or the critical path's marks, then the selection, "    \
+	  "then the search")                                                                       \
 	X(SEARCH, "search", "Search", "Search slice names with a regular expression (pcre2)")      \
-	X(SEARCH_NEXT, "search-next", "Search", "Go to the next match in time order")              \
-	X(SEARCH_PREV, "search-prev", "Search", "Go to the previous match in time order")          \
+	X(SEARCH_NEXT, "search-next", "Search",                                                    \
+	  "Go to the next match in time order; while a critical path is marked (E), its next "     \
+	  "segment, until the next search")                                                        \
+	X(SEARCH_PREV, "search-prev", "Search",                                                    \
+	  "Go to the previous match in time order; while a critical path is marked, its previous " \
+	  "segment")                                                                               \
 	X(SEARCH_LIST, "search-list", "Search",                                                    \
 	  "List the matches: per rank count, total and mean duration, then each; Enter goes "      \
 	  "there")                                                                                 \
@@ -91,6 +97,9 @@
 	  "Show the slow-rank votes: Enter jumps to a rank's worst collective")                    \
 	X(FINDINGS_PANEL, "findings", "Panels",                                                    \
 	  "Show the findings of tl triage, largest recoverable time first; Enter shows the place") \
+	X(CRITICAL, "critical", "Panels",                                                          \
+	  "Mark the critical path of the step at the cursor on the lanes (n/N walk its segments "  \
+	  "across ranks); again: the step's blame by rank, kind and operator")                     \
 	X(MATRIX_PANEL, "matrix", "Panels",                                                        \
 	  "Show the rank x rank communication matrix per group and step as a heat map; Enter "     \
 	  "lists a cell's ops")                                                                    \

@@ -35,6 +35,8 @@ static const struct {
                      "rank of the group waited for it (median op - its op)"},
     {"page", "Matrix: the group and step shown, of those there are (page 2/3), not an HCCL "
              "plane"},
+    {"verdict", "The first frame's line above the status line: the top finding of the rules over "
+                "the loaded lanes and the key that lists them all (!); it goes at the first key"},
 };
 
 typedef struct help_state {

@@ -56,7 +56,9 @@
 	X(HEAT4, "heat.4", 'X')                                                                    \
 	X(HEAT5, "heat.5", 'Y')                                                                    \
 	X(COUNTER, "counter", 'u')                                                                 \
-	X(COUNTER_PEAK, "counter.peak", 'Z')
+	X(COUNTER_PEAK, "counter.peak", 'Z')                                                       \
+	X(FINDING, "finding", 'Q')                                                                 \
+	X(CRITICAL, "critical", 'P')
 
 #define SLOT_ENUM_(e, n, c) SLOT_##e,
 enum { TL_SLOTS(SLOT_ENUM_) SLOT__COUNT };

@@ -25,6 +25,11 @@ int64_t timeline_cursor(const tl_ui *);
 void timeline_show_range(tl_ui *, int64_t t0, int64_t t1);
 /* Marks [t0, t1) and shows its statistics in the detail pane. */
 void timeline_mark_range(tl_ui *, int64_t t0, int64_t t1);
+/* Marks finding f's span on the lane headers of its rank(s) until cleared (Esc). */
+struct tl_finding;
+void timeline_mark_finding(tl_ui *, const struct tl_finding *f);
+/* The step whose critical path is marked (timeline_marks.c), or NULL. */
+const cp_step *timeline_critical_step(tl_ui *);
 /* Searches slice names and goes to the first match after the cursor; "" repeats the last
  * search. Returns 0, or -1 with a message. */
 int timeline_search(tl_ui *, const char *pattern);

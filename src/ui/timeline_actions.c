@@ -521,6 +521,7 @@ timeline_close(tl_ui *ui, void *st)
 	tl_timeline *tl = st;
 	lanes_free(ui);
 	timeline_links_free(ui);
+	timeline_marks_free(ui);
 	timeline_counters_free(ui);
 	free(tl->lanes);
 	free(tl->border);
@@ -539,13 +540,20 @@ timeline_close(tl_ui *ui, void *st)
 	free(tl);
 }
 
+/* The marks' actions first (the critical path, n/N along it, Esc), then the timeline's own. */
+static int
+timeline_view_action(tl_ui *ui, void *st, int a)
+{
+	return timeline_marks_action(ui, a) || timeline_action(ui, st, a);
+}
+
 const view_ops timeline_view = {
     .name = "timeline",
     .layer = UI_LAYER_BASE,
     .open_action = ACT_NONE,
     .open = timeline_open,
     .draw = timeline_draw,
-    .action = timeline_action,
+    .action = timeline_view_action,
     .resize = timeline_resize,
     .close = timeline_close,
 };

@@ -411,6 +411,7 @@ draw_ruler(tl_ui *ui)
 			last_end = c + 1 + wl;
 		}
 	}
+	timeline_marks_ruler(ui);
 	/* the marked range and the cursor */
 	if (ui->sel.nmark >= 1) {
 		int64_t a = ui->sel.mark[0],
@@ -481,8 +482,10 @@ timeline_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 			compare_draw_lane(ui, l, yy);
 		} else {
 			draw_track_row(ui, l, yy);
-			draw_selection(ui, l, yy);
 		}
+		timeline_marks_draw(ui, l, yy);
+		if (l->type != UL_HEADER && l->type != UL_COUNTER && l->type < UL_COMPARE)
+			draw_selection(ui, l, yy);
 		/* range edges */
 		for (int e = 0; e < 2; e++) {
 			int c = e ? mb : ma;

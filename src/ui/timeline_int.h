@@ -78,6 +78,8 @@ typedef struct tl_timeline {
 
 	/* the link jumps' memory and the selection's link markers (timeline_links.c) */
 	struct timeline_links *links;
+	/* the finding's span and the critical path marked over the lanes (timeline_marks.c) */
+	struct timeline_marks *marks;
 	/* mouse drag */
 	int drag, drag_x, drag_moved;
 
@@ -127,6 +129,16 @@ size_t lane_of_track(tl_ui *, size_t ri, size_t ti, int reveal);
 void timeline_link_action(tl_ui *, int act);
 void timeline_links_draw(tl_ui *);
 void timeline_links_free(tl_ui *);
+
+/* timeline_marks.c: the critical action, n/N along the path while it is the active mark, Esc
+ * clearing the marks (returns 1 when it took the action); drawing them on a lane row (headers:
+ * the finding's span and the path; device lanes: the path's segments of their kind) and on the
+ * ruler; a search makes its matches n/N's again; freeing the state. */
+int timeline_marks_action(tl_ui *, int act);
+void timeline_marks_draw(tl_ui *, const ui_lane *, int y);
+void timeline_marks_ruler(tl_ui *);
+void timeline_marks_search_started(tl_ui *);
+void timeline_marks_free(tl_ui *);
 
 /* timeline_counters.c: the counter lanes (memory, frequency): U shows them, * jumps to the
  * peak of the one under the cursor. */

@@ -184,6 +184,7 @@ timeline_search(tl_ui *ui, const char *pattern)
 		tlq_search_free(&tl->search);
 	tl->search = s;
 	tl->have_search = 1;
+	timeline_marks_search_started(ui);
 	tl->have_match = 0;
 	if (s.total == 0) {
 		char p[128];

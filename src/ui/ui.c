@@ -3,6 +3,7 @@
  * and mouse, or from the script, and goes to the prompt (prompt.c), the view stack (views.c) or
  * the :-commands (commands.c). */
 #include "config.h"
+#include "query/findings.h"
 #include "query/prefault.h"
 #include "ui/compare.h"
 #include "ui/commands.h"
@@ -117,6 +118,8 @@ static void
 handle_key(tl_ui *ui, int key)
 {
 	key = key_normalize(key);
+	if (ui->verdict >= UI_VERDICT_FINDING) /* it was read: the footer names ! from now on */
+		ui->verdict = UI_VERDICT_OFF;
 	if (ui->prompt.active) {
 		char line[sizeof ui->prompt.buf];
 		char ch = ui->prompt.ch;
@@ -148,6 +151,8 @@ handle_key(tl_ui *ui, int key)
 static void
 mouse_event(tl_ui *ui, const term_mouse *m)
 {
+	if (ui->verdict == UI_VERDICT_SHOWN)
+		ui->verdict = UI_VERDICT_OFF;
 	if (m->wheel) {
 		if (ui_view_front(ui) != &help_view)
 			timeline_mouse(ui, TM_WHEEL, m->x, m->y);
@@ -345,6 +350,31 @@ draw_message_line(tl_ui *ui, int y)
 	draw_footer(ui, y);
 }
 
+/* The verdict line of the first frame (tig's status line: it goes at the first key): the top
+ * finding (kind, where, the time it costs, its share) and the key that lists them all. Too
+ * wide, the finding's title is cut with an ellipsis; the key is always shown. */
+static void
+draw_verdict(tl_ui *ui, int y)
+{
+	tl_screen *s = &ui->scr;
+	char title[300], k[24], tail[64];
+	screen_fill(s, 0, y, s->w, ' ', SLOT_MESSAGE);
+	int x = screen_text(s, 0, y, s->w, "Verdict: ", SLOT_DETAIL_KEY);
+	if (ui->verdict == UI_VERDICT_FINDING) { /* this frame first, the findings next */
+		screen_printf(s, x, y, s->w - x, SLOT_MESSAGE,
+		              "looking for problems in the lanes ...");
+		return;
+	}
+	size_t n = findings_verdict(ui, title, sizeof title);
+	keymap_key_hint(&ui->keys, ACT_FINDINGS_PANEL, k, sizeof k);
+	if (n == 0)
+		snprintf(title, sizeof title, "no problem found in the lanes");
+	snprintf(tail, sizeof tail, "  %s all findings", k);
+	int tw = screen_text_width(s, tail);
+	x += screen_text(s, x, y, s->w - x - tw, title, SLOT_MESSAGE);
+	screen_text(s, x, y, s->w - x, tail, SLOT_DETAIL_KEY);
+}
+
 /* The view that has the screen draws; under the timeline's lanes, the panes on the stack. */
 static void
 draw_frame(tl_ui *ui, term_lanes *lanes)
@@ -365,15 +395,19 @@ draw_frame(tl_ui *ui, term_lanes *lanes)
 			pane_h += v->height(ui, ui->state[ui->stack[i]], h);
 	}
 	int mrows = message_rows(ui); /* a long message wraps: the rows above give way */
-	timeline_layout(ui, w, h, pane_h + mrows - 1);
+	if (ui->verdict == UI_VERDICT_PENDING && !tlq_loading(ui->q, NULL, NULL))
+		ui->verdict = UI_VERDICT_FINDING; /* the findings need every rank */
+	/* the verdict's row comes from the lanes: the status and message lines stay put */
+	int vrow = ui->verdict >= UI_VERDICT_FINDING && h >= 12;
+	timeline_layout(ui, w, h, pane_h + mrows - 1 + vrow);
 	const view_ops *front = ui_view_front(ui);
 	if (front != &timeline_view) {
 		front->draw(ui, ui_view_state(ui, front), 0, 0, w, h - mrows);
 		draw_message_line(ui, h - 1);
 		return;
 	}
-	timeline_view.draw(ui, tls, 0, 0, w, h - 1 - mrows);
-	int y = h - 1 - mrows;
+	timeline_view.draw(ui, tls, 0, 0, w, h - 1 - mrows - vrow);
+	int y = h - 1 - mrows - vrow;
 	for (int i = ui->depth - 1; i >= 0; i--) {
 		const view_ops *v = ui_view_at(ui->stack[i]);
 		if (v->layer != UI_LAYER_PANE)
@@ -383,6 +417,8 @@ draw_frame(tl_ui *ui, term_lanes *lanes)
 		y -= ph;
 		v->draw(ui, st, 0, y, w, ph);
 	}
+	if (vrow)
+		draw_verdict(ui, h - 2 - mrows);
 	timeline_status(ui, h - 1 - mrows);
 	draw_message_line(ui, h - 1);
 	timeline_geometry g;
@@ -449,6 +485,27 @@ prefault_write_stats(FILE *f, const tl_prefault_stats *st)
 /* What a frame of --stats followed besides an action (ACT_*, ACT_NONE: nothing bound). */
 enum { FRAME_COMMAND = ACT_NONE - 1, FRAME_TEXT = ACT_NONE - 2 };
 
+/* One step of a script: a :-command, or keys as typed; returns the frame's action for the
+ * stats (FRAME_COMMAND, FRAME_TEXT or the one key's). */
+static int
+script_step_run(tl_ui *ui, tl_script *script, const script_step *step)
+{
+	if (!step->is_cmd) {
+		for (int i = 0; i < step->nkeys && !ui->quit; i++)
+			handle_key(ui, step->keys[i]);
+		return step->nkeys == 1 ? keymap_action(&ui->keys, key_normalize(step->keys[0]))
+		                        : FRAME_TEXT;
+	}
+	/* a command is typed with keys: the verdict goes as at a key; a screen dump is no user's */
+	if (ui->verdict == UI_VERDICT_SHOWN && strncmp(step->text, "dump", 4) != 0)
+		ui->verdict = UI_VERDICT_OFF;
+	if (ui_command(ui, step->text) != 0) {
+		msg_error("%s:%d: %s", script->path, script->lineno, ui->msg);
+		script->errors++;
+	}
+	return FRAME_COMMAND;
+}
+
 int
 ui_main(const tl_query *q, const tl_ui_opts *o)
 {
@@ -511,6 +568,8 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 		ui_message(ui, 1, "%s", warn);
 	if (o->finding > 0) /* as Enter on its row of the findings panel shows it */
 		findings_panel_show(ui, o->finding - 1);
+	else if (!ui->cmp) /* --compare's message names its own verdict, tl diff's */
+		ui->verdict = UI_VERDICT_PENDING;
 
 	frame_stat *fs = NULL;
 	size_t nfs = 0, fcap = 0;
@@ -546,6 +605,13 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			dp_pending = 0;
 			dp_prepare_held(ui, &held);
 		}
+		if (ui->verdict ==
+		    UI_VERDICT_FINDING) { /* after its frame: the first is not held */
+			char t[8];
+			findings_verdict(ui, t, sizeof t);
+			ui->verdict = UI_VERDICT_SHOWN;
+			continue; /* drawn before any key is read */
+		}
 		if (term_signal())
 			break;
 		if (!pf_tried && !tlq_loading(ui->q, NULL, NULL)) {
@@ -561,20 +627,7 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 			c0 = term_cpu_ns();
 			b0 = term_bytes_out();
 			m0 = term_minflt();
-			if (step.is_cmd) {
-				last_action = FRAME_COMMAND;
-				if (ui_command(ui, step.text) != 0) {
-					msg_error("%s:%d: %s", script.path, script.lineno, ui->msg);
-					script.errors++;
-				}
-			} else {
-				last_action =
-				    step.nkeys == 1
-				        ? keymap_action(&ui->keys, key_normalize(step.keys[0]))
-				        : FRAME_TEXT;
-				for (int i = 0; i < step.nkeys && !ui->quit; i++)
-					handle_key(ui, step.keys[i]);
-			}
+			last_action = script_step_run(ui, &script, &step);
 		} else {
 			int key;
 			term_mouse m;

@@ -86,6 +86,7 @@ typedef struct view_ops {
 	X(matrix_panel_view)                                                                       \
 	X(slow_panel_view)                                                                         \
 	X(findings_panel_view)                                                                     \
+	X(blame_panel_view)                                                                        \
 	X(ops_panel_view)                                                                          \
 	X(modules_panel_view)                                                                      \
 	X(live_panel_view)                                                                         \
@@ -99,6 +100,10 @@ TL_VIEWS(VIEW_EXTERN_)
 /* tl view --finding N: the findings panel with finding ix (0-based) selected, then Enter on it:
  * its place on the timeline, its evidence on the message line. */
 void findings_panel_show(tl_ui *, size_t ix);
+/* The first frame's verdict: the top finding's title (sanitized) in title, "" with none, of the
+ * rules over the loaded lanes only (no profile file read again; the panel runs every rule);
+ * returns how many of those found something. Computed once. */
+size_t findings_verdict(tl_ui *, char *title, size_t len);
 #define VIEW_ENUM_(v) VIEW_ID_##v,
 enum { TL_VIEWS(VIEW_ENUM_) VIEW__COUNT };
 #undef VIEW_ENUM_
@@ -147,7 +152,9 @@ struct tl_ui {
 	int quit;
 	int small_shown; /* script mode: the ranks' small tables had their frame (ui.c) */
 	int loaded_note; /* the footer says "loaded: N ranks" until the next key (ui.c) */
-	int redraw;      /* the terminal must be redrawn in full */
+	/* the verdict line above the status line (ui.c): UI_VERDICT_* */
+	int verdict;
+	int redraw; /* the terminal must be redrawn in full */
 
 	/* the views: the registered ones (ui_views), their states (NULL before first shown) and
 	 * the stack of those on screen */
@@ -156,6 +163,10 @@ struct tl_ui {
 	int stack[UI_LAYER__COUNT];
 	int depth;
 };
+
+/* The verdict line: none (or gone at a key); waiting for the load to end; its row drawn while
+ * the findings are found (ui.c finds them right after that frame, before any key); on screen. */
+enum { UI_VERDICT_OFF, UI_VERDICT_PENDING, UI_VERDICT_FINDING, UI_VERDICT_SHOWN };
 
 /* The view's state, opened when it was never shown. */
 void *ui_view_state(tl_ui *, const view_ops *);
