@@ -456,6 +456,15 @@ f_straggler(fctx *c)
 				int64_t l = mine - med;
 				if (l <= 0)
 					continue;
+				/* the others leave a collective when its last member has arrived:
+				 * where most of them had left before this rank arrived, the clocks
+				 * disagree (or the instances are not one collective), and the
+				 * difference is no wait anybody spent */
+				size_t gone = 0;
+				for (size_t a = 0; a < x->n; a++)
+					gone += x->ranks[a].rank != cand && x->ranks[a].end < mine;
+				if (2 * gone > x->n - 1)
+					continue;
 				/* a stall of the rank between its previous arrival and this one */
 				int64_t st = ri == SIZE_MAX ? 0
 				                            : stall_time_in(c, ri,
