@@ -97,7 +97,15 @@ typedef struct gen_opts {
 	                  the same time: a link at a quarter of the others' bandwidth; -1 none */
 	int64_t between_ns; /* idle time between one step's end and the next one's start (data
 	                       loading, a checkpoint), on every rank; default 0 */
+	int rl_pp; /* GRPO: actor_update also trains through a pipeline of rl_pp stages (rank r is
+	            * stage r / (nranks / rl_pp), as with pp): after its first segment each
+	            * pipeline runs the 1F1B schedule of GEN_RL_PP_MB micro-batches, forward and
+	            * backward blocks marked as pp does ("{'name': 'forward_step'}" ranges, in
+	            * the truth's pp_blocks), a block waiting for its neighbour's (no P2P op
+	            * written); distributed_args name the PP size; 0 none */
 } gen_opts;
+
+#define GEN_RL_PP_MB 4
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };
 

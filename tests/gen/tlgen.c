@@ -88,7 +88,8 @@ usage(FILE *f)
 	    "  findings: --clean (no deliberate problem; with --slow -1) --stall-rank R\n"
 	    "        --stall-ns NS (a stall in R's first rollout; the truth gives it)\n"
 	    "        --between-ns NS (idle time between steps) --slow-link R (R's link to R+1 at\n"
-	    "        a quarter of the bandwidth)\n",
+	    "        a quarter of the bandwidth)\n"
+	    "  GRPO: --rl-pp N (actor_update trains through an N-stage pipeline, 1F1B)\n",
 	    f);
 }
 
@@ -274,6 +275,7 @@ option(gen_opts *o, bends *b, const char *a, const char *v)
 	NUM("--stall-ns", 0, 3600000000000LL, o->stall_ns)
 	NUM("--between-ns", 0, 3600000000000LL, o->between_ns)
 	NUM("--slow-link", -1, 4095, o->slow_link)
+	NUM("--rl-pp", 0, 64, o->rl_pp)
 #undef NUM
 	if (strcmp(a, "--truth") == 0) {
 		b->truth = v;

@@ -4,7 +4,7 @@
 # named, a long message wrapped onto more lines instead of cut.
 . "$(dirname "$0")/lib_tui.sh"
 XDG_CACHE_HOME=$t_tmp/xdg "$TL_BIN" demo --no-view > /dev/null 2> "$t_tmp/err" || cat "$t_tmp/err"
-D=$t_tmp/xdg/tl/demo-v2
+D=$t_tmp/xdg/tl/demo-v3
 VIEW_OPTS="--cache-dir $t_tmp/xdg/tl/models"
 "$TLGEN" rl "$t_tmp/pp" --ranks 8 --pp 4 --steps 2 > /dev/null 2>&1
 "$TLGEN" rl "$t_tmp/dp" --ranks 4 --decode dp > /dev/null 2>&1
@@ -20,6 +20,11 @@ for k in D R V x B; do
 	view "$D" 120x40 "$k"
 	golden "wide-$k-120x40"
 done
+# the demo's pipeline (actor_update, 2 PP stages) at both sizes
+view "$D" 80x24 P
+golden narrow-demo-P-80x24
+view "$D" 120x40 P
+golden wide-demo-P-120x40
 view "$t_tmp/pp" 120x40 P
 golden wide-P-120x40
 
