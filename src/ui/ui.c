@@ -261,33 +261,7 @@ draw_footer(tl_ui *ui, int y)
 static int
 msg_wrap(const tl_screen *s, const char *text, int w, size_t start[MSG_MAX_LINES + 1])
 {
-	size_t n = strlen(text), at = 0;
-	int lines = 0;
-	while (at < n && lines < MSG_MAX_LINES) {
-		start[lines++] = at;
-		if (screen_text_width(s, text + at) <= w)
-			return lines;
-		/* the longest prefix that fits, then back to its last space */
-		size_t k = at, space = 0;
-		int used = 0;
-		while (k < n) {
-			unsigned cp;
-			int step = text_utf8_decode(text + k, n - k, &cp);
-			char one[8];
-			memcpy(one, text + k, (size_t)step);
-			one[step] = '\0';
-			int cw = screen_text_width(s, one);
-			if (used + cw > w)
-				break;
-			if (cp == ' ')
-				space = k;
-			used += cw;
-			k += (size_t)step;
-		}
-		at = space > at ? space + 1 : k > at ? k : at + 1;
-	}
-	start[lines] = n;
-	return lines;
+	return ui_wrap_starts(s, text, w, MSG_MAX_LINES, start);
 }
 
 /* The rows the message line takes: more than one when a message is too long for one. */
