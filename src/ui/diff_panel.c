@@ -6,6 +6,7 @@
 #include "config.h"
 #include "ui/common.h"
 #include "ui/compare.h"
+#include "ui/ops_panel.h"
 #include "ui/table.h"
 #include "ui/timeline.h"
 #include "util/timefmt.h"
@@ -226,8 +227,14 @@ show_change(tl_ui *ui, const tl_diff_change *ch)
 	} else {
 		timeline_goto_rank(ui, ri);
 	}
-	char nm[96], a[32], b[32], d[32], p[32];
+	char nm[96], a[32], b[32], d[32], p[32], who[64];
 	ui_clean(ui, ch->name, nm, sizeof nm);
+	/* a row over all ranks gives the means, and is shown on the rank that changed most */
+	if (ch->rank >= 0)
+		snprintf(who, sizeof who, "rank %d", ui->tr->ranks[ri]->rank);
+	else
+		snprintf(who, sizeof who, "mean over ranks, shown on rank %d (changed most)",
+		         ui->tr->ranks[ri]->rank);
 	timefmt_dur(ch->a, a, sizeof a);
 	timefmt_dur(ch->b, b, sizeof b);
 	/* an operator (by name): its kernels, found by a search of the exact name, so that the
@@ -269,20 +276,30 @@ show_change(tl_ui *ui, const tl_diff_change *ch)
 				snprintf(longest, sizeof longest, "its longest (%s) selected, ",
 				         kd);
 			}
-			ui_message(
-			    ui, 0,
-			    "operator %s, rank %d, whole capture: A %s, B %s, %s (%s); %sits %zu "
-			    "kernels: n/N walk them, F lists them",
-			    nm, ui->tr->ranks[ri]->rank, a, b,
-			    compare_signed_dur(diff_delta(ch), d, sizeof d),
-			    tlq_diff_pct_text(ch, p, sizeof p), longest,
-			    timeline_search_results(ui)->total);
+			ui_message(ui, 0,
+			           "operator %s, %s, whole capture: A %s, B %s, %s (%s); %sits %zu "
+			           "kernels: n/N walk them, F lists them",
+			           nm, who, a, b, compare_signed_dur(diff_delta(ch), d, sizeof d),
+			           tlq_diff_pct_text(ch, p, sizeof p), longest,
+			           timeline_search_results(ui)->total);
 			return;
 		}
 	}
-	ui_message(ui, 0, "%s %s, rank %d, step %" PRId64 ": A %s, B %s, %s (%s)%s",
-	           tlq_diff_kind_name(ch->kind), nm, ui->tr->ranks[ri]->rank, ida, a, b,
-	           compare_signed_dur(diff_delta(ch), d, sizeof d),
+	/* an op type: the operator panel of that rank, its row selected */
+	if (ch->kind == TL_DIFF_OPERATOR && strncmp(ch->name, "type ", 5) == 0) {
+		ops_panel_show_type(ui, ri, ch->name + 5);
+		ui_message(ui, 0,
+		           "operator %s, %s, whole capture: A %s, B %s, %s (%s); its row in "
+		           "rank %d's operators",
+		           nm, who, a, b, compare_signed_dur(diff_delta(ch), d, sizeof d),
+		           tlq_diff_pct_text(ch, p, sizeof p), ui->tr->ranks[ri]->rank);
+		return;
+	}
+	char st[32] = "whole capture";
+	if (ida >= 0)
+		snprintf(st, sizeof st, "step %" PRId64, ida);
+	ui_message(ui, 0, "%s %s, %s, %s: A %s, B %s, %s (%s)%s", tlq_diff_kind_name(ch->kind), nm,
+	           who, st, a, b, compare_signed_dur(diff_delta(ch), d, sizeof d),
 	           tlq_diff_pct_text(ch, p, sizeof p),
 	           ch->kind == TL_DIFF_STAGE ? "; B aligned on its start" : "");
 }

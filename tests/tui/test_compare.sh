@@ -154,9 +154,10 @@ check ":diff opens it too" sh -c "head -1 '$t_tmp/screen.txt' | grep -q '^ Diff:
 row=$(grep -n '^. stage ' "$t_tmp/screen.txt" | head -1 | cut -d: -f1)
 downs=$(i=4; while [ $i -lt "$row" ]; do printf 'j '; i=$((i + 1)); done)
 view "$A" 140x45 "%" $downs "<Enter>"
-check "Enter on the first stage row shows it in both runs, B aligned on its start" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^stage ref_logprob, rank [0-9], step 1: A [0-9.]* ms, B [0-9.]* ms, +[0-9.]* ms (+[0-9.]*%); B aligned on its start'"
+m1=$(tail -2 "$t_tmp/screen.txt" | tr '\n' ' ' | tr -s ' ')
+check "Enter on the first stage row (all ranks, nothing to open) shows it in both runs, B aligned on its start" sh -c "echo '$m1' | grep -q 'stage ref_logprob, mean over ranks, shown on rank [0-9] (changed most), step 1: A [0-9.]* ms, B [0-9.]* ms, +[0-9.]* ms (+[0-9.]*%); B aligned on its start'"
 set -- $(au_cols)
-r0=$(sed -n 's/^stage ref_logprob, rank \([0-9]\).*/\1/p' "$t_tmp/screen.txt" | tail -1)
+r0=$(echo "$m1" | sed -n 's/.*stage ref_logprob, mean over ranks, shown on rank \([0-9]\).*/\1/p')
 check "... the status line is on that rank's ref_logprob" sh -c "grep -q 'rank $r0 .*B−A ref_logprob step 1: +' '$t_tmp/screen.txt'"
 
 # Enter on an operator row: its kernels, the first on the row's rank selected on A's lane, and
@@ -172,7 +173,7 @@ done
 view "$A" 120x40 %
 row=$(grep -n "^. operator  *▸ $opname " "$t_tmp/screen.txt" | head -1 | cut -d: -f1)
 downs=$(i=4; while [ $i -lt "$row" ]; do printf 'j '; i=$((i + 1)); done)
-view "$A" 120x40 % $downs "<Enter>" "<Enter>"
+view "$A" 120x40 % $downs "<Enter>" j "<Enter>"
 omsg=$(tail -3 "$t_tmp/screen.txt" | tr '\n' ' ' | tr -s ' ')
 check "Enter on the first operator row ($opname, rank $oprank): its $nk kernels, n/N walk them" sh -c "echo '$omsg' | grep -qF 'operator $opname, rank $oprank, whole capture: ' && echo '$omsg' | grep -qF 'its $nk kernels: n/N walk them'"
 # its longest kernel on that rank: TASK's longest of that name in rank $oprank's DB
@@ -181,6 +182,17 @@ lk=$(sqlite3 "file:$db?immutable=1" "SELECT max(t.endNs - t.startNs) FROM TASK t
 lk=$(awk -v n="$lk" 'BEGIN { printf "%d us", n / 1000 }')
 check "... its longest kernel on rank $oprank selected ($lk, from TASK)" sh -c "echo '$omsg' | grep -qF 'its longest ($lk) selected'"
 check "... the first selected on rank $oprank's own lane, not run B's" sh -c "grep -q '| rank $oprank compute' '$t_tmp/screen.txt' && ! grep -q '| rank $oprank B compute' '$t_tmp/screen.txt'"
+
+# Enter (twice: it opens, then shows) on the second op type's row (the first is rank's largest,
+# the panel's first row anyway): the operators panel of the rank that changed most (its first
+# rank row), that type's row selected
+optype=$(awk -F'|' '$1 == "operator" && $2 ~ /^type / && $3 == "all" && ++n == 2 { sub(/^type /, "", $2); print $2; exit }' "$t_tmp/changes")
+oprank=$(awk -F'|' -v n="type $optype" '$1 == "operator" && $2 == n && $3 != "all" { print $3; exit }' "$t_tmp/changes")
+view "$A" 120x40 %
+row=$(grep -n "^. operator  *. type $optype " "$t_tmp/screen.txt" | head -1 | cut -d: -f1)
+downs=$(i=4; while [ $i -lt "$row" ]; do printf 'j '; i=$((i + 1)); done)
+view "$A" 120x40 % $downs "<Enter>" "<Enter>"
+check "Enter on 'type $optype': rank $oprank's operators, its row selected" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Operators of rank $oprank by op type' && grep -q '^▸ .* $optype (' '$t_tmp/screen.txt'"
 
 # ---- without colour: + and - tell B longer and shorter apart ----------------------------------
 if pair fast --slow-stage 1 --slow-factor 500 --slow-ranks 15; then
