@@ -212,8 +212,6 @@ diff_rank_changes(tl_diff_change *v, size_t n, size_t steps_a, size_t steps_b)
 	size_t w = 0;
 	for (size_t k = 0; k < ng; k++) {
 		memcpy(out + w, v + g[k].at, g[k].n * sizeof *out);
-		for (size_t i = w; i < w + g[k].n; i++)
-			out[i].rank_key = g[k].all;
 		if (g[k].n > 2)
 			qsort(out + w + 1, g[k].n - 1, sizeof *out, cmp_rank_row);
 		w += g[k].n;

@@ -49,7 +49,6 @@ typedef struct tl_diff_change {
 	/* Set by diff_rank_changes: */
 	int64_t step_delta;   /* the change per step: delta, except a whole-capture total (an
 	                         operator's) whose delta is b / B's steps - a / A's steps */
-	int64_t rank_key;     /* its quantity's place: its all-ranks row's |step_delta| */
 	size_t ranks_changed; /* rank -1 rows: its per-rank rows that changed (not sole) */
 } tl_diff_change;
 
