@@ -316,7 +316,7 @@ command_help(FILE *f, const command *cmd)
 			fputs(option_help[i].text, f);
 	fputs("  -h, --help    this help\n", f);
 	if (strcmp(cmd->name, "demo") == 0)
-		fputs("\nThe demo is written to $XDG_CACHE_HOME/tl/demo-v2 (~/.cache/tl/demo-v2) "
+		fputs("\nThe demo is written to $XDG_CACHE_HOME/tl/demo-v3 (~/.cache/tl/demo-v3) "
 		      "once.\n",
 		      f);
 	if (cmd->needs_path)
@@ -1042,11 +1042,11 @@ demo_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	if (xdg && *xdg == '/')
-		return xasprintf("%s/tl/demo-v2", xdg);
+		return xasprintf("%s/tl/demo-v3", xdg);
 	const char *home = getenv("HOME");
 	if (home == NULL || *home == '\0')
 		return NULL;
-	return xasprintf("%s/.cache/tl/demo-v2", home);
+	return xasprintf("%s/.cache/tl/demo-v3", home);
 }
 
 /* Without a cache directory: a private temporary directory (mkdtemp's 0700) that the demo
@@ -1089,8 +1089,11 @@ cmd_demo(cli *c)
 		gen_opts o;
 		gen_opts_default(&o);
 		/* everything a panel shows: operators with their call stacks before each launch,
-		 * memory records with a known peak, an AI CPU operator */
+		 * memory records with a known peak, an AI CPU operator, a two-stage pipeline in
+		 * actor_update (P), a slow link (rank 5's to rank 6: x, the findings) */
 		o.host_ops = o.with_stack = o.memory_records = o.aicpu = 1;
+		o.rl_pp = 2;
+		o.slow_link = 5;
 		if (util_mkdir_p(parent, 0755) != 0 || gen_profile(&o, tmp, NULL) != 0) {
 			msg_error("cannot write the demo profile under %s", parent);
 			rc = 1;

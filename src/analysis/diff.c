@@ -148,33 +148,75 @@ diff_join(tl_diff_meas *a, size_t na, tl_diff_meas *b, size_t nb, tl_diff_change
 	return n;
 }
 
-static int64_t
-mag(const tl_diff_change *c)
+int
+diff_kind_is_total(tl_diff_kind k)
 {
-	return sat_abs(diff_delta(c));
+	return k == TL_DIFF_OPERATOR;
 }
 
+static int64_t
+per_step(int64_t ns, size_t steps)
+{
+	return ns / (int64_t)(steps ? steps : 1);
+}
+
+/* One quantity: its rows v[at .. at + n), the all-ranks row first (diff_join's order). */
+typedef struct diff_group {
+	size_t at, n;
+	int64_t key, all; /* the largest |step_delta| of its rows; its all-ranks row's */
+} diff_group;
+
 static int
-cmp_change(const void *p, const void *q)
+cmp_group(const void *p, const void *q)
+{
+	const diff_group *gx = p, *gy = q;
+	if (gx->all != gy->all)
+		return gx->all > gy->all ? -1 : 1;
+	if (gx->key != gy->key)
+		return gx->key > gy->key ? -1 : 1;
+	return (gx->at > gy->at) - (gx->at < gy->at); /* join order: kind, name, step */
+}
+
+/* The per-rank rows of one quantity: largest |step_delta| first, then rank. */
+static int
+cmp_rank_row(const void *p, const void *q)
 {
 	const tl_diff_change *x = p, *y = q;
-	int64_t mx = mag(x), my = mag(y);
+	int64_t mx = sat_abs(x->step_delta), my = sat_abs(y->step_delta);
 	if (mx != my)
 		return mx > my ? -1 : 1;
-	if ((x->rank < 0) != (y->rank < 0))
-		return x->rank < 0 ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	int c = strcmp(x->name, y->name);
-	if (c != 0)
-		return c;
-	if (x->step != y->step)
-		return x->step < y->step ? -1 : 1;
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
 void
-diff_rank_changes(tl_diff_change *v, size_t n)
+diff_rank_changes(tl_diff_change *v, size_t n, size_t steps_a, size_t steps_b)
 {
-	qsort(v, n, sizeof *v, cmp_change);
+	diff_group *g = xmalloc((n + 1) * sizeof *g);
+	size_t ng = 0;
+	for (size_t i = 0; i < n; i++) {
+		tl_diff_change *c = &v[i];
+		c->step_delta = diff_kind_is_total(c->kind)
+		                    ? sat_sub(per_step(c->b, steps_b), per_step(c->a, steps_a))
+		                    : diff_delta(c);
+		if (c->rank < 0 || ng == 0)
+			g[ng++] = (diff_group){.at = i, .all = sat_abs(c->step_delta)};
+		diff_group *cur = &g[ng - 1];
+		cur->n++;
+		if (sat_abs(c->step_delta) > cur->key)
+			cur->key = sat_abs(c->step_delta);
+		if (c->rank >= 0 && !c->sole && (c->a != c->b || c->has_a != c->has_b))
+			v[cur->at].ranks_changed++;
+	}
+	qsort(g, ng, sizeof *g, cmp_group);
+	tl_diff_change *out = xmalloc((n + 1) * sizeof *out);
+	size_t w = 0;
+	for (size_t k = 0; k < ng; k++) {
+		memcpy(out + w, v + g[k].at, g[k].n * sizeof *out);
+		if (g[k].n > 2)
+			qsort(out + w + 1, g[k].n - 1, sizeof *out, cmp_rank_row);
+		w += g[k].n;
+	}
+	memcpy(v, out, n * sizeof *v);
+	free(out);
+	free(g);
 }

@@ -46,6 +46,10 @@ typedef struct tl_diff_change {
 	size_t nranks_a, nranks_b;
 	int sole; /* a per-rank row that is the only rank of its quantity: it repeats the
 	             all-ranks row, and lists of changes leave it out */
+	/* Set by diff_rank_changes: */
+	int64_t step_delta;   /* the change per step: delta, except a whole-capture total (an
+	                         operator's) whose delta is b / B's steps - a / A's steps */
+	size_t ranks_changed; /* rank -1 rows: its per-rank rows that changed (not sole) */
 } tl_diff_change;
 
 static inline int64_t
@@ -62,7 +66,14 @@ int diff_pct(const tl_diff_change *c, double *pct);
  * malloc'ed. */
 size_t diff_join(tl_diff_meas *a, size_t na, tl_diff_meas *b, size_t nb, tl_diff_change **out);
 
-/* Orders v by |delta| descending (ties: the all-ranks row first, then key order). */
-void diff_rank_changes(tl_diff_change *v, size_t n);
+/* Ranks v (as diff_join wrote it) like with like, per step: each row's step_delta is its change
+ * per step (a whole-capture operator total over steps_a and steps_b steps, 0 counting as 1; every
+ * other kind is already per step or one event). A quantity (kind, name, step) is placed by its
+ * all-ranks row's |step_delta| (ties: the largest of its ranks', then kind, name, step); its
+ * all-ranks row comes first and its per-rank rows follow it, largest |step_delta| first (then
+ * rank). */
+void diff_rank_changes(tl_diff_change *v, size_t n, size_t steps_a, size_t steps_b);
+/* A whole-capture total divided over its steps: the kinds whose step_delta is not delta. */
+int diff_kind_is_total(tl_diff_kind);
 
 #endif

@@ -196,7 +196,7 @@ write_profiler_info(const gen_plan *P, const char *dir, int rank, int64_t pid)
 
 	char *gi = group_info_json(P, rank);
 	sbuf m = {0};
-	if (P->o.pp > 0 && !P->o.pp_no_meta) {
+	if ((P->o.pp > 0 && !P->o.pp_no_meta) || P->o.rl_pp > 0) {
 		char *da = gen_pp_distributed_args(P, rank);
 		gen_sbuf_printf(&m,
 		                "{\"ENV_VARIABLES\": %s, \"parallel_group_info\": %s, "
@@ -272,10 +272,16 @@ w_header_rows(gen_writer *w)
 	free(gi);
 	if (P->o.host_ops && P->o.with_stack)
 		gen_w_stacks(w);
-	if (P->o.pp > 0)
+	if (P->o.pp > 0) {
 		gen_w_pp_strings(w);
-	else if ((P->o.stage_device_ranges || P->o.decode_marks == GEN_DECODE_DP) &&
-	         !P->o.no_stage_ranges)
+	} else if (P->o.rl_pp > 0) { /* actor_update's pipeline: its blocks' ranges, its size */
+		gen_w_pair(w, w->q[Q_STR], PPS_FWD, NULL, "{'name': 'forward_step'}");
+		gen_w_pair(w, w->q[Q_STR], PPS_BWD, NULL, "{'name': 'backward_step'}");
+		char *da = gen_pp_distributed_args(P, w->rank);
+		gen_w_pair(w, w->q[Q_PAIR_TEXT], 0, "distributed_args", da);
+		free(da);
+	} else if ((P->o.stage_device_ranges || P->o.decode_marks == GEN_DECODE_DP) &&
+	           !P->o.no_stage_ranges)
 		gen_w_mstx_strings(w);
 
 	int host = P->o.hosts > 0 ? (int)((int64_t)w->rank * P->o.hosts / P->nranks) : w->rank / 8;
@@ -381,6 +387,12 @@ rank_write(gen_plan *P, int rank)
 			                  S_DEFAULT);
 		else
 			gen_w_mstx(&w, st->start_ns, st->end_ns, S_R_ROLLOUT + st->stage);
+	}
+	for (size_t i = 0; P->o.rl_pp > 0 && i < P->tr.npp_blocks; i++) {
+		const gen_pp_block_truth *bt = &P->tr.pp_blocks[i];
+		if (bt->rank == rank)
+			gen_w_mstx(&w, bt->start_ns, bt->end_ns,
+			           bt->kind == 'F' ? PPS_FWD : PPS_BWD);
 	}
 	if (P->o.memory_records)
 		gen_w_memory(&w, rk);
@@ -503,6 +515,13 @@ opts_check(const gen_opts *o)
 		    "gen: %d PP stages for %d ranks: expected 0 (no PP) or 1 to 64 dividing the "
 		    "ranks",
 		    o->pp, o->nranks);
+		return -1;
+	}
+	if (o->rl_pp < 0 || o->rl_pp > 64 || (o->rl_pp > 0 && o->nranks % o->rl_pp != 0) ||
+	    (o->rl_pp > 0 && (o->pp > 0 || o->modules))) {
+		msg_error("gen: %d PP stages in actor_update for %d ranks: expected 0 (none) or 1 "
+		          "to 64 dividing the ranks, on a GRPO profile",
+		          o->rl_pp, o->nranks);
 		return -1;
 	}
 	if (o->modules && o->pp > 0) {

@@ -105,7 +105,15 @@ typedef struct gen_opts {
 	 * same. The truth's idle_host_launching counts it. -1: none */
 	int host_late_rank;
 	int64_t host_late_ns;
+	int rl_pp; /* GRPO: actor_update also trains through a pipeline of rl_pp stages (rank r is
+	            * stage r / (nranks / rl_pp), as with pp): after its first segment each
+	            * pipeline runs the 1F1B schedule of GEN_RL_PP_MB micro-batches, forward and
+	            * backward blocks marked as pp does ("{'name': 'forward_step'}" ranges, in
+	            * the truth's pp_blocks), a block waiting for its neighbour's (no P2P op
+	            * written); distributed_args name the PP size; 0 none */
 } gen_opts;
+
+#define GEN_RL_PP_MB 4
 
 enum { GEN_PP_1F1B, GEN_PP_GPIPE };
 

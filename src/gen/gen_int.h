@@ -439,6 +439,9 @@ void gen_dp_stats(int r, int k, int d, int n, gen_dp_step_truth *t);
 
 /* gen_pp.c */
 int gen_plan_pp(gen_plan *P);
+/* The order of the 2M blocks of PP stage s of P (sched GEN_PP_*): kind[i] 'F' or 'B', mb[i]
+ * its micro-batch. */
+void gen_pp_order(int sched, int P, int s, int M, char *kind, int *mb);
 
 /* gen_module.c: module profiles (gen_opts.modules) */
 int gen_plan_modules(gen_plan *P);

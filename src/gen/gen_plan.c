@@ -364,6 +364,97 @@ plan_coll(gen_plan *P, int k, int stage, int optype, int overlap)
 	}
 }
 
+/* The order of blocks on stage s: GPipe runs every forward, then every backward; 1F1B
+ * (PipeDream-flush, Megatron's non-interleaved schedule) runs P-s-1 warm-up forwards, then
+ * alternates one forward and one backward, then drains the backwards. */
+void
+gen_pp_order(int sched, int P, int s, int M, char *kind, int *mb)
+{
+	int n = 0;
+	if (sched == GEN_PP_GPIPE) {
+		for (int m = 0; m < M; m++)
+			kind[n] = 'F', mb[n++] = m;
+		for (int m = 0; m < M; m++)
+			kind[n] = 'B', mb[n++] = m;
+		return;
+	}
+	int warm = P - s - 1 < M ? P - s - 1 : M;
+	for (int m = 0; m < warm; m++)
+		kind[n] = 'F', mb[n++] = m;
+	for (int i = 0; i < M - warm; i++) {
+		kind[n] = 'F', mb[n++] = warm + i;
+		kind[n] = 'B', mb[n++] = i;
+	}
+	for (int m = M - warm; m < M; m++)
+		kind[n] = 'B', mb[n++] = m;
+}
+
+/* gen_opts.rl_pp: actor_update's pipeline. Each pipeline (the ranks d, d + dp, ... of one DP
+ * index d) runs the 1F1B schedule of GEN_RL_PP_MB micro-batches; a block is a run of kernels
+ * on the rank's own speed, RL_PP_GAP after the rank's previous work, and a forward (backward)
+ * block waits until RL_PP_XFER after its micro-batch's block on the stage before (after) it.
+ * The block's range (the truth's pp_block) spans its launches and its device work; a rank's
+ * ranges never overlap (RL_PP_GAP > LEAD + MSTX_PRE + RL_PP_POST). */
+#define RL_PP_GAP (LEAD + 20 * US)
+#define RL_PP_XFER (100 * US)
+#define RL_PP_POST (5 * US)
+#define RL_PP_NK 4 /* kernels of a forward block; a backward block has twice as many */
+
+static void
+plan_rl_pp(gen_plan *P, int k)
+{
+	int S = P->o.rl_pp, M = GEN_RL_PP_MB, n = 2 * M, R = P->nranks, dp = R / S;
+	char *kind = xcalloc((size_t)(S * n), 1);
+	int *mb = xcalloc((size_t)(S * n), sizeof *mb), *pos = xcalloc((size_t)R, sizeof *pos);
+	int64_t *fend = xmalloc((size_t)(R * M) * sizeof *fend),
+	        *bend = xmalloc((size_t)(R * M) * sizeof *bend);
+	for (int i = 0; i < R * M; i++)
+		fend[i] = bend[i] = -1;
+	for (int s = 0; s < S; s++)
+		gen_pp_order(GEN_PP_1F1B, S, s, M, kind + s * n, mb + s * n);
+	for (int moved = 1; moved;) {
+		moved = 0;
+		for (int r = 0; r < R; r++) {
+			int s = r / dp;
+			while (pos[r] < n) {
+				char kd = kind[s * n + pos[r]];
+				int m = mb[s * n + pos[r]];
+				int64_t dep = -1;
+				if (kd == 'F' && s > 0 && (dep = fend[(r - dp) * M + m]) < 0)
+					break;
+				if (kd == 'B' && s < S - 1 && (dep = bend[(r + dp) * M + m]) < 0)
+					break;
+				gen_rank *rk = &P->rk[r];
+				rk->t += RL_PP_GAP;
+				if (dep >= 0 && dep + RL_PP_XFER > rk->t)
+					rk->t = dep + RL_PP_XFER;
+				rank_run(rk, k, ST_UPDATE,
+				         gen_seed_of(P->o.seed, 0xB10C + (uint64_t)k, (uint64_t)r,
+				                     (uint64_t)pos[r]),
+				         kd == 'F' ? MIX_FWD : MIX_UPDATE,
+				         kd == 'F' ? RL_PP_NK : 2 * RL_PP_NK, STREAM_A, 0, 0);
+				const gen_blk *b = &rk->blk[rk->nblk - 1];
+				(kd == 'F' ? fend : bend)[r * M + m] = b->end;
+				gen_pp_block_truth bt = {.rank = r,
+				                         .pp_stage = s,
+				                         .step = k + 1,
+				                         .kind = kd,
+				                         .microbatch = m,
+				                         .start_ns = b->start - LEAD - MSTX_PRE,
+				                         .end_ns = b->end + RL_PP_POST};
+				VEC_PUSH(P->tr.pp_blocks, P->tr.npp_blocks, P->ppb_cap, bt);
+				pos[r]++;
+				moved = 1;
+			}
+		}
+	}
+	free(kind);
+	free(mb);
+	free(pos);
+	free(fend);
+	free(bend);
+}
+
 static void
 stage_begin(gen_plan *P, int stage, const int64_t *range_start)
 {
@@ -573,6 +664,8 @@ gen_plan_build(gen_plan *P)
 					plan_run(P, k, st, sd, mix, nk, stream, 0);
 				}
 				plan_coll(P, k, st, OP_ALLREDUCE, st == ST_UPDATE);
+				if (st == ST_UPDATE && g == 0 && P->o.rl_pp > 0)
+					plan_rl_pp(P, k);
 			}
 			stage_end(P, k, st, NULL);
 		}

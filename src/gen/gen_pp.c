@@ -39,31 +39,6 @@ pp_dur(const gen_plan *P, int k, int s, int m, char kind)
 	return kind == 'F' ? f : 2 * f;
 }
 
-/* The order of blocks on stage s: GPipe runs every forward, then every backward; 1F1B
- * (PipeDream-flush, Megatron's non-interleaved schedule) runs P-s-1 warm-up forwards, then
- * alternates one forward and one backward, then drains the backwards. */
-static void
-pp_order(int sched, int P, int s, int M, char *kind, int *mb)
-{
-	int n = 0;
-	if (sched == GEN_PP_GPIPE) {
-		for (int m = 0; m < M; m++)
-			kind[n] = 'F', mb[n++] = m;
-		for (int m = 0; m < M; m++)
-			kind[n] = 'B', mb[n++] = m;
-		return;
-	}
-	int warm = P - s - 1 < M ? P - s - 1 : M;
-	for (int m = 0; m < warm; m++)
-		kind[n] = 'F', mb[n++] = m;
-	for (int i = 0; i < M - warm; i++) {
-		kind[n] = 'F', mb[n++] = warm + i;
-		kind[n] = 'B', mb[n++] = i;
-	}
-	for (int m = M - warm; m < M; m++)
-		kind[n] = 'B', mb[n++] = m;
-}
-
 static void
 pp_push(gen_plan *P, int s, pp_item it)
 {
@@ -116,7 +91,7 @@ gen_plan_pp(gen_plan *P)
 	uint32_t *seq = xcalloc((size_t)S, sizeof *seq);
 	int64_t step_start = P->t0;
 	for (int s = 0; s < S; s++)
-		pp_order(P->o.pp_schedule, S, s, M, kind + s * n, mb + s * n);
+		gen_pp_order(P->o.pp_schedule, S, s, M, kind + s * n, mb + s * n);
 	for (int k = 0; k < P->nsteps && rc == 0; k++) {
 		int64_t first = INT64_MAX, last = INT64_MIN;
 		for (int s = 0; s < S; s++) {
@@ -283,7 +258,9 @@ gen_pp_distributed_args(const gen_plan *P, int rank)
 	    "\"data_parallel_size\": %d, \"context_parallel_size\": 1, "
 	    "\"expert_model_parallel_size\": 1, \"sequence_parallel\": false, "
 	    "\"rank\": %d, \"world_size\": %d}",
-	    P->o.pp, P->pp_dp, rank, P->nranks);
+	    P->o.pp > 0 ? P->o.pp : P->o.rl_pp,
+	    P->o.pp > 0 ? P->pp_dp : P->nranks / (P->o.rl_pp > 0 ? P->o.rl_pp : 1), rank,
+	    P->nranks);
 }
 
 /* The strings of ranges that carry a stream: the marker's task type and the queued ops that

@@ -324,7 +324,7 @@ tlq_diff_changes(const tl_diff_side *a, const tl_diff_side *b, tl_diff_change **
 	size_t n = diff_join(va, a->n, vb, b->n, out);
 	free(va);
 	free(vb);
-	diff_rank_changes(*out, n);
+	diff_rank_changes(*out, n, a->nsteps, b->nsteps);
 	return n;
 }
 
@@ -332,6 +332,20 @@ int
 tlq_diff_changed(const tl_diff_change *c)
 {
 	return !c->sole && (c->a != c->b || c->has_a != c->has_b);
+}
+
+/* x's change over all ranks is larger than best's (none: yes); ties: the first name, then step.
+ * The headline compares whole deltas, not the ranking's changes per step. */
+static int
+larger_mean(const tl_diff_change *x, const tl_diff_change *best)
+{
+	if (best == NULL)
+		return 1;
+	int64_t mx = sat_abs(diff_delta(x)), mb = sat_abs(diff_delta(best));
+	if (mx != mb)
+		return mx > mb;
+	int c = strcmp(x->name, best->name);
+	return c != 0 ? c < 0 : x->step < best->step;
 }
 
 /* The headline: the stage (else the overlap category) that changed most over all ranks, summed
@@ -344,10 +358,9 @@ tlq_diff_verdict(const tl_diff_change *v, size_t n, char *out, size_t len)
 		tl_diff_kind k = pass == 0 ? TL_DIFF_STAGE : TL_DIFF_OVERLAP;
 		for (size_t i = 0; i < n; i++)
 			if (v[i].rank < 0 && v[i].kind == k && tlq_diff_changed(&v[i]) &&
-			    (k != TL_DIFF_OVERLAP || strcmp(v[i].name, "step") != 0)) {
-				top = &v[i]; /* v is ranked: the first is the largest */
-				break;
-			}
+			    (k != TL_DIFF_OVERLAP || strcmp(v[i].name, "step") != 0) &&
+			    larger_mean(&v[i], top))
+				top = &v[i];
 	}
 	if (top == NULL) {
 		snprintf(out, len, "no changes");
@@ -376,9 +389,10 @@ tlq_diff_verdict(const tl_diff_change *v, size_t n, char *out, size_t len)
 	if (w < 0 || (size_t)w >= len)
 		return;
 	const tl_diff_change *op = NULL;
-	for (size_t i = 0; i < n && op == NULL; i++)
+	for (size_t i = 0; i < n; i++)
 		if (v[i].rank < 0 && v[i].kind == TL_DIFF_OPERATOR && tlq_diff_changed(&v[i]) &&
-		    strncmp(v[i].name, "type ", 5) != 0 && (diff_delta(&v[i]) > 0) == (d > 0))
+		    strncmp(v[i].name, "type ", 5) != 0 && (diff_delta(&v[i]) > 0) == (d > 0) &&
+		    larger_mean(&v[i], op))
 			op = &v[i];
 	if (op != NULL) {
 		char oname[128], p[32];
@@ -420,4 +434,10 @@ const char *
 tlq_diff_kind_name(tl_diff_kind k)
 {
 	return diff_kind_name(k);
+}
+
+int
+tlq_diff_kind_is_total(tl_diff_kind k)
+{
+	return diff_kind_is_total(k);
 }

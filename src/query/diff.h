@@ -48,8 +48,9 @@ int64_t tlq_diff_step_id(const tl_diff_side *, int64_t key);
  * step_first (not compared). */
 int64_t tlq_diff_step_key(const tl_diff_side *, int64_t id);
 
-/* Every compared quantity of a against b (per rank, and over all ranks), ranked by |delta|,
- * largest first (diff_join, diff_rank_changes). Returns the count; *out malloc'd. */
+/* Every compared quantity of a against b (per rank, and over all ranks), ranked per step,
+ * largest first, each quantity's all-ranks row followed by its per-rank rows (diff_join,
+ * diff_rank_changes). Returns the count; *out malloc'd. */
 size_t tlq_diff_changes(const tl_diff_side *a, const tl_diff_side *b, tl_diff_change **out);
 /* A row the lists of changes show: changed, and not the repeat of an all-ranks row. */
 int tlq_diff_changed(const tl_diff_change *);
@@ -60,6 +61,8 @@ void tlq_diff_verdict(const tl_diff_change *v, size_t n, char *out, size_t len);
 const char *tlq_diff_pct_text(const tl_diff_change *, char *buf, size_t len);
 /* A change as a percentage of its A value: 0 when A is 0 (new, or nothing to compare). */
 int tlq_diff_pct(const tl_diff_change *, double *pct);
+/* A kind whose rows are whole-capture totals, ranked by their change per step (operators). */
+int tlq_diff_kind_is_total(tl_diff_kind);
 /* The kind's name as `tl diff` prints it ("stage", "overlap", ...). */
 const char *tlq_diff_kind_name(tl_diff_kind);
 

@@ -10,8 +10,10 @@
 #include "util/text.h"
 #include "util/timefmt.h"
 
-/* Rows shown in the text list of changes; --json has them all. */
+/* Quantities shown in the text list of changes, and per-rank rows under each; --json has them
+ * all. */
 #define TEXT_CHANGES 30
+#define TEXT_RANKS 3
 
 /* ns as milliseconds with ns precision and a sign when asked. */
 static void
@@ -75,6 +77,7 @@ text_only(FILE *f, const char *label, const tl_diff_side *x, const tl_diff_side 
 		fprintf(f, "\n");
 }
 
+/* One change; a per-rank row under its all-ranks row is indented, without its kind. */
 static void
 text_row(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_change *c)
 {
@@ -90,13 +93,25 @@ text_row(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_ch
 		snprintf(rk, sizeof rk, "?");
 	else
 		snprintf(rk, sizeof rk, "%d", c->rank);
-	fprintf(f, "%-13s", tlq_diff_kind_name(c->kind));
-	put_name(f, c->name, 36);
+	if (c->rank < 0) {
+		fprintf(f, "%-13s", tlq_diff_kind_name(c->kind));
+		put_name(f, c->name, 36);
+	} else {
+		fprintf(f, "%-15s", "");
+		put_name(f, c->name, 34);
+	}
 	fprintf(f, " %8s %8s", rk, st);
 	put_ms(f, c->a, 0, 14);
 	put_ms(f, c->b, 0, 14);
 	put_ms(f, diff_delta(c), 1, 14);
-	fprintf(f, " %8s\n", tlq_diff_pct_text(c, p, sizeof p));
+	fprintf(f, " %8s", tlq_diff_pct_text(c, p, sizeof p));
+	if (c->rank < 0 && tlq_diff_kind_is_total(c->kind)) { /* what ranked it */
+		char ps[48];
+		ps[0] = '+';
+		timefmt_ms(c->step_delta, 3, ps + (c->step_delta >= 0), sizeof ps - 1);
+		fprintf(f, "  (%s per step)", ps);
+	}
+	fputc('\n', f);
 }
 
 static void
@@ -137,14 +152,31 @@ report_diff_text(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const ch
 		        : !a->have_stages                  ? "A"
 		                                           : "B");
 	report_diff_findings_text(f, a, b);
-	text_head(f, "Changes, largest first (rank all: the mean over ranks, in brackets the rank "
-	             "that changed most)");
+	text_head(f,
+	          "Changes, largest per step first: each over all ranks (all(N): the mean, N "
+	          "changed most),\nthen its ranks that changed most; an operator's whole-capture "
+	          "total is ranked by its change per step");
 	size_t shown = 0;
-	for (size_t i = 0; i < n && shown < TEXT_CHANGES; i++)
-		if (tlq_diff_changed(&v[i])) {
-			text_row(f, a, b, &v[i]);
-			shown++;
+	for (size_t i = 0; i < n && shown < TEXT_CHANGES; i++) {
+		if (v[i].rank >= 0 || (!tlq_diff_changed(&v[i]) && v[i].ranks_changed == 0))
+			continue;
+		text_row(f, a, b, &v[i]);
+		shown++;
+		/* its ranks, unless each changed as much as the mean says */
+		size_t k = 0, same = 0, nr = 0;
+		for (size_t j = i + 1; j < n && v[j].rank >= 0; j++, nr++)
+			same += tlq_diff_changed(&v[j]) && diff_delta(&v[j]) == diff_delta(&v[i]);
+		if (nr > 1 && same == nr) {
+			fprintf(f, "%15s the same on each of its %zu ranks\n", "", nr);
+			continue;
 		}
+		for (size_t j = i + 1; j < n && v[j].rank >= 0; j++)
+			if (tlq_diff_changed(&v[j]) && k++ < TEXT_RANKS)
+				text_row(f, a, b, &v[j]);
+		if (k > TEXT_RANKS)
+			fprintf(f, "%15s +%zu more ranks (--json lists them)\n", "",
+			        k - TEXT_RANKS);
+	}
 	if (shown == 0)
 		fprintf(f, "(none)\n");
 	fprintf(f, "\nStages per step over ranks (ms: mean A, mean B, max A, max B; the rank that "
@@ -217,6 +249,9 @@ json_change(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff
 		fprintf(f, "%.3f", p);
 	else
 		fputs("null", f);
+	fprintf(f, ",\"step_delta_ns\":%" PRId64, c->step_delta);
+	if (c->rank < 0)
+		fprintf(f, ",\"ranks_changed\":%zu", c->ranks_changed);
 	if (full) {
 		fprintf(f,
 		        ",\"a_max_ns\":%" PRId64 ",\"b_max_ns\":%" PRId64 ",\"a_count\":%" PRIu64

@@ -113,7 +113,7 @@
 	  "Show the largest allocations live at the cursor (OP_MEMORY), with their op and Python " \
 	  "frame")                                                                                 \
 	X(DIFF_PANEL, "diff", "Panels",                                                            \
-	  "With --compare: the ranked changes of tl diff; Enter shows one in both runs")           \
+	  "With --compare: tl diff's ranked changes; Right: a row's ranks, Enter: both runs")      \
 	X(STAGE_NEXT, "stage-next", "Panels",                                                      \
 	  "In the DP panel: the next RL stage; in the overview: the next table (also Right); in "  \
 	  "the matrix: the next group")                                                            \

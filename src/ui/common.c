@@ -122,3 +122,56 @@ ui_rows_text(uint64_t n, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.2fM rows", (double)n / 1e6);
 }
+
+int
+ui_wrap_starts(const tl_screen *s, const char *text, int w, int maxlines, size_t *start)
+{
+	size_t n = strlen(text), at = 0;
+	int lines = 0;
+	while (at < n && lines < maxlines) {
+		start[lines++] = at;
+		if (screen_text_width(s, text + at) <= w || lines == maxlines)
+			break;
+		/* the longest prefix that fits, then back to its last space */
+		size_t k = at, space = 0;
+		int used = 0;
+		while (k < n) {
+			unsigned cp;
+			int step = text_utf8_decode(text + k, n - k, &cp);
+			char one[8];
+			memcpy(one, text + k, (size_t)step);
+			one[step] = '\0';
+			int cw = screen_text_width(s, one);
+			if (used + cw > w)
+				break;
+			if (cp == ' ')
+				space = k;
+			used += cw;
+			k += (size_t)step;
+		}
+		at = space > at ? space + 1 : k > at ? k : at + 1;
+	}
+	start[lines] = n;
+	return lines;
+}
+
+int
+ui_wrap_text(tl_ui *ui, int x, int y, int w, int maxlines, uint8_t slot, const char *text)
+{
+	size_t start[17];
+	if (maxlines > 16)
+		maxlines = 16;
+	int n = ui_wrap_starts(&ui->scr, text, w, maxlines, start);
+	char line[1024];
+	for (int i = 0; i < n; i++) {
+		size_t len = (i + 1 < n ? start[i + 1] : strlen(text)) - start[i];
+		if (len >= sizeof line)
+			len = sizeof line - 1;
+		memcpy(line, text + start[i], len);
+		line[len] = '\0';
+		if (i + 1 < n && len > 0 && line[len - 1] == ' ')
+			line[len - 1] = '\0';
+		screen_text(&ui->scr, x, y + i, w, line, slot);
+	}
+	return n;
+}

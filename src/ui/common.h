@@ -22,6 +22,13 @@ void ui_rows_text(uint64_t n, char *buf, size_t len);
 char *ui_time(const tl_ui *, int64_t t, char *buf, size_t len);
 /* Sanitized copy of an untrusted name for the screen. */
 char *ui_clean(const tl_ui *, const char *s, char *buf, size_t len);
+/* Where text's lines start when it wraps at spaces into lines of w columns (a word longer than
+ * a line is cut there): start[0 .. lines) and start[lines] = strlen(text). Returns the lines,
+ * at most maxlines; when the text needs more, the last one runs on (screen_text ends it in an
+ * ellipsis). */
+int ui_wrap_starts(const tl_screen *, const char *text, int w, int maxlines, size_t *start);
+/* Draws text wrapped (ui_wrap_starts) from line y, at most maxlines; returns the lines drawn. */
+int ui_wrap_text(tl_ui *, int x, int y, int w, int maxlines, uint8_t slot, const char *text);
 /* Moves a panel's selected row *sel among n rows for the line, page, first and last actions
  * (page rows a page). Returns 1 when action was one of them, 0 otherwise (nothing moved). */
 int ui_list_move(size_t *sel, size_t n, int page, int action);

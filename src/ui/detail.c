@@ -347,8 +347,11 @@ ms3(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+/* The range's statistics in valw columns: the overlap per rank (its comm column narrower when
+ * the line would not fit), then the busy time per lane kind, in as many tables as the kinds
+ * need to fit (none cut at 80 columns). */
 static void
-range_lines(tl_ui *ui, detail_state *ds, dlines *d)
+range_lines(tl_ui *ui, detail_state *ds, dlines *d, int valw)
 {
 	range_stats(ui, ds);
 	char a[64], b[64], du[32];
@@ -357,7 +360,8 @@ range_lines(tl_ui *ui, detail_state *ds, dlines *d)
 	    timefmt_dur(ui->sel.mark[1] - ui->sel.mark[0], du, sizeof du));
 	/* host-bound: of the free time, how long the device waited for the host to start the
 	 * launch of the work after each idle gap (a DB's CANN_API launches) */
-	add(d, SLOT_DETAIL_KEY, "ms", "%10s %10s %10s %10s %10s %10s", "computing", "comm",
+	int w0 = valw < 65 ? 9 : 10, w1 = valw < 65 ? 8 : 10;
+	add(d, SLOT_DETAIL_KEY, "ms", "%*s %*s %10s %10s %10s %10s", w0, "computing", w1, "comm",
 	    "overlapped", "comm.exp", "free", "host-bound");
 	for (size_t i = 0; i < ui->tr->nranks; i++) {
 		const tl_overlap *o = &ds->rstat[i];
@@ -367,36 +371,49 @@ range_lines(tl_ui *ui, detail_state *ds, dlines *d)
 			ms3(ds->rhost[i].idle_host, v[5], 24);
 		else
 			snprintf(v[5], 24, "-");
-		add(d, SLOT_DETAIL, k, "%10s %10s %10s %10s %10s %10s", ms3(o->computing, v[0], 24),
-		    ms3(o->communication, v[1], 24), ms3(o->overlapped, v[2], 24),
-		    ms3(o->comm_not_overlapped, v[3], 24), ms3(o->free, v[4], 24), v[5]);
+		add(d, SLOT_DETAIL, k, "%*s %*s %10s %10s %10s %10s", w0,
+		    ms3(o->computing, v[0], 24), w1, ms3(o->communication, v[1], 24),
+		    ms3(o->overlapped, v[2], 24), ms3(o->comm_not_overlapped, v[3], 24),
+		    ms3(o->free, v[4], 24), v[5]);
 	}
 	static const tl_lane_kind kinds[] = {TL_LANE_STAGE,   TL_LANE_STEP, TL_LANE_MSTX,
 	                                     TL_LANE_COMPUTE, TL_LANE_COMM, TL_LANE_COMM_TASK,
 	                                     TL_LANE_MEMCPY,  TL_LANE_OTHER};
-	char hdr[256] = "";
-	size_t off = 0;
-	int shown[sizeof kinds / sizeof *kinds] = {0};
-	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+	enum { NK = sizeof kinds / sizeof *kinds };
+	size_t shown[NK], ns = 0;
+	for (size_t k = 0; k < NK; k++)
 		for (size_t i = 0; i < ui->tr->nranks; i++)
-			if (ds->rkind[i * TL_LANE__COUNT + kinds[k]] > 0)
-				shown[k] = 1;
-		if (shown[k])
+			if (ds->rkind[i * TL_LANE__COUNT + kinds[k]] > 0) {
+				shown[ns++] = k;
+				break;
+			}
+	size_t per = valw >= 11 ? (size_t)(valw + 1) / 11 : 1; /* "%10s " a kind */
+	for (size_t c0 = 0; c0 < ns; c0 += per) {
+		size_t c1 = c0 + per < ns ? c0 + per : ns;
+		char hdr[256] = "";
+		size_t off = 0;
+		for (size_t c = c0; c < c1; c++)
 			off += (size_t)snprintf(hdr + off, sizeof hdr - off, "%10s ",
-			                        lane_kind_name(kinds[k]));
-	}
-	add(d, SLOT_DETAIL_KEY, "busy ms", "%s  (sum over the lanes of a kind)", hdr);
-	for (size_t i = 0; i < ui->tr->nranks; i++) {
-		char line[480] = "", k[24], v[24];
-		size_t lo = 0;
-		for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
-			if (shown[j])
+			                        lane_kind_name(kinds[shown[c]]));
+		if (c0 == 0 && c1 == ns)
+			add(d, SLOT_DETAIL_KEY, "busy ms", "%s  (sum over the lanes of a kind)",
+			    hdr);
+		else
+			add(d, SLOT_DETAIL_KEY, "busy ms", "%s", hdr);
+		for (size_t i = 0; i < ui->tr->nranks; i++) {
+			char line[480] = "", k[24], v[24];
+			size_t lo = 0;
+			for (size_t c = c0; c < c1; c++)
 				lo += (size_t)snprintf(
 				    line + lo, sizeof line - lo, "%10s ",
-				    ms3(ds->rkind[i * TL_LANE__COUNT + kinds[j]], v, sizeof v));
-		snprintf(k, sizeof k, "rank %s", UI_RANK(ui->tr->ranks[i]->rank));
-		add(d, SLOT_DETAIL, k, "%s", line);
+				    ms3(ds->rkind[i * TL_LANE__COUNT + kinds[shown[c]]], v,
+				        sizeof v));
+			snprintf(k, sizeof k, "rank %s", UI_RANK(ui->tr->ranks[i]->rank));
+			add(d, SLOT_DETAIL, k, "%s", line);
+		}
 	}
+	if (ns > per)
+		add(d, SLOT_DETAIL, "", "%s", "(busy ms: the sum over the lanes of a kind)");
 }
 
 static void
@@ -414,7 +431,7 @@ detail_draw(tl_ui *ui, void *st, int x, int y, int w, int h)
 	if (ui->sel.nmark == 2) {
 		if (d.n)
 			add(&d, SLOT_DETAIL, "", "%s", "");
-		range_lines(ui, ds, &d);
+		range_lines(ui, ds, &d, w - 14 - 3); /* the value column's width below */
 		title = !ui->sel.have       ? "Range statistics"
 		        : sel_is_bubble(ui) ? "Selected bubble and range statistics"
 		                            : "Selected slice and range statistics";

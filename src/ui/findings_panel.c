@@ -76,16 +76,18 @@ findings_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	    "of the step time",
 	    s->n, s->n == 1 ? "" : "s");
 	s->tab.n = s->n;
-	int lh = h > 6 ? h - 3 : h; /* the evidence of the selected one below the list */
-	ui_table_draw(ui, &s->tab, x, y, w, lh);
-	if (lh < h && s->tab.sel < s->n) {
-		char ev[600];
+	/* the evidence of the selected one below the list, wrapped: the lines it needs, up to a
+	 * third of the panel (at least 3) */
+	char ev[600] = "";
+	if (s->tab.sel < s->n)
 		ui_clean(ui, s->v[s->tab.sel].evidence, ev, sizeof ev);
-		size_t len = strlen(ev);
-		for (int line = 0; line < 3 && (size_t)(line * (w - 2)) < len; line++)
-			screen_printf(sc, x + 1, y + lh + line, w - 2, SLOT_DETAIL_KEY, "%.*s",
-			              w - 2, ev + line * (w - 2));
-	}
+	size_t starts[17];
+	int most = h / 3 < 3 ? 3 : h / 3 > 16 ? 16 : h / 3;
+	int need = ev[0] ? ui_wrap_starts(sc, ev, w - 2, most, starts) : 0;
+	int lh = h > 6 && need > 0 ? h - need : h;
+	ui_table_draw(ui, &s->tab, x, y, w, lh);
+	if (lh < h)
+		ui_wrap_text(ui, x + 1, y + lh, w - 2, h - lh, SLOT_DETAIL_KEY, ev);
 }
 
 /* The finding's place on the timeline, its evidence on the message line. */

@@ -112,11 +112,13 @@ live_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 		return;
 	}
 	if (s->n == 0) {
-		screen_printf(
-		    &ui->scr, x + 1, y + 2, w - 2, SLOT_NORMAL,
-		    "No OP_MEMORY allocation of rank %d is live at this time (the profile "
-		    "needs profile_memory).",
+		char m[200];
+		snprintf(
+		    m, sizeof m,
+		    "No OP_MEMORY allocation of rank %d is live at this time (the profile needs "
+		    "profile_memory).",
 		    rank);
+		ui_wrap_text(ui, x + 1, y + 2, w - 2, h > 3 ? h - 2 : 1, SLOT_NORMAL, m);
 		return;
 	}
 	screen_printf(&ui->scr, x + 1, y + 1, w - 1, SLOT_DETAIL_KEY,

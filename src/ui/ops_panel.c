@@ -52,8 +52,9 @@ typedef struct ops_state {
 	int64_t mark0, mark1;
 	int64_t *t0, *t1;
 	char scope_text[160];
-	int pending;      /* ops_panel_show_scoped set the scope for the next show */
-	size_t want_rank; /* trace rank to show first, SIZE_MAX: the slowest */
+	int pending;         /* ops_panel_show_scoped set the scope for the next show */
+	size_t want_rank;    /* trace rank to show first, SIZE_MAX: the slowest */
+	char want_type[128]; /* ops_panel_show_type: the op type to select once built; "": none */
 } ops_state;
 
 enum { SCOPE_ALL, SCOPE_MARK, SCOPE_STAGE };
@@ -185,6 +186,12 @@ ops_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	}
 	if (!s->built)
 		build(s);
+	if (s->want_type[0] && s->type == SIZE_MAX) { /* ops_panel_show_type's row */
+		for (size_t r = 0; r < s->nrows; r++)
+			if (strcmp(s->o.types[s->rows[r]].op_type, s->want_type) == 0)
+				s->tab.sel = r;
+		s->want_type[0] = '\0';
+	}
 	int byname = s->type != SIZE_MAX;
 	char tb[160], kb[64];
 	if (byname)
@@ -415,6 +422,18 @@ ops_panel_show_scoped(tl_ui *ui, const int64_t *t0, const int64_t *t1, const cha
 	memcpy(s->t1, t1, ui->tr->nranks * sizeof *t1);
 	s->scope = SCOPE_STAGE;
 	snprintf(s->scope_text, sizeof s->scope_text, "in %s", what);
+	s->want_rank = rank;
+	s->pending = 1;
+	ui_view_open(ui, &ops_panel_view);
+}
+
+void
+ops_panel_show_type(tl_ui *ui, size_t rank, const char *op_type)
+{
+	ops_state *s = ui_view_state(ui, &ops_panel_view);
+	s->scope = SCOPE_ALL;
+	snprintf(s->scope_text, sizeof s->scope_text, "whole profile");
+	snprintf(s->want_type, sizeof s->want_type, "%s", op_type);
 	s->want_rank = rank;
 	s->pending = 1;
 	ui_view_open(ui, &ops_panel_view);

@@ -11,4 +11,7 @@
 void ops_panel_show_scoped(tl_ui *, const int64_t *t0, const int64_t *t1, const char *what,
                            size_t rank);
 
+/* Shows the panel for the whole profile on trace rank `rank`, the row of op_type selected. */
+void ops_panel_show_type(tl_ui *, size_t rank, const char *op_type);
+
 #endif

@@ -173,45 +173,55 @@ mouse_event(tl_ui *ui, const term_mouse *m)
 
 /* The message line when it has nothing to say: the triage panels by their keys first (what a
  * first look needs), then search and bubbles, help and quit, and the number of ranks. What does
- * not fit goes, the least needed first; help and quit always stay. An action the keymap leaves
- * without a key is not named (help and quit then show their :-command). */
+ * not fit goes, the least needed first; help and quit always stay. When the panels do not all
+ * fit (80 columns), their short names are tried first. An action the keymap leaves without a
+ * key is not named (help and quit then show their :-command). */
 static void
 draw_footer(tl_ui *ui, int y)
 {
 	tl_screen *s = &ui->scr;
 	static const struct {
 		int action;
-		const char *label;
-		int keep; /* the higher, the longer it stays as the line narrows */
+		const char *label, *brief; /* the name, and the short one for a narrow line */
+		int keep;                  /* the higher, the longer it stays as the line narrows */
 	} items[] = {
-	    /* the findings first, but left out before the five panels: at 80 columns they fill
-	       the line with help and quit */
-	    {ACT_FINDINGS_PANEL, "findings", 3},
-	    {ACT_DP_PANEL, "imbalance", 8},
-	    {ACT_SLOW_PANEL, "slow rank", 7},
-	    {ACT_BUBBLE_LARGEST, "worst bubble", 6},
-	    {ACT_OVERVIEW, "overview", 5},
-	    {ACT_PP_VIEW, "pipeline", 4},
-	    {ACT_DIFF_PANEL, "changes", 5},
-	    {ACT_SEARCH, "search", 2},
-	    {ACT_TOGGLE_BUBBLES, "bubbles", 1},
-	    {ACT_HELP, "help", 9},
-	    {ACT_QUIT, "quit", 9},
+	    /* the findings first, but left out before the five panels */
+	    {ACT_FINDINGS_PANEL, "findings", "findings", 3},
+	    {ACT_DP_PANEL, "imbalance", "imbalance", 8},
+	    {ACT_SLOW_PANEL, "slow rank", "slow", 7},
+	    {ACT_BUBBLE_LARGEST, "worst bubble", "idle", 6},
+	    {ACT_OVERVIEW, "overview", "overview", 5},
+	    {ACT_PP_VIEW, "pipeline", "pipeline", 4},
+	    {ACT_DIFF_PANEL, "changes", "changes", 5},
+	    {ACT_SEARCH, "search", "search", 2},
+	    {ACT_TOGGLE_BUBBLES, "bubbles", "bubbles", 1},
+	    {ACT_HELP, "help", "help", 9},
+	    {ACT_QUIT, "quit", "quit", 9},
 	};
 	enum { N = sizeof items / sizeof *items };
 	char text[N + 1][64];
-	int keep[N + 1], width[N + 1], n = 0, total = 0;
-	for (int i = 0; i < N; i++) {
-		if (items[i].action == ACT_DIFF_PANEL && ui->cmp == NULL)
-			continue;
-		char k[48];
-		keymap_key_hint(&ui->keys, items[i].action, k, sizeof k);
-		if (k[0] == ':' && items[i].keep < 9)
-			continue; /* unbound */
-		snprintf(text[n], sizeof text[n], "%s %s", k, items[i].label);
-		keep[n] = items[i].keep;
-		n++;
+	int keep[N + 1], width[N + 1], n, total;
+	for (int brief = 0; brief < 2; brief++) {
+		n = total = 0;
+		for (int i = 0; i < N; i++) {
+			if (items[i].action == ACT_DIFF_PANEL && ui->cmp == NULL)
+				continue;
+			char k[48];
+			keymap_key_hint(&ui->keys, items[i].action, k, sizeof k);
+			if (k[0] == ':' && items[i].keep < 9)
+				continue; /* unbound */
+			snprintf(text[n], sizeof text[n], "%s %s", k,
+			         brief ? items[i].brief : items[i].label);
+			keep[n] = items[i].keep;
+			width[n] = screen_text_width(s, text[n]);
+			if (keep[n] >= 3)
+				total += width[n] + (n ? 2 : 0);
+			n++;
+		}
+		if (total <= s->w)
+			break; /* the panels, help and quit fit */
 	}
+	total = 0;
 	if (ui->loaded_note) { /* the load just ended: first, and kept before search */
 		memmove(text[1], text[0], sizeof text[0] * (size_t)n);
 		memmove(keep + 1, keep, sizeof *keep * (size_t)n);
@@ -256,33 +266,7 @@ draw_footer(tl_ui *ui, int y)
 static int
 msg_wrap(const tl_screen *s, const char *text, int w, size_t start[MSG_MAX_LINES + 1])
 {
-	size_t n = strlen(text), at = 0;
-	int lines = 0;
-	while (at < n && lines < MSG_MAX_LINES) {
-		start[lines++] = at;
-		if (screen_text_width(s, text + at) <= w)
-			return lines;
-		/* the longest prefix that fits, then back to its last space */
-		size_t k = at, space = 0;
-		int used = 0;
-		while (k < n) {
-			unsigned cp;
-			int step = text_utf8_decode(text + k, n - k, &cp);
-			char one[8];
-			memcpy(one, text + k, (size_t)step);
-			one[step] = '\0';
-			int cw = screen_text_width(s, one);
-			if (used + cw > w)
-				break;
-			if (cp == ' ')
-				space = k;
-			used += cw;
-			k += (size_t)step;
-		}
-		at = space > at ? space + 1 : k > at ? k : at + 1;
-	}
-	start[lines] = n;
-	return lines;
+	return ui_wrap_starts(s, text, w, MSG_MAX_LINES, start);
 }
 
 /* The rows the message line takes: more than one when a message is too long for one. */

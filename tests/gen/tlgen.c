@@ -92,7 +92,8 @@ usage(FILE *f)
 	    "        argmax's length; the truth gives the AI CPU ops' device time per rank)\n"
 	    "        --host-late R [--host-late-ns NS] (R's host begins each kernel run's\n"
 	    "        first launch NS, default 40000, late: host-bound; the truth gives\n"
-	    "        every rank's host-bound idle per step)\n",
+	    "        every rank's host-bound idle per step)\n"
+	    "  GRPO: --rl-pp N (actor_update trains through an N-stage pipeline, 1F1B)\n",
 	    f);
 }
 
@@ -281,6 +282,7 @@ option(gen_opts *o, bends *b, const char *a, const char *v)
 	NUM("--aicpu-ns", 1000, 1000000000, o->aicpu_ns)
 	NUM("--host-late", -1, 4095, o->host_late_rank)
 	NUM("--host-late-ns", 1, 49999, o->host_late_ns)
+	NUM("--rl-pp", 0, 64, o->rl_pp)
 #undef NUM
 	if (strcmp(a, "--truth") == 0) {
 		b->truth = v;

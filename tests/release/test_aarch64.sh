@@ -72,11 +72,11 @@ XDG_CACHE_HOME=$t_tmp/cache-x86 "$TL_BIN" demo --no-view >"$t_tmp/demo.x86" 2>&1
 XDG_CACHE_HOME=$t_tmp/cache-a64 $qemu "$A" demo --no-view >"$t_tmp/demo.a64" 2>&1
 check "tl demo on aarch64 prints the same summary" sh -c \
 	"sed 's,$t_tmp/cache-[a-z0-9]*,CACHE,g' '$t_tmp/demo.x86' >'$t_tmp/d1'; sed 's,$t_tmp/cache-[a-z0-9]*,CACHE,g' '$t_tmp/demo.a64' >'$t_tmp/d2'; cmp -s '$t_tmp/d1' '$t_tmp/d2'"
-"$TL_BIN" summary "$t_tmp/cache-x86/tl/demo-v2" --json >"$t_tmp/g1.json" 2>&1
-"$TL_BIN" summary "$t_tmp/cache-a64/tl/demo-v2" --json >"$t_tmp/g2.json" 2>&1
+"$TL_BIN" summary "$t_tmp/cache-x86/tl/demo-v3" --json >"$t_tmp/g1.json" 2>&1
+"$TL_BIN" summary "$t_tmp/cache-a64/tl/demo-v3" --json >"$t_tmp/g2.json" 2>&1
 check "the profile generated on aarch64 reads the same (x86 summary --json)" \
 	sh -c "[ -s '$t_tmp/g1.json' ] && cmp -s '$t_tmp/g1.json' '$t_tmp/g2.json'"
-same_json "the aarch64-generated profile" "$t_tmp/cache-a64/tl/demo-v2"
+same_json "the aarch64-generated profile" "$t_tmp/cache-a64/tl/demo-v3"
 
 # ---- the suite's scripts with the aarch64 tl ----------------------------------------------------
 cat >"$t_tmp/tl" <<WRAP

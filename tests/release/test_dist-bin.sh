@@ -39,7 +39,7 @@ $as_user env -i "$u/tl" summary "$t_tmp/gen" --json >"$t_tmp/got.json" 2>&1
 check "... and gives the dynamic build's summary --json" cmp -s "$t_tmp/want.json" "$t_tmp/got.json"
 $as_user env -i XDG_CACHE_HOME="$u/cache" "$u/tl" demo --no-view >"$t_tmp/demo" 2>&1
 check "tl demo generates its profile and prints the summary" grep -q "^ *7 *2 " "$t_tmp/demo"
-"$TL_BIN" summary "$u/cache/tl/demo-v2" --json >"$t_tmp/d1.json" 2>&1
-$as_user env -i "$u/tl" summary "$u/cache/tl/demo-v2" --json >"$t_tmp/d2.json" 2>&1
+"$TL_BIN" summary "$u/cache/tl/demo-v3" --json >"$t_tmp/d1.json" 2>&1
+$as_user env -i "$u/tl" summary "$u/cache/tl/demo-v3" --json >"$t_tmp/d2.json" 2>&1
 check "... which both builds read alike" sh -c "[ -s '$t_tmp/d1.json' ] && cmp -s '$t_tmp/d1.json' '$t_tmp/d2.json'"
 t_done

@@ -104,16 +104,45 @@ golden compare-diff
 verdict=$(head -1 "$t_tmp/diff.txt")
 check "% opens the diff panel under tl diff's verdict ($verdict)" sh -c "head -1 '$t_tmp/screen.txt' | grep -qF -- ' Diff: $verdict '"
 n=$(wc -l < "$t_tmp/changes")
-check "... as many changes as tl diff --json ($n)" has "$n changes, largest first"
-# the first 20 rows, as tl diff --json orders them (ms with 3 decimals)
-awk -F'|' 'NR <= 20 { printf "%s %s %s %s %.3f %.3f %+.3f\n", $1, substr($2, 1, 40), $3, $4, $5 / 1e6, $6 / 1e6, $7 / 1e6 }' "$t_tmp/changes" | sed 's/ \([0-9]*\) \([0-9.]*\) / \1 \2 /' > "$t_tmp/want20"
+check "... as many changes as tl diff --json ($n)" has "$n changes, largest per step first"
+# the first 20 rows: tl diff --json's rows over all ranks, in its order (ms with 3 decimals);
+# each quantity's ranks fold under its row
+awk -F'|' '$3 == "all" && ++n <= 20 { printf "%s %s %s %s %.3f %.3f %+.3f\n", $1, substr($2, 1, 38), $3, $4, $5 / 1e6, $6 / 1e6, $7 / 1e6 }' "$t_tmp/changes" | sed 's/ \([0-9]*\) \([0-9.]*\) / \1 \2 /' > "$t_tmp/want20"
 sed -n '4,23p' "$t_tmp/screen.txt" | sed 's/^.//' | awk '{
-	# kind, name (may hold spaces), rank, step, A, B, delta: the last 5 fields before delta%
-	n = NF; printf "%s", $1; for (i = 2; i <= n - 6; i++) printf " %s", $i
+	# kind, a fold mark (▸ closed, ▾ open, none), name (may hold spaces), rank, step, A, B,
+	# delta: the last 5 fields before delta%
+	n = NF; printf "%s", $1; f = ($2 == "▸" || $2 == "▾") ? 3 : 2
+	for (i = f; i <= n - 6; i++) printf " %s", $i
 	rk = $(n - 5); sub(/^all\([0-9]*\)$/, "all", rk)
 	printf " %s %s %s %s %s\n", rk, $(n - 4), $(n - 3), $(n - 2), $(n - 1) }' > "$t_tmp/got20"
-check "... the first 20 rows are tl diff's, in its order" cmp -s "$t_tmp/want20" "$t_tmp/got20"
+check "... the first 20 rows are tl diff's over all ranks, in its order" cmp -s "$t_tmp/want20" "$t_tmp/got20"
 cmp -s "$t_tmp/want20" "$t_tmp/got20" || diff "$t_tmp/want20" "$t_tmp/got20" | head -6 | sed 's/^/# /'
+# ranked per step: the whole-capture operator totals (delta / 2 steps) below the stage's change
+# in step 1, though their deltas are larger (tl diff --json's own numbers)
+python3 -c '
+import json, sys
+ch = [c for c in json.load(open(sys.argv[1]))["changes"] if c["rank"] is None]
+ops = [c for c in ch if c["kind"] == "operator"]
+st = [c for c in ch if c["kind"] == "stage"]
+key = [abs(c["delta_ns"]) // 1 if c["kind"] != "operator" else abs(c["b_ns"] // 2 - c["a_ns"] // 2) for c in ch]
+ok = all(key[i] >= key[i + 1] for i in range(len(key) - 1))
+big = max(ops, key=lambda c: abs(c["delta_ns"]))
+sys.exit(0 if ok and ch.index(big) > ch.index(st[0]) else 1)
+' "$t_tmp/diff.json"
+check "... rows ranked by their change per step (an operator total over its 2 steps)" [ $? -eq 0 ]
+# Right opens a row's ranks, as tl diff --json lists them under it; Left closes them
+row=$(grep -n '^. overlap  *▸ computing ' "$t_tmp/screen.txt" | head -1 | cut -d: -f1)
+downs=$(i=4; while [ $i -lt "$row" ]; do printf 'j '; i=$((i + 1)); done)
+view "$A" 140x45 "%" $downs "<Right>"
+want=$(awk -F'|' '$1 == "overlap" && $2 == "computing" && $4 == 1 { if ($3 == "all") s = 1; else if (s) print $3 }' "$t_tmp/changes" | tr '\n' ' ')
+got=$(sed -n "$((row + 1)),\$p" "$t_tmp/screen.txt" | awk '$1 == "computing" { print $2; next } { exit }' | tr '\n' ' ')
+check "Right on 'overlap computing' step 1 opens its ranks ($want) under it" [ -n "$want" ] && [ "$want" = "$got" ]
+check "... marked open (▾)" sh -c "sed -n ${row}p '$t_tmp/screen.txt' | grep -q '▾ computing'"
+view "$A" 140x45 "%" $downs "<Right>" j "<Left>"
+check "... Left on one of them closes them" sh -c "sed -n ${row}p '$t_tmp/screen.txt' | grep -q '▸ computing' && ! sed -n $((row + 1))p '$t_tmp/screen.txt' | grep -q '^ *computing '"
+view "$A" 140x45 "%" $downs "<Enter>" j "<Enter>"
+r1=$(echo "$want" | cut -d' ' -f1)
+check "Enter opens them too, Enter on the first shows rank $r1's" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^overlap computing, rank $r1, step 1: A '"
 # at 80 columns the kind leaves, the numbers stay whole
 view "$A" 80x24 "%"
 first=$(head -1 "$t_tmp/changes" | awk -F'|' '{ printf "%.3f %.3f %+.3f", $5 / 1e6, $6 / 1e6, $7 / 1e6 }')
@@ -125,24 +154,45 @@ check ":diff opens it too" sh -c "head -1 '$t_tmp/screen.txt' | grep -q '^ Diff:
 row=$(grep -n '^. stage ' "$t_tmp/screen.txt" | head -1 | cut -d: -f1)
 downs=$(i=4; while [ $i -lt "$row" ]; do printf 'j '; i=$((i + 1)); done)
 view "$A" 140x45 "%" $downs "<Enter>"
-check "Enter on the first stage row shows it in both runs, B aligned on its start" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^stage ref_logprob, rank [0-9], step 1: A [0-9.]* ms, B [0-9.]* ms, +[0-9.]* ms (+[0-9.]*%); B aligned on its start'"
+m1=$(tail -2 "$t_tmp/screen.txt" | tr '\n' ' ' | tr -s ' ')
+check "Enter on the first stage row (all ranks, nothing to open) shows it in both runs, B aligned on its start" sh -c "echo '$m1' | grep -q 'stage ref_logprob, mean over ranks, shown on rank [0-9] (changed most), step 1: A [0-9.]* ms, B [0-9.]* ms, +[0-9.]* ms (+[0-9.]*%); B aligned on its start'"
 set -- $(au_cols)
-r0=$(sed -n 's/^stage ref_logprob, rank \([0-9]\).*/\1/p' "$t_tmp/screen.txt" | tail -1)
+r0=$(echo "$m1" | sed -n 's/.*stage ref_logprob, mean over ranks, shown on rank \([0-9]\).*/\1/p')
 check "... the status line is on that rank's ref_logprob" sh -c "grep -q 'rank $r0 .*B−A ref_logprob step 1: +' '$t_tmp/screen.txt'"
 
 # Enter on an operator row: its kernels, the first on the row's rank selected on A's lane, and
 # n / N walk all of them (their number: COMPUTE_TASK_INFO rows of that name over A's ranks)
-opname=$(awk -F'|' '$1 == "operator" && $2 !~ /^type / { print $2; exit }' "$t_tmp/changes")
-oprank=$(awk -F'|' '$1 == "operator" && $2 !~ /^type / { print $3; exit }' "$t_tmp/changes")
+# (the first operator over all ranks; its first rank below it changed most)
+opname=$(awk -F'|' '$1 == "operator" && $2 !~ /^type / && $3 == "all" { print $2; exit }' "$t_tmp/changes")
+oprank=$(awk -F'|' -v n="$opname" '$1 == "operator" && $2 == n && $3 != "all" { print $3; exit }' "$t_tmp/changes")
 nk=0
 for db in "$A"/*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db; do
 	c=$(sqlite3 "file:$db?immutable=1" "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s ON s.id = c.name WHERE s.value = '$opname'")
 	nk=$((nk + c))
 done
-view "$A" 120x40 % "<Enter>"
-msg=$(tail -3 "$t_tmp/screen.txt" | tr '\n' ' ' | tr -s ' ')
-check "Enter on the first operator row ($opname, rank $oprank): its $nk kernels, n/N walk them" sh -c "echo '$msg' | grep -qF 'operator $opname, rank $oprank, whole capture: ' && echo '$msg' | grep -qF 'its $nk kernels: n/N walk them'"
+view "$A" 120x40 %
+row=$(grep -n "^. operator  *▸ $opname " "$t_tmp/screen.txt" | head -1 | cut -d: -f1)
+downs=$(i=4; while [ $i -lt "$row" ]; do printf 'j '; i=$((i + 1)); done)
+view "$A" 120x40 % $downs "<Enter>" j "<Enter>"
+omsg=$(tail -3 "$t_tmp/screen.txt" | tr '\n' ' ' | tr -s ' ')
+check "Enter on the first operator row ($opname, rank $oprank): its $nk kernels, n/N walk them" sh -c "echo '$omsg' | grep -qF 'operator $opname, rank $oprank, whole capture: ' && echo '$omsg' | grep -qF 'its $nk kernels: n/N walk them'"
+# its longest kernel on that rank: TASK's longest of that name in rank $oprank's DB
+db=$(ls "$A"/gen-r${oprank}_*/ASCEND_PROFILER_OUTPUT/*.db)
+lk=$(sqlite3 "file:$db?immutable=1" "SELECT max(t.endNs - t.startNs) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId JOIN STRING_IDS s ON s.id = c.name WHERE s.value = '$opname'")
+lk=$(awk -v n="$lk" 'BEGIN { printf "%d us", n / 1000 }')
+check "... its longest kernel on rank $oprank selected ($lk, from TASK)" sh -c "echo '$omsg' | grep -qF 'its longest ($lk) selected'"
 check "... the first selected on rank $oprank's own lane, not run B's" sh -c "grep -q '| rank $oprank compute' '$t_tmp/screen.txt' && ! grep -q '| rank $oprank B compute' '$t_tmp/screen.txt'"
+
+# Enter (twice: it opens, then shows) on the second op type's row (the first is rank's largest,
+# the panel's first row anyway): the operators panel of the rank that changed most (its first
+# rank row), that type's row selected
+optype=$(awk -F'|' '$1 == "operator" && $2 ~ /^type / && $3 == "all" && ++n == 2 { sub(/^type /, "", $2); print $2; exit }' "$t_tmp/changes")
+oprank=$(awk -F'|' -v n="type $optype" '$1 == "operator" && $2 == n && $3 != "all" { print $3; exit }' "$t_tmp/changes")
+view "$A" 120x40 %
+row=$(grep -n "^. operator  *. type $optype " "$t_tmp/screen.txt" | head -1 | cut -d: -f1)
+downs=$(i=4; while [ $i -lt "$row" ]; do printf 'j '; i=$((i + 1)); done)
+view "$A" 120x40 % $downs "<Enter>" "<Enter>"
+check "Enter on 'type $optype': rank $oprank's operators, its row selected" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Operators of rank $oprank by op type' && grep -q '^▸ .* $optype (' '$t_tmp/screen.txt'"
 
 # ---- without colour: + and - tell B longer and shorter apart ----------------------------------
 if pair fast --slow-stage 1 --slow-factor 500 --slow-ranks 15; then

@@ -1,11 +1,12 @@
 #!/bin/sh
 # `tl demo` shows every panel the README and man tl advertise: memory records and NPU memory (U,
-# A, *), host launches with their PyTorch operators (H), an AI CPU operator (I). Each number is
-# checked against plain SQL over the demo's own DBs.
+# A, *), host launches with their PyTorch operators (H), an AI CPU operator (I), a pipeline in
+# actor_update (P) and a slow link (x, the findings). Each number is checked against plain SQL
+# over the demo's own DBs.
 . "$(dirname "$0")/lib_tui.sh"
 XDG_CACHE_HOME=$t_tmp/xdg "$TL_BIN" demo --no-view > "$t_tmp/summary" 2> "$t_tmp/err"
-check "tl demo --no-view makes the demo" sh -c "[ $? -eq 0 ] && [ -d '$t_tmp/xdg/tl/demo-v2' ]"
-D=$t_tmp/xdg/tl/demo-v2
+check "tl demo --no-view makes the demo" sh -c "[ $? -eq 0 ] && [ -d '$t_tmp/xdg/tl/demo-v3' ]"
+D=$t_tmp/xdg/tl/demo-v3
 VIEW_OPTS="--cache-dir $t_tmp/xdg/tl/models"
 db() { ls "$D"/gen-r"$1"_*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_"$1".db; }
 sql() { sqlite3 "file:$(db "$1")?immutable=1" "$2"; }
@@ -43,6 +44,38 @@ n=$(sql 3 "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s ON s.id = 
 	WHERE s.value = 'AI_CPU'")
 view "$D" 100x40 ':rank 3' I
 check "I: ArgMaxV2 runs on the AI CPU, $n tasks on rank 3" grep -Eq "^ +$n .* ArgMaxV2 \(AI_CPU\)" "$t_tmp/screen.txt"
+
+# P: actor_update's pipeline, 2 PP stages (ranks 0-3, 4-7) from distributed_args; each stage's
+# bubble in step 1 from the forward/backward ranges of its first rank (rank 0, rank 4) in SQL:
+# span = the first block's start to the last block's end over both, bubble = (span - busy) / span
+for r in 0 4; do
+	sql "$r" "SELECT m.startNs, m.endNs FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message,
+		STEP_TIME t WHERE t.id = 1 AND s.value IN ('{''name'': ''forward_step''}',
+		'{''name'': ''backward_step''}') AND m.startNs >= t.startNs AND m.startNs < t.endNs" |
+		sed "s/^/$r|/"
+done > "$t_tmp/blocks"
+set -- $(awk -F'|' '{ if (mn == "" || $2 < mn) mn = $2; if ($3 > mx) mx = $3; busy[$1] += $3 - $2; n[$1]++ }
+	END { s = mx - mn; printf "%.3f %d %.1f%% %d %.1f%%", s / 1e6, n[0], 100 * (s - busy[0]) / s, n[4], 100 * (s - busy[4]) / s }' "$t_tmp/blocks")
+view "$D" 100x30 P
+check "P: 2 PP stages from distributed_args, step 1 spans $1 ms (SQL)" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -qF 'Pipeline: step 1 (1 of 2), 2 PP stages from distributed_args, span $1 ms'"
+check "P: stage 0 (r0-3), $2 blocks, bubble $3 (SQL)" sh -c "[ $2 -eq 8 ] && grep -Eq 'pp 0 r0-3 +$3 ' '$t_tmp/screen.txt'"
+check "P: stage 1 (r4-7), $4 blocks, bubble $5 (SQL)" sh -c "[ $4 -eq 8 ] && grep -Eq 'pp 1 r4-7 +$5 ' '$t_tmp/screen.txt'"
+check "P: every block labelled, F0-F3 and B0-B3 on each stage" sh -c "for s in 0 1; do l=\$(grep \"pp \$s r\" '$t_tmp/screen.txt'); for b in F0 F1 F2 F3 B0 B1 B2 B3; do echo \"\$l\" | grep -q \$b || exit 1; done; done"
+view "$D" 100x30 '!'
+check "!: the findings list the pipeline's bubble" grep -q 'pipeline_bubble' "$t_tmp/screen.txt"
+
+# x: the communication matrix of step 1: rank 5's link to rank 6 moves a quarter of the bytes
+# rank 4's link to rank 5 moves (SQL over COMMUNICATION_TASK_INFO), in the same time; the
+# findings name it
+mb() { sql "$1" "SELECT printf('%.3f', sum(c.size) / 1e6) FROM COMMUNICATION_TASK_INFO c, TASK t,
+	STEP_TIME s WHERE t.globalTaskId = c.globalTaskId AND s.id = 1 AND t.startNs >= s.startNs AND
+	t.startNs < s.endNs AND c.srcRank = $1 AND c.dstRank = $2"; }
+m45=$(mb 4 5) m56=$(mb 5 6)
+view "$D" 100x30 x
+check "x: 4 -> 5 moves $m45 MB, 5 -> 6 a quarter, $m56 MB (SQL)" sh -c "awk -v a='$m45' -v b='$m56' 'BEGIN { exit !(b * 4 > a * 0.99 && b * 4 < a * 1.01) }' &&
+	grep -Eq '^ +4 .* $(printf %.6s "$m45") ' '$t_tmp/screen.txt' && grep -Eq '^ +5 .* $(printf %.6s "$m56") ' '$t_tmp/screen.txt'"
+"$TL_BIN" triage "$D" --cache-dir "$t_tmp/xdg/tl/models" > "$t_tmp/triage" 2>&1
+check "tl triage names the slow link 5 -> 6" grep -Eq '^ *[0-9]+\. slow_link: link 5 -> 6 ' "$t_tmp/triage"
 
 # M and V give the same numbers for the same step: the detail pane of a marked step and the
 # overview's rows, both rounded to the us from tl summary's exact ns (its 6 decimals)

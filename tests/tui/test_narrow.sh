@@ -4,7 +4,7 @@
 # named, a long message wrapped onto more lines instead of cut.
 . "$(dirname "$0")/lib_tui.sh"
 XDG_CACHE_HOME=$t_tmp/xdg "$TL_BIN" demo --no-view > /dev/null 2> "$t_tmp/err" || cat "$t_tmp/err"
-D=$t_tmp/xdg/tl/demo-v2
+D=$t_tmp/xdg/tl/demo-v3
 VIEW_OPTS="--cache-dir $t_tmp/xdg/tl/models"
 "$TLGEN" rl "$t_tmp/pp" --ranks 8 --pp 4 --steps 2 > /dev/null 2>&1
 "$TLGEN" rl "$t_tmp/dp" --ranks 4 --decode dp > /dev/null 2>&1
@@ -20,6 +20,11 @@ for k in D R V x B; do
 	view "$D" 120x40 "$k"
 	golden "wide-$k-120x40"
 done
+# the demo's pipeline (actor_update, 2 PP stages) at both sizes
+view "$D" 80x24 P
+golden narrow-demo-P-80x24
+view "$D" 120x40 P
+golden wide-demo-P-120x40
 view "$t_tmp/pp" 120x40 P
 golden wide-P-120x40
 
@@ -58,4 +63,19 @@ view "$D" 80x24 B
 m=$(tail -2 "$t_tmp/screen.txt" | tr '\n' ' ' | tr -s ' ')
 check "B at 80: the message ends with its reason, not cut ($m)" sh -c "echo '$m' | grep -Eq '^Bubble #1 of [0-9]+ by size: .*, stage [a-z_]+, [a-z_]+ $'"
 check "... and no ellipsis in it" sh -c "! echo '$m' | grep -q '…'"
+
+# the findings panel at 80 columns: the selected finding's evidence under the list, wrapped at
+# spaces onto the lines it needs, word for word tl triage's
+"$TL_BIN" triage "$D" --cache-dir "$t_tmp/xdg/tl/models" 2> /dev/null | sed -n 2p | tr -s ' ' | sed 's/^ //' > "$t_tmp/ev"
+view "$D" 80x24 '!'
+awk '/^▸/ { on = 1; next } on && /^ [^ ]/ && !/^ +[0-9]+ +[0-9.]+ / { print }' "$t_tmp/screen.txt" | tr '\n' ' ' | tr -s ' ' | sed 's/^ //; s/ $//' > "$t_tmp/evs"
+check "!: finding 1's evidence whole at 80 columns ($(wc -c < "$t_tmp/ev") bytes, no …)" sh -c "[ -s '$t_tmp/ev' ] && [ \"\$(cat '$t_tmp/ev')\" = \"\$(cat '$t_tmp/evs')\" ] && ! grep -q '…' '$t_tmp/evs'"
+# A at the start of the capture (nothing live yet): the sentence whole, over two lines
+view "$D" 80x24 A
+check "A at 80: 'nothing live' wraps, whole" sh -c "sed -n 3,4p '$t_tmp/screen.txt' | tr '\n' ' ' | tr -s ' ' | grep -q 'No OP_MEMORY allocation of rank 0 is live at this time (the profile needs profile_memory). '"
+# M at 80 columns: the range statistics, no number cut; the busy kinds in two tables
+view "$D" 80x70 M
+check "M at 80: no cut number in the range statistics" sh -c "! grep -E '^ (ms|busy ms|rank [0-9]+) ' '$t_tmp/screen.txt' | grep -q '…'"
+check "M at 80: the overlap row of rank 0 has its 6 numbers" grep -Eq '^ rank 0 +([0-9]+\.[0-9]{3} +){5}[0-9]+\.[0-9]{3} *$' "$t_tmp/screen.txt"
+check "M at 80: the busy kinds in two tables (stage .. comm, comm.task .. other)" sh -c "[ \$(grep -c '^ busy ms ' '$t_tmp/screen.txt') -eq 2 ] && grep -q '^ busy ms .*comm.task .*other' '$t_tmp/screen.txt'"
 t_done

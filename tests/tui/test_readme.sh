@@ -11,14 +11,15 @@ check "the README has the walk-through" grep -q 'On `tl demo`' "$t_tmp/walk"
 for claim in '1. `D` — DP imbalance of a stage and step (rollout, step 1): rank 3 finishes last, the others wait up to 78 ms for it.' \
 	'2. `R` — slow-rank votes: rank 3 has 59 of 60;' \
 	'3. `B` — the worst bubble: the longest idle gap of any rank, with its step, stage and reason;' \
-	'4. `V` — the overview, `tl summary`'"'"'s tables: rank 3 computes 623-628 ms a step, the others 458-489 ms,' \
-	'5. `P` — the pipeline view, F/B blocks per PP stage (the demo has no pipeline and says so).'; do
+	'4. `V` — the overview, `tl summary`'"'"'s tables: rank 3 computes 627-632 ms a step, the others 461-492 ms,' \
+	'5. `P` — the pipeline view: actor_update'"'"'s F/B blocks per PP stage (ranks 0-3, 4-7), 4 micro-batches, and the idle between them (bubble 34.6% and 27.0% in step 1);' \
+	'Then `!` lists the findings (the straggler, the slow link 5 -> 6, the pipeline'"'"'s bubble, the stalls; Enter goes to one), `x` the communication matrix (rank 5 sends rank 6 46 MB in a step where every other neighbour gets 184 MB),'; do
 	check "README says: ${claim%%—*}" grep -qF -- "$claim" "$t_tmp/walk"
 done
 
 XDG_CACHE_HOME=$t_tmp/xdg "$TL_BIN" demo --no-view > "$t_tmp/summary" 2> "$t_tmp/err"
-check "tl demo --no-view makes the demo and prints its summary" sh -c "[ $? -eq 0 ] && [ -d '$t_tmp/xdg/tl/demo-v2' ]"
-D=$t_tmp/xdg/tl/demo-v2
+check "tl demo --no-view makes the demo and prints its summary" sh -c "[ $? -eq 0 ] && [ -d '$t_tmp/xdg/tl/demo-v3' ]"
+D=$t_tmp/xdg/tl/demo-v3
 VIEW_OPTS="--cache-dir $t_tmp/xdg/tl/models"
 
 # the first frame's footer names the five keys, and the findings panel first
@@ -60,17 +61,29 @@ range() { # 3 or other: min-max of computing (ms, rounded) over rank 3's rows or
 		on && $1 ~ /^[0-9]+$/ && (t == "3" ? $1 == 3 : $1 != 3) { v = sprintf("%.0f", $3) + 0; if (mn == "" || v < mn) mn = v; if (v > mx) mx = v }
 		END { print mn "-" mx }' "$t_tmp/summary"
 }
-check "tl summary: rank 3 computes 623-628 ms a step" [ "$(range 3)" = 623-628 ]
-check "tl summary: the others 458-489 ms" [ "$(range other)" = 458-489 ]
-check "V: rank 3's row shows 623.266 ms computing" sh -c "grep -Eq '^ +3 +1 +623\.266 ' '$t_tmp/screen.txt'"
+check "tl summary: rank 3 computes 627-632 ms a step" [ "$(range 3)" = 627-632 ]
+check "tl summary: the others 461-492 ms" [ "$(range other)" = 461-492 ]
+check "V: rank 3's row shows 627.127 ms computing" sh -c "grep -Eq '^ +3 +1 +627\.127 ' '$t_tmp/screen.txt'"
 
-# 5. P: the demo has no pipeline, and the view says so
+# 5. P: actor_update's pipeline, its two stages' bubbles in step 1 (test_demo_panels.sh checks
+# them against SQL over the blocks' ranges)
 view "$D" 100x30 P
-check "P: the pipeline view" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q 'Pipeline-parallel flow'"
-check "P: says the demo has no pipeline" grep -q 'Pipeline parallelism: none found' "$t_tmp/screen.txt"
+check "P: the pipeline view of step 1" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Pipeline: step 1 (1 of 2), 2 PP stages'"
+check "P: stage 0 (ranks 0-3) 34.6%, stage 1 (ranks 4-7) 27.0%" sh -c "grep -Eq 'pp 0 r0-3 +34\.6% ' '$t_tmp/screen.txt' && grep -Eq 'pp 1 r4-7 +27\.0% ' '$t_tmp/screen.txt'"
+view "$D" 100x30 P T
+check "P T: step 2" sh -c "sed -n 1p '$t_tmp/screen.txt' | grep -q '^ Pipeline: step 2 (2 of 2)'"
+
+# then !: the findings, the slow link among them; x: the matrix, 5 -> 6 at 46 MB, 184 MB elsewhere
+view "$D" 120x40 '!'
+for f in straggler slow_link pipeline_bubble stall; do
+	check "!: the findings list $f" grep -q " $f" "$t_tmp/screen.txt"
+done
+check "!: the slow link is 5 -> 6" grep -q 'slow_link.*5 -> 6' "$t_tmp/screen.txt"
+view "$D" 120x40 x
+check "x: rank 5 sends rank 6 46 MB, rank 4 sends rank 5 184 MB" sh -c "grep -Eq '^ +5 .* 46\.094 ' '$t_tmp/screen.txt' && grep -Eq '^ +4 .* 184\.37 ' '$t_tmp/screen.txt'"
 
 # then: M marks the step (its numbers in the detail pane), / searches, q quits
 view "$D" 100x30 M
 check "M marks the step under the cursor" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^Step 1 marked'"
-check "... its per-rank numbers in the detail pane (rank 3 computing 623.26x ms)" grep -Eq '^ rank 3 +623\.26[0-9] ' "$t_tmp/screen.txt"
+check "... its per-rank numbers in the detail pane (rank 3 computing 627.12x ms)" grep -Eq '^ rank 3 +627\.12[0-9] ' "$t_tmp/screen.txt"
 t_done

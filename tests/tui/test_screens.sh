@@ -33,9 +33,9 @@ check "at 120 columns search and bubbles too" sh -c "tail -1 '$t_tmp/screen.txt'
 view "$P" 130x40
 check "at 130 columns the number of ranks too" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^! findings  .* q quit  (2 ranks) *\$'"
 view "$P" 80x24
-check "at 80 columns the five panels, help and quit fit (not the findings)" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^D imbalance  R slow rank  B worst bubble  V overview  P pipeline  ? help  q quit *\$'"
+check "at 80 columns the findings, the five panels (short names), help and quit fit" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^! findings  D imbalance  R slow  B idle  V overview  P pipeline  ? help  q quit *\$'"
 view "$P" 50x20
-check "at 50 columns: the first panels, help and quit" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^D imbalance  R slow rank  ? help  q quit *\$'"
+check "at 50 columns: the first panels, help and quit" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^D imbalance  R slow  B idle  ? help  q quit *\$'"
 
 # ---- zoom and pan -------------------------------------------------------------------------------
 view "$P" 100x30 ":goto 30ms" + + + + + + + "<gt>" "<gt>" a

@@ -138,21 +138,39 @@ test_pair(const char *dir)
 	CHECK(vd && strncmp(vd, "ref_logprob +", 13) == 0, "verdict names the slowed stage: %s",
 	      vd ? vd : "(null)");
 	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "changes"), *c;
-	const cJSON *top_stage = NULL, *top_op = NULL;
-	int64_t prev = INT64_MAX;
-	int sorted = 1;
+	const cJSON *top_stage = NULL, *top_op = NULL, *head = NULL;
+	/* ranked per step: an operator's whole-capture total over each run's steps (2 each);
+	 * each quantity's all-ranks row, then its ranks', largest first */
+	int64_t prev = INT64_MAX, prev_rank = INT64_MAX;
+	int sorted = 1, folded = 1, per_step = 1, nop = 0;
+	CHECK(num(j, "a_steps") == 2 && num(j, "b_steps") == 2, "two steps in each run");
 	cJSON_ArrayForEach(c, ch)
 	{
-		int64_t d = llabs(num(c, "delta_ns"));
-		sorted &= d <= prev;
-		prev = d;
+		int op = strcmp(str(c, "kind"), "operator") == 0;
+		int64_t d =
+		    op ? llabs(num(c, "b_ns") / 2 - num(c, "a_ns") / 2) : llabs(num(c, "delta_ns"));
+		per_step &= llabs(num(c, "step_delta_ns")) == d;
+		nop += op;
+		if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "rank"))) {
+			sorted &= d <= prev;
+			prev = d;
+			prev_rank = INT64_MAX;
+			head = c;
+		} else {
+			folded &= head != NULL && strcmp(str(c, "kind"), str(head, "kind")) == 0 &&
+			          strcmp(str(c, "name"), str(head, "name")) == 0 &&
+			          num(c, "step") == num(head, "step") && d <= prev_rank;
+			prev_rank = d;
+		}
 		if (!top_stage && strcmp(str(c, "kind"), "stage") == 0)
 			top_stage = c;
-		if (!top_op && strcmp(str(c, "kind"), "operator") == 0 &&
-		    strncmp(str(c, "name"), "type ", 5) == 0)
+		if (!top_op && op && strncmp(str(c, "name"), "type ", 5) == 0)
 			top_op = c;
 	}
-	CHECK(sorted, "changes are sorted by |delta_ns|, largest first");
+	CHECK(sorted && nop > 0,
+	      "quantities are ranked by their change per step over all ranks, largest first");
+	CHECK(folded, "each quantity's per-rank rows follow its all-ranks row, largest first");
+	CHECK(per_step, "step_delta_ns is delta_ns, or for an operator total its change per step");
 	CHECK_STR(top_stage ? str(top_stage, "name") : NULL, "ref_logprob", "the top stage change");
 	/* the op type whose total grew most over the ranks, by the truth */
 	const char *want_op = NULL;
