@@ -13,22 +13,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void slice_kind(sql_cur *, sqlite3_context *);
+static void slice_step(sql_cur *, sqlite3_context *);
+static void slice_stage(sql_cur *, sqlite3_context *);
+
+/* row[0]: the slice, row[1]: its track, pool: the rank's, idx: the slice's index */
+#define SL(how, f) how(0, tl_slice, f)
+#define TR(how, f) how(1, tl_track, f)
 const sql_col sql_slice_cols[SQL_SLICE_NCOLS] = {
-    {"rank", "INTEGER", "the rank number"},
-    {"lane", "TEXT", "the lane's label: \"Stream 3\", a group name, an MSTX domain, a thread"},
+    {"rank", "INTEGER", "the rank number", .get = SQL_RANK},
+    {"lane", "TEXT", "the lane's label: \"Stream 3\", a group name, an MSTX domain, a thread",
+     TR(SQL_POOL_OF, label)},
     {"kind", "TEXT",
      "compute, comm (communication ops), comm.task (their sub-tasks), memcpy, mstx, "
-     "mstx.device, step, other, host"},
-    {"name", "TEXT", "the slice's name"},
-    {"start_ns", "INTEGER", "start, ns on the profile's clock"},
-    {"end_ns", "INTEGER", "end, ns"},
-    {"dur_ns", "INTEGER", "end_ns - start_ns"},
-    {"depth", "INTEGER", "nesting level of the lane, 0 outermost"},
+     "mstx.device, step, other, host",
+     .fn = slice_kind},
+    {"name", "TEXT", "the slice's name", SL(SQL_POOL_OF, name)},
+    {"start_ns", "INTEGER", "start, ns on the profile's clock", SL(SQL_I64_OF, start)},
+    {"end_ns", "INTEGER", "end, ns", SL(SQL_I64_OF, end)},
+    {"dur_ns", "INTEGER", "end_ns - start_ns", SQL_DIFF_OF(0, tl_slice, end, start)},
+    {"depth", "INTEGER", "nesting level of the lane, 0 outermost", TR(SQL_U16_OF, depth)},
     {"step", "INTEGER",
      "the step (ProfilerStep id) the loader gave the slice by its launch, else the step whose "
-     "range holds its start; NULL for none"},
+     "range holds its start; NULL for none",
+     .fn = slice_step},
     {"stage", "TEXT",
-     "the RL stage whose host range holds the slice's start (the innermost), NULL for none"},
+     "the RL stage whose host range holds the slice's start (the innermost), NULL for none",
+     .fn = slice_stage},
 };
 
 /* A rank's stages over time: from t on (to the next entry's t), the stage tlq_stage_at names. */
@@ -193,52 +204,43 @@ sql_slices_next(sql_cur *c)
 	settle(c);
 }
 
-void
-sql_slices_column(sql_cur *c, sqlite3_context *ctx, int col)
+int
+sql_slices_locate(sql_cur *c)
 {
 	const tl_rank *r = tlq_trace(c->x->q)->ranks[c->ri];
 	const tl_track *t = r->tracks[c->ti];
-	const tl_slice *s = &t->v[c->lo];
-	switch (col) {
-	case 0:
-		sqlite3_result_int(ctx, r->rank);
-		break;
-	case 1:
-		sqlite3_result_text(ctx, strpool_get(r->pool, t->label), -1, SQLITE_STATIC);
-		break;
-	case 2:
-		sqlite3_result_text(ctx, lane_kind_name(t->kind), -1, SQLITE_STATIC);
-		break;
-	case 3:
-		sqlite3_result_text(ctx, strpool_get(r->pool, s->name), -1, SQLITE_STATIC);
-		break;
-	case 4:
-		sqlite3_result_int64(ctx, s->start);
-		break;
-	case 5:
-		sqlite3_result_int64(ctx, s->end);
-		break;
-	case 6:
-		sqlite3_result_int64(ctx, s->end - s->start);
-		break;
-	case 7:
-		sqlite3_result_int(ctx, t->depth);
-		break;
-	case 8: {
-		int64_t id;
-		if (t->step != NULL) {
-			if (t->step[c->lo] != TL_NO_STEP && t->step[c->lo] < r->nsteps)
-				sqlite3_result_int64(ctx, r->steps[t->step[c->lo]].id);
-		} else if (tlq_step_at(r, s->start, &id) == 0) {
-			sqlite3_result_int64(ctx, id);
-		}
-		break;
+	c->row[0] = &t->v[c->lo];
+	c->row[1] = t;
+	c->pool = r->pool;
+	c->idx = c->lo;
+	return 1;
+}
+
+static void
+slice_kind(sql_cur *c, sqlite3_context *ctx)
+{
+	sqlite3_result_text(ctx, lane_kind_name(((const tl_track *)c->row[1])->kind), -1,
+	                    SQLITE_STATIC);
+}
+
+static void
+slice_step(sql_cur *c, sqlite3_context *ctx)
+{
+	const tl_rank *r = tlq_trace(c->x->q)->ranks[c->ri];
+	const tl_track *t = c->row[1];
+	int64_t id;
+	if (t->step != NULL) {
+		if (t->step[c->idx] != TL_NO_STEP && t->step[c->idx] < r->nsteps)
+			sqlite3_result_int64(ctx, r->steps[t->step[c->idx]].id);
+	} else if (tlq_step_at(r, ((const tl_slice *)c->row[0])->start, &id) == 0) {
+		sqlite3_result_int64(ctx, id);
 	}
-	case 9: {
-		const char *st = stage_of(c->x, c->ri, s->start);
-		if (st != NULL)
-			sqlite3_result_text(ctx, st, -1, SQLITE_STATIC);
-		break;
-	}
-	}
+}
+
+static void
+slice_stage(sql_cur *c, sqlite3_context *ctx)
+{
+	const char *st = stage_of(c->x, c->ri, ((const tl_slice *)c->row[0])->start);
+	if (st != NULL)
+		sqlite3_result_text(ctx, st, -1, SQLITE_STATIC);
 }

@@ -168,6 +168,7 @@ vt_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sq
 	c->start_hi = INT64_MAX;
 	c->eof = 0;
 	c->rowid = 0;
+	c->located = 0;
 	c->k = c->n = c->ti = c->lo = c->hi = c->g = 0;
 	int empty = 0;
 	for (int i = 0; i < argc && idxStr != NULL && idxStr[i]; i++) {
@@ -254,6 +255,7 @@ vt_next(sqlite3_vtab_cursor *cur)
 {
 	sql_cur *c = (sql_cur *)cur;
 	c->rowid++;
+	c->located = 0;
 	if (c->t->next != NULL) {
 		c->t->next(c);
 	} else {
@@ -269,11 +271,90 @@ vt_eof(sqlite3_vtab_cursor *cur)
 	return ((sql_cur *)cur)->eof;
 }
 
+/* Column col of the cursor's row, by the table's column list (sql_int.h's sql_get). */
 static int
 vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	sql_cur *c = (sql_cur *)cur;
-	c->t->column(c, ctx, col);
+	if (!c->located) {
+		c->located = 1;
+		if (!c->t->locate(c))
+			c->row[0] = c->row[1] = NULL;
+	}
+	if (col < 0 || col >= c->t->ncols)
+		return SQLITE_OK;
+	const sql_col *k = &c->t->cols[col];
+	const char *p = c->row[k->src];
+	if (k->get == SQL_FN) {
+		if (c->row[0] != NULL)
+			k->fn(c, ctx);
+		return SQLITE_OK;
+	}
+	if (p == NULL && k->get != SQL_RANK)
+		return SQLITE_OK; /* NULL */
+	int64_t v = 0;
+	const char *str = NULL;
+	switch ((sql_get)k->get) {
+	case SQL_FN:
+		return SQLITE_OK;
+	case SQL_RANK:
+		if (c->row[0] == NULL)
+			return SQLITE_OK;
+		v = tlq_trace(c->x->q)->ranks[c->ri]->rank;
+		break;
+	case SQL_INT:
+		v = *(const int *)(p + k->off);
+		break;
+	case SQL_I64:
+		v = *(const int64_t *)(p + k->off);
+		break;
+	case SQL_U64:
+		v = (int64_t) * (const uint64_t *)(p + k->off);
+		break;
+	case SQL_SIZE:
+		v = (int64_t) * (const size_t *)(p + k->off);
+		break;
+	case SQL_U16:
+		v = *(const uint16_t *)(p + k->off);
+		break;
+	case SQL_I64_AT:
+		v = (*(int64_t *const *)(p + k->off))[c->idx];
+		break;
+	case SQL_DIFF:
+		v = *(const int64_t *)(p + k->off) - *(const int64_t *)(p + k->off2);
+		break;
+	case SQL_SUM:
+		v = *(const int64_t *)(p + k->off) + *(const int64_t *)(p + k->off2);
+		break;
+	case SQL_F64:
+		sqlite3_result_double(ctx, *(const double *)(p + k->off));
+		return SQLITE_OK;
+	case SQL_STR:
+		str = *(const char *const *)(p + k->off);
+		break;
+	case SQL_CHARS:
+		str = p + k->off;
+		break;
+	case SQL_POOL:
+		str = strpool_get(c->pool, *(const uint32_t *)(p + k->off));
+		break;
+	case SQL_STAGE:
+		str = tlq_stage_name(c->x->q, *(const int *)(p + k->off));
+		break;
+	}
+	switch ((sql_get)k->get) {
+	case SQL_STR:
+	case SQL_CHARS:
+	case SQL_POOL:
+	case SQL_STAGE:
+		if (str != NULL && !(k->flags & SQL_NULL_EMPTY && str[0] == '\0'))
+			sqlite3_result_text(ctx, str, -1, SQLITE_STATIC);
+		break;
+	default:
+		if (!(k->flags & SQL_NULL_NEG && v < 0))
+			sqlite3_result_int64(ctx, v);
+		break;
+	}
 	return SQLITE_OK;
 }
 
