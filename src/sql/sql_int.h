@@ -82,6 +82,9 @@ typedef struct sql_ctx {
 	tl_ops_result ops;
 	size_t **ops_g0; /* per rank index: each group's first task's row number, then the total */
 	int have_counters;
+	int have_findings;
+	struct tl_finding *find; /* tl triage's findings, ranked */
+	size_t nfind;
 	size_t *comm0, *link0, *stage0, *bubble0; /* per rank index: its first row, then the end */
 	const tl_stage_row *stages;
 	const tl_rl_bubble *bubbles;

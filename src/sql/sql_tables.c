@@ -4,6 +4,7 @@
  * Column 0 of every table is the rank number, which the virtual-table module pushes down. */
 #include "config.h"
 #include "load/load.h"
+#include "query/findings.h"
 #include "query/memory.h"
 #include "sql/sql_int.h"
 #include "util/xalloc.h"
@@ -486,6 +487,94 @@ counters_locate(sql_cur *c)
 	return 1;
 }
 
+/* ---- findings: tl triage's, with its default thresholds ------------------------------------- */
+
+static void
+findings_prepare(sql_ctx *x)
+{
+	if (!x->have_findings) {
+		x->nfind = tlq_findings(x->q, NULL, &x->find);
+		x->have_findings = 1;
+	}
+}
+
+static size_t
+findings_count(sql_ctx *x, size_t ri)
+{
+	(void)ri;
+	return x->nfind;
+}
+
+static void
+finding_number(sql_cur *c, sqlite3_context *ctx)
+{
+	sqlite3_result_int64(ctx, (sqlite3_int64)c->k + 1);
+}
+
+static void
+finding_kind(sql_cur *c, sqlite3_context *ctx)
+{
+	const tl_finding *f = c->row[0];
+	if (f->kind >= 0 && f->kind < TL_FIND__COUNT)
+		sqlite3_result_text(ctx, tlq_find_rules()[f->kind].kind, -1, SQLITE_STATIC);
+}
+
+/* a link's ranks: the slow_link findings' only (tl triage --json's rule) */
+static void
+finding_src(sql_cur *c, sqlite3_context *ctx)
+{
+	const tl_finding *f = c->row[0];
+	if (f->kind == TL_FIND_SLOW_LINK)
+		sqlite3_result_int(ctx, f->src_rank);
+}
+
+static void
+finding_dst(sql_cur *c, sqlite3_context *ctx)
+{
+	const tl_finding *f = c->row[0];
+	if (f->kind == TL_FIND_SLOW_LINK)
+		sqlite3_result_int(ctx, f->dst_rank);
+}
+
+#define FI(how, f) how(0, tl_finding, f)
+static const sql_col findings_cols[] = {
+    {"finding", "INTEGER", "its number in tl triage's list (tl view PATH --finding N)",
+     .fn = finding_number},
+    {"kind", "TEXT",
+     "the rule: stage_imbalance, stall, straggler, slow_link, ... (man tl: FINDINGS)",
+     .fn = finding_kind},
+    {"rank", "INTEGER", "the rank it names, NULL when several or none", FI(SQL_INT_OF, rank),
+     .flags = SQL_NULL_NEG},
+    {"ranks", "TEXT", "several ranks: \"0-2,5\"; NULL otherwise", FI(SQL_CHARS_OF, ranks),
+     .flags = SQL_NULL_EMPTY},
+    {"step", "INTEGER", "the step (ProfilerStep id), NULL for all steps", FI(SQL_I64_OF, step),
+     .flags = SQL_NULL_NEG},
+    {"steps", "INTEGER", "how many steps it covers", FI(SQL_INT_OF, nsteps)},
+    {"stage", "TEXT", "the RL stage, NULL for none", FI(SQL_STAGE_OF, stage)},
+    {"start_ns", "INTEGER", "the place to look: its start", FI(SQL_I64_OF, start_ns)},
+    {"end_ns", "INTEGER", "its end", FI(SQL_I64_OF, end_ns)},
+    {"recoverable_ns", "INTEGER", "the time fixing it would give back",
+     FI(SQL_I64_OF, recoverable_ns)},
+    {"share", "REAL", "recoverable_ns / the step time of the ranks it concerns",
+     FI(SQL_F64_OF, share)},
+    {"src_rank", "INTEGER", "slow_link: the link's source rank, else NULL", .fn = finding_src},
+    {"dst_rank", "INTEGER", "slow_link: its destination rank, else NULL", .fn = finding_dst},
+    {"pp_stage", "INTEGER", "pipeline_bubble: the pipeline stage, else NULL",
+     FI(SQL_INT_OF, pp_stage), .flags = SQL_NULL_NEG},
+    {"transport", "TEXT", "a link's or small packets' transport, else NULL",
+     FI(SQL_STR_OF, transport)},
+    {"op", "TEXT", "aicpu_op: the operator type, else NULL", FI(SQL_CHARS_OF, op),
+     .flags = SQL_NULL_EMPTY},
+    {"evidence", "TEXT", "one sentence with the numbers", FI(SQL_CHARS_OF, evidence)},
+};
+
+static int
+findings_locate(sql_cur *c)
+{
+	c->row[0] = &c->x->find[c->k];
+	return 1;
+}
+
 /* ---- the list ----------------------------------------------------------------------------------
  */
 
@@ -512,6 +601,9 @@ const sql_table sql_tables[] = {
     {"counters", "every sample of the memory and frequency counters", COLS(counters_cols),
      .need = TL_TABLE_COUNTERS, .prepare = counters_prepare, .count = counters_count,
      .locate = counters_locate},
+    {"findings", "what is wrong, ranked by the time each costs: tl triage --json's findings",
+     COLS(findings_cols), .need = TL_TABLE_ALL, .whole = 1, .prepare = findings_prepare,
+     .count = findings_count, .locate = findings_locate},
 };
 const size_t sql_ntables = sizeof sql_tables / sizeof *sql_tables;
 
@@ -542,6 +634,7 @@ sql_ctx_free(sql_ctx *x)
 		free(x->ops_g0);
 		tlq_ops_free(&x->ops);
 	}
+	free(x->find);
 	free(x->comm0);
 	free(x->link0);
 	free(x->stage0);

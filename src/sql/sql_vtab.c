@@ -84,7 +84,7 @@ vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 		    upper =
 		        c->op == SQLITE_INDEX_CONSTRAINT_LE || c->op == SQLITE_INDEX_CONSTRAINT_LT,
 		    eq = c->op == SQLITE_INDEX_CONSTRAINT_EQ;
-		if (col == 0 && eq)
+		if (col == 0 && eq && !t->whole)
 			role = 'r';
 		else if (t->time_window && col == 2 && eq) /* the slices' kind */
 			role = 'k';
@@ -241,6 +241,10 @@ vt_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sq
 		}
 		c->ri = lo;
 		c->ri_end = lo < tr->nranks && tr->ranks[lo]->rank == c->rank ? lo + 1 : lo;
+	}
+	if (c->t->whole) { /* one walk, whatever the ranks */
+		c->ri = 0;
+		c->ri_end = 1;
 	}
 	c->t->prepare(c->x);
 	if (c->t->first != NULL)

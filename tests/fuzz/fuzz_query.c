@@ -92,9 +92,9 @@ FUZZ_ENTRY(query)
 		run(sql, q, null);
 		if (nul ==
 		    NULL) { /* every table's cursor, with and without the pushed-down bounds */
-			static const char *const tables[] = {"slices",   "steps",   "stages",
-			                                     "comm_ops", "links",   "ops",
-			                                     "bubbles",  "counters"};
+			static const char *const tables[] = {"slices",   "steps",    "stages",
+			                                     "comm_ops", "links",    "ops",
+			                                     "bubbles",  "counters", "findings"};
 			for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
 				char *q1 = xasprintf("SELECT * FROM %s WHERE rank = 0", tables[i]);
 				char *q2 =

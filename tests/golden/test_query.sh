@@ -336,7 +336,7 @@ check "--rank 0 reads rank 0 only: no word of the damaged rank, the same slices 
 
 # .tables and .schema
 n=$("$TL_BIN" query "$P" .tables | grep -c '^[a-z_]* *(')
-check ".tables lists the eight tables ($n)" [ "$n" -eq 8 ]
+check ".tables lists the nine tables ($n)" [ "$n" -eq 9 ]
 check ".schema steps lists free_ns with its meaning" sh -c "'$TL_BIN' query '$P' '.schema steps' | grep -q '^  free_ns .*idle'"
 "$TL_BIN" query "$P" ".schema nosuch" >/dev/null 2>"$t_tmp/err"
 check ".schema of an unknown table: one line, exit 1" [ $? -eq 1 ] && [ "$(wc -l <"$t_tmp/err")" -eq 1 ]
