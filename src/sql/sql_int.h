@@ -82,6 +82,7 @@ typedef struct sql_ctx {
 	tl_ops_result ops;
 	size_t **ops_g0; /* per rank index: each group's first task's row number, then the total */
 	int have_counters;
+	unsigned long long rows_read; /* rows the tables handed to SQLite (TL_STATS) */
 	int have_findings;
 	struct tl_finding *find; /* tl triage's findings, ranked */
 	size_t nfind;
@@ -103,10 +104,15 @@ typedef struct sql_cur {
 	 * left out */
 	int has_rank, rank;
 	int64_t start_lo, start_hi, end_lo;
-	int kind;              /* slices: the lane kind asked for (tl_lane_kind), -1 for any */
-	size_t ri, ri_end;     /* the rank indexes still to walk */
-	size_t k, n;           /* the row of the rank and its rows (the generic walk) */
-	size_t ti, lo, hi;     /* slices: the track and its window */
+	int kind;     /* slices: the lane kind asked for (tl_lane_kind), -1 for any */
+	int has_step; /* a step id asked for (the table's step_col = step_id) */
+	int64_t step_id;
+	int step_found;           /* the cursor's rank has a step of that id, ... */
+	int64_t step_t0, step_t1; /* ... whose host ranges span [t0, t1] (sql_step_window) */
+	size_t step_ri;           /* the rank those are of, SIZE_MAX before the first */
+	size_t ri, ri_end;        /* the rank indexes still to walk */
+	size_t k, n;              /* the row of the rank and its rows (the generic walk) */
+	size_t ti, lo, hi;        /* slices: the track and its window */
 	const tl_track *track; /* slices: r->tracks[ti] (found again if the host lanes came in) */
 	size_t g;              /* ops: the group of row k */
 	/* the row the columns read (the table's locate): its structs, pool and element index */
@@ -125,6 +131,9 @@ typedef struct sql_table {
 	unsigned need;   /* TL_TABLE_* its rows read */
 	int time_window; /* start_ns and end_ns can be pushed down (columns 4 and 5) */
 	int whole;       /* not by rank: one walk over every row (column 0 is not the rank) */
+	int step_col;    /* the column `step = N` is pushed down on, 0 for none */
+	/* the generic walk: a row that cannot match the pushed-down step (NULL: every row may) */
+	int (*step_may)(sql_cur *);
 	/* computes what the rows need (once per run) */
 	void (*prepare)(sql_ctx *);
 	/* the generic walk: rank index ri has count(x, ri) rows */
@@ -141,6 +150,11 @@ extern const sql_table sql_tables[];
 extern const size_t sql_ntables;
 const sql_table *sql_table_find(const char *name);
 void sql_ctx_free(sql_ctx *);
+
+/* The cursor's pushed-down step on its rank c->ri: sets step_found, step_t0 and step_t1 (once
+ * per rank). A row whose step is the step of the host range holding a time t can match only when
+ * step_found and t is in [t0, t1]. */
+void sql_step_window(sql_cur *);
 
 /* The slices table (sql_slices.c). */
 #define SQL_SLICE_NCOLS 10

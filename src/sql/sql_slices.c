@@ -1,9 +1,9 @@
 /* The slices table: every slice of every lane the loaders made, straight from the model's
  * tracks (nothing is copied: a query over 100 M slices walks them in place). The derived lanes
  * (the overlap lanes, the stage lane) are left out: a warm open has them and a cold one not, and
- * their numbers are the steps and stages tables'. Pushed down: the rank, and a window of time
- * (each track's slices are sorted by start and do not overlap, so their ends are sorted too and
- * both bounds are binary searches). */
+ * their numbers are the steps and stages tables'. Pushed down: the rank, the kind, a step, and a
+ * window of time (each track's slices are sorted by start and do not overlap, so their ends are
+ * sorted too and both bounds are binary searches). */
 #include "config.h"
 #include "query/host.h"
 #include "query/memory.h"
@@ -136,6 +136,39 @@ track_listed(const tl_track *t)
 	return t->kind != TL_LANE_OVERLAP && t->kind != TL_LANE_STAGE;
 }
 
+/* Narrows [*lo, *hi) of track t to the slices whose step may be the one asked for (the step
+ * column's rule): on a lane whose loader tagged each slice with its launch's step, from the first
+ * to the last slice so tagged (the tags are read, a launch may run in a later step); on the
+ * others the slices starting inside the step's host ranges. */
+static void
+step_window(sql_cur *c, const tl_track *t, size_t *lo, size_t *hi)
+{
+	const tl_rank *r = tlq_trace(c->x->q)->ranks[c->ri];
+	sql_step_window(c);
+	if (!c->step_found) {
+		*hi = *lo;
+		return;
+	}
+	if (t->step != NULL) {
+		size_t a = *lo, b = *hi;
+#define TAGGED(k) (t->step[k] < r->nsteps && r->steps[t->step[k]].id == c->step_id)
+		while (a < b && !TAGGED(a))
+			a++;
+		while (b > a && !TAGGED(b - 1))
+			b--;
+#undef TAGGED
+		*lo = a;
+		*hi = b;
+		return;
+	}
+	size_t a = track_first_starting_at(t, c->step_t0);
+	size_t b = c->step_t1 < INT64_MAX ? track_first_starting_at(t, c->step_t1 + 1) : t->n;
+	if (a > *lo)
+		*lo = a;
+	if (b < *hi)
+		*hi = b;
+}
+
 /* Sets the window of track c->ti of rank c->ri; returns 0 when it is empty. */
 static int
 track_window(sql_cur *c)
@@ -154,6 +187,8 @@ track_window(sql_cur *c)
 	}
 	if (c->start_hi != INT64_MAX)
 		hi = track_first_starting_at(t, c->start_hi + 1);
+	if (c->has_step && lo < hi)
+		step_window(c, t, &lo, &hi);
 	c->lo = lo;
 	c->hi = hi;
 	return lo < hi;
@@ -165,6 +200,14 @@ settle(sql_cur *c)
 {
 	const tl_trace *tr = tlq_trace(c->x->q);
 	while (c->ri < c->ri_end) {
+		/* a rank without the step asked for has none of its slices */
+		if (c->has_step && c->ti == 0) {
+			sql_step_window(c);
+			if (!c->step_found) {
+				c->ri++;
+				continue;
+			}
+		}
 		/* the host lanes of DB profiles are read on demand: a rank's when a scan that may
 		 * want them (not `kind = 'compute'`) comes to it */
 		if (c->ti == 0 && (c->kind < 0 || c->kind == TL_LANE_HOST))

@@ -399,6 +399,17 @@ static const sql_col ops_cols[] = {
     {"shapes", "TEXT", "its input shapes, '' when the profile has none", OG(SQL_POOL_OF, shapes)},
 };
 
+static int ops_locate(sql_cur *);
+
+/* the pushed-down step: a task's is the step whose host range holds its start */
+static int
+ops_step_may(sql_cur *c)
+{
+	ops_locate(c);
+	int64_t t = ((const tl_op_group *)c->row[0])->start[c->idx];
+	return t >= c->step_t0 && t <= c->step_t1;
+}
+
 /* row[0]: the task's group, idx: the task in it */
 static int
 ops_locate(sql_cur *c)
@@ -581,7 +592,7 @@ findings_locate(sql_cur *c)
 #define COLS(v) .cols = v, .ncols = (int)(sizeof v / sizeof *v)
 const sql_table sql_tables[] = {
     {"slices", "every slice of every lane (the overlap and stage lanes left out)",
-     .cols = sql_slice_cols, .ncols = SQL_SLICE_NCOLS, .time_window = 1,
+     .cols = sql_slice_cols, .ncols = SQL_SLICE_NCOLS, .time_window = 1, .step_col = 8,
      .prepare = sql_slices_prepare, .first = sql_slices_first, .next = sql_slices_next,
      .locate = sql_slices_locate},
     {"steps", "the overlap breakdown per rank and step: tl summary's numbers", COLS(steps_cols),
@@ -594,7 +605,8 @@ const sql_table sql_tables[] = {
      COLS(link_cols), .need = TL_TABLE_COMM, .prepare = comm_prepare, .count = link_count,
      .locate = link_locate},
     {"ops", "every compute task with its operator", COLS(ops_cols), .need = TL_TABLE_OPS,
-     .prepare = ops_prepare, .count = ops_count, .locate = ops_locate},
+     .step_col = 1, .step_may = ops_step_may, .prepare = ops_prepare, .count = ops_count,
+     .locate = ops_locate},
     {"bubbles", "the largest idle gaps of each rank, attributed (tl summary's, 10 per rank)",
      COLS(bubbles_cols), .prepare = bubbles_prepare, .count = bubbles_count,
      .locate = bubbles_locate},

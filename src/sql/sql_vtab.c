@@ -1,7 +1,8 @@
 /* The virtual-table module: one eponymous, read-only table per entry of sql_tables (no
  * xCreate, so CREATE VIRTUAL TABLE cannot name it; no xUpdate, so it cannot be written). A scan
- * walks the ranks in the trace's order; xBestIndex hands `rank = N` and, on the slices, bounds
- * on start_ns and end_ns to xFilter, which then walks one rank and a window of each lane. The
+ * walks the ranks in the trace's order; xBestIndex hands `rank = N`, `step = N` (slices, ops)
+ * and, on the slices, bounds on start_ns and end_ns to xFilter, which then walks one rank and a
+ * window of each lane. The
  * constraints are never marked omitted: SQLite checks every row again, so a bound only narrows
  * the walk and cannot change an answer. */
 #include "config.h"
@@ -72,7 +73,7 @@ vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 	char roles[64];
 	int n = 0;
 	double cost = 1e6, rows = 1e6;
-	int have_rank = 0, have_time = 0;
+	int have_rank = 0, have_time = 0, have_step = 0;
 	for (int i = 0; i < ix->nConstraint && n < (int)sizeof roles - 1; i++) {
 		const struct sqlite3_index_constraint *c = &ix->aConstraint[i];
 		if (!c->usable)
@@ -88,6 +89,8 @@ vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 			role = 'r';
 		else if (t->time_window && col == 2 && eq) /* the slices' kind */
 			role = 'k';
+		else if (t->step_col > 0 && col == t->step_col && eq)
+			role = 's';
 		else if (t->time_window && col == 4)
 			role = lower ? 'a' : upper ? 'b' : eq ? 'A' : 0;
 		else if (t->time_window && col == 5)
@@ -96,6 +99,8 @@ vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 			continue;
 		if (role == 'r')
 			have_rank = 1;
+		else if (role == 's')
+			have_step = 1;
 		else
 			have_time = 1;
 		ix->aConstraintUsage[i].argvIndex = ++n;
@@ -107,6 +112,10 @@ vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 		rows /= 8;
 	}
 	if (have_time) {
+		cost /= 4;
+		rows /= 4;
+	}
+	if (have_step) {
 		cost /= 4;
 		rows /= 4;
 	}
@@ -142,12 +151,39 @@ vt_close(sqlite3_vtab_cursor *c)
 	return SQLITE_OK;
 }
 
-/* The generic walk: from rank c->ri on, the first rank with a row. */
+void
+sql_step_window(sql_cur *c)
+{
+	if (c->step_ri == c->ri)
+		return;
+	c->step_ri = c->ri;
+	c->step_found = 0;
+	const tl_rank *r = tlq_trace(c->x->q)->ranks[c->ri];
+	for (size_t j = 0; j < r->nsteps; j++) { /* ids may repeat: every range of the id */
+		if (r->steps[j].id != c->step_id)
+			continue;
+		if (!c->step_found || r->steps[j].start < c->step_t0)
+			c->step_t0 = r->steps[j].start;
+		if (!c->step_found || r->steps[j].end > c->step_t1)
+			c->step_t1 = r->steps[j].end;
+		c->step_found = 1;
+	}
+}
+
+/* The generic walk: from row k of rank c->ri on, the first row (that may match the step asked
+ * for). */
 static void
 generic_settle(sql_cur *c)
 {
 	while (c->ri < c->ri_end) {
 		c->n = c->t->count(c->x, c->ri);
+		if (c->has_step && c->t->step_may != NULL) {
+			sql_step_window(c);
+			if (!c->step_found)
+				c->k = c->n; /* no such step on this rank */
+			while (c->k < c->n && !c->t->step_may(c))
+				c->k++;
+		}
 		if (c->k < c->n)
 			return;
 		c->ri++;
@@ -162,7 +198,8 @@ vt_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sq
 {
 	(void)idxNum;
 	sql_cur *c = (sql_cur *)cur;
-	c->has_rank = 0;
+	c->has_rank = c->has_step = 0;
+	c->step_ri = SIZE_MAX;
 	c->kind = -1;
 	c->start_lo = c->end_lo = INT64_MIN;
 	c->start_hi = INT64_MAX;
@@ -191,6 +228,12 @@ vt_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sq
 			continue;
 		sqlite3_int64 v = sqlite3_value_int64(argv[i]);
 		switch (idxStr[i]) {
+		case 's': /* step = v */
+			if (c->has_step && c->step_id != v)
+				empty = 1;
+			c->has_step = 1;
+			c->step_id = v;
+			break;
 		case 'r':
 			if (v < INT_MIN || v > INT_MAX)
 				empty = 1;
@@ -251,6 +294,7 @@ vt_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sq
 		c->t->first(c);
 	else
 		generic_settle(c);
+	c->x->rows_read += !c->eof;
 	return SQLITE_OK;
 }
 
@@ -266,6 +310,7 @@ vt_next(sqlite3_vtab_cursor *cur)
 		c->k++;
 		generic_settle(c);
 	}
+	c->x->rows_read += !c->eof;
 	return SQLITE_OK;
 }
 

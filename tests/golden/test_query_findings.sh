@@ -47,8 +47,8 @@ compare() {
 	"$TL_BIN" query "$path" "SELECT * FROM findings" --json "$@" >"$t_tmp/query.json" 2>"$t_tmp/err"
 	rc=$?
 	n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$t_tmp/query.json" 2>/dev/null)
-	check "$what: SELECT * FROM findings = tl triage --json ($n findings)" \
-		[ $rc -eq 0 ] && [ ! -s "$t_tmp/err" ] && python3 "$t_tmp/same.py" "$t_tmp/triage.json" "$t_tmp/query.json"
+	check_all "$what: SELECT * FROM findings = tl triage --json ($n findings)" \
+		'[ $rc -eq 0 ] && [ ! -s "$t_tmp/err" ] && python3 "$t_tmp/same.py" "$t_tmp/triage.json" "$t_tmp/query.json"'
 }
 
 # the generator's problems: a straggler, a stall, a slow link, time between steps, frequency
@@ -76,12 +76,14 @@ t = {}
 for f in json.load(sys.stdin)["findings"]:
     t[f["kind"]] = t.get(f["kind"], 0) + f["recoverable_ns"]
 print(" ".join("%s:%d" % kv for kv in sorted(t.items())), end=" ")')
-check "GROUP BY kind sums = tl triage --json's, summed in Python" [ -n "$want" ] && [ "$got" = "$want" ]
+check_all "GROUP BY kind sums = tl triage --json's, summed in Python" \
+	'[ -n "$want" ] && [ "$got" = "$want" ]'
 # a rank = over a whole table is not pushed down: it filters the rows
 a=$("$TL_BIN" query "$P" "SELECT count(*) FROM findings WHERE rank = 3" --csv | sed -n 2p | tr -d '\r')
 "$TL_BIN" triage "$P" --json >"$t_tmp/triage.json"
 b=$(python3 -c 'import json,sys; print(sum(1 for f in json.load(open(sys.argv[1]))["findings"] if f["rank"] == 3))' "$t_tmp/triage.json")
-check "WHERE rank = 3 keeps the findings naming rank 3 ($a, want $b)" [ "$a" = "$b" ] && [ "$b" -gt 0 ]
+check_all "WHERE rank = 3 keeps the findings naming rank 3 ($a, want $b)" \
+	'[ "$a" = "$b" ] && [ "$b" -gt 0 ]'
 check ".schema findings lists recoverable_ns with its meaning" \
 	sh -c "'$TL_BIN' query '$P' '.schema findings' | grep -q '^  recoverable_ns .*time'"
 
