@@ -20,7 +20,7 @@ if [ ! -f "$FLAT.complete" ]; then
 	rm -f "$FLAT"
 	{
 		echo "CREATE TABLE tasks (rank INTEGER, start_ns INTEGER, dur_ns INTEGER, name INTEGER);"
-		for db in $(find "$PROFILE" -name 'ascend_pytorch_profiler_*.db' | sort); do
+		for db in $(find "$PROFILE/" -name 'ascend_pytorch_profiler_*.db' | sort); do
 			r=${db##*_}
 			r=${r%.db}
 			echo "ATTACH '$db' AS r; INSERT INTO tasks SELECT $r, t.startNs,"
@@ -28,7 +28,7 @@ if [ ! -f "$FLAT.complete" ]; then
 			echo "  USING (globalTaskId); DETACH r;"
 		done
 	} | sqlite3 "$FLAT"
-	touch "$FLAT.complete"
+	[ "$(sqlite3 "$FLAT" "SELECT count(*) FROM tasks")" -gt 0 ] && touch "$FLAT.complete"
 fi
 export XDG_CACHE_HOME="$OUT/query-xdg"
 "$TL_BIN" index "$PROFILE" >/dev/null # warm: the model cache holds every rank

@@ -24,7 +24,7 @@ find "$t_tmp/json" -name '*.db' -exec rm {} +
 cat >"$t_tmp/compare.py" <<'EOF'
 import json, sys
 kind, got = sys.argv[1], json.load(open(sys.argv[3]))
-summ = json.load(open(sys.argv[2])) if kind != "truth" else None
+summ = json.load(open(sys.argv[2])) if not kind.startswith("truth") else None
 want = []
 if kind == "steps":
     rename = {"communication_transmit_stage_ns": "transmit_ns",
@@ -46,6 +46,24 @@ elif kind == "truth":  # the generator's per-step numbers (one JSON object per l
         if "steps" in o:
             for s in o["steps"]:
                 want.append(dict(rank=o["rank"], **s))
+elif kind == "truth-stages":  # the generator's stage instances (fragments: a stage's line, then
+    # its numbers' line)
+    last = None
+    for line in open(sys.argv[2]):
+        line = line.strip().rstrip(",")
+        try:
+            o = json.loads(line + "}")
+        except ValueError:
+            continue
+        if "stage" in o:
+            last = {k: o[k] for k in ("rank", "stage", "step", "start_ns", "end_ns",
+                                      "duration_ns", "busy_ns")}
+            want.append(last)
+        elif last is not None and "decode_steps" in o:
+            last["decode_steps"] = o["decode_steps"]
+    key = lambda r: (r["rank"], r["start_ns"], r["stage"])
+    want.sort(key=key)
+    got.sort(key=key)
 elif kind == "stages":
     for s in summ["stages"]:
         want.append({k: s[k] for k in ("rank", "stage", "step", "start_ns", "end_ns",
@@ -95,6 +113,8 @@ for input in db json; do
 		>"$t_tmp/six.json"
 	check "$input: steps = the generator's truth" \
 		python3 "$t_tmp/compare.py" truth "$t_tmp/truth" "$t_tmp/six.json"
+	check "$input: stages = the generator's stage instances (times, busy, decode steps)" \
+		python3 "$t_tmp/compare.py" truth-stages "$t_tmp/truth" "$t_tmp/stages.json"
 done
 
 # against plain SQL over each rank's DB
@@ -117,6 +137,25 @@ for r in 0 1; do
 	want=$(sqlite3 -readonly "$db" "SELECT group_concat(id || ':' || startNs || ':' || endNs, ',') FROM (SELECT id, startNs, endNs FROM STEP_TIME ORDER BY startNs)")
 	got=$("$TL_BIN" query "$P" "SELECT group_concat(step || ':' || start_ns || ':' || end_ns, ',') FROM (SELECT * FROM steps WHERE rank = $r ORDER BY start_ns)" --csv | sed -n 2p | tr -d '\r"')
 	check_all "rank $r: steps' ranges = STEP_TIME's" \
+		'[ -n "$want" ] && [ "$got" = "$want" ]'
+done
+# links: per (source, destination) pair, the bytes and time of the op's transfer sub-tasks (the
+# Notify ones move nothing; a transfer without destination is the source's own), by plain SQL
+links_sql="SELECT group_concat(x, ',') FROM (SELECT srcRank || ':' || d || ':' || sum(size) || ':' ||
+	sum(e - s) AS x FROM (SELECT srcRank, CASE WHEN dstRank = 4294967295 THEN srcRank ELSE dstRank
+	END AS d, c.size, t.startNs AS s, t.endNs AS e FROM COMMUNICATION_TASK_INFO c JOIN STRING_IDS n
+	ON n.id = c.taskType JOIN TASK t USING (globalTaskId) WHERE n.value NOT LIKE 'Notify%')
+	GROUP BY srcRank, d ORDER BY srcRank, d)"
+links_tl() { # PATH RANK
+	"$TL_BIN" query "$1" --rank "$2" "SELECT group_concat(x, ',') FROM (SELECT src_rank || ':' ||
+		dst_rank || ':' || sum(bytes) || ':' || sum(time_ns) AS x FROM links WHERE rank = $2
+		GROUP BY src_rank, dst_rank ORDER BY src_rank, dst_rank)" --csv | sed -n 2p | tr -d '\r"'
+}
+for r in 0 1; do
+	db=$(ls "$P"/*-r${r}_*/ASCEND_PROFILER_OUTPUT/*.db)
+	want=$(sqlite3 -readonly "$db" "$links_sql")
+	got=$(links_tl "$P" $r)
+	check_all "rank $r: links' bytes and time per rank pair = the transfer tasks', plain SQL ($got)" \
 		'[ -n "$want" ] && [ "$got" = "$want" ]'
 done
 # the slices' step: a kernel's is the step its launch (CANN_API) ran in, by plain SQL; the
@@ -198,6 +237,12 @@ if [ -d "$SAMPLES/ascend-db" ]; then
 			check "$level rank $r: comm_ops = COMMUNICATION_OP ($got)" [ "$got" = "$want" ]
 		done
 	done
+	for r in 0 1; do
+		want=$(sqlite3 -readonly "$SAMPLES/ascend-db/level2/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_$r.db" "$links_sql")
+		got=$(links_tl "$SAMPLES/ascend-db/level2" $r)
+		check_all "level2 rank $r: links per rank pair = the transfer tasks', plain SQL" \
+			'[ -n "$want" ] && [ "$got" = "$want" ]'
+	done
 	# level2's analysis.db has torch_npu's own communication analysis (ms, to a fraction of a ns)
 	dir=$SAMPLES/ascend-db/level2/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT
 	sqlite3 -readonly -csv "$dir/analysis.db" "SELECT hccl_op_name, elapse_time * 1e6,
@@ -232,6 +277,50 @@ for pair in "allocated:MEMORY_RECORD:totalAllocated" "reserved:MEMORY_RECORD:tot
 	got=$("$TL_BIN" query "$t_tmp/mem" "SELECT count(*) || ',' || sum(value) FROM counters
 		WHERE rank = 1 AND name LIKE '% $what'" --csv | sed -n 2p | tr -d '\r"')
 	check "counters '% $what' = $tab.$col, every sample ($got)" [ "$got" = "$want" ]
+done
+# Kineto: the device events per kind and step, counted from the file by a script of its own
+# (a kernel's step holds its launch: the runtime call of the same correlation; NCCL's kernels are
+# the communication, memcpy and memset events the memory), on generated traces (2021's and
+# today's categories, launches before the capture) and the samples with device work
+cat >"$t_tmp/kineto_count.py" <<'EOF'
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+X = [e for e in ev if e.get("ph") == "X"]
+steps = [(int(e["name"].split("#")[1]), e["ts"], e["ts"] + e["dur"]) for e in X
+         if e.get("name", "").startswith("ProfilerStep#")]
+launch = {e["args"]["correlation"]: e["ts"] for e in X
+          if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
+          and "correlation" in e.get("args", {})}
+kinds = {"kernel": "compute", "Kernel": "compute", "gpu_memcpy": "memcpy",
+         "gpu_memset": "memcpy", "Memcpy": "memcpy", "Memset": "memcpy"}
+n = collections.Counter()
+for e in X:
+    k = kinds.get(e.get("cat"))
+    if k is None:
+        continue
+    if k == "compute" and "nccl" in e["name"].lower():
+        k = "comm"
+    t = launch.get(e.get("args", {}).get("correlation"))
+    s = [i for i, a, b in steps if t is not None and a <= t <= b]
+    n[(k, s[0] if s else None)] += 1
+rows = sorted(n.items(), key=lambda x: (x[0][0], -1 if x[0][1] is None else x[0][1]))
+for (k, s), c in rows:
+    print("%s,%s,%d" % (k, "" if s is None else s, c))
+EOF
+"$TLGEN" kineto "$t_tmp/k24.json" --comm --precapture 5 --after 4 >/dev/null 2>&1
+"$TLGEN" kineto "$t_tmp/k21.json" --version 2021 --comm >/dev/null 2>&1
+for k in "$t_tmp/k24.json" "$t_tmp/k21.json" "$SAMPLES/kineto/trace_filter__sampled_rank-0.json" \
+	"$SAMPLES/kineto/amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json"; do
+	if [ ! -f "$k" ]; then
+		skip "$k is absent"
+		continue
+	fi
+	want=$(python3 "$t_tmp/kineto_count.py" "$k")
+	got=$("$TL_BIN" query "$k" "SELECT kind, step, count(*) FROM slices WHERE kind IN ('compute',
+		'comm', 'memcpy') GROUP BY kind, step ORDER BY kind, step" --csv | sed 1d | tr -d '\r')
+	check_all "kineto $(basename "$k"): device events per kind and step = the file's, by launch ($(echo $got | tr ' ' ';'))" \
+		'[ -n "$want" ] && [ "$got" = "$want" ]'
 done
 # Kineto: the same numbers as tl summary --json
 K=$SAMPLES/kineto/trace_filter__sampled_rank-0.json
