@@ -106,6 +106,9 @@ FUZZ_ENTRY(query)
 				free(q1);
 				free(q2);
 			}
+			run("SELECT * FROM slices WHERE step = 1 UNION ALL SELECT rank, '', '', "
+			    "name, start_ns, 0, dur_ns, 0, step, '' FROM ops WHERE step = 1",
+			    q, null);
 			run("SELECT * FROM slices WHERE start_ns >= 0 AND end_ns <= "
 			    "9223372036854775807 "
 			    "AND start_ns = end_ns",
