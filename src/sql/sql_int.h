@@ -69,6 +69,14 @@ typedef struct sql_col {
 #define SQL_DIFF_OF(s, T, a, b) SQL_TWO(SQL_DIFF, s, T, a, b)
 #define SQL_SUM_OF(s, T, a, b) SQL_TWO(SQL_SUM, s, T, a, b)
 
+/* An array of rows sorted by rank index (a size_t field of each row): per rank index its first
+ * row, then the end (first == NULL until filled). */
+typedef struct sql_by_rank {
+	const char *rows;
+	size_t size; /* of a row */
+	size_t *first;
+} sql_by_rank;
+
 /* What a run has computed so far (every field filled on first use). */
 typedef struct sql_ctx {
 	const tl_query *q; /* NULL while the statement is only compiled */
@@ -86,9 +94,8 @@ typedef struct sql_ctx {
 	int have_findings;
 	struct tl_finding *find; /* tl triage's findings, ranked */
 	size_t nfind;
-	size_t *comm0, *link0, *stage0, *bubble0; /* per rank index: its first row, then the end */
-	const tl_stage_row *stages;
-	const tl_rl_bubble *bubbles;
+	size_t *comm0, *link0; /* per rank index: its first row, then the end */
+	sql_by_rank stages, bubbles;
 	/* per rank index: the innermost stage over time (sql_slices.c), NULL until asked for */
 	struct sql_stage_seg **seg;
 	size_t *nseg;

@@ -228,24 +228,50 @@ steps_locate(sql_cur *c)
 /* ---- stages, bubbles ------------------------------------------------------------------------ */
 
 static size_t
-stage_rank_of(const void *v, size_t i)
+by_rank_of(const void *v, size_t i)
 {
-	return ((const tl_stage_row *)v)[i].rank;
+	const sql_by_rank *b = v;
+	return *(const size_t *)(b->rows + i * b->size); /* the rank index, the row's first field */
 }
+
+/* b's rows: n of size bytes each, whose first field is the rank index, sorted by it */
+static void
+by_rank_fill(sql_ctx *x, sql_by_rank *b, const void *rows, size_t n, size_t size)
+{
+	b->rows = rows;
+	b->size = size;
+	b->first = rank_offsets(tlq_trace(x->q)->nranks, n, by_rank_of, b);
+}
+
+static size_t
+by_rank_count(const sql_by_rank *b, size_t ri)
+{
+	return b->first[ri + 1] - b->first[ri];
+}
+
+static const void *
+by_rank_row(const sql_cur *c, const sql_by_rank *b)
+{
+	return b->rows + (b->first[c->ri] + c->k) * b->size;
+}
+
+_Static_assert(offsetof(tl_stage_row, rank) == 0 && offsetof(tl_rl_bubble, rank) == 0,
+               "by_rank_of reads the rank index first");
 
 static void
 stages_prepare(sql_ctx *x)
 {
-	if (x->stage0 != NULL)
-		return;
-	size_t n = tlq_stages(x->q, &x->stages);
-	x->stage0 = rank_offsets(tlq_trace(x->q)->nranks, n, stage_rank_of, x->stages);
+	const tl_stage_row *v;
+	if (x->stages.first == NULL) {
+		size_t n = tlq_stages(x->q, &v);
+		by_rank_fill(x, &x->stages, v, n, sizeof *v);
+	}
 }
 
 static size_t
 stages_count(sql_ctx *x, size_t ri)
 {
-	return x->stage0[ri + 1] - x->stage0[ri];
+	return by_rank_count(&x->stages, ri);
 }
 
 #define ST(how, f) how(0, tl_stage_row, f)
@@ -279,29 +305,24 @@ static const sql_col stages_cols[] = {
 static int
 stages_locate(sql_cur *c)
 {
-	c->row[0] = &c->x->stages[c->x->stage0[c->ri] + c->k];
+	c->row[0] = by_rank_row(c, &c->x->stages);
 	return 1;
-}
-
-static size_t
-bubble_rank_of(const void *v, size_t i)
-{
-	return ((const tl_rl_bubble *)v)[i].rank;
 }
 
 static void
 bubbles_prepare(sql_ctx *x)
 {
-	if (x->bubble0 != NULL)
-		return;
-	size_t n = tlq_bubbles(x->q, &x->bubbles);
-	x->bubble0 = rank_offsets(tlq_trace(x->q)->nranks, n, bubble_rank_of, x->bubbles);
+	const tl_rl_bubble *v;
+	if (x->bubbles.first == NULL) {
+		size_t n = tlq_bubbles(x->q, &v);
+		by_rank_fill(x, &x->bubbles, v, n, sizeof *v);
+	}
 }
 
 static size_t
 bubbles_count(sql_ctx *x, size_t ri)
 {
-	return x->bubble0[ri + 1] - x->bubble0[ri];
+	return by_rank_count(&x->bubbles, ri);
 }
 
 static void
@@ -338,7 +359,7 @@ static const sql_col bubbles_cols[] = {
 static int
 bubbles_locate(sql_cur *c)
 {
-	c->row[0] = &c->x->bubbles[c->x->bubble0[c->ri] + c->k];
+	c->row[0] = by_rank_row(c, &c->x->bubbles);
 	return 1;
 }
 
@@ -649,8 +670,8 @@ sql_ctx_free(sql_ctx *x)
 	free(x->find);
 	free(x->comm0);
 	free(x->link0);
-	free(x->stage0);
-	free(x->bubble0);
+	free(x->stages.first);
+	free(x->bubbles.first);
 	sql_slices_free(x);
 	memset(x, 0, sizeof *x);
 }
