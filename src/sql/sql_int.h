@@ -160,7 +160,7 @@ void sql_ctx_free(sql_ctx *);
 
 /* The cursor's pushed-down step on its rank c->ri: sets step_found, step_t0 and step_t1 (once
  * per rank). A row whose step is the step of the host range holding a time t can match only when
- * step_found and t is in [t0, t1]. */
+ * step_found and t is in [t0, t1]. In sql_slices.c; the generic walk (ops) uses it too. */
 void sql_step_window(sql_cur *);
 
 /* The slices table (sql_slices.c). */

@@ -136,6 +136,25 @@ track_listed(const tl_track *t)
 	return t->kind != TL_LANE_OVERLAP && t->kind != TL_LANE_STAGE;
 }
 
+void
+sql_step_window(sql_cur *c)
+{
+	if (c->step_ri == c->ri)
+		return;
+	c->step_ri = c->ri;
+	c->step_found = 0;
+	const tl_rank *r = tlq_trace(c->x->q)->ranks[c->ri];
+	for (size_t j = 0; j < r->nsteps; j++) { /* ids may repeat: every range of the id */
+		if (r->steps[j].id != c->step_id)
+			continue;
+		if (!c->step_found || r->steps[j].start < c->step_t0)
+			c->step_t0 = r->steps[j].start;
+		if (!c->step_found || r->steps[j].end > c->step_t1)
+			c->step_t1 = r->steps[j].end;
+		c->step_found = 1;
+	}
+}
+
 /* Narrows [*lo, *hi) of track t to the slices whose step may be the one asked for (the step
  * column's rule): on a lane whose loader tagged each slice with its launch's step, from the first
  * to the last slice so tagged (the tags are read, a launch may run in a later step); on the

@@ -2,9 +2,8 @@
  * xCreate, so CREATE VIRTUAL TABLE cannot name it; no xUpdate, so it cannot be written). A scan
  * walks the ranks in the trace's order; xBestIndex hands `rank = N`, `step = N` (slices, ops)
  * and, on the slices, bounds on start_ns and end_ns to xFilter, which then walks one rank and a
- * window of each lane. The
- * constraints are never marked omitted: SQLite checks every row again, so a bound only narrows
- * the walk and cannot change an answer. */
+ * window of each lane. The constraints are never marked omitted: SQLite checks every row again,
+ * so a bound only narrows the walk and cannot change an answer. */
 #include "config.h"
 #include "sql/sql_int.h"
 #include "util/xalloc.h"
@@ -149,25 +148,6 @@ vt_close(sqlite3_vtab_cursor *c)
 {
 	sqlite3_free(c);
 	return SQLITE_OK;
-}
-
-void
-sql_step_window(sql_cur *c)
-{
-	if (c->step_ri == c->ri)
-		return;
-	c->step_ri = c->ri;
-	c->step_found = 0;
-	const tl_rank *r = tlq_trace(c->x->q)->ranks[c->ri];
-	for (size_t j = 0; j < r->nsteps; j++) { /* ids may repeat: every range of the id */
-		if (r->steps[j].id != c->step_id)
-			continue;
-		if (!c->step_found || r->steps[j].start < c->step_t0)
-			c->step_t0 = r->steps[j].start;
-		if (!c->step_found || r->steps[j].end > c->step_t1)
-			c->step_t1 = r->steps[j].end;
-		c->step_found = 1;
-	}
 }
 
 /* The generic walk: from row k of rank c->ri on, the first row (that may match the step asked
