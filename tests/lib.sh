@@ -12,6 +12,9 @@ not_ok() { t_n=$((t_n + 1)); t_failed=$((t_failed + 1)); echo "not ok $t_n - $*"
 skip() { t_n=$((t_n + 1)); echo "ok $t_n - # SKIP $*"; }
 # check "message" command...: passes when the command succeeds
 check() { msg=$1; shift; if "$@"; then ok "$msg"; else not_ok "$msg"; fi; }
+# check_all "message" 'condition': passes when the shell condition, of several commands, holds
+# (`check "message" [ a ] && [ b ]` would check [ a ] alone: the shell runs [ b ] after check)
+check_all() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 t_tmp=$(mktemp -d "${TMPDIR:-/tmp}/tl-test.XXXXXX")
 trap 'rm -rf "$t_tmp"' EXIT
 t_done() {

@@ -289,8 +289,11 @@ run_with_budget(tl_sql *s, const tl_query *q, int (*body)(sqlite3_stmt *, void *
 	s->over_budget = 0;
 	sqlite3_progress_handler(s->db, SQL_PROGRESS_OPS, on_progress, s);
 	sqlite3_int64 old_heap = sqlite3_hard_heap_limit64(SQL_HEAP_MAX);
+	s->x.rows_read = 0;
 	int rc = body(s->st, arg);
 	sqlite3_hard_heap_limit64(old_heap);
+	if (err_buf == NULL && getenv("TL_STATS") != NULL) /* tests and make bench */
+		fprintf(stderr, "stats: query_rows_read=%llu\n", s->x.rows_read);
 	sqlite3_progress_handler(s->db, 0, NULL, NULL);
 	if (rc < 0)
 		say_error(s, sqlite3_errmsg(s->db));

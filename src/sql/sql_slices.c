@@ -1,9 +1,9 @@
 /* The slices table: every slice of every lane the loaders made, straight from the model's
  * tracks (nothing is copied: a query over 100 M slices walks them in place). The derived lanes
  * (the overlap lanes, the stage lane) are left out: a warm open has them and a cold one not, and
- * their numbers are the steps and stages tables'. Pushed down: the rank, and a window of time
- * (each track's slices are sorted by start and do not overlap, so their ends are sorted too and
- * both bounds are binary searches). */
+ * their numbers are the steps and stages tables'. Pushed down: the rank, the kind, a step, and a
+ * window of time (each track's slices are sorted by start and do not overlap, so their ends are
+ * sorted too and both bounds are binary searches). */
 #include "config.h"
 #include "query/host.h"
 #include "query/memory.h"
@@ -13,22 +13,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void slice_kind(sql_cur *, sqlite3_context *);
+static void slice_step(sql_cur *, sqlite3_context *);
+static void slice_stage(sql_cur *, sqlite3_context *);
+
+/* row[0]: the slice, row[1]: its track, pool: the rank's, idx: the slice's index */
+#define SL(how, f) how(0, tl_slice, f)
+#define TR(how, f) how(1, tl_track, f)
 const sql_col sql_slice_cols[SQL_SLICE_NCOLS] = {
-    {"rank", "INTEGER", "the rank number"},
-    {"lane", "TEXT", "the lane's label: \"Stream 3\", a group name, an MSTX domain, a thread"},
+    {"rank", "INTEGER", "the rank number", .get = SQL_RANK},
+    {"lane", "TEXT", "the lane's label: \"Stream 3\", a group name, an MSTX domain, a thread",
+     TR(SQL_POOL_OF, label)},
     {"kind", "TEXT",
      "compute, comm (communication ops), comm.task (their sub-tasks), memcpy, mstx, "
-     "mstx.device, step, other, host"},
-    {"name", "TEXT", "the slice's name"},
-    {"start_ns", "INTEGER", "start, ns on the profile's clock"},
-    {"end_ns", "INTEGER", "end, ns"},
-    {"dur_ns", "INTEGER", "end_ns - start_ns"},
-    {"depth", "INTEGER", "nesting level of the lane, 0 outermost"},
+     "mstx.device, step, other, host",
+     .fn = slice_kind},
+    {"name", "TEXT", "the slice's name", SL(SQL_POOL_OF, name)},
+    {"start_ns", "INTEGER", "start, ns on the profile's clock", SL(SQL_I64_OF, start)},
+    {"end_ns", "INTEGER", "end, ns", SL(SQL_I64_OF, end)},
+    {"dur_ns", "INTEGER", "end_ns - start_ns", SQL_DIFF_OF(0, tl_slice, end, start)},
+    {"depth", "INTEGER", "nesting level of the lane, 0 outermost", TR(SQL_U16_OF, depth)},
     {"step", "INTEGER",
      "the step (ProfilerStep id) the loader gave the slice by its launch, else the step whose "
-     "range holds its start; NULL for none"},
+     "range holds its start; NULL for none",
+     .fn = slice_step},
     {"stage", "TEXT",
-     "the RL stage whose host range holds the slice's start (the innermost), NULL for none"},
+     "the RL stage whose host range holds the slice's start (the innermost), NULL for none",
+     .fn = slice_stage},
 };
 
 /* A rank's stages over time: from t on (to the next entry's t), the stage tlq_stage_at names. */
@@ -125,6 +136,58 @@ track_listed(const tl_track *t)
 	return t->kind != TL_LANE_OVERLAP && t->kind != TL_LANE_STAGE;
 }
 
+void
+sql_step_window(sql_cur *c)
+{
+	if (c->step_ri == c->ri)
+		return;
+	c->step_ri = c->ri;
+	c->step_found = 0;
+	const tl_rank *r = tlq_trace(c->x->q)->ranks[c->ri];
+	for (size_t j = 0; j < r->nsteps; j++) { /* ids may repeat: every range of the id */
+		if (r->steps[j].id != c->step_id)
+			continue;
+		if (!c->step_found || r->steps[j].start < c->step_t0)
+			c->step_t0 = r->steps[j].start;
+		if (!c->step_found || r->steps[j].end > c->step_t1)
+			c->step_t1 = r->steps[j].end;
+		c->step_found = 1;
+	}
+}
+
+/* Narrows [*lo, *hi) of track t to the slices whose step may be the one asked for (the step
+ * column's rule): on a lane whose loader tagged each slice with its launch's step, from the first
+ * to the last slice so tagged (the tags are read, a launch may run in a later step); on the
+ * others the slices starting inside the step's host ranges. */
+static void
+step_window(sql_cur *c, const tl_track *t, size_t *lo, size_t *hi)
+{
+	const tl_rank *r = tlq_trace(c->x->q)->ranks[c->ri];
+	sql_step_window(c);
+	if (!c->step_found) {
+		*hi = *lo;
+		return;
+	}
+	if (t->step != NULL) {
+		size_t a = *lo, b = *hi;
+#define TAGGED(k) (t->step[k] < r->nsteps && r->steps[t->step[k]].id == c->step_id)
+		while (a < b && !TAGGED(a))
+			a++;
+		while (b > a && !TAGGED(b - 1))
+			b--;
+#undef TAGGED
+		*lo = a;
+		*hi = b;
+		return;
+	}
+	size_t a = track_first_starting_at(t, c->step_t0);
+	size_t b = c->step_t1 < INT64_MAX ? track_first_starting_at(t, c->step_t1 + 1) : t->n;
+	if (a > *lo)
+		*lo = a;
+	if (b < *hi)
+		*hi = b;
+}
+
 /* Sets the window of track c->ti of rank c->ri; returns 0 when it is empty. */
 static int
 track_window(sql_cur *c)
@@ -143,6 +206,8 @@ track_window(sql_cur *c)
 	}
 	if (c->start_hi != INT64_MAX)
 		hi = track_first_starting_at(t, c->start_hi + 1);
+	if (c->has_step && lo < hi)
+		step_window(c, t, &lo, &hi);
 	c->lo = lo;
 	c->hi = hi;
 	return lo < hi;
@@ -154,6 +219,14 @@ settle(sql_cur *c)
 {
 	const tl_trace *tr = tlq_trace(c->x->q);
 	while (c->ri < c->ri_end) {
+		/* a rank without the step asked for has none of its slices */
+		if (c->has_step && c->ti == 0) {
+			sql_step_window(c);
+			if (!c->step_found) {
+				c->ri++;
+				continue;
+			}
+		}
 		/* the host lanes of DB profiles are read on demand: a rank's when a scan that may
 		 * want them (not `kind = 'compute'`) comes to it */
 		if (c->ti == 0 && (c->kind < 0 || c->kind == TL_LANE_HOST))
@@ -193,52 +266,43 @@ sql_slices_next(sql_cur *c)
 	settle(c);
 }
 
-void
-sql_slices_column(sql_cur *c, sqlite3_context *ctx, int col)
+int
+sql_slices_locate(sql_cur *c)
 {
 	const tl_rank *r = tlq_trace(c->x->q)->ranks[c->ri];
 	const tl_track *t = r->tracks[c->ti];
-	const tl_slice *s = &t->v[c->lo];
-	switch (col) {
-	case 0:
-		sqlite3_result_int(ctx, r->rank);
-		break;
-	case 1:
-		sqlite3_result_text(ctx, strpool_get(r->pool, t->label), -1, SQLITE_STATIC);
-		break;
-	case 2:
-		sqlite3_result_text(ctx, lane_kind_name(t->kind), -1, SQLITE_STATIC);
-		break;
-	case 3:
-		sqlite3_result_text(ctx, strpool_get(r->pool, s->name), -1, SQLITE_STATIC);
-		break;
-	case 4:
-		sqlite3_result_int64(ctx, s->start);
-		break;
-	case 5:
-		sqlite3_result_int64(ctx, s->end);
-		break;
-	case 6:
-		sqlite3_result_int64(ctx, s->end - s->start);
-		break;
-	case 7:
-		sqlite3_result_int(ctx, t->depth);
-		break;
-	case 8: {
-		int64_t id;
-		if (t->step != NULL) {
-			if (t->step[c->lo] != TL_NO_STEP && t->step[c->lo] < r->nsteps)
-				sqlite3_result_int64(ctx, r->steps[t->step[c->lo]].id);
-		} else if (tlq_step_at(r, s->start, &id) == 0) {
-			sqlite3_result_int64(ctx, id);
-		}
-		break;
+	c->row[0] = &t->v[c->lo];
+	c->row[1] = t;
+	c->pool = r->pool;
+	c->idx = c->lo;
+	return 1;
+}
+
+static void
+slice_kind(sql_cur *c, sqlite3_context *ctx)
+{
+	sqlite3_result_text(ctx, lane_kind_name(((const tl_track *)c->row[1])->kind), -1,
+	                    SQLITE_STATIC);
+}
+
+static void
+slice_step(sql_cur *c, sqlite3_context *ctx)
+{
+	const tl_rank *r = tlq_trace(c->x->q)->ranks[c->ri];
+	const tl_track *t = c->row[1];
+	int64_t id;
+	if (t->step != NULL) {
+		if (t->step[c->idx] != TL_NO_STEP && t->step[c->idx] < r->nsteps)
+			sqlite3_result_int64(ctx, r->steps[t->step[c->idx]].id);
+	} else if (tlq_step_at(r, ((const tl_slice *)c->row[0])->start, &id) == 0) {
+		sqlite3_result_int64(ctx, id);
 	}
-	case 9: {
-		const char *st = stage_of(c->x, c->ri, s->start);
-		if (st != NULL)
-			sqlite3_result_text(ctx, st, -1, SQLITE_STATIC);
-		break;
-	}
-	}
+}
+
+static void
+slice_stage(sql_cur *c, sqlite3_context *ctx)
+{
+	const char *st = stage_of(c->x, c->ri, ((const tl_slice *)c->row[0])->start);
+	if (st != NULL)
+		sqlite3_result_text(ctx, st, -1, SQLITE_STATIC);
 }

@@ -4,19 +4,13 @@
  * Column 0 of every table is the rank number, which the virtual-table module pushes down. */
 #include "config.h"
 #include "load/load.h"
+#include "query/findings.h"
 #include "query/memory.h"
 #include "sql/sql_int.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static void
-result_text(sqlite3_context *ctx, const char *s)
-{
-	if (s != NULL)
-		sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
-}
 
 static const tl_rank *
 cur_rank(const sql_cur *c)
@@ -83,75 +77,45 @@ comm_count(sql_ctx *x, size_t ri)
 	return x->comm0[ri + 1] - x->comm0[ri];
 }
 
+static void
+comm_bytes(sql_cur *c, sqlite3_context *ctx)
+{
+	const tl_comm_row *o = c->row[0];
+	uint64_t b = 0;
+	for (size_t i = 0; i < o->nlink; i++)
+		b += c->x->cm.links[o->link0 + i].size;
+	sqlite3_result_int64(ctx, (sqlite3_int64)b);
+}
+
+#define OP(how, f) how(0, tl_comm_row, f)
 static const sql_col comm_cols[] = {
-    {"rank", "INTEGER", "the rank number"},
-    {"step", "INTEGER", "the step (ProfilerStep id) of the op's launch, -1 for none"},
-    {"op_name", "TEXT", "the op as the profile names it: hcom_allReduce__210_0_1"},
-    {"op_type", "TEXT", "hcom_allReduce_, ... (from the name where the profile has none)"},
-    {"grp", "TEXT", "the communication group"},
-    {"start_ns", "INTEGER", "start, ns"},
-    {"end_ns", "INTEGER", "end, ns"},
-    {"elapse_ns", "INTEGER", "end_ns - start_ns"},
-    {"transit_ns", "INTEGER", "moving data (the sub-tasks that transfer)"},
-    {"wait_ns", "INTEGER", "waiting for peers (Notify_Wait)"},
-    {"sync_ns", "INTEGER", "the part of wait before the first transfer: waiting for a late rank"},
-    {"idle_ns", "INTEGER", "elapse - transit - wait: launch and scheduling"},
-    {"bytes", "INTEGER", "bytes its transfers moved"},
-    {"tasks", "INTEGER", "its HCCL sub-tasks read"},
+    {"rank", "INTEGER", "the rank number", OP(SQL_INT_OF, rank)},
+    {"step", "INTEGER", "the step (ProfilerStep id) of the op's launch, -1 for none",
+     OP(SQL_I64_OF, step)},
+    {"op_name", "TEXT", "the op as the profile names it: hcom_allReduce__210_0_1",
+     OP(SQL_STR_OF, op_name)},
+    {"op_type", "TEXT", "hcom_allReduce_, ... (from the name where the profile has none)",
+     OP(SQL_STR_OF, op_type)},
+    {"grp", "TEXT", "the communication group", OP(SQL_STR_OF, group)},
+    {"start_ns", "INTEGER", "start, ns", OP(SQL_I64_OF, start)},
+    {"end_ns", "INTEGER", "end, ns", SQL_SUM_OF(0, tl_comm_row, start, t.elapse)},
+    {"elapse_ns", "INTEGER", "end_ns - start_ns", OP(SQL_I64_OF, t.elapse)},
+    {"transit_ns", "INTEGER", "moving data (the sub-tasks that transfer)",
+     OP(SQL_I64_OF, t.transit)},
+    {"wait_ns", "INTEGER", "waiting for peers (Notify_Wait)", OP(SQL_I64_OF, t.wait)},
+    {"sync_ns", "INTEGER", "the part of wait before the first transfer: waiting for a late rank",
+     OP(SQL_I64_OF, t.sync)},
+    {"idle_ns", "INTEGER", "elapse - transit - wait: launch and scheduling",
+     OP(SQL_I64_OF, t.idle)},
+    {"bytes", "INTEGER", "bytes its transfers moved", .fn = comm_bytes},
+    {"tasks", "INTEGER", "its HCCL sub-tasks read", OP(SQL_SIZE_OF, ntasks)},
 };
 
-static void
-comm_column(sql_cur *c, sqlite3_context *ctx, int col)
+static int
+comm_locate(sql_cur *c)
 {
-	const tl_comm_row *o = &c->x->cm.ops[c->x->comm0[c->ri] + c->k];
-	switch (col) {
-	case 0:
-		sqlite3_result_int(ctx, o->rank);
-		break;
-	case 1:
-		sqlite3_result_int64(ctx, o->step);
-		break;
-	case 2:
-		result_text(ctx, o->op_name);
-		break;
-	case 3:
-		result_text(ctx, o->op_type);
-		break;
-	case 4:
-		result_text(ctx, o->group);
-		break;
-	case 5:
-		sqlite3_result_int64(ctx, o->start);
-		break;
-	case 6:
-		sqlite3_result_int64(ctx, o->start + o->t.elapse);
-		break;
-	case 7:
-		sqlite3_result_int64(ctx, o->t.elapse);
-		break;
-	case 8:
-		sqlite3_result_int64(ctx, o->t.transit);
-		break;
-	case 9:
-		sqlite3_result_int64(ctx, o->t.wait);
-		break;
-	case 10:
-		sqlite3_result_int64(ctx, o->t.sync);
-		break;
-	case 11:
-		sqlite3_result_int64(ctx, o->t.idle);
-		break;
-	case 12: {
-		uint64_t b = 0;
-		for (size_t i = 0; i < o->nlink; i++)
-			b += c->x->cm.links[o->link0 + i].size;
-		sqlite3_result_int64(ctx, (sqlite3_int64)b);
-		break;
-	}
-	case 13:
-		sqlite3_result_int64(ctx, (sqlite3_int64)o->ntasks);
-		break;
-	}
+	c->row[0] = &c->x->cm.ops[c->x->comm0[c->ri] + c->k];
+	return 1;
 }
 
 static size_t
@@ -160,21 +124,32 @@ link_count(sql_ctx *x, size_t ri)
 	return x->link0[ri + 1] - x->link0[ri];
 }
 
+static void
+link_transport(sql_cur *c, sqlite3_context *ctx)
+{
+	const tl_comm_link *l = c->row[1];
+	if (l->xport < TL_XPORT__COUNT)
+		sqlite3_result_text(ctx, tl_xport_name[l->xport], -1, SQLITE_STATIC);
+}
+
+#define LINK(how, f) how(1, tl_comm_link, f)
 static const sql_col link_cols[] = {
-    {"rank", "INTEGER", "the rank number whose op it is"},
-    {"step", "INTEGER", "the op's step, -1 for none"},
-    {"op_name", "TEXT", "the op"},
-    {"grp", "TEXT", "the op's communication group"},
-    {"src_rank", "INTEGER", "the source rank of the transfers"},
-    {"dst_rank", "INTEGER", "the destination rank (= src_rank: on the rank itself)"},
-    {"transport", "TEXT", "HCCS, PCIE, RDMA, SIO, SDMA or LOCAL"},
-    {"bytes", "INTEGER", "bytes moved between the pair by the op"},
-    {"time_ns", "INTEGER", "the transfers' summed time"},
-    {"gbps", "REAL", "bytes / time_ns (GB/s), 0 when time_ns is 0"},
+    {"rank", "INTEGER", "the rank number whose op it is", OP(SQL_INT_OF, rank)},
+    {"step", "INTEGER", "the op's step, -1 for none", OP(SQL_I64_OF, step)},
+    {"op_name", "TEXT", "the op", OP(SQL_STR_OF, op_name)},
+    {"grp", "TEXT", "the op's communication group", OP(SQL_STR_OF, group)},
+    {"src_rank", "INTEGER", "the source rank of the transfers", LINK(SQL_I64_OF, src)},
+    {"dst_rank", "INTEGER", "the destination rank (= src_rank: on the rank itself)",
+     LINK(SQL_I64_OF, dst)},
+    {"transport", "TEXT", "HCCS, PCIE, RDMA, SIO, SDMA or LOCAL", .fn = link_transport},
+    {"bytes", "INTEGER", "bytes moved between the pair by the op", LINK(SQL_U64_OF, size)},
+    {"time_ns", "INTEGER", "the transfers' summed time", LINK(SQL_I64_OF, time)},
+    {"gbps", "REAL", "bytes / time_ns (GB/s), 0 when time_ns is 0", LINK(SQL_F64_OF, gbps)},
 };
 
-static void
-link_column(sql_cur *c, sqlite3_context *ctx, int col)
+/* row[0]: the link's op, row[1]: the link */
+static int
+link_locate(sql_cur *c)
 {
 	const sql_ctx *x = c->x;
 	size_t li = x->link0[c->ri] + c->k;
@@ -187,40 +162,9 @@ link_column(sql_cur *c, sqlite3_context *ctx, int col)
 		else
 			hi = mid;
 	}
-	const tl_comm_row *o = &x->cm.ops[lo];
-	const tl_comm_link *l = &x->cm.links[li];
-	switch (col) {
-	case 0:
-		sqlite3_result_int(ctx, o->rank);
-		break;
-	case 1:
-		sqlite3_result_int64(ctx, o->step);
-		break;
-	case 2:
-		result_text(ctx, o->op_name);
-		break;
-	case 3:
-		result_text(ctx, o->group);
-		break;
-	case 4:
-		sqlite3_result_int64(ctx, l->src);
-		break;
-	case 5:
-		sqlite3_result_int64(ctx, l->dst);
-		break;
-	case 6:
-		result_text(ctx, l->xport < TL_XPORT__COUNT ? tl_xport_name[l->xport] : NULL);
-		break;
-	case 7:
-		sqlite3_result_int64(ctx, (sqlite3_int64)l->size);
-		break;
-	case 8:
-		sqlite3_result_int64(ctx, l->time);
-		break;
-	case 9:
-		sqlite3_result_double(ctx, l->gbps);
-		break;
-	}
+	c->row[0] = &x->cm.ops[lo];
+	c->row[1] = &x->cm.links[li];
+	return 1;
 }
 
 static void
@@ -239,243 +183,184 @@ steps_count(sql_ctx *x, size_t ri)
 	return x->rs[ri].n;
 }
 
+static void
+steps_device(sql_cur *c, sqlite3_context *ctx)
+{
+	sqlite3_result_int64(ctx, !cur_rank(c)->host_only);
+}
+
+#define SO(f) SQL_I64_OF(0, tl_step_overlap, f)
+#define SP(f) SQL_I64_OF(1, tl_step_split, f)
 static const sql_col steps_cols[] = {
-    {"rank", "INTEGER", "the rank number"},
-    {"step", "INTEGER", "the ProfilerStep id; -1: the whole capture of a profile without steps"},
-    {"start_ns", "INTEGER", "the step's host range (STEP_TIME), 0 without steps"},
-    {"end_ns", "INTEGER", "its end, 0 without steps"},
-    {"computing_ns", "INTEGER", "union of the compute kernels (torch_npu's StepTraceTime)"},
-    {"communication_ns", "INTEGER", "union of the communication ops"},
-    {"overlapped_ns", "INTEGER", "computing and communication at once"},
-    {"communication_not_overlapped_ns", "INTEGER", "communication_ns - overlapped_ns"},
-    {"free_ns", "INTEGER", "device idle between the first and last busy instant"},
-    {"preparing_ns", "INTEGER", "step start to the first busy instant"},
-    {"step_ns", "INTEGER", "the step's length (without steps: the busy span)"},
-    {"memory_ns", "INTEGER", "memcpy tasks starting in the step, summed"},
-    {"memory_not_overlapped_ns", "INTEGER", "of their union, what no compute or comm covers"},
-    {"transmit_ns", "INTEGER", "per collective whose ranks are all loaded, its shortest op"},
-    {"wait_ns", "INTEGER", "the rank's own ops minus transmit_ns"},
-    {"device_activity", "INTEGER", "0 for a CPU-only trace (no device work), else 1"},
+    {"rank", "INTEGER", "the rank number", .get = SQL_RANK},
+    {"step", "INTEGER", "the ProfilerStep id; -1: the whole capture of a profile without steps",
+     SO(step_id)},
+    {"start_ns", "INTEGER", "the step's host range (STEP_TIME), 0 without steps", SO(step_start)},
+    {"end_ns", "INTEGER", "its end, 0 without steps", SO(step_end)},
+    {"computing_ns", "INTEGER", "union of the compute kernels (torch_npu's StepTraceTime)",
+     SO(o.computing)},
+    {"communication_ns", "INTEGER", "union of the communication ops", SO(o.communication)},
+    {"overlapped_ns", "INTEGER", "computing and communication at once", SO(o.overlapped)},
+    {"communication_not_overlapped_ns", "INTEGER", "communication_ns - overlapped_ns",
+     SO(o.comm_not_overlapped)},
+    {"free_ns", "INTEGER", "device idle between the first and last busy instant", SO(o.free)},
+    {"preparing_ns", "INTEGER", "step start to the first busy instant", SO(o.preparing)},
+    {"step_ns", "INTEGER", "the step's length (without steps: the busy span)", SP(step_ns)},
+    {"memory_ns", "INTEGER", "memcpy tasks starting in the step, summed", SP(memory_ns)},
+    {"memory_not_overlapped_ns", "INTEGER", "of their union, what no compute or comm covers",
+     SP(memory_not_overlapped_ns)},
+    {"transmit_ns", "INTEGER", "per collective whose ranks are all loaded, its shortest op",
+     SP(transmit_ns)},
+    {"wait_ns", "INTEGER", "the rank's own ops minus transmit_ns", SP(wait_ns)},
+    {"device_activity", "INTEGER", "0 for a CPU-only trace (no device work), else 1",
+     .fn = steps_device},
 };
 
-static void
-steps_column(sql_cur *c, sqlite3_context *ctx, int col)
+static int
+steps_locate(sql_cur *c)
 {
 	const tl_rank_steps *rs = &c->x->rs[c->ri];
-	const tl_step_overlap *so = &rs->so[c->k];
-	const tl_step_split *sp = &rs->sp[c->k];
-	int64_t v = 0;
-	switch (col) {
-	case 0:
-		v = cur_rank(c)->rank;
-		break;
-	case 1:
-		v = so->step_id;
-		break;
-	case 2:
-		v = so->step_start;
-		break;
-	case 3:
-		v = so->step_end;
-		break;
-	case 4:
-		v = so->o.computing;
-		break;
-	case 5:
-		v = so->o.communication;
-		break;
-	case 6:
-		v = so->o.overlapped;
-		break;
-	case 7:
-		v = so->o.comm_not_overlapped;
-		break;
-	case 8:
-		v = so->o.free;
-		break;
-	case 9:
-		v = so->o.preparing;
-		break;
-	case 10:
-		v = sp->step_ns;
-		break;
-	case 11:
-		v = sp->memory_ns;
-		break;
-	case 12:
-		v = sp->memory_not_overlapped_ns;
-		break;
-	case 13:
-		v = sp->transmit_ns;
-		break;
-	case 14:
-		v = sp->wait_ns;
-		break;
-	case 15:
-		v = !cur_rank(c)->host_only;
-		break;
-	}
-	sqlite3_result_int64(ctx, v);
+	c->row[0] = &rs->so[c->k];
+	c->row[1] = &rs->sp[c->k];
+	return 1;
 }
 
 /* ---- stages, bubbles ------------------------------------------------------------------------ */
 
 static size_t
-stage_rank_of(const void *v, size_t i)
+by_rank_of(const void *v, size_t i)
 {
-	return ((const tl_stage_row *)v)[i].rank;
+	const sql_by_rank *b = v;
+	return *(const size_t *)(b->rows + i * b->size); /* the rank index, the row's first field */
 }
+
+/* b's rows: n of size bytes each, whose first field is the rank index, sorted by it */
+static void
+by_rank_fill(sql_ctx *x, sql_by_rank *b, const void *rows, size_t n, size_t size)
+{
+	b->rows = rows;
+	b->size = size;
+	b->first = rank_offsets(tlq_trace(x->q)->nranks, n, by_rank_of, b);
+}
+
+static size_t
+by_rank_count(const sql_by_rank *b, size_t ri)
+{
+	return b->first[ri + 1] - b->first[ri];
+}
+
+static const void *
+by_rank_row(const sql_cur *c, const sql_by_rank *b)
+{
+	return b->rows + (b->first[c->ri] + c->k) * b->size;
+}
+
+_Static_assert(offsetof(tl_stage_row, rank) == 0 && offsetof(tl_rl_bubble, rank) == 0,
+               "by_rank_of reads the rank index first");
 
 static void
 stages_prepare(sql_ctx *x)
 {
-	if (x->stage0 != NULL)
-		return;
-	size_t n = tlq_stages(x->q, &x->stages);
-	x->stage0 = rank_offsets(tlq_trace(x->q)->nranks, n, stage_rank_of, x->stages);
+	const tl_stage_row *v;
+	if (x->stages.first == NULL) {
+		size_t n = tlq_stages(x->q, &v);
+		by_rank_fill(x, &x->stages, v, n, sizeof *v);
+	}
 }
 
 static size_t
 stages_count(sql_ctx *x, size_t ri)
 {
-	return x->stage0[ri + 1] - x->stage0[ri];
+	return by_rank_count(&x->stages, ri);
 }
 
+#define ST(how, f) how(0, tl_stage_row, f)
 static const sql_col stages_cols[] = {
-    {"rank", "INTEGER", "the rank number"},
-    {"stage", "TEXT", "rollout, reference, actor_update, ... or other:NAME"},
-    {"step", "INTEGER", "the step (ProfilerStep id, or the role directory's), -1 for none"},
-    {"start_ns", "INTEGER", "the range's device part where it carried a stream, else host"},
-    {"end_ns", "INTEGER", "its end"},
-    {"duration_ns", "INTEGER", "end_ns - start_ns"},
-    {"busy_ns", "INTEGER", "device busy (compute and communication) inside it"},
-    {"lag_ns", "INTEGER", "end_ns - the earliest end of this stage instance over the ranks"},
-    {"range", "TEXT", "the range's name, or the role directory"},
-    {"occurrence", "INTEGER", "0 for the first instance of the stage in its step on the rank"},
-    {"host_start_ns", "INTEGER", "the host call's start"},
-    {"host_end_ns", "INTEGER", "the host call's end"},
-    {"device_times", "INTEGER", "1 when start_ns and end_ns are device times"},
-    {"from_role", "INTEGER", "1 for a whole discrete-mode capture (a role directory)"},
-    {"decode_steps", "INTEGER", "decode steps inside, NULL when unknown"},
+    {"rank", "INTEGER", "the rank number", .get = SQL_RANK},
+    {"stage", "TEXT", "rollout, reference, actor_update, ... or other:NAME",
+     ST(SQL_STAGE_OF, stage)},
+    {"step", "INTEGER", "the step (ProfilerStep id, or the role directory's), -1 for none",
+     ST(SQL_I64_OF, step)},
+    {"start_ns", "INTEGER", "the range's device part where it carried a stream, else host",
+     ST(SQL_I64_OF, start)},
+    {"end_ns", "INTEGER", "its end", ST(SQL_I64_OF, end)},
+    {"duration_ns", "INTEGER", "end_ns - start_ns", SQL_DIFF_OF(0, tl_stage_row, end, start)},
+    {"busy_ns", "INTEGER", "device busy (compute and communication) inside it",
+     ST(SQL_I64_OF, busy)},
+    {"lag_ns", "INTEGER", "end_ns - the earliest end of this stage instance over the ranks",
+     ST(SQL_I64_OF, lag)},
+    {"range", "TEXT", "the range's name, or the role directory", ST(SQL_STR_OF, range)},
+    {"occurrence", "INTEGER", "0 for the first instance of the stage in its step on the rank",
+     ST(SQL_INT_OF, occurrence)},
+    {"host_start_ns", "INTEGER", "the host call's start", ST(SQL_I64_OF, host_start)},
+    {"host_end_ns", "INTEGER", "the host call's end", ST(SQL_I64_OF, host_end)},
+    {"device_times", "INTEGER", "1 when start_ns and end_ns are device times",
+     ST(SQL_INT_OF, device)},
+    {"from_role", "INTEGER", "1 for a whole discrete-mode capture (a role directory)",
+     ST(SQL_INT_OF, from_role)},
+    {"decode_steps", "INTEGER", "decode steps inside, NULL when unknown",
+     ST(SQL_INT_OF, decode_steps), .flags = SQL_NULL_NEG},
 };
 
-static void
-stages_column(sql_cur *c, sqlite3_context *ctx, int col)
+static int
+stages_locate(sql_cur *c)
 {
-	const tl_stage_row *s = &c->x->stages[c->x->stage0[c->ri] + c->k];
-	switch (col) {
-	case 0:
-		sqlite3_result_int(ctx, cur_rank(c)->rank);
-		return;
-	case 1:
-		result_text(ctx, tlq_stage_name(c->x->q, s->stage));
-		return;
-	case 2:
-		sqlite3_result_int64(ctx, s->step);
-		return;
-	case 3:
-		sqlite3_result_int64(ctx, s->start);
-		return;
-	case 4:
-		sqlite3_result_int64(ctx, s->end);
-		return;
-	case 5:
-		sqlite3_result_int64(ctx, s->end - s->start);
-		return;
-	case 6:
-		sqlite3_result_int64(ctx, s->busy);
-		return;
-	case 7:
-		sqlite3_result_int64(ctx, s->lag);
-		return;
-	case 8:
-		result_text(ctx, s->range);
-		return;
-	case 9:
-		sqlite3_result_int(ctx, s->occurrence);
-		return;
-	case 10:
-		sqlite3_result_int64(ctx, s->host_start);
-		return;
-	case 11:
-		sqlite3_result_int64(ctx, s->host_end);
-		return;
-	case 12:
-		sqlite3_result_int(ctx, s->device);
-		return;
-	case 13:
-		sqlite3_result_int(ctx, s->from_role);
-		return;
-	case 14:
-		if (s->decode_steps >= 0)
-			sqlite3_result_int(ctx, s->decode_steps);
-		return;
-	}
-}
-
-static size_t
-bubble_rank_of(const void *v, size_t i)
-{
-	return ((const tl_rl_bubble *)v)[i].rank;
+	c->row[0] = by_rank_row(c, &c->x->stages);
+	return 1;
 }
 
 static void
 bubbles_prepare(sql_ctx *x)
 {
-	if (x->bubble0 != NULL)
-		return;
-	size_t n = tlq_bubbles(x->q, &x->bubbles);
-	x->bubble0 = rank_offsets(tlq_trace(x->q)->nranks, n, bubble_rank_of, x->bubbles);
+	const tl_rl_bubble *v;
+	if (x->bubbles.first == NULL) {
+		size_t n = tlq_bubbles(x->q, &v);
+		by_rank_fill(x, &x->bubbles, v, n, sizeof *v);
+	}
 }
 
 static size_t
 bubbles_count(sql_ctx *x, size_t ri)
 {
-	return x->bubble0[ri + 1] - x->bubble0[ri];
+	return by_rank_count(&x->bubbles, ri);
 }
 
-static const sql_col bubbles_cols[] = {
-    {"rank", "INTEGER", "the rank number"},
-    {"start_ns", "INTEGER", "start of the idle gap (no compute, no communication)"},
-    {"end_ns", "INTEGER", "its end"},
-    {"duration_ns", "INTEGER", "end_ns - start_ns"},
-    {"stage", "TEXT", "the innermost stage enclosing the whole gap, NULL for none"},
-    {"step", "INTEGER", "the step holding the whole gap; -1 without steps; NULL between steps"},
-    {"reason", "TEXT", "why the device was idle, as tl summary says"},
-    {"detail", "TEXT", "the evidence"},
-};
+static void
+bubble_step(sql_cur *c, sqlite3_context *ctx)
+{
+	const tl_rl_bubble *b = c->row[0];
+	if (!b->between_steps)
+		sqlite3_result_int64(ctx, b->step);
+}
 
 static void
-bubbles_column(sql_cur *c, sqlite3_context *ctx, int col)
+bubble_reason(sql_cur *c, sqlite3_context *ctx)
 {
-	const tl_rl_bubble *b = &c->x->bubbles[c->x->bubble0[c->ri] + c->k];
-	switch (col) {
-	case 0:
-		sqlite3_result_int(ctx, cur_rank(c)->rank);
-		return;
-	case 1:
-		sqlite3_result_int64(ctx, b->start);
-		return;
-	case 2:
-		sqlite3_result_int64(ctx, b->end);
-		return;
-	case 3:
-		sqlite3_result_int64(ctx, b->end - b->start);
-		return;
-	case 4:
-		result_text(ctx, tlq_stage_name(c->x->q, b->stage));
-		return;
-	case 5:
-		if (!b->between_steps)
-			sqlite3_result_int64(ctx, b->step);
-		return;
-	case 6:
-		result_text(ctx, tlq_bubble_reason_name(b->reason));
-		return;
-	case 7:
-		result_text(ctx, b->detail);
-		return;
-	}
+	const char *s = tlq_bubble_reason_name(((const tl_rl_bubble *)c->row[0])->reason);
+	if (s != NULL)
+		sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
+}
+
+#define BU(how, f) how(0, tl_rl_bubble, f)
+static const sql_col bubbles_cols[] = {
+    {"rank", "INTEGER", "the rank number", .get = SQL_RANK},
+    {"start_ns", "INTEGER", "start of the idle gap (no compute, no communication)",
+     BU(SQL_I64_OF, start)},
+    {"end_ns", "INTEGER", "its end", BU(SQL_I64_OF, end)},
+    {"duration_ns", "INTEGER", "end_ns - start_ns", SQL_DIFF_OF(0, tl_rl_bubble, end, start)},
+    {"stage", "TEXT", "the innermost stage enclosing the whole gap, NULL for none",
+     BU(SQL_STAGE_OF, stage)},
+    {"step", "INTEGER", "the step holding the whole gap; -1 without steps; NULL between steps",
+     .fn = bubble_step},
+    {"reason", "TEXT", "why the device was idle, as tl summary says", .fn = bubble_reason},
+    {"detail", "TEXT", "the evidence", BU(SQL_CHARS_OF, detail)},
+};
+
+static int
+bubbles_locate(sql_cur *c)
+{
+	c->row[0] = by_rank_row(c, &c->x->bubbles);
+	return 1;
 }
 
 /* ---- ops: every compute task ------------------------------------------------------------------
@@ -512,19 +397,43 @@ ops_count(sql_ctx *x, size_t ri)
 	return x->ops_g0[ri][ops_of(x, ri)->n];
 }
 
+static void
+ops_step(sql_cur *c, sqlite3_context *ctx)
+{
+	const tl_op_group *g = c->row[0];
+	int64_t id;
+	if (tlq_step_at(cur_rank(c), g->start[c->idx], &id) == 0)
+		sqlite3_result_int64(ctx, id);
+}
+
+#define OG(how, f) how(0, tl_op_group, f)
 static const sql_col ops_cols[] = {
-    {"rank", "INTEGER", "the rank number"},
-    {"step", "INTEGER", "the step whose range holds the task's start, NULL for none"},
-    {"name", "TEXT", "the operator's name"},
-    {"op_type", "TEXT", "its type"},
-    {"accelerator", "TEXT", "the task type: AI_CORE, AI_VECTOR_CORE, MIX_AIC, AI_CPU, ..."},
-    {"start_ns", "INTEGER", "the task's start (TASK startNs)"},
-    {"dur_ns", "INTEGER", "its duration"},
-    {"shapes", "TEXT", "its input shapes, '' when the profile has none"},
+    {"rank", "INTEGER", "the rank number", .get = SQL_RANK},
+    {"step", "INTEGER", "the step whose range holds the task's start, NULL for none",
+     .fn = ops_step},
+    {"name", "TEXT", "the operator's name", OG(SQL_POOL_OF, name)},
+    {"op_type", "TEXT", "its type", OG(SQL_POOL_OF, op_type)},
+    {"accelerator", "TEXT", "the task type: AI_CORE, AI_VECTOR_CORE, MIX_AIC, AI_CPU, ...",
+     OG(SQL_POOL_OF, task_type)},
+    {"start_ns", "INTEGER", "the task's start (TASK startNs)", OG(SQL_ARRAY_OF, start)},
+    {"dur_ns", "INTEGER", "its duration", OG(SQL_ARRAY_OF, dur)},
+    {"shapes", "TEXT", "its input shapes, '' when the profile has none", OG(SQL_POOL_OF, shapes)},
 };
 
-static void
-ops_column(sql_cur *c, sqlite3_context *ctx, int col)
+static int ops_locate(sql_cur *);
+
+/* the pushed-down step: a task's is the step whose host range holds its start */
+static int
+ops_step_may(sql_cur *c)
+{
+	ops_locate(c);
+	int64_t t = ((const tl_op_group *)c->row[0])->start[c->idx];
+	return t >= c->step_t0 && t <= c->step_t1;
+}
+
+/* row[0]: the task's group, idx: the task in it */
+static int
+ops_locate(sql_cur *c)
 {
 	const tl_op_data *d = ops_of(c->x, c->ri);
 	const size_t *g0 = c->x->ops_g0[c->ri];
@@ -533,37 +442,10 @@ ops_column(sql_cur *c, sqlite3_context *ctx, int col)
 		c->g = 0;
 	while (c->g + 1 < d->n && g0[c->g + 1] <= c->k)
 		c->g++;
-	const tl_op_group *g = &d->g[c->g];
-	size_t i = c->k - g0[c->g];
-	switch (col) {
-	case 0:
-		sqlite3_result_int(ctx, cur_rank(c)->rank);
-		return;
-	case 1: {
-		int64_t id;
-		if (tlq_step_at(cur_rank(c), g->start[i], &id) == 0)
-			sqlite3_result_int64(ctx, id);
-		return;
-	}
-	case 2:
-		result_text(ctx, strpool_get(d->pool, g->name));
-		return;
-	case 3:
-		result_text(ctx, strpool_get(d->pool, g->op_type));
-		return;
-	case 4:
-		result_text(ctx, strpool_get(d->pool, g->task_type));
-		return;
-	case 5:
-		sqlite3_result_int64(ctx, g->start[i]);
-		return;
-	case 6:
-		sqlite3_result_int64(ctx, g->dur[i]);
-		return;
-	case 7:
-		result_text(ctx, strpool_get(d->pool, g->shapes));
-		return;
-	}
+	c->row[0] = &d->g[c->g];
+	c->pool = d->pool;
+	c->idx = c->k - g0[c->g];
+	return 1;
 }
 
 /* ---- counters ----------------------------------------------------------------------------------
@@ -589,15 +471,37 @@ counters_count(sql_ctx *x, size_t ri)
 	return total;
 }
 
-static const sql_col counters_cols[] = {
-    {"rank", "INTEGER", "the rank number"},
-    {"name", "TEXT", "PTA allocated, app HBM, module SLOG, AI Core freq, or the trace's name"},
-    {"t_ns", "INTEGER", "the sample's time; its value holds until the next sample"},
-    {"value", "NUMERIC", "bytes for memory, MHz for frequency, the trace's unit otherwise"},
-};
+static void
+counter_name(sql_cur *c, sqlite3_context *ctx)
+{
+	char buf[160];
+	sqlite3_result_text(ctx, tlq_counter_label(cur_rank(c), c->row[0], buf, sizeof buf), -1,
+	                    SQLITE_TRANSIENT);
+}
 
 static void
-counters_column(sql_cur *c, sqlite3_context *ctx, int col)
+counter_value(sql_cur *c, sqlite3_context *ctx)
+{
+	const tl_counter *ct = c->row[0];
+	if (ct->kind == TL_CTR_OTHER) /* thousandths of the trace's unit */
+		sqlite3_result_double(ctx, (double)ct->v[c->idx] / 1000.0);
+	else
+		sqlite3_result_int64(ctx, ct->v[c->idx]);
+}
+
+static const sql_col counters_cols[] = {
+    {"rank", "INTEGER", "the rank number", .get = SQL_RANK},
+    {"name", "TEXT", "PTA allocated, app HBM, module SLOG, AI Core freq, or the trace's name",
+     .fn = counter_name},
+    {"t_ns", "INTEGER", "the sample's time; its value holds until the next sample",
+     SQL_ARRAY_OF(0, tl_counter, t)},
+    {"value", "NUMERIC", "bytes for memory, MHz for frequency, the trace's unit otherwise",
+     .fn = counter_value},
+};
+
+/* row[0]: the counter, idx: the sample */
+static int
+counters_locate(sql_cur *c)
 {
 	tl_counter *const *cv;
 	size_t n = tlq_rank_counters(c->x->q, c->ri, &cv);
@@ -609,52 +513,130 @@ counters_column(sql_cur *c, sqlite3_context *ctx, int col)
 		c->g++;
 	}
 	if (c->g >= n)
-		return;
-	const tl_counter *ct = cv[c->g];
-	size_t i = c->k - c->ti;
-	char buf[160];
-	switch (col) {
-	case 0:
-		sqlite3_result_int(ctx, cur_rank(c)->rank);
-		return;
-	case 1:
-		sqlite3_result_text(ctx, tlq_counter_label(cur_rank(c), ct, buf, sizeof buf), -1,
-		                    SQLITE_TRANSIENT);
-		return;
-	case 2:
-		sqlite3_result_int64(ctx, ct->t[i]);
-		return;
-	case 3:
-		if (ct->kind == TL_CTR_OTHER) /* thousandths of the trace's unit */
-			sqlite3_result_double(ctx, (double)ct->v[i] / 1000.0);
-		else
-			sqlite3_result_int64(ctx, ct->v[i]);
-		return;
+		return 0;
+	c->row[0] = cv[c->g];
+	c->idx = c->k - c->ti;
+	return 1;
+}
+
+/* ---- findings: tl triage's, with its default thresholds ------------------------------------- */
+
+static void
+findings_prepare(sql_ctx *x)
+{
+	if (!x->have_findings) {
+		x->nfind = tlq_findings(x->q, NULL, &x->find);
+		x->have_findings = 1;
 	}
+}
+
+static size_t
+findings_count(sql_ctx *x, size_t ri)
+{
+	(void)ri;
+	return x->nfind;
+}
+
+static void
+finding_number(sql_cur *c, sqlite3_context *ctx)
+{
+	sqlite3_result_int64(ctx, (sqlite3_int64)c->k + 1);
+}
+
+static void
+finding_kind(sql_cur *c, sqlite3_context *ctx)
+{
+	const tl_finding *f = c->row[0];
+	if (f->kind >= 0 && f->kind < TL_FIND__COUNT)
+		sqlite3_result_text(ctx, tlq_find_rules()[f->kind].kind, -1, SQLITE_STATIC);
+}
+
+/* a link's ranks: the slow_link findings' only (tl triage --json's rule) */
+static void
+finding_src(sql_cur *c, sqlite3_context *ctx)
+{
+	const tl_finding *f = c->row[0];
+	if (f->kind == TL_FIND_SLOW_LINK)
+		sqlite3_result_int(ctx, f->src_rank);
+}
+
+static void
+finding_dst(sql_cur *c, sqlite3_context *ctx)
+{
+	const tl_finding *f = c->row[0];
+	if (f->kind == TL_FIND_SLOW_LINK)
+		sqlite3_result_int(ctx, f->dst_rank);
+}
+
+#define FI(how, f) how(0, tl_finding, f)
+static const sql_col findings_cols[] = {
+    {"finding", "INTEGER", "its number in tl triage's list (tl view PATH --finding N)",
+     .fn = finding_number},
+    {"kind", "TEXT",
+     "the rule: stage_imbalance, stall, straggler, slow_link, ... (man tl: FINDINGS)",
+     .fn = finding_kind},
+    {"rank", "INTEGER", "the rank it names, NULL when several or none", FI(SQL_INT_OF, rank),
+     .flags = SQL_NULL_NEG},
+    {"ranks", "TEXT", "several ranks: \"0-2,5\"; NULL otherwise", FI(SQL_CHARS_OF, ranks),
+     .flags = SQL_NULL_EMPTY},
+    {"step", "INTEGER", "the step (ProfilerStep id), NULL for all steps", FI(SQL_I64_OF, step),
+     .flags = SQL_NULL_NEG},
+    {"steps", "INTEGER", "how many steps it covers", FI(SQL_INT_OF, nsteps)},
+    {"stage", "TEXT", "the RL stage, NULL for none", FI(SQL_STAGE_OF, stage)},
+    {"start_ns", "INTEGER", "the place to look: its start", FI(SQL_I64_OF, start_ns)},
+    {"end_ns", "INTEGER", "its end", FI(SQL_I64_OF, end_ns)},
+    {"recoverable_ns", "INTEGER", "the time fixing it would give back",
+     FI(SQL_I64_OF, recoverable_ns)},
+    {"share", "REAL", "recoverable_ns / the step time of the ranks it concerns",
+     FI(SQL_F64_OF, share)},
+    {"src_rank", "INTEGER", "slow_link: the link's source rank, else NULL", .fn = finding_src},
+    {"dst_rank", "INTEGER", "slow_link: its destination rank, else NULL", .fn = finding_dst},
+    {"pp_stage", "INTEGER", "pipeline_bubble: the pipeline stage, else NULL",
+     FI(SQL_INT_OF, pp_stage), .flags = SQL_NULL_NEG},
+    {"transport", "TEXT", "a link's or small packets' transport, else NULL",
+     FI(SQL_STR_OF, transport)},
+    {"op", "TEXT", "aicpu_op: the operator type, else NULL", FI(SQL_CHARS_OF, op),
+     .flags = SQL_NULL_EMPTY},
+    {"evidence", "TEXT", "one sentence with the numbers", FI(SQL_CHARS_OF, evidence)},
+};
+
+static int
+findings_locate(sql_cur *c)
+{
+	c->row[0] = &c->x->find[c->k];
+	return 1;
 }
 
 /* ---- the list ----------------------------------------------------------------------------------
  */
 
-#define COLS(v) v, (int)(sizeof v / sizeof *v)
+#define COLS(v) .cols = v, .ncols = (int)(sizeof v / sizeof *v)
 const sql_table sql_tables[] = {
-    {"slices", "every slice of every lane (the overlap and stage lanes left out)", sql_slice_cols,
-     SQL_SLICE_NCOLS, 0, 1, sql_slices_prepare, NULL, sql_slices_first, sql_slices_next,
-     sql_slices_column},
+    {"slices", "every slice of every lane (the overlap and stage lanes left out)",
+     .cols = sql_slice_cols, .ncols = SQL_SLICE_NCOLS, .time_window = 1, .step_col = 8,
+     .prepare = sql_slices_prepare, .first = sql_slices_first, .next = sql_slices_next,
+     .locate = sql_slices_locate},
     {"steps", "the overlap breakdown per rank and step: tl summary's numbers", COLS(steps_cols),
-     TL_TABLE_COMM, 0, steps_prepare, steps_count, NULL, NULL, steps_column},
-    {"stages", "the RL stage instances per rank", COLS(stages_cols), 0, 0, stages_prepare,
-     stages_count, NULL, NULL, stages_column},
-    {"comm_ops", "every communication op with its time breakdown", COLS(comm_cols), TL_TABLE_COMM,
-     0, comm_prepare, comm_count, NULL, NULL, comm_column},
+     .need = TL_TABLE_COMM, .prepare = steps_prepare, .count = steps_count, .locate = steps_locate},
+    {"stages", "the RL stage instances per rank", COLS(stages_cols), .prepare = stages_prepare,
+     .count = stages_count, .locate = stages_locate},
+    {"comm_ops", "every communication op with its time breakdown", COLS(comm_cols),
+     .need = TL_TABLE_COMM, .prepare = comm_prepare, .count = comm_count, .locate = comm_locate},
     {"links", "the traffic of each communication op per (source, destination) rank pair",
-     COLS(link_cols), TL_TABLE_COMM, 0, comm_prepare, link_count, NULL, NULL, link_column},
-    {"ops", "every compute task with its operator", COLS(ops_cols), TL_TABLE_OPS, 0, ops_prepare,
-     ops_count, NULL, NULL, ops_column},
+     COLS(link_cols), .need = TL_TABLE_COMM, .prepare = comm_prepare, .count = link_count,
+     .locate = link_locate},
+    {"ops", "every compute task with its operator", COLS(ops_cols), .need = TL_TABLE_OPS,
+     .step_col = 1, .step_may = ops_step_may, .prepare = ops_prepare, .count = ops_count,
+     .locate = ops_locate},
     {"bubbles", "the largest idle gaps of each rank, attributed (tl summary's, 10 per rank)",
-     COLS(bubbles_cols), 0, 0, bubbles_prepare, bubbles_count, NULL, NULL, bubbles_column},
+     COLS(bubbles_cols), .prepare = bubbles_prepare, .count = bubbles_count,
+     .locate = bubbles_locate},
     {"counters", "every sample of the memory and frequency counters", COLS(counters_cols),
-     TL_TABLE_COUNTERS, 0, counters_prepare, counters_count, NULL, NULL, counters_column},
+     .need = TL_TABLE_COUNTERS, .prepare = counters_prepare, .count = counters_count,
+     .locate = counters_locate},
+    {"findings", "what is wrong, ranked by the time each costs: tl triage --json's findings",
+     COLS(findings_cols), .need = TL_TABLE_ALL, .whole = 1, .prepare = findings_prepare,
+     .count = findings_count, .locate = findings_locate},
 };
 const size_t sql_ntables = sizeof sql_tables / sizeof *sql_tables;
 
@@ -685,10 +667,11 @@ sql_ctx_free(sql_ctx *x)
 		free(x->ops_g0);
 		tlq_ops_free(&x->ops);
 	}
+	free(x->find);
 	free(x->comm0);
 	free(x->link0);
-	free(x->stage0);
-	free(x->bubble0);
+	free(x->stages.first);
+	free(x->bubbles.first);
 	sql_slices_free(x);
 	memset(x, 0, sizeof *x);
 }

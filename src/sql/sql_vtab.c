@@ -1,9 +1,9 @@
 /* The virtual-table module: one eponymous, read-only table per entry of sql_tables (no
  * xCreate, so CREATE VIRTUAL TABLE cannot name it; no xUpdate, so it cannot be written). A scan
- * walks the ranks in the trace's order; xBestIndex hands `rank = N` and, on the slices, bounds
- * on start_ns and end_ns to xFilter, which then walks one rank and a window of each lane. The
- * constraints are never marked omitted: SQLite checks every row again, so a bound only narrows
- * the walk and cannot change an answer. */
+ * walks the ranks in the trace's order; xBestIndex hands `rank = N`, `step = N` (slices, ops)
+ * and, on the slices, bounds on start_ns and end_ns to xFilter, which then walks one rank and a
+ * window of each lane. The constraints are never marked omitted: SQLite checks every row again,
+ * so a bound only narrows the walk and cannot change an answer. */
 #include "config.h"
 #include "sql/sql_int.h"
 #include "util/xalloc.h"
@@ -72,7 +72,7 @@ vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 	char roles[64];
 	int n = 0;
 	double cost = 1e6, rows = 1e6;
-	int have_rank = 0, have_time = 0;
+	int have_rank = 0, have_time = 0, have_step = 0;
 	for (int i = 0; i < ix->nConstraint && n < (int)sizeof roles - 1; i++) {
 		const struct sqlite3_index_constraint *c = &ix->aConstraint[i];
 		if (!c->usable)
@@ -84,10 +84,12 @@ vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 		    upper =
 		        c->op == SQLITE_INDEX_CONSTRAINT_LE || c->op == SQLITE_INDEX_CONSTRAINT_LT,
 		    eq = c->op == SQLITE_INDEX_CONSTRAINT_EQ;
-		if (col == 0 && eq)
+		if (col == 0 && eq && !t->whole)
 			role = 'r';
 		else if (t->time_window && col == 2 && eq) /* the slices' kind */
 			role = 'k';
+		else if (t->step_col > 0 && col == t->step_col && eq)
+			role = 's';
 		else if (t->time_window && col == 4)
 			role = lower ? 'a' : upper ? 'b' : eq ? 'A' : 0;
 		else if (t->time_window && col == 5)
@@ -96,6 +98,8 @@ vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 			continue;
 		if (role == 'r')
 			have_rank = 1;
+		else if (role == 's')
+			have_step = 1;
 		else
 			have_time = 1;
 		ix->aConstraintUsage[i].argvIndex = ++n;
@@ -107,6 +111,10 @@ vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 		rows /= 8;
 	}
 	if (have_time) {
+		cost /= 4;
+		rows /= 4;
+	}
+	if (have_step) {
 		cost /= 4;
 		rows /= 4;
 	}
@@ -142,12 +150,20 @@ vt_close(sqlite3_vtab_cursor *c)
 	return SQLITE_OK;
 }
 
-/* The generic walk: from rank c->ri on, the first rank with a row. */
+/* The generic walk: from row k of rank c->ri on, the first row (that may match the step asked
+ * for). */
 static void
 generic_settle(sql_cur *c)
 {
 	while (c->ri < c->ri_end) {
 		c->n = c->t->count(c->x, c->ri);
+		if (c->has_step && c->t->step_may != NULL) {
+			sql_step_window(c);
+			if (!c->step_found)
+				c->k = c->n; /* no such step on this rank */
+			while (c->k < c->n && !c->t->step_may(c))
+				c->k++;
+		}
 		if (c->k < c->n)
 			return;
 		c->ri++;
@@ -162,12 +178,14 @@ vt_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sq
 {
 	(void)idxNum;
 	sql_cur *c = (sql_cur *)cur;
-	c->has_rank = 0;
+	c->has_rank = c->has_step = 0;
+	c->step_ri = SIZE_MAX;
 	c->kind = -1;
 	c->start_lo = c->end_lo = INT64_MIN;
 	c->start_hi = INT64_MAX;
 	c->eof = 0;
 	c->rowid = 0;
+	c->located = 0;
 	c->k = c->n = c->ti = c->lo = c->hi = c->g = 0;
 	int empty = 0;
 	for (int i = 0; i < argc && idxStr != NULL && idxStr[i]; i++) {
@@ -190,6 +208,12 @@ vt_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sq
 			continue;
 		sqlite3_int64 v = sqlite3_value_int64(argv[i]);
 		switch (idxStr[i]) {
+		case 's': /* step = v */
+			if (c->has_step && c->step_id != v)
+				empty = 1;
+			c->has_step = 1;
+			c->step_id = v;
+			break;
 		case 'r':
 			if (v < INT_MIN || v > INT_MAX)
 				empty = 1;
@@ -241,11 +265,16 @@ vt_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sq
 		c->ri = lo;
 		c->ri_end = lo < tr->nranks && tr->ranks[lo]->rank == c->rank ? lo + 1 : lo;
 	}
+	if (c->t->whole) { /* one walk, whatever the ranks */
+		c->ri = 0;
+		c->ri_end = 1;
+	}
 	c->t->prepare(c->x);
 	if (c->t->first != NULL)
 		c->t->first(c);
 	else
 		generic_settle(c);
+	c->x->rows_read += !c->eof;
 	return SQLITE_OK;
 }
 
@@ -254,12 +283,14 @@ vt_next(sqlite3_vtab_cursor *cur)
 {
 	sql_cur *c = (sql_cur *)cur;
 	c->rowid++;
+	c->located = 0;
 	if (c->t->next != NULL) {
 		c->t->next(c);
 	} else {
 		c->k++;
 		generic_settle(c);
 	}
+	c->x->rows_read += !c->eof;
 	return SQLITE_OK;
 }
 
@@ -269,11 +300,90 @@ vt_eof(sqlite3_vtab_cursor *cur)
 	return ((sql_cur *)cur)->eof;
 }
 
+/* Column col of the cursor's row, by the table's column list (sql_int.h's sql_get). */
 static int
 vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	sql_cur *c = (sql_cur *)cur;
-	c->t->column(c, ctx, col);
+	if (!c->located) {
+		c->located = 1;
+		if (!c->t->locate(c))
+			c->row[0] = c->row[1] = NULL;
+	}
+	if (col < 0 || col >= c->t->ncols)
+		return SQLITE_OK;
+	const sql_col *k = &c->t->cols[col];
+	const char *p = c->row[k->src];
+	if (k->get == SQL_FN) {
+		if (c->row[0] != NULL)
+			k->fn(c, ctx);
+		return SQLITE_OK;
+	}
+	if (p == NULL && k->get != SQL_RANK)
+		return SQLITE_OK; /* NULL */
+	int64_t v = 0;
+	const char *str = NULL;
+	switch ((sql_get)k->get) {
+	case SQL_FN:
+		return SQLITE_OK;
+	case SQL_RANK:
+		if (c->row[0] == NULL)
+			return SQLITE_OK;
+		v = tlq_trace(c->x->q)->ranks[c->ri]->rank;
+		break;
+	case SQL_INT:
+		v = *(const int *)(p + k->off);
+		break;
+	case SQL_I64:
+		v = *(const int64_t *)(p + k->off);
+		break;
+	case SQL_U64:
+		v = (int64_t) * (const uint64_t *)(p + k->off);
+		break;
+	case SQL_SIZE:
+		v = (int64_t) * (const size_t *)(p + k->off);
+		break;
+	case SQL_U16:
+		v = *(const uint16_t *)(p + k->off);
+		break;
+	case SQL_I64_AT:
+		v = (*(int64_t *const *)(p + k->off))[c->idx];
+		break;
+	case SQL_DIFF:
+		v = *(const int64_t *)(p + k->off) - *(const int64_t *)(p + k->off2);
+		break;
+	case SQL_SUM:
+		v = *(const int64_t *)(p + k->off) + *(const int64_t *)(p + k->off2);
+		break;
+	case SQL_F64:
+		sqlite3_result_double(ctx, *(const double *)(p + k->off));
+		return SQLITE_OK;
+	case SQL_STR:
+		str = *(const char *const *)(p + k->off);
+		break;
+	case SQL_CHARS:
+		str = p + k->off;
+		break;
+	case SQL_POOL:
+		str = strpool_get(c->pool, *(const uint32_t *)(p + k->off));
+		break;
+	case SQL_STAGE:
+		str = tlq_stage_name(c->x->q, *(const int *)(p + k->off));
+		break;
+	}
+	switch ((sql_get)k->get) {
+	case SQL_STR:
+	case SQL_CHARS:
+	case SQL_POOL:
+	case SQL_STAGE:
+		if (str != NULL && !(k->flags & SQL_NULL_EMPTY && str[0] == '\0'))
+			sqlite3_result_text(ctx, str, -1, SQLITE_STATIC);
+		break;
+	default:
+		if (!(k->flags & SQL_NULL_NEG && v < 0))
+			sqlite3_result_int64(ctx, v);
+		break;
+	}
 	return SQLITE_OK;
 }
 

@@ -92,9 +92,9 @@ FUZZ_ENTRY(query)
 		run(sql, q, null);
 		if (nul ==
 		    NULL) { /* every table's cursor, with and without the pushed-down bounds */
-			static const char *const tables[] = {"slices",   "steps",   "stages",
-			                                     "comm_ops", "links",   "ops",
-			                                     "bubbles",  "counters"};
+			static const char *const tables[] = {"slices",   "steps",    "stages",
+			                                     "comm_ops", "links",    "ops",
+			                                     "bubbles",  "counters", "findings"};
 			for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
 				char *q1 = xasprintf("SELECT * FROM %s WHERE rank = 0", tables[i]);
 				char *q2 =
@@ -106,6 +106,9 @@ FUZZ_ENTRY(query)
 				free(q1);
 				free(q2);
 			}
+			run("SELECT * FROM slices WHERE step = 1 UNION ALL SELECT rank, '', '', "
+			    "name, start_ns, 0, dur_ns, 0, step, '' FROM ops WHERE step = 1",
+			    q, null);
 			run("SELECT * FROM slices WHERE start_ns >= 0 AND end_ns <= "
 			    "9223372036854775807 "
 			    "AND start_ns = end_ns",

@@ -304,6 +304,20 @@ main(void)
 	          "SELECT count(*) FROM slices WHERE "
 	          "rank = NULL OR rank = 99999999999 OR start_ns > 'x' OR end_ns = 1.5",
 	          "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"a\",\"pid\":1,\"tid\":1}]");
+	run_query("step = pushed down over two steps of one id, overlapping, and the findings",
+	          "SELECT (SELECT count(*) FROM slices WHERE step = 7) + (SELECT count(*) FROM ops "
+	          "WHERE step = 7) + (SELECT count(*) FROM slices WHERE step = -1) + (SELECT "
+	          "count(*) FROM findings)",
+	          "[{\"ph\":\"X\",\"ts\":1,\"dur\":50,\"name\":\"ProfilerStep#7\",\"pid\":1,"
+	          "\"tid\":1},"
+	          "{\"ph\":\"X\",\"ts\":40,\"dur\":50,\"name\":\"ProfilerStep#7\",\"pid\":1,"
+	          "\"tid\":1},"
+	          "{\"ph\":\"X\",\"ts\":95,\"dur\":5,\"name\":\"ProfilerStep#8\",\"pid\":1,"
+	          "\"tid\":1},"
+	          "{\"ph\":\"X\",\"ts\":60,\"dur\":9,\"name\":\"k\",\"pid\":2,\"tid\":3,"
+	          "\"cat\":\"kernel\"},"
+	          "{\"ph\":\"X\",\"ts\":2,\"dur\":1,\"name\":\"k\",\"pid\":2,\"tid\":3,"
+	          "\"cat\":\"kernel\"}]");
 	run_text("cache", "an empty body", "");
 	run_text("cache", "a file of its header only", "RTLMODEL");
 	/* a body whose counts claim more than it holds: rank 0, flags, rows, no role, 2^60

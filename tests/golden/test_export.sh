@@ -92,8 +92,8 @@ n=$(cat "$t_tmp"/out/rank*.trace.json | grep -c '"ph":"s"')
 check "fixture: the late kernels carry their launch step as a flow ($n)" [ "$n" -ge 2 ]
 only=2
 roundtrip "DB --step 2" "$P" --step 2
-check "--step 2: one file per rank, rank{r}.trace.json" [ -f "$t_tmp/out/rank0.trace.json" ] \
-	&& [ -f "$t_tmp/out/rank1.trace.json" ]
+check_all "--step 2: one file per rank, rank{r}.trace.json" \
+	'[ -f "$t_tmp/out/rank0.trace.json" ] && [ -f "$t_tmp/out/rank1.trace.json" ]'
 roundtrip "trace_view.json --step 2" "$t_tmp/json" --step 2
 only=8
 roundtrip "fixture --step 8" "$t_tmp/fx" --step 8
@@ -139,7 +139,8 @@ for db in "$P"/*/ASCEND_PROFILER_OUTPUT/*.db; do
 	want=$((want + x))
 done
 got=$(grep -c '^[0-9]*,[^,]*,compute,' "$t_tmp/s.csv")
-check "--format csv: step 2's kernels = plain SQL's count ($got)" [ "$got" -eq "$want" ] && [ "$want" -gt 0 ]
+check_all "--format csv: step 2's kernels = plain SQL's count ($got)" \
+	'[ "$got" -eq "$want" ] && [ "$want" -gt 0 ]'
 "$TL_BIN" export "$P" -o - --format csv --from "$lo" --to $((hi + 1)) >"$t_tmp/w.csv" 2>/dev/null
 "$TL_BIN" query "$P" "SELECT * FROM slices WHERE end_ns > $lo AND start_ns < $((hi + 1))" --csv >"$t_tmp/q.csv" 2>/dev/null
 check "--format csv -o - with --from --to = tl query's window" cmp -s "$t_tmp/w.csv" "$t_tmp/q.csv"

@@ -24,7 +24,7 @@ find "$t_tmp/json" -name '*.db' -exec rm {} +
 cat >"$t_tmp/compare.py" <<'EOF'
 import json, sys
 kind, got = sys.argv[1], json.load(open(sys.argv[3]))
-summ = json.load(open(sys.argv[2])) if kind != "truth" else None
+summ = json.load(open(sys.argv[2])) if not kind.startswith("truth") else None
 want = []
 if kind == "steps":
     rename = {"communication_transmit_stage_ns": "transmit_ns",
@@ -46,6 +46,24 @@ elif kind == "truth":  # the generator's per-step numbers (one JSON object per l
         if "steps" in o:
             for s in o["steps"]:
                 want.append(dict(rank=o["rank"], **s))
+elif kind == "truth-stages":  # the generator's stage instances (fragments: a stage's line, then
+    # its numbers' line)
+    last = None
+    for line in open(sys.argv[2]):
+        line = line.strip().rstrip(",")
+        try:
+            o = json.loads(line + "}")
+        except ValueError:
+            continue
+        if "stage" in o:
+            last = {k: o[k] for k in ("rank", "stage", "step", "start_ns", "end_ns",
+                                      "duration_ns", "busy_ns")}
+            want.append(last)
+        elif last is not None and "decode_steps" in o:
+            last["decode_steps"] = o["decode_steps"]
+    key = lambda r: (r["rank"], r["start_ns"], r["stage"])
+    want.sort(key=key)
+    got.sort(key=key)
 elif kind == "stages":
     for s in summ["stages"]:
         want.append({k: s[k] for k in ("rank", "stage", "step", "start_ns", "end_ns",
@@ -78,7 +96,9 @@ for input in db json; do
 	esac
 	"$TL_BIN" summary "$path" --json --no-cache >"$t_tmp/sum.json" 2>/dev/null
 	"$TL_BIN" query "$path" "SELECT * FROM steps" --json >"$t_tmp/steps.json" 2>"$t_tmp/err"
-	check "$input: steps exits 0 and says nothing" [ $? -eq 0 ] && [ ! -s "$t_tmp/err" ]
+	rc=$?
+	check_all "$input: steps exits 0 and says nothing" \
+		'[ $rc -eq 0 ] && [ ! -s "$t_tmp/err" ]'
 	check "$input: steps = tl summary --json's steps, every field" \
 		python3 "$t_tmp/compare.py" steps "$t_tmp/sum.json" "$t_tmp/steps.json"
 	"$TL_BIN" query "$path" "SELECT * FROM stages" --json >"$t_tmp/stages.json"
@@ -93,6 +113,8 @@ for input in db json; do
 		>"$t_tmp/six.json"
 	check "$input: steps = the generator's truth" \
 		python3 "$t_tmp/compare.py" truth "$t_tmp/truth" "$t_tmp/six.json"
+	check "$input: stages = the generator's stage instances (times, busy, decode steps)" \
+		python3 "$t_tmp/compare.py" truth-stages "$t_tmp/truth" "$t_tmp/stages.json"
 done
 
 # against plain SQL over each rank's DB
@@ -106,13 +128,35 @@ for r in 0 1; do
 	want=$(sqlite3 -readonly "$db" "SELECT group_concat(d, ',') FROM (SELECT dur AS d FROM
 		(SELECT t.endNs - t.startNs AS dur FROM TASK t JOIN COMPUTE_TASK_INFO USING (globalTaskId)) ORDER BY d)")
 	got=$("$TL_BIN" query "$P" "SELECT group_concat(d, ',') FROM (SELECT dur_ns AS d FROM ops WHERE rank = $r ORDER BY d)" --csv | sed -n 2p | tr -d '\r"')
-	check "rank $r: ops durations = TASK's" [ -n "$want" ] && [ "$got" = "$want" ]
+	check_all "rank $r: ops durations = TASK's" \
+		'[ -n "$want" ] && [ "$got" = "$want" ]'
 	want=$(sqlite3 -readonly "$db" "SELECT group_concat(startNs || ':' || endNs, ',') FROM (SELECT startNs, endNs FROM COMMUNICATION_OP ORDER BY startNs, endNs)")
 	got=$("$TL_BIN" query "$P" "SELECT group_concat(start_ns || ':' || end_ns, ',') FROM (SELECT start_ns, end_ns FROM comm_ops WHERE rank = $r ORDER BY start_ns, end_ns)" --csv | sed -n 2p | tr -d '\r"')
-	check "rank $r: comm_ops times = COMMUNICATION_OP's" [ -n "$want" ] && [ "$got" = "$want" ]
+	check_all "rank $r: comm_ops times = COMMUNICATION_OP's" \
+		'[ -n "$want" ] && [ "$got" = "$want" ]'
 	want=$(sqlite3 -readonly "$db" "SELECT group_concat(id || ':' || startNs || ':' || endNs, ',') FROM (SELECT id, startNs, endNs FROM STEP_TIME ORDER BY startNs)")
 	got=$("$TL_BIN" query "$P" "SELECT group_concat(step || ':' || start_ns || ':' || end_ns, ',') FROM (SELECT * FROM steps WHERE rank = $r ORDER BY start_ns)" --csv | sed -n 2p | tr -d '\r"')
-	check "rank $r: steps' ranges = STEP_TIME's" [ -n "$want" ] && [ "$got" = "$want" ]
+	check_all "rank $r: steps' ranges = STEP_TIME's" \
+		'[ -n "$want" ] && [ "$got" = "$want" ]'
+done
+# links: per (source, destination) pair, the bytes and time of the op's transfer sub-tasks (the
+# Notify ones move nothing; a transfer without destination is the source's own), by plain SQL
+links_sql="SELECT group_concat(x, ',') FROM (SELECT srcRank || ':' || d || ':' || sum(size) || ':' ||
+	sum(e - s) AS x FROM (SELECT srcRank, CASE WHEN dstRank = 4294967295 THEN srcRank ELSE dstRank
+	END AS d, c.size, t.startNs AS s, t.endNs AS e FROM COMMUNICATION_TASK_INFO c JOIN STRING_IDS n
+	ON n.id = c.taskType JOIN TASK t USING (globalTaskId) WHERE n.value NOT LIKE 'Notify%')
+	GROUP BY srcRank, d ORDER BY srcRank, d)"
+links_tl() { # PATH RANK
+	"$TL_BIN" query "$1" --rank "$2" "SELECT group_concat(x, ',') FROM (SELECT src_rank || ':' ||
+		dst_rank || ':' || sum(bytes) || ':' || sum(time_ns) AS x FROM links WHERE rank = $2
+		GROUP BY src_rank, dst_rank ORDER BY src_rank, dst_rank)" --csv | sed -n 2p | tr -d '\r"'
+}
+for r in 0 1; do
+	db=$(ls "$P"/*-r${r}_*/ASCEND_PROFILER_OUTPUT/*.db)
+	want=$(sqlite3 -readonly "$db" "$links_sql")
+	got=$(links_tl "$P" $r)
+	check_all "rank $r: links' bytes and time per rank pair = the transfer tasks', plain SQL ($got)" \
+		'[ -n "$want" ] && [ "$got" = "$want" ]'
 done
 # the slices' step: a kernel's is the step its launch (CANN_API) ran in, by plain SQL; the
 # fixture has a kernel launched in one step that runs in the next
@@ -126,7 +170,8 @@ for pr in "$P:0" "$P:1"; do
 		GROUP BY s.id ORDER BY s.id)")
 	got=$("$TL_BIN" query "$path" "SELECT group_concat(step || ':' || n, ',') FROM (SELECT step,
 		count(*) AS n FROM slices WHERE rank = $r AND kind = 'compute' GROUP BY step ORDER BY step)" --csv | sed -n 2p | tr -d '\r"')
-	check "rank $r: compute slices per step = kernels per launch step, plain SQL ($got)" [ -n "$want" ] && [ "$got" = "$want" ]
+	check_all "rank $r: compute slices per step = kernels per launch step, plain SQL ($got)" \
+		'[ -n "$want" ] && [ "$got" = "$want" ]'
 done
 # the slices' stage: the innermost stage instance whose host range holds the slice's start,
 # found here from the stages table by a plain walk
@@ -164,7 +209,8 @@ for r in 0 1; do
 	want=$(sqlite3 -readonly "$t_tmp/fx/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_$r.db" <"$FX/overlap.sql")
 	got=$("$TL_BIN" query "$t_tmp/fx" "SELECT '\"steps\":[' || group_concat(printf('{\"step\":%d,\"computing_ns\":%d,\"communication_ns\":%d,\"overlapped_ns\":%d,\"communication_not_overlapped_ns\":%d,\"free_ns\":%d,\"preparing_ns\":%d}', step, computing_ns, communication_ns, overlapped_ns, communication_not_overlapped_ns, free_ns, preparing_ns), ',') || ']' AS j FROM (SELECT * FROM steps WHERE rank = $r ORDER BY step)" --json |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["j"])')
-	check "fixture rank $r: steps = overlap.sql's plain SQL" [ -n "$want" ] && [ "$got" = "$want" ]
+	check_all "fixture rank $r: steps = overlap.sql's plain SQL" \
+		'[ -n "$want" ] && [ "$got" = "$want" ]'
 done
 db=$t_tmp/fx/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db
 want=$(sqlite3 -readonly "$db" "SELECT group_concat(s || ':' || n, ',') FROM (SELECT s.id AS s,
@@ -174,7 +220,8 @@ want=$(sqlite3 -readonly "$db" "SELECT group_concat(s || ':' || n, ',') FROM (SE
 got=$("$TL_BIN" query "$t_tmp/fx" "SELECT group_concat(step || ':' || n, ',') FROM (SELECT step,
 	count(*) AS n FROM slices WHERE rank = 0 AND kind = 'compute' AND step IS NOT NULL
 	GROUP BY step ORDER BY step)" --csv | sed -n 2p | tr -d '\r"')
-check "fixture rank 0: compute slices per step = kernels per launch step ($got)" [ -n "$want" ] && [ "$got" = "$want" ]
+check_all "fixture rank 0: compute slices per step = kernels per launch step ($got)" \
+	'[ -n "$want" ] && [ "$got" = "$want" ]'
 
 # the real samples: steps = torch_npu's own StepTraceTime; comm_ops = COMMUNICATION_OP
 if [ -d "$SAMPLES/ascend-db" ]; then
@@ -183,11 +230,18 @@ if [ -d "$SAMPLES/ascend-db" ]; then
 			dir=$SAMPLES/ascend-db/$level/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT
 			want=$(sqlite3 -readonly "$dir/analysis.db" "SELECT group_concat(printf('%d:%d:%d:%d:%d:%d:%d', step, round(computing*1000), round(communication*1000), round(overlapped*1000), round(communication_not_overlapped*1000), round(free*1000), round(preparing*1000)), ',') FROM StepTraceTime")
 			got=$("$TL_BIN" query "$SAMPLES/ascend-db/$level" --rank "$r" "SELECT group_concat(printf('%d:%d:%d:%d:%d:%d:%d', step, computing_ns, communication_ns, overlapped_ns, communication_not_overlapped_ns, free_ns, preparing_ns), ',') FROM steps" --csv | sed -n 2p | tr -d '\r"')
-			check "$level rank $r: steps = StepTraceTime ($got)" [ -n "$want" ] && [ "$got" = "$want" ]
+			check_all "$level rank $r: steps = StepTraceTime ($got)" \
+				'[ -n "$want" ] && [ "$got" = "$want" ]'
 			want=$(sqlite3 -readonly "$dir/ascend_pytorch_profiler_$r.db" "SELECT count(*) || ':' || sum(endNs - startNs) FROM COMMUNICATION_OP")
 			got=$("$TL_BIN" query "$SAMPLES/ascend-db/$level" --rank "$r" "SELECT count(*) || ':' || sum(elapse_ns) FROM comm_ops" --csv | sed -n 2p | tr -d '\r"')
 			check "$level rank $r: comm_ops = COMMUNICATION_OP ($got)" [ "$got" = "$want" ]
 		done
+	done
+	for r in 0 1; do
+		want=$(sqlite3 -readonly "$SAMPLES/ascend-db/level2/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_$r.db" "$links_sql")
+		got=$(links_tl "$SAMPLES/ascend-db/level2" $r)
+		check_all "level2 rank $r: links per rank pair = the transfer tasks', plain SQL" \
+			'[ -n "$want" ] && [ "$got" = "$want" ]'
 	done
 	# level2's analysis.db has torch_npu's own communication analysis (ms, to a fraction of a ns)
 	dir=$SAMPLES/ascend-db/level2/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT
@@ -223,6 +277,50 @@ for pair in "allocated:MEMORY_RECORD:totalAllocated" "reserved:MEMORY_RECORD:tot
 	got=$("$TL_BIN" query "$t_tmp/mem" "SELECT count(*) || ',' || sum(value) FROM counters
 		WHERE rank = 1 AND name LIKE '% $what'" --csv | sed -n 2p | tr -d '\r"')
 	check "counters '% $what' = $tab.$col, every sample ($got)" [ "$got" = "$want" ]
+done
+# Kineto: the device events per kind and step, counted from the file by a script of its own
+# (a kernel's step holds its launch: the runtime call of the same correlation; NCCL's kernels are
+# the communication, memcpy and memset events the memory), on generated traces (2021's and
+# today's categories, launches before the capture) and the samples with device work
+cat >"$t_tmp/kineto_count.py" <<'EOF'
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+X = [e for e in ev if e.get("ph") == "X"]
+steps = [(int(e["name"].split("#")[1]), e["ts"], e["ts"] + e["dur"]) for e in X
+         if e.get("name", "").startswith("ProfilerStep#")]
+launch = {e["args"]["correlation"]: e["ts"] for e in X
+          if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
+          and "correlation" in e.get("args", {})}
+kinds = {"kernel": "compute", "Kernel": "compute", "gpu_memcpy": "memcpy",
+         "gpu_memset": "memcpy", "Memcpy": "memcpy", "Memset": "memcpy"}
+n = collections.Counter()
+for e in X:
+    k = kinds.get(e.get("cat"))
+    if k is None:
+        continue
+    if k == "compute" and "nccl" in e["name"].lower():
+        k = "comm"
+    t = launch.get(e.get("args", {}).get("correlation"))
+    s = [i for i, a, b in steps if t is not None and a <= t <= b]
+    n[(k, s[0] if s else None)] += 1
+rows = sorted(n.items(), key=lambda x: (x[0][0], -1 if x[0][1] is None else x[0][1]))
+for (k, s), c in rows:
+    print("%s,%s,%d" % (k, "" if s is None else s, c))
+EOF
+"$TLGEN" kineto "$t_tmp/k24.json" --comm --precapture 5 --after 4 >/dev/null 2>&1
+"$TLGEN" kineto "$t_tmp/k21.json" --version 2021 --comm >/dev/null 2>&1
+for k in "$t_tmp/k24.json" "$t_tmp/k21.json" "$SAMPLES/kineto/trace_filter__sampled_rank-0.json" \
+	"$SAMPLES/kineto/amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json"; do
+	if [ ! -f "$k" ]; then
+		skip "$k is absent"
+		continue
+	fi
+	want=$(python3 "$t_tmp/kineto_count.py" "$k")
+	got=$("$TL_BIN" query "$k" "SELECT kind, step, count(*) FROM slices WHERE kind IN ('compute',
+		'comm', 'memcpy') GROUP BY kind, step ORDER BY kind, step" --csv | sed 1d | tr -d '\r')
+	check_all "kineto $(basename "$k"): device events per kind and step = the file's, by launch ($(echo $got | tr ' ' ';'))" \
+		'[ -n "$want" ] && [ "$got" = "$want" ]'
 done
 # Kineto: the same numbers as tl summary --json
 K=$SAMPLES/kineto/trace_filter__sampled_rank-0.json
@@ -264,8 +362,9 @@ refuse "a query that never ends" \
 	"work budget"
 check "nothing was written by the refused statements" [ ! -e "$t_tmp/x.db" ]
 TL_QUERY_MAX_ROWS=10 "$TL_BIN" query "$P" "SELECT * FROM slices" --csv >"$t_tmp/out" 2>"$t_tmp/err"
-check "the row limit stops a query with one line and exit 1" \
-	[ $? -eq 1 ] && [ "$(wc -l <"$t_tmp/err")" -eq 1 ] && grep -q "row limit" "$t_tmp/err"
+rc=$?
+check_all "the row limit stops a query with one line and exit 1" \
+	'[ $rc -eq 1 ] && [ "$(wc -l <"$t_tmp/err")" -eq 1 ] && grep -q "row limit" "$t_tmp/err"'
 
 # the formats: CSV (RFC 4180) and JSON hold the same rows; quoting
 "$TL_BIN" query "$P" "SELECT rank, name, start_ns, dur_ns, stage FROM slices WHERE rank = 1 LIMIT 500" --csv >"$t_tmp/a.csv"
@@ -284,8 +383,8 @@ check "CSV quotes a comma and doubles a quote, CRLF ends a row" \
 check "an empty result is an empty JSON array" \
 	[ "$("$TL_BIN" query "$P" "SELECT * FROM steps WHERE rank = 99" --json)" = "[]" ]
 "$TL_BIN" query "$P" "SELECT rank, step, free_ns FROM steps" >"$t_tmp/table"
-check "the table: a header, a rule, one line per row and the count" \
-	[ "$(sed -n 1p "$t_tmp/table")" = "rank  step  free_ns" ] && [ "$(tail -n 1 "$t_tmp/table")" = "(4 rows)" ]
+check_all "the table: a header, a rule, one line per row and the count" \
+	'[ "$(sed -n 1p "$t_tmp/table")" = "rank  step  free_ns" ] && [ "$(tail -n 1 "$t_tmp/table")" = "(4 rows)" ]'
 
 # pushing rank = and a time window down changes no answer: the same filters written so that
 # SQLite cannot hand them to the table (rank + 0, start_ns + 0) give the same rows
@@ -311,6 +410,45 @@ a=$("$TL_BIN" query "$P" "SELECT count(*), sum(dur_ns), sum((SELECT count(*) FRO
 	FROM slices c WHERE c.kind = 'compute'" --csv --no-cache | sed -n 2p | tr -d '\r')
 b=$("$TL_BIN" query "$P" "SELECT count(*), sum(dur_ns) FROM slices WHERE kind = 'compute'" --csv --no-cache | sed -n 2p | tr -d '\r')
 check "a scan outlives the host lanes read in under it ($a)" [ "$a" = "$b,${b%%,*}" ]
+# step = N, pushed down on slices and ops, answers as step + 0 = N (which the tables cannot see)
+# and reads fewer rows where the step does not hold every row (TL_STATS counts the rows the
+# tables hand to SQLite): on the DBs, on
+# trace_view.json alone, on the fixture (a kernel launched in one step runs in the next) and on
+# the samples; with the other pushed-down conditions, and in a join over every step
+stepped() { # WHAT PATH TABLE WHERE: one check
+	"$TL_BIN" query "$2" "SELECT count(*), sum(dur_ns), sum(rank), min(start_ns) FROM $3 WHERE $4" --csv --no-cache >"$t_tmp/a" 2>/dev/null
+	w0=$(echo "$4" | sed 's/step =/step + 0 =/')
+	"$TL_BIN" query "$2" "SELECT count(*), sum(dur_ns), sum(rank), min(start_ns) FROM $3 WHERE $w0" --csv --no-cache >"$t_tmp/b" 2>/dev/null
+	ra=$(TL_STATS=1 "$TL_BIN" query "$2" "SELECT count(*) FROM $3 WHERE $4" --csv 2>&1 >/dev/null | sed -n 's/^stats: query_rows_read=//p')
+	rb=$(TL_STATS=1 "$TL_BIN" query "$2" "SELECT count(*) FROM $3 WHERE $w0" --csv 2>&1 >/dev/null | sed -n 's/^stats: query_rows_read=//p')
+	n=$(sed -n 2p "$t_tmp/a" | cut -d, -f1)
+	check_all "$1: $3 WHERE $4 = unpushed ($n rows; rows read $ra, unpushed $rb)" \
+		'[ -s "$t_tmp/a" ] && cmp -s "$t_tmp/a" "$t_tmp/b" && [ "${ra:-x}" -le "${rb:-0}" ] &&
+		{ [ "$ra" -lt "$rb" ] || [ "$n" -eq "$rb" ]; }'
+}
+for s in $("$TL_BIN" query "$P" "SELECT DISTINCT step FROM steps WHERE step >= 0" --csv | sed 1d | tr -d '\r'); do
+	stepped "db" "$P" slices "step = $s"
+	stepped "json" "$t_tmp/json" slices "step = $s"
+	stepped "db" "$P" ops "step = $s"
+done
+stepped "db" "$P" slices "step = $s AND rank = 1 AND kind = 'compute'"
+stepped "db" "$P" slices "step = $s AND start_ns >= $t0"
+stepped "db" "$P" slices "step = 424242 OR rank = 0"
+stepped "fixture" "$t_tmp/fx" slices "step = 7"
+stepped "fixture" "$t_tmp/fx" slices "step = 8"
+if [ -d "$SAMPLES/ascend-db" ]; then
+	stepped "level2" "$SAMPLES/ascend-db/level2" slices "step = 50"
+	stepped "level2" "$SAMPLES/ascend-db/level2" ops "step = 50"
+fi
+if [ -f "$SAMPLES/kineto/trace_filter__sampled_rank-0.json" ]; then
+	stepped "kineto" "$SAMPLES/kineto/trace_filter__sampled_rank-0.json" slices "step = 552"
+fi
+j="SELECT s.rank, s.step, count(*), sum(l.dur_ns) FROM steps s JOIN slices l ON l.rank = s.rank AND l.step = s.step GROUP BY 1, 2"
+a=$("$TL_BIN" query "$P" "$j" --csv)
+b=$("$TL_BIN" query "$P" "$(echo "$j" | sed 's/l.step = s.step/l.step + 0 = s.step/')" --csv)
+check_all "a join of steps and slices on the step: the same rows pushed down or not" \
+	'[ -n "$a" ] && [ "$a" = "$b" ]'
+
 a=$("$TL_BIN" query "$P" "SELECT count(*), sum(dur_ns) FROM ops WHERE rank = 1" --csv)
 b=$("$TL_BIN" query "$P" "SELECT count(*), sum(dur_ns) FROM ops WHERE rank + 0 = 1" --csv)
 check "pushed down: ops rank = 1" [ "$a" = "$b" ]
@@ -328,16 +466,19 @@ find "$t_tmp/bad" -name trace_view.json -exec rm {} +
 db=$(ls "$t_tmp"/bad/*-r1_*/ASCEND_PROFILER_OUTPUT/*.db)
 head -c 5000 "$db" >"$t_tmp/cut" && cat "$t_tmp/cut" >"$db"
 got=$("$TL_BIN" query "$t_tmp/bad" "SELECT group_concat(rank) FROM (SELECT DISTINCT rank FROM steps)" --csv --no-cache 2>"$t_tmp/err" | sed -n 2p | tr -d '\r"')
-check "a damaged rank: one line naming its file, rank 0 answers ($got)" \
-	[ "$got" = 0 ] && [ "$(wc -l <"$t_tmp/err")" -eq 1 ] && grep -q "ascend_pytorch_profiler_1.db" "$t_tmp/err"
+check_all "a damaged rank: one line naming its file, rank 0 answers ($got)" \
+	'[ "$got" = 0 ] && [ "$(wc -l <"$t_tmp/err")" -eq 1 ] && grep -q "ascend_pytorch_profiler_1.db" "$t_tmp/err"'
 got=$("$TL_BIN" query "$t_tmp/bad" --rank 0 "SELECT count(*) FROM slices WHERE rank = 0" --csv --no-cache 2>"$t_tmp/err" | sed -n 2p | tr -d '\r')
 want=$("$TL_BIN" query "$P" "SELECT count(*) FROM slices WHERE rank = 0" --csv | sed -n 2p | tr -d '\r')
-check "--rank 0 reads rank 0 only: no word of the damaged rank, the same slices ($got)" [ "$got" = "$want" ] && [ ! -s "$t_tmp/err" ]
+check_all "--rank 0 reads rank 0 only: no word of the damaged rank, the same slices ($got)" \
+	'[ "$got" = "$want" ] && [ ! -s "$t_tmp/err" ]'
 
 # .tables and .schema
 n=$("$TL_BIN" query "$P" .tables | grep -c '^[a-z_]* *(')
-check ".tables lists the eight tables ($n)" [ "$n" -eq 8 ]
+check ".tables lists the nine tables ($n)" [ "$n" -eq 9 ]
 check ".schema steps lists free_ns with its meaning" sh -c "'$TL_BIN' query '$P' '.schema steps' | grep -q '^  free_ns .*idle'"
 "$TL_BIN" query "$P" ".schema nosuch" >/dev/null 2>"$t_tmp/err"
-check ".schema of an unknown table: one line, exit 1" [ $? -eq 1 ] && [ "$(wc -l <"$t_tmp/err")" -eq 1 ]
+rc=$?
+check_all ".schema of an unknown table: one line, exit 1" \
+	'[ $rc -eq 1 ] && [ "$(wc -l <"$t_tmp/err")" -eq 1 ]'
 t_done
