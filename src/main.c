@@ -33,6 +33,7 @@
 #include "util/files.h"
 #include "util/msg.h"
 #include "util/parallel.h"
+#include "util/phases.h"
 #include "util/rankspec.h"
 #include "util/timefmt.h"
 #include "util/text.h"
@@ -538,9 +539,25 @@ run_stored(cli *c, unsigned tables, report_fn report, tl_trace *tr)
 	}
 	int rc = load_path_run(c, c->path, tr, tables, cc != NULL ? cc : CACHE_NONE);
 	if (rc == 0) {
+		/* TL_PHASES: the report is made in memory, then written, to time each apart */
+		char *buf = NULL;
+		size_t nbuf = 0;
+		FILE *mem = phases_on() && out == stdout ? open_memstream(&buf, &nbuf) : NULL;
+		tl_phase_mark pm;
+		phase_begin(&pm, 1);
 		tl_query *q = tlq_open(tr, &c->query);
-		report(c, q, out);
+		report(c, q, mem != NULL ? mem : out);
 		tlq_close(q);
+		if (mem != NULL)
+			fclose(mem);
+		phase_end(&pm, TL_PHASE_ANALYSES, 1);
+		if (mem != NULL) {
+			phase_begin(&pm, 1);
+			fwrite(buf, 1, nbuf, out);
+			fflush(out);
+			phase_end(&pm, TL_PHASE_OUTPUT, 1);
+			free(buf);
+		}
 	}
 	if (key != NULL) {
 		msg_tee(NULL);
@@ -555,6 +572,7 @@ run_stored(cli *c, unsigned tables, report_fn report, tl_trace *tr)
 	}
 	if (cc != NULL)
 		cache_close(cc);
+	phases_print(stderr);
 	return rc;
 }
 
