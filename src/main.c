@@ -594,8 +594,8 @@ cmd_summary(cli *c)
 	}
 	tl_trace tr;
 	/* the summary's findings read the operators, the launches and the communication ops
-	 * (--json also the counters) */
-	int rc = run_stored(c, TL_TABLE_ALL, summary_report, &tr);
+	 * (--json also the counters); the operators of the whole capture only, no task's start */
+	int rc = run_stored(c, TL_TABLE_ALL & ~TL_TABLE_OP_STARTS, summary_report, &tr);
 	if (getenv("TL_STATS") != NULL) { /* figures for `make bench` */
 		size_t nslices = 0, bytes = trace_slice_bytes(&tr, &nslices);
 		uint64_t rows = 0;
@@ -745,7 +745,7 @@ static int
 cmd_triage(cli *c)
 {
 	tl_trace tr;
-	int rc = load_opts_run(c, &tr, TL_TABLE_ALL);
+	int rc = load_opts_run(c, &tr, TL_TABLE_ALL & ~TL_TABLE_OP_STARTS);
 	if (rc == 0) {
 		tl_query *q = tlq_open(&tr, &c->query);
 		tl_finding *v = NULL;

@@ -469,6 +469,7 @@ load_gather_begin(tl_rank *r, tl_gather *g, unsigned tables)
 	if (tables & TL_TABLE_OPS) {
 		r->ops = xmalloc(sizeof *r->ops);
 		op_data_init(r->ops);
+		r->ops->nostart = !(tables & TL_TABLE_OP_STARTS);
 	}
 }
 
@@ -820,6 +821,11 @@ load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *c)
 	/* a file others will read holds every table; a spilled one only what this load keeps */
 	if (cache_will_write(c->cache) && !c->cache->spill)
 		c->tables = TL_TABLE_ALL;
+	/* the operators' starts: a drifting clock moves each duration by where it starts, and
+	 * only ranks of several hosts are given one (load_clock) */
+	if ((c->tables & TL_TABLE_OPS) && !(c->tables & TL_TABLE_OP_STARTS) &&
+	    load_sources_multi_host(&tr->sources))
+		c->tables |= TL_TABLE_OP_STARTS;
 	size_t cap = 0;
 	for (size_t i = 0; i < tr->sources.n;) {
 		size_t k = i + 1;
