@@ -10,20 +10,26 @@
 
 static int on = -1;
 static _Atomic int64_t wall_ns[TL_PHASE_N], cpu_ns[TL_PHASE_N], runs[TL_PHASE_N];
-static _Atomic long peak_kb[TL_PHASE_N], rss_kb[TL_PHASE_N];
+static _Atomic long peak_kb[TL_PHASE_N], rss_kb[TL_PHASE_N], anon_kb[TL_PHASE_N];
 
-/* The resident memory now (kB), 0 when /proc is not there. */
+/* The resident memory now (kB), and *anon its anonymous part (the rest is files' pages, a
+ * mapped cache file's, which the kernel may drop and read again); 0 when /proc is not there. */
 static long
-rss_now(void)
+rss_now(long *anon)
 {
-	FILE *f = fopen("/proc/self/statm", "r");
-	long size = 0, res = 0;
-	if (f == NULL)
-		return 0;
-	if (fscanf(f, "%ld %ld", &size, &res) != 2)
-		res = 0;
-	fclose(f);
-	return res * (sysconf(_SC_PAGESIZE) / 1024);
+	FILE *f = fopen("/proc/self/status", "r");
+	long rss = 0;
+	char line[256];
+	*anon = 0;
+	while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+		if (strncmp(line, "VmRSS:", 6) == 0)
+			rss = strtol(line + 6, NULL, 10);
+		else if (strncmp(line, "RssAnon:", 8) == 0)
+			*anon = strtol(line + 8, NULL, 10);
+	}
+	if (f != NULL)
+		fclose(f);
+	return rss;
 }
 
 int
@@ -67,7 +73,11 @@ phase_end(const tl_phase_mark *m, tl_phase p, int process)
 	struct rusage ru;
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		atomic_store(&peak_kb[p], ru.ru_maxrss);
-	atomic_store(&rss_kb[p], rss_now());
+	long anon = 0;
+	atomic_store(&rss_kb[p], rss_now(&anon));
+	long was = atomic_load(&anon_kb[p]); /* the most of the phase's ends */
+	while (anon > was && !atomic_compare_exchange_weak(&anon_kb[p], &was, anon))
+		;
 }
 
 void
@@ -80,8 +90,9 @@ phases_print(FILE *out)
 	for (int p = 0; p < TL_PHASE_N; p++)
 		if (runs[p] > 0)
 			fprintf(out,
-			        "phase: %s wall_s=%.3f cpu_s=%.3f runs=%lld rss_kb=%ld "
+			        "phase: %s wall_s=%.3f cpu_s=%.3f runs=%lld rss_kb=%ld anon_kb=%ld "
 			        "peak_rss_kb=%ld\n",
 			        names[p], (double)wall_ns[p] / 1e9, (double)cpu_ns[p] / 1e9,
-			        (long long)runs[p], (long)rss_kb[p], (long)peak_kb[p]);
+			        (long long)runs[p], (long)rss_kb[p], (long)anon_kb[p],
+			        (long)peak_kb[p]);
 }

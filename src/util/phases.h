@@ -1,6 +1,7 @@
 /* Where a command's time goes, for `make bench` (TL_PHASES=1): each phase's wall and CPU time
- * summed over the threads that ran it, and the resident memory and its peak so far when it last
- * ended, printed to stderr at the end. Off (the default), a mark costs one load of a flag. */
+ * summed over the threads that ran it, the resident memory when it last ended, the most of it
+ * that was anonymous at any of its ends, and the peak so far, printed to stderr at the end. Off
+ * (the default), a mark costs one load of a flag. */
 #ifndef TL_PHASES_H
 #define TL_PHASES_H
 #include <stdint.h>

@@ -53,7 +53,7 @@ for T in "${sides[@]}"; do
 ${T}_warm() { TL_CACHE_RESULTS=0 \"$bin\" summary \"\$A\" --cache-dir \"$cache\"; }
 ${T}_json() { \"$bin\" summary \"\$JFILE\" --no-cache; }
 ${T}_kineto() { \"$bin\" summary \"\$KFILE\" --no-cache; }
-${T}_write() { rm -rf \"$cache\"; TL_STATS=1 \"$bin\" summary \"\$A\" --cache-dir \"$cache\" 2>>\"$OUT/sum-$T-write.txt\"; }"
+${T}_write() { rm -rf \"$cache\"; TL_STATS=1 TL_PHASES=1 \"$bin\" summary \"\$A\" --cache-dir \"$cache\" 2>>\"$OUT/sum-$T-write.txt\"; }"
 done
 cold=(floor) warm=() json=() write=()
 for T in "${sides[@]}"; do
@@ -70,6 +70,11 @@ rounds "$RUNS" "${json[@]}"
 
 # statof FILE KEY: the median of KEY=N over the stats lines of FILE
 statof() { sed -n "s/^stats: .*[ ]$2=\([0-9]*\).*/\1/p" "$1" | median; }
+# anon FILE: the median over FILE's runs of the most anonymous memory (kB) at a phase's end
+anon() {
+	awk '/^phase: open /{if(n)print m; m=0; n=1} /^phase: /{for(i=1;i<=NF;i++)
+		if($i~/^anon_kb=/){v=substr($i,9)+0; if(v>m)m=v}} END{if(n)print m}' "$1" | median
+}
 # phase FILE NAME FIELD: the median of a phase's FIELD (wall_s, cpu_s) over FILE's runs
 phase() { sed -n "s/^phase: $2 .*$3=\([0-9.]*\).*/\1/p" "$1" | median; }
 slices=$(statof "$OUT/sum-tl-cold.txt" slices)
@@ -89,6 +94,13 @@ report() { # report T
 	printf '%-44s %8.1f     (%.0f MB; bar: <= 32)\n' "  writing the cache, bytes per slice:" \
 		"$(calc "$(statof "$OUT/sum-$T-write.txt" maxrss_kb) * 1024 / $n")" \
 		"$(calc "$(statof "$OUT/sum-$T-write.txt" maxrss_kb) / 1024")"
+	if grep -q '^phase: ' "$OUT/sum-$T-write.txt"; then
+		printf '%-44s %8.1f     (the rest: the mapped cache files, pages the kernel may drop)\n' \
+			"    of which anonymous, at most:" \
+			"$(calc "$(anon "$OUT/sum-$T-write.txt") * 1024 / $n")"
+		printf '%-44s %8.1f\n' "  cold, anonymous at most, bytes per slice:" \
+			"$(calc "$(anon "$f") * 1024 / $n")"
+	fi
 	printf '%-44s %8.3f s wall %8.3f s cpu  %.1f%% of cold cpu (bar: <= 5%%)\n' \
 		"warm, TL_CACHE_RESULTS=0:" "${WALL[${T}_warm]}" "${CPU[${T}_warm]}" \
 		"$(calc "100 * ${CPU[${T}_warm]} / $c")"
