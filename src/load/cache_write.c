@@ -335,9 +335,11 @@ put_pool(wbuf *w, const tl_strpool *p)
 static void
 put_tables(wbuf *w, const tl_rank *r)
 {
-	put_u64(w, (r->ops ? TABLE_OPS : 0) | (r->have_launch_steps ? TABLE_LAUNCHES : 0) |
+	/* a file holds the operators with their starts, or none (a load kept no starts) */
+	int ops = r->ops != NULL && !r->ops->nostart;
+	put_u64(w, (ops ? TABLE_OPS : 0) | (r->have_launch_steps ? TABLE_LAUNCHES : 0) |
 	               (r->comm ? TABLE_COMM : 0) | (r->counters_read ? TABLE_COUNTERS : 0));
-	if (r->ops != NULL) {
+	if (ops) {
 		const tl_op_data *d = r->ops;
 		put_pool(w, d->pool);
 		put_u64(w, d->n);

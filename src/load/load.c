@@ -9,6 +9,7 @@
 #include "profile/discover.h"
 #include "util/msg.h"
 #include "util/parallel.h"
+#include "util/phases.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -468,6 +469,7 @@ load_gather_begin(tl_rank *r, tl_gather *g, unsigned tables)
 	if (tables & TL_TABLE_OPS) {
 		r->ops = xmalloc(sizeof *r->ops);
 		op_data_init(r->ops);
+		r->ops->nostart = !(tables & TL_TABLE_OP_STARTS);
 	}
 }
 
@@ -576,9 +578,12 @@ static tl_rank *
 load_rank(load_ctx *c, load_job *j)
 {
 	const tl_source *first = &c->tr->sources.v[j->first];
+	tl_phase_mark pm;
+	phase_begin(&pm, 0);
 	tl_rank *r = cache_load_rank(c->cache, first, j->count, c->keep);
 	if (r != NULL) {
 		load_drop_tables(r, c->keep);
+		phase_end(&pm, TL_PHASE_READ, 0);
 		return r;
 	}
 	warn_list warns = {0};
@@ -633,8 +638,12 @@ load_rank(load_ctx *c, load_job *j)
 		r->src_t0[0] = r->t_min;
 		r->src_t1[0] = r->t_max;
 	}
+	phase_end(&pm, TL_PHASE_READ, 0);
+	phase_begin(&pm, 0);
 	load_gather_end(r, &g);
+	phase_end(&pm, TL_PHASE_GATHER, 0);
 	if (c->cache != NULL) {
+		phase_begin(&pm, 0);
 		load_job_capture(c, j);
 		/* a cancelled load read part of the rank: never a cache file. The file holds the
 		 * overlap lanes too, so that a warm viewer maps them; and the rank written is
@@ -683,6 +692,7 @@ load_rank(load_ctx *c, load_job *j)
 		load_drop_tables(r, c->keep);
 		if (m != NULL && c->view)
 			heap_give_back();
+		phase_end(&pm, TL_PHASE_CACHE, 0);
 	}
 	return r;
 }
@@ -811,6 +821,11 @@ load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *c)
 	/* a file others will read holds every table; a spilled one only what this load keeps */
 	if (cache_will_write(c->cache) && !c->cache->spill)
 		c->tables = TL_TABLE_ALL;
+	/* the operators' starts: a drifting clock moves each duration by where it starts, and
+	 * only ranks of several hosts are given one (load_clock) */
+	if ((c->tables & TL_TABLE_OPS) && !(c->tables & TL_TABLE_OP_STARTS) &&
+	    load_sources_multi_host(&tr->sources))
+		c->tables |= TL_TABLE_OP_STARTS;
 	size_t cap = 0;
 	for (size_t i = 0; i < tr->sources.n;) {
 		size_t k = i + 1;
@@ -839,13 +854,18 @@ int
 load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 {
 	load_ctx c;
+	tl_phase_mark pm;
+	phase_begin(&pm, 0);
 	int rc = load_setup(path, o, tr, &c);
+	phase_end(&pm, TL_PHASE_OPEN, 0);
 	if (rc != 0)
 		return rc;
 	if (!(o && o->quiet_progress))
 		msg_progress_start((int)c.njobs);
 	load_bus_arm(1);
+	phase_begin(&pm, 1);
 	parallel_for(c.njobs, o ? o->threads : 0, load_item, &c);
+	phase_end(&pm, TL_PHASE_LOAD, 1);
 	load_bus_arm(0);
 	msg_progress_end();
 
@@ -864,7 +884,10 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 		msg_error("%s: nothing could be loaded", path);
 		return 2;
 	}
-	if (!(o != NULL && o->clock_raw)) /* before any analysis compares two ranks' times */
+	if (!(o != NULL && o->clock_raw)) { /* before any analysis compares two ranks' times */
+		phase_begin(&pm, 0);
 		load_clock(tr, o != NULL ? o->clock_fix : NULL, o != NULL ? o->nclock_fix : 0);
+		phase_end(&pm, TL_PHASE_CLOCK, 0);
+	}
 	return 0;
 }

@@ -45,7 +45,12 @@ enum {
 	TL_TABLE_LAUNCHES = 2, /* launch delays per step (load_launches, launch_steps) */
 	TL_TABLE_COMM = 4,     /* communication ops with their HCCL sub-tasks (load_comm) */
 	TL_TABLE_COUNTERS = 8, /* memory and frequency counters (load_counters) */
-	TL_TABLE_ALL = 15
+	/* with TL_TABLE_OPS, each task's start beside its duration (a time window's operators:
+	 * the viewer's and tl query's); without it the starts are not kept, a third of the
+	 * table's memory (half of its bytes per task), unless the hosts' clocks may drift (a
+	 * drift moves each duration by where its task starts) */
+	TL_TABLE_OP_STARTS = 16,
+	TL_TABLE_ALL = 31
 };
 
 /* What one load of a rank gathers: the loaders fill it while they read their tables anyway. */

@@ -103,7 +103,9 @@ clock_map_ops(const tl_clock *c, tl_op_data *d)
 	op_data_own(d);
 	for (size_t i = 0; i < d->n; i++) {
 		tl_op_group *g = &d->g[i];
-		for (size_t k = 0; k < g->n; k++) {
+		/* a load that kept no starts was of one host: a clock without drift, which moves
+		 * no duration (load_setup) */
+		for (size_t k = 0; g->start != NULL && k < g->n; k++) {
 			int64_t s = clock_map(c, g->start[k]);
 			g->dur[k] = clock_map(c, g->start[k] + g->dur[k]) - s;
 			g->start[k] = s;

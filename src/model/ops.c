@@ -27,8 +27,10 @@ op_data_own(tl_op_data *d)
 		g->dur = g->start = NULL;
 		if (g->n > 0) {
 			g->dur = xreallocarray(NULL, g->n, sizeof *g->dur);
-			g->start = xreallocarray(NULL, g->n, sizeof *g->start);
 			memcpy(g->dur, dur, g->n * sizeof *g->dur);
+		}
+		if (g->n > 0 && start != NULL) {
+			g->start = xreallocarray(NULL, g->n, sizeof *g->start);
 			memcpy(g->start, start, g->n * sizeof *g->start);
 		}
 		g->cap = g->n;
@@ -88,11 +90,13 @@ op_data_push(tl_op_data *d, uint32_t gi, int64_t dur, int64_t start)
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? 2 * g->cap : 8;
 		g->dur = xreallocarray(g->dur, cap, sizeof *g->dur);
-		g->start = xreallocarray(g->start, cap, sizeof *g->start);
+		if (!d->nostart)
+			g->start = xreallocarray(g->start, cap, sizeof *g->start);
 		g->cap = cap;
 	}
-	g->dur[g->n] = dur;
-	g->start[g->n++] = start;
+	if (g->start != NULL)
+		g->start[g->n] = start;
+	g->dur[g->n++] = dur;
 }
 
 void
@@ -121,10 +125,14 @@ op_data_finish(tl_op_data *d)
 		 * the model cache it is held beside the rank's overlap lanes */
 		if (g->cap > g->n + g->n / 8) {
 			g->dur = xreallocarray(g->dur, g->n, sizeof *g->dur);
-			g->start = xreallocarray(g->start, g->n, sizeof *g->start);
+			if (g->start != NULL)
+				g->start = xreallocarray(g->start, g->n, sizeof *g->start);
 			g->cap = g->n;
 		}
-		sort_i64_pairs(g->dur, g->start, g->n);
+		if (g->start != NULL)
+			sort_i64_pairs(g->dur, g->start, g->n);
+		else /* the same durations in the same order: only ties' starts would differ */
+			sort_i64(g->dur, g->n);
 		uint32_t p, t;
 		u64map_get(&d->pair, (uint64_t)g->name << 32 | g->shapes, &p);
 		u64map_get(&d->type, (uint64_t)g->op_type << 32 | g->task_type, &t);

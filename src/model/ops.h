@@ -13,7 +13,8 @@
 typedef struct tl_op_group {
 	uint32_t name, op_type, task_type, shapes; /* ids in the data's pool */
 	int64_t *dur;                              /* ns, one per task */
-	int64_t *start; /* ns, each task's start (TASK startNs), beside its duration */
+	int64_t *start; /* ns, each task's start (TASK startNs), beside its duration; NULL when
+	                   the data keeps none (tl_op_data.nostart) */
 	size_t n, cap;
 } tl_op_group;
 
@@ -26,6 +27,8 @@ typedef struct tl_op_data {
 	uint32_t npair, ntype;
 	int borrowed; /* the groups' dur and start are another's memory (a mapped cache file): not
 	                 freed here, copied before anything changes them */
+	int nostart;  /* the tasks' starts are not kept (set before the first task): every
+	                 group's start is NULL */
 } tl_op_data;
 
 void op_data_init(tl_op_data *);

@@ -73,7 +73,7 @@ static void
 view_of(const tl_op_group *g, int scoped, int64_t t0, int64_t t1, op_view *v)
 {
 	memset(v, 0, sizeof *v);
-	if (!scoped) {
+	if (!scoped || g->start == NULL) { /* no starts: a load for the whole capture only */
 		v->dur = g->dur;
 		v->n = g->n;
 		return;

@@ -625,7 +625,7 @@ const sql_table sql_tables[] = {
     {"links", "the traffic of each communication op per (source, destination) rank pair",
      COLS(link_cols), .need = TL_TABLE_COMM, .prepare = comm_prepare, .count = link_count,
      .locate = link_locate},
-    {"ops", "every compute task with its operator", COLS(ops_cols), .need = TL_TABLE_OPS,
+    {"ops", "every compute task with its operator", COLS(ops_cols), .need = TL_TABLE_OPS | TL_TABLE_OP_STARTS,
      .step_col = 1, .step_may = ops_step_may, .prepare = ops_prepare, .count = ops_count,
      .locate = ops_locate},
     {"bubbles", "the largest idle gaps of each rank, attributed (tl summary's, 10 per rank)",
