@@ -587,9 +587,12 @@ cmd_summary(cli *c)
 		getrusage(RUSAGE_SELF, &ru);
 		fprintf(stderr,
 		        "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
-		        "clock_ns=%llu cache_checked=%llu cache_stamped=%llu source_opens=%llu\n",
+		        "clock_ns=%llu clock_cpu_ns=%llu clock_kept=%llu cache_checked=%llu "
+		        "cache_stamped=%llu source_opens=%llu\n",
 		        tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
 		        (unsigned long long)load_clock_ns(),
+		        (unsigned long long)load_clock_cpu_ns(),
+		        (unsigned long long)load_clock_kept(),
 		        (unsigned long long)cache_checked_opens(),
 		        (unsigned long long)cache_stamped_opens(),
 		        (unsigned long long)load_source_opens());

@@ -865,6 +865,7 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 		return 2;
 	}
 	if (!(o != NULL && o->clock_raw)) /* before any analysis compares two ranks' times */
-		load_clock(tr, o != NULL ? o->clock_fix : NULL, o != NULL ? o->nclock_fix : 0);
+		load_clock(tr, o != NULL ? o->clock_fix : NULL, o != NULL ? o->nclock_fix : 0,
+		           c.cache);
 	return 0;
 }

@@ -115,6 +115,25 @@ if gen two --ranks 8 --hosts 2 --steps 2 --tasks 3000 --slow 2 --decode dp --mem
 	TL_CACHE_RESULTS=0 "$TL" summary "$t_tmp/two.b" --json >"$t_tmp/two.warm.json" 2>/dev/null
 	check "two: cold and warm (from the model cache) summaries are the --no-cache one" \
 		sh -c "cmp -s '$t_tmp/two.cold.json' '$t_tmp/two.b.json' && cmp -s '$t_tmp/two.warm.json' '$t_tmp/two.b.json'"
+	# the estimate is kept with the model: a warm load reads it (TL_STATS clock_kept), the
+	# same bytes; another set of ranks or an offset by hand is another estimate
+	kept() { TL_STATS=1 TL_CACHE_RESULTS=0 "$TL" summary "$t_tmp/two.b" --json "$@" 2>&1 >"$t_tmp/two.k.json" | sed -n 's/.*clock_kept=\([0-9]*\).*/\1/p'; }
+	k1=$(kept)
+	check "two: a warm load reads the kept estimate (clock_kept $k1) and prints the same bytes" \
+		sh -c "[ '$k1' = 1 ] && cmp -s '$t_tmp/two.k.json' '$t_tmp/two.b.json'"
+	k2=$(kept --rank 0-5)
+	k3=$(kept --rank 0-5)
+	"$TL" summary "$t_tmp/two.b" --json --rank 0-5 --no-cache >"$t_tmp/two.r.json" 2>/dev/null
+	check "two: ranks 0-5 are another estimate, computed then kept ($k2 then $k3), as --no-cache's" \
+		sh -c "[ '$k2 $k3' = '0 1' ] && cmp -s '$t_tmp/two.k.json' '$t_tmp/two.r.json'"
+	k4=$(kept --clock-offset gen-node1=3000000)
+	set -- $(python3 "$t_tmp/host.py" "$t_tmp/two.k.json" gen-node1)
+	check "two: --clock-offset is another estimate too ($k4: $1 $4)" [ "$k4 $1 $4" = "0 3000000 manual" ]
+	# a kept estimate that is not one (rewritten in place: the file's checksum no longer holds)
+	for f in "$t_tmp"/xdg/tl/models/*.tlr; do printf 'x' | dd of="$f" bs=1 seek=100 conv=notrunc 2>/dev/null; done
+	k5=$(kept)
+	check "two: a spoiled kept estimate is computed again ($k5), the same bytes" \
+		sh -c "[ '$k5' = 0 ] && cmp -s '$t_tmp/two.k.json' '$t_tmp/two.b.json'"
 else
 	not_ok "generate the two-host profiles: $(head -3 "$t_tmp/two.gen")"
 fi
