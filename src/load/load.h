@@ -293,6 +293,9 @@ uint64_t load_clock_cpu_ns(void);
 uint64_t load_clock_kept(void);
 /* The host part of a capture directory's name ({host}_{pid}_{time}_ascend_pt), or NULL. */
 char *load_dir_host(const char *dir);
+/* The host part of a PyTorch profiler trace's name as torch's tensorboard_trace_handler writes
+ * it ({host}_{pid}.{time}.pt.trace.json[.gz]), or NULL. */
+char *load_file_host(const char *path);
 /* Whether the sources come from more than one host, as load_clock will group them (a DB's
  * HOST_INFO read here: one open of each DB until a second host is seen); the same for the
  * sources discovery finds under path. For `tl info` and the viewer, before loading. */

@@ -48,6 +48,37 @@ load_dir_host(const char *dir)
 	return n > 0 ? xstrndup(b, n) : NULL;
 }
 
+char *
+load_file_host(const char *path)
+{
+	if (path == NULL)
+		return NULL;
+	const char *b = strrchr(path, '/');
+	b = b != NULL ? b + 1 : path;
+	size_t n = strlen(b);
+	static const char gz[] = ".gz", sfx[] = ".pt.trace.json";
+	if (n > sizeof gz - 1 && strcmp(b + n - (sizeof gz - 1), gz) == 0)
+		n -= sizeof gz - 1;
+	if (n <= sizeof sfx - 1 || strncmp(b + n - (sizeof sfx - 1), sfx, sizeof sfx - 1) != 0)
+		return NULL;
+	n -= sizeof sfx - 1;
+	/* torch's tensorboard_trace_handler names it {worker_name}.{time}.pt.trace.json, the
+	 * worker {hostname}_{pid}, the time in ms or ns since the epoch (10 digits at least: a
+	 * worker name of the user's own, "rank-3.Jul_15.1074", names no host) */
+	size_t k = n;
+	while (k > 0 && isdigit((unsigned char)b[k - 1]))
+		k--;
+	if (n - k < 10 || k < 2 || b[k - 1] != '.')
+		return NULL;
+	n = k - 1;
+	k = n;
+	while (k > 0 && isdigit((unsigned char)b[k - 1]))
+		k--;
+	if (k == n || k < 2 || b[k - 1] != '_')
+		return NULL;
+	return xstrndup(b, k - 1);
+}
+
 static _Atomic uint64_t clock_ns; /* load_clock's time, for `make bench` (TL_STATS) */
 
 uint64_t
@@ -301,8 +332,11 @@ load_clock_run(tl_trace *tr, const tl_clock_fix *fix, size_t nfix, tl_cache *cac
 		const tl_rank *r = tr->ranks[i];
 		if (r->host != NULL)
 			host[i] = xstrdup(r->host);
-		else if (r->nsources > 0)
+		else if (r->nsources > 0) {
 			host[i] = load_dir_host(r->sources[0]->dir);
+			if (host[i] == NULL)
+				host[i] = load_file_host(r->sources[0]->path);
+		}
 		known += host[i] != NULL;
 	}
 	/* nothing names a host: the profile says nothing of hosts apart, unless --clock-offset
@@ -419,6 +453,8 @@ load_sources_multi_host(const tl_sourcelist *sl)
 		}
 		if (h == NULL)
 			h = load_dir_host(s->dir);
+		if (h == NULL)
+			h = load_file_host(s->path);
 		if (h == NULL) { /* a host of its own, once some rank's host is known */
 			unknown = 1;
 			continue;

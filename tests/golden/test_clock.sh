@@ -181,6 +181,30 @@ else
 	not_ok "generate the pipeline profiles: $(head -3 "$t_tmp/pp.gen")"
 fi
 
+# ---- Kineto: an NCCL job on two hosts, the traces named as torch names them -------------------
+# ({hostname}_{pid}.{time}.pt.trace.json: the host is the file name's, as the real PyTorch
+# profiler writes it; the traces themselves name none), the second host 4.2 ms ahead, 25 ppm
+if "$TLGEN" nccl "$t_tmp/kin.a" --hosts 2 --ranks 4 --steps 3 --rounds 4 >/dev/null 2>"$t_tmp/kin.gen" &&
+	"$TLGEN" nccl "$t_tmp/kin.b" --hosts 2 --ranks 4 --steps 3 --rounds 4 \
+		--host-clock 1 4200000 25 >/dev/null 2>>"$t_tmp/kin.gen"; then
+	near kin "Kineto, 2 hosts, +4.2 ms, 25 ppm"
+	set -- $(python3 "$t_tmp/host.py" "$t_tmp/kin.b.json" gen-node1)
+	good=$(python3 -c "print(1 if abs($1 - 4200000) <= 20000 + 25 * 0.25e3 and abs($2 - 25) <= 1 and '$4 $6' == 'estimated 2,3' else 0)")
+	check "kin: gen-node1 (ranks $6, from the file names) estimated at $1 ns (written 4200000), $2 ppm, $3 samples" [ "$good" = 1 ]
+	# the same traces under names that say nothing, each giving its host in a "hostname" member
+	mkdir -p "$t_tmp/kinh"
+	for f in "$t_tmp"/kin.b/*.pt.trace.json; do
+		b=$(basename "$f")
+		sed "2s/^/\"hostname\": \"${b%%_*}\",\n/" "$f" >"$t_tmp/kinh/rank$(( $(echo "$b" | sed 's/^[^_]*_\([0-9]*\)\..*/\1/') - 1000 )).pt.trace.json"
+	done
+	"$TL" summary "$t_tmp/kinh" --json --no-cache >"$t_tmp/kinh.json" 2>"$t_tmp/kinh.err"
+	set -- $(python3 "$t_tmp/host.py" "$t_tmp/kinh.json" gen-node1)
+	check "kin: a trace's own \"hostname\" groups its rank the same (gen-node1: ranks $6, $1 ns)" \
+		sh -c "[ '$6 $4' = '2,3 estimated' ] && python3 '$t_tmp/near.py' '$t_tmp/kin.b.json' '$t_tmp/kinh.json' 0 >/dev/null"
+else
+	not_ok "generate the Kineto profiles: $(head -3 "$t_tmp/kin.gen")"
+fi
+
 # ---- --clock-offset fixes a host's offset by hand ------------------------------------------
 if gen hand --ranks 4 --hosts 2 --steps 1 --tasks 2000 --host-clock 1 1500000 0; then
 	near hand "--clock-offset gen-node1=1500000" "--clock-offset gen-node1=1500000"
