@@ -101,8 +101,9 @@ static void load_clock_run(tl_trace *tr, const tl_clock_fix *fix, size_t nfix, t
  * The estimate is a function of the ranks' models (their files' identities, the tl build: each
  * rank's cache key), of which ranks were loaded and of the offsets fixed by hand: it is kept
  * under exactly those, as a stored result (cache_result_put) whose text is one line per host:
- *   tl-clock 1 NHOSTS
- *   NAME-IN-HEX HOW ON OFF T0 DRIFT-BITS RESIDUAL SAMPLES NRANKS RANK...
+ *   tl-clock 2 NHOSTS
+ *   NAME-IN-HEX HOW ON OFF T0 DRIFT-BITS RESIDUAL SAMPLES P2P-PAIRS P2P-BROKEN P2P-WORST
+ *       P2P-MOVED NRANKS RANK...
  * (the drift's IEEE bits in hex: no locale, no rounding). A warm load reads it instead of
  * matching every collective again; anything else in its place is computed again. */
 
@@ -111,7 +112,7 @@ clock_key(const tl_trace *tr, const tl_clock_fix *fix, size_t nfix, size_t *len)
 {
 	size_t nw = 2 + nfix, o = 0, cap = 16 + tr->nranks * 12;
 	char **w = xcalloc(nw, sizeof *w);
-	w[0] = xstrdup("clock estimate 1");
+	w[0] = xstrdup("clock estimate 2");
 	w[1] = xmalloc(cap);
 	o += (size_t)snprintf(w[1], cap, "ranks");
 	for (size_t i = 0; i < tr->nranks; i++)
@@ -133,15 +134,18 @@ clock_encode(const tl_clock_host *h, size_t nh, size_t *len)
 	FILE *f = open_memstream(&out, &n);
 	if (f == NULL)
 		return NULL;
-	fprintf(f, "tl-clock 1 %zu\n", nh);
+	fprintf(f, "tl-clock 2 %zu\n", nh);
 	for (size_t k = 0; k < nh; k++) {
 		for (const unsigned char *c = (const unsigned char *)h[k].name; *c; c++)
 			fprintf(f, "%02x", *c);
 		uint64_t bits;
 		memcpy(&bits, &h[k].clock.drift, sizeof bits);
-		fprintf(f, " %d %d %" PRId64 " %" PRId64 " %016" PRIx64 " %" PRId64 " %zu %zu",
+		fprintf(f,
+		        " %d %d %" PRId64 " %" PRId64 " %016" PRIx64 " %" PRId64
+		        " %zu %zu %zu %" PRId64 " %d %zu",
 		        (int)h[k].how, h[k].clock.on, h[k].clock.off, h[k].clock.t0, bits,
-		        h[k].residual_ns, h[k].samples, h[k].nranks);
+		        h[k].residual_ns, h[k].samples, h[k].p2p_pairs, h[k].p2p_broken,
+		        h[k].p2p_worst_ns, h[k].p2p_moved, h[k].nranks);
 		for (size_t i = 0; i < h[k].nranks; i++)
 			fprintf(f, " %d", h[k].ranks[i]);
 		fputc('\n', f);
@@ -185,7 +189,7 @@ clock_decode(const char *s, const tl_trace *tr, tl_clock_host **out, size_t *nou
 	*out = NULL;
 	*nout = 0;
 	int64_t nh;
-	if (strncmp(s, "tl-clock 1 ", 11) != 0)
+	if (strncmp(s, "tl-clock 2 ", 11) != 0)
 		return -1;
 	s += 11;
 	if (next_i64(&s, &nh) != 0 || *s++ != '\n' || nh < 0 || (uint64_t)nh > tr->nranks)
@@ -209,7 +213,7 @@ clock_decode(const char *s, const tl_trace *tr, tl_clock_host **out, size_t *nou
 		}
 		h[k].name[hl / 2] = '\0';
 		s = sp + 1;
-		int64_t how, on, off, t0, res, smp, nr;
+		int64_t how, on, off, t0, res, smp, pp, pb, pw, pm, nr;
 		if (!ok || next_i64(&s, &how) != 0 || next_i64(&s, &on) != 0 ||
 		    next_i64(&s, &off) != 0 || next_i64(&s, &t0) != 0) {
 			ok = 0;
@@ -225,10 +229,13 @@ clock_decode(const char *s, const tl_trace *tr, tl_clock_host **out, size_t *nou
 		s = end + 1;
 		uint64_t b64 = bits;
 		memcpy(&h[k].clock.drift, &b64, sizeof b64);
-		if (next_i64(&s, &res) != 0 || next_i64(&s, &smp) != 0 || next_i64(&s, &nr) != 0 ||
-		    how < TL_CLOCK_REFERENCE || how > TL_CLOCK_AGREES || (on != 0 && on != 1) ||
-		    !isfinite(h[k].clock.drift) || fabs(h[k].clock.drift) >= 1e-3 || res < 0 ||
-		    smp < 0 || nr < 1 || (uint64_t)nr > tr->nranks - seen) {
+		if (next_i64(&s, &res) != 0 || next_i64(&s, &smp) != 0 || next_i64(&s, &pp) != 0 ||
+		    next_i64(&s, &pb) != 0 || next_i64(&s, &pw) != 0 || next_i64(&s, &pm) != 0 ||
+		    next_i64(&s, &nr) != 0 || pp < 0 || pb < 0 || pb > pp || pw < 0 ||
+		    (pm != 0 && pm != 1) || how < TL_CLOCK_REFERENCE || how > TL_CLOCK_AGREES ||
+		    (on != 0 && on != 1) || !isfinite(h[k].clock.drift) ||
+		    fabs(h[k].clock.drift) >= 1e-3 || res < 0 || smp < 0 || nr < 1 ||
+		    (uint64_t)nr > tr->nranks - seen) {
 			ok = 0;
 			break;
 		}
@@ -238,6 +245,10 @@ clock_decode(const char *s, const tl_trace *tr, tl_clock_host **out, size_t *nou
 		h[k].clock.t0 = t0;
 		h[k].residual_ns = res;
 		h[k].samples = (size_t)smp;
+		h[k].p2p_pairs = (size_t)pp;
+		h[k].p2p_broken = (size_t)pb;
+		h[k].p2p_worst_ns = pw;
+		h[k].p2p_moved = (int)pm;
 		h[k].ranks = xreallocarray(NULL, (size_t)nr, sizeof *h[k].ranks);
 		h[k].nranks = (size_t)nr;
 		for (int64_t i = 0; i < nr && ok; i++) {
@@ -410,6 +421,15 @@ load_clock_run(tl_trace *tr, const tl_clock_fix *fix, size_t nfix, tl_cache *cac
 			         "host %s shares no collective with the other hosts: its clock is "
 			         "kept (--clock-offset %s=NS sets it)",
 			         text_sanitize(h[k].name, a, sizeof a, 1),
+			         text_sanitize(h[k].name, b, sizeof b, 1));
+		if (h[k].p2p_broken > 0)
+			msg_warn(NULL,
+			         "host %s: its clock %s has %zu of the %zu receives it shares with "
+			         "the hosts aligned before it end before their sends began (by up "
+			         "to %.3f us): doubtful (--clock-offset %s=NS sets it)",
+			         text_sanitize(h[k].name, a, sizeof a, 1),
+			         h[k].how == TL_CLOCK_MANUAL ? "offset set by hand" : "estimate",
+			         h[k].p2p_broken, h[k].p2p_pairs, (double)h[k].p2p_worst_ns / 1e3,
 			         text_sanitize(h[k].name, b, sizeof b, 1));
 		if (!h[k].clock.on)
 			continue;

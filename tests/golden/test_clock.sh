@@ -177,6 +177,19 @@ fi
 if gen pp --ranks 4 --pp 2 --hosts 2 --steps 2 --tasks 3000 --host-clock 1 -2500000 40; then
 	near pp "PP stages on two hosts"
 	drift_ok pp gen-node1 -2500000 40
+	# "a receive cannot end before its send began": the estimate keeps every pair; an offset
+	# 1 ms off the generator's breaks some, and is flagged (kept: it was set by hand)
+	p2p() { python3 -c "import json,sys; h=[h for h in json.load(open(sys.argv[1]))['clock'] if h['host']=='gen-node1'][0]; print(h['p2p_pairs'], h['p2p_broken'], h['p2p_worst_ns'], h['how'])" "$1"; }
+	set -- $(p2p "$t_tmp/pp.b.json")
+	check "pp: the estimate is held to $1 P2P pairs, breaks $2" sh -c "[ $1 -gt 0 ] && [ $2 = 0 ]"
+	"$TL" summary "$t_tmp/pp.b" --json --no-cache --clock-offset gen-node1=-2500000 >"$t_tmp/pp.t.json" 2>"$t_tmp/pp.t.err"
+	set -- $(p2p "$t_tmp/pp.t.json")
+	check "pp: the generator's offset by hand breaks no pair ($2 of $1), no warning" sh -c "[ $2 = 0 ] && ! grep -q 'P2P\|receives' '$t_tmp/pp.t.err'"
+	"$TL" summary "$t_tmp/pp.b" --json --no-cache --clock-offset gen-node1=-1500000 >"$t_tmp/pp.w.json" 2>"$t_tmp/pp.w.err"
+	set -- $(p2p "$t_tmp/pp.w.json")
+	sed 's/^/# /' "$t_tmp/pp.w.err"
+	check "pp: an offset 1 ms off breaks $2 of $1 pairs (up to $3 ns), said in one line" \
+		sh -c "[ $2 -gt 0 ] && [ $3 -gt 0 ] && [ $3 -le 1000000 ] && [ \$(grep -c '^tl: host gen-node1: its clock offset set by hand has $2 of the $1 receives .* end before their sends began' '$t_tmp/pp.w.err') = 1 ]"
 else
 	not_ok "generate the pipeline profiles: $(head -3 "$t_tmp/pp.gen")"
 fi
