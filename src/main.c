@@ -260,7 +260,7 @@ static const struct {
                  "                (NAME a kernel or op name, shell wildcards); may be repeated\n"},
     {OPT_CLOCK, "  --clock raw   keep each host's clock; by default (align) every rank is moved\n"
                 "                onto the clock of the host of the lowest rank, estimated from\n"
-                "                the collectives the hosts share (man tl: CLOCKS)\n"},
+                "                the collectives and P2P pairs the hosts share (man tl: CLOCKS)\n"},
     {OPT_CLOCK_OFFSET, "  --clock-offset HOST=NS\n"
                        "                (repeatable) HOST's clock is NS ns ahead of the reference\n"
                        "                host's: set by hand instead of estimated\n"},

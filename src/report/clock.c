@@ -69,8 +69,8 @@ report_clock_text(FILE *f, const tl_trace *tr)
 	char ref[256];
 	text_sanitize(tr->hosts[0].name, ref, sizeof ref, 1);
 	fprintf(f,
-	        "Clocks: %zu hosts, all times on %s's clock (from the collectives they share; "
-	        "--clock raw: each host's own)\n",
+	        "Clocks: %zu hosts, all times on %s's clock (from the collectives and P2P pairs "
+	        "they share; --clock raw: each host's own)\n",
 	        tr->nhosts, ref);
 	fprintf(f, "%-24s %-16s %14s %10s %12s %8s  %s\n", "host", "ranks", "offset_ms",
 	        "drift_ppm", "residual_us", "samples", "how");
