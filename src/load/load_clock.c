@@ -471,6 +471,8 @@ load_sources_multi_host(const tl_sourcelist *sl)
 			h = profdb_host(&p);
 			profdb_close(&p);
 		}
+		if (h == NULL && s->kind == TL_SRC_KINETO)
+			h = discover_json_host(s->path);
 		if (h == NULL)
 			h = load_dir_host(s->dir);
 		if (h == NULL)

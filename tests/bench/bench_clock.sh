@@ -69,5 +69,20 @@ if [ -n "$BASE_TL" ]; then
 		"$BASE_TL" "$bw" "$bc"
 	printf 'warm load before -> after:       %8.3f -> %.3f s wall, the clocks %.4f -> %.4f s\n' \
 		"$bw" "$ww" "$bc" "$wc"
+	# CPU time (user + system), which holds up on a machine others share: each build's warm
+	# load with and without the clocks, in the same rounds; the difference is the clocks' cost
+	warm_raw() { "$TL_BIN" summary "$PROFILE" --cache-dir "$CACHE" --clock raw >/dev/null 2>&1; }
+	base_raw() { "$BASE_TL" summary "$PROFILE" --cache-dir "$CACHE.base" --clock raw >/dev/null 2>&1; }
+	warm_on() { TL_CACHE_RESULTS=0 "$TL_BIN" summary "$PROFILE" --cache-dir "$CACHE" >/dev/null 2>&1; }
+	base_on() { TL_CACHE_RESULTS=0 "$BASE_TL" summary "$PROFILE" --cache-dir "$CACHE.base" >/dev/null 2>&1; }
+	export TL_CACHE_RESULTS=0
+	rounds "$RUNS" warm_on warm_raw base_on base_raw
+	unset TL_CACHE_RESULTS
+	printf 'warm CPU, baseline: %6.3f s, --clock raw %6.3f s: the clocks %6.3f s\n' \
+		"${CPU[base_on]}" "${CPU[base_raw]}" "$(calc "${CPU[base_on]} - ${CPU[base_raw]}")"
+	printf 'warm CPU, this one: %6.3f s, --clock raw %6.3f s: the clocks %6.3f s\n' \
+		"${CPU[warm_on]}" "${CPU[warm_raw]}" "$(calc "${CPU[warm_on]} - ${CPU[warm_raw]}")"
+	printf 'warm wall, baseline -> this one: %6.3f -> %6.3f s (--clock raw: %6.3f -> %6.3f s)\n' \
+		"${WALL[base_on]}" "${WALL[warm_on]}" "${WALL[base_raw]}" "${WALL[warm_raw]}"
 fi
 "$TL_BIN" info "$PROFILE" 2>/dev/null | sed -n '/^host /,$p' | sed 's/^/clock: /'

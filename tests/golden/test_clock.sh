@@ -214,6 +214,10 @@ if "$TLGEN" nccl "$t_tmp/kin.a" --hosts 2 --ranks 4 --steps 3 --rounds 4 >/dev/n
 	set -- $(python3 "$t_tmp/host.py" "$t_tmp/kinh.json" gen-node1)
 	check "kin: a trace's own \"hostname\" groups its rank the same (gen-node1: ranks $6, $1 ns)" \
 		sh -c "[ '$6 $4' = '2,3 estimated' ] && python3 '$t_tmp/near.py' '$t_tmp/kin.b.json' '$t_tmp/kinh.json' 0 >/dev/null"
+	"$TL" info "$t_tmp/kinh" >"$t_tmp/kinh.info" 2>&1
+	"$TL" info "$t_tmp/kin.b" >"$t_tmp/kin.info" 2>&1
+	check "kin: tl info lists both hosts' clocks, from the names and from the \"hostname\" members" \
+		sh -c "grep -Eq '^gen-node1 +2-3 +4\.20[0-9]+ .*estimated' '$t_tmp/kinh.info' && grep -Eq '^gen-node1 +2-3 +4\.20[0-9]+ .*estimated' '$t_tmp/kin.info'"
 else
 	not_ok "generate the Kineto profiles: $(head -3 "$t_tmp/kin.gen")"
 fi
