@@ -262,7 +262,7 @@ static const struct {
                  "                (NAME a kernel or op name, shell wildcards); may be repeated\n"},
     {OPT_CLOCK, "  --clock raw   keep each host's clock; by default (align) every rank is moved\n"
                 "                onto the clock of the host of the lowest rank, estimated from\n"
-                "                the collectives the hosts share (man tl: CLOCKS)\n"},
+                "                the collectives and P2P pairs the hosts share (man tl: CLOCKS)\n"},
     {OPT_CLOCK_OFFSET, "  --clock-offset HOST=NS\n"
                        "                (repeatable) HOST's clock is NS ns ahead of the reference\n"
                        "                host's: set by hand instead of estimated\n"},
@@ -625,10 +625,13 @@ cmd_summary(cli *c)
 		int64_t fcpu = 0, fns = tlq_findings_ns(&fcpu);
 		fprintf(stderr,
 		        "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
-		        "clock_ns=%llu findings_ns=%lld findings_cpu_ns=%lld cache_checked=%llu "
-		        "cache_stamped=%llu source_opens=%llu\n",
+		        "clock_ns=%llu clock_cpu_ns=%llu clock_kept=%llu findings_ns=%lld "
+		        "findings_cpu_ns=%lld cache_checked=%llu cache_stamped=%llu "
+		        "source_opens=%llu\n",
 		        tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
-		        (unsigned long long)load_clock_ns(), (long long)fns, (long long)fcpu,
+		        (unsigned long long)load_clock_ns(),
+		        (unsigned long long)load_clock_cpu_ns(),
+		        (unsigned long long)load_clock_kept(), (long long)fns, (long long)fcpu,
 		        (unsigned long long)cache_checked_opens(),
 		        (unsigned long long)cache_stamped_opens(),
 		        (unsigned long long)load_source_opens());

@@ -127,7 +127,8 @@ group_hosts(const tl_trace *tr, const char *const *host, size_t *hix, tl_clock_h
 /* The collective instances' ends per host, then the P2P pairs': ends[c * nh + h], the median
  * of host h's ranks' ends in instance c (NONE: the host has no rank in it). */
 static size_t
-instance_ends(const tl_trace *tr, const size_t *hix, size_t nh, int64_t **out)
+instance_ends(const tl_trace *tr, const size_t *hix, size_t nh, int64_t **out, size_t *ncoll,
+              tl_pp_link **links, size_t *nlinks)
 {
 	tl_coll_entry *v = NULL;
 	size_t n = 0, cap = 0;
@@ -183,9 +184,85 @@ instance_ends(const tl_trace *tr, const size_t *hix, size_t nh, int64_t **out)
 			e[hr] = l[i].recv_end;
 		}
 	}
-	free(l);
+	*links = l;
+	*nlinks = nl;
+	*ncoll = nc;
 	*out = ends;
 	return nc + nl;
+}
+
+/* ---- the P2P inequality ---------------------------------------------------------------------
+ * A receive cannot end before its send began. For host k, whose correction at its time x is
+ * corr(x) = x - clock_map(x), against a host g already aligned: when k sent, corr(send start)
+ * >= send start - (g's receive end on the reference clock), a lower bound; when k received,
+ * corr(receive end) <= receive end - (g's send start on the reference clock), an upper one. */
+typedef struct p2p_bound {
+	int64_t x, b;
+	int upper;
+} p2p_bound;
+
+static size_t
+p2p_bounds(const tl_pp_link *l, size_t nl, const size_t *hix, const int *done,
+           const tl_clock_host *h, size_t k, p2p_bound **out)
+{
+	p2p_bound *v = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < nl; i++) {
+		size_t hs = hix[l[i].from_rank], hr = hix[l[i].to_rank];
+		if (hs == k && hr != k && done[hr]) {
+			p2p_bound b = {l[i].send_start,
+			               l[i].send_start - clock_map(&h[hr].clock, l[i].recv_end), 0};
+			VEC_PUSH(v, n, cap, b);
+		} else if (hr == k && hs != k && done[hs]) {
+			p2p_bound b = {l[i].recv_end,
+			               l[i].recv_end - clock_map(&h[hs].clock, l[i].send_start), 1};
+			VEC_PUSH(v, n, cap, b);
+		}
+	}
+	*out = v;
+	return n;
+}
+
+/* How many bounds c breaks; *up, how far its offset is below the lower bounds at most, *down
+ * how far above the upper ones (0: none broken that way). */
+static size_t
+p2p_broken(const tl_clock *c, const p2p_bound *v, size_t n, int64_t *up, int64_t *down)
+{
+	size_t k = 0;
+	*up = *down = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t corr = v[i].x - clock_map(c, v[i].x);
+		int64_t e = v[i].upper ? corr - v[i].b : v[i].b - corr;
+		if (e <= 0)
+			continue;
+		k++;
+		if (v[i].upper)
+			*down = e > *down ? e : *down;
+		else
+			*up = e > *up ? e : *up;
+	}
+	return k;
+}
+
+/* Checks host k's correction against its P2P bounds; a correction that rests on fewer than
+ * CLOCK_MIN_COLL collectives (the rest P2P ends, which assume a transfer's two ends finish
+ * together) and breaks bounds on one side only is moved just inside them. */
+static void
+p2p_check(tl_clock_host *hk, const p2p_bound *v, size_t n, size_t ncoll)
+{
+	hk->p2p_pairs = n;
+	int64_t up, down;
+	size_t k = p2p_broken(&hk->clock, v, n, &up, &down);
+	if (k > 0 && ncoll < CLOCK_MIN_COLL && hk->how != TL_CLOCK_MANUAL &&
+	    (up == 0 || down == 0)) {
+		hk->clock.off += up - down;
+		hk->clock.on = 1;
+		hk->how = TL_CLOCK_ESTIMATED;
+		hk->p2p_moved = 1;
+		k = p2p_broken(&hk->clock, v, n, &up, &down);
+	}
+	hk->p2p_broken = k;
+	hk->p2p_worst_ns = up > down ? up : down;
 }
 
 size_t
@@ -218,7 +295,9 @@ clock_estimate(const tl_trace *tr, const char *const *host, const tl_clock_fix *
 				done[k] = 1;
 			}
 	int64_t *ends;
-	size_t nc = instance_ends(tr, hix, nh, &ends);
+	tl_pp_link *links;
+	size_t nlinks, ncoll;
+	size_t nc = instance_ends(tr, hix, nh, &ends, &ncoll, &links, &nlinks);
 	int64_t *x = xreallocarray(NULL, nc ? nc : 1, sizeof *x);
 	int64_t *d = xreallocarray(NULL, nc ? nc : 1, sizeof *d);
 	/* host by host, the one with the most evidence against the hosts aligned so far first:
@@ -246,7 +325,7 @@ clock_estimate(const tl_trace *tr, const char *const *host, const tl_clock_fix *
 		}
 		if (best == SIZE_MAX)
 			break;
-		size_t m = 0;
+		size_t m = 0, mcoll = 0;
 		for (size_t i = 0; i < nc; i++) {
 			int64_t e = ends[i * nh + best];
 			if (e == NONE)
@@ -257,6 +336,7 @@ clock_estimate(const tl_trace *tr, const char *const *host, const tl_clock_fix *
 					x[m] = e;
 					d[m] = e - clock_map(&h[g].clock, ends[i * nh + g]);
 					m++;
+					mcoll += i < ncoll;
 					break;
 				}
 		}
@@ -273,7 +353,20 @@ clock_estimate(const tl_trace *tr, const char *const *host, const tl_clock_fix *
 			h[best].how = TL_CLOCK_AGREES;
 			h[best].clock.on = 0;
 		}
+		p2p_bound *pb;
+		size_t npb = p2p_bounds(links, nlinks, hix, done, h, best, &pb);
+		p2p_check(&h[best], pb, npb, mcoll);
+		free(pb);
 		done[best] = 1;
+	}
+	/* an offset set by hand is held to the pairs too (it is not moved: it is flagged) */
+	for (size_t k = 1; k < nh; k++) {
+		if (h[k].how != TL_CLOCK_MANUAL)
+			continue;
+		p2p_bound *pb;
+		size_t npb = p2p_bounds(links, nlinks, hix, done, h, k, &pb);
+		p2p_check(&h[k], pb, npb, SIZE_MAX);
+		free(pb);
 	}
 	int evidence = 0;
 	for (size_t k = 0; k < nh; k++) {
@@ -293,6 +386,7 @@ clock_estimate(const tl_trace *tr, const char *const *host, const tl_clock_fix *
 	free(x);
 	free(d);
 	free(ends);
+	free(links);
 	free(done);
 	free(hix);
 	*out = h;

@@ -27,6 +27,11 @@
 size_t clock_estimate(const tl_trace *tr, const char *const *host, const tl_clock_fix *fix,
                       size_t nfix, tl_clock_host **out);
 
+/* A host whose estimate rests on fewer collectives than this (the rest P2P pairs' ends) is
+ * moved inside the bounds its P2P pairs set ("a receive cannot end before its send began")
+ * when it breaks them; with more, a broken bound is only reported (tl_clock_host.p2p_*). */
+#define CLOCK_MIN_COLL 3
+
 /* The robust fit of differences d[i] at times x[i] (n of them, reordered): the offset, a
  * drift when the samples span at least CLOCK_DRIFT_SPAN_NS, the residual and the samples kept.
  * Returns the samples kept (0 when n is 0). */

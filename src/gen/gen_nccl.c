@@ -137,7 +137,26 @@ typedef struct rank_ctx {
 	int64_t corr;
 	int64_t ext;
 	char a[32], b[32], c[32];
+	int64_t off, t0; /* the host's clock: off ns ahead of host 0's, drifting ppm from t0 */
+	double ppm;
 } rank_ctx;
+
+/* Time t of host 0's clock as the rank's host writes it. */
+static int64_t
+host_time(const rank_ctx *x, int64_t t)
+{
+	double d = x->ppm * 1e-6 * (double)(t - x->t0);
+	return t + x->off + (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
+}
+
+/* x->a and x->b: the "ts" and "dur" of an event of host 0's times [t, t + d) */
+static void
+span(rank_ctx *x, int64_t t, int64_t d)
+{
+	int64_t s = host_time(x, t);
+	us(x->a, s);
+	us(x->b, host_time(x, t + d) - s);
+}
 
 /* A launch call and the kernel it launched. */
 static void
@@ -145,18 +164,20 @@ launch(rank_ctx *x, int64_t h, int stream, const char *kernel, int64_t start, in
        const char *kargs)
 {
 	int64_t corr = ++x->corr;
+	span(x, h, 5000);
 	kw_event(x->w,
 	         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":%d,"
 	         "\"tid\":%d,\"ts\":%s,\"dur\":%s,\"args\":{\"External id\":%" PRId64
 	         ",\"cbid\":211,\"correlation\":%" PRId64 "}}",
-	         x->hpid, x->hpid, us(x->a, h), us(x->b, 5000), corr, corr);
+	         x->hpid, x->hpid, x->a, x->b, corr, corr);
+	span(x, start, end - start);
 	kw_event(x->w,
 	         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,"
 	         "\"ts\":%s,\"dur\":%s,\"args\":{\"External id\":%" PRId64
 	         ",\"queued\":0,\"device\":%d,\"context\":1,\"stream\":%d,\"correlation\":%" PRId64
 	         "%s%s}}",
-	         kernel, x->rank, stream, us(x->a, start), us(x->b, end - start), corr, x->rank,
-	         stream, corr, *kargs ? "," : "", kargs);
+	         kernel, x->rank, stream, x->a, x->b, corr, x->rank, stream, corr,
+	         *kargs ? "," : "", kargs);
 }
 
 /* The arrival of rank r at collective key: the slow rank last. */
@@ -182,6 +203,12 @@ write_rank(const char *path, const gen_nccl_opts *o, int rank)
 	rank_ctx x = {.w = &w, .o = o, .rank = rank, .hpid = 1000 + rank};
 	int n = o->nranks;
 	int64_t t0 = INT64_C(1700000000000000000) / 1000 * 1000; /* us-aligned epoch ns */
+	if (o->hosts > 0) {
+		int h = (int)((int64_t)rank * o->hosts / n);
+		x.off = o->clock_off[h];
+		x.ppm = o->clock_ppm[h];
+		x.t0 = t0;
+	}
 	kw_printf(&w,
 	          "{\n\"schemaVersion\": 1,\n\"distributedInfo\": {\"backend\": \"nccl\", "
 	          "\"rank\": %d, \"world_size\": %d},\n\"traceEvents\": [",
@@ -260,6 +287,7 @@ write_rank(const char *path, const gen_nccl_opts *o, int rank)
 					    "Description\":\"default_pg\"",
 					    coll, nel, nel, pl->st == ST_P2P ? 2 : n,
 					    pl->dtype ? pl->dtype : "Float", pl->pg ? pl->pg : "0");
+					span(&x, h, 40000);
 					if (pl->st == ST_ARGS || pl->st == ST_RPC ||
 					    pl->st == ST_P2P)
 						kw_event(
@@ -268,8 +296,8 @@ write_rank(const char *path, const gen_nccl_opts *o, int rank)
 						    "\"record_param_comms\",\"pid\":%d,\"tid\":%d,"
 						    "\"ts\":%s,\"dur\":%s,\"args\":{\"External "
 						    "id\":%" PRId64 ",%s}}",
-						    x.hpid, x.hpid, us(x.a, h), us(x.b, 40000),
-						    ++x.ext, cargs);
+						    x.hpid, x.hpid, x.a, x.b, ++x.ext, cargs);
+					span(&x, h + 5000, 30000);
 					if (pl->range != NULL && pl->st != ST_RPC)
 						kw_event(
 						    &w,
@@ -279,21 +307,20 @@ write_rank(const char *path, const gen_nccl_opts *o, int rank)
 						    "id\":%" PRId64 "}}",
 						    pl->st == ST_P2P && rank % 2 ? "nccl:recv"
 						                                 : pl->range,
-						    x.hpid, x.hpid, us(x.a, h + 5000),
-						    us(x.b, 30000), ++x.ext);
+						    x.hpid, x.hpid, x.a, x.b, ++x.ext);
 					launch(&x, h + 10000, 20, pl->kernel, start, end,
 					       pl->st == ST_ARGS || pl->st == ST_P2P ? cargs : "");
 				}
 				t = end + 10000;
 			}
 		t += 100000;
+		span(&x, step_start - 100000, t - step_start + 100000);
 		kw_event(
 		    &w,
 		    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\","
 		    "\"pid\":%d,\"tid\":%d,\"ts\":%s,\"dur\":%s,\"args\":{\"External id\":%" PRId64
 		    "}}",
-		    s + 1, x.hpid, x.hpid, us(x.a, step_start - 100000),
-		    us(x.b, t - step_start + 100000), ++x.ext);
+		    s + 1, x.hpid, x.hpid, x.a, x.b, ++x.ext);
 		t += 50000;
 	}
 	kw_printf(&w, "\n]\n}\n");
@@ -315,7 +342,13 @@ gen_nccl(const char *outdir, const gen_nccl_opts *o)
 		return -1;
 	}
 	for (int r = 0; r < o->nranks; r++) {
-		char *p = xasprintf("%s/rank%d.pt.trace.json%s", outdir, r, o->gzip ? ".gz" : "");
+		/* with hosts, as tensorboard_trace_handler names it: {hostname}_{pid}.{time_ns} */
+		char *p =
+		    o->hosts > 0
+		        ? xasprintf("%s/gen-node%d_%d.%" PRId64 ".pt.trace.json%s", outdir,
+		                    (int)((int64_t)r * o->hosts / o->nranks), 1000 + r,
+		                    INT64_C(1700000000123456789) + r, o->gzip ? ".gz" : "")
+		        : xasprintf("%s/rank%d.pt.trace.json%s", outdir, r, o->gzip ? ".gz" : "");
 		int rc = write_rank(p, o, r);
 		free(p);
 		if (rc != 0)

@@ -14,6 +14,8 @@
 #define TL_GEN_NCCL_H
 #include <stdint.h>
 
+#define GEN_NCCL_MAX_HOSTS 64
+
 typedef struct gen_nccl_opts {
 	int nranks;    /* default 4 */
 	int nsteps;    /* ProfilerStep ranges; default 2 */
@@ -22,10 +24,18 @@ typedef struct gen_nccl_opts {
 	int slow_rank; /* the rank that arrives last by 300 us; -1 none; default 1 */
 	uint64_t seed; /* default 1 */
 	int gzip;      /* write *.pt.trace.json.gz */
+	/* hosts: 0, every trace rank{r}.pt.trace.json (no host named); N, the ranks in N blocks,
+	 * one host each (gen-node{h}), each trace named as torch's tensorboard_trace_handler names
+	 * it, {hostname}_{pid}.{time_ns}.pt.trace.json, and written on its host's clock: host h's
+	 * clock is clock_off[h] ns ahead of host 0's and drifts clock_ppm[h] (ppm) from t0 */
+	int hosts;
+	int64_t clock_off[GEN_NCCL_MAX_HOSTS];
+	double clock_ppm[GEN_NCCL_MAX_HOSTS];
 } gen_nccl_opts;
 
 void gen_nccl_opts_default(gen_nccl_opts *);
-/* Writes OUTDIR/rank{r}.pt.trace.json[.gz] for every rank. 0, or -1 after a message. */
+/* Writes OUTDIR/rank{r}.pt.trace.json[.gz] (with hosts: {host}_{pid}.{time}.pt.trace.json[.gz])
+ * for every rank. 0, or -1 after a message. */
 int gen_nccl(const char *outdir, const gen_nccl_opts *);
 
 #endif

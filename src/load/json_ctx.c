@@ -273,6 +273,7 @@ json_ctx_free(jctx *c)
 			free((void *)c->b);
 	}
 	free(c->evidx);
+	free(c->host);
 	for (size_t i = 0; i < c->nthreads; i++)
 		free(c->threads[i].open);
 	free(c->threads);

@@ -478,6 +478,14 @@ json_str_ends(const char *s, const char *suffix)
 
 /* ---- walk 1: names, steps, sub-task keys, problems ------------------------------------------ */
 
+/* A host name as the trace gives it, when it is one (not empty, at most 255 bytes) */
+static void
+json_set_host(jctx *c, const char *h)
+{
+	if (h != NULL && h[0] != '\0' && strlen(h) < 256)
+		c->host = xstrdup(h);
+}
+
 void
 json_root_member(jctx *c, const char *key, size_t kn, size_t v, size_t vend)
 {
@@ -486,6 +494,17 @@ json_root_member(jctx *c, const char *key, size_t kn, size_t v, size_t vend)
 		int64_t r;
 		if (d != NULL && json_int(d, "rank", &r) && r >= 0 && r < 1000000)
 			c->dist_rank = (int)r;
+		if (d != NULL && c->host == NULL)
+			json_set_host(c, json_str(d, "hostname"));
+		cJSON_Delete(d);
+	} else if (kn == 8 && memcmp(key, "hostname", 8) == 0) {
+		/* the host that wrote the trace: its ranks share a clock (load_clock) */
+		cJSON *d = cJSON_ParseWithLength((const char *)c->b + v, vend - v);
+		if (cJSON_IsString(d)) {
+			free(c->host);
+			c->host = NULL;
+			json_set_host(c, d->valuestring);
+		}
 		cJSON_Delete(d);
 	} else if (kn == 19 && memcmp(key, "baseTimeNanoseconds", 19) == 0) {
 		int64_t base;

@@ -886,7 +886,8 @@ load_trace(const char *path, const tl_load_opts *o, tl_trace *tr)
 	}
 	if (!(o != NULL && o->clock_raw)) { /* before any analysis compares two ranks' times */
 		phase_begin(&pm, 0);
-		load_clock(tr, o != NULL ? o->clock_fix : NULL, o != NULL ? o->nclock_fix : 0);
+		load_clock(tr, o != NULL ? o->clock_fix : NULL, o != NULL ? o->nclock_fix : 0,
+		           c.cache);
 		phase_end(&pm, TL_PHASE_CLOCK, 0);
 	}
 	return 0;

@@ -285,12 +285,22 @@ void load_modules(const tl_rank *r, tl_module_data *d);
  * each host's clock against the host of the lowest rank from the collectives they share
  * (analysis/clocksync.h), moves every rank onto it (model/clock.h) and records the hosts in
  * tr->hosts; says in one warning each which host kept its clock and which --clock-offset named
- * no host. Nothing when the ranks share one host. load_trace calls it unless o->clock_raw. */
-void load_clock(tl_trace *tr, const tl_clock_fix *fix, size_t nfix);
+ * no host. Nothing when the ranks share one host. load_trace calls it unless o->clock_raw.
+ * cache (NULL: none): the model cache, which keeps the estimate under the ranks' keys, the
+ * ranks loaded and fix, so that a warm load reads it instead of computing it. */
+struct tl_cache;
+void load_clock(tl_trace *tr, const tl_clock_fix *fix, size_t nfix, struct tl_cache *cache);
 /* The time load_clock took so far in this process, ns (`make bench`). */
 uint64_t load_clock_ns(void);
+/* The CPU time (user and system, all threads) of the process meanwhile, ns. */
+uint64_t load_clock_cpu_ns(void);
+/* How many times it read the estimate the model cache kept instead of computing it. */
+uint64_t load_clock_kept(void);
 /* The host part of a capture directory's name ({host}_{pid}_{time}_ascend_pt), or NULL. */
 char *load_dir_host(const char *dir);
+/* The host part of a PyTorch profiler trace's name as torch's tensorboard_trace_handler writes
+ * it ({host}_{pid}.{time}.pt.trace.json[.gz]), or NULL. */
+char *load_file_host(const char *path);
 /* Whether the sources come from more than one host, as load_clock will group them (a DB's
  * HOST_INFO read here: one open of each DB until a second host is seen); the same for the
  * sources discovery finds under path. For `tl info` and the viewer, before loading. */

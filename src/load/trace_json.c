@@ -141,6 +141,10 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 		goto done;
 	if (r->rank < 0)
 		r->rank = c.dist_rank >= 0 ? c.dist_rank : rank_from_name(src->path);
+	if (r->host == NULL && c.host != NULL) { /* whose clock it keeps (load_clock) */
+		r->host = c.host;
+		c.host = NULL;
+	}
 	c.s_default = strpool_intern_cstr(r->pool, "default");
 	c.s_record_function = strpool_intern_cstr(r->pool, "record_function");
 	json_walk(&c, 2, json_slice_event);

@@ -245,6 +245,7 @@ struct jctx {
 	int dev_comm;     /* Kineto: NCCL kernels on the device, so host collectives are not comm */
 	int64_t base_ns;  /* Kineto baseTimeNanoseconds, else 0 */
 	int dist_rank;    /* Kineto distributedInfo.rank, else -1 */
+	char *host;       /* the trace's "hostname" (or distributedInfo's), else NULL; owned */
 	int quiet;        /* count no problems (the Overlap Analysis cross-check) */
 	int shrank;       /* the file shrank while read (SIGBUS): what was read is kept */
 	uint64_t *evidx;  /* walk 2: byte offset of every EVIDX_STEP-th event */

@@ -14,13 +14,30 @@ clamp_time(int64_t t)
 	return t < TL_TIME_MIN ? TL_TIME_MIN : t > TL_TIME_MAX ? TL_TIME_MAX : t;
 }
 
+/* llround's rounding (half away from zero) for |x| < 2^63, without the call: a - k is exact */
+static inline int64_t
+round_i64(double x)
+{
+	double a = x < 0 ? -x : x;
+	int64_t k = (int64_t)a;
+	k += a - (double)k >= 0.5;
+	return x < 0 ? -k : k;
+}
+
 /* round(drift * (t - t0)): small (50 ppm of a day is 4.3 s), so a double holds it to the ns */
 static int64_t
 drift_term(const tl_clock *c, int64_t t)
 {
 	if (c->drift == 0)
 		return 0;
-	return (int64_t)llround(c->drift * (double)(t - c->t0));
+	return round_i64(c->drift * (double)(t - c->t0));
+}
+
+/* clock_map of an applied correction (c->on) */
+static inline int64_t
+map1(const tl_clock *c, int64_t t)
+{
+	return clamp_time(t - c->off - drift_term(c, t));
 }
 
 int64_t
@@ -28,7 +45,7 @@ clock_map(const tl_clock *c, int64_t t)
 {
 	if (c == NULL || !c->on)
 		return t;
-	return clamp_time(t - c->off - drift_term(c, t));
+	return map1(c, t);
 }
 
 int64_t
@@ -49,25 +66,38 @@ clock_unmap(const tl_clock *c, int64_t t)
 	return clamp_time(u);
 }
 
-void
-clock_map_track_from(const tl_clock *c, tl_track *t, size_t from)
+/* in_place: t's borrowed arrays are writable memory of the rank's own (a private mapping made
+ * writable): moved where they lie, not copied first */
+static void
+map_track(const tl_clock *c, tl_track *t, size_t from, int in_place)
 {
 	if (from >= t->n)
 		return;
-	track_own(t);
+	if (!in_place)
+		track_own(t);
 	if (c->drift != 0) { /* durations change: a level of detail made of them no longer holds */
 		lod_free(t->lod);
 		lod_free(t->lod_file);
 		t->lod = t->lod_file = NULL;
 	}
+	if (!c->on)
+		return;
 	for (size_t i = from; i < t->n; i++) {
-		t->v[i].start = clock_map(c, t->v[i].start);
-		t->v[i].end = clock_map(c, t->v[i].end);
-		if (t->dev != NULL && t->dev[i].end >= t->dev[i].start) {
-			t->dev[i].start = clock_map(c, t->dev[i].start);
-			t->dev[i].end = clock_map(c, t->dev[i].end);
+		t->v[i].start = map1(c, t->v[i].start);
+		t->v[i].end = map1(c, t->v[i].end);
+	}
+	for (size_t i = from; t->dev != NULL && i < t->n; i++) {
+		if (t->dev[i].end >= t->dev[i].start) {
+			t->dev[i].start = map1(c, t->dev[i].start);
+			t->dev[i].end = map1(c, t->dev[i].end);
 		}
 	}
+}
+
+void
+clock_map_track_from(const tl_clock *c, tl_track *t, size_t from)
+{
+	map_track(c, t, from, 0);
 }
 
 void
@@ -77,10 +107,10 @@ clock_map_counter(const tl_clock *c, tl_counter *k)
 		k->t[i] = clock_map(c, k->t[i]);
 }
 
-void
-clock_map_comm(const tl_clock *c, tl_comm_data *d)
+static void
+map_comm(const tl_clock *c, tl_comm_data *d, int in_place)
 {
-	if (d->borrowed && d->ntasks > 0) {
+	if (d->borrowed && d->ntasks > 0 && !in_place) {
 		tl_comm_task *v = xreallocarray(NULL, d->ntasks, sizeof *v);
 		memcpy(v, d->tasks, d->ntasks * sizeof *v);
 		d->tasks = v;
@@ -98,19 +128,41 @@ clock_map_comm(const tl_clock *c, tl_comm_data *d)
 }
 
 void
-clock_map_ops(const tl_clock *c, tl_op_data *d)
+clock_map_comm(const tl_clock *c, tl_comm_data *d)
 {
-	op_data_own(d);
+	map_comm(c, d, 0);
+}
+
+static void
+map_ops(const tl_clock *c, tl_op_data *d, int in_place)
+{
+	if (!in_place)
+		op_data_own(d);
+	if (!c->on)
+		return;
 	for (size_t i = 0; i < d->n; i++) {
 		tl_op_group *g = &d->g[i];
 		/* a load that kept no starts was of one host: a clock without drift, which moves
 		 * no duration (load_setup) */
-		for (size_t k = 0; g->start != NULL && k < g->n; k++) {
-			int64_t s = clock_map(c, g->start[k]);
-			g->dur[k] = clock_map(c, g->start[k] + g->dur[k]) - s;
+		if (g->start == NULL)
+			continue;
+		if (c->drift == 0) { /* durations stay */
+			for (size_t k = 0; k < g->n; k++)
+				g->start[k] = map1(c, g->start[k]);
+			continue;
+		}
+		for (size_t k = 0; k < g->n; k++) {
+			int64_t s = map1(c, g->start[k]);
+			g->dur[k] = map1(c, g->start[k] + g->dur[k]) - s;
 			g->start[k] = s;
 		}
 	}
+}
+
+void
+clock_map_ops(const tl_clock *c, tl_op_data *d)
+{
+	map_ops(c, d, 0);
 }
 
 void
@@ -147,13 +199,13 @@ clock_map_launches(const tl_clock *c, tl_launch *v, size_t n)
 }
 
 void
-rank_clock_apply(tl_rank *r, const tl_clock *c)
+rank_clock_apply(tl_rank *r, const tl_clock *c, int in_place)
 {
 	if (c == NULL || !c->on || r->clock.on)
 		return;
 	r->clock = *c;
 	for (size_t i = 0; i < r->ntracks; i++)
-		clock_map_track_from(c, r->tracks[i], 0);
+		map_track(c, r->tracks[i], 0, in_place);
 	for (size_t i = 0; i < r->nsteps; i++) {
 		r->steps[i].start = clock_map(c, r->steps[i].start);
 		r->steps[i].end = clock_map(c, r->steps[i].end);
@@ -168,9 +220,9 @@ rank_clock_apply(tl_rank *r, const tl_clock *c)
 	for (size_t i = 0; i < r->ncounters; i++)
 		clock_map_counter(c, r->counters[i]);
 	if (r->comm != NULL)
-		clock_map_comm(c, r->comm);
+		map_comm(c, r->comm, in_place);
 	if (r->ops != NULL)
-		clock_map_ops(c, r->ops);
+		map_ops(c, r->ops, in_place);
 	for (size_t i = 0; r->src_t0 != NULL && i < r->nsources; i++) {
 		if (r->src_t0[i] <= r->src_t1[i]) {
 			r->src_t0[i] = clock_map(c, r->src_t0[i]);

@@ -20,8 +20,10 @@ int64_t clock_map(const tl_clock *, int64_t t);
 int64_t clock_unmap(const tl_clock *, int64_t t);
 
 /* Moves every time r holds (lanes, copying borrowed ones first; steps, operator pairs, device
- * spans, counters, gathered tables, its envelope) by c and records c in r->clock. Once. */
-void rank_clock_apply(tl_rank *r, const tl_clock *c);
+ * spans, counters, gathered tables, its envelope) by c and records c in r->clock. Once.
+ * in_place: what r borrows is writable memory of its own (its private mapping of a cache file,
+ * made writable by the caller): moved where it lies, which copies only the pages it writes. */
+void rank_clock_apply(tl_rank *r, const tl_clock *c, int in_place);
 /* The same for what is read from the rank's files on demand. */
 void clock_map_comm(const tl_clock *, tl_comm_data *);
 void clock_map_ops(const tl_clock *, tl_op_data *);

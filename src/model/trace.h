@@ -253,6 +253,13 @@ typedef struct tl_clock_host {
 	tl_clock clock;      /* what its ranks were given */
 	int64_t residual_ns; /* median |difference - fit| over the samples, 0 without */
 	size_t samples;      /* collectives the estimate rests on */
+	/* "a receive cannot end before its send began", over the P2P pairs between this host
+	 * and the hosts aligned before it (analysis/clocksync.h): how many bound its clock, how
+	 * many its correction breaks and by how much at most (ns), and whether the correction
+	 * was moved into those bounds (a fit on too few collectives that broke them) */
+	size_t p2p_pairs, p2p_broken;
+	int64_t p2p_worst_ns;
+	int p2p_moved;
 } tl_clock_host;
 
 /* A host's offset fixed by hand (--clock-offset HOST=NS): its clock is NS ahead. */

@@ -18,4 +18,8 @@ int discover_runs(const tl_sourcelist *, int *run_of);
 void discover_run_describe(const tl_sourcelist *, const int *run_of, int run, char *buf,
                            size_t len);
 
+/* The host a JSON trace names at its start (a root "hostname", or distributedInfo's), as its
+ * loader will take it; NULL when none (malloc'd). */
+char *discover_json_host(const char *path);
+
 #endif

@@ -152,6 +152,15 @@ json_key_is(const char *k, size_t n, const char *want)
 	return n == strlen(want) && memcmp(k, want, n) == 0;
 }
 
+/* the trace's host, as the JSON loader takes it (not empty, under 256 bytes) */
+static void
+peek_host(json_peek *pk, const cJSON *h)
+{
+	if (cJSON_IsString(h) && h->valuestring != NULL && h->valuestring[0] != '\0' &&
+	    strlen(h->valuestring) < sizeof pk->host)
+		memcpy(pk->host, h->valuestring, strlen(h->valuestring) + 1);
+}
+
 /* Walks the members of the object at p ('{'), calling back for each key; stops when the buffer
  * ends. Returns 1 when `stop_key` was found. */
 static int
@@ -184,7 +193,15 @@ json_members(const char *p, const char *end, json_peek *pk, const char *stop_key
 			cJSON *di = cJSON_ParseWithLength(v, (size_t)(q - v));
 			if (di != NULL)
 				pk->rank = json_rank(cJSON_GetObjectItemCaseSensitive(di, "rank"));
+			if (di != NULL && pk->host[0] == '\0')
+				peek_host(pk, cJSON_GetObjectItemCaseSensitive(di, "hostname"));
 			cJSON_Delete(di);
+		}
+		if (pk != NULL && json_key_is(k, kn, "hostname") && *v == '"') {
+			cJSON *h = cJSON_ParseWithLength(v, (size_t)(q - v));
+			pk->host[0] = '\0';
+			peek_host(pk, h);
+			cJSON_Delete(h);
 		}
 		p = json_ws(q, end);
 		if (p >= end || *p != ',')
@@ -200,6 +217,7 @@ disc_json_peek_file(const char *path, json_peek *pk)
 	pk->trace = 0;
 	pk->rank = -1;
 	pk->ascend = 0;
+	pk->host[0] = '\0';
 	json_tables_init();
 	size_t n;
 	char *buf = file_read(path, DISCOVER_PEEK, &n);
@@ -246,6 +264,15 @@ disc_json_peek_file(const char *path, json_peek *pk)
 	}
 	free(buf);
 	return 0;
+}
+
+char *
+discover_json_host(const char *path)
+{
+	json_peek pk;
+	if (disc_json_peek_file(path, &pk) != 0 || pk.host[0] == '\0')
+		return NULL;
+	return xstrdup(pk.host);
 }
 
 /* ---- capture time from profiler_info ------------------------------------------------------ */

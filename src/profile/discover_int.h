@@ -22,10 +22,11 @@
 #define MPO_NAME "mindstudio_profiler_output" /* msprof text output inside PROF_* */
 
 typedef struct json_peek {
-	int trace;  /* an object with "traceEvents", or an array whose first object has "ph" */
-	int rank;   /* distributedInfo.rank, or -1 */
-	int ascend; /* an Ascend trace_view.json (msprof / torch_npu text export), whatever its
-	             * name: "ts" as a string of µs, or Ascend process names */
+	int trace;      /* an object with "traceEvents", or an array whose first object has "ph" */
+	int rank;       /* distributedInfo.rank, or -1 */
+	int ascend;     /* an Ascend trace_view.json (msprof / torch_npu text export), whatever its
+	                 * name: "ts" as a string of µs, or Ascend process names */
+	char host[256]; /* a root "hostname" (or distributedInfo's) before traceEvents, "" none */
 } json_peek;
 
 typedef enum name_kind {

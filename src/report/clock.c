@@ -69,8 +69,8 @@ report_clock_text(FILE *f, const tl_trace *tr)
 	char ref[256];
 	text_sanitize(tr->hosts[0].name, ref, sizeof ref, 1);
 	fprintf(f,
-	        "Clocks: %zu hosts, all times on %s's clock (from the collectives they share; "
-	        "--clock raw: each host's own)\n",
+	        "Clocks: %zu hosts, all times on %s's clock (from the collectives and P2P pairs "
+	        "they share; --clock raw: each host's own)\n",
 	        tr->nhosts, ref);
 	fprintf(f, "%-24s %-16s %14s %10s %12s %8s  %s\n", "host", "ranks", "offset_ms",
 	        "drift_ppm", "residual_us", "samples", "how");
@@ -80,9 +80,16 @@ report_clock_text(FILE *f, const tl_trace *tr)
 		text_sanitize(h->name, name, sizeof name, 1);
 		rank_list(h, ranks, sizeof ranks);
 		int64_t off = h->clock.off, a = off < 0 ? -off : off;
-		fprintf(f, "%-24s %-16s %s%6" PRId64 ".%06" PRId64 " %10.3f %12.3f %8zu  %s\n",
-		        name, ranks, off < 0 ? "-" : " ", a / 1000000, a % 1000000, drift_ppm(h),
+		fprintf(f, "%-24s %-16s %s%6" PRId64 ".%06" PRId64 " %10.3f %12.3f %8zu  %s", name,
+		        ranks, off < 0 ? "-" : " ", a / 1000000, a % 1000000, drift_ppm(h),
 		        (double)h->residual_ns / 1e3, h->samples, how_name(h->how));
+		/* what the P2P pairs say of it: moved inside their bounds, or broken */
+		if (h->p2p_moved)
+			fprintf(f, ", moved inside its %zu P2P bounds", h->p2p_pairs);
+		if (h->p2p_broken > 0)
+			fprintf(f, ", %zu of %zu P2P receives before their sends (up to %.3f us)",
+			        h->p2p_broken, h->p2p_pairs, (double)h->p2p_worst_ns / 1e3);
+		fputc('\n', f);
 	}
 }
 
@@ -101,8 +108,11 @@ report_clock_json(FILE *f, const tl_trace *tr)
 			fprintf(f, "%s%d", k ? "," : "", h->ranks[k]);
 		fprintf(f,
 		        "],\"offset_ns\":%" PRId64 ",\"drift_ppm\":%.6f,\"residual_ns\":%" PRId64
-		        ",\"samples\":%zu,\"reference\":%s,\"how\":\"%s\"}",
-		        h->clock.off, drift_ppm(h), h->residual_ns, h->samples,
+		        ",\"samples\":%zu,\"p2p_pairs\":%zu,\"p2p_broken\":%zu,"
+		        "\"p2p_worst_ns\":%" PRId64 ",\"p2p_moved\":%s,\"reference\":%s,"
+		        "\"how\":\"%s\"}",
+		        h->clock.off, drift_ppm(h), h->residual_ns, h->samples, h->p2p_pairs,
+		        h->p2p_broken, h->p2p_worst_ns, h->p2p_moved ? "true" : "false",
 		        h->how == TL_CLOCK_REFERENCE ? "true" : "false",
 		        h->how == TL_CLOCK_REFERENCE   ? "reference"
 		        : h->how == TL_CLOCK_ESTIMATED ? "estimated"

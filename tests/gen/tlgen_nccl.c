@@ -38,6 +38,22 @@ tlgen_nccl(const char *outdir, int argc, char **argv)
 			o.gzip = 1;
 			continue;
 		}
+		if (strcmp(a, "--host-clock") == 0) { /* --host-clock H OFF_NS PPM */
+			long h, off;
+			char *end;
+			double ppm = i + 3 < argc ? strtod(argv[i + 3], &end) : 0;
+			if (i + 3 >= argc ||
+			    num(a, argv[i + 1], 0, GEN_NCCL_MAX_HOSTS - 1, &h) != 0 ||
+			    num(a, argv[i + 2], -3600000000000L, 3600000000000L, &off) != 0 ||
+			    end == argv[i + 3] || *end != '\0' || ppm < -1000 || ppm > 1000) {
+				fprintf(stderr, "tlgen nccl: --host-clock H OFF_NS PPM\n");
+				return 2;
+			}
+			o.clock_off[h] = off;
+			o.clock_ppm[h] = ppm;
+			i += 3;
+			continue;
+		}
 		if (i + 1 >= argc) {
 			fprintf(stderr, "tlgen nccl: unknown option or missing value: %s\n", a);
 			return 2;
@@ -53,6 +69,8 @@ tlgen_nccl(const char *outdir, int argc, char **argv)
 			o.rounds = (int)v;
 		else if (strcmp(a, "--slow") == 0 && num(a, val, -1, 4095, &v) == 0)
 			o.slow_rank = (int)v;
+		else if (strcmp(a, "--hosts") == 0 && num(a, val, 1, GEN_NCCL_MAX_HOSTS, &v) == 0)
+			o.hosts = (int)v;
 		else if (strcmp(a, "--seed") == 0 && num(a, val, 0, 2147483647, &v) == 0)
 			o.seed = (uint64_t)v;
 		else {

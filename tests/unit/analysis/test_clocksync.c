@@ -27,6 +27,15 @@ rank_with(int rank, const int64_t *ends, size_t n, size_t skip_first)
 	return r;
 }
 
+/* a rank's P2P op on the lane of its pipeline group */
+static void
+p2p_op(tl_rank *r, int send, int64_t start, int64_t end)
+{
+	tl_track *t = rank_track(r, TL_LANE_COMM, 0, "pp-group-0-1");
+	const char *name = send ? "HcclSend" : "HcclRecv";
+	track_push(t, start, end, strpool_intern(r->pool, name, strlen(name)), 0);
+}
+
 static uint64_t seed = 88172645463325252ULL;
 static int64_t
 noise(int64_t amp) /* uniform in [-amp, amp] */
@@ -147,8 +156,81 @@ main(void)
 	for (int i = 0; i < 4; i++)
 		rank_free(rv[i]);
 
+	/* ---- the P2P inequality: two hosts sharing only sends and receives. Host b is 3 ms
+	 * ahead. Six transfers a -> b, whose receives on b end 300 us after the send but for the
+	 * first (a transfer's tail), and two b -> a ending together: the ends' fit says 3.3 ms,
+	 * but the first transfer's receive ended 100 us after its send began, so b's correction
+	 * is at most 3.1 ms: moved there (the sends' ends alone cannot tell) ---- */
+	{
+		const int64_t D = 3000000, US = 1000;
+		tl_rank *pa = rank_new(0), *pb = rank_new(1);
+		for (int i = 0; i < 8; i++) {
+			int64_t T = base + (int64_t)i * 2000000;
+			if (i < 6) {
+				int64_t g = i == 0 ? 0 : 300 * US;
+				p2p_op(pa, 1, T, T + 100 * US);
+				p2p_op(pb, 0, T - 50 * US + D, T + 100 * US + g + D);
+			} else {
+				p2p_op(pb, 1, T + D, T + 100 * US + D);
+				p2p_op(pa, 0, T - 50 * US, T + 100 * US);
+			}
+		}
+		pa->loaded = pb->loaded = 1;
+		rank_finish(pa);
+		rank_finish(pb);
+		tl_trace tp;
+		trace_init(&tp);
+		tl_rank *pv[2] = {pa, pb};
+		tp.ranks = pv;
+		tp.nranks = 2;
+		const char *ph[2] = {"node-a", "node-b"};
+		tl_clock_host *q;
+		size_t nq = clock_estimate(&tp, ph, NULL, 0, &q);
+		CHECK(nq == 2 && q[1].how == TL_CLOCK_ESTIMATED && q[1].clock.off == D + 100 * US &&
+		          q[1].p2p_moved && q[1].p2p_pairs == 8 && q[1].p2p_broken == 0,
+		      "P2P only: the ends' fit (3.3 ms) moved to the bound the receives set, "
+		      "%" PRId64 " (3100000), %zu pairs, %zu broken after",
+		      nq == 2 ? q[1].clock.off : -1, nq == 2 ? q[1].p2p_pairs : 0,
+		      nq == 2 ? q[1].p2p_broken : 0);
+		tl_clock_fix good = {"node-b", D}, bad = {"node-b", D + 500 * US};
+		tl_clock_host *q2, *q3;
+		size_t n2 = clock_estimate(&tp, ph, &good, 1, &q2);
+		size_t n3 = clock_estimate(&tp, ph, &bad, 1, &q3);
+		CHECK(n2 == 2 && q2[1].how == TL_CLOCK_MANUAL && q2[1].p2p_broken == 0,
+		      "--clock-offset node-b=3000000 (the truth) breaks no pair");
+		CHECK(n3 == 2 && q3[1].how == TL_CLOCK_MANUAL && q3[1].clock.off == D + 500 * US &&
+		          q3[1].p2p_broken == 6 && q3[1].p2p_worst_ns == 400 * US &&
+		          !q3[1].p2p_moved,
+		      "--clock-offset node-b=3500000 is kept but flagged: 6 receives end before "
+		      "their sends began, by up to %" PRId64 " ns (400000)",
+		      n3 == 2 ? q3[1].p2p_worst_ns : -1);
+		tl_clock_host *all[3] = {q, q2, q3};
+		size_t nall[3] = {nq, n2, n3};
+		for (int j = 0; j < 3; j++) {
+			for (size_t i = 0; i < nall[j]; i++) {
+				free(all[j][i].name);
+				free(all[j][i].ranks);
+			}
+			free(all[j]);
+		}
+		rank_free(pa);
+		rank_free(pb);
+	}
+
+	/* ---- a PyTorch profiler trace's name: {host}_{pid}.{time}.pt.trace.json ---- */
+	char *s = load_file_host("/p/node-3_4021.1700000000123456789.pt.trace.json");
+	CHECK_STR(s, "node-3", "{host}_{pid}.{time_ns}.pt.trace.json");
+	free(s);
+	s = load_file_host("/p/my_host_77.1736414082311.pt.trace.json.gz");
+	CHECK_STR(s, "my_host", "a host with an underscore, the time in ms, gzipped");
+	free(s);
+	CHECK(load_file_host("/p/rank-34.Jul_15_10_52_41.1074.pt.trace.json") == NULL,
+	      "a worker name of the user's own (a sample's): no host");
+	CHECK(load_file_host("/p/rank0.pt.trace.json") == NULL, "rank0.pt.trace.json: no host");
+	CHECK(load_file_host("/p/h_1.1700000000123.json") == NULL, "not a .pt.trace.json: none");
+
 	/* ---- the capture directory's host part ---- */
-	char *s = load_dir_host("/p/node-7_12345_20250109071747041_ascend_pt");
+	s = load_dir_host("/p/node-7_12345_20250109071747041_ascend_pt");
 	CHECK_STR(s, "node-7", "{host}_{pid}_{time}_ascend_pt");
 	free(s);
 	s = load_dir_host("/p/my_host_name_99_1736414082311_ascend_pt");
