@@ -82,7 +82,7 @@ set -- $(au_cols)
 check "aligned on step 1: B's slower ref_logprob puts its actor_update later ($1 < $2)" [ "$1" -lt "$2" ]
 view "$A" 140x45 ":step 1" ":align stage actor_update"
 set -- $(au_cols)
-check ":align stage actor_update: both actor_updates start in one column ($1 = $2)" [ "$1" -eq "$2" ] && [ "$1" -gt 0 ]
+check_all ":align stage actor_update: both actor_updates start in one column ($1 = $2)" "[ '$1' -eq '$2' ] && [ '$1' -gt 0 ]"
 check "... the message says so" sh -c "tail -1 '$t_tmp/screen.txt' | grep -q '^B aligned on the start of stage actor_update'"
 view "$A" 140x45 ":step 1" ":align stage actor_update" ":align step"
 set -- $(au_cols)
@@ -136,7 +136,7 @@ downs=$(i=4; while [ $i -lt "$row" ]; do printf 'j '; i=$((i + 1)); done)
 view "$A" 140x45 "%" $downs "<Right>"
 want=$(awk -F'|' '$1 == "overlap" && $2 == "computing" && $4 == 1 { if ($3 == "all") s = 1; else if (s) print $3 }' "$t_tmp/changes" | tr '\n' ' ')
 got=$(sed -n "$((row + 1)),\$p" "$t_tmp/screen.txt" | awk '$1 == "computing" { print $2; next } { exit }' | tr '\n' ' ')
-check "Right on 'overlap computing' step 1 opens its ranks ($want) under it" [ -n "$want" ] && [ "$want" = "$got" ]
+check_all "Right on 'overlap computing' step 1 opens its ranks ($want) under it" '[ -n "$want" ] && [ "$want" = "$got" ]'
 check "... marked open (▾)" sh -c "sed -n ${row}p '$t_tmp/screen.txt' | grep -q '▾ computing'"
 view "$A" 140x45 "%" $downs "<Right>" j "<Left>"
 check "... Left on one of them closes them" sh -c "sed -n ${row}p '$t_tmp/screen.txt' | grep -q '▸ computing' && ! sed -n $((row + 1))p '$t_tmp/screen.txt' | grep -q '^ *computing '"

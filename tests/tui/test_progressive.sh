@@ -34,11 +34,11 @@ check "the message line says no rank is in yet" sh -c "tail -1 '$t_tmp/screen.tx
 check "no device lane yet" sh -c "! grep -q '^ compute' '$t_tmp/screen.txt'"
 check "both ranks' headers say their small tables are in, device lanes waiting" \
 	[ "$(grep -c '▾ rank [01] *│ steps, MSTX, comm in · device lanes: waiting' "$t_tmp/screen.txt")" -eq 2 ]
-check "and their steps, MSTX ranges, stages and comm ops are drawn" \
-	[ "$(grep -c '^ step ' "$t_tmp/screen.txt")" -eq 2 ] && \
-	[ "$(grep -c '^ mstx default ' "$t_tmp/screen.txt")" -eq 2 ] && \
-	[ "$(grep -c '^ stage ' "$t_tmp/screen.txt")" -eq 2 ] && \
-	[ "$(grep -c '^ comm ' "$t_tmp/screen.txt")" -eq 2 ]
+check_all "and their steps, MSTX ranges, stages and comm ops are drawn" \
+	'[ "$(grep -c "^ step " "$t_tmp/screen.txt")" -eq 2 ] &&
+	[ "$(grep -c "^ mstx default  *│" "$t_tmp/screen.txt")" -eq 2 ] &&
+	[ "$(grep -c "^ stage " "$t_tmp/screen.txt")" -eq 2 ] &&
+	[ "$(grep -c "^ comm " "$t_tmp/screen.txt")" -eq 2 ]'
 check "quitting cancelled both ranks" hook_says "0 of 2 ranks loaded, 2 cancelled"
 golden loading_small
 
