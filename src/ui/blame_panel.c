@@ -10,7 +10,6 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct blame_state {
 	int top; /* the first row of the lists shown (scrolling) */
