@@ -10,7 +10,6 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct blame_state {
 	int top; /* the first row of the lists shown (scrolling) */
@@ -146,10 +145,8 @@ blame_action(tl_ui *ui, void *st, int a)
 {
 	blame_state *b = st;
 	switch (a) {
-	case ACT_QUIT:
-	case ACT_CLEAR:
 	case ACT_CRITICAL:
-		ui_view_close(ui, &blame_panel_view);
+		ui_view_back(ui, &blame_panel_view);
 		return 1;
 	case ACT_LANE_DOWN:
 		b->top++;
@@ -158,14 +155,8 @@ blame_action(tl_ui *ui, void *st, int a)
 		if (b->top > 0)
 			b->top--;
 		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-		return 0;
-	default: /* another panel's key opens it; the rest stays here */
-		return a >= 0 && a < ACT__COUNT && strcmp(action_table[a].section, "Panels") == 0
-		           ? 0
-		           : 1;
+	default:
+		return 0; /* not the panel's: the view stack's rule */
 	}
 }
 

@@ -242,11 +242,7 @@ bm_action(tl_ui *ui, void *st, int a)
 	bm_state *s = st;
 	load(ui, s);
 	s->tab.n = s->n;
-	static const int pass[] = {ACT_DP_PANEL, ACT_PP_VIEW, ACT_OVERVIEW, ACT_SEARCH_LIST,
-	                           ACT_NONE};
-	switch (ui_table_action(ui, &s->tab, &bookmarks_view, a, pass)) {
-	case UI_LIST_PASS:
-		return 0;
+	switch (ui_table_action(ui, &s->tab, a)) {
 	case UI_LIST_ENTER: {
 		bookmark b = s->v[s->tab.sel];
 		ui_view_close(ui, &bookmarks_view);
@@ -259,6 +255,8 @@ bm_action(tl_ui *ui, void *st, int a)
 		           b.rank, ui_time(ui, b.t, at, sizeof at));
 		return 1;
 	}
+	case UI_LIST_OTHER:
+		return 0; /* not the panel's: the view stack's rule */
 	default:
 		return 1;
 	}

@@ -165,25 +165,22 @@ comm_action(tl_ui *ui, void *state, int a)
 	comm_state *s = state;
 	size_t n = s->c.nops;
 	s->tab.n = n;
-	static const int pass[] = {ACT_DP_PANEL,  ACT_PP_VIEW,       ACT_SLOW_PANEL,
-	                           ACT_OPS_PANEL, ACT_MODULES_PANEL, ACT_MATRIX_PANEL,
-	                           ACT_NONE};
-	switch (ui_table_action(ui, &s->tab, &comm_panel_view, a, pass)) {
-	case UI_LIST_PASS:
-		return 0; /* the view stack's */
+	switch (ui_table_action(ui, &s->tab, a)) {
 	case UI_LIST_ENTER:
 		if (!s->built)
 			build(s);
 		jump(ui, &s->c.ops[s->order[s->tab.sel]]);
 		return 1;
 	case UI_LIST_OTHER:
-		if (a == ACT_SORT_NEXT) {
+		if (a != ACT_SORT_NEXT)
+			return 0; /* not the panel's: the view stack's rule */
+		{
 			s->sort = (s->sort + 1) % COMM_SORT__COUNT;
 			s->built = 0;
 			s->tab.sel = s->tab.top = 0;
 			ui_message(ui, 0, "Sorted by %s", sort_names[s->sort]);
 		}
-		return 1; /* the timeline behind the panel does not move */
+		return 1;
 	default:
 		return 1;
 	}

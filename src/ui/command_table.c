@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define COMMAND_INFO_(n, a, g, f, h) {n, a, g, h},
+#define COMMAND_INFO_(n, a, fl, g, f, h) {n, a, fl, g, h},
 const tl_command_info command_table[CMD__COUNT] = {TL_COMMANDS(COMMAND_INFO_)};
 #undef COMMAND_INFO_
 
@@ -74,7 +74,7 @@ commands_write_list(FILE *f, int format)
 		fputs("\n:-commands\n", f);
 	for (int i = 0; i < CMD__COUNT + 1; i++) {
 		/* the last row: every action is a command too */
-		const tl_command_info any = {"ACTION", NULL, "",
+		const tl_command_info any = {"ACTION", NULL, 0, "",
 		                             "Run any action by its name, e.g. :fit-all"};
 		const tl_command_info *c = i < CMD__COUNT ? &command_table[i] : &any;
 		char also[64], usage[96];

@@ -290,7 +290,7 @@ cmd_quit(tl_ui *ui, char *arg)
 /* ---- the table ----------------------------------------------------------------------------- */
 
 typedef int (*command_fn)(tl_ui *, char *arg);
-#define COMMAND_FN_(n, a, g, f, h) f,
+#define COMMAND_FN_(n, a, fl, g, f, h) f,
 static const command_fn command_fns[CMD__COUNT] = {TL_COMMANDS(COMMAND_FN_)};
 #undef COMMAND_FN_
 

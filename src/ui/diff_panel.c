@@ -309,13 +309,8 @@ diff_action(tl_ui *ui, void *st, int a)
 	diff_state *s = st;
 	build(ui, s);
 	s->tab.n = s->n;
-	static const int pass[] = {ACT_DP_PANEL,      ACT_PP_VIEW,      ACT_OVERVIEW,
-	                           ACT_COMM_PANEL,    ACT_SLOW_PANEL,   ACT_OPS_PANEL,
-	                           ACT_MODULES_PANEL, ACT_MATRIX_PANEL, ACT_NONE};
 	ui_compare *c = ui->cmp;
-	switch (ui_table_action(ui, &s->tab, &diff_panel_view, a, pass)) {
-	case UI_LIST_PASS:
-		return 0;
+	switch (ui_table_action(ui, &s->tab, a)) {
 	case UI_LIST_ENTER:
 		if (c) {
 			size_t i = s->rows[s->tab.sel];
@@ -333,7 +328,8 @@ diff_action(tl_ui *ui, void *st, int a)
 	case UI_LIST_OTHER:
 		if (c == NULL || s->n == 0 ||
 		    (a != ACT_CURSOR_RIGHT && a != ACT_CURSOR_LEFT && a != ACT_TOGGLE_RANK))
-			return 1;
+			return a == ACT_CURSOR_RIGHT || a == ACT_CURSOR_LEFT ||
+			       a == ACT_TOGGLE_RANK;
 		{
 			size_t h = head_of(c, s, s->tab.sel);
 			int was = s->open[h];

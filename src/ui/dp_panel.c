@@ -269,6 +269,48 @@ cell_text(const tl_ui *ui, int col, const tl_imb_rank *x, const tl_dp_rank *d, c
 }
 /* ---- drawing ------------------------------------------------------------------------------ */
 
+/* The table's header at line y: the shown columns' names; over the bars (bw columns), what they
+ * are, or the columns a narrow screen leaves out, named. */
+static void
+imb_header(tl_ui *ui, const tl_imbalance *im, const tl_dp *dp, const int *shown, int bw, int x,
+           int y)
+{
+	tl_screen *sc = &ui->scr;
+	int cx = x + 1;
+	for (int c = 0; c < COL__COUNT; c++) {
+		if (!shown[c])
+			continue;
+		screen_printf(sc, cx, y, cols[c].width, SLOT_LABEL, "%*s", cols[c].width,
+		              cols[c].head);
+		cx += cols[c].width + 1;
+		if (c == COL_DURATION && bw > 0) {
+			/* the columns a narrow screen leaves out are named first, never cut unsaid
+			 */
+			int every[COL__COUNT];
+			layout(INT_MAX / 2, dp_level(dp), im->stage == TL_STAGE_NONE, every);
+			char hid[160] = "";
+			size_t hl = 0;
+			int nh = 0;
+			for (int k = 0; k < COL__COUNT; k++)
+				nh += every[k] && !shown[k];
+			if (nh > 0) {
+				hl = (size_t)snprintf(hid, sizeof hid, "+%d hidden:", nh);
+				for (int k = 0; k < COL__COUNT && hl < sizeof hid; k++)
+					if (every[k] && !shown[k])
+						hl += (size_t)snprintf(hid + hl, sizeof hid - hl,
+						                       " %s", cols[k].head);
+			}
+			uint8_t hs = nh > 0 ? SLOT_DETAIL_KEY : SLOT_LABEL;
+			screen_printf(sc, cx, y, bw, hs, "%-*s", bw, /* a cut shows "…" */
+			              nh > 0 ? hid
+			              : im->stage == TL_STAGE_NONE
+			                  ? "where its engine steps ran (then waited for the last)"
+			                  : "where it ran (then waited for the last to finish)");
+			cx += bw + 1;
+		}
+	}
+}
+
 static void
 imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 {
@@ -336,40 +378,8 @@ imb_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 	int rows = avail - (chart_h ? chart_h + 1 : 0);
 	if (chart_h && rows > (int)im->n)
 		rows = (int)im->n; /* the chart right under the table */
-	/* header */
-	int cx = x + 1;
-	for (int c = 0; c < COL__COUNT; c++) {
-		if (!shown[c])
-			continue;
-		screen_printf(sc, cx, y + 2, cols[c].width, SLOT_LABEL, "%*s", cols[c].width,
-		              cols[c].head);
-		cx += cols[c].width + 1;
-		if (c == COL_DURATION && bw > 0) {
-			/* the columns a narrow screen leaves out are named first, never cut unsaid
-			 */
-			int every[COL__COUNT];
-			layout(INT_MAX / 2, dp_level(dp), im->stage == TL_STAGE_NONE, every);
-			char hid[160] = "";
-			size_t hl = 0;
-			int nh = 0;
-			for (int k = 0; k < COL__COUNT; k++)
-				nh += every[k] && !shown[k];
-			if (nh > 0) {
-				hl = (size_t)snprintf(hid, sizeof hid, "+%d hidden:", nh);
-				for (int k = 0; k < COL__COUNT && hl < sizeof hid; k++)
-					if (every[k] && !shown[k])
-						hl += (size_t)snprintf(hid + hl, sizeof hid - hl,
-						                       " %s", cols[k].head);
-			}
-			uint8_t hs = nh > 0 ? SLOT_DETAIL_KEY : SLOT_LABEL;
-			screen_printf(sc, cx, y + 2, bw, hs, "%-*s", bw, /* a cut shows "…" */
-			              nh > 0 ? hid
-			              : im->stage == TL_STAGE_NONE
-			                  ? "where its engine steps ran (then waited for the last)"
-			                  : "where it ran (then waited for the last to finish)");
-			cx += bw + 1;
-		}
-	}
+	imb_header(ui, im, dp, shown, bw, x, y + 2);
+	int cx;
 	if (rows < 1)
 		return;
 	ui_list_scroll(&s->sel, &s->top, im->n, rows);
@@ -522,20 +532,6 @@ imb_action(tl_ui *ui, void *state, int a)
 	if (ui_list_move(&s->sel, im ? im->n : 0, page, a))
 		return 1;
 	switch (a) {
-	case ACT_QUIT:
-	case ACT_CLEAR:
-		ui_view_close(ui, &dp_panel_view);
-		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-	case ACT_DP_PANEL:
-	case ACT_PP_VIEW:
-	case ACT_COMM_PANEL:
-	case ACT_SLOW_PANEL:
-	case ACT_MODULES_PANEL:
-	case ACT_MATRIX_PANEL:
-		return 0; /* the view stack's */
 	case ACT_OPS_PANEL:
 		if (im == NULL || im->n == 0)
 			return 0; /* the whole profile's */
@@ -606,7 +602,7 @@ imb_action(tl_ui *ui, void *state, int a)
 		}
 		return 1;
 	default:
-		return 1; /* the timeline behind the panel does not move */
+		return 0; /* not the panel's: the view stack's rule */
 	}
 }
 

@@ -148,16 +148,13 @@ findings_action(tl_ui *ui, void *state, int a)
 	if (!s->built)
 		build(ui, s);
 	s->tab.n = s->n;
-	static const int pass[] = {ACT_DP_PANEL,     ACT_PP_VIEW,   ACT_COMM_PANEL,
-	                           ACT_SLOW_PANEL,   ACT_OPS_PANEL, ACT_MODULES_PANEL,
-	                           ACT_MATRIX_PANEL, ACT_NONE};
-	switch (ui_table_action(ui, &s->tab, &findings_panel_view, a, pass)) {
-	case UI_LIST_PASS:
-		return 0;
+	switch (ui_table_action(ui, &s->tab, a)) {
 	case UI_LIST_ENTER:
 		if (s->tab.sel < s->n)
 			jump(ui, &s->v[s->tab.sel]);
 		return 1;
+	case UI_LIST_OTHER:
+		return 0; /* not the panel's: the view stack's rule */
 	default:
 		return 1;
 	}

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define ACTION_INFO_(e, n, s, h) {n, s, h},
+#define ACTION_INFO_(e, n, f, s, h) {n, f, s, h},
 const tl_action_info action_table[ACT__COUNT] = {TL_ACTIONS(ACTION_INFO_)};
 #undef ACTION_INFO_
 

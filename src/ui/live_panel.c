@@ -158,20 +158,6 @@ live_action(tl_ui *ui, void *state, int a)
 	if (ui_table_move(ui, &s->tab, a))
 		return 1;
 	switch (a) {
-	case ACT_QUIT:
-	case ACT_CLEAR:
-		ui_view_close(ui, &live_panel_view);
-		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-	case ACT_DP_PANEL:
-	case ACT_PP_VIEW:
-	case ACT_COMM_PANEL:
-	case ACT_SLOW_PANEL:
-	case ACT_OPS_PANEL:
-	case ACT_MODULES_PANEL:
-		return 0; /* the view stack's */
 	case ACT_COUNTER_PEAK: {
 		int64_t t = 0, v = 0;
 		char tb[48], bb[32];
@@ -197,7 +183,7 @@ live_action(tl_ui *ui, void *state, int a)
 		}
 		return 1;
 	default:
-		return 1; /* the timeline behind the panel does not move */
+		return 0; /* not the panel's: the view stack's rule */
 	}
 }
 

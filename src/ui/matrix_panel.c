@@ -342,25 +342,16 @@ mx_action(tl_ui *ui, void *state, int a)
 			s->list = 0;
 			return 1;
 		}
-		ui_view_close(ui, &matrix_panel_view);
-		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-	case ACT_DP_PANEL:
-	case ACT_PP_VIEW:
-	case ACT_COMM_PANEL:
-	case ACT_SLOW_PANEL:
-	case ACT_OPS_PANEL:
-	case ACT_MODULES_PANEL:
-		return 0; /* the view stack's */
+		return 0; /* closed by the view stack: back to where it was opened */
 	default:
 		break;
 	}
 	if (s->m.nplanes == 0)
-		return 1;
+		return 0;
 	if (s->list) {
-		if (a == ACT_SELECT && s->tab.sel < s->cell->nop)
+		if (a != ACT_SELECT)
+			return 0; /* not the list's: the view stack's rule */
+		if (s->tab.sel < s->cell->nop)
 			jump(ui, &s->c.ops[s->m.ops[s->cell->op0 + s->tab.sel]]);
 		return 1;
 	}
@@ -410,7 +401,7 @@ mx_action(tl_ui *ui, void *state, int a)
 		return 1;
 	}
 	default:
-		return 1; /* the timeline behind the panel does not move */
+		return 0; /* not the panel's: the view stack's rule */
 	}
 }
 

@@ -357,20 +357,6 @@ mod_action(tl_ui *ui, void *state, int a)
 		return 1;
 	const vis *v = s->tab.sel < s->nv ? &s->v[s->tab.sel] : NULL;
 	switch (a) {
-	case ACT_QUIT:
-	case ACT_CLEAR:
-		ui_view_close(ui, &modules_panel_view);
-		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-	case ACT_DP_PANEL:
-	case ACT_PP_VIEW:
-	case ACT_COMM_PANEL:
-	case ACT_SLOW_PANEL:
-	case ACT_OPS_PANEL:
-	case ACT_MATRIX_PANEL:
-		return 0; /* the view stack's */
 	case ACT_RANK_NEXT:
 	case ACT_RANK_PREV:
 		if (s->nranks == 0)
@@ -415,7 +401,7 @@ mod_action(tl_ui *ui, void *state, int a)
 			jump(ui, s, &s->n[v->node]);
 		return 1;
 	default:
-		return 1; /* the timeline behind the panel does not move */
+		return 0; /* not the panel's: the view stack's rule */
 	}
 }
 

@@ -263,18 +263,7 @@ ops_action(tl_ui *ui, void *state, int a)
 			s->tab.sel = s->tab.top = 0;
 			return 1;
 		}
-		ui_view_close(ui, &ops_panel_view);
-		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-	case ACT_DP_PANEL:
-	case ACT_PP_VIEW:
-	case ACT_COMM_PANEL:
-	case ACT_SLOW_PANEL:
-	case ACT_MODULES_PANEL:
-	case ACT_MATRIX_PANEL:
-		return 0; /* the view stack's */
+		return 0; /* closed by the view stack: back to where it was opened */
 	case ACT_RANK_NEXT:
 	case ACT_RANK_PREV:
 		if (s->nranks == 0 || s->type != SIZE_MAX)
@@ -302,7 +291,7 @@ ops_action(tl_ui *ui, void *state, int a)
 		}
 		return 1;
 	default:
-		return 1; /* the timeline behind the panel does not move */
+		return 0; /* not the panel's: the view stack's rule */
 	}
 }
 

@@ -406,16 +406,6 @@ ov_action(tl_ui *ui, void *st, int a)
 	if (ui_table_move(ui, &s->tab, a))
 		return 1;
 	switch (a) {
-	case ACT_QUIT:
-	case ACT_CLEAR:
-		ui_view_close(ui, &overview_view);
-		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-	case ACT_DP_PANEL:
-	case ACT_PP_VIEW:
-		return 0; /* the view stack's */
 	case ACT_STAGE_NEXT:
 	case ACT_CURSOR_RIGHT:
 	case ACT_STAGE_PREV:
@@ -440,7 +430,7 @@ ov_action(tl_ui *ui, void *st, int a)
 		}
 		return 1;
 	default:
-		return 1; /* the timeline behind the panel does not move */
+		return 0; /* not the panel's: the view stack's rule */
 	}
 }
 

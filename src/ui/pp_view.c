@@ -65,6 +65,91 @@ col_of(int64_t t, int64_t t0, int64_t span, int bw, int end)
 	return c >= max ? max : (int)c;
 }
 
+/* Stage i's two rows at line yy: its label and bubble ratio, the bubbles and its blocks with
+ * their labels, then the arrows of its transfers to and from the next stage. Returns how many
+ * block labels had no column of their own. */
+static size_t
+pp_stage_rows(tl_ui *ui, const pp_state *s, const tl_pp_step *st, size_t i, size_t per, int x,
+              int yy, int bw, int64_t span)
+{
+	tl_screen *sc = &ui->scr;
+	int x0 = x + LABEL_W;
+	uint32_t shade = ui->utf8 ? 0x2591 : '.'; /* ░ */
+	size_t hidden = 0;
+	const tl_pp_stage *ps = &st->stages[i];
+	int sel = i == s->sel;
+	char rk[32];
+	ranks_text(ui->tr, ps, rk, sizeof rk);
+	if (sel)
+		screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
+	screen_printf(sc, x + 1, yy, LABEL_W - 2, sel ? SLOT_LABEL_CURRENT : SLOT_RANK,
+	              "pp %-2d%-8s", ps->pp_stage, rk);
+	screen_printf(sc, x + 14, yy, LABEL_W - 15, SLOT_NORMAL, "%5.1f%%", ps->bubble_ratio * 100);
+	/* bubbles first, blocks over them */
+	for (int c = 0; c < bw; c++)
+		screen_put(sc, x0 + c, yy, shade, SLOT_FREE, SCR_GLYPH);
+	/* the blocks, then their labels: a label never overwrites the one before it; one
+	 * that does not fit is elided with a marker ("F…", or "…" alone), and one with no
+	 * column left is counted in the ruler, never dropped unsaid */
+	for (size_t b = 0; b < ps->nblocks; b++) {
+		const tl_pp_block *blk = &ps->blocks[b];
+		int a = col_of(blk->start, st->start, span, bw, 0);
+		int e = col_of(blk->end, st->start, span, bw, 1);
+		if (e <= a)
+			e = a + 1 < bw ? a + 1 : bw;
+		if (e <= a)
+			continue;
+		uint8_t slot = blk->kind == 'F' ? SLOT_PP_FORWARD : SLOT_PP_BACKWARD;
+		screen_fill(sc, x0 + a, yy, e - a, ' ', slot);
+	}
+	int free_col = 0;
+	for (size_t b = 0; b < ps->nblocks; b++) {
+		const tl_pp_block *blk = &ps->blocks[b];
+		int a = col_of(blk->start, st->start, span, bw, 0);
+		int e = col_of(blk->end, st->start, span, bw, 1);
+		if (e <= a)
+			e = a + 1 < bw ? a + 1 : bw;
+		uint8_t slot = blk->kind == 'F' ? SLOT_PP_FORWARD : SLOT_PP_BACKWARD;
+		char lab[16];
+		snprintf(lab, sizeof lab, "%c%d", blk->kind, blk->microbatch);
+		int ll = (int)strlen(lab);
+		int la = a > free_col ? a : free_col, room = e - la;
+		if (room >= ll) {
+			int at = la + (room - ll) / 2;
+			screen_text(sc, x0 + at, yy, ll, lab, slot);
+			free_col = at + ll;
+		} else if (room >= 1) {
+			char el[16];
+			snprintf(el, sizeof el, "%.*s%s", room - 1, lab, ui->utf8 ? "\u2026" : "~");
+			screen_text(sc, x0 + la, yy, room, el, slot);
+			free_col = e;
+		} else {
+			hidden++;
+		}
+	}
+	if (ps->nblocks == 0)
+		screen_text(sc, x0 + 1, yy, bw - 1, "(no blocks in this step)", SLOT_NORMAL);
+	/* transfers to and from the next stage's shown rank: arrows where they complete */
+	if (i + 1 >= st->nstages || i + 1 >= s->top + per)
+		return hidden;
+	const tl_pp_stage *nx = &st->stages[i + 1];
+	for (size_t l = 0; l < st->nlinks; l++) {
+		const tl_pp_link *lk = &st->links[l];
+		int down = lk->from_rank == ps->shown && lk->to_rank == nx->shown;
+		int up = lk->from_rank == nx->shown && lk->to_rank == ps->shown;
+		if (!down && !up)
+			continue;
+		int c = col_of(lk->recv_end, st->start, span, bw, 0);
+		uint32_t ch = down ? (ui->utf8 ? 0x2193 : 'v') : (ui->utf8 ? 0x2191 : '^');
+		const scr_cell *old =
+		    &sc->cell[(size_t)(yy + 1) * (size_t)sc->w + (size_t)(x0 + c)];
+		if (old->slot == SLOT_COMM && old->ch != ch) /* both ways in one column */
+			ch = ui->utf8 ? 0x2195 : '|';
+		screen_put(sc, x0 + c, yy + 1, ch, SLOT_COMM, SCR_GLYPH);
+	}
+	return hidden;
+}
+
 static void
 pp_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 {
@@ -137,84 +222,10 @@ pp_draw(tl_ui *ui, void *state, int x, int y, int w, int h)
 		s->top = s->sel;
 	if (s->sel >= s->top + per)
 		s->top = s->sel - per + 1;
-	uint32_t shade = ui->utf8 ? 0x2591 : '.'; /* ░ */
-	size_t hidden = 0;                        /* block labels with no column of their own */
-	for (size_t i = s->top; i < st->nstages && i < s->top + per; i++) {
-		const tl_pp_stage *ps = &st->stages[i];
-		int yy = y + 2 + 2 * (int)(i - s->top), sel = i == s->sel;
-		char rk[32];
-		ranks_text(ui->tr, ps, rk, sizeof rk);
-		if (sel)
-			screen_put(sc, x, yy, ui->utf8 ? 0x25b8 : '>', SLOT_LABEL_CURRENT, 0);
-		screen_printf(sc, x + 1, yy, LABEL_W - 2, sel ? SLOT_LABEL_CURRENT : SLOT_RANK,
-		              "pp %-2d%-8s", ps->pp_stage, rk);
-		screen_printf(sc, x + 14, yy, LABEL_W - 15, SLOT_NORMAL, "%5.1f%%",
-		              ps->bubble_ratio * 100);
-		/* bubbles first, blocks over them */
-		for (int c = 0; c < bw; c++)
-			screen_put(sc, x0 + c, yy, shade, SLOT_FREE, SCR_GLYPH);
-		/* the blocks, then their labels: a label never overwrites the one before it; one
-		 * that does not fit is elided with a marker ("F…", or "…" alone), and one with no
-		 * column left is counted in the ruler, never dropped unsaid */
-		for (size_t b = 0; b < ps->nblocks; b++) {
-			const tl_pp_block *blk = &ps->blocks[b];
-			int a = col_of(blk->start, st->start, span, bw, 0);
-			int e = col_of(blk->end, st->start, span, bw, 1);
-			if (e <= a)
-				e = a + 1 < bw ? a + 1 : bw;
-			if (e <= a)
-				continue;
-			uint8_t slot = blk->kind == 'F' ? SLOT_PP_FORWARD : SLOT_PP_BACKWARD;
-			screen_fill(sc, x0 + a, yy, e - a, ' ', slot);
-		}
-		int free_col = 0;
-		for (size_t b = 0; b < ps->nblocks; b++) {
-			const tl_pp_block *blk = &ps->blocks[b];
-			int a = col_of(blk->start, st->start, span, bw, 0);
-			int e = col_of(blk->end, st->start, span, bw, 1);
-			if (e <= a)
-				e = a + 1 < bw ? a + 1 : bw;
-			uint8_t slot = blk->kind == 'F' ? SLOT_PP_FORWARD : SLOT_PP_BACKWARD;
-			char lab[16];
-			snprintf(lab, sizeof lab, "%c%d", blk->kind, blk->microbatch);
-			int ll = (int)strlen(lab);
-			int la = a > free_col ? a : free_col, room = e - la;
-			if (room >= ll) {
-				int at = la + (room - ll) / 2;
-				screen_text(sc, x0 + at, yy, ll, lab, slot);
-				free_col = at + ll;
-			} else if (room >= 1) {
-				char el[16];
-				snprintf(el, sizeof el, "%.*s%s", room - 1, lab,
-				         ui->utf8 ? "\u2026" : "~");
-				screen_text(sc, x0 + la, yy, room, el, slot);
-				free_col = e;
-			} else {
-				hidden++;
-			}
-		}
-		if (ps->nblocks == 0)
-			screen_text(sc, x0 + 1, yy, bw - 1, "(no blocks in this step)",
-			            SLOT_NORMAL);
-		/* transfers to and from the next stage's shown rank: arrows where they complete */
-		if (i + 1 >= st->nstages || i + 1 >= s->top + per)
-			continue;
-		const tl_pp_stage *nx = &st->stages[i + 1];
-		for (size_t l = 0; l < st->nlinks; l++) {
-			const tl_pp_link *lk = &st->links[l];
-			int down = lk->from_rank == ps->shown && lk->to_rank == nx->shown;
-			int up = lk->from_rank == nx->shown && lk->to_rank == ps->shown;
-			if (!down && !up)
-				continue;
-			int c = col_of(lk->recv_end, st->start, span, bw, 0);
-			uint32_t ch = down ? (ui->utf8 ? 0x2193 : 'v') : (ui->utf8 ? 0x2191 : '^');
-			const scr_cell *old =
-			    &sc->cell[(size_t)(yy + 1) * (size_t)sc->w + (size_t)(x0 + c)];
-			if (old->slot == SLOT_COMM && old->ch != ch) /* both ways in one column */
-				ch = ui->utf8 ? 0x2195 : '|';
-			screen_put(sc, x0 + c, yy + 1, ch, SLOT_COMM, SCR_GLYPH);
-		}
-	}
+	size_t hidden = 0; /* block labels with no column of their own */
+	for (size_t i = s->top; i < st->nstages && i < s->top + per; i++)
+		hidden +=
+		    pp_stage_rows(ui, s, st, i, per, x, y + 2 + 2 * (int)(i - s->top), bw, span);
 	if (hidden > 0) { /* after "t=0", before the span at the right */
 		char note[64];
 		int nl = snprintf(note, sizeof note, "  %zu label%s too narrow: zoom (T, Enter)",
@@ -244,21 +255,6 @@ pp_action(tl_ui *ui, void *state, int a)
 	const tl_pipeline *pp;
 	const tl_pp_step *st = current(ui, s, &pp);
 	switch (a) {
-	case ACT_QUIT:
-	case ACT_CLEAR:
-		ui_view_close(ui, &pp_view);
-		return 1;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-	case ACT_DP_PANEL:
-	case ACT_PP_VIEW:
-	case ACT_COMM_PANEL:
-	case ACT_SLOW_PANEL:
-	case ACT_OPS_PANEL:
-	case ACT_MODULES_PANEL:
-	case ACT_MATRIX_PANEL:
-		return 0; /* the view stack's */
 	case ACT_LANE_DOWN:
 		if (st && s->sel + 1 < st->nstages)
 			s->sel++;
@@ -282,7 +278,7 @@ pp_action(tl_ui *ui, void *state, int a)
 			pp_jump(ui, st, &st->stages[s->sel]);
 		return 1;
 	default:
-		return 1;
+		return 0; /* not the panel's: the view stack's rule */
 	}
 }
 

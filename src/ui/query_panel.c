@@ -173,10 +173,7 @@ qp_action(tl_ui *ui, void *st, int a)
 {
 	qp_state *s = st;
 	s->tab.n = s->r.nrows;
-	static const int pass[] = {ACT_NONE};
-	switch (ui_table_action(ui, &s->tab, &query_panel_view, a, pass)) {
-	case UI_LIST_PASS:
-		return 0;
+	switch (ui_table_action(ui, &s->tab, a)) {
 	case UI_LIST_ENTER: {
 		size_t ri;
 		int64_t t0, t1;
@@ -189,6 +186,8 @@ qp_action(tl_ui *ui, void *st, int a)
 			ui_message(ui, 1, "query: no lane shows that rank");
 		return 1;
 	}
+	case UI_LIST_OTHER:
+		return 0; /* not the panel's: the view stack's rule */
 	default:
 		return 1;
 	}

@@ -139,11 +139,7 @@ sl_action(tl_ui *ui, void *st, int a)
 	sl_state *s = st;
 	current(ui, s);
 	s->tab.n = s->n;
-	/* the view stack's, or a new search from the timeline */
-	static const int pass[] = {ACT_DP_PANEL, ACT_PP_VIEW, ACT_OVERVIEW, ACT_SEARCH, ACT_NONE};
-	switch (ui_table_action(ui, &s->tab, &search_list_view, a, pass)) {
-	case UI_LIST_PASS:
-		return 0;
+	switch (ui_table_action(ui, &s->tab, a)) {
 	case UI_LIST_ENTER:
 		if (s->rows[s->tab.sel].m.rank != SIZE_MAX) {
 			tl_match_pos m = s->rows[s->tab.sel].m;
@@ -151,8 +147,13 @@ sl_action(tl_ui *ui, void *st, int a)
 			timeline_show_match(ui, &m);
 		}
 		return 1;
+	case UI_LIST_OTHER:
+		if (a != ACT_SEARCH)
+			return 0;          /* not the panel's: the view stack's rule */
+		prompt_start(ui, '/', ""); /* a new search, listed on the timeline */
+		return 1;
 	default:
-		return 1; /* the timeline behind the panel does not move */
+		return 1;
 	}
 }
 

@@ -232,25 +232,11 @@ ui_table_move(tl_ui *ui, ui_table *t, int action)
 }
 
 ui_list_act
-ui_table_action(tl_ui *ui, ui_table *t, const view_ops *self, int action, const int *pass)
+ui_table_action(tl_ui *ui, ui_table *t, int action)
 {
 	if (ui_table_move(ui, t, action))
 		return UI_LIST_TAKEN;
-	switch (action) {
-	case ACT_QUIT:
-	case ACT_CLEAR:
-		ui_view_close(ui, self);
-		return UI_LIST_TAKEN;
-	case ACT_HELP:
-	case ACT_COMMAND:
-	case ACT_REDRAW:
-		return UI_LIST_PASS;
-	case ACT_SELECT:
+	if (action == ACT_SELECT)
 		return t->sel < t->n ? UI_LIST_ENTER : UI_LIST_TAKEN;
-	default:
-		for (const int *p = pass; p && *p != ACT_NONE; p++)
-			if (*p == action)
-				return UI_LIST_PASS;
-		return UI_LIST_OTHER;
-	}
+	return UI_LIST_OTHER;
 }

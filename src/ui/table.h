@@ -77,14 +77,13 @@ int ui_table_page(const tl_ui *, const ui_table *);
 
 /* What a list panel's action handler does with an action, as ui_table_action sorts it. */
 typedef enum ui_list_act {
-	UI_LIST_TAKEN, /* moved the selection or closed the panel: the handler returns 1 */
-	UI_LIST_PASS,  /* the stack's (help, the prompt, redraw, an action of `pass`): return 0 */
+	UI_LIST_TAKEN, /* moved the selection: the handler returns 1 */
 	UI_LIST_ENTER, /* Enter on a row (tab->sel < tab->n): the panel shows it in the timeline */
-	UI_LIST_OTHER  /* anything else: the panel's own, or ignored (return 1) */
+	UI_LIST_OTHER  /* anything else: the panel's own (return 1), or not (return 0: the view
+	                * stack's rule, ui/view.h, closes the panel on q and Esc, opens another...)
+	                */
 } ui_list_act;
-/* The part every list panel's action handler shares: the selection keys, quit and clear (which
- * close self), the actions the view stack handles (help, the prompt, redraw) and those of
- * `pass` (ACT_NONE-terminated: the other panels' keys the panel lets through), and Enter. */
-ui_list_act ui_table_action(tl_ui *, ui_table *, const view_ops *self, int action, const int *pass);
+/* The part every list panel's action handler shares: the selection keys and Enter. */
+ui_list_act ui_table_action(tl_ui *, ui_table *, int action);
 
 #endif

@@ -148,11 +148,11 @@ slice_step(tl_ui *ui, int dir)
 
 /* ---- actions ------------------------------------------------------------------------------- */
 
+/* Moving: the cursor, panning, zooming. */
 static int
-timeline_action(tl_ui *ui, void *st, int a)
+move_action(tl_ui *ui, int a)
 {
 	tl_timeline *tl = TIMELINE(ui);
-	size_t ti, idx;
 	switch (a) {
 	case ACT_CURSOR_LEFT:
 		tl->vp.cursor -= tl->vp.colw;
@@ -215,6 +215,18 @@ timeline_action(tl_ui *ui, void *st, int a)
 	case ACT_GOTO:
 		prompt_start(ui, ':', "goto ");
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* The lanes: moving between them, folding, what they show. */
+static int
+lanes_action(tl_ui *ui, int a)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	switch (a) {
 	case ACT_LANE_UP:
 		lane_move(ui, -1);
 		break;
@@ -307,6 +319,19 @@ timeline_action(tl_ui *ui, void *st, int a)
 		if (tl->lane < tl->nlanes)
 			timeline_pin_rank(ui, tl->lanes[tl->lane].rank);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* Slices: stepping, selecting, the links between them. */
+static int
+slices_action(tl_ui *ui, int a)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	size_t ti, idx;
+	switch (a) {
 	case ACT_SLICE_NEXT:
 		slice_step(ui, 1);
 		break;
@@ -320,7 +345,7 @@ timeline_action(tl_ui *ui, void *st, int a)
 		break;
 	case ACT_SELECT:
 		if (tl->lane < tl->nlanes && tl->lanes[tl->lane].type == UL_HEADER)
-			return timeline_action(ui, st, ACT_TOGGLE_RANK);
+			return lanes_action(ui, ACT_TOGGLE_RANK);
 		if (slice_at_cursor(ui, &ti, &idx)) {
 			select_slice(ui, tl->lanes[tl->lane].rank, ti, idx);
 			ui_view_open(ui, &detail_view);
@@ -341,6 +366,18 @@ timeline_action(tl_ui *ui, void *st, int a)
 			ui_message(ui, 0, "No slice on this lane");
 		}
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* Ranges, search and bubbles. */
+static int
+ranges_action(tl_ui *ui, int a)
+{
+	tl_timeline *tl = TIMELINE(ui);
+	switch (a) {
 	case ACT_MARK:
 		if (ui->sel.nmark != 1) {
 			ui->sel.nmark = 1;
@@ -444,6 +481,14 @@ timeline_action(tl_ui *ui, void *st, int a)
 		return 0;
 	}
 	return 1;
+}
+
+static int
+timeline_action(tl_ui *ui, void *st, int a)
+{
+	(void)st;
+	return move_action(ui, a) || lanes_action(ui, a) || slices_action(ui, a) ||
+	       ranges_action(ui, a);
 }
 
 static void

@@ -490,6 +490,199 @@ script_step_run(tl_ui *ui, tl_script *script, const script_step *step)
 	return FRAME_COMMAND;
 }
 
+/* The theme and the keymap, as ui_main starts: returns 0, or 1 when one could not be read
+ * (said); a bad line in one of them is a warning the first frame shows, in warn. */
+static int
+ui_setup(tl_ui *ui, const tl_ui_opts *o, char *warn, size_t wlen)
+{
+	const char *cs = nl_langinfo(CODESET);
+	ui->utf8 = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+	ui->scr.utf8 = ui->utf8;
+	char err[600];
+	int rc = theme_load(&ui->theme, o->theme, err, sizeof err);
+	if (rc == TL_CONF_UNREADABLE) {
+		msg_error("%s", err); /* a theme or keymap file: printed escaped */
+		return 1;
+	}
+	if (rc != 0)
+		snprintf(warn, wlen, "%s", err);
+	rc = keymap_load(&ui->keys, o->keymap, err, sizeof err);
+	if (rc == TL_CONF_UNREADABLE) {
+		msg_error("%s", err); /* a theme or keymap file: printed escaped */
+		keymap_free(&ui->keys);
+		return 1;
+	}
+	if (rc != 0 && !warn[0])
+		snprintf(warn, wlen, "%s", err);
+	return 0;
+}
+
+/* What the viewer's loop keeps between frames: the per-frame statistics (--stats), when the
+ * first frame, the small tables and the last rank came, the page prefaulter. */
+typedef struct ui_run {
+	frame_stat *fs;
+	size_t nfs, fcap;
+	int64_t first_frame, first_cpu, loaded, small;
+	tl_prefault *pf;
+	tl_prefault_stats pst;
+	int dp_pending;
+	msg_list held; /* dp_prepare_held's warnings */
+} ui_run;
+
+/* The test hook TL_TEST_VIEWS=FILE (script mode): after each step, a line naming the views on
+ * the stack, bottom up, then '|' and the message line; first, each panel with the action that
+ * opens it ("views: NAME=ACTION ...") and the actions' and commands' UI_WHILE_LOADING flags
+ * ("actions: NAME=0|1 ...", "commands: ..."), which tests/tui/test_panel_keys.sh turns into
+ * every panel's key from every panel and every action while ranks load. */
+static void
+test_views_line(const tl_ui *ui)
+{
+	static int said;
+	const char *path = getenv("TL_TEST_VIEWS");
+	FILE *f = path ? fopen(path, "a") : NULL;
+	if (f == NULL)
+		return;
+	if (!said++) {
+		fputs("views:", f);
+		for (int i = 0; i < VIEW__COUNT; i++)
+			if (ui->views[i]->layer == UI_LAYER_PANEL && ui->views[i]->open_action >= 0)
+				fprintf(f, " %s=%s", ui->views[i]->name,
+				        action_table[ui->views[i]->open_action].name);
+		fputs("\nactions:", f);
+		for (int a = 0; a < ACT__COUNT; a++)
+			fprintf(f, " %s=%d", action_table[a].name,
+			        (action_table[a].flags & UI_WHILE_LOADING) != 0);
+		fputs("\ncommands:", f);
+		for (int c = 0; c < CMD__COUNT; c++)
+			fprintf(f, " %s=%d", command_table[c].name,
+			        (command_table[c].flags & UI_WHILE_LOADING) != 0);
+		fputc('\n', f);
+	}
+	for (int i = 0; i < ui->depth; i++)
+		fprintf(f, "%s%s", i ? " " : "", ui->views[ui->stack[i]]->name);
+	fprintf(f, "|%s\n", ui->msg);
+	fclose(f);
+}
+
+/* The loop: a frame, then the next key, script line or event, until quit. */
+static void
+ui_loop(tl_ui *ui, const tl_ui_opts *o, tl_script *script, ui_run *r)
+{
+	int last_action = ACT_NONE;
+	int64_t c0 = term_cpu_ns();
+	long b0 = term_bytes_out(), m0 = term_minflt();
+	int pf_tried = 0;
+	script_step step;
+	while (!ui->quit) {
+		load_poll(ui, 0, &r->loaded);
+		term_lanes lanes;
+		draw_frame(ui, &lanes);
+		if (ui->redraw) {
+			term_redraw();
+			ui->redraw = 0;
+		}
+		term_flush(&ui->scr, &lanes);
+		if (o->stats_file) {
+			frame_stat f = {term_cpu_ns() - c0, b0 >= 0 ? term_bytes_out() - b0 : -1,
+			                last_action, term_minflt() - m0};
+			if (r->first_frame == 0) {
+				r->first_frame = timefmt_mono_ns();
+				r->first_cpu = term_cpu_ns();
+			}
+			if (r->small == 0 && small_in(ui))
+				r->small = timefmt_mono_ns();
+			VEC_PUSH(r->fs, r->nfs, r->fcap, f);
+		}
+		if (r->dp_pending) {
+			r->dp_pending = 0;
+			dp_prepare_held(ui, &r->held);
+		}
+		if (ui->verdict ==
+		    UI_VERDICT_FINDING) { /* after its frame: the first is not held */
+			char t[8];
+			findings_verdict(ui, t, sizeof t);
+			ui->verdict = UI_VERDICT_SHOWN;
+			continue; /* drawn before any key is read */
+		}
+		if (term_signal())
+			break;
+		if (!pf_tried && !tlq_loading(ui->q, NULL, NULL)) {
+			pf_tried = 1;
+			r->pf = prefault_begin(ui, o->script != NULL, &r->pst);
+		}
+		/* the next input */
+		if (o->script) {
+			if (load_poll(ui, 1, &r->loaded) > 0)
+				continue; /* the next step sees them */
+			if (!script_next(script, &step))
+				break;
+			c0 = term_cpu_ns();
+			b0 = term_bytes_out();
+			m0 = term_minflt();
+			last_action = script_step_run(ui, script, &step);
+			test_views_line(ui);
+		} else {
+			int key;
+			term_mouse m;
+			int ev = term_read(&ui->scr, &key, &m);
+			c0 = term_cpu_ns();
+			b0 = term_bytes_out();
+			m0 = term_minflt();
+			last_action = ACT_NONE;
+			if (ev == TERM_KEY) {
+				last_action = keymap_action(&ui->keys, key_normalize(key));
+				handle_key(ui, key);
+			} else if (ev == TERM_MOUSE) {
+				mouse_event(ui, &m);
+			} else if (ev == TERM_RESIZE) {
+				ui_view_resize_all(ui);
+			} else if (term_signal() || term_lost()) {
+				break;
+			}
+		}
+	}
+}
+
+/* --stats: the per-frame CPU time and bytes, and when the first frame and the ranks came. */
+static void
+write_stats(const tl_ui *ui, const tl_ui_opts *o, const ui_run *r)
+{
+	FILE *f = fopen(o->stats_file, "w");
+	if (f) {
+		fprintf(f, "# frame cpu_ns bytes action minflt\n");
+		prefault_write_stats(f, &r->pst);
+		fprintf(f, "first_frame_ms %.3f\n",
+		        o->start_mono_ns ? (double)(r->first_frame - o->start_mono_ns) / 1e6 : 0.0);
+		/* the process's CPU time (every thread's) until then: on a shared host the
+		 * wall time also measures the others */
+		fprintf(f, "first_frame_cpu_ms %.3f\n", (double)r->first_cpu / 1e6);
+		if (r->loaded) /* progressive: every rank's small tables were on screen */
+			fprintf(f, "small_ms %.3f\n",
+			        o->start_mono_ns && r->small
+			            ? (double)(r->small - o->start_mono_ns) / 1e6
+			            : 0.0);
+		if (r->loaded) /* progressive: the last rank came in */
+			fprintf(f, "loaded_ms %.3f\n",
+			        o->start_mono_ns ? (double)(r->loaded - o->start_mono_ns) / 1e6
+			                         : 0.0);
+		size_t spilled = 0; /* --no-cache: ranks mapped from files of their own */
+		for (size_t i = 0; i < ui->tr->nranks; i++)
+			spilled += ui->tr->ranks[i]->spilled != 0;
+		fprintf(f, "spilled_ranks %zu\n", spilled);
+		for (size_t i = 0; i < r->nfs; i++)
+			fprintf(f, "frame %zu %lld %ld %s %ld\n", i, (long long)r->fs[i].cpu,
+			        r->fs[i].bytes,
+			        r->fs[i].action >= 0 ? action_table[r->fs[i].action].name
+			        : r->fs[i].action == FRAME_COMMAND ? ":command"
+			        : r->fs[i].action == FRAME_TEXT    ? "text"
+			                                           : "-",
+			        r->fs[i].minflt);
+		fclose(f);
+	} else {
+		fprintf(stderr, "tl: cannot write %s: %s\n", o->stats_file, strerror(errno));
+	}
+}
+
 int
 ui_main(const tl_query *q, const tl_ui_opts *o)
 {
@@ -497,36 +690,20 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	ui->q = q;
 	ui->tr = tlq_trace(q);
 	ui->views = ui_views;
-	const char *cs = nl_langinfo(CODESET);
-	ui->utf8 = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
-	ui->scr.utf8 = ui->utf8;
-	char err[600], warn[600] = "";
-	int rc = theme_load(&ui->theme, o->theme, err, sizeof err);
-	if (rc == TL_CONF_UNREADABLE) {
-		msg_error("%s", err); /* a theme or keymap file: printed escaped */
+	char warn[600] = "";
+	if (ui_setup(ui, o, warn, sizeof warn) != 0) {
 		free(ui);
 		return 1;
 	}
-	if (rc != 0)
-		snprintf(warn, sizeof warn, "%s", err);
-	rc = keymap_load(&ui->keys, o->keymap, err, sizeof err);
-	if (rc == TL_CONF_UNREADABLE) {
-		msg_error("%s", err); /* a theme or keymap file: printed escaped */
-		keymap_free(&ui->keys);
-		free(ui);
-		return 1;
-	}
-	if (rc != 0 && !warn[0])
-		snprintf(warn, sizeof warn, "%s", err);
 	tl_script script = {0};
 	if (o->script && script_open(&script, o->script) != 0) {
 		keymap_free(&ui->keys);
 		free(ui);
 		return 1;
 	}
+	ui_run r = {0};
 	/* a trace loaded whole: the DP panel's decode steps after the first frame */
-	int dp_pending = !tlq_loading(q, NULL, NULL);
-	msg_list held = {0}; /* dp_prepare_held's warnings */
+	r.dp_pending = !tlq_loading(q, NULL, NULL);
 	if (o->compare)
 		ui->cmp = compare_open(q, o->compare, o->path, o->compare_path);
 	ui->sql = o->sql;
@@ -555,130 +732,18 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 	else if (!ui->cmp) /* --compare's message names its own verdict, tl diff's */
 		ui->verdict = UI_VERDICT_PENDING;
 
-	frame_stat *fs = NULL;
-	size_t nfs = 0, fcap = 0;
-	int64_t first_frame = 0, first_cpu = 0, loaded = 0, small = 0;
-	int last_action = ACT_NONE;
-	int64_t c0 = term_cpu_ns();
-	long b0 = term_bytes_out(), m0 = term_minflt();
-	tl_prefault *pf = NULL;
-	tl_prefault_stats pst = {0};
-	int pf_tried = 0;
-	script_step step;
-	while (!ui->quit) {
-		load_poll(ui, 0, &loaded);
-		term_lanes lanes;
-		draw_frame(ui, &lanes);
-		if (ui->redraw) {
-			term_redraw();
-			ui->redraw = 0;
-		}
-		term_flush(&ui->scr, &lanes);
-		if (o->stats_file) {
-			frame_stat f = {term_cpu_ns() - c0, b0 >= 0 ? term_bytes_out() - b0 : -1,
-			                last_action, term_minflt() - m0};
-			if (first_frame == 0) {
-				first_frame = timefmt_mono_ns();
-				first_cpu = term_cpu_ns();
-			}
-			if (small == 0 && small_in(ui))
-				small = timefmt_mono_ns();
-			VEC_PUSH(fs, nfs, fcap, f);
-		}
-		if (dp_pending) {
-			dp_pending = 0;
-			dp_prepare_held(ui, &held);
-		}
-		if (ui->verdict ==
-		    UI_VERDICT_FINDING) { /* after its frame: the first is not held */
-			char t[8];
-			findings_verdict(ui, t, sizeof t);
-			ui->verdict = UI_VERDICT_SHOWN;
-			continue; /* drawn before any key is read */
-		}
-		if (term_signal())
-			break;
-		if (!pf_tried && !tlq_loading(ui->q, NULL, NULL)) {
-			pf_tried = 1;
-			pf = prefault_begin(ui, o->script != NULL, &pst);
-		}
-		/* the next input */
-		if (o->script) {
-			if (load_poll(ui, 1, &loaded) > 0)
-				continue; /* the next step sees them */
-			if (!script_next(&script, &step))
-				break;
-			c0 = term_cpu_ns();
-			b0 = term_bytes_out();
-			m0 = term_minflt();
-			last_action = script_step_run(ui, &script, &step);
-		} else {
-			int key;
-			term_mouse m;
-			int ev = term_read(&ui->scr, &key, &m);
-			c0 = term_cpu_ns();
-			b0 = term_bytes_out();
-			m0 = term_minflt();
-			last_action = ACT_NONE;
-			if (ev == TERM_KEY) {
-				last_action = keymap_action(&ui->keys, key_normalize(key));
-				handle_key(ui, key);
-			} else if (ev == TERM_MOUSE) {
-				mouse_event(ui, &m);
-			} else if (ev == TERM_RESIZE) {
-				ui_view_resize_all(ui);
-			} else if (term_signal() || term_lost()) {
-				break;
-			}
-		}
-	}
+	ui_loop(ui, o, &script, &r);
 	/* at once: the thread stops between two megabytes */
-	tlq_prefault_stats(pf, &pst);
-	tlq_prefault_stop(pf);
+	tlq_prefault_stats(r.pf, &r.pst);
+	tlq_prefault_stop(r.pf);
 	int sig = term_signal(), lost = term_lost();
 	term_close();
-	msg_list_say(&held);
+	msg_list_say(&r.held);
 	if (lost && !sig)
 		fprintf(stderr, "tl: the terminal went away (hang-up or I/O error); exiting\n");
-	if (o->stats_file) {
-		FILE *f = fopen(o->stats_file, "w");
-		if (f) {
-			fprintf(f, "# frame cpu_ns bytes action minflt\n");
-			prefault_write_stats(f, &pst);
-			fprintf(f, "first_frame_ms %.3f\n",
-			        o->start_mono_ns ? (double)(first_frame - o->start_mono_ns) / 1e6
-			                         : 0.0);
-			/* the process's CPU time (every thread's) until then: on a shared host the
-			 * wall time also measures the others */
-			fprintf(f, "first_frame_cpu_ms %.3f\n", (double)first_cpu / 1e6);
-			if (loaded) /* progressive: every rank's small tables were on screen */
-				fprintf(f, "small_ms %.3f\n",
-				        o->start_mono_ns && small
-				            ? (double)(small - o->start_mono_ns) / 1e6
-				            : 0.0);
-			if (loaded) /* progressive: the last rank came in */
-				fprintf(f, "loaded_ms %.3f\n",
-				        o->start_mono_ns ? (double)(loaded - o->start_mono_ns) / 1e6
-				                         : 0.0);
-			size_t spilled = 0; /* --no-cache: ranks mapped from files of their own */
-			for (size_t i = 0; i < ui->tr->nranks; i++)
-				spilled += ui->tr->ranks[i]->spilled != 0;
-			fprintf(f, "spilled_ranks %zu\n", spilled);
-			for (size_t i = 0; i < nfs; i++)
-				fprintf(f, "frame %zu %lld %ld %s %ld\n", i, (long long)fs[i].cpu,
-				        fs[i].bytes,
-				        fs[i].action >= 0 ? action_table[fs[i].action].name
-				        : fs[i].action == FRAME_COMMAND ? ":command"
-				        : fs[i].action == FRAME_TEXT    ? "text"
-				                                        : "-",
-				        fs[i].minflt);
-			fclose(f);
-		} else {
-			fprintf(stderr, "tl: cannot write %s: %s\n", o->stats_file,
-			        strerror(errno));
-		}
-	}
-	free(fs);
+	if (o->stats_file)
+		write_stats(ui, o, &r);
+	free(r.fs);
 	int status = script.errors || lost ? 1 : 0;
 	script_close(&script);
 	ui_view_close_all(ui);

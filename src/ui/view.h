@@ -8,23 +8,29 @@
  *
  * The stack holds the views on screen, one per layer, bottom up: the timeline, the detail pane
  * (a pane: drawn under the timeline's lanes, the timeline keeps the keys it does not take), a
- * panel (the DP panel, the PP view), the help screen. Actions go from the top down until a view
- * takes one (its `action` returns 1); what none takes, ui_view_action does itself: quit, the
- * prompt, redraw, and opening the view whose `open_action` it is.
+ * panel (the DP panel, the PP view), the help screen. The dispatch rule (views.c,
+ * ui_view_action): an action goes from the top down until a view takes it (its `action` returns
+ * 1); a view returns 0 for whatever is not its own, and names no other view's action. A
+ * full-screen view (a panel, the help) hides those below it, so what it leaves goes to the
+ * stack's own: q and Esc take it back to its parent (the panel of its layer it was opened over:
+ * the operator panel opened from the DP panel returns there; none: the timeline), the prompt,
+ * redraw, and the view whose `open_action` it is, from wherever it is pressed. Whether an
+ * action works while ranks load is its UI_WHILE_LOADING flag in TL_ACTIONS (ui/actions.h).
  *
  * TL_VIEWS declares every view's ops, so a view that offers nothing else needs no header of its
  * own; the timeline, which the commands and panels ask for more, has ui/timeline.h.
  *
- * Adding a panel (a communication matrix, a search result list, ...):
- *   1. src/ui/NAME.c: its state struct, `open` (xcalloc the state), `draw`, `action` (return 0
- *      for ACT_HELP, ACT_COMMAND, ACT_REDRAW and the other panels' actions so they reach the
- *      stack; ACT_QUIT and ACT_CLEAR close it with ui_view_close), `close`, and
+ * Adding a panel (a communication matrix, a search result list, ...; docs/architecture.md):
+ *   1. src/ui/NAME.c: its state struct, `open` (xcalloc the state), `draw`, `action` (its own
+ *      keys return 1, every other 0: no list of the others' keys), `close`, and
  *      `const view_ops NAME_view = {.name = "NAME", .layer = UI_LAYER_PANEL,
  *      .open_action = ACT_NAME, ...}`. To show a place in the timeline: ui_view_close, then
  *      timeline_reveal (ui/timeline.h). A list of rows draws with ui/table.h: a column
  *      description, a row callback, the selection, scrolling, page keys and a stable sort.
  *   2. One line in TL_VIEWS below; the file in Makefile.am.
- *   3. Its opening action in ui/actions.h (and a key in keymaps/default.keys; `make man-keys`).
+ *   3. Its opening action in ui/actions.h (flags 0 unless it works while ranks load), and a key
+ *      in keymaps/default.keys (`make man-keys`).
+ *   tests/tui/test_panel_keys.sh then opens it from every panel and every panel from it.
  */
 #ifndef TL_UI_VIEW_H
 #define TL_UI_VIEW_H
@@ -162,6 +168,9 @@ struct tl_ui {
 	void *state[VIEW__COUNT];
 	int stack[UI_LAYER__COUNT];
 	int depth;
+	/* each view's parent + 1 (0: none): the view of its layer it was opened over, where
+	 * closing it with Esc or q returns (the operator panel opened from the DP panel) */
+	int parent[VIEW__COUNT];
 };
 
 /* The verdict line: none (or gone at a key); waiting for the load to end; its row drawn while
@@ -172,11 +181,13 @@ enum { UI_VERDICT_OFF, UI_VERDICT_PENDING, UI_VERDICT_FINDING, UI_VERDICT_SHOWN 
 void *ui_view_state(tl_ui *, const view_ops *);
 /* Shows the view: it takes its layer's place on the stack. */
 void ui_view_open(tl_ui *, const view_ops *);
-/* Takes the view (and what is above it) off the stack. */
+/* Takes the view (and what is above it) off the stack: to show a place in the timeline. */
 void ui_view_close(tl_ui *, const view_ops *);
+/* Closes the view and shows its parent again, as it was left (Esc, q). */
+void ui_view_back(tl_ui *, const view_ops *);
 /* The top view of the stack that is not a pane: the one that has the screen. */
 const view_ops *ui_view_front(const tl_ui *);
-/* Runs an action through the stack. */
+/* Runs an action through the stack (the dispatch rule: views.c). */
 void ui_view_action(tl_ui *, int action);
 /* Every open state: after a resize; at the end (frees them). */
 void ui_view_resize_all(tl_ui *);

@@ -2,40 +2,26 @@
  * calls in here, so this file names no view: it finds them in the table ui->views
  * (view_list.c). */
 #include "config.h"
+#include "ui/commands.h"
 #include "ui/common.h"
 
 #include <string.h>
 
 /* ui_loading_refuses (common.h) is here, not in ui.c, so that the view stack and the commands
  * call it without a cycle through ui.c. What works on the ranks that are in while the others
- * load: moving, zooming, the lanes, the screen. The rest reads tables over every rank and waits
- * for the last one. */
-static const int loading_actions[] = {
-    ACT_CURSOR_LEFT,    ACT_CURSOR_RIGHT, ACT_PAN_LEFT,    ACT_PAN_RIGHT,      ACT_SCROLL_LEFT,
-    ACT_SCROLL_RIGHT,   ACT_PAGE_LEFT,    ACT_PAGE_RIGHT,  ACT_ZOOM_IN,        ACT_ZOOM_OUT,
-    ACT_FIT_ALL,        ACT_GO_START,     ACT_GO_END,      ACT_GOTO,           ACT_LANE_UP,
-    ACT_LANE_DOWN,      ACT_PAGE_UP,      ACT_PAGE_DOWN,   ACT_RANK_PREV,      ACT_RANK_NEXT,
-    ACT_FIRST_LANE,     ACT_LAST_LANE,    ACT_TOGGLE_RANK, ACT_TOGGLE_ALL,     ACT_TOGGLE_STREAMS,
-    ACT_TOGGLE_OVERLAP, ACT_LABEL_WIDTH,  ACT_PIN_RANK,    ACT_TOGGLE_ABSTIME, ACT_COMMAND,
-    ACT_HELP,           ACT_REDRAW,       ACT_QUIT};
-
-static const char *const loading_commands[] = {"goto",  "zoom",       "rank",   "pin",
-                                               "lanes", "labels",     "theme",  "keymap",
-                                               "dump",  "dump-attrs", "resize", "quit"};
-
+ * load is a flag of the action and command tables (UI_WHILE_LOADING): moving, zooming, the
+ * lanes, the screen. The rest reads tables over every rank and waits for the last one. */
 int
 ui_loading_refuses(tl_ui *ui, int a, const char *cmd)
 {
 	size_t done, total;
 	if (ui->q == NULL || !tlq_loading(ui->q, &done, &total)) /* (the unit tests' have none) */
 		return 0;
-	for (size_t i = 0; cmd == NULL && i < sizeof loading_actions / sizeof *loading_actions; i++)
-		if (a == ACT_NONE || a == loading_actions[i])
-			return 0;
-	for (size_t i = 0; cmd != NULL && i < sizeof loading_commands / sizeof *loading_commands;
-	     i++)
-		if (strcmp(cmd, loading_commands[i]) == 0)
-			return 0;
+	if (cmd == NULL && (a == ACT_NONE || (action_table[a].flags & UI_WHILE_LOADING)))
+		return 0;
+	int c = cmd ? command_find(cmd) : -1;
+	if (c >= 0 && (command_table[c].flags & UI_WHILE_LOADING))
+		return 0;
 	ui_message(ui, 1, "loading… %zu/%zu ranks: %s works once every rank is in", done, total,
 	           cmd ? cmd : action_table[a].name);
 	return 1;
@@ -59,6 +45,36 @@ ui_view_state(tl_ui *ui, const view_ops *v)
 	return ui->state[id];
 }
 
+/* Puts view id on the stack, in its layer's place (the stack is ordered by layer, one view per
+ * layer); returns the view it replaced, or -1. */
+static int
+stack_put(tl_ui *ui, int id)
+{
+	int layer = ui->views[id]->layer, i = 0;
+	while (i < ui->depth && ui->views[ui->stack[i]]->layer < layer)
+		i++;
+	if (i < ui->depth && ui->views[ui->stack[i]]->layer == layer) {
+		int was = ui->stack[i];
+		ui->stack[i] = id;
+		return was;
+	}
+	for (int k = ui->depth; k > i; k--)
+		ui->stack[k] = ui->stack[k - 1];
+	ui->stack[i] = id;
+	ui->depth++;
+	return -1;
+}
+
+/* Whether view id is `from` or one of its parents. */
+static int
+in_parents(const tl_ui *ui, int from, int id)
+{
+	for (int k = from; k >= 0; k = ui->parent[k] - 1)
+		if (k == id)
+			return 1;
+	return 0;
+}
+
 void
 ui_view_open(tl_ui *ui, const view_ops *v)
 {
@@ -66,18 +82,13 @@ ui_view_open(tl_ui *ui, const view_ops *v)
 	void *st = ui_view_state(ui, v);
 	if (v->show != NULL)
 		v->show(ui, st);
-	/* the stack is ordered by layer, one view per layer */
-	int i = 0;
-	while (i < ui->depth && ui->views[ui->stack[i]]->layer < v->layer)
-		i++;
-	if (i < ui->depth && ui->views[ui->stack[i]]->layer == v->layer) {
-		ui->stack[i] = id;
-		return;
-	}
-	for (int k = ui->depth; k > i; k--)
-		ui->stack[k] = ui->stack[k - 1];
-	ui->stack[i] = id;
-	ui->depth++;
+	int was = stack_put(ui, id);
+	/* opened over a view of its layer: back there when it closes; opened again from one it
+	 * was the parent of: back to where it was opened from first */
+	if (was < 0)
+		ui->parent[id] = 0;
+	else if (was != id && !in_parents(ui, was, id))
+		ui->parent[id] = was + 1;
 }
 
 void
@@ -91,6 +102,16 @@ ui_view_close(tl_ui *ui, const view_ops *v)
 		}
 }
 
+void
+ui_view_back(tl_ui *ui, const view_ops *v)
+{
+	int id = view_id(ui, v), p = ui->parent[id] - 1;
+	ui_view_close(ui, v);
+	ui->parent[id] = 0;
+	if (p >= 0) /* as it was left: its show is not called again */
+		stack_put(ui, p);
+}
+
 const view_ops *
 ui_view_front(const tl_ui *ui)
 {
@@ -100,6 +121,12 @@ ui_view_front(const tl_ui *ui)
 	return NULL;
 }
 
+/* The dispatch rule (tig's `default: return request`): an action goes from the top of the stack
+ * down until a view takes it; a view's handler returns 0 for what is not its own. A full-screen
+ * view (a panel, the help) hides those below it: what it does not take does not move the
+ * timeline behind it but comes here, where the stack's own actions are: quit and clear (which
+ * take a full-screen view back to where it was opened from), the prompt, redraw, and opening
+ * the view whose open_action it is, from wherever it is pressed. */
 void
 ui_view_action(tl_ui *ui, int a)
 {
@@ -107,14 +134,21 @@ ui_view_action(tl_ui *ui, int a)
 	ui->loaded_note = 0;
 	if (ui_loading_refuses(ui, a, NULL))
 		return;
-	for (int i = ui->depth - 1; i >= 0; i--) {
+	int front = -1; /* the full-screen view that did not take it */
+	for (int i = ui->depth - 1; i >= 0 && front < 0; i--) {
 		const view_ops *v = ui->views[ui->stack[i]];
 		if (v->action && v->action(ui, ui->state[ui->stack[i]], a))
 			return;
+		if (v->layer >= UI_LAYER_PANEL)
+			front = ui->stack[i];
 	}
 	switch (a) {
 	case ACT_QUIT:
-		ui->quit = 1;
+	case ACT_CLEAR:
+		if (front >= 0)
+			ui_view_back(ui, ui->views[front]);
+		else if (a == ACT_QUIT)
+			ui->quit = 1;
 		return;
 	case ACT_COMMAND:
 		prompt_start(ui, ':', "");
@@ -130,8 +164,8 @@ ui_view_action(tl_ui *ui, int a)
 			ui_view_open(ui, ui->views[i]);
 			return;
 		}
-	/* a key that does nothing here says why: the help text names where it works */
-	if (a >= 0 && a < ACT__COUNT)
+	/* a key that does nothing on the timeline says why: the help text names where it works */
+	if (front < 0 && a >= 0 && a < ACT__COUNT)
 		ui_message(ui, 1, "%s does nothing here: %s", action_table[a].name,
 		           action_table[a].help);
 }

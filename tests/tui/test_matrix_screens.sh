@@ -111,7 +111,7 @@ check "I in the DP panel: the ops of its stage and step" sh -c "sed -n 2p '$t_tm
 golden ops-panel-stage
 dp=$(sed -n 4p "$t_tmp/screen.txt" | sed 's/^[^ ]*//' | awk '{ print $1 }')
 dpty=$(sed -n 4p "$t_tmp/screen.txt" | sed 's/^[^ ]*//' | awk '{ print $7, $8 }')
-view "$G" 100x30 D I q I
+view "$G" 100x30 D I q q I # q: back to the DP panel (its parent), q again: the timeline
 all=$(sed 's/^[^ ]*//' "$t_tmp/screen.txt" | grep -F " $dpty" | head -1 | awk '{ print $1 }')
 check "... fewer $dpty tasks than the whole profile's on the same rank ($dp < $all)" sh -c "sed -n 2p '$t_tmp/screen.txt' | grep -q '^ whole profile ' && [ '$dp' -lt '$all' ]"
 view "$G" 100x30 D "<Down>" I

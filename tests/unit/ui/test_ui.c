@@ -404,6 +404,32 @@ test_view_stack(void)
 	ui_view_action(&ui, ACT_QUIT);
 	ui_view_action(&ui, ACT_QUIT);
 	CHECK(ui.depth == 0 && ui.quit, "quit with nothing above quits");
+
+	/* a panel opened over another returns to it (its parent), as it was left */
+	ui.quit = 0;
+	ui_view_open(&ui, &pp_view);
+	ui_view_open(&ui, &search_list_view);
+	CHECK(ui.depth == 1 && ui_view_front(&ui) == &search_list_view,
+	      "a panel replaces the panel it was opened over");
+	ui_view_back(&ui, &search_list_view);
+	CHECK(ui.depth == 1 && ui_view_front(&ui) == &pp_view,
+	      "closing it returns to the panel it was opened from");
+	ui_view_back(&ui, &pp_view);
+	CHECK(ui.depth == 0, "and that one, opened over nothing, to what is below (the timeline)");
+	/* opening again a panel the chain came from goes back to it: no cycle */
+	ui_view_open(&ui, &pp_view);
+	ui_view_open(&ui, &search_list_view);
+	ui_view_open(&ui, &findings_panel_view);
+	ui_view_open(&ui, &pp_view);
+	ui_view_back(&ui, &pp_view);
+	CHECK(ui.depth == 0, "A, B, C, then A again: A's parent is still none, not C");
+	/* a panel left for the timeline has no parent when opened from there again */
+	ui_view_open(&ui, &pp_view);
+	ui_view_open(&ui, &search_list_view);
+	ui_view_close(&ui, &search_list_view);
+	ui_view_open(&ui, &search_list_view);
+	ui_view_back(&ui, &search_list_view);
+	CHECK(ui.depth == 0, "closed to the timeline, then opened from it: back to the timeline");
 	ui_view_close_all(&ui);
 	CHECK(ui.state[VIEW_ID_help_view] == NULL, "the states are freed at the end");
 }
