@@ -98,6 +98,21 @@ tlq_host_idle(const tl_query *cq, size_t ri, int64_t t0, int64_t t1, tl_host_idl
 	return 0;
 }
 
+int
+tlq_host_gaps(const tl_query *cq, size_t ri, launch_step_fn step, launch_gap_fn fn, void *ctx)
+{
+	tl_query *q = tlq_mut(cq);
+	if (ri >= q->tr->nranks)
+		return -1;
+	pthread_mutex_lock(&q->lock);
+	need_launches(q);
+	pthread_mutex_unlock(&q->lock);
+	if (q->nlaunches[ri] == 0)
+		return -1;
+	launch_step_gaps(q->tr->ranks[ri], q->launches[ri], q->nlaunches[ri], step, fn, ctx);
+	return 0;
+}
+
 typedef struct rank_job {
 	const tl_trace *tr;
 	void (*fn)(const tl_rank *, size_t, void *);
