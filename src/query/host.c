@@ -104,6 +104,19 @@ tlq_host_gaps(const tl_query *cq, size_t ri, launch_step_fn step, launch_gap_fn 
 	tl_query *q = tlq_mut(cq);
 	if (ri >= q->tr->nranks)
 		return -1;
+	const tl_rank *r = q->tr->ranks[ri];
+	if (r->have_launch_steps) { /* gathered while loading */
+		if (r->nlaunch_steps == 0)
+			return -1;
+		for (size_t i = 0; i < r->nlaunch_gaps; i++) {
+			const tl_launch_gap *x = &r->launch_gaps[i];
+			if (x->host == 0)
+				step(ctx, x->step);
+			else
+				fn(ctx, x->start, x->end, x->host);
+		}
+		return 0;
+	}
 	pthread_mutex_lock(&q->lock);
 	need_launches(q);
 	pthread_mutex_unlock(&q->lock);
