@@ -138,20 +138,19 @@ busy_next(busy_iter *b, int64_t *s, int64_t *e)
 }
 
 void
-launch_idle(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, const tl_launch *v, size_t n,
-            tl_host_idle *out)
+launch_idle_gaps(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, const tl_launch *v,
+                 size_t n, launch_gap_fn fn, void *ctx)
 {
-	out->idle = out->idle_host = 0;
 	busy_iter b;
 	busy_init(&b, r, step, t0, t1);
 	int64_t s, e, end = INT64_MIN;
 	int have = 0;
 	while (busy_next(&b, &s, &e)) {
 		if (have && s > end) { /* a gap [end, s) */
-			out->idle += s - end;
-			int64_t l = next_launch(v, n, s);
+			int64_t l = next_launch(v, n, s), host = 0;
 			if (l != INT64_MIN && l > end)
-				out->idle_host += (l < s ? l : s) - end;
+				host = (l < s ? l : s) - end;
+			fn(ctx, end, s, host);
 		}
 		if (!have || e > end)
 			end = e;
@@ -161,14 +160,29 @@ launch_idle(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, const tl_la
 	union_iter_done(&b.m);
 }
 
-void
-launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows, size_t nrows)
+static void
+idle_add(void *ctx, int64_t s, int64_t e, int64_t host)
 {
-	launch_sort_dev(v, n);
-	/* each step's work envelope, so that each step scans its own window (work is tagged
-	 * with its launch's step; a rank with fewer than two steps may have no tags: its one
-	 * step, or the whole capture, has all work; a Kineto trace's work launched before the
-	 * capture is tagged with no step even then) */
+	tl_host_idle *out = ctx;
+	out->idle += e - s;
+	out->idle_host += host;
+}
+
+void
+launch_idle(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, const tl_launch *v, size_t n,
+            tl_host_idle *out)
+{
+	out->idle = out->idle_host = 0;
+	launch_idle_gaps(r, step, t0, t1, v, n, idle_add, out);
+}
+
+/* Each step's work envelope [lo[k], hi[k]] (lo > hi: no work), so that each step scans its own
+ * window (work is tagged with its launch's step; a rank with fewer than two steps may have no
+ * tags: its one step, or the whole capture, has all work; a Kineto trace's work launched before
+ * the capture is tagged with no step even then). Returns the count (one without steps). */
+static size_t
+step_envelopes(const tl_rank *r, int64_t **lo_out, int64_t **hi_out)
+{
 	size_t ns = r->nsteps ? r->nsteps : 1;
 	int64_t *lo = xmalloc(ns * sizeof *lo), *hi = xmalloc(ns * sizeof *hi);
 	for (size_t k = 0; k < ns; k++) {
@@ -192,6 +206,34 @@ launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows
 				hi[st] = t->v[k].end;
 		}
 	}
+	*lo_out = lo;
+	*hi_out = hi;
+	return ns;
+}
+
+void
+launch_step_gaps(const tl_rank *r, const tl_launch *v, size_t n, launch_step_fn step,
+                 launch_gap_fn fn, void *ctx)
+{
+	int64_t *lo, *hi;
+	size_t ns = step_envelopes(r, &lo, &hi);
+	for (size_t k = 0; k < ns; k++) {
+		if (lo[k] > hi[k])
+			continue;
+		step(ctx, r->nsteps == 0 ? -1 : r->steps[k].id);
+		launch_idle_gaps(r, r->nsteps == 0 ? TL_NO_STEP : (uint16_t)k, lo[k], hi[k] + 1, v,
+		                 n, fn, ctx);
+	}
+	free(lo);
+	free(hi);
+}
+
+void
+launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows, size_t nrows)
+{
+	launch_sort_dev(v, n);
+	int64_t *lo, *hi;
+	step_envelopes(r, &lo, &hi);
 	for (size_t i = 0; i < nrows; i++) {
 		tl_launch_step *row = &rows[i];
 		row->have_idle = 0;

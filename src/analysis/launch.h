@@ -28,6 +28,16 @@ typedef struct tl_host_idle {
 void launch_sort_dev(tl_launch *v, size_t n);
 void launch_idle(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, const tl_launch *v,
                  size_t n, tl_host_idle *out);
+/* The gaps launch_idle sums, one by one in time order: fn(ctx, s, e, host), host the part of
+ * [s, e) the device waited on the host (0 when the launch had begun before the gap). */
+typedef void (*launch_gap_fn)(void *ctx, int64_t s, int64_t e, int64_t host);
+void launch_idle_gaps(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, const tl_launch *v,
+                      size_t n, launch_gap_fn fn, void *ctx);
+/* For each step of r with work (the window launch_steps_idle scans; a rank without steps: one,
+ * id -1), step(ctx, id), then its gaps through fn. v: sorted by launch_sort_dev. */
+typedef void (*launch_step_fn)(void *ctx, int64_t step_id);
+void launch_step_gaps(const tl_rank *r, const tl_launch *v, size_t n, launch_step_fn step,
+                      launch_gap_fn fn, void *ctx);
 
 /* Fills have_idle, idle and idle_host of rows[0..nrows) (launch_steps' rows of r): each step's
  * idle time over the envelope of its own work. v is reordered (launch_sort_dev). */

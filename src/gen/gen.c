@@ -462,6 +462,7 @@ gen_opts_default(gen_opts *o)
 	o->slow_link = -1;
 	o->host_late_rank = -1;
 	o->host_late_ns = 40 * 1000;
+	o->host_late_stage = -1;
 }
 
 void
@@ -471,6 +472,7 @@ gen_truth_free(gen_truth *t)
 		return;
 	free(t->stages);
 	free(t->overlap);
+	free(t->host);
 	free(t->bubbles);
 	free(t->steps);
 	free(t->pp_blocks);

@@ -111,6 +111,7 @@ typedef struct gen_opts {
 	            * backward blocks marked as pp does ("{'name': 'forward_step'}" ranges, in
 	            * the truth's pp_blocks), a block waiting for its neighbour's (no P2P op
 	            * written); distributed_args name the PP size; 0 none */
+	int host_late_stage; /* only the runs of this stage (GEN_NSTAGES order) are late; -1: all */
 } gen_opts;
 
 #define GEN_RL_PP_MB 4
@@ -157,6 +158,17 @@ typedef struct gen_overlap_truth { /* as torch_npu's StepTraceTime defines them,
 	                              * the work that ended each idle gap; -1 where launches vary
 	                              * (launch_jitter, pp) */
 } gen_overlap_truth;
+
+/* host_bound's truth: per rank, step and stage, the device idle of the gaps under 1 ms before
+ * the host had begun the launch of the work that ended the gap, from the plan. A gap is the
+ * stage's when the work before it and the work after it are both that stage's (the stage's
+ * range holds the gap); the gaps between two stages are stage -1. */
+typedef struct gen_host_truth {
+	int rank;
+	int64_t step;
+	int stage; /* GEN_NSTAGES order, -1: none */
+	int64_t ns;
+} gen_host_truth;
 
 typedef struct gen_bubble_truth { /* a deliberate device idle gap (no compute, no comm) */
 	int rank;
@@ -271,6 +283,8 @@ typedef struct gen_truth {
 	size_t nstages;
 	gen_overlap_truth *overlap;
 	size_t noverlap;
+	gen_host_truth *host; /* per rank, step and stage (index + 1): all, zeros included */
+	size_t nhost;
 	gen_bubble_truth *bubbles; /* one per rank x step x stage; the only device-idle gaps
 	                            * inside a stage range longer than 100 us */
 	size_t nbubbles;

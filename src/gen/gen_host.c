@@ -136,7 +136,7 @@ gen_w_launch(gen_writer *w, int type, int name, int64_t dev_start)
 	w->late_once = 0;
 	int64_t at = dev_start - LEAD - w->ahead - launch_jitter(w, dev_start) + late;
 	/* a late host's next launches follow the late one as soon as it is done */
-	if (at < w->host_end && gen_host_late(&w->P->o, w->rank) > 0)
+	if (at < w->host_end && gen_host_late(&w->P->o, w->rank, -1) > 0)
 		at = w->host_end;
 	return gen_w_launch_at(w, type, name, at);
 }
@@ -258,7 +258,7 @@ gen_w_run(gen_writer *w, const gen_blk *b)
 	int k;
 	int64_t t = b->start;
 	gen_kdraw_init(&g, &w->P->o, b->seed, b->mix, gen_stage_f(&w->P->o, w->rk, b->stage));
-	w->late_once = gen_host_late(&w->P->o, w->rank); /* the run's first launch */
+	w->late_once = gen_host_late(&w->P->o, w->rank, b->stage); /* the run's first launch */
 	for (uint32_t i = 0; i < b->nk; i++) {
 		int64_t d = gen_kdraw_next(&g, &k);
 		if ((b->flags & BF_FFTS) && i == FFTS_SLOT)

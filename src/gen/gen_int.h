@@ -232,8 +232,11 @@ typedef struct gen_rank {
 	int64_t range_start[GEN_NSTAGES], range_end[GEN_NSTAGES];
 	int64_t first_busy, last_end, comp, comm, ovl, idle; /* this step so far */
 	int64_t idle_host; /* this step so far: idle time before the launch of the work after it */
-	int64_t ov_busy, ov_span; /* scratch of plan_coll */
-	int64_t busy0;            /* comp + comm - ovl when the current stage began */
+	int64_t hb[GEN_NSTAGES + 1]; /* this step so far, of gaps under 1 ms, by stage + 1 (0: the
+	                                gaps between stages): host_bound's truth */
+	int last_stage;              /* the stage of the work that ended at last_end */
+	int64_t ov_busy, ov_span;    /* scratch of plan_coll */
+	int64_t busy0;               /* comp + comm - ovl when the current stage began */
 	/* pipeline-parallel profiles: the rank's blocks and P2P ops, in time order */
 	struct pp_item *pp;
 	size_t npp, ppcap;
@@ -265,7 +268,7 @@ typedef struct gen_plan {
 	gen_rank *rk;
 	uint32_t nops, seq[2];
 	gen_truth tr;
-	size_t stage_cap, overlap_cap, bubble_cap, step_cap, comm_cap, op_cap;
+	size_t host_cap, stage_cap, overlap_cap, bubble_cap, step_cap, comm_cap, op_cap;
 	int pp_dp, pp_mb; /* PP profiles: DP replicas, micro-batches */
 	size_t ppb_cap, pps_cap, p2p_cap, dp_cap;
 } gen_plan;
@@ -430,8 +433,9 @@ int gen_plan_build(gen_plan *P);
 /* The kernel length factor (per mille) of rank rk's work in a stage: its own speed, times the
  * pair option's slowdown where it applies. */
 int64_t gen_stage_f(const gen_opts *o, const gen_rank *rk, int stage);
-/* gen_opts.host_late_ns for the rank that launches late, 0 for the others (and PP profiles). */
-int64_t gen_host_late(const gen_opts *o, int rank);
+/* gen_opts.host_late_ns for the runs of stage `stage` of the rank that launches late, 0 for the
+ * others (and PP profiles); stage -1: whether the rank launches late in any stage. */
+int64_t gen_host_late(const gen_opts *o, int rank, int stage);
 /* Decode steps of rank r in step k. */
 int gen_decode_count(const gen_plan *P, int k, int r);
 /* The numbers of engine step d of n on rank r in step k as its step_process mark reports them. */

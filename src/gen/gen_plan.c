@@ -205,9 +205,11 @@ rank_push(gen_rank *rk)
 }
 
 int64_t
-gen_host_late(const gen_opts *o, int rank)
+gen_host_late(const gen_opts *o, int rank, int stage)
 {
-	return rank == o->host_late_rank && !o->pp && o->host_late_ns > 0 && o->host_late_ns < LEAD
+	return rank == o->host_late_rank && !o->pp && o->host_late_ns > 0 &&
+	               o->host_late_ns < LEAD &&
+	               (stage < 0 || o->host_late_stage < 0 || stage == o->host_late_stage)
 	           ? o->host_late_ns
 	           : 0;
 }
@@ -217,19 +219,27 @@ gen_host_late(const gen_opts *o, int rank)
  * first work is launched LEAD before it starts (without launch_jitter), so of an idle gap longer
  * than LEAD the device spends gap - LEAD waiting for the host to start that launch; the gaps
  * inside a run (KGAP, AUXGAP) are shorter than LEAD. A late host (gen_host_late) launches a
- * run's first kernel late less before it. */
+ * run's first kernel late less before it. host_bound's truth (rk->hb) counts the gaps under
+ * 1 ms, each for the stage of the work on both sides of it (its range holds the gap: a stage's
+ * work lies inside its range), or for none when they differ. */
 static void
-rank_place(gen_rank *rk, int64_t start, int64_t end, int64_t idle_inside, int64_t late)
+rank_place(gen_rank *rk, int64_t start, int64_t end, int64_t idle_inside, int64_t late, int stage)
 {
 	if (rk->first_busy < 0)
 		rk->first_busy = start;
 	else {
-		rk->idle += start - rk->last_end;
-		if (start - rk->last_end > LEAD - late)
-			rk->idle_host += start - rk->last_end - (LEAD - late);
+		int64_t gap = start - rk->last_end;
+		rk->idle += gap;
+		if (gap > LEAD - late) {
+			rk->idle_host += gap - (LEAD - late);
+			if (gap < MS)
+				rk->hb[rk->last_stage == stage ? stage + 1 : 0] +=
+				    gap - (LEAD - late);
+		}
 	}
 	rk->idle += idle_inside;
 	rk->last_end = end;
+	rk->last_stage = stage;
 }
 
 static void
@@ -250,7 +260,7 @@ rank_run(gen_rank *rk, int k, int stage, uint64_t seed, int mix, uint32_t nk, in
 	b->mix = (uint8_t)mix;
 	b->stream = (uint8_t)stream;
 	b->flags = (uint8_t)flags;
-	rank_place(rk, b->start, b->end, idle, gen_host_late(rk->o, rk->rank));
+	rank_place(rk, b->start, b->end, idle, gen_host_late(rk->o, rk->rank, stage), stage);
 	rk->comp += busy;
 	rk->t = b->end;
 }
@@ -356,7 +366,7 @@ plan_coll(gen_plan *P, int k, int stage, int optype, int overlap)
 		tc->planes = b->nsub - 1; /* the first sub-task is the Notify_Wait */
 		tc->plane_bytes = gen_coll_bytes(&P->o, op) / tc->planes;
 		b->optype = (uint8_t)optype;
-		rank_place(rk, b->start, end, 0, 0);
+		rank_place(rk, b->start, end, 0, 0, stage);
 		rk->comm += end - b->start;
 		rk->comp += rk->ov_busy;
 		rk->ovl += rk->ov_busy; /* the overlap kernels lie wholly inside the op */
@@ -553,6 +563,11 @@ plan_step_check(gen_plan *P, int k, int64_t step_start)
 			return -1;
 		}
 		VEC_PUSH(P->tr.overlap, P->tr.noverlap, P->overlap_cap, ot);
+		for (int st = -1; ot.idle_host_launching >= 0 && st < GEN_NSTAGES; st++) {
+			gen_host_truth ht = {
+			    .rank = r, .step = k + 1, .stage = st, .ns = rk->hb[st + 1]};
+			VEC_PUSH(P->tr.host, P->tr.nhost, P->host_cap, ht);
+		}
 	}
 	return 0;
 }
@@ -610,6 +625,8 @@ gen_plan_build(gen_plan *P)
 			gen_rank *rk = &P->rk[r];
 			rk->first_busy = -1;
 			rk->last_end = rk->comp = rk->comm = rk->ovl = rk->idle = rk->idle_host = 0;
+			memset(rk->hb, 0, sizeof rk->hb);
+			rk->last_stage = -1;
 			rs[r] = step_start + STEP_PRE;
 			dec[r] = gen_decode_count(P, k, r);
 		}

@@ -288,6 +288,24 @@ get_launch_steps(rd *r, tl_rank *rk)
 		                       x->idle_host > x->idle || (!have_idle && x->idle != 0)))
 			r->bad = "a launch row's idle time is inconsistent";
 	}
+	uint64_t ng = get_count(r, 32, UINT64_MAX / 64, "its launch gaps are too many");
+	if (r->bad != NULL)
+		return;
+	rk->launch_gaps = ng ? xcalloc((size_t)ng, sizeof *rk->launch_gaps) : NULL;
+	for (uint64_t i = 0; i < ng && r->bad == NULL; i++) {
+		tl_launch_gap *x = &rk->launch_gaps[i];
+		x->step = (int64_t)get_u64(r);
+		x->start = (int64_t)get_u64(r);
+		x->end = (int64_t)get_u64(r);
+		x->host = (int64_t)get_u64(r);
+		rk->nlaunch_gaps = (size_t)i + 1;
+		if (r->bad == NULL &&
+		    (x->host < 0 || (x->host == 0 && (x->start != 0 || x->end != 0)) ||
+		     (x->host > 0 && (i == 0 || x->end <= x->start || x->host > x->end - x->start ||
+		                      x->step != rk->launch_gaps[i - 1].step ||
+		                      !tl_time_ok(x->start) || !tl_time_ok(x->end)))))
+			r->bad = "a launch gap is inconsistent";
+	}
 }
 
 /* Whether the file's communication tasks (seven u64 each: start, end, size, src, dst, plane,

@@ -366,6 +366,14 @@ put_tables(wbuf *w, const tl_rank *r)
 			put_u64(w, (uint64_t)x->idle);
 			put_u64(w, (uint64_t)x->idle_host);
 		}
+		put_u64(w, r->nlaunch_gaps);
+		for (size_t i = 0; i < r->nlaunch_gaps; i++) {
+			const tl_launch_gap *x = &r->launch_gaps[i];
+			put_u64(w, (uint64_t)x->step);
+			put_u64(w, (uint64_t)x->start);
+			put_u64(w, (uint64_t)x->end);
+			put_u64(w, (uint64_t)x->host);
+		}
 	}
 	if (r->comm != NULL) {
 		const tl_comm_data *d = r->comm;

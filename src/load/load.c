@@ -457,8 +457,34 @@ load_drop_tables(tl_rank *r, unsigned keep)
 		free(r->launch_steps);
 		r->launch_steps = NULL;
 		r->nlaunch_steps = 0;
+		free(r->launch_gaps);
+		r->launch_gaps = NULL;
+		r->nlaunch_gaps = 0;
 		r->have_launch_steps = 0;
 	}
+}
+
+typedef struct gap_keep {
+	tl_rank *r;
+	size_t cap;
+} gap_keep;
+
+static void
+keep_step(void *ctx, int64_t step)
+{
+	gap_keep *k = ctx;
+	tl_launch_gap x = {step, 0, 0, 0};
+	VEC_PUSH(k->r->launch_gaps, k->r->nlaunch_gaps, k->cap, x);
+}
+
+static void
+keep_gap(void *ctx, int64_t s, int64_t e, int64_t host)
+{
+	gap_keep *k = ctx;
+	if (host <= 0 || k->r->nlaunch_gaps == 0)
+		return;
+	tl_launch_gap x = {k->r->launch_gaps[k->r->nlaunch_gaps - 1].step, s, e, host};
+	VEC_PUSH(k->r->launch_gaps, k->r->nlaunch_gaps, k->cap, x);
 }
 
 void
@@ -499,6 +525,9 @@ load_gather_end(tl_rank *r, tl_gather *g)
 		}
 		r->nlaunch_steps = launch_steps(r, g->launches, g->nlaunches, &r->launch_steps);
 		launch_steps_idle(r, g->launches, g->nlaunches, r->launch_steps, r->nlaunch_steps);
+		/* the gaps host_bound attributes to stages (launches sorted by device start now) */
+		gap_keep k = {r, 0};
+		launch_step_gaps(r, g->launches, g->nlaunches, keep_step, keep_gap, &k);
 		r->have_launch_steps = 1;
 	}
 	free(g->launches);

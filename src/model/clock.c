@@ -223,6 +223,15 @@ rank_clock_apply(tl_rank *r, const tl_clock *c, int in_place)
 		map_comm(c, r->comm, in_place);
 	if (r->ops != NULL)
 		map_ops(c, r->ops, in_place);
+	for (size_t i = 0; i < r->nlaunch_gaps; i++) { /* the gaps host_bound puts in stages */
+		tl_launch_gap *g = &r->launch_gaps[i];
+		if (g->host <= 0)
+			continue; /* a step's mark */
+		g->start = clock_map(c, g->start);
+		g->end = clock_map(c, g->end);
+		if (g->host > g->end - g->start)
+			g->host = g->end - g->start;
+	}
 	for (size_t i = 0; r->src_t0 != NULL && i < r->nsources; i++) {
 		if (r->src_t0[i] <= r->src_t1[i]) {
 			r->src_t0[i] = clock_map(c, r->src_t0[i]);

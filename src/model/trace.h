@@ -148,6 +148,12 @@ typedef struct tl_launch_step {
 	int64_t idle, idle_host;
 } tl_launch_step;
 
+/* What launch_step_gaps (analysis/launch.h) reports, kept: a step with work (host 0: start and
+ * end 0), or one of its device idle gaps [start, end) with a host-bound part (host > 0, ns). */
+typedef struct tl_launch_gap {
+	int64_t step, start, end, host;
+} tl_launch_gap;
+
 /* Counters: one value over time per thing measured (allocator totals, NPU memory, frequency),
  * read on demand by load_counters. A value holds from its sample until the next one. */
 typedef enum tl_counter_kind {
@@ -227,6 +233,8 @@ typedef struct tl_rank {
 	struct tl_comm_data *comm;    /* ops by start, each op's tasks by start */
 	tl_launch_step *launch_steps; /* launch delays per step (launch_steps) */
 	size_t nlaunch_steps;
+	tl_launch_gap *launch_gaps; /* with launch_steps: launch_step_gaps', in its order */
+	size_t nlaunch_gaps;
 	int have_launch_steps;
 	/* What borrowed tracks point into (the mapped cache file), released by backing_free after
 	 * the tracks; NULL when nothing is borrowed. */

@@ -962,81 +962,214 @@ f_small_packets(fctx *c)
 	}
 }
 
-/* host_bound: per rank and step, device idle in gaps under the stall threshold before the host
- * had begun the launch of the work that ended the gap, beyond the median rank's */
+/* host_bound: per rank, step and stage, the device idle of gaps under the stall threshold before
+ * the host had begun the launch of the work that ended the gap, beyond the median rank's for the
+ * same step and stage. A gap is the stage's whose instance on the rank holds it whole (the
+ * innermost), else no stage's (compared per step). A rank takes part in a step it has work in,
+ * and in a stage of it it ran (with no such gap: zero). */
+typedef struct hb_key {
+	size_t ri;
+	int64_t step;
+	int stage;
+	int64_t ns;
+	int64_t w0, w1; /* where to look: the stage instance(s), or the step */
+} hb_key;
+
+typedef struct hb_rank {
+	fctx *c;
+	size_t ri;
+	const tl_stage_row *rows; /* the rank's stage rows, by start */
+	size_t nrows;
+	int64_t min;
+	hb_key *k;
+	size_t nk, cap, cur; /* the current step's keys are among those from cur */
+	int64_t step;
+} hb_rank;
+
+static hb_key *
+hb_get(hb_rank *h, int stage)
+{
+	for (size_t i = h->cur; i < h->nk; i++)
+		if (h->k[i].step == h->step && h->k[i].stage == stage)
+			return &h->k[i];
+	return NULL;
+}
+
+static void
+hb_step(void *ctx, int64_t step)
+{
+	hb_rank *h = ctx;
+	h->step = step;
+	for (size_t i = 0; i < h->nk; i++)
+		if (h->k[i].step == step) { /* a damaged profile's repeated step: the same keys */
+			h->cur = i;
+			return;
+		}
+	h->cur = h->nk;
+	int64_t w0 = h->c->tr->ranks[h->ri]->t_min, w1 = h->c->tr->ranks[h->ri]->t_max;
+	for (size_t k = 0; k < h->c->nso[h->ri]; k++) {
+		const tl_step_overlap *so = &h->c->so[h->ri][k];
+		if (so->step_id == step && so->step_end > so->step_start) {
+			w0 = so->step_start;
+			w1 = so->step_end;
+		}
+	}
+	hb_key z = {h->ri, step, TL_STAGE_NONE, 0, w0, w1};
+	VEC_PUSH(h->k, h->nk, h->cap, z);
+	for (size_t i = 0; i < h->nrows; i++) {
+		const tl_stage_row *x = &h->rows[i];
+		if (x->step != step)
+			continue;
+		hb_key *e = hb_get(h, x->stage);
+		if (e == NULL) {
+			hb_key y = {h->ri, step, x->stage, 0, x->start, x->end};
+			VEC_PUSH(h->k, h->nk, h->cap, y);
+		} else {
+			if (x->start < e->w0)
+				e->w0 = x->start;
+			if (x->end > e->w1)
+				e->w1 = x->end;
+		}
+	}
+}
+
+static void
+hb_gap(void *ctx, int64_t s, int64_t e, int64_t host)
+{
+	hb_rank *h = ctx;
+	if (host <= 0 || e - s >= h->min)
+		return;
+	/* the innermost stage instance holding [s, e): rows by start, those at or before s */
+	size_t lo = 0, hi = h->nrows;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (h->rows[mid].start <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const tl_stage_row *in = NULL;
+	for (size_t i = lo; i-- > 0;) {
+		const tl_stage_row *x = &h->rows[i];
+		if (x->end >= e && (in == NULL || x->level > in->level))
+			in = x;
+	}
+	hb_key *k = hb_get(h, in ? in->stage : TL_STAGE_NONE);
+	if (k == NULL) /* a stage instance of another step */
+		k = hb_get(h, TL_STAGE_NONE);
+	if (k != NULL)
+		k->ns = sat_add(k->ns, host);
+}
+
+static int
+cmp_hb(const void *a, const void *b)
+{
+	const hb_key *x = a, *y = b;
+	if (x->step != y->step)
+		return (x->step > y->step) - (x->step < y->step);
+	if (x->stage != y->stage)
+		return (x->stage > y->stage) - (x->stage < y->stage);
+	return (x->ri > y->ri) - (x->ri < y->ri);
+}
+
 static void
 f_host_bound(fctx *c)
 {
 	if (c->o->no_files)
 		return;
-	tl_launch_step **ls = NULL;
-	size_t *nls = NULL;
-	tlq_launch_steps_all(c->q, 0, &ls, &nls);
 	size_t nr = c->tr->nranks;
-	/* the distinct steps */
-	int64_t *ids = NULL;
-	size_t nids = tlq_step_ids(c->q, &ids);
-	int64_t *hv = xmalloc((nr + 1) * sizeof *hv);
-	int64_t *own = xmalloc((nr + 1) * sizeof *own);
-	int64_t *tot = xcalloc(nr + 1, sizeof *tot);
-	for (size_t si = 0; si <= nids; si++) {
-		int64_t step = si < nids ? ids[si] : -1;
-		if (si == nids && nids > 0)
-			break;
-		size_t m = 0;
-		for (size_t ri = 0; ri < nr; ri++) {
-			own[ri] = -1;
-			for (size_t k = 0; !c->tr->ranks[ri]->host_only && k < nls[ri]; k++) {
-				const tl_launch_step *x = &ls[ri][k];
-				if (x->step_id != step || !x->have_idle)
-					continue;
-				/* the stalls are theirs: each a gap the host launched nothing into,
-				 * its whole length host-bound (asking the launches of each would
-				 * read every rank's launch table again) */
-				int64_t h = x->idle_host;
-				for (size_t b = 0; b < c->nstalls; b++) {
-					const tl_rl_bubble *sb = &c->stalls[b];
-					if (sb->rank == ri && sb->step == step)
-						h = sat_sub(h, sb->end - sb->start);
-				}
-				own[ri] = h > 0 ? h : 0;
-				break; /* one row per step (a damaged profile may repeat one) */
-			}
-			if (own[ri] >= 0)
-				hv[m++] = own[ri];
-		}
-		if (m < 2)
-			continue;
-		int64_t med = median_i64(hv, m);
-		for (size_t ri = 0; ri < nr; ri++)
-			if (own[ri] > med)
-				tot[ri] = sat_add(tot[ri], own[ri] - med);
-	}
+	const tl_stage_row *rows;
+	size_t nrows = tlq_stages(c->q, &rows);
+	hb_key *all = NULL;
+	size_t nall = 0, acap = 0;
+	size_t r0 = 0;
 	for (size_t ri = 0; ri < nr; ri++) {
-		int64_t den = step_time(c, ri, -1);
-		if (tot[ri] <= 0 || (double)tot[ri] < c->th[TL_FIND_HOST_BOUND] * (double)den)
+		while (r0 < nrows && rows[r0].rank < ri)
+			r0++;
+		size_t r1 = r0;
+		while (r1 < nrows && rows[r1].rank == ri)
+			r1++;
+		if (c->tr->ranks[ri]->host_only)
+			continue;
+		hb_rank h = {.c = c,
+		             .ri = ri,
+		             .rows = rows + r0,
+		             .nrows = r1 - r0,
+		             .min = (int64_t)(c->th[TL_FIND_STALL] * 1e6)};
+		if (tlq_host_gaps(c->q, ri, hb_step, hb_gap, &h) == 0)
+			for (size_t i = 0; i < h.nk; i++)
+				VEC_PUSH(all, nall, acap, h.k[i]);
+		free(h.k);
+	}
+	if (nall > 0)
+		qsort(all, nall, sizeof *all, cmp_hb);
+	/* per (rank, stage): the excess over the steps */
+	hb_key *acc = NULL;
+	int *nst = NULL;
+	size_t na = 0, ca = 0, cn = 0;
+	int64_t *hv = xmalloc((nall + 1) * sizeof *hv);
+	for (size_t i = 0; i < nall;) {
+		size_t j = i;
+		while (j < nall && all[j].step == all[i].step && all[j].stage == all[i].stage)
+			j++;
+		for (size_t x = i; x < j; x++)
+			hv[x - i] = all[x].ns;
+		int64_t med = j - i >= 2 ? median_i64(hv, j - i) : INT64_MAX;
+		for (size_t x = i; x < j; x++) {
+			if (all[x].ns <= med)
+				continue;
+			size_t a = 0;
+			while (a < na && !(acc[a].ri == all[x].ri && acc[a].stage == all[x].stage))
+				a++;
+			if (a == na) {
+				hb_key z = all[x];
+				z.ns = 0;
+				VEC_PUSH(acc, na, ca, z);
+				VEC_RESERVE(nst, cn, na);
+				nst[a] = 0;
+			} else if (acc[a].step != all[x].step) {
+				acc[a].step = -1;
+			}
+			hb_key *y = &acc[a];
+			y->ns = sat_add(y->ns, all[x].ns - med);
+			if (all[x].w0 < y->w0)
+				y->w0 = all[x].w0;
+			if (all[x].w1 > y->w1)
+				y->w1 = all[x].w1;
+			nst[a]++;
+		}
+		i = j;
+	}
+	for (size_t a = 0; a < na; a++) {
+		hb_key *y = &acc[a];
+		int64_t den = step_time(c, y->ri, nst[a] > 1 ? -1 : y->step);
+		if (y->ns <= 0 || (double)y->ns < c->th[TL_FIND_HOST_BOUND] * (double)den)
 			continue;
 		tl_finding *f = add(c, TL_FIND_HOST_BOUND);
-		set_rank(c, f, ri);
-		f->recoverable_ns = tot[ri];
-		f->share = share_of(tot[ri], (double)den);
-		f->start_ns = c->tr->ranks[ri]->t_min;
-		f->end_ns = c->tr->ranks[ri]->t_max;
+		set_rank(c, f, y->ri);
+		f->recoverable_ns = y->ns;
+		f->share = share_of(y->ns, (double)den);
+		f->step = nst[a] > 1 ? -1 : y->step;
+		f->nsteps = nst[a];
+		f->stage = y->stage;
+		f->start_ns = y->w0;
+		f->end_ns = y->w1;
 		char a1[32];
 		snprintf(
 		    f->evidence, sizeof f->evidence,
 		    "rank %d's device waited %s ms more than the median rank's for the host to "
-		    "start launching its next work (idle gaps under the stall threshold)",
-		    f->rank, ms(tot[ri], a1, sizeof a1));
+		    "start launching its next work%s%s over %d step%s (idle gaps under the "
+		    "stall threshold)",
+		    f->rank, ms(y->ns, a1, sizeof a1),
+		    y->stage != TL_STAGE_NONE ? " in "
+		    : nrows > 0               ? " outside every stage"
+		                              : "",
+		    stage_name(c, y->stage), nst[a], nst[a] == 1 ? "" : "s");
 	}
-	for (size_t ri = 0; ri < nr; ri++)
-		free(ls[ri]);
-	free(ls);
-	free(nls);
-	free(ids);
+	free(all);
+	free(acc);
+	free(nst);
 	free(hv);
-	free(own);
-	free(tot);
 }
 
 /* frequency_drop: the AI Core clock under nominal (the setting, else the rank's highest
@@ -1207,10 +1340,12 @@ static const rule_row rules[TL_FIND__COUNT] = {
                                 "small_packets_share", 0.20, "fraction of the volume"},
                                f_small_packets},
     [TL_FIND_HOST_BOUND] = {{"host_bound",
-                             "per rank and step, the device idle time of gaps under the stall "
-                             "threshold before the host had begun the launch of the work that "
-                             "ended the gap, beyond the median rank's for the same step; "
-                             "reported when the sum is at least the threshold of its steps",
+                             "per rank, step and RL stage, the device idle time of gaps under "
+                             "the stall threshold before the host had begun the launch of the "
+                             "work that ended the gap, beyond the median rank's for the same "
+                             "step and stage (a gap is the stage's whose instance holds it, "
+                             "else no stage's); summed over the steps per rank and stage, "
+                             "reported when at least the threshold of its steps",
                              "host_bound_min", 0.01, "fraction of the steps"},
                             f_host_bound},
     [TL_FIND_FREQUENCY_DROP] = {{"frequency_drop",
@@ -1361,6 +1496,10 @@ tlq_finding_title(const tl_query *q, const tl_finding *f, char *buf, size_t len)
 		snprintf(where, sizeof where, "ranks %s", f->ranks);
 	else if (f->transport)
 		snprintf(where, sizeof where, "%s", f->transport);
+	if (f->kind == TL_FIND_HOST_BOUND && stg) {
+		size_t l = strlen(where);
+		snprintf(where + l, sizeof where - l, " in %s", stg);
+	}
 	if (f->step >= 0)
 		snprintf(steps, sizeof steps, " in step %lld", (long long)f->step);
 	else if (f->nsteps > 1)

@@ -98,6 +98,34 @@ tlq_host_idle(const tl_query *cq, size_t ri, int64_t t0, int64_t t1, tl_host_idl
 	return 0;
 }
 
+int
+tlq_host_gaps(const tl_query *cq, size_t ri, launch_step_fn step, launch_gap_fn fn, void *ctx)
+{
+	tl_query *q = tlq_mut(cq);
+	if (ri >= q->tr->nranks)
+		return -1;
+	const tl_rank *r = q->tr->ranks[ri];
+	if (r->have_launch_steps) { /* gathered while loading */
+		if (r->nlaunch_steps == 0)
+			return -1;
+		for (size_t i = 0; i < r->nlaunch_gaps; i++) {
+			const tl_launch_gap *x = &r->launch_gaps[i];
+			if (x->host == 0)
+				step(ctx, x->step);
+			else
+				fn(ctx, x->start, x->end, x->host);
+		}
+		return 0;
+	}
+	pthread_mutex_lock(&q->lock);
+	need_launches(q);
+	pthread_mutex_unlock(&q->lock);
+	if (q->nlaunches[ri] == 0)
+		return -1;
+	launch_step_gaps(q->tr->ranks[ri], q->launches[ri], q->nlaunches[ri], step, fn, ctx);
+	return 0;
+}
+
 typedef struct rank_job {
 	const tl_trace *tr;
 	void (*fn)(const tl_rank *, size_t, void *);

@@ -25,6 +25,9 @@ size_t tlq_launch_steps(const tl_rank *r, tl_launch_step **out);
  * (launch_idle over all of its work). -1 (zeros) when the rank's sources have no launches. The
  * launches of every rank are read on the first call, once per session. */
 int tlq_host_idle(const tl_query *, size_t ri, int64_t t0, int64_t t1, tl_host_idle *out);
+/* Rank ri's device idle gaps step by step (launch_step_gaps over the same launches). -1 (no
+ * call) when the rank's sources have no launches. */
+int tlq_host_gaps(const tl_query *, size_t ri, launch_step_fn step, launch_gap_fn fn, void *ctx);
 
 #endif
 

@@ -92,9 +92,10 @@ usage(FILE *f)
 	    "        --between-ns NS (idle time between steps) --slow-link R (R's link to R+1 at\n"
 	    "        a quarter of the bandwidth) --aicpu-ns NS (with --aicpu: the AI CPU\n"
 	    "        argmax's length; the truth gives the AI CPU ops' device time per rank)\n"
-	    "        --host-late R [--host-late-ns NS] (R's host begins each kernel run's\n"
-	    "        first launch NS, default 40000, late: host-bound; the truth gives\n"
-	    "        every rank's host-bound idle per step)\n"
+	    "        --host-late R [--host-late-ns NS] [--host-late-stage S] (R's host begins\n"
+	    "        each kernel run's first launch NS, default 40000, late, in stage S\n"
+	    "        (0 rollout .. 4 update) or every stage: host-bound; the truth gives every\n"
+	    "        rank's host-bound idle of gaps under 1 ms per step and stage)\n"
 	    "  GRPO: --rl-pp N (actor_update trains through an N-stage pipeline, 1F1B)\n",
 	    f);
 }
@@ -285,6 +286,7 @@ option(gen_opts *o, bends *b, const char *a, const char *v)
 	NUM("--host-late", -1, 4095, o->host_late_rank)
 	NUM("--host-late-ns", 1, 49999, o->host_late_ns)
 	NUM("--rl-pp", 0, 64, o->rl_pp)
+	NUM("--host-late-stage", -1, GEN_NSTAGES - 1, o->host_late_stage)
 #undef NUM
 	if (strcmp(a, "--truth") == 0) {
 		b->truth = v;
@@ -528,11 +530,16 @@ main(int argc, char **argv)
 					    "\"count\":%" PRIu64 ",\"total_ns\":%" PRId64 "}}\n",
 					    t.ops[oi].rank, t.ops[oi].op_type,
 					    (uint64_t)t.ops[oi].count, (int64_t)t.ops[oi].total_ns);
-			for (size_t oi = 0; o.host_late_rank >= 0 && oi < t.noverlap; oi++)
-				fprintf(f,
-				        "{\"host_idle\":{\"rank\":%d,\"step\":%lld,\"ns\":%lld}}\n",
-				        t.overlap[oi].rank, (long long)t.overlap[oi].step,
-				        (long long)t.overlap[oi].idle_host_launching);
+			for (size_t hi = 0; o.host_late_rank >= 0 && hi < t.nhost; hi++) {
+				const gen_host_truth *h = &t.host[hi];
+				fprintf(
+				    f,
+				    "{\"host_idle\":{\"rank\":%d,\"step\":%lld,\"stage\":%s%s%s,"
+				    "\"ns\":%lld}}\n",
+				    h->rank, (long long)h->step, h->stage < 0 ? "" : "\"",
+				    h->stage < 0 ? "null" : gen_stage_canon[h->stage],
+				    h->stage < 0 ? "" : "\"", (long long)h->ns);
+			}
 			if (fclose(f) != 0) {
 				perror(b.truth);
 				rc = 1;

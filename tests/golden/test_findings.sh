@@ -249,28 +249,47 @@ if case in ("aicpu", "cpuhost"):
         near(f["recoverable_ns"], int(want), "its device time per rank")
     ok(len([g for g in F if g["kind"] == "aicpu_op"]) == 1, "no other AI CPU operator")
 
-if case in ("host", "cpuhost"):
-    # host-bound: per step, each rank's idle before the host began the launch that ended it
-    # (the truth), beyond the median rank's; summed over the steps
+if case in ("host", "cpuhost", "hoststage", "hostevery"):
+    # host-bound: per step and stage, each rank's idle in gaps under 1 ms before the host began
+    # the launch that ended it (the truth, from the generator's plan: a gap between two stages
+    # is no stage's), beyond the median rank's; summed over the steps per rank and stage
     rows = [t["host_idle"] for t in truth if "host_idle" in t]
     want = {}
-    for step in sorted({r["step"] for r in rows}):
-        rs = [r for r in rows if r["step"] == step]
+    for key in sorted({(r["step"], r["stage"] or "") for r in rows}):
+        rs = [r for r in rows if (r["step"], r["stage"] or "") == key]
         med = statistics.median([r["ns"] for r in rs])
         for r in rs:
             if r["ns"] > med:
-                want[r["rank"]] = want.get(r["rank"], 0) + r["ns"] - med
-    late = max(want, key=want.get)
-    ok(late == 2, "the truth's most host-bound rank is the late one (%d)" % late)
-    i, f = find("host_bound", rank=late)
-    ok(f is not None, "rank %d's host-bound idle is found" % late)
+                k = (r["rank"], r["stage"])
+                want[k] = want.get(k, 0) + r["ns"] - med
+    late, lstage = max(want, key=want.get)
+    inj = "rollout" # where the generator's late launches after a gap are (its decode runs)
+    ok(late == 2 and lstage == inj,
+       "the truth's most host-bound rank and stage are the late ones (%d, %s)" % (late, lstage))
+    i, f = find("host_bound", rank=late, stage=lstage)
+    ok(f is not None, "rank %d's host-bound idle in %s is found" % (late, lstage))
     if f:
-        near(f["recoverable_ns"], int(want[late]), "its idle beyond the median rank's")
-    # the others are under the threshold (1% of their steps), or their excess is the truth's
+        near(f["recoverable_ns"], int(want[(late, lstage)]),
+             "its idle beyond the median rank's in %s" % lstage)
+    # every other one is under the threshold (1% of the steps), or its excess is the truth's
     for g in F:
-        if g["kind"] == "host_bound" and g["rank"] != late:
-            near(g["recoverable_ns"], int(want.get(g["rank"], 0)),
-                 "rank %d's idle beyond the median rank's" % g["rank"])
+        if g["kind"] == "host_bound" and (g["rank"], g["stage"]) != (late, lstage):
+            near(g["recoverable_ns"], int(want.get((g["rank"], g["stage"]), 0)),
+                 "rank %d's idle beyond the median rank's in %s" % (g["rank"], g["stage"]))
+    if case == "hostevery":
+        # with the threshold near 0, every rank and stage with an excess in the truth is one
+        # finding (the gaps between stages: stage null), and no other
+        got = {(g["rank"], g["stage"]) for g in F if g["kind"] == "host_bound"}
+        ok(got == {k for k, v in want.items() if v > 0},
+           "a host_bound finding for each rank and stage with an excess in the truth (%d, "
+           "truth %d)" % (len(got), len([v for v in want.values() if v > 0])))
+    if case == "hoststage":
+        # injected in one stage: no other stage of the late rank is above 1% of its steps
+        big = [g for g in F if g["kind"] == "host_bound" and g["stage"] != lstage and
+               g["share"] > 0.01]
+        ok(not big, "no host_bound finding of another stage above 1%% (%s)" %
+           ", ".join("rank %d %s %.2f%%" % (g["rank"], g["stage"], 100 * g["share"])
+                     for g in big))
 
 if case == "cpuhost":
     ia, fa = find("aicpu_op")
@@ -334,6 +353,51 @@ if case == "sample":
     ok(got == want, "the stalls are exactly the device gaps of 1 ms or more (%d, SQL %d)"
        % (len(got), len(want)))
 
+def sql_host_idle(prof):
+    """per rank (directory rankN_): the device idle of the gaps under 1 ms of compute (TASK in
+    COMPUTE_TASK_INFO) U COMMUNICATION_OP before the CANN_API call launching the first TASK
+    starting at or after the gap's end had begun (plain SQL; one step: no stage)"""
+    import bisect
+    out = {}
+    for db in glob.glob(os.path.join(prof, "rank*_ascend_pt", "ASCEND_PROFILER_OUTPUT",
+                                     "ascend_pytorch_profiler_*.db")):
+        r = int(os.path.basename(os.path.dirname(os.path.dirname(db))).split("_")[0][4:])
+        c = sqlite3.connect("file:%s?mode=ro&immutable=1" % db, uri=True)
+        iv = c.execute("SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO i"
+                       " ON i.globalTaskId = t.globalTaskId").fetchall()
+        iv += c.execute("SELECT startNs, endNs FROM COMMUNICATION_OP").fetchall()
+        la = sorted(c.execute("SELECT t.startNs, a.startNs FROM TASK t JOIN CANN_API a"
+                              " ON a.connectionId = t.connectionId").fetchall())
+        dev = [x[0] for x in la]
+        end, tot = None, 0
+        for s, e in sorted(iv):
+            if end is not None and s > end and s - end < 1000000:
+                i = bisect.bisect_left(dev, s)
+                if i < len(la) and la[i][1] > end:
+                    tot += min(la[i][1], s) - end
+            if end is None or e > end:
+                end = e
+        out[r] = tot
+    return out
+
+if case in ("sample", "samplehost"):
+    # host_bound on a real profile: each rank's idle beyond the median rank's, from plain SQL
+    hv = sql_host_idle(prof)
+    med = statistics.median(hv.values())
+    want = {r: v - med for r, v in hv.items() if v > med}
+    got = {g["rank"]: g for g in F if g["kind"] == "host_bound"}
+    if case == "sample":
+        ok(not got, "no host_bound finding at the default threshold (%s)" %
+           ", ".join("rank %d %.2f%%" % (r, 100 * g["share"]) for r, g in got.items()))
+    else:
+        ok(set(got) == set(want), "host_bound at a threshold near 0: the ranks over the median "
+           "in SQL (%s, SQL %s)" % (sorted(got), sorted(want)))
+        for r, g in got.items():
+            ok(g["stage"] is None, "rank %d's: no stage" % r)
+            if r in want:
+                near(g["recoverable_ns"], int(want[r]), "rank %d's host-bound idle beyond the "
+                     "median rank's (SQL)" % r, 0.01)
+
 if case == "pp":
     c = sqlite3.connect("file:%s?mode=ro&immutable=1" % glob.glob(
         os.path.join(prof, "*r0_*", "ASCEND_PROFILER_OUTPUT", "*.db"))[0], uri=True)
@@ -384,6 +448,13 @@ gen aicpu --slow -1 --clean --aicpu --aicpu-ns 60000 && run_check aicpu aicpu
 gen host --slow -1 --clean --host-late 2 && run_check host host
 gen cpuhost --slow -1 --clean --aicpu --aicpu-ns 60000 --host-late 2 --host-late-ns 45000 &&
 	run_check cpuhost cpuhost
+# host lateness in one stage of one rank: found at that rank and stage
+gen hoststage --slow -1 --clean --host-late 2 --host-late-stage 0 --host-late-ns 49000 &&
+	run_check hoststage hoststage
+# every rank's and stage's excess (the late rank in every stage: also the gaps between them),
+# down to the clean profile's small ones
+"$TL_BIN" triage "$t_tmp/host" --set host_bound_min=0.000001 --json >"$t_tmp/hostevery.json" &&
+	cp "$t_tmp/host.truth" "$t_tmp/hostevery.truth" && run_check hostevery hostevery
 
 # memory_peak: with the HBM capacity given, a peak (NPU_MEM's, plain SQL) at 90% of it or more
 peak=$(python3 -c "
@@ -409,6 +480,13 @@ if [ -d "$SAMPLES/ascend-db/level2" ]; then
 	: >"$t_tmp/sample.truth"
 	ln -s "$SAMPLES/ascend-db/level2" "$t_tmp/sample"
 	run_check sample sample
+	for lv in level0 level2; do
+		"$TL_BIN" triage "$SAMPLES/ascend-db/$lv" --set host_bound_min=0.000001 --json \
+			>"$t_tmp/host$lv.json" 2>/dev/null
+		: >"$t_tmp/host$lv.truth"
+		ln -s "$SAMPLES/ascend-db/$lv" "$t_tmp/host$lv"
+		run_check samplehost "host$lv"
+	done
 else
 	skip "samples absent ($SAMPLES): the level2 findings not checked"
 fi
