@@ -500,8 +500,81 @@ cmd_info(cli *c)
 	return rc;
 }
 
+/* Where a report keeps what it computed with the stored results: the model cache and the key
+ * of the command line without the command and its output options (so that tl summary, text or
+ * JSON, and tl critical share one critical path); cc NULL: nothing is kept. */
+typedef struct stored_part {
+	tl_cache *cc;
+	const cli *c;
+} stored_part;
+
 /* What a report command prints of a loaded profile, to out. */
-typedef void (*report_fn)(const cli *c, tl_query *q, FILE *out);
+typedef void (*report_fn)(const cli *c, tl_query *q, FILE *out, const stored_part *sp);
+
+/* Whether argument i of a command line only says how the output looks or what it adds (the
+ * words left out of a shared part's key), and how many words it takes. */
+static int
+output_word(char *const *argv, int argc, int i)
+{
+	static const char *const one[] = {"--json", "--series"};
+	static const char *const two[] = {"--what-if", "--output", "-o"};
+	for (size_t k = 0; k < sizeof one / sizeof *one; k++)
+		if (strcmp(argv[i], one[k]) == 0)
+			return 1;
+	for (size_t k = 0; k < sizeof two / sizeof *two; k++) {
+		size_t l = strlen(two[k]);
+		if (strcmp(argv[i], two[k]) == 0)
+			return i + 1 < argc ? 2 : 1;
+		if (strncmp(argv[i], two[k], l) == 0 && argv[i][l] == '=')
+			return 1;
+	}
+	return 0;
+}
+
+/* The critical path of q without what-ifs: the one kept with the stored results for the same
+ * inputs and load options, or computed (and kept when every rank was). out: tlq_critical's. */
+static void
+critical_path_of(const stored_part *sp, tl_query *q, tl_cp_result *out)
+{
+	uint8_t *key = NULL;
+	size_t klen = 0;
+	if (sp != NULL && sp->cc != NULL) {
+		const cli *c = sp->c;
+		char **w = xcalloc((size_t)c->argc + 1, sizeof *w);
+		int n = 0;
+		static char tag[] = "(critical path)"; /* no command's word */
+		w[n++] = tag;
+		for (int i = 1; i < c->argc;) { /* argv[0] is the command */
+			int k = output_word(c->argv, c->argc, i);
+			if (k == 0)
+				w[n++] = c->argv[i++];
+			else
+				i += k;
+		}
+		key = cache_result_key_path(c->path, c->have_ranks ? &c->ranks : NULL,
+		                            c->query.rules_path, n, w, &klen);
+		free(w);
+	}
+	tl_result res = {0};
+	if (key != NULL && cache_result_get(sp->cc, key, klen, &res)) {
+		int ok = res.status == 0 && tlq_critical_decode(res.out, res.nout, out) == 0;
+		cache_result_free(&res);
+		if (ok) {
+			free(key);
+			return;
+		}
+	}
+	tlq_critical(q, NULL, 0, out);
+	if (key != NULL && cache_all_kept(sp->cc)) {
+		res.out = tlq_critical_encode(out, &res.nout);
+		res.err = NULL;
+		res.status = 0;
+		if (res.out != NULL)
+			cache_result_put(sp->cc, key, klen, &res);
+		free(res.out);
+	}
+	free(key);
+}
 
 /* Loads the profile into tr (empty when nothing was loaded) and prints report's output, or,
  * for the same command line over unchanged inputs, its stored result: the command's
@@ -539,7 +612,13 @@ run_stored(cli *c, unsigned tables, report_fn report, tl_trace *tr)
 	int rc = load_path_run(c, c->path, tr, tables, cc != NULL ? cc : CACHE_NONE);
 	if (rc == 0) {
 		tl_query *q = tlq_open(tr, &c->query);
-		report(c, q, out);
+		/* the parts are kept under TL_STATS too (a measured warm summary reads the
+		 * path it would print, as a user's would), not with TL_CACHE_RESULTS=0 */
+		stored_part sp = {
+		    cc != NULL && cc->dir != NULL && (use == NULL || strcmp(use, "0") != 0) ? cc
+		                                                                            : NULL,
+		    c};
+		report(c, q, out, &sp);
 		tlq_close(q);
 	}
 	if (key != NULL) {
@@ -559,12 +638,16 @@ run_stored(cli *c, unsigned tables, report_fn report, tl_trace *tr)
 }
 
 static void
-summary_report(const cli *c, tl_query *q, FILE *out)
+summary_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
 {
+	tl_cp_result cp;
+	critical_path_of(sp, q, &cp);
+	report_opts ro = {.series = c->series, .cp = &cp};
 	if (c->json)
-		report_summary_json_opts(out, q, &(report_opts){.series = c->series});
+		report_summary_json_opts(out, q, &ro);
 	else
-		report_summary_text(out, q);
+		report_summary_text_opts(out, q, &ro);
+	tlq_critical_free(&cp);
 }
 
 static int
@@ -752,13 +835,16 @@ cmd_triage(cli *c)
 }
 
 static void
-critical_report(const cli *c, tl_query *q, FILE *out)
+critical_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
 {
 	tl_cp_result r;
 	struct timespec c0, c1;
 	int64_t t0 = timefmt_mono_ns();
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-	tlq_critical(q, c->whatif, c->nwhatif, &r);
+	if (c->nwhatif > 0) /* the what-if needs the graph */
+		tlq_critical(q, c->whatif, c->nwhatif, &r);
+	else
+		critical_path_of(sp, q, &r);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 	if (getenv("TL_STATS") != NULL) /* the analysis alone, for `make bench` */
 		fprintf(stderr, "stats: critical_ms=%.1f critical_cpu_ms=%.1f steps=%zu\n",

@@ -8,9 +8,12 @@
 #include "util/parallel.h"
 #include "util/satint.h"
 #include "util/sort.h"
+#include "util/u64map.h"
 #include "util/xalloc.h"
 
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -350,5 +353,238 @@ tlq_critical_free(tl_cp_result *r)
 	free(r->whatif);
 	free(r->ops);
 	free(r->ranks);
+	free(r->names);
 	memset(r, 0, sizeof *r);
+}
+
+/* ---- the result as text, kept with the stored results -------------------------------------
+ * "tlcp 1" NAMES STEPS NOPS NRANKS, then each name in hex; per step: STEP START END NSEG NBLAME
+ * NOPS COLLECTIVES JUMPS, its segments RANK LENGTH KIND STAGE NAME (each starts where the one
+ * before ended, the first at the step's start), its blame RANK KIND NS, its operators NAME NS;
+ * then the operators NAME NS and ranks RANK NS over all steps. NAME: an index into the names.
+ * Numbers in decimal, separated by blanks and newlines. */
+
+typedef struct names_ix {
+	tl_u64map map; /* a name's address -> its index (the trace's names are pooled) */
+	const char **v;
+	size_t n, cap;
+} names_ix;
+
+static uint32_t
+name_ix(names_ix *x, const char *s)
+{
+	if (s == NULL)
+		s = "";
+	uint32_t v;
+	if (u64map_get(&x->map, (uint64_t)(uintptr_t)s, &v))
+		return v;
+	v = (uint32_t)x->n;
+	VEC_PUSH(x->v, x->n, x->cap, s);
+	u64map_put(&x->map, (uint64_t)(uintptr_t)s, v);
+	return v;
+}
+
+char *
+tlq_critical_encode(const tl_cp_result *r, size_t *len)
+{
+	names_ix nx = {0};
+	u64map_init(&nx.map);
+	for (size_t i = 0; i < r->n; i++) { /* the names first, in order of appearance */
+		const cp_step *s = &r->steps[i];
+		for (size_t k = 0; k < s->nseg; k++)
+			name_ix(&nx, s->seg[k].name);
+		for (size_t k = 0; k < s->nops; k++)
+			name_ix(&nx, s->ops[k].name);
+	}
+	for (size_t k = 0; k < r->nops; k++)
+		name_ix(&nx, r->ops[k].name);
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	if (f == NULL) {
+		u64map_free(&nx.map);
+		free(nx.v);
+		return NULL;
+	}
+	fprintf(f, "tlcp 1 %zu %zu %zu %zu\n", nx.n, r->n, r->nops, r->nranks);
+	for (size_t k = 0; k < nx.n; k++) {
+		for (const unsigned char *p = (const unsigned char *)nx.v[k]; *p; p++)
+			fprintf(f, "%02x", *p);
+		fputs(" .\n", f); /* an empty name is a line of its own too */
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const cp_step *s = &r->steps[i];
+		fprintf(f, "%" PRId64 " %" PRId64 " %" PRId64 " %zu %zu %zu %zu %zu\n", s->step,
+		        s->start, s->end, s->nseg, s->nblame, s->nops, s->collectives, s->jumps);
+		for (size_t k = 0; k < s->nseg; k++) {
+			const cp_seg *g = &s->seg[k];
+			uint32_t ix = 0;
+			u64map_get(&nx.map, (uint64_t)(uintptr_t)(g->name ? g->name : ""), &ix);
+			fprintf(f, "%d %" PRId64 " %d %d %" PRIu32 "\n", g->rank, g->end - g->start,
+			        g->kind, g->stage, ix);
+		}
+		for (size_t k = 0; k < s->nblame; k++)
+			fprintf(f, "%d %d %" PRId64 "\n", s->blame[k].rank, s->blame[k].kind,
+			        s->blame[k].ns);
+		for (size_t k = 0; k < s->nops; k++) {
+			uint32_t ix = 0;
+			u64map_get(&nx.map, (uint64_t)(uintptr_t)s->ops[k].name, &ix);
+			fprintf(f, "%" PRIu32 " %" PRId64 "\n", ix, s->ops[k].ns);
+		}
+	}
+	for (size_t k = 0; k < r->nops; k++) {
+		uint32_t ix = 0;
+		u64map_get(&nx.map, (uint64_t)(uintptr_t)r->ops[k].name, &ix);
+		fprintf(f, "%" PRIu32 " %" PRId64 "\n", ix, r->ops[k].ns);
+	}
+	for (size_t k = 0; k < r->nranks; k++)
+		fprintf(f, "%d %" PRId64 "\n", r->ranks[k].rank, r->ranks[k].ns);
+	int bad = fclose(f) != 0;
+	u64map_free(&nx.map);
+	free(nx.v);
+	if (bad) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+typedef struct rdtext {
+	const char *p, *end;
+	int bad;
+} rdtext;
+
+/* The next number, in [lo, hi]; marks the reader bad otherwise. */
+static int64_t
+rd_num(rdtext *r, int64_t lo, int64_t hi)
+{
+	while (r->p < r->end && (*r->p == ' ' || *r->p == '\n'))
+		r->p++;
+	int neg = r->p < r->end && *r->p == '-';
+	const char *q = r->p + neg;
+	uint64_t v = 0;
+	size_t digits = 0;
+	for (; q < r->end && *q >= '0' && *q <= '9' && digits < 20; q++, digits++)
+		v = v * 10 + (uint64_t)(*q - '0');
+	if (digits == 0 || digits >= 20 || (q < r->end && *q != ' ' && *q != '\n')) {
+		r->bad = 1;
+		return lo;
+	}
+	r->p = q;
+	int64_t x = neg ? -(int64_t)v : (int64_t)v;
+	if (x < lo || x > hi) {
+		r->bad = 1;
+		return lo;
+	}
+	return x;
+}
+
+static int
+hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int
+tlq_critical_decode(const char *text, size_t len, tl_cp_result *out)
+{
+	memset(out, 0, sizeof *out);
+	rdtext r = {text, text + len, 0};
+	if (len < 7 || memcmp(text, "tlcp 1 ", 7) != 0)
+		return -1;
+	r.p += 7;
+	/* counts are bounded by the text's length: every item takes at least two bytes */
+	int64_t cap = (int64_t)len;
+	size_t nnames = (size_t)rd_num(&r, 0, cap), n = (size_t)rd_num(&r, 0, cap),
+	       nops = (size_t)rd_num(&r, 0, cap), nranks = (size_t)rd_num(&r, 0, cap);
+	if (r.bad)
+		return -1;
+	const char **name = xcalloc(nnames ? nnames : 1, sizeof *name);
+	size_t *off = xcalloc(nnames ? nnames : 1, sizeof *off);
+	out->names = xmalloc(len + 1); /* the names' bytes are fewer than the text's */
+	size_t w = 0;
+	for (size_t k = 0; k < nnames && !r.bad; k++) {
+		if (r.p < r.end && *r.p == '\n')
+			r.p++;
+		off[k] = w;
+		while (r.p + 1 < r.end && *r.p != ' ') {
+			int a = hexval(r.p[0]), b = hexval(r.p[1]);
+			if (a < 0 || b < 0 || (a | b) == 0) { /* a NUL is no name's byte */
+				r.bad = 1;
+				break;
+			}
+			out->names[w++] = (char)(a << 4 | b);
+			r.p += 2;
+		}
+		if (r.end - r.p < 2 || r.p[0] != ' ' || r.p[1] != '.')
+			r.bad = 1;
+		else
+			r.p += 2;
+		out->names[w++] = '\0';
+	}
+	for (size_t k = 0; k < nnames; k++)
+		name[k] = out->names + off[k];
+	free(off);
+	int64_t nmax = nnames ? (int64_t)nnames - 1 : -1;
+	out->steps = xcalloc(n ? n : 1, sizeof *out->steps);
+	out->n = n;
+	for (size_t i = 0; i < n && !r.bad; i++) {
+		cp_step *s = &out->steps[i];
+		s->step = rd_num(&r, -1, INT64_MAX);
+		s->start = rd_num(&r, INT64_MIN, INT64_MAX);
+		s->end = rd_num(&r, s->start, INT64_MAX);
+		size_t nseg = (size_t)rd_num(&r, 0, cap), nblame = (size_t)rd_num(&r, 0, cap),
+		       nop = (size_t)rd_num(&r, 0, cap);
+		s->collectives = (size_t)rd_num(&r, 0, INT64_MAX);
+		s->jumps = (size_t)rd_num(&r, 0, INT64_MAX);
+		if (r.bad)
+			break;
+		s->seg = xcalloc(nseg ? nseg : 1, sizeof *s->seg);
+		int64_t t = s->start;
+		for (size_t k = 0; k < nseg && !r.bad; k++, s->nseg++) {
+			cp_seg *g = &s->seg[k];
+			g->rank = (int)rd_num(&r, INT32_MIN, INT32_MAX);
+			g->start = t;
+			g->end = t = t + rd_num(&r, 1, s->end - t);
+			g->kind = (uint8_t)rd_num(&r, 0, CP__COUNT - 1);
+			g->stage = (int)rd_num(&r, -1, INT32_MAX);
+			int64_t ix = rd_num(&r, 0, nmax);
+			g->name = r.bad ? "" : name[ix];
+		}
+		if (t != s->end)
+			r.bad = 1;
+		s->blame = xcalloc(nblame ? nblame : 1, sizeof *s->blame);
+		for (size_t k = 0; k < nblame && !r.bad; k++, s->nblame++) {
+			s->blame[k].rank = (int)rd_num(&r, INT32_MIN, INT32_MAX);
+			s->blame[k].kind = (uint8_t)rd_num(&r, 0, CP__COUNT - 1);
+			s->blame[k].ns = rd_num(&r, 0, INT64_MAX);
+		}
+		s->ops = xcalloc(nop ? nop : 1, sizeof *s->ops);
+		for (size_t k = 0; k < nop && !r.bad; k++, s->nops++) {
+			int64_t ix = rd_num(&r, 0, nmax);
+			s->ops[k].name = r.bad ? "" : name[ix];
+			s->ops[k].ns = rd_num(&r, 0, INT64_MAX);
+		}
+	}
+	out->ops = xcalloc(nops ? nops : 1, sizeof *out->ops);
+	for (size_t k = 0; k < nops && !r.bad; k++, out->nops++) {
+		int64_t ix = rd_num(&r, 0, nmax);
+		out->ops[k].name = r.bad ? "" : name[ix];
+		out->ops[k].ns = rd_num(&r, 0, INT64_MAX);
+	}
+	out->ranks = xcalloc(nranks ? nranks : 1, sizeof *out->ranks);
+	for (size_t k = 0; k < nranks && !r.bad; k++, out->nranks++) {
+		out->ranks[k].rank = (int)rd_num(&r, INT32_MIN, INT32_MAX);
+		out->ranks[k].kind = CP__COUNT;
+		out->ranks[k].ns = rd_num(&r, 0, INT64_MAX);
+	}
+	while (r.p < r.end && *r.p == '\n')
+		r.p++;
+	free(name);
+	if (r.bad || r.p != r.end) {
+		tlq_critical_free(out);
+		return -1;
+	}
+	return 0;
 }
