@@ -463,6 +463,9 @@ load_drop_tables(tl_rank *r, unsigned keep)
 		r->launch_steps = NULL;
 		r->nlaunch_steps = 0;
 		r->have_launch_steps = 0;
+		free(r->launches);
+		r->launches = NULL;
+		r->nlaunches = 0;
 	}
 }
 
@@ -504,6 +507,11 @@ load_gather_end(tl_rank *r, tl_gather *g)
 		r->nlaunch_steps = launch_steps(r, g->launches, g->nlaunches, &r->launch_steps);
 		launch_steps_idle(r, g->launches, g->nlaunches, r->launch_steps, r->nlaunch_steps);
 		r->have_launch_steps = 1;
+		/* by device start now (launch_steps_idle): kept for the critical path */
+		free(r->launches);
+		r->launches = g->launches;
+		r->nlaunches = g->nlaunches;
+		g->launches = NULL;
 	}
 	free(g->launches);
 	g->launches = NULL;
@@ -686,6 +694,9 @@ load_rank(load_ctx *c, load_job *j)
 		if (wrote)
 			m = cache_remap_rank(c->cache, first, j->count);
 		if (m != NULL) {
+			m->launches = r->launches; /* not in the cache file: kept as gathered */
+			m->nlaunches = r->nlaunches;
+			r->launches = NULL;
 			rank_free(r);
 			r = m;
 			drop_inputs(c, j);

@@ -6,6 +6,7 @@
 #include "util/xalloc.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int64_t
@@ -144,6 +145,15 @@ clock_map_launches(const tl_clock *c, tl_launch *v, size_t n)
 	}
 }
 
+static int
+cmp_launch_dev(const void *a, const void *b)
+{
+	const tl_launch *x = a, *y = b;
+	if (x->dev_start != y->dev_start)
+		return x->dev_start < y->dev_start ? -1 : 1;
+	return (x->host_start > y->host_start) - (x->host_start < y->host_start);
+}
+
 void
 rank_clock_apply(tl_rank *r, const tl_clock *c)
 {
@@ -167,6 +177,10 @@ rank_clock_apply(tl_rank *r, const tl_clock *c)
 		clock_map_counter(c, r->counters[i]);
 	if (r->comm != NULL)
 		clock_map_comm(c, r->comm);
+	if (r->nlaunches > 0) { /* by device start again: the map may make two equal */
+		clock_map_launches(c, r->launches, r->nlaunches);
+		qsort(r->launches, r->nlaunches, sizeof *r->launches, cmp_launch_dev);
+	}
 	if (r->ops != NULL)
 		clock_map_ops(c, r->ops);
 	for (size_t i = 0; r->src_t0 != NULL && i < r->nsources; i++) {

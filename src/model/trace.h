@@ -228,6 +228,11 @@ typedef struct tl_rank {
 	tl_launch_step *launch_steps; /* launch delays per step (launch_steps) */
 	size_t nlaunch_steps;
 	int have_launch_steps;
+	/* The launches that load gathered (as load_launches would read them, by device start,
+	 * equal ones by host start), kept for the critical path's gaps in this process only (the
+	 * model cache does not hold them); NULL: read again on demand. */
+	tl_launch *launches;
+	size_t nlaunches;
 	/* What borrowed tracks point into (the mapped cache file), released by backing_free after
 	 * the tracks; NULL when nothing is borrowed. */
 	void *backing;
