@@ -164,12 +164,20 @@ step_text(FILE *f, const tl_query *q, const cp_step *s, size_t nsegs, size_t nop
 	}
 	if (s->nseg == 0 || nsegs == 0)
 		return;
-	const cp_seg **v = xcalloc(s->nseg, sizeof *v);
-	for (size_t k = 0; k < s->nseg; k++)
-		v[k] = &s->seg[k];
-	qsort(v, s->nseg, sizeof *v, cmp_seg_len);
+	/* the nsegs longest, in cmp_seg_len's order: kept sorted while the segments pass */
+	size_t top = nsegs < s->nseg ? nsegs : s->nseg, nv = 0;
+	const cp_seg **v = xcalloc(top, sizeof *v);
+	for (size_t k = 0; k < s->nseg; k++) {
+		const cp_seg *g = &s->seg[k];
+		if (nv == top && cmp_seg_len(&g, &v[nv - 1]) >= 0)
+			continue;
+		size_t j = nv < top ? nv++ : nv - 1;
+		for (; j > 0 && cmp_seg_len(&g, &v[j - 1]) < 0; j--)
+			v[j] = v[j - 1];
+		v[j] = g;
+	}
 	fprintf(f, "  longest segments (ms from the start of the step):\n");
-	for (size_t k = 0; k < s->nseg && k < nsegs; k++) {
+	for (size_t k = 0; k < nv; k++) {
 		char nm[96];
 		text_sanitize(v[k]->name, nm, sizeof nm, 1);
 		char line[256];
