@@ -826,6 +826,9 @@ cmd_triage(cli *c)
 	if (rc == 0) {
 		tl_query *q = tlq_open(&tr, &c->query);
 		tl_finding *v = NULL;
+		tl_cp_result cp; /* each finding says whether it is on the critical path */
+		tlq_critical(q, NULL, 0, &cp);
+		c->find.cp = &cp;
 		int64_t t0 = timefmt_mono_ns();
 		size_t n = tlq_findings(q, &c->find, &v);
 		if (getenv("TL_STATS") != NULL) /* make bench: the engine's own time */
@@ -840,6 +843,8 @@ cmd_triage(cli *c)
 			    (c->fail_share > 0 && v[i].share >= c->fail_share))
 				rc = 3;
 		free(v);
+		c->find.cp = NULL;
+		tlq_critical_free(&cp);
 		tlq_close(q);
 	}
 	trace_free(&tr);

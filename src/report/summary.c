@@ -86,7 +86,7 @@ report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tl_cp_result mine;
 	const tl_cp_result *cp = cp_get(q, ro, &mine);
 	/* the verdict first: the top three findings */
-	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs};
+	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs, .cp = cp};
 	tl_finding *fv = NULL;
 	size_t nf = tlq_findings(q, &fo, &fv);
 	report_verdict_text(f, q, fv, nf);
@@ -187,7 +187,7 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
 	tl_cp_result mine;
 	const tl_cp_result *cp = cp_get(q, ro, &mine);
-	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs};
+	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs, .cp = cp};
 	tl_finding *fv = NULL;
 	size_t nf = tlq_findings(q, &fo, &fv);
 	fprintf(f, "{\"ranks\":[");

@@ -209,6 +209,41 @@ PY
 }
 check "summary text: per step the blame table (the JSON's totals) and 5 longest segments" sumtext
 
+# the findings say whether they are on the path: a stall in rank 0's first rollout, short (rank
+# 3, 30% slower, still has the longest rollout: off the path) and long (rank 0's rollout is now
+# the longest: on it), by the generator's truth; a finding without a span says null
+onpath() {
+	python3 - "$t_tmp/f$1.json" "$t_tmp/f$1.truth" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+truth = [l for l in open(sys.argv[2])]
+stall = [json.loads(l)["stall"] for l in truth if l.startswith('{"stall"')][0]
+ro = [json.loads(l.rstrip().rstrip(",") + "}") for l in truth if '"stage":"rollout","step":1,' in l]
+want = max(ro, key=lambda x: x["end_ns"])["rank"] == stall["rank"]
+ok = False
+for f in d["findings"]:
+    v = f["on_critical_path"]
+    if f["start_ns"] >= f["end_ns"] and v is not None:
+        sys.exit(1)
+    if v is not None and not f["evidence"].endswith("; on the critical path" if v else
+                                                    "; not on the critical path"):
+        sys.exit(1)
+    if f["kind"] == "stall" and f["rank"] == stall["rank"] and f["start_ns"] == stall["start_ns"]:
+        ok = v is want
+        print("# the stall: on_critical_path %s, the truth's longest rollout %s" % (v, want))
+sys.exit(0 if ok else 1)
+PY
+}
+for ns in 2000000 60000000; do
+	"$TLGEN" rl "$t_tmp/f$ns" --ranks 4 --steps 2 --tasks 3000 --stall-rank 0 --stall-ns $ns \
+		--truth "$t_tmp/f$ns.truth" >/dev/null 2>&1 || not_ok "generate the stall of $ns ns"
+	"$TL_BIN" triage "$t_tmp/f$ns" --json --no-cache >"$t_tmp/f$ns.json" 2>/dev/null
+	check "triage: a $ns ns stall in rank 0's rollout is on the path as the truth says" onpath $ns
+done
+"$TL_BIN" summary "$t_tmp/f60000000" --json --no-cache >"$t_tmp/fs.json" 2>/dev/null
+check "summary --json: its findings say it too" \
+	grep -q '"kind":"stall".*"on_critical_path":true' "$t_tmp/fs.json"
+
 # the real sample: two ranks of an all-reduce job
 L2="$SAMPLES/ascend-db/level2"
 if [ ! -d "$L2" ] || ! command -v sqlite3 >/dev/null; then
