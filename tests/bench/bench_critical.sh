@@ -7,7 +7,9 @@
 # summary without the path, as the share was measured before the summary had one); bar: 25%.
 # `tl critical`'s own analysis (its critical_ms, CPU time) is shown too. With BENCH_BASE=REV
 # (or BENCH_BASE_TL) the same figures of that build are printed beside (a build whose summary
-# has no path: its share is its tl critical's analysis over its summary). RUNS rounds, medians.
+# has no path: its share is its tl critical's analysis over its summary). The shares in wall
+# time and in CPU time (user + system: on a machine others share, the wall time of the path,
+# one thread, and of the summary's parallel rest stretch differently). RUNS rounds, medians.
 set -e
 : "${TL_BIN:?}" "${TLGEN:?}"
 OUT=${BENCH_OUT:-bench-out}
@@ -28,9 +30,14 @@ declare -A L
 round() {
 	local t0 t1 p
 	t0=$(now)
-	TL_STATS=1 "$1" summary "$A" --no-cache >/dev/null 2>"$OUT/summary-$2.err"
+	TL_STATS=1 /usr/bin/time -f 'cpu %U %S %M' "$1" summary "$A" --no-cache >/dev/null \
+		2>"$OUT/summary-$2.err"
 	t1=$(now)
 	p=$(field critical_ms "$OUT/summary-$2.err")
+	pc=$(field critical_cpu_ms "$OUT/summary-$2.err")
+	L[SC_$2]+="$(sed -n 's/^cpu //p' "$OUT/summary-$2.err" | awk '{ print $1 + $2 }') "
+	L[PC_$2]+="${pc:--1} "
+	L[SM_$2]+="$(sed -n 's/^cpu //p' "$OUT/summary-$2.err" | awk '{ print $3 }') "
 	TL_STATS=1 /usr/bin/time -f 'rss %M' "$1" critical "$A" --no-cache \
 		>/dev/null 2>"$OUT/critical-$2.err"
 	L[S_$2]+="$(calc "$t1 - $t0") "
@@ -57,14 +64,18 @@ row() { # row LABEL FORMAT NEW [BASE] (BASE "-": none)
 }
 share_new=$(calc "100 * $P_new / 1000 / ($S_new - $P_new / 1000)")
 row "cold tl summary (s)" '%12.2f' "$S_new" "${S_base:-0}"
+row "  its CPU time (s)" '%12.2f' "$SC_new" "${SC_base:-0}"
 pb=
 if [ -n "$BASE_TL" ]; then
 	pb=-
 	[ "$(calc "(${P_base:--1} >= 0) ? 1 : 0")" = 0 ] || pb=$(calc "$P_base / 1000")
 fi
 row "  its critical path (s)" '%12.2f' "$(calc "$P_new / 1000")" "$pb"
+[ -z "$pb" ] || [ "$pb" = - ] || pb=$(calc "$PC_base / 1000")
+row "    its CPU time (s)" '%12.2f' "$(calc "$PC_new / 1000")" "$pb"
 row "tl critical's analysis (s)" '%12.2f' "$(calc "$C_new / 1000")" "$(calc "${C_base:-0} / 1000")"
 row "  its CPU time (s)" '%12.2f' "$(calc "$U_new / 1000")" "$(calc "${U_base:-0} / 1000")"
+row "tl summary peak RSS (MB)" '%12.0f' "$(calc "$SM_new / 1024")" "$(calc "${SM_base:-0} / 1024")"
 row "tl critical peak RSS (MB)" '%12.0f' "$(calc "$M_new / 1024")" "$(calc "${M_base:-0} / 1024")"
 if [ -n "$BASE_TL" ]; then
 	if [ "$(calc "(${P_base:--1} >= 0) ? 1 : 0")" = 1 ]; then
@@ -74,3 +85,13 @@ if [ -n "$BASE_TL" ]; then
 	fi
 fi
 row "path / the summary's other work (bar 25%)" '%11.1f%%' "$share_new" "${share_base:-0}"
+# the same in CPU time (user + system), the figure that holds up on a machine others share
+cshare_new=$(calc "100 * $PC_new / 1000 / ($SC_new - $PC_new / 1000)")
+if [ -n "$BASE_TL" ]; then
+	if [ "$(calc "(${PC_base:--1} >= 0) ? 1 : 0")" = 1 ]; then
+		cshare_base=$(calc "100 * $PC_base / 1000 / ($SC_base - $PC_base / 1000)")
+	else
+		cshare_base=$(calc "100 * $U_base / 1000 / $SC_base")
+	fi
+fi
+row "  the same in CPU time" '%11.1f%%' "$cshare_new" "${cshare_base:-0}"
