@@ -158,7 +158,7 @@ static const command commands[] = {
      "tl summary PATH [--rank SPEC] [--json [--series]] [--pp N] [--no-cache]\n"
      "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
      "          [--clock-offset HOST=NS]",
-     "per rank and step: overlap, RL stages, comm, slow ranks", cmd_summary, 1, "rjPNCs"},
+     "per rank and step: overlap, RL stages, comm, critical path", cmd_summary, 1, "rjPNCs"},
     {"triage",
      "tl triage PATH [--rank SPEC] [--json] [--top N]\n"
      "          [--fail-on DURATION|PERCENT] [--set NAME=VALUE] [--pp N] [--no-cache]\n"
