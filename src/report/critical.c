@@ -178,14 +178,15 @@ step_text(FILE *f, const tl_query *q, const cp_step *s, size_t nsegs, size_t nop
 	}
 	fprintf(f, "  longest segments (ms from the start of the step):\n");
 	for (size_t k = 0; k < nv; k++) {
-		char nm[96];
+		char nm[96], st[48]; /* a profile's names and stages: sanitized and cut */
 		text_sanitize(v[k]->name, nm, sizeof nm, 1);
+		text_sanitize(stage_of(q, v[k]->stage), st, sizeof st, 1);
 		char line[256];
 		int w = snprintf(line, sizeof line, "    rank %-4s %13s  at %12s  %-13s %-12s %s",
 		                 RANK_TXT(v[k]->rank),
 		                 timefmt_ms(v[k]->end - v[k]->start, 3, a, sizeof a),
 		                 timefmt_ms(v[k]->start - s->start, 3, b, sizeof b),
-		                 tlq_cp_kind_name(v[k]->kind), stage_of(q, v[k]->stage), nm);
+		                 tlq_cp_kind_name(v[k]->kind), st, nm);
 		size_t e = w < 0 ? 0 : (size_t)w < sizeof line ? (size_t)w : sizeof line - 1;
 		while (e > 0 && line[e - 1] == ' ') /* no trailing blanks without a name */
 			e--;
