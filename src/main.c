@@ -160,7 +160,7 @@ static const command commands[] = {
      "tl summary PATH [--rank SPEC] [--json [--series]] [--pp N] [--no-cache]\n"
      "          [--cache-dir DIR] [--trust-cache OWNERS] [--clock raw|align]\n"
      "          [--clock-offset HOST=NS]",
-     "per rank and step: overlap, RL stages, comm, slow ranks", cmd_summary, 1, "rjPNCs"},
+     "per rank and step: overlap, RL stages, comm, critical path", cmd_summary, 1, "rjPNCs"},
     {"triage",
      "tl triage PATH [--rank SPEC] [--json] [--top N]\n"
      "          [--fail-on DURATION|PERCENT] [--set NAME=VALUE] [--pp N] [--no-cache]\n"
@@ -502,9 +502,82 @@ cmd_info(cli *c)
 	return rc;
 }
 
+/* Where a report keeps what it computed with the stored results: the model cache and the key
+ * of the command line without the command and its output options (so that tl summary, text or
+ * JSON, and tl critical share one critical path); cc NULL: nothing is kept. */
+typedef struct stored_part {
+	tl_cache *cc;
+	const cli *c;
+} stored_part;
+
 /* What a report command prints of a loaded profile, to out; returns its exit status (0, or
  * tl triage's 3 when --fail-on's bar is reached). */
-typedef int (*report_fn)(const cli *c, tl_query *q, FILE *out);
+typedef int (*report_fn)(const cli *c, tl_query *q, FILE *out, const stored_part *sp);
+
+/* Whether argument i of a command line only says how the output looks or what it adds (the
+ * words left out of a shared part's key), and how many words it takes. */
+static int
+output_word(char *const *argv, int argc, int i)
+{
+	static const char *const one[] = {"--json", "--series"};
+	static const char *const two[] = {"--what-if", "--output", "-o"};
+	for (size_t k = 0; k < sizeof one / sizeof *one; k++)
+		if (strcmp(argv[i], one[k]) == 0)
+			return 1;
+	for (size_t k = 0; k < sizeof two / sizeof *two; k++) {
+		size_t l = strlen(two[k]);
+		if (strcmp(argv[i], two[k]) == 0)
+			return i + 1 < argc ? 2 : 1;
+		if (strncmp(argv[i], two[k], l) == 0 && argv[i][l] == '=')
+			return 1;
+	}
+	return 0;
+}
+
+/* The critical path of q without what-ifs: the one kept with the stored results for the same
+ * inputs and load options, or computed (and kept when every rank was). out: tlq_critical's. */
+static void
+critical_path_of(const stored_part *sp, tl_query *q, tl_cp_result *out)
+{
+	uint8_t *key = NULL;
+	size_t klen = 0;
+	if (sp != NULL && sp->cc != NULL) {
+		const cli *c = sp->c;
+		char **w = xcalloc((size_t)c->argc + 1, sizeof *w);
+		int n = 0;
+		static char tag[] = "(critical path)"; /* no command's word */
+		w[n++] = tag;
+		for (int i = 1; i < c->argc;) { /* argv[0] is the command */
+			int k = output_word(c->argv, c->argc, i);
+			if (k == 0)
+				w[n++] = c->argv[i++];
+			else
+				i += k;
+		}
+		key = cache_result_key_path(c->path, c->have_ranks ? &c->ranks : NULL,
+		                            c->query.rules_path, n, w, &klen);
+		free(w);
+	}
+	tl_result res = {0};
+	if (key != NULL && cache_result_get(sp->cc, key, klen, &res)) {
+		int ok = res.status == 0 && tlq_critical_decode(res.out, res.nout, out) == 0;
+		cache_result_free(&res);
+		if (ok) {
+			free(key);
+			return;
+		}
+	}
+	tlq_critical(q, NULL, 0, out);
+	if (key != NULL && cache_all_kept(sp->cc)) {
+		res.out = tlq_critical_encode(out, &res.nout);
+		res.err = NULL;
+		res.status = 0;
+		if (res.out != NULL)
+			cache_result_put(sp->cc, key, klen, &res);
+		free(res.out);
+	}
+	free(key);
+}
 
 /* Loads the profile into tr (empty when nothing was loaded) and prints report's output, or,
  * for the same command line over unchanged inputs, its stored result: the command's
@@ -548,7 +621,13 @@ run_stored(cli *c, unsigned tables, report_fn report, tl_trace *tr)
 		tl_phase_mark pm;
 		phase_begin(&pm, 1);
 		tl_query *q = tlq_open(tr, &c->query);
-		rc = report(c, q, mem != NULL ? mem : out);
+		/* the parts are kept under TL_STATS too (a measured warm summary reads the
+		 * path it would print, as a user's would), not with TL_CACHE_RESULTS=0 */
+		stored_part sp = {
+		    cc != NULL && cc->dir != NULL && (use == NULL || strcmp(use, "0") != 0) ? cc
+		                                                                            : NULL,
+		    c};
+		rc = report(c, q, mem != NULL ? mem : out, &sp);
 		tlq_close(q);
 		if (mem != NULL)
 			fclose(mem);
@@ -578,13 +657,27 @@ run_stored(cli *c, unsigned tables, report_fn report, tl_trace *tr)
 	return rc;
 }
 
+static double summary_critical_ms = -1, summary_critical_cpu_ms = -1;
+
 static int
-summary_report(const cli *c, tl_query *q, FILE *out)
+summary_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
 {
+	tl_cp_result cp;
+	struct timespec c0, c1;
+	int64_t t0 = timefmt_mono_ns();
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+	critical_path_of(sp, q, &cp);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+	/* the path's part of the summary, for `make bench` (cmd_summary's stats line) */
+	summary_critical_ms = (double)(timefmt_mono_ns() - t0) / 1e6;
+	summary_critical_cpu_ms =
+	    (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6;
+	report_opts ro = {.series = c->series, .cp = &cp};
 	if (c->json)
-		report_summary_json_opts(out, q, &(report_opts){.series = c->series});
+		report_summary_json_opts(out, q, &ro);
 	else
-		report_summary_text(out, q);
+		report_summary_text_opts(out, q, &ro);
+	tlq_critical_free(&cp);
 	return 0;
 }
 
@@ -625,10 +718,12 @@ cmd_summary(cli *c)
 		int64_t fcpu = 0, fns = tlq_findings_ns(&fcpu);
 		fprintf(stderr,
 		        "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
+		        "critical_ms=%.1f critical_cpu_ms=%.1f "
 		        "clock_ns=%llu clock_cpu_ns=%llu clock_kept=%llu findings_ns=%lld "
 		        "findings_cpu_ns=%lld cache_checked=%llu cache_stamped=%llu "
 		        "source_opens=%llu\n",
 		        tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
+		        summary_critical_ms, summary_critical_cpu_ms,
 		        (unsigned long long)load_clock_ns(),
 		        (unsigned long long)load_clock_cpu_ns(),
 		        (unsigned long long)load_clock_kept(), (long long)fns, (long long)fcpu,
@@ -765,11 +860,15 @@ triage_option(cli *c, int ch, const char *arg)
 }
 
 static int
-triage_report(const cli *c, tl_query *q, FILE *out)
+triage_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
 {
 	tl_finding *v = NULL;
+	tl_cp_result cp; /* each finding says whether it is on the critical path */
+	critical_path_of(sp, q, &cp);
+	tl_find_opts fo = c->find;
+	fo.cp = &cp;
 	int64_t t0 = timefmt_mono_ns();
-	size_t n = tlq_findings(q, &c->find, &v);
+	size_t n = tlq_findings(q, &fo, &v);
 	if (getenv("TL_STATS") != NULL) /* make bench: the engine's own time */
 		fprintf(stderr, "stats: findings_s=%.3f\n", (double)(timefmt_mono_ns() - t0) / 1e9);
 	if (c->json)
@@ -782,6 +881,7 @@ triage_report(const cli *c, tl_query *q, FILE *out)
 		    (c->fail_share > 0 && v[i].share >= c->fail_share))
 			rc = 3;
 	free(v);
+	tlq_critical_free(&cp);
 	return rc;
 }
 
@@ -800,13 +900,16 @@ cmd_triage(cli *c)
 }
 
 static int
-critical_report(const cli *c, tl_query *q, FILE *out)
+critical_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
 {
 	tl_cp_result r;
 	struct timespec c0, c1;
 	int64_t t0 = timefmt_mono_ns();
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-	tlq_critical(q, c->whatif, c->nwhatif, &r);
+	if (c->nwhatif > 0) /* the what-if needs the graph */
+		tlq_critical(q, c->whatif, c->nwhatif, &r);
+	else
+		critical_path_of(sp, q, &r);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 	if (getenv("TL_STATS") != NULL) /* the analysis alone, for `make bench` */
 		fprintf(stderr, "stats: critical_ms=%.1f critical_cpu_ms=%.1f steps=%zu\n",

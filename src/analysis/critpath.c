@@ -2,6 +2,7 @@
 #include "analysis/critpath.h"
 #include "analysis/collectives.h"
 #include "util/satint.h"
+#include "util/u64map.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -447,11 +448,25 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 				    (cp_blame){ri < g->nranks ? g->ranks[ri].rank : -1, (uint8_t)k,
 				               b[ri * CP__COUNT + k]};
 	free(b);
+	/* compute time by name: summed by the name's address first (the names are pooled per
+	 * rank, so few), then by the name */
 	cp_name_ns *o = xcalloc(nops ? nops : 1, sizeof *o);
 	size_t no = 0;
-	for (size_t i = 0; i < s.n; i++)
-		if (s.v[i].kind == CP_COMPUTE)
-			o[no++] = (cp_name_ns){s.v[i].name, s.v[i].end - s.v[i].start};
+	tl_u64map by;
+	u64map_init(&by);
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.v[i].kind != CP_COMPUTE)
+			continue;
+		uint32_t k;
+		int64_t d = s.v[i].end - s.v[i].start;
+		if (u64map_get(&by, (uint64_t)(uintptr_t)s.v[i].name, &k)) {
+			o[k].ns = sat_add(o[k].ns, d);
+		} else {
+			u64map_put(&by, (uint64_t)(uintptr_t)s.v[i].name, (uint32_t)no);
+			o[no++] = (cp_name_ns){s.v[i].name, d};
+		}
+	}
+	u64map_free(&by);
 	if (no > 1)
 		qsort(o, no, sizeof *o, cmp_name_ns);
 	size_t w = 0;

@@ -405,6 +405,8 @@ load_counters(tl_rank *r)
 	rank_sort_counters(r);
 }
 
+static void drop_input(const char *path);
+
 size_t
 load_launches(const tl_rank *r, tl_launch **out)
 {
@@ -417,6 +419,10 @@ load_launches(const tl_rank *r, tl_launch **out)
 	}
 	if (r->clock.on)
 		clock_map_launches(&r->clock, v, n);
+	/* a rank in its mapped cache file (or spill file) had its inputs dropped from the page
+	 * cache (drop_inputs, below): this detail read them again, so they go again */
+	for (size_t i = 0; r->backing != NULL && i < r->nsources; i++)
+		drop_input(r->sources[i]->path);
 	*out = v;
 	return n;
 }
@@ -461,6 +467,9 @@ load_drop_tables(tl_rank *r, unsigned keep)
 		r->launch_gaps = NULL;
 		r->nlaunch_gaps = 0;
 		r->have_launch_steps = 0;
+		free(r->launches);
+		r->launches = NULL;
+		r->nlaunches = 0;
 	}
 }
 
@@ -529,6 +538,11 @@ load_gather_end(tl_rank *r, tl_gather *g)
 		gap_keep k = {r, 0};
 		launch_step_gaps(r, g->launches, g->nlaunches, keep_step, keep_gap, &k);
 		r->have_launch_steps = 1;
+		/* by device start now (launch_steps_idle): kept for the critical path */
+		free(r->launches);
+		r->launches = g->launches;
+		r->nlaunches = g->nlaunches;
+		g->launches = NULL;
 	}
 	free(g->launches);
 	g->launches = NULL;
@@ -577,19 +591,23 @@ heap_give_back(void)
  * viewer's frames after a cold load read them back from disk, 60-300 ms each, against 13 ms
  * with the DBs dropped. TL_DROP_INPUTS=0 keeps them (a host that will read them again). */
 static void
-drop_inputs(const load_ctx *c, const load_job *j)
+drop_input(const char *path)
 {
 	const char *env = getenv("TL_DROP_INPUTS");
 	if (env != NULL && strcmp(env, "0") == 0)
 		return;
-	for (size_t i = 0; i < j->count; i++) {
-		int fd = open(c->tr->sources.v[j->first + i].path,
-		              O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd < 0)
-			continue;
-		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-		close(fd);
-	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+}
+
+static void
+drop_inputs(const load_ctx *c, const load_job *j)
+{
+	for (size_t i = 0; i < j->count; i++)
+		drop_input(c->tr->sources.v[j->first + i].path);
 }
 
 /* Where this thread's warnings go between the cache's capture: the job's list when the load
@@ -714,6 +732,9 @@ load_rank(load_ctx *c, load_job *j)
 		if (wrote)
 			m = cache_remap_rank(c->cache, first, j->count);
 		if (m != NULL) {
+			m->launches = r->launches; /* not in the cache file: kept as gathered */
+			m->nlaunches = r->nlaunches;
+			r->launches = NULL;
 			rank_free(r);
 			r = m;
 			drop_inputs(c, j);

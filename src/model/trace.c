@@ -104,6 +104,7 @@ rank_free(tl_rank *r)
 	free(r->comm);
 	free(r->launch_steps);
 	free(r->launch_gaps);
+	free(r->launches);
 	strpool_free(r->pool);
 	if (r->backing_free != NULL)
 		r->backing_free(r->backing); /* after the tracks that borrowed from it */

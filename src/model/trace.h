@@ -236,6 +236,11 @@ typedef struct tl_rank {
 	tl_launch_gap *launch_gaps; /* with launch_steps: launch_step_gaps', in its order */
 	size_t nlaunch_gaps;
 	int have_launch_steps;
+	/* The launches that load gathered (as load_launches would read them, by device start,
+	 * equal ones by host start), kept for the critical path's gaps in this process only (the
+	 * model cache does not hold them); NULL: read again on demand. */
+	tl_launch *launches;
+	size_t nlaunches;
 	/* What borrowed tracks point into (the mapped cache file), released by backing_free after
 	 * the tracks; NULL when nothing is borrowed. */
 	void *backing;

@@ -8,9 +8,13 @@
 #include "util/parallel.h"
 #include "util/satint.h"
 #include "util/sort.h"
+#include "util/u64map.h"
 #include "util/xalloc.h"
 
+#include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +46,54 @@ item_kind(tl_lane_kind k)
 	}
 }
 
+/* The runs of items v[run[k] .. run[k + 1]), each by start, merged into one array by start
+ * (ties: the earlier run first, as a stable sort of v by start would give). */
+static cp_item *
+merge_runs(const cp_item *v, size_t n, const size_t *run, size_t nrun)
+{
+	cp_item *w = xreallocarray(NULL, n ? n : 1, sizeof *w);
+	size_t *head = xcalloc(nrun ? nrun : 1, sizeof *head);
+	size_t *h = xcalloc(nrun ? nrun : 1, sizeof *h), nh = 0; /* a min-heap of runs */
+#define RUN_LESS(a, b)                                                                             \
+	(v[head[a]].start != v[head[b]].start ? v[head[a]].start < v[head[b]].start : (a) < (b))
+	for (size_t k = 0; k < nrun; k++) {
+		head[k] = run[k];
+		if (head[k] == run[k + 1])
+			continue;
+		size_t i = nh++;
+		h[i] = k;
+		while (i > 0 && RUN_LESS(h[i], h[(i - 1) / 2])) {
+			size_t p = (i - 1) / 2, t = h[p];
+			h[p] = h[i];
+			h[i] = t;
+			i = p;
+		}
+	}
+	for (size_t o = 0; nh > 0; o++) {
+		size_t k = h[0];
+		w[o] = v[head[k]++];
+		if (head[k] == run[k + 1])
+			h[0] = h[--nh];
+		for (size_t i = 0;;) { /* sift the top down */
+			size_t l = 2 * i + 1, m = i;
+			if (l < nh && RUN_LESS(h[l], h[m]))
+				m = l;
+			if (l + 1 < nh && RUN_LESS(h[l + 1], h[m]))
+				m = l + 1;
+			if (m == i)
+				break;
+			size_t t = h[m];
+			h[m] = h[i];
+			h[i] = t;
+			i = m;
+		}
+	}
+#undef RUN_LESS
+	free(h);
+	free(head);
+	return w;
+}
+
 /* Rank ri's tasks of its step si (index into its steps; SIZE_MAX: a rank without steps, all of
  * them) into *v, by start; the latest end into *end. */
 static size_t
@@ -50,6 +102,8 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, cp_i
 {
 	const tl_rank *r = tlq_trace(q)->ranks[ri];
 	size_t n = 0, cap = 0;
+	size_t *run = xcalloc(r->ntracks + 1, sizeof *run), nrun = 0;
+	int runs_sorted = 1;
 	*v = NULL;
 	for (size_t k = 0; k < r->ntracks; k++) {
 		const tl_track *t = r->tracks[k];
@@ -58,6 +112,7 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, cp_i
 			continue;
 		const char *group = kind == CP_COMM ? strpool_get(r->pool, t->label) : NULL;
 		int tagged = t->step != NULL && si != SIZE_MAX;
+		size_t n0 = n;
 		/* the step's work runs after its launch, so after the step's start; a tagged
 		 * track's later steps follow, so the scan ends past the step's host end at the
 		 * first task of a later step */
@@ -87,12 +142,21 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, cp_i
 			/* a stream waiting for an event (EVENT_WAIT, Notify Wait outside an op) */
 			if (t->kind == TL_LANE_OTHER && strcasestr(nm, "wait") != NULL)
 				it.kind = CP_WAITING;
+			if (n > n0 && s < (*v)[n - 1].start)
+				runs_sorted = 0;
 			VEC_PUSH(*v, n, cap, it);
 			if (sl->end > *end)
 				*end = sl->end;
 		}
+		if (n > n0)
+			run[nrun++] = n0;
 	}
-	if (n > 1) { /* by start: a radix sort of the starts, the items moved after them */
+	run[nrun] = n;
+	if (n > 1 && nrun > 1 && runs_sorted) { /* each track's by start: merged */
+		cp_item *w = merge_runs(*v, n, run, nrun);
+		free(*v);
+		*v = w;
+	} else if (n > 1 && !runs_sorted) { /* a radix sort of the starts, the items after them */
 		int64_t *key = xreallocarray(NULL, n, sizeof *key);
 		int64_t *val = xreallocarray(NULL, n, sizeof *val);
 		for (size_t i = 0; i < n; i++) {
@@ -110,6 +174,7 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, cp_i
 		free(key);
 		free(val);
 	}
+	free(run);
 	return n;
 }
 
@@ -117,7 +182,8 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, cp_i
  * every rank's). */
 typedef struct launches {
 	const tl_rank *r;
-	tl_launch *v;
+	const tl_launch *v; /* by device start: own, or the rank's */
+	tl_launch *own;
 	size_t n;
 	int read;
 	pthread_mutex_t lock; /* steps run in parallel */
@@ -130,9 +196,14 @@ launch_of(void *ctx, int64_t dev_start)
 {
 	launches *l = ctx;
 	pthread_mutex_lock(&l->lock);
-	if (!l->read) {
-		l->n = load_launches(l->r, &l->v);
-		launch_sort_dev(l->v, l->n);
+	if (!l->read && l->r->launches != NULL) { /* the ones the load gathered, borrowed */
+		l->v = l->r->launches;
+		l->n = l->r->nlaunches;
+		l->read = 1;
+	} else if (!l->read) {
+		l->n = load_launches(l->r, &l->own);
+		l->v = l->own;
+		launch_sort_dev(l->own, l->n);
 		l->read = 1;
 	}
 	pthread_mutex_unlock(&l->lock);
@@ -145,6 +216,67 @@ launch_of(void *ctx, int64_t dev_start)
 			hi = mid;
 	}
 	return lo < l->n ? l->v[lo].host_start : INT64_MIN;
+}
+
+/* A rank's stage instances as a map of time: between two consecutive instance boundaries at[j]
+ * and at[j + 1] the innermost instance (the first of the deepest) is the same, stage[j]
+ * (INT_MIN: none). */
+typedef struct stage_map {
+	int64_t *at;
+	int *stage;
+	size_t n; /* boundaries */
+	int built;
+} stage_map;
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void
+stage_map_build(stage_map *m, const tl_stage_inst *in, size_t n)
+{
+	m->built = 1;
+	m->at = xcalloc(2 * n + 1, sizeof *m->at);
+	m->stage = xcalloc(2 * n + 1, sizeof *m->stage);
+	size_t k = 0;
+	for (size_t j = 0; j < n; j++) {
+		m->at[k++] = in[j].start;
+		m->at[k++] = in[j].end;
+	}
+	if (k > 1)
+		qsort(m->at, k, sizeof *m->at, cmp_i64);
+	size_t w = 0;
+	for (size_t j = 0; j < k; j++)
+		if (w == 0 || m->at[w - 1] != m->at[j])
+			m->at[w++] = m->at[j];
+	m->n = w;
+	for (size_t b = 0; b < w; b++) { /* the rule of each point at[b] .. at[b + 1] */
+		int level = -1, st = INT_MIN;
+		for (size_t j = 0; j < n; j++)
+			if (in[j].start <= m->at[b] && m->at[b] < in[j].end &&
+			    in[j].level > level) {
+				level = in[j].level;
+				st = in[j].stage;
+			}
+		m->stage[b] = st;
+	}
+}
+
+static int
+stage_map_at(const stage_map *m, int64_t t)
+{
+	size_t lo = 0, hi = m->n; /* the last boundary at or before t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->at[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == 0 ? INT_MIN : m->stage[lo - 1];
 }
 
 /* The path of step id (-1: the whole trace, no steps) into out, scaled by sc. */
@@ -194,27 +326,32 @@ one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp
 		whatif->step = id;
 		critpath_step(R, nr, p2p, np2p, t0, end, sc, nsc, whatif);
 	}
-	/* each segment's stage: the innermost stage instance of its rank around its start */
+	/* each segment's stage: the innermost stage instance of its rank around its start (the
+	 * first of the deepest), looked up in the rank's stage map */
+	stage_map *sm = xcalloc(nr ? nr : 1, sizeof *sm);
 	for (int pass = 0; pass < 2; pass++) {
 		cp_step *s = pass == 0 ? out : whatif;
+		size_t ri = 0;
 		for (size_t k = 0; s != NULL && k < s->nseg; k++) {
 			cp_seg *g = &s->seg[k];
-			size_t ri = 0;
-			while (ri < nr && tr->ranks[ri]->rank != g->rank)
-				ri++;
+			if (ri >= nr ||
+			    tr->ranks[ri]->rank != g->rank) /* the first rank so numbered */
+				for (ri = 0; ri < nr && tr->ranks[ri]->rank != g->rank; ri++)
+					;
 			if (ri == nr)
 				continue;
-			int level = -1;
-			for (size_t j = 0; j < q->ninst[ri]; j++) {
-				const tl_stage_inst *in = &q->inst[ri][j];
-				if (in->start <= g->start && g->start < in->end &&
-				    in->level > level) {
-					level = in->level;
-					g->stage = in->stage;
-				}
-			}
+			if (!sm[ri].built)
+				stage_map_build(&sm[ri], q->inst[ri], q->ninst[ri]);
+			int st = stage_map_at(&sm[ri], g->start);
+			if (st != INT_MIN)
+				g->stage = st;
 		}
 	}
+	for (size_t ri = 0; ri < nr; ri++) {
+		free(sm[ri].at);
+		free(sm[ri].stage);
+	}
+	free(sm);
 	/* the names are the trace's: the items can go */
 	for (size_t ri = 0; ri < nr; ri++)
 		free((void *)R[ri].v);
@@ -296,7 +433,7 @@ tlq_critical(const tl_query *q, const cp_scale *sc, size_t nsc, tl_cp_result *ou
 	step_job job = {q, ids, p2p, nl, sc, nsc, lv, out};
 	parallel_for(n, 1, step_run, &job); /* one step at a time: a graph is ~100 bytes a task */
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
-		free(lv[ri].v);
+		free(lv[ri].own);
 		pthread_mutex_destroy(&lv[ri].lock);
 	}
 	free(lv);
@@ -350,5 +487,238 @@ tlq_critical_free(tl_cp_result *r)
 	free(r->whatif);
 	free(r->ops);
 	free(r->ranks);
+	free(r->names);
 	memset(r, 0, sizeof *r);
+}
+
+/* ---- the result as text, kept with the stored results -------------------------------------
+ * "tlcp 1" NAMES STEPS NOPS NRANKS, then each name in hex; per step: STEP START END NSEG NBLAME
+ * NOPS COLLECTIVES JUMPS, its segments RANK LENGTH KIND STAGE NAME (each starts where the one
+ * before ended, the first at the step's start), its blame RANK KIND NS, its operators NAME NS;
+ * then the operators NAME NS and ranks RANK NS over all steps. NAME: an index into the names.
+ * Numbers in decimal, separated by blanks and newlines. */
+
+typedef struct names_ix {
+	tl_u64map map; /* a name's address -> its index (the trace's names are pooled) */
+	const char **v;
+	size_t n, cap;
+} names_ix;
+
+static uint32_t
+name_ix(names_ix *x, const char *s)
+{
+	if (s == NULL)
+		s = "";
+	uint32_t v;
+	if (u64map_get(&x->map, (uint64_t)(uintptr_t)s, &v))
+		return v;
+	v = (uint32_t)x->n;
+	VEC_PUSH(x->v, x->n, x->cap, s);
+	u64map_put(&x->map, (uint64_t)(uintptr_t)s, v);
+	return v;
+}
+
+char *
+tlq_critical_encode(const tl_cp_result *r, size_t *len)
+{
+	names_ix nx = {0};
+	u64map_init(&nx.map);
+	for (size_t i = 0; i < r->n; i++) { /* the names first, in order of appearance */
+		const cp_step *s = &r->steps[i];
+		for (size_t k = 0; k < s->nseg; k++)
+			name_ix(&nx, s->seg[k].name);
+		for (size_t k = 0; k < s->nops; k++)
+			name_ix(&nx, s->ops[k].name);
+	}
+	for (size_t k = 0; k < r->nops; k++)
+		name_ix(&nx, r->ops[k].name);
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	if (f == NULL) {
+		u64map_free(&nx.map);
+		free(nx.v);
+		return NULL;
+	}
+	fprintf(f, "tlcp 1 %zu %zu %zu %zu\n", nx.n, r->n, r->nops, r->nranks);
+	for (size_t k = 0; k < nx.n; k++) {
+		for (const unsigned char *p = (const unsigned char *)nx.v[k]; *p; p++)
+			fprintf(f, "%02x", *p);
+		fputs(" .\n", f); /* an empty name is a line of its own too */
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const cp_step *s = &r->steps[i];
+		fprintf(f, "%" PRId64 " %" PRId64 " %" PRId64 " %zu %zu %zu %zu %zu\n", s->step,
+		        s->start, s->end, s->nseg, s->nblame, s->nops, s->collectives, s->jumps);
+		for (size_t k = 0; k < s->nseg; k++) {
+			const cp_seg *g = &s->seg[k];
+			uint32_t ix = 0;
+			u64map_get(&nx.map, (uint64_t)(uintptr_t)(g->name ? g->name : ""), &ix);
+			fprintf(f, "%d %" PRId64 " %d %d %" PRIu32 "\n", g->rank, g->end - g->start,
+			        g->kind, g->stage, ix);
+		}
+		for (size_t k = 0; k < s->nblame; k++)
+			fprintf(f, "%d %d %" PRId64 "\n", s->blame[k].rank, s->blame[k].kind,
+			        s->blame[k].ns);
+		for (size_t k = 0; k < s->nops; k++) {
+			uint32_t ix = 0;
+			u64map_get(&nx.map, (uint64_t)(uintptr_t)s->ops[k].name, &ix);
+			fprintf(f, "%" PRIu32 " %" PRId64 "\n", ix, s->ops[k].ns);
+		}
+	}
+	for (size_t k = 0; k < r->nops; k++) {
+		uint32_t ix = 0;
+		u64map_get(&nx.map, (uint64_t)(uintptr_t)r->ops[k].name, &ix);
+		fprintf(f, "%" PRIu32 " %" PRId64 "\n", ix, r->ops[k].ns);
+	}
+	for (size_t k = 0; k < r->nranks; k++)
+		fprintf(f, "%d %" PRId64 "\n", r->ranks[k].rank, r->ranks[k].ns);
+	int bad = fclose(f) != 0;
+	u64map_free(&nx.map);
+	free(nx.v);
+	if (bad) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+typedef struct rdtext {
+	const char *p, *end;
+	int bad;
+} rdtext;
+
+/* The next number, in [lo, hi]; marks the reader bad otherwise. */
+static int64_t
+rd_num(rdtext *r, int64_t lo, int64_t hi)
+{
+	while (r->p < r->end && (*r->p == ' ' || *r->p == '\n'))
+		r->p++;
+	int neg = r->p < r->end && *r->p == '-';
+	const char *q = r->p + neg;
+	uint64_t v = 0;
+	size_t digits = 0;
+	for (; q < r->end && *q >= '0' && *q <= '9' && digits < 20; q++, digits++)
+		v = v * 10 + (uint64_t)(*q - '0');
+	if (digits == 0 || digits >= 20 || (q < r->end && *q != ' ' && *q != '\n')) {
+		r->bad = 1;
+		return lo;
+	}
+	r->p = q;
+	int64_t x = neg ? -(int64_t)v : (int64_t)v;
+	if (x < lo || x > hi) {
+		r->bad = 1;
+		return lo;
+	}
+	return x;
+}
+
+static int
+hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int
+tlq_critical_decode(const char *text, size_t len, tl_cp_result *out)
+{
+	memset(out, 0, sizeof *out);
+	rdtext r = {text, text + len, 0};
+	if (len < 7 || memcmp(text, "tlcp 1 ", 7) != 0)
+		return -1;
+	r.p += 7;
+	/* counts are bounded by the text's length: every item takes at least two bytes */
+	int64_t cap = (int64_t)len;
+	size_t nnames = (size_t)rd_num(&r, 0, cap), n = (size_t)rd_num(&r, 0, cap),
+	       nops = (size_t)rd_num(&r, 0, cap), nranks = (size_t)rd_num(&r, 0, cap);
+	if (r.bad)
+		return -1;
+	const char **name = xcalloc(nnames ? nnames : 1, sizeof *name);
+	size_t *off = xcalloc(nnames ? nnames : 1, sizeof *off);
+	out->names = xmalloc(len + 1); /* the names' bytes are fewer than the text's */
+	size_t w = 0;
+	for (size_t k = 0; k < nnames && !r.bad; k++) {
+		if (r.p < r.end && *r.p == '\n')
+			r.p++;
+		off[k] = w;
+		while (r.p + 1 < r.end && *r.p != ' ') {
+			int a = hexval(r.p[0]), b = hexval(r.p[1]);
+			if (a < 0 || b < 0 || (a | b) == 0) { /* a NUL is no name's byte */
+				r.bad = 1;
+				break;
+			}
+			out->names[w++] = (char)(a << 4 | b);
+			r.p += 2;
+		}
+		if (r.end - r.p < 2 || r.p[0] != ' ' || r.p[1] != '.')
+			r.bad = 1;
+		else
+			r.p += 2;
+		out->names[w++] = '\0';
+	}
+	for (size_t k = 0; k < nnames; k++)
+		name[k] = out->names + off[k];
+	free(off);
+	int64_t nmax = nnames ? (int64_t)nnames - 1 : -1;
+	out->steps = xcalloc(n ? n : 1, sizeof *out->steps);
+	out->n = n;
+	for (size_t i = 0; i < n && !r.bad; i++) {
+		cp_step *s = &out->steps[i];
+		s->step = rd_num(&r, -1, INT64_MAX);
+		s->start = rd_num(&r, INT64_MIN, INT64_MAX);
+		s->end = rd_num(&r, s->start, INT64_MAX);
+		size_t nseg = (size_t)rd_num(&r, 0, cap), nblame = (size_t)rd_num(&r, 0, cap),
+		       nop = (size_t)rd_num(&r, 0, cap);
+		s->collectives = (size_t)rd_num(&r, 0, INT64_MAX);
+		s->jumps = (size_t)rd_num(&r, 0, INT64_MAX);
+		if (r.bad)
+			break;
+		s->seg = xcalloc(nseg ? nseg : 1, sizeof *s->seg);
+		int64_t t = s->start;
+		for (size_t k = 0; k < nseg && !r.bad; k++, s->nseg++) {
+			cp_seg *g = &s->seg[k];
+			g->rank = (int)rd_num(&r, INT32_MIN, INT32_MAX);
+			g->start = t;
+			g->end = t = t + rd_num(&r, 1, s->end - t);
+			g->kind = (uint8_t)rd_num(&r, 0, CP__COUNT - 1);
+			g->stage = (int)rd_num(&r, -1, INT32_MAX);
+			int64_t ix = rd_num(&r, 0, nmax);
+			g->name = r.bad ? "" : name[ix];
+		}
+		if (t != s->end)
+			r.bad = 1;
+		s->blame = xcalloc(nblame ? nblame : 1, sizeof *s->blame);
+		for (size_t k = 0; k < nblame && !r.bad; k++, s->nblame++) {
+			s->blame[k].rank = (int)rd_num(&r, INT32_MIN, INT32_MAX);
+			s->blame[k].kind = (uint8_t)rd_num(&r, 0, CP__COUNT - 1);
+			s->blame[k].ns = rd_num(&r, 0, INT64_MAX);
+		}
+		s->ops = xcalloc(nop ? nop : 1, sizeof *s->ops);
+		for (size_t k = 0; k < nop && !r.bad; k++, s->nops++) {
+			int64_t ix = rd_num(&r, 0, nmax);
+			s->ops[k].name = r.bad ? "" : name[ix];
+			s->ops[k].ns = rd_num(&r, 0, INT64_MAX);
+		}
+	}
+	out->ops = xcalloc(nops ? nops : 1, sizeof *out->ops);
+	for (size_t k = 0; k < nops && !r.bad; k++, out->nops++) {
+		int64_t ix = rd_num(&r, 0, nmax);
+		out->ops[k].name = r.bad ? "" : name[ix];
+		out->ops[k].ns = rd_num(&r, 0, INT64_MAX);
+	}
+	out->ranks = xcalloc(nranks ? nranks : 1, sizeof *out->ranks);
+	for (size_t k = 0; k < nranks && !r.bad; k++, out->nranks++) {
+		out->ranks[k].rank = (int)rd_num(&r, INT32_MIN, INT32_MAX);
+		out->ranks[k].kind = CP__COUNT;
+		out->ranks[k].ns = rd_num(&r, 0, INT64_MAX);
+	}
+	while (r.p < r.end && *r.p == '\n')
+		r.p++;
+	free(name);
+	if (r.bad || r.p != r.end) {
+		tlq_critical_free(out);
+		return -1;
+	}
+	return 0;
 }

@@ -1418,6 +1418,8 @@ tlq_findings_ns(int64_t *cpu)
 	return __atomic_load_n(&findings_ns, __ATOMIC_RELAXED);
 }
 
+static void on_path(tl_finding *f, const tl_cp_result *cp);
+
 size_t
 tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 {
@@ -1458,6 +1460,14 @@ tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 		c.rs = c.own_rs = tlq_rank_steps(q, &c.cr, c.have_cm ? &c.cm : NULL);
 	for (int i = 0; i < TL_FIND__COUNT; i++)
 		rules[run_order[i]].fn(&c);
+	/* the defaults (the viewer): the path computed here, so that every finding says it */
+	tl_cp_result own;
+	if (opts == NULL)
+		tlq_critical(q, NULL, 0, &own);
+	for (size_t i = 0; i < c.n; i++)
+		on_path(&c.v[i], opts == NULL ? &own : c.o->cp);
+	if (opts == NULL)
+		tlq_critical_free(&own);
 	if (c.n > 1)
 		qsort(c.v, c.n, sizeof *c.v, cmp_finding);
 	if (c.own_rs)
@@ -1476,6 +1486,37 @@ tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 	__atomic_add_fetch(&findings_ns, timefmt_mono_ns() - t0, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&findings_cpu_ns, cpu_ns() - c0, __ATOMIC_RELAXED);
 	return c.n;
+}
+
+/* Whether f's span meets the critical path cp: a segment of f's rank (f of several ranks or
+ * none: of any) overlapping [start_ns, end_ns), in f's step (-1: any); said in its evidence. */
+static void
+on_path(tl_finding *f, const tl_cp_result *cp)
+{
+	f->on_critical_path = -1;
+	if (cp == NULL || f->start_ns >= f->end_ns)
+		return;
+	int on = 0;
+	for (size_t i = 0; i < cp->n && !on; i++) {
+		const cp_step *s = &cp->steps[i];
+		if ((f->step >= 0 && s->step >= 0 && s->step != f->step) || s->end <= f->start_ns ||
+		    s->start >= f->end_ns)
+			continue;
+		size_t lo = 0, hi = s->nseg; /* the first segment ending after the span's start */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (s->seg[mid].end <= f->start_ns)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k < s->nseg && s->seg[k].start < f->end_ns && !on; k++)
+			on = f->rank < 0 || s->seg[k].rank == f->rank;
+	}
+	f->on_critical_path = on;
+	size_t l = strlen(f->evidence);
+	snprintf(f->evidence + l, sizeof f->evidence - l, "; %son the critical path",
+	         on ? "" : "not ");
 }
 
 char *

@@ -60,6 +60,9 @@ typedef struct tl_finding {
 	char op[96];              /* an operator's name; "" */
 	int pp_stage;             /* pipeline_bubble's PP stage; -1 */
 	char evidence[512];       /* one sentence with the numbers (names sanitized) */
+	int on_critical_path;     /* its span [start_ns, end_ns) meets the critical path on its
+	                             rank (several or none: on any): 1, 0; -1 unknown (no path
+	                             given, no span) */
 } tl_finding;
 
 typedef struct tl_find_opts {
@@ -70,6 +73,9 @@ typedef struct tl_find_opts {
 	const tl_coll_result *cr;
 	const tl_comm_result *cm;
 	const tl_rank_steps *rs;
+	const tl_cp_result *cp; /* the critical path (tlq_critical, no what-if); NULL: the
+	                           findings do not say whether they are on it (opts NULL:
+	                           computed here, they do) */
 } tl_find_opts;
 
 /* The findings of the session's trace, by recoverable_ns, largest first (ties: the rule order,

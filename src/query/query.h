@@ -478,9 +478,15 @@ typedef struct tl_cp_result {
 	size_t nops;
 	cp_blame *ranks; /* over all steps: path time by rank (kind CP__COUNT), longest first */
 	size_t nranks;
+	char *names; /* a decoded result's names (the names point into it); NULL: the trace's */
 } tl_cp_result;
 void tlq_critical(const tl_query *, const cp_scale *sc, size_t nsc, tl_cp_result *out);
 void tlq_critical_free(tl_cp_result *);
+/* A result without what-ifs as text (printable ASCII, lines; malloc'd, *len bytes), to be kept
+ * with the stored results (NULL when out of memory), and back: 0 with *out filled (free with
+ * tlq_critical_free), -1 when the text is not one tlq_critical_encode wrote (out left empty). */
+char *tlq_critical_encode(const tl_cp_result *, size_t *len);
+int tlq_critical_decode(const char *text, size_t len, tl_cp_result *out);
 const char *tlq_cp_kind_name(int kind);
 /* critpath_parse_scale: "PATTERN=-20%", "rank:R=-20%", "rank:R:PATTERN=-20%". */
 int tlq_cp_parse_scale(char *s, cp_scale *out, char *err, size_t errlen);

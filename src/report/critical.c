@@ -2,6 +2,7 @@
  * longest segments, and what a what-if predicts; text and JSON. */
 #include "config.h"
 #include "report/report.h"
+#include "report/report_int.h"
 #include "util/text.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -12,6 +13,7 @@
 
 #define TOP_SEGMENTS 10
 #define TOP_OPS 10
+#define SUMMARY_SEGMENTS 5 /* the text summary's longest segments per step */
 
 static const char *
 stage_of(const tl_query *q, int stage)
@@ -43,9 +45,10 @@ step_json(FILE *f, const tl_query *q, const cp_step *s)
 	for (size_t k = 0; k < s->nseg; k++) {
 		const cp_seg *g = &s->seg[k];
 		fprintf(f,
-		        "%s{\"rank\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+		        "%s{\"rank\":%s,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
 		        ",\"kind\":\"%s\",\"stage\":",
-		        k ? "," : "", g->rank, g->start, g->end, tlq_cp_kind_name(g->kind));
+		        k ? "," : "", RANK_JSON(g->rank), g->start, g->end,
+		        tlq_cp_kind_name(g->kind));
 		if (g->stage >= 0)
 			json_str(f, stage_of(q, g->stage));
 		else
@@ -56,8 +59,9 @@ step_json(FILE *f, const tl_query *q, const cp_step *s)
 	}
 	fprintf(f, "],\"blame\":[");
 	for (size_t k = 0; k < s->nblame; k++)
-		fprintf(f, "%s{\"rank\":%d,\"kind\":\"%s\",\"ns\":%" PRId64 "}", k ? "," : "",
-		        s->blame[k].rank, tlq_cp_kind_name(s->blame[k].kind), s->blame[k].ns);
+		fprintf(f, "%s{\"rank\":%s,\"kind\":\"%s\",\"ns\":%" PRId64 "}", k ? "," : "",
+		        RANK_JSON(s->blame[k].rank), tlq_cp_kind_name(s->blame[k].kind),
+		        s->blame[k].ns);
 	fprintf(f, "],\"operators\":[");
 	for (size_t k = 0; k < s->nops && k < TOP_OPS; k++) {
 		fprintf(f, "%s{\"name\":", k ? "," : "");
@@ -84,8 +88,8 @@ report_critical_json(FILE *f, const tl_query *q, const tl_cp_result *r, const ch
 	}
 	fprintf(f, "],\"top_ranks\":[");
 	for (size_t k = 0; k < r->nranks; k++)
-		fprintf(f, "%s{\"rank\":%d,\"ns\":%" PRId64 "}", k ? "," : "", r->ranks[k].rank,
-		        r->ranks[k].ns);
+		fprintf(f, "%s{\"rank\":%s,\"ns\":%" PRId64 "}", k ? "," : "",
+		        RANK_JSON(r->ranks[k].rank), r->ranks[k].ns);
 	fputc(']', f);
 	if (r->whatif != NULL) {
 		fprintf(f, ",\"what_if\":{\"spec\":");
@@ -120,8 +124,10 @@ cmp_seg_len(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+/* One step: its line, the blame table, its nsegs longest segments and (nops > 0) its nops
+ * longest compute names. */
 static void
-step_text(FILE *f, const tl_query *q, const cp_step *s)
+step_text(FILE *f, const tl_query *q, const cp_step *s, size_t nsegs, size_t nops)
 {
 	char a[48], b[48];
 	int64_t len = s->end - s->start;
@@ -156,25 +162,40 @@ step_text(FILE *f, const tl_query *q, const cp_step *s)
 		        len > 0 ? 100.0 * (double)tot / (double)len : 0.0);
 		i = j;
 	}
-	if (s->nseg == 0)
+	if (s->nseg == 0 || nsegs == 0)
 		return;
-	const cp_seg **v = xcalloc(s->nseg, sizeof *v);
-	for (size_t k = 0; k < s->nseg; k++)
-		v[k] = &s->seg[k];
-	qsort(v, s->nseg, sizeof *v, cmp_seg_len);
-	fprintf(f, "  longest segments (ms from the step's start):\n");
-	for (size_t k = 0; k < s->nseg && k < TOP_SEGMENTS; k++) {
-		char nm[96];
+	/* the nsegs longest, in cmp_seg_len's order: kept sorted while the segments pass */
+	size_t top = nsegs < s->nseg ? nsegs : s->nseg, nv = 0;
+	const cp_seg **v = xcalloc(top, sizeof *v);
+	for (size_t k = 0; k < s->nseg; k++) {
+		const cp_seg *g = &s->seg[k];
+		if (nv == top && cmp_seg_len(&g, &v[nv - 1]) >= 0)
+			continue;
+		size_t j = nv < top ? nv++ : nv - 1;
+		for (; j > 0 && cmp_seg_len(&g, &v[j - 1]) < 0; j--)
+			v[j] = v[j - 1];
+		v[j] = g;
+	}
+	fprintf(f, "  longest segments (ms from the start of the step):\n");
+	for (size_t k = 0; k < nv; k++) {
+		char nm[96], st[48]; /* a profile's names and stages: sanitized and cut */
 		text_sanitize(v[k]->name, nm, sizeof nm, 1);
-		fprintf(f, "    rank %-4d %13s  at %12s  %-13s %-12s %s\n", v[k]->rank,
-		        timefmt_ms(v[k]->end - v[k]->start, 3, a, sizeof a),
-		        timefmt_ms(v[k]->start - s->start, 3, b, sizeof b),
-		        tlq_cp_kind_name(v[k]->kind), stage_of(q, v[k]->stage), nm);
+		text_sanitize(stage_of(q, v[k]->stage), st, sizeof st, 1);
+		char line[256];
+		int w = snprintf(line, sizeof line, "    rank %-4s %13s  at %12s  %-13s %-12s %s",
+		                 RANK_TXT(v[k]->rank),
+		                 timefmt_ms(v[k]->end - v[k]->start, 3, a, sizeof a),
+		                 timefmt_ms(v[k]->start - s->start, 3, b, sizeof b),
+		                 tlq_cp_kind_name(v[k]->kind), st, nm);
+		size_t e = w < 0 ? 0 : (size_t)w < sizeof line ? (size_t)w : sizeof line - 1;
+		while (e > 0 && line[e - 1] == ' ') /* no trailing blanks without a name */
+			e--;
+		fprintf(f, "%.*s\n", (int)e, line);
 	}
 	free(v);
-	if (s->nops > 0) {
+	if (s->nops > 0 && nops > 0) {
 		fprintf(f, "  compute on the path by name:\n");
-		for (size_t k = 0; k < s->nops && k < 5; k++) {
+		for (size_t k = 0; k < s->nops && k < nops; k++) {
 			char nm[96];
 			fprintf(f, "    %13s  %s\n", timefmt_ms(s->ops[k].ns, 3, a, sizeof a),
 			        text_sanitize(s->ops[k].name, nm, sizeof nm, 1));
@@ -192,7 +213,7 @@ report_critical_text(FILE *f, const tl_query *q, const tl_cp_result *r, const ch
 	for (size_t i = 0; i < r->n; i++) {
 		if (i)
 			fputc('\n', f);
-		step_text(f, q, &r->steps[i]);
+		step_text(f, q, &r->steps[i], TOP_SEGMENTS, 5);
 	}
 	char a[48], b[48];
 	if (r->n > 1 && r->nranks > 0) {
@@ -220,5 +241,32 @@ report_critical_text(FILE *f, const tl_query *q, const tl_cp_result *r, const ch
 		fprintf(f, "%s ms -> %s ms (%+.1f%%)\n", timefmt_ms(x, 3, a, sizeof a),
 		        timefmt_ms(y, 3, b, sizeof b),
 		        x > 0 ? 100.0 * (double)(y - x) / (double)x : 0.0);
+	}
+}
+
+void
+report_critical_summary_json(FILE *f, const tl_query *q, const tl_cp_result *r)
+{
+	fprintf(f, ",\"critical_path\":[");
+	for (size_t i = 0; i < r->n; i++) {
+		if (i)
+			fputc(',', f);
+		step_json(f, q, &r->steps[i]);
+	}
+	fputc(']', f);
+}
+
+void
+report_critical_summary_text(FILE *f, const tl_query *q, const tl_cp_result *r)
+{
+	if (r->n == 0)
+		return;
+	fprintf(f, "\nCritical path per step (the chain of work across ranks that set the "
+	           "length of each step;\nblame: its time by rank and kind, ms; `tl critical` for "
+	           "all of it)\n");
+	for (size_t i = 0; i < r->n; i++) {
+		if (i)
+			fputc('\n', f);
+		step_text(f, q, &r->steps[i], SUMMARY_SEGMENTS, 0);
 	}
 }

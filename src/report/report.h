@@ -17,12 +17,16 @@ int report_clock_moved(const tl_trace *);
 /* What `tl summary --json` adds on request. */
 typedef struct report_opts {
 	int series; /* --series: the per-step series of the dp entries */
+	/* the critical path (tlq_critical, no what-if), borrowed: a stored one; NULL: the
+	 * summary computes it */
+	const tl_cp_result *cp;
 } report_opts;
 /* The summary of the session's trace, every number from its queries. */
 void report_summary_text(FILE *, const tl_query *);
 void report_summary_json(FILE *, const tl_query *);
 /* The same with options (NULL: none). */
 void report_summary_json_opts(FILE *, const tl_query *, const report_opts *);
+void report_summary_text_opts(FILE *, const tl_query *, const report_opts *);
 /* The RL sections after the overlap table (summary_rl.c): stages, DP imbalance, pipeline, slow
  * ranks, bubbles; JSON: the members ,"stages":[...] ... ,"bubbles":[...],"dp":[...] that
  * follow "ranks". */
@@ -52,6 +56,11 @@ void report_memory_json(FILE *, const tl_query *);
  * {"critical_path":[...],"top_operators":[...],"top_ranks":[...][,"what_if":{...}]}. */
 void report_critical_text(FILE *, const tl_query *, const tl_cp_result *, const char *whatif);
 void report_critical_json(FILE *, const tl_query *, const tl_cp_result *, const char *whatif);
+/* The summary's part of it: the text section (per step the blame table and the longest
+ * segments; nothing without steps or device work) and the JSON member ,"critical_path":[...]
+ * (tl critical's step objects). */
+void report_critical_summary_text(FILE *, const tl_query *, const tl_cp_result *);
+void report_critical_summary_json(FILE *, const tl_query *, const tl_cp_result *);
 struct tl_diff_side;
 void report_diff_text(FILE *, const struct tl_diff_side *a, const struct tl_diff_side *b,
                       const char *label_a, const char *label_b);

@@ -53,6 +53,29 @@ text_split(FILE *f, const tl_query *q, const tl_rank_steps *rs)
 void
 report_summary_text(FILE *f, const tl_query *q)
 {
+	report_summary_text_opts(f, q, NULL);
+}
+
+/* The critical path: the caller's, or computed into *own (freed by cp_done). */
+static const tl_cp_result *
+cp_get(const tl_query *q, const report_opts *ro, tl_cp_result *own)
+{
+	if (ro != NULL && ro->cp != NULL)
+		return ro->cp;
+	tlq_critical(q, NULL, 0, own);
+	return own;
+}
+
+static void
+cp_done(const tl_cp_result *cp, tl_cp_result *own)
+{
+	if (cp == own)
+		tlq_critical_free(own);
+}
+
+void
+report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
+{
 	const tl_trace *tr = tlq_trace(q);
 	/* every rank's steps computed first, ranks in parallel; printed in the same order */
 	tl_comm_result cm;
@@ -60,8 +83,10 @@ report_summary_text(FILE *f, const tl_query *q)
 	tlq_comm(q, &cm);
 	tlq_collectives(q, &cr);
 	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
+	tl_cp_result mine;
+	const tl_cp_result *cp = cp_get(q, ro, &mine);
 	/* the verdict first: the top three findings */
-	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs};
+	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs, .cp = cp};
 	tl_finding *fv = NULL;
 	size_t nf = tlq_findings(q, &fo, &fv);
 	report_verdict_text(f, q, fv, nf);
@@ -138,6 +163,8 @@ report_summary_text(FILE *f, const tl_query *q)
 	report_comm_text(f, q, &cm, &cr);
 	report_host_text(f, q);
 	report_modules_text(f, q);
+	report_critical_summary_text(f, q, cp);
+	cp_done(cp, &mine);
 	tlq_rank_steps_free(q, rs);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
@@ -158,7 +185,9 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tlq_comm(q, &cm);
 	tlq_collectives(q, &cr);
 	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
-	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs};
+	tl_cp_result mine;
+	const tl_cp_result *cp = cp_get(q, ro, &mine);
+	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs, .cp = cp};
 	tl_finding *fv = NULL;
 	size_t nf = tlq_findings(q, &fo, &fv);
 	fprintf(f, "{\"ranks\":[");
@@ -221,6 +250,8 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	}
 	fprintf(f, "]");
 	free(fv);
+	report_critical_summary_json(f, q, cp); /* after the findings: nothing moved */
+	cp_done(cp, &mine);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
 	fprintf(f, "}\n");

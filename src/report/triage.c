@@ -95,7 +95,10 @@ report_finding_json(FILE *f, const tl_query *q, const tl_finding *x, size_t inde
 	}
 	fprintf(f, ",\"evidence\":");
 	jstr(f, x->evidence);
-	fprintf(f, "}");
+	fprintf(f, ",\"on_critical_path\":%s}",
+	        x->on_critical_path < 0 ? "null"
+	        : x->on_critical_path   ? "true"
+	                                : "false");
 }
 
 void

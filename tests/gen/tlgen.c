@@ -71,6 +71,8 @@ usage(FILE *f)
 	    "  --slow R        the rank that computes 30% slower, -1 for none\n"
 	    "  --json          also write each capture's trace_view.json\n"
 	    "  --truth FILE    the generator's ground truth as `tl summary --json` fragments\n"
+	    "  --truth-comm FILE  each rank's part of each collective, one JSON object a line\n"
+	    "                  (its arrival and end, when and which rank arrived last)\n"
 	    "  GRPO: --no-ranges --stage-device --decode ranges|vllm|none|dp --dp-bad --dp-only\n"
 	    "        --aicpu (the decode's ArgMaxV2 kernels on the AI CPU)\n"
 	    "  PP:   --pp N --microbatches M --gpipe --no-meta --no-p2p --op-pairs --pp-device\n"
@@ -202,6 +204,7 @@ print_bench(const gen_opts *o, const gen_truth *t, double secs)
 /* What the command line asks beyond gen_opts. */
 typedef struct bends {
 	const char *truth;
+	const char *truth_comm; /* --truth-comm FILE */
 	int no_device, late_rank;
 	double late_s;
 	int drop_first; /* --drop-first-coll R, -1 */
@@ -290,6 +293,10 @@ option(gen_opts *o, bends *b, const char *a, const char *v)
 #undef NUM
 	if (strcmp(a, "--truth") == 0) {
 		b->truth = v;
+		return 0;
+	}
+	if (strcmp(a, "--truth-comm") == 0) {
+		b->truth_comm = v;
 		return 0;
 	}
 	if (strcmp(a, "--decode") == 0) {
@@ -482,7 +489,7 @@ main(int argc, char **argv)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 
 	gen_truth t = {0};
-	int want_truth = p == P_BENCH || b.truth != NULL;
+	int want_truth = p == P_BENCH || b.truth != NULL || b.truth_comm != NULL;
 	double t0 = now_s();
 	if (gen_profile(&o, outdir, want_truth ? &t : NULL) != 0)
 		return 1;
@@ -544,6 +551,22 @@ main(int argc, char **argv)
 				perror(b.truth);
 				rc = 1;
 			}
+		}
+	}
+	if (b.truth_comm != NULL) {
+		FILE *f = fopen(b.truth_comm, "w");
+		for (size_t ci = 0; f != NULL && ci < t.ncomm; ci++) {
+			const gen_comm_truth *x = &t.comm[ci];
+			fprintf(f,
+			        "{\"rank\":%d,\"step\":%" PRId64 ",\"op\":%u,\"start_ns\":%" PRId64
+			        ",\"end_ns\":%" PRId64 ",\"last_arrival_ns\":%" PRId64
+			        ",\"last_rank\":%d}\n",
+			        x->rank, x->step, (unsigned)x->op, x->start_ns, x->end_ns,
+			        x->last_arrival_ns, x->last_rank);
+		}
+		if (f == NULL || fclose(f) != 0) {
+			perror(b.truth_comm);
+			rc = 1;
 		}
 	}
 	if (want_truth)

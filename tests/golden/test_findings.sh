@@ -660,8 +660,8 @@ tri >"$t_tmp/r.cold" 2>&1
 tri >"$t_tmp/r.warm" 2>&1
 check "triage: warm (stored) equals cold equals no cache, byte for byte" \
 	sh -c "[ -s '$t_tmp/r.none' ] && cmp -s '$t_tmp/r.none' '$t_tmp/r.cold' && cmp -s '$t_tmp/r.none' '$t_tmp/r.warm'"
-check "triage: its result is stored beside the rank models" \
-	[ "$(find "$CD2" -name '*.tlr' | wc -l)" -eq 1 ]
+check "triage: its result and the critical path it read are stored beside the rank models" \
+	[ "$(find "$CD2" -name '*.tlr' | wc -l)" -eq 2 ]
 tri --json >"$t_tmp/r.jcold"
 tri --json >"$t_tmp/r.jwarm"
 tri --json --no-cache >"$t_tmp/r.jnone"

@@ -28,7 +28,8 @@ st() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace "$@";
 "$TL" summary "$P" --no-cache >"$t_tmp/none.txt" 2>/dev/null
 check "--no-cache stores no result" [ "$(nres "$CD")" -eq 0 ]
 "$TL" summary "$P" --json >"$t_tmp/cold.json" 2>"$t_tmp/cold.err"
-check "a summary that wrote the cache stores its result" [ "$(nres "$CD")" -eq 1 ]
+# (and, one more, the critical path it computed: tl critical and the text summary share it)
+check "a summary that wrote the cache stores its result and its path" [ "$(nres "$CD")" -eq 2 ]
 "$TL" summary "$P" --json >"$t_tmp/warm.json" 2>"$t_tmp/warm.err"
 check "the stored result is byte-identical to the output without the cache" \
 	sh -c "cmp -s '$t_tmp/none.json' '$t_tmp/cold.json' && cmp -s '$t_tmp/none.json' '$t_tmp/warm.json' && [ -s '$t_tmp/none.json' ]"
@@ -50,7 +51,7 @@ fi
 "$TL" summary "$P" >"$t_tmp/cold.txt" 2>/dev/null
 "$TL" summary "$P" >"$t_tmp/warm.txt" 2>/dev/null
 check "the text summary is a result of its own, the same as without the cache" \
-	sh -c "[ $(nres "$CD") -eq 2 ] && cmp -s '$t_tmp/none.txt' '$t_tmp/cold.txt' && cmp -s '$t_tmp/none.txt' '$t_tmp/warm.txt'"
+	sh -c "[ $(nres "$CD") -eq 3 ] && cmp -s '$t_tmp/none.txt' '$t_tmp/cold.txt' && cmp -s '$t_tmp/none.txt' '$t_tmp/warm.txt'"
 "$TL" summary "$P" --json --rank 1 >"$t_tmp/r1.json" 2>/dev/null
 "$TL" summary "$P" --json --rank 1 --no-cache >"$t_tmp/r1none.json" 2>/dev/null
 check "another --rank is another result" \
@@ -138,5 +139,5 @@ check "two summaries at once: both right, then the stored one" \
 check "... no temporary file is left" [ "$(ls -A "$CD" | grep -c '^\.tmp-')" -eq 0 ]
 "$TL" cache --clear >"$t_tmp/out" 2>&1
 check "tl cache --clear removes the stored results" \
-	sh -c "grep -q 'and 1 stored results' '$t_tmp/out' && [ $(nres "$CD") -eq 0 ]"
+	sh -c "grep -q 'and 2 stored results' '$t_tmp/out' && [ $(nres "$CD") -eq 0 ]"
 t_done

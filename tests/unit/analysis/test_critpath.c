@@ -223,6 +223,45 @@ check_rl(void)
 	      "rl: through the last arrival at every collective on the path (%zu of %zu)", colls_ok,
 	      colls);
 	CHECK(rollout_ok == r.n, "rl: through the longest rollout in every step");
+	/* kept with the stored results: the text gives the same result back, and a cut or
+	 * changed text is refused */
+	size_t tlen = 0;
+	char *txt = tlq_critical_encode(&r, &tlen);
+	tl_cp_result back;
+	int dec = txt != NULL ? tlq_critical_decode(txt, tlen, &back) : -1;
+	size_t same = 0, len2 = 0;
+	for (size_t i = 0; dec == 0 && i < r.n && r.n == back.n; i++) {
+		const cp_step *a = &r.steps[i], *b = &back.steps[i];
+		int eq = a->step == b->step && a->start == b->start && a->end == b->end &&
+		         a->nseg == b->nseg && a->nblame == b->nblame && a->nops == b->nops &&
+		         a->collectives == b->collectives && a->jumps == b->jumps;
+		for (size_t k = 0; eq && k < a->nseg; k++)
+			eq = a->seg[k].rank == b->seg[k].rank &&
+			     a->seg[k].start == b->seg[k].start && a->seg[k].end == b->seg[k].end &&
+			     a->seg[k].kind == b->seg[k].kind &&
+			     a->seg[k].stage == b->seg[k].stage &&
+			     strcmp(a->seg[k].name, b->seg[k].name) == 0;
+		for (size_t k = 0; eq && k < a->nblame; k++)
+			eq = memcmp(&a->blame[k], &b->blame[k], sizeof a->blame[k]) == 0;
+		for (size_t k = 0; eq && k < a->nops; k++)
+			eq = a->ops[k].ns == b->ops[k].ns &&
+			     strcmp(a->ops[k].name, b->ops[k].name) == 0;
+		same += eq;
+	}
+	char *txt2 = dec == 0 ? tlq_critical_encode(&back, &len2) : NULL;
+	CHECK(dec == 0 && same == r.n && back.nops == r.nops && back.nranks == r.nranks &&
+	          txt2 != NULL && len2 == tlen && memcmp(txt, txt2, tlen) == 0,
+	      "rl: the path as text (%zu bytes) and back: the same steps, the same text", tlen);
+	if (dec == 0)
+		tlq_critical_free(&back);
+	int refused = txt != NULL && tlq_critical_decode(txt, tlen / 2, &back) == -1;
+	char *nl = txt != NULL ? strchr(txt + tlen / 3, '\n') : NULL;
+	if (nl != NULL)
+		nl[1] = 'x';
+	CHECK(refused && nl != NULL && tlq_critical_decode(txt, tlen, &back) == -1,
+	      "rl: a cut or changed text is refused");
+	free(txt);
+	free(txt2);
 	/* what-if: the longest compute kernel on the path, on every rank, then on a rank the
 	 * path does not compute on */
 	const cp_step *s0 = &r.steps[0];
