@@ -1,0 +1,273 @@
+/* The one JSON writer (jsonw.h): separators and escaping in one place, over util/outbuf. */
+#include "util/jsonw.h"
+
+#include <stdlib.h>
+
+#include "util/outbuf.h"
+#include "util/xalloc.h"
+
+/* A misuse is the caller's bug (a key outside an object, a container left open): say which and
+ * stop, rather than print JSON that does not parse. */
+#define BUG(...) (fprintf(stderr, "tl: jsonw: " __VA_ARGS__), fputc('\n', stderr), abort())
+
+struct tl_jsonw {
+	tl_out out;
+	int depth;                             /* open containers */
+	int after_key;                         /* a key was written: its value has no comma */
+	unsigned char any[JSONW_MAX_DEPTH];    /* the container has an element already */
+	unsigned char lines[JSONW_MAX_DEPTH];  /* its elements each on a line of their own */
+	unsigned char object[JSONW_MAX_DEPTH]; /* it is an object (closes with '}') */
+};
+
+tl_jsonw *
+jw_open(FILE *f)
+{
+	tl_jsonw *w = xmalloc(sizeof *w);
+	out_begin(&w->out, f);
+	w->depth = 0;
+	w->after_key = 0;
+	return w;
+}
+
+FILE *
+jw_flush(tl_jsonw *w)
+{
+	out_flush(&w->out);
+	return w->out.f;
+}
+
+void
+jw_close(tl_jsonw *w, const char *tail)
+{
+	if (w == NULL)
+		return;
+	if (w->depth != 0)
+		BUG("%d containers left open", w->depth);
+	if (tail != NULL)
+		out_str(&w->out, tail);
+	out_flush(&w->out);
+	free(w);
+}
+
+/* Before a value or a key: the comma (and the newline of a _lines container) it needs. */
+static void
+sep(tl_jsonw *w)
+{
+	if (w->after_key) {
+		w->after_key = 0;
+		return;
+	}
+	if (w->depth == 0)
+		return;
+	int d = w->depth - 1;
+	if (w->any[d])
+		out_char(&w->out, ',');
+	if (w->lines[d])
+		out_char(&w->out, '\n');
+	w->any[d] = 1;
+}
+
+static void
+open_c(tl_jsonw *w, int object, int lines)
+{
+	sep(w);
+	if (w->depth == JSONW_MAX_DEPTH)
+		BUG("nesting deeper than %d", JSONW_MAX_DEPTH);
+	out_char(&w->out, object ? '{' : '[');
+	w->any[w->depth] = 0;
+	w->lines[w->depth] = (unsigned char)lines;
+	w->object[w->depth] = (unsigned char)object;
+	w->depth++;
+}
+
+void
+jw_object_begin(tl_jsonw *w)
+{
+	open_c(w, 1, 0);
+}
+
+void
+jw_array_begin(tl_jsonw *w)
+{
+	open_c(w, 0, 0);
+}
+
+void
+jw_object_begin_lines(tl_jsonw *w)
+{
+	open_c(w, 1, 1);
+}
+
+void
+jw_array_begin_lines(tl_jsonw *w)
+{
+	open_c(w, 0, 1);
+}
+
+void
+jw_end(tl_jsonw *w)
+{
+	if (w->depth == 0 || w->after_key)
+		BUG("end without an open container or after a key");
+	int d = --w->depth;
+	if (w->lines[d] && w->any[d])
+		out_char(&w->out, '\n');
+	out_char(&w->out, w->object[d] ? '}' : ']');
+}
+
+void
+jw_key(tl_jsonw *w, const char *key)
+{
+	if (w->depth == 0 || !w->object[w->depth - 1] || w->after_key)
+		BUG("key \"%s\" outside an object", key);
+	sep(w);
+	out_json_str(&w->out, key);
+	out_char(&w->out, ':');
+	w->after_key = 1;
+}
+
+void
+jw_null(tl_jsonw *w)
+{
+	sep(w);
+	out_lit(&w->out, "null");
+}
+
+void
+jw_bool(tl_jsonw *w, int v)
+{
+	sep(w);
+	if (v)
+		out_lit(&w->out, "true");
+	else
+		out_lit(&w->out, "false");
+}
+
+void
+jw_i64(tl_jsonw *w, int64_t v)
+{
+	sep(w);
+	out_i64(&w->out, v);
+}
+
+void
+jw_u64(tl_jsonw *w, uint64_t v)
+{
+	sep(w);
+	out_u64(&w->out, v);
+}
+
+void
+jw_double(tl_jsonw *w, const char *fmt, double v)
+{
+	char buf[512];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	snprintf(buf, sizeof buf, fmt, v);
+#pragma GCC diagnostic pop
+	jw_raw(w, buf);
+}
+
+void
+jw_str(tl_jsonw *w, const char *s)
+{
+	if (s == NULL) {
+		jw_null(w);
+		return;
+	}
+	sep(w);
+	out_json_str(&w->out, s);
+}
+
+void
+jw_raw(tl_jsonw *w, const char *json)
+{
+	sep(w);
+	out_str(&w->out, json);
+}
+
+void
+jw_i64_or_null(tl_jsonw *w, int64_t v, int has)
+{
+	if (has)
+		jw_i64(w, v);
+	else
+		jw_null(w);
+}
+
+void
+jw_null_m(tl_jsonw *w, const char *key)
+{
+	jw_key(w, key);
+	jw_null(w);
+}
+
+void
+jw_bool_m(tl_jsonw *w, const char *key, int v)
+{
+	jw_key(w, key);
+	jw_bool(w, v);
+}
+
+void
+jw_i64_m(tl_jsonw *w, const char *key, int64_t v)
+{
+	jw_key(w, key);
+	jw_i64(w, v);
+}
+
+void
+jw_u64_m(tl_jsonw *w, const char *key, uint64_t v)
+{
+	jw_key(w, key);
+	jw_u64(w, v);
+}
+
+void
+jw_double_m(tl_jsonw *w, const char *key, const char *fmt, double v)
+{
+	jw_key(w, key);
+	jw_double(w, fmt, v);
+}
+
+void
+jw_str_m(tl_jsonw *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	jw_str(w, s);
+}
+
+void
+jw_raw_m(tl_jsonw *w, const char *key, const char *json)
+{
+	jw_key(w, key);
+	jw_raw(w, json);
+}
+
+void
+jw_i64_or_null_m(tl_jsonw *w, const char *key, int64_t v, int has)
+{
+	jw_key(w, key);
+	jw_i64_or_null(w, v, has);
+}
+
+void
+jw_object_begin_m(tl_jsonw *w, const char *key)
+{
+	jw_key(w, key);
+	jw_object_begin(w);
+}
+
+void
+jw_array_begin_m(tl_jsonw *w, const char *key)
+{
+	jw_key(w, key);
+	jw_array_begin(w);
+}
+
+void
+jw_array_begin_lines_m(tl_jsonw *w, const char *key)
+{
+	jw_key(w, key);
+	jw_array_begin_lines(w);
+}
