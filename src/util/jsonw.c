@@ -20,7 +20,7 @@ struct tl_jsonw {
 };
 
 tl_jsonw *
-jw_open(FILE *f)
+jsonw_open(FILE *f)
 {
 	tl_jsonw *w = xmalloc(sizeof *w);
 	out_begin(&w->out, f);
@@ -30,14 +30,14 @@ jw_open(FILE *f)
 }
 
 FILE *
-jw_flush(tl_jsonw *w)
+jsonw_flush(tl_jsonw *w)
 {
 	out_flush(&w->out);
 	return w->out.f;
 }
 
 void
-jw_close(tl_jsonw *w, const char *tail)
+jsonw_close(tl_jsonw *w, const char *tail)
 {
 	if (w == NULL)
 		return;
@@ -81,31 +81,31 @@ open_c(tl_jsonw *w, int object, int lines)
 }
 
 void
-jw_object_begin(tl_jsonw *w)
+jsonw_object_begin(tl_jsonw *w)
 {
 	open_c(w, 1, 0);
 }
 
 void
-jw_array_begin(tl_jsonw *w)
+jsonw_array_begin(tl_jsonw *w)
 {
 	open_c(w, 0, 0);
 }
 
 void
-jw_object_begin_lines(tl_jsonw *w)
+jsonw_object_begin_lines(tl_jsonw *w)
 {
 	open_c(w, 1, 1);
 }
 
 void
-jw_array_begin_lines(tl_jsonw *w)
+jsonw_array_begin_lines(tl_jsonw *w)
 {
 	open_c(w, 0, 1);
 }
 
 void
-jw_end(tl_jsonw *w)
+jsonw_end(tl_jsonw *w)
 {
 	if (w->depth == 0 || w->after_key)
 		BUG("end without an open container or after a key");
@@ -116,7 +116,7 @@ jw_end(tl_jsonw *w)
 }
 
 void
-jw_key(tl_jsonw *w, const char *key)
+jsonw_key(tl_jsonw *w, const char *key)
 {
 	if (w->depth == 0 || !w->object[w->depth - 1] || w->after_key)
 		BUG("key \"%s\" outside an object", key);
@@ -127,14 +127,14 @@ jw_key(tl_jsonw *w, const char *key)
 }
 
 void
-jw_null(tl_jsonw *w)
+jsonw_null(tl_jsonw *w)
 {
 	sep(w);
 	out_lit(&w->out, "null");
 }
 
 void
-jw_bool(tl_jsonw *w, int v)
+jsonw_bool(tl_jsonw *w, int v)
 {
 	sep(w);
 	if (v)
@@ -144,35 +144,35 @@ jw_bool(tl_jsonw *w, int v)
 }
 
 void
-jw_i64(tl_jsonw *w, int64_t v)
+jsonw_i64(tl_jsonw *w, int64_t v)
 {
 	sep(w);
 	out_i64(&w->out, v);
 }
 
 void
-jw_u64(tl_jsonw *w, uint64_t v)
+jsonw_u64(tl_jsonw *w, uint64_t v)
 {
 	sep(w);
 	out_u64(&w->out, v);
 }
 
 void
-jw_double(tl_jsonw *w, const char *fmt, double v)
+jsonw_double(tl_jsonw *w, const char *fmt, double v)
 {
 	char buf[512];
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 	snprintf(buf, sizeof buf, fmt, v);
 #pragma GCC diagnostic pop
-	jw_raw(w, buf);
+	jsonw_raw(w, buf);
 }
 
 void
-jw_str(tl_jsonw *w, const char *s)
+jsonw_str(tl_jsonw *w, const char *s)
 {
 	if (s == NULL) {
-		jw_null(w);
+		jsonw_null(w);
 		return;
 	}
 	sep(w);
@@ -180,94 +180,94 @@ jw_str(tl_jsonw *w, const char *s)
 }
 
 void
-jw_raw(tl_jsonw *w, const char *json)
+jsonw_raw(tl_jsonw *w, const char *json)
 {
 	sep(w);
 	out_str(&w->out, json);
 }
 
 void
-jw_i64_or_null(tl_jsonw *w, int64_t v, int has)
+jsonw_i64_or_null(tl_jsonw *w, int64_t v, int has)
 {
 	if (has)
-		jw_i64(w, v);
+		jsonw_i64(w, v);
 	else
-		jw_null(w);
+		jsonw_null(w);
 }
 
 void
-jw_null_m(tl_jsonw *w, const char *key)
+jsonw_null_m(tl_jsonw *w, const char *key)
 {
-	jw_key(w, key);
-	jw_null(w);
+	jsonw_key(w, key);
+	jsonw_null(w);
 }
 
 void
-jw_bool_m(tl_jsonw *w, const char *key, int v)
+jsonw_bool_m(tl_jsonw *w, const char *key, int v)
 {
-	jw_key(w, key);
-	jw_bool(w, v);
+	jsonw_key(w, key);
+	jsonw_bool(w, v);
 }
 
 void
-jw_i64_m(tl_jsonw *w, const char *key, int64_t v)
+jsonw_i64_m(tl_jsonw *w, const char *key, int64_t v)
 {
-	jw_key(w, key);
-	jw_i64(w, v);
+	jsonw_key(w, key);
+	jsonw_i64(w, v);
 }
 
 void
-jw_u64_m(tl_jsonw *w, const char *key, uint64_t v)
+jsonw_u64_m(tl_jsonw *w, const char *key, uint64_t v)
 {
-	jw_key(w, key);
-	jw_u64(w, v);
+	jsonw_key(w, key);
+	jsonw_u64(w, v);
 }
 
 void
-jw_double_m(tl_jsonw *w, const char *key, const char *fmt, double v)
+jsonw_double_m(tl_jsonw *w, const char *key, const char *fmt, double v)
 {
-	jw_key(w, key);
-	jw_double(w, fmt, v);
+	jsonw_key(w, key);
+	jsonw_double(w, fmt, v);
 }
 
 void
-jw_str_m(tl_jsonw *w, const char *key, const char *s)
+jsonw_str_m(tl_jsonw *w, const char *key, const char *s)
 {
-	jw_key(w, key);
-	jw_str(w, s);
+	jsonw_key(w, key);
+	jsonw_str(w, s);
 }
 
 void
-jw_raw_m(tl_jsonw *w, const char *key, const char *json)
+jsonw_raw_m(tl_jsonw *w, const char *key, const char *json)
 {
-	jw_key(w, key);
-	jw_raw(w, json);
+	jsonw_key(w, key);
+	jsonw_raw(w, json);
 }
 
 void
-jw_i64_or_null_m(tl_jsonw *w, const char *key, int64_t v, int has)
+jsonw_i64_or_null_m(tl_jsonw *w, const char *key, int64_t v, int has)
 {
-	jw_key(w, key);
-	jw_i64_or_null(w, v, has);
+	jsonw_key(w, key);
+	jsonw_i64_or_null(w, v, has);
 }
 
 void
-jw_object_begin_m(tl_jsonw *w, const char *key)
+jsonw_object_begin_m(tl_jsonw *w, const char *key)
 {
-	jw_key(w, key);
-	jw_object_begin(w);
+	jsonw_key(w, key);
+	jsonw_object_begin(w);
 }
 
 void
-jw_array_begin_m(tl_jsonw *w, const char *key)
+jsonw_array_begin_m(tl_jsonw *w, const char *key)
 {
-	jw_key(w, key);
-	jw_array_begin(w);
+	jsonw_key(w, key);
+	jsonw_array_begin(w);
 }
 
 void
-jw_array_begin_lines_m(tl_jsonw *w, const char *key)
+jsonw_array_begin_lines_m(tl_jsonw *w, const char *key)
 {
-	jw_key(w, key);
-	jw_array_begin_lines(w);
+	jsonw_key(w, key);
+	jsonw_array_begin_lines(w);
 }

@@ -6,19 +6,19 @@
  *
  * Layout is tl's: compact, except a container begun with the _lines variant puts each element on
  * a line of its own ("[\n{..},\n{..}\n]"; "[]" when empty). Numbers read as printf writes them:
- * integers in decimal, doubles through the caller's format (jw_double(w, "%.6f", x)).
+ * integers in decimal, doubles through the caller's format (jsonw_double(w, "%.6f", x)).
  *
- *   tl_jsonw *w = jw_open(f);
- *   jw_object_begin(w);
- *   jw_str_m(w, "verdict", s);
- *   jw_array_begin_m(w, "changes");
- *   for (...) { jw_object_begin(w); jw_i64_m(w, "a_ns", a); jw_end(w); }
- *   jw_end(w);                  // the array
- *   jw_end(w);                  // the object
- *   jw_close(w, "\n");          // the text after the document; flushes and frees
+ *   tl_jsonw *w = jsonw_open(f);
+ *   jsonw_object_begin(w);
+ *   jsonw_str_m(w, "verdict", s);
+ *   jsonw_array_begin_m(w, "changes");
+ *   for (...) { jsonw_object_begin(w); jsonw_i64_m(w, "a_ns", a); jsonw_end(w); }
+ *   jsonw_end(w);                  // the array
+ *   jsonw_end(w);                  // the object
+ *   jsonw_close(w, "\n");          // the text after the document; flushes and frees
  *
- * How to add a member: one jw_*_m call at the place in the document it belongs (the _m variants
- * take the key; the plain ones are values, for an array element or after jw_key). */
+ * How to add a member: one jsonw_*_m call at the place in the document it belongs (the _m variants
+ * take the key; the plain ones are values, for an array element or after jsonw_key). */
 #ifndef TL_JSONW_H
 #define TL_JSONW_H
 #include <stddef.h>
@@ -29,51 +29,51 @@
 
 typedef struct tl_jsonw tl_jsonw;
 
-/* A writer to f (nothing reaches f before jw_flush or jw_close). */
-tl_jsonw *jw_open(FILE *f);
+/* A writer to f (nothing reaches f before jsonw_flush or jsonw_close). */
+tl_jsonw *jsonw_open(FILE *f);
 /* Writes tail (may be NULL) after the document, flushes, frees w. */
-void jw_close(tl_jsonw *w, const char *tail);
+void jsonw_close(tl_jsonw *w, const char *tail);
 /* Writes what is buffered to the FILE and returns it: for a caller that must write to the FILE
  * directly in between (then the writer does not know what was written). */
-FILE *jw_flush(tl_jsonw *w);
+FILE *jsonw_flush(tl_jsonw *w);
 
-/* Containers, as a value (the top, an array element, or after jw_key). */
-void jw_object_begin(tl_jsonw *w);
-void jw_array_begin(tl_jsonw *w);
-void jw_object_begin_lines(tl_jsonw *w);
-void jw_array_begin_lines(tl_jsonw *w);
+/* Containers, as a value (the top, an array element, or after jsonw_key). */
+void jsonw_object_begin(tl_jsonw *w);
+void jsonw_array_begin(tl_jsonw *w);
+void jsonw_object_begin_lines(tl_jsonw *w);
+void jsonw_array_begin_lines(tl_jsonw *w);
 /* Closes the innermost open container. */
-void jw_end(tl_jsonw *w);
+void jsonw_end(tl_jsonw *w);
 
 /* A member's key in the open object; its value comes next. */
-void jw_key(tl_jsonw *w, const char *key);
+void jsonw_key(tl_jsonw *w, const char *key);
 
 /* Values. */
-void jw_null(tl_jsonw *w);
-void jw_bool(tl_jsonw *w, int v);
-void jw_i64(tl_jsonw *w, int64_t v);
-void jw_u64(tl_jsonw *w, uint64_t v);
+void jsonw_null(tl_jsonw *w);
+void jsonw_bool(tl_jsonw *w, int v);
+void jsonw_i64(tl_jsonw *w, int64_t v);
+void jsonw_u64(tl_jsonw *w, uint64_t v);
 /* printf's fmt applied to v (one double conversion, e.g. "%.6f"). */
-void jw_double(tl_jsonw *w, const char *fmt, double v) __attribute__((format(printf, 2, 0)));
+void jsonw_double(tl_jsonw *w, const char *fmt, double v) __attribute__((format(printf, 2, 0)));
 /* s escaped, in quotes; NULL writes null. */
-void jw_str(tl_jsonw *w, const char *s);
+void jsonw_str(tl_jsonw *w, const char *s);
 /* A value the caller already wrote as JSON text (a number formatted its own way). */
-void jw_raw(tl_jsonw *w, const char *json);
+void jsonw_raw(tl_jsonw *w, const char *json);
 /* v, or null when has is 0 (a step that is unknown, a side that has no value). */
-void jw_i64_or_null(tl_jsonw *w, int64_t v, int has);
+void jsonw_i64_or_null(tl_jsonw *w, int64_t v, int has);
 
-/* Members: jw_key then the value. */
-void jw_null_m(tl_jsonw *w, const char *key);
-void jw_bool_m(tl_jsonw *w, const char *key, int v);
-void jw_i64_m(tl_jsonw *w, const char *key, int64_t v);
-void jw_u64_m(tl_jsonw *w, const char *key, uint64_t v);
-void jw_double_m(tl_jsonw *w, const char *key, const char *fmt, double v)
+/* Members: jsonw_key then the value. */
+void jsonw_null_m(tl_jsonw *w, const char *key);
+void jsonw_bool_m(tl_jsonw *w, const char *key, int v);
+void jsonw_i64_m(tl_jsonw *w, const char *key, int64_t v);
+void jsonw_u64_m(tl_jsonw *w, const char *key, uint64_t v);
+void jsonw_double_m(tl_jsonw *w, const char *key, const char *fmt, double v)
     __attribute__((format(printf, 3, 0)));
-void jw_str_m(tl_jsonw *w, const char *key, const char *s);
-void jw_raw_m(tl_jsonw *w, const char *key, const char *json);
-void jw_i64_or_null_m(tl_jsonw *w, const char *key, int64_t v, int has);
-void jw_object_begin_m(tl_jsonw *w, const char *key);
-void jw_array_begin_m(tl_jsonw *w, const char *key);
-void jw_array_begin_lines_m(tl_jsonw *w, const char *key);
+void jsonw_str_m(tl_jsonw *w, const char *key, const char *s);
+void jsonw_raw_m(tl_jsonw *w, const char *key, const char *json);
+void jsonw_i64_or_null_m(tl_jsonw *w, const char *key, int64_t v, int has);
+void jsonw_object_begin_m(tl_jsonw *w, const char *key);
+void jsonw_array_begin_m(tl_jsonw *w, const char *key);
+void jsonw_array_begin_lines_m(tl_jsonw *w, const char *key);
 
 #endif

@@ -18,9 +18,9 @@ doc(void (*fill)(tl_jsonw *), const char *tail)
 	char *p = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&p, &n);
-	tl_jsonw *w = jw_open(f);
+	tl_jsonw *w = jsonw_open(f);
 	fill(w);
-	jw_close(w, tail);
+	jsonw_close(w, tail);
 	fclose(f);
 	return p;
 }
@@ -28,63 +28,63 @@ doc(void (*fill)(tl_jsonw *), const char *tail)
 static void
 fill_empty(tl_jsonw *w)
 {
-	jw_object_begin(w);
-	jw_array_begin_m(w, "a");
-	jw_end(w);
-	jw_array_begin_lines_m(w, "b");
-	jw_end(w);
-	jw_object_begin_m(w, "c");
-	jw_end(w);
-	jw_end(w);
+	jsonw_object_begin(w);
+	jsonw_array_begin_m(w, "a");
+	jsonw_end(w);
+	jsonw_array_begin_lines_m(w, "b");
+	jsonw_end(w);
+	jsonw_object_begin_m(w, "c");
+	jsonw_end(w);
+	jsonw_end(w);
 }
 
 static void
 fill_types(tl_jsonw *w)
 {
-	jw_object_begin(w);
-	jw_i64_m(w, "i", INT64_MIN);
-	jw_u64_m(w, "u", UINT64_MAX);
-	jw_double_m(w, "share", "%.6f", 0.1234567);
-	jw_double_m(w, "pct", "%.3f", -2.5);
-	jw_null_m(w, "n");
-	jw_bool_m(w, "t", 1);
-	jw_bool_m(w, "f", 0);
-	jw_str_m(w, "s", "a\"b\\c\nd\x01");
-	jw_str_m(w, "none", NULL);
-	jw_i64_or_null_m(w, "step", 7, 1);
-	jw_i64_or_null_m(w, "step_b", 7, 0);
-	jw_raw_m(w, "ts", "12.345");
-	jw_str_m(w, "k\"ey", "v");
-	jw_end(w);
+	jsonw_object_begin(w);
+	jsonw_i64_m(w, "i", INT64_MIN);
+	jsonw_u64_m(w, "u", UINT64_MAX);
+	jsonw_double_m(w, "share", "%.6f", 0.1234567);
+	jsonw_double_m(w, "pct", "%.3f", -2.5);
+	jsonw_null_m(w, "n");
+	jsonw_bool_m(w, "t", 1);
+	jsonw_bool_m(w, "f", 0);
+	jsonw_str_m(w, "s", "a\"b\\c\nd\x01");
+	jsonw_str_m(w, "none", NULL);
+	jsonw_i64_or_null_m(w, "step", 7, 1);
+	jsonw_i64_or_null_m(w, "step_b", 7, 0);
+	jsonw_raw_m(w, "ts", "12.345");
+	jsonw_str_m(w, "k\"ey", "v");
+	jsonw_end(w);
 }
 
 static void
 fill_lines(tl_jsonw *w)
 {
-	jw_object_begin(w);
-	jw_array_begin_lines_m(w, "findings");
+	jsonw_object_begin(w);
+	jsonw_array_begin_lines_m(w, "findings");
 	for (int i = 0; i < 3; i++) {
-		jw_object_begin(w);
-		jw_i64_m(w, "index", i + 1);
-		jw_array_begin_m(w, "r");
-		jw_i64(w, i);
-		jw_null(w);
-		jw_str(w, "x");
-		jw_end(w);
-		jw_end(w);
+		jsonw_object_begin(w);
+		jsonw_i64_m(w, "index", i + 1);
+		jsonw_array_begin_m(w, "r");
+		jsonw_i64(w, i);
+		jsonw_null(w);
+		jsonw_str(w, "x");
+		jsonw_end(w);
+		jsonw_end(w);
 	}
-	jw_end(w);
-	jw_end(w);
+	jsonw_end(w);
+	jsonw_end(w);
 }
 
 static void
 fill_top_array(tl_jsonw *w)
 {
-	jw_array_begin_lines(w);
-	jw_object_begin(w);
-	jw_i64_m(w, "a", 1);
-	jw_end(w);
-	jw_end(w);
+	jsonw_array_begin_lines(w);
+	jsonw_object_begin(w);
+	jsonw_i64_m(w, "a", 1);
+	jsonw_end(w);
+	jsonw_end(w);
 }
 
 int
@@ -138,12 +138,12 @@ main(void)
 	char *p = NULL, *q = NULL;
 	size_t pn = 0, qn = 0;
 	FILE *f = open_memstream(&p, &pn);
-	tl_jsonw *w = jw_open(f);
-	jw_array_begin(w);
-	jw_str(w, long_s);
-	jw_str(w, long_s);
-	jw_end(w);
-	jw_close(w, NULL);
+	tl_jsonw *w = jsonw_open(f);
+	jsonw_array_begin(w);
+	jsonw_str(w, long_s);
+	jsonw_str(w, long_s);
+	jsonw_end(w);
+	jsonw_close(w, NULL);
 	fclose(f);
 	FILE *g = open_memstream(&q, &qn);
 	fputs("[\"", g);
