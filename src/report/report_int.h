@@ -5,6 +5,7 @@
 #define TL_REPORT_INT_H
 #include <stdio.h>
 
+#include "util/jsonw.h"
 #include "util/outbuf.h"
 
 /* The rank as text: its number, or "?" when unknown. buf holds 16 bytes. */
@@ -55,6 +56,7 @@ report_out_rank(tl_out *o, int rank)
  * member); nothing when either side has none gathered (--vs). */
 struct tl_diff_side;
 void report_diff_findings_text(FILE *, const struct tl_diff_side *a, const struct tl_diff_side *b);
-void report_diff_findings_json(FILE *, const struct tl_diff_side *a, const struct tl_diff_side *b);
+void report_diff_findings_json(tl_jsonw *, const struct tl_diff_side *a,
+                               const struct tl_diff_side *b);
 
 #endif
