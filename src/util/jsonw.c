@@ -49,6 +49,12 @@ jsonw_close(tl_jsonw *w, const char *tail)
 	free(w);
 }
 
+void
+jsonw_abandon(tl_jsonw *w)
+{
+	free(w);
+}
+
 /* Before a value or a key: the comma (and the newline of a _lines container) it needs. */
 static void
 sep(tl_jsonw *w)

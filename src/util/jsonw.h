@@ -33,6 +33,9 @@ typedef struct tl_jsonw tl_jsonw;
 tl_jsonw *jsonw_open(FILE *f);
 /* Writes tail (may be NULL) after the document, flushes, frees w. */
 void jsonw_close(tl_jsonw *w, const char *tail);
+/* Frees w, its buffered text dropped and its containers left open: a document given up on (the
+ * caller removes the file). */
+void jsonw_abandon(tl_jsonw *w);
 /* Writes what is buffered to the FILE and returns it: for a caller that must write to the FILE
  * directly in between (then the writer does not know what was written). */
 FILE *jsonw_flush(tl_jsonw *w);
