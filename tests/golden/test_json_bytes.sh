@@ -74,11 +74,17 @@ if "$TLGEN" rl "$g/grpo" >/dev/null 2>&1 &&
 	"$TLGEN" rl "$g/pp" --pp 2 --microbatches 4 >/dev/null 2>&1 &&
 	"$TLGEN" screens "$g/scr" --ranks 2 --tasks 400 --json >/dev/null 2>&1 &&
 	find "$g/scr" -name '*.db' -exec rm {} + &&
-	"$TLGEN" kineto "$g/kin.json" --comm --steps 3 >/dev/null 2>&1; then
+	"$TLGEN" kineto "$g/kin.json" --comm --steps 3 >/dev/null 2>&1 &&
+	"$TLGEN" rl "$g/mem" --memory --host-ops --with-stack >/dev/null 2>&1 &&
+	"$TLGEN" rl "$g/mod" --modules >/dev/null 2>&1; then
 	all grpo "$g/grpo"
 	all pp "$g/pp"
 	all screens-json "$g/scr"
 	all kineto "$g/kin.json"
+	# the memory, counter, host and module sections
+	emit mem.summary "$g/mem" run summary "$g/mem" --json --no-cache
+	emit mem.export "$g/mem" export_chrome "$g/mem"
+	emit mod.summary "$g/mod" run summary "$g/mod" --json --no-cache
 	emit gen.diff "$g" run diff "$g/grpo" "$g/slow" --json --no-cache
 	emit gen.diff-ranks "$g" run diff "$g/slow" --rank 1 --vs 2 --json --no-cache
 else
