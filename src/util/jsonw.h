@@ -31,6 +31,10 @@ typedef struct tl_jsonw tl_jsonw;
 
 /* A writer to f (nothing reaches f before jsonw_flush or jsonw_close). */
 tl_jsonw *jsonw_open(FILE *f);
+/* A writer that continues an object the caller began on f and wrote a member of already (a
+ * section of a document not yet converted): its members get their commas, and jsonw_close
+ * leaves the object open for the caller. */
+tl_jsonw *jsonw_open_members(FILE *f);
 /* Writes tail (may be NULL) after the document, flushes, frees w. */
 void jsonw_close(tl_jsonw *w, const char *tail);
 /* Frees w, its buffered text dropped and its containers left open: a document given up on (the

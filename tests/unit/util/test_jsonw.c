@@ -87,6 +87,16 @@ fill_top_array(tl_jsonw *w)
 	jsonw_end(w);
 }
 
+/* a section written into an object the caller began by hand */
+static void
+fill_members(tl_jsonw *w)
+{
+	jsonw_array_begin_m(w, "ops");
+	jsonw_i64(w, 1);
+	jsonw_end(w);
+	jsonw_str_m(w, "x", "y");
+}
+
 int
 main(void)
 {
@@ -128,6 +138,21 @@ main(void)
 	s = doc(fill_top_array, "\n");
 	CHECK_STR(s, "[\n{\"a\":1}\n]\n", "a top-level array of lines, as tl query --json");
 	free(s);
+
+	{
+		char *p = NULL;
+		size_t n = 0;
+		FILE *f = open_memstream(&p, &n);
+		fputs("{\"steps\":[]", f);
+		tl_jsonw *w = jsonw_open_members(f);
+		fill_members(w);
+		jsonw_close(w, NULL);
+		fputs("}", f);
+		fclose(f);
+		CHECK_STR(p, "{\"steps\":[],\"ops\":[1],\"x\":\"y\"}",
+		          "members continuing the caller's object");
+		free(p);
+	}
 
 	/* a long string through the buffer's slow path: escaped as text_json_write does */
 	size_t big = 200000;
