@@ -32,6 +32,13 @@ report_jrank(char *buf, int rank)
 #define RANK_TXT(rank) report_rank((char[16]){0}, (rank))
 #define RANK_JSON(rank) report_jrank((char[16]){0}, (rank))
 
+/* The rank as a member of the object w has open: its number, or null when unknown. */
+static inline void
+report_jw_rank(tl_jsonw *w, const char *key, int rank)
+{
+	jsonw_i64_or_null_m(w, key, rank, rank >= 0);
+}
+
 /* The rank as a JSON value: its number, or null when unknown. */
 static inline void
 report_json_rank(FILE *f, int rank)
