@@ -3,6 +3,7 @@
 #include "config.h"
 #include "report/report.h"
 #include "report/report_int.h"
+#include "util/jsonw.h"
 #include "util/text.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"
@@ -22,96 +23,94 @@ stage_of(const tl_query *q, int stage)
 	return s != NULL ? s : "";
 }
 
+/* One step's path as an object: its segments, blame and operators. */
 static void
-json_str(FILE *f, const char *s)
+step_json(tl_jsonw *w, const tl_query *q, const cp_step *s)
 {
-	fputc('"', f);
-	text_json_write(f, s);
-	fputc('"', f);
-}
-
-static void
-step_json(FILE *f, const tl_query *q, const cp_step *s)
-{
-	fprintf(f, "{\"step\":");
-	if (s->step < 0)
-		fprintf(f, "null");
-	else
-		fprintf(f, "%" PRId64, s->step);
-	fprintf(f,
-	        ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"duration_ns\":%" PRId64
-	        ",\"collectives\":%zu,\"rank_changes\":%zu,\"segments\":[",
-	        s->start, s->end, s->end - s->start, s->collectives, s->jumps);
+	jsonw_object_begin(w);
+	jsonw_i64_or_null_m(w, "step", s->step, s->step >= 0);
+	jsonw_i64_m(w, "start_ns", s->start);
+	jsonw_i64_m(w, "end_ns", s->end);
+	jsonw_i64_m(w, "duration_ns", s->end - s->start);
+	jsonw_u64_m(w, "collectives", s->collectives);
+	jsonw_u64_m(w, "rank_changes", s->jumps);
+	jsonw_array_begin_m(w, "segments");
 	for (size_t k = 0; k < s->nseg; k++) {
 		const cp_seg *g = &s->seg[k];
-		fprintf(f,
-		        "%s{\"rank\":%s,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
-		        ",\"kind\":\"%s\",\"stage\":",
-		        k ? "," : "", RANK_JSON(g->rank), g->start, g->end,
-		        tlq_cp_kind_name(g->kind));
-		if (g->stage >= 0)
-			json_str(f, stage_of(q, g->stage));
-		else
-			fprintf(f, "null");
-		fprintf(f, ",\"name\":");
-		json_str(f, g->name);
-		fputc('}', f);
+		jsonw_object_begin(w);
+		report_jw_rank(w, "rank", g->rank);
+		jsonw_i64_m(w, "start_ns", g->start);
+		jsonw_i64_m(w, "end_ns", g->end);
+		jsonw_str_m(w, "kind", tlq_cp_kind_name(g->kind));
+		jsonw_str_m(w, "stage", g->stage >= 0 ? stage_of(q, g->stage) : NULL);
+		jsonw_str_m(w, "name", g->name);
+		jsonw_end(w);
 	}
-	fprintf(f, "],\"blame\":[");
-	for (size_t k = 0; k < s->nblame; k++)
-		fprintf(f, "%s{\"rank\":%s,\"kind\":\"%s\",\"ns\":%" PRId64 "}", k ? "," : "",
-		        RANK_JSON(s->blame[k].rank), tlq_cp_kind_name(s->blame[k].kind),
-		        s->blame[k].ns);
-	fprintf(f, "],\"operators\":[");
+	jsonw_end(w);
+	jsonw_array_begin_m(w, "blame");
+	for (size_t k = 0; k < s->nblame; k++) {
+		jsonw_object_begin(w);
+		report_jw_rank(w, "rank", s->blame[k].rank);
+		jsonw_str_m(w, "kind", tlq_cp_kind_name(s->blame[k].kind));
+		jsonw_i64_m(w, "ns", s->blame[k].ns);
+		jsonw_end(w);
+	}
+	jsonw_end(w);
+	jsonw_array_begin_m(w, "operators");
 	for (size_t k = 0; k < s->nops && k < TOP_OPS; k++) {
-		fprintf(f, "%s{\"name\":", k ? "," : "");
-		json_str(f, s->ops[k].name);
-		fprintf(f, ",\"ns\":%" PRId64 "}", s->ops[k].ns);
+		jsonw_object_begin(w);
+		jsonw_str_m(w, "name", s->ops[k].name);
+		jsonw_i64_m(w, "ns", s->ops[k].ns);
+		jsonw_end(w);
 	}
-	fprintf(f, "]}");
+	jsonw_end(w);
+	jsonw_end(w);
 }
 
 void
 report_critical_json(FILE *f, const tl_query *q, const tl_cp_result *r, const char *whatif)
 {
-	fprintf(f, "{\"critical_path\":[");
-	for (size_t i = 0; i < r->n; i++) {
-		if (i)
-			fputc(',', f);
-		step_json(f, q, &r->steps[i]);
-	}
-	fprintf(f, "],\"top_operators\":[");
+	tl_jsonw *w = jsonw_open(f);
+	jsonw_object_begin(w);
+	jsonw_array_begin_m(w, "critical_path");
+	for (size_t i = 0; i < r->n; i++)
+		step_json(w, q, &r->steps[i]);
+	jsonw_end(w);
+	jsonw_array_begin_m(w, "top_operators");
 	for (size_t k = 0; k < r->nops && k < TOP_OPS; k++) {
-		fprintf(f, "%s{\"name\":", k ? "," : "");
-		json_str(f, r->ops[k].name);
-		fprintf(f, ",\"ns\":%" PRId64 "}", r->ops[k].ns);
+		jsonw_object_begin(w);
+		jsonw_str_m(w, "name", r->ops[k].name);
+		jsonw_i64_m(w, "ns", r->ops[k].ns);
+		jsonw_end(w);
 	}
-	fprintf(f, "],\"top_ranks\":[");
-	for (size_t k = 0; k < r->nranks; k++)
-		fprintf(f, "%s{\"rank\":%s,\"ns\":%" PRId64 "}", k ? "," : "",
-		        RANK_JSON(r->ranks[k].rank), r->ranks[k].ns);
-	fputc(']', f);
+	jsonw_end(w);
+	jsonw_array_begin_m(w, "top_ranks");
+	for (size_t k = 0; k < r->nranks; k++) {
+		jsonw_object_begin(w);
+		report_jw_rank(w, "rank", r->ranks[k].rank);
+		jsonw_i64_m(w, "ns", r->ranks[k].ns);
+		jsonw_end(w);
+	}
+	jsonw_end(w);
 	if (r->whatif != NULL) {
-		fprintf(f, ",\"what_if\":{\"spec\":");
-		json_str(f, whatif != NULL ? whatif : "");
-		fprintf(f, ",\"steps\":[");
+		jsonw_object_begin_m(w, "what_if");
+		jsonw_str_m(w, "spec", whatif != NULL ? whatif : "");
+		jsonw_array_begin_m(w, "steps");
 		for (size_t i = 0; i < r->n; i++) {
 			const cp_step *a = &r->steps[i], *b = &r->whatif[i];
-			fprintf(f, "%s{\"step\":", i ? "," : "");
-			if (a->step < 0)
-				fprintf(f, "null");
-			else
-				fprintf(f, "%" PRId64, a->step);
-			fprintf(f,
-			        ",\"duration_ns\":%" PRId64 ",\"predicted_ns\":%" PRId64
-			        ",\"path\":",
-			        a->end - a->start, b->end - b->start);
-			step_json(f, q, b);
-			fputc('}', f);
+			jsonw_object_begin(w);
+			jsonw_i64_or_null_m(w, "step", a->step, a->step >= 0);
+			jsonw_i64_m(w, "duration_ns", a->end - a->start);
+			jsonw_i64_m(w, "predicted_ns", b->end - b->start);
+			jsonw_key(w, "path");
+			step_json(w, q, b);
+			jsonw_end(w);
 		}
-		fprintf(f, "]}");
+		jsonw_end(w);
+		jsonw_end(w);
 	}
-	fprintf(f, "}\n");
+	jsonw_end(w);
+	jsonw_close(w, "\n");
 }
 
 static int
@@ -247,13 +246,12 @@ report_critical_text(FILE *f, const tl_query *q, const tl_cp_result *r, const ch
 void
 report_critical_summary_json(FILE *f, const tl_query *q, const tl_cp_result *r)
 {
-	fprintf(f, ",\"critical_path\":[");
-	for (size_t i = 0; i < r->n; i++) {
-		if (i)
-			fputc(',', f);
-		step_json(f, q, &r->steps[i]);
-	}
-	fputc(']', f);
+	tl_jsonw *w = jsonw_open_members(f);
+	jsonw_array_begin_m(w, "critical_path");
+	for (size_t i = 0; i < r->n; i++)
+		step_json(w, q, &r->steps[i]);
+	jsonw_end(w);
+	jsonw_close(w, NULL);
 }
 
 void

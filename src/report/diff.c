@@ -201,111 +201,85 @@ report_diff_text(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const ch
 	free(v);
 }
 
+/* A rank in JSON: null over all ranks, or for the only rank when its number is unknown. */
 static void
-json_str(FILE *f, const char *s)
+json_rank(tl_jsonw *w, const char *key, int rank)
 {
-	fputc('"', f);
-	text_json_write(f, s);
-	fputc('"', f);
+	jsonw_i64_or_null_m(w, key, rank, rank >= 0 && rank != TL_DIFF_RANK_SINGLE);
 }
 
 static void
-json_step(FILE *f, int64_t id)
-{
-	if (id < 0)
-		fputs("null", f);
-	else
-		fprintf(f, "%" PRId64, id);
-}
-
-static void
-json_change(FILE *f, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_change *c,
+json_change(tl_jsonw *w, const tl_diff_side *a, const tl_diff_side *b, const tl_diff_change *c,
             int full)
 {
-	fprintf(f, "{\"kind\":\"%s\",\"name\":", tlq_diff_kind_name(c->kind));
-	json_str(f, c->name);
-	fputs(",\"rank\":", f);
-	if (c->rank < 0 || c->rank == TL_DIFF_RANK_SINGLE)
-		fputs("null", f); /* over all ranks, or the only rank, its number unknown */
-	else
-		fprintf(f, "%d", c->rank);
-	fputs(",\"step\":", f);
-	json_step(f, tlq_diff_step_id(a, c->step));
-	fputs(",\"step_b\":", f);
-	json_step(f, tlq_diff_step_id(b, c->step));
-	fputs(",\"a_ns\":", f);
-	if (c->has_a)
-		fprintf(f, "%" PRId64, c->a);
-	else
-		fputs("null", f);
-	fputs(",\"b_ns\":", f);
-	if (c->has_b)
-		fprintf(f, "%" PRId64, c->b);
-	else
-		fputs("null", f);
-	fprintf(f, ",\"delta_ns\":%" PRId64 ",\"delta_pct\":", diff_delta(c));
+	jsonw_object_begin(w);
+	jsonw_str_m(w, "kind", tlq_diff_kind_name(c->kind));
+	jsonw_str_m(w, "name", c->name);
+	json_rank(w, "rank", c->rank);
+	int64_t sa = tlq_diff_step_id(a, c->step), sb = tlq_diff_step_id(b, c->step);
+	jsonw_i64_or_null_m(w, "step", sa, sa >= 0);
+	jsonw_i64_or_null_m(w, "step_b", sb, sb >= 0);
+	jsonw_i64_or_null_m(w, "a_ns", c->a, c->has_a);
+	jsonw_i64_or_null_m(w, "b_ns", c->b, c->has_b);
+	jsonw_i64_m(w, "delta_ns", diff_delta(c));
 	double p;
 	if (c->has_a && c->has_b && tlq_diff_pct(c, &p))
-		fprintf(f, "%.3f", p);
+		jsonw_double_m(w, "delta_pct", "%.3f", p);
 	else
-		fputs("null", f);
-	fprintf(f, ",\"step_delta_ns\":%" PRId64, c->step_delta);
+		jsonw_null_m(w, "delta_pct");
+	jsonw_i64_m(w, "step_delta_ns", c->step_delta);
 	if (c->rank < 0)
-		fprintf(f, ",\"ranks_changed\":%zu", c->ranks_changed);
+		jsonw_u64_m(w, "ranks_changed", c->ranks_changed);
 	if (full) {
-		fprintf(f,
-		        ",\"a_max_ns\":%" PRId64 ",\"b_max_ns\":%" PRId64 ",\"a_count\":%" PRIu64
-		        ",\"b_count\":%" PRIu64 ",\"a_ranks\":%zu,\"b_ranks\":%zu,\"top_rank\":",
-		        c->max_a, c->max_b, c->count_a, c->count_b, c->nranks_a, c->nranks_b);
-		if (c->top_rank < 0 || c->top_rank == TL_DIFF_RANK_SINGLE)
-			fputs("null", f);
-		else
-			fprintf(f, "%d", c->top_rank);
+		jsonw_i64_m(w, "a_max_ns", c->max_a);
+		jsonw_i64_m(w, "b_max_ns", c->max_b);
+		jsonw_u64_m(w, "a_count", c->count_a);
+		jsonw_u64_m(w, "b_count", c->count_b);
+		jsonw_u64_m(w, "a_ranks", c->nranks_a);
+		jsonw_u64_m(w, "b_ranks", c->nranks_b);
+		json_rank(w, "top_rank", c->top_rank);
 	}
-	fputc('}', f);
+	jsonw_end(w);
 }
 
+/* What x has that y does not: ranks and stages. */
 static void
-json_only(FILE *f, const tl_diff_side *x, const tl_diff_side *y)
+json_only(tl_jsonw *w, const char *key, const tl_diff_side *x, const tl_diff_side *y)
 {
-	fputs("{\"ranks\":[", f);
-	int any = 0;
+	jsonw_object_begin_m(w, key);
+	jsonw_array_begin_m(w, "ranks");
 	for (size_t i = 0; i < x->nranks; i++) {
 		int found = 0;
 		for (size_t j = 0; j < y->nranks; j++)
 			found |= y->ranks[j] == x->ranks[i];
 		if (!found && x->ranks[i] == TL_DIFF_RANK_SINGLE)
-			fprintf(f, "%snull", any++ ? "," : "");
+			jsonw_null(w);
 		else if (!found)
-			fprintf(f, "%s%d", any++ ? "," : "", x->ranks[i]);
+			jsonw_i64(w, x->ranks[i]);
 	}
-	fputs("],\"stages\":[", f);
-	any = 0;
+	jsonw_end(w);
+	jsonw_array_begin_m(w, "stages");
 	for (size_t i = 0; i < x->nstages; i++) {
 		int found = 0;
 		for (size_t j = 0; j < y->nstages; j++)
 			found |= strcmp(x->stages[i], y->stages[j]) == 0;
-		if (!found && y->have_stages) {
-			fputs(any++ ? "," : "", f);
-			json_str(f, x->stages[i]);
-		}
+		if (!found && y->have_stages)
+			jsonw_str(w, x->stages[i]);
 	}
-	fputs("]}", f);
+	jsonw_end(w);
+	jsonw_end(w);
 }
 
 /* Every row of one kind, over all ranks and per rank, ordered like changes. */
 static void
-json_kind(FILE *f, const char *member, const tl_diff_side *a, const tl_diff_side *b,
+json_kind(tl_jsonw *w, const char *member, const tl_diff_side *a, const tl_diff_side *b,
           tl_diff_change *v, size_t n, tl_diff_kind k)
 {
-	fprintf(f, ",\"%s\":[", member);
-	int any = 0;
+	jsonw_array_begin_m(w, member);
 	for (size_t i = 0; i < n; i++)
-		if (v[i].kind == k) {
-			fputs(any++ ? "," : "", f);
-			json_change(f, a, b, &v[i], 1);
-		}
-	fputs("]", f);
+		if (v[i].kind == k)
+			json_change(w, a, b, &v[i], 1);
+	jsonw_end(w);
 }
 
 void
@@ -316,26 +290,25 @@ report_diff_json(FILE *f, const tl_diff_side *a, const tl_diff_side *b)
 	n = tlq_diff_changes(a, b, &v);
 	char vd[512];
 	tlq_diff_verdict(v, n, vd, sizeof vd);
-	fputs("{\"verdict\":", f);
-	json_str(f, vd);
-	fputs(",\"changes\":[", f);
-	int any = 0;
+	tl_jsonw *w = jsonw_open(f);
+	jsonw_object_begin(w);
+	jsonw_str_m(w, "verdict", vd);
+	jsonw_array_begin_m(w, "changes");
 	for (size_t i = 0; i < n; i++)
-		if (tlq_diff_changed(&v[i])) {
-			fputs(any++ ? "," : "", f);
-			json_change(f, a, b, &v[i], 0);
-		}
-	fputs("]", f);
-	json_kind(f, "stages", a, b, v, n, TL_DIFF_STAGE);
-	json_kind(f, "operators", a, b, v, n, TL_DIFF_OPERATOR);
-	json_kind(f, "overlap", a, b, v, n, TL_DIFF_OVERLAP);
-	json_kind(f, "communication", a, b, v, n, TL_DIFF_COMM);
-	json_kind(f, "bubbles", a, b, v, n, TL_DIFF_BUBBLE);
-	report_diff_findings_json(f, a, b);
-	fputs(",\"only_in_a\":", f);
-	json_only(f, a, b);
-	fputs(",\"only_in_b\":", f);
-	json_only(f, b, a);
-	fprintf(f, ",\"a_steps\":%zu,\"b_steps\":%zu}\n", a->nsteps, b->nsteps);
+		if (tlq_diff_changed(&v[i]))
+			json_change(w, a, b, &v[i], 0);
+	jsonw_end(w);
+	json_kind(w, "stages", a, b, v, n, TL_DIFF_STAGE);
+	json_kind(w, "operators", a, b, v, n, TL_DIFF_OPERATOR);
+	json_kind(w, "overlap", a, b, v, n, TL_DIFF_OVERLAP);
+	json_kind(w, "communication", a, b, v, n, TL_DIFF_COMM);
+	json_kind(w, "bubbles", a, b, v, n, TL_DIFF_BUBBLE);
+	report_diff_findings_json(w, a, b);
+	json_only(w, "only_in_a", a, b);
+	json_only(w, "only_in_b", b, a);
+	jsonw_u64_m(w, "a_steps", a->nsteps);
+	jsonw_u64_m(w, "b_steps", b->nsteps);
+	jsonw_end(w);
+	jsonw_close(w, "\n");
 	free(v);
 }

@@ -66,80 +66,48 @@ report_diff_findings_text(FILE *f, const tl_diff_side *a, const tl_diff_side *b)
 	free(v);
 }
 
+/* A finding's time on one side, null when the side does not have it. */
 static void
-jstr(FILE *f, const char *s)
+jns(tl_jsonw *w, const char *key, const tl_diff_finding *x)
 {
-	fputc('"', f);
-	text_json_write(f, s);
-	fputc('"', f);
-}
-
-static void
-jns(FILE *f, const tl_diff_finding *x)
-{
-	if (x)
-		fprintf(f, "%" PRId64, x->ns);
-	else
-		fputs("null", f);
+	jsonw_i64_or_null_m(w, key, x ? x->ns : 0, x != NULL);
 }
 
 void
-report_diff_findings_json(FILE *f, const tl_diff_side *a, const tl_diff_side *b)
+report_diff_findings_json(tl_jsonw *w, const tl_diff_side *a, const tl_diff_side *b)
 {
 	if (!a->have_findings || !b->have_findings)
 		return;
 	tl_diff_fchange *v;
 	size_t n = tlq_diff_findings(a, b, &v);
 	const tl_find_rule *r = tlq_find_rules();
-	fputs(",\"findings\":[", f);
+	jsonw_array_begin_m(w, "findings");
 	for (size_t i = 0; i < n; i++) {
 		const tl_diff_finding *x = v[i].a ? v[i].a : v[i].b;
 		char place[256];
-		fprintf(f, "%s{\"kind\":", i ? "," : "");
-		jstr(f, r[x->kind].kind);
-		fputs(",\"place\":", f);
-		jstr(f, tlq_diff_finding_place(x, place, sizeof place));
-		fputs(",\"rank\":", f);
-		if (x->rank < 0 || x->rank == TL_DIFF_RANK_SINGLE)
-			fputs("null", f);
-		else
-			fprintf(f, "%d", x->rank);
-		fputs(",\"ranks_a\":", f);
-		if (v[i].a && v[i].a->ranks[0])
-			jstr(f, v[i].a->ranks);
-		else
-			fputs("null", f);
-		fputs(",\"ranks_b\":", f);
-		if (v[i].b && v[i].b->ranks[0])
-			jstr(f, v[i].b->ranks);
-		else
-			fputs("null", f);
-		fputs(",\"stage\":", f);
-		if (x->stage[0])
-			jstr(f, x->stage);
-		else
-			fputs("null", f);
-		fputs(",\"op\":", f);
-		if (x->op[0])
-			jstr(f, x->op);
-		else
-			fputs("null", f);
-		if (x->kind == TL_FIND_SLOW_LINK)
-			fprintf(f, ",\"src_rank\":%d,\"dst_rank\":%d", x->src_rank, x->dst_rank);
+		jsonw_object_begin(w);
+		jsonw_str_m(w, "kind", r[x->kind].kind);
+		jsonw_str_m(w, "place", tlq_diff_finding_place(x, place, sizeof place));
+		jsonw_i64_or_null_m(w, "rank", x->rank,
+		                    x->rank >= 0 && x->rank != TL_DIFF_RANK_SINGLE);
+		jsonw_str_m(w, "ranks_a", v[i].a && v[i].a->ranks[0] ? v[i].a->ranks : NULL);
+		jsonw_str_m(w, "ranks_b", v[i].b && v[i].b->ranks[0] ? v[i].b->ranks : NULL);
+		jsonw_str_m(w, "stage", x->stage[0] ? x->stage : NULL);
+		jsonw_str_m(w, "op", x->op[0] ? x->op : NULL);
+		if (x->kind == TL_FIND_SLOW_LINK) {
+			jsonw_i64_m(w, "src_rank", x->src_rank);
+			jsonw_i64_m(w, "dst_rank", x->dst_rank);
+		}
 		if (x->pp_stage >= 0)
-			fprintf(f, ",\"pp_stage\":%d", x->pp_stage);
-		fputs(",\"transport\":", f);
-		if (x->transport)
-			jstr(f, x->transport);
-		else
-			fputs("null", f);
-		fputs(",\"a_ns\":", f);
-		jns(f, v[i].a);
-		fputs(",\"b_ns\":", f);
-		jns(f, v[i].b);
-		fprintf(f, ",\"delta_ns\":%" PRId64 ",\"a_count\":%d,\"b_count\":%d}", v[i].delta,
-		        v[i].a ? v[i].a->count : 0, v[i].b ? v[i].b->count : 0);
+			jsonw_i64_m(w, "pp_stage", x->pp_stage);
+		jsonw_str_m(w, "transport", x->transport);
+		jns(w, "a_ns", v[i].a);
+		jns(w, "b_ns", v[i].b);
+		jsonw_i64_m(w, "delta_ns", v[i].delta);
+		jsonw_i64_m(w, "a_count", v[i].a ? v[i].a->count : 0);
+		jsonw_i64_m(w, "b_count", v[i].b ? v[i].b->count : 0);
+		jsonw_end(w);
 	}
-	fputs("]", f);
+	jsonw_end(w);
 	free(v);
 }

@@ -5,6 +5,7 @@
 #define TL_REPORT_INT_H
 #include <stdio.h>
 
+#include "util/jsonw.h"
 #include "util/outbuf.h"
 
 /* The rank as text: its number, or "?" when unknown. buf holds 16 bytes. */
@@ -31,6 +32,13 @@ report_jrank(char *buf, int rank)
 #define RANK_TXT(rank) report_rank((char[16]){0}, (rank))
 #define RANK_JSON(rank) report_jrank((char[16]){0}, (rank))
 
+/* The rank as a member of the object w has open: its number, or null when unknown. */
+static inline void
+report_jw_rank(tl_jsonw *w, const char *key, int rank)
+{
+	jsonw_i64_or_null_m(w, key, rank, rank >= 0);
+}
+
 /* The rank as a JSON value: its number, or null when unknown. */
 static inline void
 report_json_rank(FILE *f, int rank)
@@ -55,6 +63,7 @@ report_out_rank(tl_out *o, int rank)
  * member); nothing when either side has none gathered (--vs). */
 struct tl_diff_side;
 void report_diff_findings_text(FILE *, const struct tl_diff_side *a, const struct tl_diff_side *b);
-void report_diff_findings_json(FILE *, const struct tl_diff_side *a, const struct tl_diff_side *b);
+void report_diff_findings_json(tl_jsonw *, const struct tl_diff_side *a,
+                               const struct tl_diff_side *b);
 
 #endif

@@ -10,65 +10,60 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	text_json_write(f, s ? s : "");
-	fputc('"', f);
-}
-
 /* Quartiles and means are exact to a quarter ns for quartiles; means get three decimals. */
 static void
-json_stat(FILE *f, const tl_opstat *s)
+json_stat(tl_jsonw *w, const tl_opstat *s)
 {
-	fprintf(f,
-	        "\"count\":%" PRIu64 ",\"total_ns\":%" PRId64
-	        ",\"mean_ns\":%.3f,\"min_ns\":%" PRId64 ",\"max_ns\":%" PRId64
-	        ",\"q1_ns\":%.2f,\"median_ns\":%.2f,\"q3_ns\":%.2f",
-	        s->count, s->total, s->mean, s->min, s->max, s->q1, s->median, s->q3);
+	jsonw_u64_m(w, "count", s->count);
+	jsonw_i64_m(w, "total_ns", s->total);
+	jsonw_double_m(w, "mean_ns", "%.3f", s->mean);
+	jsonw_i64_m(w, "min_ns", s->min);
+	jsonw_i64_m(w, "max_ns", s->max);
+	jsonw_double_m(w, "q1_ns", "%.2f", s->q1);
+	jsonw_double_m(w, "median_ns", "%.2f", s->median);
+	jsonw_double_m(w, "q3_ns", "%.2f", s->q3);
 }
 
 void
 report_ops_json(FILE *f, const tl_query *q)
 {
+	tl_jsonw *w = jsonw_open_members(f);
 	tl_ops_result o;
 	tlq_ops(q, &o);
-	fprintf(f, ",\"operators\":[");
+	jsonw_array_begin_m(w, "operators");
 	for (size_t i = 0; i < o.ntypes; i++) {
 		const tl_op_type_row *t = &o.types[i];
-		fprintf(f, "%s{\"rank\":%s,\"op_type\":", i ? "," : "", RANK_JSON(t->rank));
-		json_str(f, t->op_type);
-		fprintf(f, ",\"task_type\":");
-		json_str(f, t->task_type);
-		fputc(',', f);
-		json_stat(f, &t->st);
-		fprintf(f, ",\"by_name\":[");
+		jsonw_object_begin(w);
+		report_jw_rank(w, "rank", t->rank);
+		jsonw_str_m(w, "op_type", t->op_type ? t->op_type : "");
+		jsonw_str_m(w, "task_type", t->task_type ? t->task_type : "");
+		json_stat(w, &t->st);
+		jsonw_array_begin_m(w, "by_name");
 		for (size_t k = 0; k < t->nby; k++) {
 			const tl_op_name_row *nr = &o.names[t->by0 + k];
-			fprintf(f, "%s{\"op_name\":", k ? "," : "");
-			json_str(f, nr->op_name);
-			fprintf(f, ",\"input_shapes\":");
-			json_str(f, nr->input_shapes);
-			fputc(',', f);
-			json_stat(f, &nr->st);
-			fputc('}', f);
+			jsonw_object_begin(w);
+			jsonw_str_m(w, "op_name", nr->op_name ? nr->op_name : "");
+			jsonw_str_m(w, "input_shapes", nr->input_shapes ? nr->input_shapes : "");
+			json_stat(w, &nr->st);
+			jsonw_end(w);
 		}
-		fprintf(f, "]}");
+		jsonw_end(w);
+		jsonw_end(w);
 	}
-	fprintf(f, "]");
+	jsonw_end(w);
 	tlq_ops_free(&o);
 
 	tl_comm_op_row *c;
 	size_t n = tlq_comm_ops(q, &c);
-	fprintf(f, ",\"comm_operators\":[");
+	jsonw_array_begin_m(w, "comm_operators");
 	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "%s{\"rank\":%s,\"op_type\":", i ? "," : "", RANK_JSON(c[i].rank));
-		json_str(f, c[i].op_type);
-		fputc(',', f);
-		json_stat(f, &c[i].st);
-		fputc('}', f);
+		jsonw_object_begin(w);
+		report_jw_rank(w, "rank", c[i].rank);
+		jsonw_str_m(w, "op_type", c[i].op_type);
+		json_stat(w, &c[i].st);
+		jsonw_end(w);
 	}
-	fprintf(f, "]");
+	jsonw_end(w);
 	free(c);
+	jsonw_close(w, NULL);
 }

@@ -7,14 +7,6 @@
 #include "util/text.h"
 #include "util/timefmt.h"
 
-static void
-jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	text_json_write(f, s);
-	fputc('"', f);
-}
-
 void
 report_verdict_text(FILE *f, const tl_query *q, const tl_finding *v, size_t n)
 {
@@ -54,61 +46,65 @@ report_triage_text(FILE *f, const tl_query *q, const tl_finding *v, size_t n, co
 		fprintf(f, "(%zu more: --top %zu)\n", n - m, n);
 }
 
+/* One finding's members into the object w has open. */
+static void
+finding_members(tl_jsonw *w, const tl_query *q, const tl_finding *x, size_t index)
+{
+	const tl_find_rule *r = tlq_find_rules();
+	jsonw_u64_m(w, "index", index);
+	jsonw_str_m(w, "kind", r[x->kind].kind);
+	jsonw_i64_m(w, "recoverable_ns", x->recoverable_ns);
+	jsonw_double_m(w, "share", "%.6f", x->share);
+	jsonw_i64_or_null_m(w, "rank", x->rank, x->rank >= 0);
+	jsonw_str_m(w, "ranks", x->ranks[0] ? x->ranks : NULL);
+	jsonw_i64_or_null_m(w, "step", x->step, x->step >= 0);
+	jsonw_i64_m(w, "steps", x->nsteps);
+	jsonw_str_m(w, "stage", x->stage >= 0 ? tlq_stage_name(q, x->stage) : NULL);
+	jsonw_i64_m(w, "start_ns", x->start_ns);
+	jsonw_i64_m(w, "end_ns", x->end_ns);
+	if (x->kind == TL_FIND_SLOW_LINK) {
+		jsonw_i64_m(w, "src_rank", x->src_rank);
+		jsonw_i64_m(w, "dst_rank", x->dst_rank);
+	}
+	if (x->pp_stage >= 0)
+		jsonw_i64_m(w, "pp_stage", x->pp_stage);
+	if (x->transport)
+		jsonw_str_m(w, "transport", x->transport);
+	if (x->op[0])
+		jsonw_str_m(w, "op", x->op);
+	jsonw_str_m(w, "evidence", x->evidence);
+	if (x->on_critical_path < 0)
+		jsonw_null_m(w, "on_critical_path");
+	else
+		jsonw_bool_m(w, "on_critical_path", x->on_critical_path);
+}
+
+void
+report_finding_jw(tl_jsonw *w, const tl_query *q, const tl_finding *x, size_t index)
+{
+	jsonw_object_begin(w);
+	finding_members(w, q, x, index);
+	jsonw_end(w);
+}
+
 void
 report_finding_json(FILE *f, const tl_query *q, const tl_finding *x, size_t index)
 {
-	const tl_find_rule *r = tlq_find_rules();
-	fprintf(f, "{\"index\":%zu,\"kind\":", index);
-	jstr(f, r[x->kind].kind);
-	fprintf(f, ",\"recoverable_ns\":%" PRId64 ",\"share\":%.6f", x->recoverable_ns, x->share);
-	if (x->rank >= 0)
-		fprintf(f, ",\"rank\":%d", x->rank);
-	else
-		fprintf(f, ",\"rank\":null");
-	fprintf(f, ",\"ranks\":");
-	if (x->ranks[0])
-		jstr(f, x->ranks);
-	else
-		fprintf(f, "null");
-	if (x->step >= 0)
-		fprintf(f, ",\"step\":%" PRId64, x->step);
-	else
-		fprintf(f, ",\"step\":null");
-	fprintf(f, ",\"steps\":%d,\"stage\":", x->nsteps);
-	const char *s = x->stage >= 0 ? tlq_stage_name(q, x->stage) : NULL;
-	if (s)
-		jstr(f, s);
-	else
-		fprintf(f, "null");
-	fprintf(f, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64, x->start_ns, x->end_ns);
-	if (x->kind == TL_FIND_SLOW_LINK)
-		fprintf(f, ",\"src_rank\":%d,\"dst_rank\":%d", x->src_rank, x->dst_rank);
-	if (x->pp_stage >= 0)
-		fprintf(f, ",\"pp_stage\":%d", x->pp_stage);
-	if (x->transport) {
-		fprintf(f, ",\"transport\":");
-		jstr(f, x->transport);
-	}
-	if (x->op[0]) {
-		fprintf(f, ",\"op\":");
-		jstr(f, x->op);
-	}
-	fprintf(f, ",\"evidence\":");
-	jstr(f, x->evidence);
-	fprintf(f, ",\"on_critical_path\":%s}",
-	        x->on_critical_path < 0 ? "null"
-	        : x->on_critical_path   ? "true"
-	                                : "false");
+	tl_jsonw *w = jsonw_open(f);
+	report_finding_jw(w, q, x, index);
+	jsonw_close(w, NULL);
 }
 
 void
 report_triage_json(FILE *f, const tl_query *q, const tl_finding *v, size_t n, size_t top)
 {
 	size_t m = top && top < n ? top : n;
-	fprintf(f, "{\"findings\":[");
-	for (size_t i = 0; i < m; i++) {
-		fprintf(f, i ? ",\n" : "\n");
-		report_finding_json(f, q, &v[i], i + 1);
-	}
-	fprintf(f, "%s]}\n", m ? "\n" : "");
+	tl_jsonw *w = jsonw_open(f);
+	jsonw_object_begin(w);
+	jsonw_array_begin_lines_m(w, "findings");
+	for (size_t i = 0; i < m; i++)
+		report_finding_jw(w, q, &v[i], i + 1);
+	jsonw_end(w);
+	jsonw_end(w);
+	jsonw_close(w, "\n");
 }

@@ -18,6 +18,7 @@
 #include "model/trace.h"
 #include "sql/sql.h"
 #include "sql/sql_int.h"
+#include "util/jsonw.h"
 #include "util/msg.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -49,7 +50,7 @@ struct tl_export {
 	FILE *f;
 	char *path;
 	int rank;         /* the rank of f */
-	int nevents;      /* events written to f */
+	tl_jsonw *w;      /* f's JSON writer: the array of events */
 	const tl_rank *r; /* its model */
 	tl_step *steps;   /* the steps written, sorted by start */
 	size_t nsteps;
@@ -123,37 +124,34 @@ check_output(const tl_export_opts *o)
 
 /* ---- chrome ------------------------------------------------------------------------------ */
 
-/* µs with three decimals, exact: the loader parses them back to the ns. */
+/* µs with three decimals, exact: the loader parses them back to the ns (a number, or as the
+ * string Ascend's traces write "ts" as). */
 static void
-put_us(FILE *f, int64_t ns)
+put_us(tl_jsonw *w, const char *key, int64_t ns, int quoted)
 {
+	char buf[48];
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	fprintf(f, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
-}
-
-static void
-put_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	text_json_write(f, s ? s : "");
-	fputc('"', f);
-}
-
-static void
-event_sep(tl_export *e)
-{
-	fputs(e->nevents++ ? ",\n" : "\n", e->f);
+	snprintf(buf, sizeof buf, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", a / 1000,
+	         (unsigned)(a % 1000));
+	if (quoted)
+		jsonw_str_m(w, key, buf);
+	else
+		jsonw_raw_m(w, key, buf);
 }
 
 static void
 meta(tl_export *e, const char *what, int pid, int64_t tid, const char *name)
 {
-	event_sep(e);
-	fprintf(e->f,
-	        "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%" PRId64 ",\"args\":{\"name\":",
-	        what, pid, tid);
-	put_str(e->f, name);
-	fputs("}}", e->f);
+	tl_jsonw *w = e->w;
+	jsonw_object_begin(w);
+	jsonw_str_m(w, "ph", "M");
+	jsonw_str_m(w, "name", what);
+	jsonw_i64_m(w, "pid", pid);
+	jsonw_i64_m(w, "tid", tid);
+	jsonw_object_begin_m(w, "args");
+	jsonw_str_m(w, "name", name ? name : "");
+	jsonw_end(w);
+	jsonw_end(w);
 }
 
 /* The number after "stream" in a lane label ("Stream 7", "GPU 0 stream 7"), else -1. */
@@ -321,15 +319,18 @@ static int counters_write(tl_export *e);
 static void
 step_write(tl_export *e, const tl_step *st)
 {
-	event_sep(e);
-	fprintf(e->f,
-	        "{\"ph\":\"X\",\"name\":\"ProfilerStep#%" PRId64
-	        "\",\"cat\":\"cpu_op\",\"pid\":%d,\"tid\":0,\"ts\":\"",
-	        st->id, PID_PYTHON);
-	put_us(e->f, st->start);
-	fputs("\",\"dur\":", e->f);
-	put_us(e->f, st->end - st->start);
-	fputs("}", e->f);
+	tl_jsonw *w = e->w;
+	char name[48];
+	snprintf(name, sizeof name, "ProfilerStep#%" PRId64, st->id);
+	jsonw_object_begin(w);
+	jsonw_str_m(w, "ph", "X");
+	jsonw_str_m(w, "name", name);
+	jsonw_str_m(w, "cat", "cpu_op");
+	jsonw_i64_m(w, "pid", PID_PYTHON);
+	jsonw_i64_m(w, "tid", 0);
+	put_us(w, "ts", st->start, 1);
+	put_us(w, "dur", st->end - st->start, 0);
+	jsonw_end(w);
 }
 
 /* A step that work in the window was launched in, outside the window: written too, so that the
@@ -368,8 +369,10 @@ file_close(tl_export *e)
 		    "(with one step in the file, tl would count them in it)",
 		    e->dropped);
 	e->dropped = 0;
-	fputs("\n]\n", e->f);
-	if (fclose(e->f) != 0 || rc != 0) {
+	jsonw_end(e->w);
+	jsonw_close(e->w, "\n");
+	e->w = NULL;
+	if (ferror(e->f) || fclose(e->f) != 0 || rc != 0) {
 		if (rc == 0)
 			msg_error("export: %s: cannot write: %s", e->path, strerror(errno));
 		unlink(e->path);
@@ -406,11 +409,11 @@ file_open(tl_export *e, int rank)
 		return -1;
 	}
 	e->rank = rank;
-	e->nevents = 0;
 	e->next_stream = INT64_C(1) << 20;
 	e->next_plane = 0;
 	e->next_thread = 1;
-	fputs("[", e->f);
+	e->w = jsonw_open(e->f);
+	jsonw_array_begin_lines(e->w);
 	meta(e, "process_name", PID_PYTHON, 0, "Python");
 	meta(e, "thread_name", PID_PYTHON, 0, "Thread 0");
 	meta(e, "process_name", PID_HW, 0, "Ascend Hardware");
@@ -443,21 +446,28 @@ progress(tl_export *e, int done)
 static void
 flow_write(tl_export *e, const ex_lane *l, int64_t from, int64_t to)
 {
-	long long id = ++e->nflows;
-	event_sep(e);
-	fprintf(e->f,
-	        "{\"ph\":\"s\",\"cat\":\"HostToDevice\",\"name\":\"launch\",\"id\":\"%lld\","
-	        "\"pid\":%d,\"tid\":0,\"ts\":\"",
-	        id, PID_PYTHON);
-	put_us(e->f, from);
-	fputs("\"}", e->f);
-	event_sep(e);
-	fprintf(e->f,
-	        "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"HostToDevice\",\"name\":\"launch\","
-	        "\"id\":\"%lld\",\"pid\":%d,\"tid\":%" PRId64 ",\"ts\":\"",
-	        id, l->pid, l->tid);
-	put_us(e->f, to);
-	fputs("\"}", e->f);
+	tl_jsonw *w = e->w;
+	char id[24];
+	snprintf(id, sizeof id, "%lld", ++e->nflows);
+	jsonw_object_begin(w);
+	jsonw_str_m(w, "ph", "s");
+	jsonw_str_m(w, "cat", "HostToDevice");
+	jsonw_str_m(w, "name", "launch");
+	jsonw_str_m(w, "id", id);
+	jsonw_i64_m(w, "pid", PID_PYTHON);
+	jsonw_i64_m(w, "tid", 0);
+	put_us(w, "ts", from, 1);
+	jsonw_end(w);
+	jsonw_object_begin(w);
+	jsonw_str_m(w, "ph", "f");
+	jsonw_str_m(w, "bp", "e");
+	jsonw_str_m(w, "cat", "HostToDevice");
+	jsonw_str_m(w, "name", "launch");
+	jsonw_str_m(w, "id", id);
+	jsonw_i64_m(w, "pid", l->pid);
+	jsonw_i64_m(w, "tid", l->tid);
+	put_us(w, "ts", to, 1);
+	jsonw_end(w);
 }
 
 /* The index of the written step with this id, else SIZE_MAX. */
@@ -510,36 +520,36 @@ chrome_row(sqlite3_stmt *st, void *arg)
 		} else {
 			l = lane_of(e, kind, lane ? lane : "");
 		}
-		event_sep(e);
-		fprintf(e->f, "{\"ph\":\"X\",\"name\":");
-		put_str(e->f, name);
-		fprintf(e->f, ",\"pid\":%d,\"tid\":%" PRId64 ",\"ts\":\"", l->pid, l->tid);
-		put_us(e->f, start);
-		fputs("\",\"dur\":", e->f);
-		put_us(e->f, end - start);
+		tl_jsonw *w = e->w;
+		jsonw_object_begin(w);
+		jsonw_str_m(w, "ph", "X");
+		jsonw_str_m(w, "name", name ? name : "");
+		jsonw_i64_m(w, "pid", l->pid);
+		jsonw_i64_m(w, "tid", l->tid);
+		put_us(w, "ts", start, 1);
+		put_us(w, "dur", end - start, 0);
 		if (l->pid == PID_HW) {
 			const char *ty = strcmp(kind, "compute") == 0  ? "AI_CORE"
 			                 : strcmp(kind, "memcpy") == 0 ? "SDMA_SQE"
 			                                               : "EVENT_RECORD";
-			if (strcmp(kind, "mstx.device") == 0)
-				fprintf(e->f,
-				        ",\"args\":{\"Physic Stream Id\":%" PRId64
-				        ",\"Task Id\":0}",
-				        l->tid);
-			else
-				fprintf(
-				    e->f,
-				    ",\"args\":{\"Task Type\":\"%s\",\"Physic Stream Id\":%" PRId64
-				    "}",
-				    ty, l->tid);
+			jsonw_object_begin_m(w, "args");
+			if (strcmp(kind, "mstx.device") == 0) {
+				jsonw_i64_m(w, "Physic Stream Id", l->tid);
+				jsonw_i64_m(w, "Task Id", 0);
+			} else {
+				jsonw_str_m(w, "Task Type", ty);
+				jsonw_i64_m(w, "Physic Stream Id", l->tid);
+			}
+			jsonw_end(w);
 		} else if (l->pid == PID_MSTX) {
-			fputs(",\"args\":{\"event_type\":\"start/end\",\"domain\":", e->f);
-			put_str(e->f, lane);
-			fputs("}", e->f);
+			jsonw_object_begin_m(w, "args");
+			jsonw_str_m(w, "event_type", "start/end");
+			jsonw_str_m(w, "domain", lane ? lane : "");
+			jsonw_end(w);
 		} else if (l->pid >= PID_CANN) {
-			fputs(",\"cat\":\"cpu_op\"", e->f);
+			jsonw_str_m(w, "cat", "cpu_op");
 		}
-		fputs("}", e->f);
+		jsonw_end(w);
 		/* work launched in another step than the one its start falls in: a launch flow
 		 * from its step, which the loader attributes it by (from before the rank's
 		 * first step: launched in none) */
@@ -572,17 +582,20 @@ counter_row(sqlite3_stmt *st, void *arg)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		int64_t t = sqlite3_column_int64(st, 1);
-		event_sep(e);
-		fputs("{\"ph\":\"C\",\"name\":", e->f);
-		put_str(e->f, name);
-		fprintf(e->f, ",\"pid\":%d,\"tid\":0,\"ts\":\"", PID_COUNTERS);
-		put_us(e->f, t);
-		fputs("\",\"args\":{\"value\":", e->f);
+		tl_jsonw *w = e->w;
+		jsonw_object_begin(w);
+		jsonw_str_m(w, "ph", "C");
+		jsonw_str_m(w, "name", name ? name : "");
+		jsonw_i64_m(w, "pid", PID_COUNTERS);
+		jsonw_i64_m(w, "tid", 0);
+		put_us(w, "ts", t, 1);
+		jsonw_object_begin_m(w, "args");
 		if (sqlite3_column_type(st, 2) == SQLITE_INTEGER)
-			fprintf(e->f, "%lld", (long long)sqlite3_column_int64(st, 2));
+			jsonw_i64_m(w, "value", sqlite3_column_int64(st, 2));
 		else
-			fprintf(e->f, "%.17g", sqlite3_column_double(st, 2));
-		fputs("}}", e->f);
+			jsonw_double_m(w, "value", "%.17g", sqlite3_column_double(st, 2));
+		jsonw_end(w);
+		jsonw_end(w);
 	}
 	return rc == SQLITE_DONE ? 0 : -rc;
 }
@@ -719,6 +732,7 @@ export_free(tl_export *e)
 	if (e == NULL)
 		return;
 	if (e->f != NULL) {
+		jsonw_abandon(e->w);
 		fclose(e->f);
 		unlink(e->path);
 	}

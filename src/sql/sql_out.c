@@ -6,6 +6,7 @@
 #include "config.h"
 #include "sql/sql.h"
 #include "sql/sql_int.h"
+#include "util/jsonw.h"
 #include "util/msg.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -53,14 +54,14 @@ csv_field(FILE *out, const char *s, int safe)
 }
 
 static void
-json_value(FILE *out, sqlite3_stmt *st, int i)
+json_value(tl_jsonw *w, sqlite3_stmt *st, int i)
 {
 	switch (sqlite3_column_type(st, i)) {
 	case SQLITE_NULL:
-		fputs("null", out);
+		jsonw_null(w);
 		return;
 	case SQLITE_INTEGER:
-		fprintf(out, "%lld", (long long)sqlite3_column_int64(st, i));
+		jsonw_i64(w, sqlite3_column_int64(st, i));
 		return;
 	case SQLITE_FLOAT: {
 		double d = sqlite3_column_double(st, i);
@@ -69,25 +70,25 @@ json_value(FILE *out, sqlite3_stmt *st, int i)
 			snprintf(buf, sizeof buf, "%.15g", d);
 			if (strtod(buf, NULL) != d)
 				snprintf(buf, sizeof buf, "%.17g", d);
-			fputs(buf, out);
+			jsonw_raw(w, buf);
 		} else
-			fputs("null", out);
+			jsonw_null(w);
 		return;
 	}
 	case SQLITE_BLOB: { /* as hex text */
 		const unsigned char *b = sqlite3_column_blob(st, i);
 		int n = sqlite3_column_bytes(st, i);
-		putc('"', out);
+		char *hex = xmalloc((size_t)n * 2 + 1);
 		for (int k = 0; k < n; k++)
-			fprintf(out, "%02x", b[k]);
-		putc('"', out);
+			snprintf(hex + 2 * k, 3, "%02x", b[k]);
+		hex[2 * n] = '\0';
+		jsonw_str(w, hex);
+		free(hex);
 		return;
 	}
 	default: {
 		const char *s = (const char *)sqlite3_column_text(st, i);
-		putc('"', out);
-		text_json_write(out, s ? s : "");
-		putc('"', out);
+		jsonw_str(w, s ? s : "");
 		return;
 	}
 	}
@@ -156,22 +157,23 @@ sql_out_rows(sqlite3_stmt *st, FILE *out, int format, long long max_rows)
 		return rc == SQLITE_DONE ? 0 : -rc;
 	}
 	if (format == TL_SQL_JSON) {
-		fputs("[", out);
+		tl_jsonw *w = jsonw_open(out);
+		jsonw_array_begin_lines(w);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			if (++nrows > max_rows) {
-				fputs("\n]\n", out);
+				jsonw_end(w);
+				jsonw_close(w, "\n");
 				return stopped_rows(max_rows);
 			}
-			fputs(nrows > 1 ? ",\n{" : "\n{", out);
+			jsonw_object_begin(w);
 			for (int i = 0; i < nc; i++) {
-				fputs(i ? ",\"" : "\"", out);
-				text_json_write(out, sqlite3_column_name(st, i));
-				fputs("\":", out);
-				json_value(out, st, i);
+				jsonw_key(w, sqlite3_column_name(st, i));
+				json_value(w, st, i);
 			}
-			fputs("}", out);
+			jsonw_end(w);
 		}
-		fputs(nrows ? "\n]\n" : "]\n", out);
+		jsonw_end(w);
+		jsonw_close(w, "\n");
 		return rc == SQLITE_DONE ? 0 : -rc;
 	}
 	/* the table: every row first, for the widths */
