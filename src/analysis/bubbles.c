@@ -44,6 +44,33 @@ is_wait_name(const char *s)
 	return strcasestr(s, "wait") != NULL || strcasestr(s, "notify") != NULL;
 }
 
+/* name into buf (size n), cut to fit with "..." where it is longer; a cut never leaves a "("
+ * of the name open ("Memcpy HtoD (Pageable -> Device)" cut inside its parenthesis becomes
+ * "Memcpy HtoD..."), since the evidence puts the name in parentheses of its own. */
+static const char *
+name_cut(const char *name, char *buf, size_t n)
+{
+	size_t l = strlen(name);
+	if (l < n) {
+		memcpy(buf, name, l + 1);
+		return buf;
+	}
+	size_t k = n - 4, open = SIZE_MAX, depth = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (name[i] == '(' && depth++ == 0)
+			open = i;
+		else if (name[i] == ')' && depth > 0 && --depth == 0)
+			open = SIZE_MAX;
+	}
+	if (open != SIZE_MAX)
+		k = open;
+	while (k > 0 && name[k - 1] == ' ')
+		k--;
+	memcpy(buf, name, k);
+	memcpy(buf + k, "...", 4);
+	return buf;
+}
+
 /* Whether communication meets [s, e] (its ends included): an op on a communication lane, or a
  * sub-task of one on the device. A task named as a wait is a collective's wait only then; a
  * host thread's wait (Python's threading.py wait) or a stream's wait on an event of its own
@@ -115,10 +142,10 @@ bubble_reason(const tl_rank *r, int64_t s, int64_t e, char *detail, size_t len)
 		         (int)(covered * 100 / gap));
 		return TL_BUBBLE_COLLECTIVE_WAIT;
 	}
-	char extra[96] = "";
+	char extra[112] = "", on[48];
 	if (others > 0)
-		snprintf(extra, sizeof extra, "; %zu other device task%s ran (%.24s)", others,
-		         others == 1 ? "" : "s", other_name);
+		snprintf(extra, sizeof extra, "; %zu other device task%s ran (%s)", others,
+		         others == 1 ? "" : "s", name_cut(other_name, on, sizeof on));
 
 	/* 2. the innermost range that spans the whole gap: a host range, or the device part of
 	 * one that carried a stream (its host part, a launch of microseconds, is not read) */
@@ -144,8 +171,9 @@ bubble_reason(const tl_rank *r, int64_t s, int64_t e, char *detail, size_t len)
 		}
 	}
 	if (host != NULL) {
-		snprintf(detail, len, "inside %.48s, no compute or communication launched%s", host,
-		         extra);
+		char hn[52];
+		snprintf(detail, len, "inside %s, no compute or communication launched%s",
+		         name_cut(host, hn, sizeof hn), extra);
 		return TL_BUBBLE_LAUNCH_GAP;
 	}
 	snprintf(detail, len, "no host range open%s", extra);

@@ -34,7 +34,7 @@ typedef struct tl_rl_bubble {
 	int stage;          /* the innermost stage instance enclosing the whole gap, or
 	                       TL_STAGE_NONE (the detail then names the stages around it) */
 	tl_bubble_reason reason;
-	char detail[192]; /* the evidence, for people (range names sanitized by the reader) */
+	char detail[224]; /* the evidence, for people (range names sanitized by the reader) */
 } tl_rl_bubble;
 
 /* The step of a bubble as people read it: "12", "between steps", or none_text on a rank

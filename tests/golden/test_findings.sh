@@ -487,6 +487,24 @@ if [ -d "$SAMPLES/ascend-db/level2" ]; then
 		ln -s "$SAMPLES/ascend-db/$lv" "$t_tmp/host$lv"
 		run_check samplehost "host$lv"
 	done
+	# each evidence is one sentence people read: a name cut to fit (a Kineto memcpy's
+	# "Memcpy DtoD (Device -> Device)" inside the stall's own parentheses) leaves no "(" open
+	for d in ascend-db/level0 ascend-db/level2 ascend-text kineto; do
+		[ -e "$SAMPLES/$d" ] || continue
+		"$TL_BIN" triage "$SAMPLES/$d" --json --no-cache 2>/dev/null >"$t_tmp/ev.json"
+		bad=$(python3 -c "
+import json, sys
+n = 0
+for f in json.load(open(sys.argv[1]))['findings']:
+    e, depth = f['evidence'], 0
+    for ch in e:
+        depth += {'(': 1, ')': -1}.get(ch, 0)
+        if depth < 0:
+            break
+    n += depth != 0
+print(n)" "$t_tmp/ev.json")
+		check "sample $d: every finding's evidence closes its parentheses ($bad do not)" [ "$bad" = 0 ]
+	done
 else
 	skip "samples absent ($SAMPLES): the level2 findings not checked"
 fi
