@@ -621,12 +621,11 @@ run_stored(cli *c, unsigned tables, report_fn report, tl_trace *tr)
 		tl_phase_mark pm;
 		phase_begin(&pm, 1);
 		tl_query *q = tlq_open(tr, &c->query);
-		/* the parts are kept under TL_STATS too (a measured warm summary reads the
-		 * path it would print, as a user's would), not with TL_CACHE_RESULTS=0 */
-		stored_part sp = {
-		    cc != NULL && cc->dir != NULL && (use == NULL || strcmp(use, "0") != 0) ? cc
-		                                                                            : NULL,
-		    c};
+		/* the parts are kept under TL_STATS and TL_CACHE_RESULTS=0 too: as the hosts'
+		 * clock estimate, the critical path belongs to the model (its key: the inputs
+		 * and load options), not to a command's output (a measured warm summary reads
+		 * the path it would print, as a user's would) */
+		stored_part sp = {cc != NULL && cc->dir != NULL ? cc : NULL, c};
 		rc = report(c, q, mem != NULL ? mem : out, &sp);
 		tlq_close(q);
 		if (mem != NULL)
