@@ -5,10 +5,11 @@
 
 #include "model/source.h"
 #include "query/query.h"
+#include "util/jsonw.h"
 
 void report_info(FILE *, const tl_sourcelist *);
 /* The hosts' clocks (clock.c): one line per host (tl info, the text summary) and the JSON
- * member ,"clock":[...]; nothing when the trace's ranks came from one host. */
+ * member "clock":[...]; nothing when the trace's ranks came from one host. */
 void report_clock_text(FILE *, const tl_trace *);
 void report_clock_json(FILE *, const tl_trace *);
 /* Whether any host's clock was moved or set by hand: the summary shows the clocks only then
@@ -28,8 +29,8 @@ void report_summary_json(FILE *, const tl_query *);
 void report_summary_json_opts(FILE *, const tl_query *, const report_opts *);
 void report_summary_text_opts(FILE *, const tl_query *, const report_opts *);
 /* The RL sections after the overlap table (summary_rl.c): stages, DP imbalance, pipeline, slow
- * ranks, bubbles; JSON: the members ,"stages":[...] ... ,"bubbles":[...],"dp":[...] that
- * follow "ranks". */
+ * ranks, bubbles; JSON: the members "stages":[...] ... "bubbles":[...],"dp":[...] that
+ * follow "ranks", into the object w has open. */
 void report_rl_text(FILE *, const tl_query *);
 void report_rl_json(FILE *, const tl_query *, const report_opts *);
 /* The communication sections (summary_comm.c): text totals per rank, step and group and
@@ -38,7 +39,7 @@ void report_comm_text(FILE *, const tl_query *, const tl_comm_result *, const tl
 void report_comm_json(FILE *, const tl_query *, const tl_comm_result *, const tl_coll_result *);
 /* The operator sections (summary_ops.c), JSON only: ,"operators":[...],"comm_operators":[...]
  * (reads every rank's compute tasks: a scan of TASK per rank). */
-void report_ops_json(FILE *, const tl_query *);
+void report_ops_json(tl_jsonw *, const tl_query *);
 /* The module statistics (summary_modules.c): JSON ,"modules":[...] (one row per rank, module
  * and operator); text, per rank and module path, only when a rank has Module ranges. */
 void report_modules_json(FILE *, const tl_query *);
@@ -60,7 +61,7 @@ void report_critical_json(FILE *, const tl_query *, const tl_cp_result *, const 
  * segments; nothing without steps or device work) and the JSON member ,"critical_path":[...]
  * (tl critical's step objects). */
 void report_critical_summary_text(FILE *, const tl_query *, const tl_cp_result *);
-void report_critical_summary_json(FILE *, const tl_query *, const tl_cp_result *);
+void report_critical_summary_json(tl_jsonw *, const tl_query *, const tl_cp_result *);
 struct tl_diff_side;
 void report_diff_text(FILE *, const struct tl_diff_side *a, const struct tl_diff_side *b,
                       const char *label_a, const char *label_b);

@@ -39,6 +39,13 @@ report_jw_rank(tl_jsonw *w, const char *key, int rank)
 	jsonw_i64_or_null_m(w, key, rank, rank >= 0);
 }
 
+/* The rank as a value (an array's element): its number, or null when unknown. */
+static inline void
+report_jw_rank_v(tl_jsonw *w, int rank)
+{
+	jsonw_i64_or_null(w, rank, rank >= 0);
+}
+
 /* The rank as a JSON value: its number, or null when unknown. */
 static inline void
 report_json_rank(FILE *f, int rank)
