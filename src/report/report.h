@@ -11,7 +11,7 @@ void report_info(FILE *, const tl_sourcelist *);
 /* The hosts' clocks (clock.c): one line per host (tl info, the text summary) and the JSON
  * member "clock":[...]; nothing when the trace's ranks came from one host. */
 void report_clock_text(FILE *, const tl_trace *);
-void report_clock_json(FILE *, const tl_trace *);
+void report_clock_json(tl_jsonw *, const tl_trace *);
 /* Whether any host's clock was moved or set by hand: the summary shows the clocks only then
  * (with the hosts kept for want of a shared collective). */
 int report_clock_moved(const tl_trace *);

@@ -249,7 +249,7 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	report_host_json(jsonw_flush(w), q);
 	report_memory_json(jsonw_flush(w), q);
 	if (report_clock_moved(tr)) /* one host, or clocks that agree: the output stays as it was */
-		report_clock_json(jsonw_flush(w), tr);
+		report_clock_json(w, tr);
 	jsonw_array_begin_m(w, "findings");
 	for (size_t i = 0; i < nf; i++)
 		report_finding_jw(w, q, &fv[i], i + 1);
