@@ -42,14 +42,14 @@ void report_comm_json(FILE *, const tl_query *, const tl_comm_result *, const tl
 void report_ops_json(tl_jsonw *, const tl_query *);
 /* The module statistics (summary_modules.c): JSON ,"modules":[...] (one row per rank, module
  * and operator); text, per rank and module path, only when a rank has Module ranges. */
-void report_modules_json(FILE *, const tl_query *);
+void report_modules_json(tl_jsonw *, const tl_query *);
 void report_modules_text(FILE *, const tl_query *);
 /* The member ,"host":[...] (summary_host.c): launch delays per rank and step. */
-void report_host_json(FILE *, const tl_query *);
+void report_host_json(tl_jsonw *, const tl_query *);
 /* The host launch table of the text summary (nothing when no rank has launches). */
 void report_host_text(FILE *, const tl_query *);
 /* The members ,"memory":[...],"npu_memory":[...] (summary_memory.c): memory peaks. */
-void report_memory_json(FILE *, const tl_query *);
+void report_memory_json(tl_jsonw *, const tl_query *);
 /* `tl diff` (diff.c): the verdict, what is only in one side, the changes largest first and the
  * stages per step; JSON: {"verdict", "changes", "stages", "operators", "overlap", ...}. */
 /* `tl critical` (critical.c): each step's critical path, blame and longest segments; whatif

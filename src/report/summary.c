@@ -245,9 +245,9 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	               ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
 	report_comm_json(jsonw_flush(w), q, &cm, &cr);
 	report_ops_json(w, q);
-	report_modules_json(jsonw_flush(w), q);
-	report_host_json(jsonw_flush(w), q);
-	report_memory_json(jsonw_flush(w), q);
+	report_modules_json(w, q);
+	report_host_json(w, q);
+	report_memory_json(w, q);
 	if (report_clock_moved(tr)) /* one host, or clocks that agree: the output stays as it was */
 		report_clock_json(w, tr);
 	jsonw_array_begin_m(w, "findings");
