@@ -32,7 +32,7 @@ void report_summary_text_opts(FILE *, const tl_query *, const report_opts *);
  * ranks, bubbles; JSON: the members "stages":[...] ... "bubbles":[...],"dp":[...] that
  * follow "ranks", into the object w has open. */
 void report_rl_text(FILE *, const tl_query *);
-void report_rl_json(FILE *, const tl_query *, const report_opts *);
+void report_rl_json(tl_jsonw *, const tl_query *, const report_opts *);
 /* The communication sections (summary_comm.c): text totals per rank, step and group and
  * bandwidth per transport; JSON: ,"communication":[...],"bandwidth":[...],"comm_matrix":[...]. */
 void report_comm_text(FILE *, const tl_query *, const tl_comm_result *, const tl_coll_result *);
