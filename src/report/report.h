@@ -36,7 +36,7 @@ void report_rl_json(tl_jsonw *, const tl_query *, const report_opts *);
 /* The communication sections (summary_comm.c): text totals per rank, step and group and
  * bandwidth per transport; JSON: ,"communication":[...],"bandwidth":[...],"comm_matrix":[...]. */
 void report_comm_text(FILE *, const tl_query *, const tl_comm_result *, const tl_coll_result *);
-void report_comm_json(FILE *, const tl_query *, const tl_comm_result *, const tl_coll_result *);
+void report_comm_json(tl_jsonw *, const tl_query *, const tl_comm_result *, const tl_coll_result *);
 /* The operator sections (summary_ops.c), JSON only: ,"operators":[...],"comm_operators":[...]
  * (reads every rank's compute tasks: a scan of TASK per rank). */
 void report_ops_json(tl_jsonw *, const tl_query *);

@@ -242,7 +242,7 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	jsonw_end(w);
 	tlq_rank_steps_free(q, rs);
 	report_rl_json(w, q, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
-	report_comm_json(jsonw_flush(w), q, &cm, &cr);
+	report_comm_json(w, q, &cm, &cr);
 	report_ops_json(w, q);
 	report_modules_json(w, q);
 	report_host_json(w, q);
