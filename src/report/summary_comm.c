@@ -6,11 +6,9 @@
 #include "query/query.h"
 #include "report/report.h"
 #include "report/report_int.h"
-#include "util/outbuf.h"
 #include "util/satint.h"
 #include "util/text.h"
 #include "util/timefmt.h"
-#include "util/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
