@@ -136,6 +136,9 @@ report_clock_json(tl_jsonw *w, const tl_trace *tr)
 		jsonw_bool_m(w, "p2p_moved", h->p2p_moved);
 		jsonw_bool_m(w, "reference", h->how == TL_CLOCK_REFERENCE);
 		jsonw_str_m(w, "how", how_json(h->how));
+		/* when offset_ns holds, on the host's own clock: a time t it wrote is
+		 * t - offset_ns - drift_ppm / 1e6 * (t - t0_ns) on the reference's */
+		jsonw_i64_m(w, "t0_ns", h->clock.t0);
 		jsonw_end(w);
 	}
 	jsonw_end(w);
