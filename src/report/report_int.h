@@ -35,7 +35,7 @@ report_jw_rank_v(tl_jsonw *w, int rank)
 }
 
 /* tl diff's findings (diff_findings.c): the places whose findings changed, largest change
- * first (text), every place with its A and B times, null where absent (the ,"findings":[...]
+ * first (text), every place with its A and B times, null where absent (the "findings":[...]
  * member); nothing when either side has none gathered (--vs). */
 struct tl_diff_side;
 void report_diff_findings_text(FILE *, const struct tl_diff_side *a, const struct tl_diff_side *b);
