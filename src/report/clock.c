@@ -4,6 +4,7 @@
  * set (their clocks agree): its output is what it was before. */
 #include "config.h"
 #include "report/report.h"
+#include "util/jsonw.h"
 #include "util/text.h"
 
 #include <inttypes.h>
@@ -93,32 +94,52 @@ report_clock_text(FILE *f, const tl_trace *tr)
 	}
 }
 
+static const char *
+how_json(tl_clock_how how)
+{
+	switch (how) {
+	case TL_CLOCK_REFERENCE:
+		return "reference";
+	case TL_CLOCK_ESTIMATED:
+		return "estimated";
+	case TL_CLOCK_MANUAL:
+		return "manual";
+	case TL_CLOCK_AGREES:
+		return "agrees";
+	case TL_CLOCK_KEPT:
+		break;
+	}
+	return "kept";
+}
+
 void
-report_clock_json(FILE *f, const tl_trace *tr)
+report_clock_json(tl_jsonw *w, const tl_trace *tr)
 {
 	if (tr->nhosts == 0)
 		return;
-	fprintf(f, ",\"clock\":[");
+	jsonw_array_begin_m(w, "clock");
 	for (size_t i = 0; i < tr->nhosts; i++) {
 		const tl_clock_host *h = &tr->hosts[i];
-		fprintf(f, "%s{\"host\":\"", i ? "," : "");
-		text_json_write(f, h->name);
-		fprintf(f, "\",\"ranks\":[");
+		jsonw_object_begin(w);
+		jsonw_str_m(w, "host", h->name);
+		jsonw_array_begin_m(w, "ranks");
 		for (size_t k = 0; k < h->nranks; k++)
-			fprintf(f, "%s%d", k ? "," : "", h->ranks[k]);
-		fprintf(f,
-		        "],\"offset_ns\":%" PRId64 ",\"drift_ppm\":%.6f,\"residual_ns\":%" PRId64
-		        ",\"samples\":%zu,\"p2p_pairs\":%zu,\"p2p_broken\":%zu,"
-		        "\"p2p_worst_ns\":%" PRId64 ",\"p2p_moved\":%s,\"reference\":%s,"
-		        "\"how\":\"%s\"}",
-		        h->clock.off, drift_ppm(h), h->residual_ns, h->samples, h->p2p_pairs,
-		        h->p2p_broken, h->p2p_worst_ns, h->p2p_moved ? "true" : "false",
-		        h->how == TL_CLOCK_REFERENCE ? "true" : "false",
-		        h->how == TL_CLOCK_REFERENCE   ? "reference"
-		        : h->how == TL_CLOCK_ESTIMATED ? "estimated"
-		        : h->how == TL_CLOCK_MANUAL    ? "manual"
-		        : h->how == TL_CLOCK_AGREES    ? "agrees"
-		                                       : "kept");
+			jsonw_i64(w, h->ranks[k]);
+		jsonw_end(w);
+		jsonw_i64_m(w, "offset_ns", h->clock.off);
+		jsonw_double_m(w, "drift_ppm", "%.6f", drift_ppm(h));
+		jsonw_i64_m(w, "residual_ns", h->residual_ns);
+		jsonw_u64_m(w, "samples", h->samples);
+		jsonw_u64_m(w, "p2p_pairs", h->p2p_pairs);
+		jsonw_u64_m(w, "p2p_broken", h->p2p_broken);
+		jsonw_i64_m(w, "p2p_worst_ns", h->p2p_worst_ns);
+		jsonw_bool_m(w, "p2p_moved", h->p2p_moved);
+		jsonw_bool_m(w, "reference", h->how == TL_CLOCK_REFERENCE);
+		jsonw_str_m(w, "how", how_json(h->how));
+		/* when offset_ns holds, on the host's own clock: a time t it wrote is
+		 * t - offset_ns - drift_ppm / 1e6 * (t - t0_ns) on the reference's */
+		jsonw_i64_m(w, "t0_ns", h->clock.t0);
+		jsonw_end(w);
 	}
-	fprintf(f, "]");
+	jsonw_end(w);
 }

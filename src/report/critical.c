@@ -244,14 +244,12 @@ report_critical_text(FILE *f, const tl_query *q, const tl_cp_result *r, const ch
 }
 
 void
-report_critical_summary_json(FILE *f, const tl_query *q, const tl_cp_result *r)
+report_critical_summary_json(tl_jsonw *w, const tl_query *q, const tl_cp_result *r)
 {
-	tl_jsonw *w = jsonw_open_members(f);
 	jsonw_array_begin_m(w, "critical_path");
 	for (size_t i = 0; i < r->n; i++)
 		step_json(w, q, &r->steps[i]);
 	jsonw_end(w);
-	jsonw_close(w, NULL);
 }
 
 void

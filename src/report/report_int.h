@@ -6,7 +6,6 @@
 #include <stdio.h>
 
 #include "util/jsonw.h"
-#include "util/outbuf.h"
 
 /* The rank as text: its number, or "?" when unknown. buf holds 16 bytes. */
 static inline const char *
@@ -18,19 +17,8 @@ report_rank(char *buf, int rank)
 	return buf;
 }
 
-/* The rank as the text of a JSON value: its number, or null when unknown. buf holds 16 bytes. */
-static inline const char *
-report_jrank(char *buf, int rank)
-{
-	if (rank < 0)
-		return "null";
-	snprintf(buf, 16, "%d", rank);
-	return buf;
-}
-
 /* The same in a buffer of the statement's own: fprintf(f, "%6s", RANK_TXT(r)). */
 #define RANK_TXT(rank) report_rank((char[16]){0}, (rank))
-#define RANK_JSON(rank) report_jrank((char[16]){0}, (rank))
 
 /* The rank as a member of the object w has open: its number, or null when unknown. */
 static inline void
@@ -39,27 +27,15 @@ report_jw_rank(tl_jsonw *w, const char *key, int rank)
 	jsonw_i64_or_null_m(w, key, rank, rank >= 0);
 }
 
-/* The rank as a JSON value: its number, or null when unknown. */
+/* The rank as a value (an array's element): its number, or null when unknown. */
 static inline void
-report_json_rank(FILE *f, int rank)
+report_jw_rank_v(tl_jsonw *w, int rank)
 {
-	if (rank < 0)
-		fputs("null", f);
-	else
-		fprintf(f, "%d", rank);
-}
-
-static inline void
-report_out_rank(tl_out *o, int rank)
-{
-	if (rank < 0)
-		out_lit(o, "null");
-	else
-		out_i64(o, rank);
+	jsonw_i64_or_null(w, rank, rank >= 0);
 }
 
 /* tl diff's findings (diff_findings.c): the places whose findings changed, largest change
- * first (text), every place with its A and B times, null where absent (the ,"findings":[...]
+ * first (text), every place with its A and B times, null where absent (the "findings":[...]
  * member); nothing when either side has none gathered (--vs). */
 struct tl_diff_side;
 void report_diff_findings_text(FILE *, const struct tl_diff_side *a, const struct tl_diff_side *b);

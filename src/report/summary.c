@@ -176,6 +176,50 @@ report_summary_json(FILE *f, const tl_query *q)
 	report_summary_json_opts(f, q, NULL);
 }
 
+/* A rank's member of "ranks": its steps' overlap and split, then what was added after them. */
+static void
+json_rank(tl_jsonw *w, const tl_rank *r, const tl_rank_steps *rs)
+{
+	jsonw_object_begin(w);
+	report_jw_rank(w, "rank", r->rank);
+	jsonw_array_begin_m(w, "steps");
+	for (size_t k = 0; k < rs->n; k++) {
+		const tl_overlap *o = &rs->so[k].o;
+		const tl_step_split *sp = &rs->sp[k];
+		jsonw_object_begin(w);
+		jsonw_i64_m(w, "step", rs->so[k].step_id);
+		jsonw_i64_m(w, "computing_ns", o->computing);
+		jsonw_i64_m(w, "communication_ns", o->communication);
+		jsonw_i64_m(w, "overlapped_ns", o->overlapped);
+		jsonw_i64_m(w, "communication_not_overlapped_ns", o->comm_not_overlapped);
+		jsonw_i64_m(w, "free_ns", o->free);
+		jsonw_i64_m(w, "preparing_ns", o->preparing);
+		jsonw_i64_m(w, "step_ns", sp->step_ns);
+		jsonw_i64_m(w, "memory_ns", sp->memory_ns);
+		jsonw_i64_m(w, "memory_not_overlapped_ns", sp->memory_not_overlapped_ns);
+		jsonw_i64_m(w, "communication_transmit_stage_ns", sp->transmit_ns);
+		jsonw_i64_m(w, "communication_wait_stage_ns", sp->wait_ns);
+		jsonw_end(w);
+	}
+	jsonw_end(w);
+	/* added after the fields that were there first: a new field, nothing moved */
+	jsonw_bool_m(w, "device_activity", !r->host_only);
+	if (r->own_overlap) {
+		/* the DB's own OVERLAP_ANALYSIS over the whole capture */
+		tl_overlap all;
+		tlq_overlap(r, INT64_MIN, INT64_MAX, &all);
+		jsonw_object_begin_m(w, "overlap_table");
+		jsonw_i64_m(w, "computing_ns", all.computing);
+		jsonw_i64_m(w, "communication_ns", all.communication);
+		jsonw_i64_m(w, "communication_not_overlapped_ns", all.comm_not_overlapped);
+		jsonw_i64_m(w, "free_ns", all.free);
+		jsonw_end(w);
+	}
+	jsonw_end(w);
+}
+
+/* The whole document through one writer, each section a function that writes its members into
+ * the object w has open (report.h). */
 void
 report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 {
@@ -190,69 +234,30 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs, .cp = cp};
 	tl_finding *fv = NULL;
 	size_t nf = tlq_findings(q, &fo, &fv);
-	fprintf(f, "{\"ranks\":[");
-	for (size_t i = 0; i < tr->nranks; i++) {
-		const tl_rank *r = tr->ranks[i];
-		const tl_step_overlap *so = rs[i].so;
-		const tl_step_split *sp = rs[i].sp;
-		size_t n = rs[i].n;
-		fprintf(f, "%s{\"rank\":", i ? "," : "");
-		report_json_rank(f, r->rank);
-		fprintf(f, ",\"steps\":[");
-		for (size_t k = 0; k < n; k++) {
-			const tl_overlap *o = &so[k].o;
-			fprintf(f,
-			        "%s{\"step\":%" PRId64 ",\"computing_ns\":%" PRId64
-			        ",\"communication_ns\":%" PRId64 ",\"overlapped_ns\":%" PRId64
-			        ",\"communication_not_overlapped_ns\":%" PRId64
-			        ",\"free_ns\":%" PRId64 ",\"preparing_ns\":%" PRId64,
-			        k ? "," : "", so[k].step_id, o->computing, o->communication,
-			        o->overlapped, o->comm_not_overlapped, o->free, o->preparing);
-			fprintf(f,
-			        ",\"step_ns\":%" PRId64 ",\"memory_ns\":%" PRId64
-			        ",\"memory_not_overlapped_ns\":%" PRId64
-			        ",\"communication_transmit_stage_ns\":%" PRId64
-			        ",\"communication_wait_stage_ns\":%" PRId64 "}",
-			        sp[k].step_ns, sp[k].memory_ns, sp[k].memory_not_overlapped_ns,
-			        sp[k].transmit_ns, sp[k].wait_ns);
-		}
-		/* added after the fields that were there first: a new field, nothing moved */
-		fprintf(f, "],\"device_activity\":%s", r->host_only ? "false" : "true");
-		if (r->own_overlap) {
-			/* the DB's own OVERLAP_ANALYSIS over the whole capture */
-			tl_overlap all;
-			tlq_overlap(r, INT64_MIN, INT64_MAX, &all);
-			fprintf(f,
-			        ",\"overlap_table\":{\"computing_ns\":%" PRId64
-			        ",\"communication_ns\":%" PRId64
-			        ",\"communication_not_overlapped_ns\":%" PRId64
-			        ",\"free_ns\":%" PRId64 "}",
-			        all.computing, all.communication, all.comm_not_overlapped,
-			        all.free);
-		}
-		fputc('}', f);
-	}
+	tl_jsonw *w = jsonw_open(f);
+	jsonw_object_begin(w);
+	jsonw_array_begin_m(w, "ranks");
+	for (size_t i = 0; i < tr->nranks; i++)
+		json_rank(w, tr->ranks[i], &rs[i]);
+	jsonw_end(w);
 	tlq_rank_steps_free(q, rs);
-	fprintf(f, "]");
-	report_rl_json(f, q, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
-	report_comm_json(f, q, &cm, &cr);
-	report_ops_json(f, q);
-	report_modules_json(f, q);
-	report_host_json(f, q);
-	report_memory_json(f, q);
+	report_rl_json(w, q, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
+	report_comm_json(w, q, &cm, &cr);
+	report_ops_json(w, q);
+	report_modules_json(w, q);
+	report_host_json(w, q);
+	report_memory_json(w, q);
 	if (report_clock_moved(tr)) /* one host, or clocks that agree: the output stays as it was */
-		report_clock_json(f, tr);
-	fprintf(f, ",\"findings\":[");
-	for (size_t i = 0; i < nf; i++) {
-		if (i)
-			fprintf(f, ",");
-		report_finding_json(f, q, &fv[i], i + 1);
-	}
-	fprintf(f, "]");
+		report_clock_json(w, tr);
+	jsonw_array_begin_m(w, "findings");
+	for (size_t i = 0; i < nf; i++)
+		report_finding_jw(w, q, &fv[i], i + 1);
+	jsonw_end(w);
 	free(fv);
-	report_critical_summary_json(f, q, cp); /* after the findings: nothing moved */
+	report_critical_summary_json(w, q, cp); /* after the findings: nothing moved */
 	cp_done(cp, &mine);
 	tlq_collectives_free(&cr);
 	tlq_comm_free(&cm);
-	fprintf(f, "}\n");
+	jsonw_end(w);
+	jsonw_close(w, "\n");
 }

@@ -6,11 +6,9 @@
 #include "query/query.h"
 #include "report/report.h"
 #include "report/report_int.h"
-#include "util/outbuf.h"
 #include "util/satint.h"
 #include "util/text.h"
 #include "util/timefmt.h"
-#include "util/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -229,267 +227,193 @@ report_comm_text(FILE *f, const tl_query *q, const tl_comm_result *c, const tl_c
 }
 
 /* ---- JSON ------------------------------------------------------------------------------------
- * The largest sections of `tl summary --json` (tens of MB on a large profile): written through
- * util/outbuf, not fprintf, the same bytes. */
+ * The largest sections of `tl summary --json` (tens of MB on a large profile): the writer streams
+ * them through util/outbuf. */
 
+/* A number with its decimals, never NaN or inf (0 then). */
 static void
-out_num(tl_out *o, int decimals, double x)
+json_num_m(tl_jsonw *w, const char *key, int decimals, double x)
 {
 	if (!(x == x) || x > 1e300 || x < -1e300)
 		x = 0;
-	out_printf(o, "%.*f", decimals, x);
+	jsonw_double_m(w, key, decimals == 4 ? "%.4f" : "%.6f", x);
 }
 
 static void
-json_comm(tl_out *f, const tl_comm_result *c)
+json_comm(tl_jsonw *w, const tl_comm_result *c)
 {
-	out_lit(f, ",\"communication\":[");
+	jsonw_array_begin_m(w, "communication");
 	for (size_t i = 0; i < c->nops; i++) {
 		const tl_comm_row *o = &c->ops[i];
 		const tl_comm_time *t = &o->t;
-		if (i)
-			out_char(f, ',');
-		out_lit(f, "{\"rank\":");
-		report_out_rank(f, o->rank);
-		out_lit(f, ",\"op_name\":");
-		out_json_str(f, o->op_name);
-		out_lit(f, ",\"op_type\":");
-		out_json_str(f, o->op_type);
-		out_lit(f, ",\"group\":");
-		out_json_str(f, o->group);
-		out_lit(f, ",\"step\":");
-		out_i64(f, o->step);
-		out_lit(f, ",\"start_ns\":");
-		out_i64(f, o->start);
-		out_lit(f, ",\"elapse_ns\":");
-		out_i64(f, t->elapse);
+		jsonw_object_begin(w);
+		report_jw_rank(w, "rank", o->rank);
+		jsonw_str_m(w, "op_name", o->op_name);
+		jsonw_str_m(w, "op_type", o->op_type);
+		jsonw_str_m(w, "group", o->group);
+		jsonw_i64_m(w, "step", o->step);
+		jsonw_i64_m(w, "start_ns", o->start);
+		jsonw_i64_m(w, "elapse_ns", t->elapse);
 		if (t->plane < 0) {
 			/* no transfer sub-task recorded (a capture below Level1): unknown, not 0 */
-			out_lit(
-			    f,
-			    ",\"transit_ns\":null,\"wait_ns\":null,\"synchronization_ns\":null,"
-			    "\"idle_ns\":null,\"synchronization_ratio\":null,\"wait_ratio\":null");
+			static const char *const none[] = {"transit_ns",
+			                                   "wait_ns",
+			                                   "synchronization_ns",
+			                                   "idle_ns",
+			                                   "synchronization_ratio",
+			                                   "wait_ratio"};
+			for (size_t k = 0; k < sizeof none / sizeof none[0]; k++)
+				jsonw_null_m(w, none[k]);
 		} else {
-			out_lit(f, ",\"transit_ns\":");
-			out_i64(f, t->transit);
-			out_lit(f, ",\"wait_ns\":");
-			out_i64(f, t->wait);
-			out_lit(f, ",\"synchronization_ns\":");
-			out_i64(f, t->sync);
-			out_lit(f, ",\"idle_ns\":");
-			out_i64(f, t->idle);
-			out_lit(f, ",\"synchronization_ratio\":");
-			out_num(f, 4, t->sync_ratio);
-			out_lit(f, ",\"wait_ratio\":");
-			out_num(f, 4, t->wait_ratio);
+			jsonw_i64_m(w, "transit_ns", t->transit);
+			jsonw_i64_m(w, "wait_ns", t->wait);
+			jsonw_i64_m(w, "synchronization_ns", t->sync);
+			jsonw_i64_m(w, "idle_ns", t->idle);
+			json_num_m(w, "synchronization_ratio", 4, t->sync_ratio);
+			json_num_m(w, "wait_ratio", 4, t->wait_ratio);
 		}
-		out_lit(f, ",\"plane\":");
-		out_i64(f, t->plane);
-		out_lit(f, ",\"sub_tasks\":");
-		out_u64(f, o->ntasks);
-		out_char(f, '}');
+		jsonw_i64_m(w, "plane", t->plane);
+		jsonw_u64_m(w, "sub_tasks", o->ntasks);
+		jsonw_end(w);
 	}
-	out_char(f, ']');
+	jsonw_end(w);
 }
 
 static void
-json_bandwidth(tl_out *f, const tl_comm_result *c)
+json_bandwidth(tl_jsonw *w, const tl_comm_result *c)
 {
-	out_lit(f, ",\"bandwidth\":[");
-	int first = 1;
+	jsonw_array_begin_m(w, "bandwidth");
 	for (size_t i = 0; i < c->nops; i++) {
 		const tl_comm_row *o = &c->ops[i];
 		for (size_t b = o->bw0; b < o->bw0 + o->nbw; b++) {
-			const tl_comm_bw *w = &c->bw[b];
-			if (!first)
-				out_char(f, ',');
-			first = 0;
-			out_lit(f, "{\"rank\":");
-			report_out_rank(f, o->rank);
-			out_lit(f, ",\"op_name\":");
-			out_json_str(f, o->op_name);
-			out_lit(f, ",\"group\":");
-			out_json_str(f, o->group);
-			out_lit(f, ",\"step\":");
-			out_i64(f, o->step);
-			out_lit(f, ",\"transport\":\"");
-			out_str(f, tl_xport_name[w->xport]);
-			out_lit(f, "\",\"size_bytes\":");
-			out_u64(f, w->size);
-			out_lit(f, ",\"time_ns\":");
-			out_i64(f, w->time);
-			out_lit(f, ",\"bandwidth_gbps\":");
-			out_num(f, 6, w->gbps);
-			out_lit(f, ",\"packets\":[");
-			for (size_t p = 0; p < w->npk; p++) {
-				if (p)
-					out_char(f, ',');
-				out_lit(f, "{\"size_bytes\":");
-				out_u64(f, w->pk[p].size);
-				out_lit(f, ",\"count\":");
-				out_u64(f, w->pk[p].count);
-				out_lit(f, ",\"time_ns\":");
-				out_i64(f, w->pk[p].time);
-				out_char(f, '}');
+			const tl_comm_bw *x = &c->bw[b];
+			jsonw_object_begin(w);
+			report_jw_rank(w, "rank", o->rank);
+			jsonw_str_m(w, "op_name", o->op_name);
+			jsonw_str_m(w, "group", o->group);
+			jsonw_i64_m(w, "step", o->step);
+			jsonw_str_m(w, "transport", tl_xport_name[x->xport]);
+			jsonw_u64_m(w, "size_bytes", x->size);
+			jsonw_i64_m(w, "time_ns", x->time);
+			json_num_m(w, "bandwidth_gbps", 6, x->gbps);
+			jsonw_array_begin_m(w, "packets");
+			for (size_t p = 0; p < x->npk; p++) {
+				jsonw_object_begin(w);
+				jsonw_u64_m(w, "size_bytes", x->pk[p].size);
+				jsonw_u64_m(w, "count", x->pk[p].count);
+				jsonw_i64_m(w, "time_ns", x->pk[p].time);
+				jsonw_end(w);
 			}
-			out_lit(f, "]}");
+			jsonw_end(w);
+			jsonw_end(w);
 		}
 	}
-	out_char(f, ']');
+	jsonw_end(w);
 }
 
 static void
-json_matrix(tl_out *f, const tl_comm_result *c)
+json_matrix(tl_jsonw *w, const tl_comm_result *c)
 {
-	out_lit(f, ",\"comm_matrix\":[");
-	int first = 1;
+	jsonw_array_begin_m(w, "comm_matrix");
 	for (size_t i = 0; i < c->nops; i++) {
 		const tl_comm_row *o = &c->ops[i];
 		for (size_t k = o->link0; k < o->link0 + o->nlink; k++) {
 			const tl_comm_link *l = &c->links[k];
-			if (!first)
-				out_char(f, ',');
-			first = 0;
-			out_lit(f, "{\"group\":");
-			out_json_str(f, o->group);
-			out_lit(f, ",\"step\":");
-			out_i64(f, o->step);
-			out_lit(f, ",\"rank\":");
-			report_out_rank(f, o->rank);
-			out_lit(f, ",\"op_name\":");
-			out_json_str(f, o->op_name);
-			out_lit(f, ",\"src_rank\":");
-			report_out_rank(f, l->src);
-			out_lit(f, ",\"dst_rank\":");
-			report_out_rank(f, l->dst);
-			out_lit(f, ",\"transport\":\"");
-			out_str(f, tl_xport_name[l->src == l->dst ? TL_XPORT_LOCAL : l->xport]);
-			out_lit(f, "\",\"size_bytes\":");
-			out_u64(f, l->size);
-			out_lit(f, ",\"time_ns\":");
-			out_i64(f, l->time);
-			out_lit(f, ",\"bandwidth_gbps\":");
-			out_num(f, 6, l->gbps);
-			out_char(f, '}');
+			jsonw_object_begin(w);
+			jsonw_str_m(w, "group", o->group);
+			jsonw_i64_m(w, "step", o->step);
+			report_jw_rank(w, "rank", o->rank);
+			jsonw_str_m(w, "op_name", o->op_name);
+			report_jw_rank(w, "src_rank", l->src);
+			report_jw_rank(w, "dst_rank", l->dst);
+			jsonw_str_m(w, "transport",
+			            tl_xport_name[l->src == l->dst ? TL_XPORT_LOCAL : l->xport]);
+			jsonw_u64_m(w, "size_bytes", l->size);
+			jsonw_i64_m(w, "time_ns", l->time);
+			json_num_m(w, "bandwidth_gbps", 6, l->gbps);
+			jsonw_end(w);
 		}
 	}
-	out_char(f, ']');
+	jsonw_end(w);
 }
 
 static void
-json_collectives(tl_out *f, const tl_coll_result *c)
+json_collectives(tl_jsonw *w, const tl_coll_result *c)
 {
-	out_lit(f, ",\"collectives\":[");
+	jsonw_array_begin_m(w, "collectives");
 	for (size_t i = 0; i < c->n; i++) {
 		const tl_coll *x = &c->v[i];
-		if (i)
-			out_char(f, ',');
-		out_lit(f, "{\"group\":");
-		out_json_str(f, x->group);
-		out_lit(f, ",\"op_type\":");
-		out_json_str(f, x->op_type);
-		out_lit(f, ",\"op_name\":");
-		out_json_str(f, x->name);
-		out_lit(f, ",\"step\":");
-		out_i64(f, x->step);
-		out_lit(f, ",\"index\":");
-		out_u64(f, x->index);
-		out_lit(f, ",\"ranks\":[");
+		jsonw_object_begin(w);
+		jsonw_str_m(w, "group", x->group);
+		jsonw_str_m(w, "op_type", x->op_type);
+		jsonw_str_m(w, "op_name", x->name);
+		jsonw_i64_m(w, "step", x->step);
+		jsonw_u64_m(w, "index", x->index);
+		jsonw_array_begin_m(w, "ranks");
 		for (size_t k = 0; k < x->n; k++) {
-			if (k)
-				out_char(f, ',');
-			out_lit(f, "{\"rank\":");
-			report_out_rank(f, x->ranks[k].rank);
-			out_lit(f, ",\"arrive_ns\":");
-			out_i64(f, x->ranks[k].arrive);
-			out_lit(f, ",\"wait_ns\":");
-			out_i64(f, x->ranks[k].wait);
-			out_lit(f, ",\"end_ns\":");
-			out_i64(f, x->ranks[k].end);
-			out_char(f, '}');
+			jsonw_object_begin(w);
+			report_jw_rank(w, "rank", x->ranks[k].rank);
+			jsonw_i64_m(w, "arrive_ns", x->ranks[k].arrive);
+			jsonw_i64_m(w, "wait_ns", x->ranks[k].wait);
+			jsonw_i64_m(w, "end_ns", x->ranks[k].end);
+			jsonw_end(w);
 		}
-		out_lit(f, "],\"last_rank\":");
-		report_out_rank(f, x->last_rank);
-		out_lit(f, ",\"skew_ns\":");
-		out_i64(f, x->skew);
-		out_char(f, '}');
+		jsonw_end(w);
+		report_jw_rank(w, "last_rank", x->last_rank);
+		jsonw_i64_m(w, "skew_ns", x->skew);
+		jsonw_end(w);
 	}
-	out_lit(f, "],\"p2p\":[");
+	jsonw_end(w);
+	jsonw_array_begin_m(w, "p2p");
 	for (size_t i = 0; i < c->np2p; i++) {
 		const tl_p2p_pair *p = &c->p2p[i];
-		if (i)
-			out_char(f, ',');
-		out_lit(f, "{\"step\":");
-		out_i64(f, p->step);
-		out_lit(f, ",\"src_rank\":");
-		report_out_rank(f, p->src_rank);
-		out_lit(f, ",\"dst_rank\":");
-		report_out_rank(f, p->dst_rank);
-		out_lit(f, ",\"send_start_ns\":");
-		out_i64(f, p->send_start);
-		out_lit(f, ",\"send_end_ns\":");
-		out_i64(f, p->send_end);
-		out_lit(f, ",\"recv_start_ns\":");
-		out_i64(f, p->recv_start);
-		out_lit(f, ",\"recv_end_ns\":");
-		out_i64(f, p->recv_end);
-		out_lit(f, ",\"send_wait_ns\":");
-		out_i64(f, p->send_wait);
-		out_lit(f, ",\"recv_wait_ns\":");
-		out_i64(f, p->recv_wait);
-		out_char(f, '}');
+		jsonw_object_begin(w);
+		jsonw_i64_m(w, "step", p->step);
+		report_jw_rank(w, "src_rank", p->src_rank);
+		report_jw_rank(w, "dst_rank", p->dst_rank);
+		jsonw_i64_m(w, "send_start_ns", p->send_start);
+		jsonw_i64_m(w, "send_end_ns", p->send_end);
+		jsonw_i64_m(w, "recv_start_ns", p->recv_start);
+		jsonw_i64_m(w, "recv_end_ns", p->recv_end);
+		jsonw_i64_m(w, "send_wait_ns", p->send_wait);
+		jsonw_i64_m(w, "recv_wait_ns", p->recv_wait);
+		jsonw_end(w);
 	}
-	out_char(f, ']');
+	jsonw_end(w);
 }
 
 static void
-json_matrix_summary(tl_out *f, const tl_comm_result *c)
+json_matrix_summary(tl_jsonw *w, const tl_comm_result *c)
 {
 	tl_mx_row *v;
 	size_t n = tlq_comm_matrix_summary(c, &v);
-	out_lit(f, ",\"comm_matrix_summary\":[");
+	jsonw_array_begin_m(w, "comm_matrix_summary");
 	for (size_t i = 0; i < n; i++) {
-		if (i)
-			out_char(f, ',');
-		out_lit(f, "{\"group\":");
-		out_json_str(f, v[i].group);
-		out_lit(f, ",\"step\":");
-		out_i64(f, v[i].step);
-		out_lit(f, ",\"rank\":");
-		report_out_rank(f, v[i].rank);
-		out_lit(f, ",\"name\":");
-		out_json_str(f, v[i].name);
-		out_lit(f, ",\"op_name\":");
-		out_json_str(f, v[i].op_name);
-		out_lit(f, ",\"src_rank\":");
-		report_out_rank(f, v[i].src);
-		out_lit(f, ",\"dst_rank\":");
-		report_out_rank(f, v[i].dst);
-		out_lit(f, ",\"transport\":\"");
-		out_str(f, tl_xport_name[v[i].xport]);
-		out_lit(f, "\",\"size_bytes\":");
-		out_u64(f, v[i].size);
-		out_lit(f, ",\"time_ns\":");
-		out_i64(f, v[i].time);
-		out_lit(f, ",\"bandwidth_gbps\":");
-		out_num(f, 6, v[i].gbps);
-		out_char(f, '}');
+		jsonw_object_begin(w);
+		jsonw_str_m(w, "group", v[i].group);
+		jsonw_i64_m(w, "step", v[i].step);
+		report_jw_rank(w, "rank", v[i].rank);
+		jsonw_str_m(w, "name", v[i].name);
+		jsonw_str_m(w, "op_name", v[i].op_name);
+		report_jw_rank(w, "src_rank", v[i].src);
+		report_jw_rank(w, "dst_rank", v[i].dst);
+		jsonw_str_m(w, "transport", tl_xport_name[v[i].xport]);
+		jsonw_u64_m(w, "size_bytes", v[i].size);
+		jsonw_i64_m(w, "time_ns", v[i].time);
+		json_num_m(w, "bandwidth_gbps", 6, v[i].gbps);
+		jsonw_end(w);
 	}
-	out_char(f, ']');
+	jsonw_end(w);
 	free(v);
 }
 
 void
-report_comm_json(FILE *f, const tl_query *q, const tl_comm_result *c, const tl_coll_result *cr)
+report_comm_json(tl_jsonw *w, const tl_query *q, const tl_comm_result *c, const tl_coll_result *cr)
 {
 	(void)q;
-	tl_out *o = xmalloc(sizeof *o); /* 64 KiB: not on the stack */
-	out_begin(o, f);
-	json_collectives(o, cr);
-	json_comm(o, c);
-	json_bandwidth(o, c);
-	json_matrix(o, c);
-	json_matrix_summary(o, c);
-	out_end(o);
-	free(o);
+	json_collectives(w, cr);
+	json_comm(w, c);
+	json_bandwidth(w, c);
+	json_matrix(w, c);
+	json_matrix_summary(w, c);
 }

@@ -8,60 +8,41 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-/* idle_host / idle with 4 decimals, "null" without idle time */
-static const char *
-ratio(int64_t part, int64_t whole, char *buf, size_t len)
-{
-	if (whole <= 0)
-		snprintf(buf, len, "null");
-	else
-		snprintf(buf, len, "%.4f", (double)part / (double)whole);
-	return buf;
-}
-
 void
-report_host_json(FILE *f, const tl_query *q)
+report_host_json(tl_jsonw *w, const tl_query *q)
 {
 	const tl_trace *tr = tlq_trace(q);
-	fprintf(f, ",\"host\":[");
-	int first = 1;
-	char num[32];
+	jsonw_array_begin_m(w, "host");
 	tl_launch_step **all;
 	size_t *nall;
 	tlq_launch_steps_all(q, 0, &all, &nall);
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
 		tl_launch_step *v = all[i];
-		size_t n = nall[i];
-		for (size_t k = 0; k < n; k++) {
-			fprintf(f, "%s{\"rank\":%s,\"step\":", first ? "" : ",",
-			        RANK_JSON(r->rank));
-			if (v[k].step_id < 0)
-				fprintf(f, "null");
+		for (size_t k = 0; k < nall[i]; k++) {
+			jsonw_object_begin(w);
+			report_jw_rank(w, "rank", r->rank);
+			jsonw_i64_or_null_m(w, "step", v[k].step_id, v[k].step_id >= 0);
+			jsonw_u64_m(w, "launches", v[k].launches);
+			jsonw_i64_m(w, "launch_delay_p50_ns", v[k].p50);
+			jsonw_i64_m(w, "launch_delay_p90_ns", v[k].p90);
+			jsonw_i64_m(w, "launch_delay_max_ns", v[k].max);
+			jsonw_i64_or_null_m(w, "idle_ns", v[k].idle, v[k].have_idle);
+			jsonw_i64_or_null_m(w, "idle_host_launching_ns", v[k].idle_host,
+			                    v[k].have_idle);
+			/* idle_host / idle with 4 decimals, null without idle time */
+			if (v[k].have_idle && v[k].idle > 0)
+				jsonw_double_m(w, "host_bound_ratio", "%.4f",
+				               (double)v[k].idle_host / (double)v[k].idle);
 			else
-				fprintf(f, "%" PRId64, v[k].step_id);
-			fprintf(f,
-			        ",\"launches\":%zu,\"launch_delay_p50_ns\":%" PRId64
-			        ",\"launch_delay_p90_ns\":%" PRId64
-			        ",\"launch_delay_max_ns\":%" PRId64,
-			        v[k].launches, v[k].p50, v[k].p90, v[k].max);
-			if (v[k].have_idle)
-				fprintf(f,
-				        ",\"idle_ns\":%" PRId64
-				        ",\"idle_host_launching_ns\":%" PRId64
-				        ",\"host_bound_ratio\":%s}",
-				        v[k].idle, v[k].idle_host,
-				        ratio(v[k].idle_host, v[k].idle, num, sizeof num));
-			else
-				fprintf(f, ",\"idle_ns\":null,\"idle_host_launching_ns\":null,"
-				           "\"host_bound_ratio\":null}");
-			first = 0;
+				jsonw_null_m(w, "host_bound_ratio");
+			jsonw_end(w);
 		}
 		free(v);
 	}
 	free(all);
 	free(nall);
-	fprintf(f, "]");
+	jsonw_end(w);
 }
 
 void

@@ -8,83 +8,54 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
-static void
-json_opt(FILE *f, const char *key, int have, int64_t v)
-{
-	if (have)
-		fprintf(f, ",\"%s\":%" PRId64, key, v);
-	else
-		fprintf(f, ",\"%s\":null", key);
-}
-
+/* Allocator peaks per rank and component (the step and stage of the allocated peak), then the
+ * NPU's per rank and memory type; null where the profile does not give a number. */
 void
-report_memory_json(FILE *f, const tl_query *q)
+report_memory_json(tl_jsonw *w, const tl_query *q)
 {
 	const tl_trace *tr = tlq_trace(q);
 	tlq_counters(q);
-	fprintf(f, ",\"memory\":[");
-	int first = 1;
+	jsonw_array_begin_m(w, "memory");
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
 		tl_mem_peak *v;
 		size_t n = tlq_memory_peaks(q, i, &v);
 		for (size_t k = 0; k < n; k++) {
-			fprintf(f, "%s{\"rank\":%s,\"component\":", first ? "" : ",",
-			        RANK_JSON(r->rank));
-			json_str(f, v[k].component);
-			json_opt(f, "peak_allocated_bytes", v[k].have[0], v[k].allocated);
-			json_opt(f, "peak_allocated_ns", v[k].have[0], v[k].allocated_ns);
-			json_opt(f, "peak_reserved_bytes", v[k].have[1], v[k].reserved);
-			json_opt(f, "peak_active_bytes", v[k].have[2], v[k].active);
+			jsonw_object_begin(w);
+			report_jw_rank(w, "rank", r->rank);
+			jsonw_str_m(w, "component", v[k].component);
+			jsonw_i64_or_null_m(w, "peak_allocated_bytes", v[k].allocated,
+			                    v[k].have[0]);
+			jsonw_i64_or_null_m(w, "peak_allocated_ns", v[k].allocated_ns,
+			                    v[k].have[0]);
+			jsonw_i64_or_null_m(w, "peak_reserved_bytes", v[k].reserved, v[k].have[1]);
+			jsonw_i64_or_null_m(w, "peak_active_bytes", v[k].active, v[k].have[2]);
 			size_t si = v[k].have[0]
 			                ? steps_index_at(r->steps, r->nsteps, v[k].allocated_ns)
 			                : SIZE_MAX;
-			json_opt(f, "step", si != SIZE_MAX, si != SIZE_MAX ? r->steps[si].id : 0);
-			const char *stage = NULL;
-			if (v[k].have[0]) {
-				stage = tlq_stage_at(q, i, v[k].allocated_ns);
-			}
-			fprintf(f, ",\"stage\":");
-			if (stage)
-				json_str(f, stage);
-			else
-				fprintf(f, "null");
-			fprintf(f, "}");
-			first = 0;
+			jsonw_i64_or_null_m(w, "step", si != SIZE_MAX ? r->steps[si].id : 0,
+			                    si != SIZE_MAX);
+			jsonw_str_m(w, "stage",
+			            v[k].have[0] ? tlq_stage_at(q, i, v[k].allocated_ns) : NULL);
+			jsonw_end(w);
 		}
 		free(v);
 	}
-	fprintf(f, "],\"npu_memory\":[");
-	first = 1;
+	jsonw_end(w);
+	jsonw_array_begin_m(w, "npu_memory");
 	for (size_t i = 0; i < tr->nranks; i++) {
 		const tl_rank *r = tr->ranks[i];
 		tl_npu_mem_peak *v;
 		size_t n = tlq_npu_memory_peaks(q, i, &v);
 		for (size_t k = 0; k < n; k++) {
-			fprintf(f, "%s{\"rank\":%s,\"type\":", first ? "" : ",",
-			        RANK_JSON(r->rank));
-			json_str(f, v[k].type);
-			json_opt(f, "peak_hbm_bytes", v[k].have_hbm, v[k].hbm);
-			json_opt(f, "peak_ddr_bytes", v[k].have_ddr, v[k].ddr);
-			fprintf(f, "}");
-			first = 0;
+			jsonw_object_begin(w);
+			report_jw_rank(w, "rank", r->rank);
+			jsonw_str_m(w, "type", v[k].type);
+			jsonw_i64_or_null_m(w, "peak_hbm_bytes", v[k].hbm, v[k].have_hbm);
+			jsonw_i64_or_null_m(w, "peak_ddr_bytes", v[k].ddr, v[k].have_ddr);
+			jsonw_end(w);
 		}
 		free(v);
 	}
-	fprintf(f, "]");
+	jsonw_end(w);
 }

@@ -14,53 +14,45 @@
 #include <string.h>
 
 static void
-json_str(FILE *f, const char *s)
+json_str_m(tl_jsonw *w, const char *key, const char *s)
 {
-	fputc('"', f);
-	text_json_write(f, s ? s : "");
-	fputc('"', f);
+	jsonw_str_m(w, key, s ? s : "");
 }
 
 void
-report_modules_json(FILE *f, const tl_query *q)
+report_modules_json(tl_jsonw *w, const tl_query *q)
 {
 	const tl_trace *tr = tlq_trace(q);
 	tl_modules_result m;
 	tlq_modules(q, &m);
-	fprintf(f, ",\"modules\":[");
-	int first = 1;
+	jsonw_array_begin_m(w, "modules");
 	for (size_t ri = 0; ri < m.nranks; ri++) {
 		const tl_module_stats *st = &m.stats[ri];
 		for (size_t i = 0; i < st->n; i++) {
 			const tl_module_row *r = &st->v[i];
 			char path[1024];
-			fprintf(f, "%s{\"rank\":%s,\"path\":", first ? "" : ",",
-			        RANK_JSON(tr->ranks[ri]->rank));
-			json_str(f, tlq_module_path(r, path, sizeof path));
-			fprintf(f, ",\"parent\":");
-			json_str(f, r->parent);
-			fprintf(f, ",\"module\":");
-			json_str(f, r->module);
-			fprintf(f, ",\"direction\":\"%s\",\"op_name\":",
-			        r->backward ? "backward" : "forward");
-			json_str(f, r->op_name);
-			fprintf(f, ",\"kernels\":");
-			fputc('[', f);
-			for (size_t k = 0; k < r->nkernels; k++) {
-				fputs(k ? "," : "", f);
-				json_str(f, r->kernels[k]);
-			}
-			fputc(']', f);
-			fprintf(f,
-			        ",\"kernel_count\":%" PRIu64 ",\"device_ns\":%" PRId64
-			        ",\"mean_ns\":%.3f,\"count\":%" PRIu64 ",\"start_ns\":%" PRId64
-			        ",\"module_start_ns\":%" PRId64 ",\"module_end_ns\":%" PRId64 "}",
-			        (uint64_t)r->nkernels * r->count, r->total_ns, r->mean_ns, r->count,
-			        r->op_start, r->module_start, r->module_end);
-			first = 0;
+			jsonw_object_begin(w);
+			report_jw_rank(w, "rank", tr->ranks[ri]->rank);
+			json_str_m(w, "path", tlq_module_path(r, path, sizeof path));
+			json_str_m(w, "parent", r->parent);
+			json_str_m(w, "module", r->module);
+			jsonw_str_m(w, "direction", r->backward ? "backward" : "forward");
+			json_str_m(w, "op_name", r->op_name);
+			jsonw_array_begin_m(w, "kernels");
+			for (size_t k = 0; k < r->nkernels; k++)
+				jsonw_str(w, r->kernels[k] ? r->kernels[k] : "");
+			jsonw_end(w);
+			jsonw_u64_m(w, "kernel_count", (uint64_t)r->nkernels * r->count);
+			jsonw_i64_m(w, "device_ns", r->total_ns);
+			jsonw_double_m(w, "mean_ns", "%.3f", r->mean_ns);
+			jsonw_u64_m(w, "count", r->count);
+			jsonw_i64_m(w, "start_ns", r->op_start);
+			jsonw_i64_m(w, "module_start_ns", r->module_start);
+			jsonw_i64_m(w, "module_end_ns", r->module_end);
+			jsonw_end(w);
 		}
 	}
-	fprintf(f, "]");
+	jsonw_end(w);
 	tlq_modules_free(&m);
 }
 

@@ -25,9 +25,8 @@ json_stat(tl_jsonw *w, const tl_opstat *s)
 }
 
 void
-report_ops_json(FILE *f, const tl_query *q)
+report_ops_json(tl_jsonw *w, const tl_query *q)
 {
-	tl_jsonw *w = jsonw_open_members(f);
 	tl_ops_result o;
 	tlq_ops(q, &o);
 	jsonw_array_begin_m(w, "operators");
@@ -65,5 +64,4 @@ report_ops_json(FILE *f, const tl_query *q)
 	}
 	jsonw_end(w);
 	free(c);
-	jsonw_close(w, NULL);
 }

@@ -153,12 +153,11 @@ text_imbalance(FILE *f, const tl_trace *tr, const tl_query *rl)
 }
 
 static void
-rank_list(FILE *f, const tl_trace *tr, const size_t *v, size_t n, int json)
+rank_list(FILE *f, const tl_trace *tr, const size_t *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%s", i ? "," : "",
-		        json ? RANK_JSON(tr->ranks[v[i]]->rank) : RANK_TXT(tr->ranks[v[i]]->rank));
-	if (!json && n == 0)
+		fprintf(f, "%s%s", i ? "," : "", RANK_TXT(tr->ranks[v[i]]->rank));
+	if (n == 0)
 		fprintf(f, "-");
 }
 
@@ -193,7 +192,7 @@ text_pipeline(FILE *f, const tl_trace *tr, const tl_query *rl)
 			char rk[64];
 			FILE *m = fmemopen(rk, sizeof rk, "w");
 			if (m) {
-				rank_list(m, tr, ps->ranks, ps->nranks, 0);
+				rank_list(m, tr, ps->ranks, ps->nranks);
 				fclose(m);
 			} else {
 				snprintf(rk, sizeof rk, "?");
@@ -300,228 +299,251 @@ report_rl_text(FILE *f, const tl_query *rl)
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
-static void
-json_str(FILE *f, const char *s)
-{
-	if (s == NULL) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	text_json_write(f, s);
-	fputc('"', f);
-}
-
 /* A fraction as a JSON number: six decimals, never NaN or inf. */
 static void
-json_frac(FILE *f, double x)
+json_frac_m(tl_jsonw *w, const char *key, double x)
 {
 	if (!(x == x) || x > 1e300 || x < -1e300)
 		x = 0;
-	fprintf(f, "%.6f", x);
+	jsonw_double_m(w, key, "%.6f", x);
 }
 
 /* A dp number: null where the marks do not give it. */
 static void
-json_dp_num(FILE *f, double x, int integer)
+json_dp_num_m(tl_jsonw *w, const char *key, double x, int integer)
 {
 	if (x == TL_DP_NONE || !(x == x))
-		fputs("null", f);
-	else if (integer)
-		fprintf(f, "%.0f", x);
+		jsonw_null_m(w, key);
 	else
-		fprintf(f, "%.6f", x);
+		jsonw_double_m(w, key, integer ? "%.0f" : "%.6f", x);
+}
+
+/* The rank of trace index i as a member (null when unknown). */
+static void
+json_rank_m(tl_jsonw *w, const char *key, const tl_trace *tr, size_t i)
+{
+	report_jw_rank(w, key, tr->ranks[i]->rank);
+}
+
+/* A decode engine step of a dp entry (--series). */
+static void
+json_dp_step(tl_jsonw *w, const tl_dp_step *p, size_t index)
+{
+	jsonw_object_begin(w);
+	jsonw_u64_m(w, "step_index", index);
+	jsonw_i64_m(w, "start_ns", p->start);
+	jsonw_i64_m(w, "end_ns", p->end);
+	if (p->has_stats) {
+		jsonw_double_m(w, "running_reqs", "%.17g", p->running);
+		jsonw_double_m(w, "waiting_reqs", "%.17g", p->waiting);
+		jsonw_double_m(w, "gpu_cache_usage", "%.17g", p->cache_usage);
+		jsonw_double_m(w, "out_tokens", "%.17g", p->out_tokens);
+	} else {
+		jsonw_null_m(w, "running_reqs");
+		jsonw_null_m(w, "waiting_reqs");
+		jsonw_null_m(w, "gpu_cache_usage");
+		jsonw_null_m(w, "out_tokens");
+	}
+	jsonw_end(w);
 }
 
 /* dp_analysis' numbers per rollout and rank; the steps themselves with series. */
 static void
-json_dp(FILE *f, const tl_trace *tr, const tl_query *rl, int series)
+json_dp(tl_jsonw *w, const tl_trace *tr, const tl_query *rl, int series)
 {
 	const tl_dp *v;
 	size_t n = tlq_dp(rl, &v);
-	fprintf(f, ",\"dp\":[");
-	int first = 1;
+	jsonw_array_begin_m(w, "dp");
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < v[i].n; k++) {
 			const tl_dp_rank *x = &v[i].ranks[k];
-			fprintf(f, "%s{\"stage\":", first ? "" : ",");
-			first = 0;
-			json_str(f, tlq_stage_name(rl, v[i].stage));
-			fprintf(f,
-			        ",\"step\":%" PRId64
-			        ",\"rank\":%s,\"decode_steps\":%zu,\"max_step\":%d",
-			        v[i].step, RANK_JSON(tr->ranks[x->rank]->rank), x->nsteps,
-			        x->max_step);
-			fprintf(f, ",\"bubble_rate_pct\":");
-			json_dp_num(f, x->bubble_rate_pct, 0);
-			fprintf(f, ",\"out_tokens\":");
-			json_dp_num(f, x->out_tokens, 1);
-			fprintf(f, ",\"throughput_tokens_per_s\":");
-			json_dp_num(f, x->throughput, 0);
-			fprintf(f, ",\"mean_running_reqs\":");
-			json_dp_num(f, x->mean_running, 0);
-			fprintf(f, ",\"mean_waiting_reqs\":");
-			json_dp_num(f, x->mean_waiting, 0);
-			fprintf(f, ",\"peak_gpu_cache_usage\":");
-			json_dp_num(f, x->peak_cache_usage, 0);
+			jsonw_object_begin(w);
+			jsonw_str_m(w, "stage", tlq_stage_name(rl, v[i].stage));
+			jsonw_i64_m(w, "step", v[i].step);
+			json_rank_m(w, "rank", tr, x->rank);
+			jsonw_u64_m(w, "decode_steps", x->nsteps);
+			jsonw_i64_m(w, "max_step", x->max_step);
+			json_dp_num_m(w, "bubble_rate_pct", x->bubble_rate_pct, 0);
+			json_dp_num_m(w, "out_tokens", x->out_tokens, 1);
+			json_dp_num_m(w, "throughput_tokens_per_s", x->throughput, 0);
+			json_dp_num_m(w, "mean_running_reqs", x->mean_running, 0);
+			json_dp_num_m(w, "mean_waiting_reqs", x->mean_waiting, 0);
+			json_dp_num_m(w, "peak_gpu_cache_usage", x->peak_cache_usage, 0);
 			if (series) {
-				fprintf(f, ",\"series\":[");
-				for (size_t s = 0; s < x->nsteps; s++) {
-					const tl_dp_step *p = &x->steps[s];
-					fprintf(f,
-					        "%s{\"step_index\":%zu,\"start_ns\":%" PRId64
-					        ",\"end_ns\":%" PRId64,
-					        s ? "," : "", s, p->start, p->end);
-					if (p->has_stats)
-						fprintf(f,
-						        ",\"running_reqs\":%.17g,\"waiting_reqs\":%"
-						        ".17g,"
-						        "\"gpu_cache_usage\":%.17g,\"out_tokens\":%"
-						        ".17g}",
-						        p->running, p->waiting, p->cache_usage,
-						        p->out_tokens);
-					else
-						fprintf(
-						    f,
-						    ",\"running_reqs\":null,\"waiting_reqs\":null,"
-						    "\"gpu_cache_usage\":null,\"out_tokens\":"
-						    "null}");
-				}
-				fprintf(f, "]");
+				jsonw_array_begin_m(w, "series");
+				for (size_t s = 0; s < x->nsteps; s++)
+					json_dp_step(w, &x->steps[s], s);
+				jsonw_end(w);
 			}
-			fprintf(f, "}");
+			jsonw_end(w);
 		}
-	fprintf(f, "]");
+	jsonw_end(w);
+}
+
+static void
+json_stages(tl_jsonw *w, const tl_trace *tr, const tl_query *rl)
+{
+	const tl_stage_row *sv;
+	size_t ns = tlq_stages(rl, &sv);
+	jsonw_array_begin_m(w, "stages");
+	for (size_t i = 0; i < ns; i++) {
+		jsonw_object_begin(w);
+		json_rank_m(w, "rank", tr, sv[i].rank);
+		jsonw_str_m(w, "stage", tlq_stage_name(rl, sv[i].stage));
+		jsonw_i64_m(w, "step", sv[i].step);
+		jsonw_i64_m(w, "start_ns", sv[i].start);
+		jsonw_i64_m(w, "end_ns", sv[i].end);
+		jsonw_i64_m(w, "duration_ns", sv[i].end - sv[i].start);
+		jsonw_i64_m(w, "busy_ns", sv[i].busy);
+		jsonw_i64_m(w, "lag_ns", sv[i].lag);
+		jsonw_str_m(w, "range", sv[i].range);
+		jsonw_bool_m(w, "from_role", sv[i].from_role);
+		jsonw_bool_m(w, "device_times", sv[i].device);
+		jsonw_i64_m(w, "host_start_ns", sv[i].host_start);
+		jsonw_i64_m(w, "host_end_ns", sv[i].host_end);
+		jsonw_end(w);
+	}
+	jsonw_end(w);
+}
+
+static void
+json_imbalance(tl_jsonw *w, const tl_trace *tr, const tl_query *rl)
+{
+	const tl_imbalance *iv;
+	size_t ni = tlq_imbalances(rl, &iv);
+	jsonw_array_begin_m(w, "imbalance");
+	for (size_t i = 0; i < ni; i++) {
+		const tl_imbalance *im = &iv[i];
+		jsonw_object_begin(w);
+		jsonw_str_m(w, "stage", tlq_stage_name(rl, im->stage));
+		jsonw_i64_m(w, "step", im->step);
+		json_frac_m(w, "max_over_mean", im->st.max_over_mean);
+		json_frac_m(w, "cv", im->st.cv);
+		/* slowest_rank: the rank that finished last (the name predates the distinction) */
+		json_rank_m(w, "slowest_rank", tr, im->ranks[im->st.slowest].rank);
+		json_rank_m(w, "longest_running_rank", tr, im->ranks[im->st.longest].rank);
+		jsonw_i64_m(w, "skew_ns", im->st.skew);
+		jsonw_array_begin_m(w, "ranks");
+		for (size_t k = 0; k < im->n; k++) {
+			const tl_imb_rank *x = &im->ranks[k];
+			jsonw_object_begin(w);
+			json_rank_m(w, "rank", tr, x->rank);
+			jsonw_i64_m(w, "duration_ns", x->duration);
+			jsonw_i64_m(w, "wait_for_slowest_ns", x->wait);
+			jsonw_i64_or_null_m(w, "decode_steps", x->decode_steps,
+			                    x->decode_steps >= 0);
+			json_frac_m(w, "idle_fraction", x->idle_fraction);
+			jsonw_end(w);
+		}
+		jsonw_end(w);
+		jsonw_end(w);
+	}
+	jsonw_end(w);
+}
+
+static void
+json_pp_stage(tl_jsonw *w, const tl_trace *tr, const tl_pipeline *p, const tl_pp_stage *ps)
+{
+	jsonw_object_begin(w);
+	jsonw_i64_m(w, "pp_stage", ps->pp_stage);
+	jsonw_array_begin_m(w, "ranks");
+	for (size_t i = 0; i < ps->nranks; i++)
+		report_jw_rank_v(w, tr->ranks[ps->ranks[i]]->rank);
+	jsonw_end(w);
+	json_frac_m(w, "bubble_ratio", ps->bubble_ratio);
+	if (ps->shown != SIZE_MAX) {
+		json_rank_m(w, "blocks_rank", tr, ps->shown);
+		jsonw_str_m(w, "blocks_from",
+		            p->rank_blocks[ps->shown] == TL_PP_BLOCKS_OPS ? "operator_pairs"
+		                                                          : "ranges");
+	}
+	jsonw_array_begin_m(w, "blocks");
+	for (size_t b = 0; b < ps->nblocks; b++) {
+		char kind[2] = {ps->blocks[b].kind, '\0'};
+		jsonw_object_begin(w);
+		jsonw_str_m(w, "kind", kind);
+		jsonw_i64_m(w, "microbatch", ps->blocks[b].microbatch);
+		jsonw_i64_m(w, "start_ns", ps->blocks[b].start);
+		jsonw_i64_m(w, "end_ns", ps->blocks[b].end);
+		jsonw_end(w);
+	}
+	jsonw_end(w);
+	jsonw_end(w);
+}
+
+static void
+json_pipeline(tl_jsonw *w, const tl_trace *tr, const tl_query *rl)
+{
+	const tl_pipeline *p = tlq_pipeline(rl);
+	jsonw_array_begin_m(w, "pipeline");
+	for (size_t k = 0; k < p->nsteps; k++) {
+		const tl_pp_step *s = &p->steps[k];
+		jsonw_object_begin(w);
+		jsonw_i64_m(w, "step", s->step);
+		jsonw_str_m(w, "pp_source", tlq_pipeline_source_name(p->source));
+		jsonw_i64_m(w, "start_ns", s->start);
+		jsonw_i64_m(w, "end_ns", s->end);
+		jsonw_array_begin_m(w, "stages");
+		for (size_t i = 0; i < s->nstages; i++)
+			json_pp_stage(w, tr, p, &s->stages[i]);
+		jsonw_end(w);
+		jsonw_array_begin_m(w, "links");
+		for (size_t l = 0; l < s->nlinks; l++) {
+			const tl_pp_link *x = &s->links[l];
+			jsonw_object_begin(w);
+			json_rank_m(w, "from_rank", tr, x->from_rank);
+			json_rank_m(w, "to_rank", tr, x->to_rank);
+			jsonw_i64_m(w, "send_start_ns", x->send_start);
+			jsonw_i64_m(w, "send_end_ns", x->send_end);
+			jsonw_i64_m(w, "recv_start_ns", x->recv_start);
+			jsonw_i64_m(w, "recv_end_ns", x->recv_end);
+			jsonw_end(w);
+		}
+		jsonw_end(w);
+		jsonw_end(w);
+	}
+	jsonw_end(w);
+}
+
+static void
+json_bubbles(tl_jsonw *w, const tl_trace *tr, const tl_query *rl)
+{
+	const tl_rl_bubble *bv;
+	size_t nb = tlq_bubbles(rl, &bv);
+	jsonw_array_begin_m(w, "bubbles");
+	for (size_t i = 0; i < nb; i++) {
+		jsonw_object_begin(w);
+		json_rank_m(w, "rank", tr, bv[i].rank);
+		jsonw_i64_m(w, "start_ns", bv[i].start);
+		jsonw_i64_m(w, "end_ns", bv[i].end);
+		jsonw_i64_m(w, "duration_ns", bv[i].end - bv[i].start);
+		jsonw_str_m(w, "stage", tlq_stage_name(rl, bv[i].stage));
+		/* between steps: no step (null), unlike -1 of a profile without steps */
+		jsonw_i64_or_null_m(w, "step", bv[i].step, !bv[i].between_steps);
+		jsonw_bool_m(w, "between_steps", bv[i].between_steps);
+		jsonw_str_m(w, "reason", tlq_bubble_reason_name(bv[i].reason));
+		jsonw_str_m(w, "detail", bv[i].detail);
+		jsonw_end(w);
+	}
+	jsonw_end(w);
 }
 
 void
-report_rl_json(FILE *f, const tl_query *rl, const report_opts *o)
+report_rl_json(tl_jsonw *w, const tl_query *rl, const report_opts *o)
 {
 	const tl_trace *tr = tlq_trace(rl);
-
-	const tl_stage_row *sv;
-	size_t ns = tlq_stages(rl, &sv);
-	fprintf(f, ",\"stages\":[");
-	for (size_t i = 0; i < ns; i++) {
-		fprintf(f, "%s{\"rank\":%s,\"stage\":", i ? "," : "",
-		        RANK_JSON(tr->ranks[sv[i].rank]->rank));
-		json_str(f, tlq_stage_name(rl, sv[i].stage));
-		fprintf(f,
-		        ",\"step\":%" PRId64 ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
-		        ",\"duration_ns\":%" PRId64 ",\"busy_ns\":%" PRId64 ",\"lag_ns\":%" PRId64
-		        ",\"range\":",
-		        sv[i].step, sv[i].start, sv[i].end, sv[i].end - sv[i].start, sv[i].busy,
-		        sv[i].lag);
-		json_str(f, sv[i].range);
-		fprintf(f, ",\"from_role\":%s,\"device_times\":%s",
-		        sv[i].from_role ? "true" : "false", sv[i].device ? "true" : "false");
-		fprintf(f, ",\"host_start_ns\":%" PRId64 ",\"host_end_ns\":%" PRId64 "}",
-		        sv[i].host_start, sv[i].host_end);
-	}
-
-	const tl_imbalance *iv;
-	size_t ni = tlq_imbalances(rl, &iv);
-	fprintf(f, "],\"imbalance\":[");
-	for (size_t i = 0; i < ni; i++) {
-		const tl_imbalance *im = &iv[i];
-		fprintf(f, "%s{\"stage\":", i ? "," : "");
-		json_str(f, tlq_stage_name(rl, im->stage));
-		fprintf(f, ",\"step\":%" PRId64 ",\"max_over_mean\":", im->step);
-		json_frac(f, im->st.max_over_mean);
-		fprintf(f, ",\"cv\":");
-		json_frac(f, im->st.cv);
-		/* slowest_rank: the rank that finished last (the name predates the distinction) */
-		fprintf(f,
-		        ",\"slowest_rank\":%s,\"longest_running_rank\":%s,\"skew_ns\":%" PRId64
-		        ",\"ranks\":[",
-		        RANK_JSON(tr->ranks[im->ranks[im->st.slowest].rank]->rank),
-		        RANK_JSON(tr->ranks[im->ranks[im->st.longest].rank]->rank), im->st.skew);
-		for (size_t k = 0; k < im->n; k++) {
-			const tl_imb_rank *x = &im->ranks[k];
-			fprintf(f,
-			        "%s{\"rank\":%s,\"duration_ns\":%" PRId64
-			        ",\"wait_for_slowest_ns\":%" PRId64 ",\"decode_steps\":",
-			        k ? "," : "", RANK_JSON(tr->ranks[x->rank]->rank), x->duration,
-			        x->wait);
-			if (x->decode_steps >= 0)
-				fprintf(f, "%d", x->decode_steps);
-			else
-				fputs("null", f);
-			fprintf(f, ",\"idle_fraction\":");
-			json_frac(f, x->idle_fraction);
-			fprintf(f, "}");
-		}
-		fprintf(f, "]}");
-	}
-
-	const tl_pipeline *p = tlq_pipeline(rl);
-	fprintf(f, "],\"pipeline\":[");
-	for (size_t k = 0; k < p->nsteps; k++) {
-		const tl_pp_step *s = &p->steps[k];
-		fprintf(f, "%s{\"step\":%" PRId64 ",\"pp_source\":", k ? "," : "", s->step);
-		json_str(f, tlq_pipeline_source_name(p->source));
-		fprintf(f, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"stages\":[",
-		        s->start, s->end);
-		for (size_t i = 0; i < s->nstages; i++) {
-			const tl_pp_stage *ps = &s->stages[i];
-			fprintf(f, "%s{\"pp_stage\":%d,\"ranks\":[", i ? "," : "", ps->pp_stage);
-			rank_list(f, tr, ps->ranks, ps->nranks, 1);
-			fprintf(f, "],\"bubble_ratio\":");
-			json_frac(f, ps->bubble_ratio);
-			if (ps->shown != SIZE_MAX)
-				fprintf(f, ",\"blocks_rank\":%s,\"blocks_from\":\"%s\"",
-				        RANK_JSON(tr->ranks[ps->shown]->rank),
-				        p->rank_blocks[ps->shown] == TL_PP_BLOCKS_OPS
-				            ? "operator_pairs"
-				            : "ranges");
-			fprintf(f, ",\"blocks\":[");
-			for (size_t b = 0; b < ps->nblocks; b++)
-				fprintf(f,
-				        "%s{\"kind\":\"%c\",\"microbatch\":%d,\"start_ns\":%" PRId64
-				        ",\"end_ns\":%" PRId64 "}",
-				        b ? "," : "", ps->blocks[b].kind, ps->blocks[b].microbatch,
-				        ps->blocks[b].start, ps->blocks[b].end);
-			fprintf(f, "]}");
-		}
-		fprintf(f, "],\"links\":[");
-		for (size_t l = 0; l < s->nlinks; l++) {
-			const tl_pp_link *x = &s->links[l];
-			fprintf(f,
-			        "%s{\"from_rank\":%s,\"to_rank\":%s,\"send_start_ns\":%" PRId64
-			        ",\"send_end_ns\":%" PRId64 ",\"recv_start_ns\":%" PRId64
-			        ",\"recv_end_ns\":%" PRId64 "}",
-			        l ? "," : "", RANK_JSON(tr->ranks[x->from_rank]->rank),
-			        RANK_JSON(tr->ranks[x->to_rank]->rank), x->send_start, x->send_end,
-			        x->recv_start, x->recv_end);
-		}
-		fprintf(f, "]}");
-	}
-
+	json_stages(w, tr, rl);
+	json_imbalance(w, tr, rl);
+	json_pipeline(w, tr, rl);
 	const tl_slow_result *sr = tlq_slow_ranks(rl);
-	fprintf(f, "],\"slow_ranks\":[");
-	for (size_t i = 0; i < sr->n; i++)
-		fprintf(f, "%s{\"rank\":%s,\"votes\":%u}", i ? "," : "",
-		        RANK_JSON(tr->ranks[sr->v[i].rank]->rank), sr->v[i].votes);
-
-	const tl_rl_bubble *bv;
-	size_t nb = tlq_bubbles(rl, &bv);
-	fprintf(f, "],\"bubbles\":[");
-	for (size_t i = 0; i < nb; i++) {
-		fprintf(f,
-		        "%s{\"rank\":%s,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
-		        ",\"duration_ns\":%" PRId64 ",\"stage\":",
-		        i ? "," : "", RANK_JSON(tr->ranks[bv[i].rank]->rank), bv[i].start,
-		        bv[i].end, bv[i].end - bv[i].start);
-		json_str(f, tlq_stage_name(rl, bv[i].stage));
-		/* between steps: no step (null), unlike -1 of a profile without steps */
-		if (bv[i].between_steps)
-			fprintf(f, ",\"step\":null,\"between_steps\":true");
-		else
-			fprintf(f, ",\"step\":%" PRId64 ",\"between_steps\":false", bv[i].step);
-		fprintf(f, ",\"reason\":\"%s\",\"detail\":", tlq_bubble_reason_name(bv[i].reason));
-		json_str(f, bv[i].detail);
-		fprintf(f, "}");
+	jsonw_array_begin_m(w, "slow_ranks");
+	for (size_t i = 0; i < sr->n; i++) {
+		jsonw_object_begin(w);
+		json_rank_m(w, "rank", tr, sr->v[i].rank);
+		jsonw_u64_m(w, "votes", sr->v[i].votes);
+		jsonw_end(w);
 	}
-	fprintf(f, "]");
-	json_dp(f, tr, rl, o != NULL && o->series);
+	jsonw_end(w);
+	json_bubbles(w, tr, rl);
+	json_dp(w, tr, rl, o != NULL && o->series);
 }

@@ -88,14 +88,6 @@ report_finding_jw(tl_jsonw *w, const tl_query *q, const tl_finding *x, size_t in
 }
 
 void
-report_finding_json(FILE *f, const tl_query *q, const tl_finding *x, size_t index)
-{
-	tl_jsonw *w = jsonw_open(f);
-	report_finding_jw(w, q, x, index);
-	jsonw_close(w, NULL);
-}
-
-void
 report_triage_json(FILE *f, const tl_query *q, const tl_finding *v, size_t n, size_t top)
 {
 	size_t m = top && top < n ? top : n;

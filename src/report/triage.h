@@ -12,10 +12,8 @@ void report_triage_text(FILE *, const tl_query *, const tl_finding *v, size_t n,
                         size_t top);
 /* JSON: {"findings":[...]} */
 void report_triage_json(FILE *, const tl_query *, const tl_finding *v, size_t n, size_t top);
-/* One finding as a JSON object: as the value w expects next (its separator placed by w), or
- * alone on f (the caller places the separator). */
+/* One finding as a JSON object: the value w expects next (its separator placed by w). */
 void report_finding_jw(tl_jsonw *w, const tl_query *, const tl_finding *f, size_t index);
-void report_finding_json(FILE *, const tl_query *, const tl_finding *f, size_t index);
 /* The verdict: the top three findings, one line each ("nothing found" when none). */
 void report_verdict_text(FILE *, const tl_query *, const tl_finding *v, size_t n);
 

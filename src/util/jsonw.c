@@ -13,7 +13,6 @@
 struct tl_jsonw {
 	tl_out out;
 	int depth;                             /* open containers */
-	int base;                              /* those the caller opened (jsonw_open_members) */
 	int after_key;                         /* a key was written: its value has no comma */
 	unsigned char any[JSONW_MAX_DEPTH];    /* the container has an element already */
 	unsigned char lines[JSONW_MAX_DEPTH];  /* its elements each on a line of their own */
@@ -26,27 +25,8 @@ jsonw_open(FILE *f)
 	tl_jsonw *w = xmalloc(sizeof *w);
 	out_begin(&w->out, f);
 	w->depth = 0;
-	w->base = 0;
 	w->after_key = 0;
 	return w;
-}
-
-tl_jsonw *
-jsonw_open_members(FILE *f)
-{
-	tl_jsonw *w = jsonw_open(f);
-	w->depth = w->base = 1;
-	w->any[0] = 1;
-	w->lines[0] = 0;
-	w->object[0] = 1;
-	return w;
-}
-
-FILE *
-jsonw_flush(tl_jsonw *w)
-{
-	out_flush(&w->out);
-	return w->out.f;
 }
 
 void
@@ -54,8 +34,8 @@ jsonw_close(tl_jsonw *w, const char *tail)
 {
 	if (w == NULL)
 		return;
-	if (w->depth != w->base)
-		BUG("%d containers left open", w->depth - w->base);
+	if (w->depth != 0)
+		BUG("%d containers left open", w->depth);
 	if (tail != NULL)
 		out_str(&w->out, tail);
 	out_flush(&w->out);
@@ -126,7 +106,7 @@ jsonw_array_begin_lines(tl_jsonw *w)
 void
 jsonw_end(tl_jsonw *w)
 {
-	if (w->depth <= w->base || w->after_key)
+	if (w->depth == 0 || w->after_key)
 		BUG("end without an open container or after a key");
 	int d = --w->depth;
 	if (w->lines[d] && w->any[d])

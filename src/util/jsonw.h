@@ -17,8 +17,13 @@
  *   jsonw_end(w);                  // the object
  *   jsonw_close(w, "\n");          // the text after the document; flushes and frees
  *
+ * A document of several sections is one writer passed down: each section is a function that
+ * takes the tl_jsonw * and writes its members into the object the caller has open (as every
+ * section of `tl summary --json` does, report/summary.c); no section writes to the FILE itself.
+ *
  * How to add a member: one jsonw_*_m call at the place in the document it belongs (the _m variants
- * take the key; the plain ones are values, for an array element or after jsonw_key). */
+ * take the key; the plain ones are values, for an array element or after jsonw_key). The whole
+ * recipe, with its test, is docs/architecture.md's "A new JSON field". */
 #ifndef TL_JSONW_H
 #define TL_JSONW_H
 #include <stddef.h>
@@ -29,20 +34,13 @@
 
 typedef struct tl_jsonw tl_jsonw;
 
-/* A writer to f (nothing reaches f before jsonw_flush or jsonw_close). */
+/* A writer to f (text reaches f as its buffer fills, the rest at jsonw_close). */
 tl_jsonw *jsonw_open(FILE *f);
-/* A writer that continues an object the caller began on f and wrote a member of already (a
- * section of a document not yet converted): its members get their commas, and jsonw_close
- * leaves the object open for the caller. */
-tl_jsonw *jsonw_open_members(FILE *f);
 /* Writes tail (may be NULL) after the document, flushes, frees w. */
 void jsonw_close(tl_jsonw *w, const char *tail);
 /* Frees w, its buffered text dropped and its containers left open: a document given up on (the
  * caller removes the file). */
 void jsonw_abandon(tl_jsonw *w);
-/* Writes what is buffered to the FILE and returns it: for a caller that must write to the FILE
- * directly in between (then the writer does not know what was written). */
-FILE *jsonw_flush(tl_jsonw *w);
 
 /* Containers, as a value (the top, an array element, or after jsonw_key). */
 void jsonw_object_begin(tl_jsonw *w);

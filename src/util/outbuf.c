@@ -83,6 +83,19 @@ put_out(void *o, const char *p, size_t n)
 void
 out_json_str(tl_out *o, const char *s)
 {
+	/* a key or a name of printable ASCII (nearly every one): copied as it is, in one piece */
+	size_t n = 0;
+	for (unsigned char c;
+	     (c = (unsigned char)s[n]) >= 0x20 && c < 0x7f && c != '"' && c != '\\';)
+		n++;
+	if (s[n] == '\0' && n + 2 <= sizeof o->buf - o->n) {
+		char *d = o->buf + o->n;
+		d[0] = '"';
+		memcpy(d + 1, s, n);
+		d[n + 1] = '"';
+		o->n += n + 2;
+		return;
+	}
 	out_char(o, '"');
 	text_json_emit(s, put_out, o);
 	out_char(o, '"');

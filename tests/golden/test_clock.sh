@@ -6,7 +6,7 @@
 # peaks) within 20 us of the same profile written with agreeing clocks. Also: 2 and 4 hosts,
 # a pipeline whose stages share only P2P ops, a rank that missed its first collective, a host
 # without a shared collective (kept, one warning), --clock raw, --clock-offset, the cache, and
-# a single-host profile unchanged byte for byte.
+# a single-host profile unchanged byte for byte; the clock member's t0_ns, where the offset holds.
 . "$TL_SRCDIR/tests/lib.sh"
 TL=$TL_BIN
 export LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$t_tmp/config" XDG_CACHE_HOME="$t_tmp/xdg"
@@ -50,14 +50,14 @@ print("%d numbers, largest difference %d ns at %s" % (n[0], worst[0], worst[1]))
 for p in bad[:5]: print("differs:", p)
 sys.exit(1 if bad or n[0] == 0 else 0)
 EOF
-# host H's clock member: offset, drift, samples, how
+# host H's clock member: offset, drift, samples, how, residual, ranks, reference, t0
 cat >"$t_tmp/host.py" <<'EOF'
 import json, sys
 c = json.load(open(sys.argv[1])).get("clock", [])
 for h in c:
     if h["host"] == sys.argv[2]:
         print(h["offset_ns"], h["drift_ppm"], h["samples"], h["how"], h["residual_ns"],
-              ",".join(map(str, h["ranks"])), str(h["reference"]).lower())
+              ",".join(map(str, h["ranks"])), str(h["reference"]).lower(), h["t0_ns"])
 EOF
 
 gen() { # NAME TLGEN-ARGS...: the profile twice, agreeing clocks (NAME.a) and as asked (NAME.b)
@@ -79,12 +79,15 @@ near() { # NAME what: NAME.b's summary equals NAME.a's within 20 us
 
 drift_ok() { # NAME HOST OFF PPM: the host's estimate, against the generator's clock
 	set -- "$1" "$2" "$3" "$4" $(python3 "$t_tmp/host.py" "$t_tmp/$1.b.json" "$2")
-	# the offset is the clock difference at the capture's middle (about 0.1 s after the
-	# generator's t0 in these profiles): the drift moves it by up to PPM x 0.25 s
-	good=$(python3 -c "
-off, ppm, eoff, eppm = $3, $4, $5, $6
-print(1 if abs(eoff - off) <= 20000 + abs(ppm) * 0.25e3 and abs(eppm - ppm) <= 1.0 and '$8' == 'estimated' else 0)")
-	check "$1: host $2's clock: offset $5 ns (written $3), drift $6 ppm (written $4), $7 collectives, $8" [ "$good" = 1 ]
+	# the generator's host clock reads t + OFF + (t - T0) x PPM / 1e6 at host 0's time t (T0:
+	# its t0, 1736407067000000000): at t0_ns on the host's own clock, where tl's offset holds,
+	# the clocks differ by OFF and the drift since T0, to the us (the generator's collectives
+	# end together exactly; a t0_ns 30 ms off would move it by 1 us at 30 ppm)
+	set -- "$@" $(python3 -c "
+off, ppm, eoff, eppm, t0 = $3, $4, $5, $6, ${12}
+want = round(off + (t0 - off - 1736407067000000000) * ppm / 1e6)
+print(want, 1 if abs(eoff - want) <= 1000 and abs(eppm - ppm) <= 1.0 and '$8' == 'estimated' else 0)")
+	check "$1: host $2's clock: offset $5 ns at t0 ${12} (written $3, there ${13}), drift $6 ppm (written $4), $7 collectives, $8" [ "${14}" = 1 ]
 }
 
 # ---- two hosts, 3.7 ms apart and drifting 30 ppm ---------------------------------------------

@@ -87,14 +87,46 @@ fill_top_array(tl_jsonw *w)
 	jsonw_end(w);
 }
 
-/* a section written into an object the caller began by hand */
+/* A document of sections, as tl summary --json is written: each section a function given the
+ * writer, writing its members into the object the caller has open; one writes nothing (the clock
+ * of a single host), one a member whose value another function writes. */
 static void
-fill_members(tl_jsonw *w)
+section_ops(tl_jsonw *w)
 {
 	jsonw_array_begin_m(w, "ops");
 	jsonw_i64(w, 1);
 	jsonw_end(w);
 	jsonw_str_m(w, "x", "y");
+}
+
+static void
+section_none(tl_jsonw *w)
+{
+	(void)w;
+}
+
+static void
+value_series(tl_jsonw *w)
+{
+	jsonw_array_begin(w);
+	jsonw_double(w, "%.17g", 0.1);
+	jsonw_double(w, "%.0f", 2.5);
+	jsonw_end(w);
+}
+
+static void
+fill_sections(tl_jsonw *w)
+{
+	jsonw_object_begin(w);
+	section_none(w);
+	jsonw_array_begin_m(w, "steps");
+	jsonw_end(w);
+	section_none(w);
+	section_ops(w);
+	section_none(w);
+	jsonw_key(w, "series");
+	value_series(w);
+	jsonw_end(w);
 }
 
 int
@@ -139,20 +171,15 @@ main(void)
 	CHECK_STR(s, "[\n{\"a\":1}\n]\n", "a top-level array of lines, as tl query --json");
 	free(s);
 
-	{
-		char *p = NULL;
-		size_t n = 0;
-		FILE *f = open_memstream(&p, &n);
-		fputs("{\"steps\":[]", f);
-		tl_jsonw *w = jsonw_open_members(f);
-		fill_members(w);
-		jsonw_close(w, NULL);
-		fputs("}", f);
-		fclose(f);
-		CHECK_STR(p, "{\"steps\":[],\"ops\":[1],\"x\":\"y\"}",
-		          "members continuing the caller's object");
-		free(p);
-	}
+	s = doc(fill_sections, "\n");
+	CHECK_STR(s, "{\"steps\":[],\"ops\":[1],\"x\":\"y\",\"series\":[0.10000000000000001,2]}\n",
+	          "sections given the writer: their members' commas placed, an empty section none");
+	j = cJSON_Parse(s);
+	CHECK(j != NULL && cJSON_GetArraySize(cJSON_GetObjectItem(j, "series")) == 2 &&
+	          cJSON_GetArrayItem(cJSON_GetObjectItem(j, "series"), 0)->valuedouble == 0.1,
+	      "the sections' document parses, the %%.17g double reads back exactly");
+	cJSON_Delete(j);
+	free(s);
 
 	/* a long string through the buffer's slow path: escaped as text_json_write does */
 	size_t big = 200000;

@@ -47,6 +47,10 @@ static const char *const strs[] = {
     "bad \xff\xfe utf8 \xe0\x80 short \xf0\x9f\x98",
     "\xef\xbf\xbd real replacement",
     "x",
+    /* out_json_str copies printable ASCII in one piece: its edges, and a stop at the end */
+    " !#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}~",
+    "plain until the last byte\x7f",
+    "plain until a quote\"",
 };
 
 int
@@ -92,6 +96,11 @@ main(void)
 	out_str(o, s);
 	fprintf(a, "%s!", s + big - 300);
 	out_printf(o, "%s!", s + big - 300);
+	/* a JSON string longer than the buffer: not the one-piece copy */
+	fputc('"', a);
+	json_ref(a, s);
+	fputc('"', a);
+	out_json_str(o, s);
 	out_end(o);
 	fclose(a);
 	fclose(b);
