@@ -446,31 +446,16 @@ source_span(const tl_rank *r, const size_t *before, size_t nbefore, int64_t *t0,
 	}
 }
 
+/* The bits of load.h are the model's (model/trace.h: TL_RANK_TABLES). */
+_Static_assert(TL_TABLE_OPS == 1u << TL_RANK_TABLE_OPS &&
+                   TL_TABLE_LAUNCHES == 1u << TL_RANK_TABLE_LAUNCHES &&
+                   TL_TABLE_COMM == 1u << TL_RANK_TABLE_COMM,
+               "TL_TABLE_* bits are the rank's tables'");
+
 void
 load_drop_tables(tl_rank *r, unsigned keep)
 {
-	if (!(keep & TL_TABLE_OPS) && r->ops != NULL) {
-		op_data_free(r->ops);
-		free(r->ops);
-		r->ops = NULL;
-	}
-	if (!(keep & TL_TABLE_COMM) && r->comm != NULL) {
-		comm_data_free(r->comm);
-		free(r->comm);
-		r->comm = NULL;
-	}
-	if (!(keep & TL_TABLE_LAUNCHES)) {
-		free(r->launch_steps);
-		r->launch_steps = NULL;
-		r->nlaunch_steps = 0;
-		free(r->launch_gaps);
-		r->launch_gaps = NULL;
-		r->nlaunch_gaps = 0;
-		r->have_launch_steps = 0;
-		free(r->launches);
-		r->launches = NULL;
-		r->nlaunches = 0;
-	}
+	rank_drop_tables(r, keep);
 }
 
 typedef struct gap_keep {
@@ -512,10 +497,7 @@ void
 load_gather_end(tl_rank *r, tl_gather *g)
 {
 	if (g->failed || !r->loaded) {
-		if (r->ops != NULL)
-			op_data_free(r->ops);
-		free(r->ops);
-		r->ops = NULL;
+		rank_ops_free(r);
 		free(g->launches);
 		g->launches = NULL;
 		return;

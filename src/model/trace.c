@@ -96,19 +96,61 @@ rank_free(tl_rank *r)
 		if (r->src_state[i].free != NULL)
 			r->src_state[i].free(r->src_state[i].p);
 	free(r->src_state);
-	if (r->ops != NULL)
-		op_data_free(r->ops);
-	free(r->ops);
-	if (r->comm != NULL)
-		comm_data_free(r->comm);
-	free(r->comm);
-	free(r->launch_steps);
-	free(r->launch_gaps);
-	free(r->launches);
+	rank_drop_tables(r, 0);
 	strpool_free(r->pool);
 	if (r->backing_free != NULL)
 		r->backing_free(r->backing); /* after the tracks that borrowed from it */
 	free(r);
+}
+
+/* ---- the optional tables ---------------------------------------------------------------------
+ */
+
+void
+rank_ops_free(tl_rank *r)
+{
+	if (r->ops != NULL)
+		op_data_free(r->ops);
+	free(r->ops);
+	r->ops = NULL;
+}
+
+void
+rank_launches_free(tl_rank *r)
+{
+	free(r->launch_steps);
+	r->launch_steps = NULL;
+	r->nlaunch_steps = 0;
+	free(r->launch_gaps);
+	r->launch_gaps = NULL;
+	r->nlaunch_gaps = 0;
+	r->have_launch_steps = 0;
+	free(r->launches);
+	r->launches = NULL;
+	r->nlaunches = 0;
+}
+
+void
+rank_comm_free(tl_rank *r)
+{
+	if (r->comm != NULL)
+		comm_data_free(r->comm);
+	free(r->comm);
+	r->comm = NULL;
+}
+
+static void (*const table_free[TL_RANK_NTABLES])(tl_rank *) = {
+#define TL_RANK_TABLE_FREE(name, free_fn) [TL_RANK_TABLE_##name] = free_fn,
+    TL_RANK_TABLES(TL_RANK_TABLE_FREE)
+#undef TL_RANK_TABLE_FREE
+};
+
+void
+rank_drop_tables(tl_rank *r, unsigned keep)
+{
+	for (size_t i = 0; i < TL_RANK_NTABLES; i++)
+		if (!(keep & (1u << i)))
+			table_free[i](r);
 }
 
 static tl_track *

@@ -193,7 +193,33 @@ typedef struct tl_clock {
 	double drift;    /* fraction (50 ppm: 5e-5) */
 } tl_clock;
 
+/* A rank's optional tables: what the operator, launch and communication analyses read,
+ * gathered while loading when the load was asked for them (tl_load_opts.tables; one pass over
+ * the tables the load reads anyway) or read from the model cache; absent (NULL, 0) when not:
+ * the queries then read them from the profile on demand. Owned by the rank. One row a table:
+ * its name and the function that frees it and leaves it absent (trace.c). Table NAME's bit in
+ * a mask is 1u << TL_RANK_TABLE_NAME (load.h's TL_TABLE_ bits are these).
+ *
+ * Adding a table: a row here (at the end: the bits are load.h's and the cache file's), its
+ * fields in tl_rank, its free function; what gathers it (load.c) and the model cache's reader
+ * and writer. */
+#define TL_RANK_TABLES(X)                                                                          \
+	X(OPS, rank_ops_free)           /* ops */                                                  \
+	X(LAUNCHES, rank_launches_free) /* launch_steps, launch_gaps, launches */                  \
+	X(COMM, rank_comm_free)         /* comm */
+
+typedef enum tl_rank_table {
+#define TL_RANK_TABLE_ENUM(name, free_fn) TL_RANK_TABLE_##name,
+	TL_RANK_TABLES(TL_RANK_TABLE_ENUM)
+#undef TL_RANK_TABLE_ENUM
+	    TL_RANK_NTABLES
+} tl_rank_table;
+
+/* A rank: the model (its tracks, steps and string pool, what the views and analyses read);
+ * what is read into it on demand, once; the optional tables (TL_RANK_TABLES); and the loader's
+ * and the model cache's bookkeeping. */
 typedef struct tl_rank {
+	/* -- the model -- */
 	int rank;
 	tl_strpool *pool; /* owns every string of this rank */
 	tl_track **tracks;
@@ -202,36 +228,29 @@ typedef struct tl_rank {
 	size_t nsteps, scap;
 	const tl_source **sources; /* borrowed from the trace's source list */
 	size_t nsources;
-	int64_t *src_t0, *src_t1; /* per source: envelope of the slices it loaded (t0 > t1: none);
-	                             set by load_trace, NULL for ranks built otherwise */
-	int64_t t_min, t_max;     /* envelope of all slices; t_min > t_max when empty */
-	uint64_t rows;            /* rows read while loading (for progress and benchmarks) */
-	int loaded;               /* at least one source loaded */
-	char *role;               /* verl/MindSpeed-RL role directory of the capture, if any */
-	char *host;               /* the host that wrote it (a DB's HOST_INFO), NULL unknown */
-	tl_clock clock;           /* the correction applied to its times (model/clock.h) */
-	tl_fwdbwd *fwdbwd;        /* by forward start once the rank is finished */
+	int64_t t_min, t_max; /* envelope of all slices; t_min > t_max when empty */
+	char *role;           /* verl/MindSpeed-RL role directory of the capture, if any */
+	char *host;           /* the host that wrote it (a DB's HOST_INFO), NULL unknown */
+	tl_clock clock;       /* the correction applied to its times (model/clock.h) */
+	int host_only;        /* its sources hold host events only (a CPU-only trace): no device
+	                         work, communication from host collectives; set by the loader */
+	int own_overlap;      /* its overlap lanes (TL_LANE_OVERLAP) are the profile's own (a
+	                         DB's OVERLAP_ANALYSIS), not built from its slices: the overlap
+	                         figures come from them, Free included; -1 while a rank of
+	                         several captures loads: not taken */
+
+	/* -- read on demand by the loader, once: host lanes (load_host, into the tracks),
+	 * forward/backward pairs (load_fwdbwd), counters (load_counters) -- */
+	int host_read;     /* load_host has run (host API lanes are read on demand, once) */
+	tl_fwdbwd *fwdbwd; /* by forward start once the rank is finished */
 	size_t nfwdbwd, fbcap;
-	int host_only;         /* its sources hold host events only (a CPU-only trace): no device
-	                          work, communication from host collectives; set by the loader */
-	int host_read;         /* load_host has run (host API lanes are read on demand, once) */
-	int own_overlap;       /* its overlap lanes (TL_LANE_OVERLAP) are the profile's own (a
-	                          DB's OVERLAP_ANALYSIS), not built from its slices: the overlap
-	                          figures come from them, Free included; -1 while a rank of
-	                          several captures loads: not taken */
 	tl_counter **counters; /* read on demand (load_counters), by kind then group */
 	size_t ncounters, ctrcap;
 	int counters_read; /* load_counters has run */
-	tl_srcstate
-	    *src_state; /* per source (nsrc_state of them), each set by its loader, or NULL */
-	size_t nsrc_state;
-	/* The tables of the operator, launch and communication analyses, gathered while loading
-	 * when the load was asked for them (tl_load_opts.tables; one pass over the tables the
-	 * load reads anyway) or read from the model cache; NULL when not gathered: the queries
-	 * then read them from the profile on demand. Owned by the rank. */
-	struct tl_op_data *ops;       /* each group's durations sorted ascending */
-	struct tl_comm_data *comm;    /* ops by start, each op's tasks by start */
-	tl_launch_step *launch_steps; /* launch delays per step (launch_steps) */
+
+	/* -- the optional tables (TL_RANK_TABLES) -- */
+	struct tl_op_data *ops;       /* OPS: each group's durations sorted ascending */
+	tl_launch_step *launch_steps; /* LAUNCHES: launch delays per step (launch_steps) */
 	size_t nlaunch_steps;
 	tl_launch_gap *launch_gaps; /* with launch_steps: launch_step_gaps', in its order */
 	size_t nlaunch_gaps;
@@ -241,6 +260,18 @@ typedef struct tl_rank {
 	 * model cache does not hold them); NULL: read again on demand. */
 	tl_launch *launches;
 	size_t nlaunches;
+	struct tl_comm_data *comm; /* COMM: ops by start, each op's tasks by start */
+
+	/* -- the loader's bookkeeping -- */
+	int64_t *src_t0, *src_t1; /* per source: envelope of the slices it loaded (t0 > t1: none);
+	                             set by load_trace, NULL for ranks built otherwise */
+	uint64_t rows;            /* rows read while loading (for progress and benchmarks) */
+	int loaded;               /* at least one source loaded */
+	tl_srcstate
+	    *src_state; /* per source (nsrc_state of them), each set by its loader, or NULL */
+	size_t nsrc_state;
+
+	/* -- the model cache's -- */
 	/* What borrowed tracks point into (the mapped cache file), released by backing_free after
 	 * the tracks; NULL when nothing is borrowed. */
 	void *backing;
@@ -294,6 +325,12 @@ typedef struct tl_trace {
 
 tl_rank *rank_new(int rank);
 void rank_free(tl_rank *);
+/* The optional tables' free functions (TL_RANK_TABLES). */
+void rank_ops_free(tl_rank *);
+void rank_launches_free(tl_rank *);
+void rank_comm_free(tl_rank *);
+/* Frees the optional tables of r whose bit (1u << TL_RANK_TABLE_*) keep lacks. */
+void rank_drop_tables(tl_rank *, unsigned keep);
 /* Gives a borrowed track (see tl_track.borrowed) arrays of its own; nothing when it has them. */
 void track_own(tl_track *);
 /* Get-or-create the depth-0 track of (kind, key). label is used when the track is created. */

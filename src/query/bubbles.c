@@ -39,39 +39,48 @@ typedef struct bubble_job {
 } bubble_job;
 
 static void
-rank_bubbles(tl_query *q, size_t ri, void *arg)
+rank_bubbles(const tl_query *q, size_t ri, void *arg)
 {
 	bubble_job *j = arg;
 	j->n[ri] = bubbles_of_rank(q->tr->ranks[ri], ri, q->inst[ri], q->ninst[ri],
 	                           q->o.bubbles_per_rank, &j->v[ri]);
 }
 
-size_t
-tlq_bubbles(const tl_query *cq, const tl_rl_bubble **out)
+static void
+bubbles_part_compute(const tl_query *q)
 {
-	tl_query *q = tlq_mut(cq);
-	pthread_mutex_lock(&q->lock);
-	if (!q->have_bubbles) {
-		size_t n = q->tr->nranks;
-		bubble_job j = {xcalloc(n ? n : 1, sizeof *j.v), xcalloc(n ? n : 1, sizeof *j.n)};
-		tlq_per_rank(q, rank_bubbles, &j);
-		size_t total = 0, k = 0;
-		for (size_t i = 0; i < n; i++)
-			total += j.n[i];
-		q->bubbles = xcalloc(total ? total : 1, sizeof *q->bubbles);
-		for (size_t i = 0; i < n; i++) {
-			memcpy(q->bubbles + k, j.v[i], j.n[i] * sizeof *q->bubbles);
-			k += j.n[i];
-			free(j.v[i]);
-		}
-		q->nbubbles = total;
-		free(j.v);
-		free(j.n);
-		q->have_bubbles = 1;
+	struct tlq_state *st = q->st;
+	size_t n = q->tr->nranks;
+	bubble_job j = {xcalloc(n ? n : 1, sizeof *j.v), xcalloc(n ? n : 1, sizeof *j.n)};
+	tlq_per_rank(q, rank_bubbles, &j);
+	size_t total = 0, k = 0;
+	for (size_t i = 0; i < n; i++)
+		total += j.n[i];
+	st->bubbles = xcalloc(total ? total : 1, sizeof *st->bubbles);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(st->bubbles + k, j.v[i], j.n[i] * sizeof *st->bubbles);
+		k += j.n[i];
+		free(j.v[i]);
 	}
-	pthread_mutex_unlock(&q->lock);
-	*out = q->bubbles;
-	return q->nbubbles;
+	st->nbubbles = total;
+	free(j.v);
+	free(j.n);
+}
+
+static void
+bubbles_part_free(struct tlq_state *st)
+{
+	free(st->bubbles);
+}
+
+TLQ_PART_DEFINE(BUBBLES, bubbles, bubbles_part_compute, bubbles_part_free);
+
+size_t
+tlq_bubbles(const tl_query *q, const tl_rl_bubble **out)
+{
+	tlq_need(q, &tlq_part_bubbles);
+	*out = q->st->bubbles;
+	return q->st->nbubbles;
 }
 
 /* ---- the viewer's bubble walks -------------------------------------------------------------- */
@@ -109,7 +118,7 @@ typedef struct gaps_job {
 } gaps_job;
 
 static void
-rank_gaps(tl_query *q, size_t ri, void *arg)
+rank_gaps(const tl_query *q, size_t ri, void *arg)
 {
 	gaps_job *j = arg;
 	bubble_gaps_iter_init(&j->it[ri], q->tr->ranks[ri], j->max);
@@ -132,14 +141,14 @@ head_before(const void *va, const void *vb, void *ctx)
 	return a < b;
 }
 
-/* The max longest gaps of all ranks: a k-way merge of each rank's gaps, longest first, taken
- * one at a time (bubble_gaps_iter: from the Free lanes' level of detail in the viewer), so
+/* The largest_max longest gaps of all ranks: a k-way merge of each rank's gaps, longest first,
+ * taken one at a time (bubble_gaps_iter: from the Free lanes' level of detail in the viewer), so
  * that no more of a rank's gaps are found than the merge takes. */
 static void
-need_largest(tl_query *q, size_t max)
+largest_part_compute(const tl_query *q)
 {
-	if (q->have_largest)
-		return;
+	struct tlq_state *st = q->st;
+	size_t max = st->largest_max;
 	if (max == 0)
 		max = 1;
 	size_t n = q->tr->nranks, nn = n ? n : 1;
@@ -150,7 +159,7 @@ need_largest(tl_query *q, size_t max)
 		if (j.have[i])
 			h[nh++] = i;
 	heap_make(h, nh, sizeof *h, head_before, &j);
-	q->largest = NULL;
+	st->largest = NULL;
 	size_t k = 0, cap = 0;
 	while (nh > 0 && k < max) {
 		size_t ri = h[0];
@@ -159,51 +168,68 @@ need_largest(tl_query *q, size_t max)
 		b.start = j.head[ri].start;
 		b.end = j.head[ri].end;
 		bubble_attribute_step(q->tr->ranks[ri], &b); /* the rest when asked for */
-		VEC_PUSH(q->largest, k, cap, b);
+		VEC_PUSH(st->largest, k, cap, b);
 		if (!bubble_gaps_iter_next(&j.it[ri], &j.head[ri]))
 			h[0] = h[--nh];
 		heap_down(h, nh, sizeof *h, 0, head_before, &j);
 	}
 	for (size_t i = 0; i < n; i++)
 		bubble_gaps_iter_free(&j.it[i]);
-	if (q->largest == NULL)
-		q->largest = xcalloc(1, sizeof *q->largest);
+	if (st->largest == NULL)
+		st->largest = xcalloc(1, sizeof *st->largest);
 	free(j.it);
 	free(j.head);
 	free(j.have);
 	free(h);
-	q->nlargest = k;
-	q->largest_done = xcalloc(k ? k : 1, 1);
-	q->have_largest = 1;
+	st->nlargest = k;
+	st->largest_done = xcalloc(k ? k : 1, 1);
+}
+
+static void
+largest_part_free(struct tlq_state *st)
+{
+	free(st->largest);
+	free(st->largest_done);
+}
+
+TLQ_PART_DEFINE(LARGEST, largest, largest_part_compute, largest_part_free);
+
+/* Under the lock: the list, of the first asker's max. */
+static void
+need_largest(const tl_query *q, size_t max)
+{
+	if (!tlq_done_locked(q, &tlq_part_largest))
+		q->st->largest_max = max;
+	tlq_need_locked(q, &tlq_part_largest);
 }
 
 size_t
-tlq_bubble_largest(const tl_query *cq, size_t max, size_t i, tl_rl_bubble *out)
+tlq_bubble_largest(const tl_query *q, size_t max, size_t i, tl_rl_bubble *out)
 {
-	tl_query *q = tlq_mut(cq);
-	pthread_mutex_lock(&q->lock);
+	struct tlq_state *st = q->st;
+	pthread_mutex_lock(&st->lock);
 	need_largest(q, max);
-	if (out != NULL && i < q->nlargest) {
-		tl_rl_bubble *b = &q->largest[i];
-		if (!q->largest_done[i]) {
+	if (out != NULL && i < st->nlargest) { /* attributed once, under the lock */
+		tl_rl_bubble *b = &st->largest[i];
+		if (!st->largest_done[i]) {
 			bubble_attribute(q->tr->ranks[b->rank], q->inst[b->rank], q->ninst[b->rank],
 			                 b);
-			q->largest_done[i] = 1;
+			st->largest_done[i] = 1;
 		}
 		*out = *b;
 	}
-	size_t n = q->nlargest;
-	pthread_mutex_unlock(&q->lock);
+	size_t n = st->nlargest;
+	pthread_mutex_unlock(&st->lock);
 	return n;
 }
 
 int
-tlq_bubble_largest_between_steps(const tl_query *cq, size_t max, size_t i)
+tlq_bubble_largest_between_steps(const tl_query *q, size_t max, size_t i)
 {
-	tl_query *q = tlq_mut(cq);
-	pthread_mutex_lock(&q->lock);
+	struct tlq_state *st = q->st;
+	pthread_mutex_lock(&st->lock);
 	need_largest(q, max);
-	int between = i < q->nlargest && q->largest[i].between_steps;
-	pthread_mutex_unlock(&q->lock);
+	int between = i < st->nlargest && st->largest[i].between_steps;
+	pthread_mutex_unlock(&st->lock);
 	return between;
 }

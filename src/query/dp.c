@@ -15,18 +15,18 @@
 struct tl_dp_cache {
 	tl_dp_step **all; /* per rank: every decode step, with its mark's stats */
 	size_t *nall, nranks;
-	int have_v; /* the entries below are made */
-	tl_dp *v;
+	tl_dp *v; /* DP's entries */
 	size_t n;
 	tl_dp_step **win; /* the windows' own steps (the rows borrow them, or all's) */
 	size_t nwin, wcap;
-	int have_whole; /* tlq_dp_whole's entry is made (whole.n == 0: there is none) */
-	tl_imbalance whole;
+	tl_imbalance whole; /* DP_WHOLE's entry (whole.n == 0: there is none) */
 };
 
+/* DP_STEPS, DP and DP_WHOLE keep their tables in the one cache (freed with DP_STEPS's). */
 static void
-dp_cache_free(struct tl_dp_cache *c)
+dp_part_free(struct tlq_state *st)
 {
+	struct tl_dp_cache *c = st->dp;
 	if (c == NULL)
 		return;
 	for (size_t i = 0; i < c->n; i++)
@@ -150,12 +150,10 @@ cache_window(struct tl_dp_cache *c, tl_dp_rank *x, tl_dp_step *w, size_t nw)
 		VEC_PUSH(c->win, c->nwin, c->wcap, w);
 }
 
-/* Under q->lock. */
-static struct tl_dp_cache *
-need_steps(tl_query *q)
+/* DP_STEPS: every rank's decode steps. */
+static void
+dp_steps_part_compute(const tl_query *q)
 {
-	if (q->dp != NULL)
-		return q->dp;
 	struct tl_dp_cache *c = xcalloc(1, sizeof *c);
 	size_t nr = q->tr->nranks;
 	c->nranks = nr;
@@ -163,28 +161,31 @@ need_steps(tl_query *q)
 	c->nall = xcalloc(nr ? nr : 1, sizeof *c->nall);
 	for (size_t i = 0; i < nr; i++)
 		c->nall[i] = rank_steps(q, i, &c->all[i]);
-	q->dp = c;
-	q->dp_free = dp_cache_free;
-	return c;
+	q->st->dp = c;
 }
+
+TLQ_PART_DEFINE(DP_STEPS, dp_steps, dp_steps_part_compute, dp_part_free);
 
 void
-tlq_dp_prepare(const tl_query *cq)
+tlq_dp_prepare(const tl_query *q)
 {
-	tl_query *q = tlq_mut(cq);
-	pthread_mutex_lock(&q->lock);
-	need_steps(q);
-	pthread_mutex_unlock(&q->lock);
+	tlq_need(q, &tlq_part_dp_steps);
 }
 
-/* Under q->lock; rows and im: the session's stage rows and imbalances (asked for before the
- * lock is taken, as they take it themselves). */
-static struct tl_dp_cache *
-need_dp(tl_query *q, const tl_stage_row *rows, size_t nrows, const tl_imbalance *im, size_t nim)
+/* DP: the rollout entries, one per imbalance entry (stage, step) with decode steps in it, from
+ * the session's stage rows. */
+static void
+dp_part_compute(const tl_query *q)
 {
-	struct tl_dp_cache *c = need_steps(q);
-	if (c->have_v)
-		return c;
+	struct tlq_state *st = q->st;
+	tlq_need_locked(q, &tlq_part_stages);
+	tlq_need_locked(q, &tlq_part_imbalance);
+	tlq_need_locked(q, &tlq_part_dp_steps);
+	const tl_stage_row *rows = st->rows;
+	size_t nrows = st->nrows;
+	const tl_imbalance *im = st->imb;
+	size_t nim = st->nimb;
+	struct tl_dp_cache *c = st->dp;
 	size_t nr = c->nranks, cap = 0;
 	tl_dp_step **all = c->all;
 	const size_t *nall = c->nall;
@@ -230,44 +231,42 @@ need_dp(tl_query *q, const tl_stage_row *rows, size_t nrows, const tl_imbalance 
 			free(d.ranks);
 		}
 	}
-	c->have_v = 1;
-	return c;
+}
+
+TLQ_PART_DEFINE(DP, dp, dp_part_compute, NULL);
+
+static const tl_dp *
+entry_of(const struct tl_dp_cache *c, int stage, int64_t step)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].stage == stage && c->v[i].step == step)
+			return &c->v[i];
+	return NULL;
 }
 
 size_t
-tlq_dp(const tl_query *cq, const tl_dp **out)
+tlq_dp(const tl_query *q, const tl_dp **out)
 {
-	tl_query *q = tlq_mut(cq);
-	const tl_stage_row *rows;
-	size_t nrows = tlq_stages(cq, &rows);
-	const tl_imbalance *im;
-	size_t nim = tlq_imbalances(cq, &im);
-	pthread_mutex_lock(&q->lock);
-	struct tl_dp_cache *c = need_dp(q, rows, nrows, im, nim);
-	pthread_mutex_unlock(&q->lock);
-	*out = c->v;
-	return c->n;
+	tlq_need(q, &tlq_part_dp);
+	*out = q->st->dp->v;
+	return q->st->dp->n;
 }
 
 const tl_dp *
 tlq_dp_of(const tl_query *q, int stage, int64_t step)
 {
-	const tl_dp *v;
-	size_t n = tlq_dp(q, &v);
-	for (size_t i = 0; i < n; i++)
-		if (v[i].stage == stage && v[i].step == step)
-			return &v[i];
-	return NULL;
+	tlq_need(q, &tlq_part_dp);
+	return entry_of(q->st->dp, stage, step);
 }
 
-const tl_imbalance *
-tlq_dp_whole(const tl_query *cq)
+/* DP_WHOLE: the whole capture's entry as an imbalance (whole.n 0: there is none). */
+static void
+dp_whole_part_compute(const tl_query *q)
 {
-	const tl_dp *d = tlq_dp_of(cq, TL_STAGE_NONE, -1);
-	tl_query *q = tlq_mut(cq);
-	pthread_mutex_lock(&q->lock);
-	struct tl_dp_cache *c = q->dp; /* made by tlq_dp_of */
-	if (!c->have_whole && d != NULL && d->n > 0) {
+	tlq_need_locked(q, &tlq_part_dp);
+	struct tl_dp_cache *c = q->st->dp;
+	const tl_dp *d = entry_of(c, TL_STAGE_NONE, -1);
+	if (d != NULL && d->n > 0) {
 		tl_imb_rank *v = xcalloc(d->n, sizeof *v);
 		for (size_t i = 0; i < d->n; i++) {
 			const tl_dp_rank *x = &d->ranks[i];
@@ -281,8 +280,15 @@ tlq_dp_whole(const tl_query *cq)
 		    (tl_imbalance){.stage = TL_STAGE_NONE, .step = -1, .ranks = v, .n = d->n};
 		imbalance_compute(v, d->n, &c->whole.st);
 	}
-	c->have_whole = 1;
-	pthread_mutex_unlock(&q->lock);
+}
+
+TLQ_PART_DEFINE(DP_WHOLE, dp_whole, dp_whole_part_compute, NULL);
+
+const tl_imbalance *
+tlq_dp_whole(const tl_query *q)
+{
+	tlq_need(q, &tlq_part_dp_whole);
+	const struct tl_dp_cache *c = q->st->dp;
 	return c->whole.n > 0 ? &c->whole : NULL;
 }
 

@@ -12,32 +12,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-void
-tlq_host_lanes(const tl_query *cq)
+/* HOST: every rank's host lanes, read into the trace (so nothing to free here). */
+static void
+host_part_compute(const tl_query *q)
 {
-	tl_query *q = tlq_mut(cq);
-	pthread_mutex_lock(&q->lock);
-	if (!q->have_host) {
-		for (size_t i = 0; i < q->tr->nranks; i++)
-			load_host(q->tr->ranks[i]);
-		if (q->o.lanes)
-			tlq_lod_build(q); /* of the new lanes and of the tracks they grew */
-		q->have_host = 1;
-	}
-	pthread_mutex_unlock(&q->lock);
+	for (size_t i = 0; i < q->tr->nranks; i++)
+		load_host(q->tr->ranks[i]);
+	if (q->o.lanes)
+		tlq_lod_build(q); /* of the new lanes and of the tracks they grew */
+}
+
+TLQ_PART_DEFINE(HOST, host, host_part_compute, NULL);
+
+void
+tlq_host_lanes(const tl_query *q)
+{
+	tlq_need(q, &tlq_part_host);
 }
 
 void
-tlq_host_lanes_rank(const tl_query *cq, size_t ri)
+tlq_host_lanes_rank(const tl_query *q, size_t ri)
 {
-	tl_query *q = tlq_mut(cq);
-	pthread_mutex_lock(&q->lock);
-	if (!q->have_host && ri < q->tr->nranks && !q->tr->ranks[ri]->host_read) {
+	pthread_mutex_lock(&q->st->lock);
+	if (!tlq_done_locked(q, &tlq_part_host) && ri < q->tr->nranks &&
+	    !q->tr->ranks[ri]->host_read) {
 		load_host(q->tr->ranks[ri]); /* once per rank: tlq_host_lanes skips it then */
 		if (q->o.lanes)
 			tlq_lod_build(q);
 	}
-	pthread_mutex_unlock(&q->lock);
+	pthread_mutex_unlock(&q->st->lock);
 }
 
 size_t
@@ -61,47 +64,55 @@ tlq_launch_steps(const tl_rank *r, tl_launch_step **out)
 }
 
 static void
-launches_job(tl_query *q, size_t i, void *arg)
+launches_job(const tl_query *q, size_t i, void *arg)
 {
 	(void)arg;
-	q->nlaunches[i] = load_launches(q->tr->ranks[i], &q->launches[i]);
-	launch_sort_dev(q->launches[i], q->nlaunches[i]);
+	struct tlq_state *st = q->st;
+	st->nlaunches[i] = load_launches(q->tr->ranks[i], &st->launches[i]);
+	launch_sort_dev(st->launches[i], st->nlaunches[i]);
 }
 
-/* Every rank's launches, read once per session (ranks in parallel), kept by device start: a
- * range's statistics ask again for every range. */
+/* LAUNCHES: every rank's launches, read once per session (ranks in parallel), kept by device
+ * start: a range's statistics ask again for every range. */
 static void
-need_launches(tl_query *q)
+launches_part_compute(const tl_query *q)
 {
-	if (q->have_launches)
-		return;
+	struct tlq_state *st = q->st;
 	size_t n = q->tr->nranks ? q->tr->nranks : 1;
-	q->launches = xcalloc(n, sizeof *q->launches);
-	q->nlaunches = xcalloc(n, sizeof *q->nlaunches);
+	st->nranks_launches = q->tr->nranks;
+	st->launches = xcalloc(n, sizeof *st->launches);
+	st->nlaunches = xcalloc(n, sizeof *st->nlaunches);
 	tlq_per_rank(q, launches_job, NULL);
-	q->have_launches = 1;
 }
+
+static void
+launches_part_free(struct tlq_state *st)
+{
+	for (size_t i = 0; st->launches != NULL && i < st->nranks_launches; i++)
+		free(st->launches[i]);
+	free(st->launches);
+	free(st->nlaunches);
+}
+
+TLQ_PART_DEFINE(LAUNCHES, launches, launches_part_compute, launches_part_free);
 
 int
-tlq_host_idle(const tl_query *cq, size_t ri, int64_t t0, int64_t t1, tl_host_idle *out)
+tlq_host_idle(const tl_query *q, size_t ri, int64_t t0, int64_t t1, tl_host_idle *out)
 {
-	tl_query *q = tlq_mut(cq);
+	const struct tlq_state *st = q->st;
 	out->idle = out->idle_host = 0;
 	if (ri >= q->tr->nranks)
 		return -1;
-	pthread_mutex_lock(&q->lock);
-	need_launches(q);
-	pthread_mutex_unlock(&q->lock);
-	if (q->nlaunches[ri] == 0)
+	tlq_need(q, &tlq_part_launches);
+	if (st->nlaunches[ri] == 0)
 		return -1;
-	launch_idle(q->tr->ranks[ri], TL_NO_STEP, t0, t1, q->launches[ri], q->nlaunches[ri], out);
+	launch_idle(q->tr->ranks[ri], TL_NO_STEP, t0, t1, st->launches[ri], st->nlaunches[ri], out);
 	return 0;
 }
 
 int
-tlq_host_gaps(const tl_query *cq, size_t ri, launch_step_fn step, launch_gap_fn fn, void *ctx)
+tlq_host_gaps(const tl_query *q, size_t ri, launch_step_fn step, launch_gap_fn fn, void *ctx)
 {
-	tl_query *q = tlq_mut(cq);
 	if (ri >= q->tr->nranks)
 		return -1;
 	const tl_rank *r = q->tr->ranks[ri];
@@ -117,12 +128,11 @@ tlq_host_gaps(const tl_query *cq, size_t ri, launch_step_fn step, launch_gap_fn 
 		}
 		return 0;
 	}
-	pthread_mutex_lock(&q->lock);
-	need_launches(q);
-	pthread_mutex_unlock(&q->lock);
-	if (q->nlaunches[ri] == 0)
+	tlq_need(q, &tlq_part_launches);
+	const struct tlq_state *st = q->st;
+	if (st->nlaunches[ri] == 0)
 		return -1;
-	launch_step_gaps(q->tr->ranks[ri], q->launches[ri], q->nlaunches[ri], step, fn, ctx);
+	launch_step_gaps(q->tr->ranks[ri], st->launches[ri], st->nlaunches[ri], step, fn, ctx);
 	return 0;
 }
 

@@ -93,11 +93,11 @@ tlq_links(const tl_query *q, size_t ri, const tl_track *t, size_t idx, tl_link_d
 }
 
 static void
-need_fwdbwd(tl_query *q, size_t ri)
+need_fwdbwd(const tl_query *q, size_t ri)
 {
-	pthread_mutex_lock(&q->lock);
+	pthread_mutex_lock(&q->st->lock);
 	load_fwdbwd(q->tr->ranks[ri]); /* once per source; only the pipeline reads the pairs */
-	pthread_mutex_unlock(&q->lock);
+	pthread_mutex_unlock(&q->st->lock);
 }
 
 /* The host operator (not a CANN call) that runs [s, e] on r. */
@@ -129,7 +129,7 @@ tlq_fwdbwd_partner(const tl_query *q, size_t ri, const tl_track *t, size_t idx, 
 	if (ri >= tr->nranks || idx >= t->n || t->kind != TL_LANE_HOST ||
 	    (t->key & TL_HOST_KEY_CANN))
 		return 0;
-	need_fwdbwd(tlq_mut(q), ri);
+	need_fwdbwd(q, ri);
 	const tl_rank *r = tr->ranks[ri];
 	const tl_slice *s = &t->v[idx];
 	*why = r->nfwdbwd ? "the operator is in no forward/backward pair"

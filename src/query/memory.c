@@ -11,23 +11,26 @@
 #include <string.h>
 
 static void
-counters_one(const tl_rank *r, size_t i, void *ctx)
+counters_job(const tl_query *q, size_t ri, void *arg)
 {
-	(void)i;
-	(void)ctx;
-	load_counters((tl_rank *)r); /* fills a cache of the rank: its counters and their names */
+	(void)arg;
+	load_counters(q->tr->ranks[ri]); /* fills a cache of the rank: its counters and names */
 }
 
-void
-tlq_counters(const tl_query *cq)
+/* COUNTERS: every rank's counters, read into the ranks (so nothing to free here), ranks in
+ * parallel. */
+static void
+counters_part_compute(const tl_query *q)
 {
-	tl_query *q = tlq_mut(cq);
-	pthread_mutex_lock(&q->lock);
-	if (!q->have_counters) {
-		tlq_for_ranks(q->tr, 0, counters_one, NULL);
-		q->have_counters = 1;
-	}
-	pthread_mutex_unlock(&q->lock);
+	tlq_per_rank(q, counters_job, NULL);
+}
+
+TLQ_PART_DEFINE(COUNTERS, counters, counters_part_compute, NULL);
+
+void
+tlq_counters(const tl_query *q)
+{
+	tlq_need(q, &tlq_part_counters);
 }
 
 size_t

@@ -15,11 +15,12 @@
  *    (window.c, search.c, args.c, bubbles.c, stages.c, steps.c, dp.c, comm.c, timesplit.c,
  *    ops.c, diff.c; a new concept gets a new file), declared here in its section;
  *  - data every caller needs is prepared in tlq_open (cheap, or asked for in tl_query_opts);
- *    an expensive table only some commands need is computed on first use: a field and a
- *    have_ flag in struct tl_query (session.h), filled by a need_* function while holding
- *    q->lock, never changed afterwards, freed by tlq_close; the query returns pointers into it,
- *    valid until tlq_close (see tlq_stages, tlq_pipeline). A result the caller asks for once
- *    may instead be filled into the caller's struct and freed by the caller (tlq_comm);
+ *    an expensive table only some commands need is an optional part of the session, computed
+ *    on first use: a row of TLQ_PARTS and its fields in struct tlq_state (session.h), its
+ *    compute and free functions and TLQ_PART_DEFINE in the query's file; the query calls
+ *    tlq_need(q, &tlq_part_NAME) and returns pointers into the fields, valid and unchanged
+ *    until tlq_close (see tlq_stages, tlq_pipeline). A result the caller asks for once may
+ *    instead be filled into the caller's struct and freed by the caller (tlq_comm);
  *  - it reads files only through the loader (load.h), never SQL or JSON of its own;
  *  - the numbers are tested against an answer tl did not compute.
  * Times are ns on the profile clock. */

@@ -1,6 +1,7 @@
 /* The query session: tlq_open prepares what every query reads (stage rules and instances, and
  * for the viewer the overlap and stage lanes and every track's level of detail); the tables only
- * some commands need are built on first use under the session's lock (session.h). */
+ * some commands need are the optional parts, built on first use under the session's lock by
+ * tlq_need from the table of parts (session.h). */
 #include "config.h"
 #include "analysis/lanes.h"
 #include "load/load.h"
@@ -13,8 +14,8 @@
 #include <stdlib.h>
 
 typedef struct per_rank_ctx {
-	tl_query *q;
-	void (*fn)(tl_query *, size_t, void *);
+	const tl_query *q;
+	void (*fn)(const tl_query *, size_t, void *);
 	void *arg;
 } per_rank_ctx;
 
@@ -26,27 +27,73 @@ per_rank_item(void *p, size_t i)
 }
 
 void
-tlq_per_rank(tl_query *q, void (*fn)(tl_query *, size_t, void *), void *arg)
+tlq_per_rank(const tl_query *q, void (*fn)(const tl_query *, size_t, void *), void *arg)
 {
 	per_rank_ctx c = {q, fn, arg};
 	parallel_for(q->tr->nranks, 0, per_rank_item, &c);
 }
 
-/* The link index of rank ri (query/links.h). Here, where tlq_close frees it, rather than in
- * links.c: host.c's links read it, and links.c needs host.c's lanes. */
-const tl_link_index *
-tlq_link_index(const tl_query *cq, size_t ri)
+/* ---- the optional parts -------------------------------------------------------------------- */
+
+void
+tlq_need_locked(const tl_query *q, const tlq_part *p)
 {
-	tl_query *q = tlq_mut(cq);
+	if (q->st->done[p->id] != NULL)
+		return;
+	p->compute(q);
+	q->st->done[p->id] = p;
+}
+
+void
+tlq_need(const tl_query *q, const tlq_part *p)
+{
+	pthread_mutex_lock(&q->st->lock);
+	tlq_need_locked(q, p);
+	pthread_mutex_unlock(&q->st->lock);
+}
+
+int
+tlq_done_locked(const tl_query *q, const tlq_part *p)
+{
+	return q->st->done[p->id] != NULL;
+}
+
+/* LINKS: the array of every rank's link index, each made on first use by tlq_link_index. Here,
+ * where tlq_close frees it, rather than in links.c: host.c's links read it, and links.c needs
+ * host.c's lanes. */
+static void
+links_part_compute(const tl_query *q)
+{
+	q->st->nlink_ix = q->tr->nranks;
+	q->st->link_ix = xcalloc(q->st->nlink_ix ? q->st->nlink_ix : 1, sizeof *q->st->link_ix);
+}
+
+static void
+links_part_free(struct tlq_state *st)
+{
+	for (size_t i = 0; st->link_ix != NULL && i < st->nlink_ix; i++)
+		load_link_index_free(st->link_ix[i]);
+	free(st->link_ix);
+}
+
+TLQ_PART_DEFINE(LINKS, links, links_part_compute, links_part_free);
+
+/* The link index of rank ri (query/links.h). */
+const tl_link_index *
+tlq_link_index(const tl_query *q, size_t ri)
+{
 	if (ri >= q->tr->nranks || tlq_slot(q, ri) != TLQ_SLOT_FULL)
 		return NULL; /* (a rank still loading has no files to link into yet) */
-	pthread_mutex_lock(&q->lock);
-	if (q->link_ix == NULL)
-		q->link_ix = xcalloc(q->tr->nranks, sizeof *q->link_ix);
-	if (q->link_ix[ri] == NULL)
-		q->link_ix[ri] = load_link_index(q->tr->ranks[ri]);
-	const tl_link_index *x = q->link_ix[ri];
-	pthread_mutex_unlock(&q->lock);
+	struct tlq_state *st = q->st;
+	pthread_mutex_lock(&st->lock);
+	tlq_need_locked(q, &tlq_part_links);
+	const tl_link_index *x = NULL;
+	if (ri < st->nlink_ix) {
+		if (st->link_ix[ri] == NULL)
+			st->link_ix[ri] = load_link_index(q->tr->ranks[ri]);
+		x = st->link_ix[ri];
+	}
+	pthread_mutex_unlock(&st->lock);
 	return x;
 }
 
@@ -61,7 +108,7 @@ rank_lod(const tl_rank *r)
 }
 
 static void
-lod_job(tl_query *q, size_t ri, void *arg)
+lod_job(const tl_query *q, size_t ri, void *arg)
 {
 	(void)arg;
 	rank_lod(q->tr->ranks[ri]);
@@ -75,14 +122,14 @@ tlq_prepare_rank(tl_rank *r)
 }
 
 static void
-prepare_job(tl_query *q, size_t ri, void *arg)
+prepare_job(const tl_query *q, size_t ri, void *arg)
 {
 	(void)arg;
 	tlq_prepare_rank(q->tr->ranks[ri]);
 }
 
 void
-tlq_lod_build(tl_query *q)
+tlq_lod_build(const tl_query *q)
 {
 	tlq_per_rank(q, lod_job, NULL);
 }
@@ -91,6 +138,7 @@ tl_query *
 tlq_open(tl_trace *tr, const tl_query_opts *o)
 {
 	tl_query *q = xcalloc(1, sizeof *q);
+	q->st = xcalloc(1, sizeof *q->st);
 	q->tr = tr;
 	if (o != NULL)
 		q->o = *o;
@@ -109,7 +157,7 @@ tlq_open(tl_trace *tr, const tl_query_opts *o)
 			stages_add_lanes(tr->ranks[i], q->rules, q->inst[i], q->ninst[i]);
 		tlq_lod_build(q);
 	}
-	pthread_mutex_init(&q->lock, NULL);
+	pthread_mutex_init(&q->st->lock, NULL);
 	return q;
 }
 
@@ -142,20 +190,21 @@ tlq_attach_load(tl_query *q, struct tl_load_bg *bg)
 }
 
 static void
-retire(tl_query *q, size_t i)
+retire(const tl_query *q, size_t i)
 {
-	VEC_PUSH(q->retired, q->nretired, q->retcap, q->tr->ranks[i]);
+	struct tlq_state *st = q->st;
+	VEC_PUSH(st->retired, st->nretired, st->retcap, q->tr->ranks[i]);
 	if (q->inst[i] != NULL)
-		VEC_PUSH(q->retired_inst, q->nretired_inst, q->ricap, q->inst[i]);
+		VEC_PUSH(st->retired_inst, st->nretired_inst, st->ricap, q->inst[i]);
 	q->inst[i] = NULL;
 	q->ninst[i] = 0;
 }
 
 /* Puts r (a first pass's, or the full rank prepared by tlq_prepare_rank) in slot i: on the
- * views' thread, under q->lock. The stages are found here, not on the loader's thread: a role
- * directory may add an other:NAME stage to the rules the views read. */
+ * views' thread, under the session's lock. The stages are found here, not on the loader's
+ * thread: a role directory may add an other:NAME stage to the rules the views read. */
 static void
-publish(tl_query *q, size_t i, tl_rank *r, int state)
+publish(const tl_query *q, size_t i, tl_rank *r, int state)
 {
 	tl_trace *tr = q->tr;
 	retire(q, i);
@@ -175,39 +224,42 @@ publish(tl_query *q, size_t i, tl_rank *r, int state)
 /* The load's end: the slots of ranks that could not be loaded go, so that every query after
  * the load sees loaded ranks only (their indexes change: tlq_poll says so). */
 static void
-drop_gone(tl_query *q)
+drop_gone(const tl_query *q)
 {
 	tl_trace *tr = q->tr;
+	struct tlq_state *st = q->st;
 	size_t w = 0;
 	for (size_t i = 0; i < tr->nranks; i++) {
+		int links = i < st->nlink_ix;
 		if (q->slot[i] == TLQ_SLOT_GONE) {
 			retire(q, i);
-			if (q->link_ix != NULL)
-				load_link_index_free(q->link_ix[i]);
+			if (links)
+				load_link_index_free(st->link_ix[i]);
 			continue;
 		}
 		tr->ranks[w] = tr->ranks[i];
 		q->inst[w] = q->inst[i];
 		q->ninst[w] = q->ninst[i];
 		q->slot[w] = q->slot[i];
-		if (q->link_ix != NULL)
-			q->link_ix[w] = q->link_ix[i];
+		if (links)
+			st->link_ix[w] = st->link_ix[i];
 		w++;
 	}
-	q->renumbered = w != tr->nranks;
+	if (st->nlink_ix > w)
+		st->nlink_ix = w;
+	st->renumbered = w != tr->nranks;
 	tr->nranks = w;
 }
 
 size_t
-tlq_poll(const tl_query *cq, int *renumbered)
+tlq_poll(const tl_query *q, int *renumbered)
 {
-	tl_query *q = tlq_mut(cq);
 	if (renumbered != NULL)
 		*renumbered = 0;
 	if (q->load == NULL || !load_bg_pending(q->load))
 		return 0;
 	size_t got = 0;
-	pthread_mutex_lock(&q->lock);
+	pthread_mutex_lock(&q->st->lock);
 	for (size_t i = 0; i < q->tr->nranks; i++) {
 		tl_rank *r;
 		switch (load_bg_take(q->load, i, &r)) {
@@ -230,9 +282,9 @@ tlq_poll(const tl_query *cq, int *renumbered)
 	if (!load_bg_pending(q->load)) {
 		drop_gone(q);
 		if (renumbered != NULL)
-			*renumbered = q->renumbered;
+			*renumbered = q->st->renumbered;
 	}
-	pthread_mutex_unlock(&q->lock);
+	pthread_mutex_unlock(&q->st->lock);
 	return got;
 }
 
@@ -295,37 +347,24 @@ tlq_close(tl_query *q)
 {
 	if (q == NULL)
 		return;
+	struct tlq_state *st = q->st;
+	for (size_t p = 0; p < TLQ_NPARTS; p++)
+		if (st->done[p] != NULL && st->done[p]->free != NULL)
+			st->done[p]->free(st);
 	for (size_t i = 0; i < q->tr->nranks; i++)
 		free(q->inst[i]);
 	free(q->inst);
-	for (size_t i = 0; i < q->nretired; i++)
-		rank_free(q->retired[i]);
-	free(q->retired);
-	for (size_t i = 0; i < q->nretired_inst; i++)
-		free(q->retired_inst[i]);
-	free(q->retired_inst);
+	for (size_t i = 0; i < st->nretired; i++)
+		rank_free(st->retired[i]);
+	free(st->retired);
+	for (size_t i = 0; i < st->nretired_inst; i++)
+		free(st->retired_inst[i]);
+	free(st->retired_inst);
 	free(q->slot);
 	free(q->ninst);
-	free(q->rows);
-	for (size_t i = 0; i < q->nimb; i++)
-		free(q->imb[i].ranks);
-	free(q->imb);
-	pipeline_free(&q->pp);
-	slowrank_free(&q->slow);
-	free(q->bubbles);
-	free(q->largest);
-	free(q->largest_done);
-	if (q->dp != NULL)
-		q->dp_free(q->dp);
-	for (size_t i = 0; q->link_ix != NULL && i < q->tr->nranks; i++)
-		load_link_index_free(q->link_ix[i]);
-	free(q->link_ix);
-	for (size_t i = 0; q->launches != NULL && i < q->tr->nranks; i++)
-		free(q->launches[i]);
-	free(q->launches);
-	free(q->nlaunches);
 	stage_rules_free(q->rules);
-	pthread_mutex_destroy(&q->lock);
+	pthread_mutex_destroy(&st->lock);
+	free(st);
 	free(q);
 }
 

@@ -7,6 +7,107 @@
 #include "load/load.h"
 #include "query/query.h"
 
+/* The session's optional parts: the tables only some queries need, each built on first use
+ * (tlq_need), then read-only until tlq_close frees it. One row a part: its name; the part itself
+ * (struct tlq_part: the function that computes it and the one that frees it, NULL when it keeps
+ * nothing of its own) is defined with TLQ_PART_DEFINE by the file of its concept, named in the
+ * row's comment, and handed to the session by pointer (tlq_need(q, &tlq_part_NAME)), so that the
+ * session calls nothing of the queries' files (tests/check_layers.sh: no cycle). A compute
+ * function runs once per session, under the session's lock, which it holds: it fills its
+ * fields of struct tlq_state and may need another part (tlq_need_locked, never tlq_need).
+ * tlq_close calls the free function of every part that was computed.
+ *
+ * Adding a part: a row here, its fields in struct tlq_state, its functions and TLQ_PART_DEFINE
+ * in the file of its concept, and the query there that calls tlq_need before it reads the
+ * fields. */
+#define TLQ_PARTS(X)                                                                               \
+	X(STAGES, stages)       /* stages.c: the stage rows */                                     \
+	X(IMBALANCE, imbalance) /* stages.c: DP imbalance per (stage, step) */                     \
+	X(PIPELINE, pipeline)   /* stages.c: the pipeline */                                       \
+	X(SLOW, slow)           /* stages.c: slow-rank votes */                                    \
+	X(BUBBLES, bubbles)     /* bubbles.c: every rank's largest bubbles */                      \
+	X(LARGEST, largest)     /* bubbles.c: the largest over all ranks */                        \
+	X(HOST, host)           /* host.c: the host lanes, read into the ranks */                  \
+	X(LAUNCHES, launches)   /* host.c: every rank's launches by device start */                \
+	X(COUNTERS, counters)   /* memory.c: the counters, read into the ranks */                  \
+	X(LINKS, links)         /* session.c: every rank's link index */                           \
+	X(DP_STEPS, dp_steps)   /* dp.c: every rank's decode steps */                              \
+	X(DP, dp)               /* dp.c: the rollout entries */                                    \
+	X(DP_WHOLE, dp_whole)   /* dp.c: the whole capture's entry */
+
+typedef enum tlq_part_id {
+#define TLQ_PART_ENUM(NAME, name) TLQ_PART_##NAME,
+	TLQ_PARTS(TLQ_PART_ENUM)
+#undef TLQ_PART_ENUM
+	    TLQ_NPARTS
+} tlq_part_id;
+
+struct tlq_state;
+
+typedef struct tlq_part {
+	tlq_part_id id;
+	void (*compute)(const tl_query *);
+	void (*free)(struct tlq_state *); /* NULL: nothing of its own */
+} tlq_part;
+
+#define TLQ_PART_EXTERN(NAME, name) extern const tlq_part tlq_part_##name;
+TLQ_PARTS(TLQ_PART_EXTERN)
+#undef TLQ_PART_EXTERN
+
+/* Defines part tlq_part_name (its row: NAME). */
+#define TLQ_PART_DEFINE(NAME, name, compute, free_fn)                                              \
+	const tlq_part tlq_part_##name = {TLQ_PART_##NAME, compute, free_fn}
+
+struct tl_dp_cache;
+
+/* What a query changes in a session it holds const: the optional parts and the progressive
+ * load's bookkeeping, all under `lock`. The session points to it, so that a const session
+ * fills it without a cast; nothing else of the session changes after tlq_open (but the slots,
+ * on tlq_poll: below). */
+struct tlq_state {
+	pthread_mutex_t lock;
+	/* once-flags, read and set under the lock: the part computed (NULL: not yet), kept for
+	 * tlq_close to free it */
+	const tlq_part *done[TLQ_NPARTS];
+
+	/* STAGES */
+	tl_stage_row *rows;
+	size_t nrows;
+	/* IMBALANCE */
+	tl_imbalance *imb;
+	size_t nimb;
+	/* PIPELINE */
+	tl_pipeline pp;
+	/* SLOW */
+	tl_slow_result slow;
+	/* BUBBLES */
+	tl_rl_bubble *bubbles;
+	size_t nbubbles;
+	/* LARGEST: the viewer's list of the longest bubbles over all ranks (the first asker's
+	 * largest_max of them), attributed on demand */
+	size_t largest_max;
+	tl_rl_bubble *largest;
+	unsigned char *largest_done; /* per entry: attributed yet */
+	size_t nlargest;
+	/* LAUNCHES: every rank's launches, by device start (the range statistics' host-bound
+	 * time), for the nranks_launches ranks of the computing */
+	tl_launch **launches;
+	size_t *nlaunches, nranks_launches;
+	/* LINKS: per rank, its link index (tlq_link_index), NULL until first asked for */
+	tl_link_index **link_ix;
+	size_t nlink_ix;
+	/* DP_STEPS, DP, DP_WHOLE: dp.c's decode steps, rollout entries and whole-capture entry */
+	struct tl_dp_cache *dp;
+
+	/* progressive loading: what tlq_poll replaced, kept until tlq_close so that no pointer
+	 * handed out dangles, and whether the load's end took gone slots out */
+	tl_rank **retired;
+	size_t nretired, retcap;
+	tl_stage_inst **retired_inst;
+	size_t nretired_inst, ricap;
+	int renumbered;
+};
+
 struct tl_query {
 	tl_trace *tr; /* the session's trace: changed by tlq_open only (lanes, levels of detail) */
 	tl_query_opts o;
@@ -14,68 +115,31 @@ struct tl_query {
 	/* stage instances per rank (stages_of_rank), built by tlq_open: read-only afterwards */
 	tl_stage_inst **inst;
 	size_t *ninst;
-
-	/* Computed on first use, under `lock`, then read-only until tlq_close: a query that
-	 * fills one of these takes the lock, calls the need_* function and returns a pointer into
-	 * the table, which stays valid (and unchanged) for the life of the session. */
-	pthread_mutex_t lock;
-	int have_stages;
-	tl_stage_row *rows;
-	size_t nrows;
-	int have_imb;
-	tl_imbalance *imb;
-	size_t nimb;
-	int have_pp;
-	tl_pipeline pp;
-	int have_slow;
-	tl_slow_result slow;
-	int have_bubbles;
-	tl_rl_bubble *bubbles;
-	size_t nbubbles;
-	/* read from the profile on first use (they add to the ranks: host lanes, counters) */
-	int have_host, have_counters;
-	/* per rank, its link index (links.c, tlq_link_index), NULL until first asked for */
-	tl_link_index **link_ix;
-	/* every rank's launches, by device start (host.c: the range statistics' host-bound time) */
-	int have_launches;
-	tl_launch **launches;
-	size_t *nlaunches;
-	/* the viewer's list of the longest bubbles over all ranks, attributed on demand */
-	int have_largest;
-	tl_rl_bubble *largest;
-	unsigned char *largest_done; /* per entry: attributed yet */
-	size_t nlargest;
-	/* dp.c's decode steps and rollout entries, made on first use (NULL: not yet), and how
-	 * tlq_close frees them (dp.c's, so that the session calls nothing of the queries) */
-	struct tl_dp_cache *dp;
-	void (*dp_free)(struct tl_dp_cache *);
+	struct tlq_state *st; /* owned: what queries on the const session fill */
 	/* progressive loading: the load ranks come from (NULL: none). Every rank of the load has
 	 * its slot in tr->ranks from the start (slot[i], TLQ_SLOT_*: a placeholder, the first
 	 * pass's small tables, the full rank, or gone); a slot's rank and stage instances are
-	 * replaced as better ones come in, and what was replaced is kept in `retired` until
-	 * tlq_close, so that no pointer handed out dangles. */
+	 * replaced as better ones come in (tlq_poll, under st->lock), what was replaced retired
+	 * to st. */
 	struct tl_load_bg *load;
 	unsigned char *slot;
-	int renumbered; /* the load's end took the gone slots out (the views start over) */
-	tl_rank **retired;
-	size_t nretired, retcap;
-	tl_stage_inst **retired_inst;
-	size_t nretired_inst, ricap;
 };
 
-/* The session a const query may fill a table of: only under q->lock (see above). */
-static inline tl_query *
-tlq_mut(const tl_query *q)
-{
-	return (tl_query *)q;
-}
+/* Computes part p unless it is: on return its fields are filled and stay unchanged until
+ * tlq_close. tlq_need takes the session's lock; tlq_need_locked is for who holds it (a compute
+ * function, or a query that reads or adds to a part under the lock). */
+void tlq_need(const tl_query *, const tlq_part *p);
+void tlq_need_locked(const tl_query *, const tlq_part *p);
+/* Whether part p is computed; under the lock. */
+int tlq_done_locked(const tl_query *, const tlq_part *p);
 
 /* Runs fn for every rank, ranks in parallel (one thread per core at most). fn must touch only
  * its rank's results. */
-void tlq_per_rank(tl_query *, void (*fn)(tl_query *, size_t rank, void *arg), void *arg);
+void tlq_per_rank(const tl_query *, void (*fn)(const tl_query *, size_t rank, void *arg),
+                  void *arg);
 
 /* Builds the level of detail (model/lod.h) of every track that has none, ranks in parallel. */
-void tlq_lod_build(tl_query *);
+void tlq_lod_build(const tl_query *);
 
 /* comm.c: every rank's communication ops as collective entries, with the group and normalised
  * type of the rank's gathered communication table where it has one; free with

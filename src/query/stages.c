@@ -1,5 +1,5 @@
 /* The RL stage table and what is built from it: DP imbalance, the pipeline, slow-rank votes.
- * Each table is built on first use under the session's lock and kept (session.h). */
+ * Each is an optional part of the session (session.h: TLQ_PARTS), built on first use. */
 #include "config.h"
 #include "analysis/lanes.h"
 #include "load/load.h"
@@ -19,13 +19,13 @@ typedef struct stage_job {
 } stage_job;
 
 static void
-stage_busy(tl_query *q, size_t ri, void *arg)
+stage_busy(const tl_query *q, size_t ri, void *arg)
 {
 	const stage_job *j = arg;
 	const tl_rank *r = q->tr->ranks[ri];
 	int has_decode = stages_rank_has_decode(q->rules, r);
 	for (size_t k = 0; k < q->ninst[ri]; k++) {
-		tl_stage_row *row = &q->rows[j->first[ri] + k];
+		tl_stage_row *row = &q->st->rows[j->first[ri] + k];
 		tl_overlap o;
 		if (lanes_overlap(r, row->start, row->end, INT64_MIN, &o) != 0)
 			overlap_compute(r, TL_NO_STEP, row->start, row->end, INT64_MIN, &o);
@@ -67,22 +67,21 @@ cmp_row_start(const void *a, const void *b)
 }
 
 static void
-need_stages(tl_query *q)
+stages_part_compute(const tl_query *q)
 {
-	if (q->have_stages)
-		return;
+	struct tlq_state *st = q->st;
 	size_t n = q->tr->nranks, total = 0;
 	size_t *first = xcalloc(n ? n : 1, sizeof *first);
 	for (size_t i = 0; i < n; i++) {
 		first[i] = total;
 		total += q->ninst[i];
 	}
-	q->rows = xcalloc(total ? total : 1, sizeof *q->rows);
-	q->nrows = total;
+	st->rows = xcalloc(total ? total : 1, sizeof *st->rows);
+	st->nrows = total;
 	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; k < q->ninst[i]; k++) {
 			const tl_stage_inst *in = &q->inst[i][k];
-			tl_stage_row *row = &q->rows[first[i] + k];
+			tl_stage_row *row = &st->rows[first[i] + k];
 			row->rank = i;
 			row->stage = in->stage;
 			row->step = in->step;
@@ -100,7 +99,7 @@ need_stages(tl_query *q)
 	 * (each rank's rows sorted by stage, step, start) */
 	tl_stage_row **o = xreallocarray(NULL, total ? total : 1, sizeof *o);
 	for (size_t i = 0; i < total; i++)
-		o[i] = &q->rows[i];
+		o[i] = &st->rows[i];
 	for (size_t i = 0; i < n; i++) {
 		tl_stage_row **a = o + first[i];
 		size_t m = q->ninst[i];
@@ -116,7 +115,7 @@ need_stages(tl_query *q)
 	/* lag: end - earliest end of the same (stage, step, occurrence) over the ranks */
 	tl_stage_row **p = xreallocarray(NULL, total ? total : 1, sizeof *p);
 	for (size_t i = 0; i < total; i++)
-		p[i] = &q->rows[i];
+		p[i] = &st->rows[i];
 	if (total > 1)
 		qsort(p, total, sizeof *p, cmp_row_ptr);
 	for (size_t a = 0; a < total;) {
@@ -133,18 +132,22 @@ need_stages(tl_query *q)
 	}
 	free(p);
 	free(first);
-	q->have_stages = 1;
 }
 
-size_t
-tlq_stages(const tl_query *cq, const tl_stage_row **rows)
+static void
+stages_part_free(struct tlq_state *st)
 {
-	tl_query *q = tlq_mut(cq);
-	pthread_mutex_lock(&q->lock);
-	need_stages(q);
-	pthread_mutex_unlock(&q->lock);
-	*rows = q->rows;
-	return q->nrows;
+	free(st->rows);
+}
+
+TLQ_PART_DEFINE(STAGES, stages, stages_part_compute, stages_part_free);
+
+size_t
+tlq_stages(const tl_query *q, const tl_stage_row **rows)
+{
+	tlq_need(q, &tlq_part_stages);
+	*rows = q->st->rows;
+	return q->st->nrows;
 }
 
 /* ---- DP imbalance -----------------------------------------------------------------------------
@@ -164,15 +167,14 @@ cmp_stage_step(const void *a, const void *b)
 }
 
 static void
-need_imbalance(tl_query *q)
+imbalance_part_compute(const tl_query *q)
 {
-	if (q->have_imb)
-		return;
-	need_stages(q);
-	size_t n = q->nrows, cap = 0;
+	struct tlq_state *st = q->st;
+	tlq_need_locked(q, &tlq_part_stages);
+	size_t n = st->nrows, cap = 0;
 	tl_stage_row **p = xreallocarray(NULL, n ? n : 1, sizeof *p);
 	for (size_t i = 0; i < n; i++)
-		p[i] = &q->rows[i];
+		p[i] = &st->rows[i];
 	if (n > 1)
 		qsort(p, n, sizeof *p, cmp_stage_step);
 	for (size_t a = 0; a < n;) {
@@ -204,25 +206,31 @@ need_imbalance(tl_query *q)
 			tl_imbalance im = {
 			    .stage = p[a]->stage, .step = p[a]->step, .ranks = v, .n = nv};
 			imbalance_compute(v, nv, &im.st);
-			VEC_PUSH(q->imb, q->nimb, cap, im);
+			VEC_PUSH(st->imb, st->nimb, cap, im);
 		} else {
 			free(v);
 		}
 		a = b;
 	}
 	free(p);
-	q->have_imb = 1;
 }
 
-size_t
-tlq_imbalances(const tl_query *cq, const tl_imbalance **out)
+static void
+imbalance_part_free(struct tlq_state *st)
 {
-	tl_query *q = tlq_mut(cq);
-	pthread_mutex_lock(&q->lock);
-	need_imbalance(q);
-	pthread_mutex_unlock(&q->lock);
-	*out = q->imb;
-	return q->nimb;
+	for (size_t i = 0; i < st->nimb; i++)
+		free(st->imb[i].ranks);
+	free(st->imb);
+}
+
+TLQ_PART_DEFINE(IMBALANCE, imbalance, imbalance_part_compute, imbalance_part_free);
+
+size_t
+tlq_imbalances(const tl_query *q, const tl_imbalance **out)
+{
+	tlq_need(q, &tlq_part_imbalance);
+	*out = q->st->imb;
+	return q->st->nimb;
 }
 
 const tl_imbalance *
@@ -295,16 +303,16 @@ meta_stage_of(const tl_rank *r)
 }
 
 static void
-meta_job(tl_query *q, size_t i, void *arg)
+meta_job(const tl_query *q, size_t i, void *arg)
 {
 	((int *)arg)[i] = meta_stage_of(q->tr->ranks[i]);
 }
 
 static void
-fwdbwd_job(tl_query *q, size_t i, void *arg)
+fwdbwd_job(const tl_query *q, size_t i, void *arg)
 {
 	(void)arg;
-	if (q->pp.rank_blocks[i] == TL_PP_BLOCKS_NONE)
+	if (q->st->pp.rank_blocks[i] == TL_PP_BLOCKS_NONE)
 		load_fwdbwd(q->tr->ranks[i]);
 }
 
@@ -313,15 +321,14 @@ fwdbwd_job(tl_query *q, size_t i, void *arg)
  * ops, a PP stage above 0 in distributed_args): every training job has such pairs. DB sources
  * read theirs here, on first need (a scan of the operator tables), ranks in parallel. */
 static void
-need_pipeline(tl_query *q)
+pipeline_part_compute(const tl_query *q)
 {
-	if (q->have_pp)
-		return;
 	const tl_trace *tr = q->tr;
+	tl_pipeline *pp = &q->st->pp;
 	size_t n = tr->nranks;
-	pipeline_build(tr, q->rules, NULL, q->o.pp, 0, &q->pp);
-	int pp_said = q->o.pp > 0 || q->pp.p2p_ops > 0;
-	if (q->pp.ranks_with_blocks > 0 || pp_said) {
+	pipeline_build(tr, q->rules, NULL, q->o.pp, 0, pp);
+	int pp_said = q->o.pp > 0 || pp->p2p_ops > 0;
+	if (pp->ranks_with_blocks > 0 || pp_said) {
 		/* the metadata of every rank is read only when it can matter */
 		int *meta = xreallocarray(NULL, n ? n : 1, sizeof *meta);
 		tlq_per_rank(q, meta_job, meta);
@@ -329,24 +336,28 @@ need_pipeline(tl_query *q)
 			pp_said |= meta[i] > 0;
 		if (pp_said)
 			tlq_per_rank(q, fwdbwd_job, NULL);
-		pipeline_free(&q->pp);
-		pipeline_build(tr, q->rules, meta, q->o.pp, pp_said, &q->pp);
+		pipeline_free(pp);
+		pipeline_build(tr, q->rules, meta, q->o.pp, pp_said, pp);
 		free(meta);
 	}
-	q->have_pp = 1;
 }
+
+static void
+pipeline_part_free(struct tlq_state *st)
+{
+	pipeline_free(&st->pp);
+}
+
+TLQ_PART_DEFINE(PIPELINE, pipeline, pipeline_part_compute, pipeline_part_free);
 
 /* The forward/backward pairs a DB source reads here (load_fwdbwd) go to the rank's fwdbwd list,
  * which only the pipeline reads, so a view drawing the rank's tracks meanwhile is not
  * disturbed. */
 const tl_pipeline *
-tlq_pipeline(const tl_query *cq)
+tlq_pipeline(const tl_query *q)
 {
-	tl_query *q = tlq_mut(cq);
-	pthread_mutex_lock(&q->lock);
-	need_pipeline(q);
-	pthread_mutex_unlock(&q->lock);
-	return &q->pp;
+	tlq_need(q, &tlq_part_pipeline);
+	return &q->st->pp;
 }
 
 const char *
@@ -363,20 +374,28 @@ tlq_pipeline_absence(const tl_query *q, const tl_pipeline *p, char *buf, size_t 
 
 /* ---- slow ranks ----------------------------------------------------------------------------- */
 
-const tl_slow_result *
-tlq_slow_ranks(const tl_query *cq)
+static void
+slow_part_compute(const tl_query *q)
 {
-	tl_query *q = tlq_mut(cq);
-	pthread_mutex_lock(&q->lock);
-	if (!q->have_slow) {
-		tl_coll_entry *v;
-		void *keep;
-		size_t n = tlq_coll_entries(q->tr, &v, &keep);
-		slowrank_votes_entries(q->tr, v, n, &q->slow);
-		/* the result borrows groups and names from the ranks, not from the entries */
-		tlq_coll_entries_free(q->tr, v, keep);
-		q->have_slow = 1;
-	}
-	pthread_mutex_unlock(&q->lock);
-	return &q->slow;
+	tl_coll_entry *v;
+	void *keep;
+	size_t n = tlq_coll_entries(q->tr, &v, &keep);
+	slowrank_votes_entries(q->tr, v, n, &q->st->slow);
+	/* the result borrows groups and names from the ranks, not from the entries */
+	tlq_coll_entries_free(q->tr, v, keep);
+}
+
+static void
+slow_part_free(struct tlq_state *st)
+{
+	slowrank_free(&st->slow);
+}
+
+TLQ_PART_DEFINE(SLOW, slow, slow_part_compute, slow_part_free);
+
+const tl_slow_result *
+tlq_slow_ranks(const tl_query *q)
+{
+	tlq_need(q, &tlq_part_slow);
+	return &q->st->slow;
 }

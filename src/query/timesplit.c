@@ -44,7 +44,7 @@ typedef struct steps_job {
 } steps_job;
 
 static void
-steps_rank(tl_query *q, size_t ri, void *arg)
+steps_rank(const tl_query *q, size_t ri, void *arg)
 {
 	steps_job *j = arg;
 	tl_rank_steps *x = &j->v[ri];
@@ -58,7 +58,7 @@ tlq_rank_steps(const tl_query *q, const tl_coll_result *cr, const tl_comm_result
 {
 	size_t n = q->tr->nranks;
 	steps_job j = {xcalloc(n ? n : 1, sizeof *j.v), cr, cm};
-	tlq_per_rank(tlq_mut(q), steps_rank, &j); /* each job writes its rank's row only */
+	tlq_per_rank(q, steps_rank, &j); /* each job writes its rank's row only */
 	return j.v;
 }
 
