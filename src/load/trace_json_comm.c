@@ -5,7 +5,7 @@
  * (src rank, dst rank, size(Byte), transport type, link type) are read again from the file,
  * for the transfers only, in one pass per indexed block. */
 #include "config.h"
-#include "analysis/collectives.h"
+#include "model/comm.h"
 #include "load/load_int.h"
 #include "load/trace_json_int.h"
 #include "util/xalloc.h"
