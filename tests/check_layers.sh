@@ -5,6 +5,7 @@
 #   main.c, static               the command line; the static build's built-in terminfo
 #   report, ui, sql              what a user reads (text and JSON; the viewer; tl query's tables)
 #   query                        what report and ui ask of a loaded trace
+#   loading                      the load's driver: threads, progressive loading, gathering
 #   load                         the loaders (each owns its file format)
 #   profile, analysis            discovery of files and ranks; analyses over the model
 #   model, gen                   the in-memory trace and its sources; the profile generator
@@ -23,9 +24,10 @@ rank() {
 	model | gen) echo 1 ;;
 	profile | analysis) echo 2 ;;
 	load) echo 3 ;;
-	query) echo 4 ;;
-	report | ui | sql) echo 5 ;;
-	main | static) echo 6 ;; # static/: the static build's terminfo entries, linked into tl only
+	loading) echo 4 ;;
+	query) echo 5 ;;
+	report | ui | sql) echo 6 ;;
+	main | static) echo 7 ;; # static/: the static build's terminfo entries, linked into tl only
 	*) echo "" ;;
 	esac
 }
@@ -68,7 +70,7 @@ obj=${TL_TESTBIN%/tests}/src
 if ! command -v nm >/dev/null 2>&1 || ! ls "$obj"/analysis/*.o >/dev/null 2>&1; then
 	skip "no nm or no built objects under $obj"
 else
-	nm -g --defined-only "$obj"/analysis/*.o "$obj"/load/*.o "$obj"/profile/*.o |
+	nm -g --defined-only "$obj"/analysis/*.o "$obj"/load/*.o "$obj"/loading/*.o "$obj"/profile/*.o |
 		awk 'NF == 3 && $2 ~ /[TDBR]/ { print $3 }' | LC_ALL=C sort -u >"$t_tmp/lower"
 	bad=""
 	for o in "$obj"/report/*.o "$obj"/ui/*.o "$obj"/sql/*.o; do
@@ -78,7 +80,7 @@ else
 		done
 	done
 	if [ -z "$bad" ]; then
-		ok "src/report, src/ui and src/sql call no function of analysis/, load/ or profile/"
+		ok "src/report, src/ui and src/sql call no function of analysis/, load/, loading/ or profile/"
 	else
 		not_ok "src/report, src/ui or src/sql calls below the query session:$bad"
 	fi

@@ -5,7 +5,7 @@
 #include "config.h"
 #include "load/cache.h"
 #include "load/load_int.h"
-#include "load/load_jobs.h"
+#include "loading/load_jobs.h"
 #include "util/msg.h"
 #include "util/parallel.h"
 #include "util/xalloc.h"

@@ -4,7 +4,7 @@
 #include "analysis/lanes.h"
 #include "analysis/launch.h"
 #include "load/load_int.h"
-#include "load/load_jobs.h"
+#include "loading/load_jobs.h"
 #include "model/clock.h"
 #include "profile/discover.h"
 #include "util/msg.h"
