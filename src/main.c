@@ -23,7 +23,7 @@
 
 #include "gen/gen.h"
 #include "load/cache.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "profile/discover.h"
 #include "query/diff.h"
 #include "query/query.h"

@@ -4,7 +4,7 @@
  * pass has started, the full reads run as load_trace's do (load_one). */
 #include "config.h"
 #include "load/cache.h"
-#include "load/load_int.h"
+#include "loading/loading.h"
 #include "loading/load_jobs.h"
 #include "util/msg.h"
 #include "util/parallel.h"

@@ -3,7 +3,7 @@
 #include "config.h"
 #include "analysis/clocksync.h"
 #include "load/cache.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "load/profdb.h"
 #include "profile/discover.h"
 #include "model/clock.h"

@@ -3,7 +3,7 @@
 #ifndef TL_LOAD_JOBS_H
 #define TL_LOAD_JOBS_H
 #include "load/cache.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "util/msg.h"
 
 /* A rank's load warnings, path/text pairs, for its cache file (msg_keep adds them). */

@@ -3,7 +3,7 @@
  * some commands need are built on first use under the session's lock (session.h). */
 #include "config.h"
 #include "analysis/lanes.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/links.h"
 #include "query/session.h"
 #include "util/parallel.h"

@@ -4,7 +4,7 @@
 #define TL_QUERY_SESSION_H
 #include <pthread.h>
 
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 
 struct tl_query {

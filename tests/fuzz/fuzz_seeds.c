@@ -24,7 +24,7 @@
 #include "flows_bad.h"
 #include "counters_bad.h"
 #include "load/cache.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "load/load.h"
+#include "loading/loading.h"
 #include "load/trace_json_int.h"
 #include "util/msg.h"
 #include "util/xalloc.h"

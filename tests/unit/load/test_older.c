@@ -7,7 +7,7 @@
 
 #include "gen/gen.h"
 #include "load/cache.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "model/trace.h"
 #include "util/xalloc.h"
 

@@ -19,7 +19,7 @@
 #include "analysis/lanes.h"
 #include "gen/gen.h"
 #include "load/cache.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 #include "util/msg.h"
 #include "../test.h"

@@ -11,7 +11,7 @@
 
 #include "gen/gen.h"
 #include "load/cache.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "model/lod.h"
 #include "query/query.h"
 #include "util/msg.h"

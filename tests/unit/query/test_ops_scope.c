@@ -13,7 +13,7 @@
 
 #include "gen/gen.h"
 #include "load/cache.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
