@@ -22,7 +22,7 @@
 #include <sqlite3.h>
 
 #include "gen/gen.h"
-#include "load/cache.h"
+#include "store/cache.h"
 #include "loading/loading.h"
 #include "profile/discover.h"
 #include "query/diff.h"

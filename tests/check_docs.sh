@@ -1,6 +1,6 @@
 #!/bin/sh
 # docs/architecture.md names every source file of src/ (*.c, *.h), so that the page is a map of
-# the whole code: a file is named when the page holds its path below src/ ("load/cache.c"), or
+# the whole code: a file is named when the page holds its path below src/ ("store/cache.c"), or
 # its file name inside its module's paragraph ("- **load** ..." up to the next module's), or,
 # for main.c, anywhere. A header and the .c of the same name are one file for this: naming
 # either names both. A new file that the page does not name fails here.

@@ -3,7 +3,7 @@
  * gathered (gather.c), stored in the cache and mapped back; the SIGBUS handler the loaders'
  * recovery points (load/guard.c) rely on. */
 #include "config.h"
-#include "load/cache.h"
+#include "store/cache.h"
 #include "analysis/lanes.h"
 #include "loading/load_jobs.h"
 #include "model/clock.h"

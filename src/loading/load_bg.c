@@ -3,7 +3,7 @@
  * small tables (load_first_pass: what the first frame shows of a rank), then, once every first
  * pass has started, the full reads run as load_trace's do (load_one). */
 #include "config.h"
-#include "load/cache.h"
+#include "store/cache.h"
 #include "loading/loading.h"
 #include "loading/load_jobs.h"
 #include "util/msg.h"

@@ -2,7 +2,7 @@
  * collectives and every rank moved onto the reference host's clock (load/load.h, load_clock). */
 #include "config.h"
 #include "analysis/clocksync.h"
-#include "load/cache.h"
+#include "store/cache.h"
 #include "loading/loading.h"
 #include "load/profdb.h"
 #include "profile/discover.h"

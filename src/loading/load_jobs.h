@@ -2,7 +2,7 @@
  * (load_bg.c) shares with load_trace (load.c). */
 #ifndef TL_LOAD_JOBS_H
 #define TL_LOAD_JOBS_H
-#include "load/cache.h"
+#include "store/cache.h"
 #include "loading/loading.h"
 #include "util/msg.h"
 

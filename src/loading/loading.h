@@ -51,7 +51,7 @@ typedef struct tl_load_opts {
 	int threads;             /* 0 = number of cores */
 	int quiet_progress;
 	int view;               /* for the viewer, which needs more memory per slice */
-	struct tl_cache *cache; /* the model cache (load/cache.h), NULL: none; a spilling one
+	struct tl_cache *cache; /* the model cache (store/cache.h), NULL: none; a spilling one
 	                           (cache_open_spill) only writes ranks to unnamed files */
 	unsigned tables;        /* TL_TABLE_* to gather while loading (all when the cache is
 	                           written: a cache file then serves every command) */

@@ -6,7 +6,7 @@
 #include "../test.h"
 
 #include "gen/gen.h"
-#include "load/cache.h"
+#include "store/cache.h"
 #include "loading/loading.h"
 #include "model/trace.h"
 #include "util/xalloc.h"

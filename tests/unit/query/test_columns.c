@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "gen/gen.h"
-#include "load/cache.h"
+#include "store/cache.h"
 #include "loading/loading.h"
 #include "model/lod.h"
 #include "query/query.h"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
-#include "load/cache.h"
+#include "store/cache.h"
 #include "loading/loading.h"
 #include "query/query.h"
 #include "util/msg.h"

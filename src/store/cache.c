@@ -2,7 +2,7 @@
  * one, the size bound and `tl cache`. The file format is written by cache_write.c and read by
  * cache_read.c. */
 #include "config.h"
-#include "load/cache_int.h"
+#include "store/cache_int.h"
 #include "load/load.h"
 #include "util/files.h"
 #include "util/hash.h"

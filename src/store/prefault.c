@@ -6,8 +6,8 @@
  * rewritten, but another process of the user could truncate one) makes madvise fail with
  * EFAULT, where a read would raise SIGBUS. */
 #include "config.h"
-#include "load/prefault.h"
-#include "load/cache.h"
+#include "store/prefault.h"
+#include "store/cache.h"
 #include "model/lod.h"
 #include "util/timefmt.h"
 #include "util/xalloc.h"

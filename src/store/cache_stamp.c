@@ -14,7 +14,7 @@
  * means no stamps, and every open checks the whole file as before (silently: the cache's own
  * warnings say what matters). */
 #include "config.h"
-#include "load/cache_int.h"
+#include "store/cache_int.h"
 #include "util/files.h"
 #include "util/hash.h"
 #include "util/xalloc.h"

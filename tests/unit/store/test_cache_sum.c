@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "load/cache.h"
+#include "store/cache.h"
 #include "../test.h"
 
 #define LEN 1029 /* 128 full words and a 5-byte tail: every lane, several rounds, padding */

@@ -2,7 +2,7 @@
  * and writing a rank to one and mapping it back. The files have no name: O_TMPFILE where the
  * file system has it, else a name made and unlinked before anything is written. */
 #include "config.h"
-#include "load/cache_int.h"
+#include "store/cache_int.h"
 #include "load/load.h"
 #include "util/msg.h"
 #include "util/xalloc.h"

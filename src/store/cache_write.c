@@ -11,7 +11,7 @@
  *
  * Counts precede arrays; nothing in the file is a pointer, so the mapping needs no fix-ups. */
 #include "config.h"
-#include "load/cache_int.h"
+#include "store/cache_int.h"
 #include "load/load.h"
 #include "model/comm.h"
 #include "model/lod.h"

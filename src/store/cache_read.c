@@ -1,7 +1,7 @@
 /* The model cache's reader: a file's bytes checked against the key, the checksum and every
  * length before anything is believed (the layout is at the top of cache_write.c). */
 #include "config.h"
-#include "load/cache_int.h"
+#include "store/cache_int.h"
 #include "analysis/lanes.h"
 #include "load/load.h"
 #include "model/comm.h"

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "load/cache.h"
-#include "load/cache_int.h"
+#include "store/cache.h"
+#include "store/cache_int.h"
 #include "util/hash.h"
 #include "util/msg.h"
 #include "../test.h"

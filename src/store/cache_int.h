@@ -3,7 +3,7 @@
  * top of cache_write.c. */
 #ifndef TL_LOAD_CACHE_INT_H
 #define TL_LOAD_CACHE_INT_H
-#include "load/cache.h"
+#include "store/cache.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,7 +8,7 @@
  * key is stored and compared: a hash collision of two keys' file names is a miss, never the
  * other command's output. */
 #include "config.h"
-#include "load/cache_int.h"
+#include "store/cache_int.h"
 #include "profile/discover.h"
 #include "util/confpath.h"
 #include "util/hash.h"

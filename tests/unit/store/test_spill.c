@@ -18,7 +18,7 @@
 
 #include "analysis/lanes.h"
 #include "gen/gen.h"
-#include "load/cache.h"
+#include "store/cache.h"
 #include "loading/loading.h"
 #include "query/query.h"
 #include "util/msg.h"

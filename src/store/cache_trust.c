@@ -8,7 +8,7 @@
  * too: one that untrusted users may write without the sticky bit lets them rename and remove
  * the user's own files at will, so nothing in it is read or written. */
 #include "config.h"
-#include "load/cache_int.h"
+#include "store/cache_int.h"
 #include "util/confpath.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
