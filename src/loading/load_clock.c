@@ -4,7 +4,7 @@
 #include "analysis/clocksync.h"
 #include "store/cache.h"
 #include "loading/loading.h"
-#include "load/profdb.h"
+#include "load/ascend/profdb.h"
 #include "profile/discover.h"
 #include "model/clock.h"
 #include "util/msg.h"

@@ -14,7 +14,7 @@
 
 #include "gen/gen.h"
 #include "loading/loading.h"
-#include "load/profdb.h"
+#include "load/ascend/profdb.h"
 #include "profile/discover.h"
 #include "query/query.h"
 #include "util/msg.h"

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "loading/loading.h"
-#include "load/trace_json_int.h"
+#include "load/json/trace_json_int.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 #include "../test.h"

@@ -5,7 +5,7 @@
  * is indexed in torch_npu's DBs, and PYTORCH_API and CONNECTION_IDS can hold millions of rows.
  * The query session builds one per rank the first time a link is asked for (load_link_index). */
 #include "config.h"
-#include "load/ascend_db_int.h"
+#include "load/ascend/ascend_db_int.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>

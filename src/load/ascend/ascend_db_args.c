@@ -3,7 +3,7 @@
  * COMMUNICATION_TASK_INFO or MEMCPY_INFO, with STRING_IDS ids resolved to their text. */
 #include "config.h"
 #include "load/load_int.h"
-#include "load/profdb.h"
+#include "load/ascend/profdb.h"
 
 #include <inttypes.h>
 #include <sqlite3.h>

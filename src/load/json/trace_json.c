@@ -22,7 +22,7 @@
  * float in Kineto ones) and are parsed as decimals straight into integer ns, never through a
  * double: 1.7e15 µs with three decimals needs more than the 53 bits a double has. */
 #include "config.h"
-#include "load/trace_json_int.h"
+#include "load/json/trace_json_int.h"
 #include "load/load_int.h"
 #include "model/mstx.h"
 #include "util/gzin.h"

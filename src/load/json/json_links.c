@@ -5,7 +5,7 @@
  * that made it on the same thread. Kept after loading (the source's state, and the model
  * cache), ends as (track key, time): the slices are found on the lanes when asked. */
 #include "config.h"
-#include "load/trace_json_int.h"
+#include "load/json/trace_json_int.h"
 #include "model/clock.h"
 #include "util/xalloc.h"
 

@@ -1,6 +1,6 @@
 /* The DB loader's forward/backward operator pairs, read on demand for the pipeline view. */
 #include "config.h"
-#include "load/ascend_db_int.h"
+#include "load/ascend/ascend_db_int.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 

@@ -1,7 +1,7 @@
 /* Walk 2 of a JSON trace: events to slices on their lanes, the kernel launches that give a
  * device slice its step, and the MSTX ranges that carried a stream. */
 #include "config.h"
-#include "load/trace_json_int.h"
+#include "load/json/trace_json_int.h"
 #include "load/load_int.h"
 #include "model/mstx.h"
 #include "util/msg.h"

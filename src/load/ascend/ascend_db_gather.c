@@ -1,5 +1,5 @@
 #include "config.h"
-#include "load/ascend_db_gather.h"
+#include "load/ascend/ascend_db_gather.h"
 #include "model/ops.h"
 #include "util/msg.h"
 #include "util/xalloc.h"

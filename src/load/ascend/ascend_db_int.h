@@ -2,9 +2,9 @@
  * helpers every part of it shares (ascend_db_conn.c). No one outside these files sees it. */
 #ifndef TL_ASCEND_DB_INT_H
 #define TL_ASCEND_DB_INT_H
-#include "load/ascend_db_gather.h"
+#include "load/ascend/ascend_db_gather.h"
 #include "load/load_int.h"
-#include "load/profdb.h"
+#include "load/ascend/profdb.h"
 #include "util/u64map.h"
 
 #include <sqlite3.h>

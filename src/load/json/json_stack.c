@@ -10,7 +10,7 @@
  *    starts the chain there.
  * Both are read again from the file through the event index, as the arguments are. */
 #include "config.h"
-#include "load/trace_json_int.h"
+#include "load/json/trace_json_int.h"
 #include "util/xalloc.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * big inputs with the scan in a thread of its own ahead of the handling; pages already walked
  * are given back to the kernel; a file that shrinks under the walk (SIGBUS) stops it cleanly. */
 #include "config.h"
-#include "load/trace_json_int.h"
+#include "load/json/trace_json_int.h"
 #include "load/load_int.h"
 #include "model/mstx.h"
 #include "util/msg.h"

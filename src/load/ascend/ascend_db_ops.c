@@ -2,9 +2,9 @@
  * msprof-analyze's compute_op_sum): each COMPUTE_TASK_INFO row joined to its TASK row, grouped
  * by (op name, op type, task type, input shapes). Opened through the hardened connection. */
 #include "config.h"
-#include "load/ascend_db_gather.h"
+#include "load/ascend/ascend_db_gather.h"
 #include "load/load_int.h"
-#include "load/profdb.h"
+#include "load/ascend/profdb.h"
 #include "util/msg.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"

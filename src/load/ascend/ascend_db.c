@@ -2,7 +2,7 @@
  * ascend_mindspore_profiler_{r}.db (one schema: msprof's tables, torch_npu adds its own).
  * Opens read-only, binds columns by name, treats every table as optional. */
 #include "config.h"
-#include "load/ascend_db_int.h"
+#include "load/ascend/ascend_db_int.h"
 #include "model/mstx.h"
 #include "util/msg.h"
 #include "util/xalloc.h"

@@ -10,9 +10,9 @@
  * without Module ranges is left after one look at STRING_IDS (and the query asks no DB whose
  * loaded lanes have none). */
 #include "config.h"
-#include "load/ascend_db_gather.h"
+#include "load/ascend/ascend_db_gather.h"
 #include "load/load_int.h"
-#include "load/profdb.h"
+#include "load/ascend/profdb.h"
 #include "util/msg.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"

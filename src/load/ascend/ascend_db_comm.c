@@ -3,9 +3,9 @@
  * sub-tasks (their device times), with STRING_IDS and the ENUM_HCCL_* tables for names. Opened
  * through the hardened connection (profdb.c) like the loader itself. */
 #include "config.h"
-#include "load/ascend_db_gather.h"
+#include "load/ascend/ascend_db_gather.h"
 #include "load/load_int.h"
-#include "load/profdb.h"
+#include "load/ascend/profdb.h"
 #include "util/msg.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"

@@ -4,7 +4,7 @@
  * are PYTORCH_API rows whose connectionId is a CONNECTION_IDS.id expanding to it (one id, many
  * connectionIds: an operator lists every launch it made). */
 #include "config.h"
-#include "load/ascend_db_int.h"
+#include "load/ascend/ascend_db_int.h"
 #include "model/clock.h"
 #include "util/xalloc.h"
 

@@ -9,7 +9,7 @@
  *                   event, its unit from the argument's name, in thousandths of the unit.
  * Values are read from their digits (json_dec_parse), never through a double. */
 #include "config.h"
-#include "load/trace_json_int.h"
+#include "load/json/trace_json_int.h"
 #include "util/msg.h"
 
 #include <stdio.h>

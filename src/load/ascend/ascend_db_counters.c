@@ -1,6 +1,6 @@
 /* The DB loader's counters hook, read on demand. */
 #include "config.h"
-#include "load/ascend_db_int.h"
+#include "load/ascend/ascend_db_int.h"
 #include "util/msg.h"
 
 #include <inttypes.h>

@@ -3,7 +3,7 @@
  * the phase, ts and dur as exact ns) with the problems they show noted. It calls nothing of the
  * walks (json_names.c, json_slices.c) or of the loader (trace_json.c). */
 #include "config.h"
-#include "load/trace_json_int.h"
+#include "load/json/trace_json_int.h"
 #include "load/load_int.h"
 #include "util/gzin.h"
 #include "util/msg.h"

@@ -2,7 +2,7 @@
  * the mapped file (through the JSON lexer, util/json_lex.c) and notes where its members are,
  * and parses decimal times exactly into integer ns. Pure: bytes in, bounds out. */
 #include "config.h"
-#include "load/trace_json_int.h"
+#include "load/json/trace_json_int.h"
 
 #include <stdint.h>
 #include <string.h>

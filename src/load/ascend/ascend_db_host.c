@@ -1,7 +1,7 @@
 /* The DB loader's host hooks, read on demand: PYTORCH_API and CANN_API lanes, and the launches
  * (a CANN call and its first device task) the launch-delay statistics use. */
 #include "config.h"
-#include "load/ascend_db_int.h"
+#include "load/ascend/ascend_db_int.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 

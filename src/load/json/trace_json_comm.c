@@ -7,7 +7,7 @@
 #include "config.h"
 #include "model/comm.h"
 #include "load/load_int.h"
-#include "load/trace_json_int.h"
+#include "load/json/trace_json_int.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>

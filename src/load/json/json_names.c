@@ -2,7 +2,7 @@
  * HCCL sub-task keys, Kineto's root fields and the launch flows; and the cJSON helpers that read
  * the objects taken as trees. */
 #include "config.h"
-#include "load/trace_json_int.h"
+#include "load/json/trace_json_int.h"
 #include "load/load_int.h"
 #include "model/mstx.h"
 #include "util/msg.h"

@@ -1,7 +1,7 @@
 /* The DB loader's state of a source (ascend_db_int.h's db_state): what the model cache keeps of
  * it, and META_DATA's values. */
 #include "config.h"
-#include "load/ascend_db_int.h"
+#include "load/ascend/ascend_db_int.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>

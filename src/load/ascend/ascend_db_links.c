@@ -5,7 +5,7 @@
  * it made). Each query opens the source DB again through the hardened connection; a file that
  * changed since loading is not read (its rowids would name other rows). */
 #include "config.h"
-#include "load/ascend_db_int.h"
+#include "load/ascend/ascend_db_int.h"
 #include "util/xalloc.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* The DB loader's connection and schema helpers: opening a source through the hardened
  * connection, statements, optional columns, failures reported once, STRING_IDS. */
 #include "config.h"
-#include "load/ascend_db_int.h"
+#include "load/ascend/ascend_db_int.h"
 #include "util/msg.h"
 
 #include <pthread.h>

@@ -2,7 +2,7 @@
  * byte-offset index), and the args of many events at once (the HCCL lanes' hook,
  * trace_json_comm.c). */
 #include "config.h"
-#include "load/trace_json_int.h"
+#include "load/json/trace_json_int.h"
 #include "load/load_int.h"
 #include "util/msg.h"
 #include "util/xalloc.h"

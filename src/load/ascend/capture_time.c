@@ -5,7 +5,7 @@
  * times discovery found (profiler_info, a name's stamp, the file's time) here. */
 #include "config.h"
 #include "load/load.h"
-#include "load/profdb.h"
+#include "load/ascend/profdb.h"
 
 #include <sqlite3.h>
 

@@ -20,7 +20,7 @@
  *   file's size can explain (a crafted or looping file) is stopped. */
 #include "config.h"
 #include "load/load_int.h"
-#include "load/profdb.h"
+#include "load/ascend/profdb.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
