@@ -293,7 +293,7 @@ uint64_t load_source_opens(void);
 
 /* Set by load_bg_finish (loading/load_bg.c) to stop a progressive load (guard.c; load_cancelled
  * reads it): jobs not started are skipped, a held one stops waiting, and a DB read stops at its
- * next progress tick (profdb.c). 1 once load_bg_finish(…, 1) asked the loaders to stop. */
+ * next progress tick (ascend/profdb.c). 1 once load_bg_finish(…, 1) asked the loaders to stop. */
 extern _Atomic int load_cancel_flag;
 int load_cancelled(void);
 
