@@ -22,8 +22,8 @@
 #include <sqlite3.h>
 
 #include "gen/gen.h"
-#include "load/cache.h"
-#include "load/load.h"
+#include "store/cache.h"
+#include "loading/loading.h"
 #include "profile/discover.h"
 #include "query/diff.h"
 #include "query/query.h"

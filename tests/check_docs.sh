@@ -1,7 +1,8 @@
 #!/bin/sh
 # docs/architecture.md names every source file of src/ (*.c, *.h), so that the page is a map of
-# the whole code: a file is named when the page holds its path below src/ ("load/cache.c"), or
-# its file name inside its module's paragraph ("- **load** ..." up to the next module's), or,
+# the whole code: a file is named when the page holds its path below src/ ("store/cache.c"), or
+# its file name inside its module's paragraph ("- **load** ..." up to the next module's; a file
+# in a folder of its module, load/json/json_scan.c, too), or,
 # for main.c, anywhere. A header and the .c of the same name are one file for this: naming
 # either names both. A new file that the page does not name fails here.
 . "$TL_SRCDIR/tests/lib.sh"
@@ -34,13 +35,15 @@ missing=$(awk '
 			f = files[i]
 			if (f in named)
 				continue
-			split(f, part, "/")
-			mod = index(f, "/") ? part[1] : "main"
-			base = index(f, "/") ? part[2] : f
+			# a file of a module may lie in a folder of its own (load/ascend/ascend_db.c)
+			np = split(f, part, "/")
+			mod = np > 1 ? part[1] : "main"
+			base = part[np]
+			dir = np > 1 ? substr(f, 1, length(f) - length(base) - 1) : ""
 			stem = base
 			sub(/\.[ch]$/, "", stem)
 			other = base ~ /\.c$/ ? stem ".h" : stem ".c"
-			if (index($0, "src/" f) || has($0, f) || has($0, mod "/" other) ||
+			if (index($0, "src/" f) || has($0, f) || (dir != "" && has($0, dir "/" other)) ||
 			    (mod == "main" && has($0, base)) ||
 			    (sect == mod && (has($0, base) || has($0, other))))
 				named[f] = 1

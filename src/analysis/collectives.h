@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/comm.h"
+
 /* One communication op on one rank. Strings are borrowed and must outlive the result. */
 typedef struct tl_coll_entry {
 	int rank;
@@ -42,20 +44,6 @@ typedef struct tl_coll {
 	int64_t min_elapse; /* the shortest op among the ranks: the transfer itself */
 } tl_coll;
 
-/* The op type of an op name: the name without trailing "_<digits>" parts
- * ("hcom_allReduce__865_0_1" -> "hcom_allReduce_"), as COMMUNICATION_OP.opType names it. */
-void coll_op_type(const char *name, char *out, size_t len);
-/* The collective an op, kernel or call name says, by the names every library gives it:
- * "allreduce", "allgather", "reduce_scatter", "broadcast", "all_to_all", "send", "recv",
- * "sendrecv" (a batch of both), "barrier", "reduce", "gather", "scatter"; "" when it says none
- * ("ncclDevKernel_Generic", NCCL 2.19's one kernel for all). Reads NCCL kernels
- * ("ncclKernel_AllReduce_RING_LL_Sum_float", "ncclDevKernel_AllGather_RING_LL"), RCCL's, torch's
- * calls and "Collective name" args ("nccl:all_reduce", "_allgather_base", "all_to_allv",
- * "c10d::allreduce_"), HCCL ops and kernels ("hcom_allReduce__865_0_1", "HcclAllreduce",
- * "hcom_receive_", "hcom_alltoallv_"). */
-void coll_type_norm(const char *name, char *out, size_t len);
-/* The same as a string of static storage. */
-const char *coll_type_str(const char *name);
 /* Whether a normalised type is point-to-point: as coll_p2p_kind; -1 when type is none of the
  * normalised names. */
 int coll_type_p2p(const char *type);

@@ -5,10 +5,6 @@
 
 /* Counts one open of a data file (load_source_opens). */
 void load_count_open(void);
-/* Set by load_bg_finish to stop a progressive load (guard.c; load_cancelled reads it): jobs not
- * started are skipped, a held one stops waiting, and a DB read stops at its next progress tick
- * (profdb.c). */
-extern _Atomic int load_cancel_flag;
 
 /* 0 when src is still the file tl loaded (same device, inode, size and mtime); else -1 after
  * one "arguments" line to fn saying what happened to it. Read again long after loading, a

@@ -63,4 +63,21 @@ void comm_data_free(tl_comm_data *);
  * came in any order: tasks of op i are those with op index i in `owner`, one per task). */
 void comm_data_finish(tl_comm_data *, const size_t *owner);
 
+/* The names of collectives, as every library writes them (the readers type an op by its name;
+ * analysis/collectives.h matches them across ranks). */
+/* The op type of an op name: the name without trailing "_<digits>" parts
+ * ("hcom_allReduce__865_0_1" -> "hcom_allReduce_"), as COMMUNICATION_OP.opType names it. */
+void coll_op_type(const char *name, char *out, size_t len);
+/* The collective an op, kernel or call name says, by the names every library gives it:
+ * "allreduce", "allgather", "reduce_scatter", "broadcast", "all_to_all", "send", "recv",
+ * "sendrecv" (a batch of both), "barrier", "reduce", "gather", "scatter"; "" when it says none
+ * ("ncclDevKernel_Generic", NCCL 2.19's one kernel for all). Reads NCCL kernels
+ * ("ncclKernel_AllReduce_RING_LL_Sum_float", "ncclDevKernel_AllGather_RING_LL"), RCCL's, torch's
+ * calls and "Collective name" args ("nccl:all_reduce", "_allgather_base", "all_to_allv",
+ * "c10d::allreduce_"), HCCL ops and kernels ("hcom_allReduce__865_0_1", "HcclAllreduce",
+ * "hcom_receive_", "hcom_alltoallv_"). */
+void coll_type_norm(const char *name, char *out, size_t len);
+/* The same as a string of static storage. */
+const char *coll_type_str(const char *name);
+
 #endif

@@ -277,7 +277,7 @@ typedef struct tl_rank {
 	void *backing;
 	void (*backing_free)(void *);
 	int spilled; /* backing is a file of this process's own, unlinked (the viewer's --no-cache:
-	                load/cache.h, cache_spill_rank) */
+	                store/cache.h, cache_spill_rank) */
 } tl_rank;
 
 /* One host's clock as the load found it (load_clock): its ranks share the correction. */

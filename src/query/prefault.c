@@ -1,5 +1,5 @@
 /* The session's side of the background populate (query/prefault.h): the ranks and the memory
- * there is, handed to the load layer's thread (load/prefault.c). */
+ * there is, handed to the store's thread (store/prefault.c). */
 #include "config.h"
 #include "query/prefault.h"
 #include "load/load.h"
@@ -16,22 +16,4 @@ tlq_prefault_start(const tl_query *q, const size_t *order, size_t n, tl_prefault
 			return NULL;
 	return prefault_start((const tl_rank *const *)tr->ranks, order, n, load_mem_available(),
 	                      st);
-}
-
-void
-tlq_prefault_wait(tl_prefault *pf)
-{
-	prefault_wait(pf);
-}
-
-void
-tlq_prefault_stats(tl_prefault *pf, tl_prefault_stats *out)
-{
-	prefault_stats(pf, out);
-}
-
-void
-tlq_prefault_stop(tl_prefault *pf)
-{
-	prefault_stop(pf);
 }

@@ -4,7 +4,7 @@
  * tlq_need from the table of parts (session.h). */
 #include "config.h"
 #include "analysis/lanes.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/links.h"
 #include "query/session.h"
 #include "util/parallel.h"

@@ -4,7 +4,7 @@
 #define TL_QUERY_SESSION_H
 #include <pthread.h>
 
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 
 /* The session's optional parts: the tables only some queries need, each built on first use

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "query/findings.h"
 #include "query/prefault.h"
+#include "store/prefault.h"
 #include "ui/compare.h"
 #include "ui/commands.h"
 #include "ui/common.h"
@@ -445,7 +446,7 @@ prefault_begin(tl_ui *ui, int script, tl_prefault_stats *st)
 	tl_prefault *pf = tlq_prefault_start(ui->q, order, n, st);
 	free(order);
 	if (script)
-		tlq_prefault_wait(pf);
+		prefault_wait(pf);
 	return pf;
 }
 
@@ -734,8 +735,8 @@ ui_main(const tl_query *q, const tl_ui_opts *o)
 
 	ui_loop(ui, o, &script, &r);
 	/* at once: the thread stops between two megabytes */
-	tlq_prefault_stats(r.pf, &r.pst);
-	tlq_prefault_stop(r.pf);
+	prefault_stats(r.pf, &r.pst);
+	prefault_stop(r.pf);
 	int sig = term_signal(), lost = term_lost();
 	term_close();
 	msg_list_say(&r.held);

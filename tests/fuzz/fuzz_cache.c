@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "load/cache.h"
+#include "store/cache.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
 

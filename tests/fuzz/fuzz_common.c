@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "analysis/lanes.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/host.h"
 #include "query/links.h"
 #include "query/memory.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load/load.h"
+#include "loading/loading.h"
 #include "util/xalloc.h"
 
 FUZZ_ENTRY(db)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load/load.h"
+#include "loading/loading.h"
 #include "util/gzin.h"
 #include "util/xalloc.h"
 #include "../unit/util/gzip_test.h"

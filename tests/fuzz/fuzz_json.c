@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "load/load.h"
+#include "loading/loading.h"
 #include "util/xalloc.h"
 
 FUZZ_ENTRY(json)

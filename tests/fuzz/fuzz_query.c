@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 #include "sql/sql.h"
 #include "util/xalloc.h"

@@ -23,8 +23,8 @@
 #include "host_bad.h"
 #include "flows_bad.h"
 #include "counters_bad.h"
-#include "load/cache.h"
-#include "load/load.h"
+#include "store/cache.h"
+#include "loading/loading.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 

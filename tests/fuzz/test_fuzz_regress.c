@@ -15,7 +15,7 @@
 #include <sqlite3.h>
 
 #include "fuzz.h"
-#include "load/cache.h"
+#include "store/cache.h"
 #include "util/xalloc.h"
 #include "../unit/test.h"
 #include "../unit/util/gzip_test.h"

@@ -9,7 +9,7 @@
 TL=$TL_BIN
 export LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME="$t_tmp/config" XDG_CACHE_HOME="$t_tmp/xdg"
 unset TL_SPILL TMPDIR
-# a tmpfs is refused (tests/unit/load/test_spill); a test directory on one is used all the same
+# a tmpfs is refused (tests/unit/store/test_spill); a test directory on one is used all the same
 [ "$(stat -f -c %T "$t_tmp" 2>/dev/null)" = tmpfs ] && export TL_TEST_SPILL_ANY_FS=1
 
 if ! "$TLGEN" screens "$t_tmp/p" --ranks 3 --tasks 800 >/dev/null 2>&1; then

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The background populate of the mapped cache files (load/prefault.c): after the first frame of a
+# The background populate of the mapped cache files (store/prefault.c): after the first frame of a
 # warm open, a thread fills the page tables of every rank's cache file (its level of detail
 # first), so that later keys do not fault the pages in one by one. --stats says what it did
 # ("prefault MODE ranks N mapped M bytes_mapped B todo T done D ms MS STATE") and how many minor

@@ -118,7 +118,7 @@ test_rmtree(char *dir)
 	free(dir);
 }
 
-#ifdef TL_LOAD_H /* the programs that load profiles */
+#ifdef TL_LOADING_H /* the programs that load profiles */
 #include <sys/stat.h>
 /* Loads the samples' ascend-db/LEVEL into tr (one check: "load LEVEL"), its path into base;
  * 0, or -1 after a SKIP line when the samples are absent (tr is then not loaded). */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 #include "report/report.h"
 #include "util/xalloc.h"

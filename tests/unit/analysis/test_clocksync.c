@@ -3,7 +3,7 @@
  * construction, and the capture directory's host part (load_dir_host). */
 #include "config.h"
 #include "analysis/clocksync.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "model/clock.h"
 #include "util/strpool.h"
 #include "../test.h"

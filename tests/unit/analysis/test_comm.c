@@ -12,7 +12,7 @@
 
 #include "analysis/comm.h"
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 #include "util/msg.h"
 #include "util/xalloc.h"

@@ -10,7 +10,7 @@
 
 #include "analysis/critpath.h"
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 #include "report/report.h"
 #include "util/xalloc.h"

@@ -9,7 +9,7 @@
 
 #include "analysis/modules.h"
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 #include "report/report.h"
 #include "util/xalloc.h"

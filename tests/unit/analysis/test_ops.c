@@ -10,7 +10,7 @@
 
 #include "analysis/opstats.h"
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 #include "util/msg.h"
 #include "util/xalloc.h"

@@ -14,7 +14,7 @@
 
 #include "analysis/lanes.h"
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 #include "report/report.h"
 #include "util/msg.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 #include "report/report.h"
 #include "util/xalloc.h"

@@ -1,5 +1,6 @@
-/* The one rule the DB readers take cells by (load/ascend_db_gather.h): an id only as an INTEGER,
- * a time also as TEXT holding exactly a decimal integer, anything else no number (never 0);
+/* The one rule the DB readers take cells by (load/ascend/ascend_db_gather.h): an id only as an
+ * INTEGER, a time also as TEXT holding exactly a decimal integer, anything else no number (never
+ * 0);
  * and db_int_max, the largest INTEGER of a column even where SQL's max() answers with a TEXT
  * cell ('x' ranks above every number). The expected values are the cells as written. */
 #include "config.h"
@@ -10,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "load/ascend_db_int.h"
+#include "load/ascend/ascend_db_int.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 #include "../test.h"

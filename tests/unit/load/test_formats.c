@@ -3,7 +3,7 @@
  * page and older outputs show. */
 #include "config.h"
 
-#include "load/load.h"
+#include "loading/loading.h"
 #include "model/source.h"
 #include "profile/discover_int.h"
 #include "../test.h"

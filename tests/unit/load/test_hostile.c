@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
-#include "load/load.h"
-#include "load/profdb.h"
+#include "loading/loading.h"
+#include "load/ascend/profdb.h"
 #include "profile/discover.h"
 #include "query/query.h"
 #include "util/msg.h"

@@ -1,4 +1,4 @@
-/* The Chrome-trace JSON loader (src/load/trace_json.c and json_*.c) on input written here:
+/* The Chrome-trace JSON loader (src/load/json/: trace_json.c and json_*.c) on input written here:
  * exact times, track identity, B/E pairs, args, flows and steps, legacy arrays and user ranges,
  * Kineto device categories, and bad input (one line naming the file and the byte offset each).
  * The real samples and the generator's JSON are test_json_samples.c's. */
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 #include "report/report.h"
 #include "util/msg.h"

@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "load/load.h"
-#include "load/trace_json_int.h"
+#include "loading/loading.h"
+#include "load/json/trace_json_int.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 #include "../test.h"

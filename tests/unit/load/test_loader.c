@@ -7,8 +7,8 @@
 #include <unistd.h>
 #include <sqlite3.h>
 
-#include "load/load.h"
-#include "load/ascend_db_int.h"
+#include "loading/loading.h"
+#include "load/ascend/ascend_db_int.h"
 #include "query/query.h"
 #include "util/msg.h"
 #include "util/xalloc.h"

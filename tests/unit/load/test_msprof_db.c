@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
 #include "../test.h"

@@ -6,8 +6,8 @@
 #include "../test.h"
 
 #include "gen/gen.h"
-#include "load/cache.h"
-#include "load/load.h"
+#include "store/cache.h"
+#include "loading/loading.h"
 #include "model/trace.h"
 #include "util/xalloc.h"
 

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 
 #include "gen/gen.h"
-#include "load/cache.h"
-#include "load/load.h"
+#include "store/cache.h"
+#include "loading/loading.h"
 #include "model/lod.h"
 #include "query/query.h"
 #include "util/msg.h"

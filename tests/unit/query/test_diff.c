@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/diff.h"
 #include "report/report.h"
 #include "util/xalloc.h"

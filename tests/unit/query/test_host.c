@@ -11,7 +11,7 @@
 
 #include "analysis/launch.h"
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/host.h"
 #include "util/msg.h"
 #include "util/xalloc.h"

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/host.h"
 #include "query/links.h"
 #include "query/session.h"

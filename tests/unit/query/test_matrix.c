@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/query.h"
 #include "util/msg.h"
 #include "util/xalloc.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/memory.h"
 #include "report/report.h"
 #include "util/msg.h"

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
-#include "load/cache.h"
-#include "load/load.h"
+#include "store/cache.h"
+#include "loading/loading.h"
 #include "query/query.h"
 #include "util/msg.h"
 #include "util/xalloc.h"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "gen/gen.h"
-#include "load/load.h"
+#include "loading/loading.h"
 #include "query/host.h"
 #include "query/session.h"
 #include "util/xalloc.h"

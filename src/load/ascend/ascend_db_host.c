@@ -1,0 +1,283 @@
+/* The DB loader's host hooks, read on demand: PYTORCH_API and CANN_API lanes, and the launches
+ * (a CANN call and its first device task) the launch-delay statistics use. */
+#include "config.h"
+#include "load/ascend/ascend_db_int.h"
+#include "util/msg.h"
+#include "util/xalloc.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- host API lanes and launches (on demand) ------------------------------------------------
+ * PYTORCH_API (operators, task-queue Enqueue/Dequeue, Python trace) and CANN_API (acl, node,
+ * runtime, hccl calls) become one host lane per thread and table; nesting comes from interval
+ * containment when the rank splits the lane into depth levels (neither table stores a depth). */
+
+static void
+read_host_table(db_ctx *c, size_t src_index, const char *table, int cann)
+{
+	/* CANN 7.0's API: times TEXT start/end, ns after TARGET_INFO_SESSION_TIME.baseTimeNs */
+	int rel = strcmp(table, "API") == 0;
+	static const char *const ns_cols[] = {"startNs", "endNs", "globalTid", "name"};
+	static const char *const rel_cols[] = {"start", "end", "globalTid", "name"};
+	const char *const *cols = rel ? rel_cols : ns_cols;
+	int64_t base = 0;
+	if (rel && db_has_table(c, "TARGET_INFO_SESSION_TIME"))
+		base = db_scalar_i64(c, "TARGET_INFO_SESSION_TIME",
+		                     "SELECT baseTimeNs FROM TARGET_INFO_SESSION_TIME LIMIT 1", 0);
+	if (!tl_time_ok(base))
+		base = 0;
+	int have[4];
+	if (!db_has_table(c, table))
+		return;
+	sqlite3_stmt *st = db_prepare_cols(c, table, cols, 4, have, NULL);
+	if (st == NULL)
+		return;
+	if (!have[0] || !have[1] || !have[2]) {
+		msg_warn(c->path, "%s: no %s, %s or globalTid column; no host lanes from it", table,
+		         cols[0], cols[1]);
+		sqlite3_finalize(st);
+		return;
+	}
+	tl_track *last = NULL;
+	int64_t last_key = 0;
+	size_t bad = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		db_rows(c, 1);
+		int64_t s, e;
+		/* PYTORCH_API declares its times TEXT; CANN_API INTEGER */
+		db_cell sc = rel ? db_time_from(st, 0, base) : db_time_at(st, 0);
+		db_cell ec = rel ? db_time_from(st, 1, base) : db_time_at(st, 1);
+		s = sc.v;
+		e = ec.v;
+		if (sc.type != SQLITE_INTEGER || ec.type != SQLITE_INTEGER || !tl_time_ok(s) ||
+		    !tl_time_ok(e) || e < s || sqlite3_column_type(st, 2) != SQLITE_INTEGER) {
+			bad++;
+			continue;
+		}
+		int64_t gtid = sqlite3_column_int64(st, 2);
+		int64_t key = TL_HOST_KEY(src_index, gtid, cann);
+		if (last == NULL || key != last_key) {
+			char label[64];
+			snprintf(label, sizeof label, "%s %" PRId64, cann ? "CANN" : "PyTorch",
+			         (int64_t)((uint64_t)gtid & 0xffffffffu));
+			last = rank_track(c->r, TL_LANE_HOST, key, label);
+			last->source = (uint16_t)src_index;
+			last_key = key;
+		}
+		int64_t rowid = sqlite3_column_int64(st, 4);
+		track_push(last, s, e, db_str_id(c, st, 3),
+		           rowid < 0 || rowid > UINT32_MAX ? UINT32_MAX : (uint32_t)rowid);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		db_fail(c, table, rc);
+	if (bad)
+		msg_warn(c->path, "%s: %zu rows without usable times or thread skipped", table,
+		         bad);
+	db_report_refs(c, table);
+}
+
+void
+ascend_db_host(const tl_source *src, size_t src_index, tl_rank *r)
+{
+	db_ctx c;
+	if (db_open(&c, src, r, "no host API lanes") != 0)
+		return;
+	u64map_init(&c.strs);
+	db_read_strings(&c);
+	if (!c.failed)
+		read_host_table(&c, src_index, "PYTORCH_API", 0);
+	if (!c.failed)
+		read_host_table(&c, src_index, "CANN_API", 1);
+	if (!c.failed && !db_has_table(&c, "CANN_API"))
+		read_host_table(&c, src_index, "API", 1); /* CANN 7.0's report DB */
+	u64map_free(&c.strs);
+	profdb_close(&c.pdb);
+}
+
+/* A launch per CANN_API connectionId whose TASK rows include compute (COMPUTE_TASK_INFO) or
+ * communication (COMMUNICATION_TASK_INFO) tasks: the call's start and the first such task's
+ * start. FFTS+ container rows, memcpy and event tasks are in neither table. Three scans joined
+ * here in arrays indexed by id (a hash where ids are sparse): SQLite's GROUP BY over the join
+ * takes three times as long and a temporary B-tree as large as TASK. */
+
+typedef struct id_index { /* id -> slot: dense below n, else a hash */
+	int hashed;
+	size_t n;
+	tl_u64map h;
+} id_index;
+
+static void
+id_index_init(id_index *x, int64_t maxid, int64_t rows)
+{
+	memset(x, 0, sizeof *x);
+	x->hashed = maxid >= (int64_t)256 << 20 || maxid > rows * 4 + (int64_t)DENSE_SLACK;
+	if (x->hashed)
+		u64map_init(&x->h);
+	else
+		x->n = maxid >= 0 ? (size_t)maxid + 1 : 0;
+}
+
+/* The slot of id (dense: id itself; hash: the next free slot when add), or SIZE_MAX. */
+static size_t
+id_index_slot(id_index *x, int64_t id, int add, size_t *next)
+{
+	if (id < 0)
+		return SIZE_MAX;
+	if (!x->hashed)
+		return (uint64_t)id < x->n ? (size_t)id : SIZE_MAX;
+	uint32_t v;
+	if (u64map_get(&x->h, (uint64_t)id, &v))
+		return v;
+	if (!add || *next >= UINT32_MAX)
+		return SIZE_MAX;
+	u64map_put(&x->h, (uint64_t)id, (uint32_t)*next);
+	return (*next)++;
+}
+
+static void
+id_index_free(id_index *x)
+{
+	if (x->hashed)
+		u64map_free(&x->h);
+}
+
+static int64_t
+scalar_or(db_ctx *c, const char *table, const char *what, int64_t def)
+{
+	char sql[160];
+	snprintf(sql, sizeof sql, "SELECT %s FROM %s", what, table);
+	return db_scalar_i64(c, table, sql, def);
+}
+
+void
+ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n, size_t *cap)
+{
+	db_ctx c;
+	if (db_open(&c, src, (tl_rank *)r, "no launch delays") != 0) /* only read */
+		return;
+	static const char *const work[] = {"COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO"};
+	if (!db_has_table(&c, "CANN_API") || !db_has_table(&c, "TASK") ||
+	    (!db_has_table(&c, work[0]) && !db_has_table(&c, work[1]))) {
+		profdb_close(&c.pdb);
+		return;
+	}
+	/* globalTaskIds of compute and communication tasks */
+	int64_t maxg = -1, grows = 0;
+	for (int i = 0; i < 2; i++)
+		if (db_has_table(&c, work[i])) {
+			int64_t m = db_int_max(&c, work[i], "globalTaskId", -1);
+			maxg = m > maxg ? m : maxg;
+			grows += scalar_or(&c, work[i], "count(*)", 0);
+		}
+	id_index gx;
+	id_index_init(&gx, maxg, grows);
+	uint8_t *is_work = gx.hashed ? NULL : xcalloc(gx.n ? gx.n : 1, 1);
+	size_t gnext = 0;
+	sqlite3_stmt *st;
+	int rc;
+	for (int i = 0; i < 2 && !c.failed; i++) {
+		if (!db_has_table(&c, work[i]))
+			continue;
+		char sql[96];
+		snprintf(sql, sizeof sql, "SELECT globalTaskId FROM %s", work[i]);
+		if (db_prepare(&c, sql, &st) != SQLITE_OK) {
+			db_fail(&c, work[i], sqlite3_errcode(c.db));
+			break;
+		}
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+				continue;
+			size_t k = id_index_slot(&gx, sqlite3_column_int64(st, 0), 1, &gnext);
+			if (k != SIZE_MAX && is_work != NULL)
+				is_work[k] = 1;
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			db_fail(&c, work[i], rc);
+	}
+	/* the calls: start per connectionId */
+	int64_t maxc = db_int_max(&c, "CANN_API", "connectionId", -1);
+	id_index cx;
+	id_index_init(&cx, maxc, scalar_or(&c, "CANN_API", "count(*)", 0));
+	int64_t *call = NULL, *first = NULL; /* per slot: call start, first work start */
+	size_t ncall = 0, callcap = 0, cnext = 0;
+	if (!cx.hashed && cx.n > 0) {
+		ncall = cx.n;
+		call = xreallocarray(NULL, ncall, sizeof *call);
+		for (size_t i = 0; i < ncall; i++)
+			call[i] = INT64_MIN;
+	}
+	size_t bad = 0;
+	if (!c.failed &&
+	    db_prepare(&c, "SELECT connectionId, startNs FROM CANN_API", &st) == SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+				continue;
+			int64_t start;
+			if (db_col_time(st, 1, &start) != 0) {
+				bad++;
+				continue;
+			}
+			size_t k = id_index_slot(&cx, sqlite3_column_int64(st, 0), 1, &cnext);
+			if (k == SIZE_MAX)
+				continue;
+			int64_t none = INT64_MIN;
+			while (cx.hashed && ncall <= k)
+				VEC_PUSH(call, ncall, callcap, none);
+			call[k] = start;
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			db_fail(&c, "CANN_API", rc);
+	} else if (!c.failed) {
+		db_fail(&c, "CANN_API", sqlite3_errcode(c.db));
+	}
+	if (ncall > 0) {
+		first = xreallocarray(NULL, ncall, sizeof *first);
+		for (size_t i = 0; i < ncall; i++)
+			first[i] = INT64_MAX;
+	}
+	/* the tasks: the first compute or communication task of each call */
+	if (!c.failed && ncall > 0 &&
+	    db_prepare(&c, "SELECT connectionId, startNs, globalTaskId FROM TASK", &st) ==
+	        SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			db_cell t1 = db_time_at(st, 1); /* as the load reads it */
+			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+			    t1.type != SQLITE_INTEGER ||
+			    sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+				continue;
+			size_t g = id_index_slot(&gx, sqlite3_column_int64(st, 2), 0, NULL);
+			if (g == SIZE_MAX || (is_work != NULL && !is_work[g]))
+				continue;
+			size_t k = id_index_slot(&cx, sqlite3_column_int64(st, 0), 0, NULL);
+			int64_t t = t1.v;
+			if (k < ncall && call[k] != INT64_MIN && tl_time_ok(t) && t < first[k])
+				first[k] = t;
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			db_fail(&c, "TASK", rc);
+	} else if (!c.failed && ncall > 0) {
+		db_fail(&c, "TASK", sqlite3_errcode(c.db));
+	}
+	for (size_t k = 0; k < ncall; k++)
+		if (first[k] != INT64_MAX) {
+			tl_launch x = {call[k], first[k]};
+			VEC_PUSH(*v, *n, *cap, x);
+		}
+	if (bad)
+		msg_warn(c.path, "CANN_API: %zu calls without a usable startNs skipped",
+		         bad); /* as the load says it */
+	free(call);
+	free(first);
+	free(is_work);
+	id_index_free(&gx);
+	id_index_free(&cx);
+	profdb_close(&c.pdb);
+}

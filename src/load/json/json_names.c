@@ -1,0 +1,982 @@
+/* Walk 1 of a JSON trace: processes and threads by their metadata names, ProfilerStep ranges,
+ * HCCL sub-task keys, Kineto's root fields and the launch flows; and the cJSON helpers that read
+ * the objects taken as trees. */
+#include "config.h"
+#include "load/json/trace_json_int.h"
+#include "load/load_int.h"
+#include "model/mstx.h"
+#include "util/msg.h"
+#include "util/satint.h"
+#include "util/strpool.h"
+#include "util/u64map.h"
+#include "util/xalloc.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- processes and threads ----------------------------------------------------------------- */
+
+static uint32_t
+tok_intern(jctx *c, jspan s)
+{
+	return strpool_intern(c->tok, (const char *)c->b + s.off, s.len);
+}
+
+static uint32_t
+proc_of(jctx *c, uint32_t tok)
+{
+	uint32_t i;
+	if (u64map_get(&c->proc_map, tok, &i))
+		return i;
+	jproc p = {.tok = tok, .dev = -1};
+	VEC_PUSH(c->procs, c->nprocs, c->pcap, p);
+	i = (uint32_t)(c->nprocs - 1);
+	u64map_put(&c->proc_map, tok, i);
+	return i;
+}
+
+uint32_t
+json_thread_of(jctx *c, const jevent *ev)
+{
+	jspan p = ev->f[F_PID], t = ev->f[F_TID];
+	/* events of a few threads interleave: compare the raw tokens with theirs first */
+	for (unsigned k = 0; k < THREAD_CACHE; k++) {
+		jspan rp = c->recent[k].pid, rt = c->recent[k].tid;
+		if (rp.len == p.len && rt.len == t.len && p.len > 0 &&
+		    memcmp(c->b + p.off, c->b + rp.off, p.len) == 0 &&
+		    memcmp(c->b + t.off, c->b + rt.off, t.len) == 0)
+			return c->recent[k].thread;
+	}
+	uint32_t pt = tok_intern(c, p), tt = tok_intern(c, t);
+	uint64_t key = (uint64_t)pt << 32 | tt;
+	uint32_t i;
+	if (!u64map_get(&c->thread_map, key, &i)) {
+		jthread th;
+		memset(&th, 0, sizeof th);
+		th.proc = proc_of(c, pt);
+		th.tok = tt;
+		VEC_PUSH(c->threads, c->nthreads, c->thcap, th);
+		i = (uint32_t)(c->nthreads - 1);
+		u64map_put(&c->thread_map, key, i);
+	}
+	unsigned k = c->recent_next++ % THREAD_CACHE;
+	c->recent[k].pid = p;
+	c->recent[k].tid = t;
+	c->recent[k].thread = i;
+	return i;
+}
+
+const char *
+json_tok_str(const jctx *c, uint32_t id)
+{
+	return strpool_get(c->tok, id);
+}
+
+/* The first integer in s after `word` (case-insensitive), e.g. 3 in "Stream 3" or "NPU 3". */
+static int
+int_after(const char *s, const char *word, int64_t *v)
+{
+	size_t wn = strlen(word);
+	for (const char *p = s; *p; p++) {
+		if (strncasecmp(p, word, wn) != 0)
+			continue;
+		const char *q = p + wn;
+		while (*q == ' ' || *q == '_' || *q == '-')
+			q++;
+		if (*q < '0' || *q > '9')
+			continue;
+		int64_t x = 0;
+		for (; *q >= '0' && *q <= '9' && x < (INT64_C(1) << 40); q++)
+			x = x * 10 + (*q - '0');
+		*v = x;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+proc_kind(const jctx *c, const jproc *p)
+{
+	const char *n = json_tok_str(c, p->name), *tok = json_tok_str(c, p->tok);
+	if (strcmp(n, "Ascend Hardware") == 0)
+		return P_HW;
+	if (strcmp(n, "HCCL") == 0 || strcmp(n, "Communication") == 0)
+		return P_HCCL;
+	if (strcmp(n, "Overlap Analysis") == 0)
+		return P_OVERLAP;
+	if (strcmp(n, "Python") == 0)
+		return P_PYTHON;
+	if (strcmp(n, "CANN") == 0 || strcmp(n, "Python GC") == 0)
+		return P_HOST;
+	if (*n == '\0' && strcmp(tok, "\"CPU functions\"") == 0)
+		return P_LEGACY_CPU;
+	if (*n == '\0' && strcmp(tok, "\"CUDA functions\"") == 0)
+		return P_LEGACY_GPU;
+	return P_GENERIC;
+}
+
+/* Kinds, keys and labels of every process and thread, once the metadata is known. */
+void
+json_threads_resolve(jctx *c)
+{
+	int count[P_LEGACY_GPU + 1] = {0};
+	for (size_t i = 0; i < c->nprocs; i++) {
+		jproc *p = &c->procs[i];
+		p->kind = proc_kind(c, p);
+		p->ordinal = count[p->kind]++;
+	}
+	for (size_t i = 0; i < c->nthreads; i++) {
+		jthread *t = &c->threads[i];
+		const jproc *p = &c->procs[t->proc];
+		const char *tn = json_tok_str(c, t->name), *pn = json_tok_str(c, p->name);
+		int64_t num = -1;
+		char label[256], ms1_name[128], tidname[64];
+		/* the Kineto of 2021 named a stream by its tid, "stream 7", without thread_name */
+		const char *tid = json_tok_str(c, t->tok);
+		size_t ttn = strlen(tid);
+		if (!*tn && p->kind == P_GENERIC && ttn > 8 && ttn < sizeof tidname + 2 &&
+		    tid[0] == '"' && tid[ttn - 1] == '"' &&
+		    strncasecmp(tid + 1, "stream", 6) == 0 &&
+		    memchr(tid + 1, '\\', ttn - 2) == NULL) {
+			memcpy(tidname, tid + 1, ttn - 2);
+			tidname[ttn - 2] = '\0';
+			tn = tidname;
+		}
+		int64_t dev = p->dev >= 0 ? p->dev : p->ordinal;
+		if (!int_after(tn, "stream", &num) && !int_after(tn, "plane", &num)) {
+			/* no usable thread name: the tid itself, when it is a number */
+			int64_t v;
+			const char *tt = json_tok_str(c, t->tok);
+			if (json_dec_parse(tt, strlen(tt), 0, &v) == DEC_OK && v >= 0)
+				num = v;
+		}
+		if (num < 0 || num > UINT32_MAX / 2)
+			num = (int64_t)i;
+		int ms1_kind = -1;
+		if (c->ms1_csv != NULL && p->kind == P_GENERIC) {
+			/* MindSpore 1.x: no names; a tid is a stream (a number, or "Stream #N"),
+			 * else MindSpore's own lanes (Steps, Scope Name, the merged ones) or the
+			 * communication ops' */
+			const char *tt = json_tok_str(c, t->tok);
+			int64_t v;
+			if (json_dec_parse(tt, strlen(tt), 0, &v) == DEC_OK && v >= 0 &&
+			    v < UINT32_MAX / 2) {
+				ms1_kind = v >= 7999 && v <= 8002 ? T_OVERLAP : T_DEVICE;
+				num = v;
+			} else if (int_after(tt, "stream #", &num) ||
+			           int_after(tt, "stream", &num)) {
+				ms1_kind = T_DEVICE;
+			} else if (strstr(tt, "Steps") || strstr(tt, "Scope Name") ||
+			           strstr(tt, "overlap") || strstr(tt, "free_time")) {
+				ms1_kind = T_OVERLAP;
+			} else {
+				/* named lanes: the AI CPU's operators, the collectives', the host's
+				 */
+				size_t tl = strlen(tt);
+				if (tl >= 2 && tt[0] == '"')
+					snprintf(ms1_name, sizeof ms1_name, "%.*s", (int)(tl - 2),
+					         tt + 1);
+				else
+					snprintf(ms1_name, sizeof ms1_name, "%s", tt);
+				tn = ms1_name;
+				num = (int64_t)i | INT64_C(1) << 30;
+				if (strcasestr(tt, "ai cpu") || strcasestr(tt, "aicpu"))
+					ms1_kind = T_DEVICE;
+				else if (strcasestr(tt, "communication") ||
+				         strcasestr(tt, "hccl") || strstr(tt, "AllReduce") ||
+				         strstr(tt, "AllGather") || strstr(tt, "ReduceScatter") ||
+				         strstr(tt, "Broadcast") || strstr(tt, "Send") ||
+				         strstr(tt, "Receive"))
+					ms1_kind = T_GROUP;
+				else
+					ms1_kind = T_HOST;
+			}
+		}
+		switch (ms1_kind >= 0 ? -1 : p->kind) {
+		case -1:
+			t->kind = ms1_kind;
+			break;
+		case P_HW:
+			t->kind = strncmp(tn, "Step Trace", 10) == 0 ? T_STEPTRACE : T_DEVICE;
+			break;
+		case P_LEGACY_GPU:
+			t->kind = T_DEVICE;
+			break;
+		case P_HCCL:
+			t->kind = strncmp(tn, "Plane", 5) == 0 ? T_PLANE : T_GROUP;
+			break;
+		case P_OVERLAP:
+			t->kind = T_OVERLAP;
+			break;
+		case P_GENERIC:
+			/* Kineto device streams: "stream 7 " in a process labelled "GPU n"; where
+			 * the host process has the pid of a GPU (labelled both), only its streams
+			 */
+			t->kind = ((p->dev >= 0 && !p->cpu) || strncasecmp(tn, "stream", 6) == 0)
+			              ? T_DEVICE
+			              : T_HOST;
+			break;
+		default:
+			t->kind = T_HOST;
+		}
+		switch (t->kind) {
+		case T_DEVICE: /* like the DB loader: device << 32 | stream */
+			t->key = dev << 32 | num;
+			if (*tn)
+				snprintf(label, sizeof label, "%s", tn);
+			else
+				snprintf(label, sizeof label, "Stream %" PRId64, num);
+			break;
+		case T_PLANE: /* after the streams' sub-task lanes */
+			t->key = dev << 32 | (INT64_C(1) << 31) | num;
+			snprintf(label, sizeof label, "%s", *tn ? tn : "Plane");
+			break;
+		case T_GROUP:
+			t->key = dev << 32 | (int64_t)i;
+			snprintf(label, sizeof label, "%s", *tn ? tn : "Communication");
+			break;
+		default:
+			t->key = (int64_t)t->proc << 32 | (int64_t)i;
+			if (p->kind == P_LEGACY_CPU && !*tn) /* every thread is "CPU functions" */
+				snprintf(label, sizeof label, "CPU thread %s",
+				         json_tok_str(c, t->tok));
+			else if (*pn && *tn)
+				snprintf(label, sizeof label, "%s %s", pn, tn);
+			else if (*tn)
+				snprintf(label, sizeof label, "%s", tn);
+			else
+				snprintf(label, sizeof label, "%s tid %s",
+				         *pn ? pn : json_tok_str(c, p->tok),
+				         json_tok_str(c, t->tok));
+		}
+		/* Kineto pads names ("stream 7 "): labels do not keep trailing blanks */
+		size_t ln = strlen(label);
+		while (ln > 0 && label[ln - 1] == ' ')
+			label[--ln] = '\0';
+		t->label = strpool_intern(c->r->pool, label, ln);
+	}
+}
+
+tl_track *
+json_thread_track(jctx *c, jthread *t, tl_lane_kind kind)
+{
+	if (t->tr[kind] == NULL) {
+		t->tr[kind] = rank_track(c->r, kind, t->key, strpool_get(c->r->pool, t->label));
+		/* the legacy exporter writes record_function ranges and operators alike, without a
+		 * category: the stage and pipeline rules find the ranges by name */
+		if (kind == TL_LANE_HOST && c->procs[t->proc].kind == P_LEGACY_CPU)
+			t->tr[kind]->user_ranges = 1;
+	}
+	return t->tr[kind];
+}
+
+tl_track *
+json_mstx_track(jctx *c, uint32_t dom)
+{
+	for (size_t i = 0; i < c->ndoms; i++)
+		if (c->doms[i].dom == dom)
+			return c->doms[i].t;
+	dom_track d = {dom, rank_track(c->r, TL_LANE_MSTX, dom, strpool_get(c->r->pool, dom))};
+	VEC_PUSH(c->doms, c->ndoms, c->domcap, d);
+	return d.t;
+}
+
+/* ---- cJSON helpers ------------------------------------------------------------------------- */
+
+/* The whole event object, for metadata events. */
+static cJSON *
+event_parse(jctx *c, const jevent *ev)
+{
+	cJSON *j = cJSON_ParseWithLength((const char *)c->b + ev->start, ev->end - ev->start);
+	if (j == NULL || !cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		json_problem(c, PR_PARSE, ev->start);
+		return NULL;
+	}
+	return j;
+}
+
+/* The event's "args" object, or NULL (absent, or not valid JSON: noted as pr). The other
+ * members are read from their raw bytes: ts and dur must not go through a double. */
+cJSON *
+json_args_parse(jctx *c, const jevent *ev, int pr)
+{
+	jspan a = ev->f[F_ARGS];
+	if (a.len == 0 || c->b[a.off] != '{')
+		return NULL;
+	cJSON *j = cJSON_ParseWithLength((const char *)c->b + a.off, a.len);
+	if (j == NULL || !cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		json_problem(c, pr, a.off);
+		return NULL;
+	}
+	return j;
+}
+
+/* A string member's value, NUL-terminated, and its length (JSON escapes decoded by cJSON when
+ * there are any), or the raw text of a non-string; "" when absent. Valid until the next call;
+ * *tmp (freed by the caller with cJSON_Delete) holds a decoded string. */
+const char *
+json_span_string(jctx *c, jspan s, cJSON **tmp, size_t *len)
+{
+	size_t n;
+	const char *t = json_span_text(c, s, &n);
+	*tmp = NULL;
+	if (json_span_is_string(c, s) && memchr(t, '\\', n) != NULL) {
+		*tmp = cJSON_ParseWithLength((const char *)c->b + s.off, s.len);
+		if (cJSON_IsString(*tmp) && (*tmp)->valuestring) {
+			*len = strlen((*tmp)->valuestring);
+			return (*tmp)->valuestring;
+		}
+		*len = 0;
+		return "";
+	}
+	VEC_RESERVE(c->sbuf, c->sbufcap, n + 1);
+	memcpy(c->sbuf, t, n);
+	c->sbuf[n] = '\0';
+	*len = n;
+	return c->sbuf;
+}
+
+/* The pool id of a slice name. Names repeat (kernels, API calls): a small cache keyed by the
+ * length and the first and last bytes saves hashing each one again. */
+uint32_t
+json_name_id(jctx *c, const char *s, size_t n)
+{
+	uint64_t a = 0, z = 0;
+	memcpy(&a, s, n < 8 ? n : 8);
+	if (n > 8)
+		memcpy(&z, s + n - 8, 8);
+	uint64_t h = (a ^ z * 0x9E3779B97F4A7C15ull ^ n) * 0xBF58476D1CE4E5B9ull;
+	name_slot *e = &c->names[(h >> 58) & (NAME_CACHE - 1)];
+	if (e->len == n && e->id != 0 && memcmp(strpool_get(c->r->pool, e->id), s, n) == 0)
+		return e->id;
+	e->id = strpool_intern(c->r->pool, s, n);
+	e->len = n;
+	return e->id;
+}
+
+int
+json_args_members(const jctx *c, const jevent *ev, const jkey *keys, int nkeys, jspan *out)
+{
+	const unsigned char *b = c->b;
+	jspan a = ev->f[F_ARGS];
+	size_t end = a.off + a.len, i = a.off, bad_off;
+	int bad = -1;
+	jevent tmp;
+	tmp.bad = -1;
+	for (int k = 0; k < nkeys; k++)
+		out[k].len = 0;
+	if (a.len < 2 || b[i] != '{')
+		return -1;
+	for (i++;;) {
+		i = json_skip_ws(b, end, i);
+		if (i < end && b[i] == '}')
+			return 0;
+		if (i >= end || b[i] != '"')
+			return -1;
+		size_t ks = i + 1;
+		if ((i = json_scan_string(b, end, ks, &bad, &bad_off)) == SIZE_MAX)
+			return -1;
+		size_t kn = i - ks - 1;
+		i = json_skip_ws(b, end, i);
+		if (i >= end || b[i] != ':')
+			return -1;
+		size_t vs = i = json_skip_ws(b, end, i + 1);
+		if (i >= end)
+			return -1;
+		if (b[i] == '"')
+			i = json_scan_string(b, end, i + 1, &bad, &bad_off);
+		else if (b[i] == '{' || b[i] == '[')
+			i = json_skip_nested(b, end, i, 2, &tmp.bad, &tmp.bad_off);
+		else if ((i = json_skip_scalar(b, end, i)) == vs)
+			return -1;
+		if (i == SIZE_MAX)
+			return -1;
+		for (int k = 0; k < nkeys; k++)
+			if (keys[k].n == kn && memcmp(keys[k].s, b + ks, kn) == 0)
+				out[k] = (jspan){vs, i - vs};
+		i = json_skip_ws(b, end, i);
+		if (i < end && b[i] == ',')
+			i++;
+		else if (i >= end || b[i] != '}')
+			return -1;
+	}
+}
+
+/* An integer member value (a JSON number or a string of digits), exactly. */
+int
+json_span_int(const jctx *c, jspan s, int64_t *v)
+{
+	size_t n;
+	const char *t = json_span_text(c, s, &n);
+	return s.len > 0 && json_dec_parse(t, n, 0, v) == DEC_OK;
+}
+
+/* A short string member value into buf (escapes decoded by cJSON), or NULL when it is not a
+ * string or does not fit. */
+const char *
+json_span_str_buf(const jctx *c, jspan s, char *buf, size_t bufsz)
+{
+	size_t n;
+	const char *t = json_span_text(c, s, &n);
+	if (!json_span_is_string(c, s) || n >= bufsz)
+		return NULL;
+	if (memchr(t, '\\', n) == NULL) {
+		memcpy(buf, t, n);
+		buf[n] = '\0';
+		return buf;
+	}
+	cJSON *j = cJSON_ParseWithLength((const char *)c->b + s.off, s.len);
+	const char *r = NULL;
+	if (cJSON_IsString(j) && j->valuestring && strlen(j->valuestring) < bufsz) {
+		strcpy(buf, j->valuestring);
+		r = buf;
+	}
+	cJSON_Delete(j);
+	return r;
+}
+
+const char *
+json_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
+}
+
+/* An integer member (a JSON number or a string of digits), exactly; 0 when absent. */
+static int
+json_int(const cJSON *o, const char *key, int64_t *v)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (cJSON_IsString(it) && it->valuestring)
+		return json_dec_parse(it->valuestring, strlen(it->valuestring), 0, v) == DEC_OK;
+	if (cJSON_IsNumber(it) && it->valuedouble >= -9.0e15 && it->valuedouble <= 9.0e15) {
+		*v = (int64_t)it->valuedouble; /* exact below 2^53: ids, stream and task numbers */
+		return 1;
+	}
+	return 0;
+}
+
+int
+json_str_ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* ---- walk 1: names, steps, sub-task keys, problems ------------------------------------------ */
+
+/* A host name as the trace gives it, when it is one (not empty, at most 255 bytes) */
+static void
+json_set_host(jctx *c, const char *h)
+{
+	if (h != NULL && h[0] != '\0' && strlen(h) < 256)
+		c->host = xstrdup(h);
+}
+
+void
+json_root_member(jctx *c, const char *key, size_t kn, size_t v, size_t vend)
+{
+	if (kn == 15 && memcmp(key, "distributedInfo", 15) == 0) {
+		cJSON *d = cJSON_ParseWithLength((const char *)c->b + v, vend - v);
+		int64_t r;
+		if (d != NULL && json_int(d, "rank", &r) && r >= 0 && r < 1000000)
+			c->dist_rank = (int)r;
+		if (d != NULL && c->host == NULL)
+			json_set_host(c, json_str(d, "hostname"));
+		cJSON_Delete(d);
+	} else if (kn == 8 && memcmp(key, "hostname", 8) == 0) {
+		/* the host that wrote the trace: its ranks share a clock (load_clock) */
+		cJSON *d = cJSON_ParseWithLength((const char *)c->b + v, vend - v);
+		if (cJSON_IsString(d)) {
+			free(c->host);
+			c->host = NULL;
+			json_set_host(c, d->valuestring);
+		}
+		cJSON_Delete(d);
+	} else if (kn == 19 && memcmp(key, "baseTimeNanoseconds", 19) == 0) {
+		int64_t base;
+		size_t n;
+		jspan s = {v, vend - v};
+		const char *t = json_span_text(c, s, &n);
+		if (json_dec_parse(t, n, 0, &base) == DEC_OK)
+			c->base_ns = base;
+		else
+			msg_warn(c->path,
+			         "byte %zu: baseTimeNanoseconds is not an integer; times "
+			         "taken as absolute",
+			         v);
+	}
+}
+
+static void
+meta_event(jctx *c, const jevent *ev)
+{
+	cJSON *j = event_parse(c, ev);
+	if (j == NULL)
+		return;
+	const char *what = json_str(j, "name");
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(j, "args");
+	if (what == NULL || !cJSON_IsObject(args)) {
+		cJSON_Delete(j);
+		return;
+	}
+	if (strcmp(what, "process_name") == 0) {
+		const char *nm = json_str(args, "name");
+		uint32_t pi = proc_of(c, tok_intern(c, ev->f[F_PID])); /* may move c->procs */
+		if (nm)
+			c->procs[pi].name = strpool_intern_cstr(c->tok, nm);
+	} else if (strcmp(what, "thread_name") == 0) {
+		const char *nm = json_str(args, "name");
+		uint32_t ti = json_thread_of(c, ev); /* may move c->threads */
+		if (nm)
+			c->threads[ti].name = strpool_intern_cstr(c->tok, nm);
+	} else if (strcmp(what, "process_labels") == 0) {
+		const char *l = json_str(args, "labels");
+		int64_t d;
+		uint32_t pi = proc_of(c, tok_intern(c, ev->f[F_PID]));
+		if (l && (int_after(l, "NPU", &d) || int_after(l, "GPU", &d)) && d < 65536)
+			c->procs[pi].dev = (int)d;
+		else if (l && strcmp(l, "CPU") == 0)
+			c->procs[pi].cpu = 1;
+	}
+	cJSON_Delete(j);
+}
+
+uint64_t
+json_plane_key(int64_t stream, int64_t task, int64_t ctx)
+{
+	return (uint64_t)(stream & 0xffff) << 48 | (uint64_t)(task & 0xffff) << 32 |
+	       (uint64_t)(ctx & 0xffffffff);
+}
+
+int
+json_is_comm_name(const char *s)
+{
+	return strncmp(s, "nccl", 4) == 0 || strncmp(s, "gloo:", 5) == 0 ||
+	       strncmp(s, "c10d::", 6) == 0 || strncasecmp(s, "hccl", 4) == 0;
+}
+
+/* A device kernel that is a collective (HolisticTraceAnalysis' communication kernels, NCCL's
+ * "ncclKernel_*" / "ncclDevKernel_*", and their RCCL and HCCL counterparts). */
+int
+json_is_comm_kernel(const char *s)
+{
+	return strncasecmp(s, "nccl", 4) == 0 || strncasecmp(s, "rccl", 4) == 0 ||
+	       strncasecmp(s, "hccl", 4) == 0 || strstr(s, "ncclKernel") != NULL ||
+	       strstr(s, "ncclDevKernel") != NULL;
+}
+
+void
+json_names_event(jctx *c, const jevent *ev)
+{
+	if (ev->bad >= 0) {
+		json_problem(c, ev->bad, ev->bad_off);
+		return;
+	}
+	char ph = json_event_phase(c, ev);
+	int64_t start, dur;
+	switch (ph) {
+	case 'M':
+		meta_event(c, ev);
+		return;
+	case 'X':
+		break;
+	case 's':
+	case 'f':
+		json_flow_event(c, ev, ph);
+		return;
+	default:
+		return;
+	}
+	uint32_t th = json_thread_of(c, ev);
+	/* MindSpore 1.x: its ts 0 is the first operator's start (args.type) */
+	if (c->ms1_csv != NULL && ev->f[F_ARGS].len > 0 &&
+	    memmem(c->b + ev->f[F_ARGS].off, ev->f[F_ARGS].len, "\"type\"", 6) != NULL &&
+	    json_event_time(c, ev, 1, 0, &start, &dur) == 0 && start < c->ms1_first)
+		c->ms1_first = start;
+	/* the times of slices are judged (and counted) in walk 2 */
+	if (span_starts(c, ev->f[F_NAME], "ProfilerStep#") &&
+	    json_event_time(c, ev, 1, 0, &start, &dur) == 0) {
+		size_t n;
+		const char *t = json_span_text(c, ev->f[F_NAME], &n);
+		int64_t id;
+		if (json_dec_parse(t + 13, n - 13, 0, &id) == DEC_OK) {
+			step_cand sc = {th,         span_eq(c, ev->f[F_CAT], "gpu_user_annotation"),
+			                0,          id,
+			                start,      start + dur,
+			                ev->ordinal};
+			VEC_PUSH(c->cand, c->ncand, c->candcap, sc);
+		}
+	}
+	/* msprof's Step Trace (CANN <= 7.0): "Iteration N" with the iteration's times in its
+	 * args; whether its thread is the Step Trace one is known once the names are */
+	if (span_starts(c, ev->f[F_NAME], "Iteration ") &&
+	    json_event_time(c, ev, 1, 0, &start, &dur) == 0) {
+		static const jkey keys[] = {JKEY("Iteration ID"), JKEY("Iteration Time(ns)")};
+		jspan v[2];
+		int64_t id = -1, ns = -1;
+		if (json_args_members(c, ev, keys, 2, v) == 0) {
+			if (!json_span_int(c, v[0], &id))
+				id = -1;
+			if (!json_span_int(c, v[1], &ns))
+				ns = -1;
+		}
+		if (id < 0) {
+			size_t n;
+			const char *t = json_span_text(c, ev->f[F_NAME], &n);
+			if (json_dec_parse(t + 10, n - 10, 0, &id) != DEC_OK)
+				id = -1;
+		}
+		/* the step lasts its Iteration Time (the event's dur rounds it to the µs) */
+		if (id >= 0 && id < 1000000 && tl_time_ok(start) && dur >= 0 &&
+		    tl_time_ok(start + dur) && (ns < 0 || ns <= TL_TIME_MAX - start)) {
+			step_cand sc = {
+			    th, 0, 1, id, start, ns >= 0 ? start + ns : start + dur, ev->ordinal};
+			VEC_PUSH(c->cand, c->ncand, c->candcap, sc);
+		}
+	}
+	/* a Kineto launch call: its correlation names the device work it launched */
+	if (json_is_launch_cat(c, ev->f[F_CAT]) && ev->f[F_ARGS].len > 0 &&
+	    json_event_time(c, ev, 0, 0, &start, &dur) == 0) {
+		static const jkey keys[] = {JKEY("correlation")};
+		jspan v[1];
+		int64_t corr;
+		if (json_args_members(c, ev, keys, 1, v) == 0 && json_span_int(c, v[0], &corr) &&
+		    c->nlcorr < UINT32_MAX && !u64map_get(&c->lcorr, (uint64_t)corr, NULL)) {
+			u64map_put(&c->lcorr, (uint64_t)corr, (uint32_t)c->nlcorr);
+			VEC_PUSH(c->lcorr_ts, c->nlcorr, c->lcorrcap, start);
+		}
+	}
+	/* an HCCL sub-task (args "stream id", "task id", "context id"); its thread may be
+	 * named only later, so the args decide here */
+	jspan a = ev->f[F_ARGS];
+	if (a.len > 0 && memmem(c->b + a.off, a.len, "\"context id\"", 12) != NULL) {
+		static const jkey keys[] = {JKEY("stream id"), JKEY("task id"), JKEY("context id")};
+		jspan v[3];
+		int64_t s, t, x;
+		if (json_args_members(c, ev, keys, 3, v) == 0 && json_span_int(c, v[0], &s) &&
+		    json_span_int(c, v[1], &t) && json_span_int(c, v[2], &x))
+			u64map_put(&c->planes, json_plane_key(s, t, x), 1);
+	}
+	if (!c->dev_comm && (json_is_device_cat(c, ev->f[F_CAT]) ||
+	                     span_eq(c, ev->f[F_PID], "\"CUDA functions\""))) {
+		cJSON *tmp;
+		size_t nl;
+		const char *nm = json_span_string(c, ev->f[F_NAME], &tmp, &nl);
+		if (nm != NULL && json_is_comm_kernel(nm))
+			c->dev_comm = 1;
+		cJSON_Delete(tmp);
+	}
+}
+
+/* MindSpore 1.x's steps: step_trace_raw_{r}_detail_time.csv beside the timeline (step_num,
+ * start_point, end_point, total, fp_point, ...), times in ticks of the device's 100 MHz counter
+ * (10 ns). The timeline counts from its first operator, which is step 1's FP start: the steps
+ * are placed so. Without the file (or a usable row) the timeline has no steps, said in one
+ * line. */
+static void
+ms1_steps(jctx *c, size_t *cap)
+{
+	FILE *f = fopen(c->ms1_csv, "r");
+	if (f == NULL) {
+		c->ms1_no_csv = errno; /* said once the timeline is known to be read */
+		return;
+	}
+	char line[4096];
+	int64_t base = INT64_MIN;
+	size_t rows = 0, bad = 0;
+	while (fgets(line, sizeof line, f) != NULL) {
+		if (strncmp(line, "step_num", 8) == 0)
+			continue;
+		int64_t v[5];
+		char *p = line, *e;
+		int k;
+		for (k = 0; k < 5; k++) {
+			errno = 0;
+			long long x = strtoll(p, &e, 10);
+			if (e == p || errno != 0 || (*e != ',' && *e != '\n' && *e != '\0'))
+				break;
+			v[k] = (int64_t)x;
+			p = *e == ',' ? e + 1 : e;
+		}
+		/* v: step_num, start_point, end_point, total, fp_point */
+		if (k < 5 || v[0] < 0 || v[2] < v[1] || v[1] < 0 || v[4] < 0 ||
+		    v[2] > INT64_MAX / 20 || v[4] > INT64_MAX / 20 || c->ms1_first == INT64_MAX) {
+			bad++;
+			continue;
+		}
+		if (base == INT64_MIN)
+			base = v[4];
+		tl_step s = {v[0], sat_add(c->ms1_first, (v[1] - base) * 10),
+		             sat_add(c->ms1_first, (v[2] - base) * 10)};
+		if (!tl_time_ok(s.start) || !tl_time_ok(s.end)) {
+			bad++;
+			continue;
+		}
+		VEC_PUSH(c->steps, c->nsteps, *cap, s);
+		rows++;
+	}
+	fclose(f);
+	if (bad > 0 || rows == 0)
+		msg_warn(c->ms1_csv,
+		         "%zu step row%s of %zu not understood (MindSpore 1.x step trace: "
+		         "step_num, start_point, end_point, total, fp_point, ...)",
+		         bad, bad == 1 ? "" : "s", bad + rows);
+}
+
+/* ProfilerStep#N ranges of host threads become the steps (the DB's STEP_TIME). */
+void
+json_steps_build(jctx *c)
+{
+	size_t cap = 0;
+	for (size_t i = 0; i < c->ncand; i++) {
+		step_cand *sc = &c->cand[i];
+		const jthread *t = &c->threads[sc->thread];
+		if (sc->gpu || t->kind != (sc->iter ? T_STEPTRACE : T_HOST))
+			continue;
+		if (sc->iter && c->models > 1) {
+			/* two models on the device: their iterations stay apart */
+			int64_t model;
+			if (int_after(json_tok_str(c, t->name), "Model ID:", &model) &&
+			    model < 9000)
+				sc->id = MSPROF_MODEL_STEP(model, sc->id);
+		}
+		if ((c->base_ns > 0 && sc->end > INT64_MAX - c->base_ns) ||
+		    (c->base_ns < 0 && sc->start < INT64_MIN - c->base_ns))
+			continue;        /* walk 3 drops the event as out of range */
+		sc->start += c->base_ns; /* see event_time */
+		sc->end += c->base_ns;
+		size_t k;
+		for (k = 0; k < c->nsteps; k++)
+			if (c->steps[k].id == sc->id)
+				break;
+		if (k < c->nsteps) { /* the same step on two threads: its envelope */
+			if (sc->start < c->steps[k].start)
+				c->steps[k].start = sc->start;
+			if (sc->end > c->steps[k].end)
+				c->steps[k].end = sc->end;
+			continue;
+		}
+		tl_step s = {sc->id, sc->start, sc->end};
+		VEC_PUSH(c->steps, c->nsteps, cap, s);
+		if (sc->iter) {
+			json_iter_ev ie = {sc->start, sc->ordinal};
+			size_t icap = c->niters;
+			VEC_PUSH(c->iters, c->niters, icap, ie);
+		}
+	}
+	if (c->ms1_csv != NULL)
+		ms1_steps(c, &cap);
+	if (rank_add_steps(c->r, c->steps, c->nsteps, &c->step_base) != 0) {
+		msg_warn(c->path, "more than %d ProfilerStep ranges; steps ignored",
+		         TL_NO_STEP - 1);
+		c->nsteps = 0;
+		return;
+	}
+	if (c->niters == 0)
+		return;
+	/* msprof's iterations: named as msprof names them, with the model when the device
+	 * has two or more */
+	tl_track *st = rank_track(c->r, TL_LANE_STEP, 0, "Step");
+	for (size_t k = 0; k < st->n; k++) {
+		uint32_t a = st->v[k].arg;
+		if (a < c->step_base || a >= c->step_base + c->nsteps)
+			continue;
+		int64_t id = c->r->steps[a].id;
+		char nm[64];
+		if (c->models > 1)
+			snprintf(nm, sizeof nm, "Model %" PRId64 " Iteration %" PRId64,
+			         id / 1000000, id % 1000000);
+		else
+			snprintf(nm, sizeof nm, "Iteration %" PRId64, id);
+		st->v[k].name = strpool_intern_cstr(c->r->pool, nm);
+	}
+}
+
+/* Step of host time t in this source, as a global step index (as the DB loader's step_at). */
+uint16_t
+json_step_at(const jctx *c, int64_t t)
+{
+	size_t i = steps_index_at(c->steps, c->nsteps, t);
+	return i == SIZE_MAX ? TL_NO_STEP : (uint16_t)(c->step_base + i);
+}
+
+/* Flow ids are strings (Ascend's exceed 2^64). The common ones are decimal digit strings of at
+ * most 38 digits: those are keyed exactly, without copying them, by (category, length, the
+ * value of the last 19 digits, the value of the ones before); any other id by its text in a
+ * string pool. Both give a dense flow number. */
+static uint64_t
+flow_hash(uint64_t hi, uint64_t lo, uint32_t meta)
+{
+	uint64_t h = lo * 0x9E3779B97F4A7C15ull ^ hi * 0xC2B2AE3D27D4EB4Full ^ meta;
+	h ^= h >> 29;
+	h *= 0xBF58476D1CE4E5B9ull;
+	return h ^ (h >> 32);
+}
+
+static uint32_t
+flow_new(jctx *c, uint64_t hi, uint64_t lo, uint32_t meta)
+{
+	VEC_RESERVE(c->fstart, c->fcap, c->nfstart + 1);
+	c->fstart[c->nfstart] = FLOW_NONE;
+	VEC_RESERVE(c->fkey, c->fkcap, c->nfstart + 1);
+	c->fkey[c->nfstart] = (flow_key){hi, lo, meta};
+	VEC_RESERVE(c->fsthr, c->fscap, c->nfstart + 1);
+	c->fsthr[c->nfstart] = UINT32_MAX;
+	VEC_RESERVE(c->fcat, c->fccap, c->nfstart + 1);
+	c->fcat[c->nfstart] = 0;
+	return (uint32_t)c->nfstart++;
+}
+
+static uint32_t
+flow_number(jctx *c, int cat, const char *id, size_t n)
+{
+	int digits = n > 0 && n <= 38;
+	for (size_t k = 0; digits && k < n; k++)
+		digits = id[k] >= '0' && id[k] <= '9';
+	if (!digits) {
+		char key[160];
+		if (n + 2 > sizeof key)
+			n = sizeof key - 2; /* ids that long are not ours to join exactly */
+		key[0] = (char)('0' + cat);
+		key[1] = '\x1f';
+		memcpy(key + 2, id, n);
+		if (c->flows == NULL) {
+			c->flows = strpool_new();
+			u64map_init(&c->flow_text);
+		}
+		uint32_t sid = strpool_intern(c->flows, key, n + 2), fid;
+		if (!u64map_get(&c->flow_text, sid, &fid)) {
+			fid = flow_new(c, 0, 0, 0);
+			u64map_put(&c->flow_text, sid, fid);
+		}
+		return fid;
+	}
+	uint64_t hi = 0, lo = 0;
+	size_t split = n > 19 ? n - 19 : 0;
+	for (size_t k = 0; k < split; k++)
+		hi = hi * 10 + (uint64_t)(id[k] - '0');
+	for (size_t k = split; k < n; k++)
+		lo = lo * 10 + (uint64_t)(id[k] - '0');
+	uint32_t meta = (uint32_t)cat << 8 | (uint32_t)n;
+	if (c->ftab == NULL || (c->nfdigit + 1) * 2 > c->fmask + 1) { /* grow and rehash */
+		size_t nm = c->ftab ? c->fmask * 2 + 1 : 1023;
+		uint32_t *nt = xcalloc(nm + 1, sizeof *nt);
+		for (size_t k = 0; c->ftab && k <= c->fmask; k++) {
+			if (c->ftab[k] == 0)
+				continue;
+			const flow_key *o = &c->fkey[c->ftab[k] - 1];
+			size_t j = flow_hash(o->hi, o->lo, o->meta) & nm;
+			while (nt[j] != 0)
+				j = (j + 1) & nm;
+			nt[j] = c->ftab[k];
+		}
+		free(c->ftab);
+		c->ftab = nt;
+		c->fmask = nm;
+	}
+	for (size_t j = flow_hash(hi, lo, meta) & c->fmask;; j = (j + 1) & c->fmask) {
+		uint32_t f = c->ftab[j];
+		if (f == 0) {
+			uint32_t fid = flow_new(c, hi, lo, meta);
+			c->ftab[j] = fid + 1;
+			c->nfdigit++;
+			return fid;
+		}
+		const flow_key *k = &c->fkey[f - 1];
+		if (k->meta == meta && k->lo == lo && k->hi == hi)
+			return f - 1;
+	}
+}
+
+/* HostToDevice (CANN launch -> device task or HCCL op) and Kineto's ac2g (runtime launch
+ * -> kernel), joined by (cat, id); fwdbwd (forward operator -> its backward operator, torch_npu
+ * and Kineto alike) kept for fwdbwd_build; MsTx (host MSTX range -> its device part) kept for
+ * mstx_links_build. */
+void
+json_flow_event(jctx *c, const jevent *ev, char ph)
+{
+	size_t in;
+	int64_t ts, dur;
+	int cat;
+	if (span_eq(c, ev->f[F_CAT], "HostToDevice"))
+		cat = FLOW_H2D;
+	else if (span_eq(c, ev->f[F_CAT], "ac2g"))
+		cat = FLOW_AC2G;
+	else if (span_eq(c, ev->f[F_CAT], "fwdbwd"))
+		cat = FLOW_FWDBWD;
+	else if (span_eq(c, ev->f[F_CAT], "MsTx"))
+		cat = FLOW_MSTX;
+	else if (span_eq(c, ev->f[F_CAT], "async_npu"))
+		cat = FLOW_ASYNC_NPU;
+	else
+		return;
+	if (json_event_time(c, ev, 0, 1, &ts, &dur) != 0 || ev->f[F_ID].len == 0)
+		return;
+	const char *id = json_span_text(c, ev->f[F_ID], &in);
+	uint32_t fid = flow_number(c, cat, id, in);
+	if (cat == FLOW_FWDBWD || cat == FLOW_MSTX) {
+		fb_end e = {fid, json_thread_of(c, ev), ts, ph};
+		if (cat == FLOW_FWDBWD)
+			VEC_PUSH(c->fbe, c->nfbe, c->fbecap, e);
+		else
+			VEC_PUSH(c->mxe, c->nmxe, c->mxecap, e);
+		return;
+	}
+	c->fcat[fid] = (uint8_t)cat;
+	if (ph == 's') {
+		if (c->fstart[fid] == FLOW_NONE) {
+			c->fstart[fid] = ts;
+			c->fsthr[fid] = json_thread_of(c, ev);
+		}
+	} else {
+		flow_end fe = {ts, json_thread_of(c, ev), fid};
+		VEC_PUSH(c->fend, c->nfend, c->fendcap, fe);
+	}
+}
+
+int
+json_is_device_cat(const jctx *c, jspan cat)
+{
+	return span_eq(c, cat, "kernel") || span_eq(c, cat, "gpu_memcpy") ||
+	       span_eq(c, cat, "gpu_memset") || span_eq(c, cat, "mtia_ccp_events") ||
+	       span_eq(c, cat, "Kernel") || span_eq(c, cat, "Memcpy") || span_eq(c, cat, "Memset");
+}
+
+int
+json_is_launch_cat(const jctx *c, jspan cat)
+{
+	return span_eq(c, cat, "cuda_runtime") || span_eq(c, cat, "cuda_driver") ||
+	       span_eq(c, cat, "Runtime");
+}
+
+/* After the steps: each launch call's correlation gets the step holding the call. */
+void
+json_launch_corr_build(jctx *c)
+{
+	if (c->nlcorr == 0)
+		return;
+	c->lcorr_step = xreallocarray(NULL, c->nlcorr, sizeof *c->lcorr_step);
+	for (size_t i = 0; i < c->nlcorr; i++) {
+		int64_t t = c->lcorr_ts[i];
+		int ok =
+		    c->base_ns >= 0 ? t <= INT64_MAX - c->base_ns : t >= INT64_MIN - c->base_ns;
+		c->lcorr_step[i] = ok ? json_step_at(c, t + c->base_ns) : TL_NO_STEP;
+	}
+	free(c->lcorr_ts);
+	c->lcorr_ts = NULL;
+	c->lcorrcap = 0;
+}

@@ -1,0 +1,210 @@
+/* The JSON scanner of the trace loader: finds the byte bounds of one event object at a time in
+ * the mapped file (through the JSON lexer, util/json_lex.c) and notes where its members are,
+ * and parses decimal times exactly into integer ns. Pure: bytes in, bounds out. */
+#include "config.h"
+#include "load/json/trace_json_int.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* ---- decimal times ------------------------------------------------------------------------- */
+
+/* Parses the decimal number s[0..n) (JSON number syntax, leniently: '+', ".5", "5." pass) and
+ * scales it by 10^scale, rounding half away from zero, into *out. Exact: at most 19
+ * significant digits are kept and the first dropped one rounds. DEC_NAN when s is not a
+ * number (NaN, Infinity, "", text), DEC_RANGE when the result does not fit in int64. */
+int
+json_dec_parse(const char *s, size_t n, int scale, int64_t *out)
+{
+	size_t i = 0;
+	int neg = 0, ndig = 0, nsig = 0, rdig = -1;
+	uint64_t m = 0;
+	int64_t e10 = scale;
+	if (i < n && (s[i] == '-' || s[i] == '+'))
+		neg = s[i++] == '-';
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, ndig++) {
+		int d = s[i] - '0';
+		if (nsig < 19) {
+			m = m * 10 + (uint64_t)d;
+			nsig += m != 0;
+		} else {
+			e10++; /* a dropped integer digit */
+			if (rdig < 0)
+				rdig = d;
+		}
+	}
+	if (i < n && s[i] == '.') {
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, ndig++) {
+			int d = s[i] - '0';
+			if (nsig < 19) {
+				m = m * 10 + (uint64_t)d;
+				nsig += m != 0;
+				e10--;
+			} else if (rdig < 0) {
+				rdig = d;
+			}
+		}
+	}
+	if (ndig == 0)
+		return DEC_NAN;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		int eneg = 0, edig = 0;
+		int64_t ex = 0;
+		i++;
+		if (i < n && (s[i] == '-' || s[i] == '+'))
+			eneg = s[i++] == '-';
+		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, edig++)
+			if (ex < 100000)
+				ex = ex * 10 + (s[i] - '0');
+		if (edig == 0)
+			return DEC_NAN;
+		e10 += eneg ? -ex : ex;
+	}
+	if (i != n)
+		return DEC_NAN;
+	uint64_t v;
+	if (m == 0) {
+		v = 0;
+	} else if (e10 >= 0) {
+		v = m;
+		for (int64_t k = 0; k < e10; k++) {
+			if (v > UINT64_MAX / 10)
+				return DEC_RANGE;
+			v *= 10;
+		}
+		if (e10 == 0 && rdig >= 5)
+			v++;
+	} else if (e10 < -20) {
+		v = 0; /* far below a nanosecond */
+	} else {
+		uint64_t p = 1;
+		for (int64_t k = 1; k < -e10; k++)
+			p *= 10;
+		/* v = m / 10^-e10, rounded by the first digit dropped */
+		v = e10 == -20 ? 0 : m / p / 10;
+		int r = e10 == -20 ? 0 : (int)(m / p % 10);
+		if (r >= 5)
+			v++;
+	}
+	if (v > (uint64_t)INT64_MAX)
+		return DEC_RANGE;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return DEC_OK;
+}
+
+/* ---- the scanner --------------------------------------------------------------------------- */
+const char *const json_problem_text[PR__N] = {
+    [PR_UTF8] = "invalid UTF-8 in a string",
+    [PR_DEPTH] = "an event nested deeper than 64 levels",
+    [PR_NOT_OBJECT] = "an array element that is not an event object",
+    [PR_NO_TS] = "an event without \"ts\"",
+    [PR_TS_NAN] = "a \"ts\" that is not a number",
+    [PR_TS_RANGE] = "a \"ts\" out of range",
+    [PR_DUR] = "a \"dur\" that is missing, negative, not a number or out of range",
+    [PR_PARSE] = "an event that is not valid JSON",
+    [PR_ARGS] = "\"args\" that are not valid JSON (the event is kept without them)",
+    [PR_UNPAIRED] = ("a \"B\" event without its \"E\" on the same thread, or an \"E\" without a "
+                     "\"B\" (or before it)"),
+    [PR_COUNTER] = "a counter event (\"C\") without a number in its \"args\"",
+};
+
+/* Which top-level member a key names (F__N: none we read). */
+static int
+field_of(const unsigned char *k, size_t n)
+{
+	switch (n) {
+	case 2:
+		if (k[0] == 'p' && k[1] == 'h')
+			return F_PH;
+		if (k[0] == 't' && k[1] == 's')
+			return F_TS;
+		if (k[0] == 'i' && k[1] == 'd')
+			return F_ID;
+		break;
+	case 3:
+		if (memcmp(k, "pid", 3) == 0)
+			return F_PID;
+		if (memcmp(k, "tid", 3) == 0)
+			return F_TID;
+		if (memcmp(k, "dur", 3) == 0)
+			return F_DUR;
+		if (memcmp(k, "cat", 3) == 0)
+			return F_CAT;
+		break;
+	case 4:
+		if (memcmp(k, "name", 4) == 0)
+			return F_NAME;
+		if (memcmp(k, "args", 4) == 0)
+			return F_ARGS;
+		break;
+	}
+	return F__N;
+}
+
+/* b[i] is '{': an event. Finds its end and where its members ph, name, ... sit (ev->f), and
+ * notes invalid UTF-8, excess nesting, or a broken member list (ev->bad). Returns 0 with
+ * ev->end set, or -1 when the input ends first. */
+int
+json_scan_event(const unsigned char *b, size_t n, size_t i, jevent *ev)
+{
+	size_t start = i;
+	ev->start = i;
+	ev->bad = -1;
+	for (int f = 0; f < F__N; f++)
+		ev->f[f] = (jspan){0, 0}; /* absent (span_text adds off even then) */
+	i++;
+	for (;;) {
+		i = json_skip_ws(b, n, i);
+		if (i >= n)
+			return -1;
+		if (b[i] == '}')
+			break;
+		if (b[i] != '"')
+			goto broken;
+		size_t ks = i + 1;
+		i = json_scan_string(b, n, ks, &ev->bad, &ev->bad_off);
+		if (i == SIZE_MAX)
+			return -1;
+		int f = field_of(b + ks, i - ks - 1);
+		i = json_skip_ws(b, n, i);
+		if (i >= n)
+			return -1;
+		if (b[i] != ':')
+			goto broken;
+		size_t vs = i = json_skip_ws(b, n, i + 1);
+		if (i >= n)
+			return -1;
+		if (b[i] == '"')
+			i = json_scan_string(b, n, i + 1, &ev->bad, &ev->bad_off);
+		else if (b[i] == '{' || b[i] == '[')
+			i = json_skip_nested(b, n, i, 1, &ev->bad, &ev->bad_off);
+		else if ((i = json_skip_scalar(b, n, i)) == vs)
+			goto broken;
+		if (i == SIZE_MAX)
+			return -1;
+		if (f < F__N)
+			ev->f[f] = (jspan){vs, i - vs};
+		i = json_skip_ws(b, n, i);
+		if (i >= n)
+			return -1;
+		if (b[i] == ',')
+			i++;
+		else if (b[i] == '}')
+			break;
+		else
+			goto broken;
+	}
+	ev->end = i + 1;
+	return 0;
+broken:
+	/* not a member list: find the end by the brackets alone and skip the event */
+	if (ev->bad < 0) {
+		ev->bad = PR_PARSE;
+		ev->bad_off = i;
+	}
+	i = json_skip_nested(b, n, start, 0, &ev->bad, &ev->bad_off);
+	if (i == SIZE_MAX)
+		return -1;
+	ev->end = i;
+	return 0;
+}
