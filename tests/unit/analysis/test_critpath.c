@@ -17,6 +17,74 @@
 #include "../test.h"
 #include "rl_test.h"
 
+/* A hand-built rank: each row a slice of a lane of its own (its kind and group), the names
+ * pooled, and a row's host launch (not INT64_MIN) a launch of the device work at its start. */
+typedef struct row {
+	int64_t start, end;
+	const char *name, *group;
+	int64_t host_launch;
+	int kind;
+} row;
+
+typedef struct hand {
+	tl_strpool *pool;
+	tl_slice *sl;
+	uint32_t *lane, *idx;
+	cp_lane *lanes;
+	const row *v;
+	size_t n;
+} hand;
+
+static int64_t
+hand_launch(void *ctx, int64_t dev_start)
+{
+	const hand *h = ctx; /* the first launch at or after dev_start */
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i].host_launch != INT64_MIN && h->v[i].start >= dev_start)
+			return h->v[i].host_launch;
+	return INT64_MIN;
+}
+
+static cp_rank
+mk(hand *h, int rank, const row *v, size_t n)
+{
+	h->pool = strpool_new();
+	h->sl = xcalloc(n, sizeof *h->sl);
+	h->lane = xcalloc(n, sizeof *h->lane);
+	h->idx = xcalloc(n, sizeof *h->idx);
+	h->lanes = xcalloc(n, sizeof *h->lanes);
+	h->v = v;
+	h->n = n;
+	int launches = 0;
+	for (size_t i = 0; i < n; i++) {
+		h->sl[i] = (tl_slice){v[i].start, v[i].end,
+		                      strpool_intern(h->pool, v[i].name, strlen(v[i].name)), 0};
+		h->lane[i] = h->idx[i] = (uint32_t)i;
+		h->lanes[i] = (cp_lane){h->sl, (uint8_t)v[i].kind, v[i].group};
+		launches |= v[i].host_launch != INT64_MIN;
+	}
+	return (cp_rank){.rank = rank,
+	                 .lane = h->lane,
+	                 .idx = h->idx,
+	                 .n = n,
+	                 .lanes = h->lanes,
+	                 .pool = h->pool,
+	                 .launch = launches ? hand_launch : NULL,
+	                 .ctx = h};
+}
+
+static void
+hand_free(hand *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		strpool_free(h[i].pool);
+		free(h[i].sl);
+		free(h[i].lane);
+		free(h[i].idx);
+		free(h[i].lanes);
+	}
+}
+
 static int
 tiles(const cp_step *s)
 {
@@ -68,13 +136,14 @@ check_hand(void)
 {
 	/* rank 1 computes longer, arrives last at the collective; the step's end is rank 0's
 	 * kernel after it */
-	const cp_item r0[] = {{0, 10, "A", NULL, INT64_MIN, CP_COMPUTE},
-	                      {10, 40, "hcom_allReduce__1_1_1", "g", INT64_MIN, CP_COMM},
-	                      {40, 50, "B", NULL, INT64_MIN, CP_COMPUTE}};
-	const cp_item r1[] = {{0, 30, "A", NULL, INT64_MIN, CP_COMPUTE},
-	                      {30, 40, "hcom_allReduce__1_1_1", "g", INT64_MIN, CP_COMM},
-	                      {40, 45, "B", NULL, INT64_MIN, CP_COMPUTE}};
-	cp_rank R[] = {{0, r0, 3, NULL, NULL}, {1, r1, 3, NULL, NULL}};
+	const row r0[] = {{0, 10, "A", NULL, INT64_MIN, CP_COMPUTE},
+	                  {10, 40, "hcom_allReduce__1_1_1", "g", INT64_MIN, CP_COMM},
+	                  {40, 50, "B", NULL, INT64_MIN, CP_COMPUTE}};
+	const row r1[] = {{0, 30, "A", NULL, INT64_MIN, CP_COMPUTE},
+	                  {30, 40, "hcom_allReduce__1_1_1", "g", INT64_MIN, CP_COMM},
+	                  {40, 45, "B", NULL, INT64_MIN, CP_COMPUTE}};
+	hand hr[2], hp[2], hg[1], hw[1];
+	cp_rank R[] = {mk(&hr[0], 0, r0, 3), mk(&hr[1], 1, r1, 3)};
 	cp_step s = {.step = 1};
 	critpath_step(R, 2, NULL, 0, 0, 50, NULL, 0, &s);
 	CHECK(s.nseg == 3 && s.collectives == 1 && s.jumps == 1,
@@ -100,11 +169,11 @@ check_hand(void)
 	CHECK(d1 == 50, "hand: no such kernel: no change (%lld)", (long long)d1);
 
 	/* P2P: the receive waits for the send, the path goes back to the sender */
-	const cp_item p0[] = {{0, 20, "X", NULL, INT64_MIN, CP_COMPUTE},
-	                      {20, 25, "hcom_send_", "p", INT64_MIN, CP_COMM}};
-	const cp_item p1[] = {{5, 25, "hcom_receive_", "p", INT64_MIN, CP_COMM},
-	                      {25, 35, "Y", NULL, INT64_MIN, CP_COMPUTE}};
-	cp_rank P[] = {{0, p0, 2, NULL, NULL}, {1, p1, 2, NULL, NULL}};
+	const row p0[] = {{0, 20, "X", NULL, INT64_MIN, CP_COMPUTE},
+	                  {20, 25, "hcom_send_", "p", INT64_MIN, CP_COMM}};
+	const row p1[] = {{5, 25, "hcom_receive_", "p", INT64_MIN, CP_COMM},
+	                  {25, 35, "Y", NULL, INT64_MIN, CP_COMPUTE}};
+	cp_rank P[] = {mk(&hp[0], 0, p0, 2), mk(&hp[1], 1, p1, 2)};
 	cp_p2p pp = {0, 1, 20, 5};
 	critpath_step(P, 2, &pp, 1, 0, 35, NULL, 0, &s);
 	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 0, 0, 20, CP_COMPUTE, "X") &&
@@ -116,9 +185,9 @@ check_hand(void)
 	CHECK(d1 == 25, "hand P2P: X=-50%% predicts 25 (%lld)", (long long)d1);
 
 	/* an idle gap whose next task the host launched late: host launch, then idle */
-	const cp_item g0[] = {{0, 10, "A", NULL, INT64_MIN, CP_COMPUTE},
-	                      {20, 30, "B", NULL, 14, CP_COMPUTE}};
-	cp_rank G[] = {{0, g0, 2, NULL, NULL}};
+	const row g0[] = {{0, 10, "A", NULL, INT64_MIN, CP_COMPUTE},
+	                  {20, 30, "B", NULL, 14, CP_COMPUTE}};
+	cp_rank G[] = {mk(&hg[0], 0, g0, 2)};
 	critpath_step(G, 1, NULL, 0, 0, 30, NULL, 0, &s);
 	CHECK(s.nseg == 4 && seg_is(&s.seg[1], 0, 10, 14, CP_HOST_LAUNCH, "") &&
 	          seg_is(&s.seg[2], 0, 14, 20, CP_IDLE, ""),
@@ -126,11 +195,11 @@ check_hand(void)
 	critpath_step_free(&s);
 
 	/* an event wait: the stream waited for the op, the path goes through the op whole */
-	const cp_item w0[] = {{0, 30, "hcom_allReduce_", "g", INT64_MIN, CP_COMM},
-	                      {0, 5, "K", NULL, INT64_MIN, CP_COMPUTE},
-	                      {5, 31, "EVENT_WAIT", NULL, INT64_MIN, CP_WAITING},
-	                      {31, 40, "L", NULL, INT64_MIN, CP_COMPUTE}};
-	cp_rank W[] = {{0, w0, 4, NULL, NULL}};
+	const row w0[] = {{0, 30, "hcom_allReduce_", "g", INT64_MIN, CP_COMM},
+	                  {0, 5, "K", NULL, INT64_MIN, CP_COMPUTE},
+	                  {5, 31, "EVENT_WAIT", NULL, INT64_MIN, CP_WAITING},
+	                  {31, 40, "L", NULL, INT64_MIN, CP_COMPUTE}};
+	cp_rank W[] = {mk(&hw[0], 0, w0, 4)};
 	critpath_step(W, 1, NULL, 0, 0, 40, NULL, 0, &s);
 	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 0, 0, 30, CP_COMM, "hcom_allReduce_") &&
 	          seg_is(&s.seg[1], 0, 30, 31, CP_WAITING, "EVENT_WAIT") &&
@@ -139,6 +208,10 @@ check_hand(void)
 	critpath_step_free(&s);
 	d1 = predict(W, 1, NULL, 0, 40, "hcom*=-50%");
 	CHECK(d1 == 25, "hand: the op it waited for at half: 25 (%lld)", (long long)d1);
+	hand_free(hr, 2);
+	hand_free(hp, 2);
+	hand_free(hg, 1);
+	hand_free(hw, 1);
 
 	char b1[] = "rank:3:MatMul*=-20%", b2[] = "x=20", b3[] = "x=-200%", err[128];
 	cp_scale sc;
