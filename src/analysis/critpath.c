@@ -20,9 +20,10 @@ const char *const cp_kind_name[CP__COUNT] = {"compute",     "communication", "me
 typedef struct graph {
 	const cp_rank *ranks;
 	size_t nranks, n;
-	size_t *off;   /* nranks + 1 */
-	int64_t t0;    /* a task starting before it starts there */
-	int32_t *pred; /* the task that finished last before it started, -1 */
+	size_t *off;              /* nranks + 1 */
+	int64_t t0;               /* a task starting before it starts there */
+	int32_t *pred;            /* the task that finished last before it started, -1 */
+	unsigned char *have_pred; /* per rank: pred is filled */
 	/* a collective's member: its instance (index into cstart, >= 0); a receive: -2 - its
 	 * send; an event wait: the task it waited for, the one that ended last before it did;
 	 * -1 none */
@@ -382,23 +383,27 @@ take(graph *g, size_t r, size_t i, runheap *run, ptrdiff_t *best)
 	run_push(run, R, (uint32_t)i);
 }
 
-/* One pass over every task: each rank's in start order, and in a what-if the ranks merged by
- * start (an end is computed once every start it depends on is), then every end. */
+/* The predecessors of rank r's tasks, without a what-if: asked by the walk for the ranks it
+ * crosses (the array's pages of the others are never touched). */
+static void
+rank_preds(graph *g, size_t r)
+{
+	runheap run = {0};
+	ptrdiff_t best = -1;
+	for (size_t i = 0; i < g->ranks[r].n; i++)
+		take(g, r, i, &run, &best);
+	free(run.v);
+	g->have_pred[r] = 1;
+}
+
+/* In a what-if, one pass over every task, the ranks merged by start (an end is computed once
+ * every start it depends on is), then every end. */
 static void
 compute_times(graph *g)
 {
 	size_t nr1 = g->nranks ? g->nranks : 1;
-	runheap run = {0};
-	if (g->ns == NULL) { /* the predecessors only: a rank's own */
-		for (size_t r = 0; r < g->nranks; r++) {
-			ptrdiff_t best = -1;
-			run.n = 0;
-			for (size_t i = 0; i < g->ranks[r].n; i++)
-				take(g, r, i, &run, &best);
-		}
-		free(run.v);
+	if (g->ns == NULL) /* the predecessors only, a rank's own: when the walk gets there */
 		return;
-	}
 	size_t *head = xcalloc(nr1, sizeof *head);
 	ptrdiff_t *best = xcalloc(nr1, sizeof *best);
 	runheap *rr = xcalloc(nr1, sizeof *rr);
@@ -526,9 +531,11 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 	} else {
 		push(&s, g, rank_of(g, (size_t)x), xe, end, CP_WAITING, "");
 	}
-	unsigned char *seen = xcalloc(g->n ? g->n : 1, 1);
+	uint64_t *seen = xcalloc(g->n / 64 + 1, sizeof *seen); /* a bit a task */
+#define SEEN(x) (seen[(size_t)(x) / 64] >> ((size_t)(x) % 64) & 1)
+#define SEE(x) (seen[(size_t)(x) / 64] |= UINT64_C(1) << ((size_t)(x) % 64))
 	while (x >= 0) {
-		seen[x] = 1;
+		SEE(x);
 		size_t ri = rank_of(g, (size_t)x);
 		const char *name = name_of(g, (size_t)x);
 		ptrdiff_t c = coll_of(g, (size_t)x), sd = send_of(g, (size_t)x),
@@ -543,9 +550,9 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 			int64_t xs = gstart(g, (size_t)x);
 			int64_t from = xs > last ? xs : last;
 			push(&s, g, ri, from, gend(g, (size_t)x), CP_COMM, name);
-			if (last > xs && who != (size_t)x && !seen[who]) {
+			if (last > xs && who != (size_t)x && !SEEN(who)) {
 				x = (ptrdiff_t)who; /* through the rank that arrived last */
-				seen[x] = 1;
+				SEE(x);
 				out->jumps++;
 				ri = rank_of(g, (size_t)x);
 			} else if (last > xs) { /* the last arrival is on the path already */
@@ -556,7 +563,7 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 			int64_t xs = gstart(g, (size_t)x), ye = gend(g, y);
 			int64_t from = xs > ye ? xs : ye;
 			push(&s, g, ri, from, gend(g, (size_t)x), CP_WAITING, name);
-			if (ye > xs && !seen[y]) {
+			if (ye > xs && !SEEN(y)) {
 				x = (ptrdiff_t)y; /* the task the stream waited for, whole */
 				continue;
 			}
@@ -566,8 +573,10 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 			     kind_of(g, (size_t)x), name);
 		}
 		int64_t t = gstart(g, (size_t)x);
+		if (!g->have_pred[ri])
+			rank_preds(g, ri);
 		ptrdiff_t p = g->pred[x];
-		if (p < 0 || seen[p]) {
+		if (p < 0 || SEEN(p)) {
 			push(&s, g, ri, t0, t, CP_WAITING, "");
 			break;
 		}
@@ -586,6 +595,8 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 		}
 		x = p;
 	}
+#undef SEE
+#undef SEEN
 	free(seen);
 	/* by start */
 	for (size_t i = 0, j = s.n ? s.n - 1 : 0; i < j; i++, j--) {
@@ -683,6 +694,9 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 	}
 	size_t n1 = g.n ? g.n : 1;
 	g.pred = xreallocarray(NULL, n1, sizeof *g.pred);
+	g.have_pred = xcalloc(nranks ? nranks : 1, 1);
+	if (nsc > 0)
+		memset(g.have_pred, 1, nranks);
 	g.link = xreallocarray(NULL, n1, sizeof *g.link);
 	for (size_t x = 0; x < g.n; x++)
 		g.link[x] = -1;
@@ -710,6 +724,7 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 	walk(&g, t0, t1, out);
 	free(g.off);
 	free(g.pred);
+	free(g.have_pred);
 	free(g.link);
 	free(g.ns);
 	free(g.ne);

@@ -480,7 +480,7 @@ tlq_critical(const tl_query *q, const cp_scale *sc, size_t nsc, tl_cp_result *ou
 		pthread_mutex_init(&lv[ri].lock, NULL);
 	}
 	step_job job = {q, ids, p2p, nl, sc, nsc, lv, out};
-	parallel_for(n, 1, step_run, &job); /* one step at a time: a graph is ~100 bytes a task */
+	parallel_for(n, 1, step_run, &job); /* one step at a time: a graph is ~30 bytes a task */
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
 		free(lv[ri].own);
 		pthread_mutex_destroy(&lv[ri].lock);
