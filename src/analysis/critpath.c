@@ -24,10 +24,13 @@ typedef struct graph {
 	int64_t t0;               /* a task starting before it starts there */
 	int32_t *pred;            /* the task that finished last before it started, -1 */
 	unsigned char *have_pred; /* per rank: pred is filled */
-	/* a collective's member: its instance (index into cstart, >= 0); a receive: -2 - its
-	 * send; an event wait: the task it waited for, the one that ended last before it did;
-	 * -1 none */
-	int32_t *link;
+	/* the links of the communication ops and event waits, few of the tasks: lx their
+	 * indexes, ascending; lv[k] of lx[k]: a collective's member, its instance (index into
+	 * cstart, >= 0); a receive, -2 - its send; an event wait, the task it waited for (the one
+	 * that ended last before it did); -1 none */
+	uint32_t *lx;
+	int32_t *lv;
+	size_t nl;
 	/* the what-if's: its scales, the times in the graph (INT64_MIN: not yet); NULL: none */
 	const cp_scale *sc;
 	size_t nsc;
@@ -39,7 +42,8 @@ typedef struct graph {
 } graph;
 
 /* Task i of rank R. */
-#define SL(R, i) (&(R)->lanes[(R)->lane[i]].v[(R)->idx[i]])
+#define LANE(R, i) (&(R)->lanes[(R)->task[i] >> (R)->shift])
+#define SL(R, i) (&LANE(R, i)->v[(R)->task[i] & ((UINT32_C(1) << (R)->shift) - 1)])
 
 static int64_t
 scale(int64_t d, int pm)
@@ -77,7 +81,7 @@ static int
 kind_of(const graph *g, size_t x)
 {
 	const cp_rank *R = &g->ranks[rank_of(g, x)];
-	return R->lanes[R->lane[x - g->off[R - g->ranks]]].kind;
+	return LANE(R, x - g->off[R - g->ranks])->kind;
 }
 
 static const char *
@@ -106,23 +110,47 @@ run_end(const graph *g, size_t x)
 	return sl_of(g, x)->end;
 }
 
+/* The link of x, a communication op or an event wait. */
+static int32_t *
+link_of(const graph *g, size_t x)
+{
+	size_t lo = 0, hi = g->nl;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->lx[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &g->lv[lo];
+}
+
 /* x's collective instance, its send (a receive) or the task it waited for (an event wait). */
 static ptrdiff_t
 coll_of(const graph *g, size_t x)
 {
-	return g->link[x] >= 0 && kind_of(g, x) == CP_COMM ? g->link[x] : -1;
+	if (kind_of(g, x) != CP_COMM)
+		return -1;
+	int32_t l = *link_of(g, x);
+	return l >= 0 ? l : -1;
 }
 
 static ptrdiff_t
 send_of(const graph *g, size_t x)
 {
-	return g->link[x] <= -2 ? -2 - (ptrdiff_t)g->link[x] : -1;
+	if (kind_of(g, x) != CP_COMM)
+		return -1;
+	int32_t l = *link_of(g, x);
+	return l <= -2 ? -2 - (ptrdiff_t)l : -1;
 }
 
 static ptrdiff_t
 on_of(const graph *g, size_t x)
 {
-	return g->link[x] >= 0 && kind_of(g, x) == CP_WAITING ? g->link[x] : -1;
+	if (kind_of(g, x) != CP_WAITING)
+		return -1;
+	int32_t l = *link_of(g, x);
+	return l >= 0 ? l : -1;
 }
 
 /* The task of rank r starting at start (a communication op named name when name is not NULL). */
@@ -139,7 +167,7 @@ find_item(const graph *g, size_t r, int64_t start, const char *name)
 			hi = mid;
 	}
 	for (size_t i = lo; i < R->n && st(g, SL(R, i)) == start; i++)
-		if (R->lanes[R->lane[i]].kind == CP_COMM &&
+		if (LANE(R, i)->kind == CP_COMM &&
 		    (name == NULL || strcmp(strpool_get(R->pool, SL(R, i)->name), name) == 0))
 			return (ptrdiff_t)(g->off[r] + i);
 	return -1;
@@ -155,7 +183,7 @@ link_waits(graph *g)
 		const cp_rank *R = &g->ranks[r];
 		size_t o = g->off[r], n = R->n;
 		for (size_t i = 0; i < n; i++) {
-			if (R->lanes[R->lane[i]].kind != CP_WAITING)
+			if (LANE(R, i)->kind != CP_WAITING)
 				continue;
 			int64_t ws = st(g, SL(R, i)), we = SL(R, i)->end;
 			size_t lo = i, hi = n; /* first starting at or after the wait's end */
@@ -169,13 +197,13 @@ link_waits(graph *g)
 			ptrdiff_t best = -1;
 			for (size_t k = lo, tries = 0; k > 0 && tries < 256; k--, tries++) {
 				const tl_slice *y = SL(R, k - 1);
-				if (k - 1 == i || R->lanes[R->lane[k - 1]].kind == CP_WAITING ||
+				if (k - 1 == i || LANE(R, k - 1)->kind == CP_WAITING ||
 				    y->end > we || y->end <= ws)
 					continue;
 				if (best < 0 || y->end > SL(R, best)->end)
 					best = (ptrdiff_t)(k - 1);
 			}
-			g->link[o + i] = best < 0 ? -1 : (int32_t)(o + (size_t)best);
+			*link_of(g, o + i) = best < 0 ? -1 : (int32_t)(o + (size_t)best);
 		}
 	}
 }
@@ -188,7 +216,7 @@ link_collectives(graph *g)
 	for (size_t r = 0; r < g->nranks; r++) {
 		const cp_rank *R = &g->ranks[r];
 		for (size_t i = 0; i < R->n; i++) {
-			const cp_lane *l = &R->lanes[R->lane[i]];
+			const cp_lane *l = LANE(R, i);
 			if (l->kind != CP_COMM || l->group == NULL)
 				continue;
 			const char *nm = strpool_get(R->pool, SL(R, i)->name);
@@ -226,7 +254,7 @@ link_collectives(graph *g)
 			                        c[i].name);
 			/* an op that ended before the last member arrived (clocks not aligned, or
 			 * not one call): no instance, its members stay plain tasks */
-			if (x < 0 || g->link[x] >= 0 || run_end(g, (size_t)x) < last)
+			if (x < 0 || *link_of(g, (size_t)x) >= 0 || run_end(g, (size_t)x) < last)
 				ok = 0;
 			else
 				g->cm[m++] = (uint32_t)x;
@@ -234,7 +262,7 @@ link_collectives(graph *g)
 		if (!ok)
 			continue;
 		for (size_t k = m0; k < m; k++)
-			g->link[g->cm[k]] = (int32_t)w;
+			*link_of(g, g->cm[k]) = (int32_t)w;
 		g->clast[w] = last;
 		g->cstart[++w] = (uint32_t)m;
 	}
@@ -697,9 +725,24 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 	g.have_pred = xcalloc(nranks ? nranks : 1, 1);
 	if (nsc > 0)
 		memset(g.have_pred, 1, nranks);
-	g.link = xreallocarray(NULL, n1, sizeof *g.link);
-	for (size_t x = 0; x < g.n; x++)
-		g.link[x] = -1;
+	for (int pass = 0; pass < 2; pass++) { /* count, then fill */
+		g.nl = 0;
+		for (size_t r = 0; r < nranks; r++)
+			for (size_t i = 0; i < ranks[r].n; i++) {
+				int k = LANE(&ranks[r], i)->kind;
+				if (k != CP_COMM && k != CP_WAITING)
+					continue;
+				if (pass == 1) {
+					g.lx[g.nl] = (uint32_t)(g.off[r] + i);
+					g.lv[g.nl] = -1;
+				}
+				g.nl++;
+			}
+		if (pass == 0) {
+			g.lx = xreallocarray(NULL, g.nl ? g.nl : 1, sizeof *g.lx);
+			g.lv = xreallocarray(NULL, g.nl ? g.nl : 1, sizeof *g.lv);
+		}
+	}
 	if (nsc > 0) {
 		g.ns = xreallocarray(NULL, n1, sizeof *g.ns);
 		g.ne = xreallocarray(NULL, n1, sizeof *g.ne);
@@ -714,10 +757,10 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 		ptrdiff_t rv = find_item(&g, p2p[i].recv_rank, p2p[i].recv_start, NULL);
 		ptrdiff_t sd = find_item(&g, p2p[i].send_rank, p2p[i].send_start, NULL);
 		/* a pair whose receive ended before its send started is not one (clocks) */
-		if (rv < 0 || sd < 0 || g.link[rv] >= 0 ||
+		if (rv < 0 || sd < 0 || *link_of(&g, (size_t)rv) >= 0 ||
 		    run_end(&g, (size_t)rv) < run_start(&g, (size_t)sd))
 			continue;
-		g.link[rv] = (int32_t)(-2 - sd);
+		*link_of(&g, (size_t)rv) = (int32_t)(-2 - sd);
 	}
 	link_waits(&g);
 	compute_times(&g);
@@ -725,7 +768,8 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 	free(g.off);
 	free(g.pred);
 	free(g.have_pred);
-	free(g.link);
+	free(g.lx);
+	free(g.lv);
 	free(g.ns);
 	free(g.ne);
 	free(g.cstart);

@@ -47,13 +47,13 @@ typedef struct cp_lane {
 } cp_lane;
 
 /* One rank's device tasks inside the step: the model's slices, borrowed (a graph of a step of
- * millions of tasks holds two indexes of each, no copy): task i is lanes[lane[i]].v[idx[i]]. A
- * task starting before the step starts at the step's start (t0); every task ends after it
- * starts there. */
+ * millions of tasks holds 32 bits of each, no copy): task i is lanes[task[i] >> shift].v[task[i]
+ * & (2^shift - 1)]. A task starting before the step starts at the step's start (t0); every
+ * task ends after it starts there. */
 typedef struct cp_rank {
 	int rank;             /* the rank's number */
-	const uint32_t *lane; /* by start (as cut at t0): each task's entry in lanes */
-	const uint32_t *idx;  /* and its slice there */
+	const uint32_t *task; /* by start (as cut at t0): each task's lane and slice there */
+	unsigned shift;       /* 1 .. 31 */
 	size_t n;
 	const cp_lane *lanes;
 	const tl_strpool *pool; /* the slices' names */
@@ -113,8 +113,10 @@ typedef struct cp_step {
 
 /* The path of one step [t0, t1) over ranks[0..nranks) with the step's P2P pairs, durations
  * scaled by sc[0..nsc) (none: the step as it ran). out is the caller's; free with
- * critpath_step_free. Segments' stage is -1. The graph takes about 9 bytes a task beside the
- * caller's 8 (25 more with a what-if: its times); a step has fewer than 2^31 tasks. */
+ * critpath_step_free. Segments' stage is -1. Beside the caller's 4 bytes a task the graph
+ * takes 8 a communication op or event wait and 4 a task of the ranks the path crosses; with a
+ * what-if 20 a task (every rank's predecessors, and the times). A step has fewer than 2^31
+ * tasks. */
 void critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2p, int64_t t0,
                    int64_t t1, const cp_scale *sc, size_t nsc, cp_step *out);
 void critpath_step_free(cp_step *);

@@ -49,9 +49,11 @@ item_kind(tl_lane_kind k)
 /* A rank's tasks in a step: the slices, borrowed, and each one's entry in the lanes (two a
  * track: its kind, and a wait for an event on a track of other work). */
 typedef struct rank_tasks {
-	uint32_t *lane, *idx;
+	uint32_t *lane, *idx; /* while they are gathered */
 	size_t n, cap;
 	cp_lane *lanes;
+	uint32_t *task; /* then packed (cp_rank) */
+	unsigned shift;
 } rank_tasks;
 
 #define CUT(s) ((s)->start > t0 ? (s)->start : t0)
@@ -143,6 +145,64 @@ sort_tasks(rank_tasks *rt, int64_t t0)
 	free(val);
 }
 
+/* The tasks packed in 32 bits each (cp_rank's task): each track's slices of the step cut in
+ * chunks of 2^shift from the first there, two lanes a chunk (the track's kind, and its event
+ * waits); shift the largest that leaves bits enough for the lanes. */
+static void
+pack_tasks(rank_tasks *rt, size_t ntracks)
+{
+	size_t nt = ntracks ? ntracks : 1;
+	size_t *lo = xreallocarray(NULL, nt, sizeof *lo), *hi = xcalloc(nt, sizeof *hi);
+	size_t *base = xcalloc(nt, sizeof *base);
+	for (size_t k = 0; k < ntracks; k++)
+		lo[k] = SIZE_MAX;
+	for (size_t i = 0; i < rt->n; i++) {
+		size_t k = rt->lane[i] / 2;
+		lo[k] = rt->idx[i] < lo[k] ? rt->idx[i] : lo[k];
+		hi[k] = rt->idx[i] + 1 > hi[k] ? rt->idx[i] + 1 : hi[k];
+	}
+	unsigned sh = 31;
+	size_t nl = 0;
+	for (;; sh--) { /* a step of fewer than 2^31 tasks fits at 16 bits at the latest */
+		nl = 0;
+		for (size_t k = 0; k < ntracks; k++)
+			if (hi[k] > 0)
+				nl += 2 * (((hi[k] - lo[k] - 1) >> sh) + 1);
+		if (nl <= (size_t)1 << (32 - sh) || sh == 1)
+			break;
+	}
+	if (nl > (size_t)1 << (32 - sh)) {
+		fprintf(stderr, "tl: %zu tasks are more than the critical path takes\n", rt->n);
+		abort();
+	}
+	cp_lane *lanes = xcalloc(nl ? nl : 1, sizeof *lanes);
+	for (size_t k = 0, b = 0; k < ntracks; k++) {
+		if (hi[k] == 0)
+			continue;
+		base[k] = b;
+		for (size_t c = 0; c <= (hi[k] - lo[k] - 1) >> sh; c++, b += 2) {
+			const tl_slice *v = rt->lanes[2 * k].v + lo[k] + (c << sh);
+			lanes[b] = (cp_lane){v, rt->lanes[2 * k].kind, rt->lanes[2 * k].group};
+			lanes[b + 1] = (cp_lane){v, CP_WAITING, NULL};
+		}
+	}
+	rt->task = xreallocarray(NULL, rt->n ? rt->n : 1, sizeof *rt->task);
+	for (size_t i = 0; i < rt->n; i++) {
+		size_t k = rt->lane[i] / 2, o = rt->idx[i] - lo[k];
+		size_t l = base[k] + 2 * (o >> sh) + (rt->lane[i] & 1);
+		rt->task[i] = (uint32_t)(l << sh | (o & (((size_t)1 << sh) - 1)));
+	}
+	rt->shift = sh;
+	free(rt->lanes);
+	free(rt->lane);
+	free(rt->idx);
+	rt->lanes = lanes;
+	rt->lane = rt->idx = NULL;
+	free(base);
+	free(hi);
+	free(lo);
+}
+
 /* Rank ri's tasks of its step si (index into its steps; SIZE_MAX: a rank without steps, all of
  * them) into *rt, by start; the latest end into *end. */
 static void
@@ -214,6 +274,7 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 		merge_runs(rt, run, nrun, t0);
 	else if (rt->n > 1 && !runs_sorted)
 		sort_tasks(rt, t0);
+	pack_tasks(rt, r->ntracks);
 	free(run);
 }
 #undef TASK
@@ -355,8 +416,8 @@ one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp
 		if (si[ri] != SIZE_MAX - 1 && t0 < t1)
 			rank_items(q, ri, si[ri], t0, t1, &rt[ri], &end);
 		R[ri] = (cp_rank){.rank = tr->ranks[ri]->rank,
-		                  .lane = rt[ri].lane,
-		                  .idx = rt[ri].idx,
+		                  .task = rt[ri].task,
+		                  .shift = rt[ri].shift,
 		                  .n = rt[ri].n,
 		                  .lanes = rt[ri].lanes,
 		                  .pool = tr->ranks[ri]->pool,
@@ -399,8 +460,7 @@ one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp
 	free(sm);
 	/* the names are the trace's: the tasks can go */
 	for (size_t ri = 0; ri < nr; ri++) {
-		free(rt[ri].idx);
-		free(rt[ri].lane);
+		free(rt[ri].task);
 		free(rt[ri].lanes);
 	}
 	free(rt);

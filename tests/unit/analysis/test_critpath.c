@@ -29,7 +29,7 @@ typedef struct row {
 typedef struct hand {
 	tl_strpool *pool;
 	tl_slice *sl;
-	uint32_t *lane, *idx;
+	uint32_t *task;
 	cp_lane *lanes;
 	const row *v;
 	size_t n;
@@ -50,8 +50,7 @@ mk(hand *h, int rank, const row *v, size_t n)
 {
 	h->pool = strpool_new();
 	h->sl = xcalloc(n, sizeof *h->sl);
-	h->lane = xcalloc(n, sizeof *h->lane);
-	h->idx = xcalloc(n, sizeof *h->idx);
+	h->task = xcalloc(n, sizeof *h->task);
 	h->lanes = xcalloc(n, sizeof *h->lanes);
 	h->v = v;
 	h->n = n;
@@ -59,13 +58,13 @@ mk(hand *h, int rank, const row *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		h->sl[i] = (tl_slice){v[i].start, v[i].end,
 		                      strpool_intern(h->pool, v[i].name, strlen(v[i].name)), 0};
-		h->lane[i] = h->idx[i] = (uint32_t)i;
-		h->lanes[i] = (cp_lane){h->sl, (uint8_t)v[i].kind, v[i].group};
+		h->task[i] = (uint32_t)i << 1; /* lane i, its slice 0 */
+		h->lanes[i] = (cp_lane){h->sl + i, (uint8_t)v[i].kind, v[i].group};
 		launches |= v[i].host_launch != INT64_MIN;
 	}
 	return (cp_rank){.rank = rank,
-	                 .lane = h->lane,
-	                 .idx = h->idx,
+	                 .task = h->task,
+	                 .shift = 1,
 	                 .n = n,
 	                 .lanes = h->lanes,
 	                 .pool = h->pool,
@@ -79,8 +78,7 @@ hand_free(hand *h, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		strpool_free(h[i].pool);
 		free(h[i].sl);
-		free(h[i].lane);
-		free(h[i].idx);
+		free(h[i].task);
 		free(h[i].lanes);
 	}
 }
