@@ -485,8 +485,9 @@ compute_times(graph *g)
 
 typedef struct segv {
 	cp_seg *v;
-	uint32_t *ri; /* rank index per segment (nranks: none) */
 	size_t n, cap;
+	size_t ri;  /* the rank index of the last one (nranks: none) */
+	int64_t *b; /* the time by rank index (nranks: none) and kind, summed as they come */
 } segv;
 
 static void
@@ -494,20 +495,21 @@ push(segv *s, const graph *g, size_t ri, int64_t a, int64_t b, int kind, const c
 {
 	if (b <= a)
 		return;
+	ri = ri < g->nranks ? ri : g->nranks;
 	if (s->n > 0) { /* walking backwards: the previous one follows this one */
 		cp_seg *p = &s->v[s->n - 1];
-		if (s->ri[s->n - 1] == (uint32_t)ri && p->kind == kind && p->start == b &&
-		    strcmp(p->name, name) == 0) {
+		if (s->ri == ri && p->kind == kind && p->start == b && strcmp(p->name, name) == 0) {
 			p->start = a;
+			s->b[ri * CP__COUNT + (size_t)kind] += b - a;
 			return;
 		}
 	}
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
 		s->v = xreallocarray(s->v, s->cap, sizeof *s->v);
-		s->ri = xreallocarray(s->ri, s->cap, sizeof *s->ri);
 	}
-	s->ri[s->n] = (uint32_t)ri;
+	s->ri = ri;
+	s->b[ri * CP__COUNT + (size_t)kind] += b - a; /* a step is shorter than 2^63 ns */
 	s->v[s->n++] = (cp_seg){.rank = ri < g->nranks ? g->ranks[ri].rank : -1,
 	                        .start = a,
 	                        .end = b,
@@ -535,7 +537,7 @@ cmp_ns_desc(const void *a, const void *b)
 static void
 walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 {
-	segv s = {0};
+	segv s = {.b = xcalloc((g->nranks + 1) * CP__COUNT, sizeof *s.b)};
 	/* the step's end: after every rank's last task, the time from the latest of them to the
 	 * step's end (the host's) kept */
 	ptrdiff_t x = -1;
@@ -631,24 +633,17 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 		cp_seg tv = s.v[i];
 		s.v[i] = s.v[j];
 		s.v[j] = tv;
-		uint32_t tr = s.ri[i];
-		s.ri[i] = s.ri[j];
-		s.ri[j] = tr;
 	}
 	out->start = t0;
 	out->end = end;
 	out->seg = s.v;
 	out->nseg = s.n;
-	/* blame by rank and kind */
+	/* blame by rank and kind: summed as the segments came */
 	size_t nb = (g->nranks + 1) * CP__COUNT;
-	int64_t *b = xcalloc(nb, sizeof *b);
+	int64_t *b = s.b;
 	size_t nops = 0;
-	for (size_t i = 0; i < s.n; i++) {
-		size_t ri = s.ri[i] < g->nranks ? s.ri[i] : g->nranks;
-		b[ri * CP__COUNT + s.v[i].kind] =
-		    sat_add(b[ri * CP__COUNT + s.v[i].kind], s.v[i].end - s.v[i].start);
+	for (size_t i = 0; i < s.n; i++)
 		nops += s.v[i].kind == CP_COMPUTE;
-	}
 	out->blame = xcalloc(nb, sizeof *out->blame);
 	for (size_t ri = 0; ri <= g->nranks; ri++)
 		for (int k = 0; k < CP__COUNT; k++)
@@ -689,7 +684,6 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 		qsort(o, w, sizeof *o, cmp_ns_desc);
 	out->ops = o;
 	out->nops = w;
-	free(s.ri);
 }
 
 static int
