@@ -512,7 +512,6 @@ push(segv *s, const graph *g, size_t ri, int64_t a, int64_t b, int kind, const c
 	s->b[ri * CP__COUNT + (size_t)kind] += b - a; /* a step is shorter than 2^63 ns */
 	s->v[s->n++] = (cp_seg){.rank = ri < g->nranks ? g->ranks[ri].rank : -1,
 	                        .start = a,
-	                        .end = b,
 	                        .kind = (uint8_t)kind,
 	                        .name = name,
 	                        .stage = -1};
@@ -662,7 +661,7 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 		if (s.v[i].kind != CP_COMPUTE)
 			continue;
 		uint32_t k;
-		int64_t d = s.v[i].end - s.v[i].start;
+		int64_t d = cp_seg_end(out, i) - s.v[i].start;
 		if (u64map_get(&by, (uint64_t)(uintptr_t)s.v[i].name, &k)) {
 			o[k].ns = sat_add(o[k].ns, d);
 		} else {

@@ -78,9 +78,10 @@ typedef struct cp_scale {
 	int permille;
 } cp_scale;
 
-/* 32 bytes: a path holds one a task of the ranks it crosses, every step's kept to the end */
+/* 24 bytes: a path holds about one a task of the ranks it crosses, every step's kept to the
+ * end. The segments of a step tile it: one ends where the next starts (cp_seg_end). */
 typedef struct cp_seg {
-	int64_t start, end;
+	int64_t start;
 	const char *name;  /* borrowed; "" for idle and waiting */
 	int rank;          /* number */
 	int stage : 24;    /* filled by the caller; -1 none */
@@ -120,6 +121,13 @@ typedef struct cp_step {
 void critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2p, int64_t t0,
                    int64_t t1, const cp_scale *sc, size_t nsc, cp_step *out);
 void critpath_step_free(cp_step *);
+
+/* The end of segment k of s: the next one's start, the last one's the step's end. */
+static inline int64_t
+cp_seg_end(const cp_step *s, size_t k)
+{
+	return k + 1 < s->nseg ? s->seg[k + 1].start : s->end;
+}
 
 /* Parses one what-if "PATTERN=-20%", "rank:3=+10%" or "rank:3:PATTERN=-20%" into *out
  * (pattern points into s, which must outlive it). 0, or -1 with the reason in err. */

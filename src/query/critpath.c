@@ -756,8 +756,8 @@ tlq_critical_encode(const tl_cp_result *r, size_t *len)
 			const cp_seg *g = &s->seg[k];
 			uint32_t ix = 0;
 			u64map_get(&nx.map, (uint64_t)(uintptr_t)(g->name ? g->name : ""), &ix);
-			fprintf(f, "%d %" PRId64 " %d %d %" PRIu32 "\n", g->rank, g->end - g->start,
-			        g->kind, g->stage, ix);
+			fprintf(f, "%d %" PRId64 " %d %d %" PRIu32 "\n", g->rank,
+			        cp_seg_end(s, k) - g->start, g->kind, g->stage, ix);
 		}
 		for (size_t k = 0; k < s->nblame; k++)
 			fprintf(f, "%d %d %" PRId64 "\n", s->blame[k].rank, s->blame[k].kind,
@@ -882,7 +882,7 @@ tlq_critical_decode(const char *text, size_t len, tl_cp_result *out)
 			cp_seg *g = &s->seg[k];
 			g->rank = (int)rd_num(&r, INT32_MIN, INT32_MAX);
 			g->start = t;
-			g->end = t = t + rd_num(&r, 1, s->end - t);
+			t = t + rd_num(&r, 1, s->end - t);
 			g->kind = (uint8_t)rd_num(&r, 0, CP__COUNT - 1);
 			g->stage = (int)rd_num(&r, -1, INT32_MAX);
 			int64_t ix = rd_num(&r, 0, nmax);

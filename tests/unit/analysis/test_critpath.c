@@ -86,11 +86,11 @@ hand_free(hand *h, size_t n)
 static int
 tiles(const cp_step *s)
 {
-	if (s->nseg == 0 || s->seg[0].start != s->start || s->seg[s->nseg - 1].end != s->end)
+	/* each ends where the next starts (cp_seg_end): none empty, the first at the start */
+	if (s->nseg == 0 || s->seg[0].start != s->start)
 		return 0;
 	for (size_t k = 0; k < s->nseg; k++)
-		if (s->seg[k].end <= s->seg[k].start ||
-		    (k > 0 && s->seg[k - 1].end != s->seg[k].start))
+		if (cp_seg_end(s, k) <= s->seg[k].start)
 			return 0;
 	return 1;
 }
@@ -104,10 +104,12 @@ blame_sum(const cp_step *s)
 	return t;
 }
 
+/* Segment k of s. */
 static int
-seg_is(const cp_seg *g, int rank, int64_t a, int64_t b, int kind, const char *name)
+seg_is(const cp_step *s, size_t k, int rank, int64_t a, int64_t b, int kind, const char *name)
 {
-	return g->rank == rank && g->start == a && g->end == b && g->kind == kind &&
+	const cp_seg *g = &s->seg[k];
+	return g->rank == rank && g->start == a && cp_seg_end(s, k) == b && g->kind == kind &&
 	       strcmp(g->name, name) == 0;
 }
 
@@ -148,9 +150,9 @@ check_hand(void)
 	      "hand: 3 segments, 1 collective, "
 	      "1 change of rank (%zu %zu %zu)",
 	      s.nseg, s.collectives, s.jumps);
-	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 1, 0, 30, CP_COMPUTE, "A") &&
-	          seg_is(&s.seg[1], 0, 30, 40, CP_COMM, "hcom_allReduce__1_1_1") &&
-	          seg_is(&s.seg[2], 0, 40, 50, CP_COMPUTE, "B"),
+	CHECK(s.nseg == 3 && seg_is(&s, 0, 1, 0, 30, CP_COMPUTE, "A") &&
+	          seg_is(&s, 1, 0, 30, 40, CP_COMM, "hcom_allReduce__1_1_1") &&
+	          seg_is(&s, 2, 0, 40, 50, CP_COMPUTE, "B"),
 	      "hand: through the last arrival (rank 1's A), the transfer, rank 0's B");
 	CHECK(tiles(&s) && blame_sum(&s) == 50, "hand: tiles the step, blame sums to it");
 	CHECK(s.nops == 2 && strcmp(s.ops[0].name, "A") == 0 && s.ops[0].ns == 30,
@@ -174,9 +176,9 @@ check_hand(void)
 	cp_rank P[] = {mk(&hp[0], 0, p0, 2), mk(&hp[1], 1, p1, 2)};
 	cp_p2p pp = {0, 1, 20, 5};
 	critpath_step(P, 2, &pp, 1, 0, 35, NULL, 0, &s);
-	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 0, 0, 20, CP_COMPUTE, "X") &&
-	          seg_is(&s.seg[1], 1, 20, 25, CP_COMM, "hcom_receive_") &&
-	          seg_is(&s.seg[2], 1, 25, 35, CP_COMPUTE, "Y") && s.jumps == 1,
+	CHECK(s.nseg == 3 && seg_is(&s, 0, 0, 0, 20, CP_COMPUTE, "X") &&
+	          seg_is(&s, 1, 1, 20, 25, CP_COMM, "hcom_receive_") &&
+	          seg_is(&s, 2, 1, 25, 35, CP_COMPUTE, "Y") && s.jumps == 1,
 	      "hand P2P: sender's X, the transfer, receiver's Y");
 	critpath_step_free(&s);
 	d1 = predict(P, 2, &pp, 1, 35, "X=-50%");
@@ -187,8 +189,8 @@ check_hand(void)
 	                  {20, 30, "B", NULL, 14, CP_COMPUTE}};
 	cp_rank G[] = {mk(&hg[0], 0, g0, 2)};
 	critpath_step(G, 1, NULL, 0, 0, 30, NULL, 0, &s);
-	CHECK(s.nseg == 4 && seg_is(&s.seg[1], 0, 10, 14, CP_HOST_LAUNCH, "") &&
-	          seg_is(&s.seg[2], 0, 14, 20, CP_IDLE, ""),
+	CHECK(s.nseg == 4 && seg_is(&s, 1, 0, 10, 14, CP_HOST_LAUNCH, "") &&
+	          seg_is(&s, 2, 0, 14, 20, CP_IDLE, ""),
 	      "hand: the gap is 4 host launch, then 6 idle");
 	critpath_step_free(&s);
 
@@ -199,9 +201,9 @@ check_hand(void)
 	                  {31, 40, "L", NULL, INT64_MIN, CP_COMPUTE}};
 	cp_rank W[] = {mk(&hw[0], 0, w0, 4)};
 	critpath_step(W, 1, NULL, 0, 0, 40, NULL, 0, &s);
-	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 0, 0, 30, CP_COMM, "hcom_allReduce_") &&
-	          seg_is(&s.seg[1], 0, 30, 31, CP_WAITING, "EVENT_WAIT") &&
-	          seg_is(&s.seg[2], 0, 31, 40, CP_COMPUTE, "L"),
+	CHECK(s.nseg == 3 && seg_is(&s, 0, 0, 0, 30, CP_COMM, "hcom_allReduce_") &&
+	          seg_is(&s, 1, 0, 30, 31, CP_WAITING, "EVENT_WAIT") &&
+	          seg_is(&s, 2, 0, 31, 40, CP_COMPUTE, "L"),
 	      "hand: an event wait goes back to the op it waited for");
 	critpath_step_free(&s);
 	d1 = predict(W, 1, NULL, 0, 40, "hcom*=-50%");
@@ -226,7 +228,7 @@ static const cp_seg *
 seg_at(const cp_step *s, int64_t t)
 {
 	for (size_t k = 0; k < s->nseg; k++)
-		if (s->seg[k].start <= t && t < s->seg[k].end)
+		if (s->seg[k].start <= t && t < cp_seg_end(s, k))
 			return &s->seg[k];
 	return NULL;
 }
@@ -263,7 +265,7 @@ check_rl(void)
 				continue;
 			for (size_t c = 0; c < t.ncomm; c++) {
 				const gen_comm_truth *x = &t.comm[c];
-				if (x->rank != g->rank || x->end_ns != g->end)
+				if (x->rank != g->rank || x->end_ns != cp_seg_end(s, k))
 					continue;
 				colls++;
 				int64_t from = x->start_ns > x->last_arrival_ns
@@ -308,7 +310,8 @@ check_rl(void)
 		         a->collectives == b->collectives && a->jumps == b->jumps;
 		for (size_t k = 0; eq && k < a->nseg; k++)
 			eq = a->seg[k].rank == b->seg[k].rank &&
-			     a->seg[k].start == b->seg[k].start && a->seg[k].end == b->seg[k].end &&
+			     a->seg[k].start == b->seg[k].start &&
+			     cp_seg_end(a, k) == cp_seg_end(b, k) &&
 			     a->seg[k].kind == b->seg[k].kind &&
 			     a->seg[k].stage == b->seg[k].stage &&
 			     strcmp(a->seg[k].name, b->seg[k].name) == 0;
@@ -390,9 +393,9 @@ check_rl(void)
 			const cp_seg *g = &r.steps[i].seg[k];
 			if (g->rank == x->last_rank &&
 			    (g->kind == CP_IDLE || g->kind == CP_HOST_LAUNCH) &&
-			    g->end <= x->last_arrival_ns &&
+			    cp_seg_end(&r.steps[i], k) <= x->last_arrival_ns &&
 			    g->start >= x->last_arrival_ns - o.delay_ns - 2 * 1000 * 1000)
-				stalled += g->end - g->start;
+				stalled += cp_seg_end(&r.steps[i], k) - g->start;
 		}
 	CHECK(x != NULL && stalled >= o.delay_ns,
 	      "stall: the path waits %lld ns on rank %d before collective 4 (stall %lld)",
@@ -432,7 +435,7 @@ check_pp(void)
 				continue;
 			for (size_t c = 0; c < t.np2p; c++) {
 				const gen_p2p_truth *x = &t.p2p[c];
-				if (x->dst_rank != g->rank || x->recv_end_ns != g->end)
+				if (x->dst_rank != g->rank || x->recv_end_ns != cp_seg_end(s, k))
 					continue;
 				if (x->send_start_ns > x->recv_start_ns) {
 					p2p++;
