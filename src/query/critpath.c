@@ -281,78 +281,15 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 #undef CUT
 
 /* A rank's launches, read at the first gap of the path on it (the session's table would read
- * every rank's), kept in 8 bytes each rather than 16 (a rank of 1 M tasks, 1 M launches): by
- * device start, in blocks of up to 256 whose device starts are within 2^32 ns of the block's
- * first; each launch its device start's offset there, and its host start's difference from
- * its device start (INT32_MIN: in the table of the wider ones). */
-typedef struct launch_block {
-	int64_t dev0;   /* the device start of its first launch */
-	uint32_t first; /* the index of its first launch */
-} launch_block;
-
-typedef struct launch_wide {
-	size_t i; /* index of the launch */
-	int64_t host_start;
-} launch_wide;
-
+ * every rank's), kept in 8 bytes each (launch_pack). */
 typedef struct launches {
 	const tl_rank *r;
 	const tl_launch *v; /* the rank's, by device start, when the load kept them; borrowed */
-	launch_block *blk;
-	size_t nblk;
-	uint32_t *dev;
-	int32_t *host;
-	launch_wide *wide;
-	size_t nwide, n;
+	size_t n;
+	tl_launch_pack p;
 	int read;
 	pthread_mutex_t lock; /* steps run in parallel */
 } launches;
-
-static void
-launches_pack(launches *l, const tl_launch *v, size_t n)
-{
-	size_t cap = 0, wcap = 0;
-	l->n = n;
-	l->dev = xreallocarray(NULL, n ? n : 1, sizeof *l->dev);
-	l->host = xreallocarray(NULL, n ? n : 1, sizeof *l->host);
-	for (size_t i = 0; i < n; i++) {
-		launch_block *b = l->nblk ? &l->blk[l->nblk - 1] : NULL;
-		if (b == NULL || i - b->first == 256 ||
-		    (uint64_t)(v[i].dev_start - b->dev0) > UINT32_MAX)
-			VEC_PUSH(l->blk, l->nblk, cap,
-			         ((launch_block){v[i].dev_start, (uint32_t)i}));
-		l->dev[i] = (uint32_t)(v[i].dev_start - l->blk[l->nblk - 1].dev0);
-		int64_t d = v[i].host_start - v[i].dev_start; /* within +-2^63: TL_TIME_MAX */
-		if (d > INT32_MIN && d <= INT32_MAX) {
-			l->host[i] = (int32_t)d;
-		} else {
-			l->host[i] = INT32_MIN;
-			VEC_PUSH(l->wide, l->nwide, wcap, ((launch_wide){i, v[i].host_start}));
-		}
-	}
-}
-
-static int64_t
-launch_dev(const launches *l, size_t b, size_t i)
-{
-	return l->blk[b].dev0 + (int64_t)l->dev[i];
-}
-
-static int64_t
-launch_host(const launches *l, size_t b, size_t i)
-{
-	if (l->host[i] != INT32_MIN)
-		return launch_dev(l, b, i) + l->host[i];
-	size_t lo = 0, hi = l->nwide;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->wide[mid].i < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return l->wide[lo].host_start;
-}
 
 /* The host start of the launch whose device start is the first at or after dev_start (the rule
  * of launch_idle), or INT64_MIN. */
@@ -369,45 +306,22 @@ launch_of(void *ctx, int64_t dev_start)
 		tl_launch *own;
 		size_t n = load_launches(l->r, &own);
 		launch_sort_dev(own, n);
-		launches_pack(l, own, n);
+		launch_pack(&l->p, own, n);
 		free(own);
 		l->read = 1;
 	}
 	pthread_mutex_unlock(&l->lock);
-	if (l->v != NULL) {
-		size_t lo = 0, hi = l->n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (l->v[mid].dev_start < dev_start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		return lo < l->n ? l->v[lo].host_start : INT64_MIN;
-	}
-	size_t lo = 0, hi = l->nblk; /* the first block starting at or after dev_start */
+	if (l->v == NULL)
+		return launch_pack_next(&l->p, dev_start);
+	size_t lo = 0, hi = l->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (l->blk[mid].dev0 < dev_start)
+		if (l->v[mid].dev_start < dev_start)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0) /* every launch at or after it */
-		return l->n > 0 ? launch_host(l, 0, 0) : INT64_MIN;
-	size_t b = lo - 1, i = l->blk[b].first; /* the answer in block b, or the next's first */
-	size_t end = b + 1 < l->nblk ? l->blk[b + 1].first : l->n;
-	size_t hi2 = end;
-	while (i < hi2) {
-		size_t mid = i + (hi2 - i) / 2;
-		if (launch_dev(l, b, mid) < dev_start)
-			i = mid + 1;
-		else
-			hi2 = mid;
-	}
-	if (i < end)
-		return launch_host(l, b, i);
-	return b + 1 < l->nblk ? launch_host(l, b + 1, end) : INT64_MIN;
+	return lo < l->n ? l->v[lo].host_start : INT64_MIN;
 }
 
 /* A rank's stage instances as a map of time: between two consecutive instance boundaries at[j]
@@ -632,10 +546,7 @@ tlq_critical(const tl_query *q, const cp_scale *sc, size_t nsc, tl_cp_result *ou
 	step_job job = {q, ids, p2p, nl, sc, nsc, lv, out};
 	parallel_for(n, 1, step_run, &job); /* one step at a time: a graph is ~30 bytes a task */
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
-		free(lv[ri].blk);
-		free(lv[ri].dev);
-		free(lv[ri].host);
-		free(lv[ri].wide);
+		launch_pack_free(&lv[ri].p);
 		pthread_mutex_destroy(&lv[ri].lock);
 	}
 	free(lv);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/critpath.h"
+#include "analysis/launch.h"
 #include "gen/gen.h"
 #include "load/load.h"
 #include "query/query.h"
@@ -458,10 +459,68 @@ check_pp(void)
 	gen_truth_free(&t);
 }
 
+/* The launches a crossed rank's gaps ask for, packed in 8 bytes each: the same answer as a
+ * lower bound over the plain launches, through blocks cut at 256 and at 2^32 ns, equal device
+ * starts across a block's edge, and host starts more than 2^31 ns from their device's. */
+static void
+check_launch_pack(void)
+{
+	size_t n = 5000;
+	tl_launch *v = xcalloc(n, sizeof *v);
+	uint64_t x = 12345;
+	int64_t t = -(INT64_C(1) << 40);
+	for (size_t i = 0; i < n; i++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		unsigned r = (unsigned)(x >> 33);
+		if ((i >= 1000 && i < 1400) || r % 7 == 0)
+			t += 0; /* equal device starts: 400 in a row across a block's 256 */
+		else if (r % 97 == 1)
+			t += INT64_C(5) << 32; /* past a block's 2^32 ns */
+		else
+			t += (int64_t)(r % 5000);
+		int64_t d = (int64_t)(r % 2000000) - 1000000;
+		if (r % 53 == 0)
+			d = -(INT64_C(3) << 31); /* a host start far before its device start */
+		if (r % 59 == 0)
+			d = INT32_MIN; /* the escape value itself, a wide one */
+		v[i] = (tl_launch){t + d, t};
+	}
+	launch_sort_dev(v, n);
+	tl_launch_pack p;
+	launch_pack(&p, v, n);
+	size_t bad = 0, asked = 0;
+	for (size_t i = 0; i < n; i++)
+		for (int64_t dt = -1; dt <= 1; dt++, asked++) {
+			int64_t q = v[i].dev_start + dt;
+			size_t lo = 0, hi = n;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (v[mid].dev_start < q)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			int64_t want = lo < n ? v[lo].host_start : INT64_MIN;
+			bad += launch_pack_next(&p, q) != want;
+		}
+	bad += launch_pack_next(&p, INT64_MIN) != v[0].host_start;
+	bad += launch_pack_next(&p, v[n - 1].dev_start + 1) != INT64_MIN;
+	CHECK(bad == 0 && p.nblk > n / 256 + 1 && p.nwide > 0,
+	      "launch_pack: %zu of %zu lookups as the plain launches' (%zu blocks, %zu wide)",
+	      asked - bad, asked, p.nblk, p.nwide);
+	launch_pack_free(&p);
+	tl_launch_pack e;
+	launch_pack(&e, NULL, 0);
+	CHECK(launch_pack_next(&e, 0) == INT64_MIN, "launch_pack: none, none follows");
+	launch_pack_free(&e);
+	free(v);
+}
+
 int
 main(void)
 {
 	check_hand();
+	check_launch_pack();
 	if (rl_test_begin("critpath") == 0) {
 		check_rl();
 		check_pp();
