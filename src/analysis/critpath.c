@@ -14,24 +14,36 @@
 const char *const cp_kind_name[CP__COUNT] = {"compute",     "communication", "memory",
                                              "host_launch", "idle",          "waiting"};
 
-/* The step's graph: every rank's tasks under one index g = off[r] + i. */
+/* The step's graph: every rank's tasks under one index x = off[r] + i, below 2^31. Without a
+ * what-if the graph's times are the tasks' own (each task follows its predecessors by the gaps
+ * and the transfers there were), so only a what-if holds times of its own. */
 typedef struct graph {
 	const cp_rank *ranks;
 	size_t nranks, n;
-	size_t *off;        /* nranks + 1 */
-	size_t *rank_of;    /* per task: rank index */
-	const cp_item **it; /* per task */
-	ptrdiff_t *pred;    /* the task that finished last before it started, -1 */
-	ptrdiff_t *coll;    /* its collective instance (index into cstart), -1 */
-	ptrdiff_t *send;    /* a receive's send, -1 */
-	ptrdiff_t *on;      /* an event wait's task: the one that ended last before it did, -1 */
-	int *pm;            /* per mille its duration is scaled by */
-	int64_t *ns, *ne;   /* the times in the graph, scaled */
-	unsigned char *started;
+	size_t *off;              /* nranks + 1 */
+	int64_t t0;               /* a task starting before it starts there */
+	int32_t *pred;            /* the task that finished last before it started, -1 */
+	unsigned char *have_pred; /* per rank: pred is filled */
+	/* the links of the communication ops and event waits, few of the tasks: lx their
+	 * indexes, ascending; lv[k] of lx[k]: a collective's member, its instance (index into
+	 * cstart, >= 0); a receive, -2 - its send; an event wait, the task it waited for (the one
+	 * that ended last before it did); -1 none */
+	uint32_t *lx;
+	int32_t *lv;
+	size_t nl;
+	/* the what-if's: its scales, the times in the graph (INT64_MIN: not yet); NULL: none */
+	const cp_scale *sc;
+	size_t nsc;
+	int64_t *ns, *ne;
 	/* collective instances: members m[cstart[c] .. cstart[c + 1]), last arrival as it ran */
-	size_t *cstart, *cm, nc;
+	uint32_t *cstart, *cm;
+	size_t nc;
 	int64_t *clast;
 } graph;
+
+/* Task i of rank R. */
+#define LANE(R, i) (&(R)->lanes[(R)->task[i] >> (R)->shift])
+#define SL(R, i) (&LANE(R, i)->v[(R)->task[i] & ((UINT32_C(1) << (R)->shift) - 1)])
 
 static int64_t
 scale(int64_t d, int pm)
@@ -39,6 +51,106 @@ scale(int64_t d, int pm)
 	if (pm == 1000)
 		return d;
 	return d / 1000 * pm + d % 1000 * pm / 1000;
+}
+
+/* The rank index of task x. */
+static size_t
+rank_of(const graph *g, size_t x)
+{
+	size_t lo = 0, hi = g->nranks; /* the last rank whose first index is at or before x */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->off[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	while (lo + 1 < g->nranks && g->off[lo + 1] <= x) /* ranks without tasks */
+		lo++;
+	return lo;
+}
+
+static const tl_slice *
+sl_of(const graph *g, size_t x)
+{
+	size_t r = rank_of(g, x);
+	return SL(&g->ranks[r], x - g->off[r]);
+}
+
+static int
+kind_of(const graph *g, size_t x)
+{
+	const cp_rank *R = &g->ranks[rank_of(g, x)];
+	return LANE(R, x - g->off[R - g->ranks])->kind;
+}
+
+static const char *
+name_of(const graph *g, size_t x)
+{
+	const cp_rank *R = &g->ranks[rank_of(g, x)];
+	return strpool_get(R->pool, SL(R, x - g->off[R - g->ranks])->name);
+}
+
+/* A task's start as it ran, cut at the step's start. */
+static int64_t
+st(const graph *g, const tl_slice *s)
+{
+	return s->start > g->t0 ? s->start : g->t0;
+}
+
+static int64_t
+run_start(const graph *g, size_t x)
+{
+	return st(g, sl_of(g, x));
+}
+
+static int64_t
+run_end(const graph *g, size_t x)
+{
+	return sl_of(g, x)->end;
+}
+
+/* The link of x, a communication op or an event wait. */
+static int32_t *
+link_of(const graph *g, size_t x)
+{
+	size_t lo = 0, hi = g->nl;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->lx[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &g->lv[lo];
+}
+
+/* x's collective instance, its send (a receive) or the task it waited for (an event wait). */
+static ptrdiff_t
+coll_of(const graph *g, size_t x)
+{
+	if (kind_of(g, x) != CP_COMM)
+		return -1;
+	int32_t l = *link_of(g, x);
+	return l >= 0 ? l : -1;
+}
+
+static ptrdiff_t
+send_of(const graph *g, size_t x)
+{
+	if (kind_of(g, x) != CP_COMM)
+		return -1;
+	int32_t l = *link_of(g, x);
+	return l <= -2 ? -2 - (ptrdiff_t)l : -1;
+}
+
+static ptrdiff_t
+on_of(const graph *g, size_t x)
+{
+	if (kind_of(g, x) != CP_WAITING)
+		return -1;
+	int32_t l = *link_of(g, x);
+	return l >= 0 ? l : -1;
 }
 
 /* The task of rank r starting at start (a communication op named name when name is not NULL). */
@@ -49,13 +161,14 @@ find_item(const graph *g, size_t r, int64_t start, const char *name)
 	size_t lo = 0, hi = R->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (R->v[mid].start < start)
+		if (st(g, SL(R, mid)) < start)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i < R->n && R->v[i].start == start; i++)
-		if (R->v[i].kind == CP_COMM && (name == NULL || strcmp(R->v[i].name, name) == 0))
+	for (size_t i = lo; i < R->n && st(g, SL(R, i)) == start; i++)
+		if (LANE(R, i)->kind == CP_COMM &&
+		    (name == NULL || strcmp(strpool_get(R->pool, SL(R, i)->name), name) == 0))
 			return (ptrdiff_t)(g->off[r] + i);
 	return -1;
 }
@@ -67,29 +180,30 @@ static void
 link_waits(graph *g)
 {
 	for (size_t r = 0; r < g->nranks; r++) {
-		size_t o = g->off[r], n = g->off[r + 1] - o;
+		const cp_rank *R = &g->ranks[r];
+		size_t o = g->off[r], n = R->n;
 		for (size_t i = 0; i < n; i++) {
-			const cp_item *w = g->it[o + i];
-			if (w->kind != CP_WAITING)
+			if (LANE(R, i)->kind != CP_WAITING)
 				continue;
+			int64_t ws = st(g, SL(R, i)), we = SL(R, i)->end;
 			size_t lo = i, hi = n; /* first starting at or after the wait's end */
 			while (lo < hi) {
 				size_t mid = lo + (hi - lo) / 2;
-				if (g->it[o + mid]->start < w->end)
+				if (st(g, SL(R, mid)) < we)
 					lo = mid + 1;
 				else
 					hi = mid;
 			}
 			ptrdiff_t best = -1;
 			for (size_t k = lo, tries = 0; k > 0 && tries < 256; k--, tries++) {
-				const cp_item *y = g->it[o + k - 1];
-				if (k - 1 == i || y->kind == CP_WAITING || y->end > w->end ||
-				    y->end <= w->start)
+				const tl_slice *y = SL(R, k - 1);
+				if (k - 1 == i || LANE(R, k - 1)->kind == CP_WAITING ||
+				    y->end > we || y->end <= ws)
 					continue;
-				if (best < 0 || y->end > g->it[best]->end)
-					best = (ptrdiff_t)(o + k - 1);
+				if (best < 0 || y->end > SL(R, best)->end)
+					best = (ptrdiff_t)(k - 1);
 			}
-			g->on[o + i] = best;
+			*link_of(g, o + i) = best < 0 ? -1 : (int32_t)(o + (size_t)best);
 		}
 	}
 }
@@ -99,20 +213,27 @@ link_collectives(graph *g)
 {
 	tl_coll_entry *e = NULL;
 	size_t ne = 0, cap = 0;
-	for (size_t x = 0; x < g->n; x++) {
-		const cp_item *it = g->it[x];
-		if (it->kind != CP_COMM || it->group == NULL || coll_p2p_kind(it->name) != 0)
-			continue;
-		tl_coll_entry en = {.rank = (int)g->rank_of[x],
-		                    .group = it->group,
-		                    .name = it->name,
-		                    .step = 0,
-		                    .start = it->start,
-		                    .end = it->end};
-		VEC_PUSH(e, ne, cap, en);
+	for (size_t r = 0; r < g->nranks; r++) {
+		const cp_rank *R = &g->ranks[r];
+		for (size_t i = 0; i < R->n; i++) {
+			const cp_lane *l = LANE(R, i);
+			if (l->kind != CP_COMM || l->group == NULL)
+				continue;
+			const char *nm = strpool_get(R->pool, SL(R, i)->name);
+			if (coll_p2p_kind(nm) != 0)
+				continue;
+			tl_coll_entry en = {.rank = (int)r,
+			                    .group = l->group,
+			                    .name = nm,
+			                    .step = 0,
+			                    .start = st(g, SL(R, i)),
+			                    .end = SL(R, i)->end};
+			VEC_PUSH(e, ne, cap, en);
+		}
 	}
 	tl_coll *c;
 	size_t nc = coll_match(e, ne, &c);
+	free(e); /* the instances borrow the names only, the rank's */
 	g->cstart = xcalloc(nc + 1, sizeof *g->cstart);
 	g->clast = xcalloc(nc ? nc : 1, sizeof *g->clast);
 	size_t nm = 0;
@@ -133,27 +254,39 @@ link_collectives(graph *g)
 			                        c[i].name);
 			/* an op that ended before the last member arrived (clocks not aligned, or
 			 * not one call): no instance, its members stay plain tasks */
-			if (x < 0 || g->coll[x] >= 0 || g->it[x]->end < last)
+			if (x < 0 || *link_of(g, (size_t)x) >= 0 || run_end(g, (size_t)x) < last)
 				ok = 0;
 			else
-				g->cm[m++] = (size_t)x;
+				g->cm[m++] = (uint32_t)x;
 		}
 		if (!ok)
 			continue;
 		for (size_t k = m0; k < m; k++)
-			g->coll[g->cm[k]] = (ptrdiff_t)w;
+			*link_of(g, g->cm[k]) = (int32_t)w;
 		g->clast[w] = last;
-		g->cstart[++w] = m;
+		g->cstart[++w] = (uint32_t)m;
 	}
 	g->nc = w;
 	coll_free(c, nc);
-	free(e);
 }
 
 static int64_t
 start_of(const graph *g, size_t x)
 {
-	return g->started[x] ? g->ns[x] : g->it[x]->start;
+	return g->ns != NULL && g->ns[x] != INT64_MIN ? g->ns[x] : run_start(g, x);
+}
+
+/* A task's times in the graph: its own without a what-if. */
+static int64_t
+gstart(const graph *g, size_t x)
+{
+	return g->ns != NULL ? g->ns[x] : run_start(g, x);
+}
+
+static int64_t
+gend(const graph *g, size_t x)
+{
+	return g->ne != NULL ? g->ne[x] : run_end(g, x);
 }
 
 /* The latest arrival of collective c in the graph's times, and who (the lowest index on a tie). */
@@ -171,73 +304,83 @@ coll_last(const graph *g, size_t c, size_t *who)
 	return last;
 }
 
-/* A task's end in the graph's times, computed once, when every start it depends on is known
+static int scale_of(const cp_scale *sc, size_t nsc, int rank, const char *name);
+
+/* A task's end in the what-if's times, computed once, when every start it depends on is known
  * (the forward pass asks for it only once past its end as it ran). */
 static int64_t
 end_of(graph *g, size_t x)
 {
 	if (g->ne[x] != INT64_MIN)
 		return g->ne[x];
-	const cp_item *it = g->it[x];
-	int64_t s = start_of(g, x), e;
-	if (g->coll[x] >= 0) {
-		size_t c = (size_t)g->coll[x], who;
-		int64_t last = coll_last(g, c, &who);
-		e = (s > last ? s : last) + scale(it->end - g->clast[c], g->pm[x]);
-	} else if (g->on[x] >= 0) {
-		int64_t oe = g->it[g->on[x]]->end, from = it->start > oe ? it->start : oe;
-		int64_t on = end_of(g, (size_t)g->on[x]); /* not a wait: no deeper */
-		e = (s > on ? s : on) + scale(it->end - from, g->pm[x]);
-	} else if (g->send[x] >= 0) {
-		int64_t ss = g->it[g->send[x]]->start, from = it->start > ss ? it->start : ss;
-		int64_t sn = start_of(g, (size_t)g->send[x]);
-		e = (s > sn ? s : sn) + scale(it->end - from, g->pm[x]);
+	const tl_slice *it = sl_of(g, x);
+	int pm = scale_of(g->sc, g->nsc, g->ranks[rank_of(g, x)].rank, name_of(g, x));
+	int64_t s = start_of(g, x), e, is = st(g, it);
+	ptrdiff_t c = coll_of(g, x), on = on_of(g, x), sd = send_of(g, x);
+	if (c >= 0) {
+		size_t who;
+		int64_t last = coll_last(g, (size_t)c, &who);
+		e = (s > last ? s : last) + scale(it->end - g->clast[c], pm);
+	} else if (on >= 0) {
+		int64_t oe = run_end(g, (size_t)on), from = is > oe ? is : oe;
+		int64_t one = end_of(g, (size_t)on); /* not a wait: no deeper */
+		e = (s > one ? s : one) + scale(it->end - from, pm);
+	} else if (sd >= 0) {
+		int64_t ss = run_start(g, (size_t)sd), from = is > ss ? is : ss;
+		int64_t sn = start_of(g, (size_t)sd);
+		e = (s > sn ? s : sn) + scale(it->end - from, pm);
 	} else {
-		e = s + scale(it->end - it->start, g->pm[x]);
+		e = s + scale(it->end - is, pm);
 	}
 	return g->ne[x] = e;
 }
 
-/* A binary min-heap of indexes by key(ctx, index), ties by index. */
-typedef struct minheap {
-	size_t *v, n;
-} minheap;
+/* Per rank, a binary min-heap of its running tasks (local indexes) by end, ties by index. */
+typedef struct runheap {
+	uint32_t *v;
+	size_t n, cap;
+} runheap;
 
 static int
-heap_less(const graph *g, int by_end, size_t a, size_t b, const size_t *head)
+run_less(const cp_rank *R, uint32_t a, uint32_t b)
 {
-	int64_t ka = by_end ? g->it[a]->end : g->it[head[a]]->start;
-	int64_t kb = by_end ? g->it[b]->end : g->it[head[b]]->start;
+	int64_t ka = SL(R, a)->end, kb = SL(R, b)->end;
 	return ka != kb ? ka < kb : a < b;
 }
 
 static void
-heap_push(minheap *h, const graph *g, int by_end, const size_t *head, size_t x)
+run_push(runheap *h, const cp_rank *R, uint32_t x)
 {
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 64;
+		h->v = xreallocarray(h->v, h->cap, sizeof *h->v);
+	}
 	size_t i = h->n++;
 	h->v[i] = x;
-	while (i > 0 && heap_less(g, by_end, h->v[i], h->v[(i - 1) / 2], head)) {
-		size_t p = (i - 1) / 2, t = h->v[p];
+	while (i > 0 && run_less(R, h->v[i], h->v[(i - 1) / 2])) {
+		size_t p = (i - 1) / 2;
+		uint32_t t = h->v[p];
 		h->v[p] = h->v[i];
 		h->v[i] = t;
 		i = p;
 	}
 }
 
-static size_t
-heap_pop(minheap *h, const graph *g, int by_end, const size_t *head)
+static uint32_t
+run_pop(runheap *h, const cp_rank *R)
 {
-	size_t top = h->v[0], i = 0;
+	uint32_t top = h->v[0];
+	size_t i = 0;
 	h->v[0] = h->v[--h->n];
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;
-		if (l < h->n && heap_less(g, by_end, h->v[l], h->v[m], head))
+		if (l < h->n && run_less(R, h->v[l], h->v[m]))
 			m = l;
-		if (l + 1 < h->n && heap_less(g, by_end, h->v[l + 1], h->v[m], head))
+		if (l + 1 < h->n && run_less(R, h->v[l + 1], h->v[m]))
 			m = l + 1;
 		if (m == i)
 			break;
-		size_t t = h->v[m];
+		uint32_t t = h->v[m];
 		h->v[m] = h->v[i];
 		h->v[i] = t;
 		i = m;
@@ -245,55 +388,106 @@ heap_pop(minheap *h, const graph *g, int by_end, const size_t *head)
 	return top;
 }
 
-/* One pass over every task in the order of the starts as they ran (the ranks merged): each
- * task's predecessor is the task of its rank that finished last before it started (from a heap
- * of the rank's running tasks by end), and its start in the graph's times follows that task's
- * end by the gap there was. Then every end. */
+/* Task i of rank r, in start order on its rank: its predecessor is the task of the rank that
+ * finished last before it started (from the heap of the rank's running tasks by end), and in a
+ * what-if its start follows that task's end by the gap there was. */
+static void
+take(graph *g, size_t r, size_t i, runheap *run, ptrdiff_t *best)
+{
+	const cp_rank *R = &g->ranks[r];
+	int64_t s = st(g, SL(R, i));
+	while (run->n > 0 && SL(R, run->v[0])->end <= s) {
+		uint32_t y = run_pop(run, R);
+		const tl_slice *a = SL(R, y);
+		if (*best < 0 || a->end > SL(R, *best)->end ||
+		    (a->end == SL(R, *best)->end && st(g, a) >= st(g, SL(R, *best))))
+			*best = y;
+	}
+	size_t x = g->off[r] + i;
+	ptrdiff_t p = *best < 0 ? -1 : (ptrdiff_t)g->off[r] + *best;
+	g->pred[x] = (int32_t)p;
+	if (g->ns != NULL)
+		g->ns[x] = p >= 0 ? end_of(g, (size_t)p) + (s - SL(R, *best)->end) : s;
+	run_push(run, R, (uint32_t)i);
+}
+
+/* The predecessors of rank r's tasks, without a what-if: asked by the walk for the ranks it
+ * crosses (the array's pages of the others are never touched). */
+static void
+rank_preds(graph *g, size_t r)
+{
+	runheap run = {0};
+	ptrdiff_t best = -1;
+	for (size_t i = 0; i < g->ranks[r].n; i++)
+		take(g, r, i, &run, &best);
+	free(run.v);
+	g->have_pred[r] = 1;
+}
+
+/* In a what-if, one pass over every task, the ranks merged by start (an end is computed once
+ * every start it depends on is), then every end. */
 static void
 compute_times(graph *g)
 {
-	size_t *head = xcalloc(g->nranks ? g->nranks : 1, sizeof *head);
-	ptrdiff_t *best = xcalloc(g->nranks ? g->nranks : 1, sizeof *best);
-	minheap *run = xcalloc(g->nranks ? g->nranks : 1, sizeof *run);
-	size_t *runv = xreallocarray(NULL, g->n ? g->n : 1, sizeof *runv);
-	minheap rk = {xreallocarray(NULL, g->nranks ? g->nranks : 1, sizeof *rk.v), 0};
+	size_t nr1 = g->nranks ? g->nranks : 1;
+	if (g->ns == NULL) /* the predecessors only, a rank's own: when the walk gets there */
+		return;
+	size_t *head = xcalloc(nr1, sizeof *head);
+	ptrdiff_t *best = xcalloc(nr1, sizeof *best);
+	runheap *rr = xcalloc(nr1, sizeof *rr);
+	size_t *rk = xreallocarray(NULL, nr1, sizeof *rk), nrk = 0; /* ranks by next start */
+#define RK_LESS(a, b)                                                                              \
+	(st(g, SL(&g->ranks[a], head[a])) != st(g, SL(&g->ranks[b], head[b]))                      \
+	     ? st(g, SL(&g->ranks[a], head[a])) < st(g, SL(&g->ranks[b], head[b]))                 \
+	     : (a) < (b))
 	for (size_t r = 0; r < g->nranks; r++) {
-		head[r] = g->off[r];
 		best[r] = -1;
-		run[r].v = runv + g->off[r];
-		if (head[r] < g->off[r + 1])
-			heap_push(&rk, g, 0, head, r);
-	}
-	while (rk.n > 0) {
-		size_t r = heap_pop(&rk, g, 0, head), x = head[r]++;
-		const cp_item *it = g->it[x];
-		while (run[r].n > 0 && g->it[run[r].v[0]]->end <= it->start) {
-			size_t y = heap_pop(&run[r], g, 1, head);
-			if (best[r] < 0 || g->it[y]->end > g->it[best[r]]->end ||
-			    (g->it[y]->end == g->it[best[r]]->end &&
-			     g->it[y]->start >= g->it[best[r]]->start))
-				best[r] = (ptrdiff_t)y;
+		if (g->ranks[r].n == 0)
+			continue;
+		size_t i = nrk++;
+		rk[i] = r;
+		while (i > 0 && RK_LESS(rk[i], rk[(i - 1) / 2])) {
+			size_t p = (i - 1) / 2, t = rk[p];
+			rk[p] = rk[i];
+			rk[i] = t;
+			i = p;
 		}
-		ptrdiff_t p = g->pred[x] = best[r];
-		g->ns[x] = p >= 0 ? end_of(g, (size_t)p) + (it->start - g->it[p]->end) : it->start;
-		g->started[x] = 1;
-		heap_push(&run[r], g, 1, head, x);
-		if (head[r] < g->off[r + 1])
-			heap_push(&rk, g, 0, head, r);
 	}
+	while (nrk > 0) {
+		size_t r = rk[0];
+		take(g, r, head[r]++, &rr[r], &best[r]);
+		if (head[r] == g->ranks[r].n)
+			rk[0] = rk[--nrk];
+		for (size_t i = 0;;) { /* sift the top down */
+			size_t l = 2 * i + 1, m = i;
+			if (l < nrk && RK_LESS(rk[l], rk[m]))
+				m = l;
+			if (l + 1 < nrk && RK_LESS(rk[l + 1], rk[m]))
+				m = l + 1;
+			if (m == i)
+				break;
+			size_t t = rk[m];
+			rk[m] = rk[i];
+			rk[i] = t;
+			i = m;
+		}
+	}
+#undef RK_LESS
 	for (size_t x = 0; x < g->n; x++)
 		end_of(g, x);
-	free(rk.v);
-	free(runv);
-	free(run);
+	for (size_t r = 0; r < g->nranks; r++)
+		free(rr[r].v);
+	free(rk);
+	free(rr);
 	free(best);
 	free(head);
 }
 
 typedef struct segv {
 	cp_seg *v;
-	size_t *ri; /* rank index per segment */
 	size_t n, cap;
+	size_t ri;  /* the rank index of the last one (nranks: none) */
+	int64_t *b; /* the time by rank index (nranks: none) and kind, summed as they come */
 } segv;
 
 static void
@@ -301,23 +495,23 @@ push(segv *s, const graph *g, size_t ri, int64_t a, int64_t b, int kind, const c
 {
 	if (b <= a)
 		return;
+	ri = ri < g->nranks ? ri : g->nranks;
 	if (s->n > 0) { /* walking backwards: the previous one follows this one */
 		cp_seg *p = &s->v[s->n - 1];
-		if (s->ri[s->n - 1] == ri && p->kind == kind && p->start == b &&
-		    strcmp(p->name, name) == 0) {
+		if (s->ri == ri && p->kind == kind && p->start == b && strcmp(p->name, name) == 0) {
 			p->start = a;
+			s->b[ri * CP__COUNT + (size_t)kind] += b - a;
 			return;
 		}
 	}
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
 		s->v = xreallocarray(s->v, s->cap, sizeof *s->v);
-		s->ri = xreallocarray(s->ri, s->cap, sizeof *s->ri);
 	}
-	s->ri[s->n] = ri;
+	s->ri = ri;
+	s->b[ri * CP__COUNT + (size_t)kind] += b - a; /* a step is shorter than 2^63 ns */
 	s->v[s->n++] = (cp_seg){.rank = ri < g->nranks ? g->ranks[ri].rank : -1,
 	                        .start = a,
-	                        .end = b,
 	                        .kind = (uint8_t)kind,
 	                        .name = name,
 	                        .stage = -1};
@@ -342,104 +536,113 @@ cmp_ns_desc(const void *a, const void *b)
 static void
 walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 {
-	segv s = {0};
+	segv s = {.b = xcalloc((g->nranks + 1) * CP__COUNT, sizeof *s.b)};
 	/* the step's end: after every rank's last task, the time from the latest of them to the
 	 * step's end (the host's) kept */
 	ptrdiff_t x = -1;
-	int64_t end = t0, last_end = INT64_MIN;
-	for (size_t k = 0; k < g->n; k++) {
-		if (g->it[k]->end > last_end)
-			last_end = g->it[k]->end;
-		if (x < 0 || g->ne[k] > g->ne[x])
-			x = (ptrdiff_t)k;
-	}
+	int64_t end = t0, last_end = INT64_MIN, xe = INT64_MIN;
+	for (size_t r = 0; r < g->nranks; r++)
+		for (size_t i = 0; i < g->ranks[r].n; i++) {
+			size_t k = g->off[r] + i;
+			int64_t e = SL(&g->ranks[r], i)->end, ke = g->ne != NULL ? g->ne[k] : e;
+			if (e > last_end)
+				last_end = e;
+			if (x < 0 || ke > xe) {
+				x = (ptrdiff_t)k;
+				xe = ke;
+			}
+		}
 	if (x >= 0)
-		end = g->ne[x] + (t1 > last_end ? t1 - last_end : 0);
+		end = xe + (t1 > last_end ? t1 - last_end : 0);
 	if (x < 0) {
 		end = t1;
 		push(&s, g, g->nranks > 0 ? 0 : SIZE_MAX, t0, t1, CP_WAITING, "");
 	} else {
-		push(&s, g, g->rank_of[x], g->ne[x], end, CP_WAITING, "");
+		push(&s, g, rank_of(g, (size_t)x), xe, end, CP_WAITING, "");
 	}
-	unsigned char *seen = xcalloc(g->n ? g->n : 1, 1);
+	uint64_t *seen = xcalloc(g->n / 64 + 1, sizeof *seen); /* a bit a task */
+#define SEEN(x) (seen[(size_t)(x) / 64] >> ((size_t)(x) % 64) & 1)
+#define SEE(x) (seen[(size_t)(x) / 64] |= UINT64_C(1) << ((size_t)(x) % 64))
 	while (x >= 0) {
-		seen[x] = 1;
-		const cp_item *it = g->it[x];
-		size_t ri = g->rank_of[x];
-		if (g->coll[x] >= 0 || g->send[x] >= 0) {
+		SEE(x);
+		size_t ri = rank_of(g, (size_t)x);
+		const char *name = name_of(g, (size_t)x);
+		ptrdiff_t c = coll_of(g, (size_t)x), sd = send_of(g, (size_t)x),
+		          on = on_of(g, (size_t)x);
+		if (c >= 0 || sd >= 0) {
 			size_t who = (size_t)x;
 			int64_t last;
-			if (g->coll[x] >= 0)
-				last = coll_last(g, (size_t)g->coll[x], &who);
+			if (c >= 0)
+				last = coll_last(g, (size_t)c, &who);
 			else
-				last = g->ns[who = (size_t)g->send[x]];
-			int64_t from = g->ns[x] > last ? g->ns[x] : last;
-			push(&s, g, ri, from, g->ne[x], CP_COMM, it->name);
-			if (last > g->ns[x] && who != (size_t)x && !seen[who]) {
+				last = gstart(g, who = (size_t)sd);
+			int64_t xs = gstart(g, (size_t)x);
+			int64_t from = xs > last ? xs : last;
+			push(&s, g, ri, from, gend(g, (size_t)x), CP_COMM, name);
+			if (last > xs && who != (size_t)x && !SEEN(who)) {
 				x = (ptrdiff_t)who; /* through the rank that arrived last */
-				seen[x] = 1;
+				SEE(x);
 				out->jumps++;
-				it = g->it[x];
-				ri = g->rank_of[x];
-			} else if (last > g->ns[x]) { /* the last arrival is on the path already */
-				push(&s, g, ri, g->ns[x], last, CP_WAITING, "");
+				ri = rank_of(g, (size_t)x);
+			} else if (last > xs) { /* the last arrival is on the path already */
+				push(&s, g, ri, xs, last, CP_WAITING, "");
 			}
-		} else if (g->on[x] >= 0) {
-			size_t y = (size_t)g->on[x];
-			int64_t from = g->ns[x] > g->ne[y] ? g->ns[x] : g->ne[y];
-			push(&s, g, ri, from, g->ne[x], CP_WAITING, it->name);
-			if (g->ne[y] > g->ns[x] && !seen[y]) {
+		} else if (on >= 0) {
+			size_t y = (size_t)on;
+			int64_t xs = gstart(g, (size_t)x), ye = gend(g, y);
+			int64_t from = xs > ye ? xs : ye;
+			push(&s, g, ri, from, gend(g, (size_t)x), CP_WAITING, name);
+			if (ye > xs && !SEEN(y)) {
 				x = (ptrdiff_t)y; /* the task the stream waited for, whole */
 				continue;
 			}
-			push(&s, g, ri, g->ns[x], from, CP_WAITING, it->name);
+			push(&s, g, ri, xs, from, CP_WAITING, name);
 		} else {
-			push(&s, g, ri, g->ns[x], g->ne[x], it->kind, it->name);
+			push(&s, g, ri, gstart(g, (size_t)x), gend(g, (size_t)x),
+			     kind_of(g, (size_t)x), name);
 		}
-		int64_t t = g->ns[x];
+		int64_t t = gstart(g, (size_t)x);
+		if (!g->have_pred[ri])
+			rank_preds(g, ri);
 		ptrdiff_t p = g->pred[x];
-		if (p < 0 || seen[p]) {
+		if (p < 0 || SEEN(p)) {
 			push(&s, g, ri, t0, t, CP_WAITING, "");
 			break;
 		}
-		int64_t gap0 = g->ne[p];
+		int64_t gap0 = gend(g, (size_t)p);
 		if (t > gap0) {
 			int64_t hl = 0; /* the part of the gap before the host launched this task */
 			const cp_rank *R = &g->ranks[ri];
-			int64_t L = it->host_launch;
-			if (L == INT64_MIN && R->launch != NULL)
-				L = R->launch(R->ctx, it->start);
-			if (L != INT64_MIN && L > g->it[p]->end)
-				hl = (L < it->start ? L : it->start) - g->it[p]->end;
+			int64_t L = INT64_MIN, xs = run_start(g, (size_t)x),
+			        pe = run_end(g, (size_t)p);
+			if (R->launch != NULL)
+				L = R->launch(R->ctx, xs);
+			if (L != INT64_MIN && L > pe)
+				hl = (L < xs ? L : xs) - pe;
 			push(&s, g, ri, gap0 + hl, t, CP_IDLE, "");
 			push(&s, g, ri, gap0, gap0 + hl, CP_HOST_LAUNCH, "");
 		}
 		x = p;
 	}
+#undef SEE
+#undef SEEN
 	free(seen);
 	/* by start */
 	for (size_t i = 0, j = s.n ? s.n - 1 : 0; i < j; i++, j--) {
 		cp_seg tv = s.v[i];
 		s.v[i] = s.v[j];
 		s.v[j] = tv;
-		size_t tr = s.ri[i];
-		s.ri[i] = s.ri[j];
-		s.ri[j] = tr;
 	}
 	out->start = t0;
 	out->end = end;
 	out->seg = s.v;
 	out->nseg = s.n;
-	/* blame by rank and kind */
+	/* blame by rank and kind: summed as the segments came */
 	size_t nb = (g->nranks + 1) * CP__COUNT;
-	int64_t *b = xcalloc(nb, sizeof *b);
+	int64_t *b = s.b;
 	size_t nops = 0;
-	for (size_t i = 0; i < s.n; i++) {
-		size_t ri = s.ri[i] < g->nranks ? s.ri[i] : g->nranks;
-		b[ri * CP__COUNT + s.v[i].kind] =
-		    sat_add(b[ri * CP__COUNT + s.v[i].kind], s.v[i].end - s.v[i].start);
+	for (size_t i = 0; i < s.n; i++)
 		nops += s.v[i].kind == CP_COMPUTE;
-	}
 	out->blame = xcalloc(nb, sizeof *out->blame);
 	for (size_t ri = 0; ri <= g->nranks; ri++)
 		for (int k = 0; k < CP__COUNT; k++)
@@ -458,7 +661,7 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 		if (s.v[i].kind != CP_COMPUTE)
 			continue;
 		uint32_t k;
-		int64_t d = s.v[i].end - s.v[i].start;
+		int64_t d = cp_seg_end(out, i) - s.v[i].start;
 		if (u64map_get(&by, (uint64_t)(uintptr_t)s.v[i].name, &k)) {
 			o[k].ns = sat_add(o[k].ns, d);
 		} else {
@@ -480,7 +683,6 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 		qsort(o, w, sizeof *o, cmp_ns_desc);
 	out->ops = o;
 	out->nops = w;
-	free(s.ri);
 }
 
 static int
@@ -501,31 +703,45 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 	int64_t step = out->step;
 	memset(out, 0, sizeof *out);
 	out->step = step;
-	graph g = {.ranks = ranks, .nranks = nranks};
+	graph g = {.ranks = ranks, .nranks = nranks, .t0 = t0, .sc = sc, .nsc = nsc};
 	g.off = xcalloc(nranks + 1, sizeof *g.off);
 	for (size_t r = 0; r < nranks; r++)
 		g.off[r + 1] = g.off[r] + ranks[r].n;
 	g.n = g.off[nranks];
+	if (g.n >= (size_t)INT32_MAX) { /* 2^31 tasks would take 45 GB: none gets here */
+		fprintf(stderr, "tl: a step of %zu tasks is more than the critical path takes\n",
+		        g.n);
+		abort();
+	}
 	size_t n1 = g.n ? g.n : 1;
-	g.rank_of = xcalloc(n1, sizeof *g.rank_of);
-	g.it = xcalloc(n1, sizeof *g.it);
-	g.pred = xcalloc(n1, sizeof *g.pred);
-	g.coll = xcalloc(n1, sizeof *g.coll);
-	g.send = xcalloc(n1, sizeof *g.send);
-	g.on = xcalloc(n1, sizeof *g.on);
-	g.pm = xcalloc(n1, sizeof *g.pm);
-	g.ns = xcalloc(n1, sizeof *g.ns);
-	g.ne = xcalloc(n1, sizeof *g.ne);
-	g.started = xcalloc(n1, 1);
-	for (size_t r = 0; r < nranks; r++)
-		for (size_t i = 0; i < ranks[r].n; i++) {
-			size_t x = g.off[r] + i;
-			g.rank_of[x] = r;
-			g.it[x] = &ranks[r].v[i];
-			g.coll[x] = g.send[x] = g.on[x] = -1;
-			g.ne[x] = INT64_MIN;
-			g.pm[x] = nsc ? scale_of(sc, nsc, ranks[r].rank, ranks[r].v[i].name) : 1000;
+	g.pred = xreallocarray(NULL, n1, sizeof *g.pred);
+	g.have_pred = xcalloc(nranks ? nranks : 1, 1);
+	if (nsc > 0)
+		memset(g.have_pred, 1, nranks);
+	for (int pass = 0; pass < 2; pass++) { /* count, then fill */
+		g.nl = 0;
+		for (size_t r = 0; r < nranks; r++)
+			for (size_t i = 0; i < ranks[r].n; i++) {
+				int k = LANE(&ranks[r], i)->kind;
+				if (k != CP_COMM && k != CP_WAITING)
+					continue;
+				if (pass == 1) {
+					g.lx[g.nl] = (uint32_t)(g.off[r] + i);
+					g.lv[g.nl] = -1;
+				}
+				g.nl++;
+			}
+		if (pass == 0) {
+			g.lx = xreallocarray(NULL, g.nl ? g.nl : 1, sizeof *g.lx);
+			g.lv = xreallocarray(NULL, g.nl ? g.nl : 1, sizeof *g.lv);
 		}
+	}
+	if (nsc > 0) {
+		g.ns = xreallocarray(NULL, n1, sizeof *g.ns);
+		g.ne = xreallocarray(NULL, n1, sizeof *g.ne);
+		for (size_t x = 0; x < g.n; x++)
+			g.ns[x] = g.ne[x] = INT64_MIN;
+	}
 	link_collectives(&g);
 	out->collectives = g.nc;
 	for (size_t i = 0; i < np2p; i++) {
@@ -534,24 +750,21 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 		ptrdiff_t rv = find_item(&g, p2p[i].recv_rank, p2p[i].recv_start, NULL);
 		ptrdiff_t sd = find_item(&g, p2p[i].send_rank, p2p[i].send_start, NULL);
 		/* a pair whose receive ended before its send started is not one (clocks) */
-		if (rv < 0 || sd < 0 || g.coll[rv] >= 0 || g.it[rv]->end < g.it[sd]->start)
+		if (rv < 0 || sd < 0 || *link_of(&g, (size_t)rv) >= 0 ||
+		    run_end(&g, (size_t)rv) < run_start(&g, (size_t)sd))
 			continue;
-		g.send[rv] = sd;
+		*link_of(&g, (size_t)rv) = (int32_t)(-2 - sd);
 	}
 	link_waits(&g);
 	compute_times(&g);
 	walk(&g, t0, t1, out);
 	free(g.off);
-	free(g.rank_of);
-	free(g.it);
 	free(g.pred);
-	free(g.coll);
-	free(g.send);
-	free(g.on);
-	free(g.pm);
+	free(g.have_pred);
+	free(g.lx);
+	free(g.lv);
 	free(g.ns);
 	free(g.ne);
-	free(g.started);
 	free(g.cstart);
 	free(g.cm);
 	free(g.clast);

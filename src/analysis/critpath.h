@@ -18,6 +18,9 @@
  * from the model. */
 #ifndef TL_CRITPATH_H
 #define TL_CRITPATH_H
+#include "model/trace.h"
+#include "util/strpool.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,25 +37,29 @@ typedef enum cp_kind {
 } cp_kind;
 extern const char *const cp_kind_name[CP__COUNT];
 
-/* One device task of one rank inside the step. Strings are borrowed. */
-typedef struct cp_item {
-	int64_t start, end;  /* ns, end > start */
-	const char *name;    /* kernel or op name */
-	const char *group;   /* communication: the op's group ("" none); NULL otherwise */
-	int64_t host_launch; /* host start of the launch of this task when it is the first of its
-	                        launch, else INT64_MIN */
-	uint8_t kind;        /* CP_COMPUTE, CP_COMM, CP_MEMORY, or CP_WAITING: a stream's wait
-	                        for an event (EVENT_WAIT), which ends when the task that finished
-	                        last before its end on the rank (the event's) has */
-} cp_item;
+/* What a task of a rank is: its kind, and a communication op's group. */
+typedef struct cp_lane {
+	const tl_slice *v; /* the track's slices */
+	uint8_t kind;      /* CP_COMPUTE, CP_COMM, CP_MEMORY, or CP_WAITING: a stream's wait for
+	                      an event (EVENT_WAIT), which ends when the task that finished last
+	                      before its end on the rank (the event's) has */
+	const char *group; /* communication: the op's group ("" none); NULL otherwise */
+} cp_lane;
 
+/* One rank's device tasks inside the step: the model's slices, borrowed (a graph of a step of
+ * millions of tasks holds 32 bits of each, no copy): task i is lanes[task[i] >> shift].v[task[i]
+ * & (2^shift - 1)]. A task starting before the step starts at the step's start (t0); every
+ * task ends after it starts there. */
 typedef struct cp_rank {
-	int rank;         /* the rank's number */
-	const cp_item *v; /* by start */
+	int rank;             /* the rank's number */
+	const uint32_t *task; /* by start (as cut at t0): each task's lane and slice there */
+	unsigned shift;       /* 1 .. 31 */
 	size_t n;
-	/* For a gap on the path before a task whose host_launch is INT64_MIN: the host start of
-	 * the launch of the device work starting at dev_start, or INT64_MIN (NULL: none). Asked
-	 * only for the gaps on the path, so that launches are read only for ranks it crosses. */
+	const cp_lane *lanes;
+	const tl_strpool *pool; /* the slices' names */
+	/* For a gap on the path before a task: the host start of the launch of the device work
+	 * starting at dev_start, or INT64_MIN (NULL: none). Asked only for the gaps on the path,
+	 * so that launches are read only for ranks it crosses. */
 	int64_t (*launch)(void *ctx, int64_t dev_start);
 	void *ctx;
 } cp_rank;
@@ -71,12 +78,14 @@ typedef struct cp_scale {
 	int permille;
 } cp_scale;
 
+/* 24 bytes: a path holds about one a task of the ranks it crosses, every step's kept to the
+ * end. The segments of a step tile it: one ends where the next starts (cp_seg_end). */
 typedef struct cp_seg {
-	int rank; /* number */
-	int64_t start, end;
-	uint8_t kind;     /* cp_kind */
-	const char *name; /* borrowed; "" for idle and waiting */
-	int stage;        /* filled by the caller; -1 none */
+	int64_t start;
+	const char *name;  /* borrowed; "" for idle and waiting */
+	int rank;          /* number */
+	int stage : 24;    /* filled by the caller; -1 none */
+	unsigned kind : 8; /* cp_kind */
 } cp_seg;
 
 typedef struct cp_blame {
@@ -105,10 +114,20 @@ typedef struct cp_step {
 
 /* The path of one step [t0, t1) over ranks[0..nranks) with the step's P2P pairs, durations
  * scaled by sc[0..nsc) (none: the step as it ran). out is the caller's; free with
- * critpath_step_free. Segments' stage is -1. */
+ * critpath_step_free. Segments' stage is -1. Beside the caller's 4 bytes a task the graph
+ * takes 8 a communication op or event wait and 4 a task of the ranks the path crosses; with a
+ * what-if 20 a task (every rank's predecessors, and the times). A step has fewer than 2^31
+ * tasks. */
 void critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2p, int64_t t0,
                    int64_t t1, const cp_scale *sc, size_t nsc, cp_step *out);
 void critpath_step_free(cp_step *);
+
+/* The end of segment k of s: the next one's start, the last one's the step's end. */
+static inline int64_t
+cp_seg_end(const cp_step *s, size_t k)
+{
+	return k + 1 < s->nseg ? s->seg[k + 1].start : s->end;
+}
 
 /* Parses one what-if "PATTERN=-20%", "rank:3=+10%" or "rank:3:PATTERN=-20%" into *out
  * (pattern points into s, which must outlive it). 0, or -1 with the reason in err. */

@@ -259,3 +259,88 @@ launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows
 	free(lo);
 	free(hi);
 }
+
+void
+launch_pack(tl_launch_pack *p, const tl_launch *v, size_t n)
+{
+	size_t cap = 0, wcap = 0;
+	memset(p, 0, sizeof *p);
+	p->n = n;
+	p->dev = xreallocarray(NULL, n ? n : 1, sizeof *p->dev);
+	p->host = xreallocarray(NULL, n ? n : 1, sizeof *p->host);
+	for (size_t i = 0; i < n; i++) {
+		const struct tl_launch_block *b = p->nblk ? &p->blk[p->nblk - 1] : NULL;
+		if (b == NULL || i - b->first == 256 ||
+		    (uint64_t)(v[i].dev_start - b->dev0) > UINT32_MAX)
+			VEC_PUSH(p->blk, p->nblk, cap,
+			         ((struct tl_launch_block){v[i].dev_start, (uint32_t)i}));
+		p->dev[i] = (uint32_t)(v[i].dev_start - p->blk[p->nblk - 1].dev0);
+		int64_t d = v[i].host_start - v[i].dev_start; /* model times: no overflow */
+		if (d > INT32_MIN && d <= INT32_MAX) {
+			p->host[i] = (int32_t)d;
+		} else {
+			p->host[i] = INT32_MIN;
+			VEC_PUSH(p->wide, p->nwide, wcap,
+			         ((struct tl_launch_wide){i, v[i].host_start}));
+		}
+	}
+}
+
+static int64_t
+pack_dev(const tl_launch_pack *p, size_t b, size_t i)
+{
+	return p->blk[b].dev0 + (int64_t)p->dev[i];
+}
+
+static int64_t
+pack_host(const tl_launch_pack *p, size_t b, size_t i)
+{
+	if (p->host[i] != INT32_MIN)
+		return pack_dev(p, b, i) + p->host[i];
+	size_t lo = 0, hi = p->nwide;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->wide[mid].i < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return p->wide[lo].host_start;
+}
+
+int64_t
+launch_pack_next(const tl_launch_pack *p, int64_t t)
+{
+	size_t lo = 0, hi = p->nblk; /* the first block starting at or after t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->blk[mid].dev0 < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0) /* every launch at or after t */
+		return p->n > 0 ? pack_host(p, 0, 0) : INT64_MIN;
+	/* the answer is in the block before, or the first of the next */
+	size_t b = lo - 1, i = p->blk[b].first, end = lo < p->nblk ? p->blk[lo].first : p->n;
+	for (size_t h = end; i < h;) {
+		size_t mid = i + (h - i) / 2;
+		if (pack_dev(p, b, mid) < t)
+			i = mid + 1;
+		else
+			h = mid;
+	}
+	if (i < end)
+		return pack_host(p, b, i);
+	return lo < p->nblk ? pack_host(p, lo, end) : INT64_MIN;
+}
+
+void
+launch_pack_free(tl_launch_pack *p)
+{
+	free(p->blk);
+	free(p->dev);
+	free(p->host);
+	free(p->wide);
+	memset(p, 0, sizeof *p);
+}

@@ -85,11 +85,8 @@ load_gather_end(tl_rank *r, tl_gather *g)
 		gap_keep k = {r, 0};
 		launch_step_gaps(r, g->launches, g->nlaunches, keep_step, keep_gap, &k);
 		r->have_launch_steps = 1;
-		/* by device start now (launch_steps_idle): kept for the critical path */
-		free(r->launches);
-		r->launches = g->launches;
-		r->nlaunches = g->nlaunches;
-		g->launches = NULL;
+		/* not kept for the critical path (16 bytes a task): it reads the launches of the
+		 * few ranks whose gaps it crosses */
 	}
 	free(g->launches);
 	g->launches = NULL;

@@ -46,16 +46,33 @@ item_kind(tl_lane_kind k)
 	}
 }
 
-/* The runs of items v[run[k] .. run[k + 1]), each by start, merged into one array by start
- * (ties: the earlier run first, as a stable sort of v by start would give). */
-static cp_item *
-merge_runs(const cp_item *v, size_t n, const size_t *run, size_t nrun)
+/* A rank's tasks in a step: the slices, borrowed, and each one's entry in the lanes (two a
+ * track: its kind, and a wait for an event on a track of other work). */
+typedef struct rank_tasks {
+	uint32_t *lane, *idx; /* while they are gathered */
+	size_t n, cap;
+	cp_lane *lanes;
+	uint32_t *task; /* then packed (cp_rank) */
+	unsigned shift;
+} rank_tasks;
+
+#define CUT(s) ((s)->start > t0 ? (s)->start : t0)
+#define TASK(rt, i) (&(rt)->lanes[(rt)->lane[i]].v[(rt)->idx[i]])
+
+/* The runs of tasks [run[k] .. run[k + 1]), each by start (as cut at t0), merged into one by
+ * start (ties: the earlier run first, as a stable sort by start would give). */
+static void
+merge_runs(rank_tasks *rt, const size_t *run, size_t nrun, int64_t t0)
 {
-	cp_item *w = xreallocarray(NULL, n ? n : 1, sizeof *w);
+	size_t n = rt->n;
+	uint32_t *w = xreallocarray(NULL, n ? n : 1, sizeof *w);
+	uint32_t *lw = xreallocarray(NULL, n ? n : 1, sizeof *lw);
 	size_t *head = xcalloc(nrun ? nrun : 1, sizeof *head);
 	size_t *h = xcalloc(nrun ? nrun : 1, sizeof *h), nh = 0; /* a min-heap of runs */
 #define RUN_LESS(a, b)                                                                             \
-	(v[head[a]].start != v[head[b]].start ? v[head[a]].start < v[head[b]].start : (a) < (b))
+	(CUT(TASK(rt, head[a])) != CUT(TASK(rt, head[b]))                                          \
+	     ? CUT(TASK(rt, head[a])) < CUT(TASK(rt, head[b]))                                     \
+	     : (a) < (b))
 	for (size_t k = 0; k < nrun; k++) {
 		head[k] = run[k];
 		if (head[k] == run[k + 1])
@@ -71,7 +88,8 @@ merge_runs(const cp_item *v, size_t n, const size_t *run, size_t nrun)
 	}
 	for (size_t o = 0; nh > 0; o++) {
 		size_t k = h[0];
-		w[o] = v[head[k]++];
+		lw[o] = rt->lane[head[k]];
+		w[o] = rt->idx[head[k]++];
 		if (head[k] == run[k + 1])
 			h[0] = h[--nh];
 		for (size_t i = 0;;) { /* sift the top down */
@@ -91,28 +109,127 @@ merge_runs(const cp_item *v, size_t n, const size_t *run, size_t nrun)
 #undef RUN_LESS
 	free(h);
 	free(head);
-	return w;
+	free(rt->idx);
+	free(rt->lane);
+	rt->idx = w;
+	rt->lane = lw;
+	rt->cap = n;
+}
+
+/* The tasks in order of their starts (as cut at t0) when the tracks' runs are not: a radix
+ * sort of the starts, the tasks after them. */
+static void
+sort_tasks(rank_tasks *rt, int64_t t0)
+{
+	size_t n = rt->n;
+	int64_t *key = xreallocarray(NULL, n, sizeof *key);
+	int64_t *val = xreallocarray(NULL, n, sizeof *val);
+	for (size_t i = 0; i < n; i++) {
+		key[i] = CUT(TASK(rt, i));
+		val[i] = (int64_t)i;
+	}
+	if (!sorted_i64(key, n)) {
+		sort_i64_pairs(key, val, n);
+		uint32_t *w = xreallocarray(NULL, n, sizeof *w);
+		uint32_t *lw = xreallocarray(NULL, n, sizeof *lw);
+		for (size_t i = 0; i < n; i++) {
+			w[i] = rt->idx[val[i]];
+			lw[i] = rt->lane[val[i]];
+		}
+		free(rt->idx);
+		free(rt->lane);
+		rt->idx = w;
+		rt->lane = lw;
+	}
+	free(key);
+	free(val);
+}
+
+/* The tasks packed in 32 bits each (cp_rank's task): each track's slices of the step cut in
+ * chunks of 2^shift from the first there, two lanes a chunk (the track's kind, and its event
+ * waits); shift the largest that leaves bits enough for the lanes. */
+static void
+pack_tasks(rank_tasks *rt, size_t ntracks)
+{
+	size_t nt = ntracks ? ntracks : 1;
+	size_t *lo = xreallocarray(NULL, nt, sizeof *lo), *hi = xcalloc(nt, sizeof *hi);
+	size_t *base = xcalloc(nt, sizeof *base);
+	for (size_t k = 0; k < ntracks; k++)
+		lo[k] = SIZE_MAX;
+	for (size_t i = 0; i < rt->n; i++) {
+		size_t k = rt->lane[i] / 2;
+		lo[k] = rt->idx[i] < lo[k] ? rt->idx[i] : lo[k];
+		hi[k] = rt->idx[i] + 1 > hi[k] ? rt->idx[i] + 1 : hi[k];
+	}
+	unsigned sh = 31;
+	size_t nl = 0;
+	for (;; sh--) { /* a step of fewer than 2^31 tasks fits at 16 bits at the latest */
+		nl = 0;
+		for (size_t k = 0; k < ntracks; k++)
+			if (hi[k] > 0)
+				nl += 2 * (((hi[k] - lo[k] - 1) >> sh) + 1);
+		if (nl <= (size_t)1 << (32 - sh) || sh == 1)
+			break;
+	}
+	if (nl > (size_t)1 << (32 - sh)) {
+		fprintf(stderr, "tl: %zu tasks are more than the critical path takes\n", rt->n);
+		abort();
+	}
+	cp_lane *lanes = xcalloc(nl ? nl : 1, sizeof *lanes);
+	for (size_t k = 0, b = 0; k < ntracks; k++) {
+		if (hi[k] == 0)
+			continue;
+		base[k] = b;
+		for (size_t c = 0; c <= (hi[k] - lo[k] - 1) >> sh; c++, b += 2) {
+			const tl_slice *v = rt->lanes[2 * k].v + lo[k] + (c << sh);
+			lanes[b] = (cp_lane){v, rt->lanes[2 * k].kind, rt->lanes[2 * k].group};
+			lanes[b + 1] = (cp_lane){v, CP_WAITING, NULL};
+		}
+	}
+	rt->task = xreallocarray(NULL, rt->n ? rt->n : 1, sizeof *rt->task);
+	for (size_t i = 0; i < rt->n; i++) {
+		size_t k = rt->lane[i] / 2, o = rt->idx[i] - lo[k];
+		size_t l = base[k] + 2 * (o >> sh) + (rt->lane[i] & 1);
+		rt->task[i] = (uint32_t)(l << sh | (o & (((size_t)1 << sh) - 1)));
+	}
+	rt->shift = sh;
+	free(rt->lanes);
+	free(rt->lane);
+	free(rt->idx);
+	rt->lanes = lanes;
+	rt->lane = rt->idx = NULL;
+	free(base);
+	free(hi);
+	free(lo);
 }
 
 /* Rank ri's tasks of its step si (index into its steps; SIZE_MAX: a rank without steps, all of
- * them) into *v, by start; the latest end into *end. */
-static size_t
-rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, cp_item **v,
+ * them) into *rt, by start; the latest end into *end. */
+static void
+rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank_tasks *rt,
            int64_t *end)
 {
 	const tl_rank *r = tlq_trace(q)->ranks[ri];
-	size_t n = 0, cap = 0;
 	size_t *run = xcalloc(r->ntracks + 1, sizeof *run), nrun = 0;
 	int runs_sorted = 1;
-	*v = NULL;
+	memset(rt, 0, sizeof *rt);
+	rt->lanes = xcalloc(2 * r->ntracks + 1, sizeof *rt->lanes);
 	for (size_t k = 0; k < r->ntracks; k++) {
 		const tl_track *t = r->tracks[k];
 		int kind = item_kind(t->kind);
 		if (kind < 0 || t->n == 0)
 			continue;
-		const char *group = kind == CP_COMM ? strpool_get(r->pool, t->label) : NULL;
+		if (t->n > UINT32_MAX || k >= UINT32_MAX / 2) { /* 100 GB of slices: none */
+			fprintf(stderr,
+			        "tl: a lane of %zu slices is more than the critical path takes\n",
+			        t->n);
+			abort();
+		}
+		rt->lanes[2 * k] = (cp_lane){
+		    t->v, (uint8_t)kind, kind == CP_COMM ? strpool_get(r->pool, t->label) : NULL};
+		rt->lanes[2 * k + 1] = (cp_lane){t->v, CP_WAITING, NULL};
 		int tagged = t->step != NULL && si != SIZE_MAX;
-		size_t n0 = n;
+		size_t n0 = rt->n;
 		/* the step's work runs after its launch, so after the step's start; a tagged
 		 * track's later steps follow, so the scan ends past the step's host end at the
 		 * first task of a later step */
@@ -129,62 +246,47 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, cp_i
 			} else if (sl->start >= t1) {
 				break;
 			}
-			int64_t s = sl->start > t0 ? sl->start : t0;
+			int64_t s = CUT(sl);
 			if (sl->end <= s)
 				continue;
-			const char *nm = strpool_get(r->pool, sl->name);
-			cp_item it = {.start = s,
-			              .end = sl->end,
-			              .name = nm,
-			              .group = group,
-			              .host_launch = INT64_MIN,
-			              .kind = (uint8_t)kind};
+			uint32_t lane = (uint32_t)(2 * k);
 			/* a stream waiting for an event (EVENT_WAIT, Notify Wait outside an op) */
-			if (t->kind == TL_LANE_OTHER && strcasestr(nm, "wait") != NULL)
-				it.kind = CP_WAITING;
-			if (n > n0 && s < (*v)[n - 1].start)
+			if (t->kind == TL_LANE_OTHER &&
+			    strcasestr(strpool_get(r->pool, sl->name), "wait") != NULL)
+				lane++;
+			if (rt->n > n0 && s < CUT(TASK(rt, rt->n - 1)))
 				runs_sorted = 0;
-			VEC_PUSH(*v, n, cap, it);
+			if (rt->n == rt->cap) {
+				rt->cap = rt->cap ? 2 * rt->cap : 1024;
+				rt->idx = xreallocarray(rt->idx, rt->cap, sizeof *rt->idx);
+				rt->lane = xreallocarray(rt->lane, rt->cap, sizeof *rt->lane);
+			}
+			rt->idx[rt->n] = (uint32_t)i;
+			rt->lane[rt->n++] = lane;
 			if (sl->end > *end)
 				*end = sl->end;
 		}
-		if (n > n0)
+		if (rt->n > n0)
 			run[nrun++] = n0;
 	}
-	run[nrun] = n;
-	if (n > 1 && nrun > 1 && runs_sorted) { /* each track's by start: merged */
-		cp_item *w = merge_runs(*v, n, run, nrun);
-		free(*v);
-		*v = w;
-	} else if (n > 1 && !runs_sorted) { /* a radix sort of the starts, the items after them */
-		int64_t *key = xreallocarray(NULL, n, sizeof *key);
-		int64_t *val = xreallocarray(NULL, n, sizeof *val);
-		for (size_t i = 0; i < n; i++) {
-			key[i] = (*v)[i].start;
-			val[i] = (int64_t)i;
-		}
-		if (!sorted_i64(key, n)) {
-			sort_i64_pairs(key, val, n);
-			cp_item *w = xreallocarray(NULL, n, sizeof *w);
-			for (size_t i = 0; i < n; i++)
-				w[i] = (*v)[val[i]];
-			free(*v);
-			*v = w;
-		}
-		free(key);
-		free(val);
-	}
+	run[nrun] = rt->n;
+	if (rt->n > 1 && nrun > 1 && runs_sorted) /* each track's by start: merged */
+		merge_runs(rt, run, nrun, t0);
+	else if (rt->n > 1 && !runs_sorted)
+		sort_tasks(rt, t0);
+	pack_tasks(rt, r->ntracks);
 	free(run);
-	return n;
 }
+#undef TASK
+#undef CUT
 
 /* A rank's launches, read at the first gap of the path on it (the session's table would read
- * every rank's). */
+ * every rank's), kept in 8 bytes each (launch_pack). */
 typedef struct launches {
 	const tl_rank *r;
-	const tl_launch *v; /* by device start: own, or the rank's */
-	tl_launch *own;
+	const tl_launch *v; /* the rank's, by device start, when the load kept them; borrowed */
 	size_t n;
+	tl_launch_pack p;
 	int read;
 	pthread_mutex_t lock; /* steps run in parallel */
 } launches;
@@ -196,17 +298,21 @@ launch_of(void *ctx, int64_t dev_start)
 {
 	launches *l = ctx;
 	pthread_mutex_lock(&l->lock);
-	if (!l->read && l->r->launches != NULL) { /* the ones the load gathered, borrowed */
+	if (!l->read && l->r->launches != NULL) { /* the ones the load kept, borrowed */
 		l->v = l->r->launches;
 		l->n = l->r->nlaunches;
 		l->read = 1;
 	} else if (!l->read) {
-		l->n = load_launches(l->r, &l->own);
-		l->v = l->own;
-		launch_sort_dev(l->own, l->n);
+		tl_launch *own;
+		size_t n = load_launches(l->r, &own);
+		launch_sort_dev(own, n);
+		launch_pack(&l->p, own, n);
+		free(own);
 		l->read = 1;
 	}
 	pthread_mutex_unlock(&l->lock);
+	if (l->v == NULL)
+		return launch_pack_next(&l->p, dev_start);
 	size_t lo = 0, hi = l->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -308,15 +414,19 @@ one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp
 			}
 	}
 	cp_rank *R = xcalloc(nr ? nr : 1, sizeof *R);
+	rank_tasks *rt = xcalloc(nr ? nr : 1, sizeof *rt);
 	int64_t end = t1;
 	for (size_t ri = 0; ri < nr; ri++) {
-		R[ri].rank = tr->ranks[ri]->rank;
-		R[ri].launch = launch_of;
-		R[ri].ctx = &lv[ri];
-		cp_item *v = NULL;
 		if (si[ri] != SIZE_MAX - 1 && t0 < t1)
-			R[ri].n = rank_items(q, ri, si[ri], t0, t1, &v, &end);
-		R[ri].v = v;
+			rank_items(q, ri, si[ri], t0, t1, &rt[ri], &end);
+		R[ri] = (cp_rank){.rank = tr->ranks[ri]->rank,
+		                  .task = rt[ri].task,
+		                  .shift = rt[ri].shift,
+		                  .n = rt[ri].n,
+		                  .lanes = rt[ri].lanes,
+		                  .pool = tr->ranks[ri]->pool,
+		                  .launch = launch_of,
+		                  .ctx = &lv[ri]};
 	}
 	if (t0 >= t1)
 		t0 = t1 = t0 == INT64_MAX ? 0 : t0;
@@ -352,9 +462,12 @@ one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp
 		free(sm[ri].stage);
 	}
 	free(sm);
-	/* the names are the trace's: the items can go */
-	for (size_t ri = 0; ri < nr; ri++)
-		free((void *)R[ri].v);
+	/* the names are the trace's: the tasks can go */
+	for (size_t ri = 0; ri < nr; ri++) {
+		free(rt[ri].task);
+		free(rt[ri].lanes);
+	}
+	free(rt);
 	free(R);
 	free(si);
 }
@@ -431,9 +544,9 @@ tlq_critical(const tl_query *q, const cp_scale *sc, size_t nsc, tl_cp_result *ou
 		pthread_mutex_init(&lv[ri].lock, NULL);
 	}
 	step_job job = {q, ids, p2p, nl, sc, nsc, lv, out};
-	parallel_for(n, 1, step_run, &job); /* one step at a time: a graph is ~100 bytes a task */
+	parallel_for(n, 1, step_run, &job); /* one step at a time: a graph is ~30 bytes a task */
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
-		free(lv[ri].own);
+		launch_pack_free(&lv[ri].p);
 		pthread_mutex_destroy(&lv[ri].lock);
 	}
 	free(lv);
@@ -554,8 +667,8 @@ tlq_critical_encode(const tl_cp_result *r, size_t *len)
 			const cp_seg *g = &s->seg[k];
 			uint32_t ix = 0;
 			u64map_get(&nx.map, (uint64_t)(uintptr_t)(g->name ? g->name : ""), &ix);
-			fprintf(f, "%d %" PRId64 " %d %d %" PRIu32 "\n", g->rank, g->end - g->start,
-			        g->kind, g->stage, ix);
+			fprintf(f, "%d %" PRId64 " %d %d %" PRIu32 "\n", g->rank,
+			        cp_seg_end(s, k) - g->start, g->kind, g->stage, ix);
 		}
 		for (size_t k = 0; k < s->nblame; k++)
 			fprintf(f, "%d %d %" PRId64 "\n", s->blame[k].rank, s->blame[k].kind,
@@ -680,7 +793,7 @@ tlq_critical_decode(const char *text, size_t len, tl_cp_result *out)
 			cp_seg *g = &s->seg[k];
 			g->rank = (int)rd_num(&r, INT32_MIN, INT32_MAX);
 			g->start = t;
-			g->end = t = t + rd_num(&r, 1, s->end - t);
+			t = t + rd_num(&r, 1, s->end - t);
 			g->kind = (uint8_t)rd_num(&r, 0, CP__COUNT - 1);
 			g->stage = (int)rd_num(&r, -1, INT32_MAX);
 			int64_t ix = rd_num(&r, 0, nmax);

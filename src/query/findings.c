@@ -1505,7 +1505,7 @@ on_path(tl_finding *f, const tl_cp_result *cp)
 		size_t lo = 0, hi = s->nseg; /* the first segment ending after the span's start */
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (s->seg[mid].end <= f->start_ns)
+			if (cp_seg_end(s, mid) <= f->start_ns)
 				lo = mid + 1;
 			else
 				hi = mid;

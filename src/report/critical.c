@@ -40,7 +40,7 @@ step_json(tl_jsonw *w, const tl_query *q, const cp_step *s)
 		jsonw_object_begin(w);
 		report_jw_rank(w, "rank", g->rank);
 		jsonw_i64_m(w, "start_ns", g->start);
-		jsonw_i64_m(w, "end_ns", g->end);
+		jsonw_i64_m(w, "end_ns", cp_seg_end(s, k));
 		jsonw_str_m(w, "kind", tlq_cp_kind_name(g->kind));
 		jsonw_str_m(w, "stage", g->stage >= 0 ? stage_of(q, g->stage) : NULL);
 		jsonw_str_m(w, "name", g->name);
@@ -113,14 +113,17 @@ report_critical_json(FILE *f, const tl_query *q, const tl_cp_result *r, const ch
 	jsonw_close(w, "\n");
 }
 
+typedef struct seg_len {
+	const cp_seg *g;
+	int64_t len;
+} seg_len;
+
 static int
-cmp_seg_len(const void *a, const void *b)
+cmp_seg_len(const seg_len *x, const seg_len *y)
 {
-	const cp_seg *x = *(const cp_seg *const *)a, *y = *(const cp_seg *const *)b;
-	int64_t lx = x->end - x->start, ly = y->end - y->start;
-	if (lx != ly)
-		return lx > ly ? -1 : 1;
-	return (x->start > y->start) - (x->start < y->start);
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
+	return (x->g->start > y->g->start) - (x->g->start < y->g->start);
 }
 
 /* One step: its line, the blame table, its nsegs longest segments and (nops > 0) its nops
@@ -165,9 +168,9 @@ step_text(FILE *f, const tl_query *q, const cp_step *s, size_t nsegs, size_t nop
 		return;
 	/* the nsegs longest, in cmp_seg_len's order: kept sorted while the segments pass */
 	size_t top = nsegs < s->nseg ? nsegs : s->nseg, nv = 0;
-	const cp_seg **v = xcalloc(top, sizeof *v);
+	seg_len *v = xcalloc(top, sizeof *v);
 	for (size_t k = 0; k < s->nseg; k++) {
-		const cp_seg *g = &s->seg[k];
+		seg_len g = {&s->seg[k], cp_seg_end(s, k) - s->seg[k].start};
 		if (nv == top && cmp_seg_len(&g, &v[nv - 1]) >= 0)
 			continue;
 		size_t j = nv < top ? nv++ : nv - 1;
@@ -178,14 +181,14 @@ step_text(FILE *f, const tl_query *q, const cp_step *s, size_t nsegs, size_t nop
 	fprintf(f, "  longest segments (ms from the start of the step):\n");
 	for (size_t k = 0; k < nv; k++) {
 		char nm[96], st[48]; /* a profile's names and stages: sanitized and cut */
-		text_sanitize(v[k]->name, nm, sizeof nm, 1);
-		text_sanitize(stage_of(q, v[k]->stage), st, sizeof st, 1);
+		const cp_seg *g = v[k].g;
+		text_sanitize(g->name, nm, sizeof nm, 1);
+		text_sanitize(stage_of(q, g->stage), st, sizeof st, 1);
 		char line[256];
 		int w = snprintf(line, sizeof line, "    rank %-4s %13s  at %12s  %-13s %-12s %s",
-		                 RANK_TXT(v[k]->rank),
-		                 timefmt_ms(v[k]->end - v[k]->start, 3, a, sizeof a),
-		                 timefmt_ms(v[k]->start - s->start, 3, b, sizeof b),
-		                 tlq_cp_kind_name(v[k]->kind), st, nm);
+		                 RANK_TXT(g->rank), timefmt_ms(v[k].len, 3, a, sizeof a),
+		                 timefmt_ms(g->start - s->start, 3, b, sizeof b),
+		                 tlq_cp_kind_name(g->kind), st, nm);
 		size_t e = w < 0 ? 0 : (size_t)w < sizeof line ? (size_t)w : sizeof line - 1;
 		while (e > 0 && line[e - 1] == ' ') /* no trailing blanks without a name */
 			e--;

@@ -143,7 +143,7 @@ path_mark(tl_ui *ui)
 
 /* The device task a segment is, on its rank's lanes of its kind, or 0. */
 static int
-seg_slice(const tl_ui *ui, size_t ri, const cp_seg *g, ui_slice_ref *out)
+seg_slice(const tl_ui *ui, size_t ri, const cp_seg *g, int64_t end, ui_slice_ref *out)
 {
 	const tl_rank *r = ui->tr->ranks[ri];
 	for (size_t ti = 0; ti < r->ntracks; ti++) {
@@ -155,7 +155,7 @@ seg_slice(const tl_ui *ui, size_t ri, const cp_seg *g, ui_slice_ref *out)
 		if (k != g->kind)
 			continue;
 		size_t i = track_first_ending_after(t, g->start);
-		if (i < t->n && t->v[i].start <= g->start && t->v[i].end >= g->end) {
+		if (i < t->n && t->v[i].start <= g->start && t->v[i].end >= end) {
 			*out = (ui_slice_ref){ri, ti, i};
 			return 1;
 		}
@@ -204,10 +204,11 @@ path_go(tl_ui *ui, int dir)
 	}
 	m->cseg = k;
 	const cp_seg *g = &s->seg[k];
+	int64_t ge = cp_seg_end(s, k);
 	size_t ri = rank_ix(ui, g->rank);
 	ui_slice_ref sel;
 	if (ri != SIZE_MAX)
-		timeline_reveal(ui, ri, g->start, g->end, seg_slice(ui, ri, g, &sel) ? &sel : NULL);
+		timeline_reveal(ui, ri, g->start, ge, seg_slice(ui, ri, g, ge, &sel) ? &sel : NULL);
 	TIMELINE(ui)->vp.cursor = g->start;
 	char d[32], at[48], nm[128];
 	const char *stage = g->stage >= 0 ? tlq_stage_name(ui->q, g->stage) : NULL;
@@ -215,9 +216,8 @@ path_go(tl_ui *ui, int dir)
 	    ui, 0, "Path segment %zu of %zu: rank %s, %s%s%s, %s at %s (%.1f%% of the step)%s%s",
 	    k + 1, s->nseg, UI_RANK(g->rank), tlq_cp_kind_name(g->kind),
 	    g->name && g->name[0] ? " " : "", g->name ? ui_clean(ui, g->name, nm, sizeof nm) : "",
-	    timefmt_dur(g->end - g->start, d, sizeof d), ui_time(ui, g->start, at, sizeof at),
-	    s->end > s->start ? 100.0 * (double)(g->end - g->start) / (double)(s->end - s->start)
-	                      : 0.0,
+	    timefmt_dur(ge - g->start, d, sizeof d), ui_time(ui, g->start, at, sizeof at),
+	    s->end > s->start ? 100.0 * (double)(ge - g->start) / (double)(s->end - s->start) : 0.0,
 	    stage ? ", stage " : "", stage ? stage : "");
 }
 
@@ -323,7 +323,7 @@ timeline_marks_draw(tl_ui *ui, const ui_lane *l, int y)
 	for (size_t k = 0; k < s->nseg; k++) {
 		const cp_seg *g = &s->seg[k];
 		if (g->rank != rank || (!hdr && g->kind != kind) ||
-		    !span_cols(tl, g->start, g->end, &a, &b))
+		    !span_cols(tl, g->start, cp_seg_end(s, k), &a, &b))
 			continue;
 		/* the lane's own glyphs stay (the task is still seen); the header says the path */
 		paint(ui, y, a, b, ui->utf8 ? 0x2550 : '#', SLOT_CRITICAL, !hdr);
@@ -343,8 +343,8 @@ timeline_marks_ruler(tl_ui *ui)
 		for (int c = a; c <= b; c++)
 			ui->scr.cell[tl->lanes_x + c].slot = SLOT_FINDING;
 	if (m->cstep != SIZE_MAX && m->cseg != SIZE_MAX) {
-		const cp_seg *g = &m->cp.steps[m->cstep].seg[m->cseg];
-		if (span_cols(tl, g->start, g->end, &a, &b))
+		const cp_step *s = &m->cp.steps[m->cstep];
+		if (span_cols(tl, s->seg[m->cseg].start, cp_seg_end(s, m->cseg), &a, &b))
 			for (int c = a; c <= b; c++)
 				ui->scr.cell[tl->lanes_x + c].slot = SLOT_CRITICAL;
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/critpath.h"
+#include "analysis/launch.h"
 #include "gen/gen.h"
 #include "loading/loading.h"
 #include "query/query.h"
@@ -17,14 +18,80 @@
 #include "../test.h"
 #include "rl_test.h"
 
+/* A hand-built rank: each row a slice of a lane of its own (its kind and group), the names
+ * pooled, and a row's host launch (not INT64_MIN) a launch of the device work at its start. */
+typedef struct row {
+	int64_t start, end;
+	const char *name, *group;
+	int64_t host_launch;
+	int kind;
+} row;
+
+typedef struct hand {
+	tl_strpool *pool;
+	tl_slice *sl;
+	uint32_t *task;
+	cp_lane *lanes;
+	const row *v;
+	size_t n;
+} hand;
+
+static int64_t
+hand_launch(void *ctx, int64_t dev_start)
+{
+	const hand *h = ctx; /* the first launch at or after dev_start */
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i].host_launch != INT64_MIN && h->v[i].start >= dev_start)
+			return h->v[i].host_launch;
+	return INT64_MIN;
+}
+
+static cp_rank
+mk(hand *h, int rank, const row *v, size_t n)
+{
+	h->pool = strpool_new();
+	h->sl = xcalloc(n, sizeof *h->sl);
+	h->task = xcalloc(n, sizeof *h->task);
+	h->lanes = xcalloc(n, sizeof *h->lanes);
+	h->v = v;
+	h->n = n;
+	int launches = 0;
+	for (size_t i = 0; i < n; i++) {
+		h->sl[i] = (tl_slice){v[i].start, v[i].end,
+		                      strpool_intern(h->pool, v[i].name, strlen(v[i].name)), 0};
+		h->task[i] = (uint32_t)i << 1; /* lane i, its slice 0 */
+		h->lanes[i] = (cp_lane){h->sl + i, (uint8_t)v[i].kind, v[i].group};
+		launches |= v[i].host_launch != INT64_MIN;
+	}
+	return (cp_rank){.rank = rank,
+	                 .task = h->task,
+	                 .shift = 1,
+	                 .n = n,
+	                 .lanes = h->lanes,
+	                 .pool = h->pool,
+	                 .launch = launches ? hand_launch : NULL,
+	                 .ctx = h};
+}
+
+static void
+hand_free(hand *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		strpool_free(h[i].pool);
+		free(h[i].sl);
+		free(h[i].task);
+		free(h[i].lanes);
+	}
+}
+
 static int
 tiles(const cp_step *s)
 {
-	if (s->nseg == 0 || s->seg[0].start != s->start || s->seg[s->nseg - 1].end != s->end)
+	/* each ends where the next starts (cp_seg_end): none empty, the first at the start */
+	if (s->nseg == 0 || s->seg[0].start != s->start)
 		return 0;
 	for (size_t k = 0; k < s->nseg; k++)
-		if (s->seg[k].end <= s->seg[k].start ||
-		    (k > 0 && s->seg[k - 1].end != s->seg[k].start))
+		if (cp_seg_end(s, k) <= s->seg[k].start)
 			return 0;
 	return 1;
 }
@@ -38,10 +105,12 @@ blame_sum(const cp_step *s)
 	return t;
 }
 
+/* Segment k of s. */
 static int
-seg_is(const cp_seg *g, int rank, int64_t a, int64_t b, int kind, const char *name)
+seg_is(const cp_step *s, size_t k, int rank, int64_t a, int64_t b, int kind, const char *name)
 {
-	return g->rank == rank && g->start == a && g->end == b && g->kind == kind &&
+	const cp_seg *g = &s->seg[k];
+	return g->rank == rank && g->start == a && cp_seg_end(s, k) == b && g->kind == kind &&
 	       strcmp(g->name, name) == 0;
 }
 
@@ -68,22 +137,23 @@ check_hand(void)
 {
 	/* rank 1 computes longer, arrives last at the collective; the step's end is rank 0's
 	 * kernel after it */
-	const cp_item r0[] = {{0, 10, "A", NULL, INT64_MIN, CP_COMPUTE},
-	                      {10, 40, "hcom_allReduce__1_1_1", "g", INT64_MIN, CP_COMM},
-	                      {40, 50, "B", NULL, INT64_MIN, CP_COMPUTE}};
-	const cp_item r1[] = {{0, 30, "A", NULL, INT64_MIN, CP_COMPUTE},
-	                      {30, 40, "hcom_allReduce__1_1_1", "g", INT64_MIN, CP_COMM},
-	                      {40, 45, "B", NULL, INT64_MIN, CP_COMPUTE}};
-	cp_rank R[] = {{0, r0, 3, NULL, NULL}, {1, r1, 3, NULL, NULL}};
+	const row r0[] = {{0, 10, "A", NULL, INT64_MIN, CP_COMPUTE},
+	                  {10, 40, "hcom_allReduce__1_1_1", "g", INT64_MIN, CP_COMM},
+	                  {40, 50, "B", NULL, INT64_MIN, CP_COMPUTE}};
+	const row r1[] = {{0, 30, "A", NULL, INT64_MIN, CP_COMPUTE},
+	                  {30, 40, "hcom_allReduce__1_1_1", "g", INT64_MIN, CP_COMM},
+	                  {40, 45, "B", NULL, INT64_MIN, CP_COMPUTE}};
+	hand hr[2], hp[2], hg[1], hw[1];
+	cp_rank R[] = {mk(&hr[0], 0, r0, 3), mk(&hr[1], 1, r1, 3)};
 	cp_step s = {.step = 1};
 	critpath_step(R, 2, NULL, 0, 0, 50, NULL, 0, &s);
 	CHECK(s.nseg == 3 && s.collectives == 1 && s.jumps == 1,
 	      "hand: 3 segments, 1 collective, "
 	      "1 change of rank (%zu %zu %zu)",
 	      s.nseg, s.collectives, s.jumps);
-	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 1, 0, 30, CP_COMPUTE, "A") &&
-	          seg_is(&s.seg[1], 0, 30, 40, CP_COMM, "hcom_allReduce__1_1_1") &&
-	          seg_is(&s.seg[2], 0, 40, 50, CP_COMPUTE, "B"),
+	CHECK(s.nseg == 3 && seg_is(&s, 0, 1, 0, 30, CP_COMPUTE, "A") &&
+	          seg_is(&s, 1, 0, 30, 40, CP_COMM, "hcom_allReduce__1_1_1") &&
+	          seg_is(&s, 2, 0, 40, 50, CP_COMPUTE, "B"),
 	      "hand: through the last arrival (rank 1's A), the transfer, rank 0's B");
 	CHECK(tiles(&s) && blame_sum(&s) == 50, "hand: tiles the step, blame sums to it");
 	CHECK(s.nops == 2 && strcmp(s.ops[0].name, "A") == 0 && s.ops[0].ns == 30,
@@ -100,45 +170,49 @@ check_hand(void)
 	CHECK(d1 == 50, "hand: no such kernel: no change (%lld)", (long long)d1);
 
 	/* P2P: the receive waits for the send, the path goes back to the sender */
-	const cp_item p0[] = {{0, 20, "X", NULL, INT64_MIN, CP_COMPUTE},
-	                      {20, 25, "hcom_send_", "p", INT64_MIN, CP_COMM}};
-	const cp_item p1[] = {{5, 25, "hcom_receive_", "p", INT64_MIN, CP_COMM},
-	                      {25, 35, "Y", NULL, INT64_MIN, CP_COMPUTE}};
-	cp_rank P[] = {{0, p0, 2, NULL, NULL}, {1, p1, 2, NULL, NULL}};
+	const row p0[] = {{0, 20, "X", NULL, INT64_MIN, CP_COMPUTE},
+	                  {20, 25, "hcom_send_", "p", INT64_MIN, CP_COMM}};
+	const row p1[] = {{5, 25, "hcom_receive_", "p", INT64_MIN, CP_COMM},
+	                  {25, 35, "Y", NULL, INT64_MIN, CP_COMPUTE}};
+	cp_rank P[] = {mk(&hp[0], 0, p0, 2), mk(&hp[1], 1, p1, 2)};
 	cp_p2p pp = {0, 1, 20, 5};
 	critpath_step(P, 2, &pp, 1, 0, 35, NULL, 0, &s);
-	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 0, 0, 20, CP_COMPUTE, "X") &&
-	          seg_is(&s.seg[1], 1, 20, 25, CP_COMM, "hcom_receive_") &&
-	          seg_is(&s.seg[2], 1, 25, 35, CP_COMPUTE, "Y") && s.jumps == 1,
+	CHECK(s.nseg == 3 && seg_is(&s, 0, 0, 0, 20, CP_COMPUTE, "X") &&
+	          seg_is(&s, 1, 1, 20, 25, CP_COMM, "hcom_receive_") &&
+	          seg_is(&s, 2, 1, 25, 35, CP_COMPUTE, "Y") && s.jumps == 1,
 	      "hand P2P: sender's X, the transfer, receiver's Y");
 	critpath_step_free(&s);
 	d1 = predict(P, 2, &pp, 1, 35, "X=-50%");
 	CHECK(d1 == 25, "hand P2P: X=-50%% predicts 25 (%lld)", (long long)d1);
 
 	/* an idle gap whose next task the host launched late: host launch, then idle */
-	const cp_item g0[] = {{0, 10, "A", NULL, INT64_MIN, CP_COMPUTE},
-	                      {20, 30, "B", NULL, 14, CP_COMPUTE}};
-	cp_rank G[] = {{0, g0, 2, NULL, NULL}};
+	const row g0[] = {{0, 10, "A", NULL, INT64_MIN, CP_COMPUTE},
+	                  {20, 30, "B", NULL, 14, CP_COMPUTE}};
+	cp_rank G[] = {mk(&hg[0], 0, g0, 2)};
 	critpath_step(G, 1, NULL, 0, 0, 30, NULL, 0, &s);
-	CHECK(s.nseg == 4 && seg_is(&s.seg[1], 0, 10, 14, CP_HOST_LAUNCH, "") &&
-	          seg_is(&s.seg[2], 0, 14, 20, CP_IDLE, ""),
+	CHECK(s.nseg == 4 && seg_is(&s, 1, 0, 10, 14, CP_HOST_LAUNCH, "") &&
+	          seg_is(&s, 2, 0, 14, 20, CP_IDLE, ""),
 	      "hand: the gap is 4 host launch, then 6 idle");
 	critpath_step_free(&s);
 
 	/* an event wait: the stream waited for the op, the path goes through the op whole */
-	const cp_item w0[] = {{0, 30, "hcom_allReduce_", "g", INT64_MIN, CP_COMM},
-	                      {0, 5, "K", NULL, INT64_MIN, CP_COMPUTE},
-	                      {5, 31, "EVENT_WAIT", NULL, INT64_MIN, CP_WAITING},
-	                      {31, 40, "L", NULL, INT64_MIN, CP_COMPUTE}};
-	cp_rank W[] = {{0, w0, 4, NULL, NULL}};
+	const row w0[] = {{0, 30, "hcom_allReduce_", "g", INT64_MIN, CP_COMM},
+	                  {0, 5, "K", NULL, INT64_MIN, CP_COMPUTE},
+	                  {5, 31, "EVENT_WAIT", NULL, INT64_MIN, CP_WAITING},
+	                  {31, 40, "L", NULL, INT64_MIN, CP_COMPUTE}};
+	cp_rank W[] = {mk(&hw[0], 0, w0, 4)};
 	critpath_step(W, 1, NULL, 0, 0, 40, NULL, 0, &s);
-	CHECK(s.nseg == 3 && seg_is(&s.seg[0], 0, 0, 30, CP_COMM, "hcom_allReduce_") &&
-	          seg_is(&s.seg[1], 0, 30, 31, CP_WAITING, "EVENT_WAIT") &&
-	          seg_is(&s.seg[2], 0, 31, 40, CP_COMPUTE, "L"),
+	CHECK(s.nseg == 3 && seg_is(&s, 0, 0, 0, 30, CP_COMM, "hcom_allReduce_") &&
+	          seg_is(&s, 1, 0, 30, 31, CP_WAITING, "EVENT_WAIT") &&
+	          seg_is(&s, 2, 0, 31, 40, CP_COMPUTE, "L"),
 	      "hand: an event wait goes back to the op it waited for");
 	critpath_step_free(&s);
 	d1 = predict(W, 1, NULL, 0, 40, "hcom*=-50%");
 	CHECK(d1 == 25, "hand: the op it waited for at half: 25 (%lld)", (long long)d1);
+	hand_free(hr, 2);
+	hand_free(hp, 2);
+	hand_free(hg, 1);
+	hand_free(hw, 1);
 
 	char b1[] = "rank:3:MatMul*=-20%", b2[] = "x=20", b3[] = "x=-200%", err[128];
 	cp_scale sc;
@@ -155,7 +229,7 @@ static const cp_seg *
 seg_at(const cp_step *s, int64_t t)
 {
 	for (size_t k = 0; k < s->nseg; k++)
-		if (s->seg[k].start <= t && t < s->seg[k].end)
+		if (s->seg[k].start <= t && t < cp_seg_end(s, k))
 			return &s->seg[k];
 	return NULL;
 }
@@ -192,7 +266,7 @@ check_rl(void)
 				continue;
 			for (size_t c = 0; c < t.ncomm; c++) {
 				const gen_comm_truth *x = &t.comm[c];
-				if (x->rank != g->rank || x->end_ns != g->end)
+				if (x->rank != g->rank || x->end_ns != cp_seg_end(s, k))
 					continue;
 				colls++;
 				int64_t from = x->start_ns > x->last_arrival_ns
@@ -237,7 +311,8 @@ check_rl(void)
 		         a->collectives == b->collectives && a->jumps == b->jumps;
 		for (size_t k = 0; eq && k < a->nseg; k++)
 			eq = a->seg[k].rank == b->seg[k].rank &&
-			     a->seg[k].start == b->seg[k].start && a->seg[k].end == b->seg[k].end &&
+			     a->seg[k].start == b->seg[k].start &&
+			     cp_seg_end(a, k) == cp_seg_end(b, k) &&
 			     a->seg[k].kind == b->seg[k].kind &&
 			     a->seg[k].stage == b->seg[k].stage &&
 			     strcmp(a->seg[k].name, b->seg[k].name) == 0;
@@ -319,9 +394,9 @@ check_rl(void)
 			const cp_seg *g = &r.steps[i].seg[k];
 			if (g->rank == x->last_rank &&
 			    (g->kind == CP_IDLE || g->kind == CP_HOST_LAUNCH) &&
-			    g->end <= x->last_arrival_ns &&
+			    cp_seg_end(&r.steps[i], k) <= x->last_arrival_ns &&
 			    g->start >= x->last_arrival_ns - o.delay_ns - 2 * 1000 * 1000)
-				stalled += g->end - g->start;
+				stalled += cp_seg_end(&r.steps[i], k) - g->start;
 		}
 	CHECK(x != NULL && stalled >= o.delay_ns,
 	      "stall: the path waits %lld ns on rank %d before collective 4 (stall %lld)",
@@ -361,7 +436,7 @@ check_pp(void)
 				continue;
 			for (size_t c = 0; c < t.np2p; c++) {
 				const gen_p2p_truth *x = &t.p2p[c];
-				if (x->dst_rank != g->rank || x->recv_end_ns != g->end)
+				if (x->dst_rank != g->rank || x->recv_end_ns != cp_seg_end(s, k))
 					continue;
 				if (x->send_start_ns > x->recv_start_ns) {
 					p2p++;
@@ -384,10 +459,68 @@ check_pp(void)
 	gen_truth_free(&t);
 }
 
+/* The launches a crossed rank's gaps ask for, packed in 8 bytes each: the same answer as a
+ * lower bound over the plain launches, through blocks cut at 256 and at 2^32 ns, equal device
+ * starts across a block's edge, and host starts more than 2^31 ns from their device's. */
+static void
+check_launch_pack(void)
+{
+	size_t n = 5000;
+	tl_launch *v = xcalloc(n, sizeof *v);
+	uint64_t x = 12345;
+	int64_t t = -(INT64_C(1) << 40);
+	for (size_t i = 0; i < n; i++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		unsigned r = (unsigned)(x >> 33);
+		if ((i >= 1000 && i < 1400) || r % 7 == 0)
+			t += 0; /* equal device starts: 400 in a row across a block's 256 */
+		else if (r % 97 == 1)
+			t += INT64_C(5) << 32; /* past a block's 2^32 ns */
+		else
+			t += (int64_t)(r % 5000);
+		int64_t d = (int64_t)(r % 2000000) - 1000000;
+		if (r % 53 == 0)
+			d = -(INT64_C(3) << 31); /* a host start far before its device start */
+		if (r % 59 == 0)
+			d = INT32_MIN; /* the escape value itself, a wide one */
+		v[i] = (tl_launch){t + d, t};
+	}
+	launch_sort_dev(v, n);
+	tl_launch_pack p;
+	launch_pack(&p, v, n);
+	size_t bad = 0, asked = 0;
+	for (size_t i = 0; i < n; i++)
+		for (int64_t dt = -1; dt <= 1; dt++, asked++) {
+			int64_t q = v[i].dev_start + dt;
+			size_t lo = 0, hi = n;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (v[mid].dev_start < q)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			int64_t want = lo < n ? v[lo].host_start : INT64_MIN;
+			bad += launch_pack_next(&p, q) != want;
+		}
+	bad += launch_pack_next(&p, INT64_MIN) != v[0].host_start;
+	bad += launch_pack_next(&p, v[n - 1].dev_start + 1) != INT64_MIN;
+	CHECK(bad == 0 && p.nblk > n / 256 + 1 && p.nwide > 0,
+	      "launch_pack: %zu of %zu lookups as the plain launches' (%zu blocks, %zu wide)",
+	      asked - bad, asked, p.nblk, p.nwide);
+	launch_pack_free(&p);
+	tl_launch_pack e;
+	launch_pack(&e, NULL, 0);
+	CHECK(launch_pack_next(&e, 0) == INT64_MIN, "launch_pack: none, none follows");
+	launch_pack_free(&e);
+	free(v);
+}
+
 int
 main(void)
 {
 	check_hand();
+	check_launch_pack();
 	if (rl_test_begin("critpath") == 0) {
 		check_rl();
 		check_pp();
