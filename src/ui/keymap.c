@@ -358,6 +358,10 @@ keymap_write_list(const tl_keymap *km, FILE *f, int roff)
 				fprintf(f, "%s%s\n", a ? "\n" : "", section);
 		}
 		if (roff == 2) {
+			if (keys[0] == '\0') { /* a command only */
+				fprintf(f, "| (unbound) | `%s` | %s |\n", ai->name, ai->help);
+				continue;
+			}
 			fputs("| `", f);
 			for (const char *k = keys; *k; k++)
 				fputs(*k == ' ' ? "` `" : *k == '|' ? "\\|" : (char[2]){*k, 0}, f);
