@@ -62,6 +62,20 @@ void tlq_close(tl_query *);
 /* The session's trace. */
 const tl_trace *tlq_trace(const tl_query *);
 
+/* The hosts' clocks (`tl info`'s table, `tl summary --json`'s "clock"): ALIGNED, the hosts the
+ * load aligned (tl_trace.hosts, the reference first; borrowed from the trace), or no table and
+ * why: ONE_HOST (every rank names one host, or none), RAW (the ranks name several hosts whose
+ * clocks were not aligned: --clock raw; nhosts is then 2, "more than one"). */
+typedef enum { TLQ_CLOCKS_ALIGNED, TLQ_CLOCKS_ONE_HOST, TLQ_CLOCKS_RAW } tlq_clocks_state;
+typedef struct tlq_clock_table {
+	tlq_clocks_state state;
+	const tl_clock_host *hosts;
+	size_t nhosts;
+} tlq_clock_table;
+void tlq_clocks(const tl_query *, tlq_clock_table *);
+/* The index in the trace's ranks of host h's first rank; SIZE_MAX when it is not loaded. */
+size_t tlq_clock_first_rank(const tl_query *, const tl_clock_host *h);
+
 /* Progressive loading (the viewer, tl view): main opens the session on a trace that has no
  * ranks yet (load_trace_start) and attaches the load, which gives every rank of the load its
  * slot in the trace's ranks at once: a placeholder (TLQ_SLOT_PENDING: the rank's number, no

@@ -131,6 +131,9 @@
 	  "frame")                                                                                 \
 	X(DIFF_PANEL, "diff", 0, "Panels",                                                         \
 	  "With --compare: tl diff's ranked changes; Right: a row's ranks, Enter: both runs")      \
+	X(CLOCKS, "clocks", 0, "Panels",                                                           \
+	  "Show the hosts' clocks as tl aligned them: offset, drift, residual per host; Enter "    \
+	  "goes to the host's first rank")                                                         \
 	X(STAGE_NEXT, "stage-next", 0, "Panels",                                                   \
 	  "In the DP panel: the next RL stage; in the overview: the next table (also Right); in "  \
 	  "the matrix: the next group")                                                            \

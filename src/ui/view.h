@@ -98,6 +98,7 @@ typedef struct view_ops {
 	X(live_panel_view)                                                                         \
 	X(diff_panel_view)                                                                         \
 	X(query_panel_view)                                                                        \
+	X(clock_panel_view)                                                                        \
 	X(help_view)
 
 #define VIEW_EXTERN_(v) extern const view_ops v;

@@ -1,0 +1,51 @@
+/* The hosts' clocks of a loaded profile as the load aligned them (model/trace.h, tl_trace.hosts,
+ * the numbers `tl info` prints), and why there is no table when there is none: one host, or
+ * hosts whose clocks were kept as they are (--clock raw). */
+#include "config.h"
+#include "query/query.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static size_t
+rank_index(const tl_trace *tr, int rank)
+{
+	for (size_t i = 0; i < tr->nranks; i++)
+		if (tr->ranks[i]->rank == rank)
+			return i;
+	return SIZE_MAX;
+}
+
+void
+tlq_clocks(const tl_query *q, tlq_clock_table *out)
+{
+	const tl_trace *tr = tlq_trace(q);
+	memset(out, 0, sizeof *out);
+	if (tr->nhosts > 0) {
+		out->state = TLQ_CLOCKS_ALIGNED;
+		out->hosts = tr->hosts;
+		out->nhosts = tr->nhosts;
+		return;
+	}
+	/* no table: the hosts the ranks name, the first of each (two distinct: not one host) */
+	const char *first = NULL;
+	for (size_t i = 0; i < tr->nranks; i++) {
+		const char *h = tr->ranks[i]->host;
+		if (h == NULL)
+			continue;
+		if (first == NULL) {
+			first = h;
+			out->nhosts = 1;
+		} else if (strcmp(h, first) != 0) {
+			out->nhosts = 2;
+			break;
+		}
+	}
+	out->state = out->nhosts > 1 ? TLQ_CLOCKS_RAW : TLQ_CLOCKS_ONE_HOST;
+}
+
+size_t
+tlq_clock_first_rank(const tl_query *q, const tl_clock_host *h)
+{
+	return h->nranks > 0 ? rank_index(tlq_trace(q), h->ranks[0]) : SIZE_MAX;
+}
