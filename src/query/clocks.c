@@ -5,6 +5,7 @@
 #include "query/query.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 static size_t
@@ -48,4 +49,22 @@ size_t
 tlq_clock_first_rank(const tl_query *q, const tl_clock_host *h)
 {
 	return h->nranks > 0 ? rank_index(tlq_trace(q), h->ranks[0]) : SIZE_MAX;
+}
+
+void
+tlq_clock_ranks_text(const tl_clock_host *h, char *out, size_t len)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < h->nranks && o + 24 < len;) {
+		size_t j = i;
+		while (j + 1 < h->nranks && h->ranks[j + 1] == h->ranks[j] + 1)
+			j++;
+		if (j > i)
+			o += (size_t)snprintf(out + o, len - o, "%s%d-%d", i ? "," : "",
+			                      h->ranks[i], h->ranks[j]);
+		else
+			o += (size_t)snprintf(out + o, len - o, "%s%d", i ? "," : "", h->ranks[i]);
+		i = j + 1;
+	}
 }

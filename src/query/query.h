@@ -75,6 +75,8 @@ typedef struct tlq_clock_table {
 void tlq_clocks(const tl_query *, tlq_clock_table *);
 /* The index in the trace's ranks of host h's first rank; SIZE_MAX when it is not loaded. */
 size_t tlq_clock_first_rank(const tl_query *, const tl_clock_host *h);
+/* A host's ranks as "0-3,8" into out (len bytes; cut, never overrun, when long). */
+void tlq_clock_ranks_text(const tl_clock_host *h, char *out, size_t len);
 
 /* Progressive loading (the viewer, tl view): main opens the session on a trace that has no
  * ranks yet (load_trace_start) and attaches the load, which gives every rank of the load its

@@ -28,25 +28,6 @@ how_name(tl_clock_how how)
 	return "kept: no shared collective";
 }
 
-/* "0-3,8" */
-static void
-rank_list(const tl_clock_host *h, char *out, size_t len)
-{
-	size_t o = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < h->nranks && o + 24 < len;) {
-		size_t j = i;
-		while (j + 1 < h->nranks && h->ranks[j + 1] == h->ranks[j] + 1)
-			j++;
-		if (j > i)
-			o += (size_t)snprintf(out + o, len - o, "%s%d-%d", i ? "," : "",
-			                      h->ranks[i], h->ranks[j]);
-		else
-			o += (size_t)snprintf(out + o, len - o, "%s%d", i ? "," : "", h->ranks[i]);
-		i = j + 1;
-	}
-}
-
 static double
 drift_ppm(const tl_clock_host *h)
 {
@@ -79,7 +60,7 @@ report_clock_text(FILE *f, const tl_trace *tr)
 		const tl_clock_host *h = &tr->hosts[i];
 		char name[256], ranks[256];
 		text_sanitize(h->name, name, sizeof name, 1);
-		rank_list(h, ranks, sizeof ranks);
+		tlq_clock_ranks_text(h, ranks, sizeof ranks);
 		int64_t off = h->clock.off, a = off < 0 ? -off : off;
 		fprintf(f, "%-24s %-16s %s%6" PRId64 ".%06" PRId64 " %10.3f %12.3f %8zu  %s", name,
 		        ranks, off < 0 ? "-" : " ", a / 1000000, a % 1000000, drift_ppm(h),

@@ -41,25 +41,6 @@ how_name(tl_clock_how how)
 	return "no collective"; /* kept: nothing to align it by */
 }
 
-/* "0-3,8" */
-static void
-rank_list(const tl_clock_host *h, char *out, size_t len)
-{
-	size_t o = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < h->nranks && o + 24 < len;) {
-		size_t j = i;
-		while (j + 1 < h->nranks && h->ranks[j + 1] == h->ranks[j] + 1)
-			j++;
-		if (j > i)
-			o += (size_t)snprintf(out + o, len - o, "%s%d-%d", i ? "," : "",
-			                      h->ranks[i], h->ranks[j]);
-		else
-			o += (size_t)snprintf(out + o, len - o, "%s%d", i ? "," : "", h->ranks[i]);
-		i = j + 1;
-	}
-}
-
 static void
 clock_row_cells(tl_ui *ui, void *ctx, size_t row, int sel, ui_table_row *out)
 {
@@ -67,7 +48,7 @@ clock_row_cells(tl_ui *ui, void *ctx, size_t row, int sel, ui_table_row *out)
 	const tl_clock_host *h = &s->c.hosts[row];
 	ui_clean(ui, h->name, out->cell[0], sizeof out->cell[0]);
 	out->slot[0] = sel ? SLOT_LABEL_CURRENT : SLOT_RANK;
-	rank_list(h, out->cell[1], sizeof out->cell[1]);
+	tlq_clock_ranks_text(h, out->cell[1], sizeof out->cell[1]);
 	snprintf(out->cell[2], sizeof out->cell[2], "%.6f", (double)h->clock.off / 1e6);
 	snprintf(out->cell[3], sizeof out->cell[3], "%.3f", h->clock.drift * 1e6);
 	snprintf(out->cell[4], sizeof out->cell[4], "%.3f", (double)h->residual_ns / 1e3);
