@@ -841,7 +841,7 @@ f_pipeline_bubble(fctx *c)
 	if (pp == NULL || pp->nsteps == 0 || pp->npp < 2)
 		return;
 	for (int ps = 0; ps < pp->npp; ps++) {
-		int64_t rec = 0, span = 0, s0 = 0, e0 = 0;
+		int64_t rec = 0, stime = 0, s0 = 0, e0 = 0;
 		double ratio = 0, ideal = 0;
 		int nst = 0, m = 0;
 		int64_t step = -1;
@@ -862,7 +862,12 @@ f_pipeline_bubble(fctx *c)
 				if (sp <= 0 || ex < c->th[TL_FIND_PIPELINE_BUBBLE])
 					continue;
 				rec = sat_add(rec, (int64_t)(ex * (double)sp));
-				span = sat_add(span, sp);
+				/* the share's denominator, as every finding's: the step time of
+				 * the rank it names (the pipeline's span, the step not marked) */
+				int64_t t = st->step >= 0 && g->shown < c->tr->nranks
+				                ? step_time(c, g->shown, st->step)
+				                : 0;
+				stime = sat_add(stime, t > 0 ? t : sp);
 				ratio = g->bubble_ratio;
 				ideal = id;
 				m = mb;
@@ -887,7 +892,7 @@ f_pipeline_bubble(fctx *c)
 		f->nsteps = nst;
 		f->start_ns = s0;
 		f->end_ns = e0;
-		f->share = share_of(rec, (double)span);
+		f->share = share_of(rec, (double)stime);
 		char a1[32];
 		snprintf(
 		    f->evidence, sizeof f->evidence,

@@ -422,6 +422,16 @@ if case == "pp":
         ok(f is not None, "PP stage %d's bubble beyond the ideal is found" % stage)
         if f:
             near(f["recoverable_ns"], int(want), "PP stage %d's excess bubble" % stage)
+            # its share, as every finding's: over the step time of the rank it names (that
+            # rank's STEP_TIME rows of the steps counted), not over the pipeline's span
+            rc = sqlite3.connect("file:%s?mode=ro&immutable=1" % glob.glob(os.path.join(
+                prof, "*r%d_*" % f["rank"], "ASCEND_PROFILER_OUTPUT", "*.db"))[0], uri=True)
+            rsteps = list(rc.execute("SELECT startNs, endNs FROM STEP_TIME ORDER BY startNs"))
+            denom = sum(e - s for k, (s, e) in enumerate(rsteps)
+                        if ratios[k * p + stage]["bubble_ratio"] - ideal >= 0.02)
+            ok(denom > 0 and abs(f["share"] - f["recoverable_ns"] / denom) <= 1e-4,
+               "PP stage %d's share %.6f is its excess over rank %d's step time (%.6f)"
+               % (stage, f["share"], f["rank"], f["recoverable_ns"] / denom if denom else 0))
 EOF
 
 run_check() { # CASE NAME
