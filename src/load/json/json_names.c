@@ -376,8 +376,8 @@ json_args_members(const jctx *c, const jevent *ev, const jkey *keys, int nkeys, 
 	int bad = -1;
 	jevent tmp;
 	tmp.bad = -1;
-	for (int k = 0; k < nkeys; k++)
-		out[k].len = 0;
+	for (int k = 0; k < nkeys; k++) /* a member not found: an empty span at the start */
+		out[k].off = out[k].len = 0;
 	if (a.len < 2 || b[i] != '{')
 		return -1;
 	for (i++;;) {
@@ -419,9 +419,11 @@ json_args_members(const jctx *c, const jevent *ev, const jkey *keys, int nkeys, 
 int
 json_span_int(const jctx *c, jspan s, int64_t *v)
 {
+	if (s.len == 0) /* not found: its offset says nothing */
+		return 0;
 	size_t n;
 	const char *t = json_span_text(c, s, &n);
-	return s.len > 0 && json_dec_parse(t, n, 0, v) == DEC_OK;
+	return json_dec_parse(t, n, 0, v) == DEC_OK;
 }
 
 /* A short string member value into buf (escapes decoded by cJSON), or NULL when it is not a
