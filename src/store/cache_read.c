@@ -301,9 +301,9 @@ get_launch_steps(rd *r, tl_rank *rk)
 		rk->nlaunch_gaps = (size_t)i + 1;
 		if (r->bad == NULL &&
 		    (x->host < 0 || (x->host == 0 && (x->start != 0 || x->end != 0)) ||
-		     (x->host > 0 && (i == 0 || x->end <= x->start || x->host > x->end - x->start ||
-		                      x->step != rk->launch_gaps[i - 1].step ||
-		                      !tl_time_ok(x->start) || !tl_time_ok(x->end)))))
+		     (x->host > 0 && (i == 0 || !tl_time_ok(x->start) || !tl_time_ok(x->end) ||
+		                      x->end <= x->start || x->host > x->end - x->start ||
+		                      x->step != rk->launch_gaps[i - 1].step))))
 			r->bad = "a launch gap is inconsistent";
 	}
 }
