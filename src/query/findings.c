@@ -1206,6 +1206,8 @@ f_frequency_drop(fctx *c)
 				    so->step_end > so->step_start ? so->step_start : r->t_min;
 				int64_t t1 =
 				    so->step_end > so->step_start ? so->step_end : r->t_max;
+				if (t1 <= t0) /* a rank without times (t_min > t_max) */
+					continue;
 				int64_t u = 0, lost = 0;
 				for (size_t s = 0; s < k->n; s++) {
 					int64_t a = k->t[s],
