@@ -257,9 +257,6 @@ load_rank(load_ctx *c, load_job *j)
 		if (wrote)
 			m = cache_remap_rank(c->cache, first, j->count);
 		if (m != NULL) {
-			m->launches = r->launches; /* not in the cache file: kept as gathered */
-			m->nlaunches = r->nlaunches;
-			r->launches = NULL;
 			rank_free(r);
 			r = m;
 			drop_inputs(c, j);

@@ -6,7 +6,6 @@
 #include "util/xalloc.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 static int64_t
@@ -199,15 +198,6 @@ clock_map_launches(const tl_clock *c, tl_launch *v, size_t n)
 	}
 }
 
-static int
-cmp_launch_dev(const void *a, const void *b)
-{
-	const tl_launch *x = a, *y = b;
-	if (x->dev_start != y->dev_start)
-		return x->dev_start < y->dev_start ? -1 : 1;
-	return (x->host_start > y->host_start) - (x->host_start < y->host_start);
-}
-
 void
 rank_clock_apply(tl_rank *r, const tl_clock *c, int in_place)
 {
@@ -231,10 +221,6 @@ rank_clock_apply(tl_rank *r, const tl_clock *c, int in_place)
 		clock_map_counter(c, r->counters[i]);
 	if (r->comm != NULL)
 		map_comm(c, r->comm, in_place);
-	if (r->nlaunches > 0) { /* by device start again: the map may make two equal */
-		clock_map_launches(c, r->launches, r->nlaunches);
-		qsort(r->launches, r->nlaunches, sizeof *r->launches, cmp_launch_dev);
-	}
 	if (r->ops != NULL)
 		map_ops(c, r->ops, in_place);
 	for (size_t i = 0; i < r->nlaunch_gaps; i++) { /* the gaps host_bound puts in stages */

@@ -125,9 +125,6 @@ rank_launches_free(tl_rank *r)
 	r->launch_gaps = NULL;
 	r->nlaunch_gaps = 0;
 	r->have_launch_steps = 0;
-	free(r->launches);
-	r->launches = NULL;
-	r->nlaunches = 0;
 }
 
 void

@@ -205,7 +205,7 @@ typedef struct tl_clock {
  * and writer. */
 #define TL_RANK_TABLES(X)                                                                          \
 	X(OPS, rank_ops_free)           /* ops */                                                  \
-	X(LAUNCHES, rank_launches_free) /* launch_steps, launch_gaps, launches */                  \
+	X(LAUNCHES, rank_launches_free) /* launch_steps, launch_gaps */                            \
 	X(COMM, rank_comm_free)         /* comm */
 
 typedef enum tl_rank_table {
@@ -255,12 +255,6 @@ typedef struct tl_rank {
 	tl_launch_gap *launch_gaps; /* with launch_steps: launch_step_gaps', in its order */
 	size_t nlaunch_gaps;
 	int have_launch_steps;
-	/* Launches as load_launches would read them (by device start, equal ones by host start),
-	 * for the critical path's gaps in this process only (the model cache does not hold them);
-	 * NULL, as the load leaves it (16 bytes a task, all kept to the end of a summary): the
-	 * path reads a rank's again at its first gap there. */
-	tl_launch *launches;
-	size_t nlaunches;
 	struct tl_comm_data *comm; /* COMM: ops by start, each op's tasks by start */
 
 	/* -- the loader's bookkeeping -- */

@@ -284,9 +284,7 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
  * every rank's), kept in 8 bytes each (launch_pack). */
 typedef struct launches {
 	const tl_rank *r;
-	const tl_launch *v; /* the rank's, by device start, when the load kept them; borrowed */
-	size_t n;
-	tl_launch_pack p;
+	tl_launch_pack p; /* the rank's, read at the path's first gap there */
 	int read;
 	pthread_mutex_t lock; /* steps run in parallel */
 } launches;
@@ -298,11 +296,7 @@ launch_of(void *ctx, int64_t dev_start)
 {
 	launches *l = ctx;
 	pthread_mutex_lock(&l->lock);
-	if (!l->read && l->r->launches != NULL) { /* the ones the load kept, borrowed */
-		l->v = l->r->launches;
-		l->n = l->r->nlaunches;
-		l->read = 1;
-	} else if (!l->read) {
+	if (!l->read) {
 		tl_launch *own;
 		size_t n = load_launches(l->r, &own);
 		launch_sort_dev(own, n);
@@ -311,17 +305,7 @@ launch_of(void *ctx, int64_t dev_start)
 		l->read = 1;
 	}
 	pthread_mutex_unlock(&l->lock);
-	if (l->v == NULL)
-		return launch_pack_next(&l->p, dev_start);
-	size_t lo = 0, hi = l->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->v[mid].dev_start < dev_start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < l->n ? l->v[lo].host_start : INT64_MIN;
+	return launch_pack_next(&l->p, dev_start);
 }
 
 /* A rank's stage instances as a map of time: between two consecutive instance boundaries at[j]
