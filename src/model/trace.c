@@ -614,6 +614,15 @@ trace_init(tl_trace *tr)
 	tr->t_max = INT64_MIN;
 }
 
+size_t
+trace_rank_index(const tl_trace *tr, int rank)
+{
+	for (size_t i = 0; i < tr->nranks; i++)
+		if (tr->ranks[i]->rank == rank)
+			return i;
+	return SIZE_MAX;
+}
+
 void
 trace_free(tl_trace *tr)
 {

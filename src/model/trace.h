@@ -379,6 +379,8 @@ size_t track_first_starting_at(const tl_track *, int64_t t);
 
 void trace_init(tl_trace *);
 void trace_free(tl_trace *);
+/* The index in tr->ranks of the first rank numbered rank, or SIZE_MAX. */
+size_t trace_rank_index(const tl_trace *tr, int rank);
 /* Bytes held by slices, step tags and levels of detail of all ranks, those of a mapped cache
  * file left out, and in *nslices the slices loaded (the derived overlap lanes left out); for
  * benchmarks. */

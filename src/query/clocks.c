@@ -8,15 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static size_t
-rank_index(const tl_trace *tr, int rank)
-{
-	for (size_t i = 0; i < tr->nranks; i++)
-		if (tr->ranks[i]->rank == rank)
-			return i;
-	return SIZE_MAX;
-}
-
 void
 tlq_clocks(const tl_query *q, tlq_clock_table *out)
 {
@@ -48,7 +39,7 @@ tlq_clocks(const tl_query *q, tlq_clock_table *out)
 size_t
 tlq_clock_first_rank(const tl_query *q, const tl_clock_host *h)
 {
-	return h->nranks > 0 ? rank_index(tlq_trace(q), h->ranks[0]) : SIZE_MAX;
+	return h->nranks > 0 ? trace_rank_index(tlq_trace(q), h->ranks[0]) : SIZE_MAX;
 }
 
 void

@@ -64,15 +64,6 @@ ms(int64_t ns, char *buf, size_t len)
 	return timefmt_ms(ns, 2, buf, len);
 }
 
-static size_t
-rank_index(const tl_trace *tr, int rank)
-{
-	for (size_t i = 0; i < tr->nranks; i++)
-		if (tr->ranks[i]->rank == rank)
-			return i;
-	return SIZE_MAX;
-}
-
 /* The length of a row of tlq_step_overlaps: its host range, or without steps the envelope of
  * the work. */
 static int64_t
@@ -438,7 +429,7 @@ f_straggler(fctx *c)
 				last += v[p].n >= 2 && v[p].last_rank == cand;
 			if ((double)last < c->th[TL_FIND_STRAGGLER] * (double)ninst)
 				continue;
-			size_t ri = rank_index(c->tr, cand);
+			size_t ri = trace_rank_index(c->tr, cand);
 			int64_t late = 0, stalled = 0, imbal = 0, first = 0, lastt = 0;
 			int64_t prev_arr = INT64_MIN;
 			for (size_t p = i; p < j; p++) {
@@ -618,7 +609,7 @@ f_slow_link(fctx *c)
 		f->src_rank = (int)v[a].src;
 		f->dst_rank = (int)v[a].dst;
 		f->transport = tl_xport_name[v[a].xport];
-		size_t ri = rank_index(c->tr, (int)v[a].src);
+		size_t ri = trace_rank_index(c->tr, (int)v[a].src);
 		if (ri != SIZE_MAX)
 			set_rank(c, f, ri);
 		f->recoverable_ns = rec;
@@ -670,7 +661,7 @@ f_aicpu_op(fctx *c)
 				continue;
 			total = sat_add(total, u->st.total);
 			count += u->st.count;
-			size_t ri = rank_index(c->tr, u->rank);
+			size_t ri = trace_rank_index(c->tr, u->rank);
 			if (ri != SIZE_MAX)
 				mark[ri] = 1;
 		}

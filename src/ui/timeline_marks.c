@@ -43,16 +43,6 @@ marks(tl_ui *ui)
 	return tl->marks;
 }
 
-/* The index into tr->ranks of rank number rank, or SIZE_MAX. */
-static size_t
-rank_ix(const tl_ui *ui, int rank)
-{
-	for (size_t i = 0; i < ui->tr->nranks; i++)
-		if (ui->tr->ranks[i]->rank == rank)
-			return i;
-	return SIZE_MAX;
-}
-
 void
 timeline_mark_finding(tl_ui *ui, const tl_finding *f)
 {
@@ -121,7 +111,7 @@ path_mark(tl_ui *ui)
 		if (tot > best)
 			best = tot, top = rank;
 	}
-	size_t ri = rank_ix(ui, top);
+	size_t ri = trace_rank_index(ui->tr, top);
 	if (ri != SIZE_MAX)
 		timeline_reveal(ui, ri, s->start, s->end, NULL);
 	else
@@ -205,7 +195,7 @@ path_go(tl_ui *ui, int dir)
 	m->cseg = k;
 	const cp_seg *g = &s->seg[k];
 	int64_t ge = cp_seg_end(s, k);
-	size_t ri = rank_ix(ui, g->rank);
+	size_t ri = trace_rank_index(ui->tr, g->rank);
 	ui_slice_ref sel;
 	if (ri != SIZE_MAX)
 		timeline_reveal(ui, ri, g->start, ge, seg_slice(ui, ri, g, ge, &sel) ? &sel : NULL);
