@@ -59,3 +59,21 @@ tlq_clock_ranks_text(const tl_clock_host *h, char *out, size_t len)
 		i = j + 1;
 	}
 }
+
+const char *
+tlq_clock_how_name(tl_clock_how how, int brief)
+{
+	switch (how) {
+	case TL_CLOCK_REFERENCE:
+		return "reference";
+	case TL_CLOCK_ESTIMATED:
+		return "estimated";
+	case TL_CLOCK_MANUAL:
+		return brief ? "set by hand" : "--clock-offset";
+	case TL_CLOCK_AGREES:
+		return brief ? "agrees: kept" : "agrees (within 10 us: kept)";
+	case TL_CLOCK_KEPT:
+		break;
+	}
+	return brief ? "no collective" : "kept: no shared collective";
+}

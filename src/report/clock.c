@@ -10,24 +10,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-static const char *
-how_name(tl_clock_how how)
-{
-	switch (how) {
-	case TL_CLOCK_REFERENCE:
-		return "reference";
-	case TL_CLOCK_ESTIMATED:
-		return "estimated";
-	case TL_CLOCK_MANUAL:
-		return "--clock-offset";
-	case TL_CLOCK_AGREES:
-		return "agrees (within 10 us: kept)";
-	case TL_CLOCK_KEPT:
-		break;
-	}
-	return "kept: no shared collective";
-}
-
 static double
 drift_ppm(const tl_clock_host *h)
 {
@@ -64,7 +46,7 @@ report_clock_text(FILE *f, const tl_trace *tr)
 		int64_t off = h->clock.off, a = off < 0 ? -off : off;
 		fprintf(f, "%-24s %-16s %s%6" PRId64 ".%06" PRId64 " %10.3f %12.3f %8zu  %s", name,
 		        ranks, off < 0 ? "-" : " ", a / 1000000, a % 1000000, drift_ppm(h),
-		        (double)h->residual_ns / 1e3, h->samples, how_name(h->how));
+		        (double)h->residual_ns / 1e3, h->samples, tlq_clock_how_name(h->how, 0));
 		/* what the P2P pairs say of it: moved inside their bounds, or broken */
 		if (h->p2p_moved)
 			fprintf(f, ", moved inside its %zu P2P bounds", h->p2p_pairs);

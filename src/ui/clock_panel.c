@@ -23,24 +23,6 @@ static const ui_col clock_cols[] = {
     {"how", 0, UI_ALIGN_LEFT, 2, 0, 9},
 };
 
-static const char *
-how_name(tl_clock_how how)
-{
-	switch (how) {
-	case TL_CLOCK_REFERENCE:
-		return "reference";
-	case TL_CLOCK_ESTIMATED:
-		return "estimated";
-	case TL_CLOCK_MANUAL:
-		return "set by hand"; /* --clock-offset */
-	case TL_CLOCK_AGREES:
-		return "agrees: kept";
-	case TL_CLOCK_KEPT:
-		break;
-	}
-	return "no collective"; /* kept: nothing to align it by */
-}
-
 static void
 clock_row_cells(tl_ui *ui, void *ctx, size_t row, int sel, ui_table_row *out)
 {
@@ -53,7 +35,7 @@ clock_row_cells(tl_ui *ui, void *ctx, size_t row, int sel, ui_table_row *out)
 	snprintf(out->cell[3], sizeof out->cell[3], "%.3f", h->clock.drift * 1e6);
 	snprintf(out->cell[4], sizeof out->cell[4], "%.3f", (double)h->residual_ns / 1e3);
 	snprintf(out->cell[5], sizeof out->cell[5], "%zu", h->samples);
-	snprintf(out->cell[6], sizeof out->cell[6], "%s", how_name(h->how));
+	snprintf(out->cell[6], sizeof out->cell[6], "%s", tlq_clock_how_name(h->how, 1));
 	if (h->how == TL_CLOCK_REFERENCE)
 		out->slot[6] = SLOT_DETAIL_KEY;
 }
