@@ -16,6 +16,7 @@
 #include "loading/loading.h"
 #include "load/ascend/profdb.h"
 #include "profile/discover.h"
+#include "query/findings.h"
 #include "query/query.h"
 #include "util/msg.h"
 #include "util/xalloc.h"
@@ -635,6 +636,67 @@ test_profile(void)
 	free(dir);
 }
 
+/* The frequency_drop findings of the rank one DB loads as the fuzz target loads it (the
+ * loader straight on the file, the rank kept even without slices): how many name rank 0. */
+static int
+freq_drops(const char *path)
+{
+	tl_source src;
+	memset(&src, 0, sizeof src);
+	src.kind = TL_SRC_TORCH_DB;
+	src.path = (char *)path;
+	tl_rank *r = rank_new(0);
+	r->sources = xcalloc(1, sizeof *r->sources);
+	r->sources[r->nsources++] = &src;
+	capture_begin();
+	r->loaded = loader_ascend_db.load(&src, r, NULL) == 0;
+	rank_finish(r);
+	free(capture_end());
+	tl_trace tr;
+	trace_init(&tr);
+	tr.ranks = xcalloc(1, sizeof *tr.ranks);
+	tr.ranks[0] = r;
+	tr.nranks = 1;
+	tr.t_min = r->t_min;
+	tr.t_max = r->t_max;
+	tl_query *q = tlq_open(&tr, NULL);
+	tl_finding *fv = NULL;
+	size_t nf = tlq_findings(q, NULL, &fv);
+	int drops = 0;
+	for (size_t i = 0; i < nf; i++)
+		drops += fv[i].kind == TL_FIND_FREQUENCY_DROP && fv[i].rank == 0;
+	free(fv);
+	tlq_close(q);
+	trace_free(&tr); /* frees r, whose source is ours */
+	return drops;
+}
+
+/* A rank whose DB holds AI Core frequency samples but no timed rows (no tasks, no steps) has
+ * no times (t_min > t_max): frequency_drop, which takes a step's window from the rank's times
+ * when it has no steps, must pass it by rather than subtract INT64_MAX from INT64_MIN (fuzz_db
+ * found that overflow under UBSan; make check-sanitizers runs this case under the same
+ * halting UBSan). The same samples beside two tasks are a drop (the rule ran). */
+static void
+test_freq_without_times(void)
+{
+	static const char *const freq =
+	    "CREATE TABLE AICORE_FREQ (deviceId INTEGER,timestampNs NUMERIC,freq INTEGER);"
+	    "INSERT INTO AICORE_FREQ VALUES (0,100,1800),(0,150,800),(0,250,1800);";
+	char *sql0 = xasprintf("%s%s%s%s%s%s", meta, strings, task, task_rows, compute, freq);
+	char *sql1 = xasprintf("%s%s%s%s", meta, strings, task, freq);
+	char *p0 = make_db("freq-tasks.db", sql0), *p1 = make_db("freq-no-times.db", sql1);
+	ncase++;
+	/* 800 of 1800 MHz for 100 of the 300 ns the tasks span: a third, over the rule's 5% */
+	int d0 = freq_drops(p0);
+	CHECK(d0 == 1, "frequency samples beside tasks: a frequency_drop (%d)", d0);
+	int d1 = freq_drops(p1);
+	CHECK(d1 == 0, "frequency samples without times: no frequency_drop, no overflow (%d)", d1);
+	free(sql0);
+	free(sql1);
+	free(p0);
+	free(p1);
+}
+
 int
 main(void)
 {
@@ -651,6 +713,7 @@ main(void)
 	test_authorizer();
 	test_side_files();
 	test_profile();
+	test_freq_without_times();
 	printf("# %d crafted files refused\n", ncase);
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
