@@ -11,6 +11,8 @@
 #   a share of the cold one (bar: <= 5%);
 # - where the cold run's time goes: TL_PHASES=1's phases (open, read, gather, load, clock,
 #   analyses, output), wall and CPU;
+# - the engines in the cold run (TL_STATS): the clock estimate (bar: <= 5% of its CPU), the
+#   findings (<= 10%), the critical path (<= 25%); tl query's scan is make bench-query's line;
 # - JSON inputs, a generated trace_view.json and a Kineto trace of ~0.6 GB each: MB read per
 #   CPU second end to end (bar: >= 600).
 # Each figure is the median of RUNS rounds (every command once per round).
@@ -101,6 +103,16 @@ report() { # report T
 		printf '%-44s %8.1f\n' "  cold, anonymous at most, bytes per slice:" \
 			"$(calc "$(anon "$f") * 1024 / $n")"
 	fi
+	# the engines' CPU in the cold run (TL_STATS), each a share of its CPU time
+	printf '%-44s %8.3f s cpu  %.2f%% of cold cpu (bar: <= 5%%)\n' "  clock estimate:" \
+		"$(calc "$(statof "$f" clock_cpu_ns) / 1e9")" \
+		"$(calc "100 * $(statof "$f" clock_cpu_ns) / 1e9 / $c")"
+	printf '%-44s %8.3f s cpu  %.1f%% of cold cpu (bar: <= 10%%)\n' "  findings engine:" \
+		"$(calc "$(statof "$f" findings_cpu_ns) / 1e9")" \
+		"$(calc "100 * $(statof "$f" findings_cpu_ns) / 1e9 / $c")"
+	printf '%-44s %8.3f s cpu  %.1f%% of cold cpu (bar: <= 25%%)\n' "  critical path:" \
+		"$(calc "$(statof "$f" critical_cpu_ms) / 1e3")" \
+		"$(calc "100 * $(statof "$f" critical_cpu_ms) / 1e3 / $c")"
 	printf '%-44s %8.3f s wall %8.3f s cpu  %.1f%% of cold cpu (bar: <= 5%%)\n' \
 		"warm, TL_CACHE_RESULTS=0:" "${WALL[${T}_warm]}" "${CPU[${T}_warm]}" \
 		"$(calc "100 * ${CPU[${T}_warm]} / $c")"
