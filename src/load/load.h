@@ -51,7 +51,12 @@ enum {
 	 * table's memory (half of its bytes per task), unless the hosts' clocks may drift (a
 	 * drift moves each duration by where its task starts) */
 	TL_TABLE_OP_STARTS = 16,
-	TL_TABLE_ALL = 31
+	TL_TABLE_ALL = 31,
+	/* with TL_TABLE_OPS and without TL_TABLE_OP_STARTS, each operator's task count and total
+	 * duration only, not every task's duration (tl summary's text: its findings' aicpu_op);
+	 * a load that writes the model cache, or whose clocks may drift, keeps the durations.
+	 * Not in TL_TABLE_ALL: it takes from a table, not adds one */
+	TL_TABLE_OP_TOTALS = 32
 };
 
 /* What one load of a rank gathers: the loaders fill it while they read their tables anyway. */

@@ -55,6 +55,7 @@ load_gather_begin(tl_rank *r, tl_gather *g, unsigned tables)
 		r->ops = xmalloc(sizeof *r->ops);
 		op_data_init(r->ops);
 		r->ops->nostart = !(tables & TL_TABLE_OP_STARTS);
+		r->ops->totals = r->ops->nostart && (tables & TL_TABLE_OP_TOTALS);
 	}
 }
 

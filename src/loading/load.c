@@ -397,7 +397,7 @@ load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *c)
 	 * only ranks of several hosts are given one (load_clock) */
 	if ((c->tables & TL_TABLE_OPS) && !(c->tables & TL_TABLE_OP_STARTS) &&
 	    load_sources_multi_host(&tr->sources))
-		c->tables |= TL_TABLE_OP_STARTS;
+		c->tables = (c->tables | TL_TABLE_OP_STARTS) & ~(unsigned)TL_TABLE_OP_TOTALS;
 	size_t cap = 0;
 	for (size_t i = 0; i < tr->sources.n;) {
 		size_t k = i + 1;

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "model/ops.h"
+#include "util/satint.h"
 #include "util/sort.h"
 #include "util/xalloc.h"
 
@@ -74,7 +75,7 @@ op_data_group(tl_op_data *d, uint32_t name, uint32_t op_type, uint32_t task_type
 	uint64_t key = (uint64_t)p << 32 | t;
 	uint32_t gi;
 	if (!u64map_get(&d->key, key, &gi)) {
-		tl_op_group g = {name, op_type, task_type, shapes, NULL, NULL, 0, 0};
+		tl_op_group g = {name, op_type, task_type, shapes, NULL, NULL, 0, 0, 0};
 		gi = (uint32_t)d->n;
 		VEC_PUSH(d->g, d->n, d->cap, g);
 		u64map_put(&d->key, key, gi);
@@ -87,6 +88,11 @@ op_data_push(tl_op_data *d, uint32_t gi, int64_t dur, int64_t start)
 {
 	op_data_own(d);
 	tl_op_group *g = &d->g[gi];
+	if (d->totals) { /* durations are not negative: the sum is the same in any order */
+		g->n++;
+		g->total = sat_add(g->total, dur);
+		return;
+	}
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? 2 * g->cap : 8;
 		g->dur = xreallocarray(g->dur, cap, sizeof *g->dur);
@@ -131,7 +137,8 @@ op_data_finish(tl_op_data *d)
 		}
 		if (g->start != NULL)
 			sort_i64_pairs(g->dur, g->start, g->n);
-		else /* the same durations in the same order: only ties' starts would differ */
+		else if (g->dur != NULL) /* the same durations in the same order: only ties'
+		                            starts would differ */
 			sort_i64(g->dur, g->n);
 		uint32_t p, t;
 		u64map_get(&d->pair, (uint64_t)g->name << 32 | g->shapes, &p);

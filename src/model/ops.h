@@ -16,6 +16,8 @@ typedef struct tl_op_group {
 	int64_t *start; /* ns, each task's start (TASK startNs), beside its duration; NULL when
 	                   the data keeps none (tl_op_data.nostart) */
 	size_t n, cap;
+	int64_t total; /* with tl_op_data.totals: the tasks' durations summed (sat_add), where
+	                  dur is NULL */
 } tl_op_group;
 
 typedef struct tl_op_data {
@@ -29,6 +31,9 @@ typedef struct tl_op_data {
 	                 freed here, copied before anything changes them */
 	int nostart;  /* the tasks' starts are not kept (set before the first task): every
 	                 group's start is NULL */
+	int totals;   /* with nostart, the durations are not kept either (set before the first
+	                 task): each group's count (n) and total only, dur NULL; what tl summary's
+	                 text asks (TL_TABLE_OP_TOTALS) */
 } tl_op_data;
 
 void op_data_init(tl_op_data *);

@@ -628,14 +628,25 @@ f_slow_link(fctx *c)
 	free(v);
 }
 
-/* aicpu_op: operator types on AI_CPU whose tasks average over the threshold each */
+/* The mean of a type row of tlq_op_totals, as tlq_ops's opstats_describe has it. */
+static double
+op_mean(const tl_op_type_row *t)
+{
+	return t->st.count ? (double)t->st.total / (double)t->st.count : 0;
+}
+
+/* aicpu_op: operator types on AI_CPU whose tasks average over the threshold each. Counts and
+ * totals only: each type's durations are neither copied nor sorted (a rank's million
+ * durations, twice over, while the summary's peak memory is reached) */
 static void
 f_aicpu_op(fctx *c)
 {
 	if (c->o->no_files)
 		return;
 	tl_ops_result r;
-	tlq_ops(c->q, &r);
+	tlq_op_totals(c->q, &r);
+	for (size_t i = 0; i < r.ntypes; i++)
+		r.types[i].st.mean = op_mean(&r.types[i]);
 	int64_t min = (int64_t)(c->th[TL_FIND_AICPU_OP] * 1e3);
 	double den = mean_step_time(c, -1);
 	for (size_t i = 0; i < r.ntypes; i++) {

@@ -17,13 +17,22 @@
 typedef struct ops_job {
 	const tl_trace *tr;
 	tl_op_data *data;
+	int totals;
 } ops_job;
+
+/* The table gathered while loading r that answers (counts and totals only: one that kept no
+ * durations will do), or NULL: it is read on demand. */
+static const tl_op_data *
+gathered(const tl_rank *r, int totals)
+{
+	return r->ops != NULL && (totals || !r->ops->totals) ? r->ops : NULL;
+}
 
 static void
 ops_rank(void *arg, size_t i)
 {
 	ops_job *j = arg;
-	if (j->tr->ranks[i]->ops == NULL) { /* else gathered while loading */
+	if (gathered(j->tr->ranks[i], j->totals) == NULL) {
 		load_ops(j->tr->ranks[i], &j->data[i]);
 		op_data_finish(&j->data[i]); /* by duration, as the gathered tables are */
 	}
@@ -95,14 +104,19 @@ view_of(const tl_op_group *g, int scoped, int64_t t0, int64_t t1, op_view *v)
 	v->dur = v->own;
 }
 
-/* Count and total of v[0 .. n), the rest of the statistics 0: what tl diff compares. */
+/* Count and total of group g's tasks in view v, the rest of the statistics 0: what tl diff
+ * compares (a table of counts and totals has them for the whole capture). */
 static void
-count_total(const int64_t *v, size_t n, tl_opstat *out)
+count_total(const tl_op_group *g, const op_view *v, tl_opstat *out)
 {
 	memset(out, 0, sizeof *out);
-	out->count = n;
-	for (size_t i = 0; i < n; i++)
-		out->total = sat_add(out->total, v[i]);
+	out->count = v->n;
+	if (v->dur == NULL) {
+		out->total = v->n ? g->total : 0;
+		return;
+	}
+	for (size_t i = 0; i < v->n; i++)
+		out->total = sat_add(out->total, v->dur[i]);
 }
 
 /* One rank's groups -> rows by (op type, task type), each with its rows by (name, shapes), of
@@ -143,7 +157,7 @@ rank_rows(int rank, const tl_op_data *d, int scoped, int64_t t0, int64_t t1, int
 		gt[i] = t;
 		if (totals) { /* the type's count and total are its groups' sums */
 			tl_opstat gs;
-			count_total(gv[i].dur, gv[i].n, &gs);
+			count_total(g, &gv[i], &gs);
 			out->types[base + t].st.count += gs.count;
 			out->types[base + t].st.total =
 			    sat_add(out->types[base + t].st.total, gs.total);
@@ -171,7 +185,7 @@ rank_rows(int rank, const tl_op_data *d, int scoped, int64_t t0, int64_t t1, int
 			tl_op_name_row nr = {.op_name = strpool_get(d->pool, g->name),
 			                     .input_shapes = strpool_get(d->pool, g->shapes)};
 			if (totals)
-				count_total(gv[i].dur, gv[i].n, &nr.st);
+				count_total(g, &gv[i], &nr.st);
 			else
 				opstats_describe_sorted(gv[i].dur, gv[i].n, &nr.st);
 			VEC_PUSH(out->names, out->nnames, *ncap, nr);
@@ -194,7 +208,7 @@ ops_rows(const tl_query *q, const int64_t *t0, const int64_t *t1, int totals, tl
 	memset(out, 0, sizeof *out);
 	out->ndata = tr->nranks;
 	out->data = xcalloc(tr->nranks ? tr->nranks : 1, sizeof *out->data);
-	ops_job j = {.tr = tr, .data = out->data};
+	ops_job j = {.tr = tr, .data = out->data, .totals = totals};
 	parallel_for(tr->nranks, 0, ops_rank, &j); /* ranks read in parallel */
 	size_t tcap = 0, ncap = 0;
 	int scoped = t0 != NULL && t1 != NULL;
@@ -203,8 +217,9 @@ ops_rows(const tl_query *q, const int64_t *t0, const int64_t *t1, int totals, tl
 		int64_t a = scoped ? t0[ri] : 0, b = scoped ? t1[ri] : 0;
 		if (scoped && a >= b)
 			continue; /* nothing of this rank in scope */
-		rank_rows(r->rank, r->ops != NULL ? r->ops : &out->data[ri], scoped, a, b, totals,
-		          out, &tcap, &ncap);
+		const tl_op_data *d = gathered(r, totals);
+		rank_rows(r->rank, d != NULL ? d : &out->data[ri], scoped, a, b, totals, out, &tcap,
+		          &ncap);
 	}
 	/* by rank, then total: the name rows move with their type rows' indexes kept */
 	if (out->ntypes > 1)

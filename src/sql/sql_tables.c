@@ -370,7 +370,7 @@ static const tl_op_data *
 ops_of(const sql_ctx *x, size_t ri)
 {
 	const tl_rank *r = tlq_trace(x->q)->ranks[ri];
-	return r->ops != NULL ? r->ops : &x->ops.data[ri];
+	return r->ops != NULL && !r->ops->totals ? r->ops : &x->ops.data[ri];
 }
 
 static void

@@ -47,9 +47,11 @@ sort_i64(int64_t *v, size_t n)
 		for (int b = 0; b < 8; b++)
 			count[b][(x >> (8 * b)) & 0xff]++;
 	}
-	uint64_t *a = xreallocarray(NULL, n, sizeof *a), *t = xreallocarray(NULL, n, sizeof *t);
+	/* the values are flipped in place (an int64_t may be read as its uint64_t): one scratch
+	 * array, not two, for the millions of durations a rank's operators sort */
+	uint64_t *u = (uint64_t *)v, *a = u, *t = xreallocarray(NULL, n, sizeof *t);
 	for (size_t i = 0; i < n; i++)
-		a[i] = (uint64_t)v[i] ^ flip;
+		a[i] ^= flip;
 	for (int b = 0; b < 8; b++) {
 		size_t *c = count[b];
 		uint64_t first = (a[0] >> (8 * b)) & 0xff;
@@ -68,9 +70,8 @@ sort_i64(int64_t *v, size_t n)
 		t = s;
 	}
 	for (size_t i = 0; i < n; i++)
-		v[i] = (int64_t)(a[i] ^ flip);
-	free(a);
-	free(t);
+		u[i] = a[i] ^ flip;
+	free(a == u ? t : a);
 	free(count);
 }
 

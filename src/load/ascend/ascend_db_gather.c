@@ -174,7 +174,7 @@ dbg_calls(db_gather *d, int64_t max_conn, int64_t rows)
 		d->ncall = d->callcap = (size_t)max_conn + 1;
 		d->call = xreallocarray(NULL, d->ncall, sizeof *d->call);
 		for (size_t i = 0; i < d->ncall; i++)
-			d->call[i] = INT64_MIN;
+			d->call[i] = (tl_launch){INT64_MIN, INT64_MAX};
 	}
 }
 
@@ -192,7 +192,7 @@ conn_slot(db_gather *d, int64_t id, int add)
 	if (!add || d->ncall >= UINT32_MAX)
 		return SIZE_MAX;
 	u64map_put(&d->hconn, (uint64_t)id, (uint32_t)d->ncall);
-	int64_t none = INT64_MIN;
+	tl_launch none = {INT64_MIN, INT64_MAX};
 	VEC_PUSH(d->call, d->ncall, d->callcap, none);
 	return d->ncall - 1;
 }
@@ -206,7 +206,7 @@ dbg_call(db_gather *d, db_cell conn, db_cell start)
 		return; /* the load, reading it, says it */
 	size_t k = conn_slot(d, conn.v, 1);
 	if (k != SIZE_MAX)
-		d->call[k] = start.v;
+		d->call[k].host_start = start.v;
 }
 
 static void
@@ -249,16 +249,31 @@ dbg_task(db_gather *d, db_cell sc, db_cell ec, db_cell gc, db_cell cc)
 	                           : u64map_get(&d->hwork, (uint64_t)gt, NULL))) {
 		size_t k = conn_slot(d, cc.v, 0);
 		int64_t t = sc.v;
-		if (k < d->ncall && d->call[k] != INT64_MIN && tl_time_ok(t)) {
-			if (d->first == NULL) {
-				d->first = xreallocarray(NULL, d->callcap, sizeof *d->first);
-				for (size_t i = 0; i < d->callcap; i++)
-					d->first[i] = INT64_MAX;
-			}
-			if (t < d->first[k])
-				d->first[k] = t;
-		}
+		if (k < d->ncall && d->call[k].host_start != INT64_MIN && tl_time_ok(t) &&
+		    t < d->call[k].dev_start)
+			d->call[k].dev_start = t;
 	}
+}
+
+/* The calls that launched work, kept in place in connectionId order (the order the launches
+ * were pushed in before), to g: the array itself when g has none yet, shrunk to them. */
+static void
+launches_to(db_gather *d, tl_gather *g)
+{
+	size_t w = 0;
+	for (size_t k = 0; k < d->ncall; k++)
+		if (d->call[k].dev_start != INT64_MAX)
+			d->call[w++] = d->call[k];
+	if (w == 0)
+		return;
+	if (g->launches == NULL) {
+		g->launches = xreallocarray(d->call, w, sizeof *d->call);
+		g->nlaunches = g->lcap = w;
+		d->call = NULL;
+		return;
+	}
+	for (size_t k = 0; k < w; k++)
+		VEC_PUSH(g->launches, g->nlaunches, g->lcap, d->call[k]);
 }
 
 void
@@ -266,13 +281,6 @@ dbg_finish(db_gather *d, const char *path, int failed)
 {
 	if (d->g != NULL && failed)
 		d->g->failed = 1;
-	if (d->launches && !failed) {
-		for (size_t k = 0; d->first != NULL && k < d->ncall; k++)
-			if (d->first[k] != INT64_MAX) {
-				tl_launch x = {d->call[k], d->first[k]};
-				VEC_PUSH(d->g->launches, d->g->nlaunches, d->g->lcap, x);
-			}
-	}
 	if (d->ops != NULL) {
 		free(d->gt_op);
 		u64map_free(&d->gt_hop);
@@ -286,8 +294,9 @@ dbg_finish(db_gather *d, const char *path, int failed)
 		free(d->work);
 		u64map_free(&d->hwork);
 		u64map_free(&d->hconn);
+		if (!failed)
+			launches_to(d, d->g);
 		free(d->call);
-		free(d->first);
 	}
 	memset(d, 0, sizeof *d);
 }

@@ -70,10 +70,12 @@ typedef struct db_gather {
 	uint8_t *work;
 	tl_u64map hwork;
 	/* connectionId -> slot: dense below ncall, else hashed; per slot the CANN_API call's
-	 * start and its first work task's start */
+	 * start (INT64_MIN: none) and its first work task's start (INT64_MAX: none yet), the
+	 * launch as g takes it: dbg_finish keeps the slots with both in place and hands the
+	 * array over, so that the launches are never held twice */
 	int conn_hashed;
 	tl_u64map hconn;
-	int64_t *call, *first;
+	tl_launch *call;
 	size_t ncall, callcap;
 } db_gather;
 

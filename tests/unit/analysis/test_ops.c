@@ -114,12 +114,21 @@ test_generated(void)
 	CHECK(sums_ok, "generated: the rows by name add up to their type");
 	tlq_ops_free(&r);
 	trace_free(&tr);
-	/* tl diff's counts and totals (tlq_op_totals), from the table read on demand and from the
-	 * one gathered while loading: the truth's numbers, and tlq_ops' rows in tlq_ops' order */
-	for (int gathered = 0; gathered < 2; gathered++) {
-		tl_load_opts lg = {.quiet_progress = 1, .tables = gathered ? TL_TABLE_OPS : 0};
-		CHECK(load_trace(out, &lg, &tr) == 0, "load it (operators %s)",
-		      gathered ? "gathered" : "on demand");
+	/* tl diff's counts and totals (tlq_op_totals), from the table read on demand, from the
+	 * one gathered while loading, and from one gathered with counts and totals only (tl
+	 * summary's text, tl diff: TL_TABLE_OP_TOTALS; tlq_ops then reads the durations on
+	 * demand): the truth's numbers, and tlq_ops' rows in tlq_ops' order */
+	static const char *const how[] = {"on demand", "gathered", "gathered as totals"};
+	static const unsigned tables[] = {0, TL_TABLE_OPS, TL_TABLE_OPS | TL_TABLE_OP_TOTALS};
+	for (int gathered = 0; gathered < 3; gathered++) {
+		tl_load_opts lg = {.quiet_progress = 1, .tables = tables[gathered]};
+		CHECK(load_trace(out, &lg, &tr) == 0, "load it (operators %s)", how[gathered]);
+		if (gathered == 2) {
+			const tl_op_data *d = tr.nranks > 0 ? tr.ranks[0]->ops : NULL;
+			CHECK(d != NULL && d->totals && d->n > 0 && d->g[0].dur == NULL &&
+			          d->g[0].n > 0 && d->g[0].total > 0,
+			      "operators gathered as totals: counts and totals, no durations kept");
+		}
 		tl_query *q = tlq_open(&tr, NULL);
 		tl_ops_result tt;
 		tlq_op_totals(q, &tt);
@@ -148,7 +157,7 @@ test_generated(void)
 		CHECK(ok == truth.nops && same,
 		      "generated, operators %s: tlq_op_totals has the truth's count and total per "
 		      "type (%zu of %zu) and tlq_ops' rows in its order",
-		      gathered ? "gathered" : "on demand", ok, truth.nops);
+		      how[gathered], ok, truth.nops);
 		tlq_ops_free(&tt);
 		tlq_ops_free(&r);
 		trace_free(&tr);
