@@ -534,47 +534,65 @@ output_word(char *const *argv, int argc, int i)
 	return 0;
 }
 
+/* The key the critical path of q is kept under with the stored results (NULL: no cache). */
+static uint8_t *
+critical_key(const stored_part *sp, size_t *klen)
+{
+	if (sp == NULL || sp->cc == NULL)
+		return NULL;
+	const cli *c = sp->c;
+	char **w = xcalloc((size_t)c->argc + 1, sizeof *w);
+	int n = 0;
+	static char tag[] = "(critical path)"; /* no command's word */
+	w[n++] = tag;
+	for (int i = 1; i < c->argc;) { /* argv[0] is the command */
+		int k = output_word(c->argv, c->argc, i);
+		if (k == 0)
+			w[n++] = c->argv[i++];
+		else
+			i += k;
+	}
+	uint8_t *key = cache_result_key_path(c->path, c->have_ranks ? &c->ranks : NULL,
+	                                     c->query.rules_path, n, w, klen);
+	free(w);
+	return key;
+}
+
+/* The path kept under key into out: 1, or 0 (out untouched). */
+static int
+critical_stored(const stored_part *sp, const uint8_t *key, size_t klen, tl_cp_result *out)
+{
+	tl_result res = {0};
+	if (key == NULL || !cache_result_get(sp->cc, key, klen, &res))
+		return 0;
+	int ok = res.status == 0 && tlq_critical_decode(res.out, res.nout, out) == 0;
+	cache_result_free(&res);
+	return ok;
+}
+
+/* Keeps a computed path under key when every rank was kept. */
+static void
+critical_keep(const stored_part *sp, const uint8_t *key, size_t klen, const tl_cp_result *cp)
+{
+	if (key == NULL || !cache_all_kept(sp->cc))
+		return;
+	tl_result res = {0};
+	res.out = tlq_critical_encode(cp, &res.nout);
+	if (res.out != NULL)
+		cache_result_put(sp->cc, key, klen, &res);
+	free(res.out);
+}
+
 /* The critical path of q without what-ifs: the one kept with the stored results for the same
  * inputs and load options, or computed (and kept when every rank was). out: tlq_critical's. */
 static void
 critical_path_of(const stored_part *sp, tl_query *q, tl_cp_result *out)
 {
-	uint8_t *key = NULL;
 	size_t klen = 0;
-	if (sp != NULL && sp->cc != NULL) {
-		const cli *c = sp->c;
-		char **w = xcalloc((size_t)c->argc + 1, sizeof *w);
-		int n = 0;
-		static char tag[] = "(critical path)"; /* no command's word */
-		w[n++] = tag;
-		for (int i = 1; i < c->argc;) { /* argv[0] is the command */
-			int k = output_word(c->argv, c->argc, i);
-			if (k == 0)
-				w[n++] = c->argv[i++];
-			else
-				i += k;
-		}
-		key = cache_result_key_path(c->path, c->have_ranks ? &c->ranks : NULL,
-		                            c->query.rules_path, n, w, &klen);
-		free(w);
-	}
-	tl_result res = {0};
-	if (key != NULL && cache_result_get(sp->cc, key, klen, &res)) {
-		int ok = res.status == 0 && tlq_critical_decode(res.out, res.nout, out) == 0;
-		cache_result_free(&res);
-		if (ok) {
-			free(key);
-			return;
-		}
-	}
-	tlq_critical(q, NULL, 0, out);
-	if (key != NULL && cache_all_kept(sp->cc)) {
-		res.out = tlq_critical_encode(out, &res.nout);
-		res.err = NULL;
-		res.status = 0;
-		if (res.out != NULL)
-			cache_result_put(sp->cc, key, klen, &res);
-		free(res.out);
+	uint8_t *key = critical_key(sp, &klen);
+	if (!critical_stored(sp, key, klen, out)) {
+		tlq_critical(q, NULL, 0, out);
+		critical_keep(sp, key, klen, out);
 	}
 	free(key);
 }
@@ -658,25 +676,77 @@ run_stored(cli *c, unsigned tables, report_fn report, tl_trace *tr)
 
 static double summary_critical_ms = -1, summary_critical_cpu_ms = -1;
 
-static int
-summary_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
-{
+/* The critical path of tl summary and tl triage: the stored one, or computed beside the
+ * command's other analyses (tlq_critical_start), waited for when the findings need it
+ * (path_wait). */
+typedef struct path_beside {
+	const stored_part *sp;
+	uint8_t *key;
+	size_t klen;
+	tlq_cp_job *job; /* NULL: cp is there */
 	tl_cp_result cp;
+} path_beside;
+
+static const tl_cp_result *
+path_wait(void *arg)
+{
+	path_beside *s = arg;
+	if (s->job != NULL) {
+		int64_t wall, cpu;
+		tlq_critical_join(s->job, &s->cp, &wall, &cpu);
+		s->job = NULL;
+		/* the path's own time, for `make bench` (cmd_summary's stats line) */
+		summary_critical_ms = (double)wall / 1e6;
+		summary_critical_cpu_ms = (double)cpu / 1e6;
+		critical_keep(s->sp, s->key, s->klen, &s->cp);
+	}
+	return &s->cp;
+}
+
+/* The stored path into s->cp (returned), or its job started (NULL: path_wait gives it). */
+static const tl_cp_result *
+path_begin(path_beside *s, const stored_part *sp, tl_query *q)
+{
+	memset(s, 0, sizeof *s);
+	s->sp = sp;
+	s->key = critical_key(sp, &s->klen);
 	struct timespec c0, c1;
 	int64_t t0 = timefmt_mono_ns();
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-	critical_path_of(sp, q, &cp);
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-	/* the path's part of the summary, for `make bench` (cmd_summary's stats line) */
-	summary_critical_ms = (double)(timefmt_mono_ns() - t0) / 1e6;
-	summary_critical_cpu_ms =
-	    (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6;
-	report_opts ro = {.series = c->series, .cp = &cp};
+	if (critical_stored(sp, s->key, s->klen, &s->cp)) {
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+		summary_critical_ms = (double)(timefmt_mono_ns() - t0) / 1e6;
+		summary_critical_cpu_ms =
+		    (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6;
+		return &s->cp;
+	}
+	s->job = tlq_critical_start(q);
+	return NULL;
+}
+
+static void
+path_end(path_beside *s)
+{
+	path_wait(s); /* (the findings waited for it already) */
+	tlq_critical_free(&s->cp);
+	free(s->key);
+}
+
+static int
+summary_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
+{
+	path_beside s;
+	report_opts ro = {.series = c->series};
+	ro.cp = path_begin(&s, sp, q);
+	if (ro.cp == NULL) {
+		ro.cp_wait = path_wait;
+		ro.cp_ctx = &s;
+	}
 	if (c->json)
 		report_summary_json_opts(out, q, &ro);
 	else
 		report_summary_text_opts(out, q, &ro);
-	tlq_critical_free(&cp);
+	path_end(&s);
 	return 0;
 }
 
@@ -867,14 +937,18 @@ static int
 triage_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
 {
 	tl_finding *v = NULL;
-	tl_cp_result cp; /* each finding says whether it is on the critical path */
-	critical_path_of(sp, q, &cp);
+	path_beside s; /* each finding says whether it is on the critical path */
 	tl_find_opts fo = c->find;
-	fo.cp = &cp;
-	int64_t t0 = timefmt_mono_ns();
+	fo.cp = path_begin(&s, sp, q);
+	if (fo.cp == NULL) { /* the rules run beside it */
+		fo.cp_wait = path_wait;
+		fo.cp_ctx = &s;
+	}
+	int64_t t0 = tlq_findings_ns(NULL);
 	size_t n = tlq_findings(q, &fo, &v);
-	if (getenv("TL_STATS") != NULL) /* make bench: the engine's own time */
-		fprintf(stderr, "stats: findings_s=%.3f\n", (double)(timefmt_mono_ns() - t0) / 1e9);
+	if (getenv("TL_STATS") != NULL) /* make bench: the engine's own time (not the wait) */
+		fprintf(stderr, "stats: findings_s=%.3f\n",
+		        (double)(tlq_findings_ns(NULL) - t0) / 1e9);
 	if (c->json)
 		report_triage_json(out, q, v, n, c->top);
 	else
@@ -885,7 +959,7 @@ triage_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
 		    (c->fail_share > 0 && v[i].share >= c->fail_share))
 			rc = 3;
 	free(v);
-	tlq_critical_free(&cp);
+	path_end(&s);
 	return rc;
 }
 

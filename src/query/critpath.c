@@ -7,7 +7,10 @@
 #include "query/session.h"
 #include "util/parallel.h"
 #include "util/satint.h"
+#include "util/msg.h"
 #include "util/sort.h"
+#include "util/strpool.h"
+#include "util/timefmt.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
 
@@ -586,6 +589,131 @@ tlq_critical_free(tl_cp_result *r)
 	free(r->ranks);
 	free(r->names);
 	memset(r, 0, sizeof *r);
+}
+
+/* ---- the path beside the rest (tl summary) -------------------------------------------------
+ * The job works on a snapshot of the session taken by tlq_critical_start on the caller's
+ * thread: the trace and each rank copied shallowly (the tracks, slices, steps and stage
+ * instances are the session's, read only), each rank's name pool replaced by a frozen view of
+ * it (strpool_view), so that a query of the caller that adds names to a rank's pool meanwhile
+ * (the counters' reader) moves nothing the job reads. The rest of a rank the job reads is what
+ * the load made and tlq_open prepared: no optional part changes it but the host lanes (new
+ * tracks) and tlq_poll, which the caller does not ask for until tlq_critical_join. The job's
+ * warnings (a crossed rank's launches read from its files) are held and said at the join,
+ * before what the caller's threads said meanwhile (msg_defer_begin): in the order of a path
+ * computed first. */
+struct tlq_cp_job {
+	struct tl_query q; /* the session, its trace the snapshot */
+	tl_trace tr;
+	tl_rank **ranks; /* the shallow copies */
+	tl_cp_result res;
+	msg_list warns;
+	pthread_t th;
+	int threaded;
+	int64_t wall_ns, cpu_ns;
+};
+
+/* The CPU time path jobs have taken so far: the finished ones' and the running one's clock
+ * (tlq_critical_jobs_cpu_ns). */
+static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
+static int64_t jobs_done_ns;
+static clockid_t job_clock;
+static int job_running;
+
+int64_t
+tlq_critical_jobs_cpu_ns(void)
+{
+	pthread_mutex_lock(&jobs_lock);
+	int64_t ns = jobs_done_ns;
+	struct timespec t;
+	if (job_running && clock_gettime(job_clock, &t) == 0)
+		ns += (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+	pthread_mutex_unlock(&jobs_lock);
+	return ns;
+}
+
+static int64_t
+thread_cpu_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void
+job_run(tlq_cp_job *j, const tl_query *q)
+{
+	int64_t t0 = timefmt_mono_ns(), c0 = thread_cpu_ns();
+	tlq_critical(q, NULL, 0, &j->res); /* its steps one at a time: a graph is ~30 B a task */
+	j->wall_ns = timefmt_mono_ns() - t0;
+	j->cpu_ns = thread_cpu_ns() - c0;
+}
+
+static void *
+job_thread(void *arg)
+{
+	tlq_cp_job *j = arg;
+	msg_hold(1);
+	msg_capture(msg_keep, &j->warns);
+	job_run(j, &j->q);
+	msg_capture(NULL, NULL);
+	msg_hold(0);
+	return NULL;
+}
+
+tlq_cp_job *
+tlq_critical_start(const tl_query *q)
+{
+	tlq_cp_job *j = xcalloc(1, sizeof *j);
+	const tl_trace *tr = tlq_trace(q);
+	if (parallel_threads(0) < 2 || tr->nranks == 0) { /* one core: nothing to gain */
+		job_run(j, q);
+		return j;
+	}
+	j->ranks = xcalloc(tr->nranks, sizeof *j->ranks);
+	for (size_t i = 0; i < tr->nranks; i++) {
+		j->ranks[i] = xmalloc(sizeof *j->ranks[i]);
+		*j->ranks[i] = *tr->ranks[i];
+		j->ranks[i]->pool = strpool_view(tr->ranks[i]->pool);
+	}
+	j->tr = *tr;
+	j->tr.ranks = j->ranks;
+	j->q = *q;
+	j->q.tr = &j->tr;
+	msg_defer_begin();
+	pthread_mutex_lock(&jobs_lock); /* (one job at a time: tl summary's) */
+	j->threaded = pthread_create(&j->th, NULL, job_thread, j) == 0;
+	job_running = j->threaded && pthread_getcpuclockid(j->th, &job_clock) == 0;
+	pthread_mutex_unlock(&jobs_lock);
+	if (!j->threaded) { /* no thread: here, its lines said as they come */
+		msg_defer_end(NULL);
+		job_run(j, &j->q);
+	}
+	return j;
+}
+
+void
+tlq_critical_join(tlq_cp_job *j, tl_cp_result *out, int64_t *wall_ns, int64_t *cpu_ns)
+{
+	if (j->threaded) {
+		pthread_join(j->th, NULL);
+		pthread_mutex_lock(&jobs_lock);
+		jobs_done_ns += j->cpu_ns;
+		job_running = 0;
+		pthread_mutex_unlock(&jobs_lock);
+		msg_defer_end(&j->warns);
+	}
+	for (size_t i = 0; j->ranks != NULL && i < j->tr.nranks; i++) {
+		strpool_free(j->ranks[i]->pool); /* the view: the names stay the session's */
+		free(j->ranks[i]);
+	}
+	free(j->ranks);
+	*out = j->res;
+	if (wall_ns != NULL)
+		*wall_ns = j->wall_ns;
+	if (cpu_ns != NULL)
+		*cpu_ns = j->cpu_ns;
+	free(j);
 }
 
 /* ---- the result as text, kept with the stored results -------------------------------------

@@ -1411,12 +1411,13 @@ cmp_finding(const void *a, const void *b)
 
 static int64_t findings_ns, findings_cpu_ns; /* tlq_findings_ns */
 
+/* The process' CPU time but a critical path's beside the findings (tlq_critical_start). */
 static int64_t
 cpu_ns(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec - tlq_critical_jobs_cpu_ns();
 }
 
 int64_t
@@ -1473,8 +1474,13 @@ tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 	tl_cp_result own;
 	if (opts == NULL)
 		tlq_critical(q, NULL, 0, &own);
+	int64_t w0 = timefmt_mono_ns(); /* the wait for a path is the path's, not the engine's */
+	const tl_cp_result *cp = opts == NULL           ? &own
+	                         : c.o->cp_wait != NULL ? c.o->cp_wait(c.o->cp_ctx)
+	                                                : c.o->cp;
+	t0 += timefmt_mono_ns() - w0;
 	for (size_t i = 0; i < c.n; i++)
-		on_path(&c.v[i], opts == NULL ? &own : c.o->cp);
+		on_path(&c.v[i], cp);
 	if (opts == NULL)
 		tlq_critical_free(&own);
 	if (c.n > 1)

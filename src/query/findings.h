@@ -76,6 +76,10 @@ typedef struct tl_find_opts {
 	const tl_cp_result *cp; /* the critical path (tlq_critical, no what-if); NULL: the
 	                           findings do not say whether they are on it (opts NULL:
 	                           computed here, they do) */
+	/* or the path still being computed (tlq_critical_start): cp_wait(cp_ctx) waits for it
+	 * and returns it, called once the rules have run */
+	const tl_cp_result *(*cp_wait)(void *cp_ctx);
+	void *cp_ctx;
 } tl_find_opts;
 
 /* The findings of the session's trace, by recoverable_ns, largest first (ties: the rule order,

@@ -502,6 +502,20 @@ typedef struct tl_cp_result {
 } tl_cp_result;
 void tlq_critical(const tl_query *, const cp_scale *sc, size_t nsc, tl_cp_result *out);
 void tlq_critical_free(tl_cp_result *);
+/* The same without what-ifs on a thread of its own (where there are two cores or more; else
+ * here and now) while the caller goes on with other queries (tl summary: the findings and the
+ * per-rank analyses beside the path, the path on the other core): the job reads a snapshot of
+ * the session (the names of each rank frozen as they are), so the caller may ask for any
+ * query but the host lanes and tlq_poll before tlq_critical_join; the warnings said meanwhile
+ * are said at the join, the job's first (critpath.c). tlq_critical_join waits for the job,
+ * fills out (free with tlq_critical_free), the job's own wall and CPU time (ns; either NULL),
+ * and frees the job. */
+typedef struct tlq_cp_job tlq_cp_job;
+tlq_cp_job *tlq_critical_start(const tl_query *);
+void tlq_critical_join(tlq_cp_job *, tl_cp_result *out, int64_t *wall_ns, int64_t *cpu_ns);
+/* The CPU time the jobs have taken so far in this process, ns (TL_STATS: what the findings'
+ * figure leaves out of the process' CPU time while they ran beside a job). */
+int64_t tlq_critical_jobs_cpu_ns(void);
 /* A result without what-ifs as text (printable ASCII, lines; malloc'd, *len bytes), to be kept
  * with the stored results (NULL when out of memory), and back: 0 with *out filled (free with
  * tlq_critical_free), -1 when the text is not one tlq_critical_encode wrote (out left empty). */

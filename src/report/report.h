@@ -23,6 +23,10 @@ typedef struct report_opts {
 	/* the critical path (tlq_critical, no what-if), borrowed: a stored one; NULL: the
 	 * summary computes it */
 	const tl_cp_result *cp;
+	/* or the path still being computed beside the summary (tlq_critical_start): cp_wait
+	 * (cp_ctx) waits for it and returns it, asked for when the findings need it */
+	const tl_cp_result *(*cp_wait)(void *cp_ctx);
+	void *cp_ctx;
 } report_opts;
 /* The summary of the session's trace, every number from its queries. */
 void report_summary_text(FILE *, const tl_query *);

@@ -56,14 +56,24 @@ report_summary_text(FILE *f, const tl_query *q)
 	report_summary_text_opts(f, q, NULL);
 }
 
-/* The critical path: the caller's, or computed into *own (freed by cp_done). */
+/* The critical path: the caller's, or computed into *own (freed by cp_done); NULL while the
+ * caller's is still being computed (ro->cp_wait: cp_now). */
 static const tl_cp_result *
 cp_get(const tl_query *q, const report_opts *ro, tl_cp_result *own)
 {
 	if (ro != NULL && ro->cp != NULL)
 		return ro->cp;
+	if (ro != NULL && ro->cp_wait != NULL)
+		return NULL;
 	tlq_critical(q, NULL, 0, own);
 	return own;
+}
+
+/* The path once the findings have it (they waited for it). */
+static const tl_cp_result *
+cp_now(const report_opts *ro, const tl_cp_result *cp)
+{
+	return cp != NULL ? cp : ro->cp_wait(ro->cp_ctx);
 }
 
 static void
@@ -86,9 +96,16 @@ report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tl_cp_result mine;
 	const tl_cp_result *cp = cp_get(q, ro, &mine);
 	/* the verdict first: the top three findings */
-	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs, .cp = cp};
+	/* the findings' rules run beside a path still being computed, then wait for it */
+	tl_find_opts fo = {.cr = &cr,
+	                   .cm = &cm,
+	                   .rs = rs,
+	                   .cp = cp,
+	                   .cp_wait = cp == NULL ? ro->cp_wait : NULL,
+	                   .cp_ctx = cp == NULL ? ro->cp_ctx : NULL};
 	tl_finding *fv = NULL;
 	size_t nf = tlq_findings(q, &fo, &fv);
+	cp = cp_now(ro, cp);
 	report_verdict_text(f, q, fv, nf);
 	free(fv);
 	fprintf(f, "\n");
@@ -231,9 +248,16 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
 	tl_cp_result mine;
 	const tl_cp_result *cp = cp_get(q, ro, &mine);
-	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs, .cp = cp};
+	/* the findings' rules run beside a path still being computed, then wait for it */
+	tl_find_opts fo = {.cr = &cr,
+	                   .cm = &cm,
+	                   .rs = rs,
+	                   .cp = cp,
+	                   .cp_wait = cp == NULL ? ro->cp_wait : NULL,
+	                   .cp_ctx = cp == NULL ? ro->cp_ctx : NULL};
 	tl_finding *fv = NULL;
 	size_t nf = tlq_findings(q, &fo, &fv);
+	cp = cp_now(ro, cp);
 	tl_jsonw *w = jsonw_open(f);
 	jsonw_object_begin(w);
 	jsonw_array_begin_m(w, "ranks");

@@ -157,17 +157,20 @@ msg_list_say(msg_list *w)
 	msg_list_free(w);
 }
 
-/* msg_warn; aside: neither captured nor teed (msg_warn_aside). */
+/* msg_defer: the lines said meanwhile, in order, under msg_lock */
+typedef struct deferred {
+	char *path, *text;
+	int aside;
+} deferred;
+static int deferring;
+static deferred *dv;
+static size_t ndv, dcap;
+
+/* Counts and prints one line (unless quiet or said before). Under msg_lock. */
 static void
-warn_v(const char *path, int aside, const char *fmt, va_list ap)
+say_warn_locked(const char *path, const char *buf, int aside)
 {
-	char buf[1024], safe[2048];
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	if (capture_fn != NULL && !aside)
-		capture_fn(capture_ctx, path, buf);
-	if (hold && !aside)
-		return; /* counted and printed when the holder replays it */
-	pthread_mutex_lock(&msg_lock);
+	char safe[2048];
 	warn_count++;
 	if (!quiet && !said_before_locked(path, buf)) {
 		progress_clear_locked();
@@ -179,7 +182,56 @@ warn_v(const char *path, int aside, const char *fmt, va_list ap)
 			say_aside_locked(NULL, text_sanitize(buf, safe, sizeof safe, 1), aside);
 		}
 	}
+}
+
+/* msg_warn; aside: neither captured nor teed (msg_warn_aside). */
+static void
+warn_v(const char *path, int aside, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	if (capture_fn != NULL && !aside)
+		capture_fn(capture_ctx, path, buf);
+	if (hold && !aside)
+		return; /* counted and printed when the holder replays it */
+	pthread_mutex_lock(&msg_lock);
+	if (deferring) {
+		deferred d = {path ? xstrdup(path) : NULL, xstrdup(buf), aside};
+		VEC_PUSH(dv, ndv, dcap, d);
+	} else {
+		say_warn_locked(path, buf, aside);
+	}
 	pthread_mutex_unlock(&msg_lock);
+}
+
+void
+msg_defer_begin(void)
+{
+	pthread_mutex_lock(&msg_lock);
+	deferring = 1;
+	pthread_mutex_unlock(&msg_lock);
+}
+
+void
+msg_defer_end(msg_list *first)
+{
+	pthread_mutex_lock(&msg_lock);
+	deferring = 0;
+	deferred *v = dv;
+	size_t n = ndv;
+	dv = NULL;
+	ndv = dcap = 0;
+	pthread_mutex_unlock(&msg_lock);
+	if (first != NULL)
+		msg_list_say(first);
+	pthread_mutex_lock(&msg_lock);
+	for (size_t i = 0; i < n; i++) {
+		say_warn_locked(v[i].path, v[i].text, v[i].aside);
+		free(v[i].path);
+		free(v[i].text);
+	}
+	pthread_mutex_unlock(&msg_lock);
+	free(v);
 }
 
 void

@@ -40,6 +40,13 @@ void msg_keep(void *list, const char *path, const char *text);
 void msg_list_say(msg_list *);
 /* Empties it without saying them. */
 void msg_list_free(msg_list *);
+/* From msg_defer_begin to msg_defer_end, what any thread says through msg_warn (or
+ * msg_warn_aside) is kept, in order, but for a thread that holds its own (msg_hold, its
+ * capture called as before): msg_defer_end says first's lines (NULL: none), then the kept ones.
+ * Work moved to a thread of its own (tl summary's critical path) keeps its lines where they
+ * were said before it ran beside the rest: first. */
+void msg_defer_begin(void);
+void msg_defer_end(msg_list *first);
 /* Every line msg_warn and msg_error print from now on is also written to f (NULL: no longer):
  * a stored result (tl summary) keeps what the run said on stderr with what it printed. */
 void msg_tee(FILE *f);

@@ -27,13 +27,19 @@ par_worker(void *p)
 	}
 }
 
+size_t
+parallel_threads(int threads)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	return threads > 0 ? (size_t)threads : (size_t)(ncpu > 0 ? ncpu : 1);
+}
+
 void
 parallel_for(size_t n, int threads, void (*fn)(void *arg, size_t i), void *arg)
 {
 	if (n == 0)
 		return;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nth = threads > 0 ? (size_t)threads : (size_t)(ncpu > 0 ? ncpu : 1);
+	size_t nth = parallel_threads(threads);
 	if (nth > n)
 		nth = n;
 	par_ctx c = {.fn = fn, .arg = arg, .n = n};

@@ -9,5 +9,7 @@
  * thread that cannot be started leaves its share to the others. Returns when every item is
  * done. fn must touch only what belongs to item i. */
 void parallel_for(size_t n, int threads, void (*fn)(void *arg, size_t i), void *arg);
+/* The threads parallel_for(n, threads, ...) runs on for n large enough. */
+size_t parallel_threads(int threads);
 
 #endif

@@ -153,6 +153,21 @@ strpool_len(const tl_strpool *p, uint32_t id)
 	return id < p->n ? p->len[id] : 0;
 }
 
+tl_strpool *
+strpool_view(const tl_strpool *p)
+{
+	tl_strpool *v = xcalloc(1, sizeof *v); /* no chunks of its own, no table */
+	size_t n = p->n ? p->n : 1;
+	v->str = xreallocarray(NULL, n, sizeof *v->str);
+	v->len = xreallocarray(NULL, n, sizeof *v->len);
+	if (p->n > 0) {
+		memcpy(v->str, p->str, p->n * sizeof *v->str);
+		memcpy(v->len, p->len, p->n * sizeof *v->len);
+	}
+	v->n = v->cap = p->n;
+	return v;
+}
+
 uint32_t
 strpool_count(const tl_strpool *p)
 {

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,29 @@ test_strpool(void)
 	CHECK_STR(strpool_get(p, a), "MatMul", "old pointers stay valid after growth");
 	CHECK_EQ_I64(strpool_find(p, "kernel_99999", 12), 100002, "find");
 	CHECK_EQ_I64(strpool_find(p, "nope", 4), UINT32_MAX, "find missing");
+	strpool_free(p);
+}
+
+/* A view keeps the strings as they were while the pool goes on growing (its arrays moved). */
+static void
+test_strpool_view(void)
+{
+	tl_strpool *p = strpool_new();
+	uint32_t a = strpool_intern_cstr(p, "HcclAllReduce");
+	const char *was = strpool_get(p, a);
+	tl_strpool *v = strpool_view(p);
+	char buf[32];
+	for (int i = 0; i < 50000; i++) { /* the id and hash arrays are reallocated */
+		snprintf(buf, sizeof buf, "op_%d", i);
+		strpool_intern_cstr(p, buf);
+	}
+	CHECK(strpool_get(v, a) == was && strpool_get(p, a) == was,
+	      "the view and the pool give the same string, which did not move");
+	CHECK_EQ_I64(strpool_count(v), 2, "the view counts what the pool held then");
+	CHECK_STR(strpool_get(v, strpool_find(p, "op_7", 4)), "", "a later id: empty in the view");
+	CHECK_EQ_I64(strpool_len(v, a), 13, "length");
+	strpool_free(v);
+	CHECK_STR(strpool_get(p, a), "HcclAllReduce", "freeing the view leaves the pool's strings");
 	strpool_free(p);
 }
 
@@ -445,10 +469,68 @@ test_heap(void)
 	      popped, bad);
 }
 
+static void *
+defer_warner(void *arg)
+{
+	(void)arg;
+	msg_warn(NULL, "deferred: said by another thread");
+	return NULL;
+}
+
+/* msg_defer: what any thread says meanwhile comes out at the end, after the lines handed to
+ * msg_defer_end (a held thread's, captured), and in the order it was said. */
+static void
+test_msg_defer(void)
+{
+	char path[] = "/tmp/tl-test-defer-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		CHECK(0, "mkstemp");
+		return;
+	}
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fd, 2);
+	unsigned n0 = msg_warn_count();
+	msg_list held = {0};
+	msg_defer_begin();
+	msg_warn(NULL, "deferred: said first, here");
+	pthread_t th;
+	int started = pthread_create(&th, NULL, defer_warner, NULL) == 0;
+	if (started)
+		pthread_join(th, NULL);
+	msg_hold(1); /* as the critical path's job holds its own */
+	msg_capture(msg_keep, &held);
+	msg_warn(NULL, "held: said by the job");
+	msg_capture(NULL, NULL);
+	msg_hold(0);
+	fflush(stderr);
+	off_t before = lseek(fd, 0, SEEK_END);
+	unsigned n1 = msg_warn_count();
+	msg_defer_end(&held);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	char buf[1024] = "";
+	ssize_t len = pread(fd, buf, sizeof buf - 1, 0);
+	buf[len > 0 ? len : 0] = '\0';
+	close(fd);
+	unlink(path);
+	CHECK(before == 0 && n1 == n0, "nothing said nor counted while deferring");
+	CHECK(started, "a thread");
+	CHECK_STR(buf,
+	          "tl: held: said by the job\ntl: deferred: said first, here\n"
+	          "tl: deferred: said by another thread\n",
+	          "the held lines first, then the deferred ones in order");
+	CHECK_EQ_I64(msg_warn_count() - n0, 3, "each counted when said");
+}
+
 int
 main(void)
 {
 	test_msg_once();
+	test_msg_defer();
+	test_strpool_view();
 	test_sort();
 	test_sort_pairs();
 	test_heap();
