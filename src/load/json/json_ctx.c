@@ -260,7 +260,7 @@ json_ctx_init(jctx *c, const char *path, tl_rank *r)
 	u64map_init(&c->proc_map);
 	u64map_init(&c->thread_map);
 	u64map_init(&c->planes);
-	u64map_init(&c->lcorr);
+	u64map_init_runs(&c->lcorr);
 }
 
 void
