@@ -13,9 +13,66 @@
  * scales it by 10^scale, rounding half away from zero, into *out. Exact: at most 19
  * significant digits are kept and the first dropped one rounds. DEC_NAN when s is not a
  * number (NaN, Infinity, "", text), DEC_RANGE when the result does not fit in int64. */
+/* m * 10^e10, rounded by rdig (the first digit dropped, -1 none) when e10 is 0, else by the
+ * first digit divided away; DEC_RANGE when it does not fit in int64. */
+static int
+dec_scale(uint64_t m, int64_t e10, int rdig, int neg, int64_t *out)
+{
+	uint64_t v;
+	if (m == 0) {
+		v = 0;
+	} else if (e10 >= 0) {
+		v = m;
+		for (int64_t k = 0; k < e10; k++) {
+			if (v > UINT64_MAX / 10)
+				return DEC_RANGE;
+			v *= 10;
+		}
+		if (e10 == 0 && rdig >= 5)
+			v++;
+	} else if (e10 < -20) {
+		v = 0; /* far below a nanosecond */
+	} else {
+		uint64_t p = 1;
+		for (int64_t k = 1; k < -e10; k++)
+			p *= 10;
+		/* v = m / 10^-e10, rounded by the first digit dropped */
+		v = e10 == -20 ? 0 : m / p / 10;
+		int r = e10 == -20 ? 0 : (int)(m / p % 10);
+		if (r >= 5)
+			v++;
+	}
+	if (v > (uint64_t)INT64_MAX)
+		return DEC_RANGE;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return DEC_OK;
+}
+
 int
 json_dec_parse(const char *s, size_t n, int scale, int64_t *out)
 {
+	/* the usual spelling first, [-]digits[.digits] of at most 18 digits: all of them are
+	 * significant, none is dropped */
+	{
+		size_t k = n > 0 && s[0] == '-';
+		uint64_t fm = 0;
+		int nd = 0, nf = -1;
+		for (; k < n; k++) {
+			unsigned d = (unsigned)(unsigned char)s[k] - '0';
+			if (d < 10) {
+				fm = fm * 10 + d;
+				nd++;
+				nf += nf >= 0;
+			} else if (s[k] == '.' && nf < 0) {
+				nf = 0;
+			} else {
+				break;
+			}
+		}
+		if (k == n && nd > 0 && nd <= 18)
+			return dec_scale(fm, (int64_t)scale - (nf > 0 ? nf : 0), -1, s[0] == '-',
+			                 out);
+	}
 	size_t i = 0;
 	int neg = 0, ndig = 0, nsig = 0, rdig = -1;
 	uint64_t m = 0;
@@ -62,34 +119,7 @@ json_dec_parse(const char *s, size_t n, int scale, int64_t *out)
 	}
 	if (i != n)
 		return DEC_NAN;
-	uint64_t v;
-	if (m == 0) {
-		v = 0;
-	} else if (e10 >= 0) {
-		v = m;
-		for (int64_t k = 0; k < e10; k++) {
-			if (v > UINT64_MAX / 10)
-				return DEC_RANGE;
-			v *= 10;
-		}
-		if (e10 == 0 && rdig >= 5)
-			v++;
-	} else if (e10 < -20) {
-		v = 0; /* far below a nanosecond */
-	} else {
-		uint64_t p = 1;
-		for (int64_t k = 1; k < -e10; k++)
-			p *= 10;
-		/* v = m / 10^-e10, rounded by the first digit dropped */
-		v = e10 == -20 ? 0 : m / p / 10;
-		int r = e10 == -20 ? 0 : (int)(m / p % 10);
-		if (r >= 5)
-			v++;
-	}
-	if (v > (uint64_t)INT64_MAX)
-		return DEC_RANGE;
-	*out = neg ? -(int64_t)v : (int64_t)v;
-	return DEC_OK;
+	return dec_scale(m, e10, rdig, neg, out);
 }
 
 /* ---- the scanner --------------------------------------------------------------------------- */
