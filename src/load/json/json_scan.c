@@ -51,8 +51,8 @@ dec_scale(uint64_t m, int64_t e10, int rdig, int neg, int64_t *out)
 int
 json_dec_parse(const char *s, size_t n, int scale, int64_t *out)
 {
-	/* the usual spelling first, [-]digits[.digits] of at most 18 digits: all of them are
-	 * significant, none is dropped */
+	/* the usual spelling first, [-]digits[.digits] of at most 19 digits: all of them are
+	 * kept (below 10^19, m fits), none is dropped */
 	{
 		size_t k = n > 0 && s[0] == '-';
 		uint64_t fm = 0;
@@ -69,7 +69,7 @@ json_dec_parse(const char *s, size_t n, int scale, int64_t *out)
 				break;
 			}
 		}
-		if (k == n && nd > 0 && nd <= 18)
+		if (k == n && nd > 0 && nd <= 19)
 			return dec_scale(fm, (int64_t)scale - (nf > 0 ? nf : 0), -1, s[0] == '-',
 			                 out);
 	}
