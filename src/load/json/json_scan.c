@@ -171,6 +171,46 @@ field_of(const unsigned char *k, size_t n)
 	return F__N;
 }
 
+/* The member names an event mostly has, read straight off the bytes at k (at least 5 of them):
+ * the field and the offset after the closing quote, as json_scan_string and field_of would give
+ * for these plain ASCII names; -1 for any other name (the general path). */
+static int
+key_fast(const unsigned char *k, size_t *len)
+{
+#define KEY(s, f)                                                                                  \
+	if (memcmp(k, s "\"", sizeof s) == 0) {                                                    \
+		*len = sizeof s;                                                                   \
+		return f;                                                                          \
+	}
+	switch (k[0]) {
+	case 'p':
+		KEY("ph", F_PH);
+		KEY("pid", F_PID);
+		break;
+	case 't':
+		KEY("ts", F_TS);
+		KEY("tid", F_TID);
+		break;
+	case 'n':
+		KEY("name", F_NAME);
+		break;
+	case 'd':
+		KEY("dur", F_DUR);
+		break;
+	case 'c':
+		KEY("cat", F_CAT);
+		break;
+	case 'a':
+		KEY("args", F_ARGS);
+		break;
+	case 'i':
+		KEY("id", F_ID);
+		break;
+	}
+#undef KEY
+	return -1;
+}
+
 /* b[i] is '{': an event. Finds its end and where its members ph, name, ... sit (ev->f), and
  * notes invalid UTF-8, excess nesting, or a broken member list (ev->bad). Returns 0 with
  * ev->end set, or -1 when the input ends first. */
@@ -191,11 +231,16 @@ json_scan_event(const unsigned char *b, size_t n, size_t i, jevent *ev)
 			break;
 		if (b[i] != '"')
 			goto broken;
-		size_t ks = i + 1;
-		i = json_scan_string(b, n, ks, &ev->bad, &ev->bad_off);
-		if (i == SIZE_MAX)
-			return -1;
-		int f = field_of(b + ks, i - ks - 1);
+		size_t ks = i + 1, kl;
+		int f = ks + 5 <= n ? key_fast(b + ks, &kl) : -1;
+		if (f >= 0) {
+			i = ks + kl;
+		} else {
+			i = json_scan_string(b, n, ks, &ev->bad, &ev->bad_off);
+			if (i == SIZE_MAX)
+				return -1;
+			f = field_of(b + ks, i - ks - 1);
+		}
 		i = json_skip_ws(b, n, i);
 		if (i >= n)
 			return -1;
@@ -204,7 +249,9 @@ json_scan_event(const unsigned char *b, size_t n, size_t i, jevent *ev)
 		size_t vs = i = json_skip_ws(b, n, i + 1);
 		if (i >= n)
 			return -1;
-		if (b[i] == '"')
+		if (b[i] == '"' && i + 3 <= n && b[i + 2] == '"' && json_str_plain[b[i + 1]])
+			i += 3; /* one plain character: a phase */
+		else if (b[i] == '"')
 			i = json_scan_string(b, n, i + 1, &ev->bad, &ev->bad_off);
 		else if (b[i] == '{' || b[i] == '[')
 			i = json_skip_nested(b, n, i, 1, &ev->bad, &ev->bad_off);
