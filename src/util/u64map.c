@@ -5,12 +5,21 @@
 #include <stdlib.h>
 
 static size_t
-slot_of(uint64_t k, size_t mask)
+mix(uint64_t k)
 {
 	k ^= k >> 33;
 	k *= 0xff51afd7ed558ccdull;
 	k ^= k >> 33;
-	return (size_t)k & mask;
+	return (size_t)k;
+}
+
+/* The mask is at least 63: a run's block of 8 stays whole. */
+static size_t
+slot_of(const tl_u64map *m, uint64_t k)
+{
+	if (m->runs)
+		return (mix(k >> 3) << 3 | (size_t)(k & 7)) & m->mask;
+	return mix(k) & m->mask;
 }
 
 void
@@ -21,6 +30,14 @@ u64map_init(tl_u64map *m)
 	m->keys = xcalloc(m->mask + 1, sizeof *m->keys);
 	m->vals = xcalloc(m->mask + 1, sizeof *m->vals);
 	m->used = xcalloc(m->mask + 1, 1);
+	m->runs = 0;
+}
+
+void
+u64map_init_runs(tl_u64map *m)
+{
+	u64map_init(m);
+	m->runs = 1;
 }
 
 void
@@ -55,7 +72,7 @@ u64map_put(tl_u64map *m, uint64_t key, uint32_t val)
 {
 	if ((m->n + 1) * 2 > m->mask + 1)
 		grow(m);
-	size_t i = slot_of(key, m->mask);
+	size_t i = slot_of(m, key);
 	while (m->used[i] && m->keys[i] != key)
 		i = (i + 1) & m->mask;
 	if (!m->used[i]) {
@@ -69,7 +86,7 @@ u64map_put(tl_u64map *m, uint64_t key, uint32_t val)
 int
 u64map_get(const tl_u64map *m, uint64_t key, uint32_t *val)
 {
-	size_t i = slot_of(key, m->mask);
+	size_t i = slot_of(m, key);
 	while (m->used[i]) {
 		if (m->keys[i] == key) {
 			if (val)

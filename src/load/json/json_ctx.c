@@ -30,51 +30,6 @@ json_problem(jctx *c, int pr, size_t off)
 		c->problem_off[pr] = off;
 }
 
-/* The raw bytes of a field, without the quotes of a string. */
-const char *
-json_span_text(const jctx *c, jspan s, size_t *len)
-{
-	const char *p = (const char *)c->b + s.off;
-	*len = s.len;
-	if (s.len >= 2 && p[0] == '"') {
-		*len = s.len - 2;
-		return p + 1;
-	}
-	return p;
-}
-
-int
-json_span_is_string(const jctx *c, jspan s)
-{
-	return s.len >= 2 && c->b[s.off] == '"';
-}
-
-/* Does the field hold exactly the string `want` (of wn bytes)? (Escaped spellings do not
- * count.) span_eq / span_starts take a string literal. */
-int
-json_span_eq_n(const jctx *c, jspan s, const char *want, size_t wn)
-{
-	size_t n;
-	const char *t = json_span_text(c, s, &n);
-	return json_span_is_string(c, s) && n == wn && memcmp(t, want, n) == 0;
-}
-
-int
-json_span_starts_n(const jctx *c, jspan s, const char *want, size_t wn)
-{
-	size_t n;
-	const char *t = json_span_text(c, s, &n);
-	return json_span_is_string(c, s) && n >= wn && memcmp(t, want, wn) == 0;
-}
-
-char
-json_event_phase(const jctx *c, const jevent *ev)
-{
-	size_t n;
-	const char *t = json_span_text(c, ev->f[F_PH], &n);
-	return json_span_is_string(c, ev->f[F_PH]) && n == 1 ? t[0] : 0;
-}
-
 /* ts and dur of an event, in ns on the profile clock. Returns -1 when the event cannot be used
  * (a problem is noted when `count`). */
 int
@@ -260,7 +215,7 @@ json_ctx_init(jctx *c, const char *path, tl_rank *r)
 	u64map_init(&c->proc_map);
 	u64map_init(&c->thread_map);
 	u64map_init(&c->planes);
-	u64map_init(&c->lcorr);
+	u64map_init_runs(&c->lcorr);
 }
 
 void

@@ -13,9 +13,66 @@
  * scales it by 10^scale, rounding half away from zero, into *out. Exact: at most 19
  * significant digits are kept and the first dropped one rounds. DEC_NAN when s is not a
  * number (NaN, Infinity, "", text), DEC_RANGE when the result does not fit in int64. */
+/* m * 10^e10, rounded by rdig (the first digit dropped, -1 none) when e10 is 0, else by the
+ * first digit divided away; DEC_RANGE when it does not fit in int64. */
+static int
+dec_scale(uint64_t m, int64_t e10, int rdig, int neg, int64_t *out)
+{
+	uint64_t v;
+	if (m == 0) {
+		v = 0;
+	} else if (e10 >= 0) {
+		v = m;
+		for (int64_t k = 0; k < e10; k++) {
+			if (v > UINT64_MAX / 10)
+				return DEC_RANGE;
+			v *= 10;
+		}
+		if (e10 == 0 && rdig >= 5)
+			v++;
+	} else if (e10 < -20) {
+		v = 0; /* far below a nanosecond */
+	} else {
+		uint64_t p = 1;
+		for (int64_t k = 1; k < -e10; k++)
+			p *= 10;
+		/* v = m / 10^-e10, rounded by the first digit dropped */
+		v = e10 == -20 ? 0 : m / p / 10;
+		int r = e10 == -20 ? 0 : (int)(m / p % 10);
+		if (r >= 5)
+			v++;
+	}
+	if (v > (uint64_t)INT64_MAX)
+		return DEC_RANGE;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return DEC_OK;
+}
+
 int
 json_dec_parse(const char *s, size_t n, int scale, int64_t *out)
 {
+	/* the usual spelling first, [-]digits[.digits] of at most 19 digits: all of them are
+	 * kept (below 10^19, m fits), none is dropped */
+	{
+		size_t k = n > 0 && s[0] == '-';
+		uint64_t fm = 0;
+		int nd = 0, nf = -1;
+		for (; k < n; k++) {
+			unsigned d = (unsigned)(unsigned char)s[k] - '0';
+			if (d < 10) {
+				fm = fm * 10 + d;
+				nd++;
+				nf += nf >= 0;
+			} else if (s[k] == '.' && nf < 0) {
+				nf = 0;
+			} else {
+				break;
+			}
+		}
+		if (k == n && nd > 0 && nd <= 19)
+			return dec_scale(fm, (int64_t)scale - (nf > 0 ? nf : 0), -1, s[0] == '-',
+			                 out);
+	}
 	size_t i = 0;
 	int neg = 0, ndig = 0, nsig = 0, rdig = -1;
 	uint64_t m = 0;
@@ -62,34 +119,7 @@ json_dec_parse(const char *s, size_t n, int scale, int64_t *out)
 	}
 	if (i != n)
 		return DEC_NAN;
-	uint64_t v;
-	if (m == 0) {
-		v = 0;
-	} else if (e10 >= 0) {
-		v = m;
-		for (int64_t k = 0; k < e10; k++) {
-			if (v > UINT64_MAX / 10)
-				return DEC_RANGE;
-			v *= 10;
-		}
-		if (e10 == 0 && rdig >= 5)
-			v++;
-	} else if (e10 < -20) {
-		v = 0; /* far below a nanosecond */
-	} else {
-		uint64_t p = 1;
-		for (int64_t k = 1; k < -e10; k++)
-			p *= 10;
-		/* v = m / 10^-e10, rounded by the first digit dropped */
-		v = e10 == -20 ? 0 : m / p / 10;
-		int r = e10 == -20 ? 0 : (int)(m / p % 10);
-		if (r >= 5)
-			v++;
-	}
-	if (v > (uint64_t)INT64_MAX)
-		return DEC_RANGE;
-	*out = neg ? -(int64_t)v : (int64_t)v;
-	return DEC_OK;
+	return dec_scale(m, e10, rdig, neg, out);
 }
 
 /* ---- the scanner --------------------------------------------------------------------------- */
@@ -141,6 +171,46 @@ field_of(const unsigned char *k, size_t n)
 	return F__N;
 }
 
+/* The member names an event mostly has, read straight off the bytes at k (at least 5 of them):
+ * the field and the offset after the closing quote, as json_scan_string and field_of would give
+ * for these plain ASCII names; -1 for any other name (the general path). */
+static int
+key_fast(const unsigned char *k, size_t *len)
+{
+#define KEY(s, f)                                                                                  \
+	if (memcmp(k, s "\"", sizeof s) == 0) {                                                    \
+		*len = sizeof s;                                                                   \
+		return f;                                                                          \
+	}
+	switch (k[0]) {
+	case 'p':
+		KEY("ph", F_PH);
+		KEY("pid", F_PID);
+		break;
+	case 't':
+		KEY("ts", F_TS);
+		KEY("tid", F_TID);
+		break;
+	case 'n':
+		KEY("name", F_NAME);
+		break;
+	case 'd':
+		KEY("dur", F_DUR);
+		break;
+	case 'c':
+		KEY("cat", F_CAT);
+		break;
+	case 'a':
+		KEY("args", F_ARGS);
+		break;
+	case 'i':
+		KEY("id", F_ID);
+		break;
+	}
+#undef KEY
+	return -1;
+}
+
 /* b[i] is '{': an event. Finds its end and where its members ph, name, ... sit (ev->f), and
  * notes invalid UTF-8, excess nesting, or a broken member list (ev->bad). Returns 0 with
  * ev->end set, or -1 when the input ends first. */
@@ -161,11 +231,16 @@ json_scan_event(const unsigned char *b, size_t n, size_t i, jevent *ev)
 			break;
 		if (b[i] != '"')
 			goto broken;
-		size_t ks = i + 1;
-		i = json_scan_string(b, n, ks, &ev->bad, &ev->bad_off);
-		if (i == SIZE_MAX)
-			return -1;
-		int f = field_of(b + ks, i - ks - 1);
+		size_t ks = i + 1, kl;
+		int f = ks + 5 <= n ? key_fast(b + ks, &kl) : -1;
+		if (f >= 0) {
+			i = ks + kl;
+		} else {
+			i = json_scan_string(b, n, ks, &ev->bad, &ev->bad_off);
+			if (i == SIZE_MAX)
+				return -1;
+			f = field_of(b + ks, i - ks - 1);
+		}
 		i = json_skip_ws(b, n, i);
 		if (i >= n)
 			return -1;
@@ -174,7 +249,9 @@ json_scan_event(const unsigned char *b, size_t n, size_t i, jevent *ev)
 		size_t vs = i = json_skip_ws(b, n, i + 1);
 		if (i >= n)
 			return -1;
-		if (b[i] == '"')
+		if (b[i] == '"' && i + 3 <= n && b[i + 2] == '"' && json_str_plain[b[i + 1]])
+			i += 3; /* one plain character: a phase */
+		else if (b[i] == '"')
 			i = json_scan_string(b, n, i + 1, &ev->bad, &ev->bad_off);
 		else if (b[i] == '{' || b[i] == '[')
 			i = json_skip_nested(b, n, i, 1, &ev->bad, &ev->bad_off);

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cJSON.h>
 
@@ -418,14 +419,46 @@ void json_ctx_free(jctx *c);
 /* Each event is judged once: the scanner's findings and flows in walk 1, slices in walk 2. A
  * negative pr counts nothing. */
 void json_problem(jctx *c, int pr, size_t off);
-/* The raw bytes of a field, without the quotes of a string. */
-const char *json_span_text(const jctx *c, jspan s, size_t *len);
-int json_span_is_string(const jctx *c, jspan s);
+/* The raw bytes of a field, without the quotes of a string. (Inline, as the next ones: each
+ * event asks them several times, and a literal's memcmp becomes a compare or two.) */
+static inline const char *
+json_span_text(const jctx *c, jspan s, size_t *len)
+{
+	const char *p = (const char *)c->b + s.off;
+	*len = s.len;
+	if (s.len >= 2 && p[0] == '"') {
+		*len = s.len - 2;
+		return p + 1;
+	}
+	return p;
+}
+
+static inline int
+json_span_is_string(const jctx *c, jspan s)
+{
+	return s.len >= 2 && c->b[s.off] == '"';
+}
+
 /* Does the field hold exactly the string `want` (of wn bytes)? (Escaped spellings do not
  * count.) span_eq / span_starts take a string literal. */
-int json_span_eq_n(const jctx *c, jspan s, const char *want, size_t wn);
-int json_span_starts_n(const jctx *c, jspan s, const char *want, size_t wn);
-char json_event_phase(const jctx *c, const jevent *ev);
+static inline int
+json_span_eq_n(const jctx *c, jspan s, const char *want, size_t wn)
+{
+	return s.len == wn + 2 && c->b[s.off] == '"' && memcmp(c->b + s.off + 1, want, wn) == 0;
+}
+
+static inline int
+json_span_starts_n(const jctx *c, jspan s, const char *want, size_t wn)
+{
+	return s.len >= wn + 2 && c->b[s.off] == '"' && memcmp(c->b + s.off + 1, want, wn) == 0;
+}
+
+static inline char
+json_event_phase(const jctx *c, const jevent *ev)
+{
+	jspan s = ev->f[F_PH];
+	return s.len == 3 && c->b[s.off] == '"' ? (char)c->b[s.off + 1] : 0;
+}
 /* ts and dur of an event, in ns on the profile clock. Returns -1 when the event cannot be used
  * (a problem is noted when `count`). */
 int json_event_time(jctx *c, const jevent *ev, int need_dur, int count, int64_t *start,

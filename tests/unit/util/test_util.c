@@ -146,6 +146,29 @@ test_u64map(void)
 	CHECK(good, "50k keys round-trip");
 	CHECK(!u64map_get(&m, 12345, &v), "absent key");
 	u64map_free(&m);
+	/* runs: keys counting up, keys 8 apart (one per block), keys that differ above bit 32 only,
+	 * and a value put again */
+	u64map_init_runs(&m);
+	for (uint64_t i = 0; i < 30000; i++) {
+		u64map_put(&m, 1000 + i, (uint32_t)i);
+		u64map_put(&m, (uint64_t)1 << 40 | i * 8, (uint32_t)(i + 1));
+		u64map_put(&m, i << 32 | 0xFFFFFFFFu, (uint32_t)(i + 2));
+	}
+	u64map_put(&m, 1000, 77);
+	good = m.n == 90000;
+	for (uint64_t i = 0; i < 30000; i++) {
+		if (!u64map_get(&m, 1000 + i, &v) || v != (i ? i : 77))
+			good = 0;
+		if (!u64map_get(&m, (uint64_t)1 << 40 | i * 8, &v) || v != i + 1)
+			good = 0;
+		if (!u64map_get(&m, i << 32 | 0xFFFFFFFFu, &v) || v != i + 2)
+			good = 0;
+		if (u64map_get(&m, (uint64_t)1 << 40 | (i * 8 + 3), NULL))
+			good = 0;
+	}
+	CHECK(good, "runs: 90k keys round-trip, absent keys between them absent");
+	CHECK(!u64map_get(&m, 999, NULL), "runs: absent key");
+	u64map_free(&m);
 }
 
 static void
