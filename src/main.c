@@ -666,6 +666,7 @@ summary_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
 	int64_t t0 = timefmt_mono_ns();
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	critical_path_of(sp, q, &cp);
+	tlq_release_pages(q);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 	/* the path's part of the summary, for `make bench` (cmd_summary's stats line) */
 	summary_critical_ms = (double)(timefmt_mono_ns() - t0) / 1e6;
@@ -704,6 +705,9 @@ cmd_summary(cli *c)
 		return 1;
 	}
 	tl_trace tr;
+	/* each analysis of each rank touches the pages of its mapped cache file it reads: given
+	 * back as it is done, they would otherwise add up to every file (query.h) */
+	c->query.release_pages = 1;
 	/* the summary's findings read the operators, the launches and the communication ops
 	 * (--json also the counters); the operators of the whole capture only, no task's start */
 	int rc = run_stored(c, TL_TABLE_ALL & ~TL_TABLE_OP_STARTS, summary_report, &tr);

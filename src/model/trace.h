@@ -271,6 +271,9 @@ typedef struct tl_rank {
 	 * the tracks; NULL when nothing is borrowed. */
 	void *backing;
 	void (*backing_free)(void *);
+	/* Gives backing's pages back to the kernel (they read again from the file on the next
+	 * touch), or NULL when they cannot be (a mapping the rank wrote into: load_clock). */
+	void (*backing_drop)(void *);
 	int spilled; /* backing is a file of this process's own, unlinked (the viewer's --no-cache:
 	                store/cache.h, cache_spill_rank) */
 } tl_rank;
@@ -320,6 +323,10 @@ typedef struct tl_trace {
 
 tl_rank *rank_new(int rank);
 void rank_free(tl_rank *);
+/* Gives back the pages of r's mapped cache file that queries have touched (a batch command
+ * done with a rank for now: its RSS falls, the next touch faults them back from the page
+ * cache). Nothing for a rank without a file-backed mapping; the data stays valid. */
+void rank_drop_pages(const tl_rank *r);
 /* The optional tables' free functions (TL_RANK_TABLES). */
 void rank_ops_free(tl_rank *);
 void rank_launches_free(tl_rank *);
@@ -379,6 +386,8 @@ size_t track_first_starting_at(const tl_track *, int64_t t);
 
 void trace_init(tl_trace *);
 void trace_free(tl_trace *);
+/* rank_drop_pages of every rank. */
+void trace_drop_pages(const tl_trace *);
 /* The index in tr->ranks of the first rank numbered rank, or SIZE_MAX. */
 size_t trace_rank_index(const tl_trace *tr, int rank);
 /* Bytes held by slices, step tags and levels of detail of all ranks, those of a mapped cache

@@ -82,13 +82,16 @@ report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tl_coll_result cr;
 	tlq_comm(q, &cm);
 	tlq_collectives(q, &cr);
+	tlq_release_pages(q); /* a batch summary: each analysis's pages given back (query.h) */
 	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
 	tl_cp_result mine;
 	const tl_cp_result *cp = cp_get(q, ro, &mine);
+	tlq_release_pages(q);
 	/* the verdict first: the top three findings */
 	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs, .cp = cp};
 	tl_finding *fv = NULL;
 	size_t nf = tlq_findings(q, &fo, &fv);
+	tlq_release_pages(q);
 	report_verdict_text(f, q, fv, nf);
 	free(fv);
 	fprintf(f, "\n");
@@ -159,9 +162,11 @@ report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
 		    "(capture: the DB's own OVERLAP_ANALYSIS over the whole capture; its "
 		    "Free spans the device's\nfirst to last task, the steps' only their work)\n");
 	report_rl_text(f, q);
+	tlq_release_pages(q);
 	text_split(f, q, rs);
 	report_comm_text(f, q, &cm, &cr);
 	report_host_text(f, q);
+	tlq_release_pages(q);
 	report_modules_text(f, q);
 	report_critical_summary_text(f, q, cp);
 	cp_done(cp, &mine);
@@ -228,12 +233,15 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tl_coll_result cr;
 	tlq_comm(q, &cm);
 	tlq_collectives(q, &cr);
+	tlq_release_pages(q); /* a batch summary: each analysis's pages given back (query.h) */
 	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
 	tl_cp_result mine;
 	const tl_cp_result *cp = cp_get(q, ro, &mine);
+	tlq_release_pages(q);
 	tl_find_opts fo = {.cr = &cr, .cm = &cm, .rs = rs, .cp = cp};
 	tl_finding *fv = NULL;
 	size_t nf = tlq_findings(q, &fo, &fv);
+	tlq_release_pages(q);
 	tl_jsonw *w = jsonw_open(f);
 	jsonw_object_begin(w);
 	jsonw_array_begin_m(w, "ranks");
@@ -242,8 +250,10 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	jsonw_end(w);
 	tlq_rank_steps_free(q, rs);
 	report_rl_json(w, q, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
+	tlq_release_pages(q);
 	report_comm_json(w, q, &cm, &cr);
 	report_ops_json(w, q);
+	tlq_release_pages(q);
 	report_modules_json(w, q);
 	report_host_json(w, q);
 	report_memory_json(w, q);
