@@ -66,7 +66,8 @@ typedef struct tl_track {
 	uint16_t *step;     /* per slice: step index (launch-time attribution) or TL_NO_STEP;
 	                       NULL when the rank has fewer than two steps */
 	struct tl_lod *lod; /* level of detail (model/lod.h): busy time and longest slice of any
-	                       run of slices; built by the query session (track_lod_build) */
+	                       run of slices; built by the query session (track_lod_build), or
+	                       a stamped cache file's (checked when it was stamped) */
 	struct tl_lod *lod_file; /* the one a cache file holds, not checked yet: track_lod_build
 	                            checks it against the slices and adopts it, or builds one */
 	tl_span *dev;            /* MSTX lanes, per slice: the device part of a range that carried a
