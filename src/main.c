@@ -774,6 +774,9 @@ cmd_summary(cli *c)
 		return 1;
 	}
 	tl_trace tr;
+	/* each analysis of each rank touches the pages of its mapped cache file it reads: given
+	 * back as it is done, they would otherwise add up to every file (query.h) */
+	c->query.release_pages = 1;
 	/* the summary's findings read the operators, the launches and the communication ops
 	 * (--json also the counters); the operators of the whole capture only, no task's start,
 	 * and for the text (its aicpu_op finding) each operator's count and total only: not the

@@ -301,8 +301,10 @@ move_rank(void *arg, size_t i)
 	int in_place = cache_rank_mapping(r, &p, &len) == 0 &&
 	               mprotect((void *)(uintptr_t)p, len, PROT_READ | PROT_WRITE) == 0;
 	rank_clock_apply(r, m->rc[i], in_place);
-	if (in_place)
+	if (in_place) {
 		mprotect((void *)(uintptr_t)p, len, PROT_READ);
+		r->backing_drop = NULL; /* the pages written are the only copy of the moved times */
+	}
 }
 
 static _Atomic uint64_t clock_cpu_ns; /* and the CPU time of the process meanwhile */

@@ -72,6 +72,13 @@ track_own(tl_track *t)
 }
 
 void
+rank_drop_pages(const tl_rank *r)
+{
+	if (r != NULL && r->backing != NULL && r->backing_drop != NULL)
+		r->backing_drop(r->backing);
+}
+
+void
 rank_free(tl_rank *r)
 {
 	if (r == NULL)
@@ -621,6 +628,13 @@ trace_rank_index(const tl_trace *tr, int rank)
 		if (tr->ranks[i]->rank == rank)
 			return i;
 	return SIZE_MAX;
+}
+
+void
+trace_drop_pages(const tl_trace *tr)
+{
+	for (size_t i = 0; i < tr->nranks; i++)
+		rank_drop_pages(tr->ranks[i]);
 }
 
 void

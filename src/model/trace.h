@@ -66,7 +66,8 @@ typedef struct tl_track {
 	uint16_t *step;     /* per slice: step index (launch-time attribution) or TL_NO_STEP;
 	                       NULL when the rank has fewer than two steps */
 	struct tl_lod *lod; /* level of detail (model/lod.h): busy time and longest slice of any
-	                       run of slices; built by the query session (track_lod_build) */
+	                       run of slices; built by the query session (track_lod_build), or
+	                       a stamped cache file's (checked when it was stamped) */
 	struct tl_lod *lod_file; /* the one a cache file holds, not checked yet: track_lod_build
 	                            checks it against the slices and adopts it, or builds one */
 	tl_span *dev;            /* MSTX lanes, per slice: the device part of a range that carried a
@@ -271,6 +272,9 @@ typedef struct tl_rank {
 	 * the tracks; NULL when nothing is borrowed. */
 	void *backing;
 	void (*backing_free)(void *);
+	/* Gives backing's pages back to the kernel (they read again from the file on the next
+	 * touch), or NULL when they cannot be (a mapping the rank wrote into: load_clock). */
+	void (*backing_drop)(void *);
 	int spilled; /* backing is a file of this process's own, unlinked (the viewer's --no-cache:
 	                store/cache.h, cache_spill_rank) */
 } tl_rank;
@@ -320,6 +324,10 @@ typedef struct tl_trace {
 
 tl_rank *rank_new(int rank);
 void rank_free(tl_rank *);
+/* Gives back the pages of r's mapped cache file that queries have touched (a batch command
+ * done with a rank for now: its RSS falls, the next touch faults them back from the page
+ * cache). Nothing for a rank without a file-backed mapping; the data stays valid. */
+void rank_drop_pages(const tl_rank *r);
 /* The optional tables' free functions (TL_RANK_TABLES). */
 void rank_ops_free(tl_rank *);
 void rank_launches_free(tl_rank *);
@@ -379,6 +387,8 @@ size_t track_first_starting_at(const tl_track *, int64_t t);
 
 void trace_init(tl_trace *);
 void trace_free(tl_trace *);
+/* rank_drop_pages of every rank. */
+void trace_drop_pages(const tl_trace *);
 /* The index in tr->ranks of the first rank numbered rank, or SIZE_MAX. */
 size_t trace_rank_index(const tl_trace *tr, int rank);
 /* Bytes held by slices, step tags and levels of detail of all ranks, those of a mapped cache

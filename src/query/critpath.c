@@ -477,6 +477,8 @@ step_run(void *arg, size_t i)
 	step_job *j = arg;
 	one_step(j->q, j->ids[i], j->p2p, j->np2p, j->sc, j->nsc, j->lv, &j->out->steps[i],
 	         j->out->whatif ? &j->out->whatif[i] : NULL);
+	tlq_release_pages(j->q); /* a step reads every rank's slices of its time: the next
+	                          * step's lie further on */
 }
 
 static int

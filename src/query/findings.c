@@ -306,6 +306,7 @@ f_stall(fctx *c)
 			    det);
 		}
 		free(gv);
+		tlq_release_rank(c->q, ri);
 	}
 	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i].kind == TL_FIND_STALL)
@@ -1449,8 +1450,10 @@ tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 	size_t nr = c.tr->nranks;
 	c.so = xcalloc(nr + 1, sizeof *c.so);
 	c.nso = xcalloc(nr + 1, sizeof *c.nso);
-	for (size_t ri = 0; ri < nr; ri++)
+	for (size_t ri = 0; ri < nr; ri++) {
 		c.nso[ri] = tlq_step_overlaps(c.tr->ranks[ri], &c.so[ri]);
+		tlq_release_rank(q, ri); /* a batch summary (query.h) */
+	}
 	if (c.o->cr != NULL) {
 		c.cr = *c.o->cr;
 	} else {
@@ -1468,8 +1471,10 @@ tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 		c.rs = c.o->rs;
 	else /* without the communication tables (no_files): every group taken as loaded whole */
 		c.rs = c.own_rs = tlq_rank_steps(q, &c.cr, c.have_cm ? &c.cm : NULL);
-	for (int i = 0; i < TL_FIND__COUNT; i++)
+	for (int i = 0; i < TL_FIND__COUNT; i++) {
 		rules[run_order[i]].fn(&c);
+		tlq_release_pages(q); /* each detector's pages given back (query.h) */
+	}
 	/* the defaults (the viewer): the path computed here, so that every finding says it */
 	tl_cp_result own;
 	if (opts == NULL)

@@ -53,6 +53,11 @@ typedef struct tl_query_opts {
 	int lanes; /* the viewer: add the overlap lanes (lanes_build) and the stage lanes, and build
 	            * the level of detail of every track (model/lod.h: tlq_busy and
 	            * tlq_columns in O(log n)) */
+	int release_pages; /* a batch command (tl summary): the pages of the ranks' mapped cache
+	                    * files an analysis touched are given back after each rank's part
+	                    * (tlq_per_rank), each critical path step and each analysis of the
+	                    * report (tlq_release_pages), so that the peak RSS holds about one
+	                    * analysis of one rank per thread, not every file */
 } tl_query_opts;
 
 /* Prepares the queries of tr (opts NULL: all zero). The session may add derived lanes to tr;
@@ -61,6 +66,11 @@ tl_query *tlq_open(tl_trace *, const tl_query_opts *);
 void tlq_close(tl_query *);
 /* The session's trace. */
 const tl_trace *tlq_trace(const tl_query *);
+/* With opts.release_pages, gives back every rank's mapped pages (trace_drop_pages): called
+ * between the analyses of a report; nothing otherwise. */
+void tlq_release_pages(const tl_query *);
+/* The same for the rank of index ri only: a serial loop over the ranks done with one. */
+void tlq_release_rank(const tl_query *, size_t ri);
 
 /* The hosts' clocks (`tl info`'s table, `tl summary --json`'s "clock"): ALIGNED, the hosts the
  * load aligned (tl_trace.hosts, the reference first; borrowed from the trace), or no table and

@@ -24,6 +24,22 @@ per_rank_item(void *p, size_t i)
 {
 	per_rank_ctx *c = p;
 	c->fn(c->q, i, c->arg);
+	if (c->q->o.release_pages)
+		rank_drop_pages(c->q->tr->ranks[i]);
+}
+
+void
+tlq_release_pages(const tl_query *q)
+{
+	if (q->o.release_pages)
+		trace_drop_pages(q->tr);
+}
+
+void
+tlq_release_rank(const tl_query *q, size_t ri)
+{
+	if (q->o.release_pages && ri < q->tr->nranks)
+		rank_drop_pages(q->tr->ranks[ri]);
 }
 
 void

@@ -92,9 +92,11 @@ report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tl_coll_result cr;
 	tlq_comm(q, &cm);
 	tlq_collectives(q, &cr);
+	tlq_release_pages(q); /* a batch summary: each analysis's pages given back (query.h) */
 	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
 	tl_cp_result mine;
 	const tl_cp_result *cp = cp_get(q, ro, &mine);
+	tlq_release_pages(q);
 	/* the verdict first: the top three findings */
 	/* the findings' rules run beside a path still being computed, then wait for it */
 	tl_find_opts fo = {.cr = &cr,
@@ -106,6 +108,7 @@ report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tl_finding *fv = NULL;
 	size_t nf = tlq_findings(q, &fo, &fv);
 	cp = cp_now(ro, cp);
+	tlq_release_pages(q);
 	report_verdict_text(f, q, fv, nf);
 	free(fv);
 	fprintf(f, "\n");
@@ -176,9 +179,11 @@ report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
 		    "(capture: the DB's own OVERLAP_ANALYSIS over the whole capture; its "
 		    "Free spans the device's\nfirst to last task, the steps' only their work)\n");
 	report_rl_text(f, q);
+	tlq_release_pages(q);
 	text_split(f, q, rs);
 	report_comm_text(f, q, &cm, &cr);
 	report_host_text(f, q);
+	tlq_release_pages(q);
 	report_modules_text(f, q);
 	report_critical_summary_text(f, q, cp);
 	cp_done(cp, &mine);
@@ -245,9 +250,11 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tl_coll_result cr;
 	tlq_comm(q, &cm);
 	tlq_collectives(q, &cr);
+	tlq_release_pages(q); /* a batch summary: each analysis's pages given back (query.h) */
 	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
 	tl_cp_result mine;
 	const tl_cp_result *cp = cp_get(q, ro, &mine);
+	tlq_release_pages(q);
 	/* the findings' rules run beside a path still being computed, then wait for it */
 	tl_find_opts fo = {.cr = &cr,
 	                   .cm = &cm,
@@ -258,6 +265,7 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tl_finding *fv = NULL;
 	size_t nf = tlq_findings(q, &fo, &fv);
 	cp = cp_now(ro, cp);
+	tlq_release_pages(q);
 	tl_jsonw *w = jsonw_open(f);
 	jsonw_object_begin(w);
 	jsonw_array_begin_m(w, "ranks");
@@ -266,8 +274,10 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	jsonw_end(w);
 	tlq_rank_steps_free(q, rs);
 	report_rl_json(w, q, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
+	tlq_release_pages(q);
 	report_comm_json(w, q, &cm, &cr);
 	report_ops_json(w, q);
+	tlq_release_pages(q);
 	report_modules_json(w, q);
 	report_host_json(w, q);
 	report_memory_json(w, q);

@@ -259,6 +259,16 @@ map_free(void *p)
 	free(m);
 }
 
+/* The mapping is private and read-only, its pages the file's own (until load_clock makes it
+ * writable and moves times in it: then it clears backing_drop), so the pages dropped are read
+ * again, unchanged, from the page cache on the next touch. */
+static void
+map_drop(void *p)
+{
+	cache_map *m = p;
+	madvise(m->p, m->len, MADV_DONTNEED);
+}
+
 void
 cache_set_backing(tl_rank *r, void *map, size_t len)
 {
@@ -267,6 +277,7 @@ cache_set_backing(tl_rank *r, void *map, size_t len)
 	m->len = len;
 	r->backing = m;
 	r->backing_free = map_free;
+	r->backing_drop = map_drop;
 }
 
 int

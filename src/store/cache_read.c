@@ -158,9 +158,13 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 		const int64_t *busy = lane_items(r, nb, sizeof *busy);
 		const tl_lod_node *node = nn ? lane_items(r, nn, sizeof *node) : NULL;
 		if (busy != NULL && (nn == 0 || node != NULL)) {
-			t->lod_file = lod_wrap(t->n, busy, node);
-			t->lod_file->borrowed = r->borrow; /* copies belong to it */
-			t->lod_file->checked = r->trusted;
+			tl_lod *l = lod_wrap(t->n, busy, node);
+			l->borrowed = r->borrow; /* copies belong to it */
+			l->checked = r->trusted;
+			if (r->trusted)
+				t->lod = l;
+			else
+				t->lod_file = l;
 		} else if (!r->borrow) {
 			free((void *)busy);
 			free((void *)node);

@@ -151,7 +151,34 @@ typedef struct wbuf {
 	sum_lanes sum;
 	uint64_t off;
 	int err;
+	uint64_t *tally; /* when set, bytes by section (SEC_*; TL_CACHE_LAYOUT) */
 } wbuf;
+
+/* The sections TL_CACHE_LAYOUT=1 counts the bytes of, in the order it prints them. */
+enum {
+	SEC_SLICES,
+	SEC_OVERLAP,
+	SEC_STEP,
+	SEC_DEV,
+	SEC_LOD,
+	SEC_OPS,
+	SEC_LAUNCHES,
+	SEC_COMM_OPS,
+	SEC_COMM_TASKS,
+	SEC_COUNTERS,
+	SEC__COUNT
+};
+static const char *const sec_name[SEC__COUNT] = {"slices",     "overlap", "step",     "dev",
+                                                 "lod",        "ops",     "launches", "comm_ops",
+                                                 "comm_tasks", "counters"};
+
+/* Counts the bytes written since off (an earlier w->off) to section sec. */
+static void
+tally(wbuf *w, int sec, uint64_t off)
+{
+	if (w->tally != NULL)
+		w->tally[sec] += w->off - off;
+}
 
 static void
 put_raw(wbuf *w, const void *p, size_t n)
@@ -339,6 +366,7 @@ put_tables(wbuf *w, const tl_rank *r)
 	int ops = r->ops != NULL && !r->ops->nostart;
 	put_u64(w, (ops ? TABLE_OPS : 0) | (r->have_launch_steps ? TABLE_LAUNCHES : 0) |
 	               (r->comm ? TABLE_COMM : 0) | (r->counters_read ? TABLE_COUNTERS : 0));
+	uint64_t off = w->off;
 	if (ops) {
 		const tl_op_data *d = r->ops;
 		put_pool(w, d->pool);
@@ -353,6 +381,8 @@ put_tables(wbuf *w, const tl_rank *r)
 			put_arr(w, g->start, g->n, sizeof *g->start); /* beside each duration */
 		}
 	}
+	tally(w, SEC_OPS, off);
+	off = w->off;
 	if (r->have_launch_steps) {
 		put_u64(w, r->nlaunch_steps);
 		for (size_t i = 0; i < r->nlaunch_steps; i++) {
@@ -375,8 +405,10 @@ put_tables(wbuf *w, const tl_rank *r)
 			put_u64(w, (uint64_t)x->host);
 		}
 	}
+	tally(w, SEC_LAUNCHES, off);
 	if (r->comm != NULL) {
 		const tl_comm_data *d = r->comm;
+		off = w->off;
 		put_pool(w, d->pool);
 		put_u64(w, d->nops);
 		for (size_t i = 0; i < d->nops; i++) {
@@ -391,6 +423,8 @@ put_tables(wbuf *w, const tl_rank *r)
 			put_u64(w, o->ntasks);
 			put_u64(w, o->source);
 		}
+		tally(w, SEC_COMM_OPS, off);
+		off = w->off;
 		put_u64(w, d->ntasks);
 		for (size_t i = 0; i < d->ntasks; i++) {
 			const tl_comm_task *t = &d->tasks[i];
@@ -402,7 +436,9 @@ put_tables(wbuf *w, const tl_rank *r)
 			put_u64(w, (uint64_t)t->plane);
 			put_u64(w, (uint64_t)t->kind | (uint64_t)t->xport << 8);
 		}
+		tally(w, SEC_COMM_TASKS, off);
 	}
+	off = w->off;
 	if (r->counters_read) {
 		put_u64(w, r->ncounters);
 		for (size_t i = 0; i < r->ncounters; i++) {
@@ -414,6 +450,7 @@ put_tables(wbuf *w, const tl_rank *r)
 			put_raw(w, c->v, c->n * sizeof *c->v);
 		}
 	}
+	tally(w, SEC_COUNTERS, off);
 }
 
 /* ---- the rank ------------------------------------------------------------------------------- */
@@ -463,17 +500,25 @@ put_rank(wbuf *w, const tl_rank *r, char *const *warn, size_t nwarn)
 		put_u64(w, t->source);
 		put_u64(w, (uint64_t)t->user_ranges);
 		put_u64(w, (t->step ? TRACK_STEP : 0) | (t->dev ? TRACK_DEV : 0) | TRACK_LOD);
+		uint64_t off = w->off;
 		put_arr(w, t->v, t->n, sizeof *t->v);
+		tally(w, t->kind == TL_LANE_OVERLAP ? SEC_OVERLAP : SEC_SLICES, off);
+		off = w->off;
 		if (t->step)
 			put_raw(w, t->step, t->n * sizeof *t->step);
+		tally(w, SEC_STEP, off);
+		off = w->off;
 		if (t->dev)
 			put_raw(w, t->dev, t->n * sizeof *t->dev);
+		tally(w, SEC_DEV, off);
+		off = w->off;
 		/* the level of detail, made for the file one lane at a time (the viewer's session
 		 * then checks it instead of building one in its own memory) */
 		tl_lod *made = t->lod != NULL ? NULL : lod_build(t->v, t->n);
 		const tl_lod *l = t->lod != NULL ? t->lod : made;
 		put_raw(w, l->busy, lod_nbusy(t->n) * sizeof *l->busy);
 		put_raw(w, l->node, lod_nnodes(t->n) * sizeof *l->node);
+		tally(w, SEC_LOD, off);
 		lod_free(made);
 	}
 	put_tables(w, r);
@@ -499,6 +544,23 @@ cache_rank_slices(const tl_rank *r)
 	return n;
 }
 
+/* TL_CACHE_LAYOUT=1: where a file's bytes went, one line per file on stderr (make bench, and
+ * docs/performance.md's breakdown). */
+static void
+print_layout(const tl_rank *r, const uint64_t *sec, uint64_t size)
+{
+	uint64_t slices = cache_rank_slices(r), rest = size;
+	char line[512];
+	int len = snprintf(line, sizeof line, "cache layout: rank=%d slices=%llu bytes=%llu",
+	                   r->rank, (unsigned long long)slices, (unsigned long long)size);
+	for (int i = 0; i < SEC__COUNT && len > 0 && (size_t)len < sizeof line; i++) {
+		rest -= sec[i];
+		len += snprintf(line + len, sizeof line - (size_t)len, " %s=%llu", sec_name[i],
+		                (unsigned long long)sec[i]);
+	}
+	fprintf(stderr, "%s other=%llu\n", line, (unsigned long long)rest);
+}
+
 int
 cache_write_fd(int fd, const uint8_t *key, size_t klen, const tl_rank *r, char *const *warn,
                size_t nwarn, uint64_t *bytes)
@@ -516,7 +578,9 @@ cache_write_fd_sync(int fd, const uint8_t *key, size_t klen, const tl_rank *r, c
 		return -1;
 	}
 	uint8_t hdr[TL_CACHE_HEADER] = {0};
-	wbuf w = {.f = f};
+	uint64_t sec[SEC__COUNT] = {0};
+	const char *layout = getenv("TL_CACHE_LAYOUT");
+	wbuf w = {.f = f, .tally = layout != NULL && *layout == '1' ? sec : NULL};
 	lanes_init(&w.sum);
 	if (fwrite(hdr, 1, sizeof hdr, f) != sizeof hdr)
 		w.err = 1;
@@ -546,5 +610,7 @@ cache_write_fd_sync(int fd, const uint8_t *key, size_t klen, const tl_rank *r, c
 	}
 	errno = e;
 	*bytes = size;
+	if (w.tally != NULL)
+		print_layout(r, sec, size);
 	return w.err ? -1 : 0;
 }
