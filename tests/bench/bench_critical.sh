@@ -17,6 +17,7 @@ RANKS=${BENCH_RANKS:-8}
 TASKS=${BENCH_TASKS:-1000000}
 RUNS=${BENCH_RUNS:-3}
 . "$(dirname "$0")/lib.sh"
+bench_scratch
 A="$OUT/profile-${RANKS}x${TASKS}"
 generate_once "$A" "$RANKS ranks x $TASKS device tasks" \
 	"$TLGEN" bench "$A" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
@@ -31,20 +32,20 @@ round() {
 	local t0 t1 p
 	t0=$(now)
 	TL_STATS=1 /usr/bin/time -f 'cpu %U %S %M' "$1" summary "$A" --no-cache >/dev/null \
-		2>"$OUT/summary-$2.err"
+		2>"$RUN/summary-$2.err"
 	t1=$(now)
-	p=$(field critical_ms "$OUT/summary-$2.err")
-	pc=$(field critical_cpu_ms "$OUT/summary-$2.err")
-	L[SC_$2]+="$(sed -n 's/^cpu //p' "$OUT/summary-$2.err" | awk '{ print $1 + $2 }') "
+	p=$(field critical_ms "$RUN/summary-$2.err")
+	pc=$(field critical_cpu_ms "$RUN/summary-$2.err")
+	L[SC_$2]+="$(sed -n 's/^cpu //p' "$RUN/summary-$2.err" | awk '{ print $1 + $2 }') "
 	L[PC_$2]+="${pc:--1} "
-	L[SM_$2]+="$(sed -n 's/^cpu //p' "$OUT/summary-$2.err" | awk '{ print $3 }') "
+	L[SM_$2]+="$(sed -n 's/^cpu //p' "$RUN/summary-$2.err" | awk '{ print $3 }') "
 	TL_STATS=1 /usr/bin/time -f 'rss %M' "$1" critical "$A" --no-cache \
-		>/dev/null 2>"$OUT/critical-$2.err"
+		>/dev/null 2>"$RUN/critical-$2.err"
 	L[S_$2]+="$(calc "$t1 - $t0") "
 	L[P_$2]+="${p:--1} "
-	L[C_$2]+="$(field critical_ms "$OUT/critical-$2.err") "
-	L[U_$2]+="$(field critical_cpu_ms "$OUT/critical-$2.err") "
-	L[M_$2]+="$(sed -n 's/^rss //p' "$OUT/critical-$2.err") "
+	L[C_$2]+="$(field critical_ms "$RUN/critical-$2.err") "
+	L[U_$2]+="$(field critical_cpu_ms "$RUN/critical-$2.err") "
+	L[M_$2]+="$(sed -n 's/^rss //p' "$RUN/critical-$2.err") "
 }
 # the builds alternate, round by round, so that each sees the machine's load as the other does
 for _i in $(seq "$RUNS"); do

@@ -13,6 +13,7 @@ RANKS=${BENCH_RANKS:-8}
 TASKS=${BENCH_TASKS:-1000000}
 RUNS=${BENCH_RUNS:-3}
 . "$(dirname "$0")/lib.sh"
+bench_scratch
 A="$OUT/profile-${RANKS}x${TASKS}"
 generate_once "$A" "$RANKS ranks x $TASKS device tasks" \
 	"$TLGEN" bench "$A" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
@@ -20,15 +21,15 @@ bench_base
 
 # a cold summary by this build and by the baseline, alternately (lib.sh's rounds: wall and CPU
 # medians); this build's TL_STATS lines collect the engine's time
-rm -f "$OUT/findings.err"
-tl_cold() { TL_STATS=1 "$TL_BIN" summary "$A" --no-cache 2>>"$OUT/findings.err"; }
+rm -f "$RUN/findings.err"
+tl_cold() { TL_STATS=1 "$TL_BIN" summary "$A" --no-cache 2>>"$RUN/findings.err"; }
 base_cold() { "$BASE_TL" summary "$A" --no-cache; }
 fns=(tl_cold)
 [ -z "$BASE_TL" ] || fns+=(base_cold)
 rounds "$RUNS" "${fns[@]}"
-e=$(sed -n 's/.*findings_ns=\([0-9]*\).*/\1/p' "$OUT/findings.err" | median)
+e=$(sed -n 's/.*findings_ns=\([0-9]*\).*/\1/p' "$RUN/findings.err" | median)
 e=$(calc "$e / 1e9")
-ec=$(sed -n 's/.*findings_cpu_ns=\([0-9]*\).*/\1/p' "$OUT/findings.err" | median)
+ec=$(sed -n 's/.*findings_cpu_ns=\([0-9]*\).*/\1/p' "$RUN/findings.err" | median)
 ec=$(calc "$ec / 1e9")
 s=${WALL[tl_cold]}
 echo "== the findings engine in a cold tl summary, $RANKS ranks x $TASKS tasks ($(nproc) cores, medians of $RUNS rounds)"

@@ -25,6 +25,7 @@ RUNS=${BENCH_RUNS:-3}
 JTASKS=${BENCH_SUMMARY_JSON_TASKS:-600000}
 KLAUNCH=${BENCH_SUMMARY_KINETO_LAUNCHES:-120000}
 . "$(dirname "$0")/lib.sh"
+bench_scratch
 A="$OUT/profile-${RANKS}x${TASKS}"
 generate_once "$A" "$RANKS ranks x $TASKS device tasks" \
 	"$TLGEN" bench "$A" --ranks "$RANKS" --tasks "$TASKS" --steps 3 --slow 3
@@ -40,22 +41,22 @@ bench_base
 export XDG_CONFIG_HOME=/nonexistent LC_ALL=C.UTF-8
 
 TL_TRACE_SQL=1 "$TL_BIN" summary "$A" --rank 0 --no-cache 2>&1 >/dev/null |
-	grep '^SELECT ' >"$OUT/summary-queries.sql"
+	grep '^SELECT ' >"$RUN/summary-queries.sql"
 DBS=$(find "$A" -name 'ascend_pytorch_profiler_*.db' | sort)
-floor() { "$FLOOR" "$OUT/summary-queries.sql" $DBS; }
+floor() { "$FLOOR" "$RUN/summary-queries.sql" $DBS; }
 
 sides=(tl)
 [ -z "$BASE_TL" ] || sides+=(base)
 for T in "${sides[@]}"; do
 	bin=$TL_BIN
 	[ $T = tl ] || bin=$BASE_TL
-	cache="$OUT/cache-summary-$T"
-	rm -f "$OUT/sum-$T-"*.txt
-	eval "${T}_cold() { TL_STATS=1 TL_PHASES=1 \"$bin\" summary \"\$A\" --no-cache 2>>\"$OUT/sum-$T-cold.txt\"; }
+	cache="$RUN/cache-summary-$T"
+	rm -f "$RUN/sum-$T-"*.txt
+	eval "${T}_cold() { TL_STATS=1 TL_PHASES=1 \"$bin\" summary \"\$A\" --no-cache 2>>\"$RUN/sum-$T-cold.txt\"; }
 ${T}_warm() { TL_CACHE_RESULTS=0 \"$bin\" summary \"\$A\" --cache-dir \"$cache\"; }
 ${T}_json() { \"$bin\" summary \"\$JFILE\" --no-cache; }
 ${T}_kineto() { \"$bin\" summary \"\$KFILE\" --no-cache; }
-${T}_write() { rm -rf \"$cache\"; TL_STATS=1 TL_PHASES=1 \"$bin\" summary \"\$A\" --cache-dir \"$cache\" 2>>\"$OUT/sum-$T-write.txt\"; }"
+${T}_write() { rm -rf \"$cache\"; TL_STATS=1 TL_PHASES=1 \"$bin\" summary \"\$A\" --cache-dir \"$cache\" 2>>\"$RUN/sum-$T-write.txt\"; }"
 done
 cold=(floor) warm=() json=() write=()
 for T in "${sides[@]}"; do
@@ -79,14 +80,14 @@ anon() {
 }
 # phase FILE NAME FIELD: the median of a phase's FIELD (wall_s, cpu_s) over FILE's runs
 phase() { sed -n "s/^phase: $2 .*$3=\([0-9.]*\).*/\1/p" "$1" | median; }
-slices=$(statof "$OUT/sum-tl-cold.txt" slices)
+slices=$(statof "$RUN/sum-tl-cold.txt" slices)
 jmb=$(calc "int($(wc -c <"$JFILE") / 1000000)")
 kmb=$(calc "int($(wc -c <"$KFILE") / 1000000)")
 fw=${WALL[floor]} fc=${CPU[floor]}
 echo "== tl summary at the floor: $RANKS ranks x $TASKS tasks, $slices slices ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), medians of $RUNS rounds)"
 printf '%-44s %8.3f s wall %8.3f s cpu\n' "floor (one core, sqlite3_step, same SELECTs):" "$fw" "$fc"
 report() { # report T
-	local T=$1 w=${WALL[${1}_cold]} c=${CPU[${1}_cold]} f="$OUT/sum-$1-cold.txt"
+	local T=$1 w=${WALL[${1}_cold]} c=${CPU[${1}_cold]} f="$RUN/sum-$1-cold.txt"
 	local n
 	n=$(statof "$f" slices)
 	printf '%-44s %8.3f s wall %8.3f s cpu  %.2fx floor wall, %.2fx cpu (bar: <= 0.5x wall)\n' \
@@ -94,12 +95,12 @@ report() { # report T
 	printf '%-44s %8.1f     (%.0f MB; bar: <= 24)\n' "  peak RSS, bytes per slice:" \
 		"$(calc "$(statof "$f" maxrss_kb) * 1024 / $n")" "$(calc "$(statof "$f" maxrss_kb) / 1024")"
 	printf '%-44s %8.1f     (%.0f MB; bar: <= 32)\n' "  writing the cache, bytes per slice:" \
-		"$(calc "$(statof "$OUT/sum-$T-write.txt" maxrss_kb) * 1024 / $n")" \
-		"$(calc "$(statof "$OUT/sum-$T-write.txt" maxrss_kb) / 1024")"
-	if grep -q '^phase: ' "$OUT/sum-$T-write.txt"; then
+		"$(calc "$(statof "$RUN/sum-$T-write.txt" maxrss_kb) * 1024 / $n")" \
+		"$(calc "$(statof "$RUN/sum-$T-write.txt" maxrss_kb) / 1024")"
+	if grep -q '^phase: ' "$RUN/sum-$T-write.txt"; then
 		printf '%-44s %8.1f     (the rest: the mapped cache files, pages the kernel may drop)\n' \
 			"    of which anonymous, at most:" \
-			"$(calc "$(anon "$OUT/sum-$T-write.txt") * 1024 / $n")"
+			"$(calc "$(anon "$RUN/sum-$T-write.txt") * 1024 / $n")"
 		printf '%-44s %8.1f\n' "  cold, anonymous at most, bytes per slice:" \
 			"$(calc "$(anon "$f") * 1024 / $n")"
 	fi
@@ -145,7 +146,6 @@ if [ -n "$BASE_TL" ]; then
 	done
 	for f in cold write; do
 		printf '%-44s %8.2fx\n' "$f peak RSS:" \
-			"$(calc "$(statof "$OUT/sum-tl-$f.txt" maxrss_kb) / $(statof "$OUT/sum-base-$f.txt" maxrss_kb)")"
+			"$(calc "$(statof "$RUN/sum-tl-$f.txt" maxrss_kb) / $(statof "$RUN/sum-base-$f.txt" maxrss_kb)")"
 	done
 fi
-rm -rf "$OUT/cache-summary-tl" "$OUT/cache-summary-base"

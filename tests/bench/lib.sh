@@ -55,6 +55,14 @@ bench_pair() {
 # bench_base: BASE_TL, the tl to set the figures beside: BENCH_BASE_TL (a built tl), else
 # BENCH_BASE=REV (e.g. main), that revision built once in a git worktree under bench-out/;
 # empty when neither is given.
+# bench_scratch: RUN, a directory of this run's own under OUT for its outputs and caches, removed
+# at exit: benchmarks run at the same time (several worktrees sharing one BENCH_OUT) then keep
+# their figures apart, sharing only the generated profiles.
+bench_scratch() {
+	mkdir -p "$OUT"
+	RUN=$(mktemp -d "$OUT/run.XXXXXX")
+	trap 'rm -rf "$RUN"' EXIT
+}
 bench_base() {
 	BASE_TL=${BENCH_BASE_TL:-}
 	[ -n "$BASE_TL" ] || [ -z "${BENCH_BASE:-}" ] || {
