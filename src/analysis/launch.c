@@ -90,11 +90,22 @@ launch_sort_dev(tl_launch *v, size_t n)
 }
 
 /* The host start of the launch of the first device work at or after t (v by device start,
- * equal device starts by host start), or INT64_MIN when none follows. */
+ * equal device starts by host start), or INT64_MIN when none follows. *at is a cursor: the
+ * search gallops on from it (a rank's gaps come in time order, a million of them at 1 M tasks,
+ * where a search from the start each time was most of the gather's CPU) and leaves it at the
+ * answer; a t before the cursor's starts again from 0. */
 static int64_t
-next_launch(const tl_launch *v, size_t n, int64_t t)
+next_launch(const tl_launch *v, size_t n, int64_t t, size_t *at)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = *at <= n ? *at : n;
+	if (lo > 0 && v[lo - 1].dev_start >= t)
+		lo = 0;
+	size_t hi = lo, step = 1;
+	while (hi < n && v[hi].dev_start < t) {
+		lo = hi + 1;
+		hi = step < n - hi ? hi + step : n;
+		step *= 2;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (v[mid].dev_start < t)
@@ -102,6 +113,7 @@ next_launch(const tl_launch *v, size_t n, int64_t t)
 		else
 			hi = mid;
 	}
+	*at = lo;
 	return lo < n ? v[lo].host_start : INT64_MIN;
 }
 
@@ -148,9 +160,10 @@ launch_idle_gaps(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, const 
 	busy_init(&b, r, step, t0, t1);
 	int64_t s, e, end = INT64_MIN;
 	int have = 0;
+	size_t at = 0;
 	while (busy_next(&b, &s, &e)) {
 		if (have && s > end) { /* a gap [end, s) */
-			int64_t l = next_launch(v, n, s), host = 0;
+			int64_t l = next_launch(v, n, s, &at), host = 0;
 			if (l != INT64_MIN && l > end)
 				host = (l < s ? l : s) - end;
 			fn(ctx, end, s, host);
