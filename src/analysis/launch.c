@@ -244,12 +244,41 @@ launch_step_gaps(const tl_rank *r, const tl_launch *v, size_t n, launch_step_fn 
 	free(hi);
 }
 
+/* launch_idle's sums of the gaps it passes on to fn (when there is one). */
+typedef struct idle_fwd {
+	tl_host_idle sum;
+	launch_gap_fn fn;
+	void *ctx;
+} idle_fwd;
+
+static void
+idle_fwd_add(void *arg, int64_t s, int64_t e, int64_t host)
+{
+	idle_fwd *f = arg;
+	f->sum.idle += e - s;
+	f->sum.idle_host += host;
+	if (f->fn != NULL)
+		f->fn(f->ctx, s, e, host);
+}
+
 void
-launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows, size_t nrows)
+launch_steps_idle_gaps(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows, size_t nrows,
+                       launch_step_fn step, launch_gap_fn fn, void *ctx)
 {
 	launch_sort_dev(v, n);
 	int64_t *lo, *hi;
-	step_envelopes(r, &lo, &hi);
+	size_t ns = step_envelopes(r, &lo, &hi);
+	tl_host_idle *idle = xcalloc(ns, sizeof *idle);
+	for (size_t k = 0; k < ns; k++) {
+		if (lo[k] > hi[k])
+			continue;
+		if (step != NULL)
+			step(ctx, r->nsteps == 0 ? -1 : r->steps[k].id);
+		idle_fwd f = {{0, 0}, fn, ctx};
+		launch_idle_gaps(r, r->nsteps == 0 ? TL_NO_STEP : (uint16_t)k, lo[k], hi[k] + 1, v,
+		                 n, idle_fwd_add, &f);
+		idle[k] = f.sum;
+	}
 	for (size_t i = 0; i < nrows; i++) {
 		tl_launch_step *row = &rows[i];
 		row->have_idle = 0;
@@ -265,15 +294,19 @@ launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows
 		}
 		if (lo[k] > hi[k])
 			continue;
-		tl_host_idle h;
-		launch_idle(r, r->nsteps == 0 ? TL_NO_STEP : (uint16_t)k, lo[k], hi[k] + 1, v, n,
-		            &h);
 		row->have_idle = 1;
-		row->idle = h.idle;
-		row->idle_host = h.idle_host;
+		row->idle = idle[k].idle;
+		row->idle_host = idle[k].idle_host;
 	}
+	free(idle);
 	free(lo);
 	free(hi);
+}
+
+void
+launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows, size_t nrows)
+{
+	launch_steps_idle_gaps(r, v, n, rows, nrows, NULL, NULL, NULL);
 }
 
 void

@@ -43,6 +43,11 @@ void launch_step_gaps(const tl_rank *r, const tl_launch *v, size_t n, launch_ste
  * idle time over the envelope of its own work. v is reordered (launch_sort_dev). */
 void launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows,
                        size_t nrows);
+/* Both in one pass over each step's work: launch_steps_idle's rows filled, and for each step
+ * with work step(ctx, id) then its gaps through fn, as launch_step_gaps gives them (step and fn
+ * may be NULL). The load's gather: the unions of a step's work walked once, not twice. */
+void launch_steps_idle_gaps(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows,
+                            size_t nrows, launch_step_fn step, launch_gap_fn fn, void *ctx);
 
 /* Launches by device start (launch_sort_dev) in 8 bytes each rather than 16, for a lookup by
  * device start: in blocks of up to 256 whose device starts are within 2^32 ns of the block's

@@ -81,10 +81,10 @@ load_gather_end(tl_rank *r, tl_gather *g)
 				             &g->lcap);
 		}
 		r->nlaunch_steps = launch_steps(r, g->launches, g->nlaunches, &r->launch_steps);
-		launch_steps_idle(r, g->launches, g->nlaunches, r->launch_steps, r->nlaunch_steps);
-		/* the gaps host_bound attributes to stages (launches sorted by device start now) */
+		/* each step's idle time and the gaps host_bound attributes, in one pass */
 		gap_keep k = {r, 0};
-		launch_step_gaps(r, g->launches, g->nlaunches, keep_step, keep_gap, &k);
+		launch_steps_idle_gaps(r, g->launches, g->nlaunches, r->launch_steps,
+		                       r->nlaunch_steps, keep_step, keep_gap, &k);
 		r->have_launch_steps = 1;
 		/* not kept for the critical path (16 bytes a task): it reads the launches of the
 		 * few ranks whose gaps it crosses */
