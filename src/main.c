@@ -974,7 +974,8 @@ static int
 cmd_triage(cli *c)
 {
 	heap_for_batch();
-	c->query.release_pages = 1; /* a batch command: as tl summary, the mapped pages given back */
+	/* a batch command: as tl summary, the mapped pages given back */
+	c->query.release_pages = 1;
 	tl_trace tr;
 	int rc = run_stored(c, TL_TABLE_ALL & ~TL_TABLE_OP_STARTS, triage_report, &tr);
 	trace_free(&tr);
@@ -1014,7 +1015,8 @@ static int
 cmd_critical(cli *c)
 {
 	heap_for_batch();
-	c->query.release_pages = 1; /* a batch command: as tl summary, the mapped pages given back */
+	/* a batch command: as tl summary, the mapped pages given back */
+	c->query.release_pages = 1;
 	tl_trace tr;
 	int rc = run_stored(c, 0, critical_report, &tr);
 	trace_free(&tr);
@@ -1055,7 +1057,8 @@ static int
 cmd_diff(cli *c)
 {
 	heap_for_batch();
-	c->query.release_pages = 1; /* a batch command: as tl summary, the mapped pages given back */
+	/* a batch command: as tl summary, the mapped pages given back */
+	c->query.release_pages = 1;
 	tl_diff_side_opts oa = {.only_rank = -1, .as_rank = -1, .step_first = c->steps_a};
 	tl_diff_side_opts ob = {.only_rank = -1, .as_rank = -1, .step_first = c->steps_b};
 	tl_trace ta;
