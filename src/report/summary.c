@@ -76,6 +76,25 @@ cp_now(const report_opts *ro, const tl_cp_result *cp)
 	return cp != NULL ? cp : ro->cp_wait(ro->cp_ctx);
 }
 
+/* The findings (into *fv, their count returned), their rules run beside a path still being
+ * computed (*cp NULL: the caller's ro->cp_wait), then *cp the path they waited for. */
+static size_t
+findings_beside(const tl_query *q, const report_opts *ro, const tl_coll_result *cr,
+                const tl_comm_result *cm, const tl_rank_steps *rs, const tl_cp_result **cp,
+                tl_finding **fv)
+{
+	tl_find_opts fo = {.cr = cr,
+	                   .cm = cm,
+	                   .rs = rs,
+	                   .cp = *cp,
+	                   .cp_wait = *cp == NULL ? ro->cp_wait : NULL,
+	                   .cp_ctx = *cp == NULL ? ro->cp_ctx : NULL};
+	size_t nf = tlq_findings(q, &fo, fv);
+	*cp = cp_now(ro, *cp);
+	tlq_release_pages(q);
+	return nf;
+}
+
 static void
 cp_done(const tl_cp_result *cp, tl_cp_result *own)
 {
@@ -98,17 +117,8 @@ report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	const tl_cp_result *cp = cp_get(q, ro, &mine);
 	tlq_release_pages(q);
 	/* the verdict first: the top three findings */
-	/* the findings' rules run beside a path still being computed, then wait for it */
-	tl_find_opts fo = {.cr = &cr,
-	                   .cm = &cm,
-	                   .rs = rs,
-	                   .cp = cp,
-	                   .cp_wait = cp == NULL ? ro->cp_wait : NULL,
-	                   .cp_ctx = cp == NULL ? ro->cp_ctx : NULL};
 	tl_finding *fv = NULL;
-	size_t nf = tlq_findings(q, &fo, &fv);
-	cp = cp_now(ro, cp);
-	tlq_release_pages(q);
+	size_t nf = findings_beside(q, ro, &cr, &cm, rs, &cp, &fv);
 	report_verdict_text(f, q, fv, nf);
 	free(fv);
 	fprintf(f, "\n");
@@ -255,17 +265,8 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	tl_cp_result mine;
 	const tl_cp_result *cp = cp_get(q, ro, &mine);
 	tlq_release_pages(q);
-	/* the findings' rules run beside a path still being computed, then wait for it */
-	tl_find_opts fo = {.cr = &cr,
-	                   .cm = &cm,
-	                   .rs = rs,
-	                   .cp = cp,
-	                   .cp_wait = cp == NULL ? ro->cp_wait : NULL,
-	                   .cp_ctx = cp == NULL ? ro->cp_ctx : NULL};
 	tl_finding *fv = NULL;
-	size_t nf = tlq_findings(q, &fo, &fv);
-	cp = cp_now(ro, cp);
-	tlq_release_pages(q);
+	size_t nf = findings_beside(q, ro, &cr, &cm, rs, &cp, &fv);
 	tl_jsonw *w = jsonw_open(f);
 	jsonw_object_begin(w);
 	jsonw_array_begin_m(w, "ranks");
