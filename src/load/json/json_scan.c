@@ -9,10 +9,6 @@
 
 /* ---- decimal times ------------------------------------------------------------------------- */
 
-/* Parses the decimal number s[0..n) (JSON number syntax, leniently: '+', ".5", "5." pass) and
- * scales it by 10^scale, rounding half away from zero, into *out. Exact: at most 19
- * significant digits are kept and the first dropped one rounds. DEC_NAN when s is not a
- * number (NaN, Infinity, "", text), DEC_RANGE when the result does not fit in int64. */
 /* m * 10^e10, rounded by rdig (the first digit dropped, -1 none) when e10 is 0, else by the
  * first digit divided away; DEC_RANGE when it does not fit in int64. */
 static int
@@ -48,6 +44,10 @@ dec_scale(uint64_t m, int64_t e10, int rdig, int neg, int64_t *out)
 	return DEC_OK;
 }
 
+/* Parses the decimal number s[0..n) (JSON number syntax, leniently: '+', ".5", "5." pass) and
+ * scales it by 10^scale, rounding half away from zero, into *out. Exact: at most 19
+ * significant digits are kept and the first dropped one rounds. DEC_NAN when s is not a
+ * number (NaN, Infinity, "", text), DEC_RANGE when the result does not fit in int64. */
 int
 json_dec_parse(const char *s, size_t n, int scale, int64_t *out)
 {
