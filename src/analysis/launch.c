@@ -227,23 +227,6 @@ step_envelopes(const tl_rank *r, int64_t **lo_out, int64_t **hi_out)
 	return ns;
 }
 
-void
-launch_step_gaps(const tl_rank *r, const tl_launch *v, size_t n, launch_step_fn step,
-                 launch_gap_fn fn, void *ctx)
-{
-	int64_t *lo, *hi;
-	size_t ns = step_envelopes(r, &lo, &hi);
-	for (size_t k = 0; k < ns; k++) {
-		if (lo[k] > hi[k])
-			continue;
-		step(ctx, r->nsteps == 0 ? -1 : r->steps[k].id);
-		launch_idle_gaps(r, r->nsteps == 0 ? TL_NO_STEP : (uint16_t)k, lo[k], hi[k] + 1, v,
-		                 n, fn, ctx);
-	}
-	free(lo);
-	free(hi);
-}
-
 /* launch_idle's sums of the gaps it passes on to fn (when there is one). */
 typedef struct idle_fwd {
 	tl_host_idle sum;
@@ -261,24 +244,47 @@ idle_fwd_add(void *arg, int64_t s, int64_t e, int64_t host)
 		f->fn(f->ctx, s, e, host);
 }
 
+/* For each step of r with work (step_envelopes: *lo, *hi, the count returned): step(ctx, id),
+ * then its gaps through fn (either may be NULL), and their sums into (*idle)[k]. */
+static size_t
+steps_gaps(const tl_rank *r, const tl_launch *v, size_t n, launch_step_fn step, launch_gap_fn fn,
+           void *ctx, int64_t **lo, int64_t **hi, tl_host_idle **idle)
+{
+	size_t ns = step_envelopes(r, lo, hi);
+	*idle = xcalloc(ns, sizeof **idle);
+	for (size_t k = 0; k < ns; k++) {
+		if ((*lo)[k] > (*hi)[k])
+			continue;
+		if (step != NULL)
+			step(ctx, r->nsteps == 0 ? -1 : r->steps[k].id);
+		idle_fwd f = {{0, 0}, fn, ctx};
+		launch_idle_gaps(r, r->nsteps == 0 ? TL_NO_STEP : (uint16_t)k, (*lo)[k],
+		                 (*hi)[k] + 1, v, n, idle_fwd_add, &f);
+		(*idle)[k] = f.sum;
+	}
+	return ns;
+}
+
+void
+launch_step_gaps(const tl_rank *r, const tl_launch *v, size_t n, launch_step_fn step,
+                 launch_gap_fn fn, void *ctx)
+{
+	int64_t *lo, *hi;
+	tl_host_idle *idle;
+	steps_gaps(r, v, n, step, fn, ctx, &lo, &hi, &idle);
+	free(idle);
+	free(lo);
+	free(hi);
+}
+
 void
 launch_steps_idle_gaps(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows, size_t nrows,
                        launch_step_fn step, launch_gap_fn fn, void *ctx)
 {
 	launch_sort_dev(v, n);
 	int64_t *lo, *hi;
-	size_t ns = step_envelopes(r, &lo, &hi);
-	tl_host_idle *idle = xcalloc(ns, sizeof *idle);
-	for (size_t k = 0; k < ns; k++) {
-		if (lo[k] > hi[k])
-			continue;
-		if (step != NULL)
-			step(ctx, r->nsteps == 0 ? -1 : r->steps[k].id);
-		idle_fwd f = {{0, 0}, fn, ctx};
-		launch_idle_gaps(r, r->nsteps == 0 ? TL_NO_STEP : (uint16_t)k, lo[k], hi[k] + 1, v,
-		                 n, idle_fwd_add, &f);
-		idle[k] = f.sum;
-	}
+	tl_host_idle *idle;
+	steps_gaps(r, v, n, step, fn, ctx, &lo, &hi, &idle);
 	for (size_t i = 0; i < nrows; i++) {
 		tl_launch_step *row = &rows[i];
 		row->have_idle = 0;
