@@ -61,19 +61,16 @@ tlq_clock_ranks_text(const tl_clock_host *h, char *out, size_t len)
 }
 
 const char *
-tlq_clock_how_name(tl_clock_how how, int brief)
+tlq_clock_how_name(tl_clock_how how, tlq_how_form form)
 {
-	switch (how) {
-	case TL_CLOCK_REFERENCE:
-		return "reference";
-	case TL_CLOCK_ESTIMATED:
-		return "estimated";
-	case TL_CLOCK_MANUAL:
-		return brief ? "set by hand" : "--clock-offset";
-	case TL_CLOCK_AGREES:
-		return brief ? "agrees: kept" : "agrees (within 10 us: kept)";
-	case TL_CLOCK_KEPT:
-		break;
-	}
-	return brief ? "no collective" : "kept: no shared collective";
+	/* per way a clock was set: tl info's words, the panel's column, the JSON value */
+	static const char *const names[][3] = {
+	    [TL_CLOCK_REFERENCE] = {"reference", "reference", "reference"},
+	    [TL_CLOCK_ESTIMATED] = {"estimated", "estimated", "estimated"},
+	    [TL_CLOCK_MANUAL] = {"--clock-offset", "set by hand", "manual"},
+	    [TL_CLOCK_KEPT] = {"kept: no shared collective", "no collective", "kept"},
+	    [TL_CLOCK_AGREES] = {"agrees (within 10 us: kept)", "agrees: kept", "agrees"},
+	};
+	size_t h = (size_t)how < sizeof names / sizeof names[0] ? (size_t)how : TL_CLOCK_KEPT;
+	return names[h][form];
 }

@@ -87,9 +87,11 @@ void tlq_clocks(const tl_query *, tlq_clock_table *);
 size_t tlq_clock_first_rank(const tl_query *, const tl_clock_host *h);
 /* A host's ranks as "0-3,8" into out (len bytes; cut, never overrun, when long). */
 void tlq_clock_ranks_text(const tl_clock_host *h, char *out, size_t len);
-/* How a host's clock was set, for tl info ("--clock-offset", "agrees (within 10 us: kept)") or,
- * brief, for a panel column ("set by hand", "agrees: kept"). */
-const char *tlq_clock_how_name(tl_clock_how how, int brief);
+/* How a host's clock was set: for tl info ("--clock-offset", "agrees (within 10 us: kept)"),
+ * for a panel column ("set by hand", "agrees: kept") or as tl summary --json's "how" value
+ * ("manual", "agrees"). */
+typedef enum tlq_how_form { TLQ_HOW_TEXT, TLQ_HOW_BRIEF, TLQ_HOW_KEY } tlq_how_form;
+const char *tlq_clock_how_name(tl_clock_how how, tlq_how_form form);
 
 /* Progressive loading (the viewer, tl view): main opens the session on a trace that has no
  * ranks yet (load_trace_start) and attaches the load, which gives every rank of the load its

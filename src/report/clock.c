@@ -46,7 +46,8 @@ report_clock_text(FILE *f, const tl_trace *tr)
 		int64_t off = h->clock.off, a = off < 0 ? -off : off;
 		fprintf(f, "%-24s %-16s %s%6" PRId64 ".%06" PRId64 " %10.3f %12.3f %8zu  %s", name,
 		        ranks, off < 0 ? "-" : " ", a / 1000000, a % 1000000, drift_ppm(h),
-		        (double)h->residual_ns / 1e3, h->samples, tlq_clock_how_name(h->how, 0));
+		        (double)h->residual_ns / 1e3, h->samples,
+		        tlq_clock_how_name(h->how, TLQ_HOW_TEXT));
 		/* what the P2P pairs say of it: moved inside their bounds, or broken */
 		if (h->p2p_moved)
 			fprintf(f, ", moved inside its %zu P2P bounds", h->p2p_pairs);
@@ -55,24 +56,6 @@ report_clock_text(FILE *f, const tl_trace *tr)
 			        h->p2p_broken, h->p2p_pairs, (double)h->p2p_worst_ns / 1e3);
 		fputc('\n', f);
 	}
-}
-
-static const char *
-how_json(tl_clock_how how)
-{
-	switch (how) {
-	case TL_CLOCK_REFERENCE:
-		return "reference";
-	case TL_CLOCK_ESTIMATED:
-		return "estimated";
-	case TL_CLOCK_MANUAL:
-		return "manual";
-	case TL_CLOCK_AGREES:
-		return "agrees";
-	case TL_CLOCK_KEPT:
-		break;
-	}
-	return "kept";
 }
 
 void
@@ -98,7 +81,7 @@ report_clock_json(tl_jsonw *w, const tl_trace *tr)
 		jsonw_i64_m(w, "p2p_worst_ns", h->p2p_worst_ns);
 		jsonw_bool_m(w, "p2p_moved", h->p2p_moved);
 		jsonw_bool_m(w, "reference", h->how == TL_CLOCK_REFERENCE);
-		jsonw_str_m(w, "how", how_json(h->how));
+		jsonw_str_m(w, "how", tlq_clock_how_name(h->how, TLQ_HOW_KEY));
 		/* when offset_ns holds, on the host's own clock: a time t it wrote is
 		 * t - offset_ns - drift_ppm / 1e6 * (t - t0_ns) on the reference's */
 		jsonw_i64_m(w, "t0_ns", h->clock.t0);

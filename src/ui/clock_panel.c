@@ -35,7 +35,8 @@ clock_row_cells(tl_ui *ui, void *ctx, size_t row, int sel, ui_table_row *out)
 	snprintf(out->cell[3], sizeof out->cell[3], "%.3f", h->clock.drift * 1e6);
 	snprintf(out->cell[4], sizeof out->cell[4], "%.3f", (double)h->residual_ns / 1e3);
 	snprintf(out->cell[5], sizeof out->cell[5], "%zu", h->samples);
-	snprintf(out->cell[6], sizeof out->cell[6], "%s", tlq_clock_how_name(h->how, 1));
+	snprintf(out->cell[6], sizeof out->cell[6], "%s",
+	         tlq_clock_how_name(h->how, TLQ_HOW_BRIEF));
 	if (h->how == TL_CLOCK_REFERENCE)
 		out->slot[6] = SLOT_DETAIL_KEY;
 }
