@@ -750,16 +750,19 @@ summary_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
 	return 0;
 }
 
-/* The heap of a command that loads every rank, reports and exits (summary, triage, critical,
- * diff): every block of 128 KiB or more is a mapping of its own. glibc's threshold otherwise
+/* A command that loads every rank, reports and exits (summary, triage, critical, diff). Each
+ * analysis of each rank touches the pages of its mapped cache file it reads: given back as it
+ * is done (release_pages, query.h), they would otherwise add up to every file. And its heap:
+ * every block of 128 KiB or more is a mapping of its own. glibc's threshold otherwise
  * rises to the largest mapping freed (up to 32 MiB), and from then on a lane's slices, an
  * operator group's durations and the loaders' scratch grow inside the arena, where what one rank
  * frees leaves holes the next rank's arrays do not fit: 8 ranks x 1M tasks peaked at 412 MB,
  * 357 with the fixed threshold, for 2% more CPU. A mapping grows by mremap, untouched slack
  * costs nothing, and one freed goes back to the system at once. */
 static void
-heap_for_batch(void)
+batch_setup(cli *c)
 {
+	c->query.release_pages = 1;
 #ifdef M_MMAP_THRESHOLD
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
@@ -768,15 +771,12 @@ heap_for_batch(void)
 static int
 cmd_summary(cli *c)
 {
-	heap_for_batch();
+	batch_setup(c);
 	if (c->series && !c->json) { /* the text summary has no series to add them to */
 		fprintf(stderr, "tl: --series goes with --json\n");
 		return 1;
 	}
 	tl_trace tr;
-	/* each analysis of each rank touches the pages of its mapped cache file it reads: given
-	 * back as it is done, they would otherwise add up to every file (query.h) */
-	c->query.release_pages = 1;
 	/* the summary's findings read the operators, the launches and the communication ops
 	 * (--json also the counters); the operators of the whole capture only, no task's start,
 	 * and for the text (its aicpu_op finding) each operator's count and total only: not the
@@ -973,9 +973,7 @@ triage_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
 static int
 cmd_triage(cli *c)
 {
-	heap_for_batch();
-	/* a batch command: as tl summary, the mapped pages given back */
-	c->query.release_pages = 1;
+	batch_setup(c);
 	tl_trace tr;
 	int rc = run_stored(c, TL_TABLE_ALL & ~TL_TABLE_OP_STARTS, triage_report, &tr);
 	trace_free(&tr);
@@ -1014,9 +1012,7 @@ critical_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
 static int
 cmd_critical(cli *c)
 {
-	heap_for_batch();
-	/* a batch command: as tl summary, the mapped pages given back */
-	c->query.release_pages = 1;
+	batch_setup(c);
 	tl_trace tr;
 	int rc = run_stored(c, 0, critical_report, &tr);
 	trace_free(&tr);
@@ -1056,9 +1052,7 @@ diff_side(void *arg, size_t i)
 static int
 cmd_diff(cli *c)
 {
-	heap_for_batch();
-	/* a batch command: as tl summary, the mapped pages given back */
-	c->query.release_pages = 1;
+	batch_setup(c);
 	tl_diff_side_opts oa = {.only_rank = -1, .as_rank = -1, .step_first = c->steps_a};
 	tl_diff_side_opts ob = {.only_rank = -1, .as_rank = -1, .step_first = c->steps_b};
 	tl_trace ta;
