@@ -621,6 +621,17 @@ trace_init(tl_trace *tr)
 	tr->t_max = INT64_MIN;
 }
 
+void
+trace_init_rank(tl_trace *tr, tl_rank *r)
+{
+	trace_init(tr);
+	tr->ranks = xcalloc(1, sizeof *tr->ranks);
+	tr->ranks[0] = r;
+	tr->nranks = 1;
+	tr->t_min = r->t_min;
+	tr->t_max = r->t_max;
+}
+
 size_t
 trace_rank_index(const tl_trace *tr, int rank)
 {

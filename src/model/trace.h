@@ -386,6 +386,9 @@ size_t track_first_ending_after(const tl_track *, int64_t t);
 size_t track_first_starting_at(const tl_track *, int64_t t);
 
 void trace_init(tl_trace *);
+/* A trace of the one rank r, loaded and finished (the trace owns it from now on; its times
+ * r's): a single file's model, as the fuzz targets and tests build it. */
+void trace_init_rank(tl_trace *tr, tl_rank *r);
 void trace_free(tl_trace *);
 /* rank_drop_pages of every rank. */
 void trace_drop_pages(const tl_trace *);

@@ -73,12 +73,7 @@ fuzz_exercise_rank(struct tl_rank *r, const void *src)
 {
 	(void)src;
 	tl_trace tr;
-	trace_init(&tr);
-	tr.ranks = xcalloc(1, sizeof *tr.ranks);
-	tr.ranks[0] = r;
-	tr.nranks = 1;
-	tr.t_min = r->t_min;
-	tr.t_max = r->t_max;
+	trace_init_rank(&tr, r);
 	lanes_build_rank(r);
 	FILE *null = fopen("/dev/null", "w");
 	if (null) {

@@ -80,12 +80,7 @@ FUZZ_ENTRY(query)
 	r->loaded = loader_trace_json.load(&src, r, NULL) == 0;
 	rank_finish(r);
 	tl_trace tr;
-	trace_init(&tr);
-	tr.ranks = xcalloc(1, sizeof *tr.ranks);
-	tr.ranks[0] = r;
-	tr.nranks = 1;
-	tr.t_min = r->t_min;
-	tr.t_max = r->t_max;
+	trace_init_rank(&tr, r);
 	FILE *null = fopen("/dev/null", "w");
 	if (null != NULL) {
 		tl_query *q = tlq_open(&tr, NULL);
