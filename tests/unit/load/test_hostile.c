@@ -125,26 +125,36 @@ typedef struct outcome {
 	int64_t compute_ns;
 } outcome;
 
+/* The DB at path loaded as rank 0 by the loader itself (the rank kept even when it fails or
+ * has no slices, as the fuzz target keeps it), through src (the caller's: it lives as long as
+ * the rank); whether it loaded and what it printed into *o. */
+static tl_rank *
+load_rank(tl_source *src, const char *path, outcome *o)
+{
+	memset(src, 0, sizeof *src);
+	src->rank = 0;
+	src->kind = TL_SRC_TORCH_DB;
+	src->path = (char *)path;
+	tl_rank *r = rank_new(0);
+	r->sources = xcalloc(1, sizeof *r->sources);
+	r->sources[r->nsources++] = src;
+	capture_begin();
+	o->loaded = r->loaded = loader_ascend_db.load(src, r, NULL) == 0;
+	o->text = capture_end();
+	o->lines = count_lines(o->text);
+	for (char *q = o->text; *q; q++) /* one line in the test's own message */
+		if (*q == '\n')
+			*q = ' ';
+	rank_finish(r);
+	return r;
+}
+
 static outcome
 load(const char *path)
 {
 	outcome o = {0};
 	tl_source src;
-	memset(&src, 0, sizeof src);
-	src.rank = 0;
-	src.kind = TL_SRC_TORCH_DB;
-	src.path = (char *)path;
-	tl_rank *r = rank_new(0);
-	r->sources = xcalloc(1, sizeof *r->sources);
-	r->sources[r->nsources++] = &src;
-	capture_begin();
-	o.loaded = loader_ascend_db.load(&src, r, NULL) == 0;
-	o.text = capture_end();
-	o.lines = count_lines(o.text);
-	for (char *q = o.text; *q; q++) /* one line in the test's own message */
-		if (*q == '\n')
-			*q = ' ';
-	rank_finish(r);
+	tl_rank *r = load_rank(&src, path, &o);
 	tl_overlap ov;
 	tlq_overlap(r, INT64_MIN, INT64_MAX, &ov);
 	o.compute_ns = ov.computing;
@@ -636,29 +646,17 @@ test_profile(void)
 	free(dir);
 }
 
-/* The frequency_drop findings of the rank one DB loads as the fuzz target loads it (the
- * loader straight on the file, the rank kept even without slices): how many name rank 0. */
+/* The frequency_drop findings of the rank one DB loads as the fuzz target loads it
+ * (load_rank): how many name rank 0. */
 static int
 freq_drops(const char *path)
 {
 	tl_source src;
-	memset(&src, 0, sizeof src);
-	src.kind = TL_SRC_TORCH_DB;
-	src.path = (char *)path;
-	tl_rank *r = rank_new(0);
-	r->sources = xcalloc(1, sizeof *r->sources);
-	r->sources[r->nsources++] = &src;
-	capture_begin();
-	r->loaded = loader_ascend_db.load(&src, r, NULL) == 0;
-	rank_finish(r);
-	free(capture_end());
+	outcome o = {0};
+	tl_rank *r = load_rank(&src, path, &o);
+	free(o.text);
 	tl_trace tr;
-	trace_init(&tr);
-	tr.ranks = xcalloc(1, sizeof *tr.ranks);
-	tr.ranks[0] = r;
-	tr.nranks = 1;
-	tr.t_min = r->t_min;
-	tr.t_max = r->t_max;
+	trace_init_rank(&tr, r);
 	tl_query *q = tlq_open(&tr, NULL);
 	tl_finding *fv = NULL;
 	size_t nf = tlq_findings(q, NULL, &fv);
