@@ -308,33 +308,55 @@ test_sort(void)
 	}
 }
 
+/* stderr into a temporary file until err_end, which returns what was written there (at most
+ * 1023 bytes, into buf); -1 (checked) when no file could be made. */
+typedef struct err_capture {
+	char path[64];
+	int fd, saved;
+} err_capture;
+
+static int
+err_begin(err_capture *e)
+{
+	snprintf(e->path, sizeof e->path, "/tmp/tl-test-msg-XXXXXX");
+	e->fd = mkstemp(e->path);
+	if (e->fd < 0) {
+		CHECK(0, "mkstemp");
+		return -1;
+	}
+	fflush(stderr);
+	e->saved = dup(2);
+	dup2(e->fd, 2);
+	return 0;
+}
+
+static void
+err_end(err_capture *e, char *buf, size_t size)
+{
+	fflush(stderr);
+	dup2(e->saved, 2);
+	close(e->saved);
+	ssize_t len = pread(e->fd, buf, size - 1, 0);
+	buf[len > 0 ? len : 0] = '\0';
+	close(e->fd);
+	unlink(e->path);
+}
+
 /* A warning said again (the load, then an on-demand reader of the same table) is printed once;
  * another path or text is a line of its own, and each call still counts. */
 static void
 test_msg_once(void)
 {
-	char path[] = "/tmp/tl-test-msg-XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0) {
-		CHECK(0, "mkstemp");
+	err_capture e;
+	if (err_begin(&e) != 0)
 		return;
-	}
-	fflush(stderr);
-	int saved = dup(2);
-	dup2(fd, 2);
 	unsigned n0 = msg_warn_count();
 	msg_warn("/p/a.db", "CANN_API: %d calls without a usable startNs skipped", 2);
 	msg_warn("/p/a.db", "CANN_API: %d calls without a usable startNs skipped", 2);
 	msg_warn("/p/b.db", "CANN_API: %d calls without a usable startNs skipped", 2);
 	msg_warn("/p/a.db", "CANN_API: %d calls without a usable startNs skipped", 3);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	char buf[1024] = "";
-	ssize_t len = pread(fd, buf, sizeof buf - 1, 0);
-	buf[len > 0 ? len : 0] = '\0';
-	close(fd);
-	unlink(path);
+	char buf[1024];
+	err_end(&e, buf, sizeof buf);
 	int lines = 0;
 	for (char *p = buf; *p; p++)
 		lines += *p == '\n';
@@ -505,15 +527,9 @@ defer_warner(void *arg)
 static void
 test_msg_defer(void)
 {
-	char path[] = "/tmp/tl-test-defer-XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0) {
-		CHECK(0, "mkstemp");
+	err_capture e;
+	if (err_begin(&e) != 0)
 		return;
-	}
-	fflush(stderr);
-	int saved = dup(2);
-	dup2(fd, 2);
 	unsigned n0 = msg_warn_count();
 	msg_list held = {0};
 	msg_defer_begin();
@@ -528,17 +544,11 @@ test_msg_defer(void)
 	msg_capture(NULL, NULL);
 	msg_hold(0);
 	fflush(stderr);
-	off_t before = lseek(fd, 0, SEEK_END);
+	off_t before = lseek(e.fd, 0, SEEK_END);
 	unsigned n1 = msg_warn_count();
 	msg_defer_end(&held);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	char buf[1024] = "";
-	ssize_t len = pread(fd, buf, sizeof buf - 1, 0);
-	buf[len > 0 ? len : 0] = '\0';
-	close(fd);
-	unlink(path);
+	char buf[1024];
+	err_end(&e, buf, sizeof buf);
 	CHECK(before == 0 && n1 == n0, "nothing said nor counted while deferring");
 	CHECK(started, "a thread");
 	CHECK_STR(buf,
