@@ -42,7 +42,7 @@ typedef struct dbpage_cell {
 typedef struct dbpage_col {
 	int field; /* its index in the table's records (the table's column order), or -1: the
 	              table lacks the column, the cell is NULL */
-	int real;  /* REAL affinity: an integer stored on disk reads as a FLOAT, as SQLite reads it */
+	int real;  /* REAL affinity: an integer on disk reads as a FLOAT, as SQLite reads it */
 } dbpage_col;
 
 typedef struct dbpage_scan dbpage_scan;
