@@ -229,6 +229,9 @@ static int
 descend(dbpage_scan *s, uint32_t pgno)
 {
 	for (;;) {
+		if (pgno == 1 && s->depth > 0) /* page 1 is the schema's root, no one's child */
+			return fail(s, DBPAGE_CORRUPT, "page %u: a child pointer to page 1",
+			            s->stack[s->depth - 1].pgno);
 		const unsigned char *pg = page_get(s, pgno, "a b-tree page");
 		uint32_t ncells, ptrs;
 		if (pg == NULL)
@@ -262,7 +265,9 @@ descend(dbpage_scan *s, uint32_t pgno)
 	}
 }
 
-/* The next leaf in key order: 0 (s->leaf set), DBPAGE_DONE, or an error code. */
+#define NO_MORE_LEAVES 1
+
+/* The next leaf in key order: 0 (s->leaf set), NO_MORE_LEAVES, or an error code. */
 static int
 next_leaf(dbpage_scan *s)
 {
@@ -281,7 +286,7 @@ next_leaf(dbpage_scan *s)
 			return s->err;
 		return descend(s, child);
 	}
-	return DBPAGE_DONE;
+	return NO_MORE_LEAVES;
 }
 
 /* Assembles an overflowing payload of p bytes, local of them at cell (then the first overflow
@@ -328,6 +333,12 @@ overflow(dbpage_scan *s, const unsigned char *cell, uint64_t p, uint32_t local)
 		rest -= n;
 		next = get4(ov);
 	}
+	/* the format ends a chain with 0: a chain that goes on where its payload ends is
+	 * corrupt, and so is any that runs into a cycle (every page of a cycle has a next) */
+	if (next != 0)
+		return fail(s, DBPAGE_CORRUPT,
+		            "page %u: an overflow chain goes on past its payload (to page %u)",
+		            s->leaf_pgno, next);
 	return 0;
 }
 
@@ -488,7 +499,7 @@ dbpage_next(dbpage_scan *s)
 	while (s->leaf == NULL || s->leaf_next >= s->leaf_ncells) {
 		s->leaf = NULL;
 		int rc = next_leaf(s);
-		if (rc == DBPAGE_DONE) {
+		if (rc == NO_MORE_LEAVES) {
 			s->done = 1;
 			return DBPAGE_DONE;
 		}
