@@ -29,6 +29,7 @@ int fuzz_gzjson(const uint8_t *, size_t);
 int fuzz_db(const uint8_t *, size_t);
 int fuzz_cache(const uint8_t *, size_t);
 int fuzz_query(const uint8_t *, size_t);
+int fuzz_dbpage(const uint8_t *, size_t);
 
 /* Once per process: warnings off, no user configuration, JSON read into exact-size buffers
  * (so that AddressSanitizer sees every byte past the end). */

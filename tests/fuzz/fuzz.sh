@@ -49,10 +49,14 @@ run_target() {
 		fi
 		;;
 	query) opts="-max_len=8192 -dict=$TL_SRCDIR/tests/fuzz/query.dict" ;;
+	dbpage) opts="-max_len=65536" ;;
 	*) opts="-max_len=4096" ;;
 	esac
 	dirs="$fdir/corpus/$t"
-	for d in "$seeds/$t" "$TL_SRCDIR/tests/fuzz/seeds/$t" "$TL_SRCDIR/tests/fuzz/regress/$t"; do
+	# the page scanner reads the DB target's seeds too (SQLite files of 512-byte pages)
+	more=""
+	[ "$t" = dbpage ] && more="$seeds/db"
+	for d in "$seeds/$t" $more "$TL_SRCDIR/tests/fuzz/seeds/$t" "$TL_SRCDIR/tests/fuzz/regress/$t"; do
 		[ -d "$d" ] && dirs="$dirs $d"
 	done
 	# -timeout: an input taking longer is a hang; -rss_limit_mb: one eating memory is a

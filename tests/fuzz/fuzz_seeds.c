@@ -391,6 +391,22 @@ main(int argc, char **argv)
 	p = xasprintf("%s/cells-bad.db", dbdir);
 	sql_db(p, CELLS_BAD_SQL);
 	free(p);
+	/* for the page scanner (fuzz_dbpage, which reads db/ too): a tree of interior pages,
+	 * every serial type, overflow chains, an added column, freelist pages */
+	char *pdir = xasprintf("%s/dbpage", out);
+	mkdir(pdir, 0755);
+	p = xasprintf("%s/shapes.db", pdir);
+	sql_db(p,
+	       "CREATE TABLE t (a, b REAL, c, d, e, f, g, h);"
+	       "INSERT INTO t VALUES (NULL, 1, -200, 70000, 2147483648, 140737488355328, "
+	       "-9223372036854775808, 1.5);"
+	       "INSERT INTO t VALUES (0, 2.0, 'text', x'00ff', randomblob(2000), '', x'', 1);"
+	       "ALTER TABLE t ADD COLUMN i; INSERT INTO t SELECT a, b, c, d, e, f, g, h, 9 FROM t;"
+	       "CREATE TABLE u (x, y); WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 "
+	       "FROM n WHERE k < 600) INSERT INTO u SELECT k * 1000003, -k FROM n;"
+	       "DELETE FROM u WHERE x % 7 = 0;");
+	free(p);
+	free(pdir);
 	/* launch flows gone wrong: one end only, no slice at an end, bad times and ids */
 	p = xasprintf("%s/flows-bad.json", jsondir);
 	FILE *fj = fopen(p, "w");

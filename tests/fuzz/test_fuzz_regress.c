@@ -35,6 +35,7 @@ static const struct {
     {"db", fuzz_db},
     {"cache", fuzz_cache},
     {"query", fuzz_query},
+    {"dbpage", fuzz_dbpage},
 };
 #define NTARGETS (sizeof targets / sizeof *targets)
 
@@ -119,10 +120,10 @@ replay_dir(const char *dir, const char *t)
 	return n;
 }
 
-/* Runs the DB target on a SQLite file built from sql (binary inputs are not committed: the DB
- * cases are written here). */
+/* Runs target t (db, dbpage) on a SQLite file built from sql (binary inputs are not committed:
+ * the DB cases are written here). */
 static void
-run_sql(const char *what, const char *sql)
+run_sql(const char *t, const char *what, const char *sql)
 {
 	char path[] = "/tmp/tl-regress-XXXXXX";
 	int fd = mkstemp(path);
@@ -149,7 +150,7 @@ run_sql(const char *what, const char *sql)
 	if (f != NULL)
 		fclose(f);
 	unlink(path);
-	CHECK(buf != NULL && len > 0 && run_input("db", buf, len) == 0, "db: %s", what);
+	CHECK(buf != NULL && len > 0 && run_input(t, buf, len) == 0, "%s: %s", t, what);
 	free(buf);
 }
 
@@ -286,7 +287,17 @@ main(void)
 	}
 	run_text("db", "an empty file (a rank without tracks)", "");
 	run_text("db", "a text file", "SQLite format 3");
-	run_sql("two collectives of 5.6e18 and 4.6e18 ns in one group", long_collectives);
+	run_sql("db", "two collectives of 5.6e18 and 4.6e18 ns in one group", long_collectives);
+	run_text("dbpage", "an empty file", "");
+	run_text("dbpage", "a header and nothing more", "SQLite format 3");
+	run_sql("dbpage", "a file of every serial type, an overflow chain and an added column",
+	        "PRAGMA page_size = 512; CREATE TABLE t (a, b REAL, c, d, e, f, g, h);"
+	        "INSERT INTO t VALUES (NULL, 1, -200, 70000, 2147483648, 140737488355328, "
+	        "-9223372036854775808, 1.5);"
+	        "INSERT INTO t VALUES (0, 2.0, 'text', x'00ff', randomblob(3000), '', x'', 1);"
+	        "ALTER TABLE t ADD COLUMN i; INSERT INTO t SELECT a, b, c, d, e, f, g, h, 9 FROM t;"
+	        "CREATE TABLE u (x); WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM "
+	        "n WHERE k < 400) INSERT INTO u SELECT k * 1000003 FROM n");
 	run_text("query", "every table of an empty profile", "SELECT 1");
 	run_text(
 	    "query", "a recursive query that never ends",

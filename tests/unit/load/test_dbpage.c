@@ -126,7 +126,8 @@ db_new(const char *name, int pgsz, int reserve, char *path, size_t len)
 		sqlite3_close(db);
 		return NULL;
 	}
-	char *ps = xasprintf("PRAGMA page_size = %d; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF", pgsz);
+	char *ps = xasprintf(
+	    "PRAGMA page_size = %d; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF", pgsz);
 	exec(db, ps);
 	free(ps);
 	if (reserve > 0)
