@@ -23,6 +23,7 @@
 
 #define CHUNK_BYTES (256 << 10) /* the largest chunk, at least 4 pages */
 #define MAX_DEPTH 40            /* interior levels; SQLite's own limit is 20 */
+#define PAD 8                   /* readable bytes after a buffer records are decoded from */
 #define MAX_FIELD 32767         /* SQLite's largest column count, less one */
 #define MAX_PAYLOAD (1u << 30)  /* above SQLite's largest string or blob (1e9 bytes) */
 
@@ -302,7 +303,7 @@ overflow(dbpage_scan *s, const unsigned char *cell, uint64_t p, uint32_t local)
 		            s->leaf_pgno, (unsigned long long)p);
 	if (s->scratch_cap < p) {
 		free(s->scratch);
-		s->scratch = xmalloc((size_t)p);
+		s->scratch = xcalloc(1, (size_t)p + PAD);
 		s->scratch_cap = (size_t)p;
 	}
 	memcpy(s->scratch, cell, local);
@@ -342,47 +343,83 @@ overflow(dbpage_scan *s, const unsigned char *cell, uint64_t p, uint32_t local)
 	return 0;
 }
 
-/* The bytes of serial type t, or -1 for the reserved 10 and 11. */
+/* The bytes of serial types 0 .. 11; -1: reserved (10 and 11) */
+static const signed char small_bytes[12] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0, -1, -1};
+
+/* The big-endian two's-complement integer of w bytes (1 .. 8) at v. Reads 8 bytes at v: every
+ * buffer a record is decoded from has PAD bytes after its end. One load and a shift, no branch
+ * on the width (the widths of a column's values vary from row to row). */
 static inline int64_t
-serial_bytes(uint64_t t)
+get_int(const unsigned char *v, int w)
 {
-	static const signed char small[12] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0, -1, -1};
-	return t < 12 ? small[t] : (int64_t)((t - 12) / 2);
+	uint64_t u;
+	memcpy(&u, v, sizeof u);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	u = __builtin_bswap64(u);
+#endif
+	return (int64_t)u >> (64 - 8 * w);
 }
 
-/* Decodes the wanted fields of the record rec (len bytes) into s->cells: 0, or an error code. */
+/* Walks the serial types of the record rec (len bytes, header hsize of which the size varint
+ * takes k) up to the highest wanted field, setting s->stype and s->off: the record's field
+ * count (at most maxfield + 1), or -1 with s->err set. */
+static int
+walk_header(dbpage_scan *s, const unsigned char *rec, uint64_t len, uint64_t hsize, int k,
+            uint32_t cellno)
+{
+	const unsigned char *h = rec + k, *hend = rec + hsize;
+	uint64_t body = hsize, *stype = s->stype, *off = s->off;
+	for (int f = 0; f <= s->maxfield; f++) {
+		if (h >= hend)
+			return f;
+		uint64_t t, size;
+		if (*h < 0x80) {
+			t = *h++;
+		} else {
+			int n = get_varint(h, hend, &t);
+			if (n == 0) {
+				fail(s, DBPAGE_CORRUPT,
+				     "page %u: cell %u: a serial type runs past the header",
+				     s->leaf_pgno, cellno);
+				return -1;
+			}
+			h += n;
+		}
+		if (t >= 12) {
+			size = (t - 12) >> 1;
+		} else if (small_bytes[t] >= 0) {
+			size = (uint64_t)small_bytes[t];
+		} else {
+			fail(s, DBPAGE_CORRUPT, "page %u: cell %u: serial type %u is reserved",
+			     s->leaf_pgno, cellno, (unsigned)t);
+			return -1;
+		}
+		stype[f] = t;
+		off[f] = body;
+		if (size > len - body) {
+			fail(s, DBPAGE_CORRUPT, "page %u: cell %u: field %d runs past the record",
+			     s->leaf_pgno, cellno, f);
+			return -1;
+		}
+		body += size;
+	}
+	return s->maxfield + 1;
+}
+
+/* Decodes the wanted fields of the record rec (len bytes, PAD bytes readable after it) into
+ * s->cells: 0, or an error code. */
 static int
 record(dbpage_scan *s, const unsigned char *rec, uint64_t len, uint32_t cellno)
 {
-	const unsigned char *end = rec + len;
 	uint64_t hsize;
-	int k = get_varint(rec, end, &hsize);
+	int k = get_varint(rec, rec + len, &hsize);
 	if (k == 0 || hsize < (uint64_t)k || hsize > len)
 		return fail(s, DBPAGE_CORRUPT, "page %u: cell %u: a bad record header size",
 		            s->leaf_pgno, cellno);
-	const unsigned char *h = rec + k, *hend = rec + hsize;
-	uint64_t body = hsize;
-	int nfields = s->maxfield + 1;
-	for (int f = 0; f <= s->maxfield; f++) {
-		if (h >= hend) {
-			nfields = f;
-			break;
-		}
-		uint64_t t = 0;
-		int n = get_varint(h, hend, &t);
-		int64_t size = serial_bytes(t);
-		if (n == 0 || size < 0)
-			return fail(s, DBPAGE_CORRUPT, "page %u: cell %u: a bad serial type",
-			            s->leaf_pgno, cellno);
-		h += n;
-		s->stype[f] = t;
-		s->off[f] = body;
-		if ((uint64_t)size > len - body)
-			return fail(s, DBPAGE_CORRUPT,
-			            "page %u: cell %u: field %d runs past the record", s->leaf_pgno,
-			            cellno, f);
-		body += (uint64_t)size;
-	}
+	int nfields = walk_header(s, rec, len, hsize, k, cellno);
+	if (nfields < 0)
+		return s->err;
+	const uint64_t *stype = s->stype, *off = s->off;
 	for (int i = 0; i < s->ncols; i++) {
 		dbpage_cell *c = &s->cells[i];
 		int f = s->cols[i].field;
@@ -390,36 +427,20 @@ record(dbpage_scan *s, const unsigned char *rec, uint64_t len, uint32_t cellno)
 			c->type = DBPAGE_NULL;
 			continue;
 		}
-		uint64_t t = s->stype[f];
-		const unsigned char *v = rec + s->off[f];
+		uint64_t t = stype[f];
+		const unsigned char *v = rec + off[f];
 		int64_t x;
-		switch (t) {
-		case 0:
-			c->type = DBPAGE_NULL;
+		if (t - 1 < 6) { /* integers of 1 .. 8 bytes */
+			x = get_int(v, small_bytes[t]);
+		} else if (t >= 12) {
+			c->type = t & 1 ? DBPAGE_TEXT : DBPAGE_BLOB;
+			c->n = (uint32_t)((t - 12) >> 1);
+			c->p = v;
 			continue;
-		case 1:
-			x = (int8_t)v[0];
-			break;
-		case 2:
-			x = (int16_t)get2(v);
-			break;
-		case 3:
-			x = (int32_t)((uint32_t)v[0] << 24 | (uint32_t)v[1] << 16 |
-			              (uint32_t)v[2] << 8) >>
-			    8;
-			break;
-		case 4:
-			x = (int32_t)get4(v);
-			break;
-		case 5:
-			x = (int64_t)(((uint64_t)get2(v) << 48 | (uint64_t)get4(v + 2) << 16)) >>
-			    16;
-			break;
-		case 6:
-			x = (int64_t)((uint64_t)get4(v) << 32 | get4(v + 4));
-			break;
-		case 7: {
-			uint64_t u = (uint64_t)get4(v) << 32 | get4(v + 4);
+		} else if (t == 8 || t == 9) {
+			x = (int64_t)t - 8;
+		} else if (t == 7) {
+			uint64_t u = (uint64_t)get_int(v, 8);
 			double d;
 			memcpy(&d, &u, sizeof d);
 			if (isnan(d)) { /* SQLite reads a stored NaN as NULL */
@@ -429,17 +450,8 @@ record(dbpage_scan *s, const unsigned char *rec, uint64_t len, uint32_t cellno)
 				c->f = d;
 			}
 			continue;
-		}
-		case 8:
-			x = 0;
-			break;
-		case 9:
-			x = 1;
-			break;
-		default:
-			c->type = t & 1 ? DBPAGE_TEXT : DBPAGE_BLOB;
-			c->n = (uint32_t)((t - 12) / 2);
-			c->p = v;
+		} else {
+			c->type = DBPAGE_NULL;
 			continue;
 		}
 		if (s->cols[i].real) {
@@ -588,7 +600,7 @@ dbpage_open(dbpage_read_fn read, void *ctx, uint64_t file_bytes, uint32_t root_p
 	s->root = root_page;
 	s->chunk_max = CHUNK_BYTES / s->pgsz < 4 ? 4 : CHUNK_BYTES / s->pgsz;
 	s->chunk_want = s->chunk_max;
-	s->chunk = xmalloc((size_t)s->chunk_max * s->pgsz);
+	s->chunk = xcalloc(1, (size_t)s->chunk_max * s->pgsz + PAD);
 	s->ovpage = xmalloc(s->pgsz);
 	s->ncols = ncols;
 	s->maxfield = -1;
