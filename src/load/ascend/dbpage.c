@@ -360,6 +360,19 @@ get_int(const unsigned char *v, int w)
 	return (int64_t)u >> (64 - 8 * w);
 }
 
+/* The bytes of the one-byte serial types 0 .. 127; RESERVED: 10 and 11 */
+#define RESERVED 0xff
+#define S2(t)                                                                                      \
+	((t) >= 12                ? ((t)-12) / 2                                                   \
+	 : (t) == 10 || (t) == 11 ? RESERVED                                                       \
+	 : (t) == 5               ? 6                                                              \
+	 : (t) == 6 || (t) == 7   ? 8                                                              \
+	 : (t) >= 8               ? 0                                                              \
+	                          : (t))
+#define S8(t) S2(t), S2(t + 1), S2(t + 2), S2(t + 3), S2(t + 4), S2(t + 5), S2(t + 6), S2(t + 7)
+#define S32(t) S8(t), S8(t + 8), S8(t + 16), S8(t + 24)
+static const unsigned char byte_bytes[128] = {S32(0), S32(32), S32(64), S32(96)};
+
 /* Walks the serial types of the record rec (len bytes, header hsize of which the size varint
  * takes k) up to the highest wanted field, setting s->stype and s->off: the record's field
  * count (at most maxfield + 1), or -1 with s->err set. */
@@ -369,41 +382,40 @@ walk_header(dbpage_scan *s, const unsigned char *rec, uint64_t len, uint64_t hsi
 {
 	const unsigned char *h = rec + k, *hend = rec + hsize;
 	uint64_t body = hsize, *stype = s->stype, *off = s->off;
-	for (int f = 0; f <= s->maxfield; f++) {
-		if (h >= hend)
-			return f;
+	int f, last = s->maxfield;
+	/* a one-byte serial type's value is at most 57 bytes: the sum is checked once at the
+	 * end; a longer one's at once (it may be anything up to 2^63) */
+	for (f = 0; f <= last && h < hend; f++) {
 		uint64_t t, size;
 		if (*h < 0x80) {
 			t = *h++;
+			size = byte_bytes[t];
+			if (size == RESERVED)
+				goto bad_type;
 		} else {
 			int n = get_varint(h, hend, &t);
-			if (n == 0) {
-				fail(s, DBPAGE_CORRUPT,
-				     "page %u: cell %u: a serial type runs past the header",
-				     s->leaf_pgno, cellno);
-				return -1;
-			}
+			if (n == 0)
+				goto bad_type;
 			h += n;
-		}
-		if (t >= 12) {
-			size = (t - 12) >> 1;
-		} else if (small_bytes[t] >= 0) {
-			size = (uint64_t)small_bytes[t];
-		} else {
-			fail(s, DBPAGE_CORRUPT, "page %u: cell %u: serial type %u is reserved",
-			     s->leaf_pgno, cellno, (unsigned)t);
-			return -1;
+			size = t >= 12 ? (t - 12) >> 1 : (uint64_t)(int64_t)small_bytes[t];
+			if (size > len - body)
+				goto past;
 		}
 		stype[f] = t;
 		off[f] = body;
-		if (size > len - body) {
-			fail(s, DBPAGE_CORRUPT, "page %u: cell %u: field %d runs past the record",
-			     s->leaf_pgno, cellno, f);
-			return -1;
-		}
 		body += size;
 	}
-	return s->maxfield + 1;
+	if (body > len)
+		goto past;
+	return f;
+bad_type:
+	fail(s, DBPAGE_CORRUPT, "page %u: cell %u: field %d: a reserved or cut serial type",
+	     s->leaf_pgno, cellno, f);
+	return -1;
+past:
+	fail(s, DBPAGE_CORRUPT, "page %u: cell %u: field %d runs past the record", s->leaf_pgno,
+	     cellno, f);
+	return -1;
 }
 
 /* Decodes the wanted fields of the record rec (len bytes, PAD bytes readable after it) into
