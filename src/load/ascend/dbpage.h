@@ -41,7 +41,8 @@ typedef struct dbpage_cell {
 /* What the caller knows of one wanted column. */
 typedef struct dbpage_col {
 	int field; /* its index in the table's records (the table's column order), or -1: the
-	              table lacks the column, the cell is NULL */
+	              table lacks the column, the cell is NULL. An INTEGER PRIMARY KEY column is
+	              the rowid: its record field is NULL, the value is dbpage_rowid's. */
 	int real;  /* REAL affinity: an integer on disk reads as a FLOAT, as SQLite reads it */
 } dbpage_col;
 
