@@ -755,6 +755,45 @@ test_random_damage(const char *path)
 	free(m.p);
 }
 
+/* A stored NaN (SQLite never writes one, a file may hold one) reads as NULL, as SQLite reads
+ * it; an INTEGER PRIMARY KEY column is the rowid, its record field NULL. */
+static void
+test_nan_and_rowid_alias(void)
+{
+	char path[512];
+	sqlite3 *db = db_new("nan", 4096, 0, path, sizeof path);
+	int ok = db && exec(db, "CREATE TABLE t (id INTEGER PRIMARY KEY, x REAL, y);"
+	                        "INSERT INTO t VALUES (7, 1.25, 'a'), (9, 1.25, 2.5)") == 0;
+	sqlite3_close(db);
+	img m = img_load(path);
+	/* 1.25 is 3ff4000000000000: the first copy becomes a NaN, the second stays */
+	static const unsigned char one25[8] = {0x3f, 0xf4, 0, 0, 0, 0, 0, 0};
+	static const unsigned char nan[8] = {0x7f, 0xf8, 0, 0, 0, 0, 0, 1};
+	unsigned char *at = NULL;
+	for (size_t i = 0; m.p && at == NULL && i + 8 <= m.n; i++)
+		if (memcmp(m.p + i, one25, 8) == 0)
+			at = m.p + i;
+	CHECK(ok && at != NULL, "a REAL of 1.25 in the file");
+	if (at != NULL) {
+		memcpy(at, nan, 8);
+		FILE *f = fopen(path, "wb");
+		ok = f != NULL && fwrite(m.p, 1, m.n, f) == m.n;
+		if (f != NULL)
+			fclose(f);
+	}
+	free(m.p);
+	static const tcol cols[] = {{"x", 1, 1}, {"y", 2, 0}, {"NULL", 0, 0}};
+	CHECK(ok, "the NaN written");
+	compare("a stored NaN reads NULL; an INTEGER PRIMARY KEY's field is NULL", path, NULL, "t",
+	        cols, 3);
+	db = test_sql_open(path);
+	int64_t nulls = db ? sql_int(db, "SELECT count(*) FROM t WHERE x IS NULL") : -1;
+	int64_t ids = db ? sql_int(db, "SELECT sum(id) FROM t WHERE id = rowid") : -1;
+	sqlite3_close(db);
+	CHECK(nulls == 1 && ids == 16, "SQLite reads the NaN as NULL (%lld) and id as the rowid",
+	      (long long)nulls);
+}
+
 static void
 test_utf16(void)
 {
@@ -778,6 +817,7 @@ main(void)
 	test_mixed();
 	test_shapes();
 	test_utf16();
+	test_nan_and_rowid_alias();
 	test_hostile_overflow();
 	char path[512];
 	test_deep(path, sizeof path);
