@@ -94,21 +94,22 @@ get4(const unsigned char *p)
 static inline int
 get_varint(const unsigned char *p, const unsigned char *end, uint64_t *v)
 {
-	if (p < end && p[0] < 0x80) {
+	size_t avail = (size_t)(end - p);
+	if (avail > 0 && p[0] < 0x80) {
 		*v = p[0];
 		return 1;
 	}
 	uint64_t x = 0;
-	for (int i = 0; i < 8; i++) {
-		if (p + i >= end)
+	for (size_t i = 0; i < 8; i++) {
+		if (i >= avail)
 			return 0;
 		x = x << 7 | (p[i] & 0x7f);
 		if (!(p[i] & 0x80)) {
 			*v = x;
-			return i + 1;
+			return (int)i + 1;
 		}
 	}
-	if (p + 8 >= end)
+	if (avail < 9)
 		return 0;
 	*v = x << 8 | p[8];
 	return 9;
