@@ -399,7 +399,9 @@ walk_header(dbpage_scan *s, const unsigned char *rec, uint64_t len, uint64_t hsi
 				goto bad_type;
 			h += n;
 			size = t >= 12 ? (t - 12) >> 1 : (uint64_t)(int64_t)small_bytes[t];
-			if (size > len - body)
+			/* body first: the one-byte sizes before may have taken it past len already
+			 * (len - body would wrap, and two sizes of 2^63 would wrap body back) */
+			if (body > len || size > len - body)
 				goto past;
 		}
 		stype[f] = t;

@@ -715,6 +715,15 @@ test_hostile_overflow(void)
 	unsigned char *cell = c.p + (size_t)(leaf - 1) * ps + be2(page_hdr(&c, leaf) + 8);
 	memcpy(cell, "\x84\x80\x80\x80\x00", 5);
 	hostile("a payload of 2^30 bytes", &c, c.n, root, 0);
+	/* fuzz_dbpage's finding: a one-byte serial type of 57 bytes takes the fields past a
+	 * 30-byte record, then two of nearly 2^63 bytes each wrap the sum back inside it; the
+	 * latter two read as blobs of 2^32 - 7 bytes */
+	static const unsigned char wrap[32] = {30,   1,    20,   0x7f, 0xff, 0xff, 0xff, 0xff,
+	                                       0xff, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff,
+	                                       0xff, 0xff, 0xff, 0xff, 0xff, 0xb6};
+	memcpy(c.p, m.p, m.n);
+	memcpy(cell, wrap, sizeof wrap);
+	hostile("field sizes whose sum wraps back inside the record", &c, c.n, root, 0);
 	free(c.p);
 	free(m.p);
 }
