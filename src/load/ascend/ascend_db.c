@@ -25,13 +25,14 @@ read_steps(db_ctx *c)
 		return 0;
 	static const char *const cols[] = {"id", "startNs", "endNs"};
 	int have[3];
-	sqlite3_stmt *st = db_prepare_cols(c, "STEP_TIME", cols, 3, have, NULL);
-	if (st == NULL)
+	db_scan st;
+	if (db_scan_open(c, &st, "STEP_TIME", cols, 3, have) != 0)
 		return -1;
 	size_t cap = 0, bad = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		db_cell id = db_cell_at(st, 0), sc = db_time_at(st, 1), ec = db_time_at(st, 2);
+	while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
+		db_cell id = db_scan_cell(&st, 0), sc = db_scan_time(&st, 1),
+		        ec = db_scan_time(&st, 2);
 		if (sc.type != SQLITE_INTEGER || ec.type != SQLITE_INTEGER ||
 		    (id.type != SQLITE_INTEGER && id.type != SQLITE_NULL)) {
 			bad++; /* NULL, or no integer (a step id shown as 0 would lie) */
@@ -44,7 +45,7 @@ read_steps(db_ctx *c)
 		}
 		VEC_PUSH(c->steps, c->nsteps, cap, s);
 	}
-	sqlite3_finalize(st);
+	db_scan_close(&st);
 	if (bad)
 		msg_warn(c->path,
 		         "STEP_TIME: %zu rows with a NULL time, a cell that is not an integer, "
@@ -93,14 +94,14 @@ read_launches(db_ctx *c)
 	}
 	static const char *const cols[] = {"connectionId", "startNs"};
 	int have[2];
-	sqlite3_stmt *st = db_prepare_cols(c, "CANN_API", cols, 2, have, NULL);
-	if (st == NULL)
+	db_scan st;
+	if (db_scan_open(c, &st, "CANN_API", cols, 2, have) != 0)
 		return -1;
 	size_t bad = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
 		db_rows(c, 1);
-		db_cell cc = db_cell_at(st, 0), sc = db_time_at(st, 1);
+		db_cell cc = db_scan_cell(&st, 0), sc = db_scan_time(&st, 1);
 		dbg_call(&c->gather, cc, sc);
 		if (cc.type != SQLITE_INTEGER)
 			continue;
@@ -119,7 +120,7 @@ read_launches(db_ctx *c)
 		else if ((uint64_t)conn < c->conn_n)
 			c->conn_step[conn] = s;
 	}
-	sqlite3_finalize(st);
+	db_scan_close(&st);
 	c->have_conn_steps = steps;
 	if (bad) /* the launch reader's line too (ascend_db_host.c): said once */
 		msg_warn(c->path, "CANN_API: %zu calls without a usable startNs skipped", bad);
@@ -246,20 +247,6 @@ gt_prepare(db_ctx *c)
 	c->gt_name = xmalloc(c->gt_n * sizeof *c->gt_name);
 }
 
-/* The pool id of a STRING_IDS cell already read, as db_str_id gives it. */
-static uint32_t
-cell_str_id(db_ctx *c, db_cell x)
-{
-	uint32_t id;
-	if (x.type != SQLITE_INTEGER) {
-		c->bad_refs += x.type != SQLITE_NULL;
-		return 0;
-	}
-	if (!u64map_get(&c->strs, (uint64_t)x.v, &id))
-		return 0;
-	return id;
-}
-
 static int
 read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 {
@@ -271,29 +258,25 @@ read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 	int have[5];
 	int ops = cls == GT_COMPUTE && c->gather.ops != NULL; /* the operators' columns too */
 	int work = cls == GT_COMPUTE || cls == GT_COMM;       /* launched work */
-	sqlite3_stmt *st = db_prepare_cols(c, table, cols,
-	                                   cls == GT_MEMCPY ? 1
-	                                   : ops            ? 5
-	                                                    : 3,
-	                                   have, NULL);
-	if (st == NULL)
+	db_scan st;
+	if (db_scan_open(c, &st, table, cols, cls == GT_MEMCPY ? 1 : ops ? 5 : 3, have) != 0)
 		return -1;
 	uint32_t na = strpool_intern_cstr(c->r->pool, "N/A");
 	uint32_t memcpy_name = strpool_intern_cstr(c->r->pool, "MEMCPY_ASYNC");
 	int rc;
 	size_t bad = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
 		db_rows(c, 1);
-		db_cell gc = db_cell_at(st, 0);
+		db_cell gc = db_scan_cell(&st, 0);
 		if (gc.type != SQLITE_INTEGER) {
 			bad += gc.type != SQLITE_NULL; /* no id: no task of it can be found */
 			continue;
 		}
 		int64_t gt = gc.v;
-		db_cell nc = cls != GT_MEMCPY ? db_cell_at(st, 1) : gc;
+		db_cell nc = cls != GT_MEMCPY ? db_scan_cell(&st, 1) : gc;
 		if (ops) { /* name, op type, task type, shapes */
-			db_cell str[4] = {nc, db_cell_at(st, 3), db_cell_at(st, 2),
-			                  db_cell_at(st, 4)};
+			db_cell str[4] = {nc, db_scan_cell(&st, 3), db_scan_cell(&st, 2),
+			                  db_scan_cell(&st, 4)};
 			dbg_compute(&c->gather, gt, str);
 		}
 		if (work)
@@ -302,15 +285,15 @@ read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 		if (cls == GT_MEMCPY) {
 			name = memcpy_name;
 		} else if (cls == GT_COMM) {
-			name = db_str_id(c, st, 2);
+			name = db_str_id_cell(c, db_scan_cell(&st, 2));
 			if (name == 0 || name == na)
-				name = cell_str_id(c, nc);
+				name = db_str_id_cell(c, nc);
 		} else {
-			name = cell_str_id(c, nc);
+			name = db_str_id_cell(c, nc);
 		}
 		gt_set(c, gt, cls, name);
 	}
-	sqlite3_finalize(st);
+	db_scan_close(&st);
 	if (bad)
 		msg_warn(c->path, "%s: %zu rows with a %s that is not an integer skipped", table,
 		         bad, c->gt_col);
@@ -358,9 +341,9 @@ cell_times(row_check *k, db_cell sc, db_cell ec, int end_optional, int64_t *s, i
 }
 
 static int
-row_times(row_check *k, sqlite3_stmt *st, int cs, int ce, int end_optional, int64_t *s, int64_t *e)
+row_times(row_check *k, db_scan *st, int cs, int ce, int end_optional, int64_t *s, int64_t *e)
 {
-	return cell_times(k, db_time_at(st, cs), db_time_at(st, ce), end_optional, s, e);
+	return cell_times(k, db_scan_time(st, cs), db_scan_time(st, ce), end_optional, s, e);
 }
 
 static void
@@ -407,27 +390,27 @@ read_mstx(db_ctx *c)
 	static const char *const cols[] = {"startNs", "endNs",    "eventType",
 	                                   "message", "domainId", "connectionId"};
 	int have[6];
-	sqlite3_stmt *st = db_prepare_cols(c, "MSTX_EVENTS", cols, 6, have, NULL);
-	if (st == NULL)
+	db_scan st;
+	if (db_scan_open(c, &st, "MSTX_EVENTS", cols, 6, have) != 0)
 		return -1;
 	row_check k = {.bad_cols = "startNs or endNs"};
 	int rc;
 	tl_track *last = NULL;
 	uint32_t last_dom = UINT32_MAX;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
 		db_rows(c, 1);
 		int64_t s, e;
-		if (row_times(&k, st, 0, 1, 1, &s, &e) != 0)
+		if (row_times(&k, &st, 0, 1, 1, &s, &e) != 0)
 			continue;
-		uint32_t msg = db_str_id(c, st, 3);
-		uint32_t dom = db_str_id(c, st, 4);
+		uint32_t msg = db_str_id_cell(c, db_scan_cell(&st, 3));
+		uint32_t dom = db_str_id_cell(c, db_scan_cell(&st, 4));
 		if (last == NULL || dom != last_dom) {
 			const char *dn = strpool_get(c->r->pool, dom);
 			last = rank_track(c->r, TL_LANE_MSTX, dom, *dn ? dn : "default");
 			last_dom = dom;
 		}
-		track_push(last, s, e, msg, (uint32_t)sqlite3_column_int64(st, 6));
-		db_cell cc = db_cell_at(st, 5); /* no INTEGER: no device part to link */
+		track_push(last, s, e, msg, (uint32_t)db_scan_cell(&st, 6).v);
+		db_cell cc = db_scan_cell(&st, 5); /* no INTEGER: no device part to link */
 		if (cc.type == SQLITE_INTEGER && c->nmstx < UINT32_MAX) {
 			int64_t conn = cc.v;
 			if (conn > MSTX_CONN_MIN && conn != TL_INVALID_U32) {
@@ -441,7 +424,7 @@ read_mstx(db_ctx *c)
 			}
 		}
 	}
-	sqlite3_finalize(st);
+	db_scan_close(&st);
 	row_check_report(c, "MSTX_EVENTS", "startNs", &k);
 	db_report_refs(c, "MSTX_EVENTS");
 	if (rc != SQLITE_DONE)
@@ -467,20 +450,21 @@ read_op_parts(db_ctx *c)
 	static const char *const want[] = {"opId", "name", "groupName"};
 	const char *const cols[] = {c->gt_col, want[0], want[1], want[2]};
 	int have[4];
-	sqlite3_stmt *st = db_prepare_cols(c, "COMMUNICATION_TASK_INFO", cols, 4, have, NULL);
-	if (st == NULL)
+	db_scan st;
+	if (db_scan_open(c, &st, "COMMUNICATION_TASK_INFO", cols, 4, have) != 0)
 		return;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
 		db_rows(c, 1);
-		db_cell gc = db_cell_at(st, 0), oc = db_cell_at(st, 1);
+		db_cell gc = db_scan_cell(&st, 0), oc = db_scan_cell(&st, 1);
 		if (gc.type != SQLITE_INTEGER || oc.type != SQLITE_INTEGER)
 			continue; /* (read_gt_table counts the keys that are no integer) */
 		uint32_t ix;
 		if (!u64map_get(&c->op_index, (uint64_t)oc.v, &ix)) {
 			if (c->nops >= UINT32_MAX - 1)
 				continue;
-			db_op o = {db_str_id(c, st, 2), db_str_id(c, st, 3), INT64_MAX, INT64_MIN,
+			db_op o = {db_str_id_cell(c, db_scan_cell(&st, 2)),
+			           db_str_id_cell(c, db_scan_cell(&st, 3)), INT64_MAX, INT64_MIN,
 			           0};
 			ix = (uint32_t)c->nops;
 			VEC_PUSH(c->ops, c->nops, c->opcap, o);
@@ -488,7 +472,7 @@ read_op_parts(db_ctx *c)
 		}
 		u64map_put(&c->op_of_task, (uint64_t)gc.v, ix);
 	}
-	sqlite3_finalize(st);
+	db_scan_close(&st);
 	db_report_refs(c, "COMMUNICATION_TASK_INFO");
 	if (rc != SQLITE_DONE)
 		db_fail(c, "COMMUNICATION_TASK_INFO", rc);
@@ -670,8 +654,8 @@ read_tasks(db_ctx *c)
 	const char *const cols[] = {c->t_start, c->t_end,    "deviceId", "streamId",    c->gt_col,
 	                            "taskType", "contextId", "taskId",   "connectionId"};
 	int have[9];
-	sqlite3_stmt *st = db_prepare_cols(c, "TASK", cols, 9, have, NULL);
-	if (st == NULL)
+	db_scan st;
+	if (db_scan_open(c, &st, "TASK", cols, 9, have) != 0)
 		return -1;
 	uint32_t ty_mstx = strpool_find(c->r->pool, "MsTx", 4);
 	uint32_t ty_memcpy = strpool_find(c->r->pool, "MEMCPY_ASYNC", 12);
@@ -687,11 +671,13 @@ read_tasks(db_ctx *c)
 	row_check bad = {.bad_cols = bad_cols};
 	int rc;
 	int gather = c->gather.ops != NULL || c->gather.launches;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
 		db_rows(c, 1);
-		db_cell sc = c->rel_times ? db_time_from(st, 0, c->time_base) : db_time_at(st, 0);
-		db_cell ec = c->rel_times ? db_time_from(st, 1, c->time_base) : db_time_at(st, 1);
-		db_cell gc = db_cell_at(st, 4), cc = db_cell_at(st, 8);
+		db_cell sc =
+		    c->rel_times ? db_scan_time_from(&st, 0, c->time_base) : db_scan_time(&st, 0);
+		db_cell ec =
+		    c->rel_times ? db_scan_time_from(&st, 1, c->time_base) : db_scan_time(&st, 1);
+		db_cell gc = db_scan_cell(&st, 4), cc = db_scan_cell(&st, 8);
 		if (gather)
 			dbg_task(&c->gather, sc, ec, gc, cc);
 		int64_t s, e;
@@ -700,7 +686,7 @@ read_tasks(db_ctx *c)
 		/* the lane (device, stream) and the class (globalTaskId, connectionId) of the task:
 		 * a NULL id (or a column the table lacks) is none, device and stream 0; a cell that
 		 * is no integer would put it on a lane or in a class it may not be of */
-		db_cell dc = db_cell_at(st, 2), stc = db_cell_at(st, 3);
+		db_cell dc = db_scan_cell(&st, 2), stc = db_scan_cell(&st, 3);
 		if ((dc.type != SQLITE_INTEGER && dc.type != SQLITE_NULL) ||
 		    (stc.type != SQLITE_INTEGER && stc.type != SQLITE_NULL) ||
 		    (gc.type != SQLITE_INTEGER && gc.type != SQLITE_NULL) ||
@@ -711,15 +697,15 @@ read_tasks(db_ctx *c)
 		int64_t dev = dc.v;
 		int64_t stream = stc.v;
 		int64_t gt = gc.type == SQLITE_NULL ? -1 : gc.v;
-		uint32_t ttype = db_str_id(c, st, 5);
+		uint32_t ttype = db_str_id_cell(c, db_scan_cell(&st, 5));
 		/* a contextId or taskId that is no integer: the row takes no part in hiding the
 		 * FFTS+ containers (neither a sub-task nor a container) */
-		db_cell xc = db_cell_at(st, 6), tc = db_cell_at(st, 7);
+		db_cell xc = db_scan_cell(&st, 6), tc = db_scan_cell(&st, 7);
 		int ffts =
 		    have[6] && have[7] && xc.type == SQLITE_INTEGER && tc.type == SQLITE_INTEGER;
 		int64_t ctxid = ffts ? xc.v : TL_INVALID_U32;
 		int64_t conn = cc.type == SQLITE_NULL ? -1 : cc.v;
-		uint32_t rowid = (uint32_t)sqlite3_column_int64(st, 9);
+		uint32_t rowid = (uint32_t)db_scan_cell(&st, 9).v;
 		uint32_t name = ttype;
 		tl_lane_kind kind;
 		task_row x = {s, e, dev, stream, gt, conn, ttype, rowid};
@@ -742,7 +728,7 @@ read_tasks(db_ctx *c)
 			}
 		}
 	}
-	sqlite3_finalize(st);
+	db_scan_close(&st);
 	if (rc != SQLITE_DONE)
 		db_fail(c, "TASK", rc);
 	char null_cols[64];
@@ -768,29 +754,29 @@ read_comm_ops(db_ctx *c)
 	static const char *const cols[] = {"opName", "startNs", "endNs", "connectionId",
 	                                   "groupName"};
 	int have[5];
-	sqlite3_stmt *st = db_prepare_cols(c, "COMMUNICATION_OP", cols, 5, have, NULL);
-	if (st == NULL)
+	db_scan st;
+	if (db_scan_open(c, &st, "COMMUNICATION_OP", cols, 5, have) != 0)
 		return -1;
 	row_check k = {.bad_cols = "startNs, endNs or connectionId"};
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
 		db_rows(c, 1);
 		int64_t s, e;
-		if (row_times(&k, st, 1, 2, 0, &s, &e) != 0)
+		if (row_times(&k, &st, 1, 2, 0, &s, &e) != 0)
 			continue;
-		db_cell cc = db_cell_at(st, 3);
+		db_cell cc = db_scan_cell(&st, 3);
 		if (cc.type != SQLITE_INTEGER && cc.type != SQLITE_NULL) {
 			k.bad++; /* its step would be a guess */
 			continue;
 		}
 		int64_t conn = cc.type == SQLITE_NULL ? -1 : cc.v;
-		uint32_t group = db_str_id(c, st, 4);
+		uint32_t group = db_str_id_cell(c, db_scan_cell(&st, 4));
 		const char *gname = strpool_get(c->r->pool, group);
 		tl_track *t = rank_track(c->r, TL_LANE_COMM, group, *gname ? gname : "(no group)");
-		track_push_step(t, s, e, db_str_id(c, st, 0), (uint32_t)sqlite3_column_int64(st, 5),
-		                step_of_work(c, conn, s));
+		track_push_step(t, s, e, db_str_id_cell(c, db_scan_cell(&st, 0)),
+		                (uint32_t)db_scan_cell(&st, 5).v, step_of_work(c, conn, s));
 	}
-	sqlite3_finalize(st);
+	db_scan_close(&st);
 	row_check_report(c, "COMMUNICATION_OP", "startNs/endNs", &k);
 	db_report_refs(c, "COMMUNICATION_OP");
 	if (rc != SQLITE_DONE)
@@ -876,20 +862,20 @@ read_overlap_table(db_ctx *c)
 	}
 	static const char *const cols[] = {"deviceId", "startNs", "endNs", "type"};
 	int have[4];
-	sqlite3_stmt *st = db_prepare_cols(c, "OVERLAP_ANALYSIS", cols, 4, have, NULL);
-	if (st == NULL)
+	db_scan st;
+	if (db_scan_open(c, &st, "OVERLAP_ANALYSIS", cols, 4, have) != 0)
 		return;
 	ivl *v[4] = {NULL};
 	size_t n[4] = {0}, cap[4] = {0}, badtype = 0;
 	row_check k = {.bad_cols = "startNs or endNs"};
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
 		db_rows(c, 1);
-		db_cell dc = db_cell_at(st, 0), tc = db_cell_at(st, 3);
+		db_cell dc = db_scan_cell(&st, 0), tc = db_scan_cell(&st, 3);
 		if (dc.type != SQLITE_INTEGER || dc.v != dev)
 			continue;
 		int64_t s, e;
-		if (row_times(&k, st, 1, 2, 0, &s, &e) != 0)
+		if (row_times(&k, &st, 1, 2, 0, &s, &e) != 0)
 			continue;
 		int ty = -1;
 		for (int t = 0; t < 4 && tc.type == SQLITE_INTEGER; t++)
@@ -902,7 +888,7 @@ read_overlap_table(db_ctx *c)
 		ivl x = {s, e};
 		VEC_PUSH(v[ty], n[ty], cap[ty], x);
 	}
-	sqlite3_finalize(st);
+	db_scan_close(&st);
 	row_check_report(c, "OVERLAP_ANALYSIS", "startNs/endNs", &k);
 	if (badtype)
 		msg_warn(c->path,

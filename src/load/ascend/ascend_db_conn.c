@@ -40,10 +40,12 @@ db_fail(db_ctx *c, const char *what, int rc)
 		msg_warn(c->path,
 		         "database is damaged or truncated while reading %s (%s); keeping "
 		         "what was read before",
-		         what, sqlite3_errmsg(c->db));
+		         what, c->why[0] ? c->why : sqlite3_errmsg(c->db));
 	} else {
-		msg_warn(c->path, "cannot read %s: %s", what, sqlite3_errmsg(c->db));
+		msg_warn(c->path, "cannot read %s: %s", what,
+		         c->why[0] ? c->why : sqlite3_errmsg(c->db));
 	}
+	c->why[0] = '\0';
 	return -1;
 }
 
@@ -119,7 +121,12 @@ db_prepare(db_ctx *c, const char *sql, sqlite3_stmt **st)
 uint32_t
 db_str_id(db_ctx *c, sqlite3_stmt *st, int col)
 {
-	db_cell x = db_cell_at(st, col);
+	return db_str_id_cell(c, db_cell_at(st, col));
+}
+
+uint32_t
+db_str_id_cell(db_ctx *c, db_cell x)
+{
 	uint32_t id;
 	if (x.type != SQLITE_INTEGER) {
 		c->bad_refs += x.type != SQLITE_NULL;
@@ -221,8 +228,8 @@ db_read_strings(db_ctx *c)
 }
 
 /* A TEXT time: exactly a decimal integer (see ascend_db_gather.h). */
-static int
-text_int(const char *t, int64_t *out)
+int
+db_text_int(const char *t, int64_t *out)
 {
 	int64_t v = 0;
 	int neg = *t == '-', digits = 0;
@@ -245,7 +252,7 @@ db_time_at(sqlite3_stmt *st, int col)
 		const char *t = (const char *)sqlite3_column_text(st, col);
 		/* a NUL inside the text ends it early: the length must match */
 		if (t != NULL && strlen(t) == (size_t)sqlite3_column_bytes(st, col) &&
-		    text_int(t, &c.v) == 0)
+		    db_text_int(t, &c.v) == 0)
 			c.type = SQLITE_INTEGER;
 	}
 	return c;
@@ -319,6 +326,12 @@ db_time_from(sqlite3_stmt *st, int col, int64_t base)
 		    db_text_decimal(t, &c.v) == 0)
 			c.type = SQLITE_INTEGER;
 	}
+	return db_time_based(c, base);
+}
+
+db_cell
+db_time_based(db_cell c, int64_t base)
+{
 	if (c.type == SQLITE_INTEGER) {
 		/* out of range (tl_time_ok) rather than overflow: the caller says so */
 		if (!tl_time_ok(c.v) || !tl_time_ok(base))

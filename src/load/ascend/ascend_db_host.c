@@ -32,33 +32,33 @@ read_host_table(db_ctx *c, size_t src_index, const char *table, int cann)
 	int have[4];
 	if (!db_has_table(c, table))
 		return;
-	sqlite3_stmt *st = db_prepare_cols(c, table, cols, 4, have, NULL);
-	if (st == NULL)
+	db_scan st;
+	if (db_scan_open(c, &st, table, cols, 4, have) != 0)
 		return;
 	if (!have[0] || !have[1] || !have[2]) {
 		msg_warn(c->path, "%s: no %s, %s or globalTid column; no host lanes from it", table,
 		         cols[0], cols[1]);
-		sqlite3_finalize(st);
+		db_scan_close(&st);
 		return;
 	}
 	tl_track *last = NULL;
 	int64_t last_key = 0;
 	size_t bad = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
 		db_rows(c, 1);
 		int64_t s, e;
 		/* PYTORCH_API declares its times TEXT; CANN_API INTEGER */
-		db_cell sc = rel ? db_time_from(st, 0, base) : db_time_at(st, 0);
-		db_cell ec = rel ? db_time_from(st, 1, base) : db_time_at(st, 1);
+		db_cell sc = rel ? db_scan_time_from(&st, 0, base) : db_scan_time(&st, 0);
+		db_cell ec = rel ? db_scan_time_from(&st, 1, base) : db_scan_time(&st, 1);
 		s = sc.v;
 		e = ec.v;
 		if (sc.type != SQLITE_INTEGER || ec.type != SQLITE_INTEGER || !tl_time_ok(s) ||
-		    !tl_time_ok(e) || e < s || sqlite3_column_type(st, 2) != SQLITE_INTEGER) {
+		    !tl_time_ok(e) || e < s || db_scan_cell(&st, 2).type != SQLITE_INTEGER) {
 			bad++;
 			continue;
 		}
-		int64_t gtid = sqlite3_column_int64(st, 2);
+		int64_t gtid = db_scan_cell(&st, 2).v;
 		int64_t key = TL_HOST_KEY(src_index, gtid, cann);
 		if (last == NULL || key != last_key) {
 			char label[64];
@@ -68,11 +68,11 @@ read_host_table(db_ctx *c, size_t src_index, const char *table, int cann)
 			last->source = (uint16_t)src_index;
 			last_key = key;
 		}
-		int64_t rowid = sqlite3_column_int64(st, 4);
-		track_push(last, s, e, db_str_id(c, st, 3),
+		int64_t rowid = db_scan_cell(&st, 4).v;
+		track_push(last, s, e, db_str_id_cell(c, db_scan_cell(&st, 3)),
 		           rowid < 0 || rowid > UINT32_MAX ? UINT32_MAX : (uint32_t)rowid);
 	}
-	sqlite3_finalize(st);
+	db_scan_close(&st);
 	if (rc != SQLITE_DONE)
 		db_fail(c, table, rc);
 	if (bad)
@@ -154,6 +154,23 @@ scalar_or(db_ctx *c, const char *table, const char *what, int64_t def)
 	return db_scalar_i64(c, table, sql, def);
 }
 
+/* A scan of columns the table must each have: a missing one fails as a SELECT naming it would
+ * ("no such column"), said once. */
+static int
+scan_cols(db_ctx *c, db_scan *st, const char *table, const char *const *cols, int n)
+{
+	int have[3];
+	if (db_scan_open(c, st, table, cols, n, have) != 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (!have[i]) {
+			db_scan_close(st);
+			snprintf(c->why, sizeof c->why, "no such column: %s", cols[i]);
+			return db_fail(c, table, SQLITE_ERROR);
+		}
+	return 0;
+}
+
 void
 ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n, size_t *cap)
 {
@@ -178,25 +195,23 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 	id_index_init(&gx, maxg, grows);
 	uint8_t *is_work = gx.hashed ? NULL : xcalloc(gx.n ? gx.n : 1, 1);
 	size_t gnext = 0;
-	sqlite3_stmt *st;
+	db_scan st;
 	int rc;
+	static const char *const gcol[] = {"globalTaskId"};
 	for (int i = 0; i < 2 && !c.failed; i++) {
 		if (!db_has_table(&c, work[i]))
 			continue;
-		char sql[96];
-		snprintf(sql, sizeof sql, "SELECT globalTaskId FROM %s", work[i]);
-		if (db_prepare(&c, sql, &st) != SQLITE_OK) {
-			db_fail(&c, work[i], sqlite3_errcode(c.db));
+		if (scan_cols(&c, &st, work[i], gcol, 1) != 0)
 			break;
-		}
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+		while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
+			db_cell g = db_scan_cell(&st, 0);
+			if (g.type != SQLITE_INTEGER)
 				continue;
-			size_t k = id_index_slot(&gx, sqlite3_column_int64(st, 0), 1, &gnext);
+			size_t k = id_index_slot(&gx, g.v, 1, &gnext);
 			if (k != SIZE_MAX && is_work != NULL)
 				is_work[k] = 1;
 		}
-		sqlite3_finalize(st);
+		db_scan_close(&st);
 		if (rc != SQLITE_DONE)
 			db_fail(&c, work[i], rc);
 	}
@@ -213,17 +228,18 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 			call[i] = INT64_MIN;
 	}
 	size_t bad = 0;
-	if (!c.failed &&
-	    db_prepare(&c, "SELECT connectionId, startNs FROM CANN_API", &st) == SQLITE_OK) {
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+	static const char *const ccols[] = {"connectionId", "startNs"};
+	if (!c.failed && scan_cols(&c, &st, "CANN_API", ccols, 2) == 0) {
+		while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
+			db_cell cc = db_scan_cell(&st, 0), sc = db_scan_time(&st, 1);
+			if (cc.type != SQLITE_INTEGER)
 				continue;
-			int64_t start;
-			if (db_col_time(st, 1, &start) != 0) {
+			int64_t start = sc.v;
+			if (sc.type != SQLITE_INTEGER || !tl_time_ok(start)) {
 				bad++;
 				continue;
 			}
-			size_t k = id_index_slot(&cx, sqlite3_column_int64(st, 0), 1, &cnext);
+			size_t k = id_index_slot(&cx, cc.v, 1, &cnext);
 			if (k == SIZE_MAX)
 				continue;
 			int64_t none = INT64_MIN;
@@ -231,11 +247,9 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 				VEC_PUSH(call, ncall, callcap, none);
 			call[k] = start;
 		}
-		sqlite3_finalize(st);
+		db_scan_close(&st);
 		if (rc != SQLITE_DONE)
 			db_fail(&c, "CANN_API", rc);
-	} else if (!c.failed) {
-		db_fail(&c, "CANN_API", sqlite3_errcode(c.db));
 	}
 	if (ncall > 0) {
 		first = xreallocarray(NULL, ncall, sizeof *first);
@@ -243,28 +257,25 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 			first[i] = INT64_MAX;
 	}
 	/* the tasks: the first compute or communication task of each call */
-	if (!c.failed && ncall > 0 &&
-	    db_prepare(&c, "SELECT connectionId, startNs, globalTaskId FROM TASK", &st) ==
-	        SQLITE_OK) {
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			db_cell t1 = db_time_at(st, 1); /* as the load reads it */
-			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
-			    t1.type != SQLITE_INTEGER ||
-			    sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+	static const char *const tcols[] = {"connectionId", "startNs", "globalTaskId"};
+	if (!c.failed && ncall > 0 && scan_cols(&c, &st, "TASK", tcols, 3) == 0) {
+		while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
+			db_cell cc = db_scan_cell(&st, 0), gc = db_scan_cell(&st, 2);
+			db_cell t1 = db_scan_time(&st, 1); /* as the load reads it */
+			if (cc.type != SQLITE_INTEGER || t1.type != SQLITE_INTEGER ||
+			    gc.type != SQLITE_INTEGER)
 				continue;
-			size_t g = id_index_slot(&gx, sqlite3_column_int64(st, 2), 0, NULL);
+			size_t g = id_index_slot(&gx, gc.v, 0, NULL);
 			if (g == SIZE_MAX || (is_work != NULL && !is_work[g]))
 				continue;
-			size_t k = id_index_slot(&cx, sqlite3_column_int64(st, 0), 0, NULL);
+			size_t k = id_index_slot(&cx, cc.v, 0, NULL);
 			int64_t t = t1.v;
 			if (k < ncall && call[k] != INT64_MIN && tl_time_ok(t) && t < first[k])
 				first[k] = t;
 		}
-		sqlite3_finalize(st);
+		db_scan_close(&st);
 		if (rc != SQLITE_DONE)
 			db_fail(&c, "TASK", rc);
-	} else if (!c.failed && ncall > 0) {
-		db_fail(&c, "TASK", sqlite3_errcode(c.db));
 	}
 	for (size_t k = 0; k < ncall; k++)
 		if (first[k] != INT64_MAX) {

@@ -4,6 +4,7 @@
 #define TL_ASCEND_DB_INT_H
 #include "load/ascend/ascend_db_gather.h"
 #include "load/load_int.h"
+#include "load/ascend/dbpage.h"
 #include "load/ascend/profdb.h"
 #include "util/u64map.h"
 
@@ -43,6 +44,7 @@ typedef struct db_ctx {
 	uint64_t rows, rows_reported;
 	size_t bad_refs; /* STRING_IDS references that were no INTEGER (db_str_id) */
 	int failed;      /* the DB itself is unusable (not SQLite, encrypted, crafted, ...): stop */
+	char why[160];   /* why a page scan (db_scan) failed, for db_fail's message */
 	db_gather gather; /* the operators and launches asked for besides (ascend_db_gather.h) */
 	/* CANN 7.0's report_{device}.db: TASK keeps its times in TEXT columns start/end,
 	 * nanoseconds after TARGET_INFO_SESSION_TIME.baseTimeNs (time_base), and the task key
@@ -96,6 +98,8 @@ int db_prepare(db_ctx *c, const char *sql, sqlite3_stmt **st);
 /* The pool id of the STRING_IDS id in column col (0 for NULL or an id without a row). A cell
  * that is no INTEGER names nothing: 0, counted in c->bad_refs. */
 uint32_t db_str_id(db_ctx *c, sqlite3_stmt *st, int col);
+/* The same of a cell already read. */
+uint32_t db_str_id_cell(db_ctx *c, db_cell x);
 /* Says once for table how many of its string references were no INTEGER, and resets the count. */
 void db_report_refs(db_ctx *c, const char *table);
 /* The first column of the first row of sql when it is an INTEGER, or def. */
@@ -117,6 +121,46 @@ int db_text_decimal(const char *s, int64_t *out);
 /* A time column: INTEGER, or TEXT holding exactly a decimal integer (db_time_at). 0, or -1
  * when it is neither or out of range. */
 int db_col_time(sqlite3_stmt *st, int col, int64_t *out);
+
+/* TEXT t as exactly a decimal integer (db_time_at's rule): 0 with *out set, or -1. */
+int db_text_int(const char *t, int64_t *out);
+/* A time cell c counted from base, the sum kept in range (db_time_from). */
+db_cell db_time_based(db_cell c, int64_t base);
+
+/* A full scan of a table's columns, as db_prepare_cols' SELECT reads them (column ncols is the
+ * rowid), read straight from the file's pages when SQLite would scan the table's b-tree
+ * anyway, else stepped through SQLite (ascend_db_scan.c): the same rows in the same order. */
+typedef struct db_scan {
+	db_ctx *c;
+	const char *table;
+	int ncols;
+	sqlite3_stmt *st; /* through SQLite, or */
+	dbpage_scan *pg;  /* from the pages of fd */
+	int fd;
+	uint64_t rows;
+	char *text; /* a TEXT cell, NUL-terminated */
+	size_t textcap;
+} db_scan;
+/* 0, or -1 when the SELECT cannot be prepared (said, as db_prepare_cols says it). */
+int db_scan_open(db_ctx *c, db_scan *s, const char *table, const char *const *cols, int ncols,
+                 int *have);
+/* SQLITE_ROW, SQLITE_DONE, or the error for db_fail. */
+int db_scan_step(db_scan *s);
+/* Cell col of the row, as db_cell_at reads it. */
+static inline db_cell
+db_scan_cell(const db_scan *s, int col)
+{
+	if (s->st != NULL)
+		return db_cell_at(s->st, col);
+	if (col == s->ncols)
+		return (db_cell){SQLITE_INTEGER, dbpage_rowid(s->pg)};
+	const dbpage_cell *x = dbpage_cell_at(s->pg, col);
+	return (db_cell){x->type, x->type == DBPAGE_INTEGER ? x->i : 0};
+}
+/* A time cell, as db_time_at and db_time_from read it. */
+db_cell db_scan_time(db_scan *s, int col);
+db_cell db_scan_time_from(db_scan *s, int col, int64_t base);
+void db_scan_close(db_scan *s);
 
 /* The on-demand hooks of the loader table, one file each: operator pairs (ascend_db_fwdbwd.c),
  * host lanes and launches (ascend_db_host.c), counters (ascend_db_counters.c). */
