@@ -793,20 +793,20 @@ cmd_summary(cli *c)
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
 		int64_t fcpu = 0, fns = tlq_findings_ns(&fcpu);
-		fprintf(stderr,
-		        "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
-		        "critical_ms=%.1f critical_cpu_ms=%.1f "
-		        "clock_ns=%llu clock_cpu_ns=%llu clock_kept=%llu findings_ns=%lld "
-		        "findings_cpu_ns=%lld cache_checked=%llu cache_stamped=%llu "
-		        "source_opens=%llu\n",
-		        tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
-		        summary_critical_ms, summary_critical_cpu_ms,
-		        (unsigned long long)load_clock_ns(),
-		        (unsigned long long)load_clock_cpu_ns(),
-		        (unsigned long long)load_clock_kept(), (long long)fns, (long long)fcpu,
-		        (unsigned long long)cache_checked_opens(),
-		        (unsigned long long)cache_stamped_opens(),
-		        (unsigned long long)load_source_opens());
+		fprintf(
+		    stderr,
+		    "stats: ranks=%zu slices=%zu slice_bytes=%zu rows=%llu maxrss_kb=%ld "
+		    "critical_ms=%.1f critical_cpu_ms=%.1f "
+		    "clock_ns=%llu clock_cpu_ns=%llu clock_kept=%llu findings_ns=%lld "
+		    "findings_cpu_ns=%lld cache_checked=%llu cache_stamped=%llu "
+		    "source_opens=%llu page_rows=%llu\n",
+		    tr.nranks, nslices, bytes, (unsigned long long)rows, ru.ru_maxrss,
+		    summary_critical_ms, summary_critical_cpu_ms,
+		    (unsigned long long)load_clock_ns(), (unsigned long long)load_clock_cpu_ns(),
+		    (unsigned long long)load_clock_kept(), (long long)fns, (long long)fcpu,
+		    (unsigned long long)cache_checked_opens(),
+		    (unsigned long long)cache_stamped_opens(),
+		    (unsigned long long)load_source_opens(), (unsigned long long)load_page_rows());
 	}
 	trace_free(&tr);
 	return rc;

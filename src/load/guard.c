@@ -62,3 +62,17 @@ load_source_opens(void)
 {
 	return source_opens;
 }
+
+static _Atomic uint64_t page_rows;
+
+void
+load_count_page_rows(uint64_t n)
+{
+	page_rows += n;
+}
+
+uint64_t
+load_page_rows(void)
+{
+	return page_rows;
+}

@@ -295,6 +295,9 @@ int load_memcheck(const char *path, const tl_sourcelist *, int view, size_t at_o
 /* How many times this process opened a profile's data file (a DB, a JSON trace) since it
  * started: a warm open from the model cache opens none (TL_STATS shows it; tests check it). */
 uint64_t load_source_opens(void);
+/* How many rows the DB loader read straight from the files' pages, not through SQLite's
+ * virtual machine (TL_STATS; the tests check that the page scans are taken). */
+uint64_t load_page_rows(void);
 
 /* Set by load_bg_finish (loading/load_bg.c) to stop a progressive load (guard.c; load_cancelled
  * reads it): jobs not started are skipped, a held one stops waiting, and a DB read stops at its

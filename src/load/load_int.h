@@ -5,6 +5,8 @@
 
 /* Counts one open of a data file (load_source_opens). */
 void load_count_open(void);
+/* Counts n rows a DB scan read straight from the file's pages (load_page_rows). */
+void load_count_page_rows(uint64_t n);
 
 /* 0 when src is still the file tl loaded (same device, inode, size and mtime); else -1 after
  * one "arguments" line to fn saying what happened to it. Read again long after loading, a

@@ -206,12 +206,13 @@ db_scan_step(db_scan *s)
 {
 	if (s->st != NULL)
 		return sqlite3_step(s->st);
-	if (++s->rows % CANCEL_ROWS == 0 && load_cancelled()) {
+	if (s->rows % CANCEL_ROWS == CANCEL_ROWS - 1 && load_cancelled()) {
 		snprintf(s->c->why, sizeof s->c->why, "interrupted");
 		return SQLITE_INTERRUPT;
 	}
 	switch (dbpage_next(s->pg)) {
 	case DBPAGE_ROW:
+		s->rows++;
 		return SQLITE_ROW;
 	case DBPAGE_DONE:
 		return SQLITE_DONE;
@@ -275,8 +276,10 @@ db_scan_close(db_scan *s)
 {
 	if (s->st != NULL)
 		sqlite3_finalize(s->st);
-	if (s->pg != NULL)
+	if (s->pg != NULL) {
+		load_count_page_rows(s->rows);
 		dbpage_close(s->pg);
+	}
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s->text);
