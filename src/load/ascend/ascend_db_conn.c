@@ -107,6 +107,13 @@ trace_sql_init(void)
 	trace_sql = getenv("TL_TRACE_SQL") != NULL;
 }
 
+int
+db_tracing(void)
+{
+	pthread_once(&trace_once, trace_sql_init);
+	return trace_sql;
+}
+
 /* Every statement goes through here; TL_TRACE_SQL=1 prints them (the benchmark runs the very
  * same SELECTs in the sqlite3 shell). */
 int

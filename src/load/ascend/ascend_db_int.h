@@ -93,6 +93,8 @@ int db_table_columns(db_ctx *c, const char *table, const char *const *cols, int 
  * drift between torch_npu and CANN versions). have[i] is set for present columns. */
 sqlite3_stmt *db_prepare_cols(db_ctx *c, const char *table, const char *const *cols, int ncols,
                               int *have, const char *tail);
+/* Whether TL_TRACE_SQL=1 asks for the statements on stderr. */
+int db_tracing(void);
 /* Every statement goes through here; TL_TRACE_SQL=1 prints them. */
 int db_prepare(db_ctx *c, const char *sql, sqlite3_stmt **st);
 /* The pool id of the STRING_IDS id in column col (0 for NULL or an id without a row). A cell

@@ -197,6 +197,8 @@ db_scan_open(db_ctx *c, db_scan *s, const char *table, const char *const *cols, 
 	if (pages_open(s, cols, have) == 0) {
 		sqlite3_finalize(s->st); /* prepared for its columns and the trace only */
 		s->st = NULL;
+		if (db_tracing()) /* (a comment to the sqlite3 shell) */
+			fprintf(stderr, "-- the statement above: read from %s's pages\n", table);
 	}
 	return 0;
 }
