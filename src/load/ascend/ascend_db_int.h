@@ -136,6 +136,7 @@ typedef struct db_scan {
 	db_ctx *c;
 	const char *table;
 	int ncols;
+	int alias;        /* the wanted column that is the rowid alias (page scans), or -1 */
 	sqlite3_stmt *st; /* through SQLite, or */
 	dbpage_scan *pg;  /* from the pages of fd */
 	int fd;
@@ -154,7 +155,7 @@ db_scan_cell(const db_scan *s, int col)
 {
 	if (s->st != NULL)
 		return db_cell_at(s->st, col);
-	if (col == s->ncols)
+	if (col == s->ncols || col == s->alias)
 		return (db_cell){SQLITE_INTEGER, dbpage_rowid(s->pg)};
 	const dbpage_cell *x = dbpage_cell_at(s->pg, col);
 	return (db_cell){x->type, x->type == DBPAGE_INTEGER ? x->i : 0};

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -70,13 +71,31 @@ real_affinity(const char *decl)
 	return strstr(up, "REAL") || strstr(up, "FLOA") || strstr(up, "DOUB");
 }
 
-/* The record field and affinity of each wanted column, from PRAGMA table_xinfo; -1 when a
- * column the scan reads is one SQLite does not read from the record as it is: a rowid alias
- * (INTEGER PRIMARY KEY, stored NULL), a column with a default (rows older than an ALTER TABLE
- * ADD COLUMN lack it), a generated or hidden column. */
+/* Whether the table has an index SQLite made itself (a UNIQUE or PRIMARY KEY constraint's; its
+ * sql is NULL): an INTEGER PRIMARY KEY with one is no rowid alias (the "DESC" quirk). */
+static int
+auto_index(db_ctx *c, const char *table)
+{
+	sqlite3_stmt *st;
+	if (profdb_prepare(&c->pdb,
+	                   "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
+	                   "tbl_name = ?1 AND sql IS NULL",
+	                   &st) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	int r = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) != 0 : -1;
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The record field and affinity of each wanted column, from PRAGMA table_xinfo, and in *alias
+ * the wanted column that is the table's rowid alias (INTEGER PRIMARY KEY: the record holds NULL
+ * there, SQLite reads the rowid), -1 for none. -1 when a wanted column is one SQLite does not
+ * read from the record as it is: another primary key, a column with a default (rows older than
+ * an ALTER TABLE ADD COLUMN lack it), a generated or hidden column. */
 static int
 page_fields(db_ctx *c, const char *table, const char *const *cols, int ncols, const int *have,
-            dbpage_col *pc)
+            dbpage_col *pc, int *alias)
 {
 	char sql[160];
 	sqlite3_stmt *st;
@@ -85,19 +104,26 @@ page_fields(db_ctx *c, const char *table, const char *const *cols, int ncols, co
 		return -1;
 	for (int i = 0; i < ncols; i++)
 		pc[i] = (dbpage_col){-1, 0};
-	int field = 0, ok = 1;
+	int field = 0, ok = 1, npk = 0, pk_int = 0;
+	*alias = -1;
 	while (ok && sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *decl = (const char *)sqlite3_column_text(st, 2);
+		int pk = sqlite3_column_int(st, 5) != 0;
 		if (sqlite3_column_int(st, 6) != 0)
 			ok = 0; /* hidden or generated: the record's fields are not the columns */
+		npk += pk;
+		if (pk)
+			pk_int = decl != NULL && strcasecmp(decl, "INTEGER") == 0;
 		for (int i = 0; ok && name != NULL && i < ncols; i++) {
 			if (!have[i] || strcmp(name, cols[i]) != 0)
 				continue;
-			int real = real_affinity((const char *)sqlite3_column_text(st, 2));
-			if (sqlite3_column_int(st, 5) != 0 ||
-			    sqlite3_column_type(st, 4) != SQLITE_NULL || real < 0)
+			int real = real_affinity(decl);
+			if (sqlite3_column_type(st, 4) != SQLITE_NULL || real < 0)
 				ok = 0;
 			pc[i] = (dbpage_col){field, real > 0};
+			if (pk)
+				*alias = i;
 		}
 		field++;
 	}
@@ -105,6 +131,11 @@ page_fields(db_ctx *c, const char *table, const char *const *cols, int ncols, co
 	for (int i = 0; ok && i < ncols; i++)
 		if (have[i] && pc[i].field < 0)
 			ok = 0;
+	if (ok && *alias >= 0) {
+		/* read as the rowid, as SQLite reads it, when it is the alias; else no page scan */
+		ok = npk == 1 && pk_int && auto_index(c, table) == 0;
+		pc[*alias].field = -1;
+	}
 	return ok ? 0 : -1;
 }
 
@@ -153,7 +184,7 @@ pages_open(db_scan *s, const char *const *cols, const int *have)
 	uint32_t root;
 	pthread_once(&pages_once, pages_init);
 	if (pages_off || s->ncols > DBPAGE_MAX_COLS ||
-	    page_fields(c, s->table, cols, s->ncols, have, pc) != 0 ||
+	    page_fields(c, s->table, cols, s->ncols, have, pc, &s->alias) != 0 ||
 	    page_root(c, s->table, sqlite3_sql(s->st), &root) != 0)
 		return -1;
 	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
@@ -190,6 +221,7 @@ db_scan_open(db_ctx *c, db_scan *s, const char *table, const char *const *cols, 
 	s->c = c;
 	s->table = table;
 	s->ncols = ncols;
+	s->alias = -1;
 	s->fd = -1;
 	s->st = db_prepare_cols(c, table, cols, ncols, have, NULL);
 	if (s->st == NULL)
