@@ -66,9 +66,10 @@ if ! command -v sqlite3 >/dev/null; then
 	exit
 fi
 
-# variant NAME SQL EXPECT: a copy of generated rank 0 rewritten by SQL, read both ways; EXPECT
-# is "pages" when the load's scan of TASK must read the pages, "sqlite" when SQLite must read
-# it (TL_TRACE_SQL says which)
+# variant NAME SQL EXPECT [TABLE COLUMN]: a copy of generated rank 0 rewritten by SQL, read
+# both ways; EXPECT is "pages" when the load's scan of TABLE (TASK; its statement the one
+# naming COLUMN, taskId) must read the pages, "sqlite" when SQLite must read it (TL_TRACE_SQL
+# says which)
 base=$(find "$gen/a" -name '*.db' -path '*r0_*' | head -n 1)
 variant() {
 	d=$t_tmp/v-$1
@@ -82,13 +83,16 @@ variant() {
 		return
 	fi
 	same "$1" "$d"
-	# the load's scan of TASK (the statement naming taskId), followed by the comment or not
+	# the load's scan of table $4 (the statement naming column $5), followed by the comment
+	# or not
+	t=${4:-TASK}
 	TL_TRACE_SQL=1 "$TL_BIN" summary --no-cache "$d" 2>&1 >/dev/null |
-		awk '/read from TASK.s pages/ && prev ~ /"taskId"/ { n++ } { prev = $0 }
-		     END { print n + 0 }' >"$t_tmp/npages"
+		awk -v t="$t" -v c="\"${5:-taskId}\"" \
+			'index($0, "read from " t "'"'"'s pages") && index(prev, c) { n++ } { prev = $0 }
+			 END { print n + 0 }' >"$t_tmp/npages"
 	case $3 in
-	pages) check "$1: TASK read from the pages" [ "$(cat "$t_tmp/npages")" -gt 0 ] ;;
-	sqlite) check "$1: TASK read through SQLite" [ "$(cat "$t_tmp/npages")" -eq 0 ] ;;
+	pages) check "$1: $t read from the pages" [ "$(cat "$t_tmp/npages")" -gt 0 ] ;;
+	sqlite) check "$1: $t read through SQLite" [ "$(cat "$t_tmp/npages")" -eq 0 ] ;;
 	esac
 }
 
@@ -101,6 +105,13 @@ VACUUM;' pages
 	variant covering 'CREATE INDEX cover ON TASK (startNs, endNs, deviceId, streamId, globalTaskId, taskType, contextId, taskId, connectionId);' sqlite
 	variant default 'ALTER TABLE TASK DROP COLUMN taskId; ALTER TABLE TASK ADD COLUMN taskId INTEGER DEFAULT 7;' sqlite
 	variant wal 'PRAGMA journal_mode = WAL; DELETE FROM TASK WHERE rowid % 7 = 0;' pages
+	# CANN_API's connectionId is its INTEGER PRIMARY KEY, the rowid (read as the rowid); with
+	# DESC it is no alias but a column with an index of SQLite's own
+	variant alias 'DELETE FROM CANN_API WHERE connectionId % 4 = 1;' pages CANN_API connectionId
+	variant desc 'CREATE TABLE C2 (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER,
+connectionId INTEGER PRIMARY KEY DESC, name INTEGER);
+INSERT INTO C2 SELECT startNs, endNs, type, globalTid, connectionId, name FROM CANN_API;
+DROP TABLE CANN_API; ALTER TABLE C2 RENAME TO CANN_API;' sqlite CANN_API connectionId
 else
 	not_ok "find the generated rank 0's DB"
 fi
