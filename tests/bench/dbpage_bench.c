@@ -13,17 +13,15 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "load/ascend/dbpage.h"
+#include "util/timefmt.h"
 
 static double
 now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)timefmt_mono_ns() / 1e9;
 }
 
 static long

@@ -764,17 +764,27 @@ test_random_damage(const char *path)
 	free(m.p);
 }
 
+/* A DB of 4096-byte pages made by sql (*ok: it was), as a file image; path is its file. */
+static img
+db_image(const char *name, const char *sql, char *path, size_t len, int *ok)
+{
+	sqlite3 *db = db_new(name, 4096, 0, path, len);
+	*ok = db && exec(db, sql) == 0;
+	sqlite3_close(db);
+	return img_load(path);
+}
+
 /* A stored NaN (SQLite never writes one, a file may hold one) reads as NULL, as SQLite reads
  * it; an INTEGER PRIMARY KEY column is the rowid, its record field NULL. */
 static void
 test_nan_and_rowid_alias(void)
 {
 	char path[512];
-	sqlite3 *db = db_new("nan", 4096, 0, path, sizeof path);
-	int ok = db && exec(db, "CREATE TABLE t (id INTEGER PRIMARY KEY, x REAL, y);"
-	                        "INSERT INTO t VALUES (7, 1.25, 'a'), (9, 1.25, 2.5)") == 0;
-	sqlite3_close(db);
-	img m = img_load(path);
+	int ok;
+	img m = db_image("nan",
+	                 "CREATE TABLE t (id INTEGER PRIMARY KEY, x REAL, y);"
+	                 "INSERT INTO t VALUES (7, 1.25, 'a'), (9, 1.25, 2.5)",
+	                 path, sizeof path, &ok);
 	/* 1.25 is 3ff4000000000000: the first copy becomes a NaN, the second stays */
 	static const unsigned char one25[8] = {0x3f, 0xf4, 0, 0, 0, 0, 0, 0};
 	static const unsigned char nan[8] = {0x7f, 0xf8, 0, 0, 0, 0, 0, 1};
@@ -795,7 +805,7 @@ test_nan_and_rowid_alias(void)
 	CHECK(ok, "the NaN written");
 	compare("a stored NaN reads NULL; an INTEGER PRIMARY KEY's field is NULL", path, NULL, "t",
 	        cols, 3);
-	db = test_sql_open(path);
+	sqlite3 *db = test_sql_open(path);
 	int64_t nulls = db ? sql_int(db, "SELECT count(*) FROM t WHERE x IS NULL") : -1;
 	int64_t ids = db ? sql_int(db, "SELECT sum(id) FROM t WHERE id = rowid") : -1;
 	sqlite3_close(db);
@@ -807,11 +817,11 @@ static void
 test_utf16(void)
 {
 	char path[512];
-	sqlite3 *db = db_new("utf16", 4096, 0, path, sizeof path);
-	int ok = db && exec(db, "PRAGMA encoding = 'UTF-16le'; CREATE TABLE t (a TEXT);"
-	                        "INSERT INTO t VALUES ('x')") == 0;
-	sqlite3_close(db);
-	img m = img_load(path);
+	int ok;
+	img m = db_image("utf16",
+	                 "PRAGMA encoding = 'UTF-16le'; CREATE TABLE t (a TEXT);"
+	                 "INSERT INTO t VALUES ('x')",
+	                 path, sizeof path, &ok);
 	CHECK(ok, "a UTF-16 DB made");
 	hostile("a UTF-16 DB", &m, m.n, 2, 1);
 	free(m.p);
