@@ -35,10 +35,7 @@ load_source_unchanged(const tl_source *src, load_arg_fn fn, void *ctx)
 		fn(ctx, "arguments", err);
 		return -1;
 	}
-	if ((src->ino != 0 || src->size != 0) &&
-	    ((uint64_t)sb.st_dev != src->dev || (uint64_t)sb.st_ino != src->ino ||
-	     (int64_t)sb.st_size != src->size ||
-	     (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec != src->mtime_ns)) {
+	if (!source_is_file(src, &sb)) {
 		snprintf(err, sizeof err,
 		         "not shown: the file changed since tl loaded it (replaced, "
 		         "or still being written): %s",

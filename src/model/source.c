@@ -29,6 +29,16 @@ source_kind_caps(tl_source_kind k)
 }
 
 int
+source_is_file(const tl_source *s, const struct stat *sb)
+{
+	if (s->ino == 0 && s->size == 0)
+		return 1;
+	return (uint64_t)sb->st_dev == s->dev && (uint64_t)sb->st_ino == s->ino &&
+	       (int64_t)sb->st_size == s->size &&
+	       (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec == s->mtime_ns;
+}
+
+int
 source_has(const tl_source *s, unsigned caps)
 {
 	return (source_kind_caps(s->kind) & caps) == caps;

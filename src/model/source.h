@@ -5,6 +5,7 @@
 #define TL_SOURCE_H
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* What a format's files hold, which code outside its loader asks (source_has) instead of
  * testing its kind. */
@@ -128,5 +129,9 @@ void sourcelist_free(tl_sourcelist *);
 void sourcelist_sort(tl_sourcelist *);
 /* Whether the source's format has every capability of caps (TL_FMT_*). */
 int source_has(const tl_source *, unsigned caps);
+/* Whether sb (a stat of its path, or fstat of a descriptor opened on it) is still the file as
+ * discovery saw it: the same device, inode, size and modification time. A source found
+ * without them (inode and size 0: made by a test or a fuzz target) is taken as it is. */
+int source_is_file(const tl_source *, const struct stat *sb);
 
 #endif

@@ -23,12 +23,7 @@ links_open(const tl_rank *r, size_t si, tl_profdb *pdb)
 		return -1;
 	const tl_source *src = r->sources[si];
 	struct stat sb;
-	if (stat(src->path, &sb) != 0)
-		return -1;
-	if ((src->ino != 0 || src->size != 0) &&
-	    ((uint64_t)sb.st_dev != src->dev || (uint64_t)sb.st_ino != src->ino ||
-	     (int64_t)sb.st_size != src->size ||
-	     (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec != src->mtime_ns))
+	if (stat(src->path, &sb) != 0 || !source_is_file(src, &sb))
 		return -1;
 	char err[400];
 	return profdb_open(pdb, src->path, err, sizeof err);

@@ -193,11 +193,8 @@ pages_open(db_scan *s, const char *const *cols, const int *have)
 		return -1;
 	/* the file SQLite opened: the same one tl found (a file replaced since is read by
 	 * SQLite alone, and the load's own check says it changed) */
-	const tl_source *src = c->src;
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    (src != NULL && (src->ino != 0 || src->size != 0) &&
-	     ((uint64_t)sb.st_dev != src->dev || (uint64_t)sb.st_ino != src->ino ||
-	      (int64_t)sb.st_size != src->size))) {
+	    (c->src != NULL && !source_is_file(c->src, &sb))) {
 		close(fd);
 		return -1;
 	}
