@@ -285,7 +285,7 @@ read_gt_table(db_ctx *c, const char *table, uint8_t cls)
 		if (cls == GT_MEMCPY) {
 			name = memcpy_name;
 		} else if (cls == GT_COMM) {
-			name = db_str_id_cell(c, db_scan_cell(&st, 2));
+			name = db_scan_str(&st, 2);
 			if (name == 0 || name == na)
 				name = db_str_id_cell(c, nc);
 		} else {
@@ -402,8 +402,8 @@ read_mstx(db_ctx *c)
 		int64_t s, e;
 		if (row_times(&k, &st, 0, 1, 1, &s, &e) != 0)
 			continue;
-		uint32_t msg = db_str_id_cell(c, db_scan_cell(&st, 3));
-		uint32_t dom = db_str_id_cell(c, db_scan_cell(&st, 4));
+		uint32_t msg = db_scan_str(&st, 3);
+		uint32_t dom = db_scan_str(&st, 4);
 		if (last == NULL || dom != last_dom) {
 			const char *dn = strpool_get(c->r->pool, dom);
 			last = rank_track(c->r, TL_LANE_MSTX, dom, *dn ? dn : "default");
@@ -463,8 +463,7 @@ read_op_parts(db_ctx *c)
 		if (!u64map_get(&c->op_index, (uint64_t)oc.v, &ix)) {
 			if (c->nops >= UINT32_MAX - 1)
 				continue;
-			db_op o = {db_str_id_cell(c, db_scan_cell(&st, 2)),
-			           db_str_id_cell(c, db_scan_cell(&st, 3)), INT64_MAX, INT64_MIN,
+			db_op o = {db_scan_str(&st, 2), db_scan_str(&st, 3), INT64_MAX, INT64_MIN,
 			           0};
 			ix = (uint32_t)c->nops;
 			VEC_PUSH(c->ops, c->nops, c->opcap, o);
@@ -697,7 +696,7 @@ read_tasks(db_ctx *c)
 		int64_t dev = dc.v;
 		int64_t stream = stc.v;
 		int64_t gt = gc.type == SQLITE_NULL ? -1 : gc.v;
-		uint32_t ttype = db_str_id_cell(c, db_scan_cell(&st, 5));
+		uint32_t ttype = db_scan_str(&st, 5);
 		/* a contextId or taskId that is no integer: the row takes no part in hiding the
 		 * FFTS+ containers (neither a sub-task nor a container) */
 		db_cell xc = db_scan_cell(&st, 6), tc = db_scan_cell(&st, 7);
@@ -770,11 +769,11 @@ read_comm_ops(db_ctx *c)
 			continue;
 		}
 		int64_t conn = cc.type == SQLITE_NULL ? -1 : cc.v;
-		uint32_t group = db_str_id_cell(c, db_scan_cell(&st, 4));
+		uint32_t group = db_scan_str(&st, 4);
 		const char *gname = strpool_get(c->r->pool, group);
 		tl_track *t = rank_track(c->r, TL_LANE_COMM, group, *gname ? gname : "(no group)");
-		track_push_step(t, s, e, db_str_id_cell(c, db_scan_cell(&st, 0)),
-		                (uint32_t)db_scan_cell(&st, 5).v, step_of_work(c, conn, s));
+		track_push_step(t, s, e, db_scan_str(&st, 0), (uint32_t)db_scan_cell(&st, 5).v,
+		                step_of_work(c, conn, s));
 	}
 	db_scan_close(&st);
 	row_check_report(c, "COMMUNICATION_OP", "startNs/endNs", &k);

@@ -69,7 +69,7 @@ read_host_table(db_ctx *c, size_t src_index, const char *table, int cann)
 			last_key = key;
 		}
 		int64_t rowid = db_scan_cell(&st, 4).v;
-		track_push(last, s, e, db_str_id_cell(c, db_scan_cell(&st, 3)),
+		track_push(last, s, e, db_scan_str(&st, 3),
 		           rowid < 0 || rowid > UINT32_MAX ? UINT32_MAX : (uint32_t)rowid);
 	}
 	db_scan_close(&st);

@@ -160,6 +160,12 @@ db_scan_cell(const db_scan *s, int col)
 	const dbpage_cell *x = dbpage_cell_at(s->pg, col);
 	return (db_cell){x->type, x->type == DBPAGE_INTEGER ? x->i : 0};
 }
+/* The pool id of the STRING_IDS reference in column col, as db_str_id gives it. */
+static inline uint32_t
+db_scan_str(db_scan *s, int col)
+{
+	return db_str_id_cell(s->c, db_scan_cell(s, col));
+}
 /* A time cell, as db_time_at and db_time_from read it. */
 db_cell db_scan_time(db_scan *s, int col);
 db_cell db_scan_time_from(db_scan *s, int col, int64_t base);
