@@ -228,6 +228,11 @@ json_ctx_free(jctx *c)
 			free((void *)c->b);
 	}
 	free(c->evidx);
+	while (c->rec_head != NULL) {
+		jrec_blk *k = c->rec_head;
+		c->rec_head = k->next;
+		free(k);
+	}
 	free(c->host);
 	for (size_t i = 0; i < c->nthreads; i++)
 		free(c->threads[i].open);

@@ -61,6 +61,124 @@ damage(jctx *c, const char *fmt, ...)
 	c->damaged = 1;
 }
 
+/* ---- walk 1's record of the events walk 2 handles -------------------------------------------- */
+
+/* Walk 2 handles "X", "B", "E" and "C" events without the scanner's complaints; walk 1 notes
+ * each as a record of a few bytes (varints: the ordinal and the start as steps from the last
+ * record's, the length, which members are present, and each one's offset in the event and
+ * length), so that walk 2 rebuilds its jevent from the record instead of scanning the text
+ * again. A record is at most this many bytes: */
+#define REC_MAX (3 * 10 + 2 + 2 * 10 * F__N)
+
+static inline unsigned char *
+put_uv(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+static inline const unsigned char *
+get_uv(const unsigned char *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	int sh = 0;
+	if (*p < 0x80) {
+		*v = *p;
+		return p + 1;
+	}
+	while (*p & 0x80) {
+		x |= (uint64_t)(*p++ & 0x7f) << sh;
+		sh += 7;
+	}
+	*v = x | (uint64_t)*p++ << sh;
+	return p;
+}
+
+static void
+rec_put(jctx *c, const jevent *ev)
+{
+	if (ev->bad >= 0)
+		return;
+	char ph = json_event_phase(c, ev);
+	if (ph != 'X' && ph != 'B' && ph != 'E' && ph != 'C')
+		return;
+	jrec_blk *k = c->rec_tail;
+	if (k == NULL || k->n + REC_MAX > JREC_BLK - sizeof *k) {
+		jrec_blk *nk = xmalloc(JREC_BLK);
+		nk->next = NULL;
+		nk->n = 0;
+		if (k == NULL)
+			c->rec_head = nk;
+		else
+			k->next = nk;
+		c->rec_tail = k = nk;
+	}
+	unsigned char *p = k->b + k->n;
+	unsigned mask = 0;
+	p = put_uv(p, ev->ordinal - c->rec_ord);
+	p = put_uv(p, ev->start - c->rec_start);
+	p = put_uv(p, ev->end - ev->start);
+	for (int f = 0; f < F__N; f++)
+		mask |= (unsigned)(ev->f[f].len > 0) << f;
+	*p++ = (unsigned char)mask;
+	*p++ = (unsigned char)(mask >> 8);
+	for (int f = 0; f < F__N; f++)
+		if (ev->f[f].len > 0) {
+			p = put_uv(p, ev->f[f].off - ev->start);
+			p = put_uv(p, ev->f[f].len);
+		}
+	k->n = (size_t)(p - k->b);
+	c->rec_ord = ev->ordinal;
+	c->rec_start = ev->start;
+}
+
+/* Walk 2 over walk 1's records, each block freed once handled. */
+static void
+rec_replay(jctx *c)
+{
+	uint64_t ord = 0;
+	size_t start = 0;
+	jevent ev;
+	ev.bad = -1;
+	ev.bad_off = 0;
+	while (c->rec_head != NULL) {
+		jrec_blk *k = c->rec_head;
+		const unsigned char *p = k->b, *e = k->b + k->n;
+		while (p < e) {
+			uint64_t v, len;
+			p = get_uv(p, &v);
+			ord += v;
+			p = get_uv(p, &v);
+			start += (size_t)v;
+			p = get_uv(p, &len);
+			unsigned mask = p[0] | (unsigned)p[1] << 8;
+			p += 2;
+			for (int f = 0; f < F__N; f++) {
+				if (mask & 1u << f) {
+					p = get_uv(p, &v);
+					ev.f[f].off = start + (size_t)v;
+					p = get_uv(p, &v);
+					ev.f[f].len = (size_t)v;
+				} else {
+					ev.f[f] = (jspan){0, 0};
+				}
+			}
+			ev.start = start;
+			ev.end = start + (size_t)len;
+			ev.ordinal = ord;
+			c->fn(c, &ev);
+			give_back(c, ev.end);
+		}
+		c->rec_head = k->next;
+		free(k);
+	}
+	c->rec_tail = NULL;
+}
+
 /* Hands an event to the handler: directly, or through the pipe to the handler's thread. */
 static void
 deliver(jctx *c, const jevent *ev)
@@ -115,8 +233,11 @@ json_walk_array(jctx *c, size_t i)
 				return SIZE_MAX;
 			}
 			ev.ordinal = c->events++;
-			if (c->pass == 2 && ev.ordinal % EVIDX_STEP == 0)
-				VEC_PUSH(c->evidx, c->nevidx, c->evidxcap, (uint64_t)i);
+			if (c->pass == 1) {
+				if (ev.ordinal % EVIDX_STEP == 0)
+					VEC_PUSH(c->evidx, c->nevidx, c->evidxcap, (uint64_t)i);
+				rec_put(c, &ev);
+			}
 			deliver(c, &ev);
 			i = ev.end;
 			give_back(c, i);
@@ -343,7 +464,9 @@ walk_guarded(jctx *c, jpipe *p)
 	}
 	load_bus_env = &env;
 	walk_status rc = WALK_OK;
-	if (p == NULL) {
+	if (p == NULL && c->pass == 2 && c->recorded) {
+		rec_replay(c);
+	} else if (p == NULL) {
 		rc = walk_scan(c);
 	} else {
 		for (;;) {
@@ -382,6 +505,11 @@ json_walk(jctx *c, int pass, event_fn fn)
 	pthread_t th;
 	scan_job job = {c, WALK_NOT_TRACE};
 	memset(&p, 0, sizeof p);
+	if (pass == 2 && c->recorded) { /* walk 1's records: nothing to scan */
+		c->dropped = 0;
+		return walk_guarded(c, NULL) == WALK_SHRANK ? (c->shrank = 1, WALK_SHRANK)
+		                                            : WALK_OK;
+	}
 	if (want_pipe(c)) {
 		p.buf = xcalloc(PIPE_DEPTH, sizeof *p.buf);
 		pthread_mutex_init(&p.mu, NULL);
@@ -415,5 +543,6 @@ json_walk(jctx *c, int pass, event_fn fn)
 	}
 	if (rc == WALK_SHRANK)
 		c->shrank = 1;
+	c->recorded = pass == 1;
 	return rc;
 }

@@ -198,6 +198,13 @@ typedef struct dom_track {
 } dom_track;
 
 typedef struct jctx jctx;
+/* A block of walk 1's event records (json_walk.c): varint-coded, back to back. */
+#define JREC_BLK ((size_t)1 << 20) /* bytes of a block, header included */
+typedef struct jrec_blk {
+	struct jrec_blk *next;
+	size_t n; /* bytes used of b */
+	unsigned char b[];
+} jrec_blk;
 typedef void (*event_fn)(jctx *, const jevent *);
 
 /* Scanner -> handler hand-over: PIPE_DEPTH batches of events, filled in turn. */
@@ -249,7 +256,7 @@ struct jctx {
 	char *host;       /* the trace's "hostname" (or distributedInfo's), else NULL; owned */
 	int quiet;        /* count no problems (the Overlap Analysis cross-check) */
 	int shrank;       /* the file shrank while read (SIGBUS): what was read is kept */
-	uint64_t *evidx;  /* walk 2: byte offset of every EVIDX_STEP-th event */
+	uint64_t *evidx;  /* walk 1: byte offset of every EVIDX_STEP-th event */
 	size_t nevidx, evidxcap;
 	struct args_req *req; /* event_args: the event wanted */
 	int has_events;
@@ -327,6 +334,12 @@ struct jctx {
 	} oa[4];
 	/* the walk: the scanner's own state (its thread when piped) */
 	event_fn fn;
+	/* walk 1's record of the events walk 2 handles (json_walk.c), so that walk 2 reads
+	 * them without scanning the text again; freed as walk 2 goes */
+	jrec_blk *rec_head, *rec_tail;
+	uint64_t rec_ord; /* the last recorded event's ordinal and start */
+	size_t rec_start;
+	int recorded; /* walk 1 recorded: walk 2 replays */
 	jpipe *pipe;
 	uint64_t nonobj; /* array elements that are not objects, and where the first was */
 	size_t nonobj_off;
