@@ -167,3 +167,72 @@ sort_index(size_t *order, size_t n, int (*cmp)(const void *ctx, size_t a, size_t
 	}
 	free(tmp);
 }
+
+#define GROUPS 64 /* distinct keys sort_grouped handles itself; more: qsort */
+
+/* The group of key k among keys[0 .. nk), or nk when it has none; *last: the last one found. */
+static size_t
+group_of(const int64_t *keys, size_t nk, int64_t k, size_t *last)
+{
+	if (*last < nk && keys[*last] == k)
+		return *last;
+	for (size_t g = 0; g < nk; g++)
+		if (keys[g] == k)
+			return *last = g;
+	return nk;
+}
+
+void
+sort_grouped(void *base, size_t n, size_t size, int64_t (*key)(const void *),
+             int (*cmp)(const void *, const void *))
+{
+	char *v = base;
+	size_t i = 1;
+	while (i < n && cmp(v + (i - 1) * size, v + i * size) <= 0)
+		i++;
+	if (i >= n)
+		return; /* in order already */
+	int64_t keys[GROUPS];
+	size_t cnt[GROUPS], nk = 0, last = 0;
+	for (i = 0; i < n; i++) {
+		int64_t k = key(v + i * size);
+		size_t g = group_of(keys, nk, k, &last);
+		if (g == nk) {
+			if (nk == GROUPS) {
+				qsort(base, n, size, cmp);
+				return;
+			}
+			keys[nk] = k;
+			cnt[nk++] = 0;
+		}
+		cnt[g]++;
+	}
+	for (size_t a = 1; a < nk; a++) /* the keys ascending, their counts with them */
+		for (size_t b = a; b > 0 && keys[b - 1] > keys[b]; b--) {
+			int64_t tk = keys[b];
+			size_t tc = cnt[b];
+			keys[b] = keys[b - 1];
+			cnt[b] = cnt[b - 1];
+			keys[b - 1] = tk;
+			cnt[b - 1] = tc;
+		}
+	size_t at[GROUPS], off = 0;
+	for (size_t g = 0; g < nk; g++) {
+		at[g] = off;
+		off += cnt[g];
+	}
+	char *tmp = xreallocarray(NULL, n, size);
+	for (i = 0; i < n; i++) { /* each group in its input order */
+		size_t g = group_of(keys, nk, key(v + i * size), &last);
+		memcpy(tmp + at[g]++ * size, v + i * size, size);
+	}
+	memcpy(v, tmp, n * size);
+	free(tmp);
+	for (size_t g = 0, lo = 0; g < nk; lo += cnt[g++]) {
+		char *w = v + lo * size;
+		for (i = 1; i < cnt[g] && cmp(w + (i - 1) * size, w + i * size) <= 0; i++)
+			;
+		if (i < cnt[g])
+			qsort(w, cnt[g], size, cmp);
+	}
+}

@@ -19,4 +19,11 @@ int sorted_i64(const int64_t *v, size_t n);
 void sort_index(size_t *order, size_t n, int (*cmp)(const void *ctx, size_t a, size_t b),
                 const void *ctx);
 
+/* qsort(base, n, size, cmp) for a cmp that orders by key(element) first, of few distinct values
+ * (a thread's, a track's): the elements are put in groups by key, keeping their order, and a
+ * group is sorted only when it is not in order already (as it mostly is, read in time order),
+ * which gives what glibc's qsort, a merge sort, gives. More than 64 keys: qsort. */
+void sort_grouped(void *base, size_t n, size_t size, int64_t (*key)(const void *),
+                  int (*cmp)(const void *, const void *));
+
 #endif

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "load/json/trace_json_int.h"
 #include "model/clock.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -119,6 +120,18 @@ cmp_by_dev(const void *a, const void *b)
 	return (x->cat > y->cat) - (x->cat < y->cat);
 }
 
+static int64_t
+host_key(const void *a)
+{
+	return ((const json_link *)a)->s_key;
+}
+
+static int64_t
+dev_key(const void *a)
+{
+	return ((const json_link *)a)->f_key;
+}
+
 void
 json_links_index(json_state *st)
 {
@@ -126,10 +139,11 @@ json_links_index(json_state *st)
 	st->by_dev = NULL;
 	if (st->nlinks == 0)
 		return;
-	qsort(st->links, st->nlinks, sizeof *st->links, cmp_by_host);
+	/* a few threads each way, their links mostly in time order already */
 	st->by_dev = xreallocarray(NULL, st->nlinks, sizeof *st->by_dev);
 	memcpy(st->by_dev, st->links, st->nlinks * sizeof *st->links);
-	qsort(st->by_dev, st->nlinks, sizeof *st->by_dev, cmp_by_dev);
+	sort_grouped(st->links, st->nlinks, sizeof *st->links, host_key, cmp_by_host);
+	sort_grouped(st->by_dev, st->nlinks, sizeof *st->by_dev, dev_key, cmp_by_dev);
 }
 
 /* First link of v (sorted by key, then time) at or after (key, ts). */

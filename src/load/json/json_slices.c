@@ -5,6 +5,7 @@
 #include "load/load_int.h"
 #include "model/mstx.h"
 #include "util/msg.h"
+#include "util/sort.h"
 #include "util/strpool.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
@@ -199,6 +200,12 @@ cmp_launch(const void *a, const void *b)
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
+static int64_t
+launch_thread(const void *a)
+{
+	return ((const flow_end *)a)->thread;
+}
+
 /* Once the steps are known: the flow ends become the launch table, (thread, device start) ->
  * step of the launch. Only with two or more steps (with one, everything belongs to it, as in
  * the DB loader). The flow ids are freed. */
@@ -223,7 +230,7 @@ json_launches_build(jctx *c)
 	}
 	c->nfend = w;
 	if (w > 0) {
-		qsort(c->fend, w, sizeof *c->fend, cmp_launch);
+		sort_grouped(c->fend, w, sizeof *c->fend, launch_thread, cmp_launch);
 		c->fend = xreallocarray(c->fend, w, sizeof *c->fend);
 		c->fendcap = w;
 	}

@@ -308,6 +308,75 @@ test_sort(void)
 	}
 }
 
+/* sort_grouped against a merge sort (ties keep their order): few keys, in order or nearly
+ * (one group out of order, groups interleaved), repeated times, and more keys than it groups
+ * (qsort: in order by key and time). */
+typedef struct grp_el {
+	int64_t key, ts, tag;
+} grp_el;
+
+static int64_t
+grp_key(const void *a)
+{
+	return ((const grp_el *)a)->key;
+}
+
+static int
+grp_cmp(const void *a, const void *b)
+{
+	const grp_el *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int
+grp_cmp_ix(const void *ctx, size_t a, size_t b)
+{
+	const grp_el *v = ctx;
+	return grp_cmp(&v[a], &v[b]);
+}
+
+static void
+test_sort_grouped(void)
+{
+	uint64_t x = 88172645463325252u;
+	static const size_t sizes[] = {0, 1, 2, 3, 100, 5000};
+	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+		for (int kind = 0; kind < 4; kind++) {
+			size_t n = sizes[si], nk = kind == 3 ? 100 : 5;
+			grp_el *a = malloc((n ? n : 1) * sizeof *a);
+			size_t *ord = malloc((n ? n : 1) * sizeof *ord);
+			for (size_t i = 0; i < n; i++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				a[i].key = (int64_t)(x % nk) - 2;
+				a[i].ts = kind == 0   ? (int64_t)i / 3
+				          : kind == 1 ? (a[i].key == 1 ? (int64_t)(x >> 8 & 15)
+				                                       : (int64_t)i / 2)
+				                      : (int64_t)(x >> 8 & 31);
+				a[i].tag = (int64_t)i;
+				ord[i] = i;
+			}
+			sort_index(ord, n, grp_cmp_ix, a);
+			grp_el *want = malloc((n ? n : 1) * sizeof *want);
+			for (size_t i = 0; i < n; i++)
+				want[i] = a[ord[i]];
+			sort_grouped(a, n, sizeof *a, grp_key, grp_cmp);
+			int ok = 1;
+			for (size_t i = 0; i < n; i++)
+				ok &= kind == 3 ? i == 0 || grp_cmp(&a[i - 1], &a[i]) <= 0
+				                : memcmp(&a[i], &want[i], sizeof *a) == 0;
+			CHECK(ok, "sort_grouped of %zu elements (kind %d) is a merge sort's order",
+			      n, kind);
+			free(a);
+			free(ord);
+			free(want);
+		}
+	}
+}
+
 /* stderr into a temporary file until err_end, which returns what was written there (at most
  * 1023 bytes, into buf); -1 (checked) when no file could be made. */
 typedef struct err_capture {
@@ -565,6 +634,7 @@ main(void)
 	test_msg_defer();
 	test_strpool_view();
 	test_sort();
+	test_sort_grouped();
 	test_sort_pairs();
 	test_heap();
 	test_rankspec();
