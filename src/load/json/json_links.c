@@ -48,10 +48,8 @@ struct json_corr {
 void
 json_links_corr(jctx *c, const jevent *ev, const jthread *t, int64_t start, int dev)
 {
-	static const jkey keys[] = {JKEY("correlation")};
-	jspan v[1];
 	int64_t corr;
-	if (json_args_members(c, ev, keys, 1, v) != 0 || !json_span_int(c, v[0], &corr))
+	if (!json_event_corr(c, ev, &corr))
 		return;
 	struct json_corr x = {corr, t->key, start};
 	if (dev)

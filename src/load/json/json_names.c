@@ -426,6 +426,22 @@ json_args_members(const jctx *c, const jevent *ev, const jkey *keys, int nkeys, 
 	}
 }
 
+/* The event's args.correlation (Kineto), as an integer: 1 when it has one. Walk 2 asks it
+ * twice of a device event (its step, its link): the last answer is kept. */
+int
+json_event_corr(jctx *c, const jevent *ev, int64_t *corr)
+{
+	if (c->corr_at != ev->start + 1) {
+		static const jkey keys[] = {JKEY("correlation")};
+		jspan v[1];
+		c->corr_ok =
+		    json_args_members(c, ev, keys, 1, v) == 0 && json_span_int(c, v[0], &c->corr_v);
+		c->corr_at = ev->start + 1;
+	}
+	*corr = c->corr_v;
+	return c->corr_ok;
+}
+
 /* An integer member value (a JSON number or a string of digits), exactly. */
 int
 json_span_int(const jctx *c, jspan s, int64_t *v)
@@ -614,6 +630,20 @@ json_is_comm_kernel(const char *s)
 	       strstr(s, "ncclKernel") != NULL || strstr(s, "ncclDevKernel") != NULL;
 }
 
+/* Whether args of n bytes at p hold the member name "context id": memmem's setup costs more
+ * than these few dozen bytes, so the rare 'x' is looked for first. */
+static int
+has_context_id(const unsigned char *p, size_t n)
+{
+	const unsigned char *e = p + n, *q = p + 6;
+	while (q < e && (q = memchr(q, 'x', (size_t)(e - q))) != NULL) {
+		if (q + 6 <= e && memcmp(q - 6, "\"context id\"", 12) == 0)
+			return 1;
+		q++;
+	}
+	return 0;
+}
+
 void
 json_names_event(jctx *c, const jevent *ev)
 {
@@ -686,11 +716,9 @@ json_names_event(jctx *c, const jevent *ev)
 	/* a Kineto launch call: its correlation names the device work it launched */
 	if (json_is_launch_cat(c, ev->f[F_CAT]) && ev->f[F_ARGS].len > 0 &&
 	    json_event_time(c, ev, 0, 0, &start, &dur) == 0) {
-		static const jkey keys[] = {JKEY("correlation")};
-		jspan v[1];
 		int64_t corr;
-		if (json_args_members(c, ev, keys, 1, v) == 0 && json_span_int(c, v[0], &corr) &&
-		    c->nlcorr < UINT32_MAX && !u64map_get(&c->lcorr, (uint64_t)corr, NULL)) {
+		if (json_event_corr(c, ev, &corr) && c->nlcorr < UINT32_MAX &&
+		    !u64map_get(&c->lcorr, (uint64_t)corr, NULL)) {
 			u64map_put(&c->lcorr, (uint64_t)corr, (uint32_t)c->nlcorr);
 			VEC_PUSH(c->lcorr_ts, c->nlcorr, c->lcorrcap, start);
 		}
@@ -698,7 +726,7 @@ json_names_event(jctx *c, const jevent *ev)
 	/* an HCCL sub-task (args "stream id", "task id", "context id"); its thread may be
 	 * named only later, so the args decide here */
 	jspan a = ev->f[F_ARGS];
-	if (a.len > 0 && memmem(c->b + a.off, a.len, "\"context id\"", 12) != NULL) {
+	if (a.len > 0 && has_context_id(c->b + a.off, a.len)) {
 		static const jkey keys[] = {JKEY("stream id"), JKEY("task id"), JKEY("context id")};
 		jspan v[3];
 		int64_t s, t, x;
@@ -918,14 +946,16 @@ flow_number(jctx *c, int cat, const char *id, size_t n)
 	if (c->ftab == NULL || (c->nfdigit + 1) * 2 > c->fmask + 1) { /* grow and rehash */
 		size_t nm = c->ftab ? c->fmask * 2 + 1 : 1023;
 		uint32_t *nt = xcalloc(nm + 1, sizeof *nt);
-		for (size_t k = 0; c->ftab && k <= c->fmask; k++) {
-			if (c->ftab[k] == 0)
-				continue;
-			const flow_key *o = &c->fkey[c->ftab[k] - 1];
+		/* in flow order, not the table's: the keys are read in turn and neighbouring ids
+		 * go to neighbouring slots, where the table's order read them at random */
+		for (size_t f = 0; c->ftab && f < c->nfstart; f++) {
+			const flow_key *o = &c->fkey[f];
+			if (o->meta == 0)
+				continue; /* an id of text (flow_text) */
 			size_t j = flow_hash(o->hi, o->lo, o->meta) & nm;
 			while (nt[j] != 0)
 				j = (j + 1) & nm;
-			nt[j] = c->ftab[k];
+			nt[j] = (uint32_t)f + 1;
 		}
 		free(c->ftab);
 		c->ftab = nt;

@@ -300,12 +300,9 @@ step_of_work(const jctx *c, jthread *t, int64_t start)
 int
 json_corr_step(jctx *c, const jevent *ev, int64_t dur, uint16_t *step)
 {
-	static const jkey keys[] = {JKEY("correlation")};
-	jspan v[1];
 	int64_t corr;
 	uint32_t i;
-	if (c->lcorr_step == NULL || json_args_members(c, ev, keys, 1, v) != 0 ||
-	    !json_span_int(c, v[0], &corr))
+	if (c->lcorr_step == NULL || !json_event_corr(c, ev, &corr))
 		return 0;
 	if (u64map_get(&c->lcorr, (uint64_t)corr, &i)) {
 		*step = c->lcorr_step[i];

@@ -298,6 +298,9 @@ struct jctx {
 	int64_t *lcorr_ts;
 	uint16_t *lcorr_step;
 	size_t nlcorr, lcorrcap;
+	size_t corr_at; /* json_event_corr's last event (its start + 1; 0: none) and answer */
+	int corr_ok;
+	int64_t corr_v;
 	uint64_t orphans;   /* device events launched before the capture */
 	int64_t orphan_ns;  /* and their time, summed */
 	uint64_t outside;   /* device events launched outside every ProfilerStep */
@@ -495,6 +498,9 @@ const char *json_span_string(jctx *c, jspan s, cJSON **tmp, size_t *len);
  * length and the first and last bytes saves hashing each one again. */
 uint32_t json_name_id(jctx *c, const char *s, size_t n);
 int json_args_members(const jctx *c, const jevent *ev, const jkey *keys, int nkeys, jspan *out);
+/* The event's args.correlation (Kineto), as an integer: 1 when it has one. Walk 2 asks it
+ * twice of a device event (its step, its link): the last answer is kept. */
+int json_event_corr(jctx *c, const jevent *ev, int64_t *corr);
 /* An integer member value (a JSON number or a string of digits), exactly. */
 int json_span_int(const jctx *c, jspan s, int64_t *v);
 /* A short string member value into buf (escapes decoded by cJSON), or NULL when it is not a
