@@ -242,6 +242,7 @@ json_ctx_free(jctx *c)
 	u64map_free(&c->thread_map);
 	u64map_free(&c->planes);
 	u64map_free(&c->lcorr);
+	free(c->lcorr_key);
 	free(c->lcorr_ts);
 	free(c->lcorr_step);
 	strpool_free(c->tok);

@@ -630,6 +630,65 @@ json_is_comm_kernel(const char *s)
 	       strstr(s, "ncclKernel") != NULL || strstr(s, "ncclDevKernel") != NULL;
 }
 
+/* The first of c->lcorr_key[0 .. n) not below k. */
+static size_t
+lcorr_lower(const jctx *c, uint64_t k)
+{
+	size_t lo = 0, hi = c->nlcorr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->lcorr_key[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A launch call's correlation k, as call number c->nlcorr: 1 when no call before had it. While
+ * they count up they are kept in order (the lookup a binary search, mostly a step from the
+ * last); the first one out of order puts them all in the map. */
+static int
+lcorr_add(jctx *c, uint64_t k)
+{
+	if (!c->lcorr_mapped) {
+		if (c->nlcorr == 0 || k > c->lcorr_key[c->nlcorr - 1]) {
+			VEC_RESERVE(c->lcorr_key, c->lcorr_keycap, c->nlcorr + 1);
+			c->lcorr_key[c->nlcorr] = k;
+			return 1;
+		}
+		size_t i = lcorr_lower(c, k);
+		if (i < c->nlcorr && c->lcorr_key[i] == k)
+			return 0;
+		for (i = 0; i < c->nlcorr; i++)
+			u64map_put(&c->lcorr, c->lcorr_key[i], (uint32_t)i);
+		free(c->lcorr_key);
+		c->lcorr_key = NULL;
+		c->lcorr_keycap = 0;
+		c->lcorr_mapped = 1;
+	}
+	if (u64map_get(&c->lcorr, k, NULL))
+		return 0;
+	u64map_put(&c->lcorr, k, (uint32_t)c->nlcorr);
+	return 1;
+}
+
+/* The index of a launch call's correlation among c->nlcorr (1), or 0 when no call has it. */
+int
+json_lcorr_find(jctx *c, uint64_t corr, uint32_t *i)
+{
+	if (c->lcorr_mapped)
+		return u64map_get(&c->lcorr, corr, i);
+	size_t h = c->lcorr_hint + 1, k; /* device work mostly comes in the calls' order */
+	if (h < c->nlcorr && c->lcorr_key[h] == corr)
+		k = h;
+	else if ((k = lcorr_lower(c, corr)) == c->nlcorr || c->lcorr_key[k] != corr)
+		return 0;
+	c->lcorr_hint = k;
+	*i = (uint32_t)k;
+	return 1;
+}
+
 /* Whether args of n bytes at p hold the member name "context id": memmem's setup costs more
  * than these few dozen bytes, so the rare 'x' is looked for first. */
 static int
@@ -718,8 +777,7 @@ json_names_event(jctx *c, const jevent *ev)
 	    json_event_time(c, ev, 0, 0, &start, &dur) == 0) {
 		int64_t corr;
 		if (json_event_corr(c, ev, &corr) && c->nlcorr < UINT32_MAX &&
-		    !u64map_get(&c->lcorr, (uint64_t)corr, NULL)) {
-			u64map_put(&c->lcorr, (uint64_t)corr, (uint32_t)c->nlcorr);
+		    lcorr_add(c, (uint64_t)corr)) {
 			VEC_PUSH(c->lcorr_ts, c->nlcorr, c->lcorrcap, start);
 		}
 	}

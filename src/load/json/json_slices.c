@@ -304,7 +304,7 @@ json_corr_step(jctx *c, const jevent *ev, int64_t dur, uint16_t *step)
 	uint32_t i;
 	if (c->lcorr_step == NULL || !json_event_corr(c, ev, &corr))
 		return 0;
-	if (u64map_get(&c->lcorr, (uint64_t)corr, &i)) {
+	if (json_lcorr_find(c, (uint64_t)corr, &i)) {
 		*step = c->lcorr_step[i];
 		if (*step == TL_NO_STEP && c->nsteps > 0) { /* HTA's iteration -1 too */
 			c->outside++;

@@ -295,6 +295,10 @@ struct jctx {
 	 * device work the step of its launch, as HolisticTraceAnalysis and the TensorBoard plugin
 	 * do; device work naming a correlation no call has was launched before the capture */
 	tl_u64map lcorr;
+	uint64_t *lcorr_key; /* while the calls' correlations count up (as Kineto writes them):
+	                        they in order, and no map; the first out of order fills lcorr */
+	size_t lcorr_keycap, lcorr_hint;
+	int lcorr_mapped;
 	int64_t *lcorr_ts;
 	uint16_t *lcorr_step;
 	size_t nlcorr, lcorrcap;
@@ -546,6 +550,8 @@ void json_launch_corr_build(jctx *c);
  * each counted for its warning), or 0 when the event names no correlation or the trace has no
  * calls. */
 int json_corr_step(jctx *c, const jevent *ev, int64_t dur, uint16_t *step);
+/* The index of a launch call's correlation among c->nlcorr (1), or 0 when no call has it. */
+int json_lcorr_find(jctx *c, uint64_t corr, uint32_t *i);
 
 /* json_args.c: the loader's args hook (the detail pane) */
 int trace_json_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_arg_fn fn,
