@@ -62,13 +62,11 @@ json_thread_of(jctx *c, const jevent *ev)
 {
 	jspan p = ev->f[F_PID], t = ev->f[F_TID];
 	/* events of a few threads interleave: compare the raw tokens with theirs first */
-	for (unsigned k = 0; k < THREAD_CACHE; k++) {
-		jspan rp = c->recent[k].pid, rt = c->recent[k].tid;
-		if (rp.len == p.len && rt.len == t.len && p.len > 0 &&
-		    same_bytes(c->b + p.off, c->b + rp.off, p.len) &&
-		    same_bytes(c->b + t.off, c->b + rt.off, t.len))
+	for (unsigned k = 0; k < THREAD_CACHE; k++)
+		if (c->recent[k].plen == p.len && c->recent[k].tlen == t.len && p.len > 0 &&
+		    same_bytes(c->b + p.off, c->recent[k].pid, p.len) &&
+		    same_bytes(c->b + t.off, c->recent[k].tid, t.len))
 			return c->recent[k].thread;
-	}
 	uint32_t pt = tok_intern(c, p), tt = tok_intern(c, t);
 	uint64_t key = (uint64_t)pt << 32 | tt;
 	uint32_t i;
@@ -81,10 +79,14 @@ json_thread_of(jctx *c, const jevent *ev)
 		i = (uint32_t)(c->nthreads - 1);
 		u64map_put(&c->thread_map, key, i);
 	}
-	unsigned k = c->recent_next++ % THREAD_CACHE;
-	c->recent[k].pid = p;
-	c->recent[k].tid = t;
-	c->recent[k].thread = i;
+	if (p.len > 0 && p.len <= THREAD_TOK && t.len <= THREAD_TOK) {
+		unsigned k = c->recent_next++ % THREAD_CACHE;
+		memcpy(c->recent[k].pid, c->b + p.off, p.len);
+		memcpy(c->recent[k].tid, c->b + t.off, t.len);
+		c->recent[k].plen = (uint8_t)p.len;
+		c->recent[k].tlen = (uint8_t)t.len;
+		c->recent[k].thread = i;
+	}
 	return i;
 }
 

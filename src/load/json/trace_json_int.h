@@ -21,6 +21,7 @@
 #define DROP_CHUNK ((size_t)16 << 20) /* give walked pages back every this many bytes */
 #define PROGRESS_ROWS 65536
 #define THREAD_CACHE 4      /* threads recognised by their raw pid/tid tokens (events interleave) */
+#define THREAD_TOK 22       /* of tokens at most this long */
 #define FLOW_NONE INT64_MIN /* no start seen for a flow */
 /* Big inputs are scanned by a second thread while the first one handles the events it found,
  * handed over in batches (the scan is about half the work). */
@@ -238,7 +239,10 @@ struct jctx {
 	size_t nthreads, thcap;
 	tl_u64map thread_map; /* pid token << 32 | tid token -> threads index */
 	struct {
-		jspan pid, tid; /* raw tokens of a recent event; pid.len 0 = empty slot */
+		/* raw tokens of a recent event, copied (the event they came from may be far back
+		 * in the file, its pages given back); plen 0 = empty slot */
+		unsigned char pid[THREAD_TOK], tid[THREAD_TOK];
+		uint8_t plen, tlen;
 		uint32_t thread;
 	} recent[THREAD_CACHE];
 	unsigned recent_next;
