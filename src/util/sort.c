@@ -168,7 +168,7 @@ sort_index(size_t *order, size_t n, int (*cmp)(const void *ctx, size_t a, size_t
 	free(tmp);
 }
 
-#define GROUPS 64 /* distinct keys sort_grouped handles itself; more: qsort */
+#define GROUPS 64 /* distinct keys sort_grouped handles itself, runs it merges; more: qsort */
 
 /* The group of key k among keys[0 .. nk), or nk when it has none; *last: the last one found. */
 static size_t
@@ -180,6 +180,48 @@ group_of(const int64_t *keys, size_t nk, int64_t k, size_t *last)
 		if (keys[g] == k)
 			return *last = g;
 	return nk;
+}
+
+/* A stable sort of v[0 .. n) that merges its ascending runs, when they are few (a table read in
+ * the order of a few streams: each stream's part is in order); else qsort. */
+static void
+sort_runs(char *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	size_t at[GROUPS + 1], nr = 0;
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || cmp(v + (i - 1) * size, v + i * size) > 0) {
+			if (nr == GROUPS) {
+				qsort(v, n, size, cmp);
+				return;
+			}
+			at[nr++] = i;
+		}
+	at[nr] = n;
+	char *tmp = xreallocarray(NULL, n, size), *src = v, *dst = tmp;
+	while (nr > 1) {
+		size_t k = 0;
+		for (size_t r = 0; r < nr; r += 2) {
+			size_t a = at[r], m = at[r + 1], e = r + 2 <= nr ? at[r + 2] : m, i = a,
+			       j = m, o = a;
+			while (i < m && j < e) /* ties: the left run's first */
+				if (cmp(src + j * size, src + i * size) < 0)
+					memcpy(dst + o++ * size, src + j++ * size, size);
+				else
+					memcpy(dst + o++ * size, src + i++ * size, size);
+			memcpy(dst + o * size, src + i * size, (m - i) * size);
+			o += m - i;
+			memcpy(dst + o * size, src + j * size, (e - j) * size);
+			at[k++] = a;
+		}
+		at[k] = n;
+		nr = k;
+		char *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * size);
+	free(tmp);
 }
 
 void
@@ -233,6 +275,6 @@ sort_grouped(void *base, size_t n, size_t size, int64_t (*key)(const void *),
 		for (i = 1; i < cnt[g] && cmp(w + (i - 1) * size, w + i * size) <= 0; i++)
 			;
 		if (i < cnt[g])
-			qsort(w, cnt[g], size, cmp);
+			sort_runs(w, cnt[g], size, cmp);
 	}
 }

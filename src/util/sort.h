@@ -22,7 +22,8 @@ void sort_index(size_t *order, size_t n, int (*cmp)(const void *ctx, size_t a, s
 /* qsort(base, n, size, cmp) for a cmp that orders by key(element) first, of few distinct values
  * (a thread's, a track's): the elements are put in groups by key, keeping their order, and a
  * group is sorted only when it is not in order already (as it mostly is, read in time order),
- * which gives what glibc's qsort, a merge sort, gives. More than 64 keys: qsort. */
+ * by merging its ascending runs when it has at most 64, which gives what glibc's qsort, a
+ * merge sort, gives. More than 64 keys or runs: qsort. */
 void sort_grouped(void *base, size_t n, size_t size, int64_t (*key)(const void *),
                   int (*cmp)(const void *, const void *));
 

@@ -309,8 +309,8 @@ test_sort(void)
 }
 
 /* sort_grouped against a merge sort (ties keep their order): few keys, in order or nearly
- * (one group out of order, groups interleaved), repeated times, and more keys than it groups
- * (qsort: in order by key and time). */
+ * (one group out of order, groups interleaved, a few ascending runs with repeated times),
+ * repeated times, and more keys than it groups (qsort: in order by key and time). */
 typedef struct grp_el {
 	int64_t key, ts, tag;
 } grp_el;
@@ -343,7 +343,7 @@ test_sort_grouped(void)
 	uint64_t x = 88172645463325252u;
 	static const size_t sizes[] = {0, 1, 2, 3, 100, 5000};
 	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
-		for (int kind = 0; kind < 4; kind++) {
+		for (int kind = 0; kind < 5; kind++) {
 			size_t n = sizes[si], nk = kind == 3 ? 100 : 5;
 			grp_el *a = malloc((n ? n : 1) * sizeof *a);
 			size_t *ord = malloc((n ? n : 1) * sizeof *ord);
@@ -355,6 +355,7 @@ test_sort_grouped(void)
 				a[i].ts = kind == 0   ? (int64_t)i / 3
 				          : kind == 1 ? (a[i].key == 1 ? (int64_t)(x >> 8 & 15)
 				                                       : (int64_t)i / 2)
+				          : kind == 4 ? (int64_t)(i % 1000 < 500 ? i : i - 450) / 2
 				                      : (int64_t)(x >> 8 & 31);
 				a[i].tag = (int64_t)i;
 				ord[i] = i;
