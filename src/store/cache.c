@@ -4,6 +4,7 @@
 #include "config.h"
 #include "store/cache_int.h"
 #include "load/load.h"
+#include "model/source.h"
 #include "util/files.h"
 #include "util/hash.h"
 #include "util/msg.h"
@@ -518,9 +519,9 @@ inputs_unchanged(const tl_source *src, size_t n)
 		for (size_t k = 0; k < CACHE_WRITER_SIDES; k++)
 			if (cache_writer_side(&src[i], k))
 				return 0;
-		if (stat(src[i].path, &st) != 0 || (uint64_t)st.st_ino != src[i].ino ||
-		    (int64_t)st.st_size != src[i].size ||
-		    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != src[i].mtime_ns)
+		/* a source discovery could not stat has no identity to compare: not kept */
+		if ((src[i].ino == 0 && src[i].size == 0) || stat(src[i].path, &st) != 0 ||
+		    !source_is_file(&src[i], &st))
 			return 0;
 	}
 	return 1;
