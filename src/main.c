@@ -558,16 +558,19 @@ critical_key(const stored_part *sp, size_t *klen)
 	return key;
 }
 
-/* The path kept under key into out: 1, or 0 (out untouched). */
+/* cache_part_get's taker of a kept path: decoded into ctx (a tl_cp_result). */
+static const char *
+critical_take(const uint8_t *p, size_t n, void *ctx)
+{
+	return tlq_critical_decode(p, n, ctx);
+}
+
+/* The path kept under key into out: 1, or 0 (out empty). */
 static int
 critical_stored(const stored_part *sp, const uint8_t *key, size_t klen, tl_cp_result *out)
 {
-	tl_result res = {0};
-	if (key == NULL || !cache_result_get(sp->cc, key, klen, &res))
-		return 0;
-	int ok = res.status == 0 && tlq_critical_decode(res.out, res.nout, out) == 0;
-	cache_result_free(&res);
-	return ok;
+	memset(out, 0, sizeof *out);
+	return key != NULL && cache_part_get(sp->cc, key, klen, critical_take, out);
 }
 
 /* Keeps a computed path under key when every rank was kept. */
@@ -576,11 +579,11 @@ critical_keep(const stored_part *sp, const uint8_t *key, size_t klen, const tl_c
 {
 	if (key == NULL || !cache_all_kept(sp->cc))
 		return;
-	tl_result res = {0};
-	res.out = tlq_critical_encode(cp, &res.nout);
-	if (res.out != NULL)
-		cache_result_put(sp->cc, key, klen, &res);
-	free(res.out);
+	size_t n = 0;
+	uint8_t *b = tlq_critical_encode(cp, &n);
+	if (b != NULL)
+		cache_part_put(sp->cc, key, klen, b, n);
+	free(b);
 }
 
 /* The critical path of q without what-ifs: the one kept with the stored results for the same

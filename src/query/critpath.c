@@ -718,17 +718,86 @@ tlq_critical_join(tlq_cp_job *j, tl_cp_result *out, int64_t *wall_ns, int64_t *c
 	free(j);
 }
 
-/* ---- the result as text, kept with the stored results -------------------------------------
- * "tlcp 1" NAMES STEPS NOPS NRANKS, then each name in hex; per step: STEP START END NSEG NBLAME
- * NOPS COLLECTIVES JUMPS, its segments RANK LENGTH KIND STAGE NAME (each starts where the one
- * before ended, the first at the step's start), its blame RANK KIND NS, its operators NAME NS;
- * then the operators NAME NS and ranks RANK NS over all steps. NAME: an index into the names.
- * Numbers in decimal, separated by blanks and newlines. */
+/* ---- the result in binary form, kept with the stored results --------------------------------
+ * Fixed-width little-endian records, read with memcpy (no alignment), never printed:
+ *   header (CPB_HEAD bytes): "tlcp" | u32 form (CPB_FORM) | u64 names, name bytes, steps,
+ *     segments, blame rows, step operators, operators, ranks
+ *   the names: each NUL-terminated, in order of first appearance
+ *   per step (CPB_STEP): i64 step, start, end | u64 segments, blame rows, operators,
+ *     collectives, jumps
+ *   every step's segments (CPB_SEG), in step order: i64 length | i32 rank | u32 name
+ *     | u32 stage (low 24 bits, two's complement) and kind (high 8); each starts where the one
+ *     before ended, the first at the step's start, the last ends at its end
+ *   every step's blame rows (CPB_BLAME): i32 rank | u32 kind | i64 ns
+ *   every step's operators, then the operators over all steps (CPB_OP): u32 name | i64 ns
+ *   the ranks over all steps (CPB_RANK): i32 rank | i64 ns
+ * The file's size is the header's counts' exactly. A name is an index into the names. */
+
+#define CPB_FORM 2u
+#define CPB_HEAD 72
+#define CPB_STEP 64
+#define CPB_SEG 20
+#define CPB_BLAME 16
+#define CPB_OP 12
+#define CPB_RANK 12
+#define CPB_STAGE_MAX ((1 << 23) - 1) /* cp_seg.stage is 24 bits */
+
+static inline uint32_t
+le32(uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return __builtin_bswap32(v);
+#else
+	return v;
+#endif
+}
+
+static inline uint64_t
+le64(uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return __builtin_bswap64(v);
+#else
+	return v;
+#endif
+}
+
+static inline uint8_t *
+w32(uint8_t *p, uint32_t v)
+{
+	v = le32(v);
+	memcpy(p, &v, 4);
+	return p + 4;
+}
+
+static inline uint8_t *
+w64(uint8_t *p, uint64_t v)
+{
+	v = le64(v);
+	memcpy(p, &v, 8);
+	return p + 8;
+}
+
+static inline uint32_t
+r32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return le32(v);
+}
+
+static inline uint64_t
+r64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return le64(v);
+}
 
 typedef struct names_ix {
 	tl_u64map map; /* a name's address -> its index (the trace's names are pooled) */
 	const char **v;
-	size_t n, cap;
+	size_t n, cap, bytes;
 } names_ix;
 
 static uint32_t
@@ -741,211 +810,264 @@ name_ix(names_ix *x, const char *s)
 		return v;
 	v = (uint32_t)x->n;
 	VEC_PUSH(x->v, x->n, x->cap, s);
+	x->bytes += strlen(s) + 1;
 	u64map_put(&x->map, (uint64_t)(uintptr_t)s, v);
 	return v;
 }
 
-char *
+static uint32_t
+name_of(const names_ix *x, const char *s)
+{
+	uint32_t ix = 0;
+	u64map_get(&x->map, (uint64_t)(uintptr_t)(s ? s : ""), &ix);
+	return ix;
+}
+
+uint8_t *
 tlq_critical_encode(const tl_cp_result *r, size_t *len)
 {
 	names_ix nx = {0};
 	u64map_init(&nx.map);
+	size_t nseg = 0, nblame = 0, nsops = 0;
 	for (size_t i = 0; i < r->n; i++) { /* the names first, in order of appearance */
 		const cp_step *s = &r->steps[i];
 		for (size_t k = 0; k < s->nseg; k++)
 			name_ix(&nx, s->seg[k].name);
 		for (size_t k = 0; k < s->nops; k++)
 			name_ix(&nx, s->ops[k].name);
+		nseg += s->nseg;
+		nblame += s->nblame;
+		nsops += s->nops;
 	}
 	for (size_t k = 0; k < r->nops; k++)
 		name_ix(&nx, r->ops[k].name);
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
-	if (f == NULL) {
+	size_t n = CPB_HEAD + nx.bytes + r->n * CPB_STEP + nseg * CPB_SEG + nblame * CPB_BLAME +
+	           (nsops + r->nops) * CPB_OP + r->nranks * CPB_RANK;
+	uint8_t *buf = malloc(n), *p = buf;
+	if (buf == NULL) {
 		u64map_free(&nx.map);
 		free(nx.v);
 		return NULL;
 	}
-	fprintf(f, "tlcp 1 %zu %zu %zu %zu\n", nx.n, r->n, r->nops, r->nranks);
+	memcpy(p, "tlcp", 4);
+	p = w32(p + 4, CPB_FORM);
+	const uint64_t head[8] = {nx.n, nx.bytes, r->n, nseg, nblame, nsops, r->nops, r->nranks};
+	for (size_t k = 0; k < 8; k++)
+		p = w64(p, head[k]);
 	for (size_t k = 0; k < nx.n; k++) {
-		for (const unsigned char *p = (const unsigned char *)nx.v[k]; *p; p++)
-			fprintf(f, "%02x", *p);
-		fputs(" .\n", f); /* an empty name is a line of its own too */
+		size_t l = strlen(nx.v[k]) + 1;
+		memcpy(p, nx.v[k], l);
+		p += l;
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const cp_step *s = &r->steps[i];
-		fprintf(f, "%" PRId64 " %" PRId64 " %" PRId64 " %zu %zu %zu %zu %zu\n", s->step,
-		        s->start, s->end, s->nseg, s->nblame, s->nops, s->collectives, s->jumps);
+		const uint64_t v[8] = {(uint64_t)s->step, (uint64_t)s->start, (uint64_t)s->end,
+		                       s->nseg,           s->nblame,          s->nops,
+		                       s->collectives,    s->jumps};
+		for (size_t k = 0; k < 8; k++)
+			p = w64(p, v[k]);
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const cp_step *s = &r->steps[i];
 		for (size_t k = 0; k < s->nseg; k++) {
 			const cp_seg *g = &s->seg[k];
-			uint32_t ix = 0;
-			u64map_get(&nx.map, (uint64_t)(uintptr_t)(g->name ? g->name : ""), &ix);
-			fprintf(f, "%d %" PRId64 " %d %d %" PRIu32 "\n", g->rank,
-			        cp_seg_end(s, k) - g->start, g->kind, g->stage, ix);
-		}
-		for (size_t k = 0; k < s->nblame; k++)
-			fprintf(f, "%d %d %" PRId64 "\n", s->blame[k].rank, s->blame[k].kind,
-			        s->blame[k].ns);
-		for (size_t k = 0; k < s->nops; k++) {
-			uint32_t ix = 0;
-			u64map_get(&nx.map, (uint64_t)(uintptr_t)s->ops[k].name, &ix);
-			fprintf(f, "%" PRIu32 " %" PRId64 "\n", ix, s->ops[k].ns);
+			p = w64(p, (uint64_t)(cp_seg_end(s, k) - g->start));
+			p = w32(p, (uint32_t)g->rank);
+			p = w32(p, name_of(&nx, g->name));
+			p = w32(p, ((uint32_t)g->stage & 0xffffffu) | (uint32_t)g->kind << 24);
 		}
 	}
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t k = 0; k < r->steps[i].nblame; k++) {
+			const cp_blame *b = &r->steps[i].blame[k];
+			p = w32(p, (uint32_t)b->rank);
+			p = w32(p, b->kind);
+			p = w64(p, (uint64_t)b->ns);
+		}
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t k = 0; k < r->steps[i].nops; k++) {
+			p = w32(p, name_of(&nx, r->steps[i].ops[k].name));
+			p = w64(p, (uint64_t)r->steps[i].ops[k].ns);
+		}
 	for (size_t k = 0; k < r->nops; k++) {
-		uint32_t ix = 0;
-		u64map_get(&nx.map, (uint64_t)(uintptr_t)r->ops[k].name, &ix);
-		fprintf(f, "%" PRIu32 " %" PRId64 "\n", ix, r->ops[k].ns);
+		p = w32(p, name_of(&nx, r->ops[k].name));
+		p = w64(p, (uint64_t)r->ops[k].ns);
 	}
-	for (size_t k = 0; k < r->nranks; k++)
-		fprintf(f, "%d %" PRId64 "\n", r->ranks[k].rank, r->ranks[k].ns);
-	int bad = fclose(f) != 0;
+	for (size_t k = 0; k < r->nranks; k++) {
+		p = w32(p, (uint32_t)r->ranks[k].rank);
+		p = w64(p, (uint64_t)r->ranks[k].ns);
+	}
 	u64map_free(&nx.map);
 	free(nx.v);
-	if (bad) {
-		free(buf);
-		return NULL;
-	}
 	*len = n;
 	return buf;
 }
 
-typedef struct rdtext {
-	const char *p, *end;
-	int bad;
-} rdtext;
+/* The decoder's place in the bytes: the next record of each section. */
+typedef struct cpb_rd {
+	const uint8_t *seg, *blame, *sop, *op, *rank;
+	const char **name;
+	uint64_t nnames;
+} cpb_rd;
 
-/* The next number, in [lo, hi]; marks the reader bad otherwise. */
-static int64_t
-rd_num(rdtext *r, int64_t lo, int64_t hi)
-{
-	while (r->p < r->end && (*r->p == ' ' || *r->p == '\n'))
-		r->p++;
-	int neg = r->p < r->end && *r->p == '-';
-	const char *q = r->p + neg;
-	uint64_t v = 0;
-	size_t digits = 0;
-	for (; q < r->end && *q >= '0' && *q <= '9' && digits < 20; q++, digits++)
-		v = v * 10 + (uint64_t)(*q - '0');
-	if (digits == 0 || digits >= 20 || (q < r->end && *q != ' ' && *q != '\n')) {
-		r->bad = 1;
-		return lo;
-	}
-	r->p = q;
-	int64_t x = neg ? -(int64_t)v : (int64_t)v;
-	if (x < lo || x > hi) {
-		r->bad = 1;
-		return lo;
-	}
-	return x;
-}
-
+/* Whether count items of size bytes each fit in the room left (*room, decreased): no product
+ * or sum can wrap. */
 static int
-hexval(char c)
+cpb_take(uint64_t count, size_t size, uint64_t *room)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+	if (count > *room / size)
+		return 0;
+	*room -= count * size;
+	return 1;
 }
 
-int
-tlq_critical_decode(const char *text, size_t len, tl_cp_result *out)
+/* The names of the part: each NUL-terminated, exactly nnames of them in nbytes. */
+static const char *
+cpb_names(const uint8_t *b, uint64_t nbytes, cpb_rd *rd, tl_cp_result *out)
+{
+	out->names = xmalloc(nbytes ? (size_t)nbytes : 1);
+	if (nbytes > 0)
+		memcpy(out->names, b, (size_t)nbytes);
+	rd->name = xcalloc(rd->nnames ? (size_t)rd->nnames : 1, sizeof *rd->name);
+	size_t off = 0;
+	for (uint64_t k = 0; k < rd->nnames; k++) {
+		const char *z = off < nbytes ? memchr(out->names + off, '\0', nbytes - off) : NULL;
+		if (z == NULL)
+			return "a name runs past the names";
+		rd->name[k] = out->names + off;
+		off = (size_t)(z - out->names) + 1;
+	}
+	return off == nbytes ? NULL : "bytes after the last name";
+}
+
+/* Step s's segments, blame rows and operators from rd's sections (each record checked). */
+static const char *
+cpb_step(cpb_rd *rd, cp_step *s, uint64_t nseg, uint64_t nblame, uint64_t nop)
+{
+	s->seg = xmalloc((nseg ? (size_t)nseg : 1) * sizeof *s->seg);
+	uint64_t t = (uint64_t)s->start, end = (uint64_t)s->end; /* end - t: no overflow */
+	for (size_t k = 0; k < nseg; k++, rd->seg += CPB_SEG) {
+		uint64_t l = r64(rd->seg);
+		uint32_t name = r32(rd->seg + 12), sk = r32(rd->seg + 16);
+		int32_t stage = (int32_t)(sk << 8) >> 8; /* the low 24 bits, sign-extended */
+		if (l == 0 || l > end - t || (l >> 63) != 0)
+			return "a segment runs past its step, or is empty";
+		if (name >= rd->nnames || (sk >> 24) >= CP__COUNT || stage < -1)
+			return "a segment's name or kind is out of range";
+		cp_seg *g = &s->seg[k];
+		g->start = (int64_t)t;
+		g->name = rd->name[name];
+		g->rank = (int32_t)r32(rd->seg + 8);
+		g->stage = stage;
+		g->kind = sk >> 24;
+		t += l;
+		s->nseg++;
+	}
+	if (t != end)
+		return "a step's segments do not tile it";
+	s->blame = xmalloc((nblame ? (size_t)nblame : 1) * sizeof *s->blame);
+	uint64_t blamed = 0; /* the rows sum to the step (so that no sum of them overflows) */
+	for (size_t k = 0; k < nblame; k++, rd->blame += CPB_BLAME) {
+		uint32_t kind = r32(rd->blame + 4);
+		uint64_t ns = r64(rd->blame + 8);
+		if (kind >= CP__COUNT || ns > end - (uint64_t)s->start - blamed)
+			return "a blame row's kind or time is out of range";
+		blamed += ns;
+		s->blame[k] = (cp_blame){(int32_t)r32(rd->blame), (uint8_t)kind, (int64_t)ns};
+		s->nblame++;
+	}
+	if (blamed != end - (uint64_t)s->start)
+		return "a step's blame does not sum to it";
+	s->ops = xmalloc((nop ? (size_t)nop : 1) * sizeof *s->ops);
+	for (size_t k = 0; k < nop; k++, rd->sop += CPB_OP) {
+		uint32_t name = r32(rd->sop);
+		int64_t ns = (int64_t)r64(rd->sop + 4);
+		if (name >= rd->nnames || ns < 0)
+			return "an operator's name or time is out of range";
+		s->ops[k] = (cp_name_ns){rd->name[name], ns};
+		s->nops++;
+	}
+	return NULL;
+}
+
+/* The steps and the totals over them, from the sections rd points to (sizes checked). */
+static const char *
+cpb_body(const uint8_t *steps, const uint64_t *c, cpb_rd *rd, tl_cp_result *out)
+{
+	out->steps = xcalloc(c[2] ? (size_t)c[2] : 1, sizeof *out->steps);
+	out->n = (size_t)c[2];
+	uint64_t left[3] = {c[3], c[4], c[5]}; /* segments, blame rows, operators not yet used */
+	for (size_t i = 0; i < out->n; i++, steps += CPB_STEP) {
+		cp_step *s = &out->steps[i];
+		s->step = (int64_t)r64(steps);
+		s->start = (int64_t)r64(steps + 8);
+		s->end = (int64_t)r64(steps + 16);
+		uint64_t nseg = r64(steps + 24), nblame = r64(steps + 32), nop = r64(steps + 40);
+		s->collectives = (size_t)r64(steps + 48);
+		s->jumps = (size_t)r64(steps + 56);
+		if (s->step < -1 || s->end < s->start)
+			return "a step's id or times are out of range";
+		if (nseg > left[0] || nblame > left[1] || nop > left[2])
+			return "the steps hold more rows than the header says";
+		left[0] -= nseg, left[1] -= nblame, left[2] -= nop;
+		const char *why = cpb_step(rd, s, nseg, nblame, nop);
+		if (why != NULL)
+			return why;
+	}
+	if (left[0] | left[1] | left[2])
+		return "the steps hold fewer rows than the header says";
+	out->ops = xmalloc((c[6] ? (size_t)c[6] : 1) * sizeof *out->ops);
+	for (size_t k = 0; k < c[6]; k++, rd->op += CPB_OP) {
+		uint32_t name = r32(rd->op);
+		int64_t ns = (int64_t)r64(rd->op + 4);
+		if (name >= rd->nnames || ns < 0)
+			return "an operator's name or time is out of range";
+		out->ops[k] = (cp_name_ns){rd->name[name], ns};
+		out->nops++;
+	}
+	out->ranks = xmalloc((c[7] ? (size_t)c[7] : 1) * sizeof *out->ranks);
+	for (size_t k = 0; k < c[7]; k++, rd->rank += CPB_RANK) {
+		int64_t ns = (int64_t)r64(rd->rank + 4);
+		if (ns < 0)
+			return "a rank's time is out of range";
+		out->ranks[k] = (cp_blame){(int32_t)r32(rd->rank), CP__COUNT, ns};
+		out->nranks++;
+	}
+	return NULL;
+}
+
+const char *
+tlq_critical_decode(const uint8_t *b, size_t len, tl_cp_result *out)
 {
 	memset(out, 0, sizeof *out);
-	rdtext r = {text, text + len, 0};
-	if (len < 7 || memcmp(text, "tlcp 1 ", 7) != 0)
-		return -1;
-	r.p += 7;
-	/* counts are bounded by the text's length: every item takes at least two bytes */
-	int64_t cap = (int64_t)len;
-	size_t nnames = (size_t)rd_num(&r, 0, cap), n = (size_t)rd_num(&r, 0, cap),
-	       nops = (size_t)rd_num(&r, 0, cap), nranks = (size_t)rd_num(&r, 0, cap);
-	if (r.bad)
-		return -1;
-	const char **name = xcalloc(nnames ? nnames : 1, sizeof *name);
-	size_t *off = xcalloc(nnames ? nnames : 1, sizeof *off);
-	out->names = xmalloc(len + 1); /* the names' bytes are fewer than the text's */
-	size_t w = 0;
-	for (size_t k = 0; k < nnames && !r.bad; k++) {
-		if (r.p < r.end && *r.p == '\n')
-			r.p++;
-		off[k] = w;
-		while (r.p + 1 < r.end && *r.p != ' ') {
-			int a = hexval(r.p[0]), b = hexval(r.p[1]);
-			if (a < 0 || b < 0 || (a | b) == 0) { /* a NUL is no name's byte */
-				r.bad = 1;
-				break;
-			}
-			out->names[w++] = (char)(a << 4 | b);
-			r.p += 2;
-		}
-		if (r.end - r.p < 2 || r.p[0] != ' ' || r.p[1] != '.')
-			r.bad = 1;
-		else
-			r.p += 2;
-		out->names[w++] = '\0';
-	}
-	for (size_t k = 0; k < nnames; k++)
-		name[k] = out->names + off[k];
-	free(off);
-	int64_t nmax = nnames ? (int64_t)nnames - 1 : -1;
-	out->steps = xcalloc(n ? n : 1, sizeof *out->steps);
-	out->n = n;
-	for (size_t i = 0; i < n && !r.bad; i++) {
-		cp_step *s = &out->steps[i];
-		s->step = rd_num(&r, -1, INT64_MAX);
-		s->start = rd_num(&r, INT64_MIN, INT64_MAX);
-		s->end = rd_num(&r, s->start, INT64_MAX);
-		size_t nseg = (size_t)rd_num(&r, 0, cap), nblame = (size_t)rd_num(&r, 0, cap),
-		       nop = (size_t)rd_num(&r, 0, cap);
-		s->collectives = (size_t)rd_num(&r, 0, INT64_MAX);
-		s->jumps = (size_t)rd_num(&r, 0, INT64_MAX);
-		if (r.bad)
-			break;
-		s->seg = xcalloc(nseg ? nseg : 1, sizeof *s->seg);
-		int64_t t = s->start;
-		for (size_t k = 0; k < nseg && !r.bad; k++, s->nseg++) {
-			cp_seg *g = &s->seg[k];
-			g->rank = (int)rd_num(&r, INT32_MIN, INT32_MAX);
-			g->start = t;
-			t = t + rd_num(&r, 1, s->end - t);
-			g->kind = (uint8_t)rd_num(&r, 0, CP__COUNT - 1);
-			g->stage = (int)rd_num(&r, -1, INT32_MAX);
-			int64_t ix = rd_num(&r, 0, nmax);
-			g->name = r.bad ? "" : name[ix];
-		}
-		if (t != s->end)
-			r.bad = 1;
-		s->blame = xcalloc(nblame ? nblame : 1, sizeof *s->blame);
-		for (size_t k = 0; k < nblame && !r.bad; k++, s->nblame++) {
-			s->blame[k].rank = (int)rd_num(&r, INT32_MIN, INT32_MAX);
-			s->blame[k].kind = (uint8_t)rd_num(&r, 0, CP__COUNT - 1);
-			s->blame[k].ns = rd_num(&r, 0, INT64_MAX);
-		}
-		s->ops = xcalloc(nop ? nop : 1, sizeof *s->ops);
-		for (size_t k = 0; k < nop && !r.bad; k++, s->nops++) {
-			int64_t ix = rd_num(&r, 0, nmax);
-			s->ops[k].name = r.bad ? "" : name[ix];
-			s->ops[k].ns = rd_num(&r, 0, INT64_MAX);
-		}
-	}
-	out->ops = xcalloc(nops ? nops : 1, sizeof *out->ops);
-	for (size_t k = 0; k < nops && !r.bad; k++, out->nops++) {
-		int64_t ix = rd_num(&r, 0, nmax);
-		out->ops[k].name = r.bad ? "" : name[ix];
-		out->ops[k].ns = rd_num(&r, 0, INT64_MAX);
-	}
-	out->ranks = xcalloc(nranks ? nranks : 1, sizeof *out->ranks);
-	for (size_t k = 0; k < nranks && !r.bad; k++, out->nranks++) {
-		out->ranks[k].rank = (int)rd_num(&r, INT32_MIN, INT32_MAX);
-		out->ranks[k].kind = CP__COUNT;
-		out->ranks[k].ns = rd_num(&r, 0, INT64_MAX);
-	}
-	while (r.p < r.end && *r.p == '\n')
-		r.p++;
-	free(name);
-	if (r.bad || r.p != r.end) {
+	if (len < CPB_HEAD || memcmp(b, "tlcp", 4) != 0)
+		return "not a critical path";
+	if (r32(b + 4) != CPB_FORM)
+		return "a critical path of another form";
+	/* names, name bytes, steps, segments, blame rows, step operators, operators, ranks */
+	uint64_t c[8], room = len - CPB_HEAD;
+	for (size_t k = 0; k < 8; k++)
+		c[k] = r64(b + 8 + 8 * k);
+	static const size_t size[8] = {1, 1, CPB_STEP, CPB_SEG, CPB_BLAME, CPB_OP, CPB_OP, CPB_RANK};
+	int fits = 1;
+	for (size_t k = 1; k < 8; k++) /* (every name takes a byte of the names) */
+		fits &= cpb_take(c[k], size[k], &room);
+	if (!fits || room != 0 || c[0] > c[1] || c[0] > UINT32_MAX)
+		return "its counts do not match its size";
+	const uint8_t *p = b + CPB_HEAD;
+	cpb_rd rd = {.nnames = c[0]};
+	const char *why = cpb_names(p, c[1], &rd, out);
+	p += c[1];
+	const uint8_t *steps = p;
+	rd.seg = steps + c[2] * CPB_STEP;
+	rd.blame = rd.seg + c[3] * CPB_SEG;
+	rd.sop = rd.blame + c[4] * CPB_BLAME;
+	rd.op = rd.sop + c[5] * CPB_OP;
+	rd.rank = rd.op + c[6] * CPB_OP;
+	if (why == NULL)
+		why = cpb_body(steps, c, &rd, out);
+	free(rd.name);
+	if (why != NULL)
 		tlq_critical_free(out);
-		return -1;
-	}
-	return 0;
+	return why;
 }

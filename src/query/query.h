@@ -528,11 +528,14 @@ void tlq_critical_join(tlq_cp_job *, tl_cp_result *out, int64_t *wall_ns, int64_
 /* The CPU time the jobs have taken so far in this process, ns (TL_STATS: what the findings'
  * figure leaves out of the process' CPU time while they ran beside a job). */
 int64_t tlq_critical_jobs_cpu_ns(void);
-/* A result without what-ifs as text (printable ASCII, lines; malloc'd, *len bytes), to be kept
- * with the stored results (NULL when out of memory), and back: 0 with *out filled (free with
- * tlq_critical_free), -1 when the text is not one tlq_critical_encode wrote (out left empty). */
-char *tlq_critical_encode(const tl_cp_result *, size_t *len);
-int tlq_critical_decode(const char *text, size_t len, tl_cp_result *out);
+/* A result without what-ifs in binary form (fixed-width little-endian records, critpath.c;
+ * malloc'd, *len bytes), to be kept with the stored results as a binary part (never printed;
+ * NULL when out of memory), and back: NULL with *out filled (free with tlq_critical_free), or
+ * why the bytes are not what tlq_critical_encode writes (out left empty). Every count, length,
+ * index and time is checked against the bytes and the rest of the path: the bytes come from a
+ * cache directory, and a cut, changed or forged part is refused, never read past. */
+uint8_t *tlq_critical_encode(const tl_cp_result *, size_t *len);
+const char *tlq_critical_decode(const uint8_t *b, size_t len, tl_cp_result *out);
 const char *tlq_cp_kind_name(int kind);
 /* critpath_parse_scale: "PATTERN=-20%", "rank:R=-20%", "rank:R:PATTERN=-20%". */
 int tlq_cp_parse_scale(char *s, cp_scale *out, char *err, size_t errlen);

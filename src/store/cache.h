@@ -197,6 +197,17 @@ int cache_result_get(tl_cache *, const uint8_t *key, size_t klen, tl_result *out
 /* Stores res under key (a temporary file renamed into place). Returns 1 when stored. */
 int cache_result_put(tl_cache *, const uint8_t *key, size_t klen, const tl_result *res);
 void cache_result_free(tl_result *);
+/* Binary parts: bytes a command keeps with the stored results for the next run to decode (the
+ * critical path of a profile, tlq_critical_encode), never printed. A part is a result file of
+ * its own kind: a command's output is never read as a part, nor a part printed as output (a
+ * text result's bytes are checked as printable, a part's only by its decoder). cache_part_get
+ * reads the part under key and hands its bytes to take (valid during the call only), which
+ * returns NULL when it took them, else why they are not what it wrote (named in one line, as a
+ * spoiled result is, and replaced by the next cache_part_put). 1 when taken; 0 a miss, or
+ * spoiled. */
+typedef const char *(*cache_part_take)(const uint8_t *p, size_t n, void *ctx);
+int cache_part_get(tl_cache *, const uint8_t *key, size_t klen, cache_part_take take, void *ctx);
+int cache_part_put(tl_cache *, const uint8_t *key, size_t klen, const void *p, size_t n);
 /* The mapped cache file r's lanes point into (tl_rank.backing): 0 with its address and length,
  * -1 when r is not read from a mapped file (--no-cache, a miss, a rank built otherwise). */
 int cache_rank_mapping(const tl_rank *r, const void **p, size_t *len);
@@ -207,6 +218,10 @@ int cache_rank_mapping(const tl_rank *r, const void **p, size_t *len);
  * newline, or invalid UTF-8, which tl never prints). */
 const char *cache_result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen,
                                 tl_result *out);
+/* The same for a part: NULL with *part (into b) and *n, or NULL with *part NULL (a miss), or why
+ * the bytes are not a part's file (among them: a text result's). */
+const char *cache_part_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen,
+                              const uint8_t **part, size_t *n);
 #define RESULT_HEADER 40 /* bytes before a result file's key */
 /* 1 when every rank the cache saw in this process was read from it or written to it. */
 int cache_all_kept(const tl_cache *);

@@ -1,12 +1,19 @@
 /* Stored results (cache.h says what and why): a command's whole output over ranks whose model
- * the cache holds, kept beside the rank files and keyed by everything that decides it.
+ * the cache holds, kept beside the rank files and keyed by everything that decides it, and the
+ * binary parts kept the same way (the critical path of a profile).
  *
  * A result file (RESULT_EXT) is
- *   "TLRESULT" | u32 version | u32 byte-order mark | u64 file size | u64 body hash | u64 key length
- *   body: key bytes | u64 status | u64 stdout length | stdout | u64 stderr length | stderr
- * little-endian as written (a host of the other byte order refuses it by the mark). The whole
- * key is stored and compared: a hash collision of two keys' file names is a miss, never the
- * other command's output. */
+ *   "TLRESULT" | u32 version | u32 byte-order mark | u64 file size | u64 body checksum
+ *   | u64 key length
+ *   body: key bytes | u64 kind | RESULT_TEXT: u64 status | u64 stdout length | stdout
+ *                                            | u64 stderr length | stderr
+ *                              | RESULT_PART: u64 length | bytes
+ * little-endian as written (a host of the other byte order refuses it by the mark); the
+ * checksum is the model files' (cache_checksum: 8-byte words, 8 lanes). The whole key is stored
+ * and compared: a hash collision of two keys' file names is a miss, never the other command's
+ * output. The kind keeps the two apart: a text result is printed as it is, so its bytes must be
+ * ones tl prints (printable); a part is never printed, only decoded by its reader, and a file
+ * of one kind is never taken for the other. */
 #include "config.h"
 #include "store/cache_int.h"
 #include "profile/discover.h"
@@ -25,8 +32,10 @@
 #include <unistd.h>
 
 #define RESULT_MAGIC "TLRESULT" /* 8 bytes, no NUL */
-#define RESULT_VERSION 1u
+#define RESULT_VERSION 2u /* 1: FNV-1a byte by byte, no kind, the critical path as text */
 #define RESULT_MAX (UINT64_C(1) << 30) /* bytes: a bigger file is not one tl wrote */
+
+enum { RESULT_TEXT = 1, RESULT_PART = 2 }; /* a result file's kind */
 
 typedef struct rbuf {
 	uint8_t *p;
@@ -231,20 +240,41 @@ printable(const char *b, size_t n)
 	return 1;
 }
 
-const char *
-cache_result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen, tl_result *out)
+/* The body of the result file b[0..len) under key, checked: NULL with *r after its kind word
+ * (*kind), or NULL with r->p NULL (another key's file: a miss), or why it is no result file. */
+static const char *
+body_open(const uint8_t *b, size_t len, const uint8_t *key, size_t klen, rd *r, uint64_t *kind)
 {
 	uint64_t sum, kl;
-	memset(out, 0, sizeof *out);
+	memset(r, 0, sizeof *r);
 	const char *why =
 	    cache_header_check(b, len, RESULT_HEADER, RESULT_MAGIC, RESULT_VERSION, &sum, &kl);
 	if (why != NULL)
 		return why;
-	if (util_hash_bytes((const char *)b + RESULT_HEADER, len - RESULT_HEADER) != sum)
+	if (cache_checksum(b + RESULT_HEADER, len - RESULT_HEADER) != sum)
 		return "its checksum does not match (corrupt)";
 	if (kl != klen || kl > len - RESULT_HEADER || memcmp(b + RESULT_HEADER, key, klen) != 0)
 		return NULL; /* another key under the same name: a miss, not a fault */
-	rd r = {b + RESULT_HEADER, len - RESULT_HEADER, (size_t)kl, 0};
+	*r = (rd){b + RESULT_HEADER, len - RESULT_HEADER, (size_t)kl, 0};
+	*kind = get64(r);
+	if (r->bad)
+		return "its sizes are inconsistent";
+	if (*kind != RESULT_TEXT && *kind != RESULT_PART)
+		return "it is of a kind tl does not write";
+	return NULL;
+}
+
+const char *
+cache_result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen, tl_result *out)
+{
+	memset(out, 0, sizeof *out);
+	rd r;
+	uint64_t kind = 0;
+	const char *why = body_open(b, len, key, klen, &r, &kind);
+	if (why != NULL || r.p == NULL)
+		return why;
+	if (kind != RESULT_TEXT) /* never printed: its bytes are no command's output */
+		return "it holds a binary part, not a command's output";
 	uint64_t status = get64(&r), nout, nerr;
 	const uint8_t *o = get_bytes(&r, &nout), *e = get_bytes(&r, &nerr);
 	if (r.bad || r.off != r.n || status > 255)
@@ -261,13 +291,62 @@ cache_result_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t kle
 	return NULL;
 }
 
-/* What reading one result file came to: 1 with *out filled; 0 a miss (none, another key's);
- * -1 a bad file (*why); -2 its owner *owner is not trusted. */
-static int
-result_read(const char *file, const uint8_t *key, size_t klen, tl_result *out, const char **why,
-            uid_t *owner)
+const char *
+cache_part_decode(const uint8_t *b, size_t len, const uint8_t *key, size_t klen,
+                  const uint8_t **part, size_t *n)
 {
-	memset(out, 0, sizeof *out);
+	*part = NULL;
+	*n = 0;
+	rd r;
+	uint64_t kind = 0;
+	const char *why = body_open(b, len, key, klen, &r, &kind);
+	if (why != NULL || r.p == NULL)
+		return why;
+	if (kind != RESULT_PART)
+		return "it holds a command's output, not a binary part";
+	uint64_t np;
+	const uint8_t *p = get_bytes(&r, &np);
+	if (r.bad || r.off != r.n)
+		return "its sizes are inconsistent";
+	*part = p;
+	*n = (size_t)np;
+	return NULL;
+}
+
+/* What a read file is taken for: a text result into out, else a part handed to take. */
+typedef struct reader {
+	const uint8_t *key;
+	size_t klen;
+	tl_result *out; /* NULL: a part */
+	cache_part_take take;
+	void *ctx;
+} reader;
+
+/* The file b[0..len) through rr: NULL with *hit 1 (taken) or 0 (a miss), or why not. */
+static const char *
+reader_decode(const reader *rr, const uint8_t *b, size_t len, int *hit)
+{
+	*hit = 0;
+	if (rr->out != NULL) {
+		const char *why = cache_result_decode(b, len, rr->key, rr->klen, rr->out);
+		*hit = why == NULL && rr->out->out != NULL;
+		return why;
+	}
+	const uint8_t *p;
+	size_t n;
+	const char *why = cache_part_decode(b, len, rr->key, rr->klen, &p, &n);
+	if (why == NULL && p != NULL) {
+		why = rr->take(p, n, rr->ctx);
+		*hit = why == NULL;
+	}
+	return why;
+}
+
+/* What reading one result file came to: 1 taken by rr; 0 a miss (none, another key's); -1 a
+ * bad file (*why); -2 its owner *owner is not trusted. */
+static int
+result_read(const char *file, const reader *rr, const char **why, uid_t *owner)
+{
 	*why = NULL;
 	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
@@ -283,6 +362,7 @@ result_read(const char *file, const uint8_t *key, size_t klen, tl_result *out, c
 		*why = "larger than any result tl writes";
 		rc = -1;
 	} else {
+		/* read, not mapped: a file cut short meanwhile is a short read, never a SIGBUS */
 		size_t len = (size_t)st.st_size, got = 0;
 		buf = xmalloc(len ? len : 1);
 		while (got < len) {
@@ -291,11 +371,12 @@ result_read(const char *file, const uint8_t *key, size_t klen, tl_result *out, c
 				break;
 			got += (size_t)k;
 		}
+		int hit = 0;
 		if (got != len)
 			*why = "it shrank while tl was reading it";
 		else
-			*why = cache_result_decode(buf, len, key, klen, out);
-		rc = *why != NULL ? -1 : out->out != NULL;
+			*why = reader_decode(rr, buf, len, &hit);
+		rc = *why != NULL ? -1 : hit;
 		if (rc == 1 && st.st_uid == geteuid())
 			futimens(fd, NULL); /* its last use, for the LRU bound */
 	}
@@ -305,10 +386,10 @@ result_read(const char *file, const uint8_t *key, size_t klen, tl_result *out, c
 	return rc;
 }
 
-int
-cache_result_get(tl_cache *c, const uint8_t *key, size_t klen, tl_result *out)
+/* The file under key through rr: 1 when taken. */
+static int
+result_get(tl_cache *c, const uint8_t *key, size_t klen, const reader *rr)
 {
-	memset(out, 0, sizeof *out);
 	if (c == NULL || c->dir == NULL || c->distrust_dir != NULL)
 		return 0;
 	/* its name, else the user's own alternative name (cache_place) */
@@ -319,7 +400,7 @@ cache_result_get(tl_cache *c, const uint8_t *key, size_t klen, tl_result *out)
 	const char *why[2] = {NULL, NULL};
 	uid_t owner[2] = {0, 0};
 	for (size_t i = 0; i < 2 && (i == 0 || rc[0] != 1); i++)
-		rc[i] = result_read(name[i], key, klen, out, &why[i], &owner[i]);
+		rc[i] = result_read(name[i], rr, &why[i], &owner[i]);
 	if (rc[0] != 1 && rc[1] != 1)
 		for (size_t i = 0; i < 2; i++) {
 			if (rc[i] == -1)
@@ -330,37 +411,44 @@ cache_result_get(tl_cache *c, const uint8_t *key, size_t klen, tl_result *out)
 		}
 	free(name[0]);
 	free(name[1]);
-	return out->out != NULL;
+	return rc[0] == 1 || rc[1] == 1;
 }
 
 int
-cache_result_put(tl_cache *c, const uint8_t *key, size_t klen, const tl_result *res)
+cache_result_get(tl_cache *c, const uint8_t *key, size_t klen, tl_result *out)
 {
-	if (!cache_will_write(c) || res->nout + res->nerr + klen > RESULT_MAX / 2)
-		return 0;
-	rbuf b = {0};
-	uint8_t head[RESULT_HEADER] = {0};
-	put(&b, head, sizeof head);
-	put(&b, key, klen);
-	put64(&b, (uint64_t)res->status);
-	put_bytes(&b, res->out, res->nout);
-	put_bytes(&b, res->err, res->nerr);
+	memset(out, 0, sizeof *out);
+	reader rr = {key, klen, out, NULL, NULL};
+	return result_get(c, key, klen, &rr);
+}
+
+int
+cache_part_get(tl_cache *c, const uint8_t *key, size_t klen, cache_part_take take, void *ctx)
+{
+	reader rr = {key, klen, NULL, take, ctx};
+	return result_get(c, key, klen, &rr);
+}
+
+/* Writes b (RESULT_HEADER bytes to fill, then the body: the key first) as the file of key (a
+ * temporary file renamed into place). Returns 1 when stored. Frees b. */
+static int
+result_write(tl_cache *c, const uint8_t *key, size_t klen, rbuf *b)
+{
 	uint32_t ver = RESULT_VERSION, bom = BYTE_ORDER_MARK;
-	uint64_t size = b.n,
-	         sum = util_hash_bytes((const char *)b.p + RESULT_HEADER, b.n - RESULT_HEADER),
+	uint64_t size = b->n, sum = cache_checksum(b->p + RESULT_HEADER, b->n - RESULT_HEADER),
 	         kl = klen;
-	memcpy(b.p, RESULT_MAGIC, 8);
-	memcpy(b.p + 8, &ver, 4);
-	memcpy(b.p + 12, &bom, 4);
-	memcpy(b.p + 16, &size, 8);
-	memcpy(b.p + 24, &sum, 8);
-	memcpy(b.p + 32, &kl, 8);
+	memcpy(b->p, RESULT_MAGIC, 8);
+	memcpy(b->p + 8, &ver, 4);
+	memcpy(b->p + 12, &bom, 4);
+	memcpy(b->p + 16, &size, 8);
+	memcpy(b->p + 24, &sum, 8);
+	memcpy(b->p + 32, &kl, 8);
 	char *file = result_file(c, key, klen), *placed = NULL;
 	char *tmp = xasprintf("%s/" TMP_PREFIX "%ld-r%s", c->dir, (long)getpid(), RESULT_EXT);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	int ok = fd >= 0;
-	for (size_t off = 0; ok && off < b.n;) {
-		ssize_t k = write(fd, b.p + off, b.n - off);
+	for (size_t off = 0; ok && off < b->n;) {
+		ssize_t k = write(fd, b->p + off, b->n - off);
 		if (k <= 0)
 			ok = 0;
 		else
@@ -379,8 +467,40 @@ cache_result_put(tl_cache *c, const uint8_t *key, size_t klen, const tl_result *
 		unlink(tmp);
 	free(tmp);
 	free(file);
-	free(b.p);
+	free(b->p);
 	return ok;
+}
+
+int
+cache_result_put(tl_cache *c, const uint8_t *key, size_t klen, const tl_result *res)
+{
+	if (!cache_will_write(c) || res->nout + res->nerr + klen > RESULT_MAX / 2)
+		return 0;
+	rbuf b = {0};
+	uint8_t head[RESULT_HEADER] = {0};
+	put(&b, head, sizeof head);
+	put(&b, key, klen);
+	put64(&b, RESULT_TEXT);
+	put64(&b, (uint64_t)res->status);
+	put_bytes(&b, res->out, res->nout);
+	put_bytes(&b, res->err, res->nerr);
+	return result_write(c, key, klen, &b);
+}
+
+int
+cache_part_put(tl_cache *c, const uint8_t *key, size_t klen, const void *p, size_t n)
+{
+	if (!cache_will_write(c) || n + klen > RESULT_MAX / 2)
+		return 0;
+	rbuf b = {0};
+	b.cap = RESULT_HEADER + klen + 16 + n; /* one allocation: a path is tens of MB */
+	b.p = xmalloc(b.cap);
+	uint8_t head[RESULT_HEADER] = {0};
+	put(&b, head, sizeof head);
+	put(&b, key, klen);
+	put64(&b, RESULT_PART);
+	put_bytes(&b, p, n);
+	return result_write(c, key, klen, &b);
 }
 
 void

@@ -165,26 +165,40 @@ rm -f "$S"/*.u0.*
 
 # ---- a stored result carrying an escape sequence and a bell ---------------------------------------
 oth summary "$P" --cache-dir "$S" >/dev/null 2>&1
-r=$(find "$S" -maxdepth 1 -user "$OTHER" -name '*.tlr' | head -1)
+# (its output, not the critical path's binary part beside it, which starts with "tlcp")
+r=$(find "$S" -maxdepth 1 -user "$OTHER" -name '*.tlr' -exec grep -L tlcp {} + | head -1)
 check "the other user stored a result" [ -n "$r" ]
 # forge R: its stdout gets ESC[31m ... BEL, sizes and checksum made right (cache_result.c's
-# format: a 40-byte header, key, status, stdout, stderr; the checksum FNV-1a over the body)
+# format: a 40-byte header, key, kind, status, stdout, stderr; the checksum cache_checksum's
+# over the body: 8-byte words round-robin to 8 lanes, each a multiply-xorshift)
 forge() {
 	python3 - "$1" <<'PY'
 import struct, sys
+M = (1 << 64) - 1
+def word(h, w):
+    h = ((h ^ w) * 0x9e3779b97f4a7c15) & M
+    return h ^ (h >> 29)
+def checksum(b):
+    seed = 0x746c2d6d6f64656c
+    lanes = [seed + i for i in range(8)]
+    n = (len(b) + 7) // 8
+    b = b + bytes(n * 8 - len(b))
+    for i in range(n):
+        lanes[i % 8] = word(lanes[i % 8], struct.unpack_from("<Q", b, 8 * i)[0])
+    h = seed
+    for l in lanes:
+        h = word(h, l)
+    return word(h, n)
 path = sys.argv[1]
 b = open(path, "rb").read()
 kl = struct.unpack_from("<Q", b, 32)[0]
 o = 40 + kl
-status, nout = struct.unpack_from("<QQ", b, o)
-out = b[o + 16:o + 16 + nout]
-rest = b[o + 16 + nout:]
+kind, status, nout = struct.unpack_from("<QQQ", b, o)
+out = b[o + 24:o + 24 + nout]
+rest = b[o + 24 + nout:]
 out = b"\x1b[31mFORGED\x07\n" + out
-body = b[40:40 + kl] + struct.pack("<QQ", status, len(out)) + out + rest
-h = 1469598103934665603
-for c in body:
-    h = ((h ^ c) * 1099511628211) & ((1 << 64) - 1)
-head = b[:16] + struct.pack("<QQQ", 40 + len(body), h, kl)
+body = b[40:40 + kl] + struct.pack("<QQQ", kind, status, len(out)) + out + rest
+head = b[:16] + struct.pack("<QQQ", 40 + len(body), checksum(body), kl)
 open(path, "r+b").write(head + body)
 PY
 }

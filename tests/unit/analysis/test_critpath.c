@@ -234,6 +234,136 @@ seg_at(const cp_step *s, int64_t t)
 	return NULL;
 }
 
+/* Whether two steps are the same path: times, counts, segments, blame and operators. */
+static int
+same_step(const cp_step *a, const cp_step *b)
+{
+	int eq = a->step == b->step && a->start == b->start && a->end == b->end &&
+	         a->nseg == b->nseg && a->nblame == b->nblame && a->nops == b->nops &&
+	         a->collectives == b->collectives && a->jumps == b->jumps;
+	for (size_t k = 0; eq && k < a->nseg; k++)
+		eq = a->seg[k].rank == b->seg[k].rank && a->seg[k].start == b->seg[k].start &&
+		     cp_seg_end(a, k) == cp_seg_end(b, k) && a->seg[k].kind == b->seg[k].kind &&
+		     a->seg[k].stage == b->seg[k].stage && strcmp(a->seg[k].name, b->seg[k].name) == 0;
+	for (size_t k = 0; eq && k < a->nblame; k++)
+		eq = a->blame[k].rank == b->blame[k].rank && a->blame[k].kind == b->blame[k].kind &&
+		     a->blame[k].ns == b->blame[k].ns;
+	for (size_t k = 0; eq && k < a->nops; k++)
+		eq = a->ops[k].ns == b->ops[k].ns && strcmp(a->ops[k].name, b->ops[k].name) == 0;
+	return eq;
+}
+
+/* Whether a decoded path is well formed: what its readers rely on (segments tiling each step
+ * with a kind in range, names inside the names, blame summing to the step). */
+static int
+well_formed(const tl_cp_result *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const cp_step *s = &r->steps[i];
+		if (s->end < s->start || !tiles(s) || blame_sum(s) != s->end - s->start)
+			return 0;
+		for (size_t k = 0; k < s->nseg; k++)
+			if (s->seg[k].kind >= CP__COUNT || s->seg[k].stage < -1 ||
+			    s->seg[k].name == NULL || strlen(s->seg[k].name) > 1 << 20)
+				return 0;
+		for (size_t k = 0; k < s->nblame; k++)
+			if (s->blame[k].kind >= CP__COUNT || s->blame[k].ns < 0)
+				return 0;
+	}
+	return 1;
+}
+
+/* Decodes b[0..n): 1 when refused with a reason, 2 when taken well formed, 0 otherwise. */
+static int
+decode_outcome(const uint8_t *b, size_t n)
+{
+	tl_cp_result r;
+	const char *why = tlq_critical_decode(b, n, &r);
+	if (why != NULL)
+		return r.steps == NULL && r.names == NULL && *why != '\0' ? 1 : 0;
+	int ok = well_formed(&r) ? 2 : 0;
+	tlq_critical_free(&r);
+	return ok;
+}
+
+static void
+put_u64_at(uint8_t *b, size_t off, uint64_t v)
+{
+	memcpy(b + off, &v, 8);
+}
+
+/* The binary part of a path, cut, extended, with a count, length, index or kind forged, and
+ * with random bytes changed: refused with a reason, or (a change the format cannot tell, a
+ * time or a name's byte) taken as a well-formed path; never read past its end (make
+ * check-sanitizers runs this under AddressSanitizer). The part's layout: critpath.c. */
+static void
+part_hostile(const uint8_t *bin, size_t n)
+{
+	uint8_t *b = xmalloc(n + 1);
+	size_t cuts = 0, refused = 0;
+	for (size_t l = 0; l < n; l += l < 256 || n - l < 256 ? 1 : n / 509, cuts++) {
+		uint8_t *cut = xmalloc(l ? l : 1); /* exactly l bytes: a read past them is caught */
+		memcpy(cut, bin, l);
+		refused += decode_outcome(cut, l) == 1;
+		free(cut);
+	}
+	CHECK(refused == cuts, "part: each of %zu cuts is refused (%zu)", cuts, refused);
+	memcpy(b, bin, n);
+	b[n] = 0;
+	CHECK(decode_outcome(b, n + 1) == 1, "part: a byte more is refused");
+	uint64_t c[8];
+	memcpy(c, bin + 8, sizeof c);
+	/* each count of the header one more, one less, near 2^63 and 2^64: refused */
+	static const uint64_t bump[4] = {1, UINT64_MAX, UINT64_C(1) << 63, UINT64_MAX / 2};
+	size_t forged = 0, forged_refused = 0;
+	for (size_t k = 0; k < 8; k++)
+		for (size_t j = 0; j < 4; j++) {
+			memcpy(b, bin, n);
+			put_u64_at(b, 8 + 8 * k, c[k] + bump[j]);
+			forged++;
+			forged_refused += decode_outcome(b, n) == 1;
+		}
+	CHECK(forged_refused == forged, "part: each count forged is refused (%zu of %zu)",
+	      forged_refused, forged);
+	CHECK(memcmp(bin, "tlcp", 4) == 0 && c[3] > 1, "part: its segments (%" PRIu64 ")", c[3]);
+	size_t seg0 = 72 + (size_t)c[1] + (size_t)c[2] * 64; /* the first segment */
+	struct {
+		size_t off;
+		uint64_t v;
+		int width;
+		const char *what;
+	} bad[] = {
+	    {seg0, 0, 8, "an empty segment"},
+	    {seg0, UINT64_MAX, 8, "a segment of 2^64 - 1 ns"},
+	    {seg0, UINT64_C(1) << 62, 8, "a segment past its step"},
+	    {seg0 + 12, c[0], 4, "a name index one past the names"},
+	    {seg0 + 12, UINT32_MAX, 4, "a name index of 2^32 - 1"},
+	    {seg0 + 16, (uint32_t)CP__COUNT << 24, 4, "a kind one past the kinds"},
+	    {seg0 + 16, 0xfffffe, 4, "a stage of -2"},
+	    {72 + (size_t)c[1], (uint64_t)-2, 8, "a step id of -2"},
+	    {72 + (size_t)c[1] + 16, 0, 8, "a step ending before it starts"},
+	    {72 + (size_t)c[1] + 24, 0, 8, "a step with fewer segments than the header"},
+	    {72 + (size_t)c[1] - 1, 'x', 1, "the names' last NUL overwritten"},
+	};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		memcpy(b, bin, n);
+		memcpy(b + bad[k].off, &bad[k].v, (size_t)bad[k].width);
+		CHECK(decode_outcome(b, n) == 1, "part: %s is refused", bad[k].what);
+	}
+	/* random bytes changed, one to eight at a time: refused, or a well-formed path */
+	uint64_t rs = 0x9e3779b97f4a7c15u;
+	size_t tries = 3000, fine = 0;
+	for (size_t t = 0; t < tries; t++) {
+		memcpy(b, bin, n);
+		size_t nb = 1 + test_xorshift(&rs) % 8;
+		for (size_t j = 0; j < nb; j++)
+			b[test_xorshift(&rs) % n] = (uint8_t)test_xorshift(&rs);
+		fine += decode_outcome(b, n) != 0;
+	}
+	CHECK(fine == tries, "part: %zu random changes refused or well formed (%zu)", tries, fine);
+	free(b);
+}
+
 static void
 check_rl(void)
 {
@@ -297,46 +427,26 @@ check_rl(void)
 	      "rl: through the last arrival at every collective on the path (%zu of %zu)", colls_ok,
 	      colls);
 	CHECK(rollout_ok == r.n, "rl: through the longest rollout in every step");
-	/* kept with the stored results: the text gives the same result back, and a cut or
-	 * changed text is refused */
-	size_t tlen = 0;
-	char *txt = tlq_critical_encode(&r, &tlen);
+	/* kept with the stored results: the bytes give the same result back, and every cut,
+	 * changed or forged part is refused or gives a well-formed path (part_hostile) */
+	size_t blen = 0;
+	uint8_t *bin = tlq_critical_encode(&r, &blen);
 	tl_cp_result back;
-	int dec = txt != NULL ? tlq_critical_decode(txt, tlen, &back) : -1;
+	const char *why = bin != NULL ? tlq_critical_decode(bin, blen, &back) : "not encoded";
 	size_t same = 0, len2 = 0;
-	for (size_t i = 0; dec == 0 && i < r.n && r.n == back.n; i++) {
-		const cp_step *a = &r.steps[i], *b = &back.steps[i];
-		int eq = a->step == b->step && a->start == b->start && a->end == b->end &&
-		         a->nseg == b->nseg && a->nblame == b->nblame && a->nops == b->nops &&
-		         a->collectives == b->collectives && a->jumps == b->jumps;
-		for (size_t k = 0; eq && k < a->nseg; k++)
-			eq = a->seg[k].rank == b->seg[k].rank &&
-			     a->seg[k].start == b->seg[k].start &&
-			     cp_seg_end(a, k) == cp_seg_end(b, k) &&
-			     a->seg[k].kind == b->seg[k].kind &&
-			     a->seg[k].stage == b->seg[k].stage &&
-			     strcmp(a->seg[k].name, b->seg[k].name) == 0;
-		for (size_t k = 0; eq && k < a->nblame; k++)
-			eq = memcmp(&a->blame[k], &b->blame[k], sizeof a->blame[k]) == 0;
-		for (size_t k = 0; eq && k < a->nops; k++)
-			eq = a->ops[k].ns == b->ops[k].ns &&
-			     strcmp(a->ops[k].name, b->ops[k].name) == 0;
-		same += eq;
-	}
-	char *txt2 = dec == 0 ? tlq_critical_encode(&back, &len2) : NULL;
-	CHECK(dec == 0 && same == r.n && back.nops == r.nops && back.nranks == r.nranks &&
-	          txt2 != NULL && len2 == tlen && memcmp(txt, txt2, tlen) == 0,
-	      "rl: the path as text (%zu bytes) and back: the same steps, the same text", tlen);
-	if (dec == 0)
+	for (size_t i = 0; why == NULL && i < r.n && r.n == back.n; i++)
+		same += same_step(&r.steps[i], &back.steps[i]);
+	uint8_t *bin2 = why == NULL ? tlq_critical_encode(&back, &len2) : NULL;
+	CHECK(why == NULL && same == r.n && back.nops == r.nops && back.nranks == r.nranks &&
+	          bin2 != NULL && len2 == blen && memcmp(bin, bin2, blen) == 0,
+	      "rl: the path in binary form (%zu bytes) and back: the same steps, the same bytes (%s)",
+	      blen, why ? why : "taken");
+	if (why == NULL)
 		tlq_critical_free(&back);
-	int refused = txt != NULL && tlq_critical_decode(txt, tlen / 2, &back) == -1;
-	char *nl = txt != NULL ? strchr(txt + tlen / 3, '\n') : NULL;
-	if (nl != NULL)
-		nl[1] = 'x';
-	CHECK(refused && nl != NULL && tlq_critical_decode(txt, tlen, &back) == -1,
-	      "rl: a cut or changed text is refused");
-	free(txt);
-	free(txt2);
+	if (bin != NULL)
+		part_hostile(bin, blen);
+	free(bin);
+	free(bin2);
 	/* what-if: the longest compute kernel on the path, on every rank, then on a rank the
 	 * path does not compute on */
 	const cp_step *s0 = &r.steps[0];

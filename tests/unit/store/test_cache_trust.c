@@ -53,6 +53,99 @@ decode_text(const char *dir, const char *out)
 	return why;
 }
 
+/* The bytes of the result file of key (one byte) in dir into buf (at most cap); its length. */
+static size_t
+read_result(const char *dir, uint8_t key, uint8_t *buf, size_t cap)
+{
+	char file[4096];
+	snprintf(file, sizeof file, "%s/%016llx.tlr", dir,
+	         (unsigned long long)util_hash_bytes((const char *)&key, 1));
+	FILE *f = fopen(file, "rb");
+	size_t len = 0;
+	if (f != NULL) {
+		len = fread(buf, 1, cap, f);
+		fclose(f);
+	}
+	return len;
+}
+
+/* cache_part_get's taker: copies the part into ctx (a 64-byte buffer, its first byte the
+ * length), or refuses it when it starts with 'X'. */
+static const char *
+take_part(const uint8_t *p, size_t n, void *ctx)
+{
+	uint8_t *got = ctx;
+	if (n > 0 && p[0] == 'X')
+		return "the taker refuses it";
+	got[0] = (uint8_t)n;
+	memcpy(got + 1, p, n < 63 ? n : 63);
+	return NULL;
+}
+
+/* Binary parts (the critical path's kind of result file): taken back as written, never
+ * taken for a command's output nor the reverse, refused when cut, changed or of the old
+ * version. */
+static void
+parts(const char *dir)
+{
+	tl_cache c;
+	cache_open(&c, dir);
+	const uint8_t key[1] = {9};
+	static const uint8_t part[] = {0x1b, '[', '3', '1', 'm', 0, 7, 0xff, 'p'}; /* not text */
+	uint8_t got[64] = {0};
+	CHECK(cache_part_put(&c, key, 1, part, sizeof part) &&
+	          cache_part_get(&c, key, 1, take_part, got) && got[0] == sizeof part &&
+	          memcmp(got + 1, part, sizeof part) == 0,
+	      "a part is kept and given back byte for byte (control bytes and all)");
+	static uint8_t buf[4096];
+	size_t len = read_result(dir, 9, buf, sizeof buf);
+	tl_result res;
+	const char *why = cache_result_decode(buf, len, key, 1, &res);
+	CHECK(why != NULL && strstr(why, "binary part") != NULL && res.out == NULL,
+	      "a part is never read as a command's output (%s)", why ? why : "taken");
+	const uint8_t *p;
+	size_t n;
+	why = cache_part_decode(buf, len, key, 1, &p, &n);
+	CHECK(why == NULL && p != NULL && n == sizeof part, "... but as a part");
+	const uint8_t other[1] = {10};
+	why = cache_part_decode(buf, len, other, 1, &p, &n);
+	CHECK(why == NULL && p == NULL, "another key's part: a miss, nothing said");
+	size_t cuts = 0, cut_refused = 0;
+	for (size_t cut = 0; cut < len; cut++, cuts++) {
+		why = cache_part_decode(buf, cut, key, 1, &p, &n);
+		cut_refused += why != NULL && p == NULL;
+	}
+	CHECK(cuts > 0 && cut_refused == cuts, "a part cut anywhere is refused (%zu of %zu)",
+	      cut_refused, cuts);
+	buf[len - 1] ^= 1;
+	why = cache_part_decode(buf, len, key, 1, &p, &n);
+	CHECK(why != NULL && strstr(why, "checksum") != NULL, "a changed byte: corrupt (%s)",
+	      why ? why : "taken");
+	buf[len - 1] ^= 1;
+	uint32_t v1 = 1;
+	memcpy(buf + 8, &v1, 4);
+	why = cache_part_decode(buf, len, key, 1, &p, &n);
+	CHECK(why != NULL && strstr(why, "another version") != NULL,
+	      "a file of version 1 (the path as text, FNV-1a) is another version's, not corrupt (%s)",
+	      why ? why : "taken");
+	static const uint8_t refused[] = {'X', 1};
+	CHECK(cache_part_put(&c, key, 1, refused, sizeof refused) &&
+	          !cache_part_get(&c, key, 1, take_part, got),
+	      "a part its taker refuses is not taken");
+	tl_result text = {0, (char *)"rank 0\n", 7, (char *)"", 0};
+	CHECK(cache_result_put(&c, key, 1, &text), "a text result under the same key");
+	len = read_result(dir, 9, buf, sizeof buf);
+	why = cache_part_decode(buf, len, key, 1, &p, &n);
+	CHECK(why != NULL && strstr(why, "command's output") != NULL && p == NULL,
+	      "a command's output is never taken as a part (%s)", why ? why : "taken");
+	CHECK(!cache_part_get(&c, key, 1, take_part, got), "... nor by cache_part_get");
+	why = cache_result_decode(buf, len, key, 1, &res);
+	CHECK(why == NULL && res.out != NULL && strcmp(res.out, "rank 0\n") == 0,
+	      "... and read as one");
+	cache_result_free(&res);
+	cache_close(&c);
+}
+
 int
 main(void)
 {
@@ -198,6 +291,7 @@ main(void)
 		      "a result holding bytes tl never prints (#%zu) is refused (%s)", i,
 		      w ? w : "taken");
 	}
+	parts(dir);
 	test_rmtree(dir);
 	return test_done();
 }
