@@ -570,7 +570,10 @@ static int
 critical_stored(const stored_part *sp, const uint8_t *key, size_t klen, tl_cp_result *out)
 {
 	memset(out, 0, sizeof *out);
-	return key != NULL && cache_part_get(sp->cc, key, klen, critical_take, out);
+	if (key != NULL && cache_part_get(sp->cc, key, klen, critical_take, out))
+		return 1;
+	memset(out, 0, sizeof *out); /* (a decode stopped by SIGBUS leaves what it had) */
+	return 0;
 }
 
 /* Keeps a computed path under key when every rank was kept. */

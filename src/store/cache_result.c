@@ -25,9 +25,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -342,6 +346,50 @@ reader_decode(const reader *rr, const uint8_t *b, size_t len, int *hit)
 	return why;
 }
 
+/* A mapped part cut short by another process while it is decoded (files are replaced by
+ * rename, never rewritten, but a process of a trusted owner could truncate one) raises SIGBUS
+ * on its lost pages: the decode runs with this handler installed, which returns to the
+ * decode's recovery point, and the part is refused ("it shrank"), what the decoder had
+ * allocated by then lost. A SIGBUS of another thread meanwhile goes to the handler before. */
+static _Thread_local sigjmp_buf *part_env;
+static struct sigaction part_old;
+
+static void
+part_bus(int sig)
+{
+	if (part_env != NULL)
+		siglongjmp(*part_env, 1);
+	sigaction(sig, &part_old, NULL);
+	raise(sig);
+}
+
+/* reader_decode over a mapping, guarded. */
+static const char *
+decode_mapped(const reader *rr, const uint8_t *map, size_t len, int *hit)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&lock); /* one guarded decode at a time: one old handler */
+	struct sigaction bus;
+	memset(&bus, 0, sizeof bus);
+	bus.sa_handler = part_bus;
+	sigemptyset(&bus.sa_mask);
+	sigaction(SIGBUS, &bus, &part_old);
+	sigjmp_buf env;
+	const char *volatile why = NULL;
+	*hit = 0;
+	if (sigsetjmp(env, 1) == 0) {
+		part_env = &env;
+		why = reader_decode(rr, map, len, hit);
+	} else {
+		why = "it shrank while tl was reading it";
+		*hit = 0;
+	}
+	part_env = NULL;
+	sigaction(SIGBUS, &part_old, NULL);
+	pthread_mutex_unlock(&lock);
+	return why;
+}
+
 /* What reading one result file came to: 1 taken by rr; 0 a miss (none, another key's); -1 a
  * bad file (*why); -2 its owner *owner is not trusted. */
 static int
@@ -350,7 +398,8 @@ result_read(const char *file, const reader *rr, const char **why, uid_t *owner)
 	*why = NULL;
 	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
-	uint8_t *buf = NULL;
+	uint8_t *buf = NULL, *mapped = NULL;
+	size_t maplen = 0;
 	int rc = 0;
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		rc = 0; /* none: a miss */
@@ -362,20 +411,31 @@ result_read(const char *file, const reader *rr, const char **why, uid_t *owner)
 		*why = "larger than any result tl writes";
 		rc = -1;
 	} else {
-		/* read, not mapped: a file cut short meanwhile is a short read, never a SIGBUS */
 		size_t len = (size_t)st.st_size, got = 0;
-		buf = xmalloc(len ? len : 1);
-		while (got < len) {
-			ssize_t k = read(fd, buf + got, len - got);
-			if (k <= 0)
-				break;
-			got += (size_t)k;
+		void *map = MAP_FAILED;
+		/* a part (tens of MB) is mapped, its pages filled in at once, where a read would
+		 * copy it into as many new pages; a command's output (small) is read */
+		if (rr->out == NULL && len > 0)
+			map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (map != MAP_FAILED) {
+			mapped = map;
+			maplen = len;
+			got = len;
+		} else {
+			buf = xmalloc(len ? len : 1);
+			while (got < len) {
+				ssize_t k = read(fd, buf + got, len - got);
+				if (k <= 0)
+					break;
+				got += (size_t)k;
+			}
 		}
 		int hit = 0;
 		if (got != len)
 			*why = "it shrank while tl was reading it";
 		else
-			*why = reader_decode(rr, buf, len, &hit);
+			*why = mapped != NULL ? decode_mapped(rr, mapped, len, &hit)
+			                      : reader_decode(rr, buf, len, &hit);
 		rc = *why != NULL ? -1 : hit;
 		if (rc == 1 && st.st_uid == geteuid())
 			futimens(fd, NULL); /* its last use, for the LRU bound */
@@ -383,6 +443,8 @@ result_read(const char *file, const reader *rr, const char **why, uid_t *owner)
 	if (fd >= 0)
 		close(fd);
 	free(buf);
+	if (mapped != NULL)
+		munmap(mapped, maplen);
 	return rc;
 }
 

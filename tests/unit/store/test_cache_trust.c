@@ -82,6 +82,18 @@ take_part(const uint8_t *p, size_t n, void *ctx)
 	return NULL;
 }
 
+/* cache_part_get's taker that cuts the file (ctx: its name) to nothing under its own
+ * mapping, then reads the part's last byte: the decode must be stopped, not the process. */
+static const char *
+take_truncating(const uint8_t *p, size_t n, void *ctx)
+{
+	if (truncate(ctx, 0) != 0)
+		return "could not truncate";
+	volatile uint8_t last = p[n - 1];
+	(void)last;
+	return NULL;
+}
+
 /* Binary parts (the critical path's kind of result file): taken back as written, never
  * taken for a command's output nor the reverse, refused when cut, changed or of the old
  * version. */
@@ -132,6 +144,17 @@ parts(const char *dir)
 	CHECK(cache_part_put(&c, key, 1, refused, sizeof refused) &&
 	          !cache_part_get(&c, key, 1, take_part, got),
 	      "a part its taker refuses is not taken");
+	static uint8_t big[1 << 16]; /* pages of its own beyond the header's */
+	memset(big, 'b', sizeof big);
+	char file[4096];
+	snprintf(file, sizeof file, "%s/%016llx.tlr", dir,
+	         (unsigned long long)util_hash_bytes((const char *)key, 1));
+	msg_set_quiet(0);
+	fflush(stderr);
+	CHECK(cache_part_put(&c, key, 1, big, sizeof big) &&
+	          !cache_part_get(&c, key, 1, take_truncating, file),
+	      "a part cut short while it is read is refused (SIGBUS caught), tl goes on");
+	msg_set_quiet(1);
 	tl_result text = {0, (char *)"rank 0\n", 7, (char *)"", 0};
 	CHECK(cache_result_put(&c, key, 1, &text), "a text result under the same key");
 	len = read_result(dir, 9, buf, sizeof buf);
