@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 const char *
 tlq_cp_kind_name(int kind)
@@ -580,6 +581,11 @@ tlq_critical(const tl_query *q, const cp_scale *sc, size_t nsc, tl_cp_result *ou
 void
 tlq_critical_free(tl_cp_result *r)
 {
+	if (r->segs != NULL) {
+		for (size_t i = 0; i < r->n; i++)
+			r->steps[i].seg = NULL; /* (the block's) */
+		munmap(r->segs, r->nsegs * sizeof *r->segs);
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		critpath_step_free(&r->steps[i]);
 		if (r->whatif != NULL)
@@ -906,6 +912,7 @@ tlq_critical_encode(const tl_cp_result *r, size_t *len)
 /* The decoder's place in the bytes: the next record of each section. */
 typedef struct cpb_rd {
 	const uint8_t *seg, *blame, *sop, *op, *rank;
+	cp_seg *segs; /* the next step's segments in the block */
 	const char **name;
 	uint64_t nnames;
 } cpb_rd;
@@ -944,7 +951,9 @@ cpb_names(const uint8_t *b, uint64_t nbytes, cpb_rd *rd, tl_cp_result *out)
 static const char *
 cpb_step(cpb_rd *rd, cp_step *s, uint64_t nseg, uint64_t nblame, uint64_t nop)
 {
-	s->seg = xmalloc((nseg ? (size_t)nseg : 1) * sizeof *s->seg);
+	s->seg = nseg > 0 ? rd->segs : NULL;
+	if (nseg > 0)
+		rd->segs += nseg;
 	uint64_t t = (uint64_t)s->start, end = (uint64_t)s->end; /* end - t: no overflow */
 	for (size_t k = 0; k < nseg; k++, rd->seg += CPB_SEG) {
 		uint64_t l = r64(rd->seg);
@@ -996,6 +1005,23 @@ cpb_body(const uint8_t *steps, const uint64_t *c, cpb_rd *rd, tl_cp_result *out)
 {
 	out->steps = xcalloc(c[2] ? (size_t)c[2] : 1, sizeof *out->steps);
 	out->n = (size_t)c[2];
+	/* every step's segments in one block, its pages filled in at once: 2M segments (8 x 1M)
+	 * are 49 MB, 12,000 page faults one at a time */
+	if (c[3] > 0) {
+		size_t bytes = (size_t)c[3] * sizeof *out->segs;
+		void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return "no memory for its segments";
+#ifdef MADV_HUGEPAGE
+		madvise(m, bytes, MADV_HUGEPAGE);
+#endif
+#ifdef MADV_POPULATE_WRITE
+		madvise(m, bytes, MADV_POPULATE_WRITE);
+#endif
+		out->segs = m;
+		out->nsegs = (size_t)c[3];
+	}
+	rd->segs = out->segs;
 	uint64_t left[3] = {c[3], c[4], c[5]}; /* segments, blame rows, operators not yet used */
 	for (size_t i = 0; i < out->n; i++, steps += CPB_STEP) {
 		cp_step *s = &out->steps[i];

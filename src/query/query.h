@@ -511,6 +511,9 @@ typedef struct tl_cp_result {
 	cp_blame *ranks; /* over all steps: path time by rank (kind CP__COUNT), longest first */
 	size_t nranks;
 	char *names; /* a decoded result's names (the names point into it); NULL: the trace's */
+	cp_seg *segs; /* a decoded result's segments, every step's in one mapping (the steps' seg
+	                 point into it, nsegs of them); NULL: each step's its own */
+	size_t nsegs;
 } tl_cp_result;
 void tlq_critical(const tl_query *, const cp_scale *sc, size_t nsc, tl_cp_result *out);
 void tlq_critical_free(tl_cp_result *);
