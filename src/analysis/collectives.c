@@ -1,5 +1,6 @@
 #include "config.h"
 #include "analysis/collectives.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -123,7 +124,7 @@ coll_match(tl_coll_entry *v, size_t n, tl_coll **out)
 	*out = NULL;
 	if (n == 0)
 		return 0;
-	qsort(v, n, sizeof *v, cmp_entry);
+	sort_unless_sorted(v, n, sizeof *v, cmp_entry);
 	occ *o = xreallocarray(NULL, n, sizeof *o);
 	size_t no = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -140,7 +141,7 @@ coll_match(tl_coll_entry *v, size_t n, tl_coll **out)
 		o[no++] = (occ){&v[i], k};
 	}
 	if (no > 1)
-		qsort(o, no, sizeof *o, cmp_occ);
+		sort_unless_sorted(o, no, sizeof *o, cmp_occ);
 	tl_coll *c = NULL;
 	size_t nc = 0, cap = 0;
 	for (size_t i = 0; i < no;) {
@@ -181,7 +182,7 @@ coll_match(tl_coll_entry *v, size_t n, tl_coll **out)
 	}
 	free(o);
 	if (nc > 1)
-		qsort(c, nc, sizeof *c, cmp_coll);
+		sort_unless_sorted(c, nc, sizeof *c, cmp_coll);
 	for (size_t i = 0; i < nc; i++)
 		c[i].index =
 		    i > 0 && strcmp(c[i].group, c[i - 1].group) == 0 ? c[i - 1].index + 1 : 0;

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "analysis/slowrank.h"
 #include "util/hash.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -289,7 +290,7 @@ static void
 judge_recs(const tl_trace *tr, op_rec *v, size_t n, tl_slow_result *res)
 {
 	if (n > 1)
-		qsort(v, n, sizeof *v, cmp_rec);
+		sort_unless_sorted(v, n, sizeof *v, cmp_rec);
 	unsigned *votes = xcalloc(tr->nranks ? tr->nranks : 1, sizeof *votes);
 	double *tl = xreallocarray(NULL, n ? n : 1, sizeof *tl);
 	size_t *flag = xreallocarray(NULL, n ? n : 1, sizeof *flag);

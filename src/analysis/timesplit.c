@@ -1,6 +1,7 @@
 #include "config.h"
 #include "analysis/timesplit.h"
 #include "util/satint.h"
+#include "util/sort.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -109,7 +110,7 @@ exposed(const tl_rank *r, uint16_t step, const ival *m, size_t nm)
 static size_t
 merge(ival *m, size_t nm)
 {
-	qsort(m, nm, sizeof *m, cmp_ival);
+	sort_unless_sorted(m, nm, sizeof *m, cmp_ival);
 	size_t nu = 0;
 	for (size_t i = 0; i < nm; i++) {
 		if (nu > 0 && m[i].s <= m[nu - 1].e) {

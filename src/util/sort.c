@@ -16,6 +16,17 @@ sorted_i64(const int64_t *v, size_t n)
 	return 1;
 }
 
+void
+sort_unless_sorted(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	const char *b = base;
+	for (size_t i = 1; i < n; i++)
+		if (cmp(b + (i - 1) * size, b + i * size) > 0) {
+			qsort(base, n, size, cmp);
+			return;
+		}
+}
+
 static void
 insertion(int64_t *v, size_t n)
 {

@@ -14,6 +14,10 @@ void sort_i64(int64_t *v, size_t n);
 void sort_i64_pairs(int64_t *key, int64_t *val, size_t n);
 /* 1 when v[0 .. n) is ascending. */
 int sorted_i64(const int64_t *v, size_t n);
+/* qsort, unless base[0 .. n) (elements of size bytes) is in cmp's order already: then it is
+ * left as it is, as glibc's qsort (a merge sort, stable) would leave it, for n - 1
+ * comparisons instead of n log n (the analyses often sort what they gathered in order). */
+void sort_unless_sorted(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
 /* Sorts order[0..n) by cmp(ctx, a, b) on its elements; ties keep their order (a merge sort). */
 void sort_index(size_t *order, size_t n, int (*cmp)(const void *ctx, size_t a, size_t b),

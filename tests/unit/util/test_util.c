@@ -262,6 +262,42 @@ cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+typedef struct keyed {
+	int key, seq;
+} keyed;
+
+static int
+cmp_keyed(const void *a, const void *b)
+{
+	const keyed *x = a, *y = b;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+/* sort_unless_sorted: input in order, repeats among it, stays as it is (what the stable merge
+ * sort of glibc's qsort gives); input out of order, even only at its end, is sorted. */
+static void
+test_sort_unless_sorted(void)
+{
+	keyed v[100];
+	for (int i = 0; i < 100; i++)
+		v[i] = (keyed){i / 3, i};
+	sort_unless_sorted(v, 100, sizeof *v, cmp_keyed);
+	int kept = 1;
+	for (int i = 0; i < 100; i++)
+		kept &= v[i].key == i / 3 && v[i].seq == i;
+	CHECK(kept, "sort_unless_sorted: sorted input with repeats is kept, repeats in order");
+	v[99].key = -1; /* out of order at the very end */
+	sort_unless_sorted(v, 100, sizeof *v, cmp_keyed);
+	int ok = v[0].key == -1 && v[0].seq == 99;
+	for (int i = 1; i < 100; i++)
+		ok &= cmp_keyed(&v[i - 1], &v[i]) <= 0 &&
+		      (v[i - 1].key != v[i].key || v[i - 1].seq < v[i].seq);
+	CHECK(ok, "sort_unless_sorted: one element out of order at the end: sorted, stably");
+	sort_unless_sorted(v, 0, sizeof *v, cmp_keyed);
+	sort_unless_sorted(v, 1, sizeof *v, cmp_keyed);
+	CHECK(v[0].key == -1, "sort_unless_sorted: none and one element leave the array as it is");
+}
+
 /* sort_i64 against qsort: short and long arrays, negatives and the extremes, repeats, sorted
  * and reversed input, values that differ only in a high byte. */
 static void
@@ -636,6 +672,7 @@ main(void)
 	test_strpool_view();
 	test_sort();
 	test_sort_grouped();
+	test_sort_unless_sorted();
 	test_sort_pairs();
 	test_heap();
 	test_rankspec();
