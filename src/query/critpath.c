@@ -867,9 +867,9 @@ tlq_critical_encode(const tl_cp_result *r, size_t *len)
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const cp_step *s = &r->steps[i];
-		const uint64_t v[8] = {(uint64_t)s->step, (uint64_t)s->start, (uint64_t)s->end,
-		                       s->nseg,           s->nblame,          s->nops,
-		                       s->collectives,    s->jumps};
+		const uint64_t v[8] = {
+		    (uint64_t)s->step, (uint64_t)s->start, (uint64_t)s->end, s->nseg, s->nblame,
+		    s->nops,           s->collectives,     s->jumps};
 		for (size_t k = 0; k < 8; k++)
 			p = w64(p, v[k]);
 	}
@@ -1009,7 +1009,8 @@ cpb_body(const uint8_t *steps, const uint64_t *c, cpb_rd *rd, tl_cp_result *out)
 	 * are 49 MB, 12,000 page faults one at a time */
 	if (c[3] > 0) {
 		size_t bytes = (size_t)c[3] * sizeof *out->segs;
-		void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *m =
+		    mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			return "no memory for its segments";
 #ifdef MADV_HUGEPAGE
@@ -1074,7 +1075,8 @@ tlq_critical_decode(const uint8_t *b, size_t len, tl_cp_result *out)
 	uint64_t c[8], room = len - CPB_HEAD;
 	for (size_t k = 0; k < 8; k++)
 		c[k] = r64(b + 8 + 8 * k);
-	static const size_t size[8] = {1, 1, CPB_STEP, CPB_SEG, CPB_BLAME, CPB_OP, CPB_OP, CPB_RANK};
+	static const size_t size[8] = {1,         1,      CPB_STEP, CPB_SEG,
+	                               CPB_BLAME, CPB_OP, CPB_OP,   CPB_RANK};
 	int fits = 1;
 	for (size_t k = 1; k < 8; k++) /* (every name takes a byte of the names) */
 		fits &= cpb_take(c[k], size[k], &room);

@@ -510,7 +510,7 @@ typedef struct tl_cp_result {
 	size_t nops;
 	cp_blame *ranks; /* over all steps: path time by rank (kind CP__COUNT), longest first */
 	size_t nranks;
-	char *names; /* a decoded result's names (the names point into it); NULL: the trace's */
+	char *names;  /* a decoded result's names (the names point into it); NULL: the trace's */
 	cp_seg *segs; /* a decoded result's segments, every step's in one mapping (the steps' seg
 	                 point into it, nsegs of them); NULL: each step's its own */
 	size_t nsegs;

@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #define RESULT_MAGIC "TLRESULT" /* 8 bytes, no NUL */
-#define RESULT_VERSION 2u /* 1: FNV-1a byte by byte, no kind, the critical path as text */
+#define RESULT_VERSION 2u       /* 1: FNV-1a byte by byte, no kind, the critical path as text */
 #define RESULT_MAX (UINT64_C(1) << 30) /* bytes: a bigger file is not one tl wrote */
 
 enum { RESULT_TEXT = 1, RESULT_PART = 2 }; /* a result file's kind */

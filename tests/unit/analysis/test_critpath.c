@@ -244,7 +244,8 @@ same_step(const cp_step *a, const cp_step *b)
 	for (size_t k = 0; eq && k < a->nseg; k++)
 		eq = a->seg[k].rank == b->seg[k].rank && a->seg[k].start == b->seg[k].start &&
 		     cp_seg_end(a, k) == cp_seg_end(b, k) && a->seg[k].kind == b->seg[k].kind &&
-		     a->seg[k].stage == b->seg[k].stage && strcmp(a->seg[k].name, b->seg[k].name) == 0;
+		     a->seg[k].stage == b->seg[k].stage &&
+		     strcmp(a->seg[k].name, b->seg[k].name) == 0;
 	for (size_t k = 0; eq && k < a->nblame; k++)
 		eq = a->blame[k].rank == b->blame[k].rank && a->blame[k].kind == b->blame[k].kind &&
 		     a->blame[k].ns == b->blame[k].ns;
@@ -437,10 +438,11 @@ check_rl(void)
 	for (size_t i = 0; why == NULL && i < r.n && r.n == back.n; i++)
 		same += same_step(&r.steps[i], &back.steps[i]);
 	uint8_t *bin2 = why == NULL ? tlq_critical_encode(&back, &len2) : NULL;
-	CHECK(why == NULL && same == r.n && back.nops == r.nops && back.nranks == r.nranks &&
-	          bin2 != NULL && len2 == blen && memcmp(bin, bin2, blen) == 0,
-	      "rl: the path in binary form (%zu bytes) and back: the same steps, the same bytes (%s)",
-	      blen, why ? why : "taken");
+	CHECK(
+	    why == NULL && same == r.n && back.nops == r.nops && back.nranks == r.nranks &&
+	        bin2 != NULL && len2 == blen && memcmp(bin, bin2, blen) == 0,
+	    "rl: the path in binary form (%zu bytes) and back: the same steps, the same bytes (%s)",
+	    blen, why ? why : "taken");
 	if (why == NULL)
 		tlq_critical_free(&back);
 	if (bin != NULL)

@@ -137,9 +137,10 @@ parts(const char *dir)
 	uint32_t v1 = 1;
 	memcpy(buf + 8, &v1, 4);
 	why = cache_part_decode(buf, len, key, 1, &p, &n);
-	CHECK(why != NULL && strstr(why, "another version") != NULL,
-	      "a file of version 1 (the path as text, FNV-1a) is another version's, not corrupt (%s)",
-	      why ? why : "taken");
+	CHECK(
+	    why != NULL && strstr(why, "another version") != NULL,
+	    "a file of version 1 (the path as text, FNV-1a) is another version's, not corrupt (%s)",
+	    why ? why : "taken");
 	static const uint8_t refused[] = {'X', 1};
 	CHECK(cache_part_put(&c, key, 1, refused, sizeof refused) &&
 	          !cache_part_get(&c, key, 1, take_part, got),
