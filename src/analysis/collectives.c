@@ -152,11 +152,9 @@ coll_match(tl_coll_entry *v, size_t n, tl_coll **out)
 		       strcmp(etype(o[j].e), etype(o[i].e)) == 0)
 			j++;
 		tl_coll x = {.group = o[i].e->group, .name = o[i].e->name, .step = o[i].e->step};
-		if (*etype(o[i].e))
-			snprintf(x.op_type, sizeof x.op_type, "%s", etype(o[i].e));
-		else
-			coll_type_norm(x.name, x.op_type, sizeof x.op_type);
-		x.named = strcmp(coll_type_str(x.name), x.op_type) == 0;
+		const char *named = coll_type_str(x.name); /* (coll_type_norm's, walked once) */
+		snprintf(x.op_type, sizeof x.op_type, "%s", *etype(o[i].e) ? etype(o[i].e) : named);
+		x.named = strcmp(named, x.op_type) == 0;
 		if (x.op_type[0] == '\0')
 			coll_op_type(x.name, x.op_type, sizeof x.op_type);
 		x.n = j - i;

@@ -43,6 +43,23 @@ op_steps(const tl_rank *r, tl_u64map *m)
 	}
 }
 
+/* coll_type_str of the names seen last, by address (the pool's strings: an op's name and type
+ * repeat over a rank's ops, and the normalising walk is a tenth of a warm summary otherwise). */
+typedef struct type_memo {
+	const char *name[64], *type[64];
+} type_memo;
+
+static const char *
+coll_type_of(type_memo *m, const char *name)
+{
+	size_t h = ((uintptr_t)name >> 3) % 64;
+	if (m->name[h] != name) {
+		m->name[h] = name;
+		m->type[h] = coll_type_str(name);
+	}
+	return m->type[h];
+}
+
 void
 tlq_comm(const tl_query *q, tl_comm_result *out)
 {
@@ -54,6 +71,7 @@ tlq_comm(const tl_query *q, tl_comm_result *out)
 	parallel_for(tr->nranks, 0, comm_rank, &j); /* ranks read in parallel */
 
 	size_t ocap = 0, bcap = 0, lcap = 0;
+	type_memo memo = {{0}, {0}};
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
 		const tl_rank *r = tr->ranks[ri];
 		/* the rank's own (borrowed, not changed here) or the one just read */
@@ -81,10 +99,11 @@ tlq_comm(const tl_query *q, tl_comm_result *out)
 			/* the collective by its normalised name; the profile's own type stays for
 			 * the matrix summary's row names (msprof's) */
 			row.op_raw = row.op_type;
-			if (*coll_type_str(row.op_raw))
-				row.op_type = coll_type_str(row.op_raw);
-			else if (*coll_type_str(row.op_name))
-				row.op_type = coll_type_str(row.op_name);
+			const char *ty = coll_type_of(&memo, row.op_raw);
+			if (*ty == '\0')
+				ty = coll_type_of(&memo, row.op_name);
+			if (*ty != '\0')
+				row.op_type = ty;
 			row.group = strpool_get(d->pool, o->group);
 			uint32_t s;
 			if ((uint64_t)o->id <= UINT32_MAX &&
