@@ -427,6 +427,22 @@ step_alone(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1)
 	return 1;
 }
 
+/* The end of the run of tag s in tag[j .. n): four tags a word while all four are s (a step's
+ * run is its thousands of slices), then one at a time. */
+static size_t
+run_end(const uint16_t *tag, size_t j, size_t n, uint16_t s)
+{
+	const uint64_t four = s * UINT64_C(0x0001000100010001);
+	for (uint64_t w; j + 4 <= n; j += 4) {
+		memcpy(&w, tag + j, sizeof w);
+		if (w != four)
+			break;
+	}
+	while (j < n && tag[j] == s)
+		j++;
+	return j;
+}
+
 size_t
 tlq_step_overlaps(const tl_rank *r, tl_step_overlap **out)
 {
@@ -452,9 +468,7 @@ tlq_step_overlaps(const tl_rank *r, tl_step_overlap **out)
 		 * first and the last ends last, so only the tags are read through */
 		for (size_t k = 0; k < t->n;) {
 			uint16_t s = t->step[k];
-			size_t j = k + 1;
-			while (j < t->n && t->step[j] == s)
-				j++;
+			size_t j = run_end(t->step, k + 1, t->n, s);
 			if (s != TL_NO_STEP && s < r->nsteps) {
 				if (t->v[k].start < lo[s])
 					lo[s] = t->v[k].start;
