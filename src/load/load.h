@@ -207,6 +207,12 @@ const tl_loader *loader_for(tl_source_kind);
  * loader says so and keeps what it read, while the other ranks load. NULL: tl ends with one
  * line naming the file. */
 extern _Thread_local sigjmp_buf *load_bus_env;
+/* The SIGBUS handler that returns there on (1) or off (0): counted, so that loads and decodes
+ * of mapped files may overlap. */
+void load_bus_arm(int on);
+/* The line this thread's SIGBUS prints outside a recovery point before tl ends ("tl: PATH:
+ * ...\n", sanitized, kept by the caller until it says NULL). */
+void load_bus_say(const char *line);
 
 /* The forward/backward operator pairs of r's sources whose loader reads them on demand; r's
  * list stays sorted. Reads once per rank; later calls do nothing. */

@@ -1,7 +1,6 @@
 /* The load's driver: discovery, the memory check, one job per rank on the threads (load_trace;
  * load_bg.c the same in the background), each rank read from the model cache or by its loaders,
- * gathered (gather.c), stored in the cache and mapped back; the SIGBUS handler the loaders'
- * recovery points (load/guard.c) rely on. */
+ * gathered (gather.c), stored in the cache and mapped back. */
 #include "config.h"
 #include "store/cache.h"
 #include "analysis/lanes.h"
@@ -29,59 +28,11 @@
 #endif
 #endif
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* A mapped input that shrinks under tl (another program truncates or rewrites it while it is
- * read) raises SIGBUS on the next page the loader reads. The handler runs on the faulting
- * thread: where the loader armed load_bus_env (guard.c) it returns there (the JSON loader stops
- * that file and keeps what it read); elsewhere tl ends with one line naming the file instead of
- * "Bus error". Each loader thread names what it is reading here for that line. */
-static _Thread_local const char *bus_line; /* "tl: PATH: ...\n", sanitized; owned by load_one */
-static _Thread_local size_t bus_len;
-static int bus_tty; /* stderr is a terminal: clear the progress line first */
-
-static void
-on_sigbus(int sig)
-{
-	if (load_bus_env != NULL)
-		siglongjmp(*load_bus_env, 1);
-	if (bus_line != NULL) {
-		if (bus_tty && write(STDERR_FILENO, "\r\033[K", 4) < 0)
-			_exit(2);
-		if (write(STDERR_FILENO, bus_line, bus_len) < 0)
-			_exit(2);
-		_exit(2);
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/* Installs on_sigbus while any load runs (tl diff loads its two profiles at once): the first
- * load in installs it, the last one out puts the old handler back. */
-void
-load_bus_arm(int on)
-{
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	static int loads;
-	static struct sigaction old;
-	pthread_mutex_lock(&lock);
-	if (on && loads++ == 0) {
-		struct sigaction bus;
-		memset(&bus, 0, sizeof bus);
-		bus.sa_handler = on_sigbus;
-		sigemptyset(&bus.sa_mask);
-		bus_tty = isatty(STDERR_FILENO);
-		sigaction(SIGBUS, &bus, &old);
-	} else if (!on && --loads == 0) {
-		sigaction(SIGBUS, &old, NULL);
-	}
-	pthread_mutex_unlock(&lock);
-}
 
 static char *
 bus_message(const char *path)
@@ -191,13 +142,12 @@ load_rank(load_ctx *c, load_job *j)
 			continue;
 		}
 		char *line = bus_message(src->path);
-		bus_len = strlen(line);
-		bus_line = line;
+		load_bus_say(line);
 		if (ld->load(src, r, &g) == 0)
 			r->loaded = 1;
 		else
 			g.failed = 1;
-		bus_line = NULL;
+		load_bus_say(NULL);
 		free(line);
 		if (j->count > 1)
 			source_span(r, before, nbefore, &r->src_t0[i], &r->src_t1[i]);

@@ -50,8 +50,6 @@ int load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *
 void load_one(load_ctx *c, size_t i);
 /* Where this thread's warnings go: job j's list when the load is progressive, else stderr. */
 void load_job_capture(load_ctx *c, load_job *j);
-/* The SIGBUS handler on (1) or off (0): counted, loads may overlap. */
-void load_bus_arm(int on);
 /* The test hook's wait: up to ms, less when the load is cancelled. */
 void load_hold(long ms);
 

@@ -16,6 +16,7 @@
  * of one kind is never taken for the other. */
 #include "config.h"
 #include "store/cache_int.h"
+#include "load/load.h"
 #include "profile/discover.h"
 #include "util/confpath.h"
 #include "util/hash.h"
@@ -25,9 +26,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,45 +347,25 @@ reader_decode(const reader *rr, const uint8_t *b, size_t len, int *hit)
 
 /* A mapped part cut short by another process while it is decoded (files are replaced by
  * rename, never rewritten, but a process of a trusted owner could truncate one) raises SIGBUS
- * on its lost pages: the decode runs with this handler installed, which returns to the
- * decode's recovery point, and the part is refused ("it shrank"), what the decoder had
- * allocated by then lost. A SIGBUS of another thread meanwhile goes to the handler before. */
-static _Thread_local sigjmp_buf *part_env;
-static struct sigaction part_old;
-
-static void
-part_bus(int sig)
-{
-	if (part_env != NULL)
-		siglongjmp(*part_env, 1);
-	sigaction(sig, &part_old, NULL);
-	raise(sig);
-}
-
-/* reader_decode over a mapping, guarded. */
+ * on its lost pages: the decode runs with the loaders' handler armed (load/guard.c), which
+ * returns to its recovery point, and the part is refused ("it shrank"), what the decoder had
+ * allocated by then lost. */
 static const char *
 decode_mapped(const reader *rr, const uint8_t *map, size_t len, int *hit)
 {
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	pthread_mutex_lock(&lock); /* one guarded decode at a time: one old handler */
-	struct sigaction bus;
-	memset(&bus, 0, sizeof bus);
-	bus.sa_handler = part_bus;
-	sigemptyset(&bus.sa_mask);
-	sigaction(SIGBUS, &bus, &part_old);
-	sigjmp_buf env;
+	load_bus_arm(1);
+	sigjmp_buf env, *volatile saved = load_bus_env;
 	const char *volatile why = NULL;
 	*hit = 0;
 	if (sigsetjmp(env, 1) == 0) {
-		part_env = &env;
+		load_bus_env = &env;
 		why = reader_decode(rr, map, len, hit);
 	} else {
 		why = "it shrank while tl was reading it";
 		*hit = 0;
 	}
-	part_env = NULL;
-	sigaction(SIGBUS, &part_old, NULL);
-	pthread_mutex_unlock(&lock);
+	load_bus_env = saved;
+	load_bus_arm(0);
 	return why;
 }
 
