@@ -193,27 +193,28 @@ group_of(const int64_t *keys, size_t nk, int64_t k, size_t *last)
 	return nk;
 }
 
-/* A stable sort of v[0 .. n) that merges its ascending runs, when they are few (a table read in
- * the order of a few streams: each stream's part is in order); else qsort. */
-static void
-sort_runs(char *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+/* A stable sort of a[0 .. n) that merges its ascending runs, when they are few (a table read in
+ * the order of a few streams: each stream's part is in order), b[0 .. n) its scratch; else
+ * qsort, in a. Returns where the sorted elements are: a or b. */
+static char *
+sort_runs(char *a, char *b, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	size_t at[GROUPS + 1], nr = 0;
 	for (size_t i = 0; i < n; i++)
-		if (i == 0 || cmp(v + (i - 1) * size, v + i * size) > 0) {
+		if (i == 0 || cmp(a + (i - 1) * size, a + i * size) > 0) {
 			if (nr == GROUPS) {
-				qsort(v, n, size, cmp);
-				return;
+				qsort(a, n, size, cmp);
+				return a;
 			}
 			at[nr++] = i;
 		}
 	at[nr] = n;
-	char *tmp = xreallocarray(NULL, n, size), *src = v, *dst = tmp;
+	char *src = a, *dst = b;
 	while (nr > 1) {
 		size_t k = 0;
 		for (size_t r = 0; r < nr; r += 2) {
-			size_t a = at[r], m = at[r + 1], e = r + 2 <= nr ? at[r + 2] : m, i = a,
-			       j = m, o = a;
+			size_t lo = at[r], m = at[r + 1], e = r + 2 <= nr ? at[r + 2] : m, i = lo,
+			       j = m, o = lo;
 			while (i < m && j < e) /* ties: the left run's first */
 				if (cmp(src + j * size, src + i * size) < 0)
 					memcpy(dst + o++ * size, src + j++ * size, size);
@@ -222,7 +223,7 @@ sort_runs(char *v, size_t n, size_t size, int (*cmp)(const void *, const void *)
 			memcpy(dst + o * size, src + i * size, (m - i) * size);
 			o += m - i;
 			memcpy(dst + o * size, src + j * size, (e - j) * size);
-			at[k++] = a;
+			at[k++] = lo;
 		}
 		at[k] = n;
 		nr = k;
@@ -230,31 +231,22 @@ sort_runs(char *v, size_t n, size_t size, int (*cmp)(const void *, const void *)
 		src = dst;
 		dst = t;
 	}
-	if (src != v)
-		memcpy(v, src, n * size);
-	free(tmp);
+	return src;
 }
 
-void
-sort_grouped(void *base, size_t n, size_t size, int64_t (*key)(const void *),
-             int (*cmp)(const void *, const void *))
+/* The distinct keys of v[0 .. n), ascending, and how many elements have each. Returns how many
+ * there are, or SIZE_MAX when more than GROUPS. */
+static size_t
+group_count(const char *v, size_t n, size_t size, int64_t (*key)(const void *),
+            int64_t keys[GROUPS], size_t cnt[GROUPS])
 {
-	char *v = base;
-	size_t i = 1;
-	while (i < n && cmp(v + (i - 1) * size, v + i * size) <= 0)
-		i++;
-	if (i >= n)
-		return; /* in order already */
-	int64_t keys[GROUPS];
-	size_t cnt[GROUPS], nk = 0, last = 0;
-	for (i = 0; i < n; i++) {
+	size_t nk = 0, last = 0;
+	for (size_t i = 0; i < n; i++) {
 		int64_t k = key(v + i * size);
 		size_t g = group_of(keys, nk, k, &last);
 		if (g == nk) {
-			if (nk == GROUPS) {
-				qsort(base, n, size, cmp);
-				return;
-			}
+			if (nk == GROUPS)
+				return SIZE_MAX;
 			keys[nk] = k;
 			cnt[nk++] = 0;
 		}
@@ -269,23 +261,88 @@ sort_grouped(void *base, size_t n, size_t size, int64_t (*key)(const void *),
 			keys[b - 1] = tk;
 			cnt[b - 1] = tc;
 		}
-	size_t at[GROUPS], off = 0;
+	return nk;
+}
+
+/* src's elements into dst by group, each group in its input order, then each group not in order
+ * sorted. scratch: n elements the merges may use, or NULL (one is allocated when a group needs
+ * it, of which only that group's part is touched). */
+static void
+grouped_into(char *dst, const char *src, size_t n, size_t size, int64_t (*key)(const void *),
+             int (*cmp)(const void *, const void *), const int64_t *keys, const size_t *cnt,
+             size_t nk, char *scratch)
+{
+	size_t at[GROUPS], off = 0, last = 0;
+	char *own = NULL;
 	for (size_t g = 0; g < nk; g++) {
 		at[g] = off;
 		off += cnt[g];
 	}
-	char *tmp = xreallocarray(NULL, n, size);
-	for (i = 0; i < n; i++) { /* each group in its input order */
-		size_t g = group_of(keys, nk, key(v + i * size), &last);
-		memcpy(tmp + at[g]++ * size, v + i * size, size);
+	for (size_t i = 0; i < n; i++) {
+		size_t g = group_of(keys, nk, key(src + i * size), &last);
+		memcpy(dst + at[g]++ * size, src + i * size, size);
 	}
+	for (size_t g = 0, lo = 0; g < nk; lo += cnt[g++]) {
+		char *w = dst + lo * size;
+		size_t i = 1;
+		while (i < cnt[g] && cmp(w + (i - 1) * size, w + i * size) <= 0)
+			i++;
+		if (i >= cnt[g])
+			continue;
+		if (scratch == NULL)
+			scratch = own = xreallocarray(NULL, n, size);
+		char *r = sort_runs(w, scratch + lo * size, cnt[g], size, cmp);
+		if (r != w)
+			memcpy(w, r, cnt[g] * size);
+	}
+	free(own);
+}
+
+static int
+in_order(const char *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	for (size_t i = 1; i < n; i++)
+		if (cmp(v + (i - 1) * size, v + i * size) > 0)
+			return 0;
+	return 1;
+}
+
+void
+sort_grouped(void *base, size_t n, size_t size, int64_t (*key)(const void *),
+             int (*cmp)(const void *, const void *))
+{
+	char *v = base;
+	int64_t keys[GROUPS];
+	size_t cnt[GROUPS], nk;
+	if (in_order(v, n, size, cmp))
+		return;
+	nk = group_count(v, n, size, key, keys, cnt);
+	if (nk == SIZE_MAX) {
+		qsort(base, n, size, cmp);
+		return;
+	}
+	/* one scratch array: the groups put into it, the input (all read by then) the merges' */
+	char *tmp = xreallocarray(NULL, n, size);
+	grouped_into(tmp, v, n, size, key, cmp, keys, cnt, nk, v);
 	memcpy(v, tmp, n * size);
 	free(tmp);
-	for (size_t g = 0, lo = 0; g < nk; lo += cnt[g++]) {
-		char *w = v + lo * size;
-		for (i = 1; i < cnt[g] && cmp(w + (i - 1) * size, w + i * size) <= 0; i++)
-			;
-		if (i < cnt[g])
-			sort_runs(w, cnt[g], size, cmp);
+}
+
+void
+sort_grouped_copy(void *dst, const void *src, size_t n, size_t size, int64_t (*key)(const void *),
+                  int (*cmp)(const void *, const void *))
+{
+	int64_t keys[GROUPS];
+	size_t cnt[GROUPS], nk = SIZE_MAX;
+	int sorted = in_order(src, n, size, cmp);
+	if (!sorted)
+		nk = group_count(src, n, size, key, keys, cnt);
+	if (nk == SIZE_MAX) { /* in order, or too many keys */
+		if (n > 0)
+			memcpy(dst, src, n * size);
+		if (!sorted)
+			qsort(dst, n, size, cmp);
+		return;
 	}
+	grouped_into(dst, src, n, size, key, cmp, keys, cnt, nk, NULL);
 }

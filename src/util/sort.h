@@ -30,5 +30,9 @@ void sort_index(size_t *order, size_t n, int (*cmp)(const void *ctx, size_t a, s
  * merge sort, gives. More than 64 keys or runs: qsort. */
 void sort_grouped(void *base, size_t n, size_t size, int64_t (*key)(const void *),
                   int (*cmp)(const void *, const void *));
+/* The same order, of src[0 .. n) into dst (not overlapping it), with no scratch array unless a
+ * group is out of order. */
+void sort_grouped_copy(void *dst, const void *src, size_t n, size_t size,
+                       int64_t (*key)(const void *), int (*cmp)(const void *, const void *));
 
 #endif

@@ -139,9 +139,9 @@ json_links_index(json_state *st)
 		return;
 	/* a few threads each way, their links mostly in time order already */
 	st->by_dev = xreallocarray(NULL, st->nlinks, sizeof *st->by_dev);
-	memcpy(st->by_dev, st->links, st->nlinks * sizeof *st->links);
+	sort_grouped_copy(st->by_dev, st->links, st->nlinks, sizeof *st->links, dev_key,
+	                  cmp_by_dev);
 	sort_grouped(st->links, st->nlinks, sizeof *st->links, host_key, cmp_by_host);
-	sort_grouped(st->by_dev, st->nlinks, sizeof *st->by_dev, dev_key, cmp_by_dev);
 }
 
 /* First link of v (sorted by key, then time) at or after (key, ts). */

@@ -400,13 +400,22 @@ test_sort_grouped(void)
 			grp_el *want = malloc((n ? n : 1) * sizeof *want);
 			for (size_t i = 0; i < n; i++)
 				want[i] = a[ord[i]];
+			grp_el *cp = malloc((n ? n : 1) * sizeof *cp);
+			sort_grouped_copy(cp, a, n, sizeof *a, grp_key, grp_cmp);
 			sort_grouped(a, n, sizeof *a, grp_key, grp_cmp);
-			int ok = 1;
-			for (size_t i = 0; i < n; i++)
+			int ok = 1, same = 1;
+			for (size_t i = 0; i < n; i++) {
 				ok &= kind == 3 ? i == 0 || grp_cmp(&a[i - 1], &a[i]) <= 0
 				                : memcmp(&a[i], &want[i], sizeof *a) == 0;
+				same &= kind == 3 ? i == 0 || grp_cmp(&cp[i - 1], &cp[i]) <= 0
+				                  : memcmp(&cp[i], &want[i], sizeof *a) == 0;
+			}
 			CHECK(ok, "sort_grouped of %zu elements (kind %d) is a merge sort's order",
 			      n, kind);
+			CHECK(same,
+			      "sort_grouped_copy of %zu elements (kind %d) is a merge sort's order",
+			      n, kind);
+			free(cp);
 			free(a);
 			free(ord);
 			free(want);
