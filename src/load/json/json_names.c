@@ -1005,7 +1005,10 @@ flow_number(jctx *c, int cat, const char *id, size_t n)
 	uint32_t meta = (uint32_t)cat << 8 | (uint32_t)n;
 	if (c->ftab == NULL || (c->nfdigit + 1) * 2 > c->fmask + 1) { /* grow and rehash */
 		size_t nm = c->ftab ? c->fmask * 2 + 1 : 1023;
-		uint32_t *nt = xcalloc(nm + 1, sizeof *nt);
+		/* zeroed by writing: a calloc'd mapping's pages would fault twice, mapped to
+		 * the zero page by the probes' reads, then copied on their first write */
+		uint32_t *nt = xreallocarray(NULL, nm + 1, sizeof *nt);
+		memset(nt, 0, (nm + 1) * sizeof *nt);
 		/* in flow order, not the table's: the keys are read in turn and neighbouring ids
 		 * go to neighbouring slots, where the table's order read them at random */
 		for (size_t f = 0; c->ftab && f < c->nfstart; f++) {
