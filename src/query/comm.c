@@ -148,6 +148,26 @@ typedef struct op_types {
 	uint32_t *tyid; /* per op: its type in ty */
 } op_types;
 
+/* The normalised type of op (by its type, else by its name) in o->ty. memo: the type's pool id
+ * -> its normalised type, UINT32_MAX when that is empty: a rank's thousands of ops have a few
+ * types, and a normalisation is a dozen strstr (names are each op's own: never memoised). */
+static uint32_t
+op_type_id(op_types *o, tl_u64map *memo, const tl_comm_op *op)
+{
+	const tl_comm_data *d = o->d;
+	uint32_t id;
+	char t[64];
+	if (!u64map_get(memo, op->type, &id)) {
+		coll_type_norm(strpool_get(d->pool, op->type), t, sizeof t);
+		id = *t != '\0' ? strpool_intern_cstr(o->ty, t) : UINT32_MAX;
+		u64map_put(memo, op->type, id);
+	}
+	if (id != UINT32_MAX)
+		return id;
+	coll_type_norm(strpool_get(d->pool, op->name), t, sizeof t);
+	return strpool_intern_cstr(o->ty, t);
+}
+
 static void
 op_types_init(op_types *o, const tl_comm_data *d)
 {
@@ -158,16 +178,15 @@ op_types_init(op_types *o, const tl_comm_data *d)
 	o->d = d;
 	o->ty = strpool_new();
 	o->tyid = xreallocarray(NULL, d->nops ? d->nops : 1, sizeof *o->tyid);
+	tl_u64map memo;
+	u64map_init(&memo);
 	for (size_t i = 0; i < d->nops; i++) {
 		const tl_comm_op *op = &d->ops[i];
-		char t[64];
-		coll_type_norm(strpool_get(d->pool, op->type), t, sizeof t);
-		if (*t == '\0')
-			coll_type_norm(strpool_get(d->pool, op->name), t, sizeof t);
-		o->tyid[i] = strpool_intern_cstr(o->ty, t);
+		o->tyid[i] = op_type_id(o, &memo, op);
 		if ((uint64_t)op->id <= UINT32_MAX)
 			u64map_put(&o->ix, (uint64_t)op->source << 32 | (uint64_t)op->id, i);
 	}
+	u64map_free(&memo);
 }
 
 static void
