@@ -151,6 +151,7 @@ map_ops(const tl_clock *c, tl_op_data *d, int in_place)
 				g->start[k] = map1(c, g->start[k]);
 			continue;
 		}
+		g->sum = -1; /* the durations move */
 		for (size_t k = 0; k < g->n; k++) {
 			int64_t s = map1(c, g->start[k]);
 			g->dur[k] = map1(c, g->start[k] + g->dur[k]) - s;

@@ -75,7 +75,7 @@ op_data_group(tl_op_data *d, uint32_t name, uint32_t op_type, uint32_t task_type
 	uint64_t key = (uint64_t)p << 32 | t;
 	uint32_t gi;
 	if (!u64map_get(&d->key, key, &gi)) {
-		tl_op_group g = {name, op_type, task_type, shapes, NULL, NULL, 0, 0, 0};
+		tl_op_group g = {name, op_type, task_type, shapes, NULL, NULL, 0, 0, 0, -1};
 		gi = (uint32_t)d->n;
 		VEC_PUSH(d->g, d->n, d->cap, g);
 		u64map_put(&d->key, key, gi);

@@ -18,6 +18,8 @@ typedef struct tl_op_group {
 	size_t n, cap;
 	int64_t total; /* with tl_op_data.totals: the tasks' durations summed (sat_add), where
 	                  dur is NULL */
+	int64_t sum;   /* dur's durations summed (sat_add) as a model cache file stores them, so
+	                  that a query of the totals need not read them; -1 when not known */
 } tl_op_group;
 
 typedef struct tl_op_data {

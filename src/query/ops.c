@@ -115,6 +115,10 @@ count_total(const tl_op_group *g, const op_view *v, tl_opstat *out)
 		out->total = v->n ? g->total : 0;
 		return;
 	}
+	if (v->dur == g->dur && v->n == g->n && g->sum >= 0) {
+		out->total = g->sum; /* (a cache file's: its durations are not read) */
+		return;
+	}
 	for (size_t i = 0; i < v->n; i++)
 		out->total = sat_add(out->total, v->dur[i]);
 }

@@ -36,8 +36,9 @@
  * trace's counter events; 7: each lane's level of detail; 8: the body checksum in eight lanes
  * instead of four (twice as fast to verify: it no longer vectorises into emulated multiplies);
  * 9: a rank's overlap lanes may be its profile's own (OVERLAP_ANALYSIS, RANK_OWN_OVERLAP), and
- * CANN 7.0 report DBs are read; 10: the rank's host */
-#define TL_CACHE_VERSION 11
+ * CANN 7.0 report DBs are read; 10: the rank's host; 11: the host-bound idle gaps; 12: each
+ * operator's durations summed beside them (tl summary's totals without reading them) */
+#define TL_CACHE_VERSION 12
 #define TL_CACHE_MAX_DEFAULT (UINT64_C(4) << 30) /* bytes: LRU eviction above this */
 
 typedef enum tl_cache_status {

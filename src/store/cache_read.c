@@ -8,6 +8,7 @@
 #include "model/lod.h"
 #include "model/ops.h"
 #include "util/msg.h"
+#include "util/satint.h"
 #include "util/xalloc.h"
 
 #include <stddef.h>
@@ -233,8 +234,8 @@ get_ops(rd *r, tl_rank *rk)
 	d->pool = p;
 	d->borrowed = r->borrow; /* the tasks stay in the mapping (get_lane_arr) */
 	uint32_t np = strpool_count(p);
-	/* a group takes at least 48 bytes: four keys, two counts */
-	uint64_t ng = get_count(r, 48, UINT64_MAX, "its operator count is out of range");
+	/* a group takes at least 56 bytes: four keys, the sum, two counts */
+	uint64_t ng = get_count(r, 56, UINT64_MAX, "its operator count is out of range");
 	for (uint64_t i = 0; i < ng && r->bad == NULL; i++) {
 		uint64_t k[4];
 		for (int x = 0; x < 4; x++)
@@ -249,6 +250,7 @@ get_ops(rd *r, tl_rank *rk)
 			break;
 		}
 		tl_op_group *g = &d->g[i];
+		g->sum = (int64_t)get_u64(r);
 		g->dur = get_lane_arr(r, sizeof *g->dur, SIZE_MAX / sizeof *g->dur, &g->n);
 		g->cap = g->n;
 		if (r->bad == NULL && g->n == 0)
@@ -257,11 +259,18 @@ get_ops(rd *r, tl_rank *rk)
 		g->start = get_lane_arr(r, sizeof *g->start, SIZE_MAX / sizeof *g->start, &ns);
 		if (r->bad == NULL && ns != g->n)
 			r->bad = "an operator's starts are not one per task";
+		int64_t sum = 0;
 		for (size_t t = 0; t < g->n && r->bad == NULL && !r->trusted; t++)
 			if (g->dur[t] < 0 || (t > 0 && g->dur[t] < g->dur[t - 1]))
 				r->bad = "an operator's durations are out of order or range";
 			else if (!tl_time_ok(g->start[t]) || g->dur[t] > TL_TIME_MAX - g->start[t])
 				r->bad = "an operator's task times are out of range";
+			else
+				sum = sat_add(sum, g->dur[t]);
+		if (r->bad == NULL && !r->trusted && sum != g->sum)
+			r->bad = "an operator sum is not the sum of its durations";
+		if (r->bad == NULL && g->sum < 0)
+			r->bad = "an operator sum is out of range";
 	}
 }
 
@@ -455,9 +464,9 @@ static void
 skip_ops(rd *r)
 {
 	skip_pool(r);
-	uint64_t ng = get_count(r, 48, UINT64_MAX, "its operator count is out of range");
+	uint64_t ng = get_count(r, 56, UINT64_MAX, "its operator count is out of range");
 	for (uint64_t i = 0; i < ng && r->bad == NULL; i++) {
-		for (int x = 0; x < 4; x++)
+		for (int x = 0; x < 5; x++) /* the keys, the sum */
 			get_u64(r);
 		for (int a = 0; a < 2; a++) /* the durations, the starts */
 			get_bytes(r, get_count(r, 8, SIZE_MAX / 8, "a count is out of range"), 8);

@@ -16,6 +16,7 @@
 #include "model/comm.h"
 #include "model/lod.h"
 #include "model/ops.h"
+#include "util/satint.h"
 #include "util/xalloc.h"
 
 #include <dirent.h>
@@ -377,6 +378,10 @@ put_tables(wbuf *w, const tl_rank *r)
 			put_u64(w, g->op_type);
 			put_u64(w, g->task_type);
 			put_u64(w, g->shapes);
+			int64_t sum = 0;
+			for (size_t t = 0; t < g->n; t++)
+				sum = sat_add(sum, g->dur[t]);
+			put_u64(w, (uint64_t)sum);
 			put_arr(w, g->dur, g->n, sizeof *g->dur);
 			put_arr(w, g->start, g->n, sizeof *g->start); /* beside each duration */
 		}
