@@ -408,25 +408,6 @@ tlq_kind_busy(const tl_rank *r, tl_lane_kind kind, int64_t t0, int64_t t1)
 	return sum;
 }
 
-/* Whether every compute and communication slice that meets [t0, t1) belongs to step (or to no
- * step's filter: lanes without step tags count in every step), so that the work of the step
- * there is all the work there, and the overlap lanes answer for it. Zero-length slices add no
- * time to either. A read of the step tags only, no union. */
-static int
-step_alone(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1)
-{
-	for (size_t i = 0; i < r->ntracks; i++) {
-		const tl_track *t = r->tracks[i];
-		if ((t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM) || t->step == NULL)
-			continue;
-		size_t a = track_first_ending_after(t, t0), b = track_first_starting_at(t, t1);
-		for (size_t k = a; k < b; k++)
-			if (t->step[k] != step && t->v[k].end > t->v[k].start)
-				return 0;
-	}
-	return 1;
-}
-
 /* The end of the run of tag s in tag[j .. n): four tags a word while all four are s (a step's
  * run is its thousands of slices), then one at a time. */
 static size_t
@@ -441,6 +422,26 @@ run_end(const uint16_t *tag, size_t j, size_t n, uint16_t s)
 	while (j < n && tag[j] == s)
 		j++;
 	return j;
+}
+
+/* Whether every compute and communication slice that meets [t0, t1) belongs to step (or to no
+ * step's filter: lanes without step tags count in every step), so that the work of the step
+ * there is all the work there, and the overlap lanes answer for it. Zero-length slices add no
+ * time to either. A read of the step tags only (the runs of step four to a word), no union. */
+static int
+step_alone(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1)
+{
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		if ((t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM) || t->step == NULL)
+			continue;
+		size_t a = track_first_ending_after(t, t0), b = track_first_starting_at(t, t1);
+		for (size_t k = run_end(t->step, a, b, step); k < b;
+		     k = run_end(t->step, k + 1, b, step))
+			if (t->v[k].end > t->v[k].start) /* (t->step[k] != step) */
+				return 0;
+	}
+	return 1;
 }
 
 size_t
