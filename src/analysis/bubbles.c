@@ -2,6 +2,7 @@
 #include "analysis/bubbles.h"
 #include "analysis/lanes.h"
 #include "analysis/overlap.h"
+#include "model/lod.h"
 #include "util/heap.h"
 #include "util/xalloc.h"
 
@@ -231,6 +232,45 @@ cmp_gap(const void *a, const void *b)
 	return 0;
 }
 
+/* Offers f's slices under node i of level k of its level of detail (level 0: slice i), the
+ * nodes whose longest slice is shorter than the shortest gap of a full heap passed over: none
+ * of their slices could enter it (the heap's least only grows). Most of a Free lane's million
+ * intervals are a kernel's launch apart; the few long ones are what the heap keeps. */
+static void
+offer_node(gap_heap *g, const tl_track *f, const tl_lod *l, int k, size_t i)
+{
+	if (k == 0) {
+		const tl_slice *x = &f->v[i];
+		if (g->n < g->max || x->end - x->start >= g->h[0].end - g->h[0].start)
+			gap_offer(g, x->start, x->end);
+		return;
+	}
+	if (g->n == g->max && l->node[l->off[k - 1] + i].dur < g->h[0].end - g->h[0].start)
+		return;
+	size_t below = k == 1 ? f->n : l->size[k - 2];
+	for (size_t c = i * LOD_B; c < below && c < (i + 1) * LOD_B; c++)
+		offer_node(g, f, l, k - 1, c);
+}
+
+/* The Free lane's intervals into g: through its level of detail when it has one (a cache
+ * file's, or one the viewer built), else one by one. */
+static void
+offer_free(gap_heap *g, const tl_track *f)
+{
+	const tl_lod *l = f->lod;
+	if (l != NULL && l->n == f->n && l->nlevel > 0) {
+		for (size_t i = 0; i < l->size[l->nlevel - 1]; i++)
+			offer_node(g, f, l, l->nlevel, i);
+		return;
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		const tl_slice *x = &f->v[i];
+		if (g->n == g->max && x->end - x->start < g->h[0].end - g->h[0].start)
+			continue; /* the common case, without a call */
+		gap_offer(g, x->start, x->end);
+	}
+}
+
 static int
 has_overlap_lanes(const tl_rank *r)
 {
@@ -254,12 +294,8 @@ bubble_gaps_of_rank(const tl_rank *r, size_t max, tl_gap **out)
 	if (has_overlap_lanes(r)) {
 		/* the Free lane holds these very intervals (lanes.c); no Free lane: no gap */
 		const tl_track *f = lanes_overlap_track(r, TL_OVL_FREE);
-		for (size_t i = 0; f && i < f->n; i++) {
-			const tl_slice *x = &f->v[i];
-			if (g.n == g.max && x->end - x->start < g.h[0].end - g.h[0].start)
-				continue; /* the common case, without a call */
-			gap_offer(&g, x->start, x->end);
-		}
+		if (f != NULL)
+			offer_free(&g, f);
 	} else {
 		/* Free = the gaps of compute U communication between the first and the last busy
 		 * instant (lanes.h): two sorted disjoint unions merged by start */

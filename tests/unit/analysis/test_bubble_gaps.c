@@ -2,7 +2,9 @@
  * bubble_gaps_of_rank on the same rank without overlap lanes (the union walk): random ranks
  * whose gaps often have equal lengths (times on a coarse grid), so that the order of ties
  * (earlier first) is tested; every max from 1 to past the number of gaps; with the level of
- * detail, and on lanes without one (the list fallback). */
+ * detail, and on lanes without one (the list fallback). bubble_gaps_of_rank on the rank with
+ * the lanes too (the Free lane's walk, through its level of detail when it has one) against
+ * the union walk's first max. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -50,7 +52,7 @@ main(void)
 	    {20000, 10, 3, 300, 30},
 	    {100000, 7, 2, 2000, 5}, /* more than LOD_B^2 Free slices: two levels */
 	};
-	size_t bad = 0, runs = 0, ties = 0, big = 0, lod_missed = 0;
+	size_t bad = 0, runs = 0, ties = 0, big = 0, lod_missed = 0, bad_top = 0;
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
 		for (int i = 0; i < cases[c].trials; i++) {
 			uint64_t seed = 0x9e3779b97f4a7c15u ^ (c * 1000003u + (uint64_t)i * 7919u);
@@ -87,6 +89,14 @@ main(void)
 				size_t want = maxes[m] < n ? maxes[m] : n;
 				bad += !ok || k != want;
 				bubble_gaps_iter_free(&it);
+				tl_gap *top;
+				size_t nt = bubble_gaps_of_rank(w, maxes[m], &top);
+				ok = nt == want;
+				for (size_t j = 0; ok && j < nt; j++)
+					ok = top[j].start == all[j].start &&
+					     top[j].end == all[j].end;
+				bad_top += !ok;
+				free(top);
 			}
 			free(all);
 			rank_free(plain);
@@ -96,6 +106,10 @@ main(void)
 	      "the gaps one at a time are bubble_gaps_of_rank's, in its order (%zu of %zu "
 	      "runs differ)",
 	      bad, runs);
+	CHECK(bad_top == 0,
+	      "bubble_gaps_of_rank from the Free lane (with and without its level of detail) "
+	      "keeps the union walk's longest, in its order (%zu of %zu runs differ)",
+	      bad_top, runs);
 	CHECK(lod_missed == 0, "the iterator reads the level of detail when there is one");
 	CHECK(ties > 1000, "gaps of equal length were compared (%zu)", ties);
 	CHECK(big > 0, "a Free lane of more than %d slices was walked", LOD_B * LOD_B);
