@@ -233,19 +233,20 @@ cmp_gap(const void *a, const void *b)
 }
 
 /* Offers f's slices under node i of level k of its level of detail (level 0: slice i), the
- * nodes whose longest slice is shorter than the shortest gap of a full heap passed over: none
- * of their slices could enter it (the heap's least only grows). Most of a Free lane's million
- * intervals are a kernel's launch apart; the few long ones are what the heap keeps. */
+ * nodes whose longest slice is no longer than the shortest gap of a full heap passed over: none
+ * of their slices could enter it (the heap's least only grows, and the walk goes by start: a
+ * gap as long as the least and later loses the tie). Most of a Free lane's million intervals
+ * are a kernel's launch apart; the few long ones are what the heap keeps. */
 static void
 offer_node(gap_heap *g, const tl_track *f, const tl_lod *l, int k, size_t i)
 {
 	if (k == 0) {
 		const tl_slice *x = &f->v[i];
-		if (g->n < g->max || x->end - x->start >= g->h[0].end - g->h[0].start)
+		if (g->n < g->max || x->end - x->start > g->h[0].end - g->h[0].start)
 			gap_offer(g, x->start, x->end);
 		return;
 	}
-	if (g->n == g->max && l->node[l->off[k - 1] + i].dur < g->h[0].end - g->h[0].start)
+	if (g->n == g->max && l->node[l->off[k - 1] + i].dur <= g->h[0].end - g->h[0].start)
 		return;
 	size_t below = k == 1 ? f->n : l->size[k - 2];
 	for (size_t c = i * LOD_B; c < below && c < (i + 1) * LOD_B; c++)
