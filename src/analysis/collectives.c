@@ -59,15 +59,52 @@ entry_p2p(const tl_coll_entry *e)
 	return k >= 0 ? k : coll_p2p_kind(e->name);
 }
 
-static int
-cmp_entry(const void *a, const void *b)
+/* Numbers the entries' groups, types and names in strcmp's order (ord), so that the sorts
+ * compare integers; where two strings share a hash, none is numbered (they compare strings). */
+static void
+entries_order(tl_coll_entry *v, size_t n)
 {
-	const tl_coll_entry *x = a, *y = b;
+	const char **s = xreallocarray(NULL, n, sizeof *s);
+	uint32_t *o = xreallocarray(NULL, n, sizeof *o);
+	int ok = 1;
+	for (size_t i = 0; i < n; i++)
+		v[i].ordered = 0;
+	for (int f = 0; f < 3 && ok; f++) {
+		for (size_t i = 0; i < n; i++)
+			s[i] = f == 0 ? v[i].group : f == 1 ? etype(&v[i]) : v[i].name;
+		ok = sort_str_ordinals(s, n, o) == 0;
+		for (size_t i = 0; i < n && ok; i++)
+			v[i].ord[f] = o[i];
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i].ordered = ok;
+	free(s);
+	free(o);
+}
+
+/* By group, type and name, as strcmp orders them. */
+static int
+cmp_names(const tl_coll_entry *x, const tl_coll_entry *y)
+{
+	if (x->ordered && y->ordered) {
+		for (int f = 0; f < 3; f++)
+			if (x->ord[f] != y->ord[f])
+				return x->ord[f] < y->ord[f] ? -1 : 1;
+		return 0;
+	}
 	int c = strcmp(x->group, y->group);
 	if (c == 0)
 		c = strcmp(etype(x), etype(y));
 	if (c == 0)
 		c = strcmp(x->name, y->name);
+	return c;
+}
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+	const tl_coll_entry *x = a, *y = b;
+	int c = cmp_names(x, y);
 	if (c != 0)
 		return c;
 	if (x->step != y->step)
@@ -87,11 +124,7 @@ static int
 cmp_occ(const void *a, const void *b)
 {
 	const occ *x = a, *y = b;
-	int c = strcmp(x->e->group, y->e->group);
-	if (c == 0)
-		c = strcmp(etype(x->e), etype(y->e));
-	if (c == 0)
-		c = strcmp(x->e->name, y->e->name);
+	int c = cmp_names(x->e, y->e);
 	if (c != 0)
 		return c;
 	if (x->e->step != y->e->step)
@@ -124,6 +157,7 @@ coll_match(tl_coll_entry *v, size_t n, tl_coll **out)
 	*out = NULL;
 	if (n == 0)
 		return 0;
+	entries_order(v, n);
 	sort_unless_sorted(v, n, sizeof *v, cmp_entry);
 	occ *o = xreallocarray(NULL, n, sizeof *o);
 	size_t no = 0;
@@ -134,8 +168,7 @@ coll_match(tl_coll_entry *v, size_t n, tl_coll **out)
 		if (no > 0) {
 			const tl_coll_entry *p = o[no - 1].e;
 			if (p->rank == v[i].rank && p->step == v[i].step &&
-			    strcmp(p->name, v[i].name) == 0 && strcmp(p->group, v[i].group) == 0 &&
-			    strcmp(etype(p), etype(&v[i])) == 0)
+			    cmp_names(p, &v[i]) == 0)
 				k = o[no - 1].k + 1;
 		}
 		o[no++] = (occ){&v[i], k};
@@ -147,9 +180,7 @@ coll_match(tl_coll_entry *v, size_t n, tl_coll **out)
 	for (size_t i = 0; i < no;) {
 		size_t j = i + 1;
 		while (j < no && o[j].k == o[i].k && o[j].e->step == o[i].e->step &&
-		       strcmp(o[j].e->name, o[i].e->name) == 0 &&
-		       strcmp(o[j].e->group, o[i].e->group) == 0 &&
-		       strcmp(etype(o[j].e), etype(o[i].e)) == 0)
+		       cmp_names(o[j].e, o[i].e) == 0)
 			j++;
 		tl_coll x = {.group = o[i].e->group, .name = o[i].e->name, .step = o[i].e->step};
 		const char *named = coll_type_str(x.name); /* (coll_type_norm's, walked once) */

@@ -20,6 +20,9 @@ typedef struct tl_coll_entry {
 	                       when the profile does not say: then the name's */
 	int64_t step;       /* STEP_TIME id, -1 */
 	int64_t start, end; /* ns */
+	uint32_t ord[3];    /* coll_match's: group, type and name numbered in strcmp's order over
+	                       the entries (sort_str_ordinals), when ordered */
+	int ordered;
 } tl_coll_entry;
 
 typedef struct tl_coll_arrival {

@@ -128,7 +128,20 @@ typedef struct op_rec {
 	const char *group, *op; /* borrowed */
 	size_t rank, seq;       /* rank index; seq keeps the rank order stable */
 	int64_t start, dur;
+	uint32_t go, oo; /* group and op numbered in strcmp's order (sort_str_ordinals), when */
+	int ordered;     /* ... judge_recs could number them */
 } op_rec;
+
+/* group, then op (strcmp's order) */
+static int
+cmp_str2(const op_rec *x, const op_rec *y, int op)
+{
+	if (x->ordered && y->ordered) {
+		uint32_t a = op ? x->oo : x->go, b = op ? y->oo : y->go;
+		return (a > b) - (a < b);
+	}
+	return op ? strcmp(x->op, y->op) : strcmp(x->group, y->group);
+}
 
 static int
 cmp_rec(const void *a, const void *b)
@@ -136,12 +149,12 @@ cmp_rec(const void *a, const void *b)
 	const op_rec *x = a, *y = b;
 	if (x->gh != y->gh)
 		return x->gh < y->gh ? -1 : 1;
-	int c = strcmp(x->group, y->group);
+	int c = cmp_str2(x, y, 0);
 	if (c)
 		return c;
 	if (x->oh != y->oh)
 		return x->oh < y->oh ? -1 : 1;
-	c = strcmp(x->op, y->op);
+	c = cmp_str2(x, y, 1);
 	if (c)
 		return c;
 	return (x->seq > y->seq) - (x->seq < y->seq);
@@ -150,13 +163,35 @@ cmp_rec(const void *a, const void *b)
 static int
 same_group(const op_rec *a, const op_rec *b)
 {
-	return a->gh == b->gh && strcmp(a->group, b->group) == 0;
+	return a->gh == b->gh && cmp_str2(a, b, 0) == 0;
 }
 
 static int
 same_op(const op_rec *a, const op_rec *b)
 {
-	return same_group(a, b) && a->oh == b->oh && strcmp(a->op, b->op) == 0;
+	return same_group(a, b) && a->oh == b->oh && cmp_str2(a, b, 1) == 0;
+}
+
+/* Numbers the records' groups and ops in strcmp's order, so that their sort and runs compare
+ * integers (the groups' names are long and mostly equal); where two strings share a hash, none
+ * is numbered. */
+static void
+recs_order(op_rec *v, size_t n)
+{
+	const char **s = xreallocarray(NULL, n ? n : 1, sizeof *s);
+	uint32_t *o = xreallocarray(NULL, n ? n : 1, sizeof *o);
+	int ok = 1;
+	for (int f = 0; f < 2 && ok; f++) {
+		for (size_t i = 0; i < n; i++)
+			s[i] = f ? v[i].op : v[i].group;
+		ok = sort_str_ordinals(s, n, o) == 0;
+		for (size_t i = 0; i < n && ok; i++)
+			*(f ? &v[i].oo : &v[i].go) = o[i];
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i].ordered = ok;
+	free(s);
+	free(o);
 }
 
 static int
@@ -241,7 +276,10 @@ slowrank_votes_entries(const tl_trace *tr, const tl_coll_entry *e, size_t n, tl_
 			            x->ri,
 			            nv,
 			            x->start,
-			            x->end - x->start};
+			            x->end - x->start,
+			            0,
+			            0,
+			            0};
 			VEC_PUSH(v, nv, cap, r);
 		}
 		i = j;
@@ -277,7 +315,10 @@ slowrank_votes(const tl_trace *tr, tl_slow_result *res)
 				            ri,
 				            n,
 				            t->v[k].start,
-				            t->v[k].end - t->v[k].start};
+				            t->v[k].end - t->v[k].start,
+				            0,
+				            0,
+				            0};
 				VEC_PUSH(v, n, cap, x);
 			}
 		}
@@ -289,6 +330,7 @@ slowrank_votes(const tl_trace *tr, tl_slow_result *res)
 static void
 judge_recs(const tl_trace *tr, op_rec *v, size_t n, tl_slow_result *res)
 {
+	recs_order(v, n);
 	if (n > 1)
 		sort_unless_sorted(v, n, sizeof *v, cmp_rec);
 	unsigned *votes = xcalloc(tr->nranks ? tr->nranks : 1, sizeof *votes);

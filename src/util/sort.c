@@ -1,5 +1,7 @@
 #include "config.h"
 #include "util/sort.h"
+#include "util/hash.h"
+#include "util/u64map.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -345,4 +347,55 @@ sort_grouped_copy(void *dst, const void *src, size_t n, size_t size, int64_t (*k
 		return;
 	}
 	grouped_into(dst, src, n, size, key, cmp, keys, cnt, nk, NULL);
+}
+
+static int
+cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int
+sort_str_ordinals(const char *const *s, size_t n, uint32_t *ord)
+{
+	tl_u64map at, by_hash; /* a string's address, its hash -> its index among the distinct */
+	u64map_init(&at);
+	u64map_init(&by_hash);
+	const char **d = NULL; /* the distinct strings */
+	size_t nd = 0, cap = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (u64map_get(&at, (uint64_t)(uintptr_t)s[i], &ord[i]))
+			continue;
+		uint64_t h = util_hash_str(s[i]);
+		if (!u64map_get(&by_hash, h, &ord[i])) {
+			ord[i] = (uint32_t)nd;
+			u64map_put(&by_hash, h, ord[i]);
+			VEC_PUSH(d, nd, cap, s[i]);
+		} else if (strcmp(d[ord[i]], s[i]) != 0) {
+			rc = -1; /* two strings, one hash */
+		}
+		u64map_put(&at, (uint64_t)(uintptr_t)s[i], ord[i]);
+	}
+	if (rc == 0 && nd > 0) {
+		/* the distinct strings by their bytes; each one's rank by its index */
+		const char **by = xreallocarray(NULL, nd, sizeof *by);
+		memcpy(by, d, nd * sizeof *by);
+		qsort(by, nd, sizeof *by, cmp_cstr);
+		u64map_free(&at);
+		u64map_init(&at);
+		for (size_t k = 0; k < nd; k++)
+			u64map_put(&at, (uint64_t)(uintptr_t)by[k], (uint32_t)k);
+		uint32_t *rank = xreallocarray(NULL, nd, sizeof *rank);
+		for (size_t k = 0; k < nd; k++)
+			u64map_get(&at, (uint64_t)(uintptr_t)d[k], &rank[k]);
+		for (size_t i = 0; i < n; i++)
+			ord[i] = rank[ord[i]];
+		free(rank);
+		free(by);
+	}
+	free(d);
+	u64map_free(&at);
+	u64map_free(&by_hash);
+	return rc;
 }

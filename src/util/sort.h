@@ -19,6 +19,14 @@ int sorted_i64(const int64_t *v, size_t n);
  * comparisons instead of n log n (the analyses often sort what they gathered in order). */
 void sort_unless_sorted(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
+/* Numbers the strings s[0 .. n) by their bytes in strcmp's order: ord[i] < ord[j] exactly when
+ * strcmp(s[i], s[j]) < 0, equal when the strings are, so that a sort by them compares integers
+ * (a sort's comparisons of names read their common prefixes again and again). Only the distinct
+ * strings are sorted: each distinct pointer is read once (a pool's strings repeat), and equal
+ * strings at other addresses are told by a 64-bit hash, checked. Returns 0, or -1 with ord not
+ * set when two strings share a hash (then compare them). */
+int sort_str_ordinals(const char *const *s, size_t n, uint32_t *ord);
+
 /* Sorts order[0..n) by cmp(ctx, a, b) on its elements; ties keep their order (a merge sort). */
 void sort_index(size_t *order, size_t n, int (*cmp)(const void *ctx, size_t a, size_t b),
                 const void *ctx);

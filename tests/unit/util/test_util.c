@@ -298,6 +298,42 @@ test_sort_unless_sorted(void)
 	CHECK(v[0].key == -1, "sort_unless_sorted: none and one element leave the array as it is");
 }
 
+/* sort_str_ordinals against strcmp on every pair: strings repeated at one address and at
+ * several (copies), prefixes of each other, the empty string, bytes above 127. */
+static void
+test_str_ordinals(void)
+{
+	static const char *const words[] = {
+	    "",      "a", "ab",    "abc", "b", "hcom_allReduce__865_0_1", "hcom_allReduce__866_0_1",
+	    "\xe4x", "Z", "ab\x7f"};
+	enum { NW = sizeof words / sizeof *words, N = 300 };
+	char copies[NW][32];
+	const char *s[N];
+	uint32_t ord[N];
+	uint64_t x = 12345;
+	for (size_t w = 0; w < NW; w++)
+		snprintf(copies[w], sizeof copies[w], "%s", words[w]);
+	for (size_t i = 0; i < N; i++) {
+		size_t w = (size_t)(test_xorshift(&x) % NW);
+		s[i] =
+		    test_xorshift(&x) % 2 ? words[w] : copies[w]; /* the same bytes, two places */
+	}
+	int rc = sort_str_ordinals(s, N, ord);
+	size_t bad = 0;
+	for (size_t i = 0; i < N; i++)
+		for (size_t j = 0; j < N; j++) {
+			int c = strcmp(s[i], s[j]), o = (ord[i] > ord[j]) - (ord[i] < ord[j]);
+			bad += (c > 0) - (c < 0) != o;
+		}
+	CHECK(rc == 0 && bad == 0, "sort_str_ordinals: ordinals order as strcmp (%zu pairs differ)",
+	      bad);
+	uint32_t max = 0;
+	for (size_t i = 0; i < N; i++)
+		max = ord[i] > max ? ord[i] : max;
+	CHECK(max == NW - 1, "sort_str_ordinals: one number per distinct string, from 0 (%u)", max);
+	CHECK(sort_str_ordinals(s, 0, ord) == 0, "sort_str_ordinals: none");
+}
+
 /* sort_i64 against qsort: short and long arrays, negatives and the extremes, repeats, sorted
  * and reversed input, values that differ only in a high byte. */
 static void
@@ -682,6 +718,7 @@ main(void)
 	test_sort();
 	test_sort_grouped();
 	test_sort_unless_sorted();
+	test_str_ordinals();
 	test_sort_pairs();
 	test_heap();
 	test_rankspec();
