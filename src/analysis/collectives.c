@@ -59,8 +59,10 @@ entry_p2p(const tl_coll_entry *e)
 	return k >= 0 ? k : coll_p2p_kind(e->name);
 }
 
-/* Numbers the entries' groups, types and names in strcmp's order (ord), so that the sorts
- * compare integers; where two strings share a hash, none is numbered (they compare strings). */
+/* Numbers the entries' groups and types in strcmp's order (ord), so that the sorts compare
+ * integers for them (long, and mostly equal: a strcmp reads them whole); where two strings
+ * share a hash, none is numbered (they compare strings). The names, each op's own, differ
+ * early and are many: they stay compared as strings. */
 static void
 entries_order(tl_coll_entry *v, size_t n)
 {
@@ -69,9 +71,9 @@ entries_order(tl_coll_entry *v, size_t n)
 	int ok = 1;
 	for (size_t i = 0; i < n; i++)
 		v[i].ordered = 0;
-	for (int f = 0; f < 3 && ok; f++) {
+	for (int f = 0; f < 2 && ok; f++) {
 		for (size_t i = 0; i < n; i++)
-			s[i] = f == 0 ? v[i].group : f == 1 ? etype(&v[i]) : v[i].name;
+			s[i] = f == 0 ? v[i].group : etype(&v[i]);
 		ok = sort_str_ordinals(s, n, o) == 0;
 		for (size_t i = 0; i < n && ok; i++)
 			v[i].ord[f] = o[i];
@@ -87,10 +89,10 @@ static int
 cmp_names(const tl_coll_entry *x, const tl_coll_entry *y)
 {
 	if (x->ordered && y->ordered) {
-		for (int f = 0; f < 3; f++)
+		for (int f = 0; f < 2; f++)
 			if (x->ord[f] != y->ord[f])
 				return x->ord[f] < y->ord[f] ? -1 : 1;
-		return 0;
+		return x->name == y->name ? 0 : strcmp(x->name, y->name);
 	}
 	int c = strcmp(x->group, y->group);
 	if (c == 0)

@@ -20,8 +20,8 @@ typedef struct tl_coll_entry {
 	                       when the profile does not say: then the name's */
 	int64_t step;       /* STEP_TIME id, -1 */
 	int64_t start, end; /* ns */
-	uint32_t ord[3];    /* coll_match's: group, type and name numbered in strcmp's order over
-	                       the entries (sort_str_ordinals), when ordered */
+	uint32_t ord[2];    /* coll_match's: group and type numbered in strcmp's order over the
+	                       entries (sort_str_ordinals), when ordered */
 	int ordered;
 } tl_coll_entry;
 

@@ -128,19 +128,19 @@ typedef struct op_rec {
 	const char *group, *op; /* borrowed */
 	size_t rank, seq;       /* rank index; seq keeps the rank order stable */
 	int64_t start, dur;
-	uint32_t go, oo; /* group and op numbered in strcmp's order (sort_str_ordinals), when */
-	int ordered;     /* ... judge_recs could number them */
+	uint32_t go; /* group numbered in strcmp's order (sort_str_ordinals), when judge_recs */
+	int ordered; /* ... could number them */
 } op_rec;
 
-/* group, then op (strcmp's order) */
+/* group (op = 0) or op, in strcmp's order */
 static int
 cmp_str2(const op_rec *x, const op_rec *y, int op)
 {
-	if (x->ordered && y->ordered) {
-		uint32_t a = op ? x->oo : x->go, b = op ? y->oo : y->go;
-		return (a > b) - (a < b);
-	}
-	return op ? strcmp(x->op, y->op) : strcmp(x->group, y->group);
+	if (op)
+		return x->op == y->op ? 0 : strcmp(x->op, y->op);
+	if (x->ordered && y->ordered)
+		return (x->go > y->go) - (x->go < y->go);
+	return strcmp(x->group, y->group);
 }
 
 static int
@@ -172,24 +172,21 @@ same_op(const op_rec *a, const op_rec *b)
 	return same_group(a, b) && a->oh == b->oh && cmp_str2(a, b, 1) == 0;
 }
 
-/* Numbers the records' groups and ops in strcmp's order, so that their sort and runs compare
- * integers (the groups' names are long and mostly equal); where two strings share a hash, none
- * is numbered. */
+/* Numbers the records' groups in strcmp's order, so that their sort and runs compare integers
+ * (the groups' names are long and mostly equal: a strcmp reads them whole; the ops' differ by
+ * hash first); where two groups share a hash, none is numbered. */
 static void
 recs_order(op_rec *v, size_t n)
 {
 	const char **s = xreallocarray(NULL, n ? n : 1, sizeof *s);
 	uint32_t *o = xreallocarray(NULL, n ? n : 1, sizeof *o);
-	int ok = 1;
-	for (int f = 0; f < 2 && ok; f++) {
-		for (size_t i = 0; i < n; i++)
-			s[i] = f ? v[i].op : v[i].group;
-		ok = sort_str_ordinals(s, n, o) == 0;
-		for (size_t i = 0; i < n && ok; i++)
-			*(f ? &v[i].oo : &v[i].go) = o[i];
-	}
 	for (size_t i = 0; i < n; i++)
+		s[i] = v[i].group;
+	int ok = sort_str_ordinals(s, n, o) == 0;
+	for (size_t i = 0; i < n; i++) {
+		v[i].go = ok ? o[i] : 0;
 		v[i].ordered = ok;
+	}
 	free(s);
 	free(o);
 }
@@ -278,7 +275,6 @@ slowrank_votes_entries(const tl_trace *tr, const tl_coll_entry *e, size_t n, tl_
 			            x->start,
 			            x->end - x->start,
 			            0,
-			            0,
 			            0};
 			VEC_PUSH(v, nv, cap, r);
 		}
@@ -316,7 +312,6 @@ slowrank_votes(const tl_trace *tr, tl_slow_result *res)
 				            n,
 				            t->v[k].start,
 				            t->v[k].end - t->v[k].start,
-				            0,
 				            0,
 				            0};
 				VEC_PUSH(v, n, cap, x);
