@@ -216,6 +216,13 @@ cmp_i64(const void *a, const void *b)
 
 static void judge_recs(const tl_trace *tr, op_rec *v, size_t n, tl_slow_result *res);
 
+/* strcmp, without reading a string against itself (a rank's entries share its pools' strings) */
+static int
+cmp_same_rank(const char *a, const char *b)
+{
+	return a == b ? 0 : strcmp(a, b);
+}
+
 static int
 cmp_entry_call(const void *a, const void *b)
 {
@@ -223,11 +230,11 @@ cmp_entry_call(const void *a, const void *b)
 	                    *y = *(const tl_coll_entry *const *)b;
 	if (x->ri != y->ri)
 		return x->ri < y->ri ? -1 : 1;
-	int c = strcmp(x->group, y->group);
+	int c = cmp_same_rank(x->group, y->group);
 	if (c == 0)
-		c = strcmp(x->name, y->name);
+		c = cmp_same_rank(x->name, y->name);
 	if (c == 0)
-		c = strcmp(x->type ? x->type : "", y->type ? y->type : "");
+		c = cmp_same_rank(x->type ? x->type : "", y->type ? y->type : "");
 	if (c != 0)
 		return c;
 	return (x->start > y->start) - (x->start < y->start);
@@ -247,8 +254,9 @@ slowrank_votes_entries(const tl_trace *tr, const tl_coll_entry *e, size_t n, tl_
 	for (size_t i = 0; i < n;) {
 		/* the run of one name in one group on one rank */
 		size_t j = i + 1;
-		while (j < n && s[j]->ri == s[i]->ri && strcmp(s[j]->group, s[i]->group) == 0 &&
-		       strcmp(s[j]->name, s[i]->name) == 0)
+		while (j < n && s[j]->ri == s[i]->ri &&
+		       cmp_same_rank(s[j]->group, s[i]->group) == 0 &&
+		       cmp_same_rank(s[j]->name, s[i]->name) == 0)
 			j++;
 		size_t k = 0;
 		for (size_t m = i; m < j; m++) {

@@ -19,7 +19,7 @@ group_complete(const tl_trace *tr, const tl_comm_result *cm, const char *group)
 		return 1;
 	for (size_t i = 0; i < cm->nops; i++) {
 		const tl_comm_row *o = &cm->ops[i];
-		if (strcmp(o->group, group) != 0)
+		if (o->group != group && strcmp(o->group, group) != 0)
 			continue;
 		for (size_t k = o->link0; k < o->link0 + o->nlink; k++) {
 			int64_t rk[2] = {cm->links[k].src, cm->links[k].dst};
@@ -107,7 +107,8 @@ tlq_step_split(const tl_query *q, size_t ri, const tl_step_overlap *so, size_t n
 		if (timesplit_collective(c, r->rank, &tx, &wt) != 0)
 			continue;
 		size_t g = 0;
-		while (g < nseen && strcmp(seen[g].group, c->group) != 0)
+		while (g < nseen && seen[g].group != c->group &&
+		       strcmp(seen[g].group, c->group) != 0)
 			g++;
 		if (g == nseen) {
 			x.group = c->group;
