@@ -70,8 +70,15 @@ tlq_comm(const tl_query *q, tl_comm_result *out)
 	comm_job j = {.tr = tr, .data = out->data};
 	parallel_for(tr->nranks, 0, comm_rank, &j); /* ranks read in parallel */
 
-	size_t ocap = 0, bcap = 0, lcap = 0;
+	size_t ocap = 0, bcap = 0, lcap = 0, nops = 0;
 	type_memo memo = {{0}, {0}};
+	for (size_t ri = 0; ri < tr->nranks; ri++)
+		nops +=
+		    tr->ranks[ri]->comm != NULL ? tr->ranks[ri]->comm->nops : out->data[ri].nops;
+	if (nops > 0) { /* one block: no doublings, each a copy into fresh pages */
+		out->ops = xreallocarray(NULL, nops, sizeof *out->ops);
+		ocap = nops;
+	}
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
 		const tl_rank *r = tr->ranks[ri];
 		/* the rank's own (borrowed, not changed here) or the one just read */
