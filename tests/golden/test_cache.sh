@@ -256,40 +256,10 @@ cat "$t_tmp/good0" "$t_tmp/good0" >"$f0"
 hostile "extended" "truncated or extended"
 # an overlap lane changed and the checksum made right again (what a crafted file can do): the
 # lanes stand in for the slices in the summary's figures, so they are checked against them.
-# The checksum is computed here from its definition (cache_write.c), not by tl.
+# cache_forge.py computes the checksum from its definition (cache_checksum), not by tl.
 if command -v python3 >/dev/null; then
 	cp "$t_tmp/good0" "$f0"
-	python3 - "$f0" <<'PY' >"$t_tmp/why" 2>&1
-import struct, sys
-path = sys.argv[1]
-b = bytearray(open(path, "rb").read())
-M = (1 << 64) - 1
-def word(h, w):
-    h = ((h ^ w) * 0x9e3779b97f4a7c15) & M
-    return h ^ (h >> 29)
-# an overlap lane's slices: (start, end, name, arg) with one name and arg counting 0, 1, 2...
-def lane_at(o):
-    name = struct.unpack_from("<I", b, o + 16)[0]
-    for k in range(8):
-        s, e, n, a = struct.unpack_from("<qqII", b, o + 24 * k)
-        if n != name or a != k or e <= s + 1:
-            return False
-    return True
-o = next(o for o in range(64, len(b) - 24 * 8, 8) if lane_at(o))
-s, e = struct.unpack_from("<qq", b, o)
-struct.pack_into("<q", b, o + 8, e - 1)  # one interval ends 1 ns early
-body = bytes(b[64:])
-seed = 0x746c2d6d6f64656c
-h = [seed + i for i in range(8)]
-words = struct.unpack("<%dQ" % (len(body) // 8), body)
-for i, w in enumerate(words):
-    h[i % 8] = word(h[i % 8], w)
-f = seed
-for x in h:
-    f = word(f, x)
-struct.pack_into("<Q", b, 24, word(f, len(words)))
-open(path, "wb").write(b)
-PY
+	python3 "$TL_SRCDIR/tests/golden/cache_forge.py" lane "$f0" >"$t_tmp/why" 2>&1
 	check "an overlap lane changed, its checksum made right (python3)" [ $? -eq 0 ]
 	sed 's/^/# /' "$t_tmp/why"
 	hostile "overlap lanes that are not the slices'" "its overlap lanes are not those its slices make"
@@ -298,38 +268,7 @@ PY
 	# durations. The group: four string ids, the sum, the count, the durations ascending, the
 	# count again (cache_write.c's put_tables).
 	cp "$t_tmp/good0" "$f0"
-	python3 - "$f0" <<'PY' >"$t_tmp/why" 2>&1
-import struct, sys
-path = sys.argv[1]
-b = bytearray(open(path, "rb").read())
-M = (1 << 64) - 1
-def word(h, w):
-    h = ((h ^ w) * 0x9e3779b97f4a7c15) & M
-    return h ^ (h >> 29)
-def group_at(o):
-    k = struct.unpack_from("<4Q", b, o)
-    if any(x >= 1 << 20 for x in k):
-        return False
-    total, n = struct.unpack_from("<QQ", b, o + 32)
-    if not 2 <= n < 1 << 20 or o + 56 + 16 * n > len(b):
-        return False
-    d = struct.unpack_from("<%dQ" % n, b, o + 48)
-    return (total > 0 and total == sum(d) and list(d) == sorted(d)
-            and struct.unpack_from("<Q", b, o + 48 + 8 * n)[0] == n)
-o = next(o for o in range(64, len(b) - 64, 8) if group_at(o))
-struct.pack_into("<Q", b, o + 32, struct.unpack_from("<Q", b, o + 32)[0] + 1)
-body = bytes(b[64:])
-seed = 0x746c2d6d6f64656c
-h = [seed + i for i in range(8)]
-words = struct.unpack("<%dQ" % (len(body) // 8), body)
-for i, w in enumerate(words):
-    h[i % 8] = word(h[i % 8], w)
-f = seed
-for x in h:
-    f = word(f, x)
-struct.pack_into("<Q", b, 24, word(f, len(words)))
-open(path, "wb").write(b)
-PY
+	python3 "$TL_SRCDIR/tests/golden/cache_forge.py" opsum "$f0" >"$t_tmp/why" 2>&1
 	check "an operator's sum changed, its checksum made right (python3)" [ $? -eq 0 ]
 	sed 's/^/# /' "$t_tmp/why"
 	hostile "an operator's sum that is not its durations'" "an operator sum is not the sum of its durations"

@@ -116,36 +116,7 @@ sed 's/^/# /' "$t_tmp/out"
 f0=$(find "$S" -maxdepth 1 -user "$OTHER" -name '*.tlc' | sort | head -1)
 cp -p "$f0" "$t_tmp/good0"
 if command -v python3 >/dev/null; then
-	python3 - "$f0" <<'PY'
-import struct, sys
-path = sys.argv[1]
-b = bytearray(open(path, "rb").read())
-M = (1 << 64) - 1
-def word(h, w):
-    h = ((h ^ w) * 0x9e3779b97f4a7c15) & M
-    return h ^ (h >> 29)
-def lane_at(o):
-    name = struct.unpack_from("<I", b, o + 16)[0]
-    for k in range(8):
-        s, e, n, a = struct.unpack_from("<qqII", b, o + 24 * k)
-        if n != name or a != k or e <= s + 1:
-            return False
-    return True
-o = next(o for o in range(64, len(b) - 24 * 8, 8) if lane_at(o))
-s, e = struct.unpack_from("<qq", b, o)
-struct.pack_into("<q", b, o + 8, e - 1)
-body = bytes(b[64:])
-seed = 0x746c2d6d6f64656c
-h = [seed + i for i in range(8)]
-words = struct.unpack("<%dQ" % (len(body) // 8), body)
-for i, w in enumerate(words):
-    h[i % 8] = word(h[i % 8], w)
-f = seed
-for x in h:
-    f = word(f, x)
-struct.pack_into("<Q", b, 24, word(f, len(words)))
-open(path, "r+b").write(b)
-PY
+	python3 "$TL_SRCDIR/tests/golden/cache_forge.py" lane "$f0"
 	TL_STATS=1 me summary "$P" --json --cache-dir "$S" >"$t_tmp/got.json" 2>"$t_tmp/err"
 	check "a crafted file of an untrusted owner is not read: no check sees it, right numbers" \
 		sh -c "[ '$(reads "$t_tmp/err")' = 0 ] && ! grep -q 'overlap lanes' '$t_tmp/err' && grep -qF '$IGN' '$t_tmp/err' && cmp -s '$t_tmp/want.json' '$t_tmp/got.json'"
@@ -172,35 +143,7 @@ check "the other user stored a result" [ -n "$r" ]
 # format: a 40-byte header, key, kind, status, stdout, stderr; the checksum cache_checksum's
 # over the body: 8-byte words round-robin to 8 lanes, each a multiply-xorshift)
 forge() {
-	python3 - "$1" <<'PY'
-import struct, sys
-M = (1 << 64) - 1
-def word(h, w):
-    h = ((h ^ w) * 0x9e3779b97f4a7c15) & M
-    return h ^ (h >> 29)
-def checksum(b):
-    seed = 0x746c2d6d6f64656c
-    lanes = [seed + i for i in range(8)]
-    n = (len(b) + 7) // 8
-    b = b + bytes(n * 8 - len(b))
-    for i in range(n):
-        lanes[i % 8] = word(lanes[i % 8], struct.unpack_from("<Q", b, 8 * i)[0])
-    h = seed
-    for l in lanes:
-        h = word(h, l)
-    return word(h, n)
-path = sys.argv[1]
-b = open(path, "rb").read()
-kl = struct.unpack_from("<Q", b, 32)[0]
-o = 40 + kl
-kind, status, nout = struct.unpack_from("<QQQ", b, o)
-out = b[o + 24:o + 24 + nout]
-rest = b[o + 24 + nout:]
-out = b"\x1b[31mFORGED\x07\n" + out
-body = b[40:40 + kl] + struct.pack("<QQQ", kind, status, len(out)) + out + rest
-head = b[:16] + struct.pack("<QQQ", 40 + len(body), checksum(body), kl)
-open(path, "r+b").write(head + body)
-PY
+	python3 "$TL_SRCDIR/tests/golden/cache_forge.py" result "$1"
 }
 # raw FILE...: lines holding an ESC or a BEL byte
 raw() { grep -ac "$(printf '\033')\|$(printf '\007')" "$@" | awk -F: '{s += $NF} END {print s + 0}'; }
