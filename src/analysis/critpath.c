@@ -488,7 +488,31 @@ typedef struct segv {
 	size_t n, cap;
 	size_t ri;  /* the rank index of the last one (nranks: none) */
 	int64_t *b; /* the time by rank index (nranks: none) and kind, summed as they come */
+	const char **names; /* the names, distinct by address */
+	size_t nnames, ncap;
+	tl_u64map by; /* a name's address -> its index */
+	const char *last;
+	uint32_t last_ix;
+	uint32_t *who; /* by rank index (nranks: none): its who entry, UINT32_MAX none yet */
+	cp_who *whov;
+	size_t nwho;
 } segv;
+
+static uint32_t
+seg_name(segv *s, const char *name)
+{
+	if (name == s->last && s->nnames > 0)
+		return s->last_ix;
+	uint32_t k;
+	if (!u64map_get(&s->by, (uint64_t)(uintptr_t)name, &k)) {
+		k = (uint32_t)s->nnames; /* fewer than a step's tasks, + 1 */
+		VEC_PUSH(s->names, s->nnames, s->ncap, name);
+		u64map_put(&s->by, (uint64_t)(uintptr_t)name, k);
+	}
+	s->last = name;
+	s->last_ix = k;
+	return k;
+}
 
 static void
 push(segv *s, const graph *g, size_t ri, int64_t a, int64_t b, int kind, const char *name)
@@ -498,7 +522,8 @@ push(segv *s, const graph *g, size_t ri, int64_t a, int64_t b, int kind, const c
 	ri = ri < g->nranks ? ri : g->nranks;
 	if (s->n > 0) { /* walking backwards: the previous one follows this one */
 		cp_seg *p = &s->v[s->n - 1];
-		if (s->ri == ri && p->kind == kind && p->start == b && strcmp(p->name, name) == 0) {
+		if (s->ri == ri && p->kind == (unsigned)kind && p->start == b &&
+		    (s->names[p->name] == name || strcmp(s->names[p->name], name) == 0)) {
 			p->start = a;
 			s->b[ri * CP__COUNT + (size_t)kind] += b - a;
 			return;
@@ -510,11 +535,12 @@ push(segv *s, const graph *g, size_t ri, int64_t a, int64_t b, int kind, const c
 	}
 	s->ri = ri;
 	s->b[ri * CP__COUNT + (size_t)kind] += b - a; /* a step is shorter than 2^63 ns */
-	s->v[s->n++] = (cp_seg){.rank = ri < g->nranks ? g->ranks[ri].rank : -1,
-	                        .start = a,
-	                        .kind = (uint8_t)kind,
-	                        .name = name,
-	                        .stage = -1};
+	if (s->who[ri] == UINT32_MAX) {               /* at most nranks + 1 of them */
+		s->who[ri] = (uint32_t)s->nwho;
+		s->whov[s->nwho++] = (cp_who){ri < g->nranks ? g->ranks[ri].rank : -1, -1};
+	}
+	s->v[s->n++] = (cp_seg){
+	    .start = a, .name = seg_name(s, name), .who = s->who[ri], .kind = (unsigned)kind};
 }
 
 static int
@@ -533,10 +559,55 @@ cmp_ns_desc(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The step's compute time on the path by name: summed by the name's index first (the names
+ * are distinct by address, pooled per rank, so few), then by the name. */
+static void
+step_ops(cp_step *out)
+{
+	size_t nops = 0;
+	for (size_t i = 0; i < out->nseg; i++)
+		nops += out->seg[i].kind == CP_COMPUTE;
+	cp_name_ns *o = xcalloc(nops ? nops : 1, sizeof *o);
+	size_t no = 0, nn = out->nnames ? out->nnames : 1;
+	uint32_t *by = xmalloc(nn * sizeof *by); /* a name's entry in o, or none */
+	memset(by, 0xff, nn * sizeof *by);
+	for (size_t i = 0; i < out->nseg; i++) {
+		const cp_seg *g = &out->seg[i];
+		if (g->kind != CP_COMPUTE)
+			continue;
+		int64_t d = cp_seg_end(out, i) - g->start;
+		uint32_t *k = &by[g->name];
+		if (*k != UINT32_MAX) {
+			o[*k].ns = sat_add(o[*k].ns, d);
+		} else {
+			*k = (uint32_t)no;
+			o[no++] = (cp_name_ns){cp_seg_name(out, g), d};
+		}
+	}
+	free(by);
+	if (no > 1)
+		qsort(o, no, sizeof *o, cmp_name_ns);
+	size_t w = 0;
+	for (size_t i = 0; i < no; i++) {
+		if (w > 0 && strcmp(o[w - 1].name, o[i].name) == 0)
+			o[w - 1].ns = sat_add(o[w - 1].ns, o[i].ns);
+		else
+			o[w++] = o[i];
+	}
+	if (w > 1)
+		qsort(o, w, sizeof *o, cmp_ns_desc);
+	out->ops = o;
+	out->nops = w;
+}
+
 static void
 walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 {
-	segv s = {.b = xcalloc((g->nranks + 1) * CP__COUNT, sizeof *s.b)};
+	segv s = {.b = xcalloc((g->nranks + 1) * CP__COUNT, sizeof *s.b),
+	          .who = xmalloc((g->nranks + 1) * sizeof *s.who),
+	          .whov = xcalloc(g->nranks + 1, sizeof *s.whov)};
+	memset(s.who, 0xff, (g->nranks + 1) * sizeof *s.who);
+	u64map_init(&s.by);
 	/* the step's end: after every rank's last task, the time from the latest of them to the
 	 * step's end (the host's) kept */
 	ptrdiff_t x = -1;
@@ -637,12 +708,15 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 	out->end = end;
 	out->seg = s.v;
 	out->nseg = s.n;
+	out->names = s.names;
+	out->nnames = s.nnames;
+	out->who = s.whov;
+	out->nwho = s.nwho;
+	u64map_free(&s.by);
+	free(s.who);
 	/* blame by rank and kind: summed as the segments came */
 	size_t nb = (g->nranks + 1) * CP__COUNT;
 	int64_t *b = s.b;
-	size_t nops = 0;
-	for (size_t i = 0; i < s.n; i++)
-		nops += s.v[i].kind == CP_COMPUTE;
 	out->blame = xcalloc(nb, sizeof *out->blame);
 	for (size_t ri = 0; ri <= g->nranks; ri++)
 		for (int k = 0; k < CP__COUNT; k++)
@@ -651,38 +725,7 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 				    (cp_blame){ri < g->nranks ? g->ranks[ri].rank : -1, (uint8_t)k,
 				               b[ri * CP__COUNT + k]};
 	free(b);
-	/* compute time by name: summed by the name's address first (the names are pooled per
-	 * rank, so few), then by the name */
-	cp_name_ns *o = xcalloc(nops ? nops : 1, sizeof *o);
-	size_t no = 0;
-	tl_u64map by;
-	u64map_init(&by);
-	for (size_t i = 0; i < s.n; i++) {
-		if (s.v[i].kind != CP_COMPUTE)
-			continue;
-		uint32_t k;
-		int64_t d = cp_seg_end(out, i) - s.v[i].start;
-		if (u64map_get(&by, (uint64_t)(uintptr_t)s.v[i].name, &k)) {
-			o[k].ns = sat_add(o[k].ns, d);
-		} else {
-			u64map_put(&by, (uint64_t)(uintptr_t)s.v[i].name, (uint32_t)no);
-			o[no++] = (cp_name_ns){s.v[i].name, d};
-		}
-	}
-	u64map_free(&by);
-	if (no > 1)
-		qsort(o, no, sizeof *o, cmp_name_ns);
-	size_t w = 0;
-	for (size_t i = 0; i < no; i++) {
-		if (w > 0 && strcmp(o[w - 1].name, o[i].name) == 0)
-			o[w - 1].ns = sat_add(o[w - 1].ns, o[i].ns);
-		else
-			o[w++] = o[i];
-	}
-	if (w > 1)
-		qsort(o, w, sizeof *o, cmp_ns_desc);
-	out->ops = o;
-	out->nops = w;
+	step_ops(out);
 }
 
 static int
@@ -711,6 +754,10 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 	if (g.n >= (size_t)INT32_MAX) { /* 2^31 tasks would take 45 GB: none gets here */
 		fprintf(stderr, "tl: a step of %zu tasks is more than the critical path takes\n",
 		        g.n);
+		abort();
+	}
+	if (nranks >= CP_WHO_MAX) { /* 2^29 ranks: 32 GB of cp_rank alone */
+		fprintf(stderr, "tl: %zu ranks are more than the critical path takes\n", nranks);
 		abort();
 	}
 	size_t n1 = g.n ? g.n : 1;
@@ -774,6 +821,8 @@ void
 critpath_step_free(cp_step *s)
 {
 	free(s->seg);
+	free(s->names);
+	free(s->who);
 	free(s->blame);
 	free(s->ops);
 	memset(s, 0, sizeof *s);

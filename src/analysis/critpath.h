@@ -78,15 +78,24 @@ typedef struct cp_scale {
 	int permille;
 } cp_scale;
 
-/* 24 bytes: a path holds about one a task of the ranks it crosses, every step's kept to the
- * end. The segments of a step tile it: one ends where the next starts (cp_seg_end). */
+/* 16 bytes: a path holds about one a task of the ranks it crosses, every step's kept to the
+ * end. The segments of a step tile it: one ends where the next starts (cp_seg_end). The name
+ * and the rank with its stage are indexes into the step's tables (cp_seg_name, cp_seg_rank,
+ * cp_seg_stage). */
 typedef struct cp_seg {
 	int64_t start;
-	const char *name;  /* borrowed; "" for idle and waiting */
-	int rank;          /* number */
-	int stage : 24;    /* filled by the caller; -1 none */
-	unsigned kind : 8; /* cp_kind */
+	uint32_t name;     /* into the step's names */
+	unsigned who : 29; /* into the step's who: the rank and the stage */
+	unsigned kind : 3; /* cp_kind */
 } cp_seg;
+#define CP_WHO_MAX ((1u << 29) - 1) /* a step's who entries: fewer than this */
+_Static_assert(CP__COUNT <= 8, "cp_seg.kind is 3 bits");
+
+/* A segment's rank (number; -1 none) and stage (filled by the caller; -1 none). */
+typedef struct cp_who {
+	int rank;
+	int stage;
+} cp_who;
 
 typedef struct cp_blame {
 	int rank;
@@ -104,6 +113,10 @@ typedef struct cp_step {
 	int64_t start, end; /* ns: the step (the what-if's end when scaled) */
 	cp_seg *seg;        /* tiling [start, end), by start */
 	size_t nseg;
+	const char **names; /* the segments' names (borrowed strings; "" for idle and waiting) */
+	size_t nnames;
+	cp_who *who; /* the segments' ranks and stages, distinct */
+	size_t nwho;
 	cp_blame *blame; /* by rank, then kind; nonzero only; sum = end - start */
 	size_t nblame;
 	cp_name_ns *ops; /* compute time on the path by name, longest first */
@@ -114,13 +127,31 @@ typedef struct cp_step {
 
 /* The path of one step [t0, t1) over ranks[0..nranks) with the step's P2P pairs, durations
  * scaled by sc[0..nsc) (none: the step as it ran). out is the caller's; free with
- * critpath_step_free. Segments' stage is -1. Beside the caller's 4 bytes a task the graph
- * takes 8 a communication op or event wait and 4 a task of the ranks the path crosses; with a
- * what-if 20 a task (every rank's predecessors, and the times). A step has fewer than 2^31
- * tasks. */
+ * critpath_step_free. Segments' stage is -1 (one who entry a rank the path crosses). Beside the
+ * caller's 4 bytes a task the graph takes 8 a communication op or event wait and 4 a task of the
+ * ranks the path crosses; with a what-if 20 a task (every rank's predecessors, and the times). A
+ * step has fewer than 2^31 tasks. */
 void critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2p, int64_t t0,
                    int64_t t1, const cp_scale *sc, size_t nsc, cp_step *out);
 void critpath_step_free(cp_step *);
+
+static inline const char *
+cp_seg_name(const cp_step *s, const cp_seg *g)
+{
+	return s->names[g->name];
+}
+
+static inline int
+cp_seg_rank(const cp_step *s, const cp_seg *g)
+{
+	return s->who[g->who].rank;
+}
+
+static inline int
+cp_seg_stage(const cp_step *s, const cp_seg *g)
+{
+	return s->who[g->who].stage;
+}
 
 /* The end of segment k of s: the next one's start, the last one's the step's end. */
 static inline int64_t

@@ -373,6 +373,53 @@ stage_map_at(const stage_map *m, int64_t t)
 	return lo == 0 ? INT_MIN : m->stage[lo - 1];
 }
 
+/* Each segment's stage: the innermost stage instance of its rank around its start (the first
+ * of the deepest), looked up in the rank's stage map; the segment's who entry becomes its rank
+ * and stage's (one entry a pair, appended: fewer than the segments, so fewer than
+ * CP_WHO_MAX). */
+static void
+fill_stages(const tl_query *q, stage_map *sm, cp_step *s)
+{
+	const tl_trace *tr = tlq_trace(q);
+	size_t nr = tr->nranks, ri = 0, cap = s->nwho;
+	tl_u64map pair; /* (the segment's who, the stage) -> the new who */
+	u64map_init(&pair);
+	uint64_t last = UINT64_MAX;
+	uint32_t last_who = 0;
+	for (size_t k = 0; k < s->nseg; k++) {
+		cp_seg *g = &s->seg[k];
+		int rank = cp_seg_rank(s, g);
+		if (ri >= nr || tr->ranks[ri]->rank != rank) /* the first rank so numbered */
+			for (ri = 0; ri < nr && tr->ranks[ri]->rank != rank; ri++)
+				;
+		if (ri == nr)
+			continue;
+		if (!sm[ri].built)
+			stage_map_build(&sm[ri], q->inst[ri], q->ninst[ri]);
+		int st = stage_map_at(&sm[ri], g->start);
+		if (st == INT_MIN)
+			continue;
+		uint64_t key = (uint64_t)g->who << 32 | (uint32_t)st;
+		uint32_t w;
+		if (key == last) {
+			w = last_who;
+		} else if (!u64map_get(&pair, key, &w)) {
+			if (s->nwho >= CP_WHO_MAX) { /* one a segment at most: 8 GB of them */
+				fprintf(stderr,
+				        "tl: more ranks and stages than the critical path takes\n");
+				abort();
+			}
+			w = (uint32_t)s->nwho;
+			VEC_PUSH(s->who, s->nwho, cap, ((cp_who){rank, st}));
+			u64map_put(&pair, key, w);
+		}
+		last = key;
+		last_who = w;
+		g->who = w;
+	}
+	u64map_free(&pair);
+}
+
 /* The path of step id (-1: the whole trace, no steps) into out, scaled by sc. */
 static void
 one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp_scale *sc,
@@ -427,24 +474,9 @@ one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp
 	/* each segment's stage: the innermost stage instance of its rank around its start (the
 	 * first of the deepest), looked up in the rank's stage map */
 	stage_map *sm = xcalloc(nr ? nr : 1, sizeof *sm);
-	for (int pass = 0; pass < 2; pass++) {
-		cp_step *s = pass == 0 ? out : whatif;
-		size_t ri = 0;
-		for (size_t k = 0; s != NULL && k < s->nseg; k++) {
-			cp_seg *g = &s->seg[k];
-			if (ri >= nr ||
-			    tr->ranks[ri]->rank != g->rank) /* the first rank so numbered */
-				for (ri = 0; ri < nr && tr->ranks[ri]->rank != g->rank; ri++)
-					;
-			if (ri == nr)
-				continue;
-			if (!sm[ri].built)
-				stage_map_build(&sm[ri], q->inst[ri], q->ninst[ri]);
-			int st = stage_map_at(&sm[ri], g->start);
-			if (st != INT_MIN)
-				g->stage = st;
-		}
-	}
+	for (int pass = 0; pass < 2; pass++)
+		if (pass == 0 || whatif != NULL)
+			fill_stages(q, sm, pass == 0 ? out : whatif);
 	for (size_t ri = 0; ri < nr; ri++) {
 		free(sm[ri].at);
 		free(sm[ri].stage);
@@ -586,6 +618,13 @@ tlq_critical_free(tl_cp_result *r)
 			r->steps[i].seg = NULL; /* (the block's) */
 		munmap(r->segs, r->nsegs * sizeof *r->segs);
 	}
+	if (r->namev != NULL || r->who != NULL)
+		for (size_t i = 0; i < r->n; i++) {
+			r->steps[i].names = NULL; /* (the result's) */
+			r->steps[i].who = NULL;
+		}
+	free(r->namev);
+	free(r->who);
 	for (size_t i = 0; i < r->n; i++) {
 		critpath_step_free(&r->steps[i]);
 		if (r->whatif != NULL)
@@ -727,26 +766,28 @@ tlq_critical_join(tlq_cp_job *j, tl_cp_result *out, int64_t *wall_ns, int64_t *c
 /* ---- the result in binary form, kept with the stored results --------------------------------
  * Fixed-width little-endian records, read with memcpy (no alignment), never printed:
  *   header (CPB_HEAD bytes): "tlcp" | u32 form (CPB_FORM) | u64 names, name bytes, steps,
- *     segments, blame rows, step operators, operators, ranks
+ *     segments, blame rows, step operators, operators, ranks, who entries
  *   the names: each NUL-terminated, in order of first appearance
  *   per step (CPB_STEP): i64 step, start, end | u64 segments, blame rows, operators,
  *     collectives, jumps
- *   every step's segments (CPB_SEG), in step order: i64 length | i32 rank | u32 name
- *     | u32 stage (low 24 bits, two's complement) and kind (high 8); each starts where the one
- *     before ended, the first at the step's start, the last ends at its end
+ *   every step's segments (CPB_SEG), in step order: i64 length | u32 name | u32 who (low 29
+ *     bits) and kind (high 3): cp_seg's; each starts where the one before ended, the first at
+ *     the step's start, the last ends at its end
  *   every step's blame rows (CPB_BLAME): i32 rank | u32 kind | i64 ns
  *   every step's operators, then the operators over all steps (CPB_OP): u32 name | i64 ns
  *   the ranks over all steps (CPB_RANK): i32 rank | i64 ns
- * The file's size is the header's counts' exactly. A name is an index into the names. */
+ *   the who entries of every step's segments (CPB_WHO), distinct: i32 rank | i32 stage
+ * The file's size is the header's counts' exactly. A name is an index into the names, a who
+ * into the who entries; the decoded steps share both tables. */
 
-#define CPB_FORM 2u
-#define CPB_HEAD 72
+#define CPB_FORM 3u
+#define CPB_HEAD 80
 #define CPB_STEP 64
-#define CPB_SEG 20
+#define CPB_SEG 16
 #define CPB_BLAME 16
 #define CPB_OP 12
 #define CPB_RANK 12
-#define CPB_STAGE_MAX ((1 << 23) - 1) /* cp_seg.stage is 24 bits */
+#define CPB_WHO 8
 
 static inline uint32_t
 le32(uint32_t v)
@@ -829,16 +870,50 @@ name_of(const names_ix *x, const char *s)
 	return ix;
 }
 
+/* The result's who entries, distinct over its steps: wx[i][j] is step i's entry j's index. */
+static cp_who *
+who_ix(const tl_cp_result *r, uint32_t **wx, size_t *n)
+{
+	tl_u64map map; /* (rank, stage) -> index */
+	u64map_init(&map);
+	cp_who *v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const cp_step *s = &r->steps[i];
+		wx[i] = xmalloc((s->nwho ? s->nwho : 1) * sizeof *wx[i]);
+		for (size_t j = 0; j < s->nwho; j++) {
+			uint64_t key =
+			    (uint64_t)(uint32_t)s->who[j].rank << 32 | (uint32_t)s->who[j].stage;
+			uint32_t w;
+			if (!u64map_get(&map, key, &w)) { /* distinct pairs: as few as a step's */
+				w = (uint32_t)*n;
+				VEC_PUSH(v, *n, cap, s->who[j]);
+				u64map_put(&map, key, w);
+			}
+			wx[i][j] = w;
+		}
+	}
+	u64map_free(&map);
+	return v;
+}
+
 uint8_t *
 tlq_critical_encode(const tl_cp_result *r, size_t *len)
 {
 	names_ix nx = {0};
 	u64map_init(&nx.map);
-	size_t nseg = 0, nblame = 0, nsops = 0;
+	size_t nseg = 0, nblame = 0, nsops = 0, nwho = 0;
+	uint32_t **sx = xcalloc(r->n ? r->n : 1, sizeof *sx); /* step i's name j's index */
+	uint32_t **wx = xcalloc(r->n ? r->n : 1, sizeof *wx);
 	for (size_t i = 0; i < r->n; i++) { /* the names first, in order of appearance */
 		const cp_step *s = &r->steps[i];
+		sx[i] = xmalloc((s->nnames ? s->nnames : 1) * sizeof *sx[i]);
+		for (size_t j = 0; j < s->nnames; j++)
+			sx[i][j] = UINT32_MAX;
 		for (size_t k = 0; k < s->nseg; k++)
-			name_ix(&nx, s->seg[k].name);
+			if (sx[i][s->seg[k].name] == UINT32_MAX)
+				sx[i][s->seg[k].name] = name_ix(&nx, cp_seg_name(s, &s->seg[k]));
 		for (size_t k = 0; k < s->nops; k++)
 			name_ix(&nx, s->ops[k].name);
 		nseg += s->nseg;
@@ -847,18 +922,18 @@ tlq_critical_encode(const tl_cp_result *r, size_t *len)
 	}
 	for (size_t k = 0; k < r->nops; k++)
 		name_ix(&nx, r->ops[k].name);
+	cp_who *who = who_ix(r, wx, &nwho);
 	size_t n = CPB_HEAD + nx.bytes + r->n * CPB_STEP + nseg * CPB_SEG + nblame * CPB_BLAME +
-	           (nsops + r->nops) * CPB_OP + r->nranks * CPB_RANK;
-	uint8_t *buf = malloc(n), *p = buf;
-	if (buf == NULL) {
-		u64map_free(&nx.map);
-		free(nx.v);
-		return NULL;
-	}
+	           (nsops + r->nops) * CPB_OP + r->nranks * CPB_RANK + nwho * CPB_WHO;
+	/* (a who index is 29 bits: more pairs than that, of 2^29 ranks or stages, are not kept) */
+	uint8_t *buf = nwho <= CP_WHO_MAX ? malloc(n) : NULL, *p = buf;
+	if (buf == NULL)
+		goto out;
 	memcpy(p, "tlcp", 4);
 	p = w32(p + 4, CPB_FORM);
-	const uint64_t head[8] = {nx.n, nx.bytes, r->n, nseg, nblame, nsops, r->nops, r->nranks};
-	for (size_t k = 0; k < 8; k++)
+	const uint64_t head[9] = {nx.n,  nx.bytes, r->n,      nseg, nblame,
+	                          nsops, r->nops,  r->nranks, nwho};
+	for (size_t k = 0; k < 9; k++)
 		p = w64(p, head[k]);
 	for (size_t k = 0; k < nx.n; k++) {
 		size_t l = strlen(nx.v[k]) + 1;
@@ -878,9 +953,8 @@ tlq_critical_encode(const tl_cp_result *r, size_t *len)
 		for (size_t k = 0; k < s->nseg; k++) {
 			const cp_seg *g = &s->seg[k];
 			p = w64(p, (uint64_t)(cp_seg_end(s, k) - g->start));
-			p = w32(p, (uint32_t)g->rank);
-			p = w32(p, name_of(&nx, g->name));
-			p = w32(p, ((uint32_t)g->stage & 0xffffffu) | (uint32_t)g->kind << 24);
+			p = w32(p, sx[i][g->name]);
+			p = w32(p, wx[i][g->who] | (uint32_t)g->kind << 29);
 		}
 	}
 	for (size_t i = 0; i < r->n; i++)
@@ -903,18 +977,30 @@ tlq_critical_encode(const tl_cp_result *r, size_t *len)
 		p = w32(p, (uint32_t)r->ranks[k].rank);
 		p = w64(p, (uint64_t)r->ranks[k].ns);
 	}
+	for (size_t k = 0; k < nwho; k++) {
+		p = w32(p, (uint32_t)who[k].rank);
+		p = w32(p, (uint32_t)who[k].stage);
+	}
+	*len = n;
+out:
+	for (size_t i = 0; i < r->n; i++) {
+		free(sx[i]);
+		free(wx[i]);
+	}
+	free(sx);
+	free(wx);
+	free(who);
 	u64map_free(&nx.map);
 	free(nx.v);
-	*len = n;
 	return buf;
 }
 
 /* The decoder's place in the bytes: the next record of each section. */
 typedef struct cpb_rd {
-	const uint8_t *seg, *blame, *sop, *op, *rank;
+	const uint8_t *seg, *blame, *sop, *op, *rank, *who;
 	cp_seg *segs; /* the next step's segments in the block */
 	const char **name;
-	uint64_t nnames;
+	uint64_t nnames, nwho;
 } cpb_rd;
 
 /* Whether count items of size bytes each fit in the room left (*room, decreased): no product
@@ -947,6 +1033,21 @@ cpb_names(const uint8_t *b, uint64_t nbytes, cpb_rd *rd, tl_cp_result *out)
 	return off == nbytes ? NULL : "bytes after the last name";
 }
 
+/* The who entries: a rank, and a stage of -1 or more. */
+static const char *
+cpb_who(cpb_rd *rd, tl_cp_result *out)
+{
+	out->who = xmalloc((rd->nwho ? (size_t)rd->nwho : 1) * sizeof *out->who);
+	for (size_t k = 0; k < rd->nwho; k++, rd->who += CPB_WHO) {
+		int32_t stage = (int32_t)r32(rd->who + 4);
+		if (stage < -1)
+			return "a segment's stage is out of range";
+		out->who[k] = (cp_who){(int32_t)r32(rd->who), stage};
+		out->nwho++;
+	}
+	return NULL;
+}
+
 /* Step s's segments, blame rows and operators from rd's sections (each record checked). */
 static const char *
 cpb_step(cpb_rd *rd, cp_step *s, uint64_t nseg, uint64_t nblame, uint64_t nop)
@@ -957,18 +1058,13 @@ cpb_step(cpb_rd *rd, cp_step *s, uint64_t nseg, uint64_t nblame, uint64_t nop)
 	uint64_t t = (uint64_t)s->start, end = (uint64_t)s->end; /* end - t: no overflow */
 	for (size_t k = 0; k < nseg; k++, rd->seg += CPB_SEG) {
 		uint64_t l = r64(rd->seg);
-		uint32_t name = r32(rd->seg + 12), sk = r32(rd->seg + 16);
-		int32_t stage = (int32_t)(sk << 8) >> 8; /* the low 24 bits, sign-extended */
+		uint32_t name = r32(rd->seg + 8), wk = r32(rd->seg + 12);
 		if (l == 0 || l > end - t || (l >> 63) != 0)
 			return "a segment runs past its step, or is empty";
-		if (name >= rd->nnames || (sk >> 24) >= CP__COUNT || stage < -1)
-			return "a segment's name or kind is out of range";
-		cp_seg *g = &s->seg[k];
-		g->start = (int64_t)t;
-		g->name = rd->name[name];
-		g->rank = (int32_t)r32(rd->seg + 8);
-		g->stage = stage;
-		g->kind = sk >> 24;
+		if (name >= rd->nnames || (wk & CP_WHO_MAX) >= rd->nwho || (wk >> 29) >= CP__COUNT)
+			return "a segment's name, rank or kind is out of range";
+		s->seg[k] = (cp_seg){
+		    .start = (int64_t)t, .name = name, .who = wk & CP_WHO_MAX, .kind = wk >> 29};
 		t += l;
 		s->nseg++;
 	}
@@ -1036,6 +1132,10 @@ cpb_body(const uint8_t *steps, const uint64_t *c, cpb_rd *rd, tl_cp_result *out)
 			return "a step's id or times are out of range";
 		if (nseg > left[0] || nblame > left[1] || nop > left[2])
 			return "the steps hold more rows than the header says";
+		s->names = out->namev;
+		s->nnames = (size_t)rd->nnames;
+		s->who = out->who;
+		s->nwho = out->nwho;
 		left[0] -= nseg, left[1] -= nblame, left[2] -= nop;
 		const char *why = cpb_step(rd, s, nseg, nblame, nop);
 		if (why != NULL)
@@ -1071,19 +1171,20 @@ tlq_critical_decode(const uint8_t *b, size_t len, tl_cp_result *out)
 		return "not a critical path";
 	if (r32(b + 4) != CPB_FORM)
 		return "a critical path of another form";
-	/* names, name bytes, steps, segments, blame rows, step operators, operators, ranks */
-	uint64_t c[8], room = len - CPB_HEAD;
-	for (size_t k = 0; k < 8; k++)
+	/* names, name bytes, steps, segments, blame rows, step operators, operators, ranks, who
+	 * entries */
+	uint64_t c[9], room = len - CPB_HEAD;
+	for (size_t k = 0; k < 9; k++)
 		c[k] = r64(b + 8 + 8 * k);
-	static const size_t size[8] = {1,         1,      CPB_STEP, CPB_SEG,
-	                               CPB_BLAME, CPB_OP, CPB_OP,   CPB_RANK};
+	static const size_t size[9] = {1,      1,      CPB_STEP, CPB_SEG, CPB_BLAME,
+	                               CPB_OP, CPB_OP, CPB_RANK, CPB_WHO};
 	int fits = 1;
-	for (size_t k = 1; k < 8; k++) /* (every name takes a byte of the names) */
+	for (size_t k = 1; k < 9; k++) /* (every name takes a byte of the names) */
 		fits &= cpb_take(c[k], size[k], &room);
-	if (!fits || room != 0 || c[0] > c[1] || c[0] > UINT32_MAX)
+	if (!fits || room != 0 || c[0] > c[1] || c[0] > UINT32_MAX || c[8] > CP_WHO_MAX)
 		return "its counts do not match its size";
 	const uint8_t *p = b + CPB_HEAD;
-	cpb_rd rd = {.nnames = c[0]};
+	cpb_rd rd = {.nnames = c[0], .nwho = c[8]};
 	const char *why = cpb_names(p, c[1], &rd, out);
 	p += c[1];
 	const uint8_t *steps = p;
@@ -1092,9 +1193,12 @@ tlq_critical_decode(const uint8_t *b, size_t len, tl_cp_result *out)
 	rd.sop = rd.blame + c[4] * CPB_BLAME;
 	rd.op = rd.sop + c[5] * CPB_OP;
 	rd.rank = rd.op + c[6] * CPB_OP;
+	rd.who = rd.rank + c[7] * CPB_RANK;
+	out->namev = rd.name; /* (the steps' names) */
+	if (why == NULL)
+		why = cpb_who(&rd, out);
 	if (why == NULL)
 		why = cpb_body(steps, c, &rd, out);
-	free(rd.name);
 	if (why != NULL)
 		tlq_critical_free(out);
 	return why;

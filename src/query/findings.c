@@ -1531,7 +1531,7 @@ on_path(tl_finding *f, const tl_cp_result *cp)
 				hi = mid;
 		}
 		for (size_t k = lo; k < s->nseg && s->seg[k].start < f->end_ns && !on; k++)
-			on = f->rank < 0 || s->seg[k].rank == f->rank;
+			on = f->rank < 0 || cp_seg_rank(s, &s->seg[k]) == f->rank;
 	}
 	f->on_critical_path = on;
 	size_t l = strlen(f->evidence);

@@ -514,6 +514,10 @@ typedef struct tl_cp_result {
 	cp_seg *segs; /* a decoded result's segments, every step's in one mapping (the steps' seg
 	                 point into it, nsegs of them); NULL: each step's its own */
 	size_t nsegs;
+	const char **namev; /* a decoded result's segment names and who entries, every step's
+	                       (the steps' names and who are these); NULL: each step's its own */
+	cp_who *who;
+	size_t nwho;
 } tl_cp_result;
 void tlq_critical(const tl_query *, const cp_scale *sc, size_t nsc, tl_cp_result *out);
 void tlq_critical_free(tl_cp_result *);
@@ -533,7 +537,8 @@ void tlq_critical_join(tlq_cp_job *, tl_cp_result *out, int64_t *wall_ns, int64_
 int64_t tlq_critical_jobs_cpu_ns(void);
 /* A result without what-ifs in binary form (fixed-width little-endian records, critpath.c;
  * malloc'd, *len bytes), to be kept with the stored results as a binary part (never printed;
- * NULL when out of memory), and back: NULL with *out filled (free with tlq_critical_free), or
+ * NULL when out of memory or the steps' ranks and stages make more than CP_WHO_MAX pairs),
+ * and back: NULL with *out filled (free with tlq_critical_free), or
  * why the bytes are not what tlq_critical_encode writes (out left empty). Every count, length,
  * index and time is checked against the bytes and the rest of the path: the bytes come from a
  * cache directory, and a cut, changed or forged part is refused, never read past. */

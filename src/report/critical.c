@@ -38,12 +38,13 @@ step_json(tl_jsonw *w, const tl_query *q, const cp_step *s)
 	for (size_t k = 0; k < s->nseg; k++) {
 		const cp_seg *g = &s->seg[k];
 		jsonw_object_begin(w);
-		report_jw_rank(w, "rank", g->rank);
+		report_jw_rank(w, "rank", cp_seg_rank(s, g));
 		jsonw_i64_m(w, "start_ns", g->start);
 		jsonw_i64_m(w, "end_ns", cp_seg_end(s, k));
 		jsonw_str_m(w, "kind", tlq_cp_kind_name(g->kind));
-		jsonw_str_m(w, "stage", g->stage >= 0 ? stage_of(q, g->stage) : NULL);
-		jsonw_str_m(w, "name", g->name);
+		int st = cp_seg_stage(s, g);
+		jsonw_str_m(w, "stage", st >= 0 ? stage_of(q, st) : NULL);
+		jsonw_str_m(w, "name", cp_seg_name(s, g));
 		jsonw_end(w);
 	}
 	jsonw_end(w);
@@ -182,11 +183,11 @@ step_text(FILE *f, const tl_query *q, const cp_step *s, size_t nsegs, size_t nop
 	for (size_t k = 0; k < nv; k++) {
 		char nm[96], st[48]; /* a profile's names and stages: sanitized and cut */
 		const cp_seg *g = v[k].g;
-		text_sanitize(g->name, nm, sizeof nm, 1);
-		text_sanitize(stage_of(q, g->stage), st, sizeof st, 1);
+		text_sanitize(cp_seg_name(s, g), nm, sizeof nm, 1);
+		text_sanitize(stage_of(q, cp_seg_stage(s, g)), st, sizeof st, 1);
 		char line[256];
 		int w = snprintf(line, sizeof line, "    rank %-4s %13s  at %12s  %-13s %-12s %s",
-		                 RANK_TXT(g->rank), timefmt_ms(v[k].len, 3, a, sizeof a),
+		                 RANK_TXT(cp_seg_rank(s, g)), timefmt_ms(v[k].len, 3, a, sizeof a),
 		                 timefmt_ms(g->start - s->start, 3, b, sizeof b),
 		                 tlq_cp_kind_name(g->kind), st, nm);
 		size_t e = w < 0 ? 0 : (size_t)w < sizeof line ? (size_t)w : sizeof line - 1;

@@ -195,17 +195,19 @@ path_go(tl_ui *ui, int dir)
 	m->cseg = k;
 	const cp_seg *g = &s->seg[k];
 	int64_t ge = cp_seg_end(s, k);
-	size_t ri = trace_rank_index(ui->tr, g->rank);
+	size_t ri = trace_rank_index(ui->tr, cp_seg_rank(s, g));
 	ui_slice_ref sel;
 	if (ri != SIZE_MAX)
 		timeline_reveal(ui, ri, g->start, ge, seg_slice(ui, ri, g, ge, &sel) ? &sel : NULL);
 	TIMELINE(ui)->vp.cursor = g->start;
 	char d[32], at[48], nm[128];
-	const char *stage = g->stage >= 0 ? tlq_stage_name(ui->q, g->stage) : NULL;
+	int gs = cp_seg_stage(s, g);
+	const char *name = cp_seg_name(s, g);
+	const char *stage = gs >= 0 ? tlq_stage_name(ui->q, gs) : NULL;
 	ui_message(
 	    ui, 0, "Path segment %zu of %zu: rank %s, %s%s%s, %s at %s (%.1f%% of the step)%s%s",
-	    k + 1, s->nseg, UI_RANK(g->rank), tlq_cp_kind_name(g->kind),
-	    g->name && g->name[0] ? " " : "", g->name ? ui_clean(ui, g->name, nm, sizeof nm) : "",
+	    k + 1, s->nseg, UI_RANK(cp_seg_rank(s, g)), tlq_cp_kind_name(g->kind),
+	    name && name[0] ? " " : "", name ? ui_clean(ui, name, nm, sizeof nm) : "",
 	    timefmt_dur(ge - g->start, d, sizeof d), ui_time(ui, g->start, at, sizeof at),
 	    s->end > s->start ? 100.0 * (double)(ge - g->start) / (double)(s->end - s->start) : 0.0,
 	    stage ? ", stage " : "", stage ? stage : "");
@@ -312,7 +314,7 @@ timeline_marks_draw(tl_ui *ui, const ui_lane *l, int y)
 	int rank = ui->tr->ranks[l->rank]->rank;
 	for (size_t k = 0; k < s->nseg; k++) {
 		const cp_seg *g = &s->seg[k];
-		if (g->rank != rank || (!hdr && g->kind != kind) ||
+		if (cp_seg_rank(s, g) != rank || (!hdr && (int)g->kind != kind) ||
 		    !span_cols(tl, g->start, cp_seg_end(s, k), &a, &b))
 			continue;
 		/* the lane's own glyphs stay (the task is still seen); the header says the path */

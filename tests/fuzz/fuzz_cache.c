@@ -37,7 +37,9 @@ fuzz_part(const uint8_t *data, size_t size)
 		int64_t t = s->start, blamed = 0;
 		for (size_t k = 0; k < s->nseg; k++) {
 			if (s->seg[k].start != t || s->seg[k].kind >= CP__COUNT ||
-			    s->seg[k].stage < -1 || strlen(s->seg[k].name) > size)
+			    s->seg[k].name >= s->nnames || s->seg[k].who >= s->nwho ||
+			    cp_seg_stage(s, &s->seg[k]) < -1 ||
+			    strlen(cp_seg_name(s, &s->seg[k])) > size)
 				abort();
 			t = cp_seg_end(s, k);
 		}

@@ -110,8 +110,9 @@ static int
 seg_is(const cp_step *s, size_t k, int rank, int64_t a, int64_t b, int kind, const char *name)
 {
 	const cp_seg *g = &s->seg[k];
-	return g->rank == rank && g->start == a && cp_seg_end(s, k) == b && g->kind == kind &&
-	       strcmp(g->name, name) == 0;
+	return cp_seg_rank(s, g) == rank && g->start == a && cp_seg_end(s, k) == b &&
+	       (int)g->kind == kind && strcmp(cp_seg_name(s, g), name) == 0 &&
+	       cp_seg_stage(s, g) == -1;
 }
 
 static int64_t
@@ -242,10 +243,11 @@ same_step(const cp_step *a, const cp_step *b)
 	         a->nseg == b->nseg && a->nblame == b->nblame && a->nops == b->nops &&
 	         a->collectives == b->collectives && a->jumps == b->jumps;
 	for (size_t k = 0; eq && k < a->nseg; k++)
-		eq = a->seg[k].rank == b->seg[k].rank && a->seg[k].start == b->seg[k].start &&
-		     cp_seg_end(a, k) == cp_seg_end(b, k) && a->seg[k].kind == b->seg[k].kind &&
-		     a->seg[k].stage == b->seg[k].stage &&
-		     strcmp(a->seg[k].name, b->seg[k].name) == 0;
+		eq = cp_seg_rank(a, &a->seg[k]) == cp_seg_rank(b, &b->seg[k]) &&
+		     a->seg[k].start == b->seg[k].start && cp_seg_end(a, k) == cp_seg_end(b, k) &&
+		     a->seg[k].kind == b->seg[k].kind &&
+		     cp_seg_stage(a, &a->seg[k]) == cp_seg_stage(b, &b->seg[k]) &&
+		     strcmp(cp_seg_name(a, &a->seg[k]), cp_seg_name(b, &b->seg[k])) == 0;
 	for (size_t k = 0; eq && k < a->nblame; k++)
 		eq = a->blame[k].rank == b->blame[k].rank && a->blame[k].kind == b->blame[k].kind &&
 		     a->blame[k].ns == b->blame[k].ns;
@@ -264,8 +266,10 @@ well_formed(const tl_cp_result *r)
 		if (s->end < s->start || !tiles(s) || blame_sum(s) != s->end - s->start)
 			return 0;
 		for (size_t k = 0; k < s->nseg; k++)
-			if (s->seg[k].kind >= CP__COUNT || s->seg[k].stage < -1 ||
-			    s->seg[k].name == NULL || strlen(s->seg[k].name) > 1 << 20)
+			if (s->seg[k].kind >= CP__COUNT || s->seg[k].name >= s->nnames ||
+			    s->seg[k].who >= s->nwho || cp_seg_stage(s, &s->seg[k]) < -1 ||
+			    cp_seg_name(s, &s->seg[k]) == NULL ||
+			    strlen(cp_seg_name(s, &s->seg[k])) > 1 << 20)
 				return 0;
 		for (size_t k = 0; k < s->nblame; k++)
 			if (s->blame[k].kind >= CP__COUNT || s->blame[k].ns < 0)
@@ -312,12 +316,12 @@ part_hostile(const uint8_t *bin, size_t n)
 	memcpy(b, bin, n);
 	b[n] = 0;
 	CHECK(decode_outcome(b, n + 1) == 1, "part: a byte more is refused");
-	uint64_t c[8];
+	uint64_t c[9];
 	memcpy(c, bin + 8, sizeof c);
 	/* each count of the header one more, one less, near 2^63 and 2^64: refused */
 	static const uint64_t bump[4] = {1, UINT64_MAX, UINT64_C(1) << 63, UINT64_MAX / 2};
 	size_t forged = 0, forged_refused = 0;
-	for (size_t k = 0; k < 8; k++)
+	for (size_t k = 0; k < 9; k++)
 		for (size_t j = 0; j < 4; j++) {
 			memcpy(b, bin, n);
 			put_u64_at(b, 8 + 8 * k, c[k] + bump[j]);
@@ -327,7 +331,8 @@ part_hostile(const uint8_t *bin, size_t n)
 	CHECK(forged_refused == forged, "part: each count forged is refused (%zu of %zu)",
 	      forged_refused, forged);
 	CHECK(memcmp(bin, "tlcp", 4) == 0 && c[3] > 1, "part: its segments (%" PRIu64 ")", c[3]);
-	size_t seg0 = 72 + (size_t)c[1] + (size_t)c[2] * 64; /* the first segment */
+	size_t seg0 = 80 + (size_t)c[1] + (size_t)c[2] * 64; /* the first segment */
+	size_t who0 = n - (size_t)c[8] * 8;                  /* the first who entry */
 	struct {
 		size_t off;
 		uint64_t v;
@@ -337,14 +342,17 @@ part_hostile(const uint8_t *bin, size_t n)
 	    {seg0, 0, 8, "an empty segment"},
 	    {seg0, UINT64_MAX, 8, "a segment of 2^64 - 1 ns"},
 	    {seg0, UINT64_C(1) << 62, 8, "a segment past its step"},
-	    {seg0 + 12, c[0], 4, "a name index one past the names"},
-	    {seg0 + 12, UINT32_MAX, 4, "a name index of 2^32 - 1"},
-	    {seg0 + 16, (uint32_t)CP__COUNT << 24, 4, "a kind one past the kinds"},
-	    {seg0 + 16, 0xfffffe, 4, "a stage of -2"},
-	    {72 + (size_t)c[1], (uint64_t)-2, 8, "a step id of -2"},
-	    {72 + (size_t)c[1] + 16, 0, 8, "a step ending before it starts"},
-	    {72 + (size_t)c[1] + 24, 0, 8, "a step with fewer segments than the header"},
-	    {72 + (size_t)c[1] - 1, 'x', 1, "the names' last NUL overwritten"},
+	    {seg0 + 8, c[0], 4, "a name index one past the names"},
+	    {seg0 + 8, UINT32_MAX, 4, "a name index of 2^32 - 1"},
+	    {seg0 + 12, c[8], 4, "a who index one past the who entries"},
+	    {seg0 + 12, (1u << 29) - 1, 4, "a who index of 2^29 - 1"},
+	    {seg0 + 12, (uint32_t)CP__COUNT << 29, 4, "a kind one past the kinds"},
+	    {who0 + 4, (uint32_t)-2, 4, "a stage of -2"},
+	    {8 + 8 * 8, CP_WHO_MAX + 1, 8, "2^29 who entries"},
+	    {80 + (size_t)c[1], (uint64_t)-2, 8, "a step id of -2"},
+	    {80 + (size_t)c[1] + 16, 0, 8, "a step ending before it starts"},
+	    {80 + (size_t)c[1] + 24, 0, 8, "a step with fewer segments than the header"},
+	    {80 + (size_t)c[1] - 1, 'x', 1, "the names' last NUL overwritten"},
 	};
 	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
 		memcpy(b, bin, n);
@@ -397,14 +405,14 @@ check_rl(void)
 				continue;
 			for (size_t c = 0; c < t.ncomm; c++) {
 				const gen_comm_truth *x = &t.comm[c];
-				if (x->rank != g->rank || x->end_ns != cp_seg_end(s, k))
+				if (x->rank != cp_seg_rank(s, g) || x->end_ns != cp_seg_end(s, k))
 					continue;
 				colls++;
 				int64_t from = x->start_ns > x->last_arrival_ns
 				                   ? x->start_ns
 				                   : x->last_arrival_ns;
-				colls_ok +=
-				    g->start == from && k > 0 && s->seg[k - 1].rank == x->last_rank;
+				colls_ok += g->start == from && k > 0 &&
+				            cp_seg_rank(s, &s->seg[k - 1]) == x->last_rank;
 				break;
 			}
 		}
@@ -419,7 +427,7 @@ check_rl(void)
 			}
 		}
 		const cp_seg *g = seg_at(s, last_end - 1);
-		rollout_ok += g != NULL && g->rank == last_rank;
+		rollout_ok += g != NULL && cp_seg_rank(s, g) == last_rank;
 	}
 	CHECK(tiled == r.n && summed == r.n, "rl: the segments tile every step, blame sums to it");
 	CHECK(starts == r.n, "rl: each step starts at its STEP_TIME start and ends at or after "
@@ -504,7 +512,7 @@ check_rl(void)
 	for (size_t i = 0; x != NULL && i < r.n; i++)
 		for (size_t k = 0; k < r.steps[i].nseg; k++) {
 			const cp_seg *g = &r.steps[i].seg[k];
-			if (g->rank == x->last_rank &&
+			if (cp_seg_rank(&r.steps[i], g) == x->last_rank &&
 			    (g->kind == CP_IDLE || g->kind == CP_HOST_LAUNCH) &&
 			    cp_seg_end(&r.steps[i], k) <= x->last_arrival_ns &&
 			    g->start >= x->last_arrival_ns - o.delay_ns - 2 * 1000 * 1000)
@@ -542,18 +550,19 @@ check_pp(void)
 		int seen[2] = {0, 0};
 		for (size_t k = 0; k < s->nseg; k++) {
 			const cp_seg *g = &s->seg[k];
-			if (g->rank >= 0 && g->rank / t.pp_dp < 2)
-				seen[g->rank / t.pp_dp] = 1;
+			int gr = cp_seg_rank(s, g);
+			if (gr >= 0 && gr / t.pp_dp < 2)
+				seen[gr / t.pp_dp] = 1;
 			if (g->kind != CP_COMM)
 				continue;
 			for (size_t c = 0; c < t.np2p; c++) {
 				const gen_p2p_truth *x = &t.p2p[c];
-				if (x->dst_rank != g->rank || x->recv_end_ns != cp_seg_end(s, k))
+				if (x->dst_rank != gr || x->recv_end_ns != cp_seg_end(s, k))
 					continue;
 				if (x->send_start_ns > x->recv_start_ns) {
 					p2p++;
 					p2p_ok += g->start == x->send_start_ns && k > 0 &&
-					          s->seg[k - 1].rank == x->src_rank;
+					          cp_seg_rank(s, &s->seg[k - 1]) == x->src_rank;
 				}
 				break;
 			}
@@ -628,10 +637,61 @@ check_launch_pack(void)
 	free(v);
 }
 
+/* A segment's rank and stage are a pair of full ints in the step's who entries (the 24-bit
+ * stage of the 24-byte segment is gone): the largest and the least a rank or stage can be,
+ * and stage indexes past 2^23 and 2^24, give the same path back from its binary form; the kind
+ * and the who index share a word without touching. */
+static void
+check_wide(void)
+{
+	cp_seg seg[4] = {{.start = 0, .name = 0, .who = 0, .kind = CP_COMPUTE},
+	                 {.start = 10, .name = 1, .who = 1, .kind = CP_WAITING},
+	                 {.start = 12, .name = 0, .who = 2, .kind = CP_IDLE},
+	                 {.start = 13, .name = 1, .who = 3, .kind = CP_WAITING}};
+	const char *names[2] = {"k", ""};
+	cp_who who[4] = {
+	    {INT32_MAX, (1 << 24) + 3}, {-1, INT32_MAX}, {INT32_MIN, 1 << 23}, {0, -1}};
+	cp_blame blame[4] = {{INT32_MAX, CP_COMPUTE, 10},
+	                     {INT32_MIN, CP_IDLE, 1},
+	                     {-1, CP_WAITING, 2},
+	                     {0, CP_WAITING, 2}};
+	cp_name_ns ops[1] = {{"k", 10}};
+	cp_blame ranks[1] = {{INT32_MAX, CP__COUNT, 10}};
+	cp_step st = {.step = 7,
+	              .start = 0,
+	              .end = 15,
+	              .seg = seg,
+	              .nseg = 4,
+	              .names = names,
+	              .nnames = 2,
+	              .who = who,
+	              .nwho = 4,
+	              .blame = blame,
+	              .nblame = 4,
+	              .ops = ops,
+	              .nops = 1};
+	tl_cp_result r = {.steps = &st, .n = 1, .ops = ops, .nops = 1, .ranks = ranks, .nranks = 1};
+	size_t n = 0;
+	uint8_t *b = tlq_critical_encode(&r, &n);
+	tl_cp_result back;
+	const char *why = b != NULL ? tlq_critical_decode(b, n, &back) : "not encoded";
+	int same = why == NULL && back.n == 1 && same_step(&st, &back.steps[0]);
+	for (size_t k = 0; same && k < 4; k++)
+		same = cp_seg_rank(&back.steps[0], &back.steps[0].seg[k]) == who[k].rank &&
+		       cp_seg_stage(&back.steps[0], &back.steps[0].seg[k]) == who[k].stage &&
+		       back.steps[0].seg[k].kind == seg[k].kind;
+	CHECK(same, "wide: ranks and stages of 2^31 - 1, -2^31, 2^24 + 3 come back (%s)",
+	      why ? why : "taken");
+	if (why == NULL)
+		tlq_critical_free(&back);
+	free(b);
+}
+
 int
 main(void)
 {
 	check_hand();
+	check_wide();
 	check_launch_pack();
 	if (rl_test_begin("critpath") == 0) {
 		check_rl();
