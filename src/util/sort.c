@@ -18,15 +18,21 @@ sorted_i64(const int64_t *v, size_t n)
 	return 1;
 }
 
+/* 1 when v[0 .. n) (elements of size bytes) is in cmp's order. */
+static int
+in_order(const char *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	for (size_t i = 1; i < n; i++)
+		if (cmp(v + (i - 1) * size, v + i * size) > 0)
+			return 0;
+	return 1;
+}
+
 void
 sort_unless_sorted(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
-	const char *b = base;
-	for (size_t i = 1; i < n; i++)
-		if (cmp(b + (i - 1) * size, b + i * size) > 0) {
-			qsort(base, n, size, cmp);
-			return;
-		}
+	if (!in_order(base, n, size, cmp))
+		qsort(base, n, size, cmp);
 }
 
 static void
@@ -286,10 +292,7 @@ grouped_into(char *dst, const char *src, size_t n, size_t size, int64_t (*key)(c
 	}
 	for (size_t g = 0, lo = 0; g < nk; lo += cnt[g++]) {
 		char *w = dst + lo * size;
-		size_t i = 1;
-		while (i < cnt[g] && cmp(w + (i - 1) * size, w + i * size) <= 0)
-			i++;
-		if (i >= cnt[g])
+		if (in_order(w, cnt[g], size, cmp))
 			continue;
 		if (scratch == NULL)
 			scratch = own = xreallocarray(NULL, n, size);
@@ -298,15 +301,6 @@ grouped_into(char *dst, const char *src, size_t n, size_t size, int64_t (*key)(c
 			memcpy(w, r, cnt[g] * size);
 	}
 	free(own);
-}
-
-static int
-in_order(const char *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	for (size_t i = 1; i < n; i++)
-		if (cmp(v + (i - 1) * size, v + i * size) > 0)
-			return 0;
-	return 1;
 }
 
 void
