@@ -1,0 +1,207 @@
+/* The event scanner (load/json/json_scan.c, json_scan_event): where an event ends and where its
+ * members ph, name, cat, ts, dur, pid, tid, id and args sit. Events are written here member by
+ * member from near-miss names ("p", "phh", "pi", "nam", "names", a name with an escape...) and
+ * values of every kind, with white space or none between the tokens; the expected spans are the
+ * offsets the writer put each value at, not anything the scanner computed. Each event is
+ * scanned from a buffer of exactly its length (a read past it is a sanitizer's error), and inside
+ * a longer one. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load/json/trace_json_int.h"
+#include "util/xalloc.h"
+#include "../test.h"
+
+static const struct {
+	const char *text; /* the name's raw bytes between the quotes */
+	int f;            /* the field it names, or F__N */
+} names[] = {
+    {"ph", F_PH},
+    {"ts", F_TS},
+    {"id", F_ID},
+    {"pid", F_PID},
+    {"tid", F_TID},
+    {"dur", F_DUR},
+    {"cat", F_CAT},
+    {"name", F_NAME},
+    {"args", F_ARGS},
+    {"p", F__N},
+    {"phh", F__N},
+    {"t", F__N},
+    {"tss", F__N},
+    {"pi", F__N},
+    {"pidd", F__N},
+    {"nam", F__N},
+    {"names", F__N},
+    {"arg", F__N},
+    {"argss", F__N},
+    {"i", F__N},
+    {"idd", F__N},
+    {"du", F__N},
+    {"ca", F__N},
+    {"PH", F__N},
+    {"ph\\\"", F__N},
+    {"\\u0070h", F__N},
+    {"", F__N},
+    {"x", F__N},
+    {"a_longer_name", F__N},
+    {"na\\\\me", F__N},
+    {"p\\\"d", F__N},
+    {"ts\\\\", F__N},
+};
+
+static const char *const values[] = {
+    "\"X\"",
+    "\"B\"",
+    "\"\"",
+    "\"a\\\"b\"",
+    "\"1736407067000000.000\"",
+    "12",
+    "-1.5e3",
+    "true",
+    "null",
+    "{}",
+    "[]",
+    "{\"a\": [1, {\"b\": \"}\"}]}",
+    "[\"]\", \"{\"]",
+    "\"\\\\\"",
+    "\"x\\\\\\\"y\"",
+};
+
+static const char *const spaces[] = {"", "", "", " ", "  ", "\n", "\t", "\r\n "};
+
+#define NNAMES (sizeof names / sizeof names[0])
+#define NVALUES (sizeof values / sizeof values[0])
+#define NSPACES (sizeof spaces / sizeof spaces[0])
+
+static unsigned long long rng = 0x9E3779B97F4A7C15ull;
+
+static unsigned
+next(unsigned m)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % m);
+}
+
+static size_t
+put(char *b, size_t n, const char *s)
+{
+	size_t l = strlen(s);
+	memcpy(b + n, s, l);
+	return n + l;
+}
+
+/* Writes one event at b[0..), its expected spans to want; returns its length. */
+static size_t
+write_event(char *b, jspan *want)
+{
+	size_t n = 0;
+	int members = (int)next(9);
+	for (int f = 0; f < F__N; f++)
+		want[f] = (jspan){0, 0};
+	b[n++] = '{';
+	for (int k = 0; k < members; k++) {
+		unsigned nm = next(NNAMES), v = next(NVALUES);
+		if (k > 0)
+			b[n++] = ',';
+		n = put(b, n, spaces[next(NSPACES)]);
+		b[n++] = '"';
+		n = put(b, n, names[nm].text);
+		b[n++] = '"';
+		n = put(b, n, spaces[next(NSPACES)]);
+		b[n++] = ':';
+		n = put(b, n, spaces[next(NSPACES)]);
+		size_t vs = n;
+		n = put(b, n, values[v]);
+		if (names[nm].f < F__N)
+			want[names[nm].f] = (jspan){vs, n - vs};
+		n = put(b, n, spaces[next(NSPACES)]);
+	}
+	b[n++] = '}';
+	return n;
+}
+
+static int
+same_spans(const jevent *ev, const jspan *want, size_t at)
+{
+	for (int f = 0; f < F__N; f++) {
+		size_t off = want[f].len > 0 ? want[f].off + at : 0;
+		if (ev->f[f].len != want[f].len || (want[f].len > 0 && ev->f[f].off != off))
+			return 0;
+	}
+	return 1;
+}
+
+static void
+random_events(void)
+{
+	int bad_exact = 0, bad_inside = 0, events = 20000;
+	char text[4096];
+	for (int e = 0; e < events; e++) {
+		jspan want[F__N];
+		size_t len = write_event(text, want);
+		/* alone, in a buffer of its own length */
+		unsigned char *b = xmalloc(len);
+		memcpy(b, text, len);
+		jevent ev;
+		if (json_scan_event(b, len, 0, &ev) != 0 || ev.end != len || ev.bad >= 0 ||
+		    !same_spans(&ev, want, 0)) {
+			if (bad_exact++ == 0)
+				fprintf(stderr, "# alone: %.*s\n", (int)len, text);
+		}
+		free(b);
+		/* after other bytes and before more */
+		size_t at = 1 + next(70);
+		b = xmalloc(at + len + 16);
+		memset(b, ' ', at);
+		memcpy(b + at, text, len);
+		memcpy(b + at + len, ", {\"ph\": \"X\"}]  ", 16);
+		if (json_scan_event(b, at + len + 16, at, &ev) != 0 || ev.end != at + len ||
+		    ev.bad >= 0 || !same_spans(&ev, want, at)) {
+			if (bad_inside++ == 0)
+				fprintf(stderr, "# inside at %zu: %.*s\n", at, (int)len, text);
+		}
+		free(b);
+	}
+	CHECK(bad_exact == 0,
+	      "%d random events scanned alone: the members where they were put "
+	      "(%d not)",
+	      events, bad_exact);
+	CHECK(bad_inside == 0, "%d random events scanned inside a longer text: the same (%d not)",
+	      events, bad_inside);
+}
+
+/* The names the scanner knows on sight, cut short by the end of the input at every byte. */
+static void
+cut_short(void)
+{
+	const char *ev = "{\"ph\":\"X\",\"name\":\"a\",\"args\":{}}";
+	size_t len = strlen(ev);
+	int wrong = 0;
+	for (size_t n = 1; n < len; n++) {
+		unsigned char *b = xmalloc(n);
+		memcpy(b, ev, n);
+		jevent e;
+		if (json_scan_event(b, n, 0, &e) != -1)
+			wrong++;
+		free(b);
+	}
+	CHECK(wrong == 0,
+	      "an event cut short at any of its %zu bytes: the input ends first (%d "
+	      "not)",
+	      len - 1, wrong);
+}
+
+int
+main(void)
+{
+	json_tables_init();
+	random_events();
+	cut_short();
+	return test_done();
+}
