@@ -3,7 +3,6 @@
  * and parses decimal times exactly into integer ns. Pure: bytes in, bounds out. */
 #include "config.h"
 #include "load/json/trace_json_int.h"
-#include "util/json_mask.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -208,9 +207,6 @@ field_of(const unsigned char *k, size_t n)
  * quote is, the name from a table by a multiplicative hash of its bytes (no two of these names
  * share a slot): no jump by the name's first letter, which the branch predictor missed often
  * (events of different kinds name their members in different orders). */
-#if defined(__GNUC__)
-__attribute__((always_inline)) /* two callers: GCC would call it, 15% more */
-#endif
 static inline int
 key_fast(const unsigned char *k, size_t *len)
 {
@@ -322,85 +318,4 @@ broken:
 		return -1;
 	ev->end = i;
 	return 0;
-}
-
-/* json_scan_event over the masks of m (util/json_mask.h): the same bounds and members, each
- * found by the next set bit of a mask rather than byte by byte; the white space between tokens,
- * mostly one byte or none, byte by byte still. Only for events it can vouch for: well-formed,
- * ASCII, no backslash outside a string, nested less than JSON_MAX_DEPTH deep, all of it within
- * the window. Returns 0 with *ev as json_scan_event gives it (ev->bad -1), or -1 for any other
- * event, which json_scan_event is to scan then (with m started again after it). */
-int
-json_scan_event_masks(jmask *m, size_t i, jevent *ev)
-{
-	const unsigned char *b = m->b;
-	size_t n = m->n;
-	ev->start = i;
-	ev->bad = -1;
-	for (int f = 0; f < F__N; f++)
-		ev->f[f] = (jspan){0, 0};
-	i++;
-	for (;;) {
-		i = json_skip_ws(b, n, i);
-		if (i >= n)
-			return -1;
-		if (b[i] == '}')
-			break;
-		if (b[i] != '"')
-			return -1;
-		size_t ks = i + 1, kl;
-		int f = ks + 8 <= n ? key_fast(b + ks, &kl) : -1;
-		if (f >= 0) {
-			i = ks + kl;
-		} else {
-			size_t ke = jm_next_quote(m, ks);
-			if (ke >= n)
-				return -1;
-			f = field_of(b + ks, ke - ks);
-			i = ke + 1;
-		}
-		i = json_skip_ws(b, n, i);
-		if (i >= n || b[i] != ':')
-			return -1;
-		size_t vs = i = json_skip_ws(b, n, i + 1);
-		if (i >= n)
-			return -1;
-		if (b[i] == '"' && i + 3 <= n && b[i + 2] == '"' && json_str_plain[b[i + 1]]) {
-			i += 3; /* one plain character: a phase */
-		} else if (b[i] == '"') {
-			i = jm_next_quote(m, i + 1) + 1;
-		} else if (b[i] == '{' || b[i] == '[') {
-			int depth = 0;
-			for (;;) {
-				i = jm_next_br(m, i);
-				if (i >= n)
-					return -1;
-				if (b[i] == '{' || b[i] == '[') {
-					if (++depth >= JSON_MAX_DEPTH - 1)
-						return -1;
-				} else if (--depth == 0) {
-					break;
-				}
-				i++;
-			}
-			i++;
-		} else if ((i = jm_next_stop(m, i)) == vs) {
-			return -1;
-		}
-		if (i >= n)
-			return -1;
-		if (f < F__N)
-			ev->f[f] = (jspan){vs, i - vs};
-		i = json_skip_ws(b, n, i);
-		if (i >= n)
-			return -1;
-		if (b[i] == ',')
-			i++;
-		else if (b[i] == '}')
-			break;
-		else
-			return -1;
-	}
-	ev->end = i + 1;
-	return jm_any_odd(m, ev->start, ev->end) ? -1 : 0;
 }

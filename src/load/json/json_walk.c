@@ -5,7 +5,6 @@
 #include "load/json/trace_json_int.h"
 #include "load/load_int.h"
 #include "model/mstx.h"
-#include "util/json_mask.h"
 #include "util/msg.h"
 #include "util/strpool.h"
 #include "util/u64map.h"
@@ -213,8 +212,6 @@ json_walk_array(jctx *c, size_t i)
 	const unsigned char *b = c->b;
 	size_t n = c->n;
 	jevent ev;
-	jmask m;         /* the text's masks, for json_scan_event_masks */
-	int in_step = 0; /* m classified the text up to here without a gap or a doubt */
 	i++;
 	for (;;) {
 		i = json_skip_ws(b, n, i);
@@ -228,10 +225,7 @@ json_walk_array(jctx *c, size_t i)
 		if (b[i] == ']')
 			return i + 1;
 		if (b[i] == '{') {
-			if (!in_step)
-				jm_reset(&m, b, n, i);
-			in_step = json_scan_event_masks(&m, i, &ev) == 0;
-			if (!in_step && json_scan_event(b, n, i, &ev) != 0) {
+			if (json_scan_event(b, n, i, &ev) != 0) {
 				damage(c,
 				       "the file ends inside the event that starts at byte %zu "
 				       "(truncated?)",
@@ -250,7 +244,6 @@ json_walk_array(jctx *c, size_t i)
 		} else {
 			/* not an event: note it and step over it */
 			size_t s = i;
-			in_step = 0;
 			int bad = -1;
 			size_t bad_off = 0;
 			if (b[i] == '[') {

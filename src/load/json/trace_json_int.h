@@ -420,8 +420,6 @@ extern const char *const json_problem_text[PR__N];
  * notes invalid UTF-8, excess nesting, or a broken member list (ev->bad). Returns 0 with
  * ev->end set, or -1 when the input ends first. */
 int json_scan_event(const unsigned char *b, size_t n, size_t i, jevent *ev);
-struct jmask;
-int json_scan_event_masks(struct jmask *m, size_t i, jevent *ev);
 
 /* json_ctx.c */
 /* Opens c->path: mapped read-only (or read whole with TL_JSON_NO_MMAP; a gzip file inflated

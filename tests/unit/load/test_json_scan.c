@@ -4,9 +4,7 @@
  * values of every kind, with white space or none between the tokens; the expected spans are the
  * offsets the writer put each value at, not anything the scanner computed. Each event is
  * scanned from a buffer of exactly its length (a read past it is a sanitizer's error), and inside
- * a longer one. The scan over the text's bit masks (json_scan_event_masks) either gives what
- * json_scan_event gives, byte for byte, or declines; on these events and on damaged ones (cut,
- * a byte changed, UTF-8 good and bad, nested deep) it never gives anything else. */
+ * a longer one. */
 #include "config.h"
 
 #include <stdio.h>
@@ -14,7 +12,6 @@
 #include <string.h>
 
 #include "load/json/trace_json_int.h"
-#include "util/json_mask.h"
 #include "util/xalloc.h"
 #include "../test.h"
 
@@ -179,79 +176,6 @@ random_events(void)
 	      events, bad_inside);
 }
 
-static jmask masks;
-
-/* Whether the scan over the masks of b[0..n) from i declines or agrees with json_scan_event. */
-static int
-masks_agree(const unsigned char *b, size_t n, size_t i, int *declined)
-{
-	jevent a, m;
-	jm_reset(&masks, b, n, i);
-	if (json_scan_event_masks(&masks, i, &m) != 0) {
-		(*declined)++;
-		return 1;
-	}
-	if (json_scan_event(b, n, i, &a) != 0)
-		return 0;
-	return a.start == m.start && a.end == m.end && a.bad == m.bad &&
-	       memcmp(a.f, m.f, sizeof a.f) == 0;
-}
-
-static void
-masks_events(void)
-{
-	static const char *const bytes[] = {"\"",   "\\",   "{", "}",       "[",
-	                                    "]",    ",",    ":", " ",       "\xc3\xa9",
-	                                    "\xff", "\x01", "x", "\xe4\xb8"};
-	int wrong = 0, declined = 0, events = 20000, damaged = 0;
-	char text[8192];
-	for (int e = 0; e < events; e++) {
-		jspan want[F__N];
-		size_t len = write_event(text, want);
-		if (e % 2 == 1) { /* damage it: cut it, change or add a byte, nest it deep */
-			damaged++;
-			switch (next(4)) {
-			case 0:
-				len = 1 + next((unsigned)len);
-				break;
-			case 1:
-			case 2: {
-				const char *x = bytes[next(sizeof bytes / sizeof bytes[0])];
-				size_t at = 1 + next((unsigned)len - 1), l = strlen(x);
-				memmove(text + at + l, text + at, len - at);
-				memcpy(text + at, x, l);
-				len += l;
-				break;
-			}
-			default: {
-				size_t deep = 60 + next(8);
-				text[len - 1] = ',';
-				memcpy(text + len, "\"d\":", 4);
-				len += 4;
-				for (size_t k = 0; k < deep; k++)
-					text[len++] = '[';
-				for (size_t k = 0; k < deep; k++)
-					text[len++] = ']';
-				text[len++] = '}';
-			}
-			}
-		}
-		unsigned char *b = xmalloc(len);
-		memcpy(b, text, len);
-		if (!masks_agree(b, len, 0, &declined) && wrong++ == 0)
-			fprintf(stderr, "# masks: %.*s\n", (int)len, text);
-		free(b);
-	}
-	CHECK(wrong == 0,
-	      "%d random events (%d damaged) scanned over the masks: as json_scan_event "
-	      "scans them, or declined (%d declined, %d not the same)",
-	      events, damaged, declined, wrong);
-	CHECK(declined < events / 2 + events / 8,
-	      "most of the events not damaged are scanned over "
-	      "the masks (%d declined)",
-	      declined);
-}
-
 /* The names the scanner knows on sight, cut short by the end of the input at every byte. */
 static void
 cut_short(void)
@@ -278,7 +202,6 @@ main(void)
 {
 	json_tables_init();
 	random_events();
-	masks_events();
 	cut_short();
 	return test_done();
 }
