@@ -136,6 +136,12 @@ comm_bandwidth(const tl_comm_task *v, size_t n, tl_comm_bw **out, size_t *len, s
 		}
 		if (b.npk > 1)
 			qsort(b.pk, b.npk, sizeof *b.pk, cmp_packet);
+		if (b.npk < pkcap) { /* a summary keeps every op's: 16 sizes of room is 384 B */
+			tl_comm_packet *e = xreallocarray(NULL, b.npk, sizeof *e);
+			memcpy(e, b.pk, b.npk * sizeof *e);
+			free(b.pk);
+			b.pk = e;
+		}
 		b.gbps = b.time > 0 ? (double)b.size / (double)b.time : 0.0;
 		VEC_PUSH(*out, *len, *cap, b);
 		added++;
