@@ -1508,6 +1508,13 @@ tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 	return c.n;
 }
 
+void
+tlq_findings_on_path(tl_finding *v, size_t n, const tl_cp_result *cp)
+{
+	for (size_t i = 0; i < n; i++)
+		on_path(&v[i], cp);
+}
+
 /* Whether f's span meets the critical path cp: a segment of f's rank (f of several ranks or
  * none: of any) overlapping [start_ns, end_ns), in f's step (-1: any); said in its evidence. */
 static void

@@ -85,6 +85,10 @@ typedef struct tl_find_opts {
 /* The findings of the session's trace, by recoverable_ns, largest first (ties: the rule order,
  * then the rank). Returns the count; *out is the caller's (free). opts NULL: the defaults. */
 size_t tlq_findings(const tl_query *, const tl_find_opts *, tl_finding **out);
+/* Says of each of findings v[0 .. n), found without a path (opts' cp and cp_wait NULL),
+ * whether it is on cp, as tlq_findings given cp would have (its evidence's last clause): for a
+ * caller that lets the findings' inputs go before it waits for a path computed beside them. */
+void tlq_findings_on_path(tl_finding *v, size_t n, const tl_cp_result *cp);
 /* The wall time tlq_findings has taken in this process, ns, and in *cpu (not NULL) the process'
  * CPU time meanwhile (TL_STATS: the engine's share of a summary, for `make bench`). */
 int64_t tlq_findings_ns(int64_t *cpu);

@@ -76,23 +76,25 @@ cp_now(const report_opts *ro, const tl_cp_result *cp)
 	return cp != NULL ? cp : ro->cp_wait(ro->cp_ctx);
 }
 
-/* The findings (into *fv, their count returned), their rules run beside a path still being
- * computed (*cp NULL: the caller's ro->cp_wait), then *cp the path they waited for. */
+/* The findings (into *fv, their count returned), their rules run beside a path that may still
+ * be computed: not yet said to be on it or not (findings_on_path, once the caller has let go of
+ * what the rules read). */
 static size_t
-findings_beside(const tl_query *q, const report_opts *ro, const tl_coll_result *cr,
-                const tl_comm_result *cm, const tl_rank_steps *rs, const tl_cp_result **cp,
-                tl_finding **fv)
+findings_first(const tl_query *q, const tl_coll_result *cr, const tl_comm_result *cm,
+               const tl_rank_steps *rs, tl_finding **fv)
 {
-	tl_find_opts fo = {.cr = cr,
-	                   .cm = cm,
-	                   .rs = rs,
-	                   .cp = *cp,
-	                   .cp_wait = *cp == NULL ? ro->cp_wait : NULL,
-	                   .cp_ctx = *cp == NULL ? ro->cp_ctx : NULL};
+	tl_find_opts fo = {.cr = cr, .cm = cm, .rs = rs};
 	size_t nf = tlq_findings(q, &fo, fv);
-	*cp = cp_now(ro, *cp);
 	tlq_release_pages(q);
 	return nf;
+}
+
+/* The path (*cp; NULL: waited for, ro->cp_wait), and whether each finding is on it. */
+static void
+findings_on_path(const report_opts *ro, const tl_cp_result **cp, tl_finding *fv, size_t nf)
+{
+	*cp = cp_now(ro, *cp);
+	tlq_findings_on_path(fv, nf, *cp);
 }
 
 static void
@@ -102,26 +104,13 @@ cp_done(const tl_cp_result *cp, tl_cp_result *own)
 		tlq_critical_free(own);
 }
 
-void
-report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
+/* What follows the verdict but the critical path: the overlap and split per rank and step,
+ * the RL stages, the communication, the host and the modules. */
+static void
+text_body(FILE *f, const tl_query *q, const tl_comm_result *cm, const tl_coll_result *cr,
+          const tl_rank_steps *rs)
 {
 	const tl_trace *tr = tlq_trace(q);
-	/* every rank's steps computed first, ranks in parallel; printed in the same order */
-	tl_comm_result cm;
-	tl_coll_result cr;
-	tlq_comm(q, &cm);
-	tlq_collectives(q, &cr);
-	tlq_release_pages(q); /* a batch summary: each analysis's pages given back (query.h) */
-	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
-	tl_cp_result mine;
-	const tl_cp_result *cp = cp_get(q, ro, &mine);
-	tlq_release_pages(q);
-	/* the verdict first: the top three findings */
-	tl_finding *fv = NULL;
-	size_t nf = findings_beside(q, ro, &cr, &cm, rs, &cp, &fv);
-	report_verdict_text(f, q, fv, nf);
-	free(fv);
-	fprintf(f, "\n");
 	static const char *const hdr[] = {"computing",    "communication", "overlapped",
 	                                  "comm.exposed", "free",          "preparing"};
 	if (report_clock_moved(tr)) /* several hosts: whose clock the times are on */
@@ -191,15 +180,56 @@ report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	report_rl_text(f, q);
 	tlq_release_pages(q);
 	text_split(f, q, rs);
-	report_comm_text(f, q, &cm, &cr);
+	report_comm_text(f, q, cm, cr);
 	report_host_text(f, q);
 	tlq_release_pages(q);
 	report_modules_text(f, q);
+}
+
+/* The verdict first, the critical path last. The path is computed beside the rest (ro's
+ * cp_wait): what follows the verdict is made into memory first and what it read let go, so
+ * that the path's last steps, the longest part of the run, find only the model beside them. */
+void
+report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
+{
+	/* every rank's steps computed first, ranks in parallel; printed in the same order */
+	tl_comm_result cm;
+	tl_coll_result cr;
+	tlq_comm(q, &cm);
+	tlq_collectives(q, &cr);
+	tlq_release_pages(q); /* a batch summary: each analysis's pages given back (query.h) */
+	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
+	tl_cp_result mine;
+	const tl_cp_result *cp = cp_get(q, ro, &mine);
+	tlq_release_pages(q);
+	tl_finding *fv = NULL;
+	size_t nf = findings_first(q, &cr, &cm, rs, &fv);
+	char *body = NULL;
+	size_t nbody = 0;
+	FILE *mem = open_memstream(&body, &nbody);
+	if (mem != NULL) {
+		text_body(mem, q, &cm, &cr, rs);
+		fclose(mem);
+		tlq_rank_steps_free(q, rs);
+		tlq_collectives_free(&cr);
+		tlq_comm_free(&cm);
+	}
+	findings_on_path(ro, &cp, fv, nf);
+	/* the verdict first: the top three findings */
+	report_verdict_text(f, q, fv, nf);
+	free(fv);
+	fprintf(f, "\n");
+	if (mem != NULL) {
+		fwrite(body, 1, nbody, f);
+		free(body);
+	} else { /* no memory for it: written as it is made */
+		text_body(f, q, &cm, &cr, rs);
+		tlq_rank_steps_free(q, rs);
+		tlq_collectives_free(&cr);
+		tlq_comm_free(&cm);
+	}
 	report_critical_summary_text(f, q, cp);
 	cp_done(cp, &mine);
-	tlq_rank_steps_free(q, rs);
-	tlq_collectives_free(&cr);
-	tlq_comm_free(&cm);
 }
 
 void
@@ -266,7 +296,7 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	const tl_cp_result *cp = cp_get(q, ro, &mine);
 	tlq_release_pages(q);
 	tl_finding *fv = NULL;
-	size_t nf = findings_beside(q, ro, &cr, &cm, rs, &cp, &fv);
+	size_t nf = findings_first(q, &cr, &cm, rs, &fv);
 	tl_jsonw *w = jsonw_open(f);
 	jsonw_object_begin(w);
 	jsonw_array_begin_m(w, "ranks");
@@ -277,6 +307,8 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	report_rl_json(w, q, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
 	tlq_release_pages(q);
 	report_comm_json(w, q, &cm, &cr);
+	tlq_collectives_free(&cr); /* before the wait for the path: its last steps are the run's */
+	tlq_comm_free(&cm);
 	report_ops_json(w, q);
 	tlq_release_pages(q);
 	report_modules_json(w, q);
@@ -284,6 +316,7 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	report_memory_json(w, q);
 	if (report_clock_moved(tr)) /* one host, or clocks that agree: the output stays as it was */
 		report_clock_json(w, tr);
+	findings_on_path(ro, &cp, fv, nf);
 	jsonw_array_begin_m(w, "findings");
 	for (size_t i = 0; i < nf; i++)
 		report_finding_jw(w, q, &fv[i], i + 1);
@@ -291,8 +324,6 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	free(fv);
 	report_critical_summary_json(w, q, cp); /* after the findings: nothing moved */
 	cp_done(cp, &mine);
-	tlq_collectives_free(&cr);
-	tlq_comm_free(&cm);
 	jsonw_end(w);
 	jsonw_close(w, "\n");
 }
