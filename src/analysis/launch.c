@@ -315,43 +315,67 @@ launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows
 	launch_steps_idle_gaps(r, v, n, rows, nrows, NULL, NULL, NULL);
 }
 
-void
-launch_pack(tl_launch_pack *p, const tl_launch *v, size_t n)
+/* The pack of v[0 .. n) into p, its words into w (n of them): w may be v's own memory, each
+ * word written over launches already read (8 i + 8 <= 16 i past the first, which is read
+ * before it is written; memcpy, so that neither type's stores and loads are taken apart). */
+static void
+pack_into(tl_launch_pack *p, const tl_launch *v, size_t n, struct tl_launch_word *w)
 {
 	size_t cap = 0, wcap = 0;
 	memset(p, 0, sizeof *p);
 	p->n = n;
-	p->dev = xreallocarray(NULL, n ? n : 1, sizeof *p->dev);
-	p->host = xreallocarray(NULL, n ? n : 1, sizeof *p->host);
+	p->w = w;
 	for (size_t i = 0; i < n; i++) {
+		tl_launch x;
+		memcpy(&x, &v[i], sizeof x);
 		const struct tl_launch_block *b = p->nblk ? &p->blk[p->nblk - 1] : NULL;
 		if (b == NULL || i - b->first == 256 ||
-		    (uint64_t)(v[i].dev_start - b->dev0) > UINT32_MAX)
+		    (uint64_t)(x.dev_start - b->dev0) > UINT32_MAX)
 			VEC_PUSH(p->blk, p->nblk, cap,
-			         ((struct tl_launch_block){v[i].dev_start, (uint32_t)i}));
-		p->dev[i] = (uint32_t)(v[i].dev_start - p->blk[p->nblk - 1].dev0);
-		int64_t d = v[i].host_start - v[i].dev_start; /* model times: no overflow */
+			         ((struct tl_launch_block){x.dev_start, (uint32_t)i}));
+		struct tl_launch_word o = {(uint32_t)(x.dev_start - p->blk[p->nblk - 1].dev0), 0};
+		int64_t d = x.host_start - x.dev_start; /* model times: no overflow */
 		if (d > INT32_MIN && d <= INT32_MAX) {
-			p->host[i] = (int32_t)d;
+			o.host = (int32_t)d;
 		} else {
-			p->host[i] = INT32_MIN;
+			o.host = INT32_MIN;
 			VEC_PUSH(p->wide, p->nwide, wcap,
-			         ((struct tl_launch_wide){i, v[i].host_start}));
+			         ((struct tl_launch_wide){i, x.host_start}));
 		}
+		memcpy(&w[i], &o, sizeof o);
 	}
+}
+
+void
+launch_pack(tl_launch_pack *p, const tl_launch *v, size_t n)
+{
+	pack_into(p, v, n, xreallocarray(NULL, n ? n : 1, sizeof *p->w));
+}
+
+void
+launch_pack_take(tl_launch_pack *p, tl_launch *v, size_t n)
+{
+	if (v == NULL || n == 0) {
+		free(v);
+		launch_pack(p, NULL, 0);
+		return;
+	}
+	_Static_assert(sizeof(struct tl_launch_word) * 2 == sizeof(tl_launch), "a word in place");
+	pack_into(p, v, n, (struct tl_launch_word *)(void *)v);
+	p->w = xreallocarray(v, n, sizeof *p->w); /* the second half given back */
 }
 
 static int64_t
 pack_dev(const tl_launch_pack *p, size_t b, size_t i)
 {
-	return p->blk[b].dev0 + (int64_t)p->dev[i];
+	return p->blk[b].dev0 + (int64_t)p->w[i].dev;
 }
 
 static int64_t
 pack_host(const tl_launch_pack *p, size_t b, size_t i)
 {
-	if (p->host[i] != INT32_MIN)
-		return pack_dev(p, b, i) + p->host[i];
+	if (p->w[i].host != INT32_MIN)
+		return pack_dev(p, b, i) + p->w[i].host;
 	size_t lo = 0, hi = p->nwide;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -394,8 +418,7 @@ void
 launch_pack_free(tl_launch_pack *p)
 {
 	free(p->blk);
-	free(p->dev);
-	free(p->host);
+	free(p->w);
 	free(p->wide);
 	memset(p, 0, sizeof *p);
 }

@@ -304,8 +304,7 @@ launch_of(void *ctx, int64_t dev_start)
 		tl_launch *own;
 		size_t n = load_launches(l->r, &own);
 		launch_sort_dev(own, n);
-		launch_pack(&l->p, own, n);
-		free(own);
+		launch_pack_take(&l->p, own, n); /* own's memory is the pack's */
 		l->read = 1;
 	}
 	pthread_mutex_unlock(&l->lock);

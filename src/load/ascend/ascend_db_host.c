@@ -215,17 +215,20 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 		if (rc != SQLITE_DONE)
 			db_fail(&c, work[i], rc);
 	}
-	/* the calls: start per connectionId */
+	/* the calls: per connectionId slot the call's start and its first work task's start (the
+	 * launch), kept in place and handed over, as the gather's (ascend_db_gather.c): the
+	 * launches are never held twice */
 	int64_t maxc = db_int_max(&c, "CANN_API", "connectionId", -1);
 	id_index cx;
 	id_index_init(&cx, maxc, scalar_or(&c, "CANN_API", "count(*)", 0));
-	int64_t *call = NULL, *first = NULL; /* per slot: call start, first work start */
+	static const tl_launch none = {INT64_MIN, INT64_MAX};
+	tl_launch *call = NULL;
 	size_t ncall = 0, callcap = 0, cnext = 0;
 	if (!cx.hashed && cx.n > 0) {
-		ncall = cx.n;
+		ncall = callcap = cx.n;
 		call = xreallocarray(NULL, ncall, sizeof *call);
 		for (size_t i = 0; i < ncall; i++)
-			call[i] = INT64_MIN;
+			call[i] = none;
 	}
 	size_t bad = 0;
 	static const char *const ccols[] = {"connectionId", "startNs"};
@@ -242,19 +245,13 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 			size_t k = id_index_slot(&cx, cc.v, 1, &cnext);
 			if (k == SIZE_MAX)
 				continue;
-			int64_t none = INT64_MIN;
 			while (cx.hashed && ncall <= k)
 				VEC_PUSH(call, ncall, callcap, none);
-			call[k] = start;
+			call[k].host_start = start;
 		}
 		db_scan_close(&st);
 		if (rc != SQLITE_DONE)
 			db_fail(&c, "CANN_API", rc);
-	}
-	if (ncall > 0) {
-		first = xreallocarray(NULL, ncall, sizeof *first);
-		for (size_t i = 0; i < ncall; i++)
-			first[i] = INT64_MAX;
 	}
 	/* the tasks: the first compute or communication task of each call */
 	static const char *const tcols[] = {"connectionId", "startNs", "globalTaskId"};
@@ -270,23 +267,29 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 				continue;
 			size_t k = id_index_slot(&cx, cc.v, 0, NULL);
 			int64_t t = t1.v;
-			if (k < ncall && call[k] != INT64_MIN && tl_time_ok(t) && t < first[k])
-				first[k] = t;
+			if (k < ncall && call[k].host_start != INT64_MIN && tl_time_ok(t) &&
+			    t < call[k].dev_start)
+				call[k].dev_start = t;
 		}
 		db_scan_close(&st);
 		if (rc != SQLITE_DONE)
 			db_fail(&c, "TASK", rc);
 	}
+	size_t w = 0; /* the calls that launched work, in connectionId order */
 	for (size_t k = 0; k < ncall; k++)
-		if (first[k] != INT64_MAX) {
-			tl_launch x = {call[k], first[k]};
-			VEC_PUSH(*v, *n, *cap, x);
-		}
+		if (call[k].dev_start != INT64_MAX)
+			call[w++] = call[k];
+	if (w > 0 && *v == NULL) {
+		*v = xreallocarray(call, w, sizeof *call);
+		*n = *cap = w;
+		call = NULL;
+	}
+	for (size_t k = 0; call != NULL && k < w; k++)
+		VEC_PUSH(*v, *n, *cap, call[k]);
 	if (bad)
 		msg_warn(c.path, "CANN_API: %zu calls without a usable startNs skipped",
 		         bad); /* as the load says it */
 	free(call);
-	free(first);
 	free(is_work);
 	id_index_free(&gx);
 	id_index_free(&cx);

@@ -607,9 +607,12 @@ check_launch_pack(void)
 		v[i] = (tl_launch){t + d, t};
 	}
 	launch_sort_dev(v, n);
-	tl_launch_pack p;
+	tl_launch_pack p, tk; /* tk: in the launches' own memory (launch_pack_take) */
 	launch_pack(&p, v, n);
-	size_t bad = 0, asked = 0;
+	tl_launch *own = xreallocarray(NULL, n, sizeof *own);
+	memcpy(own, v, n * sizeof *own);
+	launch_pack_take(&tk, own, n);
+	size_t bad = 0, asked = 0, tbad = 0;
 	for (size_t i = 0; i < n; i++)
 		for (int64_t dt = -1; dt <= 1; dt++, asked++) {
 			int64_t q = v[i].dev_start + dt;
@@ -623,16 +626,24 @@ check_launch_pack(void)
 			}
 			int64_t want = lo < n ? v[lo].host_start : INT64_MIN;
 			bad += launch_pack_next(&p, q) != want;
+			tbad += launch_pack_next(&tk, q) != want;
 		}
 	bad += launch_pack_next(&p, INT64_MIN) != v[0].host_start;
 	bad += launch_pack_next(&p, v[n - 1].dev_start + 1) != INT64_MIN;
 	CHECK(bad == 0 && p.nblk > n / 256 + 1 && p.nwide > 0,
 	      "launch_pack: %zu of %zu lookups as the plain launches' (%zu blocks, %zu wide)",
 	      asked - bad, asked, p.nblk, p.nwide);
+	CHECK(tbad == 0 && tk.nblk == p.nblk && tk.nwide == p.nwide,
+	      "launch_pack_take: %zu of %zu lookups as the plain launches' (%zu blocks, %zu wide)",
+	      asked - tbad, asked, tk.nblk, tk.nwide);
+	launch_pack_free(&tk);
 	launch_pack_free(&p);
 	tl_launch_pack e;
 	launch_pack(&e, NULL, 0);
 	CHECK(launch_pack_next(&e, 0) == INT64_MIN, "launch_pack: none, none follows");
+	launch_pack_free(&e);
+	launch_pack_take(&e, NULL, 0);
+	CHECK(launch_pack_next(&e, 0) == INT64_MIN, "launch_pack_take: none, none follows");
 	launch_pack_free(&e);
 	free(v);
 }
