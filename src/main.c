@@ -709,9 +709,11 @@ path_wait(void *arg)
 	return &s->cp;
 }
 
-/* The stored path into s->cp (returned), or its job started (NULL: path_wait gives it). */
+/* The stored path into s->cp (returned), or its job started (NULL: path_wait gives it).
+ * nlong: the command prints no segment but the nlong longest of each step (SIZE_MAX: all):
+ * a path that is not kept (no model cache) keeps no more (tlq_critical_start's lean). */
 static const tl_cp_result *
-path_begin(path_beside *s, const stored_part *sp, tl_query *q)
+path_begin(path_beside *s, const stored_part *sp, tl_query *q, size_t nlong)
 {
 	memset(s, 0, sizeof *s);
 	s->sp = sp;
@@ -726,7 +728,7 @@ path_begin(path_beside *s, const stored_part *sp, tl_query *q)
 		    (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6;
 		return &s->cp;
 	}
-	s->job = tlq_critical_start(q);
+	s->job = tlq_critical_start(q, s->key == NULL && nlong != SIZE_MAX, nlong);
 	return NULL;
 }
 
@@ -743,7 +745,8 @@ summary_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
 {
 	path_beside s;
 	report_opts ro = {.series = c->series};
-	ro.cp = path_begin(&s, sp, q);
+	/* the text prints each step's longest segments, --json every one */
+	ro.cp = path_begin(&s, sp, q, c->json ? SIZE_MAX : REPORT_SUMMARY_SEGMENTS);
 	if (ro.cp == NULL) {
 		ro.cp_wait = path_wait;
 		ro.cp_ctx = &s;
@@ -948,7 +951,7 @@ triage_report(const cli *c, tl_query *q, FILE *out, const stored_part *sp)
 	tl_finding *v = NULL;
 	path_beside s; /* each finding says whether it is on the critical path */
 	tl_find_opts fo = c->find;
-	fo.cp = path_begin(&s, sp, q);
+	fo.cp = path_begin(&s, sp, q, SIZE_MAX);
 	if (fo.cp == NULL) { /* the rules run beside it */
 		fo.cp_wait = path_wait;
 		fo.cp_ctx = &s;

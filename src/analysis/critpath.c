@@ -820,12 +820,81 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 void
 critpath_step_free(cp_step *s)
 {
+	free(s->longest);
+	free(s->runs);
 	free(s->seg);
 	free(s->names);
 	free(s->who);
 	free(s->blame);
 	free(s->ops);
 	memset(s, 0, sizeof *s);
+}
+
+static int
+cmp_long(const cp_long *x, const cp_long *y)
+{
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
+	return (x->g.start > y->g.start) - (x->g.start < y->g.start);
+}
+
+size_t
+critpath_longest(const cp_step *s, size_t n, cp_long *out)
+{
+	size_t top = n < s->nseg ? n : s->nseg, nv = 0;
+	for (size_t k = 0; k < s->nseg && top > 0; k++) { /* kept in order as they pass */
+		cp_long g = {s->seg[k], cp_seg_end(s, k) - s->seg[k].start};
+		if (nv == top && cmp_long(&g, &out[nv - 1]) >= 0)
+			continue;
+		size_t j = nv < top ? nv++ : nv - 1;
+		for (; j > 0 && cmp_long(&g, &out[j - 1]) < 0; j--)
+			out[j] = out[j - 1];
+		out[j] = g;
+	}
+	return nv;
+}
+
+void
+critpath_lean(cp_step *s, size_t n)
+{
+	if (s->seg == NULL)
+		return;
+	s->longest = xcalloc(n ? n : 1, sizeof *s->longest);
+	s->nlong = critpath_longest(s, n, s->longest);
+	size_t cap = 0;
+	for (size_t k = 0; k < s->nseg; k++) {
+		int rank = cp_seg_rank(s, &s->seg[k]);
+		if (s->nruns > 0 && s->runs[s->nruns - 1].rank == rank)
+			s->runs[s->nruns - 1].end = cp_seg_end(s, k);
+		else
+			VEC_PUSH(s->runs, s->nruns, cap,
+			         ((cp_run){s->seg[k].start, cp_seg_end(s, k), rank}));
+	}
+	free(s->seg);
+	s->seg = NULL;
+}
+
+int
+critpath_meets(const cp_step *s, int rank, int64_t t0, int64_t t1)
+{
+	if (s->seg == NULL) { /* lean: its runs, which tile the step as the segments did */
+		for (size_t k = 0; k < s->nruns && s->runs[k].start < t1; k++)
+			if (s->runs[k].end > t0 && (rank < 0 || s->runs[k].rank == rank))
+				return 1;
+		return 0;
+	}
+	size_t lo = 0, hi = s->nseg; /* the first segment ending after t0 */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cp_seg_end(s, mid) <= t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k < s->nseg && s->seg[k].start < t1; k++)
+		if (rank < 0 || cp_seg_rank(s, &s->seg[k]) == rank)
+			return 1;
+	return 0;
 }
 
 int

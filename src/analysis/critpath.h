@@ -108,11 +108,27 @@ typedef struct cp_name_ns {
 	int64_t ns;
 } cp_name_ns;
 
+/* One of a step's longest segments (critpath_longest), and its length. */
+typedef struct cp_long {
+	cp_seg g;
+	int64_t len;
+} cp_long;
+
+/* Consecutive segments of one rank (cp_seg_rank), [start, end). */
+typedef struct cp_run {
+	int64_t start, end;
+	int rank;
+} cp_run;
+
 typedef struct cp_step {
 	int64_t step;       /* STEP_TIME id, -1 */
 	int64_t start, end; /* ns: the step (the what-if's end when scaled) */
-	cp_seg *seg;        /* tiling [start, end), by start */
-	size_t nseg;
+	cp_seg *seg;        /* tiling [start, end), by start; NULL once lean (critpath_lean) */
+	size_t nseg;        /* (lean: still their count) */
+	cp_long *longest;   /* lean: the nlong longest segments, critpath_longest's order */
+	size_t nlong;
+	cp_run *runs; /* lean: the runs of one rank, by start, tiling [start, end) */
+	size_t nruns;
 	const char **names; /* the segments' names (borrowed strings; "" for idle and waiting) */
 	size_t nnames;
 	cp_who *who; /* the segments' ranks and stages, distinct */
@@ -134,6 +150,14 @@ typedef struct cp_step {
 void critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2p, int64_t t0,
                    int64_t t1, const cp_scale *sc, size_t nsc, cp_step *out);
 void critpath_step_free(cp_step *);
+/* The n longest segments of s (not lean) into out (room for n), longest first, equal lengths
+ * by start; their count. */
+size_t critpath_longest(const cp_step *s, size_t n, cp_long *out);
+/* Lets s's segments go but for their count, its n longest (critpath_longest) and its runs of
+ * one rank: what a report of the path's longest segments and critpath_meets read. */
+void critpath_lean(cp_step *s, size_t n);
+/* Whether a segment of s of rank (< 0: any) overlaps [t0, t1) (lean or not). */
+int critpath_meets(const cp_step *s, int rank, int64_t t0, int64_t t1);
 
 static inline const char *
 cp_seg_name(const cp_step *s, const cp_seg *g)

@@ -28,6 +28,12 @@ tlq_cp_kind_name(int kind)
 	return kind >= 0 && kind < CP__COUNT ? cp_kind_name[kind] : "?";
 }
 
+size_t
+tlq_cp_longest(const cp_step *s, size_t n, cp_long *out)
+{
+	return critpath_longest(s, n, out);
+}
+
 int
 tlq_cp_parse_scale(char *s, cp_scale *out, char *err, size_t errlen)
 {
@@ -500,6 +506,8 @@ typedef struct step_job {
 	const cp_scale *sc;
 	size_t nsc;
 	launches *lv;
+	int lean;
+	size_t nlong;
 	tl_cp_result *out;
 } step_job;
 
@@ -509,6 +517,8 @@ step_run(void *arg, size_t i)
 	step_job *j = arg;
 	one_step(j->q, j->ids[i], j->p2p, j->np2p, j->sc, j->nsc, j->lv, &j->out->steps[i],
 	         j->out->whatif ? &j->out->whatif[i] : NULL);
+	if (j->lean) /* before the next step's graph is made beside it */
+		critpath_lean(&j->out->steps[i], j->nlong);
 	tlq_release_pages(j->q); /* a step reads every rank's slices of its time: the next
 	                          * step's lie further on */
 }
@@ -538,8 +548,10 @@ cmp_blame_ns(const void *a, const void *b)
 	return x->rank - y->rank;
 }
 
-void
-tlq_critical(const tl_query *q, const cp_scale *sc, size_t nsc, tl_cp_result *out)
+/* tlq_critical's; lean (no what-if): tlq_critical_start's. */
+static void
+critical_run(const tl_query *q, const cp_scale *sc, size_t nsc, int lean, size_t nlong,
+             tl_cp_result *out)
 {
 	const tl_trace *tr = tlq_trace(q);
 	memset(out, 0, sizeof *out);
@@ -564,7 +576,7 @@ tlq_critical(const tl_query *q, const cp_scale *sc, size_t nsc, tl_cp_result *ou
 		lv[ri].r = tr->ranks[ri];
 		pthread_mutex_init(&lv[ri].lock, NULL);
 	}
-	step_job job = {q, ids, p2p, nl, sc, nsc, lv, out};
+	step_job job = {q, ids, p2p, nl, sc, nsc, lv, lean && nsc == 0, nlong, out};
 	parallel_for(n, 1, step_run, &job); /* one step at a time: a graph is ~30 bytes a task */
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
 		launch_pack_free(&lv[ri].p);
@@ -607,6 +619,12 @@ tlq_critical(const tl_query *q, const cp_scale *sc, size_t nsc, tl_cp_result *ou
 		qsort(rk, nrk, sizeof *rk, cmp_blame_ns);
 	out->ranks = rk;
 	out->nranks = nrk;
+}
+
+void
+tlq_critical(const tl_query *q, const cp_scale *sc, size_t nsc, tl_cp_result *out)
+{
+	critical_run(q, sc, nsc, 0, 0, out);
 }
 
 void
@@ -654,6 +672,8 @@ struct tlq_cp_job {
 	tl_rank **ranks; /* the shallow copies */
 	tl_cp_result res;
 	msg_list warns;
+	int lean;
+	size_t nlong;
 	pthread_t th;
 	int threaded;
 	int64_t wall_ns, cpu_ns;
@@ -690,7 +710,8 @@ static void
 job_run(tlq_cp_job *j, const tl_query *q)
 {
 	int64_t t0 = timefmt_mono_ns(), c0 = thread_cpu_ns();
-	tlq_critical(q, NULL, 0, &j->res); /* its steps one at a time: a graph is ~30 B a task */
+	/* its steps one at a time: a graph is ~30 B a task */
+	critical_run(q, NULL, 0, j->lean, j->nlong, &j->res);
 	j->wall_ns = timefmt_mono_ns() - t0;
 	j->cpu_ns = thread_cpu_ns() - c0;
 }
@@ -708,9 +729,11 @@ job_thread(void *arg)
 }
 
 tlq_cp_job *
-tlq_critical_start(const tl_query *q)
+tlq_critical_start(const tl_query *q, int lean, size_t nlong)
 {
 	tlq_cp_job *j = xcalloc(1, sizeof *j);
+	j->lean = lean;
+	j->nlong = nlong;
 	const tl_trace *tr = tlq_trace(q);
 	if (parallel_threads(0) < 2 || tr->nranks == 0) { /* one core: nothing to gain */
 		job_run(j, q);

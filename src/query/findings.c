@@ -1529,16 +1529,7 @@ on_path(tl_finding *f, const tl_cp_result *cp)
 		if ((f->step >= 0 && s->step >= 0 && s->step != f->step) || s->end <= f->start_ns ||
 		    s->start >= f->end_ns)
 			continue;
-		size_t lo = 0, hi = s->nseg; /* the first segment ending after the span's start */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (cp_seg_end(s, mid) <= f->start_ns)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (size_t k = lo; k < s->nseg && s->seg[k].start < f->end_ns && !on; k++)
-			on = f->rank < 0 || cp_seg_rank(s, &s->seg[k]) == f->rank;
+		on = critpath_meets(s, f->rank, f->start_ns, f->end_ns);
 	}
 	f->on_critical_path = on;
 	size_t l = strlen(f->evidence);

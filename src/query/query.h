@@ -528,9 +528,11 @@ void tlq_critical_free(tl_cp_result *);
  * query but the host lanes and tlq_poll before tlq_critical_join; the warnings said meanwhile
  * are said at the join, the job's first (critpath.c). tlq_critical_join waits for the job,
  * fills out (free with tlq_critical_free), the job's own wall and CPU time (ns; either NULL),
- * and frees the job. */
+ * and frees the job. lean: each step's segments let go as soon as it is made, but for its
+ * nlong longest and its runs of one rank (critpath_lean: `tl summary`'s text and its findings'
+ * whole need; the 2 M segments of 8 x 1M tasks are 33 MB), else kept. */
 typedef struct tlq_cp_job tlq_cp_job;
-tlq_cp_job *tlq_critical_start(const tl_query *);
+tlq_cp_job *tlq_critical_start(const tl_query *, int lean, size_t nlong);
 void tlq_critical_join(tlq_cp_job *, tl_cp_result *out, int64_t *wall_ns, int64_t *cpu_ns);
 /* The CPU time the jobs have taken so far in this process, ns (TL_STATS: what the findings'
  * figure leaves out of the process' CPU time while they ran beside a job). */
@@ -545,6 +547,8 @@ int64_t tlq_critical_jobs_cpu_ns(void);
 uint8_t *tlq_critical_encode(const tl_cp_result *, size_t *len);
 const char *tlq_critical_decode(const uint8_t *b, size_t len, tl_cp_result *out);
 const char *tlq_cp_kind_name(int kind);
+/* The n longest segments of a step that is not lean (critpath_longest). */
+size_t tlq_cp_longest(const cp_step *s, size_t n, cp_long *out);
 /* critpath_parse_scale: "PATTERN=-20%", "rank:R=-20%", "rank:R:PATTERN=-20%". */
 int tlq_cp_parse_scale(char *s, cp_scale *out, char *err, size_t errlen);
 

@@ -14,7 +14,6 @@
 
 #define TOP_SEGMENTS 10
 #define TOP_OPS 10
-#define SUMMARY_SEGMENTS 5 /* the text summary's longest segments per step */
 
 static const char *
 stage_of(const tl_query *q, int stage)
@@ -114,19 +113,6 @@ report_critical_json(FILE *f, const tl_query *q, const tl_cp_result *r, const ch
 	jsonw_close(w, "\n");
 }
 
-typedef struct seg_len {
-	const cp_seg *g;
-	int64_t len;
-} seg_len;
-
-static int
-cmp_seg_len(const seg_len *x, const seg_len *y)
-{
-	if (x->len != y->len)
-		return x->len > y->len ? -1 : 1;
-	return (x->g->start > y->g->start) - (x->g->start < y->g->start);
-}
-
 /* One step: its line, the blame table, its nsegs longest segments and (nops > 0) its nops
  * longest compute names. */
 static void
@@ -167,27 +153,25 @@ step_text(FILE *f, const tl_query *q, const cp_step *s, size_t nsegs, size_t nop
 	}
 	if (s->nseg == 0 || nsegs == 0)
 		return;
-	/* the nsegs longest, in cmp_seg_len's order: kept sorted while the segments pass */
-	size_t top = nsegs < s->nseg ? nsegs : s->nseg, nv = 0;
-	seg_len *v = xcalloc(top, sizeof *v);
-	for (size_t k = 0; k < s->nseg; k++) {
-		seg_len g = {&s->seg[k], cp_seg_end(s, k) - s->seg[k].start};
-		if (nv == top && cmp_seg_len(&g, &v[nv - 1]) >= 0)
-			continue;
-		size_t j = nv < top ? nv++ : nv - 1;
-		for (; j > 0 && cmp_seg_len(&g, &v[j - 1]) < 0; j--)
-			v[j] = v[j - 1];
-		v[j] = g;
+	/* the nsegs longest: a lean step kept them (tlq_critical_start) */
+	cp_long *v = NULL;
+	size_t nv;
+	if (s->seg == NULL) {
+		nv = nsegs < s->nlong ? nsegs : s->nlong;
+	} else {
+		v = xcalloc(nsegs, sizeof *v);
+		nv = tlq_cp_longest(s, nsegs, v);
 	}
+	const cp_long *lv = v != NULL ? v : s->longest;
 	fprintf(f, "  longest segments (ms from the start of the step):\n");
 	for (size_t k = 0; k < nv; k++) {
 		char nm[96], st[48]; /* a profile's names and stages: sanitized and cut */
-		const cp_seg *g = v[k].g;
+		const cp_seg *g = &lv[k].g;
 		text_sanitize(cp_seg_name(s, g), nm, sizeof nm, 1);
 		text_sanitize(stage_of(q, cp_seg_stage(s, g)), st, sizeof st, 1);
 		char line[256];
 		int w = snprintf(line, sizeof line, "    rank %-4s %13s  at %12s  %-13s %-12s %s",
-		                 RANK_TXT(cp_seg_rank(s, g)), timefmt_ms(v[k].len, 3, a, sizeof a),
+		                 RANK_TXT(cp_seg_rank(s, g)), timefmt_ms(lv[k].len, 3, a, sizeof a),
 		                 timefmt_ms(g->start - s->start, 3, b, sizeof b),
 		                 tlq_cp_kind_name(g->kind), st, nm);
 		size_t e = w < 0 ? 0 : (size_t)w < sizeof line ? (size_t)w : sizeof line - 1;
@@ -267,6 +251,6 @@ report_critical_summary_text(FILE *f, const tl_query *q, const tl_cp_result *r)
 	for (size_t i = 0; i < r->n; i++) {
 		if (i)
 			fputc('\n', f);
-		step_text(f, q, &r->steps[i], SUMMARY_SEGMENTS, 0);
+		step_text(f, q, &r->steps[i], REPORT_SUMMARY_SEGMENTS, 0);
 	}
 }

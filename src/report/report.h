@@ -64,9 +64,10 @@ void report_memory_json(tl_jsonw *, const tl_query *);
  * {"critical_path":[...],"top_operators":[...],"top_ranks":[...][,"what_if":{...}]}. */
 void report_critical_text(FILE *, const tl_query *, const tl_cp_result *, const char *whatif);
 void report_critical_json(FILE *, const tl_query *, const tl_cp_result *, const char *whatif);
-/* The summary's part of it: the text section (per step the blame table and the longest
- * segments; nothing without steps or device work) and the JSON member "critical_path":[...]
- * (tl critical's step objects). */
+/* The summary's part of it: the text section (per step the blame table and the
+ * REPORT_SUMMARY_SEGMENTS longest segments, all a lean step keeps; nothing without steps or
+ * device work) and the JSON member "critical_path":[...] (tl critical's step objects). */
+#define REPORT_SUMMARY_SEGMENTS 5
 void report_critical_summary_text(FILE *, const tl_query *, const tl_cp_result *);
 void report_critical_summary_json(tl_jsonw *, const tl_query *, const tl_cp_result *);
 struct tl_diff_side;

@@ -373,6 +373,68 @@ part_hostile(const uint8_t *bin, size_t n)
 	free(b);
 }
 
+/* Whether a segment of rank (< 0: any) overlaps [t0, t1): every segment asked. */
+static int
+meets_plain(const cp_step *s, int rank, int64_t t0, int64_t t1)
+{
+	for (size_t k = 0; k < s->nseg; k++)
+		if (s->seg[k].start < t1 && cp_seg_end(s, k) > t0 &&
+		    (rank < 0 || cp_seg_rank(s, &s->seg[k]) == rank))
+			return 1;
+	return 0;
+}
+
+static int
+cmp_len_start(const void *a, const void *b)
+{
+	const cp_long *x = a, *y = b;
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
+	return (x->g.start > y->g.start) - (x->g.start < y->g.start);
+}
+
+/* A lean path (tlq_critical_start(q, 1, 5), the text summary's) against r, the full one: the
+ * same segment counts, its kept longest the full path's five longest (every segment sorted),
+ * and critpath_meets the same answer lean and full for spans across each step and every rank
+ * as asking every segment. */
+static void
+check_lean(const tl_query *q, const tl_cp_result *r)
+{
+	tl_cp_result l;
+	tlq_critical_join(tlq_critical_start(q, 1, 5), &l, NULL, NULL);
+	size_t same_n = l.n == r->n, longest_ok = 0, asked = 0, bad = 0, runs = 0;
+	for (size_t i = 0; same_n && i < r->n; i++) {
+		const cp_step *f = &r->steps[i], *s = &l.steps[i];
+		cp_long *all = xcalloc(f->nseg ? f->nseg : 1, sizeof *all);
+		for (size_t k = 0; k < f->nseg; k++)
+			all[k] = (cp_long){f->seg[k], cp_seg_end(f, k) - f->seg[k].start};
+		qsort(all, f->nseg, sizeof *all, cmp_len_start);
+		size_t want = f->nseg < 5 ? f->nseg : 5, k = 0;
+		for (; s->seg == NULL && s->nlong == want && k < want; k++)
+			if (memcmp(&all[k].g, &s->longest[k].g, sizeof all[k].g) != 0 ||
+			    all[k].len != s->longest[k].len)
+				break;
+		longest_ok += s->nseg == f->nseg && k == want && want > 0;
+		free(all);
+		runs += s->nruns;
+		int64_t len = f->end - f->start;
+		for (int64_t a = f->start - len / 8; a < f->end + len / 8; a += len / 97 + 1)
+			for (int64_t w = 1; w < len / 2; w = w * 7 + 3)
+				for (int rank = -1; rank < 5; rank++, asked++) {
+					int want_on = meets_plain(f, rank, a, a + w);
+					bad += critpath_meets(f, rank, a, a + w) != want_on;
+					bad += critpath_meets(s, rank, a, a + w) != want_on;
+				}
+	}
+	CHECK(same_n && longest_ok == r->n,
+	      "lean path: %zu of %zu steps with the full path's segment count and five longest",
+	      longest_ok, r->n);
+	CHECK(bad == 0 && asked > 1000 && runs > r->n,
+	      "critpath_meets: %zu of %zu spans as every segment says, lean (%zu runs) and full",
+	      2 * asked - bad, 2 * asked, runs);
+	tlq_critical_free(&l);
+}
+
 static void
 check_rl(void)
 {
@@ -390,6 +452,7 @@ check_rl(void)
 	tl_cp_result r;
 	tlq_critical(q, NULL, 0, &r);
 	CHECK(r.n == t.nsteps, "rl: a path per step (%zu)", r.n);
+	check_lean(q, &r);
 	size_t colls = 0, colls_ok = 0, tiled = 0, summed = 0, rollout_ok = 0, starts = 0;
 	for (size_t i = 0; i < r.n && i < t.nsteps; i++) {
 		const cp_step *s = &r.steps[i];
