@@ -1107,9 +1107,7 @@ ascend_db_load(const tl_source *src, tl_rank *r, tl_gather *g)
 		after += r->tracks[i]->n;
 	msg_progress_add(0, c.rows - c.rows_reported);
 	r->rows += c.rows;
-	if (g != NULL)
-		dbg_finish(&c.gather, src->path, c.failed);
-
+	/* the tasks' tables first: the gather's launches are made next (launches_to) */
 	if (c.gt_hashed) {
 		u64map_free(&c.gt_hclass);
 		u64map_free(&c.gt_hname);
@@ -1119,6 +1117,8 @@ ascend_db_load(const tl_source *src, tl_rank *r, tl_gather *g)
 	free(c.conn_step);
 	if (c.conn_hashed)
 		u64map_free(&c.conn_hstep);
+	if (g != NULL)
+		dbg_finish(&c.gather, src->path, c.failed);
 	db_end(&c);
 	if (!c.failed && after == before && c.nsteps == 0) {
 		msg_warn(src->path, "no slices found (empty profile?)");

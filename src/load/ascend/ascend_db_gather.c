@@ -11,6 +11,10 @@
  * must not make tl allocate for every id below it). */
 #define DENSE_SLACK (1u << 20)
 
+/* A slot's dev: no work task yet, or its start in wide (db_gather) */
+#define DBG_DEV_NONE INT32_MAX
+#define DBG_DEV_WIDE INT32_MIN
+
 void
 dbg_init(db_gather *d, tl_rank *r, tl_gather *g, const tl_u64map *strs, int has_ops,
          int has_launches, int64_t max_gt, int dense_gt)
@@ -35,6 +39,7 @@ dbg_init(db_gather *d, tl_rank *r, tl_gather *g, const tl_u64map *strs, int has_
 		d->work = d->ngt ? xcalloc(d->ngt, 1) : NULL;
 		u64map_init(&d->hwork);
 		u64map_init(&d->hconn);
+		u64map_init(&d->hwide);
 	}
 }
 
@@ -172,9 +177,41 @@ dbg_calls(db_gather *d, int64_t max_conn, int64_t rows)
 	    max_conn >= (int64_t)256 << 20 || max_conn > rows * 4 + (int64_t)DENSE_SLACK;
 	if (!d->conn_hashed && max_conn >= 0) {
 		d->ncall = d->callcap = (size_t)max_conn + 1;
-		d->call = xreallocarray(NULL, d->ncall, sizeof *d->call);
-		for (size_t i = 0; i < d->ncall; i++)
-			d->call[i] = (tl_launch){INT64_MIN, INT64_MAX};
+		d->host = xreallocarray(NULL, d->ncall, sizeof *d->host);
+		d->dev = xreallocarray(NULL, d->ncall, sizeof *d->dev);
+		for (size_t i = 0; i < d->ncall; i++) {
+			d->host[i] = INT64_MIN;
+			d->dev[i] = DBG_DEV_NONE;
+		}
+	}
+}
+
+/* The first work task's start of slot k, INT64_MAX: none yet. */
+static int64_t
+call_dev(const db_gather *d, size_t k, int64_t host)
+{
+	uint32_t i;
+	if (d->dev[k] == DBG_DEV_NONE)
+		return INT64_MAX;
+	if (d->dev[k] != DBG_DEV_WIDE)
+		return host + d->dev[k];
+	return u64map_get(&d->hwide, k, &i) ? d->wide[i] : INT64_MAX;
+}
+
+/* Slot k's first work task starts at t (model times: t - host does not overflow). */
+static void
+call_set_dev(db_gather *d, size_t k, int64_t t)
+{
+	int64_t o = t - d->host[k];
+	uint32_t i;
+	if (o > INT32_MIN && o < INT32_MAX) {
+		d->dev[k] = (int32_t)o;
+	} else if (d->dev[k] == DBG_DEV_WIDE && u64map_get(&d->hwide, k, &i)) {
+		d->wide[i] = t;
+	} else if (d->nwide < UINT32_MAX) {
+		d->dev[k] = DBG_DEV_WIDE;
+		VEC_PUSH(d->wide, d->nwide, d->widecap, t);
+		u64map_put(&d->hwide, k, (uint32_t)(d->nwide - 1));
 	}
 }
 
@@ -192,9 +229,14 @@ conn_slot(db_gather *d, int64_t id, int add)
 	if (!add || d->ncall >= UINT32_MAX)
 		return SIZE_MAX;
 	u64map_put(&d->hconn, (uint64_t)id, (uint32_t)d->ncall);
-	tl_launch none = {INT64_MIN, INT64_MAX};
-	VEC_PUSH(d->call, d->ncall, d->callcap, none);
-	return d->ncall - 1;
+	if (d->ncall == d->callcap) {
+		d->callcap = d->callcap ? 2 * d->callcap : 64;
+		d->host = xreallocarray(d->host, d->callcap, sizeof *d->host);
+		d->dev = xreallocarray(d->dev, d->callcap, sizeof *d->dev);
+	}
+	d->host[d->ncall] = INT64_MIN;
+	d->dev[d->ncall] = DBG_DEV_NONE;
+	return d->ncall++;
 }
 
 void
@@ -206,7 +248,7 @@ dbg_call(db_gather *d, db_cell conn, db_cell start)
 		return; /* the load, reading it, says it */
 	size_t k = conn_slot(d, conn.v, 1);
 	if (k != SIZE_MAX)
-		d->call[k].host_start = start.v;
+		d->host[k] = start.v;
 }
 
 static void
@@ -244,36 +286,49 @@ dbg_task(db_gather *d, db_cell sc, db_cell ec, db_cell gc, db_cell cc)
 					op_task(d, d->dup[x - 1].group, ok, dur, s);
 		}
 	}
-	if (d->launches && d->call != NULL && s_int && cc.type == SQLITE_INTEGER && gt >= 0 &&
+	if (d->launches && d->host != NULL && s_int && cc.type == SQLITE_INTEGER && gt >= 0 &&
 	    ((uint64_t)gt < d->ngt ? d->work[gt] != 0
 	                           : u64map_get(&d->hwork, (uint64_t)gt, NULL))) {
 		size_t k = conn_slot(d, cc.v, 0);
 		int64_t t = sc.v;
-		if (k < d->ncall && d->call[k].host_start != INT64_MIN && tl_time_ok(t) &&
-		    t < d->call[k].dev_start)
-			d->call[k].dev_start = t;
+		if (k < d->ncall && d->host[k] != INT64_MIN && tl_time_ok(t) &&
+		    t < call_dev(d, k, d->host[k]))
+			call_set_dev(d, k, t);
 	}
 }
 
-/* The calls that launched work, kept in place in connectionId order (the order the launches
- * were pushed in before), to g: the array itself when g has none yet, shrunk to them. */
+/* The calls that launched work, in connectionId order (the order the launches were pushed in
+ * before), to g: made in host's memory, grown to a tl_launch a slot and filled from the last
+ * slot down (slot k's 16 bytes lie past the 8 of every slot below it), then those with work
+ * moved down; the array itself when g has none yet, shrunk to them. */
 static void
 launches_to(db_gather *d, tl_gather *g)
 {
-	size_t w = 0;
-	for (size_t k = 0; k < d->ncall; k++)
-		if (d->call[k].dev_start != INT64_MAX)
-			d->call[w++] = d->call[k];
+	size_t n = d->ncall, w = 0;
+	for (size_t k = 0; k < n; k++)
+		w += d->dev[k] != DBG_DEV_NONE;
 	if (w == 0)
 		return;
+	tl_launch *v = xreallocarray(d->host, n, sizeof *v);
+	d->host = NULL;
+	for (size_t k = n; k-- > 0;) {
+		int64_t h;
+		memcpy(&h, (const char *)v + k * sizeof h, sizeof h);
+		tl_launch x = {h, call_dev(d, k, h)};
+		memcpy(&v[k], &x, sizeof x);
+	}
+	w = 0;
+	for (size_t k = 0; k < n; k++)
+		if (v[k].dev_start != INT64_MAX)
+			v[w++] = v[k];
 	if (g->launches == NULL) {
-		g->launches = xreallocarray(d->call, w, sizeof *d->call);
+		g->launches = xreallocarray(v, w, sizeof *v);
 		g->nlaunches = g->lcap = w;
-		d->call = NULL;
 		return;
 	}
 	for (size_t k = 0; k < w; k++)
-		VEC_PUSH(g->launches, g->nlaunches, g->lcap, d->call[k]);
+		VEC_PUSH(g->launches, g->nlaunches, g->lcap, v[k]);
+	free(v);
 }
 
 void
@@ -294,9 +349,12 @@ dbg_finish(db_gather *d, const char *path, int failed)
 		free(d->work);
 		u64map_free(&d->hwork);
 		u64map_free(&d->hconn);
-		if (!failed)
+		if (!failed && d->host != NULL)
 			launches_to(d, d->g);
-		free(d->call);
+		free(d->host);
+		free(d->dev);
+		u64map_free(&d->hwide);
+		free(d->wide);
 	}
 	memset(d, 0, sizeof *d);
 }

@@ -70,13 +70,19 @@ typedef struct db_gather {
 	uint8_t *work;
 	tl_u64map hwork;
 	/* connectionId -> slot: dense below ncall, else hashed; per slot the CANN_API call's
-	 * start (INT64_MIN: none) and its first work task's start (INT64_MAX: none yet), the
-	 * launch as g takes it: dbg_finish keeps the slots with both in place and hands the
-	 * array over, so that the launches are never held twice */
+	 * start (host, INT64_MIN: none) and its first work task's start as an offset from it
+	 * (dev: DBG_DEV_NONE none yet, DBG_DEV_WIDE beyond 32 bits: in wide, by slot): 12 bytes
+	 * a call while the rank is read, not a tl_launch's 16 (every call is read before the
+	 * first task). dbg_finish makes the launches g takes in host's own memory and hands it
+	 * over, so that the launches are never held twice */
 	int conn_hashed;
 	tl_u64map hconn;
-	tl_launch *call;
+	int64_t *host;
+	int32_t *dev;
 	size_t ncall, callcap;
+	tl_u64map hwide; /* slot -> index into wide */
+	int64_t *wide;
+	size_t nwide, widecap;
 } db_gather;
 
 /* Starts gathering source path of r into g (NULL: nothing): ops when g asks for them, r->ops
