@@ -47,6 +47,41 @@ insertion(int64_t *v, size_t n)
 	}
 }
 
+int64_t
+select_i64(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n; /* k in [lo, hi) */
+	for (int round = 0; hi - lo > SMALL; round++) {
+		if (round == 64) { /* a range that does not shrink: sorted (never met) */
+			sort_i64(v + lo, hi - lo);
+			return v[k];
+		}
+		int64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+		int64_t p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		size_t lt = lo, i = lo, gt = hi; /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */
+		while (i < gt) {
+			int64_t x = v[i];
+			if (x < p) {
+				v[i++] = v[lt];
+				v[lt++] = x;
+			} else if (x > p) {
+				v[i] = v[--gt];
+				v[gt] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return p;
+	}
+	insertion(v + lo, hi - lo);
+	return v[k];
+}
+
 /* Eight passes of one byte each over the values with their sign bit flipped (so that unsigned
  * order is signed order); a pass whose byte is the same in every value is skipped, which for
  * durations (small, non-negative) leaves three or four passes. */

@@ -9,6 +9,10 @@
 
 /* Sorts v[0 .. n) ascending (any int64 values). */
 void sort_i64(int64_t *v, size_t n);
+/* The k-th smallest of v[0 .. n) (k < n, from 0): v reordered so that it is v[k], nothing
+ * before it larger and nothing after it smaller. Quickselect (a three-way partition around the
+ * median of three): no scratch, where sort_i64 takes 8 bytes a value. */
+int64_t select_i64(int64_t *v, size_t n, size_t k);
 /* Sorts the pairs (key[i], val[i]), i < n, together: by key ascending, equal keys by val
  * ascending (the operator statistics keep each task's start beside its duration). */
 void sort_i64_pairs(int64_t *key, int64_t *val, size_t n);

@@ -370,10 +370,33 @@ test_sort(void)
 				}
 				b[i] = a[i];
 			}
+			int64_t *c = malloc((n ? n : 1) * sizeof *c);
+			memcpy(c, a, n * sizeof *c);
 			sort_i64(a, n);
 			qsort(b, n, sizeof *b, cmp_i64);
 			CHECK(memcmp(a, b, n * sizeof *a) == 0 && sorted_i64(a, n),
 			      "sort_i64 of %zu values (kind %d) is qsort's order", n, kind);
+			/* select_i64: the k-th of the sorted values, and v split around it */
+			size_t ks[] = {0, n / 2, (n * 9) / 10, n ? n - 1 : 0,
+			               (size_t)(x % (n ? n : 1))},
+			       bad = 0;
+			int64_t *d = malloc((n ? n : 1) * sizeof *d);
+			for (size_t j = 0; n > 0 && j < sizeof ks / sizeof *ks; j++) {
+				memcpy(d, c, n * sizeof *d);
+				int64_t v = select_i64(d, n, ks[j]);
+				bad += v != b[ks[j]] || d[ks[j]] != v;
+				for (size_t i = 0; i < n; i++)
+					bad += i < ks[j] ? d[i] > v : i > ks[j] ? d[i] < v : 0;
+				qsort(d, n, sizeof *d, cmp_i64);
+				bad += memcmp(d, b, n * sizeof *d) != 0; /* the same values */
+			}
+			if (n > 0) /* (none: nothing to select) */
+				CHECK(bad == 0,
+				      "select_i64 over %zu values (kind %d): sort_i64's k-th, v "
+				      "split",
+				      n, kind);
+			free(d);
+			free(c);
 			free(a);
 			free(b);
 		}
