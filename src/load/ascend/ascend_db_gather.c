@@ -36,7 +36,7 @@ dbg_init(db_gather *d, tl_rank *r, tl_gather *g, const tl_u64map *strs, int has_
 		u64map_init(&d->gt_dup);
 	}
 	if (d->launches) {
-		d->work = d->ngt ? xcalloc(d->ngt, 1) : NULL;
+		d->work = d->ngt ? xcalloc(d->ngt / 8 + 1, 1) : NULL; /* a bit an id */
 		u64map_init(&d->hwork);
 		u64map_init(&d->hconn);
 		u64map_init(&d->hwide);
@@ -163,7 +163,7 @@ dbg_work(db_gather *d, int64_t gt)
 	if (!d->launches || gt < 0)
 		return;
 	if ((uint64_t)gt < d->ngt)
-		d->work[gt] = 1;
+		d->work[gt >> 3] |= (uint8_t)(1u << (gt & 7));
 	else
 		u64map_put(&d->hwork, (uint64_t)gt, 1);
 }
@@ -287,7 +287,7 @@ dbg_task(db_gather *d, db_cell sc, db_cell ec, db_cell gc, db_cell cc)
 		}
 	}
 	if (d->launches && d->host != NULL && s_int && cc.type == SQLITE_INTEGER && gt >= 0 &&
-	    ((uint64_t)gt < d->ngt ? d->work[gt] != 0
+	    ((uint64_t)gt < d->ngt ? (d->work[gt >> 3] >> (gt & 7) & 1) != 0
 	                           : u64map_get(&d->hwork, (uint64_t)gt, NULL))) {
 		size_t k = conn_slot(d, cc.v, 0);
 		int64_t t = sc.v;

@@ -65,8 +65,8 @@ typedef struct db_gather {
 	int64_t *tkey;
 	uint32_t *tgrp;
 	size_t tmask, tn;
-	/* compute and communication globalTaskIds (the launched work): dense below ngt, else a
-	 * set */
+	/* compute and communication globalTaskIds (the launched work): dense below ngt (a bit
+	 * an id), else a set */
 	uint8_t *work;
 	tl_u64map hwork;
 	/* connectionId -> slot: dense below ncall, else hashed; per slot the CANN_API call's

@@ -204,7 +204,7 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 			grows += scalar_or(&c, work[i], "count(*)", 0);
 	id_index gx;
 	id_index_init(&gx, maxg, grows);
-	uint8_t *is_work = gx.hashed ? NULL : xcalloc(gx.n ? gx.n : 1, 1);
+	uint8_t *is_work = gx.hashed ? NULL : xcalloc(gx.n / 8 + 1, 1); /* a bit an id */
 	size_t gnext = 0;
 	db_scan st;
 	int rc;
@@ -220,7 +220,7 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 				continue;
 			size_t k = id_index_slot(&gx, g.v, 1, &gnext);
 			if (k != SIZE_MAX && is_work != NULL)
-				is_work[k] = 1;
+				is_work[k >> 3] |= (uint8_t)(1u << (k & 7));
 		}
 		db_scan_close(&st);
 		if (rc != SQLITE_DONE)
@@ -275,7 +275,7 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 			    gc.type != SQLITE_INTEGER)
 				continue;
 			size_t g = id_index_slot(&gx, gc.v, 0, NULL);
-			if (g == SIZE_MAX || (is_work != NULL && !is_work[g]))
+			if (g == SIZE_MAX || (is_work != NULL && !(is_work[g >> 3] >> (g & 7) & 1)))
 				continue;
 			size_t k = id_index_slot(&cx, cc.v, 0, NULL);
 			int64_t t = t1.v;
