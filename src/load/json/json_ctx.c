@@ -252,6 +252,7 @@ json_ctx_free(jctx *c)
 	}
 	free(c->ftab);
 	free(c->fkey);
+	free(c->ford);
 	free(c->fstart);
 	free(c->fsthr);
 	free(c->fcat);

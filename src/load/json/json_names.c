@@ -972,6 +972,75 @@ flow_new(jctx *c, uint64_t hi, uint64_t lo, uint32_t meta)
 	return (uint32_t)c->nfstart++;
 }
 
+/* The flow table, nm + 1 slots, filled with the ids it holds. */
+static void
+flow_tab_build(jctx *c, size_t nm)
+{
+	/* zeroed by writing: a calloc'd mapping's pages would fault twice, mapped to the zero
+	 * page by the probes' reads, then copied on their first write */
+	uint32_t *nt = xreallocarray(NULL, nm + 1, sizeof *nt);
+	memset(nt, 0, (nm + 1) * sizeof *nt);
+	/* in flow order, not the table's: the keys are read in turn and neighbouring ids go to
+	 * neighbouring slots, where the table's order read them at random */
+	for (size_t f = 0; c->ftab && f < c->nfstart; f++) {
+		const flow_key *o = &c->fkey[f];
+		if (!(o->meta & FLOW_HASHED))
+			continue; /* an ordered id, or one of text (flow_text) */
+		size_t j = flow_hash(o->hi, o->lo, o->meta) & nm;
+		while (nt[j] != 0)
+			j = (j + 1) & nm;
+		nt[j] = (uint32_t)f + 1;
+	}
+	free(c->ftab);
+	c->ftab = nt;
+	c->fmask = nm;
+}
+
+static inline int
+flow_key_cmp(const flow_key *k, uint64_t hi, uint64_t lo, uint32_t meta)
+{
+	if (k->hi != hi)
+		return k->hi < hi ? -1 : 1;
+	if (k->lo != lo)
+		return k->lo < lo ? -1 : 1;
+	return (k->meta > meta) - (k->meta < meta);
+}
+
+/* The ids that come in ascending order (Kineto's ac2g ids and Ascend's HostToDevice ids count
+ * up) need no table: a new one above them all goes at the end of c->ford, and an end finds its
+ * start a step from the last one found, or by a binary search (the table's probes were a cache
+ * miss or two each). Returns 1 with *fid, or 0 for a new id below the last (the table's). */
+static int
+flow_ordered(jctx *c, uint64_t hi, uint64_t lo, uint32_t meta, uint32_t *fid)
+{
+	const uint32_t *o = c->ford;
+	size_t n = c->nford, h = c->fhint;
+	if (n == 0 || flow_key_cmp(&c->fkey[o[n - 1]], hi, lo, meta) < 0) {
+		*fid = flow_new(c, hi, lo, meta);
+		VEC_PUSH(c->ford, c->nford, c->fordcap, *fid);
+		c->fhint = n;
+		return 1;
+	}
+	if (h + 1 < n && flow_key_cmp(&c->fkey[o[h + 1]], hi, lo, meta) == 0) {
+		h++;
+	} else if (flow_key_cmp(&c->fkey[o[h]], hi, lo, meta) != 0) {
+		size_t a = 0, b = n;
+		while (a < b) {
+			size_t mid = a + (b - a) / 2;
+			if (flow_key_cmp(&c->fkey[o[mid]], hi, lo, meta) < 0)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		if (a == n || flow_key_cmp(&c->fkey[o[a]], hi, lo, meta) != 0)
+			return 0;
+		h = a;
+	}
+	c->fhint = h;
+	*fid = o[h];
+	return 1;
+}
+
 static uint32_t
 flow_number(jctx *c, int cat, const char *id, size_t n)
 {
@@ -1002,32 +1071,16 @@ flow_number(jctx *c, int cat, const char *id, size_t n)
 		hi = hi * 10 + (uint64_t)(id[k] - '0');
 	for (size_t k = split; k < n; k++)
 		lo = lo * 10 + (uint64_t)(id[k] - '0');
-	uint32_t meta = (uint32_t)cat << 8 | (uint32_t)n;
-	if (c->ftab == NULL || (c->nfdigit + 1) * 2 > c->fmask + 1) { /* grow and rehash */
-		size_t nm = c->ftab ? c->fmask * 2 + 1 : 1023;
-		/* zeroed by writing: a calloc'd mapping's pages would fault twice, mapped to
-		 * the zero page by the probes' reads, then copied on their first write */
-		uint32_t *nt = xreallocarray(NULL, nm + 1, sizeof *nt);
-		memset(nt, 0, (nm + 1) * sizeof *nt);
-		/* in flow order, not the table's: the keys are read in turn and neighbouring ids
-		 * go to neighbouring slots, where the table's order read them at random */
-		for (size_t f = 0; c->ftab && f < c->nfstart; f++) {
-			const flow_key *o = &c->fkey[f];
-			if (o->meta == 0)
-				continue; /* an id of text (flow_text) */
-			size_t j = flow_hash(o->hi, o->lo, o->meta) & nm;
-			while (nt[j] != 0)
-				j = (j + 1) & nm;
-			nt[j] = (uint32_t)f + 1;
-		}
-		free(c->ftab);
-		c->ftab = nt;
-		c->fmask = nm;
-	}
+	uint32_t meta = (uint32_t)cat << 8 | (uint32_t)n, fid;
+	if (flow_ordered(c, hi, lo, meta, &fid))
+		return fid;
+	meta |= FLOW_HASHED;
+	if (c->ftab == NULL || (c->nfdigit + 1) * 2 > c->fmask + 1) /* grow and rehash */
+		flow_tab_build(c, c->ftab ? c->fmask * 2 + 1 : 1023);
 	for (size_t j = flow_hash(hi, lo, meta) & c->fmask;; j = (j + 1) & c->fmask) {
 		uint32_t f = c->ftab[j];
 		if (f == 0) {
-			uint32_t fid = flow_new(c, hi, lo, meta);
+			fid = flow_new(c, hi, lo, meta);
 			c->ftab[j] = fid + 1;
 			c->nfdigit++;
 			return fid;

@@ -254,6 +254,9 @@ json_launches_build(jctx *c)
 	free(c->ftab);
 	c->ftab = NULL;
 	c->fmask = c->nfdigit = 0;
+	free(c->ford);
+	c->ford = NULL;
+	c->nford = c->fordcap = c->fhint = 0;
 	free(c->fkey);
 	c->fkey = NULL;
 	c->fkcap = 0;

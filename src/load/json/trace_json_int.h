@@ -25,6 +25,7 @@
 #define THREAD_CACHE 4      /* threads recognised by their raw pid/tid tokens (events interleave) */
 #define THREAD_TOK 22       /* of tokens at most this long */
 #define FLOW_NONE INT64_MIN /* no start seen for a flow */
+#define FLOW_HASHED 0x80u   /* flow_key.meta: the id is in the table, not in the ordered ids */
 /* Big inputs are scanned by a second thread while the first one handles the events it found,
  * handed over in batches (the scan is about half the work). */
 #define PIPE_MIN ((size_t)32 << 20) /* bytes; smaller inputs are walked by one thread */
@@ -186,7 +187,8 @@ typedef struct mx_pair {
 
 typedef struct flow_key {
 	uint64_t hi, lo; /* the id's digits before the last 19, and the last 19 */
-	uint32_t meta;   /* category << 8 | number of digits; 0 for ids kept as text */
+	uint32_t meta;   /* category << 8 | number of digits, | FLOW_HASHED for an id in ftab; 0
+	                    for ids kept as text */
 } flow_key;
 
 #define NAME_CACHE 64
@@ -283,9 +285,12 @@ struct jctx {
 	size_t fmask, nfdigit;
 	flow_key *fkey; /* flow number -> its digits */
 	size_t fkcap;
-	tl_strpool *flows;   /* other flow ids: "cat\x1fid" */
-	tl_u64map flow_text; /* flows pool id -> flow number */
-	int64_t *fstart;     /* flow number -> ts of its start, FLOW_NONE before it is seen */
+	uint32_t *ford; /* the digit ids that came in ascending order: their flow numbers, in
+	                   order (ftab holds the others) */
+	size_t nford, fordcap, fhint; /* fhint: where in ford the last lookup found its flow */
+	tl_strpool *flows;            /* other flow ids: "cat\x1fid" */
+	tl_u64map flow_text;          /* flows pool id -> flow number */
+	int64_t *fstart; /* flow number -> ts of its start, FLOW_NONE before it is seen */
 	size_t nfstart, fcap;
 	uint32_t *fsthr; /* flow number -> the thread of its start */
 	uint8_t *fcat;   /* flow number -> FLOW_* */

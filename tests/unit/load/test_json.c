@@ -278,6 +278,64 @@ test_flows_and_steps(void)
 	free(p);
 }
 
+/* Many flows whose ids are two ascending series interleaved (as Ascend's HostToDevice ids and
+ * its HCCL ops' small ones): each end, met in an order of its own (blocks of ten reversed),
+ * finds its start, whether the id is among those kept in order or in the table. */
+static void
+test_flows_interleaved(void)
+{
+	enum { N = 2000 };
+	char *p = tmp_path("flows_mixed_trace_view.json");
+	FILE *f = fopen(p, "w");
+	fputs("[{\"ph\": \"X\", \"name\": \"ProfilerStep#1\", \"pid\": 9, \"tid\": 9, "
+	      "\"ts\": \"1000.000\", \"dur\": 100, \"cat\": \"cpu_op\"},\n"
+	      " {\"ph\": \"X\", \"name\": \"ProfilerStep#2\", \"pid\": 9, \"tid\": 9, "
+	      "\"ts\": \"1100.000\", \"dur\": 100, \"cat\": \"cpu_op\"}",
+	      f);
+	char id[N][32];
+	for (int i = 0; i < N; i++) {
+		if (i % 5 == 0)
+			snprintf(id[i], sizeof id[i], "%d", 1000 + i);
+		else
+			snprintf(id[i], sizeof id[i], "%lld", 4294967296000LL + i * 4294967296LL);
+		fprintf(f,
+		        ",\n {\"ph\": \"s\", \"cat\": \"HostToDevice\", \"id\": \"%s\", "
+		        "\"pid\": 7, \"tid\": 1, \"ts\": \"%s\"}",
+		        id[i], i % 3 == 0 ? "1050.000" : "1150.000");
+	}
+	for (int b = 0; b < N; b += 10)
+		for (int i = b + 9; i >= b; i--)
+			fprintf(
+			    f,
+			    ",\n {\"ph\": \"X\", \"name\": \"k%d\", \"pid\": 77, \"tid\": 3, "
+			    "\"ts\": \"%d.%03d\", \"dur\": 0.01, \"args\": {\"Task Type\": "
+			    "\"AI_CORE\"}},\n {\"ph\": \"f\", \"cat\": \"HostToDevice\", \"id\": "
+			    "\"%s\", \"pid\": 77, \"tid\": 3, \"ts\": \"%d.%03d\", \"bp\": \"e\"}",
+			    i, 1100 + i * 40 / 1000, i * 40 % 1000, id[i], 1100 + i * 40 / 1000,
+			    i * 40 % 1000);
+	fputs(",\n {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 9, \"args\": "
+	      "{\"name\": \"Python\"}},\n"
+	      " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 7, \"args\": {\"name\": "
+	      "\"CANN\"}},\n"
+	      " {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 77, "
+	      "\"args\": {\"name\": \"Ascend Hardware\"}}]\n",
+	      f);
+	fclose(f);
+	loaded l;
+	load_file(&l, p, TL_SRC_TRACE_VIEW, 0);
+	CHECK(l.rc == 0 && l.nlines == 0, "the interleaved flows load (%s)", l.err);
+	const tl_track *t = NULL;
+	for (size_t i = 0; l.rc == 0 && i < l.r->ntracks; i++)
+		if (l.r->tracks[i]->kind == TL_LANE_COMPUTE)
+			t = l.r->tracks[i];
+	int ok = 0;
+	for (int i = 0; t != NULL && t->n == N && t->step != NULL && i < N; i++)
+		ok += t->step[i] == (i % 3 == 0 ? 0 : 1);
+	CHECK_EQ_I64(ok, N, "every kernel in the step of its launch");
+	loaded_free(&l);
+	free(p);
+}
+
 /* The legacy exporter array: string pids, integer µs, no metadata; ranges that only partly
  * overlap (a torch isend until its wait) all stay. */
 static void
@@ -705,6 +763,7 @@ main(void)
 		return 1;
 	test_exact_times();
 	test_flows_and_steps();
+	test_flows_interleaved();
 	test_legacy_and_overlaps();
 	test_legacy_user_ranges();
 	test_bad_input();
