@@ -600,6 +600,46 @@ track_first_ending_after(const tl_track *t, int64_t x)
 }
 
 size_t
+track_first_ending_after_from(const tl_track *t, int64_t x, size_t from)
+{
+	const tl_slice *v = t->v;
+	size_t n = t->n, lo, hi, step = 1;
+	if (from > n)
+		from = n;
+	if (from < n && v[from].end <= x) { /* the answer is past from */
+		for (lo = from + 1;; step *= 2) {
+			size_t probe = lo - 1 + step;
+			if (probe >= n) {
+				hi = n;
+				break;
+			}
+			if (v[probe].end > x) {
+				hi = probe;
+				break;
+			}
+			lo = probe + 1;
+		}
+	} else { /* at from or before it */
+		for (hi = from, lo = 0; hi > 0; step *= 2) {
+			size_t probe = hi > step ? hi - step : 0;
+			if (v[probe].end <= x) {
+				lo = probe + 1;
+				break;
+			}
+			hi = probe;
+		}
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].end <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t
 track_first_starting_at(const tl_track *t, int64_t x)
 {
 	size_t lo = 0, hi = t->n;

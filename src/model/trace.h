@@ -382,6 +382,9 @@ int rank_add_steps(tl_rank *, tl_step *v, size_t n, size_t *base);
 void track_lod_build(tl_track *);
 /* First slice index whose end > t (slices sorted and non-overlapping, so ends are sorted). */
 size_t track_first_ending_after(const tl_track *, int64_t t);
+/* The same index, searched outward from `from` (galloping, then a binary search): for callers
+ * whose t moves little from one call to the next, passing the last answer. */
+size_t track_first_ending_after_from(const tl_track *, int64_t t, size_t from);
 /* First slice index whose start >= t. */
 size_t track_first_starting_at(const tl_track *, int64_t t);
 

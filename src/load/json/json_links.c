@@ -342,16 +342,17 @@ trace_json_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_
 /* ---- launches ------------------------------------------------------------------------------ */
 
 /* The device slice of a compute or communication lane of key `key` at t (a flow's device end),
- * or NULL. */
+ * or NULL. The links come by launch, and a lane's launches in its order, mostly: each lane's
+ * search starts where its last one ended (cur, one per track). */
 static const tl_slice *
-work_at(const tl_rank *r, size_t si, int64_t key, int64_t t)
+work_at(const tl_rank *r, size_t si, int64_t key, int64_t t, size_t *cur)
 {
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *x = r->tracks[i];
 		if ((x->kind != TL_LANE_COMPUTE && x->kind != TL_LANE_COMM) || x->key != key ||
 		    x->source != si)
 			continue;
-		size_t k = track_first_ending_after(x, t);
+		size_t k = cur[i] = track_first_ending_after_from(x, t, cur[i]);
 		if (k < x->n && x->v[k].start <= t)
 			return &x->v[k];
 	}
@@ -370,6 +371,7 @@ trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_
 	/* one launch per launch call (its flows start at the same host time on one thread), as a
 	 * DB has one per CANN_API connectionId: the first of its compute or communication tasks
 	 * is where the device started the work (memcpy and event tasks are neither) */
+	size_t *cur = xcalloc(r->ntracks + 1, sizeof *cur);
 	for (size_t i = 0; i < st->nlinks;) {
 		const json_link *l = &st->links[i];
 		size_t k = i;
@@ -380,7 +382,7 @@ trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_
 			const json_link *x = &st->links[k];
 			if (x->cat == FLOW_ASYNC_NPU)
 				continue;
-			const tl_slice *w = work_at(r, si, x->f_key, x->f_ts);
+			const tl_slice *w = work_at(r, si, x->f_key, x->f_ts, cur);
 			if (w != NULL && w->start < dev)
 				dev = w->start;
 		}
@@ -390,4 +392,5 @@ trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_
 		}
 		i = k;
 	}
+	free(cur);
 }

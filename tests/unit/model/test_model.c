@@ -83,6 +83,32 @@ test_busy_and_columns(void)
 	rank_free(r);
 }
 
+/* track_first_ending_after_from: the binary search's answer from every start point, on a lane
+ * with gaps, zero-length slices and slices end to end. */
+static void
+test_ending_after_from(void)
+{
+	tl_rank *r = rank_new(0);
+	tl_track *t = rank_track(r, TL_LANE_COMPUTE, 0, "Stream 0");
+	int64_t at = 0;
+	for (int i = 0; i < 300; i++) {
+		int64_t len = i % 7 == 0 ? 0 : i % 5 + 1, gap = i % 3 == 0 ? 0 : i % 11;
+		track_push(t, at, at + len, 1, 0);
+		at += len + gap;
+	}
+	rank_finish(r);
+	t = r->tracks[0];
+	size_t same = 0, asked = 0;
+	for (int64_t x = -2; x <= at + 2; x += 3)
+		for (size_t from = 0; from <= t->n + 1; from += 7) {
+			asked++;
+			same += track_first_ending_after_from(t, x, from) ==
+			        track_first_ending_after(t, x);
+		}
+	CHECK_EQ_I64(same, asked, "from any start: the binary search's index");
+	rank_free(r);
+}
+
 static void
 test_overlap(void)
 {
@@ -186,6 +212,7 @@ main(void)
 	test_mstx_messages();
 	test_levels();
 	test_busy_and_columns();
+	test_ending_after_from();
 	test_overlap();
 	test_steps();
 	return test_done();
