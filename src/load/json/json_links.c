@@ -36,6 +36,7 @@ json_links_build(jctx *c)
 		json_link l = {s + c->base_ns, fe->ts + c->base_ns, c->threads[st].key,
 		               c->threads[fe->thread].key, cat};
 		VEC_PUSH(c->links, c->nlinks, cap, l);
+		c->have_ac2g |= cat == FLOW_AC2G;
 	}
 }
 
@@ -70,10 +71,7 @@ cmp_corr(const void *a, const void *b)
 void
 json_links_correlate(jctx *c)
 {
-	int have_ac2g = 0;
-	for (size_t i = 0; i < c->nlinks && !have_ac2g; i++)
-		have_ac2g = c->links[i].cat == FLOW_AC2G;
-	if (!have_ac2g && c->ncorr_h > 0 && c->ncorr_d > 0) {
+	if (!c->have_ac2g && c->ncorr_h > 0 && c->ncorr_d > 0) {
 		qsort(c->corr_h, c->ncorr_h, sizeof *c->corr_h, cmp_corr);
 		qsort(c->corr_d, c->ncorr_d, sizeof *c->corr_d, cmp_corr);
 		size_t cap = c->nlinks, i = 0;

@@ -641,8 +641,9 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 			mstx_link_match(c, ti, start, tr, tr->n - 1, kind == TL_LANE_MSTX_DEV);
 		if (kind == TL_LANE_HOST && c->nfbk > 0)
 			fwdbwd_match(c, ti, start, start + dur);
-		/* Kineto: a runtime call and the device events it launched share a correlation */
-		if (p->kind == P_GENERIC && ev->f[F_ARGS].len > 0 &&
+		/* Kineto: a runtime call and the device events it launched share a correlation
+		 * (the links, unless the trace's ac2g flows gave them: then nothing is kept) */
+		if (p->kind == P_GENERIC && !c->have_ac2g && ev->f[F_ARGS].len > 0 &&
 		    (json_is_launch_cat(c, ev->f[F_CAT]) || json_is_device_cat(c, ev->f[F_CAT])))
 			json_links_corr(c, ev, t, start, t->kind == T_DEVICE);
 		if (kind != TL_LANE_HOST && kind != TL_LANE_MSTX &&

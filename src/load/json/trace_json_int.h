@@ -297,6 +297,7 @@ struct jctx {
 	size_t fscap, fccap;
 	json_link *links; /* the launch flows with both ends (json_links_build) */
 	size_t nlinks;
+	int have_ac2g; /* some of them are ac2g flows: walk 2 reads no correlations for links */
 	/* walk 2, Kineto: the "correlation" of each runtime call and of each device event, which
 	 * link them where the trace has no ac2g flows (json_links_correlate) */
 	struct json_corr *corr_h, *corr_d;
