@@ -271,6 +271,8 @@ json_ctx_free(jctx *c)
 	free(c->steps);
 	free(c->doms);
 	free(c->sbuf);
+	for (size_t i = 0; i < KNAME_CACHE; i++)
+		free(c->knames[i].s);
 	for (int k = 0; k < 4; k++)
 		free(c->oa[k].v);
 }

@@ -362,22 +362,38 @@ json_span_string(jctx *c, jspan s, cJSON **tmp, size_t *len)
 	return c->sbuf;
 }
 
-/* The pool id of a slice name. Names repeat (kernels, API calls): a small cache keyed by the
- * length and the first and last bytes saves hashing each one again. */
-uint32_t
-json_name_id(jctx *c, const char *s, size_t n)
+/* A name's hash for the caches below: its length and first and last eight bytes. */
+static inline uint64_t
+name_hash(const char *s, size_t n)
 {
 	uint64_t a = 0, z = 0;
 	memcpy(&a, s, n < 8 ? n : 8);
 	if (n > 8)
 		memcpy(&z, s + n - 8, 8);
 	uint64_t h = (a ^ z * 0x9E3779B97F4A7C15ull ^ n) * 0xBF58476D1CE4E5B9ull;
-	name_slot *e = &c->names[(h >> 58) & (NAME_CACHE - 1)];
+	h ^= h >> 31; /* names alike but for their middle and length keep apart */
+	return h * 0x94D049BB133111EBull;
+}
+
+/* Its cache slot (the name interned), where walk 2 keeps what it learnt of the name. */
+name_slot *
+json_name_slot(jctx *c, const char *s, size_t n)
+{
+	name_slot *e = &c->names[name_hash(s, n) >> 56];
 	if (e->len == n && e->id != 0 && memcmp(strpool_get(c->r->pool, e->id), s, n) == 0)
-		return e->id;
+		return e;
 	e->id = strpool_intern(c->r->pool, s, n);
 	e->len = n;
-	return e->id;
+	e->kernel = 0;
+	return e;
+}
+
+/* The pool id of a slice name. Names repeat (kernels, API calls): a small cache keyed by the
+ * length and the first and last bytes saves hashing each one again. */
+uint32_t
+json_name_id(jctx *c, const char *s, size_t n)
+{
+	return json_name_slot(c, s, n)->id;
 }
 
 int
@@ -705,6 +721,33 @@ has_context_id(const unsigned char *p, size_t n)
 	return 0;
 }
 
+/* Walk 1: whether a device event's name is a collective's kernel (then the host's collectives
+ * are not communication: c->dev_comm). Kernels repeat: the names seen not to be are kept, raw. */
+static void
+dev_comm_name(jctx *c, jspan name)
+{
+	size_t rn;
+	const char *raw = json_span_text(c, name, &rn);
+	kname_slot *e = NULL;
+	if (rn <= KNAME_MAX) {
+		e = &c->knames[name_hash(raw, rn) >> 58];
+		if (e->s != NULL && e->len == rn && memcmp(e->s, raw, rn) == 0)
+			return;
+	}
+	cJSON *tmp;
+	size_t nl;
+	const char *nm = json_span_string(c, name, &tmp, &nl);
+	if (nm != NULL && json_is_comm_kernel(nm))
+		c->dev_comm = 1;
+	else if (e != NULL) {
+		free(e->s);
+		e->s = xmalloc(rn + 1);
+		memcpy(e->s, raw, rn);
+		e->len = rn;
+	}
+	cJSON_Delete(tmp);
+}
+
 void
 json_names_event(jctx *c, const jevent *ev)
 {
@@ -794,15 +837,9 @@ json_names_event(jctx *c, const jevent *ev)
 		    json_span_int(c, v[1], &t) && json_span_int(c, v[2], &x))
 			u64map_put(&c->planes, json_plane_key(s, t, x), 1);
 	}
-	if (!c->dev_comm && (json_is_device_cat(c, ev->f[F_CAT]) ||
-	                     span_eq(c, ev->f[F_PID], "\"CUDA functions\""))) {
-		cJSON *tmp;
-		size_t nl;
-		const char *nm = json_span_string(c, ev->f[F_NAME], &tmp, &nl);
-		if (nm != NULL && json_is_comm_kernel(nm))
-			c->dev_comm = 1;
-		cJSON_Delete(tmp);
-	}
+	if (!c->dev_comm &&
+	    (json_is_device_cat(c, ev->f[F_CAT]) || span_eq(c, ev->f[F_PID], "\"CUDA functions\"")))
+		dev_comm_name(c, ev->f[F_NAME]);
 }
 
 /* MindSpore 1.x's steps: step_trace_raw_{r}_detail_time.csv beside the timeline (step_num,

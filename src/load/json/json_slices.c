@@ -426,7 +426,8 @@ hw_lane(jctx *c, const jevent *ev, const char *name)
 /* An event of a Kineto / MsprofTx / unnamed process, by its category. Returns TL_LANE__COUNT to
  * drop it; *mstx_dom is set for MSTX ranges. */
 static tl_lane_kind
-generic_lane(jctx *c, const jevent *ev, const jthread *t, const char *name, uint32_t *mstx_dom)
+generic_lane(jctx *c, const jevent *ev, const jthread *t, const char *name, size_t namelen,
+             uint32_t *mstx_dom)
 {
 	jspan cat = ev->f[F_CAT];
 	int host_comm = !c->dev_comm && json_is_comm_name(name);
@@ -456,12 +457,19 @@ generic_lane(jctx *c, const jevent *ev, const jthread *t, const char *name, uint
 	 * Runtime, Operator, DataLoader) */
 	if (span_eq(c, cat, "kernel") || span_eq(c, cat, "mtia_ccp_events") ||
 	    span_eq(c, cat, "Kernel")) {
-		if (json_is_comm_kernel(name))
-			return TL_LANE_COMM;
-		if (strstr(name, "Memcpy") != NULL || strstr(name, "Memset") != NULL ||
-		    strstr(name, "dma_request") != NULL)
-			return TL_LANE_MEMCPY;
-		return TL_LANE_COMPUTE;
+		/* by name alone, once a name (kernels repeat; the name is the slice's, interned
+		 * here rather than just after) */
+		name_slot *e = json_name_slot(c, name, namelen);
+		if (e->kernel == 0) {
+			tl_lane_kind k = TL_LANE_COMPUTE;
+			if (json_is_comm_kernel(name))
+				k = TL_LANE_COMM;
+			else if (strstr(name, "Memcpy") != NULL || strstr(name, "Memset") != NULL ||
+			         strstr(name, "dma_request") != NULL)
+				k = TL_LANE_MEMCPY;
+			e->kernel = (uint8_t)(1 + k);
+		}
+		return (tl_lane_kind)(e->kernel - 1);
 	}
 	if (span_eq(c, cat, "gpu_memcpy") || span_eq(c, cat, "gpu_memset") ||
 	    span_eq(c, cat, "Memcpy") || span_eq(c, cat, "Memset"))
@@ -588,7 +596,7 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 		} else if (p->kind == P_LEGACY_GPU) {
 			kind = json_is_comm_name(name) ? TL_LANE_COMM : TL_LANE_COMPUTE;
 		} else {
-			kind = generic_lane(c, ev, t, name, &dom);
+			kind = generic_lane(c, ev, t, name, namelen, &dom);
 		}
 		break;
 	case T_GROUP:
@@ -600,7 +608,7 @@ slice_add(jctx *c, const jevent *ev, uint32_t ti, int64_t start, int64_t dur)
 	default:
 		/* an MsprofTx process may carry any name, "Python" too: no category, mstx args */
 		if (p->kind == P_GENERIC || (p->kind == P_PYTHON && ev->f[F_CAT].len == 0))
-			kind = generic_lane(c, ev, t, name, &dom);
+			kind = generic_lane(c, ev, t, name, namelen, &dom);
 		else if (p->kind == P_LEGACY_CPU && !c->dev_comm && json_is_comm_name(name))
 			kind = TL_LANE_COMM; /* gloo / c10d collectives of a CPU-only job */
 		else

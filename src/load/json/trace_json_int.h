@@ -191,11 +191,21 @@ typedef struct flow_key {
 	                    for ids kept as text */
 } flow_key;
 
-#define NAME_CACHE 64
+#define NAME_CACHE 256 /* name_hash's top 8 bits */
 typedef struct name_slot {
-	uint32_t id; /* r->pool; 0 = empty (the empty name is not cached) */
+	uint32_t id;    /* r->pool; 0 = empty (the empty name is not cached) */
+	uint8_t kernel; /* a Kineto kernel of this name: 1 + its lane (generic_lane), 0 unknown */
 	size_t len;
 } name_slot;
+
+/* Walk 1: device event names seen not to be collectives' kernels (json_is_comm_kernel), raw as
+ * the file has them (walk 1 interns no names: the pool's order is walk 2's). */
+#define KNAME_CACHE 64 /* name_hash's top 6 bits */
+#define KNAME_MAX 512
+typedef struct kname_slot {
+	char *s; /* owned, NULL = empty */
+	size_t len;
+} kname_slot;
 
 typedef struct dom_track {
 	uint32_t dom;
@@ -346,6 +356,7 @@ struct jctx {
 	char *sbuf;             /* span_string */
 	size_t sbufcap;
 	name_slot names[NAME_CACHE];
+	kname_slot knames[KNAME_CACHE];
 	/* Overlap Analysis cross-check (trace_json_overlap_lengths) */
 	struct {
 		int64_t *v; /* start, end pairs */
@@ -515,6 +526,8 @@ const char *json_span_string(jctx *c, jspan s, cJSON **tmp, size_t *len);
 /* The pool id of a slice name. Names repeat (kernels, API calls): a small cache keyed by the
  * length and the first and last bytes saves hashing each one again. */
 uint32_t json_name_id(jctx *c, const char *s, size_t n);
+/* Its cache slot (the name interned), where walk 2 keeps what it learnt of the name. */
+name_slot *json_name_slot(jctx *c, const char *s, size_t n);
 int json_args_members(const jctx *c, const jevent *ev, const jkey *keys, int nkeys, jspan *out);
 /* The event's args.correlation (Kineto), as an integer: 1 when it has one. Walk 2 asks it
  * twice of a device event (its step, its link): the last answer is kept. */
