@@ -57,15 +57,38 @@ same_bytes(const unsigned char *a, const unsigned char *b, size_t n)
 	return 1;
 }
 
+/* The same for a token of n <= THREAD_TOK bytes at a, readable THREAD_TOK_BUF bytes on, and a
+ * copy at b (THREAD_TOK_BUF bytes): a word at a time, the bytes past n masked off. */
+static inline int
+same_tok(const unsigned char *a, const unsigned char *b, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (size_t k = 0; k < n; k += 8) {
+		uint64_t x, y, r = n - k;
+		memcpy(&x, a + k, 8);
+		memcpy(&y, b + k, 8);
+		if ((x ^ y) & (r >= 8 ? ~0ull : (1ull << (8 * r)) - 1))
+			return 0;
+	}
+	return 1;
+#else
+	return same_bytes(a, b, n);
+#endif
+}
+
 uint32_t
 json_thread_of(jctx *c, const jevent *ev)
 {
 	jspan p = ev->f[F_PID], t = ev->f[F_TID];
-	/* events of a few threads interleave: compare the raw tokens with theirs first */
+	/* events of a few threads interleave: compare the raw tokens with theirs first (a word
+	 * at a time where the file goes on for a word past them, as it does but at its end) */
+	int words = p.off + THREAD_TOK_BUF <= c->n && t.off + THREAD_TOK_BUF <= c->n;
 	for (unsigned k = 0; k < THREAD_CACHE; k++)
 		if (c->recent[k].plen == p.len && c->recent[k].tlen == t.len && p.len > 0 &&
-		    same_bytes(c->b + p.off, c->recent[k].pid, p.len) &&
-		    same_bytes(c->b + t.off, c->recent[k].tid, t.len))
+		    (words ? same_tok(c->b + p.off, c->recent[k].pid, p.len) &&
+		                 same_tok(c->b + t.off, c->recent[k].tid, t.len)
+		           : same_bytes(c->b + p.off, c->recent[k].pid, p.len) &&
+		                 same_bytes(c->b + t.off, c->recent[k].tid, t.len)))
 			return c->recent[k].thread;
 	uint32_t pt = tok_intern(c, p), tt = tok_intern(c, t);
 	uint64_t key = (uint64_t)pt << 32 | tt;

@@ -24,6 +24,7 @@
 #define PROGRESS_ROWS 65536
 #define THREAD_CACHE 4      /* threads recognised by their raw pid/tid tokens (events interleave) */
 #define THREAD_TOK 22       /* of tokens at most this long */
+#define THREAD_TOK_BUF 24   /* their copies' room: three words */
 #define FLOW_NONE INT64_MIN /* no start seen for a flow */
 #define FLOW_HASHED 0x80u   /* flow_key.meta: the id is in the table, not in the ordered ids */
 /* Big inputs are scanned by a second thread while the first one handles the events it found,
@@ -255,7 +256,7 @@ struct jctx {
 	struct {
 		/* raw tokens of a recent event, copied (the event they came from may be far back
 		 * in the file, its pages given back); plen 0 = empty slot */
-		unsigned char pid[THREAD_TOK], tid[THREAD_TOK];
+		unsigned char pid[THREAD_TOK_BUF], tid[THREAD_TOK_BUF];
 		uint8_t plen, tlen;
 		uint32_t thread;
 	} recent[THREAD_CACHE];
