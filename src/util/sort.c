@@ -28,6 +28,12 @@ in_order(const char *v, size_t n, size_t size, int (*cmp)(const void *, const vo
 	return 1;
 }
 
+int
+sort_in_order(const void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	return in_order(base, n, size, cmp);
+}
+
 void
 sort_unless_sorted(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
@@ -359,6 +365,44 @@ sort_grouped(void *base, size_t n, size_t size, int64_t (*key)(const void *),
 	free(tmp);
 }
 
+#define KWAY 8 /* runs merge_runs_into merges at once */
+
+/* src[0 .. n) of at most KWAY ascending runs, merged into dst at once: no scratch array, one
+ * pass (the runs' merge two at a time ping-pongs between two arrays). Ties: the earlier run's
+ * first, as sort_runs. Returns 0, doing nothing, for more runs. */
+static int
+merge_runs_into(char *dst, const char *src, size_t n, size_t size,
+                int (*cmp)(const void *, const void *))
+{
+	size_t head[KWAY], end[KWAY], nr = 0;
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || cmp(src + (i - 1) * size, src + i * size) > 0) {
+			if (nr == KWAY)
+				return 0;
+			if (nr > 0)
+				end[nr - 1] = i;
+			head[nr++] = i;
+		}
+	if (nr == 0)
+		return 1;
+	end[nr - 1] = n;
+	for (size_t o = 0; nr > 0; o++) {
+		size_t b = 0;
+		for (size_t r = 1; r < nr; r++) /* the least head; ties: the earlier run's */
+			if (cmp(src + head[r] * size, src + head[b] * size) < 0)
+				b = r;
+		memcpy(dst + o * size, src + head[b] * size, size);
+		if (++head[b] == end[b]) { /* a run done: the later ones move up, in order */
+			for (size_t r = b + 1; r < nr; r++) {
+				head[r - 1] = head[r];
+				end[r - 1] = end[r];
+			}
+			nr--;
+		}
+	}
+	return 1;
+}
+
 void
 sort_grouped_copy(void *dst, const void *src, size_t n, size_t size, int64_t (*key)(const void *),
                   int (*cmp)(const void *, const void *))
@@ -375,6 +419,8 @@ sort_grouped_copy(void *dst, const void *src, size_t n, size_t size, int64_t (*k
 			qsort(dst, n, size, cmp);
 		return;
 	}
+	if (nk == 1 && merge_runs_into(dst, src, n, size, cmp))
+		return;
 	grouped_into(dst, src, n, size, key, cmp, keys, cnt, nk, NULL);
 }
 

@@ -18,6 +18,8 @@ int64_t select_i64(int64_t *v, size_t n, size_t k);
 void sort_i64_pairs(int64_t *key, int64_t *val, size_t n);
 /* 1 when v[0 .. n) is ascending. */
 int sorted_i64(const int64_t *v, size_t n);
+/* 1 when base[0 .. n) (elements of size bytes) is in cmp's order (ties allowed). */
+int sort_in_order(const void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 /* qsort, unless base[0 .. n) (elements of size bytes) is in cmp's order already: then it is
  * left as it is, as glibc's qsort (a merge sort, stable) would leave it, for n - 1
  * comparisons instead of n log n (the analyses often sort what they gathered in order). */
@@ -43,7 +45,7 @@ void sort_index(size_t *order, size_t n, int (*cmp)(const void *ctx, size_t a, s
 void sort_grouped(void *base, size_t n, size_t size, int64_t (*key)(const void *),
                   int (*cmp)(const void *, const void *));
 /* The same order, of src[0 .. n) into dst (not overlapping it), with no scratch array unless a
- * group is out of order. */
+ * group is out of order (one group of at most 8 ascending runs: merged into dst at once). */
 void sort_grouped_copy(void *dst, const void *src, size_t n, size_t size,
                        int64_t (*key)(const void *), int (*cmp)(const void *, const void *));
 

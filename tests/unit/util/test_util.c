@@ -405,7 +405,8 @@ test_sort(void)
 
 /* sort_grouped against a merge sort (ties keep their order): few keys, in order or nearly
  * (one group out of order, groups interleaved, a few ascending runs with repeated times),
- * repeated times, and more keys than it groups (qsort: in order by key and time). */
+ * repeated times, more keys than it groups (qsort: in order by key and time), and one key of
+ * a few runs (merged at once) or more. */
 typedef struct grp_el {
 	int64_t key, ts, tag;
 } grp_el;
@@ -438,8 +439,10 @@ test_sort_grouped(void)
 	uint64_t x = 88172645463325252u;
 	static const size_t sizes[] = {0, 1, 2, 3, 100, 5000};
 	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
-		for (int kind = 0; kind < 5; kind++) {
-			size_t n = sizes[si], nk = kind == 3 ? 100 : 5;
+		for (int kind = 0; kind < 7; kind++) {
+			/* kinds 5 and 6: one key, 6 and 9 ascending runs with repeated times */
+			size_t n = sizes[si], nk = kind == 3 ? 100 : kind >= 5 ? 1 : 5;
+			size_t runlen = n / (kind == 5 ? 6 : 9) + 1;
 			grp_el *a = malloc((n ? n : 1) * sizeof *a);
 			size_t *ord = malloc((n ? n : 1) * sizeof *ord);
 			for (size_t i = 0; i < n; i++) {
@@ -451,6 +454,7 @@ test_sort_grouped(void)
 				          : kind == 1 ? (a[i].key == 1 ? (int64_t)(x >> 8 & 15)
 				                                       : (int64_t)i / 2)
 				          : kind == 4 ? (int64_t)(i % 1000 < 500 ? i : i - 450) / 2
+				          : kind >= 5 ? (int64_t)(i % runlen) / 2
 				                      : (int64_t)(x >> 8 & 31);
 				a[i].tag = (int64_t)i;
 				ord[i] = i;
