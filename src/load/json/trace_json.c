@@ -53,8 +53,9 @@ json_state_free(void *p)
 	json_state *st = p;
 	if (st != NULL) {
 		free(st->off);
+		if (st->by_dev != st->links) /* one array when both orders are one */
+			free(st->by_dev);
 		free(st->links);
-		free(st->by_dev);
 		free(st->iters);
 	}
 	free(st);

@@ -80,7 +80,7 @@ typedef struct json_state {
 	uint64_t *off;
 	size_t n;
 	/* the launch flows with both ends (json_links.c): by launch end, and the same by device
-	 * end */
+	 * end (the same array when they are in both orders) */
 	json_link *links, *by_dev;
 	size_t nlinks;
 	json_iter_ev *iters; /* the Iteration steps this source gave, by start */
