@@ -212,6 +212,7 @@ json_ctx_init(jctx *c, const char *path, tl_rank *r)
 	c->tok = strpool_new();
 	c->dist_rank = -1;
 	c->ms1_first = INT64_MAX;
+	c->replay_thread = UINT32_MAX;
 	u64map_init(&c->proc_map);
 	u64map_init(&c->thread_map);
 	u64map_init(&c->planes);
@@ -228,6 +229,7 @@ json_ctx_free(jctx *c)
 			free((void *)c->b);
 	}
 	free(c->evidx);
+	free(c->rec_thr);
 	while (c->rec_head != NULL) {
 		jrec_blk *k = c->rec_head;
 		c->rec_head = k->next;

@@ -113,6 +113,22 @@ json_thread_of(jctx *c, const jevent *ev)
 	return i;
 }
 
+/* Walk 1's handler: the thread of a recorded event, for walk 2 (thread: 1 + its index, 0 none):
+ * a byte, or 255 and four. */
+void
+json_rec_thread(jctx *c, uint32_t thread)
+{
+	VEC_RESERVE(c->rec_thr, c->rec_thrcap, c->nrec_thr + 5);
+	if (thread < 255) {
+		c->rec_thr[c->nrec_thr++] = (uint8_t)thread;
+	} else {
+		c->rec_thr[c->nrec_thr++] = 255;
+		memcpy(c->rec_thr + c->nrec_thr, &thread, 4);
+		c->nrec_thr += 4;
+	}
+	c->rec_thr_events++;
+}
+
 const char *
 json_tok_str(const jctx *c, uint32_t id)
 {
@@ -814,10 +830,16 @@ json_names_event(jctx *c, const jevent *ev)
 	case 'f':
 		json_flow_event(c, ev, ph);
 		return;
+	case 'B':
+	case 'E':
+	case 'C': /* recorded for walk 2, which finds their thread */
+		json_rec_thread(c, 0);
+		return;
 	default:
 		return;
 	}
 	uint32_t th = json_thread_of(c, ev);
+	json_rec_thread(c, th + 1);
 	/* MindSpore 1.x: its ts 0 is the first operator's start (args.type) */
 	if (c->ms1_csv != NULL && ev->f[F_ARGS].len > 0 &&
 	    memmem(c->b + ev->f[F_ARGS].off, ev->f[F_ARGS].len, "\"type\"", 6) != NULL &&

@@ -506,7 +506,10 @@ json_slice_event(jctx *c, const jevent *ev)
 	char ph = json_event_phase(c, ev);
 	if (ph == 'X') {
 		if (json_event_time(c, ev, 1, 1, &start, &dur) == 0)
-			slice_add(c, ev, json_thread_of(c, ev), start, dur);
+			slice_add(c, ev,
+			          c->replay_thread != UINT32_MAX ? c->replay_thread
+			                                         : json_thread_of(c, ev),
+			          start, dur);
 		return;
 	}
 	if (ph == 'C') {

@@ -134,6 +134,7 @@ rec_put(jctx *c, const jevent *ev)
 	k->n = (size_t)(p - k->b);
 	c->rec_ord = ev->ordinal;
 	c->rec_start = ev->start;
+	c->rec_events++;
 }
 
 /* Walk 2 over walk 1's records, each block freed once handled. */
@@ -145,6 +146,8 @@ rec_replay(jctx *c)
 	jevent ev;
 	ev.bad = -1;
 	ev.bad_off = 0;
+	/* walk 1's handler's threads beside, when it gave one entry a record */
+	const uint8_t *th = c->rec_thr_events == c->rec_events ? c->rec_thr : NULL;
 	while (c->rec_head != NULL) {
 		jrec_blk *k = c->rec_head;
 		const unsigned char *p = k->b, *e = k->b + k->n;
@@ -170,6 +173,14 @@ rec_replay(jctx *c)
 			ev.start = start;
 			ev.end = start + (size_t)len;
 			ev.ordinal = ord;
+			if (th != NULL) {
+				uint32_t t = *th++;
+				if (t == 255) {
+					memcpy(&t, th, 4);
+					th += 4;
+				}
+				c->replay_thread = t - 1; /* UINT32_MAX for none */
+			}
 			c->fn(c, &ev);
 			give_back(c, ev.end);
 		}
@@ -177,6 +188,10 @@ rec_replay(jctx *c)
 		free(k);
 	}
 	c->rec_tail = NULL;
+	c->replay_thread = UINT32_MAX;
+	free(c->rec_thr);
+	c->rec_thr = NULL;
+	c->nrec_thr = c->rec_thrcap = 0;
 }
 
 /* Hands an event to the handler: directly, or through the pipe to the handler's thread. */

@@ -371,6 +371,13 @@ struct jctx {
 	uint64_t rec_ord; /* the last recorded event's ordinal and start */
 	size_t rec_start;
 	int recorded; /* walk 1 recorded: walk 2 replays */
+	/* beside the records, walk 1's handler's thread of each recorded event, in their order
+	 * (1 + its index, 0 for none: not an "X"), so that walk 2 need not find it again; and
+	 * walk 2's answer for the event it handles (UINT32_MAX: none) */
+	uint8_t *rec_thr;
+	size_t nrec_thr, rec_thrcap;
+	uint64_t rec_thr_events, rec_events; /* entries of rec_thr; records (json_walk.c) */
+	uint32_t replay_thread;
 	jpipe *pipe;
 	uint64_t nonobj; /* array elements that are not objects, and where the first was */
 	size_t nonobj_off;
@@ -512,6 +519,8 @@ int json_event_time(jctx *c, const jevent *ev, int need_dur, int count, int64_t 
 
 /* json_names.c */
 uint32_t json_thread_of(jctx *c, const jevent *ev);
+/* Walk 1's handler: the thread of a recorded event, for walk 2 (thread: 1 + its index, 0 none). */
+void json_rec_thread(jctx *c, uint32_t thread);
 const char *json_tok_str(const jctx *c, uint32_t id);
 /* Kinds, keys and labels of every process and thread, once the metadata is known. */
 void json_threads_resolve(jctx *c);

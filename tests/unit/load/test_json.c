@@ -156,6 +156,61 @@ test_begin_end(void)
 	free(p);
 }
 
+/* Walk 2 takes each "X" event's thread from walk 1 (one byte an event, five past 254 threads):
+ * 300 threads, each with its named operators, between "B"/"E" pairs and counters whose thread
+ * walk 2 finds itself, every slice on its own thread's lane. */
+static void
+test_many_threads(void)
+{
+	char *p = tmp_path("threads_rank-0.json");
+	FILE *f = fopen(p, "w");
+	fputs("{\"traceEvents\": [\n", f);
+	int ev = 0;
+	for (int r = 0; r < 3; r++)
+		for (int tid = 1; tid <= 300; tid++) {
+			int ts = 1000 * r + tid;
+			fprintf(f,
+			        "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op%d\", "
+			        "\"pid\": 5, \"tid\": %d, \"ts\": %d, \"dur\": 0.5}",
+			        ev++ ? ",\n" : "", tid, tid, ts);
+			if (tid % 7 == 0)
+				fprintf(
+				    f,
+				    ",\n{\"ph\": \"B\", \"cat\": \"cpu_op\", \"name\": "
+				    "\"be%d\", \"pid\": 5, \"tid\": %d, \"ts\": %d.6},\n"
+				    "{\"ph\": \"E\", \"pid\": 5, \"tid\": %d, \"ts\": %d.8},\n"
+				    "{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 5, \"tid\": 9, "
+				    "\"ts\": %d, \"args\": {\"bytes\": %d}}",
+				    tid, tid, ts, tid, ts, ts, ts);
+		}
+	fputs("\n]}\n", f);
+	fclose(f);
+	loaded l;
+	load_file(&l, p, TL_SRC_KINETO, -1);
+	CHECK(l.rc == 0 && l.nlines == 0, "300 threads load (%s)", l.err);
+	size_t lanes = 0, slices = 0, own = 0;
+	for (size_t i = 0; l.rc == 0 && i < l.r->ntracks; i++) {
+		const tl_track *t = l.r->tracks[i];
+		if (t->kind != TL_LANE_HOST)
+			continue;
+		lanes++;
+		int tid = -1;
+		for (size_t k = 0; k < t->n; k++) {
+			const char *nm = strpool_get(l.r->pool, t->v[k].name);
+			int x = atoi(nm + 2);
+			if (k == 0)
+				tid = x;
+			slices++;
+			own += x == tid && t->v[k].start / 1000 % 1000 == tid;
+		}
+	}
+	CHECK(lanes >= 300 && slices == 900 + 3 * 42 && own == slices,
+	      "every slice on its thread's lane (%zu lanes, %zu of %zu slices)", lanes, own,
+	      slices);
+	loaded_free(&l);
+	free(p);
+}
+
 /* The detail pane's arguments of a JSON slice: its event is found again through the event
  * index (every 1024th event's offset) and read from the file, whatever its place in it. */
 static void
@@ -768,6 +823,7 @@ main(void)
 	test_legacy_user_ranges();
 	test_bad_input();
 	test_begin_end();
+	test_many_threads();
 	test_json_args();
 	test_kineto_device_categories();
 	return json_test_end();
