@@ -89,6 +89,32 @@ findings_first(const tl_query *q, const tl_coll_result *cr, const tl_comm_result
 	return nf;
 }
 
+/* What both summaries start from: the communication, the collectives, every rank's steps
+ * (ranks in parallel), the path (computed beside the rest: cp NULL until waited for, else
+ * mine or the caller's) and the findings (not yet said to be on the path). */
+typedef struct sum_in {
+	tl_comm_result cm;
+	tl_coll_result cr;
+	tl_rank_steps *rs;
+	tl_cp_result mine;
+	const tl_cp_result *cp;
+	tl_finding *fv;
+	size_t nf;
+} sum_in;
+
+static void
+summary_inputs(const tl_query *q, const report_opts *ro, sum_in *s)
+{
+	tlq_comm(q, &s->cm);
+	tlq_collectives(q, &s->cr);
+	tlq_release_pages(q); /* a batch summary: each analysis's pages given back (query.h) */
+	s->rs = tlq_rank_steps(q, &s->cr, &s->cm);
+	s->cp = cp_get(q, ro, &s->mine);
+	tlq_release_pages(q);
+	s->fv = NULL;
+	s->nf = findings_first(q, &s->cr, &s->cm, s->rs, &s->fv);
+}
+
 /* The path (*cp; NULL: waited for, ro->cp_wait), and whether each finding is on it. */
 static void
 findings_on_path(const report_opts *ro, const tl_cp_result **cp, tl_finding *fv, size_t nf)
@@ -192,44 +218,34 @@ text_body(FILE *f, const tl_query *q, const tl_comm_result *cm, const tl_coll_re
 void
 report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
 {
-	/* every rank's steps computed first, ranks in parallel; printed in the same order */
-	tl_comm_result cm;
-	tl_coll_result cr;
-	tlq_comm(q, &cm);
-	tlq_collectives(q, &cr);
-	tlq_release_pages(q); /* a batch summary: each analysis's pages given back (query.h) */
-	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
-	tl_cp_result mine;
-	const tl_cp_result *cp = cp_get(q, ro, &mine);
-	tlq_release_pages(q);
-	tl_finding *fv = NULL;
-	size_t nf = findings_first(q, &cr, &cm, rs, &fv);
+	sum_in in;
+	summary_inputs(q, ro, &in);
 	char *body = NULL;
 	size_t nbody = 0;
 	FILE *mem = open_memstream(&body, &nbody);
 	if (mem != NULL) {
-		text_body(mem, q, &cm, &cr, rs);
+		text_body(mem, q, &in.cm, &in.cr, in.rs);
 		fclose(mem);
-		tlq_rank_steps_free(q, rs);
-		tlq_collectives_free(&cr);
-		tlq_comm_free(&cm);
+		tlq_rank_steps_free(q, in.rs);
+		tlq_collectives_free(&in.cr);
+		tlq_comm_free(&in.cm);
 	}
-	findings_on_path(ro, &cp, fv, nf);
+	findings_on_path(ro, &in.cp, in.fv, in.nf);
 	/* the verdict first: the top three findings */
-	report_verdict_text(f, q, fv, nf);
-	free(fv);
+	report_verdict_text(f, q, in.fv, in.nf);
+	free(in.fv);
 	fprintf(f, "\n");
 	if (mem != NULL) {
 		fwrite(body, 1, nbody, f);
 		free(body);
 	} else { /* no memory for it: written as it is made */
-		text_body(f, q, &cm, &cr, rs);
-		tlq_rank_steps_free(q, rs);
-		tlq_collectives_free(&cr);
-		tlq_comm_free(&cm);
+		text_body(f, q, &in.cm, &in.cr, in.rs);
+		tlq_rank_steps_free(q, in.rs);
+		tlq_collectives_free(&in.cr);
+		tlq_comm_free(&in.cm);
 	}
-	report_critical_summary_text(f, q, cp);
-	cp_done(cp, &mine);
+	report_critical_summary_text(f, q, in.cp);
+	cp_done(in.cp, &in.mine);
 }
 
 void
@@ -286,29 +302,21 @@ void
 report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 {
 	const tl_trace *tr = tlq_trace(q);
-	tl_comm_result cm;
-	tl_coll_result cr;
-	tlq_comm(q, &cm);
-	tlq_collectives(q, &cr);
-	tlq_release_pages(q); /* a batch summary: each analysis's pages given back (query.h) */
-	tl_rank_steps *rs = tlq_rank_steps(q, &cr, &cm);
-	tl_cp_result mine;
-	const tl_cp_result *cp = cp_get(q, ro, &mine);
-	tlq_release_pages(q);
-	tl_finding *fv = NULL;
-	size_t nf = findings_first(q, &cr, &cm, rs, &fv);
+	sum_in in;
+	summary_inputs(q, ro, &in);
 	tl_jsonw *w = jsonw_open(f);
 	jsonw_object_begin(w);
 	jsonw_array_begin_m(w, "ranks");
 	for (size_t i = 0; i < tr->nranks; i++)
-		json_rank(w, tr->ranks[i], &rs[i]);
+		json_rank(w, tr->ranks[i], &in.rs[i]);
 	jsonw_end(w);
-	tlq_rank_steps_free(q, rs);
+	tlq_rank_steps_free(q, in.rs);
 	report_rl_json(w, q, ro); /* stages, imbalance, pipeline, slow_ranks, bubbles, dp */
 	tlq_release_pages(q);
-	report_comm_json(w, q, &cm, &cr);
-	tlq_collectives_free(&cr); /* before the wait for the path: its last steps are the run's */
-	tlq_comm_free(&cm);
+	report_comm_json(w, q, &in.cm, &in.cr);
+	tlq_collectives_free(
+	    &in.cr); /* before the wait for the path: its last steps are the run's */
+	tlq_comm_free(&in.cm);
 	report_ops_json(w, q);
 	tlq_release_pages(q);
 	report_modules_json(w, q);
@@ -316,14 +324,14 @@ report_summary_json_opts(FILE *f, const tl_query *q, const report_opts *ro)
 	report_memory_json(w, q);
 	if (report_clock_moved(tr)) /* one host, or clocks that agree: the output stays as it was */
 		report_clock_json(w, tr);
-	findings_on_path(ro, &cp, fv, nf);
+	findings_on_path(ro, &in.cp, in.fv, in.nf);
 	jsonw_array_begin_m(w, "findings");
-	for (size_t i = 0; i < nf; i++)
-		report_finding_jw(w, q, &fv[i], i + 1);
+	for (size_t i = 0; i < in.nf; i++)
+		report_finding_jw(w, q, &in.fv[i], i + 1);
 	jsonw_end(w);
-	free(fv);
-	report_critical_summary_json(w, q, cp); /* after the findings: nothing moved */
-	cp_done(cp, &mine);
+	free(in.fv);
+	report_critical_summary_json(w, q, in.cp); /* after the findings: nothing moved */
+	cp_done(in.cp, &in.mine);
 	jsonw_end(w);
 	jsonw_close(w, "\n");
 }
