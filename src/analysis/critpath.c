@@ -24,6 +24,7 @@ typedef struct graph {
 	int64_t t0;               /* a task starting before it starts there */
 	int32_t *pred;            /* the task that finished last before it started, -1 */
 	unsigned char *have_pred; /* per rank: pred is filled */
+	uint64_t *lat;            /* per rank: its launch function's cursor */
 	/* the links of the communication ops and event waits, few of the tasks: lx their
 	 * indexes, ascending; lv[k] of lx[k]: a collective's member, its instance (index into
 	 * cstart, >= 0); a receive, -2 - its send; an event wait, the task it waited for (the one
@@ -687,7 +688,7 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 			int64_t L = INT64_MIN, xs = run_start(g, (size_t)x),
 			        pe = run_end(g, (size_t)p);
 			if (R->launch != NULL)
-				L = R->launch(R->ctx, xs);
+				L = R->launch(R->ctx, xs, &g->lat[ri]);
 			if (L != INT64_MIN && L > pe)
 				hl = (L < xs ? L : xs) - pe;
 			push(&s, g, ri, gap0 + hl, t, CP_IDLE, "");
@@ -763,6 +764,7 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 	size_t n1 = g.n ? g.n : 1;
 	g.pred = xreallocarray(NULL, n1, sizeof *g.pred);
 	g.have_pred = xcalloc(nranks ? nranks : 1, 1);
+	g.lat = xcalloc(nranks ? nranks : 1, sizeof *g.lat);
 	if (nsc > 0)
 		memset(g.have_pred, 1, nranks);
 	for (int pass = 0; pass < 2; pass++) { /* count, then fill */
@@ -808,6 +810,7 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 	free(g.off);
 	free(g.pred);
 	free(g.have_pred);
+	free(g.lat);
 	free(g.lx);
 	free(g.lv);
 	free(g.ns);

@@ -59,8 +59,10 @@ typedef struct cp_rank {
 	const tl_strpool *pool; /* the slices' names */
 	/* For a gap on the path before a task: the host start of the launch of the device work
 	 * starting at dev_start, or INT64_MIN (NULL: none). Asked only for the gaps on the path,
-	 * so that launches are read only for ranks it crosses. */
-	int64_t (*launch)(void *ctx, int64_t dev_start);
+	 * so that launches are read only for ranks it crosses. *at is the walk's own word for the
+	 * rank, 0 at first, which the function may keep a cursor in (the walk asks back in time).
+	 */
+	int64_t (*launch)(void *ctx, int64_t dev_start, uint64_t *at);
 	void *ctx;
 } cp_rank;
 

@@ -400,8 +400,10 @@ pack_host(const tl_launch_pack *p, size_t b, size_t i)
 	return p->wide[lo].host_start;
 }
 
-int64_t
-launch_pack_next(const tl_launch_pack *p, int64_t t)
+/* The first launch whose device start is at or after t: its block *b and index *i (*i == n:
+ * none follows, *b the last block). p has a launch. */
+static void
+pack_find(const tl_launch_pack *p, int64_t t, size_t *b, size_t *i)
 {
 	size_t lo = 0, hi = p->nblk; /* the first block starting at or after t */
 	while (lo < hi) {
@@ -411,20 +413,59 @@ launch_pack_next(const tl_launch_pack *p, int64_t t)
 		else
 			hi = mid;
 	}
-	if (lo == 0) /* every launch at or after t */
-		return p->n > 0 ? pack_host(p, 0, 0) : INT64_MIN;
+	if (lo == 0) { /* every launch at or after t */
+		*b = *i = 0;
+		return;
+	}
 	/* the answer is in the block before, or the first of the next */
-	size_t b = lo - 1, i = p->blk[b].first, end = lo < p->nblk ? p->blk[lo].first : p->n;
-	for (size_t h = end; i < h;) {
-		size_t mid = i + (h - i) / 2;
-		if (pack_dev(p, b, mid) < t)
-			i = mid + 1;
+	size_t k = lo - 1, j = p->blk[k].first, end = lo < p->nblk ? p->blk[lo].first : p->n;
+	for (size_t h = end; j < h;) {
+		size_t mid = j + (h - j) / 2;
+		if (pack_dev(p, k, mid) < t)
+			j = mid + 1;
 		else
 			h = mid;
 	}
-	if (i < end)
-		return pack_host(p, b, i);
-	return lo < p->nblk ? pack_host(p, lo, end) : INT64_MIN;
+	*b = j < end || lo == p->nblk ? k : lo;
+	*i = j;
+}
+
+int64_t
+launch_pack_next(const tl_launch_pack *p, int64_t t)
+{
+	uint64_t at = 0;
+	return launch_pack_next_at(p, t, &at);
+}
+
+/* The cursor's few steps to the answer: a walk's gaps on one rank come back in time, mostly
+ * a few launches apart, where a search over the blocks and within one misses the cache. */
+int64_t
+launch_pack_next_at(const tl_launch_pack *p, int64_t t, uint64_t *at)
+{
+	size_t b, i;
+	if (p->n == 0)
+		return INT64_MIN;
+	int found = 0;
+	if (*at != 0 && p->n <= UINT32_MAX) {
+		b = (size_t)(*at >> 32) - 1;
+		i = (size_t)(uint32_t)*at;
+		for (int k = 0; k < 16 && !found; k++) {
+			if (i < p->n && pack_dev(p, b, i) < t) { /* forward */
+				i++;
+				b += b + 1 < p->nblk && i == p->blk[b + 1].first;
+			} else if (i > 0 &&
+			           pack_dev(p, i == p->blk[b].first ? b - 1 : b, i - 1) >= t) {
+				b -= i == p->blk[b].first; /* back */
+				i--;
+			} else {
+				found = 1;
+			}
+		}
+	}
+	if (!found)
+		pack_find(p, t, &b, &i);
+	*at = p->n <= UINT32_MAX ? (uint64_t)(b + 1) << 32 | (uint32_t)i : 0;
+	return i < p->n ? pack_host(p, b, i) : INT64_MIN;
 }
 
 void

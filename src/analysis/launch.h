@@ -77,6 +77,9 @@ void launch_pack_take(tl_launch_pack *, tl_launch *v, size_t n);
 /* The host start of the launch whose device start is the first at or after t (equal ones: the
  * earliest host start, launch_idle's rule), or INT64_MIN when none follows. */
 int64_t launch_pack_next(const tl_launch_pack *, int64_t t);
+/* As launch_pack_next, starting from the cursor *at (0 at first; the answer's place after):
+ * one per caller, whose questions come near each other. */
+int64_t launch_pack_next_at(const tl_launch_pack *, int64_t t, uint64_t *at);
 void launch_pack_free(tl_launch_pack *);
 
 #endif

@@ -302,7 +302,7 @@ typedef struct launches {
 /* The host start of the launch whose device start is the first at or after dev_start (the rule
  * of launch_idle), or INT64_MIN. */
 static int64_t
-launch_of(void *ctx, int64_t dev_start)
+launch_of(void *ctx, int64_t dev_start, uint64_t *at)
 {
 	launches *l = ctx;
 	pthread_mutex_lock(&l->lock);
@@ -314,7 +314,7 @@ launch_of(void *ctx, int64_t dev_start)
 		l->read = 1;
 	}
 	pthread_mutex_unlock(&l->lock);
-	return launch_pack_next(&l->p, dev_start);
+	return launch_pack_next_at(&l->p, dev_start, at);
 }
 
 /* A rank's stage instances as a map of time: between two consecutive instance boundaries at[j]

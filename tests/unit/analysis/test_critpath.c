@@ -37,8 +37,9 @@ typedef struct hand {
 } hand;
 
 static int64_t
-hand_launch(void *ctx, int64_t dev_start)
+hand_launch(void *ctx, int64_t dev_start, uint64_t *at)
 {
+	(void)at;
 	const hand *h = ctx; /* the first launch at or after dev_start */
 	for (size_t i = 0; i < h->n; i++)
 		if (h->v[i].host_launch != INT64_MIN && h->v[i].start >= dev_start)
@@ -675,9 +676,11 @@ check_launch_pack(void)
 	tl_launch *own = xreallocarray(NULL, n, sizeof *own);
 	memcpy(own, v, n * sizeof *own);
 	launch_pack_take(&tk, own, n);
-	size_t bad = 0, asked = 0, tbad = 0;
-	for (size_t i = 0; i < n; i++)
+	size_t bad = 0, asked = 0, tbad = 0, abad = 0;
+	uint64_t at = 0; /* one cursor through every question: back, forth and far */
+	for (size_t m = 0; m < 3 * n; m++)
 		for (int64_t dt = -1; dt <= 1; dt++, asked++) {
+			size_t i = m < n ? n - 1 - m : m < 2 * n ? m - n : (m * 7919) % n;
 			int64_t q = v[i].dev_start + dt;
 			size_t lo = 0, hi = n;
 			while (lo < hi) {
@@ -690,6 +693,7 @@ check_launch_pack(void)
 			int64_t want = lo < n ? v[lo].host_start : INT64_MIN;
 			bad += launch_pack_next(&p, q) != want;
 			tbad += launch_pack_next(&tk, q) != want;
+			abad += launch_pack_next_at(&p, q, &at) != want;
 		}
 	bad += launch_pack_next(&p, INT64_MIN) != v[0].host_start;
 	bad += launch_pack_next(&p, v[n - 1].dev_start + 1) != INT64_MIN;
@@ -699,6 +703,12 @@ check_launch_pack(void)
 	CHECK(tbad == 0 && tk.nblk == p.nblk && tk.nwide == p.nwide,
 	      "launch_pack_take: %zu of %zu lookups as the plain launches' (%zu blocks, %zu wide)",
 	      asked - tbad, asked, tk.nblk, tk.nwide);
+	abad += launch_pack_next_at(&p, v[n - 1].dev_start + 1, &at) != INT64_MIN;
+	abad += launch_pack_next_at(&p, INT64_MIN, &at) != v[0].host_start;
+	CHECK(abad == 0,
+	      "launch_pack_next_at: %zu of %zu lookups by one cursor as the plain "
+	      "launches'",
+	      asked + 2 - abad, asked + 2);
 	launch_pack_free(&tk);
 	launch_pack_free(&p);
 	tl_launch_pack e;
