@@ -62,6 +62,43 @@ value8(uint64_t v)
 	       32;
 }
 
+/* A time's usual spelling at scale 3 (us to ns), digits '.' three digits of at most 19 digits
+ * in all: its digits are the ns, nothing to scale or round. Returns DEC_OK or DEC_RANGE as
+ * the general path would, or -1 for any other spelling. */
+static inline int
+dec_us3(const char *s, size_t n, int64_t *out)
+{
+	if (n < 5 || n > 20 || s[n - 4] != '.')
+		return -1;
+	unsigned d1 = (unsigned)(unsigned char)s[n - 3] - '0',
+	         d2 = (unsigned)(unsigned char)s[n - 2] - '0',
+	         d3 = (unsigned)(unsigned char)s[n - 1] - '0';
+	if (d1 > 9 || d2 > 9 || d3 > 9)
+		return -1;
+	size_t k = 0, e = n - 4;
+	uint64_t m = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (; k + 8 <= e; k += 8) {
+		uint64_t v;
+		memcpy(&v, s + k, 8);
+		if (!digits8(v))
+			return -1;
+		m = m * 100000000u + value8(v);
+	}
+#endif
+	for (; k < e; k++) {
+		unsigned d = (unsigned)(unsigned char)s[k] - '0';
+		if (d > 9)
+			return -1;
+		m = m * 10 + d;
+	}
+	m = m * 1000 + d1 * 100 + d2 * 10 + d3; /* below 10^19: no wrap */
+	if (m > (uint64_t)INT64_MAX)
+		return DEC_RANGE;
+	*out = (int64_t)m;
+	return DEC_OK;
+}
+
 /* Parses the decimal number s[0..n) (JSON number syntax, leniently: '+', ".5", "5." pass) and
  * scales it by 10^scale, rounding half away from zero, into *out. Exact: at most 19
  * significant digits are kept and the first dropped one rounds. DEC_NAN when s is not a
@@ -69,6 +106,9 @@ value8(uint64_t v)
 int
 json_dec_parse(const char *s, size_t n, int scale, int64_t *out)
 {
+	int r;
+	if (scale == 3 && (r = dec_us3(s, n, out)) >= 0)
+		return r;
 	/* the usual spelling first, [-]digits[.digits] of at most 19 digits: all of them are
 	 * kept (below 10^19, m fits), none is dropped */
 	{

@@ -62,6 +62,20 @@ test_parse(void)
 	dec("99999999999999999999.000", DEC_RANGE, 0);
 	dec("1e400", DEC_RANGE, 0);
 	dec("1e30", DEC_RANGE, 0);
+	/* the usual spelling's short cut (digits '.' three digits) at its edges */
+	dec("0.000", DEC_OK, 0);
+	dec("7.009", DEC_OK, 7009);
+	dec("12345678.001", DEC_OK, INT64_C(12345678001));
+	dec("123456789.012", DEC_OK, INT64_C(123456789012));
+	dec("0000000000000001.500", DEC_OK, 1500);
+	dec("9999999999999999.999", DEC_RANGE, 0);
+	dec("-1000.001", DEC_OK, -1000001);
+	dec("+1000.001", DEC_OK, 1000001);
+	dec(".123", DEC_OK, 123);
+	dec("1.2.345", DEC_NAN, 0);
+	dec("1a00.000", DEC_NAN, 0);
+	dec("1000.00a", DEC_NAN, 0);
+	dec("1000.0015", DEC_OK, 1000002);
 	static const char *const nan[] = {
 	    "NaN", "nan", "Infinity", "-Infinity", "x",     " 1020", "1020 ", "0x10", "",
 	    "-",   ".",   "1e",       "1e+",       "1.2.3", "true",  "null",  "--1",  "1_000"};
