@@ -459,8 +459,44 @@ key_eq(const unsigned char *a, const char *k, size_t n)
 	return memcmp(a, k, n) == 0;
 }
 
+/* The member name starting at b[ks] (its quote before): its end after the closing quote, its
+ * length and which keys it is, from the memo's entry for its place when the name is that one,
+ * else scanned (and the entry set to it). SIZE_MAX when the input ends first. */
+static inline size_t
+args_name(jargs_memo *mo, size_t p, const unsigned char *b, size_t end, size_t ks, const jkey *keys,
+          int nkeys, size_t *kn, unsigned *want)
+{
+	if (p < ARGS_MEMO_MEMBERS) {
+		size_t n = mo->m[p].len;
+		/* the remembered name holds no quote or backslash: the string ends at its end */
+		if (n > 0 && ks + n < end && b[ks + n] == '"' && key_eq(b + ks, mo->m[p].name, n)) {
+			*kn = n;
+			*want = mo->m[p].want;
+			return ks + n + 1;
+		}
+	}
+	int bad = -1;
+	size_t bad_off, i = json_scan_string(b, end, ks, &bad, &bad_off);
+	if (i == SIZE_MAX)
+		return SIZE_MAX;
+	size_t n = i - ks - 1;
+	unsigned w = 0;
+	for (int k = 0; k < nkeys; k++)
+		if (keys[k].n == n && key_eq(b + ks, keys[k].s, n))
+			w |= 1u << k;
+	if (p < ARGS_MEMO_MEMBERS && n > 0 && n <= ARGS_MEMO_NAME &&
+	    memchr(b + ks, '\\', n) == NULL) {
+		memcpy(mo->m[p].name, b + ks, n);
+		mo->m[p].len = (uint8_t)n;
+		mo->m[p].want = (uint8_t)w;
+	}
+	*kn = n;
+	*want = w;
+	return i;
+}
+
 int
-json_args_members(const jctx *c, const jevent *ev, const jkey *keys, int nkeys, jspan *out)
+json_args_members(jctx *c, const jevent *ev, const jkey *keys, int nkeys, jspan *out)
 {
 	const unsigned char *b = c->b;
 	jspan a = ev->f[F_ARGS];
@@ -468,20 +504,24 @@ json_args_members(const jctx *c, const jevent *ev, const jkey *keys, int nkeys, 
 	int bad = -1;
 	jevent tmp;
 	tmp.bad = -1;
+	jargs_memo *mo = &c->args_memo[((uintptr_t)keys / sizeof *keys) % ARGS_MEMOS];
+	if (mo->keys != keys) {
+		memset(mo, 0, sizeof *mo);
+		mo->keys = keys;
+	}
 	for (int k = 0; k < nkeys; k++) /* a member not found: an empty span at the start */
 		out[k].off = out[k].len = 0;
 	if (a.len < 2 || b[i] != '{')
 		return -1;
-	for (i++;;) {
-		i = json_skip_ws(b, end, i);
+	for (size_t p = 0, kn;; p++) {
+		unsigned want;
+		i = json_skip_ws(b, end, i + (p == 0));
 		if (i < end && b[i] == '}')
 			return 0;
 		if (i >= end || b[i] != '"')
 			return -1;
-		size_t ks = i + 1;
-		if ((i = json_scan_string(b, end, ks, &bad, &bad_off)) == SIZE_MAX)
+		if ((i = args_name(mo, p, b, end, i + 1, keys, nkeys, &kn, &want)) == SIZE_MAX)
 			return -1;
-		size_t kn = i - ks - 1;
 		i = json_skip_ws(b, end, i);
 		if (i >= end || b[i] != ':')
 			return -1;
@@ -496,9 +536,8 @@ json_args_members(const jctx *c, const jevent *ev, const jkey *keys, int nkeys, 
 			return -1;
 		if (i == SIZE_MAX)
 			return -1;
-		for (int k = 0; k < nkeys; k++)
-			if (keys[k].n == kn && key_eq(b + ks, keys[k].s, kn))
-				out[k] = (jspan){vs, i - vs};
+		for (; want != 0; want &= want - 1)
+			out[__builtin_ctz(want)] = (jspan){vs, i - vs};
 		i = json_skip_ws(b, end, i);
 		if (i < end && b[i] == ',')
 			i++;

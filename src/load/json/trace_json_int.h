@@ -236,6 +236,35 @@ typedef struct jpipe {
 	int stop; /* the handler stopped (the file shrank): the scanner stops too */
 } jpipe;
 
+/* One pass over the members of the event's "args" object, as the scanner delimited it: the
+ * value of each wanted key (len 0 when absent). The hot path of device tasks reads its few
+ * scalar members this way rather than building a cJSON tree per task. Returns -1 when args is
+ * absent or its member list is broken. */
+typedef struct jkey {
+	const char *s;
+	size_t n;
+} jkey;
+#define JKEY(lit)                                                                                  \
+	{                                                                                          \
+		lit, sizeof lit - 1                                                                \
+	}
+/* What json_args_members remembers of the args of one caller's last event (one list of keys):
+ * the names of its first members, in order, and which keys each is. The events of a kind name
+ * their args alike, so a member's name is most often the one at its place last time, known
+ * by a compare where a scan of the string would be. Names longer than ARGS_MEMO_NAME, or with
+ * a backslash, are not kept. */
+#define ARGS_MEMO_MEMBERS 8
+#define ARGS_MEMO_NAME 24
+typedef struct jargs_memo {
+	const jkey *keys; /* whose (NULL: none yet) */
+	struct {
+		char name[ARGS_MEMO_NAME];
+		uint8_t len;  /* 0: none */
+		uint8_t want; /* bit k: keys[k] */
+	} m[ARGS_MEMO_MEMBERS];
+} jargs_memo;
+#define ARGS_MEMOS 4 /* by the keys' address: hot callers alternate (task lanes, correlations) */
+
 struct jctx {
 	const char *path;
 	const unsigned char *b;
@@ -325,6 +354,7 @@ struct jctx {
 	int64_t *lcorr_ts;
 	uint16_t *lcorr_step;
 	size_t nlcorr, lcorrcap;
+	jargs_memo args_memo[ARGS_MEMOS];
 	size_t corr_at; /* json_event_corr's last event (its start + 1; 0: none) and answer */
 	int corr_ok;
 	int64_t corr_v;
@@ -384,19 +414,6 @@ struct jctx {
 };
 #define span_eq(c, s, lit) json_span_eq_n(c, s, lit, sizeof lit - 1)
 #define span_starts(c, s, lit) json_span_starts_n(c, s, lit, sizeof lit - 1)
-
-/* One pass over the members of the event's "args" object, as the scanner delimited it: the
- * value of each wanted key (len 0 when absent). The hot path of device tasks reads its few
- * scalar members this way rather than building a cJSON tree per task. Returns -1 when args is
- * absent or its member list is broken. */
-typedef struct jkey {
-	const char *s;
-	size_t n;
-} jkey;
-#define JKEY(lit)                                                                                  \
-	{                                                                                          \
-		lit, sizeof lit - 1                                                                \
-	}
 
 /* What a walk over the input came to. */
 typedef enum walk_status {
@@ -538,7 +555,8 @@ const char *json_span_string(jctx *c, jspan s, cJSON **tmp, size_t *len);
 uint32_t json_name_id(jctx *c, const char *s, size_t n);
 /* Its cache slot (the name interned), where walk 2 keeps what it learnt of the name. */
 name_slot *json_name_slot(jctx *c, const char *s, size_t n);
-int json_args_members(const jctx *c, const jevent *ev, const jkey *keys, int nkeys, jspan *out);
+/* At most 8 keys. */
+int json_args_members(jctx *c, const jevent *ev, const jkey *keys, int nkeys, jspan *out);
 /* The event's args.correlation (Kineto), as an integer: 1 when it has one. Walk 2 asks it
  * twice of a device event (its step, its link): the last answer is kept. */
 int json_event_corr(jctx *c, const jevent *ev, int64_t *corr);
