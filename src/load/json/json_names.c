@@ -942,8 +942,10 @@ json_names_event(jctx *c, const jevent *ev)
 		jspan v[3];
 		int64_t s, t, x;
 		if (json_args_members(c, ev, keys, 3, v) == 0 && json_span_int(c, v[0], &s) &&
-		    json_span_int(c, v[1], &t) && json_span_int(c, v[2], &x))
+		    json_span_int(c, v[1], &t) && json_span_int(c, v[2], &x)) {
 			u64map_put(&c->planes, json_plane_key(s, t, x), 1);
+			c->plane_streams[(s & 0xffff) >> 6] |= UINT64_C(1) << (s & 63);
+		}
 	}
 	if (!c->dev_comm &&
 	    (json_is_device_cat(c, ev->f[F_CAT]) || span_eq(c, ev->f[F_PID], "\"CUDA functions\"")))

@@ -396,8 +396,8 @@ hw_lane(jctx *c, const jevent *ev, const char *name)
 	const char *ty = json_span_str_buf(c, v[0], tybuf, sizeof tybuf);
 	int64_t s, t, x;
 	if (c->planes.n > 0 && (json_span_int(c, v[1], &s) || json_span_int(c, v[2], &s)) &&
-	    json_span_int(c, v[3], &t) && json_span_int(c, v[4], &x) &&
-	    u64map_get(&c->planes, json_plane_key(s, t, x), NULL))
+	    (c->plane_streams[(s & 0xffff) >> 6] >> (s & 63) & 1) && json_span_int(c, v[3], &t) &&
+	    json_span_int(c, v[4], &x) && u64map_get(&c->planes, json_plane_key(s, t, x), NULL))
 		return TL_LANE__COUNT;
 	/* MC2 / AIV communication kernels: msprof's overlap does not count them as compute */
 	if (json_str_ends(name, "AicpuKernel") || json_str_ends(name, "AivKernel"))

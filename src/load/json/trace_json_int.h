@@ -355,6 +355,9 @@ struct jctx {
 	uint16_t *lcorr_step;
 	size_t nlcorr, lcorrcap;
 	jargs_memo args_memo[ARGS_MEMOS];
+	/* bit s: some key of planes has stream s (its low 16 bits, as the key holds it), so that a
+	 * compute task's stream rules it out before its task and context are read */
+	uint64_t plane_streams[65536 / 64];
 	size_t corr_at; /* json_event_corr's last event (its start + 1; 0: none) and answer */
 	int corr_ok;
 	int64_t corr_v;
