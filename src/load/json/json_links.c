@@ -351,15 +351,16 @@ trace_json_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_
 /* ---- launches ------------------------------------------------------------------------------ */
 
 /* The device slice of a compute or communication lane of key `key` at t (a flow's device end),
- * or NULL. The links come by launch, and a lane's launches in its order, mostly: each lane's
+ * or NULL. lane[0 .. nlane) are the source's compute and communication tracks, in the rank's
+ * order. The links come by launch, and a lane's launches in its order, mostly: each lane's
  * search starts where its last one ended (cur, one per track). */
 static const tl_slice *
-work_at(const tl_rank *r, size_t si, int64_t key, int64_t t, size_t *cur)
+work_at(const tl_rank *r, const size_t *lane, size_t nlane, int64_t key, int64_t t, size_t *cur)
 {
-	for (size_t i = 0; i < r->ntracks; i++) {
+	for (size_t j = 0; j < nlane; j++) {
+		size_t i = lane[j];
 		const tl_track *x = r->tracks[i];
-		if ((x->kind != TL_LANE_COMPUTE && x->kind != TL_LANE_COMM) || x->key != key ||
-		    x->source != si)
+		if (x->key != key)
 			continue;
 		size_t k = cur[i] = track_first_ending_after_from(x, t, cur[i]);
 		if (k < x->n && x->v[k].start <= t)
@@ -380,7 +381,13 @@ trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_
 	/* one launch per launch call (its flows start at the same host time on one thread), as a
 	 * DB has one per CANN_API connectionId: the first of its compute or communication tasks
 	 * is where the device started the work (memcpy and event tasks are neither) */
-	size_t *cur = xcalloc(r->ntracks + 1, sizeof *cur);
+	size_t *cur = xcalloc(r->ntracks + 1, sizeof *cur),
+	       *lane = xcalloc(r->ntracks + 1, sizeof *lane), nlane = 0;
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *x = r->tracks[i];
+		if ((x->kind == TL_LANE_COMPUTE || x->kind == TL_LANE_COMM) && x->source == si)
+			lane[nlane++] = i;
+	}
 	for (size_t i = 0; i < st->nlinks;) {
 		const json_link *l = &st->links[i];
 		size_t k = i;
@@ -391,7 +398,7 @@ trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_
 			const json_link *x = &st->links[k];
 			if (x->cat == FLOW_ASYNC_NPU)
 				continue;
-			const tl_slice *w = work_at(r, si, x->f_key, x->f_ts, cur);
+			const tl_slice *w = work_at(r, lane, nlane, x->f_key, x->f_ts, cur);
 			if (w != NULL && w->start < dev)
 				dev = w->start;
 		}
@@ -401,5 +408,6 @@ trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_
 		}
 		i = k;
 	}
+	free(lane);
 	free(cur);
 }
