@@ -108,9 +108,7 @@ rec_put(jctx *c, const jevent *ev)
 		return;
 	jrec_blk *k = c->rec_tail;
 	if (k == NULL || k->n + REC_MAX > JREC_BLK - sizeof *k) {
-		jrec_blk *nk = xmalloc(JREC_BLK);
-		nk->next = NULL;
-		nk->n = 0;
+		jrec_blk *nk = json_rec_new();
 		if (k == NULL)
 			c->rec_head = nk;
 		else
@@ -185,7 +183,7 @@ rec_replay(jctx *c)
 			give_back(c, ev.end);
 		}
 		c->rec_head = k->next;
-		free(k);
+		json_rec_free(k);
 	}
 	c->rec_tail = NULL;
 	c->replay_thread = UINT32_MAX;
