@@ -241,6 +241,62 @@ json_rec_free(jrec_blk *k)
 		free(k);
 }
 
+static void
+huge_fail(size_t n)
+{
+	fprintf(stderr, "tl: out of memory (allocating %zu bytes)\n", n);
+	abort();
+}
+
+/* bytes at a 2 MiB boundary, reserved (PROT_NONE), or NULL */
+static unsigned char *
+huge_area(size_t bytes)
+{
+	size_t al = JREC_BLK;
+	unsigned char *m = mmap(NULL, bytes + al, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	uintptr_t a = ((uintptr_t)m + al - 1) & ~(uintptr_t)(al - 1);
+	size_t head = (size_t)(a - (uintptr_t)m);
+	if (head > 0)
+		munmap(m, head);
+	munmap((unsigned char *)a + bytes, al - head);
+	return (unsigned char *)a;
+}
+
+void *
+json_huge_reserve(void *p, size_t *cap, size_t need, size_t sz)
+{
+	if (need <= *cap)
+		return p;
+	size_t old = *cap * sz, bytes = old > 0 ? old : JREC_BLK;
+	while (bytes / sz < need)
+		bytes *= 2;
+	unsigned char *a = huge_area(bytes);
+	if (a == NULL)
+		huge_fail(bytes);
+	void *m;
+	if (p == NULL)
+		m = mmap(a, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		         -1, 0);
+	else /* the pages move, huge ones whole: no copy, no new faults */
+		m = mremap(p, old, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, a);
+	if (m == MAP_FAILED)
+		huge_fail(bytes);
+#ifdef MADV_HUGEPAGE
+	madvise(m, bytes, MADV_HUGEPAGE);
+#endif
+	*cap = bytes / sz;
+	return m;
+}
+
+void
+json_huge_free(void *p, size_t cap, size_t sz)
+{
+	if (p != NULL)
+		munmap(p, cap * sz);
+}
+
 void
 json_ctx_init(jctx *c, const char *path, tl_rank *r)
 {
@@ -292,9 +348,9 @@ json_ctx_free(jctx *c)
 		u64map_free(&c->flow_text);
 	}
 	free(c->ftab);
-	free(c->fkey);
+	json_huge_free(c->fkey, c->fkcap, sizeof *c->fkey);
 	free(c->ford);
-	free(c->fstart);
+	json_huge_free(c->fstart, c->fcap, sizeof *c->fstart);
 	free(c->fsthr);
 	free(c->fcat);
 	free(c->links);

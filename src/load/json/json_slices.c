@@ -243,7 +243,7 @@ json_launches_build(jctx *c)
 		t->lau_hi = k;
 		i = k;
 	}
-	free(c->fstart);
+	json_huge_free(c->fstart, c->fcap, sizeof *c->fstart);
 	c->fstart = NULL;
 	c->nfstart = c->fcap = 0;
 	free(c->fsthr);
@@ -257,7 +257,7 @@ json_launches_build(jctx *c)
 	free(c->ford);
 	c->ford = NULL;
 	c->nford = c->fordcap = c->fhint = 0;
-	free(c->fkey);
+	json_huge_free(c->fkey, c->fkcap, sizeof *c->fkey);
 	c->fkey = NULL;
 	c->fkcap = 0;
 	if (c->flows != NULL) {

@@ -225,6 +225,11 @@ typedef struct jrec_blk {
 } jrec_blk;
 jrec_blk *json_rec_new(void); /* json_ctx.c */
 void json_rec_free(jrec_blk *k);
+/* An array of the load's own grown in an anonymous mapping of whole 2 MiB huge pages (moved by
+ * mremap to another 2 MiB boundary as it grows); *cap counts elements of size sz. Freed by
+ * json_huge_free, not free (json_ctx.c). */
+void *json_huge_reserve(void *p, size_t *cap, size_t need, size_t sz);
+void json_huge_free(void *p, size_t cap, size_t sz);
 typedef void (*event_fn)(jctx *, const jevent *);
 
 /* Scanner -> handler hand-over: PIPE_DEPTH batches of events, filled in turn. */
