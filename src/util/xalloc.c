@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void
+void
 xalloc_fail(size_t n)
 {
 	fprintf(stderr, "tl: out of memory (allocating %zu bytes)\n", n);

@@ -3,6 +3,8 @@
 #define TL_XALLOC_H
 #include <stddef.h>
 
+/* Says that n bytes could not be had and aborts: for allocators of their own (mmap). */
+void xalloc_fail(size_t n) __attribute__((noreturn));
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);

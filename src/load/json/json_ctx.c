@@ -241,13 +241,6 @@ json_rec_free(jrec_blk *k)
 		free(k);
 }
 
-static void
-huge_fail(size_t n)
-{
-	fprintf(stderr, "tl: out of memory (allocating %zu bytes)\n", n);
-	abort();
-}
-
 /* bytes at a 2 MiB boundary, reserved (PROT_NONE), or NULL */
 static unsigned char *
 huge_area(size_t bytes)
@@ -274,7 +267,7 @@ json_huge_reserve(void *p, size_t *cap, size_t need, size_t sz)
 		bytes *= 2;
 	unsigned char *a = huge_area(bytes);
 	if (a == NULL)
-		huge_fail(bytes);
+		xalloc_fail(bytes);
 	void *m;
 	if (p == NULL)
 		m = mmap(a, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
@@ -282,7 +275,7 @@ json_huge_reserve(void *p, size_t *cap, size_t need, size_t sz)
 	else /* the pages move, huge ones whole: no copy, no new faults */
 		m = mremap(p, old, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, a);
 	if (m == MAP_FAILED)
-		huge_fail(bytes);
+		xalloc_fail(bytes);
 #ifdef MADV_HUGEPAGE
 	madvise(m, bytes, MADV_HUGEPAGE);
 #endif
