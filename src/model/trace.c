@@ -585,18 +585,24 @@ track_lod_build(tl_track *t)
 	t->lod = lod_build(t->v, t->n);
 }
 
-size_t
-track_first_ending_after(const tl_track *t, int64_t x)
+/* The first of v[lo .. hi) ending after x (hi: none), the slices by end there. */
+static size_t
+first_ending_after_in(const tl_slice *v, size_t lo, size_t hi, int64_t x)
 {
-	size_t lo = 0, hi = t->n;
 	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (t->v[mid].end <= x)
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].end <= x)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+size_t
+track_first_ending_after(const tl_track *t, int64_t x)
+{
+	return first_ending_after_in(t->v, 0, t->n, x);
 }
 
 size_t
@@ -629,14 +635,7 @@ track_first_ending_after_from(const tl_track *t, int64_t x, size_t from)
 			hi = probe;
 		}
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].end <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return first_ending_after_in(v, lo, hi, x);
 }
 
 size_t
