@@ -228,6 +228,25 @@ track_set_dev(tl_track *t, size_t k, int64_t start, int64_t end)
 	t->dev[k] = (tl_span){start, end};
 }
 
+void
+track_set_times(tl_track *t, size_t k, int64_t start, int64_t end)
+{
+	if (k >= t->n)
+		return;
+	track_own(t);
+	t->v[k].start = start;
+	t->v[k].end = end;
+}
+
+void
+track_set_arg(tl_track *t, size_t k, uint32_t arg)
+{
+	if (k >= t->n)
+		return;
+	track_own(t);
+	t->v[k].arg = arg;
+}
+
 /* ---- finishing ------------------------------------------------------------------------- */
 
 typedef struct {

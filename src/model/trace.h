@@ -81,6 +81,49 @@ typedef struct tl_track {
 	                    mapped cache file): not freed; the first change copies them */
 } tl_track;
 
+/* Reading a track's slices goes through these, not tl_slice's fields (but start and name),
+ * and changing one through track_set_times / track_set_arg: the slice's layout is the model's
+ * to keep compact (the end held as a duration, the row id only where it is kept). s is one of
+ * t's slices. */
+static inline int64_t
+slice_end(const tl_track *t, const tl_slice *s)
+{
+	(void)t;
+	return s->end;
+}
+
+static inline int64_t
+track_end(const tl_track *t, size_t k)
+{
+	return slice_end(t, &t->v[k]);
+}
+
+static inline int64_t
+slice_dur(const tl_track *t, const tl_slice *s)
+{
+	return slice_end(t, s) - s->start;
+}
+
+static inline int64_t
+track_dur(const tl_track *t, size_t k)
+{
+	return slice_dur(t, &t->v[k]);
+}
+
+/* Slice k's row id in its source (to fetch its details), UINT32_MAX when it has none or the
+ * track keeps none. */
+static inline uint32_t
+track_arg(const tl_track *t, size_t k)
+{
+	return t->v[k].arg;
+}
+
+/* A slice outside a track (a loader's or an analysis's working copy): all of it spelled out. */
+typedef struct tl_item {
+	int64_t start, end;
+	uint32_t name, arg;
+} tl_item;
+
 /* A lane whose ranges the stage, decode and pipeline rules read: MSTX / record_function
  * ranges, and the host lanes of traces that do not say which ranges are the user's. */
 static inline int
@@ -101,7 +144,7 @@ track_range_times(const tl_track *t, size_t k, int64_t *start, int64_t *end)
 		return 1;
 	}
 	*start = t->v[k].start;
-	*end = t->v[k].end;
+	*end = track_end(t, k);
 	return 0;
 }
 
@@ -344,6 +387,11 @@ void track_push_step(tl_track *, int64_t start, int64_t end, uint32_t name, uint
                      uint16_t step);
 /* Gives slice k of t its device part (allocates the array on first use). */
 void track_set_dev(tl_track *, size_t k, int64_t start, int64_t end);
+/* Gives slice k of t new times (owning the track's arrays first); keeping the track sorted by
+ * start is the caller's. */
+void track_set_times(tl_track *, size_t k, int64_t start, int64_t end);
+/* Gives slice k of t the row id arg. */
+void track_set_arg(tl_track *, size_t k, uint32_t arg);
 /* A forward/backward operator pair; the caller checks that the times are within TL_TIME_*. */
 void rank_add_fwdbwd(tl_rank *, int64_t fwd_start, int64_t fwd_end, int64_t bwd_start,
                      int64_t bwd_end);
