@@ -74,7 +74,7 @@ bubble_gaps_iter_next(bubble_gaps_iter *it, tl_gap *out)
 		return 0;
 	bubble_run x = run_pop(it);
 	out->start = it->free->v[x.idx].start;
-	out->end = it->free->v[x.idx].end;
+	out->end = track_end(it->free, x.idx);
 	run_push(it, x.a, x.idx);
 	run_push(it, x.idx + 1, x.b);
 	it->given++;

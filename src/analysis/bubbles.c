@@ -107,7 +107,7 @@ bubble_reason(const tl_rank *r, int64_t s, int64_t e, char *detail, size_t len)
 		size_t k = track_first_ending_after(t, s), seen = 0;
 		for (; k < t->n && t->v[k].start < e && seen < SCAN_MAX; k++, seen++) {
 			int64_t a = t->v[k].start > s ? t->v[k].start : s;
-			int64_t b = t->v[k].end < e ? t->v[k].end : e;
+			int64_t ke = track_end(t, k), b = ke < e ? ke : e;
 			const char *nm = strpool_get(r->pool, t->v[k].name);
 			if (t->kind == TL_LANE_COMM_TASK ||
 			    (t->kind != TL_LANE_MEMCPY && is_wait_name(nm))) {
@@ -166,8 +166,9 @@ bubble_reason(const tl_rank *r, int64_t s, int64_t e, char *detail, size_t len)
 		const tl_slice *sl = &t->v[k - 1];
 		if (t->dev != NULL && t->dev[k - 1].end >= t->dev[k - 1].start)
 			continue; /* on the device lane */
-		if (sl->end >= e && sl->end > sl->start && sl->end - sl->start < hlen) {
-			hlen = sl->end - sl->start;
+		int64_t se = slice_end(t, sl);
+		if (se >= e && se > sl->start && se - sl->start < hlen) {
+			hlen = se - sl->start;
 			host = strpool_get(r->pool, sl->name);
 		}
 	}
@@ -242,8 +243,9 @@ offer_node(gap_heap *g, const tl_track *f, const tl_lod *l, int k, size_t i)
 {
 	if (k == 0) {
 		const tl_slice *x = &f->v[i];
-		if (g->n < g->max || x->end - x->start > g->h[0].end - g->h[0].start)
-			gap_offer(g, x->start, x->end);
+		int64_t xe = slice_end(f, x);
+		if (g->n < g->max || xe - x->start > g->h[0].end - g->h[0].start)
+			gap_offer(g, x->start, xe);
 		return;
 	}
 	if (g->n == g->max && l->node[l->off[k - 1] + i].dur <= g->h[0].end - g->h[0].start)
@@ -266,9 +268,10 @@ offer_free(gap_heap *g, const tl_track *f)
 	}
 	for (size_t i = 0; i < f->n; i++) {
 		const tl_slice *x = &f->v[i];
-		if (g->n == g->max && x->end - x->start < g->h[0].end - g->h[0].start)
+		int64_t xe = slice_end(f, x);
+		if (g->n == g->max && xe - x->start < g->h[0].end - g->h[0].start)
 			continue; /* the common case, without a call */
-		gap_offer(g, x->start, x->end);
+		gap_offer(g, x->start, xe);
 	}
 }
 

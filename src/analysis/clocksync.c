@@ -147,7 +147,7 @@ instance_ends(const tl_trace *tr, const size_t *hix, size_t nh, int64_t **out, s
 				                   .name = strpool_get(r->pool, t->v[i].name),
 				                   .step = s < r->nsteps ? r->steps[s].id : -1,
 				                   .start = t->v[i].start,
-				                   .end = t->v[i].end};
+				                   .end = track_end(t, i)};
 				VEC_PUSH(v, n, cap, e);
 			}
 		}

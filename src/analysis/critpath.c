@@ -45,6 +45,8 @@ typedef struct graph {
 /* Task i of rank R. */
 #define LANE(R, i) (&(R)->lanes[(R)->task[i] >> (R)->shift])
 #define SL(R, i) (&LANE(R, i)->v[(R)->task[i] & ((UINT32_C(1) << (R)->shift) - 1)])
+/* Its end (the track's to read). */
+#define SL_END(R, i) slice_end(LANE(R, i)->t, SL(R, i))
 
 static int64_t
 scale(int64_t d, int pm)
@@ -108,7 +110,8 @@ run_start(const graph *g, size_t x)
 static int64_t
 run_end(const graph *g, size_t x)
 {
-	return sl_of(g, x)->end;
+	size_t r = rank_of(g, x);
+	return SL_END(&g->ranks[r], x - g->off[r]);
 }
 
 /* The link of x, a communication op or an event wait. */
@@ -186,7 +189,7 @@ link_waits(graph *g)
 		for (size_t i = 0; i < n; i++) {
 			if (LANE(R, i)->kind != CP_WAITING)
 				continue;
-			int64_t ws = st(g, SL(R, i)), we = SL(R, i)->end;
+			int64_t ws = st(g, SL(R, i)), we = SL_END(R, i);
 			size_t lo = i, hi = n; /* first starting at or after the wait's end */
 			while (lo < hi) {
 				size_t mid = lo + (hi - lo) / 2;
@@ -197,11 +200,12 @@ link_waits(graph *g)
 			}
 			ptrdiff_t best = -1;
 			for (size_t k = lo, tries = 0; k > 0 && tries < 256; k--, tries++) {
-				const tl_slice *y = SL(R, k - 1);
-				if (k - 1 == i || LANE(R, k - 1)->kind == CP_WAITING ||
-				    y->end > we || y->end <= ws)
+				if (k - 1 == i || LANE(R, k - 1)->kind == CP_WAITING)
 					continue;
-				if (best < 0 || y->end > SL(R, best)->end)
+				int64_t ye = SL_END(R, k - 1);
+				if (ye > we || ye <= ws)
+					continue;
+				if (best < 0 || ye > SL_END(R, best))
 					best = (ptrdiff_t)(k - 1);
 			}
 			*link_of(g, o + i) = best < 0 ? -1 : (int32_t)(o + (size_t)best);
@@ -228,7 +232,7 @@ link_collectives(graph *g)
 			                    .name = nm,
 			                    .step = 0,
 			                    .start = st(g, SL(R, i)),
-			                    .end = SL(R, i)->end};
+			                    .end = SL_END(R, i)};
 			VEC_PUSH(e, ne, cap, en);
 		}
 	}
@@ -316,22 +320,22 @@ end_of(graph *g, size_t x)
 		return g->ne[x];
 	const tl_slice *it = sl_of(g, x);
 	int pm = scale_of(g->sc, g->nsc, g->ranks[rank_of(g, x)].rank, name_of(g, x));
-	int64_t s = start_of(g, x), e, is = st(g, it);
+	int64_t s = start_of(g, x), e, is = st(g, it), ie = run_end(g, x);
 	ptrdiff_t c = coll_of(g, x), on = on_of(g, x), sd = send_of(g, x);
 	if (c >= 0) {
 		size_t who;
 		int64_t last = coll_last(g, (size_t)c, &who);
-		e = (s > last ? s : last) + scale(it->end - g->clast[c], pm);
+		e = (s > last ? s : last) + scale(ie - g->clast[c], pm);
 	} else if (on >= 0) {
 		int64_t oe = run_end(g, (size_t)on), from = is > oe ? is : oe;
 		int64_t one = end_of(g, (size_t)on); /* not a wait: no deeper */
-		e = (s > one ? s : one) + scale(it->end - from, pm);
+		e = (s > one ? s : one) + scale(ie - from, pm);
 	} else if (sd >= 0) {
 		int64_t ss = run_start(g, (size_t)sd), from = is > ss ? is : ss;
 		int64_t sn = start_of(g, (size_t)sd);
-		e = (s > sn ? s : sn) + scale(it->end - from, pm);
+		e = (s > sn ? s : sn) + scale(ie - from, pm);
 	} else {
-		e = s + scale(it->end - is, pm);
+		e = s + scale(ie - is, pm);
 	}
 	return g->ne[x] = e;
 }
@@ -345,7 +349,7 @@ typedef struct runheap {
 static int
 run_less(const cp_rank *R, uint32_t a, uint32_t b)
 {
-	int64_t ka = SL(R, a)->end, kb = SL(R, b)->end;
+	int64_t ka = SL_END(R, a), kb = SL_END(R, b);
 	return ka != kb ? ka < kb : a < b;
 }
 
@@ -397,18 +401,17 @@ take(graph *g, size_t r, size_t i, runheap *run, ptrdiff_t *best)
 {
 	const cp_rank *R = &g->ranks[r];
 	int64_t s = st(g, SL(R, i));
-	while (run->n > 0 && SL(R, run->v[0])->end <= s) {
+	while (run->n > 0 && SL_END(R, run->v[0]) <= s) {
 		uint32_t y = run_pop(run, R);
-		const tl_slice *a = SL(R, y);
-		if (*best < 0 || a->end > SL(R, *best)->end ||
-		    (a->end == SL(R, *best)->end && st(g, a) >= st(g, SL(R, *best))))
+		int64_t ae = SL_END(R, y), be = *best < 0 ? 0 : SL_END(R, *best);
+		if (*best < 0 || ae > be || (ae == be && st(g, SL(R, y)) >= st(g, SL(R, *best))))
 			*best = y;
 	}
 	size_t x = g->off[r] + i;
 	ptrdiff_t p = *best < 0 ? -1 : (ptrdiff_t)g->off[r] + *best;
 	g->pred[x] = (int32_t)p;
 	if (g->ns != NULL)
-		g->ns[x] = p >= 0 ? end_of(g, (size_t)p) + (s - SL(R, *best)->end) : s;
+		g->ns[x] = p >= 0 ? end_of(g, (size_t)p) + (s - SL_END(R, *best)) : s;
 	run_push(run, R, (uint32_t)i);
 }
 
@@ -616,7 +619,7 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 	for (size_t r = 0; r < g->nranks; r++)
 		for (size_t i = 0; i < g->ranks[r].n; i++) {
 			size_t k = g->off[r] + i;
-			int64_t e = SL(&g->ranks[r], i)->end, ke = g->ne != NULL ? g->ne[k] : e;
+			int64_t e = SL_END(&g->ranks[r], i), ke = g->ne != NULL ? g->ne[k] : e;
 			if (e > last_end)
 				last_end = e;
 			if (x < 0 || ke > xe) {

@@ -39,7 +39,8 @@ extern const char *const cp_kind_name[CP__COUNT];
 
 /* What a task of a rank is: its kind, and a communication op's group. */
 typedef struct cp_lane {
-	const tl_slice *v; /* the track's slices */
+	const tl_track *t; /* the track whose slices v points into (its accessors read them) */
+	const tl_slice *v; /* the track's slices (from some slice of it on) */
 	uint8_t kind;      /* CP_COMPUTE, CP_COMM, CP_MEMORY, or CP_WAITING: a stream's wait for
 	                      an event (EVENT_WAIT), which ends when the task that finished last
 	                      before its end on the rank (the event's) has */
@@ -48,7 +49,7 @@ typedef struct cp_lane {
 
 /* One rank's device tasks inside the step: the model's slices, borrowed (a graph of a step of
  * millions of tasks holds 32 bits of each, no copy): task i is lanes[task[i] >> shift].v[task[i]
- * & (2^shift - 1)]. A task starting before the step starts at the step's start (t0); every
+ * & (2^shift - 1)], of the lane's track t. A task starting before the step starts at the step's start (t0); every
  * task ends after it starts there. */
 typedef struct cp_rank {
 	int rank;             /* the rank's number */

@@ -47,12 +47,13 @@ lane_busy(const tl_track *t, int64_t t0, int64_t t1)
 	} else {
 		busy = 0;
 		for (size_t i = a; i < b; i++)
-			busy = sat_add(busy, t->v[i].end - t->v[i].start);
+			busy = sat_add(busy, track_dur(t, i));
 	}
 	if (t->v[a].start < t0)
 		busy -= t0 - t->v[a].start;
-	if (t->v[b - 1].end > t1)
-		busy -= t->v[b - 1].end - t1;
+	int64_t last = track_end(t, b - 1);
+	if (last > t1)
+		busy -= last - t1;
 	return busy;
 }
 
@@ -66,7 +67,8 @@ lane_envelope(const tl_track *t, int64_t t0, int64_t t1, int64_t *first, int64_t
 	if (a >= b)
 		return;
 	int64_t s = t->v[a].start < t0 ? t0 : t->v[a].start;
-	int64_t e = t->v[b - 1].end > t1 ? t1 : t->v[b - 1].end;
+	int64_t le = track_end(t, b - 1);
+	int64_t e = le > t1 ? t1 : le;
 	if (s < *first)
 		*first = s;
 	if (e > *last)
@@ -125,7 +127,7 @@ lanes_overlap(const tl_rank *r, int64_t t0, int64_t t1, int64_t prep_from, tl_ov
 /* Where one pass puts its intervals: out == NULL counts them; with want set, it compares them
  * with want's slices instead (lanes_check_rank), clearing same at the first difference. */
 typedef struct sink {
-	tl_slice *out;
+	tl_track *out; /* pushed onto */
 	size_t n;
 	uint32_t name;
 	const tl_track *want;
@@ -136,12 +138,12 @@ static void
 sink_put(sink *k, int64_t s, int64_t e)
 {
 	if (k->want != NULL) {
-		const tl_slice *w = k->n < k->want->n ? &k->want->v[k->n] : NULL;
-		if (w == NULL || w->start != s || w->end != e || w->name != k->want->label ||
-		    w->arg != (uint32_t)k->n)
+		const tl_track *w = k->want;
+		if (k->n >= w->n || w->v[k->n].start != s || track_end(w, k->n) != e ||
+		    w->v[k->n].name != w->label || track_arg(w, k->n) != (uint32_t)k->n)
 			k->same = 0;
 	} else if (k->out != NULL) {
-		k->out[k->n] = (tl_slice){s, e, k->name, (uint32_t)k->n};
+		track_push(k->out, s, e, k->name, (uint32_t)k->n);
 	}
 	k->n++;
 }
@@ -157,39 +159,52 @@ union_collect(const tl_rank *r, tl_lane_kind kind, sink *k)
 	union_iter_done(&it);
 }
 
-/* a minus b, both sorted and disjoint */
-static void
-ivl_subtract(const tl_slice *a, size_t na, const tl_slice *b, size_t nb, sink *k)
+/* The slices of track t (NULL: none). */
+static const tl_slice *
+ivl_of(const tl_track *t, size_t *n)
 {
-	size_t j = 0;
+	*n = t != NULL ? t->n : 0;
+	return t != NULL ? t->v : NULL;
+}
+
+/* ta minus tb (NULL: empty), both sorted and disjoint */
+static void
+ivl_subtract(const tl_track *ta, const tl_track *tb, sink *k)
+{
+	size_t na, nb, j = 0;
+	const tl_slice *a = ivl_of(ta, &na), *b = ivl_of(tb, &nb);
 	for (size_t i = 0; i < na; i++) {
-		int64_t s = a[i].start, e = a[i].end;
-		while (j < nb && b[j].end <= s)
+		int64_t s = a[i].start, e = slice_end(ta, &a[i]);
+		while (j < nb && slice_end(tb, &b[j]) <= s)
 			j++;
 		for (size_t x = j; x < nb && b[x].start < e && s < e; x++) {
 			if (b[x].start > s)
 				sink_put(k, s, b[x].start);
-			if (b[x].end > s)
-				s = b[x].end;
+			int64_t be = slice_end(tb, &b[x]);
+			if (be > s)
+				s = be;
 		}
 		if (s < e)
 			sink_put(k, s, e);
 	}
 }
 
-/* gaps of a ∪ b between the first and the last busy instant */
+/* gaps of ta ∪ tb (NULL: empty) between the first and the last busy instant */
 static void
-ivl_gaps(const tl_slice *a, size_t na, const tl_slice *b, size_t nb, sink *k)
+ivl_gaps(const tl_track *ta, const tl_track *tb, sink *k)
 {
-	size_t i = 0, j = 0;
+	size_t na, nb, i = 0, j = 0;
+	const tl_slice *a = ivl_of(ta, &na), *b = ivl_of(tb, &nb);
 	int64_t reach = INT64_MIN;
 	while (i < na || j < nb) {
-		const tl_slice *x =
-		    j >= nb || (i < na && a[i].start <= b[j].start) ? &a[i++] : &b[j++];
+		int from_a = j >= nb || (i < na && a[i].start <= b[j].start);
+		const tl_track *t = from_a ? ta : tb;
+		const tl_slice *x = from_a ? &a[i++] : &b[j++];
 		if (reach != INT64_MIN && x->start > reach)
 			sink_put(k, reach, x->start);
-		if (x->end > reach)
-			reach = x->end;
+		int64_t e = slice_end(t, x);
+		if (e > reach)
+			reach = e;
 	}
 }
 
@@ -211,8 +226,6 @@ typedef enum { FROM_COMPUTE, FROM_COMM, COMM_MINUS_COMP, GAPS } lane_from;
 static void
 lane_pass(const tl_rank *r, lane_from from, const tl_track *comp, const tl_track *comm, sink *k)
 {
-	const tl_slice *cv = comp ? comp->v : NULL, *mv = comm ? comm->v : NULL;
-	size_t nc = comp ? comp->n : 0, nm = comm ? comm->n : 0;
 	switch (from) {
 	case FROM_COMPUTE:
 		union_collect(r, TL_LANE_COMPUTE, k);
@@ -221,10 +234,10 @@ lane_pass(const tl_rank *r, lane_from from, const tl_track *comp, const tl_track
 		union_collect(r, TL_LANE_COMM, k);
 		break;
 	case COMM_MINUS_COMP:
-		ivl_subtract(mv, nm, cv, nc, k);
+		ivl_subtract(comm, comp, k);
 		break;
 	case GAPS:
-		ivl_gaps(cv, nc, mv, nm, k);
+		ivl_gaps(comp, comm, k);
 		break;
 	}
 }
@@ -239,9 +252,9 @@ add_track(tl_rank *r, int key, lane_from from, const tl_track *comp, const tl_tr
 		return NULL;
 	size_t n = k.n;
 	tl_track *t = rank_track(r, TL_LANE_OVERLAP, key, overlap_names[key]);
-	t->v = xreallocarray(t->v, n, sizeof *t->v);
-	t->cap = t->n = n;
-	k = (sink){.out = t->v, .name = t->label};
+	t->v = xreallocarray(t->v, n, sizeof *t->v); /* a new track: room for them, no more */
+	t->cap = n;
+	k = (sink){.out = t, .name = t->label};
 	lane_pass(r, from, comp, comm, &k);
 	return t;
 }

@@ -231,8 +231,8 @@ step_envelopes(const tl_rank *r, int64_t **lo_out, int64_t **hi_out)
 				continue;
 			if (t->v[k].start < lo[st])
 				lo[st] = t->v[k].start;
-			if (t->v[k].end > hi[st])
-				hi[st] = t->v[k].end;
+			if (track_end(t, k) > hi[st])
+				hi[st] = track_end(t, k);
 		}
 	}
 	*lo_out = lo;

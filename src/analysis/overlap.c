@@ -83,9 +83,10 @@ next_slice(tl_union_iter *it, int64_t *s, int64_t *e)
 		}
 		if (best == SIZE_MAX)
 			return 0;
-		const tl_slice *sl = &it->tracks[best]->v[it->pos[best]++];
-		int64_t a = sl->start < it->t0 ? it->t0 : sl->start;
-		int64_t b = sl->end > it->t1 ? it->t1 : sl->end;
+		const tl_track *bt = it->tracks[best];
+		const tl_slice *sl = &bt->v[it->pos[best]++];
+		int64_t a = sl->start < it->t0 ? it->t0 : sl->start, se = slice_end(bt, sl);
+		int64_t b = se > it->t1 ? it->t1 : se;
 		if (b <= a)
 			continue; /* zero-length (or clipped away): adds no time */
 		*s = a;

@@ -292,7 +292,7 @@ collect_p2p(const tl_trace *tr, p2p_op **out)
 				if (s ==
 				    rv) /* neither, or both (batchsendrecv: partners unknown) */
 					continue;
-				p2p_op x = {gh, group, ri, s, t->v[k].start, t->v[k].end, 0};
+				p2p_op x = {gh, group, ri, s, t->v[k].start, track_end(t, k), 0};
 				if (ordinal) {
 					int h = op_group_hash(op);
 					if (h < 0)

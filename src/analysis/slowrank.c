@@ -319,7 +319,7 @@ slowrank_votes(const tl_trace *tr, tl_slow_result *res)
 				            ri,
 				            n,
 				            t->v[k].start,
-				            t->v[k].end - t->v[k].start,
+				            track_dur(t, k),
 				            0,
 				            0};
 				VEC_PUSH(v, n, cap, x);

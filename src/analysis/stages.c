@@ -406,7 +406,7 @@ stages_of_rank(tl_stage_rules *R, const tl_rank *r, tl_stage_inst **out)
 			                   .start = a,
 			                   .end = b,
 			                   .host_start = s->start,
-			                   .host_end = s->end,
+			                   .host_end = slice_end(t, s),
 			                   .device = dev,
 			                   .origin = strpool_get(r->pool, s->name)};
 			VEC_PUSH(v, n, cap, x);
@@ -519,12 +519,13 @@ decode_ranges(const tl_stage_rules *R, const tl_rank *r, int64_t t0, int64_t t1,
 		for (size_t k = all ? 0 : track_first_starting_at(t, t0);
 		     k < t->n && (all || t->v[k].start <= t1); k++) {
 			const tl_slice *s = &t->v[k];
-			if (s->end <= s->start || (!all && s->end > t1)) /* a mark, or past t1 */
+			int64_t se = slice_end(t, s);
+			if (se <= s->start || (!all && se > t1)) /* a mark, or past t1 */
 				continue;
 			if (whole || decode_name(&c, s->name)) {
 				if (spans != NULL) {
 					size_t nn = (size_t)n;
-					tl_span sp = {s->start, s->end};
+					tl_span sp = {s->start, se};
 					VEC_PUSH(*spans, nn, *cap, sp);
 				}
 				n++;

@@ -30,10 +30,10 @@ typedef struct busy_lane {
 static size_t
 first_ending_after_from(const tl_track *t, size_t p, int64_t x)
 {
-	if (p >= t->n || t->v[p].end > x)
+	if (p >= t->n || track_end(t, p) > x)
 		return p;
 	size_t lo = p, step = 1; /* v[lo] ends at or before x */
-	while (step < t->n - lo && t->v[lo + step].end <= x) {
+	while (step < t->n - lo && track_end(t, lo + step) <= x) {
 		lo += step;
 		step *= 2;
 	}
@@ -41,7 +41,7 @@ first_ending_after_from(const tl_track *t, size_t p, int64_t x)
 	lo++;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (t->v[mid].end <= x)
+		if (track_end(t, mid) <= x)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -69,8 +69,9 @@ exposed_in(busy_lane *l, size_t nl, uint16_t step, int64_t s, int64_t e)
 			if (p >= t->n || t->v[p].start >= e)
 				continue;
 			if (t->v[p].start <= x) {
-				if (t->v[p].end > reach)
-					reach = t->v[p].end;
+				int64_t pe = track_end(t, p);
+				if (pe > reach)
+					reach = pe;
 			} else if (t->v[p].start < next) {
 				next = t->v[p].start;
 			}
@@ -140,8 +141,8 @@ memory_by_launch(const tl_rank *r, uint16_t step, int64_t *memory, int64_t *not_
 		tagged = 1;
 		for (size_t i = 0; i < t->n; i++)
 			if ((step == TL_NO_STEP || t->step[i] == step) &&
-			    t->v[i].end > t->v[i].start) {
-				ival x = {t->v[i].start, t->v[i].end};
+			    track_end(t, i) > t->v[i].start) {
+				ival x = {t->v[i].start, track_end(t, i)};
 				VEC_PUSH(m, nm, cap, x);
 			}
 	}
@@ -174,8 +175,8 @@ timesplit_memory(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1, int64_
 		for (size_t i = track_first_starting_at(t, t0); i < t->n && t->v[i].start <= t1;
 		     i++)
 			if (t->v[i].name == memcpy_name) {
-				*memory = sat_add(*memory, t->v[i].end - t->v[i].start);
-				ival x = {t->v[i].start, t->v[i].end};
+				*memory = sat_add(*memory, track_dur(t, i));
+				ival x = {t->v[i].start, track_end(t, i)};
 				VEC_PUSH(m, nm, cap, x);
 			}
 	}

@@ -192,8 +192,9 @@ pack_tasks(rank_tasks *rt, size_t ntracks)
 		base[k] = b;
 		for (size_t c = 0; c <= (hi[k] - lo[k] - 1) >> sh; c++, b += 2) {
 			const tl_slice *v = rt->lanes[2 * k].v + lo[k] + (c << sh);
-			lanes[b] = (cp_lane){v, rt->lanes[2 * k].kind, rt->lanes[2 * k].group};
-			lanes[b + 1] = (cp_lane){v, CP_WAITING, NULL};
+			const tl_track *t = rt->lanes[2 * k].t;
+			lanes[b] = (cp_lane){t, v, rt->lanes[2 * k].kind, rt->lanes[2 * k].group};
+			lanes[b + 1] = (cp_lane){t, v, CP_WAITING, NULL};
 		}
 	}
 	rt->task = xreallocarray(NULL, rt->n ? rt->n : 1, sizeof *rt->task);
@@ -236,8 +237,8 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 			abort();
 		}
 		rt->lanes[2 * k] = (cp_lane){
-		    t->v, (uint8_t)kind, kind == CP_COMM ? strpool_get(r->pool, t->label) : NULL};
-		rt->lanes[2 * k + 1] = (cp_lane){t->v, CP_WAITING, NULL};
+		    t, t->v, (uint8_t)kind, kind == CP_COMM ? strpool_get(r->pool, t->label) : NULL};
+		rt->lanes[2 * k + 1] = (cp_lane){t, t->v, CP_WAITING, NULL};
 		int tagged = t->step != NULL && si != SIZE_MAX;
 		size_t n0 = rt->n;
 		/* the step's work runs after its launch, so after the step's start; a tagged
@@ -256,8 +257,8 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 			} else if (sl->start >= t1) {
 				break;
 			}
-			int64_t s = CUT(sl);
-			if (sl->end <= s)
+			int64_t s = CUT(sl), e = slice_end(t, sl);
+			if (e <= s)
 				continue;
 			uint32_t lane = (uint32_t)(2 * k);
 			/* a stream waiting for an event (EVENT_WAIT, Notify Wait outside an op) */
@@ -273,8 +274,8 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 			}
 			rt->idx[rt->n] = (uint32_t)i;
 			rt->lane[rt->n++] = lane;
-			if (sl->end > *end)
-				*end = sl->end;
+			if (e > *end)
+				*end = e;
 		}
 		if (rt->n > n0)
 			run[nrun++] = n0;

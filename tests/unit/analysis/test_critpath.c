@@ -29,7 +29,7 @@ typedef struct row {
 
 typedef struct hand {
 	tl_strpool *pool;
-	tl_slice *sl;
+	tl_rank *r; /* a track of one slice a task */
 	uint32_t *task;
 	cp_lane *lanes;
 	const row *v;
@@ -51,17 +51,18 @@ static cp_rank
 mk(hand *h, int rank, const row *v, size_t n)
 {
 	h->pool = strpool_new();
-	h->sl = xcalloc(n, sizeof *h->sl);
+	h->r = rank_new(rank);
 	h->task = xcalloc(n, sizeof *h->task);
 	h->lanes = xcalloc(n, sizeof *h->lanes);
 	h->v = v;
 	h->n = n;
 	int launches = 0;
 	for (size_t i = 0; i < n; i++) {
-		h->sl[i] = (tl_slice){v[i].start, v[i].end,
-		                      strpool_intern(h->pool, v[i].name, strlen(v[i].name)), 0};
+		tl_track *t = rank_track(h->r, TL_LANE_OTHER, (int64_t)i, "task");
+		track_push(t, v[i].start, v[i].end,
+		           strpool_intern(h->pool, v[i].name, strlen(v[i].name)), 0);
 		h->task[i] = (uint32_t)i << 1; /* lane i, its slice 0 */
-		h->lanes[i] = (cp_lane){h->sl + i, (uint8_t)v[i].kind, v[i].group};
+		h->lanes[i] = (cp_lane){t, t->v, (uint8_t)v[i].kind, v[i].group};
 		launches |= v[i].host_launch != INT64_MIN;
 	}
 	return (cp_rank){.rank = rank,
@@ -79,7 +80,7 @@ hand_free(hand *h, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		strpool_free(h[i].pool);
-		free(h[i].sl);
+		rank_free(h[i].r);
 		free(h[i].task);
 		free(h[i].lanes);
 	}

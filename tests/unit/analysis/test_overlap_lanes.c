@@ -140,14 +140,14 @@ main(void)
 				lanes_build_rank(m);
 				tl_track *t = lanes_overlap_track(m, (int)below(TL_OVL__COUNT));
 				if (t != NULL) {
-					tl_slice *x = &t->v[below((int64_t)t->n)];
+					size_t k = (size_t)below((int64_t)t->n);
+					int64_t xs = t->v[k].start, xe = track_end(t, k);
 					switch (i % 4) {
 					case 0:
-						x->end =
-						    x->end - 1 > x->start ? x->end - 1 : x->end + 1;
+						track_set_times(t, k, xs, xe - 1 > xs ? xe - 1 : xe + 1);
 						break;
 					case 1:
-						x->name = 0;
+						t->v[k].name = 0;
 						break;
 					case 2:
 						t->n--; /* the last interval dropped */

@@ -57,7 +57,7 @@ check_pp_as(int sched, int no_meta, int no_p2p, int opt_pp, int op_pairs, int de
 				for (size_t q = 0; x->kind == TL_LANE_MSTX && q < x->n; q++) {
 					nranges++;
 					host_ok += x->dev != NULL &&
-					           x->v[q].end - x->v[q].start < 20 * 1000 &&
+					           track_dur(x, q) < 20 * 1000 &&
 					           x->dev[q].start - x->v[q].start > 500 * 1000;
 				}
 				for (size_t q = 0; x->kind == TL_LANE_MSTX_DEV && q < x->n; q++) {
@@ -68,7 +68,7 @@ check_pp_as(int sched, int no_meta, int no_p2p, int opt_pp, int op_pairs, int de
 						dev_ok +=
 						    t.pp_blocks[g].rank == r->rank &&
 						    t.pp_blocks[g].start_ns == x->v[q].start &&
-						    t.pp_blocks[g].end_ns == x->v[q].end &&
+						    t.pp_blocks[g].end_ns == track_end(x, q) &&
 						    t.pp_blocks[g].microbatch == mb &&
 						    strncmp(nm,
 						            t.pp_blocks[g].kind == 'F'
