@@ -106,7 +106,7 @@ tlq_bubble_next(const tl_query *q, size_t ri, int64_t t, int dir, tl_rl_bubble *
 	if (k == SIZE_MAX)
 		return -1;
 	*index = k;
-	tlq_bubble_at(q, ri, f->v[k].start, f->v[k].end, out);
+	tlq_bubble_at(q, ri, f->v[k].start, track_end(f, k), out);
 	return 0;
 }
 

@@ -38,7 +38,7 @@ op_steps(const tl_rank *r, tl_u64map *m)
 			continue;
 		for (size_t i = 0; i < t->n; i++) {
 			uint16_t s = t->step ? t->step[i] : r->nsteps == 1 ? 0 : TL_NO_STEP;
-			u64map_put(m, (uint64_t)t->source << 32 | t->v[i].arg, s);
+			u64map_put(m, (uint64_t)t->source << 32 | track_arg(t, i), s);
 		}
 	}
 }
@@ -228,10 +228,10 @@ coll_entries(const tl_trace *tr, tl_coll_entry **v, size_t *n, op_types *ot)
 				                   .name = strpool_get(r->pool, t->v[i].name),
 				                   .step = s < r->nsteps ? r->steps[s].id : -1,
 				                   .start = t->v[i].start,
-				                   .end = t->v[i].end};
+				                   .end = track_end(t, i)};
 				uint32_t x;
 				if (o->d != NULL &&
-				    u64map_get(&o->ix, (uint64_t)t->source << 32 | t->v[i].arg,
+				    u64map_get(&o->ix, (uint64_t)t->source << 32 | track_arg(t, i),
 				               &x) &&
 				    x < o->d->nops) {
 					/* the op's own type and group (a process group's name

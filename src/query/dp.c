@@ -46,7 +46,7 @@ dp_part_free(struct tlq_state *st)
 static int
 cmp_slice_start(const void *a, const void *b)
 {
-	const tl_slice *x = *(const tl_slice *const *)a, *y = *(const tl_slice *const *)b;
+	const tl_item *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return (x->end > y->end) - (x->end < y->end);
@@ -84,7 +84,7 @@ rank_steps(const tl_query *q, size_t ri, tl_dp_step **out)
 	}
 	free(sp);
 	/* the step_process ranges and marks, each in time order */
-	const tl_slice **rg = NULL, **mk = NULL;
+	tl_item *rg = NULL, *mk = NULL; /* copies: their times and names */
 	size_t nrg = 0, rcap = 0, nmk = 0, mcap = 0;
 	for (size_t ti = 0; ti < r->ntracks; ti++) {
 		const tl_track *t = r->tracks[ti];
@@ -92,8 +92,8 @@ rank_steps(const tl_query *q, size_t ri, tl_dp_step **out)
 		    strcmp(strpool_get(r->pool, t->label), DP_DOMAIN) != 0)
 			continue;
 		for (size_t k = 0; k < t->n; k++) {
-			const tl_slice *s = &t->v[k];
-			if (s->end > s->start)
+			tl_item s = {t->v[k].start, track_end(t, k), t->v[k].name, track_arg(t, k)};
+			if (s.end > s.start)
 				VEC_PUSH(rg, nrg, rcap, s);
 			else
 				VEC_PUSH(mk, nmk, mcap, s);
@@ -111,11 +111,11 @@ rank_steps(const tl_query *q, size_t ri, tl_dp_step **out)
 	} else {
 		size_t bad = 0;
 		for (size_t i = 0; i < nrg; i++) {
-			size_t k = step_find(v, n, rg[i]->start, rg[i]->end);
+			size_t k = step_find(v, n, rg[i].start, rg[i].end);
 			if (k == SIZE_MAX)
 				continue; /* a rule that does not count it: not a step */
-			if (!dp_mark_parse(strpool_get(r->pool, mk[i]->name),
-			                   strpool_len(r->pool, mk[i]->name), &v[k]))
+			if (!dp_mark_parse(strpool_get(r->pool, mk[i].name),
+			                   strpool_len(r->pool, mk[i].name), &v[k]))
 				bad++;
 		}
 		if (bad > 0)

@@ -35,7 +35,7 @@ tlq_link_find(const tl_rank *r, const tl_link_end *e, tlq_slice_pos *out)
 			continue;
 		for (size_t k = track_first_starting_at(t, e->start);
 		     k < t->n && t->v[k].start == e->start; k++)
-			if (e->arg == UINT32_MAX || t->v[k].arg == e->arg) {
+			if (e->arg == UINT32_MAX || track_arg(t, k) == e->arg) {
 				*out = (tlq_slice_pos){i, k};
 				found = 1;
 				depth = t->depth;
@@ -109,7 +109,7 @@ find_op(const tl_rank *r, int64_t s, int64_t e, tlq_slice_pos *out)
 		if (t->kind != TL_LANE_HOST || (t->key & TL_HOST_KEY_CANN))
 			continue;
 		for (size_t k = track_first_starting_at(t, s); k < t->n && t->v[k].start == s; k++)
-			if (t->v[k].end == e) {
+			if (track_end(t, k) == e) {
 				*out = (tlq_slice_pos){i, k};
 				return 1;
 			}
@@ -136,8 +136,8 @@ tlq_fwdbwd_partner(const tl_query *q, size_t ri, const tl_track *t, size_t idx, 
 	                  : "the profile has no forward/backward operator pairs";
 	for (size_t i = 0; i < r->nfwdbwd; i++) {
 		const tl_fwdbwd *p = &r->fwdbwd[i];
-		int fwd = p->fwd_start == s->start && p->fwd_end == s->end;
-		int bwd = p->bwd_start == s->start && p->bwd_end == s->end;
+		int fwd = p->fwd_start == s->start && p->fwd_end == slice_end(t, s);
+		int bwd = p->bwd_start == s->start && p->bwd_end == slice_end(t, s);
 		if (!fwd && !bwd)
 			continue;
 		if (find_op(r, fwd ? p->bwd_start : p->fwd_start, fwd ? p->bwd_end : p->fwd_end,

@@ -119,7 +119,7 @@ tlq_search_any(const tl_search *s, const tl_trace *tr, size_t ri, size_t ti, int
 	size_t lo = 0, hi = m->n; /* first match whose end > t0 (ends ascend) */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (t->v[m->idx[mid]].end <= t0)
+		if (track_end(t, m->idx[mid]) <= t0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -127,7 +127,7 @@ tlq_search_any(const tl_search *s, const tl_trace *tr, size_t ri, size_t ti, int
 	if (lo < m->n && t->v[m->idx[lo]].start < t1)
 		return 1;
 	/* a zero-length match exactly at t0 */
-	return lo > 0 && t->v[m->idx[lo - 1]].start == t0 && t->v[m->idx[lo - 1]].end == t0;
+	return lo > 0 && t->v[m->idx[lo - 1]].start == t0 && track_end(t, m->idx[lo - 1]) == t0;
 }
 
 /* position order: start, then rank, track, slice */
@@ -252,7 +252,7 @@ tlq_search_rank_stats(const tl_search *s, const tl_trace *tr, size_t ri, size_t 
 			continue;
 		const tl_track *t = r->tracks[ti];
 		for (size_t k = 0; k < m->n; k++)
-			*total = sat_add(*total, t->v[m->idx[k]].end - t->v[m->idx[k]].start);
+			*total = sat_add(*total, track_dur(t, m->idx[k]));
 		*count += m->n;
 	}
 }

@@ -30,13 +30,14 @@ busy_window(const tl_track *t, int64_t t0, int64_t t1, size_t a, size_t b)
 		busy = lod_busy(t->lod, t->v, a, b);
 	} else { /* a track no session prepared (see query.h) */
 		for (size_t i = a; i < b; i++)
-			busy = sat_add(busy, t->v[i].end - t->v[i].start);
+			busy = sat_add(busy, track_dur(t, i));
 	}
 	/* clip the first and last slice to the window */
 	if (t->v[a].start < t0)
 		busy -= t0 - t->v[a].start;
-	if (t->v[b - 1].end > t1)
-		busy -= t->v[b - 1].end - (t->v[b - 1].start > t1 ? t->v[b - 1].start : t1);
+	int64_t last = track_end(t, b - 1);
+	if (last > t1)
+		busy -= last - (t->v[b - 1].start > t1 ? t->v[b - 1].start : t1);
 	return busy;
 }
 
@@ -63,9 +64,9 @@ tlq_busy(const tl_track *t, int64_t t0, int64_t t1)
 static size_t
 ending_after_from(const tl_track *t, int64_t x, size_t j)
 {
-	if (j > 0 && t->v[j - 1].end > x)
+	if (j > 0 && track_end(t, j - 1) > x)
 		return j - 1;
-	if (j < t->n && t->v[j].end <= x) /* zero-length slices at x: (rare) the whole search */
+	if (j < t->n && track_end(t, j) <= x) /* zero-length slices at x: (rare) the whole search */
 		return track_first_ending_after(t, x);
 	return j;
 }
@@ -206,11 +207,12 @@ starting_at(edge_seek *s, const tl_track *t, int64_t x)
 	return j;
 }
 
-/* The clipped length of slice i in [c0, c1). */
+/* The clipped length of slice i of t in [c0, c1). */
 static int64_t
-visible(const tl_slice *s, int64_t c0, int64_t c1)
+visible(const tl_track *t, size_t i, int64_t c0, int64_t c1)
 {
-	int64_t a = s->start > c0 ? s->start : c0, e = s->end < c1 ? s->end : c1;
+	int64_t s = t->v[i].start, se = track_end(t, i);
+	int64_t a = s > c0 ? s : c0, e = se < c1 ? se : c1;
 	return e - a;
 }
 
@@ -223,7 +225,7 @@ tlq_dominant(const tl_track *t, int64_t c0, int64_t c1, size_t a, size_t b)
 	 * sorted and do not overlap): the longest of them is the level of detail's answer; the
 	 * first and the last are clipped by hand. The first of equals wins, as in a scan. */
 	size_t best = a;
-	int64_t bestv = visible(&t->v[a], c0, c1);
+	int64_t bestv = visible(t, a, c0, c1);
 	if (b - a > 2) {
 		int64_t d = -1;
 		size_t i = SIZE_MAX;
@@ -231,13 +233,13 @@ tlq_dominant(const tl_track *t, int64_t c0, int64_t c1, size_t a, size_t b)
 			i = lod_longest(t->lod, t->v, a + 1, b - 1, &d);
 		} else { /* a track no session prepared (see query.h) */
 			for (size_t k = a + 1; k < b - 1; k++)
-				if (t->v[k].end - t->v[k].start > d)
-					d = t->v[k].end - t->v[k].start, i = k;
+				if (track_dur(t, k) > d)
+					d = track_dur(t, k), i = k;
 		}
 		if (d > bestv)
 			bestv = d, best = i;
 	}
-	if (b - a > 1 && visible(&t->v[b - 1], c0, c1) > bestv)
+	if (b - a > 1 && visible(t, b - 1, c0, c1) > bestv)
 		best = b - 1;
 	return best;
 }
@@ -319,7 +321,7 @@ tlq_slice_at(const tl_track *t, int64_t x)
 		return i;
 	/* zero-length slices end at their start: look for one exactly at x */
 	size_t z = track_first_starting_at(t, x);
-	if (z < t->n && t->v[z].start == x && t->v[z].end == x)
+	if (z < t->n && t->v[z].start == x && track_end(t, z) == x)
 		return z;
 	return SIZE_MAX;
 }
@@ -368,8 +370,8 @@ tlq_mstx_other_part(const tl_rank *r, const tl_track *t, size_t idx, tl_span *ou
 		if (m->kind != TL_LANE_MSTX || m->dev == NULL)
 			continue;
 		for (size_t k = 0; k < m->n; k++)
-			if (m->dev[k].start == d->start && m->dev[k].end == d->end) {
-				*out = (tl_span){m->v[k].start, m->v[k].end};
+			if (m->dev[k].start == d->start && m->dev[k].end == slice_end(t, d)) {
+				*out = (tl_span){m->v[k].start, track_end(m, k)};
 				return 1;
 			}
 	}
@@ -438,7 +440,7 @@ step_alone(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1)
 		size_t a = track_first_ending_after(t, t0), b = track_first_starting_at(t, t1);
 		for (size_t k = run_end(t->step, a, b, step); k < b;
 		     k = run_end(t->step, k + 1, b, step))
-			if (t->v[k].end > t->v[k].start) /* (t->step[k] != step) */
+			if (track_end(t, k) > t->v[k].start) /* (t->step[k] != step) */
 				return 0;
 	}
 	return 1;
@@ -473,8 +475,8 @@ tlq_step_overlaps(const tl_rank *r, tl_step_overlap **out)
 			if (s != TL_NO_STEP && s < r->nsteps) {
 				if (t->v[k].start < lo[s])
 					lo[s] = t->v[k].start;
-				if (t->v[j - 1].end > hi[s])
-					hi[s] = t->v[j - 1].end;
+				if (track_end(t, j - 1) > hi[s])
+					hi[s] = track_end(t, j - 1);
 			}
 			k = j;
 		}

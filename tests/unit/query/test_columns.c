@@ -19,9 +19,10 @@
 #include "../test.h"
 
 static int64_t
-vis(const tl_slice *s, int64_t c0, int64_t c1)
+vis(const tl_track *t, size_t i, int64_t c0, int64_t c1)
 {
-	int64_t a = s->start > c0 ? s->start : c0, e = s->end < c1 ? s->end : c1;
+	int64_t s = t->v[i].start, se = track_end(t, i);
+	int64_t a = s > c0 ? s : c0, e = se < c1 ? se : c1;
 	return e - a;
 }
 
@@ -35,18 +36,19 @@ scan_column(const tl_track *t, int64_t c0, int64_t c1, size_t from, size_t *next
 	int64_t best = -1;
 	size_t mark = SIZE_MAX;
 	size_t i = from;
-	while (i < t->n && t->v[i].end <= c0 &&
-	       !(t->v[i].start == t->v[i].end && t->v[i].start >= c0))
+	while (i < t->n && track_end(t, i) <= c0 &&
+	       !(t->v[i].start == track_end(t, i) && t->v[i].start >= c0))
 		i++;
 	*next = i;
 	for (; i < t->n && t->v[i].start < c1; i++) {
 		const tl_slice *s = &t->v[i];
-		if (s->end > c0) {
-			c.busy += vis(s, c0, c1);
+		int64_t se = slice_end(t, s);
+		if (se > c0) {
+			c.busy += vis(t, i, c0, c1);
 			c.count++;
-			if (vis(s, c0, c1) > best)
-				best = vis(s, c0, c1), c.dominant = i;
-		} else if (s->start == s->end && s->start >= c0 && mark == SIZE_MAX) {
+			if (vis(t, i, c0, c1) > best)
+				best = vis(t, i, c0, c1), c.dominant = i;
+		} else if (s->start == se && s->start >= c0 && mark == SIZE_MAX) {
 			mark = i;
 		}
 	}
@@ -62,9 +64,9 @@ old_sample(const tl_track *t, int64_t c0, int64_t c1, size_t a, size_t b)
 	size_t step = (b - a) > 64 ? (b - a) / 64 : 1, best = a;
 	int64_t bestv = -1;
 	for (size_t i = a; i < b; i += step)
-		if (vis(&t->v[i], c0, c1) > bestv)
-			bestv = vis(&t->v[i], c0, c1), best = i;
-	if (vis(&t->v[b - 1], c0, c1) > bestv)
+		if (vis(t, i, c0, c1) > bestv)
+			bestv = vis(t, i, c0, c1), best = i;
+	if (vis(t, b - 1, c0, c1) > bestv)
 		best = b - 1;
 	return best;
 }
@@ -202,8 +204,8 @@ check_random_edges(void)
 			     : k == 1 ? -(int64_t)(test_xorshift(&rng) % 300)
 			              : (int64_t)(test_xorshift(&rng) % (uint64_t)step);
 			if (k >= 8 && n > 0) {
-				const tl_slice *sl = &tp->v[test_xorshift(&rng) % n];
-				e = k == 8 ? sl->start : sl->end;
+				size_t j = (size_t)(test_xorshift(&rng) % n);
+				e = k == 8 ? tp->v[j].start : track_end(tp, j);
 			}
 			edges[c] = e;
 		}
@@ -234,9 +236,9 @@ check_random_edges(void)
 			draw_bad += drawn[c].busy != w.busy || drawn[c].count != w.count ||
 			            drawn[c].dominant != (w.count >= 2 ? a : w.dominant);
 			if (w.count >= 2) {
-				const tl_slice *s = &t.v[w.dominant];
 				many++;
-				cover_bad += s->start <= c0 && s->end >= c1;
+				cover_bad += t.v[w.dominant].start <= c0 &&
+				             track_end(&t, w.dominant) >= c1;
 			}
 			busy_bad += busy[c] != tlq_busy(&t, edges[c], edges[c + 1]);
 		}

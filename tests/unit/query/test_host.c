@@ -134,7 +134,7 @@ check_sample_host(tl_rank *r, sqlite3 *db, const char *name)
 			const tl_track *u = r->tracks[k];
 			n += (int64_t)u->n;
 			for (size_t j = 1; j < u->n; j++)
-				if (u->v[j].start < u->v[j - 1].end)
+				if (u->v[j].start < track_end(u, j - 1))
 					sorted = 0;
 		}
 		if (t->kind == TL_LANE_HOST) {
@@ -255,7 +255,7 @@ check_sample_links(const tl_rank *r, sqlite3 *db, const char *name)
 			if (t->kind == TL_LANE_HOST && !(t->key & TL_HOST_KEY_CANN)) {
 				/* every linked row, and every 8th of the others (a file open each)
 				 */
-				const rowcount *w = find_row(ops, nops, t->v[k].arg);
+				const rowcount *w = find_row(ops, nops, track_arg(t, k));
 				if (w == NULL && k % 8 != 0)
 					continue;
 				tlq_kernel *kv;
@@ -271,8 +271,8 @@ check_sample_links(const tl_rank *r, sqlite3 *db, const char *name)
 			} else if (t->kind == TL_LANE_COMM) {
 				tlq_launcher l;
 				int rc = tlq_task_launcher(r, t, k, &l);
-				const rowcount *w = find_row(cops, ncops, t->v[k].arg);
-				const rowcount *a = find_row(claunch, ncl, t->v[k].arg);
+				const rowcount *w = find_row(cops, ncops, track_arg(t, k));
+				const rowcount *a = find_row(claunch, ncl, track_arg(t, k));
 				comm_checked++;
 				if ((rc == 1) != (a != NULL) ||
 				    (rc == 1 &&
@@ -282,8 +282,8 @@ check_sample_links(const tl_rank *r, sqlite3 *db, const char *name)
 			           t->kind == TL_LANE_MEMCPY || t->kind == TL_LANE_OTHER) {
 				tlq_launcher l;
 				int rc = tlq_task_launcher(r, t, k, &l);
-				const rowcount *w = find_row(tasks, ntasks, t->v[k].arg);
-				const rowcount *a = find_row(launch, nlaunch, t->v[k].arg);
+				const rowcount *w = find_row(tasks, ntasks, track_arg(t, k));
+				const rowcount *a = find_row(launch, nlaunch, track_arg(t, k));
 				task_checked++;
 				if ((rc == 1) != (a != NULL) ||
 				    (rc == 1 && l.nops != (size_t)(w ? w->n : 0)))
@@ -343,7 +343,7 @@ check_sample_stacks(const tl_rank *r, sqlite3 *db, const char *name)
 		if (t->kind != TL_LANE_HOST || (t->key & TL_HOST_KEY_CANN))
 			continue;
 		for (size_t k = 0; k < t->n; k++) {
-			const rowcount *w = find_row(st, nst, t->v[k].arg);
+			const rowcount *w = find_row(st, nst, track_arg(t, k));
 			if (w == NULL && k % 16 != 0)
 				continue;
 			if (w != NULL && seen++ % 3 != 0) /* a DB open each: every third */
@@ -355,7 +355,7 @@ check_sample_stacks(const tl_rank *r, sqlite3 *db, const char *name)
 				bad++;
 			if (n > 0 && inner != NULL) {
 				sqlite3_reset(inner);
-				sqlite3_bind_int64(inner, 1, t->v[k].arg);
+				sqlite3_bind_int64(inner, 1, track_arg(t, k));
 				const char *want = sqlite3_step(inner) == SQLITE_ROW
 				                       ? (const char *)sqlite3_column_text(inner, 0)
 				                       : NULL;
@@ -626,7 +626,7 @@ check_bad_host(void)
 	const tl_track *py8 = find_track(r, TL_LANE_HOST, TL_HOST_KEY(0, 8, 0));
 	CHECK(cann != NULL && cann->n == 2 && cann->v[0].start == 100 && cann->v[1].start == 300,
 	      "CANN_API: the two usable rows, in time order");
-	CHECK(py7 != NULL && py7->n == 1 && py7->v[0].start == 90 && py7->v[0].end == 350,
+	CHECK(py7 != NULL && py7->n == 1 && py7->v[0].start == 90 && track_end(py7, 0) == 350,
 	      "PYTORCH_API: the operator with text times kept, the broken ones skipped");
 	CHECK(py8 != NULL && py8->n == 1, "PYTORCH_API: a second thread, its own lane");
 	const tl_track *task = find_track(r, TL_LANE_COMPUTE, -1);

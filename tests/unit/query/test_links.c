@@ -96,22 +96,22 @@ check_db_rank(const tl_query *q, size_t ri, sqlite3 *db, const char *name)
 			tlq_slice_pos *v;
 			ptrdiff_t n = tlq_links(q, ri, t, k, TL_LINK_LAUNCHER, &v, NULL);
 			uint32_t want_a, want_p;
-			int has_a = u64map_get(&cann, t->v[k].arg, &want_a);
-			int has_p = u64map_get(&op, t->v[k].arg, &want_p);
+			int has_a = u64map_get(&cann, track_arg(t, k), &want_a);
+			int has_p = u64map_get(&op, track_arg(t, k), &want_p);
 			tasks++;
 			want_call += has_a;
 			if (n >= 1) {
 				const tl_track *x = r->tracks[v[0].track];
 				with_call++;
 				if (!has_a || x->kind != TL_LANE_HOST ||
-				    !(x->key & TL_HOST_KEY_CANN) || x->v[v[0].idx].arg != want_a)
+				    !(x->key & TL_HOST_KEY_CANN) || track_arg(x, v[0].idx) != want_a)
 					bad_call++;
 			} else if (has_a)
 				bad_call++;
 			if (n >= 2) {
 				const tl_track *x = r->tracks[v[1].track];
 				if (!has_p || (x->key & TL_HOST_KEY_CANN) ||
-				    x->v[v[1].idx].arg != want_p)
+				    track_arg(x, v[1].idx) != want_p)
 					bad_op++;
 			} else if (has_p && has_a)
 				bad_op++;
@@ -125,7 +125,7 @@ check_db_rank(const tl_query *q, size_t ri, sqlite3 *db, const char *name)
 			continue;
 		for (size_t k = 0; k < t->n; k++) {
 			uint32_t want;
-			if (!u64map_get(&nk, t->v[k].arg, &want) || ops++ % 5 != 0)
+			if (!u64map_get(&nk, track_arg(t, k), &want) || ops++ % 5 != 0)
 				continue;
 			tlq_slice_pos *v;
 			size_t named;
@@ -143,7 +143,7 @@ check_db_rank(const tl_query *q, size_t ri, sqlite3 *db, const char *name)
 			if (n != (ptrdiff_t)want || named < want || !sorted) {
 				bad_k++;
 				printf("# op row %u: %td found, %zu named, %u in SQL\n",
-				       t->v[k].arg, n, named, want);
+				       track_arg(t, k), n, named, want);
 			}
 			free(v);
 		}
@@ -200,7 +200,7 @@ check_db_pairs(const tl_query *q, size_t ri, sqlite3 *db, const char *name)
 			continue;
 		for (size_t k = 0; k < t->n; k++) {
 			uint32_t b;
-			if (!u64map_get(&fwd, t->v[k].arg, &b))
+			if (!u64map_get(&fwd, track_arg(t, k), &b))
 				continue;
 			tlq_slice_pos p, p2;
 			if (!tlq_fwdbwd_partner(q, ri, t, k, &p, NULL)) {
@@ -209,7 +209,7 @@ check_db_pairs(const tl_query *q, size_t ri, sqlite3 *db, const char *name)
 			}
 			got++;
 			const tl_track *x = r->tracks[p.track];
-			if (x->v[p.idx].arg != b)
+			if (track_arg(x, p.idx) != b)
 				bad++;
 			if (tlq_fwdbwd_partner(q, ri, x, p.idx, &p2, NULL) && p2.track == i &&
 			    p2.idx == k)
@@ -564,7 +564,7 @@ check_db_vs_json(void)
 					continue;
 				size_t m = track_first_starting_at(x, t->v[k].start);
 				if (m < x->n && x->v[m].start == t->v[k].start &&
-				    x->v[m].end == t->v[k].end)
+				    track_end(x, m) == track_end(t, k))
 					nb = tlq_links(qb, 0, x, m, TL_LINK_KERNELS, &vb, NULL);
 			}
 			ops++;

@@ -209,9 +209,9 @@ check_sample(void)
 			if (t->kind != TL_LANE_HOST)
 				continue;
 			for (size_t k = 0; k < t->n; k++) {
-				if (t->v[k].arg >= e.n)
+				if (track_arg(t, k) >= e.n)
 					continue;
-				const cJSON *ev = e.v[t->v[k].arg];
+				const cJSON *ev = e.v[track_arg(t, k)];
 				const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
 				int cs = str_of(args, "Call stack") != NULL;
 				const char *cat = str_of(ev, "cat");
@@ -232,7 +232,7 @@ check_sample(void)
 				free(fr);
 				if (!same && bad++ < 3)
 					printf("# rank %d event %u: %td frames, want %zu\n",
-					       r->rank, t->v[k].arg, n, nw);
+					       r->rank, track_arg(t, k), n, nw);
 				frames += nw;
 				if (cs)
 					with_cs++;
