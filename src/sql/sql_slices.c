@@ -16,8 +16,11 @@
 static void slice_kind(sql_cur *, sqlite3_context *);
 static void slice_step(sql_cur *, sqlite3_context *);
 static void slice_stage(sql_cur *, sqlite3_context *);
+static void slice_end_ns(sql_cur *, sqlite3_context *);
+static void slice_dur_ns(sql_cur *, sqlite3_context *);
 
-/* row[0]: the slice, row[1]: its track, pool: the rank's, idx: the slice's index */
+/* row[0]: the slice, row[1]: its track, pool: the rank's, idx: the slice's index. The end and
+ * the duration are the track's to read (trace.h's accessors), not a field of the slice. */
 #define SL(how, f) how(0, tl_slice, f)
 #define TR(how, f) how(1, tl_track, f)
 const sql_col sql_slice_cols[SQL_SLICE_NCOLS] = {
@@ -30,8 +33,8 @@ const sql_col sql_slice_cols[SQL_SLICE_NCOLS] = {
      .fn = slice_kind},
     {"name", "TEXT", "the slice's name", SL(SQL_POOL_OF, name)},
     {"start_ns", "INTEGER", "start, ns on the profile's clock", SL(SQL_I64_OF, start)},
-    {"end_ns", "INTEGER", "end, ns", SL(SQL_I64_OF, end)},
-    {"dur_ns", "INTEGER", "end_ns - start_ns", SQL_DIFF_OF(0, tl_slice, end, start)},
+    {"end_ns", "INTEGER", "end, ns", .fn = slice_end_ns},
+    {"dur_ns", "INTEGER", "end_ns - start_ns", .fn = slice_dur_ns},
     {"depth", "INTEGER", "nesting level of the lane, 0 outermost", TR(SQL_U16_OF, depth)},
     {"step", "INTEGER",
      "the step (ProfilerStep id) the loader gave the slice by its launch, else the step whose "
@@ -283,6 +286,18 @@ slice_kind(sql_cur *c, sqlite3_context *ctx)
 {
 	sqlite3_result_text(ctx, lane_kind_name(((const tl_track *)c->row[1])->kind), -1,
 	                    SQLITE_STATIC);
+}
+
+static void
+slice_end_ns(sql_cur *c, sqlite3_context *ctx)
+{
+	sqlite3_result_int64(ctx, track_end(c->row[1], c->idx));
+}
+
+static void
+slice_dur_ns(sql_cur *c, sqlite3_context *ctx)
+{
+	sqlite3_result_int64(ctx, track_dur(c->row[1], c->idx));
 }
 
 static void
