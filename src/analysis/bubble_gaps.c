@@ -31,7 +31,7 @@ run_push(bubble_gaps_iter *it, size_t a, size_t b)
 	if (a >= b)
 		return;
 	bubble_run x = {a, b, 0, 0};
-	x.idx = lod_longest(it->free->lod, it->free->v, a, b, &x.dur);
+	x.idx = lod_longest(it->free->lod, it->free, a, b, &x.dur);
 	VEC_PUSH(it->h, it->n, it->cap, x);
 	heap_up(it->h, sizeof *it->h, it->n - 1, run_before, NULL);
 }

@@ -43,7 +43,7 @@ lane_busy(const tl_track *t, int64_t t0, int64_t t1)
 		return 0;
 	int64_t busy;
 	if (t->lod != NULL) {
-		busy = lod_busy(t->lod, t->v, a, b);
+		busy = lod_busy(t->lod, t, a, b);
 	} else {
 		busy = 0;
 		for (size_t i = a; i < b; i++)

@@ -46,15 +46,15 @@ better(int64_t d, size_t i, int64_t bd, size_t bi)
 /* Node j of level k+1 made from what it covers (slices, or nodes of level k). Both are in
  * index order, so keeping the first strictly longer one keeps the first of equals. */
 static tl_lod_node
-make_node(const tl_slice *v, size_t n, const tl_lod_node *below, size_t nbelow, size_t j)
+make_node(const tl_track *t, const tl_lod_node *below, size_t nbelow, size_t j)
 {
 	tl_lod_node x = {-1, 0, 0};
 	size_t a = j * LOD_B, b = a + LOD_B;
 	if (below == NULL) {
-		if (b > n)
-			b = n;
+		if (b > t->n)
+			b = t->n;
 		for (size_t i = a; i < b; i++) {
-			int64_t d = v[i].end - v[i].start;
+			int64_t d = track_dur(t, i);
 			if (d > x.dur)
 				x.dur = d, x.idx = (uint32_t)i;
 		}
@@ -71,8 +71,10 @@ make_node(const tl_slice *v, size_t n, const tl_lod_node *below, size_t nbelow, 
 /* Level 1 and the block sums in one pass over the slices. Returns -1 at the first difference
  * from what `node` and `busy` hold when check is set. */
 static int
-leaf_pass(const tl_slice *v, size_t n, int64_t *busy, tl_lod_node *node, int check)
+leaf_pass(const tl_track *t, int64_t *busy, tl_lod_node *node, int check)
 {
+	const tl_slice *v = t->v;
+	size_t n = t->n;
 	int64_t acc = 0;
 	if (check && busy[0] != 0)
 		return -1;
@@ -83,7 +85,7 @@ leaf_pass(const tl_slice *v, size_t n, int64_t *busy, tl_lod_node *node, int che
 		int64_t bd = -1;
 		size_t bi = a;
 		for (size_t i = a; i < b; i++) {
-			int64_t d = v[i].end - v[i].start;
+			int64_t d = slice_dur(t, &v[i]);
 			acc += d;
 			if (d > bd)
 				bd = d, bi = i;
@@ -109,19 +111,19 @@ lod_fill(tl_lod *l)
 }
 
 tl_lod *
-lod_build(const tl_slice *v, size_t n)
+lod_build(const tl_track *t)
 {
+	size_t n = t->n;
 	tl_lod *l = xcalloc(1, sizeof *l);
 	l->n = n;
 	lod_fill(l);
 	int64_t *busy = xreallocarray(NULL, lod_nbusy(n), sizeof *busy);
 	size_t nn = lod_nnodes(n);
 	tl_lod_node *node = nn ? xreallocarray(NULL, nn, sizeof *node) : NULL;
-	leaf_pass(v, n, busy, l->nlevel ? node : NULL, 0);
+	leaf_pass(t, busy, l->nlevel ? node : NULL, 0);
 	for (int k = 1; k < l->nlevel; k++)
 		for (size_t j = 0; j < l->size[k]; j++)
-			node[l->off[k] + j] =
-			    make_node(v, n, node + l->off[k - 1], l->size[k - 1], j);
+			node[l->off[k] + j] = make_node(t, node + l->off[k - 1], l->size[k - 1], j);
 	l->busy = busy;
 	l->node = node;
 	return l;
@@ -140,16 +142,16 @@ lod_wrap(size_t n, const int64_t *busy, const tl_lod_node *node)
 }
 
 int
-lod_check(const tl_slice *v, size_t n, const int64_t *busy, const tl_lod_node *node)
+lod_check(const tl_track *t, const int64_t *busy, const tl_lod_node *node)
 {
 	size_t off[LOD_MAXLEVEL], size[LOD_MAXLEVEL];
-	int nl = lod_levels(n, off, size);
-	if (leaf_pass(v, n, (int64_t *)(uintptr_t)busy, nl ? (tl_lod_node *)(uintptr_t)node : NULL,
+	int nl = lod_levels(t->n, off, size);
+	if (leaf_pass(t, (int64_t *)(uintptr_t)busy, nl ? (tl_lod_node *)(uintptr_t)node : NULL,
 	              1) != 0)
 		return -1;
 	for (int k = 1; k < nl; k++)
 		for (size_t j = 0; j < size[k]; j++) {
-			tl_lod_node x = make_node(v, n, node + off[k - 1], size[k - 1], j);
+			tl_lod_node x = make_node(t, node + off[k - 1], size[k - 1], j);
 			const tl_lod_node *y = &node[off[k] + j];
 			if (x.dur != y->dur || x.idx != y->idx || y->zero != 0)
 				return -1;
@@ -182,31 +184,31 @@ lod_bytes(const tl_lod *l)
 
 /* busy ns of slices [0, i) */
 static int64_t
-busy_before(const tl_lod *l, const tl_slice *v, size_t i)
+busy_before(const tl_lod *l, const tl_track *t, size_t i)
 {
 	size_t j = i / LOD_B;
 	int64_t s = l->busy[j];
 	for (size_t k = j * LOD_B; k < i; k++)
-		s += v[k].end - v[k].start;
+		s += track_dur(t, k);
 	return s;
 }
 
 int64_t
-lod_busy(const tl_lod *l, const tl_slice *v, size_t a, size_t b)
+lod_busy(const tl_lod *l, const tl_track *t, size_t a, size_t b)
 {
 	if (a >= b)
 		return 0;
 	if (b - a <= LOD_B) { /* cheaper to add them up */
 		int64_t s = 0;
 		for (size_t k = a; k < b; k++)
-			s += v[k].end - v[k].start;
+			s += track_dur(t, k);
 		return s;
 	}
-	return busy_before(l, v, b) - busy_before(l, v, a);
+	return busy_before(l, t, b) - busy_before(l, t, a);
 }
 
 size_t
-lod_longest(const tl_lod *l, const tl_slice *v, size_t a, size_t b, int64_t *dur)
+lod_longest(const tl_lod *l, const tl_track *t, size_t a, size_t b, int64_t *dur)
 {
 	int64_t bd = -1;
 	size_t bi = SIZE_MAX;
@@ -219,7 +221,7 @@ lod_longest(const tl_lod *l, const tl_slice *v, size_t a, size_t b, int64_t *dur
 			int64_t d;
 			size_t i;
 			if (k == 0) {
-				d = v[lo].end - v[lo].start;
+				d = track_dur(t, lo);
 				i = lo;
 			} else {
 				const tl_lod_node *x = &l->node[l->off[k - 1] + lo];
@@ -233,7 +235,7 @@ lod_longest(const tl_lod *l, const tl_slice *v, size_t a, size_t b, int64_t *dur
 			int64_t d;
 			size_t i;
 			if (k == 0) {
-				d = v[hi - 1].end - v[hi - 1].start;
+				d = track_dur(t, hi - 1);
 				i = hi - 1;
 			} else {
 				const tl_lod_node *x = &l->node[l->off[k - 1] + hi - 1];

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct tl_slice;
+struct tl_track;
 
 #define LOD_B 16        /* slices per block, nodes per parent */
 #define LOD_MAXLEVEL 16 /* 16^16 > 2^64 */
@@ -46,21 +46,21 @@ typedef struct tl_lod {
 /* The sizes of the two arrays for n slices. */
 size_t lod_nbusy(size_t n);
 size_t lod_nnodes(size_t n);
-/* Builds the summary of v[0..n) (sorted, not overlapping). n must be below 2^32. */
-tl_lod *lod_build(const struct tl_slice *v, size_t n);
+/* Builds the summary of the track's slices (sorted, not overlapping). t->n must be below 2^32. */
+tl_lod *lod_build(const struct tl_track *t);
 /* A summary over arrays someone else owns (lod_nbusy(n) and lod_nnodes(n) long), checked
- * against v by the caller (lod_check). */
+ * against the track by the caller (lod_check). */
 tl_lod *lod_wrap(size_t n, const int64_t *busy, const tl_lod_node *node);
-/* 0 when busy and node are what lod_build would make of v[0..n), -1 otherwise. */
-int lod_check(const struct tl_slice *v, size_t n, const int64_t *busy, const tl_lod_node *node);
+/* 0 when busy and node are what lod_build would make of the track's slices, -1 otherwise. */
+int lod_check(const struct tl_track *t, const int64_t *busy, const tl_lod_node *node);
 void lod_free(tl_lod *);
 /* Bytes it allocated (0 when borrowed). */
 size_t lod_bytes(const tl_lod *);
 
-/* Busy ns of whole slices [a, b). */
-int64_t lod_busy(const tl_lod *, const struct tl_slice *v, size_t a, size_t b);
+/* Busy ns of the track's whole slices [a, b). */
+int64_t lod_busy(const tl_lod *, const struct tl_track *t, size_t a, size_t b);
 /* The longest of slices [a, b) (the first of equals), or SIZE_MAX when a >= b. *dur gets its
  * duration. */
-size_t lod_longest(const tl_lod *, const struct tl_slice *v, size_t a, size_t b, int64_t *dur);
+size_t lod_longest(const tl_lod *, const struct tl_track *t, size_t a, size_t b, int64_t *dur);
 
 #endif

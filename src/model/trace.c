@@ -593,15 +593,14 @@ track_lod_build(tl_track *t)
 	if (t->lod != NULL)
 		return;
 	if (t->lod_file != NULL && t->lod_file->n == t->n &&
-	    (t->lod_file->checked ||
-	     lod_check(t->v, t->n, t->lod_file->busy, t->lod_file->node) == 0)) {
+	    (t->lod_file->checked || lod_check(t, t->lod_file->busy, t->lod_file->node) == 0)) {
 		t->lod = t->lod_file;
 		t->lod_file = NULL;
 		return;
 	}
 	lod_free(t->lod_file); /* one that does not match its slices is never used */
 	t->lod_file = NULL;
-	t->lod = lod_build(t->v, t->n);
+	t->lod = lod_build(t);
 }
 
 /* The first of v[lo .. hi) ending after x (hi: none), the slices by end there. */

@@ -27,7 +27,7 @@ busy_window(const tl_track *t, int64_t t0, int64_t t1, size_t a, size_t b)
 		return 0;
 	int64_t busy = 0;
 	if (t->lod != NULL) {
-		busy = lod_busy(t->lod, t->v, a, b);
+		busy = lod_busy(t->lod, t, a, b);
 	} else { /* a track no session prepared (see query.h) */
 		for (size_t i = a; i < b; i++)
 			busy = sat_add(busy, track_dur(t, i));
@@ -230,7 +230,7 @@ tlq_dominant(const tl_track *t, int64_t c0, int64_t c1, size_t a, size_t b)
 		int64_t d = -1;
 		size_t i = SIZE_MAX;
 		if (t->lod != NULL) {
-			i = lod_longest(t->lod, t->v, a + 1, b - 1, &d);
+			i = lod_longest(t->lod, t, a + 1, b - 1, &d);
 		} else { /* a track no session prepared (see query.h) */
 			for (size_t k = a + 1; k < b - 1; k++)
 				if (track_dur(t, k) > d)

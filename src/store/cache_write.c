@@ -519,7 +519,7 @@ put_rank(wbuf *w, const tl_rank *r, char *const *warn, size_t nwarn)
 		off = w->off;
 		/* the level of detail, made for the file one lane at a time (the viewer's session
 		 * then checks it instead of building one in its own memory) */
-		tl_lod *made = t->lod != NULL ? NULL : lod_build(t->v, t->n);
+		tl_lod *made = t->lod != NULL ? NULL : lod_build(t);
 		const tl_lod *l = t->lod != NULL ? t->lod : made;
 		put_raw(w, l->busy, lod_nbusy(t->n) * sizeof *l->busy);
 		put_raw(w, l->node, lod_nnodes(t->n) * sizeof *l->node);

@@ -18,26 +18,26 @@ rnd(void)
 	return test_xorshift(&rng);
 }
 
-/* n slices, sorted, not overlapping; durations from a small set (many ties), some zero */
-static tl_slice *
-make(size_t n)
+/* A track of n slices in r, sorted, not overlapping; durations from a small set (many ties),
+ * some zero */
+static tl_track *
+make(tl_rank *r, size_t n)
 {
-	tl_slice *v = xcalloc(n ? n : 1, sizeof *v);
+	tl_track *v = rank_track(r, TL_LANE_COMPUTE, (int64_t)n, "s");
 	int64_t t = 1000;
 	for (size_t i = 0; i < n; i++) {
 		t += (int64_t)(rnd() % 3);
 		int64_t d = (int64_t)(rnd() % 5) * 10;
-		v[i].start = t;
-		v[i].end = t + d;
-		v[i].name = (uint32_t)i;
+		track_push(v, t, t + d, (uint32_t)i, 0);
 		t += d;
 	}
 	return v;
 }
 
 static int
-check_runs(const tl_slice *v, size_t n, const tl_lod *l, int runs)
+check_runs(const tl_track *v, const tl_lod *l, int runs)
 {
+	size_t n = v->n;
 	int bad = 0;
 	for (int r = 0; r < runs && !bad; r++) {
 		size_t a = n ? rnd() % (n + 1) : 0, b = n ? rnd() % (n + 1) : 0;
@@ -51,7 +51,7 @@ check_runs(const tl_slice *v, size_t n, const tl_lod *l, int runs)
 		int64_t busy = 0, bd = -1;
 		size_t bi = SIZE_MAX;
 		for (size_t i = a; i < b; i++) {
-			int64_t d = v[i].end - v[i].start;
+			int64_t d = track_end(v, i) - v->v[i].start;
 			busy += d;
 			if (d > bd)
 				bd = d, bi = i;
@@ -71,26 +71,27 @@ main(void)
 	                               257, 300, 4095, 4096, 4097, 5000, 70000};
 	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
 		size_t n = sizes[s];
-		tl_slice *v = make(n);
-		tl_lod *l = lod_build(v, n);
-		CHECK(check_runs(v, n, l, n > 10000 ? 3000 : 1000) == 0,
+		tl_rank *r = rank_new(0);
+		tl_track *v = make(r, n);
+		tl_lod *l = lod_build(v);
+		CHECK(check_runs(v, l, n > 10000 ? 3000 : 1000) == 0,
 		      "%zu slices: busy and longest of random runs match a scan", n);
-		CHECK(lod_check(v, n, l->busy, l->node) == 0, "%zu slices: the checker accepts it",
-		      n);
+		CHECK(lod_check(v, l->busy, l->node) == 0, "%zu slices: the checker accepts it", n);
 		if (n > LOD_B) {
 			/* a cached copy with one slice lengthened, or one node changed, is refused
 			 */
-			v[n / 2].end += 1;
-			CHECK(lod_check(v, n, l->busy, l->node) != 0,
+			int64_t s0 = v->v[n / 2].start, e0 = track_end(v, n / 2);
+			track_set_times(v, n / 2, s0, e0 + 1);
+			CHECK(lod_check(v, l->busy, l->node) != 0,
 			      "%zu slices: the checker refuses a summary of other slices", n);
-			v[n / 2].end -= 1;
+			track_set_times(v, n / 2, s0, e0);
 			tl_lod_node *node = (tl_lod_node *)l->node;
 			node[0].idx ^= 1;
-			CHECK(lod_check(v, n, l->busy, l->node) != 0,
+			CHECK(lod_check(v, l->busy, l->node) != 0,
 			      "%zu slices: the checker refuses a changed node", n);
 			node[0].idx ^= 1;
 			tl_lod *w = lod_wrap(n, l->busy, l->node);
-			CHECK(check_runs(v, n, w, 200) == 0 && lod_bytes(w) < lod_bytes(l),
+			CHECK(check_runs(v, w, 200) == 0 && lod_bytes(w) < lod_bytes(l),
 			      "%zu slices: a borrowed summary answers the same and owns no arrays",
 			      n);
 			lod_free(w);
@@ -108,7 +109,7 @@ main(void)
 				if (nn > 0)
 					memcpy(ro + nb, l->node, nn);
 				ok = mprotect(ro, nb + nn + 1, PROT_READ) == 0 &&
-				     lod_check(v, n, (const int64_t *)(void *)ro,
+				     lod_check(v, (const int64_t *)(void *)ro,
 				               nn ? (const tl_lod_node *)(void *)(ro + nb)
 				                  : NULL) == 0;
 				munmap(ro, nb + nn + 1);
@@ -118,21 +119,22 @@ main(void)
 		CHECK(lod_bytes(l) <= sizeof *l + 2 * n + 64,
 		      "%zu slices: %zu bytes (< 2 per slice)", n, lod_bytes(l));
 		lod_free(l);
-		free(v);
+		rank_free(r);
 	}
 	/* all durations equal: the first of equals, wherever the run starts */
 	{
 		size_t n = 1000;
-		tl_slice *v = xcalloc(n, sizeof *v);
+		tl_rank *r = rank_new(0);
+		tl_track *v = rank_track(r, TL_LANE_COMPUTE, 0, "s");
 		for (size_t i = 0; i < n; i++)
-			v[i] = (tl_slice){(int64_t)i * 10, (int64_t)i * 10 + 5, 0, 0};
-		tl_lod *l = lod_build(v, n);
+			track_push(v, (int64_t)i * 10, (int64_t)i * 10 + 5, 0, 0);
+		tl_lod *l = lod_build(v);
 		int ok = 1;
 		for (size_t a = 0; a < n; a += 7)
 			ok &= lod_longest(l, v, a, n, NULL) == a;
 		CHECK(ok, "ties: the first slice of the run");
 		lod_free(l);
-		free(v);
+		rank_free(r);
 	}
 	return test_done();
 }
