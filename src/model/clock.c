@@ -82,10 +82,14 @@ map_track(const tl_clock *c, tl_track *t, size_t from, int in_place)
 	}
 	if (!c->on)
 		return;
-	for (size_t i = from; i < t->n; i++) {
-		t->v[i].start = map1(c, t->v[i].start);
-		t->v[i].end = map1(c, t->v[i].end);
-	}
+	/* through the setter (the slice's layout is the model's); in place, the borrowed arrays
+	 * are written where they lie: the setter must not copy them first */
+	int borrowed = t->borrowed;
+	if (in_place)
+		t->borrowed = 0;
+	for (size_t i = from; i < t->n; i++)
+		track_set_times(t, i, map1(c, t->v[i].start), map1(c, track_end(t, i)));
+	t->borrowed = borrowed;
 	for (size_t i = from; t->dev != NULL && i < t->n; i++) {
 		if (t->dev[i].end >= t->dev[i].start) {
 			t->dev[i].start = map1(c, t->dev[i].start);

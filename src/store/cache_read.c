@@ -174,10 +174,10 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 	/* the one loop over every slice: a stamped file's slices passed it when it was stamped */
 	for (size_t k = 0; k < t->n && r->bad == NULL && !r->trusted; k++) {
 		const tl_slice *s = &t->v[k];
-		if (!times_ok(s->start, s->end) || s->name >= npool ||
-		    (k > 0 && s->start < t->v[k - 1].end))
+		if (!times_ok(s->start, slice_end(t, s)) || s->name >= npool ||
+		    (k > 0 && s->start < track_end(t, k - 1)))
 			r->bad = "a lane's slices are out of order or range";
-		else if (t->kind == TL_LANE_STEP && s->arg >= rk->nsteps)
+		else if (t->kind == TL_LANE_STEP && track_arg(t, k) >= rk->nsteps)
 			r->bad = "a step slice names no step";
 		else if (t->step && t->step[k] != TL_NO_STEP && t->step[k] >= rk->nsteps)
 			r->bad = "a slice's step is out of range";
@@ -642,8 +642,8 @@ decode(const void *buf, size_t len, const tl_source *src, size_t n, int borrow, 
 		if (r.bad == NULL && t->n > 0) {
 			if (t->v[0].start < rk->t_min)
 				rk->t_min = t->v[0].start;
-			if (t->v[t->n - 1].end > rk->t_max)
-				rk->t_max = t->v[t->n - 1].end;
+			if (track_end(t, t->n - 1) > rk->t_max)
+				rk->t_max = track_end(t, t->n - 1);
 		}
 	}
 	if (r.bad == NULL)
