@@ -45,7 +45,7 @@ slice_source(const tl_rank *r, const tl_track *t, size_t idx)
 	if (si >= r->nsources || !source_has(r->sources[si], TL_FMT_PER_ITERATION) ||
 	    r->src_t0 == NULL || r->nsources < 2)
 		return si;
-	int64_t s = t->v[idx].start, e = t->v[idx].end;
+	int64_t s = t->v[idx].start, e = track_end(t, idx);
 	if (r->clock.on) { /* the files' spans are on their host's own clock */
 		s = clock_unmap(&r->clock, s);
 		e = clock_unmap(&r->clock, e);

@@ -56,8 +56,8 @@ source_span(const tl_rank *r, const size_t *before, size_t nbefore, int64_t *t0,
 		for (size_t k = i < nbefore ? before[i] : 0; k < t->n; k++) {
 			if (t->v[k].start < *t0)
 				*t0 = t->v[k].start;
-			if (t->v[k].end > *t1)
-				*t1 = t->v[k].end;
+			if (track_end(t, k) > *t1)
+				*t1 = track_end(t, k);
 		}
 	}
 }

@@ -640,9 +640,16 @@ hide_ffts_containers(const tl_u64map *children, const ffts_cand *cand, size_t nc
 		if (cache[i].kind != TL_LANE_OTHER)
 			continue;
 		size_t w = 0;
-		for (size_t k = 0; k < t->n; k++)
-			if (!u64map_get(&hide, t->v[k].arg, NULL))
-				t->v[w++] = t->v[k];
+		for (size_t k = 0; k < t->n; k++) {
+			if (u64map_get(&hide, track_arg(t, k), NULL))
+				continue;
+			if (w != k) { /* field by field: the slice's layout is the track's */
+				track_set_times(t, w, t->v[k].start, track_end(t, k));
+				track_set_arg(t, w, track_arg(t, k));
+				t->v[w].name = t->v[k].name;
+			}
+			w++;
+		}
 		t->n = w;
 	}
 	u64map_free(&hide);

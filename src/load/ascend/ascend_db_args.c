@@ -207,14 +207,14 @@ ascend_db_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load_
 	if (info) {
 		sqlite3_stmt *st;
 		if (profdb_prepare(&pdb, key_sql, &st) == SQLITE_OK) {
-			sqlite3_bind_int64(st, 1, t->v[idx].arg);
+			sqlite3_bind_int64(st, 1, track_arg(t, idx));
 			if (sqlite3_step(st) == SQLITE_ROW &&
 			    sqlite3_column_type(st, 0) == SQLITE_INTEGER) /* no id: task 0's */
 				query_row(&a, info, sqlite3_column_int64(st, 0), "");
 			sqlite3_finalize(st);
 		}
 	}
-	query_row(&a, sql, t->v[idx].arg, "");
+	query_row(&a, sql, track_arg(t, idx), "");
 	sqlite3_finalize(a.str);
 	profdb_close(&pdb);
 	return a.n;

@@ -219,7 +219,7 @@ static void
 link_ends_ix(tl_profdb *pdb, const db_link_ix *x, const tl_track *t, size_t idx, size_t si,
              tl_link_dir dir, tl_link_end **v, size_t *n, size_t *cap)
 {
-	uint32_t row = t->v[idx].arg;
+	uint32_t row = track_arg(t, idx);
 	int task = is_task_lane(t->kind), comm = t->kind == TL_LANE_COMM;
 	int host = t->kind == TL_LANE_HOST, cann = host && (t->key & TL_HOST_KEY_CANN);
 	int links = profdb_has(pdb, "CONNECTION_IDS") && profdb_has(pdb, "PYTORCH_API");
@@ -283,7 +283,7 @@ ascend_db_link_ends(const tl_rank *r, size_t si, const tl_track *t, size_t idx, 
                     tl_link_end **out, const void *ix)
 {
 	*out = NULL;
-	uint32_t row = t->v[idx].arg;
+	uint32_t row = track_arg(t, idx);
 	int task = is_task_lane(t->kind), comm = t->kind == TL_LANE_COMM;
 	int host = t->kind == TL_LANE_HOST, cann = host && (t->key & TL_HOST_KEY_CANN);
 	if (row == UINT32_MAX || !(task || comm || host))
@@ -363,7 +363,7 @@ ascend_db_link_ends(const tl_rank *r, size_t si, const tl_track *t, size_t idx, 
 		/* the globalTid as the host key keeps it (pid << 32 | tid, pid below 2^22) */
 		host_row h = {t->key & ((INT64_C(1) << 54) - 1),
 		              clock_unmap(&r->clock, t->v[idx].start),
-		              clock_unmap(&r->clock, t->v[idx].end)}; /* the file's clock */
+		              clock_unmap(&r->clock, track_end(t, idx))}; /* the file's clock */
 		int coll = profdb_has(&pdb, "COMMUNICATION_OP") &&
 		           profdb_has(&pdb, "COMMUNICATION_TASK_INFO");
 		const char *not_sub = coll ? " AND t.globalTaskId NOT IN (SELECT globalTaskId FROM "

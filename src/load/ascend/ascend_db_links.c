@@ -165,7 +165,7 @@ ascend_db_launcher(const tl_rank *r, size_t si, const tl_track *t, size_t idx, t
 {
 	memset(out, 0, sizeof *out);
 	if (idx >= t->n || (!is_task_lane(t->kind) && t->kind != TL_LANE_COMM) ||
-	    t->v[idx].arg == UINT32_MAX)
+	    track_arg(t, idx) == UINT32_MAX)
 		return 0;
 	/* a communication op's row carries the connectionId its sub-tasks share */
 	const char *table = t->kind == TL_LANE_COMM ? "COMMUNICATION_OP" : "TASK";
@@ -178,7 +178,7 @@ ascend_db_launcher(const tl_rank *r, size_t si, const tl_track *t, size_t idx, t
 	}
 	int str = profdb_has(&pdb, "STRING_IDS");
 	if (ix != NULL) {
-		int rc = launcher_ix(&pdb, ix, table, t->v[idx].arg, str, out);
+		int rc = launcher_ix(&pdb, ix, table, track_arg(t, idx), str, out);
 		profdb_close(&pdb);
 		return rc;
 	}
@@ -193,7 +193,7 @@ ascend_db_launcher(const tl_rank *r, size_t si, const tl_track *t, size_t idx, t
 		profdb_close(&pdb);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, t->v[idx].arg);
+	sqlite3_bind_int64(st, 1, track_arg(t, idx));
 	if (sqlite3_step(st) == SQLITE_ROW && col_ns(st, 0, &out->cann_start) == 0 &&
 	    col_ns(st, 3, &out->task_start) == 0) {
 		out->have_cann = 1;
@@ -215,7 +215,7 @@ ascend_db_launcher(const tl_rank *r, size_t si, const tl_track *t, size_t idx, t
 		    "= (SELECT connectionId FROM %s WHERE rowid = ?))",
 		    str ? "(SELECT value FROM STRING_IDS WHERE id = p.name)" : "NULL", table);
 		if (profdb_prepare(&pdb, sql, &st) == SQLITE_OK) {
-			sqlite3_bind_int64(st, 1, t->v[idx].arg);
+			sqlite3_bind_int64(st, 1, track_arg(t, idx));
 			int best_op = 0;
 			while (sqlite3_step(st) == SQLITE_ROW) {
 				int64_t s, e;
@@ -251,7 +251,7 @@ ascend_db_kernels(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl
 {
 	*out = NULL;
 	if (idx >= t->n || t->kind != TL_LANE_HOST || (t->key & TL_HOST_KEY_CANN) ||
-	    t->v[idx].arg == UINT32_MAX)
+	    track_arg(t, idx) == UINT32_MAX)
 		return 0;
 	tl_profdb pdb;
 	if (links_open(r, si, &pdb) != 0)
@@ -266,7 +266,7 @@ ascend_db_kernels(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl
 		const db_link_ix *x = ix;
 		int64_t id, *conns = NULL, *rows = NULL;
 		size_t nc = 0, nr = 0;
-		if (db_row_i64(&pdb, "PYTORCH_API", "connectionId", t->v[idx].arg, &id) == 0)
+		if (db_row_i64(&pdb, "PYTORCH_API", "connectionId", track_arg(t, idx), &id) == 0)
 			nc = db_ix_conns_of_id(x, id, &conns);
 		if (nc > 0)
 			nr = db_ix_rows_of_conns(&x->p[DB_IX_TASK], conns, nc, &rows);
@@ -301,7 +301,7 @@ ascend_db_kernels(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl
 		profdb_close(&pdb);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, t->v[idx].arg);
+	sqlite3_bind_int64(st, 1, track_arg(t, idx));
 	tl_kernel *v = NULL;
 	size_t n = 0, cap = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -321,7 +321,7 @@ ascend_db_stack(const tl_rank *r, size_t si, const tl_track *t, size_t idx, char
 {
 	*out = NULL;
 	if (idx >= t->n || t->kind != TL_LANE_HOST || (t->key & TL_HOST_KEY_CANN) ||
-	    t->v[idx].arg == UINT32_MAX)
+	    track_arg(t, idx) == UINT32_MAX)
 		return 0;
 	tl_profdb pdb;
 	if (links_open(r, si, &pdb) != 0)
@@ -341,7 +341,7 @@ ascend_db_stack(const tl_rank *r, size_t si, const tl_track *t, size_t idx, char
 		profdb_close(&pdb);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, t->v[idx].arg);
+	sqlite3_bind_int64(st, 1, track_arg(t, idx));
 	char **v = NULL;
 	size_t n = 0, cap = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {

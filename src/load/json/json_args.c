@@ -227,9 +227,11 @@ trace_json_args(const tl_rank *r, size_t si, const tl_track *t, size_t idx, load
 		}
 		return 0;
 	}
-	if (t->kind == TL_LANE_STAGE || t->kind == TL_LANE_OVERLAP || t->v[idx].arg == UINT32_MAX)
+	if (t->kind == TL_LANE_STAGE || t->kind == TL_LANE_OVERLAP ||
+	    track_arg(t, idx) == UINT32_MAX)
 		return 0;
 	if (load_source_unchanged(r->sources[si], fn, ctx) != 0)
 		return -1;
-	return event_args(r->sources[si]->path, rank_source_state(r, si), t->v[idx].arg, fn, ctx);
+	return event_args(r->sources[si]->path, rank_source_state(r, si), track_arg(t, idx), fn,
+	                  ctx);
 }

@@ -233,7 +233,7 @@ enclosing_op(const tl_rank *r, size_t si, int64_t key, int64_t t, tl_link_end *o
 	if (!host_at(r, si, key, t, UINT16_MAX, &ct, &ci) ||
 	    !host_at(r, si, key, t, ct->depth, &ot, &oi))
 		return 0;
-	*out = host_end(si, key, ot->v[oi].start, ot->v[oi].arg);
+	*out = host_end(si, key, ot->v[oi].start, track_arg(ot, oi));
 	return 1;
 }
 
@@ -254,9 +254,10 @@ trace_json_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_
 	if (st == NULL || st->nlinks == 0)
 		return 0;
 	/* the slice on its file's clock, as the links are (model/clock.h) */
-	const tl_slice raw = {clock_unmap(&r->clock, t->v[idx].start),
-	                      clock_unmap(&r->clock, t->v[idx].end), t->v[idx].name, t->v[idx].arg};
-	const tl_slice *s = &raw;
+	const tl_item raw = {clock_unmap(&r->clock, t->v[idx].start),
+	                     clock_unmap(&r->clock, track_end(t, idx)), t->v[idx].name,
+	                     track_arg(t, idx)};
+	const tl_item *s = &raw;
 	tl_link_end *v = NULL;
 	size_t n = 0, cap = 0;
 	int host = t->kind == TL_LANE_HOST, dev = ((KINDS_DEVICE >> t->kind) & 1u) != 0;
@@ -350,12 +351,13 @@ trace_json_links(const tl_rank *r, size_t si, const tl_track *t, size_t idx, tl_
 
 /* ---- launches ------------------------------------------------------------------------------ */
 
-/* The device slice of a compute or communication lane of key `key` at t (a flow's device end),
- * or NULL. lane[0 .. nlane) are the source's compute and communication tracks, in the rank's
- * order. The links come by launch, and a lane's launches in its order, mostly: each lane's
- * search starts where its last one ended (cur, one per track). */
-static const tl_slice *
-work_at(const tl_rank *r, const size_t *lane, size_t nlane, int64_t key, int64_t t, size_t *cur)
+/* The device slice of a compute or communication lane of key `key` at t (a flow's device end):
+ * 1 with its track and index in *ot, *oi, or 0. lane[0 .. nlane) are the source's compute and
+ * communication tracks, in the rank's order. The links come by launch, and a lane's launches in
+ * its order, mostly: each lane's search starts where its last one ended (cur, one per track). */
+static int
+work_at(const tl_rank *r, const size_t *lane, size_t nlane, int64_t key, int64_t t, size_t *cur,
+        const tl_track **ot, size_t *oi)
 {
 	for (size_t j = 0; j < nlane; j++) {
 		size_t i = lane[j];
@@ -363,10 +365,13 @@ work_at(const tl_rank *r, const size_t *lane, size_t nlane, int64_t key, int64_t
 		if (x->key != key)
 			continue;
 		size_t k = cur[i] = track_first_ending_after_from(x, t, cur[i]);
-		if (k < x->n && x->v[k].start <= t)
-			return &x->v[k];
+		if (k < x->n && x->v[k].start <= t) {
+			*ot = x;
+			*oi = k;
+			return 1;
+		}
 	}
-	return NULL;
+	return 0;
 }
 
 void
@@ -398,9 +403,11 @@ trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_
 			const json_link *x = &st->links[k];
 			if (x->cat == FLOW_ASYNC_NPU)
 				continue;
-			const tl_slice *w = work_at(r, lane, nlane, x->f_key, x->f_ts, cur);
-			if (w != NULL && w->start < dev)
-				dev = w->start;
+			const tl_track *wt;
+			size_t wi;
+			if (work_at(r, lane, nlane, x->f_key, x->f_ts, cur, &wt, &wi) &&
+			    wt->v[wi].start < dev)
+				dev = wt->v[wi].start;
 		}
 		if (dev != INT64_MAX) {
 			tl_launch x = {l->s_ts, dev};

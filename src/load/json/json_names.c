@@ -1062,7 +1062,7 @@ json_steps_build(jctx *c)
 	 * has two or more */
 	tl_track *st = rank_track(c->r, TL_LANE_STEP, 0, "Step");
 	for (size_t k = 0; k < st->n; k++) {
-		uint32_t a = st->v[k].arg;
+		uint32_t a = track_arg(st, k);
 		if (a < c->step_base || a >= c->step_base + c->nsteps)
 			continue;
 		int64_t id = c->r->steps[a].id;

@@ -186,8 +186,8 @@ json_mstx_links_finish(jctx *c)
 		if (p->t[0] == NULL || p->t[1] == NULL || p->k[0] >= p->t[0]->n ||
 		    p->k[1] >= p->t[1]->n)
 			continue;
-		const tl_slice *d = &p->t[1]->v[p->k[1]];
-		track_set_dev(p->t[0], p->k[0], d->start, d->end);
+		track_set_dev(p->t[0], p->k[0], p->t[1]->v[p->k[1]].start,
+		              track_end(p->t[1], p->k[1]));
 	}
 }
 

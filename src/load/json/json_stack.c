@@ -101,27 +101,28 @@ ptrdiff_t
 trace_json_stack(const tl_rank *r, size_t si, const tl_track *t, size_t idx, char ***out)
 {
 	*out = NULL;
-	if (idx >= t->n || t->kind != TL_LANE_HOST || t->v[idx].arg == UINT32_MAX ||
+	if (idx >= t->n || t->kind != TL_LANE_HOST || track_arg(t, idx) == UINT32_MAX ||
 	    si >= r->nsources || rank_source_state(r, si) == NULL)
 		return 0;
 	if (load_source_unchanged(r->sources[si], quiet, NULL) != 0)
 		return -1;
-	const tl_slice *s = &t->v[idx];
+	int64_t s_start = t->v[idx].start, s_end = track_end(t, idx);
+	uint32_t s_arg = track_arg(t, idx);
 	/* the slice itself first, then every host slice of its thread (and source) around it */
 	around *v = NULL;
 	size_t n = 0, cap = 0;
-	around self = {s->arg, t, idx};
+	around self = {s_arg, t, idx};
 	VEC_PUSH(v, n, cap, self);
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *x = r->tracks[i];
 		if (x == t || x->kind != TL_LANE_HOST || x->key != t->key || x->source != si)
 			continue;
-		size_t k = track_first_ending_after(x, s->start - 1);
+		size_t k = track_first_ending_after(x, s_start - 1);
 		/* slices of a track do not overlap: at most one holds the start; it must hold
 		 * the whole slice */
-		if (k < x->n && x->v[k].start <= s->start && x->v[k].end >= s->end &&
-		    x->v[k].arg != UINT32_MAX) {
-			around a = {x->v[k].arg, x, k};
+		if (k < x->n && x->v[k].start <= s_start && track_end(x, k) >= s_end &&
+		    track_arg(x, k) != UINT32_MAX) {
+			around a = {track_arg(x, k), x, k};
 			VEC_PUSH(v, n, cap, a);
 		}
 	}
@@ -137,7 +138,7 @@ trace_json_stack(const tl_rank *r, size_t si, const tl_track *t, size_t idx, cha
 	for (size_t i = 0; i < n; i++) {
 		ords[i] = v[i].ord;
 		fa[i] = (frame_args){NULL, INT64_MIN, INT64_MIN};
-		if (v[i].ord == s->arg)
+		if (v[i].ord == s_arg)
 			me = i;
 	}
 	int rc = trace_json_events_args(r, si, ords, n, frame_arg, fa);

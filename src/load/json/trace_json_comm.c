@@ -222,6 +222,7 @@ kin_launch(const json_state *st, const tl_track *t, size_t i, int64_t *key, int6
 	if (st == NULL || st->by_dev == NULL)
 		return 0;
 	const tl_slice *s = &t->v[i];
+	int64_t end = slice_end(t, s);
 	size_t lo = 0, hi = st->nlinks;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -232,7 +233,7 @@ kin_launch(const json_state *st, const tl_track *t, size_t i, int64_t *key, int6
 			hi = mid;
 	}
 	for (; lo < st->nlinks && st->by_dev[lo].f_key == t->key &&
-	       st->by_dev[lo].f_ts <= (s->end > s->start ? s->end - 1 : s->start);
+	       st->by_dev[lo].f_ts <= (end > s->start ? end - 1 : s->start);
 	     lo++)
 		if (st->by_dev[lo].cat != FLOW_ASYNC_NPU) {
 			*key = st->by_dev[lo].s_key;
@@ -259,16 +260,16 @@ kin_launcher(const tl_rank *r, size_t si, int64_t key, int64_t ts, kin_op *o)
 		const tl_slice *s = &x->v[j];
 		const char *nm = strpool_get(r->pool, s->name);
 		if (strcmp(nm, "record_param_comms") == 0) {
-			if (s->arg != UINT32_MAX)
-				o->rpc = s->arg;
+			if (track_arg(x, j) != UINT32_MAX)
+				o->rpc = track_arg(x, j);
 			continue;
 		}
 		if (strncmp(nm, "nccl:", 5) && strncmp(nm, "c10d::", 6) && strncmp(nm, "gloo:", 5))
 			continue;
 		char ty[32];
 		coll_type_norm(nm, ty, sizeof ty);
-		if (*ty && s->end - s->start < best) { /* the innermost */
-			best = s->end - s->start;
+		if (*ty && slice_dur(x, s) < best) { /* the innermost */
+			best = slice_dur(x, s);
 			memcpy(o->type, ty, sizeof o->type);
 		}
 	}
@@ -296,8 +297,8 @@ kineto_comm(const tl_rank *r, size_t si, tl_comm_data *d)
 	size_t nv = 0;
 	if (st != NULL) { /* the kernels' own args */
 		for (size_t k = 0; k < n; k++)
-			if (ops[k].t->v[ops[k].i].arg != UINT32_MAX)
-				v[nv++] = (kin_sort){ops[k].t->v[ops[k].i].arg, k};
+			if (track_arg(ops[k].t, ops[k].i) != UINT32_MAX)
+				v[nv++] = (kin_sort){track_arg(ops[k].t, ops[k].i), k};
 		kin_read_args(r, si, v, nv, ops);
 	}
 	nv = 0;
@@ -313,11 +314,15 @@ kineto_comm(const tl_rank *r, size_t si, tl_comm_data *d)
 		kin_read_args(r, si, v, nv, ops);
 	free(v);
 	for (size_t k = 0; k < n; k++) {
-		const tl_slice *s = &ops[k].t->v[ops[k].i];
-		const char *name = strpool_get(r->pool, s->name);
+		const tl_track *t = ops[k].t;
+		size_t i = ops[k].i;
+		const char *name = strpool_get(r->pool, t->v[i].name);
 		if (ops[k].type[0] == '\0') /* else its own name */
 			coll_type_norm(name, ops[k].type, sizeof ops[k].type);
-		tl_comm_op o = {.id = s->arg, .start = s->start, .end = s->end, .source = source};
+		tl_comm_op o = {.id = track_arg(t, i),
+		                .start = t->v[i].start,
+		                .end = track_end(t, i),
+		                .source = source};
 		o.name = strpool_intern_cstr(d->pool, name);
 		o.type = strpool_intern_cstr(d->pool, ops[k].type);
 		o.group = ops[k].group[0]
@@ -346,9 +351,9 @@ trace_json_comm(const tl_rank *r, size_t si, tl_comm_data *d, size_t **owner, si
 		uint32_t group = strpool_intern_cstr(d->pool, strpool_get(r->pool, t->label));
 		for (size_t i = 0; i < t->n; i++) {
 			const char *name = strpool_get(r->pool, t->v[i].name);
-			tl_comm_op o = {.id = t->v[i].arg,
+			tl_comm_op o = {.id = track_arg(t, i),
 			                .start = t->v[i].start,
-			                .end = t->v[i].end,
+			                .end = track_end(t, i),
 			                .group = group,
 			                .source = source};
 			o.name = strpool_intern_cstr(d->pool, name);
@@ -381,14 +386,14 @@ trace_json_comm(const tl_rank *r, size_t si, tl_comm_data *d, size_t **owner, si
 			if (op == SIZE_MAX)
 				continue;
 			tl_comm_task x = {.start = t->v[i].start,
-			                  .end = t->v[i].end,
+			                  .end = track_end(t, i),
 			                  .plane = plane,
 			                  .src = -1,
 			                  .dst = -1,
 			                  .xport = TL_XPORT_LOCAL};
 			x.kind = task_kind(strpool_get(r->pool, t->v[i].name));
 			if (x.kind == TL_CTASK_TRANSFER) {
-				want q = {t->v[i].arg, d->ntasks};
+				want q = {track_arg(t, i), d->ntasks};
 				VEC_PUSH(w, nw, wcap, q);
 			}
 			VEC_RESERVE(*owner, *ocap, d->ntasks + 1);

@@ -116,13 +116,19 @@ lane_slices(const tl_rank *r, tl_lane_kind k)
 	return n;
 }
 
-static inline const tl_slice *
-first_slice(const tl_rank *r, tl_lane_kind k)
+/* The first slice of the first lane of kind k that has one, spelled out in *s: 1, or 0 (none). */
+static inline int
+first_slice(const tl_rank *r, tl_lane_kind k, tl_item *s)
 {
-	for (size_t i = 0; i < r->ntracks; i++)
-		if (r->tracks[i]->kind == k && r->tracks[i]->n > 0)
-			return &r->tracks[i]->v[0];
-	return NULL;
+	for (size_t i = 0; i < r->ntracks; i++) {
+		const tl_track *t = r->tracks[i];
+		if (t->kind == k && t->n > 0) {
+			*s = (tl_item){t->v[0].start, track_end(t, 0), t->v[0].name,
+			               track_arg(t, 0)};
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* `tl summary --json` of the profile at path (malloc'd), NULL when it does not load. */

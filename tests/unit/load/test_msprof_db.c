@@ -63,7 +63,7 @@ main(void)
 			    xasprintf("SELECT n.value FROM TASK t JOIN COMPUTE_TASK_INFO c ON "
 			              "c.correlationId = t.correlationId JOIN STRING_IDS n ON "
 			              "n.id = c.name WHERE t.rowid = %u",
-			              k->v[0].arg);
+			              track_arg(k, 0));
 			sqlite3_stmt *st;
 			char want[256] = "?";
 			if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&

@@ -108,7 +108,7 @@ check_rank0(const tl_trace *tr, const char *dev6, const char *what)
 	CHECK(st != NULL && st->n == 12, "%s: a step lane of 12 iterations", what);
 	size_t good = 0;
 	for (size_t k = 0; st && k < st->n; k++) {
-		const tl_step *s = &r->steps[st->v[k].arg];
+		const tl_step *s = &r->steps[track_arg(st, k)];
 		int model = (int)(s->id / 1000000), iter = (int)(s->id % 1000000);
 		char *p = xasprintf("%s/timeline/msprof_6_%d_%d.json", dev6, model, iter);
 		cJSON *j;
@@ -127,7 +127,7 @@ check_rank0(const tl_trace *tr, const char *dev6, const char *what)
 		if (n > 0 && cJSON_IsString(fp) && strcmp(f.fp, fp->valuestring) == 0 &&
 		    cJSON_IsString(bp) && strcmp(f.bp, bp->valuestring) == 0 &&
 		    strcmp(f.iter_ns, nsb) == 0 && atoi(f.iter_id) == iter &&
-		    st->v[k].end - st->v[k].start == strtoll(nsb, NULL, 10) &&
+		    track_dur(st, k) == strtoll(nsb, NULL, 10) &&
 		    strcmp(strpool_get(r->pool, st->v[k].name), name) == 0)
 			good++;
 		else
