@@ -12,7 +12,9 @@
 #define MEMO_MAX 2048
 
 typedef struct memo_entry {
-	const tl_slice *v; /* the track's slices and count when its columns were made */
+	/* the address of the track's slice array (compared, never read through: the slices are
+	 * the track's to read) and its count when its columns were made */
+	const void *slices;
 	size_t n;
 	void *data; /* ncols tl_cell or int64_t */
 	size_t cap; /* bytes */
@@ -75,7 +77,7 @@ lookup(col_memo *m, const tl_track *t, unsigned kind, size_t elem, memo_entry **
 	uint32_t k;
 	if (u64map_get(&m->ix, key, &k)) {
 		memo_entry *x = &m->e[k];
-		if (x->v == t->v && x->n == t->n)
+		if (x->slices == (const void *)t->v && x->n == t->n)
 			return x;
 		*fresh = x; /* the track grew: its columns again, in its entry */
 	} else {
@@ -96,7 +98,7 @@ lookup(col_memo *m, const tl_track *t, unsigned kind, size_t elem, memo_entry **
 		x->data = xreallocarray(x->data, (size_t)m->ncols, elem);
 		x->cap = bytes;
 	}
-	x->v = t->v;
+	x->slices = t->v;
 	x->n = t->n;
 	return NULL;
 }

@@ -256,10 +256,11 @@ scratch(ui_compare *c, int n)
 	c->dtrack = xreallocarray(c->dtrack, (size_t)c->nedges, sizeof *c->dtrack);
 }
 
+/* Slice k of t covers the column [c0, c1). */
 static int
-covers(const tl_slice *s, int64_t c0, int64_t c1)
+covers(const tl_track *t, size_t k, int64_t c0, int64_t c1)
 {
-	return s->start <= c0 && s->end >= c1;
+	return t->v[k].start <= c0 && track_end(t, k) >= c1;
 }
 
 /* B's tracks, as the timeline draws A's: per column the dominant slice, solid where it covers
@@ -300,14 +301,15 @@ draw_b(tl_ui *ui, const ui_lane *l, int y)
 		if (cl->count == 0)
 			continue;
 		int64_t c0 = c->edges[col], c1 = c->edges[col + 1];
-		const tl_slice *s = &r->tracks[c->dtrack[col]]->v[cl->dominant];
+		const tl_track *dt = r->tracks[c->dtrack[col]];
+		const tl_slice *s = &dt->v[cl->dominant];
 		uint8_t slot = l->slot;
 		if (l->kind == TL_LANE_STAGE)
 			slot = (uint8_t)theme_stage_slot(strpool_get(r->pool, s->name));
 		int64_t busy = cl->busy > c1 - c0 ? c1 - c0 : cl->busy;
-		if (covers(s, c0, c1))
+		if (covers(dt, cl->dominant, c0, c1))
 			screen_put(&ui->scr, x0 + col, y, ' ', slot, 0);
-		else if (s->end == s->start && cl->busy == 0)
+		else if (slice_end(dt, s) == s->start && cl->busy == 0)
 			screen_put(&ui->scr, x0 + col, y, ui->utf8 ? 0x2502 : '|', slot, SCR_GLYPH);
 		else
 			screen_put(&ui->scr, x0 + col, y, timeline_density_glyph(ui, busy, c1 - c0),
@@ -316,7 +318,7 @@ draw_b(tl_ui *ui, const ui_lane *l, int y)
 	/* names on runs of solid columns of one slice */
 	for (int col = 0; col < n;) {
 		const tl_cell *cl = &c->cells[col];
-		if (cl->count == 0 || !covers(&r->tracks[c->dtrack[col]]->v[cl->dominant],
+		if (cl->count == 0 || !covers(r->tracks[c->dtrack[col]], cl->dominant,
 		                              c->edges[col], c->edges[col + 1])) {
 			col++;
 			continue;
@@ -324,7 +326,7 @@ draw_b(tl_ui *ui, const ui_lane *l, int y)
 		int e = col + 1;
 		while (e < n && c->cells[e].count && c->dtrack[e] == c->dtrack[col] &&
 		       c->cells[e].dominant == cl->dominant &&
-		       covers(&r->tracks[c->dtrack[e]]->v[c->cells[e].dominant], c->edges[e],
+		       covers(r->tracks[c->dtrack[e]], c->cells[e].dominant, c->edges[e],
 		              c->edges[e + 1]))
 			e++;
 		if (e - col >= 3) {

@@ -115,7 +115,7 @@ step_name(const tl_ui *ui, const tl_rank *r, uint16_t sp, char *buf, size_t n)
 		if (t->kind != TL_LANE_STEP)
 			continue;
 		for (size_t k = 0; k < t->n; k++)
-			if (t->v[k].arg == sp)
+			if (track_arg(t, k) == sp)
 				return ui_clean(ui, strpool_get(r->pool, t->v[k].name), buf, n);
 	}
 	snprintf(buf, n, "ProfilerStep#%" PRId64, r->steps[sp].id);
@@ -177,14 +177,16 @@ static void
 bubble_lines(tl_ui *ui, detail_state *ds, dlines *d)
 {
 	const tl_rank *r = ui->tr->ranks[ui->sel.s.rank];
-	const tl_slice *s = &r->tracks[ui->sel.s.track]->v[ui->sel.s.idx];
+	const tl_track *t = r->tracks[ui->sel.s.track];
+	const tl_slice *s = &t->v[ui->sel.s.idx];
+	int64_t end = slice_end(t, s);
 	if (ui->sel.have_bubble) { /* the timeline found it: not asked again */
 		ds->bub = ui->sel.bubble;
 		ds->bub_valid = 1;
 	}
 	if (!ds->bub_valid || ds->bub.rank != ui->sel.s.rank || ds->bub.start != s->start ||
-	    ds->bub.end != s->end) {
-		tlq_bubble_at(ui->q, ui->sel.s.rank, s->start, s->end, &ds->bub);
+	    ds->bub.end != end) {
+		tlq_bubble_at(ui->q, ui->sel.s.rank, s->start, end, &ds->bub);
 		ds->bub_valid = 1;
 	}
 	const tl_rl_bubble *b = &ds->bub;
@@ -211,10 +213,11 @@ bubble_lines(tl_ui *ui, detail_state *ds, dlines *d)
 	add(d, SLOT_DETAIL, "evidence", "%s", ui_clean(ui, b->detail, nm, sizeof nm));
 }
 
-/* A communication op that is a collective: every rank's arrival at it, the wait for the last
- * one and who that was (tlq_collectives, the `collectives` of `tl summary --json`). */
+/* A communication op that is a collective (the one of r starting at start): every rank's
+ * arrival at it, the wait for the last one and who that was (tlq_collectives, the
+ * `collectives` of `tl summary --json`). */
 static void
-arrival_lines(tl_ui *ui, detail_state *ds, dlines *d, const tl_rank *r, const tl_slice *s)
+arrival_lines(tl_ui *ui, detail_state *ds, dlines *d, const tl_rank *r, int64_t start)
 {
 	if (!ds->coll_valid) {
 		tlq_collectives(ui->q, &ds->coll);
@@ -225,7 +228,7 @@ arrival_lines(tl_ui *ui, detail_state *ds, dlines *d, const tl_rank *r, const tl
 		const tl_coll_arrival *me = NULL;
 		int64_t first = INT64_MAX;
 		for (size_t k = 0; k < c->n; k++) {
-			if (c->ranks[k].rank == r->rank && c->ranks[k].arrive == s->start)
+			if (c->ranks[k].rank == r->rank && c->ranks[k].arrive == start)
 				me = &c->ranks[k];
 			if (c->ranks[k].arrive < first)
 				first = c->ranks[k].arrive;
@@ -282,10 +285,9 @@ slice_lines(tl_ui *ui, detail_state *ds, dlines *d)
 		add(d, SLOT_DETAIL, "raw start", "%s  (its host's clock, %s from the reference)",
 		    timefmt_epoch(raw, b, sizeof b), timefmt_dur(raw - s->start, du, sizeof du));
 	}
-	add(d, SLOT_DETAIL, "end", "%s", ui_time(ui, s->end, a, sizeof a));
-	add(d, SLOT_DETAIL, "duration", "%s  (%s us)",
-	    timefmt_dur(s->end - s->start, du, sizeof du),
-	    timefmt_us3(s->end - s->start, a, sizeof a));
+	add(d, SLOT_DETAIL, "end", "%s", ui_time(ui, slice_end(t, s), a, sizeof a));
+	add(d, SLOT_DETAIL, "duration", "%s  (%s us)", timefmt_dur(slice_dur(t, s), du, sizeof du),
+	    timefmt_us3(slice_dur(t, s), a, sizeof a));
 	tl_span other; /* a range given a stream: its host call and its device part */
 	if (tlq_mstx_other_part(r, t, ui->sel.s.idx, &other))
 		add(d, SLOT_DETAIL, t->kind == TL_LANE_MSTX ? "device" : "host call", "%s  (%s)",
@@ -308,7 +310,7 @@ slice_lines(tl_ui *ui, detail_state *ds, dlines *d)
 			    ui_clean(ui, strpool_get(r->pool, mx->name), nm, sizeof nm));
 	}
 	if (t->kind == TL_LANE_COMM)
-		arrival_lines(ui, ds, d, r, s);
+		arrival_lines(ui, ds, d, r, s->start);
 	arg_lines(ui, ds, d, ds->nlinks, ds->nargs);
 }
 

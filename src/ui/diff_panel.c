@@ -255,12 +255,11 @@ show_change(tl_ui *ui, const tl_diff_change *ch)
 					if (strcmp(strpool_get(r->pool, t->v[k].name), ch->name) !=
 					    0)
 						continue;
-					int64_t len = t->v[k].end - t->v[k].start;
-					const tl_slice *o =
-					    bt == SIZE_MAX ? NULL : &r->tracks[bt]->v[bi];
-					if (o == NULL || len > o->end - o->start ||
-					    (len == o->end - o->start &&
-					     t->v[k].start < o->start)) {
+					int64_t len = track_dur(t, k);
+					const tl_track *ot = bt == SIZE_MAX ? NULL : r->tracks[bt];
+					int64_t olen = ot == NULL ? 0 : track_dur(ot, bi);
+					if (ot == NULL || len > olen ||
+					    (len == olen && t->v[k].start < ot->v[bi].start)) {
 						bt = ti;
 						bi = k;
 					}
@@ -269,10 +268,10 @@ show_change(tl_ui *ui, const tl_diff_change *ch)
 			char longest[80] = "";
 			if (bt != SIZE_MAX) {
 				ui_slice_ref sel = {ri, bt, bi};
-				const tl_slice *k = &r->tracks[bt]->v[bi];
-				timeline_reveal(ui, ri, k->start, k->end, &sel);
+				const tl_track *kt = r->tracks[bt];
+				timeline_reveal(ui, ri, kt->v[bi].start, track_end(kt, bi), &sel);
 				char kd[32];
-				timefmt_dur(k->end - k->start, kd, sizeof kd);
+				timefmt_dur(track_dur(kt, bi), kd, sizeof kd);
 				snprintf(longest, sizeof longest, "its longest (%s) selected, ",
 				         kd);
 			}

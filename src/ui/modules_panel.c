@@ -329,7 +329,7 @@ jump(tl_ui *ui, mod_state *s, const mnode *n)
 			continue;
 		size_t k = track_first_starting_at(t, t0);
 		for (; k < t->n && t->v[k].start == t0; k++)
-			if (t->v[k].end == t1) {
+			if (track_end(t, k) == t1) {
 				ui_slice_ref sel = {ri, ti, k};
 				timeline_reveal(ui, ri, t0, t1, &sel);
 				return;

@@ -129,8 +129,8 @@ sl_row_cells(tl_ui *ui, void *ctx, size_t i, int sel, ui_table_row *out)
 	ui_clean(ui, strpool_get(rk->pool, sl->name), nm, sizeof nm);
 	ui_clean(ui, strpool_get(rk->pool, t->label), lab, sizeof lab);
 	snprintf(out->line, sizeof out->line, "%6s %14s %12s  %-10s %s  %s", UI_RANK(rk->rank),
-	         ui_time(ui, sl->start, at, sizeof at),
-	         timefmt_dur(sl->end - sl->start, d, sizeof d), lane_kind_name(t->kind), lab, nm);
+	         ui_time(ui, sl->start, at, sizeof at), timefmt_dur(slice_dur(t, sl), d, sizeof d),
+	         lane_kind_name(t->kind), lab, nm);
 }
 
 static int

@@ -191,7 +191,7 @@ jump(tl_ui *ui, const tl_slow_result *sr, const slow_row *v)
 		size_t k = track_first_starting_at(t, o->start);
 		if (k < t->n && t->v[k].start == o->start) {
 			ui_slice_ref sel = {vo->rank, ti, k};
-			timeline_reveal(ui, vo->rank, t->v[k].start, t->v[k].end, &sel);
+			timeline_reveal(ui, vo->rank, t->v[k].start, track_end(t, k), &sel);
 			return;
 		}
 	}

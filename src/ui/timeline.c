@@ -212,7 +212,8 @@ void
 timeline_select(tl_ui *ui, size_t ri, size_t ti, size_t idx, int zoom_to)
 {
 	tl_timeline *tl = TIMELINE(ui);
-	const tl_slice *s = &ui->tr->ranks[ri]->tracks[ti]->v[idx];
+	const tl_track *t = ui->tr->ranks[ri]->tracks[ti];
+	const tl_slice *s = &t->v[idx];
 	select_slice(ui, ri, ti, idx);
 	size_t l = lane_of_track(ui, ri, ti, 1);
 	if (l != SIZE_MAX) {
@@ -220,7 +221,7 @@ timeline_select(tl_ui *ui, size_t ri, size_t ti, size_t idx, int zoom_to)
 		lane_visible(ui);
 	}
 	if (zoom_to) {
-		timeline_show_range(ui, s->start, s->end);
+		timeline_show_range(ui, s->start, slice_end(t, s));
 		return;
 	}
 	int64_t t1 = tl->vp.t0 + tl->vp.colw * tl->vp.ncols;
@@ -311,7 +312,7 @@ timeline_reveal_comm(tl_ui *ui, size_t rank, int64_t start, int64_t end)
 		size_t k = track_first_starting_at(t, start);
 		if (k < t->n && t->v[k].start == start) {
 			ui_slice_ref sel = {rank, ti, k};
-			return timeline_reveal(ui, rank, t->v[k].start, t->v[k].end, &sel);
+			return timeline_reveal(ui, rank, t->v[k].start, track_end(t, k), &sel);
 		}
 	}
 	return timeline_reveal(ui, rank, start, end, NULL);

@@ -46,7 +46,8 @@ slice_at_cursor(tl_ui *ui, size_t *ti_out, size_t *idx_out)
 		tlq_window(r->tracks[ti], c0, c1, &a, &b);
 		for (size_t k = a; k < b && k < a + 64; k++) {
 			const tl_slice *s = &r->tracks[ti]->v[k];
-			int64_t v = (s->end < c1 ? s->end : c1) - (s->start > c0 ? s->start : c0);
+			int64_t e = slice_end(r->tracks[ti], s);
+			int64_t v = (e < c1 ? e : c1) - (s->start > c0 ? s->start : c0);
 			if (v > best) {
 				best = v;
 				*ti_out = ti;
@@ -75,7 +76,7 @@ slice_nearest(tl_ui *ui, size_t *ti_out, size_t *idx_out)
 			size_t k = tlq_slice_next(t, c, dir);
 			if (k == SIZE_MAX)
 				continue;
-			int64_t gap = dir > 0 ? t->v[k].start - c : c - t->v[k].end;
+			int64_t gap = dir > 0 ? t->v[k].start - c : c - track_end(t, k);
 			if (gap < 0)
 				gap = 0;
 			if (gap < best) {
@@ -200,10 +201,9 @@ move_action(tl_ui *ui, int a)
 			break;
 		}
 		{
-			const tl_slice *s = &ui->tr->ranks[ui->sel.s.rank]
-			                         ->tracks[ui->sel.s.track]
-			                         ->v[ui->sel.s.idx];
-			timeline_show_range(ui, s->start, s->end);
+			const tl_track *t = ui->tr->ranks[ui->sel.s.rank]->tracks[ui->sel.s.track];
+			timeline_show_range(ui, t->v[ui->sel.s.idx].start,
+			                    track_end(t, ui->sel.s.idx));
 		}
 		break;
 	case ACT_GO_START:
@@ -353,15 +353,17 @@ slices_action(tl_ui *ui, int a)
 			/* an empty cell: the nearest slice of the lane, the cursor on it */
 			size_t ri = tl->lanes[tl->lane].rank, keep = tl->lane;
 			int64_t was = tl->vp.cursor;
-			const tl_slice *s = &ui->tr->ranks[ri]->tracks[ti]->v[idx];
+			const tl_track *t = ui->tr->ranks[ri]->tracks[ti];
+			const tl_slice *s = &t->v[idx];
 			char d[32];
 			timeline_select(ui, ri, ti, idx, 0);
 			tl->lane = keep;
 			ui_view_open(ui, &detail_view);
-			ui_message(ui, 0, "Nothing under the cursor: the nearest slice, %s %s",
-			           timefmt_dur(s->start > was ? s->start - was : was - s->end, d,
-			                       sizeof d),
-			           s->start > was ? "later" : "earlier");
+			ui_message(
+			    ui, 0, "Nothing under the cursor: the nearest slice, %s %s",
+			    timefmt_dur(s->start > was ? s->start - was : was - slice_end(t, s), d,
+			                sizeof d),
+			    s->start > was ? "later" : "earlier");
 		} else {
 			ui_message(ui, 0, "No slice on this lane");
 		}

@@ -102,11 +102,11 @@ draw_header_row(tl_ui *ui, const ui_lane *l, int y)
 	}
 }
 
-/* A solid cell: the dominant slice covers the whole column. */
+/* A solid cell: the dominant slice (slice k of t) covers the whole column. */
 static int
-covers(const tl_slice *s, int64_t c0, int64_t c1)
+covers(const tl_track *t, size_t k, int64_t c0, int64_t c1)
 {
-	return s->start <= c0 && s->end >= c1;
+	return t->v[k].start <= c0 && track_end(t, k) >= c1;
 }
 
 static void
@@ -135,11 +135,13 @@ draw_track_row(tl_ui *ui, const ui_lane *l, int y)
 			int64_t c0 = tl->edges[c], c1 = tl->edges[c + 1];
 			int64_t vb = -1, va = -1;
 			const tl_slice *sb = &t->v[b->dominant];
-			vb = (sb->end < c1 ? sb->end : c1) - (sb->start > c0 ? sb->start : c0);
+			int64_t eb = slice_end(t, sb);
+			vb = (eb < c1 ? eb : c1) - (sb->start > c0 ? sb->start : c0);
 			if (a->count) {
-				const tl_slice *sa = &r->tracks[dt[c]]->v[a->dominant];
-				va = (sa->end < c1 ? sa->end : c1) -
-				     (sa->start > c0 ? sa->start : c0);
+				const tl_track *ta = r->tracks[dt[c]];
+				const tl_slice *sa = &ta->v[a->dominant];
+				int64_t ea = slice_end(ta, sa);
+				va = (ea < c1 ? ea : c1) - (sa->start > c0 ? sa->start : c0);
 			}
 			if (vb > va) {
 				a->dominant = b->dominant;
@@ -182,9 +184,9 @@ draw_track_row(tl_ui *ui, const ui_lane *l, int y)
 			screen_put(&ui->scr, x, y, ui->utf8 ? 0x2591 : '.', SLOT_FREE, SCR_GLYPH);
 			continue;
 		}
-		if (covers(s, c0, c1))
+		if (covers(t, cl->dominant, c0, c1))
 			screen_put(&ui->scr, x, y, ' ', slot, 0);
-		else if (s->end == s->start && cl->busy == 0)
+		else if (slice_end(t, s) == s->start && cl->busy == 0)
 			screen_put(&ui->scr, x, y, ui->utf8 ? 0x2502 : '|', slot, SCR_GLYPH);
 		else
 			screen_put(&ui->scr, x, y, timeline_density_glyph(ui, busy, c1 - c0), slot,
@@ -196,7 +198,7 @@ draw_track_row(tl_ui *ui, const ui_lane *l, int y)
 		int64_t c0 = tl->edges[c], c1 = tl->edges[c + 1];
 		const scr_cell *sc = &ui->scr.cell[y * ui->scr.w + x0 + c];
 		if (cl->count == 0 || sc->flags ||
-		    !covers(&r->tracks[dt[c]]->v[cl->dominant], c0, c1)) {
+		    !covers(r->tracks[dt[c]], cl->dominant, c0, c1)) {
 			c++;
 			continue;
 		}
@@ -253,9 +255,11 @@ draw_selection(tl_ui *ui, const ui_lane *l, int y)
 	if (!ui->sel.have || ui->sel.s.rank != l->rank || l->type == UL_HEADER ||
 	    ui->sel.s.track < l->first || ui->sel.s.track >= l->first + l->count)
 		return;
-	const tl_slice *s = &ui->tr->ranks[l->rank]->tracks[ui->sel.s.track]->v[ui->sel.s.idx];
+	const tl_track *t = ui->tr->ranks[l->rank]->tracks[ui->sel.s.track];
+	const tl_slice *s = &t->v[ui->sel.s.idx];
+	int64_t end = slice_end(t, s);
 	int a = vp_time_col(&tl->vp, s->start),
-	    b = vp_time_col(&tl->vp, s->end > s->start ? s->end - 1 : s->end);
+	    b = vp_time_col(&tl->vp, end > s->start ? end - 1 : end);
 	if (b < 0 || a >= tl->vp.ncols)
 		return;
 	if (a < 0)
@@ -577,11 +581,11 @@ timeline_status(tl_ui *ui, int y)
 	}
 	if (ui->sel.have) {
 		const tl_rank *r = ui->tr->ranks[ui->sel.s.rank];
-		const tl_slice *sl = &r->tracks[ui->sel.s.track]->v[ui->sel.s.idx];
+		const tl_track *t = r->tracks[ui->sel.s.track];
 		char nm[96];
-		ui_clean(ui, strpool_get(r->pool, sl->name), nm, sizeof nm);
+		ui_clean(ui, strpool_get(r->pool, t->v[ui->sel.s.idx].name), nm, sizeof nm);
 		off += snprintf(buf + off, sizeof buf - (size_t)off, "  | sel %s %s", nm,
-		                timefmt_dur(sl->end - sl->start, d, sizeof d));
+		                timefmt_dur(track_dur(t, ui->sel.s.idx), d, sizeof d));
 	}
 	const char *mode = ui->prompt.active ? (ui->prompt.ch == '/' ? "SEARCH" : "COMMAND")
 	                   : ui_view_front(ui) == &help_view ? "HELP"

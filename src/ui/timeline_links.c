@@ -109,7 +109,8 @@ go(tl_ui *ui, const link_ref *from, const link_ref *x)
 		return;
 	const tl_slice *a = &x->t->v[x->idx], *b = &from->t->v[from->idx];
 	int64_t t0 = a->start < b->start ? a->start : b->start;
-	int64_t t1 = a->end > b->end ? a->end : b->end;
+	int64_t ae = slice_end(x->t, a), be = slice_end(from->t, b);
+	int64_t t1 = ae > be ? ae : be;
 	ui_slice_ref sel = {x->rank, ti, x->idx};
 	timeline_reveal(ui, x->rank, t0, t1 > t0 ? t1 : t0 + 1, &sel);
 	struct timeline_links *L = links_state(ui);

@@ -145,7 +145,7 @@ seg_slice(const tl_ui *ui, size_t ri, const cp_seg *g, int64_t end, ui_slice_ref
 		if (k != g->kind)
 			continue;
 		size_t i = track_first_ending_after(t, g->start);
-		if (i < t->n && t->v[i].start <= g->start && t->v[i].end >= end) {
+		if (i < t->n && t->v[i].start <= g->start && track_end(t, i) >= end) {
 			*out = (ui_slice_ref){ri, ti, i};
 			return 1;
 		}

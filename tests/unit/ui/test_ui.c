@@ -258,11 +258,11 @@ test_lanes(void)
 	tl_track *fr = lanes_overlap_track(r, TL_OVL_FREE);
 	CHECK(comp && comp->n == 3, "Computing: 3 intervals");
 	CHECK(comm && comm->n == 2, "Communication: 2 intervals");
-	CHECK(exp && exp->n == 2 && exp->v[0].start == 10 && exp->v[0].end == 20 &&
-	          exp->v[1].start == 40 && exp->v[1].end == 50,
+	CHECK(exp && exp->n == 2 && exp->v[0].start == 10 && track_end(exp, 0) == 20 &&
+	          exp->v[1].start == 40 && track_end(exp, 1) == 50,
 	      "Comm(Not Overlapped) = comm minus compute");
-	CHECK(fr && fr->n == 2 && fr->v[0].start == 30 && fr->v[0].end == 40 &&
-	          fr->v[1].start == 50 && fr->v[1].end == 60,
+	CHECK(fr && fr->n == 2 && fr->v[0].start == 30 && track_end(fr, 0) == 40 &&
+	          fr->v[1].start == 50 && track_end(fr, 1) == 60,
 	      "Free = the gaps between first and last busy");
 	/* each lane is made to its exact length in one array, its slices named by the lane and
 	 * numbered in order (what the cache file holds and the detail pane shows) */
@@ -270,7 +270,7 @@ test_lanes(void)
 	for (size_t i = 0; i < 4; i++) {
 		int named = ovl[i] != NULL && ovl[i]->cap == ovl[i]->n;
 		for (size_t k = 0; named && k < ovl[i]->n; k++)
-			named = ovl[i]->v[k].name == ovl[i]->label && ovl[i]->v[k].arg == k;
+			named = ovl[i]->v[k].name == ovl[i]->label && track_arg(ovl[i], k) == k;
 		CHECK(named, "overlap lane %zu: exact size, slices named and numbered", i);
 	}
 	tl_overlap o;
