@@ -367,10 +367,12 @@ cli_cache(const cli *c, tl_cache *store, int spill)
 
 /* Loads path with c's options; tables: the TL_TABLE_* the command's queries will read (gathered
  * in the load's own pass instead of read again); cache: the model cache the caller opened,
- * CACHE_NONE for none, NULL to open c's for this load. */
+ * CACHE_NONE for none, NULL to open c's for this load; lean: the command reads no slice's row
+ * id but the communication and step lanes' (tl_load_opts.lean). */
 #define CACHE_NONE ((tl_cache *)-1)
 static int
-load_path_run(const cli *c, const char *path, tl_trace *tr, unsigned tables, tl_cache *cache)
+load_path_run(const cli *c, const char *path, tl_trace *tr, unsigned tables, tl_cache *cache,
+              int lean)
 {
 	tl_cache own;
 	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL,
@@ -378,6 +380,7 @@ load_path_run(const cli *c, const char *path, tl_trace *tr, unsigned tables, tl_
 	                           : cache != NULL     ? cache
 	                                               : cli_cache(c, &own, 0),
 	                  .tables = tables,
+	                  .lean = lean,
 	                  .clock_raw = c->clock_raw,
 	                  .clock_fix = c->clock_fix,
 	                  .nclock_fix = c->nclock_fix};
@@ -390,7 +393,7 @@ load_path_run(const cli *c, const char *path, tl_trace *tr, unsigned tables, tl_
 static int
 load_opts_run(cli *c, tl_trace *tr, unsigned tables)
 {
-	return load_path_run(c, c->path, tr, tables, NULL);
+	return load_path_run(c, c->path, tr, tables, NULL, 0);
 }
 
 static int
@@ -636,7 +639,7 @@ run_stored(cli *c, unsigned tables, report_fn report, tl_trace *tr)
 		err = open_memstream(&res.err, &res.nerr);
 		msg_tee(err);
 	}
-	int rc = load_path_run(c, c->path, tr, tables, cc != NULL ? cc : CACHE_NONE);
+	int rc = load_path_run(c, c->path, tr, tables, cc != NULL ? cc : CACHE_NONE, 1);
 	if (rc == 0) {
 		/* TL_PHASES: the report is made in memory, then written, to time each apart */
 		char *buf = NULL;
@@ -843,7 +846,7 @@ cmd_export(cli *c)
 	if (e == NULL)
 		return 1;
 	tl_trace tr;
-	int rc = load_path_run(c, c->path, &tr, export_tables_needed(e), NULL);
+	int rc = load_path_run(c, c->path, &tr, export_tables_needed(e), NULL, 0);
 	if (rc == 0) {
 		tl_query *tq = tlq_open(&tr, &c->query);
 		rc = export_run(e, tq);
@@ -884,7 +887,7 @@ cmd_query(cli *c)
 	if (s == NULL)
 		return 1;
 	tl_trace tr;
-	int rc = load_path_run(c, c->path, &tr, sql_tables_needed(s), NULL);
+	int rc = load_path_run(c, c->path, &tr, sql_tables_needed(s), NULL, 0);
 	if (rc == 0) {
 		tl_query *tq = tlq_open(&tr, &c->query);
 		rc = sql_run(s, tq, stdout,
@@ -1049,7 +1052,7 @@ diff_side(void *arg, size_t i)
 	/* the tables the diff compares, and the findings'; of the operators, their counts and
 	 * totals */
 	j->rc = load_path_run(j->c, j->path, &j->tr,
-	                      (TL_TABLE_ALL & ~TL_TABLE_OP_STARTS) | TL_TABLE_OP_TOTALS, NULL);
+	                      (TL_TABLE_ALL & ~TL_TABLE_OP_STARTS) | TL_TABLE_OP_TOTALS, NULL, 1);
 	if (j->rc != 0)
 		return;
 	tl_query *q = tlq_open(&j->tr, &j->c->query);

@@ -306,6 +306,8 @@ load_host(tl_rank *r)
 		if (t->kind == TL_LANE_HOST && t->cap > t->n && t->n > 0 && t->step == NULL &&
 		    t->dev == NULL) {
 			t->v = xreallocarray(t->v, t->n, sizeof *t->v);
+			if (t->arg)
+				t->arg = xreallocarray(t->arg, t->n, sizeof *t->arg);
 			t->cap = t->n;
 		}
 	}

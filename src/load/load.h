@@ -115,6 +115,9 @@ typedef struct tl_loader {
 	/* TL_TABLE_* this loader's load fills in the tl_gather while it reads; for the others
 	 * that it has a hook for, load_gather_end calls the hook once the rank is finished. */
 	unsigned gathers;
+	/* Lane kinds (bits 1u << TL_LANE_*) whose slices' row ids its load reads back before it
+	 * returns: a lean load (tl_load_opts.lean) keeps those while the rank is read. */
+	unsigned args_read;
 	/* Adds the data of src to r (r->sources already lists src last). Reports every problem
 	 * with msg_warn(path, ...). Returns 0 when anything was loaded, -1 when nothing was.
 	 * g (NULL: nothing) asks for tables besides: the compute operators go to r->ops (made by

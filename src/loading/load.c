@@ -123,6 +123,13 @@ load_rank(load_ctx *c, load_job *j)
 	 * only: a rank of several captures has its overlap from all of their work */
 	if (j->count > 1)
 		r->own_overlap = -1;
+	if (c->lean) { /* row ids: the summary's lanes', and what the loaders read back */
+		r->args_keep = 1u << TL_LANE_COMM | 1u << TL_LANE_STEP;
+		for (size_t i = 0; i < j->count; i++) {
+			const tl_loader *ld = loader_for(c->tr->sources.v[j->first + i].kind);
+			r->args_keep |= ld != NULL ? ld->args_read : 0;
+		}
+	}
 	for (size_t i = 0; i < j->count; i++) {
 		const tl_source *src = &c->tr->sources.v[j->first + i];
 		r->src_t0[r->nsources] = INT64_MAX;
@@ -163,6 +170,8 @@ load_rank(load_ctx *c, load_job *j)
 	phase_end(&pm, TL_PHASE_READ, 0);
 	phase_begin(&pm, 0);
 	load_gather_end(r, &g);
+	if (c->lean)
+		rank_drop_args(r, 1u << TL_LANE_COMM | 1u << TL_LANE_STEP);
 	phase_end(&pm, TL_PHASE_GATHER, 0);
 	if (c->cache != NULL) {
 		phase_begin(&pm, 0);
@@ -334,6 +343,7 @@ load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *c)
 		return 2;
 	c->cache = o ? o->cache : NULL;
 	c->view = o ? o->view : 0;
+	c->lean = o && o->lean && !o->view && !cache_will_write(c->cache);
 	if (load_memcheck(path, &tr->sources, o ? o->view : 0, ranks_at_once(c->cache, o)) != 0)
 		return 2;
 	/* one job per rank; sources of unknown rank (-1) each get their own job */

@@ -36,6 +36,7 @@ typedef struct load_ctx {
 	                    rank is in the cache */
 	/* progressive (load_trace_start) */
 	int view;  /* the viewer's load: freed heap pages go back to the system (heap_give_back) */
+	int lean;  /* tl_load_opts.lean, and no cache file written */
 	int defer; /* keep each job's warnings for load_bg_finish (the screen is the viewer's) */
 	void (*prepare)(tl_rank *, void *);
 	void *prepare_ctx;

@@ -50,7 +50,10 @@ typedef struct tl_load_opts {
 	const tl_rankset *ranks; /* NULL = all */
 	int threads;             /* 0 = number of cores */
 	int quiet_progress;
-	int view;               /* for the viewer, which needs more memory per slice */
+	int view; /* for the viewer, which needs more memory per slice */
+	int lean; /* nothing will read the slices' row ids (tl_track.arg) but the communication
+	             and step lanes' (the summary, triage and diff): the others are dropped as
+	             each rank is read, unless a cache file is written (the viewer reads it) */
 	struct tl_cache *cache; /* the model cache (store/cache.h), NULL: none; a spilling one
 	                           (cache_open_spill) only writes ranks to unnamed files */
 	unsigned tables;        /* TL_TABLE_* to gather while loading (all when the cache is

@@ -85,6 +85,14 @@ map_track(const tl_clock *c, tl_track *t, size_t from, int in_place)
 	/* through the setter (the slice's layout is the model's); in place, the borrowed arrays
 	 * are written where they lie: the setter must not copy them first */
 	int borrowed = t->borrowed;
+	/* a slice the correction makes 2^31 ns long or longer needs a new entry in the track's
+	 * table of long ends, which a mapping cannot grow: the track then owns its arrays */
+	for (size_t i = from; in_place && borrowed && i < t->n; i++)
+		if (!(t->v[i].dur & TL_DUR_LONG) &&
+		    (uint64_t)(map1(c, track_end(t, i)) - map1(c, t->v[i].start)) >= TL_DUR_LONG) {
+			track_own(t);
+			borrowed = 0;
+		}
 	if (in_place)
 		t->borrowed = 0;
 	for (size_t i = from; i < t->n; i++)

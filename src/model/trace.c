@@ -33,6 +33,7 @@ rank_new(int rank)
 	r->pool = strpool_new();
 	r->t_min = INT64_MAX;
 	r->t_max = INT64_MIN;
+	r->args_keep = ~0u;
 	return r;
 }
 
@@ -41,6 +42,8 @@ track_free(tl_track *t)
 {
 	if (!t->borrowed) {
 		free(t->v);
+		free(t->arg);
+		free(t->lend);
 		free(t->step);
 		free(t->dev);
 	}
@@ -65,6 +68,9 @@ track_own(tl_track *t)
 	if (!t->borrowed)
 		return;
 	t->v = copy_of(t->v, t->n, sizeof *t->v);
+	t->arg = copy_of(t->arg, t->n, sizeof *t->arg);
+	t->lend = copy_of(t->lend, t->nlend, sizeof *t->lend);
+	t->lendcap = t->nlend;
 	t->step = copy_of(t->step, t->n, sizeof *t->step);
 	t->dev = copy_of(t->dev, t->n, sizeof *t->dev);
 	t->cap = t->n;
@@ -166,6 +172,7 @@ track_new(tl_rank *r, tl_lane_kind kind, int64_t key, uint32_t label, uint16_t d
 	t->label = label;
 	t->depth = depth;
 	t->source = r->nsources ? (uint16_t)(r->nsources - 1) : 0;
+	t->no_args = !(r->args_keep & 1u << kind);
 	VEC_PUSH(r->tracks, r->ntracks, r->tcap, t);
 	return t;
 }
@@ -181,6 +188,34 @@ rank_track(tl_rank *r, tl_lane_kind kind, int64_t key, const char *label)
 	return track_new(r, kind, key, strpool_intern_cstr(r->pool, label), 0);
 }
 
+/* The dur field of a slice of t from start to end: the duration when it fits, else the index
+ * of its end in t->lend (old's slot when old, the field it replaces, had one). */
+static uint32_t
+track_dur_field(tl_track *t, int64_t start, int64_t end, uint32_t old)
+{
+	uint64_t d = (uint64_t)end - (uint64_t)start; /* wraps to a long one when end < start */
+	if (d < TL_DUR_LONG)
+		return (uint32_t)d;
+	if (old & TL_DUR_LONG) {
+		t->lend[old & ~TL_DUR_LONG] = end;
+		return old;
+	}
+	if (t->nlend >= TL_DUR_LONG)
+		xalloc_fail(t->nlend * sizeof *t->lend);
+	VEC_PUSH(t->lend, t->nlend, t->lendcap, end);
+	return TL_DUR_LONG | (uint32_t)(t->nlend - 1);
+}
+
+/* Gives t a row id array (UINT32_MAX for the slices it has) when it has none. */
+static void
+track_want_args(tl_track *t)
+{
+	if (t->arg != NULL)
+		return;
+	t->arg = xreallocarray(NULL, t->cap ? t->cap : 1, sizeof *t->arg);
+	memset(t->arg, 0xff, t->n * sizeof *t->arg);
+}
+
 void
 track_push(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg)
 {
@@ -188,16 +223,21 @@ track_push(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg)
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 256;
 		t->v = xreallocarray(t->v, t->cap, sizeof *t->v);
+		if (t->arg)
+			t->arg = xreallocarray(t->arg, t->cap, sizeof *t->arg);
 		if (t->dev)
 			t->dev = xreallocarray(t->dev, t->cap, sizeof *t->dev);
 	}
 	if (t->dev)
 		t->dev[t->n] = (tl_span){0, -1};
+	if (arg != UINT32_MAX && !t->no_args)
+		track_want_args(t);
+	if (t->arg)
+		t->arg[t->n] = arg;
 	tl_slice *s = &t->v[t->n++];
 	s->start = start;
-	s->end = end;
+	s->dur = track_dur_field(t, start, end, 0);
 	s->name = name;
-	s->arg = arg;
 }
 
 void
@@ -235,7 +275,7 @@ track_set_times(tl_track *t, size_t k, int64_t start, int64_t end)
 		return;
 	track_own(t);
 	t->v[k].start = start;
-	t->v[k].end = end;
+	t->v[k].dur = track_dur_field(t, start, end, t->v[k].dur);
 }
 
 void
@@ -244,32 +284,54 @@ track_set_arg(tl_track *t, size_t k, uint32_t arg)
 	if (k >= t->n)
 		return;
 	track_own(t);
-	t->v[k].arg = arg;
+	if ((arg == UINT32_MAX && t->arg == NULL) || t->no_args)
+		return;
+	track_want_args(t);
+	t->arg[k] = arg;
+}
+
+void
+rank_drop_args(tl_rank *r, unsigned keep)
+{
+	for (size_t i = 0; i < r->ntracks; i++) {
+		tl_track *t = r->tracks[i];
+		if (t->arg == NULL || (keep & 1u << t->kind) || t->borrowed)
+			continue;
+		free(t->arg);
+		t->arg = NULL;
+	}
 }
 
 /* ---- finishing ------------------------------------------------------------------------- */
 
+/* A slice's place in the order by start, longer first at one start (so that a parent precedes
+ * its children), then as pushed. */
 typedef struct {
-	tl_slice s;
-	tl_span dev;
-	uint16_t step;
-} tagged_slice;
+	int64_t start, end;
+	size_t i;
+} sort_key;
 
 static int
-cmp_slice(const void *a, const void *b)
+cmp_key(const void *a, const void *b)
 {
-	const tl_slice *x = a, *y = b;
+	const sort_key *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	if (x->end != y->end) /* longer first, so a parent precedes its children */
+	if (x->end != y->end)
 		return x->end > y->end ? -1 : 1;
-	return 0;
+	return (x->i > y->i) - (x->i < y->i);
 }
 
-static int
-cmp_tagged(const void *a, const void *b)
+/* Puts the n items of size bytes at a in key's order, through tmp (n * size bytes). */
+static void
+permute(void *a, size_t size, const sort_key *key, size_t n, void *tmp)
 {
-	return cmp_slice(&((const tagged_slice *)a)->s, &((const tagged_slice *)b)->s);
+	if (a == NULL)
+		return;
+	uint8_t *src = a, *dst = tmp;
+	for (size_t i = 0; i < n; i++)
+		memcpy(dst + i * size, src + key[i].i * size, size);
+	memcpy(a, tmp, n * size);
 }
 
 static void
@@ -277,30 +339,23 @@ track_sort(tl_track *t)
 {
 	int sorted = 1;
 	for (size_t i = 1; i < t->n && sorted; i++)
-		if (cmp_slice(&t->v[i - 1], &t->v[i]) > 0)
+		if (t->v[i - 1].start > t->v[i].start ||
+		    (t->v[i - 1].start == t->v[i].start && track_end(t, i - 1) < track_end(t, i)))
 			sorted = 0;
 	if (sorted)
 		return;
 	track_own(t);
-	if (t->step == NULL && t->dev == NULL) {
-		qsort(t->v, t->n, sizeof *t->v, cmp_slice);
-		return;
-	}
-	tagged_slice *tmp = xreallocarray(NULL, t->n, sizeof *tmp);
-	for (size_t i = 0; i < t->n; i++) {
-		tmp[i].s = t->v[i];
-		tmp[i].step = t->step ? t->step[i] : TL_NO_STEP;
-		tmp[i].dev = t->dev ? t->dev[i] : (tl_span){0, -1};
-	}
-	qsort(tmp, t->n, sizeof *tmp, cmp_tagged);
-	for (size_t i = 0; i < t->n; i++) {
-		t->v[i] = tmp[i].s;
-		if (t->step)
-			t->step[i] = tmp[i].step;
-		if (t->dev)
-			t->dev[i] = tmp[i].dev;
-	}
+	sort_key *key = xreallocarray(NULL, t->n, sizeof *key);
+	for (size_t i = 0; i < t->n; i++)
+		key[i] = (sort_key){t->v[i].start, track_end(t, i), i};
+	qsort(key, t->n, sizeof *key, cmp_key);
+	void *tmp = xreallocarray(NULL, t->n, sizeof(tl_span)); /* the widest of the arrays */
+	permute(t->v, sizeof *t->v, key, t->n, tmp);
+	permute(t->arg, sizeof *t->arg, key, t->n, tmp);
+	permute(t->step, sizeof *t->step, key, t->n, tmp);
+	permute(t->dev, sizeof *t->dev, key, t->n, tmp);
 	free(tmp);
+	free(key);
 }
 
 /* Splits overlapping slices of t into depth levels: each slice goes to the lowest level whose
@@ -314,7 +369,7 @@ track_split_levels(tl_rank *r, tl_track *t)
 	for (i = 0; i < t->n; i++) {
 		if (t->v[i].start < last_end)
 			break;
-		last_end = t->v[i].end;
+		last_end = track_end(t, i);
 	}
 	if (i == t->n)
 		return;
@@ -326,7 +381,9 @@ track_split_levels(tl_rank *r, tl_track *t)
 	VEC_PUSH(lend, nlend, lendcap, last_end);
 	size_t w = i;
 	for (; i < t->n; i++) {
-		tl_slice s = t->v[i];
+		tl_slice s = t->v[i]; /* its long end's index stays t's: compacted in t below */
+		int64_t end = slice_end(t, &s);
+		uint32_t arg = track_arg(t, i);
 		uint16_t st = t->step ? t->step[i] : TL_NO_STEP;
 		tl_span dv = t->dev ? t->dev[i] : (tl_span){0, -1};
 		size_t L = 0;
@@ -334,6 +391,8 @@ track_split_levels(tl_rank *r, tl_track *t)
 			L++;
 		if (L == 0) {
 			t->v[w] = s;
+			if (t->arg)
+				t->arg[w] = arg;
 			if (t->step)
 				t->step[w] = st;
 			if (t->dev)
@@ -348,14 +407,14 @@ track_split_levels(tl_rank *r, tl_track *t)
 				VEC_PUSH(lend, nlend, lendcap, INT64_MIN);
 			}
 			if (t->step)
-				track_push_step(lv[L], s.start, s.end, s.name, s.arg, st);
+				track_push_step(lv[L], s.start, end, s.name, arg, st);
 			else
-				track_push(lv[L], s.start, s.end, s.name, s.arg);
+				track_push(lv[L], s.start, end, s.name, arg);
 			if (dv.end >= dv.start)
 				track_set_dev(lv[L], lv[L]->n - 1, dv.start, dv.end);
 		}
-		if (s.end > lend[L])
-			lend[L] = s.end;
+		if (end > lend[L])
+			lend[L] = end;
 	}
 	t->n = w;
 	free(lv);
@@ -406,8 +465,9 @@ rank_sort_steps(tl_rank *r)
 		if (t->kind == TL_LANE_STEP || t->step != NULL)
 			track_own(t);
 		if (t->kind == TL_LANE_STEP)
-			for (size_t k = 0; k < t->n; k++)
-				t->v[k].arg = remap[t->v[k].arg];
+			for (size_t k = 0; t->arg && k < t->n; k++)
+				if (t->arg[k] < r->nsteps)
+					t->arg[k] = remap[t->arg[k]];
 		for (size_t k = 0; t->step && k < t->n; k++)
 			if (t->step[k] != TL_NO_STEP)
 				t->step[k] = remap[t->step[k]];
@@ -481,6 +541,8 @@ rank_finish(tl_rank *r)
 		/* give back the slack of the growth doubling */
 		if (t->cap > t->n + t->n / 8) {
 			t->v = xreallocarray(t->v, t->n, sizeof *t->v);
+			if (t->arg)
+				t->arg = xreallocarray(t->arg, t->n, sizeof *t->arg);
 			if (t->step)
 				t->step = xreallocarray(t->step, t->n, sizeof *t->step);
 			if (t->dev)
@@ -490,8 +552,8 @@ rank_finish(tl_rank *r)
 		for (size_t k = 0; k < t->n; k++) {
 			if (t->v[k].start < r->t_min)
 				r->t_min = t->v[k].start;
-			if (t->v[k].end > r->t_max)
-				r->t_max = t->v[k].end;
+			if (track_end(t, k) > r->t_max)
+				r->t_max = track_end(t, k);
 		}
 		r->tracks[w++] = t;
 	}
@@ -526,8 +588,8 @@ rank_finish_grown(tl_rank *r, const size_t *before, size_t nbefore)
 			for (size_t k = 0; k < t->n; k++) {
 				if (t->v[k].start < r->t_min)
 					r->t_min = t->v[k].start;
-				if (t->v[k].end > r->t_max)
-					r->t_max = t->v[k].end;
+				if (track_end(t, k) > r->t_max)
+					r->t_max = track_end(t, k);
 			}
 		r->tracks[w++] = t;
 	}
@@ -605,11 +667,11 @@ track_lod_build(tl_track *t)
 
 /* The first of v[lo .. hi) ending after x (hi: none), the slices by end there. */
 static size_t
-first_ending_after_in(const tl_slice *v, size_t lo, size_t hi, int64_t x)
+first_ending_after_in(const tl_track *t, size_t lo, size_t hi, int64_t x)
 {
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].end <= x)
+		if (track_end(t, mid) <= x)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -620,24 +682,23 @@ first_ending_after_in(const tl_slice *v, size_t lo, size_t hi, int64_t x)
 size_t
 track_first_ending_after(const tl_track *t, int64_t x)
 {
-	return first_ending_after_in(t->v, 0, t->n, x);
+	return first_ending_after_in(t, 0, t->n, x);
 }
 
 size_t
 track_first_ending_after_from(const tl_track *t, int64_t x, size_t from)
 {
-	const tl_slice *v = t->v;
 	size_t n = t->n, lo, hi, step = 1;
 	if (from > n)
 		from = n;
-	if (from < n && v[from].end <= x) { /* the answer is past from */
+	if (from < n && track_end(t, from) <= x) { /* the answer is past from */
 		for (lo = from + 1;; step *= 2) {
 			size_t probe = lo - 1 + step;
 			if (probe >= n) {
 				hi = n;
 				break;
 			}
-			if (v[probe].end > x) {
+			if (track_end(t, probe) > x) {
 				hi = probe;
 				break;
 			}
@@ -646,14 +707,14 @@ track_first_ending_after_from(const tl_track *t, int64_t x, size_t from)
 	} else { /* at from or before it */
 		for (hi = from, lo = 0; hi > 0; step *= 2) {
 			size_t probe = hi > step ? hi - step : 0;
-			if (v[probe].end <= x) {
+			if (track_end(t, probe) <= x) {
 				lo = probe + 1;
 				break;
 			}
 			hi = probe;
 		}
 	}
-	return first_ending_after_in(v, lo, hi, x);
+	return first_ending_after_in(t, lo, hi, x);
 }
 
 size_t
@@ -733,7 +794,9 @@ trace_slice_bytes(const tl_trace *tr, size_t *nslices)
 			bytes += lod_bytes(t->lod);
 			if (t->borrowed) /* the mapped cache file's */
 				continue;
-			bytes += t->cap * sizeof *t->v;
+			bytes += t->cap * sizeof *t->v + t->lendcap * sizeof *t->lend;
+			if (t->arg)
+				bytes += t->cap * sizeof *t->arg;
 			if (t->step)
 				bytes += t->cap * sizeof *t->step;
 			if (t->dev)

@@ -28,13 +28,18 @@ typedef enum tl_lane_kind {
 
 const char *lane_kind_name(tl_lane_kind);
 
-/* One slice: 24 bytes. `name` is a string id in the rank's pool. `arg` is the row id of the
- * slice in its source (SQLite rowid, or event ordinal for JSON), to fetch details lazily. */
+/* One slice: 16 bytes. `name` is a string id in the rank's pool. `dur` is its duration in ns
+ * when below 2^31 (TL_DUR_LONG clear), else TL_DUR_LONG | the index of its end in its track's
+ * `lend`: read the end through slice_end / track_end below, never from dur. The slice's row id
+ * in its source (SQLite rowid, or event ordinal for JSON, to fetch details lazily) is its
+ * track's `arg[k]` (track_arg). */
 typedef struct tl_slice {
-	int64_t start, end; /* ns; end >= start */
+	int64_t start; /* ns */
+	uint32_t dur;
 	uint32_t name;
-	uint32_t arg;
 } tl_slice;
+
+#define TL_DUR_LONG UINT32_C(0x80000000)
 
 #define TL_NO_STEP UINT16_MAX
 
@@ -63,6 +68,11 @@ typedef struct tl_track {
 	uint16_t source; /* index into the rank's sources, for lazy details */
 	tl_slice *v;     /* sorted by start, non-overlapping once the rank is finished */
 	size_t n, cap;
+	uint32_t *arg; /* per slice (cap of them): its row id in its source, UINT32_MAX none;
+	                  NULL when no slice of the track has one (or the load keeps none) */
+	int64_t *lend; /* the ends of the slices of 2^31 ns or longer (or ending before they
+	                  start), each indexed by its slice's dur */
+	size_t nlend, lendcap;
 	uint16_t *step;     /* per slice: step index (launch-time attribution) or TL_NO_STEP;
 	                       NULL when the rank has fewer than two steps */
 	struct tl_lod *lod; /* level of detail (model/lod.h): busy time and longest slice of any
@@ -77,8 +87,9 @@ typedef struct tl_track {
 	int user_ranges; /* a host lane of a trace without categories (torch's legacy exporter):
 	                    its record_function ranges are not told apart from operators, so the
 	                    stage and pipeline rules pick them out by name, as on MSTX lanes */
-	int borrowed;    /* v, step and dev are read-only memory the rank's backing owns (its
-	                    mapped cache file): not freed; the first change copies them */
+	int no_args;     /* its slices' row ids are not kept (tl_rank.args_keep) */
+	int borrowed;    /* v, arg, lend, step and dev are read-only memory the rank's backing owns
+	                    (its    mapped cache file): not freed; the first change copies them */
 } tl_track;
 
 /* Reading a track's slices goes through these, not tl_slice's fields (but start and name),
@@ -88,8 +99,9 @@ typedef struct tl_track {
 static inline int64_t
 slice_end(const tl_track *t, const tl_slice *s)
 {
-	(void)t;
-	return s->end;
+	if (s->dur & TL_DUR_LONG)
+		return t->lend[s->dur & ~TL_DUR_LONG];
+	return s->start + (int64_t)s->dur;
 }
 
 static inline int64_t
@@ -101,7 +113,9 @@ track_end(const tl_track *t, size_t k)
 static inline int64_t
 slice_dur(const tl_track *t, const tl_slice *s)
 {
-	return slice_end(t, s) - s->start;
+	if (s->dur & TL_DUR_LONG)
+		return t->lend[s->dur & ~TL_DUR_LONG] - s->start;
+	return (int64_t)s->dur;
 }
 
 static inline int64_t
@@ -115,7 +129,7 @@ track_dur(const tl_track *t, size_t k)
 static inline uint32_t
 track_arg(const tl_track *t, size_t k)
 {
-	return t->v[k].arg;
+	return t->arg != NULL ? t->arg[k] : UINT32_MAX;
 }
 
 /* A slice outside a track (a loader's or an analysis's working copy): all of it spelled out. */
@@ -318,6 +332,8 @@ typedef struct tl_rank {
 	/* Gives backing's pages back to the kernel (they read again from the file on the next
 	 * touch), or NULL when they cannot be (a mapping the rank wrote into: load_clock). */
 	void (*backing_drop)(void *);
+	unsigned args_keep; /* lane kinds (bits 1u << kind) whose new lanes keep their slices'
+	                       row ids: all (~0u) but in a lean load (tl_load_opts.lean) */
 	int spilled; /* backing is a file of this process's own, unlinked (the viewer's --no-cache:
 	                store/cache.h, cache_spill_rank) */
 } tl_rank;
@@ -392,6 +408,9 @@ void track_set_dev(tl_track *, size_t k, int64_t start, int64_t end);
 void track_set_times(tl_track *, size_t k, int64_t start, int64_t end);
 /* Gives slice k of t the row id arg. */
 void track_set_arg(tl_track *, size_t k, uint32_t arg);
+/* Frees the row ids of r's lanes but those of the kinds in keep (bits 1u << kind), for a load
+ * whose readers need no others: 4 bytes a slice. */
+void rank_drop_args(tl_rank *r, unsigned keep);
 /* A forward/backward operator pair; the caller checks that the times are within TL_TIME_*. */
 void rank_add_fwdbwd(tl_rank *, int64_t fwd_start, int64_t fwd_end, int64_t bwd_start,
                      int64_t bwd_end);

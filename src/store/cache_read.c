@@ -123,6 +123,8 @@ times_ok(int64_t a, int64_t b)
 	return tl_time_ok(a) && tl_time_ok(b) && b >= a;
 }
 
+static void *get_lane_arr(rd *r, size_t size, uint64_t max, size_t *count);
+
 /* Reads a track and checks what the analyses rely on: names and labels in the pool, slices
  * sorted by start and not overlapping, times in range, step tags naming steps. */
 static tl_track *
@@ -131,9 +133,10 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 	tl_track *t = xcalloc(1, sizeof *t);
 	uint64_t kind = get_u64(r), label = get_u64(r), key = get_u64(r), depth = get_u64(r);
 	uint64_t source = get_u64(r), user = get_u64(r), flags = get_u64(r);
-	if (r->bad == NULL && (kind >= TL_LANE__COUNT || label >= npool || depth > UINT16_MAX ||
-	                       source >= (nsrc > 0 ? nsrc : 1) || user > 1 ||
-	                       flags > (TRACK_STEP | TRACK_DEV | TRACK_LOD)))
+	if (r->bad == NULL &&
+	    (kind >= TL_LANE__COUNT || label >= npool || depth > UINT16_MAX ||
+	     source >= (nsrc > 0 ? nsrc : 1) || user > 1 ||
+	     flags > (TRACK_STEP | TRACK_DEV | TRACK_LOD | TRACK_ARG | TRACK_LEND)))
 		r->bad = "a lane's fields are out of range";
 	t->kind = (tl_lane_kind)kind;
 	t->label = (uint32_t)label;
@@ -148,6 +151,12 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 	t->borrowed = r->borrow;
 	if (r->bad == NULL && t->n == 0)
 		r->bad = "a lane is empty";
+	if (flags & TRACK_LEND) {
+		t->lend = get_lane_arr(r, sizeof *t->lend, TL_DUR_LONG, &t->nlend);
+		t->lendcap = t->nlend;
+	}
+	if (flags & TRACK_ARG)
+		t->arg = lane_items(r, t->n, sizeof *t->arg);
 	if (flags & TRACK_STEP)
 		t->step = lane_items(r, t->n, sizeof *t->step);
 	if (flags & TRACK_DEV)
@@ -172,10 +181,13 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 		}
 	}
 	/* the one loop over every slice: a stamped file's slices passed it when it was stamped */
+	int64_t prev_end = INT64_MIN;
 	for (size_t k = 0; k < t->n && r->bad == NULL && !r->trusted; k++) {
 		const tl_slice *s = &t->v[k];
-		if (!times_ok(s->start, slice_end(t, s)) || s->name >= npool ||
-		    (k > 0 && s->start < track_end(t, k - 1)))
+		int64_t end = (s->dur & TL_DUR_LONG) && (s->dur & ~TL_DUR_LONG) >= t->nlend
+		                  ? INT64_MIN /* no such long end: out of range */
+		                  : slice_end(t, s);
+		if (!times_ok(s->start, end) || s->name >= npool || s->start < prev_end)
 			r->bad = "a lane's slices are out of order or range";
 		else if (t->kind == TL_LANE_STEP && track_arg(t, k) >= rk->nsteps)
 			r->bad = "a step slice names no step";
@@ -184,6 +196,7 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 		else if (t->dev && t->dev[k].end >= t->dev[k].start &&
 		         !times_ok(t->dev[k].start, t->dev[k].end))
 			r->bad = "a range's device times are out of range";
+		prev_end = end;
 	}
 	return t;
 }

@@ -167,11 +167,12 @@ enum {
 	SEC_COMM_OPS,
 	SEC_COMM_TASKS,
 	SEC_COUNTERS,
+	SEC_ARG,
 	SEC__COUNT
 };
-static const char *const sec_name[SEC__COUNT] = {"slices",     "overlap", "step",     "dev",
-                                                 "lod",        "ops",     "launches", "comm_ops",
-                                                 "comm_tasks", "counters"};
+static const char *const sec_name[SEC__COUNT] = {"slices",     "overlap",  "step",     "dev",
+                                                 "lod",        "ops",      "launches", "comm_ops",
+                                                 "comm_tasks", "counters", "arg"};
 
 /* Counts the bytes written since off (an earlier w->off) to section sec. */
 static void
@@ -504,10 +505,17 @@ put_rank(wbuf *w, const tl_rank *r, char *const *warn, size_t nwarn)
 		put_u64(w, t->depth);
 		put_u64(w, t->source);
 		put_u64(w, (uint64_t)t->user_ranges);
-		put_u64(w, (t->step ? TRACK_STEP : 0) | (t->dev ? TRACK_DEV : 0) | TRACK_LOD);
+		put_u64(w, (t->step ? TRACK_STEP : 0) | (t->dev ? TRACK_DEV : 0) | TRACK_LOD |
+		               (t->arg ? TRACK_ARG : 0) | (t->nlend ? TRACK_LEND : 0));
 		uint64_t off = w->off;
 		put_arr(w, t->v, t->n, sizeof *t->v);
+		if (t->nlend)
+			put_arr(w, t->lend, t->nlend, sizeof *t->lend);
 		tally(w, t->kind == TL_LANE_OVERLAP ? SEC_OVERLAP : SEC_SLICES, off);
+		off = w->off;
+		if (t->arg)
+			put_raw(w, t->arg, t->n * sizeof *t->arg);
+		tally(w, SEC_ARG, off);
 		off = w->off;
 		if (t->step)
 			put_raw(w, t->step, t->n * sizeof *t->step);

@@ -1174,6 +1174,7 @@ ascend_db_estimate(const tl_source *src, int view)
 const tl_loader loader_ascend_db = {
     .name = "ascend-db",
     .gathers = TL_TABLE_OPS | TL_TABLE_LAUNCHES,
+    .args_read = 1u << TL_LANE_OTHER, /* hide_ffts_containers */
     .load = ascend_db_load,
     .preview = ascend_db_preview,
     .estimate = ascend_db_estimate,

@@ -405,6 +405,7 @@ json_state_restore(tl_rank *r, size_t si, const uint8_t *p, size_t len)
 
 const tl_loader loader_trace_json = {
     .name = "chrome-json",
+    .args_read = ~0u, /* the flows, stacks and communication are matched by event ordinal */
     .load = trace_json_load,
     .estimate = trace_json_estimate,
     .args = trace_json_args,
