@@ -49,8 +49,8 @@ typedef struct cp_lane {
 
 /* One rank's device tasks inside the step: the model's slices, borrowed (a graph of a step of
  * millions of tasks holds 32 bits of each, no copy): task i is lanes[task[i] >> shift].v[task[i]
- * & (2^shift - 1)], of the lane's track t. A task starting before the step starts at the step's start (t0); every
- * task ends after it starts there. */
+ * & (2^shift - 1)], of the lane's track t. A task starting before the step starts at the step's
+ * start (t0); every task ends after it starts there. */
 typedef struct cp_rank {
 	int rank;             /* the rank's number */
 	const uint32_t *task; /* by start (as cut at t0): each task's lane and slice there */

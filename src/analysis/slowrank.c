@@ -312,16 +312,8 @@ slowrank_votes(const tl_trace *tr, tl_slow_result *res)
 				 */
 				if (strstr(op, "send") != NULL || strstr(op, "receive") != NULL)
 					continue;
-				op_rec x = {gh,
-				            util_hash_str(op),
-				            group,
-				            op,
-				            ri,
-				            n,
-				            t->v[k].start,
-				            track_dur(t, k),
-				            0,
-				            0};
+				op_rec x = {gh, util_hash_str(op), group,           op, ri,
+				            n,  t->v[k].start,     track_dur(t, k), 0,  0};
 				VEC_PUSH(v, n, cap, x);
 			}
 		}

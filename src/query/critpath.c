@@ -236,8 +236,9 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 			        t->n);
 			abort();
 		}
-		rt->lanes[2 * k] = (cp_lane){
-		    t, t->v, (uint8_t)kind, kind == CP_COMM ? strpool_get(r->pool, t->label) : NULL};
+		rt->lanes[2 * k] =
+		    (cp_lane){t, t->v, (uint8_t)kind,
+		              kind == CP_COMM ? strpool_get(r->pool, t->label) : NULL};
 		rt->lanes[2 * k + 1] = (cp_lane){t, t->v, CP_WAITING, NULL};
 		int tagged = t->step != NULL && si != SIZE_MAX;
 		size_t n0 = rt->n;

@@ -144,7 +144,8 @@ main(void)
 					int64_t xs = t->v[k].start, xe = track_end(t, k);
 					switch (i % 4) {
 					case 0:
-						track_set_times(t, k, xs, xe - 1 > xs ? xe - 1 : xe + 1);
+						track_set_times(t, k, xs,
+						                xe - 1 > xs ? xe - 1 : xe + 1);
 						break;
 					case 1:
 						t->v[k].name = 0;

@@ -56,8 +56,7 @@ check_pp_as(int sched, int no_meta, int no_p2p, int opt_pp, int op_pairs, int de
 				const tl_track *x = r->tracks[k];
 				for (size_t q = 0; x->kind == TL_LANE_MSTX && q < x->n; q++) {
 					nranges++;
-					host_ok += x->dev != NULL &&
-					           track_dur(x, q) < 20 * 1000 &&
+					host_ok += x->dev != NULL && track_dur(x, q) < 20 * 1000 &&
 					           x->dev[q].start - x->v[q].start > 500 * 1000;
 				}
 				for (size_t q = 0; x->kind == TL_LANE_MSTX_DEV && q < x->n; q++) {

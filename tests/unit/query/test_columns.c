@@ -237,8 +237,8 @@ check_random_edges(void)
 			            drawn[c].dominant != (w.count >= 2 ? a : w.dominant);
 			if (w.count >= 2) {
 				many++;
-				cover_bad += t.v[w.dominant].start <= c0 &&
-				             track_end(&t, w.dominant) >= c1;
+				cover_bad +=
+				    t.v[w.dominant].start <= c0 && track_end(&t, w.dominant) >= c1;
 			}
 			busy_bad += busy[c] != tlq_busy(&t, edges[c], edges[c + 1]);
 		}

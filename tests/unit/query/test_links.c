@@ -104,7 +104,8 @@ check_db_rank(const tl_query *q, size_t ri, sqlite3 *db, const char *name)
 				const tl_track *x = r->tracks[v[0].track];
 				with_call++;
 				if (!has_a || x->kind != TL_LANE_HOST ||
-				    !(x->key & TL_HOST_KEY_CANN) || track_arg(x, v[0].idx) != want_a)
+				    !(x->key & TL_HOST_KEY_CANN) ||
+				    track_arg(x, v[0].idx) != want_a)
 					bad_call++;
 			} else if (has_a)
 				bad_call++;
