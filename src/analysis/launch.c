@@ -61,8 +61,8 @@ launch_steps(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step **out)
 		/* the two percentiles selected, not the delays sorted (a radix sort's scratch
 		 * is 8 bytes a launch of the step: 1 M launches, 2.7 MB beside the rank's) */
 		size_t i50 = percentile_at(m, 50), i90 = percentile_at(m, 90);
-		int64_t p90 = select_i64(x, m, i90);
-		int64_t p50 = i50 < i90 ? select_i64(x, i90, i50) : p90; /* x[0 .. i90) <= p90 */
+		int64_t p50, p90;
+		select2_i64(x, m, i50, i90, &p50, &p90);
 		tl_launch_step row = {
 		    .step_id = k == r->nsteps ? -1 : r->steps[k].id,
 		    .launches = m,

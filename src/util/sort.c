@@ -88,6 +88,72 @@ select_i64(int64_t *v, size_t n, size_t k)
 	return v[k];
 }
 
+/* Moves the values of v[0 .. n) whose bucket ((x - lo) >> sh) is b to its front; returns how
+ * many. The branch is mostly not taken: predicted. */
+static size_t
+hist_gather(int64_t *v, size_t n, uint64_t lo, int sh, uint64_t b)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		if (((uint64_t)v[i] - lo) >> sh == b) {
+			int64_t x = v[i];
+			v[i] = v[w];
+			v[w++] = x;
+		}
+	return w;
+}
+
+#define HIST_BITS 12 /* select2_i64's buckets: 16 KB of counts, on the stack */
+#define HIST_MIN 2048
+
+void
+select2_i64(int64_t *v, size_t n, size_t k1, size_t k2, int64_t *a, int64_t *b)
+{
+	if (n < HIST_MIN || n > UINT32_MAX) {
+		*b = select_i64(v, n, k2);
+		*a = k1 < k2 ? select_i64(v, k2, k1) : *b; /* v[0 .. k2) <= *b */
+		return;
+	}
+	int64_t mn = v[0], mx = v[0];
+	for (size_t i = 1; i < n; i++) {
+		mn = v[i] < mn ? v[i] : mn;
+		mx = v[i] > mx ? v[i] : mx;
+	}
+	if (mn == mx) {
+		*a = *b = mn;
+		return;
+	}
+	uint64_t lo = (uint64_t)mn, range = (uint64_t)mx - lo;
+	int sh = 0;
+	while (range >> sh >> HIST_BITS != 0)
+		sh++;
+	uint32_t cnt[1u << HIST_BITS];
+	memset(cnt, 0, sizeof cnt);
+	for (size_t i = 0; i < n; i++)
+		cnt[((uint64_t)v[i] - lo) >> sh]++;
+	/* the buckets of the k1-th and the k2-th, and their ranks in them */
+	size_t b1 = 0, below = 0;
+	while (below + cnt[b1] <= k1)
+		below += cnt[b1++];
+	size_t r1 = k1 - below, b2 = b1;
+	while (below + cnt[b2] <= k2)
+		below += cnt[b2++];
+	size_t r2 = k2 - below;
+	if (sh == 0) { /* a bucket a value (the DB's delays: one value but a few) */
+		*a = (int64_t)(lo + b1);
+		*b = (int64_t)(lo + b2);
+		return;
+	}
+	size_t m1 = hist_gather(v, n, lo, sh, b1);
+	if (b1 == b2) { /* a bucket's values span 1 / 4096 of the range: the next round less */
+		select2_i64(v, m1, r1, r2, a, b);
+		return;
+	}
+	size_t m2 = hist_gather(v + m1, n - m1, lo, sh, b2);
+	select2_i64(v, m1, r1, r1, a, a);
+	select2_i64(v + m1, m2, r2, r2, b, b);
+}
+
 /* Eight passes of one byte each over the values with their sign bit flipped (so that unsigned
  * order is signed order); a pass whose byte is the same in every value is skipped, which for
  * durations (small, non-negative) leaves three or four passes. */

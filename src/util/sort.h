@@ -13,6 +13,13 @@ void sort_i64(int64_t *v, size_t n);
  * before it larger and nothing after it smaller. Quickselect (a three-way partition around the
  * median of three): no scratch, where sort_i64 takes 8 bytes a value. */
 int64_t select_i64(int64_t *v, size_t n, size_t k);
+/* The k1-th and the k2-th smallest of v[0 .. n) (k1 <= k2 < n) into *a and *b, v reordered.
+ * Many values: a histogram of their top bits (4096 buckets from the least to the greatest)
+ * finds both one's bucket in one pass whose branches do not depend on the values (a
+ * quickselect's partitions mispredict every other value when they are random), each bucket's
+ * values are moved to the front and selected among, the same way while many; few: select_i64.
+ * No scratch. */
+void select2_i64(int64_t *v, size_t n, size_t k1, size_t k2, int64_t *a, int64_t *b);
 /* Sorts the pairs (key[i], val[i]), i < n, together: by key ascending, equal keys by val
  * ascending (the operator statistics keep each task's start beside its duration). */
 void sort_i64_pairs(int64_t *key, int64_t *val, size_t n);

@@ -340,9 +340,9 @@ static void
 test_sort(void)
 {
 	uint64_t x = 88172645463325252u;
-	static const size_t sizes[] = {0, 1, 2, 47, 48, 49, 1000, 100003};
+	static const size_t sizes[] = {0, 1, 2, 47, 48, 49, 1000, 2047, 2048, 5000, 100003};
 	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
-		for (int kind = 0; kind < 5; kind++) {
+		for (int kind = 0; kind < 7; kind++) {
 			size_t n = sizes[si];
 			int64_t *a = malloc((n ? n : 1) * sizeof *a),
 			        *b = malloc((n ? n : 1) * sizeof *b);
@@ -364,6 +364,13 @@ test_sort(void)
 					break;
 				case 3: /* reversed */
 					a[i] = (int64_t)(n - i) * 7;
+					break;
+				case 4: /* one value but a few (a DB's launch delays) */
+					a[i] = x % 1000 == 0 ? (int64_t)(x % 501) : 500;
+					break;
+				case 5: /* clustered, a few far out (select2_i64's buckets again) */
+					a[i] = x % 997 == 0 ? (int64_t)(x >> 20)
+					                    : 1000 + (int64_t)(x % 300);
 					break;
 				default: /* one high byte apart */
 					a[i] = (int64_t)((x & 1) << 56) - (int64_t)(x & 2);
@@ -394,6 +401,24 @@ test_sort(void)
 				CHECK(bad == 0,
 				      "select_i64 over %zu values (kind %d): sort_i64's k-th, v "
 				      "split",
+				      n, kind);
+			/* select2_i64: each pair of them (k1 <= k2), and v the same values */
+			bad = 0;
+			for (size_t j = 0; n > 0 && j < sizeof ks / sizeof *ks; j++)
+				for (size_t l = 0; l < sizeof ks / sizeof *ks; l++) {
+					if (ks[j] > ks[l])
+						continue;
+					int64_t p, q;
+					memcpy(d, c, n * sizeof *d);
+					select2_i64(d, n, ks[j], ks[l], &p, &q);
+					bad += p != b[ks[j]] || q != b[ks[l]];
+					qsort(d, n, sizeof *d, cmp_i64);
+					bad += memcmp(d, b, n * sizeof *d) != 0;
+				}
+			if (n > 0)
+				CHECK(bad == 0,
+				      "select2_i64 over %zu values (kind %d): sort_i64's k1-th and "
+				      "k2-th",
 				      n, kind);
 			free(d);
 			free(c);
