@@ -87,7 +87,20 @@ load_gather_end(tl_rank *r, tl_gather *g)
 		                       r->nlaunch_steps, keep_step, keep_gap, &k);
 		r->have_launch_steps = 1;
 		/* not kept for the critical path (16 bytes a task): it reads the launches of the
-		 * few ranks whose gaps it crosses */
+		 * few ranks whose gaps it crosses; but where none came while the sources were read
+		 * (a JSON trace's), reading them again is finding them again on the lanes: kept,
+		 * by device start now (launch_steps_idle_gaps), unless the clock is on already */
+		int again = !r->clock.on && g->launches != NULL;
+		for (size_t i = 0; again && i < r->nsources; i++) {
+			const tl_loader *ld = loader_for(r->sources[i]->kind);
+			again = ld == NULL || !(ld->gathers & TL_TABLE_LAUNCHES);
+		}
+		if (again) {
+			free(r->launch_dev);
+			r->launch_dev = g->launches;
+			r->nlaunch_dev = g->nlaunches;
+			g->launches = NULL;
+		}
 	}
 	free(g->launches);
 	g->launches = NULL;

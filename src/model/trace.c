@@ -138,6 +138,9 @@ rank_launches_free(tl_rank *r)
 	r->launch_gaps = NULL;
 	r->nlaunch_gaps = 0;
 	r->have_launch_steps = 0;
+	free(r->launch_dev);
+	r->launch_dev = NULL;
+	r->nlaunch_dev = 0;
 }
 
 void

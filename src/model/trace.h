@@ -313,6 +313,11 @@ typedef struct tl_rank {
 	tl_launch_gap *launch_gaps; /* with launch_steps: launch_step_gaps', in its order */
 	size_t nlaunch_gaps;
 	int have_launch_steps;
+	/* with them, where no source gathers launches while it is read (a JSON trace's are found
+	 * on its lanes, again each time they are read): the gather's, by device start, for the
+	 * critical path to pack unless the clock is on by then (they are on the profile's) */
+	tl_launch *launch_dev;
+	size_t nlaunch_dev;
 	struct tl_comm_data *comm; /* COMM: ops by start, each op's tasks by start */
 
 	/* -- the loader's bookkeeping -- */

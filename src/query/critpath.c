@@ -308,7 +308,11 @@ launch_of(void *ctx, int64_t dev_start, uint64_t *at)
 {
 	launches *l = ctx;
 	pthread_mutex_lock(&l->lock);
-	if (!l->read) {
+	if (!l->read && l->r->launch_dev != NULL && !l->r->clock.on) {
+		/* the gather's, kept by device start (a JSON trace's would be found again) */
+		launch_pack(&l->p, l->r->launch_dev, l->r->nlaunch_dev);
+		l->read = 1;
+	} else if (!l->read) {
 		tl_launch *own;
 		size_t n = load_launches(l->r, &own);
 		launch_sort_dev(own, n);
