@@ -139,8 +139,12 @@ instance_ends(const tl_trace *tr, const size_t *hix, size_t nh, int64_t **out, s
 			if (t->kind != TL_LANE_COMM)
 				continue;
 			const char *group = strpool_get(r->pool, t->label);
+			tl_step_cursor sc;
+			step_cursor_init(&sc, t);
 			for (size_t i = 0; i < t->n; i++) {
-				uint16_t s = t->step ? t->step[i] : r->nsteps == 1 ? 0 : TL_NO_STEP;
+				uint16_t s = track_has_steps(t) ? step_cursor_at(&sc, i)
+				             : r->nsteps == 1   ? 0
+				                                : TL_NO_STEP;
 				/* the rank index, not its number, so that its host is one lookup */
 				tl_coll_entry e = {.rank = (int)ri,
 				                   .group = group,

@@ -14,11 +14,13 @@ union_iter_init(tl_union_iter *it, const tl_rank *r, tl_lane_kind kind, uint16_t
 			it->ntracks++;
 	it->tracks = xcalloc(it->ntracks ? it->ntracks : 1, sizeof *it->tracks);
 	it->pos = xcalloc(it->ntracks ? it->ntracks : 1, sizeof *it->pos);
+	it->sc = xcalloc(it->ntracks ? it->ntracks : 1, sizeof *it->sc);
 	size_t k = 0;
 	for (size_t i = 0; i < r->ntracks; i++)
 		if (r->tracks[i]->kind == kind) {
 			it->tracks[k] = r->tracks[i];
 			it->pos[k] = track_first_ending_after(r->tracks[i], t0);
+			step_cursor_init(&it->sc[k], r->tracks[i]);
 			k++;
 		}
 	it->step = step;
@@ -34,8 +36,10 @@ union_iter_done(tl_union_iter *it)
 {
 	free(it->tracks);
 	free(it->pos);
+	free(it->sc);
 	it->tracks = NULL;
 	it->pos = NULL;
+	it->sc = NULL;
 }
 
 /* The next slice (by start) over all tracks that passes the step filter, clipped. */
@@ -51,9 +55,8 @@ next_slice(tl_union_iter *it, int64_t *s, int64_t *e)
 			 * through the scan; their order does not change the union) */
 			const tl_track *t = it->tracks[it->run];
 			size_t p = it->pos[it->run];
-			if (it->step != TL_NO_STEP && t->step)
-				while (p < t->n && t->step[p] != it->step && t->v[p].start < it->t1)
-					p++;
+			if (it->step != TL_NO_STEP && track_has_steps(t))
+				p = step_cursor_next(&it->sc[it->run], p, it->step, it->t1);
 			it->pos[it->run] = p;
 			if (p < t->n && t->v[p].start < it->run_lim && t->v[p].start < it->t1)
 				best = it->run;
@@ -63,10 +66,8 @@ next_slice(tl_union_iter *it, int64_t *s, int64_t *e)
 			for (size_t i = 0; i < it->ntracks; i++) {
 				const tl_track *t = it->tracks[i];
 				size_t p = it->pos[i];
-				if (it->step != TL_NO_STEP && t->step)
-					while (p < t->n && t->step[p] != it->step &&
-					       t->v[p].start < it->t1)
-						p++;
+				if (it->step != TL_NO_STEP && track_has_steps(t))
+					p = step_cursor_next(&it->sc[i], p, it->step, it->t1);
 				it->pos[i] = p;
 				if (p < t->n && t->v[p].start < it->t1) {
 					if (t->v[p].start < bs) {

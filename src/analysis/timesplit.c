@@ -22,6 +22,7 @@ cmp_ival(const void *a, const void *b)
 typedef struct busy_lane {
 	const tl_track *t;
 	size_t p;
+	tl_step_cursor sc; /* its step tags at p */
 } busy_lane;
 
 /* The first slice of t at p or after that ends after x. A track's slices do not overlap, so
@@ -62,9 +63,8 @@ exposed_in(busy_lane *l, size_t nl, uint16_t step, int64_t s, int64_t e)
 		for (size_t k = 0; k < nl; k++) {
 			const tl_track *t = l[k].t;
 			size_t p = first_ending_after_from(t, l[k].p, x);
-			if (step != TL_NO_STEP && t->step)
-				while (p < t->n && t->step[p] != step && t->v[p].start < e)
-					p++;
+			if (step != TL_NO_STEP && track_has_steps(t))
+				p = step_cursor_next(&l[k].sc, p, step, e);
 			l[k].p = p;
 			if (p >= t->n || t->v[p].start >= e)
 				continue;
@@ -98,8 +98,10 @@ exposed(const tl_rank *r, uint16_t step, const ival *m, size_t nm)
 	busy_lane *l = xcalloc(nl ? nl : 1, sizeof *l);
 	nl = 0;
 	for (size_t k = 0; k < r->ntracks; k++)
-		if (r->tracks[k]->kind == TL_LANE_COMPUTE || r->tracks[k]->kind == TL_LANE_COMM)
-			l[nl++] = (busy_lane){r->tracks[k], 0};
+		if (r->tracks[k]->kind == TL_LANE_COMPUTE || r->tracks[k]->kind == TL_LANE_COMM) {
+			l[nl] = (busy_lane){r->tracks[k], 0, {0}};
+			step_cursor_init(&l[nl++].sc, r->tracks[k]);
+		}
 	int64_t out = 0;
 	for (size_t i = 0; i < nm; i++)
 		out += exposed_in(l, nl, step, m[i].s, m[i].e);
@@ -136,11 +138,13 @@ memory_by_launch(const tl_rank *r, uint16_t step, int64_t *memory, int64_t *not_
 	size_t nm = 0, cap = 0;
 	for (size_t k = 0; k < r->ntracks; k++) {
 		const tl_track *t = r->tracks[k];
-		if (t->kind != TL_LANE_MEMCPY || t->step == NULL)
+		if (t->kind != TL_LANE_MEMCPY || !track_has_steps(t))
 			continue;
 		tagged = 1;
+		tl_step_cursor sc;
+		step_cursor_init(&sc, t);
 		for (size_t i = 0; i < t->n; i++)
-			if ((step == TL_NO_STEP || t->step[i] == step) &&
+			if ((step == TL_NO_STEP || step_cursor_at(&sc, i) == step) &&
 			    track_end(t, i) > t->v[i].start) {
 				ival x = {t->v[i].start, track_end(t, i)};
 				VEC_PUSH(m, nm, cap, x);

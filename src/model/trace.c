@@ -45,6 +45,7 @@ track_free(tl_track *t)
 		free(t->arg);
 		free(t->lend);
 		free(t->step);
+		free(t->step_runs);
 		free(t->dev);
 	}
 	lod_free(t->lod);
@@ -72,6 +73,7 @@ track_own(tl_track *t)
 	t->lend = copy_of(t->lend, t->nlend, sizeof *t->lend);
 	t->lendcap = t->nlend;
 	t->step = copy_of(t->step, t->n, sizeof *t->step);
+	t->step_runs = copy_of(t->step_runs, t->nstep_runs, sizeof *t->step_runs);
 	t->dev = copy_of(t->dev, t->n, sizeof *t->dev);
 	t->cap = t->n;
 	t->borrowed = 0;
@@ -243,9 +245,148 @@ track_push(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg)
 	s->name = name;
 }
 
+/* ---- the step tags: one per slice while loading, runs once finished ---- */
+
+size_t
+track_step_run_of(const tl_track *t, size_t k)
+{
+	size_t lo = 0, hi = t->nstep_runs;
+	while (hi - lo > 1) { /* the last run with at <= k; the first's at is 0 */
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->step_runs[mid].at <= k)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t
+step_run_end(const tl_track *t, size_t j)
+{
+	return j + 1 < t->nstep_runs ? t->step_runs[j + 1].at : t->step_cover;
+}
+
+void
+step_cursor_seek(tl_step_cursor *c, size_t k)
+{
+	const tl_track *t = c->t;
+	if (k >= t->step_cover) { /* untagged: no runs, or slices pushed after them */
+		c->lo = t->step_cover;
+		c->hi = SIZE_MAX;
+		c->cur = TL_NO_STEP;
+		return;
+	}
+	size_t j = c->run + 1;
+	if (j >= t->nstep_runs || k < t->step_runs[j].at || k >= step_run_end(t, j))
+		j = track_step_run_of(t, k); /* not the next run: search */
+	c->run = j;
+	c->lo = t->step_runs[j].at;
+	c->hi = step_run_end(t, j);
+	c->cur = t->step_runs[j].step;
+}
+
+size_t
+track_step_run_end(const tl_track *t, size_t k)
+{
+	if (t->step != NULL) {
+		size_t e = k + 1;
+		while (e < t->n && t->step[e] == t->step[k])
+			e++;
+		return e;
+	}
+	if (k >= t->step_cover)
+		return t->n;
+	size_t j = track_step_run_of(t, k), e = step_run_end(t, j);
+	/* adjacent runs differ; past step_cover the slices are untagged */
+	return e == t->step_cover && t->step_runs[j].step == TL_NO_STEP ? t->n : e;
+}
+
+size_t
+step_cursor_next(tl_step_cursor *c, size_t p, uint16_t step, int64_t t1)
+{
+	const tl_track *t = c->t;
+	while (p < t->n && t->v[p].start < t1) {
+		if (step_cursor_at(c, p) == step)
+			return p;
+		size_t e = t->step != NULL ? p + 1 : c->hi < t->n ? c->hi : t->n;
+		if (t->v[e - 1].start >= t1) { /* the first start at or after t1 in (p, e) */
+			size_t lo = p + 1, hi = e - 1;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (t->v[mid].start >= t1)
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+			return lo;
+		}
+		p = e;
+	}
+	return p;
+}
+
+size_t
+track_step_run_start(const tl_track *t, size_t k)
+{
+	if (t->step != NULL) {
+		while (k > 0 && t->step[k - 1] == t->step[k])
+			k--;
+		return k;
+	}
+	if (k >= t->step_cover) /* untagged from step_cover, and before it if its run is */
+		return t->nstep_runs > 0 && t->step_runs[t->nstep_runs - 1].step == TL_NO_STEP
+		           ? t->step_runs[t->nstep_runs - 1].at
+		           : t->step_cover;
+	return t->step_runs[track_step_run_of(t, k)].at;
+}
+
+/* Runs back to one tag per slice, for pushing or reordering slices of a finished track. */
+static void
+track_steps_flat(tl_track *t)
+{
+	if (t->nstep_runs == 0)
+		return;
+	track_own(t);
+	uint16_t *v = xreallocarray(NULL, t->cap > t->n ? t->cap : t->n, sizeof *v);
+	tl_step_cursor c;
+	step_cursor_init(&c, t);
+	for (size_t k = 0; k < t->n; k++)
+		v[k] = step_cursor_at(&c, k);
+	free(t->step_runs);
+	t->step_runs = NULL;
+	t->nstep_runs = t->step_cover = 0;
+	t->step = v;
+}
+
+/* One tag per slice into runs, unless the runs would take more (or a slice index outgrows
+ * their 32 bits). */
+static void
+track_steps_to_runs(tl_track *t)
+{
+	if (t->step == NULL || t->borrowed)
+		return;
+	size_t nr = t->n > 0;
+	for (size_t k = 1; k < t->n; k++)
+		nr += t->step[k] != t->step[k - 1];
+	if (t->n > UINT32_MAX || nr * sizeof *t->step_runs >= t->n * sizeof *t->step)
+		return;
+	tl_step_run *v = xreallocarray(NULL, nr, sizeof *v);
+	size_t j = 0;
+	for (size_t k = 0; k < t->n; k++)
+		if (k == 0 || t->step[k] != t->step[k - 1])
+			v[j++] = (tl_step_run){(uint32_t)k, t->step[k], 0};
+	free(t->step);
+	t->step = NULL;
+	t->step_runs = v;
+	t->nstep_runs = nr;
+	t->step_cover = t->n;
+}
+
 void
 track_push_step(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg, uint16_t step)
 {
+	track_steps_flat(t);
 	size_t oldcap = t->cap;
 	int fresh = t->step == NULL;
 	track_push(t, start, end, name, arg);
@@ -465,7 +606,7 @@ rank_sort_steps(tl_rank *r)
 	memcpy(r->steps, ns, r->nsteps * sizeof *ns);
 	for (size_t i = 0; i < r->ntracks; i++) {
 		tl_track *t = r->tracks[i];
-		if (t->kind == TL_LANE_STEP || t->step != NULL)
+		if (t->kind == TL_LANE_STEP || track_has_steps(t))
 			track_own(t);
 		if (t->kind == TL_LANE_STEP)
 			for (size_t k = 0; t->arg && k < t->n; k++)
@@ -474,6 +615,9 @@ rank_sort_steps(tl_rank *r)
 		for (size_t k = 0; t->step && k < t->n; k++)
 			if (t->step[k] != TL_NO_STEP)
 				t->step[k] = remap[t->step[k]];
+		for (size_t k = 0; k < t->nstep_runs; k++)
+			if (t->step_runs[k].step != TL_NO_STEP)
+				t->step_runs[k].step = remap[t->step_runs[k].step];
 	}
 	free(ns);
 	free(remap);
@@ -563,6 +707,8 @@ rank_finish(tl_rank *r)
 	r->ntracks = w;
 	if (r->ntracks > 1) /* tracks is NULL for a rank without any: qsort(NULL, 0) is undefined */
 		qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
+	for (size_t i = 0; i < r->ntracks; i++) /* sorted and split: the tags into runs */
+		track_steps_to_runs(r->tracks[i]);
 }
 
 void
@@ -577,6 +723,7 @@ rank_finish_grown(tl_rank *r, const size_t *before, size_t nbefore)
 		t->lod = NULL;
 		lod_free(t->lod_file);
 		t->lod_file = NULL;
+		track_steps_flat(t); /* slices may move: a tag per slice again */
 		track_sort(t);
 		track_split_levels(r, t);
 	}
@@ -599,6 +746,8 @@ rank_finish_grown(tl_rank *r, const size_t *before, size_t nbefore)
 	r->ntracks = w;
 	if (r->ntracks > 1)
 		qsort(r->tracks, r->ntracks, sizeof *r->tracks, cmp_track);
+	for (size_t i = 0; i < r->ntracks; i++)
+		track_steps_to_runs(r->tracks[i]);
 }
 
 size_t
@@ -802,6 +951,7 @@ trace_slice_bytes(const tl_trace *tr, size_t *nslices)
 				bytes += t->cap * sizeof *t->arg;
 			if (t->step)
 				bytes += t->cap * sizeof *t->step;
+			bytes += t->nstep_runs * sizeof *t->step_runs;
 			if (t->dev)
 				bytes += t->cap * sizeof *t->dev;
 		}

@@ -60,6 +60,13 @@ tl_time_ok(int64_t t)
 
 struct tl_lod;
 
+/* A run of equal step tags: slices at.. (to the next run's at, or the track's step_cover). */
+typedef struct tl_step_run {
+	uint32_t at;
+	uint16_t step;
+	uint16_t pad; /* 0 (the cache file's bytes) */
+} tl_step_run;
+
 typedef struct tl_track {
 	tl_lane_kind kind;
 	uint32_t label;  /* string id: "Stream 3", a group name, an MSTX domain */
@@ -73,8 +80,15 @@ typedef struct tl_track {
 	int64_t *lend; /* the ends of the slices of 2^31 ns or longer (or ending before they
 	                  start), each indexed by its slice's dur */
 	size_t nlend, lendcap;
-	uint16_t *step;     /* per slice: step index (launch-time attribution) or TL_NO_STEP;
-	                       NULL when the rank has fewer than two steps */
+	/* The slices' step tags (step index by launch time, or TL_NO_STEP), read through
+	 * track_step / tl_step_cursor. While the rank loads: step, one per slice (loaders push in
+	 * any order). Once it is finished (rank_finish): the runs of equal tags in slice order,
+	 * step NULL, as a lane's tags run long (slices are sorted by start and launch order follows
+	 * it); step is kept only where the runs would take more. Slices from step_cover on are
+	 * untagged. All NULL / 0 when the rank has fewer than two steps. */
+	uint16_t *step;
+	struct tl_step_run *step_runs; /* sorted by at, the first at 0 */
+	size_t nstep_runs, step_cover;
 	struct tl_lod *lod; /* level of detail (model/lod.h): busy time and longest slice of any
 	                       run of slices; built by the query session (track_lod_build), or
 	                       a stamped cache file's (checked when it was stamped) */
@@ -91,6 +105,65 @@ typedef struct tl_track {
 	int borrowed;    /* v, arg, lend, step and dev are read-only memory the rank's backing owns
 	                    (its    mapped cache file): not freed; the first change copies them */
 } tl_track;
+
+/* ---- the step tags ---- */
+
+/* Whether t's slices carry step tags at all. */
+static inline int
+track_has_steps(const tl_track *t)
+{
+	return t->step != NULL || t->nstep_runs > 0;
+}
+
+/* The run of t holding slice k (k < t->step_cover, t has runs). */
+size_t track_step_run_of(const tl_track *t, size_t k);
+
+/* Slice k's step index, or TL_NO_STEP. A search: a walk over a lane uses tl_step_cursor. */
+static inline uint16_t
+track_step(const tl_track *t, size_t k)
+{
+	if (t->step != NULL)
+		return t->step[k];
+	if (k >= t->step_cover)
+		return TL_NO_STEP;
+	return t->step_runs[track_step_run_of(t, k)].step;
+}
+
+/* Follows a track's step runs for a walk by growing slice index: step_cursor_at costs a compare
+ * per slice and a search only when the walk goes back. */
+typedef struct tl_step_cursor {
+	const tl_track *t;
+	size_t run;        /* the run holding lo.. hi */
+	size_t lo, hi;     /* slices [lo, hi) have tag cur */
+	uint16_t cur;
+} tl_step_cursor;
+
+static inline void
+step_cursor_init(tl_step_cursor *c, const tl_track *t)
+{
+	*c = (tl_step_cursor){t, 0, 0, 0, TL_NO_STEP};
+}
+
+void step_cursor_seek(tl_step_cursor *c, size_t k);
+
+static inline uint16_t
+step_cursor_at(tl_step_cursor *c, size_t k)
+{
+	if (c->t->step != NULL)
+		return c->t->step[k];
+	if (k < c->lo || k >= c->hi)
+		step_cursor_seek(c, k);
+	return c->cur;
+}
+
+/* The first slice of c's track at p or after that has tag step or starts at or after t1 (t->n
+ * at most): runs of other tags are skipped whole, a search for t1 only inside the last. */
+size_t step_cursor_next(tl_step_cursor *c, size_t p, uint16_t step, int64_t t1);
+
+/* The first slice after k whose tag differs from k's (t->n at most), and the first slice of the
+ * run of equal tags holding k: for skipping a run. */
+size_t track_step_run_end(const tl_track *t, size_t k);
+size_t track_step_run_start(const tl_track *t, size_t k);
 
 /* Reading a track's slices goes through these, not tl_slice's fields (but start and name),
  * and changing one through track_set_times / track_set_arg: the slice's layout is the model's
@@ -403,7 +476,8 @@ void track_own(tl_track *);
 /* Get-or-create the depth-0 track of (kind, key). label is used when the track is created. */
 tl_track *rank_track(tl_rank *, tl_lane_kind kind, int64_t key, const char *label);
 void track_push(tl_track *, int64_t start, int64_t end, uint32_t name, uint32_t arg);
-/* The same, tagging the slice with a step index (allocates the step array on first use). */
+/* The same, tagging the slice with a step index (allocates the per-slice step array on first
+ * use; a track holding runs turns them back into it). */
 void track_push_step(tl_track *, int64_t start, int64_t end, uint32_t name, uint32_t arg,
                      uint16_t step);
 /* Gives slice k of t its device part (allocates the array on first use). */

@@ -36,8 +36,12 @@ op_steps(const tl_rank *r, tl_u64map *m)
 		const tl_track *t = r->tracks[k];
 		if (t->kind != TL_LANE_COMM)
 			continue;
+		tl_step_cursor sc;
+		step_cursor_init(&sc, t);
 		for (size_t i = 0; i < t->n; i++) {
-			uint16_t s = t->step ? t->step[i] : r->nsteps == 1 ? 0 : TL_NO_STEP;
+			uint16_t s = track_has_steps(t) ? step_cursor_at(&sc, i)
+			             : r->nsteps == 1   ? 0
+			                                : TL_NO_STEP;
 			u64map_put(m, (uint64_t)t->source << 32 | track_arg(t, i), s);
 		}
 	}
@@ -220,8 +224,12 @@ coll_entries(const tl_trace *tr, tl_coll_entry **v, size_t *n, op_types *ot)
 			if (t->kind != TL_LANE_COMM)
 				continue;
 			const char *group = strpool_get(r->pool, t->label);
+			tl_step_cursor sc;
+			step_cursor_init(&sc, t);
 			for (size_t i = 0; i < t->n; i++) {
-				uint16_t s = t->step ? t->step[i] : r->nsteps == 1 ? 0 : TL_NO_STEP;
+				uint16_t s = track_has_steps(t) ? step_cursor_at(&sc, i)
+				             : r->nsteps == 1   ? 0
+				                                : TL_NO_STEP;
 				tl_coll_entry e = {.rank = r->rank,
 				                   .ri = ri,
 				                   .group = group,

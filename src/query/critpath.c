@@ -240,7 +240,9 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 		    (cp_lane){t, t->v, (uint8_t)kind,
 		              kind == CP_COMM ? strpool_get(r->pool, t->label) : NULL};
 		rt->lanes[2 * k + 1] = (cp_lane){t, t->v, CP_WAITING, NULL};
-		int tagged = t->step != NULL && si != SIZE_MAX;
+		int tagged = track_has_steps(t) && si != SIZE_MAX;
+		tl_step_cursor sc;
+		step_cursor_init(&sc, t);
 		size_t n0 = rt->n;
 		/* the step's work runs after its launch, so after the step's start; a tagged
 		 * track's later steps follow, so the scan ends past the step's host end at the
@@ -249,9 +251,9 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 		for (; i < t->n; i++) {
 			const tl_slice *sl = &t->v[i];
 			if (tagged) {
-				if (t->step[i] != si) {
-					if (sl->start >= t1 && t->step[i] != TL_NO_STEP &&
-					    t->step[i] > si)
+				uint16_t st = step_cursor_at(&sc, i);
+				if (st != si) {
+					if (sl->start >= t1 && st != TL_NO_STEP && st > si)
 						break;
 					continue;
 				}

@@ -410,11 +410,18 @@ tlq_kind_busy(const tl_rank *r, tl_lane_kind kind, int64_t t0, int64_t t1)
 	return sum;
 }
 
-/* The end of the run of tag s in tag[j .. n): four tags a word while all four are s (a step's
- * run is its thousands of slices), then one at a time. */
+/* The end of the run of tag s in [j, n) of the cursor's track: a run of the track's at a time, or
+ * where it keeps a tag per slice, four tags a word while all four are s (a step's run is its
+ * thousands of slices), then one at a time. The cursor goes forward. */
 static size_t
-run_end(const uint16_t *tag, size_t j, size_t n, uint16_t s)
+run_end(tl_step_cursor *sc, size_t j, size_t n, uint16_t s)
 {
+	const uint16_t *tag = sc->t->step;
+	if (tag == NULL) {
+		while (j < n && step_cursor_at(sc, j) == s)
+			j = sc->hi < n ? sc->hi : n;
+		return j;
+	}
 	const uint64_t four = s * UINT64_C(0x0001000100010001);
 	for (uint64_t w; j + 4 <= n; j += 4) {
 		memcpy(&w, tag + j, sizeof w);
@@ -435,12 +442,13 @@ step_alone(const tl_rank *r, uint16_t step, int64_t t0, int64_t t1)
 {
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *t = r->tracks[i];
-		if ((t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM) || t->step == NULL)
+		if ((t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM) || !track_has_steps(t))
 			continue;
 		size_t a = track_first_ending_after(t, t0), b = track_first_starting_at(t, t1);
-		for (size_t k = run_end(t->step, a, b, step); k < b;
-		     k = run_end(t->step, k + 1, b, step))
-			if (track_end(t, k) > t->v[k].start) /* (t->step[k] != step) */
+		tl_step_cursor sc;
+		step_cursor_init(&sc, t);
+		for (size_t k = run_end(&sc, a, b, step); k < b; k = run_end(&sc, k + 1, b, step))
+			if (track_end(t, k) > t->v[k].start)
 				return 0;
 	}
 	return 1;
@@ -465,13 +473,15 @@ tlq_step_overlaps(const tl_rank *r, tl_step_overlap **out)
 	}
 	for (size_t i = 0; i < r->ntracks; i++) {
 		const tl_track *t = r->tracks[i];
-		if ((t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM) || t->step == NULL)
+		if ((t->kind != TL_LANE_COMPUTE && t->kind != TL_LANE_COMM) || !track_has_steps(t))
 			continue;
 		/* a track's slices do not overlap: in a run of slices of one step the first starts
 		 * first and the last ends last, so only the tags are read through */
+		tl_step_cursor sc;
+		step_cursor_init(&sc, t);
 		for (size_t k = 0; k < t->n;) {
-			uint16_t s = t->step[k];
-			size_t j = run_end(t->step, k + 1, t->n, s);
+			uint16_t s = step_cursor_at(&sc, k);
+			size_t j = run_end(&sc, k + 1, t->n, s);
 			if (s != TL_NO_STEP && s < r->nsteps) {
 				if (t->v[k].start < lo[s])
 					lo[s] = t->v[k].start;

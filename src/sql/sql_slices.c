@@ -171,14 +171,16 @@ step_window(sql_cur *c, const tl_track *t, size_t *lo, size_t *hi)
 		*hi = *lo;
 		return;
 	}
-	if (t->step != NULL) {
+	if (track_has_steps(t)) {
 		size_t a = *lo, b = *hi;
-#define TAGGED(k) (t->step[k] < r->nsteps && r->steps[t->step[k]].id == c->step_id)
-		while (a < b && !TAGGED(a))
-			a++;
+#define TAGGED(k) (track_step(t, k) < r->nsteps && r->steps[track_step(t, k)].id == c->step_id)
+		while (a < b && !TAGGED(a)) /* a run at a time */
+			a = track_step_run_end(t, a);
 		while (b > a && !TAGGED(b - 1))
-			b--;
+			b = track_step_run_start(t, b - 1);
 #undef TAGGED
+		if (a > b)
+			a = b;
 		*lo = a;
 		*hi = b;
 		return;
@@ -306,9 +308,10 @@ slice_step(sql_cur *c, sqlite3_context *ctx)
 	const tl_rank *r = tlq_trace(c->x->q)->ranks[c->ri];
 	const tl_track *t = c->row[1];
 	int64_t id;
-	if (t->step != NULL) {
-		if (t->step[c->idx] != TL_NO_STEP && t->step[c->idx] < r->nsteps)
-			sqlite3_result_int64(ctx, r->steps[t->step[c->idx]].id);
+	if (track_has_steps(t)) {
+		uint16_t st = track_step(t, c->idx);
+		if (st != TL_NO_STEP && st < r->nsteps)
+			sqlite3_result_int64(ctx, r->steps[st].id);
 	} else if (tlq_step_at(r, ((const tl_slice *)c->row[0])->start, &id) == 0) {
 		sqlite3_result_int64(ctx, id);
 	}

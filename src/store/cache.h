@@ -38,7 +38,8 @@
  * 9: a rank's overlap lanes may be its profile's own (OVERLAP_ANALYSIS, RANK_OWN_OVERLAP), and
  * CANN 7.0 report DBs are read; 10: the rank's host; 11: the host-bound idle gaps; 12: each
  * operator's durations summed beside them (tl summary's totals without reading them); 13: slices of
- * 16 bytes (the end as a duration, long ones' ends in a table), their row ids apart */
+ * 16 bytes (the end as a duration, long ones' ends in a table), their row ids apart, and a lane's
+ * step tags as runs (TRACK_STEP_RUNS) */
 #define TL_CACHE_VERSION 13
 #define TL_CACHE_MAX_DEFAULT (UINT64_C(4) << 30) /* bytes: LRU eviction above this */
 

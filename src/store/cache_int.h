@@ -16,9 +16,18 @@
 #define TMP_PREFIX ".tmp-"
 
 enum { RANK_LOADED = 1, RANK_HOST_ONLY = 2, RANK_OWN_OVERLAP = 4 };
-/* TRACK_LOD: the lane's level of detail follows (model/lod.h: its block sums, then its nodes);
- * TRACK_ARG: each slice's row id (tl_track.arg); TRACK_LEND: the long slices' ends (lend) */
-enum { TRACK_STEP = 1, TRACK_DEV = 2, TRACK_LOD = 4, TRACK_ARG = 8, TRACK_LEND = 16 };
+/* TRACK_STEP: a step tag per slice follows; TRACK_STEP_RUNS: the runs of the tags (u64 count,
+ * u64 step_cover, the tl_step_run array); TRACK_LOD: the lane's level of detail follows
+ * (model/lod.h: its block sums, then its nodes); TRACK_ARG: each slice's row id (tl_track.arg);
+ * TRACK_LEND: the long slices' ends (lend) */
+enum {
+	TRACK_STEP = 1,
+	TRACK_DEV = 2,
+	TRACK_LOD = 4,
+	TRACK_STEP_RUNS = 8,
+	TRACK_ARG = 16,
+	TRACK_LEND = 32
+};
 /* which gathered tables a file holds (tl_rank ops, launch_steps, comm, counters) */
 enum { TABLE_OPS = 1, TABLE_LAUNCHES = 2, TABLE_COMM = 4, TABLE_COUNTERS = 8 };
 #define NO_STR UINT64_MAX

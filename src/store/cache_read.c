@@ -125,6 +125,31 @@ times_ok(int64_t a, int64_t b)
 
 static void *get_lane_arr(rd *r, size_t size, uint64_t max, size_t *count);
 
+/* A track's step runs (TRACK_STEP_RUNS), checked as the accessors rely on them: at least one, the
+ * first at slice 0, increasing, below step_cover (at most the slice count), each a step of the
+ * rank's or TL_NO_STEP, and different from the run before. */
+static void
+get_step_runs(rd *r, const tl_rank *rk, tl_track *t)
+{
+	uint64_t nr = get_count(r, sizeof *t->step_runs, t->n, "a lane's step runs are out of range");
+	uint64_t cover = get_u64(r);
+	if (r->bad == NULL && (nr == 0 || cover > t->n))
+		r->bad = "a lane's step runs are out of range";
+	tl_step_run *v = lane_items(r, nr, sizeof *v);
+	if (r->bad != NULL || v == NULL) {
+		if (!r->borrow)
+			free(v);
+		return;
+	}
+	t->step_runs = v;
+	t->nstep_runs = (size_t)nr;
+	t->step_cover = (size_t)cover;
+	for (size_t j = 0; j < t->nstep_runs && r->bad == NULL; j++)
+		if ((j == 0 ? v[j].at != 0 : v[j].at <= v[j - 1].at || v[j].step == v[j - 1].step) ||
+		    v[j].at >= cover || (v[j].step != TL_NO_STEP && v[j].step >= rk->nsteps))
+			r->bad = "a lane's step runs are out of order or range";
+}
+
 /* Reads a track and checks what the analyses rely on: names and labels in the pool, slices
  * sorted by start and not overlapping, times in range, step tags naming steps. */
 static tl_track *
@@ -136,7 +161,8 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 	if (r->bad == NULL &&
 	    (kind >= TL_LANE__COUNT || label >= npool || depth > UINT16_MAX ||
 	     source >= (nsrc > 0 ? nsrc : 1) || user > 1 ||
-	     flags > (TRACK_STEP | TRACK_DEV | TRACK_LOD | TRACK_ARG | TRACK_LEND)))
+	     flags > (TRACK_STEP | TRACK_DEV | TRACK_LOD | TRACK_STEP_RUNS | TRACK_ARG | TRACK_LEND) ||
+	     (flags & TRACK_STEP && flags & TRACK_STEP_RUNS)))
 		r->bad = "a lane's fields are out of range";
 	t->kind = (tl_lane_kind)kind;
 	t->label = (uint32_t)label;
@@ -159,6 +185,8 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 		t->arg = lane_items(r, t->n, sizeof *t->arg);
 	if (flags & TRACK_STEP)
 		t->step = lane_items(r, t->n, sizeof *t->step);
+	else if (flags & TRACK_STEP_RUNS)
+		get_step_runs(r, rk, t);
 	if (flags & TRACK_DEV)
 		t->dev = lane_items(r, t->n, sizeof *t->dev);
 	if (flags & TRACK_LOD) {

@@ -505,8 +505,9 @@ put_rank(wbuf *w, const tl_rank *r, char *const *warn, size_t nwarn)
 		put_u64(w, t->depth);
 		put_u64(w, t->source);
 		put_u64(w, (uint64_t)t->user_ranges);
-		put_u64(w, (t->step ? TRACK_STEP : 0) | (t->dev ? TRACK_DEV : 0) | TRACK_LOD |
-		               (t->arg ? TRACK_ARG : 0) | (t->nlend ? TRACK_LEND : 0));
+		put_u64(w, (t->step ? TRACK_STEP : 0) | (t->nstep_runs ? TRACK_STEP_RUNS : 0) |
+		               (t->dev ? TRACK_DEV : 0) | TRACK_LOD | (t->arg ? TRACK_ARG : 0) |
+		               (t->nlend ? TRACK_LEND : 0));
 		uint64_t off = w->off;
 		put_arr(w, t->v, t->n, sizeof *t->v);
 		if (t->nlend)
@@ -519,6 +520,11 @@ put_rank(wbuf *w, const tl_rank *r, char *const *warn, size_t nwarn)
 		off = w->off;
 		if (t->step)
 			put_raw(w, t->step, t->n * sizeof *t->step);
+		else if (t->nstep_runs) {
+			put_u64(w, t->nstep_runs);
+			put_u64(w, t->step_cover);
+			put_raw(w, t->step_runs, t->nstep_runs * sizeof *t->step_runs);
+		}
 		tally(w, SEC_STEP, off);
 		off = w->off;
 		if (t->dev)

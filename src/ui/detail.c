@@ -293,11 +293,12 @@ slice_lines(tl_ui *ui, detail_state *ds, dlines *d)
 		add(d, SLOT_DETAIL, t->kind == TL_LANE_MSTX ? "device" : "host call", "%s  (%s)",
 		    ui_time(ui, other.start, a, sizeof a),
 		    timefmt_dur(other.end - other.start, du, sizeof du));
-	uint16_t sp = t->step && t->step[ui->sel.s.idx] != TL_NO_STEP ? t->step[ui->sel.s.idx]
-	                                                              : rank_step_at(r, s->start);
+	uint16_t sp = track_step(t, ui->sel.s.idx);
+	if (sp == TL_NO_STEP)
+		sp = rank_step_at(r, s->start);
 	if (sp != TL_NO_STEP && sp < r->nsteps)
 		add(d, SLOT_DETAIL, "step", "%s%s", step_name(ui, r, sp, nm, sizeof nm),
-		    t->step ? " (launched in it)" : "");
+		    track_has_steps(t) ? " (launched in it)" : "");
 	else
 		add(d, SLOT_DETAIL, "step", "-");
 	const tl_slice *st = tlq_enclosing(r, TL_LANE_STAGE, s->start);

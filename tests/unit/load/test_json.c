@@ -322,13 +322,13 @@ test_flows_and_steps(void)
 	for (size_t i = 0; i < l.r->ntracks; i++)
 		if (l.r->tracks[i]->kind == TL_LANE_COMPUTE)
 			t = l.r->tracks[i];
-	CHECK(t != NULL && t->n == 5 && t->step != NULL, "five tagged kernels");
-	if (t != NULL && t->n == 5 && t->step != NULL) {
-		CHECK_EQ_I64(t->step[0], 0, "k3: no flow, its device start is in step 1");
-		CHECK_EQ_I64(t->step[1], 0, "k1: runs in step 2, launched in step 1 (id …983)");
-		CHECK_EQ_I64(t->step[2], 1, "k2: launched in step 2 (id …984, f before s)");
-		CHECK_EQ_I64(t->step[3], 1, "k4: id 00…983 is not …983");
-		CHECK_EQ_I64(t->step[4], 0, "k5: a non-numeric id joins too");
+	CHECK(t != NULL && t->n == 5 && track_has_steps(t), "five tagged kernels");
+	if (t != NULL && t->n == 5 && track_has_steps(t)) {
+		CHECK_EQ_I64(track_step(t, 0), 0, "k3: no flow, its device start is in step 1");
+		CHECK_EQ_I64(track_step(t, 1), 0, "k1: runs in step 2, launched in step 1 (id …983)");
+		CHECK_EQ_I64(track_step(t, 2), 1, "k2: launched in step 2 (id …984, f before s)");
+		CHECK_EQ_I64(track_step(t, 3), 1, "k4: id 00…983 is not …983");
+		CHECK_EQ_I64(track_step(t, 4), 0, "k5: a non-numeric id joins too");
 	}
 	loaded_free(&l);
 	free(p);
@@ -385,8 +385,8 @@ test_flows_interleaved(void)
 		if (l.r->tracks[i]->kind == TL_LANE_COMPUTE)
 			t = l.r->tracks[i];
 	int ok = 0;
-	for (int i = 0; t != NULL && t->n == N && t->step != NULL && i < N; i++)
-		ok += t->step[i] == (i % 3 == 0 ? 0 : 1);
+	for (int i = 0; t != NULL && t->n == N && track_has_steps(t) && i < N; i++)
+		ok += track_step(t, (size_t)i) == (i % 3 == 0 ? 0 : 1);
 	CHECK_EQ_I64(ok, N, "every kernel in the step of its launch");
 	loaded_free(&l);
 	free(p);

@@ -164,6 +164,99 @@ test_steps(void)
 	rank_free(r);
 }
 
+/* A lane's step tags once finished: runs of equal tags, read the same as the tag per slice they
+ * were pushed as (in any order), by the accessor, the cursor forwards and back, the run ends and
+ * starts and step_cursor_next, each against a plain walk of the tags; kept per slice where runs
+ * would take more; tags per slice again for slices pushed after. */
+#define RUN_N 5000
+static uint16_t
+want_tag(size_t i) /* slice i by start: 8 steps of 600, untagged between, a few strays */
+{
+	if (i % 997 == 13)
+		return (uint16_t)((i / 600 + 1) % 8);
+	return i / 600 >= 8 || i % 600 >= 580 ? TL_NO_STEP : (uint16_t)(i / 600);
+}
+
+static void
+check_tags(const tl_track *t, const uint16_t *want, const char *what)
+{
+	size_t bad = 0, badc = 0, bade = 0, bads = 0, badn = 0;
+	tl_step_cursor c;
+	step_cursor_init(&c, t);
+	for (size_t k = 0; k < t->n; k++) {
+		bad += track_step(t, k) != want[k];
+		badc += step_cursor_at(&c, k) != want[k];
+		size_t e = k + 1, b = k;
+		while (e < t->n && want[e] == want[k])
+			e++;
+		while (b > 0 && want[b - 1] == want[k])
+			b--;
+		bade += track_step_run_end(t, k) != e;
+		bads += track_step_run_start(t, k) != b;
+	}
+	for (size_t k = t->n; k-- > 0;) /* backwards: a search each */
+		badc += step_cursor_at(&c, k) != want[k];
+	for (size_t p = 0; p < t->n; p += 37) {
+		uint16_t st = (uint16_t)(p % 9 == 8 ? 3 : p % 9);
+		int64_t t1 = p % 2 ? INT64_MAX : t->v[p].start + 7000;
+		size_t q = p;
+		while (q < t->n && want[q] != st && t->v[q].start < t1)
+			q++;
+		step_cursor_init(&c, t);
+		badn += step_cursor_next(&c, p, st, t1) != q;
+	}
+	CHECK(bad + badc + bade + bads + badn == 0,
+	      "%s: tags %zu, cursor %zu, run ends %zu, starts %zu, next %zu wrong", what, bad, badc,
+	      bade, bads, badn);
+}
+
+static void
+test_step_runs(void)
+{
+	tl_rank *r = rank_new(0);
+	for (int64_t k = 0; k < 8; k++) {
+		tl_step s = {k + 1, k * 6000, k * 6000 + 5999};
+		VEC_PUSH(r->steps, r->nsteps, r->scap, s);
+	}
+	tl_track *t = rank_track(r, TL_LANE_COMPUTE, 0, "Stream 0");
+	tl_track *alt = rank_track(r, TL_LANE_COMPUTE, 1, "Stream 1");
+	static uint16_t want[RUN_N + 2];
+	for (size_t j = 0; j < RUN_N; j++) { /* pushed in a scrambled order */
+		size_t i = (j * 2654435761u) % RUN_N;
+		track_push_step(t, (int64_t)i * 10, (int64_t)i * 10 + 5, 1, 0, want_tag(i));
+		track_push_step(alt, (int64_t)i * 10, (int64_t)i * 10 + 5, 1, 0, (uint16_t)(i % 2));
+	}
+	rank_finish(r);
+	for (size_t i = 0; i < RUN_N; i++)
+		want[i] = want_tag(i);
+	t = r->tracks[0]->key == 0 ? r->tracks[0] : r->tracks[1];
+	alt = r->tracks[0]->key == 0 ? r->tracks[1] : r->tracks[0];
+	CHECK(t->step == NULL && t->nstep_runs > 8 && t->nstep_runs < 40 && t->step_cover == RUN_N,
+	      "a finished lane's tags are runs");
+	check_tags(t, want, "runs");
+	CHECK(alt->step != NULL && alt->nstep_runs == 0, "alternating tags stay one per slice");
+	static uint16_t walt[RUN_N];
+	for (size_t i = 0; i < RUN_N; i++)
+		walt[i] = (uint16_t)(i % 2);
+	check_tags(alt, walt, "per slice");
+
+	/* slices pushed after: untagged ones read TL_NO_STEP, a tagged one brings the tags back
+	 * one per slice until the rank is finished again */
+	size_t before[2] = {r->tracks[0]->n, r->tracks[1]->n};
+	track_push(t, RUN_N * 10, RUN_N * 10 + 5, 1, 0);
+	want[RUN_N] = TL_NO_STEP;
+	check_tags(t, want, "an untagged slice after the runs");
+	track_push_step(t, RUN_N * 10 + 10, RUN_N * 10 + 15, 1, 0, 2);
+	want[RUN_N + 1] = 2;
+	CHECK(t->step != NULL && t->nstep_runs == 0, "a tagged push: a tag per slice");
+	check_tags(t, want, "pushed after");
+	rank_finish_grown(r, before, 2);
+	t = r->tracks[0]->key == 0 ? r->tracks[0] : r->tracks[1];
+	CHECK(t->step == NULL && t->nstep_runs > 8, "runs again once finished");
+	check_tags(t, want, "finished again");
+	rank_free(r);
+}
+
 /* Range messages: pp_chart's str(dict) and JSON, with and without a micro-batch; anything
  * else is left as it is. */
 static void
@@ -215,5 +308,6 @@ main(void)
 	test_ending_after_from();
 	test_overlap();
 	test_steps();
+	test_step_runs();
 	return test_done();
 }
