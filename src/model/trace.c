@@ -303,7 +303,7 @@ track_step_run_end(const tl_track *t, size_t k)
 }
 
 size_t
-step_cursor_next(tl_step_cursor *c, size_t p, uint16_t step, int64_t t1)
+step_cursor_skip(tl_step_cursor *c, size_t p, uint16_t step, int64_t t1)
 {
 	const tl_track *t = c->t;
 	while (p < t->n && t->v[p].start < t1) {

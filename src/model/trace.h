@@ -157,8 +157,17 @@ step_cursor_at(tl_step_cursor *c, size_t k)
 }
 
 /* The first slice of c's track at p or after that has tag step or starts at or after t1 (t->n
- * at most): runs of other tags are skipped whole, a search for t1 only inside the last. */
-size_t step_cursor_next(tl_step_cursor *c, size_t p, uint16_t step, int64_t t1);
+ * at most): runs of other tags are skipped whole, a search for t1 only inside the last. Inline
+ * for the usual answer, p itself (the union of a step's lanes asks once a slice). */
+size_t step_cursor_skip(tl_step_cursor *c, size_t p, uint16_t step, int64_t t1);
+
+static inline size_t
+step_cursor_next(tl_step_cursor *c, size_t p, uint16_t step, int64_t t1)
+{
+	if (p >= c->t->n || step_cursor_at(c, p) == step)
+		return p;
+	return step_cursor_skip(c, p, step, t1);
+}
 
 /* The first slice after k whose tag differs from k's (t->n at most), and the first slice of the
  * run of equal tags holding k: for skipping a run. */
