@@ -6,6 +6,7 @@ count folded), not by tl. What test_cache.sh and test_trust.sh check tl refuses 
 
     cache_forge.py lane FILE     a model file's overlap lane: one interval ends 1 ns early
     cache_forge.py opsum FILE    a model file's operator group: its stored sum off by one
+    cache_forge.py steprun FILE  a model file's lane step runs: one names step 0xfffe
     cache_forge.py result FILE   a stored result: its stdout starts with ESC[31m ... BEL
 """
 import struct
@@ -77,6 +78,24 @@ def opsum(b):
     model_reseal(b)
 
 
+def steprun(b):
+    # a lane's step runs (cache_write.c, TRACK_STEP_RUNS): the count, step_cover, then (u32 at,
+    # u16 step, u16 0) each, the first at 0, increasing, below step_cover, a step index or
+    # 0xffff, each unlike the one before
+    def runs_at(o):
+        n, cover = struct.unpack_from("<QQ", b, o)
+        if not 2 <= n <= 4096 or not n < cover < 1 << 32 or o + 16 + 8 * n > len(b):
+            return False
+        v = [struct.unpack_from("<IHH", b, o + 16 + 8 * j) for j in range(n)]
+        return (v[0][0] == 0 and all(p == 0 and (s < 64 or s == 0xFFFF) for _, s, p in v)
+                and all(v[j - 1][0] < v[j][0] < cover and v[j - 1][1] != v[j][1]
+                        for j in range(1, n)))
+
+    o = next(o for o in range(64, len(b) - 32, 8) if runs_at(o))
+    struct.pack_into("<H", b, o + 16 + 4, 0xFFFE)
+    model_reseal(b)
+
+
 def result(b):
     # cache_result.c's format: a 40-byte header (its size at 16, checksum at 24, key length at
     # 32), the key, kind, status, stdout, stderr
@@ -93,7 +112,7 @@ def result(b):
 def main():
     what, path = sys.argv[1], sys.argv[2]
     b = bytearray(open(path, "rb").read())
-    {"lane": lane, "opsum": opsum, "result": result}[what](b)
+    {"lane": lane, "opsum": opsum, "steprun": steprun, "result": result}[what](b)
     with open(path, "r+b") as f:  # in place: the file keeps its owner
         f.write(b)
         f.truncate()

@@ -246,6 +246,8 @@ cp "$t_tmp/good0" "$f0" && printf 'X' | dd of="$f0" bs=1 seek=$((size0 - 200)) c
 hostile "one byte changed" "its checksum does not match"
 cp "$t_tmp/good0" "$f0" && printf '\377' | dd of="$f0" bs=1 seek=8 conv=notrunc 2>/dev/null
 hostile "another format version" "written by another version of tl"
+cp "$t_tmp/good0" "$f0" && printf '\014\000\000\000' | dd of="$f0" bs=1 seek=8 conv=notrunc 2>/dev/null
+hostile "the format before the step runs (12)" "written by another version of tl"
 cp "$t_tmp/good0" "$f0" && printf '\001\002\003\004' | dd of="$f0" bs=1 seek=12 conv=notrunc 2>/dev/null
 hostile "the other byte order" "written on a host of the other byte order"
 cp "$t_tmp/good0" "$f0" && printf 'NOTMODEL' | dd of="$f0" bs=1 seek=0 conv=notrunc 2>/dev/null
@@ -272,6 +274,12 @@ if command -v python3 >/dev/null; then
 	check "an operator's sum changed, its checksum made right (python3)" [ $? -eq 0 ]
 	sed 's/^/# /' "$t_tmp/why"
 	hostile "an operator's sum that is not its durations'" "an operator sum is not the sum of its durations"
+	# a lane's step runs naming a step the rank does not have, the checksum made right
+	cp "$t_tmp/good0" "$f0"
+	python3 "$TL_SRCDIR/tests/golden/cache_forge.py" steprun "$f0" >"$t_tmp/why" 2>&1
+	check "a lane's step run changed, its checksum made right (python3)" [ $? -eq 0 ]
+	sed 's/^/# /' "$t_tmp/why"
+	hostile "a step run naming no step" "a lane.s step runs are out of order or range"
 else
 	skip "python3 absent (tools/install-deps --test installs it): a crafted lane not checked"
 fi
