@@ -225,10 +225,10 @@ step_envelopes(const tl_rank *r, int64_t **lo_out, int64_t **hi_out)
 		tl_step_cursor sc;
 		step_cursor_init(&sc, t);
 		for (size_t k = 0; k < t->n; k++) {
-			size_t st = r->nsteps == 0         ? 0
-			            : track_has_steps(t)   ? step_cursor_at(&sc, k)
-			            : r->nsteps < 2        ? 0
-			                                   : TL_NO_STEP;
+			size_t st = r->nsteps == 0       ? 0
+			            : track_has_steps(t) ? step_cursor_at(&sc, k)
+			            : r->nsteps < 2      ? 0
+			                                 : TL_NO_STEP;
 			if (st >= ns)
 				continue;
 			if (t->v[k].start < lo[st])

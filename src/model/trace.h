@@ -133,8 +133,8 @@ track_step(const tl_track *t, size_t k)
  * per slice and a search only when the walk goes back. */
 typedef struct tl_step_cursor {
 	const tl_track *t;
-	size_t run;        /* the run holding lo.. hi */
-	size_t lo, hi;     /* slices [lo, hi) have tag cur */
+	size_t run;    /* the run holding lo.. hi */
+	size_t lo, hi; /* slices [lo, hi) have tag cur */
 	uint16_t cur;
 } tl_step_cursor;
 

@@ -131,7 +131,8 @@ static void *get_lane_arr(rd *r, size_t size, uint64_t max, size_t *count);
 static void
 get_step_runs(rd *r, const tl_rank *rk, tl_track *t)
 {
-	uint64_t nr = get_count(r, sizeof *t->step_runs, t->n, "a lane's step runs are out of range");
+	uint64_t nr =
+	    get_count(r, sizeof *t->step_runs, t->n, "a lane's step runs are out of range");
 	uint64_t cover = get_u64(r);
 	if (r->bad == NULL && (nr == 0 || cover > t->n))
 		r->bad = "a lane's step runs are out of range";
@@ -145,7 +146,8 @@ get_step_runs(rd *r, const tl_rank *rk, tl_track *t)
 	t->nstep_runs = (size_t)nr;
 	t->step_cover = (size_t)cover;
 	for (size_t j = 0; j < t->nstep_runs && r->bad == NULL; j++)
-		if ((j == 0 ? v[j].at != 0 : v[j].at <= v[j - 1].at || v[j].step == v[j - 1].step) ||
+		if ((j == 0 ? v[j].at != 0
+		            : v[j].at <= v[j - 1].at || v[j].step == v[j - 1].step) ||
 		    v[j].at >= cover || (v[j].step != TL_NO_STEP && v[j].step >= rk->nsteps))
 			r->bad = "a lane's step runs are out of order or range";
 }

@@ -325,7 +325,8 @@ test_flows_and_steps(void)
 	CHECK(t != NULL && t->n == 5 && track_has_steps(t), "five tagged kernels");
 	if (t != NULL && t->n == 5 && track_has_steps(t)) {
 		CHECK_EQ_I64(track_step(t, 0), 0, "k3: no flow, its device start is in step 1");
-		CHECK_EQ_I64(track_step(t, 1), 0, "k1: runs in step 2, launched in step 1 (id …983)");
+		CHECK_EQ_I64(track_step(t, 1), 0,
+		             "k1: runs in step 2, launched in step 1 (id …983)");
 		CHECK_EQ_I64(track_step(t, 2), 1, "k2: launched in step 2 (id …984, f before s)");
 		CHECK_EQ_I64(track_step(t, 3), 1, "k4: id 00…983 is not …983");
 		CHECK_EQ_I64(track_step(t, 4), 0, "k5: a non-numeric id joins too");
