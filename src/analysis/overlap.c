@@ -15,12 +15,16 @@ union_iter_init(tl_union_iter *it, const tl_rank *r, tl_lane_kind kind, uint16_t
 	it->tracks = xcalloc(it->ntracks ? it->ntracks : 1, sizeof *it->tracks);
 	it->pos = xcalloc(it->ntracks ? it->ntracks : 1, sizeof *it->pos);
 	it->sc = xcalloc(it->ntracks ? it->ntracks : 1, sizeof *it->sc);
+	it->ok = xcalloc(it->ntracks ? it->ntracks : 1, sizeof *it->ok);
 	size_t k = 0;
 	for (size_t i = 0; i < r->ntracks; i++)
 		if (r->tracks[i]->kind == kind) {
 			it->tracks[k] = r->tracks[i];
 			it->pos[k] = track_first_ending_after(r->tracks[i], t0);
 			step_cursor_init(&it->sc[k], r->tracks[i]);
+			/* no filter: every slice passes */
+			it->ok[k] =
+			    step == TL_NO_STEP || !track_has_steps(r->tracks[i]) ? SIZE_MAX : 0;
 			k++;
 		}
 	it->step = step;
@@ -37,9 +41,22 @@ union_iter_done(tl_union_iter *it)
 	free(it->tracks);
 	free(it->pos);
 	free(it->sc);
+	free(it->ok);
 	it->tracks = NULL;
 	it->pos = NULL;
 	it->sc = NULL;
+	it->ok = NULL;
+}
+
+/* Track k's position past the slices of other steps than the filter's, once p is past the run of
+ * the step found last (next_slice compares p with it->ok[k] first). */
+static size_t
+filtered_pos(tl_union_iter *it, size_t k)
+{
+	size_t p = step_cursor_next(&it->sc[k], it->pos[k], it->step, it->t1);
+	it->ok[k] = step_cursor_run_end(&it->sc[k], p, it->step);
+	it->pos[k] = p;
+	return p;
 }
 
 /* The next slice (by start) over all tracks that passes the step filter, clipped. */
@@ -55,9 +72,8 @@ next_slice(tl_union_iter *it, int64_t *s, int64_t *e)
 			 * through the scan; their order does not change the union) */
 			const tl_track *t = it->tracks[it->run];
 			size_t p = it->pos[it->run];
-			if (it->step != TL_NO_STEP && track_has_steps(t))
-				p = step_cursor_next(&it->sc[it->run], p, it->step, it->t1);
-			it->pos[it->run] = p;
+			if (p >= it->ok[it->run])
+				p = filtered_pos(it, it->run);
 			if (p < t->n && t->v[p].start < it->run_lim && t->v[p].start < it->t1)
 				best = it->run;
 		}
@@ -66,9 +82,8 @@ next_slice(tl_union_iter *it, int64_t *s, int64_t *e)
 			for (size_t i = 0; i < it->ntracks; i++) {
 				const tl_track *t = it->tracks[i];
 				size_t p = it->pos[i];
-				if (it->step != TL_NO_STEP && track_has_steps(t))
-					p = step_cursor_next(&it->sc[i], p, it->step, it->t1);
-				it->pos[i] = p;
+				if (p >= it->ok[i])
+					p = filtered_pos(it, i);
 				if (p < t->n && t->v[p].start < it->t1) {
 					if (t->v[p].start < bs) {
 						second = bs;

@@ -18,6 +18,7 @@ typedef struct tl_union_iter {
 	const tl_track **tracks;
 	size_t *pos;
 	tl_step_cursor *sc; /* per track: its step tags at pos */
+	size_t *ok;         /* per track: its slices from pos to this pass the step filter */
 	size_t ntracks;
 	uint16_t step; /* TL_NO_STEP = every slice */
 	int64_t t0, t1;

@@ -102,8 +102,9 @@ typedef struct tl_track {
 	                    its record_function ranges are not told apart from operators, so the
 	                    stage and pipeline rules pick them out by name, as on MSTX lanes */
 	int no_args;     /* its slices' row ids are not kept (tl_rank.args_keep) */
-	int borrowed;    /* v, arg, lend, step and dev are read-only memory the rank's backing owns
-	                    (its    mapped cache file): not freed; the first change copies them */
+	int borrowed;    /* v, arg, lend, step, step_runs and dev are read-only memory the rank's
+	                    backing owns    (its    mapped cache file): not freed; the first change copies
+	                    them */
 } tl_track;
 
 /* ---- the step tags ---- */
@@ -133,15 +134,16 @@ track_step(const tl_track *t, size_t k)
  * per slice and a search only when the walk goes back. */
 typedef struct tl_step_cursor {
 	const tl_track *t;
-	size_t run;    /* the run holding lo.. hi */
-	size_t lo, hi; /* slices [lo, hi) have tag cur */
+	const uint16_t *tag; /* t->step: a tag per slice, no runs */
+	size_t run;          /* the run holding lo.. hi */
+	size_t lo, hi;       /* slices [lo, hi) have tag cur */
 	uint16_t cur;
 } tl_step_cursor;
 
 static inline void
 step_cursor_init(tl_step_cursor *c, const tl_track *t)
 {
-	*c = (tl_step_cursor){t, 0, 0, 0, TL_NO_STEP};
+	*c = (tl_step_cursor){t, t->step, 0, 0, 0, TL_NO_STEP};
 }
 
 void step_cursor_seek(tl_step_cursor *c, size_t k);
@@ -149,9 +151,9 @@ void step_cursor_seek(tl_step_cursor *c, size_t k);
 static inline uint16_t
 step_cursor_at(tl_step_cursor *c, size_t k)
 {
-	if (c->t->step != NULL)
-		return c->t->step[k];
-	if (k < c->lo || k >= c->hi)
+	if (c->tag != NULL)
+		return c->tag[k];
+	if (k - c->lo >= c->hi - c->lo) /* outside [lo, hi) */
 		step_cursor_seek(c, k);
 	return c->cur;
 }
@@ -167,6 +169,18 @@ step_cursor_next(tl_step_cursor *c, size_t p, uint16_t step, int64_t t1)
 	if (p >= c->t->n || step_cursor_at(c, p) == step)
 		return p;
 	return step_cursor_skip(c, p, step, t1);
+}
+
+/* After step_cursor_next answered p: the end of the run of slices from p that are all of step
+ * (p when slice p is not), so that a walk asks again only past it. */
+static inline size_t
+step_cursor_run_end(tl_step_cursor *c, size_t p, uint16_t step)
+{
+	if (p >= c->t->n || step_cursor_at(c, p) != step)
+		return p;
+	if (c->tag != NULL)
+		return p + 1;
+	return c->hi < c->t->n ? c->hi : c->t->n;
 }
 
 /* The first slice after k whose tag differs from k's (t->n at most), and the first slice of the

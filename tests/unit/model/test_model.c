@@ -166,8 +166,8 @@ test_steps(void)
 
 /* A lane's step tags once finished: runs of equal tags, read the same as the tag per slice they
  * were pushed as (in any order), by the accessor, the cursor forwards and back, the run ends and
- * starts and step_cursor_next, each against a plain walk of the tags; kept per slice where runs
- * would take more; tags per slice again for slices pushed after. */
+ * starts, step_cursor_next and step_cursor_run_end, each against a plain walk of the tags; kept per
+ * slice where runs would take more; tags per slice again for slices pushed after. */
 #define RUN_N 5000
 static uint16_t
 want_tag(size_t i) /* slice i by start: 8 steps of 600, untagged between, a few strays */
@@ -204,6 +204,11 @@ check_tags(const tl_track *t, const uint16_t *want, const char *what)
 			q++;
 		step_cursor_init(&c, t);
 		badn += step_cursor_next(&c, p, st, t1) != q;
+		size_t e =
+		    step_cursor_run_end(&c, q, st); /* [q, e) all of st, empty when q is not */
+		badn += (e > q) != (q < t->n && want[q] == st) || e > t->n;
+		for (size_t k = q; k < e && k < t->n; k++)
+			badn += want[k] != st;
 	}
 	CHECK(bad + badc + bade + bads + badn == 0,
 	      "%s: tags %zu, cursor %zu, run ends %zu, starts %zu, next %zu wrong", what, bad, badc,
