@@ -103,8 +103,8 @@ typedef struct tl_track {
 	                    stage and pipeline rules pick them out by name, as on MSTX lanes */
 	int no_args;     /* its slices' row ids are not kept (tl_rank.args_keep) */
 	int borrowed;    /* v, arg, lend, step, step_runs and dev are read-only memory the rank's
-	                    backing owns    (its    mapped cache file): not freed; the first change copies
-	                    them */
+	                    backing owns (its mapped cache file): not freed; the first change
+	                    copies them */
 } tl_track;
 
 /* ---- the step tags ---- */
