@@ -85,11 +85,13 @@ read_launches(db_ctx *c)
 	if (maxc > (int64_t)DENSE_SLACK && maxc < (int64_t)256 << 20)
 		rows = db_scalar_i64(c, "CANN_API", "SELECT count(*) FROM CANN_API", 0);
 	dbg_calls(&c->gather, maxc, rows);
+	/* the calls' starts the gather keeps say the steps (step_of_work): no table of its own */
+	c->conn_from_gather = c->gather.launches;
 	c->conn_hashed = (uint64_t)maxc >= (uint64_t)256 << 20 ||
 	                 (uint64_t)maxc > (uint64_t)rows * 4 + DENSE_SLACK;
-	if (c->conn_hashed)
+	if (c->conn_hashed && !c->conn_from_gather)
 		u64map_init(&c->conn_hstep);
-	else {
+	else if (!c->conn_from_gather) {
 		c->conn_n = (size_t)maxc + 1;
 		c->conn_step = xmalloc(c->conn_n * sizeof *c->conn_step);
 		memset(c->conn_step, 0xff, c->conn_n * sizeof *c->conn_step);
@@ -112,7 +114,7 @@ read_launches(db_ctx *c)
 			bad++; /* its work takes the step of its own start */
 			continue;
 		}
-		if (!steps)
+		if (!steps || c->conn_from_gather)
 			continue;
 		uint16_t s = step_at(c, sc.v);
 		if (conn < 0)
@@ -139,7 +141,12 @@ step_of_work(const db_ctx *c, int64_t conn, int64_t dev_start)
 	if (c->nsteps == 1)
 		return (uint16_t)c->step_base; /* one step: the whole capture belongs to it */
 	if (c->have_conn_steps && conn >= 0) {
-		if (c->conn_hashed) {
+		if (c->conn_from_gather) {
+			int64_t h = dbg_call_host(&c->gather, conn);
+			uint16_t s = h != INT64_MIN ? step_at(c, h) : TL_NO_STEP;
+			if (s != TL_NO_STEP)
+				return s;
+		} else if (c->conn_hashed) {
 			uint32_t v;
 			if (u64map_get(&c->conn_hstep, (uint64_t)conn, &v))
 				return (uint16_t)v;
@@ -1127,7 +1134,7 @@ ascend_db_load(const tl_source *src, tl_rank *r, tl_gather *g)
 	free(c.gt_class);
 	free(c.gt_name);
 	free(c.conn_step);
-	if (c.conn_hashed)
+	if (c.conn_hashed && !c.conn_from_gather)
 		u64map_free(&c.conn_hstep);
 	if (g != NULL)
 		dbg_finish(&c.gather, src->path, c.failed);

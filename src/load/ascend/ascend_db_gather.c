@@ -251,6 +251,17 @@ dbg_call(db_gather *d, db_cell conn, db_cell start)
 		d->host[k] = start.v;
 }
 
+int64_t
+dbg_call_host(const db_gather *d, int64_t conn)
+{
+	if (!d->launches || conn < 0)
+		return INT64_MIN;
+	uint32_t v;
+	if (!d->conn_hashed)
+		return (uint64_t)conn < d->ncall ? d->host[conn] : INT64_MIN;
+	return u64map_get(&d->hconn, (uint64_t)conn, &v) ? d->host[v] : INT64_MIN;
+}
+
 static void
 op_task(db_gather *d, uint32_t gi, int ok, int64_t dur, int64_t start)
 {

@@ -100,6 +100,9 @@ void dbg_work(db_gather *, int64_t gt);
 void dbg_calls(db_gather *, int64_t max_conn, int64_t rows);
 /* A CANN_API row: its connectionId and startNs. */
 void dbg_call(db_gather *, db_cell conn, db_cell start);
+/* The start of the last call with connectionId conn that dbg_call kept, INT64_MIN: none (or
+ * the launches are not gathered). */
+int64_t dbg_call_host(const db_gather *, int64_t conn);
 /* A TASK row: its startNs, endNs, globalTaskId and connectionId. */
 void dbg_task(db_gather *, db_cell s, db_cell e, db_cell gt, db_cell conn);
 /* After the source: the launches go to g, the warnings are said; failed: the load of the
