@@ -160,11 +160,11 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 	tl_track *t = xcalloc(1, sizeof *t);
 	uint64_t kind = get_u64(r), label = get_u64(r), key = get_u64(r), depth = get_u64(r);
 	uint64_t source = get_u64(r), user = get_u64(r), flags = get_u64(r);
-	if (r->bad == NULL &&
-	    (kind >= TL_LANE__COUNT || label >= npool || depth > UINT16_MAX ||
-	     source >= (nsrc > 0 ? nsrc : 1) || user > 1 ||
-	     flags > (TRACK_STEP | TRACK_DEV | TRACK_LOD | TRACK_STEP_RUNS | TRACK_ARG | TRACK_LEND) ||
-	     (flags & TRACK_STEP && flags & TRACK_STEP_RUNS)))
+	if (r->bad == NULL && (kind >= TL_LANE__COUNT || label >= npool || depth > UINT16_MAX ||
+	                       source >= (nsrc > 0 ? nsrc : 1) || user > 1 ||
+	                       flags > (TRACK_STEP | TRACK_DEV | TRACK_LOD | TRACK_STEP_RUNS |
+	                                TRACK_ARG | TRACK_LEND) ||
+	                       (flags & TRACK_STEP && flags & TRACK_STEP_RUNS)))
 		r->bad = "a lane's fields are out of range";
 	t->kind = (tl_lane_kind)kind;
 	t->label = (uint32_t)label;
