@@ -39,7 +39,7 @@ typedef struct db_ctx {
 	tl_u64map conn_hstep;
 	int conn_hashed, have_conn_steps;
 	int conn_from_gather; /* the steps from the gather's calls (dbg_call_host), no table */
-	tl_u64map mstx_conn; /* connectionId of host mstx ranges -> index into mstx */
+	tl_u64map mstx_conn;  /* connectionId of host mstx ranges -> index into mstx */
 	struct mstx_link *mstx;
 	size_t nmstx, mstxcap;
 	uint64_t rows, rows_reported;
