@@ -140,10 +140,10 @@ sink_put(sink *k, int64_t s, int64_t e)
 	if (k->want != NULL) {
 		const tl_track *w = k->want;
 		if (k->n >= w->n || w->v[k->n].start != s || track_end(w, k->n) != e ||
-		    w->v[k->n].name != w->label || track_arg(w, k->n) != (uint32_t)k->n)
+		    w->v[k->n].name != w->label || track_arg(w, k->n) != UINT32_MAX)
 			k->same = 0;
-	} else if (k->out != NULL) {
-		track_push(k->out, s, e, k->name, (uint32_t)k->n);
+	} else if (k->out != NULL) { /* no row id: the interval is no row of a source */
+		track_push(k->out, s, e, k->name, UINT32_MAX);
 	}
 	k->n++;
 }

@@ -39,21 +39,21 @@ def model_reseal(b):
 
 
 def lane(b):
-    # an overlap lane (cache_write.c's put_rank): its slice count, its slices (start, duration,
-    # name: 16 bytes) with one name, then (no long ones) its row ids counting 0, 1, 2...
+    # an overlap lane (cache_write.c's put_rank): its header (kind 9 = TL_LANE_OVERLAP, label,
+    # key, depth, source, user ranges, flags), its slice count, then its slices (start,
+    # duration, name: 16 bytes) named by its label
     def lane_at(o):
+        kind, label = struct.unpack_from("<QQ", b, o - 64)
         n = struct.unpack_from("<Q", b, o - 8)[0]
-        if n < 8 or o + 16 * n + 4 * 8 > len(b):
+        if kind != 9 or n < 8 or o + 16 * n > len(b):
             return False
-        name = struct.unpack_from("<I", b, o + 12)[0]
         for k in range(8):
             s, d, nm = struct.unpack_from("<qII", b, o + 16 * k)
-            a = struct.unpack_from("<I", b, o + 16 * n + 4 * k)[0]
-            if nm != name or a != k or d <= 1 or d >= 1 << 31:
+            if nm != label or d <= 1 or d >= 1 << 31:
                 return False
         return True
 
-    o = next(o for o in range(72, len(b) - 16 * 8, 8) if lane_at(o))
+    o = next(o for o in range(128, len(b) - 16 * 8, 8) if lane_at(o))
     d = struct.unpack_from("<I", b, o + 8)[0]
     struct.pack_into("<I", b, o + 8, d - 1)
     model_reseal(b)
