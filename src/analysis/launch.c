@@ -330,9 +330,29 @@ launch_steps_idle(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step *rows
 	launch_steps_idle_gaps(r, v, n, rows, nrows, NULL, NULL, NULL);
 }
 
+/* Launch i (device start dev, host start host) into p's word i and, when it starts a block or
+ * is wide, its tables; memcpy, so that the word's stores and the launches' loads in the same
+ * memory are not taken apart. */
+static void
+pack_one(tl_launch_pack *p, size_t i, int64_t dev, int64_t host, size_t *cap, size_t *wcap)
+{
+	const struct tl_launch_block *b = p->nblk ? &p->blk[p->nblk - 1] : NULL;
+	if (b == NULL || i - b->first == 256 || (uint64_t)(dev - b->dev0) > UINT32_MAX)
+		VEC_PUSH(p->blk, p->nblk, *cap, ((struct tl_launch_block){dev, (uint32_t)i}));
+	struct tl_launch_word o = {(uint32_t)(dev - p->blk[p->nblk - 1].dev0), 0};
+	int64_t d = host - dev; /* model times: no overflow */
+	if (d > INT32_MIN && d <= INT32_MAX) {
+		o.host = (int32_t)d;
+	} else {
+		o.host = INT32_MIN;
+		VEC_PUSH(p->wide, p->nwide, *wcap, ((struct tl_launch_wide){i, host}));
+	}
+	memcpy(&p->w[i], &o, sizeof o);
+}
+
 /* The pack of v[0 .. n) into p, its words into w (n of them): w may be v's own memory, each
  * word written over launches already read (8 i + 8 <= 16 i past the first, which is read
- * before it is written; memcpy, so that neither type's stores and loads are taken apart). */
+ * before it is written). */
 static void
 pack_into(tl_launch_pack *p, const tl_launch *v, size_t n, struct tl_launch_word *w)
 {
@@ -343,21 +363,7 @@ pack_into(tl_launch_pack *p, const tl_launch *v, size_t n, struct tl_launch_word
 	for (size_t i = 0; i < n; i++) {
 		tl_launch x;
 		memcpy(&x, &v[i], sizeof x);
-		const struct tl_launch_block *b = p->nblk ? &p->blk[p->nblk - 1] : NULL;
-		if (b == NULL || i - b->first == 256 ||
-		    (uint64_t)(x.dev_start - b->dev0) > UINT32_MAX)
-			VEC_PUSH(p->blk, p->nblk, cap,
-			         ((struct tl_launch_block){x.dev_start, (uint32_t)i}));
-		struct tl_launch_word o = {(uint32_t)(x.dev_start - p->blk[p->nblk - 1].dev0), 0};
-		int64_t d = x.host_start - x.dev_start; /* model times: no overflow */
-		if (d > INT32_MIN && d <= INT32_MAX) {
-			o.host = (int32_t)d;
-		} else {
-			o.host = INT32_MIN;
-			VEC_PUSH(p->wide, p->nwide, wcap,
-			         ((struct tl_launch_wide){i, x.host_start}));
-		}
-		memcpy(&w[i], &o, sizeof o);
+		pack_one(p, i, x.dev_start, x.host_start, &cap, &wcap);
 	}
 }
 
@@ -378,6 +384,87 @@ launch_pack_take(tl_launch_pack *p, tl_launch *v, size_t n)
 	_Static_assert(sizeof(struct tl_launch_word) * 2 == sizeof(tl_launch), "a word in place");
 	pack_into(p, v, n, (struct tl_launch_word *)(void *)v);
 	p->w = xreallocarray(v, n, sizeof *p->w); /* the second half given back */
+}
+
+/* ---- the 12-byte records (load_launch_recs) ---- */
+
+static int64_t
+rec_dev(const tl_launch_rec *x)
+{
+	return launch_rec_host(x) + x->delay;
+}
+
+/* cmp_dev's order */
+static int
+cmp_rec(const tl_launch_rec *x, const tl_launch_rec *y)
+{
+	int64_t a = rec_dev(x), b = rec_dev(y);
+	if (a != b)
+		return a < b ? -1 : 1;
+	int64_t h = launch_rec_host(x), k = launch_rec_host(y);
+	return (h > k) - (h < k);
+}
+
+static void
+rec_sift(tl_launch_rec *v, size_t i, size_t n)
+{
+	tl_launch_rec x = v[i];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && cmp_rec(&v[c], &v[c + 1]) < 0)
+			c++;
+		if (cmp_rec(&x, &v[c]) >= 0)
+			break;
+		v[i] = v[c];
+		i = c;
+	}
+	v[i] = x;
+}
+
+/* By cmp_rec, in place: launch_sort_dev's check for an order already there, else a heap sort
+ * (qsort's merge sort would take n records of scratch, the 12 bytes a launch again). Records
+ * equal by cmp_rec are equal in every field, so the sort's instability shows nowhere. */
+static void
+sort_recs(tl_launch_rec *v, size_t n)
+{
+	size_t i = 1;
+	while (i < n && cmp_rec(&v[i - 1], &v[i]) <= 0)
+		i++;
+	if (i >= n)
+		return;
+	for (size_t k = n / 2; k-- > 0;)
+		rec_sift(v, k, n);
+	for (size_t e = n; e-- > 1;) {
+		tl_launch_rec t = v[0];
+		v[0] = v[e];
+		v[e] = t;
+		rec_sift(v, 0, e);
+	}
+}
+
+void
+launch_pack_take_recs(tl_launch_pack *p, tl_launch_rec *v, size_t n)
+{
+	if (v == NULL || n == 0) {
+		free(v);
+		launch_pack(p, NULL, 0);
+		return;
+	}
+	sort_recs(v, n);
+	size_t cap = 0, wcap = 0;
+	memset(p, 0, sizeof *p);
+	p->n = n;
+	p->w = (struct tl_launch_word *)(void *)v;
+	_Static_assert(sizeof(struct tl_launch_word) <= sizeof(tl_launch_rec), "a word in place");
+	for (size_t i = 0; i < n; i++) { /* word i at 8 i, record j > i at 12 j: not yet over it */
+		tl_launch_rec x;
+		memcpy(&x, (const char *)v + i * sizeof x, sizeof x);
+		int64_t h = launch_rec_host(&x);
+		pack_one(p, i, h + x.delay, h, &cap, &wcap);
+	}
+	p->w = xreallocarray(v, n, sizeof *p->w); /* the last third given back */
 }
 
 static int64_t

@@ -74,6 +74,11 @@ void launch_pack(tl_launch_pack *, const tl_launch *v, size_t n);
  * written over those already read, so that the 16 bytes a launch and the 8 are not held at
  * once (1 M launches: 24 MB at the peak, now 16). */
 void launch_pack_take(tl_launch_pack *, tl_launch *v, size_t n);
+/* As launch_pack_take from launches in 12 bytes each (tl_launch_rec, unsorted, v malloc'ed):
+ * put in launch_sort_dev's order in place (a heap sort when not in it already: no scratch),
+ * then packed in place, word i over record i (8 i + 8 <= 12 (i + 1)): 12 bytes a launch at
+ * the top. The same pack as launch_pack_take of the same launches as tl_launch. */
+void launch_pack_take_recs(tl_launch_pack *, tl_launch_rec *v, size_t n);
 /* The host start of the launch whose device start is the first at or after t (equal ones: the
  * earliest host start, launch_idle's rule), or INT64_MIN when none follows. */
 int64_t launch_pack_next(const tl_launch_pack *, int64_t t);

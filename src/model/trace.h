@@ -289,6 +289,28 @@ typedef struct tl_launch {
 	int64_t dev_start;  /* min TASK.startNs of its compute / communication tasks */
 } tl_launch;
 
+/* A launch in 12 bytes, as the critical path reads a crossed rank's (load_launch_recs): the
+ * host start, in two halves so that the record aligns to 4 and takes no padding, and the
+ * device start's offset from it (TL_LAUNCH_REC_NONE: no work launched yet). */
+typedef struct tl_launch_rec {
+	uint32_t host_lo, host_hi;
+	int32_t delay;
+} tl_launch_rec;
+#define TL_LAUNCH_REC_NONE INT32_MAX
+
+static inline int64_t
+launch_rec_host(const tl_launch_rec *x)
+{
+	return (int64_t)((uint64_t)x->host_hi << 32 | x->host_lo);
+}
+
+static inline void
+launch_rec_set_host(tl_launch_rec *x, int64_t h)
+{
+	x->host_lo = (uint32_t)(uint64_t)h;
+	x->host_hi = (uint32_t)((uint64_t)h >> 32);
+}
+
 /* The launch delays of one step (analysis/launch.h). */
 typedef struct tl_launch_step {
 	int64_t step_id;       /* STEP_TIME id; -1: launched outside every step (or no steps) */

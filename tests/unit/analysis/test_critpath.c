@@ -722,6 +722,111 @@ check_launch_pack(void)
 	free(v);
 }
 
+/* The same launches as tl_launch through launch_sort_dev and launch_pack_take, and as 12-byte
+ * records through launch_pack_take_recs: the same pack, word for word, and the same answers
+ * as a lower bound over the sorted launches. */
+static size_t
+recs_vs_old(const tl_launch *v, size_t n)
+{
+	tl_launch *old = xreallocarray(NULL, n, sizeof *old), *sorted;
+	tl_launch_rec *rec = xreallocarray(NULL, n, sizeof *rec);
+	memcpy(old, v, n * sizeof *old);
+	for (size_t i = 0; i < n; i++) {
+		launch_rec_set_host(&rec[i], v[i].host_start);
+		rec[i].delay = (int32_t)(v[i].dev_start - v[i].host_start);
+	}
+	launch_sort_dev(old, n);
+	sorted = xreallocarray(NULL, n, sizeof *sorted);
+	memcpy(sorted, old, n * sizeof *sorted);
+	tl_launch_pack a, b;
+	launch_pack_take(&a, old, n);
+	launch_pack_take_recs(&b, rec, n);
+	size_t bad = a.n != b.n || a.nblk != b.nblk || a.nwide != b.nwide;
+	for (size_t i = 0; bad == 0 && i < n; i++)
+		bad += a.w[i].dev != b.w[i].dev || a.w[i].host != b.w[i].host;
+	for (size_t i = 0; bad == 0 && i < a.nblk; i++) /* field by field: padding */
+		bad += a.blk[i].dev0 != b.blk[i].dev0 || a.blk[i].first != b.blk[i].first;
+	uint64_t at = 0;
+	for (size_t m = 0; m < 2 * n; m++)
+		for (int64_t dt = -1; dt <= 1; dt++) {
+			size_t i = m < n ? n - 1 - m : (m * 7919) % n;
+			int64_t q = sorted[i].dev_start + dt;
+			size_t lo = 0, hi = n;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (sorted[mid].dev_start < q)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			int64_t want = lo < n ? sorted[lo].host_start : INT64_MIN;
+			bad += launch_pack_next(&b, q) != want;
+			bad += launch_pack_next_at(&b, q, &at) != want;
+			bad += launch_pack_next(&a, q) != want;
+		}
+	launch_pack_free(&a);
+	launch_pack_free(&b);
+	free(sorted);
+	return bad;
+}
+
+static void
+check_launch_pack_recs(void)
+{
+	size_t n = 6000;
+	tl_launch *v = xcalloc(n, sizeof *v);
+	uint64_t x = 777;
+	int64_t t = INT64_C(1) << 50;
+	for (size_t i = 0; i < n; i++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		unsigned r = (unsigned)(x >> 33);
+		if ((i >= 2000 && i < 2300) || r % 7 == 0)
+			t += 0; /* equal device starts, across a block's edge */
+		else if (r % 97 == 1)
+			t += INT64_C(5) << 32; /* past a block's 2^32 ns */
+		else
+			t += (int64_t)(r % 5000);
+		int64_t d = (int64_t)(r % 2000000) - 1000000; /* delays of either sign */
+		if (r % 53 == 0)
+			d = INT32_MAX - 1; /* the widest a record holds */
+		if (r % 59 == 0)
+			d = -INT32_MAX;
+		if (r % 61 == 0 && i > 0 && t - v[i - 1].host_start < INT32_MAX)
+			d = t - v[i - 1].host_start; /* the host start of the one before */
+		v[i] = (tl_launch){t - d, t};
+		if (r % 67 == 0 && i > 0)
+			v[i] = v[i - 1]; /* the same launch twice */
+		t = v[i].dev_start;
+	}
+	/* in connectionId order: by host start, the device's out of order */
+	tl_launch *byhost = xreallocarray(NULL, n, sizeof *byhost);
+	memcpy(byhost, v, n * sizeof *byhost);
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && byhost[j - 1].host_start > byhost[j].host_start; j--) {
+			tl_launch s = byhost[j];
+			byhost[j] = byhost[j - 1];
+			byhost[j - 1] = s;
+		}
+	size_t bad_unsorted = recs_vs_old(byhost, n);
+	launch_sort_dev(v, n);
+	size_t bad_sorted = recs_vs_old(v, n);
+	memcpy(byhost, v, n * sizeof *byhost); /* reversed: the heap sort's worst order */
+	for (size_t i = 0; i < n; i++)
+		v[i] = byhost[n - 1 - i];
+	size_t bad_rev = recs_vs_old(v, n);
+	size_t bad_one = recs_vs_old(v, 1);
+	CHECK(bad_unsorted == 0 && bad_sorted == 0 && bad_rev == 0 && bad_one == 0,
+	      "launch_pack_take_recs: the pack and answers of launch_pack_take (unsorted %zu, "
+	      "sorted %zu, reversed %zu, one %zu wrong)",
+	      bad_unsorted, bad_sorted, bad_rev, bad_one);
+	tl_launch_pack e;
+	launch_pack_take_recs(&e, NULL, 0);
+	CHECK(launch_pack_next(&e, 0) == INT64_MIN, "launch_pack_take_recs: none, none follows");
+	launch_pack_free(&e);
+	free(byhost);
+	free(v);
+}
+
 /* A segment's rank and stage are a pair of full ints in the step's who entries (the 24-bit
  * stage of the 24-byte segment is gone): the largest and the least a rank or stage can be,
  * and stage indexes past 2^23 and 2^24, give the same path back from its binary form; the kind
@@ -778,6 +883,7 @@ main(void)
 	check_hand();
 	check_wide();
 	check_launch_pack();
+	check_launch_pack_recs();
 	if (rl_test_begin("critpath") == 0) {
 		check_rl();
 		check_pp();
