@@ -350,6 +350,25 @@ load_launches(const tl_rank *r, tl_launch **out)
 	return n;
 }
 
+int
+load_launch_recs(const tl_rank *r, tl_launch_rec **out, size_t *n)
+{
+	if (r->nsources != 1 || r->clock.on)
+		return -1;
+	const tl_loader *ld = loader_for(r->sources[0]->kind);
+	if (ld == NULL || ld->launch_recs == NULL)
+		return -1;
+	tl_launch_rec *v = NULL;
+	size_t k = 0;
+	if (ld->launch_recs(r->sources[0], r, &v, &k) != 0)
+		return -1;
+	if (r->backing != NULL) /* as load_launches */
+		load_drop_input(r->sources[0]->path);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
 /* A rank now in its mapped cache (or spill) file will not read its input files again but for
  * a detail a user asks for: their pages are dropped from the page cache (POSIX_FADV_DONTNEED;
  * the files are opened read-only and left as they are). A profile read whole otherwise leaves

@@ -1193,6 +1193,7 @@ const tl_loader loader_ascend_db = {
     .modules = ascend_db_modules,
     .host = ascend_db_host,
     .launches = ascend_db_launches,
+    .launch_recs = ascend_db_launch_recs,
     .links = ascend_db_link_ends,
     .counters = ascend_db_counters,
     .link_index = ascend_db_link_index,

@@ -180,61 +180,148 @@ scan_cols(db_ctx *c, db_scan *st, const char *table, const char *const *cols, in
 	return 0;
 }
 
-void
-ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n, size_t *cap)
+/* A DB's launches as read: the calls that launched work, in connectionId order, 12 bytes each
+ * (tl_launch_rec); a call whose first work starts 2^31 ns or more from it has delay REC_WIDE and
+ * its device start in wide, in the same order. */
+typedef struct calls {
+	tl_launch_rec *v;
+	size_t n;
+	int64_t *wide;
+	size_t nwide;
+	size_t bad; /* CANN_API rows without a usable startNs */
+} calls;
+#define REC_WIDE INT32_MIN
+
+/* The slots' wide device starts while the TASK rows are read: slot -> index into at. */
+typedef struct wide_slots {
+	tl_u64map map;
+	int64_t *at;
+	size_t n, cap;
+} wide_slots;
+
+static int64_t
+rec_dev(const tl_launch_rec *x, const wide_slots *ws, size_t k)
 {
-	db_ctx c;
-	if (db_open(&c, src, (tl_rank *)r, "no launch delays") != 0) /* only read */
-		return;
-	static const char *const work[] = {"COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO"};
-	if (!db_has_table(&c, "CANN_API") || !db_has_table(&c, "TASK") ||
-	    (!db_has_table(&c, work[0]) && !db_has_table(&c, work[1]))) {
-		profdb_close(&c.pdb);
-		return;
+	uint32_t i;
+	if (x->delay == TL_LAUNCH_REC_NONE)
+		return INT64_MAX;
+	if (x->delay != REC_WIDE)
+		return launch_rec_host(x) + x->delay;
+	return u64map_get(&ws->map, k, &i) ? ws->at[i] : INT64_MAX;
+}
+
+static void
+rec_set_dev(tl_launch_rec *x, wide_slots *ws, size_t k, int64_t t)
+{
+	int64_t o = t - launch_rec_host(x); /* model times: no overflow */
+	uint32_t i;
+	if (o > INT32_MIN && o < INT32_MAX) {
+		x->delay = (int32_t)o;
+	} else if (x->delay == REC_WIDE && u64map_get(&ws->map, k, &i)) {
+		ws->at[i] = t;
+	} else if (ws->n < UINT32_MAX) {
+		x->delay = REC_WIDE;
+		VEC_PUSH(ws->at, ws->n, ws->cap, t);
+		u64map_put(&ws->map, k, (uint32_t)(ws->n - 1));
 	}
-	/* globalTaskIds of compute and communication tasks */
+}
+
+/* The globalTaskIds of compute and communication tasks into gx (a bit an id in *is_work when
+ * dense). */
+static void
+read_work_ids(db_ctx *c, id_index *gx, uint8_t **is_work)
+{
+	static const char *const work[] = {"COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO"};
 	int64_t maxg = -1, grows = 0;
 	for (int i = 0; i < 2; i++)
-		if (db_has_table(&c, work[i])) {
-			int64_t m = db_int_max(&c, work[i], "globalTaskId", -1);
+		if (db_has_table(c, work[i])) {
+			int64_t m = db_int_max(c, work[i], "globalTaskId", -1);
 			maxg = m > maxg ? m : maxg;
 		}
 	for (int i = 0; i < 2 && count_decides(maxg); i++)
-		if (db_has_table(&c, work[i]))
-			grows += scalar_or(&c, work[i], "count(*)", 0);
-	id_index gx;
-	id_index_init(&gx, maxg, grows);
-	uint8_t *is_work = gx.hashed ? NULL : xcalloc(gx.n / 8 + 1, 1); /* a bit an id */
+		if (db_has_table(c, work[i]))
+			grows += scalar_or(c, work[i], "count(*)", 0);
+	id_index_init(gx, maxg, grows);
+	*is_work = gx->hashed ? NULL : xcalloc(gx->n / 8 + 1, 1);
 	size_t gnext = 0;
 	db_scan st;
 	int rc;
 	static const char *const gcol[] = {"globalTaskId"};
-	for (int i = 0; i < 2 && !c.failed; i++) {
-		if (!db_has_table(&c, work[i]))
+	for (int i = 0; i < 2 && !c->failed; i++) {
+		if (!db_has_table(c, work[i]))
 			continue;
-		if (scan_cols(&c, &st, work[i], gcol, 1) != 0)
+		if (scan_cols(c, &st, work[i], gcol, 1) != 0)
 			break;
 		while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
 			db_cell g = db_scan_cell(&st, 0);
 			if (g.type != SQLITE_INTEGER)
 				continue;
-			size_t k = id_index_slot(&gx, g.v, 1, &gnext);
-			if (k != SIZE_MAX && is_work != NULL)
-				is_work[k >> 3] |= (uint8_t)(1u << (k & 7));
+			size_t k = id_index_slot(gx, g.v, 1, &gnext);
+			if (k != SIZE_MAX && *is_work != NULL)
+				(*is_work)[k >> 3] |= (uint8_t)(1u << (k & 7));
 		}
 		db_scan_close(&st);
 		if (rc != SQLITE_DONE)
-			db_fail(&c, work[i], rc);
+			db_fail(c, work[i], rc);
 	}
-	/* the calls: per connectionId slot the call's start and its first work task's start (the
-	 * launch), kept in place and handed over, as the gather's (ascend_db_gather.c): the
-	 * launches are never held twice */
+}
+
+/* The first compute or communication task of each call (slots of cx) into its record. */
+static void
+read_first_tasks(db_ctx *c, id_index *gx, const uint8_t *is_work, id_index *cx, tl_launch_rec *call,
+                 size_t ncall, wide_slots *ws)
+{
+	db_scan st;
+	int rc;
+	static const char *const tcols[] = {"connectionId", "startNs", "globalTaskId"};
+	if (c->failed || ncall == 0 || scan_cols(c, &st, "TASK", tcols, 3) != 0)
+		return;
+	while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
+		db_cell cc = db_scan_cell(&st, 0), gc = db_scan_cell(&st, 2);
+		db_cell t1 = db_scan_time(&st, 1); /* as the load reads it */
+		if (cc.type != SQLITE_INTEGER || t1.type != SQLITE_INTEGER ||
+		    gc.type != SQLITE_INTEGER)
+			continue;
+		size_t g = id_index_slot(gx, gc.v, 0, NULL);
+		if (g == SIZE_MAX || (is_work != NULL && !(is_work[g >> 3] >> (g & 7) & 1)))
+			continue;
+		size_t k = id_index_slot(cx, cc.v, 0, NULL);
+		int64_t t = t1.v;
+		if (k < ncall && launch_rec_host(&call[k]) != INT64_MIN && tl_time_ok(t) &&
+		    t < rec_dev(&call[k], ws, k))
+			rec_set_dev(&call[k], ws, k, t);
+	}
+	db_scan_close(&st);
+	if (rc != SQLITE_DONE)
+		db_fail(c, "TASK", rc);
+}
+
+/* The calls of src that launched work into *out (see calls): per connectionId slot the call's
+ * start and its first work task's start as an offset from it, 12 bytes a call at the read's
+ * top rather than a tl_launch's 16, then those with work moved down in place. */
+static void
+read_calls(const tl_source *src, const tl_rank *r, calls *out)
+{
+	memset(out, 0, sizeof *out);
+	db_ctx c;
+	if (db_open(&c, src, (tl_rank *)r, "no launch delays") != 0) /* only read */
+		return;
+	if (!db_has_table(&c, "CANN_API") || !db_has_table(&c, "TASK") ||
+	    (!db_has_table(&c, "COMPUTE_TASK_INFO") &&
+	     !db_has_table(&c, "COMMUNICATION_TASK_INFO"))) {
+		profdb_close(&c.pdb);
+		return;
+	}
+	id_index gx;
+	uint8_t *is_work;
+	read_work_ids(&c, &gx, &is_work);
 	int64_t maxc = db_int_max(&c, "CANN_API", "connectionId", -1);
 	id_index cx;
 	id_index_init(&cx, maxc,
 	              count_decides(maxc) ? scalar_or(&c, "CANN_API", "count(*)", 0) : 0);
-	static const tl_launch none = {INT64_MIN, INT64_MAX};
-	tl_launch *call = NULL;
+	tl_launch_rec none = {0, 0, TL_LAUNCH_REC_NONE};
+	launch_rec_set_host(&none, INT64_MIN);
+	tl_launch_rec *call = NULL;
 	size_t ncall = 0, callcap = 0, cnext = 0;
 	if (!cx.hashed && cx.n > 0) {
 		ncall = callcap = cx.n;
@@ -242,7 +329,8 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 		for (size_t i = 0; i < ncall; i++)
 			call[i] = none;
 	}
-	size_t bad = 0;
+	db_scan st;
+	int rc;
 	static const char *const ccols[] = {"connectionId", "startNs"};
 	if (!c.failed && scan_cols(&c, &st, "CANN_API", ccols, 2) == 0) {
 		while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
@@ -251,7 +339,7 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 				continue;
 			int64_t start = sc.v;
 			if (sc.type != SQLITE_INTEGER || !tl_time_ok(start)) {
-				bad++;
+				out->bad++;
 				continue;
 			}
 			size_t k = id_index_slot(&cx, cc.v, 1, &cnext);
@@ -259,51 +347,92 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 				continue;
 			while (cx.hashed && ncall <= k)
 				VEC_PUSH(call, ncall, callcap, none);
-			call[k].host_start = start;
+			launch_rec_set_host(&call[k], start);
 		}
 		db_scan_close(&st);
 		if (rc != SQLITE_DONE)
 			db_fail(&c, "CANN_API", rc);
 	}
-	/* the tasks: the first compute or communication task of each call */
-	static const char *const tcols[] = {"connectionId", "startNs", "globalTaskId"};
-	if (!c.failed && ncall > 0 && scan_cols(&c, &st, "TASK", tcols, 3) == 0) {
-		while ((rc = db_scan_step(&st)) == SQLITE_ROW) {
-			db_cell cc = db_scan_cell(&st, 0), gc = db_scan_cell(&st, 2);
-			db_cell t1 = db_scan_time(&st, 1); /* as the load reads it */
-			if (cc.type != SQLITE_INTEGER || t1.type != SQLITE_INTEGER ||
-			    gc.type != SQLITE_INTEGER)
-				continue;
-			size_t g = id_index_slot(&gx, gc.v, 0, NULL);
-			if (g == SIZE_MAX || (is_work != NULL && !(is_work[g >> 3] >> (g & 7) & 1)))
-				continue;
-			size_t k = id_index_slot(&cx, cc.v, 0, NULL);
-			int64_t t = t1.v;
-			if (k < ncall && call[k].host_start != INT64_MIN && tl_time_ok(t) &&
-			    t < call[k].dev_start)
-				call[k].dev_start = t;
-		}
-		db_scan_close(&st);
-		if (rc != SQLITE_DONE)
-			db_fail(&c, "TASK", rc);
+	wide_slots ws = {0};
+	u64map_init(&ws.map);
+	read_first_tasks(&c, &gx, is_work, &cx, call, ncall, &ws);
+	size_t w = 0, wcap = 0; /* the calls that launched work, in connectionId order */
+	for (size_t k = 0; k < ncall; k++) {
+		if (call[k].delay == TL_LAUNCH_REC_NONE)
+			continue;
+		uint32_t i;
+		if (call[k].delay == REC_WIDE && !u64map_get(&ws.map, k, &i))
+			continue; /* more than 2^32 of them: none */
+		if (call[k].delay == REC_WIDE)
+			VEC_PUSH(out->wide, out->nwide, wcap, ws.at[i]);
+		call[w++] = call[k];
 	}
-	size_t w = 0; /* the calls that launched work, in connectionId order */
-	for (size_t k = 0; k < ncall; k++)
-		if (call[k].dev_start != INT64_MAX)
-			call[w++] = call[k];
-	if (w > 0 && *v == NULL) {
-		*v = xreallocarray(call, w, sizeof *call);
-		*n = *cap = w;
-		call = NULL;
+	if (w > 0) {
+		out->v = xreallocarray(call, w, sizeof *call); /* shrunk to them */
+	} else {
+		free(call);
 	}
-	for (size_t k = 0; call != NULL && k < w; k++)
-		VEC_PUSH(*v, *n, *cap, call[k]);
-	if (bad)
-		msg_warn(c.path, "CANN_API: %zu calls without a usable startNs skipped",
-		         bad); /* as the load says it */
-	free(call);
+	out->n = w;
+	free(ws.at);
+	u64map_free(&ws.map);
 	free(is_work);
 	id_index_free(&gx);
 	id_index_free(&cx);
 	profdb_close(&c.pdb);
+}
+
+static void
+warn_bad(const tl_source *src, size_t bad)
+{
+	if (bad) /* as the load says it */
+		msg_warn(src->path, "CANN_API: %zu calls without a usable startNs skipped", bad);
+}
+
+/* The launches as tl_launch, made in the records' own memory: grown to 16 bytes a launch and
+ * filled from the last down (launch k's 16 bytes lie past record j < k's 12), as the gather's
+ * (ascend_db_gather.c): the launches are never held twice. */
+void
+ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n, size_t *cap)
+{
+	calls cl;
+	read_calls(src, r, &cl);
+	warn_bad(src, cl.bad);
+	if (cl.n == 0) {
+		free(cl.wide);
+		return;
+	}
+	size_t w = cl.n, iw = cl.nwide;
+	tl_launch *l = xreallocarray(cl.v, w, sizeof *l);
+	for (size_t k = w; k-- > 0;) {
+		tl_launch_rec x;
+		memcpy(&x, (const char *)l + k * sizeof x, sizeof x);
+		int64_t h = launch_rec_host(&x);
+		tl_launch y = {h, x.delay == REC_WIDE ? cl.wide[--iw] : h + x.delay};
+		memcpy(&l[k], &y, sizeof y);
+	}
+	free(cl.wide);
+	if (*v == NULL) {
+		*v = l;
+		*n = *cap = w;
+		return;
+	}
+	for (size_t k = 0; k < w; k++)
+		VEC_PUSH(*v, *n, *cap, l[k]);
+	free(l);
+}
+
+int
+ascend_db_launch_recs(const tl_source *src, const tl_rank *r, tl_launch_rec **v, size_t *n)
+{
+	calls cl;
+	read_calls(src, r, &cl);
+	if (cl.nwide > 0) { /* a delay of 2^31 ns or more: read as tl_launch */
+		free(cl.v);
+		free(cl.wide);
+		return -1;
+	}
+	warn_bad(src, cl.bad);
+	*v = cl.v;
+	*n = cl.n;
+	return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "analysis/launch.h"
 #include "gen/gen.h"
+#include "load/load.h"
 #include "loading/loading.h"
 #include "query/host.h"
 #include "util/msg.h"
@@ -41,9 +42,43 @@
 	"globalTaskId FROM COMMUNICATION_TASK_INFO) GROUP BY a.connectionId), gl AS (SELECT gs, "  \
 	"ge, (SELECT h FROM lau WHERE d >= ge ORDER BY d, h LIMIT 1) AS l FROM gap) "
 
+/* The critical path's read of a rank's launches in 12 bytes each (load_launch_recs): SQL's
+ * launches, count and delays, and load_launches' own, one by one in the same order. */
+static void
+check_sample_recs(const tl_rank *r, sqlite3 *db, const char *name)
+{
+	tl_launch_rec *rec = NULL;
+	size_t n = 0;
+	int got = load_launch_recs(r, &rec, &n);
+	CHECK(got == 0, "%s: the launches read in 12 bytes each", name);
+	if (got != 0)
+		return;
+	int64_t sum = 0, max = INT64_MIN;
+	for (size_t i = 0; i < n; i++) {
+		sum += rec[i].delay;
+		max = rec[i].delay > max ? rec[i].delay : max;
+	}
+	CHECK_EQ_I64(n, test_sql_i64(db, SQL_DELAYS "SELECT count(*) FROM d"),
+	             "the 12-byte launches: SQL's count");
+	CHECK_EQ_I64(sum, test_sql_i64(db, SQL_DELAYS "SELECT sum(x) FROM d"),
+	             "the 12-byte launches: SQL's sum of delays");
+	CHECK_EQ_I64(max, test_sql_i64(db, SQL_DELAYS "SELECT max(x) FROM d"),
+	             "the 12-byte launches: SQL's max delay");
+	tl_launch *v;
+	size_t nv = load_launches(r, &v), same = 0;
+	for (size_t i = 0; i < n && nv == n; i++)
+		same += v[i].host_start == launch_rec_host(&rec[i]) &&
+		        v[i].dev_start == launch_rec_host(&rec[i]) + rec[i].delay;
+	CHECK(nv == n && same == n, "%s: %zu of %zu launches as load_launches' (%zu)", name, same,
+	      n, nv);
+	free(v);
+	free(rec);
+}
+
 static void
 check_sample_launches(const tl_rank *r, sqlite3 *db, const char *name)
 {
+	check_sample_recs(r, db, name);
 	tl_launch_step *v;
 	size_t n = tlq_launch_steps(r, &v);
 	char m[200];
@@ -654,6 +689,54 @@ check_bad_host(void)
 	free(d1);
 }
 
+/* A launch 3 s after its call (past an int32 offset): the 12-byte read gives way, and
+ * load_launches reads it as it did (ascend_db_launches, from the same records). */
+static void
+check_wide_delay(void)
+{
+	char *dir = test_tmpdir("host-wide");
+	if (dir == NULL)
+		return;
+	char *d1 = xasprintf("%s/wide_ascend_pt", dir);
+	char *d2 = xasprintf("%s/ASCEND_PROFILER_OUTPUT", d1);
+	char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", d2);
+	mkdir(d1, 0755);
+	mkdir(d2, 0755);
+	sqlite3 *db;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK &&
+	          sqlite3_exec(db,
+	                       HOST_BAD_SQL "INSERT INTO CANN_API VALUES (1000,1010,10000,7,6,2);"
+	                                    "INSERT INTO TASK VALUES (3000001000,3000001010,0,6,"
+	                                    "15,1,1,4294967295,1,6,0),(3000000900,3000000910,0,6,"
+	                                    "16,1,1,4294967295,1,7,0);"
+	                                    "INSERT INTO COMPUTE_TASK_INFO VALUES (1,15),(1,16);",
+	                       NULL, NULL, NULL) == SQLITE_OK,
+	      "write the fixture with a launch delay of 3 s");
+	sqlite3_close(db);
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1};
+	if (load_trace(dir, &lo, &tr) == 0 && tr.nranks == 1) {
+		tl_launch_rec *rec = NULL;
+		size_t n = 0;
+		CHECK(load_launch_recs(tr.ranks[0], &rec, &n) == -1 && rec == NULL,
+		      "a delay past 2^31 ns: no 12-byte launches");
+		tl_launch *v;
+		n = load_launches(tr.ranks[0], &v);
+		CHECK(n == 4 && v[0].host_start == 100 && v[0].dev_start == 150 &&
+		          v[2].dev_start == 320 && v[3].host_start == 1000 &&
+		          v[3].dev_start == INT64_C(3000000900),
+		      "load_launches: the three launches and the wide one, its first task's start");
+		free(v);
+		trace_free(&tr);
+	} else {
+		CHECK(0, "load the fixture with a launch delay of 3 s");
+	}
+	test_rmtree(dir);
+	free(path);
+	free(d2);
+	free(d1);
+}
+
 static void
 test_percentile(void)
 {
@@ -671,6 +754,7 @@ main(void)
 	msg_set_quiet(1);
 	test_percentile();
 	check_bad_host();
+	check_wide_delay();
 	gen_opts o;
 	gen_opts_default(&o);
 	o.nranks = 2;
