@@ -619,29 +619,40 @@ find_track(const tl_rank *r, tl_lane_kind kind, int64_t key)
 	return NULL;
 }
 
-static void
-check_bad_host(void)
+/* A capture directory under a new test directory (returned; NULL: none) whose one DB is made
+ * by sql (what: the fixture, in the check's words). */
+static char *
+write_fixture(const char *name, const char *sql, const char *what)
 {
-	char *dir = test_tmpdir("host-bad");
+	char *dir = test_tmpdir(name);
 	if (dir == NULL)
-		return;
-	char *d1 = xasprintf("%s/bad_ascend_pt", dir);
+		return NULL;
+	char *d1 = xasprintf("%s/fixture_ascend_pt", dir);
 	char *d2 = xasprintf("%s/ASCEND_PROFILER_OUTPUT", d1);
 	char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", d2);
 	mkdir(d1, 0755);
 	mkdir(d2, 0755);
 	sqlite3 *db;
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK &&
-	          sqlite3_exec(db, HOST_BAD_SQL, NULL, NULL, NULL) == SQLITE_OK,
-	      "write the damaged host fixture");
+	          sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK,
+	      "write %s", what);
 	sqlite3_close(db);
+	free(path);
+	free(d2);
+	free(d1);
+	return dir;
+}
+
+static void
+check_bad_host(void)
+{
+	char *dir = write_fixture("host-bad", HOST_BAD_SQL, "the damaged host fixture");
+	if (dir == NULL)
+		return;
 	tl_trace tr;
 	tl_load_opts lo = {.quiet_progress = 1};
 	CHECK(load_trace(dir, &lo, &tr) == 0 && tr.nranks == 1, "load the damaged fixture");
 	if (tr.nranks != 1) {
-		free(path);
-		free(d2);
-		free(d1);
 		test_rmtree(dir);
 		return;
 	}
@@ -684,9 +695,6 @@ check_bad_host(void)
 	}
 	trace_free(&tr);
 	test_rmtree(dir);
-	free(path);
-	free(d2);
-	free(d1);
 }
 
 /* A launch 3 s after its call (past an int32 offset): the 12-byte read gives way, and
@@ -694,25 +702,16 @@ check_bad_host(void)
 static void
 check_wide_delay(void)
 {
-	char *dir = test_tmpdir("host-wide");
+	char *dir =
+	    write_fixture("host-wide",
+	                  HOST_BAD_SQL "INSERT INTO CANN_API VALUES (1000,1010,10000,7,6,2);"
+	                               "INSERT INTO TASK VALUES (3000001000,3000001010,0,6,"
+	                               "15,1,1,4294967295,1,6,0),(3000000900,3000000910,0,6,"
+	                               "16,1,1,4294967295,1,7,0);"
+	                               "INSERT INTO COMPUTE_TASK_INFO VALUES (1,15),(1,16);",
+	                  "the fixture with a launch delay of 3 s");
 	if (dir == NULL)
 		return;
-	char *d1 = xasprintf("%s/wide_ascend_pt", dir);
-	char *d2 = xasprintf("%s/ASCEND_PROFILER_OUTPUT", d1);
-	char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", d2);
-	mkdir(d1, 0755);
-	mkdir(d2, 0755);
-	sqlite3 *db;
-	CHECK(sqlite3_open(path, &db) == SQLITE_OK &&
-	          sqlite3_exec(db,
-	                       HOST_BAD_SQL "INSERT INTO CANN_API VALUES (1000,1010,10000,7,6,2);"
-	                                    "INSERT INTO TASK VALUES (3000001000,3000001010,0,6,"
-	                                    "15,1,1,4294967295,1,6,0),(3000000900,3000000910,0,6,"
-	                                    "16,1,1,4294967295,1,7,0);"
-	                                    "INSERT INTO COMPUTE_TASK_INFO VALUES (1,15),(1,16);",
-	                       NULL, NULL, NULL) == SQLITE_OK,
-	      "write the fixture with a launch delay of 3 s");
-	sqlite3_close(db);
 	tl_trace tr;
 	tl_load_opts lo = {.quiet_progress = 1};
 	if (load_trace(dir, &lo, &tr) == 0 && tr.nranks == 1) {
@@ -732,9 +731,6 @@ check_wide_delay(void)
 		CHECK(0, "load the fixture with a launch delay of 3 s");
 	}
 	test_rmtree(dir);
-	free(path);
-	free(d2);
-	free(d1);
 }
 
 static void
