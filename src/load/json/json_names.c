@@ -24,6 +24,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* ---- processes and threads ----------------------------------------------------------------- */
 
@@ -810,17 +813,48 @@ json_lcorr_find(jctx *c, uint64_t corr, uint32_t *i)
 }
 
 /* Whether args of n bytes at p hold the member name "context id": memmem's setup costs more
- * than these few dozen bytes, so the rare 'x' is looked for first. */
-static int
+ * than these few dozen bytes, so the rare 'x' is looked for first. Short args (Kineto's, 30-95
+ * bytes, all holding "external id", whose 'x' memchr found and memcmp then refused, and memchr
+ * again after it) with SSE2 (x86_64's baseline) sixteen places at a time in line, each 'x'
+ * checked by its neighbours before the whole name; longer ones (Ascend's, 110-350 bytes, most
+ * without an 'x') by memchr, quicker there. */
+static inline int
 has_context_id(const unsigned char *p, size_t n)
 {
+	static const char id[] = "\"context id\"";
+#ifdef __SSE2__
+	/* windows of 16 places for the 'x' at 6 .. n - 6, the last one overlapping */
+	if (n >= 27 && n < 96) {
+		const __m128i x = _mm_set1_epi8('x');
+		for (size_t j = 6;; j += 16) {
+			int last = j >= n - 21;
+			if (last)
+				j = n - 21;
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			    _mm_loadu_si128((const __m128i *)(const void *)(p + j)), x));
+			for (; m != 0; m &= m - 1) {
+				const unsigned char *q = p + j + (unsigned)__builtin_ctz(m);
+				if (q[1] == 't' && q[-3] == 'n' && memcmp(q - 6, id, 12) == 0)
+					return 1;
+			}
+			if (last)
+				return 0;
+		}
+	}
+#endif
 	const unsigned char *e = p + n, *q = p + 6;
 	while (q < e && (q = memchr(q, 'x', (size_t)(e - q))) != NULL) {
-		if (q + 6 <= e && memcmp(q - 6, "\"context id\"", 12) == 0)
+		if (q + 6 <= e && memcmp(q - 6, id, 12) == 0)
 			return 1;
 		q++;
 	}
 	return 0;
+}
+
+int
+json_has_context_id(const unsigned char *p, size_t n)
+{
+	return has_context_id(p, n);
 }
 
 /* Walk 1: whether a device event's name is a collective's kernel (then the host's collectives

@@ -569,6 +569,8 @@ uint32_t json_name_id(jctx *c, const char *s, size_t n);
 name_slot *json_name_slot(jctx *c, const char *s, size_t n);
 /* At most 8 keys. */
 int json_args_members(jctx *c, const jevent *ev, const jkey *keys, int nkeys, jspan *out);
+/* whether the n bytes at p hold "\"context id\"" (walk 1's test for an HCCL sub-task) */
+int json_has_context_id(const unsigned char *p, size_t n);
 /* The event's args.correlation (Kineto), as an integer: 1 when it has one. Walk 2 asks it
  * twice of a device event (its step, its link): the last answer is kept. */
 int json_event_corr(jctx *c, const jevent *ev, int64_t *corr);

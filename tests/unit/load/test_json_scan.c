@@ -4,7 +4,8 @@
  * values of every kind, with white space or none between the tokens; the expected spans are the
  * offsets the writer put each value at, not anything the scanner computed. Each event is
  * scanned from a buffer of exactly its length (a read past it is a sanitizer's error), and inside
- * a longer one. */
+ * a longer one. Beside it, walk 1's "context id" test (json_has_context_id) against a plain
+ * search. */
 #include "config.h"
 
 #include <stdio.h>
@@ -197,11 +198,67 @@ cut_short(void)
 	      len - 1, wrong);
 }
 
+/* json_has_context_id (in line 16 bytes at a time for 27-95 bytes, memchr otherwise) against a
+ * byte-by-byte search, on texts of 0-200 bytes made of pieces of the name, near misses and
+ * single bytes, each in a buffer of exactly its length. */
+static void
+context_id(void)
+{
+	static const char *const pieces[] = {"\"context id\"",
+	                                     "context id",
+	                                     "\"contex",
+	                                     "t id\"",
+	                                     "\"external id\": 1",
+	                                     "x",
+	                                     "xt",
+	                                     "ntext id",
+	                                     "\"context id",
+	                                     "context id\"",
+	                                     "\"conte\"",
+	                                     ", ",
+	                                     "\"cbid\": 211"};
+	static const char bytes[] = "xtn\" cidoe{}:,0";
+	unsigned seed = 12345;
+	int wrong = 0, found = 0, runs = 200000;
+	for (int r = 0; r < runs; r++) {
+		char buf[260];
+		size_t n = 0, want;
+		seed = seed * 1103515245u + 12345u;
+		want = (seed >> 16) % 201;
+		while (n < want) {
+			seed = seed * 1103515245u + 12345u;
+			unsigned v = seed >> 16;
+			const char *s =
+			    v % 4 == 0 ? pieces[(v / 4) % (sizeof pieces / sizeof *pieces)] : NULL;
+			size_t k = s != NULL ? strlen(s) : 1;
+			if (n + k > 240)
+				break;
+			if (s != NULL)
+				memcpy(buf + n, s, k);
+			else
+				buf[n] = bytes[(v / 4) % (sizeof bytes - 1)];
+			n += k;
+		}
+		unsigned char *t = xmalloc(n > 0 ? n : 1);
+		memcpy(t, buf, n);
+		int expect = 0;
+		for (size_t i = 0; i + 12 <= n && !expect; i++)
+			expect = memcmp(t + i, "\"context id\"", 12) == 0;
+		wrong += json_has_context_id(t, n) != expect;
+		found += expect;
+		free(t);
+	}
+	CHECK(wrong == 0 && found > runs / 10 && found < runs - runs / 10,
+	      "\"context id\" found in %d random texts as a plain search finds it (%d of %d not)",
+	      found, wrong, runs);
+}
+
 int
 main(void)
 {
 	json_tables_init();
 	random_events();
 	cut_short();
+	context_id();
 	return test_done();
 }
