@@ -214,8 +214,11 @@ get_track(rd *r, const tl_rank *rk, uint32_t npool, size_t nsrc)
 	int64_t prev_end = INT64_MIN;
 	for (size_t k = 0; k < t->n && r->bad == NULL && !r->trusted; k++) {
 		const tl_slice *s = &t->v[k];
-		int64_t end = (s->dur & TL_DUR_LONG) && (s->dur & ~TL_DUR_LONG) >= t->nlend
-		                  ? INT64_MIN /* no such long end: out of range */
+		/* the end only of a start in range (start + dur must not overflow) and of a long
+		 * end's index in the table: else out of range */
+		int64_t end = !tl_time_ok(s->start) || ((s->dur & TL_DUR_LONG) &&
+		                                        (s->dur & ~TL_DUR_LONG) >= t->nlend)
+		                  ? INT64_MIN
 		                  : slice_end(t, s);
 		if (!times_ok(s->start, end) || s->name >= npool || s->start < prev_end)
 			r->bad = "a lane's slices are out of order or range";

@@ -220,6 +220,19 @@ test_cache(void)
 		      "an index past the long ends refused: %s", err);
 		rank_free(c);
 	}
+	/* a start out of range: refused before its end is made (start + dur would overflow) */
+	if (at != SIZE_MAX) {
+		int64_t smax = INT64_MAX;
+		uint32_t d = 50;
+		memcpy(b + at - 8, &smax, 8);
+		memcpy(b + at, &d, 4);
+		uint64_t sum = cache_checksum(b + TL_CACHE_HEADER, (size_t)bytes - TL_CACHE_HEADER);
+		memcpy(b + 24, &sum, 8);
+		tl_rank *c = cache_decode(b, (size_t)bytes, &src, 1, err, sizeof err);
+		CHECK(c == NULL && strstr(err, "out of order or range") != NULL,
+		      "a slice starting at INT64_MAX refused: %s", err);
+		rank_free(c);
+	}
 	free(b);
 	free(key);
 	if (f != NULL)
