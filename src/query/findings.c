@@ -1222,8 +1222,10 @@ f_frequency_drop(fctx *c)
 					if (b <= a || k->v[s] >= nom)
 						continue;
 					u += b - a;
-					lost += (int64_t)((double)(b - a) *
-					                  (1.0 - (double)k->v[s] / (double)nom));
+					/* the share of the clock lost, at most all of it (a value
+					 * below zero, from a damaged file, loses no more) */
+					double f = 1.0 - (double)k->v[s] / (double)nom;
+					lost += f >= 1.0 ? b - a : (int64_t)((double)(b - a) * f);
 					if (k->v[s] < lo)
 						lo = k->v[s];
 				}
