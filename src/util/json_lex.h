@@ -2,7 +2,8 @@
  * nested values, by byte offsets into a buffer that may end anywhere (a mapped file, or the
  * first bytes of one). Pure: bytes in, offsets out; it allocates nothing and keeps no state but
  * its byte tables (json_lex.c). The trace loader's event scanner and discovery's look at a JSON
- * file's start both read JSON through it. Inline: the scanner spends most of its time here. */
+ * file's start both read JSON through it. Inline (but for a string's rest past its first eight
+ * bytes, json_lex.c): the scanner spends most of its time here. */
 #ifndef TL_UTIL_JSON_LEX_H
 #define TL_UTIL_JSON_LEX_H
 #include <stddef.h>
@@ -63,50 +64,32 @@ json_str_stop8(uint64_t v)
 	return (((q - ones) & ~q) | ((bs - ones) & ~bs) | v) & high;
 }
 
+/* The rest of a string from b[i] on, past its first eight bytes (json_lex.c): sixteen bytes a
+ * step with SSE2 (x86_64's baseline), eight otherwise. What json_scan_string returns. */
+size_t json_scan_string_rest(const unsigned char *b, size_t n, size_t i, int *bad, size_t *bad_off);
+
 /* b[i] is just after an opening quote. Returns the offset after the closing quote, or SIZE_MAX
- * when the input ends first. Invalid UTF-8 is noted in *bad / *bad_off (the first only). */
+ * when the input ends first. Invalid UTF-8 is noted in *bad / *bad_off (the first only). The
+ * first eight bytes in line, where most member names and short values end: the lowest byte
+ * json_str_stop8 flags is exact, and a quote there is the string's end. */
 static inline size_t
 json_scan_string(const unsigned char *b, size_t n, size_t i, int *bad, size_t *bad_off)
 {
-	for (;;) {
-		while (i + 8 <= n) {
-			uint64_t v;
-			memcpy(&v, b + i, 8);
-			uint64_t m = json_str_stop8(v);
-			if (m) {
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-				/* the lowest flagged byte is exact: straight to it */
-				i += (size_t)__builtin_ctzll(m) >> 3;
-#endif
-				break;
-			}
+	if (i + 8 <= n) {
+		uint64_t v;
+		memcpy(&v, b + i, 8);
+		uint64_t m = json_str_stop8(v);
+		if (m != 0) {
+			i += (size_t)__builtin_ctzll(m) >> 3;
+			if (b[i] == '"')
+				return i + 1;
+		} else {
 			i += 8;
 		}
-		while (i < n && json_str_plain[b[i]])
-			i++;
-		if (i >= n)
-			return SIZE_MAX;
-		unsigned c = b[i];
-		if (c == '"')
-			return i + 1;
-		if (c == '\\') {
-			i += 2;
-			continue;
-		}
-		if (c < 0x80) { /* a raw control character: not ours to judge */
-			i++;
-			continue;
-		}
-		size_t len = json_utf8_len(b + i, n - i);
-		if (len == 0) {
-			if (*bad < 0) {
-				*bad = JSON_BAD_UTF8;
-				*bad_off = i;
-			}
-			len = 1;
-		}
-		i += len;
 	}
+#endif
+	return json_scan_string_rest(b, n, i, bad, bad_off);
 }
 
 static inline int

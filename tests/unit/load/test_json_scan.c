@@ -5,7 +5,7 @@
  * offsets the writer put each value at, not anything the scanner computed. Each event is
  * scanned from a buffer of exactly its length (a read past it is a sanitizer's error), and inside
  * a longer one. Beside it, walk 1's "context id" test (json_has_context_id) against a plain
- * search. */
+ * search, and the lexer's strings (json_lex.h) against a byte-by-byte reading. */
 #include "config.h"
 
 #include <stdio.h>
@@ -253,6 +253,95 @@ context_id(void)
 	      found, wrong, runs);
 }
 
+/* json_scan_string read byte by byte, as the lexer did before its eight- and sixteen-byte
+ * steps: what each of those must come to. */
+static size_t
+string_bytewise(const unsigned char *b, size_t n, size_t i, int *bad, size_t *bad_off)
+{
+	for (;;) {
+		if (i >= n)
+			return SIZE_MAX;
+		unsigned c = b[i];
+		if (c == '"')
+			return i + 1;
+		if (c == '\\') {
+			i += 2;
+			continue;
+		}
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		size_t len = json_utf8_len(b + i, n - i);
+		if (len == 0) {
+			if (*bad < 0) {
+				*bad = JSON_BAD_UTF8;
+				*bad_off = i;
+			}
+			len = 1;
+		}
+		i += len;
+	}
+}
+
+/* One string body in a buffer of exactly its length (after an opening quote at b[at - 1]):
+ * json_scan_string's end and complaint against the byte-by-byte reading's. */
+static int
+string_same(const unsigned char *body, size_t len, size_t at)
+{
+	unsigned char *b = xmalloc(at + len + 1);
+	memset(b, '"', at);
+	memcpy(b + at, body, len);
+	int bad1 = -1, bad2 = -1;
+	size_t off1 = 0, off2 = 0;
+	size_t e1 = json_scan_string(b, at + len, at, &bad1, &off1);
+	size_t e2 = string_bytewise(b, at + len, at, &bad2, &off2);
+	free(b);
+	return e1 == e2 && bad1 == bad2 && (bad1 < 0 || off1 == off2);
+}
+
+/* Strings of every length 0-200 with one byte the fast steps stop at (a quote, a backslash
+ * with what it escapes, UTF-8 valid and not, a control character) at every place, from each
+ * of the 16 alignments; then random mixes of them. */
+static void
+strings_every_place(void)
+{
+	static const char *const stops[] = {
+	    "\"",   "\\\"", "\\\\", "\\", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
+	    "\xFF", "\xC3", "\x01", "\t"};
+	unsigned char body[260];
+	int wrong = 0, runs = 0;
+	for (size_t len = 0; len <= 200; len++)
+		for (size_t p = 0; p <= len; p++)
+			for (size_t k = 0; k < sizeof stops / sizeof *stops; k++) {
+				size_t sl = strlen(stops[k]), bl = len;
+				memset(body, 'a' + (int)(p % 26), len);
+				if (p < len) {
+					if (p + sl > len)
+						bl = p + sl;
+					memcpy(body + p, stops[k], sl);
+				}
+				wrong += !string_same(body, bl, 1 + (len + p + k) % 16);
+				runs++;
+			}
+	static const char *const pieces[] = {"a",    "bc",       "\"",   "\\\"", "\\\\", "\xC3\xA9",
+	                                     "\xFF", "\xE2\x82", "\x01", "xyzw", "\\"};
+	for (int r = 0; r < 100000; r++) {
+		size_t bl = 0, want = next(201);
+		while (bl < want) {
+			const char *s = pieces[next(sizeof pieces / sizeof *pieces)];
+			size_t sl = strlen(s);
+			memcpy(body + bl, s, sl);
+			bl += sl;
+		}
+		wrong += !string_same(body, bl, 1 + next(16));
+		runs++;
+	}
+	CHECK(wrong == 0,
+	      "%d strings read as byte by byte: the same end and the same complaint (%d not)", runs,
+	      wrong);
+}
+
 int
 main(void)
 {
@@ -260,5 +349,6 @@ main(void)
 	random_events();
 	cut_short();
 	context_id();
+	strings_every_place();
 	return test_done();
 }
