@@ -5,7 +5,7 @@
  * offsets the writer put each value at, not anything the scanner computed. Each event is
  * scanned from a buffer of exactly its length (a read past it is a sanitizer's error), and inside
  * a longer one. Beside it, walk 1's "context id" test (json_has_context_id) against a plain
- * search, and the lexer's strings (json_lex.h) against a byte-by-byte reading. */
+ * search, and the lexer's strings and scalars (json_lex.h) against a byte-by-byte reading. */
 #include "config.h"
 
 #include <stdio.h>
@@ -342,6 +342,31 @@ strings_every_place(void)
 	      wrong);
 }
 
+/* json_skip_scalar (eight digits a step) against the byte-by-byte reading: digit runs of 0-40
+ * with a dot, a letter or a stop byte at every place, each in a buffer of exactly its length. */
+static void
+scalars_every_place(void)
+{
+	static const char others[] = ".e-+x,} ]:\"{\n";
+	int wrong = 0, runs = 0;
+	for (size_t len = 0; len <= 40; len++)
+		for (size_t p = 0; p <= len; p++)
+			for (size_t k = 0; k < sizeof others - 1; k++) {
+				unsigned char *b = xmalloc(len + 1);
+				memset(b, '0' + (int)(len % 10), len);
+				if (p < len)
+					b[p] = (unsigned char)others[k];
+				size_t want = 0;
+				while (want < len && !json_scalar_end[b[want]])
+					want++;
+				wrong += json_skip_scalar(b, len, 0) != want;
+				free(b);
+				runs++;
+			}
+	CHECK(wrong == 0, "%d scalars end where a byte-by-byte reading ends them (%d not)", runs,
+	      wrong);
+}
+
 int
 main(void)
 {
@@ -350,5 +375,6 @@ main(void)
 	cut_short();
 	context_id();
 	strings_every_place();
+	scalars_every_place();
 	return test_done();
 }
