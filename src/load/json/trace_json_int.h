@@ -464,11 +464,78 @@ typedef struct args_batch {
 #define JSON_BYTE_VIEW 0.32
 
 /* json_scan.c */
+/* json_dec_parse but for the spelling json_dec_us3 takes (which it may take too). */
+int json_dec_parse_any(const char *s, size_t n, int scale, int64_t *out);
+
+/* Whether the 8 bytes of v (in memory order) are all ASCII digits, and their value. */
+static inline int
+json_digits8(uint64_t v)
+{
+	const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, zeros = 0x3030303030303030ull;
+	return (v & hi) == zeros && ((v + 0x0606060606060606ull) & hi) == zeros;
+}
+
+static inline uint64_t
+json_value8(uint64_t v)
+{
+	v -= 0x3030303030303030ull;
+	v = v * 10 + (v >> 8); /* two digits in every other byte */
+	return ((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32)) +
+	        ((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32))) >>
+	       32;
+}
+
+/* A time's usual spelling at scale 3 (us to ns), digits '.' three digits of at most 19 digits
+ * in all: its digits are the ns, nothing to scale or round. Returns DEC_OK or DEC_RANGE as
+ * the general path would, or -1 for any other spelling. */
+static inline int
+json_dec_us3(const char *s, size_t n, int64_t *out)
+{
+	if (n < 5 || n > 20 || s[n - 4] != '.')
+		return -1;
+	unsigned d1 = (unsigned)(unsigned char)s[n - 3] - '0',
+	         d2 = (unsigned)(unsigned char)s[n - 2] - '0',
+	         d3 = (unsigned)(unsigned char)s[n - 1] - '0';
+	if (d1 > 9 || d2 > 9 || d3 > 9)
+		return -1;
+	size_t k = 0, e = n - 4;
+	uint64_t m = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (; k + 8 <= e; k += 8) {
+		uint64_t v;
+		memcpy(&v, s + k, 8);
+		if (!json_digits8(v))
+			return -1;
+		m = m * 100000000u + json_value8(v);
+	}
+#endif
+	for (; k < e; k++) {
+		unsigned d = (unsigned)(unsigned char)s[k] - '0';
+		if (d > 9)
+			return -1;
+		m = m * 10 + d;
+	}
+	m = m * 1000 + d1 * 100 + d2 * 10 + d3; /* below 10^19: no wrap */
+	if (m > (uint64_t)INT64_MAX)
+		return DEC_RANGE;
+	*out = (int64_t)m;
+	return DEC_OK;
+}
+
 /* Parses the decimal number s[0..n) (JSON number syntax, leniently: '+', ".5", "5." pass) and
  * scales it by 10^scale, rounding half away from zero, into *out. Exact: at most 19
  * significant digits are kept and the first dropped one rounds. DEC_NAN when s is not a
- * number (NaN, Infinity, "", text), DEC_RANGE when the result does not fit in int64. */
-int json_dec_parse(const char *s, size_t n, int scale, int64_t *out);
+ * number (NaN, Infinity, "", text), DEC_RANGE when the result does not fit in int64. In line
+ * for a time's usual spelling (each event's ts and dur, both walks), the rest in json_scan.c. */
+static inline int
+json_dec_parse(const char *s, size_t n, int scale, int64_t *out)
+{
+	int r;
+	if (scale == 3 && (r = json_dec_us3(s, n, out)) >= 0)
+		return r;
+	return json_dec_parse_any(s, n, scale, out);
+}
+
 extern const char *const json_problem_text[PR__N];
 /* b[i] is '{': an event. Finds its end and where its members ph, name, ... sit (ev->f), and
  * notes invalid UTF-8, excess nesting, or a broken member list (ev->bad). Returns 0 with
