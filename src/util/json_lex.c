@@ -4,9 +4,6 @@
 #include "util/json_lex.h"
 
 #include <pthread.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 unsigned char json_str_plain[256], json_nest_special[256], json_scalar_end[256];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
@@ -34,11 +31,8 @@ static inline size_t
 str_stop(const unsigned char *b, size_t n, size_t i)
 {
 #ifdef __SSE2__
-	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
 	while (i + 16 <= n) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
-		__m128i s = _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(s, v)); /* v: bytes >= 0x80 */
+		unsigned m = json_str_stop16(b + i);
 		if (m != 0)
 			return i + (size_t)__builtin_ctz(m);
 		i += 16;

@@ -2,13 +2,16 @@
  * nested values, by byte offsets into a buffer that may end anywhere (a mapped file, or the
  * first bytes of one). Pure: bytes in, offsets out; it allocates nothing and keeps no state but
  * its byte tables (json_lex.c). The trace loader's event scanner and discovery's look at a JSON
- * file's start both read JSON through it. Inline (but for a string's rest past its first eight
- * bytes, json_lex.c): the scanner spends most of its time here. */
+ * file's start both read JSON through it. Inline (but for a string's rest past its first
+ * window, json_lex.c): the scanner spends most of its time here. */
 #ifndef TL_UTIL_JSON_LEX_H
 #define TL_UTIL_JSON_LEX_H
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define JSON_MAX_DEPTH 64 /* nesting json_skip_nested accepts before it reports JSON_BAD_DEPTH */
 
@@ -64,18 +67,42 @@ json_str_stop8(uint64_t v)
 	return (((q - ones) & ~q) | ((bs - ones) & ~bs) | v) & high;
 }
 
-/* The rest of a string from b[i] on, past its first eight bytes (json_lex.c): sixteen bytes a
- * step with SSE2 (x86_64's baseline), eight otherwise. What json_scan_string returns. */
+#ifdef __SSE2__
+/* Sixteen bytes at p: bit k set when p[k] is a '"', a '\\' or a byte >= 0x80 (SSE2, x86_64's
+ * baseline). */
+static inline unsigned
+json_str_stop16(const unsigned char *p)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i s = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+	                         _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(s, v)); /* v: its bytes >= 0x80 */
+}
+#endif
+
+/* The rest of a string from b[i] on, past its first window (json_lex.c): sixteen bytes a step
+ * with SSE2, eight otherwise. What json_scan_string returns. */
 size_t json_scan_string_rest(const unsigned char *b, size_t n, size_t i, int *bad, size_t *bad_off);
 
 /* b[i] is just after an opening quote. Returns the offset after the closing quote, or SIZE_MAX
  * when the input ends first. Invalid UTF-8 is noted in *bad / *bad_off (the first only). The
- * first eight bytes in line, where most member names and short values end: the lowest byte
- * json_str_stop8 flags is exact, and a quote there is the string's end. */
+ * first window in line (sixteen bytes with SSE2, else eight), where most member names and short
+ * values end: the lowest byte flagged is exact, and a quote there is the string's end. */
 static inline size_t
 json_scan_string(const unsigned char *b, size_t n, size_t i, int *bad, size_t *bad_off)
 {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#ifdef __SSE2__
+	if (i + 16 <= n) {
+		unsigned m = json_str_stop16(b + i);
+		if (m != 0) {
+			i += (size_t)__builtin_ctz(m);
+			if (b[i] == '"')
+				return i + 1;
+		} else {
+			i += 16;
+		}
+	}
+#elif defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (i + 8 <= n) {
 		uint64_t v;
 		memcpy(&v, b + i, 8);
