@@ -351,7 +351,7 @@ load_launches(const tl_rank *r, tl_launch **out)
 }
 
 int
-load_launch_recs(const tl_rank *r, tl_launch_rec **out, size_t *n)
+load_launch_recs(const tl_rank *r, tl_launch_rec **out, size_t *n, tl_launch **wide)
 {
 	if (r->nsources != 1 || r->clock.on)
 		return -1;
@@ -359,14 +359,17 @@ load_launch_recs(const tl_rank *r, tl_launch_rec **out, size_t *n)
 	if (ld == NULL || ld->launch_recs == NULL)
 		return -1;
 	tl_launch_rec *v = NULL;
+	tl_launch *l = NULL;
 	size_t k = 0;
-	if (ld->launch_recs(r->sources[0], r, &v, &k) != 0)
-		return -1;
+	int got = ld->launch_recs(r->sources[0], r, &v, &k, &l);
 	if (r->backing != NULL) /* as load_launches */
 		load_drop_input(r->sources[0]->path);
-	*out = v;
+	if (got == 1)
+		*wide = l;
+	else
+		*out = v;
 	*n = k;
-	return 0;
+	return got;
 }
 
 /* A rank now in its mapped cache (or spill) file will not read its input files again but for

@@ -159,10 +159,11 @@ typedef struct tl_loader {
 	/* Optional, on demand: appends src's launches to *v (n, cap: a VEC_PUSH vector). */
 	void (*launches)(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n,
 	                 size_t *cap);
-	/* Optional, on demand: src's launches as launches gives them, in 12 bytes each
-	 * (tl_launch_rec, *v the caller's); -1 when one's device start is 2^31 ns or more from its
-	 * host start (nothing given: read them through launches). */
-	int (*launch_recs)(const tl_source *src, const tl_rank *r, tl_launch_rec **v, size_t *n);
+	/* Optional, on demand: src's launches as launches gives them, *n of them: 0 with them in
+	 * 12 bytes each (tl_launch_rec, *v the caller's); 1 with them in *l as launches gives them
+	 * when one's device start is 2^31 ns or more from its host start (read once either way). */
+	int (*launch_recs)(const tl_source *src, const tl_rank *r, tl_launch_rec **v, size_t *n,
+	                   tl_launch **l);
 	/* Optional, on demand: adds src's counters (memory, frequency) to r, each sorted by time,
 	 * their source set to src_index. */
 	void (*counters)(const tl_source *src, size_t src_index, tl_rank *r);
@@ -235,11 +236,12 @@ void load_counters(tl_rank *r);
  * *out. Read on every call (nothing is kept in memory). */
 size_t load_launches(const tl_rank *r, tl_launch **out);
 /* As load_launches in 12 bytes a launch (tl_launch_rec; the caller frees *out): the critical
- * path's read of a crossed rank, whose 16 bytes a call met its step graph at the peak. -1 (out
- * untouched) when r's launches are not to be had so: a rank of several sources, one whose
- * clock is moved (clock_map_launches), a loader without the hook, a delay of 2^31 ns or more:
- * read them with load_launches. */
-int load_launch_recs(const tl_rank *r, tl_launch_rec **out, size_t *n);
+ * path's read of a crossed rank, whose 16 bytes a call met its step graph at the peak. Returns
+ * 0 with *n of them in *out; 1 with *n in *wide as load_launches gives them (a delay of 2^31
+ * ns or more: the same read); -1 with nothing read (out and wide untouched) when r's launches
+ * are not to be had so (a rank of several sources, one whose clock is moved by
+ * clock_map_launches, a loader without the hook): read them with load_launches. */
+int load_launch_recs(const tl_rank *r, tl_launch_rec **out, size_t *n, tl_launch **wide);
 
 /* Arguments of a slice, read again from its source file (op type, shapes, group, sizes ...; a
  * JSON event's name, cat, ph, ts, dur, pid, tid, then each member of its args): fn(ctx, key,

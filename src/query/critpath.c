@@ -315,15 +315,17 @@ launch_of(void *ctx, int64_t dev_start, uint64_t *at)
 		launch_pack(&l->p, l->r->launch_dev, l->r->nlaunch_dev);
 		l->read = 1;
 	} else if (!l->read) {
-		/* 12 bytes a call at the read's top (a rank of several sources, with its clock
-		 * moved or a delay past 2^31 ns: 16, load_launches) */
+		/* 12 bytes a call at the read's top (a delay past 2^31 ns: 16, from the same
+		 * read; a rank of several sources or with its clock moved: 16, load_launches) */
 		tl_launch_rec *rec;
 		tl_launch *own;
 		size_t n;
-		if (load_launch_recs(l->r, &rec, &n) == 0) {
+		int got = load_launch_recs(l->r, &rec, &n, &own);
+		if (got == 0) {
 			launch_pack_take_recs(&l->p, rec, n); /* rec's memory is the pack's */
 		} else {
-			n = load_launches(l->r, &own);
+			if (got < 0)
+				n = load_launches(l->r, &own);
 			launch_sort_dev(own, n);
 			launch_pack_take(&l->p, own, n); /* own's memory is the pack's */
 		}

@@ -11,10 +11,6 @@
  * must not make tl allocate for every id below it). */
 #define DENSE_SLACK (1u << 20)
 
-/* A slot's dev: no work task yet, or its start in wide (db_gather) */
-#define DBG_DEV_NONE INT32_MAX
-#define DBG_DEV_WIDE INT32_MIN
-
 void
 dbg_init(db_gather *d, tl_rank *r, tl_gather *g, const tl_u64map *strs, int has_ops,
          int has_launches, int64_t max_gt, int dense_gt)
@@ -39,7 +35,7 @@ dbg_init(db_gather *d, tl_rank *r, tl_gather *g, const tl_u64map *strs, int has_
 		d->work = d->ngt ? xcalloc(d->ngt / 8 + 1, 1) : NULL; /* a bit an id */
 		u64map_init(&d->hwork);
 		u64map_init(&d->hconn);
-		u64map_init(&d->hwide);
+		off32_wide_init(&d->wide);
 	}
 }
 
@@ -181,37 +177,8 @@ dbg_calls(db_gather *d, int64_t max_conn, int64_t rows)
 		d->dev = xreallocarray(NULL, d->ncall, sizeof *d->dev);
 		for (size_t i = 0; i < d->ncall; i++) {
 			d->host[i] = INT64_MIN;
-			d->dev[i] = DBG_DEV_NONE;
+			d->dev[i] = OFF32_NONE;
 		}
-	}
-}
-
-/* The first work task's start of slot k, INT64_MAX: none yet. */
-static int64_t
-call_dev(const db_gather *d, size_t k, int64_t host)
-{
-	uint32_t i;
-	if (d->dev[k] == DBG_DEV_NONE)
-		return INT64_MAX;
-	if (d->dev[k] != DBG_DEV_WIDE)
-		return host + d->dev[k];
-	return u64map_get(&d->hwide, k, &i) ? d->wide[i] : INT64_MAX;
-}
-
-/* Slot k's first work task starts at t (model times: t - host does not overflow). */
-static void
-call_set_dev(db_gather *d, size_t k, int64_t t)
-{
-	int64_t o = t - d->host[k];
-	uint32_t i;
-	if (o > INT32_MIN && o < INT32_MAX) {
-		d->dev[k] = (int32_t)o;
-	} else if (d->dev[k] == DBG_DEV_WIDE && u64map_get(&d->hwide, k, &i)) {
-		d->wide[i] = t;
-	} else if (d->nwide < UINT32_MAX) {
-		d->dev[k] = DBG_DEV_WIDE;
-		VEC_PUSH(d->wide, d->nwide, d->widecap, t);
-		u64map_put(&d->hwide, k, (uint32_t)(d->nwide - 1));
 	}
 }
 
@@ -235,7 +202,7 @@ conn_slot(db_gather *d, int64_t id, int add)
 		d->dev = xreallocarray(d->dev, d->callcap, sizeof *d->dev);
 	}
 	d->host[d->ncall] = INT64_MIN;
-	d->dev[d->ncall] = DBG_DEV_NONE;
+	d->dev[d->ncall] = OFF32_NONE;
 	return d->ncall++;
 }
 
@@ -303,8 +270,8 @@ dbg_task(db_gather *d, db_cell sc, db_cell ec, db_cell gc, db_cell cc)
 		size_t k = conn_slot(d, cc.v, 0);
 		int64_t t = sc.v;
 		if (k < d->ncall && d->host[k] != INT64_MIN && tl_time_ok(t) &&
-		    t < call_dev(d, k, d->host[k]))
-			call_set_dev(d, k, t);
+		    t < off32_get(d->dev[k], d->host[k], &d->wide, k))
+			off32_set(&d->dev[k], d->host[k], t, &d->wide, k);
 	}
 }
 
@@ -317,7 +284,7 @@ launches_to(db_gather *d, tl_gather *g)
 {
 	size_t n = d->ncall, w = 0;
 	for (size_t k = 0; k < n; k++)
-		w += d->dev[k] != DBG_DEV_NONE;
+		w += d->dev[k] != OFF32_NONE;
 	if (w == 0)
 		return;
 	tl_launch *v = xreallocarray(d->host, n, sizeof *v);
@@ -325,7 +292,7 @@ launches_to(db_gather *d, tl_gather *g)
 	for (size_t k = n; k-- > 0;) {
 		int64_t h;
 		memcpy(&h, (const char *)v + k * sizeof h, sizeof h);
-		tl_launch x = {h, call_dev(d, k, h)};
+		tl_launch x = {h, off32_get(d->dev[k], h, &d->wide, k)};
 		memcpy(&v[k], &x, sizeof x);
 	}
 	w = 0;
@@ -364,8 +331,7 @@ dbg_finish(db_gather *d, const char *path, int failed)
 			launches_to(d, d->g);
 		free(d->host);
 		free(d->dev);
-		u64map_free(&d->hwide);
-		free(d->wide);
+		off32_wide_free(&d->wide);
 	}
 	memset(d, 0, sizeof *d);
 }

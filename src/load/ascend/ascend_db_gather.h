@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "load/load.h"
+#include "util/off32.h"
 #include "util/u64map.h"
 
 /* One cell of a row, as the loader reads it (each once per row): type SQLITE_INTEGER with its
@@ -71,7 +72,7 @@ typedef struct db_gather {
 	tl_u64map hwork;
 	/* connectionId -> slot: dense below ncall, else hashed; per slot the CANN_API call's
 	 * start (host, INT64_MIN: none) and its first work task's start as an offset from it
-	 * (dev: DBG_DEV_NONE none yet, DBG_DEV_WIDE beyond 32 bits: in wide, by slot): 12 bytes
+	 * (dev: util/off32.h's offset, OFF32_NONE none yet, or beyond 32 bits in wide): 12 bytes
 	 * a call while the rank is read, not a tl_launch's 16 (every call is read before the
 	 * first task). dbg_finish makes the launches g takes in host's own memory and hands it
 	 * over, so that the launches are never held twice */
@@ -80,9 +81,7 @@ typedef struct db_gather {
 	int64_t *host;
 	int32_t *dev;
 	size_t ncall, callcap;
-	tl_u64map hwide; /* slot -> index into wide */
-	int64_t *wide;
-	size_t nwide, widecap;
+	off32_wide wide;
 } db_gather;
 
 /* Starts gathering source path of r into g (NULL: nothing): ops when g asks for them, r->ops

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "load/ascend/ascend_db_int.h"
 #include "util/msg.h"
+#include "util/off32.h"
 #include "util/xalloc.h"
 
 #include <inttypes.h>
@@ -190,41 +191,8 @@ typedef struct calls {
 	size_t nwide;
 	size_t bad; /* CANN_API rows without a usable startNs */
 } calls;
-#define REC_WIDE INT32_MIN
-
-/* The slots' wide device starts while the TASK rows are read: slot -> index into at. */
-typedef struct wide_slots {
-	tl_u64map map;
-	int64_t *at;
-	size_t n, cap;
-} wide_slots;
-
-static int64_t
-rec_dev(const tl_launch_rec *x, const wide_slots *ws, size_t k)
-{
-	uint32_t i;
-	if (x->delay == TL_LAUNCH_REC_NONE)
-		return INT64_MAX;
-	if (x->delay != REC_WIDE)
-		return launch_rec_host(x) + x->delay;
-	return u64map_get(&ws->map, k, &i) ? ws->at[i] : INT64_MAX;
-}
-
-static void
-rec_set_dev(tl_launch_rec *x, wide_slots *ws, size_t k, int64_t t)
-{
-	int64_t o = t - launch_rec_host(x); /* model times: no overflow */
-	uint32_t i;
-	if (o > INT32_MIN && o < INT32_MAX) {
-		x->delay = (int32_t)o;
-	} else if (x->delay == REC_WIDE && u64map_get(&ws->map, k, &i)) {
-		ws->at[i] = t;
-	} else if (ws->n < UINT32_MAX) {
-		x->delay = REC_WIDE;
-		VEC_PUSH(ws->at, ws->n, ws->cap, t);
-		u64map_put(&ws->map, k, (uint32_t)(ws->n - 1));
-	}
-}
+#define REC_WIDE OFF32_WIDE
+_Static_assert(TL_LAUNCH_REC_NONE == OFF32_NONE, "a record's delay is an off32 offset");
 
 /* The globalTaskIds of compute and communication tasks into gx (a bit an id in *is_work when
  * dense). */
@@ -269,7 +237,7 @@ read_work_ids(db_ctx *c, id_index *gx, uint8_t **is_work)
 /* The first compute or communication task of each call (slots of cx) into its record. */
 static void
 read_first_tasks(db_ctx *c, id_index *gx, const uint8_t *is_work, id_index *cx, tl_launch_rec *call,
-                 size_t ncall, wide_slots *ws)
+                 size_t ncall, off32_wide *ws)
 {
 	db_scan st;
 	int rc;
@@ -288,8 +256,8 @@ read_first_tasks(db_ctx *c, id_index *gx, const uint8_t *is_work, id_index *cx, 
 		size_t k = id_index_slot(cx, cc.v, 0, NULL);
 		int64_t t = t1.v;
 		if (k < ncall && launch_rec_host(&call[k]) != INT64_MIN && tl_time_ok(t) &&
-		    t < rec_dev(&call[k], ws, k))
-			rec_set_dev(&call[k], ws, k, t);
+		    t < off32_get(call[k].delay, launch_rec_host(&call[k]), ws, k))
+			off32_set(&call[k].delay, launch_rec_host(&call[k]), t, ws, k);
 	}
 	db_scan_close(&st);
 	if (rc != SQLITE_DONE)
@@ -353,18 +321,18 @@ read_calls(const tl_source *src, const tl_rank *r, calls *out)
 		if (rc != SQLITE_DONE)
 			db_fail(&c, "CANN_API", rc);
 	}
-	wide_slots ws = {0};
-	u64map_init(&ws.map);
+	off32_wide ws;
+	off32_wide_init(&ws);
 	read_first_tasks(&c, &gx, is_work, &cx, call, ncall, &ws);
 	size_t w = 0, wcap = 0; /* the calls that launched work, in connectionId order */
 	for (size_t k = 0; k < ncall; k++) {
 		if (call[k].delay == TL_LAUNCH_REC_NONE)
 			continue;
-		uint32_t i;
-		if (call[k].delay == REC_WIDE && !u64map_get(&ws.map, k, &i))
+		int64_t t;
+		if (call[k].delay == REC_WIDE && !off32_wide_get(&ws, k, &t))
 			continue; /* more than 2^32 of them: none */
 		if (call[k].delay == REC_WIDE)
-			VEC_PUSH(out->wide, out->nwide, wcap, ws.at[i]);
+			VEC_PUSH(out->wide, out->nwide, wcap, t);
 		call[w++] = call[k];
 	}
 	if (w > 0) {
@@ -373,8 +341,7 @@ read_calls(const tl_source *src, const tl_rank *r, calls *out)
 		free(call);
 	}
 	out->n = w;
-	free(ws.at);
-	u64map_free(&ws.map);
+	off32_wide_free(&ws);
 	free(is_work);
 	id_index_free(&gx);
 	id_index_free(&cx);
@@ -388,29 +355,40 @@ warn_bad(const tl_source *src, size_t bad)
 		msg_warn(src->path, "CANN_API: %zu calls without a usable startNs skipped", bad);
 }
 
-/* The launches as tl_launch, made in the records' own memory: grown to 16 bytes a launch and
- * filled from the last down (launch k's 16 bytes lie past record j < k's 12), as the gather's
- * (ascend_db_gather.c): the launches are never held twice. */
+/* cl's launches as tl_launch (NULL: none), made in the records' own memory: grown to 16 bytes
+ * a launch and filled from the last down (launch k's 16 bytes lie past record j < k's 12), as
+ * the gather's (ascend_db_gather.c): the launches are never held twice. */
+static tl_launch *
+calls_launches(calls *cl)
+{
+	size_t w = cl->n, iw = cl->nwide;
+	tl_launch *l = NULL;
+	if (w > 0)
+		l = xreallocarray(cl->v, w, sizeof *l);
+	else
+		free(cl->v);
+	for (size_t k = w; k-- > 0;) {
+		tl_launch_rec x;
+		memcpy(&x, (const char *)l + k * sizeof x, sizeof x);
+		int64_t h = launch_rec_host(&x);
+		tl_launch y = {h, x.delay == REC_WIDE ? cl->wide[--iw] : h + x.delay};
+		memcpy(&l[k], &y, sizeof y);
+	}
+	free(cl->wide);
+	memset(cl, 0, sizeof *cl);
+	return l;
+}
+
 void
 ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n, size_t *cap)
 {
 	calls cl;
 	read_calls(src, r, &cl);
 	warn_bad(src, cl.bad);
-	if (cl.n == 0) {
-		free(cl.wide);
+	size_t w = cl.n;
+	tl_launch *l = calls_launches(&cl);
+	if (w == 0)
 		return;
-	}
-	size_t w = cl.n, iw = cl.nwide;
-	tl_launch *l = xreallocarray(cl.v, w, sizeof *l);
-	for (size_t k = w; k-- > 0;) {
-		tl_launch_rec x;
-		memcpy(&x, (const char *)l + k * sizeof x, sizeof x);
-		int64_t h = launch_rec_host(&x);
-		tl_launch y = {h, x.delay == REC_WIDE ? cl.wide[--iw] : h + x.delay};
-		memcpy(&l[k], &y, sizeof y);
-	}
-	free(cl.wide);
 	if (*v == NULL) {
 		*v = l;
 		*n = *cap = w;
@@ -422,17 +400,17 @@ ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t
 }
 
 int
-ascend_db_launch_recs(const tl_source *src, const tl_rank *r, tl_launch_rec **v, size_t *n)
+ascend_db_launch_recs(const tl_source *src, const tl_rank *r, tl_launch_rec **v, size_t *n,
+                      tl_launch **l)
 {
 	calls cl;
 	read_calls(src, r, &cl);
-	if (cl.nwide > 0) { /* a delay of 2^31 ns or more: read as tl_launch */
-		free(cl.v);
-		free(cl.wide);
-		return -1;
-	}
 	warn_bad(src, cl.bad);
-	*v = cl.v;
 	*n = cl.n;
+	if (cl.nwide > 0) { /* a delay of 2^31 ns or more: as tl_launch, from the same read */
+		*l = calls_launches(&cl);
+		return 1;
+	}
+	*v = cl.v;
 	return 0;
 }

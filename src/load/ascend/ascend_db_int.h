@@ -178,7 +178,8 @@ void ascend_db_fwdbwd(tl_rank *r, size_t si);
 void ascend_db_host(const tl_source *src, size_t src_index, tl_rank *r);
 void ascend_db_launches(const tl_source *src, const tl_rank *r, tl_launch **v, size_t *n,
                         size_t *cap);
-int ascend_db_launch_recs(const tl_source *src, const tl_rank *r, tl_launch_rec **v, size_t *n);
+int ascend_db_launch_recs(const tl_source *src, const tl_rank *r, tl_launch_rec **v, size_t *n,
+                          tl_launch **l);
 void ascend_db_counters(const tl_source *src, size_t src_index, tl_rank *r);
 /* The link index of a source (ascend_db_linkix.c): (key, val) pairs sorted by key, then val. */
 typedef struct db_ix_pair {

@@ -48,11 +48,14 @@ static void
 check_sample_recs(const tl_rank *r, sqlite3 *db, const char *name)
 {
 	tl_launch_rec *rec = NULL;
+	tl_launch *wide = NULL;
 	size_t n = 0;
-	int got = load_launch_recs(r, &rec, &n);
+	int got = load_launch_recs(r, &rec, &n, &wide);
 	CHECK(got == 0, "%s: the launches read in 12 bytes each", name);
-	if (got != 0)
+	if (got != 0) {
+		free(wide);
 		return;
+	}
 	int64_t sum = 0, max = INT64_MIN;
 	for (size_t i = 0; i < n; i++) {
 		sum += rec[i].delay;
@@ -697,8 +700,9 @@ check_bad_host(void)
 	test_rmtree(dir);
 }
 
-/* A launch 3 s after its call (past an int32 offset): the 12-byte read gives way, and
- * load_launches reads it as it did (ascend_db_launches, from the same records). */
+/* A launch 3 s after its call (past an int32 offset): the 12-byte read gives the launches in
+ * 16 bytes from the same read, as load_launches reads them (ascend_db_launches, from the same
+ * records). */
 static void
 check_wide_delay(void)
 {
@@ -716,15 +720,19 @@ check_wide_delay(void)
 	tl_load_opts lo = {.quiet_progress = 1};
 	if (load_trace(dir, &lo, &tr) == 0 && tr.nranks == 1) {
 		tl_launch_rec *rec = NULL;
-		size_t n = 0;
-		CHECK(load_launch_recs(tr.ranks[0], &rec, &n) == -1 && rec == NULL,
-		      "a delay past 2^31 ns: no 12-byte launches");
+		tl_launch *wide = NULL;
+		size_t n = 0, nw = 0;
+		CHECK(load_launch_recs(tr.ranks[0], &rec, &nw, &wide) == 1 && rec == NULL,
+		      "a delay past 2^31 ns: no 12-byte launches, 16-byte ones from the same read");
 		tl_launch *v;
 		n = load_launches(tr.ranks[0], &v);
 		CHECK(n == 4 && v[0].host_start == 100 && v[0].dev_start == 150 &&
 		          v[2].dev_start == 320 && v[3].host_start == 1000 &&
 		          v[3].dev_start == INT64_C(3000000900),
 		      "load_launches: the three launches and the wide one, its first task's start");
+		CHECK(nw == n && wide != NULL && memcmp(wide, v, n * sizeof *v) == 0,
+		      "the wide read gives load_launches' launches, in its order");
+		free(wide);
 		free(v);
 		trace_free(&tr);
 	} else {
