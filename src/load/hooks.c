@@ -304,12 +304,8 @@ load_host(tl_rank *r)
 	for (size_t i = 0; i < r->ntracks; i++) {
 		tl_track *t = r->tracks[i];
 		if (t->kind == TL_LANE_HOST && t->cap > t->n && t->n > 0 && t->step == NULL &&
-		    t->dev == NULL) {
-			t->v = xreallocarray(t->v, t->n, sizeof *t->v);
-			if (t->arg)
-				t->arg = xreallocarray(t->arg, t->n, sizeof *t->arg);
-			t->cap = t->n;
-		}
+		    t->dev == NULL)
+			track_fit(t);
 	}
 }
 

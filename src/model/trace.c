@@ -37,16 +37,72 @@ rank_new(int rank)
 	return r;
 }
 
+/* ---- a lane's per-slice arrays (v, arg, step, dev: cap elements each) ---- */
+
+/* A huge lane's array of 2 MiB or more is a mapping of whole huge pages (tl_track.huge): the
+ * few lanes of a JSON trace reach millions of slices, and their first touches were a fifth of
+ * its load's page faults, 4 KiB each. */
+#define ARR_HUGE ((size_t)2 << 20)
+
+static int
+arr_huge(const tl_track *t, size_t cap, size_t sz)
+{
+	return t->huge && cap >= ARR_HUGE / sz;
+}
+
+static void
+arr_free(const tl_track *t, void *p, size_t cap, size_t sz)
+{
+	if (arr_huge(t, cap, sz))
+		xhuge_free(p, cap * sz);
+	else
+		free(p);
+}
+
+/* p, of cap elements of sz with the first n in use (NULL: none), resized to ncap. */
+static void *
+arr_resize(const tl_track *t, void *p, size_t n, size_t cap, size_t ncap, size_t sz)
+{
+	int was = p != NULL && arr_huge(t, cap, sz), will = arr_huge(t, ncap, sz);
+	if (!was && !will)
+		return xreallocarray(p, ncap, sz);
+	if (ncap > SIZE_MAX / sz)
+		xalloc_fail(SIZE_MAX);
+	if (was && will)
+		return xhuge_resize(p, cap * sz, ncap * sz);
+	void *q = will ? xhuge_resize(NULL, 0, ncap * sz) : xreallocarray(NULL, ncap, sz);
+	if (p != NULL)
+		memcpy(q, p, (n < ncap ? n : ncap) * sz);
+	arr_free(t, p, cap, sz);
+	return q;
+}
+
+void
+track_fit(tl_track *t)
+{
+	if (t->borrowed || t->cap == t->n)
+		return;
+	size_t n = t->n, cap = t->cap;
+	t->v = arr_resize(t, t->v, n, cap, n, sizeof *t->v);
+	if (t->arg)
+		t->arg = arr_resize(t, t->arg, n, cap, n, sizeof *t->arg);
+	if (t->step)
+		t->step = arr_resize(t, t->step, n, cap, n, sizeof *t->step);
+	if (t->dev)
+		t->dev = arr_resize(t, t->dev, n, cap, n, sizeof *t->dev);
+	t->cap = n;
+}
+
 static void
 track_free(tl_track *t)
 {
 	if (!t->borrowed) {
-		free(t->v);
-		free(t->arg);
+		arr_free(t, t->v, t->cap, sizeof *t->v);
+		arr_free(t, t->arg, t->cap, sizeof *t->arg);
 		free(t->lend);
-		free(t->step);
+		arr_free(t, t->step, t->cap, sizeof *t->step);
 		free(t->step_runs);
-		free(t->dev);
+		arr_free(t, t->dev, t->cap, sizeof *t->dev);
 	}
 	lod_free(t->lod);
 	lod_free(t->lod_file);
@@ -178,6 +234,7 @@ track_new(tl_rank *r, tl_lane_kind kind, int64_t key, uint32_t label, uint16_t d
 	t->depth = depth;
 	t->source = r->nsources ? (uint16_t)(r->nsources - 1) : 0;
 	t->no_args = !(r->args_keep & 1u << kind);
+	t->huge = r->huge_lanes;
 	VEC_PUSH(r->tracks, r->ntracks, r->tcap, t);
 	return t;
 }
@@ -217,7 +274,7 @@ track_want_args(tl_track *t)
 {
 	if (t->arg != NULL)
 		return;
-	t->arg = xreallocarray(NULL, t->cap ? t->cap : 1, sizeof *t->arg);
+	t->arg = arr_resize(t, NULL, 0, 0, t->cap ? t->cap : 1, sizeof *t->arg);
 	memset(t->arg, 0xff, t->n * sizeof *t->arg);
 }
 
@@ -226,12 +283,13 @@ track_push(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg)
 {
 	track_own(t);
 	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 256;
-		t->v = xreallocarray(t->v, t->cap, sizeof *t->v);
+		size_t n = t->n, cap = t->cap, ncap = cap ? cap * 2 : 256;
+		t->v = arr_resize(t, t->v, n, cap, ncap, sizeof *t->v);
 		if (t->arg)
-			t->arg = xreallocarray(t->arg, t->cap, sizeof *t->arg);
+			t->arg = arr_resize(t, t->arg, n, cap, ncap, sizeof *t->arg);
 		if (t->dev)
-			t->dev = xreallocarray(t->dev, t->cap, sizeof *t->dev);
+			t->dev = arr_resize(t, t->dev, n, cap, ncap, sizeof *t->dev);
+		t->cap = ncap;
 	}
 	if (t->dev)
 		t->dev[t->n] = (tl_span){0, -1};
@@ -348,7 +406,7 @@ track_steps_flat(tl_track *t)
 	if (t->nstep_runs == 0)
 		return;
 	track_own(t);
-	uint16_t *v = xreallocarray(NULL, t->cap > t->n ? t->cap : t->n, sizeof *v);
+	uint16_t *v = arr_resize(t, NULL, 0, 0, t->cap, sizeof *v); /* owned: cap >= n */
 	tl_step_cursor c;
 	step_cursor_init(&c, t);
 	for (size_t k = 0; k < t->n; k++)
@@ -376,7 +434,7 @@ track_steps_to_runs(tl_track *t)
 	for (size_t k = 0; k < t->n; k++)
 		if (k == 0 || t->step[k] != t->step[k - 1])
 			v[j++] = (tl_step_run){(uint32_t)k, t->step[k], 0};
-	free(t->step);
+	arr_free(t, t->step, t->cap, sizeof *t->step);
 	t->step = NULL;
 	t->step_runs = v;
 	t->nstep_runs = nr;
@@ -391,7 +449,7 @@ track_push_step(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t
 	int fresh = t->step == NULL;
 	track_push(t, start, end, name, arg);
 	if (fresh || t->cap != oldcap)
-		t->step = xreallocarray(t->step, t->cap, sizeof *t->step);
+		t->step = arr_resize(t, t->step, t->n - 1, oldcap, t->cap, sizeof *t->step);
 	if (fresh) /* slices pushed before had no step */
 		for (size_t i = 0; i + 1 < t->n; i++)
 			t->step[i] = TL_NO_STEP;
@@ -405,7 +463,7 @@ track_set_dev(tl_track *t, size_t k, int64_t start, int64_t end)
 		return;
 	track_own(t);
 	if (t->dev == NULL) {
-		t->dev = xreallocarray(NULL, t->cap, sizeof *t->dev);
+		t->dev = arr_resize(t, NULL, 0, 0, t->cap, sizeof *t->dev);
 		for (size_t i = 0; i < t->n; i++)
 			t->dev[i] = (tl_span){0, -1};
 	}
@@ -441,7 +499,7 @@ rank_drop_args(tl_rank *r, unsigned keep)
 		tl_track *t = r->tracks[i];
 		if (t->arg == NULL || (keep & 1u << t->kind) || t->borrowed)
 			continue;
-		free(t->arg);
+		arr_free(t, t->arg, t->cap, sizeof *t->arg);
 		t->arg = NULL;
 	}
 }
@@ -547,6 +605,7 @@ track_split_levels(tl_rank *r, tl_track *t)
 				tl_track *nt = track_new(r, t->kind, t->key, t->label, (uint16_t)L);
 				nt->source = t->source;
 				nt->user_ranges = t->user_ranges;
+				nt->huge = t->huge; /* no arrays yet */
 				VEC_PUSH(lv, nlv, lvcap, nt);
 				VEC_PUSH(lend, nlend, lendcap, INT64_MIN);
 			}
@@ -686,16 +745,8 @@ rank_finish(tl_rank *r)
 			continue;
 		}
 		/* give back the slack of the growth doubling */
-		if (t->cap > t->n + t->n / 8) {
-			t->v = xreallocarray(t->v, t->n, sizeof *t->v);
-			if (t->arg)
-				t->arg = xreallocarray(t->arg, t->n, sizeof *t->arg);
-			if (t->step)
-				t->step = xreallocarray(t->step, t->n, sizeof *t->step);
-			if (t->dev)
-				t->dev = xreallocarray(t->dev, t->n, sizeof *t->dev);
-			t->cap = t->n;
-		}
+		if (t->cap > t->n + t->n / 8)
+			track_fit(t);
 		for (size_t k = 0; k < t->n; k++) {
 			if (t->v[k].start < r->t_min)
 				r->t_min = t->v[k].start;

@@ -105,6 +105,9 @@ typedef struct tl_track {
 	int borrowed;    /* v, arg, lend, step, step_runs and dev are read-only memory the rank's
 	                    backing owns (its mapped cache file): not freed; the first change
 	                    copies them */
+	int huge;        /* v, arg, step and dev, each once cap of them take 2 MiB or more, are
+	                    xhuge_resize mappings (util/xalloc.h), not malloc'd: the lanes of a
+	                    rank with huge_lanes (new ones only, never borrowed) */
 } tl_track;
 
 /* ---- the step tags ---- */
@@ -459,6 +462,8 @@ typedef struct tl_rank {
 	                       row ids: all (~0u) but in a lean load (tl_load_opts.lean) */
 	int spilled; /* backing is a file of this process's own, unlinked (the viewer's --no-cache:
 	                store/cache.h, cache_spill_rank) */
+	int huge_lanes; /* its new lanes' big per-slice arrays in huge pages (tl_track.huge): a
+	                   loader's whose few lanes grow to millions of slices (JSON traces) */
 } tl_rank;
 
 /* One host's clock as the load found it (load_clock): its ranks share the correction. */
@@ -530,6 +535,8 @@ void track_set_dev(tl_track *, size_t k, int64_t start, int64_t end);
 /* Gives slice k of t new times (owning the track's arrays first); keeping the track sorted by
  * start is the caller's. */
 void track_set_times(tl_track *, size_t k, int64_t start, int64_t end);
+/* Gives back the room of t's arrays beyond its slices (cap = n). */
+void track_fit(tl_track *);
 /* Gives slice k of t the row id arg. */
 void track_set_arg(tl_track *, size_t k, uint32_t arg);
 /* Frees the row ids of r's lanes but those of the kinds in keep (bits 1u << kind), for a load

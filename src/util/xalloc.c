@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 void
 xalloc_fail(size_t n)
@@ -80,4 +82,70 @@ xasprintf(const char *fmt, ...)
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	return p;
+}
+
+#define HUGE_ALIGN ((size_t)2 << 20)
+
+static size_t
+page_round(size_t bytes)
+{
+	static size_t pg;
+	if (pg == 0) {
+		long v = sysconf(_SC_PAGESIZE);
+		pg = v > 0 ? (size_t)v : 4096;
+	}
+	if (bytes > SIZE_MAX - HUGE_ALIGN - pg)
+		xalloc_fail(bytes);
+	return (bytes + pg - 1) & ~(pg - 1);
+}
+
+/* bytes of address space at a 2 MiB boundary, reserved (PROT_NONE) */
+static unsigned char *
+huge_area(size_t bytes)
+{
+	unsigned char *m =
+	    mmap(NULL, bytes + HUGE_ALIGN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		xalloc_fail(bytes);
+	uintptr_t a = ((uintptr_t)m + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1);
+	size_t head = (size_t)(a - (uintptr_t)m);
+	if (head > 0)
+		munmap(m, head);
+	munmap((unsigned char *)a + bytes, HUGE_ALIGN - head);
+	return (unsigned char *)a;
+}
+
+void *
+xhuge_resize(void *p, size_t old, size_t bytes)
+{
+	old = page_round(old);
+	bytes = page_round(bytes ? bytes : 1);
+	if (p != NULL && bytes == old)
+		return p;
+	void *m;
+	if (p != NULL && bytes < old) { /* the tail unmapped, in place */
+		m = mremap(p, old, bytes, 0);
+		if (m == MAP_FAILED)
+			xalloc_fail(bytes);
+		return m;
+	}
+	unsigned char *a = huge_area(bytes);
+	if (p == NULL)
+		m = mmap(a, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		         -1, 0);
+	else
+		m = mremap(p, old, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, a);
+	if (m == MAP_FAILED)
+		xalloc_fail(bytes);
+#ifdef MADV_HUGEPAGE
+	madvise(m, bytes, MADV_HUGEPAGE);
+#endif
+	return m;
+}
+
+void
+xhuge_free(void *p, size_t bytes)
+{
+	if (p != NULL)
+		munmap(p, page_round(bytes ? bytes : 1));
 }

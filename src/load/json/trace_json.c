@@ -125,6 +125,8 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 	(void)g; /* no operator tables; its launches are gathered from the finished rank */
 	jctx c;
 	json_ctx_init(&c, src->path, r);
+	int huge_before = r->huge_lanes;
+	r->huge_lanes = 1; /* a few lanes of up to millions of slices each */
 	if (src->kind == TL_SRC_MSPROF_ITER)
 		c.models = src->models;
 	char *csv = NULL;
@@ -215,6 +217,7 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 		         c.ms1_csv, strerror(c.ms1_no_csv));
 	}
 done:
+	r->huge_lanes = huge_before;
 	json_ctx_free(&c);
 	free(csv);
 	return rc;

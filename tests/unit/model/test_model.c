@@ -304,6 +304,58 @@ test_mstx_messages(void)
 	}
 }
 
+/* A rank whose lanes keep their big arrays in huge pages (a JSON trace's): grown past 2 MiB
+ * (malloc'd, then mapped, then moved as they double), split into levels, fitted to their
+ * slices (shrunk in place, or back to malloc'd under 2 MiB), the tags into runs, the row ids
+ * dropped: every slice, row id, step tag and device span as pushed. */
+#define HUGE_N 150000
+static void
+test_huge_lanes(void)
+{
+	tl_rank *r = rank_new(0);
+	tl_step s0 = {1, 0, 10 * HUGE_N / 2}, s1 = {2, 10 * HUGE_N / 2, 10 * HUGE_N};
+	VEC_PUSH(r->steps, r->nsteps, r->scap, s0);
+	VEC_PUSH(r->steps, r->nsteps, r->scap, s1);
+	r->huge_lanes = 1;
+	tl_track *t = rank_track(r, TL_LANE_HOST, 7, "thread 7");
+	CHECK(t->huge, "a new lane of the rank is huge");
+	for (size_t i = 0; i < HUGE_N; i++) { /* a parent and its child, each a level */
+		int64_t s = (int64_t)i * 10;
+		uint16_t st = (uint16_t)(i >= HUGE_N / 2);
+		track_push_step(t, s, s + 8, 1, (uint32_t)(2 * i), st);
+		track_push_step(t, s + 1, s + 5, 2, (uint32_t)(2 * i + 1), st);
+		if (i % 1000 == 0)
+			track_set_dev(t, t->n - 1, s + 100, s + 200);
+	}
+	CHECK(t->cap == 524288 && t->arg != NULL && t->step != NULL && t->dev != NULL,
+	      "grown by doubling: cap %zu", t->cap);
+	r->huge_lanes = 0;
+	rank_finish(r);
+	CHECK_EQ_I64(r->ntracks, 2, "two levels");
+	size_t bad = 0;
+	for (size_t L = 0; L < r->ntracks && r->ntracks == 2; L++) {
+		tl_track *x = r->tracks[L];
+		CHECK(x->depth == L && x->n == HUGE_N && x->cap == HUGE_N && x->huge,
+		      "level %zu: %zu slices, cap %zu, huge %d", L, x->n, x->cap, x->huge);
+		tl_step_cursor c;
+		step_cursor_init(&c, x);
+		for (size_t i = 0; i < x->n && x->n == HUGE_N; i++) {
+			int64_t s = (int64_t)i * 10 + (int64_t)L;
+			tl_span dv = x->dev ? x->dev[i] : (tl_span){0, -1};
+			int has_dev = L == 1 && i % 1000 == 0;
+			bad += x->v[i].start != s || track_end(x, i) != s + (L ? 4 : 8) ||
+			       x->v[i].name != 1 + L || track_arg(x, i) != 2 * i + L ||
+			       step_cursor_at(&c, i) != (i >= HUGE_N / 2) ||
+			       (has_dev ? dv.start != s + 99 || dv.end != s + 199
+			                : dv.end >= dv.start);
+		}
+	}
+	CHECK_EQ_I64(bad, 0, "slices, row ids, steps and device spans as pushed");
+	rank_drop_args(r, 0);
+	CHECK(r->tracks[0]->arg == NULL, "row ids dropped");
+	rank_free(r);
+}
+
 int
 main(void)
 {
@@ -314,5 +366,6 @@ main(void)
 	test_overlap();
 	test_steps();
 	test_step_runs();
+	test_huge_lanes();
 	return test_done();
 }
