@@ -346,7 +346,7 @@ json_ctx_free(jctx *c)
 	json_huge_free(c->fstart, c->fcap, sizeof *c->fstart);
 	free(c->fsthr);
 	free(c->fcat);
-	free(c->links);
+	xhuge_free(c->links, c->linkcap * sizeof *c->links);
 	free(c->corr_h);
 	free(c->corr_d);
 	free(c->fend);

@@ -17,10 +17,24 @@
 	((1u << TL_LANE_COMPUTE) | (1u << TL_LANE_COMM) | (1u << TL_LANE_COMM_TASK) |              \
 	 (1u << TL_LANE_MEMCPY) | (1u << TL_LANE_MSTX_DEV) | (1u << TL_LANE_OTHER))
 
+/* Room for need links in c->links. The links are up to 30 MB of a load's fresh memory, grown
+ * once or twice, each time to what the flows' ends or the correlations can give at most: in
+ * huge pages but for their last 2 MiB, none of them partly used. */
+static void
+links_reserve(jctx *c, size_t need)
+{
+	if (need <= c->linkcap)
+		return;
+	if (need > SIZE_MAX / sizeof *c->links)
+		xalloc_fail(SIZE_MAX);
+	c->links = xhuge_resize(c->links, c->linkcap * sizeof *c->links, need * sizeof *c->links);
+	c->linkcap = need;
+}
+
 void
 json_links_build(jctx *c)
 {
-	size_t cap = 0;
+	links_reserve(c, c->nfend);
 	for (size_t i = 0; i < c->nfend; i++) {
 		const flow_end *fe = &c->fend[i];
 		uint32_t fid = fe->x;
@@ -35,7 +49,7 @@ json_links_build(jctx *c)
 			continue;
 		json_link l = {s + c->base_ns, fe->ts + c->base_ns, c->threads[st].key,
 		               c->threads[fe->thread].key, cat};
-		VEC_PUSH(c->links, c->nlinks, cap, l);
+		c->links[c->nlinks++] = l;
 		c->have_ac2g |= cat == FLOW_AC2G;
 	}
 }
@@ -74,7 +88,8 @@ json_links_correlate(jctx *c)
 	if (!c->have_ac2g && c->ncorr_h > 0 && c->ncorr_d > 0) {
 		qsort(c->corr_h, c->ncorr_h, sizeof *c->corr_h, cmp_corr);
 		qsort(c->corr_d, c->ncorr_d, sizeof *c->corr_d, cmp_corr);
-		size_t cap = c->nlinks, i = 0;
+		size_t i = 0;
+		links_reserve(c, c->nlinks + c->ncorr_d);
 		/* a correlation is one launch: its call (the first, should a trace repeat it) and
 		 * every device event it names */
 		for (size_t k = 0; k < c->ncorr_d; k++) {
@@ -85,7 +100,7 @@ json_links_correlate(jctx *c)
 				continue;
 			const struct json_corr *h = &c->corr_h[i];
 			json_link l = {h->ts, d->ts, h->key, d->key, FLOW_AC2G};
-			VEC_PUSH(c->links, c->nlinks, cap, l);
+			c->links[c->nlinks++] = l;
 		}
 	}
 	free(c->corr_h);
@@ -128,11 +143,44 @@ dev_key(const void *a)
 	return ((const json_link *)a)->f_key;
 }
 
+static void
+links_arr_free(json_state *st, json_link *p)
+{
+	if (p != NULL && p == st->map) {
+		xhuge_free(p, st->mapn * sizeof *p);
+		st->map = NULL;
+	} else {
+		free(p);
+	}
+}
+
+void
+json_links_give(jctx *c, json_state *st)
+{
+	if (c->links != NULL) /* the room beyond them given back */
+		c->links = xhuge_resize(c->links, c->linkcap * sizeof *c->links,
+		                        c->nlinks * sizeof *c->links);
+	st->links = st->map = c->links;
+	st->nlinks = st->mapn = c->nlinks;
+	c->links = NULL;
+	c->nlinks = c->linkcap = 0;
+}
+
+void
+json_links_free(json_state *st)
+{
+	if (st->by_dev != st->links) /* one array when both orders are one */
+		links_arr_free(st, st->by_dev);
+	links_arr_free(st, st->links);
+	st->links = st->by_dev = NULL;
+	st->nlinks = 0;
+}
+
 void
 json_links_index(json_state *st)
 {
 	if (st->by_dev != st->links)
-		free(st->by_dev);
+		links_arr_free(st, st->by_dev);
 	st->by_dev = NULL;
 	if (st->nlinks == 0)
 		return;

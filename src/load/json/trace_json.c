@@ -53,9 +53,7 @@ json_state_free(void *p)
 	json_state *st = p;
 	if (st != NULL) {
 		free(st->off);
-		if (st->by_dev != st->links) /* one array when both orders are one */
-			free(st->by_dev);
-		free(st->links);
+		json_links_free(st);
 		free(st->iters);
 	}
 	free(st);
@@ -159,15 +157,12 @@ trace_json_load(const tl_source *src, tl_rank *r, tl_gather *g)
 		json_state *st = xcalloc(1, sizeof *st);
 		st->off = c.evidx;
 		st->n = c.nevidx;
-		st->links = c.links;
-		st->nlinks = c.nlinks;
+		json_links_give(&c, st);
 		st->iters = c.iters;
 		st->niters = c.niters;
 		json_links_index(st);
 		rank_set_source_state(r, r->nsources - 1, st, json_state_free);
 		c.evidx = NULL;
-		c.links = NULL;
-		c.nlinks = 0;
 		c.iters = NULL;
 		c.niters = 0;
 	}

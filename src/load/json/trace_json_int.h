@@ -83,6 +83,8 @@ typedef struct json_state {
 	 * end (the same array when they are in both orders) */
 	json_link *links, *by_dev;
 	size_t nlinks;
+	json_link *map; /* the one of them that is an xhuge_resize mapping of mapn, or NULL */
+	size_t mapn;
 	json_iter_ev *iters; /* the Iteration steps this source gave, by start */
 	size_t niters;
 } json_state;
@@ -344,8 +346,9 @@ struct jctx {
 	uint32_t *fsthr; /* flow number -> the thread of its start */
 	uint8_t *fcat;   /* flow number -> FLOW_* */
 	size_t fscap, fccap;
-	json_link *links; /* the launch flows with both ends (json_links_build) */
-	size_t nlinks;
+	json_link *links; /* the launch flows with both ends (json_links_build): an xhuge_resize
+	                     mapping of linkcap, sized from the flows' ends */
+	size_t nlinks, linkcap;
 	int have_ac2g; /* some of them are ac2g flows: walk 2 reads no correlations for links */
 	/* walk 2, Kineto: the "correlation" of each runtime call and of each device event, which
 	 * link them where the trace has no ac2g flows (json_links_correlate) */
@@ -725,6 +728,9 @@ void trace_json_launches(const tl_source *src, const tl_rank *r, tl_launch **v, 
                          size_t *cap);
 /* Sorts st's links both ways (st->links by launch end, st->by_dev by device end). */
 void json_links_index(json_state *st);
+/* Gives c's links to st (its map, shrunk to them); frees st's links. */
+void json_links_give(jctx *c, json_state *st);
+void json_links_free(json_state *st);
 /* json_stack.c: the loader's stack hook, the Python frames of a host slice, innermost first:
  * its "Call stack" arg (torch_npu with_stack), else the chain of python_function events
  * ("Python id", "Python parent id") around it on its thread. */
