@@ -64,11 +64,17 @@ damage(jctx *c, const char *fmt, ...)
 /* ---- walk 1's record of the events walk 2 handles -------------------------------------------- */
 
 /* Walk 2 handles "X", "B", "E" and "C" events without the scanner's complaints; walk 1 notes
- * each as a record of a few bytes (varints: the ordinal and the start as steps from the last
- * record's, the length, which members are present, and each one's offset in the event and
- * length), so that walk 2 rebuilds its jevent from the record instead of scanning the text
- * again. A record is at most this many bytes: */
+ * each as a record of a few bytes, so that walk 2 rebuilds its jevent from the record instead
+ * of scanning the text again: its ordinal as a step from the last record's, its start as the
+ * bytes since the last record's end (the few between two events, or the events between not
+ * recorded), which members are present (two bytes, REC_LONG when the event is 256 bytes or
+ * longer), then the event's length and each present member's offset in the event and length:
+ * a byte each in an event under 256 bytes (most are: Kineto's 150-250), varints in a longer
+ * one. The phase's length is not kept: a recorded phase is one letter ("X"). Nor are an "X"
+ * event's pid and tid: walk 1's handler gives each one its thread beside (json_rec_thread;
+ * without them, walk 2 scans the event again). A record is at most this many bytes: */
 #define REC_MAX (3 * 10 + 2 + 2 * 10 * F__N)
+#define REC_LONG 0x8000u
 
 static inline unsigned char *
 put_uv(unsigned char *p, uint64_t v)
@@ -116,22 +122,36 @@ rec_put(jctx *c, const jevent *ev)
 		c->rec_tail = k = nk;
 	}
 	unsigned char *p = k->b + k->n;
-	unsigned mask = 0;
-	p = put_uv(p, ev->ordinal - c->rec_ord);
-	p = put_uv(p, ev->start - c->rec_start);
-	p = put_uv(p, ev->end - ev->start);
+	size_t len = ev->end - ev->start;
+	unsigned mask = len < 256 ? 0 : REC_LONG;
 	for (int f = 0; f < F__N; f++)
 		mask |= (unsigned)(ev->f[f].len > 0) << f;
+	if (ph == 'X')
+		mask &= ~(1u << F_PID | 1u << F_TID);
+	p = put_uv(p, ev->ordinal - c->rec_ord);
+	p = put_uv(p, ev->start - c->rec_end);
 	*p++ = (unsigned char)mask;
 	*p++ = (unsigned char)(mask >> 8);
-	for (int f = 0; f < F__N; f++)
-		if (ev->f[f].len > 0) {
-			p = put_uv(p, ev->f[f].off - ev->start);
-			p = put_uv(p, ev->f[f].len);
-		}
+	if (!(mask & REC_LONG)) { /* every offset and length under 256 */
+		*p++ = (unsigned char)len;
+		*p++ = (unsigned char)(ev->f[F_PH].off - ev->start);
+		for (int f = F_PH + 1; f < F__N; f++)
+			if (mask & 1u << f) {
+				*p++ = (unsigned char)(ev->f[f].off - ev->start);
+				*p++ = (unsigned char)ev->f[f].len;
+			}
+	} else {
+		p = put_uv(p, len);
+		p = put_uv(p, ev->f[F_PH].off - ev->start);
+		for (int f = F_PH + 1; f < F__N; f++)
+			if (mask & 1u << f) {
+				p = put_uv(p, ev->f[f].off - ev->start);
+				p = put_uv(p, ev->f[f].len);
+			}
+	}
 	k->n = (size_t)(p - k->b);
 	c->rec_ord = ev->ordinal;
-	c->rec_start = ev->start;
+	c->rec_end = ev->end;
 	c->rec_events++;
 }
 
@@ -140,7 +160,7 @@ static void
 rec_replay(jctx *c)
 {
 	uint64_t ord = 0;
-	size_t start = 0;
+	size_t end = 0;
 	jevent ev;
 	ev.bad = -1;
 	ev.bad_off = 0;
@@ -154,22 +174,42 @@ rec_replay(jctx *c)
 			p = get_uv(p, &v);
 			ord += v;
 			p = get_uv(p, &v);
-			start += (size_t)v;
-			p = get_uv(p, &len);
+			size_t start = end + (size_t)v;
 			unsigned mask = p[0] | (unsigned)p[1] << 8;
 			p += 2;
-			for (int f = 0; f < F__N; f++) {
-				if (mask & 1u << f) {
-					p = get_uv(p, &v);
-					ev.f[f].off = start + (size_t)v;
-					p = get_uv(p, &v);
-					ev.f[f].len = (size_t)v;
-				} else {
-					ev.f[f] = (jspan){0, 0};
+			if (!(mask & REC_LONG)) {
+				len = p[0];
+				ev.f[F_PH] = (jspan){start + p[1], 3};
+				p += 2;
+				for (int f = F_PH + 1; f < F__N; f++) {
+					if (mask & 1u << f) {
+						ev.f[f] = (jspan){start + p[0], p[1]};
+						p += 2;
+					} else {
+						ev.f[f] = (jspan){0, 0};
+					}
+				}
+			} else {
+				p = get_uv(p, &len);
+				p = get_uv(p, &v);
+				ev.f[F_PH] = (jspan){start + (size_t)v, 3};
+				for (int f = F_PH + 1; f < F__N; f++) {
+					if (mask & 1u << f) {
+						p = get_uv(p, &v);
+						ev.f[f].off = start + (size_t)v;
+						p = get_uv(p, &v);
+						ev.f[f].len = (size_t)v;
+					} else {
+						ev.f[f] = (jspan){0, 0};
+					}
 				}
 			}
 			ev.start = start;
-			ev.end = start + (size_t)len;
+			ev.end = end = start + (size_t)len;
+			ev.ordinal = ord;
+			if (th == NULL && (json_scan_event(c->b, c->n, start, &ev) != 0 ||
+			                   ev.bad >= 0 || ev.end != end)) /* with its pid and tid */
+				continue;
 			ev.ordinal = ord;
 			if (th != NULL) {
 				uint32_t t = *th++;

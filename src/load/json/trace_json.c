@@ -226,7 +226,8 @@ overlap_event(jctx *c, const jevent *ev)
 	int64_t start, dur;
 	if (ev->bad >= 0 || json_event_phase(c, ev) != 'X')
 		return;
-	uint32_t ti = json_thread_of(c, ev); /* may move c->threads */
+	uint32_t ti = c->replay_thread != UINT32_MAX ? c->replay_thread
+	                                             : json_thread_of(c, ev); /* may move threads */
 	jthread *t = &c->threads[ti];
 	if (t->kind != T_OVERLAP || json_event_time(c, ev, 1, 0, &start, &dur) != 0)
 		return;

@@ -413,8 +413,8 @@ struct jctx {
 	/* walk 1's record of the events walk 2 handles (json_walk.c), so that walk 2 reads
 	 * them without scanning the text again; freed as walk 2 goes */
 	jrec_blk *rec_head, *rec_tail;
-	uint64_t rec_ord; /* the last recorded event's ordinal and start */
-	size_t rec_start;
+	uint64_t rec_ord; /* the last recorded event's ordinal and end */
+	size_t rec_end;
 	int recorded; /* walk 1 recorded: walk 2 replays */
 	/* beside the records, walk 1's handler's thread of each recorded event, in their order
 	 * (1 + its index, 0 for none: not an "X"), so that walk 2 need not find it again; and
