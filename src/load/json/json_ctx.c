@@ -202,31 +202,13 @@ json_in_close(json_in *in)
 	in->fd = -1;
 }
 
-/* A record block: 2 MiB aligned to 2 MiB and asked to be a huge page, so that its first touch
+/* A record block: one 2 MiB huge page (util/xalloc.h's xhuge_resize), so that its first touch
  * is one fault and one clearing, and its freeing one unmap, where 512 pages of 4 KiB each
- * faulted and were freed one by one (the records are 30-50 MB of the load's fresh memory). */
+ * faulted and were freed one by one. */
 jrec_blk *
 json_rec_new(void)
 {
-	jrec_blk *k = NULL;
-	size_t sz = JREC_BLK;
-	unsigned char *m =
-	    mmap(NULL, 2 * sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m != MAP_FAILED) {
-		uintptr_t a = ((uintptr_t)m + sz - 1) & ~(uintptr_t)(sz - 1);
-		size_t head = (size_t)(a - (uintptr_t)m);
-		if (head > 0)
-			munmap(m, head);
-		munmap((unsigned char *)a + sz, sz - head);
-#ifdef MADV_HUGEPAGE
-		madvise((void *)a, sz, MADV_HUGEPAGE);
-#endif
-		k = (jrec_blk *)a;
-		k->mapped = 1;
-	} else {
-		k = xmalloc(sz);
-		k->mapped = 0;
-	}
+	jrec_blk *k = xhuge_resize(NULL, 0, JREC_BLK);
 	k->next = NULL;
 	k->n = 0;
 	return k;
@@ -235,26 +217,7 @@ json_rec_new(void)
 void
 json_rec_free(jrec_blk *k)
 {
-	if (k->mapped)
-		munmap(k, JREC_BLK);
-	else
-		free(k);
-}
-
-/* bytes at a 2 MiB boundary, reserved (PROT_NONE), or NULL */
-static unsigned char *
-huge_area(size_t bytes)
-{
-	size_t al = JREC_BLK;
-	unsigned char *m = mmap(NULL, bytes + al, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return NULL;
-	uintptr_t a = ((uintptr_t)m + al - 1) & ~(uintptr_t)(al - 1);
-	size_t head = (size_t)(a - (uintptr_t)m);
-	if (head > 0)
-		munmap(m, head);
-	munmap((unsigned char *)a + bytes, al - head);
-	return (unsigned char *)a;
+	xhuge_free(k, JREC_BLK);
 }
 
 void *
@@ -265,29 +228,15 @@ json_huge_reserve(void *p, size_t *cap, size_t need, size_t sz)
 	size_t old = *cap * sz, bytes = old > 0 ? old : JREC_BLK;
 	while (bytes / sz < need)
 		bytes *= 2;
-	unsigned char *a = huge_area(bytes);
-	if (a == NULL)
-		xalloc_fail(bytes);
-	void *m;
-	if (p == NULL)
-		m = mmap(a, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-		         -1, 0);
-	else /* the pages move, huge ones whole: no copy, no new faults */
-		m = mremap(p, old, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, a);
-	if (m == MAP_FAILED)
-		xalloc_fail(bytes);
-#ifdef MADV_HUGEPAGE
-	madvise(m, bytes, MADV_HUGEPAGE);
-#endif
+	p = xhuge_resize(p, old, bytes);
 	*cap = bytes / sz;
-	return m;
+	return p;
 }
 
 void
 json_huge_free(void *p, size_t cap, size_t sz)
 {
-	if (p != NULL)
-		munmap(p, cap * sz);
+	xhuge_free(p, cap * sz);
 }
 
 void

@@ -216,13 +216,12 @@ typedef struct dom_track {
 } dom_track;
 
 typedef struct jctx jctx;
-/* A block of walk 1's event records (json_walk.c): varint-coded, back to back; one huge page
- * where the kernel gives one (json_rec_new), else malloc'd. */
+/* A block of walk 1's event records (json_walk.c), back to back; one huge page where the
+ * kernel gives one (json_rec_new). */
 #define JREC_BLK ((size_t)1 << 21) /* bytes of a block, header included */
 typedef struct jrec_blk {
 	struct jrec_blk *next;
-	size_t n;   /* bytes used of b */
-	int mapped; /* from mmap, not malloc */
+	size_t n; /* bytes used of b */
 	unsigned char b[];
 } jrec_blk;
 jrec_blk *json_rec_new(void); /* json_ctx.c */
