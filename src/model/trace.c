@@ -133,6 +133,7 @@ track_own(tl_track *t)
 	t->dev = copy_of(t->dev, t->n, sizeof *t->dev);
 	t->cap = t->n;
 	t->borrowed = 0;
+	t->huge = 0; /* the copies are malloc's */
 }
 
 void
