@@ -130,11 +130,9 @@ cp_done(const tl_cp_result *cp, tl_cp_result *own)
 		tlq_critical_free(own);
 }
 
-/* What follows the verdict but the critical path: the overlap and split per rank and step,
- * the RL stages, the communication, the host and the modules. */
+/* The overlap per rank and step (with whose clock, several hosts'). */
 static void
-text_body(FILE *f, const tl_query *q, const tl_comm_result *cm, const tl_coll_result *cr,
-          const tl_rank_steps *rs)
+text_overlap(FILE *f, const tl_query *q, const tl_rank_steps *rs)
 {
 	const tl_trace *tr = tlq_trace(q);
 	static const char *const hdr[] = {"computing",    "communication", "overlapped",
@@ -203,13 +201,89 @@ text_body(FILE *f, const tl_query *q, const tl_comm_result *cm, const tl_coll_re
 		    f,
 		    "(capture: the DB's own OVERLAP_ANALYSIS over the whole capture; its "
 		    "Free spans the device's\nfirst to last task, the steps' only their work)\n");
+}
+
+/* The RL stages (after the overlap). */
+static void
+text_rl(FILE *f, const tl_query *q)
+{
 	report_rl_text(f, q);
 	tlq_release_pages(q);
-	text_split(f, q, rs);
-	report_comm_text(f, q, cm, cr);
+}
+
+/* The host and the modules (after the communication). */
+static void
+text_host(FILE *f, const tl_query *q)
+{
 	report_host_text(f, q);
 	tlq_release_pages(q);
 	report_modules_text(f, q);
+}
+
+/* What follows the verdict but the critical path: the overlap and split per rank and step,
+ * the RL stages, the communication, the host and the modules. */
+static void
+text_body(FILE *f, const tl_query *q, const tl_comm_result *cm, const tl_coll_result *cr,
+          const tl_rank_steps *rs)
+{
+	text_overlap(f, q, rs);
+	text_rl(f, q);
+	text_split(f, q, rs);
+	report_comm_text(f, q, cm, cr);
+	text_host(f, q);
+}
+
+static void
+sum_in_free(const tl_query *q, sum_in *s)
+{
+	tlq_rank_steps_free(q, s->rs);
+	tlq_collectives_free(&s->cr);
+	tlq_comm_free(&s->cm);
+}
+
+/* The body's parts in memory, in the order they print: the overlap, the RL stages, the split
+ * and the communication, the host and the modules. */
+enum { BODY_OVERLAP, BODY_RL, BODY_COMM, BODY_HOST, BODY__PARTS };
+typedef struct body_part {
+	char *p;
+	size_t n;
+} body_part;
+
+static FILE *
+part_open(body_part *b)
+{
+	b->p = NULL;
+	b->n = 0;
+	return open_memstream(&b->p, &b->n);
+}
+
+/* The body into memory (0; -1: no memory, nothing made). What reads the communication, the
+ * collectives and the steps first, and those let go (*s's) before the RL stages, the host and
+ * the modules read the profile's tables (their own 8-12 MB) beside the path. */
+static int
+body_made(const tl_query *q, sum_in *s, body_part b[BODY__PARTS])
+{
+	FILE *f[BODY__PARTS];
+	int ok = 1;
+	for (int i = 0; i < BODY__PARTS; i++)
+		ok &= (f[i] = part_open(&b[i])) != NULL;
+	if (!ok) {
+		for (int i = 0; i < BODY__PARTS; i++) {
+			if (f[i] != NULL)
+				fclose(f[i]);
+			free(b[i].p);
+		}
+		return -1;
+	}
+	text_overlap(f[BODY_OVERLAP], q, s->rs);
+	text_split(f[BODY_COMM], q, s->rs);
+	report_comm_text(f[BODY_COMM], q, &s->cm, &s->cr);
+	sum_in_free(q, s);
+	text_rl(f[BODY_RL], q);
+	text_host(f[BODY_HOST], q);
+	for (int i = 0; i < BODY__PARTS; i++)
+		fclose(f[i]);
+	return 0;
 }
 
 /* The verdict first, the critical path last. The path is computed beside the rest (ro's
@@ -220,29 +294,21 @@ report_summary_text_opts(FILE *f, const tl_query *q, const report_opts *ro)
 {
 	sum_in in;
 	summary_inputs(q, ro, &in);
-	char *body = NULL;
-	size_t nbody = 0;
-	FILE *mem = open_memstream(&body, &nbody);
-	if (mem != NULL) {
-		text_body(mem, q, &in.cm, &in.cr, in.rs);
-		fclose(mem);
-		tlq_rank_steps_free(q, in.rs);
-		tlq_collectives_free(&in.cr);
-		tlq_comm_free(&in.cm);
-	}
+	body_part b[BODY__PARTS];
+	int made = body_made(q, &in, b) == 0;
 	findings_on_path(ro, &in.cp, in.fv, in.nf);
 	/* the verdict first: the top three findings */
 	report_verdict_text(f, q, in.fv, in.nf);
 	free(in.fv);
 	fprintf(f, "\n");
-	if (mem != NULL) {
-		fwrite(body, 1, nbody, f);
-		free(body);
+	if (made) {
+		for (int i = 0; i < BODY__PARTS; i++) {
+			fwrite(b[i].p, 1, b[i].n, f);
+			free(b[i].p);
+		}
 	} else { /* no memory for it: written as it is made */
 		text_body(f, q, &in.cm, &in.cr, in.rs);
-		tlq_rank_steps_free(q, in.rs);
-		tlq_collectives_free(&in.cr);
-		tlq_comm_free(&in.cm);
+		sum_in_free(q, &in);
 	}
 	report_critical_summary_text(f, q, in.cp);
 	cp_done(in.cp, &in.mine);
