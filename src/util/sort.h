@@ -20,6 +20,8 @@ int64_t select_i64(int64_t *v, size_t n, size_t k);
  * values are moved to the front and selected among, the same way while many; few: select_i64.
  * No scratch. */
 void select2_i64(int64_t *v, size_t n, size_t k1, size_t k2, int64_t *a, int64_t *b);
+/* The same over 32-bit values (half the scratch where the values fit: a rank's launch delays). */
+void select2_i32(int32_t *v, size_t n, size_t k1, size_t k2, int32_t *a, int32_t *b);
 /* Sorts the pairs (key[i], val[i]), i < n, together: by key ascending, equal keys by val
  * ascending (the operator statistics keep each task's start beside its duration). */
 void sort_i64_pairs(int64_t *key, int64_t *val, size_t n);

@@ -733,6 +733,20 @@ check_wide_delay(void)
 		CHECK(nw == n && wide != NULL && memcmp(wide, v, n * sizeof *v) == 0,
 		      "the wide read gives load_launches' launches, in its order");
 		free(wide);
+
+		/* the delays past 32 bits: launch_steps selects them in 64 (its 32-bit scratch
+		 * only where every delay fits) */
+		int64_t d[4];
+		for (size_t i = 0; i < 4 && n == 4; i++)
+			d[i] = v[i].dev_start - v[i].host_start;
+		if (n == 4)
+			qsort(d, 4, sizeof *d, cmp_i64);
+		tl_launch_step *ls;
+		size_t nls = tlq_launch_steps(tr.ranks[0], &ls);
+		CHECK(n == 4 && nls == 1 && ls[0].launches == 4 && ls[0].p50 == d[1] &&
+		          ls[0].p90 == d[3] && ls[0].max == INT64_C(3000000900) - 1000,
+		      "a delay of 3 s: the step's p50, p90 and max those of the sorted delays");
+		free(ls);
 		free(v);
 		trace_free(&tr);
 	} else {

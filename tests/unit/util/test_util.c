@@ -256,6 +256,13 @@ test_json_lex(void)
 }
 
 static int
+cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int
 cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -420,6 +427,32 @@ test_sort(void)
 				      "select2_i64 over %zu values (kind %d): sort_i64's k1-th and "
 				      "k2-th",
 				      n, kind);
+			/* select2_i32: the same over the values' low 32 bits, against qsort */
+			int32_t *e = malloc((n ? n : 1) * sizeof *e),
+			        *f = malloc((n ? n : 1) * sizeof *f);
+			for (size_t i = 0; i < n; i++)
+				f[i] = (int32_t)(uint32_t)(uint64_t)c[i];
+			qsort(f, n, sizeof *f, cmp_i32);
+			bad = 0;
+			for (size_t j = 0; n > 0 && j < sizeof ks / sizeof *ks; j++)
+				for (size_t l = 0; l < sizeof ks / sizeof *ks; l++) {
+					if (ks[j] > ks[l])
+						continue;
+					int32_t p, q;
+					for (size_t i = 0; i < n; i++)
+						e[i] = (int32_t)(uint32_t)(uint64_t)c[i];
+					select2_i32(e, n, ks[j], ks[l], &p, &q);
+					bad += p != f[ks[j]] || q != f[ks[l]];
+					qsort(e, n, sizeof *e, cmp_i32);
+					bad += memcmp(e, f, n * sizeof *e) != 0;
+				}
+			if (n > 0)
+				CHECK(bad == 0,
+				      "select2_i32 over %zu values (kind %d): qsort's k1-th and "
+				      "k2-th",
+				      n, kind);
+			free(e);
+			free(f);
 			free(d);
 			free(c);
 			free(a);
