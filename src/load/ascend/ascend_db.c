@@ -159,11 +159,34 @@ step_of_work(const db_ctx *c, int64_t conn, int64_t dev_start)
 
 /* ---- globalTaskId classes: compute, communication, memcpy -------------------------------- */
 
+/* A dense entry: the class in the top bits, the name below (0: no class) */
+#define GT_NAME_BITS 29
+#define GT_NAME_MASK ((UINT32_C(1) << GT_NAME_BITS) - 1)
+
+/* The dense table as hash maps (a name past GT_NAME_BITS: a pool of half a billion strings) */
+static void
+gt_hash(db_ctx *c)
+{
+	u64map_init(&c->gt_hclass);
+	u64map_init(&c->gt_hname);
+	for (size_t i = 0; i < c->gt_n; i++)
+		if (c->gt_ent[i] >> GT_NAME_BITS != GT_NONE) {
+			u64map_put(&c->gt_hclass, i, c->gt_ent[i] >> GT_NAME_BITS);
+			u64map_put(&c->gt_hname, i, c->gt_ent[i] & GT_NAME_MASK);
+		}
+	free(c->gt_ent);
+	c->gt_ent = NULL;
+	c->gt_n = 0;
+	c->gt_hashed = 1;
+}
+
 static void
 gt_set(db_ctx *c, int64_t gt, uint8_t cls, uint32_t name)
 {
 	if (gt < 0)
 		return;
+	if (!c->gt_hashed && (uint64_t)gt < c->gt_n && name > GT_NAME_MASK)
+		gt_hash(c);
 	if (c->gt_hashed) {
 		uint32_t old;
 		if (u64map_get(&c->gt_hclass, (uint64_t)gt, &old) && old == GT_COMPUTE)
@@ -171,10 +194,9 @@ gt_set(db_ctx *c, int64_t gt, uint8_t cls, uint32_t name)
 		u64map_put(&c->gt_hclass, (uint64_t)gt, cls);
 		u64map_put(&c->gt_hname, (uint64_t)gt, name);
 	} else if ((uint64_t)gt < c->gt_n) {
-		if (c->gt_class[gt] == GT_COMPUTE)
+		if (c->gt_ent[gt] >> GT_NAME_BITS == GT_COMPUTE)
 			return;
-		c->gt_class[gt] = cls;
-		c->gt_name[gt] = name;
+		c->gt_ent[gt] = (uint32_t)cls << GT_NAME_BITS | name;
 	}
 }
 
@@ -192,8 +214,10 @@ gt_get(const db_ctx *c, int64_t gt, uint32_t *name)
 	}
 	if ((uint64_t)gt >= c->gt_n)
 		return GT_NONE;
-	*name = c->gt_name[gt];
-	return c->gt_class[gt];
+	uint32_t x = c->gt_ent[gt];
+	if (x >> GT_NAME_BITS != GT_NONE)
+		*name = x & GT_NAME_MASK;
+	return (uint8_t)(x >> GT_NAME_BITS);
 }
 
 static void
@@ -255,8 +279,7 @@ gt_prepare(db_ctx *c)
 		return;
 	}
 	c->gt_n = (size_t)maxg + 1;
-	c->gt_class = xcalloc(c->gt_n, 1);
-	c->gt_name = xmalloc(c->gt_n * sizeof *c->gt_name);
+	c->gt_ent = xcalloc(c->gt_n, sizeof *c->gt_ent);
 }
 
 static int
@@ -1131,8 +1154,7 @@ ascend_db_load(const tl_source *src, tl_rank *r, tl_gather *g)
 		u64map_free(&c.gt_hclass);
 		u64map_free(&c.gt_hname);
 	}
-	free(c.gt_class);
-	free(c.gt_name);
+	free(c.gt_ent);
 	free(c.conn_step);
 	if (c.conn_hashed && !c.conn_from_gather)
 		u64map_free(&c.conn_hstep);

@@ -25,9 +25,9 @@ typedef struct db_ctx {
 	sqlite3 *db;   /* pdb.db */
 	const char *path;
 	tl_u64map strs; /* STRING_IDS id -> pool id */
-	/* globalTaskId -> class and name: dense arrays when ids are dense, else hash maps */
-	uint8_t *gt_class;
-	uint32_t *gt_name;
+	/* globalTaskId -> class and name: dense when ids are dense (an entry a task, its class
+	 * in the top 3 bits: 4 bytes a task where a byte and a name took 5), else hash maps */
+	uint32_t *gt_ent;
 	size_t gt_n;
 	tl_u64map gt_hclass, gt_hname;
 	int gt_hashed;
