@@ -11,6 +11,15 @@
  * must not make tl allocate for every id below it). */
 #define DENSE_SLACK (1u << 20)
 
+/* A slot's dev: no work task yet, or its start in wide (db_gather) */
+#define DBG_DEV_NONE INT32_MAX
+#define DBG_DEV_WIDE INT32_MIN
+/* A slot's host: no call, or its start in whost; the slots of a block share a base (calls come
+ * by connectionId, which is launch order: a block's 256 calls span milliseconds) */
+#define DBG_HOST_NONE INT32_MIN
+#define DBG_HOST_WIDE (INT32_MIN + 1)
+#define DBG_BLOCK_BITS 8
+
 void
 dbg_init(db_gather *d, tl_rank *r, tl_gather *g, const tl_u64map *strs, int has_ops,
          int has_launches, int64_t max_gt, int dense_gt)
@@ -35,7 +44,8 @@ dbg_init(db_gather *d, tl_rank *r, tl_gather *g, const tl_u64map *strs, int has_
 		d->work = d->ngt ? xcalloc(d->ngt / 8 + 1, 1) : NULL; /* a bit an id */
 		u64map_init(&d->hwork);
 		u64map_init(&d->hconn);
-		off32_wide_init(&d->wide);
+		u64map_init(&d->hwide);
+		u64map_init(&d->hwhost);
 	}
 }
 
@@ -164,6 +174,26 @@ dbg_work(db_gather *d, int64_t gt)
 		u64map_put(&d->hwork, (uint64_t)gt, 1);
 }
 
+/* Slots [from, to) empty, and their blocks' bases none (from: a block's first slot) */
+static void
+slots_clear(db_gather *d, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		d->slot[i] = (struct dbg_slot){DBG_HOST_NONE, DBG_DEV_NONE};
+	for (size_t b = from >> DBG_BLOCK_BITS; b < ((to - 1) >> DBG_BLOCK_BITS) + 1; b++)
+		d->base[b] = INT64_MIN;
+}
+
+/* Room for cap slots (grown from callcap; cap a multiple of the block) */
+static void
+slots_grow(db_gather *d, size_t cap)
+{
+	d->slot = xreallocarray(d->slot, cap, sizeof *d->slot);
+	d->base = xreallocarray(d->base, cap >> DBG_BLOCK_BITS, sizeof *d->base);
+	slots_clear(d, d->callcap, cap);
+	d->callcap = cap;
+}
+
 void
 dbg_calls(db_gather *d, int64_t max_conn, int64_t rows)
 {
@@ -172,13 +202,70 @@ dbg_calls(db_gather *d, int64_t max_conn, int64_t rows)
 	d->conn_hashed =
 	    max_conn >= (int64_t)256 << 20 || max_conn > rows * 4 + (int64_t)DENSE_SLACK;
 	if (!d->conn_hashed && max_conn >= 0) {
-		d->ncall = d->callcap = (size_t)max_conn + 1;
-		d->host = xreallocarray(NULL, d->ncall, sizeof *d->host);
-		d->dev = xreallocarray(NULL, d->ncall, sizeof *d->dev);
-		for (size_t i = 0; i < d->ncall; i++) {
-			d->host[i] = INT64_MIN;
-			d->dev[i] = OFF32_NONE;
-		}
+		d->ncall = (size_t)max_conn + 1;
+		slots_grow(d, ((d->ncall >> DBG_BLOCK_BITS) + 1) << DBG_BLOCK_BITS);
+	}
+}
+
+/* The start of slot k's call, INT64_MIN: none. */
+static int64_t
+call_host(const db_gather *d, size_t k)
+{
+	uint32_t i;
+	int32_t h = d->slot[k].host;
+	if (h == DBG_HOST_NONE)
+		return INT64_MIN;
+	if (h != DBG_HOST_WIDE)
+		return d->base[k >> DBG_BLOCK_BITS] + h;
+	return u64map_get(&d->hwhost, k, &i) ? d->whost[i] : INT64_MIN;
+}
+
+/* Slot k's call starts at t (a model time). */
+static void
+call_set_host(db_gather *d, size_t k, int64_t t)
+{
+	int64_t *base = &d->base[k >> DBG_BLOCK_BITS];
+	if (*base == INT64_MIN)
+		*base = t;
+	int64_t o = t - *base;
+	uint32_t i;
+	if (o > DBG_HOST_WIDE && o <= INT32_MAX) {
+		d->slot[k].host = (int32_t)o;
+	} else if (d->slot[k].host == DBG_HOST_WIDE && u64map_get(&d->hwhost, k, &i)) {
+		d->whost[i] = t;
+	} else if (d->nwhost < UINT32_MAX) {
+		d->slot[k].host = DBG_HOST_WIDE;
+		VEC_PUSH(d->whost, d->nwhost, d->whostcap, t);
+		u64map_put(&d->hwhost, k, (uint32_t)(d->nwhost - 1));
+	}
+}
+
+/* The first work task's start of slot k (its call's start host), INT64_MAX: none yet. */
+static int64_t
+call_dev(const db_gather *d, size_t k, int64_t host)
+{
+	uint32_t i;
+	if (d->slot[k].dev == DBG_DEV_NONE)
+		return INT64_MAX;
+	if (d->slot[k].dev != DBG_DEV_WIDE)
+		return host + d->slot[k].dev;
+	return u64map_get(&d->hwide, k, &i) ? d->wide[i] : INT64_MAX;
+}
+
+/* Slot k's first work task starts at t (model times: t - host does not overflow). */
+static void
+call_set_dev(db_gather *d, size_t k, int64_t host, int64_t t)
+{
+	int64_t o = t - host;
+	uint32_t i;
+	if (o > INT32_MIN && o < INT32_MAX) {
+		d->slot[k].dev = (int32_t)o;
+	} else if (d->slot[k].dev == DBG_DEV_WIDE && u64map_get(&d->hwide, k, &i)) {
+		d->wide[i] = t;
+	} else if (d->nwide < UINT32_MAX) {
+		d->slot[k].dev = DBG_DEV_WIDE;
+		VEC_PUSH(d->wide, d->nwide, d->widecap, t);
+		u64map_put(&d->hwide, k, (uint32_t)(d->nwide - 1));
 	}
 }
 
@@ -196,13 +283,8 @@ conn_slot(db_gather *d, int64_t id, int add)
 	if (!add || d->ncall >= UINT32_MAX)
 		return SIZE_MAX;
 	u64map_put(&d->hconn, (uint64_t)id, (uint32_t)d->ncall);
-	if (d->ncall == d->callcap) {
-		d->callcap = d->callcap ? 2 * d->callcap : 64;
-		d->host = xreallocarray(d->host, d->callcap, sizeof *d->host);
-		d->dev = xreallocarray(d->dev, d->callcap, sizeof *d->dev);
-	}
-	d->host[d->ncall] = INT64_MIN;
-	d->dev[d->ncall] = OFF32_NONE;
+	if (d->ncall == d->callcap)
+		slots_grow(d, d->callcap ? 2 * d->callcap : (size_t)1 << DBG_BLOCK_BITS);
 	return d->ncall++;
 }
 
@@ -215,7 +297,7 @@ dbg_call(db_gather *d, db_cell conn, db_cell start)
 		return; /* the load, reading it, says it */
 	size_t k = conn_slot(d, conn.v, 1);
 	if (k != SIZE_MAX)
-		d->host[k] = start.v;
+		call_set_host(d, k, start.v);
 }
 
 int64_t
@@ -225,8 +307,8 @@ dbg_call_host(const db_gather *d, int64_t conn)
 		return INT64_MIN;
 	uint32_t v;
 	if (!d->conn_hashed)
-		return (uint64_t)conn < d->ncall ? d->host[conn] : INT64_MIN;
-	return u64map_get(&d->hconn, (uint64_t)conn, &v) ? d->host[v] : INT64_MIN;
+		return (uint64_t)conn < d->ncall ? call_host(d, (size_t)conn) : INT64_MIN;
+	return u64map_get(&d->hconn, (uint64_t)conn, &v) ? call_host(d, v) : INT64_MIN;
 }
 
 static void
@@ -264,37 +346,37 @@ dbg_task(db_gather *d, db_cell sc, db_cell ec, db_cell gc, db_cell cc)
 					op_task(d, d->dup[x - 1].group, ok, dur, s);
 		}
 	}
-	if (d->launches && d->host != NULL && s_int && cc.type == SQLITE_INTEGER && gt >= 0 &&
+	if (d->launches && d->slot != NULL && s_int && cc.type == SQLITE_INTEGER && gt >= 0 &&
 	    ((uint64_t)gt < d->ngt ? (d->work[gt >> 3] >> (gt & 7) & 1) != 0
 	                           : u64map_get(&d->hwork, (uint64_t)gt, NULL))) {
 		size_t k = conn_slot(d, cc.v, 0);
-		int64_t t = sc.v;
-		if (k < d->ncall && d->host[k] != INT64_MIN && tl_time_ok(t) &&
-		    t < off32_get(d->dev[k], d->host[k], &d->wide, k))
-			off32_set(&d->dev[k], d->host[k], t, &d->wide, k);
+		int64_t t = sc.v, h = k < d->ncall ? call_host(d, k) : INT64_MIN;
+		if (h != INT64_MIN && tl_time_ok(t) && t < call_dev(d, k, h))
+			call_set_dev(d, k, h, t);
 	}
 }
 
 /* The calls that launched work, in connectionId order (the order the launches were pushed in
- * before), to g: made in host's memory, grown to a tl_launch a slot and filled from the last
- * slot down (slot k's 16 bytes lie past the 8 of every slot below it), then those with work
- * moved down; the array itself when g has none yet, shrunk to them. */
+ * before), to g: made in the slots' memory, grown to a tl_launch a slot and filled from the
+ * last slot down (slot k's 16 bytes lie past the 8 of every slot below it, each slot read
+ * before its place is written), then those with work moved down; the array itself when g has
+ * none yet, shrunk to them. */
 static void
 launches_to(db_gather *d, tl_gather *g)
 {
 	size_t n = d->ncall, w = 0;
 	for (size_t k = 0; k < n; k++)
-		w += d->dev[k] != OFF32_NONE;
+		w += d->slot[k].dev != DBG_DEV_NONE;
 	if (w == 0)
 		return;
-	tl_launch *v = xreallocarray(d->host, n, sizeof *v);
-	d->host = NULL;
+	tl_launch *v = xreallocarray(d->slot, n, sizeof *v);
+	d->slot = (struct dbg_slot *)v; /* read through while it is rewritten */
 	for (size_t k = n; k-- > 0;) {
-		int64_t h;
-		memcpy(&h, (const char *)v + k * sizeof h, sizeof h);
-		tl_launch x = {h, off32_get(d->dev[k], h, &d->wide, k)};
+		int64_t h = call_host(d, k);
+		tl_launch x = {h, call_dev(d, k, h)};
 		memcpy(&v[k], &x, sizeof x);
 	}
+	d->slot = NULL;
 	w = 0;
 	for (size_t k = 0; k < n; k++)
 		if (v[k].dev_start != INT64_MAX)
@@ -327,11 +409,14 @@ dbg_finish(db_gather *d, const char *path, int failed)
 		free(d->work);
 		u64map_free(&d->hwork);
 		u64map_free(&d->hconn);
-		if (!failed && d->host != NULL)
+		if (!failed && d->slot != NULL)
 			launches_to(d, d->g);
-		free(d->host);
-		free(d->dev);
-		off32_wide_free(&d->wide);
+		free(d->slot);
+		free(d->base);
+		u64map_free(&d->hwide);
+		free(d->wide);
+		u64map_free(&d->hwhost);
+		free(d->whost);
 	}
 	memset(d, 0, sizeof *d);
 }

@@ -8,7 +8,6 @@
 #include <sqlite3.h>
 
 #include "load/load.h"
-#include "util/off32.h"
 #include "util/u64map.h"
 
 /* One cell of a row, as the loader reads it (each once per row): type SQLITE_INTEGER with its
@@ -71,17 +70,25 @@ typedef struct db_gather {
 	uint8_t *work;
 	tl_u64map hwork;
 	/* connectionId -> slot: dense below ncall, else hashed; per slot the CANN_API call's
-	 * start (host, INT64_MIN: none) and its first work task's start as an offset from it
-	 * (dev: util/off32.h's offset, OFF32_NONE none yet, or beyond 32 bits in wide): 12 bytes
-	 * a call while the rank is read, not a tl_launch's 16 (every call is read before the
-	 * first task). dbg_finish makes the launches g takes in host's own memory and hands it
-	 * over, so that the launches are never held twice */
+	 * start as an offset from its block's first (host: base[slot / DBG_BLOCK], DBG_HOST_NONE
+	 * none, DBG_HOST_WIDE beyond 32 bits: in whost, by slot) and its first work task's start
+	 * as an offset from the call's (dev: DBG_DEV_NONE none yet, DBG_DEV_WIDE beyond 32 bits:
+	 * in wide, by slot): 8 bytes a call while the rank is read, not a tl_launch's 16 (every
+	 * call is read before the first task). dbg_finish makes the launches g takes in the
+	 * slots' own memory and hands it over, so that the launches are never held twice */
 	int conn_hashed;
 	tl_u64map hconn;
-	int64_t *host;
-	int32_t *dev;
+	struct dbg_slot {
+		int32_t host, dev;
+	} * slot;
+	int64_t *base; /* per block of DBG_BLOCK slots: its first call's start, INT64_MIN none */
 	size_t ncall, callcap;
-	off32_wide wide;
+	tl_u64map hwide; /* slot -> index into wide */
+	int64_t *wide;
+	size_t nwide, widecap;
+	tl_u64map hwhost; /* slot -> index into whost */
+	int64_t *whost;
+	size_t nwhost, whostcap;
 } db_gather;
 
 /* Starts gathering source path of r into g (NULL: nothing): ops when g asks for them, r->ops

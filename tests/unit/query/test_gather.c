@@ -237,6 +237,15 @@ main(void)
 	check_fixture("operators without opType and inputShapes", OPS_NO_COLS_SQL, 4);
 	check_fixture("cells of every type in untyped columns", CELLS_BAD_SQL, 4);
 	check_fixture("damaged host tables", HOST_BAD_SQL, 4);
+	/* a call 5 s after the first of its block of connectionIds: its start past the 32-bit
+	 * offset the gather keeps */
+	check_fixture("a call 5 s after the others",
+	              HOST_BAD_SQL
+	              "INSERT INTO CANN_API VALUES (5000000000,5000000010,10000,7,6,2);"
+	              "INSERT INTO TASK VALUES (5000000070,5000000080,0,6,15,1,1,"
+	              "4294967295,1,6,0);"
+	              "INSERT INTO COMPUTE_TASK_INFO VALUES (1,15);",
+	              4);
 	gen_opts o;
 	gen_opts_default(&o);
 	o.nranks = 2;

@@ -755,6 +755,50 @@ check_wide_delay(void)
 	test_rmtree(dir);
 }
 
+/* A call 5 s after the first of its connectionIds' block (past the 32-bit offset the gather
+ * keeps a call's start in): the gathered launches, whose delays tlq_launch_steps gives, are
+ * those load_launches reads on demand. */
+static void
+check_wide_call(void)
+{
+	char *dir = write_fixture(
+	    "host-wide-call",
+	    HOST_BAD_SQL "INSERT INTO CANN_API VALUES (5000000000,5000000010,10000,7,6,2);"
+	                 "INSERT INTO TASK VALUES (5000000070,5000000080,0,6,15,1,1,4294967295,1,"
+	                 "6,0);"
+	                 "INSERT INTO COMPUTE_TASK_INFO VALUES (1,15);",
+	    "the fixture with a call 5 s after the others");
+	if (dir == NULL)
+		return;
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1, .tables = TL_TABLE_LAUNCHES}; /* gathered */
+	if (load_trace(dir, &lo, &tr) == 0 && tr.nranks == 1) {
+		tl_launch *v;
+		size_t n = load_launches(tr.ranks[0], &v);
+		int64_t d[8], max = INT64_MIN;
+		for (size_t i = 0; i < n && i < 8; i++) {
+			d[i] = v[i].dev_start - v[i].host_start;
+			max = d[i] > max ? d[i] : max;
+		}
+		if (n <= 8)
+			qsort(d, n, sizeof *d, cmp_i64);
+		tl_launch_step *ls;
+		size_t nls = tlq_launch_steps(tr.ranks[0], &ls);
+		CHECK(n == 4 && v[3].host_start == INT64_C(5000000000) &&
+		          v[3].dev_start == INT64_C(5000000070) && nls == 1 &&
+		          ls[0].launches == n && ls[0].p50 == d[1] && ls[0].p90 == d[3] &&
+		          ls[0].max == max && max == 70,
+		      "a call 5 s after its block's first: the gathered launches' delays are "
+		      "load_launches'");
+		free(ls);
+		free(v);
+		trace_free(&tr);
+	} else {
+		CHECK(0, "load the fixture with a call 5 s after the others");
+	}
+	test_rmtree(dir);
+}
+
 static void
 test_percentile(void)
 {
@@ -773,6 +817,7 @@ main(void)
 	test_percentile();
 	check_bad_host();
 	check_wide_delay();
+	check_wide_call();
 	gen_opts o;
 	gen_opts_default(&o);
 	o.nranks = 2;
