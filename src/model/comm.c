@@ -26,6 +26,17 @@ comm_data_free(tl_comm_data *d)
 	memset(d, 0, sizeof *d);
 }
 
+void
+comm_data_drop_tasks(tl_comm_data *d)
+{
+	if (d->borrowed)
+		return;
+	free(d->tasks);
+	d->tasks = NULL;
+	d->ntasks = d->taskcap = 0;
+	d->tasks_dropped = 1;
+}
+
 typedef struct owned_task {
 	size_t owner;
 	tl_comm_task t;

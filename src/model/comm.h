@@ -55,10 +55,14 @@ typedef struct tl_comm_data {
 	size_t ntasks, taskcap;
 	int borrowed; /* tasks are another's read-only memory (a mapped cache file): not freed here
 	               */
+	int tasks_dropped; /* the tasks were let go (comm_data_drop_tasks): the ops stay, and who
+	                      needs the tasks reads them again (load_comm) */
 } tl_comm_data;
 
 void comm_data_init(tl_comm_data *);
 void comm_data_free(tl_comm_data *);
+/* Lets the tasks go (not borrowed ones), keeping the ops: tasks_dropped. */
+void comm_data_drop_tasks(tl_comm_data *);
 /* Sorts the ops by start and each op's tasks by start (after a loader added ops whose tasks
  * came in any order: tasks of op i are those with op index i in `owner`, one per task). */
 void comm_data_finish(tl_comm_data *, const size_t *owner);

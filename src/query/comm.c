@@ -19,11 +19,18 @@ typedef struct comm_job {
 	tl_comm_data *data;
 } comm_job;
 
+/* r's communication data gathered while loading, NULL: none (or its tasks let go since) */
+static const tl_comm_data *
+gathered(const tl_rank *r)
+{
+	return r->comm != NULL && !r->comm->tasks_dropped ? r->comm : NULL;
+}
+
 static void
 comm_rank(void *arg, size_t i)
 {
 	comm_job *j = arg;
-	if (j->tr->ranks[i]->comm == NULL) /* else gathered while loading */
+	if (gathered(j->tr->ranks[i]) == NULL) /* else gathered while loading */
 		load_comm(j->tr->ranks[i], &j->data[i]);
 }
 
@@ -77,8 +84,8 @@ tlq_comm(const tl_query *q, tl_comm_result *out)
 	size_t ocap = 0, bcap = 0, lcap = 0, nops = 0;
 	type_memo memo = {{0}, {0}};
 	for (size_t ri = 0; ri < tr->nranks; ri++)
-		nops +=
-		    tr->ranks[ri]->comm != NULL ? tr->ranks[ri]->comm->nops : out->data[ri].nops;
+		nops += gathered(tr->ranks[ri]) != NULL ? tr->ranks[ri]->comm->nops
+		                                        : out->data[ri].nops;
 	if (nops > 0) { /* one block: no doublings, each a copy into fresh pages */
 		out->ops = xreallocarray(NULL, nops, sizeof *out->ops);
 		ocap = nops;
@@ -86,7 +93,7 @@ tlq_comm(const tl_query *q, tl_comm_result *out)
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
 		const tl_rank *r = tr->ranks[ri];
 		/* the rank's own (borrowed, not changed here) or the one just read */
-		tl_comm_data *d = r->comm != NULL ? r->comm : &out->data[ri];
+		tl_comm_data *d = gathered(r) != NULL ? r->comm : &out->data[ri];
 		tl_u64map steps;
 		u64map_init(&steps);
 		op_steps(r, &steps);
@@ -130,6 +137,15 @@ tlq_comm(const tl_query *q, tl_comm_result *out)
 		}
 		u64map_free(&steps);
 	}
+}
+
+void
+tlq_comm_once(const tl_query *q, tl_comm_result *out)
+{
+	tlq_comm(q, out);
+	for (size_t ri = 0; ri < q->tr->nranks; ri++)
+		if (q->tr->ranks[ri]->comm != NULL)
+			comm_data_drop_tasks(q->tr->ranks[ri]->comm);
 }
 
 void

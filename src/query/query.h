@@ -404,6 +404,11 @@ typedef struct tl_comm_result {
 /* Reads and analyses every rank (in parallel); free with tlq_comm_free. */
 void tlq_comm(const tl_query *, tl_comm_result *out);
 void tlq_comm_free(tl_comm_result *);
+/* tlq_comm for a report that analyses the communication once (tl summary): then every rank's
+ * sub-tasks gathered while loading, which only tlq_comm reads, are let go (their ops stay for
+ * the collectives): 5 MB at 8 x 1 M tasks, beside the critical path. A later tlq_comm reads
+ * them again from the profile (load_comm). The session's trace is changed so. */
+void tlq_comm_once(const tl_query *, tl_comm_result *out);
 /* The summary rows msprof adds to the rank-pair matrix (analysis/comm.h comm_matrix_picks):
  * per rank, group, step, op type and pair, the ops at top1, middle, bottom1-3 by bandwidth and
  * the total. Strings are borrowed from c; *out malloc'ed. */

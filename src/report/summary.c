@@ -105,7 +105,7 @@ typedef struct sum_in {
 static void
 summary_inputs(const tl_query *q, const report_opts *ro, sum_in *s)
 {
-	tlq_comm(q, &s->cm);
+	tlq_comm_once(q, &s->cm);
 	tlq_collectives(q, &s->cr);
 	tlq_release_pages(q); /* a batch summary: each analysis's pages given back (query.h) */
 	s->rs = tlq_rank_steps(q, &s->cr, &s->cm);

@@ -7,11 +7,13 @@
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/comm.h"
 #include "gen/gen.h"
+#include "model/comm.h"
 #include "loading/loading.h"
 #include "query/query.h"
 #include "util/msg.h"
@@ -865,6 +867,98 @@ test_text_sample(void)
 	trace_free(&tr);
 }
 
+/* The same rows, their bandwidth and links, from two analyses. */
+static int
+comm_same(const tl_comm_result *a, const tl_comm_result *b)
+{
+	if (a->nops != b->nops || a->nbw != b->nbw || a->nlinks != b->nlinks)
+		return 0;
+	for (size_t i = 0; i < a->nops; i++) {
+		const tl_comm_row *x = &a->ops[i], *y = &b->ops[i];
+		if (x->rank != y->rank || x->step != y->step || x->start != y->start ||
+		    x->ntasks != y->ntasks || memcmp(&x->t, &y->t, sizeof x->t) != 0 ||
+		    strcmp(x->op_name, y->op_name) != 0 || strcmp(x->op_type, y->op_type) != 0 ||
+		    strcmp(x->group, y->group) != 0 || x->bw0 != y->bw0 || x->nbw != y->nbw ||
+		    x->link0 != y->link0 || x->nlink != y->nlink)
+			return 0;
+	}
+	for (size_t i = 0; i < a->nbw; i++)
+		if (a->bw[i].xport != b->bw[i].xport || a->bw[i].size != b->bw[i].size ||
+		    a->bw[i].time != b->bw[i].time || a->bw[i].npk != b->bw[i].npk ||
+		    (a->bw[i].npk > 0 &&
+		     memcmp(a->bw[i].pk, b->bw[i].pk, a->bw[i].npk * sizeof *a->bw[i].pk) != 0))
+			return 0;
+	for (size_t i = 0; i < a->nlinks; i++)
+		if (a->links[i].src != b->links[i].src || a->links[i].dst != b->links[i].dst ||
+		    a->links[i].xport != b->links[i].xport ||
+		    a->links[i].size != b->links[i].size || a->links[i].time != b->links[i].time)
+			return 0;
+	return 1;
+}
+
+/* tlq_comm_once (tl summary's): the communication gathered while loading, its sub-tasks let go
+ * afterwards; a later tlq_comm reads them again and gives the same rows, and the collectives,
+ * which read the gathered ops, stay as they were. */
+static void
+test_comm_once(void)
+{
+	char *dir = test_tmpdir("comm-once");
+	if (dir == NULL)
+		return;
+	char *out = xasprintf("%s/profile", dir);
+	gen_opts o;
+	gen_opts_default(&o);
+	o.nranks = 2;
+	o.nsteps = 2;
+	o.tasks_per_rank = 4000;
+	o.slow_rank = 1;
+	o.seed = 5;
+	gen_truth truth;
+	memset(&truth, 0, sizeof truth);
+	CHECK(gen_profile(&o, out, &truth) == 0, "generate 2 ranks x 2 steps");
+	gen_truth_free(&truth);
+	tl_trace tr;
+	tl_load_opts lo = {.quiet_progress = 1, .tables = TL_TABLE_COMM};
+	if (load_trace(out, &lo, &tr) != 0) {
+		CHECK(0, "load the generated profile, its communication gathered");
+		free(out);
+		test_rmtree(dir);
+		return;
+	}
+	tl_query *q = tlq_open(&tr, NULL);
+	tl_comm_result a, b;
+	tl_coll_result ca, cb;
+	tlq_collectives(q, &ca);
+	size_t gathered = 0, dropped = 0;
+	for (size_t i = 0; i < tr.nranks; i++)
+		gathered += tr.ranks[i]->comm != NULL && tr.ranks[i]->comm->ntasks > 0;
+	tlq_comm_once(q, &a);
+	for (size_t i = 0; i < tr.nranks; i++)
+		dropped += tr.ranks[i]->comm != NULL && tr.ranks[i]->comm->tasks_dropped &&
+		           tr.ranks[i]->comm->tasks == NULL && tr.ranks[i]->comm->nops > 0;
+	CHECK(gathered == tr.nranks && dropped == tr.nranks && a.nops > 0 && a.nlinks > 0,
+	      "tlq_comm_once: every rank's gathered sub-tasks let go, its ops kept");
+	tlq_comm(q, &b);
+	CHECK(comm_same(&a, &b), "tlq_comm after tlq_comm_once: the same %zu rows, read again",
+	      a.nops);
+	tlq_collectives(q, &cb);
+	int same = ca.n == cb.n;
+	for (size_t i = 0; same && i < ca.n; i++)
+		same = ca.v[i].n == cb.v[i].n && ca.v[i].step == cb.v[i].step &&
+		       ca.v[i].skew == cb.v[i].skew &&
+		       strcmp(ca.v[i].op_type, cb.v[i].op_type) == 0 &&
+		       strcmp(ca.v[i].group, cb.v[i].group) == 0;
+	CHECK(same && ca.n > 0, "the collectives the same before and after (%zu)", ca.n);
+	tlq_collectives_free(&ca);
+	tlq_collectives_free(&cb);
+	tlq_comm_free(&a);
+	tlq_comm_free(&b);
+	tlq_close(q);
+	trace_free(&tr);
+	free(out);
+	test_rmtree(dir);
+}
+
 int
 main(void)
 {
@@ -872,6 +966,7 @@ main(void)
 	test_rule();
 	test_op_type();
 	test_generated();
+	test_comm_once();
 	test_p2p();
 	test_samples();
 	test_text_sample();
