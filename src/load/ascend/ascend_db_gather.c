@@ -207,17 +207,22 @@ dbg_calls(db_gather *d, int64_t max_conn, int64_t rows)
 	}
 }
 
-/* The start of slot k's call, INT64_MIN: none. */
+/* The start of a wide slot k's call, INT64_MIN: none. */
 static int64_t
-call_host(const db_gather *d, size_t k)
+call_host_wide(const db_gather *d, size_t k)
 {
 	uint32_t i;
-	int32_t h = d->slot[k].host;
-	if (h == DBG_HOST_NONE)
-		return INT64_MIN;
-	if (h != DBG_HOST_WIDE)
-		return d->base[k >> DBG_BLOCK_BITS] + h;
 	return u64map_get(&d->hwhost, k, &i) ? d->whost[i] : INT64_MIN;
+}
+
+/* The start of slot k's call, INT64_MIN: none (once a task: inlined). */
+static inline int64_t
+call_host(const db_gather *d, size_t k)
+{
+	int32_t h = d->slot[k].host;
+	if (h > DBG_HOST_WIDE)
+		return d->base[k >> DBG_BLOCK_BITS] + h;
+	return h == DBG_HOST_NONE ? INT64_MIN : call_host_wide(d, k);
 }
 
 /* Slot k's call starts at t (a model time). */
