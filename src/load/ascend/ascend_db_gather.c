@@ -11,13 +11,8 @@
  * must not make tl allocate for every id below it). */
 #define DENSE_SLACK (1u << 20)
 
-/* A slot's dev: no work task yet, or its start in wide (db_gather) */
-#define DBG_DEV_NONE INT32_MAX
-#define DBG_DEV_WIDE INT32_MIN
-/* A slot's host: no call, or its start in whost; the slots of a block share a base (calls come
- * by connectionId, which is launch order: a block's 256 calls span milliseconds) */
-#define DBG_HOST_NONE INT32_MIN
-#define DBG_HOST_WIDE (INT32_MIN + 1)
+/* The slots of a block share a base for their calls' starts (calls come by connectionId, which
+ * is launch order: a block's 256 calls span milliseconds) */
 #define DBG_BLOCK_BITS 8
 
 void
@@ -44,8 +39,8 @@ dbg_init(db_gather *d, tl_rank *r, tl_gather *g, const tl_u64map *strs, int has_
 		d->work = d->ngt ? xcalloc(d->ngt / 8 + 1, 1) : NULL; /* a bit an id */
 		u64map_init(&d->hwork);
 		u64map_init(&d->hconn);
-		u64map_init(&d->hwide);
-		u64map_init(&d->hwhost);
+		off32_wide_init(&d->wide);
+		off32_wide_init(&d->whost);
 	}
 }
 
@@ -179,7 +174,7 @@ static void
 slots_clear(db_gather *d, size_t from, size_t to)
 {
 	for (size_t i = from; i < to; i++)
-		d->slot[i] = (struct dbg_slot){DBG_HOST_NONE, DBG_DEV_NONE};
+		d->slot[i] = (struct dbg_slot){OFF32_NONE, OFF32_NONE};
 	for (size_t b = from >> DBG_BLOCK_BITS; b < ((to - 1) >> DBG_BLOCK_BITS) + 1; b++)
 		d->base[b] = INT64_MIN;
 }
@@ -207,22 +202,12 @@ dbg_calls(db_gather *d, int64_t max_conn, int64_t rows)
 	}
 }
 
-/* The start of a wide slot k's call, INT64_MIN: none. */
-static int64_t
-call_host_wide(const db_gather *d, size_t k)
-{
-	uint32_t i;
-	return u64map_get(&d->hwhost, k, &i) ? d->whost[i] : INT64_MIN;
-}
-
-/* The start of slot k's call, INT64_MIN: none (once a task: inlined). */
+/* The start of slot k's call, INT64_MIN: none. */
 static inline int64_t
 call_host(const db_gather *d, size_t k)
 {
-	int32_t h = d->slot[k].host;
-	if (h > DBG_HOST_WIDE)
-		return d->base[k >> DBG_BLOCK_BITS] + h;
-	return h == DBG_HOST_NONE ? INT64_MIN : call_host_wide(d, k);
+	int64_t h = off32_get(d->slot[k].host, d->base[k >> DBG_BLOCK_BITS], &d->whost, k);
+	return h == INT64_MAX ? INT64_MIN : h;
 }
 
 /* Slot k's call starts at t (a model time). */
@@ -232,46 +217,7 @@ call_set_host(db_gather *d, size_t k, int64_t t)
 	int64_t *base = &d->base[k >> DBG_BLOCK_BITS];
 	if (*base == INT64_MIN)
 		*base = t;
-	int64_t o = t - *base;
-	uint32_t i;
-	if (o > DBG_HOST_WIDE && o <= INT32_MAX) {
-		d->slot[k].host = (int32_t)o;
-	} else if (d->slot[k].host == DBG_HOST_WIDE && u64map_get(&d->hwhost, k, &i)) {
-		d->whost[i] = t;
-	} else if (d->nwhost < UINT32_MAX) {
-		d->slot[k].host = DBG_HOST_WIDE;
-		VEC_PUSH(d->whost, d->nwhost, d->whostcap, t);
-		u64map_put(&d->hwhost, k, (uint32_t)(d->nwhost - 1));
-	}
-}
-
-/* The first work task's start of slot k (its call's start host), INT64_MAX: none yet. */
-static int64_t
-call_dev(const db_gather *d, size_t k, int64_t host)
-{
-	uint32_t i;
-	if (d->slot[k].dev == DBG_DEV_NONE)
-		return INT64_MAX;
-	if (d->slot[k].dev != DBG_DEV_WIDE)
-		return host + d->slot[k].dev;
-	return u64map_get(&d->hwide, k, &i) ? d->wide[i] : INT64_MAX;
-}
-
-/* Slot k's first work task starts at t (model times: t - host does not overflow). */
-static void
-call_set_dev(db_gather *d, size_t k, int64_t host, int64_t t)
-{
-	int64_t o = t - host;
-	uint32_t i;
-	if (o > INT32_MIN && o < INT32_MAX) {
-		d->slot[k].dev = (int32_t)o;
-	} else if (d->slot[k].dev == DBG_DEV_WIDE && u64map_get(&d->hwide, k, &i)) {
-		d->wide[i] = t;
-	} else if (d->nwide < UINT32_MAX) {
-		d->slot[k].dev = DBG_DEV_WIDE;
-		VEC_PUSH(d->wide, d->nwide, d->widecap, t);
-		u64map_put(&d->hwide, k, (uint32_t)(d->nwide - 1));
-	}
+	off32_set(&d->slot[k].host, *base, t, &d->whost, k);
 }
 
 /* The slot of connectionId id, added when add (hashed: the next one), or SIZE_MAX. */
@@ -356,8 +302,9 @@ dbg_task(db_gather *d, db_cell sc, db_cell ec, db_cell gc, db_cell cc)
 	                           : u64map_get(&d->hwork, (uint64_t)gt, NULL))) {
 		size_t k = conn_slot(d, cc.v, 0);
 		int64_t t = sc.v, h = k < d->ncall ? call_host(d, k) : INT64_MIN;
-		if (h != INT64_MIN && tl_time_ok(t) && t < call_dev(d, k, h))
-			call_set_dev(d, k, h, t);
+		if (h != INT64_MIN && tl_time_ok(t) &&
+		    t < off32_get(d->slot[k].dev, h, &d->wide, k))
+			off32_set(&d->slot[k].dev, h, t, &d->wide, k);
 	}
 }
 
@@ -371,14 +318,14 @@ launches_to(db_gather *d, tl_gather *g)
 {
 	size_t n = d->ncall, w = 0;
 	for (size_t k = 0; k < n; k++)
-		w += d->slot[k].dev != DBG_DEV_NONE;
+		w += d->slot[k].dev != OFF32_NONE;
 	if (w == 0)
 		return;
 	tl_launch *v = xreallocarray(d->slot, n, sizeof *v);
 	d->slot = (struct dbg_slot *)v; /* read through while it is rewritten */
 	for (size_t k = n; k-- > 0;) {
 		int64_t h = call_host(d, k);
-		tl_launch x = {h, call_dev(d, k, h)};
+		tl_launch x = {h, off32_get(d->slot[k].dev, h, &d->wide, k)};
 		memcpy(&v[k], &x, sizeof x);
 	}
 	d->slot = NULL;
@@ -418,10 +365,8 @@ dbg_finish(db_gather *d, const char *path, int failed)
 			launches_to(d, d->g);
 		free(d->slot);
 		free(d->base);
-		u64map_free(&d->hwide);
-		free(d->wide);
-		u64map_free(&d->hwhost);
-		free(d->whost);
+		off32_wide_free(&d->wide);
+		off32_wide_free(&d->whost);
 	}
 	memset(d, 0, sizeof *d);
 }

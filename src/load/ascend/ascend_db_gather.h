@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "load/load.h"
+#include "util/off32.h"
 #include "util/u64map.h"
 
 /* One cell of a row, as the loader reads it (each once per row): type SQLITE_INTEGER with its
@@ -70,10 +71,10 @@ typedef struct db_gather {
 	uint8_t *work;
 	tl_u64map hwork;
 	/* connectionId -> slot: dense below ncall, else hashed; per slot the CANN_API call's
-	 * start as an offset from its block's first (host: base[slot / DBG_BLOCK], DBG_HOST_NONE
-	 * none, DBG_HOST_WIDE beyond 32 bits: in whost, by slot) and its first work task's start
-	 * as an offset from the call's (dev: DBG_DEV_NONE none yet, DBG_DEV_WIDE beyond 32 bits:
-	 * in wide, by slot): 8 bytes a call while the rank is read, not a tl_launch's 16 (every
+	 * start as an offset from its block's first (host from base[slot >> DBG_BLOCK_BITS])
+	 * and its first work task's start as an offset from the call's (dev), each as
+	 * util/off32.h keeps them (OFF32_NONE: none yet; beyond 32 bits: in whost / wide, by
+	 * slot): 8 bytes a call while the rank is read, not a tl_launch's 16 (every
 	 * call is read before the first task). dbg_finish makes the launches g takes in the
 	 * slots' own memory and hands it over, so that the launches are never held twice */
 	int conn_hashed;
@@ -83,12 +84,7 @@ typedef struct db_gather {
 	} * slot;
 	int64_t *base; /* per block of DBG_BLOCK slots: its first call's start, INT64_MIN none */
 	size_t ncall, callcap;
-	tl_u64map hwide; /* slot -> index into wide */
-	int64_t *wide;
-	size_t nwide, widecap;
-	tl_u64map hwhost; /* slot -> index into whost */
-	int64_t *whost;
-	size_t nwhost, whostcap;
+	off32_wide wide, whost;
 } db_gather;
 
 /* Starts gathering source path of r into g (NULL: nothing): ops when g asks for them, r->ops
