@@ -1,8 +1,9 @@
 /* A time kept as an int32 offset from a base time the caller holds beside it (a CANN call's
  * first device start from the call's own start: 4 bytes a call, not 8), the rare time past the
- * offset's reach kept aside by its slot. The Ascend DB readers use it twice over: the gather's
- * call table while a rank is loaded (ascend_db_gather.c) and the critical path's read of a
- * crossed rank's launches (ascend_db_host.c). Inline: the gather calls it for every TASK row. */
+ * offset's reach kept aside by its slot. The Ascend DB readers' call tables: the gather's while
+ * a rank is loaded (ascend_db_gather.c: a call's start from its block's, its first task's from
+ * the call's) and the critical path's read of a crossed rank's launches (ascend_db_host.c).
+ * Inline: the gather calls it for every TASK row. */
 #ifndef TL_UTIL_OFF32_H
 #define TL_UTIL_OFF32_H
 #include <stddef.h>
