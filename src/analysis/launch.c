@@ -366,7 +366,8 @@ pack_one(tl_launch_pack *p, size_t i, int64_t dev, int64_t host, size_t *cap, si
 {
 	const struct tl_launch_block *b = p->nblk ? &p->blk[p->nblk - 1] : NULL;
 	if (b == NULL || i - b->first == 256 || (uint64_t)(dev - b->dev0) > UINT32_MAX)
-		VEC_PUSH(p->blk, p->nblk, *cap, ((struct tl_launch_block){dev, (uint32_t)i}));
+		VEC_PUSH(p->blk, p->nblk, *cap,
+		         ((struct tl_launch_block){dev, (uint32_t)i, (uint32_t)p->nwide}));
 	struct tl_launch_word o = {(uint32_t)(dev - p->blk[p->nblk - 1].dev0), 0};
 	int64_t d = host - dev; /* model times: no overflow */
 	if (d > INT32_MIN && d <= INT32_MAX) {
@@ -506,7 +507,8 @@ pack_host(const tl_launch_pack *p, size_t b, size_t i)
 {
 	if (p->w[i].host != INT32_MIN)
 		return pack_dev(p, b, i) + p->w[i].host;
-	size_t lo = 0, hi = p->nwide;
+	/* among its block's wide ones: a search over 256 at most, not the whole table */
+	size_t lo = p->blk[b].wide, hi = b + 1 < p->nblk ? p->blk[b + 1].wide : p->nwide;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (p->wide[mid].i < i)

@@ -57,6 +57,8 @@ typedef struct tl_launch_pack {
 	struct tl_launch_block {
 		int64_t dev0;   /* the device start of its first launch */
 		uint32_t first; /* the index of its first launch */
+		uint32_t wide;  /* the index in wide of its first wide launch (or of the next
+		                   block's; in the padding: no byte more) */
 	} * blk;
 	size_t nblk;
 	struct tl_launch_word {
