@@ -94,6 +94,29 @@ name_of(const graph *g, size_t x)
 	return strpool_get(R->pool, SL(R, x - g->off[R - g->ranks])->name);
 }
 
+/* Task x as the walk reads it: its rank index, the rank, its lane and slice. The walk stays on
+ * a rank for long: the last answer's rank is tried first. */
+typedef struct tk {
+	size_t ri; /* nranks: none yet */
+	const cp_rank *R;
+	const cp_lane *l;
+	const tl_slice *s;
+} tk;
+
+static void
+tk_at(const graph *g, size_t x, tk *k)
+{
+	size_t ri = k->ri;
+	if (ri >= g->nranks || x < g->off[ri] || x >= g->off[ri + 1])
+		ri = rank_of(g, x);
+	const cp_rank *R = &g->ranks[ri];
+	size_t i = x - g->off[ri];
+	k->ri = ri;
+	k->R = R;
+	k->l = LANE(R, i);
+	k->s = &k->l->v[R->task[i] & ((UINT32_C(1) << R->shift) - 1)];
+}
+
 /* A task's start as it ran, cut at the step's start. */
 static int64_t
 st(const graph *g, const tl_slice *s)
@@ -340,79 +363,89 @@ end_of(graph *g, size_t x)
 	return g->ne[x] = e;
 }
 
-/* Per rank, a binary min-heap of its running tasks (local indexes) by end, ties by index. */
+/* Per rank, a binary min-heap of its running tasks (local indexes) by end, ties by index; each
+ * with its end, read once. */
+typedef struct runent {
+	int64_t end;
+	uint32_t i;
+} runent;
+
 typedef struct runheap {
-	uint32_t *v;
+	runent *v;
 	size_t n, cap;
 } runheap;
 
 static int
-run_less(const cp_rank *R, uint32_t a, uint32_t b)
+run_less(runent a, runent b)
 {
-	int64_t ka = SL_END(R, a), kb = SL_END(R, b);
-	return ka != kb ? ka < kb : a < b;
+	return a.end != b.end ? a.end < b.end : a.i < b.i;
 }
 
 static void
-run_push(runheap *h, const cp_rank *R, uint32_t x)
+run_push(runheap *h, runent x)
 {
 	if (h->n == h->cap) {
 		h->cap = h->cap ? 2 * h->cap : 64;
 		h->v = xreallocarray(h->v, h->cap, sizeof *h->v);
 	}
 	size_t i = h->n++;
-	h->v[i] = x;
-	while (i > 0 && run_less(R, h->v[i], h->v[(i - 1) / 2])) {
-		size_t p = (i - 1) / 2;
-		uint32_t t = h->v[p];
-		h->v[p] = h->v[i];
-		h->v[i] = t;
-		i = p;
+	while (i > 0 && run_less(x, h->v[(i - 1) / 2])) {
+		h->v[i] = h->v[(i - 1) / 2];
+		i = (i - 1) / 2;
 	}
+	h->v[i] = x;
 }
 
-static uint32_t
-run_pop(runheap *h, const cp_rank *R)
+static runent
+run_pop(runheap *h)
 {
-	uint32_t top = h->v[0];
+	runent top = h->v[0], x = h->v[--h->n];
 	size_t i = 0;
-	h->v[0] = h->v[--h->n];
 	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		if (l < h->n && run_less(R, h->v[l], h->v[m]))
-			m = l;
-		if (l + 1 < h->n && run_less(R, h->v[l + 1], h->v[m]))
-			m = l + 1;
-		if (m == i)
+		size_t l = 2 * i + 1, m = l;
+		if (l >= h->n)
 			break;
-		uint32_t t = h->v[m];
-		h->v[m] = h->v[i];
-		h->v[i] = t;
+		if (l + 1 < h->n && run_less(h->v[l + 1], h->v[l]))
+			m = l + 1;
+		if (!run_less(h->v[m], x))
+			break;
+		h->v[i] = h->v[m];
 		i = m;
 	}
+	if (h->n > 0)
+		h->v[i] = x;
 	return top;
 }
+
+/* A rank's task that ended last (the latest end; on a tie, the later start) among those that
+ * ended before the task now taken started: its local index (-1: none yet) and end. */
+typedef struct runbest {
+	ptrdiff_t i;
+	int64_t end;
+} runbest;
 
 /* Task i of rank r, in start order on its rank: its predecessor is the task of the rank that
  * finished last before it started (from the heap of the rank's running tasks by end), and in a
  * what-if its start follows that task's end by the gap there was. */
 static void
-take(graph *g, size_t r, size_t i, runheap *run, ptrdiff_t *best)
+take(graph *g, size_t r, size_t i, runheap *run, runbest *best)
 {
 	const cp_rank *R = &g->ranks[r];
-	int64_t s = st(g, SL(R, i));
-	while (run->n > 0 && SL_END(R, run->v[0]) <= s) {
-		uint32_t y = run_pop(run, R);
-		int64_t ae = SL_END(R, y), be = *best < 0 ? 0 : SL_END(R, *best);
-		if (*best < 0 || ae > be || (ae == be && st(g, SL(R, y)) >= st(g, SL(R, *best))))
-			*best = y;
+	const cp_lane *l = LANE(R, i);
+	const tl_slice *sl = &l->v[R->task[i] & ((UINT32_C(1) << R->shift) - 1)];
+	int64_t s = st(g, sl);
+	while (run->n > 0 && run->v[0].end <= s) {
+		runent y = run_pop(run);
+		if (best->i < 0 || y.end > best->end ||
+		    (y.end == best->end && st(g, SL(R, y.i)) >= st(g, SL(R, best->i))))
+			*best = (runbest){y.i, y.end};
 	}
 	size_t x = g->off[r] + i;
-	ptrdiff_t p = *best < 0 ? -1 : (ptrdiff_t)g->off[r] + *best;
+	ptrdiff_t p = best->i < 0 ? -1 : (ptrdiff_t)g->off[r] + best->i;
 	g->pred[x] = (int32_t)p;
 	if (g->ns != NULL)
-		g->ns[x] = p >= 0 ? end_of(g, (size_t)p) + (s - SL_END(R, *best)) : s;
-	run_push(run, R, (uint32_t)i);
+		g->ns[x] = p >= 0 ? end_of(g, (size_t)p) + (s - best->end) : s;
+	run_push(run, (runent){slice_end(l->t, sl), (uint32_t)i});
 }
 
 /* The predecessors of rank r's tasks, without a what-if: asked by the walk for the ranks it
@@ -421,7 +454,7 @@ static void
 rank_preds(graph *g, size_t r)
 {
 	runheap run = {0};
-	ptrdiff_t best = -1;
+	runbest best = {-1, 0};
 	for (size_t i = 0; i < g->ranks[r].n; i++)
 		take(g, r, i, &run, &best);
 	free(run.v);
@@ -437,7 +470,7 @@ compute_times(graph *g)
 	if (g->ns == NULL) /* the predecessors only, a rank's own: when the walk gets there */
 		return;
 	size_t *head = xcalloc(nr1, sizeof *head);
-	ptrdiff_t *best = xcalloc(nr1, sizeof *best);
+	runbest *best = xcalloc(nr1, sizeof *best);
 	runheap *rr = xcalloc(nr1, sizeof *rr);
 	size_t *rk = xreallocarray(NULL, nr1, sizeof *rk), nrk = 0; /* ranks by next start */
 #define RK_LESS(a, b)                                                                              \
@@ -445,7 +478,7 @@ compute_times(graph *g)
 	     ? st(g, SL(&g->ranks[a], head[a])) < st(g, SL(&g->ranks[b], head[b]))                 \
 	     : (a) < (b))
 	for (size_t r = 0; r < g->nranks; r++) {
-		best[r] = -1;
+		best[r] = (runbest){-1, 0};
 		if (g->ranks[r].n == 0)
 			continue;
 		size_t i = nrk++;
@@ -497,6 +530,8 @@ typedef struct segv {
 	tl_u64map by; /* a name's address -> its index */
 	const char *last;
 	uint32_t last_ix;
+	const char *near[64]; /* a few names' indexes + 1 (0: none), by their address */
+	uint32_t near_ix[64];
 	uint32_t *who; /* by rank index (nranks: none): its who entry, UINT32_MAX none yet */
 	cp_who *whov;
 	size_t nwho;
@@ -508,10 +543,17 @@ seg_name(segv *s, const char *name)
 	if (name == s->last && s->nnames > 0)
 		return s->last_ix;
 	uint32_t k;
-	if (!u64map_get(&s->by, (uint64_t)(uintptr_t)name, &k)) {
-		k = (uint32_t)s->nnames; /* fewer than a step's tasks, + 1 */
-		VEC_PUSH(s->names, s->nnames, s->ncap, name);
-		u64map_put(&s->by, (uint64_t)(uintptr_t)name, k);
+	size_t h = ((uintptr_t)name ^ (uintptr_t)name >> 7) % 64;
+	if (s->near_ix[h] != 0 && s->near[h] == name) {
+		k = s->near_ix[h] - 1;
+	} else {
+		if (!u64map_get(&s->by, (uint64_t)(uintptr_t)name, &k)) {
+			k = (uint32_t)s->nnames; /* fewer than a step's tasks, + 1 */
+			VEC_PUSH(s->names, s->nnames, s->ncap, name);
+			u64map_put(&s->by, (uint64_t)(uintptr_t)name, k);
+		}
+		s->near[h] = name;
+		s->near_ix[h] = k + 1;
 	}
 	s->last = name;
 	s->last_ix = k;
@@ -638,12 +680,21 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 	uint64_t *seen = xcalloc(g->n / 64 + 1, sizeof *seen); /* a bit a task */
 #define SEEN(x) (seen[(size_t)(x) / 64] >> ((size_t)(x) % 64) & 1)
 #define SEE(x) (seen[(size_t)(x) / 64] |= UINT64_C(1) << ((size_t)(x) % 64))
+	tk tx = {.ri = g->nranks};
 	while (x >= 0) {
 		SEE(x);
-		size_t ri = rank_of(g, (size_t)x);
-		const char *name = name_of(g, (size_t)x);
-		ptrdiff_t c = coll_of(g, (size_t)x), sd = send_of(g, (size_t)x),
-		          on = on_of(g, (size_t)x);
+		tk_at(g, (size_t)x, &tx);
+		size_t ri = tx.ri;
+		const char *name = strpool_get(tx.R->pool, tx.s->name);
+		int kind = tx.l->kind;
+		/* x's collective instance, its send (a receive) or the task it waited for (an
+		 * event wait): coll_of's, send_of's and on_of's */
+		int32_t lk = kind == CP_COMM || kind == CP_WAITING ? *link_of(g, (size_t)x) : -1;
+		ptrdiff_t c = kind == CP_COMM && lk >= 0 ? lk : -1;
+		ptrdiff_t sd = kind == CP_COMM && lk <= -2 ? -2 - (ptrdiff_t)lk : -1;
+		ptrdiff_t on = kind == CP_WAITING && lk >= 0 ? lk : -1;
+		int64_t xs = g->ns != NULL ? g->ns[x] : st(g, tx.s);
+		int64_t xn = g->ne != NULL ? g->ne[x] : slice_end(tx.l->t, tx.s);
 		if (c >= 0 || sd >= 0) {
 			size_t who = (size_t)x;
 			int64_t last;
@@ -651,32 +702,32 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 				last = coll_last(g, (size_t)c, &who);
 			else
 				last = gstart(g, who = (size_t)sd);
-			int64_t xs = gstart(g, (size_t)x);
 			int64_t from = xs > last ? xs : last;
-			push(&s, g, ri, from, gend(g, (size_t)x), CP_COMM, name);
+			push(&s, g, ri, from, xn, CP_COMM, name);
 			if (last > xs && who != (size_t)x && !SEEN(who)) {
 				x = (ptrdiff_t)who; /* through the rank that arrived last */
 				SEE(x);
 				out->jumps++;
-				ri = rank_of(g, (size_t)x);
+				tk_at(g, (size_t)x, &tx);
+				ri = tx.ri;
+				xs = g->ns != NULL ? g->ns[x] : st(g, tx.s);
 			} else if (last > xs) { /* the last arrival is on the path already */
 				push(&s, g, ri, xs, last, CP_WAITING, "");
 			}
 		} else if (on >= 0) {
 			size_t y = (size_t)on;
-			int64_t xs = gstart(g, (size_t)x), ye = gend(g, y);
+			int64_t ye = gend(g, y);
 			int64_t from = xs > ye ? xs : ye;
-			push(&s, g, ri, from, gend(g, (size_t)x), CP_WAITING, name);
+			push(&s, g, ri, from, xn, CP_WAITING, name);
 			if (ye > xs && !SEEN(y)) {
 				x = (ptrdiff_t)y; /* the task the stream waited for, whole */
 				continue;
 			}
 			push(&s, g, ri, xs, from, CP_WAITING, name);
 		} else {
-			push(&s, g, ri, gstart(g, (size_t)x), gend(g, (size_t)x),
-			     kind_of(g, (size_t)x), name);
+			push(&s, g, ri, xs, xn, kind, name);
 		}
-		int64_t t = gstart(g, (size_t)x);
+		int64_t t = xs;
 		if (!g->have_pred[ri])
 			rank_preds(g, ri);
 		ptrdiff_t p = g->pred[x];
@@ -684,16 +735,16 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 			push(&s, g, ri, t0, t, CP_WAITING, "");
 			break;
 		}
-		int64_t gap0 = gend(g, (size_t)p);
+		const cp_rank *R = tx.R; /* p is of x's rank */
+		int64_t pe = SL_END(R, (size_t)p - g->off[ri]);
+		int64_t gap0 = g->ne != NULL ? g->ne[p] : pe;
 		if (t > gap0) {
 			int64_t hl = 0; /* the part of the gap before the host launched this task */
-			const cp_rank *R = &g->ranks[ri];
-			int64_t L = INT64_MIN, xs = run_start(g, (size_t)x),
-			        pe = run_end(g, (size_t)p);
+			int64_t L = INT64_MIN, rs = st(g, tx.s);
 			if (R->launch != NULL)
-				L = R->launch(R->ctx, xs, &g->lat[ri]);
+				L = R->launch(R->ctx, rs, &g->lat[ri]);
 			if (L != INT64_MIN && L > pe)
-				hl = (L < xs ? L : xs) - pe;
+				hl = (L < rs ? L : rs) - pe;
 			push(&s, g, ri, gap0 + hl, t, CP_IDLE, "");
 			push(&s, g, ri, gap0, gap0 + hl, CP_HOST_LAUNCH, "");
 		}
