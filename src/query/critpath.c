@@ -64,13 +64,22 @@ typedef struct rank_tasks {
 	cp_lane *lanes;
 	uint32_t *task; /* then packed (cp_rank) */
 	unsigned shift;
+	size_t *lo, *hi; /* per track: its first task's slice and its last's + 1 (0, 0: none) */
 } rank_tasks;
 
 #define CUT(s) ((s)->start > t0 ? (s)->start : t0)
 #define TASK(rt, i) (&(rt)->lanes[(rt)->lane[i]].v[(rt)->idx[i]])
 
 /* The runs of tasks [run[k] .. run[k + 1]), each by start (as cut at t0), merged into one by
- * start (ties: the earlier run first, as a stable sort by start would give). */
+ * start (ties: the earlier run first, as a stable sort by start would give): a min-heap of the
+ * runs by their next task's start, held beside each (read once a task). */
+typedef struct run_head {
+	int64_t at; /* the next task's start, cut */
+	size_t k;   /* the run */
+} run_head;
+
+#define RUN_LESS(a, b) ((a).at != (b).at ? (a).at < (b).at : (a).k < (b).k)
+
 static void
 merge_runs(rank_tasks *rt, const size_t *run, size_t nrun, int64_t t0)
 {
@@ -78,45 +87,42 @@ merge_runs(rank_tasks *rt, const size_t *run, size_t nrun, int64_t t0)
 	uint32_t *w = xreallocarray(NULL, n ? n : 1, sizeof *w);
 	uint32_t *lw = xreallocarray(NULL, n ? n : 1, sizeof *lw);
 	size_t *head = xcalloc(nrun ? nrun : 1, sizeof *head);
-	size_t *h = xcalloc(nrun ? nrun : 1, sizeof *h), nh = 0; /* a min-heap of runs */
-#define RUN_LESS(a, b)                                                                             \
-	(CUT(TASK(rt, head[a])) != CUT(TASK(rt, head[b]))                                          \
-	     ? CUT(TASK(rt, head[a])) < CUT(TASK(rt, head[b]))                                     \
-	     : (a) < (b))
+	run_head *h = xcalloc(nrun ? nrun : 1, sizeof *h);
+	size_t nh = 0;
 	for (size_t k = 0; k < nrun; k++) {
 		head[k] = run[k];
 		if (head[k] == run[k + 1])
 			continue;
+		run_head x = {CUT(TASK(rt, head[k])), k};
 		size_t i = nh++;
-		h[i] = k;
-		while (i > 0 && RUN_LESS(h[i], h[(i - 1) / 2])) {
-			size_t p = (i - 1) / 2, t = h[p];
-			h[p] = h[i];
-			h[i] = t;
-			i = p;
-		}
+		for (; i > 0 && RUN_LESS(x, h[(i - 1) / 2]); i = (i - 1) / 2)
+			h[i] = h[(i - 1) / 2];
+		h[i] = x;
 	}
 	for (size_t o = 0; nh > 0; o++) {
-		size_t k = h[0];
+		size_t k = h[0].k;
 		lw[o] = rt->lane[head[k]];
 		w[o] = rt->idx[head[k]++];
+		run_head x; /* the top's next, or the last's: sifted down from the top */
 		if (head[k] == run[k + 1])
-			h[0] = h[--nh];
-		for (size_t i = 0;;) { /* sift the top down */
-			size_t l = 2 * i + 1, m = i;
-			if (l < nh && RUN_LESS(h[l], h[m]))
-				m = l;
-			if (l + 1 < nh && RUN_LESS(h[l + 1], h[m]))
-				m = l + 1;
-			if (m == i)
+			x = h[--nh];
+		else
+			x = (run_head){CUT(TASK(rt, head[k])), k};
+		size_t i = 0;
+		for (;;) {
+			size_t l = 2 * i + 1, m = l;
+			if (l >= nh)
 				break;
-			size_t t = h[m];
-			h[m] = h[i];
-			h[i] = t;
+			if (l + 1 < nh && RUN_LESS(h[l + 1], h[l]))
+				m = l + 1;
+			if (!RUN_LESS(h[m], x))
+				break;
+			h[i] = h[m];
 			i = m;
 		}
+		if (nh > 0)
+			h[i] = x;
 	}
-#undef RUN_LESS
 	free(h);
 	free(head);
 	free(rt->idx);
@@ -125,6 +131,7 @@ merge_runs(rank_tasks *rt, const size_t *run, size_t nrun, int64_t t0)
 	rt->lane = lw;
 	rt->cap = n;
 }
+#undef RUN_LESS
 
 /* The tasks in order of their starts (as cut at t0) when the tracks' runs are not: a radix
  * sort of the starts, the tasks after them. */
@@ -161,16 +168,8 @@ sort_tasks(rank_tasks *rt, int64_t t0)
 static void
 pack_tasks(rank_tasks *rt, size_t ntracks)
 {
-	size_t nt = ntracks ? ntracks : 1;
-	size_t *lo = xreallocarray(NULL, nt, sizeof *lo), *hi = xcalloc(nt, sizeof *hi);
+	size_t nt = ntracks ? ntracks : 1, *lo = rt->lo, *hi = rt->hi;
 	size_t *base = xcalloc(nt, sizeof *base);
-	for (size_t k = 0; k < ntracks; k++)
-		lo[k] = SIZE_MAX;
-	for (size_t i = 0; i < rt->n; i++) {
-		size_t k = rt->lane[i] / 2;
-		lo[k] = rt->idx[i] < lo[k] ? rt->idx[i] : lo[k];
-		hi[k] = rt->idx[i] + 1 > hi[k] ? rt->idx[i] + 1 : hi[k];
-	}
 	unsigned sh = 31;
 	size_t nl = 0;
 	for (;; sh--) { /* a step of fewer than 2^31 tasks fits at 16 bits at the latest */
@@ -212,6 +211,7 @@ pack_tasks(rank_tasks *rt, size_t ntracks)
 	free(base);
 	free(hi);
 	free(lo);
+	rt->lo = rt->hi = NULL;
 }
 
 /* Rank ri's tasks of its step si (index into its steps; SIZE_MAX: a rank without steps, all of
@@ -225,6 +225,9 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 	int runs_sorted = 1;
 	memset(rt, 0, sizeof *rt);
 	rt->lanes = xcalloc(2 * r->ntracks + 1, sizeof *rt->lanes);
+	rt->lo = xcalloc(r->ntracks + 1, sizeof *rt->lo);
+	rt->hi = xcalloc(r->ntracks + 1, sizeof *rt->hi);
+	int64_t prev = INT64_MIN; /* the last task's start, cut */
 	for (size_t k = 0; k < r->ntracks; k++) {
 		const tl_track *t = r->tracks[k];
 		int kind = item_kind(t->kind);
@@ -268,8 +271,9 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 			if (t->kind == TL_LANE_OTHER &&
 			    strcasestr(strpool_get(r->pool, sl->name), "wait") != NULL)
 				lane++;
-			if (rt->n > n0 && s < CUT(TASK(rt, rt->n - 1)))
+			if (rt->n > n0 && s < prev)
 				runs_sorted = 0;
+			prev = s;
 			if (rt->n == rt->cap) {
 				rt->cap = rt->cap ? 2 * rt->cap : 1024;
 				rt->idx = xreallocarray(rt->idx, rt->cap, sizeof *rt->idx);
@@ -280,8 +284,11 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 			if (e > *end)
 				*end = e;
 		}
-		if (rt->n > n0)
+		if (rt->n > n0) {
 			run[nrun++] = n0;
+			rt->lo[k] = rt->idx[n0];
+			rt->hi[k] = rt->idx[rt->n - 1] + (size_t)1;
+		}
 	}
 	run[nrun] = rt->n;
 	if (rt->n > 1 && nrun > 1 && runs_sorted) /* each track's by start: merged */
@@ -298,8 +305,8 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
  * every rank's), kept in 8 bytes each (launch_pack). */
 typedef struct launches {
 	const tl_rank *r;
-	tl_launch_pack p; /* the rank's, read at the path's first gap there */
-	int read;
+	tl_launch_pack p;     /* the rank's, read at the path's first gap there */
+	int read;             /* p is (an atomic load: set once, under lock) */
 	pthread_mutex_t lock; /* steps run in parallel */
 } launches;
 
@@ -309,11 +316,13 @@ static int64_t
 launch_of(void *ctx, int64_t dev_start, uint64_t *at)
 {
 	launches *l = ctx;
+	if (__atomic_load_n(&l->read, __ATOMIC_ACQUIRE)) /* read: no lock a gap */
+		return launch_pack_next_at(&l->p, dev_start, at);
 	pthread_mutex_lock(&l->lock);
 	if (!l->read && l->r->launch_dev != NULL && !l->r->clock.on) {
 		/* the gather's, kept by device start (a JSON trace's would be found again) */
 		launch_pack(&l->p, l->r->launch_dev, l->r->nlaunch_dev);
-		l->read = 1;
+		__atomic_store_n(&l->read, 1, __ATOMIC_RELEASE);
 	} else if (!l->read) {
 		/* 12 bytes a call at the read's top (a delay past 2^31 ns: 16, from the same
 		 * read; a rank of several sources or with its clock moved: 16, load_launches) */
@@ -329,7 +338,7 @@ launch_of(void *ctx, int64_t dev_start, uint64_t *at)
 			launch_sort_dev(own, n);
 			launch_pack_take(&l->p, own, n); /* own's memory is the pack's */
 		}
-		l->read = 1;
+		__atomic_store_n(&l->read, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&l->lock);
 	return launch_pack_next_at(&l->p, dev_start, at);
@@ -404,7 +413,11 @@ static void
 fill_stages(const tl_query *q, stage_map *sm, cp_step *s)
 {
 	const tl_trace *tr = tlq_trace(q);
-	size_t nr = tr->nranks, ri = 0, cap = s->nwho;
+	size_t nr = tr->nranks, ri = 0, cap = s->nwho, with = 0;
+	for (size_t r = 0; r < nr; r++)
+		with += q->ninst[r] > 0;
+	if (with == 0) /* no rank has stage instances: no segment has a stage */
+		return;
 	tl_u64map pair; /* (the segment's who, the stage) -> the new who */
 	u64map_init(&pair);
 	uint64_t last = UINT64_MAX;
@@ -415,7 +428,7 @@ fill_stages(const tl_query *q, stage_map *sm, cp_step *s)
 		if (ri >= nr || tr->ranks[ri]->rank != rank) /* the first rank so numbered */
 			for (ri = 0; ri < nr && tr->ranks[ri]->rank != rank; ri++)
 				;
-		if (ri == nr)
+		if (ri == nr || q->ninst[ri] == 0)
 			continue;
 		if (!sm[ri].built)
 			stage_map_build(&sm[ri], q->inst[ri], q->ninst[ri]);
