@@ -507,8 +507,13 @@ pack_host(const tl_launch_pack *p, size_t b, size_t i)
 {
 	if (p->w[i].host != INT32_MIN)
 		return pack_dev(p, b, i) + p->w[i].host;
-	/* among its block's wide ones: a search over 256 at most, not the whole table */
+	/* among its block's wide ones: a search over 256 at most, not the whole table; at
+	 * once where all before it in the block are wide (the usual case: a delay past 2^31 ns
+	 * lasts a while) */
 	size_t lo = p->blk[b].wide, hi = b + 1 < p->nblk ? p->blk[b + 1].wide : p->nwide;
+	size_t guess = lo + (i - p->blk[b].first);
+	if (guess < hi && p->wide[guess].i == i)
+		return p->wide[guess].host_start;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (p->wide[mid].i < i)
