@@ -208,12 +208,20 @@ link_waits(graph *g)
 {
 	for (size_t r = 0; r < g->nranks; r++) {
 		const cp_rank *R = &g->ranks[r];
-		size_t o = g->off[r], n = R->n;
+		size_t o = g->off[r], n = R->n, plo = 0;
+		int64_t pwe = INT64_MAX; /* the wait before: its end, and the answer */
 		for (size_t i = 0; i < n; i++) {
 			if (LANE(R, i)->kind != CP_WAITING)
 				continue;
 			int64_t ws = st(g, SL(R, i)), we = SL_END(R, i);
-			size_t lo = i, hi = n; /* first starting at or after the wait's end */
+			/* the first starting at or after the wait's end: galloping from the one
+			 * before's answer when its end was no later (those before start before
+			 * it), else from the wait */
+			size_t lo = pwe <= we && plo > i ? plo : i, hi = lo;
+			for (size_t step = 1; hi < n && st(g, SL(R, hi)) < we; step *= 2) {
+				lo = hi + 1;
+				hi = lo + step < n ? lo + step : n;
+			}
 			while (lo < hi) {
 				size_t mid = lo + (hi - lo) / 2;
 				if (st(g, SL(R, mid)) < we)
@@ -232,6 +240,8 @@ link_waits(graph *g)
 					best = (ptrdiff_t)(k - 1);
 			}
 			*link_of(g, o + i) = best < 0 ? -1 : (int32_t)(o + (size_t)best);
+			pwe = we;
+			plo = lo;
 		}
 	}
 }
@@ -658,7 +668,20 @@ walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
 	 * step's end (the host's) kept */
 	ptrdiff_t x = -1;
 	int64_t end = t0, last_end = INT64_MIN, xe = INT64_MIN;
-	for (size_t r = 0; r < g->nranks; r++)
+	int given = g->ne == NULL; /* each rank's latest ending task given: the times its own */
+	for (size_t r = 0; r < g->nranks && given; r++)
+		given = g->ranks[r].n == 0 || g->ranks[r].last1 - 1 < g->ranks[r].n;
+	for (size_t r = 0; r < g->nranks && given; r++) {
+		if (g->ranks[r].n == 0)
+			continue;
+		size_t i = g->ranks[r].last1 - 1;
+		int64_t e = SL_END(&g->ranks[r], i);
+		if (x < 0 || e > xe) {
+			x = (ptrdiff_t)(g->off[r] + i);
+			xe = last_end = e;
+		}
+	}
+	for (size_t r = 0; r < g->nranks && !given; r++)
 		for (size_t i = 0; i < g->ranks[r].n; i++) {
 			size_t k = g->off[r] + i;
 			int64_t e = SL_END(&g->ranks[r], i), ke = g->ne != NULL ? g->ne[k] : e;

@@ -57,6 +57,9 @@ typedef struct cp_rank {
 	unsigned shift;       /* 1 .. 31 */
 	size_t n;
 	const cp_lane *lanes;
+	/* The task with the latest end, the first such in task order, + 1 (0: not given, the
+	 * graph looks): the step's end is found without reading every task's end again. */
+	size_t last1;
 	const tl_strpool *pool; /* the slices' names */
 	/* For a gap on the path before a task: the host start of the launch of the device work
 	 * starting at dev_start, or INT64_MIN (NULL: none). Asked only for the gaps on the path,

@@ -65,6 +65,7 @@ typedef struct rank_tasks {
 	uint32_t *task; /* then packed (cp_rank) */
 	unsigned shift;
 	size_t *lo, *hi; /* per track: its first task's slice and its last's + 1 (0, 0: none) */
+	size_t last1;    /* cp_rank's */
 } rank_tasks;
 
 #define CUT(s) ((s)->start > t0 ? (s)->start : t0)
@@ -214,6 +215,49 @@ pack_tasks(rank_tasks *rt, size_t ntracks)
 	rt->lo = rt->hi = NULL;
 }
 
+/* The first task (packed, by start) ending at late among those starting at late_s (as cut at
+ * t0), the earliest start of the tasks ending at late, the latest end: the first task in order
+ * with the latest end (SIZE_MAX: none found). */
+static size_t
+latest_task(const rank_tasks *rt, int64_t t0, int64_t late, int64_t late_s)
+{
+#define LANE_OF(i) (&rt->lanes[rt->task[i] >> rt->shift])
+#define SLICE_OF(i) (&LANE_OF(i)->v[rt->task[i] & ((UINT32_C(1) << rt->shift) - 1)])
+	size_t lo = 0, hi = rt->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (CUT(SLICE_OF(mid)) < late_s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < rt->n && CUT(SLICE_OF(lo)) == late_s; lo++)
+		if (slice_end(LANE_OF(lo)->t, SLICE_OF(lo)) == late)
+			return lo;
+	return SIZE_MAX; /* (none: the graph looks) */
+#undef SLICE_OF
+#undef LANE_OF
+}
+
+/* Whether names are of an event wait, for the last few names seen (by id, in the rank's
+ * pool): a stream of other work repeats a few names. */
+typedef struct wait_cache {
+	uint32_t name[64];
+	unsigned char ok[64], wait[64]; /* ok: the entry is one */
+} wait_cache;
+
+static int
+is_wait(wait_cache *c, const tl_strpool *pool, uint32_t name)
+{
+	size_t h = name % 64;
+	if (!c->ok[h] || c->name[h] != name) {
+		c->name[h] = name;
+		c->ok[h] = 1;
+		c->wait[h] = strcasestr(strpool_get(pool, name), "wait") != NULL;
+	}
+	return c->wait[h];
+}
+
 /* Rank ri's tasks of its step si (index into its steps; SIZE_MAX: a rank without steps, all of
  * them) into *rt, by start; the latest end into *end. */
 static void
@@ -227,7 +271,10 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 	rt->lanes = xcalloc(2 * r->ntracks + 1, sizeof *rt->lanes);
 	rt->lo = xcalloc(r->ntracks + 1, sizeof *rt->lo);
 	rt->hi = xcalloc(r->ntracks + 1, sizeof *rt->hi);
-	int64_t prev = INT64_MIN; /* the last task's start, cut */
+	int64_t prev = INT64_MIN;                     /* the last task's start, cut */
+	int64_t late = INT64_MIN, late_s = INT64_MAX; /* the latest end, its earliest start */
+	wait_cache wc;
+	memset(wc.ok, 0, sizeof wc.ok);
 	for (size_t k = 0; k < r->ntracks; k++) {
 		const tl_track *t = r->tracks[k];
 		int kind = item_kind(t->kind);
@@ -268,8 +315,7 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 				continue;
 			uint32_t lane = (uint32_t)(2 * k);
 			/* a stream waiting for an event (EVENT_WAIT, Notify Wait outside an op) */
-			if (t->kind == TL_LANE_OTHER &&
-			    strcasestr(strpool_get(r->pool, sl->name), "wait") != NULL)
+			if (t->kind == TL_LANE_OTHER && is_wait(&wc, r->pool, sl->name))
 				lane++;
 			if (rt->n > n0 && s < prev)
 				runs_sorted = 0;
@@ -283,6 +329,10 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 			rt->lane[rt->n++] = lane;
 			if (e > *end)
 				*end = e;
+			if (e > late || (e == late && s < late_s)) {
+				late = e;
+				late_s = s;
+			}
 		}
 		if (rt->n > n0) {
 			run[nrun++] = n0;
@@ -296,6 +346,7 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 	else if (rt->n > 1 && !runs_sorted)
 		sort_tasks(rt, t0);
 	pack_tasks(rt, r->ntracks);
+	rt->last1 = rt->n > 0 ? latest_task(rt, t0, late, late_s) + 1 : 0; /* (SIZE_MAX + 1: 0) */
 	free(run);
 }
 #undef TASK
@@ -495,6 +546,7 @@ one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp
 		                  .shift = rt[ri].shift,
 		                  .n = rt[ri].n,
 		                  .lanes = rt[ri].lanes,
+		                  .last1 = rt[ri].last1,
 		                  .pool = tr->ranks[ri]->pool,
 		                  .launch = launch_of,
 		                  .ctx = &lv[ri]};

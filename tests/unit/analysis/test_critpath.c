@@ -161,6 +161,22 @@ check_hand(void)
 	CHECK(tiles(&s) && blame_sum(&s) == 50, "hand: tiles the step, blame sums to it");
 	CHECK(s.nops == 2 && strcmp(s.ops[0].name, "A") == 0 && s.ops[0].ns == 30,
 	      "hand: A is the longest compute on the path");
+	/* each rank's latest ending task given (the query's last1): the same path */
+	cp_rank Rl[] = {R[0], R[1]};
+	Rl[0].last1 = 3; /* B, ends at 50 */
+	Rl[1].last1 = 3; /* B, ends at 45 */
+	cp_step sl = {.step = 1};
+	critpath_step(Rl, 2, NULL, 0, 0, 50, NULL, 0, &sl);
+	int same = sl.nseg == s.nseg && sl.end == s.end && sl.jumps == s.jumps;
+	for (size_t k = 0; same && k < s.nseg; k++)
+		same = seg_is(&sl, k, cp_seg_rank(&s, &s.seg[k]), s.seg[k].start, cp_seg_end(&s, k),
+		              (int)s.seg[k].kind, cp_seg_name(&s, &s.seg[k]));
+	CHECK(same, "hand: the latest ending tasks given, the same segments");
+	critpath_step_free(&sl);
+	Rl[0].last1 = 0; /* one rank's not given: every end read, as without */
+	critpath_step(Rl, 2, NULL, 0, 0, 50, NULL, 0, &sl);
+	CHECK(sl.nseg == s.nseg && sl.end == s.end, "hand: one not given, the same path");
+	critpath_step_free(&sl);
 	critpath_step_free(&s);
 	/* A at half: rank 1 arrives at 15, the transfer ends at 25, B at 35 (worked by hand) */
 	int64_t d1 = predict(R, 2, NULL, 0, 50, "A=-50%");
