@@ -30,8 +30,9 @@ static int
 has_ci(const char *s, const char *w)
 {
 	size_t m = strlen(w);
-	for (; *s; s++)
-		if (strncasecmp(s, w, m) == 0)
+	int c = tolower((unsigned char)*w);
+	for (; *s; s++) /* the first letter before the call (the critical path asks every op) */
+		if (tolower((unsigned char)*s) == c && strncasecmp(s, w, m) == 0)
 			return 1;
 	return 0;
 }
