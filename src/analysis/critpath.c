@@ -657,9 +657,11 @@ step_ops(cp_step *out)
 }
 
 static void
-walk(graph *g, int64_t t0, int64_t t1, cp_step *out)
+walk(graph *g, int64_t t0, int64_t t1, cp_seg *mem, size_t cap, cp_step *out)
 {
-	segv s = {.b = xcalloc((g->nranks + 1) * CP__COUNT, sizeof *s.b),
+	segv s = {.v = mem,
+	          .cap = mem != NULL ? cap : 0,
+	          .b = xcalloc((g->nranks + 1) * CP__COUNT, sizeof *s.b),
 	          .who = xmalloc((g->nranks + 1) * sizeof *s.who),
 	          .whov = xcalloc(g->nranks + 1, sizeof *s.whov)};
 	memset(s.who, 0xff, (g->nranks + 1) * sizeof *s.who);
@@ -821,6 +823,14 @@ void
 critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2p, int64_t t0,
               int64_t t1, const cp_scale *sc, size_t nsc, cp_step *out)
 {
+	critpath_step_into(ranks, nranks, p2p, np2p, t0, t1, sc, nsc, NULL, 0, out);
+}
+
+void
+critpath_step_into(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2p, int64_t t0,
+                   int64_t t1, const cp_scale *sc, size_t nsc, cp_seg *mem, size_t cap,
+                   cp_step *out)
+{
 	int64_t step = out->step;
 	memset(out, 0, sizeof *out);
 	out->step = step;
@@ -883,7 +893,7 @@ critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2
 	}
 	link_waits(&g);
 	compute_times(&g);
-	walk(&g, t0, t1, out);
+	walk(&g, t0, t1, mem, cap, out);
 	free(g.off);
 	free(g.pred);
 	free(g.have_pred);
@@ -937,8 +947,16 @@ critpath_longest(const cp_step *s, size_t n, cp_long *out)
 void
 critpath_lean(cp_step *s, size_t n)
 {
+	size_t cap;
+	free(critpath_lean_take(s, n, &cap));
+}
+
+cp_seg *
+critpath_lean_take(cp_step *s, size_t n, size_t *room)
+{
+	*room = 0;
 	if (s->seg == NULL)
-		return;
+		return NULL;
 	s->longest = xcalloc(n ? n : 1, sizeof *s->longest);
 	s->nlong = critpath_longest(s, n, s->longest);
 	size_t cap = 0;
@@ -950,8 +968,10 @@ critpath_lean(cp_step *s, size_t n)
 			VEC_PUSH(s->runs, s->nruns, cap,
 			         ((cp_run){s->seg[k].start, cp_seg_end(s, k), rank}));
 	}
-	free(s->seg);
+	cp_seg *mem = s->seg;
+	*room = s->nseg;
 	s->seg = NULL;
+	return mem;
 }
 
 int

@@ -155,6 +155,12 @@ typedef struct cp_step {
  * step has fewer than 2^31 tasks. */
 void critpath_step(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2p, int64_t t0,
                    int64_t t1, const cp_scale *sc, size_t nsc, cp_step *out);
+/* As critpath_step, the segments written into mem (room for cap of them; malloc'ed, or NULL),
+ * which becomes out's: a lean step's memory (critpath_lean_take) for the next step's path, its
+ * pages faulted in once, not again at each step. */
+void critpath_step_into(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_t np2p,
+                        int64_t t0, int64_t t1, const cp_scale *sc, size_t nsc, cp_seg *mem,
+                        size_t cap, cp_step *out);
 void critpath_step_free(cp_step *);
 /* The n longest segments of s (not lean) into out (room for n), longest first, equal lengths
  * by start; their count. */
@@ -162,6 +168,9 @@ size_t critpath_longest(const cp_step *s, size_t n, cp_long *out);
 /* Lets s's segments go but for their count, its n longest (critpath_longest) and its runs of
  * one rank: what a report of the path's longest segments and critpath_meets read. */
 void critpath_lean(cp_step *s, size_t n);
+/* As critpath_lean, the segments' memory handed back (room for *room of them; NULL: none), not
+ * freed. */
+cp_seg *critpath_lean_take(cp_step *s, size_t n, size_t *room);
 /* Whether a segment of s of rank (< 0: any) overlaps [t0, t1) (lean or not). */
 int critpath_meets(const cp_step *s, int rank, int64_t t0, int64_t t1);
 

@@ -510,7 +510,7 @@ fill_stages(const tl_query *q, stage_map *sm, cp_step *s)
 /* The path of step id (-1: the whole trace, no steps) into out, scaled by sc. */
 static void
 one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp_scale *sc,
-         size_t nsc, launches *lv, cp_step *out, cp_step *whatif)
+         size_t nsc, launches *lv, cp_seg *mem, size_t cap, cp_step *out, cp_step *whatif)
 {
 	const tl_trace *tr = tlq_trace(q);
 	size_t nr = tr->nranks;
@@ -554,7 +554,7 @@ one_step(const tl_query *q, int64_t id, const cp_p2p *p2p, size_t np2p, const cp
 	if (t0 >= t1)
 		t0 = t1 = t0 == INT64_MAX ? 0 : t0;
 	out->step = id;
-	critpath_step(R, nr, p2p, np2p, t0, end, NULL, 0, out);
+	critpath_step_into(R, nr, p2p, np2p, t0, end, NULL, 0, mem, cap, out);
 	if (whatif != NULL) {
 		whatif->step = id;
 		critpath_step(R, nr, p2p, np2p, t0, end, sc, nsc, whatif);
@@ -592,16 +592,20 @@ typedef struct step_job {
 	int lean;
 	size_t nlong;
 	tl_cp_result *out;
+	cp_seg *spare; /* lean: the step before's segments' memory (steps one at a time) */
+	size_t spare_cap;
 } step_job;
 
 static void
 step_run(void *arg, size_t i)
 {
 	step_job *j = arg;
-	one_step(j->q, j->ids[i], j->p2p, j->np2p, j->sc, j->nsc, j->lv, &j->out->steps[i],
-	         j->out->whatif ? &j->out->whatif[i] : NULL);
-	if (j->lean) /* before the next step's graph is made beside it */
-		critpath_lean(&j->out->steps[i], j->nlong);
+	one_step(j->q, j->ids[i], j->p2p, j->np2p, j->sc, j->nsc, j->lv, j->spare, j->spare_cap,
+	         &j->out->steps[i], j->out->whatif ? &j->out->whatif[i] : NULL);
+	j->spare = NULL;
+	if (j->lean) /* before the next step's graph is made beside it; its memory the next
+	              * step's segments' */
+		j->spare = critpath_lean_take(&j->out->steps[i], j->nlong, &j->spare_cap);
 	tlq_release_pages(j->q); /* a step reads every rank's slices of its time: the next
 	                          * step's lie further on */
 }
@@ -659,8 +663,9 @@ critical_run(const tl_query *q, const cp_scale *sc, size_t nsc, int lean, size_t
 		lv[ri].r = tr->ranks[ri];
 		pthread_mutex_init(&lv[ri].lock, NULL);
 	}
-	step_job job = {q, ids, p2p, nl, sc, nsc, lv, lean && nsc == 0, nlong, out};
+	step_job job = {q, ids, p2p, nl, sc, nsc, lv, lean && nsc == 0, nlong, out, NULL, 0};
 	parallel_for(n, 1, step_run, &job); /* one step at a time: a graph is ~30 bytes a task */
+	free(job.spare);
 	for (size_t ri = 0; ri < tr->nranks; ri++) {
 		launch_pack_free(&lv[ri].p);
 		pthread_mutex_destroy(&lv[ri].lock);

@@ -176,6 +176,23 @@ check_hand(void)
 	Rl[0].last1 = 0; /* one rank's not given: every end read, as without */
 	critpath_step(Rl, 2, NULL, 0, 0, 50, NULL, 0, &sl);
 	CHECK(sl.nseg == s.nseg && sl.end == s.end, "hand: one not given, the same path");
+	/* a lean step's memory for the next one's segments (room for 3, then for 1): the same */
+	static const size_t rooms[] = {3, 1};
+	for (size_t ri = 0; ri < 2; ri++) {
+		size_t room = rooms[ri], got;
+		cp_seg *mem = critpath_lean_take(&sl, 2, &got);
+		CHECK(mem != NULL && got == s.nseg && sl.seg == NULL && sl.nlong == 2,
+		      "hand: a lean step hands its segments' memory back (%zu)", got);
+		critpath_step_free(&sl);
+		mem = xreallocarray(mem, room, sizeof *mem);
+		critpath_step_into(R, 2, NULL, 0, 0, 50, NULL, 0, mem, room, &sl);
+		same = sl.nseg == s.nseg && sl.end == s.end;
+		for (size_t k = 0; same && k < s.nseg; k++)
+			same = seg_is(&sl, k, cp_seg_rank(&s, &s.seg[k]), s.seg[k].start,
+			              cp_seg_end(&s, k), (int)s.seg[k].kind,
+			              cp_seg_name(&s, &s.seg[k]));
+		CHECK(same, "hand: the segments in memory of room for %zu, the same", room);
+	}
 	critpath_step_free(&sl);
 	critpath_step_free(&s);
 	/* A at half: rank 1 arrives at 15, the transfer ends at 25, B at 35 (worked by hand) */
