@@ -71,9 +71,7 @@ typedef struct rank_tasks {
 #define CUT(s) ((s)->start > t0 ? (s)->start : t0)
 #define TASK(rt, i) (&(rt)->lanes[(rt)->lane[i]].v[(rt)->idx[i]])
 
-/* The runs of tasks [run[k] .. run[k + 1]), each by start (as cut at t0), merged into one by
- * start (ties: the earlier run first, as a stable sort by start would give): a min-heap of the
- * runs by their next task's start, held beside each (read once a task). */
+/* merge_runs's heap: a run and its next task's start. */
 typedef struct run_head {
 	int64_t at; /* the next task's start, cut */
 	size_t k;   /* the run */
@@ -81,12 +79,24 @@ typedef struct run_head {
 
 #define RUN_LESS(a, b) ((a).at != (b).at ? (a).at < (b).at : (a).k < (b).k)
 
-static void
-merge_runs(rank_tasks *rt, const size_t *run, size_t nrun, int64_t t0)
+/* Task i's 32 bits (cp_rank's task): its track's slices cut in chunks of 2^sh from lo[k], two
+ * lanes a chunk from base[k] (pack_tasks's). */
+static inline uint32_t
+task_code(const rank_tasks *rt, const size_t *base, unsigned sh, size_t i)
 {
-	size_t n = rt->n;
-	uint32_t *w = xreallocarray(NULL, n ? n : 1, sizeof *w);
-	uint32_t *lw = xreallocarray(NULL, n ? n : 1, sizeof *lw);
+	size_t k = rt->lane[i] / 2, o = rt->idx[i] - rt->lo[k];
+	size_t l = base[k] + 2 * (o >> sh) + (rt->lane[i] & 1);
+	return (uint32_t)(l << sh | (o & (((size_t)1 << sh) - 1)));
+}
+
+/* The runs of tasks [run[k] .. run[k + 1]), each by start (as cut at t0), merged into one by
+ * start (ties: the earlier run first, as a stable sort by start would give) into out, each task
+ * as task_code's: a min-heap of the runs by their next task's start, held beside each (read
+ * once a task). */
+static void
+merge_runs(const rank_tasks *rt, const size_t *run, size_t nrun, int64_t t0, const size_t *base,
+           unsigned sh, uint32_t *out)
+{
 	size_t *head = xcalloc(nrun ? nrun : 1, sizeof *head);
 	run_head *h = xcalloc(nrun ? nrun : 1, sizeof *h);
 	size_t nh = 0;
@@ -102,8 +112,7 @@ merge_runs(rank_tasks *rt, const size_t *run, size_t nrun, int64_t t0)
 	}
 	for (size_t o = 0; nh > 0; o++) {
 		size_t k = h[0].k;
-		lw[o] = rt->lane[head[k]];
-		w[o] = rt->idx[head[k]++];
+		out[o] = task_code(rt, base, sh, head[k]++);
 		run_head x; /* the top's next, or the last's: sifted down from the top */
 		if (head[k] == run[k + 1])
 			x = h[--nh];
@@ -126,11 +135,6 @@ merge_runs(rank_tasks *rt, const size_t *run, size_t nrun, int64_t t0)
 	}
 	free(h);
 	free(head);
-	free(rt->idx);
-	free(rt->lane);
-	rt->idx = w;
-	rt->lane = lw;
-	rt->cap = n;
 }
 #undef RUN_LESS
 
@@ -165,9 +169,10 @@ sort_tasks(rank_tasks *rt, int64_t t0)
 
 /* The tasks packed in 32 bits each (cp_rank's task): each track's slices of the step cut in
  * chunks of 2^shift from the first there, two lanes a chunk (the track's kind, and its event
- * waits); shift the largest that leaves bits enough for the lanes. */
+ * waits); shift the largest that leaves bits enough for the lanes. The tasks' runs (nrun > 1:
+ * each by start, merged as they are packed) or the tasks by start already. */
 static void
-pack_tasks(rank_tasks *rt, size_t ntracks)
+pack_tasks(rank_tasks *rt, size_t ntracks, const size_t *run, size_t nrun, int64_t t0)
 {
 	size_t nt = ntracks ? ntracks : 1, *lo = rt->lo, *hi = rt->hi;
 	size_t *base = xcalloc(nt, sizeof *base);
@@ -198,10 +203,11 @@ pack_tasks(rank_tasks *rt, size_t ntracks)
 		}
 	}
 	rt->task = xreallocarray(NULL, rt->n ? rt->n : 1, sizeof *rt->task);
-	for (size_t i = 0; i < rt->n; i++) {
-		size_t k = rt->lane[i] / 2, o = rt->idx[i] - lo[k];
-		size_t l = base[k] + 2 * (o >> sh) + (rt->lane[i] & 1);
-		rt->task[i] = (uint32_t)(l << sh | (o & (((size_t)1 << sh) - 1)));
+	if (nrun > 1) {
+		merge_runs(rt, run, nrun, t0, base, sh, rt->task);
+	} else {
+		for (size_t i = 0; i < rt->n; i++)
+			rt->task[i] = task_code(rt, base, sh, i);
 	}
 	rt->shift = sh;
 	free(rt->lanes);
@@ -341,11 +347,10 @@ rank_items(const tl_query *q, size_t ri, size_t si, int64_t t0, int64_t t1, rank
 		}
 	}
 	run[nrun] = rt->n;
-	if (rt->n > 1 && nrun > 1 && runs_sorted) /* each track's by start: merged */
-		merge_runs(rt, run, nrun, t0);
-	else if (rt->n > 1 && !runs_sorted)
+	if (rt->n > 1 && !runs_sorted)
 		sort_tasks(rt, t0);
-	pack_tasks(rt, r->ntracks);
+	/* each track's by start: merged as they are packed */
+	pack_tasks(rt, r->ntracks, run, rt->n > 1 && runs_sorted ? nrun : 1, t0);
 	rt->last1 = rt->n > 0 ? latest_task(rt, t0, late, late_s) + 1 : 0; /* (SIZE_MAX + 1: 0) */
 	free(run);
 }
