@@ -180,12 +180,28 @@ on_of(const graph *g, size_t x)
 	return l >= 0 ? l : -1;
 }
 
-/* The task of rank r starting at start (a communication op named name when name is not NULL). */
+/* The task of rank r starting at start (a communication op named name when name is not NULL).
+ * *at (NULL: none) is the rank's cursor, the place of the answer before: the search gallops
+ * from it (a collective's members come mostly in time order, each search from the whole rank
+ * missed the cache at every probe). */
 static ptrdiff_t
-find_item(const graph *g, size_t r, int64_t start, const char *name)
+find_item(const graph *g, size_t r, int64_t start, const char *name, size_t *at)
 {
 	const cp_rank *R = &g->ranks[r];
-	size_t lo = 0, hi = R->n;
+	size_t n = R->n, c = at != NULL && *at <= n ? *at : n / 2, lo, hi;
+	if (c < n && st(g, SL(R, c)) < start) { /* after c: those up to lo start before */
+		lo = hi = c + 1;
+		for (size_t step = 1; hi < n && st(g, SL(R, hi)) < start; step *= 2) {
+			lo = hi + 1;
+			hi = lo + step < n ? lo + step : n;
+		}
+	} else { /* at c or before: hi starts at or after start (or is n) */
+		lo = hi = c;
+		for (size_t step = 1; lo > 0 && st(g, SL(R, lo - 1)) >= start; step *= 2) {
+			hi = lo - 1;
+			lo = hi > step ? hi - step : 0;
+		}
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (st(g, SL(R, mid)) < start)
@@ -193,6 +209,8 @@ find_item(const graph *g, size_t r, int64_t start, const char *name)
 		else
 			hi = mid;
 	}
+	if (at != NULL)
+		*at = lo;
 	for (size_t i = lo; i < R->n && st(g, SL(R, i)) == start; i++)
 		if (LANE(R, i)->kind == CP_COMM &&
 		    (name == NULL || strcmp(strpool_get(R->pool, SL(R, i)->name), name) == 0))
@@ -278,6 +296,7 @@ link_collectives(graph *g)
 	for (size_t i = 0; i < nc; i++)
 		nm += c[i].n;
 	g->cm = xcalloc(nm ? nm : 1, sizeof *g->cm);
+	size_t *at = xcalloc(g->nranks ? g->nranks : 1, sizeof *at); /* find_item's cursors */
 	size_t w = 0;
 	for (size_t i = 0; i < nc; i++) {
 		if (c[i].n < 2)
@@ -289,7 +308,7 @@ link_collectives(graph *g)
 		int ok = 1;
 		for (size_t k = 0; k < c[i].n && ok; k++) {
 			ptrdiff_t x = find_item(g, (size_t)c[i].ranks[k].rank, c[i].ranks[k].arrive,
-			                        c[i].name);
+			                        c[i].name, &at[c[i].ranks[k].rank]);
 			/* an op that ended before the last member arrived (clocks not aligned, or
 			 * not one call): no instance, its members stay plain tasks */
 			if (x < 0 || *link_of(g, (size_t)x) >= 0 || run_end(g, (size_t)x) < last)
@@ -305,6 +324,7 @@ link_collectives(graph *g)
 		g->cstart[++w] = (uint32_t)m;
 	}
 	g->nc = w;
+	free(at);
 	coll_free(c, nc);
 }
 
@@ -883,8 +903,8 @@ critpath_step_into(const cp_rank *ranks, size_t nranks, const cp_p2p *p2p, size_
 	for (size_t i = 0; i < np2p; i++) {
 		if (p2p[i].send_rank >= nranks || p2p[i].recv_rank >= nranks)
 			continue;
-		ptrdiff_t rv = find_item(&g, p2p[i].recv_rank, p2p[i].recv_start, NULL);
-		ptrdiff_t sd = find_item(&g, p2p[i].send_rank, p2p[i].send_start, NULL);
+		ptrdiff_t rv = find_item(&g, p2p[i].recv_rank, p2p[i].recv_start, NULL, NULL);
+		ptrdiff_t sd = find_item(&g, p2p[i].send_rank, p2p[i].send_start, NULL, NULL);
 		/* a pair whose receive ended before its send started is not one (clocks) */
 		if (rv < 0 || sd < 0 || *link_of(&g, (size_t)rv) >= 0 ||
 		    run_end(&g, (size_t)rv) < run_start(&g, (size_t)sd))
