@@ -40,8 +40,9 @@ struct fctx {
 	const tl_trace *tr;
 	const tl_find_opts *o;
 	double th[TL_FIND__COUNT];
-	tl_step_overlap **so; /* per rank: tlq_step_overlaps */
+	tl_step_overlap **so; /* per rank: tlq_step_overlaps (the caller's rs's, or own_so) */
 	size_t *nso;
+	int own_so;
 	tl_finding *v;
 	size_t n, cap;
 	tl_rl_bubble *stalls; /* the stall rule's, by rank then start */
@@ -1452,7 +1453,17 @@ tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 	size_t nr = c.tr->nranks;
 	c.so = xcalloc(nr + 1, sizeof *c.so);
 	c.nso = xcalloc(nr + 1, sizeof *c.nso);
+	/* the caller's per-rank steps hold the same rows (tlq_rank_steps asks tlq_step_overlaps,
+	 * at least one row a rank): not asked again over every slice */
+	c.own_so = c.o->rs == NULL;
+	for (size_t ri = 0; ri < nr && !c.own_so; ri++)
+		c.own_so = c.o->rs[ri].n == 0;
 	for (size_t ri = 0; ri < nr; ri++) {
+		if (!c.own_so) {
+			c.so[ri] = c.o->rs[ri].so;
+			c.nso[ri] = c.o->rs[ri].n;
+			continue;
+		}
 		c.nso[ri] = tlq_step_overlaps(c.tr->ranks[ri], &c.so[ri]);
 		tlq_release_rank(q, ri); /* a batch summary (query.h) */
 	}
@@ -1498,7 +1509,7 @@ tlq_findings(const tl_query *q, const tl_find_opts *opts, tl_finding **out)
 		tlq_comm_free(&c.cm);
 	if (c.own_cr)
 		tlq_collectives_free(&c.cr);
-	for (size_t ri = 0; ri < nr; ri++)
+	for (size_t ri = 0; ri < nr && c.own_so; ri++)
 		free(c.so[ri]);
 	free(c.so);
 	free(c.nso);

@@ -72,6 +72,7 @@ typedef struct tl_find_opts {
 	/* what the caller has already asked for (tl summary), borrowed; NULL: asked here */
 	const tl_coll_result *cr;
 	const tl_comm_result *cm;
+	/* (rs's overlap rows are the rules' tlq_step_overlaps: not asked again) */
 	const tl_rank_steps *rs;
 	const tl_cp_result *cp; /* the critical path (tlq_critical, no what-if); NULL: the
 	                           findings do not say whether they are on it (opts NULL:
