@@ -21,12 +21,29 @@ launch_percentile(const int64_t *v, size_t n, int p)
 	return v[percentile_at(n, p)];
 }
 
-/* The step of launch l (its index), or nsteps: outside every step. */
+/* The step of launch l (its index), or nsteps: outside every step. steps_index_at's answer,
+ * from *lo, the count of steps starting at or before the launch before (the launches come
+ * mostly by host start): searched only when the launch is not in the same place. */
 static size_t
-launch_bucket(const tl_rank *r, const tl_launch *l)
+launch_bucket(const tl_rank *r, const tl_launch *l, size_t *lo)
 {
-	size_t k = r->nsteps == 1 ? 0 : steps_index_at(r->steps, r->nsteps, l->host_start);
-	return k < r->nsteps ? k : r->nsteps;
+	const tl_step *v = r->steps;
+	size_t n = r->nsteps, c = *lo;
+	int64_t t = l->host_start;
+	if (n == 1)
+		return 0;
+	if (c > n || (c > 0 && v[c - 1].start > t) || (c < n && v[c].start <= t)) {
+		size_t a = 0, b = n; /* the steps starting at or before t */
+		while (a < b) {
+			size_t mid = (a + b) / 2;
+			if (v[mid].start <= t)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		c = *lo = a;
+	}
+	return c > 0 && t <= v[c - 1].end ? c - 1 : n;
 }
 
 /* The row of one bucket's m delays: in d64, or in d32 when they fit 32 bits. */
@@ -67,10 +84,10 @@ launch_steps(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step **out)
 	 * bits when every one fits (a DB's launches: up to 2.1 s), the scratch then 4 bytes a
 	 * launch, not 8: 4 MB less at the top of a rank's gather of 1 M launches */
 	size_t nb = r->nsteps + 1;
-	size_t *at = xcalloc(nb + 1, sizeof *at);
+	size_t *at = xcalloc(nb + 1, sizeof *at), lo = 0;
 	int narrow = 1;
 	for (size_t i = 0; i < n; i++) {
-		at[launch_bucket(r, &v[i]) + 1]++;
+		at[launch_bucket(r, &v[i], &lo) + 1]++;
 		int64_t x = v[i].dev_start - v[i].host_start;
 		narrow &= x >= INT32_MIN && x <= INT32_MAX;
 	}
@@ -81,7 +98,7 @@ launch_steps(const tl_rank *r, tl_launch *v, size_t n, tl_launch_step **out)
 	size_t *fill = xreallocarray(NULL, nb, sizeof *fill);
 	memcpy(fill, at, nb * sizeof *fill);
 	for (size_t i = 0; i < n; i++) {
-		size_t k = fill[launch_bucket(r, &v[i])]++;
+		size_t k = fill[launch_bucket(r, &v[i], &lo)]++;
 		int64_t x = v[i].dev_start - v[i].host_start;
 		if (narrow)
 			d32[k] = (int32_t)x;
