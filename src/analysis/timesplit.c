@@ -143,12 +143,21 @@ memory_by_launch(const tl_rank *r, uint16_t step, int64_t *memory, int64_t *not_
 		tagged = 1;
 		tl_step_cursor sc;
 		step_cursor_init(&sc, t);
-		for (size_t i = 0; i < t->n; i++)
-			if ((step == TL_NO_STEP || step_cursor_at(&sc, i) == step) &&
-			    track_end(t, i) > t->v[i].start) {
-				ival x = {t->v[i].start, track_end(t, i)};
-				VEC_PUSH(m, nm, cap, x);
+		for (size_t i = 0; i < t->n;) {
+			size_t e = t->n; /* the run of the step's slices from i (the other steps'
+			                    runs skipped whole, not read a slice at a time) */
+			if (step != TL_NO_STEP) {
+				i = step_cursor_next(&sc, i, step, INT64_MAX);
+				if (i >= t->n)
+					break;
+				e = step_cursor_run_end(&sc, i, step);
 			}
+			for (; i < e; i++)
+				if (track_end(t, i) > t->v[i].start) {
+					ival x = {t->v[i].start, track_end(t, i)};
+					VEC_PUSH(m, nm, cap, x);
+				}
+		}
 	}
 	if (nm > 0) {
 		size_t nu = merge(m, nm);
