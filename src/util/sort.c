@@ -41,221 +41,50 @@ sort_unless_sorted(void *base, size_t n, size_t size, int (*cmp)(const void *, c
 		qsort(base, n, size, cmp);
 }
 
-static void
-insertion(int64_t *v, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		int64_t x = v[i];
-		size_t j = i;
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-}
-
-int64_t
-select_i64(int64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n; /* k in [lo, hi) */
-	for (int round = 0; hi - lo > SMALL; round++) {
-		if (round == 64) { /* a range that does not shrink: sorted (never met) */
-			sort_i64(v + lo, hi - lo);
-			return v[k];
-		}
-		int64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
-		int64_t p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-		size_t lt = lo, i = lo, gt = hi; /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */
-		while (i < gt) {
-			int64_t x = v[i];
-			if (x < p) {
-				v[i++] = v[lt];
-				v[lt++] = x;
-			} else if (x > p) {
-				v[i] = v[--gt];
-				v[gt] = x;
-			} else {
-				i++;
-			}
-		}
-		if (k < lt)
-			hi = lt;
-		else if (k >= gt)
-			lo = gt;
-		else
-			return p;
-	}
-	insertion(v + lo, hi - lo);
-	return v[k];
-}
-
-/* Moves the values of v[0 .. n) whose bucket ((x - lo) >> sh) is b to its front; returns how
- * many. The branch is mostly not taken: predicted. */
-static size_t
-hist_gather(int64_t *v, size_t n, uint64_t lo, int sh, uint64_t b)
-{
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++)
-		if (((uint64_t)v[i] - lo) >> sh == b) {
-			int64_t x = v[i];
-			v[i] = v[w];
-			v[w++] = x;
-		}
-	return w;
-}
-
-#define HIST_BITS 12 /* select2_i64's buckets: 16 KB of counts, on the stack */
+#define HIST_BITS 12 /* select2's buckets: 16 KB of counts, on the stack */
 #define HIST_MIN 2048
 
-void
-select2_i64(int64_t *v, size_t n, size_t k1, size_t k2, int64_t *a, int64_t *b)
+static int
+sel_cmp_i64(const void *a, const void *b)
 {
-	if (n < HIST_MIN || n > UINT32_MAX) {
-		*b = select_i64(v, n, k2);
-		*a = k1 < k2 ? select_i64(v, k2, k1) : *b; /* v[0 .. k2) <= *b */
-		return;
-	}
-	int64_t mn = v[0], mx = v[0];
-	for (size_t i = 1; i < n; i++) {
-		mn = v[i] < mn ? v[i] : mn;
-		mx = v[i] > mx ? v[i] : mx;
-	}
-	if (mn == mx) {
-		*a = *b = mn;
-		return;
-	}
-	uint64_t lo = (uint64_t)mn, range = (uint64_t)mx - lo;
-	int sh = 0;
-	while (range >> sh >> HIST_BITS != 0)
-		sh++;
-	uint32_t cnt[1u << HIST_BITS];
-	memset(cnt, 0, sizeof cnt);
-	for (size_t i = 0; i < n; i++)
-		cnt[((uint64_t)v[i] - lo) >> sh]++;
-	/* the buckets of the k1-th and the k2-th, and their ranks in them */
-	size_t b1 = 0, below = 0;
-	while (below + cnt[b1] <= k1)
-		below += cnt[b1++];
-	size_t r1 = k1 - below, b2 = b1;
-	while (below + cnt[b2] <= k2)
-		below += cnt[b2++];
-	size_t r2 = k2 - below;
-	if (sh == 0) { /* a bucket a value (the DB's delays: one value but a few) */
-		*a = (int64_t)(lo + b1);
-		*b = (int64_t)(lo + b2);
-		return;
-	}
-	size_t m1 = hist_gather(v, n, lo, sh, b1);
-	if (b1 == b2) { /* a bucket's values span 1 / 4096 of the range: the next round less */
-		select2_i64(v, m1, r1, r2, a, b);
-		return;
-	}
-	size_t m2 = hist_gather(v + m1, n - m1, lo, sh, b2);
-	select2_i64(v, m1, r1, r1, a, a);
-	select2_i64(v + m1, m2, r2, r2, b, b);
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
 }
 
-/* ---- select2_i64's and select_i64's ways over 32-bit values ---- */
-
 static int
-cmp_i32(const void *a, const void *b)
+sel_cmp_i32(const void *a, const void *b)
 {
 	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
 	return (x > y) - (x < y);
 }
 
-static int32_t
-select_i32(int32_t *v, size_t n, size_t k)
+#define SEL_T int64_t
+#define SEL(name) sel_##name##_i64
+#include "util/sort_select.h"
+#undef SEL_T
+#undef SEL
+#define SEL_T int32_t
+#define SEL(name) sel_##name##_i32
+#include "util/sort_select.h"
+#undef SEL_T
+#undef SEL
+
+int64_t
+select_i64(int64_t *v, size_t n, size_t k)
 {
-	size_t lo = 0, hi = n; /* k in [lo, hi) */
-	for (int round = 0; hi - lo > SMALL; round++) {
-		if (round == 64) { /* a range that does not shrink: sorted (never met) */
-			qsort(v + lo, hi - lo, sizeof *v, cmp_i32);
-			return v[k];
-		}
-		int32_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
-		int32_t p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-		size_t lt = lo, i = lo, gt = hi; /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */
-		while (i < gt) {
-			int32_t x = v[i];
-			if (x < p) {
-				v[i++] = v[lt];
-				v[lt++] = x;
-			} else if (x > p) {
-				v[i] = v[--gt];
-				v[gt] = x;
-			} else {
-				i++;
-			}
-		}
-		if (k < lt)
-			hi = lt;
-		else if (k >= gt)
-			lo = gt;
-		else
-			return p;
-	}
-	qsort(v + lo, hi - lo, sizeof *v, cmp_i32); /* at most SMALL values */
-	return v[k];
+	return sel_select_i64(v, n, k);
 }
 
-static size_t
-hist_gather_i32(int32_t *v, size_t n, uint64_t lo, int sh, uint64_t b)
+void
+select2_i64(int64_t *v, size_t n, size_t k1, size_t k2, int64_t *a, int64_t *b)
 {
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++)
-		if (((uint64_t)(int64_t)v[i] - lo) >> sh == b) {
-			int32_t x = v[i];
-			v[i] = v[w];
-			v[w++] = x;
-		}
-	return w;
+	sel_select2_i64(v, n, k1, k2, a, b);
 }
 
 void
 select2_i32(int32_t *v, size_t n, size_t k1, size_t k2, int32_t *a, int32_t *b)
 {
-	if (n < HIST_MIN || n > UINT32_MAX) {
-		*b = select_i32(v, n, k2);
-		*a = k1 < k2 ? select_i32(v, k2, k1) : *b; /* v[0 .. k2) <= *b */
-		return;
-	}
-	int32_t mn = v[0], mx = v[0];
-	for (size_t i = 1; i < n; i++) {
-		mn = v[i] < mn ? v[i] : mn;
-		mx = v[i] > mx ? v[i] : mx;
-	}
-	if (mn == mx) {
-		*a = *b = mn;
-		return;
-	}
-	uint64_t lo = (uint64_t)(int64_t)mn, range = (uint64_t)(int64_t)mx - lo;
-	int sh = 0;
-	while (range >> sh >> HIST_BITS != 0)
-		sh++;
-	uint32_t cnt[1u << HIST_BITS];
-	memset(cnt, 0, sizeof cnt);
-	for (size_t i = 0; i < n; i++)
-		cnt[((uint64_t)(int64_t)v[i] - lo) >> sh]++;
-	size_t b1 = 0, below = 0;
-	while (below + cnt[b1] <= k1)
-		below += cnt[b1++];
-	size_t r1 = k1 - below, b2 = b1;
-	while (below + cnt[b2] <= k2)
-		below += cnt[b2++];
-	size_t r2 = k2 - below;
-	if (sh == 0) {
-		*a = (int32_t)((int64_t)lo + (int64_t)b1);
-		*b = (int32_t)((int64_t)lo + (int64_t)b2);
-		return;
-	}
-	size_t m1 = hist_gather_i32(v, n, lo, sh, b1);
-	if (b1 == b2) {
-		select2_i32(v, m1, r1, r2, a, b);
-		return;
-	}
-	size_t m2 = hist_gather_i32(v + m1, n - m1, lo, sh, b2);
-	select2_i32(v, m1, r1, r1, a, a);
-	select2_i32(v + m1, m2, r2, r2, b, b);
+	sel_select2_i32(v, n, k1, k2, a, b);
 }
 
 /* Eight passes of one byte each over the values with their sign bit flipped (so that unsigned
@@ -265,7 +94,7 @@ void
 sort_i64(int64_t *v, size_t n)
 {
 	if (n < SMALL) {
-		insertion(v, n);
+		sel_insertion_i64(v, n);
 		return;
 	}
 	if (sorted_i64(v, n))
