@@ -45,18 +45,43 @@ run_pop(bubble_gaps_iter *it)
 	return top;
 }
 
+/* r's Free lane when it has a level of detail to walk lazily, else NULL */
+static const tl_track *
+lazy_free(const tl_rank *r)
+{
+	const tl_track *f = r->host_only ? NULL : lanes_overlap_track(r, TL_OVL_FREE);
+	return f != NULL && f->lod != NULL && f->lod->n == f->n ? f : NULL;
+}
+
+int
+bubble_gaps_iter_lazy(const tl_rank *r)
+{
+	return lazy_free(r) != NULL;
+}
+
 void
 bubble_gaps_iter_init(bubble_gaps_iter *it, const tl_rank *r, size_t max)
 {
-	*it = (bubble_gaps_iter){0};
-	it->max = max ? max : 1;
-	const tl_track *f = r->host_only ? NULL : lanes_overlap_track(r, TL_OVL_FREE);
-	if (f != NULL && f->lod != NULL && f->lod->n == f->n) {
+	const tl_track *f = lazy_free(r);
+	if (f != NULL) {
+		*it = (bubble_gaps_iter){0};
+		it->max = max ? max : 1;
 		it->free = f;
 		run_push(it, 0, f->n);
 		return;
 	}
-	it->nlist = bubble_gaps_of_rank(r, it->max, &it->list);
+	tl_gap *list;
+	size_t n = bubble_gaps_of_rank(r, max ? max : 1, &list);
+	bubble_gaps_iter_init_list(it, list, n, max);
+}
+
+void
+bubble_gaps_iter_init_list(bubble_gaps_iter *it, tl_gap *list, size_t n, size_t max)
+{
+	*it = (bubble_gaps_iter){0};
+	it->max = max ? max : 1;
+	it->list = list;
+	it->nlist = n;
 }
 
 int

@@ -387,6 +387,15 @@ bubbles_of_rank(const tl_rank *r, size_t ri, const tl_stage_inst *inst, size_t n
 {
 	tl_gap *g;
 	size_t n = bubble_gaps_of_rank(r, max, &g);
+	bubbles_of_gaps(r, ri, inst, ninst, g, n, out);
+	free(g);
+	return n;
+}
+
+void
+bubbles_of_gaps(const tl_rank *r, size_t ri, const tl_stage_inst *inst, size_t ninst,
+                const tl_gap *g, size_t n, tl_rl_bubble **out)
+{
 	tl_rl_bubble *v = xcalloc(n ? n : 1, sizeof *v);
 	for (size_t i = 0; i < n; i++) {
 		v[i].rank = ri;
@@ -394,7 +403,5 @@ bubbles_of_rank(const tl_rank *r, size_t ri, const tl_stage_inst *inst, size_t n
 		v[i].end = g[i].end;
 		bubble_attribute(r, inst, ninst, &v[i]);
 	}
-	free(g);
 	*out = v;
-	return n;
 }

@@ -68,6 +68,12 @@ typedef struct bubble_gaps_iter {
 	size_t nlist, given, max;
 } bubble_gaps_iter;
 void bubble_gaps_iter_init(bubble_gaps_iter *, const tl_rank *r, size_t max);
+/* Whether bubble_gaps_iter_init reads r's gaps lazily from its Free lane's level of detail
+ * (else it asks bubble_gaps_of_rank for a list). */
+int bubble_gaps_iter_lazy(const tl_rank *r);
+/* The iterator over a list of n gaps from bubble_gaps_of_rank(r, max) (or a longer list of
+ * that order): the list becomes the iterator's. */
+void bubble_gaps_iter_init_list(bubble_gaps_iter *, tl_gap *list, size_t n, size_t max);
 /* 1 with the next gap in *out, 0 when there is none (or max were given). */
 int bubble_gaps_iter_next(bubble_gaps_iter *, tl_gap *out);
 void bubble_gaps_iter_free(bubble_gaps_iter *);
@@ -84,5 +90,8 @@ void bubble_attribute_step(const tl_rank *r, tl_rl_bubble *b);
  * instances (stages_of_rank). Returns the count; *out is the caller's. */
 size_t bubbles_of_rank(const tl_rank *r, size_t ri, const tl_stage_inst *inst, size_t ninst,
                        size_t max, tl_rl_bubble **out);
+/* Its second half: the n gaps g of r attributed, in their order. *out is the caller's. */
+void bubbles_of_gaps(const tl_rank *r, size_t ri, const tl_stage_inst *inst, size_t ninst,
+                     const tl_gap *g, size_t n, tl_rl_bubble **out);
 
 #endif

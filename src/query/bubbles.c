@@ -31,6 +31,76 @@ tlq_bubble_step_text(const tl_rl_bubble *b, const char *none_text, char *buf, si
 	return bubble_step_text(b, none_text, buf, len);
 }
 
+/* ---- a rank's idle gaps, found once --------------------------------------------------------- */
+
+/* Under gaps_lock: the memo of slot ri, the array grown to hold it. */
+static struct tlq_gaps *
+gaps_slot(struct tlq_state *st, size_t ri)
+{
+	if (ri >= st->ngaps) {
+		size_t n = ri + 1 > 2 * st->ngaps ? ri + 1 : 2 * st->ngaps;
+		st->gaps = xreallocarray(st->gaps, n, sizeof *st->gaps);
+		memset(st->gaps + st->ngaps, 0, (n - st->ngaps) * sizeof *st->gaps);
+		st->ngaps = n;
+	}
+	return &st->gaps[ri];
+}
+
+/* Under gaps_lock: the first max of m's gaps into a list of the caller's, when m holds them */
+static int
+gaps_from(const struct tlq_gaps *m, const tl_rank *r, size_t max, tl_gap **out, size_t *n)
+{
+	if (m->r != r || (m->n == m->max && m->max < max))
+		return 0;
+	*n = m->n < max ? m->n : max;
+	*out = xreallocarray(NULL, *n ? *n : 1, sizeof **out);
+	memcpy(*out, m->v, *n * sizeof **out);
+	return 1;
+}
+
+size_t
+tlq_gaps(const tl_query *q, size_t ri, size_t max, tl_gap **out)
+{
+	struct tlq_state *st = q->st;
+	const tl_rank *r = q->tr->ranks[ri];
+	if (max == 0)
+		max = 1;
+	size_t n;
+	pthread_mutex_lock(&st->gaps_lock);
+	int have = gaps_from(gaps_slot(st, ri), r, max, out, &n);
+	pthread_mutex_unlock(&st->gaps_lock);
+	if (have)
+		return n;
+	/* the walk outside the lock (another rank's asker does not wait for it) */
+	size_t ask = max > TLQ_GAPS_FIRST ? max : TLQ_GAPS_FIRST;
+	tl_gap *v;
+	size_t nv = bubble_gaps_of_rank(r, ask, &v);
+	pthread_mutex_lock(&st->gaps_lock);
+	struct tlq_gaps *m = gaps_slot(st, ri);
+	if (m->r != r || m->max < ask) {
+		free(m->v);
+		*m = (struct tlq_gaps){r, v, nv, ask};
+		v = NULL;
+	}
+	gaps_from(m, r, max, out, &n);
+	pthread_mutex_unlock(&st->gaps_lock);
+	free(v);
+	return n;
+}
+
+void
+tlq_gaps_iter_init(const tl_query *q, size_t ri, size_t max, bubble_gaps_iter *it)
+{
+	const tl_rank *r = q->tr->ranks[ri];
+	if (bubble_gaps_iter_lazy(r)) {
+		bubble_gaps_iter_init(it, r, max);
+		return;
+	}
+	tl_gap *v;
+	size_t n = tlq_gaps(q, ri, max, &v);
+	bubble_gaps_iter_init_list(it, v, n, max);
+}
+
 /* ---- the largest bubbles of every rank ------------------------------------------------------ */
 
 typedef struct bubble_job {
@@ -42,8 +112,10 @@ static void
 rank_bubbles(const tl_query *q, size_t ri, void *arg)
 {
 	bubble_job *j = arg;
-	j->n[ri] = bubbles_of_rank(q->tr->ranks[ri], ri, q->inst[ri], q->ninst[ri],
-	                           q->o.bubbles_per_rank, &j->v[ri]);
+	tl_gap *g;
+	j->n[ri] = tlq_gaps(q, ri, q->o.bubbles_per_rank, &g);
+	bubbles_of_gaps(q->tr->ranks[ri], ri, q->inst[ri], q->ninst[ri], g, j->n[ri], &j->v[ri]);
+	free(g);
 }
 
 static void
@@ -121,7 +193,7 @@ static void
 rank_gaps(const tl_query *q, size_t ri, void *arg)
 {
 	gaps_job *j = arg;
-	bubble_gaps_iter_init(&j->it[ri], q->tr->ranks[ri], j->max);
+	tlq_gaps_iter_init(q, ri, j->max, &j->it[ri]);
 	j->have[ri] = (unsigned char)bubble_gaps_iter_next(&j->it[ri], &j->head[ri]);
 }
 

@@ -14,6 +14,7 @@
 #include "model/comm.h"
 #include "query/host.h"
 #include "query/memory.h"
+#include "query/session.h"
 #include "util/rankspec.h"
 #include "util/satint.h"
 #include "util/text.h"
@@ -256,9 +257,9 @@ f_stall(fctx *c)
 		 * every gap of a rank without lanes is a sort of all of them) */
 		tl_gap *gv = NULL;
 		size_t ng = 0, gcap = 0;
-		for (size_t max = 64;; max *= 8) {
+		for (size_t max = TLQ_GAPS_FIRST;; max *= 8) {
 			bubble_gaps_iter it;
-			bubble_gaps_iter_init(&it, r, max);
+			tlq_gaps_iter_init(c->q, ri, max, &it);
 			tl_gap g;
 			size_t got = 0;
 			int short_one = 0;

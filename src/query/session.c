@@ -174,6 +174,7 @@ tlq_open(tl_trace *tr, const tl_query_opts *o)
 		tlq_lod_build(q);
 	}
 	pthread_mutex_init(&q->st->lock, NULL);
+	pthread_mutex_init(&q->st->gaps_lock, NULL);
 	return q;
 }
 
@@ -379,6 +380,10 @@ tlq_close(tl_query *q)
 	free(q->slot);
 	free(q->ninst);
 	stage_rules_free(q->rules);
+	for (size_t i = 0; i < st->ngaps; i++)
+		free(st->gaps[i].v);
+	free(st->gaps);
+	pthread_mutex_destroy(&st->gaps_lock);
 	pthread_mutex_destroy(&st->lock);
 	free(st);
 	free(q);

@@ -60,6 +60,14 @@ TLQ_PARTS(TLQ_PART_EXTERN)
 
 struct tl_dp_cache;
 
+/* A rank's max longest idle gaps, longest first (bubble_gaps_of_rank's list): n < max when
+ * they are all the rank has. */
+struct tlq_gaps {
+	const tl_rank *r; /* the rank they were found on, NULL: none yet */
+	tl_gap *v;
+	size_t n, max;
+};
+
 /* What a query changes in a session it holds const: the optional parts and the progressive
  * load's bookkeeping, all under `lock`. The session points to it, so that a const session
  * fills it without a cast; nothing else of the session changes after tlq_open (but the slots,
@@ -99,6 +107,16 @@ struct tlq_state {
 	/* DP_STEPS, DP, DP_WHOLE: dp.c's decode steps, rollout entries and whole-capture entry */
 	struct tl_dp_cache *dp;
 
+	/* GAPS (not a part: it changes): each rank's longest idle gaps, kept from the walk of the
+	 * rank's unions that found them for the next asker (bubbles.c: the bubble table and the
+	 * stall rule ask for the same gaps). By slot, each noting the rank it was found on: a slot
+	 * whose rank changed (tlq_poll) or moved (the load's end) finds them again. Under
+	 * gaps_lock, not lock: the bubble table's per-rank threads ask while its compute holds
+	 * lock. */
+	pthread_mutex_t gaps_lock;
+	struct tlq_gaps *gaps;
+	size_t ngaps;
+
 	/* progressive loading: what tlq_poll replaced, kept until tlq_close so that no pointer
 	 * handed out dangles, and whether the load's end took gone slots out */
 	tl_rank **retired;
@@ -137,6 +155,17 @@ int tlq_done_locked(const tl_query *, const tlq_part *p);
  * its rank's results. */
 void tlq_per_rank(const tl_query *, void (*fn)(const tl_query *, size_t rank, void *arg),
                   void *arg);
+
+/* bubbles.c: the max longest idle gaps of rank ri, longest first, as bubble_gaps_of_rank finds
+ * them, from the session's memo when it holds them (the bubble table and the stall rule share
+ * one walk of the rank's unions); *out is the caller's. Any thread. */
+size_t tlq_gaps(const tl_query *, size_t ri, size_t max, tl_gap **out);
+/* The fewest gaps tlq_gaps finds in a walk: the stall rule's first ask, so that the bubble
+ * table's (bubbles_per_rank, 10) is answered by the same walk, whichever comes first. */
+#define TLQ_GAPS_FIRST 64
+/* bubble_gaps_iter_init over tlq_gaps: the same gaps in the same order (a Free lane's level of
+ * detail is read lazily as before). */
+void tlq_gaps_iter_init(const tl_query *, size_t ri, size_t max, bubble_gaps_iter *it);
 
 /* Builds the level of detail (model/lod.h) of every track that has none, ranks in parallel. */
 void tlq_lod_build(const tl_query *);
