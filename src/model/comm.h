@@ -1,6 +1,12 @@
 /* Communication ops with their sub-tasks, as a profile records them: the input of the
- * communication analysis (analysis/comm.h). Read on demand by the loaders (load_comm), not kept
- * in the trace: only `tl summary`'s communication sections need them. */
+ * communication analysis (analysis/comm.h; the ops also give the collectives their op types).
+ * Kept in the trace as a rank's optional table COMM (tl_rank.comm, model/trace.h) when the load
+ * gathers it (tl_load_opts.tables: the commands whose queries read it, and every load that
+ * writes the model cache, whose file holds it; a rank mapped from its file borrows the file's
+ * tasks where their layout is tl_comm_task's); else read from the sources by the query that
+ * needs it (load_comm in tlq_comm), into data of its own. tl summary lets the sub-tasks a rank
+ * holds in its own memory go once analysed (tlq_comm_once, comm_data_drop_tasks; the ops
+ * stay); a later tlq_comm reads them again from the profile. */
 #ifndef TL_COMM_DATA_H
 #define TL_COMM_DATA_H
 #include <stddef.h>
