@@ -379,6 +379,7 @@ load_path_run(const cli *c, const char *path, tl_trace *tr, unsigned tables, tl_
 	                  .cache = cache == CACHE_NONE ? NULL
 	                           : cache != NULL     ? cache
 	                                               : cli_cache(c, &own, 0),
+	                  .release_pages = c->query.release_pages,
 	                  .tables = tables,
 	                  .lean = lean,
 	                  .clock_raw = c->clock_raw,
@@ -415,7 +416,9 @@ cmd_index(cli *c)
 		return 1;
 	}
 	tl_trace tr;
-	tl_load_opts o = {.ranks = c->have_ranks ? &c->ranks : NULL, .cache = &cache};
+	/* nothing reads a rank once it is written: its file's pages given back */
+	tl_load_opts o = {
+	    .ranks = c->have_ranks ? &c->ranks : NULL, .cache = &cache, .release_pages = 1};
 	int rc = load_trace(c->path, &o, &tr);
 	if (cache.nrecs > 1)
 		qsort(cache.recs, cache.nrecs, sizeof *cache.recs, cmp_rec);

@@ -219,6 +219,8 @@ load_rank(load_ctx *c, load_job *j)
 			rank_free(r);
 			r = m;
 			drop_inputs(c, j);
+			if (c->release_pages)
+				rank_drop_pages(r);
 		}
 		load_drop_tables(r, c->keep);
 		if (m != NULL && c->view)
@@ -343,6 +345,7 @@ load_setup(const char *path, const tl_load_opts *o, tl_trace *tr, load_ctx *c)
 		return 2;
 	c->cache = o ? o->cache : NULL;
 	c->view = o ? o->view : 0;
+	c->release_pages = o ? o->release_pages : 0;
 	c->lean = o && o->lean && !o->view && !cache_will_write(c->cache);
 	if (load_memcheck(path, &tr->sources, o ? o->view : 0, ranks_at_once(c->cache, o)) != 0)
 		return 2;

@@ -42,6 +42,8 @@ typedef struct load_ctx {
 	void *prepare_ctx;
 	long delay_ms; /* the test hook TL_TEST_LOAD_DELAY_MS=MS[:FROM] */
 	size_t delay_from;
+	/* tl_load_opts.release_pages */
+	int release_pages;
 } load_ctx;
 
 /* Discovery, the memory check and one job per rank, in rank order (the order the viewer

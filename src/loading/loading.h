@@ -63,6 +63,11 @@ typedef struct tl_load_opts {
 	int clock_raw;
 	const tl_clock_fix *clock_fix;
 	size_t nclock_fix;
+	/* a rank mapped back from the cache file just written gives back the pages of it its
+	 * decoding touched (rank_drop_pages): a command that reads the ranks once they are loaded
+	 * (query.h's release_pages) touches again what it reads, and kept they added up over the
+	 * load, ~4.5 MB a rank of 1 M tasks */
+	int release_pages;
 	/* progressive (load_trace_start) */
 	int defer_warnings; /* the loaders' warnings wait for load_bg_finish (a screen is up) */
 	void (*prepare)(tl_rank *, void *ctx); /* on the loader's thread, for each rank loaded,
