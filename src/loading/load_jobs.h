@@ -2,6 +2,8 @@
  * (load_bg.c) shares with load_trace (load.c). */
 #ifndef TL_LOAD_JOBS_H
 #define TL_LOAD_JOBS_H
+#include <pthread.h>
+
 #include "store/cache.h"
 #include "loading/loading.h"
 #include "util/msg.h"
@@ -44,6 +46,9 @@ typedef struct load_ctx {
 	size_t delay_from;
 	/* tl_load_opts.release_pages */
 	int release_pages;
+	/* held by a rank from its overlap lanes to its mapping back (load_rank), but in the
+	 * viewer's load (view): one rank at a time holds its model, its lanes and its file */
+	pthread_mutex_t store_lock;
 } load_ctx;
 
 /* Discovery, the memory check and one job per rank, in rank order (the order the viewer
