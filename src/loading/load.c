@@ -183,9 +183,9 @@ load_rank(load_ctx *c, load_job *j)
 		int wrote = 0;
 		tl_rank *m = NULL;
 		/* a rank in its file's making holds its model and its overlap lanes at once (at 1
-		 * M tasks 70 MB, where its read tops at 53): two of them at the same moment were a
-		 * peak 4-12 MB higher, as the threads' timing fell. The viewer shows each rank as
-		 * it is done: not held back */
+		 * M tasks 65-70 MiB anonymous, where its read tops at 50-57): two of them at the
+		 * same moment made the peak up to 12 MB higher, as the threads' timing fell. The
+		 * viewer shows each rank as it is done: not held back */
 		if (!c->view)
 			pthread_mutex_lock(&c->store_lock);
 		if (!load_cancel_flag) {
