@@ -54,7 +54,8 @@ gaps_from(const struct tlq_gaps *m, const tl_rank *r, size_t max, tl_gap **out, 
 		return 0;
 	*n = m->n < max ? m->n : max;
 	*out = xreallocarray(NULL, *n ? *n : 1, sizeof **out);
-	memcpy(*out, m->v, *n * sizeof **out);
+	if (*n > 0) /* a rank without gaps holds none: m->v NULL */
+		memcpy(*out, m->v, *n * sizeof **out);
 	return 1;
 }
 
