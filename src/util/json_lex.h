@@ -133,18 +133,25 @@ json_skip_ws(const unsigned char *b, size_t n, size_t i)
 	return i;
 }
 
+/* Whether the 8 bytes of v (in memory order) are all ASCII digits. */
+static inline int
+json_digits8(uint64_t v)
+{
+	const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, zeros = 0x3030303030303030ull;
+	return (v & hi) == zeros && ((v + 0x0606060606060606ull) & hi) == zeros;
+}
+
 /* End of a scalar (number, true, NaN, or junk) starting at i. Eight digits a step while they
  * are all digits (a time's sixteen before its point; the test looks at each byte, whatever the
  * byte order), then byte by byte to the stop. */
 static inline size_t
 json_skip_scalar(const unsigned char *b, size_t n, size_t i)
 {
-	const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, zeros = 0x3030303030303030ull;
 	while (i + 8 <= n) {
 		uint64_t v;
 		memcpy(&v, b + i, 8);
-		if ((v & hi) != zeros || ((v + 0x0606060606060606ull) & hi) != zeros)
-			break; /* not eight digits */
+		if (!json_digits8(v))
+			break;
 		i += 8;
 	}
 	while (i < n && !json_scalar_end[b[i]])

@@ -210,7 +210,6 @@ rec_replay(jctx *c)
 			if (th == NULL && (json_scan_event(c->b, c->n, start, &ev) != 0 ||
 			                   ev.bad >= 0 || ev.end != end)) /* with its pid and tid */
 				continue;
-			ev.ordinal = ord;
 			if (th != NULL) {
 				uint32_t t = *th++;
 				if (t == 255) {

@@ -469,14 +469,7 @@ typedef struct args_batch {
 /* json_dec_parse but for the spelling json_dec_us3 takes (which it may take too). */
 int json_dec_parse_any(const char *s, size_t n, int scale, int64_t *out);
 
-/* Whether the 8 bytes of v (in memory order) are all ASCII digits, and their value. */
-static inline int
-json_digits8(uint64_t v)
-{
-	const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, zeros = 0x3030303030303030ull;
-	return (v & hi) == zeros && ((v + 0x0606060606060606ull) & hi) == zeros;
-}
-
+/* The value of 8 ASCII digits (json_digits8's, util/json_lex.h), in memory order. */
 static inline uint64_t
 json_value8(uint64_t v)
 {
