@@ -152,32 +152,31 @@ link_of(const graph *g, size_t x)
 	return &g->lv[lo];
 }
 
-/* x's collective instance, its send (a receive) or the task it waited for (an event wait). */
-static ptrdiff_t
-coll_of(const graph *g, size_t x)
+/* A task's links: its collective instance and its send (a communication op: a receive's send),
+ * or the task it waited for (an event wait); -1 each where none. */
+typedef struct xlinks {
+	ptrdiff_t coll, send, on;
+} xlinks;
+
+/* From the task's lane kind and, for an op or a wait, its link (link_of). */
+static xlinks
+links_from(int kind, int32_t l)
 {
-	if (kind_of(g, x) != CP_COMM)
-		return -1;
-	int32_t l = *link_of(g, x);
-	return l >= 0 ? l : -1;
+	xlinks x = {-1, -1, -1};
+	if (kind == CP_COMM && l >= 0)
+		x.coll = l;
+	else if (kind == CP_COMM && l <= -2)
+		x.send = -2 - (ptrdiff_t)l;
+	else if (kind == CP_WAITING && l >= 0)
+		x.on = l;
+	return x;
 }
 
-static ptrdiff_t
-send_of(const graph *g, size_t x)
+static xlinks
+links_of(const graph *g, size_t x)
 {
-	if (kind_of(g, x) != CP_COMM)
-		return -1;
-	int32_t l = *link_of(g, x);
-	return l <= -2 ? -2 - (ptrdiff_t)l : -1;
-}
-
-static ptrdiff_t
-on_of(const graph *g, size_t x)
-{
-	if (kind_of(g, x) != CP_WAITING)
-		return -1;
-	int32_t l = *link_of(g, x);
-	return l >= 0 ? l : -1;
+	int kind = kind_of(g, x);
+	return links_from(kind, kind == CP_COMM || kind == CP_WAITING ? *link_of(g, x) : -1);
 }
 
 /* The task of rank r starting at start (a communication op named name when name is not NULL).
@@ -374,7 +373,8 @@ end_of(graph *g, size_t x)
 	const tl_slice *it = sl_of(g, x);
 	int pm = scale_of(g->sc, g->nsc, g->ranks[rank_of(g, x)].rank, name_of(g, x));
 	int64_t s = start_of(g, x), e, is = st(g, it), ie = run_end(g, x);
-	ptrdiff_t c = coll_of(g, x), on = on_of(g, x), sd = send_of(g, x);
+	xlinks lx = links_of(g, x);
+	ptrdiff_t c = lx.coll, on = lx.on, sd = lx.send;
 	if (c >= 0) {
 		size_t who;
 		int64_t last = coll_last(g, (size_t)c, &who);
@@ -732,12 +732,10 @@ walk(graph *g, int64_t t0, int64_t t1, cp_seg *mem, size_t cap, cp_step *out)
 		size_t ri = tx.ri;
 		const char *name = strpool_get(tx.R->pool, tx.s->name);
 		int kind = tx.l->kind;
-		/* x's collective instance, its send (a receive) or the task it waited for (an
-		 * event wait): coll_of's, send_of's and on_of's */
-		int32_t lk = kind == CP_COMM || kind == CP_WAITING ? *link_of(g, (size_t)x) : -1;
-		ptrdiff_t c = kind == CP_COMM && lk >= 0 ? lk : -1;
-		ptrdiff_t sd = kind == CP_COMM && lk <= -2 ? -2 - (ptrdiff_t)lk : -1;
-		ptrdiff_t on = kind == CP_WAITING && lk >= 0 ? lk : -1;
+		/* links_of's, from the lane the walk has in hand */
+		xlinks lx = links_from(
+		    kind, kind == CP_COMM || kind == CP_WAITING ? *link_of(g, (size_t)x) : -1);
+		ptrdiff_t c = lx.coll, sd = lx.send, on = lx.on;
 		int64_t xs = g->ns != NULL ? g->ns[x] : st(g, tx.s);
 		int64_t xn = g->ne != NULL ? g->ne[x] : slice_end(tx.l->t, tx.s);
 		if (c >= 0 || sd >= 0) {
