@@ -21,29 +21,15 @@ launch_percentile(const int64_t *v, size_t n, int p)
 	return v[percentile_at(n, p)];
 }
 
-/* The step of launch l (its index), or nsteps: outside every step. steps_index_at's answer,
- * from *lo, the count of steps starting at or before the launch before (the launches come
- * mostly by host start): searched only when the launch is not in the same place. */
+/* The step of launch l (its index), or nsteps: outside every step. *lo: steps_index_near's
+ * place, the launches coming mostly by host start. */
 static size_t
 launch_bucket(const tl_rank *r, const tl_launch *l, size_t *lo)
 {
-	const tl_step *v = r->steps;
-	size_t n = r->nsteps, c = *lo;
-	int64_t t = l->host_start;
-	if (n == 1)
+	if (r->nsteps == 1)
 		return 0;
-	if (c > n || (c > 0 && v[c - 1].start > t) || (c < n && v[c].start <= t)) {
-		size_t a = 0, b = n; /* the steps starting at or before t */
-		while (a < b) {
-			size_t mid = (a + b) / 2;
-			if (v[mid].start <= t)
-				a = mid + 1;
-			else
-				b = mid;
-		}
-		c = *lo = a;
-	}
-	return c > 0 && t <= v[c - 1].end ? c - 1 : n;
+	size_t k = steps_index_near(r->steps, r->nsteps, l->host_start, lo);
+	return k < r->nsteps ? k : r->nsteps;
 }
 
 /* The row of one bucket's m delays: in d64, or in d32 when they fit 32 bits. */

@@ -803,17 +803,28 @@ rank_finish_grown(tl_rank *r, const size_t *before, size_t nbefore)
 }
 
 size_t
+steps_index_near(const tl_step *v, size_t n, int64_t t, size_t *near)
+{
+	size_t c = *near;
+	if (c > n || (c > 0 && v[c - 1].start > t) || (c < n && v[c].start <= t)) {
+		size_t lo = 0, hi = n;
+		while (lo < hi) { /* the steps with start <= t */
+			size_t mid = (lo + hi) / 2;
+			if (v[mid].start <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		c = *near = lo;
+	}
+	return c > 0 && t <= v[c - 1].end ? c - 1 : SIZE_MAX;
+}
+
+size_t
 steps_index_at(const tl_step *v, size_t n, int64_t t)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) { /* last step with start <= t */
-		size_t mid = (lo + hi) / 2;
-		if (v[mid].start <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > 0 && t <= v[lo - 1].end ? lo - 1 : SIZE_MAX;
+	size_t near = 0;
+	return steps_index_near(v, n, t, &near);
 }
 
 uint16_t

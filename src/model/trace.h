@@ -571,6 +571,10 @@ void rank_sort_counters(tl_rank *);
 uint16_t rank_step_at(const tl_rank *, int64_t t);
 /* The same in any array of steps sorted by start: an index, or SIZE_MAX. */
 size_t steps_index_at(const tl_step *v, size_t n, int64_t t);
+/* As steps_index_at, for times asked mostly in order: *near is the count of steps starting at
+ * or before the time asked before (0 at first), searched again only when t is not in the same
+ * place, and updated. */
+size_t steps_index_near(const tl_step *v, size_t n, int64_t t, size_t *near);
 /* A source's steps (sorted here by start) join r's steps and its step lane; *base is the
  * index of v[0] among r's steps. -1 (nothing added) when r would have more than
  * TL_NO_STEP - 1 steps. */
