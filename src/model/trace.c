@@ -77,20 +77,27 @@ arr_resize(const tl_track *t, void *p, size_t n, size_t cap, size_t ncap, size_t
 	return q;
 }
 
+/* t's per-slice arrays that it has (v, arg, step, dev) resized to room for ncap slices. */
+static void
+track_resize(tl_track *t, size_t ncap)
+{
+	size_t n = t->n, cap = t->cap;
+	t->v = arr_resize(t, t->v, n, cap, ncap, sizeof *t->v);
+	if (t->arg)
+		t->arg = arr_resize(t, t->arg, n, cap, ncap, sizeof *t->arg);
+	if (t->step)
+		t->step = arr_resize(t, t->step, n, cap, ncap, sizeof *t->step);
+	if (t->dev)
+		t->dev = arr_resize(t, t->dev, n, cap, ncap, sizeof *t->dev);
+	t->cap = ncap;
+}
+
 void
 track_fit(tl_track *t)
 {
 	if (t->borrowed || t->cap == t->n)
 		return;
-	size_t n = t->n, cap = t->cap;
-	t->v = arr_resize(t, t->v, n, cap, n, sizeof *t->v);
-	if (t->arg)
-		t->arg = arr_resize(t, t->arg, n, cap, n, sizeof *t->arg);
-	if (t->step)
-		t->step = arr_resize(t, t->step, n, cap, n, sizeof *t->step);
-	if (t->dev)
-		t->dev = arr_resize(t, t->dev, n, cap, n, sizeof *t->dev);
-	t->cap = n;
+	track_resize(t, t->n);
 }
 
 static void
@@ -283,15 +290,8 @@ void
 track_push(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg)
 {
 	track_own(t);
-	if (t->n == t->cap) {
-		size_t n = t->n, cap = t->cap, ncap = cap ? cap * 2 : 256;
-		t->v = arr_resize(t, t->v, n, cap, ncap, sizeof *t->v);
-		if (t->arg)
-			t->arg = arr_resize(t, t->arg, n, cap, ncap, sizeof *t->arg);
-		if (t->dev)
-			t->dev = arr_resize(t, t->dev, n, cap, ncap, sizeof *t->dev);
-		t->cap = ncap;
-	}
+	if (t->n == t->cap)
+		track_resize(t, t->cap ? t->cap * 2 : 256);
 	if (t->dev)
 		t->dev[t->n] = (tl_span){0, -1};
 	if (arg != UINT32_MAX && !t->no_args)
@@ -446,14 +446,13 @@ void
 track_push_step(tl_track *t, int64_t start, int64_t end, uint32_t name, uint32_t arg, uint16_t step)
 {
 	track_steps_flat(t);
-	size_t oldcap = t->cap;
 	int fresh = t->step == NULL;
-	track_push(t, start, end, name, arg);
-	if (fresh || t->cap != oldcap)
-		t->step = arr_resize(t, t->step, t->n - 1, oldcap, t->cap, sizeof *t->step);
-	if (fresh) /* slices pushed before had no step */
+	track_push(t, start, end, name, arg); /* (grows step with the others once it is there) */
+	if (fresh) {                          /* slices pushed before had no step */
+		t->step = arr_resize(t, NULL, 0, 0, t->cap, sizeof *t->step);
 		for (size_t i = 0; i + 1 < t->n; i++)
 			t->step[i] = TL_NO_STEP;
+	}
 	t->step[t->n - 1] = step;
 }
 
