@@ -43,8 +43,8 @@ typedef struct graph {
 } graph;
 
 /* Task i of rank R. */
-#define LANE(R, i) (&(R)->lanes[(R)->task[i] >> (R)->shift])
-#define SL(R, i) (&LANE(R, i)->v[(R)->task[i] & ((UINT32_C(1) << (R)->shift) - 1)])
+#define LANE(R, i) cp_task_lane((R)->lanes, (R)->task, (R)->shift, i)
+#define SL(R, i) cp_task_slice(LANE(R, i), (R)->task, (R)->shift, i)
 /* Its end (the track's to read). */
 #define SL_END(R, i) slice_end(LANE(R, i)->t, SL(R, i))
 
@@ -114,7 +114,7 @@ tk_at(const graph *g, size_t x, tk *k)
 	k->ri = ri;
 	k->R = R;
 	k->l = LANE(R, i);
-	k->s = &k->l->v[R->task[i] & ((UINT32_C(1) << R->shift) - 1)];
+	k->s = cp_task_slice(k->l, R->task, R->shift, i);
 }
 
 /* A task's start as it ran, cut at the step's start. */
@@ -462,7 +462,7 @@ take(graph *g, size_t r, size_t i, runheap *run, runbest *best)
 {
 	const cp_rank *R = &g->ranks[r];
 	const cp_lane *l = LANE(R, i);
-	const tl_slice *sl = &l->v[R->task[i] & ((UINT32_C(1) << R->shift) - 1)];
+	const tl_slice *sl = cp_task_slice(l, R->task, R->shift, i);
 	int64_t s = st(g, sl);
 	while (run->n > 0 && run->v[0].end <= s) {
 		runent y = run_pop(run);

@@ -70,6 +70,20 @@ typedef struct cp_rank {
 	void *ctx;
 } cp_rank;
 
+/* Task i of a packed task array (cp_rank's task, lanes and shift; the step's own while it is
+ * made, query/critpath.c): its lane, and its slice in that lane. */
+static inline const cp_lane *
+cp_task_lane(const cp_lane *lanes, const uint32_t *task, unsigned shift, size_t i)
+{
+	return &lanes[task[i] >> shift];
+}
+
+static inline const tl_slice *
+cp_task_slice(const cp_lane *l, const uint32_t *task, unsigned shift, size_t i)
+{
+	return &l->v[task[i] & ((UINT32_C(1) << shift) - 1)];
+}
+
 /* A P2P pair of the step: rank indexes into the cp_rank array, the ops' starts. */
 typedef struct cp_p2p {
 	size_t send_rank, recv_rank;

@@ -227,8 +227,8 @@ pack_tasks(rank_tasks *rt, size_t ntracks, const size_t *run, size_t nrun, int64
 static size_t
 latest_task(const rank_tasks *rt, int64_t t0, int64_t late, int64_t late_s)
 {
-#define LANE_OF(i) (&rt->lanes[rt->task[i] >> rt->shift])
-#define SLICE_OF(i) (&LANE_OF(i)->v[rt->task[i] & ((UINT32_C(1) << rt->shift) - 1)])
+#define LANE_OF(i) cp_task_lane(rt->lanes, rt->task, rt->shift, i)
+#define SLICE_OF(i) cp_task_slice(LANE_OF(i), rt->task, rt->shift, i)
 	size_t lo = 0, hi = rt->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
